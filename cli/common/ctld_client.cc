@@ -1,0 +1,51 @@
+#include "cli/common/ctld_client.h"
+
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/rpc/channel.h"
+
+namespace skiff {
+
+absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path) {
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_path));
+  if (!loaded.ok()) return loaded.status();
+  const SkiffConfig& config = loaded->skiff;
+  std::string target = absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr,
+                                    ":", config.ctld_port);
+  auto auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
+  return std::unique_ptr<CtldClient>(
+      new CtldClient(std::move(*loaded), std::move(target), std::move(auth)));
+}
+
+CtldClient::CtldClient(LoadedConfig config, std::string target,
+                       std::unique_ptr<Authenticator> auth)
+    : config_(std::move(config)),
+      target_(std::move(target)),
+      auth_(std::move(auth)),
+      stub_(v1::Ctld::NewStub(MakeChannel(target_))) {}
+
+absl::Status CtldClient::Explain(const grpc::Status& status) const {
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return absl::OkStatus();
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::UnavailableError(absl::StrCat(
+          "Unable to contact skiff controller at ", target_, " (connect failure)"));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return absl::DeadlineExceededError(absl::StrCat(
+          "skiff controller at ", target_, " did not answer within MessageTimeout=",
+          config_.skiff.message_timeout, "s"));
+    default:
+      return FromGrpcStatus(status);
+  }
+}
+
+int ReportError(const std::string& program, const absl::Status& status) {
+  fprintf(stderr, "%s: error: %s\n", program.c_str(), std::string(status.message()).c_str());
+  return 1;
+}
+
+}  // namespace skiff

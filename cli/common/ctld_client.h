@@ -1,0 +1,59 @@
+// The CLIs' connection to ctld: finds it through skiff.conf, attaches a fresh
+// munge credential to every call, and turns transport failures into the messages
+// a Slurm user expects ("Unable to contact slurm controller (connect failure)").
+// One per CLI process; not thread-safe.
+#ifndef SKIFF_CLI_COMMON_CTLD_CLIENT_H_
+#define SKIFF_CLI_COMMON_CTLD_CLIENT_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/auth/authenticator.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/status.h"
+#include "proto/ctld.grpc.pb.h"
+
+namespace skiff {
+
+class CtldClient {
+ public:
+  // Loads the configuration ($SKIFF_CONF unless `conf_path` is given).
+  static absl::StatusOr<std::unique_ptr<CtldClient>> Connect(const std::string& conf_path);
+
+  const LoadedConfig& config() const { return config_; }
+  const std::string& target() const { return target_; }
+
+  // Calls stub method `method` with a credential and a deadline of MessageTimeout.
+  template <typename Request, typename Reply>
+  absl::Status Call(grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                           Reply*),
+                    const Request& request, Reply* reply) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::seconds(config_.skiff.message_timeout));
+    if (absl::Status s = AttachCredential(*auth_, &context); !s.ok()) return s;
+    return Explain((stub_.get()->*method)(&context, request, reply));
+  }
+
+ private:
+  CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth);
+  absl::Status Explain(const grpc::Status& status) const;
+
+  LoadedConfig config_;
+  std::string target_;
+  std::unique_ptr<Authenticator> auth_;
+  std::unique_ptr<v1::Ctld::Stub> stub_;
+};
+
+// Prints "<program>: error: <message>" to stderr and returns the exit code 1.
+int ReportError(const std::string& program, const absl::Status& status);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_COMMON_CTLD_CLIENT_H_

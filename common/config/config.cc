@@ -1,0 +1,1293 @@
+#include "common/config/config.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/config/kv_parser.h"
+#include "common/hostlist.h"
+#include "common/time_format.h"
+
+namespace skiff {
+
+using config_internal::AsAbsl;
+using config_internal::EqualsIgnoreCase;
+
+namespace {
+
+using config_internal::ApplyPairs;
+using config_internal::KeyTable;
+using config_internal::LineError;
+using config_internal::LogicalLine;
+using config_internal::PairContext;
+using config_internal::ParseBool;
+using config_internal::ParseInteger;
+using config_internal::ParseMiB;
+using config_internal::ParseTimeLimit;
+using config_internal::SplitList;
+using config_internal::ToUpper;
+using config_internal::WrittenKey;
+
+constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
+// Generous upper bounds that still keep Sockets * CoresPerSocket * ThreadsPerCore
+// inside an int.
+constexpr int64_t kMaxSockets = 1024;
+constexpr int64_t kMaxCoresPerSocket = 4096;
+constexpr int64_t kMaxThreadsPerCore = 64;
+// More nodes than any real cluster; stops "NodeName=n[1-9999999]" eating memory.
+constexpr size_t kMaxNodes = 1 << 18;
+
+// ---------------------------------------------------------------------------
+// Value setters shared by the key tables. Each returns only <what>.
+
+absl::Status Invalid(std::string_view what) { return absl::InvalidArgumentError(AsAbsl(what)); }
+
+std::string Quoted(std::string_view value) { return absl::StrCat("'", AsAbsl(value), "'"); }
+
+template <typename Int>
+absl::Status SetInt(std::string_view value, int64_t min, int64_t max, Int& out) {
+  absl::StatusOr<int64_t> number = ParseInteger(value, min, max);
+  if (!number.ok()) return number.status();
+  out = static_cast<Int>(*number);
+  return absl::OkStatus();
+}
+
+// An integer that may also be UNLIMITED/INFINITE, stored as -1.
+absl::Status SetIntOrUnlimited(std::string_view value, int64_t min, int64_t& out) {
+  if (config_internal::IsUnlimited(value)) {
+    out = -1;
+    return absl::OkStatus();
+  }
+  return SetInt(value, min, kMaxInt64, out);
+}
+
+absl::Status SetBool(std::string_view value, bool& out) {
+  absl::StatusOr<bool> parsed = ParseBool(value);
+  if (!parsed.ok()) return parsed.status();
+  out = *parsed;
+  return absl::OkStatus();
+}
+
+template <typename Int>
+absl::Status SetMiB(std::string_view value, uint64_t min, Int& out) {
+  absl::StatusOr<uint64_t> mib = ParseMiB(value);
+  if (!mib.ok()) return mib.status();
+  if (*mib < min) return Invalid(absl::StrCat(Quoted(value), " is less than ", min, " MiB"));
+  if (*mib > static_cast<uint64_t>(std::numeric_limits<Int>::max())) {
+    return Invalid(absl::StrCat(Quoted(value), " is too large"));
+  }
+  out = static_cast<Int>(*mib);
+  return absl::OkStatus();
+}
+
+// A Slurm time limit; `allow_unlimited` says whether UNLIMITED makes sense here.
+absl::Status SetTimeLimit(std::string_view value, bool allow_unlimited, int64_t& out) {
+  absl::StatusOr<int64_t> seconds = ParseTimeLimit(value);
+  if (!seconds.ok()) return seconds.status();
+  if (*seconds == kInfiniteDuration && !allow_unlimited) {
+    return Invalid(absl::StrCat(Quoted(value), " is not allowed here (give a duration)"));
+  }
+  out = *seconds;
+  return absl::OkStatus();
+}
+
+// One of `choices`, any case; stores the choice's own spelling.
+absl::Status SetChoice(std::string_view value, std::initializer_list<std::string_view> choices,
+                       std::string& out) {
+  for (std::string_view choice : choices) {
+    if (EqualsIgnoreCase(value, choice)) {
+      out = std::string(choice);
+      return absl::OkStatus();
+    }
+  }
+  std::vector<std::string> names(choices.begin(), choices.end());
+  return Invalid(absl::StrCat(Quoted(value), " is not one of ", absl::StrJoin(names, ", ")));
+}
+
+absl::Status SetString(std::string_view value, std::string& out) {
+  out = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetNonEmpty(std::string_view value, std::string& out) {
+  if (value.empty()) return Invalid("must not be empty");
+  return SetString(value, out);
+}
+
+absl::Status SetList(std::string_view value, std::vector<std::string>& out) {
+  out = SplitList(value, ",");
+  return absl::OkStatus();
+}
+
+// AllowAccounts=ALL and friends mean "no restriction", which the structs spell as
+// an empty list.
+absl::Status SetAllowList(std::string_view value, std::vector<std::string>& out) {
+  if (EqualsIgnoreCase(value, "ALL")) {
+    out.clear();
+    return absl::OkStatus();
+  }
+  return SetList(value, out);
+}
+
+absl::StatusOr<std::vector<std::string>> Expand(std::string_view expression) {
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expression);
+  if (!names.ok()) return names.status();
+  if (names->empty()) return Invalid(absl::StrCat(Quoted(expression), " names nothing"));
+  return names;
+}
+
+absl::Status SetHostlist(std::string_view value, std::vector<std::string>& out) {
+  absl::StatusOr<std::vector<std::string>> names = Expand(value);
+  if (!names.ok()) return names.status();
+  out = *std::move(names);
+  return absl::OkStatus();
+}
+
+// Each PreemptMode component: "SUSPEND,GANG" is valid Slurm.
+absl::Status SetPreemptMode(std::string_view value, std::string& out) {
+  std::vector<std::string> parts = SplitList(value, ",");
+  if (parts.empty()) return Invalid("must not be empty");
+  for (const std::string& part : parts) {
+    std::string ignored;
+    absl::Status status =
+        SetChoice(part, {"OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN"}, ignored);
+    if (!status.ok()) return Invalid(absl::StrCat(status.message(), " (in ", Quoted(value), ")"));
+  }
+  out = ToUpper(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetDebugLevel(std::string_view value, std::string& out) {
+  return SetChoice(value,
+                   {"quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3",
+                    "debug4", "debug5"},
+                   out);
+}
+
+// ---------------------------------------------------------------------------
+// skiff.conf: NodeName lines.
+
+// One NodeName line before it is expanded into nodes. NodeName=DEFAULT lines
+// build the template every later line starts from.
+struct NodeLine {
+  NodeConfig node;
+  std::string names;      // NodeName= as written
+  std::string addrs;      // NodeAddr= as written, "" = the names
+  std::string hostnames;  // NodeHostname= as written, "" = the names
+  bool cpus_set = false;  // else CPUs = Sockets * CoresPerSocket * ThreadsPerCore
+};
+
+// "gpu", "gpu:2", "gpu:a100", "gpu:a100:4", with Slurm's optional "no_consume"
+// part and "(S:0-1)" socket binding, which Skiff does not use.
+absl::StatusOr<GresCount> ParseOneGres(std::string_view text) {
+  std::string_view spec = text.substr(0, text.find('('));
+  std::vector<std::string> parts;
+  for (std::string& part : SplitList(spec, ":")) {
+    if (!EqualsIgnoreCase(part, "no_consume")) parts.push_back(std::move(part));
+  }
+  if (parts.empty() || parts.size() > 3 || spec.empty() || spec.front() == ':') {
+    return Invalid(absl::StrCat(Quoted(text), " is not NAME[:TYPE][:COUNT]"));
+  }
+  GresCount gres;
+  gres.name = parts[0];
+  if (parts.size() >= 2) {
+    absl::StatusOr<int64_t> count = ParseInteger(parts.back(), 0, kMaxInt64);
+    bool numeric_tail =
+        count.ok() || parts.back().find_first_not_of("0123456789-") == std::string::npos;
+    if (parts.size() == 3 || numeric_tail) {
+      if (!count.ok()) {
+        return Invalid(absl::StrCat(count.status().message(), " in ", Quoted(text)));
+      }
+      gres.count = *count;
+      parts.pop_back();
+    }
+    if (parts.size() == 2) gres.type = parts[1];
+  }
+  return gres;
+}
+
+// Splits on commas outside parentheses: "gpu:2(S:0,1),mps:100".
+std::vector<std::string_view> SplitGresList(std::string_view value) {
+  std::vector<std::string_view> items;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= value.size(); ++i) {
+    if (i == value.size() || (value[i] == ',' && depth == 0)) {
+      std::string_view item = config_internal::Trim(value.substr(start, i - start));
+      if (!item.empty()) items.push_back(item);
+      start = i + 1;
+    } else if (value[i] == '(') {
+      ++depth;
+    } else if (value[i] == ')' && depth > 0) {
+      --depth;
+    }
+  }
+  return items;
+}
+
+absl::Status SetGres(std::string_view value, std::vector<GresCount>& out) {
+  out.clear();
+  for (std::string_view item : SplitGresList(value)) {
+    absl::StatusOr<GresCount> gres = ParseOneGres(item);
+    if (!gres.ok()) return gres.status();
+    out.push_back(*std::move(gres));
+  }
+  return absl::OkStatus();
+}
+
+const KeyTable<NodeLine>& NodeKeys() {
+  using N = NodeLine;
+  static const auto* const kTable = new KeyTable<NodeLine>{
+      {
+          {"NodeName", [](std::string_view v, N& n) { return SetNonEmpty(v, n.names); }},
+          {"NodeAddr", [](std::string_view v, N& n) { return SetNonEmpty(v, n.addrs); }},
+          {"NodeHostname", [](std::string_view v, N& n) { return SetNonEmpty(v, n.hostnames); }},
+          {"Port", [](std::string_view v, N& n) { return SetInt(v, 1, 65535, n.node.port); }},
+          {"CPUs",
+           [](std::string_view v, N& n) {
+             n.cpus_set = true;
+             return SetInt(v, 1, kMaxInt, n.node.cpus);
+           }},
+          {"Procs",  // Slurm's old name for CPUs.
+           [](std::string_view v, N& n) {
+             n.cpus_set = true;
+             return SetInt(v, 1, kMaxInt, n.node.cpus);
+           }},
+          {"Sockets",
+           [](std::string_view v, N& n) { return SetInt(v, 1, kMaxSockets, n.node.sockets); }},
+          {"CoresPerSocket",
+           [](std::string_view v, N& n) {
+             return SetInt(v, 1, kMaxCoresPerSocket, n.node.cores_per_socket);
+           }},
+          {"ThreadsPerCore",
+           [](std::string_view v, N& n) {
+             return SetInt(v, 1, kMaxThreadsPerCore, n.node.threads_per_core);
+           }},
+          {"RealMemory",
+           [](std::string_view v, N& n) { return SetMiB(v, 1, n.node.real_memory_mb); }},
+          {"TmpDisk", [](std::string_view v, N& n) { return SetMiB(v, 0, n.node.tmp_disk_mb); }},
+          {"Weight", [](std::string_view v, N& n) { return SetInt(v, 0, kMaxInt, n.node.weight); }},
+          {"Gres", [](std::string_view v, N& n) { return SetGres(v, n.node.gres); }},
+          {"Features", [](std::string_view v, N& n) { return SetList(v, n.node.features); }},
+          {"Feature", [](std::string_view v, N& n) { return SetList(v, n.node.features); }},
+          {"State",
+           [](std::string_view v, N& n) {
+             return SetChoice(v, {"UNKNOWN", "IDLE", "DOWN", "DRAIN", "FUTURE", "CLOUD"},
+                              n.node.state);
+           }},
+          {"Reason", [](std::string_view v, N& n) { return SetString(v, n.node.reason); }},
+      },
+      {"Boards", "SocketsPerBoard", "CoreSpecCount", "CpuSpecList", "MemSpecLimit", "CpuBind",
+       "BcastAddr", "TRESWeights", "Extra", "Parameters"},
+  };
+  return *kTable;
+}
+
+// ---------------------------------------------------------------------------
+// skiff.conf: PartitionName lines.
+
+struct PartitionLine {
+  PartitionConfig partition;
+  bool all_nodes = false;         // Nodes=ALL, resolved once every node is known
+  bool preempt_mode_set = false;  // else the cluster's PreemptMode applies
+};
+
+absl::Status SetPartitionNodes(std::string_view value, PartitionLine& p) {
+  p.all_nodes = EqualsIgnoreCase(value, "ALL");
+  p.partition.nodes.clear();
+  if (p.all_nodes || value.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(value);
+  if (!names.ok()) return names.status();
+  p.partition.nodes = *std::move(names);
+  return absl::OkStatus();
+}
+
+// OverSubscribe=NO|EXCLUSIVE|YES[:N]|FORCE[:N].
+absl::Status SetOverSubscribe(std::string_view value, std::string& out) {
+  std::string upper = ToUpper(value);
+  size_t colon = upper.find(':');
+  std::string base = upper.substr(0, colon);
+  std::string ignored;
+  absl::Status status = SetChoice(base, {"NO", "YES", "EXCLUSIVE", "FORCE"}, ignored);
+  if (!status.ok()) return Invalid(absl::StrCat(status.message(), " (in ", Quoted(value), ")"));
+  if (colon != std::string::npos) {
+    if (base != "YES" && base != "FORCE") {
+      return Invalid(absl::StrCat(Quoted(value), ": only YES and FORCE take a job count"));
+    }
+    absl::StatusOr<int64_t> count = ParseInteger(upper.substr(colon + 1), 1, kMaxInt);
+    if (!count.ok()) return count.status();
+  }
+  out = upper;
+  return absl::OkStatus();
+}
+
+const KeyTable<PartitionLine>& PartitionKeys() {
+  using P = PartitionLine;
+  static const auto* const kTable = new KeyTable<PartitionLine>{
+      {
+          {"PartitionName",
+           [](std::string_view v, P& p) { return SetNonEmpty(v, p.partition.name); }},
+          {"Nodes", SetPartitionNodes},
+          {"Default", [](std::string_view v, P& p) { return SetBool(v, p.partition.is_default); }},
+          {"MaxTime",
+           [](std::string_view v, P& p) { return SetTimeLimit(v, true, p.partition.max_time); }},
+          {"DefaultTime", [](std::string_view v,
+                             P& p) { return SetTimeLimit(v, true, p.partition.default_time); }},
+          {"State",
+           [](std::string_view v, P& p) {
+             return SetChoice(v, {"UP", "DOWN", "DRAIN", "INACTIVE"}, p.partition.state);
+           }},
+          {"PriorityTier",
+           [](std::string_view v, P& p) { return SetInt(v, 0, 65533, p.partition.priority_tier); }},
+          {"PriorityJobFactor",
+           [](std::string_view v, P& p) {
+             return SetInt(v, 0, 65533, p.partition.priority_job_factor);
+           }},
+          {"Priority",  // Slurm's old name: sets both.
+           [](std::string_view v, P& p) {
+             absl::Status status = SetInt(v, 0, 65533, p.partition.priority_tier);
+             p.partition.priority_job_factor = p.partition.priority_tier;
+             return status;
+           }},
+          {"MaxNodes",
+           [](std::string_view v, P& p) { return SetIntOrUnlimited(v, 0, p.partition.max_nodes); }},
+          {"MinNodes",
+           [](std::string_view v, P& p) { return SetInt(v, 0, kMaxInt64, p.partition.min_nodes); }},
+          {"AllowAccounts",
+           [](std::string_view v, P& p) { return SetAllowList(v, p.partition.allow_accounts); }},
+          {"AllowGroups",
+           [](std::string_view v, P& p) { return SetAllowList(v, p.partition.allow_groups); }},
+          {"AllowQos",
+           [](std::string_view v, P& p) { return SetAllowList(v, p.partition.allow_qos); }},
+          {"DenyAccounts",
+           [](std::string_view v, P& p) { return SetList(v, p.partition.deny_accounts); }},
+          {"DenyQos", [](std::string_view v, P& p) { return SetList(v, p.partition.deny_qos); }},
+          {"QOS", [](std::string_view v, P& p) { return SetString(v, p.partition.qos); }},
+          {"PreemptMode",
+           [](std::string_view v, P& p) {
+             p.preempt_mode_set = true;
+             return SetPreemptMode(v, p.partition.preempt_mode);
+           }},
+          {"OverSubscribe",
+           [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
+          {"Shared",  // Slurm's old name for OverSubscribe.
+           [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
+          {"GraceTime", [](std::string_view v,
+                           P& p) { return SetInt(v, 0, kMaxInt64, p.partition.grace_time); }},
+          {"DefMemPerCPU",
+           [](std::string_view v, P& p) { return SetMiB(v, 0, p.partition.def_mem_per_cpu_mb); }},
+          {"MaxMemPerCPU",
+           [](std::string_view v, P& p) {
+             if (config_internal::IsUnlimited(v)) {
+               p.partition.max_mem_per_cpu_mb = 0;
+               return absl::OkStatus();
+             }
+             return SetMiB(v, 0, p.partition.max_mem_per_cpu_mb);
+           }},
+          {"Hidden", [](std::string_view v, P& p) { return SetBool(v, p.partition.hidden); }},
+          {"RootOnly", [](std::string_view v, P& p) { return SetBool(v, p.partition.root_only); }},
+          {"DisableRootJobs",
+           [](std::string_view v, P& p) { return SetBool(v, p.partition.disable_root_jobs); }},
+      },
+      {"AllocNodes",
+       "Alternate",
+       "CpuBind",
+       "DefCpuPerGPU",
+       "DefMemPerGPU",
+       "DefMemPerNode",
+       "MaxMemPerNode",
+       "ExclusiveUser",
+       "ExclusiveTopo",
+       "LLN",
+       "MaxCPUsPerNode",
+       "MaxCPUsPerSocket",
+       "OverTimeLimit",
+       "PowerDownOnIdle",
+       "ReqResv",
+       "ResumeTimeout",
+       "SelectTypeParameters",
+       "SuspendTime",
+       "SuspendTimeout",
+       "TRESBillingWeights",
+       "NodeSets"},
+  };
+  return *kTable;
+}
+
+// ---------------------------------------------------------------------------
+// skiff.conf: global keys.
+
+struct GlobalState {
+  SkiffConfig& config;
+  std::vector<std::string>& warnings;
+  const LogicalLine* line = nullptr;  // the line being applied, for warnings
+  bool ctld_host_set = false;
+  // Cluster-wide defaults for partitions that do not set their own.
+  uint64_t def_mem_per_cpu_mb = 0;
+  uint64_t max_mem_per_cpu_mb = 0;
+};
+
+// SlurmctldHost=name(addr) or SlurmctldHost=name. Slurm lists backup controllers
+// on further SlurmctldHost lines; Skiff runs one controller and says so.
+absl::Status SetCtldHost(std::string_view value, GlobalState& g) {
+  std::string_view name = value;
+  std::string_view addr;
+  size_t open = value.find('(');
+  if (open != std::string_view::npos) {
+    if (value.back() != ')' || value.find_first_of("()", open + 1) != value.size() - 1) {
+      return Invalid(absl::StrCat(Quoted(value), " is not NAME or NAME(ADDRESS)"));
+    }
+    name = value.substr(0, open);
+    addr = value.substr(open + 1, value.size() - open - 2);
+    if (addr.empty()) return Invalid(absl::StrCat(Quoted(value), " has an empty address"));
+  }
+  if (name.empty()) return Invalid(absl::StrCat(Quoted(value), " has no host name"));
+  if (g.ctld_host_set) {
+    g.warnings.push_back(absl::StrCat(g.line->file, ":", g.line->line,
+                                      ": SlurmctldHost: ", "backup controller ", Quoted(value),
+                                      " ignored (Skiff runs one controller)"));
+    return absl::OkStatus();
+  }
+  g.ctld_host_set = true;
+  g.config.ctld_host = std::string(name);
+  if (!addr.empty()) g.config.ctld_addr = std::string(addr);
+  return absl::OkStatus();
+}
+
+// "a=1,b" -> {a: "1", b: ""}: SchedulerParameters, SlurmdParameters.
+absl::Status SetParameterMap(std::string_view value, std::map<std::string, std::string>& out) {
+  std::map<std::string, std::string> parameters;
+  for (const std::string& item : SplitList(value, ",")) {
+    size_t equals = item.find('=');
+    std::string name = item.substr(0, equals);
+    if (name.empty()) return Invalid(absl::StrCat(Quoted(item), " has no parameter name"));
+    parameters[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
+  }
+  out = std::move(parameters);
+  return absl::OkStatus();
+}
+
+// AuthInfo=socket=/run/munge/munge.socket.2[,ttl=...]: only socket= matters here.
+absl::Status SetAuthInfo(std::string_view value, GlobalState& g) {
+  for (const std::string& item : SplitList(value, ",")) {
+    size_t equals = item.find('=');
+    if (equals != std::string::npos && EqualsIgnoreCase(item.substr(0, equals), "socket")) {
+      g.config.auth_socket = item.substr(equals + 1);
+    }
+  }
+  return absl::OkStatus();
+}
+
+const KeyTable<GlobalState>& GlobalKeys() {
+  using G = GlobalState;
+  static const auto* const kTable = new KeyTable<GlobalState>{
+      {
+          {"ClusterName",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.cluster_name); }},
+          {"SlurmctldHost", SetCtldHost},
+          {"ControlMachine", SetCtldHost},  // Slurm's old name
+          {"SlurmctldAddr",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.ctld_addr); }},
+          {"ControlAddr",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.ctld_addr); }},
+          {"SlurmctldPort",
+           [](std::string_view v, G& g) { return SetInt(v, 1, 65535, g.config.ctld_port); }},
+          {"SlurmdPort",
+           [](std::string_view v, G& g) { return SetInt(v, 1, 65535, g.config.slurmd_port); }},
+          {"SlurmUser",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.slurm_user); }},
+          {"SkiffOperators",
+           [](std::string_view v, G& g) { return SetList(v, g.config.operators); }},
+          {"StateSaveLocation",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.state_save_location); }},
+          {"SlurmdSpoolDir",
+           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.slurmd_spool_dir); }},
+          {"SlurmctldLogFile",
+           [](std::string_view v, G& g) { return SetString(v, g.config.ctld_log_file); }},
+          {"SlurmctldDebug",
+           [](std::string_view v, G& g) { return SetDebugLevel(v, g.config.ctld_debug); }},
+          {"SlurmdLogFile",
+           [](std::string_view v, G& g) { return SetString(v, g.config.slurmd_log_file); }},
+          {"SlurmdDebug",
+           [](std::string_view v, G& g) { return SetDebugLevel(v, g.config.slurmd_debug); }},
+          {"SlurmctldPidFile",
+           [](std::string_view v, G& g) { return SetString(v, g.config.ctld_pid_file); }},
+          {"SlurmdPidFile",
+           [](std::string_view v, G& g) { return SetString(v, g.config.slurmd_pid_file); }},
+          {"ScriptdSocket",
+           [](std::string_view v, G& g) { return SetString(v, g.config.scriptd_socket); }},
+          {"SlurmdTimeout", [](std::string_view v,
+                               G& g) { return SetInt(v, 0, kMaxInt64, g.config.slurmd_timeout); }},
+          {"HeartbeatInterval",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 1, kMaxInt64, g.config.heartbeat_interval);
+           }},
+          {"KillWait",
+           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxInt64, g.config.kill_wait); }},
+          {"MessageTimeout",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 1, kMaxInt64, g.config.message_timeout);
+           }},
+          {"PrologSlurmctld",
+           [](std::string_view v, G& g) { return SetString(v, g.config.prolog_ctld); }},
+          {"PrologCtld",
+           [](std::string_view v, G& g) { return SetString(v, g.config.prolog_ctld); }},
+          {"EpilogSlurmctld",
+           [](std::string_view v, G& g) { return SetString(v, g.config.epilog_ctld); }},
+          {"EpilogCtld",
+           [](std::string_view v, G& g) { return SetString(v, g.config.epilog_ctld); }},
+          {"PrologEpilogTimeout",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.prolog_epilog_timeout);
+           }},
+          {"AuthType", [](std::string_view v,
+                          G& g) { return SetChoice(v, {"auth/munge"}, g.config.auth_type); }},
+          {"AuthInfo", SetAuthInfo},
+          {"BurstBufferType",
+           [](std::string_view v, G& g) {
+             if (v.empty()) return SetString(v, g.config.burst_buffer_type);
+             return SetChoice(v, {"burst_buffer/lua"}, g.config.burst_buffer_type);
+           }},
+          {"GresTypes", [](std::string_view v, G& g) { return SetList(v, g.config.gres_types); }},
+          {"SchedulerParameters",
+           [](std::string_view v, G& g) {
+             return SetParameterMap(v, g.config.scheduler_parameters);
+           }},
+          {"SlurmdParameters",
+           [](std::string_view v, G& g) { return SetParameterMap(v, g.config.slurmd_parameters); }},
+          {"PreemptType",
+           [](std::string_view v, G& g) {
+             return SetChoice(v, {"preempt/none", "preempt/partition_prio", "preempt/qos"},
+                              g.config.preempt_type);
+           }},
+          {"PreemptMode",
+           [](std::string_view v, G& g) { return SetPreemptMode(v, g.config.preempt_mode); }},
+          {"PriorityType",
+           [](std::string_view v, G& g) {
+             return SetChoice(v, {"priority/multifactor", "priority/basic"},
+                              g.config.priority_type);
+           }},
+          {"PriorityDecayHalfLife",
+           [](std::string_view v, G& g) {
+             return SetTimeLimit(v, false, g.config.priority_decay_half_life);
+           }},
+          {"PriorityMaxAge",
+           [](std::string_view v, G& g) {
+             return SetTimeLimit(v, false, g.config.priority_max_age);
+           }},
+          {"PriorityWeightAge",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_age);
+           }},
+          {"PriorityWeightFairshare",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_fairshare);
+           }},
+          {"PriorityWeightJobSize",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_job_size);
+           }},
+          {"PriorityWeightPartition",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_partition);
+           }},
+          {"PriorityWeightQOS",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_qos);
+           }},
+          {"FirstJobId",
+           [](std::string_view v, G& g) { return SetInt(v, 1, kMaxInt64, g.config.first_job_id); }},
+          {"MaxJobCount", [](std::string_view v,
+                             G& g) { return SetInt(v, 1, kMaxInt64, g.config.max_job_count); }},
+          {"MinJobAge",
+           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxInt64, g.config.min_job_age); }},
+          {"OverTimeLimit", [](std::string_view v,
+                               G& g) { return SetIntOrUnlimited(v, 0, g.config.over_time_limit); }},
+          {"MaxArraySize", [](std::string_view v,
+                              G& g) { return SetInt(v, 0, kMaxInt64, g.config.max_array_size); }},
+          {"ReturnToService",
+           [](std::string_view v, G& g) { return SetInt(v, 0, 2, g.config.return_to_service); }},
+          {"JobRequeue", [](std::string_view v, G& g) { return SetBool(v, g.config.job_requeue); }},
+          {"DisableRootJobs",
+           [](std::string_view v, G& g) { return SetBool(v, g.config.disable_root_jobs); }},
+          {"DefMemPerCPU",
+           [](std::string_view v, G& g) { return SetMiB(v, 0, g.def_mem_per_cpu_mb); }},
+          {"MaxMemPerCPU",
+           [](std::string_view v, G& g) {
+             if (config_internal::IsUnlimited(v)) {
+               g.max_mem_per_cpu_mb = 0;
+               return absl::OkStatus();
+             }
+             return SetMiB(v, 0, g.max_mem_per_cpu_mb);
+           }},
+      },
+      // Slurm options that make sense for slurmctld/slurmd but not for Skiff (or
+      // that Skiff decides for itself). A slurm.conf copied across keeps working.
+      {"AccountingStorageBackupHost",
+       "AccountingStorageEnforce",
+       "AccountingStorageExternalHost",
+       "AccountingStorageHost",
+       "AccountingStorageLoc",
+       "AccountingStorageParameters",
+       "AccountingStoragePass",
+       "AccountingStoragePort",
+       "AccountingStorageTRES",
+       "AccountingStorageType",
+       "AccountingStorageUser",
+       "AccountingStoreFlags",
+       "AccountingStoreJobComment",
+       "AcctGatherEnergyType",
+       "AcctGatherFilesystemType",
+       "AcctGatherInterconnectType",
+       "AcctGatherNodeFreq",
+       "AcctGatherProfileType",
+       "AllowSpecResourcesUsage",
+       "AuthAltParameters",
+       "AuthAltTypes",
+       "BackupAddr",
+       "BackupController",
+       "BatchStartTimeout",
+       "BcastExclude",
+       "BcastParameters",
+       "CliFilterPlugins",
+       "CommunicationParameters",
+       "CompleteWait",
+       "CoreSpecPlugin",
+       "CpuFreqDef",
+       "CpuFreqGovernors",
+       "CredType",
+       "CryptoType",
+       "DebugFlags",
+       "DefCpuPerGPU",
+       "DefMemPerGPU",
+       "DefMemPerNode",
+       "DependencyParameters",
+       "EioTimeout",
+       "EnforcePartLimits",
+       "Epilog",
+       "EpilogMsgTime",
+       "ExtSensorsFreq",
+       "ExtSensorsType",
+       "FairShareDampeningFactor",
+       "FastSchedule",
+       "FederationParameters",
+       "GetEnvTimeout",
+       "GpuFreqDef",
+       "GroupUpdateForce",
+       "GroupUpdateTime",
+       "HashPlugin",
+       "HealthCheckInterval",
+       "HealthCheckNodeState",
+       "HealthCheckProgram",
+       "InactiveLimit",
+       "InteractiveStepOptions",
+       "JobAcctGatherFrequency",
+       "JobAcctGatherParams",
+       "JobAcctGatherType",
+       "JobCompHost",
+       "JobCompLoc",
+       "JobCompParams",
+       "JobCompPass",
+       "JobCompPort",
+       "JobCompType",
+       "JobCompUser",
+       "JobContainerType",
+       "JobFileAppend",
+       "JobSubmitPlugins",
+       "KeepAliveTime",
+       "KillOnBadExit",
+       "LaunchParameters",
+       "LaunchType",
+       "Licenses",
+       "LogTimeFormat",
+       "MailDomain",
+       "MailProg",
+       "MaxDBDMsgs",
+       "MaxJobId",
+       "MaxMemPerNode",
+       "MaxStepCount",
+       "MaxTasksPerNode",
+       "MCSParameters",
+       "MCSPlugin",
+       "MpiDefault",
+       "MpiParams",
+       "NodeFeaturesPlugins",
+       "PluginDir",
+       "PlugStackConfig",
+       "PowerParameters",
+       "PowerPlugin",
+       "PreemptExemptTime",
+       "PrEpParameters",
+       "PrEpPlugins",
+       "PriorityCalcPeriod",
+       "PriorityFavorSmall",
+       "PriorityFlags",
+       "PriorityParameters",
+       "PrioritySiteFactorParameters",
+       "PrioritySiteFactorPlugin",
+       "PriorityUsageResetPeriod",
+       "PriorityWeightAssoc",
+       "PriorityWeightTRES",
+       "PrivateData",
+       "ProctrackType",
+       "Prolog",
+       "PrologFlags",
+       "PropagatePrioProcess",
+       "PropagateResourceLimits",
+       "PropagateResourceLimitsExcept",
+       "RebootProgram",
+       "ReconfigFlags",
+       "RequeueExit",
+       "RequeueExitHold",
+       "ResumeFailProgram",
+       "ResumeProgram",
+       "ResumeRate",
+       "ResumeTimeout",
+       "ResvEpilog",
+       "ResvOverRun",
+       "ResvProlog",
+       "RoutePlugin",
+       "SchedulerTimeSlice",
+       "SchedulerType",
+       "ScronParameters",
+       "SelectType",
+       "SelectTypeParameters",
+       "SlurmctldParameters",
+       "SlurmctldPrimaryOffProg",
+       "SlurmctldPrimaryOnProg",
+       "SlurmctldSyslogDebug",
+       "SlurmctldTimeout",
+       "SlurmdSyslogDebug",
+       "SlurmdUser",
+       "SlurmSchedLogFile",
+       "SlurmSchedLogLevel",
+       "SrunEpilog",
+       "SrunPortRange",
+       "SrunProlog",
+       "SuspendExcNodes",
+       "SuspendExcParts",
+       "SuspendExcStates",
+       "SuspendProgram",
+       "SuspendRate",
+       "SuspendTime",
+       "SuspendTimeout",
+       "SwitchParameters",
+       "SwitchType",
+       "TaskEpilog",
+       "TaskPlugin",
+       "TaskPluginParam",
+       "TaskProlog",
+       "TCPTimeout",
+       "TmpFS",
+       "TopologyParam",
+       "TopologyPlugin",
+       "TrackWCKey",
+       "TreeWidth",
+       "UnkillableStepProgram",
+       "UnkillableStepTimeout",
+       "UsePAM",
+       "VSizeFactor",
+       "Waittime",
+       "X11Parameters"},
+  };
+  return *kTable;
+}
+
+// Line kinds that Slurm has but Skiff does not implement: the whole line is
+// skipped with one warning.
+bool IsUnsupportedLineKind(std::string_view first_key) {
+  for (std::string_view kind : {"NodeSet", "DownNodes", "FrontendName", "SwitchName"}) {
+    if (EqualsIgnoreCase(first_key, kind)) return true;
+  }
+  return false;
+}
+
+// For a key that belongs on another kind of skiff.conf line, why it is wrong here.
+std::string MisplacedReason(std::string_view key, std::string_view line_kind) {
+  if (EqualsIgnoreCase(key, "NodeName") || EqualsIgnoreCase(key, "PartitionName")) {
+    return "must be the first key on its line";
+  }
+  std::vector<std::string> homes;
+  if (line_kind != "NodeName" && NodeKeys().Find(key) != nullptr) homes.push_back("NodeName");
+  if (line_kind != "PartitionName" && PartitionKeys().Find(key) != nullptr) {
+    homes.push_back("PartitionName");
+  }
+  if (line_kind != "global" && GlobalKeys().Find(key) != nullptr) {
+    return line_kind == "NodeName" ? "not valid on a NodeName line (it is a cluster-wide key)"
+                                   : "not valid on a PartitionName line (it is a cluster-wide key)";
+  }
+  if (homes.empty()) return "";
+  return absl::StrCat("only valid on a ", absl::StrJoin(homes, " or "), " line");
+}
+
+class SkiffParser {
+ public:
+  SkiffParser(const std::vector<LogicalLine>& lines, std::string_view file_name)
+      : lines_(lines), file_name_(file_name), global_{config_, config_.warnings} {}
+
+  absl::StatusOr<SkiffConfig> Parse() {
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      absl::Status status = ParseLine(i);
+      if (!status.ok()) return status;
+    }
+    absl::Status status = Finish();
+    if (!status.ok()) return status;
+    return std::move(config_);
+  }
+
+ private:
+  struct PartitionOrigin {
+    size_t line_index;
+    bool all_nodes;
+    bool preempt_mode_set;
+  };
+
+  absl::Status ParseLine(size_t index) {
+    const LogicalLine& line = lines_[index];
+    const std::string& first = line.pairs.front().key;
+    if (EqualsIgnoreCase(first, "NodeName")) return ParseNodeLine(index);
+    if (EqualsIgnoreCase(first, "PartitionName")) return ParsePartitionLine(index);
+    if (IsUnsupportedLineKind(first) && line.pairs.front().has_equals) {
+      config_.warnings.push_back(absl::StrCat(line.file, ":", line.line, ": ", first,
+                                              ": line kind not supported, ignored"));
+      return absl::OkStatus();
+    }
+    global_.line = &line;
+    PairContext context{"", &config_.warnings,
+                        [](std::string_view key) { return MisplacedReason(key, "global"); }};
+    return ApplyPairs(line, GlobalKeys(), context, global_);
+  }
+
+  absl::Status ParseNodeLine(size_t index) {
+    const LogicalLine& line = lines_[index];
+    NodeLine parsed = node_defaults_;
+    parsed.names.clear();
+    PairContext context{absl::StrCat(" (NodeName=", line.pairs.front().value, ")"),
+                        &config_.warnings,
+                        [](std::string_view key) { return MisplacedReason(key, "NodeName"); }};
+    absl::Status status = ApplyPairs(line, NodeKeys(), context, parsed);
+    if (!status.ok()) return status;
+    if (EqualsIgnoreCase(parsed.names, "DEFAULT")) {
+      if (!parsed.addrs.empty() || !parsed.hostnames.empty()) {
+        std::string key = WrittenKey(line, parsed.addrs.empty() ? "NodeHostname" : "NodeAddr");
+        return LineError(line, key, "not allowed with NodeName=DEFAULT (it names one node)");
+      }
+      node_defaults_ = std::move(parsed);
+      return absl::OkStatus();
+    }
+    return AddNodes(index, parsed, context.suffix);
+  }
+
+  // NodeAddr/NodeHostname, when given, pair up with the expanded names.
+  absl::StatusOr<std::vector<std::string>> ExpandAlongside(const LogicalLine& line,
+                                                           std::string_view canonical,
+                                                           const std::string& value,
+                                                           const std::vector<std::string>& names,
+                                                           const std::string& suffix) {
+    if (value.empty()) return names;
+    std::string key = WrittenKey(line, canonical);
+    absl::StatusOr<std::vector<std::string>> expanded = Expand(value);
+    if (!expanded.ok()) return LineError(line, key, std::string(expanded.status().message()));
+    if (expanded->size() != names.size()) {
+      return LineError(line, key,
+                       absl::StrCat(Quoted(value), " names ", expanded->size(), " hosts for ",
+                                    names.size(), " nodes", suffix));
+    }
+    return expanded;
+  }
+
+  absl::Status AddNodes(size_t index, const NodeLine& parsed, const std::string& suffix) {
+    const LogicalLine& line = lines_[index];
+    std::string name_key = line.pairs.front().key;
+    absl::StatusOr<std::vector<std::string>> names = Expand(parsed.names);
+    if (!names.ok()) return LineError(line, name_key, std::string(names.status().message()));
+    if (config_.nodes.size() + names->size() > kMaxNodes) {
+      return LineError(line, name_key, absl::StrCat("more than ", kMaxNodes, " nodes in all"));
+    }
+    auto addrs = ExpandAlongside(line, "NodeAddr", parsed.addrs, *names, suffix);
+    if (!addrs.ok()) return addrs.status();
+    auto hostnames = ExpandAlongside(line, "NodeHostname", parsed.hostnames, *names, suffix);
+    if (!hostnames.ok()) return hostnames.status();
+
+    NodeConfig node = parsed.node;
+    if (!parsed.cpus_set) {
+      node.cpus = node.sockets * std::max(node.cores_per_socket, 1) * node.threads_per_core;
+    }
+    for (size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      auto [it, inserted] = node_lines_by_name_.emplace(name, index);
+      if (!inserted) {
+        const LogicalLine& first = lines_[it->second];
+        return LineError(line, name_key,
+                         absl::StrCat("duplicate node ", Quoted(name), " (first defined at ",
+                                      first.file, ":", first.line, ")"));
+      }
+      node.name = name;
+      node.addr = (*addrs)[i];
+      node.hostname = (*hostnames)[i];
+      config_.nodes.push_back(node);
+      node_line_index_.push_back(index);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status ParsePartitionLine(size_t index) {
+    const LogicalLine& line = lines_[index];
+    PartitionLine parsed = partition_defaults_;
+    parsed.partition.name.clear();
+    PairContext context{absl::StrCat(" (PartitionName=", line.pairs.front().value, ")"),
+                        &config_.warnings,
+                        [](std::string_view key) { return MisplacedReason(key, "PartitionName"); }};
+    absl::Status status = ApplyPairs(line, PartitionKeys(), context, parsed);
+    if (!status.ok()) return status;
+    if (EqualsIgnoreCase(parsed.partition.name, "DEFAULT")) {
+      partition_defaults_ = std::move(parsed);
+      return absl::OkStatus();
+    }
+    return AddPartition(index, std::move(parsed), context.suffix);
+  }
+
+  absl::Status AddPartition(size_t index, PartitionLine parsed, const std::string& suffix) {
+    const LogicalLine& line = lines_[index];
+    const PartitionConfig& partition = parsed.partition;
+    if (partition.default_time != kInfiniteDuration && partition.max_time != kInfiniteDuration &&
+        partition.default_time > partition.max_time) {
+      return LineError(line, WrittenKey(line, "DefaultTime"),
+                       absl::StrCat("exceeds MaxTime", suffix));
+    }
+    for (size_t i = 0; i < config_.partitions.size(); ++i) {
+      const PartitionConfig& other = config_.partitions[i];
+      const LogicalLine& other_line = lines_[partition_origins_[i].line_index];
+      if (other.name == partition.name) {
+        return LineError(
+            line, line.pairs.front().key,
+            absl::StrCat("duplicate partition ", Quoted(partition.name), " (first defined at ",
+                         other_line.file, ":", other_line.line, ")"));
+      }
+      if (other.is_default && partition.is_default) {
+        return LineError(
+            line, WrittenKey(line, "Default"),
+            absl::StrCat("partition ", Quoted(other.name), " (", other_line.file, ":",
+                         other_line.line, ") is already the default; only one may be", suffix));
+      }
+    }
+    partition_origins_.push_back({index, parsed.all_nodes, parsed.preempt_mode_set});
+    config_.partitions.push_back(std::move(parsed.partition));
+    return absl::OkStatus();
+  }
+
+  absl::Status Finish() {
+    if (config_.ctld_host.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(AsAbsl(file_name_),
+                       ": SlurmctldHost: missing (name the controller, e.g. SlurmctldHost=head)"));
+    }
+    if (config_.ctld_addr.empty()) config_.ctld_addr = config_.ctld_host;
+    for (NodeConfig& node : config_.nodes) {
+      if (node.port == 0) node.port = config_.slurmd_port;
+    }
+    absl::Status status = CheckGresTypes();
+    if (!status.ok()) return status;
+    return FinishPartitions();
+  }
+
+  absl::Status CheckGresTypes() const {
+    for (size_t i = 0; i < config_.nodes.size(); ++i) {
+      for (const GresCount& gres : config_.nodes[i].gres) {
+        if (IsKnownGres(gres.name)) continue;
+        const LogicalLine& line = lines_[node_line_index_[i]];
+        return LineError(line, WrittenKey(line, "Gres"),
+                         absl::StrCat(Quoted(gres.name), " is not in GresTypes (NodeName=",
+                                      line.pairs.front().value, ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  bool IsKnownGres(std::string_view name) const {
+    if (EqualsIgnoreCase(name, "gpu")) return true;
+    for (const std::string& type : config_.gres_types) {
+      if (EqualsIgnoreCase(type, name)) return true;
+    }
+    return false;
+  }
+
+  absl::Status FinishPartitions() {
+    for (size_t i = 0; i < config_.partitions.size(); ++i) {
+      PartitionConfig& partition = config_.partitions[i];
+      const PartitionOrigin& origin = partition_origins_[i];
+      const LogicalLine& line = lines_[origin.line_index];
+      if (origin.all_nodes) {
+        partition.nodes.clear();
+        for (const NodeConfig& node : config_.nodes) partition.nodes.push_back(node.name);
+      }
+      for (const std::string& name : partition.nodes) {
+        if (node_lines_by_name_.count(name) == 0) {
+          return LineError(
+              line, WrittenKey(line, "Nodes"),
+              absl::StrCat("unknown node ", Quoted(name), " (PartitionName=", partition.name, ")"));
+        }
+      }
+      if (!origin.preempt_mode_set) partition.preempt_mode = config_.preempt_mode;
+      if (partition.def_mem_per_cpu_mb == 0) {
+        partition.def_mem_per_cpu_mb = global_.def_mem_per_cpu_mb;
+      }
+      if (partition.max_mem_per_cpu_mb == 0) {
+        partition.max_mem_per_cpu_mb = global_.max_mem_per_cpu_mb;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const std::vector<LogicalLine>& lines_;
+  std::string_view file_name_;
+  SkiffConfig config_;
+  GlobalState global_;
+  NodeLine node_defaults_;
+  PartitionLine partition_defaults_;
+  std::map<std::string, size_t> node_lines_by_name_;  // name -> index into lines_
+  std::vector<size_t> node_line_index_;               // parallel to config_.nodes
+  std::vector<PartitionOrigin> partition_origins_;    // parallel to config_.partitions
+};
+
+// ---------------------------------------------------------------------------
+// gres.conf
+
+struct GresLine {
+  GresDevice device;
+  bool is_device = false;  // any key besides NodeName/AutoDetect
+  bool has_name = false;
+  bool has_count = false;
+  std::string auto_detect;
+};
+
+const KeyTable<GresLine>& GresKeys() {
+  using L = GresLine;
+  static const auto* const kTable = new KeyTable<GresLine>{
+      {
+          {"Name",
+           [](std::string_view v, L& l) {
+             l.is_device = l.has_name = true;
+             return SetNonEmpty(v, l.device.name);
+           }},
+          {"Type",
+           [](std::string_view v, L& l) {
+             l.is_device = true;
+             return SetString(v, l.device.type);
+           }},
+          {"File",
+           [](std::string_view v, L& l) {
+             l.is_device = true;
+             return SetHostlist(v, l.device.files);
+           }},
+          {"NodeName",
+           [](std::string_view v, L& l) { return SetHostlist(v, l.device.node_names); }},
+          {"Count",
+           [](std::string_view v, L& l) {
+             l.is_device = l.has_count = true;
+             return SetInt(v, 0, kMaxInt64, l.device.count);
+           }},
+          {"Cores",
+           [](std::string_view v, L& l) {
+             l.is_device = true;
+             return SetString(v, l.device.cores);
+           }},
+          {"Flags",
+           [](std::string_view v, L& l) {
+             l.is_device = true;
+             return SetList(v, l.device.flags);
+           }},
+          {"AutoDetect",
+           [](std::string_view v, L& l) { return SetChoice(v, {"off"}, l.auto_detect); }},
+      },
+      {"Links"},
+  };
+  return *kTable;
+}
+
+// The value of `canonical` on `line` as written, or "" when absent.
+std::string WrittenValue(const LogicalLine& line, std::string_view canonical) {
+  for (const config_internal::KeyValue& pair : line.pairs) {
+    if (EqualsIgnoreCase(pair.key, canonical)) return pair.value;
+  }
+  return "";
+}
+
+// Shared GPUs (MPS, shards) legitimately have a Count that is not a device count.
+bool CountIsPerFile(std::string_view name) {
+  return !EqualsIgnoreCase(name, "mps") && !EqualsIgnoreCase(name, "shard");
+}
+
+absl::Status FinishGresLine(const LogicalLine& line, GresLine& parsed, GresConfig& config) {
+  if (!parsed.auto_detect.empty()) config.auto_detect = parsed.auto_detect;
+  if (!parsed.is_device) return absl::OkStatus();
+  GresDevice& device = parsed.device;
+  if (!parsed.has_name) {
+    return LineError(line, "Name", "missing (each device line needs Name=, e.g. Name=gpu)");
+  }
+  if (!parsed.has_count) {
+    device.count = device.files.empty() ? 1 : static_cast<int64_t>(device.files.size());
+  } else if (!device.files.empty() && CountIsPerFile(device.name) &&
+             device.count != static_cast<int64_t>(device.files.size())) {
+    return LineError(line, WrittenKey(line, "Count"),
+                     absl::StrCat(device.count, " does not match the ", device.files.size(),
+                                  " files in File=", WrittenValue(line, "File")));
+  }
+  config.devices.push_back(std::move(device));
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------------------
+// burst_buffer.conf
+
+absl::Status SetUsers(std::string_view value, const std::vector<std::string>& other,
+                      std::string_view other_key, std::vector<std::string>& out) {
+  if (!other.empty()) {
+    return Invalid(absl::StrCat("cannot be combined with ", AsAbsl(other_key)));
+  }
+  out = SplitList(value, ":,");
+  return absl::OkStatus();
+}
+
+absl::Status SetBurstBufferFlags(std::string_view value, std::vector<std::string>& out) {
+  std::vector<std::string> flags;
+  for (const std::string& item : SplitList(value, ",")) {
+    std::string flag;
+    absl::Status status = SetChoice(
+        item,
+        {"DisablePersistent", "EmulateCray", "EnablePersistent", "PrivateData", "TeardownFailure"},
+        flag);
+    if (!status.ok()) return Invalid(absl::StrCat("unknown flag: ", status.message()));
+    flags.push_back(std::move(flag));
+  }
+  out = std::move(flags);
+  return absl::OkStatus();
+}
+
+const KeyTable<BurstBufferConfig>& BurstBufferKeys() {
+  using B = BurstBufferConfig;
+  static const auto* const kTable = new KeyTable<BurstBufferConfig>{
+      {
+          {"Directive", [](std::string_view v, B& b) { return SetNonEmpty(v, b.directive); }},
+          {"StageInTimeout",
+           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.stage_in_timeout); }},
+          {"StageOutTimeout",
+           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.stage_out_timeout); }},
+          {"ValidateTimeout",
+           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.validate_timeout); }},
+          {"OtherTimeout",
+           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.other_timeout); }},
+          {"PollInterval",
+           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.poll_interval); }},
+          {"Flags", [](std::string_view v, B& b) { return SetBurstBufferFlags(v, b.flags); }},
+          {"AllowUsers",
+           [](std::string_view v, B& b) {
+             return SetUsers(v, b.deny_users, "DenyUsers", b.allow_users);
+           }},
+          {"DenyUsers",
+           [](std::string_view v, B& b) {
+             return SetUsers(v, b.allow_users, "AllowUsers", b.deny_users);
+           }},
+          {"DefaultPool", [](std::string_view v, B& b) { return SetString(v, b.default_pool); }},
+      },
+      // burst_buffer/datawarp and generic options.
+      {"AltPool", "CreateBuffer", "DestroyBuffer", "GetSysState", "GetSysStatus", "Granularity",
+       "StartStageIn", "StartStageOut", "StopStageIn", "StopStageOut"},
+  };
+  return *kTable;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Public API.
+
+const NodeConfig* SkiffConfig::FindNode(std::string_view name) const {
+  for (const NodeConfig& node : nodes) {
+    if (node.name == name) return &node;
+  }
+  return nullptr;
+}
+
+const PartitionConfig* SkiffConfig::FindPartition(std::string_view name) const {
+  for (const PartitionConfig& partition : partitions) {
+    if (partition.name == name) return &partition;
+  }
+  return nullptr;
+}
+
+const PartitionConfig* SkiffConfig::DefaultPartition() const {
+  for (const PartitionConfig& partition : partitions) {
+    if (partition.is_default) return &partition;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<SkiffConfig> ParseSkiffConfig(std::string_view text, std::string_view file_name,
+                                             const IncludeReader& include_reader) {
+  absl::StatusOr<std::vector<LogicalLine>> lines =
+      config_internal::ReadLogicalLines(text, file_name, include_reader);
+  if (!lines.ok()) return lines.status();
+  return SkiffParser(*lines, file_name).Parse();
+}
+
+std::vector<GresDevice> GresConfig::ForNode(std::string_view node_name) const {
+  std::vector<GresDevice> matching;
+  for (const GresDevice& device : devices) {
+    bool applies = device.node_names.empty();
+    for (const std::string& name : device.node_names) applies = applies || name == node_name;
+    if (applies) matching.push_back(device);
+  }
+  return matching;
+}
+
+absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_view file_name,
+                                           const IncludeReader& include_reader) {
+  absl::StatusOr<std::vector<LogicalLine>> lines =
+      config_internal::ReadLogicalLines(text, file_name, include_reader);
+  if (!lines.ok()) return lines.status();
+  GresConfig config;
+  for (const LogicalLine& line : *lines) {
+    GresLine parsed;
+    PairContext context{"", &config.warnings, nullptr};
+    absl::Status status = ApplyPairs(line, GresKeys(), context, parsed);
+    if (status.ok()) status = FinishGresLine(line, parsed, config);
+    if (!status.ok()) return status;
+  }
+  return config;
+}
+
+bool BurstBufferConfig::HasFlag(std::string_view flag) const {
+  for (const std::string& have : flags) {
+    if (EqualsIgnoreCase(have, flag)) return true;
+  }
+  return false;
+}
+
+absl::StatusOr<BurstBufferConfig> ParseBurstBufferConfig(std::string_view text,
+                                                         std::string_view file_name,
+                                                         const IncludeReader& include_reader) {
+  absl::StatusOr<std::vector<LogicalLine>> lines =
+      config_internal::ReadLogicalLines(text, file_name, include_reader);
+  if (!lines.ok()) return lines.status();
+  BurstBufferConfig config;
+  for (const LogicalLine& line : *lines) {
+    PairContext context{"", &config.warnings, nullptr};
+    absl::Status status = ApplyPairs(line, BurstBufferKeys(), context, config);
+    if (!status.ok()) return status;
+  }
+  return config;
+}
+
+}  // namespace skiff

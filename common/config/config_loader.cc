@@ -1,0 +1,126 @@
+#include "common/config/config_loader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+namespace {
+
+// `name_path` is false where the caller's message already names the file.
+absl::Status ErrnoStatus(int error, const std::string& path, bool name_path) {
+  std::string message = name_path ? absl::StrCat("cannot read ", path, ": ", std::strerror(error))
+                                  : std::string(std::strerror(error));
+  switch (error) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    default:
+      return absl::FailedPreconditionError(message);
+  }
+}
+
+// The file's path made absolute, so that messages and Include resolution do not
+// depend on the working directory.
+std::string Absolute(const std::string& path) {
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  if (error) return path;
+  return absolute.lexically_normal().string();
+}
+
+std::string DirectoryOf(const std::string& path) {
+  return std::filesystem::path(path).parent_path().string();
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, bool name_path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(errno, path, name_path);
+  std::string contents;
+  char buffer[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int error = errno;
+      ::close(fd);
+      return ErrnoStatus(error, path, name_path);  // e.g. EISDIR for a directory
+    }
+    if (n == 0) break;
+    contents.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return contents;
+}
+
+// The parsers word include failures as "<file>:<line>: Include: cannot read 'PATH': ...".
+absl::StatusOr<std::string> ReadInclude(const std::string& path) { return ReadFile(path, false); }
+
+// Reads an optional file in the config directory: nullopt when it does not exist.
+absl::StatusOr<std::optional<std::string>> ReadOptional(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (absl::IsNotFound(text.status())) return std::optional<std::string>();
+  if (!text.ok()) return text.status();
+  return std::optional<std::string>(*std::move(text));
+}
+
+}  // namespace
+
+std::string ResolveConfPath(const std::string& explicit_path) {
+  if (!explicit_path.empty()) return explicit_path;
+  const char* from_env = std::getenv("SKIFF_CONF");
+  if (from_env != nullptr && from_env[0] != '\0') return from_env;
+  return kDefaultConfPath;
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  return ReadFile(path, true);
+}
+
+absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
+  LoadedConfig loaded;
+  loaded.conf_path = Absolute(conf_path);
+  loaded.conf_dir = DirectoryOf(loaded.conf_path);
+
+  absl::StatusOr<std::string> text = ReadFileToString(loaded.conf_path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<SkiffConfig> skiff = ParseSkiffConfig(*text, loaded.conf_path, ReadInclude);
+  if (!skiff.ok()) return skiff.status();
+  loaded.skiff = *std::move(skiff);
+
+  std::string gres_path = absl::StrCat(loaded.conf_dir, "/gres.conf");
+  absl::StatusOr<std::optional<std::string>> gres_text = ReadOptional(gres_path);
+  if (!gres_text.ok()) return gres_text.status();
+  if (gres_text->has_value()) {
+    absl::StatusOr<GresConfig> gres = ParseGresConfig(**gres_text, gres_path, ReadInclude);
+    if (!gres.ok()) return gres.status();
+    loaded.gres = *std::move(gres);
+  }
+
+  std::string bb_path = absl::StrCat(loaded.conf_dir, "/burst_buffer.conf");
+  absl::StatusOr<std::optional<std::string>> bb_text = ReadOptional(bb_path);
+  if (!bb_text.ok()) return bb_text.status();
+  if (bb_text->has_value()) {
+    absl::StatusOr<BurstBufferConfig> bb = ParseBurstBufferConfig(**bb_text, bb_path, ReadInclude);
+    if (!bb.ok()) return bb.status();
+    loaded.burst_buffer = *std::move(bb);
+  }
+  return loaded;
+}
+
+}  // namespace skiff

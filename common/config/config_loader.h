@@ -1,0 +1,41 @@
+// Reads a Skiff configuration directory from disk: the only config code that does I/O.
+//
+// The directory holds skiff.conf and, optionally, gres.conf and burst_buffer.conf.
+// Its location comes from, in order: an explicit path, $SKIFF_CONF (the path of
+// skiff.conf, as $SLURM_CONF is for slurm.conf), then /etc/skiff/skiff.conf.
+#ifndef SKIFF_COMMON_CONFIG_CONFIG_LOADER_H_
+#define SKIFF_COMMON_CONFIG_CONFIG_LOADER_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/config/config.h"
+
+namespace skiff {
+
+inline constexpr char kDefaultConfPath[] = "/etc/skiff/skiff.conf";
+
+struct LoadedConfig {
+  std::string conf_path;                       // absolute path of skiff.conf
+  std::string conf_dir;                        // its directory
+  SkiffConfig skiff;
+  GresConfig gres;                             // empty when gres.conf is absent
+  std::optional<BurstBufferConfig> burst_buffer;  // set when burst_buffer.conf exists
+};
+
+// Path of skiff.conf to use: `explicit_path` if not empty, else $SKIFF_CONF, else
+// kDefaultConfPath.
+std::string ResolveConfPath(const std::string& explicit_path);
+
+// Reads and parses the directory. NotFound names the missing skiff.conf; parse
+// errors come back as the parsers give them (file:line: Key: ...), with the file
+// shown as its full path. Relative Include paths resolve against the including file.
+absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path);
+
+// Reads a whole file; NotFound / PermissionDenied name the path.
+absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+}  // namespace skiff
+
+#endif  // SKIFF_COMMON_CONFIG_CONFIG_LOADER_H_

@@ -1,0 +1,138 @@
+#include "common/config/config_loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace skiff {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::StartsWith;
+
+namespace fs = std::filesystem;
+
+// A fresh directory under $TEST_TMPDIR for one test.
+std::string MakeDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream out(path);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+std::string Message(const absl::Status& status) { return std::string(status.message()); }
+
+TEST(LoadConfigTest, LoadsAllThreeFilesAndFollowsRelativeIncludes) {
+  std::string dir = MakeDir("full");
+  WriteFile(dir + "/skiff.conf",
+            "ClusterName=loaded\n"
+            "SlurmctldHost=head\n"
+            "BurstBufferType=burst_buffer/lua\n"
+            "Include nodes.d/nodes.conf\n"
+            "PartitionName=all Nodes=ALL Default=YES\n");
+  WriteFile(dir + "/nodes.d/nodes.conf", "NodeName=n[1-2] CPUs=8\nInclude gpu.conf\n");
+  // Relative to nodes.d/nodes.conf, which includes it.
+  WriteFile(dir + "/nodes.d/gpu.conf", "NodeName=g1 Gres=gpu:a100:2\n");
+  WriteFile(dir + "/gres.conf", "NodeName=g1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n");
+  WriteFile(dir + "/burst_buffer.conf", "Flags=PrivateData\nStageInTimeout=60\n");
+
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->conf_path, dir + "/skiff.conf");
+  EXPECT_EQ(loaded->conf_dir, dir);
+  EXPECT_EQ(loaded->skiff.cluster_name, "loaded");
+  ASSERT_EQ(loaded->skiff.nodes.size(), 3u);
+  EXPECT_EQ(loaded->skiff.nodes[2].name, "g1");
+  EXPECT_THAT(loaded->skiff.partitions.at(0).nodes, ElementsAre("n1", "n2", "g1"));
+  ASSERT_EQ(loaded->gres.ForNode("g1").size(), 1u);
+  EXPECT_EQ(loaded->gres.ForNode("g1")[0].count, 2);
+  EXPECT_THAT(loaded->gres.ForNode("n1"), IsEmpty());
+  ASSERT_TRUE(loaded->burst_buffer.has_value());
+  EXPECT_TRUE(loaded->burst_buffer->HasFlag("PrivateData"));
+  EXPECT_EQ(loaded->burst_buffer->stage_in_timeout, 60);
+}
+
+TEST(LoadConfigTest, OptionalFilesMayBeAbsent) {
+  std::string dir = MakeDir("minimal");
+  WriteFile(dir + "/skiff.conf", "SlurmctldHost=head\nNodeName=n1\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->gres.devices, IsEmpty());
+  EXPECT_FALSE(loaded->burst_buffer.has_value());
+}
+
+TEST(LoadConfigTest, MissingSkiffConfIsNotFoundNamingThePath) {
+  std::string dir = MakeDir("empty");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Message(loaded.status()), HasSubstr(dir + "/skiff.conf"));
+}
+
+TEST(LoadConfigTest, ParseErrorsNameTheFullPathAndLine) {
+  std::string dir = MakeDir("bad_gres");
+  WriteFile(dir + "/skiff.conf", "SlurmctldHost=head\n");
+  WriteFile(dir + "/gres.conf", "# gpus\nName=gpu File=/dev/nvidia[0-1] Count=3\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(loaded.status()), StartsWith(dir + "/gres.conf:2: Count: "));
+}
+
+TEST(LoadConfigTest, MissingIncludeIsReportedAtTheIncludeLine) {
+  std::string dir = MakeDir("bad_include");
+  WriteFile(dir + "/skiff.conf", "SlurmctldHost=head\nInclude nowhere.conf\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Message(loaded.status()),
+              StartsWith(dir + "/skiff.conf:2: Include: cannot read '" + dir + "/nowhere.conf'"));
+}
+
+TEST(ReadFileToStringTest, ReadsWholeFileAndNamesMissingPath) {
+  std::string dir = MakeDir("read");
+  std::string big(200000, 'x');
+  WriteFile(dir + "/big", big);
+  absl::StatusOr<std::string> text = ReadFileToString(dir + "/big");
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text, big);
+
+  absl::StatusOr<std::string> missing = ReadFileToString(dir + "/missing");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(Message(missing.status()), HasSubstr(dir + "/missing"));
+
+  EXPECT_FALSE(ReadFileToString(dir).ok());  // a directory is not a file
+}
+
+TEST(ResolveConfPathTest, PrefersExplicitPathThenSkiffConfThenDefault) {
+  unsetenv("SKIFF_CONF");
+  EXPECT_EQ(ResolveConfPath(""), kDefaultConfPath);
+  EXPECT_EQ(ResolveConfPath("/x/skiff.conf"), "/x/skiff.conf");
+
+  setenv("SKIFF_CONF", "/from/env/skiff.conf", 1);
+  EXPECT_EQ(ResolveConfPath(""), "/from/env/skiff.conf");
+  EXPECT_EQ(ResolveConfPath("/x/skiff.conf"), "/x/skiff.conf");
+
+  setenv("SKIFF_CONF", "", 1);  // set but empty counts as unset
+  EXPECT_EQ(ResolveConfPath(""), kDefaultConfPath);
+  unsetenv("SKIFF_CONF");
+}
+
+}  // namespace
+}  // namespace skiff

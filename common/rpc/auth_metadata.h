@@ -1,0 +1,27 @@
+// gRPC glue for authentication: the credential travels in one metadata entry.
+//
+// Clients call AttachCredential on each ClientContext; servers call
+// AuthenticateCall first thing in every handler and use only the returned identity.
+#ifndef SKIFF_COMMON_RPC_AUTH_METADATA_H_
+#define SKIFF_COMMON_RPC_AUTH_METADATA_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/auth/authenticator.h"
+
+namespace skiff {
+
+inline constexpr char kCredentialMetadataKey[] = "x-skiff-munge";
+
+// Creates a fresh credential and adds it to `context`.
+absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context);
+
+// Verifies the credential in `context`'s client metadata.
+absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth,
+                                          const grpc::ServerContext& context);
+
+}  // namespace skiff
+
+#endif  // SKIFF_COMMON_RPC_AUTH_METADATA_H_

@@ -1,0 +1,21 @@
+// gRPC channels between Skiff's processes.
+//
+// gRPC's default reconnect backoff grows to two minutes; after a daemon restarts
+// (ctld killed and brought back, say), its peers would wait that long. Skiff's
+// peers are few and local, so reconnect attempts are capped at one second.
+#ifndef SKIFF_COMMON_RPC_CHANNEL_H_
+#define SKIFF_COMMON_RPC_CHANNEL_H_
+
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+namespace skiff {
+
+// `target` is "host:port" or "unix:/path". No TLS: munge authenticates callers.
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target);
+
+}  // namespace skiff
+
+#endif  // SKIFF_COMMON_RPC_CHANNEL_H_

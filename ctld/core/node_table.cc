@@ -1,0 +1,159 @@
+#include "ctld/core/node_table.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+
+const char* NodeBaseStateName(NodeBaseState state) {
+  switch (state) {
+    case NodeBaseState::kUnknown: return "UNKNOWN";
+    case NodeBaseState::kIdle: return "IDLE";
+    case NodeBaseState::kMixed: return "MIXED";
+    case NodeBaseState::kAllocated: return "ALLOCATED";
+    case NodeBaseState::kDown: return "DOWN";
+    case NodeBaseState::kFuture: return "FUTURE";
+  }
+  return "UNKNOWN";
+}
+
+namespace {
+
+constexpr char kNotResponding[] = "Not responding";
+
+NodeBaseState InitialState(const NodeConfig& config) {
+  if (config.state == "DOWN") return NodeBaseState::kDown;
+  if (config.state == "FUTURE") return NodeBaseState::kFuture;
+  return NodeBaseState::kUnknown;
+}
+
+void Record(std::vector<NodeChange>* changes, const Node& node, std::string what) {
+  if (changes) changes->push_back({node.config.name, std::move(what)});
+}
+
+// The base state a responding node has given its allocations.
+NodeBaseState UsageState(const Node& node) {
+  if (node.alloc_cpus == 0) return NodeBaseState::kIdle;
+  if (node.alloc_cpus >= node.config.cpus) return NodeBaseState::kAllocated;
+  return NodeBaseState::kMixed;
+}
+
+}  // namespace
+
+NodeTable::NodeTable(const SkiffConfig& config) {
+  nodes_.reserve(config.nodes.size());
+  for (const NodeConfig& node_config : config.nodes) {
+    Node node;
+    node.config = node_config;
+    node.state = InitialState(node_config);
+    node.drain = node_config.state == "DRAIN";
+    node.reason = node_config.reason;
+    index_.emplace(node_config.name, nodes_.size());
+    nodes_.push_back(std::move(node));
+  }
+  for (const PartitionConfig& partition : config.partitions) {
+    for (const std::string& name : partition.nodes) {
+      if (Node* node = FindMutable(name)) node->partitions.push_back(partition.name);
+    }
+  }
+}
+
+const Node* NodeTable::Find(std::string_view name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &nodes_[it->second];
+}
+
+Node* NodeTable::FindMutable(std::string_view name) {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &nodes_[it->second];
+}
+
+absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now,
+                                 bool config_overrides, std::vector<NodeChange>* changes) {
+  Node* node = FindMutable(reg.node_name);
+  if (node == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("NodeName=", reg.node_name, " is not in the configuration"));
+  }
+  if (reg.cpus < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("NodeName=", reg.node_name, ": negative CPUs"));
+  }
+  const NodeBaseState before = node->state;
+  node->last_registered = now;
+  node->last_heartbeat = now;
+  node->boot_time = reg.boot_time;
+  node->noded_start_time = reg.noded_start_time;
+  node->version = reg.version;
+  node->os = reg.os;
+  node->arch = reg.arch;
+  node->port = reg.port;
+  node->gres = reg.gres;
+  node->not_responding = false;
+
+  // Slurm drains a node that has less than it was configured with, so that jobs
+  // sized by the configuration never land on it.
+  if (!config_overrides && !node->drain) {
+    std::string low;
+    if (reg.cpus < node->config.cpus) {
+      low = "Low CPUs";
+    } else if (reg.real_memory_mb < node->config.real_memory_mb) {
+      low = "Low RealMemory";
+    }
+    if (!low.empty()) {
+      node->drain = true;
+      node->reason = low;
+      node->reason_time = now;
+      Record(changes, *node, absl::StrCat("DRAIN (", low, ")"));
+    }
+  }
+
+  // A node down only because it stopped answering comes back by itself
+  // (ReturnToService=1 semantics); one an admin set DOWN stays DOWN.
+  if (before == NodeBaseState::kUnknown ||
+      (before == NodeBaseState::kDown && node->reason == kNotResponding)) {
+    node->state = UsageState(*node);
+    if (node->reason == kNotResponding) node->reason.clear();
+  }
+  if (node->state != before) {
+    Record(changes, *node, absl::StrCat(NodeBaseStateName(before), " -> ",
+                                        NodeBaseStateName(node->state), " (registered)"));
+  }
+  return absl::OkStatus();
+}
+
+bool NodeTable::Heartbeat(std::string_view node_name, int64_t now,
+                          std::vector<NodeChange>* changes) {
+  Node* node = FindMutable(node_name);
+  if (node == nullptr || node->last_registered == 0) return false;
+  // Silence long enough to go DOWN needs a fresh registration (the node may have
+  // rebooted); a shorter gap only clears the '*'.
+  if (node->state == NodeBaseState::kDown && node->reason == kNotResponding) return false;
+  node->last_heartbeat = now;
+  if (node->not_responding) {
+    node->not_responding = false;
+    Record(changes, *node, "responding again");
+  }
+  return true;
+}
+
+void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t slurmd_timeout,
+                              std::vector<NodeChange>* changes) {
+  for (Node& node : nodes_) {
+    if (node.state == NodeBaseState::kFuture) continue;
+    if (node.last_heartbeat == 0) continue;  // never registered: stays unk*
+    const int64_t silent = now - node.last_heartbeat;
+    if (!node.not_responding && silent > 2 * heartbeat_interval) {
+      node.not_responding = true;
+      Record(changes, node, absl::StrCat("not responding for ", silent, "s"));
+    }
+    if (node.state != NodeBaseState::kDown && silent > slurmd_timeout) {
+      const NodeBaseState before = node.state;
+      node.state = NodeBaseState::kDown;
+      node.reason = kNotResponding;
+      node.reason_time = now;
+      Record(changes, node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (",
+                                         kNotResponding, ")"));
+    }
+  }
+}
+
+}  // namespace skiff

@@ -1,0 +1,111 @@
+// The controller's view of its nodes: configured hardware plus what each node
+// daemon last reported, and the node state machine that follows from
+// registrations, heartbeats and silence.
+//
+// Pure: no locks, no I/O, no clock reads (`now` is an argument). The Controller
+// owns one NodeTable under its mutex.
+//
+// States follow Slurm: a configured node starts UNKNOWN and not responding
+// ("unk*"); registering makes it IDLE; a node silent for longer than
+// 2 x heartbeat interval is marked not responding ("idle*"); silent for longer
+// than SlurmdTimeout it goes DOWN with Reason "Not responding" ("down*").
+// A node that registers with less hardware than configured is DRAINed with
+// Slurm's reason ("Low RealMemory", "Low CPUs") unless config_overrides is set.
+#ifndef SKIFF_CTLD_CORE_NODE_TABLE_H_
+#define SKIFF_CTLD_CORE_NODE_TABLE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/config/config.h"
+
+namespace skiff {
+
+enum class NodeBaseState { kUnknown, kIdle, kMixed, kAllocated, kDown, kFuture };
+
+// Slurm's upper-case name ("IDLE", "DOWN", ...).
+const char* NodeBaseStateName(NodeBaseState state);
+
+// One generic resource as a node daemon found it.
+struct ReportedGres {
+  std::string name;
+  std::string type;
+  int64_t count = 0;
+  std::vector<std::string> files;
+};
+
+// What a node daemon says about itself when it registers.
+struct NodeRegistration {
+  std::string node_name;
+  int cpus = 0;
+  uint64_t real_memory_mb = 0;
+  std::vector<ReportedGres> gres;
+  int64_t boot_time = 0;
+  int64_t noded_start_time = 0;
+  std::string version;
+  std::string os;
+  std::string arch;
+  int port = 0;
+};
+
+struct Node {
+  NodeConfig config;                 // as configured in skiff.conf
+  std::vector<std::string> partitions;  // names, in config order
+  NodeBaseState state = NodeBaseState::kUnknown;
+  bool drain = false;
+  bool not_responding = true;
+  std::string reason;                // why DOWN or DRAIN
+  int64_t reason_time = 0;
+  int64_t last_heartbeat = 0;        // 0 = never heard from
+  int64_t last_registered = 0;
+  int64_t boot_time = 0;
+  int64_t noded_start_time = 0;
+  std::string version, os, arch;
+  int port = 0;                      // where its noded listens, as it reported
+  std::vector<ReportedGres> gres;    // as reported (device files)
+  int alloc_cpus = 0;
+  uint64_t alloc_memory_mb = 0;
+};
+
+// A node whose state changed, for logging and persistence by the caller.
+struct NodeChange {
+  std::string node_name;
+  std::string what;  // "IDLE -> DOWN (Not responding)"
+};
+
+class NodeTable {
+ public:
+  // REQUIRES: config has passed ParseSkiffConfig's checks.
+  explicit NodeTable(const SkiffConfig& config);
+
+  // A node daemon (re)registered. NotFound for a node not in the configuration;
+  // InvalidArgument for impossible values. With `config_overrides` the node's
+  // configured hardware is trusted over what it reports.
+  absl::Status Register(const NodeRegistration& registration, int64_t now,
+                        bool config_overrides, std::vector<NodeChange>* changes);
+
+  // Returns false when the node has not registered since this ctld started (the
+  // daemon should register again). Clears "not responding".
+  bool Heartbeat(std::string_view node_name, int64_t now, std::vector<NodeChange>* changes);
+
+  // Marks silent nodes not responding, then DOWN. Call periodically.
+  void CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t slurmd_timeout,
+                     std::vector<NodeChange>* changes);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node* Find(std::string_view name) const;
+
+ private:
+  Node* FindMutable(std::string_view name);
+
+  std::vector<Node> nodes_;                          // config order
+  std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_NODE_TABLE_H_

@@ -1,0 +1,124 @@
+#include "ctld/core/node_table.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+SkiffConfig TwoNodeConfig() {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  n1.cpus = 4;
+  n1.real_memory_mb = 1000;
+  NodeConfig n2 = n1;
+  n2.name = "n2";
+  config.nodes = {n1, n2};
+  PartitionConfig debug;
+  debug.name = "debug";
+  debug.nodes = {"n1", "n2"};
+  config.partitions = {debug};
+  return config;
+}
+
+NodeRegistration Reg(const std::string& name, int cpus = 4, uint64_t mem = 1000) {
+  NodeRegistration reg;
+  reg.node_name = name;
+  reg.cpus = cpus;
+  reg.real_memory_mb = mem;
+  return reg;
+}
+
+TEST(NodeTable, ConfiguredNodesStartUnknownAndNotResponding) {
+  NodeTable table(TwoNodeConfig());
+  const Node* n1 = table.Find("n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(n1->state, NodeBaseState::kUnknown);
+  EXPECT_TRUE(n1->not_responding);
+  EXPECT_EQ(n1->partitions, std::vector<std::string>{"debug"});
+}
+
+TEST(NodeTable, RegistrationMakesNodeIdleAndResponding) {
+  NodeTable table(TwoNodeConfig());
+  std::vector<NodeChange> changes;
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, &changes).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+  EXPECT_FALSE(table.Find("n1")->not_responding);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].what, "UNKNOWN -> IDLE (registered)");
+}
+
+TEST(NodeTable, UnknownNodeCannotRegister) {
+  NodeTable table(TwoNodeConfig());
+  absl::Status status = table.Register(Reg("n9"), 100, false, nullptr);
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(status.message().find("NodeName=n9"), std::string_view::npos);
+}
+
+TEST(NodeTable, NodeWithLessMemoryThanConfiguredIsDrained) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1", 4, 500), 100, false, nullptr).ok());
+  EXPECT_TRUE(table.Find("n1")->drain);
+  EXPECT_EQ(table.Find("n1")->reason, "Low RealMemory");
+}
+
+TEST(NodeTable, ConfigOverridesTrustsConfiguredHardware) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1", 1, 10), 100, true, nullptr).ok());
+  EXPECT_FALSE(table.Find("n1")->drain);
+}
+
+TEST(NodeTable, HeartbeatFromUnregisteredNodeAsksForRegistration) {
+  NodeTable table(TwoNodeConfig());
+  EXPECT_FALSE(table.Heartbeat("n1", 100, nullptr));
+  EXPECT_FALSE(table.Heartbeat("n9", 100, nullptr));
+}
+
+TEST(NodeTable, SilentNodeIsNotRespondingThenDown) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  std::vector<NodeChange> changes;
+  table.CheckTimeouts(100 + 20, /*heartbeat_interval=*/10, /*slurmd_timeout=*/60, &changes);
+  EXPECT_FALSE(table.Find("n1")->not_responding) << "exactly 2 intervals is still fine";
+  table.CheckTimeouts(100 + 21, 10, 60, &changes);
+  EXPECT_TRUE(table.Find("n1")->not_responding);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+  table.CheckTimeouts(100 + 61, 10, 60, &changes);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  EXPECT_EQ(table.Find("n1")->reason, "Not responding");
+  // Never-registered n2 stays UNKNOWN rather than flapping to DOWN.
+  EXPECT_EQ(table.Find("n2")->state, NodeBaseState::kUnknown);
+}
+
+TEST(NodeTable, HeartbeatClearsNotResponding) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  table.CheckTimeouts(130, 10, 60, nullptr);
+  ASSERT_TRUE(table.Find("n1")->not_responding);
+  EXPECT_TRUE(table.Heartbeat("n1", 131, nullptr));
+  EXPECT_FALSE(table.Find("n1")->not_responding);
+}
+
+TEST(NodeTable, DownNodeReturnsToServiceOnlyByRegistering) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  table.CheckTimeouts(200, 10, 60, nullptr);
+  ASSERT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  EXPECT_FALSE(table.Heartbeat("n1", 201, nullptr));
+  ASSERT_TRUE(table.Register(Reg("n1"), 202, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+  EXPECT_TRUE(table.Find("n1")->reason.empty());
+}
+
+TEST(NodeTable, AdminDownNodeStaysDownAfterRegistering) {
+  SkiffConfig config = TwoNodeConfig();
+  config.nodes[0].state = "DOWN";
+  config.nodes[0].reason = "maintenance";
+  NodeTable table(config);
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  EXPECT_EQ(table.Find("n1")->reason, "maintenance");
+}
+
+}  // namespace
+}  // namespace skiff

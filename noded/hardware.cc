@@ -1,0 +1,63 @@
+#include "noded/hardware.h"
+
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+
+Hardware DetectHardware() {
+  Hardware hw;
+  hw.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  struct sysinfo info;
+  if (sysinfo(&info) == 0) {
+    hw.real_memory_mb = static_cast<uint64_t>(info.totalram) * info.mem_unit / (1024 * 1024);
+    hw.boot_time = static_cast<int64_t>(time(nullptr)) - info.uptime;
+  }
+  struct utsname name;
+  if (uname(&name) == 0) {
+    hw.os = absl::StrCat(name.sysname, " ", name.release, " ", name.version);
+    hw.arch = name.machine;
+  }
+  return hw;
+}
+
+absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
+                                                      const GresConfig& gres_conf) {
+  std::vector<NodeGres> out;
+  for (const GresDevice& device : gres_conf.ForNode(node.name)) {
+    for (const std::string& file : device.files) {
+      struct stat st;
+      if (stat(file.c_str(), &st) != 0) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "gres.conf: Name=", device.name, " File=", file, " does not exist on NodeName=",
+            node.name));
+      }
+    }
+    NodeGres* group = nullptr;
+    for (NodeGres& g : out) {
+      if (g.name == device.name && g.type == device.type) group = &g;
+    }
+    if (group == nullptr) {
+      out.push_back(NodeGres{device.name, device.type, 0, {}});
+      group = &out.back();
+    }
+    group->count += device.count;
+    group->files.insert(group->files.end(), device.files.begin(), device.files.end());
+  }
+  for (const GresCount& configured : node.gres) {
+    bool described = false;
+    for (const NodeGres& g : out) {
+      described |= g.name == configured.name &&
+                   (configured.type.empty() || g.type == configured.type);
+    }
+    if (!described) out.push_back(NodeGres{configured.name, configured.type, configured.count, {}});
+  }
+  return out;
+}
+
+}  // namespace skiff

@@ -1,0 +1,42 @@
+// What this machine has, as the node daemon reports it at registration.
+#ifndef SKIFF_NODED_HARDWARE_H_
+#define SKIFF_NODED_HARDWARE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/config/config.h"
+
+namespace skiff {
+
+struct Hardware {
+  int cpus = 0;
+  uint64_t real_memory_mb = 0;
+  int64_t boot_time = 0;
+  std::string os;    // "Linux 6.1.0 #1 SMP ..."
+  std::string arch;  // "x86_64"
+};
+
+// Reads CPUs (online), memory and boot time from the running kernel.
+Hardware DetectHardware();
+
+// One gres as found on this node: gres.conf's devices checked against the disk.
+struct NodeGres {
+  std::string name;
+  std::string type;
+  int64_t count = 0;
+  std::vector<std::string> files;
+};
+
+// The node's gres from gres.conf, grouped by (name, type) in file order. Every
+// File= must exist (a fake device file is fine); FailedPrecondition names the
+// missing one. Gres the node is configured with (Gres= in skiff.conf) but that
+// gres.conf does not describe are reported by count alone, without files.
+absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
+                                                      const GresConfig& gres_conf);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_HARDWARE_H_

@@ -1,0 +1,140 @@
+// noded: the Skiff node daemon. Thin main: flags, config, hardware, server, agent.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/config/config_loader.h"
+#include "common/daemon.h"
+#include "common/logging.h"
+#include "noded/hardware.h"
+#include "noded/node_agent.h"
+#include "noded/noded_service.h"
+
+namespace skiff {
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+
+int Fatal(const std::string& message) {
+  fprintf(stderr, "noded: fatal: %s\n", message.c_str());
+  return 1;
+}
+
+std::string ShortHostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof(buf) - 1);
+  std::string name(buf);
+  return name.substr(0, name.find('.'));
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{"noded: the Skiff node daemon"};
+  std::string conf_flag;
+  std::string node_name;
+  bool foreground = true;
+  int verbose = 0;
+  app.add_option("-f,--conf", conf_flag, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  app.add_option("-N,--node-name", node_name, "NodeName to serve (default: short hostname)");
+  app.add_flag("-D", foreground, "run in the foreground (noded always does)");
+  app.add_flag("-v", verbose, "more logging (repeat for more)");
+  CLI11_PARSE(app, argc, argv);
+  if (node_name.empty()) node_name = ShortHostname();
+
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_flag));
+  if (!loaded.ok()) return Fatal(std::string(loaded.status().message()));
+  const SkiffConfig& config = loaded->skiff;
+  const NodeConfig* node = config.FindNode(node_name);
+  if (node == nullptr) {
+    return Fatal(absl::StrCat("NodeName=", node_name, " is not in ", loaded->conf_path));
+  }
+  absl::StatusOr<std::vector<NodeGres>> gres = CollectNodeGres(*node, loaded->gres);
+  if (!gres.ok()) return Fatal(std::string(gres.status().message()));
+  absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.slurmd_debug);
+  if (!level.ok()) return Fatal(absl::StrCat("SlurmdDebug: ", level.status().message()));
+  const int numeric_level = std::max(0, static_cast<int>(*level) - verbose);
+
+  const std::string spool = SubstituteNodeName(config.slurmd_spool_dir, node_name);
+  if (absl::Status s = MakeDirs(spool, 0755); !s.ok()) {
+    return Fatal(absl::StrCat("SlurmdSpoolDir: ", s.message()));
+  }
+  uid_t slurm_user_uid = 0;
+  if (struct passwd* pw = getpwnam(config.slurm_user.c_str())) slurm_user_uid = pw->pw_uid;
+
+  BlockDaemonSignals();
+  auto logger_or = SetupLogging("noded", static_cast<spdlog::level::level_enum>(numeric_level),
+                                SubstituteNodeName(config.slurmd_log_file, node_name));
+  if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
+  spdlog::logger& logger = **logger_or;
+
+  const Hardware hw = DetectHardware();
+  const int64_t start_time = time(nullptr);
+  const int port = node->port != 0 ? node->port : config.slurmd_port;
+  const std::string listen = absl::StrCat(node->addr.empty() ? node_name : node->addr, ":", port);
+
+  MungeAuthenticator auth(config.auth_socket);
+  NodedService service(node_name, start_time, auth, slurm_user_uid);
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || bound_port == 0) {
+    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name, " Port=)"));
+  }
+  if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
+      !s.ok()) {
+    logger.error("SlurmdPidFile: {}", std::string(s.message()));
+  }
+
+  v1::RegisterRequest registration;
+  registration.set_node_name(node_name);
+  registration.set_cpus(hw.cpus);
+  registration.set_real_memory_mb(hw.real_memory_mb);
+  registration.set_boot_time(hw.boot_time);
+  registration.set_noded_start_time(start_time);
+  registration.set_version(kVersion);
+  registration.set_os(hw.os);
+  registration.set_arch(hw.arch);
+  registration.set_port(port);
+  for (const NodeGres& g : *gres) {
+    v1::Gres* out = registration.add_gres();
+    out->set_name(g.name);
+    out->set_type(g.type);
+    out->set_count(g.count);
+    for (const std::string& file : g.files) out->add_files(file);
+  }
+  logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
+              node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
+
+  const std::string ctld_target = absl::StrCat(
+      config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
+  NodeAgent agent(ctld_target, registration, auth, logger);
+  agent.Start();
+
+  for (;;) {
+    int sig = WaitForSignal();
+    if (sig == SIGCHLD || sig == SIGHUP) continue;
+    logger.info("signal {}: shutting down", sig);
+    break;
+  }
+  agent.Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);
+  if (!pid_file.empty()) unlink(pid_file.c_str());
+  logger.info("noded stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace skiff
+
+int main(int argc, char** argv) { return skiff::Run(argc, argv); }

@@ -1,0 +1,119 @@
+#include "tests/harness/local_cluster.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+CommandResult RunShell(const std::string& command, const std::string& env_file) {
+  char out_template[] = "/tmp/skiff-cmd-out-XXXXXX";
+  char err_template[] = "/tmp/skiff-cmd-err-XXXXXX";
+  int out_fd = mkstemp(out_template);
+  int err_fd = mkstemp(err_template);
+  close(out_fd);
+  close(err_fd);
+  std::string script = env_file.empty() ? command
+                                        : absl::StrCat("source ", ShellQuote(env_file), " && ",
+                                                       command);
+  std::string line = absl::StrCat("bash -c ", ShellQuote(script), " >", out_template, " 2>",
+                                  err_template, " </dev/null");
+  int status = system(line.c_str());
+  CommandResult result;
+  if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.exit_code = 128 + WTERMSIG(status);
+  }
+  result.out = ReadFile(out_template);
+  result.err = ReadFile(err_template);
+  unlink(out_template);
+  unlink(err_template);
+  return result;
+}
+
+std::string RunfilesRoot() {
+  const char* srcdir = getenv("TEST_SRCDIR");
+  const char* workspace = getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "skiff");
+}
+
+absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& options) {
+  char dir_template[] = "/tmp/skiff-test-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) return absl::InternalError("mkdtemp failed");
+  // munged insists that every user can reach its socket, and jobs run as other users.
+  chmod(dir_template, 0755);
+  std::unique_ptr<LocalCluster> cluster(new LocalCluster(dir_template, options));
+  CommandResult up = cluster->Up();
+  if (up.exit_code != 0) {
+    return absl::InternalError(absl::StrCat("skiff up failed (", up.exit_code, "):\n", up.out,
+                                            up.err, "\nctld.out:\n", cluster->Log("ctld.out"),
+                                            "\nctld.log:\n", cluster->Log("ctld.log")));
+  }
+  return cluster;
+}
+
+LocalCluster::LocalCluster(std::string dir, Options options)
+    : dir_(std::move(dir)), options_(options) {}
+
+LocalCluster::~LocalCluster() {
+  Down();
+  if (getenv("SKIFF_KEEP_CLUSTER") == nullptr) {
+    RunShell(absl::StrCat("rm -rf ", ShellQuote(dir_)));
+  }
+}
+
+CommandResult LocalCluster::Run(const std::string& command) const {
+  return RunShell(command, dir_ + "/env.sh");
+}
+
+CommandResult LocalCluster::Up() const {
+  const std::string root = RunfilesRoot();
+  return RunShell(absl::StrCat(ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_),
+                               " --nodes ", options_.nodes, " --bin-from ", ShellQuote(root)));
+}
+
+CommandResult LocalCluster::Down() const {
+  return RunShell(absl::StrCat(ShellQuote(RunfilesRoot() + "/skiff"), " down --dir ",
+                               ShellQuote(dir_)));
+}
+
+pid_t LocalCluster::Pid(const std::string& name) const {
+  std::string text = ReadFile(absl::StrCat(dir_, "/run/", name, ".pid"));
+  if (text.empty()) return -1;
+  return static_cast<pid_t>(atoi(text.c_str()));
+}
+
+std::string LocalCluster::Log(const std::string& name) const {
+  return ReadFile(absl::StrCat(dir_, "/log/", name));
+}
+
+}  // namespace skiff::testing

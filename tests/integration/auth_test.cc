@@ -1,0 +1,90 @@
+// Every ctld RPC needs a valid munge credential; ctld takes the caller's uid from it.
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "proto/ctld.grpc.pb.h"
+#include "tests/harness/local_cluster.h"
+
+namespace skiff::testing {
+namespace {
+
+class AuthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cluster = LocalCluster::Start({.nodes = 1});
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+    auto config = LoadConfig(cluster_->conf_path());
+    ASSERT_TRUE(config.ok()) << config.status();
+    munge_socket_ = config->skiff.auth_socket;
+    stub_ = v1::Ctld::NewStub(grpc::CreateChannel(
+        absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
+        grpc::InsecureChannelCredentials()));
+  }
+
+  grpc::Status Ping(grpc::ClientContext* context, v1::PingReply* reply) {
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return stub_->Ping(context, v1::PingRequest(), reply);
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string munge_socket_;
+  std::unique_ptr<v1::Ctld::Stub> stub_;
+};
+
+TEST_F(AuthTest, RequestWithoutCredentialIsRefused) {
+  grpc::ClientContext context;
+  v1::PingReply reply;
+  grpc::Status status = Ping(&context, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_NE(status.error_message().find("no munge credential"), std::string::npos);
+}
+
+TEST_F(AuthTest, ForgedCredentialIsRefused) {
+  grpc::ClientContext context;
+  context.AddMetadata(kCredentialMetadataKey, "MUNGE:AAAAforged:AAAA:");
+  v1::PingReply reply;
+  grpc::Status status = Ping(&context, &reply);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_NE(status.error_message().find("invalid munge credential"), std::string::npos);
+}
+
+TEST_F(AuthTest, ReplayedCredentialIsRefused) {
+  MungeAuthenticator auth(munge_socket_);
+  absl::StatusOr<std::string> cred = auth.CreateCredential();
+  ASSERT_TRUE(cred.ok()) << cred.status();
+  {
+    grpc::ClientContext context;
+    context.AddMetadata(kCredentialMetadataKey, *cred);
+    v1::PingReply reply;
+    ASSERT_TRUE(Ping(&context, &reply).ok());
+  }
+  grpc::ClientContext context;
+  context.AddMetadata(kCredentialMetadataKey, *cred);
+  v1::PingReply reply;
+  EXPECT_EQ(Ping(&context, &reply).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(AuthTest, ValidCredentialIsAcceptedAndIdentifiesCaller) {
+  MungeAuthenticator auth(munge_socket_);
+  grpc::ClientContext context;
+  ASSERT_TRUE(AttachCredential(auth, &context).ok());
+  v1::PingReply reply;
+  grpc::Status status = Ping(&context, &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.caller_uid(), getuid());
+  EXPECT_EQ(reply.caller_gid(), getgid());
+  EXPECT_EQ(reply.cluster_name(), "skiff-local");
+}
+
+}  // namespace
+}  // namespace skiff::testing

@@ -1,0 +1,111 @@
+// A local cluster comes up through `skiff up`, every node registers, `up` on a
+// partly running cluster starts only what is missing, and `down` leaves nothing.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/harness/local_cluster.h"
+
+namespace skiff::testing {
+namespace {
+
+bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// Waits up to `seconds` for `predicate`.
+template <typename Predicate>
+bool Eventually(int seconds, Predicate predicate) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return predicate();
+}
+
+class ClusterUpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto cluster = LocalCluster::Start({.nodes = 4});
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+};
+
+TEST_F(ClusterUpTest, AllNodesRegisterAndShowIdleInDefaultPartition) {
+  CommandResult sinfo = cluster_->Run("sinfo");
+  ASSERT_EQ(sinfo.exit_code, 0) << sinfo.err;
+  EXPECT_EQ(sinfo.out,
+            "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
+            "debug*       up 1-00:00:00      4   idle n[1-4]\n"
+            "gpu          up 1-00:00:00      2   idle n[3-4]\n");
+}
+
+TEST_F(ClusterUpTest, ScriptdIsForkedByCtldAndAnswers) {
+  const std::string log = cluster_->Log("ctld.log");
+  const pid_t ctld = cluster_->Pid("ctld");
+  EXPECT_NE(log.find("scriptd ready: pid"), std::string::npos) << log;
+  EXPECT_NE(log.find("(parent " + std::to_string(ctld) + ")"), std::string::npos) << log;
+}
+
+TEST_F(ClusterUpTest, UpRestartsOnlyTheKilledDaemon) {
+  const pid_t ctld = cluster_->Pid("ctld");
+  const pid_t n1 = cluster_->Pid("noded-n1");
+  const pid_t n2 = cluster_->Pid("noded-n2");
+  ASSERT_TRUE(Alive(n2));
+  ASSERT_EQ(kill(n2, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(5, [&] { return !Alive(n2) || getpgid(n2) < 0; }));
+
+  CommandResult up = cluster_->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_NE(up.out.find("started noded n2"), std::string::npos) << up.out;
+  EXPECT_EQ(up.out.find("started ctld"), std::string::npos) << up.out;
+  EXPECT_EQ(up.out.find("started noded n1"), std::string::npos) << up.out;
+  EXPECT_EQ(cluster_->Pid("ctld"), ctld);
+  EXPECT_EQ(cluster_->Pid("noded-n1"), n1);
+  EXPECT_NE(cluster_->Pid("noded-n2"), n2);
+
+  CommandResult sinfo = cluster_->Run("sinfo -N -h -p debug");
+  ASSERT_EQ(sinfo.exit_code, 0) << sinfo.err;
+  EXPECT_NE(sinfo.out.find("n2             1    debug* idle"), std::string::npos) << sinfo.out;
+}
+
+TEST_F(ClusterUpTest, DownLeavesNoProcessBehind) {
+  const pid_t ctld = cluster_->Pid("ctld");
+  const pid_t munged = cluster_->Pid("munge/munged");
+  ASSERT_TRUE(Alive(ctld));
+  ASSERT_TRUE(Alive(munged));
+  CommandResult down = cluster_->Down();
+  ASSERT_EQ(down.exit_code, 0) << down.err;
+  // Every process whose executable is in the cluster's bin/ (ctld, scriptd, noded),
+  // and munged started for it, must be gone.
+  CommandResult left = RunShell(
+      "for p in /proc/[0-9]*; do e=$(readlink $p/exe 2>/dev/null) || continue; "
+      "case $e in " + cluster_->dir() + "/bin/*) echo ${p#/proc/} $e;; esac; done");
+  EXPECT_EQ(left.out, "");
+  EXPECT_FALSE(Alive(ctld));
+  EXPECT_FALSE(Alive(munged));
+}
+
+TEST_F(ClusterUpTest, ScriptdExitsWhenCtldIsKilled) {
+  const pid_t ctld = cluster_->Pid("ctld");
+  // scriptd is ctld's only child.
+  CommandResult child = RunShell("cat /proc/" + std::to_string(ctld) + "/task/*/children");
+  ASSERT_EQ(child.exit_code, 0);
+  const pid_t scriptd = atoi(child.out.c_str());
+  ASSERT_GT(scriptd, 0) << child.out;
+  ASSERT_EQ(kill(ctld, SIGKILL), 0);
+  EXPECT_TRUE(Eventually(10, [&] {
+    CommandResult state = RunShell("cat /proc/" + std::to_string(scriptd) + "/stat 2>/dev/null");
+    return state.out.empty();
+  })) << "scriptd " << scriptd << " outlived ctld";
+}
+
+}  // namespace
+}  // namespace skiff::testing
