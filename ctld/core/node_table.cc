@@ -1,5 +1,7 @@
 #include "ctld/core/node_table.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -47,6 +49,11 @@ NodeTable::NodeTable(const SkiffConfig& config) {
     node.state = InitialState(node_config);
     node.drain = node_config.state == "DRAIN";
     node.reason = node_config.reason;
+    for (const GresCount& gres : node_config.gres) {
+      if (gres.name != "gpu") continue;
+      node.gpu_type = gres.type;
+      node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
+    }
     index_.emplace(node_config.name, nodes_.size());
     nodes_.push_back(std::move(node));
   }
@@ -153,6 +160,64 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
       Record(changes, node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (",
                                          kNotResponding, ")"));
     }
+  }
+}
+
+std::vector<NodeCapacity> NodeTable::Capacities() const {
+  std::vector<NodeCapacity> out;
+  out.reserve(nodes_.size());
+  for (const Node& node : nodes_) {
+    NodeCapacity capacity;
+    capacity.name = node.config.name;
+    capacity.usable = node.Usable();
+    capacity.cpus = node.config.cpus;
+    capacity.alloc_cpus = node.alloc_cpus;
+    capacity.memory_mb = node.config.real_memory_mb;
+    capacity.alloc_memory_mb = node.alloc_memory_mb;
+    capacity.gpu_type = node.gpu_type;
+    capacity.gpu_owner = node.gpu_owner;
+    capacity.partitions = node.partitions;
+    out.push_back(std::move(capacity));
+  }
+  return out;
+}
+
+void NodeTable::UpdateUsageState(Node& node) {
+  if (node.state == NodeBaseState::kIdle || node.state == NodeBaseState::kMixed ||
+      node.state == NodeBaseState::kAllocated) {
+    node.state = UsageState(node);
+  }
+}
+
+void NodeTable::Allocate(const Placement& placement) {
+  for (size_t i = 0; i < placement.nodes.size(); ++i) {
+    Node* node = FindMutable(placement.nodes[i]);
+    if (node == nullptr) continue;
+    node->alloc_cpus += placement.cpus_per_node;
+    node->alloc_memory_mb += placement.mem_per_node_mb;
+    if (i < placement.gpu_indices.size()) {
+      for (int gpu : placement.gpu_indices[i]) {
+        if (gpu >= 0 && static_cast<size_t>(gpu) < node->gpu_owner.size()) {
+          node->gpu_owner[gpu] = placement.job_id;
+        }
+      }
+    }
+    UpdateUsageState(*node);
+  }
+}
+
+void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_names,
+                        int cpus_per_node, uint64_t mem_per_node_mb) {
+  for (const std::string& name : node_names) {
+    Node* node = FindMutable(name);
+    if (node == nullptr) continue;
+    for (uint64_t& owner : node->gpu_owner) {
+      if (owner == job_id) owner = 0;
+    }
+    node->alloc_cpus = std::max(0, node->alloc_cpus - cpus_per_node);
+    node->alloc_memory_mb =
+        node->alloc_memory_mb > mem_per_node_mb ? node->alloc_memory_mb - mem_per_node_mb : 0;
+    UpdateUsageState(*node);
   }
 }
 

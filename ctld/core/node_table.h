@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "common/config/config.h"
+#include "ctld/core/first_fit.h"
 
 namespace skiff {
 
@@ -58,6 +59,13 @@ struct Node {
   NodeBaseState state = NodeBaseState::kUnknown;
   bool drain = false;
   bool not_responding = true;
+
+  // May the scheduler place work here?
+  bool Usable() const {
+    return !not_responding && !drain &&
+           (state == NodeBaseState::kIdle || state == NodeBaseState::kMixed ||
+            state == NodeBaseState::kAllocated);
+  }
   std::string reason;                // why DOWN or DRAIN
   int64_t reason_time = 0;
   int64_t last_heartbeat = 0;        // 0 = never heard from
@@ -69,6 +77,8 @@ struct Node {
   std::vector<ReportedGres> gres;    // as reported (device files)
   int alloc_cpus = 0;
   uint64_t alloc_memory_mb = 0;
+  std::string gpu_type;              // configured Gres=gpu:TYPE:N, empty when untyped
+  std::vector<uint64_t> gpu_owner;   // per configured GPU index: owning job id, 0 = free
 };
 
 // A node whose state changed, for logging and persistence by the caller.
@@ -96,11 +106,22 @@ class NodeTable {
   void CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t slurmd_timeout,
                      std::vector<NodeChange>* changes);
 
+  // Free and used resources of every node, for the scheduler.
+  std::vector<NodeCapacity> Capacities() const;
+
+  // Takes resources for a started job / gives them back. REQUIRES: Release once
+  // per Allocate, with the same figures (the Controller calls it when the job
+  // leaves RUNNING/CONFIGURING).
+  void Allocate(const Placement& placement);
+  void Release(uint64_t job_id, const std::vector<std::string>& node_names, int cpus_per_node,
+               uint64_t mem_per_node_mb);
+
   const std::vector<Node>& nodes() const { return nodes_; }
   const Node* Find(std::string_view name) const;
 
  private:
   Node* FindMutable(std::string_view name);
+  void UpdateUsageState(Node& node);
 
   std::vector<Node> nodes_;                          // config order
   std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_

@@ -1,0 +1,107 @@
+// A batch job as ctld's core sees it: plain C++, no protobuf.
+//
+// The submitted spec's fields the core needs (resources, limits, names) are
+// copied into JobRequest; everything else (script, environment, paths) stays in
+// `spec_blob`, the serialized v1::JobSpec that only the rpc/ edge reads.
+//
+// Ownership: Jobs live in the Controller's JobTable, under its mutex.
+#ifndef SKIFF_CTLD_CORE_JOB_H_
+#define SKIFF_CTLD_CORE_JOB_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+enum class JobState {
+  kPending,
+  kConfiguring,  // resources allocated, PrologSlurmctld / launch in progress
+  kRunning,
+  kCompleting,   // the batch script ended; EpilogSlurmctld in progress
+  kCompleted,
+  kFailed,
+  kCancelled,
+  kTimeout,
+  kNodeFail,
+  kOutOfMemory,
+  kPreempted,
+};
+
+// Slurm's upper-case name: "PENDING", "NODE_FAIL", ...
+const char* JobStateName(JobState state);
+// Slurm's squeue code: "PD", "R", "CG", "CD", "F", "CA", "TO", "NF", "OOM", "PR", "CF".
+const char* JobStateCode(JobState state);
+// True for the states a job never leaves (COMPLETED ... PREEMPTED).
+bool IsFinal(JobState state);
+
+inline constexpr int64_t kUnlimited = -1;
+
+// The resources and limits a job asked for, after validation and defaults.
+struct JobRequest {
+  std::string partition;          // resolved (default partition filled in)
+  int num_nodes = 1;
+  int ntasks = 1;
+  int cpus_per_task = 1;
+  uint64_t mem_per_node_mb = 0;   // 0 = none asked (see mem_per_cpu_mb)
+  uint64_t mem_per_cpu_mb = 0;
+  int gpus_per_node = 0;          // from --gres=gpu[:type]:N
+  std::string gpu_type;           // empty = any
+  int64_t time_limit = kUnlimited;  // seconds, resolved against the partition
+  int64_t begin_time = 0;         // not eligible before this (unix seconds)
+
+  int CpusPerNode() const;        // ceil(ntasks * cpus_per_task / num_nodes)
+  uint64_t MemPerNodeMb() const;  // mem_per_node_mb, or mem_per_cpu_mb * CpusPerNode()
+};
+
+struct Job {
+  uint64_t id = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user_name;
+  std::string group_name;
+  std::string name;
+  std::string account;
+  std::string qos;
+  JobRequest request;
+  std::string spec_blob;          // serialized v1::JobSpec; opaque to the core
+  bool requeue = true;            // requeue on node failure
+
+  JobState state = JobState::kPending;
+  // While CONFIGURING/RUNNING/COMPLETING: the state to end in once the job has
+  // been torn down (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL).
+  JobState final_state = JobState::kCompleted;
+  std::string reason = "None";    // Slurm's pending/hold reason
+  std::string reason_detail;      // free text, e.g. a prolog's output
+  bool held = false;
+  bool held_by_admin = false;
+
+  int64_t submit_time = 0;
+  int64_t eligible_time = 0;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+
+  std::vector<std::string> nodes;  // allocated; nodes[0] runs the batch script
+  int cpus_per_node = 0;           // allocated
+  uint64_t mem_per_node_mb = 0;    // allocated
+  std::vector<int> gpu_indices;    // allocated on each node (same count per node)
+
+  int exit_code = 0;
+  int exit_signal = 0;
+  int restart_count = 0;
+
+  // Lifecycle bookkeeping (persisted, so a restarted ctld resumes where it was).
+  bool prolog_done = false;       // PrologSlurmctld finished OK (or none)
+  bool launched = false;          // noded accepted LaunchJob
+  bool cancel_requested = false;  // scancel arrived while CONFIGURING
+
+  uint64_t version = 0;           // +1 on every change; the store keeps the newest
+
+  bool IsHeld() const { return held; }
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_JOB_H_

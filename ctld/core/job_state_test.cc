@@ -1,0 +1,102 @@
+#include "ctld/core/job_state.h"
+
+#include <map>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+constexpr JobState kAllStates[] = {
+    JobState::kPending,   JobState::kConfiguring, JobState::kRunning,  JobState::kCompleting,
+    JobState::kCompleted, JobState::kFailed,      JobState::kCancelled, JobState::kTimeout,
+    JobState::kNodeFail,  JobState::kOutOfMemory, JobState::kPreempted};
+constexpr JobEvent kAllEvents[] = {
+    JobEvent::kAllocate, JobEvent::kLaunched,      JobEvent::kPrologFailed, JobEvent::kAbort,
+    JobEvent::kExited,   JobEvent::kCancelPending, JobEvent::kFinish,       JobEvent::kRequeue};
+
+// The whole legal table; every other (state, event) pair must be refused.
+const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
+  static const auto* table = new std::map<std::pair<JobState, JobEvent>, JobState>{
+      {{JobState::kPending, JobEvent::kAllocate}, JobState::kConfiguring},
+      {{JobState::kPending, JobEvent::kCancelPending}, JobState::kCancelled},
+      {{JobState::kConfiguring, JobEvent::kLaunched}, JobState::kRunning},
+      {{JobState::kConfiguring, JobEvent::kPrologFailed}, JobState::kPending},
+      {{JobState::kConfiguring, JobEvent::kAbort}, JobState::kCompleting},
+      {{JobState::kConfiguring, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kRunning, JobEvent::kExited}, JobState::kCompleting},
+      {{JobState::kRunning, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kCompleting, JobEvent::kFinish}, JobState::kTimeout},  // final_state below
+      {{JobState::kCompleting, JobEvent::kRequeue}, JobState::kPending},
+  };
+  return *table;
+}
+
+TEST(NextState, ExhaustiveTableMatches) {
+  for (JobState from : kAllStates) {
+    for (JobEvent event : kAllEvents) {
+      absl::StatusOr<JobState> next = NextState(from, event, JobState::kTimeout);
+      auto it = LegalTable().find({from, event});
+      if (it == LegalTable().end()) {
+        EXPECT_EQ(next.status().code(), absl::StatusCode::kFailedPrecondition)
+            << JobStateName(from) << " on " << JobEventName(event);
+      } else {
+        ASSERT_TRUE(next.ok()) << JobStateName(from) << " on " << JobEventName(event);
+        EXPECT_EQ(*next, it->second) << JobStateName(from) << " on " << JobEventName(event);
+      }
+    }
+  }
+}
+
+TEST(NextState, FinishRequiresAFinalTarget) {
+  EXPECT_FALSE(NextState(JobState::kCompleting, JobEvent::kFinish, JobState::kRunning).ok());
+  EXPECT_EQ(*NextState(JobState::kCompleting, JobEvent::kFinish, JobState::kCancelled),
+            JobState::kCancelled);
+}
+
+TEST(Transition, AppliesBumpsVersionAndDescribes) {
+  Job job;
+  job.id = 42;
+  job.state = JobState::kRunning;
+  absl::StatusOr<std::string> line = Transition(job, JobEvent::kExited);
+  ASSERT_TRUE(line.ok());
+  EXPECT_EQ(*line, "JobId=42 RUNNING -> COMPLETING (Exited)");
+  EXPECT_EQ(job.state, JobState::kCompleting);
+  EXPECT_EQ(job.version, 1u);
+}
+
+TEST(Transition, IllegalPairChangesNothing) {
+  Job job;
+  job.id = 7;
+  job.state = JobState::kCompleted;
+  job.version = 5;
+  absl::StatusOr<std::string> line = Transition(job, JobEvent::kAllocate);
+  ASSERT_FALSE(line.ok());
+  EXPECT_NE(line.status().message().find("JobId=7"), absl::string_view::npos);
+  EXPECT_EQ(job.state, JobState::kCompleted);
+  EXPECT_EQ(job.version, 5u);
+}
+
+TEST(JobState, NamesAndCodesFollowSlurm) {
+  EXPECT_STREQ(JobStateName(JobState::kNodeFail), "NODE_FAIL");
+  EXPECT_STREQ(JobStateCode(JobState::kPending), "PD");
+  EXPECT_STREQ(JobStateCode(JobState::kCompleting), "CG");
+  EXPECT_TRUE(IsFinal(JobState::kTimeout));
+  EXPECT_FALSE(IsFinal(JobState::kCompleting));
+}
+
+TEST(JobRequest, CpusAndMemoryPerNode) {
+  JobRequest request;
+  request.num_nodes = 2;
+  request.ntasks = 3;
+  request.cpus_per_task = 2;
+  request.mem_per_cpu_mb = 100;
+  EXPECT_EQ(request.CpusPerNode(), 3);
+  EXPECT_EQ(request.MemPerNodeMb(), 300u);
+  request.mem_per_node_mb = 50;
+  EXPECT_EQ(request.MemPerNodeMb(), 50u);
+}
+
+}  // namespace
+}  // namespace skiff
