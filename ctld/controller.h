@@ -1,15 +1,34 @@
-// The controller: all cluster state ctld holds, behind one mutex.
+// The controller: all cluster state ctld holds, behind one mutex, and the job
+// lifecycle that drives it.
 //
-// Concurrency model: one absl::Mutex (mu_) guards every piece of state here. gRPC
-// handler threads and the housekeeping thread take it only to read a snapshot or
-// apply a change to the pure core (NodeTable); logging, RPCs and (later) SQLite
-// writes happen after it is released, from the list of changes the core returns.
-// There is no other lock in ctld's state, so there is no lock order to keep.
+// Concurrency model: one absl::Mutex (mu_) guards every piece of mutable state
+// here (nodes, jobs, next job id). Code holding it only reads and mutates memory
+// through the pure core (NodeTable, Transition, ScheduleFirstFit) and collects
+// Effects: job snapshots to persist and actions to run. After mu_ is released the
+// snapshots are written to the JobStore (blocking until durable) and only then are
+// the actions posted to the WorkQueue, whose threads make the blocking RPCs to
+// noded and scriptd and report back through the On...() methods. No I/O, fork or
+// RPC ever happens under mu_; the JobStore and the clients have their own leaf
+// locks, never taken while calling back in, so there is no lock order to keep.
+//
+// Threads: gRPC handlers (any method), the scheduler thread (RunSchedulePass,
+// woken by events and coalesced), the housekeeping thread (time limits, node
+// timeouts, purging), and the WorkQueue's threads.
 #ifndef SKIFF_CTLD_CONTROLLER_H_
 #define SKIFF_CTLD_CONTROLLER_H_
 
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <optional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -17,43 +36,186 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/config/config.h"
+#include "ctld/clients/node_client.h"
+#include "ctld/clients/scriptd_client.h"
+#include "ctld/core/job.h"
+#include "ctld/core/job_state.h"
 #include "ctld/core/node_table.h"
+#include "ctld/launch_builder.h"
+#include "ctld/state/job_store.h"
+#include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
 
 namespace skiff {
 
+// What a node daemon says about one of its jobs.
+struct JobReport {
+  uint64_t job_id = 0;
+  bool finished = false;
+  int exit_code = 0;
+  int exit_signal = 0;
+  std::string failure;  // the job could not be launched: why
+};
+
+// scancel's selection.
+struct CancelSpec {
+  std::vector<uint64_t> job_ids;   // empty = all the filters select
+  std::string user;                // user name filter
+  std::string name;
+  std::vector<JobState> states;
+  std::vector<std::string> partitions;
+  int signal = 0;                  // 0 = cancel
+  bool batch_only = false;
+};
+
+struct CancelOutcome {
+  uint64_t job_id = 0;
+  absl::Status status;
+};
+
+// scontrol update JobId=... / hold / release.
+struct JobUpdate {
+  uint64_t job_id = 0;
+  std::optional<bool> held;
+  bool user_hold = false;
+  std::optional<int64_t> time_limit;
+  std::optional<std::string> partition;
+  std::optional<std::string> qos;
+  std::optional<std::string> name;
+  std::optional<std::string> account;
+  std::optional<int> min_nodes;
+};
+
+struct Caller {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
 class Controller {
  public:
-  // `clock` and `logger` must outlive the controller.
-  Controller(SkiffConfig config, const Clock& clock, spdlog::logger& logger);
+  struct Deps {
+    const Clock* clock;
+    spdlog::logger* logger;
+    JobStore* store;
+    NodeDaemonClient* nodes;
+    ScriptRunner* scripts;
+  };
 
-  const SkiffConfig& config() const { return config_; }  // immutable after start
+  // `privileged_uids`: root is always included; add SlurmUser and operators.
+  Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids,
+             Deps deps);
+  ~Controller();
+
+  // Loads jobs from the store and re-takes their resources. Call before Start.
+  absl::Status Recover();
+  // Starts the scheduler, housekeeping and work threads, and re-issues what was in
+  // flight when the previous ctld stopped (prologs, launches, epilogs).
+  void Start();
+  void Stop();
+
+  const SkiffConfig& config() const { return config_; }
   int64_t start_time() const { return start_time_; }
+  bool IsPrivileged(uid_t uid) const { return privileged_uids_.count(uid) > 0; }
 
-  // A node daemon registered; returns the heartbeat interval it should use.
-  absl::StatusOr<int64_t> RegisterNode(const NodeRegistration& registration);
-
-  // False tells the node daemon to register again.
+  // ---- nodes
+  struct Registration {
+    int64_t heartbeat_interval = 0;
+    std::vector<uint64_t> jobs_to_terminate;
+  };
+  absl::StatusOr<Registration> RegisterNode(const NodeRegistration& registration,
+                                            const std::vector<JobReport>& jobs);
   bool Heartbeat(const std::string& node_name);
-
-  // Called every few seconds by the housekeeping thread.
+  // A node reports a finished job. OK also for a job already recorded.
+  absl::Status JobComplete(const std::string& node_name, const JobReport& report);
+  absl::Status UpdateNodes(const Caller& caller, const std::vector<std::string>& names,
+                           const std::string& state, const std::string& reason);
   void CheckNodeTimeouts();
 
-  // Copies of the current state, in configuration order. Empty `names` = all.
   std::vector<Node> SnapshotNodes(const std::vector<std::string>& names);
   std::vector<PartitionConfig> SnapshotPartitions(const std::vector<std::string>& names);
 
+  // ---- jobs
+  // Assigns the id, persists, then makes the job schedulable. REQUIRES: `job` was
+  // validated by the edge (partition resolved, limits checked).
+  absl::StatusOr<uint64_t> SubmitJob(Job job);
+  // Empty `ids` = every job still in memory.
+  std::vector<Job> SnapshotJobs(const std::vector<uint64_t>& ids);
+  std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
+  absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
+
+  // Free resources of every node (for submit-time checks).
+  std::vector<NodeCapacity> NodeCapacities();
+
+  // Runs one scheduling pass now (tests and the scheduler thread).
+  void RunSchedulePass();
+
  private:
-  void LogChanges(const std::vector<NodeChange>& changes);
+  struct Effects {
+    std::vector<Job> save;
+    std::vector<std::function<void()>> actions;
+    std::vector<std::string> log;
+  };
+
+  // Persist, log, then post actions. Never called with mu_ held.
+  void Apply(Effects effects);
+  void RequestSchedule();
+  void SchedulerLoop();
+  void HousekeepingLoop();
+  void EnforceTimeLimits();
+  void PurgeOldJobs();
+
+  // Transition + log line; returns false (and logs) on an illegal pair.
+  bool TransitionLocked(Job& job, JobEvent event, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next step for a job that has resources: prolog, launch, or nothing.
+  void ContinueStartLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The batch script ended (or will never run): release resources, epilog next.
+  void FinishRunLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EpilogOrFinishLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseLocked(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void TerminateLocked(Job& job, JobState final_state, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void NodeDownLocked(const std::string& node_name, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ApplyReportLocked(Job& job, const JobReport& report, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string NodeTargetLocked(const std::string& node_name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ClusterFacts FactsLocked(const Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Job* FindJobLocked(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Work-queue actions (run without mu_), reporting back through On...().
+  std::function<void()> PrologAction(const Job& job);
+  std::function<void()> LaunchAction(const Job& job, std::string target, ClusterFacts facts);
+  std::function<void()> EpilogAction(const Job& job);
+  std::function<void()> TerminateAction(std::string target, uint64_t job_id);
+  void OnPrologDone(uint64_t job_id, int restart_count, absl::StatusOr<v1::RunScriptReply> result);
+  void OnLaunchDone(uint64_t job_id, int restart_count, absl::Status status);
+  void OnEpilogDone(uint64_t job_id, absl::StatusOr<v1::RunScriptReply> result);
 
   const SkiffConfig config_;
+  const std::string conf_path_;
+  const std::set<uid_t> privileged_uids_;
   const Clock& clock_;
   spdlog::logger& logger_;
+  JobStore& store_;
+  NodeDaemonClient& node_client_;
+  ScriptRunner& scripts_;
   const int64_t start_time_;
   const bool config_overrides_;  // SlurmdParameters=config_overrides
 
   absl::Mutex mu_;
   NodeTable nodes_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_job_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::set<uint64_t> terminate_sent_ ABSL_GUARDED_BY(mu_);  // not persisted: resent after restart
+
+  std::mutex wake_mu_;
+  std::condition_variable wake_cv_;
+  bool schedule_requested_ = false;
+  bool stopping_ = false;
+  std::unique_ptr<WorkQueue> work_;
+  std::thread scheduler_;
+  std::thread housekeeping_;
 };
 
 }  // namespace skiff

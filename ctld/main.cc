@@ -3,12 +3,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
-#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -21,6 +20,10 @@
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/users.h"
+#include "ctld/clients/node_client.h"
+#include "ctld/clients/scriptd_client.h"
+#include "ctld/state/job_store.h"
 #include "common/rpc/channel.h"
 #include "ctld/controller.h"
 #include "ctld/rpc/services.h"
@@ -30,38 +33,14 @@
 namespace skiff {
 namespace {
 
+// How long a prolog/epilog waits for a dead scriptd to be replaced before it is
+// recorded as failed.
+constexpr int kScriptdRetryWindowSeconds = 60;
+
 int Fatal(const std::string& message) {
   fprintf(stderr, "ctld: fatal: %s\n", message.c_str());
   return 1;
 }
-
-// Calls in a loop until `stop` is set, every `period`.
-class Ticker {
- public:
-  Ticker(std::chrono::milliseconds period, std::function<void()> tick)
-      : thread_([this, period, tick] {
-          std::unique_lock<std::mutex> lock(mu_);
-          while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
-            lock.unlock();
-            tick();
-            lock.lock();
-          }
-        }) {}
-  ~Ticker() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  std::thread thread_;
-};
 
 // Waits until scriptd answers on its socket, so a broken scriptd is reported at start.
 bool WaitForScriptd(const std::string& socket_path, spdlog::logger& logger) {
@@ -136,11 +115,31 @@ int Run(int argc, char** argv) {
                               scriptd_socket));
   }
 
+  absl::StatusOr<std::unique_ptr<SqliteJobStore>> store =
+      SqliteJobStore::Open(config.state_save_location + "/ctld.db");
+  if (!store.ok()) return Fatal(absl::StrCat("StateSaveLocation: ", store.status().message()));
+
+  std::set<uid_t> privileged = {slurm_user_uid};
+  for (const std::string& name : config.operators) {
+    if (std::optional<uid_t> uid = UidOf(name)) {
+      privileged.insert(*uid);
+    } else {
+      logger.warn("SkiffOperators: no such user '{}'", name);
+    }
+  }
   MungeAuthenticator auth(config.auth_socket);
   SystemClock clock;
-  Controller controller(config, clock, logger);
+  NodeClient node_client(auth, static_cast<int>(config.message_timeout));
+  ScriptdClient scriptd_client(scriptd_socket, kScriptdRetryWindowSeconds);
+  Controller controller(config, loaded->conf_path, privileged,
+                        {&clock, &logger, store->get(), &node_client, &scriptd_client});
+  if (absl::Status s = controller.Recover(); !s.ok()) {
+    kill(scriptd->pid, SIGTERM);
+    return Fatal(absl::StrCat("recovering state from ", config.state_save_location, ": ",
+                              s.message()));
+  }
   CtldService ctld_service(controller, auth);
-  NodeService node_service(controller, auth, Privileged{slurm_user_uid});
+  NodeService node_service(controller, auth);
 
   const std::string listen =
       absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":",
@@ -161,27 +160,35 @@ int Run(int argc, char** argv) {
   logger.info("ctld started: ClusterName={} listening on {} with {} nodes, {} partitions",
               config.cluster_name, listen, config.nodes.size(), config.partitions.size());
 
-  {
-    Ticker housekeeping(std::chrono::seconds(1), [&] { controller.CheckNodeTimeouts(); });
-    for (;;) {
-      int sig = WaitForSignal();
-      if (sig == SIGCHLD) {
-        int status = 0;
-        if (waitpid(scriptd->pid, &status, WNOHANG) == scriptd->pid) {
-          logger.error("scriptd (pid {}) exited with status {}", scriptd->pid, status);
+  controller.Start();
+  for (;;) {
+    int sig = WaitForSignal();
+    if (sig == SIGCHLD) {
+      int status = 0;
+      if (scriptd->pid > 0 && waitpid(scriptd->pid, &status, WNOHANG) == scriptd->pid) {
+        logger.error("scriptd (pid {}) died (status {}); starting a new one", scriptd->pid,
+                     status);
+        absl::StatusOr<ScriptdProcess> respawned =
+            RespawnScriptd(FindScriptdBinary(scriptd_flag), scriptd_args, *scriptd);
+        if (respawned.ok()) {
+          *scriptd = *respawned;
+          logger.info("scriptd restarted: pid {}", scriptd->pid);
+        } else {
+          logger.error("cannot restart scriptd: {}", std::string(respawned.status().message()));
           scriptd->pid = -1;
         }
-        continue;
       }
-      if (sig == SIGHUP) {
-        logger.info("SIGHUP: reconfigure is not supported yet; restart ctld to apply changes");
-        continue;
-      }
-      logger.info("signal {}: shutting down", sig);
-      break;
+      continue;
     }
+    if (sig == SIGHUP) {
+      logger.info("SIGHUP: reconfigure is not supported yet; restart ctld to apply changes");
+      continue;
+    }
+    logger.info("signal {}: shutting down", sig);
+    break;
   }
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  scriptd_client.Stop();
   // Closing the lifeline tells scriptd to stop its children and exit.
   close(scriptd->lifeline_fd);
   if (scriptd->pid > 0) {
@@ -191,6 +198,7 @@ int Run(int argc, char** argv) {
       waitpid(scriptd->pid, nullptr, 0);
     }
   }
+  controller.Stop();
   if (!config.ctld_pid_file.empty()) unlink(config.ctld_pid_file.c_str());
   logger.info("ctld stopped");
   return 0;

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <spawn.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -79,6 +81,44 @@ absl::StatusOr<ScriptdProcess> StartScriptd(const std::string& binary,
   }
   close(read_end);
   return ScriptdProcess{pid, write_end};
+}
+
+absl::StatusOr<ScriptdProcess> RespawnScriptd(const std::string& binary,
+                                              const std::vector<std::string>& args,
+                                              const ScriptdProcess& old) {
+  if (old.lifeline_fd >= 0) close(old.lifeline_fd);
+  int fds[2];
+  // The read end must survive exec; no other ctld thread forks, so the window in
+  // which it lacks close-on-exec cannot leak it into another child.
+  if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", strerror(errno)));
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  std::vector<std::string> argv_strings = {binary};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  argv_strings.push_back(absl::StrCat("--lifeline-fd=", fds[0]));
+  std::vector<char*> argv;
+  for (std::string& arg : argv_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETPGROUP);
+  pid_t pid = -1;
+  int err = posix_spawn(&pid, binary.c_str(), nullptr, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  close(fds[0]);
+  if (err != 0) {
+    close(fds[1]);
+    return absl::InternalError(absl::StrCat("spawn scriptd: ", strerror(err)));
+  }
+  return ScriptdProcess{pid, fds[1]};
 }
 
 }  // namespace skiff

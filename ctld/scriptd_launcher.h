@@ -30,8 +30,15 @@ std::string FindScriptdBinary(const std::string& flag_value);
 
 // Forks and execs `binary` with `args` plus --lifeline-fd=N. The child resets the
 // signal mask and dispositions ctld set up, so scriptd starts clean.
+// REQUIRES: the calling process has no other thread.
 absl::StatusOr<ScriptdProcess> StartScriptd(const std::string& binary,
                                             const std::vector<std::string>& args);
+
+// The same for a running, threaded ctld whose scriptd died: posix_spawn (vfork +
+// exec, no copy of ctld's locks) instead of fork. Closes `old.lifeline_fd`.
+absl::StatusOr<ScriptdProcess> RespawnScriptd(const std::string& binary,
+                                              const std::vector<std::string>& args,
+                                              const ScriptdProcess& old);
 
 }  // namespace skiff
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -41,7 +42,7 @@ NodeBaseState UsageState(const Node& node) {
 
 }  // namespace
 
-NodeTable::NodeTable(const SkiffConfig& config) {
+NodeTable::NodeTable(const SkiffConfig& config, int64_t started_at) : started_at_(started_at) {
   nodes_.reserve(config.nodes.size());
   for (const NodeConfig& node_config : config.nodes) {
     Node node;
@@ -146,8 +147,9 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
                               std::vector<NodeChange>* changes) {
   for (Node& node : nodes_) {
     if (node.state == NodeBaseState::kFuture) continue;
-    if (node.last_heartbeat == 0) continue;  // never registered: stays unk*
-    const int64_t silent = now - node.last_heartbeat;
+    const int64_t heard = node.last_heartbeat != 0 ? node.last_heartbeat : started_at_;
+    if (heard == 0) continue;  // never registered and no start time: stays unk*
+    const int64_t silent = now - heard;
     if (!node.not_responding && silent > 2 * heartbeat_interval) {
       node.not_responding = true;
       Record(changes, node, absl::StrCat("not responding for ", silent, "s"));
@@ -159,8 +161,47 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
       node.reason_time = now;
       Record(changes, node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (",
                                          kNotResponding, ")"));
+      if (changes) changes->back().went_down = true;
     }
   }
+}
+
+absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view state,
+                                    const std::string& reason, int64_t now,
+                                    std::vector<NodeChange>* changes) {
+  Node* node = FindMutable(node_name);
+  if (node == nullptr) {
+    return absl::NotFoundError(absl::StrCat("Invalid node name specified: ", std::string(node_name)));
+  }
+  const std::string upper = absl::AsciiStrToUpper(std::string(state));
+  if ((upper == "DRAIN" || upper == "DOWN") && reason.empty()) {
+    return absl::InvalidArgumentError("You must specify a reason when DOWNING or DRAINING a node");
+  }
+  if (upper == "DRAIN") {
+    node->drain = true;
+    node->reason = reason;
+    node->reason_time = now;
+    Record(changes, *node, absl::StrCat("DRAIN (", reason, ")"));
+  } else if (upper == "DOWN") {
+    const NodeBaseState before = node->state;
+    node->state = NodeBaseState::kDown;
+    node->reason = reason;
+    node->reason_time = now;
+    Record(changes, *node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (", reason, ")"));
+    if (changes) changes->back().went_down = true;
+  } else if (upper == "RESUME" || upper == "UNDRAIN" || upper == "IDLE") {
+    node->drain = false;
+    if (node->state == NodeBaseState::kDown && !node->not_responding) {
+      node->state = NodeBaseState::kIdle;
+      UpdateUsageState(*node);
+    }
+    node->reason.clear();
+    Record(changes, *node, "resumed");
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Invalid node state specified: ", std::string(state), " (use DRAIN, DOWN, RESUME)"));
+  }
+  return absl::OkStatus();
 }
 
 std::vector<NodeCapacity> NodeTable::Capacities() const {

@@ -84,13 +84,16 @@ struct Node {
 // A node whose state changed, for logging and persistence by the caller.
 struct NodeChange {
   std::string node_name;
-  std::string what;  // "IDLE -> DOWN (Not responding)"
+  std::string what;        // "IDLE -> DOWN (Not responding)"
+  bool went_down = false;  // its jobs must be failed or requeued
 };
 
 class NodeTable {
  public:
-  // REQUIRES: config has passed ParseSkiffConfig's checks.
-  explicit NodeTable(const SkiffConfig& config);
+  // REQUIRES: config has passed ParseSkiffConfig's checks. `started_at` is when
+  // this controller started: a node that has not registered since then counts as
+  // silent from that moment (0: never-registered nodes stay UNKNOWN forever).
+  explicit NodeTable(const SkiffConfig& config, int64_t started_at = 0);
 
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's
@@ -101,6 +104,13 @@ class NodeTable {
   // Returns false when the node has not registered since this ctld started (the
   // daemon should register again). Clears "not responding".
   bool Heartbeat(std::string_view node_name, int64_t now, std::vector<NodeChange>* changes);
+
+  // An administrator's `scontrol update NodeName=... State=...`: DRAIN and DOWN
+  // need a reason; RESUME/UNDRAIN/IDLE clear DRAIN and an admin DOWN.
+  // InvalidArgument names a bad state, NotFound an unknown node.
+  absl::Status AdminUpdate(std::string_view node_name, std::string_view state,
+                           const std::string& reason, int64_t now,
+                           std::vector<NodeChange>* changes);
 
   // Marks silent nodes not responding, then DOWN. Call periodically.
   void CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t slurmd_timeout,
@@ -123,6 +133,7 @@ class NodeTable {
   Node* FindMutable(std::string_view name);
   void UpdateUsageState(Node& node);
 
+  const int64_t started_at_;
   std::vector<Node> nodes_;                          // config order
   std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_
 };

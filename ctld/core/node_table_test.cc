@@ -122,3 +122,77 @@ TEST(NodeTable, AdminDownNodeStaysDownAfterRegistering) {
 
 }  // namespace
 }  // namespace skiff
+
+namespace skiff {
+namespace {
+
+TEST(NodeTableStartTime, NeverRegisteredNodeGoesDownAfterTimeoutSinceStart) {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  config.nodes = {n1};
+  NodeTable table(config, /*started_at=*/1000);
+  std::vector<NodeChange> changes;
+  table.CheckTimeouts(1050, 10, 60, &changes);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kUnknown);
+  table.CheckTimeouts(1061, 10, 60, &changes);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  ASSERT_FALSE(changes.empty());
+  EXPECT_TRUE(changes.back().went_down);
+}
+
+TEST(NodeTableAdmin, DrainNeedsReasonAndResumeClearsIt) {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  n1.cpus = 2;
+  n1.real_memory_mb = 10;
+  config.nodes = {n1};
+  NodeTable table(config);
+  NodeRegistration reg;
+  reg.node_name = "n1";
+  reg.cpus = 2;
+  reg.real_memory_mb = 10;
+  ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
+  EXPECT_EQ(table.AdminUpdate("n1", "drain", "", 2, nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(table.AdminUpdate("n1", "DRAIN", "disk", 2, nullptr).ok());
+  EXPECT_TRUE(table.Find("n1")->drain);
+  EXPECT_FALSE(table.Find("n1")->Usable());
+  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 3, nullptr).ok());
+  EXPECT_FALSE(table.Find("n1")->drain);
+  EXPECT_TRUE(table.Find("n1")->Usable());
+  EXPECT_EQ(table.AdminUpdate("n9", "DRAIN", "x", 3, nullptr).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(table.AdminUpdate("n1", "SLEEP", "x", 3, nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  n1.cpus = 4;
+  n1.real_memory_mb = 100;
+  n1.gres = {{"gpu", "", 2}};
+  config.nodes = {n1};
+  NodeTable table(config);
+  NodeRegistration reg;
+  reg.node_name = "n1";
+  reg.cpus = 4;
+  reg.real_memory_mb = 100;
+  ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
+  Placement placement;
+  placement.job_id = 9;
+  placement.nodes = {"n1"};
+  placement.cpus_per_node = 2;
+  placement.gpu_indices = {{1}};
+  table.Allocate(placement);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kMixed);
+  EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 9}));
+  table.Release(9, {"n1"}, 2, 0);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+  EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
+}
+
+}  // namespace
+}  // namespace skiff

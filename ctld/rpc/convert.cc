@@ -91,4 +91,14 @@ NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request) {
   return reg;
 }
 
+JobReport ReportFromProto(const v1::NodeJobReport& report) {
+  JobReport out;
+  out.job_id = report.job_id();
+  out.finished = report.finished();
+  out.exit_code = report.exit_code();
+  out.exit_signal = report.exit_signal();
+  out.failure = report.failure();
+  return out;
+}
+
 }  // namespace skiff

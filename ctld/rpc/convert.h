@@ -3,6 +3,7 @@
 #define SKIFF_CTLD_RPC_CONVERT_H_
 
 #include "common/config/config.h"
+#include "ctld/controller.h"
 #include "ctld/core/node_table.h"
 #include "proto/ctld.pb.h"
 #include "proto/types.pb.h"
@@ -12,6 +13,7 @@ namespace skiff {
 void NodeToProto(const Node& node, v1::NodeInfo* out);
 void PartitionToProto(const PartitionConfig& partition, v1::PartitionInfo* out);
 NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request);
+JobReport ReportFromProto(const v1::NodeJobReport& report);
 
 }  // namespace skiff
 

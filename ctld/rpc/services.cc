@@ -1,12 +1,17 @@
 #include "ctld/rpc/services.h"
 
+#include <algorithm>
+#include <ctime>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
+#include "common/users.h"
+#include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
+#include "ctld/rpc/job_convert.h"
 
 namespace skiff {
 namespace {
@@ -65,13 +70,13 @@ grpc::Status CtldService::GetPartitions(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-NodeService::NodeService(Controller& controller, Authenticator& auth, Privileged privileged)
-    : controller_(controller), auth_(auth), privileged_(privileged) {}
+NodeService::NodeService(Controller& controller, Authenticator& auth)
+    : controller_(controller), auth_(auth) {}
 
 grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  if (!privileged_.Includes(caller->uid)) {
+  if (!controller_.IsPrivileged(caller->uid)) {
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("uid ", caller->uid,
                                      " may not act as a node daemon (root or SlurmUser only)"));
@@ -82,9 +87,13 @@ grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
 grpc::Status NodeService::Register(grpc::ServerContext* context,
                                    const v1::RegisterRequest* request, v1::RegisterReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
-  absl::StatusOr<int64_t> interval = controller_.RegisterNode(RegistrationFromProto(*request));
-  if (!interval.ok()) return ToGrpcStatus(interval.status());
-  reply->set_heartbeat_interval(*interval);
+  std::vector<JobReport> reports;
+  for (const v1::NodeJobReport& job : request->jobs()) reports.push_back(ReportFromProto(job));
+  absl::StatusOr<Controller::Registration> registration =
+      controller_.RegisterNode(RegistrationFromProto(*request), reports);
+  if (!registration.ok()) return ToGrpcStatus(registration.status());
+  reply->set_heartbeat_interval(registration->heartbeat_interval);
+  for (uint64_t id : registration->jobs_to_terminate) reply->add_jobs_to_terminate(id);
   return grpc::Status::OK;
 }
 
@@ -93,6 +102,127 @@ grpc::Status NodeService::Heartbeat(grpc::ServerContext* context,
                                     v1::HeartbeatReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
   reply->set_registered(controller_.Heartbeat(request->node_name()));
+  return grpc::Status::OK;
+}
+
+grpc::Status NodeService::JobComplete(grpc::ServerContext* context,
+                                      const v1::JobCompleteRequest* request,
+                                      v1::JobCompleteReply*) {
+  if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
+  return ToGrpcStatus(
+      controller_.JobComplete(request->node_name(), ReportFromProto(request->report())));
+}
+
+grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
+                                    const v1::SubmitJobRequest* request,
+                                    v1::SubmitJobReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // Names come from the credential's ids, never from the request.
+  Submitter submitter{caller->uid, caller->gid, UserName(caller->uid), GroupName(caller->gid)};
+  absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
+                                        controller_.NodeCapacities());
+  if (!job.ok()) return ToGrpcStatus(job.status());
+  absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job));
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  reply->set_job_id(*id);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJobsRequest* request,
+                                  v1::GetJobsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  std::vector<uint64_t> ids(request->job_ids().begin(), request->job_ids().end());
+  const std::vector<std::string> users = Names(request->users());
+  const std::vector<std::string> partitions = Names(request->partitions());
+  const std::vector<std::string> names = Names(request->names());
+  auto wanted = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  const int64_t now = time(nullptr);
+  for (const Job& job : controller_.SnapshotJobs(ids)) {
+    if (!wanted(users, job.user_name) || !wanted(partitions, job.request.partition) ||
+        !wanted(names, job.name)) {
+      continue;
+    }
+    if (!request->states().empty() &&
+        std::find(request->states().begin(), request->states().end(), ToProtoState(job.state)) ==
+            request->states().end()) {
+      continue;
+    }
+    JobToInfo(job, now, reply->add_jobs());
+  }
+  if (!ids.empty() && reply->jobs().empty()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
+  }
+  reply->set_now(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
+                                     const v1::CancelJobsRequest* request,
+                                     v1::CancelJobsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  CancelSpec spec;
+  spec.job_ids.assign(request->job_ids().begin(), request->job_ids().end());
+  spec.user = request->user();
+  spec.name = request->name();
+  for (int state : request->states()) {
+    absl::StatusOr<JobState> s = FromProtoState(static_cast<v1::JobState>(state));
+    if (!s.ok()) return ToGrpcStatus(s.status());
+    spec.states.push_back(*s);
+  }
+  spec.partitions = Names(request->partitions());
+  spec.signal = request->signal();
+  spec.batch_only = request->batch_only();
+  for (const CancelOutcome& outcome : controller_.CancelJobs({caller->uid, caller->gid}, spec)) {
+    v1::CancelJobResult* result = reply->add_results();
+    result->set_job_id(outcome.job_id);
+    result->set_code(static_cast<int>(outcome.status.code()));
+    result->set_message(std::string(outcome.status.message()));
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
+                                    const v1::UpdateJobRequest* request, v1::UpdateJobReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  JobUpdate update;
+  update.job_id = request->job_id();
+  if (request->has_held()) update.held = request->held();
+  update.user_hold = request->user_hold();
+  if (request->has_time_limit()) update.time_limit = request->time_limit();
+  if (request->has_partition()) update.partition = request->partition();
+  if (request->has_qos()) update.qos = request->qos();
+  if (request->has_min_nodes()) update.min_nodes = request->min_nodes();
+  if (request->has_name()) update.name = request->name();
+  if (request->has_account()) update.account = request->account();
+  if (request->requeue()) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "scontrol requeue is not supported yet");
+  }
+  return ToGrpcStatus(controller_.UpdateJob({caller->uid, caller->gid}, update));
+}
+
+grpc::Status CtldService::UpdateNode(grpc::ServerContext* context,
+                                     const v1::UpdateNodeRequest* request, v1::UpdateNodeReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(controller_.UpdateNodes({caller->uid, caller->gid}, Names(request->names()),
+                                              request->state(), request->reason()));
+}
+
+grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
+                                    v1::GetConfigReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (const auto& [key, value] : ConfigEntries(controller_.config(), controller_.start_time())) {
+    v1::ConfigEntry* entry = reply->add_entries();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
   return grpc::Status::OK;
 }
 

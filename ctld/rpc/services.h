@@ -11,12 +11,6 @@
 
 namespace skiff {
 
-// Who may act as a node daemon or administrator: root and SlurmUser.
-struct Privileged {
-  uid_t slurm_user_uid = 0;
-  bool Includes(uid_t uid) const { return uid == 0 || uid == slurm_user_uid; }
-};
-
 // For the CLIs: any authenticated user may read.
 class CtldService final : public v1::Ctld::Service {
  public:
@@ -29,28 +23,41 @@ class CtldService final : public v1::Ctld::Service {
   grpc::Status GetPartitions(grpc::ServerContext* context,
                              const v1::GetPartitionsRequest* request,
                              v1::GetPartitionsReply* reply) override;
+  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
+                         v1::SubmitJobReply* reply) override;
+  grpc::Status GetJobs(grpc::ServerContext* context, const v1::GetJobsRequest* request,
+                       v1::GetJobsReply* reply) override;
+  grpc::Status CancelJobs(grpc::ServerContext* context, const v1::CancelJobsRequest* request,
+                          v1::CancelJobsReply* reply) override;
+  grpc::Status UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
+                         v1::UpdateJobReply* reply) override;
+  grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
+                          v1::UpdateNodeReply* reply) override;
+  grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
+                         v1::GetConfigReply* reply) override;
 
  private:
   Controller& controller_;
   Authenticator& auth_;
 };
 
-// For node daemons: only root or SlurmUser credentials are accepted.
+// For node daemons: only root, SlurmUser or operator credentials are accepted.
 class NodeService final : public v1::NodeService::Service {
  public:
-  NodeService(Controller& controller, Authenticator& auth, Privileged privileged);
+  NodeService(Controller& controller, Authenticator& auth);
 
   grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                         v1::RegisterReply* reply) override;
   grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                          v1::HeartbeatReply* reply) override;
+  grpc::Status JobComplete(grpc::ServerContext* context, const v1::JobCompleteRequest* request,
+                           v1::JobCompleteReply* reply) override;
 
  private:
   grpc::Status AuthenticateNode(const grpc::ServerContext& context);
 
   Controller& controller_;
   Authenticator& auth_;
-  const Privileged privileged_;
 };
 
 }  // namespace skiff

@@ -1,0 +1,57 @@
+#include "ctld/clients/node_client.h"
+
+#include <chrono>
+
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
+#include "common/rpc/status.h"
+
+namespace skiff {
+
+NodeClient::NodeClient(Authenticator& auth, int timeout_seconds)
+    : auth_(auth), timeout_seconds_(timeout_seconds) {}
+
+v1::Noded::Stub& NodeClient::Stub(const std::string& target) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& stub = stubs_[target];
+  if (!stub) stub = v1::Noded::NewStub(MakeChannel(target));
+  return *stub;
+}
+
+absl::Status NodeClient::Prepare(grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds_));
+  return AttachCredential(auth_, context);
+}
+
+absl::Status NodeClient::LaunchJob(const std::string& target,
+                                   const v1::LaunchJobRequest& request) {
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  v1::LaunchJobReply reply;
+  return FromGrpcStatus(Stub(target).LaunchJob(&context, request, &reply));
+}
+
+absl::Status NodeClient::SignalJob(const std::string& target, uint64_t job_id, int signal,
+                                   bool batch_only) {
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  v1::SignalJobRequest request;
+  request.set_job_id(job_id);
+  request.set_signal(signal);
+  request.set_batch_only(batch_only);
+  v1::SignalJobReply reply;
+  return FromGrpcStatus(Stub(target).SignalJob(&context, request, &reply));
+}
+
+absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id,
+                                      int kill_wait) {
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  v1::TerminateJobRequest request;
+  request.set_job_id(job_id);
+  request.set_kill_wait(kill_wait);
+  v1::TerminateJobReply reply;
+  return FromGrpcStatus(Stub(target).TerminateJob(&context, request, &reply));
+}
+
+}  // namespace skiff

@@ -1,0 +1,50 @@
+// ctld's calls to node daemons. An interface so the Controller can be tested
+// without gRPC; NodeClient is the real one (one channel per node, cached).
+// Thread-safe; calls block for at most MessageTimeout.
+#ifndef SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_
+#define SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "common/auth/authenticator.h"
+#include "proto/noded.grpc.pb.h"
+
+namespace skiff {
+
+class NodeDaemonClient {
+ public:
+  virtual ~NodeDaemonClient() = default;
+  // `target` is "addr:port" of the node's noded.
+  virtual absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) = 0;
+  virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
+                                 bool batch_only) = 0;
+  virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id,
+                                    int kill_wait) = 0;
+};
+
+class NodeClient final : public NodeDaemonClient {
+ public:
+  NodeClient(Authenticator& auth, int timeout_seconds);
+
+  absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override;
+  absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
+                         bool batch_only) override;
+  absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) override;
+
+ private:
+  v1::Noded::Stub& Stub(const std::string& target);
+  absl::Status Prepare(grpc::ClientContext* context);
+
+  Authenticator& auth_;
+  const int timeout_seconds_;
+  std::mutex mu_;  // guards stubs_ only (a leaf lock)
+  std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_

@@ -1,0 +1,158 @@
+#include "ctld/launch_builder.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hostlist.h"
+
+namespace skiff {
+namespace {
+
+constexpr char kNoArrayIndex[] = "4294967294";
+
+}  // namespace
+
+std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
+                                const std::string& work_dir) {
+  const std::string& source = pattern.empty() ? std::string("slurm-%j.out") : pattern;
+  std::string out;
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] != '%' || i + 1 == source.size()) {
+      out += source[i];
+      continue;
+    }
+    const char code = source[++i];
+    switch (code) {
+      case 'j':
+      case 'A':
+        absl::StrAppend(&out, job.id);
+        break;
+      case 'x':
+        out += job.name;
+        break;
+      case 'u':
+        out += job.user_name;
+        break;
+      case 'a':
+        out += kNoArrayIndex;
+        break;
+      case 'N':
+        out += job.nodes.empty() ? std::string() : job.nodes.front();
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:  // unknown codes stay as written, as Slurm does
+        out += '%';
+        out += code;
+    }
+  }
+  if (!out.empty() && out[0] != '/') out = absl::StrCat(work_dir, "/", out);
+  return out;
+}
+
+std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobSpec& spec,
+                                                  const ClusterFacts& facts) {
+  std::map<std::string, std::string> env(spec.environment().begin(), spec.environment().end());
+  const std::string nodelist = CompressHostlist(job.nodes);
+  const std::string id = absl::StrCat(job.id);
+  const std::string nodes = absl::StrCat(job.nodes.size());
+  const std::string cpus = absl::StrCat(job.cpus_per_node);
+  env["SLURM_JOB_ID"] = id;
+  env["SLURM_JOBID"] = id;
+  env["SLURM_JOB_NAME"] = job.name;
+  env["SLURM_JOB_NODELIST"] = nodelist;
+  env["SLURM_NODELIST"] = nodelist;
+  env["SLURM_JOB_NUM_NODES"] = nodes;
+  env["SLURM_NNODES"] = nodes;
+  env["SLURM_NTASKS"] = absl::StrCat(job.request.ntasks);
+  env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
+  if (spec.cpus_per_task() > 0) env["SLURM_CPUS_PER_TASK"] = absl::StrCat(spec.cpus_per_task());
+  env["SLURM_JOB_CPUS_PER_NODE"] = cpus;
+  env["SLURM_TASKS_PER_NODE"] = absl::StrCat((job.request.ntasks + job.nodes.size() - 1) /
+                                             std::max<size_t>(1, job.nodes.size()));
+  if (job.request.mem_per_cpu_mb > 0 && job.request.mem_per_node_mb == 0) {
+    env["SLURM_MEM_PER_CPU"] = absl::StrCat(job.request.mem_per_cpu_mb);
+  } else {
+    // No --mem: the job may use the whole node, as Slurm without memory limits.
+    env["SLURM_MEM_PER_NODE"] = absl::StrCat(
+        job.mem_per_node_mb > 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
+  }
+  env["SLURM_SUBMIT_DIR"] = spec.submit_dir();
+  env["SLURM_SUBMIT_HOST"] = spec.submit_host();
+  env["SLURM_JOB_PARTITION"] = job.request.partition;
+  if (!job.account.empty()) env["SLURM_JOB_ACCOUNT"] = job.account;
+  env["SLURM_JOB_QOS"] = job.qos;
+  env["SLURM_JOB_USER"] = job.user_name;
+  env["SLURM_JOB_UID"] = absl::StrCat(job.uid);
+  env["SLURM_JOB_GID"] = absl::StrCat(job.gid);
+  env["SLURM_CLUSTER_NAME"] = facts.cluster_name;
+  env["SLURM_CONF"] = facts.conf_path;
+  env["SKIFF_CONF"] = facts.conf_path;
+  env["SLURM_PRIO_PROCESS"] = "0";
+  env["SLURM_TOPOLOGY_ADDR"] = job.nodes.empty() ? "" : job.nodes.front();
+  env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
+  if (!spec.export_mode().empty()) env["SLURM_EXPORT_ENV"] = spec.export_mode();
+  return env;
+}
+
+v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
+                                        const ClusterFacts& facts) {
+  v1::LaunchJobRequest request;
+  request.set_job_id(job.id);
+  request.set_uid(job.uid);
+  request.set_gid(job.gid);
+  request.set_user_name(job.user_name);
+  request.set_script(spec.script());
+  for (const std::string& arg : spec.argv()) request.add_argv(arg);
+  for (const auto& [key, value] : JobEnvironment(job, spec, facts)) {
+    (*request.mutable_environment())[key] = value;
+  }
+  request.set_work_dir(spec.work_dir());
+  request.set_stdout_path(ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir()));
+  if (!spec.stderr_pattern().empty()) {
+    request.set_stderr_path(ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
+  }
+  request.set_stdin_path(spec.stdin_path());
+  request.set_time_limit(job.request.time_limit);
+  request.set_cpus(job.cpus_per_node);
+  request.set_memory_mb(job.mem_per_node_mb);
+  for (int gpu : job.gpu_indices) request.add_gpu_indices(gpu);
+  return request;
+}
+
+v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string& path,
+                                            int64_t timeout_seconds, const Job& job,
+                                            const ClusterFacts& facts) {
+  const bool prolog = which == CtldScript::kProlog;
+  v1::RunScriptRequest request;
+  request.set_request_id(absl::StrCat(prolog ? "prolog-" : "epilog-", job.id, "-",
+                                      job.restart_count));
+  request.set_path(path);
+  request.set_timeout_seconds(timeout_seconds);
+  request.set_job_id(job.id);
+  auto& env = *request.mutable_environment();
+  env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
+  env["SLURM_SCRIPT_CONTEXT"] = prolog ? "prolog_slurmctld" : "epilog_slurmctld";
+  env["SLURM_JOB_ID"] = absl::StrCat(job.id);
+  env["SLURM_JOBID"] = absl::StrCat(job.id);
+  env["SLURM_JOB_NAME"] = job.name;
+  env["SLURM_JOB_USER"] = job.user_name;
+  env["SLURM_JOB_UID"] = absl::StrCat(job.uid);
+  env["SLURM_JOB_GID"] = absl::StrCat(job.gid);
+  env["SLURM_JOB_NODELIST"] = CompressHostlist(job.nodes);
+  env["SLURM_JOB_PARTITION"] = job.request.partition;
+  env["SLURM_JOB_ACCOUNT"] = job.account;
+  env["SLURM_CLUSTER_NAME"] = facts.cluster_name;
+  env["SLURM_CONF"] = facts.conf_path;
+  if (!job.gpu_indices.empty()) {
+    env["SLURM_JOB_GPUS"] = absl::StrJoin(job.gpu_indices, ",");
+  }
+  if (!prolog) {
+    env["SLURM_JOB_EXIT_CODE"] = absl::StrCat(job.exit_code << 8 | job.exit_signal);
+    env["SLURM_JOB_EXIT_CODE2"] = absl::StrCat(job.exit_code, ":", job.exit_signal);
+    env["SLURM_JOB_DERIVED_EC"] = absl::StrCat(job.exit_code);
+  }
+  return request;
+}
+
+}  // namespace skiff

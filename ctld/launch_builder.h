@@ -1,0 +1,48 @@
+// What ctld sends to run a job: the batch launch for noded and the
+// PrologSlurmctld/EpilogSlurmctld requests for scriptd. Pure functions of the job,
+// its submitted spec and a few cluster facts.
+#ifndef SKIFF_CTLD_LAUNCH_BUILDER_H_
+#define SKIFF_CTLD_LAUNCH_BUILDER_H_
+
+#include <map>
+#include <string>
+
+#include "ctld/core/job.h"
+#include "proto/job.pb.h"
+#include "proto/noded.pb.h"
+#include "proto/scriptd.pb.h"
+
+namespace skiff {
+
+struct ClusterFacts {
+  std::string cluster_name;
+  std::string conf_path;             // skiff.conf, exported as SLURM_CONF and SKIFF_CONF
+  uint64_t node_real_memory_mb = 0;  // of the batch host, for SLURM_MEM_PER_NODE without --mem
+};
+
+// Slurm's filename patterns: %j job id, %x job name, %u user, %A array master
+// (the job id here), %a array index (4294967294 outside arrays, as Slurm), %N
+// first node, %% a percent sign. A relative result is made absolute against
+// `work_dir`. An empty pattern means Slurm's default "slurm-%j.out".
+std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
+                                const std::string& work_dir);
+
+// The job-wide environment: the user's exported variables plus Slurm's SLURM_*
+// set (noded adds the node-local ones such as SLURM_TASK_PID and the GPU lists).
+std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobSpec& spec,
+                                                  const ClusterFacts& facts);
+
+v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
+                                        const ClusterFacts& facts);
+
+enum class CtldScript { kProlog, kEpilog };
+
+// A RunScript request for PrologSlurmctld/EpilogSlurmctld with Slurm's
+// environment for them (SLURM_JOB_ID, SLURM_JOB_USER, SLURM_SCRIPT_CONTEXT, ...).
+v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string& path,
+                                            int64_t timeout_seconds, const Job& job,
+                                            const ClusterFacts& facts);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_LAUNCH_BUILDER_H_

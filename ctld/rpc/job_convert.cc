@@ -1,0 +1,189 @@
+#include "ctld/rpc/job_convert.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ctld/launch_builder.h"
+
+namespace skiff {
+namespace {
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// --gres entries: "gpu", "gpu:2", "gpu:a100:2". Only gpu is a known gres.
+absl::Status ParseGres(const v1::JobSpec& spec, const SkiffConfig& config, JobRequest& request) {
+  for (const std::string& entry : spec.gres()) {
+    std::vector<std::string> parts = absl::StrSplit(entry, ':');
+    if (parts.empty() || parts[0] != "gpu" || parts.size() > 3) {
+      return Invalid("Invalid generic resource (gres) specification");
+    }
+    int count = 1;
+    std::string type;
+    if (parts.size() == 2) {
+      if (!absl::SimpleAtoi(parts[1], &count)) type = parts[1];
+    } else if (parts.size() == 3) {
+      type = parts[1];
+      if (!absl::SimpleAtoi(parts[2], &count)) {
+        return Invalid("Invalid generic resource (gres) specification");
+      }
+    }
+    if (count < 0) return Invalid("Invalid generic resource (gres) specification");
+    request.gpus_per_node += count;
+    if (!type.empty()) request.gpu_type = type;
+  }
+  (void)config;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
+                                const SkiffConfig& config,
+                                const std::vector<NodeCapacity>& nodes) {
+  if (spec.script().empty()) return Invalid("Batch script is empty!");
+  if (spec.script().rfind("#!", 0) != 0) {
+    return Invalid("Batch script must start with #! (a shebang line)");
+  }
+  if (!spec.work_dir().empty() && spec.work_dir()[0] != '/') {
+    return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir()));
+  }
+  if (config.disable_root_jobs && submitter.uid == 0) {
+    return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
+  }
+  const PartitionConfig* partition = spec.partition().empty()
+                                         ? config.DefaultPartition()
+                                         : config.FindPartition(spec.partition());
+  if (partition == nullptr) {
+    return Invalid(spec.partition().empty() ? "No partition specified or system default partition"
+                                            : "Invalid partition name specified");
+  }
+  if (partition->root_only && submitter.uid != 0) {
+    return Invalid("Partition is restricted to root (RootOnly=YES)");
+  }
+
+  Job job;
+  job.uid = submitter.uid;
+  job.gid = submitter.gid;
+  job.user_name = submitter.user_name;
+  job.group_name = submitter.group_name;
+  job.name = spec.name().empty() ? "sbatch" : spec.name();
+  job.account = spec.account();
+  job.qos = spec.qos().empty() ? "normal" : spec.qos();
+  job.requeue = spec.has_requeue() ? spec.requeue() : config.job_requeue;
+  job.held = spec.hold();
+  job.spec_blob = spec.SerializeAsString();
+
+  JobRequest& request = job.request;
+  request.partition = partition->name;
+  request.num_nodes = std::max(1, spec.min_nodes());
+  if (spec.max_nodes() != 0 && spec.max_nodes() < request.num_nodes) {
+    return Invalid("Node count specification invalid");
+  }
+  if (partition->max_nodes >= 0 && request.num_nodes > partition->max_nodes) {
+    return Invalid("Node count specification invalid (exceeds the partition's MaxNodes)");
+  }
+  request.ntasks = spec.ntasks() > 0 ? spec.ntasks() : request.num_nodes;
+  if (spec.ntasks() < 0 || spec.cpus_per_task() < 0) {
+    return Invalid("Invalid task or CPU count specified");
+  }
+  request.cpus_per_task = std::max(1, spec.cpus_per_task());
+  request.mem_per_node_mb = spec.mem_per_node_mb();
+  request.mem_per_cpu_mb = spec.mem_per_cpu_mb();
+  if (request.mem_per_node_mb == 0 && request.mem_per_cpu_mb == 0) {
+    request.mem_per_cpu_mb = partition->def_mem_per_cpu_mb;
+  }
+  if (absl::Status s = ParseGres(spec, config, request); !s.ok()) return s;
+
+  // Time limit: the partition's DefaultTime (else MaxTime) when not given;
+  // above MaxTime is refused, as Slurm does with EnforcePartLimits.
+  const int64_t default_time =
+      partition->default_time != kUnlimited ? partition->default_time : partition->max_time;
+  request.time_limit = spec.has_time_limit() ? spec.time_limit() : default_time;
+  if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
+  if (partition->max_time != kUnlimited &&
+      (request.time_limit == kUnlimited || request.time_limit > partition->max_time)) {
+    return Invalid("Requested time limit is invalid (missing or exceeds some limit)");
+  }
+  request.begin_time = spec.begin_time();
+
+  if (absl::Status s = CheckSatisfiable(request, nodes); !s.ok()) return s;
+  return job;
+}
+
+v1::JobState ToProtoState(JobState state) {
+  switch (state) {
+    case JobState::kPending: return v1::PENDING;
+    case JobState::kConfiguring: return v1::CONFIGURING;
+    case JobState::kRunning: return v1::RUNNING;
+    case JobState::kCompleting: return v1::COMPLETING;
+    case JobState::kCompleted: return v1::COMPLETED;
+    case JobState::kFailed: return v1::FAILED;
+    case JobState::kCancelled: return v1::CANCELLED;
+    case JobState::kTimeout: return v1::TIMEOUT;
+    case JobState::kNodeFail: return v1::NODE_FAIL;
+    case JobState::kOutOfMemory: return v1::OUT_OF_MEMORY;
+    case JobState::kPreempted: return v1::PREEMPTED;
+  }
+  return v1::JOB_STATE_UNSPECIFIED;
+}
+
+absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
+  switch (state) {
+    case v1::PENDING: return JobState::kPending;
+    case v1::CONFIGURING: return JobState::kConfiguring;
+    case v1::RUNNING: return JobState::kRunning;
+    case v1::COMPLETING: return JobState::kCompleting;
+    case v1::COMPLETED: return JobState::kCompleted;
+    case v1::FAILED: return JobState::kFailed;
+    case v1::CANCELLED: return JobState::kCancelled;
+    case v1::TIMEOUT: return JobState::kTimeout;
+    case v1::NODE_FAIL: return JobState::kNodeFail;
+    case v1::OUT_OF_MEMORY: return JobState::kOutOfMemory;
+    case v1::PREEMPTED: return JobState::kPreempted;
+    default: return absl::InvalidArgumentError(absl::StrCat("Invalid job state ", state));
+  }
+}
+
+void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
+  out->set_job_id(job.id);
+  out->mutable_spec()->ParseFromString(job.spec_blob);
+  out->set_user_id(job.uid);
+  out->set_group_id(job.gid);
+  out->set_user_name(job.user_name);
+  out->set_group_name(job.group_name);
+  out->set_state(ToProtoState(job.state));
+  out->set_state_reason(job.reason);
+  out->set_state_description(job.reason_detail);
+  out->set_submit_time(job.submit_time);
+  out->set_eligible_time(job.eligible_time);
+  out->set_start_time(job.start_time);
+  out->set_end_time(job.end_time);
+  out->set_time_limit(job.request.time_limit);
+  out->set_partition(job.request.partition);
+  out->set_account(job.account);
+  out->set_qos(job.qos);
+  for (const std::string& node : job.nodes) out->add_nodes(node);
+  out->set_num_nodes(job.nodes.empty() ? job.request.num_nodes
+                                       : static_cast<int>(job.nodes.size()));
+  out->set_num_cpus(job.nodes.empty() ? job.request.ntasks * job.request.cpus_per_task
+                                      : job.cpus_per_node * static_cast<int>(job.nodes.size()));
+  out->set_num_tasks(job.request.ntasks);
+  out->set_cpus_per_task(job.request.cpus_per_task);
+  out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.mem_per_node_mb);
+  for (int gpu : job.gpu_indices) out->add_gpu_indices(gpu);
+  out->set_exit_code(job.exit_code);
+  out->set_exit_signal(job.exit_signal);
+  out->set_restart_count(job.restart_count);
+  out->set_held(job.held);
+  out->set_held_by_admin(job.held_by_admin);
+  const v1::JobSpec& spec = out->spec();
+  const std::string stdout_path = ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir());
+  out->set_stdout_path(stdout_path);
+  out->set_stderr_path(spec.stderr_pattern().empty()
+                           ? stdout_path
+                           : ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
+  out->set_priority(job.held ? 0 : 1);
+  out->set_now(now);
+}
+
+}  // namespace skiff

@@ -1,0 +1,42 @@
+// The job edge: validates a submitted v1::JobSpec into a domain Job, and turns
+// Jobs back into v1::JobInfo for squeue/scontrol. Pure apart from user/group
+// name lookups (done by the caller and passed in).
+#ifndef SKIFF_CTLD_RPC_JOB_CONVERT_H_
+#define SKIFF_CTLD_RPC_JOB_CONVERT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/config/config.h"
+#include "ctld/core/first_fit.h"
+#include "ctld/core/job.h"
+#include "proto/job.pb.h"
+
+namespace skiff {
+
+struct Submitter {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user_name;
+  std::string group_name;
+};
+
+// Checks `spec` against the configuration and the nodes' capacities and returns
+// the Job to submit (no id yet). InvalidArgument carries Slurm's message, e.g.
+// "Invalid partition name specified", "Requested time limit is invalid (missing
+// or exceeds some limit)", "Invalid generic resource (gres) specification",
+// "Requested node configuration is not available".
+absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
+                                const SkiffConfig& config,
+                                const std::vector<NodeCapacity>& nodes);
+
+v1::JobState ToProtoState(JobState state);
+absl::StatusOr<JobState> FromProtoState(v1::JobState state);
+
+// `now` fills JobInfo.now (for squeue's TIME column).
+void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_RPC_JOB_CONVERT_H_

@@ -1,0 +1,125 @@
+#include "ctld/rpc/job_convert.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+SkiffConfig Config() {
+  SkiffConfig config;
+  PartitionConfig debug;
+  debug.name = "debug";
+  debug.is_default = true;
+  debug.max_time = 86400;
+  debug.default_time = 3600;
+  PartitionConfig gpu = debug;
+  gpu.name = "gpu";
+  gpu.is_default = false;
+  config.partitions = {debug, gpu};
+  return config;
+}
+
+std::vector<NodeCapacity> Nodes() {
+  NodeCapacity n1;
+  n1.name = "n1";
+  n1.cpus = 2;
+  n1.memory_mb = 1000;
+  n1.partitions = {"debug"};
+  NodeCapacity n3 = n1;
+  n3.name = "n3";
+  n3.gpu_owner = {0, 0};
+  n3.partitions = {"debug", "gpu"};
+  return {n1, n3};
+}
+
+v1::JobSpec Spec() {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\ntrue\n");
+  spec.set_work_dir("/tmp");
+  return spec;
+}
+
+const Submitter kAlice{1001, 1001, "alice", "alice"};
+
+TEST(JobFromSpec, FillsDefaultsFromTheDefaultPartition) {
+  absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.partition, "debug");
+  EXPECT_EQ(job->request.time_limit, 3600);
+  EXPECT_EQ(job->request.num_nodes, 1);
+  EXPECT_EQ(job->request.ntasks, 1);
+  EXPECT_EQ(job->request.cpus_per_task, 1);
+  EXPECT_EQ(job->user_name, "alice");
+  EXPECT_EQ(job->qos, "normal");
+  v1::JobSpec round_trip;
+  ASSERT_TRUE(round_trip.ParseFromString(job->spec_blob));
+  EXPECT_EQ(round_trip.script(), "#!/bin/sh\ntrue\n");
+}
+
+TEST(JobFromSpec, RejectsWithSlurmsMessages) {
+  struct Case {
+    std::function<void(v1::JobSpec&)> change;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](v1::JobSpec& s) { s.set_partition("nosuch"); }, "Invalid partition name specified"},
+      {[](v1::JobSpec& s) { s.set_time_limit(2 * 86400); },
+       "Requested time limit is invalid (missing or exceeds some limit)"},
+      {[](v1::JobSpec& s) { s.set_time_limit(-1); },
+       "Requested time limit is invalid (missing or exceeds some limit)"},
+      {[](v1::JobSpec& s) { s.add_gres("tpu:1"); },
+       "Invalid generic resource (gres) specification"},
+      {[](v1::JobSpec& s) { s.add_gres("gpu:3"); },
+       "Requested node configuration is not available"},
+      {[](v1::JobSpec& s) { s.set_cpus_per_task(4); },
+       "Requested node configuration is not available"},
+      {[](v1::JobSpec& s) { s.set_min_nodes(3); }, "More processors requested than permitted"},
+      {[](v1::JobSpec& s) { s.set_mem_per_node_mb(5000); },
+       "Requested node configuration is not available"},
+      {[](v1::JobSpec& s) { s.set_script("echo no shebang"); },
+       "Batch script must start with #! (a shebang line)"},
+  };
+  for (const Case& c : cases) {
+    v1::JobSpec spec = Spec();
+    c.change(spec);
+    absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+    ASSERT_FALSE(job.ok()) << c.message;
+    EXPECT_EQ(job.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(job.status().message(), c.message);
+  }
+}
+
+TEST(JobFromSpec, ParsesTypedAndUntypedGpus) {
+  v1::JobSpec spec = Spec();
+  spec.set_partition("gpu");
+  spec.add_gres("gpu:2");
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.gpus_per_node, 2);
+}
+
+TEST(JobFromSpec, ZeroTimeLimitMeansUnlimitedWhichAFinitePartitionRefuses) {
+  v1::JobSpec spec = Spec();
+  spec.set_time_limit(0);
+  EXPECT_FALSE(JobFromSpec(spec, kAlice, Config(), Nodes()).ok());
+}
+
+TEST(JobToInfo, CarriesStateNodesAndExpandedPaths) {
+  absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok());
+  job->id = 12;
+  job->state = JobState::kRunning;
+  job->nodes = {"n1"};
+  job->cpus_per_node = 1;
+  v1::JobInfo info;
+  JobToInfo(*job, 100, &info);
+  EXPECT_EQ(info.job_id(), 12u);
+  EXPECT_EQ(info.state(), v1::RUNNING);
+  EXPECT_EQ(info.stdout_path(), "/tmp/slurm-12.out");
+  EXPECT_EQ(info.stderr_path(), "/tmp/slurm-12.out");
+  EXPECT_EQ(info.num_cpus(), 1);
+  EXPECT_EQ(info.now(), 100);
+}
+
+}  // namespace
+}  // namespace skiff

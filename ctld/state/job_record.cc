@@ -1,0 +1,99 @@
+#include "ctld/state/job_record.h"
+
+namespace skiff {
+
+v1::JobRecord ToRecord(const Job& job) {
+  v1::JobRecord r;
+  r.set_id(job.id);
+  r.set_uid(job.uid);
+  r.set_gid(job.gid);
+  r.set_user_name(job.user_name);
+  r.set_group_name(job.group_name);
+  r.set_name(job.name);
+  r.set_account(job.account);
+  r.set_qos(job.qos);
+  const JobRequest& q = job.request;
+  r.set_partition(q.partition);
+  r.set_num_nodes(q.num_nodes);
+  r.set_ntasks(q.ntasks);
+  r.set_cpus_per_task(q.cpus_per_task);
+  r.set_req_mem_per_node_mb(q.mem_per_node_mb);
+  r.set_req_mem_per_cpu_mb(q.mem_per_cpu_mb);
+  r.set_gpus_per_node(q.gpus_per_node);
+  r.set_gpu_type(q.gpu_type);
+  r.set_time_limit(q.time_limit);
+  r.set_begin_time(q.begin_time);
+  r.set_spec_blob(job.spec_blob);
+  r.set_requeue(job.requeue);
+  r.set_state(static_cast<int>(job.state));
+  r.set_final_state(static_cast<int>(job.final_state));
+  r.set_reason(job.reason);
+  r.set_reason_detail(job.reason_detail);
+  r.set_held(job.held);
+  r.set_held_by_admin(job.held_by_admin);
+  r.set_submit_time(job.submit_time);
+  r.set_eligible_time(job.eligible_time);
+  r.set_start_time(job.start_time);
+  r.set_end_time(job.end_time);
+  for (const std::string& node : job.nodes) r.add_nodes(node);
+  r.set_cpus_per_node(job.cpus_per_node);
+  r.set_mem_per_node_mb(job.mem_per_node_mb);
+  for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
+  r.set_exit_code(job.exit_code);
+  r.set_exit_signal(job.exit_signal);
+  r.set_restart_count(job.restart_count);
+  r.set_prolog_done(job.prolog_done);
+  r.set_launched(job.launched);
+  r.set_cancel_requested(job.cancel_requested);
+  r.set_version(job.version);
+  return r;
+}
+
+Job FromRecord(const v1::JobRecord& r) {
+  Job job;
+  job.id = r.id();
+  job.uid = r.uid();
+  job.gid = r.gid();
+  job.user_name = r.user_name();
+  job.group_name = r.group_name();
+  job.name = r.name();
+  job.account = r.account();
+  job.qos = r.qos();
+  JobRequest& q = job.request;
+  q.partition = r.partition();
+  q.num_nodes = r.num_nodes();
+  q.ntasks = r.ntasks();
+  q.cpus_per_task = r.cpus_per_task();
+  q.mem_per_node_mb = r.req_mem_per_node_mb();
+  q.mem_per_cpu_mb = r.req_mem_per_cpu_mb();
+  q.gpus_per_node = r.gpus_per_node();
+  q.gpu_type = r.gpu_type();
+  q.time_limit = r.time_limit();
+  q.begin_time = r.begin_time();
+  job.spec_blob = r.spec_blob();
+  job.requeue = r.requeue();
+  job.state = static_cast<JobState>(r.state());
+  job.final_state = static_cast<JobState>(r.final_state());
+  job.reason = r.reason();
+  job.reason_detail = r.reason_detail();
+  job.held = r.held();
+  job.held_by_admin = r.held_by_admin();
+  job.submit_time = r.submit_time();
+  job.eligible_time = r.eligible_time();
+  job.start_time = r.start_time();
+  job.end_time = r.end_time();
+  job.nodes.assign(r.nodes().begin(), r.nodes().end());
+  job.cpus_per_node = r.cpus_per_node();
+  job.mem_per_node_mb = r.mem_per_node_mb();
+  job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
+  job.exit_code = r.exit_code();
+  job.exit_signal = r.exit_signal();
+  job.restart_count = r.restart_count();
+  job.prolog_done = r.prolog_done();
+  job.launched = r.launched();
+  job.cancel_requested = r.cancel_requested();
+  job.version = r.version();
+  return job;
+}
+
+}  // namespace skiff

@@ -1,0 +1,81 @@
+// Where ctld's jobs live durably: an interface so the Controller can be tested
+// with a fake, and its SQLite implementation.
+//
+// Every accepted job and every state change is written through Save before the
+// RPC that caused it is answered. Save may be called from any thread; writes
+// from concurrent callers are grouped into one transaction (group commit). A job
+// row is only replaced by a higher `version`, so two threads saving snapshots of
+// the same job in either order leave the newest.
+//
+// Threads: SqliteJobStore owns one writer thread; callers block in Save until
+// their rows are committed. It never calls back into the Controller.
+#ifndef SKIFF_CTLD_STATE_JOB_STORE_H_
+#define SKIFF_CTLD_STATE_JOB_STORE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ctld/core/job.h"
+
+struct sqlite3;
+
+namespace skiff {
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+
+  // Durable (survives kill -9 of ctld) when it returns OK.
+  virtual absl::Status Save(std::vector<Job> jobs) = 0;
+
+  // Every job not yet in a final state, plus final ones that ended at or after
+  // `finished_since` (so squeue still shows them for MinJobAge).
+  virtual absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) = 0;
+
+  // The highest job id ever stored (0 when empty): ids are never reused.
+  virtual absl::StatusOr<uint64_t> MaxJobId() = 0;
+};
+
+class SqliteJobStore final : public JobStore {
+ public:
+  // Opens (creating) `path` in WAL mode. FailedPrecondition names the file.
+  static absl::StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path);
+  ~SqliteJobStore() override;
+
+  absl::Status Save(std::vector<Job> jobs) override;
+  absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) override;
+  absl::StatusOr<uint64_t> MaxJobId() override;
+
+ private:
+  struct Batch {
+    std::vector<Job> jobs;
+    absl::Status result;
+    bool done = false;
+  };
+
+  explicit SqliteJobStore(sqlite3* db);
+  void WriterLoop();
+  absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches);
+
+  sqlite3* db_;
+  std::mutex db_mu_;  // serializes use of db_ (writer thread vs. loads)
+
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::condition_variable done_cv_;
+  std::deque<std::shared_ptr<Batch>> queue_;
+  bool stopping_ = false;
+  std::thread writer_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_STATE_JOB_STORE_H_
