@@ -1,0 +1,375 @@
+// The job lifecycle through the Controller with fake clients, store and clock:
+// no gRPC, no daemons. Actions run on the Controller's work queue, so tests wait
+// for observable effects with a generous deadline instead of sleeping.
+#include "ctld/controller.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "spdlog/sinks/null_sink.h"
+
+namespace skiff {
+namespace {
+
+class FakeStore : public JobStore {
+ public:
+  absl::Status Save(std::vector<Job> jobs) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Job& job : jobs) {
+      auto it = jobs_.find(job.id);
+      if (it == jobs_.end() || it->second.version < job.version) jobs_[job.id] = job;
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<Job>> LoadActive(int64_t) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Job> out;
+    for (auto& [id, job] : jobs_) out.push_back(job);
+    return out;
+  }
+  absl::StatusOr<uint64_t> MaxJobId() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return jobs_.empty() ? 0 : jobs_.rbegin()->first;
+  }
+  Job Get(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return jobs_[id];
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<uint64_t, Job> jobs_;
+};
+
+class FakeNodes : public NodeDaemonClient {
+ public:
+  absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.push_back("launch " + std::to_string(request.job_id()) + " on " + target);
+    launches[request.job_id()] = request;
+    return launch_result;
+  }
+  absl::Status SignalJob(const std::string&, uint64_t job_id, int signal, bool) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.push_back("signal " + std::to_string(job_id) + " " + std::to_string(signal));
+    return absl::OkStatus();
+  }
+  absl::Status TerminateJob(const std::string&, uint64_t job_id, int) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.push_back("terminate " + std::to_string(job_id));
+    return absl::OkStatus();
+  }
+  std::vector<std::string> Events() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events;
+  }
+
+  std::mutex mu_;
+  std::vector<std::string> events;
+  std::map<uint64_t, v1::LaunchJobRequest> launches;
+  absl::Status launch_result;
+};
+
+class FakeScripts : public ScriptRunner {
+ public:
+  absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    runs.push_back(request.request_id());
+    v1::RunScriptReply reply;
+    reply.set_exit_code(request.request_id().rfind("prolog", 0) == 0 ? prolog_exit : 0);
+    reply.set_output_tail("prolog says no\n");
+    return reply;
+  }
+  void KillScript(const std::string&) override {}
+  std::vector<std::string> Runs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runs;
+  }
+
+  std::mutex mu_;
+  std::vector<std::string> runs;
+  int prolog_exit = 0;
+};
+
+SkiffConfig TestConfig() {
+  SkiffConfig config;
+  config.cluster_name = "test";
+  for (const char* name : {"n1", "n2"}) {
+    NodeConfig node;
+    node.name = name;
+    node.addr = "127.0.0.1";
+    node.port = 7000;
+    node.cpus = 2;
+    node.real_memory_mb = 1000;
+    config.nodes.push_back(node);
+  }
+  PartitionConfig debug;
+  debug.name = "debug";
+  debug.nodes = {"n1", "n2"};
+  debug.is_default = true;
+  config.partitions = {debug};
+  config.heartbeat_interval = 10;
+  config.slurmd_timeout = 60;
+  config.kill_wait = 1;
+  return config;
+}
+
+bool Eventually(const std::function<bool()>& predicate) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return predicate();
+}
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { logger_ = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()); }
+
+  void Make(SkiffConfig config = TestConfig()) {
+    controller_ = std::make_unique<Controller>(config, "/etc/skiff/skiff.conf", std::set<uid_t>{},
+                                               Controller::Deps{&clock_, logger_.get(), &store_,
+                                                                &nodes_, &scripts_});
+    ASSERT_TRUE(controller_->Recover().ok());
+    controller_->Start();
+    for (const char* name : {"n1", "n2"}) {
+      NodeRegistration reg;
+      reg.node_name = name;
+      reg.cpus = 2;
+      reg.real_memory_mb = 1000;
+      ASSERT_TRUE(controller_->RegisterNode(reg, {}).ok());
+    }
+  }
+
+  Job NewJob(uid_t uid = 1001, int cpus = 1) {
+    Job job;
+    job.uid = uid;
+    job.user_name = uid == 0 ? "root" : "alice";
+    job.name = "j";
+    job.request.partition = "debug";
+    job.request.cpus_per_task = cpus;
+    job.request.time_limit = 600;
+    v1::JobSpec spec;
+    spec.set_script("#!/bin/sh\ntrue\n");
+    spec.set_work_dir("/tmp");
+    job.spec_blob = spec.SerializeAsString();
+    return job;
+  }
+
+  JobState StateOf(uint64_t id) {
+    std::vector<Job> jobs = controller_->SnapshotJobs({id});
+    return jobs.empty() ? JobState::kPreempted : jobs[0].state;
+  }
+
+  bool Launched(uint64_t id) {
+    std::lock_guard<std::mutex> lock(nodes_.mu_);
+    return nodes_.launches.count(id) > 0;
+  }
+
+  void TearDown() override {
+    if (controller_) controller_->Stop();
+  }
+
+  FakeClock clock_{1000};
+  std::shared_ptr<spdlog::logger> logger_;
+  FakeStore store_;
+  FakeNodes nodes_;
+  FakeScripts scripts_;
+  std::unique_ptr<Controller> controller_;
+};
+
+TEST_F(ControllerTest, JobRunsAndCompletesThroughPrologLaunchAndEpilog) {
+  SkiffConfig config = TestConfig();
+  config.prolog_ctld = "/bin/true";
+  config.epilog_ctld = "/bin/true";
+  Make(config);
+  absl::StatusOr<uint64_t> id = controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ(store_.Get(*id).state, JobState::kPending) << "durable before it is returned";
+  ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kRunning; }));
+  EXPECT_EQ(scripts_.Runs(), std::vector<std::string>{"prolog-1-0"});
+  ASSERT_TRUE(Launched(*id));
+  EXPECT_EQ(nodes_.launches[*id].environment().at("SLURM_JOB_ID"), "1");
+  EXPECT_EQ(nodes_.launches[*id].stdout_path(), "/tmp/slurm-1.out");
+
+  ASSERT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kCompleted; }));
+  EXPECT_EQ(scripts_.Runs(), (std::vector<std::string>{"prolog-1-0", "epilog-1-0"}));
+  EXPECT_EQ(store_.Get(*id).state, JobState::kCompleted);
+  // A repeated completion report is harmless.
+  EXPECT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
+}
+
+TEST_F(ControllerTest, NonZeroExitIsFailed) {
+  Make();
+  uint64_t id = *controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+  ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 3, 0, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kFailed; }));
+  EXPECT_EQ(controller_->SnapshotJobs({id})[0].exit_code, 3);
+}
+
+TEST_F(ControllerTest, FailingPrologRequeuesTheJobHeld) {
+  SkiffConfig config = TestConfig();
+  config.prolog_ctld = "/bin/false";
+  scripts_.prolog_exit = 1;
+  Make(config);
+  uint64_t id = *controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(Eventually([&] {
+    std::vector<Job> jobs = controller_->SnapshotJobs({id});
+    return jobs[0].state == JobState::kPending && jobs[0].held;
+  }));
+  Job job = controller_->SnapshotJobs({id})[0];
+  EXPECT_EQ(job.reason, "JobHeldAdmin");
+  EXPECT_NE(job.reason_detail.find("PrologSlurmctld failed: exit code 1: prolog says no"),
+            std::string::npos)
+      << job.reason_detail;
+  EXPECT_EQ(job.restart_count, 1);
+  EXPECT_FALSE(Launched(id));
+  EXPECT_TRUE(controller_->NodeCapacities()[0].alloc_cpus == 0) << "resources given back";
+}
+
+TEST_F(ControllerTest, OnlyTheOwnerOrAnAdminMayCancel) {
+  Make();
+  SkiffConfig config = TestConfig();
+  uint64_t id = *controller_->SubmitJob(NewJob(1001, 2));
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+  CancelSpec spec;
+  spec.job_ids = {id};
+  std::vector<CancelOutcome> denied = controller_->CancelJobs({1002, 1002}, spec);
+  ASSERT_EQ(denied.size(), 1u);
+  EXPECT_EQ(denied[0].status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+
+  std::vector<CancelOutcome> allowed = controller_->CancelJobs({0, 0}, spec);
+  ASSERT_TRUE(allowed[0].status.ok());
+  ASSERT_TRUE(Eventually([&] {
+    auto events = nodes_.Events();
+    return std::find(events.begin(), events.end(), "terminate " + std::to_string(id)) !=
+           events.end();
+  }));
+  ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 15, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kCancelled; }));
+}
+
+TEST_F(ControllerTest, CancelledPendingJobNeverStarts) {
+  Make();
+  // Fill both nodes so the third job pends.
+  uint64_t a = *controller_->SubmitJob(NewJob(1001, 2));
+  uint64_t b = *controller_->SubmitJob(NewJob(1001, 2));
+  uint64_t c = *controller_->SubmitJob(NewJob(1001, 2));
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
+  ASSERT_TRUE(Eventually([&] { return controller_->SnapshotJobs({c})[0].reason == "Resources"; }));
+  CancelSpec spec;
+  spec.job_ids = {c};
+  ASSERT_TRUE(controller_->CancelJobs({1001, 1001}, spec)[0].status.ok());
+  EXPECT_EQ(StateOf(c), JobState::kCancelled);
+  ASSERT_TRUE(controller_->JobComplete("n1", {a, true, 0, 0, ""}).ok());
+  controller_->RunSchedulePass();
+  EXPECT_FALSE(Launched(c));
+}
+
+TEST_F(ControllerTest, TimeLimitTerminatesAndEndsInTimeout) {
+  SkiffConfig config = TestConfig();
+  config.heartbeat_interval = 100;  // the nodes must not look silent after 61 s
+  config.slurmd_timeout = 1000;
+  Make(config);
+  Job job = NewJob();
+  job.request.time_limit = 60;
+  uint64_t id = *controller_->SubmitJob(job);
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+  clock_.Advance(61);
+  ASSERT_TRUE(Eventually([&] {
+    auto events = nodes_.Events();
+    return std::find(events.begin(), events.end(), "terminate " + std::to_string(id)) !=
+           events.end();
+  }));
+  ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 9, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kTimeout; }));
+}
+
+TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {
+  Make();
+  Job requeue = NewJob(1001, 2);
+  Job fail = NewJob(1001, 2);
+  fail.requeue = false;
+  uint64_t a = *controller_->SubmitJob(requeue);
+  uint64_t b = *controller_->SubmitJob(fail);
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
+  clock_.Advance(61);  // neither node heartbeats
+  ASSERT_TRUE(Eventually([&] { return StateOf(b) == JobState::kNodeFail; }));
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kPending; }));
+  EXPECT_EQ(controller_->SnapshotJobs({a})[0].restart_count, 1);
+}
+
+TEST_F(ControllerTest, UserMayLowerButNotRaiseTimeLimitAndCannotReleaseAdminHold) {
+  Make();
+  Job job = NewJob();
+  job.held = true;
+  uint64_t id = *controller_->SubmitJob(job);
+  JobUpdate lower;
+  lower.job_id = id;
+  lower.time_limit = 60;
+  EXPECT_TRUE(controller_->UpdateJob({1001, 1001}, lower).ok());
+  JobUpdate raise = lower;
+  raise.time_limit = 6000;
+  EXPECT_EQ(controller_->UpdateJob({1001, 1001}, raise).code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(controller_->UpdateJob({1002, 1002}, lower).code(),
+            absl::StatusCode::kPermissionDenied);
+  JobUpdate admin_hold;
+  admin_hold.job_id = id;
+  admin_hold.held = true;
+  ASSERT_TRUE(controller_->UpdateJob({0, 0}, admin_hold).ok());
+  EXPECT_EQ(controller_->SnapshotJobs({id})[0].reason, "JobHeldAdmin");
+  JobUpdate release;
+  release.job_id = id;
+  release.held = false;
+  EXPECT_EQ(controller_->UpdateJob({1001, 1001}, release).code(),
+            absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(controller_->UpdateJob({0, 0}, release).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+}
+
+TEST_F(ControllerTest, RestartedControllerResumesFromTheStore) {
+  Make();
+  uint64_t running = *controller_->SubmitJob(NewJob(1001, 2));
+  ASSERT_TRUE(Eventually([&] { return StateOf(running) == JobState::kRunning; }));
+  controller_->Stop();
+  controller_.reset();
+
+  // A new controller over the same store: the job is still RUNNING and holds n1.
+  Make();
+  EXPECT_EQ(StateOf(running), JobState::kRunning);
+  EXPECT_EQ(controller_->NodeCapacities()[0].alloc_cpus, 2);
+  // New ids continue after the old ones.
+  EXPECT_EQ(*controller_->SubmitJob(NewJob()), running + 1);
+  // The node reports the job finished while ctld was away.
+  NodeRegistration reg;
+  reg.node_name = "n1";
+  reg.cpus = 2;
+  reg.real_memory_mb = 1000;
+  ASSERT_TRUE(controller_->RegisterNode(reg, {{running, true, 0, 0, ""}}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(running) == JobState::kCompleted; }));
+}
+
+TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {
+  Make();
+  NodeRegistration reg;
+  reg.node_name = "n2";
+  reg.cpus = 2;
+  reg.real_memory_mb = 1000;
+  absl::StatusOr<Controller::Registration> registration =
+      controller_->RegisterNode(reg, {{999, false, 0, 0, ""}});
+  ASSERT_TRUE(registration.ok());
+  EXPECT_EQ(registration->jobs_to_terminate, std::vector<uint64_t>{999});
+}
+
+}  // namespace
+}  // namespace skiff
