@@ -1,12 +1,19 @@
 // scriptd: runs the scripts ctld must not fork itself. Started by ctld only.
 //
-// Threads: main (signals), gRPC's pool, and one lifeline thread that turns EOF on
-// the lifeline pipe (ctld gone) into SIGTERM for main.
+// Threads: main (signals), gRPC's pool (one thread per running script: RunScript
+// blocks until its script ends), and one lifeline thread that turns EOF on the
+// lifeline pipe (ctld gone) into SIGTERM for main. Main only sigwaits: scripts are
+// reaped by the threads that run them (ScriptRunner), never by waitpid(-1) here.
+//
+// Shutdown (SIGTERM/SIGINT, or the lifeline): kill every script's process group,
+// let the RunScript calls answer (killed=true), then stop the server.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -19,10 +26,26 @@
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "scriptd/script_runner.h"
 #include "scriptd/scriptd_service.h"
 
 namespace skiff {
 namespace {
+
+// RunScript holds a gRPC thread for as long as its script runs: room for this many
+// at once (prologs and epilogs of many jobs ending together), plus Ping/KillScript.
+constexpr int kMaxServerThreads = 256;
+
+// A child's stdin/stdout/stderr are dup2()ed from pipes: keep fds 0..2 taken, so
+// that no pipe of ours lands there if ctld started us with them closed.
+void OpenStandardFds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int null_fd = open("/dev/null", O_RDWR);
+      if (null_fd >= 0 && null_fd != fd) close(null_fd);  // not the lowest free fd: give up
+    }
+  }
+}
 
 int Fatal(const std::string& message) {
   fprintf(stderr, "scriptd: fatal: %s\n", message.c_str());
@@ -41,6 +64,7 @@ int Run(int argc, char** argv) {
       ->required();
   app.add_flag("-v", verbose, "more logging");
   CLI11_PARSE(app, argc, argv);
+  OpenStandardFds();
 
   // Belt and braces with the lifeline: die with the thread that forked us.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -59,8 +83,12 @@ int Run(int argc, char** argv) {
   spdlog::logger& logger = **logger_or;
 
   unlink(socket_path.c_str());  // a stale socket from a killed scriptd
-  ScriptdService service;
+  ScriptRunner runner(logger);
+  ScriptdService service(runner);
   grpc::ServerBuilder builder;
+  grpc::ResourceQuota quota("scriptd");
+  quota.SetMaxThreads(kMaxServerThreads);
+  builder.SetResourceQuota(quota);
   builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
   // Only ctld's user may connect: the socket is created under a 0077 umask.
@@ -72,8 +100,9 @@ int Run(int argc, char** argv) {
 
   std::thread lifeline([lifeline_fd] {
     char byte;
-    while (read(lifeline_fd, &byte, 1) != 0) {
-      if (errno != EINTR) break;
+    for (;;) {
+      ssize_t n = read(lifeline_fd, &byte, 1);
+      if (n == 0 || (n < 0 && errno != EINTR)) break;  // EOF: ctld is gone
     }
     kill(getpid(), SIGTERM);
   });
@@ -85,7 +114,15 @@ int Run(int argc, char** argv) {
     logger.info("signal {}: shutting down", sig);
     break;
   }
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  // New RunScript calls are refused from here; running ones end at once and answer.
+  // Shutdown then waits for the last replies, and for ctld to drop its connection
+  // after GOAWAY: at once when ctld is gone; an idle ctld may not notice, hence the
+  // short deadline, after which gRPC closes the connections itself.
+  runner.KillAll();
+  if (!runner.WaitUntilIdle(absl::Seconds(5))) {
+    logger.warn("{} script(s) still running at shutdown", runner.Running());
+  }
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   unlink(socket_path.c_str());
   logger.info("scriptd stopped");
   return 0;

@@ -2,12 +2,47 @@
 
 #include <unistd.h>
 
+#include "common/rpc/status.h"
+
 namespace skiff {
 
 grpc::Status ScriptdService::Ping(grpc::ServerContext*, const v1::ScriptdPingRequest*,
                                   v1::ScriptdPingReply* reply) {
   reply->set_pid(getpid());
   reply->set_parent_pid(getppid());
+  reply->set_running(runner_.Running());
+  return grpc::Status::OK;
+}
+
+grpc::Status ScriptdService::RunScript(grpc::ServerContext*, const v1::RunScriptRequest* request,
+                                       v1::RunScriptReply* reply) {
+  ScriptRequest run;
+  run.request_id = request->request_id();
+  run.path = request->path();
+  run.argv.assign(request->argv().begin(), request->argv().end());
+  run.environment.insert(request->environment().begin(), request->environment().end());
+  run.timeout_seconds = request->timeout_seconds();
+  run.work_dir = request->work_dir();
+  run.job_id = request->job_id();
+  run.uid = request->uid();
+  run.gid = request->gid();
+  run.stdin_data = request->stdin();
+
+  absl::StatusOr<ScriptResult> result = runner_.Run(run);
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  reply->set_exit_code(result->exit_code);
+  reply->set_signal(result->signal);
+  reply->set_timed_out(result->timed_out);
+  reply->set_killed(result->killed);
+  reply->set_output_tail(result->output_tail);
+  reply->set_pid(result->pid);
+  reply->set_error(result->error);
+  return grpc::Status::OK;
+}
+
+grpc::Status ScriptdService::KillScript(grpc::ServerContext*, const v1::KillScriptRequest* request,
+                                        v1::KillScriptReply* reply) {
+  reply->set_was_running(runner_.Kill(request->request_id()));
   return grpc::Status::OK;
 }
 

@@ -1,0 +1,105 @@
+// Runs scripts in killable children: the process side of scriptd, without gRPC.
+//
+// One child per Run(), in its own process group, with exactly the given
+// environment, stdin from the request's bytes, stdout+stderr captured together
+// (the last kMaxOutputTail bytes are kept). A timeout or Kill() sends SIGKILL to the
+// whole group; when the script ends by itself, whatever it left in its group is
+// killed too (as Slurm does after PrologSlurmctld/EpilogSlurmctld).
+//
+// Threads: Run() blocks the calling thread until the child has ended (it polls the
+// child's pidfd, its output pipe and its stdin pipe) and reaps the child itself with
+// waitpid on that pid; nothing else in the process may reap it, so the process must
+// neither ignore SIGCHLD nor call waitpid(-1). Any number of Run() calls may proceed
+// at once, each on its own thread. Kill(), KillAll() and Running() may be called from
+// any thread. Between fork and exec the child calls only async-signal-safe
+// functions: everything it needs (argv, envp, groups, /dev/null) is prepared first.
+//
+// Ownership: the runner owns the table of running requests (behind mu_); each entry
+// is created and erased by the Run() call that owns it. The logger must outlive the
+// runner, and the runner must outlive every Run() call (in scriptd: KillAll(), then
+// the gRPC server's Shutdown(), which waits for its handlers, then the runner goes).
+#ifndef SKIFF_SCRIPTD_SCRIPT_RUNNER_H_
+#define SKIFF_SCRIPTD_SCRIPT_RUNNER_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "spdlog/spdlog.h"
+
+namespace skiff {
+
+struct ScriptRequest {
+  std::string request_id;                         // unique among running requests
+  std::string path;                               // executable, run without a PATH search
+  std::vector<std::string> argv;                  // arguments after the path
+  std::map<std::string, std::string> environment;  // the child's complete environment
+  int64_t timeout_seconds = 0;                    // 0 = none
+  std::string work_dir;                           // empty = "/"
+  uint64_t job_id = 0;                            // for logs only
+  uid_t uid = 0;  // 0 = the runner's own user; honoured only when the runner is root
+  gid_t gid = 0;  // 0 with a uid = the user's primary group
+  std::string stdin_data;                         // written to stdin, then closed
+};
+
+struct ScriptResult {
+  int exit_code = 0;      // when it exited; 127 when it could not start
+  int signal = 0;         // when a signal ended it
+  bool timed_out = false;
+  bool killed = false;    // by Kill() or KillAll()
+  std::string output_tail;  // last kMaxOutputTail bytes of stdout+stderr
+  pid_t pid = 0;
+  std::string error;      // could not start: why ("cannot execute /x: No such file or directory")
+};
+
+class ScriptRunner {
+ public:
+  static constexpr size_t kMaxOutputTail = 4096;
+
+  explicit ScriptRunner(spdlog::logger& logger);
+  ScriptRunner(const ScriptRunner&) = delete;
+  ScriptRunner& operator=(const ScriptRunner&) = delete;
+
+  // Runs one script and returns when it has ended. AlreadyExists when request_id is
+  // running, InvalidArgument for a malformed request, Unavailable after KillAll() or
+  // when no child could be created (pipes, fork). A script that cannot be executed is
+  // an OK result with exit_code 127 and `error` set.
+  absl::StatusOr<ScriptResult> Run(const ScriptRequest& request);
+
+  // SIGKILLs the request's process group; false when it is not running.
+  bool Kill(const std::string& request_id);
+
+  // Kills every running request and refuses new ones from now on (shutdown).
+  void KillAll();
+
+  // Waits until no Run() call is in progress; false when `limit` passed first.
+  bool WaitUntilIdle(absl::Duration limit);
+
+  // Run() calls in progress (a script that has just ended counts until its call
+  // returns).
+  int Running();
+
+ private:
+  struct Entry {
+    pid_t pid = 0;  // 0 until forked; the process group id too
+    bool killed = false;
+    bool timed_out = false;
+    bool reaped = false;  // ended; Run() is collecting the last output
+  };
+
+  spdlog::logger& logger_;
+  absl::Mutex mu_;
+  std::map<std::string, Entry> running_ ABSL_GUARDED_BY(mu_);
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_SCRIPTD_SCRIPT_RUNNER_H_
