@@ -298,6 +298,10 @@ void Controller::NodeDownLocked(const std::string& node_name, Effects& effects) 
   for (auto& [id, job] : jobs_) {
     if (job.state != JobState::kConfiguring && job.state != JobState::kRunning) continue;
     if (!Contains(job.nodes, node_name)) continue;
+    // The batch script may still run on a healthy batch host: stop it there.
+    if (job.launched && job.nodes.front() != node_name) {
+      effects.actions.push_back(TerminateAction(NodeTargetLocked(job.nodes.front()), job.id));
+    }
     const bool requeue = job.requeue && job.final_state == JobState::kCompleted;
     if (requeue) {
       ReleaseLocked(job);

@@ -16,8 +16,10 @@
 #include "common/daemon.h"
 #include "common/logging.h"
 #include "noded/hardware.h"
+#include "noded/job_manager.h"
 #include "noded/node_agent.h"
 #include "noded/noded_service.h"
+#include "noded/shepherd_launcher.h"
 
 namespace skiff {
 namespace {
@@ -40,10 +42,13 @@ int Run(int argc, char** argv) {
   CLI::App app{"noded: the Skiff node daemon"};
   std::string conf_flag;
   std::string node_name;
+  std::string shepherd_flag;
   bool foreground = true;
   int verbose = 0;
   app.add_option("-f,--conf", conf_flag, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
   app.add_option("-N,--node-name", node_name, "NodeName to serve (default: short hostname)");
+  app.add_option("--shepherd", shepherd_flag,
+                 "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
   app.add_flag("-D", foreground, "run in the foreground (noded always does)");
   app.add_flag("-v", verbose, "more logging (repeat for more)");
   CLI11_PARSE(app, argc, argv);
@@ -81,21 +86,19 @@ int Run(int argc, char** argv) {
   const std::string listen = absl::StrCat(node->addr.empty() ? node_name : node->addr, ":", port);
 
   MungeAuthenticator auth(config.auth_socket);
-  NodedService service(node_name, start_time, auth, slurm_user_uid);
-  grpc::ServerBuilder builder;
-  int bound_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || bound_port == 0) {
-    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name, " Port=)"));
-  }
-  if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
-      !s.ok()) {
-    logger.error("SlurmdPidFile: {}", std::string(s.message()));
-  }
 
-  v1::RegisterRequest registration;
+  JobManagerOptions job_options;
+  job_options.spool_dir = spool;
+  job_options.node_name = node_name;
+  job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
+  job_options.kill_wait = static_cast<int>(config.kill_wait);
+  if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
+    logger.error("shepherd {} is not executable: every job launched here will fail "
+                 "(use --shepherd or $SKIFF_SHEPHERD)", job_options.shepherd_binary);
+  }
+  JobManager jobs(job_options, logger);
+
+  v1::RegisterRequest registration;  // the hardware; the agent adds the jobs
   registration.set_node_name(node_name);
   registration.set_cpus(hw.cpus);
   registration.set_real_memory_mb(hw.real_memory_mb);
@@ -112,12 +115,28 @@ int Run(int argc, char** argv) {
     out->set_count(g.count);
     for (const std::string& file : g.files) out->add_files(file);
   }
-  logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
-              node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
-
   const std::string ctld_target = absl::StrCat(
       config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
-  NodeAgent agent(ctld_target, registration, auth, logger);
+  NodeAgent agent(ctld_target, registration, jobs, auth, logger);
+  jobs.SetFinishedListener([&agent] { agent.Wake(); });
+  // Re-adopt the jobs in the spool before ctld can launch or ask about any.
+  jobs.Start();
+
+  NodedService service(node_name, start_time, auth, slurm_user_uid, jobs);
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || bound_port == 0) {
+    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name, " Port=)"));
+  }
+  if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
+      !s.ok()) {
+    logger.error("SlurmdPidFile: {}", std::string(s.message()));
+  }
+  logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
+              node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
   agent.Start();
 
   for (;;) {
@@ -126,8 +145,9 @@ int Run(int argc, char** argv) {
     logger.info("signal {}: shutting down", sig);
     break;
   }
-  agent.Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  agent.Stop();
+  jobs.Stop();  // jobs keep running; a restarted noded re-adopts them
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);
   if (!pid_file.empty()) unlink(pid_file.c_str());
   logger.info("noded stopped");

@@ -1,8 +1,8 @@
 #include "noded/node_agent.h"
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -12,18 +12,36 @@
 namespace skiff {
 namespace {
 
+using SteadyClock = std::chrono::steady_clock;
+
 constexpr auto kRpcTimeout = std::chrono::seconds(5);
+constexpr double kMinBackoff = 0.2;
+constexpr double kMaxBackoff = 10.0;
+
+void ToProto(const JobReport& report, v1::NodeJobReport* out) {
+  out->set_job_id(report.job_id);
+  out->set_finished(report.finished);
+  if (!report.finished) return;
+  out->set_exit_code(report.result.exit_code);
+  out->set_exit_signal(report.result.signal);
+  out->set_failure(report.result.failure);
+}
+
+SteadyClock::time_point After(double seconds) {
+  return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
+                                  std::chrono::duration<double>(seconds));
+}
 
 }  // namespace
 
-NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest registration,
-                     Authenticator& auth, spdlog::logger& logger)
+NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware,
+                     JobReportSource& jobs, Authenticator& auth, spdlog::logger& logger)
     : ctld_target_(std::move(ctld_target)),
-      registration_(std::move(registration)),
+      hardware_(std::move(hardware)),
+      jobs_(jobs),
       auth_(auth),
       logger_(logger),
-      stub_(v1::NodeService::NewStub(
-          MakeChannel(ctld_target_))) {}
+      stub_(v1::NodeService::NewStub(MakeChannel(ctld_target_))) {}
 
 NodeAgent::~NodeAgent() { Stop(); }
 
@@ -38,9 +56,26 @@ void NodeAgent::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void NodeAgent::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
 bool NodeAgent::Sleep(double seconds) {
   std::unique_lock<std::mutex> lock(mu_);
   return !cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_; });
+}
+
+bool NodeAgent::Stopping() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
+}
+
+void NodeAgent::GrowReportBackoff() {
+  report_backoff_ = report_backoff_ == 0 ? kMinBackoff : std::min(report_backoff_ * 2, kMaxBackoff);
 }
 
 bool NodeAgent::Register() {
@@ -50,15 +85,21 @@ bool NodeAgent::Register() {
     logger_.error("cannot register: {}", std::string(s.message()));
     return false;
   }
+  v1::RegisterRequest request = hardware_;
+  for (const JobReport& job : jobs_.Jobs()) ToProto(job, request.add_jobs());
   v1::RegisterReply reply;
-  grpc::Status status = stub_->Register(&context, registration_, &reply);
+  grpc::Status status = stub_->Register(&context, request, &reply);
   if (!status.ok()) {
     logger_.warn("registration with ctld at {} failed: {}", ctld_target_, status.error_message());
     return false;
   }
   heartbeat_interval_ = std::max<int64_t>(1, reply.heartbeat_interval());
-  logger_.info("NodeName={} registered with ctld at {}; heartbeat every {}s",
-               registration_.node_name(), ctld_target_, heartbeat_interval_);
+  logger_.info("NodeName={} registered with ctld at {} ({} jobs); heartbeat every {}s",
+               hardware_.node_name(), ctld_target_, request.jobs_size(), heartbeat_interval_);
+  for (uint64_t job_id : reply.jobs_to_terminate()) {
+    logger_.info("JobId={}: ctld no longer wants it", job_id);
+    jobs_.Abandon(job_id);
+  }
   return true;
 }
 
@@ -70,7 +111,7 @@ bool NodeAgent::Heartbeat() {
     return true;  // a munge hiccup is no reason to re-register
   }
   v1::HeartbeatRequest request;
-  request.set_node_name(registration_.node_name());
+  request.set_node_name(hardware_.node_name());
   v1::HeartbeatReply reply;
   grpc::Status status = stub_->Heartbeat(&context, request, &reply);
   if (!status.ok()) {
@@ -78,25 +119,84 @@ bool NodeAgent::Heartbeat() {
     return false;
   }
   if (!reply.registered()) logger_.info("ctld asks NodeName={} to register again",
-                                        registration_.node_name());
+                                        hardware_.node_name());
   return reply.registered();
 }
 
+NodeAgent::ReportOutcome NodeAgent::SendReports() {
+  for (const JobReport& report : jobs_.FinishedJobs()) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) {
+      logger_.error("JobId={}: cannot report its end: {}", report.job_id,
+                    std::string(s.message()));
+      return ReportOutcome::kRetry;
+    }
+    v1::JobCompleteRequest request;
+    request.set_node_name(hardware_.node_name());
+    ToProto(report, request.mutable_report());
+    v1::JobCompleteReply reply;
+    grpc::Status status = stub_->JobComplete(&context, request, &reply);
+    if (status.ok()) {
+      logger_.info("JobId={}: end reported to ctld (exit code {} signal {})", report.job_id,
+                   report.result.exit_code, report.result.signal);
+      jobs_.Acknowledge(report.job_id);
+      continue;
+    }
+    logger_.warn("JobId={}: ctld did not take its end ({}: {}); will retry", report.job_id,
+                 static_cast<int>(status.error_code()), status.error_message());
+    if (status.error_code() == grpc::StatusCode::NOT_FOUND ||
+        status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      return ReportOutcome::kRegisterAgain;
+    }
+    return ReportOutcome::kRetry;
+  }
+  return ReportOutcome::kAllSent;
+}
+
+double NodeAgent::ServeRegistered() {
+  auto next_heartbeat = After(static_cast<double>(heartbeat_interval_));
+  auto next_report = SteadyClock::now();  // whatever finished while unregistered
+  for (;;) {
+    if (SteadyClock::now() >= next_report) {
+      switch (SendReports()) {
+        case ReportOutcome::kAllSent:
+          report_backoff_ = 0;
+          next_report = After(24 * 3600.0);  // until Wake()
+          break;
+        case ReportOutcome::kRetry:
+          GrowReportBackoff();
+          next_report = After(report_backoff_);
+          break;
+        case ReportOutcome::kRegisterAgain:
+          GrowReportBackoff();
+          return report_backoff_;
+      }
+    }
+    if (SteadyClock::now() >= next_heartbeat) {
+      if (!Heartbeat()) return kMinBackoff;
+      next_heartbeat = After(static_cast<double>(heartbeat_interval_));
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_until(lock, std::min(next_heartbeat, next_report),
+                   [this] { return stopping_ || woken_; });
+    if (stopping_) return 0;
+    if (woken_) {
+      woken_ = false;
+      if (report_backoff_ == 0) next_report = SteadyClock::now();
+    }
+  }
+}
+
 void NodeAgent::Loop() {
-  double backoff = 0.2;
+  double backoff = kMinBackoff;
   for (;;) {
     if (Register()) {
-      backoff = 0.2;
-      while (Sleep(heartbeat_interval_)) {
-        if (!Heartbeat()) break;
-      }
+      backoff = ServeRegistered();
     } else {
-      backoff = std::min(backoff * 2, 10.0);  // ctld may be starting or restarting
+      backoff = std::min(backoff * 2, kMaxBackoff);  // ctld may be starting or restarting
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return;
-    }
+    if (Stopping()) return;
     if (!Sleep(backoff)) return;
   }
 }

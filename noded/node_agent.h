@@ -1,9 +1,23 @@
-// The node daemon's link to ctld: registers, then heartbeats; registers again
-// whenever ctld says it does not know the node (a restarted ctld) or cannot be
-// reached. Owns one thread; Stop() joins it.
+// The node daemon's link to ctld, and the only thread that calls it.
+//
+// Registers (the node's hardware plus every job the job manager knows, the
+// request rebuilt each time), then heartbeats; registers again whenever ctld says
+// it does not know the node (a restarted ctld) or cannot be reached. After
+// registering it kills and forgets the jobs ctld lists in jobs_to_terminate.
+//
+// Finished jobs are sent with NodeService.JobComplete as soon as the job manager
+// reports them (Wake()), and again, with backoff (0.2 s doubling to 10 s), until
+// ctld answers OK; only then are they acknowledged to the job manager, which
+// removes their directory. Heartbeats go on meanwhile. NOT_FOUND or
+// FAILED_PRECONDITION from JobComplete makes the agent register again (with the
+// same backoff), so that ctld can reconcile through jobs_to_terminate; any other
+// error (UNAVAILABLE, UNIMPLEMENTED, DEADLINE_EXCEEDED...) is retried as is.
+//
+// Owns one thread (Start() to Stop()); Wake() and Stop() are thread-safe.
 #ifndef SKIFF_NODED_NODE_AGENT_H_
 #define SKIFF_NODED_NODE_AGENT_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -11,6 +25,7 @@
 #include <thread>
 
 #include "common/auth/authenticator.h"
+#include "noded/job_report.h"
 #include "proto/ctld.grpc.pb.h"
 #include "spdlog/spdlog.h"
 
@@ -18,32 +33,47 @@ namespace skiff {
 
 class NodeAgent {
  public:
-  // `registration` is sent as is on every (re)registration. `auth` and `logger`
-  // must outlive the agent.
-  NodeAgent(std::string ctld_target, v1::RegisterRequest registration, Authenticator& auth,
-            spdlog::logger& logger);
+  // `hardware` is the registration without jobs; the jobs come from `jobs` at
+  // each registration. `jobs`, `auth` and `logger` must outlive the agent.
+  NodeAgent(std::string ctld_target, v1::RegisterRequest hardware, JobReportSource& jobs,
+            Authenticator& auth, spdlog::logger& logger);
   ~NodeAgent();
 
   void Start();
   void Stop();
 
+  // A job has finished: report it now, unless earlier reports are backing off.
+  void Wake();
+
  private:
+  enum class ReportOutcome { kAllSent, kRetry, kRegisterAgain };
+
   void Loop();
   bool Register();
   bool Heartbeat();  // false: register again
+  // Returns when the agent must register again (the seconds to wait first), or
+  // is stopping.
+  double ServeRegistered();
+  ReportOutcome SendReports();
+  void GrowReportBackoff();
   // Sleeps up to `seconds`; returns false when stopping.
   bool Sleep(double seconds);
+  bool Stopping();
 
   const std::string ctld_target_;
-  const v1::RegisterRequest registration_;
+  const v1::RegisterRequest hardware_;
+  JobReportSource& jobs_;
   Authenticator& auth_;
   spdlog::logger& logger_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
+  // Agent thread only.
   int64_t heartbeat_interval_ = 30;
+  double report_backoff_ = 0;  // seconds; 0 while reports are not failing
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;
+  bool stopping_ = false;  // guarded by mu_
+  bool woken_ = false;     // guarded by mu_
   std::thread thread_;
 };
 

@@ -8,12 +8,32 @@
 
 namespace skiff {
 
+LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
+  LaunchSpec spec;
+  spec.job_id = request.job_id();
+  spec.uid = request.uid();
+  spec.gid = request.gid();
+  spec.user_name = request.user_name();
+  spec.argv.assign(request.argv().begin(), request.argv().end());
+  spec.environment.insert(request.environment().begin(), request.environment().end());
+  spec.work_dir = request.work_dir();
+  spec.stdout_path = request.stdout_path();
+  spec.stderr_path = request.stderr_path();
+  spec.stdin_path = request.stdin_path();
+  spec.time_limit = request.time_limit();
+  spec.cpus = request.cpus();
+  spec.memory_mb = request.memory_mb();
+  spec.gpu_indices.assign(request.gpu_indices().begin(), request.gpu_indices().end());
+  return spec;
+}
+
 NodedService::NodedService(std::string node_name, int64_t start_time, Authenticator& auth,
-                           uid_t slurm_user_uid)
+                           uid_t slurm_user_uid, JobManager& jobs)
     : node_name_(std::move(node_name)),
       start_time_(start_time),
       auth_(auth),
-      slurm_user_uid_(slurm_user_uid) {}
+      slurm_user_uid_(slurm_user_uid),
+      jobs_(jobs) {}
 
 grpc::Status NodedService::AuthenticateCtld(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);
@@ -31,6 +51,30 @@ grpc::Status NodedService::Ping(grpc::ServerContext* context, const v1::NodedPin
   reply->set_node_name(node_name_);
   reply->set_start_time(start_time_);
   return grpc::Status::OK;
+}
+
+grpc::Status NodedService::LaunchJob(grpc::ServerContext* context,
+                                     const v1::LaunchJobRequest* request,
+                                     v1::LaunchJobReply* reply) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  absl::StatusOr<pid_t> pid = jobs_.Launch(LaunchSpecFromProto(*request), request->script());
+  if (!pid.ok()) return ToGrpcStatus(pid.status());
+  reply->set_shepherd_pid(*pid);
+  return grpc::Status::OK;
+}
+
+grpc::Status NodedService::SignalJob(grpc::ServerContext* context,
+                                     const v1::SignalJobRequest* request,
+                                     v1::SignalJobReply*) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  return ToGrpcStatus(jobs_.Signal(request->job_id(), request->signal(), request->batch_only()));
+}
+
+grpc::Status NodedService::TerminateJob(grpc::ServerContext* context,
+                                        const v1::TerminateJobRequest* request,
+                                        v1::TerminateJobReply*) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  return ToGrpcStatus(jobs_.Terminate(request->job_id(), request->kill_wait()));
 }
 
 }  // namespace skiff

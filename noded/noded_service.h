@@ -1,4 +1,13 @@
-// noded's gRPC service for ctld. Runs on gRPC's pool; authenticates every call.
+// noded's gRPC service for ctld. Runs on gRPC's pool; authenticates every call
+// (root or SlurmUser only) and converts between protobuf and the job manager.
+//
+// LaunchJob answers OK for every job it accepts, with the shepherd's pid, or
+// shepherd_pid 0 when the job could not even start a shepherd. A job that fails
+// to launch (unknown user, unusable work_dir, unwritable output file, script not
+// executable...) is not an RPC error: it finishes at once and its NodeJobReport
+// (sent with NodeService.JobComplete, and at registration) carries the reason in
+// `failure`, naming the field. LaunchJob fails only with PERMISSION_DENIED /
+// UNAUTHENTICATED, or INVALID_ARGUMENT for job_id 0.
 #ifndef SKIFF_NODED_NODED_SERVICE_H_
 #define SKIFF_NODED_NODED_SERVICE_H_
 
@@ -8,18 +17,30 @@
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "noded/job_files.h"
+#include "noded/job_manager.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace skiff {
 
+// The request as the job manager takes it (groups and node_name unresolved).
+LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
+
 class NodedService final : public v1::Noded::Service {
  public:
-  // Only root and `slurm_user_uid` (ctld's user) may call.
+  // Only root and `slurm_user_uid` (ctld's user) may call. `auth` and `jobs`
+  // must outlive the service.
   NodedService(std::string node_name, int64_t start_time, Authenticator& auth,
-               uid_t slurm_user_uid);
+               uid_t slurm_user_uid, JobManager& jobs);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::NodedPingRequest* request,
                     v1::NodedPingReply* reply) override;
+  grpc::Status LaunchJob(grpc::ServerContext* context, const v1::LaunchJobRequest* request,
+                         v1::LaunchJobReply* reply) override;
+  grpc::Status SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
+                         v1::SignalJobReply* reply) override;
+  grpc::Status TerminateJob(grpc::ServerContext* context, const v1::TerminateJobRequest* request,
+                            v1::TerminateJobReply* reply) override;
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
@@ -28,6 +49,7 @@ class NodedService final : public v1::Noded::Service {
   const int64_t start_time_;
   Authenticator& auth_;
   const uid_t slurm_user_uid_;
+  JobManager& jobs_;
 };
 
 }  // namespace skiff

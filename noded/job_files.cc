@@ -1,0 +1,228 @@
+#include "noded/job_files.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace skiff {
+namespace {
+
+// One `key=value` line, value C-escaped.
+void AddLine(std::string* out, const char* key, const std::string& value) {
+  absl::StrAppend(out, key, "=", absl::CEscape(value), "\n");
+}
+
+template <typename Int>
+void AddLine(std::string* out, const char* key, Int value) {
+  absl::StrAppend(out, key, "=", value, "\n");
+}
+
+struct Line {
+  int number = 0;
+  std::string key;
+  std::string value;  // unescaped
+};
+
+absl::StatusOr<std::vector<Line>> SplitLines(const std::string& text) {
+  std::vector<Line> lines;
+  int number = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++number;
+    if (raw.empty() || raw[0] == '#') continue;
+    const size_t eq = raw.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("line ", number, ": no '=' in '",
+                                                     std::string(raw), "'"));
+    }
+    Line line;
+    line.number = number;
+    line.key = std::string(raw.substr(0, eq));
+    std::string error;
+    if (!absl::CUnescape(raw.substr(eq + 1), &line.value, &error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", number, ": ", line.key, ": bad escape: ", error));
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+template <typename Int>
+absl::Status ParseInt(const Line& line, Int* out) {
+  if (!absl::SimpleAtoi(line.value, out)) {
+    return absl::InvalidArgumentError(absl::StrCat("line ", line.number, ": ", line.key, ": '",
+                                                   line.value, "' is not a number"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool LaunchSpec::operator==(const LaunchSpec& o) const {
+  return job_id == o.job_id && uid == o.uid && gid == o.gid && user_name == o.user_name &&
+         groups == o.groups && node_name == o.node_name && argv == o.argv &&
+         environment == o.environment && work_dir == o.work_dir &&
+         stdout_path == o.stdout_path && stderr_path == o.stderr_path &&
+         stdin_path == o.stdin_path && time_limit == o.time_limit && cpus == o.cpus &&
+         memory_mb == o.memory_mb && gpu_indices == o.gpu_indices;
+}
+
+std::string FormatLaunchSpec(const LaunchSpec& spec) {
+  std::string out = "# skiff launch spec\n";
+  AddLine(&out, "job_id", spec.job_id);
+  AddLine(&out, "uid", spec.uid);
+  AddLine(&out, "gid", spec.gid);
+  AddLine(&out, "user_name", spec.user_name);
+  for (gid_t g : spec.groups) AddLine(&out, "group", g);
+  AddLine(&out, "node_name", spec.node_name);
+  AddLine(&out, "work_dir", spec.work_dir);
+  AddLine(&out, "stdout", spec.stdout_path);
+  AddLine(&out, "stderr", spec.stderr_path);
+  AddLine(&out, "stdin", spec.stdin_path);
+  AddLine(&out, "time_limit", spec.time_limit);
+  AddLine(&out, "cpus", spec.cpus);
+  AddLine(&out, "memory_mb", spec.memory_mb);
+  for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
+  for (const std::string& arg : spec.argv) AddLine(&out, "arg", arg);
+  for (const auto& [key, value] : spec.environment) {
+    AddLine(&out, "env", absl::StrCat(key, "=", value));
+  }
+  return out;
+}
+
+absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
+  absl::StatusOr<std::vector<Line>> lines = SplitLines(text);
+  if (!lines.ok()) return lines.status();
+  LaunchSpec spec;
+  bool have_id = false;
+  for (const Line& line : *lines) {
+    absl::Status s;
+    if (line.key == "job_id") {
+      s = ParseInt(line, &spec.job_id);
+      have_id = true;
+    } else if (line.key == "uid") {
+      s = ParseInt(line, &spec.uid);
+    } else if (line.key == "gid") {
+      s = ParseInt(line, &spec.gid);
+    } else if (line.key == "user_name") {
+      spec.user_name = line.value;
+    } else if (line.key == "group") {
+      gid_t g = 0;
+      s = ParseInt(line, &g);
+      spec.groups.push_back(g);
+    } else if (line.key == "node_name") {
+      spec.node_name = line.value;
+    } else if (line.key == "work_dir") {
+      spec.work_dir = line.value;
+    } else if (line.key == "stdout") {
+      spec.stdout_path = line.value;
+    } else if (line.key == "stderr") {
+      spec.stderr_path = line.value;
+    } else if (line.key == "stdin") {
+      spec.stdin_path = line.value;
+    } else if (line.key == "time_limit") {
+      s = ParseInt(line, &spec.time_limit);
+    } else if (line.key == "cpus") {
+      s = ParseInt(line, &spec.cpus);
+    } else if (line.key == "memory_mb") {
+      s = ParseInt(line, &spec.memory_mb);
+    } else if (line.key == "gpu") {
+      int32_t gpu = 0;
+      s = ParseInt(line, &gpu);
+      spec.gpu_indices.push_back(gpu);
+    } else if (line.key == "arg") {
+      spec.argv.push_back(line.value);
+    } else if (line.key == "env") {
+      const size_t eq = line.value.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("line ", line.number, ": env: '", line.value, "' is not NAME=VALUE"));
+      }
+      spec.environment[line.value.substr(0, eq)] = line.value.substr(eq + 1);
+    }
+    if (!s.ok()) return s;
+  }
+  if (!have_id || spec.job_id == 0) return absl::InvalidArgumentError("no job_id");
+  return spec;
+}
+
+std::string FormatJobStatus(const JobResult& result) {
+  std::string out = "# skiff job status\n";
+  AddLine(&out, "exit_code", result.exit_code);
+  AddLine(&out, "signal", result.signal);
+  AddLine(&out, "failure", result.failure);
+  return out;
+}
+
+absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
+  absl::StatusOr<std::vector<Line>> lines = SplitLines(text);
+  if (!lines.ok()) return lines.status();
+  JobResult result;
+  bool have_exit = false;
+  bool have_signal = false;
+  for (const Line& line : *lines) {
+    absl::Status s;
+    if (line.key == "exit_code") {
+      s = ParseInt(line, &result.exit_code);
+      have_exit = true;
+    } else if (line.key == "signal") {
+      s = ParseInt(line, &result.signal);
+      have_signal = true;
+    } else if (line.key == "failure") {
+      result.failure = line.value;
+    }
+    if (!s.ok()) return s;
+  }
+  if (!have_exit) return absl::InvalidArgumentError("no exit_code");
+  if (!have_signal) return absl::InvalidArgumentError("no signal");
+  return result;
+}
+
+std::string FormatJobPids(const JobPids& pids) {
+  std::string out;
+  AddLine(&out, "shepherd_pid", pids.shepherd_pid);
+  AddLine(&out, "job_pid", pids.job_pid);
+  AddLine(&out, "job_pgid", pids.job_pgid);
+  return out;
+}
+
+absl::StatusOr<JobPids> ParseJobPids(const std::string& text) {
+  absl::StatusOr<std::vector<Line>> lines = SplitLines(text);
+  if (!lines.ok()) return lines.status();
+  JobPids pids;
+  for (const Line& line : *lines) {
+    absl::Status s;
+    if (line.key == "shepherd_pid") {
+      s = ParseInt(line, &pids.shepherd_pid);
+    } else if (line.key == "job_pid") {
+      s = ParseInt(line, &pids.job_pid);
+    } else if (line.key == "job_pgid") {
+      s = ParseInt(line, &pids.job_pgid);
+    }
+    if (!s.ok()) return s;
+  }
+  if (pids.shepherd_pid <= 0) return absl::InvalidArgumentError("no shepherd_pid");
+  return pids;
+}
+
+std::string JobDirName(uint64_t job_id) { return absl::StrCat("job", job_id); }
+
+std::optional<uint64_t> ParseJobDirName(const std::string& name) {
+  constexpr absl::string_view kPrefix = "job";
+  if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), "job") != 0) {
+    return std::nullopt;
+  }
+  const std::string digits = name.substr(kPrefix.size());
+  for (char c : digits) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  uint64_t id = 0;
+  if (!absl::SimpleAtoi(digits, &id) || id == 0) return std::nullopt;
+  return id;
+}
+
+}  // namespace skiff

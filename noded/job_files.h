@@ -1,0 +1,93 @@
+// The files in a job's spool directory and their formats. Pure: text in, text
+// out; file I/O is in file_io.h.
+//
+// <SlurmdSpoolDir>/job<ID>/          0711 owned by noded's user (root): the job's
+//                                    user must traverse it to exec its script
+//   slurm_script   the batch script, owned by the job's uid, 0700 (noded)
+//   spec           the launch spec below, 0600 (noded)
+//   pids           shepherd and job pids, written atomically (shepherd)
+//   status         how the job ended, written atomically, last (shepherd; noded
+//                  for launch failures found before a shepherd ran)
+//   abandoned      present when ctld no longer wants the job (noded)
+//
+// Every file is lines of `key=value`, values C-escaped (absl::CEscape) so that a
+// value may hold any byte; lines starting with '#' and unknown keys are ignored,
+// so newer versions can add keys. Repeated keys (group, gpu, arg, env) are lists
+// in order.
+#ifndef SKIFF_NODED_JOB_FILES_H_
+#define SKIFF_NODED_JOB_FILES_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "noded/job_report.h"
+
+namespace skiff {
+
+inline constexpr char kScriptFileName[] = "slurm_script";
+inline constexpr char kSpecFileName[] = "spec";
+inline constexpr char kPidsFileName[] = "pids";
+inline constexpr char kStatusFileName[] = "status";
+inline constexpr char kAbandonedFileName[] = "abandoned";
+
+// Everything the shepherd needs to start a job: LaunchJobRequest's fields plus
+// what noded resolved on this node (supplementary groups, node name).
+struct LaunchSpec {
+  uint64_t job_id = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user_name;
+  std::vector<gid_t> groups;  // supplementary groups (getgrouplist), resolved by noded
+  std::string node_name;      // resolved by noded
+  std::vector<std::string> argv;                  // arguments after the script
+  std::map<std::string, std::string> environment;  // as ctld sent it
+  std::string work_dir;
+  std::string stdout_path;  // empty: /dev/null
+  std::string stderr_path;  // empty: same file as stdout
+  std::string stdin_path;   // empty: /dev/null
+  int64_t time_limit = 0;   // seconds, informational
+  int32_t cpus = 0;
+  uint64_t memory_mb = 0;   // informational: not enforced (no cgroups)
+  std::vector<int32_t> gpu_indices;
+
+  bool operator==(const LaunchSpec& o) const;
+};
+
+std::string FormatLaunchSpec(const LaunchSpec& spec);
+// InvalidArgument names the bad line; job_id is required.
+absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text);
+
+// <jobdir>/status: exit_code=, signal=, failure=.
+std::string FormatJobStatus(const JobResult& result);
+// InvalidArgument for a malformed file (a torn write cannot happen: it is renamed
+// into place) or one missing exit_code or signal.
+absl::StatusOr<JobResult> ParseJobStatus(const std::string& text);
+
+// <jobdir>/pids. The shepherd writes it with shepherd_pid alone as soon as it
+// runs, then again with the job's pid once it has forked the job.
+struct JobPids {
+  pid_t shepherd_pid = 0;
+  pid_t job_pid = 0;   // the batch shell; 0 until forked
+  pid_t job_pgid = 0;  // its process group (= job_pid), which every job process shares
+
+  bool operator==(const JobPids& o) const {
+    return shepherd_pid == o.shepherd_pid && job_pid == o.job_pid && job_pgid == o.job_pgid;
+  }
+};
+std::string FormatJobPids(const JobPids& pids);
+absl::StatusOr<JobPids> ParseJobPids(const std::string& text);
+
+// "job42" for 42.
+std::string JobDirName(uint64_t job_id);
+// 42 for "job42"; nullopt for anything else ("job", "job0", "job4x", "spec").
+std::optional<uint64_t> ParseJobDirName(const std::string& name);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_JOB_FILES_H_

@@ -1,0 +1,532 @@
+#include "noded/job_manager.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "noded/file_io.h"
+#include "noded/recovery.h"
+#include "noded/shepherd_launcher.h"
+
+namespace skiff {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Fills spec->user_name (when empty) and spec->groups from the passwd and group
+// databases. Returns the failure text, empty on success.
+std::string ResolveUser(LaunchSpec* spec) {
+  std::vector<char> buf(16384);
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  int err = 0;
+  for (;;) {
+    err = spec->user_name.empty()
+              ? getpwuid_r(spec->uid, &pw, buf.data(), buf.size(), &found)
+              : getpwnam_r(spec->user_name.c_str(), &pw, buf.data(), buf.size(), &found);
+    if (err != ERANGE) break;
+    buf.resize(buf.size() * 2);
+  }
+  if (found == nullptr) {
+    const std::string why = err != 0 ? absl::StrCat(": ", strerror(err)) : "";
+    if (spec->user_name.empty()) {
+      return absl::StrCat("uid ", spec->uid, " has no user on this node (user_name is empty)",
+                          why);
+    }
+    return absl::StrCat("unknown user_name '", spec->user_name, "' on this node", why);
+  }
+  if (pw.pw_uid != spec->uid) {
+    return absl::StrCat("user_name '", spec->user_name, "' has uid ", pw.pw_uid,
+                        " on this node, not uid ", spec->uid);
+  }
+  spec->user_name = pw.pw_name;
+  std::vector<gid_t> groups(32);
+  for (;;) {
+    int n = static_cast<int>(groups.size());
+    if (getgrouplist(spec->user_name.c_str(), spec->gid, groups.data(), &n) >= 0) {
+      groups.resize(static_cast<size_t>(n));
+      break;
+    }
+    groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
+                                                          : groups.size() * 2);
+  }
+  spec->groups = std::move(groups);
+  return "";
+}
+
+// errno is read first thing, before building the message can change it.
+template <typename... Pieces>
+std::string ErrnoText(const Pieces&... what) {
+  const int err = errno;
+  return absl::StrCat(what..., ": ", strerror(err));
+}
+
+}  // namespace
+
+JobManager::JobManager(JobManagerOptions options, spdlog::logger& logger)
+    : options_(std::move(options)), logger_(logger) {}
+
+JobManager::~JobManager() { Stop(); }
+
+void JobManager::SetFinishedListener(std::function<void()> listener) {
+  finished_listener_ = std::move(listener);
+}
+
+std::string JobManager::JobDir(uint64_t job_id) const {
+  std::string spool = options_.spool_dir;
+  while (spool.size() > 1 && spool.back() == '/') spool.pop_back();
+  return absl::StrCat(spool, "/", JobDirName(job_id));
+}
+
+void JobManager::Start() {
+  Recover();
+  monitor_ = std::thread([this] { MonitorLoop(); });
+}
+
+void JobManager::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (monitor_.joinable()) monitor_.join();
+}
+
+// ------------------------------------------------------------------ recovery
+
+void JobManager::Recover() {
+  absl::StatusOr<std::vector<std::string>> names = ListDir(options_.spool_dir);
+  if (!names.ok()) {
+    logger_.error("cannot scan SlurmdSpoolDir: {}", std::string(names.status().message()));
+    return;
+  }
+  std::vector<uint64_t> abandoned_finished;
+  for (const std::string& name : *names) {
+    std::optional<uint64_t> id = ParseJobDirName(name);
+    if (!id) continue;
+    const std::string dir = JobDir(*id);
+    // Liveness before status: a shepherd writes its status before it exits, so
+    // one found dead has left its status for the read that follows.
+    JobDirSnapshot snapshot;
+    if (absl::StatusOr<std::string> p = ReadFile(absl::StrCat(dir, "/", kPidsFileName));
+        p.ok()) {
+      snapshot.pids = *p;
+      if (absl::StatusOr<JobPids> pids = ParseJobPids(*p); pids.ok()) {
+        snapshot.shepherd_cmdline = ReadProcCmdline(pids->shepherd_pid);
+      }
+    }
+    if (absl::StatusOr<std::string> s = ReadFile(absl::StrCat(dir, "/", kStatusFileName));
+        s.ok()) {
+      snapshot.status = *s;
+    }
+    const bool abandoned = access(absl::StrCat(dir, "/", kAbandonedFileName).c_str(), F_OK) == 0;
+    const Adoption adoption = DecideAdoption(dir, snapshot);
+
+    Job job;
+    job.abandoned = abandoned;
+    if (adoption.kind == Adoption::kRunning) {
+      job.state = Job::kRunning;
+      job.shepherd_pid = adoption.pids.shepherd_pid;
+      job.pids = adoption.pids;
+      if (abandoned) {  // the KILL timer died with the last noded: start it again
+        job.terminate_requested = true;
+        job.kill_wait = options_.kill_wait;
+      }
+      logger_.info("JobId={} re-adopted: running, shepherd pid {}, job pid {}", *id,
+                   job.shepherd_pid, job.pids.job_pid);
+    } else {
+      job.state = Job::kFinished;
+      job.result = adoption.result;
+      logger_.info("JobId={} re-adopted: finished, exit code {} signal {}{}{}", *id,
+                   job.result.exit_code, job.result.signal,
+                   job.result.failure.empty() ? "" : ", failure: ", job.result.failure);
+      if (abandoned) abandoned_finished.push_back(*id);
+    }
+    absl::MutexLock lock(&mu_);
+    jobs_[*id] = job;
+  }
+  for (uint64_t id : abandoned_finished) Acknowledge(id);
+}
+
+// ------------------------------------------------------------------ launch
+
+std::string JobManager::PrepareJobDir(LaunchSpec& spec, const std::string& script,
+                                      const std::string& dir) {
+  if (std::string failure = ResolveUser(&spec); !failure.empty()) return failure;
+  if (mkdir(dir.c_str(), 0711) != 0) {
+    if (errno != EEXIST) return ErrnoText("cannot create job directory ", dir);
+    // Left over from a job this noded no longer tracks (its removal failed).
+    if (absl::Status s = RemoveJobDir(dir); !s.ok()) return std::string(s.message());
+    if (mkdir(dir.c_str(), 0711) != 0) {
+      return ErrnoText("cannot create job directory ", dir);
+    }
+  }
+  // 0711: the job's user must reach its script in here, and nothing else.
+  if (chmod(dir.c_str(), 0711) != 0) return ErrnoText("cannot chmod ", dir);
+  const bool root = geteuid() == 0;
+  absl::Status s =
+      WriteNewFile(absl::StrCat(dir, "/", kScriptFileName), script, 0700,
+                   root ? spec.uid : static_cast<uid_t>(-1),
+                   root ? spec.gid : static_cast<gid_t>(-1));
+  if (s.ok()) {
+    s = WriteNewFile(absl::StrCat(dir, "/", kSpecFileName), FormatLaunchSpec(spec), 0600);
+  }
+  if (!s.ok()) return std::string(s.message());
+  return "";
+}
+
+void JobManager::FinishLaunchFailure(uint64_t job_id, const std::string& dir,
+                                     const std::string& failure) {
+  JobResult result;
+  result.exit_code = 1;
+  result.failure = failure;
+  logger_.error("JobId={} failed to launch: {}", job_id, failure);
+  // The status file makes the failure survive a noded restart; without a job
+  // directory it lives in memory only.
+  if (access(dir.c_str(), F_OK) == 0 &&
+      access(absl::StrCat(dir, "/", kStatusFileName).c_str(), F_OK) != 0) {
+    (void)WriteFileAtomically(absl::StrCat(dir, "/", kStatusFileName), FormatJobStatus(result),
+                              0644);
+  }
+  bool abandoned = false;
+  {
+    absl::MutexLock lock(&mu_);
+    Job& job = jobs_[job_id];
+    job.state = Job::kFinished;
+    job.result = result;
+    abandoned = job.abandoned;
+  }
+  if (abandoned) {
+    Acknowledge(job_id);
+  } else if (finished_listener_) {
+    finished_listener_();
+  }
+}
+
+absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& script) {
+  if (spec.job_id == 0) return absl::InvalidArgumentError("job_id is 0");
+  const uint64_t id = spec.job_id;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(id);
+    if (it != jobs_.end()) {
+      Job* job = &it->second;
+      mu_.Await(absl::Condition(
+          +[](Job* j) { return j->state != Job::kLaunching; }, job));
+      logger_.info("JobId={} already launched (shepherd pid {})", id, job->shepherd_pid);
+      return job->shepherd_pid;
+    }
+    jobs_[id].state = Job::kLaunching;
+  }
+
+  spec.node_name = options_.node_name;
+  const std::string dir = JobDir(id);
+  if (std::string failure = PrepareJobDir(spec, script, dir); !failure.empty()) {
+    FinishLaunchFailure(id, dir, failure);
+    return 0;
+  }
+  absl::StatusOr<StartedShepherd> started =
+      StartShepherd(options_.shepherd_binary, dir, options_.ready_timeout);
+  if (!started.ok()) {
+    FinishLaunchFailure(id, dir, std::string(started.status().message()));
+    return 0;
+  }
+  if (!started->ready) {
+    logger_.warn("JobId={}: shepherd pid {} not ready after {} ms; watching it", id,
+                 started->pid, options_.ready_timeout.count());
+  }
+  JobPids pids;
+  if (absl::StatusOr<std::string> text = ReadFile(absl::StrCat(dir, "/", kPidsFileName));
+      text.ok()) {
+    if (absl::StatusOr<JobPids> parsed = ParseJobPids(*text); parsed.ok()) pids = *parsed;
+  }
+  std::vector<SignalAction> actions;
+  {
+    absl::MutexLock lock(&mu_);
+    Job& job = jobs_[id];
+    job.state = Job::kRunning;
+    job.shepherd_pid = started->pid;
+    job.own_child = true;
+    job.pids = pids;
+    CollectTerminationLocked(job, SteadyClock::now(), &actions);  // a TerminateJob that raced
+  }
+  SendSignals(id, actions);
+  logger_.info("JobId={} launched as uid {}: shepherd pid {}, job pid {}", id, spec.uid,
+               started->pid, pids.job_pid);
+  return started->pid;
+}
+
+// ------------------------------------------------------------------ signals
+
+void JobManager::CollectTerminationLocked(Job& job, SteadyClock::time_point now,
+                                          std::vector<SignalAction>* actions) {
+  if (job.state != Job::kRunning || !job.terminate_requested || job.pids.job_pgid <= 0) return;
+  const pid_t group = -job.pids.job_pgid;
+  if (!job.term_sent) {
+    job.term_sent = true;
+    job.kill_at = now + std::chrono::seconds(std::max(0, job.kill_wait));
+    actions->push_back({group, SIGCONT});
+    actions->push_back({group, SIGTERM});
+  }
+  if (!job.kill_sent && job.kill_at && now >= *job.kill_at) {
+    job.kill_sent = true;
+    actions->push_back({group, SIGKILL});
+  }
+}
+
+void JobManager::SendSignals(uint64_t job_id, const std::vector<SignalAction>& actions) {
+  for (const SignalAction& a : actions) {
+    if (kill(a.target, a.sig) != 0 && errno != ESRCH) {
+      logger_.warn("JobId={}: kill({}, {}): {}", job_id, a.target, a.sig, strerror(errno));
+    } else {
+      logger_.debug("JobId={}: sent signal {} to {}", job_id, a.sig, a.target);
+    }
+  }
+}
+
+absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
+  if (sig <= 0 || sig >= NSIG) return absl::InvalidArgumentError(absl::StrCat("bad signal ", sig));
+  pid_t target = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("JobId=", job_id, " is not on NodeName=", options_.node_name));
+    }
+    const Job& job = it->second;
+    if (job.state == Job::kFinished) {
+      return absl::FailedPreconditionError(absl::StrCat("JobId=", job_id, " has finished"));
+    }
+    if (job.pids.job_pgid <= 0) {
+      return absl::UnavailableError(absl::StrCat("JobId=", job_id, " is still starting"));
+    }
+    target = batch_only ? job.pids.job_pid : -job.pids.job_pgid;
+  }
+  if (kill(target, sig) != 0) {
+    if (errno == ESRCH) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("JobId=", job_id, " has no process left to signal"));
+    }
+    return absl::InternalError(ErrnoText("kill(", target, ", ", sig, ")"));
+  }
+  logger_.info("JobId={}: signal {} sent to {}", job_id, sig,
+               batch_only ? "the batch shell" : "every process");
+  return absl::OkStatus();
+}
+
+absl::Status JobManager::Terminate(uint64_t job_id, int kill_wait) {
+  std::vector<SignalAction> actions;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("JobId=", job_id, " is not on NodeName=", options_.node_name));
+    }
+    Job& job = it->second;
+    if (job.state == Job::kFinished) return absl::OkStatus();
+    if (!job.terminate_requested) {
+      job.terminate_requested = true;
+      job.kill_wait = kill_wait;
+      logger_.info("JobId={}: terminating (SIGKILL after {}s)", job_id, kill_wait);
+    }
+    CollectTerminationLocked(job, SteadyClock::now(), &actions);
+  }
+  SendSignals(job_id, actions);
+  return absl::OkStatus();
+}
+
+// ------------------------------------------------------------------ monitor
+
+void JobManager::MonitorLoop() {
+  for (;;) {
+    Tick();
+    absl::MutexLock lock(&mu_);
+    if (mu_.AwaitWithTimeout(absl::Condition(&stopping_),
+                             absl::FromChrono(options_.poll_interval))) {
+      return;
+    }
+  }
+}
+
+void JobManager::Tick() {
+  struct Probe {
+    uint64_t id;
+    pid_t shepherd_pid;
+    bool own_child;
+    bool need_pids;
+  };
+  struct Observation {
+    uint64_t id;
+    std::optional<JobResult> result;  // finished
+    std::optional<JobPids> pids;      // newly read
+  };
+  std::vector<Probe> probes;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, job] : jobs_) {
+      if (job.state != Job::kRunning) continue;
+      probes.push_back({id, job.shepherd_pid, job.own_child, job.pids.job_pgid <= 0});
+    }
+  }
+
+  std::vector<Observation> observations;
+  for (const Probe& p : probes) {
+    const std::string dir = JobDir(p.id);
+    // Liveness first, then the status file: a shepherd writes its status before
+    // it exits, so "gone and no status" really means lost.
+    bool gone = false;
+    const pid_t r = waitpid(p.shepherd_pid, nullptr, WNOHANG);
+    if (r == p.shepherd_pid) {
+      gone = true;
+    } else if (p.own_child) {
+      gone = r < 0 && errno == ECHILD;
+    } else {
+      // Adopted from an earlier noded: not our child (unless that noded was this
+      // process). A zombie or a recycled pid does not match.
+      gone = !IsShepherdCmdline(ReadProcCmdline(p.shepherd_pid), dir);
+    }
+    Observation o{p.id, std::nullopt, std::nullopt};
+    absl::StatusOr<std::string> status = ReadFile(absl::StrCat(dir, "/", kStatusFileName));
+    if (status.ok()) {
+      JobDirSnapshot snapshot;
+      snapshot.status = *status;
+      o.result = DecideAdoption(dir, snapshot).result;
+    } else if (gone) {
+      o.result = ShepherdLostResult();
+    } else if (p.need_pids) {
+      if (absl::StatusOr<std::string> text = ReadFile(absl::StrCat(dir, "/", kPidsFileName));
+          text.ok()) {
+        if (absl::StatusOr<JobPids> pids = ParseJobPids(*text); pids.ok() && pids->job_pgid > 0) {
+          o.pids = *pids;
+        }
+      }
+    }
+    observations.push_back(std::move(o));
+  }
+
+  std::vector<std::pair<uint64_t, std::vector<SignalAction>>> signals;
+  std::vector<uint64_t> abandoned_done;
+  bool any_finished = false;
+  const SteadyClock::time_point now = SteadyClock::now();
+  {
+    absl::MutexLock lock(&mu_);
+    for (const Observation& o : observations) {
+      auto it = jobs_.find(o.id);
+      if (it == jobs_.end() || it->second.state != Job::kRunning) continue;
+      Job& job = it->second;
+      if (o.result) {
+        job.state = Job::kFinished;
+        job.result = *o.result;
+        logger_.info("JobId={} ended: exit code {} signal {}{}{}", o.id, job.result.exit_code,
+                     job.result.signal, job.result.failure.empty() ? "" : ", failure: ",
+                     job.result.failure);
+        if (job.abandoned) {
+          abandoned_done.push_back(o.id);
+        } else {
+          any_finished = true;
+        }
+        continue;
+      }
+      if (o.pids) job.pids = *o.pids;
+    }
+    for (auto& [id, job] : jobs_) {
+      std::vector<SignalAction> actions;
+      CollectTerminationLocked(job, now, &actions);
+      if (!actions.empty()) signals.emplace_back(id, std::move(actions));
+    }
+  }
+  for (const auto& [id, actions] : signals) SendSignals(id, actions);
+  for (uint64_t id : abandoned_done) Acknowledge(id);
+  if (any_finished && finished_listener_) finished_listener_();
+}
+
+// ------------------------------------------------------------------ reports
+
+std::vector<JobReport> JobManager::Jobs() {
+  std::vector<JobReport> reports;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, job] : jobs_) {
+    if (job.abandoned) continue;
+    JobReport report;
+    report.job_id = id;
+    report.finished = job.state == Job::kFinished;
+    if (report.finished) report.result = job.result;
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+std::vector<JobReport> JobManager::FinishedJobs() {
+  std::vector<JobReport> reports;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, job] : jobs_) {
+    if (job.abandoned || job.state != Job::kFinished) continue;
+    JobReport report;
+    report.job_id = id;
+    report.finished = true;
+    report.result = job.result;
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+void JobManager::Acknowledge(uint64_t job_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    if (it->second.state != Job::kFinished) {
+      logger_.warn("JobId={}: end acknowledged while it still runs; ignored", job_id);
+      return;
+    }
+    jobs_.erase(it);
+  }
+  if (absl::Status s = RemoveJobDir(JobDir(job_id)); !s.ok()) {
+    logger_.warn("JobId={}: {}", job_id, std::string(s.message()));
+  }
+}
+
+void JobManager::Abandon(uint64_t job_id) {
+  std::vector<SignalAction> actions;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    Job& job = it->second;
+    if (job.state != Job::kFinished) {
+      logger_.info("JobId={}: ctld no longer wants it; terminating", job_id);
+      job.abandoned = true;
+      if (!job.terminate_requested) {
+        job.terminate_requested = true;
+        job.kill_wait = options_.kill_wait;
+      }
+      CollectTerminationLocked(job, SteadyClock::now(), &actions);
+    } else {
+      job.abandoned = true;
+    }
+  }
+  SendSignals(job_id, actions);
+  const std::string dir = JobDir(job_id);
+  // So that a restarted noded does not report it again either.
+  if (access(dir.c_str(), F_OK) == 0) {
+    (void)WriteFileAtomically(absl::StrCat(dir, "/", kAbandonedFileName), "", 0644);
+  }
+  bool finished = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    finished = it != jobs_.end() && it->second.state == Job::kFinished;
+  }
+  if (finished) Acknowledge(job_id);
+}
+
+}  // namespace skiff

@@ -1,0 +1,151 @@
+// The batch jobs on this node: launches them through shepherds, watches them
+// end, signals and terminates them, and re-adopts them after a noded restart.
+//
+// Each job lives in <spool>/job<ID>/ (layout in job_files.h); the directory, not
+// this object, is the record of truth, so a new JobManager on the same spool
+// (noded restarted) picks up where the last one stopped: a finished job is
+// reported, a running one is watched again (its shepherd never depended on noded),
+// and one whose shepherd vanished without a status is reported failed
+// ("shepherd lost").
+//
+// Launch failures (unknown user, work_dir not usable, output file not writable,
+// script not executable, shepherd missing...) are not RPC errors: Launch returns
+// OK with pid 0 or the shepherd's pid, and the job finishes at once with a
+// `failure` text naming the field, reported like any other end
+// (NodeService.JobComplete / registration); ctld marks the job FAILED with that
+// text as its reason. Launch fails only for a request that is not a job (job_id 0).
+//
+// Threads and ownership:
+//  - Launch, Signal, Terminate: any thread (gRPC's). Launch forks and waits for the
+//    shepherd without holding the lock.
+//  - JobReportSource methods: any thread (the NodeAgent's).
+//  - The monitor thread (Start() to Stop()) polls every poll_interval: reaps this
+//    manager's own shepherd children with waitpid(pid, WNOHANG) (never -1), checks
+//    adopted shepherds through /proc/<pid>/cmdline, reads status files, and
+//    delivers the delayed SIGKILL of TerminateJob.
+//  - One mutex, mu_, guards jobs_ and stopping_; no file I/O (log lines aside),
+//    fork, kill or callback runs under it. The finished listener is called from the monitor
+//    thread without the lock.
+// Destroying the manager stops the monitor and leaves every job running.
+#ifndef SKIFF_NODED_JOB_MANAGER_H_
+#define SKIFF_NODED_JOB_MANAGER_H_
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "noded/job_files.h"
+#include "noded/job_report.h"
+#include "spdlog/spdlog.h"
+
+namespace skiff {
+
+struct JobManagerOptions {
+  std::string spool_dir;        // SlurmdSpoolDir with %n substituted; must exist
+  std::string node_name;        // SLURMD_NODENAME
+  std::string shepherd_binary;  // see FindShepherdBinary
+  int kill_wait = 30;           // KillWait: seconds TERM -> KILL for abandoned jobs
+  std::chrono::milliseconds poll_interval{100};
+  std::chrono::milliseconds ready_timeout{10000};  // Launch's wait for the shepherd
+};
+
+class JobManager final : public JobReportSource {
+ public:
+  // `logger` must outlive the manager.
+  JobManager(JobManagerOptions options, spdlog::logger& logger);
+  ~JobManager() override;
+
+  // Called (from the monitor thread, no lock held) whenever a job finishes.
+  // REQUIRES: before Start().
+  void SetFinishedListener(std::function<void()> listener);
+
+  // Re-adopts every job directory in the spool, then starts the monitor thread.
+  void Start();
+  // Stops the monitor thread; jobs keep running. Idempotent.
+  void Stop();
+
+  // Starts job `spec.job_id` (groups and node_name are filled in here) running
+  // `script`. Returns the shepherd's pid, or 0 when the job could not start (it
+  // is then finished, with the failure text). Idempotent: a job id already known
+  // returns its shepherd's pid without starting anything. InvalidArgument for
+  // job_id 0.
+  absl::StatusOr<pid_t> Launch(LaunchSpec spec, const std::string& script);
+
+  // kill(-pgid, sig) for every process of the job, or only the batch shell with
+  // `batch_only`. NotFound: unknown job; FailedPrecondition: finished or no
+  // process left; Unavailable: still starting; InvalidArgument: bad signal.
+  absl::Status Signal(uint64_t job_id, int sig, bool batch_only);
+
+  // SIGCONT + SIGTERM to the job's process group now (or as soon as it is known),
+  // SIGKILL `kill_wait` seconds later if the job has not ended. Returns at once.
+  // OK for a finished job; NotFound for an unknown one.
+  absl::Status Terminate(uint64_t job_id, int kill_wait);
+
+  // JobReportSource.
+  std::vector<JobReport> Jobs() override;
+  std::vector<JobReport> FinishedJobs() override;
+  void Acknowledge(uint64_t job_id) override;
+  void Abandon(uint64_t job_id) override;
+
+  // The job's directory (whether or not it exists).
+  std::string JobDir(uint64_t job_id) const;
+
+ private:
+  struct Job {
+    enum State { kLaunching, kRunning, kFinished };
+    State state = kLaunching;
+    pid_t shepherd_pid = 0;
+    bool own_child = false;  // forked here: reap it with waitpid
+    JobPids pids;            // job_pgid 0 until the shepherd has written it
+    JobResult result;        // kFinished
+    bool abandoned = false;  // ctld no longer wants it: never report; remove when done
+    // TerminateJob.
+    bool terminate_requested = false;
+    int kill_wait = 0;
+    bool term_sent = false;
+    std::optional<std::chrono::steady_clock::time_point> kill_at;
+    bool kill_sent = false;
+  };
+  struct SignalAction {
+    pid_t target;  // kill(target, sig)
+    int sig;
+  };
+
+  void Recover();
+  void MonitorLoop();
+  void Tick();
+  // Sets up the job directory; returns the failure text, empty when ready.
+  std::string PrepareJobDir(LaunchSpec& spec, const std::string& script,
+                            const std::string& dir);
+  // Records a job that ended before or while starting (status written if possible).
+  void FinishLaunchFailure(uint64_t job_id, const std::string& dir, const std::string& failure);
+  // Appends the signals a pending TerminateJob calls for now.
+  void CollectTerminationLocked(Job& job, std::chrono::steady_clock::time_point now,
+                                std::vector<SignalAction>* actions)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendSignals(uint64_t job_id, const std::vector<SignalAction>& actions);
+
+  const JobManagerOptions options_;
+  spdlog::logger& logger_;
+  std::function<void()> finished_listener_;
+
+  absl::Mutex mu_;
+  std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);  // node-stable: Launch waits on entries
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread monitor_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_JOB_MANAGER_H_

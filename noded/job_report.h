@@ -1,0 +1,55 @@
+// What noded tells ctld about a job, as plain structs (the agent converts them to
+// v1::NodeJobReport at the gRPC edge), and the interface through which the agent
+// reads and acknowledges them.
+#ifndef SKIFF_NODED_JOB_REPORT_H_
+#define SKIFF_NODED_JOB_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+// How a job ended. Written by the shepherd into <jobdir>/status (see job_files.h).
+struct JobResult {
+  int exit_code = 0;    // the batch script's exit status; 0 when killed by a signal
+  int signal = 0;       // the signal that killed the batch script, 0 if it exited
+  std::string failure;  // why the script could not be started; empty when it ran
+
+  bool operator==(const JobResult& o) const {
+    return exit_code == o.exit_code && signal == o.signal && failure == o.failure;
+  }
+};
+
+struct JobReport {
+  uint64_t job_id = 0;
+  bool finished = false;  // false: still running (result is meaningless)
+  JobResult result;
+};
+
+// The part of the job manager that the NodeAgent talks to ctld about.
+// Implementations are thread-safe.
+class JobReportSource {
+ public:
+  virtual ~JobReportSource() = default;
+
+  // Every job ctld should hear about at registration: running ones (finished =
+  // false) and finished ones whose end ctld has not acknowledged yet. Ordered by id.
+  virtual std::vector<JobReport> Jobs() = 0;
+
+  // Finished jobs whose end ctld has not acknowledged yet, ordered by id.
+  virtual std::vector<JobReport> FinishedJobs() = 0;
+
+  // ctld has recorded the end of `job_id` (JobComplete answered OK): forget the
+  // job and remove its directory. Unknown ids are ignored.
+  virtual void Acknowledge(uint64_t job_id) = 0;
+
+  // ctld no longer wants `job_id` (RegisterReply.jobs_to_terminate): terminate it
+  // if it is running, never report it again, and remove its directory once its
+  // processes are gone. Unknown ids are ignored.
+  virtual void Abandon(uint64_t job_id) = 0;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_JOB_REPORT_H_

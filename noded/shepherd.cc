@@ -1,0 +1,274 @@
+#include "noded/shepherd.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "noded/file_io.h"
+#include "noded/job_env.h"
+#include "noded/job_files.h"
+#include "noded/shepherd_protocol.h"
+
+namespace skiff {
+namespace {
+
+// ------------------------------------------------------------ the job child
+// Runs in the forked child of the (single-threaded) shepherd, so it may allocate.
+// Failures go to `err_fd` (close-on-exec: empty at EOF means exec succeeded).
+class JobChild {
+ public:
+  JobChild(const LaunchSpec& spec, const std::string& job_dir, int err_fd)
+      : spec_(spec), job_dir_(job_dir), err_fd_(err_fd) {}
+
+  [[noreturn]] void Run() {
+    ResetSignals();
+    setpgid(0, 0);
+    DropPrivileges();
+    ApplyUmask();
+    if (spec_.work_dir.empty()) Fail("work_dir is empty");
+    if (chdir(spec_.work_dir.c_str()) != 0) {
+      FailErrno("cannot chdir to work_dir ", spec_.work_dir);
+    }
+    // As the job's user: it may only read and create what that user may.
+    const std::string in = spec_.stdin_path.empty() ? "/dev/null" : spec_.stdin_path;
+    OpenOnto(STDIN_FILENO, in, O_RDONLY, "stdin_path");
+    const std::string out = spec_.stdout_path.empty() ? "/dev/null" : spec_.stdout_path;
+    OpenOnto(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_APPEND, "stdout_path");
+    if (spec_.stderr_path.empty()) {
+      if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) FailErrno("dup2 stdout onto stderr");
+    } else {
+      OpenOnto(STDERR_FILENO, spec_.stderr_path, O_WRONLY | O_CREAT | O_APPEND, "stderr_path");
+    }
+    Exec();
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& message) {
+    ssize_t ignored = write(err_fd_, message.data(), message.size());
+    (void)ignored;
+    _exit(1);
+  }
+
+  // errno is read first thing, before building the message can change it.
+  template <typename... Pieces>
+  [[noreturn]] void FailErrno(const Pieces&... what) {
+    const int err = errno;
+    Fail(absl::StrCat(what..., ": ", strerror(err)));
+  }
+
+  static void ResetSignals() {
+    for (int sig = 1; sig < NSIG; ++sig) {
+      if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+  }
+
+  void DropPrivileges() {
+    if (geteuid() != 0) {
+      if (spec_.uid != getuid()) {
+        Fail(absl::StrCat("noded runs as uid ", getuid(), " and cannot start a job as uid ",
+                          spec_.uid, " (only root can)"));
+      }
+      return;
+    }
+    if (setgroups(spec_.groups.size(), spec_.groups.data()) != 0) {
+      FailErrno("setgroups for user ", spec_.user_name);
+    }
+    if (setgid(spec_.gid) != 0) FailErrno("setgid(", spec_.gid, ")");
+    if (setuid(spec_.uid) != 0) FailErrno("setuid(", spec_.uid, ")");
+  }
+
+  // Slurm passes the submitter's umask as SLURM_UMASK (octal); 022 otherwise.
+  void ApplyUmask() {
+    mode_t mask = 022;
+    auto it = spec_.environment.find("SLURM_UMASK");
+    if (it != spec_.environment.end() && !it->second.empty()) {
+      char* end = nullptr;
+      const unsigned long value = strtoul(it->second.c_str(), &end, 8);
+      if (*end == '\0' && value <= 0777) mask = static_cast<mode_t>(value);
+    }
+    umask(mask);
+  }
+
+  void OpenOnto(int target, const std::string& path, int flags, const char* field) {
+    int fd = open(path.c_str(), flags | O_CLOEXEC, 0644);
+    if (fd < 0) FailErrno("cannot open ", field, " ", path);
+    if (fd != target) {
+      if (dup2(fd, target) < 0) FailErrno("dup2 ", field);
+      close(fd);
+    } else {
+      fcntl(fd, F_SETFD, 0);
+    }
+  }
+
+  [[noreturn]] void Exec() {
+    const std::string script = absl::StrCat(job_dir_, "/", kScriptFileName);
+    std::vector<std::string> env = BuildJobEnvironment(spec_, getpid());
+    std::vector<char*> envp;
+    for (std::string& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    std::vector<std::string> args = {script};
+    args.insert(args.end(), spec_.argv.begin(), spec_.argv.end());
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execve(script.c_str(), argv.data(), envp.data());
+    if (errno == ENOEXEC) {  // no "#!" line: run it as sh would
+      std::string sh = "/bin/sh";
+      argv.insert(argv.begin(), sh.data());
+      execve(sh.c_str(), argv.data(), envp.data());
+    }
+    FailErrno("cannot execute the batch script ", script);
+  }
+
+  const LaunchSpec& spec_;
+  const std::string& job_dir_;
+  const int err_fd_;
+};
+
+// ------------------------------------------------------------ the shepherd
+void QuietStdio() {
+  int fd = open("/dev/null", O_RDWR);
+  if (fd < 0) return;
+  for (int target : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(fd, target);
+  if (fd > STDERR_FILENO) close(fd);
+}
+
+// Closes every descriptor noded may have leaked past 2, except `keep`.
+void CloseInheritedFds(int keep) {
+  std::vector<int> fds;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    const int own = dirfd(d);
+    while (struct dirent* entry = readdir(d)) {
+      int fd = 0;
+      if (absl::SimpleAtoi(entry->d_name, &fd) && fd > STDERR_FILENO && fd != keep && fd != own) {
+        fds.push_back(fd);
+      }
+    }
+    closedir(d);
+  }
+  for (int fd : fds) close(fd);
+}
+
+void SignalReady(int* ready_fd) {
+  if (*ready_fd < 0) return;
+  ssize_t ignored = write(*ready_fd, &kShepherdReadyByte, 1);
+  (void)ignored;
+  close(*ready_fd);
+  *ready_fd = -1;
+}
+
+std::string ReadAllFrom(int fd) {
+  std::string text;
+  char buf[1024];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
+int WriteStatus(const std::string& job_dir, const JobResult& result) {
+  absl::Status s = WriteFileAtomically(absl::StrCat(job_dir, "/", kStatusFileName),
+                                       FormatJobStatus(result), 0644);
+  return s.ok() ? 0 : 1;
+}
+
+int Failed(const std::string& job_dir, int* ready_fd, const std::string& failure) {
+  JobResult result;
+  result.exit_code = 1;
+  result.failure = failure;
+  const int rc = WriteStatus(job_dir, result);
+  SignalReady(ready_fd);
+  return rc;
+}
+
+}  // namespace
+
+int RunShepherd(const std::string& job_dir, int ready_fd) {
+  setsid();  // out of noded's session and process group: noded may die, the job goes on
+  QuietStdio();
+  CloseInheritedFds(ready_fd);
+  if (ready_fd >= 0) fcntl(ready_fd, F_SETFD, FD_CLOEXEC);  // never into the job
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+
+  const std::string pids_path = absl::StrCat(job_dir, "/", kPidsFileName);
+  JobPids pids;
+  pids.shepherd_pid = getpid();
+  // Best effort: noded, our parent, knows our pid anyway; a restarted noded
+  // without this file reports the job as failed.
+  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
+
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(job_dir, "/", kSpecFileName));
+  if (!text.ok()) {
+    return Failed(job_dir, &ready_fd,
+                  absl::StrCat("cannot read launch spec: ", std::string(text.status().message())));
+  }
+  absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(*text);
+  if (!spec.ok()) {
+    return Failed(job_dir, &ready_fd,
+                  absl::StrCat("bad launch spec: ", std::string(spec.status().message())));
+  }
+
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    return Failed(job_dir, &ready_fd, absl::StrCat("pipe: ", strerror(errno)));
+  }
+  const pid_t child = fork();
+  if (child < 0) {
+    return Failed(job_dir, &ready_fd, absl::StrCat("fork: ", strerror(errno)));
+  }
+  if (child == 0) {
+    close(err_pipe[0]);
+    JobChild(*spec, job_dir, err_pipe[1]).Run();
+  }
+  setpgid(child, child);  // also done by the child: whichever runs first
+  close(err_pipe[1]);
+  pids.job_pid = child;
+  pids.job_pgid = child;
+  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
+  const std::string failure = ReadAllFrom(err_pipe[0]);  // EOF at exec or at _exit
+  close(err_pipe[0]);
+  SignalReady(&ready_fd);
+
+  // The batch script's end is the job's end. Wait without reaping, so that the
+  // job's pid (= its process group id) cannot be reused, and kill what the
+  // script left running in its group.
+  siginfo_t info;
+  while (waitid(P_PID, child, &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+  }
+  kill(-child, SIGKILL);
+  int wstatus = 0;
+  while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+
+  JobResult result;
+  if (WIFEXITED(wstatus)) result.exit_code = WEXITSTATUS(wstatus);
+  if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
+  result.failure = failure;
+  return WriteStatus(job_dir, result);
+}
+
+}  // namespace skiff

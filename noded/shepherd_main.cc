@@ -1,0 +1,34 @@
+// shepherd: runs one batch job for noded. See shepherd.h and shepherd_protocol.h.
+//   shepherd <job dir> [--ready-fd=N]
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "noded/shepherd.h"
+#include "noded/shepherd_protocol.h"
+
+int main(int argc, char** argv) {
+  std::string job_dir;
+  int ready_fd = -1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const std::string flag = skiff::kShepherdReadyFdFlag;
+    if (arg.compare(0, flag.size(), flag) == 0) {
+      if (!absl::SimpleAtoi(arg.substr(flag.size()), &ready_fd) || ready_fd < 0) {
+        fprintf(stderr, "shepherd: bad %s\n", arg.c_str());
+        return 2;
+      }
+    } else if (job_dir.empty() && !arg.empty() && arg[0] == '/') {
+      job_dir = arg;
+    } else {
+      fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n", skiff::kShepherdReadyFdFlag);
+      return 2;
+    }
+  }
+  if (job_dir.empty()) {
+    fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n", skiff::kShepherdReadyFdFlag);
+    return 2;
+  }
+  return skiff::RunShepherd(job_dir, ready_fd);
+}
