@@ -43,9 +43,17 @@ absl::Status CtldClient::Explain(const grpc::Status& status) const {
   }
 }
 
-int ReportError(const std::string& program, const absl::Status& status) {
-  fprintf(stderr, "%s: error: %s\n", program.c_str(), std::string(status.message()).c_str());
-  return 1;
+int ReportError(const std::string& program, const absl::Status& status, int exit_code) {
+  std::string message(status.message());
+  size_t start = 0;
+  do {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    fprintf(stderr, "%s: error: %s\n", program.c_str(),
+            message.substr(start, end - start).c_str());
+    start = end + 1;
+  } while (start < message.size());
+  return exit_code;
 }
 
 }  // namespace skiff

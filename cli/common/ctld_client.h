@@ -51,8 +51,10 @@ class CtldClient {
   std::unique_ptr<v1::Ctld::Stub> stub_;
 };
 
-// Prints "<program>: error: <message>" to stderr and returns the exit code 1.
-int ReportError(const std::string& program, const absl::Status& status);
+// Prints "<program>: error: <line>" to stderr for each line of the status
+// message and returns `exit_code` (1 unless the command has its own, like sbatch's
+// 255 for a bad option value).
+int ReportError(const std::string& program, const absl::Status& status, int exit_code = 1);
 
 }  // namespace skiff
 

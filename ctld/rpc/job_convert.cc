@@ -47,6 +47,13 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   if (!spec.work_dir().empty() && spec.work_dir()[0] != '/') {
     return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir()));
   }
+  // Refuse what would otherwise be silently ignored until it is implemented.
+  if (!spec.dependency().empty()) {
+    return Invalid("Job dependency problem: dependencies are not supported yet");
+  }
+  if (!spec.burst_buffer().empty()) {
+    return Invalid("Burst buffers are not supported yet (BurstBufferType is not set)");
+  }
   if (config.disable_root_jobs && submitter.uid == 0) {
     return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
   }
@@ -147,6 +154,11 @@ absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
 void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_job_id(job.id);
   out->mutable_spec()->ParseFromString(job.spec_blob);
+  // What scontrol update may have changed since submission.
+  out->mutable_spec()->set_name(job.name);
+  out->mutable_spec()->set_partition(job.request.partition);
+  out->mutable_spec()->set_account(job.account);
+  out->mutable_spec()->set_qos(job.qos);
   out->set_user_id(job.uid);
   out->set_group_id(job.gid);
   out->set_user_name(job.user_name);

@@ -97,8 +97,33 @@ CommandResult LocalCluster::Run(const std::string& command) const {
 
 CommandResult LocalCluster::Up() const {
   const std::string root = RunfilesRoot();
-  return RunShell(absl::StrCat(ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_),
+  std::string extra = options_.extra_config;
+  for (size_t pos = extra.find("@DIR@"); pos != std::string::npos; pos = extra.find("@DIR@")) {
+    extra.replace(pos, 5, dir_);
+  }
+  return RunShell(absl::StrCat("SKIFF_CONF_EXTRA=", ShellQuote(extra), " ",
+                               ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_),
                                " --nodes ", options_.nodes, " --bin-from ", ShellQuote(root)));
+}
+
+CommandResult LocalCluster::RunAs(const std::string& user, const std::string& command) const {
+  const std::string home = absl::StrCat(dir_, "/home/", user);
+  const std::string script =
+      absl::StrCat("source ", ShellQuote(dir_ + "/env.sh"), " && cd ", ShellQuote(home), " && ",
+                   command);
+  return RunShell(absl::StrCat("runuser -u ", user, " -- bash -c ", ShellQuote(script)));
+}
+
+absl::StatusOr<uid_t> LocalCluster::EnsureUser(const std::string& name) const {
+  if (getuid() != 0) return absl::FailedPreconditionError("creating users needs root");
+  CommandResult made = RunShell(absl::StrCat(
+      "id -u ", name, " >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash ",
+      name, "; mkdir -p ", ShellQuote(dir_ + "/home/" + name), " && chown ", name, ": ",
+      ShellQuote(dir_ + "/home/" + name), " && id -u ", name));
+  if (made.exit_code != 0) {
+    return absl::InternalError(absl::StrCat("useradd ", name, ": ", made.err));
+  }
+  return static_cast<uid_t>(atoi(made.out.c_str()));
 }
 
 CommandResult LocalCluster::Down() const {

@@ -33,6 +33,9 @@ class LocalCluster {
  public:
   struct Options {
     int nodes = 4;
+    // Lines appended to the generated skiff.conf (later keys win), e.g.
+    // "PrologSlurmctld=/path\nSlurmdTimeout=6". "@DIR@" is replaced with dir().
+    std::string extra_config;
   };
 
   // Makes a fresh directory under /tmp (short: Unix socket paths are limited to
@@ -48,6 +51,13 @@ class LocalCluster {
 
   // A command with the cluster's env.sh sourced (CLIs on PATH, SKIFF_CONF set).
   CommandResult Run(const std::string& command) const;
+  // The same as another user (runuser), starting in that user's work directory
+  // dir()/home/USER. REQUIRES: running as root; the user exists (EnsureUser).
+  CommandResult RunAs(const std::string& user, const std::string& command) const;
+
+  // Creates system user `name` if missing (useradd), with a work directory
+  // dir()/home/NAME it owns. Returns its uid. REQUIRES: running as root.
+  absl::StatusOr<uid_t> EnsureUser(const std::string& name) const;
 
   // `skiff up` again on the same directory: starts whatever is not running.
   CommandResult Up() const;

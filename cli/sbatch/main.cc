@@ -1,0 +1,99 @@
+// sbatch: submit a batch script, as Slurm's sbatch.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cli/common/ctld_client.h"
+#include "cli/common/version.h"
+#include "cli/sbatch/sbatch_options.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr char kProgram[] = "sbatch";
+
+int Fail(const absl::Status& status) {
+  return skiff::ReportError(kProgram, status, skiff::SbatchExitCode(status));
+}
+
+skiff::SubmitContext CurrentContext() {
+  skiff::SubmitContext context;
+  std::vector<char> cwd(4096);
+  while (getcwd(cwd.data(), cwd.size()) == nullptr && errno == ERANGE) cwd.resize(cwd.size() * 2);
+  context.cwd = cwd.data();
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  context.hostname = host;
+  context.hostname = context.hostname.substr(0, context.hostname.find('.'));
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    context.environment[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  context.now = time(nullptr);
+  return context;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::StatusOr<skiff::SbatchCommandLine> command_line =
+      skiff::ParseSbatchCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  if (!command_line.ok()) return Fail(command_line.status());
+  if (command_line->help) {
+    std::cout << command_line->help_text;
+    return 0;
+  }
+  if (command_line->version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+
+  std::string script;
+  if (command_line->options.wrap) {
+    script = skiff::WrapScript(*command_line->options.wrap);
+  } else if (!command_line->script_path.empty()) {
+    std::ifstream file(command_line->script_path, std::ios::binary);
+    if (!file) {
+      return Fail(absl::FailedPreconditionError(
+          absl::StrCat("Unable to open file ", command_line->script_path)));
+    }
+    script.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+  } else {
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    script = in.str();
+  }
+
+  absl::StatusOr<skiff::SbatchSubmission> submission =
+      skiff::BuildSubmission(*command_line, script, CurrentContext());
+  if (!submission.ok()) return Fail(submission.status());
+  for (const std::string& warning : submission->warnings) {
+    fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
+  }
+
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  skiff::v1::SubmitJobRequest request;
+  *request.mutable_spec() = submission->spec;
+  skiff::v1::SubmitJobReply reply;
+  absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::SubmitJob, request, &reply);
+  if (!status.ok()) {
+    return skiff::ReportError(
+        kProgram, absl::Status(status.code(), absl::StrCat("Batch job submission failed: ",
+                                                           std::string(status.message()))));
+  }
+  std::cout << skiff::FormatSubmitted(reply.job_id(), submission->parsable);
+  return 0;
+}

@@ -1,0 +1,686 @@
+#include "cli/sbatch/sbatch_options.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <functional>
+#include <system_error>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cli/common/job_text.h"
+#include "common/size.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+// ---- Option table -----------------------------------------------------------
+
+// Slurm options that take a value and that Skiff accepts but ignores, with a
+// warning, so that job scripts written for Slurm still submit.
+constexpr const char* kIgnoredWithValue[] = {
+    "--mail-type",  "--mail-user", "-w,--nodelist", "-x,--exclude", "-C,--constraint",
+    "--reservation", "--signal",   "--open-mode",   "--wckey",      "--ntasks-per-node",
+    "-L,--licenses", "-m,--distribution", "--time-min", "--tmp",    "--mincpus",
+    "-G,--gpus",     "--cpus-per-gpu", "--mem-per-gpu", "--gpus-per-task",
+};
+// The same for flags.
+constexpr const char* kIgnoredFlags[] = {
+    "--exclusive", "-k,--no-kill", "-O,--overcommit", "--contiguous", "--spread-job",
+    "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
+};
+
+// The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
+std::string LongName(const std::string& names) {
+  size_t comma = names.rfind(',');
+  return comma == std::string::npos ? names : names.substr(comma + 1);
+}
+
+// Binds every sbatch option of `app` to fields of `*o`. Callbacks run after
+// parsing, once per option that was given, with its last value (TakeLast), as
+// getopt's last-one-wins.
+void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  auto text = [&app](const std::string& names, std::optional<std::string>* field,
+                     const std::string& help) {
+    app.add_option_function<std::string>(
+        names, [field](const std::string& v) { *field = v; }, help);
+  };
+  text("-J,--job-name", &o->job_name, "job name");
+  text("-p,--partition", &o->partition, "partition");
+  text("-N,--nodes", &o->nodes, "node count: N or MIN-MAX");
+  text("-n,--ntasks", &o->ntasks, "number of tasks");
+  text("-c,--cpus-per-task", &o->cpus_per_task, "CPUs per task");
+  text("--mem", &o->mem, "memory per node (MiB, or with K/M/G/T)");
+  text("--mem-per-cpu", &o->mem_per_cpu, "memory per CPU (MiB, or with K/M/G/T)");
+  text("-t,--time", &o->time, "time limit: MM, HH:MM:SS, D-HH:MM:SS, UNLIMITED");
+  text("-o,--output", &o->output, "stdout file pattern (%j %x %u %N %%)");
+  text("-e,--error", &o->error, "stderr file pattern");
+  text("-i,--input", &o->input, "stdin file");
+  text("-D,--chdir", &o->chdir, "working directory");
+  text("--export", &o->export_env, "ALL, NONE, or NAME[=value],... (ALL may lead)");
+  text("-q,--qos", &o->qos, "quality of service");
+  text("-A,--account", &o->account, "account");
+  text("--gres", &o->gres, "generic resources per node, e.g. gpu:2");
+  text("--gpus-per-node", &o->gpus_per_node, "GPUs per node ([type:]N)");
+  text("-b,--begin", &o->begin, "start no earlier than this time");
+  text("--comment", &o->comment, "comment");
+  text("-d,--dependency", &o->dependency, "dependencies, e.g. afterok:42");
+  text("--bb", &o->burst_buffer, "burst buffer specification");
+  text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
+  text("-a,--array", &o->array, "job arrays (not supported by Skiff)");
+  app.add_flag_callback("-H,--hold", [o] { o->hold = true; }, "submit held");
+  app.add_flag_callback("--parsable", [o] { o->parsable = true; }, "print only the job id");
+  app.add_flag_callback("--requeue", [o] { o->requeue = true; }, "may be requeued");
+  app.add_flag_callback("--no-requeue", [o] { o->requeue = false; }, "never requeue");
+  for (const char* names : kIgnoredWithValue) {
+    std::string name = LongName(names);
+    app.add_option_function<std::string>(
+           names, [o, name](const std::string&) { o->ignored.push_back(name); },
+           "accepted for Slurm compatibility; ignored")
+        ->group("Ignored Slurm options");
+  }
+  for (const char* names : kIgnoredFlags) {
+    std::string name = LongName(names);
+    app.add_flag_callback(
+           names, [o, name] { o->ignored.push_back(name); },
+           "accepted for Slurm compatibility; ignored")
+        ->group("Ignored Slurm options");
+  }
+  // Quietly accepted: they only change how chatty sbatch is.
+  app.add_flag("-Q,--quiet", "quiet")->group("");
+  app.add_flag("-v,--verbose", "verbose")->group("");
+}
+
+struct ParsedArgs {
+  SbatchRawOptions options;
+  std::vector<std::string> rest;  // from the first non-option on
+  bool help = false;
+  bool version = false;
+  std::string help_text;
+};
+
+// Parses `args` with sbatch's option table, stopping at the first non-option.
+// An unknown option is FailedPrecondition "unrecognized option '<arg>'".
+absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
+  ParsedArgs parsed;
+  CLI::App app{"sbatch: submit a batch script to Skiff", "sbatch"};
+  app.set_help_flag("-h,--help", "print this help and exit");
+  app.add_flag("-V,--version", parsed.version, "print the version and exit");
+  app.prefix_command();
+  app.footer("Usage: sbatch [OPTIONS] [SCRIPT [ARGS...]]   (no SCRIPT: read it from stdin)");
+  RegisterOptions(app, &parsed.options);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(std::move(reversed));
+  } catch (const CLI::CallForHelp&) {
+    parsed.help = true;
+    parsed.help_text = app.help();
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    return absl::FailedPreconditionError(e.what());
+  }
+  parsed.rest = app.remaining();
+  if (!parsed.rest.empty()) {
+    const std::string& first = parsed.rest.front();
+    if (first == "--") {
+      parsed.rest.erase(parsed.rest.begin());
+    } else if (first.size() > 1 && first[0] == '-') {
+      return absl::FailedPreconditionError(absl::StrCat("unrecognized option '", first, "'"));
+    }
+  }
+  return parsed;
+}
+
+// ---- Directives -------------------------------------------------------------
+
+// Slurm's get_argument: the next argument of an #SBATCH line from *pos, or
+// nullopt at the end of the line (or at a '#', which starts a comment).
+absl::StatusOr<std::optional<std::string>> NextArgument(std::string_view line, size_t* pos,
+                                                        int lineno) {
+  size_t i = *pos;
+  while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  std::string arg;
+  bool any = false, quoted = false, escape = false;
+  char quote = 0;
+  while (i < line.size() && (quoted || !std::isspace(static_cast<unsigned char>(line[i])))) {
+    char c = line[i];
+    if (escape) {
+      escape = false;
+    } else if (c == '\\') {
+      escape = true;
+      ++i;
+      continue;
+    } else if (quoted) {
+      if (c == quote) {
+        quoted = false;
+        ++i;
+        any = true;
+        continue;
+      }
+    } else if (c == '"' || c == '\'') {
+      quoted = true;
+      quote = c;
+      ++i;
+      any = true;
+      continue;
+    } else if (c == '#') {
+      break;
+    }
+    arg += c;
+    any = true;
+    ++i;
+  }
+  if (quoted) {
+    return absl::InvalidArgumentError(absl::StrCat("Unmatched ", std::string(1, quote),
+                                                   " in #SBATCH line ", lineno, ": ",
+                                                   std::string(line)));
+  }
+  *pos = i;
+  if (!any) return std::optional<std::string>();
+  return std::optional<std::string>(std::move(arg));
+}
+
+// ---- Values -----------------------------------------------------------------
+
+absl::Status BadValue(const std::string& option, const std::string& value) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("Invalid ", option, " specification: '", value, "'"));
+}
+
+std::optional<int64_t> PositiveInt(std::string_view text) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      })) {
+    return std::nullopt;
+  }
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 ||
+      value > INT32_MAX) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+absl::StatusOr<int32_t> CountOption(const std::string& option, const std::string& value) {
+  std::optional<int64_t> n = PositiveInt(value);
+  if (!n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid numeric value \"", value, "\" for ", option, "."));
+  }
+  return static_cast<int32_t>(*n);
+}
+
+// A memory size in MiB (bare numbers are MiB), rounded up to whole MiB.
+absl::StatusOr<uint64_t> MemoryOption(const std::string& option, const std::string& value) {
+  absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
+  if (!bytes.ok()) return BadValue(option, value);
+  return *bytes / kMiB + (*bytes % kMiB != 0 ? 1 : 0);
+}
+
+std::string Absolute(const std::string& path, const std::string& base) {
+  if (path.empty() || path[0] == '/') return path;
+  if (path == ".") return base;
+  std::string rel = path;
+  while (rel.size() > 2 && rel.compare(0, 2, "./") == 0) rel.erase(0, 2);
+  if (base.empty() || base.back() == '/') return base + rel;
+  return base + "/" + rel;
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// --export: the environment the job gets. SLURM_* variables always go, as in Slurm.
+absl::Status FillEnvironment(const std::string& mode, const SubmitContext& context,
+                             v1::JobSpec* spec) {
+  auto* env = spec->mutable_environment();
+  std::string upper = absl::AsciiStrToUpper(mode);
+  if (upper == "ALL") {
+    env->insert(context.environment.begin(), context.environment.end());
+    return absl::OkStatus();
+  }
+  for (const auto& [name, value] : context.environment) {
+    if (StartsWith(name, "SLURM_")) (*env)[name] = value;
+  }
+  if (upper == "NONE") return absl::OkStatus();
+  std::vector<std::string> items = SplitCommaList(mode);
+  if (items.empty()) return BadValue("--export", mode);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string& item = items[i];
+    if (i == 0 && absl::AsciiStrToUpper(item) == "ALL") {
+      env->insert(context.environment.begin(), context.environment.end());
+      continue;
+    }
+    if (absl::AsciiStrToUpper(item) == "NONE" || absl::AsciiStrToUpper(item) == "ALL") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Invalid --export specification: '", mode, "': ", item,
+          " may only stand alone (ALL may also lead a list)"));
+    }
+    size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    if (name.empty()) return BadValue("--export", mode);
+    if (eq == std::string::npos) {
+      auto it = context.environment.find(name);
+      if (it != context.environment.end()) (*env)[name] = it->second;
+    } else {
+      (*env)[name] = item.substr(eq + 1);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// SBATCH_* variables Skiff reads, as Slurm's sbatch does.
+SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>& env) {
+  SbatchRawOptions o;
+  const std::pair<const char*, std::optional<std::string> SbatchRawOptions::*> table[] = {
+      {"SBATCH_ACCOUNT", &SbatchRawOptions::account},
+      {"SBATCH_JOB_NAME", &SbatchRawOptions::job_name},
+      {"SBATCH_PARTITION", &SbatchRawOptions::partition},
+      {"SBATCH_QOS", &SbatchRawOptions::qos},
+      {"SBATCH_TIMELIMIT", &SbatchRawOptions::time},
+      {"SBATCH_EXPORT", &SbatchRawOptions::export_env},
+      {"SBATCH_GRES", &SbatchRawOptions::gres},
+      {"SBATCH_BURST_BUFFER", &SbatchRawOptions::burst_buffer},
+  };
+  for (const auto& [name, field] : table) {
+    auto it = env.find(name);
+    if (it != env.end()) o.*field = it->second;
+  }
+  if (env.count("SBATCH_REQUEUE")) o.requeue = true;
+  if (env.count("SBATCH_NO_REQUEUE")) o.requeue = false;
+  return o;
+}
+
+// `high` over `low`, field by field. Setting either memory option at the higher
+// level replaces both of the lower level's, so that "--mem-per-cpu" on the command
+// line overrides "#SBATCH --mem" instead of conflicting with it.
+SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high) {
+  SbatchRawOptions out = low;
+  auto take = [](auto& dst, const auto& src) {
+    if (src.has_value()) dst = src;
+  };
+  if (high.mem || high.mem_per_cpu) {
+    out.mem = high.mem;
+    out.mem_per_cpu = high.mem_per_cpu;
+  }
+  take(out.job_name, high.job_name);
+  take(out.partition, high.partition);
+  take(out.nodes, high.nodes);
+  take(out.ntasks, high.ntasks);
+  take(out.cpus_per_task, high.cpus_per_task);
+  take(out.time, high.time);
+  take(out.output, high.output);
+  take(out.error, high.error);
+  take(out.input, high.input);
+  take(out.chdir, high.chdir);
+  take(out.export_env, high.export_env);
+  take(out.qos, high.qos);
+  take(out.account, high.account);
+  take(out.gres, high.gres);
+  take(out.gpus_per_node, high.gpus_per_node);
+  take(out.begin, high.begin);
+  take(out.comment, high.comment);
+  take(out.dependency, high.dependency);
+  take(out.burst_buffer, high.burst_buffer);
+  take(out.wrap, high.wrap);
+  take(out.hold, high.hold);
+  take(out.parsable, high.parsable);
+  take(out.requeue, high.requeue);
+  take(out.array, high.array);
+  out.ignored.insert(out.ignored.end(), high.ignored.begin(), high.ignored.end());
+  return out;
+}
+
+// Seconds in a --begin unit; 0 for an unknown unit.
+int64_t BeginUnit(const std::string& unit) {
+  static const std::pair<const char*, int64_t> kUnits[] = {
+      {"", 1},           {"s", 1},          {"sec", 1},        {"secs", 1},
+      {"second", 1},     {"seconds", 1},    {"m", 60},         {"min", 60},
+      {"mins", 60},      {"minute", 60},    {"minutes", 60},   {"h", 3600},
+      {"hour", 3600},    {"hours", 3600},   {"d", 86400},      {"day", 86400},
+      {"days", 86400},   {"w", 604800},     {"week", 604800},  {"weeks", 604800},
+  };
+  for (const auto& [name, seconds] : kUnits) {
+    if (unit == name) return seconds;
+  }
+  return 0;
+}
+
+// Parses "HH:MM[:SS]" into *h *m *s.
+bool ParseClock(const std::string& text, int* h, int* m, int* s) {
+  char tail = 0;
+  *s = 0;
+  int n = std::sscanf(text.c_str(), "%2d:%2d:%2d%c", h, m, s, &tail);
+  if (n == 2) {
+    n = std::sscanf(text.c_str(), "%2d:%2d%c", h, m, &tail);
+    if (n != 2) return false;
+  } else if (n != 3) {
+    return false;
+  }
+  return *h >= 0 && *h < 24 && *m >= 0 && *m < 60 && *s >= 0 && *s < 60;
+}
+
+}  // namespace
+
+absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::string>& args) {
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
+  if (!parsed.ok()) return parsed.status();
+  SbatchCommandLine out;
+  out.options = std::move(parsed->options);
+  out.help = parsed->help;
+  out.help_text = std::move(parsed->help_text);
+  out.version = parsed->version;
+  if (!parsed->rest.empty()) {
+    out.script_path = parsed->rest.front();
+    out.script_args.assign(parsed->rest.begin() + 1, parsed->rest.end());
+  }
+  if (out.options.wrap && !out.script_path.empty()) {
+    return absl::FailedPreconditionError("Script arguments not permitted with --wrap option");
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view script) {
+  std::vector<std::string> args;
+  int lineno = 0;
+  size_t start = 0;
+  while (start < script.size()) {
+    size_t end = script.find('\n', start);
+    if (end == std::string_view::npos) end = script.size();
+    std::string_view line = script.substr(start, end - start);
+    start = end + 1;
+    ++lineno;
+    constexpr std::string_view kMagic = "#SBATCH";
+    if (line.substr(0, kMagic.size()) != kMagic) {
+      // Stop at the first command: a line whose first non-blank is not '#'.
+      size_t first = line.find_first_not_of(" \t\r\f\v");
+      if (first != std::string_view::npos && line[first] != '#') break;
+      continue;
+    }
+    size_t pos = kMagic.size();
+    for (;;) {
+      absl::StatusOr<std::optional<std::string>> arg = NextArgument(line, &pos, lineno);
+      if (!arg.ok()) return arg.status();
+      if (!arg->has_value()) break;
+      args.push_back(std::move(**arg));
+    }
+  }
+  return args;
+}
+
+absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
+  absl::StatusOr<std::vector<std::string>> args = ExtractDirectives(script);
+  if (!args.ok()) return args.status();
+  // Help and version are command-line matters; in a script they are invalid.
+  for (const std::string& arg : *args) {
+    if (arg == "-h" || arg == "--help" || arg == "-V" || arg == "--version" ||
+        arg == "--wrap" || StartsWith(arg, "--wrap=")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid directive found in batch script: ", arg));
+    }
+  }
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(*args);
+  if (!parsed.ok()) {
+    // Name the offending argument rather than CLI11's wording.
+    std::string bad = std::string(parsed.status().message());
+    size_t quote = bad.find('\'');
+    if (StartsWith(bad, "unrecognized option '") && quote != std::string::npos) {
+      bad = bad.substr(quote + 1, bad.size() - quote - 2);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid directive found in batch script: ", bad));
+  }
+  if (!parsed->rest.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid directive found in batch script: ", parsed->rest.front()));
+  }
+  return std::move(parsed->options);
+}
+
+absl::Status ValidateScript(std::string_view script) {
+  if (script.empty()) return absl::FailedPreconditionError("Batch script is empty!");
+  if (std::all_of(script.begin(), script.end(),
+                  [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; })) {
+    return absl::FailedPreconditionError("Batch script contains only whitespace!");
+  }
+  if (script.substr(0, 2) != "#!") {
+    return absl::FailedPreconditionError(
+        "This does not look like a batch script.  The first\n"
+        "line must start with #! followed by the path to an interpreter.\n"
+        "For instance: #!/bin/sh");
+  }
+  if (script.find('\0') != std::string_view::npos) {
+    return absl::FailedPreconditionError(
+        "The Skiff controller does not allow scripts that\n"
+        "contain a NULL character '\\0'.");
+  }
+  if (script.find("\r\n") != std::string_view::npos) {
+    return absl::FailedPreconditionError(
+        "Batch script contains DOS line breaks (\\r\\n)\n"
+        "instead of expected UNIX line breaks (\\n).");
+  }
+  return absl::OkStatus();
+}
+
+std::string WrapScript(std::string_view command) {
+  return absl::StrCat("#!/bin/sh\n", std::string(command), "\n");
+}
+
+absl::StatusOr<int64_t> ParseBeginTime(std::string_view text_in, int64_t now) {
+  std::string text = absl::AsciiStrToLower(std::string(text_in));
+  auto bad = [&] {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid --begin specification: '", std::string(text_in), "'"));
+  };
+  time_t now_t = static_cast<time_t>(now);
+  struct tm today;
+  localtime_r(&now_t, &today);
+  // A local wall-clock time on the day `day` (0 = today) from now.
+  auto at = [&](int day, int h, int m, int s) {
+    struct tm t = today;
+    t.tm_mday += day;
+    t.tm_hour = h;
+    t.tm_min = m;
+    t.tm_sec = s;
+    t.tm_isdst = -1;
+    return static_cast<int64_t>(mktime(&t));
+  };
+  // Today at h:m:s, or tomorrow when that has passed.
+  auto next = [&](int h, int m, int s) {
+    int64_t t = at(0, h, m, s);
+    return t < now ? at(1, h, m, s) : t;
+  };
+  if (text == "now") return now;
+  if (text == "today") return at(0, 0, 0, 0);
+  if (text == "tomorrow") return at(1, 0, 0, 0);
+  if (text == "midnight") return at(1, 0, 0, 0);
+  if (text == "noon") return next(12, 0, 0);
+  if (text == "teatime") return next(16, 0, 0);
+  if (StartsWith(text, "now+")) {
+    std::string rest = text.substr(4);
+    size_t digits = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) {
+      ++digits;
+    }
+    std::optional<int64_t> count = PositiveInt(rest.substr(0, digits));
+    int64_t unit = BeginUnit(rest.substr(digits));
+    if (!count || unit == 0) return bad();
+    return now + *count * unit;
+  }
+  int h = 0, m = 0, s = 0;
+  if (ParseClock(text, &h, &m, &s)) return next(h, m, s);
+  // YYYY-MM-DD[THH:MM[:SS]]
+  h = m = s = 0;  // ParseClock may have written part of a failed match
+  int year = 0, month = 0, day = 0;
+  char tail = 0;
+  std::string date = text.substr(0, text.find('t'));
+  if (std::sscanf(date.c_str(), "%4d-%2d-%2d%c", &year, &month, &day, &tail) != 3 ||
+      date.size() != 10 || month < 1 || month > 12 || day < 1 || day > 31) {
+    return bad();
+  }
+  if (size_t t_pos = text.find('t'); t_pos != std::string::npos) {
+    if (!ParseClock(text.substr(t_pos + 1), &h, &m, &s)) return bad();
+  }
+  struct tm t = {};
+  t.tm_year = year - 1900;
+  t.tm_mon = month - 1;
+  t.tm_mday = day;
+  t.tm_hour = h;
+  t.tm_min = m;
+  t.tm_sec = s;
+  t.tm_isdst = -1;
+  time_t result = mktime(&t);
+  if (result == static_cast<time_t>(-1) || t.tm_mday != day) return bad();
+  return static_cast<int64_t>(result);
+}
+
+absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& command_line,
+                                                 std::string_view script,
+                                                 const SubmitContext& context) {
+  if (absl::Status s = ValidateScript(script); !s.ok()) return s;
+  const bool wrap = command_line.options.wrap.has_value();
+  SbatchRawOptions directives;
+  if (!wrap) {
+    absl::StatusOr<SbatchRawOptions> parsed = ParseDirectives(script);
+    if (!parsed.ok()) return parsed.status();
+    directives = std::move(*parsed);
+  }
+  const SbatchRawOptions o = Merge(Merge(directives, OptionsFromEnvironment(context.environment)),
+                                   command_line.options);
+  if (o.array) {
+    return absl::UnimplementedError(
+        absl::StrCat("Job arrays are not supported by Skiff (--array=", *o.array, ")"));
+  }
+
+  SbatchSubmission out;
+  v1::JobSpec& spec = out.spec;
+  spec.set_script(std::string(script));
+  for (const std::string& arg : command_line.script_args) spec.add_argv(arg);
+  spec.set_submit_dir(context.cwd);
+  spec.set_submit_host(context.hostname);
+  out.parsable = o.parsable.value_or(false);
+  for (const std::string& name : o.ignored) {
+    out.warnings.push_back(absl::StrCat(name, " is not supported by Skiff and was ignored"));
+  }
+
+  // Name and command.
+  if (wrap) {
+    spec.set_name("wrap");
+    spec.set_command("(wrap)");
+  } else if (!command_line.script_path.empty()) {
+    spec.set_name(BaseName(command_line.script_path));
+    spec.set_command(Absolute(command_line.script_path, context.cwd));
+  } else {
+    spec.set_name("sbatch");  // Slurm's name for a script read from stdin
+  }
+  if (o.job_name) spec.set_name(*o.job_name);
+
+  if (o.partition) spec.set_partition(*o.partition);
+  if (o.account) spec.set_account(*o.account);
+  if (o.qos) spec.set_qos(*o.qos);
+  if (o.comment) spec.set_comment(*o.comment);
+  if (o.dependency) spec.set_dependency(*o.dependency);
+  if (o.burst_buffer) spec.set_burst_buffer(*o.burst_buffer);
+  if (o.hold) spec.set_hold(*o.hold);
+  if (o.requeue) spec.set_requeue(*o.requeue);
+
+  if (o.nodes) {
+    const std::string& v = *o.nodes;
+    size_t dash = v.find('-');
+    std::optional<int64_t> lo = PositiveInt(v.substr(0, dash));
+    std::optional<int64_t> hi =
+        dash == std::string::npos ? lo : PositiveInt(v.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo) return BadValue("--nodes", v);
+    spec.set_min_nodes(static_cast<int32_t>(*lo));
+    spec.set_max_nodes(static_cast<int32_t>(*hi));
+  }
+  if (o.ntasks) {
+    absl::StatusOr<int32_t> n = CountOption("--ntasks", *o.ntasks);
+    if (!n.ok()) return n.status();
+    spec.set_ntasks(*n);
+  }
+  if (o.cpus_per_task) {
+    absl::StatusOr<int32_t> n = CountOption("--cpus-per-task", *o.cpus_per_task);
+    if (!n.ok()) return n.status();
+    spec.set_cpus_per_task(*n);
+  }
+  if (o.mem && o.mem_per_cpu) {
+    return absl::FailedPreconditionError("--mem and --mem-per-cpu are mutually exclusive.");
+  }
+  if (o.mem) {
+    absl::StatusOr<uint64_t> mb = MemoryOption("--mem", *o.mem);
+    if (!mb.ok()) return mb.status();
+    if (*mb == 0) {
+      out.warnings.push_back(
+          "--mem=0 (all of a node's memory) is not supported by Skiff; the default applies");
+    }
+    spec.set_mem_per_node_mb(*mb);
+  }
+  if (o.mem_per_cpu) {
+    absl::StatusOr<uint64_t> mb = MemoryOption("--mem-per-cpu", *o.mem_per_cpu);
+    if (!mb.ok()) return mb.status();
+    spec.set_mem_per_cpu_mb(*mb);
+  }
+  if (o.time) {
+    absl::StatusOr<int64_t> seconds = ParseDuration(*o.time);
+    // Slurm's exact words (shared/reference/sbatch_err_invalid_time.txt).
+    if (!seconds.ok()) return absl::InvalidArgumentError("Invalid --time specification");
+    // As in Slurm, a limit of zero means no limit.
+    spec.set_time_limit(*seconds == 0 ? kInfiniteDuration : *seconds);
+  }
+  if (o.gres) {
+    std::vector<std::string> items = SplitCommaList(*o.gres);
+    if (items.empty()) return BadValue("--gres", *o.gres);
+    for (std::string& item : items) {
+      if (StartsWith(item, "gres:")) item = item.substr(5);
+      if (item.empty() || item[0] == ':') return BadValue("--gres", *o.gres);
+      spec.add_gres(item);
+    }
+  }
+  if (o.gpus_per_node) {
+    const std::string& v = *o.gpus_per_node;
+    size_t colon = v.rfind(':');
+    std::string count = colon == std::string::npos ? v : v.substr(colon + 1);
+    if (!PositiveInt(count)) return BadValue("--gpus-per-node", v);
+    spec.add_gres("gpu:" + v);
+  }
+  if (o.begin) {
+    absl::StatusOr<int64_t> begin = ParseBeginTime(*o.begin, context.now);
+    if (!begin.ok()) return begin.status();
+    spec.set_begin_time(*begin);
+  }
+
+  // Directories and files.
+  spec.set_work_dir(o.chdir ? Absolute(*o.chdir, context.cwd) : context.cwd);
+  if (o.output) spec.set_stdout_pattern(Absolute(*o.output, spec.work_dir()));
+  if (o.error) spec.set_stderr_pattern(Absolute(*o.error, spec.work_dir()));
+  if (o.input) spec.set_stdin_path(Absolute(*o.input, spec.work_dir()));
+
+  const std::string export_mode = o.export_env.value_or("ALL");
+  spec.set_export_mode(export_mode);
+  if (absl::Status s = FillEnvironment(export_mode, context, &spec); !s.ok()) return s;
+  return out;
+}
+
+std::string FormatSubmitted(uint64_t job_id, bool parsable) {
+  return parsable ? absl::StrCat(job_id, "\n") : absl::StrCat("Submitted batch job ", job_id, "\n");
+}
+
+int SbatchExitCode(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kInvalidArgument ? 255 : 1;
+}
+
+}  // namespace skiff

@@ -1,0 +1,133 @@
+// sbatch as pure functions: the command line, the #SBATCH directives of the
+// script, and SBATCH_* environment variables merged the way Slurm 22.05 merges
+// them (directives < environment < command line), validated and turned into the
+// JobSpec that SubmitJob takes. No I/O: main.cc reads the script and the
+// environment and passes them in.
+//
+// Error codes double as sbatch's exit status (see SbatchExitCode):
+//   InvalidArgument   a bad option value or directive; Slurm exits 255 for these
+//                     ("sbatch: error: Invalid --time specification", exit 255);
+//   anything else     exit 1 (script problems, usage errors, unsupported features).
+#ifndef SKIFF_CLI_SBATCH_SBATCH_OPTIONS_H_
+#define SKIFF_CLI_SBATCH_SBATCH_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/job.pb.h"
+
+namespace skiff {
+
+// Every option as written, unset when not given at that level.
+struct SbatchRawOptions {
+  std::optional<std::string> job_name;       // -J, --job-name
+  std::optional<std::string> partition;      // -p, --partition
+  std::optional<std::string> nodes;          // -N, --nodes: N or MIN-MAX
+  std::optional<std::string> ntasks;         // -n, --ntasks
+  std::optional<std::string> cpus_per_task;  // -c, --cpus-per-task
+  std::optional<std::string> mem;            // --mem
+  std::optional<std::string> mem_per_cpu;    // --mem-per-cpu
+  std::optional<std::string> time;           // -t, --time
+  std::optional<std::string> output;         // -o, --output
+  std::optional<std::string> error;          // -e, --error
+  std::optional<std::string> input;          // -i, --input
+  std::optional<std::string> chdir;          // -D, --chdir
+  std::optional<std::string> export_env;     // --export
+  std::optional<std::string> qos;            // -q, --qos
+  std::optional<std::string> account;        // -A, --account
+  std::optional<std::string> gres;           // --gres, comma list
+  std::optional<std::string> gpus_per_node;  // --gpus-per-node: becomes gres gpu:N
+  std::optional<std::string> begin;          // -b, --begin
+  std::optional<std::string> comment;        // --comment
+  std::optional<std::string> dependency;     // -d, --dependency
+  std::optional<std::string> burst_buffer;   // --bb
+  std::optional<std::string> wrap;           // --wrap (command line only)
+  std::optional<bool> hold;                  // -H, --hold
+  std::optional<bool> parsable;              // --parsable
+  std::optional<bool> requeue;               // --requeue / --no-requeue
+  std::optional<std::string> array;          // -a, --array: refused (no job arrays)
+  // Slurm options Skiff accepts and ignores, by long name ("--mail-type"), with a
+  // warning each.
+  std::vector<std::string> ignored;
+};
+
+// What the command line says, before the script is read.
+struct SbatchCommandLine {
+  SbatchRawOptions options;
+  std::string script_path;               // as given; empty = stdin (or --wrap)
+  std::vector<std::string> script_args;  // after the script path
+  bool help = false;                     // -h/--help: print help_text, exit 0
+  std::string help_text;
+  bool version = false;                  // -V/--version
+};
+
+// Parses sbatch's arguments (without argv[0]). Options end at the first
+// non-option, which is the script; the rest are the script's arguments, as in
+// Slurm. Errors: FailedPrecondition for an unknown option or a missing value;
+// "Script arguments not permitted with --wrap option".
+absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::string>& args);
+
+// The arguments of the #SBATCH lines in the script's leading comment block, split
+// as Slurm splits them (whitespace, quotes, backslash escapes, '#' starting a
+// comment). Reading stops at the first line that is neither blank nor a comment;
+// the shebang is a comment. Error: InvalidArgument for an unmatched quote.
+absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view script);
+
+// ExtractDirectives, then the same option parser as the command line.
+// Error: InvalidArgument "Invalid directive found in batch script: <arg>".
+absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script);
+
+// Slurm's sanity checks on a batch script, with its messages (one per line):
+// "Batch script is empty!", "Batch script contains only whitespace!", the
+// three-line "This does not look like a batch script..." when the first line
+// is not "#!", NUL characters, DOS line breaks. FailedPrecondition.
+absl::Status ValidateScript(std::string_view script);
+
+// The script --wrap submits: "#!/bin/sh\n<command>\n".
+std::string WrapScript(std::string_view command);
+
+// What sbatch knows about where it runs, gathered by main.cc.
+struct SubmitContext {
+  std::string cwd;                                // absolute
+  std::string hostname;                           // short host name
+  std::map<std::string, std::string> environment;  // the whole current environment
+  int64_t now = 0;                                // unix seconds, for --begin
+};
+
+struct SbatchSubmission {
+  v1::JobSpec spec;
+  bool parsable = false;
+  std::vector<std::string> warnings;  // "sbatch: warning: " + each, on stderr
+};
+
+// Merges directives (from `script`, unless --wrap), SBATCH_* variables and the
+// command line, validates every value and fills the JobSpec. `script` is the text
+// to submit: the file's contents, stdin's, or WrapScript(--wrap).
+// Defaults: name = the script's base name, "wrap" or "sbatch" (stdin); work_dir =
+// cwd; -o/-e/-i made absolute against work_dir; command = the script's absolute
+// path, "(wrap)", or "" for stdin; --export ALL (SLURM_* variables always go).
+absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& command_line,
+                                                 std::string_view script,
+                                                 const SubmitContext& context);
+
+// --begin: "now", "now+N[seconds|minutes|hours|days|weeks]" (default seconds),
+// "HH:MM[:SS]" (today, or tomorrow if already past), "YYYY-MM-DD[THH:MM[:SS]]",
+// "midnight", "noon", "teatime" (16:00), "today", "tomorrow". Local time (TZ).
+// Error: InvalidArgument "Invalid --begin specification: <text>".
+absl::StatusOr<int64_t> ParseBeginTime(std::string_view text, int64_t now);
+
+// "Submitted batch job N", or "N" with --parsable; newline-terminated.
+std::string FormatSubmitted(uint64_t job_id, bool parsable);
+
+// 255 for InvalidArgument (Slurm's exit for a bad option value), else 1.
+int SbatchExitCode(const absl::Status& status);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SBATCH_SBATCH_OPTIONS_H_

@@ -1,0 +1,347 @@
+#include "cli/sbatch/sbatch_options.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+SubmitContext Context() {
+  SubmitContext context;
+  context.cwd = "/home/alice/work";
+  context.hostname = "login1";
+  context.environment = {{"HOME", "/home/alice"}, {"FOO", "1"}, {"SLURM_CONF", "/etc/s.conf"}};
+  context.now = 1795324490;
+  return context;
+}
+
+SbatchCommandLine Cli(std::vector<std::string> args) {
+  absl::StatusOr<SbatchCommandLine> cl = ParseSbatchCommandLine(args);
+  EXPECT_TRUE(cl.ok()) << cl.status();
+  return cl.ok() ? *cl : SbatchCommandLine();
+}
+
+absl::StatusOr<SbatchSubmission> Submit(std::vector<std::string> args, const std::string& script,
+                                        const SubmitContext& context = Context()) {
+  absl::StatusOr<SbatchCommandLine> cl = ParseSbatchCommandLine(args);
+  if (!cl.ok()) return cl.status();
+  return BuildSubmission(*cl, script, context);
+}
+
+constexpr char kScript[] =
+    "#!/bin/bash\n"
+    "#SBATCH -J first\n"
+    "\n"
+    "# a plain comment\n"
+    "   #SBATCH --partition=indented-is-a-comment\n"
+    "#SBATCH --mem=4G -t 10 # a trailing comment -p ignored\n"
+    "#SBATCH --comment=\"two words\" --output='out %j.txt'\n"
+    "echo hello\n"
+    "#SBATCH -p after-the-first-command\n";
+
+TEST(ExtractDirectives, ReadsTheLeadingCommentBlockLikeSlurm) {
+  EXPECT_EQ(*ExtractDirectives(kScript),
+            (std::vector<std::string>{"-J", "first", "--mem=4G", "-t", "10",
+                                      "--comment=two words", "--output=out %j.txt"}));
+}
+
+TEST(ExtractDirectives, EscapesAndUnmatchedQuotes) {
+  EXPECT_EQ(*ExtractDirectives("#!/bin/sh\n#SBATCH --comment=a\\\"b\\#c\n"),
+            (std::vector<std::string>{"--comment=a\"b#c"}));
+  // As in Slurm's get_argument, an escaped blank still ends the argument.
+  EXPECT_EQ(*ExtractDirectives("#!/bin/sh\n#SBATCH --comment=a\\ b\n"),
+            (std::vector<std::string>{"--comment=a", "b"}));
+  absl::StatusOr<std::vector<std::string>> bad = ExtractDirectives("#!/bin/sh\n#SBATCH -J \"x\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "Unmatched \" in #SBATCH line 2: #SBATCH -J \"x");
+}
+
+TEST(BuildSubmission, DirectivesFillTheSpec) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"job.sh"}, kScript);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.name(), "first");
+  EXPECT_EQ(s->spec.mem_per_node_mb(), 4096u);
+  EXPECT_EQ(s->spec.time_limit(), 600);
+  EXPECT_EQ(s->spec.comment(), "two words");
+  EXPECT_EQ(s->spec.stdout_pattern(), "/home/alice/work/out %j.txt");
+  EXPECT_EQ(s->spec.partition(), "");  // neither the indented nor the late -p counts
+  EXPECT_EQ(s->spec.script(), kScript);
+}
+
+TEST(BuildSubmission, CommandLineOverridesDirectives) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-J", "cli", "--time=5", "--mem-per-cpu=100", "job.sh", "arg1", "-x"}, kScript);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.name(), "cli");
+  EXPECT_EQ(s->spec.time_limit(), 300);
+  // --mem-per-cpu on the command line replaces the script's --mem.
+  EXPECT_EQ(s->spec.mem_per_node_mb(), 0u);
+  EXPECT_EQ(s->spec.mem_per_cpu_mb(), 100u);
+  EXPECT_EQ(s->spec.comment(), "two words");
+  EXPECT_EQ(std::vector<std::string>(s->spec.argv().begin(), s->spec.argv().end()),
+            (std::vector<std::string>{"arg1", "-x"}));
+}
+
+TEST(BuildSubmission, EnvironmentSitsBetweenDirectivesAndCommandLine) {
+  SubmitContext context = Context();
+  context.environment["SBATCH_PARTITION"] = "gpu";
+  context.environment["SBATCH_JOB_NAME"] = "fromenv";
+  absl::StatusOr<SbatchSubmission> s = Submit({"-J", "cli", "job.sh"}, kScript, context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.partition(), "gpu");
+  EXPECT_EQ(s->spec.name(), "cli");
+}
+
+TEST(BuildSubmission, DefaultsFollowSlurm) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"sub/job.sh"}, "#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const v1::JobSpec& spec = s->spec;
+  EXPECT_EQ(spec.name(), "job.sh");
+  EXPECT_EQ(spec.command(), "/home/alice/work/sub/job.sh");
+  EXPECT_EQ(spec.work_dir(), "/home/alice/work");
+  EXPECT_EQ(spec.submit_dir(), "/home/alice/work");
+  EXPECT_EQ(spec.submit_host(), "login1");
+  EXPECT_EQ(spec.export_mode(), "ALL");
+  EXPECT_EQ(spec.environment().size(), 3u);
+  EXPECT_FALSE(spec.has_time_limit());
+  EXPECT_FALSE(spec.has_requeue());
+  EXPECT_FALSE(spec.hold());
+  EXPECT_FALSE(s->parsable);
+  EXPECT_TRUE(s->warnings.empty());
+}
+
+TEST(BuildSubmission, StdinScriptIsNamedSbatch) {
+  absl::StatusOr<SbatchSubmission> s = Submit({}, "#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.name(), "sbatch");
+  EXPECT_EQ(s->spec.command(), "");
+}
+
+TEST(BuildSubmission, WrapMakesAShScriptAndIgnoresDirectives) {
+  SbatchCommandLine cl = Cli({"--wrap=hostname -s"});
+  ASSERT_TRUE(cl.options.wrap.has_value());
+  std::string script = WrapScript(*cl.options.wrap);
+  EXPECT_EQ(script, "#!/bin/sh\nhostname -s\n");
+  absl::StatusOr<SbatchSubmission> s = BuildSubmission(cl, script, Context());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.name(), "wrap");
+  EXPECT_EQ(s->spec.command(), "(wrap)");
+  EXPECT_EQ(s->spec.script(), "#!/bin/sh\nhostname -s\n");
+  EXPECT_EQ(ParseSbatchCommandLine({"--wrap=true", "job.sh"}).status().message(),
+            "Script arguments not permitted with --wrap option");
+}
+
+TEST(BuildSubmission, ChdirAndFilesBecomeAbsolute) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-D", "runs", "-o", "log/%j.out", "-e", "/tmp/err", "-i", "./in.txt", "job.sh"},
+             "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.work_dir(), "/home/alice/work/runs");
+  EXPECT_EQ(s->spec.stdout_pattern(), "/home/alice/work/runs/log/%j.out");
+  EXPECT_EQ(s->spec.stderr_pattern(), "/tmp/err");
+  EXPECT_EQ(s->spec.stdin_path(), "/home/alice/work/runs/in.txt");
+  EXPECT_EQ(s->spec.command(), "/home/alice/work/job.sh");
+}
+
+TEST(BuildSubmission, ExportVariants) {
+  auto env = [](const std::string& mode) {
+    absl::StatusOr<SbatchSubmission> s = Submit({"--export=" + mode, "j.sh"}, "#!/bin/sh\n");
+    EXPECT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(s->spec.export_mode(), mode);
+    return std::map<std::string, std::string>(s->spec.environment().begin(),
+                                              s->spec.environment().end());
+  };
+  using Env = std::map<std::string, std::string>;
+  EXPECT_EQ(env("ALL"), (Env{{"HOME", "/home/alice"}, {"FOO", "1"}, {"SLURM_CONF", "/etc/s.conf"}}));
+  EXPECT_EQ(env("NONE"), (Env{{"SLURM_CONF", "/etc/s.conf"}}));
+  EXPECT_EQ(env("FOO,BAR=2,MISSING"),
+            (Env{{"FOO", "1"}, {"BAR", "2"}, {"SLURM_CONF", "/etc/s.conf"}}));
+  EXPECT_EQ(env("ALL,FOO=9"),
+            (Env{{"HOME", "/home/alice"}, {"FOO", "9"}, {"SLURM_CONF", "/etc/s.conf"}}));
+  absl::StatusOr<SbatchSubmission> bad = Submit({"--export=FOO,NONE", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(SbatchExitCode(bad.status()), 255);
+}
+
+TEST(BuildSubmission, ResourceOptions) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-N", "2-4", "-n", "8", "-c", "2", "--mem=1536K", "--gres=gpu:2,gres:nic:1",
+              "--gpus-per-node=a100:1", "-p", "gpu", "-q", "high", "-A", "lab", "--hold",
+              "--parsable", "--no-requeue", "-d", "afterok:42", "--bb", "pool=fast capacity=1G",
+              "-t", "UNLIMITED", "j.sh"},
+             "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const v1::JobSpec& spec = s->spec;
+  EXPECT_EQ(spec.min_nodes(), 2);
+  EXPECT_EQ(spec.max_nodes(), 4);
+  EXPECT_EQ(spec.ntasks(), 8);
+  EXPECT_EQ(spec.cpus_per_task(), 2);
+  EXPECT_EQ(spec.mem_per_node_mb(), 2u);  // 1.5 MiB rounds up
+  EXPECT_EQ(std::vector<std::string>(spec.gres().begin(), spec.gres().end()),
+            (std::vector<std::string>{"gpu:2", "nic:1", "gpu:a100:1"}));
+  EXPECT_EQ(spec.partition(), "gpu");
+  EXPECT_EQ(spec.qos(), "high");
+  EXPECT_EQ(spec.account(), "lab");
+  EXPECT_TRUE(spec.hold());
+  EXPECT_TRUE(s->parsable);
+  ASSERT_TRUE(spec.has_requeue());
+  EXPECT_FALSE(spec.requeue());
+  EXPECT_EQ(spec.dependency(), "afterok:42");
+  EXPECT_EQ(spec.burst_buffer(), "pool=fast capacity=1G");
+  EXPECT_EQ(spec.time_limit(), -1);
+}
+
+TEST(BuildSubmission, BadTimeMatchesSlurm) {
+  // shared/reference/sbatch_err_invalid_time.txt: exit 255.
+  absl::StatusOr<SbatchSubmission> s = Submit({"-t", "abc", "--wrap=true"}, "#!/bin/sh\ntrue\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid --time specification");
+  EXPECT_EQ(SbatchExitCode(s.status()), 255);
+}
+
+TEST(BuildSubmission, BadValuesNameTheValue) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{"--mem=4X"}, "Invalid --mem specification: '4X'"},
+      {{"--mem-per-cpu=-1"}, "Invalid --mem-per-cpu specification: '-1'"},
+      {{"-N", "3-2"}, "Invalid --nodes specification: '3-2'"},
+      {{"-N", "x"}, "Invalid --nodes specification: 'x'"},
+      {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks."},
+      {{"-c", "two"}, "Invalid numeric value \"two\" for --cpus-per-task."},
+      {{"--gres=,"}, "Invalid --gres specification: ','"},
+      {{"--begin=soonish"}, "Invalid --begin specification: 'soonish'"},
+      {{"--export=,"}, "Invalid --export specification: ','"},
+  };
+  for (Case& c : cases) {
+    c.args.push_back("j.sh");
+    absl::StatusOr<SbatchSubmission> s = Submit(c.args, "#!/bin/sh\n");
+    ASSERT_FALSE(s.ok()) << c.message;
+    EXPECT_EQ(s.status().message(), c.message);
+    EXPECT_EQ(SbatchExitCode(s.status()), 255) << c.message;
+  }
+}
+
+TEST(BuildSubmission, BothMemoryOptionsAtOneLevelConflict) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"--mem=1G", "--mem-per-cpu=1G", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "--mem and --mem-per-cpu are mutually exclusive.");
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+}
+
+TEST(BuildSubmission, ZeroTimeMeansUnlimited) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"-t", "0", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->spec.time_limit(), -1);
+}
+
+TEST(BuildSubmission, InvalidDirectivesAreReported) {
+  for (const char* script : {"#!/bin/sh\n#SBATCH --bogus=1\n", "#!/bin/sh\n#SBATCH stray\n"}) {
+    absl::StatusOr<SbatchSubmission> s = Submit({"j.sh"}, script);
+    ASSERT_FALSE(s.ok()) << script;
+    EXPECT_EQ(SbatchExitCode(s.status()), 255);
+  }
+  EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --bogus=1\n").status().message(),
+            "Invalid directive found in batch script: --bogus=1");
+  EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH -J ok stray\n").status().message(),
+            "Invalid directive found in batch script: stray");
+}
+
+TEST(BuildSubmission, ScriptChecksMatchSlurm) {
+  // shared/reference/sbatch_err_no_script.txt: "Batch script is empty!", exit 1.
+  absl::StatusOr<SbatchSubmission> empty = Submit({}, "");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(), "Batch script is empty!");
+  EXPECT_EQ(SbatchExitCode(empty.status()), 1);
+  EXPECT_EQ(Submit({}, " \n\t\n").status().message(), "Batch script contains only whitespace!");
+  absl::StatusOr<SbatchSubmission> no_shebang = Submit({"j.sh"}, "echo hi\n");
+  ASSERT_FALSE(no_shebang.ok());
+  EXPECT_EQ(no_shebang.status().message(),
+            "This does not look like a batch script.  The first\n"
+            "line must start with #! followed by the path to an interpreter.\n"
+            "For instance: #!/bin/sh");
+  EXPECT_EQ(SbatchExitCode(no_shebang.status()), 1);
+  EXPECT_FALSE(Submit({"j.sh"}, "#!/bin/sh\r\necho\r\n").ok());
+  EXPECT_FALSE(Submit({"j.sh"}, std::string("#!/bin/sh\n\0\n", 12)).ok());
+}
+
+TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
+  absl::StatusOr<SbatchCommandLine> bad = ParseSbatchCommandLine({"--bogus", "j.sh"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "unrecognized option '--bogus'");
+  EXPECT_EQ(SbatchExitCode(bad.status()), 1);
+  SbatchCommandLine help = Cli({"--help"});
+  EXPECT_TRUE(help.help);
+  EXPECT_NE(help.help_text.find("--partition"), std::string::npos);
+  SbatchCommandLine dashdash = Cli({"--", "-odd.sh"});
+  EXPECT_EQ(dashdash.script_path, "-odd.sh");
+  SbatchCommandLine last_wins = Cli({"-t", "5", "-t", "7", "j.sh"});
+  EXPECT_EQ(*last_wins.options.time, "7");
+}
+
+TEST(BuildSubmission, IgnoredSlurmOptionsWarnAndArraysAreRefused) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"--mail-type=END", "-w", "n1", "--exclusive", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->warnings,
+            (std::vector<std::string>{"--mail-type is not supported by Skiff and was ignored",
+                                      "--nodelist is not supported by Skiff and was ignored",
+                                      "--exclusive is not supported by Skiff and was ignored"}));
+  absl::StatusOr<SbatchSubmission> array = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --array=1-5\n");
+  ASSERT_FALSE(array.ok());
+  EXPECT_EQ(array.status().message(), "Job arrays are not supported by Skiff (--array=1-5)");
+  EXPECT_EQ(SbatchExitCode(array.status()), 1);
+}
+
+TEST(FormatSubmitted, MatchesSlurm) {
+  // shared/reference/sbatch_success.txt and sbatch_parsable.txt
+  EXPECT_EQ(FormatSubmitted(15382, false), "Submitted batch job 15382\n");
+  EXPECT_EQ(FormatSubmitted(15383, true), "15383\n");
+}
+
+class ParseBeginTimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tz = getenv("TZ");
+    saved_ = tz ? tz : "";
+    had_ = tz != nullptr;
+    setenv("TZ", "UTC", 1);
+    tzset();
+  }
+  void TearDown() override {
+    if (had_) {
+      setenv("TZ", saved_.c_str(), 1);
+    } else {
+      unsetenv("TZ");
+    }
+    tzset();
+  }
+  std::string saved_;
+  bool had_ = false;
+};
+
+TEST_F(ParseBeginTimeTest, Forms) {
+  const int64_t now = 1795324490;  // 2026-11-22T05:14:50Z
+  EXPECT_EQ(*ParseBeginTime("now", now), now);
+  EXPECT_EQ(*ParseBeginTime("now+60", now), now + 60);
+  EXPECT_EQ(*ParseBeginTime("now+2hours", now), now + 7200);
+  EXPECT_EQ(*ParseBeginTime("NOW+1day", now), now + 86400);
+  EXPECT_EQ(*ParseBeginTime("06:00", now), 1795327200);       // later today
+  EXPECT_EQ(*ParseBeginTime("05:00:30", now), 1795323630 + 86400);  // passed: tomorrow
+  EXPECT_EQ(*ParseBeginTime("2026-12-01", now), 1796083200);
+  EXPECT_EQ(*ParseBeginTime("2026-12-01T10:30", now), 1796083200 + 37800);
+  EXPECT_EQ(*ParseBeginTime("2026-12-01T10:30:05", now), 1796083200 + 37805);
+  EXPECT_EQ(*ParseBeginTime("tomorrow", now), 1795392000);
+  EXPECT_EQ(*ParseBeginTime("noon", now), 1795392000 - 43200);
+  for (const char* bad : {"", "now+", "now+5parsecs", "25:00", "2026-13-01", "2026-02-30",
+                          "2026-12-01T", "soon"}) {
+    EXPECT_FALSE(ParseBeginTime(bad, now).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace skiff

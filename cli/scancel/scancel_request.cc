@@ -1,0 +1,86 @@
+#include "cli/scancel/scancel_request.h"
+
+#include <csignal>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cli/common/job_text.h"
+
+namespace skiff {
+namespace {
+
+// Slurm's scancel exits with the error number truncated to 8 bits:
+// ESLURM_ACCESS_DENIED (2002) gives 210.
+constexpr int kExitAccessDenied = 2002 & 0xff;
+
+}  // namespace
+
+absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
+  ScancelCommand command;
+  command.verbose = args.verbose;
+  v1::CancelJobsRequest& request = command.request;
+  for (const std::string& text : args.job_ids) {
+    absl::StatusOr<std::vector<uint64_t>> ids = ParseJobIdList(text);
+    if (!ids.ok()) return ids.status();
+    for (uint64_t id : *ids) request.add_job_ids(id);
+  }
+  if (!args.user.empty()) {
+    absl::StatusOr<std::string> user = ResolveUserName(args.user);
+    if (!user.ok()) return user.status();
+    request.set_user(*user);
+  }
+  request.set_name(args.name);
+  if (!args.states.empty()) {
+    for (const std::string& item : SplitCommaList(args.states)) {
+      absl::StatusOr<v1::JobState> state = ParseJobState(item);
+      if (!state.ok() || (*state != v1::PENDING && *state != v1::RUNNING)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Invalid job state specified: ", item, "\nValid job states are PENDING and RUNNING"));
+      }
+      request.add_states(*state);
+    }
+  }
+  for (const std::string& p : SplitCommaList(args.partitions)) request.add_partitions(p);
+  if (!args.signal.empty()) {
+    absl::StatusOr<int> sig = ParseSignal(args.signal);
+    if (!sig.ok()) return sig.status();
+    command.signal = *sig;
+    // Slurm cancels the job for SIGKILL; anything else is only delivered.
+    request.set_signal(*sig == SIGKILL ? 0 : *sig);
+  }
+  request.set_batch_only(args.batch);
+  request.set_hurry(args.hurry);
+  if (request.job_ids_size() == 0 && request.user().empty() && request.name().empty() &&
+      request.states_size() == 0 && request.partitions_size() == 0) {
+    return absl::InvalidArgumentError("No job identification provided");
+  }
+  return command;
+}
+
+ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
+                                     const ScancelCommand& command) {
+  ScancelOutcome outcome;
+  for (const v1::CancelJobResult& result : reply.results()) {
+    if (command.verbose > 0) {
+      if (command.signal == 0) {
+        absl::StrAppend(&outcome.stderr_text, "scancel: Terminating job ", result.job_id(), "\n");
+      } else {
+        absl::StrAppend(&outcome.stderr_text, "scancel: Signal ", command.signal, " to job ",
+                        result.job_id(), "\n");
+      }
+    }
+    absl::Status status(static_cast<absl::StatusCode>(result.code()), result.message());
+    if (status.ok()) continue;
+    bool quiet_failure = status.code() == absl::StatusCode::kNotFound ||
+                         status.code() == absl::StatusCode::kFailedPrecondition;
+    if (quiet_failure && command.verbose == 0) continue;
+    absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ",
+                    result.job_id(), ": ", SlurmJobErrorText(status, JobRpc::kCancel), "\n");
+    if (quiet_failure || outcome.exit_code != 0) continue;
+    outcome.exit_code =
+        status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
+  }
+  return outcome;
+}
+
+}  // namespace skiff

@@ -1,0 +1,58 @@
+// scancel as pure functions: from its options to a CancelJobsRequest, and from
+// ctld's per-job results to what Slurm 22.05 prints and exits with (see
+// shared/reference/scancel_*.txt).
+#ifndef SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_
+#define SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/ctld.pb.h"
+
+namespace skiff {
+
+// The command line as CLI11 collected it, before validation.
+struct ScancelArgs {
+  std::vector<std::string> job_ids;  // positional; each may be a comma list
+  std::string user;                  // -u, a name or uid
+  std::string name;                  // -n
+  std::string states;                // -t, comma list: PENDING/PD, RUNNING/R
+  std::string partitions;            // -p, comma list
+  std::string signal;                // -s: name or number; empty = cancel
+  bool batch = false;                // -b
+  bool hurry = false;                // --hurry
+  int verbose = 0;                   // -v, counted
+};
+
+struct ScancelCommand {
+  v1::CancelJobsRequest request;
+  int verbose = 0;
+  int signal = 0;  // as named by -s (9 for KILL), 0 when cancelling
+};
+
+// Validates and converts. Errors (InvalidArgument, Slurm's wording):
+//   "No job identification provided" when there is neither a job id nor a filter;
+//   "Invalid job id: x" (array and step ids are refused, see ParseJobId);
+//   "Invalid job state specified: x" + "Valid job states are PENDING and RUNNING";
+//   "Unknown job signal: x"; "Invalid user: x".
+// -s KILL cancels, as in Slurm (the request's signal stays 0).
+absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args);
+
+struct ScancelOutcome {
+  std::string stderr_text;  // newline-terminated lines, possibly empty
+  int exit_code = 0;
+};
+
+// What scancel prints for ctld's results, and its exit status:
+//   -v: "scancel: Terminating job N" (or "scancel: Signal S to job N") per job;
+//   another user's job: "scancel: error: Kill job error on job id N:
+//     Access/permission denied", exit 210 (Slurm's ESLURM_ACCESS_DENIED & 0xff);
+//   an unknown or finished job: silent and exit 0, unless -v, which prints the error;
+//   any other failure: the error with ctld's message, exit 1.
+ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
+                                     const ScancelCommand& command);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_

@@ -1,0 +1,158 @@
+#include "cli/scancel/scancel_request.h"
+
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+// grpc::StatusCode values, as CancelJobResult.code carries them.
+constexpr int kOk = 0;
+constexpr int kNotFound = 5;
+constexpr int kPermissionDenied = 7;
+constexpr int kFailedPrecondition = 9;
+constexpr int kInternal = 13;
+
+v1::CancelJobsReply Results(std::vector<std::pair<uint64_t, int>> results) {
+  v1::CancelJobsReply reply;
+  for (const auto& [id, code] : results) {
+    v1::CancelJobResult* r = reply.add_results();
+    r->set_job_id(id);
+    r->set_code(code);
+  }
+  return reply;
+}
+
+ScancelCommand Command(std::vector<std::string> ids, int verbose = 0) {
+  ScancelArgs args;
+  args.job_ids = std::move(ids);
+  args.verbose = verbose;
+  return *BuildScancelCommand(args);
+}
+
+TEST(DescribeCancelResults, AnotherUsersJobMatchesSlurm) {
+  // shared/reference/scancel_other_users_job.txt
+  ScancelOutcome out =
+      DescribeCancelResults(Results({{15391, kPermissionDenied}}), Command({"15391"}));
+  EXPECT_EQ(out.stderr_text,
+            "scancel: error: Kill job error on job id 15391: Access/permission denied\n");
+  EXPECT_EQ(out.exit_code, 210);
+}
+
+TEST(DescribeCancelResults, VerboseAnotherUsersJobMatchesSlurm) {
+  // shared/reference/scancel_other_users_job_verbose.txt
+  ScancelOutcome out =
+      DescribeCancelResults(Results({{15391, kPermissionDenied}}), Command({"15391"}, 1));
+  EXPECT_EQ(out.stderr_text,
+            "scancel: Terminating job 15391\n"
+            "scancel: error: Kill job error on job id 15391: Access/permission denied\n");
+  EXPECT_EQ(out.exit_code, 210);
+}
+
+TEST(DescribeCancelResults, UnknownAndOwnJobsAreSilentLikeSlurm) {
+  // shared/reference/scancel_nonexistent.txt and scancel_own_job.txt
+  ScancelOutcome unknown =
+      DescribeCancelResults(Results({{999999, kNotFound}}), Command({"999999"}));
+  EXPECT_EQ(unknown.stderr_text, "");
+  EXPECT_EQ(unknown.exit_code, 0);
+  ScancelOutcome own = DescribeCancelResults(Results({{15396, kOk}}), Command({"15396"}));
+  EXPECT_EQ(own.stderr_text, "");
+  EXPECT_EQ(own.exit_code, 0);
+}
+
+TEST(DescribeCancelResults, VerboseExplainsQuietFailuresButStillSucceeds) {
+  ScancelOutcome out = DescribeCancelResults(
+      Results({{999999, kNotFound}, {15380, kFailedPrecondition}}), Command({"999999,15380"}, 1));
+  EXPECT_EQ(out.stderr_text,
+            "scancel: Terminating job 999999\n"
+            "scancel: error: Kill job error on job id 999999: Invalid job id specified\n"
+            "scancel: Terminating job 15380\n"
+            "scancel: error: Kill job error on job id 15380: Job/step already completing or "
+            "completed\n");
+  EXPECT_EQ(out.exit_code, 0);
+}
+
+TEST(DescribeCancelResults, OtherFailuresKeepCtldsMessageAndExitOne) {
+  v1::CancelJobsReply reply = Results({{5, kInternal}});
+  reply.mutable_results(0)->set_message("noded on n1 did not answer");
+  ScancelOutcome out = DescribeCancelResults(reply, Command({"5"}));
+  EXPECT_EQ(out.stderr_text,
+            "scancel: error: Kill job error on job id 5: noded on n1 did not answer\n");
+  EXPECT_EQ(out.exit_code, 1);
+}
+
+TEST(DescribeCancelResults, VerboseSignalLine) {
+  ScancelArgs args;
+  args.job_ids = {"7"};
+  args.signal = "USR1";
+  args.verbose = 1;
+  ScancelOutcome out = DescribeCancelResults(Results({{7, kOk}}), *BuildScancelCommand(args));
+  EXPECT_EQ(out.stderr_text, "scancel: Signal 10 to job 7\n");
+}
+
+TEST(BuildScancelCommand, NeedsAJobOrAFilter) {
+  absl::StatusOr<ScancelCommand> none = BuildScancelCommand(ScancelArgs());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "No job identification provided");
+  ScancelArgs by_user;
+  by_user.user = "root";
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(by_user);
+  ASSERT_TRUE(command.ok());
+  EXPECT_EQ(command->request.user(), "root");
+  EXPECT_EQ(command->request.job_ids_size(), 0);
+}
+
+TEST(BuildScancelCommand, FillsTheRequest) {
+  ScancelArgs args;
+  args.job_ids = {"1,2", "3"};
+  args.name = "train";
+  args.states = "pd,R";
+  args.partitions = "debug,gpu";
+  args.signal = "SIGTERM";
+  args.batch = true;
+  args.hurry = true;
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(args);
+  ASSERT_TRUE(command.ok()) << command.status();
+  const v1::CancelJobsRequest& r = command->request;
+  EXPECT_EQ(std::vector<uint64_t>(r.job_ids().begin(), r.job_ids().end()),
+            (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(r.name(), "train");
+  ASSERT_EQ(r.states_size(), 2);
+  EXPECT_EQ(r.states(0), v1::PENDING);
+  EXPECT_EQ(r.states(1), v1::RUNNING);
+  ASSERT_EQ(r.partitions_size(), 2);
+  EXPECT_EQ(r.signal(), SIGTERM);
+  EXPECT_TRUE(r.batch_only());
+  EXPECT_TRUE(r.hurry());
+}
+
+TEST(BuildScancelCommand, KillCancelsAsInSlurm) {
+  ScancelArgs args;
+  args.job_ids = {"4"};
+  args.signal = "9";
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(args);
+  ASSERT_TRUE(command.ok());
+  EXPECT_EQ(command->request.signal(), 0);
+  EXPECT_EQ(command->signal, SIGKILL);
+}
+
+TEST(BuildScancelCommand, RejectsBadValues) {
+  ScancelArgs args;
+  args.job_ids = {"123_7"};
+  EXPECT_EQ(BuildScancelCommand(args).status().message(),
+            "Invalid job id 123_7: Skiff has no job arrays; give the plain job id");
+  args.job_ids = {"4"};
+  args.signal = "FOO";
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Unknown job signal: FOO");
+  args.signal = "";
+  args.states = "CD";
+  EXPECT_EQ(BuildScancelCommand(args).status().message(),
+            "Invalid job state specified: CD\nValid job states are PENDING and RUNNING");
+  args.states = "";
+  args.user = "no-such-user-xyz";
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid user: no-such-user-xyz");
+}
+
+}  // namespace
+}  // namespace skiff

@@ -1,0 +1,220 @@
+// scontrol: view and change jobs, nodes, partitions and the configuration, as
+// Slurm's scontrol (the subset Skiff supports).
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "cli/common/ctld_client.h"
+#include "cli/common/job_text.h"
+#include "cli/common/version.h"
+#include "cli/scontrol/scontrol_commands.h"
+#include "cli/scontrol/scontrol_format.h"
+#include "common/hostlist.h"
+
+namespace {
+
+constexpr char kProgram[] = "scontrol";
+using skiff::v1::Ctld;
+
+int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+
+int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
+             const skiff::ShowOptions& options) {
+  skiff::v1::GetJobsRequest request;
+  if (!args.empty()) {
+    absl::StatusOr<uint64_t> id = skiff::ParseJobId(args[0]);
+    if (!id.ok()) {
+      std::cerr << "scontrol_print_job error: " << id.status().message() << "\n";
+      return 1;
+    }
+    request.add_job_ids(*id);
+  }
+  skiff::v1::GetJobsReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetJobs, request, &reply);
+  if ((status.code() == absl::StatusCode::kNotFound && !args.empty()) ||
+      (status.ok() && !args.empty() && reply.jobs_size() == 0)) {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!status.ok()) return Fail(status);
+  skiff::ShowOptions o = options;
+  o.now = reply.now() != 0 ? reply.now() : time(nullptr);
+  std::cout << skiff::FormatJobRecords(reply, o);
+  return 0;
+}
+
+int ShowNodes(skiff::CtldClient& client, const std::vector<std::string>& args,
+              const skiff::ShowOptions& options) {
+  skiff::v1::GetNodesRequest request;
+  if (!args.empty()) {
+    absl::StatusOr<std::vector<std::string>> names = skiff::ExpandHostlist(args[0]);
+    if (!names.ok()) return Fail(names.status());
+    for (const std::string& n : *names) request.add_names(n);
+  }
+  skiff::v1::GetNodesReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetNodes, request, &reply);
+  if ((status.code() == absl::StatusCode::kNotFound || (status.ok() && reply.nodes_size() == 0)) &&
+      !args.empty()) {
+    std::cout << "Node " << args[0] << " not found\n";
+    return 1;
+  }
+  if (!status.ok()) return Fail(status);
+  for (const skiff::v1::NodeInfo& node : reply.nodes()) {
+    std::cout << skiff::FormatNodeRecord(node, options, client.config().skiff.slurmd_port);
+  }
+  return 0;
+}
+
+int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& args,
+                   const skiff::ShowOptions& options) {
+  skiff::v1::GetPartitionsRequest request;
+  if (!args.empty()) request.add_names(args[0]);
+  skiff::v1::GetPartitionsReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetPartitions, request, &reply);
+  if ((status.code() == absl::StatusCode::kNotFound ||
+       (status.ok() && reply.partitions_size() == 0)) &&
+      !args.empty()) {
+    std::cout << "Partition " << args[0] << " not found\n";
+    return 1;
+  }
+  if (!status.ok()) return Fail(status);
+  std::cout << skiff::FormatPartitionRecords(reply, options);
+  return 0;
+}
+
+bool Ping(skiff::CtldClient& client) {
+  skiff::v1::PingReply reply;
+  return client.Call(&Ctld::Stub::Ping, skiff::v1::PingRequest(), &reply).ok();
+}
+
+int ShowConfig(skiff::CtldClient& client) {
+  skiff::v1::GetConfigReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &reply);
+  if (!status.ok()) return Fail(status);
+  std::cout << skiff::FormatConfig(reply, time(nullptr), client.config().skiff.ctld_host,
+                                   Ping(client));
+  return 0;
+}
+
+// One UpdateJob call; prints Slurm's error lines on failure.
+bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& request,
+               const std::string& command) {
+  skiff::v1::UpdateJobReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::UpdateJob, request, &reply);
+  if (status.ok()) return true;
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded ||
+      status.code() == absl::StatusCode::kUnimplemented) {
+    Fail(status);
+  } else {
+    std::cerr << skiff::DescribeUpdateError(request.job_id(), status, command);
+  }
+  return false;
+}
+
+int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
+  if (command.is_node) {
+    skiff::v1::UpdateNodeReply reply;
+    absl::Status status = client.Call(&Ctld::Stub::UpdateNode, command.node, &reply);
+    if (status.ok()) return 0;
+    std::string text(status.message());
+    if (status.code() == absl::StatusCode::kNotFound) text = "Invalid node name specified";
+    if (status.code() == absl::StatusCode::kPermissionDenied) text = "Access/permission denied";
+    std::cerr << "slurm_update error: " << text << "\n";
+    return 1;
+  }
+  int rc = 0;
+  for (const skiff::v1::UpdateJobRequest& request : command.jobs) {
+    if (!UpdateJob(client, request, "update")) rc = 1;
+  }
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
+               "commands: show job|node|partition|config [ID|NAME], update JobId=N Key=Value...,\n"
+               "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
+               "          hold|uhold|release|requeue ID..., ping, version"};
+  app.set_help_flag("-h,--help", "print this help and exit");
+  skiff::ShowOptions options;
+  bool version = false, details = false, quiet = false;
+  app.add_flag("-o,--oneliner", options.one_liner, "one line per record");
+  app.add_flag("-d,--details", details, "accepted for Slurm compatibility");
+  app.add_flag("-Q,--quiet", quiet, "accepted for Slurm compatibility");
+  app.add_flag("-V,--version", version, "print the version and exit");
+  app.prefix_command();
+  CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> words = app.remaining();
+  if (!words.empty() && words.front() == "--") words.erase(words.begin());
+  if (version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  if (words.empty()) {
+    return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
+  }
+  absl::StatusOr<std::string> command = skiff::MatchKeyword(
+      words[0], {"show", "update", "hold", "uhold", "release", "requeue", "ping", "version"});
+  if (!command.ok()) return Fail(command.status());
+  std::vector<std::string> args(words.begin() + 1, words.end());
+  if (*command == "version") {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  std::string entity;
+  if (*command == "show") {
+    if (args.empty()) return Fail(absl::InvalidArgumentError("show what? job, node, partition or config"));
+    absl::StatusOr<std::string> matched =
+        skiff::MatchKeyword(args[0], {"job", "node", "partition", "config"});
+    if (!matched.ok()) return Fail(matched.status());
+    entity = *matched;
+    args.erase(args.begin());
+  }
+  // Check the arguments before contacting ctld.
+  absl::StatusOr<skiff::UpdateCommand> update;
+  absl::StatusOr<std::vector<uint64_t>> ids;
+  if (*command == "update") {
+    update = skiff::ParseUpdate(args);
+    if (!update.ok()) return Fail(update.status());
+  } else if (*command != "show" && *command != "ping") {
+    ids = skiff::ParseJobIdArgs(args);
+    if (!ids.ok()) return Fail(ids.status());
+  }
+
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
+  if (!connected.ok()) return Fail(connected.status());
+  skiff::CtldClient& client = **connected;
+
+  if (*command == "ping") {
+    bool up = Ping(client);
+    std::cout << skiff::FormatPing(client.config().skiff.ctld_host, up);
+    return up ? 0 : 1;
+  }
+  if (*command == "show") {
+    if (entity == "job") return ShowJobs(client, args, options);
+    if (entity == "node") return ShowNodes(client, args, options);
+    if (entity == "partition") return ShowPartitions(client, args, options);
+    return ShowConfig(client);
+  }
+  if (*command == "update") return Update(client, *update);
+
+  // hold, uhold, release, requeue.
+  int rc = 0;
+  for (uint64_t id : *ids) {
+    skiff::v1::UpdateJobRequest request;
+    if (*command == "requeue") {
+      request.set_job_id(id);
+      request.set_requeue(true);
+    } else {
+      request = skiff::HoldRequest(id, *command);
+    }
+    if (!UpdateJob(client, request, *command)) rc = 1;
+  }
+  return rc;
+}

@@ -1,0 +1,185 @@
+#include "cli/scontrol/scontrol_commands.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "cli/common/job_text.h"
+#include "common/hostlist.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+std::string Lower(std::string_view s) { return absl::AsciiStrToLower(std::string(s)); }
+
+absl::Status Unsupported(const std::string& word) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("Update of this parameter is not supported: ", word, "\nRequest aborted"));
+}
+
+absl::StatusOr<UpdateCommand> ParseJobUpdate(const std::vector<std::pair<std::string, std::string>>& kv,
+                                             const std::vector<std::string>& words) {
+  UpdateCommand command;
+  v1::UpdateJobRequest changes;
+  std::vector<uint64_t> ids;
+  bool any = false;
+  for (size_t i = 0; i < kv.size(); ++i) {
+    const auto& [key, value] = kv[i];
+    if (key == "jobid") {
+      absl::StatusOr<std::vector<uint64_t>> parsed = ParseJobIdList(value);
+      if (!parsed.ok()) return parsed.status();
+      ids.insert(ids.end(), parsed->begin(), parsed->end());
+      continue;
+    }
+    any = true;
+    if (key == "timelimit") {
+      absl::StatusOr<int64_t> seconds = ParseDuration(value);
+      if (!seconds.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid TimeLimit value: ", value));
+      }
+      changes.set_time_limit(*seconds);
+    } else if (key == "partition") {
+      changes.set_partition(value);
+    } else if (key == "qos") {
+      changes.set_qos(value);
+    } else if (key == "numnodes" || key == "reqnodes" || key == "minnodes") {
+      std::string min = value.substr(0, value.find('-'));
+      bool ok = !min.empty() && std::all_of(min.begin(), min.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      }) && min.size() < 10;
+      if (!ok || std::stoi(min) <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid node count: ", value));
+      }
+      changes.set_min_nodes(std::stoi(min));
+    } else if (key == "name" || key == "jobname") {
+      changes.set_name(value);
+    } else if (key == "account") {
+      changes.set_account(value);
+    } else if (key == "comment") {
+      changes.set_comment(value);
+    } else {
+      return Unsupported(words[i]);
+    }
+  }
+  if (ids.empty()) return absl::InvalidArgumentError("No job id given in JobId=");
+  if (!any) return absl::InvalidArgumentError("No changes specified");
+  for (uint64_t id : ids) {
+    v1::UpdateJobRequest request = changes;
+    request.set_job_id(id);
+    command.jobs.push_back(request);
+  }
+  return command;
+}
+
+absl::StatusOr<UpdateCommand> ParseNodeUpdate(
+    const std::vector<std::pair<std::string, std::string>>& kv,
+    const std::vector<std::string>& words) {
+  UpdateCommand command;
+  command.is_node = true;
+  v1::UpdateNodeRequest& node = command.node;
+  for (size_t i = 0; i < kv.size(); ++i) {
+    const auto& [key, value] = kv[i];
+    if (key == "nodename") {
+      absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(value);
+      if (!names.ok()) return names.status();
+      for (const std::string& n : *names) node.add_names(n);
+    } else if (key == "state") {
+      std::string state = absl::AsciiStrToUpper(value);
+      if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
+          state != "UNDRAIN") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Invalid node state specified: ", value,
+            "\nValid states are DRAIN, DOWN, RESUME, IDLE and UNDRAIN"));
+      }
+      node.set_state(state);
+    } else if (key == "reason") {
+      node.set_reason(value);
+    } else {
+      return Unsupported(words[i]);
+    }
+  }
+  if (node.names_size() == 0) return absl::InvalidArgumentError("No node name given in NodeName=");
+  if (node.state().empty()) return absl::InvalidArgumentError("No changes specified");
+  if ((node.state() == "DRAIN" || node.state() == "DOWN") && node.reason().empty()) {
+    return absl::InvalidArgumentError(
+        "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  }
+  return command;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> MatchKeyword(std::string_view word,
+                                         const std::vector<std::string>& keywords) {
+  std::string w = Lower(word);
+  for (int pass = 0; pass < 2 && !w.empty(); ++pass) {
+    for (const std::string& k : keywords) {
+      if (w == k) return k;
+    }
+    std::vector<std::string> hits;
+    for (const std::string& k : keywords) {
+      if (k.compare(0, w.size(), w) == 0) hits.push_back(k);
+    }
+    if (hits.size() == 1) return hits.front();
+    if (hits.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat("ambiguous keyword: ", std::string(word)));
+    }
+    if (w.size() > 1 && w.back() == 's') {
+      w.pop_back();
+    } else {
+      break;
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat("invalid keyword: ", std::string(word)));
+}
+
+absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, std::string>> kv;
+  for (const std::string& word : args) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) return Unsupported(word);
+    kv.emplace_back(Lower(word.substr(0, eq)), word.substr(eq + 1));
+  }
+  for (const auto& [key, value] : kv) {
+    if (key == "jobid") return ParseJobUpdate(kv, args);
+    if (key == "nodename") return ParseNodeUpdate(kv, args);
+    if (key == "partitionname") {
+      return absl::UnimplementedError(
+          "Updating partitions is not supported by Skiff; edit skiff.conf instead");
+    }
+  }
+  return absl::InvalidArgumentError(
+      "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
+}
+
+absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::string>& args) {
+  std::vector<uint64_t> ids;
+  for (const std::string& arg : args) {
+    absl::StatusOr<std::vector<uint64_t>> parsed = ParseJobIdList(arg);
+    if (!parsed.ok()) return parsed.status();
+    ids.insert(ids.end(), parsed->begin(), parsed->end());
+  }
+  if (ids.empty()) return absl::InvalidArgumentError("No job id given");
+  return ids;
+}
+
+v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command) {
+  v1::UpdateJobRequest request;
+  request.set_job_id(job_id);
+  request.set_held(command != "release");
+  request.set_user_hold(command == "uhold");
+  return request;
+}
+
+std::string DescribeUpdateError(uint64_t job_id, const absl::Status& status,
+                                const std::string& command) {
+  std::string text = SlurmJobErrorText(status, JobRpc::kUpdate);
+  std::string out = absl::StrCat(text, " for job ", job_id, "\n");
+  if (command == "hold" || command == "uhold" || command == "release") {
+    absl::StrAppend(&out, "slurm_suspend error: ", text, "\n");
+  }
+  return out;
+}
+
+}  // namespace skiff

@@ -1,0 +1,62 @@
+// scontrol's command language as pure functions: keyword abbreviations, the
+// "update JobId=... Key=value" and "update NodeName=... State=..." forms, job id
+// lists for hold/uhold/release/requeue, and Slurm's error lines for failed job
+// updates (see shared/reference/scontrol_hold_*.txt, scontrol_update_*.txt).
+#ifndef SKIFF_CLI_SCONTROL_SCONTROL_COMMANDS_H_
+#define SKIFF_CLI_SCONTROL_SCONTROL_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "proto/ctld.pb.h"
+
+namespace skiff {
+
+// The keyword `word` abbreviates, case-insensitively: an exact match, else the one
+// keyword it is a prefix of. A trailing 's' is forgiven ("jobs" -> "job").
+// Errors: InvalidArgument "invalid keyword: <word>" or "ambiguous keyword: <word>".
+absl::StatusOr<std::string> MatchKeyword(std::string_view word,
+                                         const std::vector<std::string>& keywords);
+
+// What "scontrol update ..." asks for: job updates (one per id in JobId=) or a
+// node update.
+struct UpdateCommand {
+  std::vector<v1::UpdateJobRequest> jobs;
+  bool is_node = false;
+  v1::UpdateNodeRequest node;
+};
+
+// Parses the Key=value words after "update". Keys are case-insensitive.
+// Jobs: JobId (comma list), TimeLimit, Partition, QOS, NumNodes (N or MIN-MAX; the
+// minimum is sent), Name/JobName, Account, Comment.
+// Nodes: NodeName (hostlist expression), State (DRAIN, DOWN, RESUME, IDLE,
+// UNDRAIN), Reason (required for DRAIN and DOWN).
+// Errors (InvalidArgument) use Slurm's wording where it has one:
+//   "Update of this parameter is not supported: <word>\nRequest aborted",
+//   "No changes specified", "Invalid TimeLimit value: <v>",
+//   "You must specify a reason when DOWNING or DRAINING a node. Request denied",
+//   "No valid entity in update command\n...".
+absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args);
+
+// Job ids for hold/uhold/release/requeue: each word may be a comma list.
+// Error: InvalidArgument "Invalid job id specified" style from ParseJobId, or
+// "No job id given" for none.
+absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::string>& args);
+
+// A hold, uhold or release request for one job.
+v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command);
+
+// What scontrol prints on stderr when UpdateJob fails for `job_id`:
+//   "<text> for job <id>\n", and for hold/uhold/release also
+//   "slurm_suspend error: <text>\n" (Slurm's wording, kept as is),
+// where <text> is SlurmJobErrorText(status, kUpdate).
+std::string DescribeUpdateError(uint64_t job_id, const absl::Status& status,
+                                const std::string& command);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SCONTROL_SCONTROL_COMMANDS_H_

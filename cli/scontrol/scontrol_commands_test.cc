@@ -1,0 +1,129 @@
+#include "cli/scontrol/scontrol_commands.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+TEST(DescribeUpdateError, HoldOfUnknownJobMatchesSlurm) {
+  // shared/reference/scontrol_hold_nonexistent.txt
+  EXPECT_EQ(DescribeUpdateError(999999, absl::NotFoundError("no such job"), "hold"),
+            "Invalid job id specified for job 999999\n"
+            "slurm_suspend error: Invalid job id specified\n");
+}
+
+TEST(DescribeUpdateError, UpdateOfAnotherUsersJobMatchesSlurm) {
+  // shared/reference/scontrol_update_other_users_job.txt
+  EXPECT_EQ(DescribeUpdateError(15391, absl::PermissionDeniedError("not yours"), "update"),
+            "Invalid user id for job 15391\n");
+}
+
+TEST(DescribeUpdateError, OtherFailuresKeepCtldsMessage) {
+  EXPECT_EQ(DescribeUpdateError(5, absl::InvalidArgumentError("Invalid partition name specified"),
+                                "update"),
+            "Invalid partition name specified for job 5\n");
+}
+
+TEST(ParseUpdate, JobTimeLimitAsInTheReference) {
+  // shared/reference/scontrol_update_timelimit.txt
+  absl::StatusOr<UpdateCommand> c = ParseUpdate({"JobId=15395", "TimeLimit=00:10:00"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_FALSE(c->is_node);
+  ASSERT_EQ(c->jobs.size(), 1u);
+  EXPECT_EQ(c->jobs[0].job_id(), 15395u);
+  EXPECT_EQ(c->jobs[0].time_limit(), 600);
+  EXPECT_FALSE(c->jobs[0].has_partition());
+  EXPECT_FALSE(c->jobs[0].has_held());
+}
+
+TEST(ParseUpdate, EveryJobFieldAndIdLists) {
+  absl::StatusOr<UpdateCommand> c =
+      ParseUpdate({"jobid=1,2", "partition=gpu", "QOS=high", "NumNodes=2-4", "Name=x",
+                   "Account=lab", "Comment=a b", "TimeLimit=UNLIMITED"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->jobs.size(), 2u);
+  const v1::UpdateJobRequest& r = c->jobs[1];
+  EXPECT_EQ(r.job_id(), 2u);
+  EXPECT_EQ(r.partition(), "gpu");
+  EXPECT_EQ(r.qos(), "high");
+  EXPECT_EQ(r.min_nodes(), 2);
+  EXPECT_EQ(r.name(), "x");
+  EXPECT_EQ(r.account(), "lab");
+  EXPECT_EQ(r.comment(), "a b");
+  EXPECT_EQ(r.time_limit(), -1);
+}
+
+TEST(ParseUpdate, JobErrors) {
+  EXPECT_EQ(ParseUpdate({"JobId=5", "Nice=10"}).status().message(),
+            "Update of this parameter is not supported: Nice=10\nRequest aborted");
+  EXPECT_EQ(ParseUpdate({"JobId=5"}).status().message(), "No changes specified");
+  EXPECT_EQ(ParseUpdate({"JobId=5", "TimeLimit=soon"}).status().message(),
+            "Invalid TimeLimit value: soon");
+  EXPECT_EQ(ParseUpdate({"JobId=5", "NumNodes=0"}).status().message(), "Invalid node count: 0");
+  EXPECT_FALSE(ParseUpdate({"JobId=5_1", "Name=x"}).ok());
+  EXPECT_EQ(ParseUpdate({"Name=x"}).status().message(),
+            "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
+  EXPECT_EQ(ParseUpdate({"JobId=5", "stray"}).status().message(),
+            "Update of this parameter is not supported: stray\nRequest aborted");
+}
+
+TEST(ParseUpdate, NodeDrainWithReason) {
+  absl::StatusOr<UpdateCommand> c =
+      ParseUpdate({"NodeName=n[1-2]", "State=drain", "Reason=bad disk"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->is_node);
+  EXPECT_EQ(std::vector<std::string>(c->node.names().begin(), c->node.names().end()),
+            (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(c->node.state(), "DRAIN");
+  EXPECT_EQ(c->node.reason(), "bad disk");
+  absl::StatusOr<UpdateCommand> resume = ParseUpdate({"nodename=n3", "state=RESUME"});
+  ASSERT_TRUE(resume.ok());
+  EXPECT_EQ(resume->node.state(), "RESUME");
+}
+
+TEST(ParseUpdate, NodeErrors) {
+  EXPECT_EQ(ParseUpdate({"NodeName=n1", "State=DOWN"}).status().message(),
+            "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  EXPECT_FALSE(ParseUpdate({"NodeName=n1", "State=ASLEEP"}).ok());
+  EXPECT_FALSE(ParseUpdate({"NodeName=n[1-", "State=RESUME"}).ok());
+  EXPECT_EQ(ParseUpdate({"NodeName=n1"}).status().message(), "No changes specified");
+  EXPECT_FALSE(ParseUpdate({"PartitionName=debug", "State=DOWN"}).ok());
+}
+
+TEST(MatchKeyword, AbbreviationsAndPlurals) {
+  std::vector<std::string> commands = {"show", "update", "hold", "uhold", "release", "requeue",
+                                       "ping", "version"};
+  EXPECT_EQ(*MatchKeyword("sh", commands), "show");
+  EXPECT_EQ(*MatchKeyword("SHOW", commands), "show");
+  EXPECT_EQ(*MatchKeyword("rel", commands), "release");
+  EXPECT_EQ(MatchKeyword("re", commands).status().message(), "ambiguous keyword: re");
+  EXPECT_EQ(MatchKeyword("bogus", commands).status().message(), "invalid keyword: bogus");
+  std::vector<std::string> entities = {"job", "node", "partition", "config"};
+  EXPECT_EQ(*MatchKeyword("jobs", entities), "job");
+  EXPECT_EQ(*MatchKeyword("nodes", entities), "node");
+  EXPECT_EQ(*MatchKeyword("part", entities), "partition");
+  EXPECT_EQ(*MatchKeyword("partitions", entities), "partition");
+  EXPECT_FALSE(MatchKeyword("", entities).ok());
+}
+
+TEST(HoldRequest, HoldUholdRelease) {
+  v1::UpdateJobRequest hold = HoldRequest(5, "hold");
+  EXPECT_EQ(hold.job_id(), 5u);
+  EXPECT_TRUE(hold.held());
+  EXPECT_FALSE(hold.user_hold());
+  v1::UpdateJobRequest uhold = HoldRequest(5, "uhold");
+  EXPECT_TRUE(uhold.held());
+  EXPECT_TRUE(uhold.user_hold());
+  v1::UpdateJobRequest release = HoldRequest(5, "release");
+  ASSERT_TRUE(release.has_held());
+  EXPECT_FALSE(release.held());
+}
+
+TEST(ParseJobIdArgs, ListsAndErrors) {
+  EXPECT_EQ(*ParseJobIdArgs({"1,2", "3"}), (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(ParseJobIdArgs({}).status().message(), "No job id given");
+  EXPECT_FALSE(ParseJobIdArgs({"x"}).ok());
+}
+
+}  // namespace
+}  // namespace skiff

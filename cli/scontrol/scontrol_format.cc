@@ -1,0 +1,395 @@
+#include "cli/scontrol/scontrol_format.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/common/job_text.h"
+#include "common/hostlist.h"
+#include "common/size.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+std::string OrNull(const std::string& text) { return text.empty() ? "(null)" : text; }
+
+std::string OrWord(const std::string& text, const std::string& word) {
+  return text.empty() ? word : text;
+}
+
+std::string JoinOr(const google::protobuf::RepeatedPtrField<std::string>& items,
+                   const std::string& word) {
+  return items.empty() ? word : absl::StrJoin(items, ",");
+}
+
+std::string YesNo(bool b) { return b ? "YES" : "NO"; }
+
+// Joins lines the way Slurm does: "\n   " between lines, or " " with -o.
+class Record {
+ public:
+  explicit Record(bool one_liner) : sep_(one_liner ? " " : "\n   "), one_liner_(one_liner) {}
+  void Line(const std::string& text) {
+    if (!first_) out_ += sep_;
+    out_ += text;
+    first_ = false;
+  }
+  // Ends a job record: Slurm appends one more separator, then the blank line.
+  std::string EndJob() { return out_ + sep_ + (one_liner_ ? "\n" : "\n\n"); }
+  // Ends a node or partition record.
+  std::string End() { return out_ + (one_liner_ ? "\n" : "\n\n"); }
+
+ private:
+  std::string sep_;
+  bool one_liner_;
+  std::string out_;
+  bool first_ = true;
+};
+
+// The count in a gres entry: "gpu:2" -> 2, "gpu:a100:1" -> 1, "gpu" -> 1.
+int64_t GresCount(const std::string& entry) {
+  size_t colon = entry.rfind(':');
+  if (colon == std::string::npos) return 1;
+  std::string tail = entry.substr(colon + 1);
+  if (tail.empty() || !std::all_of(tail.begin(), tail.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      })) {
+    return 1;
+  }
+  return std::stoll(tail);
+}
+
+std::string GresName(const std::string& entry) { return entry.substr(0, entry.find(':')); }
+
+// "capacity=2G" in a burst-buffer request, normalised the way Slurm prints TRES.
+std::string BurstBufferCapacity(const std::string& bb) {
+  size_t at = bb.find("capacity=");
+  if (at == std::string::npos) return "";
+  size_t start = at + 9;
+  size_t end = bb.find_first_of(" \t\n,", start);
+  std::string value = bb.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
+  return bytes.ok() ? FormatSize(*bytes) : value;
+}
+
+std::string BurstBufferState(v1::JobState state) {
+  switch (state) {
+    case v1::PENDING: return "pending";
+    case v1::CONFIGURING: return "staging-in";
+    case v1::RUNNING: return "running";
+    case v1::COMPLETING: return "staging-out";
+    default: return "complete";
+  }
+}
+
+// The dependency as Slurm shows it: each element marked while it still blocks
+// the job, "(null)" once it no longer does.
+std::string Dependency(const v1::JobInfo& job) {
+  const std::string& dep = job.spec().dependency();
+  if (dep.empty()) return "(null)";
+  std::string mark;
+  if (job.state_reason() == "Dependency") mark = "(unfulfilled)";
+  if (job.state_reason() == "DependencyNeverSatisfied") mark = "(failed)";
+  if (mark.empty()) return "(null)";
+  std::vector<std::string> parts;
+  for (const std::string& item : SplitCommaList(dep)) parts.push_back(item + mark);
+  return absl::StrJoin(parts, ",");
+}
+
+// Expands the few patterns a fallback output path may hold.
+std::string ExpandPath(const std::string& pattern, const v1::JobInfo& job) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    char c = pattern[++i];
+    switch (c) {
+      case 'j': case 'A': absl::StrAppend(&out, job.job_id()); break;
+      case 'x': out += job.spec().name(); break;
+      case 'u': out += job.user_name(); break;
+      case '%': out += '%'; break;
+      default: out += '%'; out += c; break;
+    }
+  }
+  if (!out.empty() && out[0] != '/') out = job.spec().work_dir() + "/" + out;
+  return out;
+}
+
+std::string StdOut(const v1::JobInfo& job) {
+  if (!job.stdout_path().empty()) return job.stdout_path();
+  std::string pattern = job.spec().stdout_pattern();
+  if (pattern.empty()) pattern = "slurm-%j.out";
+  return ExpandPath(pattern, job);
+}
+
+std::string StdErr(const v1::JobInfo& job) {
+  if (!job.stderr_path().empty()) return job.stderr_path();
+  if (job.spec().stderr_pattern().empty()) return StdOut(job);
+  return ExpandPath(job.spec().stderr_pattern(), job);
+}
+
+int32_t NumNodes(const v1::JobInfo& job) {
+  if (job.num_nodes() > 0) return job.num_nodes();
+  return job.spec().min_nodes() > 0 ? job.spec().min_nodes() : 1;
+}
+
+int32_t NumCpus(const v1::JobInfo& job) { return job.num_cpus() > 0 ? job.num_cpus() : 1; }
+
+// Total memory of the job in MiB, 0 when unknown.
+uint64_t TotalMemoryMb(const v1::JobInfo& job) {
+  const v1::JobSpec& spec = job.spec();
+  if (job.mem_per_node_mb() > 0) return job.mem_per_node_mb() * NumNodes(job);
+  if (spec.mem_per_node_mb() > 0) return spec.mem_per_node_mb() * NumNodes(job);
+  return spec.mem_per_cpu_mb() * NumCpus(job);
+}
+
+std::string JobTres(const v1::JobInfo& job) {
+  std::vector<std::string> parts;
+  parts.push_back(absl::StrCat("cpu=", NumCpus(job)));
+  if (uint64_t mem = TotalMemoryMb(job); mem > 0) {
+    parts.push_back(absl::StrCat("mem=", FormatMemoryMb(mem)));
+  }
+  parts.push_back(absl::StrCat("node=", NumNodes(job)));
+  parts.push_back(absl::StrCat("billing=", NumCpus(job)));
+  if (std::string bb = BurstBufferCapacity(job.spec().burst_buffer()); !bb.empty()) {
+    parts.push_back("bb/lua=" + bb);
+  }
+  std::map<std::string, int64_t> gres;
+  for (const std::string& entry : job.spec().gres()) gres[GresName(entry)] += GresCount(entry);
+  for (const auto& [name, count] : gres) {
+    parts.push_back(absl::StrCat("gres/", name, "=", count * NumNodes(job)));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+int64_t RunTime(const v1::JobInfo& job, int64_t now) {
+  if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
+  int64_t end = IsActiveJobState(job.state()) || job.end_time() == 0 ? now : job.end_time();
+  return std::max<int64_t>(0, end - job.start_time());
+}
+
+std::string NodeState(const v1::NodeInfo& node) {
+  std::string state = OrWord(node.state(), "UNKNOWN");
+  if (node.drain()) state += "+DRAIN";
+  if (node.not_responding()) state += "+NOT_RESPONDING";
+  return state;
+}
+
+std::string NodeGres(const v1::NodeInfo& node) {
+  std::vector<std::string> parts;
+  for (const v1::Gres& g : node.gres()) {
+    parts.push_back(g.type().empty() ? absl::StrCat(g.name(), ":", g.count())
+                                     : absl::StrCat(g.name(), ":", g.type(), ":", g.count()));
+  }
+  return parts.empty() ? "(null)" : absl::StrJoin(parts, ",");
+}
+
+std::string TimeOrNone(int64_t t) { return t == 0 ? "None" : FormatTimestamp(t); }
+
+}  // namespace
+
+std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) {
+  const v1::JobSpec& spec = job.spec();
+  int64_t now = options.now != 0 ? options.now : job.now();
+  Record r(options.one_liner);
+  r.Line(absl::StrCat("JobId=", job.job_id(), " JobName=", spec.name()));
+  std::string user = job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
+  std::string group = job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
+  r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(",
+                      job.group_id(), ") MCS_label=N/A"));
+  r.Line(absl::StrCat("Priority=", job.priority(), " Nice=0 Account=",
+                      OrNull(job.account().empty() ? spec.account() : job.account()),
+                      " QOS=", OrNull(job.qos().empty() ? spec.qos() : job.qos())));
+  std::string reason = job.state_reason().empty() ? "None" : job.state_reason();
+  if (!job.state_description().empty()) {
+    reason = job.state_description();
+    std::replace_if(
+        reason.begin(), reason.end(),
+        [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
+  }
+  r.Line(absl::StrCat("JobState=", JobStateName(job.state()), " Reason=", reason,
+                      " Dependency=", Dependency(job)));
+  r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,
+                      " Restarts=", job.restart_count(), " BatchFlag=1 Reboot=0 ExitCode=",
+                      job.exit_code(), ":", job.exit_signal()));
+  r.Line(absl::StrCat("RunTime=", FormatTimeLimit(RunTime(job, now)),
+                      " TimeLimit=", FormatTimeLimit(job.time_limit()), " TimeMin=N/A"));
+  r.Line(absl::StrCat("SubmitTime=", FormatTimestamp(job.submit_time()),
+                      " EligibleTime=", FormatTimestamp(job.eligible_time())));
+  r.Line(absl::StrCat("AccrueTime=", FormatTimestamp(job.held() ? 0 : job.eligible_time())));
+  int64_t end = job.end_time();
+  if (end == 0 && job.start_time() != 0 && job.time_limit() >= 0) {
+    end = job.start_time() + job.time_limit();
+  }
+  r.Line(absl::StrCat("StartTime=", FormatTimestamp(job.start_time()), " EndTime=",
+                      FormatTimestamp(end), " Deadline=N/A"));
+  r.Line(absl::StrCat(
+      "SuspendTime=None SecsPreSuspend=0 LastSchedEval=",
+      FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
+      " Scheduler=Main"));
+  r.Line(absl::StrCat("Partition=", job.partition().empty() ? spec.partition() : job.partition(),
+                      " AllocNode:Sid=", OrNull(spec.submit_host()), ":0"));
+  r.Line("ReqNodeList=(null) ExcNodeList=(null)");
+  std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
+  r.Line("NodeList=" + CompressHostlist(nodes));
+  if (!nodes.empty()) r.Line("BatchHost=" + nodes.front());
+  r.Line(absl::StrCat("NumNodes=", NumNodes(job), " NumCPUs=", NumCpus(job), " NumTasks=",
+                      job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
+                      " CPUs/Task=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1,
+                      " ReqB:S:C:T=0:0:*:*"));
+  r.Line("TRES=" + JobTres(job));
+  r.Line("Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
+  std::string min_memory;
+  if (spec.mem_per_cpu_mb() > 0) {
+    min_memory = "MinMemoryCPU=" + FormatMemoryMb(spec.mem_per_cpu_mb());
+  } else {
+    min_memory = "MinMemoryNode=" + FormatMemoryMb(spec.mem_per_node_mb() > 0
+                                                        ? spec.mem_per_node_mb()
+                                                        : job.mem_per_node_mb());
+  }
+  r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
+                      min_memory, " MinTmpDiskNode=0"));
+  r.Line("Features=(null) DelayBoot=00:00:00");
+  r.Line("OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)");
+  r.Line("Command=" + (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
+  r.Line("WorkDir=" + spec.work_dir());
+  if (!spec.comment().empty()) r.Line("Comment=" + spec.comment() + " ");
+  r.Line("StdErr=" + StdErr(job));
+  r.Line("StdIn=" + OrWord(spec.stdin_path(), "/dev/null"));
+  r.Line("StdOut=" + StdOut(job));
+  if (!spec.burst_buffer().empty()) {
+    r.Line("BurstBuffer=" + spec.burst_buffer());
+    r.Line("BurstBufferState=" + BurstBufferState(job.state()));
+  }
+  r.Line("Power=");
+  if (!spec.gres().empty()) {
+    std::vector<std::string> parts;
+    for (const std::string& g : spec.gres()) parts.push_back("gres:" + g);
+    r.Line("TresPerNode=" + absl::StrJoin(parts, ","));
+  }
+  return r.EndJob();
+}
+
+std::string FormatJobRecords(const v1::GetJobsReply& reply, const ShowOptions& options) {
+  if (reply.jobs().empty()) return "No jobs in the system\n";
+  ShowOptions o = options;
+  if (o.now == 0) o.now = reply.now();
+  std::string out;
+  for (const v1::JobInfo& job : reply.jobs()) out += FormatJobRecord(job, o);
+  return out;
+}
+
+std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& options,
+                             int slurmd_port) {
+  Record r(options.one_liner);
+  r.Line(absl::StrCat("NodeName=", node.name(), " Arch=", OrNull(node.arch()),
+                      " CoresPerSocket=", node.cores_per_socket(), " "));
+  r.Line(absl::StrCat("CPUAlloc=", node.alloc_cpus(), " CPUEfctv=", node.cpus(),
+                      " CPUTot=", node.cpus(), " CPULoad=N/A"));
+  r.Line("AvailableFeatures=" + JoinOr(node.features(), "(null)"));
+  r.Line("ActiveFeatures=" + JoinOr(node.features(), "(null)"));
+  r.Line("Gres=" + NodeGres(node));
+  std::string addr = absl::StrCat("NodeAddr=", OrNull(node.addr()),
+                                  " NodeHostName=", OrNull(node.hostname()));
+  if (slurmd_port == 0 || node.port() != slurmd_port) absl::StrAppend(&addr, " Port=", node.port());
+  if (!node.version().empty()) absl::StrAppend(&addr, " Version=", node.version());
+  r.Line(addr);
+  if (!node.os().empty()) r.Line("OS=" + node.os() + " ");
+  r.Line(absl::StrCat("RealMemory=", node.real_memory_mb(), " AllocMem=", node.alloc_memory_mb(),
+                      " FreeMem=N/A Sockets=", node.sockets(), " Boards=1"));
+  r.Line(absl::StrCat("State=", NodeState(node), " ThreadsPerCore=", node.threads_per_core(),
+                      " TmpDisk=", node.tmp_disk_mb(), " Weight=", node.weight(),
+                      " Owner=N/A MCS_label=N/A"));
+  if (!node.partitions().empty()) r.Line("Partitions=" + absl::StrJoin(node.partitions(), ",") + " ");
+  r.Line(absl::StrCat("BootTime=", TimeOrNone(node.boot_time()),
+                      " SlurmdStartTime=", TimeOrNone(node.last_registered())));
+  r.Line("LastBusyTime=Unknown");
+  std::vector<std::string> cfg = {absl::StrCat("cpu=", node.cpus()),
+                                  "mem=" + FormatMemoryMb(node.real_memory_mb()),
+                                  absl::StrCat("billing=", node.cpus())};
+  std::map<std::string, int64_t> gres;
+  for (const v1::Gres& g : node.gres()) gres[g.name()] += g.count();
+  for (const auto& [name, count] : gres) cfg.push_back(absl::StrCat("gres/", name, "=", count));
+  r.Line("CfgTRES=" + absl::StrJoin(cfg, ","));
+  std::vector<std::string> alloc;
+  if (node.alloc_cpus() > 0) alloc.push_back(absl::StrCat("cpu=", node.alloc_cpus()));
+  if (node.alloc_memory_mb() > 0) alloc.push_back("mem=" + FormatMemoryMb(node.alloc_memory_mb()));
+  r.Line("AllocTRES=" + absl::StrJoin(alloc, ","));
+  r.Line("CapWatts=n/a");
+  r.Line("CurrentWatts=0 AveWatts=0");
+  r.Line("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+  if (!node.reason().empty()) r.Line("Reason=" + node.reason());
+  return r.End();
+}
+
+std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
+                                   const ShowOptions& options) {
+  std::map<std::string, const v1::NodeInfo*> nodes;
+  for (const v1::NodeInfo& node : reply.nodes()) nodes[node.name()] = &node;
+  std::string out;
+  for (const v1::PartitionInfo& p : reply.partitions()) {
+    int64_t cpus = 0;
+    uint64_t mem = 0;
+    std::map<std::string, int64_t> gres;
+    for (const std::string& name : p.nodes()) {
+      auto it = nodes.find(name);
+      if (it == nodes.end()) continue;
+      cpus += it->second->cpus();
+      mem += it->second->real_memory_mb();
+      for (const v1::Gres& g : it->second->gres()) gres[g.name()] += g.count();
+    }
+    Record r(options.one_liner);
+    r.Line("PartitionName=" + p.name());
+    r.Line(absl::StrCat("AllowGroups=", JoinOr(p.allow_groups(), "ALL"),
+                        " AllowAccounts=", JoinOr(p.allow_accounts(), "ALL"),
+                        " AllowQos=", JoinOr(p.allow_qos(), "ALL")));
+    r.Line(absl::StrCat("AllocNodes=ALL Default=", YesNo(p.is_default()),
+                        " QoS=", OrWord(p.qos(), "N/A")));
+    r.Line(absl::StrCat("DefaultTime=", p.default_time() < 0 ? "NONE" : FormatTimeLimit(p.default_time()),
+                        " DisableRootJobs=NO ExclusiveUser=NO GraceTime=", p.grace_time(),
+                        " Hidden=", YesNo(p.hidden())));
+    r.Line(absl::StrCat("MaxNodes=", p.max_nodes() < 0 ? "UNLIMITED" : absl::StrCat(p.max_nodes()),
+                        " MaxTime=", FormatTimeLimit(p.max_time()), " MinNodes=", p.min_nodes(),
+                        " LLN=NO MaxCPUsPerNode=UNLIMITED"));
+    r.Line("Nodes=" + CompressHostlist({p.nodes().begin(), p.nodes().end()}));
+    r.Line(absl::StrCat("PriorityJobFactor=", p.priority_job_factor(),
+                        " PriorityTier=", p.priority_tier(), " RootOnly=", YesNo(p.root_only()),
+                        " ReqResv=NO OverSubscribe=", OrWord(p.oversubscribe(), "NO")));
+    r.Line("OverTimeLimit=NONE PreemptMode=" + OrWord(p.preempt_mode(), "OFF"));
+    r.Line(absl::StrCat("State=", OrWord(p.state(), "UP"), " TotalCPUs=", cpus,
+                        " TotalNodes=", p.nodes_size(), " SelectTypeParameters=NONE"));
+    r.Line("JobDefaults=(null)");
+    r.Line("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
+    std::vector<std::string> tres = {absl::StrCat("cpu=", cpus), "mem=" + FormatMemoryMb(mem),
+                                     absl::StrCat("node=", p.nodes_size()),
+                                     absl::StrCat("billing=", cpus)};
+    for (const auto& [name, count] : gres) tres.push_back(absl::StrCat("gres/", name, "=", count));
+    r.Line("TRES=" + absl::StrJoin(tres, ","));
+    out += r.End();
+  }
+  return out;
+}
+
+std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now,
+                         const std::string& ctld_host, bool ctld_up) {
+  std::string out = absl::StrCat("Configuration data as of ", FormatTimestamp(now), "\n");
+  for (const v1::ConfigEntry& e : reply.entries()) {
+    std::string key = e.key();
+    if (key.size() < 23) key.resize(23, ' ');
+    absl::StrAppend(&out, key, " = ", e.value(), "\n");
+  }
+  absl::StrAppend(&out, "\n", FormatPing(ctld_host, ctld_up));
+  return out;
+}
+
+std::string FormatPing(const std::string& ctld_host, bool up) {
+  return absl::StrCat("Slurmctld(primary) at ", ctld_host, " is ", up ? "UP" : "DOWN", "\n");
+}
+
+}  // namespace skiff

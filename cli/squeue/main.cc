@@ -1,0 +1,103 @@
+// squeue: view the job queue, as Slurm's squeue.
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/common/ctld_client.h"
+#include "cli/common/job_text.h"
+#include "cli/common/version.h"
+#include "cli/squeue/squeue_format.h"
+
+namespace {
+
+constexpr char kProgram[] = "squeue";
+
+int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"squeue: view information about jobs in the Skiff queue"};
+  // -h is --noheader in Slurm's CLIs, so help is --help only.
+  app.set_help_flag("--help", "print this help and exit");
+  skiff::SqueueOptions options;
+  std::vector<std::string> users, jobs, partitions, states, names;
+  bool me = false, start = false, version = false, all = false;
+  app.add_flag("-h,--noheader", options.no_header, "no header line");
+  app.add_flag("-l,--long", options.long_format, "more columns, and a timestamp line");
+  app.add_option("-o,--format", options.format, "output format, e.g. \"%.18i %.9P %j\"");
+  app.add_option("-u,--user", users, "only these users' jobs (names or uids)")->delimiter(',');
+  app.add_flag("--me", me, "only my jobs");
+  app.add_option("-j,--jobs", jobs, "only these job ids")->delimiter(',');
+  app.add_option("-p,--partition", partitions, "only these partitions")->delimiter(',');
+  app.add_option("-t,--states", states,
+                 "only jobs in these states (PD,R,CG,CD,... or all)")->delimiter(',');
+  app.add_option("-n,--name", names, "only jobs with these names")->delimiter(',');
+  app.add_flag("-a,--all", all, "accepted for Slurm compatibility (Skiff hides no partitions)");
+  app.add_flag("--start", start, "expected start times of pending jobs");
+  app.add_flag("-V,--version", version, "print the version and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  if (version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  if (start) {
+    return Fail(absl::UnimplementedError(
+        "--start is not supported yet: Skiff does not publish expected start times"));
+  }
+
+  skiff::v1::GetJobsRequest request;
+  if (me) users.push_back(std::to_string(getuid()));
+  for (const std::string& user : users) {
+    absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
+    if (!name.ok()) return Fail(name.status());
+    request.add_users(*name);
+  }
+  for (const std::string& text : jobs) {
+    absl::StatusOr<uint64_t> id = skiff::ParseJobId(text);
+    if (!id.ok()) return Fail(id.status());
+    request.add_job_ids(*id);
+  }
+  for (const std::string& p : partitions) request.add_partitions(p);
+  for (const std::string& n : names) request.add_names(n);
+  if (!states.empty()) {
+    for (const std::string& text : states) {
+      absl::StatusOr<std::vector<skiff::v1::JobState>> parsed = skiff::ParseJobStateList(text);
+      if (!parsed.ok()) return Fail(parsed.status());
+      options.states.insert(options.states.end(), parsed->begin(), parsed->end());
+    }
+  } else if (request.job_ids_size() > 0) {
+    // As in Slurm: jobs named by id are shown whatever their state.
+    options.states = skiff::AllJobStates();
+  }
+  for (skiff::v1::JobState s : options.states) request.add_states(s);
+  // Validate -o before asking ctld anything.
+  if (!options.format.empty()) {
+    absl::StatusOr<std::vector<skiff::SqueueFormatItem>> items =
+        skiff::ParseSqueueFormat(options.format);
+    if (!items.ok()) return Fail(items.status());
+  }
+
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  if (!client.ok()) return Fail(client.status());
+  skiff::v1::GetJobsReply reply;
+  absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, request, &reply);
+  bool one_job = request.job_ids_size() == 1;
+  if ((status.code() == absl::StatusCode::kNotFound && one_job) ||
+      (status.ok() && one_job && reply.jobs_size() == 0)) {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!status.ok()) return Fail(status);
+  options.now = reply.now() != 0 ? reply.now() : time(nullptr);
+  absl::StatusOr<std::string> out = skiff::FormatSqueue(reply, options);
+  if (!out.ok()) return Fail(out.status());
+  std::cout << *out;
+  return 0;
+}

@@ -1,0 +1,271 @@
+#include "cli/squeue/squeue_format.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cli/common/job_text.h"
+#include "common/hostlist.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+std::string OrNull(const std::string& text) { return text.empty() ? "(null)" : text; }
+
+std::string Partition(const v1::JobInfo& job) {
+  return job.partition().empty() ? job.spec().partition() : job.partition();
+}
+
+std::string ReasonText(const v1::JobInfo& job) {
+  if (!job.state_description().empty()) return job.state_description();
+  return job.state_reason().empty() ? "None" : job.state_reason();
+}
+
+// Seconds the job has run (squeue TIME, Slurm's job_time_used).
+int64_t TimeUsed(const v1::JobInfo& job, int64_t now) {
+  if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
+  int64_t end = job.end_time() != 0 && !IsActiveJobState(job.state()) ? job.end_time() : now;
+  return std::max<int64_t>(0, end - job.start_time());
+}
+
+std::string Timestamp(int64_t t) { return t == 0 ? "N/A" : FormatTimestamp(t); }
+
+std::string Fit(const std::string& value, const SqueueFormatItem& item) {
+  if (item.width <= 0) return value;
+  size_t width = static_cast<size_t>(item.width);
+  if (value.size() >= width) return value.substr(0, width);
+  std::string fill(width - value.size(), ' ');
+  return item.right ? fill + value : value + fill;
+}
+
+std::string TimestampLine(int64_t now) {
+  time_t t = static_cast<time_t>(now);
+  struct tm tm;
+  localtime_r(&t, &tm);
+  char buf[64];
+  strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
+  return absl::StrCat(buf, "\n");
+}
+
+}  // namespace
+
+std::string SqueueFieldHeader(char field) {
+  switch (field) {
+    case 'a': return "ACCOUNT";
+    case 'b': return "TRES_PER_NODE";
+    case 'C': return "CPUS";
+    case 'D': return "NODES";
+    case 'e': return "END_TIME";
+    case 'E': return "DEPENDENCY";
+    case 'g': return "GROUP";
+    case 'i': return "JOBID";
+    case 'j': return "NAME";
+    case 'k': return "COMMENT";
+    case 'l': return "TIME_LIMIT";
+    case 'L': return "TIME_LEFT";
+    case 'm': return "MIN_MEMORY";
+    case 'M': return "TIME";
+    case 'N': return "NODELIST";
+    case 'o': return "COMMAND";
+    case 'P': return "PARTITION";
+    case 'q': return "QOS";
+    case 'Q': return "PRIORITY";
+    case 'r': return "REASON";
+    case 'R': return "NODELIST(REASON)";
+    case 'S': return "START_TIME";
+    case 't': return "ST";
+    case 'T': return "STATE";
+    case 'u': return "USER";
+    case 'U': return "UID";
+    case 'V': return "SUBMIT_TIME";
+    case 'Z': return "WORK_DIR";
+    default: return "";
+  }
+}
+
+absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view format) {
+  std::vector<SqueueFormatItem> items;
+  std::string literal;
+  auto flush = [&] {
+    if (literal.empty()) return;
+    SqueueFormatItem item;
+    item.literal = literal;
+    items.push_back(item);
+    literal.clear();
+  };
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%') {
+      literal += format[i];
+      continue;
+    }
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      literal += '%';
+      ++i;
+      continue;
+    }
+    SqueueFormatItem item;
+    size_t j = i + 1;
+    if (j < format.size() && format[j] == '.') {
+      item.right = true;
+      ++j;
+    } else if (j < format.size() && format[j] == '-') {
+      ++j;
+    }
+    while (j < format.size() && format[j] >= '0' && format[j] <= '9') {
+      item.width = std::min(item.width * 10 + (format[j] - '0'), 10000);
+      ++j;
+    }
+    if (j >= format.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Invalid job format specification: '%' without a field letter in \"",
+          std::string(format), "\""));
+    }
+    item.field = format[j];
+    if (SqueueFieldHeader(item.field).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid job format specification: ", std::string(1, item.field)));
+    }
+    flush();
+    items.push_back(item);
+    i = j;
+  }
+  flush();
+  return items;
+}
+
+std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
+  const v1::JobSpec& spec = job.spec();
+  switch (field) {
+    case 'a':
+      return OrNull(job.account().empty() ? spec.account() : job.account());
+    case 'b': {
+      if (spec.gres().empty()) return "N/A";
+      std::vector<std::string> parts;
+      for (const std::string& g : spec.gres()) parts.push_back("gres:" + g);
+      return absl::StrJoin(parts, ",");
+    }
+    case 'C':
+      return absl::StrCat(job.num_cpus() > 0 ? job.num_cpus() : 1);
+    case 'D':
+      return absl::StrCat(job.num_nodes() > 0   ? job.num_nodes()
+                          : spec.min_nodes() > 0 ? spec.min_nodes()
+                                                 : 1);
+    case 'e': {
+      int64_t end = job.end_time();
+      if (end == 0 && job.start_time() != 0 && job.time_limit() >= 0) {
+        end = job.start_time() + job.time_limit();
+      }
+      return Timestamp(end);
+    }
+    case 'E':
+      return OrNull(spec.dependency());
+    case 'g':
+      return job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
+    case 'i':
+      return absl::StrCat(job.job_id());
+    case 'j':
+      return spec.name();
+    case 'k':
+      return OrNull(spec.comment());
+    case 'l':
+      return FormatElapsed(job.time_limit());
+    case 'L': {
+      if (job.time_limit() == kInfiniteDuration) return "UNLIMITED";
+      return FormatElapsed(std::max<int64_t>(0, job.time_limit() - TimeUsed(job, now)));
+    }
+    case 'm':
+      if (spec.mem_per_cpu_mb() > 0) return FormatMemoryMb(spec.mem_per_cpu_mb());
+      if (spec.mem_per_node_mb() > 0) return FormatMemoryMb(spec.mem_per_node_mb());
+      return FormatMemoryMb(job.mem_per_node_mb());
+    case 'M':
+      return FormatElapsed(TimeUsed(job, now));
+    case 'N':
+      return CompressHostlist({job.nodes().begin(), job.nodes().end()});
+    case 'o':
+      return spec.command().empty() || spec.command() == "(wrap)" ? "(null)" : spec.command();
+    case 'P':
+      return Partition(job);
+    case 'q':
+      return OrNull(job.qos().empty() ? spec.qos() : job.qos());
+    case 'Q':
+      return absl::StrCat(job.priority());
+    case 'r':
+      return ReasonText(job);
+    case 'R': {
+      // Slurm shows the reason for jobs waiting or ended by their own failure, and
+      // the nodes otherwise.
+      v1::JobState s = job.state();
+      if (s == v1::PENDING || s == v1::TIMEOUT || s == v1::OUT_OF_MEMORY || s == v1::FAILED) {
+        return absl::StrCat("(", ReasonText(job), ")");
+      }
+      return CompressHostlist({job.nodes().begin(), job.nodes().end()});
+    }
+    case 'S':
+      return Timestamp(job.start_time());
+    case 't':
+      return JobStateCode(job.state());
+    case 'T':
+      return JobStateName(job.state());
+    case 'u':
+      return job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
+    case 'U':
+      return absl::StrCat(job.user_id());
+    case 'V':
+      return Timestamp(job.submit_time());
+    case 'Z':
+      return spec.work_dir();
+    default:
+      return "";
+  }
+}
+
+std::vector<const v1::JobInfo*> SelectAndSortJobs(const v1::GetJobsReply& reply,
+                                                  const SqueueOptions& options) {
+  std::vector<const v1::JobInfo*> jobs;
+  for (const v1::JobInfo& job : reply.jobs()) {
+    bool wanted = options.states.empty()
+                      ? IsActiveJobState(job.state())
+                      : std::find(options.states.begin(), options.states.end(), job.state()) !=
+                            options.states.end();
+    if (wanted) jobs.push_back(&job);
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const v1::JobInfo* a, const v1::JobInfo* b) {
+    std::string pa = Partition(*a), pb = Partition(*b);
+    if (pa != pb) return pa < pb;
+    std::string sa = JobStateCode(a->state()), sb = JobStateCode(b->state());
+    if (sa != sb) return sa < sb;
+    return a->priority() > b->priority();
+  });
+  return jobs;
+}
+
+absl::StatusOr<std::string> FormatSqueue(const v1::GetJobsReply& reply,
+                                         const SqueueOptions& options) {
+  std::string format = options.format;
+  if (format.empty()) format = options.long_format ? kSqueueLongFormat : kSqueueDefaultFormat;
+  absl::StatusOr<std::vector<SqueueFormatItem>> items = ParseSqueueFormat(format);
+  if (!items.ok()) return items.status();
+
+  std::string out;
+  if (options.long_format) out += TimestampLine(options.now);
+  auto line = [&](auto value_of) {
+    std::string text;
+    for (const SqueueFormatItem& item : *items) {
+      text += item.field == 0 ? item.literal : Fit(value_of(item.field), item);
+    }
+    absl::StrAppend(&out, text, "\n");
+  };
+  if (!options.no_header) line([](char field) { return SqueueFieldHeader(field); });
+  for (const v1::JobInfo* job : SelectAndSortJobs(reply, options)) {
+    int64_t now = options.now != 0 ? options.now : job->now();
+    line([&](char field) { return SqueueFieldValue(*job, field, now); });
+  }
+  return out;
+}
+
+}  // namespace skiff

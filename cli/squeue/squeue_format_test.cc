@@ -1,0 +1,218 @@
+#include "cli/squeue/squeue_format.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+constexpr int64_t kNow = 1795324490;  // any instant; only differences matter
+
+v1::JobInfo Job(uint64_t id, const std::string& partition, const std::string& name,
+                const std::string& user, v1::JobState state, const std::string& reason,
+                uint32_t priority) {
+  v1::JobInfo job;
+  job.set_job_id(id);
+  job.mutable_spec()->set_name(name);
+  job.set_partition(partition);
+  job.set_user_name(user);
+  job.set_state(state);
+  job.set_state_reason(reason);
+  job.set_priority(priority);
+  job.set_num_nodes(1);
+  job.set_num_cpus(1);
+  job.set_time_limit(3600);
+  job.set_submit_time(kNow - 10);
+  return job;
+}
+
+v1::JobInfo Running(uint64_t id, const std::string& partition, const std::string& name,
+                    const std::string& user, int64_t seconds, std::vector<std::string> nodes,
+                    uint32_t priority) {
+  v1::JobInfo job = Job(id, partition, name, user, v1::RUNNING, "None", priority);
+  job.set_start_time(kNow - seconds);
+  job.set_num_nodes(static_cast<int32_t>(nodes.size()));
+  for (const std::string& n : nodes) job.add_nodes(n);
+  return job;
+}
+
+// The queue of shared/reference/squeue_busy.txt, minus array job 15400 (Skiff has
+// no job arrays), in a scrambled order so that the test exercises the sort. Held
+// jobs 15398 and 15397 tie at priority 0; Slurm keeps the controller's order for
+// ties, and its controller listed 15398 first, so that is the order fed here.
+v1::GetJobsReply BusyQueue() {
+  v1::GetJobsReply reply;
+  reply.set_now(kNow);
+  const char* kNodesDown =
+      "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
+      "partitions";
+  std::vector<v1::JobInfo> jobs = {
+      Running(15393, "gpu", "gpu2", "root", 5, {"n4"}, 4294899369u),
+      Job(15402, "debug", "lowqos", "alice", v1::PENDING, "Priority", 4294899361u),
+      Running(15391, "debug", "wide", "root", 6, {"n2", "n1"}, 4294899371u),
+      Job(15398, "debug", "heldadmin", "root", v1::PENDING, "JobHeldAdmin", 0),
+      Job(15396, "debug", "waiting2", "root", v1::PENDING, "Priority", 4294899366u),
+      Job(15403, "gpu", "gpuwait", "root", v1::PENDING, kNodesDown, 4294899360u),
+      Job(15397, "debug", "helduser", "root", v1::PENDING, "JobHeldUser", 0),
+      Job(15395, "debug", "waiting", "root", v1::PENDING, "Resources", 4294899367u),
+      Running(15392, "gpu", "gpubb", "alice", 5, {"n3"}, 4294899370u),
+      Job(15399, "debug", "dep", "root", v1::PENDING, "Dependency", 4294899364u),
+      Running(15394, "debug", "small", "root", 5, {"n3"}, 4294899368u),
+      Job(15401, "debug", "bbwait", "alice", v1::PENDING, "Priority", 4294899362u),
+  };
+  for (v1::JobInfo& job : jobs) *reply.add_jobs() = job;
+  // A finished job: hidden unless -t asks for it.
+  v1::JobInfo done = Running(15380, "debug", "old", "root", 100, {"n1"}, 1);
+  done.set_state(v1::COMPLETED);
+  done.set_end_time(kNow - 50);
+  *reply.add_jobs() = done;
+  return reply;
+}
+
+SqueueOptions At(int64_t now) {
+  SqueueOptions options;
+  options.now = now;
+  return options;
+}
+
+TEST(FormatSqueue, DefaultFormatMatchesSlurmBusyQueue) {
+  // shared/reference/squeue_busy.txt without the 15400_[1-5] line.
+  EXPECT_EQ(*FormatSqueue(BusyQueue(), At(kNow)),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            "             15395     debug  waiting     root PD       0:00      1 (Resources)\n"
+            "             15396     debug waiting2     root PD       0:00      1 (Priority)\n"
+            "             15399     debug      dep     root PD       0:00      1 (Dependency)\n"
+            "             15401     debug   bbwait    alice PD       0:00      1 (Priority)\n"
+            "             15402     debug   lowqos    alice PD       0:00      1 (Priority)\n"
+            "             15398     debug heldadmi     root PD       0:00      1 (JobHeldAdmin)\n"
+            "             15397     debug helduser     root PD       0:00      1 (JobHeldUser)\n"
+            "             15391     debug     wide     root  R       0:06      2 n[1-2]\n"
+            "             15394     debug    small     root  R       0:05      1 n3\n"
+            "             15403       gpu  gpuwait     root PD       0:00      1 (Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)\n"
+            "             15392       gpu    gpubb    alice  R       0:05      1 n3\n"
+            "             15393       gpu     gpu2     root  R       0:05      1 n4\n");
+}
+
+TEST(FormatSqueue, UnpaddedFieldsMatchSlurm) {
+  // shared/reference/squeue_fmt_i_j_T_R.txt without the 15400_[1-5] line.
+  SqueueOptions options = At(kNow);
+  options.format = "%i %j %T %R";
+  EXPECT_EQ(*FormatSqueue(BusyQueue(), options),
+            "JOBID NAME STATE NODELIST(REASON)\n"
+            "15395 waiting PENDING (Resources)\n"
+            "15396 waiting2 PENDING (Priority)\n"
+            "15399 dep PENDING (Dependency)\n"
+            "15401 bbwait PENDING (Priority)\n"
+            "15402 lowqos PENDING (Priority)\n"
+            "15398 heldadmin PENDING (JobHeldAdmin)\n"
+            "15397 helduser PENDING (JobHeldUser)\n"
+            "15391 wide RUNNING n[1-2]\n"
+            "15394 small RUNNING n3\n"
+            "15403 gpuwait PENDING (Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)\n"
+            "15392 gpubb RUNNING n3\n"
+            "15393 gpu2 RUNNING n4\n");
+}
+
+TEST(FormatSqueue, WidthsTruncateAndStateFilterMatchSlurm) {
+  // shared/reference/squeue_states_pd.txt without the 15400_[1-5] line.
+  SqueueOptions options = At(kNow);
+  options.format = "%.8i %.10j %.8T %.20R %.10Q";
+  options.states = {v1::PENDING};
+  EXPECT_EQ(*FormatSqueue(BusyQueue(), options),
+            "   JOBID       NAME    STATE     NODELIST(REASON)   PRIORITY\n"
+            "   15395    waiting  PENDING          (Resources) 4294899367\n"
+            "   15396   waiting2  PENDING           (Priority) 4294899366\n"
+            "   15399        dep  PENDING         (Dependency) 4294899364\n"
+            "   15401     bbwait  PENDING           (Priority) 4294899362\n"
+            "   15402     lowqos  PENDING           (Priority) 4294899361\n"
+            "   15398  heldadmin  PENDING       (JobHeldAdmin)          0\n"
+            "   15397   helduser  PENDING        (JobHeldUser)          0\n"
+            "   15403    gpuwait  PENDING (Nodes required for  4294899360\n");
+}
+
+TEST(FormatSqueue, OneUsersJobsMatchSlurm) {
+  // shared/reference/squeue_user_anchoruser.txt: ctld did the -u filtering.
+  v1::GetJobsReply busy = BusyQueue();
+  v1::GetJobsReply reply;
+  for (const v1::JobInfo& job : busy.jobs()) {
+    if (job.user_name() == "alice") *reply.add_jobs() = job;
+  }
+  EXPECT_EQ(*FormatSqueue(reply, At(kNow)),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            "             15401     debug   bbwait    alice PD       0:00      1 (Priority)\n"
+            "             15402     debug   lowqos    alice PD       0:00      1 (Priority)\n"
+            "             15392       gpu    gpubb    alice  R       0:05      1 n3\n");
+}
+
+TEST(FormatSqueue, EmptyQueueIsJustTheHeader) {
+  // shared/reference/squeue_empty.txt
+  EXPECT_EQ(*FormatSqueue(v1::GetJobsReply(), At(kNow)),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
+  SqueueOptions options = At(kNow);
+  options.no_header = true;
+  EXPECT_EQ(*FormatSqueue(v1::GetJobsReply(), options), "");
+}
+
+TEST(FormatSqueue, FinishedJobsShowWhenAskedWithElapsedTime) {
+  SqueueOptions options = At(kNow);
+  options.states = {v1::COMPLETED};
+  options.format = "%i %t %M %N %R";
+  EXPECT_EQ(*FormatSqueue(BusyQueue(), options),
+            "JOBID ST TIME NODELIST NODELIST(REASON)\n"
+            "15380 CD 0:50 n1 n1\n");
+}
+
+TEST(FormatSqueue, LongFormatTruncatesTimeLimitHeaderLikeSlurm) {
+  SqueueOptions options = At(kNow);
+  options.long_format = true;
+  v1::GetJobsReply reply;
+  *reply.add_jobs() = Running(7, "debug", "wide", "root", 6, {"n1"}, 1);
+  std::string out = *FormatSqueue(reply, options);
+  out = out.substr(out.find('\n') + 1);  // drop the timestamp line
+  EXPECT_EQ(out,
+            "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)\n"
+            "                 7     debug     wide     root  RUNNING       0:06   1:00:00      1 n1\n");
+}
+
+TEST(FormatSqueue, StateDescriptionWinsOverReasonCode) {
+  v1::JobInfo job = Job(9, "debug", "x", "root", v1::PENDING, "PrologFailed", 1);
+  job.set_state_description("prolog exited 3");
+  EXPECT_EQ(SqueueFieldValue(job, 'R', kNow), "(prolog exited 3)");
+  EXPECT_EQ(SqueueFieldValue(job, 'r', kNow), "prolog exited 3");
+}
+
+TEST(FormatSqueue, MoreFields) {
+  v1::JobInfo job = Running(9, "gpu", "x", "root", 3700, {"n3", "n4"}, 1);
+  job.mutable_spec()->add_gres("gpu:1");
+  job.mutable_spec()->set_mem_per_cpu_mb(100);
+  job.set_num_cpus(4);
+  EXPECT_EQ(SqueueFieldValue(job, 'b', kNow), "gres:gpu:1");
+  EXPECT_EQ(SqueueFieldValue(job, 'C', kNow), "4");
+  EXPECT_EQ(SqueueFieldValue(job, 'D', kNow), "2");
+  EXPECT_EQ(SqueueFieldValue(job, 'M', kNow), "1:01:40");
+  EXPECT_EQ(SqueueFieldValue(job, 'l', kNow), "1:00:00");
+  EXPECT_EQ(SqueueFieldValue(job, 'L', kNow), "0:00");
+  EXPECT_EQ(SqueueFieldValue(job, 'm', kNow), "100M");
+  EXPECT_EQ(SqueueFieldValue(job, 'a', kNow), "(null)");
+  job.set_time_limit(-1);
+  EXPECT_EQ(SqueueFieldValue(job, 'l', kNow), "UNLIMITED");
+  EXPECT_EQ(SqueueFieldValue(job, 'L', kNow), "UNLIMITED");
+}
+
+TEST(ParseSqueueFormat, LiteralsWidthsAndErrors) {
+  std::vector<SqueueFormatItem> items = *ParseSqueueFormat("id=%.5i%%|%-4j");
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(items[0].literal, "id=");
+  EXPECT_EQ(items[1].field, 'i');
+  EXPECT_EQ(items[1].width, 5);
+  EXPECT_TRUE(items[1].right);
+  EXPECT_EQ(items[2].literal, "%|");
+  EXPECT_EQ(items[3].field, 'j');
+  EXPECT_EQ(items[3].width, 4);
+  EXPECT_FALSE(items[3].right);
+  EXPECT_EQ(ParseSqueueFormat("%i %y").status().message(),
+            "Invalid job format specification: y");
+  EXPECT_FALSE(ParseSqueueFormat("%i %.5").ok());
+}
+
+}  // namespace
+}  // namespace skiff

@@ -1,0 +1,164 @@
+// kill -9 of each daemon loses no accepted job.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/str_cat.h"
+#include "tests/harness/local_cluster.h"
+
+namespace skiff::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+template <typename Predicate>
+bool Eventually(int seconds, Predicate predicate) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return predicate();
+}
+
+std::vector<uint64_t> JobIds(const std::string& text) {
+  std::vector<uint64_t> ids;
+  static const std::regex kSubmitted("Submitted batch job ([0-9]+)");
+  for (std::sregex_iterator it(text.begin(), text.end(), kSubmitted), end; it != end; ++it) {
+    ids.push_back(std::stoull((*it)[1]));
+  }
+  return ids;
+}
+
+bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// scriptd is ctld's only child.
+pid_t ScriptdPid(const LocalCluster& cluster) {
+  std::string children =
+      ReadFile(absl::StrCat("/proc/", cluster.Pid("ctld"), "/task/", cluster.Pid("ctld"),
+                            "/children"));
+  return atoi(children.c_str());
+}
+
+std::string ShowJob(const LocalCluster& cluster, uint64_t id) {
+  return cluster.Run(absl::StrCat("scontrol show job ", id)).out;
+}
+
+bool HasState(const LocalCluster& cluster, uint64_t id, const std::string& state) {
+  return ShowJob(cluster, id).find("JobState=" + state + " ") != std::string::npos;
+}
+
+std::unique_ptr<LocalCluster> StartCluster(const std::string& extra_config) {
+  LocalCluster::Options options;
+  options.nodes = 4;
+  options.extra_config = extra_config;
+  auto cluster = LocalCluster::Start(options);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  return cluster.ok() ? std::move(*cluster) : nullptr;
+}
+
+TEST(CrashTest, KillingCtldLosesNoAcceptedJob) {
+  auto cluster = StartCluster("");
+  ASSERT_NE(cluster, nullptr);
+  // 24 one-second jobs on 16 CPUs: some run, some pend when ctld dies.
+  CommandResult submit = cluster->Run(
+      "for i in $(seq 1 24); do sbatch -c 1 -o /dev/null --wrap='sleep 1' || exit 1; done");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::vector<uint64_t> ids = JobIds(submit.out);
+  ASSERT_EQ(ids.size(), 24u) << submit.out;
+
+  ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CommandResult up = cluster->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_NE(up.out.find("started ctld"), std::string::npos);
+
+  for (uint64_t id : ids) {
+    EXPECT_TRUE(Eventually(60, [&] { return HasState(*cluster, id, "COMPLETED"); }))
+        << "JobId=" << id << "\n"
+        << ShowJob(*cluster, id);
+  }
+}
+
+TEST(CrashTest, KillingScriptdReRunsTheInFlightProlog) {
+  auto cluster = StartCluster("PrologSlurmctld=@DIR@/etc/slow_prolog.sh\n");
+  ASSERT_NE(cluster, nullptr);
+  const std::string marks = cluster->dir() + "/log/prolog_marks.txt";
+  std::ofstream(cluster->dir() + "/etc/slow_prolog.sh")
+      << "#!/bin/sh\necho start $SLURM_JOB_ID >> " << marks << "\nsleep 2\necho done "
+      << "$SLURM_JOB_ID >> " << marks << "\n";
+  ASSERT_EQ(RunShell("chmod 755 " + cluster->dir() + "/etc/slow_prolog.sh").exit_code, 0);
+
+  CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap=true");
+  const std::vector<uint64_t> ids = JobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  ASSERT_TRUE(Eventually(20, [&] { return ReadFile(marks).find("start") != std::string::npos; }));
+  const pid_t scriptd = ScriptdPid(*cluster);
+  ASSERT_GT(scriptd, 0);
+  ASSERT_EQ(kill(scriptd, SIGKILL), 0);
+
+  EXPECT_TRUE(Eventually(60, [&] { return HasState(*cluster, ids[0], "COMPLETED"); }))
+      << ShowJob(*cluster, ids[0]) << "\n"
+      << ReadFile(marks);
+  const std::string text = ReadFile(marks);
+  const std::string started = absl::StrCat("start ", ids[0]);
+  EXPECT_NE(text.find(started), text.rfind(started)) << "the prolog ran again:\n" << text;
+  EXPECT_NE(text.find(absl::StrCat("done ", ids[0])), std::string::npos) << text;
+  const pid_t new_scriptd = ScriptdPid(*cluster);
+  EXPECT_GT(new_scriptd, 0);
+  EXPECT_NE(new_scriptd, scriptd);
+}
+
+TEST(CrashTest, KillingNodedMarksNodeDownAndFailsOrRequeuesItsJobs) {
+  auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=5\n");
+  ASSERT_NE(cluster, nullptr);
+  // Occupy all four nodes with one job, so the batch host is n1.
+  CommandResult submit =
+      cluster->Run("sbatch -N 4 --no-requeue -o /dev/null --wrap='sleep 300'");
+  const std::vector<uint64_t> ids = JobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));
+
+  ASSERT_EQ(kill(cluster->Pid("noded-n2"), SIGKILL), 0);
+  EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "NODE_FAIL"); }))
+      << ShowJob(*cluster, ids[0]);
+  CommandResult sinfo = cluster->Run("sinfo -N -h -p debug");
+  EXPECT_NE(sinfo.out.find("n2             1    debug* down*"), std::string::npos) << sinfo.out;
+}
+
+TEST(CrashTest, RestartedNodedReattachesAndReportsTheExitCode) {
+  auto cluster = StartCluster("");
+  ASSERT_NE(cluster, nullptr);
+  CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap='sleep 3; exit 7'");
+  const std::vector<uint64_t> ids = JobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));
+  const std::string shown = ShowJob(*cluster, ids[0]);
+  std::smatch node;
+  ASSERT_TRUE(std::regex_search(shown, node, std::regex(" NodeList=(n[0-9]+)"))) << shown;
+  const pid_t noded = cluster->Pid("noded-" + node[1].str());
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+  CommandResult up = cluster->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "FAILED"); }))
+      << ShowJob(*cluster, ids[0]);
+  EXPECT_NE(ShowJob(*cluster, ids[0]).find("ExitCode=7:0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace skiff::testing
