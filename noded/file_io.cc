@@ -62,8 +62,10 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoError("cannot create ", tmp);
+  // No fsync: the rename makes the write atomic for readers and survives the
+  // death of any process (the page cache outlives it), which is the crash Skiff
+  // guards against here; an fsync per job cost more than the job itself.
   absl::Status s = WriteAll(fd, content, tmp);
-  if (s.ok() && fsync(fd) != 0) s = ErrnoError("cannot fsync ", tmp);
   close(fd);
   if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
     s = ErrnoError("cannot rename ", tmp, " to ", path);

@@ -56,7 +56,7 @@ struct JobManagerOptions {
   std::string node_name;        // SLURMD_NODENAME
   std::string shepherd_binary;  // see FindShepherdBinary
   int kill_wait = 30;           // KillWait: seconds TERM -> KILL for abandoned jobs
-  std::chrono::milliseconds poll_interval{100};
+  std::chrono::milliseconds poll_interval{20};
   std::chrono::milliseconds ready_timeout{10000};  // Launch's wait for the shepherd
 };
 

@@ -128,6 +128,13 @@ class JobChild {
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     execve(script.c_str(), argv.data(), envp.data());
+    // ETXTBSY: noded wrote the script, and a child another noded thread was
+    // forking at that moment still holds the write descriptor until its own exec.
+    // That lasts microseconds; retry for up to a second.
+    for (int attempt = 0; attempt < 100 && errno == ETXTBSY; ++attempt) {
+      usleep(10000);
+      execve(script.c_str(), argv.data(), envp.data());
+    }
     if (errno == ENOEXEC) {  // no "#!" line: run it as sh would
       std::string sh = "/bin/sh";
       argv.insert(argv.begin(), sh.data());
