@@ -9,13 +9,12 @@
 // Prints one line per figure.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/common/ctld_client.h"
 
@@ -122,9 +121,10 @@ int BenchEndToEnd(CtldClient& client, int count) {
   failed_query.add_states(v1::NODE_FAIL);
   v1::GetJobsReply failed;
   client.Call(&v1::Ctld::Stub::GetJobs, failed_query, &failed);
-  printf("e2e: %d jobs of `true` (prolog+epilog /bin/true): submitted in %.2f s, all done in "
-         "%.2f s (%.0f jobs/s), %d failed\n",
-         count, submitted, seconds, count / seconds, failed.jobs_size());
+  printf(
+      "e2e: %d jobs of `true` (prolog+epilog /bin/true): submitted in %.2f s, all done in "
+      "%.2f s (%.0f jobs/s), %d failed\n",
+      count, submitted, seconds, count / seconds, failed.jobs_size());
   return 0;
 }
 

@@ -26,8 +26,9 @@ std::string LargeConfig(int nodes) {
       "NodeName=DEFAULT CPUs=64 RealMemory=512000\n";
   for (int i = 0; i < nodes; ++i) {
     char line[160];
-    snprintf(line, sizeof(line), "NodeName=node%04d NodeAddr=10.1.%d.%d Gres=gpu:a100:8 Features=rack%d\n",
-             i, i / 250, i % 250, i / 50);
+    snprintf(line, sizeof(line),
+             "NodeName=node%04d NodeAddr=10.1.%d.%d Gres=gpu:a100:8 Features=rack%d\n", i, i / 250,
+             i % 250, i / 50);
     text += line;
   }
   char partition[128];

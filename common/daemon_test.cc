@@ -1,12 +1,11 @@
 #include "common/daemon.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {

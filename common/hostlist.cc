@@ -113,8 +113,7 @@ class Expander {
         if (segment.ranges.empty()) continue;
         uint64_t group = 0;
         for (const Range& range : segment.ranges) {
-          group = std::min(group + std::min(range.hi - range.lo, kTooMany - 1) + 1,
-                           kTooMany);
+          group = std::min(group + std::min(range.hi - range.lo, kTooMany - 1) + 1, kTooMany);
         }
         count = SaturatingMul(count, group);
       }
@@ -137,8 +136,7 @@ class Expander {
  private:
   absl::Status Error(std::string_view problem) const {
     return absl::InvalidArgumentError(
-        absl::StrCat("invalid hostlist \"", AsAbsl(expression_), "\": ",
-                     AsAbsl(problem)));
+        absl::StrCat("invalid hostlist \"", AsAbsl(expression_), "\": ", AsAbsl(problem)));
   }
 
   // Brackets are known to be balanced and unnested here (Run checked).
@@ -168,21 +166,18 @@ class Expander {
     while (true) {
       size_t comma = body.find(',', start);
       std::string_view item = body.substr(
-          start, comma == std::string_view::npos ? std::string_view::npos
-                                                 : comma - start);
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
       if (item.empty()) {
         return Error(absl::StrCat("empty range in \"[", AsAbsl(body), "]\""));
       }
       size_t dash = item.find('-');
       std::string_view lo_text = item.substr(0, dash);
-      std::string_view hi_text =
-          dash == std::string_view::npos ? lo_text : item.substr(dash + 1);
+      std::string_view hi_text = dash == std::string_view::npos ? lo_text : item.substr(dash + 1);
       Range range;
-      for (auto [text, value] : {std::pair{lo_text, &range.lo},
-                                 std::pair{hi_text, &range.hi}}) {
+      for (auto [text, value] : {std::pair{lo_text, &range.lo}, std::pair{hi_text, &range.hi}}) {
         if (text.empty() || !std::all_of(text.begin(), text.end(), IsDigit)) {
-          return Error(absl::StrCat("non-numeric bound \"", AsAbsl(text),
-                                    "\" in \"[", AsAbsl(body), "]\""));
+          return Error(
+              absl::StrCat("non-numeric bound \"", AsAbsl(text), "\" in \"[", AsAbsl(body), "]\""));
         }
         if (!ParseDigits(text, value)) {
           return Error(absl::StrCat("bound \"", AsAbsl(text), "\" is too large"));
@@ -201,8 +196,8 @@ class Expander {
 
   // Depth-first over segments gives the cartesian product with the leftmost group
   // varying slowest, the order Slurm writes it in.
-  static void Generate(const std::vector<Segment>& segments, size_t index,
-                       std::string* name, std::vector<std::string>* names) {
+  static void Generate(const std::vector<Segment>& segments, size_t index, std::string* name,
+                       std::vector<std::string>* names) {
     if (index == segments.size()) {
       names->push_back(*name);
       return;
@@ -267,11 +262,10 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
   };
   std::sort(splits.begin(), splits.end(),
             [&](const SplitName& a, const SplitName& b) { return key(a) < key(b); });
-  splits.erase(std::unique(splits.begin(), splits.end(),
-                           [&](const SplitName& a, const SplitName& b) {
-                             return key(a) == key(b);
-                           }),
-               splits.end());
+  splits.erase(
+      std::unique(splits.begin(), splits.end(),
+                  [&](const SplitName& a, const SplitName& b) { return key(a) == key(b); }),
+      splits.end());
 
   std::string out;
   size_t i = 0;
@@ -290,23 +284,19 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
     std::vector<std::string> ranges;
     size_t count = 0;
     size_t j = i;
-    while (j < splits.size() && splits[j].prefix == first.prefix &&
-           !splits[j].digits.empty()) {
+    while (j < splits.size() && splits[j].prefix == first.prefix && !splits[j].digits.empty()) {
       const SplitName& lo = splits[j];
       uint64_t hi = lo.value;
       size_t width = lo.digits.size();
       ++j;
-      while (j < splits.size() && splits[j].prefix == first.prefix &&
-             !splits[j].digits.empty() &&
-             hi != std::numeric_limits<uint64_t>::max() &&
-             splits[j].value == hi + 1 &&
+      while (j < splits.size() && splits[j].prefix == first.prefix && !splits[j].digits.empty() &&
+             hi != std::numeric_limits<uint64_t>::max() && splits[j].value == hi + 1 &&
              Pad(splits[j].value, width) == splits[j].digits) {
         hi = splits[j].value;
         ++j;
       }
-      ranges.push_back(hi == lo.value
-                           ? std::string(lo.digits)
-                           : absl::StrCat(AsAbsl(lo.digits), "-", Pad(hi, width)));
+      ranges.push_back(hi == lo.value ? std::string(lo.digits)
+                                      : absl::StrCat(AsAbsl(lo.digits), "-", Pad(hi, width)));
       count += static_cast<size_t>(hi - lo.value) + 1;
     }
     if (count == 1) {

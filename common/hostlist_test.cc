@@ -1,12 +1,12 @@
 #include "common/hostlist.h"
 
+#include <gtest/gtest.h>
+
 #include <iterator>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
@@ -91,8 +91,7 @@ TEST(ExpandHostlistTest, RejectsMalformedExpressions) {
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << c.expression;
     EXPECT_NE(got.status().message().find(c.message_part), std::string::npos)
         << c.expression << ": " << got.status();
-    EXPECT_NE(got.status().message().find("\"" + c.expression + "\""),
-              std::string::npos)
+    EXPECT_NE(got.status().message().find("\"" + c.expression + "\""), std::string::npos)
         << c.expression << ": " << got.status();
   }
 }
@@ -119,11 +118,11 @@ TEST(CompressHostlistTest, CompressesToConventionalForm) {
       {{"n1", "m2"}, "m2,n1"},
       {{"n01", "n02"}, "n[01-02]"},
       {{"gpu01", "gpu02", "login"}, "gpu[01-02],login"},
-      {{"n10", "n9", "n2"}, "n[2,9-10]"},   // Numeric, not text, order.
+      {{"n10", "n9", "n2"}, "n[2,9-10]"},       // Numeric, not text, order.
       {{"n8", "n9", "n10", "n11"}, "n[8-11]"},  // Unpadded runs cross widths.
       {{"n09", "n10"}, "n[09-10]"},
       {{"n099", "n100"}, "n[099-100]"},
-      {{"n1", "n02"}, "n[1,02]"},            // Different padding never folds.
+      {{"n1", "n02"}, "n[1,02]"},  // Different padding never folds.
       {{"n1", "n01"}, "n[01,1]"},
       {{"n", "n1", "n2"}, "n,n[1-2]"},
       {{"r1n1", "r1n2", "r2n1"}, "r1n[1-2],r2n1"},
@@ -166,8 +165,7 @@ TEST(HostlistFuzzTest, NeverCrashesAndRoundTripsValidInput) {
     std::string text;
     int n = length(rng);
     for (int j = 0; j < n; ++j) {
-      text.push_back(percent(rng) < 90 ? charset[pick(rng)]
-                                       : static_cast<char>(byte(rng)));
+      text.push_back(percent(rng) < 90 ? charset[pick(rng)] : static_cast<char>(byte(rng)));
     }
     absl::StatusOr<Names> names = ExpandHostlist(text);
     if (!names.ok()) {
@@ -179,8 +177,7 @@ TEST(HostlistFuzzTest, NeverCrashesAndRoundTripsValidInput) {
     if (text.find('[') != std::string::npos) ++bracketed;
     if (names->size() > 10000) continue;
     absl::StatusOr<Names> again = ExpandHostlist(CompressHostlist(*names));
-    ASSERT_TRUE(again.ok()) << text << " -> " << CompressHostlist(*names) << ": "
-                            << again.status();
+    ASSERT_TRUE(again.ok()) << text << " -> " << CompressHostlist(*names) << ": " << again.status();
     EXPECT_EQ(std::set<std::string>(again->begin(), again->end()),
               std::set<std::string>(names->begin(), names->end()))
         << text;

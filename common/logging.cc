@@ -13,12 +13,12 @@ namespace skiff {
 absl::StatusOr<spdlog::level::level_enum> ParseLogLevel(std::string_view name) {
   using spdlog::level::level_enum;
   static const std::vector<std::pair<std::string_view, level_enum>> kLevels = {
-      {"quiet", level_enum::off},       {"fatal", level_enum::critical},
-      {"error", level_enum::err},       {"warn", level_enum::warn},
-      {"warning", level_enum::warn},    {"info", level_enum::info},
-      {"verbose", level_enum::debug},   {"debug", level_enum::debug},
-      {"debug2", level_enum::trace},    {"debug3", level_enum::trace},
-      {"debug4", level_enum::trace},    {"debug5", level_enum::trace},
+      {"quiet", level_enum::off},     {"fatal", level_enum::critical},
+      {"error", level_enum::err},     {"warn", level_enum::warn},
+      {"warning", level_enum::warn},  {"info", level_enum::info},
+      {"verbose", level_enum::debug}, {"debug", level_enum::debug},
+      {"debug2", level_enum::trace},  {"debug3", level_enum::trace},
+      {"debug4", level_enum::trace},  {"debug5", level_enum::trace},
       {"trace", level_enum::trace},
   };
   // Debian builds absl with its own string_view type: go through std::string.
@@ -26,8 +26,9 @@ absl::StatusOr<spdlog::level::level_enum> ParseLogLevel(std::string_view name) {
   for (const auto& [level_name, level] : kLevels) {
     if (lower == level_name) return level;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown log level '", std::string(name), "' (use quiet, fatal, error, info, verbose, debug, debug2..debug5)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown log level '", std::string(name),
+                   "' (use quiet, fatal, error, info, verbose, debug, debug2..debug5)"));
 }
 
 absl::StatusOr<std::shared_ptr<spdlog::logger>> SetupLogging(const std::string& name,
@@ -36,8 +37,8 @@ absl::StatusOr<std::shared_ptr<spdlog::logger>> SetupLogging(const std::string& 
   std::shared_ptr<spdlog::logger> logger;
   try {
     if (file.empty()) {
-      logger = std::make_shared<spdlog::logger>(
-          name, std::make_shared<spdlog::sinks::stderr_sink_mt>());
+      logger =
+          std::make_shared<spdlog::logger>(name, std::make_shared<spdlog::sinks::stderr_sink_mt>());
     } else {
       logger = std::make_shared<spdlog::logger>(
           name, std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, /*truncate=*/false));

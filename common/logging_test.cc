@@ -1,10 +1,10 @@
 #include "common/logging.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {

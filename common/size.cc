@@ -29,11 +29,21 @@ struct Suffix {
 // Matched case-insensitively and whole, so "KiB" and "KB" never shadow each other.
 constexpr Suffix kSuffixes[] = {
     {"B", 1},
-    {"K", kKiB}, {"KiB", kKiB}, {"KB", 1000ULL},
-    {"M", kMiB}, {"MiB", kMiB}, {"MB", 1000ULL * 1000},
-    {"G", kGiB}, {"GiB", kGiB}, {"GB", 1000ULL * 1000 * 1000},
-    {"T", kTiB}, {"TiB", kTiB}, {"TB", 1000ULL * 1000 * 1000 * 1000},
-    {"P", kPiB}, {"PiB", kPiB}, {"PB", 1000ULL * 1000 * 1000 * 1000 * 1000},
+    {"K", kKiB},
+    {"KiB", kKiB},
+    {"KB", 1000ULL},
+    {"M", kMiB},
+    {"MiB", kMiB},
+    {"MB", 1000ULL * 1000},
+    {"G", kGiB},
+    {"GiB", kGiB},
+    {"GB", 1000ULL * 1000 * 1000},
+    {"T", kTiB},
+    {"TiB", kTiB},
+    {"TB", 1000ULL * 1000 * 1000 * 1000},
+    {"P", kPiB},
+    {"PiB", kPiB},
+    {"PB", 1000ULL * 1000 * 1000 * 1000 * 1000},
 };
 
 absl::Status SizeError(std::string_view text, std::string_view problem) {
@@ -46,8 +56,7 @@ absl::Status SizeError(std::string_view text, std::string_view problem) {
 absl::StatusOr<uint64_t> ParseSize(std::string_view text, uint64_t default_unit) {
   if (text.empty()) return SizeError(text, "empty");
   size_t digits = 0;
-  while (digits < text.size() &&
-         absl::ascii_isdigit(static_cast<unsigned char>(text[digits]))) {
+  while (digits < text.size() && absl::ascii_isdigit(static_cast<unsigned char>(text[digits]))) {
     ++digits;
   }
   if (digits == 0) {

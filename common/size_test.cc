@@ -1,11 +1,11 @@
 #include "common/size.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
@@ -59,21 +59,36 @@ TEST(ParseSizeTest, ParsesSuffixes) {
 
 TEST(ParseSizeTest, RejectsMalformedText) {
   const std::string cases[] = {
-      "",       "-1",     "+1",    "1.5G",  "1.",   ".5",     "4X",    "G",
-      "M500",   "1 G",    " 1",    "1G ",   "1GG",  "1iB",    "1Gi",   "1GBB",
-      "1KIBB",  "0x10",   "1e3",
-      "99999999999999999999T",   // Number itself overflows.
-      "18446744073709551616",    // One past uint64_t max, even with unit 1.
-      "16384P",                  // 2^64 bytes.
-      "17179869184G",            // 2^64 bytes.
-      "18446744073709551615",    // Fine as bytes, overflows as MiB.
+      "",
+      "-1",
+      "+1",
+      "1.5G",
+      "1.",
+      ".5",
+      "4X",
+      "G",
+      "M500",
+      "1 G",
+      " 1",
+      "1G ",
+      "1GG",
+      "1iB",
+      "1Gi",
+      "1GBB",
+      "1KIBB",
+      "0x10",
+      "1e3",
+      "99999999999999999999T",  // Number itself overflows.
+      "18446744073709551616",   // One past uint64_t max, even with unit 1.
+      "16384P",                 // 2^64 bytes.
+      "17179869184G",           // 2^64 bytes.
+      "18446744073709551615",   // Fine as bytes, overflows as MiB.
   };
   for (const std::string& text : cases) {
     absl::StatusOr<uint64_t> got = ParseSize(text, kMiB);
     ASSERT_FALSE(got.ok()) << "\"" << text << "\" gave " << *got;
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << text;
-    EXPECT_NE(got.status().message().find("\"" + text + "\""), std::string::npos)
-        << got.status();
+    EXPECT_NE(got.status().message().find("\"" + text + "\""), std::string::npos) << got.status();
   }
 }
 
@@ -110,8 +125,8 @@ TEST(FormatSizeTest, UsesLargestExactUnit) {
 }
 
 TEST(FormatSizeTest, ParsesBackWithByteDefault) {
-  for (uint64_t bytes : {uint64_t{0}, uint64_t{1536}, kMiB, 500 * kMiB, 4 * kGiB,
-                         1024 * kPiB, std::numeric_limits<uint64_t>::max() - 1023}) {
+  for (uint64_t bytes : {uint64_t{0}, uint64_t{1536}, kMiB, 500 * kMiB, 4 * kGiB, 1024 * kPiB,
+                         std::numeric_limits<uint64_t>::max() - 1023}) {
     absl::StatusOr<uint64_t> parsed = ParseSize(FormatSize(bytes), 1);
     ASSERT_TRUE(parsed.ok()) << FormatSize(bytes) << ": " << parsed.status();
     EXPECT_EQ(*parsed, bytes);
@@ -138,8 +153,7 @@ TEST(ParseSizeFuzzTest, NeverCrashesOnGarbage) {
     std::string text;
     int n = length(rng);
     for (int j = 0; j < n; ++j) {
-      text.push_back(percent(rng) < 90 ? charset[pick(rng)]
-                                       : static_cast<char>(byte(rng)));
+      text.push_back(percent(rng) < 90 ? charset[pick(rng)] : static_cast<char>(byte(rng)));
     }
     absl::StatusOr<uint64_t> got = ParseSize(text, kMiB);
     if (got.ok()) {

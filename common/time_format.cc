@@ -125,16 +125,15 @@ std::string FormatElapsed(int64_t seconds) {
   int64_t secs = seconds % 60;
   char buffer[64];
   if (days > 0) {
-    std::snprintf(buffer, sizeof(buffer), "%lld-%02lld:%02lld:%02lld",
-                  static_cast<long long>(days), static_cast<long long>(hours),
-                  static_cast<long long>(minutes), static_cast<long long>(secs));
-  } else if (hours > 0) {
-    std::snprintf(buffer, sizeof(buffer), "%lld:%02lld:%02lld",
+    std::snprintf(buffer, sizeof(buffer), "%lld-%02lld:%02lld:%02lld", static_cast<long long>(days),
                   static_cast<long long>(hours), static_cast<long long>(minutes),
                   static_cast<long long>(secs));
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%lld:%02lld",
+  } else if (hours > 0) {
+    std::snprintf(buffer, sizeof(buffer), "%lld:%02lld:%02lld", static_cast<long long>(hours),
                   static_cast<long long>(minutes), static_cast<long long>(secs));
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%lld:%02lld", static_cast<long long>(minutes),
+                  static_cast<long long>(secs));
   }
   return buffer;
 }
@@ -148,13 +147,12 @@ std::string FormatTimeLimit(int64_t seconds) {
   int64_t secs = seconds % 60;
   char buffer[64];
   if (days > 0) {
-    std::snprintf(buffer, sizeof(buffer), "%lld-%02lld:%02lld:%02lld",
-                  static_cast<long long>(days), static_cast<long long>(hours),
-                  static_cast<long long>(minutes), static_cast<long long>(secs));
-  } else {
-    std::snprintf(buffer, sizeof(buffer), "%02lld:%02lld:%02lld",
+    std::snprintf(buffer, sizeof(buffer), "%lld-%02lld:%02lld:%02lld", static_cast<long long>(days),
                   static_cast<long long>(hours), static_cast<long long>(minutes),
                   static_cast<long long>(secs));
+  } else {
+    std::snprintf(buffer, sizeof(buffer), "%02lld:%02lld:%02lld", static_cast<long long>(hours),
+                  static_cast<long long>(minutes), static_cast<long long>(secs));
   }
   return buffer;
 }

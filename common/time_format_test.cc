@@ -1,13 +1,13 @@
 #include "common/time_format.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <random>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
@@ -52,10 +52,28 @@ TEST(ParseDurationTest, ParsesSlurmForms) {
 
 TEST(ParseDurationTest, RejectsMalformedText) {
   const std::string cases[] = {
-      "",          "-1",         "-5",       "+5",      "5m",      "abc",
-      "1:2:3:4",   "1--2",       "5-",       "-",       ":",       "1:",
-      ":30",       "1::2",       "1-2:3:4:5", "1:2-3",  " 5",      "5 ",
-      "1.5",       "unlimitedx", "1-2-3",    "99999999999999999999",
+      "",
+      "-1",
+      "-5",
+      "+5",
+      "5m",
+      "abc",
+      "1:2:3:4",
+      "1--2",
+      "5-",
+      "-",
+      ":",
+      "1:",
+      ":30",
+      "1::2",
+      "1-2:3:4:5",
+      "1:2-3",
+      " 5",
+      "5 ",
+      "1.5",
+      "unlimitedx",
+      "1-2-3",
+      "99999999999999999999",
       "153722867280912931",  // Minutes overflow int64 seconds.
       "106751991167300-16",  // Days overflow once hours are added.
   };
@@ -63,8 +81,7 @@ TEST(ParseDurationTest, RejectsMalformedText) {
     absl::StatusOr<int64_t> got = ParseDuration(text);
     ASSERT_FALSE(got.ok()) << "\"" << text << "\" gave " << *got;
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << text;
-    EXPECT_NE(got.status().message().find("\"" + text + "\""), std::string::npos)
-        << got.status();
+    EXPECT_NE(got.status().message().find("\"" + text + "\""), std::string::npos) << got.status();
   }
 }
 
@@ -110,9 +127,8 @@ TEST(FormatTimeLimitTest, FormatsLikeScontrolTimeLimit) {
 }
 
 TEST(FormatTimeLimitTest, ParsesBackToTheSameDuration) {
-  for (int64_t seconds : {int64_t{0}, int64_t{59}, int64_t{300}, int64_t{3723},
-                          kDay, 2 * kDay + 3 * kHour + 4 * kMinute + 5,
-                          kInfiniteDuration}) {
+  for (int64_t seconds : {int64_t{0}, int64_t{59}, int64_t{300}, int64_t{3723}, kDay,
+                          2 * kDay + 3 * kHour + 4 * kMinute + 5, kInfiniteDuration}) {
     absl::StatusOr<int64_t> parsed = ParseDuration(FormatTimeLimit(seconds));
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_EQ(*parsed, seconds);
@@ -180,8 +196,7 @@ TEST(ParseDurationFuzzTest, NeverCrashesOnGarbage) {
     std::string text;
     int n = length(rng);
     for (int j = 0; j < n; ++j) {
-      text.push_back(percent(rng) < 90 ? charset[pick(rng)]
-                                       : static_cast<char>(byte(rng)));
+      text.push_back(percent(rng) < 90 ? charset[pick(rng)] : static_cast<char>(byte(rng)));
     }
     absl::StatusOr<int64_t> got = ParseDuration(text);
     if (got.ok()) {

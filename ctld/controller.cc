@@ -41,8 +41,8 @@ std::string Describe(const absl::StatusOr<v1::RunScriptReply>& result) {
 }
 
 bool Succeeded(const absl::StatusOr<v1::RunScriptReply>& result) {
-  return result.ok() && result->error().empty() && !result->timed_out() &&
-         result->signal() == 0 && result->exit_code() == 0;
+  return result.ok() && result->error().empty() && !result->timed_out() && result->signal() == 0 &&
+         result->exit_code() == 0;
 }
 
 }  // namespace
@@ -203,7 +203,7 @@ std::string Controller::NodeTargetLocked(const std::string& node_name) {
   const Node* node = nodes_.Find(node_name);
   if (node == nullptr) return "";
   const std::string& addr = node->config.addr.empty() ? node->config.name : node->config.addr;
-  const int port = node->port != 0 ? node->port
+  const int port = node->port != 0          ? node->port
                    : node->config.port != 0 ? node->config.port
                                             : config_.slurmd_port;
   return absl::StrCat(addr, ":", port);
@@ -235,7 +235,8 @@ void Controller::ContinueStartLocked(Job& job, Effects& effects) {
   }
   job.prolog_done = true;
   effects.save.push_back(job);
-  effects.actions.push_back(LaunchAction(job, NodeTargetLocked(job.nodes.front()), FactsLocked(job)));
+  effects.actions.push_back(
+      LaunchAction(job, NodeTargetLocked(job.nodes.front()), FactsLocked(job)));
 }
 
 void Controller::FinishRunLocked(Job& job, Effects& effects) {
@@ -318,8 +319,7 @@ void Controller::NodeDownLocked(const std::string& node_name, Effects& effects) 
       }
     } else {
       if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
-      const JobEvent event =
-          job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
+      const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
       if (TransitionLocked(job, event, effects)) FinishRunLocked(job, effects);
     }
   }
@@ -358,8 +358,8 @@ absl::StatusOr<Controller::Registration> Controller::RegisterNode(
           now - job.start_time < kLaunchGraceSeconds) {
         continue;
       }
-      effects.log.push_back(absl::StrCat("JobId=", id, " is not known to NodeName=",
-                                         registration.node_name, " any more"));
+      effects.log.push_back(absl::StrCat(
+          "JobId=", id, " is not known to NodeName=", registration.node_name, " any more"));
       job.exit_code = 0;
       if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
       if (TransitionLocked(job, JobEvent::kExited, effects)) FinishRunLocked(job, effects);
@@ -501,8 +501,8 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(Job job) {
     return absl::UnavailableError(absl::StrCat("cannot store the job: ", saved.message()));
   }
   const uint64_t id = job.id;
-  logger_.info("JobId={} submitted by {}({}): Partition={} Nodes={} CPUs/task={} GPUs/node={}",
-               id, job.user_name, job.uid, job.request.partition, job.request.num_nodes,
+  logger_.info("JobId={} submitted by {}({}): Partition={} Nodes={} CPUs/task={} GPUs/node={}", id,
+               job.user_name, job.uid, job.request.partition, job.request.num_nodes,
                job.request.cpus_per_task, job.request.gpus_per_node);
   {
     absl::MutexLock lock(&mu_);
@@ -636,8 +636,8 @@ absl::Status Controller::UpdateJob(const Caller& caller, const JobUpdate& update
     if (update.time_limit.has_value()) {
       const int64_t current = job->request.time_limit;
       const int64_t wanted = *update.time_limit;
-      const bool lowers = current == kUnlimited ? wanted != kUnlimited
-                                                : wanted != kUnlimited && wanted <= current;
+      const bool lowers =
+          current == kUnlimited ? wanted != kUnlimited : wanted != kUnlimited && wanted <= current;
       if (!admin && !lowers) return absl::PermissionDeniedError("Access/permission denied");
       job->request.time_limit = wanted;
     }
@@ -684,8 +684,7 @@ void Controller::RunSchedulePass() {
       return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
     });
     const int64_t now = clock_.Now();
-    ScheduleResult result =
-        ScheduleFirstFit(nodes_.Capacities(), pending, config_.partitions, now);
+    ScheduleResult result = ScheduleFirstFit(nodes_.Capacities(), pending, config_.partitions, now);
     for (const PendingReason& reason : result.pending) {
       Job* job = FindJobLocked(reason.job_id);
       if (job != nullptr) job->reason = reason.reason;  // derived; not persisted on its own
@@ -697,8 +696,8 @@ void Controller::RunSchedulePass() {
       job->nodes = placement.nodes;
       job->cpus_per_node = placement.cpus_per_node;
       job->mem_per_node_mb = placement.mem_per_node_mb;
-      job->gpu_indices = placement.gpu_indices.empty() ? std::vector<int>{}
-                                                       : placement.gpu_indices.front();
+      job->gpu_indices =
+          placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
       job->start_time = now;
       job->reason = "None";
       job->launched = false;
@@ -719,8 +718,8 @@ void Controller::EnforceTimeLimits() {
       if (job.state != JobState::kRunning || job.request.time_limit == kUnlimited) continue;
       if (terminate_sent_.count(id) > 0) continue;
       if (now < job.start_time + job.request.time_limit + grace) continue;
-      effects.log.push_back(absl::StrCat("JobId=", id, " reached its time limit of ",
-                                         job.request.time_limit, "s"));
+      effects.log.push_back(
+          absl::StrCat("JobId=", id, " reached its time limit of ", job.request.time_limit, "s"));
       TerminateLocked(job, JobState::kTimeout, effects);
     }
   }
@@ -742,9 +741,9 @@ void Controller::PurgeOldJobs() {
 // ---------------------------------------------------------------- actions
 
 std::function<void()> Controller::PrologAction(const Job& job) {
-  v1::RunScriptRequest request =
-      BuildCtldScriptRequest(CtldScript::kProlog, config_.prolog_ctld,
-                             config_.prolog_epilog_timeout, job, {config_.cluster_name, conf_path_, 0});
+  v1::RunScriptRequest request = BuildCtldScriptRequest(CtldScript::kProlog, config_.prolog_ctld,
+                                                        config_.prolog_epilog_timeout, job,
+                                                        {config_.cluster_name, conf_path_, 0});
   const uint64_t id = job.id;
   const int restart_count = job.restart_count;
   return [this, request, id, restart_count] {
@@ -765,9 +764,9 @@ std::function<void()> Controller::LaunchAction(const Job& job, std::string targe
 }
 
 std::function<void()> Controller::EpilogAction(const Job& job) {
-  v1::RunScriptRequest request =
-      BuildCtldScriptRequest(CtldScript::kEpilog, config_.epilog_ctld,
-                             config_.prolog_epilog_timeout, job, {config_.cluster_name, conf_path_, 0});
+  v1::RunScriptRequest request = BuildCtldScriptRequest(CtldScript::kEpilog, config_.epilog_ctld,
+                                                        config_.prolog_epilog_timeout, job,
+                                                        {config_.cluster_name, conf_path_, 0});
   const uint64_t id = job.id;
   return [this, request, id] { OnEpilogDone(id, scripts_.RunScript(request)); };
 }
@@ -835,8 +834,8 @@ void Controller::OnLaunchDone(uint64_t job_id, int restart_count, absl::Status s
       if (TransitionLocked(*job, JobEvent::kLaunched, effects)) effects.save.push_back(*job);
       if (job->cancel_requested) TerminateLocked(*job, JobState::kCancelled, effects);
     } else {
-      job->reason_detail = absl::StrCat("launch failed on ", job->nodes.front(), ": ",
-                                        status.message());
+      job->reason_detail =
+          absl::StrCat("launch failed on ", job->nodes.front(), ": ", status.message());
       job->final_state = JobState::kFailed;
       job->exit_code = 1;
       if (TransitionLocked(*job, JobEvent::kAbort, effects)) FinishRunLocked(*job, effects);
@@ -851,9 +850,9 @@ void Controller::OnEpilogDone(uint64_t job_id, absl::StatusOr<v1::RunScriptReply
     absl::MutexLock lock(&mu_);
     Job* job = FindJobLocked(job_id);
     if (job == nullptr || job->state != JobState::kCompleting) return;
-    effects.log.push_back(absl::StrCat("JobId=", job_id, " EpilogSlurmctld ", Describe(result),
-                                       result.ok() ? absl::StrCat(" (pid ", result->pid(), ")")
-                                                   : std::string()));
+    effects.log.push_back(
+        absl::StrCat("JobId=", job_id, " EpilogSlurmctld ", Describe(result),
+                     result.ok() ? absl::StrCat(" (pid ", result->pid(), ")") : std::string()));
     job->end_time = clock_.Now();
     TransitionLocked(*job, JobEvent::kFinish, effects);
     effects.save.push_back(*job);

@@ -23,9 +23,9 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -59,12 +59,12 @@ struct JobReport {
 
 // scancel's selection.
 struct CancelSpec {
-  std::vector<uint64_t> job_ids;   // empty = all the filters select
-  std::string user;                // user name filter
+  std::vector<uint64_t> job_ids;  // empty = all the filters select
+  std::string user;               // user name filter
   std::string name;
   std::vector<JobState> states;
   std::vector<std::string> partitions;
-  int signal = 0;                  // 0 = cancel
+  int signal = 0;  // 0 = cancel
   bool batch_only = false;
 };
 
@@ -102,8 +102,7 @@ class Controller {
   };
 
   // `privileged_uids`: root is always included; add SlurmUser and operators.
-  Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids,
-             Deps deps);
+  Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids, Deps deps);
   ~Controller();
 
   // Loads jobs from the store and re-takes their resources. Call before Start.

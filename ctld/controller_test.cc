@@ -3,13 +3,13 @@
 // for observable effects with a generous deadline instead of sleeping.
 #include "ctld/controller.h"
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "spdlog/sinks/null_sink.h"
 
@@ -130,12 +130,15 @@ bool Eventually(const std::function<bool()>& predicate) {
 
 class ControllerTest : public ::testing::Test {
  protected:
-  void SetUp() override { logger_ = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()); }
+  void SetUp() override {
+    logger_ =
+        std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
+  }
 
   void Make(SkiffConfig config = TestConfig()) {
-    controller_ = std::make_unique<Controller>(config, "/etc/skiff/skiff.conf", std::set<uid_t>{},
-                                               Controller::Deps{&clock_, logger_.get(), &store_,
-                                                                &nodes_, &scripts_});
+    controller_ = std::make_unique<Controller>(
+        config, "/etc/skiff/skiff.conf", std::set<uid_t>{},
+        Controller::Deps{&clock_, logger_.get(), &store_, &nodes_, &scripts_});
     ASSERT_TRUE(controller_->Recover().ok());
     controller_->Start();
     for (const char* name : {"n1", "n2"}) {
@@ -264,7 +267,8 @@ TEST_F(ControllerTest, CancelledPendingJobNeverStarts) {
   uint64_t a = *controller_->SubmitJob(NewJob(1001, 2));
   uint64_t b = *controller_->SubmitJob(NewJob(1001, 2));
   uint64_t c = *controller_->SubmitJob(NewJob(1001, 2));
-  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
+  ASSERT_TRUE(Eventually(
+      [&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
   ASSERT_TRUE(Eventually([&] { return controller_->SnapshotJobs({c})[0].reason == "Resources"; }));
   CancelSpec spec;
   spec.job_ids = {c};
@@ -301,7 +305,8 @@ TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {
   fail.requeue = false;
   uint64_t a = *controller_->SubmitJob(requeue);
   uint64_t b = *controller_->SubmitJob(fail);
-  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
+  ASSERT_TRUE(Eventually(
+      [&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
   clock_.Advance(61);  // neither node heartbeats
   ASSERT_TRUE(Eventually([&] { return StateOf(b) == JobState::kNodeFail; }));
   ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kPending; }));

@@ -74,8 +74,8 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
     env["SLURM_MEM_PER_CPU"] = absl::StrCat(job.request.mem_per_cpu_mb);
   } else {
     // No --mem: the job may use the whole node, as Slurm without memory limits.
-    env["SLURM_MEM_PER_NODE"] = absl::StrCat(
-        job.mem_per_node_mb > 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
+    env["SLURM_MEM_PER_NODE"] =
+        absl::StrCat(job.mem_per_node_mb > 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
   }
   env["SLURM_SUBMIT_DIR"] = spec.submit_dir();
   env["SLURM_SUBMIT_HOST"] = spec.submit_host();
@@ -125,8 +125,8 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
                                             const ClusterFacts& facts) {
   const bool prolog = which == CtldScript::kProlog;
   v1::RunScriptRequest request;
-  request.set_request_id(absl::StrCat(prolog ? "prolog-" : "epilog-", job.id, "-",
-                                      job.restart_count));
+  request.set_request_id(
+      absl::StrCat(prolog ? "prolog-" : "epilog-", job.id, "-", job.restart_count));
   request.set_path(path);
   request.set_timeout_seconds(timeout_seconds);
   request.set_job_id(job.id);

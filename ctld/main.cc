@@ -1,8 +1,10 @@
 // ctld: the Skiff controller. Thin main: flags, config, scriptd, server, signals.
+#include <grpcpp/grpcpp.h>
 #include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -11,23 +13,20 @@
 #include <string>
 #include <thread>
 
-#include <CLI/CLI.hpp>
-#include <grpcpp/grpcpp.h>
-
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/clock.h"
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/rpc/channel.h"
 #include "common/users.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
-#include "ctld/state/job_store.h"
-#include "common/rpc/channel.h"
 #include "ctld/controller.h"
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
+#include "ctld/state/job_store.h"
 #include "proto/scriptd.grpc.pb.h"
 
 namespace skiff {
@@ -64,7 +63,8 @@ int Run(int argc, char** argv) {
   std::string scriptd_flag;
   bool foreground = true;
   int verbose = 0;
-  app.add_option("-f,--conf", conf_flag, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  app.add_option("-f,--conf", conf_flag,
+                 "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
   app.add_flag("-D", foreground, "run in the foreground (ctld always does; kept for Slurm habits)");
   app.add_flag("-v", verbose, "more logging (repeat for more)");
   app.add_option("--scriptd", scriptd_flag, "path of the scriptd binary");
@@ -111,8 +111,8 @@ int Run(int argc, char** argv) {
   // Serve nothing until scriptd answers: a ctld that is up can run scripts.
   if (!WaitForScriptd(scriptd_socket, logger)) {
     kill(scriptd->pid, SIGKILL);
-    return Fatal(absl::StrCat("scriptd (pid ", scriptd->pid, ") does not answer on ",
-                              scriptd_socket));
+    return Fatal(
+        absl::StrCat("scriptd (pid ", scriptd->pid, ") does not answer on ", scriptd_socket));
   }
 
   absl::StatusOr<std::unique_ptr<SqliteJobStore>> store =
@@ -135,15 +135,14 @@ int Run(int argc, char** argv) {
                         {&clock, &logger, store->get(), &node_client, &scriptd_client});
   if (absl::Status s = controller.Recover(); !s.ok()) {
     kill(scriptd->pid, SIGTERM);
-    return Fatal(absl::StrCat("recovering state from ", config.state_save_location, ": ",
-                              s.message()));
+    return Fatal(
+        absl::StrCat("recovering state from ", config.state_save_location, ": ", s.message()));
   }
   CtldService ctld_service(controller, auth);
   NodeService node_service(controller, auth);
 
-  const std::string listen =
-      absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":",
-                   config.ctld_port);
+  const std::string listen = absl::StrCat(
+      config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
   grpc::ServerBuilder builder;
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
@@ -166,8 +165,7 @@ int Run(int argc, char** argv) {
     if (sig == SIGCHLD) {
       int status = 0;
       if (scriptd->pid > 0 && waitpid(scriptd->pid, &status, WNOHANG) == scriptd->pid) {
-        logger.error("scriptd (pid {}) died (status {}); starting a new one", scriptd->pid,
-                     status);
+        logger.error("scriptd (pid {}) died (status {}); starting a new one", scriptd->pid, status);
         absl::StatusOr<ScriptdProcess> respawned =
             RespawnScriptd(FindScriptdBinary(scriptd_flag), scriptd_args, *scriptd);
         if (respawned.ok()) {

@@ -3,11 +3,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <spawn.h>
 
 #include <cerrno>
 #include <cstring>
@@ -108,8 +107,8 @@ absl::StatusOr<ScriptdProcess> RespawnScriptd(const std::string& binary,
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   pid_t pid = -1;
   int err = posix_spawn(&pid, binary.c_str(), nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);

@@ -1,7 +1,7 @@
 // The example configuration files in etc/ parse cleanly, without warnings.
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "common/config/config_loader.h"
 

@@ -57,8 +57,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return content;
 }
 
-absl::Status WriteFileAtomically(const std::string& path, const std::string& content,
-                                 mode_t mode) {
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content, mode_t mode) {
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoError("cannot create ", tmp);

@@ -19,8 +19,7 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 
 // Writes `content` to `path`.tmp with `mode`, fsyncs it and renames it over
 // `path`, so that readers see the old file or the whole new one.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& content,
-                                 mode_t mode);
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content, mode_t mode);
 
 // Creates `path` (which must not exist) with `mode` exactly (umask ignored),
 // writes `content`, and when `owner_uid` is not -1 gives it to owner_uid:owner_gid.

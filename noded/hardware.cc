@@ -33,9 +33,9 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
     for (const std::string& file : device.files) {
       struct stat st;
       if (stat(file.c_str(), &st) != 0) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "gres.conf: Name=", device.name, " File=", file, " does not exist on NodeName=",
-            node.name));
+        return absl::FailedPreconditionError(
+            absl::StrCat("gres.conf: Name=", device.name, " File=", file,
+                         " does not exist on NodeName=", node.name));
       }
     }
     NodeGres* group = nullptr;
@@ -52,8 +52,8 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
   for (const GresCount& configured : node.gres) {
     bool described = false;
     for (const NodeGres& g : out) {
-      described |= g.name == configured.name &&
-                   (configured.type.empty() || g.type == configured.type);
+      described |=
+          g.name == configured.name && (configured.type.empty() || g.type == configured.type);
     }
     if (!described) out.push_back(NodeGres{configured.name, configured.type, configured.count, {}});
   }

@@ -1,9 +1,9 @@
 #include "noded/hardware.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {

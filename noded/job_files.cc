@@ -35,8 +35,8 @@ absl::StatusOr<std::vector<Line>> SplitLines(const std::string& text) {
     if (raw.empty() || raw[0] == '#') continue;
     const size_t eq = raw.find('=');
     if (eq == absl::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("line ", number, ": no '=' in '",
-                                                     std::string(raw), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", number, ": no '=' in '", std::string(raw), "'"));
     }
     Line line;
     line.number = number;
@@ -54,8 +54,8 @@ absl::StatusOr<std::vector<Line>> SplitLines(const std::string& text) {
 template <typename Int>
 absl::Status ParseInt(const Line& line, Int* out) {
   if (!absl::SimpleAtoi(line.value, out)) {
-    return absl::InvalidArgumentError(absl::StrCat("line ", line.number, ": ", line.key, ": '",
-                                                   line.value, "' is not a number"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("line ", line.number, ": ", line.key, ": '", line.value, "' is not a number"));
   }
   return absl::OkStatus();
 }
@@ -65,10 +65,9 @@ absl::Status ParseInt(const Line& line, Int* out) {
 bool LaunchSpec::operator==(const LaunchSpec& o) const {
   return job_id == o.job_id && uid == o.uid && gid == o.gid && user_name == o.user_name &&
          groups == o.groups && node_name == o.node_name && argv == o.argv &&
-         environment == o.environment && work_dir == o.work_dir &&
-         stdout_path == o.stdout_path && stderr_path == o.stderr_path &&
-         stdin_path == o.stdin_path && time_limit == o.time_limit && cpus == o.cpus &&
-         memory_mb == o.memory_mb && gpu_indices == o.gpu_indices;
+         environment == o.environment && work_dir == o.work_dir && stdout_path == o.stdout_path &&
+         stderr_path == o.stderr_path && stdin_path == o.stdin_path && time_limit == o.time_limit &&
+         cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {

@@ -43,9 +43,9 @@ struct LaunchSpec {
   uid_t uid = 0;
   gid_t gid = 0;
   std::string user_name;
-  std::vector<gid_t> groups;  // supplementary groups (getgrouplist), resolved by noded
-  std::string node_name;      // resolved by noded
-  std::vector<std::string> argv;                  // arguments after the script
+  std::vector<gid_t> groups;      // supplementary groups (getgrouplist), resolved by noded
+  std::string node_name;          // resolved by noded
+  std::vector<std::string> argv;  // arguments after the script
   std::map<std::string, std::string> environment;  // as ctld sent it
   std::string work_dir;
   std::string stdout_path;  // empty: /dev/null
@@ -53,7 +53,7 @@ struct LaunchSpec {
   std::string stdin_path;   // empty: /dev/null
   int64_t time_limit = 0;   // seconds, informational
   int32_t cpus = 0;
-  uint64_t memory_mb = 0;   // informational: not enforced (no cgroups)
+  uint64_t memory_mb = 0;  // informational: not enforced (no cgroups)
   std::vector<int32_t> gpu_indices;
 
   bool operator==(const LaunchSpec& o) const;

@@ -15,12 +15,9 @@ LaunchSpec FullSpec() {
   spec.groups = {100, 27, 44};
   spec.node_name = "n3";
   spec.argv = {"--flag", "two words", "", "tab\there"};
-  spec.environment = {{"PATH", "/usr/bin:/bin"},
-                      {"MULTI", "line one\nline two"},
-                      {"EQUALS", "a=b=c"},
-                      {"QUOTE", "it's \"quoted\" \\ backslash"},
-                      {"UTF8", "caf\xc3\xa9"},
-                      {"EMPTY", ""}};
+  spec.environment = {{"PATH", "/usr/bin:/bin"}, {"MULTI", "line one\nline two"},
+                      {"EQUALS", "a=b=c"},       {"QUOTE", "it's \"quoted\" \\ backslash"},
+                      {"UTF8", "caf\xc3\xa9"},   {"EMPTY", ""}};
   spec.work_dir = "/home/alice/run dir";
   spec.stdout_path = "/home/alice/slurm-42.out";
   spec.stderr_path = "";

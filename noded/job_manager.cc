@@ -38,8 +38,7 @@ std::string ResolveUser(LaunchSpec* spec) {
   if (found == nullptr) {
     const std::string why = err != 0 ? absl::StrCat(": ", strerror(err)) : "";
     if (spec->user_name.empty()) {
-      return absl::StrCat("uid ", spec->uid, " has no user on this node (user_name is empty)",
-                          why);
+      return absl::StrCat("uid ", spec->uid, " has no user on this node (user_name is empty)", why);
     }
     return absl::StrCat("unknown user_name '", spec->user_name, "' on this node", why);
   }
@@ -56,7 +55,7 @@ std::string ResolveUser(LaunchSpec* spec) {
       break;
     }
     groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
-                                                          : groups.size() * 2);
+                                                         : groups.size() * 2);
   }
   spec->groups = std::move(groups);
   return "";
@@ -115,15 +114,13 @@ void JobManager::Recover() {
     // Liveness before status: a shepherd writes its status before it exits, so
     // one found dead has left its status for the read that follows.
     JobDirSnapshot snapshot;
-    if (absl::StatusOr<std::string> p = ReadFile(absl::StrCat(dir, "/", kPidsFileName));
-        p.ok()) {
+    if (absl::StatusOr<std::string> p = ReadFile(absl::StrCat(dir, "/", kPidsFileName)); p.ok()) {
       snapshot.pids = *p;
       if (absl::StatusOr<JobPids> pids = ParseJobPids(*p); pids.ok()) {
         snapshot.shepherd_cmdline = ReadProcCmdline(pids->shepherd_pid);
       }
     }
-    if (absl::StatusOr<std::string> s = ReadFile(absl::StrCat(dir, "/", kStatusFileName));
-        s.ok()) {
+    if (absl::StatusOr<std::string> s = ReadFile(absl::StrCat(dir, "/", kStatusFileName)); s.ok()) {
       snapshot.status = *s;
     }
     const bool abandoned = access(absl::StrCat(dir, "/", kAbandonedFileName).c_str(), F_OK) == 0;
@@ -171,10 +168,9 @@ std::string JobManager::PrepareJobDir(LaunchSpec& spec, const std::string& scrip
   // 0711: the job's user must reach its script in here, and nothing else.
   if (chmod(dir.c_str(), 0711) != 0) return ErrnoText("cannot chmod ", dir);
   const bool root = geteuid() == 0;
-  absl::Status s =
-      WriteNewFile(absl::StrCat(dir, "/", kScriptFileName), script, 0700,
-                   root ? spec.uid : static_cast<uid_t>(-1),
-                   root ? spec.gid : static_cast<gid_t>(-1));
+  absl::Status s = WriteNewFile(absl::StrCat(dir, "/", kScriptFileName), script, 0700,
+                                root ? spec.uid : static_cast<uid_t>(-1),
+                                root ? spec.gid : static_cast<gid_t>(-1));
   if (s.ok()) {
     s = WriteNewFile(absl::StrCat(dir, "/", kSpecFileName), FormatLaunchSpec(spec), 0600);
   }
@@ -239,8 +235,8 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     return 0;
   }
   if (!started->ready) {
-    logger_.warn("JobId={}: shepherd pid {} not ready after {} ms; watching it", id,
-                 started->pid, options_.ready_timeout.count());
+    logger_.warn("JobId={}: shepherd pid {} not ready after {} ms; watching it", id, started->pid,
+                 options_.ready_timeout.count());
   }
   JobPids pids;
   if (absl::StatusOr<std::string> text = ReadFile(absl::StrCat(dir, "/", kPidsFileName));
@@ -427,8 +423,8 @@ void JobManager::Tick() {
         job.state = Job::kFinished;
         job.result = *o.result;
         logger_.info("JobId={} ended: exit code {} signal {}{}{}", o.id, job.result.exit_code,
-                     job.result.signal, job.result.failure.empty() ? "" : ", failure: ",
-                     job.result.failure);
+                     job.result.signal,
+                     job.result.failure.empty() ? "" : ", failure: ", job.result.failure);
         if (job.abandoned) {
           abandoned_done.push_back(o.id);
         } else {

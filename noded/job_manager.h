@@ -126,8 +126,7 @@ class JobManager final : public JobReportSource {
   void MonitorLoop();
   void Tick();
   // Sets up the job directory; returns the failure text, empty when ready.
-  std::string PrepareJobDir(LaunchSpec& spec, const std::string& script,
-                            const std::string& dir);
+  std::string PrepareJobDir(LaunchSpec& spec, const std::string& script, const std::string& dir);
   // Records a job that ended before or while starting (status written if possible).
   void FinishLaunchFailure(uint64_t job_id, const std::string& dir, const std::string& failure);
   // Appends the signals a pending TerminateJob calls for now.

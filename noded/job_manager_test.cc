@@ -2,6 +2,8 @@
 // a temporary spool directory under /tmp.
 #include "noded/job_manager.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,9 +16,6 @@
 #include <optional>
 #include <string>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -264,7 +263,7 @@ TEST_F(JobManagerTest, UnknownUserFailsWithoutStartingAShepherd) {
   LaunchSpec spec = Spec(9);
   spec.user_name = "no-such-skiff-user";
   EXPECT_EQ(Launch(spec, "#!/bin/sh\necho x\n"), 0);
-  std::optional<JobReport> report = WaitFinished(9, milliseconds(100));
+  std::optional<JobReport> report = WaitFinished(9, milliseconds(5000));
   ASSERT_TRUE(report);
   EXPECT_THAT(report->result.failure, HasSubstr("unknown user_name 'no-such-skiff-user'"));
   EXPECT_NE(report->result.exit_code, 0);
@@ -274,7 +273,7 @@ TEST_F(JobManagerTest, MissingShepherdBinaryFailsTheJob) {
   options_.shepherd_binary = "/nonexistent/shepherd";
   StartManager();
   EXPECT_EQ(Launch(Spec(10), "#!/bin/sh\necho x\n"), 0);
-  std::optional<JobReport> report = WaitFinished(10, milliseconds(100));
+  std::optional<JobReport> report = WaitFinished(10, milliseconds(5000));
   ASSERT_TRUE(report);
   EXPECT_THAT(report->result.failure, HasSubstr("cannot execute shepherd /nonexistent/shepherd"));
 }
@@ -306,7 +305,7 @@ TEST_F(JobManagerTest, TerminateKillsTheJobAndItsBackgroundGrandchild) {
   ASSERT_TRUE(report);
   EXPECT_LT(steady_clock::now() - start, seconds(5));  // SIGTERM did it, not the SIGKILL
   EXPECT_EQ(report->result.signal, SIGTERM);
-  EXPECT_TRUE(WaitUntil([&] { return ProcessGone(grandchild); }, milliseconds(2000)));
+  EXPECT_TRUE(WaitUntil([&] { return ProcessGone(grandchild); }, milliseconds(5000)));
 }
 
 TEST_F(JobManagerTest, TerminateSendsSigkillAfterKillWaitWhenTermIsIgnored) {
@@ -391,7 +390,7 @@ TEST_F(JobManagerTest, UserNameMustMatchTheUid) {
   spec.user_name = "root";
   spec.uid = 12345;
   EXPECT_EQ(Launch(spec, "#!/bin/sh\n"), 0);
-  std::optional<JobReport> report = WaitFinished(18, milliseconds(100));
+  std::optional<JobReport> report = WaitFinished(18, milliseconds(5000));
   ASSERT_TRUE(report);
   EXPECT_THAT(report->result.failure, HasSubstr("on this node, not uid"));
 }
@@ -416,7 +415,7 @@ TEST_F(JobManagerTest, AJobThatEndedWhileNodedWasDownIsReportedAfterRestart) {
   manager_.reset();
   ASSERT_TRUE(WaitUntil([&] { return access(status.c_str(), F_OK) == 0; }, milliseconds(5000)));
   StartManager();
-  std::optional<JobReport> report = WaitFinished(21, milliseconds(100));
+  std::optional<JobReport> report = WaitFinished(21, milliseconds(5000));
   ASSERT_TRUE(report);
   EXPECT_EQ(report->result.exit_code, 5);
 }
@@ -426,9 +425,9 @@ TEST_F(JobManagerTest, AJobWhoseShepherdDiedIsReportedLost) {
   ASSERT_GT(shepherd, 0);
   manager_.reset();
   kill(shepherd, SIGKILL);
-  ASSERT_TRUE(WaitUntil([&] { return ProcessGone(shepherd); }, milliseconds(2000)));
+  ASSERT_TRUE(WaitUntil([&] { return ProcessGone(shepherd); }, milliseconds(5000)));
   StartManager();
-  std::optional<JobReport> report = WaitFinished(22, milliseconds(100));
+  std::optional<JobReport> report = WaitFinished(22, milliseconds(5000));
   ASSERT_TRUE(report);
   EXPECT_EQ(report->result.failure, "shepherd lost");
 }
@@ -475,7 +474,7 @@ TEST_F(JobManagerTest, FinishedListenerIsCalled) {
   manager_->Start();
   Launch(Spec(26), "#!/bin/sh\n");
   ASSERT_TRUE(WaitFinished(26));
-  EXPECT_TRUE(WaitUntil([&] { return calls.load() > 0; }, milliseconds(1000)));
+  EXPECT_TRUE(WaitUntil([&] { return calls.load() > 0; }, milliseconds(5000)));
 }
 
 TEST_F(JobManagerTest, JobDirectoryIsPrivateAndScriptBelongsToTheUser) {

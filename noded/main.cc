@@ -1,14 +1,13 @@
 // noded: the Skiff node daemon. Thin main: flags, config, hardware, server, agent.
+#include <grpcpp/grpcpp.h>
 #include <pwd.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <string>
-
-#include <CLI/CLI.hpp>
-#include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
@@ -45,7 +44,8 @@ int Run(int argc, char** argv) {
   std::string shepherd_flag;
   bool foreground = true;
   int verbose = 0;
-  app.add_option("-f,--conf", conf_flag, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  app.add_option("-f,--conf", conf_flag,
+                 "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
   app.add_option("-N,--node-name", node_name, "NodeName to serve (default: short hostname)");
   app.add_option("--shepherd", shepherd_flag,
                  "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
@@ -93,8 +93,10 @@ int Run(int argc, char** argv) {
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
   if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
-    logger.error("shepherd {} is not executable: every job launched here will fail "
-                 "(use --shepherd or $SKIFF_SHEPHERD)", job_options.shepherd_binary);
+    logger.error(
+        "shepherd {} is not executable: every job launched here will fail "
+        "(use --shepherd or $SKIFF_SHEPHERD)",
+        job_options.shepherd_binary);
   }
   JobManager jobs(job_options, logger);
 

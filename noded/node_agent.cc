@@ -1,10 +1,10 @@
 #include "noded/node_agent.h"
 
+#include <grpcpp/grpcpp.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
@@ -28,14 +28,14 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
 }
 
 SteadyClock::time_point After(double seconds) {
-  return SteadyClock::now() + std::chrono::duration_cast<SteadyClock::duration>(
-                                  std::chrono::duration<double>(seconds));
+  return SteadyClock::now() +
+         std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
 
-NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware,
-                     JobReportSource& jobs, Authenticator& auth, spdlog::logger& logger)
+NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware, JobReportSource& jobs,
+                     Authenticator& auth, spdlog::logger& logger)
     : ctld_target_(std::move(ctld_target)),
       hardware_(std::move(hardware)),
       jobs_(jobs),
@@ -45,7 +45,9 @@ NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware,
 
 NodeAgent::~NodeAgent() { Stop(); }
 
-void NodeAgent::Start() { thread_ = std::thread([this] { Loop(); }); }
+void NodeAgent::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void NodeAgent::Stop() {
   {
@@ -118,8 +120,8 @@ bool NodeAgent::Heartbeat() {
     logger_.warn("heartbeat to ctld failed: {}", status.error_message());
     return false;
   }
-  if (!reply.registered()) logger_.info("ctld asks NodeName={} to register again",
-                                        hardware_.node_name());
+  if (!reply.registered())
+    logger_.info("ctld asks NodeName={} to register again", hardware_.node_name());
   return reply.registered();
 }
 
@@ -128,8 +130,7 @@ NodeAgent::ReportOutcome NodeAgent::SendReports() {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
     if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) {
-      logger_.error("JobId={}: cannot report its end: {}", report.job_id,
-                    std::string(s.message()));
+      logger_.error("JobId={}: cannot report its end: {}", report.job_id, std::string(s.message()));
       return ReportOutcome::kRetry;
     }
     v1::JobCompleteRequest request;

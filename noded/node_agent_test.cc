@@ -1,15 +1,15 @@
 // The agent against a fake ctld (a NodeService on loopback) and fake jobs.
 #include "noded/node_agent.h"
 
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -143,8 +143,8 @@ class NodeAgentTest : public testing::Test {
     v1::RegisterRequest hardware;
     hardware.set_node_name("tn1");
     hardware.set_cpus(4);
-    agent_ = std::make_unique<NodeAgent>(target_, hardware, jobs_, auth_,
-                                         *spdlog::default_logger());
+    agent_ =
+        std::make_unique<NodeAgent>(target_, hardware, jobs_, auth_, *spdlog::default_logger());
     agent_->Start();
   }
 

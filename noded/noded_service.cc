@@ -64,8 +64,7 @@ grpc::Status NodedService::LaunchJob(grpc::ServerContext* context,
 }
 
 grpc::Status NodedService::SignalJob(grpc::ServerContext* context,
-                                     const v1::SignalJobRequest* request,
-                                     v1::SignalJobReply*) {
+                                     const v1::SignalJobRequest* request, v1::SignalJobReply*) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
   return ToGrpcStatus(jobs_.Signal(request->job_id(), request->signal(), request->batch_only()));
 }

@@ -30,8 +30,8 @@ class NodedService final : public v1::Noded::Service {
  public:
   // Only root and `slurm_user_uid` (ctld's user) may call. `auth` and `jobs`
   // must outlive the service.
-  NodedService(std::string node_name, int64_t start_time, Authenticator& auth,
-               uid_t slurm_user_uid, JobManager& jobs);
+  NodedService(std::string node_name, int64_t start_time, Authenticator& auth, uid_t slurm_user_uid,
+               JobManager& jobs);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::NodedPingRequest* request,
                     v1::NodedPingReply* reply) override;

@@ -18,9 +18,7 @@ std::string Cmdline(std::initializer_list<std::string> argv) {
   return out;
 }
 
-std::string LiveShepherd() {
-  return Cmdline({"/usr/lib/skiff/shepherd", kDir, "--ready-fd=7"});
-}
+std::string LiveShepherd() { return Cmdline({"/usr/lib/skiff/shepherd", kDir, "--ready-fd=7"}); }
 
 TEST(Recovery, StatusFileMeansFinishedWithItsResult) {
   JobDirSnapshot snapshot;

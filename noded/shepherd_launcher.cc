@@ -27,8 +27,7 @@ std::string SelfDir() {
 }
 
 // Reads up to `size` bytes, until EOF or the deadline.
-size_t ReadUntil(int fd, char* buf, size_t size,
-                 std::chrono::steady_clock::time_point deadline) {
+size_t ReadUntil(int fd, char* buf, size_t size, std::chrono::steady_clock::time_point deadline) {
   size_t got = 0;
   while (got < size) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -59,8 +58,7 @@ std::string FindShepherdBinary(const std::string& flag_value) {
   return dir + "/shepherd";
 }
 
-absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary,
-                                              const std::string& job_dir,
+absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary, const std::string& job_dir,
                                               std::chrono::milliseconds timeout) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -70,8 +68,7 @@ absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary,
   const int write_end = fds[1];
 
   // Everything the child needs, built before fork.
-  std::vector<std::string> args = {binary, job_dir,
-                                   absl::StrCat(kShepherdReadyFdFlag, write_end)};
+  std::vector<std::string> args = {binary, job_dir, absl::StrCat(kShepherdReadyFdFlag, write_end)};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

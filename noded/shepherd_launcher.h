@@ -27,8 +27,7 @@ struct StartedShepherd {
 // `timeout` for it to be ready. The caller owns the child and must waitpid it.
 // Errors (nothing left running): fork failed, or exec of `binary` failed (the
 // message names the binary and the errno text).
-absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary,
-                                              const std::string& job_dir,
+absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary, const std::string& job_dir,
                                               std::chrono::milliseconds timeout);
 
 }  // namespace skiff

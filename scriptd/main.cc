@@ -8,19 +8,18 @@
 // Shutdown (SIGTERM/SIGINT, or the lifeline): kill every script's process group,
 // let the RunScript calls answer (killed=true), then stop the server.
 #include <fcntl.h>
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/config/config_loader.h"
@@ -74,7 +73,8 @@ int Run(int argc, char** argv) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_flag));
   if (!loaded.ok()) return Fatal(std::string(loaded.status().message()));
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(loaded->skiff.ctld_debug);
-  int numeric_level = std::max(0, static_cast<int>(level.ok() ? *level : spdlog::level::info) - verbose);
+  int numeric_level =
+      std::max(0, static_cast<int>(level.ok() ? *level : spdlog::level::info) - verbose);
 
   BlockDaemonSignals();
   auto logger_or = SetupLogging("scriptd", static_cast<spdlog::level::level_enum>(numeric_level),

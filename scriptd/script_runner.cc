@@ -206,7 +206,11 @@ std::string ValidUtf8(const std::string& bytes) {
   while (i < bytes.size() && (static_cast<unsigned char>(bytes[i]) & 0xC0) == 0x80) ++i;
   while (i < bytes.size()) {
     const unsigned char c = bytes[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
     bool ok = len > 0 && i + len <= bytes.size();
     for (size_t k = 1; ok && k < len; ++k) {
       ok = (static_cast<unsigned char>(bytes[i + k]) & 0xC0) == 0x80;
@@ -350,10 +354,18 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
     return piped;
   }
 
-  const ChildPlan plan{request.path.c_str(), argv.data(),        envp.data(),
-                       work_dir.c_str(),     stdin_read.get(),   output_write.get(),
-                       report_write.get(),   max_fd,             switch_user,
-                       request.uid,          gid,                groups.data(),
+  const ChildPlan plan{request.path.c_str(),
+                       argv.data(),
+                       envp.data(),
+                       work_dir.c_str(),
+                       stdin_read.get(),
+                       output_write.get(),
+                       report_write.get(),
+                       max_fd,
+                       switch_user,
+                       request.uid,
+                       gid,
+                       groups.data(),
                        groups.size()};
   const Clock::time_point start = Clock::now();
   // vfork, not fork: a fork of this threaded daemon makes every page copy-on-write,
@@ -444,8 +456,8 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
         timed_out = running_[request.request_id].timed_out = true;
         continue;
       }
-      timeout_ms = timeout_ms < 0 ? static_cast<int>(left)
-                                  : std::min(timeout_ms, static_cast<int>(left));
+      timeout_ms =
+          timeout_ms < 0 ? static_cast<int>(left) : std::min(timeout_ms, static_cast<int>(left));
     }
     int ready = poll(fds, nfds, timeout_ms);
     if (ready < 0 && errno != EINTR) {
@@ -544,12 +556,10 @@ void ScriptRunner::KillAll() {
 
 bool ScriptRunner::WaitUntilIdle(absl::Duration limit) {
   absl::MutexLock lock(&mu_);
-  return mu_.AwaitWithTimeout(absl::Condition(
-                                  +[](std::map<std::string, Entry>* running) {
-                                    return running->empty();
-                                  },
-                                  &running_),
-                              limit);
+  return mu_.AwaitWithTimeout(
+      absl::Condition(
+          +[](std::map<std::string, Entry>* running) { return running->empty(); }, &running_),
+      limit);
 }
 
 int ScriptRunner::Running() {

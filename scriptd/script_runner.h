@@ -37,26 +37,26 @@
 namespace skiff {
 
 struct ScriptRequest {
-  std::string request_id;                         // unique among running requests
-  std::string path;                               // executable, run without a PATH search
-  std::vector<std::string> argv;                  // arguments after the path
+  std::string request_id;                          // unique among running requests
+  std::string path;                                // executable, run without a PATH search
+  std::vector<std::string> argv;                   // arguments after the path
   std::map<std::string, std::string> environment;  // the child's complete environment
-  int64_t timeout_seconds = 0;                    // 0 = none
-  std::string work_dir;                           // empty = "/"
-  uint64_t job_id = 0;                            // for logs only
-  uid_t uid = 0;  // 0 = the runner's own user; honoured only when the runner is root
-  gid_t gid = 0;  // 0 with a uid = the user's primary group
-  std::string stdin_data;                         // written to stdin, then closed
+  int64_t timeout_seconds = 0;                     // 0 = none
+  std::string work_dir;                            // empty = "/"
+  uint64_t job_id = 0;                             // for logs only
+  uid_t uid = 0;           // 0 = the runner's own user; honoured only when the runner is root
+  gid_t gid = 0;           // 0 with a uid = the user's primary group
+  std::string stdin_data;  // written to stdin, then closed
 };
 
 struct ScriptResult {
-  int exit_code = 0;      // when it exited; 127 when it could not start
-  int signal = 0;         // when a signal ended it
+  int exit_code = 0;  // when it exited; 127 when it could not start
+  int signal = 0;     // when a signal ended it
   bool timed_out = false;
-  bool killed = false;    // by Kill() or KillAll()
+  bool killed = false;      // by Kill() or KillAll()
   std::string output_tail;  // last kMaxOutputTail bytes of stdout+stderr
   pid_t pid = 0;
-  std::string error;      // could not start: why ("cannot execute /x: No such file or directory")
+  std::string error;  // could not start: why ("cannot execute /x: No such file or directory")
 };
 
 class ScriptRunner {

@@ -123,9 +123,10 @@ TEST_F(ScriptRunnerTest, KeepsOnlyTheLastFourKiBOfOutput) {
 
 TEST_F(ScriptRunnerTest, OutputTailIsValidUtf8WhenTheCutSplitsACharacter) {
   // 3000 two-byte characters then "x": the 4 KiB cut lands inside a character.
-  absl::StatusOr<ScriptResult> result = runner_.Run(
-      Shell("utf8", "i=0; while [ $i -lt 3000 ]; do printf '\\303\\251'; i=$((i+1)); done; "
-                    "printf 'x\\377y'"));
+  absl::StatusOr<ScriptResult> result =
+      runner_.Run(Shell("utf8",
+                        "i=0; while [ $i -lt 3000 ]; do printf '\\303\\251'; i=$((i+1)); done; "
+                        "printf 'x\\377y'"));
   ASSERT_TRUE(result.ok()) << result.status();
   std::string expected;
   for (int i = 0; i < 2046; ++i) expected += "\xc3\xa9";
@@ -337,8 +338,8 @@ TEST_F(ScriptRunnerTest, RunsAsAnotherUserWhenRoot) {
 }
 
 TEST_F(ScriptRunnerTest, DuplicateRequestIdIsRejectedWhileRunning) {
-  auto run = std::async(std::launch::async,
-                        [this] { return runner_.Run(Shell("dup", "sleep 100")); });
+  auto run =
+      std::async(std::launch::async, [this] { return runner_.Run(Shell("dup", "sleep 100")); });
   WaitUntilRunning(runner_, 1);
   EXPECT_EQ(runner_.Run(Shell("dup", "true")).status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_TRUE(runner_.Kill("dup"));
@@ -350,10 +351,10 @@ TEST_F(ScriptRunnerTest, DuplicateRequestIdIsRejectedWhileRunning) {
 }
 
 TEST_F(ScriptRunnerTest, KillAllEndsEverythingAndRefusesNewRequests) {
-  auto first = std::async(std::launch::async,
-                          [this] { return runner_.Run(Shell("a", "sleep 100")); });
-  auto second = std::async(std::launch::async,
-                           [this] { return runner_.Run(Shell("b", "sleep 100")); });
+  auto first =
+      std::async(std::launch::async, [this] { return runner_.Run(Shell("a", "sleep 100")); });
+  auto second =
+      std::async(std::launch::async, [this] { return runner_.Run(Shell("b", "sleep 100")); });
   WaitUntilRunning(runner_, 2);
   runner_.KillAll();
   for (auto* run : {&first, &second}) {

@@ -1,6 +1,7 @@
 // Starts the real scriptd binary, as ctld does (a lifeline pipe, a Unix socket), and
 // talks to it over gRPC.
 #include <fcntl.h>
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -14,8 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <grpcpp/grpcpp.h>
 
 #include "common/rpc/channel.h"
 #include "gtest/gtest.h"
@@ -82,8 +81,8 @@ class ScriptdServiceTest : public ::testing::Test {
     dir_ = TempDir();
     log_path_ = dir_ + "/log";
     const std::string conf = dir_ + "/skiff.conf";
-    std::ofstream(conf) << "ClusterName=t\nSlurmctldHost=localhost\nSlurmctldLogFile="
-                        << log_path_ << "\n";
+    std::ofstream(conf) << "ClusterName=t\nSlurmctldHost=localhost\nSlurmctldLogFile=" << log_path_
+                        << "\n";
     // sun_path holds 108 bytes: TEST_TMPDIR is too deep for it.
     socket_path_ = "/tmp/skiff-sd-" + std::to_string(getpid()) + ".sock";
 
@@ -91,8 +90,9 @@ class ScriptdServiceTest : public ::testing::Test {
     ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
     const int read_end = fds[0];
     lifeline_ = fds[1];
-    std::vector<std::string> args = {ScriptdBinary(), "-f", conf, "--socket", socket_path_,
-                                     "--lifeline-fd=" + std::to_string(read_end)};
+    std::vector<std::string> args = {
+        ScriptdBinary(), "-f",         conf,
+        "--socket",      socket_path_, "--lifeline-fd=" + std::to_string(read_end)};
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -193,7 +193,8 @@ TEST_F(ScriptdServiceTest, RunScriptReportsExecFailureInTheReply) {
   grpc::Status status = RunScript(request, &reply);
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(reply.exit_code(), 127);
-  EXPECT_EQ(reply.error(), "cannot execute /etc/skiff/no-such-prolog.sh: No such file or directory");
+  EXPECT_EQ(reply.error(),
+            "cannot execute /etc/skiff/no-such-prolog.sh: No such file or directory");
 }
 
 TEST_F(ScriptdServiceTest, DuplicateRequestIdIsAlreadyExistsAndKillScriptEndsIt) {
@@ -235,8 +236,7 @@ TEST_F(ScriptdServiceTest, RunsSixtyFourScriptsAtOnce) {
       return RunScript(request, &reply);
     }));
   }
-  EXPECT_TRUE(Eventually([this] { return Running() == kScripts; }))
-      << "running: " << Running();
+  EXPECT_TRUE(Eventually([this] { return Running() == kScripts; })) << "running: " << Running();
   for (auto& run : runs) {
     grpc::Status status = run.get();
     EXPECT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();

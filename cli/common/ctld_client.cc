@@ -20,8 +20,7 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
       new CtldClient(std::move(*loaded), std::move(target), std::move(auth)));
 }
 
-CtldClient::CtldClient(LoadedConfig config, std::string target,
-                       std::unique_ptr<Authenticator> auth)
+CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth)
     : config_(std::move(config)),
       target_(std::move(target)),
       auth_(std::move(auth)),
@@ -32,12 +31,12 @@ absl::Status CtldClient::Explain(const grpc::Status& status) const {
     case grpc::StatusCode::OK:
       return absl::OkStatus();
     case grpc::StatusCode::UNAVAILABLE:
-      return absl::UnavailableError(absl::StrCat(
-          "Unable to contact skiff controller at ", target_, " (connect failure)"));
+      return absl::UnavailableError(
+          absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return absl::DeadlineExceededError(absl::StrCat(
-          "skiff controller at ", target_, " did not answer within MessageTimeout=",
-          config_.skiff.message_timeout, "s"));
+          "skiff controller at ", target_,
+          " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));
     default:
       return FromGrpcStatus(status);
   }
@@ -49,8 +48,7 @@ int ReportError(const std::string& program, const absl::Status& status, int exit
   do {
     size_t end = message.find('\n', start);
     if (end == std::string::npos) end = message.size();
-    fprintf(stderr, "%s: error: %s\n", program.c_str(),
-            message.substr(start, end - start).c_str());
+    fprintf(stderr, "%s: error: %s\n", program.c_str(), message.substr(start, end - start).c_str());
     start = end + 1;
   } while (start < message.size());
   return exit_code;

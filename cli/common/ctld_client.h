@@ -5,11 +5,11 @@
 #ifndef SKIFF_CLI_COMMON_CTLD_CLIENT_H_
 #define SKIFF_CLI_COMMON_CTLD_CLIENT_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

@@ -26,12 +26,12 @@ struct StateWords {
 
 // Slurm's order (job_state_string / job_state_string_compact).
 constexpr StateWords kStates[] = {
-    {v1::PENDING, "PENDING", "PD"},       {v1::CONFIGURING, "CONFIGURING", "CF"},
-    {v1::RUNNING, "RUNNING", "R"},        {v1::COMPLETING, "COMPLETING", "CG"},
-    {v1::COMPLETED, "COMPLETED", "CD"},   {v1::FAILED, "FAILED", "F"},
-    {v1::CANCELLED, "CANCELLED", "CA"},   {v1::TIMEOUT, "TIMEOUT", "TO"},
-    {v1::NODE_FAIL, "NODE_FAIL", "NF"},   {v1::OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
-    {v1::PREEMPTED, "PREEMPTED", "PR"},   {v1::REQUEUED, "REQUEUED", "RQ"},
+    {v1::PENDING, "PENDING", "PD"},     {v1::CONFIGURING, "CONFIGURING", "CF"},
+    {v1::RUNNING, "RUNNING", "R"},      {v1::COMPLETING, "COMPLETING", "CG"},
+    {v1::COMPLETED, "COMPLETED", "CD"}, {v1::FAILED, "FAILED", "F"},
+    {v1::CANCELLED, "CANCELLED", "CA"}, {v1::TIMEOUT, "TIMEOUT", "TO"},
+    {v1::NODE_FAIL, "NODE_FAIL", "NF"}, {v1::OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
+    {v1::PREEMPTED, "PREEMPTED", "PR"}, {v1::REQUEUED, "REQUEUED", "RQ"},
 };
 
 struct SignalWord {
@@ -40,12 +40,12 @@ struct SignalWord {
 };
 
 constexpr SignalWord kSignals[] = {
-    {"HUP", SIGHUP},   {"INT", SIGINT},     {"QUIT", SIGQUIT},   {"ILL", SIGILL},
-    {"TRAP", SIGTRAP}, {"ABRT", SIGABRT},   {"BUS", SIGBUS},     {"FPE", SIGFPE},
-    {"KILL", SIGKILL}, {"USR1", SIGUSR1},   {"SEGV", SIGSEGV},   {"USR2", SIGUSR2},
-    {"PIPE", SIGPIPE}, {"ALRM", SIGALRM},   {"TERM", SIGTERM},   {"CHLD", SIGCHLD},
-    {"CONT", SIGCONT}, {"STOP", SIGSTOP},   {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
-    {"TTOU", SIGTTOU}, {"URG", SIGURG},     {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
+    {"HUP", SIGHUP},       {"INT", SIGINT},   {"QUIT", SIGQUIT},   {"ILL", SIGILL},
+    {"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"BUS", SIGBUS},     {"FPE", SIGFPE},
+    {"KILL", SIGKILL},     {"USR1", SIGUSR1}, {"SEGV", SIGSEGV},   {"USR2", SIGUSR2},
+    {"PIPE", SIGPIPE},     {"ALRM", SIGALRM}, {"TERM", SIGTERM},   {"CHLD", SIGCHLD},
+    {"CONT", SIGCONT},     {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
+    {"TTOU", SIGTTOU},     {"URG", SIGURG},   {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
     {"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH},
 };
 
@@ -148,9 +148,8 @@ absl::StatusOr<uint64_t> ParseJobId(std::string_view text) {
   size_t sep = text.find_first_of("_.");
   if (sep != std::string_view::npos && sep > 0 && AllDigits(text.substr(0, sep))) {
     const char* what = text[sep] == '_' ? "job arrays" : "job steps";
-    return absl::InvalidArgumentError(absl::StrCat("Invalid job id ", std::string(text),
-                                                   ": Skiff has no ", what,
-                                                   "; give the plain job id"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Invalid job id ", std::string(text), ": Skiff has no ", what, "; give the plain job id"));
   }
   return absl::InvalidArgumentError(absl::StrCat("Invalid job id: ", std::string(text)));
 }

@@ -1,8 +1,8 @@
 #include "cli/common/job_text.h"
 
-#include <csignal>
-
 #include <gtest/gtest.h>
+
+#include <csignal>
 
 namespace skiff {
 namespace {
@@ -45,8 +45,7 @@ TEST(JobStates, ParseRejectsUnknownNames) {
 }
 
 TEST(JobStates, ListParsesCodesAndAll) {
-  EXPECT_EQ(*ParseJobStateList("PD,r,PD"),
-            (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING}));
+  EXPECT_EQ(*ParseJobStateList("PD,r,PD"), (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING}));
   EXPECT_EQ(ParseJobStateList("all")->size(), AllJobStates().size());
   EXPECT_FALSE(ParseJobStateList("PD,bogus").ok());
   EXPECT_FALSE(ParseJobStateList(",").ok());

@@ -2,14 +2,13 @@
 
 #include <time.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <functional>
 #include <system_error>
 #include <utility>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -25,15 +24,15 @@ namespace {
 // Slurm options that take a value and that Skiff accepts but ignores, with a
 // warning, so that job scripts written for Slurm still submit.
 constexpr const char* kIgnoredWithValue[] = {
-    "--mail-type",  "--mail-user", "-w,--nodelist", "-x,--exclude", "-C,--constraint",
-    "--reservation", "--signal",   "--open-mode",   "--wckey",      "--ntasks-per-node",
-    "-L,--licenses", "-m,--distribution", "--time-min", "--tmp",    "--mincpus",
-    "-G,--gpus",     "--cpus-per-gpu", "--mem-per-gpu", "--gpus-per-task",
+    "--mail-type",   "--mail-user",       "-w,--nodelist", "-x,--exclude",    "-C,--constraint",
+    "--reservation", "--signal",          "--open-mode",   "--wckey",         "--ntasks-per-node",
+    "-L,--licenses", "-m,--distribution", "--time-min",    "--tmp",           "--mincpus",
+    "-G,--gpus",     "--cpus-per-gpu",    "--mem-per-gpu", "--gpus-per-task",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "--exclusive", "-k,--no-kill", "-O,--overcommit", "--contiguous", "--spread-job",
-    "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
+    "--exclusive",  "-k,--no-kill",    "-O,--overcommit",    "--contiguous",
+    "--spread-job", "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
 };
 
 // The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
@@ -75,10 +74,14 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("--bb", &o->burst_buffer, "burst buffer specification");
   text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
   text("-a,--array", &o->array, "job arrays (not supported by Skiff)");
-  app.add_flag_callback("-H,--hold", [o] { o->hold = true; }, "submit held");
-  app.add_flag_callback("--parsable", [o] { o->parsable = true; }, "print only the job id");
-  app.add_flag_callback("--requeue", [o] { o->requeue = true; }, "may be requeued");
-  app.add_flag_callback("--no-requeue", [o] { o->requeue = false; }, "never requeue");
+  app.add_flag_callback(
+      "-H,--hold", [o] { o->hold = true; }, "submit held");
+  app.add_flag_callback(
+      "--parsable", [o] { o->parsable = true; }, "print only the job id");
+  app.add_flag_callback(
+      "--requeue", [o] { o->requeue = true; }, "may be requeued");
+  app.add_flag_callback(
+      "--no-requeue", [o] { o->requeue = false; }, "never requeue");
   for (const char* names : kIgnoredWithValue) {
     std::string name = LongName(names);
     app.add_option_function<std::string>(
@@ -178,9 +181,8 @@ absl::StatusOr<std::optional<std::string>> NextArgument(std::string_view line, s
     ++i;
   }
   if (quoted) {
-    return absl::InvalidArgumentError(absl::StrCat("Unmatched ", std::string(1, quote),
-                                                   " in #SBATCH line ", lineno, ": ",
-                                                   std::string(line)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Unmatched ", std::string(1, quote), " in #SBATCH line ", lineno, ": ", std::string(line)));
   }
   *pos = i;
   if (!any) return std::optional<std::string>();
@@ -202,8 +204,7 @@ std::optional<int64_t> PositiveInt(std::string_view text) {
   }
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 ||
-      value > INT32_MAX) {
+  if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0 || value > INT32_MAX) {
     return std::nullopt;
   }
   return value;
@@ -265,9 +266,9 @@ absl::Status FillEnvironment(const std::string& mode, const SubmitContext& conte
       continue;
     }
     if (absl::AsciiStrToUpper(item) == "NONE" || absl::AsciiStrToUpper(item) == "ALL") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Invalid --export specification: '", mode, "': ", item,
-          " may only stand alone (ALL may also lead a list)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid --export specification: '", mode, "': ", item,
+                       " may only stand alone (ALL may also lead a list)"));
     }
     size_t eq = item.find('=');
     std::string name = item.substr(0, eq);
@@ -347,11 +348,10 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
 // Seconds in a --begin unit; 0 for an unknown unit.
 int64_t BeginUnit(const std::string& unit) {
   static const std::pair<const char*, int64_t> kUnits[] = {
-      {"", 1},           {"s", 1},          {"sec", 1},        {"secs", 1},
-      {"second", 1},     {"seconds", 1},    {"m", 60},         {"min", 60},
-      {"mins", 60},      {"minute", 60},    {"minutes", 60},   {"h", 3600},
-      {"hour", 3600},    {"hours", 3600},   {"d", 86400},      {"day", 86400},
-      {"days", 86400},   {"w", 604800},     {"week", 604800},  {"weeks", 604800},
+      {"", 1},         {"s", 1},        {"sec", 1},     {"secs", 1},      {"second", 1},
+      {"seconds", 1},  {"m", 60},       {"min", 60},    {"mins", 60},     {"minute", 60},
+      {"minutes", 60}, {"h", 3600},     {"hour", 3600}, {"hours", 3600},  {"d", 86400},
+      {"day", 86400},  {"days", 86400}, {"w", 604800},  {"week", 604800}, {"weeks", 604800},
   };
   for (const auto& [name, seconds] : kUnits) {
     if (unit == name) return seconds;
@@ -426,8 +426,8 @@ absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
   if (!args.ok()) return args.status();
   // Help and version are command-line matters; in a script they are invalid.
   for (const std::string& arg : *args) {
-    if (arg == "-h" || arg == "--help" || arg == "-V" || arg == "--version" ||
-        arg == "--wrap" || StartsWith(arg, "--wrap=")) {
+    if (arg == "-h" || arg == "--help" || arg == "-V" || arg == "--version" || arg == "--wrap" ||
+        StartsWith(arg, "--wrap=")) {
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid directive found in batch script: ", arg));
     }
@@ -558,8 +558,8 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (!parsed.ok()) return parsed.status();
     directives = std::move(*parsed);
   }
-  const SbatchRawOptions o = Merge(Merge(directives, OptionsFromEnvironment(context.environment)),
-                                   command_line.options);
+  const SbatchRawOptions o =
+      Merge(Merge(directives, OptionsFromEnvironment(context.environment)), command_line.options);
   if (o.array) {
     return absl::UnimplementedError(
         absl::StrCat("Job arrays are not supported by Skiff (--array=", *o.array, ")"));
@@ -601,8 +601,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     const std::string& v = *o.nodes;
     size_t dash = v.find('-');
     std::optional<int64_t> lo = PositiveInt(v.substr(0, dash));
-    std::optional<int64_t> hi =
-        dash == std::string::npos ? lo : PositiveInt(v.substr(dash + 1));
+    std::optional<int64_t> hi = dash == std::string::npos ? lo : PositiveInt(v.substr(dash + 1));
     if (!lo || !hi || *hi < *lo) return BadValue("--nodes", v);
     spec.set_min_nodes(static_cast<int32_t>(*lo));
     spec.set_max_nodes(static_cast<int32_t>(*hi));

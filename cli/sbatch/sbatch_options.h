@@ -64,7 +64,7 @@ struct SbatchCommandLine {
   std::vector<std::string> script_args;  // after the script path
   bool help = false;                     // -h/--help: print help_text, exit 0
   std::string help_text;
-  bool version = false;                  // -V/--version
+  bool version = false;  // -V/--version
 };
 
 // Parses sbatch's arguments (without argv[0]). Options end at the first
@@ -94,10 +94,10 @@ std::string WrapScript(std::string_view command);
 
 // What sbatch knows about where it runs, gathered by main.cc.
 struct SubmitContext {
-  std::string cwd;                                // absolute
-  std::string hostname;                           // short host name
+  std::string cwd;                                 // absolute
+  std::string hostname;                            // short host name
   std::map<std::string, std::string> environment;  // the whole current environment
-  int64_t now = 0;                                // unix seconds, for --begin
+  int64_t now = 0;                                 // unix seconds, for --begin
 };
 
 struct SbatchSubmission {

@@ -1,9 +1,8 @@
 #include "cli/sbatch/sbatch_options.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <time.h>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
@@ -43,8 +42,8 @@ constexpr char kScript[] =
 
 TEST(ExtractDirectives, ReadsTheLeadingCommentBlockLikeSlurm) {
   EXPECT_EQ(*ExtractDirectives(kScript),
-            (std::vector<std::string>{"-J", "first", "--mem=4G", "-t", "10",
-                                      "--comment=two words", "--output=out %j.txt"}));
+            (std::vector<std::string>{"-J", "first", "--mem=4G", "-t", "10", "--comment=two words",
+                                      "--output=out %j.txt"}));
 }
 
 TEST(ExtractDirectives, EscapesAndUnmatchedQuotes) {
@@ -154,7 +153,8 @@ TEST(BuildSubmission, ExportVariants) {
                                               s->spec.environment().end());
   };
   using Env = std::map<std::string, std::string>;
-  EXPECT_EQ(env("ALL"), (Env{{"HOME", "/home/alice"}, {"FOO", "1"}, {"SLURM_CONF", "/etc/s.conf"}}));
+  EXPECT_EQ(env("ALL"),
+            (Env{{"HOME", "/home/alice"}, {"FOO", "1"}, {"SLURM_CONF", "/etc/s.conf"}}));
   EXPECT_EQ(env("NONE"), (Env{{"SLURM_CONF", "/etc/s.conf"}}));
   EXPECT_EQ(env("FOO,BAR=2,MISSING"),
             (Env{{"FOO", "1"}, {"BAR", "2"}, {"SLURM_CONF", "/etc/s.conf"}}));
@@ -166,12 +166,32 @@ TEST(BuildSubmission, ExportVariants) {
 }
 
 TEST(BuildSubmission, ResourceOptions) {
-  absl::StatusOr<SbatchSubmission> s =
-      Submit({"-N", "2-4", "-n", "8", "-c", "2", "--mem=1536K", "--gres=gpu:2,gres:nic:1",
-              "--gpus-per-node=a100:1", "-p", "gpu", "-q", "high", "-A", "lab", "--hold",
-              "--parsable", "--no-requeue", "-d", "afterok:42", "--bb", "pool=fast capacity=1G",
-              "-t", "UNLIMITED", "j.sh"},
-             "#!/bin/sh\n");
+  absl::StatusOr<SbatchSubmission> s = Submit({"-N",
+                                               "2-4",
+                                               "-n",
+                                               "8",
+                                               "-c",
+                                               "2",
+                                               "--mem=1536K",
+                                               "--gres=gpu:2,gres:nic:1",
+                                               "--gpus-per-node=a100:1",
+                                               "-p",
+                                               "gpu",
+                                               "-q",
+                                               "high",
+                                               "-A",
+                                               "lab",
+                                               "--hold",
+                                               "--parsable",
+                                               "--no-requeue",
+                                               "-d",
+                                               "afterok:42",
+                                               "--bb",
+                                               "pool=fast capacity=1G",
+                                               "-t",
+                                               "UNLIMITED",
+                                               "j.sh"},
+                                              "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();
   const v1::JobSpec& spec = s->spec;
   EXPECT_EQ(spec.min_nodes(), 2);
@@ -227,7 +247,8 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
 }
 
 TEST(BuildSubmission, BothMemoryOptionsAtOneLevelConflict) {
-  absl::StatusOr<SbatchSubmission> s = Submit({"--mem=1G", "--mem-per-cpu=1G", "j.sh"}, "#!/bin/sh\n");
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"--mem=1G", "--mem-per-cpu=1G", "j.sh"}, "#!/bin/sh\n");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "--mem and --mem-per-cpu are mutually exclusive.");
   EXPECT_EQ(SbatchExitCode(s.status()), 1);
@@ -330,15 +351,15 @@ TEST_F(ParseBeginTimeTest, Forms) {
   EXPECT_EQ(*ParseBeginTime("now+60", now), now + 60);
   EXPECT_EQ(*ParseBeginTime("now+2hours", now), now + 7200);
   EXPECT_EQ(*ParseBeginTime("NOW+1day", now), now + 86400);
-  EXPECT_EQ(*ParseBeginTime("06:00", now), 1795327200);       // later today
+  EXPECT_EQ(*ParseBeginTime("06:00", now), 1795327200);             // later today
   EXPECT_EQ(*ParseBeginTime("05:00:30", now), 1795323630 + 86400);  // passed: tomorrow
   EXPECT_EQ(*ParseBeginTime("2026-12-01", now), 1796083200);
   EXPECT_EQ(*ParseBeginTime("2026-12-01T10:30", now), 1796083200 + 37800);
   EXPECT_EQ(*ParseBeginTime("2026-12-01T10:30:05", now), 1796083200 + 37805);
   EXPECT_EQ(*ParseBeginTime("tomorrow", now), 1795392000);
   EXPECT_EQ(*ParseBeginTime("noon", now), 1795392000 - 43200);
-  for (const char* bad : {"", "now+", "now+5parsecs", "25:00", "2026-13-01", "2026-02-30",
-                          "2026-12-01T", "soon"}) {
+  for (const char* bad :
+       {"", "now+", "now+5parsecs", "25:00", "2026-13-01", "2026-02-30", "2026-12-01T", "soon"}) {
     EXPECT_FALSE(ParseBeginTime(bad, now).ok()) << bad;
   }
 }

@@ -1,8 +1,7 @@
 // scancel: cancel or signal jobs, as Slurm's scancel.
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/common/ctld_client.h"
 #include "cli/common/version.h"

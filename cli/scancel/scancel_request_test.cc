@@ -1,8 +1,8 @@
 #include "cli/scancel/scancel_request.h"
 
-#include <csignal>
-
 #include <gtest/gtest.h>
+
+#include <csignal>
 
 namespace skiff {
 namespace {

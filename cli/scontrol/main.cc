@@ -1,11 +1,10 @@
 // scontrol: view and change jobs, nodes, partitions and the configuration, as
 // Slurm's scontrol (the subset Skiff supports).
+#include <CLI/CLI.hpp>
 #include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
@@ -137,10 +136,11 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-               "commands: show job|node|partition|config [ID|NAME], update JobId=N Key=Value...,\n"
-               "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
-               "          hold|uhold|release|requeue ID..., ping, version"};
+  CLI::App app{
+      "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
+      "commands: show job|node|partition|config [ID|NAME], update JobId=N Key=Value...,\n"
+      "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
+      "          hold|uhold|release|requeue ID..., ping, version"};
   app.set_help_flag("-h,--help", "print this help and exit");
   skiff::ShowOptions options;
   bool version = false, details = false, quiet = false;
@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
   }
   std::string entity;
   if (*command == "show") {
-    if (args.empty()) return Fail(absl::InvalidArgumentError("show what? job, node, partition or config"));
+    if (args.empty())
+      return Fail(absl::InvalidArgumentError("show what? job, node, partition or config"));
     absl::StatusOr<std::string> matched =
         skiff::MatchKeyword(args[0], {"job", "node", "partition", "config"});
     if (!matched.ok()) return Fail(matched.status());

@@ -18,8 +18,9 @@ absl::Status Unsupported(const std::string& word) {
       absl::StrCat("Update of this parameter is not supported: ", word, "\nRequest aborted"));
 }
 
-absl::StatusOr<UpdateCommand> ParseJobUpdate(const std::vector<std::pair<std::string, std::string>>& kv,
-                                             const std::vector<std::string>& words) {
+absl::StatusOr<UpdateCommand> ParseJobUpdate(
+    const std::vector<std::pair<std::string, std::string>>& kv,
+    const std::vector<std::string>& words) {
   UpdateCommand command;
   v1::UpdateJobRequest changes;
   std::vector<uint64_t> ids;
@@ -45,9 +46,9 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(const std::vector<std::pair<std::st
       changes.set_qos(value);
     } else if (key == "numnodes" || key == "reqnodes" || key == "minnodes") {
       std::string min = value.substr(0, value.find('-'));
-      bool ok = !min.empty() && std::all_of(min.begin(), min.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      }) && min.size() < 10;
+      bool ok = !min.empty() &&
+                std::all_of(min.begin(), min.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                min.size() < 10;
       if (!ok || std::stoi(min) <= 0) {
         return absl::InvalidArgumentError(absl::StrCat("Invalid node count: ", value));
       }
@@ -88,9 +89,9 @@ absl::StatusOr<UpdateCommand> ParseNodeUpdate(
       std::string state = absl::AsciiStrToUpper(value);
       if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
           state != "UNDRAIN") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Invalid node state specified: ", value,
-            "\nValid states are DRAIN, DOWN, RESUME, IDLE and UNDRAIN"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Invalid node state specified: ", value,
+                         "\nValid states are DRAIN, DOWN, RESUME, IDLE and UNDRAIN"));
       }
       node.set_state(state);
     } else if (key == "reason") {

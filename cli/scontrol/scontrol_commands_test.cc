@@ -91,8 +91,8 @@ TEST(ParseUpdate, NodeErrors) {
 }
 
 TEST(MatchKeyword, AbbreviationsAndPlurals) {
-  std::vector<std::string> commands = {"show", "update", "hold", "uhold", "release", "requeue",
-                                       "ping", "version"};
+  std::vector<std::string> commands = {"show",    "update",  "hold", "uhold",
+                                       "release", "requeue", "ping", "version"};
   EXPECT_EQ(*MatchKeyword("sh", commands), "show");
   EXPECT_EQ(*MatchKeyword("SHOW", commands), "show");
   EXPECT_EQ(*MatchKeyword("rel", commands), "release");

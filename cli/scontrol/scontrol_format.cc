@@ -78,11 +78,16 @@ std::string BurstBufferCapacity(const std::string& bb) {
 
 std::string BurstBufferState(v1::JobState state) {
   switch (state) {
-    case v1::PENDING: return "pending";
-    case v1::CONFIGURING: return "staging-in";
-    case v1::RUNNING: return "running";
-    case v1::COMPLETING: return "staging-out";
-    default: return "complete";
+    case v1::PENDING:
+      return "pending";
+    case v1::CONFIGURING:
+      return "staging-in";
+    case v1::RUNNING:
+      return "running";
+    case v1::COMPLETING:
+      return "staging-out";
+    default:
+      return "complete";
   }
 }
 
@@ -110,11 +115,23 @@ std::string ExpandPath(const std::string& pattern, const v1::JobInfo& job) {
     }
     char c = pattern[++i];
     switch (c) {
-      case 'j': case 'A': absl::StrAppend(&out, job.job_id()); break;
-      case 'x': out += job.spec().name(); break;
-      case 'u': out += job.user_name(); break;
-      case '%': out += '%'; break;
-      default: out += '%'; out += c; break;
+      case 'j':
+      case 'A':
+        absl::StrAppend(&out, job.job_id());
+        break;
+      case 'x':
+        out += job.spec().name();
+        break;
+      case 'u':
+        out += job.user_name();
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += '%';
+        out += c;
+        break;
     }
   }
   if (!out.empty() && out[0] != '/') out = job.spec().work_dir() + "/" + out;
@@ -201,8 +218,8 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   r.Line(absl::StrCat("JobId=", job.job_id(), " JobName=", spec.name()));
   std::string user = job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
   std::string group = job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
-  r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(",
-                      job.group_id(), ") MCS_label=N/A"));
+  r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(", job.group_id(),
+                      ") MCS_label=N/A"));
   r.Line(absl::StrCat("Priority=", job.priority(), " Nice=0 Account=",
                       OrNull(job.account().empty() ? spec.account() : job.account()),
                       " QOS=", OrNull(job.qos().empty() ? spec.qos() : job.qos())));
@@ -216,8 +233,8 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   r.Line(absl::StrCat("JobState=", JobStateName(job.state()), " Reason=", reason,
                       " Dependency=", Dependency(job)));
   r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,
-                      " Restarts=", job.restart_count(), " BatchFlag=1 Reboot=0 ExitCode=",
-                      job.exit_code(), ":", job.exit_signal()));
+                      " Restarts=", job.restart_count(),
+                      " BatchFlag=1 Reboot=0 ExitCode=", job.exit_code(), ":", job.exit_signal()));
   r.Line(absl::StrCat("RunTime=", FormatTimeLimit(RunTime(job, now)),
                       " TimeLimit=", FormatTimeLimit(job.time_limit()), " TimeMin=N/A"));
   r.Line(absl::StrCat("SubmitTime=", FormatTimestamp(job.submit_time()),
@@ -227,20 +244,19 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   if (end == 0 && job.start_time() != 0 && job.time_limit() >= 0) {
     end = job.start_time() + job.time_limit();
   }
-  r.Line(absl::StrCat("StartTime=", FormatTimestamp(job.start_time()), " EndTime=",
-                      FormatTimestamp(end), " Deadline=N/A"));
-  r.Line(absl::StrCat(
-      "SuspendTime=None SecsPreSuspend=0 LastSchedEval=",
-      FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
-      " Scheduler=Main"));
+  r.Line(absl::StrCat("StartTime=", FormatTimestamp(job.start_time()),
+                      " EndTime=", FormatTimestamp(end), " Deadline=N/A"));
+  r.Line(absl::StrCat("SuspendTime=None SecsPreSuspend=0 LastSchedEval=",
+                      FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
+                      " Scheduler=Main"));
   r.Line(absl::StrCat("Partition=", job.partition().empty() ? spec.partition() : job.partition(),
                       " AllocNode:Sid=", OrNull(spec.submit_host()), ":0"));
   r.Line("ReqNodeList=(null) ExcNodeList=(null)");
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   r.Line("NodeList=" + CompressHostlist(nodes));
   if (!nodes.empty()) r.Line("BatchHost=" + nodes.front());
-  r.Line(absl::StrCat("NumNodes=", NumNodes(job), " NumCPUs=", NumCpus(job), " NumTasks=",
-                      job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
+  r.Line(absl::StrCat("NumNodes=", NumNodes(job), " NumCPUs=", NumCpus(job),
+                      " NumTasks=", job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
                       " CPUs/Task=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1,
                       " ReqB:S:C:T=0:0:*:*"));
   r.Line("TRES=" + JobTres(job));
@@ -249,15 +265,16 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   if (spec.mem_per_cpu_mb() > 0) {
     min_memory = "MinMemoryCPU=" + FormatMemoryMb(spec.mem_per_cpu_mb());
   } else {
-    min_memory = "MinMemoryNode=" + FormatMemoryMb(spec.mem_per_node_mb() > 0
-                                                        ? spec.mem_per_node_mb()
-                                                        : job.mem_per_node_mb());
+    min_memory =
+        "MinMemoryNode=" +
+        FormatMemoryMb(spec.mem_per_node_mb() > 0 ? spec.mem_per_node_mb() : job.mem_per_node_mb());
   }
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
                       min_memory, " MinTmpDiskNode=0"));
   r.Line("Features=(null) DelayBoot=00:00:00");
   r.Line("OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)");
-  r.Line("Command=" + (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
+  r.Line("Command=" +
+         (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
   r.Line("WorkDir=" + spec.work_dir());
   if (!spec.comment().empty()) r.Line("Comment=" + spec.comment() + " ");
   r.Line("StdErr=" + StdErr(job));
@@ -295,8 +312,8 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   r.Line("AvailableFeatures=" + JoinOr(node.features(), "(null)"));
   r.Line("ActiveFeatures=" + JoinOr(node.features(), "(null)"));
   r.Line("Gres=" + NodeGres(node));
-  std::string addr = absl::StrCat("NodeAddr=", OrNull(node.addr()),
-                                  " NodeHostName=", OrNull(node.hostname()));
+  std::string addr =
+      absl::StrCat("NodeAddr=", OrNull(node.addr()), " NodeHostName=", OrNull(node.hostname()));
   if (slurmd_port == 0 || node.port() != slurmd_port) absl::StrAppend(&addr, " Port=", node.port());
   if (!node.version().empty()) absl::StrAppend(&addr, " Version=", node.version());
   r.Line(addr);
@@ -306,7 +323,8 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   r.Line(absl::StrCat("State=", NodeState(node), " ThreadsPerCore=", node.threads_per_core(),
                       " TmpDisk=", node.tmp_disk_mb(), " Weight=", node.weight(),
                       " Owner=N/A MCS_label=N/A"));
-  if (!node.partitions().empty()) r.Line("Partitions=" + absl::StrJoin(node.partitions(), ",") + " ");
+  if (!node.partitions().empty())
+    r.Line("Partitions=" + absl::StrJoin(node.partitions(), ",") + " ");
   r.Line(absl::StrCat("BootTime=", TimeOrNone(node.boot_time()),
                       " SlurmdStartTime=", TimeOrNone(node.last_registered())));
   r.Line("LastBusyTime=Unknown");
@@ -351,9 +369,10 @@ std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
                         " AllowQos=", JoinOr(p.allow_qos(), "ALL")));
     r.Line(absl::StrCat("AllocNodes=ALL Default=", YesNo(p.is_default()),
                         " QoS=", OrWord(p.qos(), "N/A")));
-    r.Line(absl::StrCat("DefaultTime=", p.default_time() < 0 ? "NONE" : FormatTimeLimit(p.default_time()),
-                        " DisableRootJobs=NO ExclusiveUser=NO GraceTime=", p.grace_time(),
-                        " Hidden=", YesNo(p.hidden())));
+    r.Line(absl::StrCat(
+        "DefaultTime=", p.default_time() < 0 ? "NONE" : FormatTimeLimit(p.default_time()),
+        " DisableRootJobs=NO ExclusiveUser=NO GraceTime=", p.grace_time(),
+        " Hidden=", YesNo(p.hidden())));
     r.Line(absl::StrCat("MaxNodes=", p.max_nodes() < 0 ? "UNLIMITED" : absl::StrCat(p.max_nodes()),
                         " MaxTime=", FormatTimeLimit(p.max_time()), " MinNodes=", p.min_nodes(),
                         " LLN=NO MaxCPUsPerNode=UNLIMITED"));
@@ -376,8 +395,8 @@ std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
   return out;
 }
 
-std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now,
-                         const std::string& ctld_host, bool ctld_up) {
+std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std::string& ctld_host,
+                         bool ctld_up) {
   std::string out = absl::StrCat("Configuration data as of ", FormatTimestamp(now), "\n");
   for (const v1::ConfigEntry& e : reply.entries()) {
     std::string key = e.key();

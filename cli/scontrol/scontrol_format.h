@@ -31,19 +31,17 @@ std::string FormatJobRecords(const v1::GetJobsReply& reply, const ShowOptions& o
 // (SlurmdPort): as in Slurm, Port= is shown only when the node's differs.
 // CPULoad, FreeMem and LastBusyTime are not tracked by Skiff and print as
 // N/A, N/A and Unknown; AllocTRES has no gres (NodeInfo does not carry them).
-std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& options,
-                             int slurmd_port);
+std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& options, int slurmd_port);
 
 // Every partition in the reply, each ending with "\n\n". Totals (TotalCPUs,
 // TotalNodes, TRES) are summed over reply.nodes(). TRES has no bb/ entry
 // (PartitionInfo does not carry burst-buffer pools).
-std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
-                                   const ShowOptions& options);
+std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply, const ShowOptions& options);
 
 // "scontrol show config": a dated header, "Key = value" lines with the key padded
 // to 23 columns, a blank line, and the ping line for `ctld_host`.
-std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now,
-                         const std::string& ctld_host, bool ctld_up);
+std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std::string& ctld_host,
+                         bool ctld_up);
 
 // "Slurmctld(primary) at <host> is UP" (or DOWN), newline-terminated.
 std::string FormatPing(const std::string& ctld_host, bool up);

@@ -1,11 +1,10 @@
 #include "cli/scontrol/scontrol_format.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include <cstdio>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
@@ -34,8 +33,8 @@ class ScontrolFormatTest : public ::testing::Test {
 
 int64_t T(const char* text) {
   struct tm tm = {};
-  sscanf(text, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-         &tm.tm_min, &tm.tm_sec);
+  sscanf(text, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+         &tm.tm_sec);
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   return timegm(&tm);
@@ -93,34 +92,36 @@ TEST_F(ScontrolFormatTest, HeldByAdminMatchesSlurm) {
   job.set_held_by_admin(true);
   job.set_submit_time(T("2026-11-22T05:14:46"));
   job.set_eligible_time(T("2026-11-22T05:14:46"));
-  EXPECT_EQ(FormatJobRecord(job, {}), WithoutSid(
-      "JobId=15398 JobName=heldadmin\n"
-      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-      "   Priority=0 Nice=0 Account=research QOS=normal\n"
-      "   JobState=PENDING Reason=JobHeldAdmin Dependency=(null)\n"
-      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
-      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=2026-11-22T05:14:46\n"
-      "   AccrueTime=Unknown\n"
-      "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
-      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
-      "   Partition=debug AllocNode:Sid=localhost:5370\n"
-      "   ReqNodeList=(null) ExcNodeList=(null)\n"
-      "   NodeList=\n"
-      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
-      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
-      "   Features=(null) DelayBoot=00:00:00\n"
-      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-      "   Command=(null)\n"
-      "   WorkDir=/srv/slurm/jobs/root-golden\n"
-      "   StdErr=/dev/null\n"
-      "   StdIn=/dev/null\n"
-      "   StdOut=/dev/null\n"
-      "   Power=\n"
-      "   \n"
-      "\n"));
+  EXPECT_EQ(
+      FormatJobRecord(job, {}),
+      WithoutSid(
+          "JobId=15398 JobName=heldadmin\n"
+          "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+          "   Priority=0 Nice=0 Account=research QOS=normal\n"
+          "   JobState=PENDING Reason=JobHeldAdmin Dependency=(null)\n"
+          "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+          "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+          "   SubmitTime=2026-11-22T05:14:46 EligibleTime=2026-11-22T05:14:46\n"
+          "   AccrueTime=Unknown\n"
+          "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
+          "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
+          "   Partition=debug AllocNode:Sid=localhost:5370\n"
+          "   ReqNodeList=(null) ExcNodeList=(null)\n"
+          "   NodeList=\n"
+          "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+          "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+          "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+          "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+          "   Features=(null) DelayBoot=00:00:00\n"
+          "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+          "   Command=(null)\n"
+          "   WorkDir=/srv/slurm/jobs/root-golden\n"
+          "   StdErr=/dev/null\n"
+          "   StdIn=/dev/null\n"
+          "   StdOut=/dev/null\n"
+          "   Power=\n"
+          "   \n"
+          "\n"));
 }
 
 TEST_F(ScontrolFormatTest, HeldByUserMatchesSlurm) {
@@ -129,34 +130,36 @@ TEST_F(ScontrolFormatTest, HeldByUserMatchesSlurm) {
   job.set_state_reason("JobHeldUser");
   job.set_held(true);
   job.set_submit_time(T("2026-11-22T05:14:46"));
-  EXPECT_EQ(FormatJobRecord(job, {}), WithoutSid(
-      "JobId=15397 JobName=helduser\n"
-      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-      "   Priority=0 Nice=0 Account=research QOS=normal\n"
-      "   JobState=PENDING Reason=JobHeldUser Dependency=(null)\n"
-      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
-      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=Unknown\n"
-      "   AccrueTime=Unknown\n"
-      "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
-      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
-      "   Partition=debug AllocNode:Sid=localhost:5370\n"
-      "   ReqNodeList=(null) ExcNodeList=(null)\n"
-      "   NodeList=\n"
-      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
-      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
-      "   Features=(null) DelayBoot=00:00:00\n"
-      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-      "   Command=(null)\n"
-      "   WorkDir=/srv/slurm/jobs/root-golden\n"
-      "   StdErr=/dev/null\n"
-      "   StdIn=/dev/null\n"
-      "   StdOut=/dev/null\n"
-      "   Power=\n"
-      "   \n"
-      "\n"));
+  EXPECT_EQ(
+      FormatJobRecord(job, {}),
+      WithoutSid(
+          "JobId=15397 JobName=helduser\n"
+          "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+          "   Priority=0 Nice=0 Account=research QOS=normal\n"
+          "   JobState=PENDING Reason=JobHeldUser Dependency=(null)\n"
+          "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+          "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+          "   SubmitTime=2026-11-22T05:14:46 EligibleTime=Unknown\n"
+          "   AccrueTime=Unknown\n"
+          "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
+          "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
+          "   Partition=debug AllocNode:Sid=localhost:5370\n"
+          "   ReqNodeList=(null) ExcNodeList=(null)\n"
+          "   NodeList=\n"
+          "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+          "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+          "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+          "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+          "   Features=(null) DelayBoot=00:00:00\n"
+          "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+          "   Command=(null)\n"
+          "   WorkDir=/srv/slurm/jobs/root-golden\n"
+          "   StdErr=/dev/null\n"
+          "   StdIn=/dev/null\n"
+          "   StdOut=/dev/null\n"
+          "   Power=\n"
+          "   \n"
+          "\n"));
 }
 
 TEST_F(ScontrolFormatTest, DependencyMatchesSlurm) {
@@ -166,34 +169,36 @@ TEST_F(ScontrolFormatTest, DependencyMatchesSlurm) {
   job.set_state(v1::PENDING);
   job.set_state_reason("Dependency");
   job.set_submit_time(T("2026-11-22T05:14:46"));
-  EXPECT_EQ(FormatJobRecord(job, {}), WithoutSid(
-      "JobId=15399 JobName=dep\n"
-      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-      "   Priority=4294899364 Nice=0 Account=research QOS=normal\n"
-      "   JobState=PENDING Reason=Dependency Dependency=afterok:15391(unfulfilled)\n"
-      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
-      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=Unknown\n"
-      "   AccrueTime=Unknown\n"
-      "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
-      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
-      "   Partition=debug AllocNode:Sid=localhost:5370\n"
-      "   ReqNodeList=(null) ExcNodeList=(null)\n"
-      "   NodeList=\n"
-      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
-      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
-      "   Features=(null) DelayBoot=00:00:00\n"
-      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-      "   Command=(null)\n"
-      "   WorkDir=/srv/slurm/jobs/root-golden\n"
-      "   StdErr=/dev/null\n"
-      "   StdIn=/dev/null\n"
-      "   StdOut=/dev/null\n"
-      "   Power=\n"
-      "   \n"
-      "\n"));
+  EXPECT_EQ(
+      FormatJobRecord(job, {}),
+      WithoutSid(
+          "JobId=15399 JobName=dep\n"
+          "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+          "   Priority=4294899364 Nice=0 Account=research QOS=normal\n"
+          "   JobState=PENDING Reason=Dependency Dependency=afterok:15391(unfulfilled)\n"
+          "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+          "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+          "   SubmitTime=2026-11-22T05:14:46 EligibleTime=Unknown\n"
+          "   AccrueTime=Unknown\n"
+          "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
+          "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:46 Scheduler=Main\n"
+          "   Partition=debug AllocNode:Sid=localhost:5370\n"
+          "   ReqNodeList=(null) ExcNodeList=(null)\n"
+          "   NodeList=\n"
+          "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+          "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+          "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+          "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+          "   Features=(null) DelayBoot=00:00:00\n"
+          "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+          "   Command=(null)\n"
+          "   WorkDir=/srv/slurm/jobs/root-golden\n"
+          "   StdErr=/dev/null\n"
+          "   StdIn=/dev/null\n"
+          "   StdOut=/dev/null\n"
+          "   Power=\n"
+          "   \n"
+          "\n"));
 }
 
 TEST_F(ScontrolFormatTest, RunningWithGpuAndBurstBufferMatchesSlurm) {
@@ -220,38 +225,41 @@ TEST_F(ScontrolFormatTest, RunningWithGpuAndBurstBufferMatchesSlurm) {
   job.add_nodes("n3");
   ShowOptions options;
   options.now = T("2026-11-22T05:14:50");
-  EXPECT_EQ(FormatJobRecord(job, options), WithoutSid(
-      "JobId=15392 JobName=gpubb\n"
-      "   UserId=alice(1001) GroupId=alice(1001) MCS_label=N/A\n"
-      "   Priority=4294899370 Nice=0 Account=research QOS=normal\n"
-      "   JobState=RUNNING Reason=None Dependency=(null)\n"
-      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-      "   RunTime=00:00:05 TimeLimit=00:30:00 TimeMin=N/A\n"
-      "   SubmitTime=2026-11-22T05:14:44 EligibleTime=2026-11-22T05:14:44\n"
-      "   AccrueTime=2026-11-22T05:14:44\n"
-      "   StartTime=2026-11-22T05:14:45 EndTime=2026-11-22T05:44:45 Deadline=N/A\n"
-      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:45 Scheduler=Main\n"
-      "   Partition=gpu AllocNode:Sid=localhost:5370\n"
-      "   ReqNodeList=(null) ExcNodeList=(null)\n"
-      "   NodeList=n3\n"
-      "   BatchHost=n3\n"
-      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-      "   TRES=cpu=1,mem=100M,node=1,billing=1,bb/lua=2G,gres/gpu=1\n"
-      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
-      "   Features=(null) DelayBoot=00:00:00\n"
-      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-      "   Command=/srv/slurm/jobs/alice/golden/gpubb.sh\n"
-      "   WorkDir=/srv/slurm/jobs/alice/golden\n"
-      "   StdErr=/dev/null\n"
-      "   StdIn=/dev/null\n"
-      "   StdOut=/dev/null\n"
-      "   BurstBuffer=#BB_LUA pool=bulk capacity=2G stage_in=/srv/slurm/bb/data/input.dat stage_out=/srv/slurm/bb/out/gpubb_%j.dat\n"
-      "   BurstBufferState=running\n"
-      "   Power=\n"
-      "   TresPerNode=gres:gpu:1\n"
-      "   \n"
-      "\n"));
+  EXPECT_EQ(
+      FormatJobRecord(job, options),
+      WithoutSid(
+          "JobId=15392 JobName=gpubb\n"
+          "   UserId=alice(1001) GroupId=alice(1001) MCS_label=N/A\n"
+          "   Priority=4294899370 Nice=0 Account=research QOS=normal\n"
+          "   JobState=RUNNING Reason=None Dependency=(null)\n"
+          "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+          "   RunTime=00:00:05 TimeLimit=00:30:00 TimeMin=N/A\n"
+          "   SubmitTime=2026-11-22T05:14:44 EligibleTime=2026-11-22T05:14:44\n"
+          "   AccrueTime=2026-11-22T05:14:44\n"
+          "   StartTime=2026-11-22T05:14:45 EndTime=2026-11-22T05:44:45 Deadline=N/A\n"
+          "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:45 Scheduler=Main\n"
+          "   Partition=gpu AllocNode:Sid=localhost:5370\n"
+          "   ReqNodeList=(null) ExcNodeList=(null)\n"
+          "   NodeList=n3\n"
+          "   BatchHost=n3\n"
+          "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+          "   TRES=cpu=1,mem=100M,node=1,billing=1,bb/lua=2G,gres/gpu=1\n"
+          "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+          "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+          "   Features=(null) DelayBoot=00:00:00\n"
+          "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+          "   Command=/srv/slurm/jobs/alice/golden/gpubb.sh\n"
+          "   WorkDir=/srv/slurm/jobs/alice/golden\n"
+          "   StdErr=/dev/null\n"
+          "   StdIn=/dev/null\n"
+          "   StdOut=/dev/null\n"
+          "   BurstBuffer=#BB_LUA pool=bulk capacity=2G stage_in=/srv/slurm/bb/data/input.dat "
+          "stage_out=/srv/slurm/bb/out/gpubb_%j.dat\n"
+          "   BurstBufferState=running\n"
+          "   Power=\n"
+          "   TresPerNode=gres:gpu:1\n"
+          "   \n"
+          "\n"));
 }
 
 TEST_F(ScontrolFormatTest, RunningOnTwoNodesMatchesSlurm) {
@@ -271,35 +279,37 @@ TEST_F(ScontrolFormatTest, RunningOnTwoNodesMatchesSlurm) {
   ShowOptions options;
   options.now = T("2026-11-22T05:14:50");
   // Skiff does not record which scheduler pass started a job.
-  std::string expected = Replace(WithoutSid(
-      "JobId=15391 JobName=wide\n"
-      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
-      "   Priority=4294899371 Nice=0 Account=research QOS=normal\n"
-      "   JobState=RUNNING Reason=None Dependency=(null)\n"
-      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
-      "   RunTime=00:00:06 TimeLimit=01:00:00 TimeMin=N/A\n"
-      "   SubmitTime=2026-11-22T05:14:44 EligibleTime=2026-11-22T05:14:44\n"
-      "   AccrueTime=2026-11-22T05:14:44\n"
-      "   StartTime=2026-11-22T05:14:44 EndTime=2026-11-22T06:14:44 Deadline=N/A\n"
-      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:44 Scheduler=Backfill\n"
-      "   Partition=debug AllocNode:Sid=localhost:5370\n"
-      "   ReqNodeList=(null) ExcNodeList=(null)\n"
-      "   NodeList=n[1-2]\n"
-      "   BatchHost=n1\n"
-      "   NumNodes=2 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
-      "   TRES=cpu=4,mem=400M,node=2,billing=4\n"
-      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
-      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
-      "   Features=(null) DelayBoot=00:00:00\n"
-      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
-      "   Command=(null)\n"
-      "   WorkDir=/srv/slurm/jobs/root-golden\n"
-      "   StdErr=/dev/null\n"
-      "   StdIn=/dev/null\n"
-      "   StdOut=/dev/null\n"
-      "   Power=\n"
-      "   \n"
-      "\n"), "Scheduler=Backfill", "Scheduler=Main");
+  std::string expected = Replace(
+      WithoutSid("JobId=15391 JobName=wide\n"
+                 "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+                 "   Priority=4294899371 Nice=0 Account=research QOS=normal\n"
+                 "   JobState=RUNNING Reason=None Dependency=(null)\n"
+                 "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+                 "   RunTime=00:00:06 TimeLimit=01:00:00 TimeMin=N/A\n"
+                 "   SubmitTime=2026-11-22T05:14:44 EligibleTime=2026-11-22T05:14:44\n"
+                 "   AccrueTime=2026-11-22T05:14:44\n"
+                 "   StartTime=2026-11-22T05:14:44 EndTime=2026-11-22T06:14:44 Deadline=N/A\n"
+                 "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:44 "
+                 "Scheduler=Backfill\n"
+                 "   Partition=debug AllocNode:Sid=localhost:5370\n"
+                 "   ReqNodeList=(null) ExcNodeList=(null)\n"
+                 "   NodeList=n[1-2]\n"
+                 "   BatchHost=n1\n"
+                 "   NumNodes=2 NumCPUs=4 NumTasks=4 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+                 "   TRES=cpu=4,mem=400M,node=2,billing=4\n"
+                 "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+                 "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+                 "   Features=(null) DelayBoot=00:00:00\n"
+                 "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+                 "   Command=(null)\n"
+                 "   WorkDir=/srv/slurm/jobs/root-golden\n"
+                 "   StdErr=/dev/null\n"
+                 "   StdIn=/dev/null\n"
+                 "   StdOut=/dev/null\n"
+                 "   Power=\n"
+                 "   \n"
+                 "\n"),
+      "Scheduler=Backfill", "Scheduler=Main");
   EXPECT_EQ(FormatJobRecord(job, options), expected);
 }
 
@@ -320,7 +330,8 @@ TEST_F(ScontrolFormatTest, OptionalJobLinesAndFallbacks) {
   EXPECT_NE(out.find("Requeue=0 "), std::string::npos);
   EXPECT_NE(out.find("TimeLimit=UNLIMITED "), std::string::npos);
   EXPECT_NE(out.find("   WorkDir=/srv/slurm/jobs/root-golden\n   Comment=hello there \n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   EXPECT_NE(out.find("StdErr=/srv/slurm/jobs/root-golden/slurm-77.out\n"), std::string::npos);
   EXPECT_NE(out.find("StdOut=/srv/slurm/jobs/root-golden/slurm-77.out\n"), std::string::npos);
   ShowOptions one;

@@ -1,9 +1,8 @@
 // sinfo: view partitions and nodes, as Slurm's sinfo.
+#include <CLI/CLI.hpp>
 #include <ctime>
 #include <iostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
@@ -31,8 +30,7 @@ int main(int argc, char** argv) {
     }
   }
   skiff::v1::GetPartitionsReply reply;
-  absl::Status status =
-      (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions, request, &reply);
+  absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions, request, &reply);
   if (!status.ok()) return skiff::ReportError("sinfo", status);
   options.now = reply.now() != 0 ? reply.now() : time(nullptr);
   std::cout << skiff::FormatSinfo(reply, options);

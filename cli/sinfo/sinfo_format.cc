@@ -70,11 +70,13 @@ std::string FormatPartitionView(const v1::GetPartitionsReply& reply, const Sinfo
   for (const v1::NodeInfo& node : reply.nodes()) nodes[node.name()] = &node;
 
   size_t width = 9;
-  for (const v1::PartitionInfo& p : reply.partitions()) width = std::max(width, PartitionLabel(p).size());
+  for (const v1::PartitionInfo& p : reply.partitions())
+    width = std::max(width, PartitionLabel(p).size());
 
   std::string out = Header(options);
   if (!options.no_header) {
-    absl::StrAppend(&out, Pad("PARTITION", width, Align::kLeft), " AVAIL  TIMELIMIT  NODES  STATE NODELIST\n");
+    absl::StrAppend(&out, Pad("PARTITION", width, Align::kLeft),
+                    " AVAIL  TIMELIMIT  NODES  STATE NODELIST\n");
   }
   for (const v1::PartitionInfo& partition : reply.partitions()) {
     // One row per distinct state, in the order states first appear (Slurm's grouping).
@@ -118,16 +120,16 @@ std::string FormatNodeView(const v1::GetPartitionsReply& reply, const SinfoOptio
       }
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return a.first->name() < b.first->name();
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first->name() < b.first->name(); });
   size_t name_width = 9;
   for (const auto& row : rows) name_width = std::max(name_width, row.first->name().size());
 
   std::string out = Header(options);
   if (!options.long_format) {
     if (!options.no_header) {
-      absl::StrAppend(&out, Pad("NODELIST", name_width, Align::kLeft), "  NODES PARTITION STATE \n");
+      absl::StrAppend(&out, Pad("NODELIST", name_width, Align::kLeft),
+                      "  NODES PARTITION STATE \n");
     }
     for (const auto& [node, partition] : rows) {
       absl::StrAppend(&out, Pad(node->name(), name_width, Align::kLeft), " ",

@@ -68,13 +68,20 @@ TEST(FormatSinfo, NodeLongViewMatchesSlurm) {
   // Drop the timestamp line.
   out = out.substr(out.find('\n') + 1);
   EXPECT_EQ(out,
-            "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE REASON              \n"
-            "n1             1    debug*        idle 2       1:2:1   4821        0      1   (null) none                \n"
-            "n2             1    debug*        idle 2       1:2:1   4821        0      1   (null) none                \n"
-            "n3             1       gpu        idle 2       1:2:1   4821        0      1   (null) none                \n"
-            "n3             1    debug*        idle 2       1:2:1   4821        0      1   (null) none                \n"
-            "n4             1       gpu        idle 2       1:2:1   4821        0      1   (null) none                \n"
-            "n4             1    debug*        idle 2       1:2:1   4821        0      1   (null) none                \n");
+            "NODELIST   NODES PARTITION       STATE CPUS    S:C:T MEMORY TMP_DISK WEIGHT AVAIL_FE "
+            "REASON              \n"
+            "n1             1    debug*        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n"
+            "n2             1    debug*        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n"
+            "n3             1       gpu        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n"
+            "n3             1    debug*        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n"
+            "n4             1       gpu        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n"
+            "n4             1    debug*        idle 2       1:2:1   4821        0      1   (null) "
+            "none                \n");
 }
 
 TEST(NodeStates, DrainAndUnknownNamesFollowSlurm) {

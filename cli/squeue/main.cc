@@ -1,12 +1,11 @@
 // squeue: view the job queue, as Slurm's squeue.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <ctime>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/common/ctld_client.h"
 #include "cli/common/job_text.h"
@@ -35,8 +34,8 @@ int main(int argc, char** argv) {
   app.add_flag("--me", me, "only my jobs");
   app.add_option("-j,--jobs", jobs, "only these job ids")->delimiter(',');
   app.add_option("-p,--partition", partitions, "only these partitions")->delimiter(',');
-  app.add_option("-t,--states", states,
-                 "only jobs in these states (PD,R,CG,CD,... or all)")->delimiter(',');
+  app.add_option("-t,--states", states, "only jobs in these states (PD,R,CG,CD,... or all)")
+      ->delimiter(',');
   app.add_option("-n,--name", names, "only jobs with these names")->delimiter(',');
   app.add_flag("-a,--all", all, "accepted for Slurm compatibility (Skiff hides no partitions)");
   app.add_flag("--start", start, "expected start times of pending jobs");

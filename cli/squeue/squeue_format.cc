@@ -56,35 +56,64 @@ std::string TimestampLine(int64_t now) {
 
 std::string SqueueFieldHeader(char field) {
   switch (field) {
-    case 'a': return "ACCOUNT";
-    case 'b': return "TRES_PER_NODE";
-    case 'C': return "CPUS";
-    case 'D': return "NODES";
-    case 'e': return "END_TIME";
-    case 'E': return "DEPENDENCY";
-    case 'g': return "GROUP";
-    case 'i': return "JOBID";
-    case 'j': return "NAME";
-    case 'k': return "COMMENT";
-    case 'l': return "TIME_LIMIT";
-    case 'L': return "TIME_LEFT";
-    case 'm': return "MIN_MEMORY";
-    case 'M': return "TIME";
-    case 'N': return "NODELIST";
-    case 'o': return "COMMAND";
-    case 'P': return "PARTITION";
-    case 'q': return "QOS";
-    case 'Q': return "PRIORITY";
-    case 'r': return "REASON";
-    case 'R': return "NODELIST(REASON)";
-    case 'S': return "START_TIME";
-    case 't': return "ST";
-    case 'T': return "STATE";
-    case 'u': return "USER";
-    case 'U': return "UID";
-    case 'V': return "SUBMIT_TIME";
-    case 'Z': return "WORK_DIR";
-    default: return "";
+    case 'a':
+      return "ACCOUNT";
+    case 'b':
+      return "TRES_PER_NODE";
+    case 'C':
+      return "CPUS";
+    case 'D':
+      return "NODES";
+    case 'e':
+      return "END_TIME";
+    case 'E':
+      return "DEPENDENCY";
+    case 'g':
+      return "GROUP";
+    case 'i':
+      return "JOBID";
+    case 'j':
+      return "NAME";
+    case 'k':
+      return "COMMENT";
+    case 'l':
+      return "TIME_LIMIT";
+    case 'L':
+      return "TIME_LEFT";
+    case 'm':
+      return "MIN_MEMORY";
+    case 'M':
+      return "TIME";
+    case 'N':
+      return "NODELIST";
+    case 'o':
+      return "COMMAND";
+    case 'P':
+      return "PARTITION";
+    case 'q':
+      return "QOS";
+    case 'Q':
+      return "PRIORITY";
+    case 'r':
+      return "REASON";
+    case 'R':
+      return "NODELIST(REASON)";
+    case 'S':
+      return "START_TIME";
+    case 't':
+      return "ST";
+    case 'T':
+      return "STATE";
+    case 'u':
+      return "USER";
+    case 'U':
+      return "UID";
+    case 'V':
+      return "SUBMIT_TIME";
+    case 'Z':
+      return "WORK_DIR";
+    default:
+      return "";
   }
 }
 
@@ -121,9 +150,9 @@ absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view
       ++j;
     }
     if (j >= format.size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Invalid job format specification: '%' without a field letter in \"",
-          std::string(format), "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid job format specification: '%' without a field letter in \"",
+                       std::string(format), "\""));
     }
     item.field = format[j];
     if (SqueueFieldHeader(item.field).empty()) {
@@ -152,7 +181,7 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'C':
       return absl::StrCat(job.num_cpus() > 0 ? job.num_cpus() : 1);
     case 'D':
-      return absl::StrCat(job.num_nodes() > 0   ? job.num_nodes()
+      return absl::StrCat(job.num_nodes() > 0    ? job.num_nodes()
                           : spec.min_nodes() > 0 ? spec.min_nodes()
                                                  : 1);
     case 'e': {
@@ -228,10 +257,9 @@ std::vector<const v1::JobInfo*> SelectAndSortJobs(const v1::GetJobsReply& reply,
                                                   const SqueueOptions& options) {
   std::vector<const v1::JobInfo*> jobs;
   for (const v1::JobInfo& job : reply.jobs()) {
-    bool wanted = options.states.empty()
-                      ? IsActiveJobState(job.state())
-                      : std::find(options.states.begin(), options.states.end(), job.state()) !=
-                            options.states.end();
+    bool wanted = options.states.empty() ? IsActiveJobState(job.state())
+                                         : std::find(options.states.begin(), options.states.end(),
+                                                     job.state()) != options.states.end();
     if (wanted) jobs.push_back(&job);
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const v1::JobInfo* a, const v1::JobInfo* b) {

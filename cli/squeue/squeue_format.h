@@ -16,15 +16,14 @@ namespace skiff {
 
 // Slurm's default format and the one -l/--long uses.
 inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
-inline constexpr char kSqueueLongFormat[] =
-    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+inline constexpr char kSqueueLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 
 // One piece of a format: literal text, or a field with its width and side.
 struct SqueueFormatItem {
-  std::string literal;     // set for text between fields; field == 0 then
-  char field = 0;          // the letter after '%', e.g. 'i'
-  int width = 0;           // 0 = as wide as the value, never truncated
-  bool right = false;      // '.' before the width: right-justify
+  std::string literal;  // set for text between fields; field == 0 then
+  char field = 0;       // the letter after '%', e.g. 'i'
+  int width = 0;        // 0 = as wide as the value, never truncated
+  bool right = false;   // '.' before the width: right-justify
 };
 
 // Parses "%.18i %.9P %j..." into items. "%%" is a literal '%'.
@@ -43,7 +42,7 @@ struct SqueueOptions {
   // -t: jobs in these states; empty = PENDING, CONFIGURING, RUNNING, COMPLETING
   // (Slurm hides finished jobs unless asked).
   std::vector<v1::JobState> states;
-  int64_t now = 0;           // for TIME of running jobs and the -l timestamp
+  int64_t now = 0;  // for TIME of running jobs and the -l timestamp
 };
 
 // The jobs to print, in Slurm's default order ("P,t,-p"): by partition name, then by

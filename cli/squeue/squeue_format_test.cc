@@ -87,7 +87,8 @@ TEST(FormatSqueue, DefaultFormatMatchesSlurmBusyQueue) {
             "             15397     debug helduser     root PD       0:00      1 (JobHeldUser)\n"
             "             15391     debug     wide     root  R       0:06      2 n[1-2]\n"
             "             15394     debug    small     root  R       0:05      1 n3\n"
-            "             15403       gpu  gpuwait     root PD       0:00      1 (Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)\n"
+            "             15403       gpu  gpuwait     root PD       0:00      1 (Nodes required "
+            "for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)\n"
             "             15392       gpu    gpubb    alice  R       0:05      1 n3\n"
             "             15393       gpu     gpu2     root  R       0:05      1 n4\n");
 }
@@ -107,7 +108,8 @@ TEST(FormatSqueue, UnpaddedFieldsMatchSlurm) {
             "15397 helduser PENDING (JobHeldUser)\n"
             "15391 wide RUNNING n[1-2]\n"
             "15394 small RUNNING n3\n"
-            "15403 gpuwait PENDING (Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions)\n"
+            "15403 gpuwait PENDING (Nodes required for job are DOWN, DRAINED or reserved for jobs "
+            "in higher priority partitions)\n"
             "15392 gpubb RUNNING n3\n"
             "15393 gpu2 RUNNING n4\n");
 }
@@ -145,8 +147,9 @@ TEST(FormatSqueue, OneUsersJobsMatchSlurm) {
 
 TEST(FormatSqueue, EmptyQueueIsJustTheHeader) {
   // shared/reference/squeue_empty.txt
-  EXPECT_EQ(*FormatSqueue(v1::GetJobsReply(), At(kNow)),
-            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
+  EXPECT_EQ(
+      *FormatSqueue(v1::GetJobsReply(), At(kNow)),
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
   SqueueOptions options = At(kNow);
   options.no_header = true;
   EXPECT_EQ(*FormatSqueue(v1::GetJobsReply(), options), "");
@@ -168,9 +171,11 @@ TEST(FormatSqueue, LongFormatTruncatesTimeLimitHeaderLikeSlurm) {
   *reply.add_jobs() = Running(7, "debug", "wide", "root", 6, {"n1"}, 1);
   std::string out = *FormatSqueue(reply, options);
   out = out.substr(out.find('\n') + 1);  // drop the timestamp line
-  EXPECT_EQ(out,
-            "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES NODELIST(REASON)\n"
-            "                 7     debug     wide     root  RUNNING       0:06   1:00:00      1 n1\n");
+  EXPECT_EQ(
+      out,
+      "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
+      "NODELIST(REASON)\n"
+      "                 7     debug     wide     root  RUNNING       0:06   1:00:00      1 n1\n");
 }
 
 TEST(FormatSqueue, StateDescriptionWinsOverReasonCode) {
@@ -209,8 +214,7 @@ TEST(ParseSqueueFormat, LiteralsWidthsAndErrors) {
   EXPECT_EQ(items[3].field, 'j');
   EXPECT_EQ(items[3].width, 4);
   EXPECT_FALSE(items[3].right);
-  EXPECT_EQ(ParseSqueueFormat("%i %y").status().message(),
-            "Invalid job format specification: y");
+  EXPECT_EQ(ParseSqueueFormat("%i %y").status().message(), "Invalid job format specification: y");
   EXPECT_FALSE(ParseSqueueFormat("%i %.5").ok());
 }
 

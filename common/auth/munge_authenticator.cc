@@ -39,8 +39,8 @@ absl::StatusOr<std::string> MungeAuthenticator::CreateCredential() {
   char* cred = nullptr;
   munge_err_t err = munge_encode(&cred, ctx->get(), nullptr, 0);
   if (err != EMUNGE_SUCCESS) {
-    std::string why = munge_ctx_strerror(ctx->get()) ? munge_ctx_strerror(ctx->get())
-                                                     : munge_strerror(err);
+    std::string why =
+        munge_ctx_strerror(ctx->get()) ? munge_ctx_strerror(ctx->get()) : munge_strerror(err);
     if (cred) free(cred);
     return absl::UnavailableError(absl::StrCat("munge encode failed: ", why));
   }

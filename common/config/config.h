@@ -46,104 +46,104 @@ struct GresCount {
 };
 
 struct NodeConfig {
-  std::string name;                  // NodeName, one entry per expanded name
-  std::string addr;                  // NodeAddr, defaults to name
-  std::string hostname;              // NodeHostname, defaults to name
-  int port = 0;                      // Port, defaults to SlurmdPort
-  int cpus = 1;                      // CPUs, default Sockets * CoresPerSocket * ThreadsPerCore
-  int sockets = 1;                   // Sockets (display only for now)
-  int cores_per_socket = 0;          // CoresPerSocket, 0 = cpus / sockets
-  int threads_per_core = 1;          // ThreadsPerCore
-  uint64_t real_memory_mb = 1;       // RealMemory in MiB, as Slurm
-  int64_t tmp_disk_mb = 0;           // TmpDisk in MiB
-  int weight = 1;                    // Weight
-  std::vector<GresCount> gres;       // Gres=gpu:a100:4,...
-  std::vector<std::string> features; // Features=a,b
-  std::string state = "UNKNOWN";     // State= (UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, CLOUD)
-  std::string reason;                // Reason=
+  std::string name;                   // NodeName, one entry per expanded name
+  std::string addr;                   // NodeAddr, defaults to name
+  std::string hostname;               // NodeHostname, defaults to name
+  int port = 0;                       // Port, defaults to SlurmdPort
+  int cpus = 1;                       // CPUs, default Sockets * CoresPerSocket * ThreadsPerCore
+  int sockets = 1;                    // Sockets (display only for now)
+  int cores_per_socket = 0;           // CoresPerSocket, 0 = cpus / sockets
+  int threads_per_core = 1;           // ThreadsPerCore
+  uint64_t real_memory_mb = 1;        // RealMemory in MiB, as Slurm
+  int64_t tmp_disk_mb = 0;            // TmpDisk in MiB
+  int weight = 1;                     // Weight
+  std::vector<GresCount> gres;        // Gres=gpu:a100:4,...
+  std::vector<std::string> features;  // Features=a,b
+  std::string state = "UNKNOWN";      // State= (UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, CLOUD)
+  std::string reason;                 // Reason=
 };
 
 struct PartitionConfig {
-  std::string name;                          // PartitionName
-  std::vector<std::string> nodes;            // Nodes=, expanded; Nodes=ALL gives every node
-  bool is_default = false;                   // Default=YES
-  int64_t max_time = -1;                     // MaxTime seconds, -1 = UNLIMITED
-  int64_t default_time = -1;                 // DefaultTime seconds, -1 = use MaxTime
-  std::string state = "UP";                  // State= UP, DOWN, DRAIN, INACTIVE
-  int priority_tier = 1;                     // PriorityTier
-  int priority_job_factor = 1;               // PriorityJobFactor
-  int64_t max_nodes = -1;                    // MaxNodes, -1 = UNLIMITED
-  int64_t min_nodes = 0;                     // MinNodes
-  std::vector<std::string> allow_accounts;   // AllowAccounts, empty = ALL
-  std::vector<std::string> allow_groups;     // AllowGroups, empty = ALL
-  std::vector<std::string> allow_qos;        // AllowQos, empty = ALL
-  std::vector<std::string> deny_accounts;    // DenyAccounts
-  std::vector<std::string> deny_qos;         // DenyQos
-  std::string qos;                           // QOS= partition QOS, empty = none
-  std::string preempt_mode = "OFF";          // PreemptMode= OFF, CANCEL, REQUEUE, SUSPEND,
-                                             //   default the cluster's PreemptMode
-  std::string oversubscribe = "NO";          // OverSubscribe= NO, YES, EXCLUSIVE, FORCE
-  int64_t grace_time = 0;                    // GraceTime seconds
-  uint64_t def_mem_per_cpu_mb = 0;           // DefMemPerCPU, 0 = unset; default the cluster's
-  uint64_t max_mem_per_cpu_mb = 0;           // MaxMemPerCPU, 0 = unset; default the cluster's
-  bool hidden = false;                       // Hidden=YES
-  bool root_only = false;                    // RootOnly=YES
-  bool disable_root_jobs = false;            // DisableRootJobs=YES
+  std::string name;                         // PartitionName
+  std::vector<std::string> nodes;           // Nodes=, expanded; Nodes=ALL gives every node
+  bool is_default = false;                  // Default=YES
+  int64_t max_time = -1;                    // MaxTime seconds, -1 = UNLIMITED
+  int64_t default_time = -1;                // DefaultTime seconds, -1 = use MaxTime
+  std::string state = "UP";                 // State= UP, DOWN, DRAIN, INACTIVE
+  int priority_tier = 1;                    // PriorityTier
+  int priority_job_factor = 1;              // PriorityJobFactor
+  int64_t max_nodes = -1;                   // MaxNodes, -1 = UNLIMITED
+  int64_t min_nodes = 0;                    // MinNodes
+  std::vector<std::string> allow_accounts;  // AllowAccounts, empty = ALL
+  std::vector<std::string> allow_groups;    // AllowGroups, empty = ALL
+  std::vector<std::string> allow_qos;       // AllowQos, empty = ALL
+  std::vector<std::string> deny_accounts;   // DenyAccounts
+  std::vector<std::string> deny_qos;        // DenyQos
+  std::string qos;                          // QOS= partition QOS, empty = none
+  std::string preempt_mode = "OFF";         // PreemptMode= OFF, CANCEL, REQUEUE, SUSPEND,
+                                            //   default the cluster's PreemptMode
+  std::string oversubscribe = "NO";         // OverSubscribe= NO, YES, EXCLUSIVE, FORCE
+  int64_t grace_time = 0;                   // GraceTime seconds
+  uint64_t def_mem_per_cpu_mb = 0;          // DefMemPerCPU, 0 = unset; default the cluster's
+  uint64_t max_mem_per_cpu_mb = 0;          // MaxMemPerCPU, 0 = unset; default the cluster's
+  bool hidden = false;                      // Hidden=YES
+  bool root_only = false;                   // RootOnly=YES
+  bool disable_root_jobs = false;           // DisableRootJobs=YES
 };
 
 struct SkiffConfig {
-  std::string cluster_name = "skiff";        // ClusterName
-  std::string ctld_host;                     // SlurmctldHost=name(addr): name
-  std::string ctld_addr;                     // SlurmctldHost=name(addr): addr, or SlurmctldAddr; defaults to ctld_host
-  int ctld_port = 6817;                      // SlurmctldPort
-  int slurmd_port = 6818;                    // SlurmdPort: default node port
-  std::string slurm_user = "root";           // SlurmUser: may administer, like root
-  std::vector<std::string> operators;        // SkiffOperators=alice,bob: may administer
+  std::string cluster_name = "skiff";  // ClusterName
+  std::string ctld_host;               // SlurmctldHost=name(addr): name
+  std::string ctld_addr;  // SlurmctldHost=name(addr): addr, or SlurmctldAddr; defaults to ctld_host
+  int ctld_port = 6817;   // SlurmctldPort
+  int slurmd_port = 6818;              // SlurmdPort: default node port
+  std::string slurm_user = "root";     // SlurmUser: may administer, like root
+  std::vector<std::string> operators;  // SkiffOperators=alice,bob: may administer
   std::string state_save_location = "/var/spool/skiff/ctld";  // StateSaveLocation
   std::string slurmd_spool_dir = "/var/spool/skiff/d";        // SlurmdSpoolDir (%n = node name)
-  std::string ctld_log_file;                 // SlurmctldLogFile, empty = stderr
-  std::string ctld_debug = "info";           // SlurmctldDebug
-  std::string slurmd_log_file;               // SlurmdLogFile (%n = node name), empty = stderr
-  std::string slurmd_debug = "info";         // SlurmdDebug
-  std::string ctld_pid_file;                 // SlurmctldPidFile
-  std::string slurmd_pid_file;               // SlurmdPidFile (%n = node name)
-  std::string scriptd_socket;                // ScriptdSocket, empty = <StateSaveLocation>/scriptd.sock
-  int64_t slurmd_timeout = 300;              // SlurmdTimeout seconds: node not responding after this
-  int64_t heartbeat_interval = 30;           // HeartbeatInterval seconds (Skiff's own; noded -> ctld)
-  int64_t kill_wait = 30;                    // KillWait seconds between SIGTERM and SIGKILL
-  int64_t message_timeout = 10;              // MessageTimeout seconds per RPC
-  std::string prolog_ctld;                   // PrologSlurmctld (alias PrologCtld)
-  std::string epilog_ctld;                   // EpilogSlurmctld (alias EpilogCtld)
-  int64_t prolog_epilog_timeout = 65534;     // PrologEpilogTimeout seconds
-  std::string auth_type = "auth/munge";      // AuthType: auth/munge (only)
-  std::string auth_socket;                   // AuthInfo=socket=PATH, empty = munge's default
-  std::string burst_buffer_type;             // BurstBufferType: "" or burst_buffer/lua
-  std::vector<std::string> gres_types;       // GresTypes=gpu
+  std::string ctld_log_file;                                  // SlurmctldLogFile, empty = stderr
+  std::string ctld_debug = "info";                            // SlurmctldDebug
+  std::string slurmd_log_file;            // SlurmdLogFile (%n = node name), empty = stderr
+  std::string slurmd_debug = "info";      // SlurmdDebug
+  std::string ctld_pid_file;              // SlurmctldPidFile
+  std::string slurmd_pid_file;            // SlurmdPidFile (%n = node name)
+  std::string scriptd_socket;             // ScriptdSocket, empty = <StateSaveLocation>/scriptd.sock
+  int64_t slurmd_timeout = 300;           // SlurmdTimeout seconds: node not responding after this
+  int64_t heartbeat_interval = 30;        // HeartbeatInterval seconds (Skiff's own; noded -> ctld)
+  int64_t kill_wait = 30;                 // KillWait seconds between SIGTERM and SIGKILL
+  int64_t message_timeout = 10;           // MessageTimeout seconds per RPC
+  std::string prolog_ctld;                // PrologSlurmctld (alias PrologCtld)
+  std::string epilog_ctld;                // EpilogSlurmctld (alias EpilogCtld)
+  int64_t prolog_epilog_timeout = 65534;  // PrologEpilogTimeout seconds
+  std::string auth_type = "auth/munge";   // AuthType: auth/munge (only)
+  std::string auth_socket;                // AuthInfo=socket=PATH, empty = munge's default
+  std::string burst_buffer_type;          // BurstBufferType: "" or burst_buffer/lua
+  std::vector<std::string> gres_types;    // GresTypes=gpu
   std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b
   std::map<std::string, std::string> slurmd_parameters;     // SlurmdParameters=config_overrides
-  std::string preempt_type = "preempt/none"; // PreemptType
-  std::string preempt_mode = "OFF";          // PreemptMode (cluster default)
-  std::string priority_type = "priority/multifactor";  // PriorityType
-  int64_t priority_decay_half_life = 7 * 24 * 3600;    // PriorityDecayHalfLife seconds
-  int64_t priority_max_age = 7 * 24 * 3600;            // PriorityMaxAge seconds
-  int64_t priority_weight_age = 0;           // PriorityWeightAge
-  int64_t priority_weight_fairshare = 0;     // PriorityWeightFairshare
-  int64_t priority_weight_job_size = 0;      // PriorityWeightJobSize
-  int64_t priority_weight_partition = 0;     // PriorityWeightPartition
-  int64_t priority_weight_qos = 0;           // PriorityWeightQOS
-  int64_t first_job_id = 1;                  // FirstJobId
-  int64_t max_job_count = 100000;            // MaxJobCount
-  int64_t min_job_age = 300;                 // MinJobAge seconds
-  int64_t over_time_limit = 0;               // OverTimeLimit minutes, -1 = UNLIMITED
-  int64_t max_array_size = 1001;             // MaxArraySize
-  int return_to_service = 1;                 // ReturnToService 0, 1, 2
-  bool job_requeue = true;                   // JobRequeue=1
-  bool disable_root_jobs = false;            // DisableRootJobs=YES
+  std::string preempt_type = "preempt/none";                // PreemptType
+  std::string preempt_mode = "OFF";                         // PreemptMode (cluster default)
+  std::string priority_type = "priority/multifactor";       // PriorityType
+  int64_t priority_decay_half_life = 7 * 24 * 3600;         // PriorityDecayHalfLife seconds
+  int64_t priority_max_age = 7 * 24 * 3600;                 // PriorityMaxAge seconds
+  int64_t priority_weight_age = 0;                          // PriorityWeightAge
+  int64_t priority_weight_fairshare = 0;                    // PriorityWeightFairshare
+  int64_t priority_weight_job_size = 0;                     // PriorityWeightJobSize
+  int64_t priority_weight_partition = 0;                    // PriorityWeightPartition
+  int64_t priority_weight_qos = 0;                          // PriorityWeightQOS
+  int64_t first_job_id = 1;                                 // FirstJobId
+  int64_t max_job_count = 100000;                           // MaxJobCount
+  int64_t min_job_age = 300;                                // MinJobAge seconds
+  int64_t over_time_limit = 0;                              // OverTimeLimit minutes, -1 = UNLIMITED
+  int64_t max_array_size = 1001;                            // MaxArraySize
+  int return_to_service = 1;                                // ReturnToService 0, 1, 2
+  bool job_requeue = true;                                  // JobRequeue=1
+  bool disable_root_jobs = false;                           // DisableRootJobs=YES
 
-  std::vector<NodeConfig> nodes;             // in file order
-  std::vector<PartitionConfig> partitions;   // in file order
-  std::vector<std::string> warnings;         // "<file>:<line>: <Key>: unknown key, ignored",
-                                             //   also ignored backup SlurmctldHost lines
+  std::vector<NodeConfig> nodes;            // in file order
+  std::vector<PartitionConfig> partitions;  // in file order
+  std::vector<std::string> warnings;        // "<file>:<line>: <Key>: unknown key, ignored",
+                                            //   also ignored backup SlurmctldHost lines
 
   // nullptr when absent.
   const NodeConfig* FindNode(std::string_view name) const;
@@ -170,7 +170,7 @@ struct GresDevice {
 };
 
 struct GresConfig {
-  std::string auto_detect;              // AutoDetect= (only "off" is supported)
+  std::string auto_detect;  // AutoDetect= (only "off" is supported)
   std::vector<GresDevice> devices;
   std::vector<std::string> warnings;
 
@@ -185,17 +185,17 @@ absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_vi
 
 // burst_buffer.conf for burst_buffer/lua.
 struct BurstBufferConfig {
-  std::string directive = "BB_LUA";          // Directive
-  int64_t stage_in_timeout = 86400;          // StageInTimeout seconds
-  int64_t stage_out_timeout = 86400;         // StageOutTimeout seconds
-  int64_t validate_timeout = 5;              // ValidateTimeout seconds
-  int64_t other_timeout = 300;               // OtherTimeout seconds
-  int64_t poll_interval = 15;                // PollInterval seconds
-  std::vector<std::string> flags;            // Flags= TeardownFailure, PrivateData,
-                                             //   DisablePersistent, EmulateCray, EnablePersistent
-  std::vector<std::string> allow_users;      // AllowUsers=
-  std::vector<std::string> deny_users;       // DenyUsers=
-  std::string default_pool;                  // DefaultPool=
+  std::string directive = "BB_LUA";      // Directive
+  int64_t stage_in_timeout = 86400;      // StageInTimeout seconds
+  int64_t stage_out_timeout = 86400;     // StageOutTimeout seconds
+  int64_t validate_timeout = 5;          // ValidateTimeout seconds
+  int64_t other_timeout = 300;           // OtherTimeout seconds
+  int64_t poll_interval = 15;            // PollInterval seconds
+  std::vector<std::string> flags;        // Flags= TeardownFailure, PrivateData,
+                                         //   DisablePersistent, EmulateCray, EnablePersistent
+  std::vector<std::string> allow_users;  // AllowUsers=
+  std::vector<std::string> deny_users;   // DenyUsers=
+  std::string default_pool;              // DefaultPool=
   std::vector<std::string> warnings;
 
   bool HasFlag(std::string_view flag) const;  // case-insensitive

@@ -17,10 +17,10 @@ namespace skiff {
 inline constexpr char kDefaultConfPath[] = "/etc/skiff/skiff.conf";
 
 struct LoadedConfig {
-  std::string conf_path;                       // absolute path of skiff.conf
-  std::string conf_dir;                        // its directory
+  std::string conf_path;  // absolute path of skiff.conf
+  std::string conf_dir;   // its directory
   SkiffConfig skiff;
-  GresConfig gres;                             // empty when gres.conf is absent
+  GresConfig gres;                                // empty when gres.conf is absent
   std::optional<BurstBufferConfig> burst_buffer;  // set when burst_buffer.conf exists
 };
 

@@ -11,8 +11,7 @@ absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context)
   return absl::OkStatus();
 }
 
-absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth,
-                                          const grpc::ServerContext& context) {
+absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kCredentialMetadataKey);
   if (it == metadata.end()) {

@@ -19,8 +19,7 @@ inline constexpr char kCredentialMetadataKey[] = "x-skiff-munge";
 absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context);
 
 // Verifies the credential in `context`'s client metadata.
-absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth,
-                                          const grpc::ServerContext& context);
+absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::ServerContext& context);
 
 }  // namespace skiff
 

@@ -6,10 +6,10 @@
 #ifndef SKIFF_COMMON_RPC_CHANNEL_H_
 #define SKIFF_COMMON_RPC_CHANNEL_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 namespace skiff {
 

@@ -23,8 +23,7 @@ absl::Status NodeClient::Prepare(grpc::ClientContext* context) {
   return AttachCredential(auth_, context);
 }
 
-absl::Status NodeClient::LaunchJob(const std::string& target,
-                                   const v1::LaunchJobRequest& request) {
+absl::Status NodeClient::LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;
   v1::LaunchJobReply reply;
@@ -43,8 +42,7 @@ absl::Status NodeClient::SignalJob(const std::string& target, uint64_t job_id, i
   return FromGrpcStatus(Stub(target).SignalJob(&context, request, &reply));
 }
 
-absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id,
-                                      int kill_wait) {
+absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;
   v1::TerminateJobRequest request;

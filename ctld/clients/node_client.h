@@ -19,11 +19,11 @@ class NodeDaemonClient {
  public:
   virtual ~NodeDaemonClient() = default;
   // `target` is "addr:port" of the node's noded.
-  virtual absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) = 0;
+  virtual absl::Status LaunchJob(const std::string& target,
+                                 const v1::LaunchJobRequest& request) = 0;
   virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
                                  bool batch_only) = 0;
-  virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id,
-                                    int kill_wait) = 0;
+  virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) = 0;
 };
 
 class NodeClient final : public NodeDaemonClient {

@@ -48,7 +48,9 @@ ScheduleResult ScheduleFirstFit(std::vector<NodeCapacity> nodes,
   ScheduleResult result;
   for (const Job* job : pending) {
     const JobRequest& request = job->request;
-    auto leave = [&](std::string reason) { result.pending.push_back({job->id, std::move(reason)}); };
+    auto leave = [&](std::string reason) {
+      result.pending.push_back({job->id, std::move(reason)});
+    };
     if (job->held) {
       leave(job->held_by_admin ? "JobHeldAdmin" : "JobHeldUser");
       continue;
@@ -92,8 +94,8 @@ ScheduleResult ScheduleFirstFit(std::vector<NodeCapacity> nodes,
       node.alloc_cpus += placement.cpus_per_node;
       node.alloc_memory_mb += placement.mem_per_node_mb;
       std::vector<int> gpus;
-      for (size_t g = 0; g < node.gpu_owner.size() &&
-                         static_cast<int>(gpus.size()) < request.gpus_per_node;
+      for (size_t g = 0;
+           g < node.gpu_owner.size() && static_cast<int>(gpus.size()) < request.gpus_per_node;
            ++g) {
         if (node.gpu_owner[g] == 0) {
           node.gpu_owner[g] = job->id;

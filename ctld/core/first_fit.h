@@ -19,13 +19,13 @@ namespace skiff {
 // One node's capacity and what is in use, as the scheduler sees it.
 struct NodeCapacity {
   std::string name;
-  bool usable = false;               // responding, not DOWN/DRAIN/UNKNOWN/FUTURE
+  bool usable = false;  // responding, not DOWN/DRAIN/UNKNOWN/FUTURE
   int cpus = 0;
   int alloc_cpus = 0;
   uint64_t memory_mb = 0;
   uint64_t alloc_memory_mb = 0;
-  std::string gpu_type;              // empty = untyped
-  std::vector<uint64_t> gpu_owner;   // one entry per GPU index: owning job id, 0 = free
+  std::string gpu_type;             // empty = untyped
+  std::vector<uint64_t> gpu_owner;  // one entry per GPU index: owning job id, 0 = free
   std::vector<std::string> partitions;
 
   int FreeGpus() const;

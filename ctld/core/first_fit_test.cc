@@ -1,9 +1,9 @@
 #include "ctld/core/first_fit.h"
 
+#include <gtest/gtest.h>
+
 #include <random>
 #include <set>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {

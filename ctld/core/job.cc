@@ -4,34 +4,56 @@ namespace skiff {
 
 const char* JobStateName(JobState state) {
   switch (state) {
-    case JobState::kPending: return "PENDING";
-    case JobState::kConfiguring: return "CONFIGURING";
-    case JobState::kRunning: return "RUNNING";
-    case JobState::kCompleting: return "COMPLETING";
-    case JobState::kCompleted: return "COMPLETED";
-    case JobState::kFailed: return "FAILED";
-    case JobState::kCancelled: return "CANCELLED";
-    case JobState::kTimeout: return "TIMEOUT";
-    case JobState::kNodeFail: return "NODE_FAIL";
-    case JobState::kOutOfMemory: return "OUT_OF_MEMORY";
-    case JobState::kPreempted: return "PREEMPTED";
+    case JobState::kPending:
+      return "PENDING";
+    case JobState::kConfiguring:
+      return "CONFIGURING";
+    case JobState::kRunning:
+      return "RUNNING";
+    case JobState::kCompleting:
+      return "COMPLETING";
+    case JobState::kCompleted:
+      return "COMPLETED";
+    case JobState::kFailed:
+      return "FAILED";
+    case JobState::kCancelled:
+      return "CANCELLED";
+    case JobState::kTimeout:
+      return "TIMEOUT";
+    case JobState::kNodeFail:
+      return "NODE_FAIL";
+    case JobState::kOutOfMemory:
+      return "OUT_OF_MEMORY";
+    case JobState::kPreempted:
+      return "PREEMPTED";
   }
   return "UNKNOWN";
 }
 
 const char* JobStateCode(JobState state) {
   switch (state) {
-    case JobState::kPending: return "PD";
-    case JobState::kConfiguring: return "CF";
-    case JobState::kRunning: return "R";
-    case JobState::kCompleting: return "CG";
-    case JobState::kCompleted: return "CD";
-    case JobState::kFailed: return "F";
-    case JobState::kCancelled: return "CA";
-    case JobState::kTimeout: return "TO";
-    case JobState::kNodeFail: return "NF";
-    case JobState::kOutOfMemory: return "OOM";
-    case JobState::kPreempted: return "PR";
+    case JobState::kPending:
+      return "PD";
+    case JobState::kConfiguring:
+      return "CF";
+    case JobState::kRunning:
+      return "R";
+    case JobState::kCompleting:
+      return "CG";
+    case JobState::kCompleted:
+      return "CD";
+    case JobState::kFailed:
+      return "F";
+    case JobState::kCancelled:
+      return "CA";
+    case JobState::kTimeout:
+      return "TO";
+    case JobState::kNodeFail:
+      return "NF";
+    case JobState::kOutOfMemory:
+      return "OOM";
+    case JobState::kPreempted:
+      return "PR";
   }
   return "??";
 }

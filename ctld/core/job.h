@@ -20,7 +20,7 @@ enum class JobState {
   kPending,
   kConfiguring,  // resources allocated, PrologSlurmctld / launch in progress
   kRunning,
-  kCompleting,   // the batch script ended; EpilogSlurmctld in progress
+  kCompleting,  // the batch script ended; EpilogSlurmctld in progress
   kCompleted,
   kFailed,
   kCancelled,
@@ -41,16 +41,16 @@ inline constexpr int64_t kUnlimited = -1;
 
 // The resources and limits a job asked for, after validation and defaults.
 struct JobRequest {
-  std::string partition;          // resolved (default partition filled in)
+  std::string partition;  // resolved (default partition filled in)
   int num_nodes = 1;
   int ntasks = 1;
   int cpus_per_task = 1;
-  uint64_t mem_per_node_mb = 0;   // 0 = none asked (see mem_per_cpu_mb)
+  uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
-  int gpus_per_node = 0;          // from --gres=gpu[:type]:N
-  std::string gpu_type;           // empty = any
+  int gpus_per_node = 0;            // from --gres=gpu[:type]:N
+  std::string gpu_type;             // empty = any
   int64_t time_limit = kUnlimited;  // seconds, resolved against the partition
-  int64_t begin_time = 0;         // not eligible before this (unix seconds)
+  int64_t begin_time = 0;           // not eligible before this (unix seconds)
 
   int CpusPerNode() const;        // ceil(ntasks * cpus_per_task / num_nodes)
   uint64_t MemPerNodeMb() const;  // mem_per_node_mb, or mem_per_cpu_mb * CpusPerNode()
@@ -66,15 +66,15 @@ struct Job {
   std::string account;
   std::string qos;
   JobRequest request;
-  std::string spec_blob;          // serialized v1::JobSpec; opaque to the core
-  bool requeue = true;            // requeue on node failure
+  std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
+  bool requeue = true;    // requeue on node failure
 
   JobState state = JobState::kPending;
   // While CONFIGURING/RUNNING/COMPLETING: the state to end in once the job has
   // been torn down (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL).
   JobState final_state = JobState::kCompleted;
-  std::string reason = "None";    // Slurm's pending/hold reason
-  std::string reason_detail;      // free text, e.g. a prolog's output
+  std::string reason = "None";  // Slurm's pending/hold reason
+  std::string reason_detail;    // free text, e.g. a prolog's output
   bool held = false;
   bool held_by_admin = false;
 
@@ -97,7 +97,7 @@ struct Job {
   bool launched = false;          // noded accepted LaunchJob
   bool cancel_requested = false;  // scancel arrived while CONFIGURING
 
-  uint64_t version = 0;           // +1 on every change; the store keeps the newest
+  uint64_t version = 0;  // +1 on every change; the store keeps the newest
 
   bool IsHeld() const { return held; }
 };

@@ -6,14 +6,22 @@ namespace skiff {
 
 const char* JobEventName(JobEvent event) {
   switch (event) {
-    case JobEvent::kAllocate: return "Allocated";
-    case JobEvent::kLaunched: return "Launched";
-    case JobEvent::kPrologFailed: return "PrologFailed";
-    case JobEvent::kAbort: return "Aborted";
-    case JobEvent::kExited: return "Exited";
-    case JobEvent::kCancelPending: return "Cancelled";
-    case JobEvent::kFinish: return "Finished";
-    case JobEvent::kRequeue: return "Requeued";
+    case JobEvent::kAllocate:
+      return "Allocated";
+    case JobEvent::kLaunched:
+      return "Launched";
+    case JobEvent::kPrologFailed:
+      return "PrologFailed";
+    case JobEvent::kAbort:
+      return "Aborted";
+    case JobEvent::kExited:
+      return "Exited";
+    case JobEvent::kCancelPending:
+      return "Cancelled";
+    case JobEvent::kFinish:
+      return "Finished";
+    case JobEvent::kRequeue:
+      return "Requeued";
   }
   return "?";
 }
@@ -49,9 +57,8 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event, JobState final
       }
       break;
   }
-  return absl::FailedPreconditionError(absl::StrCat("illegal job transition: ",
-                                                    JobStateName(from), " on ",
-                                                    JobEventName(event)));
+  return absl::FailedPreconditionError(
+      absl::StrCat("illegal job transition: ", JobStateName(from), " on ", JobEventName(event)));
 }
 
 absl::StatusOr<std::string> Transition(Job& job, JobEvent event) {
@@ -63,8 +70,8 @@ absl::StatusOr<std::string> Transition(Job& job, JobEvent event) {
   const JobState from = job.state;
   job.state = *next;
   ++job.version;
-  return absl::StrCat("JobId=", job.id, " ", JobStateName(from), " -> ", JobStateName(*next),
-                      " (", JobEventName(event), ")");
+  return absl::StrCat("JobId=", job.id, " ", JobStateName(from), " -> ", JobStateName(*next), " (",
+                      JobEventName(event), ")");
 }
 
 }  // namespace skiff

@@ -1,15 +1,15 @@
 #include "ctld/core/job_state.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
 #include <utility>
-
-#include <gtest/gtest.h>
 
 namespace skiff {
 namespace {
 
 constexpr JobState kAllStates[] = {
-    JobState::kPending,   JobState::kConfiguring, JobState::kRunning,  JobState::kCompleting,
+    JobState::kPending,   JobState::kConfiguring, JobState::kRunning,   JobState::kCompleting,
     JobState::kCompleted, JobState::kFailed,      JobState::kCancelled, JobState::kTimeout,
     JobState::kNodeFail,  JobState::kOutOfMemory, JobState::kPreempted};
 constexpr JobEvent kAllEvents[] = {

@@ -9,12 +9,18 @@ namespace skiff {
 
 const char* NodeBaseStateName(NodeBaseState state) {
   switch (state) {
-    case NodeBaseState::kUnknown: return "UNKNOWN";
-    case NodeBaseState::kIdle: return "IDLE";
-    case NodeBaseState::kMixed: return "MIXED";
-    case NodeBaseState::kAllocated: return "ALLOCATED";
-    case NodeBaseState::kDown: return "DOWN";
-    case NodeBaseState::kFuture: return "FUTURE";
+    case NodeBaseState::kUnknown:
+      return "UNKNOWN";
+    case NodeBaseState::kIdle:
+      return "IDLE";
+    case NodeBaseState::kMixed:
+      return "MIXED";
+    case NodeBaseState::kAllocated:
+      return "ALLOCATED";
+    case NodeBaseState::kDown:
+      return "DOWN";
+    case NodeBaseState::kFuture:
+      return "FUTURE";
   }
   return "UNKNOWN";
 }
@@ -75,8 +81,8 @@ Node* NodeTable::FindMutable(std::string_view name) {
   return it == index_.end() ? nullptr : &nodes_[it->second];
 }
 
-absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now,
-                                 bool config_overrides, std::vector<NodeChange>* changes) {
+absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool config_overrides,
+                                 std::vector<NodeChange>* changes) {
   Node* node = FindMutable(reg.node_name);
   if (node == nullptr) {
     return absl::NotFoundError(
@@ -122,8 +128,9 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now,
     if (node->reason == kNotResponding) node->reason.clear();
   }
   if (node->state != before) {
-    Record(changes, *node, absl::StrCat(NodeBaseStateName(before), " -> ",
-                                        NodeBaseStateName(node->state), " (registered)"));
+    Record(changes, *node,
+           absl::StrCat(NodeBaseStateName(before), " -> ", NodeBaseStateName(node->state),
+                        " (registered)"));
   }
   return absl::OkStatus();
 }
@@ -159,8 +166,8 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
       node.state = NodeBaseState::kDown;
       node.reason = kNotResponding;
       node.reason_time = now;
-      Record(changes, node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (",
-                                         kNotResponding, ")"));
+      Record(changes, node,
+             absl::StrCat(NodeBaseStateName(before), " -> DOWN (", kNotResponding, ")"));
       if (changes) changes->back().went_down = true;
     }
   }
@@ -171,7 +178,8 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
                                     std::vector<NodeChange>* changes) {
   Node* node = FindMutable(node_name);
   if (node == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Invalid node name specified: ", std::string(node_name)));
+    return absl::NotFoundError(
+        absl::StrCat("Invalid node name specified: ", std::string(node_name)));
   }
   const std::string upper = absl::AsciiStrToUpper(std::string(state));
   if ((upper == "DRAIN" || upper == "DOWN") && reason.empty()) {

@@ -54,7 +54,7 @@ struct NodeRegistration {
 };
 
 struct Node {
-  NodeConfig config;                 // as configured in skiff.conf
+  NodeConfig config;                    // as configured in skiff.conf
   std::vector<std::string> partitions;  // names, in config order
   NodeBaseState state = NodeBaseState::kUnknown;
   bool drain = false;
@@ -66,19 +66,19 @@ struct Node {
            (state == NodeBaseState::kIdle || state == NodeBaseState::kMixed ||
             state == NodeBaseState::kAllocated);
   }
-  std::string reason;                // why DOWN or DRAIN
+  std::string reason;  // why DOWN or DRAIN
   int64_t reason_time = 0;
-  int64_t last_heartbeat = 0;        // 0 = never heard from
+  int64_t last_heartbeat = 0;  // 0 = never heard from
   int64_t last_registered = 0;
   int64_t boot_time = 0;
   int64_t noded_start_time = 0;
   std::string version, os, arch;
-  int port = 0;                      // where its noded listens, as it reported
-  std::vector<ReportedGres> gres;    // as reported (device files)
+  int port = 0;                    // where its noded listens, as it reported
+  std::vector<ReportedGres> gres;  // as reported (device files)
   int alloc_cpus = 0;
   uint64_t alloc_memory_mb = 0;
-  std::string gpu_type;              // configured Gres=gpu:TYPE:N, empty when untyped
-  std::vector<uint64_t> gpu_owner;   // per configured GPU index: owning job id, 0 = free
+  std::string gpu_type;             // configured Gres=gpu:TYPE:N, empty when untyped
+  std::vector<uint64_t> gpu_owner;  // per configured GPU index: owning job id, 0 = free
 };
 
 // A node whose state changed, for logging and persistence by the caller.
@@ -98,8 +98,8 @@ class NodeTable {
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's
   // configured hardware is trusted over what it reports.
-  absl::Status Register(const NodeRegistration& registration, int64_t now,
-                        bool config_overrides, std::vector<NodeChange>* changes);
+  absl::Status Register(const NodeRegistration& registration, int64_t now, bool config_overrides,
+                        std::vector<NodeChange>* changes);
 
   // Returns false when the node has not registered since this ctld started (the
   // daemon should register again). Clears "not responding".
@@ -134,7 +134,7 @@ class NodeTable {
   void UpdateUsageState(Node& node);
 
   const int64_t started_at_;
-  std::vector<Node> nodes_;                          // config order
+  std::vector<Node> nodes_;                           // config order
   std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_
 };
 

@@ -14,7 +14,8 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   out->set_sockets(config.sockets);
   out->set_cores_per_socket(config.cores_per_socket != 0
                                 ? config.cores_per_socket
-                                : config.cpus / std::max(1, config.sockets * config.threads_per_core));
+                                : config.cpus /
+                                      std::max(1, config.sockets * config.threads_per_core));
   out->set_threads_per_core(config.threads_per_core);
   out->set_real_memory_mb(config.real_memory_mb);
   out->set_tmp_disk_mb(config.tmp_disk_mb);

@@ -38,8 +38,7 @@ absl::Status ParseGres(const v1::JobSpec& spec, const SkiffConfig& config, JobRe
 }  // namespace
 
 absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
-                                const SkiffConfig& config,
-                                const std::vector<NodeCapacity>& nodes) {
+                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes) {
   if (spec.script().empty()) return Invalid("Batch script is empty!");
   if (spec.script().rfind("#!", 0) != 0) {
     return Invalid("Batch script must start with #! (a shebang line)");
@@ -57,9 +56,8 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   if (config.disable_root_jobs && submitter.uid == 0) {
     return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
   }
-  const PartitionConfig* partition = spec.partition().empty()
-                                         ? config.DefaultPartition()
-                                         : config.FindPartition(spec.partition());
+  const PartitionConfig* partition =
+      spec.partition().empty() ? config.DefaultPartition() : config.FindPartition(spec.partition());
   if (partition == nullptr) {
     return Invalid(spec.partition().empty() ? "No partition specified or system default partition"
                                             : "Invalid partition name specified");
@@ -119,35 +117,58 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
 
 v1::JobState ToProtoState(JobState state) {
   switch (state) {
-    case JobState::kPending: return v1::PENDING;
-    case JobState::kConfiguring: return v1::CONFIGURING;
-    case JobState::kRunning: return v1::RUNNING;
-    case JobState::kCompleting: return v1::COMPLETING;
-    case JobState::kCompleted: return v1::COMPLETED;
-    case JobState::kFailed: return v1::FAILED;
-    case JobState::kCancelled: return v1::CANCELLED;
-    case JobState::kTimeout: return v1::TIMEOUT;
-    case JobState::kNodeFail: return v1::NODE_FAIL;
-    case JobState::kOutOfMemory: return v1::OUT_OF_MEMORY;
-    case JobState::kPreempted: return v1::PREEMPTED;
+    case JobState::kPending:
+      return v1::PENDING;
+    case JobState::kConfiguring:
+      return v1::CONFIGURING;
+    case JobState::kRunning:
+      return v1::RUNNING;
+    case JobState::kCompleting:
+      return v1::COMPLETING;
+    case JobState::kCompleted:
+      return v1::COMPLETED;
+    case JobState::kFailed:
+      return v1::FAILED;
+    case JobState::kCancelled:
+      return v1::CANCELLED;
+    case JobState::kTimeout:
+      return v1::TIMEOUT;
+    case JobState::kNodeFail:
+      return v1::NODE_FAIL;
+    case JobState::kOutOfMemory:
+      return v1::OUT_OF_MEMORY;
+    case JobState::kPreempted:
+      return v1::PREEMPTED;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
 absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
   switch (state) {
-    case v1::PENDING: return JobState::kPending;
-    case v1::CONFIGURING: return JobState::kConfiguring;
-    case v1::RUNNING: return JobState::kRunning;
-    case v1::COMPLETING: return JobState::kCompleting;
-    case v1::COMPLETED: return JobState::kCompleted;
-    case v1::FAILED: return JobState::kFailed;
-    case v1::CANCELLED: return JobState::kCancelled;
-    case v1::TIMEOUT: return JobState::kTimeout;
-    case v1::NODE_FAIL: return JobState::kNodeFail;
-    case v1::OUT_OF_MEMORY: return JobState::kOutOfMemory;
-    case v1::PREEMPTED: return JobState::kPreempted;
-    default: return absl::InvalidArgumentError(absl::StrCat("Invalid job state ", state));
+    case v1::PENDING:
+      return JobState::kPending;
+    case v1::CONFIGURING:
+      return JobState::kConfiguring;
+    case v1::RUNNING:
+      return JobState::kRunning;
+    case v1::COMPLETING:
+      return JobState::kCompleting;
+    case v1::COMPLETED:
+      return JobState::kCompleted;
+    case v1::FAILED:
+      return JobState::kFailed;
+    case v1::CANCELLED:
+      return JobState::kCancelled;
+    case v1::TIMEOUT:
+      return JobState::kTimeout;
+    case v1::NODE_FAIL:
+      return JobState::kNodeFail;
+    case v1::OUT_OF_MEMORY:
+      return JobState::kOutOfMemory;
+    case v1::PREEMPTED:
+      return JobState::kPreempted;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("Invalid job state ", state));
   }
 }
 

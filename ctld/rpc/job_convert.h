@@ -28,8 +28,7 @@ struct Submitter {
 // or exceeds some limit)", "Invalid generic resource (gres) specification",
 // "Requested node configuration is not available".
 absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
-                                const SkiffConfig& config,
-                                const std::vector<NodeCapacity>& nodes);
+                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes);
 
 v1::JobState ToProtoState(JobState state);
 absl::StatusOr<JobState> FromProtoState(v1::JobState state);

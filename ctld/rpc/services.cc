@@ -39,8 +39,7 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
   return grpc::Status::OK;
 }
 
-grpc::Status CtldService::GetNodes(grpc::ServerContext* context,
-                                   const v1::GetNodesRequest* request,
+grpc::Status CtldService::GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
                                    v1::GetNodesReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
@@ -84,8 +83,8 @@ grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
   return grpc::Status::OK;
 }
 
-grpc::Status NodeService::Register(grpc::ServerContext* context,
-                                   const v1::RegisterRequest* request, v1::RegisterReply* reply) {
+grpc::Status NodeService::Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
+                                   v1::RegisterReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
   std::vector<JobReport> reports;
   for (const v1::NodeJobReport& job : request->jobs()) reports.push_back(ReportFromProto(job));
@@ -120,8 +119,8 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Names come from the credential's ids, never from the request.
   Submitter submitter{caller->uid, caller->gid, UserName(caller->uid), GroupName(caller->gid)};
-  absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
-                                        controller_.NodeCapacities());
+  absl::StatusOr<Job> job =
+      JobFromSpec(request->spec(), submitter, controller_.config(), controller_.NodeCapacities());
   if (!job.ok()) return ToGrpcStatus(job.status());
   absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job));
   if (!id.ok()) return ToGrpcStatus(id.status());

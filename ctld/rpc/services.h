@@ -20,8 +20,7 @@ class CtldService final : public v1::Ctld::Service {
                     v1::PingReply* reply) override;
   grpc::Status GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
                         v1::GetNodesReply* reply) override;
-  grpc::Status GetPartitions(grpc::ServerContext* context,
-                             const v1::GetPartitionsRequest* request,
+  grpc::Status GetPartitions(grpc::ServerContext* context, const v1::GetPartitionsRequest* request,
                              v1::GetPartitionsReply* reply) override;
   grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
                          v1::SubmitJobReply* reply) override;

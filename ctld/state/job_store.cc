@@ -58,8 +58,8 @@ absl::Status Exec(sqlite3* db, const char* sql) {
 
 absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-                                             SQLITE_OPEN_FULLMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
@@ -68,8 +68,8 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
   // WAL + NORMAL: a commit is durable against a killed process (the case the
   // brief demands) without an fsync per transaction; FULL would add power-loss
   // safety at ~10x the cost per commit.
-  for (const char* pragma : {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;",
-                             "PRAGMA busy_timeout=5000;"}) {
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA busy_timeout=5000;"}) {
     if (absl::Status s = Exec(db, pragma); !s.ok()) {
       sqlite3_close(db);
       return absl::FailedPreconditionError(absl::StrCat(path, ": ", s.message()));
@@ -207,7 +207,8 @@ absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {
     return SqliteError(db_, "prepare max id");
   }
   uint64_t max_id = 0;
-  if (sqlite3_step(stmt) == SQLITE_ROW) max_id = static_cast<uint64_t>(sqlite3_column_int64(stmt, 0));
+  if (sqlite3_step(stmt) == SQLITE_ROW)
+    max_id = static_cast<uint64_t>(sqlite3_column_int64(stmt, 0));
   sqlite3_finalize(stmt);
   return max_id;
 }

@@ -1,8 +1,8 @@
 #include "ctld/state/job_store.h"
 
-#include <thread>
-
 #include <gtest/gtest.h>
+
+#include <thread>
 
 namespace skiff {
 namespace {

@@ -41,9 +41,8 @@ CommandResult RunShell(const std::string& command, const std::string& env_file) 
   int err_fd = mkstemp(err_template);
   close(out_fd);
   close(err_fd);
-  std::string script = env_file.empty() ? command
-                                        : absl::StrCat("source ", ShellQuote(env_file), " && ",
-                                                       command);
+  std::string script =
+      env_file.empty() ? command : absl::StrCat("source ", ShellQuote(env_file), " && ", command);
   std::string line = absl::StrCat("bash -c ", ShellQuote(script), " >", out_template, " 2>",
                                   err_template, " </dev/null");
   int status = system(line.c_str());
@@ -108,9 +107,8 @@ CommandResult LocalCluster::Up() const {
 
 CommandResult LocalCluster::RunAs(const std::string& user, const std::string& command) const {
   const std::string home = absl::StrCat(dir_, "/home/", user);
-  const std::string script =
-      absl::StrCat("source ", ShellQuote(dir_ + "/env.sh"), " && cd ", ShellQuote(home), " && ",
-                   command);
+  const std::string script = absl::StrCat("source ", ShellQuote(dir_ + "/env.sh"), " && cd ",
+                                          ShellQuote(home), " && ", command);
   return RunShell(absl::StrCat("runuser -u ", user, " -- bash -c ", ShellQuote(script)));
 }
 
@@ -127,8 +125,8 @@ absl::StatusOr<uid_t> LocalCluster::EnsureUser(const std::string& name) const {
 }
 
 CommandResult LocalCluster::Down() const {
-  return RunShell(absl::StrCat(ShellQuote(RunfilesRoot() + "/skiff"), " down --dir ",
-                               ShellQuote(dir_)));
+  return RunShell(
+      absl::StrCat(ShellQuote(RunfilesRoot() + "/skiff"), " down --dir ", ShellQuote(dir_)));
 }
 
 pid_t LocalCluster::Pid(const std::string& name) const {

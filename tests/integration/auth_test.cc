@@ -1,11 +1,10 @@
 // Every ctld RPC needs a valid munge credential; ctld takes the caller's uid from it.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <grpcpp/grpcpp.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
@@ -26,9 +25,9 @@ class AuthTest : public ::testing::Test {
     auto config = LoadConfig(cluster_->conf_path());
     ASSERT_TRUE(config.ok()) << config.status();
     munge_socket_ = config->skiff.auth_socket;
-    stub_ = v1::Ctld::NewStub(grpc::CreateChannel(
-        absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
-        grpc::InsecureChannelCredentials()));
+    stub_ = v1::Ctld::NewStub(
+        grpc::CreateChannel(absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
+                            grpc::InsecureChannelCredentials()));
   }
 
   grpc::Status Ping(grpc::ClientContext* context, v1::PingReply* reply) {

@@ -1,13 +1,12 @@
 // A local cluster comes up through `skiff up`, every node registers, `up` on a
 // partly running cluster starts only what is missing, and `down` leaves nothing.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "tests/harness/local_cluster.h"
 
@@ -87,7 +86,8 @@ TEST_F(ClusterUpTest, DownLeavesNoProcessBehind) {
   // and munged started for it, must be gone.
   CommandResult left = RunShell(
       "for p in /proc/[0-9]*; do e=$(readlink $p/exe 2>/dev/null) || continue; "
-      "case $e in " + cluster_->dir() + "/bin/*) echo ${p#/proc/} $e;; esac; done");
+      "case $e in " +
+      cluster_->dir() + "/bin/*) echo ${p#/proc/} $e;; esac; done");
   EXPECT_EQ(left.out, "");
   EXPECT_FALSE(Alive(ctld));
   EXPECT_FALSE(Alive(munged));
@@ -101,10 +101,13 @@ TEST_F(ClusterUpTest, ScriptdExitsWhenCtldIsKilled) {
   const pid_t scriptd = atoi(child.out.c_str());
   ASSERT_GT(scriptd, 0) << child.out;
   ASSERT_EQ(kill(ctld, SIGKILL), 0);
-  EXPECT_TRUE(Eventually(10, [&] {
-    CommandResult state = RunShell("cat /proc/" + std::to_string(scriptd) + "/stat 2>/dev/null");
-    return state.out.empty();
-  })) << "scriptd " << scriptd << " outlived ctld";
+  EXPECT_TRUE(Eventually(10,
+                         [&] {
+                           CommandResult state = RunShell("cat /proc/" + std::to_string(scriptd) +
+                                                          "/stat 2>/dev/null");
+                           return state.out.empty();
+                         }))
+      << "scriptd " << scriptd << " outlived ctld";
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // kill -9 of each daemon loses no accepted job.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
@@ -48,9 +47,8 @@ bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
 
 // scriptd is ctld's only child.
 pid_t ScriptdPid(const LocalCluster& cluster) {
-  std::string children =
-      ReadFile(absl::StrCat("/proc/", cluster.Pid("ctld"), "/task/", cluster.Pid("ctld"),
-                            "/children"));
+  std::string children = ReadFile(
+      absl::StrCat("/proc/", cluster.Pid("ctld"), "/task/", cluster.Pid("ctld"), "/children"));
   return atoi(children.c_str());
 }
 
@@ -127,8 +125,7 @@ TEST(CrashTest, KillingNodedMarksNodeDownAndFailsOrRequeuesItsJobs) {
   auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=5\n");
   ASSERT_NE(cluster, nullptr);
   // Occupy all four nodes with one job, so the batch host is n1.
-  CommandResult submit =
-      cluster->Run("sbatch -N 4 --no-requeue -o /dev/null --wrap='sleep 300'");
+  CommandResult submit = cluster->Run("sbatch -N 4 --no-requeue -o /dev/null --wrap='sleep 300'");
   const std::vector<uint64_t> ids = JobIds(submit.out);
   ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
   ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));

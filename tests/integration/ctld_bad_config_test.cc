@@ -1,9 +1,9 @@
 // ctld refuses to start on a bad skiff.conf, naming file, line and key, with a
 // non-zero exit code (and starts nothing).
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/harness/local_cluster.h"
 
@@ -12,8 +12,8 @@ namespace {
 
 struct BadConfigCase {
   std::string name;
-  std::string bad_line;    // replaces the NodeName line, line 3
-  std::string must_say;    // key as the user wrote it
+  std::string bad_line;  // replaces the NodeName line, line 3
+  std::string must_say;  // key as the user wrote it
 };
 
 class CtldBadConfigTest : public ::testing::TestWithParam<BadConfigCase> {};
@@ -27,8 +27,7 @@ TEST_P(CtldBadConfigTest, RefusesToStartNamingFileLineAndKey) {
                       << "SlurmctldHost=localhost(127.0.0.1)\n"
                       << c.bad_line << "\n"
                       << "PartitionName=debug Nodes=ALL Default=YES\n";
-  CommandResult result =
-      RunShell("timeout 20 " + RunfilesRoot() + "/ctld/ctld -f " + conf);
+  CommandResult result = RunShell("timeout 20 " + RunfilesRoot() + "/ctld/ctld -f " + conf);
   EXPECT_NE(result.exit_code, 0);
   EXPECT_NE(result.exit_code, 124) << "ctld started instead of refusing";
   EXPECT_NE(result.err.find(conf + ":3:"), std::string::npos) << result.err;
@@ -38,10 +37,9 @@ TEST_P(CtldBadConfigTest, RefusesToStartNamingFileLineAndKey) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CtldBadConfigTest,
-    ::testing::Values(
-        BadConfigCase{"typo_key", "NodeName=n1 CPUs=2 RealMemroy=100", "RealMemroy"},
-        BadConfigCase{"cpus_not_a_number", "NodeName=n1 CPUs=abc", "CPUs"},
-        BadConfigCase{"unclosed_bracket", "NodeName=n[1-4 CPUs=2", "NodeName"}),
+    ::testing::Values(BadConfigCase{"typo_key", "NodeName=n1 CPUs=2 RealMemroy=100", "RealMemroy"},
+                      BadConfigCase{"cpus_not_a_number", "NodeName=n1 CPUs=abc", "CPUs"},
+                      BadConfigCase{"unclosed_bracket", "NodeName=n[1-4 CPUs=2", "NodeName"}),
     [](const ::testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Batch jobs through the real daemons: sbatch -> ctld -> scriptd (prolog) ->
 // noded -> the job as its user -> scriptd (epilog) -> done, and who may touch
 // whose job. Runs as root (CI does) and creates two test users.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <sstream>
 #include <string>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
@@ -114,17 +113,24 @@ TEST_F(JobLifecycleTest, JobRunsAsItsUserWithSlurmEnvironment) {
   const std::string output = ReadFile(absl::StrCat(home, "/env-", id, ".out"));
   const std::string id_text = absl::StrCat(id);
   EXPECT_NE(output.find(absl::StrCat("uid=", alice_uid_, "\n")), std::string::npos) << output;
-  const std::vector<std::string> expected = {
-           "SLURM_JOB_ID=" + id_text, std::string("SLURM_JOB_NAME=envjob"), std::string("SLURM_JOB_NODELIST=n3"),
-           std::string("SLURM_NNODES=1"), std::string("SLURM_NTASKS=2"),
-           std::string("SLURM_CPUS_ON_NODE=2"), std::string("SLURM_MEM_PER_NODE=100"),
-           "SLURM_SUBMIT_DIR=" + home, std::string("SLURM_JOB_PARTITION=gpu"),
-           std::string("SLURM_JOB_QOS=normal"), std::string("SLURM_JOB_USER=skiffalice"),
-           absl::StrCat("SLURM_JOB_UID=", alice_uid_), std::string("SLURM_CLUSTER_NAME=skiff-local"),
-           std::string("SLURM_JOB_GPUS=0,1"), std::string("CUDA_VISIBLE_DEVICES=0,1")};
+  const std::vector<std::string> expected = {"SLURM_JOB_ID=" + id_text,
+                                             std::string("SLURM_JOB_NAME=envjob"),
+                                             std::string("SLURM_JOB_NODELIST=n3"),
+                                             std::string("SLURM_NNODES=1"),
+                                             std::string("SLURM_NTASKS=2"),
+                                             std::string("SLURM_CPUS_ON_NODE=2"),
+                                             std::string("SLURM_MEM_PER_NODE=100"),
+                                             "SLURM_SUBMIT_DIR=" + home,
+                                             std::string("SLURM_JOB_PARTITION=gpu"),
+                                             std::string("SLURM_JOB_QOS=normal"),
+                                             std::string("SLURM_JOB_USER=skiffalice"),
+                                             absl::StrCat("SLURM_JOB_UID=", alice_uid_),
+                                             std::string("SLURM_CLUSTER_NAME=skiff-local"),
+                                             std::string("SLURM_JOB_GPUS=0,1"),
+                                             std::string("CUDA_VISIBLE_DEVICES=0,1")};
   for (const std::string& line : expected) {
     EXPECT_NE(output.find(line + "\n"), std::string::npos) << "missing " << line << " in\n"
-                                                          << output;
+                                                           << output;
   }
   EXPECT_NE(output.find("SLURM_SUBMIT_HOST="), std::string::npos) << output;
 }
@@ -136,11 +142,11 @@ TEST_F(JobLifecycleTest, PrologAndEpilogRunInScriptdNotInCtld) {
   WaitForState(id, "COMPLETED");
   const std::string log = ReadFile(cluster_->dir() + "/log/ctld_scripts.txt");
   std::smatch prolog, epilog;
-  ASSERT_TRUE(std::regex_search(log, prolog, std::regex(absl::StrCat("prolog_slurmctld ", id,
-                                                                     " ([0-9]+)"))))
+  ASSERT_TRUE(std::regex_search(log, prolog,
+                                std::regex(absl::StrCat("prolog_slurmctld ", id, " ([0-9]+)"))))
       << log;
-  ASSERT_TRUE(std::regex_search(log, epilog, std::regex(absl::StrCat("epilog_slurmctld ", id,
-                                                                     " ([0-9]+)"))))
+  ASSERT_TRUE(std::regex_search(log, epilog,
+                                std::regex(absl::StrCat("epilog_slurmctld ", id, " ([0-9]+)"))))
       << log;
   const pid_t ctld = cluster_->Pid("ctld");
   const pid_t prolog_parent = std::stoi(prolog[1]);
