@@ -9,23 +9,12 @@
 #include <thread>
 
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
-
 // Waits up to `seconds` for `predicate`.
-template <typename Predicate>
-bool Eventually(int seconds, Predicate predicate) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return predicate();
-}
-
 class ClusterUpTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -13,37 +13,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-template <typename Predicate>
-bool Eventually(int seconds, Predicate predicate) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return predicate();
-}
-
-std::vector<uint64_t> JobIds(const std::string& text) {
-  std::vector<uint64_t> ids;
-  static const std::regex kSubmitted("Submitted batch job ([0-9]+)");
-  for (std::sregex_iterator it(text.begin(), text.end(), kSubmitted), end; it != end; ++it) {
-    ids.push_back(std::stoull((*it)[1]));
-  }
-  return ids;
-}
-
-bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
 
 // scriptd is ctld's only child.
 pid_t ScriptdPid(const LocalCluster& cluster) {
@@ -76,7 +49,7 @@ TEST(CrashTest, KillingCtldLosesNoAcceptedJob) {
   CommandResult submit = cluster->Run(
       "for i in $(seq 1 24); do sbatch -c 1 -o /dev/null --wrap='sleep 1' || exit 1; done");
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
-  const std::vector<uint64_t> ids = JobIds(submit.out);
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
   ASSERT_EQ(ids.size(), 24u) << submit.out;
 
   ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
@@ -102,7 +75,7 @@ TEST(CrashTest, KillingScriptdReRunsTheInFlightProlog) {
   ASSERT_EQ(RunShell("chmod 755 " + cluster->dir() + "/etc/slow_prolog.sh").exit_code, 0);
 
   CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap=true");
-  const std::vector<uint64_t> ids = JobIds(submit.out);
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
   ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
   ASSERT_TRUE(Eventually(20, [&] { return ReadFile(marks).find("start") != std::string::npos; }));
   const pid_t scriptd = ScriptdPid(*cluster);
@@ -126,7 +99,7 @@ TEST(CrashTest, KillingNodedMarksNodeDownAndFailsOrRequeuesItsJobs) {
   ASSERT_NE(cluster, nullptr);
   // Occupy all four nodes with one job, so the batch host is n1.
   CommandResult submit = cluster->Run("sbatch -N 4 --no-requeue -o /dev/null --wrap='sleep 300'");
-  const std::vector<uint64_t> ids = JobIds(submit.out);
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
   ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
   ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));
 
@@ -141,7 +114,7 @@ TEST(CrashTest, RestartedNodedReattachesAndReportsTheExitCode) {
   auto cluster = StartCluster("");
   ASSERT_NE(cluster, nullptr);
   CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap='sleep 3; exit 7'");
-  const std::vector<uint64_t> ids = JobIds(submit.out);
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
   ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
   ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));
   const std::string shown = ShowJob(*cluster, ids[0]);

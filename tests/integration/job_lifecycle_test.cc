@@ -13,26 +13,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-template <typename Predicate>
-bool Eventually(int seconds, Predicate predicate) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return predicate();
-}
 
 // "Submitted batch job 12" -> 12; 0 when the output is not that.
 uint64_t JobIdFrom(const CommandResult& result) {
