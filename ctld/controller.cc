@@ -753,13 +753,13 @@ std::function<void()> Controller::PrologAction(const Job& job) {
 
 std::function<void()> Controller::LaunchAction(const Job& job, std::string target,
                                                ClusterFacts facts) {
-  v1::JobSpec spec;
-  spec.ParseFromString(job.spec_blob);
-  v1::LaunchJobRequest request = BuildLaunchRequest(job, spec, facts);
-  const uint64_t id = job.id;
-  const int restart_count = job.restart_count;
-  return [this, request, id, restart_count, target] {
-    OnLaunchDone(id, restart_count, node_client_.LaunchJob(target, request));
+  // Parsing the spec and building the environment happen on the worker thread,
+  // not under mu_ where this snapshot was taken.
+  return [this, job, target, facts] {
+    v1::JobSpec spec;
+    spec.ParseFromString(job.spec_blob);
+    const v1::LaunchJobRequest request = BuildLaunchRequest(job, spec, facts);
+    OnLaunchDone(job.id, job.restart_count, node_client_.LaunchJob(target, request));
   };
 }
 
