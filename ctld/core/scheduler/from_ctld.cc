@@ -1,0 +1,190 @@
+#include "ctld/core/scheduler/from_ctld.h"
+
+#include <cstdlib>
+#include <unordered_map>
+
+namespace skiff {
+namespace {
+
+// Names -> dense indices, appending unknown names to `table`.
+class Interner {
+ public:
+  explicit Interner(std::vector<std::string>* table) : table_(table) {
+    for (size_t i = 0; i < table->size(); ++i) index_[(*table)[i]] = static_cast<int32_t>(i);
+  }
+  int32_t Get(const std::string& name) {
+    auto [it, inserted] = index_.emplace(name, static_cast<int32_t>(table_->size()));
+    if (inserted) table_->push_back(name);
+    return it->second;
+  }
+  // kNone (or `missing`) when unknown.
+  int32_t Find(const std::string& name, int32_t missing = kNone) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? missing : it->second;
+  }
+
+ private:
+  std::vector<std::string>* table_;
+  std::unordered_map<std::string, int32_t> index_;
+};
+
+PartitionState StateOf(const std::string& state) {
+  if (state == "DOWN") return PartitionState::kDown;
+  if (state == "DRAIN") return PartitionState::kDrain;
+  if (state == "INACTIVE") return PartitionState::kInactive;
+  return PartitionState::kUp;
+}
+
+}  // namespace
+
+CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
+  CtldSnapshot snapshot;
+  ClusterView& view = snapshot.view;
+  std::vector<std::string> node_names, partition_names, qos_names, user_names;
+  Interner nodes(&node_names), gpu_types(&view.gpu_types), features(&view.features),
+      accounts(&view.accounts), groups(&view.groups), users(&user_names);
+  for (const NodeCapacity& capacity : inputs.nodes) {
+    SchedNode node;
+    node.name = capacity.name;
+    node.usable = capacity.usable;
+    node.cpus = capacity.cpus;
+    node.memory_mb = capacity.memory_mb;
+    node.gpu_count = static_cast<int32_t>(capacity.gpu_owner.size());
+    node.gpu_type = capacity.gpu_type.empty() ? kNone : gpu_types.Get(capacity.gpu_type);
+    auto it = inputs.node_features.find(capacity.name);
+    if (it != inputs.node_features.end()) {
+      for (const std::string& f : it->second) node.features.push_back(features.Get(f));
+    }
+    nodes.Get(capacity.name);
+    view.nodes.push_back(std::move(node));
+  }
+  view.qos = inputs.qos;
+  for (const Qos& qos : view.qos) qos_names.push_back(qos.name);
+  Interner qos_index(&qos_names);
+  const int32_t unknown_qos = static_cast<int32_t>(view.qos.size());  // -> InvalidQOS
+  for (const PartitionConfig& config : inputs.partitions) {
+    SchedPartition partition;
+    partition.name = config.name;
+    partition.state = StateOf(config.state);
+    partition.max_time = config.max_time;
+    partition.max_nodes = config.max_nodes;
+    partition.priority_tier = config.priority_tier;
+    for (const std::string& name : config.nodes) {
+      const int32_t n = nodes.Find(name);
+      if (n != kNone) partition.nodes.push_back(n);
+    }
+    for (const std::string& a : config.allow_accounts) {
+      if (a != "ALL") partition.allow_accounts.push_back(accounts.Get(a));
+    }
+    for (const std::string& g : config.allow_groups) {
+      if (g != "ALL") partition.allow_groups.push_back(groups.Get(g));
+    }
+    for (const std::string& q : config.allow_qos) {
+      if (q != "ALL") partition.allow_qos.push_back(qos_index.Find(q, unknown_qos));
+    }
+    partition.qos = config.qos.empty() ? kNone : qos_index.Find(config.qos);
+    partition_names.push_back(config.name);
+    view.partitions.push_back(std::move(partition));
+  }
+  Interner partitions(&partition_names);
+  auto qos_of = [&](const Job& job) {
+    return job.qos.empty() ? kNone : qos_index.Find(job.qos, unknown_qos);
+  };
+  for (const Job* job : inputs.running) {
+    RunningJob running;
+    running.id = job->id;
+    running.user = users.Get(job->user_name);
+    running.qos = qos_of(*job);
+    if (running.qos == unknown_qos) running.qos = kNone;  // already running: no limits
+    running.partition = partitions.Find(job->request.partition);
+    if (running.partition == kNone) running.partition = 0;  // REQUIRES: a partition exists
+    for (const std::string& name : job->nodes) {
+      const int32_t n = nodes.Find(name);
+      if (n == kNone) continue;
+      running.nodes.push_back(n);
+      running.gpu_indices.emplace_back(job->gpu_indices.begin(), job->gpu_indices.end());
+    }
+    running.cpus_per_node = job->cpus_per_node;
+    running.mem_per_node_mb = job->mem_per_node_mb;
+    running.start_time = job->start_time;
+    running.time_limit = job->request.time_limit;
+    view.running.push_back(std::move(running));
+  }
+  for (const Job* job : inputs.pending) {
+    PendingJob pending;
+    pending.id = job->id;
+    pending.user = users.Get(job->user_name);
+    pending.account = accounts.Get(job->account);
+    pending.group = groups.Get(job->group_name);
+    pending.qos = qos_of(*job);
+    pending.partition = partitions.Find(job->request.partition);  // kNone -> PartitionInactive
+    pending.submit_time = job->submit_time;
+    pending.eligible_time = std::max(job->eligible_time, job->request.begin_time);
+    pending.time_limit = job->request.time_limit;
+    pending.num_nodes = job->request.num_nodes;
+    pending.cpus_per_node = job->request.CpusPerNode();
+    pending.mem_per_node_mb = job->request.MemPerNodeMb();
+    pending.gpus_per_node = job->request.gpus_per_node;
+    pending.gpu_type = job->request.gpu_type.empty() ? kNone : gpu_types.Get(job->request.gpu_type);
+    pending.held = job->held;
+    pending.held_by_admin = job->held_by_admin;
+    snapshot.pending.push_back(std::move(pending));
+  }
+  for (const std::string& name : user_names) {
+    SchedUser user;
+    user.name = name;
+    auto it = inputs.usage.find(name);
+    if (it != inputs.usage.end()) {
+      user.usage = it->second.usage;
+      user.usage_as_of = it->second.as_of;
+      user.shares = it->second.shares;
+    }
+    view.users.push_back(std::move(user));
+  }
+  return snapshot;
+}
+
+ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan& plan) {
+  ScheduleResult result;
+  for (const JobStart& start : plan.starts) {
+    Placement placement;
+    placement.job_id = start.job_id;
+    placement.cpus_per_node = start.cpus_per_node;
+    placement.mem_per_node_mb = start.mem_per_node_mb;
+    for (size_t k = 0; k < start.nodes.size(); ++k) {
+      placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
+      placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());
+    }
+    result.placements.push_back(std::move(placement));
+  }
+  for (size_t i = 0; i < snapshot.pending.size(); ++i) {
+    if (plan.reasons[i] == WaitReason::kNone) continue;
+    result.pending.push_back({snapshot.pending[i].id, WaitReasonName(plan.reasons[i])});
+  }
+  return result;
+}
+
+ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
+                               int64_t now) {
+  const CtldSnapshot snapshot = BuildSnapshot(inputs);
+  return ToScheduleResult(snapshot, Schedule(snapshot.view, snapshot.pending, options, now));
+}
+
+SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
+  SchedulerOptions options;
+  options.weights.age = config.priority_weight_age;
+  options.weights.fairshare = config.priority_weight_fairshare;
+  options.weights.job_size = config.priority_weight_job_size;
+  options.weights.partition = config.priority_weight_partition;
+  options.weights.qos = config.priority_weight_qos;
+  options.weights.max_age = config.priority_max_age;
+  options.weights.decay_half_life = config.priority_decay_half_life;
+  auto it = config.scheduler_parameters.find("bf_max_job_test");
+  if (it != config.scheduler_parameters.end()) {
+    const long value = std::strtol(it->second.c_str(), nullptr, 10);
+    if (value > 0) options.bf_max_job_test = static_cast<int32_t>(value);
+  }
+  return options;
+}
+
+}  // namespace skiff

@@ -1,0 +1,68 @@
+// The seam between ctld and the pure scheduler: builds a ClusterView and
+// PendingJobs from ctld's own types (NodeCapacity, PartitionConfig, Job) and
+// turns a SchedulePlan back into the ScheduleResult that RunSchedulePass
+// already applies (Placement with node names and per-node GPU indices,
+// PendingReason with Slurm's reason names).
+//
+// Node usage comes from the running jobs (`running`: CONFIGURING, RUNNING and
+// COMPLETING jobs), not from NodeCapacity's alloc fields, so that every
+// allocation has an expected end for backfill. Names the view does not know
+// (a QOS that was deleted, a partition gone from the config) make the job pend
+// with InvalidQOS / PartitionInactive.
+//
+// Pure, like the scheduler; called under the Controller's mutex. The snapshot
+// owns its copies; Job pointers are only read during the call.
+#ifndef SKIFF_CTLD_CORE_SCHEDULER_FROM_CTLD_H_
+#define SKIFF_CTLD_CORE_SCHEDULER_FROM_CTLD_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/config/config.h"
+#include "ctld/core/first_fit.h"
+#include "ctld/core/job.h"
+#include "ctld/core/scheduler/scheduler.h"
+
+namespace skiff {
+
+// Per-user fair-share record (from the accounting store, later).
+struct UserUsageRecord {
+  double usage = 0;
+  int64_t as_of = 0;
+  double shares = 1.0;
+};
+
+struct CtldSchedulerInputs {
+  std::vector<NodeCapacity> nodes;                                // NodeTable::Capacities()
+  std::map<std::string, std::vector<std::string>> node_features;  // NodeName -> Features=
+  std::vector<PartitionConfig> partitions;                        // config_.partitions
+  std::vector<Qos> qos;                                           // sacctmgr's QOS table
+  std::map<std::string, UserUsageRecord> usage;                   // by user name
+  std::vector<const Job*> running;                                // jobs holding resources
+  std::vector<const Job*> pending;                                // PENDING jobs, any order
+};
+
+struct CtldSnapshot {
+  ClusterView view;
+  std::vector<PendingJob> pending;  // parallel to CtldSchedulerInputs::pending
+};
+
+CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs);
+
+// Placements (node names, GPU indices per node) and a reason for every pending
+// job that does not start, for Controller::RunSchedulePass.
+ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan& plan);
+
+// BuildSnapshot + Schedule + ToScheduleResult.
+ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
+                               int64_t now);
+
+// SchedulerOptions from skiff.conf: Priority* weights and SchedulerParameters
+// bf_max_job_test.
+SchedulerOptions OptionsFromConfig(const SkiffConfig& config);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_SCHEDULER_FROM_CTLD_H_

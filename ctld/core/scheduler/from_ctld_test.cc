@@ -1,0 +1,96 @@
+#include "ctld/core/scheduler/from_ctld.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace skiff {
+namespace {
+
+NodeCapacity Capacity(const std::string& name, int gpus, const std::string& type) {
+  NodeCapacity node;
+  node.name = name;
+  node.usable = true;
+  node.cpus = 16;
+  node.memory_mb = 64000;
+  node.gpu_type = type;
+  node.gpu_owner.assign(gpus, 0);
+  node.partitions = {"gpu"};
+  return node;
+}
+
+Job MakeJob(uint64_t id, const std::string& user, int gpus, const std::string& qos = "normal") {
+  Job job;
+  job.id = id;
+  job.user_name = user;
+  job.group_name = user;
+  job.account = "lab";
+  job.qos = qos;
+  job.submit_time = static_cast<int64_t>(id);
+  job.request.partition = "gpu";
+  job.request.gpus_per_node = gpus;
+  job.request.time_limit = 3600;
+  return job;
+}
+
+CtldSchedulerInputs Inputs() {
+  CtldSchedulerInputs inputs;
+  inputs.nodes = {Capacity("g1", 4, "a100"), Capacity("g2", 4, "v100")};
+  PartitionConfig gpu;
+  gpu.name = "gpu";
+  gpu.nodes = {"g1", "g2"};
+  inputs.partitions = {gpu};
+  Qos normal;
+  normal.name = "normal";
+  normal.max_tres_per_user.gpus = 4;
+  inputs.qos = {normal};
+  return inputs;
+}
+
+TEST(FromCtld, PlacesAroundRunningJobsAndNamesReasons) {
+  CtldSchedulerInputs inputs = Inputs();
+  Job running = MakeJob(10, "alice", 2);
+  running.state = JobState::kRunning;
+  running.nodes = {"g1"};
+  running.cpus_per_node = 1;
+  running.gpu_indices = {0, 2};
+  running.start_time = 0;
+  inputs.running = {&running};
+  Job a = MakeJob(1, "alice", 2), b = MakeJob(2, "alice", 1), c = MakeJob(3, "bob", 1);
+  c.request.gpu_type = "v100";
+  Job d = MakeJob(4, "bob", 1, "nosuchqos");
+  Job e = MakeJob(5, "bob", 1);
+  e.request.partition = "gone";
+  inputs.pending = {&a, &b, &c, &d, &e};
+
+  ScheduleResult result = ScheduleForCtld(inputs, SchedulerOptions{}, 100);
+  ASSERT_EQ(result.placements.size(), 2u);
+  EXPECT_EQ(result.placements[0].job_id, 1u);
+  EXPECT_EQ(result.placements[0].nodes, std::vector<std::string>{"g1"});
+  EXPECT_EQ(result.placements[0].gpu_indices, (std::vector<std::vector<int>>{{1, 3}}));
+  EXPECT_EQ(result.placements[1].job_id, 3u);
+  EXPECT_EQ(result.placements[1].nodes, std::vector<std::string>{"g2"});
+  std::map<uint64_t, std::string> reasons;
+  for (const PendingReason& reason : result.pending) reasons[reason.job_id] = reason.reason;
+  EXPECT_EQ(reasons[2], "QOSMaxGRESPerUser");  // alice holds 2 + 2
+  EXPECT_EQ(reasons[4], "InvalidQOS");
+  EXPECT_EQ(reasons[5], "PartitionInactive");
+  EXPECT_EQ(reasons.size(), 3u);
+}
+
+TEST(FromCtld, OptionsFromConfig) {
+  SkiffConfig config;
+  config.priority_weight_age = 7;
+  config.priority_weight_qos = 9;
+  config.priority_max_age = 60;
+  config.scheduler_parameters["bf_max_job_test"] = "1234";
+  SchedulerOptions options = OptionsFromConfig(config);
+  EXPECT_EQ(options.weights.age, 7);
+  EXPECT_EQ(options.weights.qos, 9);
+  EXPECT_EQ(options.weights.max_age, 60);
+  EXPECT_EQ(options.bf_max_job_test, 1234);
+}
+
+}  // namespace
+}  // namespace skiff

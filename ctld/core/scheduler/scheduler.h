@@ -1,0 +1,122 @@
+// The pure scheduler: a main pass in priority order, then backfill.
+//
+// Schedule(view, pending, options, now) orders the queue (priority.h), runs
+// MainPass and then Backfill, and returns which jobs start where (with the GPU
+// indices each gets on each node), a Slurm reason for every job left pending and
+// the reservations backfill made. Jobs hold their resources until their
+// expected end (start + time limit; never for unlimited jobs).
+//
+// Main pass: each job in order is checked against holds, begin time, its
+// partition (state, MaxTime, MaxNodes, Allow*), its job QOS and partition QOS
+// (MaxWall, MaxTRESPerJob, MaxJobsPerUser, MaxTRESPerUser) and then placed
+// first-fit on the partition's nodes (lowest node index, lowest free GPU index;
+// a GPU is never given twice). The first job of a partition that does not fit
+// now pends with Resources and blocks its partition: every later job of that
+// partition pends with Priority (and is left to backfill), so the pass costs
+// O(jobs + placed jobs x partition nodes).
+//
+// Backfill: for each partition's top Resources job (in priority order) it finds
+// the earliest time the job fits, from the running jobs' expected ends, and
+// reserves nodes for it then. Then it tests up to bf_max_job_test Priority and
+// Resources jobs in order; one starts now only if it fits now and, on every
+// reserved node it uses, it ends by the reservation's start or leaves enough
+// room for the reserved job. Backfill therefore never delays a reservation.
+// Jobs without a reservation get no such guarantee.
+//
+// Pure: no locks, no I/O, no clock reads. Ownership: the caller owns all
+// arguments; results hold indices into them and job ids.
+#ifndef SKIFF_CTLD_CORE_SCHEDULER_SCHEDULER_H_
+#define SKIFF_CTLD_CORE_SCHEDULER_SCHEDULER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ctld/core/scheduler/priority.h"
+#include "ctld/core/scheduler/types.h"
+
+namespace skiff {
+
+struct SchedulerOptions {
+  PriorityWeights weights;
+  bool backfill = true;
+  int32_t bf_max_job_test = 500;  // SchedulerParameters=bf_max_job_test
+};
+
+struct JobStart {
+  uint64_t job_id = 0;
+  uint32_t pending_index = 0;  // into the `pending` argument
+  std::vector<int32_t> nodes;  // indices into ClusterView::nodes
+  int32_t cpus_per_node = 0;   // as asked (an exclusive job holds its nodes whole)
+  uint64_t mem_per_node_mb = 0;
+  std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`
+  bool exclusive = false;
+  bool backfilled = false;
+  int64_t expected_end = kNever;
+};
+
+struct Reservation {
+  uint64_t job_id = 0;
+  uint32_t pending_index = 0;
+  int64_t start = kNever;      // expected start (squeue --start)
+  std::vector<int32_t> nodes;  // reserved for it from `start`
+};
+
+struct MainPassResult {
+  std::vector<JobStart> starts;
+  std::vector<WaitReason> reasons;  // indexed like `pending`; kNone for started jobs
+  std::vector<uint32_t> blocked;    // each partition's top Resources job, in queue order
+};
+
+struct BackfillResult {
+  std::vector<JobStart> starts;
+  std::vector<Reservation> reservations;
+  int32_t tested = 0;                     // jobs examined (<= bf_max_job_test)
+  std::vector<uint32_t> newly_limited;    // jobs now over a per-user QOS limit ...
+  std::vector<WaitReason> limit_reasons;  // ... and why (parallel to newly_limited)
+};
+
+struct SchedulePlan {
+  std::vector<JobStart> starts;     // main pass first, then backfill
+  std::vector<WaitReason> reasons;  // indexed like `pending`; kNone for started jobs
+  std::vector<int64_t> priorities;  // indexed like `pending`
+  std::vector<Reservation> reservations;
+  int32_t backfill_tested = 0;
+};
+
+// `order`: indices into `pending`, as OrderQueue returns. REQUIRES:
+// ValidateView(view).ok(); pending jobs' indices refer into `view`.
+MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& pending,
+                        const std::vector<uint32_t>& order, int64_t now);
+
+// Backfill over the same inputs after `main` (whose starts it treats as
+// running from `now`).
+BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& pending,
+                        const std::vector<uint32_t>& order, const MainPassResult& main,
+                        const SchedulerOptions& options, int64_t now);
+
+SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pending,
+                      const SchedulerOptions& options, int64_t now);
+
+// When and where `job` could start on `view` if nothing else started, with the
+// running jobs ending at their expected ends. start = kNever when it cannot
+// (it does not fit the partition, or the blocking jobs have no time limit).
+struct StartEstimate {
+  int64_t start = kNever;
+  std::vector<int32_t> nodes;
+};
+StartEstimate EarliestStart(const ClusterView& view, const PendingJob& job, int64_t now);
+
+// QOS limits enforced at submit (MaxSubmitJobsPerUser): `user_jobs` is the
+// user's pending + running jobs in the job's QOS (or partition QOS) before this
+// one. InvalidArgument with Slurm's message when over.
+absl::Status CheckSubmitLimits(const ClusterView& view, const PendingJob& job, int64_t user_jobs);
+
+// Adds `starts` to a copy of `view` as running jobs (for tests, simulators and
+// estimates after a pass).
+ClusterView WithStarts(const ClusterView& view, const std::vector<PendingJob>& pending,
+                       const std::vector<JobStart>& starts, int64_t now);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_SCHEDULER_SCHEDULER_H_

@@ -1,0 +1,382 @@
+#include "ctld/core/scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ctld/core/scheduler/test_util.h"
+
+namespace skiff {
+namespace {
+
+using testing_util::MakeJob;
+using testing_util::MakeNode;
+using testing_util::MakeRunning;
+using testing_util::MakeView;
+using testing_util::ReasonOf;
+using testing_util::StartOf;
+
+constexpr int64_t kNow = 1000;
+
+SchedulePlan RunPass(const ClusterView& view, const std::vector<PendingJob>& pending,
+                     SchedulerOptions options = {}) {
+  EXPECT_TRUE(ValidateView(view).ok()) << ValidateView(view);
+  return Schedule(view, pending, options, kNow);
+}
+
+// Drops running job `id` (it completed).
+void Complete(ClusterView& view, uint64_t id) {
+  view.running.erase(std::remove_if(view.running.begin(), view.running.end(),
+                                    [&](const RunningJob& job) { return job.id == id; }),
+                     view.running.end());
+}
+
+TEST(Schedule, PlacesFirstFitWithLowestFreeGpuIndices) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{0, 2}}, 0, 10000));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 2), MakeJob(2, 0, 1, 1)};
+  SchedulePlan plan = RunPass(view, pending);
+  ASSERT_EQ(plan.starts.size(), 2u);
+  const JobStart* first = StartOf(plan, 1);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->nodes, std::vector<int32_t>{0});
+  EXPECT_EQ(first->gpu_indices, (std::vector<std::vector<int32_t>>{{1, 3}}));
+  const JobStart* second = StartOf(plan, 2);
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->nodes, std::vector<int32_t>{1});  // n1's GPUs are all taken now
+  EXPECT_EQ(second->gpu_indices, (std::vector<std::vector<int32_t>>{{0}}));
+  EXPECT_EQ(first->expected_end, kNow + 3600);
+}
+
+TEST(Schedule, RespectsGpuType) {
+  ClusterView view = MakeView({MakeNode("v", 8, 4, /*v100=*/1), MakeNode("a", 8, 4, /*a100=*/0)});
+  PendingJob typed = MakeJob(1, 0, 1, 2);
+  typed.gpu_type = 0;
+  PendingJob untyped = MakeJob(2, 0, 1, 1);
+  SchedulePlan plan = RunPass(view, {typed, untyped});
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{0});
+}
+
+TEST(Schedule, MultiNodeJobGetsGpusOnEveryNode) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 2), MakeNode("n2", 8, 2), MakeNode("n3", 8, 2)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{0}}, 0, 10000));
+  SchedulePlan plan = RunPass(view, {MakeJob(1, 0, 2, 2, 2)});
+  const JobStart* start = StartOf(plan, 1);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->nodes, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(start->gpu_indices, (std::vector<std::vector<int32_t>>{{0, 1}, {0, 1}}));
+}
+
+// The case: MaxTRESPerUser=gres/gpu=4, one-GPU jobs.
+TEST(QosLimits, MaxGresPerUserHoldsExactlyAtTheBoundary) {
+  ClusterView view = MakeView({MakeNode("g1", 32, 8), MakeNode("g2", 32, 8)});
+  view.qos[0].max_tres_per_user.gpus = 4;
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 6; ++id) pending.push_back(MakeJob(id, 0, 1, 1));
+  pending.push_back(MakeJob(7, 1, 1, 1));  // another user is not limited by user 0's use
+  SchedulePlan plan = RunPass(view, pending);
+  for (uint64_t id = 1; id <= 4; ++id) EXPECT_NE(StartOf(plan, id), nullptr) << id;
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "QOSMaxGRESPerUser");
+  EXPECT_EQ(ReasonOf(plan, pending, 6), "QOSMaxGRESPerUser");
+  EXPECT_NE(StartOf(plan, 7), nullptr);
+
+  // Next pass: the 4 run; job 1 completes; exactly one more starts.
+  ClusterView after = WithStarts(view, pending, plan.starts, kNow);
+  ASSERT_TRUE(ValidateView(after).ok());
+  std::vector<PendingJob> still = {pending[4], pending[5]};
+  SchedulePlan again = RunPass(after, still);
+  EXPECT_TRUE(again.starts.empty());
+  EXPECT_EQ(ReasonOf(again, still, 5), "QOSMaxGRESPerUser");
+  Complete(after, 1);
+  SchedulePlan freed = RunPass(after, still);
+  ASSERT_EQ(freed.starts.size(), 1u);
+  EXPECT_EQ(freed.starts[0].job_id, 5u);
+  EXPECT_EQ(ReasonOf(freed, still, 6), "QOSMaxGRESPerUser");
+}
+
+TEST(QosLimits, PerUserCpuNodeMemoryAndJobLimitsAtTheBoundary) {
+  struct Case {
+    const char* reason;
+    void (*limit)(Qos&);
+  };
+  const Case cases[] = {
+      {"QOSMaxCpuPerUserLimit", [](Qos& q) { q.max_tres_per_user.cpus = 8; }},
+      {"QOSMaxNodePerUserLimit", [](Qos& q) { q.max_tres_per_user.nodes = 4; }},
+      {"QOSMaxMemoryPerUser", [](Qos& q) { q.max_tres_per_user.mem_mb = 4000; }},
+      {"QOSMaxJobsPerUserLimit", [](Qos& q) { q.max_jobs_per_user = 4; }},
+  };
+  for (const Case& c : cases) {
+    ClusterView view = MakeView({MakeNode("n1", 64), MakeNode("n2", 64)});
+    c.limit(view.qos[0]);
+    std::vector<PendingJob> pending;
+    for (uint64_t id = 1; id <= 5; ++id) {
+      pending.push_back(MakeJob(id, 0, 2));  // 2 CPUs, 1 node, 1000 MB each
+      pending.back().mem_per_node_mb = 1000;
+    }
+    SchedulePlan plan = RunPass(view, pending);
+    EXPECT_EQ(plan.starts.size(), 4u) << c.reason;
+    EXPECT_EQ(ReasonOf(plan, pending, 5), c.reason);
+  }
+}
+
+TEST(QosLimits, PerJobLimitsAndMaxWall) {
+  ClusterView view = MakeView({MakeNode("n1", 64, 8), MakeNode("n2", 64, 8)});
+  view.qos[0].max_wall = 3600;
+  view.qos[0].max_tres_per_job = {/*cpus=*/16, /*mem_mb=*/8000, /*nodes=*/1, /*gpus=*/2};
+  std::vector<PendingJob> pending = {
+      MakeJob(1, 0, 16, 2, 1, 3600),  // exactly at every limit
+      MakeJob(2, 0, 1, 0, 1, 3601),
+      MakeJob(3, 0, 17),
+      MakeJob(4, 0, 1, 3),
+      MakeJob(5, 0, 1, 0, 2),
+      MakeJob(6, 0, 1, 0, 1, kNoLimit),
+  };
+  pending.push_back(MakeJob(7, 0, 1));
+  pending.back().mem_per_node_mb = 8001;
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "QOSMaxWallDurationPerJobLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "QOSMaxCpuPerJobLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 4), "QOSMaxGRESPerJob");
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "QOSMaxNodePerJobLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 6), "QOSMaxWallDurationPerJobLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 7), "QOSMaxMemoryPerJob");
+}
+
+TEST(QosLimits, PartitionQosAppliesOnTopOfJobQos) {
+  ClusterView view = MakeView({MakeNode("g1", 32, 8)});
+  Qos part;
+  part.name = "gpu-part";
+  part.max_tres_per_user.gpus = 2;
+  view.qos.push_back(part);
+  view.partitions[0].qos = 1;
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 1), MakeJob(2, 0, 1, 1), MakeJob(3, 0, 1, 1)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(plan.starts.size(), 2u);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "QOSMaxGRESPerUser");
+}
+
+TEST(QosLimits, RunningJobsCountTowardsUsage) {
+  ClusterView view = MakeView({MakeNode("g1", 32, 8)});
+  view.qos[0].max_tres_per_user.gpus = 4;
+  view.running.push_back(MakeRunning(50, 0, {0}, 1, {{0, 1, 2}}, 0, 100000));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 1), MakeJob(2, 0, 1, 1)};
+  SchedulePlan plan = RunPass(view, pending);
+  ASSERT_EQ(plan.starts.size(), 1u);
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "QOSMaxGRESPerUser");
+}
+
+TEST(QosLimits, SubmitLimit) {
+  ClusterView view = MakeView({MakeNode("n1", 4)});
+  view.qos[0].max_submit_jobs_per_user = 3;
+  EXPECT_TRUE(CheckSubmitLimits(view, MakeJob(1), 2).ok());
+  absl::Status over = CheckSubmitLimits(view, MakeJob(1), 3);
+  EXPECT_EQ(over.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(over.message()).find("job submit limit"), std::string::npos);
+}
+
+TEST(Reasons, ResourcesThenPriorityInThePartitionOnly) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  SchedPartition other;
+  other.name = "other";
+  other.nodes = {1};
+  view.partitions.push_back(other);
+  view.partitions[0].nodes = {0};
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 4), MakeJob(2, 0, 4), MakeJob(3, 0, 1),
+                                     MakeJob(4, 0, 4)};
+  pending[3].partition = 1;
+  SchedulerOptions no_backfill;
+  no_backfill.backfill = false;
+  SchedulePlan plan = RunPass(view, pending, no_backfill);
+  EXPECT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "Resources");
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "Priority");  // would fit, but is behind job 2
+  EXPECT_NE(StartOf(plan, 4), nullptr);               // other partition goes on
+}
+
+TEST(Reasons, HoldsBeginTimeAndPartitionChecks) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.partitions[0].max_time = 7200;
+  view.partitions[0].max_nodes = 1;
+  view.partitions[0].allow_accounts = {0};
+  std::vector<PendingJob> pending(8);
+  for (int i = 0; i < 8; ++i) pending[i] = MakeJob(i + 1);
+  pending[0].held = true;
+  pending[1].held = true;
+  pending[1].held_by_admin = true;
+  pending[2].eligible_time = kNow + 1;
+  pending[3].time_limit = 7201;
+  pending[4].num_nodes = 2;
+  pending[5].account = 1;
+  pending[6].features = {1};  // no node has it
+  pending[7].qos = 5;
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "JobHeldUser");
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "JobHeldAdmin");
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "BeginTime");
+  EXPECT_EQ(ReasonOf(plan, pending, 4), "PartitionTimeLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "PartitionNodeLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 6), "PartitionConfig");
+  EXPECT_EQ(ReasonOf(plan, pending, 7), "BadConstraints");
+  EXPECT_EQ(ReasonOf(plan, pending, 8), "InvalidQOS");
+  EXPECT_TRUE(plan.starts.empty());
+
+  view.partitions[0].state = PartitionState::kDown;
+  plan = RunPass(view, {MakeJob(9)});
+  EXPECT_EQ(ReasonOf(plan, {MakeJob(9)}, 9), "PartitionDown");
+  view.partitions[0].state = PartitionState::kInactive;
+  plan = RunPass(view, {MakeJob(9)});
+  EXPECT_EQ(ReasonOf(plan, {MakeJob(9)}, 9), "PartitionInactive");
+}
+
+TEST(Reasons, DownNodesGiveReqNodeNotAvailAndDoNotBlock) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.nodes[1].usable = false;
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 0, 2), MakeJob(2, 0, 1)};
+  pending.push_back(MakeJob(3, 0, 1));
+  pending[2].nodelist = {1};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "ReqNodeNotAvail");
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "ReqNodeNotAvail");
+}
+
+TEST(Schedule, NodelistExcludeAndFeatures) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4), MakeNode("n3", 4)});
+  view.nodes[2].features = {0};
+  PendingJob want = MakeJob(1, 0, 1, 0, 2);
+  want.nodelist = {2};
+  PendingJob avoid = MakeJob(2, 0, 1);
+  avoid.exclude = {0};
+  PendingJob feature = MakeJob(3, 0, 1);
+  feature.features = {0};
+  SchedulePlan plan = RunPass(view, {want, avoid, feature});
+  ASSERT_EQ(plan.starts.size(), 3u);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, (std::vector<int32_t>{2, 0}));
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{2});
+}
+
+TEST(Schedule, ExclusiveNeedsAnIdleNodeAndHoldsItWhole) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 2), MakeNode("n2", 8, 2)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{}}, 0, 100000));
+  PendingJob exclusive = MakeJob(1, 0, 1, 1);
+  exclusive.exclusive = true;
+  SchedulePlan plan = RunPass(view, {exclusive, MakeJob(2, 0, 1, 1), MakeJob(3, 0, 1)});
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{0});  // not beside job 1
+  EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{0});
+  ClusterView after =
+      WithStarts(view, {exclusive, MakeJob(2, 0, 1, 1), MakeJob(3, 0, 1)}, plan.starts, kNow);
+  EXPECT_TRUE(ValidateView(after).ok()) << ValidateView(after);
+  SchedulePlan next = RunPass(after, {MakeJob(4, 0, 1)});
+  ASSERT_NE(StartOf(next, 4), nullptr);
+  EXPECT_EQ(StartOf(next, 4)->nodes, std::vector<int32_t>{0});
+}
+
+// Two 4-CPU nodes; n1 busy until kNow+100. The top job needs both.
+TEST(Backfill, ShortJobsFillTheGapLongOnesWait) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow - 50, 150));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 4, 0, 2, 1000), MakeJob(2, 0, 4, 0, 1, 101),
+                                     MakeJob(3, 0, 4, 0, 1, 100)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  ASSERT_EQ(plan.reservations.size(), 1u);
+  EXPECT_EQ(plan.reservations[0].job_id, 1u);
+  EXPECT_EQ(plan.reservations[0].start, kNow + 100);
+  EXPECT_EQ(plan.reservations[0].nodes, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "Priority");  // would end after the reservation
+  const JobStart* backfilled = StartOf(plan, 3);
+  ASSERT_NE(backfilled, nullptr);
+  EXPECT_TRUE(backfilled->backfilled);
+  EXPECT_EQ(backfilled->nodes, std::vector<int32_t>{1});
+}
+
+TEST(Backfill, LongJobMayUseWhatTheReservationDoesNotNeed) {
+  ClusterView view = MakeView({MakeNode("n1", 8), MakeNode("n2", 8)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 8, {}, kNow, 100));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 6, 0, 2, 1000), MakeJob(2, 0, 2, 0, 1, 100000),
+                                     MakeJob(3, 0, 1, 0, 1, 100000)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  ASSERT_NE(StartOf(plan, 2), nullptr);  // n2 keeps 6 CPUs for job 1
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "Priority");
+}
+
+TEST(Backfill, UnlimitedJobsNeverGiveAReservation) {
+  ClusterView view = MakeView({MakeNode("n1", 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, kNoLimit));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 4)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  EXPECT_TRUE(plan.reservations.empty());
+  EXPECT_EQ(EarliestStart(view, pending[0], kNow).start, kNever);
+}
+
+TEST(Backfill, StopsAfterBfMaxJobTest) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, 100));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 4, 0, 2, 1000)};
+  for (uint64_t id = 2; id <= 5; ++id) pending.push_back(MakeJob(id, 0, 1, 0, 1, 50));
+  SchedulerOptions options;
+  options.bf_max_job_test = 3;  // the top job and two more
+  SchedulePlan plan = RunPass(view, pending, options);
+  EXPECT_EQ(plan.backfill_tested, 3);
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_NE(StartOf(plan, 3), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 4), "Priority");
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "Priority");
+}
+
+TEST(Backfill, ChecksQosLimitsAgain) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.qos[0].max_jobs_per_user = 1;
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, 100));
+  std::vector<PendingJob> pending = {MakeJob(1, 1, 4, 0, 2, 1000), MakeJob(2, 0, 1, 0, 1, 50),
+                                     MakeJob(3, 0, 1, 0, 1, 50)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "QOSMaxJobsPerUserLimit");
+}
+
+TEST(Schedule, DeterministicWhateverTheInputOrder) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 12; ++id) {
+    pending.push_back(MakeJob(id, id % 3, 1 + id % 4, id % 3, 1, 100 * id));
+    pending.back().submit_time = 5;  // all tied: the id decides
+  }
+  SchedulePlan a = RunPass(view, pending);
+  std::vector<PendingJob> reversed(pending.rbegin(), pending.rend());
+  SchedulePlan b = RunPass(view, reversed);
+  ASSERT_EQ(a.starts.size(), b.starts.size());
+  for (size_t i = 0; i < a.starts.size(); ++i) {
+    EXPECT_EQ(a.starts[i].job_id, b.starts[i].job_id);
+    EXPECT_EQ(a.starts[i].nodes, b.starts[i].nodes);
+    EXPECT_EQ(a.starts[i].gpu_indices, b.starts[i].gpu_indices);
+  }
+  for (const PendingJob& job : pending) {
+    EXPECT_EQ(ReasonOf(a, pending, job.id), ReasonOf(b, reversed, job.id));
+  }
+}
+
+TEST(ValidateView, CatchesDoubleBookedGpus) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4)});
+  view.running.push_back(MakeRunning(1, 0, {0}, 1, {{0, 1}}, 0, 10));
+  view.running.push_back(MakeRunning(2, 0, {0}, 1, {{1}}, 0, 10));
+  EXPECT_FALSE(ValidateView(view).ok());
+  view.running[1].gpu_indices = {{2}};
+  EXPECT_TRUE(ValidateView(view).ok());
+  view.running[1].gpu_indices = {{4}};
+  EXPECT_FALSE(ValidateView(view).ok());
+}
+
+}  // namespace
+}  // namespace skiff

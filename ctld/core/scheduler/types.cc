@@ -1,0 +1,127 @@
+#include "ctld/core/scheduler/types.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+namespace {
+
+bool InRange(int32_t index, size_t size) { return index >= 0 && static_cast<size_t>(index) < size; }
+
+}  // namespace
+
+const char* WaitReasonName(WaitReason reason) {
+  switch (reason) {
+    case WaitReason::kNone:
+      return "None";
+    case WaitReason::kPriority:
+      return "Priority";
+    case WaitReason::kResources:
+      return "Resources";
+    case WaitReason::kBeginTime:
+      return "BeginTime";
+    case WaitReason::kJobHeldUser:
+      return "JobHeldUser";
+    case WaitReason::kJobHeldAdmin:
+      return "JobHeldAdmin";
+    case WaitReason::kPartitionDown:
+      return "PartitionDown";
+    case WaitReason::kPartitionInactive:
+      return "PartitionInactive";
+    case WaitReason::kPartitionTimeLimit:
+      return "PartitionTimeLimit";
+    case WaitReason::kPartitionNodeLimit:
+      return "PartitionNodeLimit";
+    case WaitReason::kPartitionConfig:
+      return "PartitionConfig";
+    case WaitReason::kReqNodeNotAvail:
+      return "ReqNodeNotAvail";
+    case WaitReason::kBadConstraints:
+      return "BadConstraints";
+    case WaitReason::kInvalidQos:
+      return "InvalidQOS";
+    case WaitReason::kQosMaxWallDurationPerJobLimit:
+      return "QOSMaxWallDurationPerJobLimit";
+    case WaitReason::kQosMaxCpuPerJobLimit:
+      return "QOSMaxCpuPerJobLimit";
+    case WaitReason::kQosMaxMemoryPerJob:
+      return "QOSMaxMemoryPerJob";
+    case WaitReason::kQosMaxNodePerJobLimit:
+      return "QOSMaxNodePerJobLimit";
+    case WaitReason::kQosMaxGresPerJob:
+      return "QOSMaxGRESPerJob";
+    case WaitReason::kQosMaxJobsPerUserLimit:
+      return "QOSMaxJobsPerUserLimit";
+    case WaitReason::kQosMaxCpuPerUserLimit:
+      return "QOSMaxCpuPerUserLimit";
+    case WaitReason::kQosMaxMemoryPerUser:
+      return "QOSMaxMemoryPerUser";
+    case WaitReason::kQosMaxNodePerUserLimit:
+      return "QOSMaxNodePerUserLimit";
+    case WaitReason::kQosMaxGresPerUser:
+      return "QOSMaxGRESPerUser";
+  }
+  return "None";
+}
+
+absl::Status ValidateView(const ClusterView& view) {
+  for (const SchedNode& node : view.nodes) {
+    if (node.cpus < 0 || node.gpu_count < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("node ", node.name, ": negative capacity"));
+    }
+    if (node.gpu_type != kNone && !InRange(node.gpu_type, view.gpu_types.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("node ", node.name, ": bad gpu type"));
+    }
+  }
+  for (const SchedPartition& partition : view.partitions) {
+    for (int32_t n : partition.nodes) {
+      if (!InRange(n, view.nodes.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("partition ", partition.name, ": bad node index ", n));
+      }
+    }
+    if (partition.qos != kNone && !InRange(partition.qos, view.qos.size())) {
+      return absl::InvalidArgumentError(absl::StrCat("partition ", partition.name, ": bad QOS"));
+    }
+  }
+  std::vector<int64_t> cpus(view.nodes.size(), 0);
+  std::vector<uint64_t> mem(view.nodes.size(), 0);
+  std::vector<std::vector<uint64_t>> owner(view.nodes.size());
+  for (size_t n = 0; n < view.nodes.size(); ++n) owner[n].assign(view.nodes[n].gpu_count, 0);
+  for (const RunningJob& job : view.running) {
+    if (!InRange(job.user, view.users.size()) || !InRange(job.partition, view.partitions.size()) ||
+        (job.qos != kNone && !InRange(job.qos, view.qos.size()))) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": bad user/partition/QOS"));
+    }
+    if (!job.gpu_indices.empty() && job.gpu_indices.size() != job.nodes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": gpu_indices per node"));
+    }
+    for (size_t k = 0; k < job.nodes.size(); ++k) {
+      const int32_t n = job.nodes[k];
+      if (!InRange(n, view.nodes.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": bad node index ", n));
+      }
+      cpus[n] += job.exclusive ? view.nodes[n].cpus : job.cpus_per_node;
+      mem[n] += job.exclusive ? view.nodes[n].memory_mb : job.mem_per_node_mb;
+      if (cpus[n] > view.nodes[n].cpus || mem[n] > view.nodes[n].memory_mb) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("node ", view.nodes[n].name, " over-allocated by job ", job.id));
+      }
+      if (job.gpu_indices.empty()) continue;
+      for (int32_t g : job.gpu_indices[k]) {
+        if (!InRange(g, owner[n].size())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("job ", job.id, ": no GPU ", g, " on ", view.nodes[n].name));
+        }
+        if (owner[n][g] != 0) {
+          return absl::InvalidArgumentError(absl::StrCat("GPU ", g, " on ", view.nodes[n].name,
+                                                         " held by jobs ", owner[n][g], " and ",
+                                                         job.id));
+        }
+        owner[n][g] = job.id;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace skiff

@@ -1,0 +1,172 @@
+// The pure scheduler's inputs and outputs: plain structs, no protobuf.
+//
+// A ClusterView is a snapshot the caller (ctld) builds under its lock: nodes,
+// partitions, QOS, users and the jobs that hold resources. Pending jobs refer to
+// users, accounts, groups, QOS, partitions, GPU types, features and nodes by
+// index into the view's tables (interned once per pass), which keeps a pending
+// job small (see bench/scheduler_bench.cc) and the pass free of string hashing.
+//
+// Threads: none; every function in ctld/core/scheduler is pure (no locks, no
+// I/O, no clock reads: `now` is an argument). Ownership: the caller owns every
+// struct; results hold indices into the inputs and job ids, never pointers.
+#ifndef SKIFF_CTLD_CORE_SCHEDULER_TYPES_H_
+#define SKIFF_CTLD_CORE_SCHEDULER_TYPES_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace skiff {
+
+// "No limit" for every int64 limit below (same value as ctld's kUnlimited).
+inline constexpr int64_t kNoLimit = -1;
+// An expected end or start time that never comes.
+inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+// An index that refers to nothing (no QOS, untyped GPU, ...).
+inline constexpr int32_t kNone = -1;
+
+enum class PartitionState { kUp, kDown, kDrain, kInactive };
+
+struct SchedNode {
+  std::string name;
+  bool usable = false;  // responding and not DOWN/DRAIN/FUTURE
+  int32_t cpus = 0;
+  uint64_t memory_mb = 0;
+  int32_t gpu_type = kNone;       // index into ClusterView::gpu_types; kNone = untyped
+  int32_t gpu_count = 0;          // GPU indices are 0 .. gpu_count-1
+  std::vector<int32_t> features;  // indices into ClusterView::features
+};
+
+struct SchedPartition {
+  std::string name;
+  PartitionState state = PartitionState::kUp;
+  int64_t max_time = kNoLimit;   // seconds
+  int64_t max_nodes = kNoLimit;  // nodes per job
+  int32_t priority_tier = 1;
+  std::vector<int32_t> nodes;           // indices into ClusterView::nodes, config order
+  std::vector<int32_t> allow_accounts;  // empty = all
+  std::vector<int32_t> allow_groups;    // empty = all
+  std::vector<int32_t> allow_qos;       // empty = all
+  int32_t qos = kNone;                  // partition QOS; its limits apply too
+};
+
+// Trackable resources of one job or one user; kNoLimit where unlimited.
+struct TresLimits {
+  int64_t cpus = kNoLimit;
+  int64_t mem_mb = kNoLimit;
+  int64_t nodes = kNoLimit;
+  int64_t gpus = kNoLimit;  // gres/gpu
+};
+
+struct Qos {
+  std::string name;
+  int64_t priority = 0;
+  TresLimits max_tres_per_user;  // over the user's running jobs in this QOS
+  TresLimits max_tres_per_job;
+  int64_t max_jobs_per_user = kNoLimit;         // running
+  int64_t max_submit_jobs_per_user = kNoLimit;  // pending + running; see CheckSubmitLimits
+  int64_t max_wall = kNoLimit;                  // seconds
+  double usage_factor = 1.0;                    // scales accrued fair-share usage
+};
+
+struct SchedUser {
+  std::string name;
+  double shares = 1.0;      // fair-share shares (equal until accounts land)
+  double usage = 0;         // recorded usage (CPU-seconds x UsageFactor) ...
+  int64_t usage_as_of = 0;  // ... as of this time; decayed to `now` by PriorityDecayHalfLife
+};
+
+// A job that holds resources (CONFIGURING, RUNNING or COMPLETING).
+struct RunningJob {
+  uint64_t id = 0;
+  int32_t user = 0;
+  int32_t qos = kNone;
+  int32_t partition = 0;
+  std::vector<int32_t> nodes;  // indices into ClusterView::nodes
+  int32_t cpus_per_node = 0;
+  uint64_t mem_per_node_mb = 0;
+  std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`; may be empty
+                                                  // when the job holds no GPU
+  bool exclusive = false;                         // holds its nodes whole
+  int64_t start_time = 0;
+  int64_t time_limit = kNoLimit;  // seconds
+
+  int64_t ExpectedEnd() const { return time_limit == kNoLimit ? kNever : start_time + time_limit; }
+};
+
+struct ClusterView {
+  std::vector<SchedNode> nodes;
+  std::vector<SchedPartition> partitions;
+  std::vector<Qos> qos;
+  std::vector<SchedUser> users;
+  std::vector<std::string> accounts;
+  std::vector<std::string> groups;
+  std::vector<std::string> gpu_types;
+  std::vector<std::string> features;
+  std::vector<RunningJob> running;
+};
+
+// Checks indices, capacities and that no GPU index is held twice. Schedule()
+// REQUIRES a view that passes.
+absl::Status ValidateView(const ClusterView& view);
+
+struct PendingJob {
+  uint64_t id = 0;
+  int32_t user = 0;
+  int32_t account = kNone;
+  int32_t group = kNone;
+  int32_t qos = kNone;
+  int32_t partition = 0;
+  int64_t submit_time = 0;
+  int64_t eligible_time = 0;      // begin time; age counts from here
+  int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
+  int32_t num_nodes = 1;
+  int32_t cpus_per_node = 1;
+  uint64_t mem_per_node_mb = 0;
+  int32_t gpus_per_node = 0;
+  int32_t gpu_type = kNone;  // kNone = any
+  bool exclusive = false;
+  bool held = false;
+  bool held_by_admin = false;
+  std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
+  std::vector<int32_t> exclude;   // -x
+  std::vector<int32_t> features;  // -C a&b: every one required
+};
+
+// Why a job is still pending, with Slurm's names (WaitReasonName).
+enum class WaitReason : uint8_t {
+  kNone,
+  kPriority,
+  kResources,
+  kBeginTime,
+  kJobHeldUser,
+  kJobHeldAdmin,
+  kPartitionDown,
+  kPartitionInactive,
+  kPartitionTimeLimit,
+  kPartitionNodeLimit,
+  kPartitionConfig,  // account/group/QOS not allowed in the partition
+  kReqNodeNotAvail,  // the requested/eligible nodes are down or drained
+  kBadConstraints,   // no node of the partition could ever hold the job
+  kInvalidQos,
+  kQosMaxWallDurationPerJobLimit,
+  kQosMaxCpuPerJobLimit,
+  kQosMaxMemoryPerJob,
+  kQosMaxNodePerJobLimit,
+  kQosMaxGresPerJob,
+  kQosMaxJobsPerUserLimit,
+  kQosMaxCpuPerUserLimit,
+  kQosMaxMemoryPerUser,
+  kQosMaxNodePerUserLimit,
+  kQosMaxGresPerUser,
+};
+
+// "Priority", "QOSMaxGRESPerUser", ...
+const char* WaitReasonName(WaitReason reason);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_SCHEDULER_TYPES_H_
