@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ctld/core/scheduler/from_ctld.h"
 
 namespace skiff {
 namespace {
@@ -62,6 +63,7 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       scripts_(*deps.scripts),
       start_time_(deps.clock->Now()),
       config_overrides_(config_.slurmd_parameters.count("config_overrides") > 0),
+      scheduler_options_(OptionsFromConfig(config_)),
       nodes_(config_, start_time_) {
   next_job_id_ = static_cast<uint64_t>(std::max<int64_t>(1, config_.first_job_id));
 }
@@ -85,7 +87,10 @@ absl::Status Controller::Recover() {
       placement.nodes = job.nodes;
       placement.cpus_per_node = job.cpus_per_node;
       placement.mem_per_node_mb = job.mem_per_node_mb;
-      placement.gpu_indices.assign(job.nodes.size(), job.gpu_indices);
+      placement.gpu_indices =
+          job.gpus_by_node.size() == job.nodes.size()
+              ? job.gpus_by_node
+              : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
       nodes_.Allocate(placement);
     }
     if (!IsFinal(job.state)) ++active;
@@ -310,6 +315,7 @@ void Controller::NodeDownLocked(const std::string& node_name, Effects& effects) 
         ++job.restart_count;
         job.nodes.clear();
         job.gpu_indices.clear();
+        job.gpus_by_node.clear();
         job.launched = false;
         job.prolog_done = false;
         job.start_time = 0;
@@ -674,17 +680,23 @@ void Controller::RunSchedulePass() {
   Effects effects;
   {
     absl::MutexLock lock(&mu_);
-    std::vector<const Job*> pending;
+    CtldSchedulerInputs inputs;
     for (const auto& [id, job] : jobs_) {
-      if (job.state == JobState::kPending) pending.push_back(&job);
+      if (job.state == JobState::kPending) {
+        inputs.pending.push_back(&job);
+      } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
+        inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
+      }
     }
-    if (pending.empty()) return;
-    // First come, first served until the priority issue brings real priorities.
-    std::stable_sort(pending.begin(), pending.end(), [](const Job* a, const Job* b) {
-      return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
-    });
+    if (inputs.pending.empty()) return;
+    inputs.nodes = nodes_.Capacities();
+    for (const Node& node : nodes_.nodes())
+      inputs.node_features[node.config.name] = node.config.features;
+    inputs.partitions = config_.partitions;
+    inputs.qos = KnownQos();
     const int64_t now = clock_.Now();
-    ScheduleResult result = ScheduleFirstFit(nodes_.Capacities(), pending, config_.partitions, now);
+    // Multifactor priority, QOS limits and backfill: the pure scheduler.
+    ScheduleResult result = ScheduleForCtld(inputs, scheduler_options_, now);
     for (const PendingReason& reason : result.pending) {
       Job* job = FindJobLocked(reason.job_id);
       if (job != nullptr) job->reason = reason.reason;  // derived; not persisted on its own
@@ -696,6 +708,7 @@ void Controller::RunSchedulePass() {
       job->nodes = placement.nodes;
       job->cpus_per_node = placement.cpus_per_node;
       job->mem_per_node_mb = placement.mem_per_node_mb;
+      job->gpus_by_node = placement.gpu_indices;
       job->gpu_indices =
           placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
       job->start_time = now;
@@ -806,6 +819,7 @@ void Controller::OnPrologDone(uint64_t job_id, int restart_count,
         job->reason_detail = absl::StrCat("PrologSlurmctld failed: ", Describe(result));
         job->nodes.clear();
         job->gpu_indices.clear();
+        job->gpus_by_node.clear();
         job->start_time = 0;
         job->prolog_done = false;
         effects.save.push_back(*job);

@@ -41,6 +41,8 @@
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/scheduler.h"
+#include "ctld/core/scheduler/types.h"
 #include "ctld/launch_builder.h"
 #include "ctld/state/job_store.h"
 #include "ctld/work_queue.h"
@@ -142,6 +144,10 @@ class Controller {
   std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
   absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
 
+  // The QOS a job may name. Until sacctmgr keeps a QOS table (issue 4), only
+  // Slurm's default "normal", without limits.
+  static std::vector<Qos> KnownQos() { return {Qos{"normal"}}; }
+
   // Free resources of every node (for submit-time checks).
   std::vector<NodeCapacity> NodeCapacities();
 
@@ -201,6 +207,7 @@ class Controller {
   ScriptRunner& scripts_;
   const int64_t start_time_;
   const bool config_overrides_;  // SlurmdParameters=config_overrides
+  const SchedulerOptions scheduler_options_;
 
   absl::Mutex mu_;
   NodeTable nodes_ ABSL_GUARDED_BY(mu_);

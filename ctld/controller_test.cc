@@ -364,6 +364,29 @@ TEST_F(ControllerTest, RestartedControllerResumesFromTheStore) {
   ASSERT_TRUE(Eventually([&] { return StateOf(running) == JobState::kCompleted; }));
 }
 
+TEST_F(ControllerTest, BackfillStartsShortJobButNotOneThatWouldDelayTheBlockedJob) {
+  Make();
+  Job running = NewJob(1001, 2);  // fills n1 for 600 s
+  uint64_t a = *controller_->SubmitJob(running);
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning; }));
+  Job wide = NewJob(1001, 2);  // needs both nodes: waits for `a`, reserves n1 and n2
+  wide.request.num_nodes = 2;
+  wide.request.ntasks = 2;
+  wide.request.cpus_per_task = 2;
+  uint64_t b = *controller_->SubmitJob(wide);
+  Job long_job = NewJob(1001, 2);
+  long_job.request.time_limit = 6000;  // would still hold n2 when `b` may start
+  uint64_t d = *controller_->SubmitJob(long_job);
+  Job short_job = NewJob(1001, 2);
+  short_job.request.time_limit = 60;  // done long before `b` can start
+  uint64_t c = *controller_->SubmitJob(short_job);
+  ASSERT_TRUE(Eventually([&] { return StateOf(c) == JobState::kRunning; }));
+  controller_->RunSchedulePass();
+  EXPECT_EQ(StateOf(b), JobState::kPending);
+  EXPECT_EQ(controller_->SnapshotJobs({b})[0].reason, "Resources");
+  EXPECT_EQ(StateOf(d), JobState::kPending) << "backfill must not delay the blocked job";
+}
+
 TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {
   Make();
   NodeRegistration reg;

@@ -83,10 +83,11 @@ struct Job {
   int64_t start_time = 0;
   int64_t end_time = 0;
 
-  std::vector<std::string> nodes;  // allocated; nodes[0] runs the batch script
-  int cpus_per_node = 0;           // allocated
-  uint64_t mem_per_node_mb = 0;    // allocated
-  std::vector<int> gpu_indices;    // allocated on each node (same count per node)
+  std::vector<std::string> nodes;              // allocated; nodes[0] runs the batch script
+  int cpus_per_node = 0;                       // allocated
+  uint64_t mem_per_node_mb = 0;                // allocated
+  std::vector<int> gpu_indices;                // allocated on the batch host (nodes[0])
+  std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
 
   int exit_code = 0;
   int exit_signal = 0;

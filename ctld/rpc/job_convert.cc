@@ -1,5 +1,7 @@
 #include "ctld/rpc/job_convert.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -38,7 +40,8 @@ absl::Status ParseGres(const v1::JobSpec& spec, const SkiffConfig& config, JobRe
 }  // namespace
 
 absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
-                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes) {
+                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes,
+                                const std::vector<std::string>& qos_names) {
   if (spec.script().empty()) return Invalid("Batch script is empty!");
   if (spec.script().rfind("#!", 0) != 0) {
     return Invalid("Batch script must start with #! (a shebang line)");
@@ -74,6 +77,9 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   job.name = spec.name().empty() ? "sbatch" : spec.name();
   job.account = spec.account();
   job.qos = spec.qos().empty() ? "normal" : spec.qos();
+  if (std::find(qos_names.begin(), qos_names.end(), job.qos) == qos_names.end()) {
+    return Invalid("Invalid qos specification");
+  }
   job.requeue = spec.has_requeue() ? spec.requeue() : config.job_requeue;
   job.held = spec.hold();
   job.spec_blob = spec.SerializeAsString();

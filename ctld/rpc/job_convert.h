@@ -27,8 +27,10 @@ struct Submitter {
 // "Invalid partition name specified", "Requested time limit is invalid (missing
 // or exceeds some limit)", "Invalid generic resource (gres) specification",
 // "Requested node configuration is not available".
+// `qos_names`: the QOS a job may ask for ("Invalid qos specification" otherwise).
 absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
-                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes);
+                                const SkiffConfig& config, const std::vector<NodeCapacity>& nodes,
+                                const std::vector<std::string>& qos_names = {"normal"});
 
 v1::JobState ToProtoState(JobState state);
 absl::StatusOr<JobState> FromProtoState(v1::JobState state);

@@ -76,6 +76,7 @@ TEST(JobFromSpec, RejectsWithSlurmsMessages) {
       {[](v1::JobSpec& s) { s.set_min_nodes(3); }, "More processors requested than permitted"},
       {[](v1::JobSpec& s) { s.set_mem_per_node_mb(5000); },
        "Requested node configuration is not available"},
+      {[](v1::JobSpec& s) { s.set_qos("nosuchqos"); }, "Invalid qos specification"},
       {[](v1::JobSpec& s) { s.set_script("echo no shebang"); },
        "Batch script must start with #! (a shebang line)"},
   };

@@ -22,6 +22,12 @@ std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::str
   return {names.begin(), names.end()};
 }
 
+std::vector<std::string> QosNames(const std::vector<Qos>& table) {
+  std::vector<std::string> names;
+  for (const Qos& qos : table) names.push_back(qos.name);
+  return names;
+}
+
 }  // namespace
 
 CtldService::CtldService(Controller& controller, Authenticator& auth)
@@ -120,7 +126,8 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   // Names come from the credential's ids, never from the request.
   Submitter submitter{caller->uid, caller->gid, UserName(caller->uid), GroupName(caller->gid)};
   absl::StatusOr<Job> job =
-      JobFromSpec(request->spec(), submitter, controller_.config(), controller_.NodeCapacities());
+      JobFromSpec(request->spec(), submitter, controller_.config(), controller_.NodeCapacities(),
+                  QosNames(Controller::KnownQos()));
   if (!job.ok()) return ToGrpcStatus(job.status());
   absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job));
   if (!id.ok()) return ToGrpcStatus(id.status());

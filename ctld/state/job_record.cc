@@ -46,6 +46,10 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_launched(job.launched);
   r.set_cancel_requested(job.cancel_requested);
   r.set_version(job.version);
+  for (const std::vector<int>& gpus : job.gpus_by_node) {
+    v1::GpuList* list = r.add_gpus_by_node();
+    for (int gpu : gpus) list->add_indices(gpu);
+  }
   return r;
 }
 
@@ -93,6 +97,9 @@ Job FromRecord(const v1::JobRecord& r) {
   job.launched = r.launched();
   job.cancel_requested = r.cancel_requested();
   job.version = r.version();
+  for (const v1::GpuList& list : r.gpus_by_node()) {
+    job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
+  }
   return job;
 }
 

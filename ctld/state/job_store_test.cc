@@ -23,6 +23,7 @@ Job MakeJob(uint64_t id, JobState state, uint64_t version) {
   job.spec_blob = std::string("\0binary\xff", 8);
   job.nodes = {"n3"};
   job.gpu_indices = {0, 1};
+  job.gpus_by_node = {{0, 1}};
   return job;
 }
 
@@ -43,6 +44,7 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(job.version, 3u);
   EXPECT_EQ(job.spec_blob, std::string("\0binary\xff", 8));
   EXPECT_EQ(job.gpu_indices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(job.gpus_by_node, (std::vector<std::vector<int>>{{0, 1}}));
   EXPECT_EQ(job.request.gpus_per_node, 2);
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }

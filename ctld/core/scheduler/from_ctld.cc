@@ -98,11 +98,14 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     if (running.qos == unknown_qos) running.qos = kNone;  // already running: no limits
     running.partition = partitions.Find(job->request.partition);
     if (running.partition == kNone) running.partition = 0;  // REQUIRES: a partition exists
-    for (const std::string& name : job->nodes) {
-      const int32_t n = nodes.Find(name);
+    for (size_t k = 0; k < job->nodes.size(); ++k) {
+      const int32_t n = nodes.Find(job->nodes[k]);
       if (n == kNone) continue;
       running.nodes.push_back(n);
-      running.gpu_indices.emplace_back(job->gpu_indices.begin(), job->gpu_indices.end());
+      // Each node's own indices; older records kept one list for every node.
+      const std::vector<int>& gpus =
+          job->gpus_by_node.size() == job->nodes.size() ? job->gpus_by_node[k] : job->gpu_indices;
+      running.gpu_indices.emplace_back(gpus.begin(), gpus.end());
     }
     running.cpus_per_node = job->cpus_per_node;
     running.mem_per_node_mb = job->mem_per_node_mb;
