@@ -77,28 +77,34 @@ absl::Status Controller::Recover() {
   if (!max_id.ok()) return max_id.status();
   absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config_.min_job_age);
   if (!jobs.ok()) return jobs.status();
-  absl::MutexLock lock(&mu_);
-  next_job_id_ = std::max(next_job_id_, *max_id + 1);
   int active = 0;
-  for (Job& job : *jobs) {
-    if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
-      Placement placement;
-      placement.job_id = job.id;
-      placement.nodes = job.nodes;
-      placement.cpus_per_node = job.cpus_per_node;
-      placement.mem_per_node_mb = job.mem_per_node_mb;
-      placement.gpu_indices =
-          job.gpus_by_node.size() == job.nodes.size()
-              ? job.gpus_by_node
-              : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
-      nodes_.Allocate(placement);
+  size_t loaded = 0;
+  uint64_t next_id = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    next_job_id_ = std::max(next_job_id_, *max_id + 1);
+    for (Job& job : *jobs) {
+      if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
+        Placement placement;
+        placement.job_id = job.id;
+        placement.nodes = job.nodes;
+        placement.cpus_per_node = job.cpus_per_node;
+        placement.mem_per_node_mb = job.mem_per_node_mb;
+        placement.gpu_indices =
+            job.gpus_by_node.size() == job.nodes.size()
+                ? job.gpus_by_node
+                : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
+        nodes_.Allocate(placement);
+      }
+      if (!IsFinal(job.state)) ++active;
+      const uint64_t id = job.id;
+      jobs_.emplace(id, std::move(job));
     }
-    if (!IsFinal(job.state)) ++active;
-    const uint64_t id = job.id;
-    jobs_.emplace(id, std::move(job));
+    loaded = jobs_.size();
+    next_id = next_job_id_;
   }
-  logger_.info("recovered {} jobs ({} not finished); next JobId={}", jobs_.size(), active,
-               next_job_id_);
+  // Logged outside mu_: no I/O under the state lock, even at start-up.
+  logger_.info("recovered {} jobs ({} not finished); next JobId={}", loaded, active, next_id);
   return absl::OkStatus();
 }
 
@@ -109,10 +115,11 @@ void Controller::Start() {
     absl::MutexLock lock(&mu_);
     for (auto& [id, job] : jobs_) {
       if (job.state == JobState::kConfiguring) {
-        logger_.info("JobId={} was CONFIGURING: resuming its start", id);
+        effects.log.push_back(absl::StrCat("JobId=", id, " was CONFIGURING: resuming its start"));
         ContinueStartLocked(job, effects);
       } else if (job.state == JobState::kCompleting) {
-        logger_.info("JobId={} was COMPLETING: running its epilog again", id);
+        effects.log.push_back(
+            absl::StrCat("JobId=", id, " was COMPLETING: running its epilog again"));
         EpilogOrFinishLocked(job, effects);
       }
     }
