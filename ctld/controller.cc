@@ -73,6 +73,7 @@ Controller::~Controller() { Stop(); }
 // ---------------------------------------------------------------- start / stop
 
 absl::Status Controller::Recover() {
+  if (absl::Status s = RecoverQos(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();
   absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config_.min_job_age);
@@ -682,51 +683,6 @@ absl::Status Controller::UpdateJob(const Caller& caller, const JobUpdate& update
 }
 
 // ---------------------------------------------------------------- scheduling
-
-void Controller::RunSchedulePass() {
-  Effects effects;
-  {
-    absl::MutexLock lock(&mu_);
-    CtldSchedulerInputs inputs;
-    for (const auto& [id, job] : jobs_) {
-      if (job.state == JobState::kPending) {
-        inputs.pending.push_back(&job);
-      } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
-        inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
-      }
-    }
-    if (inputs.pending.empty()) return;
-    inputs.nodes = nodes_.Capacities();
-    for (const Node& node : nodes_.nodes())
-      inputs.node_features[node.config.name] = node.config.features;
-    inputs.partitions = config_.partitions;
-    inputs.qos = KnownQos();
-    const int64_t now = clock_.Now();
-    // Multifactor priority, QOS limits and backfill: the pure scheduler.
-    ScheduleResult result = ScheduleForCtld(inputs, scheduler_options_, now);
-    for (const PendingReason& reason : result.pending) {
-      Job* job = FindJobLocked(reason.job_id);
-      if (job != nullptr) job->reason = reason.reason;  // derived; not persisted on its own
-    }
-    for (const Placement& placement : result.placements) {
-      Job* job = FindJobLocked(placement.job_id);
-      if (job == nullptr) continue;
-      nodes_.Allocate(placement);
-      job->nodes = placement.nodes;
-      job->cpus_per_node = placement.cpus_per_node;
-      job->mem_per_node_mb = placement.mem_per_node_mb;
-      job->gpus_by_node = placement.gpu_indices;
-      job->gpu_indices =
-          placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
-      job->start_time = now;
-      job->reason = "None";
-      job->launched = false;
-      if (!TransitionLocked(*job, JobEvent::kAllocate, effects)) continue;
-      ContinueStartLocked(*job, effects);
-    }
-  }
-  Apply(std::move(effects));
-}
 
 void Controller::EnforceTimeLimits() {
   Effects effects;

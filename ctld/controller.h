@@ -44,6 +44,7 @@
 #include "ctld/core/scheduler/scheduler.h"
 #include "ctld/core/scheduler/types.h"
 #include "ctld/launch_builder.h"
+#include "ctld/qos_table.h"
 #include "ctld/state/job_store.h"
 #include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
@@ -144,9 +145,14 @@ class Controller {
   std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
   absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
 
-  // The QOS a job may name. Until sacctmgr keeps a QOS table (issue 4), only
-  // Slurm's default "normal", without limits.
-  static std::vector<Qos> KnownQos() { return {Qos{"normal"}}; }
+  // ---- QOS (controller_qos.cc)
+  // Empty `names` = all, in name order.
+  std::vector<v1::QosInfo> SnapshotQos(const std::vector<std::string>& names);
+  std::vector<std::string> QosNames();
+  // sacctmgr add/modify/delete qos: root/operators only; durable before it
+  // returns. Returns the names affected.
+  absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller,
+                                                     const v1::UpdateQosRequest& request);
 
   // Free resources of every node (for submit-time checks).
   std::vector<NodeCapacity> NodeCapacities();
@@ -168,6 +174,8 @@ class Controller {
   void HousekeepingLoop();
   void EnforceTimeLimits();
   void PurgeOldJobs();
+  // Loads the QOS table (seeding "normal" on a new database). From Recover().
+  absl::Status RecoverQos();
 
   // Transition + log line; returns false (and logs) on an illegal pair.
   bool TransitionLocked(Job& job, JobEvent event, Effects& effects)
@@ -213,6 +221,10 @@ class Controller {
   NodeTable nodes_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_job_id_ ABSL_GUARDED_BY(mu_) = 1;
+  QosTable qos_ ABSL_GUARDED_BY(mu_);
+  // Serializes sacctmgr's writers (read table, store, install) without holding
+  // mu_ across the database write. Taken before mu_, never inside it.
+  std::mutex qos_write_mu_;
   std::set<uint64_t> terminate_sent_ ABSL_GUARDED_BY(mu_);  // not persisted: resent after restart
 
   std::mutex wake_mu_;

@@ -40,10 +40,25 @@ class FakeStore : public JobStore {
     std::lock_guard<std::mutex> lock(mu_);
     return jobs_[id];
   }
+  absl::Status PutRecord(const std::string& kind, const std::string& key,
+                         const std::string& blob) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (blob.empty()) {
+      records_[kind].erase(key);
+    } else {
+      records_[kind][key] = blob;
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return records_[kind];
+  }
 
  private:
   std::mutex mu_;
   std::map<uint64_t, Job> jobs_;
+  std::map<std::string, std::map<std::string, std::string>> records_;
 };
 
 class FakeNodes : public NodeDaemonClient {

@@ -111,11 +111,34 @@ ScheduleResult ScheduleFirstFit(std::vector<NodeCapacity> nodes,
 }
 
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
+  auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (const std::string& name : request.nodelist) {
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const NodeCapacity& n) { return n.name == name; });
+    if (it == nodes.end()) return absl::InvalidArgumentError("Invalid node name specified");
+    if (!InPartition(*it, request.partition) || listed(request.exclude, name)) {
+      return absl::InvalidArgumentError("Requested node configuration is not available");
+    }
+  }
+  if (static_cast<int>(request.nodelist.size()) > request.num_nodes) {
+    return absl::InvalidArgumentError("Node count specification invalid");
+  }
+  for (const std::string& feature : request.features) {
+    const bool known = std::any_of(nodes.begin(), nodes.end(), [&](const NodeCapacity& n) {
+      return listed(n.features, feature);
+    });
+    if (!known) return absl::InvalidArgumentError("Invalid feature specification");
+  }
   int partition_nodes = 0;
   int fitting = 0;
   bool any_gpus = false;
   for (const NodeCapacity& node : nodes) {
-    if (!InPartition(node, request.partition)) continue;
+    if (!InPartition(node, request.partition) || listed(request.exclude, node.name)) continue;
+    bool has_features = true;
+    for (const std::string& f : request.features) has_features &= listed(node.features, f);
+    if (!has_features) continue;
     ++partition_nodes;
     any_gpus |= !node.gpu_owner.empty() && GpuTypeMatches(node, request);
     if (FitsEmpty(node, request)) ++fitting;

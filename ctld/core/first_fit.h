@@ -27,6 +27,7 @@ struct NodeCapacity {
   std::string gpu_type;             // empty = untyped
   std::vector<uint64_t> gpu_owner;  // one entry per GPU index: owning job id, 0 = free
   std::vector<std::string> partitions;
+  std::vector<std::string> features;  // Features= of its NodeName line
 
   int FreeGpus() const;
 };

@@ -47,10 +47,15 @@ struct JobRequest {
   int cpus_per_task = 1;
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
-  int gpus_per_node = 0;            // from --gres=gpu[:type]:N
-  std::string gpu_type;             // empty = any
-  int64_t time_limit = kUnlimited;  // seconds, resolved against the partition
-  int64_t begin_time = 0;           // not eligible before this (unix seconds)
+  int gpus_per_node = 0;              // from --gres=gpu[:type]:N
+  std::string gpu_type;               // empty = any
+  int64_t time_limit = kUnlimited;    // seconds, resolved against the partition
+  int64_t begin_time = 0;             // not eligible before this (unix seconds)
+  uint64_t mem_per_gpu_mb = 0;        // --mem-per-gpu (folded into mem_per_node_mb at submit)
+  bool exclusive = false;             // --exclusive: whole nodes
+  std::vector<std::string> nodelist;  // -w: every one of these nodes
+  std::vector<std::string> exclude;   // -x
+  std::vector<std::string> features;  // -C a&b: every one required
 
   int CpusPerNode() const;        // ceil(ntasks * cpus_per_task / num_nodes)
   uint64_t MemPerNodeMb() const;  // mem_per_node_mb, or mem_per_cpu_mb * CpusPerNode()
@@ -98,7 +103,22 @@ struct Job {
   bool launched = false;          // noded accepted LaunchJob
   bool cancel_requested = false;  // scancel arrived while CONFIGURING
 
+  // Arrays: every task is its own Job; array_job_id is the first task's id.
+  uint64_t array_job_id = 0;      // 0 = not an array task
+  int32_t array_task_id = -1;     // -1 = not an array task
+  int32_t array_max_running = 0;  // %N throttle, 0 = none
+  std::string dependency;         // -d as accepted; "" = none
+  bool kill_on_invalid_dep = false;
+
   uint64_t version = 0;  // +1 on every change; the store keeps the newest
+
+  // Derived by the last scheduling pass; not persisted.
+  int64_t priority = 0;
+  int64_t expected_start = 0;  // backfill's estimate for a pending job, 0 = unknown
+  struct Factors {
+    int64_t age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+  } factors;
+  std::string dependency_text;  // remaining dependencies, Slurm's text (scontrol)
 
   bool IsHeld() const { return held; }
 };

@@ -226,6 +226,7 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.gpu_type = node.gpu_type;
     capacity.gpu_owner = node.gpu_owner;
     capacity.partitions = node.partitions;
+    capacity.features = node.config.features;
     out.push_back(std::move(capacity));
   }
   return out;
@@ -253,6 +254,26 @@ void NodeTable::Allocate(const Placement& placement) {
     }
     UpdateUsageState(*node);
   }
+}
+
+bool NodeTable::CanAllocate(const Placement& placement) const {
+  for (size_t i = 0; i < placement.nodes.size(); ++i) {
+    const Node* node = Find(placement.nodes[i]);
+    if (node == nullptr || !node->Usable()) return false;
+    if (node->config.cpus - node->alloc_cpus < placement.cpus_per_node) return false;
+    if (node->config.real_memory_mb < node->alloc_memory_mb + placement.mem_per_node_mb) {
+      return false;
+    }
+    if (i < placement.gpu_indices.size()) {
+      for (int gpu : placement.gpu_indices[i]) {
+        if (gpu < 0 || static_cast<size_t>(gpu) >= node->gpu_owner.size() ||
+            node->gpu_owner[gpu] != 0) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_names,

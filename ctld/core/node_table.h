@@ -123,6 +123,10 @@ class NodeTable {
   // per Allocate, with the same figures (the Controller calls it when the job
   // leaves RUNNING/CONFIGURING).
   void Allocate(const Placement& placement);
+  // Whether `placement` still fits: every node usable with the CPUs, memory and
+  // the very GPU indices free. The scheduler plans on a snapshot taken earlier;
+  // the Controller re-checks each start against the live table.
+  bool CanAllocate(const Placement& placement) const;
   void Release(uint64_t job_id, const std::vector<std::string>& node_names, int cpus_per_node,
                uint64_t mem_per_node_mb);
 

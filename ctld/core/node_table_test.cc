@@ -194,5 +194,26 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
+TEST(NodeTable, CanAllocateChecksLiveCpusMemoryAndUsability) {
+  NodeTable table(TwoNodeConfig());
+  Placement p;
+  p.job_id = 7;
+  p.nodes = {"n1"};
+  p.cpus_per_node = 3;
+  p.mem_per_node_mb = 600;
+  EXPECT_FALSE(table.CanAllocate(p));  // n1 has not registered: not usable
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  EXPECT_TRUE(table.CanAllocate(p));
+  table.Allocate(p);
+  Placement q = p;
+  q.job_id = 8;
+  q.cpus_per_node = 1;
+  EXPECT_FALSE(table.CanAllocate(q));  // 1 CPU left, but only 400 MB
+  q.mem_per_node_mb = 400;
+  EXPECT_TRUE(table.CanAllocate(q));
+  q.cpus_per_node = 2;
+  EXPECT_FALSE(table.CanAllocate(q));
+}
+
 }  // namespace
 }  // namespace skiff

@@ -37,6 +37,78 @@ absl::Status ParseGres(const v1::JobSpec& spec, const SkiffConfig& config, JobRe
   return absl::OkStatus();
 }
 
+// --gpus / --gpus-per-node text: "4" or "a100:2".
+absl::Status ParseGpuCount(const std::string& text, const char* option, int* count,
+                           std::string* type) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  const std::string& number = parts.back();
+  if (parts.size() > 2 || !absl::SimpleAtoi(number, count) || *count < 0) {
+    return Invalid(absl::StrCat("Invalid ", option, " specification: ", text));
+  }
+  if (parts.size() == 2) *type = parts[0];
+  return absl::OkStatus();
+}
+
+// --gpus, --gpus-per-node and --mem-per-gpu on top of --gres.
+absl::Status ParseGpuOptions(const v1::JobSpec& spec, JobRequest& request) {
+  if (!spec.gpus_per_node().empty()) {
+    if (!spec.gres().empty()) {
+      return Invalid(
+          "Invalid generic resource (gres) specification: --gres and --gpus-per-node "
+          "both ask for GPUs");
+    }
+    if (absl::Status s = ParseGpuCount(spec.gpus_per_node(), "--gpus-per-node",
+                                       &request.gpus_per_node, &request.gpu_type);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!spec.gpus().empty()) {
+    if (!spec.gres().empty() || !spec.gpus_per_node().empty()) {
+      return Invalid(
+          "Invalid generic resource (gres) specification: --gpus together with "
+          "--gres or --gpus-per-node");
+    }
+    int total = 0;
+    if (absl::Status s = ParseGpuCount(spec.gpus(), "--gpus", &total, &request.gpu_type); !s.ok()) {
+      return s;
+    }
+    // A job total spread evenly: Skiff places the same GPU count on every node.
+    if (total % request.num_nodes != 0) {
+      return Invalid(absl::StrCat("Invalid --gpus specification: ", total,
+                                  " GPUs cannot be spread evenly over ", request.num_nodes,
+                                  " nodes"));
+    }
+    request.gpus_per_node = total / request.num_nodes;
+  }
+  const int mem_options =
+      (spec.mem_per_node_mb() > 0) + (spec.mem_per_cpu_mb() > 0) + (spec.mem_per_gpu_mb() > 0);
+  if (mem_options > 1) {
+    return Invalid("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+  }
+  if (spec.mem_per_gpu_mb() > 0) {
+    if (request.gpus_per_node == 0) return Invalid("--mem-per-gpu requires a GPU request");
+    request.mem_per_gpu_mb = spec.mem_per_gpu_mb();
+    request.mem_per_node_mb = spec.mem_per_gpu_mb() * request.gpus_per_node;
+    request.mem_per_cpu_mb = 0;
+  }
+  return absl::OkStatus();
+}
+
+// -C: "a", "a&b", "a,b" (every feature required).
+absl::Status ParseConstraint(const std::string& text, JobRequest& request) {
+  if (text.empty()) return absl::OkStatus();
+  if (text.find_first_of("|[]*") != std::string::npos) {
+    return Invalid(absl::StrCat("Invalid feature specification: ", text,
+                                " (only AND lists such as a&b are supported)"));
+  }
+  for (absl::string_view part : absl::StrSplit(text, absl::ByAnyChar("&,"))) {
+    if (part.empty()) return Invalid(absl::StrCat("Invalid feature specification: ", text));
+    request.features.emplace_back(part);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submitter,
@@ -104,6 +176,14 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
     request.mem_per_cpu_mb = partition->def_mem_per_cpu_mb;
   }
   if (absl::Status s = ParseGres(spec, config, request); !s.ok()) return s;
+  request.exclusive = spec.exclusive();
+  request.nodelist.assign(spec.nodelist().begin(), spec.nodelist().end());
+  request.exclude.assign(spec.exclude().begin(), spec.exclude().end());
+  // -w names more nodes than -N: the job gets them all, as in Slurm.
+  request.num_nodes = std::max<int>(request.num_nodes, request.nodelist.size());
+  if (spec.ntasks() == 0) request.ntasks = request.num_nodes;
+  if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
+  if (absl::Status s = ParseConstraint(spec.constraint(), request); !s.ok()) return s;
 
   // Time limit: the partition's DefaultTime (else MaxTime) when not given;
   // above MaxTime is refused, as Slurm does with EnforcePartLimits.
@@ -221,7 +301,21 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_stderr_path(spec.stderr_pattern().empty()
                            ? stdout_path
                            : ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
-  out->set_priority(job.held ? 0 : 1);
+  out->set_priority(job.held ? 0 : static_cast<uint32_t>(std::max<int64_t>(1, job.priority)));
+  out->set_array_job_id(job.array_job_id);
+  out->set_array_task_id(job.array_task_id);
+  out->set_array_max_running(job.array_max_running);
+  out->set_dependency(job.dependency_text);
+  if (job.state == JobState::kPending) {
+    v1::PriorityFactors* f = out->mutable_priority_factors();
+    f->set_priority(job.held ? 0 : job.priority);
+    f->set_age(job.factors.age);
+    f->set_fairshare(job.factors.fairshare);
+    f->set_job_size(job.factors.job_size);
+    f->set_partition(job.factors.partition);
+    f->set_qos(job.factors.qos);
+    out->set_expected_start(job.expected_start);
+  }
   out->set_now(now);
 }
 

@@ -22,12 +22,6 @@ std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::str
   return {names.begin(), names.end()};
 }
 
-std::vector<std::string> QosNames(const std::vector<Qos>& table) {
-  std::vector<std::string> names;
-  for (const Qos& qos : table) names.push_back(qos.name);
-  return names;
-}
-
 }  // namespace
 
 CtldService::CtldService(Controller& controller, Authenticator& auth)
@@ -125,9 +119,8 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Names come from the credential's ids, never from the request.
   Submitter submitter{caller->uid, caller->gid, UserName(caller->uid), GroupName(caller->gid)};
-  absl::StatusOr<Job> job =
-      JobFromSpec(request->spec(), submitter, controller_.config(), controller_.NodeCapacities(),
-                  QosNames(Controller::KnownQos()));
+  absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
+                                        controller_.NodeCapacities(), controller_.QosNames());
   if (!job.ok()) return ToGrpcStatus(job.status());
   absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job));
   if (!id.ok()) return ToGrpcStatus(id.status());
@@ -229,6 +222,32 @@ grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetC
     entry->set_key(key);
     entry->set_value(value);
   }
+  return grpc::Status::OK;
+}
+
+}  // namespace skiff
+
+namespace skiff {
+
+grpc::Status CtldService::GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
+                                 v1::GetQosReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (v1::QosInfo& info : controller_.SnapshotQos(Names(request->names()))) {
+    *reply->add_qos() = std::move(info);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::UpdateQos(grpc::ServerContext* context,
+                                    const v1::UpdateQosRequest* request,
+                                    v1::UpdateQosReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::vector<std::string>> affected =
+      controller_.UpdateQos(Caller{caller->uid, caller->gid}, *request);
+  if (!affected.ok()) return ToGrpcStatus(affected.status());
+  for (const std::string& name : *affected) reply->add_affected(name);
   return grpc::Status::OK;
 }
 

@@ -50,6 +50,16 @@ v1::JobRecord ToRecord(const Job& job) {
     v1::GpuList* list = r.add_gpus_by_node();
     for (int gpu : gpus) list->add_indices(gpu);
   }
+  r.set_req_mem_per_gpu_mb(q.mem_per_gpu_mb);
+  r.set_exclusive(q.exclusive);
+  for (const std::string& n : q.nodelist) r.add_nodelist(n);
+  for (const std::string& n : q.exclude) r.add_exclude(n);
+  for (const std::string& f : q.features) r.add_features(f);
+  r.set_array_job_id(job.array_job_id);
+  r.set_array_task_id(job.array_task_id);
+  r.set_array_max_running(job.array_max_running);
+  r.set_dependency(job.dependency);
+  r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   return r;
 }
 
@@ -100,6 +110,17 @@ Job FromRecord(const v1::JobRecord& r) {
   for (const v1::GpuList& list : r.gpus_by_node()) {
     job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
   }
+  q.mem_per_gpu_mb = r.req_mem_per_gpu_mb();
+  q.exclusive = r.exclusive();
+  q.nodelist.assign(r.nodelist().begin(), r.nodelist().end());
+  q.exclude.assign(r.exclude().begin(), r.exclude().end());
+  q.features.assign(r.features().begin(), r.features().end());
+  job.array_job_id = r.array_job_id();
+  // Records written before arrays existed have 0 here: not an array task.
+  job.array_task_id = r.array_job_id() == 0 ? -1 : r.array_task_id();
+  job.array_max_running = r.array_max_running();
+  job.dependency = r.dependency();
+  job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   return job;
 }
 

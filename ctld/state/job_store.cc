@@ -27,6 +27,12 @@ CREATE TABLE IF NOT EXISTS jobs (
   record BLOB NOT NULL            -- v1::JobRecord
 );
 CREATE INDEX IF NOT EXISTS jobs_active ON jobs(final, end_time);
+CREATE TABLE IF NOT EXISTS records (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  blob BLOB NOT NULL,
+  PRIMARY KEY (kind, key)
+);
 )sql";
 
 constexpr char kUpsert[] = R"sql(
@@ -211,6 +217,48 @@ absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {
     max_id = static_cast<uint64_t>(sqlite3_column_int64(stmt, 0));
   sqlite3_finalize(stmt);
   return max_id;
+}
+
+absl::Status SqliteJobStore::PutRecord(const std::string& kind, const std::string& key,
+                                       const std::string& blob) {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  const char* sql = blob.empty()
+                        ? "DELETE FROM records WHERE kind = ?1 AND key = ?2"
+                        : "INSERT OR REPLACE INTO records (kind, key, blob) VALUES (?1, ?2, ?3)";
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "prepare record");
+  }
+  sqlite3_bind_text(stmt, 1, kind.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt, 2, key.c_str(), -1, SQLITE_TRANSIENT);
+  if (!blob.empty()) {
+    sqlite3_bind_blob(stmt, 3, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+  }
+  const int rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteError(db_, absl::StrCat("save ", kind, " ", key));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::map<std::string, std::string>> SqliteJobStore::LoadRecords(
+    const std::string& kind) {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT key, blob FROM records WHERE kind = ?1", -1, &stmt,
+                         nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "prepare load records");
+  }
+  sqlite3_bind_text(stmt, 1, kind.c_str(), -1, SQLITE_TRANSIENT);
+  std::map<std::string, std::string> records;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const char* key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    const char* data = static_cast<const char*>(sqlite3_column_blob(stmt, 1));
+    records[key ? key : ""] = std::string(data ? data : "", sqlite3_column_bytes(stmt, 1));
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteError(db_, absl::StrCat("load ", kind));
+  return records;
 }
 
 }  // namespace skiff

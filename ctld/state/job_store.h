@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,6 +43,14 @@ class JobStore {
 
   // The highest job id ever stored (0 when empty): ids are never reused.
   virtual absl::StatusOr<uint64_t> MaxJobId() = 0;
+
+  // Small keyed records besides jobs (the QOS table): `kind` + `key` -> `blob`.
+  // An empty blob deletes the record. Durable when it returns OK; rare, so
+  // written at once rather than grouped.
+  virtual absl::Status PutRecord(const std::string& kind, const std::string& key,
+                                 const std::string& blob) = 0;
+  virtual absl::StatusOr<std::map<std::string, std::string>> LoadRecords(
+      const std::string& kind) = 0;
 };
 
 class SqliteJobStore final : public JobStore {
@@ -53,6 +62,9 @@ class SqliteJobStore final : public JobStore {
   absl::Status Save(std::vector<Job> jobs) override;
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) override;
   absl::StatusOr<uint64_t> MaxJobId() override;
+  absl::Status PutRecord(const std::string& kind, const std::string& key,
+                         const std::string& blob) override;
+  absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override;
 
  private:
   struct Batch {

@@ -101,5 +101,23 @@ TEST(SqliteJobStore, UnopenablePathIsAClearError) {
             absl::string_view::npos);
 }
 
+TEST(SqliteJobStoreTest, RecordsPutReplaceDeleteAndSurviveReopen) {
+  const std::string path = DbPath("records");
+  {
+    auto store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->PutRecord("qos", "normal", "a").ok());
+    ASSERT_TRUE((*store)->PutRecord("qos", "high", "b").ok());
+    ASSERT_TRUE((*store)->PutRecord("qos", "high", "c").ok());
+    ASSERT_TRUE((*store)->PutRecord("other", "x", "y").ok());
+    ASSERT_TRUE((*store)->PutRecord("qos", "normal", "").ok());
+  }
+  auto store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto records = (*store)->LoadRecords("qos");
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(*records, (std::map<std::string, std::string>{{"high", "c"}}));
+}
+
 }  // namespace
 }  // namespace skiff

@@ -1,5 +1,6 @@
 #include "ctld/core/scheduler/from_ctld.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -107,6 +108,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
           job->gpus_by_node.size() == job->nodes.size() ? job->gpus_by_node[k] : job->gpu_indices;
       running.gpu_indices.emplace_back(gpus.begin(), gpus.end());
     }
+    running.exclusive = job->request.exclusive;
     running.cpus_per_node = job->cpus_per_node;
     running.mem_per_node_mb = job->mem_per_node_mb;
     running.start_time = job->start_time;
@@ -131,6 +133,16 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.gpu_type = job->request.gpu_type.empty() ? kNone : gpu_types.Get(job->request.gpu_type);
     pending.held = job->held;
     pending.held_by_admin = job->held_by_admin;
+    pending.exclusive = job->request.exclusive;
+    for (const std::string& name : job->request.nodelist) {
+      const int32_t n = nodes.Find(name);
+      if (n != kNone) pending.nodelist.push_back(n);
+    }
+    for (const std::string& name : job->request.exclude) {
+      const int32_t n = nodes.Find(name);
+      if (n != kNone) pending.exclude.push_back(n);
+    }
+    for (const std::string& f : job->request.features) pending.features.push_back(features.Get(f));
     snapshot.pending.push_back(std::move(pending));
   }
   for (const std::string& name : user_names) {
@@ -157,6 +169,11 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());
+      // An exclusive job holds its nodes whole: it gets (and shows) every CPU.
+      if (start.exclusive) {
+        const int32_t cpus = snapshot.view.nodes[start.nodes[k]].cpus;
+        placement.cpus_per_node = k == 0 ? cpus : std::min(placement.cpus_per_node, cpus);
+      }
     }
     result.placements.push_back(std::move(placement));
   }
