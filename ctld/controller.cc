@@ -64,6 +64,7 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       start_time_(deps.clock->Now()),
       config_overrides_(config_.slurmd_parameters.count("config_overrides") > 0),
       scheduler_options_(OptionsFromConfig(config_)),
+      preempt_options_(PreemptOptionsFromConfig(config_)),
       nodes_(config_, start_time_) {
   next_job_id_ = static_cast<uint64_t>(std::max<int64_t>(1, config_.first_job_id));
 }
@@ -265,9 +266,37 @@ void Controller::EpilogOrFinishLocked(Job& job, Effects& effects) {
     effects.actions.push_back(EpilogAction(job));
     return;
   }
+  FinishLocked(job, effects);
+}
+
+void Controller::FinishLocked(Job& job, Effects& effects) {
+  if (job.final_state == JobState::kPreempted && job.preempt_requeue) {
+    RequeueLocked(job, "requeued: preempted", effects);
+    return;
+  }
   job.end_time = clock_.Now();
   TransitionLocked(job, JobEvent::kFinish, effects);
   effects.save.push_back(job);
+}
+
+void Controller::RequeueLocked(Job& job, const std::string& detail, Effects& effects) {
+  if (!TransitionLocked(job, JobEvent::kRequeue, effects)) return;
+  ++job.restart_count;
+  job.nodes.clear();
+  job.gpu_indices.clear();
+  job.gpus_by_node.clear();
+  job.launched = false;
+  job.prolog_done = false;
+  job.cancel_requested = false;
+  job.preempt_requeue = false;
+  job.final_state = JobState::kCompleted;
+  job.exit_code = 0;
+  job.exit_signal = 0;
+  job.start_time = 0;
+  job.reason = "None";
+  job.reason_detail = detail;
+  effects.save.push_back(job);
+  RequestSchedule();
 }
 
 void Controller::TerminateLocked(Job& job, JobState final_state, Effects& effects) {
@@ -319,18 +348,7 @@ void Controller::NodeDownLocked(const std::string& node_name, Effects& effects) 
     const bool requeue = job.requeue && job.final_state == JobState::kCompleted;
     if (requeue) {
       ReleaseLocked(job);
-      if (TransitionLocked(job, JobEvent::kRequeue, effects)) {
-        ++job.restart_count;
-        job.nodes.clear();
-        job.gpu_indices.clear();
-        job.gpus_by_node.clear();
-        job.launched = false;
-        job.prolog_done = false;
-        job.start_time = 0;
-        job.reason = "None";
-        job.reason_detail = absl::StrCat("requeued: NodeName=", node_name, " failed");
-        effects.save.push_back(job);
-      }
+      RequeueLocked(job, absl::StrCat("requeued: NodeName=", node_name, " failed"), effects);
     } else {
       if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
       const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
@@ -494,48 +512,91 @@ std::vector<NodeCapacity> Controller::NodeCapacities() {
 
 // ---------------------------------------------------------------- jobs
 
-absl::StatusOr<uint64_t> Controller::SubmitJob(Job job) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (static_cast<int64_t>(jobs_.size()) >= config_.max_job_count) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("Job count limit reached (MaxJobCount=", config_.max_job_count, ")"));
-    }
-    job.id = next_job_id_++;
-  }
+absl::StatusOr<uint64_t> Controller::SubmitJob(Job job, const std::vector<uint32_t>& array_tasks,
+                                               uint32_t array_max_running) {
+  const size_t count = std::max<size_t>(1, array_tasks.size());
   job.state = JobState::kPending;
   job.final_state = JobState::kCompleted;
   job.submit_time = clock_.Now();
   job.eligible_time = std::max(job.submit_time, job.request.begin_time);
   job.version = 1;
   if (job.held) job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
-  // Durable before anyone can see it: a job that is scheduled is a job on disk.
-  if (absl::Status saved = store_.Save({job}); !saved.ok()) {
-    logger_.error("JobId={} not accepted: {}", job.id, std::string(saved.message()));
-    return absl::UnavailableError(absl::StrCat("cannot store the job: ", saved.message()));
-  }
-  const uint64_t id = job.id;
-  logger_.info("JobId={} submitted by {}({}): Partition={} Nodes={} CPUs/task={} GPUs/node={}", id,
-               job.user_name, job.uid, job.request.partition, job.request.num_nodes,
-               job.request.cpus_per_task, job.request.gpus_per_node);
+  std::vector<Job> jobs;
   {
     absl::MutexLock lock(&mu_);
-    jobs_.emplace(id, std::move(job));
+    if (static_cast<int64_t>(jobs_.size() + count) > config_.max_job_count) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("Job count limit reached (MaxJobCount=", config_.max_job_count, ")"));
+    }
+    if (absl::Status s = CheckSubmitLimitsLocked(job, count); !s.ok()) return s;
+    if (absl::Status s = CheckDependencyLocked(job); !s.ok()) return s;
+    // An array's tasks take consecutive ids; the first is the array's id.
+    const uint64_t first = next_job_id_;
+    next_job_id_ += count;
+    for (size_t k = 0; k < count; ++k) {
+      Job task = k + 1 == count ? std::move(job) : job;
+      task.id = first + k;
+      if (!array_tasks.empty()) {
+        task.array_job_id = first;
+        task.array_task_id = static_cast<int32_t>(array_tasks[k]);
+        task.array_max_running = static_cast<int32_t>(array_max_running);
+      }
+      jobs.push_back(std::move(task));
+    }
+  }
+  // Durable before anyone can see it: a job that is scheduled is a job on disk.
+  const uint64_t id = jobs.front().id;
+  if (absl::Status saved = store_.Save(jobs); !saved.ok()) {
+    logger_.error("JobId={} not accepted: {}", id, std::string(saved.message()));
+    return absl::UnavailableError(absl::StrCat("cannot store the job: ", saved.message()));
+  }
+  const Job& first = jobs.front();
+  logger_.info("JobId={} submitted by {}({}): Partition={} Nodes={} CPUs/task={} GPUs/node={}{}",
+               id, first.user_name, first.uid, first.request.partition, first.request.num_nodes,
+               first.request.cpus_per_task, first.request.gpus_per_node,
+               array_tasks.empty() ? std::string() : absl::StrCat(" ArrayTasks=", count));
+  {
+    absl::MutexLock lock(&mu_);
+    for (Job& task : jobs) {
+      const uint64_t task_id = task.id;
+      jobs_.emplace(task_id, std::move(task));
+    }
   }
   RequestSchedule();
   return id;
 }
 
-std::vector<Job> Controller::SnapshotJobs(const std::vector<uint64_t>& ids) {
+std::vector<Job*> Controller::ResolveLocked(const JobRef& ref) {
+  std::vector<Job*> out;
+  Job* job = FindJobLocked(ref.job_id);
+  if (job == nullptr) return out;
+  if (job->array_job_id != ref.job_id) {  // a plain job, or one task by its own id
+    if (ref.array_task_id < 0) out.push_back(job);
+    return out;
+  }
+  // An array's id: its tasks have consecutive ids from it.
+  for (auto it = jobs_.find(ref.job_id); it != jobs_.end() && it->second.array_job_id == ref.job_id;
+       ++it) {
+    if (ref.array_task_id < 0 || it->second.array_task_id == ref.array_task_id) {
+      out.push_back(&it->second);
+    }
+  }
+  return out;
+}
+
+std::vector<Job> Controller::SnapshotJobs(const std::vector<JobRef>& refs) {
   absl::MutexLock lock(&mu_);
   std::vector<Job> out;
-  if (ids.empty()) {
+  if (refs.empty()) {
     out.reserve(jobs_.size());
     for (const auto& [id, job] : jobs_) out.push_back(job);
     return out;
   }
-  for (uint64_t id : ids) {
-    if (const Job* job = FindJobLocked(id)) out.push_back(*job);
+  std::set<uint64_t> seen;
+  for (const JobRef& ref : refs) {
+    for (Job* job : ResolveLocked(ref)) {
+      if (seen.insert(job->id).second) out.push_back(*job);
+    }
   }
   return out;
 }
@@ -558,13 +619,17 @@ std::vector<CancelOutcome> Controller::CancelJobs(const Caller& caller, const Ca
       }
       return true;
     };
-    if (!spec.job_ids.empty()) {
-      for (uint64_t id : spec.job_ids) {
-        Job* job = FindJobLocked(id);
-        if (job == nullptr) {
-          outcomes.push_back({id, absl::NotFoundError("Invalid job id specified")});
-        } else if (matches(*job)) {
-          selected.push_back(job);
+    if (!spec.jobs.empty()) {
+      std::set<uint64_t> seen;
+      for (const JobRef& ref : spec.jobs) {
+        std::vector<Job*> jobs = ResolveLocked(ref);
+        if (jobs.empty()) {
+          outcomes.push_back({ref.job_id, absl::NotFoundError("Invalid job id specified")});
+        }
+        for (Job* job : jobs) {
+          // A whole array: its finished tasks are not errors.
+          if (jobs.size() > 1 && IsFinal(job->state)) continue;
+          if (matches(*job) && seen.insert(job->id).second) selected.push_back(job);
         }
       }
     } else {
@@ -747,8 +812,9 @@ std::function<void()> Controller::EpilogAction(const Job& job) {
   return [this, request, id] { OnEpilogDone(id, scripts_.RunScript(request)); };
 }
 
-std::function<void()> Controller::TerminateAction(std::string target, uint64_t job_id) {
-  const int kill_wait = static_cast<int>(config_.kill_wait);
+std::function<void()> Controller::TerminateAction(std::string target, uint64_t job_id,
+                                                  int64_t grace_time) {
+  const int kill_wait = static_cast<int>(std::max<int64_t>(config_.kill_wait, grace_time));
   return [this, target, job_id, kill_wait] {
     absl::Status s = node_client_.TerminateJob(target, job_id, kill_wait);
     if (!s.ok()) {
@@ -830,9 +896,7 @@ void Controller::OnEpilogDone(uint64_t job_id, absl::StatusOr<v1::RunScriptReply
     effects.log.push_back(
         absl::StrCat("JobId=", job_id, " EpilogSlurmctld ", Describe(result),
                      result.ok() ? absl::StrCat(" (pid ", result->pid(), ")") : std::string()));
-    job->end_time = clock_.Now();
-    TransitionLocked(*job, JobEvent::kFinish, effects);
-    effects.save.push_back(*job);
+    FinishLocked(*job, effects);
   }
   Apply(std::move(effects));
 }

@@ -41,6 +41,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 #include "ctld/core/scheduler/types.h"
 #include "ctld/launch_builder.h"
@@ -60,10 +61,17 @@ struct JobReport {
   std::string failure;  // the job could not be launched: why
 };
 
+// A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare
+// id that is an array's id names every task of the array.
+struct JobRef {
+  uint64_t job_id = 0;
+  int32_t array_task_id = -1;  // -1 = the job (or whole array) itself
+};
+
 // scancel's selection.
 struct CancelSpec {
-  std::vector<uint64_t> job_ids;  // empty = all the filters select
-  std::string user;               // user name filter
+  std::vector<JobRef> jobs;  // empty = all the filters select
+  std::string user;          // user name filter
   std::string name;
   std::vector<JobState> states;
   std::vector<std::string> partitions;
@@ -139,9 +147,12 @@ class Controller {
   // ---- jobs
   // Assigns the id, persists, then makes the job schedulable. REQUIRES: `job` was
   // validated by the edge (partition resolved, limits checked).
-  absl::StatusOr<uint64_t> SubmitJob(Job job);
-  // Empty `ids` = every job still in memory.
-  std::vector<Job> SnapshotJobs(const std::vector<uint64_t>& ids);
+  // `array_tasks` (sbatch --array): one job per task id, with consecutive ids;
+  // the first id is returned and is the array's id.
+  absl::StatusOr<uint64_t> SubmitJob(Job job, const std::vector<uint32_t>& array_tasks = {},
+                                     uint32_t array_max_running = 0);
+  // Empty `refs` = every job still in memory.
+  std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
   std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
   absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
 
@@ -174,6 +185,13 @@ class Controller {
   void HousekeepingLoop();
   void EnforceTimeLimits();
   void PurgeOldJobs();
+  // QOS MaxSubmitJobsPerUser for `count` more jobs like `job` (controller_qos.cc).
+  absl::Status CheckSubmitLimitsLocked(const Job& job, size_t count)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The jobs `job` depends on exist (controller_schedule.cc).
+  absl::Status CheckDependencyLocked(const Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool DependencyAllowsLocked(Job& job, int64_t now, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos();
 
@@ -185,6 +203,14 @@ class Controller {
   // The batch script ended (or will never run): release resources, epilog next.
   void FinishRunLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EpilogOrFinishLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // COMPLETING -> its final state, or back to PENDING when preempted with REQUEUE.
+  void FinishLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Back to PENDING with its allocation forgotten (REQUIRES: resources released).
+  void RequeueLocked(Job& job, const std::string& detail, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Stops a running job for a higher-priority one (controller_schedule.cc).
+  void PreemptLocked(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor,
+                     Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseLocked(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void TerminateLocked(Job& job, JobState final_state, Effects& effects)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -195,12 +221,16 @@ class Controller {
   std::string NodeTargetLocked(const std::string& node_name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ClusterFacts FactsLocked(const Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Job* FindJobLocked(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The jobs `ref` names (every task for an array's id); empty when none.
+  std::vector<Job*> ResolveLocked(const JobRef& ref) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Work-queue actions (run without mu_), reporting back through On...().
   std::function<void()> PrologAction(const Job& job);
   std::function<void()> LaunchAction(const Job& job, std::string target, ClusterFacts facts);
   std::function<void()> EpilogAction(const Job& job);
-  std::function<void()> TerminateAction(std::string target, uint64_t job_id);
+  // SIGTERM now, SIGKILL after max(KillWait, grace_time) seconds.
+  std::function<void()> TerminateAction(std::string target, uint64_t job_id,
+                                        int64_t grace_time = 0);
   void OnPrologDone(uint64_t job_id, int restart_count, absl::StatusOr<v1::RunScriptReply> result);
   void OnLaunchDone(uint64_t job_id, int restart_count, absl::Status status);
   void OnEpilogDone(uint64_t job_id, absl::StatusOr<v1::RunScriptReply> result);
@@ -216,6 +246,7 @@ class Controller {
   const int64_t start_time_;
   const bool config_overrides_;  // SlurmdParameters=config_overrides
   const SchedulerOptions scheduler_options_;
+  const PreemptOptions preempt_options_;
 
   absl::Mutex mu_;
   NodeTable nodes_ ABSL_GUARDED_BY(mu_);

@@ -91,4 +91,31 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateQos(
   return result->affected;
 }
 
+absl::Status Controller::CheckSubmitLimitsLocked(const Job& job, size_t count) {
+  // The job's QOS and its partition's QOS both apply (Slurm's MaxSubmitJobsPerUser).
+  std::vector<std::string> names = {job.qos};
+  if (const PartitionConfig* p = config_.FindPartition(job.request.partition);
+      p != nullptr && !p->qos.empty() && p->qos != job.qos) {
+    names.push_back(p->qos);
+  }
+  for (const std::string& name : names) {
+    auto it = qos_.find(name);
+    if (it == qos_.end() || it->second.max_submit_jobs_per_user() < 0) continue;
+    int64_t held = 0;
+    for (const auto& [id, other] : jobs_) {
+      if (!IsFinal(other.state) && other.uid == job.uid &&
+          (other.qos == name ||
+           (name != job.qos && other.request.partition == job.request.partition))) {
+        ++held;
+      }
+    }
+    if (held + static_cast<int64_t>(count) > it->second.max_submit_jobs_per_user()) {
+      return absl::InvalidArgumentError(
+          "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+          "limits)");
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace skiff

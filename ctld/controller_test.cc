@@ -181,7 +181,7 @@ class ControllerTest : public ::testing::Test {
   }
 
   JobState StateOf(uint64_t id) {
-    std::vector<Job> jobs = controller_->SnapshotJobs({id});
+    std::vector<Job> jobs = controller_->SnapshotJobs({{id}});
     return jobs.empty() ? JobState::kPreempted : jobs[0].state;
   }
 
@@ -230,7 +230,7 @@ TEST_F(ControllerTest, NonZeroExitIsFailed) {
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
   ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 3, 0, ""}).ok());
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kFailed; }));
-  EXPECT_EQ(controller_->SnapshotJobs({id})[0].exit_code, 3);
+  EXPECT_EQ(controller_->SnapshotJobs({{id}})[0].exit_code, 3);
 }
 
 TEST_F(ControllerTest, FailingPrologRequeuesTheJobHeld) {
@@ -240,10 +240,10 @@ TEST_F(ControllerTest, FailingPrologRequeuesTheJobHeld) {
   Make(config);
   uint64_t id = *controller_->SubmitJob(NewJob());
   ASSERT_TRUE(Eventually([&] {
-    std::vector<Job> jobs = controller_->SnapshotJobs({id});
+    std::vector<Job> jobs = controller_->SnapshotJobs({{id}});
     return jobs[0].state == JobState::kPending && jobs[0].held;
   }));
-  Job job = controller_->SnapshotJobs({id})[0];
+  Job job = controller_->SnapshotJobs({{id}})[0];
   EXPECT_EQ(job.reason, "JobHeldAdmin");
   EXPECT_NE(job.reason_detail.find("PrologSlurmctld failed: exit code 1: prolog says no"),
             std::string::npos)
@@ -259,7 +259,7 @@ TEST_F(ControllerTest, OnlyTheOwnerOrAnAdminMayCancel) {
   uint64_t id = *controller_->SubmitJob(NewJob(1001, 2));
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
   CancelSpec spec;
-  spec.job_ids = {id};
+  spec.jobs = {{id}};
   std::vector<CancelOutcome> denied = controller_->CancelJobs({1002, 1002}, spec);
   ASSERT_EQ(denied.size(), 1u);
   EXPECT_EQ(denied[0].status.code(), absl::StatusCode::kPermissionDenied);
@@ -284,9 +284,10 @@ TEST_F(ControllerTest, CancelledPendingJobNeverStarts) {
   uint64_t c = *controller_->SubmitJob(NewJob(1001, 2));
   ASSERT_TRUE(Eventually(
       [&] { return StateOf(a) == JobState::kRunning && StateOf(b) == JobState::kRunning; }));
-  ASSERT_TRUE(Eventually([&] { return controller_->SnapshotJobs({c})[0].reason == "Resources"; }));
+  ASSERT_TRUE(
+      Eventually([&] { return controller_->SnapshotJobs({{c}})[0].reason == "Resources"; }));
   CancelSpec spec;
-  spec.job_ids = {c};
+  spec.jobs = {{c}};
   ASSERT_TRUE(controller_->CancelJobs({1001, 1001}, spec)[0].status.ok());
   EXPECT_EQ(StateOf(c), JobState::kCancelled);
   ASSERT_TRUE(controller_->JobComplete("n1", {a, true, 0, 0, ""}).ok());
@@ -325,7 +326,7 @@ TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {
   clock_.Advance(61);  // neither node heartbeats
   ASSERT_TRUE(Eventually([&] { return StateOf(b) == JobState::kNodeFail; }));
   ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kPending; }));
-  EXPECT_EQ(controller_->SnapshotJobs({a})[0].restart_count, 1);
+  EXPECT_EQ(controller_->SnapshotJobs({{a}})[0].restart_count, 1);
 }
 
 TEST_F(ControllerTest, UserMayLowerButNotRaiseTimeLimitAndCannotReleaseAdminHold) {
@@ -347,7 +348,7 @@ TEST_F(ControllerTest, UserMayLowerButNotRaiseTimeLimitAndCannotReleaseAdminHold
   admin_hold.job_id = id;
   admin_hold.held = true;
   ASSERT_TRUE(controller_->UpdateJob({0, 0}, admin_hold).ok());
-  EXPECT_EQ(controller_->SnapshotJobs({id})[0].reason, "JobHeldAdmin");
+  EXPECT_EQ(controller_->SnapshotJobs({{id}})[0].reason, "JobHeldAdmin");
   JobUpdate release;
   release.job_id = id;
   release.held = false;
@@ -398,7 +399,7 @@ TEST_F(ControllerTest, BackfillStartsShortJobButNotOneThatWouldDelayTheBlockedJo
   ASSERT_TRUE(Eventually([&] { return StateOf(c) == JobState::kRunning; }));
   controller_->RunSchedulePass();
   EXPECT_EQ(StateOf(b), JobState::kPending);
-  EXPECT_EQ(controller_->SnapshotJobs({b})[0].reason, "Resources");
+  EXPECT_EQ(controller_->SnapshotJobs({{b}})[0].reason, "Resources");
   EXPECT_EQ(StateOf(d), JobState::kPending) << "backfill must not delay the blocked job";
 }
 

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
+#include "ctld/core/array_spec.h"
 
 namespace skiff {
 namespace {
@@ -23,8 +24,10 @@ std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
     const char code = source[++i];
     switch (code) {
       case 'j':
-      case 'A':
         absl::StrAppend(&out, job.id);
+        break;
+      case 'A':
+        absl::StrAppend(&out, job.array_job_id != 0 ? job.array_job_id : job.id);
         break;
       case 'x':
         out += job.name;
@@ -33,7 +36,11 @@ std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
         out += job.user_name;
         break;
       case 'a':
-        out += kNoArrayIndex;
+        if (job.array_task_id >= 0) {
+          absl::StrAppend(&out, job.array_task_id);
+        } else {
+          out += kNoArrayIndex;
+        }
         break;
       case 'N':
         out += job.nodes.empty() ? std::string() : job.nodes.front();
@@ -92,6 +99,23 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   env["SLURM_TOPOLOGY_ADDR"] = job.nodes.empty() ? "" : job.nodes.front();
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
   if (!spec.export_mode().empty()) env["SLURM_EXPORT_ENV"] = spec.export_mode();
+  if (job.array_job_id != 0) {
+    env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
+    env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
+    // The spec was validated at submit; the MaxArraySize bound does not matter here.
+    absl::StatusOr<ArraySpec> array = ParseArraySpec(spec.array(), kMaxMaxArraySize);
+    if (array.ok()) {
+      const std::vector<uint32_t>& ids = array->task_ids;
+      uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
+      for (size_t i = 1; i < ids.size(); ++i) {
+        if (ids[i] - ids[i - 1] != step) step = 1;
+      }
+      env["SLURM_ARRAY_TASK_COUNT"] = absl::StrCat(ids.size());
+      env["SLURM_ARRAY_TASK_MIN"] = absl::StrCat(ids.front());
+      env["SLURM_ARRAY_TASK_MAX"] = absl::StrCat(ids.back());
+      env["SLURM_ARRAY_TASK_STEP"] = absl::StrCat(step);
+    }
+  }
   return env;
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ctld/core/scheduler/from_ctld.h"
 
 namespace skiff {
 namespace {
@@ -227,7 +228,27 @@ Qos ToSchedQos(const v1::QosInfo& info) {
   q.max_submit_jobs_per_user = info.max_submit_jobs_per_user();
   q.max_wall = info.max_wall();
   q.usage_factor = info.usage_factor();
+  q.preempt_mode = ParsePreemptMode(info.preempt_mode());
+  q.grace_time = info.grace_time();
   return q;
+}
+
+std::vector<Qos> ToSchedQosTable(const QosTable& table) {
+  std::vector<Qos> out;
+  std::map<std::string, int32_t> index;
+  for (const auto& [name, info] : table) {
+    index[name] = static_cast<int32_t>(out.size());
+    out.push_back(ToSchedQos(info));
+  }
+  size_t i = 0;
+  for (const auto& [name, info] : table) {
+    for (const std::string& p : info.preempt()) {
+      auto it = index.find(p);
+      if (it != index.end()) out[i].preempt.push_back(it->second);
+    }
+    ++i;
+  }
+  return out;
 }
 
 }  // namespace skiff

@@ -40,6 +40,10 @@ absl::StatusOr<QosUpdateResult> ApplyQosUpdate(const QosTable& table,
 // lists are resolved to indices by the caller, which knows the table's order.
 Qos ToSchedQos(const v1::QosInfo& info);
 
+// The whole table for the scheduler, in name order, with Preempt= lists
+// resolved to indices into the result.
+std::vector<Qos> ToSchedQosTable(const QosTable& table);
+
 }  // namespace skiff
 
 #endif  // SKIFF_CTLD_QOS_TABLE_H_

@@ -102,6 +102,7 @@ struct Job {
   bool prolog_done = false;       // PrologSlurmctld finished OK (or none)
   bool launched = false;          // noded accepted LaunchJob
   bool cancel_requested = false;  // scancel arrived while CONFIGURING
+  bool preempt_requeue = false;   // preempted with PreemptMode=REQUEUE: back to PENDING at the end
 
   // Arrays: every task is its own Job; array_job_id is the first task's id.
   uint64_t array_job_id = 0;      // 0 = not an array task

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ctld/core/dependency.h"
 #include "ctld/launch_builder.h"
 
 namespace skiff {
@@ -122,9 +123,6 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
     return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir()));
   }
   // Refuse what would otherwise be silently ignored until it is implemented.
-  if (!spec.dependency().empty()) {
-    return Invalid("Job dependency problem: dependencies are not supported yet");
-  }
   if (!spec.burst_buffer().empty()) {
     return Invalid("Burst buffers are not supported yet (BurstBufferType is not set)");
   }
@@ -154,6 +152,13 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   }
   job.requeue = spec.has_requeue() ? spec.requeue() : config.job_requeue;
   job.held = spec.hold();
+  if (!spec.dependency().empty()) {
+    absl::StatusOr<Dependency> dependency =
+        ParseDependency(spec.dependency(), config.max_array_size);
+    if (!dependency.ok()) return dependency.status();
+    job.dependency = FormatDependency(*dependency);  // "" for "0"
+    job.kill_on_invalid_dep = spec.kill_on_invalid_dep();
+  }
   job.spec_blob = spec.SerializeAsString();
 
   JobRequest& request = job.request;

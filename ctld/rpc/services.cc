@@ -9,6 +9,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "ctld/core/array_spec.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
@@ -20,6 +21,16 @@ constexpr char kVersion[] = "0.1.0";
 
 std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
   return {names.begin(), names.end()};
+}
+
+std::vector<JobRef> Refs(const google::protobuf::RepeatedField<uint64_t>& ids,
+                         const google::protobuf::RepeatedPtrField<v1::JobRef>& refs) {
+  std::vector<JobRef> out;
+  for (uint64_t id : ids) out.push_back({id, -1});
+  for (const v1::JobRef& ref : refs) {
+    out.push_back({ref.job_id(), ref.has_array_task_id() ? ref.array_task_id() : -1});
+  }
+  return out;
 }
 
 }  // namespace
@@ -122,7 +133,16 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
                                         controller_.NodeCapacities(), controller_.QosNames());
   if (!job.ok()) return ToGrpcStatus(job.status());
-  absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job));
+  std::vector<uint32_t> tasks;
+  uint32_t max_running = 0;
+  if (!request->spec().array().empty()) {
+    absl::StatusOr<ArraySpec> array =
+        ParseArraySpec(request->spec().array(), controller_.config().max_array_size);
+    if (!array.ok()) return ToGrpcStatus(array.status());
+    tasks = std::move(array->task_ids);
+    max_running = array->max_running;
+  }
+  absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job), tasks, max_running);
   if (!id.ok()) return ToGrpcStatus(id.status());
   reply->set_job_id(*id);
   return grpc::Status::OK;
@@ -132,7 +152,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
                                   v1::GetJobsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  std::vector<uint64_t> ids(request->job_ids().begin(), request->job_ids().end());
+  const std::vector<JobRef> ids = Refs(request->job_ids(), request->refs());
   const std::vector<std::string> users = Names(request->users());
   const std::vector<std::string> partitions = Names(request->partitions());
   const std::vector<std::string> names = Names(request->names());
@@ -165,7 +185,7 @@ grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   CancelSpec spec;
-  spec.job_ids.assign(request->job_ids().begin(), request->job_ids().end());
+  spec.jobs = Refs(request->job_ids(), request->refs());
   spec.user = request->user();
   spec.name = request->name();
   for (int state : request->states()) {

@@ -60,6 +60,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_array_max_running(job.array_max_running);
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
+  r.set_preempt_requeue(job.preempt_requeue);
   return r;
 }
 
@@ -121,6 +122,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.array_max_running = r.array_max_running();
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
+  job.preempt_requeue = r.preempt_requeue();
   return job;
 }
 

@@ -1,6 +1,7 @@
 #include "ctld/core/scheduler/from_ctld.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -84,6 +85,8 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       if (q != "ALL") partition.allow_qos.push_back(qos_index.Find(q, unknown_qos));
     }
     partition.qos = config.qos.empty() ? kNone : qos_index.Find(config.qos);
+    partition.preempt_mode = ParsePreemptMode(config.preempt_mode);
+    partition.grace_time = config.grace_time;
     partition_names.push_back(config.name);
     view.partitions.push_back(std::move(partition));
   }
@@ -188,6 +191,27 @@ ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const Schedule
                                int64_t now) {
   const CtldSnapshot snapshot = BuildSnapshot(inputs);
   return ToScheduleResult(snapshot, Schedule(snapshot.view, snapshot.pending, options, now));
+}
+
+PreemptMode ParsePreemptMode(const std::string& text) {
+  std::string first = text.substr(0, text.find(','));
+  for (char& c : first) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (first.empty() || first == "CLUSTER") return PreemptMode::kCluster;
+  if (first == "CANCEL") return PreemptMode::kCancel;
+  if (first == "REQUEUE") return PreemptMode::kRequeue;
+  return PreemptMode::kOff;
+}
+
+PreemptOptions PreemptOptionsFromConfig(const SkiffConfig& config) {
+  PreemptOptions options;
+  if (config.preempt_type == "preempt/partition_prio") {
+    options.type = PreemptType::kPartitionPrio;
+  } else if (config.preempt_type == "preempt/qos") {
+    options.type = PreemptType::kQos;
+  }
+  options.mode = ParsePreemptMode(config.preempt_mode);
+  if (options.mode == PreemptMode::kCluster) options.mode = PreemptMode::kOff;
+  return options;
 }
 
 SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {

@@ -23,6 +23,7 @@
 #include "common/config/config.h"
 #include "ctld/core/first_fit.h"
 #include "ctld/core/job.h"
+#include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 
 namespace skiff {
@@ -58,6 +59,13 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
 // BuildSnapshot + Schedule + ToScheduleResult.
 ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
                                int64_t now);
+
+// PreemptMode text ("REQUEUE", "cancel", "Cluster", "SUSPEND,GANG") as the
+// preemption planner takes it; SUSPEND and GANG are not supported and read as OFF.
+PreemptMode ParsePreemptMode(const std::string& text);
+
+// PreemptType and the cluster's PreemptMode from skiff.conf.
+PreemptOptions PreemptOptionsFromConfig(const SkiffConfig& config);
 
 // SchedulerOptions from skiff.conf: Priority* weights and SchedulerParameters
 // bf_max_job_test.

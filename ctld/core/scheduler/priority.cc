@@ -83,6 +83,7 @@ std::vector<uint32_t> OrderQueue(const ClusterView& view, const std::vector<Pend
                                  std::vector<int64_t>* priorities) {
   const PriorityContext context = MakePriorityContext(view, weights, now);
   struct Key {
+    int32_t tier;  // the partition's PriorityTier orders first, as in Slurm
     int64_t priority;
     int64_t submit;
     uint64_t id;
@@ -91,14 +92,19 @@ std::vector<uint32_t> OrderQueue(const ClusterView& view, const std::vector<Pend
   std::vector<Key> keys(pending.size());
   for (size_t i = 0; i < pending.size(); ++i) {
     const PendingJob& job = pending[i];
-    keys[i] = {ComputePriority(view, context, weights, job, now).priority, job.submit_time, job.id,
-               static_cast<uint32_t>(i)};
+    const int32_t tier =
+        job.partition >= 0 && static_cast<size_t>(job.partition) < view.partitions.size()
+            ? view.partitions[job.partition].priority_tier
+            : 0;
+    keys[i] = {tier, ComputePriority(view, context, weights, job, now).priority, job.submit_time,
+               job.id, static_cast<uint32_t>(i)};
   }
   if (priorities != nullptr) {
     priorities->resize(pending.size());
     for (const Key& key : keys) (*priorities)[key.index] = key.priority;
   }
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.tier != b.tier) return a.tier > b.tier;
     if (a.priority != b.priority) return a.priority > b.priority;
     if (a.submit != b.submit) return a.submit < b.submit;
     if (a.id != b.id) return a.id < b.id;

@@ -9,8 +9,9 @@
 //   job_size  = CPUs asked (nodes x cpus/node) / the cluster's CPUs
 //   partition = PriorityTier / the highest PriorityTier
 //   qos       = QOS Priority / the highest QOS Priority (0 when none is > 0)
-// The queue order is priority descending, then submit time, then job id, so a
-// pass is deterministic.
+// The queue order is the partition's PriorityTier descending (Slurm considers
+// higher-tier partitions' jobs first), then priority descending, then submit
+// time, then job id, so a pass is deterministic.
 //
 // Pure; no threads, no clock reads. Ownership: callers own all arguments.
 #ifndef SKIFF_CTLD_CORE_SCHEDULER_PRIORITY_H_

@@ -30,6 +30,11 @@ inline constexpr int32_t kNone = -1;
 
 enum class PartitionState { kUp, kDown, kDrain, kInactive };
 
+// How a preempted job is stopped (PreemptMode). kCluster: the cluster-wide
+// PreemptMode (a partition without PreemptMode=, a QOS with PreemptMode=Cluster).
+// SUSPEND and GANG are not supported (see preempt.h).
+enum class PreemptMode : uint8_t { kCluster, kOff, kCancel, kRequeue };
+
 struct SchedNode {
   std::string name;
   bool usable = false;  // responding and not DOWN/DRAIN/FUTURE
@@ -51,6 +56,9 @@ struct SchedPartition {
   std::vector<int32_t> allow_groups;    // empty = all
   std::vector<int32_t> allow_qos;       // empty = all
   int32_t qos = kNone;                  // partition QOS; its limits apply too
+  // Preemption (preempt.h), used with PreemptType=preempt/partition_prio:
+  PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of jobs in this partition
+  int64_t grace_time = 0;                            // GraceTime= seconds before they are stopped
 };
 
 // Trackable resources of one job or one user; kNoLimit where unlimited.
@@ -70,6 +78,10 @@ struct Qos {
   int64_t max_submit_jobs_per_user = kNoLimit;  // pending + running; see CheckSubmitLimits
   int64_t max_wall = kNoLimit;                  // seconds
   double usage_factor = 1.0;                    // scales accrued fair-share usage
+  // Preemption (preempt.h), used with PreemptType=preempt/qos:
+  std::vector<int32_t> preempt;                      // Preempt=: QOS (indices) this one may preempt
+  PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of jobs in this QOS
+  int64_t grace_time = 0;                            // GraceTime= seconds before they are stopped
 };
 
 struct SchedUser {
