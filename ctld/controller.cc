@@ -61,6 +61,7 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       store_(*deps.store),
       node_client_(*deps.nodes),
       scripts_(*deps.scripts),
+      bb_(deps.bb),
       start_time_(deps.clock->Now()),
       config_overrides_(config_.slurmd_parameters.count("config_overrides") > 0),
       scheduler_options_(OptionsFromConfig(config_)),
@@ -112,9 +113,12 @@ absl::Status Controller::Recover() {
 
 void Controller::Start() {
   work_ = std::make_unique<WorkQueue>(kWorkThreads);
+  PollBbPools();  // before the first pass: submissions and stage-ins need the pools
+  next_pool_poll_ = clock_.Now() + 30;
   Effects effects;
   {
     absl::MutexLock lock(&mu_);
+    BbRecoverLocked(effects);
     for (auto& [id, job] : jobs_) {
       if (job.state == JobState::kConfiguring) {
         effects.log.push_back(absl::StrCat("JobId=", id, " was CONFIGURING: resuming its start"));
@@ -182,6 +186,7 @@ void Controller::HousekeepingLoop() {
     CheckNodeTimeouts();
     EnforceTimeLimits();
     PurgeOldJobs();
+    BbHousekeeping();
   }
 }
 
@@ -242,6 +247,7 @@ void Controller::ContinueStartLocked(Job& job, Effects& effects) {
     if (TransitionLocked(job, JobEvent::kAbort, effects)) FinishRunLocked(job, effects);
     return;
   }
+  if (BbBeforeLaunchLocked(job, effects)) return;  // slurm_bb_pre_run first
   if (!job.prolog_done && !config_.prolog_ctld.empty()) {
     effects.save.push_back(job);
     effects.actions.push_back(PrologAction(job));
@@ -270,6 +276,11 @@ void Controller::EpilogOrFinishLocked(Job& job, Effects& effects) {
 }
 
 void Controller::FinishLocked(Job& job, Effects& effects) {
+  if (BbBeforeFinishLocked(job, effects)) return;  // stage-out first
+  FinishJobLocked(job, effects);
+}
+
+void Controller::FinishJobLocked(Job& job, Effects& effects) {
   if (job.final_state == JobState::kPreempted && job.preempt_requeue) {
     RequeueLocked(job, "requeued: preempted", effects);
     return;
@@ -530,6 +541,7 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(Job job, const std::vector<uint32
     }
     if (absl::Status s = CheckSubmitLimitsLocked(job, count); !s.ok()) return s;
     if (absl::Status s = CheckDependencyLocked(job); !s.ok()) return s;
+    if (absl::Status s = PrepareBurstBufferLocked(job); !s.ok()) return s;
     // An array's tasks take consecutive ids; the first is the array's id.
     const uint64_t first = next_job_id_;
     next_job_id_ += count;
@@ -544,6 +556,8 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(Job job, const std::vector<uint32
       jobs.push_back(std::move(task));
     }
   }
+  // slurm_bb_job_process, outside the lock: it may reject the job.
+  if (absl::Status s = ProcessBurstBuffer(jobs); !s.ok()) return s;
   // Durable before anyone can see it: a job that is scheduled is a job on disk.
   const uint64_t id = jobs.front().id;
   if (absl::Status saved = store_.Save(jobs); !saved.ok()) {
@@ -673,7 +687,9 @@ std::vector<CancelOutcome> Controller::CancelJobs(const Caller& caller, const Ca
         job->reason = "None";
         TransitionLocked(*job, JobEvent::kCancelPending, effects);
         effects.save.push_back(*job);
+        BbCancelPendingLocked(*job, spec.hurry, effects);
       } else {
+        job->bb_hurry = spec.hurry;
         TerminateLocked(*job, JobState::kCancelled, effects);
       }
       effects.log.push_back(absl::StrCat("JobId=", job->id, " cancelled by uid ", caller.uid));
@@ -771,7 +787,9 @@ void Controller::PurgeOldJobs() {
   absl::MutexLock lock(&mu_);
   const int64_t cutoff = clock_.Now() - config_.min_job_age;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (IsFinal(it->second.state) && it->second.end_time < cutoff) {
+    const Job& job = it->second;
+    const bool bb_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kComplete;
+    if (IsFinal(job.state) && bb_done && job.end_time < cutoff) {
       it = jobs_.erase(it);  // still in the database for accounting
     } else {
       ++it;
@@ -799,6 +817,15 @@ std::function<void()> Controller::LaunchAction(const Job& job, std::string targe
   return [this, job, target, facts] {
     v1::JobSpec spec;
     spec.ParseFromString(job.spec_blob);
+    if (job.UsesBurstBuffer() && bb_ != nullptr) {
+      // slurm_bb_paths: its NAME=value lines join the job's environment.
+      absl::StatusOr<std::map<std::string, std::string>> paths = bb_->Paths(job);
+      if (!paths.ok()) {
+        OnLaunchDone(job.id, job.restart_count, paths.status());
+        return;
+      }
+      for (const auto& [key, value] : *paths) (*spec.mutable_environment())[key] = value;
+    }
     const v1::LaunchJobRequest request = BuildLaunchRequest(job, spec, facts);
     OnLaunchDone(job.id, job.restart_count, node_client_.LaunchJob(target, request));
   };

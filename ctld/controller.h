@@ -36,8 +36,10 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/config/config.h"
+#include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
+#include "ctld/core/burst_buffer/pools.h"
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/node_table.h"
@@ -77,6 +79,7 @@ struct CancelSpec {
   std::vector<std::string> partitions;
   int signal = 0;  // 0 = cancel
   bool batch_only = false;
+  bool hurry = false;  // --hurry: no burst-buffer stage-out
 };
 
 struct CancelOutcome {
@@ -110,6 +113,7 @@ class Controller {
     JobStore* store;
     NodeDaemonClient* nodes;
     ScriptRunner* scripts;
+    BbRuntime* bb = nullptr;  // null without BurstBufferType=burst_buffer/lua
   };
 
   // `privileged_uids`: root is always included; add SlurmUser and operators.
@@ -156,6 +160,22 @@ class Controller {
   std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
   absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
 
+  // ---- burst buffers (controller_bb.cc)
+  bool BurstBuffersEnabled() const { return bb_ != nullptr; }
+  const BbRuntime* burst_buffers() const { return bb_; }
+  struct BurstBufferSnapshot {
+    bool enabled = false;
+    BurstBufferConfig config;
+    std::vector<BbPool> pools;
+    std::vector<BbAllocation> allocations;
+    std::vector<std::string> user_names;  // parallel to allocations
+  };
+  BurstBufferSnapshot SnapshotBurstBuffers();
+  // scontrol show bbstat: slurm_bb_get_status in scriptd.
+  absl::StatusOr<std::string> BbStatus(const Caller& caller, const std::vector<std::string>& words);
+  // slurm_bb_pools now (start-up; then every 30 s from housekeeping).
+  void PollBbPools();
+
   // ---- QOS (controller_qos.cc)
   // Empty `names` = all, in name order.
   std::vector<v1::QosInfo> SnapshotQos(const std::vector<std::string>& names);
@@ -192,6 +212,39 @@ class Controller {
   absl::Status CheckDependencyLocked(const Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool DependencyAllowsLocked(Job& job, int64_t now, Effects& effects)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // ---- burst buffers (controller_bb.cc)
+  enum class BbStage { kStageIn, kPreRun, kStageOut, kTeardown };
+  struct BbStageResult {
+    bool ok = true;
+    bool killed = false;
+    std::string error;       // "burst_buffer/lua: <op> failed: <message>"
+    uint64_t real_size = 0;  // slurm_bb_real_size's answer, bytes; 0 = none
+    bool post_run_done = false;
+  };
+  absl::Status PrepareBurstBufferLocked(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status ProcessBurstBuffer(std::vector<Job>& jobs);
+  void BbHousekeeping();
+  bool BbTransitionLocked(Job& job, BbEvent event, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BbQueueStageLocked(Job& job, BbStage stage, bool hurry, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BbTeardownLocked(Job& job, bool hurry, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool BbReadyLocked(Job& job) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BbStartStageInsLocked(std::vector<Job*> candidates, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool BbBeforeLaunchLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool BbBeforeFinishLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BbCancelPendingLocked(Job& job, bool hurry, Effects& effects)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BbRecoverLocked(Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::function<void()> BbStageAction(const Job& job, BbStage stage, bool hurry);
+  BbStageResult RunBbStage(const Job& job, BbStage stage, bool hurry);
+  bool BbStageAbandoned(uint64_t job_id);
+  void OnBbStageDone(uint64_t job_id, BbStage stage, BbStageResult result);
+  void SendStageOutMail(uint64_t job_id);
+  // kFinish (or the preemption requeue), after stage-out if any.
+  void FinishJobLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos();
 
@@ -253,6 +306,10 @@ class Controller {
   std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_job_id_ ABSL_GUARDED_BY(mu_) = 1;
   QosTable qos_ ABSL_GUARDED_BY(mu_);
+  BbRuntime* const bb_;
+  BbPoolTable bb_pools_ ABSL_GUARDED_BY(mu_);
+  std::set<uint64_t> bb_busy_ ABSL_GUARDED_BY(mu_);  // jobs with a stage in flight
+  int64_t next_pool_poll_ = 0;                       // housekeeping thread only
   // Serializes sacctmgr's writers (read table, store, install) without holding
   // mu_ across the database write. Taken before mu_, never inside it.
   std::mutex qos_write_mu_;

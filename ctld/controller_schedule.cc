@@ -28,8 +28,10 @@ DependencyJobStatus StatusOf(const Job& job) {
   status.state = job.state;
   status.start_time = job.start_time;
   status.end_time = IsFinal(job.state) ? job.end_time : 0;
-  status.burst_buffer = false;
-  status.stage_out_done = true;
+  status.burst_buffer = job.UsesBurstBuffer();
+  status.stage_out_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kTeardown ||
+                          job.bb_state == BbState::kTeardownFail ||
+                          job.bb_state == BbState::kComplete;
   return status;
 }
 
@@ -77,6 +79,7 @@ DependentJob DependentOf(const Job& job) {
   self.task_id = job.array_task_id >= 0 ? static_cast<uint32_t>(job.array_task_id) : kNoTask;
   self.uid = job.uid;
   self.name = job.name;
+  self.burst_buffer = job.UsesBurstBuffer();
   return self;
 }
 
@@ -129,6 +132,7 @@ void Controller::RunSchedulePass() {
   int64_t now = clock_.Now();
   Effects dependency_effects;     // --kill-on-invalid-dep cancellations
   std::vector<uint64_t> leaving;  // running jobs already being stopped
+  std::vector<Job*> stage_in;     // burst-buffer jobs that may stage in now
   {
     absl::MutexLock lock(&mu_);
     CtldSchedulerInputs inputs;
@@ -144,6 +148,13 @@ void Controller::RunSchedulePass() {
     for (auto& [id, job] : jobs_) {
       if (job.state == JobState::kPending) {
         if (!DependencyAllowsLocked(job, now, dependency_effects)) continue;
+        if (!BbReadyLocked(job)) {
+          if (job.bb_state == BbState::kPending && !job.held &&
+              std::max(job.eligible_time, job.request.begin_time) <= now) {
+            stage_in.push_back(&job);
+          }
+          continue;
+        }
         if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
           // Only as many tasks as the throttle leaves room for are offered to the
           // scheduler (lowest task ids first: jobs_ is in id order).
@@ -162,6 +173,7 @@ void Controller::RunSchedulePass() {
         if (job.final_state != JobState::kCompleted) leaving.push_back(id);
       }
     }
+    if (!stage_in.empty()) BbStartStageInsLocked(std::move(stage_in), dependency_effects);
     if (!inputs.pending.empty()) {
       inputs.nodes = nodes_.Capacities();
       for (const Node& node : nodes_.nodes()) {
@@ -169,6 +181,7 @@ void Controller::RunSchedulePass() {
       }
       inputs.partitions = config_.partitions;
       inputs.qos = ToSchedQosTable(qos_);
+      inputs.now = now;
       snapshot = BuildSnapshot(inputs);
     }
   }

@@ -21,6 +21,7 @@
 #include "common/logging.h"
 #include "common/rpc/channel.h"
 #include "common/users.h"
+#include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/controller.h"
@@ -131,8 +132,21 @@ int Run(int argc, char** argv) {
   SystemClock clock;
   NodeClient node_client(auth, static_cast<int>(config.message_timeout));
   ScriptdClient scriptd_client(scriptd_socket, kScriptdRetryWindowSeconds);
-  Controller controller(config, loaded->conf_path, privileged,
-                        {&clock, &logger, store->get(), &node_client, &scriptd_client});
+  // burst_buffer/lua: the script must load and define Slurm's 11 hooks.
+  std::unique_ptr<BbRuntime> burst_buffers;
+  if (config.burst_buffer_type == "burst_buffer/lua") {
+    absl::StatusOr<std::unique_ptr<BbRuntime>> bb = BbRuntime::Create(
+        loaded->burst_buffer.value_or(BurstBufferConfig{}), loaded->conf_dir + "/burst_buffer.lua",
+        config.state_save_location + "/bb", &logger);
+    if (!bb.ok()) {
+      kill(scriptd->pid, SIGTERM);
+      return Fatal(absl::StrCat("BurstBufferType=burst_buffer/lua: ", bb.status().message()));
+    }
+    burst_buffers = std::move(*bb);
+  }
+  Controller controller(
+      config, loaded->conf_path, privileged,
+      {&clock, &logger, store->get(), &node_client, &scriptd_client, burst_buffers.get()});
   if (absl::Status s = controller.Recover(); !s.ok()) {
     kill(scriptd->pid, SIGTERM);
     return Fatal(

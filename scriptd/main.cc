@@ -1,7 +1,11 @@
 // scriptd: runs the scripts ctld must not fork itself. Started by ctld only.
 //
-// Threads: main (signals), gRPC's pool (one thread per running script: RunScript
-// blocks until its script ends), and one lifeline thread that turns EOF on the
+// `scriptd --run-lua FUNCTION --script PATH` is the Lua helper scriptd execs for
+// each asynchronous burst_buffer.lua call (lua_helper.h): checked first, before
+// any thread or server starts, and nothing below runs then.
+//
+// Threads: main (signals), gRPC's pool (one thread per running script or Lua call:
+// RunScript and RunLua block until their child ends), and one lifeline thread that turns EOF on the
 // lifeline pipe (ctld gone) into SIGTERM for main. Main only sigwaits: scripts are
 // reaped by the threads that run them (ScriptRunner), never by waitpid(-1) here.
 //
@@ -16,7 +20,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,14 +31,17 @@
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "scriptd/lua_helper.h"
+#include "scriptd/lua_runner.h"
 #include "scriptd/script_runner.h"
 #include "scriptd/scriptd_service.h"
 
 namespace skiff {
 namespace {
 
-// RunScript holds a gRPC thread for as long as its script runs: room for this many
-// at once (prologs and epilogs of many jobs ending together), plus Ping/KillScript.
+// RunScript and RunLua hold a gRPC thread for as long as their child runs: room for
+// this many at once (prologs, epilogs and stages of many jobs together), plus
+// Ping/KillScript/FlushJob.
 constexpr int kMaxServerThreads = 256;
 
 // A child's stdin/stdout/stderr are dup2()ed from pipes: keep fds 0..2 taken, so
@@ -51,7 +60,41 @@ int Fatal(const std::string& message) {
   return 1;
 }
 
+bool IsLuaHelper(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--run-lua") == 0 || strncmp(argv[i], "--run-lua=", 10) == 0) return true;
+  }
+  return false;
+}
+
+int RunLuaHelperMain(int argc, char** argv) {
+  CLI::App app{"scriptd --run-lua: calls one burst_buffer.lua function (scriptd runs this)"};
+  std::string function;
+  std::string script;
+  int rc_fd = -1;
+  app.add_option("--run-lua", function, "the function, e.g. slurm_bb_data_in")->required();
+  app.add_option("--script", script, "burst_buffer.lua")->required();
+  app.add_option("--rc-fd", rc_fd, "fd for the hook's rc line");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kLuaHelperCallFailed;
+  }
+  return RunLuaHelper(function, script, rc_fd);
+}
+
+// The binary's path for the helper's argv[0] (ps); exec goes through
+// /proc/self/exe, which works even after the file was replaced.
+std::string OwnPath() {
+  char path[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return "scriptd";
+  return std::string(path, n);
+}
+
 int Run(int argc, char** argv) {
+  if (IsLuaHelper(argc, argv)) return RunLuaHelperMain(argc, argv);
   CLI::App app{"scriptd: runs PrologSlurmctld/EpilogSlurmctld and burst-buffer stages for ctld"};
   std::string conf_flag;
   std::string socket_path;
@@ -84,7 +127,11 @@ int Run(int argc, char** argv) {
 
   unlink(socket_path.c_str());  // a stale socket from a killed scriptd
   ScriptRunner runner(logger);
-  ScriptdService service(runner);
+  LuaRunner::Options lua_options;
+  lua_options.helper_argv0 = OwnPath();
+  lua_options.environment = CurrentEnvironment();
+  LuaRunner lua(runner, logger, lua_options);
+  ScriptdService service(runner, lua);
   grpc::ServerBuilder builder;
   grpc::ResourceQuota quota("scriptd");
   quota.SetMaxThreads(kMaxServerThreads);

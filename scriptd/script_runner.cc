@@ -7,6 +7,8 @@
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -38,8 +40,12 @@ struct ChildPlan {
   char* const* envp;
   const char* work_dir;
   int stdin_fd;
-  int output_fd;
+  int output_fd;  // becomes stdout, and stderr unless stderr_fd differs
+  int stderr_fd;
+  int fd3;  // becomes fd 3; -1 = none
   int report_fd;
+  int parent_death_signal;  // 0 = none
+  pid_t parent_pid;
   int max_fd;  // for closing fds when close_range is missing
   bool switch_user;
   uid_t uid;
@@ -75,11 +81,11 @@ class Fd {
   int fd_ = -1;
 };
 
-// Keeps fds the child dup2()s from clear of 0..2, where a daemon started with closed
-// standard fds could get them.
+// Keeps fds the child dup2()s from clear of 0..3, its targets: a daemon started with
+// closed standard fds could get 0..2, and 3 is the Lua helper's result pipe.
 int AboveStdio(int fd) {
-  if (fd < 0 || fd > 2) return fd;
-  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0 || fd > 3) return fd;
+  int moved = fcntl(fd, F_DUPFD_CLOEXEC, 4);
   close(fd);
   return moved;
 }
@@ -125,14 +131,22 @@ bool CloseFdsFrom(unsigned first, unsigned last) {
     if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);  // EINVAL for some: fine
   }
   if (setpgid(0, 0) != 0) fail(Step::kSetup);
-  if (dup2(plan.stdin_fd, 0) < 0 || dup2(plan.output_fd, 1) < 0 || dup2(plan.output_fd, 2) < 0) {
+  if (plan.parent_death_signal != 0) {
+    if (prctl(PR_SET_PDEATHSIG, plan.parent_death_signal) != 0) fail(Step::kSetup);
+    // The parent died before prctl: the signal will never come.
+    if (getppid() != plan.parent_pid) _exit(127);
+  }
+  // Every source fd is above 3 (AboveStdio), so no dup2 overwrites another's source.
+  if (dup2(plan.stdin_fd, 0) < 0 || dup2(plan.output_fd, 1) < 0 || dup2(plan.stderr_fd, 2) < 0 ||
+      (plan.fd3 >= 0 && dup2(plan.fd3, 3) < 0)) {
     fail(Step::kSetup);
   }
   // Nothing of scriptd's (lifeline, gRPC sockets, other requests' pipes) reaches the
   // script; the report pipe stays until execve closes it (O_CLOEXEC).
+  const int first = plan.fd3 >= 0 ? 4 : 3;
   const unsigned report = static_cast<unsigned>(plan.report_fd);
-  if (!CloseFdsFrom(3, report - 1) || !CloseFdsFrom(report + 1, UINT_MAX)) {
-    for (int fd = 3; fd < plan.max_fd; ++fd) {
+  if (!CloseFdsFrom(first, report - 1) || !CloseFdsFrom(report + 1, UINT_MAX)) {
+    for (int fd = first; fd < plan.max_fd; ++fd) {
       if (fd != plan.report_fd) close(fd);
     }
   }
@@ -148,6 +162,14 @@ bool CloseFdsFrom(unsigned first, unsigned last) {
   execve(plan.path, plan.argv, plan.envp);
   fail(Step::kExec);
   _exit(127);  // not reached
+}
+
+// vfork in a frame of its own: the child never returns from it (ChildExec ends in
+// execve or _exit), and Run()'s locals are not "clobbered" by a second return.
+__attribute__((noinline)) pid_t SpawnChild(const ChildPlan& plan) {
+  const pid_t pid = vfork();
+  if (pid == 0) ChildExec(plan);
+  return pid;
 }
 
 std::string FailureText(const ChildFailure& failure, const ScriptRequest& request,
@@ -196,9 +218,8 @@ std::vector<gid_t> ResolveGroups(uid_t uid, gid_t& gid, std::string& name) {
   return groups;
 }
 
-// proto3 strings must be UTF-8: the tail is cut at a byte count, and scripts may
-// print anything. Drops a partial character at the start and turns every other
-// invalid byte into '?', so the size never grows.
+}  // namespace
+
 std::string ValidUtf8(const std::string& bytes) {
   std::string out;
   out.reserve(bytes.size());
@@ -233,6 +254,8 @@ std::string ValidUtf8(const std::string& bytes) {
   return out;
 }
 
+namespace {
+
 absl::Status Validate(const ScriptRequest& request) {
   auto has_nul = [](const std::string& s) { return s.find('\0') != std::string::npos; };
   if (request.request_id.empty()) return absl::InvalidArgumentError("request_id is empty");
@@ -251,6 +274,10 @@ absl::Status Validate(const ScriptRequest& request) {
   }
   if (request.timeout_seconds < 0) {
     return absl::InvalidArgumentError("timeout_seconds is negative");
+  }
+  if (has_nul(request.argv0)) return absl::InvalidArgumentError("argv0 may not contain NUL bytes");
+  if (request.kill_grace < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("kill_grace is negative");
   }
   return absl::OkStatus();
 }
@@ -282,8 +309,73 @@ bool ChildHasExited(pid_t pid) {
 
 std::string Describe(const ScriptRequest& request) {
   return absl::StrCat(request.job_id != 0 ? absl::StrCat("JobId=", request.job_id, " ") : "",
-                      request.request_id, " ", request.path);
+                      request.request_id, " ",
+                      request.argv0.empty() ? request.path : request.argv0);
 }
+
+// One pipe from the child, read by Run(): keeps the first `limit` bytes (head) or
+// roughly the last (tail), and hands complete lines to `on_line` when set.
+class PipeReader {
+ public:
+  PipeReader(size_t limit, bool keep_head) : limit_(limit), keep_head_(keep_head) {}
+
+  Fd& fd() { return fd_; }
+  bool open() const { return fd_.get() >= 0; }
+  void set_on_line(const std::function<void(std::string_view)>* on_line) { on_line_ = on_line; }
+
+  // One read(); closes the fd at EOF or on an error.
+  void ReadOnce() {
+    char buf[16384];
+    ssize_t n = read(fd_.get(), buf, sizeof(buf));
+    if (n > 0) {
+      Append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      fd_.Close();
+    }
+  }
+
+  // Hands over a last line without its newline; returns what was kept.
+  std::string Finish() {
+    if (on_line_ != nullptr && *on_line_ && !partial_.empty()) (*on_line_)(partial_);
+    partial_.clear();
+    if (!keep_head_ && data_.size() > limit_) data_.erase(0, data_.size() - limit_);
+    return std::move(data_);
+  }
+  bool truncated() const { return truncated_; }
+
+ private:
+  void Append(const char* data, size_t size) {
+    if (keep_head_) {
+      const size_t room = limit_ - std::min(limit_, data_.size());
+      data_.append(data, std::min(room, size));
+      if (size > room) truncated_ = true;
+    } else {
+      data_.append(data, size);
+      if (data_.size() > 4 * limit_) data_.erase(0, data_.size() - limit_);
+    }
+    if (on_line_ == nullptr || !*on_line_) return;
+    for (size_t i = 0; i < size; ++i) {
+      if (data[i] == '\n') {
+        (*on_line_)(partial_);
+        partial_.clear();
+      } else {
+        partial_.push_back(data[i]);
+        if (partial_.size() >= ScriptRunner::kMaxLine) {
+          (*on_line_)(partial_);
+          partial_.clear();
+        }
+      }
+    }
+  }
+
+  Fd fd_;
+  const size_t limit_;
+  const bool keep_head_;
+  bool truncated_ = false;
+  std::string data_;
+  std::string partial_;
+  const std::function<void(std::string_view)>* on_line_ = nullptr;
+};
 
 }  // namespace
 
@@ -293,7 +385,7 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   if (absl::Status valid = Validate(request); !valid.ok()) return valid;
 
   // Everything the child touches is built here, before fork.
-  std::vector<std::string> argv_strings = {request.path};
+  std::vector<std::string> argv_strings = {request.argv0.empty() ? request.path : request.argv0};
   argv_strings.insert(argv_strings.end(), request.argv.begin(), request.argv.end());
   std::vector<char*> argv;
   for (std::string& arg : argv_strings) argv.push_back(arg.data());
@@ -325,10 +417,22 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
     max_fd = static_cast<int>(std::min<rlim_t>(nofile.rlim_cur, 1 << 20));
   }
 
+  // Wakes the loop below when Kill() sends SIGTERM, so that SIGKILL follows on time
+  // even if the child ignores it. Destroyed after the entry is erased.
+  const bool has_grace = request.kill_grace > absl::ZeroDuration();
+  Fd wake;
+  if (has_grace) {
+    wake.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (wake.get() < 0) return absl::UnavailableError(absl::StrCat("eventfd: ", ErrnoText(errno)));
+  }
   {
     absl::MutexLock lock(&mu_);
     if (shutting_down_) return absl::UnavailableError("scriptd is shutting down");
-    if (!running_.emplace(request.request_id, Entry{}).second) {
+    Entry entry;
+    entry.job_id = request.job_id;
+    entry.kill_grace = request.kill_grace;
+    entry.wake_fd = wake.get();
+    if (!running_.emplace(request.request_id, entry).second) {
       return absl::AlreadyExistsError(
           absl::StrCat("request ", request.request_id, " is already running"));
     }
@@ -339,8 +443,15 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
     running_.erase(request.request_id);
   };
 
-  Fd output_read, output_write, report_read, report_write, stdin_read, stdin_write;
-  absl::Status piped = MakePipe(output_read, output_write);
+  // stdout (and stderr with it, unless split); in split mode stdout is kept whole.
+  PipeReader output(request.split_output ? kMaxStdout : kMaxOutputTail, request.split_output);
+  PipeReader errors(kMaxOutputTail, false);  // split mode: stderr
+  PipeReader fd3(kMaxOutputTail, true);
+  if (request.split_output) errors.set_on_line(&request.on_stderr_line);
+  Fd output_write, errors_write, fd3_write, report_read, report_write, stdin_read, stdin_write;
+  absl::Status piped = MakePipe(output.fd(), output_write);
+  if (piped.ok() && request.split_output) piped = MakePipe(errors.fd(), errors_write);
+  if (piped.ok() && request.fd3_pipe) piped = MakePipe(fd3.fd(), fd3_write);
   if (piped.ok()) piped = MakePipe(report_read, report_write);
   if (piped.ok() && !request.stdin_data.empty()) piped = MakePipe(stdin_read, stdin_write);
   if (piped.ok() && request.stdin_data.empty()) {
@@ -360,7 +471,11 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
                        work_dir.c_str(),
                        stdin_read.get(),
                        output_write.get(),
+                       request.split_output ? errors_write.get() : output_write.get(),
+                       request.fd3_pipe ? fd3_write.get() : -1,
                        report_write.get(),
+                       request.parent_death_signal,
+                       getpid(),
                        max_fd,
                        switch_user,
                        request.uid,
@@ -372,8 +487,7 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   // and the page faults and TLB shootdowns that follow cost ~8 ms of system time per
   // script (measured with perf on the e2e benchmark). The child shares our memory
   // until execve, so it only makes system calls on data prepared above.
-  const pid_t pid = vfork();
-  if (pid == 0) ChildExec(plan);
+  const pid_t pid = SpawnChild(plan);
   if (pid < 0) {
     const int err = errno;
     forget();
@@ -386,13 +500,18 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   pidfd.Reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
 #endif
   output_write.Close();
+  errors_write.Close();
+  fd3_write.Close();
   report_write.Close();
   stdin_read.Close();
   {
     absl::MutexLock lock(&mu_);
     Entry& entry = running_[request.request_id];
     entry.pid = pid;
-    if (entry.killed) kill(-pid, SIGKILL);  // Kill() or KillAll() came before fork
+    if (entry.killed) {  // Kill() or KillAll() came before fork
+      kill(-pid, SIGKILL);
+      entry.kill_sent = true;
+    }
   }
   logger_.info("{} started: pid {}", Describe(request), pid);
 
@@ -411,61 +530,84 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   const bool has_deadline = request.timeout_seconds > 0;
   const Clock::time_point deadline =
       start + std::chrono::seconds(std::min<int64_t>(request.timeout_seconds, INT32_MAX));
-  std::string tail;
-  auto append_output = [&tail](const char* data, size_t size) {
-    tail.append(data, size);
-    if (tail.size() > 4 * kMaxOutputTail) tail.erase(0, tail.size() - kMaxOutputTail);
-  };
-  auto read_output = [&output_read, &append_output] {
-    char buf[16384];
-    ssize_t n = read(output_read.get(), buf, sizeof(buf));
-    if (n > 0) {
-      append_output(buf, n);
-    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-      output_read.Close();
+  PipeReader* const readers[] = {&output, &errors, &fd3};
+  auto outputs_open = [&readers] {
+    for (PipeReader* reader : readers) {
+      if (reader->open()) return true;
     }
+    return false;
   };
   size_t stdin_written = 0;
   if (stdin_write.get() >= 0) fcntl(stdin_write.get(), F_SETFL, O_NONBLOCK);
   bool timed_out = false;
+  bool child_exited = false;
+  auto ms_until = [](Clock::time_point when) {
+    return static_cast<int>(std::clamp<int64_t>(
+        std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now()).count(), 0, INT_MAX));
+  };
 
   for (;;) {
-    if (pidfd.get() < 0 && ChildHasExited(pid)) break;
-    struct pollfd fds[3];
+    // Timeout and SIGKILL after a grace, decided under mu_ with Kill()'s state.
+    bool grace_running = false;
+    Clock::time_point kill_at;
+    {
+      absl::MutexLock lock(&mu_);
+      Entry& entry = running_[request.request_id];
+      if (has_deadline && !timed_out && !child_exited && Clock::now() >= deadline) {
+        timed_out = entry.timed_out = true;
+        SignalLocked(entry);
+      }
+      if (entry.term_sent && !entry.kill_sent && Clock::now() >= entry.kill_at) {
+        kill(-pid, SIGKILL);
+        entry.kill_sent = true;
+      }
+      grace_running = entry.term_sent && !entry.kill_sent;
+      kill_at = entry.kill_at;
+    }
+    // The leader has ended. During a grace, the rest of its group may still be
+    // ending: wait for it to close its output, up to the grace's end.
+    if (child_exited && (!grace_running || !outputs_open())) break;
+    if (!child_exited && pidfd.get() < 0 && ChildHasExited(pid)) {
+      child_exited = true;
+      continue;
+    }
+    struct pollfd fds[6];
     int nfds = 0;
-    int pid_index = -1, output_index = -1, stdin_index = -1;
-    if (pidfd.get() >= 0) {
+    int pid_index = -1, stdin_index = -1, wake_index = -1;
+    int reader_index[3] = {-1, -1, -1};
+    if (pidfd.get() >= 0 && !child_exited) {
       pid_index = nfds;
       fds[nfds++] = {pidfd.get(), POLLIN, 0};
     }
-    if (output_read.get() >= 0) {
-      output_index = nfds;
-      fds[nfds++] = {output_read.get(), POLLIN, 0};
+    for (int r = 0; r < 3; ++r) {
+      if (!readers[r]->open()) continue;
+      reader_index[r] = nfds;
+      fds[nfds++] = {readers[r]->fd().get(), POLLIN, 0};
     }
     if (stdin_write.get() >= 0) {
       stdin_index = nfds;
       fds[nfds++] = {stdin_write.get(), POLLOUT, 0};
     }
-    int timeout_ms = pidfd.get() < 0 ? 20 : -1;  // without a pidfd: poll the child
-    if (has_deadline && !timed_out) {
-      const int64_t left = std::min<int64_t>(
-          std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count(), INT_MAX);
-      if (left <= 0) {
-        absl::MutexLock lock(&mu_);
-        kill(-pid, SIGKILL);
-        timed_out = running_[request.request_id].timed_out = true;
-        continue;
-      }
-      timeout_ms =
-          timeout_ms < 0 ? static_cast<int>(left) : std::min(timeout_ms, static_cast<int>(left));
+    if (wake.get() >= 0) {
+      wake_index = nfds;
+      fds[nfds++] = {wake.get(), POLLIN, 0};
     }
+    // Without a pidfd: poll the child.
+    int timeout_ms = pidfd.get() < 0 && !child_exited ? 20 : -1;
+    auto at_most = [&timeout_ms](int ms) {
+      timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
+    };
+    if (has_deadline && !timed_out && !child_exited) at_most(ms_until(deadline));
+    if (grace_running) at_most(ms_until(kill_at));
     int ready = poll(fds, nfds, timeout_ms);
     if (ready < 0 && errno != EINTR) {
       logger_.error("{}: poll: {}", Describe(request), ErrnoText(errno));
       break;
     }
     if (ready <= 0) continue;
-    if (output_index >= 0 && fds[output_index].revents != 0) read_output();
+    for (int r = 0; r < 3; ++r) {
+      if (reader_index[r] >= 0 && fds[reader_index[r]].revents != 0) readers[r]->ReadOnce();
+    }
     if (stdin_index >= 0 && fds[stdin_index].revents != 0) {
       ssize_t n = WriteNoSigpipe(stdin_write.get(), request.stdin_data.data() + stdin_written,
                                  request.stdin_data.size() - stdin_written);
@@ -475,7 +617,12 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
         stdin_write.Close();  // EOF for the script (or it stopped reading)
       }
     }
-    if (pid_index >= 0 && fds[pid_index].revents != 0) break;
+    if (wake_index >= 0 && fds[wake_index].revents != 0) {
+      uint64_t count;
+      ssize_t ignored = read(wake.get(), &count, sizeof(count));
+      (void)ignored;
+    }
+    if (pid_index >= 0 && fds[pid_index].revents != 0) child_exited = true;
   }
   stdin_write.Close();
 
@@ -497,18 +644,35 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 
   // The rest of the output: EOF comes once the group is gone. Something that left
-  // the group (setsid) may hold the pipe open; it gets a short grace, no more.
+  // the group (setsid) may hold the pipes open; it gets a short grace, no more.
   const Clock::time_point drain_until = Clock::now() + std::chrono::milliseconds(500);
-  if (output_read.get() >= 0) fcntl(output_read.get(), F_SETFL, O_NONBLOCK);
-  while (output_read.get() >= 0) {
-    const auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(drain_until - Clock::now()).count();
-    if (left <= 0) break;
-    struct pollfd pfd = {output_read.get(), POLLIN, 0};
-    if (poll(&pfd, 1, static_cast<int>(left)) > 0) read_output();
+  for (PipeReader* reader : readers) {
+    if (reader->open()) fcntl(reader->fd().get(), F_SETFL, O_NONBLOCK);
   }
-  if (tail.size() > kMaxOutputTail) tail.erase(0, tail.size() - kMaxOutputTail);
-  result.output_tail = ValidUtf8(tail);
+  while (outputs_open()) {
+    const int left = ms_until(drain_until);
+    if (left <= 0) break;
+    struct pollfd fds[3];
+    PipeReader* polled[3];
+    int nfds = 0;
+    for (PipeReader* reader : readers) {
+      if (!reader->open()) continue;
+      polled[nfds] = reader;
+      fds[nfds++] = {reader->fd().get(), POLLIN, 0};
+    }
+    if (poll(fds, nfds, left) <= 0) continue;
+    for (int i = 0; i < nfds; ++i) {
+      if (fds[i].revents != 0) polled[i]->ReadOnce();
+    }
+  }
+  if (request.split_output) {
+    result.stdout_data = output.Finish();
+    result.stdout_truncated = output.truncated();
+    result.output_tail = ValidUtf8(errors.Finish());
+  } else {
+    result.output_tail = ValidUtf8(output.Finish());
+  }
+  if (request.fd3_pipe) result.fd3_data = fd3.Finish();
 
   result.timed_out = final_entry.timed_out;
   result.killed = final_entry.killed && !final_entry.timed_out;
@@ -531,16 +695,51 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   return result;
 }
 
+void ScriptRunner::SignalLocked(Entry& entry) {
+  if (entry.pid <= 0 || entry.kill_sent) return;
+  if (entry.kill_grace <= absl::ZeroDuration()) {
+    kill(-entry.pid, SIGKILL);
+    entry.kill_sent = true;
+    return;
+  }
+  if (entry.term_sent) return;  // the grace is already running
+  kill(-entry.pid, SIGTERM);
+  entry.term_sent = true;
+  entry.kill_at = Clock::now() + absl::ToChronoNanoseconds(entry.kill_grace);
+  if (entry.wake_fd >= 0) {
+    const uint64_t one = 1;
+    ssize_t ignored = write(entry.wake_fd, &one, sizeof(one));
+    (void)ignored;
+  }
+}
+
+bool ScriptRunner::KillLocked(const std::string& request_id, Entry& entry) {
+  if (entry.reaped) return false;
+  // Ended by itself, about to be reaped: too late to count as killed.
+  if (entry.pid > 0 && ChildHasExited(entry.pid)) return false;
+  entry.killed = true;
+  SignalLocked(entry);
+  logger_.info("{}{}: killing (pid {})",
+               entry.job_id != 0 ? absl::StrCat("JobId=", entry.job_id, " ") : "", request_id,
+               entry.pid);
+  return true;
+}
+
 bool ScriptRunner::Kill(const std::string& request_id) {
   absl::MutexLock lock(&mu_);
   auto it = running_.find(request_id);
-  if (it == running_.end() || it->second.reaped) return false;
-  // Ended by itself, about to be reaped: too late to count as killed.
-  if (it->second.pid > 0 && ChildHasExited(it->second.pid)) return false;
-  it->second.killed = true;
-  if (it->second.pid > 0) kill(-it->second.pid, SIGKILL);
-  logger_.info("{}: killing (pid {})", request_id, it->second.pid);
-  return true;
+  if (it == running_.end()) return false;
+  return KillLocked(it->first, it->second);
+}
+
+int ScriptRunner::KillJob(uint64_t job_id) {
+  if (job_id == 0) return 0;
+  absl::MutexLock lock(&mu_);
+  int killed = 0;
+  for (auto& [id, entry] : running_) {
+    if (entry.job_id == job_id && KillLocked(id, entry)) ++killed;
+  }
+  return killed;
 }
 
 void ScriptRunner::KillAll() {
@@ -549,7 +748,10 @@ void ScriptRunner::KillAll() {
   for (auto& [id, entry] : running_) {
     if (entry.reaped) continue;
     entry.killed = true;
-    if (entry.pid > 0) kill(-entry.pid, SIGKILL);
+    if (entry.pid > 0) {
+      kill(-entry.pid, SIGKILL);
+      entry.kill_sent = true;
+    }
   }
   if (!running_.empty()) logger_.info("killed {} running script(s)", running_.size());
 }

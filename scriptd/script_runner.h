@@ -6,13 +6,19 @@
 // whole group; when the script ends by itself, whatever it left in its group is
 // killed too (as Slurm does after PrologSlurmctld/EpilogSlurmctld).
 //
+// The Lua helper (`scriptd --run-lua`, see LuaRunner) uses a few options scripts
+// leave off: stdout kept apart from stderr, stderr handed over line by line, a
+// result pipe on the child's fd 3, SIGTERM before SIGKILL (kill_grace), and
+// the child's death with scriptd (parent_death_signal).
+//
 // Threads: Run() blocks the calling thread until the child has ended (it polls the
-// child's pidfd, its output pipe and its stdin pipe) and reaps the child itself with
+// child's pidfd, its output pipes and its stdin pipe) and reaps the child itself with
 // waitpid on that pid; nothing else in the process may reap it, so the process must
 // neither ignore SIGCHLD nor call waitpid(-1). Any number of Run() calls may proceed
-// at once, each on its own thread. Kill(), KillAll() and Running() may be called from
-// any thread. Between fork and exec the child calls only async-signal-safe
-// functions: everything it needs (argv, envp, groups, /dev/null) is prepared first.
+// at once, each on its own thread. Kill(), KillJob(), KillAll() and Running() may be
+// called from any thread. Between fork and exec the child calls only
+// async-signal-safe functions: everything it needs (argv, envp, groups, /dev/null)
+// is prepared first.
 //
 // Ownership: the runner owns the table of running requests (behind mu_); each entry
 // is created and erased by the Run() call that owns it. The logger must outlive the
@@ -23,9 +29,12 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -47,6 +56,26 @@ struct ScriptRequest {
   uid_t uid = 0;           // 0 = the runner's own user; honoured only when the runner is root
   gid_t gid = 0;           // 0 with a uid = the user's primary group
   std::string stdin_data;  // written to stdin, then closed
+
+  // Options for the Lua helper; scripts keep the defaults.
+  std::string argv0;  // the child's argv[0] and its name in logs; empty = path
+  // > 0: a timeout, Kill() or KillJob() sends SIGTERM to the group first, and
+  // SIGKILL once this has passed or the group has ended (its leader exited and
+  // every output pipe is closed), whichever comes first. 0: SIGKILL at once.
+  // KillAll() (shutdown) always sends SIGKILL.
+  absl::Duration kill_grace = absl::ZeroDuration();
+  // stdout kept apart from stderr: ScriptResult::stdout_data holds stdout (its
+  // first kMaxStdout bytes), output_tail the tail of stderr alone.
+  bool split_output = false;
+  // With split_output: called on the Run() thread with each line of stderr
+  // (without its newline; a line longer than kMaxLine is cut into pieces).
+  std::function<void(std::string_view line)> on_stderr_line;
+  // The child gets a pipe as fd 3; what it writes there is ScriptResult::fd3_data
+  // (the first kMaxOutputTail bytes).
+  bool fd3_pipe = false;
+  // Set as the child's PR_SET_PDEATHSIG (0 = none): the signal it gets when the
+  // runner's process dies (the thread that runs Run() stays until the child ends).
+  int parent_death_signal = 0;
 };
 
 struct ScriptResult {
@@ -56,12 +85,21 @@ struct ScriptResult {
   bool killed = false;      // by Kill() or KillAll()
   std::string output_tail;  // last kMaxOutputTail bytes of stdout+stderr
   pid_t pid = 0;
-  std::string error;  // could not start: why ("cannot execute /x: No such file or directory")
+  std::string error;        // could not start: why ("cannot execute /x: No such file or directory")
+  std::string stdout_data;  // split_output only: raw bytes, possibly not UTF-8
+  bool stdout_truncated = false;  // stdout was longer than kMaxStdout
+  std::string fd3_data;           // fd3_pipe only: raw bytes
 };
+
+// proto3 strings must be UTF-8: drops a partial character at the start (a tail cut
+// at a byte count) and turns every other invalid byte into '?'; never grows.
+std::string ValidUtf8(const std::string& bytes);
 
 class ScriptRunner {
  public:
   static constexpr size_t kMaxOutputTail = 4096;
+  static constexpr size_t kMaxStdout = 1 << 20;
+  static constexpr size_t kMaxLine = 16384;
 
   explicit ScriptRunner(spdlog::logger& logger);
   ScriptRunner(const ScriptRunner&) = delete;
@@ -73,8 +111,13 @@ class ScriptRunner {
   // an OK result with exit_code 127 and `error` set.
   absl::StatusOr<ScriptResult> Run(const ScriptRequest& request);
 
-  // SIGKILLs the request's process group; false when it is not running.
+  // Kills the request's process group (SIGKILL, or SIGTERM first with a
+  // kill_grace); false when it is not running.
   bool Kill(const std::string& request_id);
+
+  // Kill() for every running request of the job (job_id 0 matches nothing);
+  // returns how many were running.
+  int KillJob(uint64_t job_id);
 
   // Kills every running request and refuses new ones from now on (shutdown).
   void KillAll();
@@ -89,10 +132,21 @@ class ScriptRunner {
  private:
   struct Entry {
     pid_t pid = 0;  // 0 until forked; the process group id too
+    uint64_t job_id = 0;
+    absl::Duration kill_grace;
+    int wake_fd = -1;  // eventfd that wakes Run() when Kill() starts a grace; -1 = none
     bool killed = false;
     bool timed_out = false;
+    bool term_sent = false;  // SIGTERM sent; SIGKILL due at kill_at
+    bool kill_sent = false;  // SIGKILL sent
+    std::chrono::steady_clock::time_point kill_at;
     bool reaped = false;  // ended; Run() is collecting the last output
   };
+
+  // Signals a forked child's group: SIGTERM (starting the grace) or SIGKILL.
+  void SignalLocked(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Kill() on one entry; false when it is not running any more.
+  bool KillLocked(const std::string& request_id, Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   spdlog::logger& logger_;
   absl::Mutex mu_;

@@ -365,5 +365,132 @@ TEST_F(ScriptRunnerTest, KillAllEndsEverythingAndRefusesNewRequests) {
   EXPECT_EQ(runner_.Run(Shell("late", "true")).status().code(), absl::StatusCode::kUnavailable);
 }
 
+// Waits until the script has written `path` (a sign that it got past its set-up).
+bool WaitForFile(const std::string& path) {
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < until) {
+    if (access(path.c_str(), F_OK) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST_F(ScriptRunnerTest, SplitOutputKeepsStdoutWholeAndHandsOverStderrLines) {
+  ScriptRequest request =
+      Shell("split", "printf 'answer\\nline 2'; echo 'log one' >&2; printf 'log two\\nrest' >&2");
+  std::vector<std::string> lines;
+  request.split_output = true;
+  request.on_stderr_line = [&lines](std::string_view line) { lines.emplace_back(line); };
+  absl::StatusOr<ScriptResult> result = runner_.Run(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stdout_data, "answer\nline 2");
+  EXPECT_FALSE(result->stdout_truncated);
+  EXPECT_EQ(result->output_tail, "log one\nlog two\nrest");
+  EXPECT_EQ(lines, (std::vector<std::string>{"log one", "log two", "rest"}));
+}
+
+TEST_F(ScriptRunnerTest, SplitStdoutIsCutAtItsLimit) {
+  ScriptRequest request = Shell("big", "head -c 2000000 /dev/zero");
+  request.split_output = true;
+  absl::StatusOr<ScriptResult> result = runner_.Run(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_EQ(result->stdout_data.size(), ScriptRunner::kMaxStdout);
+  EXPECT_TRUE(result->stdout_truncated);
+}
+
+TEST_F(ScriptRunnerTest, Fd3PipeCarriesAResultApartFromTheOutput) {
+  ScriptRequest request = Shell("fd3", "echo out; echo 5 >&3; ls /proc/self/fd >&2");
+  request.split_output = true;
+  request.fd3_pipe = true;
+  absl::StatusOr<ScriptResult> result = runner_.Run(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->stdout_data, "out\n");
+  EXPECT_EQ(result->fd3_data, "5\n");
+  EXPECT_EQ(result->output_tail, "0\n1\n2\n3\n4\n");  // 4: ls's own directory handle
+}
+
+TEST_F(ScriptRunnerTest, KillWithAGraceSendsSigtermFirst) {
+  const std::string ready = TempDir() + "/term-trap.ready";
+  unlink(ready.c_str());
+  ScriptRequest request =
+      Shell("graceful", "trap 'echo got TERM; exit 3' TERM; sleep 100 & touch " + ready + "; wait");
+  request.kill_grace = absl::Seconds(5);
+  auto run = std::async(std::launch::async, [this, &request] { return runner_.Run(request); });
+  ASSERT_TRUE(WaitForFile(ready));
+  const auto start = Clock::now();
+  EXPECT_TRUE(runner_.Kill("graceful"));
+  absl::StatusOr<ScriptResult> result = run.get();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(SecondsSince(start), 2);  // the group ended well before the grace
+  EXPECT_TRUE(result->killed);
+  EXPECT_EQ(result->exit_code, 3);
+  EXPECT_EQ(result->output_tail, "got TERM\n");
+}
+
+TEST_F(ScriptRunnerTest, SigkillFollowsWhenSigtermIsIgnored) {
+  const std::string ready = TempDir() + "/term-ignored.ready";
+  unlink(ready.c_str());
+  // sleep inherits the ignored SIGTERM too.
+  ScriptRequest request =
+      Shell("stubborn", "trap '' TERM; sleep 100 & echo $!; touch " + ready + "; sleep 100");
+  request.kill_grace = absl::Milliseconds(500);
+  auto run = std::async(std::launch::async, [this, &request] { return runner_.Run(request); });
+  ASSERT_TRUE(WaitForFile(ready));
+  const auto start = Clock::now();
+  EXPECT_TRUE(runner_.Kill("stubborn"));
+  absl::StatusOr<ScriptResult> result = run.get();
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GE(SecondsSince(start), 0.4);
+  EXPECT_LT(SecondsSince(start), 3);
+  EXPECT_TRUE(result->killed);
+  EXPECT_EQ(result->signal, SIGKILL);
+  const pid_t grandchild = atoi(result->output_tail.c_str());
+  ASSERT_GT(grandchild, 0) << result->output_tail;
+  EXPECT_TRUE(EventuallyGone(grandchild));
+}
+
+TEST_F(ScriptRunnerTest, TimeoutWithAGraceEndsIgnoringChildrenByTheGraceEnd) {
+  ScriptRequest request = Shell("slow", "trap '' TERM; sleep 100 & echo $!; sleep 100");
+  request.timeout_seconds = 1;
+  request.kill_grace = absl::Seconds(1);
+  const auto start = Clock::now();
+  absl::StatusOr<ScriptResult> result = runner_.Run(request);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GE(SecondsSince(start), 1.9);
+  EXPECT_LT(SecondsSince(start), 4);
+  EXPECT_TRUE(result->timed_out);
+  EXPECT_FALSE(result->killed);
+  EXPECT_EQ(result->signal, SIGKILL);
+  const pid_t grandchild = atoi(result->output_tail.c_str());
+  ASSERT_GT(grandchild, 0) << result->output_tail;
+  EXPECT_TRUE(EventuallyGone(grandchild));
+}
+
+TEST_F(ScriptRunnerTest, KillJobEndsEveryRequestOfThatJobOnly) {
+  auto start = [this](const std::string& id, uint64_t job_id) {
+    return std::async(std::launch::async, [this, id, job_id] {
+      ScriptRequest request = Shell(id, "sleep 100");
+      request.job_id = job_id;
+      return runner_.Run(request);
+    });
+  };
+  auto a = start("prolog-5", 5);
+  auto b = start("bb-data_in-5", 5);
+  auto c = start("prolog-6", 6);
+  WaitUntilRunning(runner_, 3);
+  EXPECT_EQ(runner_.KillJob(0), 0);
+  EXPECT_EQ(runner_.KillJob(5), 2);
+  for (auto* run : {&a, &b}) {
+    absl::StatusOr<ScriptResult> result = run->get();
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_TRUE(result->killed);
+  }
+  EXPECT_EQ(runner_.Running(), 1);
+  EXPECT_EQ(runner_.KillJob(5), 0);
+  EXPECT_EQ(runner_.KillJob(6), 1);
+  ASSERT_TRUE(c.get().ok());
+}
+
 }  // namespace
 }  // namespace skiff

@@ -46,4 +46,31 @@ grpc::Status ScriptdService::KillScript(grpc::ServerContext*, const v1::KillScri
   return grpc::Status::OK;
 }
 
+grpc::Status ScriptdService::RunLua(grpc::ServerContext*, const v1::RunLuaRequest* request,
+                                    v1::RunLuaReply* reply) {
+  LuaCall call;
+  call.request_id = request->request_id();
+  call.job_id = request->job_id();
+  call.script_path = request->script_path();
+  call.function = request->function();
+  call.args.assign(request->args().begin(), request->args().end());
+  call.job_info_json = request->job_info_json();
+  call.timeout_seconds = request->timeout_seconds();
+
+  absl::StatusOr<LuaCallResult> result = lua_.Run(call);
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  reply->set_rc(result->rc);
+  reply->set_message(result->message);
+  reply->set_timed_out(result->timed_out);
+  reply->set_killed(result->killed);
+  reply->set_pid(result->pid);
+  return grpc::Status::OK;
+}
+
+grpc::Status ScriptdService::FlushJob(grpc::ServerContext*, const v1::FlushJobRequest* request,
+                                      v1::FlushJobReply* reply) {
+  reply->set_killed(runner_.KillJob(request->job_id()));
+  return grpc::Status::OK;
+}
+
 }  // namespace skiff

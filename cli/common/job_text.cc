@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <csignal>
 #include <string>
 #include <system_error>
@@ -60,6 +61,11 @@ bool ParseUnsigned(std::string_view text, uint64_t* value) {
   if (!AllDigits(text)) return false;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
   return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+absl::Status StepIdError(std::string_view text) {
+  return absl::InvalidArgumentError(absl::StrCat("Invalid job id ", std::string(text),
+                                                 ": Skiff has no job steps; give the job id"));
 }
 
 std::string Upper(std::string_view text) {
@@ -147,11 +153,119 @@ absl::StatusOr<uint64_t> ParseJobId(std::string_view text) {
   if (ParseUnsigned(text, &id) && id > 0) return id;
   size_t sep = text.find_first_of("_.");
   if (sep != std::string_view::npos && sep > 0 && AllDigits(text.substr(0, sep))) {
-    const char* what = text[sep] == '_' ? "job arrays" : "job steps";
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid job id ", std::string(text), ": Skiff has no ", what, "; give the plain job id"));
+    if (text.find('.') != std::string_view::npos) return StepIdError(text);
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid job id ", std::string(text),
+                     ": this command takes no array task; give the plain job id"));
   }
   return absl::InvalidArgumentError(absl::StrCat("Invalid job id: ", std::string(text)));
+}
+
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobRef(std::string_view text) {
+  auto invalid = [&] {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid job id: ", std::string(text)));
+  };
+  size_t sep = text.find_first_of("_.");
+  uint64_t job_id = 0;
+  if (!ParseUnsigned(text.substr(0, sep), &job_id) || job_id == 0) return invalid();
+  std::vector<v1::JobRef> refs;
+  if (sep == std::string_view::npos) {
+    refs.emplace_back().set_job_id(job_id);
+    return refs;
+  }
+  if (text.find('.', sep) != std::string_view::npos) return StepIdError(text);
+  std::string_view tasks = text.substr(sep + 1);
+  auto add_task = [&](uint64_t task) {
+    v1::JobRef& ref = refs.emplace_back();
+    ref.set_job_id(job_id);
+    ref.set_array_task_id(static_cast<int32_t>(task));
+  };
+  uint64_t task = 0;
+  if (ParseUnsigned(tasks, &task)) {
+    if (task > static_cast<uint64_t>(INT32_MAX)) return invalid();
+    add_task(task);
+    return refs;
+  }
+  if (tasks.size() < 3 || tasks.front() != '[' || tasks.back() != ']') return invalid();
+  tasks = tasks.substr(1, tasks.size() - 2);
+  for (const std::string& range : SplitCommaList(tasks)) {
+    // "a", "a-b" or "a-b:step".
+    std::string_view r = range;
+    uint64_t step = 1;
+    if (size_t colon = r.find(':'); colon != std::string_view::npos) {
+      if (!ParseUnsigned(r.substr(colon + 1), &step) || step == 0) return invalid();
+      r = r.substr(0, colon);
+    }
+    uint64_t first = 0, last = 0;
+    size_t dash = r.find('-');
+    if (!ParseUnsigned(r.substr(0, dash), &first)) return invalid();
+    last = first;
+    if (dash != std::string_view::npos && !ParseUnsigned(r.substr(dash + 1), &last)) {
+      return invalid();
+    }
+    if (last < first || last > static_cast<uint64_t>(INT32_MAX)) return invalid();
+    if (static_cast<int64_t>(refs.size()) + static_cast<int64_t>((last - first) / step) >=
+        kMaxArrayTaskRefs) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid job id ", std::string(text),
+                                                     ": names more than ", kMaxArrayTaskRefs,
+                                                     " array tasks"));
+    }
+    for (uint64_t t = first; t <= last; t += step) add_task(t);
+  }
+  if (refs.empty()) return invalid();
+  return refs;
+}
+
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobRefList(std::string_view text) {
+  std::vector<v1::JobRef> refs;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size()) {
+      if (text[i] == '[') ++depth;
+      if (text[i] == ']') --depth;
+      if (text[i] != ',' || depth > 0) continue;
+    }
+    std::string_view item = text.substr(start, i - start);
+    start = i + 1;
+    if (item.empty()) continue;
+    absl::StatusOr<std::vector<v1::JobRef>> parsed = ParseJobRef(item);
+    if (!parsed.ok()) return parsed.status();
+    refs.insert(refs.end(), parsed->begin(), parsed->end());
+  }
+  if (refs.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid job id: ", std::string(text)));
+  }
+  return refs;
+}
+
+std::string JobRefText(const v1::JobRef& ref) {
+  if (!ref.has_array_task_id()) return absl::StrCat(ref.job_id());
+  return absl::StrCat(ref.job_id(), "_", ref.array_task_id());
+}
+
+bool IsArrayTask(const v1::JobInfo& job) {
+  return job.array_job_id() != 0 && job.array_task_id() >= 0;
+}
+
+std::string JobIdText(const v1::JobInfo& job) {
+  if (!IsArrayTask(job)) return absl::StrCat(job.job_id());
+  return absl::StrCat(job.array_job_id(), "_", job.array_task_id());
+}
+
+std::string FormatTaskRanges(std::vector<int32_t> task_ids) {
+  std::sort(task_ids.begin(), task_ids.end());
+  task_ids.erase(std::unique(task_ids.begin(), task_ids.end()), task_ids.end());
+  std::string out;
+  for (size_t i = 0; i < task_ids.size();) {
+    size_t j = i;
+    while (j + 1 < task_ids.size() && task_ids[j + 1] == task_ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    absl::StrAppend(&out, task_ids[i]);
+    if (j > i) absl::StrAppend(&out, "-", task_ids[j]);
+    i = j + 1;
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<uint64_t>> ParseJobIdList(std::string_view text) {

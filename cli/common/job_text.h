@@ -53,10 +53,42 @@ absl::StatusOr<int> ParseSignal(std::string_view text);
 
 // ---- Job ids ---------------------------------------------------------------
 
-// A plain job id ("42"). Array ("42_7", "42_[1-3]") and step ("42.0") forms are
-// InvalidArgument with a message saying Skiff has no job arrays or steps; anything
-// else is InvalidArgument "Invalid job id: <text>".
+// A plain job id ("42"), for commands that take no array task. Array forms
+// ("42_7", "42_[1-3]") are InvalidArgument saying to give the plain job id, step
+// forms ("42.0") InvalidArgument saying Skiff has no job steps; anything else is
+// InvalidArgument "Invalid job id: <text>".
 absl::StatusOr<uint64_t> ParseJobId(std::string_view text);
+
+// Most array tasks one "42_[a-b]" may name; guards against a typo like
+// "42_[1-999999999]" exhausting memory.
+inline constexpr int64_t kMaxArrayTaskRefs = 1 << 20;
+
+// One job as Slurm's job commands take it, as JobRefs for a request's `refs`:
+//   "42"            -> {42}            (an array's base id names the whole array)
+//   "42_7"          -> {42, task 7}
+//   "42_[1-3,7]"    -> 42_1 42_2 42_3 42_7 (ranges may step: "[0-15:4]")
+// Step forms ("42.0", "42_7.1") are InvalidArgument "Invalid job id 42.0: Skiff
+// has no job steps; give the job id"; anything else "Invalid job id: <text>".
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobRef(std::string_view text);
+
+// A comma-separated list of ParseJobRef forms; commas inside [] belong to the
+// range ("1,42_[1,3],7"). Empty entries are skipped; errors as ParseJobRef; a list
+// naming no job at all is InvalidArgument.
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobRefList(std::string_view text);
+
+// "42" or "42_7", as Slurm prints a job reference.
+std::string JobRefText(const v1::JobRef& ref);
+
+// True for a task of a job array (array_job_id set and a task id >= 0).
+bool IsArrayTask(const v1::JobInfo& job);
+
+// The job's id as Slurm's commands print it: "42", or "42_7" for task 7 of array 42.
+std::string JobIdText(const v1::JobInfo& job);
+
+// A set of array task ids as Slurm prints one ("15400_[1-5]", sacct, squeue):
+// sorted, duplicates dropped, runs of consecutive ids folded: {5,1,2,3,9} ->
+// "1-3,5,9"; empty -> "".
+std::string FormatTaskRanges(std::vector<int32_t> task_ids);
 
 // Comma-separated job ids ("1,2,3"); empty entries are skipped. Errors as ParseJobId;
 // a list with no ids at all is InvalidArgument.

@@ -83,17 +83,85 @@ TEST(JobIds, PlainIdsAndListsParse) {
   EXPECT_EQ(*ParseJobIdList("1,2,,3"), (std::vector<uint64_t>{1, 2, 3}));
 }
 
-TEST(JobIds, ArraysAndStepsAreRejectedClearly) {
+TEST(JobIds, PlainIdParserRejectsArraysAndStepsClearly) {
   absl::StatusOr<uint64_t> array = ParseJobId("123_7");
   ASSERT_FALSE(array.ok());
   EXPECT_EQ(array.status().message(),
-            "Invalid job id 123_7: Skiff has no job arrays; give the plain job id");
+            "Invalid job id 123_7: this command takes no array task; give the plain job id");
   absl::StatusOr<uint64_t> step = ParseJobId("123.0");
   ASSERT_FALSE(step.ok());
-  EXPECT_NE(step.status().message().find("job steps"), absl::string_view::npos);
+  EXPECT_EQ(step.status().message(),
+            "Invalid job id 123.0: Skiff has no job steps; give the job id");
   EXPECT_EQ(ParseJobId("abc").status().message(), "Invalid job id: abc");
   EXPECT_FALSE(ParseJobId("0").ok());
   EXPECT_FALSE(ParseJobIdList("").ok());
+}
+
+std::vector<std::string> RefTexts(const std::vector<v1::JobRef>& refs) {
+  std::vector<std::string> out;
+  for (const v1::JobRef& ref : refs) out.push_back(JobRefText(ref));
+  return out;
+}
+
+TEST(JobRefs, PlainIdNamesTheJobWithoutATask) {
+  std::vector<v1::JobRef> refs = *ParseJobRef("42");
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0].job_id(), 42u);
+  EXPECT_FALSE(refs[0].has_array_task_id());
+}
+
+TEST(JobRefs, ArrayTaskForms) {
+  std::vector<v1::JobRef> refs = *ParseJobRef("42_7");
+  ASSERT_EQ(refs.size(), 1u);
+  EXPECT_EQ(refs[0].job_id(), 42u);
+  ASSERT_TRUE(refs[0].has_array_task_id());
+  EXPECT_EQ(refs[0].array_task_id(), 7);
+  EXPECT_EQ(RefTexts(*ParseJobRef("42_0")), (std::vector<std::string>{"42_0"}));
+  EXPECT_EQ(RefTexts(*ParseJobRef("42_[1-3]")), (std::vector<std::string>{"42_1", "42_2", "42_3"}));
+  EXPECT_EQ(RefTexts(*ParseJobRef("42_[1-2,7]")),
+            (std::vector<std::string>{"42_1", "42_2", "42_7"}));
+  EXPECT_EQ(RefTexts(*ParseJobRef("42_[0-12:4]")),
+            (std::vector<std::string>{"42_0", "42_4", "42_8", "42_12"}));
+}
+
+TEST(JobRefs, ListsKeepCommasInsideBrackets) {
+  EXPECT_EQ(RefTexts(*ParseJobRefList("1,42_[1,3],,7_2")),
+            (std::vector<std::string>{"1", "42_1", "42_3", "7_2"}));
+  EXPECT_FALSE(ParseJobRefList("").ok());
+  EXPECT_FALSE(ParseJobRefList(",").ok());
+}
+
+TEST(JobRefs, StepsAndMalformedIdsAreRejected) {
+  EXPECT_EQ(ParseJobRef("42.0").status().message(),
+            "Invalid job id 42.0: Skiff has no job steps; give the job id");
+  EXPECT_EQ(ParseJobRef("42_7.1").status().message(),
+            "Invalid job id 42_7.1: Skiff has no job steps; give the job id");
+  for (const char* bad : {"", "0", "abc", "42_", "42_x", "42_[]", "42_[3-1]", "42_[1-3", "42_1-3",
+                          "_7", "42_[1-4:0]", "42_[a]", "42_99999999999"}) {
+    absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRef(bad);
+    ASSERT_FALSE(refs.ok()) << bad;
+    EXPECT_EQ(refs.status().message(), std::string("Invalid job id: ") + bad);
+  }
+  EXPECT_FALSE(ParseJobRef("42_[0-99999999]").ok());  // too many tasks
+}
+
+TEST(JobRefs, JobIdTextShowsArrayTasks) {
+  v1::JobInfo job;
+  job.set_job_id(15403);
+  job.set_array_task_id(-1);
+  EXPECT_EQ(JobIdText(job), "15403");
+  EXPECT_FALSE(IsArrayTask(job));
+  job.set_array_job_id(15400);
+  job.set_array_task_id(3);
+  EXPECT_EQ(JobIdText(job), "15400_3");
+  EXPECT_TRUE(IsArrayTask(job));
+}
+
+TEST(JobRefs, TaskRangesFoldLikeSlurm) {
+  EXPECT_EQ(FormatTaskRanges({5, 1, 2, 3, 9, 2}), "1-3,5,9");
+  EXPECT_EQ(FormatTaskRanges({7}), "7");
+  EXPECT_EQ(FormatTaskRanges({0, 4, 8}), "0,4,8");
+  EXPECT_EQ(FormatTaskRanges({}), "");
 }
 
 TEST(Users, RootResolvesByNameAndUid) {

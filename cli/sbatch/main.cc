@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -26,6 +27,22 @@ int Fail(const absl::Status& status) {
   return skiff::ReportError(kProgram, status, skiff::SbatchExitCode(status));
 }
 
+// The whole file at `path`, read as the user running sbatch; the error message
+// is strerror's text alone.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return absl::NotFoundError(std::strerror(errno));
+  std::string text;
+  char buffer[65536];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) text.append(buffer, n);
+  bool failed = std::ferror(file) != 0;
+  int saved = errno;
+  std::fclose(file);
+  if (failed) return absl::UnavailableError(std::strerror(saved));
+  return text;
+}
+
 skiff::SubmitContext CurrentContext() {
   skiff::SubmitContext context;
   std::vector<char> cwd(4096);
@@ -42,6 +59,7 @@ skiff::SubmitContext CurrentContext() {
     context.environment[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   context.now = time(nullptr);
+  context.read_file = ReadWholeFile;
   return context;
 }
 
@@ -90,9 +108,19 @@ int main(int argc, char** argv) {
   skiff::v1::SubmitJobReply reply;
   absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::SubmitJob, request, &reply);
   if (!status.ok()) {
+    // ctld may send detail lines first (a burst_buffer.lua message): they are
+    // printed as they are, and the last line is Slurm's summary, as in
+    // "sbatch: error: burst_buffer/lua: ...\nsbatch: error: Batch job submission
+    // failed: Burst Buffer request invalid".
+    std::string message(status.message());
+    std::string detail;
+    if (const size_t cut = message.rfind('\n'); cut != std::string::npos) {
+      detail = message.substr(0, cut + 1);
+      message = message.substr(cut + 1);
+    }
     return skiff::ReportError(
-        kProgram, absl::Status(status.code(), absl::StrCat("Batch job submission failed: ",
-                                                           std::string(status.message()))));
+        kProgram, absl::Status(status.code(),
+                               absl::StrCat(detail, "Batch job submission failed: ", message)));
   }
   std::cout << skiff::FormatSubmitted(reply.job_id(), submission->parsable);
   return 0;

@@ -7,12 +7,16 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <memory>
+#include <set>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/job_text.h"
+#include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
 
@@ -24,15 +28,14 @@ namespace {
 // Slurm options that take a value and that Skiff accepts but ignores, with a
 // warning, so that job scripts written for Slurm still submit.
 constexpr const char* kIgnoredWithValue[] = {
-    "--mail-type",   "--mail-user",       "-w,--nodelist", "-x,--exclude",    "-C,--constraint",
-    "--reservation", "--signal",          "--open-mode",   "--wckey",         "--ntasks-per-node",
-    "-L,--licenses", "-m,--distribution", "--time-min",    "--tmp",           "--mincpus",
-    "-G,--gpus",     "--cpus-per-gpu",    "--mem-per-gpu", "--gpus-per-task",
+    "--reservation",  "--signal",          "--open-mode", "--wckey", "--ntasks-per-node",
+    "-L,--licenses",  "-m,--distribution", "--time-min",  "--tmp",   "--mincpus",
+    "--cpus-per-gpu", "--gpus-per-task",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "--exclusive",  "-k,--no-kill",    "-O,--overcommit",    "--contiguous",
-    "--spread-job", "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
+    "-k,--no-kill",    "-O,--overcommit",    "--contiguous", "--spread-job",
+    "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
 };
 
 // The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
@@ -58,6 +61,7 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("-c,--cpus-per-task", &o->cpus_per_task, "CPUs per task");
   text("--mem", &o->mem, "memory per node (MiB, or with K/M/G/T)");
   text("--mem-per-cpu", &o->mem_per_cpu, "memory per CPU (MiB, or with K/M/G/T)");
+  text("--mem-per-gpu", &o->mem_per_gpu, "memory per GPU (MiB, or with K/M/G/T)");
   text("-t,--time", &o->time, "time limit: MM, HH:MM:SS, D-HH:MM:SS, UNLIMITED");
   text("-o,--output", &o->output, "stdout file pattern (%j %x %u %N %%)");
   text("-e,--error", &o->error, "stderr file pattern");
@@ -67,13 +71,29 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("-q,--qos", &o->qos, "quality of service");
   text("-A,--account", &o->account, "account");
   text("--gres", &o->gres, "generic resources per node, e.g. gpu:2");
+  text("-G,--gpus", &o->gpus, "GPUs for the whole job ([type:]N)");
   text("--gpus-per-node", &o->gpus_per_node, "GPUs per node ([type:]N)");
   text("-b,--begin", &o->begin, "start no earlier than this time");
   text("--comment", &o->comment, "comment");
   text("-d,--dependency", &o->dependency, "dependencies, e.g. afterok:42");
+  text("--kill-on-invalid-dep", &o->kill_on_invalid_dep,
+       "yes: cancel the job if its dependency can never be satisfied");
   text("--bb", &o->burst_buffer, "burst buffer specification");
+  text("--bbf", &o->burst_buffer_file, "file of burst buffer directives");
   text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
-  text("-a,--array", &o->array, "job arrays (not supported by Skiff)");
+  text("-a,--array", &o->array, "job array indexes: 1-10, 0-15:4, 1,3,5, with %N to throttle");
+  text("-w,--nodelist", &o->nodelist, "nodes the job must use (hostlist, or a file with a '/')");
+  text("-x,--exclude", &o->exclude, "nodes the job must not use (hostlist, or a file)");
+  text("-C,--constraint", &o->constraint, "node features the job needs");
+  text("--mail-type", &o->mail_type, "NONE, BEGIN, END, FAIL, REQUEUE, ALL, STAGE_OUT, ...");
+  text("--mail-user", &o->mail_user, "who gets the mail (default: the submitting user)");
+  // --exclusive takes an optional value, which only the "--exclusive=VALUE"
+  // form gives (as getopt's optional_argument): a CLI11 flag with a default
+  // value does exactly that. `sink` lives as long as the option's callback.
+  auto sink = std::make_shared<std::string>();
+  app.add_flag("--exclusive{exclusive}", *sink, "the job's nodes to itself")
+      ->option_text("[=user|mcs]")
+      ->each([o, sink](const std::string& v) { o->exclusive = v; });
   app.add_flag_callback(
       "-H,--hold", [o] { o->hold = true; }, "submit held");
   app.add_flag_callback(
@@ -101,6 +121,19 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   app.add_flag("-v,--verbose", "verbose")->group("");
 }
 
+// CLI11's help, without the "{exclusive}" default value CLI11 shows in the name
+// of a flag that has one.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* opt, bool positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, positional);
+    size_t open = name.find('{');
+    size_t close = name.find('}', open);
+    if (open != std::string::npos && close != std::string::npos) name.erase(open, close - open + 1);
+    return name;
+  }
+};
+
 struct ParsedArgs {
   SbatchRawOptions options;
   std::vector<std::string> rest;  // from the first non-option on
@@ -118,6 +151,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
   app.add_flag("-V,--version", parsed.version, "print the version and exit");
   app.prefix_command();
   app.footer("Usage: sbatch [OPTIONS] [SCRIPT [ARGS...]]   (no SCRIPT: read it from stdin)");
+  app.formatter(std::make_shared<HelpFormatter>());
   RegisterOptions(app, &parsed.options);
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -244,6 +278,150 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
   return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
 }
 
+// Splits on `sep`, keeping empty pieces.
+std::vector<std::string> SplitKeepEmpty(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t end = text.find(sep, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return parts;
+    start = end + 1;
+  }
+}
+
+bool AllDigits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+// -G/--gpus and --gpus-per-node: "N" or "type:N", a comma list for -G (Slurm
+// takes "a100:1,v100:2"). Only the form is checked; ctld knows the types.
+absl::Status GpuCountOption(const std::string& option, const std::string& value, bool list) {
+  std::vector<std::string> items = list ? SplitKeepEmpty(value, ',') : std::vector{value};
+  for (const std::string& item : items) {
+    std::vector<std::string> parts = SplitKeepEmpty(item, ':');
+    if (parts.size() > 2 || !PositiveInt(parts.back()) || parts.front().empty()) {
+      return BadValue(option, value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// --array, checked for form: INDEXES[%MAX] where INDEXES is a comma list of N,
+// N-M or N-M:STEP (M >= N, STEP > 0). ctld checks it against MaxArraySize.
+absl::Status ArrayOption(const std::string& value) {
+  std::string indexes = value;
+  if (size_t pct = value.find('%'); pct != std::string::npos) {
+    indexes = value.substr(0, pct);
+    if (!AllDigits(value.substr(pct + 1))) return BadValue("--array", value);
+  }
+  for (const std::string& item : SplitKeepEmpty(indexes, ',')) {
+    std::string range = item, step;
+    if (size_t colon = item.find(':'); colon != std::string::npos) {
+      range = item.substr(0, colon);
+      step = item.substr(colon + 1);
+      if (!PositiveInt(step) || range.find('-') == std::string::npos) {
+        return BadValue("--array", value);
+      }
+    }
+    std::vector<std::string> bounds = SplitKeepEmpty(range, '-');
+    if (bounds.size() > 2 || !AllDigits(bounds.front()) || !AllDigits(bounds.back()) ||
+        bounds.front().size() > 9 || bounds.back().size() > 9 ||
+        std::stoll(bounds.back()) < std::stoll(bounds.front())) {
+      return BadValue("--array", value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// --mail-type: a comma list of Slurm's event names, any case. Slurm quietly
+// drops unknown names when at least one is known; Skiff refuses them, with
+// Slurm's message, so that a typo ("--mail-type=ENDS") does not go unnoticed.
+absl::Status MailTypeOption(const std::string& value) {
+  static const std::set<std::string> kTypes = {
+      "NONE",           "BEGIN",         "END",           "FAIL",
+      "REQUEUE",        "ALL",           "STAGE_OUT",     "TIME_LIMIT",
+      "TIME_LIMIT_90",  "TIME_LIMIT_80", "TIME_LIMIT_50", "ARRAY_TASKS",
+      "INVALID_DEPEND",
+  };
+  std::vector<std::string> items = SplitCommaList(value);
+  bool ok = !items.empty() && std::all_of(items.begin(), items.end(), [](const std::string& t) {
+    return kTypes.count(absl::AsciiStrToUpper(t)) != 0;
+  });
+  if (!ok) return absl::InvalidArgumentError(absl::StrCat("--mail-type=", value, " invalid"));
+  return absl::OkStatus();
+}
+
+// The names in a Slurm host file: one entry per line, each a name or hostlist
+// expression (commas allowed), "name*N" meaning the name N times, '#' starting a
+// comment unless escaped as "\#".
+absl::StatusOr<std::vector<std::string>> NamesInHostFile(const std::string& text,
+                                                         const std::string& path) {
+  std::vector<std::string> names;
+  int lineno = 0;
+  for (std::string line : SplitKeepEmpty(text, '\n')) {
+    ++lineno;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (line[i] != '#') continue;
+      if (i > 0 && line[i - 1] == '\\') {
+        line.erase(i - 1, 1);
+        --i;
+        continue;
+      }
+      line.resize(i);
+      break;
+    }
+    std::string entry(absl::StripAsciiWhitespace(line));
+    if (entry.empty()) continue;
+    absl::StatusOr<std::vector<std::string>> expanded = ExpandHostlist(entry);
+    if (!expanded.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid hostfile ", path, " contents on line ", lineno, ": ", entry));
+    }
+    for (std::string& name : *expanded) {
+      if (size_t star = name.find('*'); star != std::string::npos) name.resize(star);
+      names.push_back(std::move(name));
+    }
+  }
+  return names;
+}
+
+// -w/-x: a hostlist expression, or a host file when the value holds a '/', as
+// in Slurm. Names come back expanded, in order, without duplicates.
+absl::StatusOr<std::vector<std::string>> NodeListOption(const std::string& option,
+                                                        const std::string& value,
+                                                        const SubmitContext& context) {
+  std::vector<std::string> names;
+  if (value.find('/') != std::string::npos) {
+    absl::StatusOr<std::string> text = context.read_file
+                                           ? context.read_file(Absolute(value, context.cwd))
+                                           : absl::UnavailableError("no file reader");
+    if (!text.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Unable to read the node file of ", option, ", ", value, ": ", text.status().message()));
+    }
+    absl::StatusOr<std::vector<std::string>> read = NamesInHostFile(*text, value);
+    if (!read.ok()) return absl::FailedPreconditionError(read.status().message());
+    if (read->empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("The node file of ", option, ", ", value, ", names no nodes"));
+    }
+    names = std::move(*read);
+  } else {
+    absl::StatusOr<std::vector<std::string>> expanded = ExpandHostlist(value);
+    if (!expanded.ok() || expanded->empty()) return BadValue(option, value);
+    names = std::move(*expanded);
+  }
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (std::string& name : names) {
+    if (seen.insert(name).second) unique.push_back(std::move(name));
+  }
+  return unique;
+}
+
 // --export: the environment the job gets. SLURM_* variables always go, as in Slurm.
 absl::Status FillEnvironment(const std::string& mode, const SubmitContext& context,
                              v1::JobSpec* spec) {
@@ -295,27 +473,39 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_EXPORT", &SbatchRawOptions::export_env},
       {"SBATCH_GRES", &SbatchRawOptions::gres},
       {"SBATCH_BURST_BUFFER", &SbatchRawOptions::burst_buffer},
+      {"SBATCH_ARRAY_INX", &SbatchRawOptions::array},
+      {"SBATCH_CONSTRAINT", &SbatchRawOptions::constraint},
+      {"SBATCH_EXCLUSIVE", &SbatchRawOptions::exclusive},
+      {"SBATCH_GPUS", &SbatchRawOptions::gpus},
+      {"SBATCH_GPUS_PER_NODE", &SbatchRawOptions::gpus_per_node},
+      {"SBATCH_MEM_PER_CPU", &SbatchRawOptions::mem_per_cpu},
+      {"SBATCH_MEM_PER_GPU", &SbatchRawOptions::mem_per_gpu},
+      {"SBATCH_MEM_PER_NODE", &SbatchRawOptions::mem},
   };
   for (const auto& [name, field] : table) {
     auto it = env.find(name);
     if (it != env.end()) o.*field = it->second;
   }
+  // A set but empty SBATCH_EXCLUSIVE means a bare --exclusive.
+  if (o.exclusive && o.exclusive->empty()) o.exclusive = "exclusive";
   if (env.count("SBATCH_REQUEUE")) o.requeue = true;
   if (env.count("SBATCH_NO_REQUEUE")) o.requeue = false;
   return o;
 }
 
-// `high` over `low`, field by field. Setting either memory option at the higher
-// level replaces both of the lower level's, so that "--mem-per-cpu" on the command
-// line overrides "#SBATCH --mem" instead of conflicting with it.
+// `high` over `low`, field by field. Setting any memory option at the higher
+// level replaces all three of the lower level's, so that "--mem-per-cpu" on the
+// command line overrides "#SBATCH --mem" instead of conflicting with it, as in
+// Slurm (only options set at one level conflict).
 SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high) {
   SbatchRawOptions out = low;
   auto take = [](auto& dst, const auto& src) {
     if (src.has_value()) dst = src;
   };
-  if (high.mem || high.mem_per_cpu) {
+  if (high.mem || high.mem_per_cpu || high.mem_per_gpu) {
     out.mem = high.mem;
     out.mem_per_cpu = high.mem_per_cpu;
+    out.mem_per_gpu = high.mem_per_gpu;
   }
   take(out.job_name, high.job_name);
   take(out.partition, high.partition);
@@ -331,16 +521,25 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.qos, high.qos);
   take(out.account, high.account);
   take(out.gres, high.gres);
+  take(out.gpus, high.gpus);
   take(out.gpus_per_node, high.gpus_per_node);
   take(out.begin, high.begin);
   take(out.comment, high.comment);
   take(out.dependency, high.dependency);
+  take(out.kill_on_invalid_dep, high.kill_on_invalid_dep);
   take(out.burst_buffer, high.burst_buffer);
+  take(out.burst_buffer_file, high.burst_buffer_file);
   take(out.wrap, high.wrap);
   take(out.hold, high.hold);
   take(out.parsable, high.parsable);
   take(out.requeue, high.requeue);
   take(out.array, high.array);
+  take(out.exclusive, high.exclusive);
+  take(out.nodelist, high.nodelist);
+  take(out.exclude, high.exclude);
+  take(out.constraint, high.constraint);
+  take(out.mail_type, high.mail_type);
+  take(out.mail_user, high.mail_user);
   out.ignored.insert(out.ignored.end(), high.ignored.begin(), high.ignored.end());
   return out;
 }
@@ -560,10 +759,6 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   }
   const SbatchRawOptions o =
       Merge(Merge(directives, OptionsFromEnvironment(context.environment)), command_line.options);
-  if (o.array) {
-    return absl::UnimplementedError(
-        absl::StrCat("Job arrays are not supported by Skiff (--array=", *o.array, ")"));
-  }
 
   SbatchSubmission out;
   v1::JobSpec& spec = out.spec;
@@ -593,9 +788,69 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.qos) spec.set_qos(*o.qos);
   if (o.comment) spec.set_comment(*o.comment);
   if (o.dependency) spec.set_dependency(*o.dependency);
-  if (o.burst_buffer) spec.set_burst_buffer(*o.burst_buffer);
   if (o.hold) spec.set_hold(*o.hold);
   if (o.requeue) spec.set_requeue(*o.requeue);
+  if (o.constraint) spec.set_constraint(*o.constraint);
+  if (o.mail_user) spec.set_mail_user(*o.mail_user);
+  if (o.mail_type) {
+    if (absl::Status s = MailTypeOption(*o.mail_type); !s.ok()) return s;
+    spec.set_mail_type(*o.mail_type);
+  }
+  if (o.array) {
+    if (absl::Status s = ArrayOption(*o.array); !s.ok()) return s;
+    spec.set_array(*o.array);
+  }
+  if (o.kill_on_invalid_dep) {
+    std::string v = absl::AsciiStrToLower(*o.kill_on_invalid_dep);
+    if (v != "yes" && v != "no") return BadValue("--kill-on-invalid-dep", *o.kill_on_invalid_dep);
+    spec.set_kill_on_invalid_dep(v == "yes");
+  }
+  if (o.exclusive) {
+    std::string v = absl::AsciiStrToLower(*o.exclusive);
+    if (v != "exclusive" && v != "user" && v != "mcs" && v != "oversubscribe") {
+      return BadValue("--exclusive", *o.exclusive);
+    }
+    if (v != "oversubscribe" &&
+        std::count(o.ignored.begin(), o.ignored.end(), "--oversubscribe") != 0) {
+      return absl::FailedPreconditionError(
+          "--exclusive and --oversubscribe options are mutually exclusive");
+    }
+    if (v == "user" || v == "mcs") {
+      out.warnings.push_back(absl::StrCat("--exclusive=", *o.exclusive,
+                                          " is not supported by Skiff; the job gets its nodes "
+                                          "to itself, as with --exclusive"));
+    }
+    spec.set_exclusive(v != "oversubscribe");
+  }
+  if (o.nodelist) {
+    absl::StatusOr<std::vector<std::string>> names =
+        NodeListOption("--nodelist", *o.nodelist, context);
+    if (!names.ok()) return names.status();
+    for (const std::string& name : *names) spec.add_nodelist(name);
+  }
+  if (o.exclude) {
+    absl::StatusOr<std::vector<std::string>> names =
+        NodeListOption("--exclude", *o.exclude, context);
+    if (!names.ok()) return names.status();
+    for (const std::string& name : *names) spec.add_exclude(name);
+  }
+
+  // Burst buffer: --bb text, then --bbf's file on lines of their own.
+  std::string burst_buffer = o.burst_buffer.value_or("");
+  if (o.burst_buffer_file) {
+    const std::string& path = *o.burst_buffer_file;
+    absl::StatusOr<std::string> text = context.read_file
+                                           ? context.read_file(Absolute(path, context.cwd))
+                                           : absl::UnavailableError("no file reader");
+    if (!text.ok()) {
+      // Slurm's words (slurm_opt.c, _read_file), which exit 1.
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Could not open burst buffer specification file ", path, ": ", text.status().message()));
+    }
+    if (!burst_buffer.empty() && burst_buffer.back() != '\n') burst_buffer += '\n';
+    burst_buffer += *text;
+  }
+  if (!burst_buffer.empty()) spec.set_burst_buffer(burst_buffer);
 
   if (o.nodes) {
     const std::string& v = *o.nodes;
@@ -616,8 +871,9 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (!n.ok()) return n.status();
     spec.set_cpus_per_task(*n);
   }
-  if (o.mem && o.mem_per_cpu) {
-    return absl::FailedPreconditionError("--mem and --mem-per-cpu are mutually exclusive.");
+  if ((o.mem ? 1 : 0) + (o.mem_per_cpu ? 1 : 0) + (o.mem_per_gpu ? 1 : 0) > 1) {
+    return absl::FailedPreconditionError(
+        "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
   }
   if (o.mem) {
     absl::StatusOr<uint64_t> mb = MemoryOption("--mem", *o.mem);
@@ -632,6 +888,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<uint64_t> mb = MemoryOption("--mem-per-cpu", *o.mem_per_cpu);
     if (!mb.ok()) return mb.status();
     spec.set_mem_per_cpu_mb(*mb);
+  }
+  if (o.mem_per_gpu) {
+    absl::StatusOr<uint64_t> mb = MemoryOption("--mem-per-gpu", *o.mem_per_gpu);
+    if (!mb.ok()) return mb.status();
+    spec.set_mem_per_gpu_mb(*mb);
   }
   if (o.time) {
     absl::StatusOr<int64_t> seconds = ParseDuration(*o.time);
@@ -649,12 +910,15 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
       spec.add_gres(item);
     }
   }
+  if (o.gpus) {
+    if (absl::Status s = GpuCountOption("--gpus", *o.gpus, true); !s.ok()) return s;
+    spec.set_gpus(*o.gpus);
+  }
   if (o.gpus_per_node) {
-    const std::string& v = *o.gpus_per_node;
-    size_t colon = v.rfind(':');
-    std::string count = colon == std::string::npos ? v : v.substr(colon + 1);
-    if (!PositiveInt(count)) return BadValue("--gpus-per-node", v);
-    spec.add_gres("gpu:" + v);
+    if (absl::Status s = GpuCountOption("--gpus-per-node", *o.gpus_per_node, false); !s.ok()) {
+      return s;
+    }
+    spec.set_gpus_per_node(*o.gpus_per_node);
   }
   if (o.begin) {
     absl::StatusOr<int64_t> begin = ParseBeginTime(*o.begin, context.now);

@@ -1,8 +1,9 @@
 // sbatch as pure functions: the command line, the #SBATCH directives of the
 // script, and SBATCH_* environment variables merged the way Slurm 22.05 merges
 // them (directives < environment < command line), validated and turned into the
-// JobSpec that SubmitJob takes. No I/O: main.cc reads the script and the
-// environment and passes them in.
+// JobSpec that SubmitJob takes. No I/O of its own: main.cc reads the script and
+// the environment and passes them in, with a file reader for the options that
+// name files (--bbf, and -w/-x given as a file of node names).
 //
 // Error codes double as sbatch's exit status (see SbatchExitCode):
 //   InvalidArgument   a bad option value or directive; Slurm exits 255 for these
@@ -12,6 +13,7 @@
 #define SKIFF_CLI_SBATCH_SBATCH_OPTIONS_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,33 +28,45 @@ namespace skiff {
 
 // Every option as written, unset when not given at that level.
 struct SbatchRawOptions {
-  std::optional<std::string> job_name;       // -J, --job-name
-  std::optional<std::string> partition;      // -p, --partition
-  std::optional<std::string> nodes;          // -N, --nodes: N or MIN-MAX
-  std::optional<std::string> ntasks;         // -n, --ntasks
-  std::optional<std::string> cpus_per_task;  // -c, --cpus-per-task
-  std::optional<std::string> mem;            // --mem
-  std::optional<std::string> mem_per_cpu;    // --mem-per-cpu
-  std::optional<std::string> time;           // -t, --time
-  std::optional<std::string> output;         // -o, --output
-  std::optional<std::string> error;          // -e, --error
-  std::optional<std::string> input;          // -i, --input
-  std::optional<std::string> chdir;          // -D, --chdir
-  std::optional<std::string> export_env;     // --export
-  std::optional<std::string> qos;            // -q, --qos
-  std::optional<std::string> account;        // -A, --account
-  std::optional<std::string> gres;           // --gres, comma list
-  std::optional<std::string> gpus_per_node;  // --gpus-per-node: becomes gres gpu:N
-  std::optional<std::string> begin;          // -b, --begin
-  std::optional<std::string> comment;        // --comment
-  std::optional<std::string> dependency;     // -d, --dependency
-  std::optional<std::string> burst_buffer;   // --bb
-  std::optional<std::string> wrap;           // --wrap (command line only)
-  std::optional<bool> hold;                  // -H, --hold
-  std::optional<bool> parsable;              // --parsable
-  std::optional<bool> requeue;               // --requeue / --no-requeue
-  std::optional<std::string> array;          // -a, --array: refused (no job arrays)
-  // Slurm options Skiff accepts and ignores, by long name ("--mail-type"), with a
+  std::optional<std::string> job_name;             // -J, --job-name
+  std::optional<std::string> partition;            // -p, --partition
+  std::optional<std::string> nodes;                // -N, --nodes: N or MIN-MAX
+  std::optional<std::string> ntasks;               // -n, --ntasks
+  std::optional<std::string> cpus_per_task;        // -c, --cpus-per-task
+  std::optional<std::string> mem;                  // --mem
+  std::optional<std::string> mem_per_cpu;          // --mem-per-cpu
+  std::optional<std::string> mem_per_gpu;          // --mem-per-gpu
+  std::optional<std::string> time;                 // -t, --time
+  std::optional<std::string> output;               // -o, --output
+  std::optional<std::string> error;                // -e, --error
+  std::optional<std::string> input;                // -i, --input
+  std::optional<std::string> chdir;                // -D, --chdir
+  std::optional<std::string> export_env;           // --export
+  std::optional<std::string> qos;                  // -q, --qos
+  std::optional<std::string> account;              // -A, --account
+  std::optional<std::string> gres;                 // --gres, comma list
+  std::optional<std::string> gpus;                 // -G, --gpus: [type:]N for the whole job
+  std::optional<std::string> gpus_per_node;        // --gpus-per-node: [type:]N
+  std::optional<std::string> begin;                // -b, --begin
+  std::optional<std::string> comment;              // --comment
+  std::optional<std::string> dependency;           // -d, --dependency
+  std::optional<std::string> kill_on_invalid_dep;  // --kill-on-invalid-dep: yes or no
+  std::optional<std::string> burst_buffer;         // --bb
+  std::optional<std::string> burst_buffer_file;    // --bbf: a file of burst-buffer directives
+  std::optional<std::string> wrap;                 // --wrap (command line only)
+  std::optional<std::string> array;                // -a, --array: "1-10%2", "0-15:4", "1,3"
+  // --exclusive[=user|mcs|exclusive|oversubscribe]; a bare --exclusive reads
+  // "exclusive", as Slurm treats the two the same.
+  std::optional<std::string> exclusive;
+  std::optional<std::string> nodelist;    // -w, --nodelist: hostlist, or a file if it has a '/'
+  std::optional<std::string> exclude;     // -x, --exclude: the same
+  std::optional<std::string> constraint;  // -C, --constraint
+  std::optional<std::string> mail_type;   // --mail-type: comma list
+  std::optional<std::string> mail_user;   // --mail-user
+  std::optional<bool> hold;               // -H, --hold
+  std::optional<bool> parsable;           // --parsable
+  std::optional<bool> requeue;            // --requeue / --no-requeue
+  // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;
 };
@@ -98,6 +112,11 @@ struct SubmitContext {
   std::string hostname;                            // short host name
   std::map<std::string, std::string> environment;  // the whole current environment
   int64_t now = 0;                                 // unix seconds, for --begin
+  // Reads a whole file, as the submitting user, for --bbf and for -w/-x given as
+  // a file name. Called with an absolute path (relative ones are resolved
+  // against cwd). On failure the status message is the reason alone ("No such
+  // file or directory"). Unset: every read fails.
+  std::function<absl::StatusOr<std::string>(const std::string& path)> read_file;
 };
 
 struct SbatchSubmission {
@@ -112,6 +131,14 @@ struct SbatchSubmission {
 // Defaults: name = the script's base name, "wrap" or "sbatch" (stdin); work_dir =
 // cwd; -o/-e/-i made absolute against work_dir; command = the script's absolute
 // path, "(wrap)", or "" for stdin; --export ALL (SLURM_* variables always go).
+// -w/-x are expanded (a value with a '/' names a file of node names, one entry
+// or hostlist per line, '#' comments), duplicates dropped. --bbf's file text is
+// appended to --bb's on a line of its own. --array, -G, --gpus-per-node and -C
+// are checked for form only and sent as written; ctld checks them fully.
+// Errors beyond InvalidArgument (exit 255): FailedPrecondition (exit 1) for
+// "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", an
+// unreadable --bbf file ("Could not open burst buffer specification file ...")
+// or node file, as Slurm's sbatch exits 1 for those.
 absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& command_line,
                                                  std::string_view script,
                                                  const SubmitContext& context);

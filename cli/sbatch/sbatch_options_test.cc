@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <functional>
+#include <map>
+
 namespace skiff {
 namespace {
 
@@ -200,7 +203,8 @@ TEST(BuildSubmission, ResourceOptions) {
   EXPECT_EQ(spec.cpus_per_task(), 2);
   EXPECT_EQ(spec.mem_per_node_mb(), 2u);  // 1.5 MiB rounds up
   EXPECT_EQ(std::vector<std::string>(spec.gres().begin(), spec.gres().end()),
-            (std::vector<std::string>{"gpu:2", "nic:1", "gpu:a100:1"}));
+            (std::vector<std::string>{"gpu:2", "nic:1"}));
+  EXPECT_EQ(spec.gpus_per_node(), "a100:1");
   EXPECT_EQ(spec.partition(), "gpu");
   EXPECT_EQ(spec.qos(), "high");
   EXPECT_EQ(spec.account(), "lab");
@@ -246,12 +250,32 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
   }
 }
 
-TEST(BuildSubmission, BothMemoryOptionsAtOneLevelConflict) {
+TEST(BuildSubmission, MemoryOptionsAtOneLevelConflict) {
+  // Slurm's fatal() (exit 1) from slurm_opt.c.
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--mem=1G", "--mem-per-cpu=1G", "j.sh"},
+                                             {"--mem-per-gpu=1G", "--mem=1G", "j.sh"},
+                                             {"--mem-per-cpu=1G", "--mem-per-gpu=2G", "j.sh"}}) {
+    absl::StatusOr<SbatchSubmission> s = Submit(args, "#!/bin/sh\n");
+    ASSERT_FALSE(s.ok()) << args[0];
+    EXPECT_EQ(s.status().message(),
+              "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
+    EXPECT_EQ(SbatchExitCode(s.status()), 1);
+  }
+  // Within the script too.
+  EXPECT_FALSE(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --mem=1G --mem-per-gpu=1G\n").ok());
+}
+
+TEST(BuildSubmission, MemoryOptionOnTheCommandLineReplacesTheScripts) {
   absl::StatusOr<SbatchSubmission> s =
-      Submit({"--mem=1G", "--mem-per-cpu=1G", "j.sh"}, "#!/bin/sh\n");
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().message(), "--mem and --mem-per-cpu are mutually exclusive.");
-  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+      Submit({"--mem-per-gpu=2G", "j.sh"}, "#!/bin/sh\n#SBATCH --mem=4G\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.mem_per_gpu_mb(), 2048u);
+  EXPECT_EQ(s->spec.mem_per_node_mb(), 0u);
+  s = Submit({"--mem=1G", "j.sh"}, "#!/bin/sh\n#SBATCH --mem-per-gpu=4G\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.mem_per_gpu_mb(), 0u);
+  EXPECT_EQ(s->spec.mem_per_node_mb(), 1024u);
 }
 
 TEST(BuildSubmission, ZeroTimeMeansUnlimited) {
@@ -304,18 +328,198 @@ TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
   EXPECT_EQ(*last_wins.options.time, "7");
 }
 
-TEST(BuildSubmission, IgnoredSlurmOptionsWarnAndArraysAreRefused) {
+TEST(BuildSubmission, IgnoredSlurmOptionsWarn) {
   absl::StatusOr<SbatchSubmission> s =
-      Submit({"--mail-type=END", "-w", "n1", "--exclusive", "j.sh"}, "#!/bin/sh\n");
+      Submit({"--signal=USR1@60", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->warnings,
-            (std::vector<std::string>{"--mail-type is not supported by Skiff and was ignored",
-                                      "--nodelist is not supported by Skiff and was ignored",
-                                      "--exclusive is not supported by Skiff and was ignored"}));
-  absl::StatusOr<SbatchSubmission> array = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --array=1-5\n");
-  ASSERT_FALSE(array.ok());
-  EXPECT_EQ(array.status().message(), "Job arrays are not supported by Skiff (--array=1-5)");
-  EXPECT_EQ(SbatchExitCode(array.status()), 1);
+            (std::vector<std::string>{"--signal is not supported by Skiff and was ignored",
+                                      "--tmp is not supported by Skiff and was ignored",
+                                      "--no-kill is not supported by Skiff and was ignored"}));
+}
+
+// A reader over an in-memory file system, for --bbf and node files.
+std::function<absl::StatusOr<std::string>(const std::string&)> Files(
+    std::map<std::string, std::string> files) {
+  return [files](const std::string& path) -> absl::StatusOr<std::string> {
+    auto it = files.find(path);
+    if (it == files.end()) return absl::NotFoundError("No such file or directory");
+    return it->second;
+  };
+}
+
+TEST(BuildSubmission, SchedulingOptionsFillTheSpec) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-a", "1-100%5", "-d", "afterok:42:43,afterany:44", "--kill-on-invalid-dep=YES", "-G",
+              "a100:4", "--gpus-per-node=2", "--mem-per-gpu=1536K", "--exclusive", "-w",
+              "n[1-3],n2,gpu01", "-x", "n[7-8]", "-C", "a100&ib", "--mail-type=END,fail",
+              "--mail-user=alice@lab.org", "j.sh"},
+             "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const v1::JobSpec& spec = s->spec;
+  EXPECT_EQ(spec.array(), "1-100%5");
+  EXPECT_EQ(spec.dependency(), "afterok:42:43,afterany:44");
+  EXPECT_TRUE(spec.kill_on_invalid_dep());
+  EXPECT_EQ(spec.gpus(), "a100:4");
+  EXPECT_EQ(spec.gpus_per_node(), "2");
+  EXPECT_TRUE(spec.gres().empty());
+  EXPECT_EQ(spec.mem_per_gpu_mb(), 2u);  // rounded up to whole MiB
+  EXPECT_TRUE(spec.exclusive());
+  // Expanded, duplicates dropped, order kept.
+  EXPECT_EQ(std::vector<std::string>(spec.nodelist().begin(), spec.nodelist().end()),
+            (std::vector<std::string>{"n1", "n2", "n3", "gpu01"}));
+  EXPECT_EQ(std::vector<std::string>(spec.exclude().begin(), spec.exclude().end()),
+            (std::vector<std::string>{"n7", "n8"}));
+  EXPECT_EQ(spec.constraint(), "a100&ib");
+  EXPECT_EQ(spec.mail_type(), "END,fail");
+  EXPECT_EQ(spec.mail_user(), "alice@lab.org");
+  EXPECT_TRUE(s->warnings.empty());
+}
+
+TEST(BuildSubmission, SchedulingOptionsAsDirectivesAndShortForms) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"j.sh"},
+                                              "#!/bin/bash\n"
+                                              "#SBATCH --array=0-15:4 --dependency=singleton\n"
+                                              "#SBATCH --gpus=1 --exclusive=user\n"
+                                              "#SBATCH --nodelist=n1 --exclude=n2\n"
+                                              "#SBATCH --constraint=fast --mail-type=ALL\n"
+                                              "#SBATCH --kill-on-invalid-dep=no\n"
+                                              "hostname\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.array(), "0-15:4");
+  EXPECT_EQ(s->spec.dependency(), "singleton");
+  EXPECT_EQ(s->spec.gpus(), "1");
+  EXPECT_TRUE(s->spec.exclusive());
+  EXPECT_EQ(s->spec.nodelist_size(), 1);
+  EXPECT_EQ(s->spec.exclude(0), "n2");
+  EXPECT_EQ(s->spec.constraint(), "fast");
+  EXPECT_EQ(s->spec.mail_type(), "ALL");
+  EXPECT_FALSE(s->spec.kill_on_invalid_dep());
+  EXPECT_EQ(s->warnings, (std::vector<std::string>{
+                             "--exclusive=user is not supported by Skiff; the job gets its nodes "
+                             "to itself, as with --exclusive"}));
+  // The bare flag does not swallow the script name that follows it.
+  SbatchCommandLine cl = Cli({"--exclusive", "j.sh", "arg"});
+  EXPECT_EQ(*cl.options.exclusive, "exclusive");
+  EXPECT_EQ(cl.script_path, "j.sh");
+  s = Submit({"--exclusive=oversubscribe", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.exclusive());
+}
+
+TEST(BuildSubmission, SchedulingOptionsFromTheEnvironment) {
+  SubmitContext context = Context();
+  context.environment["SBATCH_ARRAY_INX"] = "1-3";
+  context.environment["SBATCH_EXCLUSIVE"] = "";
+  context.environment["SBATCH_GPUS_PER_NODE"] = "v100:1";
+  context.environment["SBATCH_CONSTRAINT"] = "big";
+  absl::StatusOr<SbatchSubmission> s = Submit({"j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.array(), "1-3");
+  EXPECT_TRUE(s->spec.exclusive());
+  EXPECT_EQ(s->spec.gpus_per_node(), "v100:1");
+  EXPECT_EQ(s->spec.constraint(), "big");
+}
+
+TEST(BuildSubmission, BadSchedulingValuesExit255) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {{"--array=5-1"}, "Invalid --array specification: '5-1'"},
+      {{"--array=1-5%x"}, "Invalid --array specification: '1-5%x'"},
+      {{"-a", "1,,3"}, "Invalid --array specification: '1,,3'"},
+      {{"-a", "1:2"}, "Invalid --array specification: '1:2'"},
+      {{"--array=a-b"}, "Invalid --array specification: 'a-b'"},
+      {{"--kill-on-invalid-dep=maybe"}, "Invalid --kill-on-invalid-dep specification: 'maybe'"},
+      {{"-G", "0"}, "Invalid --gpus specification: '0'"},
+      {{"--gpus=a100:"}, "Invalid --gpus specification: 'a100:'"},
+      {{"--gpus=a:b:1"}, "Invalid --gpus specification: 'a:b:1'"},
+      {{"--gpus-per-node=:2"}, "Invalid --gpus-per-node specification: ':2'"},
+      {{"--gpus-per-node=a,b"}, "Invalid --gpus-per-node specification: 'a,b'"},
+      {{"--mem-per-gpu=lots"}, "Invalid --mem-per-gpu specification: 'lots'"},
+      {{"--exclusive=everyone"}, "Invalid --exclusive specification: 'everyone'"},
+      {{"-w", "n[1-"}, "Invalid --nodelist specification: 'n[1-'"},
+      {{"-x", "n[3-1]"}, "Invalid --exclude specification: 'n[3-1]'"},
+      {{"--mail-type=END,SOMETIMES"}, "--mail-type=END,SOMETIMES invalid"},
+      {{"--mail-type=,"}, "--mail-type=, invalid"},
+  };
+  for (Case& c : cases) {
+    c.args.push_back("j.sh");
+    absl::StatusOr<SbatchSubmission> s = Submit(c.args, "#!/bin/sh\n");
+    ASSERT_FALSE(s.ok()) << c.message;
+    EXPECT_EQ(s.status().message(), c.message);
+    EXPECT_EQ(SbatchExitCode(s.status()), 255) << c.message;
+  }
+  // Accepted forms.
+  for (const char* ok : {"--array=7", "--array=1,3,5", "--array=1-5,10%2", "--array=0-15:4%1",
+                         "-G2", "--gpus=a100:1,v100:2", "--mail-type=none",
+                         "--mail-type=TIME_LIMIT_90,STAGE_OUT,ARRAY_TASKS,INVALID_DEPEND"}) {
+    EXPECT_TRUE(Submit({ok, "j.sh"}, "#!/bin/sh\n").ok()) << ok;
+  }
+}
+
+TEST(BuildSubmission, ExclusiveAndOversubscribeConflict) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"--exclusive", "-s", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "--exclusive and --oversubscribe options are mutually exclusive");
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+}
+
+TEST(BuildSubmission, NodeListFromAFile) {
+  SubmitContext context = Context();
+  context.read_file = Files({
+      {"/home/alice/work/nodes.txt", "# our nodes\nn[1-2],n5\n\n  n2 # again\nn9*2\n"},
+      {"/etc/skiff/bad", "n1\nn[4-\n"},
+      {"/tmp/empty", "# nothing\n"},
+  });
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-w", "./nodes.txt", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(std::vector<std::string>(s->spec.nodelist().begin(), s->spec.nodelist().end()),
+            (std::vector<std::string>{"n1", "n2", "n5", "n9"}));
+
+  // A name without '/' is a hostlist, never a file.
+  s = Submit({"-x", "nodes.txt", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.exclude(0), "nodes.txt");
+
+  s = Submit({"-x", "/no/such", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "Unable to read the node file of --exclude, /no/such: No such file or directory");
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+  s = Submit({"-w", "/etc/skiff/bad", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid hostfile /etc/skiff/bad contents on line 2: n[4-");
+  s = Submit({"-w", "/tmp/empty", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "The node file of --nodelist, /tmp/empty, names no nodes");
+}
+
+TEST(BuildSubmission, BurstBufferFileIsAppendedToBb) {
+  SubmitContext context = Context();
+  context.read_file = Files({
+      {"/home/alice/work/bb.txt", "#BB_LUA stage_in=/data/in\n#BB_LUA stage_out=/data/out\n"},
+  });
+  absl::StatusOr<SbatchSubmission> s = Submit(
+      {"--bb", "#BB_LUA pool=fast capacity=1G", "--bbf=bb.txt", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.burst_buffer(),
+            "#BB_LUA pool=fast capacity=1G\n"
+            "#BB_LUA stage_in=/data/in\n#BB_LUA stage_out=/data/out\n");
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --bbf=/home/alice/work/bb.txt\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.burst_buffer(), "#BB_LUA stage_in=/data/in\n#BB_LUA stage_out=/data/out\n");
+
+  s = Submit({"--bbf=missing.bb", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_FALSE(s.ok());
+  // Slurm: "sbatch: fatal: Could not open burst buffer specification file ...", exit 1.
+  EXPECT_EQ(s.status().message(),
+            "Could not open burst buffer specification file missing.bb: No such file or "
+            "directory");
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
 }
 
 TEST(FormatSubmitted, MatchesSlurm) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/common/ctld_client.h"
+#include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/scancel/scancel_request.h"
 
@@ -37,7 +38,19 @@ int main(int argc, char** argv) {
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::CancelJobs, command->request, &reply);
   if (!status.ok()) return skiff::ReportError(kProgram, status);
-  skiff::ScancelOutcome outcome = skiff::DescribeCancelResults(reply, *command);
+  // Results carry job ids only; look up how to print the ones scancel reports on,
+  // so that array tasks show as "15400_2". Best effort: ids stay plain on failure.
+  skiff::JobNames names;
+  if (std::vector<uint64_t> ids = skiff::JobsToName(reply, *command); !ids.empty()) {
+    skiff::v1::GetJobsRequest lookup;
+    for (uint64_t id : ids) lookup.add_job_ids(id);
+    for (skiff::v1::JobState s : skiff::AllJobStates()) lookup.add_states(s);
+    skiff::v1::GetJobsReply jobs;
+    if ((*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, lookup, &jobs).ok()) {
+      names = skiff::NamesOf(jobs);
+    }
+  }
+  skiff::ScancelOutcome outcome = skiff::DescribeCancelResults(reply, *command, names);
   std::cerr << outcome.stderr_text;
   return outcome.exit_code;
 }

@@ -20,9 +20,15 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   command.verbose = args.verbose;
   v1::CancelJobsRequest& request = command.request;
   for (const std::string& text : args.job_ids) {
-    absl::StatusOr<std::vector<uint64_t>> ids = ParseJobIdList(text);
-    if (!ids.ok()) return ids.status();
-    for (uint64_t id : *ids) request.add_job_ids(id);
+    absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRefList(text);
+    if (!refs.ok()) return refs.status();
+    for (const v1::JobRef& ref : *refs) {
+      if (ref.has_array_task_id()) {
+        *request.add_refs() = ref;
+      } else {
+        request.add_job_ids(ref.job_id());
+      }
+    }
   }
   if (!args.user.empty()) {
     absl::StatusOr<std::string> user = ResolveUserName(args.user);
@@ -50,23 +56,25 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   }
   request.set_batch_only(args.batch);
   request.set_hurry(args.hurry);
-  if (request.job_ids_size() == 0 && request.user().empty() && request.name().empty() &&
-      request.states_size() == 0 && request.partitions_size() == 0) {
+  if (request.job_ids_size() == 0 && request.refs_size() == 0 && request.user().empty() &&
+      request.name().empty() && request.states_size() == 0 && request.partitions_size() == 0) {
     return absl::InvalidArgumentError("No job identification provided");
   }
   return command;
 }
 
 ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
-                                     const ScancelCommand& command) {
+                                     const ScancelCommand& command, const JobNames& names) {
   ScancelOutcome outcome;
   for (const v1::CancelJobResult& result : reply.results()) {
+    auto name = names.find(result.job_id());
+    std::string job = name != names.end() ? name->second : absl::StrCat(result.job_id());
     if (command.verbose > 0) {
       if (command.signal == 0) {
-        absl::StrAppend(&outcome.stderr_text, "scancel: Terminating job ", result.job_id(), "\n");
+        absl::StrAppend(&outcome.stderr_text, "scancel: Terminating job ", job, "\n");
       } else {
-        absl::StrAppend(&outcome.stderr_text, "scancel: Signal ", command.signal, " to job ",
-                        result.job_id(), "\n");
+        absl::StrAppend(&outcome.stderr_text, "scancel: Signal ", command.signal, " to job ", job,
+                        "\n");
       }
     }
     absl::Status status(static_cast<absl::StatusCode>(result.code()), result.message());
@@ -74,13 +82,31 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
     bool quiet_failure = status.code() == absl::StatusCode::kNotFound ||
                          status.code() == absl::StatusCode::kFailedPrecondition;
     if (quiet_failure && command.verbose == 0) continue;
-    absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ",
-                    result.job_id(), ": ", SlurmJobErrorText(status, JobRpc::kCancel), "\n");
+    absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ", job, ": ",
+                    SlurmJobErrorText(status, JobRpc::kCancel), "\n");
     if (quiet_failure || outcome.exit_code != 0) continue;
     outcome.exit_code =
         status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
   }
   return outcome;
+}
+
+std::vector<uint64_t> JobsToName(const v1::CancelJobsReply& reply, const ScancelCommand& command) {
+  std::vector<uint64_t> ids;
+  for (const v1::CancelJobResult& result : reply.results()) {
+    auto code = static_cast<absl::StatusCode>(result.code());
+    if (code == absl::StatusCode::kNotFound) continue;
+    bool printed = command.verbose > 0 ||
+                   (code != absl::StatusCode::kOk && code != absl::StatusCode::kFailedPrecondition);
+    if (printed) ids.push_back(result.job_id());
+  }
+  return ids;
+}
+
+JobNames NamesOf(const v1::GetJobsReply& jobs) {
+  JobNames names;
+  for (const v1::JobInfo& job : jobs.jobs()) names[job.job_id()] = JobIdText(job);
+  return names;
 }
 
 }  // namespace skiff

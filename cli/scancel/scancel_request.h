@@ -4,6 +4,8 @@
 #ifndef SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_
 #define SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@ namespace skiff {
 
 // The command line as CLI11 collected it, before validation.
 struct ScancelArgs {
-  std::vector<std::string> job_ids;  // positional; each may be a comma list
+  std::vector<std::string> job_ids;  // positional; each may be a comma list, "42_7", "42_[1-3]"
   std::string user;                  // -u, a name or uid
   std::string name;                  // -n
   std::string states;                // -t, comma list: PENDING/PD, RUNNING/R
@@ -31,9 +33,11 @@ struct ScancelCommand {
   int signal = 0;  // as named by -s (9 for KILL), 0 when cancelling
 };
 
-// Validates and converts. Errors (InvalidArgument, Slurm's wording):
+// Validates and converts. Plain ids go to request.job_ids (an array's base id
+// names the whole array), array tasks ("42_7", "42_[1-3]") to request.refs.
+// Errors (InvalidArgument, Slurm's wording):
 //   "No job identification provided" when there is neither a job id nor a filter;
-//   "Invalid job id: x" (array and step ids are refused, see ParseJobId);
+//   "Invalid job id: x" (step ids are refused, see ParseJobRef);
 //   "Invalid job state specified: x" + "Valid job states are PENDING and RUNNING";
 //   "Unknown job signal: x"; "Invalid user: x".
 // -s KILL cancels, as in Slurm (the request's signal stays 0).
@@ -44,14 +48,28 @@ struct ScancelOutcome {
   int exit_code = 0;
 };
 
-// What scancel prints for ctld's results, and its exit status:
+// How to print a job id in messages: job id -> "15400_2" for array tasks. Ids
+// missing from the map print as plain numbers.
+using JobNames = std::map<uint64_t, std::string>;
+
+// What scancel prints for ctld's results, and its exit status (N is the job's
+// name from `names`, "15400_2" for an array task, else its id):
 //   -v: "scancel: Terminating job N" (or "scancel: Signal S to job N") per job;
 //   another user's job: "scancel: error: Kill job error on job id N:
 //     Access/permission denied", exit 210 (Slurm's ESLURM_ACCESS_DENIED & 0xff);
 //   an unknown or finished job: silent and exit 0, unless -v, which prints the error;
 //   any other failure: the error with ctld's message, exit 1.
 ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
-                                     const ScancelCommand& command);
+                                     const ScancelCommand& command, const JobNames& names = {});
+
+// The existing jobs DescribeCancelResults will print a line about, whose names
+// main should look up (CancelJobResult carries only the job id, so an array task
+// is known by its own job id). Unknown jobs (NOT_FOUND) are left out: their id
+// names no record to look up.
+std::vector<uint64_t> JobsToName(const v1::CancelJobsReply& reply, const ScancelCommand& command);
+
+// Names for the jobs in a GetJobs reply: "15400_2" for array tasks, the id otherwise.
+JobNames NamesOf(const v1::GetJobsReply& jobs);
 
 }  // namespace skiff
 

@@ -137,11 +137,57 @@ TEST(BuildScancelCommand, KillCancelsAsInSlurm) {
   EXPECT_EQ(command->signal, SIGKILL);
 }
 
+TEST(BuildScancelCommand, ArrayTasksGoToRefsAndPlainIdsToJobIds) {
+  ScancelArgs args;
+  args.job_ids = {"123_7,9", "15400_[1-2]"};
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(args);
+  ASSERT_TRUE(command.ok()) << command.status();
+  const v1::CancelJobsRequest& r = command->request;
+  EXPECT_EQ(std::vector<uint64_t>(r.job_ids().begin(), r.job_ids().end()),
+            (std::vector<uint64_t>{9}));
+  ASSERT_EQ(r.refs_size(), 3);
+  EXPECT_EQ(r.refs(0).job_id(), 123u);
+  EXPECT_EQ(r.refs(0).array_task_id(), 7);
+  EXPECT_EQ(r.refs(1).job_id(), 15400u);
+  EXPECT_EQ(r.refs(1).array_task_id(), 1);
+  EXPECT_EQ(r.refs(2).array_task_id(), 2);
+}
+
+TEST(DescribeCancelResults, ArrayTasksArePrintedByTheirTaskIds) {
+  // An array task is its own job record: job 15401 is task 15400_2 here.
+  JobNames names = {{15401, "15400_2"}};
+  ScancelOutcome out =
+      DescribeCancelResults(Results({{15401, kPermissionDenied}}), Command({"15400_2"}, 1), names);
+  EXPECT_EQ(out.stderr_text,
+            "scancel: Terminating job 15400_2\n"
+            "scancel: error: Kill job error on job id 15400_2: Access/permission denied\n");
+  EXPECT_EQ(out.exit_code, 210);
+}
+
+TEST(JobsToName, OnlyJobsThatGetALineAndExist) {
+  v1::CancelJobsReply reply =
+      Results({{1, kOk}, {2, kNotFound}, {3, kPermissionDenied}, {4, kFailedPrecondition}});
+  EXPECT_EQ(JobsToName(reply, Command({"1"})), (std::vector<uint64_t>{3}));
+  EXPECT_EQ(JobsToName(reply, Command({"1"}, 1)), (std::vector<uint64_t>{1, 3, 4}));
+}
+
+TEST(NamesOf, ArrayTasksAndPlainJobs) {
+  v1::GetJobsReply jobs;
+  v1::JobInfo* plain = jobs.add_jobs();
+  plain->set_job_id(7);
+  plain->set_array_task_id(-1);
+  v1::JobInfo* task = jobs.add_jobs();
+  task->set_job_id(15401);
+  task->set_array_job_id(15400);
+  task->set_array_task_id(2);
+  EXPECT_EQ(NamesOf(jobs), (JobNames{{7, "7"}, {15401, "15400_2"}}));
+}
+
 TEST(BuildScancelCommand, RejectsBadValues) {
   ScancelArgs args;
-  args.job_ids = {"123_7"};
+  args.job_ids = {"123.0"};
   EXPECT_EQ(BuildScancelCommand(args).status().message(),
-            "Invalid job id 123_7: Skiff has no job arrays; give the plain job id");
+            "Invalid job id 123.0: Skiff has no job steps; give the job id");
   args.job_ids = {"4"};
   args.signal = "FOO";
   EXPECT_EQ(BuildScancelCommand(args).status().message(), "Unknown job signal: FOO");

@@ -25,12 +25,12 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
              const skiff::ShowOptions& options) {
   skiff::v1::GetJobsRequest request;
   if (!args.empty()) {
-    absl::StatusOr<uint64_t> id = skiff::ParseJobId(args[0]);
-    if (!id.ok()) {
-      std::cerr << "scontrol_print_job error: " << id.status().message() << "\n";
+    absl::StatusOr<skiff::v1::GetJobsRequest> parsed = skiff::ShowJobRequest(args[0]);
+    if (!parsed.ok()) {
+      std::cerr << "scontrol_print_job error: " << parsed.status().message() << "\n";
       return 1;
     }
-    request.add_job_ids(*id);
+    request = *parsed;
   }
   skiff::v1::GetJobsReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetJobs, request, &reply);
@@ -82,6 +82,35 @@ int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& ar
   }
   if (!status.ok()) return Fail(status);
   std::cout << skiff::FormatPartitionRecords(reply, options);
+  return 0;
+}
+
+// "show burst": nothing at all when no burst-buffer plugin is configured.
+int ShowBurstBuffers(skiff::CtldClient& client, const skiff::ShowOptions& options) {
+  skiff::v1::GetBurstBuffersReply reply;
+  absl::Status status =
+      client.Call(&Ctld::Stub::GetBurstBuffers, skiff::v1::GetBurstBuffersRequest(), &reply);
+  if (!status.ok()) {
+    std::cerr << "slurm_load_burst_buffer_info error: " << status.message() << "\n";
+    return 1;
+  }
+  skiff::ShowOptions o = options;
+  o.now = time(nullptr);
+  std::cout << skiff::FormatBurstBuffers(reply, o);
+  return 0;
+}
+
+// "show bbstat WORDS...": the Lua script's slurm_bb_get_status message.
+int ShowBbStatus(skiff::CtldClient& client, const std::vector<std::string>& args) {
+  skiff::v1::GetBbStatusRequest request;
+  for (const std::string& arg : args) request.add_args(arg);
+  skiff::v1::GetBbStatusReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetBbStatus, request, &reply);
+  if (!status.ok()) {
+    std::cerr << "slurm_load_burst_buffer_stat error: " << status.message() << "\n";
+    return 1;
+  }
+  std::cout << skiff::FormatBbStatus(reply);
   return 0;
 }
 
@@ -138,7 +167,8 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 int main(int argc, char** argv) {
   CLI::App app{
       "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-      "commands: show job|node|partition|config [ID|NAME], update JobId=N Key=Value...,\n"
+      "commands: show job|node|partition|config [ID|NAME], show burstbuffer,\n"
+      "          show bbstat [WORDS...], update JobId=N Key=Value...,\n"
       "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
       "          hold|uhold|release|requeue ID..., ping, version"};
   app.set_help_flag("-h,--help", "print this help and exit");
@@ -169,10 +199,12 @@ int main(int argc, char** argv) {
   }
   std::string entity;
   if (*command == "show") {
-    if (args.empty())
-      return Fail(absl::InvalidArgumentError("show what? job, node, partition or config"));
-    absl::StatusOr<std::string> matched =
-        skiff::MatchKeyword(args[0], {"job", "node", "partition", "config"});
+    if (args.empty()) {
+      return Fail(absl::InvalidArgumentError(
+          "show what? job, node, partition, config, burstbuffer or bbstat"));
+    }
+    absl::StatusOr<std::string> matched = skiff::MatchKeyword(
+        args[0], {"job", "node", "partition", "config", "burstbuffer", "bbstat"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
@@ -201,6 +233,8 @@ int main(int argc, char** argv) {
     if (entity == "job") return ShowJobs(client, args, options);
     if (entity == "node") return ShowNodes(client, args, options);
     if (entity == "partition") return ShowPartitions(client, args, options);
+    if (entity == "burstbuffer") return ShowBurstBuffers(client, options);
+    if (entity == "bbstat") return ShowBbStatus(client, args);
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);

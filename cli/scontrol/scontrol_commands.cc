@@ -165,6 +165,28 @@ absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::stri
   return ids;
 }
 
+absl::StatusOr<v1::GetJobsRequest> ShowJobRequest(const std::string& text) {
+  v1::GetJobsRequest request;
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 19 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  size_t underscore = text.find('_');
+  if (underscore != std::string::npos) {
+    std::string job = text.substr(0, underscore), task = text.substr(underscore + 1);
+    if (digits(job) && digits(task) && task.size() <= 9 && std::stoull(job) > 0) {
+      v1::JobRef* ref = request.add_refs();
+      ref->set_job_id(std::stoull(job));
+      ref->set_array_task_id(std::stoi(task));
+      return request;
+    }
+  }
+  absl::StatusOr<uint64_t> id = ParseJobId(text);
+  if (!id.ok()) return id.status();
+  request.add_job_ids(*id);
+  return request;
+}
+
 v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command) {
   v1::UpdateJobRequest request;
   request.set_job_id(job_id);

@@ -47,6 +47,11 @@ absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args);
 // "No job id given" for none.
 absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::string>& args);
 
+// What "show job ID" asks ctld for: a plain id ("42"; an array's base id names
+// the whole array) or one array task ("42_7", as a JobRef).
+// Error: InvalidArgument, with ParseJobId's message for anything else.
+absl::StatusOr<v1::GetJobsRequest> ShowJobRequest(const std::string& text);
+
 // A hold, uhold or release request for one job.
 v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command);
 

@@ -104,6 +104,31 @@ TEST(MatchKeyword, AbbreviationsAndPlurals) {
   EXPECT_EQ(*MatchKeyword("part", entities), "partition");
   EXPECT_EQ(*MatchKeyword("partitions", entities), "partition");
   EXPECT_FALSE(MatchKeyword("", entities).ok());
+  // What main.cc offers after "show"; Slurm takes "burst" and "bbstat".
+  std::vector<std::string> shown = {"job", "node", "partition", "config", "burstbuffer", "bbstat"};
+  EXPECT_EQ(*MatchKeyword("burst", shown), "burstbuffer");
+  EXPECT_EQ(*MatchKeyword("BurstBuffer", shown), "burstbuffer");
+  EXPECT_EQ(*MatchKeyword("bbstat", shown), "bbstat");
+  EXPECT_EQ(*MatchKeyword("bb", shown), "bbstat");
+  EXPECT_EQ(MatchKeyword("b", shown).status().message(), "ambiguous keyword: b");
+}
+
+TEST(ShowJobRequest, PlainIdsAndArrayTasks) {
+  absl::StatusOr<v1::GetJobsRequest> plain = ShowJobRequest("42");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->job_ids_size(), 1);
+  EXPECT_EQ(plain->job_ids(0), 42u);
+  EXPECT_EQ(plain->refs_size(), 0);
+  absl::StatusOr<v1::GetJobsRequest> task = ShowJobRequest("42_7");
+  ASSERT_TRUE(task.ok());
+  EXPECT_EQ(task->job_ids_size(), 0);
+  ASSERT_EQ(task->refs_size(), 1);
+  EXPECT_EQ(task->refs(0).job_id(), 42u);
+  ASSERT_TRUE(task->refs(0).has_array_task_id());
+  EXPECT_EQ(task->refs(0).array_task_id(), 7);
+  for (const char* bad : {"x", "42_", "_7", "42_x", "0_1", "42.0", "42_[1-3]"}) {
+    EXPECT_FALSE(ShowJobRequest(bad).ok()) << bad;
+  }
 }
 
 TEST(HoldRequest, HoldUholdRelease) {

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -65,6 +68,17 @@ int64_t GresCount(const std::string& entry) {
 
 std::string GresName(const std::string& entry) { return entry.substr(0, entry.find(':')); }
 
+// The count in a -G/--gpus-per-node item: "4" -> 4, "a100:2" -> 2.
+int64_t GpuCount(const std::string& item) {
+  std::string tail = item.substr(item.rfind(':') + 1);  // npos + 1 == 0: the whole item
+  if (tail.empty() || tail.size() > 9 || !std::all_of(tail.begin(), tail.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c)) != 0;
+      })) {
+    return 1;
+  }
+  return std::stoll(tail);
+}
+
 // "capacity=2G" in a burst-buffer request, normalised the way Slurm prints TRES.
 std::string BurstBufferCapacity(const std::string& bb) {
   size_t at = bb.find("capacity=");
@@ -76,33 +90,74 @@ std::string BurstBufferCapacity(const std::string& bb) {
   return bytes.ok() ? FormatSize(*bytes) : value;
 }
 
-std::string BurstBufferState(v1::JobState state) {
-  switch (state) {
-    case v1::PENDING:
-      return "pending";
-    case v1::CONFIGURING:
-      return "staging-in";
-    case v1::RUNNING:
-      return "running";
-    case v1::COMPLETING:
-      return "staging-out";
-    default:
-      return "complete";
+// The remaining dependencies as Slurm shows them: ctld's text as is when it
+// carries Slurm's state marks, else one element per job id ("afterok:1:2" ->
+// "afterok:1(m),afterok:2(m)"), each marked "(unfulfilled)", or "(failed)" once
+// the job can never run (DependencyNeverSatisfied).
+std::string Dependency(const v1::JobInfo& job) {
+  const std::string& dep = job.dependency();
+  if (dep.empty()) return "(null)";
+  if (dep.find('(') != std::string::npos) return dep;
+  const std::string mark =
+      job.state_reason() == "DependencyNeverSatisfied" ? "(failed)" : "(unfulfilled)";
+  // '?' joins alternatives (any one suffices), ',' requirements (all must hold).
+  const char sep = dep.find('?') != std::string::npos ? '?' : ',';
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= dep.size()) {
+    size_t end = dep.find_first_of(",?", start);
+    if (end == std::string::npos) end = dep.size();
+    std::string element = dep.substr(start, end - start);
+    start = end + 1;
+    if (element.empty()) continue;
+    size_t colon = element.find(':');
+    if (colon == std::string::npos) {
+      out.push_back(element + mark);
+      continue;
+    }
+    std::string type = element.substr(0, colon);
+    for (const std::string& id :
+         std::vector<std::string>(absl::StrSplit(element.substr(colon + 1), ':'))) {
+      out.push_back(absl::StrCat(type, ":", id, mark));
+    }
   }
+  return absl::StrJoin(out, std::string(1, sep));
 }
 
-// The dependency as Slurm shows it: each element marked while it still blocks
-// the job, "(null)" once it no longer does.
-std::string Dependency(const v1::JobInfo& job) {
-  const std::string& dep = job.spec().dependency();
-  if (dep.empty()) return "(null)";
-  std::string mark;
-  if (job.state_reason() == "Dependency") mark = "(unfulfilled)";
-  if (job.state_reason() == "DependencyNeverSatisfied") mark = "(failed)";
-  if (mark.empty()) return "(null)";
-  std::vector<std::string> parts;
-  for (const std::string& item : SplitCommaList(dep)) parts.push_back(item + mark);
-  return absl::StrJoin(parts, ",");
+// Slurm's mail event bits, in the order print_mail_type lists them.
+constexpr const char* kMailTypeOrder[] = {
+    "ARRAY_TASKS", "INVALID_DEPEND", "BEGIN",         "END",           "FAIL",       "REQUEUE",
+    "STAGE_OUT",   "TIME_LIMIT_50",  "TIME_LIMIT_80", "TIME_LIMIT_90", "TIME_LIMIT",
+};
+
+// --mail-type as Slurm prints it back: known names in its order, ALL spelled
+// out, "" for NONE (a NONE ends the list, as in Slurm's parse_mail_type).
+std::string MailType(const std::string& text) {
+  std::set<std::string> types;
+  for (const std::string& item : SplitCommaList(text)) {
+    std::string t = absl::AsciiStrToUpper(item);
+    if (t == "NONE") {
+      types.clear();
+      break;
+    }
+    if (t == "ALL") {
+      types.insert({"BEGIN", "END", "FAIL", "REQUEUE", "STAGE_OUT"});
+    } else {
+      types.insert(t);
+    }
+  }
+  std::vector<std::string> out;
+  for (const char* t : kMailTypeOrder) {
+    if (types.count(t)) out.push_back(t);
+  }
+  return absl::StrJoin(out, ",");
+}
+
+// "gres:gpu:..." entries for each item of a -G/--gpus-per-node value.
+std::vector<std::string> GpuTres(const std::string& value) {
+  std::vector<std::string> out;
+  for (const std::string& item : SplitCommaList(value)) out.push_back("gres:gpu:" + item);
+  return out;
 }
 
 // Expands the few patterns a fallback output path may hold.
@@ -116,8 +171,18 @@ std::string ExpandPath(const std::string& pattern, const v1::JobInfo& job) {
     char c = pattern[++i];
     switch (c) {
       case 'j':
-      case 'A':
         absl::StrAppend(&out, job.job_id());
+        break;
+      case 'A':
+        absl::StrAppend(&out, job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
+        break;
+      case 'a':
+        // Slurm's NO_VAL for a job that is not an array task.
+        if (job.array_job_id() != 0) {
+          absl::StrAppend(&out, job.array_task_id());
+        } else {
+          out += "4294967294";
+        }
         break;
       case 'x':
         out += job.spec().name();
@@ -178,10 +243,14 @@ std::string JobTres(const v1::JobInfo& job) {
     parts.push_back("bb/lua=" + bb);
   }
   std::map<std::string, int64_t> gres;
-  for (const std::string& entry : job.spec().gres()) gres[GresName(entry)] += GresCount(entry);
-  for (const auto& [name, count] : gres) {
-    parts.push_back(absl::StrCat("gres/", name, "=", count * NumNodes(job)));
+  for (const std::string& entry : job.spec().gres()) {
+    gres[GresName(entry)] += GresCount(entry) * NumNodes(job);
   }
+  for (const std::string& entry : SplitCommaList(job.spec().gpus_per_node())) {
+    gres["gpu"] += GpuCount(entry) * NumNodes(job);
+  }
+  for (const std::string& entry : SplitCommaList(job.spec().gpus())) gres["gpu"] += GpuCount(entry);
+  for (const auto& [name, count] : gres) parts.push_back(absl::StrCat("gres/", name, "=", count));
   return absl::StrJoin(parts, ",");
 }
 
@@ -209,13 +278,56 @@ std::string NodeGres(const v1::NodeInfo& node) {
 
 std::string TimeOrNone(int64_t t) { return t == 0 ? "None" : FormatTimestamp(t); }
 
-}  // namespace
+std::string NodeNames(const google::protobuf::RepeatedPtrField<std::string>& names) {
+  return names.empty() ? "(null)" : CompressHostlist({names.begin(), names.end()});
+}
 
-std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) {
+// Task ids as Slurm's array_task_str: "1-5", "1,3,7-9".
+std::string TaskRanges(std::vector<int32_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    parts.push_back(j == i ? absl::StrCat(ids[i]) : absl::StrCat(ids[i], "-", ids[j]));
+    i = j + 1;
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+// How the array fields of the first line read.
+struct ArrayText {
+  std::string task_ids;  // ArrayTaskId=
+  int32_t throttle = 0;  // ArrayTaskThrottle=, 0 = not shown
+};
+
+// The first line's array fields for `job`'s pending tasks `task_ids` (Slurm's
+// meta record, which holds an array's tasks until they start), or for one task
+// that has left it.
+ArrayText ArrayFields(const v1::JobInfo& job, const std::vector<int32_t>& task_ids) {
+  ArrayText text;
+  if (job.state() != v1::PENDING) {
+    text.task_ids = absl::StrCat(job.array_task_id());
+    return text;
+  }
+  text.task_ids = TaskRanges(task_ids);
+  text.throttle = job.array_max_running();
+  if (text.throttle > 0) absl::StrAppend(&text.task_ids, "%", text.throttle);
+  return text;
+}
+
+std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const ArrayText& array) {
   const v1::JobSpec& spec = job.spec();
   int64_t now = options.now != 0 ? options.now : job.now();
   Record r(options.one_liner);
-  r.Line(absl::StrCat("JobId=", job.job_id(), " JobName=", spec.name()));
+  std::string first = absl::StrCat("JobId=", job.job_id(), " ");
+  if (job.array_job_id() != 0) {
+    absl::StrAppend(&first, "ArrayJobId=", job.array_job_id(), " ArrayTaskId=", array.task_ids,
+                    " ");
+    if (array.throttle > 0) absl::StrAppend(&first, "ArrayTaskThrottle=", array.throttle, " ");
+  }
+  r.Line(first + "JobName=" + spec.name());
   std::string user = job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
   std::string group = job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
   r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(", job.group_id(),
@@ -240,18 +352,22 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   r.Line(absl::StrCat("SubmitTime=", FormatTimestamp(job.submit_time()),
                       " EligibleTime=", FormatTimestamp(job.eligible_time())));
   r.Line(absl::StrCat("AccrueTime=", FormatTimestamp(job.held() ? 0 : job.eligible_time())));
+  // A pending job shows backfill's estimate, as Slurm's backfill sets the
+  // start time of the jobs it plans (and marks them Scheduler=Backfill:*).
+  const bool estimated =
+      job.state() == v1::PENDING && job.start_time() == 0 && job.expected_start() != 0;
+  const int64_t start = estimated ? job.expected_start() : job.start_time();
   int64_t end = job.end_time();
-  if (end == 0 && job.start_time() != 0 && job.time_limit() >= 0) {
-    end = job.start_time() + job.time_limit();
-  }
-  r.Line(absl::StrCat("StartTime=", FormatTimestamp(job.start_time()),
-                      " EndTime=", FormatTimestamp(end), " Deadline=N/A"));
+  if (end == 0 && start != 0 && job.time_limit() >= 0) end = start + job.time_limit();
+  r.Line(absl::StrCat("StartTime=", FormatTimestamp(start), " EndTime=", FormatTimestamp(end),
+                      " Deadline=N/A"));
   r.Line(absl::StrCat("SuspendTime=None SecsPreSuspend=0 LastSchedEval=",
                       FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
-                      " Scheduler=Main"));
+                      " Scheduler=", estimated ? "Backfill:*" : "Main"));
   r.Line(absl::StrCat("Partition=", job.partition().empty() ? spec.partition() : job.partition(),
                       " AllocNode:Sid=", OrNull(spec.submit_host()), ":0"));
-  r.Line("ReqNodeList=(null) ExcNodeList=(null)");
+  r.Line(absl::StrCat("ReqNodeList=", NodeNames(spec.nodelist()),
+                      " ExcNodeList=", NodeNames(spec.exclude())));
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
   r.Line("NodeList=" + CompressHostlist(nodes));
   if (!nodes.empty()) r.Line("BatchHost=" + nodes.front());
@@ -271,8 +387,9 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   }
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
                       min_memory, " MinTmpDiskNode=0"));
-  r.Line("Features=(null) DelayBoot=00:00:00");
-  r.Line("OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)");
+  r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
+  r.Line(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK",
+                      " Contiguous=0 Licenses=(null) Network=(null)"));
   r.Line("Command=" +
          (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
   r.Line("WorkDir=" + spec.work_dir());
@@ -281,24 +398,67 @@ std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) 
   r.Line("StdIn=" + OrWord(spec.stdin_path(), "/dev/null"));
   r.Line("StdOut=" + StdOut(job));
   if (!spec.burst_buffer().empty()) {
-    r.Line("BurstBuffer=" + spec.burst_buffer());
-    r.Line("BurstBufferState=" + BurstBufferState(job.state()));
+    std::string bb = spec.burst_buffer();
+    while (!bb.empty() && bb.back() == '\n') bb.pop_back();
+    r.Line("BurstBuffer=" + bb);
+  }
+  if (!job.burst_buffer_state().empty()) {
+    r.Line("BurstBufferState=" + job.burst_buffer_state());
   }
   r.Line("Power=");
-  if (!spec.gres().empty()) {
-    std::vector<std::string> parts;
-    for (const std::string& g : spec.gres()) parts.push_back("gres:" + g);
-    r.Line("TresPerNode=" + absl::StrJoin(parts, ","));
+  // Slurm's spelling, typo included.
+  if (spec.kill_on_invalid_dep()) r.Line("KillOInInvalidDependent=Yes");
+  if (spec.mem_per_gpu_mb() > 0)
+    r.Line(absl::StrCat("MemPerTres=gres:gpu:", spec.mem_per_gpu_mb()));
+  if (!spec.gpus().empty()) r.Line("TresPerJob=" + absl::StrJoin(GpuTres(spec.gpus()), ","));
+  std::vector<std::string> per_node;
+  for (const std::string& g : spec.gres()) per_node.push_back("gres:" + g);
+  for (const std::string& g : GpuTres(spec.gpus_per_node())) per_node.push_back(g);
+  if (!per_node.empty()) r.Line("TresPerNode=" + absl::StrJoin(per_node, ","));
+  if (std::string mail = MailType(spec.mail_type()); !mail.empty()) {
+    r.Line(absl::StrCat("MailUser=", spec.mail_user().empty() ? user : spec.mail_user(),
+                        " MailType=", mail));
   }
   return r.EndJob();
+}
+
+// An array's pending tasks share one record, as in Slurm, when they are alike
+// in what the record shows about their state.
+std::string PendingGroupKey(const v1::JobInfo& job) {
+  return absl::StrCat(job.array_job_id(), "/", job.state_reason(), "/", job.held(), "/",
+                      job.held_by_admin(), "/", job.state_description());
+}
+
+bool IsPendingArrayTask(const v1::JobInfo& job) {
+  return job.array_job_id() != 0 && job.state() == v1::PENDING;
+}
+
+}  // namespace
+
+std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) {
+  return FormatJob(job, options, ArrayFields(job, {job.array_task_id()}));
 }
 
 std::string FormatJobRecords(const v1::GetJobsReply& reply, const ShowOptions& options) {
   if (reply.jobs().empty()) return "No jobs in the system\n";
   ShowOptions o = options;
   if (o.now == 0) o.now = reply.now();
+  // Pending tasks of one array fold into the record of the first of them.
+  std::map<std::string, std::vector<int32_t>> groups;
+  for (const v1::JobInfo& job : reply.jobs()) {
+    if (IsPendingArrayTask(job)) groups[PendingGroupKey(job)].push_back(job.array_task_id());
+  }
   std::string out;
-  for (const v1::JobInfo& job : reply.jobs()) out += FormatJobRecord(job, o);
+  std::set<std::string> printed;
+  for (const v1::JobInfo& job : reply.jobs()) {
+    if (!IsPendingArrayTask(job)) {
+      out += FormatJobRecord(job, o);
+      continue;
+    }
+    std::string key = PendingGroupKey(job);
+    if (!printed.insert(key).second) continue;
+    out += FormatJob(job, o, ArrayFields(job, groups[key]));
+  }
   return out;
 }
 
@@ -409,6 +569,84 @@ std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std
 
 std::string FormatPing(const std::string& ctld_host, bool up) {
   return absl::StrCat("Slurmctld(primary) at ", ctld_host, " is ", up ? "UP" : "DOWN", "\n");
+}
+
+std::string FormatBbSize(uint64_t bytes) {
+  if (bytes == 0) return "0";
+  struct Unit {
+    uint64_t size;
+    const char* suffix;
+  };
+  // Largest first, binary before decimal at each step, as Slurm's _get_size_str.
+  static const Unit kUnits[] = {
+      {kTiB * 1024, "PiB"}, {1000ULL * 1000 * 1000 * 1000 * 1000, "PB"},
+      {kTiB, "TiB"},        {1000ULL * 1000 * 1000 * 1000, "TB"},
+      {kGiB, "GiB"},        {1000ULL * 1000 * 1000, "GB"},
+      {kMiB, "MiB"},        {1000ULL * 1000, "MB"},
+      {kKiB, "KiB"},        {1000, "KB"},
+  };
+  for (const Unit& unit : kUnits) {
+    if (bytes % unit.size == 0) return absl::StrCat(bytes / unit.size, unit.suffix);
+  }
+  return absl::StrCat(bytes);
+}
+
+std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const ShowOptions& options) {
+  if (!reply.enabled()) return "";
+  const std::string sep = options.one_liner ? " " : "\n  ";
+  // The plugin's own line: burst_buffer/lua keeps its space in pools, so the
+  // unnamed default pool is always empty.
+  std::string out = absl::StrCat("Name=lua DefaultPool=", OrNull(reply.default_pool()),
+                                 " Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0");
+  for (int i = 0; i < reply.pools_size(); ++i) {
+    const v1::BbPoolInfo& pool = reply.pools(i);
+    uint64_t free =
+        pool.total_bytes() > pool.used_bytes() ? pool.total_bytes() - pool.used_bytes() : 0;
+    absl::StrAppend(&out, sep, "PoolName[", i, "]=", pool.name(),
+                    " Granularity=", FormatBbSize(pool.granularity()),
+                    " TotalSpace=", FormatBbSize(pool.total_bytes()),
+                    " FreeSpace=", FormatBbSize(free),
+                    " UsedSpace=", FormatBbSize(pool.used_bytes()));
+  }
+  absl::StrAppend(&out, sep, "Flags=", reply.flags());
+  absl::StrAppend(&out, sep, "StageInTimeout=", reply.stage_in_timeout(),
+                  " StageOutTimeout=", reply.stage_out_timeout(),
+                  " ValidateTimeout=", reply.validate_timeout(),
+                  " OtherTimeout=", reply.other_timeout());
+  if (!reply.allow_users().empty()) {
+    absl::StrAppend(&out, sep, "AllowUsers=", absl::StrJoin(reply.allow_users(), ","));
+  } else if (!reply.deny_users().empty()) {
+    absl::StrAppend(&out, sep, "DenyUsers=", absl::StrJoin(reply.deny_users(), ","));
+  }
+  absl::StrAppend(&out, sep, "GetSysState=(null)", sep, "GetSysStatus=(null)\n");
+
+  auto user = [](uint32_t uid, const std::string& name) {
+    return absl::StrCat(name.empty() ? UserNameOf(uid) : name, "(", uid, ")");
+  };
+  if (!reply.allocations().empty()) out += "  Allocated Buffers:\n";
+  std::map<uint32_t, std::pair<std::string, uint64_t>> use;  // uid -> (name, bytes)
+  for (const v1::BbAllocationInfo& a : reply.allocations()) {
+    // Slurm prints the present time for a buffer without a creation time.
+    int64_t created = a.create_time() != 0 ? a.create_time() : options.now;
+    absl::StrAppend(&out, "    JobID=", a.job_id(), " CreateTime=", FormatTimestamp(created),
+                    " Pool=", a.pool(), " Size=", FormatBbSize(a.size_bytes()),
+                    " State=", a.state(), " UserID=", user(a.user_id(), a.user_name()), "\n");
+    auto& entry = use[a.user_id()];
+    if (entry.first.empty()) entry.first = a.user_name();
+    entry.second += a.size_bytes();
+  }
+  if (!use.empty()) out += "  Per User Buffer Use:\n";
+  for (const auto& [uid, entry] : use) {
+    absl::StrAppend(&out, "    UserID=", user(uid, entry.first),
+                    " Used=", FormatBbSize(entry.second), "\n");
+  }
+  return out;
+}
+
+std::string FormatBbStatus(const v1::GetBbStatusReply& reply) {
+  std::string out = reply.output();
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
 }
 
 }  // namespace skiff

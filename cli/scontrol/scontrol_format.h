@@ -14,17 +14,28 @@ namespace skiff {
 
 struct ShowOptions {
   bool one_liner = false;  // -o: one line per record
-  int64_t now = 0;         // ctld's clock, for RunTime of running jobs
+  int64_t now = 0;         // the present: RunTime of running jobs, a buffer's unset CreateTime
 };
 
 // One job record, ending with Slurm's "\n   \n\n" (or "\n" with one_liner).
 // Where Skiff has no data Slurm would print, the values are: AllocNode:Sid's
-// session id 0, Scheduler=Main, LastSchedEval = start (or submit) time,
-// AccrueTime = EligibleTime (Unknown while held), no SchedNodeList, and
-// BurstBufferState derived from the job state.
+// session id 0, LastSchedEval = start (or submit) time, AccrueTime =
+// EligibleTime (Unknown while held), no SchedNodeList. A pending job with
+// backfill's estimate (expected_start) shows it as StartTime, with EndTime =
+// StartTime + TimeLimit and Scheduler=Backfill:*; otherwise Scheduler=Main.
+// Array tasks add "ArrayJobId=A ArrayTaskId=T" to the first line (a pending
+// task also its ArrayTaskThrottle); Dependency= is JobInfo.dependency with
+// Slurm's (unfulfilled)/(failed) marks; BurstBuffer= is the spec's text and
+// BurstBufferState= is JobInfo.burst_buffer_state, each only when set, as Slurm.
+// -w/-x/-C/--exclusive show as ReqNodeList/ExcNodeList/Features/OverSubscribe=NO;
+// after Power= come Slurm's optional KillOInInvalidDependent (sic), MemPerTres,
+// TresPerJob (-G), TresPerNode (--gres, --gpus-per-node) and MailUser/MailType.
 std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options);
 
 // Every job in the reply, in ctld's order; "No jobs in the system\n" for none.
+// As Slurm keeps an array's pending tasks in one record until they start, the
+// pending tasks of an array (alike in reason and hold) print as one record, at
+// the first of them, with ArrayTaskId="1-5" (plus "%N" when throttled).
 std::string FormatJobRecords(const v1::GetJobsReply& reply, const ShowOptions& options);
 
 // One node record ending with "\n\n". `slurmd_port` is the configured default
@@ -45,6 +56,22 @@ std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std
 
 // "Slurmctld(primary) at <host> is UP" (or DOWN), newline-terminated.
 std::string FormatPing(const std::string& ctld_host, bool up);
+
+// A burst-buffer size as scontrol show burst prints it (Slurm's _get_size_str):
+// the largest unit that divides it exactly, binary before decimal at each step:
+// 8589934592 -> "8GiB", 1048576 -> "1MiB", 2000000000 -> "2GB", 1 -> "1", 0 -> "0".
+std::string FormatBbSize(uint64_t bytes);
+
+// "scontrol show burst": the plugin line, one line per pool, Flags, timeouts,
+// AllowUsers (or DenyUsers), then "Allocated Buffers:" and "Per User Buffer
+// Use:" (users by uid) when there are allocations. With one_liner the plugin's
+// lines join with " ". When !reply.enabled() (no BurstBufferType), "", as
+// Slurm prints nothing and exits 0 without a burst-buffer plugin. A buffer
+// without a creation time shows options.now, as Slurm shows the present time.
+std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const ShowOptions& options);
+
+// "scontrol show bbstat": the Lua hook's message, newline-terminated; "" for none.
+std::string FormatBbStatus(const v1::GetBbStatusReply& reply);
 
 }  // namespace skiff
 

@@ -165,6 +165,7 @@ TEST_F(ScontrolFormatTest, HeldByUserMatchesSlurm) {
 TEST_F(ScontrolFormatTest, DependencyMatchesSlurm) {
   v1::JobInfo job = RootJob(15399, "dep");
   job.mutable_spec()->set_dependency("afterok:15391");
+  job.set_dependency("afterok:15391");  // what still blocks it, unmarked
   job.set_priority(4294899364u);
   job.set_state(v1::PENDING);
   job.set_state_reason("Dependency");
@@ -218,6 +219,7 @@ TEST_F(ScontrolFormatTest, RunningWithGpuAndBurstBufferMatchesSlurm) {
   job.set_partition("gpu");
   job.set_state(v1::RUNNING);
   job.set_state_reason("None");
+  job.set_burst_buffer_state("running");
   job.set_time_limit(1800);
   job.set_submit_time(T("2026-11-22T05:14:44"));
   job.set_eligible_time(T("2026-11-22T05:14:44"));
@@ -260,6 +262,284 @@ TEST_F(ScontrolFormatTest, RunningWithGpuAndBurstBufferMatchesSlurm) {
           "   TresPerNode=gres:gpu:1\n"
           "   \n"
           "\n"));
+}
+
+TEST_F(ScontrolFormatTest, DependencyMarks) {
+  v1::JobInfo job = RootJob(15399, "dep");
+  job.set_state(v1::PENDING);
+  auto dependency_of = [&job] {
+    std::string out = FormatJobRecord(job, {});
+    size_t at = out.find("Dependency=");
+    return out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_EQ(dependency_of(), "Dependency=(null)");
+  job.set_state_reason("Dependency");
+  job.set_dependency("afterok:1,afterany:2:3");
+  EXPECT_EQ(dependency_of(),
+            "Dependency=afterok:1(unfulfilled),afterany:2(unfulfilled),afterany:3(unfulfilled)");
+  job.set_dependency("singleton,after:5+10");
+  EXPECT_EQ(dependency_of(), "Dependency=singleton(unfulfilled),after:5+10(unfulfilled)");
+  job.set_dependency("afterok:1?afternotok:2");
+  EXPECT_EQ(dependency_of(), "Dependency=afterok:1(unfulfilled)?afternotok:2(unfulfilled)");
+  job.set_state_reason("DependencyNeverSatisfied");
+  job.set_dependency("afterok:7");
+  EXPECT_EQ(dependency_of(), "Dependency=afterok:7(failed)");
+  // ctld's own marks are kept.
+  job.set_dependency("afterok:7(failed),singleton(unfulfilled)");
+  EXPECT_EQ(dependency_of(), "Dependency=afterok:7(failed),singleton(unfulfilled)");
+}
+
+// shared/reference/scontrol_show_job_array_pending.txt: `sbatch --array=1-5`,
+// its five tasks pending. Skiff keeps each task as a job (ids 15400..15404);
+// scontrol folds the pending ones into one record, as Slurm shows them.
+TEST_F(ScontrolFormatTest, PendingArrayMatchesSlurm) {
+  v1::GetJobsReply reply;
+  for (int task = 1; task <= 5; ++task) {
+    v1::JobInfo job = RootJob(15399 + task, "arr");
+    job.set_array_job_id(15400);
+    job.set_array_task_id(task);
+    job.set_priority(4294899363u);
+    job.set_state(v1::PENDING);
+    job.set_state_reason("Priority");
+    job.set_submit_time(T("2026-11-22T05:14:46"));
+    job.set_eligible_time(T("2026-11-22T05:14:46"));
+    job.set_expected_start(T("2026-11-22T07:14:00"));
+    *reply.add_jobs() = job;
+  }
+  // Skiff does not record when a job was last evaluated, nor backfill's planned nodes.
+  std::string expected = WithoutSid(
+      "JobId=15400 ArrayJobId=15400 ArrayTaskId=1-5 JobName=arr\n"
+      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+      "   Priority=4294899363 Nice=0 Account=research QOS=normal\n"
+      "   JobState=PENDING Reason=Priority Dependency=(null)\n"
+      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=2026-11-22T05:14:46\n"
+      "   AccrueTime=2026-11-22T05:14:46\n"
+      "   StartTime=2026-11-22T07:14:00 EndTime=2026-11-22T08:14:00 Deadline=N/A\n"
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:49 "
+      "Scheduler=Backfill:*\n"
+      "   Partition=debug AllocNode:Sid=localhost:5370\n"
+      "   ReqNodeList=(null) ExcNodeList=(null)\n"
+      "   NodeList= SchedNodeList=n1\n"
+      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+      "   Features=(null) DelayBoot=00:00:00\n"
+      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+      "   Command=(null)\n"
+      "   WorkDir=/srv/slurm/jobs/root-golden\n"
+      "   StdErr=/dev/null\n"
+      "   StdIn=/dev/null\n"
+      "   StdOut=/dev/null\n"
+      "   Power=\n"
+      "   \n"
+      "\n");
+  expected =
+      Replace(expected, "LastSchedEval=2026-11-22T05:14:49", "LastSchedEval=2026-11-22T05:14:46");
+  expected = Replace(expected, "NodeList= SchedNodeList=n1\n", "NodeList=\n");
+  EXPECT_EQ(FormatJobRecords(reply, {}), expected);
+}
+
+TEST_F(ScontrolFormatTest, ArrayTasksThatLeftThePendingRecordShowTheirOwnId) {
+  v1::GetJobsReply reply;
+  int64_t now = T("2026-11-22T05:15:00");
+  reply.set_now(now);
+  for (int task = 0; task <= 6; ++task) {
+    v1::JobInfo job = RootJob(200 + task, "arr");
+    job.set_array_job_id(200);
+    job.set_array_task_id(task);
+    job.set_array_max_running(2);
+    job.set_submit_time(T("2026-11-22T05:14:46"));
+    if (task == 0 || task == 3) {
+      job.set_state(v1::RUNNING);
+      job.set_start_time(T("2026-11-22T05:14:50"));
+      job.add_nodes("n1");
+    } else {
+      job.set_state(v1::PENDING);
+      job.set_state_reason(task == 5 ? "JobHeldUser" : "JobArrayTaskLimit");
+    }
+    *reply.add_jobs() = job;
+  }
+  std::string out = FormatJobRecords(reply, {});
+  std::vector<std::string> firsts;
+  for (size_t at = 0; (at = out.find("JobId=", at)) != std::string::npos; ++at) {
+    if (at == 0 || out[at - 1] == '\n') firsts.push_back(out.substr(at, out.find('\n', at) - at));
+  }
+  EXPECT_EQ(firsts,
+            (std::vector<std::string>{
+                "JobId=200 ArrayJobId=200 ArrayTaskId=0 JobName=arr",
+                "JobId=201 ArrayJobId=200 ArrayTaskId=1-2,4,6%2 ArrayTaskThrottle=2 JobName=arr",
+                "JobId=203 ArrayJobId=200 ArrayTaskId=3 JobName=arr",
+                "JobId=205 ArrayJobId=200 ArrayTaskId=5%2 ArrayTaskThrottle=2 JobName=arr",
+            }));
+  // One task alone.
+  v1::JobInfo one = reply.jobs(3);
+  EXPECT_EQ(FormatJobRecord(one, {}).substr(0, 51),
+            "JobId=203 ArrayJobId=200 ArrayTaskId=3 JobName=arr\n");
+}
+
+// A job of alice's from the reference cluster: 1 CPU, 100M per CPU, 1 h.
+v1::JobInfo AliceJob(uint64_t id, const std::string& name) {
+  v1::JobInfo job = RootJob(id, name);
+  job.mutable_spec()->set_work_dir("/srv/slurm/jobs/alice/golden");
+  job.set_user_id(1001);
+  job.set_group_id(1001);
+  job.set_user_name("alice");
+  job.set_group_name("alice");
+  return job;
+}
+
+// shared/reference/scontrol_show_job_bb_pending.txt
+TEST_F(ScontrolFormatTest, PendingWithBackfillEstimateMatchesSlurm) {
+  v1::JobInfo job = AliceJob(15401, "bbwait");
+  job.set_priority(4294899362u);
+  job.set_state(v1::PENDING);
+  job.set_state_reason("Priority");
+  job.set_submit_time(T("2026-11-22T05:14:46"));
+  job.set_eligible_time(T("2026-11-22T05:14:46"));
+  job.set_expected_start(T("2026-11-22T07:14:00"));
+  std::string expected = WithoutSid(
+      "JobId=15401 JobName=bbwait\n"
+      "   UserId=alice(1001) GroupId=alice(1001) MCS_label=N/A\n"
+      "   Priority=4294899362 Nice=0 Account=research QOS=normal\n"
+      "   JobState=PENDING Reason=Priority Dependency=(null)\n"
+      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=2026-11-22T05:14:46\n"
+      "   AccrueTime=2026-11-22T05:14:46\n"
+      "   StartTime=2026-11-22T07:14:00 EndTime=2026-11-22T08:14:00 Deadline=N/A\n"
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:49 "
+      "Scheduler=Backfill:*\n"
+      "   Partition=debug AllocNode:Sid=localhost:5370\n"
+      "   ReqNodeList=(null) ExcNodeList=(null)\n"
+      "   NodeList= SchedNodeList=n2\n"
+      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+      "   Features=(null) DelayBoot=00:00:00\n"
+      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+      "   Command=(null)\n"
+      "   WorkDir=/srv/slurm/jobs/alice/golden\n"
+      "   StdErr=/dev/null\n"
+      "   StdIn=/dev/null\n"
+      "   StdOut=/dev/null\n"
+      "   Power=\n"
+      "   \n"
+      "\n");
+  // Skiff does not record when a job was last evaluated, nor backfill's planned nodes.
+  expected =
+      Replace(expected, "LastSchedEval=2026-11-22T05:14:49", "LastSchedEval=2026-11-22T05:14:46");
+  expected = Replace(expected, "NodeList= SchedNodeList=n2\n", "NodeList=\n");
+  EXPECT_EQ(FormatJobRecord(job, {}), expected);
+}
+
+// shared/reference/scontrol_show_job_bb_too_big.txt. Skiff refuses such a job
+// at submit; the record is still how Skiff would show a job held up by its
+// burst buffer with a start estimate.
+TEST_F(ScontrolFormatTest, PendingBurstBufferMatchesSlurm) {
+  v1::JobInfo job = AliceJob(15389, "toobig.sh");
+  v1::JobSpec* spec = job.mutable_spec();
+  spec->set_command("/srv/slurm/jobs/alice/golden/toobig.sh");
+  spec->clear_stdout_pattern();
+  spec->clear_stderr_pattern();
+  spec->set_burst_buffer("#BB_LUA pool=fast capacity=100G\n");
+  job.clear_stdout_path();
+  job.clear_stderr_path();
+  job.set_priority(4294899373u);
+  job.set_state(v1::PENDING);
+  job.set_state_reason("BurstBufferResources");
+  job.set_burst_buffer_state("pending");
+  job.set_submit_time(T("2026-11-22T05:14:40"));
+  job.set_eligible_time(T("2026-11-22T05:14:40"));
+  job.set_expected_start(T("2027-11-22T05:14:40"));
+  std::string expected = WithoutSid(
+      "JobId=15389 JobName=toobig.sh\n"
+      "   UserId=alice(1001) GroupId=alice(1001) MCS_label=N/A\n"
+      "   Priority=4294899373 Nice=0 Account=research QOS=normal\n"
+      "   JobState=PENDING Reason=BurstBufferResources Dependency=(null)\n"
+      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+      "   SubmitTime=2026-11-22T05:14:40 EligibleTime=2026-11-22T05:14:40\n"
+      "   AccrueTime=2026-11-22T05:14:40\n"
+      "   StartTime=2027-11-22T05:14:40 EndTime=2027-11-22T06:14:40 Deadline=N/A\n"
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:41 Scheduler=Main\n"
+      "   Partition=debug AllocNode:Sid=localhost:5370\n"
+      "   ReqNodeList=(null) ExcNodeList=(null)\n"
+      "   NodeList=\n"
+      "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+      "   TRES=cpu=1,mem=100M,node=1,billing=1,bb/lua=100G\n"
+      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+      "   Features=(null) DelayBoot=00:00:00\n"
+      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+      "   Command=/srv/slurm/jobs/alice/golden/toobig.sh\n"
+      "   WorkDir=/srv/slurm/jobs/alice/golden\n"
+      "   StdErr=/srv/slurm/jobs/alice/golden/slurm-15389.out\n"
+      "   StdIn=/dev/null\n"
+      "   StdOut=/srv/slurm/jobs/alice/golden/slurm-15389.out\n"
+      "   BurstBuffer=#BB_LUA pool=fast capacity=100G\n"
+      "   BurstBufferState=pending\n"
+      "   Power=\n"
+      "   \n"
+      "\n");
+  // Skiff does not record when a job was last evaluated; its start estimates
+  // all come from backfill (Slurm's main scheduler set this one).
+  expected = Replace(expected, "LastSchedEval=2026-11-22T05:14:41 Scheduler=Main",
+                     "LastSchedEval=2026-11-22T05:14:40 Scheduler=Backfill:*");
+  EXPECT_EQ(FormatJobRecord(job, {}), expected);
+}
+
+TEST_F(ScontrolFormatTest, PlacementGpuAndMailOptionsShowAsSlurmShowsThem) {
+  v1::JobInfo job = RootJob(88, "opts");
+  v1::JobSpec* spec = job.mutable_spec();
+  spec->add_nodelist("n1");
+  spec->add_nodelist("n2");
+  spec->add_nodelist("n4");
+  spec->add_exclude("n3");
+  spec->set_constraint("a100&ib");
+  spec->set_exclusive(true);
+  spec->set_kill_on_invalid_dep(true);
+  spec->set_gpus("a100:4");
+  spec->set_gpus_per_node("2");
+  spec->add_gres("nic:1");
+  spec->set_mem_per_gpu_mb(2048);
+  spec->set_mail_type("fail,ALL,time_limit_80");
+  job.set_state(v1::PENDING);
+  job.set_num_nodes(2);
+  std::string out = FormatJobRecord(job, {});
+  for (const char* line : {
+           "   ReqNodeList=n[1-2,4] ExcNodeList=n3\n",
+           "   TRES=cpu=1,mem=200M,node=2,billing=1,gres/gpu=8,gres/nic=2\n",
+           "   Features=a100&ib DelayBoot=00:00:00\n",
+           "   OverSubscribe=NO Contiguous=0 Licenses=(null) Network=(null)\n",
+           "   Power=\n"
+           "   KillOInInvalidDependent=Yes\n"
+           "   MemPerTres=gres:gpu:2048\n"
+           "   TresPerJob=gres:gpu:a100:4\n"
+           "   TresPerNode=gres:nic:1,gres:gpu:2\n"
+           "   MailUser=root MailType=BEGIN,END,FAIL,REQUEUE,STAGE_OUT,TIME_LIMIT_80\n"
+           "   \n\n",
+       }) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\nin:\n" << out;
+  }
+  spec->set_mail_user("alice@lab.org");
+  spec->set_mail_type("END,NONE");
+  EXPECT_EQ(FormatJobRecord(job, {}).find("MailUser="), std::string::npos);
+  spec->set_mail_type("end");
+  EXPECT_NE(FormatJobRecord(job, {}).find("   MailUser=alice@lab.org MailType=END\n"),
+            std::string::npos);
+}
+
+TEST_F(ScontrolFormatTest, ArrayPatternsInOutputPaths) {
+  v1::JobInfo job = RootJob(207, "arr");
+  job.clear_stdout_path();
+  job.mutable_spec()->set_stdout_pattern("/out/%A_%a.%j.log");
+  job.set_array_job_id(200);
+  job.set_array_task_id(7);
+  EXPECT_NE(FormatJobRecord(job, {}).find("StdOut=/out/200_7.207.log\n"), std::string::npos);
 }
 
 TEST_F(ScontrolFormatTest, RunningOnTwoNodesMatchesSlurm) {
@@ -507,6 +787,176 @@ TEST_F(ScontrolFormatTest, ConfigMatchesSlurm) {
   add("SlurmctldHost[0]", "vm(127.0.0.1)");
   add("X11Parameters", "(null)");
   EXPECT_EQ(FormatConfig(reply, T("2026-11-22T05:14:02"), "vm", true), expected);
+}
+
+constexpr uint64_t kMiB = 1024 * 1024;
+constexpr uint64_t kGiB = 1024 * kMiB;
+
+// The reference cluster's burst_buffer.conf: pools fast (8 GiB in 1 MiB
+// units) and bulk (64 GiB in 1 GiB units).
+v1::GetBurstBuffersReply ReferenceBurstBuffers() {
+  v1::GetBurstBuffersReply reply;
+  reply.set_enabled(true);
+  reply.set_flags("DisablePersistent");
+  reply.set_stage_in_timeout(120);
+  reply.set_stage_out_timeout(120);
+  reply.set_validate_timeout(5);
+  reply.set_other_timeout(120);
+  v1::BbPoolInfo* fast = reply.add_pools();
+  fast->set_name("fast");
+  fast->set_granularity(kMiB);
+  fast->set_total_bytes(8 * kGiB);
+  v1::BbPoolInfo* bulk = reply.add_pools();
+  bulk->set_name("bulk");
+  bulk->set_granularity(kGiB);
+  bulk->set_total_bytes(64 * kGiB);
+  return reply;
+}
+
+TEST_F(ScontrolFormatTest, BurstBuffersIdleMatchSlurm) {
+  // shared/reference/scontrol_show_burst_idle.txt
+  EXPECT_EQ(FormatBurstBuffers(ReferenceBurstBuffers(), {}),
+            "Name=lua DefaultPool=(null) Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0\n"
+            "  PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=8GiB UsedSpace=0\n"
+            "  PoolName[1]=bulk Granularity=1GiB TotalSpace=64GiB FreeSpace=64GiB UsedSpace=0\n"
+            "  Flags=DisablePersistent\n"
+            "  StageInTimeout=120 StageOutTimeout=120 ValidateTimeout=5 OtherTimeout=120\n"
+            "  GetSysState=(null)\n"
+            "  GetSysStatus=(null)\n");
+}
+
+TEST_F(ScontrolFormatTest, BurstBuffersBusyMatchSlurm) {
+  // shared/reference/scontrol_show_burst_busy.txt
+  v1::GetBurstBuffersReply reply = ReferenceBurstBuffers();
+  reply.mutable_pools(1)->set_used_bytes(2 * kGiB);
+  v1::BbAllocationInfo* a = reply.add_allocations();
+  a->set_job_id(15392);
+  a->set_create_time(T("2026-11-22T05:14:44"));
+  a->set_pool("bulk");
+  a->set_size_bytes(2 * kGiB);
+  a->set_state("allocated");
+  a->set_user_id(1001);
+  a->set_user_name("alice");
+  EXPECT_EQ(FormatBurstBuffers(reply, {}),
+            "Name=lua DefaultPool=(null) Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0\n"
+            "  PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=8GiB UsedSpace=0\n"
+            "  PoolName[1]=bulk Granularity=1GiB TotalSpace=64GiB FreeSpace=62GiB "
+            "UsedSpace=2GiB\n"
+            "  Flags=DisablePersistent\n"
+            "  StageInTimeout=120 StageOutTimeout=120 ValidateTimeout=5 OtherTimeout=120\n"
+            "  GetSysState=(null)\n"
+            "  GetSysStatus=(null)\n"
+            "  Allocated Buffers:\n"
+            "    JobID=15392 CreateTime=2026-11-22T05:14:44 Pool=bulk Size=2GiB State=allocated "
+            "UserID=alice(1001)\n"
+            "  Per User Buffer Use:\n"
+            "    UserID=alice(1001) Used=2GiB\n");
+}
+
+TEST_F(ScontrolFormatTest, BurstBuffersStagingInMatchSlurm) {
+  // shared/reference/scontrol_show_burst_stagein.txt
+  v1::GetBurstBuffersReply reply = ReferenceBurstBuffers();
+  reply.mutable_pools(0)->set_used_bytes(kGiB);
+  v1::BbAllocationInfo* a = reply.add_allocations();
+  a->set_job_id(15381);
+  a->set_create_time(T("2026-11-22T05:14:12"));
+  a->set_pool("fast");
+  a->set_size_bytes(kGiB);
+  a->set_state("allocated");
+  a->set_user_id(1001);
+  a->set_user_name("alice");
+  EXPECT_EQ(FormatBurstBuffers(reply, {}),
+            "Name=lua DefaultPool=(null) Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0\n"
+            "  PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=7GiB UsedSpace=1GiB\n"
+            "  PoolName[1]=bulk Granularity=1GiB TotalSpace=64GiB FreeSpace=64GiB UsedSpace=0\n"
+            "  Flags=DisablePersistent\n"
+            "  StageInTimeout=120 StageOutTimeout=120 ValidateTimeout=5 OtherTimeout=120\n"
+            "  GetSysState=(null)\n"
+            "  GetSysStatus=(null)\n"
+            "  Allocated Buffers:\n"
+            "    JobID=15381 CreateTime=2026-11-22T05:14:12 Pool=fast Size=1GiB State=allocated "
+            "UserID=alice(1001)\n"
+            "  Per User Buffer Use:\n"
+            "    UserID=alice(1001) Used=1GiB\n");
+}
+
+TEST_F(ScontrolFormatTest, BurstBufferOptionalLinesUsersAndOneLiner) {
+  v1::GetBurstBuffersReply reply = ReferenceBurstBuffers();
+  reply.set_default_pool("fast");
+  reply.add_allow_users("alice");
+  reply.add_allow_users("bob");
+  reply.add_deny_users("eve");  // AllowUsers wins, as in Slurm
+  auto add = [&reply](uint64_t job, uint32_t uid, const char* name, uint64_t size) {
+    v1::BbAllocationInfo* a = reply.add_allocations();
+    a->set_job_id(job);
+    a->set_pool("fast");
+    a->set_size_bytes(size);
+    a->set_state("staging-in");
+    a->set_user_id(uid);
+    a->set_user_name(name);
+  };
+  add(7, 1002, "bob", 3 * kMiB);
+  add(8, 1001, "alice", kGiB);
+  add(9, 1002, "bob", 1000000);
+  ShowOptions options;
+  options.now = T("2026-11-22T06:00:00");
+  std::string out = FormatBurstBuffers(reply, options);
+  EXPECT_EQ(out.substr(0, 28), "Name=lua DefaultPool=fast Gr");
+  EXPECT_NE(out.find("OtherTimeout=120\n  AllowUsers=alice,bob\n  GetSysState"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    JobID=9 CreateTime=2026-11-22T06:00:00 Pool=fast Size=1MB "
+                     "State=staging-in UserID=bob(1002)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  Per User Buffer Use:\n"
+                     "    UserID=alice(1001) Used=1GiB\n"
+                     "    UserID=bob(1002) Used=4145728\n"),
+            std::string::npos)
+      << out;
+  reply.clear_allow_users();
+  EXPECT_NE(FormatBurstBuffers(reply, options).find("\n  DenyUsers=eve\n"), std::string::npos);
+
+  ShowOptions one;
+  one.one_liner = true;
+  reply.clear_allocations();
+  EXPECT_EQ(FormatBurstBuffers(reply, one),
+            "Name=lua DefaultPool=fast Granularity=1 TotalSpace=0 FreeSpace=0 UsedSpace=0 "
+            "PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=8GiB UsedSpace=0 "
+            "PoolName[1]=bulk Granularity=1GiB TotalSpace=64GiB FreeSpace=64GiB UsedSpace=0 "
+            "Flags=DisablePersistent "
+            "StageInTimeout=120 StageOutTimeout=120 ValidateTimeout=5 OtherTimeout=120 "
+            "DenyUsers=eve GetSysState=(null) GetSysStatus=(null)\n");
+}
+
+TEST_F(ScontrolFormatTest, NoBurstBufferPluginPrintsNothing) {
+  v1::GetBurstBuffersReply reply = ReferenceBurstBuffers();
+  reply.set_enabled(false);
+  EXPECT_EQ(FormatBurstBuffers(reply, {}), "");
+}
+
+TEST_F(ScontrolFormatTest, BurstBufferSizes) {
+  EXPECT_EQ(FormatBbSize(0), "0");
+  EXPECT_EQ(FormatBbSize(1), "1");
+  EXPECT_EQ(FormatBbSize(1536), "1536");
+  EXPECT_EQ(FormatBbSize(3000), "3KB");
+  EXPECT_EQ(FormatBbSize(1024), "1KiB");
+  EXPECT_EQ(FormatBbSize(kMiB), "1MiB");
+  EXPECT_EQ(FormatBbSize(8 * kGiB), "8GiB");
+  EXPECT_EQ(FormatBbSize(2000000000), "2GB");
+  EXPECT_EQ(FormatBbSize(1024 * kGiB), "1TiB");
+  EXPECT_EQ(FormatBbSize(1024 * 1024 * kGiB), "1PiB");
+  EXPECT_EQ(FormatBbSize(1500), "1500");
+}
+
+TEST_F(ScontrolFormatTest, BbStatusMatchesSlurm) {
+  // shared/reference/scontrol_show_bbstat.txt and scontrol_show_bbstat_args.txt
+  v1::GetBbStatusReply reply;
+  reply.set_output("lab burst_buffer.lua status: root=/srv/slurm/bb");
+  EXPECT_EQ(FormatBbStatus(reply), "lab burst_buffer.lua status: root=/srv/slurm/bb\n");
+  reply.set_output("lab burst_buffer.lua status: root=/srv/slurm/bb args=foo,bar\n");
+  EXPECT_EQ(FormatBbStatus(reply),
+            "lab burst_buffer.lua status: root=/srv/slurm/bb args=foo,bar\n");
+  EXPECT_EQ(FormatBbStatus(v1::GetBbStatusReply()), "");
 }
 
 TEST_F(ScontrolFormatTest, Ping) {

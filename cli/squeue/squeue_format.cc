@@ -3,9 +3,13 @@
 #include <time.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/common/job_text.h"
@@ -43,6 +47,57 @@ std::string Fit(const std::string& value, const SqueueFormatItem& item) {
   return item.right ? fill + value : value + fill;
 }
 
+// A collapsed array line's task set: "1-5", with the array's "%N" throttle.
+std::string TaskSetText(const v1::JobInfo& job, const std::vector<int32_t>& tasks) {
+  std::string text = FormatTaskRanges(tasks);
+  if (job.array_max_running() > 0) absl::StrAppend(&text, "%", job.array_max_running());
+  return text;
+}
+
+// -O names, lower case, and the field each prints (Slurm's squeue opts.c).
+struct LongField {
+  const char* name;
+  char field;
+};
+constexpr LongField kLongFields[] = {
+    {"account", 'a'},
+    {"arrayjobid", 'F'},
+    {"arraytaskid", 'K'},
+    {"burstbuffer", kFieldBurstBuffer},
+    {"burstbufferstate", kFieldBurstBufferState},
+    {"command", 'o'},
+    {"comment", 'k'},
+    {"dependency", 'E'},
+    {"endtime", 'e'},
+    {"gres", 'b'},
+    {"groupid", 'G'},
+    {"groupname", 'g'},
+    {"jobarrayid", 'i'},
+    {"jobid", 'A'},
+    {"minmemory", 'm'},
+    {"name", 'j'},
+    {"nodelist", 'N'},
+    {"numcpus", 'C'},
+    {"numnodes", 'D'},
+    {"partition", 'P'},
+    {"prioritylong", 'Q'},
+    {"qos", 'q'},
+    {"reason", 'r'},
+    {"reasonlist", 'R'},
+    {"schednodes", 'Y'},
+    {"starttime", 'S'},
+    {"state", 'T'},
+    {"statecompact", 't'},
+    {"submittime", 'V'},
+    {"timeleft", 'L'},
+    {"timelimit", 'l'},
+    {"timeused", 'M'},
+    {"tres-per-node", 'b'},
+    {"userid", 'U'},
+    {"username", 'u'},
+    {"workdir", 'Z'},
+};
+
 std::string TimestampLine(int64_t now) {
   time_t t = static_cast<time_t>(now);
   struct tm tm;
@@ -58,6 +113,8 @@ std::string SqueueFieldHeader(char field) {
   switch (field) {
     case 'a':
       return "ACCOUNT";
+    case 'A':
+      return "JOBID";
     case 'b':
       return "TRES_PER_NODE";
     case 'C':
@@ -68,7 +125,10 @@ std::string SqueueFieldHeader(char field) {
       return "END_TIME";
     case 'E':
       return "DEPENDENCY";
+    case 'F':
+      return "ARRAY_JOB_ID";
     case 'g':
+    case 'G':
       return "GROUP";
     case 'i':
       return "JOBID";
@@ -76,6 +136,8 @@ std::string SqueueFieldHeader(char field) {
       return "NAME";
     case 'k':
       return "COMMENT";
+    case 'K':
+      return "ARRAY_TASK_ID";
     case 'l':
       return "TIME_LIMIT";
     case 'L':
@@ -110,8 +172,14 @@ std::string SqueueFieldHeader(char field) {
       return "UID";
     case 'V':
       return "SUBMIT_TIME";
+    case 'Y':
+      return "SCHEDNODES";
     case 'Z':
       return "WORK_DIR";
+    case kFieldBurstBuffer:
+      return "BURST_BUFFER";
+    case kFieldBurstBufferState:
+      return "BURST_BUFFER_STATE";
     default:
       return "";
   }
@@ -155,7 +223,8 @@ absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view
                        std::string(format), "\""));
     }
     item.field = format[j];
-    if (SqueueFieldHeader(item.field).empty()) {
+    if (!absl::ascii_isalpha(static_cast<unsigned char>(item.field)) ||
+        SqueueFieldHeader(item.field).empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid job format specification: ", std::string(1, item.field)));
     }
@@ -167,11 +236,56 @@ absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view
   return items;
 }
 
+absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueLongFormat(std::string_view format) {
+  std::vector<SqueueFormatItem> items;
+  for (const std::string& token : SplitCommaList(format)) {
+    SqueueFormatItem item;
+    item.width = 20;
+    std::string name = token;
+    std::string suffix;
+    if (size_t colon = token.find(':'); colon != std::string::npos) {
+      name = token.substr(0, colon);
+      size_t i = colon + 1;
+      if (i < token.size() && token[i] == '.') {
+        item.right = true;
+        ++i;
+      }
+      item.width = 0;
+      while (i < token.size() && absl::ascii_isdigit(static_cast<unsigned char>(token[i]))) {
+        item.width = std::min(item.width * 10 + (token[i] - '0'), 10000);
+        ++i;
+      }
+      suffix = token.substr(i);
+    }
+    absl::AsciiStrToLower(&name);
+    auto it = std::find_if(std::begin(kLongFields), std::end(kLongFields),
+                           [&](const LongField& f) { return name == f.name; });
+    if (it == std::end(kLongFields)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid job format specification: ", token.substr(0, token.find(':'))));
+    }
+    item.field = it->field;
+    items.push_back(item);
+    if (!suffix.empty()) {
+      SqueueFormatItem literal;
+      literal.literal = suffix;
+      items.push_back(literal);
+    }
+  }
+  if (items.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid job format specification: \"", std::string(format), "\""));
+  }
+  return items;
+}
+
 std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
   const v1::JobSpec& spec = job.spec();
   switch (field) {
     case 'a':
       return OrNull(job.account().empty() ? spec.account() : job.account());
+    case 'A':
+      return absl::StrCat(job.job_id());
     case 'b': {
       if (spec.gres().empty()) return "N/A";
       std::vector<std::string> parts;
@@ -193,14 +307,20 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     }
     case 'E':
       return OrNull(spec.dependency());
+    case 'F':
+      return absl::StrCat(IsArrayTask(job) ? job.array_job_id() : job.job_id());
     case 'g':
       return job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
+    case 'G':
+      return absl::StrCat(job.group_id());
     case 'i':
-      return absl::StrCat(job.job_id());
+      return JobIdText(job);
     case 'j':
       return spec.name();
     case 'k':
       return OrNull(spec.comment());
+    case 'K':
+      return IsArrayTask(job) ? absl::StrCat(job.array_task_id()) : "N/A";
     case 'l':
       return FormatElapsed(job.time_limit());
     case 'L': {
@@ -235,6 +355,10 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
       return CompressHostlist({job.nodes().begin(), job.nodes().end()});
     }
     case 'S':
+      // Actual start, or for a pending job the scheduler's estimate.
+      if (job.start_time() == 0 && job.state() == v1::PENDING) {
+        return Timestamp(job.expected_start());
+      }
       return Timestamp(job.start_time());
     case 't':
       return JobStateCode(job.state());
@@ -246,10 +370,33 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
       return absl::StrCat(job.user_id());
     case 'V':
       return Timestamp(job.submit_time());
+    case 'Y':
+      // Skiff does not publish the nodes a pending job is expected to start on.
+      return "(null)";
     case 'Z':
       return spec.work_dir();
+    case kFieldBurstBuffer:
+      return OrNull(spec.burst_buffer());
+    case kFieldBurstBufferState:
+      return OrNull(job.burst_buffer_state());
     default:
       return "";
+  }
+}
+
+std::string SqueueRowValue(const SqueueRow& row, char field, int64_t now) {
+  const v1::JobInfo& job = *row.job;
+  if (row.tasks.empty()) return SqueueFieldValue(job, field, now);
+  switch (field) {
+    case 'i':
+      return absl::StrCat(job.array_job_id(), "_[", TaskSetText(job, row.tasks), "]");
+    case 'K':
+      return TaskSetText(job, row.tasks);
+    case 'A':
+    case 'F':
+      return absl::StrCat(job.array_job_id());
+    default:
+      return SqueueFieldValue(job, field, now);
   }
 }
 
@@ -272,11 +419,53 @@ std::vector<const v1::JobInfo*> SelectAndSortJobs(const v1::GetJobsReply& reply,
   return jobs;
 }
 
+std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
+                                         const SqueueOptions& options) {
+  std::vector<SqueueRow> rows;
+  // Index in `rows` of each collapsible group's row.
+  std::map<std::tuple<uint64_t, std::string, std::string>, size_t> groups;
+  for (const v1::JobInfo* job : SelectAndSortJobs(reply, options)) {
+    if (options.array || job->state() != v1::PENDING || !IsArrayTask(*job)) {
+      rows.push_back(SqueueRow{job, {}});
+      continue;
+    }
+    auto key = std::make_tuple(job->array_job_id(), Partition(*job), ReasonText(*job));
+    auto [it, inserted] = groups.emplace(key, rows.size());
+    if (inserted) {
+      rows.push_back(SqueueRow{job, {job->array_task_id()}});
+    } else {
+      rows[it->second].tasks.push_back(job->array_task_id());
+    }
+  }
+  // A group of one is a plain line ("15400_5"), as Slurm shows an array's last
+  // pending task.
+  for (SqueueRow& row : rows) {
+    if (row.tasks.size() == 1) row.tasks.clear();
+  }
+  if (options.start) {
+    std::stable_sort(rows.begin(), rows.end(), [](const SqueueRow& a, const SqueueRow& b) {
+      int64_t ta = a.job->expected_start(), tb = b.job->expected_start();
+      if ((ta == 0) != (tb == 0)) return tb == 0;
+      return ta < tb;
+    });
+  }
+  return rows;
+}
+
 absl::StatusOr<std::string> FormatSqueue(const v1::GetJobsReply& reply,
                                          const SqueueOptions& options) {
-  std::string format = options.format;
-  if (format.empty()) format = options.long_format ? kSqueueLongFormat : kSqueueDefaultFormat;
-  absl::StatusOr<std::vector<SqueueFormatItem>> items = ParseSqueueFormat(format);
+  absl::StatusOr<std::vector<SqueueFormatItem>> items;
+  if (options.format.empty() && !options.format_fields.empty()) {
+    items = ParseSqueueLongFormat(options.format_fields);
+  } else {
+    std::string format = options.format;
+    if (format.empty()) {
+      format = options.start         ? kSqueueStartFormat
+               : options.long_format ? kSqueueLongFormat
+                                     : kSqueueDefaultFormat;
+    }
+    items = ParseSqueueFormat(format);
+  }
   if (!items.ok()) return items.status();
 
   std::string out;
@@ -289,9 +478,9 @@ absl::StatusOr<std::string> FormatSqueue(const v1::GetJobsReply& reply,
     absl::StrAppend(&out, text, "\n");
   };
   if (!options.no_header) line([](char field) { return SqueueFieldHeader(field); });
-  for (const v1::JobInfo* job : SelectAndSortJobs(reply, options)) {
-    int64_t now = options.now != 0 ? options.now : job->now();
-    line([&](char field) { return SqueueFieldValue(*job, field, now); });
+  for (const SqueueRow& row : SelectAndSortRows(reply, options)) {
+    int64_t now = options.now != 0 ? options.now : row.job->now();
+    line([&](char field) { return SqueueRowValue(row, field, now); });
   }
   return out;
 }

@@ -1,6 +1,10 @@
 #include "cli/squeue/squeue_format.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cli/common/job_text.h"
 
 namespace skiff {
 namespace {
@@ -35,10 +39,31 @@ v1::JobInfo Running(uint64_t id, const std::string& partition, const std::string
   return job;
 }
 
-// The queue of shared/reference/squeue_busy.txt, minus array job 15400 (Skiff has
-// no job arrays), in a scrambled order so that the test exercises the sort. Held
-// jobs 15398 and 15397 tie at priority 0; Slurm keeps the controller's order for
-// ties, and its controller listed 15398 first, so that is the order fed here.
+// Task `task` of array `array_id`, as ctld reports it: its own job record.
+v1::JobInfo Task(uint64_t job_id, uint64_t array_id, int32_t task, v1::JobState state,
+                 const std::string& reason, uint32_t priority) {
+  v1::JobInfo job = Job(job_id, "debug", "arr", "root", state, reason, priority);
+  job.set_array_job_id(array_id);
+  job.set_array_task_id(task);
+  return job;
+}
+
+// The five pending tasks of array 15400 in shared/reference/squeue_busy.txt. In
+// Slurm they are one record until they start; in Skiff each task is its own job,
+// so their job ids need not follow the array's.
+std::vector<v1::JobInfo> Array15400() {
+  std::vector<v1::JobInfo> tasks;
+  tasks.push_back(Task(15400, 15400, 1, v1::PENDING, "Priority", 4294899363u));
+  for (int32_t t = 2; t <= 5; ++t) {
+    tasks.push_back(Task(15410 + t, 15400, t, v1::PENDING, "Priority", 4294899363u));
+  }
+  return tasks;
+}
+
+// The queue of shared/reference/squeue_busy.txt, in a scrambled order so that the
+// test exercises the sort. Held jobs 15398 and 15397 tie at priority 0; Slurm keeps
+// the controller's order for ties, and its controller listed 15398 first, so that
+// is the order fed here.
 v1::GetJobsReply BusyQueue() {
   v1::GetJobsReply reply;
   reply.set_now(kNow);
@@ -59,6 +84,8 @@ v1::GetJobsReply BusyQueue() {
       Running(15394, "debug", "small", "root", 5, {"n3"}, 4294899368u),
       Job(15401, "debug", "bbwait", "alice", v1::PENDING, "Priority", 4294899362u),
   };
+  std::vector<v1::JobInfo> array = Array15400();
+  jobs.insert(jobs.begin() + 4, array.begin(), array.end());
   for (v1::JobInfo& job : jobs) *reply.add_jobs() = job;
   // A finished job: hidden unless -t asks for it.
   v1::JobInfo done = Running(15380, "debug", "old", "root", 100, {"n1"}, 1);
@@ -75,12 +102,13 @@ SqueueOptions At(int64_t now) {
 }
 
 TEST(FormatSqueue, DefaultFormatMatchesSlurmBusyQueue) {
-  // shared/reference/squeue_busy.txt without the 15400_[1-5] line.
+  // shared/reference/squeue_busy.txt
   EXPECT_EQ(*FormatSqueue(BusyQueue(), At(kNow)),
             "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
             "             15395     debug  waiting     root PD       0:00      1 (Resources)\n"
             "             15396     debug waiting2     root PD       0:00      1 (Priority)\n"
             "             15399     debug      dep     root PD       0:00      1 (Dependency)\n"
+            "       15400_[1-5]     debug      arr     root PD       0:00      1 (Priority)\n"
             "             15401     debug   bbwait    alice PD       0:00      1 (Priority)\n"
             "             15402     debug   lowqos    alice PD       0:00      1 (Priority)\n"
             "             15398     debug heldadmi     root PD       0:00      1 (JobHeldAdmin)\n"
@@ -94,7 +122,7 @@ TEST(FormatSqueue, DefaultFormatMatchesSlurmBusyQueue) {
 }
 
 TEST(FormatSqueue, UnpaddedFieldsMatchSlurm) {
-  // shared/reference/squeue_fmt_i_j_T_R.txt without the 15400_[1-5] line.
+  // shared/reference/squeue_fmt_i_j_T_R.txt
   SqueueOptions options = At(kNow);
   options.format = "%i %j %T %R";
   EXPECT_EQ(*FormatSqueue(BusyQueue(), options),
@@ -102,6 +130,7 @@ TEST(FormatSqueue, UnpaddedFieldsMatchSlurm) {
             "15395 waiting PENDING (Resources)\n"
             "15396 waiting2 PENDING (Priority)\n"
             "15399 dep PENDING (Dependency)\n"
+            "15400_[1-5] arr PENDING (Priority)\n"
             "15401 bbwait PENDING (Priority)\n"
             "15402 lowqos PENDING (Priority)\n"
             "15398 heldadmin PENDING (JobHeldAdmin)\n"
@@ -115,7 +144,7 @@ TEST(FormatSqueue, UnpaddedFieldsMatchSlurm) {
 }
 
 TEST(FormatSqueue, WidthsTruncateAndStateFilterMatchSlurm) {
-  // shared/reference/squeue_states_pd.txt without the 15400_[1-5] line.
+  // shared/reference/squeue_states_pd.txt
   SqueueOptions options = At(kNow);
   options.format = "%.8i %.10j %.8T %.20R %.10Q";
   options.states = {v1::PENDING};
@@ -124,11 +153,136 @@ TEST(FormatSqueue, WidthsTruncateAndStateFilterMatchSlurm) {
             "   15395    waiting  PENDING          (Resources) 4294899367\n"
             "   15396   waiting2  PENDING           (Priority) 4294899366\n"
             "   15399        dep  PENDING         (Dependency) 4294899364\n"
+            "15400_[1        arr  PENDING           (Priority) 4294899363\n"
             "   15401     bbwait  PENDING           (Priority) 4294899362\n"
             "   15402     lowqos  PENDING           (Priority) 4294899361\n"
             "   15398  heldadmin  PENDING       (JobHeldAdmin)          0\n"
             "   15397   helduser  PENDING        (JobHeldUser)          0\n"
             "   15403    gpuwait  PENDING (Nodes required for  4294899360\n");
+}
+
+TEST(FormatSqueue, ArrayTasksOneLineEachWithDashRMatchSlurm) {
+  // shared/reference/squeue_r_array.txt: `squeue -r -j 15400`.
+  v1::GetJobsReply reply;
+  reply.set_now(kNow);
+  for (const v1::JobInfo& task : Array15400()) *reply.add_jobs() = task;
+  SqueueOptions options = At(kNow);
+  options.array = true;
+  options.states = AllJobStates();
+  EXPECT_EQ(*FormatSqueue(reply, options),
+            "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+            "           15400_1     debug      arr     root PD       0:00      1 (Priority)\n"
+            "           15400_2     debug      arr     root PD       0:00      1 (Priority)\n"
+            "           15400_3     debug      arr     root PD       0:00      1 (Priority)\n"
+            "           15400_4     debug      arr     root PD       0:00      1 (Priority)\n"
+            "           15400_5     debug      arr     root PD       0:00      1 (Priority)\n");
+}
+
+TEST(FormatSqueue, OnlyPendingTasksWithTheSameReasonCollapse) {
+  v1::GetJobsReply reply;
+  reply.set_now(kNow);
+  v1::JobInfo running = Task(100, 100, 1, v1::RUNNING, "None", 50);
+  running.set_start_time(kNow - 5);
+  running.add_nodes("n1");
+  *reply.add_jobs() = running;
+  for (int32_t t = 2; t <= 4; ++t)
+    *reply.add_jobs() = Task(99 + t, 100, t, v1::PENDING, "Resources", 40);
+  *reply.add_jobs() = Task(104, 100, 7, v1::PENDING, "Resources", 40);
+  *reply.add_jobs() = Task(105, 100, 9, v1::PENDING, "JobHeldUser", 0);
+  SqueueOptions options = At(kNow);
+  options.format = "%i %t %R";
+  EXPECT_EQ(*FormatSqueue(reply, options),
+            "JOBID ST NODELIST(REASON)\n"
+            "100_[2-4,7] PD (Resources)\n"
+            "100_9 PD (JobHeldUser)\n"
+            "100_1 R n1\n");
+}
+
+TEST(FormatSqueue, CollapsedArrayShowsItsThrottleAndIds) {
+  v1::GetJobsReply reply;
+  for (int32_t t = 8; t <= 100; ++t) {
+    v1::JobInfo task = Task(200 + t, 200, t, v1::PENDING, "JobArrayTaskLimit", 1);
+    task.set_array_max_running(10);
+    *reply.add_jobs() = task;
+  }
+  std::vector<SqueueRow> rows = SelectAndSortRows(reply, At(kNow));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(SqueueRowValue(rows[0], 'i', kNow), "200_[8-100%10]");
+  EXPECT_EQ(SqueueRowValue(rows[0], 'K', kNow), "8-100%10");
+  EXPECT_EQ(SqueueRowValue(rows[0], 'F', kNow), "200");
+  EXPECT_EQ(SqueueRowValue(rows[0], 'A', kNow), "200");
+  EXPECT_EQ(SqueueRowValue(rows[0], 'j', kNow), "arr");
+}
+
+TEST(FormatSqueue, ArrayIdFieldsOfSingleJobs) {
+  v1::JobInfo task = Task(15402, 15400, 3, v1::RUNNING, "None", 1);
+  EXPECT_EQ(SqueueFieldValue(task, 'i', kNow), "15400_3");
+  EXPECT_EQ(SqueueFieldValue(task, 'A', kNow), "15402");
+  EXPECT_EQ(SqueueFieldValue(task, 'F', kNow), "15400");
+  EXPECT_EQ(SqueueFieldValue(task, 'K', kNow), "3");
+  v1::JobInfo plain = Job(7, "debug", "x", "root", v1::RUNNING, "None", 1);
+  plain.set_array_task_id(-1);
+  EXPECT_EQ(SqueueFieldValue(plain, 'i', kNow), "7");
+  EXPECT_EQ(SqueueFieldValue(plain, 'A', kNow), "7");
+  EXPECT_EQ(SqueueFieldValue(plain, 'F', kNow), "7");
+  EXPECT_EQ(SqueueFieldValue(plain, 'K', kNow), "N/A");
+  EXPECT_EQ(SqueueFieldHeader('F'), "ARRAY_JOB_ID");
+  EXPECT_EQ(SqueueFieldHeader('K'), "ARRAY_TASK_ID");
+  EXPECT_EQ(SqueueFieldHeader('A'), "JOBID");
+}
+
+TEST(FormatSqueue, StartShowsPendingJobsByExpectedStart) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  v1::GetJobsReply reply;
+  v1::JobInfo later = Job(11, "debug", "later", "root", v1::PENDING, "Resources", 9);
+  later.set_expected_start(1795323600);  // 2026-11-22T05:00:00Z
+  v1::JobInfo unknown = Job(12, "debug", "unknown", "root", v1::PENDING, "Priority", 8);
+  v1::JobInfo sooner = Job(13, "debug", "sooner", "alice", v1::PENDING, "Priority", 7);
+  sooner.set_expected_start(1795320000);  // 2026-11-22T04:00:00Z
+  for (const v1::JobInfo& j : {later, unknown, sooner}) *reply.add_jobs() = j;
+  SqueueOptions options = At(kNow);
+  options.start = true;
+  options.states = {v1::PENDING};
+  EXPECT_EQ(*FormatSqueue(reply, options),
+            "             JOBID PARTITION     NAME     USER ST          START_TIME  NODES "
+            "SCHEDNODES           NODELIST(REASON)\n"
+            "                13     debug   sooner    alice PD 2026-11-22T04:00:00      1 "
+            "(null)               (Priority)\n"
+            "                11     debug    later     root PD 2026-11-22T05:00:00      1 "
+            "(null)               (Resources)\n"
+            "                12     debug  unknown     root PD                 N/A      1 "
+            "(null)               (Priority)\n");
+}
+
+TEST(FormatSqueue, LongFormatFieldsIncludeBurstBuffer) {
+  v1::GetJobsReply reply;
+  v1::JobInfo job = Job(15392, "gpu", "gpubb", "alice", v1::PENDING, "Priority", 1);
+  job.mutable_spec()->set_burst_buffer("#BB_LUA pool=fast capacity=1G");
+  job.set_burst_buffer_state("staging-in");
+  *reply.add_jobs() = job;
+  *reply.add_jobs() = Job(15393, "gpu", "plain", "root", v1::PENDING, "Priority", 0);
+  SqueueOptions options = At(kNow);
+  options.format_fields = "JobID:.8|,burstbuffer:31,BurstBufferState";
+  EXPECT_EQ(*FormatSqueue(reply, options),
+            "   JOBID|BURST_BUFFER                   BURST_BUFFER_STATE  \n"
+            "   15392|#BB_LUA pool=fast capacity=1G  staging-in          \n"
+            "   15393|(null)                         (null)              \n");
+}
+
+TEST(ParseSqueueLongFormat, DefaultsAndErrors) {
+  std::vector<SqueueFormatItem> items = *ParseSqueueLongFormat("name,ArrayTaskID:.5");
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].field, 'j');
+  EXPECT_EQ(items[0].width, 20);
+  EXPECT_FALSE(items[0].right);
+  EXPECT_EQ(items[1].field, 'K');
+  EXPECT_EQ(items[1].width, 5);
+  EXPECT_TRUE(items[1].right);
+  EXPECT_EQ(ParseSqueueLongFormat("jobid,bogus:3").status().message(),
+            "Invalid job format specification: bogus");
+  EXPECT_FALSE(ParseSqueueLongFormat("").ok());
+  EXPECT_FALSE(ParseSqueueFormat("%\x01").ok());
 }
 
 TEST(FormatSqueue, OneUsersJobsMatchSlurm) {

@@ -114,6 +114,7 @@ struct SkiffConfig {
   int64_t message_timeout = 10;           // MessageTimeout seconds per RPC
   std::string prolog_ctld;                // PrologSlurmctld (alias PrologCtld)
   std::string epilog_ctld;                // EpilogSlurmctld (alias EpilogCtld)
+  std::string mail_prog;                  // MailProg: run by scriptd for --mail-type
   int64_t prolog_epilog_timeout = 65534;  // PrologEpilogTimeout seconds
   std::string auth_type = "auth/munge";   // AuthType: auth/munge (only)
   std::string auth_socket;                // AuthInfo=socket=PATH, empty = munge's default

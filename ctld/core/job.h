@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "ctld/core/burst_buffer/bb_state.h"
+
 namespace skiff {
 
 enum class JobState {
@@ -110,6 +112,16 @@ struct Job {
   int32_t array_max_running = 0;  // %N throttle, 0 = none
   std::string dependency;         // -d as accepted; "" = none
   bool kill_on_invalid_dep = false;
+
+  // Burst buffer (burst_buffer/lua). A job uses one exactly when bb_directives
+  // is not empty.
+  std::string bb_directives;  // the #BB_LUA lines, symbols expanded, '\n' separated
+  BbState bb_state = BbState::kPending;
+  std::string bb_pool;         // "" = no pool space asked
+  uint64_t bb_size = 0;        // bytes charged to bb_pool (after real_size)
+  bool bb_hurry = false;       // scancel --hurry: skip stage-out
+  int64_t bb_create_time = 0;  // when its space was reserved
+  bool UsesBurstBuffer() const { return !bb_directives.empty(); }
 
   uint64_t version = 0;  // +1 on every change; the store keeps the newest
 

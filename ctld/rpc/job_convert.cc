@@ -307,6 +307,10 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
                            ? stdout_path
                            : ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
   out->set_priority(job.held ? 0 : static_cast<uint32_t>(std::max<int64_t>(1, job.priority)));
+  if (job.UsesBurstBuffer()) {
+    out->mutable_spec()->set_burst_buffer(job.bb_directives);
+    out->set_burst_buffer_state(BbStateName(job.bb_state));
+  }
   out->set_array_job_id(job.array_job_id);
   out->set_array_task_id(job.array_task_id);
   out->set_array_max_running(job.array_max_running);

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
 #include "ctld/core/array_spec.h"
+#include "ctld/core/burst_buffer/directives.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
@@ -133,6 +135,19 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
                                         controller_.NodeCapacities(), controller_.QosNames());
   if (!job.ok()) return ToGrpcStatus(job.status());
+  // Burst-buffer directives: the script's #BB_LUA lines and --bb/--bbf text.
+  const v1::JobSpec& spec = request->spec();
+  if (controller_.BurstBuffersEnabled()) {
+    const std::string& directive = controller_.burst_buffers()->config().directive;
+    std::vector<std::string> lines = ExtractBbDirectives(spec.script(), directive);
+    for (std::string& line : BbOptionToDirectives(spec.burst_buffer(), directive)) {
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+    job->bb_directives = absl::StrJoin(lines, "\n");
+  } else if (!spec.burst_buffer().empty()) {
+    return ToGrpcStatus(
+        absl::InvalidArgumentError("Burst Buffer request invalid (BurstBufferType is not set)"));
+  }
   std::vector<uint32_t> tasks;
   uint32_t max_running = 0;
   if (!request->spec().array().empty()) {
@@ -196,6 +211,7 @@ grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
   spec.partitions = Names(request->partitions());
   spec.signal = request->signal();
   spec.batch_only = request->batch_only();
+  spec.hurry = request->hurry();
   for (const CancelOutcome& outcome : controller_.CancelJobs({caller->uid, caller->gid}, spec)) {
     v1::CancelJobResult* result = reply->add_results();
     result->set_job_id(outcome.job_id);
@@ -268,6 +284,60 @@ grpc::Status CtldService::UpdateQos(grpc::ServerContext* context,
       controller_.UpdateQos(Caller{caller->uid, caller->gid}, *request);
   if (!affected.ok()) return ToGrpcStatus(affected.status());
   for (const std::string& name : *affected) reply->add_affected(name);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetBurstBuffers(grpc::ServerContext* context,
+                                          const v1::GetBurstBuffersRequest*,
+                                          v1::GetBurstBuffersReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const Controller::BurstBufferSnapshot snapshot = controller_.SnapshotBurstBuffers();
+  reply->set_enabled(snapshot.enabled);
+  if (!snapshot.enabled) return grpc::Status::OK;
+  for (const BbPool& pool : snapshot.pools) {
+    v1::BbPoolInfo* info = reply->add_pools();
+    info->set_name(pool.name);
+    info->set_granularity(pool.granularity);
+    info->set_total_bytes(pool.total);
+    info->set_used_bytes(pool.Used());
+  }
+  const bool private_data = snapshot.config.HasFlag("PrivateData");
+  for (size_t i = 0; i < snapshot.allocations.size(); ++i) {
+    const BbAllocation& a = snapshot.allocations[i];
+    // Flags=PrivateData: users see only their own buffers.
+    if (private_data && a.user_id != caller->uid && !controller_.IsPrivileged(caller->uid)) {
+      continue;
+    }
+    v1::BbAllocationInfo* info = reply->add_allocations();
+    info->set_job_id(a.job_id);
+    info->set_create_time(a.create_time);
+    info->set_pool(a.pool);
+    info->set_size_bytes(a.size);
+    info->set_state("allocated");  // what Slurm shows for every buffer in the list
+    info->set_user_id(a.user_id);
+    info->set_user_name(snapshot.user_names[i]);
+  }
+  reply->set_flags(absl::StrJoin(snapshot.config.flags, ","));
+  reply->set_stage_in_timeout(snapshot.config.stage_in_timeout);
+  reply->set_stage_out_timeout(snapshot.config.stage_out_timeout);
+  reply->set_validate_timeout(snapshot.config.validate_timeout);
+  reply->set_other_timeout(snapshot.config.other_timeout);
+  for (const std::string& u : snapshot.config.allow_users) reply->add_allow_users(u);
+  for (const std::string& u : snapshot.config.deny_users) reply->add_deny_users(u);
+  reply->set_default_pool(snapshot.config.default_pool);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetBbStatus(grpc::ServerContext* context,
+                                      const v1::GetBbStatusRequest* request,
+                                      v1::GetBbStatusReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::string> output = controller_.BbStatus(
+      Caller{caller->uid, caller->gid}, {request->args().begin(), request->args().end()});
+  if (!output.ok()) return ToGrpcStatus(output.status());
+  reply->set_output(*output);
   return grpc::Status::OK;
 }
 

@@ -38,6 +38,11 @@ class CtldService final : public v1::Ctld::Service {
                       v1::GetQosReply* reply) override;
   grpc::Status UpdateQos(grpc::ServerContext* context, const v1::UpdateQosRequest* request,
                          v1::UpdateQosReply* reply) override;
+  grpc::Status GetBurstBuffers(grpc::ServerContext* context,
+                               const v1::GetBurstBuffersRequest* request,
+                               v1::GetBurstBuffersReply* reply) override;
+  grpc::Status GetBbStatus(grpc::ServerContext* context, const v1::GetBbStatusRequest* request,
+                           v1::GetBbStatusReply* reply) override;
 
  private:
   Controller& controller_;

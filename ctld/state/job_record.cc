@@ -61,6 +61,12 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   r.set_preempt_requeue(job.preempt_requeue);
+  r.set_bb_directives(job.bb_directives);
+  r.set_bb_state(BbStateName(job.bb_state));
+  r.set_bb_pool(job.bb_pool);
+  r.set_bb_size(job.bb_size);
+  r.set_bb_hurry(job.bb_hurry);
+  r.set_bb_create_time(job.bb_create_time);
   return r;
 }
 
@@ -123,6 +129,12 @@ Job FromRecord(const v1::JobRecord& r) {
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   job.preempt_requeue = r.preempt_requeue();
+  job.bb_directives = r.bb_directives();
+  job.bb_state = ParseBbState(r.bb_state()).value_or(BbState::kPending);
+  job.bb_pool = r.bb_pool();
+  job.bb_size = r.bb_size();
+  job.bb_hurry = r.bb_hurry();
+  job.bb_create_time = r.bb_create_time();
   return job;
 }
 

@@ -154,7 +154,10 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(job.id));
       sqlite3_bind_int64(stmt, 2, static_cast<int64_t>(job.version));
       sqlite3_bind_int(stmt, 3, static_cast<int>(job.state));
-      sqlite3_bind_int(stmt, 4, IsFinal(job.state) ? 1 : 0);
+      // A finished job whose burst buffer is not torn down yet still needs ctld.
+      const bool done =
+          IsFinal(job.state) && (!job.UsesBurstBuffer() || job.bb_state == BbState::kComplete);
+      sqlite3_bind_int(stmt, 4, done ? 1 : 0);
       sqlite3_bind_int64(stmt, 5, job.uid);
       sqlite3_bind_text(stmt, 6, job.user_name.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(stmt, 7, job.name.c_str(), -1, SQLITE_TRANSIENT);

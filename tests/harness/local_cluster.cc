@@ -71,6 +71,15 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
   // munged insists that every user can reach its socket, and jobs run as other users.
   chmod(dir_template, 0755);
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(dir_template, options));
+  for (const auto& [relative, contents] : options.files) {
+    const std::string path = absl::StrCat(dir_template, "/", relative);
+    RunShell(absl::StrCat("mkdir -p \"$(dirname ", ShellQuote(path), ")\""));
+    std::string text = contents;
+    for (size_t pos = text.find("@DIR@"); pos != std::string::npos; pos = text.find("@DIR@")) {
+      text.replace(pos, 5, dir_template);
+    }
+    std::ofstream(path) << text;
+  }
   CommandResult up = cluster->Up();
   if (up.exit_code != 0) {
     return absl::InternalError(absl::StrCat("skiff up failed (", up.exit_code, "):\n", up.out,

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,9 @@ class LocalCluster {
     // Lines appended to the generated skiff.conf (later keys win), e.g.
     // "PrologSlurmctld=/path\nSlurmdTimeout=6". "@DIR@" is replaced with dir().
     std::string extra_config;
+    // Files written under dir() before the cluster starts (relative path ->
+    // contents, "@DIR@" replaced), e.g. {"etc/burst_buffer.conf", "..."}.
+    std::map<std::string, std::string> files;
   };
 
   // Makes a fresh directory under /tmp (short: Unix socket paths are limited to

@@ -116,6 +116,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     running.mem_per_node_mb = job->mem_per_node_mb;
     running.start_time = job->start_time;
     running.time_limit = job->request.time_limit;
+    if (job->final_state != JobState::kCompleted && inputs.now > 0) {
+      running.time_limit = std::max<int64_t>(0, inputs.now - job->start_time);
+    }
     view.running.push_back(std::move(running));
   }
   for (const Job* job : inputs.pending) {

@@ -43,6 +43,10 @@ struct CtldSchedulerInputs {
   std::map<std::string, UserUsageRecord> usage;                   // by user name
   std::vector<const Job*> running;                                // jobs holding resources
   std::vector<const Job*> pending;                                // PENDING jobs, any order
+  // Running jobs already being stopped (cancelled, preempted: final_state is
+  // not COMPLETED) are expected to end at `now`, so backfill plans the space
+  // they free for the jobs waiting on it (a preemptor) instead of handing it out.
+  int64_t now = 0;
 };
 
 struct CtldSnapshot {

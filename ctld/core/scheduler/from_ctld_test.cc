@@ -79,6 +79,24 @@ TEST(FromCtld, PlacesAroundRunningJobsAndNamesReasons) {
   EXPECT_EQ(reasons.size(), 3u);
 }
 
+TEST(FromCtld, JobsBeingStoppedAreExpectedToEndNow) {
+  CtldSchedulerInputs inputs = Inputs();
+  inputs.now = 500;
+  Job stopping = MakeJob(10, "alice", 1);
+  stopping.state = JobState::kRunning;
+  stopping.final_state = JobState::kPreempted;
+  stopping.nodes = {"g1"};
+  stopping.start_time = 400;
+  Job running = stopping;
+  running.id = 11;
+  running.final_state = JobState::kCompleted;
+  inputs.running = {&stopping, &running};
+  const CtldSnapshot snapshot = BuildSnapshot(inputs);
+  ASSERT_EQ(snapshot.view.running.size(), 2u);
+  EXPECT_EQ(snapshot.view.running[0].ExpectedEnd(), 500);
+  EXPECT_EQ(snapshot.view.running[1].ExpectedEnd(), 400 + 3600);
+}
+
 TEST(FromCtld, OptionsFromConfig) {
   SkiffConfig config;
   config.priority_weight_age = 7;

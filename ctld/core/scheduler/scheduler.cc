@@ -516,6 +516,27 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
   result.reasons.assign(pending.size(), WaitReason::kNone);
   State state(view, now);
   std::vector<uint8_t> blocked(view.partitions.size(), 0);
+  // A blocked partition also blocks the lower-tier partitions that share nodes
+  // with it: their jobs go to backfill, which respects the blocked job's
+  // reservation, so a higher tier (a preemptor waiting for its victims to
+  // leave, say) is never overtaken on its own nodes.
+  std::vector<std::vector<int32_t>> shadowed(view.partitions.size());
+  {
+    std::vector<std::vector<uint8_t>> has(view.partitions.size(),
+                                          std::vector<uint8_t>(view.nodes.size(), 0));
+    for (size_t p = 0; p < view.partitions.size(); ++p) {
+      for (int32_t n : view.partitions[p].nodes) has[p][n] = 1;
+    }
+    for (size_t p = 0; p < view.partitions.size(); ++p) {
+      for (size_t q = 0; q < view.partitions.size(); ++q) {
+        if (view.partitions[q].priority_tier >= view.partitions[p].priority_tier) continue;
+        const bool overlap =
+            std::any_of(view.partitions[q].nodes.begin(), view.partitions[q].nodes.end(),
+                        [&](int32_t n) { return has[p][n] != 0; });
+        if (overlap) shadowed[p].push_back(static_cast<int32_t>(q));
+      }
+    }
+  }
   std::vector<int32_t> nodes;
   for (uint32_t index : order) {
     const PendingJob& job = pending[index];
@@ -530,6 +551,7 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
       reason = state.NoFitReason(job);
       if (reason == WaitReason::kResources) {
         blocked[job.partition] = 1;
+        for (int32_t q : shadowed[job.partition]) blocked[q] = 1;
         result.blocked.push_back(index);
       }
     }

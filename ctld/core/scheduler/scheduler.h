@@ -12,7 +12,8 @@
 // first-fit on the partition's nodes (lowest node index, lowest free GPU index;
 // a GPU is never given twice). The first job of a partition that does not fit
 // now pends with Resources and blocks its partition: every later job of that
-// partition pends with Priority (and is left to backfill), so the pass costs
+// partition, and of every lower-PriorityTier partition sharing a node with it,
+// pends with Priority (and is left to backfill), so the pass costs
 // O(jobs + placed jobs x partition nodes).
 //
 // Backfill: for each partition's top Resources job (in priority order) it finds

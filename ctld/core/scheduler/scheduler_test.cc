@@ -199,6 +199,28 @@ TEST(Reasons, ResourcesThenPriorityInThePartitionOnly) {
   EXPECT_NE(StartOf(plan, 4), nullptr);               // other partition goes on
 }
 
+TEST(Reasons, BlockedHigherTierShadowsLowerTiersOnSharedNodesOnly) {
+  // n1 is in "high" (tier 10) and "low" (tier 1); n2 only in "low". A high job
+  // waits for n1's GPUs; a low job must not take n1's free GPU meanwhile (it
+  // would delay the high job), but may use n2.
+  ClusterView view = MakeView({MakeNode("n1", 4, 2), MakeNode("n2", 4, 2)});
+  view.partitions[0].name = "low";
+  view.partitions[0].priority_tier = 1;
+  SchedPartition high;
+  high.name = "high";
+  high.priority_tier = 10;
+  high.nodes = {0};
+  view.partitions.push_back(high);
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{0}}, kNow - 10, 600));
+  view.running.push_back(MakeRunning(51, 1, {1}, 1, {{0, 1}}, kNow - 10, 600));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 2), MakeJob(2, 0, 1, 1, 1, 3600)};
+  pending[0].partition = 1;
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  EXPECT_EQ(StartOf(plan, 2), nullptr) << "the low job took the high job's node";
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "Priority");
+}
+
 TEST(Reasons, HoldsBeginTimeAndPartitionChecks) {
   ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
   view.partitions[0].max_time = 7200;

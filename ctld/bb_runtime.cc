@@ -1,0 +1,209 @@
+#include "ctld/bb_runtime.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/hostlist.h"
+#include "lua/bb_lua_json.h"
+
+namespace skiff {
+namespace {
+
+BbLuaLogger LoggerFor(spdlog::logger* logger) {
+  return [logger](BbLuaLogLevel level, std::string_view message) {
+    const std::string text = absl::StrCat("burst_buffer.lua: ", std::string(message));
+    switch (level) {
+      case BbLuaLogLevel::kError:
+        logger->error("{}", text);
+        break;
+      case BbLuaLogLevel::kInfo:
+        logger->info("{}", text);
+        break;
+      case BbLuaLogLevel::kVerbose:
+      case BbLuaLogLevel::kDebug:
+        logger->debug("{}", text);
+        break;
+      default:
+        logger->trace("{}", text);
+    }
+  };
+}
+
+absl::Status LuaError(const std::string& function, const absl::StatusOr<BbLuaResult>& result) {
+  if (!result.ok()) {
+    return absl::InternalError(absl::StrCat("burst_buffer/lua: ", result.status().message()));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "burst_buffer/lua: ", result->message.empty() ? function + " failed" : result->message));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BbRuntime>> BbRuntime::Create(BurstBufferConfig config,
+                                                             std::string script_path,
+                                                             std::string state_dir,
+                                                             spdlog::logger* logger) {
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = BbLua::Load(script_path, LoggerFor(logger));
+  if (!lua.ok()) {
+    return absl::Status(lua.status().code(),
+                        absl::StrCat(script_path, ": ", lua.status().message()));
+  }
+  ::mkdir(state_dir.c_str(), 0755);
+  std::unique_ptr<BbRuntime> runtime(
+      new BbRuntime(std::move(config), std::move(script_path), std::move(state_dir), logger));
+  runtime->idle_.push_back(std::move(*lua));
+  return runtime;
+}
+
+BbRuntime::BbRuntime(BurstBufferConfig config, std::string script_path, std::string state_dir,
+                     spdlog::logger* logger)
+    : config_(std::move(config)),
+      script_path_(std::move(script_path)),
+      state_dir_(std::move(state_dir)),
+      logger_(*logger) {}
+
+absl::StatusOr<BbRuntime::Lease> BbRuntime::Borrow() const {
+  std::unique_ptr<BbLua> lua;
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!idle_.empty()) {
+      lua = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (lua == nullptr) {
+    // Another thread holds every state: load one more (the pool grows to the
+    // number of threads calling at once, a handful).
+    absl::StatusOr<std::unique_ptr<BbLua>> loaded = BbLua::Load(script_path_, LoggerFor(&logger_));
+    if (!loaded.ok()) return loaded.status();
+    lua = std::move(*loaded);
+  }
+  return Lease(lua.release(), [this](BbLua* state) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    idle_.emplace_back(state);
+  });
+}
+
+std::string BbRuntime::JobScriptPath(uint64_t job_id) const {
+  return absl::StrCat(state_dir_, "/job_", job_id, "/script");
+}
+
+absl::Status BbRuntime::WriteJobScript(uint64_t job_id, const std::string& text) const {
+  const std::string dir = absl::StrCat(state_dir_, "/job_", job_id);
+  ::mkdir(dir.c_str(), 0755);
+  const std::string path = JobScriptPath(job_id);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.good()) return absl::InternalError(absl::StrCat("cannot write ", tmp));
+  }
+  ::chmod(tmp.c_str(), 0644);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::InternalError(absl::StrCat("cannot write ", path));
+  }
+  return absl::OkStatus();
+}
+
+void BbRuntime::RemoveJobFiles(uint64_t job_id) const {
+  const std::string dir = absl::StrCat(state_dir_, "/job_", job_id);
+  for (const char* name : {"/script", "/paths"}) ::unlink((dir + name).c_str());
+  ::rmdir(dir.c_str());
+}
+
+BbJobInfo BbRuntime::JobInfoOf(const Job& job) {
+  BbJobInfo info;
+  info.job_id = static_cast<uint32_t>(job.id);
+  info.user_id = job.uid;
+  info.group_id = job.gid;
+  info.user_name = job.user_name;
+  info.account = job.account;
+  info.partition = job.request.partition;
+  info.qos = job.qos;
+  info.time_limit = job.request.time_limit < 0 ? -1 : (job.request.time_limit + 59) / 60;
+  info.nodes = CompressHostlist(job.nodes);
+  info.burst_buffer = job.bb_directives;
+  info.burst_buffer_state = job.bb_directives.empty() ? "" : BbStateName(job.bb_state);
+  info.job_state = JobStateName(job.state);
+  if (job.array_job_id != 0) {
+    info.array_job_id = static_cast<uint32_t>(job.array_job_id);
+    info.array_task_id = static_cast<uint32_t>(job.array_task_id);
+  }
+  const int gpus = job.request.gpus_per_node * job.request.num_nodes;
+  if (gpus > 0) info.gres_total = absl::StrCat("gres/gpu=", gpus);
+  return info;
+}
+
+absl::Status BbRuntime::JobProcess(const Job& job) const {
+  absl::StatusOr<Lease> lua = Borrow();
+  if (!lua.ok()) return lua.status();
+  absl::StatusOr<BbLuaResult> result =
+      (*lua)->JobProcess(JobScriptPath(job.id), job.uid, job.gid, JobInfoOf(job));
+  if (result.ok() && result->ok()) return absl::OkStatus();
+  return LuaError("slurm_bb_job_process", result);
+}
+
+absl::StatusOr<std::vector<BbPoolDef>> BbRuntime::Pools() const {
+  absl::StatusOr<Lease> lua = Borrow();
+  if (!lua.ok()) return lua.status();
+  absl::StatusOr<BbLuaResult> result = (*lua)->Pools();
+  if (!result.ok() || !result->ok()) return LuaError("slurm_bb_pools", result);
+  return ParseBbPoolsJson(result->message);
+}
+
+absl::StatusOr<std::map<std::string, std::string>> BbRuntime::Paths(const Job& job) const {
+  absl::StatusOr<Lease> lua = Borrow();
+  if (!lua.ok()) return lua.status();
+  const std::string path_file = absl::StrCat(state_dir_, "/job_", job.id, "/paths");
+  ::unlink(path_file.c_str());
+  absl::StatusOr<BbLuaResult> result =
+      (*lua)->Paths(static_cast<uint32_t>(job.id), JobScriptPath(job.id), path_file, job.uid,
+                    job.gid, JobInfoOf(job));
+  if (!result.ok() || !result->ok()) return LuaError("slurm_bb_paths", result);
+  std::map<std::string, std::string> env;
+  std::ifstream in(path_file);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    env[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return env;
+}
+
+v1::RunLuaRequest BbRuntime::StageRequest(const Job& job, const std::string& function,
+                                          std::vector<std::string> args, int64_t timeout_seconds,
+                                          int attempt) const {
+  v1::RunLuaRequest request;
+  request.set_request_id(absl::StrCat("bb-", function, "-", job.id, "-", attempt));
+  request.set_job_id(job.id);
+  request.set_script_path(script_path_);
+  request.set_function(function);
+  for (std::string& arg : args) request.add_args(std::move(arg));
+  request.set_job_info_json(BbJobInfoToJson(JobInfoOf(job)));
+  request.set_timeout_seconds(timeout_seconds);
+  return request;
+}
+
+v1::RunLuaRequest BbRuntime::StatusRequest(uid_t uid, gid_t gid,
+                                           const std::vector<std::string>& words) const {
+  v1::RunLuaRequest request;
+  static std::atomic<uint64_t> sequence{0};
+  request.set_request_id(absl::StrCat("bb-status-", ++sequence));
+  request.set_script_path(script_path_);
+  request.set_function("slurm_bb_get_status");
+  request.add_args(absl::StrCat(uid));
+  request.add_args(absl::StrCat(gid));
+  for (const std::string& word : words) request.add_args(word);
+  request.set_timeout_seconds(config_.other_timeout);
+  return request;
+}
+
+}  // namespace skiff

@@ -1,0 +1,59 @@
+// The Lua helper: `scriptd --run-lua FUNCTION --script PATH [--rc-fd N]`.
+//
+// scriptd is a threaded gRPC server, so it never runs Lua in a forked copy of
+// itself: LuaRunner execs this helper (the scriptd binary again), which calls one
+// burst_buffer.lua function and exits (lua/README.md, "Running asynchronous
+// hooks"). main() dispatches here before it starts any thread.
+//
+//   stdin   the request: {"args": [...], "job_info": {...}} (ParseBbLuaRequest)
+//   stdout  the hook's message, verbatim (nothing else is ever written there:
+//           print(), io.write and commands the script runs go to stderr)
+//   stderr  the script's log lines, `LEVEL: message` (LEVEL as
+//           BbLuaLogLevelName: error, info, verbose, debug, debug2..4), one line
+//           each (a message with newlines becomes several lines); anything else
+//           there is output of commands the script ran
+//   --rc-fd the hook's exact rc as one decimal line ("0\n", "-1\n", "7\n"),
+//           written last: its absence means the helper did not finish
+//   exit    kLuaHelper* below; killed by a signal on timeout or cancel
+//
+// The helper's process group is the one scriptd made for it. When scriptd dies
+// the helper gets SIGTERM (PR_SET_PDEATHSIG, set by scriptd before exec) and
+// passes it on to its whole group, so `cp`/`sleep` children of the hook end too.
+#ifndef SKIFF_SCRIPTD_LUA_HELPER_H_
+#define SKIFF_SCRIPTD_LUA_HELPER_H_
+
+#include <string>
+#include <string_view>
+
+#include "lua/bb_lua.h"
+
+namespace skiff {
+
+// Exit statuses of `scriptd --run-lua`.
+inline constexpr int kLuaHelperSuccess = 0;      // slurm.SUCCESS (message may be "BUSY")
+inline constexpr int kLuaHelperScriptError = 1;  // the hook returned an error rc
+inline constexpr int kLuaHelperCallFailed = 2;   // Lua error, bad return values, bad request
+inline constexpr int kLuaHelperLoadFailed = 3;   // script failed to load, required hook missing
+
+struct LuaHookAnswer {
+  int exit_status = kLuaHelperSuccess;
+  int rc = kBbLuaSuccess;  // the hook's rc; kBbLuaError when the call itself failed
+  std::string message;     // the hook's message, or what went wrong
+};
+
+// Loads `script_path` and calls `function` with the request (JSON text). A
+// missing slurm_bb_test_data_in/out is success with no message, as in Slurm.
+// Log lines go to `logger`. In-process: for the helper's main and for tests.
+LuaHookAnswer CallLuaHook(const std::string& function, const std::string& script_path,
+                          std::string_view request_json, BbLuaLogger logger);
+
+// The helper process: reads stdin, calls CallLuaHook, answers as above and
+// returns the exit status. `rc_fd` < 0: no rc line. REQUIRES: no other thread.
+int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd);
+
+// "LEVEL: message\n" lines for one log message, as the helper writes them.
+std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message);
+
+}  // namespace skiff
+
+#endif  // SKIFF_SCRIPTD_LUA_HELPER_H_

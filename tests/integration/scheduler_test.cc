@@ -1,0 +1,235 @@
+// The scheduler through the real daemons: QOS limits, preemption, arrays with
+// a throttle, and dependency chains. One cluster for the suite: 4 nodes with 4
+// CPUs; n2-n4 have 2 fake GPUs each; n4 is also in a best-effort and a
+// high-priority partition (the seed's default/besteffort setup).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0) return;
+    LocalCluster::Options options;
+    options.nodes = 4;
+    options.gpu_nodes = 3;
+    options.extra_config =
+        "PreemptType=preempt/partition_prio\n"
+        "PreemptMode=REQUEUE\n"
+        "KillWait=1\n"
+        "PartitionName=besteffort Nodes=n4 PriorityTier=1 PreemptMode=REQUEUE "
+        "MaxTime=1-00:00:00 DefaultTime=01:00:00 State=UP\n"
+        "PartitionName=high Nodes=n4 PriorityTier=10 MaxTime=1-00:00:00 "
+        "DefaultTime=01:00:00 State=UP\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+  }
+
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
+  }
+
+  // "ID STATE REASON" per job of the user, by id ("%i %T %r").
+  static std::map<std::string, std::pair<std::string, std::string>> Queue(const std::string& args) {
+    std::map<std::string, std::pair<std::string, std::string>> out;
+    CommandResult r = cluster_->Run("squeue -h -r -o '%i %T %r' " + args);
+    for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+      std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+      if (f.size() >= 3) out[f[0]] = {f[1], f[2]};
+    }
+    return out;
+  }
+
+  static int CountState(const std::map<std::string, std::pair<std::string, std::string>>& q,
+                        const std::string& state) {
+    return static_cast<int>(
+        std::count_if(q.begin(), q.end(), [&](const auto& e) { return e.second.first == state; }));
+  }
+
+  // scontrol's Key=value for one job, "" when absent.
+  static std::string JobField(uint64_t id, const std::string& key) {
+    CommandResult r = cluster_->Run(absl::StrCat("scontrol show job ", id));
+    const std::string needle = " " + key + "=";
+    std::string text = " " + r.out;
+    for (char& c : text) {
+      if (c == '\n') c = ' ';
+    }
+    size_t pos = text.find(needle);
+    if (pos == std::string::npos) return "";
+    pos += needle.size();
+    return text.substr(pos, text.find(' ', pos) - pos);
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* SchedulerTest::cluster_ = nullptr;
+
+TEST_F(SchedulerTest, QosGpuLimitRunsExactlyFourAndStartsTheRestAsTheyFinish) {
+  CommandResult add = cluster_->Run("sacctmgr -i add qos gpu4 MaxTRESPerUser=gres/gpu=4");
+  ASSERT_EQ(add.exit_code, 0) << add.out << add.err;
+  CommandResult show = cluster_->Run("sacctmgr -n -P show qos gpu4 format=Name,MaxTRESPU");
+  EXPECT_NE(show.out.find("gres/gpu=4"), std::string::npos) << show.out << show.err;
+  // An ordinary user may not change QOS.
+  CommandResult denied =
+      cluster_->RunAs("skiffalice", "sacctmgr -i modify qos gpu4 set Priority=5");
+  EXPECT_NE(denied.exit_code, 0);
+
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    CommandResult r = cluster_->RunAs(
+        "skiffalice", "sbatch -p gpu --qos=gpu4 --gres=gpu:1 -t 5 --wrap='sleep 6'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<uint64_t> got = SubmittedJobIds(r.out);
+    ASSERT_EQ(got.size(), 1u);
+    ids.push_back(got[0]);
+  }
+  const std::string filter = absl::StrCat("-u skiffalice -p gpu");
+  ASSERT_TRUE(Eventually(30, [&] { return CountState(Queue(filter), "RUNNING") == 4; }));
+  auto q = Queue(filter);
+  int limited = 0;
+  for (const auto& [id, entry] : q) {
+    if (entry.first == "PENDING") {
+      EXPECT_EQ(entry.second, "QOSMaxGRESPerUser") << id;
+      ++limited;
+    }
+  }
+  EXPECT_EQ(limited, 2);
+  // Never more than 4 at once, and the last two start as the first finish.
+  int max_running = 0;
+  ASSERT_TRUE(Eventually(90, [&] {
+    auto now = Queue(filter);
+    max_running = std::max(max_running, CountState(now, "RUNNING"));
+    return now.empty();
+  }));
+  EXPECT_LE(max_running, 4);
+  for (uint64_t id : ids) EXPECT_EQ(JobField(id, "JobState"), "COMPLETED") << id;
+}
+
+TEST_F(SchedulerTest, ArrayThrottleNeverRunsMoreThanFiveAndEachTaskSeesItsIndex) {
+  CommandResult r = cluster_->RunAs(
+      "skiffalice",
+      "sbatch --array=1-20%5 -p debug -t 5 -o arr_%A_%a.out "
+      "--wrap='echo $SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT; sleep 2'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<uint64_t> got = SubmittedJobIds(r.out);
+  ASSERT_EQ(got.size(), 1u);
+  const uint64_t array_id = got[0];
+  // Collapsed in squeue while pending.
+  CommandResult collapsed = cluster_->Run(absl::StrCat("squeue -h -o %i -j ", array_id));
+  EXPECT_NE(collapsed.out.find(absl::StrCat(array_id, "_[")), std::string::npos) << collapsed.out;
+  int max_running = 0;
+  int seen_running = 0;
+  ASSERT_TRUE(Eventually(120, [&] {
+    // With -j squeue shows finished jobs too: only the active ones count.
+    auto q = Queue(absl::StrCat("-t PD,CF,R,CG -j ", array_id));
+    const int running = CountState(q, "RUNNING");
+    max_running = std::max(max_running, running);
+    seen_running += running;
+    return q.empty();
+  }));
+  EXPECT_LE(max_running, 5);
+  EXPECT_GT(seen_running, 0);
+  const std::string home = cluster_->dir() + "/home/skiffalice/";
+  for (int task = 1; task <= 20; ++task) {
+    EXPECT_EQ(ReadFile(absl::StrCat(home, "arr_", array_id, "_", task, ".out")),
+              absl::StrCat(array_id, " ", task, " 20\n"))
+        << "task " << task;
+  }
+}
+
+TEST_F(SchedulerTest, AfterOkChainRunsInOrderAndFailedParentNeverSatisfies) {
+  const std::string log = cluster_->dir() + "/home/skiffalice/chain.txt";
+  CommandResult a =
+      cluster_->RunAs("skiffalice", "sbatch -p debug -t 5 --wrap='sleep 2; echo A >> chain.txt'");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const uint64_t a_id = SubmittedJobIds(a.out).at(0);
+  CommandResult b = cluster_->RunAs(
+      "skiffalice",
+      absl::StrCat("sbatch -p debug -t 5 -d afterok:", a_id, " --wrap='echo B >> chain.txt'"));
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const uint64_t b_id = SubmittedJobIds(b.out).at(0);
+  CommandResult c =
+      cluster_->RunAs("skiffalice", absl::StrCat("sbatch -p debug -t 5 --dependency=afterok:", b_id,
+                                                 " --wrap='echo C >> chain.txt'"));
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const uint64_t c_id = SubmittedJobIds(c.out).at(0);
+  EXPECT_TRUE(Eventually(10, [&] { return JobField(c_id, "Reason") == "Dependency"; }));
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(c_id, "JobState") == "COMPLETED"; }));
+  EXPECT_EQ(ReadFile(log), "A\nB\nC\n");
+
+  CommandResult bad = cluster_->RunAs("skiffalice", "sbatch -p debug -t 5 --wrap='exit 3'");
+  const uint64_t bad_id = SubmittedJobIds(bad.out).at(0);
+  CommandResult after_bad = cluster_->RunAs(
+      "skiffalice",
+      absl::StrCat("sbatch -p debug -t 5 -d afterok:", bad_id, " --wrap='echo never'"));
+  const uint64_t after_id = SubmittedJobIds(after_bad.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return JobField(after_id, "Reason") == "DependencyNeverSatisfied";
+  })) << cluster_->Run(absl::StrCat("scontrol show job ", after_id)).out;
+  EXPECT_EQ(JobField(after_id, "Dependency"), absl::StrCat("afterok:", bad_id, "(failed)"));
+  EXPECT_EQ(JobField(after_id, "JobState"), "PENDING");
+  EXPECT_EQ(cluster_->RunAs("skiffalice", absl::StrCat("scancel ", after_id)).exit_code, 0);
+
+  // A dependency on a job that does not exist is refused at submit.
+  CommandResult unknown =
+      cluster_->RunAs("skiffalice", "sbatch -p debug -d afterok:999999 --wrap='true'");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("Job dependency problem"), std::string::npos) << unknown.err;
+}
+
+TEST_F(SchedulerTest, HighPriorityPartitionPreemptsAndRequeuesBestEffortJobs) {
+  std::vector<uint64_t> victims;
+  for (int i = 0; i < 2; ++i) {
+    CommandResult r =
+        cluster_->RunAs("skiffalice", "sbatch -p besteffort --gres=gpu:1 -t 10 --wrap='sleep 300'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    victims.push_back(SubmittedJobIds(r.out).at(0));
+  }
+  for (uint64_t id : victims) {
+    ASSERT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "RUNNING"; })) << id;
+  }
+  CommandResult high = cluster_->Run("sbatch -p high --gres=gpu:2 -t 5 --wrap='sleep 3'");
+  ASSERT_EQ(high.exit_code, 0) << high.err;
+  const uint64_t high_id = SubmittedJobIds(high.out).at(0);
+  ASSERT_TRUE(Eventually(40, [&] {
+    const std::string state = JobField(high_id, "JobState");
+    return state == "RUNNING" || state == "COMPLETED";
+  })) << cluster_->Run("squeue").out;
+  for (uint64_t id : victims) {
+    // Requeued (not cancelled): pending again or already restarted, with a restart counted.
+    EXPECT_TRUE(Eventually(20, [&] { return JobField(id, "Restarts") == "1"; }))
+        << cluster_->Run(absl::StrCat("scontrol show job ", id)).out << cluster_->Log("ctld.log");
+    const std::string state = JobField(id, "JobState");
+    EXPECT_TRUE(state == "PENDING" || state == "RUNNING" || state == "CONFIGURING") << state;
+  }
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(high_id, "JobState") == "COMPLETED"; }));
+  // The best-effort jobs get the GPUs back once the high-priority job is done.
+  for (uint64_t id : victims) {
+    EXPECT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "RUNNING"; })) << id;
+  }
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", victims[0], " ", victims[1])).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace skiff::testing
