@@ -122,10 +122,6 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   if (!spec.work_dir().empty() && spec.work_dir()[0] != '/') {
     return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir()));
   }
-  // Refuse what would otherwise be silently ignored until it is implemented.
-  if (!spec.burst_buffer().empty()) {
-    return Invalid("Burst buffers are not supported yet (BurstBufferType is not set)");
-  }
   if (config.disable_root_jobs && submitter.uid == 0) {
     return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
   }

@@ -1,0 +1,379 @@
+// Burst buffers through the real daemons with Skiff's example burst_buffer.lua
+// (lua/burst_buffer.lua, its BB_ROOT pointed into the test directory, plus a
+// few test hooks appended): staging files in and out, pool space, pending for
+// space, rejected submissions, stage timeouts, scancel mid-stage, polling,
+// afterburstbuffer, and that every hook runs under scriptd, never ctld.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+// Appended to the example: records each hook process's parent, and a
+// test_data_in that answers BUSY twice for jobs whose script says busy_twice.
+constexpr char kTestHooks[] = R"lua(
+
+local example_setup = slurm_bb_setup
+function slurm_bb_setup(job_id, uid, gid, pool, bb_size, job_script, job_info)
+  -- $PPID of this shell is the hook's process; field 4 of its stat is its parent.
+  os.execute("cut -d' ' -f4 /proc/$PPID/stat >> @DIR@/log/bb_parents.txt")
+  return example_setup(job_id, uid, gid, pool, bb_size, job_script, job_info)
+end
+
+local example_test_data_in = slurm_bb_test_data_in
+function slurm_bb_test_data_in(job_id, job_script, uid, gid, job_info)
+  local f = io.open(job_script, "r")
+  local text = f and f:read("a") or ""
+  if f then f:close() end
+  if not text:find("busy_twice", 1, true) then
+    return example_test_data_in(job_id, job_script, uid, gid, job_info)
+  end
+  local path = "@DIR@/log/busy_" .. job_id
+  local n = 0
+  local c = io.open(path, "r")
+  if c then n = tonumber(c:read("a")) or 0; c:close() end
+  n = n + 1
+  c = io.open(path, "w"); c:write(tostring(n)); c:close()
+  if n < 3 then return slurm.SUCCESS, slurm.SLURM_BB_BUSY end
+  return slurm.SUCCESS
+end
+)lua";
+
+class BurstBufferTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0) return;
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    options.extra_config =
+        "BurstBufferType=burst_buffer/lua\n"
+        "PrologSlurmctld=@DIR@/etc/record_parent.sh\n"
+        "EpilogSlurmctld=@DIR@/etc/record_parent.sh\n"
+        "MinJobAge=600\n";
+    std::string lua = ReadFile(RunfilesRoot() + "/lua/burst_buffer.lua");
+    ASSERT_FALSE(lua.empty());
+    lua = absl::StrReplaceAll(lua, {{"\"/tmp/skiff-bb\"", "\"@DIR@/bb\""}});
+    options.files["etc/burst_buffer.lua"] = lua + kTestHooks;
+    options.files["etc/burst_buffer.conf"] =
+        "Flags=DisablePersistent\nStageInTimeout=6\nStageOutTimeout=30\nOtherTimeout=30\n"
+        "PollInterval=1\n";
+    options.files["etc/record_parent.sh"] =
+        "#!/bin/sh\necho $PPID >> @DIR@/log/script_parents.txt\n";
+    options.files["bb/.keep"] = "";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+    ASSERT_EQ(RunShell("chmod 755 " + cluster_->dir() + "/etc/record_parent.sh " + cluster_->dir() +
+                       "/bb")
+                  .exit_code,
+              0);
+  }
+
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
+    home_ = cluster_->dir() + "/home/skiffalice";
+  }
+
+  // Writes a job script into alice's home and submits it as alice.
+  CommandResult Submit(const std::string& name, const std::string& body,
+                       const std::string& args = "") {
+    const std::string path = home_ + "/" + name;
+    std::ofstream(path) << body;
+    RunShell("chown skiffalice " + path);
+    return cluster_->RunAs("skiffalice", absl::StrCat("sbatch ", args, " ", name));
+  }
+
+  static std::string JobField(uint64_t id, const std::string& key) {
+    CommandResult r = cluster_->Run(absl::StrCat("scontrol show job ", id));
+    std::string text = " " + r.out;
+    for (char& c : text) {
+      if (c == '\n') c = ' ';
+    }
+    const std::string needle = " " + key + "=";
+    size_t pos = text.find(needle);
+    if (pos == std::string::npos) return "";
+    pos += needle.size();
+    // Reasons may contain spaces: up to the next " Key=" for Reason.
+    if (key == "Reason") {
+      const size_t end = text.find(" Dependency=", pos);
+      return text.substr(pos, end - pos);
+    }
+    return text.substr(pos, text.find(' ', pos) - pos);
+  }
+
+  static std::string Burst() { return cluster_->Run("scontrol show burst").out; }
+
+  static bool PoolsEmpty() {
+    const std::string burst = Burst();
+    return burst.find(
+               "PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=8GiB "
+               "UsedSpace=0") != std::string::npos &&
+           burst.find(
+               "PoolName[1]=bulk Granularity=1GiB TotalSpace=64GiB FreeSpace=64GiB "
+               "UsedSpace=0") != std::string::npos &&
+           burst.find("Allocated Buffers:") == std::string::npos;
+  }
+
+  // Whether a process whose command line contains `text` exists. The first
+  // character is bracketed so the pattern does not match this pgrep's own shell.
+  static bool ProcessRunning(const std::string& text) {
+    const std::string pattern = "[" + text.substr(0, 1) + "]" + text.substr(1);
+    return RunShell("pgrep -f '" + pattern + "' >/dev/null").exit_code == 0;
+  }
+
+  static LocalCluster* cluster_;
+  std::string home_;
+};
+
+LocalCluster* BurstBufferTest::cluster_ = nullptr;
+
+TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
+  std::ofstream(home_ + "/input.txt") << "hello from stage-in\n";
+  CommandResult r =
+      Submit("stage.sh", absl::StrCat("#!/bin/bash\n"
+                                      "#BB_LUA pool=fast capacity=1G\n"
+                                      "#BB_LUA stage_in source=",
+                                      home_, "/input.txt destination=", cluster_->dir(),
+                                      "/bb/in_%j.txt\n"
+                                      "#BB_LUA stage_out source=",
+                                      home_, "/result_%j.txt destination=", home_,
+                                      "/staged_out_%j.txt\n"
+                                      "#SBATCH -t 5\n"
+                                      "cat ",
+                                      cluster_->dir(),
+                                      "/bb/in_$SLURM_JOB_ID.txt > result_$SLURM_JOB_ID.txt\n"
+                                      "echo BB_JOB_DIR=$BB_JOB_DIR\n"
+                                      "sleep 4\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "RUNNING"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  EXPECT_EQ(JobField(id, "BurstBufferState"), "running");
+  const std::string burst = Burst();
+  EXPECT_NE(burst.find("PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=7GiB "
+                       "UsedSpace=1GiB"),
+            std::string::npos)
+      << burst;
+  EXPECT_NE(burst.find(absl::StrCat("JobID=", id, " ")), std::string::npos) << burst;
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
+  EXPECT_EQ(ReadFile(absl::StrCat(home_, "/staged_out_", id, ".txt")), "hello from stage-in\n");
+  EXPECT_NE(ReadFile(absl::StrCat(home_, "/slurm-", id, ".out"))
+                .find(absl::StrCat("BB_JOB_DIR=", cluster_->dir(), "/bb/job_", id)),
+            std::string::npos);
+  EXPECT_TRUE(Eventually(10, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, JobWaitsForPoolSpaceThenRuns) {
+  CommandResult first = Submit("big1.sh",
+                               "#!/bin/bash\n#BB_LUA pool=fast capacity=6G\n#SBATCH -t 5\n"
+                               "sleep 5\n");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const uint64_t a = SubmittedJobIds(first.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(a, "JobState") == "RUNNING"; }));
+  CommandResult second = Submit("big2.sh",
+                                "#!/bin/bash\n#BB_LUA pool=fast capacity=6G\n#SBATCH -t 5\n"
+                                "true\n");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const uint64_t b = SubmittedJobIds(second.out).at(0);
+  EXPECT_TRUE(Eventually(10, [&] { return JobField(b, "Reason") == "BurstBufferResources"; }))
+      << JobField(b, "Reason");
+  EXPECT_EQ(JobField(b, "BurstBufferState"), "pending");
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(b, "JobState") == "COMPLETED"; }));
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, SubmissionRejectedByJobProcessShowsTheScriptsMessage) {
+  CommandResult r = Submit("bad.sh",
+                           "#!/bin/bash\n"
+                           "#BB_LUA stage_in source=/nonexistent/file destination=/tmp/x\n"
+                           "true\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("burst_buffer/lua: stage_in source /nonexistent/file not found"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Burst Buffer request invalid"), std::string::npos) << r.err;
+  // An unknown pool and root are refused too.
+  CommandResult pool = Submit("pool.sh", "#!/bin/bash\n#BB_LUA pool=nope capacity=1G\ntrue\n");
+  EXPECT_NE(pool.exit_code, 0);
+  CommandResult root = cluster_->Run("sbatch --bb='pool=fast capacity=1G' --wrap=true");
+  EXPECT_NE(root.exit_code, 0);
+  EXPECT_NE(root.err.find("User root can not allocate burst buffers"), std::string::npos)
+      << root.err;
+}
+
+TEST_F(BurstBufferTest, DataInPastStageInTimeoutHoldsTheJobAndLeavesNoProcess) {
+  CommandResult r = Submit("slow.sh",
+                           "#!/bin/bash\n#BB_LUA pool=fast capacity=1M\n#BB_LUA stage_delay=47\n"
+                           "true\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(10, [] { return ProcessRunning("sleep 47"); }));
+  ASSERT_TRUE(Eventually(30, [&] {
+    return JobField(id, "Reason").find("data_in failed: timed out") != std::string::npos;
+  })) << JobField(id, "Reason");
+  EXPECT_NE(JobField(id, "Reason").find("burst_buffer/lua: "), std::string::npos);
+  EXPECT_EQ(JobField(id, "JobState"), "PENDING");
+  EXPECT_EQ(JobField(id, "Priority"), "0");
+  EXPECT_TRUE(Eventually(5, [] { return !ProcessRunning("sleep 47"); }));
+  // scancel tears the held job's buffer down.
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, ScancelDuringDataInKillsItsProcessGroupQuickly) {
+  CommandResult r = Submit("cancelme.sh",
+                           "#!/bin/bash\n#BB_LUA pool=fast capacity=1M\n#BB_LUA stage_delay=53\n"
+                           "true\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(10, [] { return ProcessRunning("sleep 53"); }));
+  ASSERT_EQ(cluster_->RunAs("skiffalice", absl::StrCat("scancel ", id)).exit_code, 0);
+  const auto cancelled = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Eventually(5, [] { return !ProcessRunning("sleep 53"); }));
+  EXPECT_LE(std::chrono::steady_clock::now() - cancelled, std::chrono::seconds(2));
+  EXPECT_EQ(JobField(id, "JobState"), "CANCELLED");
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, TestDataInBusyTwiceIsPolledThreeTimes) {
+  CommandResult r = Submit("busy.sh",
+                           "#!/bin/bash\n#BB_LUA pool=fast capacity=1M busy_twice\n#SBATCH -t 5\n"
+                           "true\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(40, [&] { return JobField(id, "JobState") == "COMPLETED"; }));
+  EXPECT_EQ(ReadFile(absl::StrCat(cluster_->dir(), "/log/busy_", id)), "3");
+}
+
+TEST_F(BurstBufferTest, AfterBurstBufferWaitsForTheOtherJobsStageOut) {
+  CommandResult first =
+      Submit("producer.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_delay=2\n"
+                                         "#BB_LUA stage_out source=",
+                                         home_, "/made.txt destination=", home_,
+                                         "/published.txt\n#SBATCH -t 5\necho made > made.txt\n"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const uint64_t a = SubmittedJobIds(first.out).at(0);
+  CommandResult second =
+      cluster_->RunAs("skiffalice", absl::StrCat("sbatch -t 5 -d afterburstbuffer:", a,
+                                                 " -o consumer.out --wrap='cat published.txt'"));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const uint64_t b = SubmittedJobIds(second.out).at(0);
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(b, "JobState") == "COMPLETED"; }))
+      << JobField(b, "Reason");
+  EXPECT_EQ(ReadFile(home_ + "/consumer.out"), "made\n");
+}
+
+TEST_F(BurstBufferTest, EveryHookAndCtldScriptRunsUnderScriptd) {
+  // scriptd is ctld's child.
+  const std::string scriptd =
+      RunShell(absl::StrCat("pgrep -P ", cluster_->Pid("ctld"), " -f scriptd | head -1")).out;
+  ASSERT_FALSE(scriptd.empty());
+  std::string jobs;
+  for (int i = 0; i < 200; ++i) {
+    absl::StrAppend(&jobs, "sbatch -t 5 --bb='pool=bulk capacity=1G' -o /dev/null --wrap=true\n");
+  }
+  std::ofstream(home_ + "/many.sh") << jobs;
+  CommandResult r = cluster_->RunAs("skiffalice", "bash many.sh");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+  ASSERT_EQ(ids.size(), 200u);
+  ASSERT_TRUE(
+      Eventually(400, [&] { return JobField(ids.back(), "BurstBufferState") == "complete"; }));
+  ASSERT_TRUE(Eventually(60, PoolsEmpty)) << Burst();
+  for (const char* file : {"bb_parents.txt", "script_parents.txt"}) {
+    const std::string text = ReadFile(cluster_->dir() + "/log/" + file);
+    std::vector<std::string> parents = absl::StrSplit(text, '\n', absl::SkipEmpty());
+    EXPECT_GE(parents.size(), 200u) << file;
+    for (const std::string& parent : parents) {
+      ASSERT_EQ(parent + "\n", scriptd) << file;
+    }
+  }
+}
+
+// Crash recovery (these run last: they restart ctld and scriptd).
+
+TEST_F(BurstBufferTest, CtldKilledDuringStageInStagesInAgainAndLeaksNothing) {
+  std::ofstream(home_ + "/rin.txt") << "again\n";
+  CommandResult r =
+      Submit("crash_in.sh",
+             absl::StrCat("#!/bin/bash\n#BB_LUA pool=fast capacity=2G\n#BB_LUA stage_delay=4\n"
+                          "#BB_LUA stage_in source=",
+                          home_, "/rin.txt destination=", cluster_->dir(),
+                          "/bb/rin_%j.txt\n#SBATCH -t 5\ncat ", cluster_->dir(),
+                          "/bb/rin_$SLURM_JOB_ID.txt\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(20, [&] { return JobField(id, "BurstBufferState") == "staging-in"; }));
+  ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
+  ASSERT_TRUE(Eventually(10, [] { return !ProcessRunning("sleep 4"); }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
+  EXPECT_EQ(ReadFile(absl::StrCat(home_, "/slurm-", id, ".out")), "again\n");
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, CtldKilledDuringStageOutStagesOutAgainAndLeaksNothing) {
+  CommandResult r =
+      Submit("crash_out.sh",
+             absl::StrCat("#!/bin/bash\n#BB_LUA pool=bulk capacity=1G\n#BB_LUA stage_delay=4\n"
+                          "#BB_LUA stage_out source=",
+                          home_, "/rout_%j.txt destination=", home_,
+                          "/rout_%j.staged\n#SBATCH -t 5\necho out > rout_$SLURM_JOB_ID.txt\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(60, [&] {
+    const std::string state = JobField(id, "BurstBufferState");
+    return state == "post-run" || state == "staging-out";
+  }));
+  ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
+  EXPECT_EQ(ReadFile(absl::StrCat(home_, "/rout_", id, ".staged")), "out\n");
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+TEST_F(BurstBufferTest, ScriptdKilledDuringDataInIsReissuedAndLeaksNothing) {
+  CommandResult r = Submit("crash_scriptd.sh",
+                           "#!/bin/bash\n#BB_LUA pool=fast capacity=1G\n#BB_LUA stage_delay=3\n"
+                           "#SBATCH -t 5\ntrue\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(20, [] { return ProcessRunning("sleep 3"); }));
+  const std::string scriptd =
+      RunShell(absl::StrCat("pgrep -P ", cluster_->Pid("ctld"), " -f scriptd | head -1")).out;
+  ASSERT_FALSE(scriptd.empty());
+  ASSERT_EQ(kill(std::stoi(scriptd), SIGKILL), 0);
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out << cluster_->Log("ctld.log");
+  EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
+}  // namespace
+}  // namespace skiff::testing
