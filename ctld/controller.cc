@@ -288,6 +288,7 @@ void Controller::FinishJobLocked(Job& job, Effects& effects) {
   job.end_time = clock_.Now();
   TransitionLocked(job, JobEvent::kFinish, effects);
   effects.save.push_back(job);
+  AccrueUsageLocked(job, effects);
 }
 
 void Controller::RequeueLocked(Job& job, const std::string& detail, Effects& effects) {
@@ -740,6 +741,7 @@ absl::Status Controller::UpdateJob(const Caller& caller, const JobUpdate& update
     if (update.account.has_value()) job->account = *update.account;
     if (update.qos.has_value()) {
       if (!pending) return absl::FailedPreconditionError("Job is no longer pending execution");
+      if (qos_.count(*update.qos) == 0) return absl::InvalidArgumentError("Invalid qos specification");
       job->qos = *update.qos;
     }
     if (update.partition.has_value()) {

@@ -43,6 +43,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 #include "ctld/core/scheduler/types.h"
@@ -160,6 +161,10 @@ class Controller {
   std::vector<CancelOutcome> CancelJobs(const Caller& caller, const CancelSpec& spec);
   absl::Status UpdateJob(const Caller& caller, const JobUpdate& update);
 
+  // Fair-share usage recorded for `user` (CPU-seconds x UsageFactor, decayed
+  // to its as_of); zero when the user has none.
+  UserUsageRecord UserUsage(const std::string& user);
+
   // ---- burst buffers (controller_bb.cc)
   bool BurstBuffersEnabled() const { return bb_ != nullptr; }
   const BbRuntime* burst_buffers() const { return bb_; }
@@ -245,6 +250,8 @@ class Controller {
   // kFinish (or the preemption requeue), after stage-out if any.
   void FinishJobLocked(Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
+  // Adds a finished job's CPU time to its user's fair-share usage (controller_qos.cc).
+  void AccrueUsageLocked(const Job& job, Effects& effects) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos();
 
@@ -306,6 +313,8 @@ class Controller {
   std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_job_id_ ABSL_GUARDED_BY(mu_) = 1;
   QosTable qos_ ABSL_GUARDED_BY(mu_);
+  // Fair-share usage per user, accrued as jobs end; persisted (records "usage").
+  std::map<std::string, UserUsageRecord> usage_ ABSL_GUARDED_BY(mu_);
   BbRuntime* const bb_;
   BbPoolTable bb_pools_ ABSL_GUARDED_BY(mu_);
   std::set<uint64_t> bb_busy_ ABSL_GUARDED_BY(mu_);  // jobs with a stage in flight

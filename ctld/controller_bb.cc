@@ -84,7 +84,10 @@ absl::Status Controller::ProcessBurstBuffer(std::vector<Job>& jobs) {
     }
     job.bb_directives = absl::StrJoin(lines, "\n");
     if (absl::Status s =
-            bb_->WriteJobScript(job.id, MergeBbDirectivesIntoScript(spec.script(), lines));
+            bb_->WriteJobScript(job.id, MergeBbDirectivesIntoScript(RemoveBbDirectives(
+                                                             spec.script(),
+                                                             bb_->config().directive),
+                                                         lines));
         !s.ok()) {
       return absl::UnavailableError(absl::StrCat("burst_buffer/lua: ", s.message()));
     }

@@ -1,6 +1,7 @@
 // The Controller's QOS table: sacctmgr's add/modify/delete/show qos, stored as
 // v1::QosInfo rows in the job store's `records` table (kind "qos").
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -9,6 +10,7 @@
 namespace skiff {
 namespace {
 constexpr char kQosKind[] = "qos";
+constexpr char kUsageKind[] = "usage";
 }  // namespace
 
 absl::Status Controller::RecoverQos() {
@@ -31,9 +33,46 @@ absl::Status Controller::RecoverQos() {
     }
     table["normal"] = std::move(normal);
   }
+  absl::StatusOr<std::map<std::string, std::string>> usage = store_.LoadRecords(kUsageKind);
+  if (!usage.ok()) return usage.status();
+  std::map<std::string, UserUsageRecord> records;
+  for (const auto& [user, text] : *usage) {
+    // "USAGE AS_OF SHARES"; a row that does not parse is dropped (usage only
+    // shapes priority; it is never worth refusing to start over).
+    UserUsageRecord record;
+    if (sscanf(text.c_str(), "%lf %ld %lf", &record.usage, &record.as_of, &record.shares) >= 2) {
+      records[user] = record;
+    }
+  }
   absl::MutexLock lock(&mu_);
   qos_ = std::move(table);
+  usage_ = std::move(records);
   return absl::OkStatus();
+}
+
+void Controller::AccrueUsageLocked(const Job& job, Effects& effects) {
+  if (job.start_time <= 0 || job.end_time <= job.start_time || job.nodes.empty()) return;
+  const double cpu_seconds = static_cast<double>(job.cpus_per_node) *
+                             static_cast<double>(job.nodes.size()) *
+                             static_cast<double>(job.end_time - job.start_time);
+  auto qos = qos_.find(job.qos);
+  const double factor = qos == qos_.end() ? 1.0 : qos->second.usage_factor();
+  UserUsageRecord& record = usage_[job.user_name];
+  record.usage = AccrueUsage(record.usage, record.as_of, cpu_seconds, factor, job.end_time,
+                             scheduler_options_.weights.decay_half_life);
+  record.as_of = job.end_time;
+  const std::string text = absl::StrCat(record.usage, " ", record.as_of, " ", record.shares);
+  effects.actions.push_back([this, user = job.user_name, text] {
+    if (absl::Status s = store_.PutRecord(kUsageKind, user, text); !s.ok()) {
+      logger_.warn("fair-share usage of {} not saved: {}", user, std::string(s.message()));
+    }
+  });
+}
+
+UserUsageRecord Controller::UserUsage(const std::string& user) {
+  absl::MutexLock lock(&mu_);
+  auto it = usage_.find(user);
+  return it == usage_.end() ? UserUsageRecord{} : it->second;
 }
 
 std::vector<v1::QosInfo> Controller::SnapshotQos(const std::vector<std::string>& names) {

@@ -182,6 +182,7 @@ void Controller::RunSchedulePass() {
       inputs.partitions = config_.partitions;
       inputs.qos = ToSchedQosTable(qos_);
       inputs.now = now;
+      inputs.usage = usage_;
       snapshot = BuildSnapshot(inputs);
     }
   }

@@ -233,6 +233,22 @@ TEST_F(ControllerTest, NonZeroExitIsFailed) {
   EXPECT_EQ(controller_->SnapshotJobs({{id}})[0].exit_code, 3);
 }
 
+TEST_F(ControllerTest, FinishedJobsAccrueFairShareUsageThatSurvivesARestart) {
+  Make();
+  uint64_t id = *controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+  clock_.Advance(100);
+  ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 0, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kCompleted; }));
+  const Job job = controller_->SnapshotJobs({{id}})[0];
+  const double expected = job.cpus_per_node * 100.0;  // one node, 100 s, UsageFactor 1
+  EXPECT_NEAR(controller_->UserUsage(job.user_name).usage, expected, 1e-6);
+  // Persisted: a new controller on the same store starts with it.
+  ASSERT_TRUE(Eventually([&] { return store_.LoadRecords("usage")->size() == 1; }));
+  Make();
+  EXPECT_NEAR(controller_->UserUsage(job.user_name).usage, expected, 1e-6);
+}
+
 TEST_F(ControllerTest, FailingPrologRequeuesTheJobHeld) {
   SkiffConfig config = TestConfig();
   config.prolog_ctld = "/bin/false";

@@ -19,7 +19,9 @@ namespace {
 class AuthTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cluster = LocalCluster::Start({.nodes = 1});
+    LocalCluster::Options options;
+    options.nodes = 1;
+    auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
     auto config = LoadConfig(cluster_->conf_path());

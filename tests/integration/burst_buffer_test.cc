@@ -62,6 +62,7 @@ class BurstBufferTest : public ::testing::Test {
         "BurstBufferType=burst_buffer/lua\n"
         "PrologSlurmctld=@DIR@/etc/record_parent.sh\n"
         "EpilogSlurmctld=@DIR@/etc/record_parent.sh\n"
+        "MailProg=@DIR@/etc/mail.sh\n"
         "MinJobAge=600\n";
     std::string lua = ReadFile(RunfilesRoot() + "/lua/burst_buffer.lua");
     ASSERT_FALSE(lua.empty());
@@ -72,12 +73,13 @@ class BurstBufferTest : public ::testing::Test {
         "PollInterval=1\n";
     options.files["etc/record_parent.sh"] =
         "#!/bin/sh\necho $PPID >> @DIR@/log/script_parents.txt\n";
+    options.files["etc/mail.sh"] = "#!/bin/sh\necho \"$@\" >> @DIR@/log/mail.txt\n";
     options.files["bb/.keep"] = "";
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
-    ASSERT_EQ(RunShell("chmod 755 " + cluster_->dir() + "/etc/record_parent.sh " + cluster_->dir() +
-                       "/bb")
+    ASSERT_EQ(RunShell("chmod 755 " + cluster_->dir() + "/etc/mail.sh " + cluster_->dir() +
+                       "/etc/record_parent.sh " + cluster_->dir() + "/bb")
                   .exit_code,
               0);
   }
@@ -149,21 +151,22 @@ LocalCluster* BurstBufferTest::cluster_ = nullptr;
 
 TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
   std::ofstream(home_ + "/input.txt") << "hello from stage-in\n";
-  CommandResult r =
-      Submit("stage.sh", absl::StrCat("#!/bin/bash\n"
-                                      "#BB_LUA pool=fast capacity=1G\n"
-                                      "#BB_LUA stage_in source=",
-                                      home_, "/input.txt destination=", cluster_->dir(),
-                                      "/bb/in_%j.txt\n"
-                                      "#BB_LUA stage_out source=",
-                                      home_, "/result_%j.txt destination=", home_,
-                                      "/staged_out_%j.txt\n"
-                                      "#SBATCH -t 5\n"
-                                      "cat ",
-                                      cluster_->dir(),
-                                      "/bb/in_$SLURM_JOB_ID.txt > result_$SLURM_JOB_ID.txt\n"
-                                      "echo BB_JOB_DIR=$BB_JOB_DIR\n"
-                                      "sleep 4\n"));
+  CommandResult r = Submit("stage.sh",
+                           absl::StrCat("#!/bin/bash\n"
+                                        "#BB_LUA pool=fast capacity=1G\n"
+                                        "#BB_LUA stage_in source=",
+                                        home_, "/input.txt destination=", cluster_->dir(),
+                                        "/bb/in_%j.txt\n"
+                                        "#BB_LUA stage_out source=",
+                                        home_, "/result_%j.txt destination=", home_,
+                                        "/staged_out_%j.txt\n"
+                                        "#SBATCH -t 5\n"
+                                        "cat ",
+                                        cluster_->dir(),
+                                        "/bb/in_$SLURM_JOB_ID.txt > result_$SLURM_JOB_ID.txt\n"
+                                        "echo BB_JOB_DIR=$BB_JOB_DIR\n"
+                                        "sleep 4\n"),
+                           "--mail-type=stage_out");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "RUNNING"; }))
@@ -183,6 +186,24 @@ TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
                 .find(absl::StrCat("BB_JOB_DIR=", cluster_->dir(), "/bb/job_", id)),
             std::string::npos);
   EXPECT_TRUE(Eventually(10, PoolsEmpty)) << Burst();
+  // --mail-type=stage_out: MailProg ran (through scriptd) with Slurm's subject.
+  EXPECT_TRUE(Eventually(10, [&] {
+    return ReadFile(cluster_->dir() + "/log/mail.txt")
+               .find(absl::StrCat("-s Slurm Job_id=", id,
+                                  " Name=stage.sh StageOut/Teardown Complete skiffalice")) !=
+           std::string::npos;
+  })) << ReadFile(cluster_->dir() + "/log/mail.txt");
+}
+
+TEST_F(BurstBufferTest, ShowBbstatCallsGetStatusWithTheWords) {
+  CommandResult plain = cluster_->Run("scontrol show bbstat");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("burst_buffer.lua status: root=" + cluster_->dir() + "/bb"),
+            std::string::npos)
+      << plain.out;
+  CommandResult words = cluster_->Run("scontrol show bbstat pools verbose");
+  EXPECT_EQ(words.exit_code, 0) << words.err;
+  EXPECT_NE(words.out.find("args=pools,verbose"), std::string::npos) << words.out;
 }
 
 TEST_F(BurstBufferTest, JobWaitsForPoolSpaceThenRuns) {

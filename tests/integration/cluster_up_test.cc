@@ -18,7 +18,9 @@ namespace {
 class ClusterUpTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto cluster = LocalCluster::Start({.nodes = 4});
+    LocalCluster::Options options;
+    options.nodes = 4;
+    auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
   }

@@ -102,6 +102,30 @@ std::vector<std::string> ExtractBbDirectives(std::string_view script, std::strin
   return out;
 }
 
+std::string RemoveBbDirectives(std::string_view script, std::string_view directive) {
+  std::string out;
+  const std::vector<std::string_view> lines = SplitLines(script);
+  bool in_block = true;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = StripTrailing(StripLeading(lines[i]));
+    if (in_block && !line.empty() && line[0] != '#') in_block = false;
+    if (in_block && !line.empty() && IsDirectiveLine(line, directive)) {
+      // Skip it and the comment lines that continue it, as ExtractBbDirectives reads them.
+      std::string_view last = line;
+      while (EndsWithContinuation(last) && i + 1 < lines.size()) {
+        std::string_view next = StripTrailing(StripLeading(lines[i + 1]));
+        if (next.empty() || next[0] != '#') break;
+        ++i;
+        last = next;
+      }
+      continue;
+    }
+    absl::StrAppend(&out, AsAbsl(lines[i]), "\n");
+  }
+  if (!script.empty() && script.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
 std::vector<std::string> BbOptionToDirectives(std::string_view text, std::string_view directive) {
   std::vector<std::string> out;
   // ExtractBbDirectives handles continuations; first give bare lines the prefix.

@@ -52,6 +52,12 @@ std::vector<std::string> ExtractBbDirectives(std::string_view script, std::strin
 // directive gets "#BB_LUA " put in front. Other comment lines are dropped.
 std::vector<std::string> BbOptionToDirectives(std::string_view text, std::string_view directive);
 
+// The script without its directive lines (those ExtractBbDirectives returns,
+// continuation lines included); everything else, the "#!" line and #SBATCH
+// lines among them, is kept as it is. Used to put the symbol-expanded lines
+// back in with MergeBbDirectivesIntoScript instead of next to the originals.
+std::string RemoveBbDirectives(std::string_view script, std::string_view directive);
+
 // The job's batch script with `lines` inserted after the "#!" line (or first, if
 // there is none), so they are in the leading comment block that
 // ExtractBbDirectives and the Lua script read. Lines already in the script are

@@ -243,5 +243,26 @@ TEST(CheckBbUser, AllowAndDenyLists) {
   EXPECT_EQ(s.message(), "User carol is in burst_buffer.conf DenyUsers");
 }
 
+TEST(RemoveBbDirectives, DropsDirectivesAndTheirContinuationsOnly) {
+  const std::string script =
+      "#!/bin/bash\n"
+      "#SBATCH -t 5\n"
+      "#BB_LUA stage_in source=/a/%j \\\n"
+      "#   destination=/b\n"
+      "# a comment\n"
+      "#BB_LUA pool=fast capacity=1G\n"
+      "echo hi\n"
+      "#BB_LUA not a directive after the block\n";
+  EXPECT_EQ(RemoveBbDirectives(script, "BB_LUA"),
+            "#!/bin/bash\n#SBATCH -t 5\n# a comment\necho hi\n"
+            "#BB_LUA not a directive after the block\n");
+  // Expanded lines merged back replace the originals instead of joining them.
+  const std::string merged = MergeBbDirectivesIntoScript(
+      RemoveBbDirectives(script, "BB_LUA"), {"#BB_LUA stage_in source=/a/42 destination=/b"});
+  EXPECT_EQ(ExtractBbDirectives(merged, "BB_LUA"),
+            std::vector<std::string>{"#BB_LUA stage_in source=/a/42 destination=/b"});
+  EXPECT_EQ(RemoveBbDirectives("#!/bin/sh\ntrue", "BB_LUA"), "#!/bin/sh\ntrue");
+}
+
 }  // namespace
 }  // namespace skiff
