@@ -319,6 +319,7 @@ class Controller {
   BbPoolTable bb_pools_ ABSL_GUARDED_BY(mu_);
   std::set<uint64_t> bb_busy_ ABSL_GUARDED_BY(mu_);  // jobs with a stage in flight
   int64_t next_pool_poll_ = 0;                       // housekeeping thread only
+  std::atomic<int64_t> next_backfill_{0};            // bf_interval: when backfill runs next
   // Serializes sacctmgr's writers (read table, store, install) without holding
   // mu_ across the database write. Taken before mu_, never inside it.
   std::mutex qos_write_mu_;

@@ -83,11 +83,9 @@ absl::Status Controller::ProcessBurstBuffer(std::vector<Job>& jobs) {
       lines.push_back(ExpandBbSymbols(line, symbols));
     }
     job.bb_directives = absl::StrJoin(lines, "\n");
-    if (absl::Status s =
-            bb_->WriteJobScript(job.id, MergeBbDirectivesIntoScript(RemoveBbDirectives(
-                                                             spec.script(),
-                                                             bb_->config().directive),
-                                                         lines));
+    if (absl::Status s = bb_->WriteJobScript(
+            job.id, MergeBbDirectivesIntoScript(
+                        RemoveBbDirectives(spec.script(), bb_->config().directive), lines));
         !s.ok()) {
       return absl::UnavailableError(absl::StrCat("burst_buffer/lua: ", s.message()));
     }

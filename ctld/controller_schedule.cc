@@ -190,7 +190,17 @@ void Controller::RunSchedulePass() {
   if (snapshot.pending.empty()) return;
 
   // The plan, without the lock.
-  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, scheduler_options_, now);
+  SchedulerOptions options = scheduler_options_;
+  if (options.backfill) {
+    // Backfill at most every bf_interval seconds; the main pass runs every time.
+    const int64_t due = next_backfill_.load();
+    if (now < due) {
+      options.backfill = false;
+    } else {
+      next_backfill_ = now + options.bf_interval;
+    }
+  }
+  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, options, now);
   const ScheduleResult result = ToScheduleResult(snapshot, plan);
   const PriorityContext context =
       MakePriorityContext(snapshot.view, scheduler_options_.weights, now);
@@ -249,8 +259,10 @@ void Controller::RunSchedulePass() {
       job->factors = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
                       std::llround(f.job_size * w.job_size),
                       std::llround(f.partition * w.partition), std::llround(f.qos * w.qos)};
-      auto it = expected_start.find(job->id);
-      job->expected_start = it == expected_start.end() ? 0 : it->second;
+      if (options.backfill) {  // estimates come from backfill's reservations
+        auto it = expected_start.find(job->id);
+        job->expected_start = it == expected_start.end() ? 0 : it->second;
+      }
     }
     for (const PendingReason& reason : result.pending) {
       Job* job = FindJobLocked(reason.job_id);

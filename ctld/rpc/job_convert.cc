@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ctld/core/dependency.h"
 #include "ctld/launch_builder.h"
@@ -145,6 +146,24 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
   job.qos = spec.qos().empty() ? "normal" : spec.qos();
   if (std::find(qos_names.begin(), qos_names.end(), job.qos) == qos_names.end()) {
     return Invalid("Invalid qos specification");
+  }
+  // The partition's Allow* lists, checked at submit as Slurm does (EnforcePartLimits).
+  auto allowed = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), "ALL") != list.end() ||
+           std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!allowed(partition->allow_qos, job.qos)) {
+    return Invalid(absl::StrCat("Job's QOS not permitted to use this partition (", partition->name,
+                                " allows ", absl::StrJoin(partition->allow_qos, ","), " not ",
+                                job.qos, ")"));
+  }
+  if (!allowed(partition->allow_accounts, job.account)) {
+    return Invalid("Invalid account or account/partition combination specified");
+  }
+  if (!allowed(partition->allow_groups, submitter.group_name)) {
+    return Invalid(absl::StrCat("User's group not permitted to use this partition (",
+                                partition->name, " allows ",
+                                absl::StrJoin(partition->allow_groups, ","), ")"));
   }
   job.requeue = spec.has_requeue() ? spec.requeue() : config.job_requeue;
   job.held = spec.hold();

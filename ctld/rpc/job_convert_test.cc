@@ -90,6 +90,69 @@ TEST(JobFromSpec, RejectsWithSlurmsMessages) {
   }
 }
 
+TEST(JobFromSpec, PartitionAllowListsAreCheckedAtSubmit) {
+  SkiffConfig config = Config();
+  config.partitions[0].allow_qos = {"high"};
+  absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, config, Nodes(), {"normal", "high"});
+  EXPECT_EQ(job.status().message(),
+            "Job's QOS not permitted to use this partition (debug allows high not normal)");
+  v1::JobSpec high = Spec();
+  high.set_qos("high");
+  EXPECT_TRUE(JobFromSpec(high, kAlice, config, Nodes(), {"normal", "high"}).ok());
+  config = Config();
+  config.partitions[0].allow_accounts = {"physics"};
+  EXPECT_EQ(JobFromSpec(Spec(), kAlice, config, Nodes()).status().message(),
+            "Invalid account or account/partition combination specified");
+  config = Config();
+  config.partitions[0].allow_groups = {"wheel"};
+  EXPECT_FALSE(JobFromSpec(Spec(), kAlice, config, Nodes()).ok());
+  config.partitions[0].allow_groups = {"ALL"};
+  EXPECT_TRUE(JobFromSpec(Spec(), kAlice, config, Nodes()).ok());
+}
+
+TEST(JobFromSpec, NodeListsFeaturesGpusAndMemoryOptions) {
+  std::vector<NodeCapacity> nodes = Nodes();
+  nodes[1].features = {"a100", "ib"};
+  v1::JobSpec spec = Spec();
+  spec.add_nodelist("n1");
+  spec.add_nodelist("n3");
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), nodes);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.num_nodes, 2);  // -w with two nodes raises -N
+  spec = Spec();
+  spec.add_nodelist("n9");
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
+            "Invalid node name specified");
+  spec = Spec();
+  spec.add_nodelist("n3");
+  spec.add_exclude("n3");
+  EXPECT_FALSE(JobFromSpec(spec, kAlice, Config(), nodes).ok());
+  spec = Spec();
+  spec.set_constraint("a100&ib");
+  job = JobFromSpec(spec, kAlice, Config(), nodes);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.features, (std::vector<std::string>{"a100", "ib"}));
+  spec.set_constraint("nvlink");
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
+            "Invalid feature specification");
+  spec = Spec();
+  spec.set_partition("gpu");
+  spec.set_gpus("2");
+  spec.set_mem_per_gpu_mb(100);
+  job = JobFromSpec(spec, kAlice, Config(), nodes);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.gpus_per_node, 2);
+  EXPECT_EQ(job->request.MemPerNodeMb(), 200u);
+  spec.set_mem_per_cpu_mb(10);
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
+            "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+  spec = Spec();
+  spec.set_exclusive(true);
+  job = JobFromSpec(spec, kAlice, Config(), nodes);
+  ASSERT_TRUE(job.ok());
+  EXPECT_TRUE(job->request.exclusive);
+}
+
 TEST(JobFromSpec, ParsesTypedAndUntypedGpus) {
   v1::JobSpec spec = Spec();
   spec.set_partition("gpu");

@@ -226,6 +226,11 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   options.weights.qos = config.priority_weight_qos;
   options.weights.max_age = config.priority_max_age;
   options.weights.decay_half_life = config.priority_decay_half_life;
+  if (auto bf = config.scheduler_parameters.find("bf_interval");
+      bf != config.scheduler_parameters.end()) {
+    const long value = std::strtol(bf->second.c_str(), nullptr, 10);
+    if (value >= 0) options.bf_interval = value;
+  }
   auto it = config.scheduler_parameters.find("bf_max_job_test");
   if (it != config.scheduler_parameters.end()) {
     const long value = std::strtol(it->second.c_str(), nullptr, 10);

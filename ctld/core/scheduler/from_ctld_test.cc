@@ -103,11 +103,13 @@ TEST(FromCtld, OptionsFromConfig) {
   config.priority_weight_qos = 9;
   config.priority_max_age = 60;
   config.scheduler_parameters["bf_max_job_test"] = "1234";
+  config.scheduler_parameters["bf_interval"] = "30";
   SchedulerOptions options = OptionsFromConfig(config);
   EXPECT_EQ(options.weights.age, 7);
   EXPECT_EQ(options.weights.qos, 9);
   EXPECT_EQ(options.weights.max_age, 60);
   EXPECT_EQ(options.bf_max_job_test, 1234);
+  EXPECT_EQ(options.bf_interval, 30);
 }
 
 }  // namespace
