@@ -2,10 +2,12 @@
 #ifndef SKIFF_TESTS_HARNESS_TEST_UTIL_H_
 #define SKIFF_TESTS_HARNESS_TEST_UTIL_H_
 
+#include <dirent.h>
 #include <signal.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -36,6 +38,38 @@ bool Eventually(int seconds, Predicate predicate) {
 }
 
 inline bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// Pids whose command line (arguments joined by spaces) contains `text`, from
+// /proc (no procps needed on a bare machine).
+inline std::vector<pid_t> PidsWithCommandLine(const std::string& text) {
+  std::vector<pid_t> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::string cmdline = ReadFile(std::string("/proc/") + entry->d_name + "/cmdline");
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    if (cmdline.find(text) != std::string::npos) pids.push_back(static_cast<pid_t>(pid));
+  }
+  closedir(proc);
+  return pids;
+}
+
+// The parent of `pid` (field 4 of /proc/PID/stat), or -1.
+inline pid_t ParentOf(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');  // the command name may contain spaces
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string state;
+  long parent = -1;
+  fields >> state >> parent;
+  return static_cast<pid_t>(parent);
+}
 
 // Every id in "Submitted batch job N" lines, in order.
 inline std::vector<uint64_t> SubmittedJobIds(const std::string& text) {

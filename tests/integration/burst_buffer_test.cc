@@ -136,11 +136,16 @@ class BurstBufferTest : public ::testing::Test {
            burst.find("Allocated Buffers:") == std::string::npos;
   }
 
-  // Whether a process whose command line contains `text` exists. The first
-  // character is bracketed so the pattern does not match this pgrep's own shell.
-  static bool ProcessRunning(const std::string& text) {
-    const std::string pattern = "[" + text.substr(0, 1) + "]" + text.substr(1);
-    return RunShell("pgrep -f '" + pattern + "' >/dev/null").exit_code == 0;
+  // Whether a process whose command line contains `text` exists.
+  static bool ProcessRunning(const std::string& text) { return !PidsWithCommandLine(text).empty(); }
+
+  // scriptd: ctld's child.
+  static std::string ScriptdPid() {
+    const pid_t ctld = cluster_->Pid("ctld");
+    for (pid_t pid : PidsWithCommandLine("scriptd")) {
+      if (ParentOf(pid) == ctld) return std::to_string(pid);
+    }
+    return "";
   }
 
   static LocalCluster* cluster_;
@@ -307,9 +312,7 @@ TEST_F(BurstBufferTest, AfterBurstBufferWaitsForTheOtherJobsStageOut) {
 }
 
 TEST_F(BurstBufferTest, EveryHookAndCtldScriptRunsUnderScriptd) {
-  // scriptd is ctld's child.
-  const std::string scriptd =
-      RunShell(absl::StrCat("pgrep -P ", cluster_->Pid("ctld"), " -f scriptd | head -1")).out;
+  const std::string scriptd = ScriptdPid();
   ASSERT_FALSE(scriptd.empty());
   std::string jobs;
   for (int i = 0; i < 200; ++i) {
@@ -328,7 +331,7 @@ TEST_F(BurstBufferTest, EveryHookAndCtldScriptRunsUnderScriptd) {
     std::vector<std::string> parents = absl::StrSplit(text, '\n', absl::SkipEmpty());
     EXPECT_GE(parents.size(), 200u) << file;
     for (const std::string& parent : parents) {
-      ASSERT_EQ(parent + "\n", scriptd) << file;
+      ASSERT_EQ(parent, scriptd) << file;
     }
   }
 }
@@ -386,8 +389,7 @@ TEST_F(BurstBufferTest, ScriptdKilledDuringDataInIsReissuedAndLeaksNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(20, [] { return ProcessRunning("sleep 3"); }));
-  const std::string scriptd =
-      RunShell(absl::StrCat("pgrep -P ", cluster_->Pid("ctld"), " -f scriptd | head -1")).out;
+  const std::string scriptd = ScriptdPid();
   ASSERT_FALSE(scriptd.empty());
   ASSERT_EQ(kill(std::stoi(scriptd), SIGKILL), 0);
   ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
