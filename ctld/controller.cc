@@ -741,7 +741,8 @@ absl::Status Controller::UpdateJob(const Caller& caller, const JobUpdate& update
     if (update.account.has_value()) job->account = *update.account;
     if (update.qos.has_value()) {
       if (!pending) return absl::FailedPreconditionError("Job is no longer pending execution");
-      if (qos_.count(*update.qos) == 0) return absl::InvalidArgumentError("Invalid qos specification");
+      if (qos_.count(*update.qos) == 0)
+        return absl::InvalidArgumentError("Invalid qos specification");
       job->qos = *update.qos;
     }
     if (update.partition.has_value()) {

@@ -228,51 +228,7 @@ std::string SprioDefaultFormat(const SprioOptions& options, const PriorityWeight
 }
 
 absl::StatusOr<std::vector<SprioFormatItem>> ParseSprioFormat(std::string_view format) {
-  std::vector<SprioFormatItem> items;
-  std::string literal;
-  auto flush = [&] {
-    if (literal.empty()) return;
-    SprioFormatItem item;
-    item.literal = literal;
-    items.push_back(item);
-    literal.clear();
-  };
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') {
-      literal += format[i];
-      continue;
-    }
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      literal += '%';
-      ++i;
-      continue;
-    }
-    SprioFormatItem item;
-    size_t j = i + 1;
-    if (j < format.size() && format[j] == '.') {
-      item.right = true;
-      ++j;
-    }
-    while (j < format.size() && absl::ascii_isdigit(static_cast<unsigned char>(format[j]))) {
-      item.width = std::min(item.width * 10 + (format[j] - '0'), 10000);
-      ++j;
-    }
-    if (j >= format.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid job format specification: '%' without a field letter in \"",
-                       std::string(format), "\""));
-    }
-    item.field = format[j];
-    if (Header(item.field).empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid job format specification: ", std::string(1, item.field)));
-    }
-    flush();
-    items.push_back(item);
-    i = j;
-  }
-  flush();
-  return items;
+  return ParsePercentFormat(format, [](char field) { return !Header(field).empty(); });
 }
 
 absl::StatusOr<std::string> FormatSprio(const v1::GetJobsReply& reply,

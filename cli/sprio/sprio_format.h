@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/common/percent_format.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff {
@@ -55,12 +56,7 @@ struct SprioOptions {
 std::string SprioDefaultFormat(const SprioOptions& options, const PriorityWeights& weights);
 
 // One piece of a format: literal text, or a field with its width and side.
-struct SprioFormatItem {
-  std::string literal;  // set for text between fields; field == 0 then
-  char field = 0;       // the letter after '%'
-  int width = 0;        // 0 = as wide as the value
-  bool right = false;   // '.' before the width: right-justify
-};
+using SprioFormatItem = PercentFormatItem;
 
 // Parses "%.15i %9r %.10Y..." ("%%" is a literal '%'). Letters: a A b B f F i j J
 // n N o p P q Q r S t T u y Y (sprio's; see the man page).

@@ -186,54 +186,10 @@ std::string SqueueFieldHeader(char field) {
 }
 
 absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view format) {
-  std::vector<SqueueFormatItem> items;
-  std::string literal;
-  auto flush = [&] {
-    if (literal.empty()) return;
-    SqueueFormatItem item;
-    item.literal = literal;
-    items.push_back(item);
-    literal.clear();
-  };
-  for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] != '%') {
-      literal += format[i];
-      continue;
-    }
-    if (i + 1 < format.size() && format[i + 1] == '%') {
-      literal += '%';
-      ++i;
-      continue;
-    }
-    SqueueFormatItem item;
-    size_t j = i + 1;
-    if (j < format.size() && format[j] == '.') {
-      item.right = true;
-      ++j;
-    } else if (j < format.size() && format[j] == '-') {
-      ++j;
-    }
-    while (j < format.size() && format[j] >= '0' && format[j] <= '9') {
-      item.width = std::min(item.width * 10 + (format[j] - '0'), 10000);
-      ++j;
-    }
-    if (j >= format.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid job format specification: '%' without a field letter in \"",
-                       std::string(format), "\""));
-    }
-    item.field = format[j];
-    if (!absl::ascii_isalpha(static_cast<unsigned char>(item.field)) ||
-        SqueueFieldHeader(item.field).empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid job format specification: ", std::string(1, item.field)));
-    }
-    flush();
-    items.push_back(item);
-    i = j;
-  }
-  flush();
-  return items;
+  return ParsePercentFormat(format, [](char field) {
+    return absl::ascii_isalpha(static_cast<unsigned char>(field)) &&
+           !SqueueFieldHeader(field).empty();
+  });
 }
 
 absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueLongFormat(std::string_view format) {

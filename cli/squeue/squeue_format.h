@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/common/percent_format.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff {
@@ -24,12 +25,7 @@ inline constexpr char kFieldBurstBuffer = '\x01';       // -O BurstBuffer
 inline constexpr char kFieldBurstBufferState = '\x02';  // -O BurstBufferState
 
 // One piece of a format: literal text, or a field with its width and side.
-struct SqueueFormatItem {
-  std::string literal;  // set for text between fields; field == 0 then
-  char field = 0;       // the letter after '%', e.g. 'i', or a kField* code
-  int width = 0;        // 0 = as wide as the value, never truncated
-  bool right = false;   // '.' before the width: right-justify
-};
+using SqueueFormatItem = PercentFormatItem;
 
 // Parses an -o format, "%.18i %.9P %j...", into items. "%%" is a literal '%'.
 // Error: InvalidArgument "Invalid job format specification: <letter>" for a letter
