@@ -11,6 +11,10 @@ namespace skiff {
 namespace {
 
 constexpr int kWorkThreads = 32;
+// Burst-buffer stages running at once (each blocks a thread in RunLua). Eight
+// keeps a 2-core controller responsive under hundreds of staging jobs; the
+// rest wait their turn in order.
+constexpr int kBbStageThreads = 8;
 // How long a freshly launched job may be missing from its node's report before
 // ctld believes the node lost it (the launch RPC may still be in flight).
 constexpr int64_t kLaunchGraceSeconds = 10;
@@ -113,6 +117,7 @@ absl::Status Controller::Recover() {
 
 void Controller::Start() {
   work_ = std::make_unique<WorkQueue>(kWorkThreads);
+  bb_work_ = std::make_unique<WorkQueue>(kBbStageThreads);
   PollBbPools();  // before the first pass: submissions and stage-ins need the pools
   next_pool_poll_ = clock_.Now() + 30;
   Effects effects;
@@ -145,6 +150,7 @@ void Controller::Stop() {
   wake_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
   if (housekeeping_.joinable()) housekeeping_.join();
+  bb_work_.reset();
   work_.reset();
 }
 
@@ -198,6 +204,9 @@ void Controller::Apply(Effects effects) {
   }
   for (auto& action : effects.actions) {
     if (work_) work_->Post(std::move(action));
+  }
+  for (auto& action : effects.bb_actions) {
+    if (bb_work_) bb_work_->Post(std::move(action));
   }
 }
 

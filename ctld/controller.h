@@ -200,6 +200,10 @@ class Controller {
   struct Effects {
     std::vector<Job> save;
     std::vector<std::function<void()>> actions;
+    // Burst-buffer stages: on their own small queue, so a burst of stages (each
+    // a Lua helper process in scriptd) neither starves launches and epilogs of
+    // work threads nor buries a small machine in helper processes.
+    std::vector<std::function<void()>> bb_actions;
     std::vector<std::string> log;
   };
 
@@ -330,6 +334,7 @@ class Controller {
   bool schedule_requested_ = false;
   bool stopping_ = false;
   std::unique_ptr<WorkQueue> work_;
+  std::unique_ptr<WorkQueue> bb_work_;
   std::thread scheduler_;
   std::thread housekeeping_;
 };

@@ -87,7 +87,8 @@ absl::Status Controller::ProcessBurstBuffer(std::vector<Job>& jobs) {
             job.id, MergeBbDirectivesIntoScript(
                         RemoveBbDirectives(spec.script(), bb_->config().directive), lines));
         !s.ok()) {
-      return absl::UnavailableError(absl::StrCat("burst_buffer/lua: ", s.message()));
+      logger_.error("JobId={} not accepted: {}", job.id, std::string(s.message()));
+      return absl::InternalError(absl::StrCat("burst_buffer/lua: ", s.message()));
     }
   }
   // Once per submission, as Slurm calls it once for an array.
@@ -152,7 +153,7 @@ bool Controller::BbTransitionLocked(Job& job, BbEvent event, Effects& effects) {
 
 void Controller::BbQueueStageLocked(Job& job, BbStage stage, bool hurry, Effects& effects) {
   bb_busy_.insert(job.id);
-  effects.actions.push_back(BbStageAction(job, stage, hurry));
+  effects.bb_actions.push_back(BbStageAction(job, stage, hurry));
 }
 
 void Controller::BbTeardownLocked(Job& job, bool hurry, Effects& effects) {

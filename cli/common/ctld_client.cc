@@ -24,7 +24,8 @@ CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<
     : config_(std::move(config)),
       target_(std::move(target)),
       auth_(std::move(auth)),
-      stub_(v1::Ctld::NewStub(MakeChannel(target_))) {}
+      channel_(MakeChannel(target_)),
+      stub_(v1::Ctld::NewStub(channel_)) {}
 
 absl::Status CtldClient::Explain(const grpc::Status& status) const {
   switch (status.error_code()) {
@@ -34,6 +35,11 @@ absl::Status CtldClient::Explain(const grpc::Status& status) const {
       return absl::UnavailableError(
           absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
     case grpc::StatusCode::DEADLINE_EXCEEDED:
+      // Never connected within MessageTimeout: ctld is down or unreachable.
+      if (channel_->GetState(false) != GRPC_CHANNEL_READY) {
+        return absl::UnavailableError(
+            absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+      }
       return absl::DeadlineExceededError(absl::StrCat(
           "skiff controller at ", target_,
           " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));

@@ -38,6 +38,9 @@ class CtldClient {
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(config_.skiff.message_timeout));
     if (absl::Status s = AttachCredential(*auth_, &context); !s.ok()) return s;
+    // A busy controller may take longer than one connection attempt to answer
+    // the handshake: keep trying until the deadline, as Slurm's commands retry.
+    context.set_wait_for_ready(true);
     return Explain((stub_.get()->*method)(&context, request, reply));
   }
 
@@ -48,6 +51,7 @@ class CtldClient {
   LoadedConfig config_;
   std::string target_;
   std::unique_ptr<Authenticator> auth_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Ctld::Stub> stub_;
 };
 

@@ -322,7 +322,7 @@ TEST_F(BurstBufferTest, EveryHookAndCtldScriptRunsUnderScriptd) {
   CommandResult r = cluster_->RunAs("skiffalice", "bash many.sh");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<uint64_t> ids = SubmittedJobIds(r.out);
-  ASSERT_EQ(ids.size(), 200u);
+  ASSERT_EQ(ids.size(), 200u) << r.err;
   ASSERT_TRUE(
       Eventually(400, [&] { return JobField(ids.back(), "BurstBufferState") == "complete"; }));
   ASSERT_TRUE(Eventually(60, PoolsEmpty)) << Burst();
