@@ -235,6 +235,19 @@ void Controller::RunSchedulePass() {
     }
   }
 
+  // sprio's weighted factors, computed before the lock is taken again.
+  std::vector<Job::Factors> factors(snapshot.pending.size());
+  {
+    const PriorityWeights& w = scheduler_options_.weights;
+    for (size_t i = 0; i < snapshot.pending.size(); ++i) {
+      const PriorityFactors f =
+          ComputePriority(snapshot.view, context, w, snapshot.pending[i], now);
+      factors[i] = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
+                    std::llround(f.job_size * w.job_size), std::llround(f.partition * w.partition),
+                    std::llround(f.qos * w.qos)};
+    }
+  }
+
   Effects effects;
   bool replan = false;
   {
@@ -249,16 +262,11 @@ void Controller::RunSchedulePass() {
       PreemptLocked(*job, victim.mode == PreemptMode::kRequeue && job->requeue, victim.grace_time,
                     preemptor, effects);
     }
-    const PriorityWeights& w = scheduler_options_.weights;
     for (size_t i = 0; i < snapshot.pending.size(); ++i) {
       Job* job = FindJobLocked(snapshot.pending[i].id);
       if (job == nullptr || job->state != JobState::kPending) continue;
-      const PriorityFactors f =
-          ComputePriority(snapshot.view, context, w, snapshot.pending[i], now);
       job->priority = job->held ? 0 : plan.priorities[i];
-      job->factors = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
-                      std::llround(f.job_size * w.job_size),
-                      std::llround(f.partition * w.partition), std::llround(f.qos * w.qos)};
+      job->factors = factors[i];
       if (options.backfill) {  // estimates come from backfill's reservations
         auto it = expected_start.find(job->id);
         job->expected_start = it == expected_start.end() ? 0 : it->second;

@@ -71,6 +71,21 @@ inline pid_t ParentOf(pid_t pid) {
   return static_cast<pid_t>(parent);
 }
 
+// The value of `key` in `scontrol show job` output ("JobState", "Restarts"),
+// "" when absent. Reason may contain spaces: it runs up to " Dependency=".
+inline std::string ScontrolField(const std::string& scontrol_output, const std::string& key) {
+  std::string text = " " + scontrol_output;
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  const std::string needle = " " + key + "=";
+  size_t pos = text.find(needle);
+  if (pos == std::string::npos) return "";
+  pos += needle.size();
+  const size_t end = key == "Reason" ? text.find(" Dependency=", pos) : text.find(' ', pos);
+  return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+}
+
 // Every id in "Submitted batch job N" lines, in order.
 inline std::vector<uint64_t> SubmittedJobIds(const std::string& text) {
   std::vector<uint64_t> ids;

@@ -105,22 +105,9 @@ class BurstBufferTest : public ::testing::Test {
     return cluster_->RunAs("skiffalice", absl::StrCat("sbatch ", args, " ", name));
   }
 
+  // scontrol's Key=value for one job, "" when absent.
   static std::string JobField(uint64_t id, const std::string& key) {
-    CommandResult r = cluster_->Run(absl::StrCat("scontrol show job ", id));
-    std::string text = " " + r.out;
-    for (char& c : text) {
-      if (c == '\n') c = ' ';
-    }
-    const std::string needle = " " + key + "=";
-    size_t pos = text.find(needle);
-    if (pos == std::string::npos) return "";
-    pos += needle.size();
-    // Reasons may contain spaces: up to the next " Key=" for Reason.
-    if (key == "Reason") {
-      const size_t end = text.find(" Dependency=", pos);
-      return text.substr(pos, end - pos);
-    }
-    return text.substr(pos, text.find(' ', pos) - pos);
+    return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, key);
   }
 
   static std::string Burst() { return cluster_->Run("scontrol show burst").out; }

@@ -68,16 +68,7 @@ class SchedulerTest : public ::testing::Test {
 
   // scontrol's Key=value for one job, "" when absent.
   static std::string JobField(uint64_t id, const std::string& key) {
-    CommandResult r = cluster_->Run(absl::StrCat("scontrol show job ", id));
-    const std::string needle = " " + key + "=";
-    std::string text = " " + r.out;
-    for (char& c : text) {
-      if (c == '\n') c = ' ';
-    }
-    size_t pos = text.find(needle);
-    if (pos == std::string::npos) return "";
-    pos += needle.size();
-    return text.substr(pos, text.find(' ', pos) - pos);
+    return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, key);
   }
 
   static LocalCluster* cluster_;
