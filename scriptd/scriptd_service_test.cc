@@ -20,39 +20,17 @@
 #include "common/rpc/channel.h"
 #include "gtest/gtest.h"
 #include "proto/scriptd.grpc.pb.h"
+#include "scriptd/test_support.h"
 
 namespace skiff {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string TempDir() {
-  const char* dir = getenv("TEST_TMPDIR");
-  char resolved[PATH_MAX];
-  if (dir != nullptr && realpath(dir, resolved) != nullptr) return resolved;
-  return "/tmp";
-}
+using scriptd_testing::ReadFile;
+using scriptd_testing::TempDir;
 
-std::string ScriptdBinary() {
-  const char* srcdir = getenv("TEST_SRCDIR");
-  const char* workspace = getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return "scriptd/scriptd";
-  return std::string(srcdir) + "/" + workspace + "/scriptd/scriptd";
-}
-
-std::string ExampleLuaScript() {
-  const char* srcdir = getenv("TEST_SRCDIR");
-  const char* workspace = getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return "lua/burst_buffer.lua";
-  return std::string(srcdir) + "/" + workspace + "/lua/burst_buffer.lua";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string ExampleLuaScript() { return scriptd_testing::Runfile("lua/burst_buffer.lua"); }
 
 // Gone, or a zombie nobody has reaped yet (it cannot run any more either way).
 bool ProcessGone(pid_t pid) {
@@ -120,32 +98,15 @@ class ScriptdServiceTest : public ::testing::Test {
   void SetUp() override {
     dir_ = TempDir();
     log_path_ = dir_ + "/log";
-    const std::string conf = dir_ + "/skiff.conf";
-    std::ofstream(conf) << "ClusterName=t\nSlurmctldHost=localhost\nSlurmctldLogFile=" << log_path_
-                        << "\n";
     // sun_path holds 108 bytes: TEST_TMPDIR is too deep for it.
     socket_path_ = "/tmp/skiff-sd-" + std::to_string(getpid()) + ".sock";
     // For the example burst_buffer.lua: scriptd's environment reaches the helper.
     setenv("SKIFF_BB_ROOT", (dir_ + "/bbroot").c_str(), 1);
-
-    int fds[2];
-    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
-    const int read_end = fds[0];
-    lifeline_ = fds[1];
-    std::vector<std::string> args = {
-        ScriptdBinary(), "-f",         conf,
-        "--socket",      socket_path_, "--lifeline-fd=" + std::to_string(read_end)};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      fcntl(read_end, F_SETFD, 0);  // the read end survives exec
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(read_end);
+    const scriptd_testing::ScriptdChild child =
+        scriptd_testing::StartScriptd(dir_, socket_path_, log_path_);
+    ASSERT_GE(child.pid, 0);
+    pid_ = child.pid;
+    lifeline_ = child.lifeline;
 
     stub_ = v1::Scriptd::NewStub(MakeChannel("unix:" + socket_path_));
     // As ctld does: wait for the socket, polling the connection meanwhile (a

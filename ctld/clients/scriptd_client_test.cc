@@ -17,32 +17,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "scriptd/test_support.h"
 
 namespace skiff {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string TempDir() {
-  const char* dir = getenv("TEST_TMPDIR");
-  char resolved[PATH_MAX];
-  if (dir != nullptr && realpath(dir, resolved) != nullptr) return resolved;
-  return "/tmp";
-}
-
-std::string ScriptdBinary() {
-  const char* srcdir = getenv("TEST_SRCDIR");
-  const char* workspace = getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return "scriptd/scriptd";
-  return std::string(srcdir) + "/" + workspace + "/scriptd/scriptd";
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using scriptd_testing::ReadFile;
+using scriptd_testing::TempDir;
 
 int CountLines(const std::string& path) {
   const std::string text = ReadFile(path);
@@ -96,9 +79,6 @@ class ScriptdClientTest : public ::testing::Test {
   void SetUp() override {
     dir_ = TempDir();
     log_path_ = dir_ + "/log";
-    conf_ = dir_ + "/skiff.conf";
-    std::ofstream(conf_) << "ClusterName=t\nSlurmctldHost=localhost\nSlurmctldLogFile=" << log_path_
-                         << "\n";
     socket_path_ = "/tmp/skiff-sc-" + std::to_string(getpid()) + ".sock";
     StartScriptd();
     client_ = std::make_unique<ScriptdClient>(socket_path_, 30);
@@ -115,24 +95,11 @@ class ScriptdClientTest : public ::testing::Test {
   }
 
   void StartScriptd() {
-    int fds[2];
-    ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
-    const int read_end = fds[0];
-    lifeline_ = fds[1];
-    std::vector<std::string> args = {ScriptdBinary(), "-f",
-                                     conf_,           "--socket",
-                                     socket_path_,    "--lifeline-fd=" + std::to_string(read_end)};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      fcntl(read_end, F_SETFD, 0);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(read_end);
+    const scriptd_testing::ScriptdChild child =
+        scriptd_testing::StartScriptd(dir_, socket_path_, log_path_);
+    ASSERT_GE(child.pid, 0);
+    pid_ = child.pid;
+    lifeline_ = child.lifeline;
   }
 
   // ctld's view of a crash: scriptd is gone at once, without cleaning up.
@@ -172,7 +139,7 @@ class ScriptdClientTest : public ::testing::Test {
     return request;
   }
 
-  std::string dir_, log_path_, conf_, socket_path_, counter_, script_;
+  std::string dir_, log_path_, socket_path_, counter_, script_;
   int lifeline_ = -1;
   pid_t pid_ = -1;
   std::unique_ptr<ScriptdClient> client_;
