@@ -18,13 +18,19 @@ namespace {
 
 class FakeStore : public JobStore {
  public:
-  absl::Status Save(std::vector<Job> jobs) override {
+  absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records) override {
     std::lock_guard<std::mutex> lock(mu_);
+    if (full) return absl::ResourceExhaustedError("sqlite: database or disk is full");
     for (Job& job : jobs) {
       auto it = jobs_.find(job.id);
       if (it == jobs_.end() || it->second.version < job.version) jobs_[job.id] = job;
     }
+    for (RecordRow& record : records) records_[record.kind][record.key] = record.blob;
     return absl::OkStatus();
+  }
+  void SetFull(bool value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    full = value;
   }
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -57,6 +63,7 @@ class FakeStore : public JobStore {
 
  private:
   std::mutex mu_;
+  bool full = false;  // every Save fails as on a full disk
   std::map<uint64_t, Job> jobs_;
   std::map<std::string, std::map<std::string, std::string>> records_;
 };
@@ -165,17 +172,19 @@ class ControllerTest : public ::testing::Test {
     }
   }
 
-  Job NewJob(uid_t uid = 1001, int cpus = 1) {
-    Job job;
+  SubmitRequest NewJob(uid_t uid = 1001, int cpus = 1) {
+    SubmitRequest job;
     job.uid = uid;
     job.user_name = uid == 0 ? "root" : "alice";
     job.name = "j";
-    job.request.partition = "debug";
-    job.request.cpus_per_task = cpus;
-    job.request.time_limit = 600;
+    job.partition = "debug";
+    job.cpus_per_task = cpus;
+    job.time_limit = 600;
+    job.script = "#!/bin/sh\ntrue\n";
+    job.work_dir = "/tmp";
     v1::JobSpec spec;
-    spec.set_script("#!/bin/sh\ntrue\n");
-    spec.set_work_dir("/tmp");
+    spec.set_script(job.script);
+    spec.set_work_dir(job.work_dir);
     job.spec_blob = spec.SerializeAsString();
     return job;
   }
@@ -266,7 +275,7 @@ TEST_F(ControllerTest, FailingPrologRequeuesTheJobHeld) {
       << job.reason_detail;
   EXPECT_EQ(job.restart_count, 1);
   EXPECT_FALSE(Launched(id));
-  EXPECT_TRUE(controller_->NodeCapacities()[0].alloc_cpus == 0) << "resources given back";
+  EXPECT_TRUE(controller_->SnapshotNodes({})[0].alloc_cpus == 0) << "resources given back";
 }
 
 TEST_F(ControllerTest, OnlyTheOwnerOrAnAdminMayCancel) {
@@ -276,12 +285,12 @@ TEST_F(ControllerTest, OnlyTheOwnerOrAnAdminMayCancel) {
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
   CancelSpec spec;
   spec.jobs = {{id}};
-  std::vector<CancelOutcome> denied = controller_->CancelJobs({1002, 1002}, spec);
+  std::vector<CancelOutcome> denied = *controller_->CancelJobs({1002, 1002}, spec);
   ASSERT_EQ(denied.size(), 1u);
   EXPECT_EQ(denied[0].status.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(StateOf(id), JobState::kRunning);
 
-  std::vector<CancelOutcome> allowed = controller_->CancelJobs({0, 0}, spec);
+  std::vector<CancelOutcome> allowed = *controller_->CancelJobs({0, 0}, spec);
   ASSERT_TRUE(allowed[0].status.ok());
   ASSERT_TRUE(Eventually([&] {
     auto events = nodes_.Events();
@@ -304,7 +313,7 @@ TEST_F(ControllerTest, CancelledPendingJobNeverStarts) {
       Eventually([&] { return controller_->SnapshotJobs({{c}})[0].reason == "Resources"; }));
   CancelSpec spec;
   spec.jobs = {{c}};
-  ASSERT_TRUE(controller_->CancelJobs({1001, 1001}, spec)[0].status.ok());
+  ASSERT_TRUE((*controller_->CancelJobs({1001, 1001}, spec))[0].status.ok());
   EXPECT_EQ(StateOf(c), JobState::kCancelled);
   ASSERT_TRUE(controller_->JobComplete("n1", {a, true, 0, 0, ""}).ok());
   controller_->RunSchedulePass();
@@ -316,8 +325,8 @@ TEST_F(ControllerTest, TimeLimitTerminatesAndEndsInTimeout) {
   config.heartbeat_interval = 100;  // the nodes must not look silent after 61 s
   config.slurmd_timeout = 1000;
   Make(config);
-  Job job = NewJob();
-  job.request.time_limit = 60;
+  SubmitRequest job = NewJob();
+  job.time_limit = 60;
   uint64_t id = *controller_->SubmitJob(job);
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
   clock_.Advance(61);
@@ -332,8 +341,8 @@ TEST_F(ControllerTest, TimeLimitTerminatesAndEndsInTimeout) {
 
 TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {
   Make();
-  Job requeue = NewJob(1001, 2);
-  Job fail = NewJob(1001, 2);
+  SubmitRequest requeue = NewJob(1001, 2);
+  SubmitRequest fail = NewJob(1001, 2);
   fail.requeue = false;
   uint64_t a = *controller_->SubmitJob(requeue);
   uint64_t b = *controller_->SubmitJob(fail);
@@ -347,8 +356,8 @@ TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {
 
 TEST_F(ControllerTest, UserMayLowerButNotRaiseTimeLimitAndCannotReleaseAdminHold) {
   Make();
-  Job job = NewJob();
-  job.held = true;
+  SubmitRequest job = NewJob();
+  job.hold = true;
   uint64_t id = *controller_->SubmitJob(job);
   JobUpdate lower;
   lower.job_id = id;
@@ -384,7 +393,7 @@ TEST_F(ControllerTest, RestartedControllerResumesFromTheStore) {
   // A new controller over the same store: the job is still RUNNING and holds n1.
   Make();
   EXPECT_EQ(StateOf(running), JobState::kRunning);
-  EXPECT_EQ(controller_->NodeCapacities()[0].alloc_cpus, 2);
+  EXPECT_EQ(controller_->SnapshotNodes({})[0].alloc_cpus, 2);
   // New ids continue after the old ones.
   EXPECT_EQ(*controller_->SubmitJob(NewJob()), running + 1);
   // The node reports the job finished while ctld was away.
@@ -398,25 +407,65 @@ TEST_F(ControllerTest, RestartedControllerResumesFromTheStore) {
 
 TEST_F(ControllerTest, BackfillStartsShortJobButNotOneThatWouldDelayTheBlockedJob) {
   Make();
-  Job running = NewJob(1001, 2);  // fills n1 for 600 s
+  SubmitRequest running = NewJob(1001, 2);  // fills n1 for 600 s
   uint64_t a = *controller_->SubmitJob(running);
   ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning; }));
-  Job wide = NewJob(1001, 2);  // needs both nodes: waits for `a`, reserves n1 and n2
-  wide.request.num_nodes = 2;
-  wide.request.ntasks = 2;
-  wide.request.cpus_per_task = 2;
+  SubmitRequest wide = NewJob(1001, 2);  // needs both nodes: waits for `a`, reserves n1 and n2
+  wide.min_nodes = 2;
+  wide.ntasks = 2;
+  wide.cpus_per_task = 2;
   uint64_t b = *controller_->SubmitJob(wide);
-  Job long_job = NewJob(1001, 2);
-  long_job.request.time_limit = 6000;  // would still hold n2 when `b` may start
+  SubmitRequest long_job = NewJob(1001, 2);
+  long_job.time_limit = 6000;  // would still hold n2 when `b` may start
   uint64_t d = *controller_->SubmitJob(long_job);
-  Job short_job = NewJob(1001, 2);
-  short_job.request.time_limit = 60;  // done long before `b` can start
+  SubmitRequest short_job = NewJob(1001, 2);
+  short_job.time_limit = 60;  // done long before `b` can start
   uint64_t c = *controller_->SubmitJob(short_job);
   ASSERT_TRUE(Eventually([&] { return StateOf(c) == JobState::kRunning; }));
   controller_->RunSchedulePass();
   EXPECT_EQ(StateOf(b), JobState::kPending);
   EXPECT_EQ(controller_->SnapshotJobs({{b}})[0].reason, "Resources");
   EXPECT_EQ(StateOf(d), JobState::kPending) << "backfill must not delay the blocked job";
+}
+
+// An acknowledgement means stored: with the store failing, every caller hears
+// it, nothing is dispatched, and nothing of the refused event stays in memory.
+TEST_F(ControllerTest, StoreFailureIsReportedAndNothingOfTheEventRemains) {
+  Make();
+  uint64_t id = *controller_->SubmitJob(NewJob(1001, 2));
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kRunning; }));
+  store_.SetFull(true);
+
+  absl::StatusOr<uint64_t> refused = controller_->SubmitJob(NewJob());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(refused.status().message().find("database or disk is full"), std::string::npos)
+      << refused.status();
+  EXPECT_EQ(controller_->SnapshotJobs({}).size(), 1u) << "the refused job is not in the queue";
+
+  CancelSpec spec;
+  spec.jobs = {{id}};
+  EXPECT_EQ(controller_->CancelJobs({1001, 1001}, spec).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  JobUpdate comment;
+  comment.job_id = id;
+  comment.comment = "lost?";
+  EXPECT_FALSE(controller_->UpdateJob({1001, 1001}, comment).ok());
+  EXPECT_EQ(controller_->SnapshotJobs({{id}})[0].comment, "");
+  // noded keeps a completion it could not deliver and sends it again.
+  EXPECT_FALSE(controller_->JobComplete("n1", {id, true, 0, 0, ""}).ok());
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  for (const std::string& event : nodes_.Events()) {
+    EXPECT_EQ(event.rfind("terminate", 0), std::string::npos) << "dispatched unstored: " << event;
+  }
+
+  store_.SetFull(false);
+  ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 0, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kCompleted; }));
+  EXPECT_EQ(store_.Get(id).state, JobState::kCompleted);
+  absl::StatusOr<uint64_t> next = controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(next.ok());
+  EXPECT_GT(*next, id);
 }
 
 TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {

@@ -72,6 +72,7 @@ struct Job {
   std::string name;
   std::string account;
   std::string qos;
+  std::string comment;  // --comment, scontrol update Comment=
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure
@@ -121,6 +122,9 @@ struct Job {
   uint64_t bb_size = 0;        // bytes charged to bb_pool (after real_size)
   bool bb_hurry = false;       // scancel --hurry: skip stage-out
   int64_t bb_create_time = 0;  // when its space was reserved
+  // teardown-fail: when slurm_bb_job_teardown is tried again (its own field, so
+  // retries never touch the job's end_time that accounting reports).
+  int64_t bb_teardown_retry_at = 0;
   bool UsesBurstBuffer() const { return !bb_directives.empty(); }
 
   uint64_t version = 0;  // +1 on every change; the store keeps the newest

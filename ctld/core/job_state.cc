@@ -69,7 +69,6 @@ absl::StatusOr<std::string> Transition(Job& job, JobEvent event) {
   }
   const JobState from = job.state;
   job.state = *next;
-  ++job.version;
   return absl::StrCat("JobId=", job.id, " ", JobStateName(from), " -> ", JobStateName(*next), " (",
                       JobEventName(event), ")");
 }

@@ -1,9 +1,10 @@
 // The one place where a job's state changes.
 //
 // NextState is the transition table: it returns the new state for (from, event),
-// or FailedPrecondition for an illegal pair. Transition applies it to a Job,
-// bumps its version and returns the log line ("JobId=42 RUNNING -> COMPLETING
-// (Exited)"); on an illegal pair it changes nothing. Pure, no locks.
+// or FailedPrecondition for an illegal pair. Transition applies it to a Job and
+// returns the log line ("JobId=42 RUNNING -> COMPLETING (Exited)"); on an
+// illegal pair it changes nothing. Pure, no locks. Only the lifecycle core
+// (ctld/core/lifecycle) calls Transition; it bumps the version once per event.
 #ifndef SKIFF_CTLD_CORE_JOB_STATE_H_
 #define SKIFF_CTLD_CORE_JOB_STATE_H_
 
@@ -31,7 +32,8 @@ const char* JobEventName(JobEvent event);
 absl::StatusOr<JobState> NextState(JobState from, JobEvent event,
                                    JobState final_state = JobState::kCompleted);
 
-// Applies `event` to `job`; on success bumps job.version and returns the log line.
+// Applies `event` to `job` and returns the log line. The version is bumped by
+// the lifecycle core once per event (lifecycle.h), not here.
 absl::StatusOr<std::string> Transition(Job& job, JobEvent event);
 
 }  // namespace skiff

@@ -55,7 +55,7 @@ TEST(NextState, FinishRequiresAFinalTarget) {
             JobState::kCancelled);
 }
 
-TEST(Transition, AppliesBumpsVersionAndDescribes) {
+TEST(Transition, AppliesAndDescribesLeavingTheVersionToTheLifecycle) {
   Job job;
   job.id = 42;
   job.state = JobState::kRunning;
@@ -63,7 +63,7 @@ TEST(Transition, AppliesBumpsVersionAndDescribes) {
   ASSERT_TRUE(line.ok());
   EXPECT_EQ(*line, "JobId=42 RUNNING -> COMPLETING (Exited)");
   EXPECT_EQ(job.state, JobState::kCompleting);
-  EXPECT_EQ(job.version, 1u);
+  EXPECT_EQ(job.version, 0u);
 }
 
 TEST(Transition, IllegalPairChangesNothing) {

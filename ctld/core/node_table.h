@@ -137,8 +137,8 @@ class NodeTable {
   Node* FindMutable(std::string_view name);
   void UpdateUsageState(Node& node);
 
-  const int64_t started_at_;
-  std::vector<Node> nodes_;                           // config order
+  int64_t started_at_;       // not const: the lifecycle core copies and restores tables
+  std::vector<Node> nodes_;  // config order
   std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_
 };
 

@@ -1,6 +1,7 @@
-// The job edge: validates a submitted v1::JobSpec into a domain Job, and turns
-// Jobs back into v1::JobInfo for squeue/scontrol. Pure apart from user/group
-// name lookups (done by the caller and passed in).
+// The job edge: turns a submitted v1::JobSpec into the core's plain
+// SubmitRequest (admission itself is ctld/core/lifecycle/admission.h), and Jobs
+// back into v1::JobInfo for squeue/scontrol. Pure apart from user/group name
+// lookups (done by the caller and passed in).
 #ifndef SKIFF_CTLD_RPC_JOB_CONVERT_H_
 #define SKIFF_CTLD_RPC_JOB_CONVERT_H_
 
@@ -11,6 +12,7 @@
 #include "common/config/config.h"
 #include "ctld/core/first_fit.h"
 #include "ctld/core/job.h"
+#include "ctld/core/lifecycle/admission.h"
 #include "proto/job.pb.h"
 
 namespace skiff {
@@ -22,8 +24,12 @@ struct Submitter {
   std::string group_name;
 };
 
-// Checks `spec` against the configuration and the nodes' capacities and returns
-// the Job to submit (no id yet). InvalidArgument carries Slurm's message, e.g.
+// sbatch's spec as plain data, with the caller's identity from its credential.
+SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& submitter);
+
+// SubmitRequestFromSpec + JobFromRequest: the spec's own admission checks
+// against the configuration and the nodes' capacities; returns the Job to
+// submit (no id yet). InvalidArgument carries Slurm's message, e.g.
 // "Invalid partition name specified", "Requested time limit is invalid (missing
 // or exceeds some limit)", "Invalid generic resource (gres) specification",
 // "Requested node configuration is not available".

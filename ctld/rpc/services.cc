@@ -10,8 +10,6 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
-#include "ctld/core/array_spec.h"
-#include "ctld/core/burst_buffer/directives.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
@@ -131,33 +129,10 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Names come from the credential's ids, never from the request.
-  Submitter submitter{caller->uid, caller->gid, UserName(caller->uid), GroupName(caller->gid)};
-  absl::StatusOr<Job> job = JobFromSpec(request->spec(), submitter, controller_.config(),
-                                        controller_.NodeCapacities(), controller_.QosNames());
-  if (!job.ok()) return ToGrpcStatus(job.status());
-  // Burst-buffer directives: the script's #BB_LUA lines and --bb/--bbf text.
-  const v1::JobSpec& spec = request->spec();
-  if (controller_.BurstBuffersEnabled()) {
-    const std::string& directive = controller_.burst_buffers()->config().directive;
-    std::vector<std::string> lines = ExtractBbDirectives(spec.script(), directive);
-    for (std::string& line : BbOptionToDirectives(spec.burst_buffer(), directive)) {
-      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
-    }
-    job->bb_directives = absl::StrJoin(lines, "\n");
-  } else if (!spec.burst_buffer().empty()) {
-    return ToGrpcStatus(
-        absl::InvalidArgumentError("Burst Buffer request invalid (BurstBufferType is not set)"));
-  }
-  std::vector<uint32_t> tasks;
-  uint32_t max_running = 0;
-  if (!request->spec().array().empty()) {
-    absl::StatusOr<ArraySpec> array =
-        ParseArraySpec(request->spec().array(), controller_.config().max_array_size);
-    if (!array.ok()) return ToGrpcStatus(array.status());
-    tasks = std::move(array->task_ids);
-    max_running = array->max_running;
-  }
-  absl::StatusOr<uint64_t> id = controller_.SubmitJob(std::move(*job), tasks, max_running);
+  const Submitter submitter{caller->uid, caller->gid, UserName(caller->uid),
+                            GroupName(caller->gid)};
+  absl::StatusOr<uint64_t> id =
+      controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter));
   if (!id.ok()) return ToGrpcStatus(id.status());
   reply->set_job_id(*id);
   return grpc::Status::OK;
@@ -212,7 +187,10 @@ grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
   spec.signal = request->signal();
   spec.batch_only = request->batch_only();
   spec.hurry = request->hurry();
-  for (const CancelOutcome& outcome : controller_.CancelJobs({caller->uid, caller->gid}, spec)) {
+  absl::StatusOr<std::vector<CancelOutcome>> outcomes =
+      controller_.CancelJobs({caller->uid, caller->gid}, spec);
+  if (!outcomes.ok()) return ToGrpcStatus(outcomes.status());
+  for (const CancelOutcome& outcome : *outcomes) {
     v1::CancelJobResult* result = reply->add_results();
     result->set_job_id(outcome.job_id);
     result->set_code(static_cast<int>(outcome.status.code()));
@@ -235,6 +213,7 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
   if (request->has_min_nodes()) update.min_nodes = request->min_nodes();
   if (request->has_name()) update.name = request->name();
   if (request->has_account()) update.account = request->account();
+  if (request->has_comment()) update.comment = request->comment();
   if (request->requeue()) {
     return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "scontrol requeue is not supported yet");
   }

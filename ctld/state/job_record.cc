@@ -67,6 +67,8 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_bb_size(job.bb_size);
   r.set_bb_hurry(job.bb_hurry);
   r.set_bb_create_time(job.bb_create_time);
+  r.set_comment(job.comment);
+  r.set_bb_teardown_retry_at(job.bb_teardown_retry_at);
   return r;
 }
 
@@ -135,6 +137,8 @@ Job FromRecord(const v1::JobRecord& r) {
   job.bb_size = r.bb_size();
   job.bb_hurry = r.bb_hurry();
   job.bb_create_time = r.bb_create_time();
+  job.comment = r.comment();
+  job.bb_teardown_retry_at = r.bb_teardown_retry_at();
   return job;
 }
 

@@ -47,7 +47,10 @@ WHERE excluded.version > jobs.version
 )sql";
 
 absl::Status SqliteError(sqlite3* db, const std::string& what) {
-  return absl::InternalError(absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db)));
+  const std::string message = absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db));
+  // A full disk (or quota) is the one failure an operator fixes by freeing space.
+  if (sqlite3_errcode(db) == SQLITE_FULL) return absl::ResourceExhaustedError(message);
+  return absl::InternalError(message);
 }
 
 absl::Status Exec(sqlite3* db, const char* sql) {
@@ -100,10 +103,11 @@ SqliteJobStore::~SqliteJobStore() {
   sqlite3_close(db_);
 }
 
-absl::Status SqliteJobStore::Save(std::vector<Job> jobs) {
-  if (jobs.empty()) return absl::OkStatus();
+absl::Status SqliteJobStore::Save(std::vector<Job> jobs, std::vector<RecordRow> records) {
+  if (jobs.empty() && records.empty()) return absl::OkStatus();
   auto batch = std::make_shared<Batch>();
   batch->jobs = std::move(jobs);
+  batch->records = std::move(records);
   std::unique_lock<std::mutex> lock(queue_mu_);
   if (stopping_) return absl::UnavailableError("job store is shutting down");
   queue_.push_back(batch);
@@ -174,13 +178,23 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       if (!status.ok()) break;
     }
     if (!status.ok()) break;
+    for (const RecordRow& record : batch->records) {
+      status = PutRecordLocked(record);
+      if (!status.ok()) break;
+    }
+    if (!status.ok()) break;
   }
   sqlite3_finalize(stmt);
   if (!status.ok()) {
     Exec(db_, "ROLLBACK;");
     return status;
   }
-  return Exec(db_, "COMMIT;");
+  if (sqlite3_exec(db_, "COMMIT;", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    status = SqliteError(db_, "commit");
+    Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
+    return status;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Job>> SqliteJobStore::LoadActive(int64_t finished_since) {
@@ -225,6 +239,13 @@ absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {
 absl::Status SqliteJobStore::PutRecord(const std::string& kind, const std::string& key,
                                        const std::string& blob) {
   std::lock_guard<std::mutex> lock(db_mu_);
+  return PutRecordLocked({kind, key, blob});
+}
+
+absl::Status SqliteJobStore::PutRecordLocked(const RecordRow& record) {
+  const std::string& kind = record.kind;
+  const std::string& key = record.key;
+  const std::string& blob = record.blob;
   const char* sql = blob.empty()
                         ? "DELETE FROM records WHERE kind = ?1 AND key = ?2"
                         : "INSERT OR REPLACE INTO records (kind, key, blob) VALUES (?1, ?2, ?3)";

@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ctld/core/job.h"
+#include "ctld/core/lifecycle/effects.h"
 
 struct sqlite3;
 
@@ -34,8 +35,10 @@ class JobStore {
  public:
   virtual ~JobStore() = default;
 
-  // Durable (survives kill -9 of ctld) when it returns OK.
-  virtual absl::Status Save(std::vector<Job> jobs) = 0;
+  // Durable (survives kill -9 of ctld) when it returns OK: the jobs and the
+  // records in one transaction, all or nothing. A full disk is
+  // ResourceExhausted; any other failure Internal; both name the cause.
+  virtual absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records = {}) = 0;
 
   // Every job not yet in a final state, plus final ones that ended at or after
   // `finished_since` (so squeue still shows them for MinJobAge).
@@ -59,7 +62,7 @@ class SqliteJobStore final : public JobStore {
   static absl::StatusOr<std::unique_ptr<SqliteJobStore>> Open(const std::string& path);
   ~SqliteJobStore() override;
 
-  absl::Status Save(std::vector<Job> jobs) override;
+  absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records = {}) override;
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) override;
   absl::StatusOr<uint64_t> MaxJobId() override;
   absl::Status PutRecord(const std::string& kind, const std::string& key,
@@ -69,6 +72,7 @@ class SqliteJobStore final : public JobStore {
  private:
   struct Batch {
     std::vector<Job> jobs;
+    std::vector<RecordRow> records;
     absl::Status result;
     bool done = false;
   };
@@ -76,6 +80,7 @@ class SqliteJobStore final : public JobStore {
   explicit SqliteJobStore(sqlite3* db);
   void WriterLoop();
   absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches);
+  absl::Status PutRecordLocked(const RecordRow& record);
 
   sqlite3* db_;
   std::mutex db_mu_;  // serializes use of db_ (writer thread vs. loads)

@@ -1,0 +1,142 @@
+// The dispatcher: the only code that turns the lifecycle core's intents into
+// calls on noded, scriptd and the filesystem. It runs after the intents' rows
+// were stored, never under mu_, and every call that reports back does so as a
+// new event through CommitReport.
+#include <type_traits>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "ctld/controller.h"
+#include "ctld/launch_builder.h"
+
+namespace skiff {
+namespace {
+
+ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
+  ScriptOutcome outcome;
+  if (!result.ok()) {
+    outcome.description = std::string(result.status().message());
+    return outcome;
+  }
+  const v1::RunScriptReply& reply = *result;
+  outcome.ran = true;
+  outcome.pid = reply.pid();
+  outcome.succeeded =
+      reply.error().empty() && !reply.timed_out() && reply.signal() == 0 && reply.exit_code() == 0;
+  if (!reply.error().empty()) {
+    outcome.description = reply.error();
+  } else if (reply.timed_out()) {
+    outcome.description = "timed out";
+  } else if (reply.signal() != 0) {
+    outcome.description = absl::StrCat("killed by signal ", reply.signal());
+  } else {
+    outcome.description = absl::StrCat("exit code ", reply.exit_code());
+  }
+  if (!reply.output_tail().empty()) {
+    std::string tail = reply.output_tail();
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+    const size_t cut = tail.rfind('\n');
+    absl::StrAppend(&outcome.description, ": ",
+                    cut == std::string::npos ? tail : tail.substr(cut + 1));
+  }
+  return outcome;
+}
+
+}  // namespace
+
+void Controller::Dispatch(std::vector<Intent> intents) {
+  for (Intent& intent : intents) DispatchOne(std::move(intent));
+}
+
+void Controller::DispatchOne(Intent intent) {
+  if (!work_) return;  // not started (tests of Recover alone)
+  std::visit(
+      [this](auto&& it) {
+        using T = std::decay_t<decltype(it)>;
+        if constexpr (std::is_same_v<T, RunPrologIntent>) {
+          work_->Post([this, job = std::move(it.job)] { RunProlog(job); });
+        } else if constexpr (std::is_same_v<T, LaunchIntent>) {
+          work_->Post([this, launch = std::move(it)] { Launch(launch); });
+        } else if constexpr (std::is_same_v<T, TerminateIntent>) {
+          work_->Post([this, t = std::move(it)] {
+            absl::Status s =
+                node_client_.TerminateJob(t.target, t.job_id, static_cast<int>(t.kill_wait));
+            if (!s.ok()) {
+              logger_.warn("JobId={} terminate on {}: {}", t.job_id, t.target,
+                           std::string(s.message()));
+            }
+          });
+        } else if constexpr (std::is_same_v<T, SignalIntent>) {
+          work_->Post([this, s = std::move(it)] {
+            absl::Status status =
+                node_client_.SignalJob(s.target, s.job_id, s.signal, s.batch_only);
+            if (!status.ok()) {
+              logger_.warn("JobId={} signal {}: {}", s.job_id, s.signal,
+                           std::string(status.message()));
+            }
+          });
+        } else if constexpr (std::is_same_v<T, RunEpilogIntent>) {
+          work_->Post([this, job = std::move(it.job)] { RunEpilog(job); });
+        } else if constexpr (std::is_same_v<T, RunBbStageIntent>) {
+          bb_work_->Post([this, stage = std::move(it)] {
+            BbStageResult result = RunBbStage(stage.job, stage.stage, stage.hurry);
+            CommitReport([&](Lifecycle& core, int64_t now) {
+              return core.BbStageDone(stage.job.id, stage.stage, result, now);
+            });
+          });
+        } else if constexpr (std::is_same_v<T, FlushBbStageIntent>) {
+          work_->Post([this, id = it.job_id] { (void)scripts_.FlushJob(id); });
+        } else if constexpr (std::is_same_v<T, RemoveBbFilesIntent>) {
+          if (bb_ != nullptr) work_->Post([this, id = it.job_id] { bb_->RemoveJobFiles(id); });
+        } else if constexpr (std::is_same_v<T, StageOutMailIntent>) {
+          work_->Post([this, job = std::move(it.job)] { SendStageOutMail(job); });
+        }
+      },
+      std::move(intent));
+}
+
+void Controller::RunProlog(const Job& job) {
+  const v1::RunScriptRequest request = BuildCtldScriptRequest(
+      CtldScript::kProlog, config_.prolog_ctld, config_.prolog_epilog_timeout, job,
+      {config_.cluster_name, conf_path_, 0});
+  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
+  CommitReport([&](Lifecycle& core, int64_t now) {
+    return core.PrologDone(job.id, job.restart_count, outcome, now);
+  });
+}
+
+void Controller::RunEpilog(const Job& job) {
+  const v1::RunScriptRequest request = BuildCtldScriptRequest(
+      CtldScript::kEpilog, config_.epilog_ctld, config_.prolog_epilog_timeout, job,
+      {config_.cluster_name, conf_path_, 0});
+  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
+  CommitReport([&](Lifecycle& core, int64_t now) { return core.EpilogDone(job.id, outcome, now); });
+}
+
+void Controller::Launch(const LaunchIntent& launch) {
+  const Job& job = launch.job;
+  // Parsing the spec and building the environment happen here, on a worker
+  // thread, not under mu_.
+  absl::Status status;
+  v1::JobSpec spec;
+  spec.ParseFromString(job.spec_blob);
+  if (job.UsesBurstBuffer() && bb_ != nullptr) {
+    // slurm_bb_paths: its NAME=value lines join the job's environment.
+    absl::StatusOr<std::map<std::string, std::string>> paths = bb_->Paths(job);
+    if (paths.ok()) {
+      for (const auto& [key, value] : *paths) (*spec.mutable_environment())[key] = value;
+    } else {
+      status = paths.status();
+    }
+  }
+  if (status.ok()) {
+    const v1::LaunchJobRequest request = BuildLaunchRequest(
+        job, spec, {config_.cluster_name, conf_path_, launch.node_real_memory_mb});
+    status = node_client_.LaunchJob(launch.target, request);
+  }
+  CommitReport([&](Lifecycle& core, int64_t now) {
+    return core.LaunchDone(job.id, job.restart_count, status, now);
+  });
+}
+
+}  // namespace skiff

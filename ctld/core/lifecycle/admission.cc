@@ -1,0 +1,394 @@
+// One admission path (admission.h): the spec's own checks, the burst-buffer
+// request, and Lifecycle::Admit, which adds the checks that need the job table
+// (QOS submit limits, MaxJobCount, dependencies) and reserves the ids.
+#include "ctld/core/lifecycle/admission.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "ctld/core/array_spec.h"
+#include "ctld/core/burst_buffer/directives.h"
+#include "ctld/core/dependency.h"
+#include "ctld/core/lifecycle/lifecycle.h"
+
+namespace skiff {
+namespace {
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// --gres entries: "gpu", "gpu:2", "gpu:a100:2". Only gpu is a known gres.
+absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, JobRequest& request) {
+  for (const std::string& entry : spec.gres) {
+    std::vector<std::string> parts = absl::StrSplit(entry, ':');
+    if (parts.empty() || parts[0] != "gpu" || parts.size() > 3) {
+      return Invalid("Invalid generic resource (gres) specification");
+    }
+    int count = 1;
+    std::string type;
+    if (parts.size() == 2) {
+      if (!absl::SimpleAtoi(parts[1], &count)) type = parts[1];
+    } else if (parts.size() == 3) {
+      type = parts[1];
+      if (!absl::SimpleAtoi(parts[2], &count)) {
+        return Invalid("Invalid generic resource (gres) specification");
+      }
+    }
+    if (count < 0) return Invalid("Invalid generic resource (gres) specification");
+    request.gpus_per_node += count;
+    if (!type.empty()) request.gpu_type = type;
+  }
+  (void)config;
+  return absl::OkStatus();
+}
+
+// --gpus / --gpus-per-node text: "4" or "a100:2".
+absl::Status ParseGpuCount(const std::string& text, const char* option, int* count,
+                           std::string* type) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  const std::string& number = parts.back();
+  if (parts.size() > 2 || !absl::SimpleAtoi(number, count) || *count < 0) {
+    return Invalid(absl::StrCat("Invalid ", option, " specification: ", text));
+  }
+  if (parts.size() == 2) *type = parts[0];
+  return absl::OkStatus();
+}
+
+// --gpus, --gpus-per-node and --mem-per-gpu on top of --gres.
+absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
+  if (!spec.gpus_per_node.empty()) {
+    if (!spec.gres.empty()) {
+      return Invalid(
+          "Invalid generic resource (gres) specification: --gres and --gpus-per-node "
+          "both ask for GPUs");
+    }
+    if (absl::Status s = ParseGpuCount(spec.gpus_per_node, "--gpus-per-node",
+                                       &request.gpus_per_node, &request.gpu_type);
+        !s.ok()) {
+      return s;
+    }
+  }
+  if (!spec.gpus.empty()) {
+    if (!spec.gres.empty() || !spec.gpus_per_node.empty()) {
+      return Invalid(
+          "Invalid generic resource (gres) specification: --gpus together with "
+          "--gres or --gpus-per-node");
+    }
+    int total = 0;
+    if (absl::Status s = ParseGpuCount(spec.gpus, "--gpus", &total, &request.gpu_type); !s.ok()) {
+      return s;
+    }
+    // A job total spread evenly: Skiff places the same GPU count on every node.
+    if (total % request.num_nodes != 0) {
+      return Invalid(absl::StrCat("Invalid --gpus specification: ", total,
+                                  " GPUs cannot be spread evenly over ", request.num_nodes,
+                                  " nodes"));
+    }
+    request.gpus_per_node = total / request.num_nodes;
+  }
+  const int mem_options =
+      (spec.mem_per_node_mb > 0) + (spec.mem_per_cpu_mb > 0) + (spec.mem_per_gpu_mb > 0);
+  if (mem_options > 1) {
+    return Invalid("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive");
+  }
+  if (spec.mem_per_gpu_mb > 0) {
+    if (request.gpus_per_node == 0) return Invalid("--mem-per-gpu requires a GPU request");
+    request.mem_per_gpu_mb = spec.mem_per_gpu_mb;
+    request.mem_per_node_mb = spec.mem_per_gpu_mb * request.gpus_per_node;
+    request.mem_per_cpu_mb = 0;
+  }
+  return absl::OkStatus();
+}
+
+// -C: "a", "a&b", "a,b" (every feature required).
+absl::Status ParseConstraint(const std::string& text, JobRequest& request) {
+  if (text.empty()) return absl::OkStatus();
+  if (text.find_first_of("|[]*") != std::string::npos) {
+    return Invalid(absl::StrCat("Invalid feature specification: ", text,
+                                " (only AND lists such as a&b are supported)"));
+  }
+  for (absl::string_view part : absl::StrSplit(text, absl::ByAnyChar("&,"))) {
+    if (part.empty()) return Invalid(absl::StrCat("Invalid feature specification: ", text));
+    request.features.emplace_back(part);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig& config,
+                                   const std::vector<NodeCapacity>& nodes,
+                                   const std::vector<std::string>& qos_names) {
+  const SubmitRequest& submitter = spec;
+  if (spec.script.empty()) return Invalid("Batch script is empty!");
+  if (spec.script.rfind("#!", 0) != 0) {
+    return Invalid("Batch script must start with #! (a shebang line)");
+  }
+  if (!spec.work_dir.empty() && spec.work_dir[0] != '/') {
+    return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir));
+  }
+  if (config.disable_root_jobs && submitter.uid == 0) {
+    return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
+  }
+  const PartitionConfig* partition =
+      spec.partition.empty() ? config.DefaultPartition() : config.FindPartition(spec.partition);
+  if (partition == nullptr) {
+    return Invalid(spec.partition.empty() ? "No partition specified or system default partition"
+                                          : "Invalid partition name specified");
+  }
+  if (partition->root_only && submitter.uid != 0) {
+    return Invalid("Partition is restricted to root (RootOnly=YES)");
+  }
+
+  Job job;
+  job.uid = submitter.uid;
+  job.gid = submitter.gid;
+  job.user_name = submitter.user_name;
+  job.group_name = submitter.group_name;
+  job.name = spec.name.empty() ? "sbatch" : spec.name;
+  job.account = spec.account;
+  job.qos = spec.qos.empty() ? "normal" : spec.qos;
+  if (std::find(qos_names.begin(), qos_names.end(), job.qos) == qos_names.end()) {
+    return Invalid("Invalid qos specification");
+  }
+  // The partition's Allow* lists, checked at submit as Slurm does (EnforcePartLimits).
+  auto allowed = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), "ALL") != list.end() ||
+           std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!allowed(partition->allow_qos, job.qos)) {
+    return Invalid(absl::StrCat("Job's QOS not permitted to use this partition (", partition->name,
+                                " allows ", absl::StrJoin(partition->allow_qos, ","), " not ",
+                                job.qos, ")"));
+  }
+  if (!allowed(partition->allow_accounts, job.account)) {
+    return Invalid("Invalid account or account/partition combination specified");
+  }
+  if (!allowed(partition->allow_groups, submitter.group_name)) {
+    return Invalid(absl::StrCat("User's group not permitted to use this partition (",
+                                partition->name, " allows ",
+                                absl::StrJoin(partition->allow_groups, ","), ")"));
+  }
+  job.requeue = spec.requeue.value_or(config.job_requeue);
+  job.held = spec.hold;
+  if (!spec.dependency.empty()) {
+    absl::StatusOr<Dependency> dependency = ParseDependency(spec.dependency, config.max_array_size);
+    if (!dependency.ok()) return dependency.status();
+    job.dependency = FormatDependency(*dependency);  // "" for "0"
+    job.kill_on_invalid_dep = spec.kill_on_invalid_dep;
+  }
+  job.spec_blob = spec.spec_blob;
+  job.comment = spec.comment;
+
+  JobRequest& request = job.request;
+  request.partition = partition->name;
+  request.num_nodes = std::max(1, spec.min_nodes);
+  if (spec.max_nodes != 0 && spec.max_nodes < request.num_nodes) {
+    return Invalid("Node count specification invalid");
+  }
+  if (partition->max_nodes >= 0 && request.num_nodes > partition->max_nodes) {
+    return Invalid("Node count specification invalid (exceeds the partition's MaxNodes)");
+  }
+  request.ntasks = spec.ntasks > 0 ? spec.ntasks : request.num_nodes;
+  if (spec.ntasks < 0 || spec.cpus_per_task < 0) {
+    return Invalid("Invalid task or CPU count specified");
+  }
+  request.cpus_per_task = std::max(1, spec.cpus_per_task);
+  request.mem_per_node_mb = spec.mem_per_node_mb;
+  request.mem_per_cpu_mb = spec.mem_per_cpu_mb;
+  if (request.mem_per_node_mb == 0 && request.mem_per_cpu_mb == 0) {
+    request.mem_per_cpu_mb = partition->def_mem_per_cpu_mb;
+  }
+  if (absl::Status s = ParseGres(spec, config, request); !s.ok()) return s;
+  request.exclusive = spec.exclusive;
+  request.nodelist.assign(spec.nodelist.begin(), spec.nodelist.end());
+  request.exclude.assign(spec.exclude.begin(), spec.exclude.end());
+  // -w names more nodes than -N: the job gets them all, as in Slurm.
+  request.num_nodes = std::max<int>(request.num_nodes, request.nodelist.size());
+  if (spec.ntasks == 0) request.ntasks = request.num_nodes;
+  if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
+  if (absl::Status s = ParseConstraint(spec.constraint, request); !s.ok()) return s;
+
+  // Time limit: the partition's DefaultTime (else MaxTime) when not given;
+  // above MaxTime is refused, as Slurm does with EnforcePartLimits.
+  const int64_t default_time =
+      partition->default_time != kUnlimited ? partition->default_time : partition->max_time;
+  request.time_limit = spec.time_limit.value_or(default_time);
+  if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
+  if (partition->max_time != kUnlimited &&
+      (request.time_limit == kUnlimited || request.time_limit > partition->max_time)) {
+    return Invalid("Requested time limit is invalid (missing or exceeds some limit)");
+  }
+  request.begin_time = spec.begin_time;
+
+  if (absl::Status s = CheckSatisfiable(request, nodes); !s.ok()) return s;
+  return job;
+}
+
+absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferConfig* bb,
+                              const BbPoolTable& pools, Job& job) {
+  if (bb == nullptr) {
+    if (!request.burst_buffer.empty()) {
+      return Invalid("Burst Buffer request invalid (BurstBufferType is not set)");
+    }
+    return absl::OkStatus();
+  }
+  // The script's #BB_LUA lines and the --bb/--bbf text.
+  std::vector<std::string> lines = ExtractBbDirectives(request.script, bb->directive);
+  for (std::string& line : BbOptionToDirectives(request.burst_buffer, bb->directive)) {
+    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+  }
+  if (lines.empty()) return absl::OkStatus();
+  if (absl::Status s = CheckBbUser(job.uid, job.user_name, *bb); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), "\n", BbSubmitErrorText(s)));
+  }
+  absl::StatusOr<BbRequest> parsed = ParseBbRequest(lines, bb->directive, pools);
+  if (!parsed.ok()) {
+    return absl::Status(parsed.status().code(), absl::StrCat(parsed.status().message(), "\n",
+                                                             BbSubmitErrorText(parsed.status())));
+  }
+  job.bb_directives = absl::StrJoin(lines, "\n");
+  job.bb_pool = parsed->pool;
+  job.bb_size = parsed->size;
+  job.bb_state = BbState::kPending;
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- Lifecycle
+
+absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
+  std::vector<std::string> qos_names;
+  for (const Qos& qos : qos_) qos_names.push_back(qos.name);
+  absl::StatusOr<Job> made = JobFromRequest(request, config_, nodes_.Capacities(), qos_names);
+  if (!made.ok()) return made.status();
+  Job job = std::move(*made);
+  if (absl::Status s = AdmitBurstBuffer(request, settings_.burst_buffer, bb_pools_, job); !s.ok()) {
+    return s;
+  }
+  std::vector<uint32_t> tasks;
+  uint32_t max_running = 0;
+  if (!request.array.empty()) {
+    absl::StatusOr<ArraySpec> array = ParseArraySpec(request.array, config_.max_array_size);
+    if (!array.ok()) return array.status();
+    tasks = std::move(array->task_ids);
+    max_running = array->max_running;
+  }
+  const size_t count = std::max<size_t>(1, tasks.size());
+
+  // MaxJobCount: jobs in memory plus admissions not yet inserted.
+  size_t reserved = 0;
+  for (const auto& [first, r] : reservations_) reserved += r.count;
+  if (static_cast<int64_t>(jobs_.size() + reserved + count) > config_.max_job_count) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("Job count limit reached (MaxJobCount=", config_.max_job_count, ")"));
+  }
+  // MaxSubmitJobsPerUser of the job's QOS and of its partition's QOS.
+  std::vector<std::string> limited = {job.qos};
+  if (const PartitionConfig* p = config_.FindPartition(job.request.partition);
+      p != nullptr && !p->qos.empty() && p->qos != job.qos) {
+    limited.push_back(p->qos);
+  }
+  for (const std::string& name : limited) {
+    auto qos = std::find_if(qos_.begin(), qos_.end(), [&](const Qos& q) { return q.name == name; });
+    if (qos == qos_.end() || qos->max_submit_jobs_per_user < 0) continue;
+    auto counts = [&](uid_t uid, const std::string& job_qos, const std::string& partition) {
+      return uid == job.uid &&
+             (job_qos == name || (name != job.qos && partition == job.request.partition));
+    };
+    int64_t held = 0;
+    for (const auto& [id, other] : jobs_) {
+      if (!IsFinal(other.state) && counts(other.uid, other.qos, other.request.partition)) ++held;
+    }
+    for (const auto& [first, r] : reservations_) {
+      if (counts(r.uid, r.qos, r.partition)) held += static_cast<int64_t>(r.count);
+    }
+    if (held + static_cast<int64_t>(count) > qos->max_submit_jobs_per_user) {
+      return absl::InvalidArgumentError(
+          "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+          "limits)");
+    }
+  }
+  if (!job.dependency.empty()) {
+    absl::StatusOr<Dependency> dependency = ParseDependency(job.dependency, config_.max_array_size);
+    if (!dependency.ok()) return dependency.status();
+    if (absl::Status s = ValidateDependencyOf(job, *dependency, jobs_); !s.ok()) return s;
+  }
+
+  // Accepted: reserve the ids (an array's tasks take consecutive ids; the
+  // first is the array's id) and fill in what submission fixes.
+  job.state = JobState::kPending;
+  job.final_state = JobState::kCompleted;
+  job.submit_time = now;
+  job.eligible_time = std::max(now, job.request.begin_time);
+  if (job.held) job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
+  Admitted admitted;
+  admitted.first_id = next_job_id_;
+  next_job_id_ += count;
+  reservations_[admitted.first_id] = {job.uid, job.qos, job.request.partition, count};
+  const std::string base_script =
+      job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)
+                            : std::string();
+  for (size_t k = 0; k < count; ++k) {
+    Job task = job;
+    task.id = admitted.first_id + k;
+    if (!tasks.empty()) {
+      task.array_job_id = admitted.first_id;
+      task.array_task_id = static_cast<int32_t>(tasks[k]);
+      task.array_max_running = static_cast<int32_t>(max_running);
+    }
+    std::string bb_script;
+    if (task.UsesBurstBuffer()) {
+      BbSymbols symbols;
+      symbols.job_id = static_cast<uint32_t>(task.id);
+      if (task.array_job_id != 0) {
+        symbols.array_job_id = static_cast<uint32_t>(task.array_job_id);
+        symbols.array_task_id = static_cast<uint32_t>(task.array_task_id);
+      }
+      symbols.work_dir = request.work_dir;
+      symbols.user_name = task.user_name;
+      symbols.job_name = task.name;
+      std::vector<std::string> lines;
+      for (const std::string& line :
+           std::vector<std::string>(absl::StrSplit(task.bb_directives, '\n', absl::SkipEmpty()))) {
+        lines.push_back(ExpandBbSymbols(line, symbols));
+      }
+      task.bb_directives = absl::StrJoin(lines, "\n");
+      bb_script = MergeBbDirectivesIntoScript(base_script, lines);
+    }
+    admitted.jobs.push_back(std::move(task));
+    admitted.bb_scripts.push_back(std::move(bb_script));
+  }
+  return admitted;
+}
+
+Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
+  (void)now;
+  Begin();
+  Effects effects;
+  auto it = reservations_.find(admitted.first_id);
+  if (it != reservations_.end()) {
+    journal_.reservations_taken.emplace(it->first, it->second);
+    reservations_.erase(it);
+  }
+  for (const Job& job : admitted.jobs) {
+    journal_.jobs.try_emplace(job.id, std::nullopt);
+    jobs_[job.id] = job;
+  }
+  if (!admitted.jobs.empty()) {
+    const Job& first = admitted.jobs.front();
+    effects.log.push_back(absl::StrCat(
+        "JobId=", first.id, " submitted by ", first.user_name, "(", first.uid,
+        "): Partition=", first.request.partition, " Nodes=", first.request.num_nodes,
+        " CPUs/task=", first.request.cpus_per_task, " GPUs/node=", first.request.gpus_per_node,
+        first.array_job_id != 0 ? absl::StrCat(" ArrayTasks=", admitted.jobs.size())
+                                : std::string()));
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+void Lifecycle::ReleaseReservation(uint64_t first_id) { reservations_.erase(first_id); }
+
+}  // namespace skiff

@@ -1,0 +1,90 @@
+// One admission path: every rule that decides whether a submission is accepted.
+//
+// The rpc/ edge turns sbatch's v1::JobSpec into a SubmitRequest (plain fields,
+// the caller's identity from its credential) and Lifecycle::Admit runs these
+// checks and reserves the job's ids in one step under the Controller's lock, so
+// two concurrent submissions cannot both squeeze under MaxSubmitJobsPerUser or
+// MaxJobCount. Pure: no I/O; the burst-buffer hook slurm_bb_job_process (Lua)
+// runs afterwards, outside the lock, and may still refuse.
+#ifndef SKIFF_CTLD_CORE_LIFECYCLE_ADMISSION_H_
+#define SKIFF_CTLD_CORE_LIFECYCLE_ADMISSION_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/config/config.h"
+#include "ctld/core/burst_buffer/pools.h"
+#include "ctld/core/first_fit.h"
+#include "ctld/core/job.h"
+
+namespace skiff {
+
+// sbatch's request, as plain data. Field meanings are v1::JobSpec's.
+struct SubmitRequest {
+  uid_t uid = 0;  // from the credential
+  gid_t gid = 0;
+  std::string user_name;
+  std::string group_name;
+
+  std::string script;
+  std::string work_dir;
+  std::string name;
+  std::string partition;
+  std::string account;
+  std::string qos;
+  std::string comment;
+  int min_nodes = 0;
+  int max_nodes = 0;
+  int ntasks = 0;
+  int cpus_per_task = 0;
+  uint64_t mem_per_node_mb = 0;
+  uint64_t mem_per_cpu_mb = 0;
+  uint64_t mem_per_gpu_mb = 0;
+  std::optional<int64_t> time_limit;
+  std::vector<std::string> gres;
+  std::string gpus;
+  std::string gpus_per_node;
+  bool hold = false;
+  int64_t begin_time = 0;
+  std::optional<bool> requeue;
+  std::string dependency;
+  bool kill_on_invalid_dep = false;
+  std::string burst_buffer;  // --bb / --bbf text
+  std::string array;         // --array as written
+  bool exclusive = false;
+  std::vector<std::string> nodelist;
+  std::vector<std::string> exclude;
+  std::string constraint;
+  std::string spec_blob;  // the serialized spec, kept opaque with the job
+};
+
+// An admitted submission: ids reserved, not yet in the table.
+struct Admitted {
+  uint64_t first_id = 0;
+  std::vector<Job> jobs;  // one per array task (ids first_id, first_id+1, ...)
+  // burst_buffer/lua: per job, the script the Lua hooks open (directives expanded
+  // and merged); empty when the job uses no buffer.
+  std::vector<std::string> bb_scripts;
+};
+
+// The checks that need no cluster state: the spec itself, the partition's
+// limits and Allow* lists, QOS names, GPU/memory options, features, time limit,
+// satisfiability on `nodes`. Returns the job (no id yet).
+absl::StatusOr<Job> JobFromRequest(const SubmitRequest& request, const SkiffConfig& config,
+                                   const std::vector<NodeCapacity>& nodes,
+                                   const std::vector<std::string>& qos_names);
+
+// The burst-buffer part: directive lines from the script and --bb, the user
+// check, pool and capacity. Sets bb_directives/bb_pool/bb_size/bb_state.
+// `bb` is null without burst_buffer/lua.
+absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferConfig* bb,
+                              const BbPoolTable& pools, Job& job);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_LIFECYCLE_ADMISSION_H_

@@ -1,0 +1,103 @@
+// What a lifecycle event wants done, as plain data.
+//
+// An event in the lifecycle core (lifecycle.h) changes the job table in memory
+// and returns Effects: the rows to make durable, the intents to carry out once
+// they are, and the log lines that describe the transitions. The Controller's
+// dispatcher is the only code that turns an intent into a call on noded, scriptd
+// or the filesystem, and it does so only after every row of the same Effects was
+// stored; a test reads what an event wants done without running anything.
+//
+// Intents carry copies (a Job snapshot, a node's address), never pointers into
+// the table: they are carried out after the state lock is released.
+#ifndef SKIFF_CTLD_CORE_LIFECYCLE_EFFECTS_H_
+#define SKIFF_CTLD_CORE_LIFECYCLE_EFFECTS_H_
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ctld/core/job.h"
+
+namespace skiff {
+
+// The burst-buffer stages scriptd runs for a job (burst_buffer.lua hooks).
+enum class BbStage {
+  kStageIn,   // slurm_bb_setup, slurm_bb_data_in (+ test_data_in polls), slurm_bb_real_size
+  kPreRun,    // slurm_bb_pre_run
+  kStageOut,  // slurm_bb_post_run (when still due), slurm_bb_data_out (+ test_data_out polls)
+  kTeardown,  // slurm_bb_job_teardown
+};
+const char* BbStageName(BbStage stage);
+
+// Run PrologSlurmctld for `job` in scriptd; report back with PrologDone.
+struct RunPrologIntent {
+  Job job;
+};
+// Ask the batch host's noded to start the job; report back with LaunchDone.
+struct LaunchIntent {
+  Job job;
+  std::string target;                // "addr:port" of nodes[0]'s noded
+  uint64_t node_real_memory_mb = 0;  // of the batch host
+};
+// SIGTERM now, SIGKILL after `kill_wait` seconds; nothing reports back (the
+// node's completion report does).
+struct TerminateIntent {
+  uint64_t job_id = 0;
+  std::string target;
+  int64_t kill_wait = 0;
+};
+// scancel --signal.
+struct SignalIntent {
+  uint64_t job_id = 0;
+  std::string target;
+  int signal = 0;
+  bool batch_only = false;
+};
+// Run EpilogSlurmctld; report back with EpilogDone.
+struct RunEpilogIntent {
+  Job job;
+};
+// Run a burst-buffer stage in scriptd; report back with BbStageDone.
+struct RunBbStageIntent {
+  Job job;
+  BbStage stage = BbStage::kStageIn;
+  bool hurry = false;
+};
+// Kill the processes of the job's running stage (scancel during a stage).
+struct FlushBbStageIntent {
+  uint64_t job_id = 0;
+};
+// The job's buffer is gone: remove its copy of the script.
+struct RemoveBbFilesIntent {
+  uint64_t job_id = 0;
+};
+// --mail-type=STAGE_OUT (or ALL): mail through MailProg.
+struct StageOutMailIntent {
+  Job job;
+};
+
+using Intent =
+    std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, SignalIntent, RunEpilogIntent,
+                 RunBbStageIntent, FlushBbStageIntent, RemoveBbFilesIntent, StageOutMailIntent>;
+
+// A keyed record besides the jobs (fair-share usage), stored with the rows.
+struct RecordRow {
+  std::string kind;
+  std::string key;
+  std::string blob;  // empty = delete
+};
+
+struct Effects {
+  std::vector<Job> rows;           // after-images, versions bumped; durable before intents run
+  std::vector<RecordRow> records;  // stored in the same step as `rows`
+  std::vector<Intent> intents;     // in the order the event produced them
+  std::vector<std::string> log;    // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
+  bool reschedule = false;         // resources or eligibility changed: run a pass soon
+
+  bool empty() const { return rows.empty() && records.empty() && intents.empty(); }
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_LIFECYCLE_EFFECTS_H_

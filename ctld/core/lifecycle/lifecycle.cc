@@ -1,0 +1,751 @@
+// The lifecycle core's transactions, and the events of a job's run: node
+// reports, cancel, update, time limits, prolog/launch/epilog reports, requeue,
+// preemption and node failure. Burst buffers are in lifecycle_bb.cc, the
+// scheduling pass in lifecycle_schedule.cc, admission in admission.cc.
+#include "ctld/core/lifecycle/lifecycle.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ctld/core/scheduler/priority.h"
+
+namespace skiff {
+namespace {
+
+// How long a freshly launched job may be missing from its node's report before
+// ctld believes the node lost it (the launch RPC may still be in flight).
+constexpr int64_t kLaunchGraceSeconds = 10;
+constexpr char kUsageKind[] = "usage";
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool HoldsResources(const Job& job) {
+  return job.state == JobState::kConfiguring || job.state == JobState::kRunning;
+}
+
+}  // namespace
+
+const char* BbStageName(BbStage stage) {
+  switch (stage) {
+    case BbStage::kStageIn:
+      return "stage-in";
+    case BbStage::kPreRun:
+      return "pre-run";
+    case BbStage::kStageOut:
+      return "stage-out";
+    case BbStage::kTeardown:
+      return "teardown";
+  }
+  return "?";
+}
+
+Lifecycle::Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at)
+    : config_(config), settings_(settings), nodes_(config, started_at) {
+  next_job_id_ = static_cast<uint64_t>(std::max<int64_t>(1, config_.first_job_id));
+}
+
+// ---------------------------------------------------------------- transactions
+
+void Lifecycle::Begin() {
+  if (journal_.open) {
+    // Two events interleaved before the first was confirmed: the Controller's
+    // serialization is broken, and a rollback could no longer be exact.
+    std::abort();
+  }
+  journal_ = Journal{};
+  journal_.open = true;
+}
+
+Effects Lifecycle::Close(Effects effects) {
+  for (const auto& [id, before] : journal_.jobs) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    Job& job = it->second;
+    job.version = before ? before->version + 1 : std::max<uint64_t>(job.version, 1);
+    effects.rows.push_back(job);
+  }
+  return effects;
+}
+
+void Lifecycle::Confirm() { journal_ = Journal{}; }
+
+void Lifecycle::Rollback() {
+  if (!journal_.open) return;
+  for (auto& [id, before] : journal_.jobs) {
+    if (before) {
+      jobs_[id] = std::move(*before);
+    } else {
+      jobs_.erase(id);
+    }
+  }
+  if (journal_.nodes) nodes_ = std::move(*journal_.nodes);
+  if (journal_.bb_pools) bb_pools_ = std::move(*journal_.bb_pools);
+  for (auto& [user, before] : journal_.usage) {
+    if (before) {
+      usage_[user] = *before;
+    } else {
+      usage_.erase(user);
+    }
+  }
+  for (const auto& [id, was] : journal_.bb_busy) {
+    if (was) {
+      bb_busy_.insert(id);
+    } else {
+      bb_busy_.erase(id);
+    }
+  }
+  for (const auto& [id, was] : journal_.terminate_sent) {
+    if (was) {
+      terminate_sent_.insert(id);
+    } else {
+      terminate_sent_.erase(id);
+    }
+  }
+  for (auto& [first, reservation] : journal_.reservations_taken) {
+    reservations_[first] = std::move(reservation);
+  }
+  journal_ = Journal{};
+}
+
+Job& Lifecycle::Mut(uint64_t id) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end() || !journal_.open) std::abort();  // REQUIRES violated
+  journal_.jobs.try_emplace(id, it->second);
+  return it->second;
+}
+
+Job* Lifecycle::Derived(uint64_t id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+NodeTable& Lifecycle::MutNodes() {
+  if (!journal_.nodes) journal_.nodes.emplace(nodes_);
+  return nodes_;
+}
+
+BbPoolTable& Lifecycle::MutPools() {
+  if (!journal_.bb_pools) journal_.bb_pools.emplace(bb_pools_);
+  return bb_pools_;
+}
+
+void Lifecycle::SetBusy(uint64_t id, bool busy) {
+  journal_.bb_busy.try_emplace(id, bb_busy_.count(id) > 0);
+  if (busy) {
+    bb_busy_.insert(id);
+  } else {
+    bb_busy_.erase(id);
+  }
+}
+
+void Lifecycle::SetTerminateSent(uint64_t id, bool sent) {
+  journal_.terminate_sent.try_emplace(id, terminate_sent_.count(id) > 0);
+  if (sent) {
+    terminate_sent_.insert(id);
+  } else {
+    terminate_sent_.erase(id);
+  }
+}
+
+// ---------------------------------------------------------------- reads
+
+const Job* Lifecycle::Find(uint64_t id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+std::vector<const Job*> Lifecycle::Resolve(const JobRef& ref) const {
+  std::vector<const Job*> out;
+  const Job* job = Find(ref.job_id);
+  if (job == nullptr) return out;
+  if (job->array_job_id != ref.job_id) {  // a plain job, or one task by its own id
+    if (ref.array_task_id < 0) out.push_back(job);
+    return out;
+  }
+  // An array's id: its tasks have consecutive ids from it.
+  for (auto it = jobs_.find(ref.job_id); it != jobs_.end() && it->second.array_job_id == ref.job_id;
+       ++it) {
+    if (ref.array_task_id < 0 || it->second.array_task_id == ref.array_task_id) {
+      out.push_back(&it->second);
+    }
+  }
+  return out;
+}
+
+std::string Lifecycle::NodeTarget(const std::string& node_name) const {
+  const Node* node = nodes_.Find(node_name);
+  if (node == nullptr) return "";
+  const std::string& addr = node->config.addr.empty() ? node->config.name : node->config.addr;
+  const int port = node->port != 0          ? node->port
+                   : node->config.port != 0 ? node->config.port
+                                            : config_.slurmd_port;
+  return absl::StrCat(addr, ":", port);
+}
+
+LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
+  LaunchIntent launch{job, NodeTarget(job.nodes.front()), 0};
+  if (const Node* node = nodes_.Find(job.nodes.front())) {
+    launch.node_real_memory_mb = node->config.real_memory_mb;
+  }
+  return launch;
+}
+
+TerminateIntent Lifecycle::MakeTerminate(const Job& job, int64_t grace_time) const {
+  return {job.id, NodeTarget(job.nodes.front()), std::max<int64_t>(config_.kill_wait, grace_time)};
+}
+
+// ---------------------------------------------------------------- recovery
+
+void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
+                     std::map<std::string, UserUsageRecord> usage) {
+  next_job_id_ = std::max(next_job_id_, max_stored_id + 1);
+  for (Job& job : jobs) {
+    if (HoldsResources(job)) {
+      Placement placement;
+      placement.job_id = job.id;
+      placement.nodes = job.nodes;
+      placement.cpus_per_node = job.cpus_per_node;
+      placement.mem_per_node_mb = job.mem_per_node_mb;
+      placement.gpu_indices =
+          job.gpus_by_node.size() == job.nodes.size()
+              ? job.gpus_by_node
+              : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
+      nodes_.Allocate(placement);
+    }
+    const uint64_t id = job.id;
+    jobs_.insert_or_assign(id, std::move(job));
+  }
+  usage_ = std::move(usage);
+}
+
+Effects Lifecycle::Resume(int64_t now) {
+  Begin();
+  Effects effects;
+  BbResume(effects);
+  for (auto& [id, stored] : jobs_) {
+    if (stored.state == JobState::kConfiguring) {
+      effects.log.push_back(absl::StrCat("JobId=", id, " was CONFIGURING: resuming its start"));
+      ContinueStart(Mut(id), now, effects);
+    } else if (stored.state == JobState::kCompleting) {
+      effects.log.push_back(
+          absl::StrCat("JobId=", id, " was COMPLETING: running its epilog again"));
+      EpilogOrFinish(Mut(id), now, effects);
+    }
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+// ---------------------------------------------------------------- job steps
+
+bool Lifecycle::TransitionJob(Job& job, JobEvent event, Effects& effects) {
+  absl::StatusOr<std::string> line = Transition(job, event);
+  effects.log.push_back(line.ok() ? std::move(*line) : std::string(line.status().message()));
+  return line.ok();
+}
+
+void Lifecycle::ReleaseResources(Job& job) {
+  MutNodes().Release(job.id, job.nodes, job.cpus_per_node, job.mem_per_node_mb);
+}
+
+void Lifecycle::ContinueStart(Job& job, int64_t now, Effects& effects) {
+  if (job.cancel_requested) {
+    if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
+    return;
+  }
+  if (BbBeforeLaunch(job, effects)) return;  // slurm_bb_pre_run first
+  if (!job.prolog_done && settings_.prolog) {
+    effects.intents.push_back(RunPrologIntent{job});
+    return;
+  }
+  job.prolog_done = true;
+  effects.intents.push_back(MakeLaunch(job));
+}
+
+void Lifecycle::FinishRun(Job& job, int64_t now, Effects& effects) {
+  ReleaseResources(job);
+  SetTerminateSent(job.id, false);
+  EpilogOrFinish(job, now, effects);
+  effects.reschedule = true;
+}
+
+void Lifecycle::EpilogOrFinish(Job& job, int64_t now, Effects& effects) {
+  if (settings_.epilog) {
+    effects.intents.push_back(RunEpilogIntent{job});
+    return;
+  }
+  Finish(job, now, effects);
+}
+
+void Lifecycle::Finish(Job& job, int64_t now, Effects& effects) {
+  if (BbBeforeFinish(job, effects)) return;  // stage-out first
+  FinishJob(job, now, effects);
+}
+
+void Lifecycle::FinishJob(Job& job, int64_t now, Effects& effects) {
+  if (job.final_state == JobState::kPreempted && job.preempt_requeue) {
+    Requeue(job, "requeued: preempted", effects);
+    return;
+  }
+  job.end_time = now;
+  TransitionJob(job, JobEvent::kFinish, effects);
+  AccrueUsage(job, effects);
+}
+
+void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
+  if (!TransitionJob(job, JobEvent::kRequeue, effects)) return;
+  ++job.restart_count;
+  job.nodes.clear();
+  job.gpu_indices.clear();
+  job.gpus_by_node.clear();
+  job.launched = false;
+  job.prolog_done = false;
+  job.cancel_requested = false;
+  job.preempt_requeue = false;
+  job.final_state = JobState::kCompleted;
+  job.exit_code = 0;
+  job.exit_signal = 0;
+  job.start_time = 0;
+  job.reason = "None";
+  job.reason_detail = detail;
+  effects.reschedule = true;
+}
+
+void Lifecycle::Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time) {
+  job.final_state = final_state;
+  if (job.state == JobState::kConfiguring && !job.launched) {
+    // The prolog or launch is in flight; its report checks cancel_requested.
+    job.cancel_requested = true;
+    return;
+  }
+  if (HoldsResources(job)) {
+    SetTerminateSent(job.id, true);
+    effects.intents.push_back(MakeTerminate(job, grace_time));
+  }
+}
+
+void Lifecycle::Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor,
+                        Effects& effects) {
+  job.preempt_requeue = requeue;
+  job.reason_detail = absl::StrCat("preempted by JobId=", preemptor);
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " preempted by JobId=", preemptor, " (",
+                                     requeue ? "REQUEUE" : "CANCEL", ", GraceTime=", grace_time,
+                                     ")"));
+  Terminate(job, JobState::kPreempted, effects, grace_time);
+}
+
+void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects) {
+  if (job.state == JobState::kConfiguring) {
+    // The node finished (or holds) the job before the launch reply reached us.
+    job.launched = true;
+    if (!TransitionJob(job, JobEvent::kLaunched, effects)) return;
+  }
+  if (!report.finished) return;
+  if (job.state != JobState::kRunning) return;  // already recorded
+  job.exit_code = report.exit_code;
+  job.exit_signal = report.exit_signal;
+  if (!report.failure.empty()) {
+    job.reason_detail = report.failure;
+    job.final_state = JobState::kFailed;
+  } else if (job.final_state == JobState::kCompleted &&
+             (report.exit_code != 0 || report.exit_signal != 0)) {
+    job.final_state = JobState::kFailed;
+  }
+  if (TransitionJob(job, JobEvent::kExited, effects)) FinishRun(job, now, effects);
+}
+
+void Lifecycle::NodeDown(const std::string& node_name, int64_t now, Effects& effects) {
+  for (auto& [id, stored] : jobs_) {
+    if (!HoldsResources(stored) || !Contains(stored.nodes, node_name)) continue;
+    Job& job = Mut(id);
+    // The batch script may still run on a healthy batch host: stop it there.
+    if (job.launched && job.nodes.front() != node_name) {
+      effects.intents.push_back(MakeTerminate(job));
+    }
+    if (job.requeue && job.final_state == JobState::kCompleted) {
+      ReleaseResources(job);
+      Requeue(job, absl::StrCat("requeued: NodeName=", node_name, " failed"), effects);
+    } else {
+      if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
+      const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
+      if (TransitionJob(job, event, effects)) FinishRun(job, now, effects);
+    }
+  }
+  effects.reschedule = true;
+}
+
+void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
+  if (job.start_time <= 0 || job.end_time <= job.start_time || job.nodes.empty()) return;
+  const double cpu_seconds = static_cast<double>(job.cpus_per_node) *
+                             static_cast<double>(job.nodes.size()) *
+                             static_cast<double>(job.end_time - job.start_time);
+  double factor = 1.0;
+  for (const Qos& qos : qos_) {
+    if (qos.name == job.qos) factor = qos.usage_factor;
+  }
+  auto found = usage_.find(job.user_name);
+  journal_.usage.try_emplace(job.user_name, found == usage_.end()
+                                                ? std::nullopt
+                                                : std::optional<UserUsageRecord>(found->second));
+  UserUsageRecord& record = usage_[job.user_name];
+  record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, cpu_seconds, factor, job.end_time,
+                                      settings_.decay_half_life);
+  record.as_of = job.end_time;
+  effects.records.push_back({kUsageKind, job.user_name,
+                             absl::StrCat(record.usage, " ", record.as_of, " ", record.shares)});
+}
+
+// ---------------------------------------------------------------- nodes
+
+absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registration,
+                                                const std::vector<JobReport>& reports, int64_t now,
+                                                std::vector<uint64_t>* jobs_to_terminate,
+                                                std::vector<NodeChange>* changes) {
+  Begin();
+  Effects effects;
+  absl::Status status = MutNodes().Register(registration, now, settings_.config_overrides, changes);
+  if (!status.ok()) {
+    Rollback();
+    return status;
+  }
+  std::set<uint64_t> reported;
+  for (const JobReport& report : reports) {
+    reported.insert(report.job_id);
+    const Job* job = Find(report.job_id);
+    const bool ours = job != nullptr && !job->nodes.empty() &&
+                      job->nodes.front() == registration.node_name && HoldsResources(*job);
+    if (!ours) {
+      if (!report.finished) jobs_to_terminate->push_back(report.job_id);
+      continue;
+    }
+    Job& mine = Mut(report.job_id);
+    ApplyReport(mine, report, now, effects);
+  }
+  // Jobs ctld believes run on this node but the node does not know: lost.
+  for (auto& [id, stored] : jobs_) {
+    if (stored.state != JobState::kRunning || stored.nodes.empty() ||
+        stored.nodes.front() != registration.node_name || reported.count(id) > 0 ||
+        now - stored.start_time < kLaunchGraceSeconds) {
+      continue;
+    }
+    Job& job = Mut(id);
+    effects.log.push_back(absl::StrCat(
+        "JobId=", id, " is not known to NodeName=", registration.node_name, " any more"));
+    job.exit_code = 0;
+    if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
+    if (TransitionJob(job, JobEvent::kExited, effects)) FinishRun(job, now, effects);
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+bool Lifecycle::Heartbeat(const std::string& node_name, int64_t now,
+                          std::vector<NodeChange>* changes) {
+  return nodes_.Heartbeat(node_name, now, changes);
+}
+
+absl::StatusOr<Effects> Lifecycle::UpdateNodes(const std::vector<std::string>& names,
+                                               const std::string& state, const std::string& reason,
+                                               int64_t now, std::vector<NodeChange>* changes) {
+  Begin();
+  Effects effects;
+  for (const std::string& name : names) {
+    absl::Status status = MutNodes().AdminUpdate(name, state, reason, now, changes);
+    if (!status.ok()) {
+      Rollback();
+      changes->clear();
+      return status;
+    }
+  }
+  for (const NodeChange& change : *changes) {
+    if (change.went_down) NodeDown(change.node_name, now, effects);
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+Effects Lifecycle::CheckNodeTimeouts(int64_t now, std::vector<NodeChange>* changes) {
+  Begin();
+  Effects effects;
+  MutNodes().CheckTimeouts(now, config_.heartbeat_interval, config_.slurmd_timeout, changes);
+  for (const NodeChange& change : *changes) {
+    if (change.went_down) NodeDown(change.node_name, now, effects);
+  }
+  return Close(std::move(effects));
+}
+
+// ---------------------------------------------------------------- jobs
+
+absl::StatusOr<Effects> Lifecycle::JobComplete(const std::string& node_name,
+                                               const JobReport& report, int64_t now) {
+  Begin();
+  const Job* job = Find(report.job_id);
+  // Purged long ago, or already recorded (a repeated report): nothing to do.
+  if (job == nullptr || !HoldsResources(*job)) return Close(Effects{});
+  if (job->nodes.empty() || job->nodes.front() != node_name) {
+    Rollback();
+    return absl::FailedPreconditionError(
+        absl::StrCat("JobId=", report.job_id, " does not run on NodeName=", node_name));
+  }
+  Effects effects;
+  JobReport finished = report;
+  finished.finished = true;
+  ApplyReport(Mut(report.job_id), finished, now, effects);
+  return Close(std::move(effects));
+}
+
+Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpec& spec,
+                          int64_t now, std::vector<CancelOutcome>* outcomes) {
+  Begin();
+  Effects effects;
+  std::vector<uint64_t> selected;
+  auto matches = [&](const Job& job) {
+    if (!spec.user.empty() && job.user_name != spec.user) return false;
+    if (!spec.name.empty() && job.name != spec.name) return false;
+    if (!spec.states.empty() &&
+        std::find(spec.states.begin(), spec.states.end(), job.state) == spec.states.end()) {
+      return false;
+    }
+    return spec.partitions.empty() || Contains(spec.partitions, job.request.partition);
+  };
+  if (!spec.jobs.empty()) {
+    std::set<uint64_t> seen;
+    for (const JobRef& ref : spec.jobs) {
+      std::vector<const Job*> jobs = Resolve(ref);
+      if (jobs.empty()) {
+        outcomes->push_back({ref.job_id, absl::NotFoundError("Invalid job id specified")});
+      }
+      for (const Job* job : jobs) {
+        // A whole array: its finished tasks are not errors.
+        if (jobs.size() > 1 && IsFinal(job->state)) continue;
+        if (matches(*job) && seen.insert(job->id).second) selected.push_back(job->id);
+      }
+    }
+  } else {
+    for (const auto& [id, job] : jobs_) {
+      if (IsFinal(job.state) || !matches(job)) continue;
+      // Without ids, a user's filters only ever reach their own jobs (Slurm).
+      if (!privileged && job.uid != caller.uid) continue;
+      selected.push_back(id);
+    }
+  }
+  for (uint64_t id : selected) {
+    const Job& current = jobs_.at(id);
+    if (current.uid != caller.uid && !privileged) {
+      outcomes->push_back({id, absl::PermissionDeniedError("Access/permission denied")});
+      continue;
+    }
+    if (IsFinal(current.state) || current.state == JobState::kCompleting) {
+      outcomes->push_back(
+          {id, absl::FailedPreconditionError("Job/step already completing or completed")});
+      continue;
+    }
+    if (spec.signal != 0) {
+      if (current.state != JobState::kRunning) {
+        outcomes->push_back({id, absl::FailedPreconditionError("Job is pending execution")});
+        continue;
+      }
+      effects.intents.push_back(
+          SignalIntent{id, NodeTarget(current.nodes.front()), spec.signal, spec.batch_only});
+      outcomes->push_back({id, absl::OkStatus()});
+      continue;
+    }
+    Job& job = Mut(id);
+    if (job.state == JobState::kPending) {
+      job.end_time = now;
+      job.final_state = JobState::kCancelled;
+      job.reason = "None";
+      TransitionJob(job, JobEvent::kCancelPending, effects);
+      BbCancelPending(job, spec.hurry, effects);
+    } else {
+      job.bb_hurry = spec.hurry;
+      Terminate(job, JobState::kCancelled, effects);
+    }
+    effects.log.push_back(absl::StrCat("JobId=", id, " cancelled by uid ", caller.uid));
+    outcomes->push_back({id, absl::OkStatus()});
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
+                                          const JobUpdate& update, int64_t now) {
+  (void)now;
+  const Job* current = Find(update.job_id);
+  if (current == nullptr) return absl::NotFoundError("Invalid job id specified");
+  if (current->uid != caller.uid && !privileged) {
+    return absl::PermissionDeniedError("Access/permission denied");
+  }
+  if (IsFinal(current->state)) return absl::FailedPreconditionError("Job has already finished");
+  // Every field is checked on a copy; the job changes only when all pass.
+  Job job = *current;
+  const bool pending = job.state == JobState::kPending;
+  auto not_pending = [] {
+    return absl::FailedPreconditionError("Job is no longer pending execution");
+  };
+  if (update.held.has_value()) {
+    if (!pending) return not_pending();
+    if (*update.held) {
+      job.held = true;
+      job.held_by_admin = privileged && !update.user_hold;
+      job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
+    } else {
+      if (job.held_by_admin && !privileged) {
+        return absl::PermissionDeniedError("Access/permission denied");
+      }
+      job.held = false;
+      job.held_by_admin = false;
+      job.reason = "None";
+      job.reason_detail.clear();
+    }
+  }
+  if (update.time_limit.has_value()) {
+    const int64_t current_limit = job.request.time_limit;
+    const int64_t wanted = *update.time_limit;
+    const bool lowers = current_limit == kUnlimited
+                            ? wanted != kUnlimited
+                            : wanted != kUnlimited && wanted <= current_limit;
+    if (!privileged && !lowers) return absl::PermissionDeniedError("Access/permission denied");
+    job.request.time_limit = wanted;
+  }
+  if (update.name.has_value()) job.name = *update.name;
+  if (update.account.has_value()) job.account = *update.account;
+  if (update.comment.has_value()) job.comment = *update.comment;
+  if (update.qos.has_value()) {
+    if (!pending) return not_pending();
+    const bool known =
+        std::any_of(qos_.begin(), qos_.end(), [&](const Qos& q) { return q.name == *update.qos; });
+    if (!known) return absl::InvalidArgumentError("Invalid qos specification");
+    job.qos = *update.qos;
+  }
+  if (update.partition.has_value()) {
+    if (!pending) return not_pending();
+    if (config_.FindPartition(*update.partition) == nullptr) {
+      return absl::InvalidArgumentError("Invalid partition name specified");
+    }
+    job.request.partition = *update.partition;
+  }
+  if (update.min_nodes.has_value()) {
+    if (!pending) return not_pending();
+    if (*update.min_nodes < 1) return absl::InvalidArgumentError("Invalid node count specified");
+    job.request.num_nodes = *update.min_nodes;
+  }
+  Begin();
+  Mut(update.job_id) = std::move(job);
+  Effects effects;
+  effects.log.push_back(absl::StrCat("JobId=", update.job_id, " updated by uid ", caller.uid));
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
+Effects Lifecycle::EnforceTimeLimits(int64_t now) {
+  Begin();
+  Effects effects;
+  const int64_t grace = config_.over_time_limit > 0 ? config_.over_time_limit * 60 : 0;
+  for (auto& [id, stored] : jobs_) {
+    if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
+    if (terminate_sent_.count(id) > 0) continue;
+    if (now < stored.start_time + stored.request.time_limit + grace) continue;
+    effects.log.push_back(
+        absl::StrCat("JobId=", id, " reached its time limit of ", stored.request.time_limit, "s"));
+    Terminate(Mut(id), JobState::kTimeout, effects);
+  }
+  return Close(std::move(effects));
+}
+
+void Lifecycle::Purge(int64_t now) {
+  const int64_t cutoff = now - config_.min_job_age;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    const Job& job = it->second;
+    const bool bb_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kComplete;
+    if (IsFinal(job.state) && bb_done && job.end_time < cutoff) {
+      dependencies_.erase(it->first);
+      it = jobs_.erase(it);  // still in the database for accounting
+    } else {
+      ++it;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- reports
+
+Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOutcome& outcome,
+                              int64_t now) {
+  Begin();
+  Effects effects;
+  const Job* current = Find(job_id);
+  if (current == nullptr || current->state != JobState::kConfiguring ||
+      current->restart_count != restart_count) {
+    return Close(std::move(effects));  // stale: the job moved on meanwhile
+  }
+  Job& job = Mut(job_id);
+  if (outcome.ran) {
+    effects.log.push_back(absl::StrCat("JobId=", job_id, " PrologSlurmctld ", outcome.description,
+                                       " (pid ", outcome.pid, ")"));
+  }
+  if (!outcome.succeeded) {
+    // Slurm requeues a job whose PrologSlurmctld fails and holds it.
+    ReleaseResources(job);
+    if (TransitionJob(job, JobEvent::kPrologFailed, effects)) {
+      ++job.restart_count;
+      job.held = true;
+      job.held_by_admin = true;
+      job.reason = "JobHeldAdmin";
+      job.reason_detail = absl::StrCat("PrologSlurmctld failed: ", outcome.description);
+      job.nodes.clear();
+      job.gpu_indices.clear();
+      job.gpus_by_node.clear();
+      job.start_time = 0;
+      job.prolog_done = false;
+    }
+    effects.reschedule = true;
+  } else {
+    job.prolog_done = true;
+    ContinueStart(job, now, effects);
+  }
+  return Close(std::move(effects));
+}
+
+Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status,
+                              int64_t now) {
+  Begin();
+  Effects effects;
+  const Job* current = Find(job_id);
+  if (current == nullptr || current->state != JobState::kConfiguring ||
+      current->restart_count != restart_count) {
+    return Close(std::move(effects));  // already running (a node report won the race) or gone
+  }
+  Job& job = Mut(job_id);
+  if (status.ok()) {
+    job.launched = true;
+    TransitionJob(job, JobEvent::kLaunched, effects);
+    if (job.cancel_requested) Terminate(job, job.final_state, effects);
+  } else {
+    job.reason_detail =
+        absl::StrCat("launch failed on ", job.nodes.front(), ": ", status.message());
+    job.final_state = JobState::kFailed;
+    job.exit_code = 1;
+    if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
+  }
+  return Close(std::move(effects));
+}
+
+Effects Lifecycle::EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int64_t now) {
+  Begin();
+  Effects effects;
+  const Job* current = Find(job_id);
+  if (current == nullptr || current->state != JobState::kCompleting) {
+    return Close(std::move(effects));
+  }
+  effects.log.push_back(
+      absl::StrCat("JobId=", job_id, " EpilogSlurmctld ", outcome.description,
+                   outcome.ran ? absl::StrCat(" (pid ", outcome.pid, ")") : std::string()));
+  Finish(Mut(job_id), now, effects);
+  return Close(std::move(effects));
+}
+
+}  // namespace skiff

@@ -1,0 +1,298 @@
+// The job lifecycle as a pure core: the job table, the node table, burst-buffer
+// pools and fair-share usage, and one function per event that changes them.
+//
+// Every event takes `now` as an argument and returns Effects (effects.h): the
+// rows to persist, the intents to carry out once they are durable, and the log
+// lines. No threads, no clock reads, no I/O, no protobuf here.
+//
+// Transactions. A mutating event opens a transaction: every job, node, pool,
+// usage record and bookkeeping set it touches is journaled (its before-image
+// kept) the first time it changes. When the event ends, every touched job gets
+// exactly one version bump and appears once in Effects::rows. The caller then
+// stores the rows and calls Confirm(), or calls Rollback() when they could not be
+// stored, which puts back every before-image: the table is as if the event never
+// happened, and none of its intents may be carried out. An event that fails
+// (a StatusOr holding an error) has already rolled itself back. Only one
+// transaction may be open at a time (REQUIRES, checked); the Controller
+// serializes events from decision to durability for that reason.
+//
+// Derived fields (reason set by a scheduling pass, priority, factors, the
+// expected start, the dependency text) are written without journaling: they are
+// recomputed on every pass and persisted only along with a real change.
+//
+// The core owns every job state change: `final_state`, the version bump and the
+// transition log line are set here and nowhere else.
+//
+// Thread-safety: none. The Controller owns one Lifecycle under its mutex.
+#ifndef SKIFF_CTLD_CORE_LIFECYCLE_LIFECYCLE_H_
+#define SKIFF_CTLD_CORE_LIFECYCLE_LIFECYCLE_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/config/config.h"
+#include "ctld/core/burst_buffer/pools.h"
+#include "ctld/core/dependency.h"
+#include "ctld/core/job.h"
+#include "ctld/core/job_state.h"
+#include "ctld/core/lifecycle/admission.h"
+#include "ctld/core/lifecycle/effects.h"
+#include "ctld/core/lifecycle/requests.h"
+#include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/from_ctld.h"
+#include "ctld/core/scheduler/types.h"
+
+namespace skiff {
+
+// How a PrologSlurmctld / EpilogSlurmctld run went, as the dispatcher saw it.
+struct ScriptOutcome {
+  bool succeeded = false;   // ran and exited 0
+  bool ran = false;         // scriptd answered (pid is meaningful)
+  std::string description;  // "exit code 1: last line of output", "timed out", ...
+  int64_t pid = 0;
+};
+
+// How a burst-buffer stage went.
+struct BbStageResult {
+  bool ok = true;
+  bool killed = false;
+  std::string error;       // "burst_buffer/lua: <op> failed: <message>"
+  uint64_t real_size = 0;  // slurm_bb_real_size's answer, bytes; 0 = none
+  bool post_run_done = false;
+};
+
+// What a scheduling pass plans on: copied out under the lock, planned on without it.
+struct PassInput {
+  CtldSnapshot snapshot;
+  std::unordered_map<uint64_t, uint64_t> versions;  // pending job id -> version planned on
+  std::vector<uint64_t> leaving;                    // running jobs already being stopped
+};
+
+// What a scheduling pass decided (schedule_pass.h makes it without the lock).
+struct PassPlan {
+  ScheduleResult result;
+  std::vector<int64_t> priorities;    // parallel to PassInput::snapshot.pending
+  std::vector<Job::Factors> factors;  // parallel to PassInput::snapshot.pending
+  bool estimates = false;             // expected_start below is fresh (backfill ran)
+  std::unordered_map<uint64_t, int64_t> expected_start;
+  struct Victim {
+    uint64_t job_id = 0;
+    bool requeue = false;
+    int64_t grace_time = 0;
+  };
+  std::vector<Victim> victims;
+  uint64_t preemptor = 0;
+};
+
+struct LifecycleSettings {
+  bool prolog = false;  // PrologSlurmctld configured
+  bool epilog = false;  // EpilogSlurmctld configured
+  // burst_buffer/lua configured (null otherwise); pointee outlives the Lifecycle.
+  const BurstBufferConfig* burst_buffer = nullptr;
+  bool config_overrides = false;  // SlurmdParameters=config_overrides
+  double decay_half_life = 0;     // PriorityDecayHalfLife seconds, for usage accrual
+};
+
+class Lifecycle {
+ public:
+  // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this object.
+  Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at);
+
+  // ---- transactions
+  void Confirm();
+  void Rollback();
+  bool in_transaction() const { return journal_.open; }
+
+  // ---- recovery (before any event; not a transaction)
+  // Installs stored jobs (re-taking the node resources of CONFIGURING/RUNNING
+  // ones), the id counter and the usage records.
+  void Load(std::vector<Job> jobs, uint64_t max_stored_id,
+            std::map<std::string, UserUsageRecord> usage);
+  // Resumes what was in flight when the previous ctld stopped: prologs and
+  // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
+  // space and stages (an interrupted stage-in is torn down and staged in
+  // again). Call after SetBbPools, so restored space lands in known pools.
+  Effects Resume(int64_t now);
+
+  // ---- configuration that changes at run time (not transactions)
+  void SetQos(std::vector<Qos> qos) { qos_ = std::move(qos); }
+  void SetBbPools(const std::vector<BbPoolDef>& defs) { bb_pools_.Update(defs); }
+
+  // ---- admission (admission.cc)
+  // Checks `request` against every rule that decides whether a submission is
+  // accepted and, in the same step, reserves its ids (consecutive for an
+  // array; the first is the array's id) and counts it toward MaxJobCount and
+  // MaxSubmitJobsPerUser. Nothing changes on error. Not a transaction: the
+  // reservation is memory only until Insert.
+  absl::StatusOr<Admitted> Admit(const SubmitRequest& request, int64_t now);
+  // Makes admitted jobs part of the table (a transaction: their rows are the
+  // Effects' rows). REQUIRES: `admitted` came from Admit and was not released.
+  Effects Insert(const Admitted& admitted, int64_t now);
+  // Gives back a reservation that will not be inserted (slurm_bb_job_process
+  // refused, or the rows could not be stored).
+  void ReleaseReservation(uint64_t first_id);
+
+  // ---- nodes
+  absl::StatusOr<Effects> RegisterNode(const NodeRegistration& registration,
+                                       const std::vector<JobReport>& reports, int64_t now,
+                                       std::vector<uint64_t>* jobs_to_terminate,
+                                       std::vector<NodeChange>* changes);
+  // Not a transaction (node liveness is not persisted). False when the node must
+  // register again.
+  bool Heartbeat(const std::string& node_name, int64_t now, std::vector<NodeChange>* changes);
+  absl::StatusOr<Effects> UpdateNodes(const std::vector<std::string>& names,
+                                      const std::string& state, const std::string& reason,
+                                      int64_t now, std::vector<NodeChange>* changes);
+  Effects CheckNodeTimeouts(int64_t now, std::vector<NodeChange>* changes);
+
+  // ---- jobs
+  // A node reports a finished job. OK (no rows) for a job already recorded;
+  // FailedPrecondition when the job does not run there.
+  absl::StatusOr<Effects> JobComplete(const std::string& node_name, const JobReport& report,
+                                      int64_t now);
+  Effects Cancel(const Caller& caller, bool privileged, const CancelSpec& spec, int64_t now,
+                 std::vector<CancelOutcome>* outcomes);
+  // All or nothing: the first field refused leaves the job as it was.
+  absl::StatusOr<Effects> Update(const Caller& caller, bool privileged, const JobUpdate& update,
+                                 int64_t now);
+  Effects EnforceTimeLimits(int64_t now);
+  // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
+  // transaction: nothing is written.
+  void Purge(int64_t now);
+
+  // ---- what the dispatcher reports back
+  Effects PrologDone(uint64_t job_id, int restart_count, const ScriptOutcome& outcome, int64_t now);
+  Effects LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status, int64_t now);
+  Effects EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int64_t now);
+  Effects BbStageDone(uint64_t job_id, BbStage stage, const BbStageResult& result, int64_t now);
+  // Teardowns that failed are tried again a minute after each failure.
+  Effects RetryBbTeardowns(int64_t now);
+  // Whether a stage for `job_id` should stop polling (job gone or cancelled).
+  bool BbStageAbandoned(uint64_t job_id) const;
+
+  // ---- scheduling (lifecycle_schedule.cc)
+  // Under the lock: evaluates dependencies (cancelling jobs with
+  // --kill-on-invalid-dep), array throttles and burst-buffer stage-ins, and
+  // copies what the planner needs into `input` (empty pending = nothing to plan).
+  Effects PrepareSchedule(int64_t now, PassInput* input);
+  // Under the lock again: preemptions, derived fields, and starts, each start
+  // re-checked against the live table (a job changed since the snapshot, or a
+  // node that went away, waits: `*replan` is set).
+  Effects ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now, bool* replan);
+
+  // ---- reads
+  const std::map<uint64_t, Job>& jobs() const { return jobs_; }
+  const Job* Find(uint64_t id) const;
+  // The jobs `ref` names (every task for an array's id); empty when none.
+  std::vector<const Job*> Resolve(const JobRef& ref) const;
+  const NodeTable& nodes() const { return nodes_; }
+  const BbPoolTable& bb_pools() const { return bb_pools_; }
+  const std::vector<Qos>& qos() const { return qos_; }
+  const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
+  uint64_t next_job_id() const { return next_job_id_; }
+  std::string NodeTarget(const std::string& node_name) const;
+
+ private:
+  struct Reservation {
+    uid_t uid = 0;
+    std::string qos;
+    std::string partition;
+    size_t count = 0;
+  };
+  // Before-images of what the open transaction changed.
+  struct Journal {
+    bool open = false;
+    std::map<uint64_t, std::optional<Job>> jobs;  // nullopt: the job did not exist
+    std::optional<NodeTable> nodes;
+    std::optional<BbPoolTable> bb_pools;
+    std::map<std::string, std::optional<UserUsageRecord>> usage;
+    std::map<uint64_t, bool> bb_busy;         // membership before
+    std::map<uint64_t, bool> terminate_sent;  // membership before
+    std::map<uint64_t, Reservation> reservations_taken;
+  };
+
+  // ---- transaction plumbing (lifecycle.cc)
+  void Begin();
+  // Closes the event: one version bump per touched job, rows into `effects`.
+  Effects Close(Effects effects);
+  // The job, journaled for change. REQUIRES: the job exists and a transaction is open.
+  Job& Mut(uint64_t id);
+  Job& Mut(const Job& job) { return Mut(job.id); }
+  // Derived fields only (never persisted on their own): no journaling.
+  Job* Derived(uint64_t id);
+  NodeTable& MutNodes();
+  BbPoolTable& MutPools();
+  void SetBusy(uint64_t id, bool busy);
+  void SetTerminateSent(uint64_t id, bool sent);
+
+  // ---- job steps (lifecycle.cc); all on a journaled job
+  bool TransitionJob(Job& job, JobEvent event, Effects& effects);
+  void ContinueStart(Job& job, int64_t now, Effects& effects);
+  void FinishRun(Job& job, int64_t now, Effects& effects);
+  void EpilogOrFinish(Job& job, int64_t now, Effects& effects);
+  void Finish(Job& job, int64_t now, Effects& effects);
+  void FinishJob(Job& job, int64_t now, Effects& effects);
+  void Requeue(Job& job, const std::string& detail, Effects& effects);
+  void Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time = 0);
+  void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
+  void ReleaseResources(Job& job);
+  void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
+  void ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects);
+  void AccrueUsage(const Job& job, Effects& effects);
+  LaunchIntent MakeLaunch(const Job& job) const;
+  TerminateIntent MakeTerminate(const Job& job, int64_t grace_time = 0) const;
+
+  // ---- burst buffers (lifecycle_bb.cc)
+  bool BbEnabled() const { return settings_.burst_buffer != nullptr; }
+  bool BbTransition(Job& job, BbEvent event, Effects& effects);
+  void BbQueueStage(Job& job, BbStage stage, bool hurry, Effects& effects);
+  void BbTeardown(Job& job, bool hurry, Effects& effects);
+  bool BbReady(Job& job);  // derived reason only
+  void BbStartStageIns(std::vector<uint64_t> candidates, int64_t now, Effects& effects);
+  bool BbBeforeLaunch(Job& job, Effects& effects);
+  bool BbBeforeFinish(Job& job, Effects& effects);
+  void BbCancelPending(Job& job, bool hurry, Effects& effects);
+  void BbResume(Effects& effects);
+
+  // ---- dependencies (lifecycle_schedule.cc)
+  const Dependency* ParsedDependency(const Job& job);
+  bool DependencyAllows(uint64_t id, int64_t now, Effects& effects);
+
+  const SkiffConfig& config_;
+  const LifecycleSettings settings_;
+
+  std::map<uint64_t, Job> jobs_;
+  NodeTable nodes_;
+  std::vector<Qos> qos_;
+  std::map<std::string, UserUsageRecord> usage_;
+  BbPoolTable bb_pools_;
+  std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight
+  std::set<uint64_t> terminate_sent_;  // jobs told to stop (not persisted: resent after restart)
+  uint64_t next_job_id_ = 1;
+  std::map<uint64_t, Reservation> reservations_;  // first id -> admitted, not yet inserted
+  std::map<uint64_t, Dependency> dependencies_;   // parsed once per job (derived cache)
+  Journal journal_;
+};
+
+// The plan for `input`, made without the Controller's lock. `options.backfill`
+// says whether backfill (and so the start estimates) runs this pass.
+PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
+                  const PreemptOptions& preempt, int64_t now);
+
+// The dependency checks admission and the pass share (lifecycle_schedule.cc).
+DependentJob DependentOf(const Job& job);
+absl::Status ValidateDependencyOf(const Job& job, const Dependency& dependency,
+                                  const std::map<uint64_t, Job>& jobs);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_LIFECYCLE_LIFECYCLE_H_

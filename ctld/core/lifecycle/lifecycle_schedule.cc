@@ -1,0 +1,295 @@
+// The scheduling pass in three steps: PrepareSchedule (under the Controller's
+// lock: dependencies, array throttles, burst-buffer stage-ins, the snapshot),
+// PlanPass (no lock: priority, main pass, backfill, preemption, sprio factors)
+// and ApplySchedule (under the lock again: every start re-checked against the
+// live table).
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "ctld/core/lifecycle/lifecycle.h"
+
+namespace skiff {
+namespace {
+
+// Jobs examined for preemption per pass (in queue order).
+constexpr int kMaxPreemptorsTested = 50;
+
+DependencyJobStatus StatusOf(const Job& job) {
+  DependencyJobStatus status;
+  status.state = job.state;
+  status.start_time = job.start_time;
+  status.end_time = IsFinal(job.state) ? job.end_time : 0;
+  status.burst_buffer = job.UsesBurstBuffer();
+  status.stage_out_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kTeardown ||
+                          job.bb_state == BbState::kTeardownFail ||
+                          job.bb_state == BbState::kComplete;
+  return status;
+}
+
+// The job table as dependencies see it.
+class JobTableLookup final : public DependencyLookup {
+ public:
+  explicit JobTableLookup(const std::map<uint64_t, Job>& jobs) : jobs_(jobs) {}
+
+  DependencyTarget Find(uint64_t job_id) const override {
+    DependencyTarget target;
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return target;
+    target.exists = true;
+    if (it->second.array_job_id != job_id) {
+      target.job = StatusOf(it->second);
+      return target;
+    }
+    // An array's id: its tasks have consecutive ids from it.
+    for (; it != jobs_.end() && it->second.array_job_id == job_id; ++it) {
+      target.tasks.push_back(
+          {static_cast<uint32_t>(it->second.array_task_id), StatusOf(it->second)});
+    }
+    return target;
+  }
+
+  bool SingletonBlocked(uid_t uid, const std::string& name, uint64_t self_id) const override {
+    for (const auto& [id, job] : jobs_) {
+      if (id == self_id || job.uid != uid || job.name != name) continue;
+      if (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+          job.state == JobState::kCompleting || (job.state == JobState::kPending && id < self_id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  const std::map<uint64_t, Job>& jobs_;
+};
+
+}  // namespace
+
+DependentJob DependentOf(const Job& job) {
+  DependentJob self;
+  self.id = job.id;
+  self.array_job_id = job.array_job_id;
+  self.task_id = job.array_task_id >= 0 ? static_cast<uint32_t>(job.array_task_id) : kNoTask;
+  self.uid = job.uid;
+  self.name = job.name;
+  self.burst_buffer = job.UsesBurstBuffer();
+  return self;
+}
+
+absl::Status ValidateDependencyOf(const Job& job, const Dependency& dependency,
+                                  const std::map<uint64_t, Job>& jobs) {
+  return ValidateDependency(dependency, DependentOf(job), JobTableLookup(jobs)).status();
+}
+
+const Dependency* Lifecycle::ParsedDependency(const Job& job) {
+  auto it = dependencies_.find(job.id);
+  if (it != dependencies_.end()) return &it->second;
+  // Parsed once per job (at submit, or here after a restart).
+  absl::StatusOr<Dependency> parsed = ParseDependency(job.dependency, config_.max_array_size);
+  if (!parsed.ok()) return nullptr;
+  return &dependencies_.emplace(job.id, std::move(*parsed)).first->second;
+}
+
+// Whether a pending job's dependencies let it be scheduled now; sets its
+// (derived) reason and scontrol's Dependency= text. A never-satisfiable
+// dependency cancels the job when it asked for --kill-on-invalid-dep.
+bool Lifecycle::DependencyAllows(uint64_t id, int64_t now, Effects& effects) {
+  Job& view = *Derived(id);
+  if (view.dependency.empty()) return true;
+  const Dependency* dependency = ParsedDependency(view);
+  if (dependency == nullptr) {  // accepted at submit, so only a changed MaxArraySize gets here
+    view.reason = "DependencyNeverSatisfied";
+    return false;
+  }
+  const DependencyEvaluation evaluation =
+      EvaluateDependency(*dependency, DependentOf(view), JobTableLookup(jobs_), now);
+  view.dependency_text = FormatRemaining(*dependency, evaluation);
+  switch (evaluation.overall) {
+    case DependencyResult::kSatisfied:
+      return true;
+    case DependencyResult::kWaiting:
+      view.reason = "Dependency";
+      return false;
+    case DependencyResult::kNeverSatisfied:
+      view.reason = "DependencyNeverSatisfied";
+      if (view.kill_on_invalid_dep) {
+        Job& job = Mut(id);
+        job.end_time = now;
+        job.final_state = JobState::kCancelled;
+        TransitionJob(job, JobEvent::kCancelPending, effects);
+        effects.log.push_back(
+            absl::StrCat("JobId=", id, " cancelled: its dependency can never be satisfied"));
+      }
+      return false;
+  }
+  return false;
+}
+
+Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
+  Begin();
+  Effects effects;
+  CtldSchedulerInputs inputs;
+  // Array throttles (%N): how many tasks of each array hold resources now.
+  std::unordered_map<uint64_t, int32_t> array_running;
+  for (const auto& [id, job] : jobs_) {
+    if (job.array_job_id != 0 && job.array_max_running > 0 &&
+        (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+         job.state == JobState::kCompleting)) {
+      ++array_running[job.array_job_id];
+    }
+  }
+  std::vector<uint64_t> stage_in;
+  for (auto& [id, job] : jobs_) {
+    if (job.state == JobState::kPending) {
+      if (!DependencyAllows(id, now, effects)) continue;
+      if (!BbReady(job)) {
+        if (job.bb_state == BbState::kPending && !job.held &&
+            std::max(job.eligible_time, job.request.begin_time) <= now) {
+          stage_in.push_back(id);
+        }
+        continue;
+      }
+      if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
+        // Only as many tasks as the throttle leaves room for are offered to the
+        // scheduler (lowest task ids first: jobs_ is in id order).
+        int32_t& count = array_running[job.array_job_id];
+        if (count >= job.array_max_running) {
+          job.reason = "JobArrayTaskLimit";  // derived
+          continue;
+        }
+        ++count;
+      }
+      inputs.pending.push_back(&job);
+      input->versions[id] = job.version;
+    } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
+      inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
+      // Being stopped already (preempted or cancelled): their resources are on their way back.
+      if (job.final_state != JobState::kCompleted) input->leaving.push_back(id);
+    }
+  }
+  if (!stage_in.empty()) BbStartStageIns(std::move(stage_in), now, effects);
+  if (!inputs.pending.empty()) {
+    inputs.nodes = nodes_.Capacities();
+    for (const Node& node : nodes_.nodes()) {
+      inputs.node_features[node.config.name] = node.config.features;
+    }
+    inputs.partitions = config_.partitions;
+    inputs.qos = qos_;
+    inputs.now = now;
+    inputs.usage = usage_;
+    input->snapshot = BuildSnapshot(inputs);
+  }
+  return Close(std::move(effects));
+}
+
+PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
+                  const PreemptOptions& preempt, int64_t now) {
+  PassPlan out;
+  const CtldSnapshot& snapshot = input.snapshot;
+  if (snapshot.pending.empty()) return out;
+  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, options, now);
+  out.result = ToScheduleResult(snapshot, plan);
+  out.priorities = plan.priorities;
+  out.estimates = options.backfill;
+  for (const Reservation& reservation : plan.reservations) {
+    if (reservation.start != kNever) out.expected_start[reservation.job_id] = reservation.start;
+  }
+
+  // Preemption: the first job in queue order that waits for resources and could
+  // start once some running jobs it may preempt are gone. One preemptor per pass
+  // keeps the plan simple; the victims' ends wake the scheduler again, and the
+  // preemptor is then first in line for what they free.
+  if (preempt.type != PreemptType::kNone) {
+    PreemptExclusions exclusions;
+    exclusions.leaving = input.leaving;
+    const std::vector<uint32_t> order =
+        OrderQueue(snapshot.view, snapshot.pending, options.weights, now, nullptr);
+    int tested = 0;
+    for (uint32_t i : order) {
+      const WaitReason reason = plan.reasons[i];
+      if (reason != WaitReason::kResources && reason != WaitReason::kPriority) continue;
+      if (++tested > kMaxPreemptorsTested) break;
+      PreemptPlan candidate =
+          PlanPreemption(snapshot.view, snapshot.pending[i], preempt, exclusions, now);
+      if (candidate.fits && !candidate.victims.empty()) {
+        for (const PreemptVictim& victim : candidate.victims) {
+          out.victims.push_back(
+              {victim.job_id, victim.mode == PreemptMode::kRequeue, victim.grace_time});
+        }
+        out.preemptor = snapshot.pending[i].id;
+        break;
+      }
+    }
+  }
+
+  // sprio's weighted factors.
+  const PriorityContext context = MakePriorityContext(snapshot.view, options.weights, now);
+  const PriorityWeights& w = options.weights;
+  out.factors.resize(snapshot.pending.size());
+  for (size_t i = 0; i < snapshot.pending.size(); ++i) {
+    const PriorityFactors f = ComputePriority(snapshot.view, context, w, snapshot.pending[i], now);
+    out.factors[i] = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
+                      std::llround(f.job_size * w.job_size),
+                      std::llround(f.partition * w.partition), std::llround(f.qos * w.qos)};
+  }
+  return out;
+}
+
+Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now,
+                                 bool* replan) {
+  Begin();
+  Effects effects;
+  for (const PassPlan::Victim& victim : plan.victims) {
+    const Job* job = Find(victim.job_id);
+    if (job == nullptr ||
+        !(job->state == JobState::kRunning || job->state == JobState::kConfiguring) ||
+        job->final_state != JobState::kCompleted) {
+      continue;  // ended or already being stopped since the snapshot
+    }
+    Preempt(Mut(victim.job_id), victim.requeue && job->requeue, victim.grace_time, plan.preemptor,
+            effects);
+  }
+  const std::vector<PendingJob>& pending = input.snapshot.pending;
+  for (size_t i = 0; i < pending.size() && i < plan.priorities.size(); ++i) {
+    Job* job = Derived(pending[i].id);
+    if (job == nullptr || job->state != JobState::kPending) continue;
+    job->priority = job->held ? 0 : plan.priorities[i];
+    job->factors = plan.factors[i];
+    if (plan.estimates) {  // estimates come from backfill's reservations
+      auto it = plan.expected_start.find(job->id);
+      job->expected_start = it == plan.expected_start.end() ? 0 : it->second;
+    }
+  }
+  for (const PendingReason& reason : plan.result.pending) {
+    Job* job = Derived(reason.job_id);
+    if (job != nullptr && job->state == JobState::kPending) job->reason = reason.reason;
+  }
+  for (const Placement& placement : plan.result.placements) {
+    const Job* current = Find(placement.job_id);
+    auto planned = input.versions.find(placement.job_id);
+    if (current == nullptr || current->state != JobState::kPending ||
+        planned == input.versions.end() || current->version != planned->second ||
+        !nodes_.CanAllocate(placement)) {
+      *replan = true;  // changed since the snapshot: the next pass decides again
+      continue;
+    }
+    Job& job = Mut(placement.job_id);
+    MutNodes().Allocate(placement);
+    job.nodes = placement.nodes;
+    job.cpus_per_node = placement.cpus_per_node;
+    job.mem_per_node_mb = placement.mem_per_node_mb;
+    job.gpus_by_node = placement.gpu_indices;
+    job.gpu_indices =
+        placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
+    job.start_time = now;
+    job.expected_start = 0;
+    job.reason = "None";
+    job.launched = false;
+    if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;
+    ContinueStart(job, now, effects);
+  }
+  return Close(std::move(effects));
+}
+
+}  // namespace skiff

@@ -1,0 +1,637 @@
+// The lifecycle core alone: events in, rows and intents out. Synchronous: no
+// threads, no sleeps, no clock; a small driver plays noded and scriptd by
+// turning intents into the reports they would cause.
+#include "ctld/core/lifecycle/lifecycle.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace skiff {
+namespace {
+
+SkiffConfig TestConfig() {
+  SkiffConfig config;
+  config.cluster_name = "test";
+  for (const char* name : {"n1", "n2"}) {
+    NodeConfig node;
+    node.name = name;
+    node.addr = "127.0.0.1";
+    node.port = 7000;
+    node.cpus = 2;
+    node.real_memory_mb = 1000;
+    config.nodes.push_back(node);
+  }
+  PartitionConfig debug;
+  debug.name = "debug";
+  debug.nodes = {"n1", "n2"};
+  debug.is_default = true;
+  config.partitions = {debug};
+  config.heartbeat_interval = 10;
+  config.slurmd_timeout = 60;
+  config.kill_wait = 1;
+  return config;
+}
+
+SubmitRequest Request(int cpus = 1, uid_t uid = 1001) {
+  SubmitRequest r;
+  r.uid = uid;
+  r.user_name = uid == 0 ? "root" : "alice";
+  r.name = "j";
+  r.cpus_per_task = cpus;
+  r.time_limit = 600;
+  r.script = "#!/bin/sh\ntrue\n";
+  r.work_dir = "/tmp";
+  return r;
+}
+
+CancelSpec CancelOf(uint64_t id) {
+  CancelSpec spec;
+  spec.jobs = {{id}};
+  return spec;
+}
+
+// Persisted fields of every job plus node usage: what a rollback must restore.
+std::string Fingerprint(const Lifecycle& core) {
+  std::ostringstream out;
+  for (const auto& [id, j] : core.jobs()) {
+    out << id << ':' << JobStateName(j.state) << '/' << JobStateName(j.final_state) << " v"
+        << j.version << " n=" << absl::StrJoin(j.nodes, ",") << " h" << j.held << j.held_by_admin
+        << " r" << j.restart_count << " p" << j.prolog_done << " l" << j.launched << " c"
+        << j.cancel_requested << " x" << j.exit_code << " t" << j.request.time_limit << " q"
+        << j.qos << " m" << j.comment << " s" << j.start_time << " e" << j.end_time << " bb"
+        << BbStateName(j.bb_state) << '\n';
+  }
+  for (const Node& node : core.nodes().nodes()) {
+    out << node.config.name << ' ' << node.alloc_cpus << ' ' << node.alloc_memory_mb << ' '
+        << NodeBaseStateName(node.state) << node.drain << node.not_responding << '\n';
+  }
+  return out.str();
+}
+
+class LifecycleTest : public ::testing::Test {
+ protected:
+  explicit LifecycleTest(LifecycleSettings settings = {}) : settings_(settings) {}
+
+  void SetUp() override {
+    core_ = std::make_unique<Lifecycle>(config_, settings_, now_);
+    core_->SetQos({Qos{"normal"}});
+    for (const char* name : {"n1", "n2"}) {
+      NodeRegistration reg;
+      reg.node_name = name;
+      reg.cpus = 2;
+      reg.real_memory_mb = 1000;
+      std::vector<uint64_t> terminate;
+      std::vector<NodeChange> changes;
+      Store(core_->RegisterNode(reg, {}, now_, &terminate, &changes));
+    }
+  }
+
+  // Plays the store: keeps the rows (newest version wins), confirms.
+  Effects Store(absl::StatusOr<Effects> effects) {
+    EXPECT_TRUE(effects.ok()) << effects.status();
+    if (!effects.ok()) return {};
+    for (const Job& row : effects->rows) {
+      Job& stored = store_[row.id];
+      EXPECT_GT(row.version, stored.version) << "JobId=" << row.id << " version must grow";
+      stored = row;
+    }
+    core_->Confirm();
+    return std::move(*effects);
+  }
+
+  uint64_t Submit(const SubmitRequest& request) {
+    absl::StatusOr<Admitted> admitted = core_->Admit(request, now_);
+    EXPECT_TRUE(admitted.ok()) << admitted.status();
+    Store(core_->Insert(*admitted, now_));
+    return admitted->first_id;
+  }
+
+  Effects Schedule() {
+    PassInput input;
+    Effects prepared = Store(core_->PrepareSchedule(now_, &input));
+    SchedulerOptions options;
+    const PassPlan plan = PlanPass(input, options, PreemptOptions{}, now_);
+    bool replan = false;
+    Effects applied = Store(core_->ApplySchedule(input, plan, now_, &replan));
+    for (Intent& intent : prepared.intents) applied.intents.insert(applied.intents.begin(), intent);
+    return applied;
+  }
+
+  // Plays noded and scriptd: every intent becomes its successful report.
+  void Drive(Effects effects, int depth = 0) {
+    ASSERT_LT(depth, 20);
+    for (const Intent& intent : effects.intents) {
+      Effects next = std::visit(
+          [&](const auto& it) -> Effects {
+            using T = std::decay_t<decltype(it)>;
+            if constexpr (std::is_same_v<T, RunPrologIntent>) {
+              return Store(core_->PrologDone(it.job.id, it.job.restart_count,
+                                             {true, true, "exit code 0", 1}, now_));
+            } else if constexpr (std::is_same_v<T, LaunchIntent>) {
+              launched_.push_back(it.job.id);
+              return Store(
+                  core_->LaunchDone(it.job.id, it.job.restart_count, absl::OkStatus(), now_));
+            } else if constexpr (std::is_same_v<T, TerminateIntent>) {
+              terminated_.push_back(it.job_id);
+              return Effects{};
+            } else if constexpr (std::is_same_v<T, RunEpilogIntent>) {
+              return Store(core_->EpilogDone(it.job.id, {true, true, "exit code 0", 2}, now_));
+            } else if constexpr (std::is_same_v<T, RunBbStageIntent>) {
+              BbStageResult ok;
+              ok.post_run_done = true;
+              return Store(core_->BbStageDone(it.job.id, it.stage, ok, now_));
+            } else {
+              return Effects{};
+            }
+          },
+          intent);
+      Drive(std::move(next), depth + 1);
+    }
+  }
+
+  JobState StateOf(uint64_t id) { return core_->Find(id)->state; }
+
+  SkiffConfig config_ = TestConfig();
+  LifecycleSettings settings_;
+  int64_t now_ = 1000;
+  std::unique_ptr<Lifecycle> core_;
+  std::map<uint64_t, Job> store_;
+  std::vector<uint64_t> launched_;
+  std::vector<uint64_t> terminated_;
+};
+
+class LifecycleWithScriptsTest : public LifecycleTest {
+ protected:
+  LifecycleWithScriptsTest() : LifecycleTest({true, true, nullptr, false, 0}) {}
+};
+
+TEST_F(LifecycleWithScriptsTest, SubmissionRunsThroughPrologLaunchEpilogToCompleted) {
+  const uint64_t id = Submit(Request());
+  EXPECT_EQ(store_[id].state, JobState::kPending);
+  EXPECT_EQ(store_[id].version, 1u);
+
+  Effects started = Schedule();
+  EXPECT_EQ(StateOf(id), JobState::kConfiguring);
+  ASSERT_EQ(started.intents.size(), 1u);
+  ASSERT_TRUE(std::holds_alternative<RunPrologIntent>(started.intents[0]))
+      << "the prolog runs before the launch";
+  Drive(std::move(started));
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  EXPECT_EQ(launched_, std::vector<uint64_t>{id});
+
+  Effects exited = Store(core_->JobComplete("n1", {id, true, 0, 0, ""}, now_ + 5));
+  EXPECT_EQ(StateOf(id), JobState::kCompleting);
+  ASSERT_EQ(exited.intents.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<RunEpilogIntent>(exited.intents[0]));
+  EXPECT_NE(std::find(exited.log.begin(), exited.log.end(),
+                      absl::StrCat("JobId=", id, " RUNNING -> COMPLETING (Exited)")),
+            exited.log.end());
+  Drive(std::move(exited));
+  EXPECT_EQ(StateOf(id), JobState::kCompleted);
+  EXPECT_EQ(store_[id].state, JobState::kCompleted);
+  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0) << "resources given back";
+  EXPECT_EQ(store_[id].version, core_->Find(id)->version);
+}
+
+TEST_F(LifecycleTest, EveryTouchedJobIsOneRowWithOneVersionBump) {
+  const uint64_t a = Submit(Request(2));
+  const uint64_t b = Submit(Request(2));
+  Effects effects = Schedule();
+  // Both allocated and sent to launch in one pass: one row each, version 2.
+  int launches = 0;
+  for (const Intent& intent : effects.intents)
+    launches += std::holds_alternative<LaunchIntent>(intent);
+  EXPECT_EQ(launches, 2);
+  EXPECT_EQ(core_->Find(a)->version, 2u);
+  EXPECT_EQ(core_->Find(b)->version, 2u);
+}
+
+TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
+  const uint64_t id = Submit(Request(2));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::string before = Fingerprint(*core_);
+
+  CancelSpec spec;
+  spec.jobs = {{id}};
+  std::vector<CancelOutcome> outcomes;
+  Effects cancel = core_->Cancel({1001, 1001}, false, spec, now_, &outcomes);
+  ASSERT_EQ(cancel.intents.size(), 1u);
+  EXPECT_EQ(core_->Find(id)->final_state, JobState::kCancelled);
+  core_->Rollback();  // the rows could not be stored
+  EXPECT_EQ(Fingerprint(*core_), before);
+  EXPECT_FALSE(core_->in_transaction());
+
+  // The time limit still fires: the rolled-back terminate was not remembered as sent.
+  now_ += 700;
+  Effects timeout = Store(core_->EnforceTimeLimits(now_));
+  ASSERT_EQ(timeout.intents.size(), 1u);
+  EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
+
+  // A completion that could not be stored leaves the job running and its resources held.
+  const std::string running = Fingerprint(*core_);
+  absl::StatusOr<Effects> completion = core_->JobComplete("n1", {id, true, 0, 15, ""}, now_);
+  ASSERT_TRUE(completion.ok());
+  core_->Rollback();
+  EXPECT_EQ(Fingerprint(*core_), running);
+  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 2);
+}
+
+TEST_F(LifecycleTest, RolledBackSubmissionLeavesNoJobAndItsReservationCanBeReleased) {
+  absl::StatusOr<Admitted> admitted = core_->Admit(Request(), now_);
+  ASSERT_TRUE(admitted.ok());
+  Effects inserted = core_->Insert(*admitted, now_);
+  EXPECT_EQ(inserted.rows.size(), 1u);
+  core_->Rollback();
+  EXPECT_EQ(core_->Find(admitted->first_id), nullptr);
+  core_->ReleaseReservation(admitted->first_id);
+  EXPECT_GT(Submit(Request()), admitted->first_id) << "ids are never reused";
+}
+
+TEST_F(LifecycleTest, UpdateIsAllOrNothing) {
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t id = Submit(held);
+  const std::string before = Fingerprint(*core_);
+  JobUpdate update;
+  update.job_id = id;
+  update.time_limit = 60;
+  update.qos = "nosuch";
+  absl::StatusOr<Effects> refused = core_->Update({1001, 1001}, false, update, now_);
+  EXPECT_EQ(refused.status().message(), "Invalid qos specification");
+  EXPECT_FALSE(core_->in_transaction());
+  EXPECT_EQ(Fingerprint(*core_), before) << "the time limit must not change alone";
+  EXPECT_EQ(core_->Find(id)->request.time_limit, 600);
+
+  update.qos.reset();
+  Store(core_->Update({1001, 1001}, false, update, now_));
+  EXPECT_EQ(store_[id].request.time_limit, 60);
+}
+
+TEST_F(LifecycleTest, CommentIsStored) {
+  const uint64_t id = Submit(Request());
+  JobUpdate update;
+  update.job_id = id;
+  update.comment = "rerun of 41";
+  Effects effects = Store(core_->Update({1001, 1001}, false, update, now_));
+  ASSERT_EQ(effects.rows.size(), 1u);
+  EXPECT_EQ(store_[id].comment, "rerun of 41");
+}
+
+TEST_F(LifecycleTest, UsersMayNotRaiseTimeLimitsOrReleaseAdminHolds) {
+  const uint64_t id = Submit(Request());
+  JobUpdate raise;
+  raise.job_id = id;
+  raise.time_limit = 6000;
+  EXPECT_EQ(core_->Update({1001, 1001}, false, raise, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(core_->Update({1002, 1002}, false, JobUpdate{id}, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  JobUpdate hold;
+  hold.job_id = id;
+  hold.held = true;
+  Store(core_->Update({0, 0}, true, hold, now_));
+  EXPECT_EQ(core_->Find(id)->reason, "JobHeldAdmin");
+  JobUpdate release;
+  release.job_id = id;
+  release.held = false;
+  EXPECT_EQ(core_->Update({1001, 1001}, false, release, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(LifecycleTest, ConcurrentAdmissionsCannotExceedMaxSubmitJobsPerUser) {
+  Qos limited{"normal"};
+  limited.max_submit_jobs_per_user = 2;
+  core_->SetQos({limited});
+  // Two admitted but not yet inserted (their slurm_bb_job_process is running).
+  ASSERT_TRUE(core_->Admit(Request(), now_).ok());
+  ASSERT_TRUE(core_->Admit(Request(), now_).ok());
+  absl::StatusOr<Admitted> third = core_->Admit(Request(), now_);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(third.status().message().find("job submit limit"), std::string::npos);
+}
+
+TEST_F(LifecycleTest, MaxJobCountCountsReservations) {
+  config_.max_job_count = 3;
+  SetUp();
+  SubmitRequest array = Request();
+  array.array = "1-2";
+  ASSERT_TRUE(core_->Admit(array, now_).ok());
+  EXPECT_EQ(core_->Admit(array, now_).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST_F(LifecycleTest, NodeDownRequeuesOrFailsAndAPreemptedJobRequeues) {
+  SubmitRequest fail = Request(2);
+  fail.requeue = false;
+  const uint64_t a = Submit(Request(2));
+  const uint64_t b = Submit(fail);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(a), JobState::kRunning);
+  ASSERT_EQ(StateOf(b), JobState::kRunning);
+  std::vector<NodeChange> changes;
+  Drive(Store(core_->UpdateNodes({"n1", "n2"}, "DOWN", "test", now_, &changes)));
+  EXPECT_EQ(StateOf(a), JobState::kPending);
+  EXPECT_EQ(core_->Find(a)->restart_count, 1);
+  EXPECT_EQ(StateOf(b), JobState::kNodeFail);
+  EXPECT_EQ(store_[b].state, JobState::kNodeFail);
+}
+
+TEST_F(LifecycleTest, IllegalReportsChangeNothing) {
+  const uint64_t id = Submit(Request());
+  const std::string before = Fingerprint(*core_);
+  // A completion from a node the job does not run on, for a pending job.
+  absl::StatusOr<Effects> stray = core_->JobComplete("n2", {id, true, 0, 0, ""}, now_);
+  ASSERT_TRUE(stray.ok());
+  EXPECT_TRUE(stray->rows.empty());
+  core_->Confirm();
+  // Stale prolog/launch/epilog reports for a job in another state.
+  Store(core_->PrologDone(id, 0, {true, true, "", 1}, now_));
+  Store(core_->LaunchDone(id, 0, absl::OkStatus(), now_));
+  Store(core_->EpilogDone(id, {true, true, "", 1}, now_));
+  EXPECT_EQ(Fingerprint(*core_), before);
+}
+
+// Burst buffers: a teardown that failed is retried from its own field, and the
+// job's end time (what accounting reports) is never touched by the retries.
+class LifecycleBbTest : public LifecycleTest {
+ protected:
+  LifecycleBbTest() : LifecycleTest({false, false, &bb_config_, false, 0}) {}
+  BurstBufferConfig bb_config_;
+};
+
+TEST_F(LifecycleBbTest, TeardownRetriesKeepTheEndTime) {
+  SubmitRequest request = Request();
+  request.burst_buffer = "#BB_LUA stage_in";
+  const uint64_t id = Submit(request);
+  ASSERT_TRUE(core_->Find(id)->UsesBurstBuffer());
+  Drive(Schedule());  // stage-in
+  Drive(Schedule());  // pre-run, launch
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  now_ += 50;
+  Effects exited = Store(core_->JobComplete("n1", {id, true, 0, 0, ""}, now_));
+  // stage-out, then a teardown that fails.
+  ASSERT_EQ(exited.intents.size(), 1u);
+  BbStageResult ok;
+  ok.post_run_done = true;
+  Effects staged_out = Store(core_->BbStageDone(id, BbStage::kStageOut, ok, now_));
+  EXPECT_EQ(StateOf(id), JobState::kCompleted);
+  const int64_t end_time = core_->Find(id)->end_time;
+  BbStageResult failed;
+  failed.ok = false;
+  failed.error = "burst_buffer/lua: job_teardown failed: busy";
+  Store(core_->BbStageDone(id, BbStage::kTeardown, failed, now_));
+  EXPECT_EQ(core_->Find(id)->bb_state, BbState::kTeardownFail);
+  EXPECT_TRUE(Store(core_->RetryBbTeardowns(now_ + 30)).intents.empty()) << "not yet";
+  Effects retry = Store(core_->RetryBbTeardowns(now_ + 61));
+  ASSERT_EQ(retry.intents.size(), 1u);
+  EXPECT_EQ(core_->Find(id)->end_time, end_time);
+  EXPECT_EQ(store_[id].end_time, end_time);
+  (void)staged_out;
+}
+
+// Every report in every state: legal pairs move on, the rest change nothing,
+// versions only grow and a final state is never left.
+TEST_F(LifecycleWithScriptsTest, EveryReportInEveryStateKeepsTheInvariants) {
+  for (int reached = 0; reached < 5; ++reached) {
+    SetUp();
+    store_.clear();
+    const uint64_t id = Submit(Request());
+    // Drive to PENDING, CONFIGURING, RUNNING, COMPLETING, COMPLETED.
+    if (reached >= 1) Schedule();
+    if (reached >= 2) {
+      Store(core_->PrologDone(id, 0, {true, true, "", 1}, now_));
+      Store(core_->LaunchDone(id, 0, absl::OkStatus(), now_));
+    }
+    if (reached >= 3) Store(core_->JobComplete("n1", {id, true, 0, 0, ""}, now_));
+    if (reached >= 4) Store(core_->EpilogDone(id, {true, true, "", 1}, now_));
+    const JobState state = StateOf(id);
+    for (int event = 0; event < 7; ++event) {
+      const uint64_t version = core_->Find(id)->version;
+      absl::StatusOr<Effects> effects;
+      switch (event) {
+        case 0:
+          effects = core_->PrologDone(id, 0, {true, true, "", 1}, now_);
+          break;
+        case 1:
+          effects = core_->LaunchDone(id, 0, absl::OkStatus(), now_);
+          break;
+        case 2:
+          effects = core_->JobComplete("n1", {id, true, 0, 0, ""}, now_);
+          break;
+        case 3:
+          effects = core_->EpilogDone(id, {true, true, "", 1}, now_);
+          break;
+        case 4:
+          effects = core_->BbStageDone(id, BbStage::kStageIn, {}, now_);
+          break;
+        case 5:
+          effects = core_->EnforceTimeLimits(now_ + 10000);
+          break;
+        case 6: {
+          std::vector<CancelOutcome> outcomes;
+          effects = core_->Cancel({0, 0}, true, CancelOf(id), now_, &outcomes);
+          break;
+        }
+      }
+      ASSERT_TRUE(effects.ok());
+      core_->Rollback();  // probe only: every event undone
+      EXPECT_EQ(StateOf(id), state) << "event " << event;
+      EXPECT_EQ(core_->Find(id)->version, version);
+      if (IsFinal(state)) {
+        EXPECT_TRUE(effects->intents.empty()) << "event " << event << " on a final job";
+      }
+    }
+  }
+}
+
+// Random event sequences, with the store failing at random: every failed
+// event leaves the table exactly as it was, every intent belongs to a job
+// whose row is in the same Effects, versions only grow, and once every job
+// is let finish each ends in exactly one final state that never changes.
+TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
+  for (int seed = 1; seed <= 30; ++seed) {
+    SetUp();
+    store_.clear();
+    std::mt19937 rng(seed);
+    std::vector<uint64_t> ids;
+    std::vector<Intent> pending_intents;
+    std::map<uint64_t, JobState> final_seen;
+    auto pick = [&]() -> uint64_t {
+      return ids.empty() ? 0 : ids[std::uniform_int_distribution<size_t>(0, ids.size() - 1)(rng)];
+    };
+    auto apply = [&](absl::StatusOr<Effects> effects, bool fail) {
+      if (!effects.ok()) {
+        EXPECT_FALSE(core_->in_transaction());
+        return;
+      }
+      std::set<uint64_t> rows;
+      for (const Job& row : effects->rows) rows.insert(row.id);
+      for (const Intent& intent : effects->intents) {
+        if (std::holds_alternative<SignalIntent>(intent)) continue;  // no state change
+        uint64_t job = std::visit(
+            [](const auto& it) -> uint64_t {
+              using T = std::decay_t<decltype(it)>;
+              if constexpr (std::is_same_v<T, TerminateIntent> ||
+                            std::is_same_v<T, FlushBbStageIntent> ||
+                            std::is_same_v<T, RemoveBbFilesIntent>) {
+                return it.job_id;
+              } else if constexpr (std::is_same_v<T, SignalIntent>) {
+                return it.job_id;
+              } else {
+                return it.job.id;
+              }
+            },
+            intent);
+        EXPECT_EQ(rows.count(job), 1u) << "an intent for JobId=" << job << " without its row";
+      }
+      if (fail) {
+        core_->Rollback();
+        return;
+      }
+      std::vector<Intent> intents = effects->intents;
+      Store(std::move(effects));
+      pending_intents.insert(pending_intents.end(), intents.begin(), intents.end());
+    };
+    for (int step = 0; step < 200; ++step) {
+      const bool fail = std::uniform_int_distribution<int>(0, 5)(rng) == 0;
+      const std::string before = Fingerprint(*core_);
+      const int kind = std::uniform_int_distribution<int>(0, 8)(rng);
+      now_ += std::uniform_int_distribution<int>(0, 60)(rng);
+      bool mutated = true;
+      switch (kind) {
+        case 0: {
+          absl::StatusOr<Admitted> admitted =
+              core_->Admit(Request(std::uniform_int_distribution<int>(1, 2)(rng)), now_);
+          ASSERT_TRUE(admitted.ok());
+          apply(core_->Insert(*admitted, now_), fail);
+          if (fail) {
+            core_->ReleaseReservation(admitted->first_id);
+          } else {
+            ids.push_back(admitted->first_id);
+          }
+          break;
+        }
+        case 1: {
+          PassInput input;
+          apply(core_->PrepareSchedule(now_, &input), false);
+          const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+          bool replan = false;
+          apply(core_->ApplySchedule(input, plan, now_, &replan), fail);
+          break;
+        }
+        case 2: {  // carry out one outstanding intent
+          if (pending_intents.empty()) {
+            mutated = false;
+            break;
+          }
+          Intent intent = pending_intents.front();
+          pending_intents.erase(pending_intents.begin());
+          if (auto* p = std::get_if<RunPrologIntent>(&intent)) {
+            apply(core_->PrologDone(p->job.id, p->job.restart_count, {true, true, "", 1}, now_),
+                  fail);
+          } else if (auto* l = std::get_if<LaunchIntent>(&intent)) {
+            apply(core_->LaunchDone(l->job.id, l->job.restart_count, absl::OkStatus(), now_), fail);
+          } else if (auto* t = std::get_if<TerminateIntent>(&intent)) {
+            apply(core_->JobComplete("n1", {t->job_id, true, 0, 15, ""}, now_), fail);
+            apply(core_->JobComplete("n2", {t->job_id, true, 0, 15, ""}, now_), fail);
+          } else if (auto* e = std::get_if<RunEpilogIntent>(&intent)) {
+            apply(core_->EpilogDone(e->job.id, {true, true, "", 1}, now_), fail);
+          } else {
+            mutated = false;
+          }
+          if (fail) pending_intents.insert(pending_intents.begin(), intent);  // tried again
+          break;
+        }
+        case 3: {
+          const uint64_t id = pick();
+          const Job* job = id ? core_->Find(id) : nullptr;
+          if (job == nullptr || job->nodes.empty()) {
+            mutated = false;
+            break;
+          }
+          apply(core_->JobComplete(job->nodes.front(), {id, true, 1, 0, ""}, now_), fail);
+          break;
+        }
+        case 4: {
+          std::vector<CancelOutcome> outcomes;
+          apply(core_->Cancel({1001, 1001}, false, CancelOf(pick()), now_, &outcomes), fail);
+          break;
+        }
+        case 5: {
+          JobUpdate update;
+          update.job_id = pick();
+          update.comment = absl::StrCat("step ", step);
+          update.time_limit = 30;
+          apply(core_->Update({1001, 1001}, false, update, now_), fail);
+          break;
+        }
+        case 6: {
+          std::vector<NodeChange> changes;
+          const bool down = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
+          apply(core_->UpdateNodes({"n2"}, down ? "DOWN" : "RESUME", "test", now_, &changes), fail);
+          break;
+        }
+        case 7:
+          apply(core_->EnforceTimeLimits(now_), fail);
+          break;
+        case 8: {
+          std::vector<NodeChange> changes;
+          core_->Heartbeat("n1", now_, &changes);
+          core_->Heartbeat("n2", now_, &changes);
+          apply(core_->CheckNodeTimeouts(now_, &changes), fail);
+          break;
+        }
+      }
+      if (fail && mutated) {
+        EXPECT_EQ(Fingerprint(*core_), before) << "seed " << seed << " step " << step;
+      }
+      for (const auto& [id, job] : core_->jobs()) {
+        auto seen = final_seen.find(id);
+        if (seen != final_seen.end()) {
+          EXPECT_EQ(job.state, seen->second) << "JobId=" << id << " left its final state";
+        } else if (IsFinal(job.state)) {
+          final_seen[id] = job.state;
+        }
+        if (store_.count(id)) {
+          EXPECT_EQ(store_[id].version, job.version) << "JobId=" << id;
+        }
+      }
+    }
+    // Let everything finish: cancel all, carry out every intent.
+    std::vector<CancelOutcome> outcomes;
+    apply(core_->Cancel({0, 0}, true, CancelSpec{}, now_, &outcomes), false);
+    for (int round = 0; round < 50 && !pending_intents.empty(); ++round) {
+      std::vector<Intent> intents;
+      intents.swap(pending_intents);
+      for (const Intent& intent : intents) {
+        if (auto* p = std::get_if<RunPrologIntent>(&intent)) {
+          apply(core_->PrologDone(p->job.id, p->job.restart_count, {true, true, "", 1}, now_),
+                false);
+        } else if (auto* l = std::get_if<LaunchIntent>(&intent)) {
+          apply(core_->LaunchDone(l->job.id, l->job.restart_count, absl::OkStatus(), now_), false);
+        } else if (auto* t = std::get_if<TerminateIntent>(&intent)) {
+          for (const char* node : {"n1", "n2"}) {
+            apply(core_->JobComplete(node, {t->job_id, true, 0, 15, ""}, now_), false);
+          }
+        } else if (auto* e = std::get_if<RunEpilogIntent>(&intent)) {
+          apply(core_->EpilogDone(e->job.id, {true, true, "", 1}, now_), false);
+        }
+      }
+      apply(core_->Cancel({0, 0}, true, CancelSpec{}, now_, &outcomes), false);
+    }
+    for (const auto& [id, job] : core_->jobs()) {
+      EXPECT_TRUE(IsFinal(job.state))
+          << "seed " << seed << " JobId=" << id << " " << JobStateName(job.state);
+      EXPECT_EQ(store_[id].state, job.state);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace skiff

@@ -1,0 +1,73 @@
+// The plain requests and reports lifecycle events take: what a node daemon says
+// about a job, scancel's selection, scontrol update's fields, and who asks.
+// The rpc/ edge converts protobuf into these; the core never sees protobuf.
+#ifndef SKIFF_CTLD_CORE_LIFECYCLE_REQUESTS_H_
+#define SKIFF_CTLD_CORE_LIFECYCLE_REQUESTS_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ctld/core/job.h"
+
+namespace skiff {
+
+struct Caller {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// What a node daemon says about one of its jobs.
+struct JobReport {
+  uint64_t job_id = 0;
+  bool finished = false;
+  int exit_code = 0;
+  int exit_signal = 0;
+  std::string failure;  // the job could not be launched: why
+};
+
+// A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare
+// id that is an array's id names every task of the array.
+struct JobRef {
+  uint64_t job_id = 0;
+  int32_t array_task_id = -1;  // -1 = the job (or whole array) itself
+};
+
+// scancel's selection.
+struct CancelSpec {
+  std::vector<JobRef> jobs;  // empty = all the filters select
+  std::string user;          // user name filter
+  std::string name;
+  std::vector<JobState> states;
+  std::vector<std::string> partitions;
+  int signal = 0;  // 0 = cancel
+  bool batch_only = false;
+  bool hurry = false;  // --hurry: no burst-buffer stage-out
+};
+
+struct CancelOutcome {
+  uint64_t job_id = 0;
+  absl::Status status;
+};
+
+// scontrol update JobId=... / hold / release. Unset fields stay as they are.
+struct JobUpdate {
+  uint64_t job_id = 0;
+  std::optional<bool> held;
+  bool user_hold = false;
+  std::optional<int64_t> time_limit;
+  std::optional<std::string> partition;
+  std::optional<std::string> qos;
+  std::optional<std::string> name;
+  std::optional<std::string> account;
+  std::optional<std::string> comment;
+  std::optional<int> min_nodes;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_LIFECYCLE_REQUESTS_H_

@@ -1,0 +1,160 @@
+// "An acknowledgement means stored", through the real daemons: ctld's state
+// directory on a full 2 MB tmpfs refuses work with the real cause instead of
+// acknowledging it, rewrites no history on restart, and carries on once space is
+// freed. Also: scontrol update is all or nothing, and Comment= is kept.
+// Runs as root (mount, CI does).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+class DurabilityTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root (mount)";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+  }
+
+  void TearDown() override {
+    if (cluster_ == nullptr) return;
+    cluster_->Down();
+    if (!mount_.empty()) RunShell("umount -l " + mount_);
+    cluster_.reset();
+  }
+
+  std::string Show(uint64_t id) {
+    return cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string mount_;
+};
+
+TEST_F(DurabilityTest, FullStateDirectoryRefusesWithTheRealCauseAndRecovers) {
+  // Move ctld's state onto a 2 MB tmpfs.
+  const std::string dir = cluster_->dir();
+  mount_ = dir + "/statefs";
+  ASSERT_EQ(cluster_->Down().exit_code, 0);
+  const CommandResult mounted =
+      RunShell(absl::StrCat("mkdir -p ", mount_, " && mount -t tmpfs -o size=2m tmpfs ", mount_));
+  if (mounted.exit_code != 0) {
+    mount_.clear();
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << mounted.err;
+  }
+  ASSERT_EQ(RunShell(absl::StrCat("cp -a ", dir, "/state/ctld/. ", mount_,
+                                  "/ && echo "
+                                  "StateSaveLocation=",
+                                  mount_, " >> ", dir, "/etc/skiff.conf"))
+                .exit_code,
+            0);
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
+
+  const CommandResult done = cluster_->Run("sbatch --wrap true");
+  const std::vector<uint64_t> first = SubmittedJobIds(done.out);
+  ASSERT_EQ(first.size(), 1u) << done.err;
+  ASSERT_TRUE(
+      Eventually(30, [&] { return ScontrolField(Show(first[0]), "JobState") == "COMPLETED"; }));
+  const CommandResult held_submit = cluster_->Run("sbatch --hold -t 5 --wrap true");
+  const std::vector<uint64_t> held = SubmittedJobIds(held_submit.out);
+  ASSERT_EQ(held.size(), 1u) << held_submit.err;
+
+  // Fill the filesystem. SQLite may still reuse pages of its WAL for a while,
+  // so submit until it cannot: every answer must be either a stored job or the
+  // real cause, never a false acknowledgement or a "connect failure".
+  RunShell(absl::StrCat("dd if=/dev/zero of=", mount_, "/filler bs=4k 2>/dev/null"));
+  std::vector<uint64_t> acknowledged;
+  bool refused = false;
+  for (int i = 0; i < 200 && !refused; ++i) {
+    const CommandResult r = cluster_->Run("sbatch --hold --wrap true");
+    if (r.exit_code == 0) {
+      const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+      ASSERT_EQ(ids.size(), 1u) << r.out;
+      acknowledged.push_back(ids[0]);
+      continue;
+    }
+    refused = true;
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("sbatch: error: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("full"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("connect failure"), std::string::npos) << r.err;
+  }
+  ASSERT_TRUE(refused) << "200 submissions stored on a full 2 MB filesystem?";
+
+  // Neither a release nor a cancel is acknowledged unless stored.
+  const CommandResult release = cluster_->Run(absl::StrCat("scontrol release ", held[0]));
+  if (release.exit_code != 0) {
+    EXPECT_EQ(ScontrolField(Show(held[0]), "JobState"), "PENDING");
+    EXPECT_NE(Show(held[0]).find("JobHeldUser"), std::string::npos)
+        << "a refused release must not take effect";
+  }
+
+  // A restart rewrites no history: the finished job stays finished, and every
+  // acknowledged job is still there.
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(10, [&] { return !Alive(ctld); }));
+  ASSERT_EQ(RunShell(absl::StrCat("rm -f ", mount_, "/filler")).exit_code, 0);
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
+  EXPECT_EQ(ScontrolField(Show(first[0]), "JobState"), "COMPLETED");
+  for (uint64_t id : acknowledged) {
+    EXPECT_EQ(ScontrolField(Show(id), "JobState"), "PENDING") << "JobId=" << id;
+  }
+  const std::string release_state = ScontrolField(Show(held[0]), "JobState");
+  if (release.exit_code == 0) {
+    EXPECT_EQ(Show(held[0]).find("JobHeldUser"), std::string::npos)
+        << "an acknowledged release was lost";
+  }
+
+  // Space is back: everything proceeds.
+  const CommandResult after = cluster_->Run("sbatch --wrap true");
+  const std::vector<uint64_t> later = SubmittedJobIds(after.out);
+  ASSERT_EQ(later.size(), 1u) << after.err;
+  ASSERT_TRUE(
+      Eventually(30, [&] { return ScontrolField(Show(later[0]), "JobState") == "COMPLETED"; }));
+  (void)release_state;
+}
+
+TEST_F(DurabilityTest, UpdateIsAllOrNothingAndCommentIsKept) {
+  const CommandResult submitted = cluster_->Run("sbatch --hold -t 30 --wrap true");
+  const std::vector<uint64_t> ids = SubmittedJobIds(submitted.out);
+  ASSERT_EQ(ids.size(), 1u) << submitted.err;
+  const uint64_t id = ids[0];
+
+  const CommandResult partial =
+      cluster_->Run(absl::StrCat("scontrol update JobId=", id, " TimeLimit=10 QOS=nosuch"));
+  EXPECT_NE(partial.exit_code, 0);
+  EXPECT_NE(partial.err.find("Invalid qos specification"), std::string::npos) << partial.err;
+  EXPECT_EQ(ScontrolField(Show(id), "TimeLimit"), "00:30:00") << "half an update was applied";
+
+  ASSERT_EQ(
+      cluster_->Run(absl::StrCat("scontrol update JobId=", id, " Comment=rerun_of_41")).exit_code,
+      0);
+  EXPECT_NE(Show(id).find("Comment=rerun_of_41"), std::string::npos) << Show(id);
+
+  // Stored, not just in memory: it survives a restart of ctld.
+  const pid_t ctld = cluster_->Pid("ctld");
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(10, [&] { return !Alive(ctld); }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
+  EXPECT_NE(Show(id).find("Comment=rerun_of_41"), std::string::npos) << Show(id);
+}
+
+}  // namespace
+}  // namespace skiff::testing
