@@ -163,7 +163,6 @@ class Controller {
   void RunProlog(const Job& job);
   void RunEpilog(const Job& job);
   void Launch(const LaunchIntent& launch);
-  BbStageResult RunBbStage(const Job& job, BbStage stage, bool hurry);
   bool BbStageAbandoned(uint64_t job_id);
   void SendStageOutMail(const Job& job);
 

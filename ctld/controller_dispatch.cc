@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "ctld/bb_stages.h"
 #include "ctld/controller.h"
 #include "ctld/launch_builder.h"
 
@@ -79,7 +80,9 @@ void Controller::DispatchOne(Intent intent) {
           work_->Post([this, job = std::move(it.job)] { RunEpilog(job); });
         } else if constexpr (std::is_same_v<T, RunBbStageIntent>) {
           bb_work_->Post([this, stage = std::move(it)] {
-            BbStageResult result = RunBbStage(stage.job, stage.stage, stage.hurry);
+            BbStageResult result =
+                RunBbStage(scripts_, *bb_, stage.job, stage.stage, stage.hurry,
+                           [this, id = stage.job.id] { return BbStageAbandoned(id); });
             CommitReport([&](Lifecycle& core, int64_t now) {
               return core.BbStageDone(stage.job.id, stage.stage, result, now);
             });
