@@ -23,6 +23,21 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+void Place(std::set<uint64_t>& set, uint64_t id, bool member) {
+  if (member) {
+    set.insert(id);
+  } else {
+    set.erase(id);
+  }
+}
+
+// Sets `id`'s membership, journaling what it was the first time in a transaction.
+void SetMember(std::set<uint64_t>& set, std::map<uint64_t, bool>& journal, uint64_t id,
+               bool member) {
+  journal.try_emplace(id, set.count(id) > 0);
+  Place(set, id, member);
+}
+
 bool HoldsResources(const Job& job) {
   return job.state == JobState::kConfiguring || job.state == JobState::kRunning;
 }
@@ -91,20 +106,8 @@ void Lifecycle::Rollback() {
       usage_.erase(user);
     }
   }
-  for (const auto& [id, was] : journal_.bb_busy) {
-    if (was) {
-      bb_busy_.insert(id);
-    } else {
-      bb_busy_.erase(id);
-    }
-  }
-  for (const auto& [id, was] : journal_.terminate_sent) {
-    if (was) {
-      terminate_sent_.insert(id);
-    } else {
-      terminate_sent_.erase(id);
-    }
-  }
+  for (const auto& [id, was] : journal_.bb_busy) Place(bb_busy_, id, was);
+  for (const auto& [id, was] : journal_.terminate_sent) Place(terminate_sent_, id, was);
   for (auto& [first, reservation] : journal_.reservations_taken) {
     reservations_[first] = std::move(reservation);
   }
@@ -133,22 +136,10 @@ BbPoolTable& Lifecycle::MutPools() {
   return bb_pools_;
 }
 
-void Lifecycle::SetBusy(uint64_t id, bool busy) {
-  journal_.bb_busy.try_emplace(id, bb_busy_.count(id) > 0);
-  if (busy) {
-    bb_busy_.insert(id);
-  } else {
-    bb_busy_.erase(id);
-  }
-}
+void Lifecycle::SetBusy(uint64_t id, bool busy) { SetMember(bb_busy_, journal_.bb_busy, id, busy); }
 
 void Lifecycle::SetTerminateSent(uint64_t id, bool sent) {
-  journal_.terminate_sent.try_emplace(id, terminate_sent_.count(id) > 0);
-  if (sent) {
-    terminate_sent_.insert(id);
-  } else {
-    terminate_sent_.erase(id);
-  }
+  SetMember(terminate_sent_, journal_.terminate_sent, id, sent);
 }
 
 // ---------------------------------------------------------------- reads
