@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "common/time_format.h"
-#include "ctld/core/burst_buffer/json.h"
+#include "common/json.h"
 
 namespace skiff {
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ctld/core/burst_buffer/json.h"
+#include "common/json.h"
 #include "lua/bb_lua.h"
 
 namespace skiff {

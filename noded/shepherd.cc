@@ -54,6 +54,22 @@ class JobChild {
     Exec();
   }
 
+  // Appends `message` to the job's error output as the job's user (so it can
+  // only write where the job itself could), then exits. Used by the shepherd
+  // to tell the job's owner why its end is not recorded yet.
+  [[noreturn]] void AppendToOutput(const std::string& message) {
+    ResetSignals();
+    DropPrivileges();
+    if (chdir(spec_.work_dir.c_str()) != 0) _exit(1);
+    const std::string& path = spec_.stderr_path.empty() ? spec_.stdout_path : spec_.stderr_path;
+    if (path.empty()) _exit(0);
+    const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) _exit(1);
+    ssize_t ignored = write(fd, message.data(), message.size());
+    (void)ignored;
+    _exit(0);
+  }
+
  private:
   [[noreturn]] void Fail(const std::string& message) {
     ssize_t ignored = write(err_fd_, message.data(), message.size());
@@ -192,10 +208,52 @@ std::string ReadAllFrom(int fd) {
   return text;
 }
 
-int WriteStatus(const std::string& job_dir, const JobResult& result) {
-  absl::Status s = WriteFileAtomically(absl::StrCat(job_dir, "/", kStatusFileName),
-                                       FormatJobStatus(result), 0644);
-  return s.ok() ? 0 : 1;
+// Space set aside in the job's spool directory at start, so that the job's end
+// can be recorded even when the job (or anything else) filled the spool's
+// filesystem meanwhile: freed just before the status is written again.
+constexpr char kStatusReserveFileName[] = "status.reserve";
+constexpr size_t kStatusReserveBytes = 64 * 1024;
+
+void ReserveStatusSpace(const std::string& job_dir) {
+  // Best effort: a spool already full at start only loses the head start.
+  (void)WriteFileAtomically(absl::StrCat(job_dir, "/", kStatusReserveFileName),
+                            std::string(kStatusReserveBytes, '\0'), 0600);
+}
+
+// Records the job's end in <job_dir>/status, which is how noded learns it.
+// A shepherd that cannot write it must not exit: "shepherd gone, no status"
+// reads as a lost job, so a job that succeeded would be recorded FAILED. It
+// frees its reserve and, if that is not enough, tells the job's owner once in
+// the job's error output and retries every second until space is freed (the
+// job stays RUNNING meanwhile) or noded kills it.
+int WriteStatus(const std::string& job_dir, const JobResult& result,
+                const LaunchSpec* spec = nullptr) {
+  const std::string path = absl::StrCat(job_dir, "/", kStatusFileName);
+  const std::string reserve = absl::StrCat(job_dir, "/", kStatusReserveFileName);
+  const std::string text = FormatJobStatus(result);
+  absl::Status written = WriteFileAtomically(path, text, 0644);
+  if (!written.ok()) {
+    unlink(reserve.c_str());
+    written = WriteFileAtomically(path, text, 0644);
+  }
+  if (!written.ok() && spec != nullptr) {
+    const std::string message =
+        absl::StrCat("skiff: error: JobId=", spec->job_id, " ended (exit code ", result.exit_code,
+                     ") but its end cannot be recorded in SlurmdSpoolDir: ", written.message(),
+                     "; retrying every second until space is freed\n");
+    const pid_t child = fork();
+    if (child == 0) JobChild(*spec, job_dir, -1).AppendToOutput(message);
+    if (child > 0) {
+      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    while (!written.ok()) {
+      sleep(1);
+      written = WriteFileAtomically(path, text, 0644);
+    }
+  }
+  unlink(reserve.c_str());
+  return written.ok() ? 0 : 1;
 }
 
 int Failed(const std::string& job_dir, int* ready_fd, const std::string& failure) {
@@ -227,6 +285,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   // Best effort: noded, our parent, knows our pid anyway; a restarted noded
   // without this file reports the job as failed.
   (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
+  ReserveStatusSpace(job_dir);
 
   absl::StatusOr<std::string> text = ReadFile(absl::StrCat(job_dir, "/", kSpecFileName));
   if (!text.ok()) {
@@ -275,7 +334,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   if (WIFEXITED(wstatus)) result.exit_code = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
   result.failure = failure;
-  return WriteStatus(job_dir, result);
+  return WriteStatus(job_dir, result, &*spec);
 }
 
 }  // namespace skiff

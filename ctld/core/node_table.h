@@ -22,7 +22,7 @@
 
 #include "absl/status/status.h"
 #include "common/config/config.h"
-#include "ctld/core/first_fit.h"
+#include "ctld/core/resources.h"
 
 namespace skiff {
 

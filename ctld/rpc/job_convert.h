@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
-#include "ctld/core/first_fit.h"
+#include "ctld/core/resources.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/admission.h"
 #include "proto/job.pb.h"

@@ -191,7 +191,7 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
   }
   if (sqlite3_exec(db_, "COMMIT;", nullptr, nullptr, nullptr) != SQLITE_OK) {
     status = SqliteError(db_, "commit");
-    Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
+    (void)Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
     return status;
   }
   return absl::OkStatus();

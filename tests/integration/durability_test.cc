@@ -1,7 +1,8 @@
 // "An acknowledgement means stored", through the real daemons: ctld's state
 // directory on a full 2 MB tmpfs refuses work with the real cause instead of
 // acknowledging it, rewrites no history on restart, and carries on once space is
-// freed. Also: scontrol update is all or nothing, and Comment= is kept.
+// freed; a node whose spool directory fills up still records a job's real end.
+// Also: scontrol update is all or nothing, and Comment= is kept.
 // Runs as root (mount, CI does).
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -37,6 +38,12 @@ class DurabilityTest : public ::testing::Test {
 
   std::string Show(uint64_t id) {
     return cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  }
+
+  bool Finished(uint64_t id) {
+    const std::string state = ScontrolField(Show(id), "JobState");
+    return state == "COMPLETED" || state == "FAILED" || state == "CANCELLED" ||
+           state == "NODE_FAIL" || state == "TIMEOUT" || state == "OUT_OF_MEMORY";
   }
 
   std::unique_ptr<LocalCluster> cluster_;
@@ -154,6 +161,54 @@ TEST_F(DurabilityTest, UpdateIsAllOrNothingAndCommentIsKept) {
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
   EXPECT_NE(Show(id).find("Comment=rerun_of_41"), std::string::npos) << Show(id);
+}
+
+TEST_F(DurabilityTest, FullNodeSpoolNeverTurnsASuccessIntoAFailure) {
+  // Put n1's SlurmdSpoolDir on a 1 MB tmpfs.
+  const std::string dir = cluster_->dir();
+  const std::string spool = dir + "/state/noded/n1";
+  ASSERT_EQ(cluster_->Down().exit_code, 0);
+  const CommandResult mounted = RunShell(absl::StrCat(
+      "mkdir -p ", spool, " && mv ", spool, " ", spool, ".old && mkdir ", spool,
+      " && mount -t tmpfs -o size=1m tmpfs ", spool, " && cp -a ", spool, ".old/. ", spool, "/"));
+  if (mounted.exit_code != 0) GTEST_SKIP() << "cannot mount a tmpfs here: " << mounted.err;
+  mount_ = spool;
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
+  const std::string fill = absl::StrCat("dd if=/dev/zero of=", spool, "/filler bs=4k 2>/dev/null");
+
+  // The job fills the spool and exits 0: the space its shepherd set aside at
+  // start records its end.
+  const CommandResult first = cluster_->Run(
+      absl::StrCat("sbatch -w n1 -o ", dir, "/fill1.out --wrap '", fill, "; exit 0'"));
+  const std::vector<uint64_t> one = SubmittedJobIds(first.out);
+  ASSERT_EQ(one.size(), 1u) << first.err;
+  ASSERT_TRUE(Eventually(30, [&] { return Finished(one[0]); }));
+  EXPECT_EQ(ScontrolField(Show(one[0]), "JobState"), "COMPLETED") << Show(one[0]);
+  EXPECT_EQ(ScontrolField(Show(one[0]), "ExitCode"), "0:0");
+  ASSERT_EQ(RunShell(absl::StrCat("rm -f ", spool, "/filler")).exit_code, 0);
+
+  // This one also takes the reserve: the end cannot be recorded. The job stays
+  // RUNNING (not FAILED, not NODE_FAIL), its owner is told why in its output,
+  // and once space is freed it completes with its real exit code.
+  const std::string out = dir + "/fill2.out";
+  const CommandResult second = cluster_->Run(absl::StrCat(
+      "sbatch -w n1 -o ", out, " --wrap '", fill, "; rm -f ", spool,
+      "/job*/status.reserve; dd if=/dev/zero of=", spool, "/filler2 bs=4k 2>/dev/null; exit 3'"));
+  const std::vector<uint64_t> two = SubmittedJobIds(second.out);
+  ASSERT_EQ(two.size(), 1u) << second.err;
+  ASSERT_TRUE(Eventually(30, [&] {
+    return RunShell("cat " + out).out.find("cannot be recorded in SlurmdSpoolDir") !=
+           std::string::npos;
+  })) << RunShell("cat " + out).out;
+  sleep(2);
+  EXPECT_EQ(ScontrolField(Show(two[0]), "JobState"), "RUNNING") << Show(two[0]);
+  ASSERT_EQ(RunShell(absl::StrCat("rm -f ", spool, "/filler ", spool, "/filler2")).exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return Finished(two[0]); }));
+  EXPECT_EQ(ScontrolField(Show(two[0]), "JobState"), "FAILED") << Show(two[0]);
+  EXPECT_EQ(ScontrolField(Show(two[0]), "ExitCode"), "3:0")
+      << "the job's own exit code, not a node failure";
+  EXPECT_EQ(ScontrolField(Show(two[0]), "Restarts"), "0");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "ctld/core/burst_buffer/json.h"
+#include "common/json.h"
 
 namespace skiff {
 namespace {

@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
 #include "ctld/core/burst_buffer/pools.h"
-#include "ctld/core/first_fit.h"
+#include "ctld/core/resources.h"
 #include "ctld/core/job.h"
 
 namespace skiff {

@@ -30,17 +30,7 @@ bool UsefulNode(const ClusterView& view, const PendingJob& job, int32_t n) {
   if (!InRange(n, view.nodes.size())) return false;
   const SchedNode& node = view.nodes[n];
   if (!node.usable || !Contains(view.partitions[job.partition].nodes, n)) return false;
-  if (node.cpus < job.cpus_per_node || node.memory_mb < job.mem_per_node_mb ||
-      node.gpu_count < job.gpus_per_node) {
-    return false;
-  }
-  if (job.gpus_per_node > 0 && job.gpu_type != kNone && node.gpu_type != job.gpu_type) {
-    return false;
-  }
-  for (int32_t feature : job.features) {
-    if (!Contains(node.features, feature)) return false;
-  }
-  if (Contains(job.exclude, n)) return false;
+  if (!NodeCouldHold(node, n, job)) return false;
   // With -w naming every node it needs, only those matter.
   return job.nodelist.size() < static_cast<size_t>(std::max(job.num_nodes, 1)) ||
          Contains(job.nodelist, n);

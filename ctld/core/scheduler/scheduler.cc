@@ -6,11 +6,7 @@ namespace skiff {
 namespace {
 
 // What a job takes on one node (an exclusive job takes the node whole).
-struct Amount {
-  int64_t cpus = 0;
-  int64_t mem = 0;
-  int64_t gpus = 0;
-};
+using Amount = Share;
 
 // A running (or just started) job's hold on one node, until `end`.
 struct Alloc {
@@ -193,20 +189,8 @@ class State {
     return WaitReason::kNone;
   }
 
-  // Could node `n` ever hold the job's per-node share (ignores state and use)?
   bool StaticFit(int32_t n, const PendingJob& job) const {
-    const SchedNode& node = view_.nodes[n];
-    if (node.cpus < job.cpus_per_node || node.memory_mb < job.mem_per_node_mb ||
-        node.gpu_count < job.gpus_per_node) {
-      return false;
-    }
-    if (job.gpus_per_node > 0 && job.gpu_type != kNone && node.gpu_type != job.gpu_type) {
-      return false;
-    }
-    for (int32_t feature : job.features) {
-      if (!Contains(node.features, feature)) return false;
-    }
-    return job.exclude.empty() || !Contains(job.exclude, n);
+    return NodeCouldHold(view_.nodes[n], n, job);
   }
 
   bool Eligible(int32_t n, const PendingJob& job) const {
@@ -229,8 +213,7 @@ class State {
       return free.cpus == node.cpus && free.mem == static_cast<int64_t>(node.memory_mb) &&
              free.gpus == node.gpu_count;
     }
-    return free.cpus >= job.cpus_per_node &&
-           free.mem >= static_cast<int64_t>(job.mem_per_node_mb) && free.gpus >= job.gpus_per_node;
+    return ShareFits(AmountOn(n, job), free);
   }
 
   bool FitsNow(int32_t n, const PendingJob& job) const { return FitsIn(n, free_[n], job); }
@@ -241,10 +224,7 @@ class State {
     const Amount amount = AmountOn(n, job);
     for (const Claim& claim : claims_[n]) {
       if (end <= claim.start) continue;
-      if (claim.spare.cpus < amount.cpus || claim.spare.mem < amount.mem ||
-          claim.spare.gpus < amount.gpus) {
-        return false;
-      }
+      if (!ShareFits(amount, claim.spare)) return false;
     }
     return true;
   }

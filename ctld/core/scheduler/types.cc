@@ -1,5 +1,7 @@
 #include "ctld/core/scheduler/types.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -7,7 +9,24 @@ namespace {
 
 bool InRange(int32_t index, size_t size) { return index >= 0 && static_cast<size_t>(index) < size; }
 
+bool Contains(const std::vector<int32_t>& list, int32_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
 }  // namespace
+
+bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job) {
+  const Share want{job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node};
+  const Share size{node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+  if (!ShareFits(want, size)) return false;
+  if (job.gpus_per_node > 0 && job.gpu_type != kNone && node.gpu_type != job.gpu_type) {
+    return false;
+  }
+  for (int32_t feature : job.features) {
+    if (!Contains(node.features, feature)) return false;
+  }
+  return !Contains(job.exclude, n);
+}
 
 const char* WaitReasonName(WaitReason reason) {
   switch (reason) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "ctld/core/resources.h"
 
 namespace skiff {
 
@@ -178,6 +179,12 @@ enum class WaitReason : uint8_t {
 
 // "Priority", "QOSMaxGRESPerUser", ...
 const char* WaitReasonName(WaitReason reason);
+
+// Could node `n` ever hold the job's per-node share: its size (ShareFits), its
+// GPU type, the job's features, and not excluded by -x. Ignores the node's
+// state, its partitions and what runs on it. The main pass, backfill and
+// preemption all ask this.
+bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job);
 
 }  // namespace skiff
 

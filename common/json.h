@@ -1,14 +1,15 @@
-// A small JSON reader and writer for the burst-buffer API.
+// A small JSON reader and writer with no third-party library.
 //
-// burst_buffer.lua answers slurm_bb_pools() with JSON, and the Lua library's
-// slurm.to_json/slurm.from_json need a value tree. Both live here, in the pure
-// core, so that pool parsing needs neither Lua nor a third-party JSON library.
+// Its first users are the burst-buffer API: burst_buffer.lua answers
+// slurm_bb_pools() with JSON (parsed by ctld's pure core), and the Lua library's
+// slurm.to_json/slurm.from_json (run in ctld and scriptd) need a value tree.
+// It lives in common/ because every daemon and CLI may use it.
 //
 // Numbers keep integers exact (pool sizes reach 2^63): a number with no fraction
 // or exponent that fits int64_t is an integer, anything else a double.
 // Pure functions and plain values; thread-compatible.
-#ifndef SKIFF_CTLD_CORE_BURST_BUFFER_JSON_H_
-#define SKIFF_CTLD_CORE_BURST_BUFFER_JSON_H_
+#ifndef SKIFF_COMMON_JSON_H_
+#define SKIFF_COMMON_JSON_H_
 
 #include <cstdint>
 #include <map>
@@ -72,4 +73,4 @@ std::string WriteJson(const JsonValue& value);
 
 }  // namespace skiff
 
-#endif  // SKIFF_CTLD_CORE_BURST_BUFFER_JSON_H_
+#endif  // SKIFF_COMMON_JSON_H_

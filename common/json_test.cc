@@ -1,4 +1,4 @@
-#include "ctld/core/burst_buffer/json.h"
+#include "common/json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,20 +1,35 @@
-// A first-fit scheduler: the seam the real scheduler (its own issue) replaces.
+// What ctld's core knows about nodes' resources and where jobs were placed,
+// and the one rule for whether a per-node share fits.
 //
-// Pure: it gets a copy of the nodes' free resources, the pending jobs in priority
-// order and the time, and returns which jobs start where plus a Slurm reason for
-// every job left pending. No locks, no I/O, no clock.
-#ifndef SKIFF_CTLD_CORE_FIRST_FIT_H_
-#define SKIFF_CTLD_CORE_FIRST_FIT_H_
+// Pure values and functions; thread-compatible. The scheduler (scheduler/)
+// decides placements; the lifecycle core applies them to the NodeTable;
+// admission uses CheckSatisfiable to refuse what could never run.
+#ifndef SKIFF_CTLD_CORE_RESOURCES_H_
+#define SKIFF_CTLD_CORE_RESOURCES_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "common/config/config.h"
 #include "ctld/core/job.h"
 
 namespace skiff {
+
+// A per-node amount of CPUs, memory (MB) and GPUs: what a job takes on one node,
+// or how much a node has (in total or free).
+struct Share {
+  int64_t cpus = 0;
+  int64_t mem = 0;  // MB
+  int64_t gpus = 0;
+};
+
+// The node-fit rule, the only one: `want` fits into `room` when every amount
+// does. Admission (node totals), the scheduler (free amounts and reservations)
+// and preemption (through the scheduler) all ask it.
+inline bool ShareFits(const Share& want, const Share& room) {
+  return want.cpus <= room.cpus && want.mem <= room.mem && want.gpus <= room.gpus;
+}
 
 // One node's capacity and what is in use, as the scheduler sees it.
 struct NodeCapacity {
@@ -30,8 +45,10 @@ struct NodeCapacity {
   std::vector<std::string> features;  // Features= of its NodeName line
 
   int FreeGpus() const;
+  Share Total() const;
 };
 
+// Where one job starts: its nodes and what it takes on each.
 struct Placement {
   uint64_t job_id = 0;
   std::vector<std::string> nodes;
@@ -45,21 +62,11 @@ struct PendingReason {
   std::string reason;  // Priority, Resources, BeginTime, JobHeldUser, ...
 };
 
+// One scheduling pass's decisions.
 struct ScheduleResult {
   std::vector<Placement> placements;
   std::vector<PendingReason> pending;
 };
-
-// Slurm's reason when no node of the partition can take the job at all.
-inline constexpr char kNodesUnavailable[] =
-    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
-    "partitions";
-
-// Places `pending` (REQUIRES: in priority order, all PENDING) on `nodes` first-fit.
-// `partitions` gives each partition's state.
-ScheduleResult ScheduleFirstFit(std::vector<NodeCapacity> nodes,
-                                const std::vector<const Job*>& pending,
-                                const std::vector<PartitionConfig>& partitions, int64_t now);
 
 // Whether `request` could ever run in its partition on an empty cluster (all
 // nodes of the partition up). InvalidArgument with Slurm's message when not:
@@ -69,4 +76,4 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
 
 }  // namespace skiff
 
-#endif  // SKIFF_CTLD_CORE_FIRST_FIT_H_
+#endif  // SKIFF_CTLD_CORE_RESOURCES_H_

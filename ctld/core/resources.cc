@@ -1,0 +1,81 @@
+#include "ctld/core/resources.h"
+
+#include <algorithm>
+
+namespace skiff {
+namespace {
+
+bool InPartition(const NodeCapacity& node, const std::string& partition) {
+  return std::find(node.partitions.begin(), node.partitions.end(), partition) !=
+         node.partitions.end();
+}
+
+bool GpuTypeMatches(const NodeCapacity& node, const JobRequest& request) {
+  return request.gpu_type.empty() || request.gpu_type == node.gpu_type;
+}
+
+// Could the node hold the job's per-node share if it were empty?
+bool FitsEmpty(const NodeCapacity& node, const JobRequest& request) {
+  const Share want{request.CpusPerNode(), static_cast<int64_t>(request.MemPerNodeMb()),
+                   request.gpus_per_node};
+  return ShareFits(want, node.Total()) &&
+         (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
+}
+
+}  // namespace
+
+int NodeCapacity::FreeGpus() const {
+  return static_cast<int>(std::count(gpu_owner.begin(), gpu_owner.end(), 0u));
+}
+
+Share NodeCapacity::Total() const {
+  return {cpus, static_cast<int64_t>(memory_mb), static_cast<int64_t>(gpu_owner.size())};
+}
+
+absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
+  auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  for (const std::string& name : request.nodelist) {
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const NodeCapacity& n) { return n.name == name; });
+    if (it == nodes.end()) return absl::InvalidArgumentError("Invalid node name specified");
+    if (!InPartition(*it, request.partition) || listed(request.exclude, name)) {
+      return absl::InvalidArgumentError("Requested node configuration is not available");
+    }
+  }
+  if (static_cast<int>(request.nodelist.size()) > request.num_nodes) {
+    return absl::InvalidArgumentError("Node count specification invalid");
+  }
+  for (const std::string& feature : request.features) {
+    const bool known = std::any_of(nodes.begin(), nodes.end(), [&](const NodeCapacity& n) {
+      return listed(n.features, feature);
+    });
+    if (!known) return absl::InvalidArgumentError("Invalid feature specification");
+  }
+  int partition_nodes = 0;
+  int fitting = 0;
+  bool any_gpus = false;
+  for (const NodeCapacity& node : nodes) {
+    if (!InPartition(node, request.partition) || listed(request.exclude, node.name)) continue;
+    bool has_features = true;
+    for (const std::string& f : request.features) has_features &= listed(node.features, f);
+    if (!has_features) continue;
+    ++partition_nodes;
+    any_gpus |= !node.gpu_owner.empty() && GpuTypeMatches(node, request);
+    if (FitsEmpty(node, request)) ++fitting;
+  }
+  if (request.num_nodes > partition_nodes) {
+    // Slurm's wording for more nodes than the partition has.
+    return absl::InvalidArgumentError("More processors requested than permitted");
+  }
+  if (request.gpus_per_node > 0 && !any_gpus) {
+    return absl::InvalidArgumentError("Requested node configuration is not available");
+  }
+  if (fitting < request.num_nodes) {
+    return absl::InvalidArgumentError("Requested node configuration is not available");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace skiff

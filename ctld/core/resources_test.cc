@@ -1,0 +1,61 @@
+#include "ctld/core/resources.h"
+
+#include <gtest/gtest.h>
+
+
+namespace skiff {
+namespace {
+
+NodeCapacity MakeNode(const std::string& name, int cpus, int gpus = 0) {
+  NodeCapacity node;
+  node.name = name;
+  node.usable = true;
+  node.cpus = cpus;
+  node.memory_mb = 1000;
+  node.gpu_owner.assign(gpus, 0);
+  node.partitions = {"debug"};
+  return node;
+}
+
+TEST(ShareFits, EveryAmountMustFit) {
+  const Share room{4, 1000, 2};
+  EXPECT_TRUE(ShareFits({4, 1000, 2}, room));
+  EXPECT_TRUE(ShareFits({0, 0, 0}, room));
+  EXPECT_FALSE(ShareFits({5, 1, 0}, room));
+  EXPECT_FALSE(ShareFits({1, 1001, 0}, room));
+  EXPECT_FALSE(ShareFits({1, 1, 3}, room));
+}
+
+TEST(NodeCapacity, TotalAndFreeGpus) {
+  NodeCapacity node = MakeNode("n1", 8, 4);
+  node.gpu_owner[1] = 42;
+  EXPECT_EQ(node.FreeGpus(), 3);
+  const Share total = node.Total();
+  EXPECT_EQ(total.cpus, 8);
+  EXPECT_EQ(total.mem, 1000);
+  EXPECT_EQ(total.gpus, 4);
+}
+
+TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {
+  std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4, 2)};
+  JobRequest ok;
+  ok.partition = "debug";
+  EXPECT_TRUE(CheckSatisfiable(ok, nodes).ok());
+  JobRequest too_many_cpus = ok;
+  too_many_cpus.cpus_per_task = 8;
+  EXPECT_EQ(CheckSatisfiable(too_many_cpus, nodes).message(),
+            "Requested node configuration is not available");
+  JobRequest too_many_nodes = ok;
+  too_many_nodes.num_nodes = 3;
+  EXPECT_EQ(CheckSatisfiable(too_many_nodes, nodes).message(),
+            "More processors requested than permitted");
+  JobRequest too_many_gpus = ok;
+  too_many_gpus.gpus_per_node = 3;
+  EXPECT_FALSE(CheckSatisfiable(too_many_gpus, nodes).ok());
+  JobRequest two_gpus = ok;
+  two_gpus.gpus_per_node = 2;
+  EXPECT_TRUE(CheckSatisfiable(two_gpus, nodes).ok());
+}
+
+}  // namespace
+}  // namespace skiff
