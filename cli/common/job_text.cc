@@ -326,7 +326,12 @@ std::string SlurmJobErrorText(const absl::Status& status, JobRpc rpc) {
     case absl::StatusCode::kNotFound:
       return "Invalid job id specified";
     case absl::StatusCode::kPermissionDenied:
-      return rpc == JobRpc::kUpdate ? "Invalid user id" : "Access/permission denied";
+      // ctld says which refusal ("Invalid user id" for someone else's job,
+      // "Access/permission denied (...)" with the reason otherwise).
+      if (rpc == JobRpc::kUpdate) {
+        return status.message().empty() ? "Invalid user id" : std::string(status.message());
+      }
+      return "Access/permission denied";
     case absl::StatusCode::kFailedPrecondition:
       if (rpc == JobRpc::kCancel || status.message().empty()) {
         return "Job/step already completing or completed";

@@ -186,8 +186,12 @@ TEST(Errors, SlurmTextsForJobRpcCodes) {
             "Invalid job id specified");
   EXPECT_EQ(SlurmJobErrorText(absl::PermissionDeniedError("x"), JobRpc::kCancel),
             "Access/permission denied");
-  EXPECT_EQ(SlurmJobErrorText(absl::PermissionDeniedError("x"), JobRpc::kUpdate),
+  EXPECT_EQ(SlurmJobErrorText(absl::PermissionDeniedError("Invalid user id"), JobRpc::kUpdate),
             "Invalid user id");
+  EXPECT_EQ(SlurmJobErrorText(absl::PermissionDeniedError(""), JobRpc::kUpdate), "Invalid user id");
+  EXPECT_EQ(SlurmJobErrorText(absl::PermissionDeniedError("Access/permission denied (why)"),
+                              JobRpc::kUpdate),
+            "Access/permission denied (why)");
   EXPECT_EQ(SlurmJobErrorText(absl::FailedPreconditionError("done"), JobRpc::kCancel),
             "Job/step already completing or completed");
   EXPECT_EQ(SlurmJobErrorText(absl::FailedPreconditionError("Job is no longer pending execution"),

@@ -1,7 +1,10 @@
 // scontrol: view and change jobs, nodes, partitions and the configuration, as
 // Slurm's scontrol (the subset Skiff supports).
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -43,6 +46,49 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
   skiff::ShowOptions o = options;
   o.now = reply.now() != 0 ? reply.now() : time(nullptr);
   std::cout << skiff::FormatJobRecords(reply, o);
+  return 0;
+}
+
+// write batch_script JOBID [FILE|-]: the script as stored by ctld, which sends
+// it only to the job's owner and operators (Slurm's rule).
+int WriteBatchScript(skiff::CtldClient& client, const std::vector<std::string>& args) {
+  if (args.empty() || args.size() > 2) {
+    std::cerr << (args.empty() ? "too few" : "too many") << " arguments for keyword:write\n";
+    return 1;
+  }
+  absl::StatusOr<uint64_t> id = skiff::ParseJobId(args[0]);
+  if (!id.ok()) return Fail(id.status());
+  skiff::v1::GetJobsRequest request;
+  request.add_job_ids(*id);
+  request.set_with_script(true);
+  skiff::v1::GetJobsReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::GetJobs, request, &reply);
+  std::string why;
+  if (status.code() == absl::StatusCode::kNotFound || (status.ok() && reply.jobs_size() == 0)) {
+    why = "Invalid job id specified";
+  } else if (!status.ok()) {
+    return Fail(status);
+  } else if (reply.jobs(0).spec().script().empty()) {
+    why = "Access/permission denied";
+  }
+  if (!why.empty()) {
+    std::cerr << "job script retrieval failed: " << why << "\n";
+    return 1;
+  }
+  const std::string& script = reply.jobs(0).spec().script();
+  const std::string file = args.size() > 1 ? args[1] : absl::StrCat("slurm-", *id, ".sh");
+  if (file == "-") {
+    std::cout << script;
+    return 0;
+  }
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << script;
+  out.close();
+  if (!out) {
+    std::cerr << "failed to open file `" << file << "`: " << strerror(errno) << "\n";
+    return 1;
+  }
+  std::cout << "batch script for job " << *id << " written to " << file << "\n";
   return 0;
 }
 
@@ -170,7 +216,8 @@ int main(int argc, char** argv) {
       "commands: show job|node|partition|config [ID|NAME], show burstbuffer,\n"
       "          show bbstat [WORDS...], update JobId=N Key=Value...,\n"
       "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
-      "          hold|uhold|release|requeue ID..., ping, version"};
+      "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
+      "          ping, version"};
   app.set_help_flag("-h,--help", "print this help and exit");
   skiff::ShowOptions options;
   bool version = false, details = false, quiet = false;
@@ -190,7 +237,8 @@ int main(int argc, char** argv) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
   absl::StatusOr<std::string> command = skiff::MatchKeyword(
-      words[0], {"show", "update", "hold", "uhold", "release", "requeue", "ping", "version"});
+      words[0],
+      {"show", "update", "hold", "uhold", "release", "requeue", "write", "ping", "version"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (*command == "version") {
@@ -198,6 +246,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::string entity;
+  if (*command == "write") {
+    absl::StatusOr<std::string> matched =
+        args.empty() ? absl::InvalidArgumentError("too few arguments for keyword:write")
+                     : skiff::MatchKeyword(args[0], {"batch_script"});
+    if (!matched.ok()) return Fail(matched.status());
+    args.erase(args.begin());
+  }
   if (*command == "show") {
     if (args.empty()) {
       return Fail(absl::InvalidArgumentError(
@@ -215,7 +270,7 @@ int main(int argc, char** argv) {
   if (*command == "update") {
     update = skiff::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
-  } else if (*command != "show" && *command != "ping") {
+  } else if (*command != "show" && *command != "ping" && *command != "write") {
     ids = skiff::ParseJobIdArgs(args);
     if (!ids.ok()) return Fail(ids.status());
   }
@@ -238,6 +293,7 @@ int main(int argc, char** argv) {
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);
+  if (*command == "write") return WriteBatchScript(client, args);
 
   // hold, uhold, release, requeue.
   int rc = 0;

@@ -14,7 +14,7 @@ TEST(DescribeUpdateError, HoldOfUnknownJobMatchesSlurm) {
 
 TEST(DescribeUpdateError, UpdateOfAnotherUsersJobMatchesSlurm) {
   // shared/reference/scontrol_update_other_users_job.txt
-  EXPECT_EQ(DescribeUpdateError(15391, absl::PermissionDeniedError("not yours"), "update"),
+  EXPECT_EQ(DescribeUpdateError(15391, absl::PermissionDeniedError("Invalid user id"), "update"),
             "Invalid user id for job 15391\n");
 }
 

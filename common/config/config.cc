@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/kv_parser.h"
@@ -127,6 +128,24 @@ absl::Status SetNonEmpty(std::string_view value, std::string& out) {
 
 absl::Status SetList(std::string_view value, std::vector<std::string>& out) {
   out = SplitList(value, ",");
+  return absl::OkStatus();
+}
+
+// PrivateData=jobs,usage,...: what users see only of their own. Skiff applies
+// "jobs" (other users' jobs are hidden); the rest are Slurm's and accepted.
+absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& out) {
+  static const char* const kKnown[] = {"accounts",   "cloud",        "events", "jobs", "nodes",
+                                       "partitions", "reservations", "usage",  "users"};
+  std::vector<std::string> items = SplitList(value, ",");
+  for (std::string& item : items) {
+    item = absl::AsciiStrToLower(item);
+    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
+      return Invalid(absl::StrCat(Quoted(item),
+                                  " is not one of accounts, cloud, events, jobs, nodes, "
+                                  "partitions, reservations, usage, users"));
+    }
+  }
+  out = std::move(items);
   return absl::OkStatus();
 }
 
@@ -622,6 +641,8 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"JobRequeue", [](std::string_view v, G& g) { return SetBool(v, g.config.job_requeue); }},
           {"DisableRootJobs",
            [](std::string_view v, G& g) { return SetBool(v, g.config.disable_root_jobs); }},
+          {"PrivateData",
+           [](std::string_view v, G& g) { return SetPrivateData(v, g.config.private_data); }},
           {"DefMemPerCPU",
            [](std::string_view v, G& g) { return SetMiB(v, 0, g.def_mem_per_cpu_mb); }},
           {"MaxMemPerCPU",
@@ -1212,6 +1233,10 @@ const KeyTable<BurstBufferConfig>& BurstBufferKeys() {
 
 // ---------------------------------------------------------------------------
 // Public API.
+
+bool SkiffConfig::IsPrivate(std::string_view what) const {
+  return std::find(private_data.begin(), private_data.end(), what) != private_data.end();
+}
 
 const NodeConfig* SkiffConfig::FindNode(std::string_view name) const {
   for (const NodeConfig& node : nodes) {

@@ -140,11 +140,15 @@ struct SkiffConfig {
   int return_to_service = 1;                                // ReturnToService 0, 1, 2
   bool job_requeue = true;                                  // JobRequeue=1
   bool disable_root_jobs = false;                           // DisableRootJobs=YES
+  std::vector<std::string> private_data;                    // PrivateData=jobs,..., lower case
 
   std::vector<NodeConfig> nodes;            // in file order
   std::vector<PartitionConfig> partitions;  // in file order
   std::vector<std::string> warnings;        // "<file>:<line>: <Key>: unknown key, ignored",
                                             //   also ignored backup SlurmctldHost lines
+
+  // PrivateData names `what` ("jobs", "usage", ...).
+  bool IsPrivate(std::string_view what) const;
 
   // nullptr when absent.
   const NodeConfig* FindNode(std::string_view name) const;

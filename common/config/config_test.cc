@@ -487,6 +487,17 @@ TEST(ParseSkiffConfigTest, ErrorMessagesAreExactlyFileLineKeyWhat) {
             "skiff.conf:3: Nodes: invalid hostlist \"n[1-\": unclosed '[' (PartitionName=p)");
 }
 
+TEST(ParseSkiffConfigTest, PrivateDataListsWhatUsersSeeOnlyOfTheirOwn) {
+  SkiffConfig config = ParseOk("PrivateData=Jobs,usage\nNodeName=n1\n");
+  EXPECT_TRUE(config.IsPrivate("jobs"));
+  EXPECT_TRUE(config.IsPrivate("usage"));
+  EXPECT_FALSE(config.IsPrivate("nodes"));
+  EXPECT_FALSE(ParseOk("NodeName=n1\n").IsPrivate("jobs"));
+  EXPECT_EQ(Parse("PrivateData=jobs,secrets\n").status().message(),
+            "skiff.conf:2: PrivateData: 'secrets' is not one of accounts, cloud, events, jobs, "
+            "nodes, partitions, reservations, usage, users");
+}
+
 TEST(ParseSkiffConfigTest, MissingSlurmctldHostIsAnError) {
   absl::StatusOr<SkiffConfig> config =
       ParseSkiffConfig("ClusterName=x\nNodeName=n1\n", "skiff.conf", nullptr);

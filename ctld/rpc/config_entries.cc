@@ -54,6 +54,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"PriorityWeightPartition", absl::StrCat(c.priority_weight_partition)},
       {"PriorityWeightQOS", absl::StrCat(c.priority_weight_qos)},
       {"PriorityWeightTRES", "(null)"},
+      {"PrivateData", c.private_data.empty() ? "none" : absl::StrJoin(c.private_data, ",")},
       {"PrologEpilogTimeout", absl::StrCat(c.prolog_epilog_timeout)},
       {"PrologSlurmctld", OrNull(c.prolog_ctld)},
       {"ReturnToService", absl::StrCat(c.return_to_service)},

@@ -150,7 +150,11 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   };
   const int64_t now = time(nullptr);
+  const bool privileged = controller_.IsPrivileged(caller->uid);
+  // PrivateData=jobs: users see only their own jobs (operators see all).
+  const bool own_only = controller_.config().IsPrivate("jobs") && !privileged;
   for (const Job& job : controller_.SnapshotJobs(ids)) {
+    if (own_only && job.uid != caller->uid) continue;
     if (!wanted(users, job.user_name) || !wanted(partitions, job.request.partition) ||
         !wanted(names, job.name)) {
       continue;
@@ -160,7 +164,13 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
             request->states().end()) {
       continue;
     }
-    JobToInfo(job, now, reply->add_jobs());
+    v1::JobInfo* info = reply->add_jobs();
+    JobToInfo(job, now, info);
+    if (!request->with_script() || (job.uid != caller->uid && !privileged)) {
+      info->mutable_spec()->clear_script();
+      info->mutable_spec()->clear_argv();
+      info->mutable_spec()->clear_environment();
+    }
   }
   if (!ids.empty() && reply->jobs().empty()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");

@@ -118,6 +118,39 @@ absl::Status ParseConstraint(const std::string& text, JobRequest& request) {
 
 }  // namespace
 
+absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partition,
+                                  bool privileged) {
+  if (partition.root_only && job.uid != 0 && !privileged) {
+    return Invalid("Partition is restricted to root (RootOnly=YES)");
+  }
+  // The partition's Allow* lists, checked as Slurm does with EnforcePartLimits.
+  auto allowed = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), "ALL") != list.end() ||
+           std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!allowed(partition.allow_qos, job.qos)) {
+    return Invalid(absl::StrCat("Job's QOS not permitted to use this partition (", partition.name,
+                                " allows ", absl::StrJoin(partition.allow_qos, ","), " not ",
+                                job.qos, ")"));
+  }
+  if (!allowed(partition.allow_accounts, job.account)) {
+    return Invalid("Invalid account or account/partition combination specified");
+  }
+  if (!allowed(partition.allow_groups, job.group_name)) {
+    return Invalid(absl::StrCat("User's group not permitted to use this partition (",
+                                partition.name, " allows ",
+                                absl::StrJoin(partition.allow_groups, ","), ")"));
+  }
+  if (partition.max_nodes >= 0 && job.request.num_nodes > partition.max_nodes) {
+    return Invalid("Node count specification invalid (exceeds the partition's MaxNodes)");
+  }
+  const int64_t limit = job.request.time_limit;
+  if (partition.max_time != kUnlimited && (limit == kUnlimited || limit > partition.max_time)) {
+    return Invalid("Requested time limit is invalid (missing or exceeds some limit)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig& config,
                                    const std::vector<NodeCapacity>& nodes,
                                    const std::vector<std::string>& qos_names) {
@@ -138,9 +171,6 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
     return Invalid(spec.partition.empty() ? "No partition specified or system default partition"
                                           : "Invalid partition name specified");
   }
-  if (partition->root_only && submitter.uid != 0) {
-    return Invalid("Partition is restricted to root (RootOnly=YES)");
-  }
 
   Job job;
   job.uid = submitter.uid;
@@ -152,24 +182,6 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
   job.qos = spec.qos.empty() ? "normal" : spec.qos;
   if (std::find(qos_names.begin(), qos_names.end(), job.qos) == qos_names.end()) {
     return Invalid("Invalid qos specification");
-  }
-  // The partition's Allow* lists, checked at submit as Slurm does (EnforcePartLimits).
-  auto allowed = [](const std::vector<std::string>& list, const std::string& value) {
-    return list.empty() || std::find(list.begin(), list.end(), "ALL") != list.end() ||
-           std::find(list.begin(), list.end(), value) != list.end();
-  };
-  if (!allowed(partition->allow_qos, job.qos)) {
-    return Invalid(absl::StrCat("Job's QOS not permitted to use this partition (", partition->name,
-                                " allows ", absl::StrJoin(partition->allow_qos, ","), " not ",
-                                job.qos, ")"));
-  }
-  if (!allowed(partition->allow_accounts, job.account)) {
-    return Invalid("Invalid account or account/partition combination specified");
-  }
-  if (!allowed(partition->allow_groups, submitter.group_name)) {
-    return Invalid(absl::StrCat("User's group not permitted to use this partition (",
-                                partition->name, " allows ",
-                                absl::StrJoin(partition->allow_groups, ","), ")"));
   }
   job.requeue = spec.requeue.value_or(config.job_requeue);
   job.held = spec.hold;
@@ -187,9 +199,6 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
   request.num_nodes = std::max(1, spec.min_nodes);
   if (spec.max_nodes != 0 && spec.max_nodes < request.num_nodes) {
     return Invalid("Node count specification invalid");
-  }
-  if (partition->max_nodes >= 0 && request.num_nodes > partition->max_nodes) {
-    return Invalid("Node count specification invalid (exceeds the partition's MaxNodes)");
   }
   request.ntasks = spec.ntasks > 0 ? spec.ntasks : request.num_nodes;
   if (spec.ntasks < 0 || spec.cpus_per_task < 0) {
@@ -217,11 +226,10 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
       partition->default_time != kUnlimited ? partition->default_time : partition->max_time;
   request.time_limit = spec.time_limit.value_or(default_time);
   if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
-  if (partition->max_time != kUnlimited &&
-      (request.time_limit == kUnlimited || request.time_limit > partition->max_time)) {
-    return Invalid("Requested time limit is invalid (missing or exceeds some limit)");
-  }
   request.begin_time = spec.begin_time;
+  if (absl::Status s = CheckPartitionAccess(job, *partition, /*privileged=*/false); !s.ok()) {
+    return s;
+  }
 
   if (absl::Status s = CheckSatisfiable(request, nodes); !s.ok()) return s;
   return job;

@@ -19,8 +19,8 @@
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
 #include "ctld/core/burst_buffer/pools.h"
-#include "ctld/core/resources.h"
 #include "ctld/core/job.h"
+#include "ctld/core/resources.h"
 
 namespace skiff {
 
@@ -71,6 +71,15 @@ struct Admitted {
   // and merged); empty when the job uses no buffer.
   std::vector<std::string> bb_scripts;
 };
+
+// The rules that tie a job to its partition: RootOnly (unless `privileged`:
+// root, SlurmUser and admins may place jobs anywhere), AllowQos, AllowAccounts,
+// AllowGroups, MaxNodes and MaxTime. Checked at submit and again by every
+// update that changes the partition, QOS, account, node count or time limit,
+// so that an update cannot reach what submission refuses. InvalidArgument
+// with Slurm's message.
+absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partition,
+                                  bool privileged);
 
 // The checks that need no cluster state: the spec itself, the partition's
 // limits and Allow* lists, QOS names, GPU/memory options, features, time limit,

@@ -568,8 +568,9 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
   (void)now;
   const Job* current = Find(update.job_id);
   if (current == nullptr) return absl::NotFoundError("Invalid job id specified");
+  // Slurm's answer to an update of someone else's job (ESLURM_USER_ID_MISSING).
   if (current->uid != caller.uid && !privileged) {
-    return absl::PermissionDeniedError("Access/permission denied");
+    return absl::PermissionDeniedError("Invalid user id");
   }
   if (IsFinal(current->state)) return absl::FailedPreconditionError("Job has already finished");
   // Every field is checked on a copy; the job changes only when all pass.
@@ -577,6 +578,9 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
   const bool pending = job.state == JobState::kPending;
   auto not_pending = [] {
     return absl::FailedPreconditionError("Job is no longer pending execution");
+  };
+  auto denied = [](const char* why) {
+    return absl::PermissionDeniedError(absl::StrCat("Access/permission denied (", why, ")"));
   };
   if (update.held.has_value()) {
     if (!pending) return not_pending();
@@ -586,7 +590,7 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
       job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
     } else {
       if (job.held_by_admin && !privileged) {
-        return absl::PermissionDeniedError("Access/permission denied");
+        return denied("the job was held by an administrator; only an operator can release it");
       }
       job.held = false;
       job.held_by_admin = false;
@@ -600,7 +604,11 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     const bool lowers = current_limit == kUnlimited
                             ? wanted != kUnlimited
                             : wanted != kUnlimited && wanted <= current_limit;
-    if (!privileged && !lowers) return absl::PermissionDeniedError("Access/permission denied");
+    // As in Slurm: a user may lower the limit of any job, and raise that of a
+    // pending job up to its partition's MaxTime (checked below).
+    if (!privileged && !lowers && !pending) {
+      return denied("only an operator can raise the time limit of a job that has started");
+    }
     job.request.time_limit = wanted;
   }
   if (update.name.has_value()) job.name = *update.name;
@@ -624,6 +632,20 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     if (!pending) return not_pending();
     if (*update.min_nodes < 1) return absl::InvalidArgumentError("Invalid node count specified");
     job.request.num_nodes = *update.min_nodes;
+  }
+  // What submission checks, checked again for the job as it would become: a
+  // user cannot reach by update a partition, QOS, account, size or time limit
+  // that submission refuses. A running job's partition, QOS and size cannot
+  // change, so only its time limit and account are rechecked then.
+  const bool reshapes =
+      update.partition || update.qos || update.account || update.min_nodes || update.time_limit;
+  if (reshapes && !privileged) {
+    const PartitionConfig* partition = config_.FindPartition(job.request.partition);
+    if (partition == nullptr) return absl::InvalidArgumentError("Invalid partition name specified");
+    if (absl::Status s = CheckPartitionAccess(job, *partition, privileged); !s.ok()) return s;
+    if (pending && (update.partition || update.min_nodes)) {
+      if (absl::Status s = CheckSatisfiable(job.request, nodes_.Capacities()); !s.ok()) return s;
+    }
   }
   Begin();
   Mut(update.job_id) = std::move(job);

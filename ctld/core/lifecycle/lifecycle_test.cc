@@ -78,7 +78,11 @@ class LifecycleTest : public ::testing::Test {
  protected:
   explicit LifecycleTest(LifecycleSettings settings = {}) : settings_(settings) {}
 
-  void SetUp() override {
+  void SetUp() override { Reset(); }
+
+  // A fresh core over config_ (tests that change config_ call it again).
+  void Reset() {
+    store_.clear();
     core_ = std::make_unique<Lifecycle>(config_, settings_, now_);
     core_->SetQos({Qos{"normal"}});
     for (const char* name : {"n1", "n2"}) {
@@ -286,13 +290,8 @@ TEST_F(LifecycleTest, CommentIsStored) {
 
 TEST_F(LifecycleTest, UsersMayNotRaiseTimeLimitsOrReleaseAdminHolds) {
   const uint64_t id = Submit(Request());
-  JobUpdate raise;
-  raise.job_id = id;
-  raise.time_limit = 6000;
-  EXPECT_EQ(core_->Update({1001, 1001}, false, raise, now_).status().code(),
-            absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(core_->Update({1002, 1002}, false, JobUpdate{id}, now_).status().code(),
-            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(core_->Update({1002, 1002}, false, JobUpdate{id}, now_).status().message(),
+            "Invalid user id");
   JobUpdate hold;
   hold.job_id = id;
   hold.held = true;
@@ -301,8 +300,94 @@ TEST_F(LifecycleTest, UsersMayNotRaiseTimeLimitsOrReleaseAdminHolds) {
   JobUpdate release;
   release.job_id = id;
   release.held = false;
-  EXPECT_EQ(core_->Update({1001, 1001}, false, release, now_).status().code(),
-            absl::StatusCode::kPermissionDenied);
+  absl::StatusOr<Effects> refused = core_->Update({1001, 1001}, false, release, now_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(refused.status().message().find("held by an administrator"), std::string::npos);
+  Store(core_->Update({0, 0}, true, release, now_));
+
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  JobUpdate raise;
+  raise.job_id = id;
+  raise.time_limit = 6000;
+  refused = core_->Update({1001, 1001}, false, raise, now_);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(refused.status().message(),
+            "Access/permission denied (only an operator can raise the time limit of a job that "
+            "has started)");
+  raise.time_limit = 60;
+  Store(core_->Update({1001, 1001}, false, raise, now_));
+  EXPECT_EQ(store_[id].request.time_limit, 60);
+}
+
+// What submission refuses, an update cannot reach (issue 10: a user moved a
+// held job into a RootOnly partition and released it there).
+TEST_F(LifecycleTest, UpdatesGoThroughTheSubmitChecks) {
+  PartitionConfig vip;
+  vip.name = "vip";
+  vip.nodes = {"n1"};
+  vip.root_only = true;
+  PartitionConfig staff;
+  staff.name = "staff";
+  staff.nodes = {"n1", "n2"};
+  staff.allow_groups = {"wheel"};
+  PartitionConfig short_queue;
+  short_queue.name = "short";
+  short_queue.nodes = {"n1", "n2"};
+  short_queue.max_time = 600;
+  short_queue.max_nodes = 1;
+  config_.partitions.push_back(vip);
+  config_.partitions.push_back(staff);
+  config_.partitions.push_back(short_queue);
+  Reset();
+  SubmitRequest held = Request();
+  held.hold = true;
+  held.group_name = "users";
+  const uint64_t id = Submit(held);
+  const std::string before = Fingerprint(*core_);
+  // A refused update has rolled itself back; an accepted one is stored.
+  auto update_as_user = [&](JobUpdate update) {
+    update.job_id = id;
+    absl::StatusOr<Effects> effects = core_->Update({1001, 1001}, false, update, now_);
+    if (effects.ok()) Store(std::move(effects));
+    return effects.status();
+  };
+  JobUpdate to_vip;
+  to_vip.partition = "vip";
+  EXPECT_EQ(update_as_user(to_vip).message(), "Partition is restricted to root (RootOnly=YES)");
+  JobUpdate to_staff;
+  to_staff.partition = "staff";
+  EXPECT_EQ(update_as_user(to_staff).message(),
+            "User's group not permitted to use this partition (staff allows wheel)");
+  JobUpdate to_short_too_long;
+  to_short_too_long.partition = "short";
+  to_short_too_long.time_limit = 6000;
+  EXPECT_EQ(update_as_user(to_short_too_long).message(),
+            "Requested time limit is invalid (missing or exceeds some limit)");
+  JobUpdate to_short_too_big;
+  to_short_too_big.partition = "short";
+  to_short_too_big.min_nodes = 2;
+  EXPECT_EQ(update_as_user(to_short_too_big).message(),
+            "Node count specification invalid (exceeds the partition's MaxNodes)");
+  JobUpdate too_many_nodes;
+  too_many_nodes.min_nodes = 3;
+  EXPECT_EQ(update_as_user(too_many_nodes).message(), "More processors requested than permitted");
+  EXPECT_EQ(Fingerprint(*core_), before);
+
+  // Within the rules a user may move and reshape a pending job, and raise its
+  // time limit up to the partition's MaxTime, as in Slurm.
+  JobUpdate to_short;
+  to_short.partition = "short";
+  ASSERT_TRUE(update_as_user(to_short).ok());
+  JobUpdate up_to_max;
+  up_to_max.time_limit = 600;
+  EXPECT_TRUE(update_as_user(up_to_max).ok());
+  // An operator may place the job anywhere.
+  JobUpdate admin_to_vip;
+  admin_to_vip.job_id = id;
+  admin_to_vip.partition = "vip";
+  Store(core_->Update({0, 0}, true, admin_to_vip, now_));
+  EXPECT_EQ(store_[id].request.partition, "vip");
 }
 
 TEST_F(LifecycleTest, ConcurrentAdmissionsCannotExceedMaxSubmitJobsPerUser) {

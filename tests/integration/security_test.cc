@@ -1,0 +1,190 @@
+// Issue 10's security holes, probed as a hostile user would, through the real
+// daemons: raw GetJobs calls with another user's credential, PrivateData=jobs,
+// and updates that try to reach what submission refuses. Runs as root (it
+// creates test users and mints their munge credentials with runuser).
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "proto/ctld.grpc.pb.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kBob[] = "skiffbob";
+
+class SecurityTest : public ::testing::Test {
+ protected:
+  void StartCluster(const std::string& extra_config) {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    options.extra_config =
+        "PartitionName=vip Nodes=n2 RootOnly=YES MaxTime=1-00:00:00 State=UP\n" + extra_config;
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    auto config = LoadConfig(cluster_->conf_path());
+    ASSERT_TRUE(config.ok()) << config.status();
+    munge_socket_ = config->skiff.auth_socket;
+    stub_ = v1::Ctld::NewStub(
+        grpc::CreateChannel(absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
+                            grpc::InsecureChannelCredentials()));
+  }
+
+  // A raw GetJobs as `user`, with a credential minted by that user (what a
+  // hostile user can do with their own munge credential and a gRPC client).
+  grpc::Status GetJobsAs(const std::string& user, const v1::GetJobsRequest& request,
+                         v1::GetJobsReply* reply) {
+    const CommandResult cred =
+        RunShell(absl::StrCat("runuser -u ", user, " -- munge -n -S ", munge_socket_));
+    EXPECT_EQ(cred.exit_code, 0) << cred.err;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.AddMetadata(kCredentialMetadataKey,
+                        std::string(absl::StripTrailingAsciiWhitespace(cred.out)));
+    return stub_->GetJobs(&context, request, reply);
+  }
+
+  uint64_t SubmitAs(const std::string& user, const std::string& args) {
+    const CommandResult r = cluster_->RunAs(user, "sbatch " + args);
+    const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+    EXPECT_EQ(ids.size(), 1u) << r.err;
+    return ids.empty() ? 0 : ids[0];
+  }
+
+  std::string Show(uint64_t id) {
+    return cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string munge_socket_;
+  std::unique_ptr<v1::Ctld::Stub> stub_;
+};
+
+TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const uint64_t id =
+      SubmitAs(kAlice, "--hold --export=ALL,API_TOKEN=hunter2 --wrap 'echo top-secret-step'");
+  ASSERT_GT(id, 0u);
+  v1::GetJobsRequest request;
+  request.add_job_ids(id);
+  request.set_with_script(true);
+
+  v1::GetJobsReply as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, request, &as_bob).ok());
+  ASSERT_EQ(as_bob.jobs_size(), 1);  // without PrivateData the job itself is visible
+  EXPECT_EQ(as_bob.jobs(0).spec().script(), "");
+  EXPECT_EQ(as_bob.jobs(0).spec().environment_size(), 0);
+
+  v1::GetJobsReply as_alice;
+  ASSERT_TRUE(GetJobsAs(kAlice, request, &as_alice).ok());
+  ASSERT_EQ(as_alice.jobs_size(), 1);
+  EXPECT_NE(as_alice.jobs(0).spec().script().find("top-secret-step"), std::string::npos);
+  EXPECT_EQ(as_alice.jobs(0).spec().environment().at("API_TOKEN"), "hunter2");
+
+  // Nobody gets them without asking (squeue and scontrol show job do not).
+  request.set_with_script(false);
+  v1::GetJobsReply plain;
+  ASSERT_TRUE(GetJobsAs(kAlice, request, &plain).ok());
+  EXPECT_EQ(plain.jobs(0).spec().script(), "");
+
+  // scontrol write batch_script: the owner gets it, others are refused.
+  const CommandResult mine =
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol write batch_script ", id, " -"));
+  EXPECT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_NE(mine.out.find("top-secret-step"), std::string::npos);
+  const CommandResult theirs =
+      cluster_->RunAs(kBob, absl::StrCat("scontrol write batch_script ", id, " -"));
+  EXPECT_EQ(theirs.exit_code, 1);
+  EXPECT_EQ(theirs.err, "job script retrieval failed: Access/permission denied\n");
+  EXPECT_EQ(theirs.out, "");
+}
+
+TEST_F(SecurityTest, PrivateDataJobsHidesOtherUsersJobs) {
+  StartCluster("PrivateData=jobs\n");
+  if (cluster_ == nullptr) return;
+  const uint64_t alices = SubmitAs(kAlice, "--hold --wrap true");
+  const uint64_t bobs = SubmitAs(kBob, "--hold --wrap true");
+  ASSERT_GT(alices, 0u);
+  ASSERT_GT(bobs, 0u);
+
+  v1::GetJobsReply all_as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, v1::GetJobsRequest(), &all_as_bob).ok());
+  ASSERT_EQ(all_as_bob.jobs_size(), 1);
+  EXPECT_EQ(all_as_bob.jobs(0).job_id(), bobs);
+  v1::GetJobsRequest alices_by_id;
+  alices_by_id.add_job_ids(alices);
+  v1::GetJobsReply by_id;
+  EXPECT_EQ(GetJobsAs(kBob, alices_by_id, &by_id).error_code(), grpc::StatusCode::NOT_FOUND);
+
+  const CommandResult squeue = cluster_->RunAs(kBob, "squeue -h -o %i");
+  EXPECT_EQ(squeue.out, absl::StrCat(bobs, "\n"));
+  // Operators (root here) still see everything.
+  const CommandResult root = cluster_->Run("squeue -h -o %i");
+  EXPECT_NE(root.out.find(absl::StrCat(alices)), std::string::npos);
+  EXPECT_NE(root.out.find(absl::StrCat(bobs)), std::string::npos);
+  EXPECT_NE(cluster_->Run("scontrol show config")
+                .out.find(absl::StrCat("PrivateData", std::string(12, ' '), " = jobs\n")),
+            std::string::npos);
+}
+
+TEST_F(SecurityTest, UpdateCannotReachWhatSubmissionRefuses) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const CommandResult direct = cluster_->RunAs(kAlice, "sbatch -p vip --wrap true");
+  EXPECT_EQ(direct.exit_code, 1);
+  EXPECT_NE(direct.err.find("RootOnly"), std::string::npos) << direct.err;
+
+  const uint64_t id = SubmitAs(kAlice, "--hold -p debug -t 5 --wrap 'sleep 60'");
+  ASSERT_GT(id, 0u);
+  const CommandResult moved =
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", id, " Partition=vip"));
+  EXPECT_EQ(moved.exit_code, 1);
+  EXPECT_EQ(moved.err,
+            absl::StrCat("Partition is restricted to root (RootOnly=YES) for job ", id, "\n"));
+  EXPECT_EQ(ScontrolField(Show(id), "Partition"), "debug");
+
+  // Someone else's job: Slurm's words for it.
+  const CommandResult bobs =
+      cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", id, " TimeLimit=1"));
+  EXPECT_EQ(bobs.err, absl::StrCat("Invalid user id for job ", id, "\n"));
+
+  // Released, it runs where it was allowed to.
+  ASSERT_EQ(cluster_->RunAs(kAlice, absl::StrCat("scontrol release ", id)).exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return ScontrolField(Show(id), "JobState") == "RUNNING"; }));
+  EXPECT_EQ(ScontrolField(Show(id), "Partition"), "debug");
+  EXPECT_EQ(ScontrolField(Show(id), "NodeList"), "n1") << "debug's first free node";
+
+  // A running job's limit can be lowered by its owner, not raised; the refusal
+  // says why.
+  const CommandResult raised =
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", id, " TimeLimit=30"));
+  EXPECT_EQ(raised.exit_code, 1);
+  EXPECT_EQ(raised.err, absl::StrCat("Access/permission denied (only an operator can raise the "
+                                     "time limit of a job that has started) for job ",
+                                     id, "\n"));
+  EXPECT_EQ(
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", id, " TimeLimit=2")).exit_code,
+      0);
+  EXPECT_EQ(ScontrolField(Show(id), "TimeLimit"), "00:02:00");
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
+}  // namespace
+}  // namespace skiff::testing
