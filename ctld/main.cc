@@ -158,6 +158,7 @@ int Run(int argc, char** argv) {
   const std::string listen = absl::StrCat(
       config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&ctld_service);

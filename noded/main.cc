@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
+#include "common/rpc/channel.h"
 #include "common/daemon.h"
 #include "common/logging.h"
 #include "noded/hardware.h"
@@ -126,6 +127,7 @@ int Run(int argc, char** argv) {
 
   NodedService service(node_name, start_time, auth, slurm_user_uid, jobs);
   grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&service);

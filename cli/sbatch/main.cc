@@ -1,6 +1,7 @@
 // sbatch: submit a batch script, as Slurm's sbatch.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -56,7 +57,11 @@ skiff::SubmitContext CurrentContext() {
     std::string entry(*e);
     size_t eq = entry.find('=');
     if (eq == std::string::npos) continue;
-    context.environment[entry.substr(0, eq)] = entry.substr(eq + 1);
+    // Values are bytes and go as they are; a name must be text on the wire
+    // (no shell can make a non-ASCII one, so only a hostile caller loses it).
+    const std::string name = entry.substr(0, eq);
+    if (std::any_of(name.begin(), name.end(), [](char c) { return (c & 0x80) != 0; })) continue;
+    context.environment[name] = entry.substr(eq + 1);
   }
   context.now = time(nullptr);
   context.read_file = ReadWholeFile;
@@ -103,6 +108,14 @@ int main(int argc, char** argv) {
 
   absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
   if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  // ctld refuses it too; checked here first so that a huge script is not sent
+  // only to be cut off by gRPC's message limit with a transport error.
+  const int64_t max_script = (*client)->config().skiff.MaxScriptSize();
+  if (static_cast<int64_t>(script.size()) > max_script) {
+    return skiff::ReportError(kProgram, absl::InvalidArgumentError(absl::StrCat(
+                                            "Batch job submission failed: ",
+                                            skiff::ScriptTooLarge(script.size(), max_script))));
+  }
   skiff::v1::SubmitJobRequest request;
   *request.mutable_spec() = submission->spec;
   skiff::v1::SubmitJobReply reply;

@@ -19,6 +19,8 @@
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/stubs/common.h"
 
 namespace skiff {
 namespace {
@@ -649,6 +651,43 @@ absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
   return std::move(parsed->options);
 }
 
+namespace {
+
+// Names of things (partition, account, QOS, features, dependencies, ...) are
+// text on the wire; free text (script, name, comment, paths, environment
+// values) is bytes and goes as written. A name that is not UTF-8 cannot match
+// anything, so it is refused here, naming the option, instead of failing in
+// protobuf's UTF-8 check with an empty message.
+absl::Status CheckTextFields(const v1::JobSpec& spec) {
+  const google::protobuf::Descriptor* descriptor = spec.GetDescriptor();
+  const google::protobuf::Reflection* reflection = spec.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    if (field->type() != google::protobuf::FieldDescriptor::TYPE_STRING) continue;
+    std::vector<std::string> values;
+    if (field->is_repeated()) {
+      for (int k = 0; k < reflection->FieldSize(spec, field); ++k) {
+        values.push_back(reflection->GetRepeatedString(spec, field, k));
+      }
+    } else {
+      values.push_back(reflection->GetString(spec, field));
+    }
+    for (const std::string& value : values) {
+      if (google::protobuf::internal::IsStructurallyValidUTF8(value.data(),
+                                                              static_cast<int>(value.size()))) {
+        continue;
+      }
+      std::string option = field->name() == "export_mode" ? "export" : field->name();
+      std::replace(option.begin(), option.end(), '_', '-');
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid --", option, " specification: not valid UTF-8"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateScript(std::string_view script) {
   if (script.empty()) return absl::FailedPreconditionError("Batch script is empty!");
   if (std::all_of(script.begin(), script.end(),
@@ -935,6 +974,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   const std::string export_mode = o.export_env.value_or("ALL");
   spec.set_export_mode(export_mode);
   if (absl::Status s = FillEnvironment(export_mode, context, &spec); !s.ok()) return s;
+  if (absl::Status s = CheckTextFields(spec); !s.ok()) return s;
   return out;
 }
 

@@ -72,6 +72,23 @@ TEST(BuildSubmission, DirectivesFillTheSpec) {
   EXPECT_EQ(s->spec.script(), kScript);
 }
 
+TEST(BuildSubmission, FreeTextIsBytesButNamesMustBeText) {
+  // Latin-1 "café" (0xe9) in the script, the job name and the comment: Slurm
+  // takes them as bytes, so does Skiff.
+  const std::string latin1 = "caf\xe9";
+  const std::string script = "#!/bin/sh\n# " + latin1 + "\n#SBATCH -J " + latin1 + "\ntrue\n";
+  absl::StatusOr<SbatchSubmission> s = Submit({"--comment=" + latin1, "job.sh"}, script);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.name(), latin1);
+  EXPECT_EQ(s->spec.comment(), latin1);
+  EXPECT_EQ(s->spec.script(), script);
+  // An account by that name cannot exist: refused, naming the option.
+  absl::StatusOr<SbatchSubmission> bad = Submit({"-A", latin1, "job.sh"}, script);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "Invalid --account specification: not valid UTF-8");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(BuildSubmission, CommandLineOverridesDirectives) {
   absl::StatusOr<SbatchSubmission> s =
       Submit({"-J", "cli", "--time=5", "--mem-per-cpu=100", "job.sh", "arg1", "-x"}, kScript);

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/config/kv_parser.h"
@@ -1236,6 +1237,23 @@ const KeyTable<BurstBufferConfig>& BurstBufferKeys() {
 
 bool SkiffConfig::IsPrivate(std::string_view what) const {
   return std::find(private_data.begin(), private_data.end(), what) != private_data.end();
+}
+
+int64_t SkiffConfig::MaxScriptSize() const {
+  constexpr int64_t kSlurmDefault = 4 * 1024 * 1024;  // DEFAULT_BATCH_SCRIPT_LIMIT
+  auto it = scheduler_parameters.find("max_script_size");
+  int64_t size = 0;
+  if (it == scheduler_parameters.end() || !absl::SimpleAtoi(it->second, &size) || size <= 0) {
+    return kSlurmDefault;
+  }
+  return std::min<int64_t>(size, 512 << 20);  // Slurm's ceiling
+}
+
+std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size) {
+  return absl::StrCat(
+      "Pathname of a file, directory or other parameter too long (the batch script "
+      "has ",
+      script_bytes, " bytes; SchedulerParameters=max_script_size allows ", max_script_size, ")");
 }
 
 const NodeConfig* SkiffConfig::FindNode(std::string_view name) const {

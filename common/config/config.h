@@ -150,11 +150,19 @@ struct SkiffConfig {
   // PrivateData names `what` ("jobs", "usage", ...).
   bool IsPrivate(std::string_view what) const;
 
+  // SchedulerParameters=max_script_size=N (bytes), Slurm's default 4 MiB.
+  // ScriptTooLarge gives the refusal sbatch and ctld both print.
+  int64_t MaxScriptSize() const;
+
   // nullptr when absent.
   const NodeConfig* FindNode(std::string_view name) const;
   const PartitionConfig* FindPartition(std::string_view name) const;
   const PartitionConfig* DefaultPartition() const;
 };
+
+// Slurm's error for a script over max_script_size (ESLURM_PATHNAME_TOO_LONG),
+// with the sizes and the setting that would allow it.
+std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size);
 
 // Parses skiff.conf. `file_name` is used in messages and to resolve relative
 // Include paths. Cross-checks after parsing: duplicate NodeName/PartitionName,

@@ -11,6 +11,9 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target) {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 2000);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  // Replies may carry a batch script (scontrol write batch_script), which
+  // SchedulerParameters=max_script_size may allow past gRPC's 4 MB default.
+  args.SetMaxReceiveMessageSize(kMaxReplyBytes);
   return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
 }
 

@@ -10,10 +10,21 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 
 namespace skiff {
+
+// The largest reply a client accepts (gRPC's default is 4 MB).
+inline constexpr int kMaxReplyBytes = 256 << 20;
+
+// The largest request a daemon accepts: room for the largest batch script
+// SchedulerParameters=max_script_size allows plus its environment and fields.
+inline int MaxRequestBytes(int64_t max_script_size) {
+  return static_cast<int>(std::min<int64_t>(max_script_size + (16 << 20), 1 << 30));
+}
 
 // `target` is "host:port" or "unix:/path". No TLS: munge authenticates callers.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target);

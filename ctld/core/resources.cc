@@ -53,11 +53,24 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     });
     if (!known) return absl::InvalidArgumentError("Invalid feature specification");
   }
+  // A GPU type no node has at all: Slurm refuses it as an invalid gres
+  // (ESLURM_INVALID_GRES) instead of letting it pend forever.
+  if (request.gpus_per_node > 0 && !request.gpu_type.empty() &&
+      std::none_of(nodes.begin(), nodes.end(), [&](const NodeCapacity& n) {
+        return !n.gpu_owner.empty() && n.gpu_type == request.gpu_type;
+      })) {
+    return absl::InvalidArgumentError("Invalid generic resource (gres) specification");
+  }
   int partition_nodes = 0;
+  int excluded = 0;
   int fitting = 0;
   bool any_gpus = false;
   for (const NodeCapacity& node : nodes) {
-    if (!InPartition(node, request.partition) || listed(request.exclude, node.name)) continue;
+    if (!InPartition(node, request.partition)) continue;
+    if (listed(request.exclude, node.name)) {
+      ++excluded;
+      continue;
+    }
     bool has_features = true;
     for (const std::string& f : request.features) has_features &= listed(node.features, f);
     if (!has_features) continue;
@@ -66,6 +79,10 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     if (FitsEmpty(node, request)) ++fitting;
   }
   if (request.num_nodes > partition_nodes) {
+    // -x left too few nodes: the node list is what cannot be satisfied.
+    if (request.num_nodes <= partition_nodes + excluded) {
+      return absl::InvalidArgumentError("Requested node configuration is not available");
+    }
     // Slurm's wording for more nodes than the partition has.
     return absl::InvalidArgumentError("More processors requested than permitted");
   }

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 namespace skiff {
 namespace {
 
@@ -52,6 +51,15 @@ TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {
   JobRequest too_many_gpus = ok;
   too_many_gpus.gpus_per_node = 3;
   EXPECT_FALSE(CheckSatisfiable(too_many_gpus, nodes).ok());
+  JobRequest unknown_type = ok;
+  unknown_type.gpus_per_node = 1;
+  unknown_type.gpu_type = "abc";  // --gres=gpu:abc
+  EXPECT_EQ(CheckSatisfiable(unknown_type, nodes).message(),
+            "Invalid generic resource (gres) specification");
+  JobRequest all_excluded = ok;
+  all_excluded.exclude = {"n1", "n2"};
+  EXPECT_EQ(CheckSatisfiable(all_excluded, nodes).message(),
+            "Requested node configuration is not available");
   JobRequest two_gpus = ok;
   two_gpus.gpus_per_node = 2;
   EXPECT_TRUE(CheckSatisfiable(two_gpus, nodes).ok());

@@ -186,5 +186,66 @@ TEST_F(SecurityTest, UpdateCannotReachWhatSubmissionRefuses) {
   cluster_->Run(absl::StrCat("scancel ", id));
 }
 
+// Item 10: a Latin-1 "# café" used to fail with a protobuf log line and an
+// empty "Batch job submission failed: ".
+TEST_F(SecurityTest, NonUtf8ScriptNameAndCommentAreTakenAsBytes) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const std::string dir = cluster_->dir();
+  ASSERT_EQ(RunShell(absl::StrCat("printf '#!/bin/sh\\n# caf\\351\\necho caf\\351\\n' > ", dir,
+                                  "/latin1.sh"))
+                .exit_code,
+            0);
+  const CommandResult submitted =
+      cluster_->Run(absl::StrCat("sbatch -o ", dir,
+                                 "/latin1.out -J \"$(printf 'caf\\351')\" --comment=\"$(printf "
+                                 "'caf\\351')\" ",
+                                 dir, "/latin1.sh"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submitted.out);
+  ASSERT_EQ(ids.size(), 1u) << submitted.err;
+  ASSERT_TRUE(
+      Eventually(30, [&] { return ScontrolField(Show(ids[0]), "JobState") == "COMPLETED"; }));
+  EXPECT_EQ(ScontrolField(Show(ids[0]), "JobName"), "caf\xe9");
+  EXPECT_NE(Show(ids[0]).find("Comment=caf\xe9"), std::string::npos);
+  EXPECT_EQ(RunShell(absl::StrCat("cat ", dir, "/latin1.out")).out, "caf\xe9\n");
+
+  // A name that cannot exist is refused naming the option.
+  const CommandResult bad =
+      cluster_->Run(absl::StrCat("sbatch -A \"$(printf 'caf\\351')\" ", dir, "/latin1.sh"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.err, "sbatch: error: Invalid --account specification: not valid UTF-8\n");
+}
+
+// Item 12: sbatch inputs that were accepted or refused with the wrong words.
+TEST_F(SecurityTest, SbatchRefusesBadRequestsWithSlurmsWords) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const CommandResult gres = cluster_->Run("sbatch --gres=gpu:abc --wrap true");
+  EXPECT_EQ(gres.exit_code, 1);
+  EXPECT_EQ(gres.err,
+            "sbatch: error: Batch job submission failed: Invalid generic resource (gres) "
+            "specification\n");
+  const CommandResult excluded = cluster_->Run("sbatch -x 'n[1-2]' --wrap true");
+  EXPECT_EQ(excluded.exit_code, 1);
+  EXPECT_EQ(excluded.err,
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
+
+  // A script over SchedulerParameters=max_script_size (4 MiB by default).
+  const std::string big = cluster_->dir() + "/big.sh";
+  ASSERT_EQ(RunShell(absl::StrCat("(echo '#!/bin/sh'; head -c 5000000 /dev/zero | tr '\\0' '#'; "
+                                  "echo; echo true) > ",
+                                  big))
+                .exit_code,
+            0);
+  const CommandResult large = cluster_->Run("sbatch " + big);
+  EXPECT_EQ(large.exit_code, 1);
+  EXPECT_EQ(large.err,
+            "sbatch: error: Batch job submission failed: Pathname of a file, directory or other "
+            "parameter too long (the batch script has 5000016 bytes; "
+            "SchedulerParameters=max_script_size allows 4194304)\n");
+  EXPECT_EQ(cluster_->Run("squeue -h").out, "");
+}
+
 }  // namespace
 }  // namespace skiff::testing

@@ -29,7 +29,14 @@ absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, Job
     int count = 1;
     std::string type;
     if (parts.size() == 2) {
-      if (!absl::SimpleAtoi(parts[1], &count)) type = parts[1];
+      // "gpu:2" is a count, "gpu:a100" a type (count 1). SimpleAtoi zeroes its
+      // output on failure, so parse into a scratch value.
+      int parsed = 0;
+      if (absl::SimpleAtoi(parts[1], &parsed)) {
+        count = parsed;
+      } else {
+        type = parts[1];
+      }
     } else if (parts.size() == 3) {
       type = parts[1];
       if (!absl::SimpleAtoi(parts[2], &count)) {
@@ -156,6 +163,9 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
                                    const std::vector<std::string>& qos_names) {
   const SubmitRequest& submitter = spec;
   if (spec.script.empty()) return Invalid("Batch script is empty!");
+  if (static_cast<int64_t>(spec.script.size()) > config.MaxScriptSize()) {
+    return Invalid(ScriptTooLarge(spec.script.size(), config.MaxScriptSize()));
+  }
   if (spec.script.rfind("#!", 0) != 0) {
     return Invalid("Batch script must start with #! (a shebang line)");
   }

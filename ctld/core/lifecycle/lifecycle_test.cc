@@ -390,6 +390,25 @@ TEST_F(LifecycleTest, UpdatesGoThroughTheSubmitChecks) {
   EXPECT_EQ(store_[id].request.partition, "vip");
 }
 
+TEST_F(LifecycleTest, AGresTypeNoNodeHasIsRefused) {
+  SubmitRequest typed = Request();
+  typed.gres = {"gpu:abc"};  // type abc, count 1; used to read as zero GPUs
+  EXPECT_EQ(core_->Admit(typed, now_).status().message(),
+            "Invalid generic resource (gres) specification");
+}
+
+TEST_F(LifecycleTest, ScriptsOverMaxScriptSizeAreRefused) {
+  config_.scheduler_parameters["max_script_size"] = "100";
+  Reset();
+  SubmitRequest big = Request();
+  big.script = "#!/bin/sh\n" + std::string(100, '#') + "\n";
+  EXPECT_EQ(core_->Admit(big, now_).status().message(),
+            "Pathname of a file, directory or other parameter too long (the batch script has 111 "
+            "bytes; SchedulerParameters=max_script_size allows 100)");
+  big.script = "#!/bin/sh\ntrue\n";
+  EXPECT_TRUE(core_->Admit(big, now_).ok());
+}
+
 TEST_F(LifecycleTest, ConcurrentAdmissionsCannotExceedMaxSubmitJobsPerUser) {
   Qos limited{"normal"};
   limited.max_submit_jobs_per_user = 2;
