@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <initializer_list>
-#include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,20 +27,34 @@ using config_internal::EqualsIgnoreCase;
 namespace {
 
 using config_internal::ApplyPairs;
+using config_internal::Expand;
+using config_internal::Invalid;
 using config_internal::KeyTable;
+using config_internal::kMaxInt;
+using config_internal::kMaxInt64;
+using config_internal::kMaxSlurm16;
+using config_internal::kMaxUint16;
+using config_internal::kMaxUint32;
 using config_internal::LineError;
+using config_internal::LineWarning;
 using config_internal::LogicalLine;
 using config_internal::PairContext;
-using config_internal::ParseBool;
 using config_internal::ParseInteger;
-using config_internal::ParseMiB;
-using config_internal::ParseTimeLimit;
+using config_internal::Quoted;
+using config_internal::SetAbsolutePath;
+using config_internal::SetBool;
+using config_internal::SetChoice;
+using config_internal::SetInt;
+using config_internal::SetIntOrUnlimited;
+using config_internal::SetList;
+using config_internal::SetMiB;
+using config_internal::SetNonEmpty;
+using config_internal::SetString;
+using config_internal::SetTimeLimit;
 using config_internal::SplitList;
 using config_internal::ToUpper;
 using config_internal::WrittenKey;
 
-constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
-constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 // Generous upper bounds that still keep Sockets * CoresPerSocket * ThreadsPerCore
 // inside an int.
 constexpr int64_t kMaxSockets = 1024;
@@ -49,88 +62,14 @@ constexpr int64_t kMaxCoresPerSocket = 4096;
 constexpr int64_t kMaxThreadsPerCore = 64;
 // More nodes than any real cluster; stops "NodeName=n[1-9999999]" eating memory.
 constexpr size_t kMaxNodes = 1 << 18;
+// Slurm refuses larger arrays ("MaxArraySize value (%u) is greater than 4000001").
+constexpr int64_t kMaxArraySize = 4000001;
+// Slurm warns above this: "MessageTimeout is too high for effective fault-tolerance".
+constexpr int64_t kMessageTimeoutWarnAbove = 100;
 
 // ---------------------------------------------------------------------------
-// Value setters shared by the key tables. Each returns only <what>.
-
-absl::Status Invalid(std::string_view what) { return absl::InvalidArgumentError(AsAbsl(what)); }
-
-std::string Quoted(std::string_view value) { return absl::StrCat("'", AsAbsl(value), "'"); }
-
-template <typename Int>
-absl::Status SetInt(std::string_view value, int64_t min, int64_t max, Int& out) {
-  absl::StatusOr<int64_t> number = ParseInteger(value, min, max);
-  if (!number.ok()) return number.status();
-  out = static_cast<Int>(*number);
-  return absl::OkStatus();
-}
-
-// An integer that may also be UNLIMITED/INFINITE, stored as -1.
-absl::Status SetIntOrUnlimited(std::string_view value, int64_t min, int64_t& out) {
-  if (config_internal::IsUnlimited(value)) {
-    out = -1;
-    return absl::OkStatus();
-  }
-  return SetInt(value, min, kMaxInt64, out);
-}
-
-absl::Status SetBool(std::string_view value, bool& out) {
-  absl::StatusOr<bool> parsed = ParseBool(value);
-  if (!parsed.ok()) return parsed.status();
-  out = *parsed;
-  return absl::OkStatus();
-}
-
-template <typename Int>
-absl::Status SetMiB(std::string_view value, uint64_t min, Int& out) {
-  absl::StatusOr<uint64_t> mib = ParseMiB(value);
-  if (!mib.ok()) return mib.status();
-  if (*mib < min) return Invalid(absl::StrCat(Quoted(value), " is less than ", min, " MiB"));
-  if (*mib > static_cast<uint64_t>(std::numeric_limits<Int>::max())) {
-    return Invalid(absl::StrCat(Quoted(value), " is too large"));
-  }
-  out = static_cast<Int>(*mib);
-  return absl::OkStatus();
-}
-
-// A Slurm time limit; `allow_unlimited` says whether UNLIMITED makes sense here.
-absl::Status SetTimeLimit(std::string_view value, bool allow_unlimited, int64_t& out) {
-  absl::StatusOr<int64_t> seconds = ParseTimeLimit(value);
-  if (!seconds.ok()) return seconds.status();
-  if (*seconds == kInfiniteDuration && !allow_unlimited) {
-    return Invalid(absl::StrCat(Quoted(value), " is not allowed here (give a duration)"));
-  }
-  out = *seconds;
-  return absl::OkStatus();
-}
-
-// One of `choices`, any case; stores the choice's own spelling.
-absl::Status SetChoice(std::string_view value, std::initializer_list<std::string_view> choices,
-                       std::string& out) {
-  for (std::string_view choice : choices) {
-    if (EqualsIgnoreCase(value, choice)) {
-      out = std::string(choice);
-      return absl::OkStatus();
-    }
-  }
-  std::vector<std::string> names(choices.begin(), choices.end());
-  return Invalid(absl::StrCat(Quoted(value), " is not one of ", absl::StrJoin(names, ", ")));
-}
-
-absl::Status SetString(std::string_view value, std::string& out) {
-  out = std::string(value);
-  return absl::OkStatus();
-}
-
-absl::Status SetNonEmpty(std::string_view value, std::string& out) {
-  if (value.empty()) return Invalid("must not be empty");
-  return SetString(value, out);
-}
-
-absl::Status SetList(std::string_view value, std::vector<std::string>& out) {
-  out = SplitList(value, ",");
-  return absl::OkStatus();
-}
+// Value setters shared by the skiff.conf key tables (the generic ones are in
+// kv_parser.h). Each returns only <what>.
 
 // PrivateData=jobs,usage,...: what users see only of their own. Skiff applies
 // "jobs" (other users' jobs are hidden); the rest are Slurm's and accepted.
@@ -160,32 +99,43 @@ absl::Status SetAllowList(std::string_view value, std::vector<std::string>& out)
   return SetList(value, out);
 }
 
-absl::StatusOr<std::vector<std::string>> Expand(std::string_view expression) {
-  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expression);
-  if (!names.ok()) return names.status();
-  if (names->empty()) return Invalid(absl::StrCat(Quoted(expression), " names nothing"));
-  return names;
-}
-
-absl::Status SetHostlist(std::string_view value, std::vector<std::string>& out) {
-  absl::StatusOr<std::vector<std::string>> names = Expand(value);
-  if (!names.ok()) return names.status();
-  out = *std::move(names);
-  return absl::OkStatus();
-}
-
-// Each PreemptMode component: "SUSPEND,GANG" is valid Slurm.
+// PreemptMode is one mode (OFF, CANCEL, REQUEUE, SUSPEND) plus optional GANG and
+// WITHIN: "SUSPEND,GANG" is valid Slurm, "CANCEL,REQUEUE" is not. The mode is
+// stored first ("GANG,REQUEUE" becomes "REQUEUE,GANG") because readers take the
+// first component as the mode.
 absl::Status SetPreemptMode(std::string_view value, std::string& out) {
   std::vector<std::string> parts = SplitList(value, ",");
-  if (parts.empty()) return Invalid("must not be empty");
-  for (const std::string& part : parts) {
-    std::string ignored;
-    absl::Status status =
-        SetChoice(part, {"OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN"}, ignored);
-    if (!status.ok()) return Invalid(absl::StrCat(status.message(), " (in ", Quoted(value), ")"));
+  if (parts.empty()) {
+    return Invalid("missing value (expected one of OFF, CANCEL, REQUEUE, SUSPEND)");
   }
-  out = ToUpper(value);
+  std::string mode;
+  std::vector<std::string> modifiers;
+  for (const std::string& part : parts) {
+    std::string upper = ToUpper(part);
+    std::string choice;
+    absl::Status status =
+        SetChoice(upper, {"OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN"}, choice);
+    if (!status.ok()) return Invalid(absl::StrCat(status.message(), " (in ", Quoted(value), ")"));
+    if (choice == "GANG" || choice == "WITHIN") {
+      modifiers.push_back(choice);
+    } else if (mode.empty()) {
+      mode = choice;
+    } else {
+      return Invalid(absl::StrCat(Quoted(value), " names two modes, ", mode, " and ", choice,
+                                  " (choose one of OFF, CANCEL, REQUEUE, SUSPEND; GANG and "
+                                  "WITHIN may be added)"));
+    }
+  }
+  if (!mode.empty()) modifiers.insert(modifiers.begin(), mode);
+  out = absl::StrJoin(modifiers, ",");
   return absl::OkStatus();
+}
+
+// The mode part of a stored PreemptMode: "REQUEUE" for "REQUEUE,GANG", "OFF" for
+// "GANG" alone.
+std::string PreemptModeBase(const std::string& stored) {
+  std::string first = stored.substr(0, stored.find(','));
+  return first == "GANG" || first == "WITHIN" || first.empty() ? "OFF" : first;
 }
 
 absl::Status SetDebugLevel(std::string_view value, std::string& out) {
@@ -310,6 +260,8 @@ const KeyTable<NodeLine>& NodeKeys() {
       },
       {"Boards", "SocketsPerBoard", "CoreSpecCount", "CpuSpecList", "MemSpecLimit", "CpuBind",
        "BcastAddr", "TRESWeights", "Extra", "Parameters"},
+      /*unsupported=*/{},
+      /*strict=*/false,
   };
   return *kTable;
 }
@@ -381,7 +333,9 @@ const KeyTable<PartitionLine>& PartitionKeys() {
              return status;
            }},
           {"MaxNodes",
-           [](std::string_view v, P& p) { return SetIntOrUnlimited(v, 0, p.partition.max_nodes); }},
+           [](std::string_view v, P& p) {
+             return SetIntOrUnlimited(v, 0, kMaxInt64, p.partition.max_nodes);
+           }},
           {"MinNodes",
            [](std::string_view v, P& p) { return SetInt(v, 0, kMaxInt64, p.partition.min_nodes); }},
           {"AllowAccounts",
@@ -404,7 +358,7 @@ const KeyTable<PartitionLine>& PartitionKeys() {
           {"Shared",  // Slurm's old name for OverSubscribe.
            [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
           {"GraceTime", [](std::string_view v,
-                           P& p) { return SetInt(v, 0, kMaxInt64, p.partition.grace_time); }},
+                           P& p) { return SetInt(v, 0, kMaxUint32, p.partition.grace_time); }},
           {"DefMemPerCPU",
            [](std::string_view v, P& p) { return SetMiB(v, 0, p.partition.def_mem_per_cpu_mb); }},
           {"MaxMemPerCPU",
@@ -441,6 +395,8 @@ const KeyTable<PartitionLine>& PartitionKeys() {
        "SuspendTimeout",
        "TRESBillingWeights",
        "NodeSets"},
+      /*unsupported=*/{},
+      /*strict=*/false,
   };
   return *kTable;
 }
@@ -452,6 +408,9 @@ struct GlobalState {
   SkiffConfig& config;
   std::vector<std::string>& warnings;
   const LogicalLine* line = nullptr;  // the line being applied, for warnings
+  // Canonical key -> the last line that set it, for errors that weigh one key
+  // against another once the whole file is read.
+  std::map<std::string, const LogicalLine*> key_lines{};
   bool ctld_host_set = false;
   // Cluster-wide defaults for partitions that do not set their own.
   uint64_t def_mem_per_cpu_mb = 0;
@@ -495,6 +454,58 @@ absl::Status SetParameterMap(std::string_view value, std::map<std::string, std::
     parameters[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
   }
   out = std::move(parameters);
+  return absl::OkStatus();
+}
+
+// A program scriptd runs: empty for none, else absolute, since scriptd starts it
+// with / as its working directory.
+absl::Status SetScriptPath(std::string_view value, std::string& out) {
+  if (value.empty()) return SetString(value, out);
+  return SetAbsolutePath(value, out);
+}
+
+absl::Status SetMessageTimeout(std::string_view value, GlobalState& g) {
+  absl::Status status = SetInt(value, 1, kMaxUint16, g.config.message_timeout);
+  if (status.ok() && g.config.message_timeout > kMessageTimeoutWarnAbove) {
+    g.warnings.push_back(LineWarning(
+        *g.line, "MessageTimeout",
+        absl::StrCat(g.config.message_timeout, " is too high for effective fault-tolerance (",
+                     "Slurm suggests at most ", kMessageTimeoutWarnAbove, ")")));
+  }
+  return status;
+}
+
+// The SchedulerParameters Skiff reads, with Slurm's ranges. Slurm logs a bad
+// value and keeps its default; Skiff warns and drops the entry, so that its
+// default applies too (rather than whatever strtol makes of "abc").
+struct SchedulerParameterRange {
+  std::string_view name;
+  int64_t min;
+  int64_t max;
+  bool minus_one_allowed;  // bf_interval=-1 turns backfill off
+};
+constexpr SchedulerParameterRange kSchedulerParameterRanges[] = {
+    {"bf_interval", 1, 10800, true},  // seconds
+    {"bf_max_job_test", 1, 1000000, false},
+    {"sched_min_interval", 0, kMaxInt, false},  // microseconds
+};
+
+absl::Status SetSchedulerParameters(std::string_view value, GlobalState& g) {
+  std::map<std::string, std::string>& parameters = g.config.scheduler_parameters;
+  absl::Status status = SetParameterMap(value, parameters);
+  if (!status.ok()) return status;
+  for (const SchedulerParameterRange& range : kSchedulerParameterRanges) {
+    auto it = parameters.find(std::string(range.name));
+    if (it == parameters.end()) continue;
+    if (range.minus_one_allowed && it->second == "-1") continue;
+    if (ParseInteger(it->second, range.min, range.max).ok()) continue;
+    g.warnings.push_back(LineWarning(
+        *g.line, "SchedulerParameters",
+        absl::StrCat(it->first, "=", it->second, " is not a whole number from ", range.min, " to ",
+                     range.max, range.minus_one_allowed ? " or -1" : "",
+                     "; ignored, the default applies")));
+    parameters.erase(it);
+  }
   return absl::OkStatus();
 }
 
@@ -547,30 +558,31 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) { return SetString(v, g.config.slurmd_pid_file); }},
           {"ScriptdSocket",
            [](std::string_view v, G& g) { return SetString(v, g.config.scriptd_socket); }},
-          {"SlurmdTimeout", [](std::string_view v,
-                               G& g) { return SetInt(v, 0, kMaxInt64, g.config.slurmd_timeout); }},
+          // 0 is Slurm's "never mark nodes DOWN", refused in CheckNodeTimeouts.
+          {"SlurmdTimeout",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxSlurm16, g.config.slurmd_timeout);
+           }},
           {"HeartbeatInterval",
            [](std::string_view v, G& g) {
-             return SetInt(v, 1, kMaxInt64, g.config.heartbeat_interval);
+             return SetInt(v, 1, kMaxSlurm16, g.config.heartbeat_interval);
            }},
           {"KillWait",
-           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxInt64, g.config.kill_wait); }},
-          {"MessageTimeout",
-           [](std::string_view v, G& g) {
-             return SetInt(v, 1, kMaxInt64, g.config.message_timeout);
-           }},
+           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxSlurm16, g.config.kill_wait); }},
+          {"MessageTimeout", SetMessageTimeout},
           {"PrologSlurmctld",
-           [](std::string_view v, G& g) { return SetString(v, g.config.prolog_ctld); }},
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.prolog_ctld); }},
           {"PrologCtld",
-           [](std::string_view v, G& g) { return SetString(v, g.config.prolog_ctld); }},
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.prolog_ctld); }},
           {"EpilogSlurmctld",
-           [](std::string_view v, G& g) { return SetString(v, g.config.epilog_ctld); }},
-          {"MailProg", [](std::string_view v, G& g) { return SetString(v, g.config.mail_prog); }},
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.epilog_ctld); }},
+          {"MailProg",
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.mail_prog); }},
           {"EpilogCtld",
-           [](std::string_view v, G& g) { return SetString(v, g.config.epilog_ctld); }},
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.epilog_ctld); }},
           {"PrologEpilogTimeout",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.prolog_epilog_timeout);
+             return SetInt(v, 0, kMaxUint16, g.config.prolog_epilog_timeout);
            }},
           {"AuthType", [](std::string_view v,
                           G& g) { return SetChoice(v, {"auth/munge"}, g.config.auth_type); }},
@@ -581,10 +593,7 @@ const KeyTable<GlobalState>& GlobalKeys() {
              return SetChoice(v, {"burst_buffer/lua"}, g.config.burst_buffer_type);
            }},
           {"GresTypes", [](std::string_view v, G& g) { return SetList(v, g.config.gres_types); }},
-          {"SchedulerParameters",
-           [](std::string_view v, G& g) {
-             return SetParameterMap(v, g.config.scheduler_parameters);
-           }},
+          {"SchedulerParameters", SetSchedulerParameters},
           {"SlurmdParameters",
            [](std::string_view v, G& g) { return SetParameterMap(v, g.config.slurmd_parameters); }},
           {"PreemptType",
@@ -609,34 +618,38 @@ const KeyTable<GlobalState>& GlobalKeys() {
            }},
           {"PriorityWeightAge",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_age);
+             return SetInt(v, 0, kMaxUint32, g.config.priority_weight_age);
            }},
           {"PriorityWeightFairshare",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_fairshare);
+             return SetInt(v, 0, kMaxUint32, g.config.priority_weight_fairshare);
            }},
           {"PriorityWeightJobSize",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_job_size);
+             return SetInt(v, 0, kMaxUint32, g.config.priority_weight_job_size);
            }},
           {"PriorityWeightPartition",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_partition);
+             return SetInt(v, 0, kMaxUint32, g.config.priority_weight_partition);
            }},
           {"PriorityWeightQOS",
            [](std::string_view v, G& g) {
-             return SetInt(v, 0, kMaxInt64, g.config.priority_weight_qos);
+             return SetInt(v, 0, kMaxUint32, g.config.priority_weight_qos);
            }},
           {"FirstJobId",
            [](std::string_view v, G& g) { return SetInt(v, 1, kMaxInt64, g.config.first_job_id); }},
           {"MaxJobCount", [](std::string_view v,
-                             G& g) { return SetInt(v, 1, kMaxInt64, g.config.max_job_count); }},
+                             G& g) { return SetInt(v, 1, kMaxUint32, g.config.max_job_count); }},
           {"MinJobAge",
-           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxInt64, g.config.min_job_age); }},
-          {"OverTimeLimit", [](std::string_view v,
-                               G& g) { return SetIntOrUnlimited(v, 0, g.config.over_time_limit); }},
-          {"MaxArraySize", [](std::string_view v,
-                              G& g) { return SetInt(v, 0, kMaxInt64, g.config.max_array_size); }},
+           [](std::string_view v, G& g) { return SetInt(v, 0, kMaxUint32, g.config.min_job_age); }},
+          {"OverTimeLimit",
+           [](std::string_view v, G& g) {
+             return SetIntOrUnlimited(v, 0, kMaxSlurm16, g.config.over_time_limit);
+           }},
+          {"MaxArraySize",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxArraySize, g.config.max_array_size);
+           }},
           {"ReturnToService",
            [](std::string_view v, G& g) { return SetInt(v, 0, 2, g.config.return_to_service); }},
           {"JobRequeue", [](std::string_view v, G& g) { return SetBool(v, g.config.job_requeue); }},
@@ -822,6 +835,8 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "VSizeFactor",
        "Waittime",
        "X11Parameters"},
+      /*unsupported=*/{},
+      /*strict=*/false,
   };
   return *kTable;
 }
@@ -888,7 +903,20 @@ class SkiffParser {
     global_.line = &line;
     PairContext context{"", &config_.warnings,
                         [](std::string_view key) { return MisplacedReason(key, "global"); }};
-    return ApplyPairs(line, GlobalKeys(), context, global_);
+    absl::Status status = ApplyPairs(line, GlobalKeys(), context, global_);
+    if (!status.ok()) return status;
+    for (const config_internal::KeyValue& pair : line.pairs) {
+      if (const auto* spec = GlobalKeys().Find(pair.key)) {
+        global_.key_lines[std::string(spec->name)] = &line;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The line that last set global key `canonical`, or nullptr when it has its default.
+  const LogicalLine* GlobalKeyLine(std::string_view canonical) const {
+    auto it = global_.key_lines.find(std::string(canonical));
+    return it == global_.key_lines.end() ? nullptr : it->second;
   }
 
   absl::Status ParseNodeLine(size_t index) {
@@ -945,6 +973,8 @@ class SkiffParser {
     NodeConfig node = parsed.node;
     if (!parsed.cpus_set) {
       node.cpus = node.sockets * std::max(node.cores_per_socket, 1) * node.threads_per_core;
+    } else {
+      WarnIfCpusDisagreeWithTopology(line, node, suffix);
     }
     for (size_t i = 0; i < names->size(); ++i) {
       const std::string& name = (*names)[i];
@@ -962,6 +992,24 @@ class SkiffParser {
       node_line_index_.push_back(index);
     }
     return absl::OkStatus();
+  }
+
+  // Slurm accepts CPUs equal to Sockets, Sockets*CoresPerSocket or the full
+  // product, and otherwise logs an error and resets CPUs to the product. Skiff
+  // keeps the CPUs it is given (a lab may mean it), but says so.
+  void WarnIfCpusDisagreeWithTopology(const LogicalLine& line, const NodeConfig& node,
+                                      const std::string& suffix) {
+    if (node.cores_per_socket == 0) return;  // no topology given
+    const int64_t sockets = node.sockets;
+    const int64_t cores = sockets * node.cores_per_socket;
+    const int64_t threads = cores * node.threads_per_core;
+    if (node.cpus == sockets || node.cpus == cores || node.cpus == threads) return;
+    config_.warnings.push_back(LineWarning(
+        line, WrittenKey(line, "CPUs"),
+        absl::StrCat("CPUs=", node.cpus, " matches none of Sockets (", sockets,
+                     "), Sockets*CoresPerSocket (", cores,
+                     ") and Sockets*CoresPerSocket*ThreadsPerCore (", threads, "); Skiff uses ",
+                     node.cpus, " where Slurm would reset it to ", threads, suffix)));
   }
 
   absl::Status ParsePartitionLine(size_t index) {
@@ -988,6 +1036,26 @@ class SkiffParser {
       return LineError(line, WrittenKey(line, "DefaultTime"),
                        absl::StrCat("exceeds MaxTime", suffix));
     }
+    if (partition.max_nodes != -1 && partition.min_nodes > partition.max_nodes) {
+      return LineError(line, WrittenKey(line, "MinNodes"),
+                       absl::StrCat(partition.min_nodes, " exceeds MaxNodes=", partition.max_nodes,
+                                    " (no job could run here)", suffix));
+    }
+    // Slurm: "Both AllowAccounts and DenyAccounts are defined, DenyAccounts will be
+    // ignored"; likewise for QOS.
+    if (!partition.allow_accounts.empty() && !partition.deny_accounts.empty()) {
+      config_.warnings.push_back(LineWarning(
+          line, WrittenKey(line, "DenyAccounts"),
+          absl::StrCat("ignored because AllowAccounts is also set (keep one)", suffix)));
+      parsed.partition.deny_accounts.clear();
+    }
+    if (!partition.allow_qos.empty() && !partition.deny_qos.empty()) {
+      config_.warnings.push_back(
+          LineWarning(line, WrittenKey(line, "DenyQos"),
+                      absl::StrCat("ignored because AllowQos is also set (keep one)", suffix)));
+      parsed.partition.deny_qos.clear();
+    }
+    if (parsed.preempt_mode_set) WarnIfSuspend(line, partition.preempt_mode, suffix);
     for (size_t i = 0; i < config_.partitions.size(); ++i) {
       const PartitionConfig& other = config_.partitions[i];
       const LogicalLine& other_line = lines_[partition_origins_[i].line_index];
@@ -1009,6 +1077,18 @@ class SkiffParser {
     return absl::OkStatus();
   }
 
+  // Skiff's scheduler has no suspend: SUSPEND reads as OFF (see ParsePreemptMode in
+  // ctld), and an admin who asked for it should hear that.
+  void WarnIfSuspend(const LogicalLine& line, const std::string& preempt_mode,
+                     const std::string& suffix) {
+    if (PreemptModeBase(preempt_mode) != "SUSPEND") return;
+    config_.warnings.push_back(LineWarning(
+        line, WrittenKey(line, "PreemptMode"),
+        absl::StrCat("SUSPEND is not implemented by Skiff; jobs are not preempted this way "
+                     "(use REQUEUE or CANCEL)",
+                     suffix)));
+  }
+
   absl::Status Finish() {
     if (config_.ctld_host.empty()) {
       return absl::InvalidArgumentError(
@@ -1019,9 +1099,115 @@ class SkiffParser {
     for (NodeConfig& node : config_.nodes) {
       if (node.port == 0) node.port = config_.slurmd_port;
     }
-    absl::Status status = CheckGresTypes();
+    absl::Status status = CheckNodeTimeouts();
+    if (status.ok()) status = CheckPreemption();
+    if (status.ok()) status = CheckNodeAddresses();
+    if (status.ok()) status = CheckGresTypes();
     if (!status.ok()) return status;
     return FinishPartitions();
+  }
+
+  // "HeartbeatInterval=30", with " (the default)" when the file does not set it.
+  std::string Described(std::string_view key, int64_t value) const {
+    return absl::StrCat(AsAbsl(key), "=", value,
+                        GlobalKeyLine(key) == nullptr ? " (the default)" : "");
+  }
+
+  // ctld marks a node DOWN once it has been silent for SlurmdTimeout, and noded
+  // speaks every HeartbeatInterval: a timeout that is not longer than the interval
+  // takes every healthy node DOWN between two heartbeats.
+  absl::Status CheckNodeTimeouts() {
+    const int64_t timeout = config_.slurmd_timeout;
+    const int64_t heartbeat = config_.heartbeat_interval;
+    const LogicalLine* timeout_line = GlobalKeyLine("SlurmdTimeout");
+    const LogicalLine* heartbeat_line = GlobalKeyLine("HeartbeatInterval");
+    if (timeout == 0) {
+      return LineError(*timeout_line, WrittenKey(*timeout_line, "SlurmdTimeout"),
+                       absl::StrCat("0 (Slurm's \"never mark silent nodes DOWN\") is not "
+                                    "supported by Skiff; give a timeout greater than ",
+                                    Described("HeartbeatInterval", heartbeat)));
+    }
+    if (timeout <= heartbeat) {
+      const std::string what = absl::StrCat("SlurmdTimeout=", timeout,
+                                            " must be greater than HeartbeatInterval=", heartbeat,
+                                            " (nodes would be marked DOWN between heartbeats); ");
+      if (timeout_line != nullptr) {
+        return LineError(*timeout_line, WrittenKey(*timeout_line, "SlurmdTimeout"),
+                         absl::StrCat(what, "raise SlurmdTimeout or lower HeartbeatInterval"));
+      }
+      return LineError(*heartbeat_line, WrittenKey(*heartbeat_line, "HeartbeatInterval"),
+                       absl::StrCat(what, "lower HeartbeatInterval or set a larger SlurmdTimeout",
+                                    " (the default is ", timeout, ")"));
+    }
+    if (timeout <= 2 * heartbeat) {
+      const LogicalLine& line = timeout_line != nullptr ? *timeout_line : *heartbeat_line;
+      config_.warnings.push_back(LineWarning(
+          line, WrittenKey(line, timeout_line != nullptr ? "SlurmdTimeout" : "HeartbeatInterval"),
+          absl::StrCat(Described("SlurmdTimeout", timeout), " is at most twice ",
+                       Described("HeartbeatInterval", heartbeat),
+                       ": one missed heartbeat marks a node DOWN")));
+    }
+    return absl::OkStatus();
+  }
+
+  // Slurm's own checks (read_config.c): preemption needs both a PreemptType and a
+  // PreemptMode, and cluster-wide SUSPEND needs GANG.
+  absl::Status CheckPreemption() {
+    const std::string mode = PreemptModeBase(config_.preempt_mode);
+    const LogicalLine* mode_line = GlobalKeyLine("PreemptMode");
+    const LogicalLine* type_line = GlobalKeyLine("PreemptType");
+    if (config_.preempt_mode == "SUSPEND") {
+      return LineError(*mode_line, WrittenKey(*mode_line, "PreemptMode"),
+                       "SUSPEND requires GANG too (write PreemptMode=SUSPEND,GANG)");
+    }
+    if (config_.preempt_type == "preempt/none" && mode != "OFF") {
+      return LineError(*mode_line, WrittenKey(*mode_line, "PreemptMode"),
+                       absl::StrCat(mode,
+                                    " needs PreemptType=preempt/partition_prio or preempt/qos "
+                                    "(PreemptType is preempt/none",
+                                    type_line != nullptr ? "" : ", the default",
+                                    "); set one, or write PreemptMode=OFF"));
+    }
+    if (config_.preempt_type != "preempt/none" && mode == "OFF") {
+      return LineError(*type_line, WrittenKey(*type_line, "PreemptType"),
+                       absl::StrCat(config_.preempt_type, " needs PreemptMode=CANCEL, REQUEUE or ",
+                                    "SUSPEND,GANG (PreemptMode is ", config_.preempt_mode,
+                                    mode_line != nullptr ? "" : ", the default", ")"));
+    }
+    if (mode_line != nullptr) WarnIfSuspend(*mode_line, config_.preempt_mode, "");
+    return absl::OkStatus();
+  }
+
+  // Each noded listens on its NodeAddr:Port, and ctld on SlurmctldAddr:SlurmctldPort;
+  // two daemons cannot share one.
+  absl::Status CheckNodeAddresses() const {
+    std::map<std::string, size_t> users;  // "addr:port" -> node index
+    for (size_t i = 0; i < config_.nodes.size(); ++i) {
+      const NodeConfig& node = config_.nodes[i];
+      const LogicalLine& line = lines_[node_line_index_[i]];
+      std::string key = "NodeName";
+      for (std::string_view written : {"NodeAddr", "Port"}) {
+        for (const config_internal::KeyValue& pair : line.pairs) {
+          if (EqualsIgnoreCase(pair.key, written)) key = pair.key;
+        }
+      }
+      const std::string address = absl::StrCat(node.addr, ":", node.port);
+      if (node.addr == config_.ctld_addr && node.port == config_.ctld_port) {
+        return LineError(line, key,
+                         absl::StrCat(address, " is ctld's address (SlurmctldHost, SlurmctldPort)",
+                                      "; give NodeName=", node.name, " another Port="));
+      }
+      auto [it, inserted] = users.emplace(address, i);
+      if (inserted) continue;
+      const NodeConfig& first = config_.nodes[it->second];
+      const LogicalLine& first_line = lines_[node_line_index_[it->second]];
+      return LineError(
+          line, key,
+          absl::StrCat(address, " is already NodeName=", first.name, "'s (", first_line.file, ":",
+                       first_line.line,
+                       "); nodes on one address need their own Port= (NodeName=", node.name, ")"));
+    }
+    return absl::OkStatus();
   }
 
   absl::Status CheckGresTypes() const {
@@ -1045,7 +1231,59 @@ class SkiffParser {
     return false;
   }
 
+  static std::string MemoryLimitsClash(uint64_t default_mb, uint64_t max_mb) {
+    return absl::StrCat("DefMemPerCPU=", default_mb, " exceeds MaxMemPerCPU=", max_mb,
+                        " (MiB); the default must fit under the limit");
+  }
+
+  // DefMemPerCPU above MaxMemPerCPU: reported where the partition sets one of them,
+  // else where the cluster-wide value is set.
+  absl::Status CheckMemoryDefaults(const LogicalLine& line, const PartitionConfig& partition) {
+    const uint64_t default_mb = partition.def_mem_per_cpu_mb;
+    const uint64_t max_mb = partition.max_mem_per_cpu_mb;
+    if (max_mb == 0 || default_mb <= max_mb) return absl::OkStatus();
+    const std::string suffix = absl::StrCat(" (PartitionName=", partition.name, ")");
+    for (std::string_view key : {"DefMemPerCPU", "MaxMemPerCPU"}) {
+      for (const config_internal::KeyValue& pair : line.pairs) {
+        if (EqualsIgnoreCase(pair.key, key)) {
+          return LineError(line, pair.key, MemoryLimitsClash(default_mb, max_mb) + suffix);
+        }
+      }
+    }
+    for (std::string_view key : {"DefMemPerCPU", "MaxMemPerCPU"}) {
+      if (const LogicalLine* global = GlobalKeyLine(key)) {
+        return LineError(*global, WrittenKey(*global, key),
+                         MemoryLimitsClash(default_mb, max_mb) + suffix);
+      }
+    }
+    return LineError(line, "DefMemPerCPU", MemoryLimitsClash(default_mb, max_mb) + suffix);
+  }
+
+  // Slurm keeps partition nodes in a bitmap, so a name listed twice counts once;
+  // so it does here, with a warning (it is usually an overlapping range).
+  void DropRepeatedNodes(const LogicalLine& line, PartitionConfig& partition) {
+    std::set<std::string> seen;
+    std::vector<std::string> unique;
+    for (std::string& name : partition.nodes) {
+      if (seen.insert(name).second) {
+        unique.push_back(std::move(name));
+        continue;
+      }
+      config_.warnings.push_back(LineWarning(
+          line, WrittenKey(line, "Nodes"),
+          absl::StrCat(Quoted(name), " is listed more than once; counted once (PartitionName=",
+                       partition.name, ")")));
+    }
+    partition.nodes = std::move(unique);
+  }
+
   absl::Status FinishPartitions() {
+    if (global_.max_mem_per_cpu_mb != 0 &&
+        global_.def_mem_per_cpu_mb > global_.max_mem_per_cpu_mb) {
+      const LogicalLine& line = *GlobalKeyLine("DefMemPerCPU");
+      return LineError(line, WrittenKey(line, "DefMemPerCPU"),
+                       MemoryLimitsClash(global_.def_mem_per_cpu_mb, global_.max_mem_per_cpu_mb));
+    }
     for (size_t i = 0; i < config_.partitions.size(); ++i) {
       PartitionConfig& partition = config_.partitions[i];
       const PartitionOrigin& origin = partition_origins_[i];
@@ -1068,6 +1306,8 @@ class SkiffParser {
       if (partition.max_mem_per_cpu_mb == 0) {
         partition.max_mem_per_cpu_mb = global_.max_mem_per_cpu_mb;
       }
+      if (absl::Status status = CheckMemoryDefaults(line, partition); !status.ok()) return status;
+      DropRepeatedNodes(line, partition);
     }
     return absl::OkStatus();
   }
@@ -1082,153 +1322,6 @@ class SkiffParser {
   std::vector<size_t> node_line_index_;               // parallel to config_.nodes
   std::vector<PartitionOrigin> partition_origins_;    // parallel to config_.partitions
 };
-
-// ---------------------------------------------------------------------------
-// gres.conf
-
-struct GresLine {
-  GresDevice device;
-  bool is_device = false;  // any key besides NodeName/AutoDetect
-  bool has_name = false;
-  bool has_count = false;
-  std::string auto_detect;
-};
-
-const KeyTable<GresLine>& GresKeys() {
-  using L = GresLine;
-  static const auto* const kTable = new KeyTable<GresLine>{
-      {
-          {"Name",
-           [](std::string_view v, L& l) {
-             l.is_device = l.has_name = true;
-             return SetNonEmpty(v, l.device.name);
-           }},
-          {"Type",
-           [](std::string_view v, L& l) {
-             l.is_device = true;
-             return SetString(v, l.device.type);
-           }},
-          {"File",
-           [](std::string_view v, L& l) {
-             l.is_device = true;
-             return SetHostlist(v, l.device.files);
-           }},
-          {"NodeName",
-           [](std::string_view v, L& l) { return SetHostlist(v, l.device.node_names); }},
-          {"Count",
-           [](std::string_view v, L& l) {
-             l.is_device = l.has_count = true;
-             return SetInt(v, 0, kMaxInt64, l.device.count);
-           }},
-          {"Cores",
-           [](std::string_view v, L& l) {
-             l.is_device = true;
-             return SetString(v, l.device.cores);
-           }},
-          {"Flags",
-           [](std::string_view v, L& l) {
-             l.is_device = true;
-             return SetList(v, l.device.flags);
-           }},
-          {"AutoDetect",
-           [](std::string_view v, L& l) { return SetChoice(v, {"off"}, l.auto_detect); }},
-      },
-      {"Links"},
-  };
-  return *kTable;
-}
-
-// The value of `canonical` on `line` as written, or "" when absent.
-std::string WrittenValue(const LogicalLine& line, std::string_view canonical) {
-  for (const config_internal::KeyValue& pair : line.pairs) {
-    if (EqualsIgnoreCase(pair.key, canonical)) return pair.value;
-  }
-  return "";
-}
-
-// Shared GPUs (MPS, shards) legitimately have a Count that is not a device count.
-bool CountIsPerFile(std::string_view name) {
-  return !EqualsIgnoreCase(name, "mps") && !EqualsIgnoreCase(name, "shard");
-}
-
-absl::Status FinishGresLine(const LogicalLine& line, GresLine& parsed, GresConfig& config) {
-  if (!parsed.auto_detect.empty()) config.auto_detect = parsed.auto_detect;
-  if (!parsed.is_device) return absl::OkStatus();
-  GresDevice& device = parsed.device;
-  if (!parsed.has_name) {
-    return LineError(line, "Name", "missing (each device line needs Name=, e.g. Name=gpu)");
-  }
-  if (!parsed.has_count) {
-    device.count = device.files.empty() ? 1 : static_cast<int64_t>(device.files.size());
-  } else if (!device.files.empty() && CountIsPerFile(device.name) &&
-             device.count != static_cast<int64_t>(device.files.size())) {
-    return LineError(line, WrittenKey(line, "Count"),
-                     absl::StrCat(device.count, " does not match the ", device.files.size(),
-                                  " files in File=", WrittenValue(line, "File")));
-  }
-  config.devices.push_back(std::move(device));
-  return absl::OkStatus();
-}
-
-// ---------------------------------------------------------------------------
-// burst_buffer.conf
-
-absl::Status SetUsers(std::string_view value, const std::vector<std::string>& other,
-                      std::string_view other_key, std::vector<std::string>& out) {
-  if (!other.empty()) {
-    return Invalid(absl::StrCat("cannot be combined with ", AsAbsl(other_key)));
-  }
-  out = SplitList(value, ":,");
-  return absl::OkStatus();
-}
-
-absl::Status SetBurstBufferFlags(std::string_view value, std::vector<std::string>& out) {
-  std::vector<std::string> flags;
-  for (const std::string& item : SplitList(value, ",")) {
-    std::string flag;
-    absl::Status status = SetChoice(
-        item,
-        {"DisablePersistent", "EmulateCray", "EnablePersistent", "PrivateData", "TeardownFailure"},
-        flag);
-    if (!status.ok()) return Invalid(absl::StrCat("unknown flag: ", status.message()));
-    flags.push_back(std::move(flag));
-  }
-  out = std::move(flags);
-  return absl::OkStatus();
-}
-
-const KeyTable<BurstBufferConfig>& BurstBufferKeys() {
-  using B = BurstBufferConfig;
-  static const auto* const kTable = new KeyTable<BurstBufferConfig>{
-      {
-          {"Directive", [](std::string_view v, B& b) { return SetNonEmpty(v, b.directive); }},
-          {"StageInTimeout",
-           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.stage_in_timeout); }},
-          {"StageOutTimeout",
-           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.stage_out_timeout); }},
-          {"ValidateTimeout",
-           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.validate_timeout); }},
-          {"OtherTimeout",
-           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.other_timeout); }},
-          {"PollInterval",
-           [](std::string_view v, B& b) { return SetInt(v, 1, kMaxInt64, b.poll_interval); }},
-          {"Flags", [](std::string_view v, B& b) { return SetBurstBufferFlags(v, b.flags); }},
-          {"AllowUsers",
-           [](std::string_view v, B& b) {
-             return SetUsers(v, b.deny_users, "DenyUsers", b.allow_users);
-           }},
-          {"DenyUsers",
-           [](std::string_view v, B& b) {
-             return SetUsers(v, b.allow_users, "AllowUsers", b.deny_users);
-           }},
-          {"DefaultPool", [](std::string_view v, B& b) { return SetString(v, b.default_pool); }},
-      },
-      // burst_buffer/datawarp and generic options.
-      {"AltPool", "CreateBuffer", "DestroyBuffer", "GetSysState", "GetSysStatus", "Granularity",
-       "StartStageIn", "StartStageOut", "StopStageIn", "StopStageOut"},
-  };
-  return *kTable;
-}
 
 }  // namespace
 
@@ -1283,54 +1376,6 @@ absl::StatusOr<SkiffConfig> ParseSkiffConfig(std::string_view text, std::string_
       config_internal::ReadLogicalLines(text, file_name, include_reader);
   if (!lines.ok()) return lines.status();
   return SkiffParser(*lines, file_name).Parse();
-}
-
-std::vector<GresDevice> GresConfig::ForNode(std::string_view node_name) const {
-  std::vector<GresDevice> matching;
-  for (const GresDevice& device : devices) {
-    bool applies = device.node_names.empty();
-    for (const std::string& name : device.node_names) applies = applies || name == node_name;
-    if (applies) matching.push_back(device);
-  }
-  return matching;
-}
-
-absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_view file_name,
-                                           const IncludeReader& include_reader) {
-  absl::StatusOr<std::vector<LogicalLine>> lines =
-      config_internal::ReadLogicalLines(text, file_name, include_reader);
-  if (!lines.ok()) return lines.status();
-  GresConfig config;
-  for (const LogicalLine& line : *lines) {
-    GresLine parsed;
-    PairContext context{"", &config.warnings, nullptr};
-    absl::Status status = ApplyPairs(line, GresKeys(), context, parsed);
-    if (status.ok()) status = FinishGresLine(line, parsed, config);
-    if (!status.ok()) return status;
-  }
-  return config;
-}
-
-bool BurstBufferConfig::HasFlag(std::string_view flag) const {
-  for (const std::string& have : flags) {
-    if (EqualsIgnoreCase(have, flag)) return true;
-  }
-  return false;
-}
-
-absl::StatusOr<BurstBufferConfig> ParseBurstBufferConfig(std::string_view text,
-                                                         std::string_view file_name,
-                                                         const IncludeReader& include_reader) {
-  absl::StatusOr<std::vector<LogicalLine>> lines =
-      config_internal::ReadLogicalLines(text, file_name, include_reader);
-  if (!lines.ok()) return lines.status();
-  BurstBufferConfig config;
-  for (const LogicalLine& line : *lines) {
-    PairContext context{"", &config.warnings, nullptr};
-    absl::Status status = ApplyPairs(line, BurstBufferKeys(), context, config);
-    if (!status.ok()) return status;
-  }
-  return config;
 }
 
 }  // namespace skiff

@@ -1,6 +1,7 @@
 // Skiff's configuration, parsed from Slurm-compatible files in one directory:
-// skiff.conf (cluster, nodes, partitions), gres.conf (device files) and
-// burst_buffer.conf. An admin can copy lines from slurm.conf / gres.conf.
+// skiff.conf (cluster, nodes, partitions), gres.conf (device files),
+// burst_buffer.conf and cgroup.conf. An admin can copy lines from slurm.conf /
+// gres.conf.
 //
 // The parsers are pure: they take text and a file name (for messages) and return
 // plain structs, or an InvalidArgument status whose message is
@@ -14,10 +15,19 @@
 // taken for a typo and is an error ("did you mean RealMemory?"); a key that belongs
 // on another kind of line (CPUs= without NodeName=) is an error too. Common Slurm
 // options that Skiff does not use (SelectType, ProctrackType, ...) are accepted
-// silently; any other unknown key is a warning (it may be a Slurm option Skiff does
-// not implement) and lands in `warnings`. An Include that cannot be read keeps the
-// IncludeReader's status code (e.g. NotFound), its message prefixed with
-// "<file>:<line>: Include: ".
+// silently. In skiff.conf and burst_buffer.conf any other unknown key is a warning
+// (it may be a Slurm option Skiff does not implement); gres.conf and cgroup.conf
+// have a closed set of keys, and any other key is an error naming the valid ones.
+// An Include that cannot be read keeps the IncludeReader's status code (e.g.
+// NotFound), its message prefixed with "<file>:<line>: Include: ".
+//
+// Values are checked against Slurm's limits (SlurmdTimeout at most 65533,
+// MaxArraySize at most 4000001, ...), and keys against each other once a file is
+// read (SlurmdTimeout must exceed HeartbeatInterval); such an error names the line
+// of the key to change. Where Slurm only logs a complaint and carries on (an
+// obsolete key, a CPUs count that does not match the topology, MessageTimeout over
+// 100), the parser adds a warning "<file>:<line>: <Key>: <what>" to the struct's
+// `warnings` instead; the parsers never print.
 //
 // Thread-safety: the structs are plain values; build a new one to reconfigure.
 #ifndef SKIFF_COMMON_CONFIG_CONFIG_H_
@@ -178,8 +188,10 @@ struct GresDevice {
   std::string type;                     // Type=a100, may be empty
   std::vector<std::string> files;       // File=/dev/nvidia[0-3], expanded, in order
   int64_t count = 0;                    // Count=, defaults to files.size()
-  std::string cores;                    // Cores= (kept, not enforced)
+  std::string cores;                    // Cores= (alias CPUs=), checked, not enforced
   std::vector<std::string> flags;       // Flags=
+  std::string source_file;              // where the line is, for messages
+  int source_line = 0;
 };
 
 struct GresConfig {
@@ -192,9 +204,18 @@ struct GresConfig {
 };
 
 // Parses gres.conf. Errors: Count that disagrees with the number of Files,
-// missing Name=, a malformed hostlist in NodeName= or File=.
+// missing Name=, a malformed hostlist in NodeName= or File=, an unknown key or
+// flag, a bad Cores= list, lines for one Name and node that disagree on File= or
+// Type=, or that give a device file twice.
 absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_view file_name,
                                            const IncludeReader& include_reader);
+
+// Checks gres.conf against skiff.conf, which the parsers cannot do alone. Errors
+// (at the gres.conf line): a NodeName that skiff.conf does not define, a device
+// total for a node that differs from its Gres= count, Cores= beyond the node's
+// CPUs. A Name that is not in GresTypes (gpu always is) is dropped with a warning
+// in gres.warnings, as Slurm ignores such lines.
+absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres);
 
 // burst_buffer.conf for burst_buffer/lua.
 struct BurstBufferConfig {
@@ -215,10 +236,48 @@ struct BurstBufferConfig {
 };
 
 // Parses burst_buffer.conf. Errors: AllowUsers together with DenyUsers, an unknown
-// flag, a non-positive timeout or poll interval.
+// flag, a timeout or poll interval outside 1 to 4294967295, a Directive that is
+// not one word. Warnings: a stage or other timeout above burst_buffer/lua's 24 days
+// (clamped), flags and keys burst_buffer/lua does not use.
 absl::StatusOr<BurstBufferConfig> ParseBurstBufferConfig(std::string_view text,
                                                          std::string_view file_name,
                                                          const IncludeReader& include_reader);
+
+// cgroup.conf, as Slurm reads it. Nothing confines jobs with it yet; it is parsed
+// and checked so that a cluster's file is known good before it is used.
+struct CgroupConfig {
+  std::string plugin = "autodetect";          // CgroupPlugin: autodetect, cgroup/v1,
+                                              //   cgroup/v2, disabled
+  std::string mountpoint = "/sys/fs/cgroup";  // CgroupMountpoint, no trailing '/'
+  bool constrain_cores = false;               // ConstrainCores
+  bool constrain_devices = false;             // ConstrainDevices
+  bool constrain_ram_space = false;           // ConstrainRAMSpace
+  bool constrain_swap_space = false;          // ConstrainSwapSpace
+  double allowed_ram_space = 100;             // AllowedRAMSpace, percent of the allocation
+  double allowed_swap_space = 0;              // AllowedSwapSpace, percent of the allocation
+  double max_ram_percent = 100;               // MaxRAMPercent, percent of RealMemory
+  double max_swap_percent = 100;              // MaxSwapPercent, percent of RealMemory
+  uint64_t min_ram_space_mb = 30;             // MinRAMSpace in MiB
+  int64_t memory_swappiness = -1;             // MemorySwappiness 0-100, -1 = kernel's
+  bool ignore_systemd = false;                // IgnoreSystemd
+  bool ignore_systemd_on_failure = false;     // IgnoreSystemdOnFailure (implied by
+                                              //   IgnoreSystemd=yes)
+  bool enable_controllers = false;            // EnableControllers
+  bool signal_children_processes = false;     // SignalChildrenProcesses
+  int64_t systemd_timeout_ms = 1000;          // SystemdTimeout in milliseconds
+  std::vector<std::string> warnings;
+};
+
+// Parses cgroup.conf. Errors: an unknown key (Slurm's parser refuses them too), a
+// key Slurm has removed (CgroupReleaseAgentDir, the Kmem keys, TaskAffinity), a
+// value out of range (a negative percentage, AllowedRAMSpace or MaxRAMPercent of 0,
+// MaxSwapPercent above 100), a relative CgroupMountpoint. Warnings:
+// obsolete keys Slurm still reads and ignores (CgroupAutomount, AllowedDevicesFile,
+// MemoryLimitEnforcement, MemoryLimitThreshold), MemorySwappiness above 100
+// (lowered to 100, as Slurm does), keys that only apply to the other cgroup
+// version than CgroupPlugin names.
+absl::StatusOr<CgroupConfig> ParseCgroupConfig(std::string_view text, std::string_view file_name,
+                                               const IncludeReader& include_reader);
 
 }  // namespace skiff
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -111,6 +112,9 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
     if (!gres.ok()) return gres.status();
     loaded.gres = *std::move(gres);
   }
+  if (absl::Status status = CheckGresAgainstSkiff(loaded.skiff, loaded.gres); !status.ok()) {
+    return status;
+  }
 
   std::string bb_path = absl::StrCat(loaded.conf_dir, "/burst_buffer.conf");
   absl::StatusOr<std::optional<std::string>> bb_text = ReadOptional(bb_path);
@@ -119,6 +123,24 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
     absl::StatusOr<BurstBufferConfig> bb = ParseBurstBufferConfig(**bb_text, bb_path, ReadInclude);
     if (!bb.ok()) return bb.status();
     loaded.burst_buffer = *std::move(bb);
+  }
+
+  std::string cgroup_path = absl::StrCat(loaded.conf_dir, "/cgroup.conf");
+  absl::StatusOr<std::optional<std::string>> cgroup_text = ReadOptional(cgroup_path);
+  if (!cgroup_text.ok()) return cgroup_text.status();
+  if (cgroup_text->has_value()) {
+    absl::StatusOr<CgroupConfig> cgroup =
+        ParseCgroupConfig(**cgroup_text, cgroup_path, ReadInclude);
+    if (!cgroup.ok()) return cgroup.status();
+    loaded.cgroup = *std::move(cgroup);
+  }
+
+  for (const std::vector<std::string>* warnings :
+       {&loaded.skiff.warnings, &loaded.gres.warnings,
+        loaded.burst_buffer ? &loaded.burst_buffer->warnings : nullptr,
+        loaded.cgroup ? &loaded.cgroup->warnings : nullptr}) {
+    if (warnings == nullptr) continue;
+    loaded.warnings.insert(loaded.warnings.end(), warnings->begin(), warnings->end());
   }
   return loaded;
 }

@@ -1,6 +1,7 @@
 // Reads a Skiff configuration directory from disk: the only config code that does I/O.
 //
-// The directory holds skiff.conf and, optionally, gres.conf and burst_buffer.conf.
+// The directory holds skiff.conf and, optionally, gres.conf, burst_buffer.conf and
+// cgroup.conf.
 // Its location comes from, in order: an explicit path, $SKIFF_CONF (the path of
 // skiff.conf, as $SLURM_CONF is for slurm.conf), then /etc/skiff/skiff.conf.
 #ifndef SKIFF_COMMON_CONFIG_CONFIG_LOADER_H_
@@ -8,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
@@ -22,6 +24,11 @@ struct LoadedConfig {
   SkiffConfig skiff;
   GresConfig gres;                                // empty when gres.conf is absent
   std::optional<BurstBufferConfig> burst_buffer;  // set when burst_buffer.conf exists
+  std::optional<CgroupConfig> cgroup;             // set when cgroup.conf exists
+  // Every file's warnings, "<file>:<line>: <Key>: <what>", in the order skiff.conf,
+  // gres.conf, burst_buffer.conf, cgroup.conf (the structs keep their own too). The
+  // loader does not print them: each daemon logs them its own way.
+  std::vector<std::string> warnings;
 };
 
 // Path of skiff.conf to use: `explicit_path` if not empty, else $SKIFF_CONF, else
@@ -31,6 +38,7 @@ std::string ResolveConfPath(const std::string& explicit_path);
 // Reads and parses the directory. NotFound names the missing skiff.conf; parse
 // errors come back as the parsers give them (file:line: Key: ...), with the file
 // shown as its full path. Relative Include paths resolve against the including file.
+// gres.conf is checked against skiff.conf (CheckGresAgainstSkiff).
 absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path);
 
 // Reads a whole file; NotFound / PermissionDenied name the path.

@@ -105,6 +105,57 @@ TEST(LoadConfigTest, MissingIncludeIsReportedAtTheIncludeLine) {
               StartsWith(dir + "/skiff.conf:2: Include: cannot read '" + dir + "/nowhere.conf'"));
 }
 
+TEST(LoadConfigTest, LoadsCgroupConfAndGathersEveryFilesWarnings) {
+  std::string dir = MakeDir("warnings");
+  WriteFile(dir + "/skiff.conf",
+            "SlurmctldHost=head\nMessageTimeout=300\nGresTypes=gpu\nNodeName=g1 CPUs=8 "
+            "Gres=gpu:2\n");
+  WriteFile(dir + "/gres.conf",
+            "NodeName=g1 Name=gpu File=/dev/nvidia[0-1]\nNodeName=g1 Name=nic Count=1\n");
+  WriteFile(dir + "/burst_buffer.conf", "Mystery=1\n");
+  WriteFile(dir + "/cgroup.conf", "ConstrainCores=yes\nCgroupAutomount=yes\n");
+
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_TRUE(loaded->cgroup.has_value());
+  EXPECT_TRUE(loaded->cgroup->constrain_cores);
+  // The nic line is dropped: nic is not in GresTypes.
+  ASSERT_EQ(loaded->gres.ForNode("g1").size(), 1u);
+  EXPECT_THAT(loaded->warnings,
+              ElementsAre(StartsWith(dir + "/skiff.conf:2: MessageTimeout: "),
+                          StartsWith(dir + "/gres.conf:2: Name: 'nic' is not in GresTypes"),
+                          StartsWith(dir + "/burst_buffer.conf:1: Mystery: "),
+                          StartsWith(dir + "/cgroup.conf:2: CgroupAutomount: ")));
+}
+
+TEST(LoadConfigTest, CgroupConfMayBeAbsentButNotWrong) {
+  std::string dir = MakeDir("cgroup");
+  WriteFile(dir + "/skiff.conf", "SlurmctldHost=head\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_FALSE(loaded->cgroup.has_value());
+  EXPECT_THAT(loaded->warnings, IsEmpty());
+
+  WriteFile(dir + "/cgroup.conf", "# limits\nConstrainRAMSpace=yes\nAllowedRAMSpace=0\n");
+  loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(Message(loaded.status()),
+            dir + "/cgroup.conf:3: AllowedRAMSpace: '0' must be greater than 0 (percent)");
+}
+
+TEST(LoadConfigTest, GresConfIsCheckedAgainstSkiffConfNodes) {
+  std::string dir = MakeDir("gres_nodes");
+  WriteFile(dir + "/skiff.conf", "SlurmctldHost=head\nNodeName=gpu[01-02] Gres=gpu:2\n");
+  WriteFile(dir + "/gres.conf", "NodeName=gpu[01-03] Name=gpu File=/dev/nvidia[0-1]\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Message(loaded.status()),
+            dir +
+                "/gres.conf:1: NodeName: 'gpu03' is not a node in skiff.conf (add a NodeName "
+                "line for it there, or fix this list)");
+}
+
 TEST(ReadFileToStringTest, ReadsWholeFileAndNamesMissingPath) {
   std::string dir = MakeDir("read");
   std::string big(200000, 'x');

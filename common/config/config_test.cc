@@ -757,6 +757,65 @@ TEST(ParseBurstBufferConfigTest, UnknownKeyIsAWarning) {
 }
 
 // ---------------------------------------------------------------------------
+// cgroup.conf
+
+TEST(ParseCgroupConfigTest, EmptyFileGivesSlurmDefaults) {
+  absl::StatusOr<CgroupConfig> cgroup = ParseCgroupConfig("", "cgroup.conf", nullptr);
+  ASSERT_TRUE(cgroup.ok()) << cgroup.status();
+  EXPECT_EQ(cgroup->plugin, "autodetect");
+  EXPECT_EQ(cgroup->mountpoint, "/sys/fs/cgroup");
+  EXPECT_FALSE(cgroup->constrain_cores);
+  EXPECT_FALSE(cgroup->constrain_ram_space);
+  EXPECT_EQ(cgroup->allowed_ram_space, 100);
+  EXPECT_EQ(cgroup->allowed_swap_space, 0);
+  EXPECT_EQ(cgroup->max_ram_percent, 100);
+  EXPECT_EQ(cgroup->max_swap_percent, 100);
+  EXPECT_EQ(cgroup->min_ram_space_mb, 30u);
+  EXPECT_EQ(cgroup->memory_swappiness, -1);
+  EXPECT_THAT(cgroup->warnings, IsEmpty());
+}
+
+TEST(ParseCgroupConfigTest, ReadsEveryKey) {
+  absl::StatusOr<CgroupConfig> cgroup = ParseCgroupConfig(
+      "###\n# Slurm cgroup support configuration file.\n###\n"
+      "CgroupPlugin=cgroup/v2\n"
+      "CgroupMountpoint=/sys/fs/cgroup/\n"
+      "ConstrainCores=yes ConstrainDevices=yes\n"
+      "ConstrainRAMSpace=yes ConstrainSwapSpace=yes\n"
+      "AllowedRAMSpace=101.5 AllowedSwapSpace=50.5\n"
+      "MaxRAMPercent=98 MaxSwapPercent=99.5 MinRAMSpace=1G\n"
+      "IgnoreSystemd=yes EnableControllers=yes SignalChildrenProcesses=yes\n"
+      "SystemdTimeout=3000\n",
+      "cgroup.conf", nullptr);
+  ASSERT_TRUE(cgroup.ok()) << cgroup.status();
+  EXPECT_EQ(cgroup->plugin, "cgroup/v2");
+  EXPECT_EQ(cgroup->mountpoint, "/sys/fs/cgroup");  // trailing '/' dropped, as Slurm does
+  EXPECT_TRUE(cgroup->constrain_cores);
+  EXPECT_TRUE(cgroup->constrain_devices);
+  EXPECT_TRUE(cgroup->constrain_ram_space);
+  EXPECT_TRUE(cgroup->constrain_swap_space);
+  EXPECT_DOUBLE_EQ(cgroup->allowed_ram_space, 101.5);
+  EXPECT_DOUBLE_EQ(cgroup->allowed_swap_space, 50.5);
+  EXPECT_DOUBLE_EQ(cgroup->max_ram_percent, 98);
+  EXPECT_DOUBLE_EQ(cgroup->max_swap_percent, 99.5);
+  EXPECT_EQ(cgroup->min_ram_space_mb, 1024u);
+  EXPECT_TRUE(cgroup->ignore_systemd);
+  EXPECT_TRUE(cgroup->ignore_systemd_on_failure);  // implied by IgnoreSystemd
+  EXPECT_TRUE(cgroup->enable_controllers);
+  EXPECT_TRUE(cgroup->signal_children_processes);
+  EXPECT_EQ(cgroup->systemd_timeout_ms, 3000);
+  EXPECT_THAT(cgroup->warnings, IsEmpty());
+}
+
+TEST(ParseCgroupConfigTest, SwappinessAboveOneHundredIsLoweredWithAWarning) {
+  absl::StatusOr<CgroupConfig> cgroup =
+      ParseCgroupConfig("CgroupPlugin=cgroup/v1\nMemorySwappiness=250\n", "cgroup.conf", nullptr);
+  ASSERT_TRUE(cgroup.ok()) << cgroup.status();
+  EXPECT_EQ(cgroup->memory_swappiness, 100);
+  EXPECT_THAT(cgroup->warnings, ElementsAre(StartsWith("cgroup.conf:2: MemorySwappiness: 250 ")));
+}
+
+// ---------------------------------------------------------------------------
 // Fuzz-style robustness: garbage in, a status out, never a crash.
 
 constexpr char kSeedGres[] = "Name=gpu Type=a100 File=/dev/nvidia[0-3]\nNodeName=n[3-4] Name=gpu\n";
@@ -811,6 +870,7 @@ TEST(ConfigFuzzTest, GarbageNeverCrashesAndErrorsAlwaysHaveMessages) {
     ExpectCleanFailure(ParseSkiffConfig(input, "fuzz.conf", files), input);
     ExpectCleanFailure(ParseGresConfig(input, "fuzz.conf", files), input);
     ExpectCleanFailure(ParseBurstBufferConfig(input, "fuzz.conf", files), input);
+    ExpectCleanFailure(ParseCgroupConfig(input, "fuzz.conf", files), input);
     if (HasFailure()) break;  // one clear report beats thousands
   }
 }

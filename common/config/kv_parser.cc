@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -11,6 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
 
@@ -243,47 +247,238 @@ std::vector<std::string> SplitList(std::string_view value, std::string_view sepa
   return items;
 }
 
+namespace {
+
+// "a whole number from 1 to 65535", for messages about an empty or overflowing value.
+std::string IntegerRange(int64_t min, int64_t max) {
+  if (max == kMaxInt64) return absl::StrCat("a whole number of at least ", min);
+  return absl::StrCat("a whole number from ", min, " to ", max);
+}
+
+// Splits a value ParseDuration has accepted into its fields and checks that every
+// field after the first is within its clock range.
+absl::Status CheckTimeFields(std::string_view value, int64_t seconds) {
+  std::string_view rest = value;
+  size_t dash = value.find('-');
+  bool has_days = dash != std::string_view::npos;
+  if (has_days) rest = value.substr(dash + 1);
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    size_t colon = rest.find(':', start);
+    parts.push_back(rest.substr(start, colon == std::string_view::npos ? colon : colon - start));
+    if (colon == std::string_view::npos) break;
+    start = colon + 1;
+  }
+  // Units of each field after the day count, by form: D-HH[:MM[:SS]], HH:MM:SS,
+  // MM:SS, MM. Without a day count the leading field is unbounded.
+  static constexpr const char* kUnits[] = {"hours", "minutes", "seconds"};
+  static constexpr int64_t kLimits[] = {23, 59, 59};
+  size_t first_unit = has_days ? 0 : (parts.size() == 3 ? 0 : 1);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!has_days && i == 0) continue;
+    size_t unit = first_unit + i;
+    int64_t number = 0;
+    std::from_chars(parts[i].data(), parts[i].data() + parts[i].size(), number);
+    if (number > kLimits[unit]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Quoted(value), " has ", number, " ", kUnits[unit], " (at most ", kLimits[unit],
+          "); write ", FormatTimeLimit(seconds), " if that is what you mean"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<int64_t> ParseInteger(std::string_view value, int64_t min, int64_t max) {
+  if (value.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("missing value (expected ", IntegerRange(min, max), ")"));
+  }
   int64_t number = 0;
   const char* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, number);
   if (ec == std::errc::result_out_of_range) {
-    return absl::InvalidArgumentError(absl::StrCat("'", AsAbsl(value), "' is too large"));
-  }
-  if (ec != std::errc() || ptr != end) {
-    return absl::InvalidArgumentError(absl::StrCat("'", AsAbsl(value), "' is not a number"));
+    // from_chars read a whole number that does not fit 64 bits.
+    if (value.front() != '-') {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Quoted(value), " is too large (at most ", max, ")"));
+    }
+    number = std::numeric_limits<int64_t>::min();
+  } else if (ec != std::errc() || ptr != end) {
+    return absl::InvalidArgumentError(absl::StrCat(Quoted(value), " is not a number"));
   }
   if (number < min) {
-    return absl::InvalidArgumentError(
-        min == 0 ? absl::StrCat("'", AsAbsl(value), "' must not be negative")
-                 : absl::StrCat("'", AsAbsl(value), "' must be at least ", min));
+    return absl::InvalidArgumentError(min == 0
+                                          ? absl::StrCat(Quoted(value), " must not be negative")
+                                          : absl::StrCat(Quoted(value), " must be at least ", min));
   }
   if (number > max) {
-    return absl::InvalidArgumentError(absl::StrCat("'", AsAbsl(value), "' must be at most ", max));
+    return absl::InvalidArgumentError(absl::StrCat(Quoted(value), " must be at most ", max));
+  }
+  return number;
+}
+
+absl::StatusOr<double> ParseNumber(std::string_view value) {
+  if (value.empty()) {
+    return absl::InvalidArgumentError("missing value (expected a number such as 100 or 101.5)");
+  }
+  double number = 0;
+  const char* end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, number, std::chars_format::fixed);
+  if (ec != std::errc() || ptr != end || !std::isfinite(number)) {
+    return absl::InvalidArgumentError(absl::StrCat(Quoted(value), " is not a number"));
   }
   return number;
 }
 
 absl::StatusOr<bool> ParseBool(std::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError("missing value (expected YES or NO)");
   for (std::string_view yes : {"YES", "TRUE", "1"}) {
     if (EqualsIgnoreCase(value, yes)) return true;
   }
   for (std::string_view no : {"NO", "FALSE", "0"}) {
     if (EqualsIgnoreCase(value, no)) return false;
   }
-  return absl::InvalidArgumentError(absl::StrCat("'", AsAbsl(value), "' is not YES or NO"));
+  return absl::InvalidArgumentError(absl::StrCat(Quoted(value), " is not YES or NO"));
 }
 
 absl::StatusOr<uint64_t> ParseMiB(std::string_view value) {
+  if (value.empty()) {
+    return absl::InvalidArgumentError("missing value (expected a size in MiB, e.g. 4096 or 4G)");
+  }
   absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
   if (!bytes.ok()) return bytes.status();
+  if (*bytes % kMiB != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Quoted(value), " is not a whole number of MiB (memory is counted in MiB)"));
+  }
   return BytesToMiB(*bytes);
 }
 
-absl::StatusOr<int64_t> ParseTimeLimit(std::string_view value) { return ParseDuration(value); }
+absl::StatusOr<int64_t> ParseTimeLimit(std::string_view value) {
+  if (value.empty()) {
+    return absl::InvalidArgumentError(
+        "missing value (expected a time such as 30, 1:00:00, 1-00:00:00 or UNLIMITED)");
+  }
+  absl::StatusOr<int64_t> seconds = ParseDuration(value);
+  if (!seconds.ok() || *seconds == kInfiniteDuration) return seconds;
+  if (absl::Status fields = CheckTimeFields(value, *seconds); !fields.ok()) return fields;
+  return seconds;
+}
 
 bool IsUnlimited(std::string_view value) {
   return EqualsIgnoreCase(value, "UNLIMITED") || EqualsIgnoreCase(value, "INFINITE");
+}
+
+absl::StatusOr<int64_t> HighestCoreIndex(std::string_view value) {
+  const std::string bad = absl::StrCat(Quoted(value), " is not a core list (e.g. 0-15,32-47)");
+  if (value.empty()) {
+    return absl::InvalidArgumentError("missing value (expected a core list such as 0-15)");
+  }
+  int64_t highest = -1;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t comma = value.find(',', start);
+    if (comma == std::string_view::npos) comma = value.size();
+    std::string_view item = value.substr(start, comma - start);
+    size_t dash = item.find('-');
+    std::string_view first_text = item.substr(0, dash);
+    std::string_view last_text = dash == std::string_view::npos ? item : item.substr(dash + 1);
+    absl::StatusOr<int64_t> first = ParseInteger(first_text, 0, kMaxInt);
+    absl::StatusOr<int64_t> last = ParseInteger(last_text, 0, kMaxInt);
+    if (!first.ok() || !last.ok()) return absl::InvalidArgumentError(bad);
+    if (*last < *first) {
+      return absl::InvalidArgumentError(absl::StrCat(Quoted(value), " has a descending range ",
+                                                     Quoted(item), " (write ", *last, "-", *first,
+                                                     ")"));
+    }
+    highest = std::max(highest, *last);
+    start = comma + 1;
+  }
+  return highest;
+}
+
+absl::Status Invalid(std::string_view what) { return absl::InvalidArgumentError(AsAbsl(what)); }
+
+std::string Quoted(std::string_view value) { return absl::StrCat("'", AsAbsl(value), "'"); }
+
+absl::Status SetIntOrUnlimited(std::string_view value, int64_t min, int64_t max, int64_t& out) {
+  if (IsUnlimited(value)) {
+    out = -1;
+    return absl::OkStatus();
+  }
+  return SetInt(value, min, max, out);
+}
+
+absl::Status SetBool(std::string_view value, bool& out) {
+  absl::StatusOr<bool> parsed = ParseBool(value);
+  if (!parsed.ok()) return parsed.status();
+  out = *parsed;
+  return absl::OkStatus();
+}
+
+absl::Status SetTimeLimit(std::string_view value, bool allow_unlimited, int64_t& out) {
+  absl::StatusOr<int64_t> seconds = ParseTimeLimit(value);
+  if (!seconds.ok()) return seconds.status();
+  if (*seconds == kInfiniteDuration && !allow_unlimited) {
+    return Invalid(absl::StrCat(Quoted(value), " is not allowed here (give a duration)"));
+  }
+  out = *seconds;
+  return absl::OkStatus();
+}
+
+absl::Status SetChoice(std::string_view value, std::initializer_list<std::string_view> choices,
+                       std::string& out) {
+  for (std::string_view choice : choices) {
+    if (EqualsIgnoreCase(value, choice)) {
+      out = std::string(choice);
+      return absl::OkStatus();
+    }
+  }
+  std::vector<std::string> names(choices.begin(), choices.end());
+  if (value.empty()) {
+    return Invalid(
+        absl::StrCat("missing value (expected one of ", absl::StrJoin(names, ", "), ")"));
+  }
+  return Invalid(absl::StrCat(Quoted(value), " is not one of ", absl::StrJoin(names, ", ")));
+}
+
+absl::Status SetString(std::string_view value, std::string& out) {
+  out = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetNonEmpty(std::string_view value, std::string& out) {
+  if (value.empty()) return Invalid("must not be empty");
+  return SetString(value, out);
+}
+
+absl::Status SetAbsolutePath(std::string_view value, std::string& out) {
+  if (value.empty()) return Invalid("must not be empty");
+  if (value.front() != '/') {
+    return Invalid(absl::StrCat(Quoted(value), " is not an absolute path (start it with /)"));
+  }
+  return SetString(value, out);
+}
+
+absl::Status SetList(std::string_view value, std::vector<std::string>& out) {
+  out = SplitList(value, ",");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> Expand(std::string_view expression) {
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(expression);
+  if (!names.ok()) return names.status();
+  if (names->empty()) return Invalid(absl::StrCat(Quoted(expression), " names nothing"));
+  return names;
+}
+
+absl::Status SetHostlist(std::string_view value, std::vector<std::string>& out) {
+  absl::StatusOr<std::vector<std::string>> names = Expand(value);
+  if (!names.ok()) return names.status();
+  out = *std::move(names);
+  return absl::OkStatus();
 }
 
 int KeyDistance(std::string_view a, std::string_view b) {
@@ -335,27 +530,52 @@ absl::Status CheckShape(const LogicalLine& line, const KeyValue& pair) {
   return absl::OkStatus();
 }
 
+std::string LineWarning(const LogicalLine& line, std::string_view key, std::string_view what) {
+  return absl::StrCat(line.file, ":", line.line, ": ", AsAbsl(key), ": ", AsAbsl(what));
+}
+
 absl::Status HandleUnknownKey(const LogicalLine& line, const KeyValue& pair,
-                              const std::vector<std::string_view>& known,
-                              const std::vector<std::string_view>& ignored,
-                              const PairContext& context) {
-  for (std::string_view name : ignored) {
+                              const UnknownKeyPolicy& policy, const PairContext& context) {
+  for (std::string_view name : policy.ignored) {
     if (EqualsIgnoreCase(name, pair.key)) return absl::OkStatus();
   }
   if (context.misplaced) {
     std::string reason = context.misplaced(pair.key);
     if (!reason.empty()) return LineError(line, pair.key, reason + context.suffix);
   }
-  std::string_view suggestion = SuggestKey(pair.key, known);
+  std::string_view suggestion = SuggestKey(pair.key, policy.known);
   if (!suggestion.empty()) {
     return LineError(line, pair.key,
                      absl::StrCat("unknown key (did you mean ", AsAbsl(suggestion), "?)"));
   }
+  bool unsupported = false;
+  for (std::string_view name : policy.unsupported) unsupported |= EqualsIgnoreCase(name, pair.key);
+  if (policy.strict && !unsupported) {
+    std::vector<std::string> valid(policy.known.begin(), policy.known.end());
+    valid.insert(valid.end(), policy.unsupported.begin(), policy.unsupported.end());
+    valid.insert(valid.end(), policy.ignored.begin(), policy.ignored.end());
+    std::sort(valid.begin(), valid.end(),
+              [](const std::string& a, const std::string& b) { return ToLower(a) < ToLower(b); });
+    return LineError(line, pair.key,
+                     absl::StrCat("unknown key (valid keys: ", absl::StrJoin(valid, ", "), ")"));
+  }
   if (context.warnings != nullptr) {
-    context.warnings->push_back(
-        absl::StrCat(line.file, ":", line.line, ": ", pair.key, ": unknown key, ignored"));
+    context.warnings->push_back(LineWarning(line, pair.key, "unknown key, ignored"));
   }
   return absl::OkStatus();
+}
+
+void WarnIfRepeated(const LogicalLine& line, size_t index, const PairContext& context) {
+  if (context.warnings == nullptr) return;
+  const KeyValue& pair = line.pairs[index];
+  for (size_t i = 0; i < index; ++i) {
+    if (!EqualsIgnoreCase(line.pairs[i].key, pair.key)) continue;
+    context.warnings->push_back(
+        LineWarning(line, pair.key,
+                    absl::StrCat("given more than once on this line; the last value, ",
+                                 Quoted(pair.value), ", is used")));
+    return;
+  }
 }
 
 }  // namespace config_internal
