@@ -19,6 +19,7 @@
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/users.h"
 #include "ctld/bb_runtime.h"
@@ -74,7 +75,7 @@ int Run(int argc, char** argv) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_flag));
   if (!loaded.ok()) return Fatal(std::string(loaded.status().message()));
   const SkiffConfig& config = loaded->skiff;
-  for (const std::string& warning : config.warnings) {
+  for (const std::string& warning : loaded->warnings) {
     fprintf(stderr, "ctld: warning: %s\n", warning.c_str());
   }
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.ctld_debug);
@@ -107,7 +108,8 @@ int Run(int argc, char** argv) {
                                 config.ctld_log_file);
   if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
   spdlog::logger& logger = **logger_or;
-  for (const std::string& warning : config.warnings) logger.warn("{}", warning);
+  SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
+  for (const std::string& warning : loaded->warnings) logger.warn("{}", warning);
 
   // Serve nothing until scriptd answers: a ctld that is up can run scripts.
   if (!WaitForScriptd(scriptd_socket, logger)) {

@@ -12,9 +12,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
-#include "common/rpc/channel.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
 #include "noded/hardware.h"
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
@@ -80,6 +81,7 @@ int Run(int argc, char** argv) {
                                 SubstituteNodeName(config.slurmd_log_file, node_name));
   if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
   spdlog::logger& logger = **logger_or;
+  SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
 
   const Hardware hw = DetectHardware();
   const int64_t start_time = time(nullptr);

@@ -1,8 +1,39 @@
 #include "common/rpc/auth_metadata.h"
 
+#include <ctime>
 #include <string>
+#include <utility>
+
+#include "common/auth/login_failures.h"
 
 namespace skiff {
+namespace {
+
+LoginFailureLog& Failures() {
+  static auto* const log = new LoginFailureLog();
+  return *log;
+}
+
+std::function<void(const std::string&)>& Sink() {
+  static auto* const sink = new std::function<void(const std::string&)>();
+  return *sink;
+}
+
+absl::StatusOr<Identity> Refused(const grpc::ServerContext& context, absl::Status why) {
+  if (Sink()) {
+    if (std::optional<std::string> line = Failures().Refused(
+            context.peer(), std::string(why.message()), static_cast<int64_t>(time(nullptr)))) {
+      Sink()(*line);
+    }
+  }
+  return why;
+}
+
+}  // namespace
+
+void SetLoginFailureSink(std::function<void(const std::string& line)> sink) {
+  Sink() = std::move(sink);
+}
 
 absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context) {
   absl::StatusOr<std::string> cred = auth.CreateCredential();
@@ -15,9 +46,14 @@ absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::Serve
   const auto& metadata = context.client_metadata();
   auto it = metadata.find(kCredentialMetadataKey);
   if (it == metadata.end()) {
-    return absl::UnauthenticatedError("request carries no munge credential");
+    return Refused(context, absl::UnauthenticatedError("request carries no munge credential"));
   }
-  return auth.VerifyCredential(std::string(it->second.data(), it->second.size()));
+  absl::StatusOr<Identity> identity =
+      auth.VerifyCredential(std::string(it->second.data(), it->second.size()));
+  if (!identity.ok() && identity.status().code() == absl::StatusCode::kUnauthenticated) {
+    return Refused(context, identity.status());
+  }
+  return identity;
 }
 
 }  // namespace skiff

@@ -7,6 +7,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/auth/authenticator.h"
@@ -18,8 +21,14 @@ inline constexpr char kCredentialMetadataKey[] = "x-skiff-munge";
 // Creates a fresh credential and adds it to `context`.
 absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context);
 
-// Verifies the credential in `context`'s client metadata.
+// Verifies the credential in `context`'s client metadata. A refusal is also
+// reported to the sink set with SetLoginFailureSink, with the peer's address,
+// at most once per peer every 10 s (LoginFailureLog).
 absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::ServerContext& context);
+
+// Where a daemon logs refused requests ("refused a request from 127.0.0.1:
+// invalid munge credential ..."). Set once at start, before serving.
+void SetLoginFailureSink(std::function<void(const std::string& line)> sink);
 
 }  // namespace skiff
 

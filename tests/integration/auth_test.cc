@@ -12,6 +12,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "proto/ctld.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
@@ -57,6 +58,23 @@ TEST_F(AuthTest, ForgedCredentialIsRefused) {
   grpc::Status status = Ping(&context, &reply);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_NE(status.error_message().find("invalid munge credential"), std::string::npos);
+  // ctld logs the refusal with the peer's address (issue 10, item 13), and a
+  // flood of them is rate-limited to one line per peer per 10 s.
+  for (int i = 0; i < 20; ++i) {
+    grpc::ClientContext again;
+    again.AddMetadata(kCredentialMetadataKey, "MUNGE:AAAAforged:AAAA:");
+    v1::PingReply ignored;
+    Ping(&again, &ignored);
+  }
+  const std::string log = ReadFile(cluster_->dir() + "/log/ctld.log");
+  size_t lines = 0;
+  for (size_t at = log.find("refused a request from 127.0.0.1: invalid munge credential");
+       at != std::string::npos;
+       at = log.find("refused a request from 127.0.0.1: invalid munge credential", at + 1)) {
+    ++lines;
+  }
+  EXPECT_GE(lines, 1u) << log;
+  EXPECT_LE(lines, 3u) << "not rate-limited:\n" << log;
 }
 
 TEST_F(AuthTest, ReplayedCredentialIsRefused) {
