@@ -124,6 +124,8 @@ class BurstBufferTest : public ::testing::Test {
   }
 
   // Whether a process whose command line contains `text` exists.
+  // Machine-wide: other tests run in parallel, so match "sleep 4 " (the
+  // command line ends in a space here), never a prefix of "sleep 47".
   static bool ProcessRunning(const std::string& text) { return !PidsWithCommandLine(text).empty(); }
 
   // scriptd: ctld's child.
@@ -338,7 +340,7 @@ TEST_F(BurstBufferTest, CtldKilledDuringStageInStagesInAgainAndLeaksNothing) {
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(20, [&] { return JobField(id, "BurstBufferState") == "staging-in"; }));
   ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
-  ASSERT_TRUE(Eventually(10, [] { return !ProcessRunning("sleep 4"); }));
+  ASSERT_TRUE(Eventually(10, [] { return !ProcessRunning("sleep 4 "); }));
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
       << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
@@ -375,7 +377,7 @@ TEST_F(BurstBufferTest, ScriptdKilledDuringDataInIsReissuedAndLeaksNothing) {
                            "#SBATCH -t 5\ntrue\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
-  ASSERT_TRUE(Eventually(20, [] { return ProcessRunning("sleep 3"); }));
+  ASSERT_TRUE(Eventually(20, [] { return ProcessRunning("sleep 3 "); }));
   const std::string scriptd = ScriptdPid();
   ASSERT_FALSE(scriptd.empty());
   ASSERT_EQ(kill(std::stoi(scriptd), SIGKILL), 0);
