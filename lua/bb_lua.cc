@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "common/time_format.h"
 #include "common/json.h"
+#include "common/time_format.h"
 
 namespace skiff {
 namespace {

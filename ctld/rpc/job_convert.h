@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
-#include "ctld/core/resources.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/admission.h"
+#include "ctld/core/resources.h"
 #include "proto/job.pb.h"
 
 namespace skiff {

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "common/config/config.h"
-#include "ctld/core/resources.h"
 #include "ctld/core/job.h"
+#include "ctld/core/resources.h"
 #include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 
