@@ -686,13 +686,19 @@ void Lifecycle::Purge(int64_t now) {
 
 // ---------------------------------------------------------------- reports
 
+// Whether a prolog or launch report is about the job's current start: the job
+// is still CONFIGURING in the same run (not requeued, cancelled or gone since).
+bool Lifecycle::StillStarting(uint64_t job_id, int restart_count) const {
+  const Job* job = Find(job_id);
+  return job != nullptr && job->state == JobState::kConfiguring &&
+         job->restart_count == restart_count;
+}
+
 Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOutcome& outcome,
                               int64_t now) {
   Begin();
   Effects effects;
-  const Job* current = Find(job_id);
-  if (current == nullptr || current->state != JobState::kConfiguring ||
-      current->restart_count != restart_count) {
+  if (!StillStarting(job_id, restart_count)) {
     return Close(std::move(effects));  // stale: the job moved on meanwhile
   }
   Job& job = Mut(job_id);
@@ -727,9 +733,7 @@ Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::St
                               int64_t now) {
   Begin();
   Effects effects;
-  const Job* current = Find(job_id);
-  if (current == nullptr || current->state != JobState::kConfiguring ||
-      current->restart_count != restart_count) {
+  if (!StillStarting(job_id, restart_count)) {
     return Close(std::move(effects));  // already running (a node report won the race) or gone
   }
   Job& job = Mut(job_id);

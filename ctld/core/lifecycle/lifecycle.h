@@ -202,6 +202,9 @@ class Lifecycle {
   std::string NodeTarget(const std::string& node_name) const;
 
  private:
+  // A prolog or launch report still about the job's current start.
+  bool StillStarting(uint64_t job_id, int restart_count) const;
+
   struct Reservation {
     uid_t uid = 0;
     std::string qos;
