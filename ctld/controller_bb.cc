@@ -89,6 +89,7 @@ void Controller::SendStageOutMail(const Job& job) {
   request.add_argv(user);
   request.set_timeout_seconds(60);
   request.set_job_id(job_id);
+  request.set_run_once(true);
   (*request.mutable_environment())["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   absl::StatusOr<v1::RunScriptReply> reply = scripts_.RunScript(request);
   if (!reply.ok() || reply->exit_code() != 0) {

@@ -154,6 +154,7 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
   request.set_path(path);
   request.set_timeout_seconds(timeout_seconds);
   request.set_job_id(job.id);
+  request.set_run_once(true);
   auto& env = *request.mutable_environment();
   env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
   env["SLURM_SCRIPT_CONTEXT"] = prolog ? "prolog_slurmctld" : "epilog_slurmctld";

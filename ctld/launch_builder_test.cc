@@ -86,6 +86,8 @@ TEST(BuildCtldScriptRequest, EpilogSeesExitCodeAndContext) {
   EXPECT_EQ(request.environment().at("SLURM_SCRIPT_CONTEXT"), "epilog_slurmctld");
   EXPECT_EQ(request.environment().at("SLURM_JOB_EXIT_CODE2"), "3:0");
   EXPECT_EQ(request.request_id(), "epilog-42-0");
+  // A retried epilog whose first run ended is answered from scriptd's journal.
+  EXPECT_TRUE(request.run_once());
 }
 
 }  // namespace

@@ -98,7 +98,9 @@ int Run(int argc, char** argv) {
 
   // Everything before this point is single-threaded, and so is the fork below.
   BlockDaemonSignals();
-  std::vector<std::string> scriptd_args = {"-f", loaded->conf_path, "--socket", scriptd_socket};
+  std::vector<std::string> scriptd_args = {
+      "-f",           loaded->conf_path, "--socket",
+      scriptd_socket, "--journal",       config.state_save_location + "/scriptd.journal"};
   for (int i = 0; i < verbose; ++i) scriptd_args.push_back("-v");
   absl::StatusOr<ScriptdProcess> scriptd =
       StartScriptd(FindScriptdBinary(scriptd_flag), scriptd_args);

@@ -23,6 +23,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <thread>
@@ -33,6 +34,8 @@
 #include "common/logging.h"
 #include "scriptd/lua_helper.h"
 #include "scriptd/lua_runner.h"
+#include "scriptd/process_groups.h"
+#include "scriptd/run_journal.h"
 #include "scriptd/script_runner.h"
 #include "scriptd/scriptd_service.h"
 
@@ -98,12 +101,15 @@ int Run(int argc, char** argv) {
   CLI::App app{"scriptd: runs PrologSlurmctld/EpilogSlurmctld and burst-buffer stages for ctld"};
   std::string conf_flag;
   std::string socket_path;
+  std::string journal_path;
   int lifeline_fd = -1;
   int verbose = 0;
   app.add_option("-f,--conf", conf_flag, "skiff.conf");
   app.add_option("--socket", socket_path, "Unix socket to serve ctld on")->required();
   app.add_option("--lifeline-fd", lifeline_fd, "pipe from ctld; EOF means ctld is gone")
       ->required();
+  app.add_option("--journal", journal_path,
+                 "file that remembers running groups and run_once results across crashes");
   app.add_flag("-v", verbose, "more logging");
   CLI11_PARSE(app, argc, argv);
   OpenStandardFds();
@@ -125,13 +131,33 @@ int Run(int argc, char** argv) {
   if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
   spdlog::logger& logger = **logger_or;
 
+  // Before serving: kill what a scriptd that died by SIGKILL left running, so that
+  // no script ctld issues again runs beside its cut-off first run.
+  std::unique_ptr<RunJournal> journal;
+  if (!journal_path.empty()) {
+    absl::StatusOr<std::unique_ptr<RunJournal>> opened =
+        RunJournal::Open(journal_path, time(nullptr), logger);
+    if (!opened.ok()) return Fatal(std::string(opened.status().message()));
+    journal = std::move(*opened);
+    for (const RunJournal::Leftover& left : journal->leftovers()) {
+      const int killed = KillGroupLeftovers(left.pgid, left.start_ticks);
+      if (killed > 0) {
+        logger.warn("killed {} process(es) left by {} (process group {}) when scriptd died", killed,
+                    left.request_id, left.pgid);
+      }
+    }
+    if (absl::Status compacted = journal->Compact(); !compacted.ok()) {
+      return Fatal(absl::StrCat("run journal: ", compacted.message()));
+    }
+  }
+
   unlink(socket_path.c_str());  // a stale socket from a killed scriptd
-  ScriptRunner runner(logger);
+  ScriptRunner runner(logger, journal.get());
   LuaRunner::Options lua_options;
   lua_options.helper_argv0 = OwnPath();
   lua_options.environment = CurrentEnvironment();
   LuaRunner lua(runner, logger, lua_options);
-  ScriptdService service(runner, lua);
+  ScriptdService service(runner, lua, journal.get());
   grpc::ServerBuilder builder;
   grpc::ResourceQuota quota("scriptd");
   quota.SetMaxThreads(kMaxServerThreads);

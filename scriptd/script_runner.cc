@@ -131,11 +131,6 @@ bool CloseFdsFrom(unsigned first, unsigned last) {
     if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);  // EINVAL for some: fine
   }
   if (setpgid(0, 0) != 0) fail(Step::kSetup);
-  if (plan.parent_death_signal != 0) {
-    if (prctl(PR_SET_PDEATHSIG, plan.parent_death_signal) != 0) fail(Step::kSetup);
-    // The parent died before prctl: the signal will never come.
-    if (getppid() != plan.parent_pid) _exit(127);
-  }
   // Every source fd is above 3 (AboveStdio), so no dup2 overwrites another's source.
   if (dup2(plan.stdin_fd, 0) < 0 || dup2(plan.output_fd, 1) < 0 || dup2(plan.stderr_fd, 2) < 0 ||
       (plan.fd3 >= 0 && dup2(plan.fd3, 3) < 0)) {
@@ -156,6 +151,12 @@ bool CloseFdsFrom(unsigned first, unsigned last) {
     if (syscall(SYS_setgroups, plan.group_count, plan.groups) != 0) fail(Step::kGroups);
     if (syscall(SYS_setgid, plan.gid) != 0) fail(Step::kGid);
     if (syscall(SYS_setuid, plan.uid) != 0) fail(Step::kUid);
+  }
+  // After setuid, which clears the parent-death signal.
+  if (plan.parent_death_signal != 0) {
+    if (prctl(PR_SET_PDEATHSIG, plan.parent_death_signal) != 0) fail(Step::kSetup);
+    // The parent died before prctl: the signal will never come.
+    if (getppid() != plan.parent_pid) _exit(127);
   }
   // After setuid: the directory must be the user's to enter.
   if (chdir(plan.work_dir) != 0) fail(Step::kChdir);
@@ -379,7 +380,8 @@ class PipeReader {
 
 }  // namespace
 
-ScriptRunner::ScriptRunner(spdlog::logger& logger) : logger_(logger) {}
+ScriptRunner::ScriptRunner(spdlog::logger& logger, ChildObserver* observer)
+    : logger_(logger), observer_(observer) {}
 
 absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   if (absl::Status valid = Validate(request); !valid.ok()) return valid;
@@ -514,6 +516,7 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
     }
   }
   logger_.info("{} started: pid {}", Describe(request), pid);
+  if (observer_ != nullptr) observer_->ChildStarted(request.request_id, pid);
 
   ScriptResult result;
   result.pid = pid;
@@ -640,6 +643,7 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
     entry.reaped = true;
     final_entry = entry;
   }
+  if (observer_ != nullptr) observer_->ChildEnded(request.request_id);
   const auto elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 

@@ -91,6 +91,16 @@ struct ScriptResult {
   std::string fd3_data;           // fd3_pipe only: raw bytes
 };
 
+// Told when a child (and so its process group) starts and when Run() has reaped it
+// and killed what it left in its group. Called on the Run() thread, outside the
+// runner's lock; must not call back into the runner.
+class ChildObserver {
+ public:
+  virtual ~ChildObserver() = default;
+  virtual void ChildStarted(const std::string& request_id, pid_t pgid) = 0;
+  virtual void ChildEnded(const std::string& request_id) = 0;
+};
+
 // proto3 strings must be UTF-8: drops a partial character at the start (a tail cut
 // at a byte count) and turns every other invalid byte into '?'; never grows.
 std::string ValidUtf8(const std::string& bytes);
@@ -101,7 +111,8 @@ class ScriptRunner {
   static constexpr size_t kMaxStdout = 1 << 20;
   static constexpr size_t kMaxLine = 16384;
 
-  explicit ScriptRunner(spdlog::logger& logger);
+  // `observer` (may be null) must outlive the runner.
+  explicit ScriptRunner(spdlog::logger& logger, ChildObserver* observer = nullptr);
   ScriptRunner(const ScriptRunner&) = delete;
   ScriptRunner& operator=(const ScriptRunner&) = delete;
 
@@ -149,6 +160,7 @@ class ScriptRunner {
   bool KillLocked(const std::string& request_id, Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   spdlog::logger& logger_;
+  ChildObserver* const observer_;
   absl::Mutex mu_;
   std::map<std::string, Entry> running_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,10 +1,19 @@
 #include "scriptd/scriptd_service.h"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <ctime>
 
 #include "common/rpc/status.h"
 
 namespace skiff {
+namespace {
+
+// Of a recorded result's output, enough for ctld's log line; keeps the journal small.
+constexpr size_t kRecordedOutputTail = 512;
+
+}  // namespace
 
 grpc::Status ScriptdService::Ping(grpc::ServerContext*, const v1::ScriptdPingRequest*,
                                   v1::ScriptdPingReply* reply) {
@@ -16,8 +25,16 @@ grpc::Status ScriptdService::Ping(grpc::ServerContext*, const v1::ScriptdPingReq
 
 grpc::Status ScriptdService::RunScript(grpc::ServerContext*, const v1::RunScriptRequest* request,
                                        v1::RunScriptReply* reply) {
+  const bool remembered = request->run_once() && journal_ != nullptr;
+  if (remembered) {
+    if (std::optional<std::string> recorded = journal_->Result(request->request_id())) {
+      if (reply->ParseFromString(*recorded)) return grpc::Status::OK;
+      reply->Clear();
+    }
+  }
   ScriptRequest run;
   run.request_id = request->request_id();
+  run.parent_death_signal = SIGKILL;
   run.path = request->path();
   run.argv.assign(request->argv().begin(), request->argv().end());
   run.environment.insert(request->environment().begin(), request->environment().end());
@@ -37,6 +54,16 @@ grpc::Status ScriptdService::RunScript(grpc::ServerContext*, const v1::RunScript
   reply->set_output_tail(result->output_tail);
   reply->set_pid(result->pid);
   reply->set_error(result->error);
+  // A script that was killed (scriptd stopping, or ctld cancelling it) has no
+  // result to remember: if ctld asks again, it runs again.
+  if (remembered && !result->killed) {
+    v1::RunScriptReply recorded = *reply;
+    if (recorded.output_tail().size() > kRecordedOutputTail) {
+      recorded.set_output_tail(
+          recorded.output_tail().substr(recorded.output_tail().size() - kRecordedOutputTail));
+    }
+    journal_->RecordResult(request->request_id(), recorded.SerializeAsString(), time(nullptr));
+  }
   return grpc::Status::OK;
 }
 

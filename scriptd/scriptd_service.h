@@ -3,22 +3,28 @@
 // Thin: converts between the proto messages and ScriptRunner's / LuaRunner's plain
 // structs. Scripts and Lua calls share one table of running requests (the
 // ScriptRunner's), so KillScript and FlushJob reach both.
+// Scripts get SIGKILL as their parent-death signal: a scriptd killed with SIGKILL
+// takes them with it, and the next scriptd kills what they left (run_journal.h).
+// A run_once request whose script already ended is answered from the journal.
 // Threads: gRPC's sync pool; RunScript and RunLua hold their thread until the child
 // has ended, so the server's thread limit bounds how many run at once (see main.cc).
-// Ownership: the runners are borrowed and must outlive the server.
+// Ownership: the runners and the journal are borrowed and must outlive the server.
 #ifndef SKIFF_SCRIPTD_SCRIPTD_SERVICE_H_
 #define SKIFF_SCRIPTD_SCRIPTD_SERVICE_H_
 
 #include "proto/scriptd.grpc.pb.h"
 #include "scriptd/lua_runner.h"
+#include "scriptd/run_journal.h"
 #include "scriptd/script_runner.h"
 
 namespace skiff {
 
 class ScriptdService final : public v1::Scriptd::Service {
  public:
-  // `lua` runs its calls through `runner`.
-  ScriptdService(ScriptRunner& runner, LuaRunner& lua) : runner_(runner), lua_(lua) {}
+  // `lua` runs its calls through `runner`. `journal` may be null (no run_once
+  // memory: such requests simply run).
+  ScriptdService(ScriptRunner& runner, LuaRunner& lua, RunJournal* journal = nullptr)
+      : runner_(runner), lua_(lua), journal_(journal) {}
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::ScriptdPingRequest* request,
                     v1::ScriptdPingReply* reply) override;
@@ -34,6 +40,7 @@ class ScriptdService final : public v1::Scriptd::Service {
  private:
   ScriptRunner& runner_;
   LuaRunner& lua_;
+  RunJournal* const journal_;
 };
 
 }  // namespace skiff

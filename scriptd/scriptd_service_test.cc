@@ -102,11 +102,19 @@ class ScriptdServiceTest : public ::testing::Test {
     socket_path_ = "/tmp/skiff-sd-" + std::to_string(getpid()) + ".sock";
     // For the example burst_buffer.lua: scriptd's environment reaches the helper.
     setenv("SKIFF_BB_ROOT", (dir_ + "/bbroot").c_str(), 1);
+    journal_path_ = dir_ + "/scriptd.journal";
+    unlink(journal_path_.c_str());
+    StartAndConnect();
+  }
+
+  // Starts scriptd (again, after a test killed it) and waits until it answers.
+  void StartAndConnect() {
     const scriptd_testing::ScriptdChild child =
-        scriptd_testing::StartScriptd(dir_, socket_path_, log_path_);
+        scriptd_testing::StartScriptd(dir_, socket_path_, log_path_, journal_path_);
     ASSERT_GE(child.pid, 0);
     pid_ = child.pid;
     lifeline_ = child.lifeline;
+    exited_ = false;
 
     stub_ = v1::Scriptd::NewStub(MakeChannel("unix:" + socket_path_));
     // As ctld does: wait for the socket, polling the connection meanwhile (a
@@ -197,6 +205,7 @@ class ScriptdServiceTest : public ::testing::Test {
   std::string dir_;
   std::string log_path_;
   std::string socket_path_;
+  std::string journal_path_;
   int lifeline_ = -1;
   pid_t pid_ = -1;
   bool exited_ = false;
@@ -628,6 +637,70 @@ TEST_F(ScriptdServiceTest, ExampleScriptStagesThroughRunLua) {
   ASSERT_TRUE(status.ok()) << status.error_message();
   EXPECT_TRUE(slow.killed());
   EXPECT_EQ(GroupMembers(slow.pid()), std::vector<pid_t>{});
+}
+
+}  // namespace
+}  // namespace skiff
+
+namespace skiff {
+namespace {
+
+// scriptd killed with SIGKILL: the script dies with it (parent-death signal), what
+// it started in its group is killed by the next scriptd before that one serves.
+TEST_F(ScriptdServiceTest, AKilledScriptdsScriptsDieAndTheNextScriptdKillsWhatTheyLeft) {
+  const std::string pid_file = dir_ + "/left-sleep.pid";
+  unlink(pid_file.c_str());
+  auto run = std::async(std::launch::async, [&] {
+    v1::RunScriptReply reply;
+    return RunScript(Shell("prolog-5-0", "sleep 60 & echo $! > " + pid_file + "; wait"), &reply);
+  });
+  pid_t sleep_pid = 0;
+  ASSERT_TRUE(Eventually([&] { return (sleep_pid = atoi(ReadFile(pid_file).c_str())) > 0; }));
+  ProcStat sleep_stat;
+  ASSERT_TRUE(ReadProcStat(sleep_pid, &sleep_stat));
+  const pid_t shell = sleep_stat.pgrp;
+
+  kill(pid_, SIGKILL);
+  ASSERT_TRUE(Eventually([this] { return Exited(); }));
+  EXPECT_FALSE(run.get().ok());
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(shell); }, std::chrono::seconds(2)))
+      << "the script " << shell << " outlived scriptd";
+  close(lifeline_);
+  StartAndConnect();
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(sleep_pid); }, std::chrono::seconds(2)))
+      << "the next scriptd left the dead script's sleep " << sleep_pid << " running";
+  EXPECT_NE(ReadFile(log_path_).find("left by prolog-5-0"), std::string::npos)
+      << ReadFile(log_path_);
+}
+
+// A run_once script that ended is never run again, even by the next scriptd: the
+// same request is answered with the recorded result.
+TEST_F(ScriptdServiceTest, ARunOnceScriptThatEndedIsAnsweredFromTheJournalAfterARestart) {
+  const std::string marks = dir_ + "/run-once.marks";
+  unlink(marks.c_str());
+  v1::RunScriptRequest request = Shell("epilog-6-0", "echo ran >> " + marks + "; exit 3");
+  request.set_run_once(true);
+  v1::RunScriptReply first;
+  ASSERT_TRUE(RunScript(request, &first).ok());
+  EXPECT_EQ(first.exit_code(), 3);
+
+  kill(pid_, SIGKILL);
+  ASSERT_TRUE(Eventually([this] { return Exited(); }));
+  close(lifeline_);
+  StartAndConnect();
+  v1::RunScriptReply again;
+  ASSERT_TRUE(RunScript(request, &again).ok());
+  EXPECT_EQ(again.exit_code(), 3);
+  EXPECT_EQ(again.pid(), first.pid());
+  EXPECT_EQ(ReadFile(marks), "ran\n");
+
+  // Without run_once, or with another id, it runs.
+  request.set_run_once(false);
+  ASSERT_TRUE(RunScript(request, &again).ok());
+  request.set_run_once(true);
+  request.set_request_id("epilog-6-1");
+  ASSERT_TRUE(RunScript(request, &again).ok());
+  EXPECT_EQ(ReadFile(marks), "ran\nran\nran\n");
 }
 
 }  // namespace

@@ -50,9 +50,11 @@ struct ScriptdChild {
 };
 
 // Writes `dir`/skiff.conf (logging to `log_path`) and starts scriptd on
-// `socket_path` with a lifeline, as ctld does. pid is -1 if fork failed.
+// `socket_path` with a lifeline, as ctld does, and with `journal_path` as its run
+// journal unless empty. pid is -1 if fork failed.
 inline ScriptdChild StartScriptd(const std::string& dir, const std::string& socket_path,
-                                 const std::string& log_path) {
+                                 const std::string& log_path,
+                                 const std::string& journal_path = "") {
   const std::string conf = dir + "/skiff.conf";
   std::ofstream(conf) << "ClusterName=t\nSlurmctldHost=localhost\nSlurmctldLogFile=" << log_path
                       << "\n";
@@ -66,6 +68,7 @@ inline ScriptdChild StartScriptd(const std::string& dir, const std::string& sock
                                    "--socket",
                                    socket_path,
                                    "--lifeline-fd=" + std::to_string(read_end)};
+  if (!journal_path.empty()) args.push_back("--journal=" + journal_path);
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

@@ -65,33 +65,51 @@ TEST(CrashTest, KillingCtldLosesNoAcceptedJob) {
   }
 }
 
-TEST(CrashTest, KillingScriptdReRunsTheInFlightProlog) {
+// scriptd killed with SIGKILL during four prologs: each prolog (and the sleep it
+// started in the background) dies with it instead of running on as an orphan, and
+// each runs again exactly once under the new scriptd, which ctld started.
+TEST(CrashTest, KillingScriptdKillsItsScriptsAndReRunsEachCutOffPrologOnce) {
   auto cluster = StartCluster("PrologSlurmctld=@DIR@/etc/slow_prolog.sh\n");
   ASSERT_NE(cluster, nullptr);
   const std::string marks = cluster->dir() + "/log/prolog_marks.txt";
+  // $PPID is the scriptd that ran it, in the subshell too.
   std::ofstream(cluster->dir() + "/etc/slow_prolog.sh")
-      << "#!/bin/sh\necho start $SLURM_JOB_ID >> " << marks << "\nsleep 2\necho done "
-      << "$SLURM_JOB_ID >> " << marks << "\n";
+      << "#!/bin/sh\necho start $SLURM_JOB_ID $PPID >> " << marks
+      << "\n(sleep 2; echo done $SLURM_JOB_ID $PPID >> " << marks << ") &\nwait\n";
   ASSERT_EQ(RunShell("chmod 755 " + cluster->dir() + "/etc/slow_prolog.sh").exit_code, 0);
 
-  CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap=true");
+  CommandResult submit =
+      cluster->Run("for i in 1 2 3 4; do sbatch -o /dev/null --wrap=true || exit 1; done");
   const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
-  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
-  ASSERT_TRUE(Eventually(20, [&] { return ReadFile(marks).find("start") != std::string::npos; }));
+  ASSERT_EQ(ids.size(), 4u) << submit.out << submit.err;
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  ASSERT_TRUE(Eventually(20, [&] { return count(ReadFile(marks), "start ") == 4; }))
+      << ReadFile(marks);
   const pid_t scriptd = ScriptdPid(*cluster);
   ASSERT_GT(scriptd, 0);
   ASSERT_EQ(kill(scriptd, SIGKILL), 0);
 
-  EXPECT_TRUE(Eventually(60, [&] { return HasState(*cluster, ids[0], "COMPLETED"); }))
-      << ShowJob(*cluster, ids[0]) << "\n"
-      << ReadFile(marks);
+  for (uint64_t id : ids) {
+    EXPECT_TRUE(Eventually(60, [&] { return HasState(*cluster, id, "COMPLETED"); }))
+        << ShowJob(*cluster, id) << "\n"
+        << ReadFile(marks);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // an orphan would be done by now
   const std::string text = ReadFile(marks);
-  const std::string started = absl::StrCat("start ", ids[0]);
-  EXPECT_NE(text.find(started), text.rfind(started)) << "the prolog ran again:\n" << text;
-  EXPECT_NE(text.find(absl::StrCat("done ", ids[0])), std::string::npos) << text;
   const pid_t new_scriptd = ScriptdPid(*cluster);
   EXPECT_GT(new_scriptd, 0);
   EXPECT_NE(new_scriptd, scriptd);
+  for (uint64_t id : ids) {
+    EXPECT_EQ(count(text, absl::StrCat("start ", id, " ")), 2) << "JobId=" << id << "\n" << text;
+    EXPECT_EQ(count(text, absl::StrCat("done ", id, " ")), 1) << "JobId=" << id << "\n" << text;
+    EXPECT_EQ(count(text, absl::StrCat("done ", id, " ", scriptd, "\n")), 0)
+        << "JobId=" << id << ": the cut-off prolog ran on as an orphan\n"
+        << text;
+  }
 }
 
 TEST(CrashTest, KillingNodedMarksNodeDownAndFailsOrRequeuesItsJobs) {
