@@ -132,13 +132,17 @@ void Controller::Launch(const LaunchIntent& launch) {
       status = paths.status();
     }
   }
+  Lifecycle::LaunchBlame blame = Lifecycle::LaunchBlame::kJob;
   if (status.ok()) {
     const v1::LaunchJobRequest request = BuildLaunchRequest(
         job, spec, {config_.cluster_name, conf_path_, launch.node_real_memory_mb});
     status = node_client_.LaunchJob(launch.target, request);
+    // Unreachable, timed out or refusing: the node's fault. InvalidArgument is a
+    // request noded cannot take, which no other node would take either.
+    if (!status.ok() && !absl::IsInvalidArgument(status)) blame = Lifecycle::LaunchBlame::kNode;
   }
   CommitReport([&](Lifecycle& core, int64_t now) {
-    return core.LaunchDone(job.id, job.restart_count, status, now);
+    return core.LaunchDone(job.id, job.restart_count, status, now, blame);
   });
 }
 

@@ -20,6 +20,11 @@ v1::Noded::Stub& NodeClient::Stub(const std::string& target) {
 
 absl::Status NodeClient::Prepare(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds_));
+  // A channel whose last connect failed (noded was restarting) fails new calls at
+  // once until its reconnect backoff ends; wait for the connection instead, up to
+  // MessageTimeout, so that a noded that is back is reached, and only one that is
+  // still down after MessageTimeout counts as failed (and a launch then drains it).
+  context->set_wait_for_ready(true);
   return AttachCredential(auth_, context);
 }
 

@@ -128,6 +128,47 @@ TEST(CrashTest, KillingNodedMarksNodeDownAndFailsOrRequeuesItsJobs) {
   EXPECT_NE(sinfo.out.find("n2             1    debug* down*"), std::string::npos) << sinfo.out;
 }
 
+// A launch that a dead noded cannot take (ctld does not know yet: SlurmdTimeout
+// has not passed) is the node's fault: the job is requeued, not FAILED, and the
+// node is drained so that no later job is sent there; after RESUME it runs.
+TEST(CrashTest, ALaunchADeadNodedRefusesRequeuesTheJobAndDrainsTheNode) {
+  auto cluster = StartCluster("SlurmdTimeout=300\nMessageTimeout=3\n");
+  ASSERT_NE(cluster, nullptr);
+  const pid_t noded = cluster->Pid("noded-n3");
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+
+  CommandResult submit = cluster->Run("sbatch -w n3 -o /dev/null --wrap=true");
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  EXPECT_TRUE(Eventually(20, [&] {
+    const std::string node = cluster->Run("scontrol show node n3").out;
+    return node.find("+DRAIN") != std::string::npos &&
+           node.find("Reason=batch job launch failure") != std::string::npos;
+  })) << cluster->Run("scontrol show node n3").out;
+  const std::string shown = ShowJob(*cluster, ids[0]);
+  EXPECT_NE(shown.find("JobState=PENDING "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("Restarts=1 "), std::string::npos) << shown;
+  // Every other node still takes work.
+  CommandResult other = cluster->Run("sbatch -x n3 -o /dev/null --wrap=true");
+  const std::vector<uint64_t> others = SubmittedJobIds(other.out);
+  ASSERT_EQ(others.size(), 1u) << other.out << other.err;
+  EXPECT_TRUE(Eventually(20, [&] { return HasState(*cluster, others[0], "COMPLETED"); }));
+
+  CommandResult up = cluster->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  // Resumed once the new noded has registered (a RESUME before would send the job
+  // to the dead one's port, and drain the node again).
+  const std::string ctld_log = cluster->dir() + "/log/ctld.log";
+  ASSERT_TRUE(Eventually(20, [&] {
+    const std::string log = ReadFile(ctld_log);
+    return log.find("NodeName=n3 registered") != log.rfind("NodeName=n3 registered");
+  })) << ReadFile(ctld_log);
+  EXPECT_EQ(cluster->Run("scontrol update NodeName=n3 State=RESUME").exit_code, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "COMPLETED"); }))
+      << ShowJob(*cluster, ids[0]) << ReadFile(ctld_log);
+}
+
 TEST(CrashTest, RestartedNodedReattachesAndReportsTheExitCode) {
   auto cluster = StartCluster("");
   ASSERT_NE(cluster, nullptr);

@@ -730,7 +730,7 @@ Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOu
 }
 
 Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status,
-                              int64_t now) {
+                              int64_t now, LaunchBlame blame) {
   Begin();
   Effects effects;
   if (!StillStarting(job_id, restart_count)) {
@@ -741,6 +741,8 @@ Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::St
     job.launched = true;
     TransitionJob(job, JobEvent::kLaunched, effects);
     if (job.cancel_requested) Terminate(job, job.final_state, effects);
+  } else if (blame == LaunchBlame::kNode) {
+    LaunchFailedOnNode(job, status, now, effects);
   } else {
     job.reason_detail =
         absl::StrCat("launch failed on ", job.nodes.front(), ": ", status.message());
@@ -749,6 +751,42 @@ Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::St
     if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
   }
   return Close(std::move(effects));
+}
+
+void Lifecycle::LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now,
+                                   Effects& effects) {
+  const std::string node_name = job.nodes.front();
+  const std::string why = absl::StrCat("batch job launch failure on NodeName=", node_name);
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " ", why, ": ", status.message()));
+  // Slurm's reason for a node that failed a batch launch; the detail is in the log.
+  std::vector<NodeChange> changes;
+  if (const Node* node = nodes_.Find(node_name); node != nullptr && !node->drain) {
+    absl::Status drained =
+        MutNodes().AdminUpdate(node_name, "DRAIN", "batch job launch failure", now, &changes);
+    if (drained.ok()) {
+      for (const NodeChange& change : changes) {
+        effects.log.push_back(absl::StrCat("NodeName=", change.node_name, " ", change.what));
+      }
+    }
+  }
+  // A launch that timed out may have started the script after all: stop it, so
+  // that it never runs beside its requeued copy.
+  effects.intents.push_back(MakeTerminate(job));
+  if (!job.requeue || job.cancel_requested) {
+    job.reason_detail = why;
+    if (!job.cancel_requested) job.final_state = JobState::kNodeFail;
+    job.exit_code = 1;
+    if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
+    return;
+  }
+  ReleaseResources(job);
+  Requeue(job, absl::StrCat("requeued: ", why), effects);
+  if (job.restart_count > kMaxBatchRequeue) {
+    // Slurm's JOB_REQUEUE_HOLD after MaxBatchRequeue launch failures.
+    job.held = true;
+    job.reason = "launch failed requeued held";
+    job.reason_detail = "launch failure limit exceeded requeued held";
+  }
 }
 
 Effects Lifecycle::EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int64_t now) {

@@ -171,7 +171,14 @@ class Lifecycle {
 
   // ---- what the dispatcher reports back
   Effects PrologDone(uint64_t job_id, int restart_count, const ScriptOutcome& outcome, int64_t now);
-  Effects LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status, int64_t now);
+  // A failed launch that is the node's fault (noded unreachable, timed out, or
+  // refusing) drains the node and requeues the job, as Slurm does; after
+  // kMaxBatchRequeue such requeues the job is held instead. One that is the job's
+  // (its burst buffer's paths, a malformed request) ends it FAILED.
+  enum class LaunchBlame { kJob, kNode };
+  static constexpr int kMaxBatchRequeue = 5;  // Slurm's MaxBatchRequeue default
+  Effects LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status, int64_t now,
+                     LaunchBlame blame = LaunchBlame::kJob);
   Effects EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int64_t now);
   Effects BbStageDone(uint64_t job_id, BbStage stage, const BbStageResult& result, int64_t now);
   // Teardowns that failed are tried again a minute after each failure.
@@ -245,6 +252,9 @@ class Lifecycle {
   void Finish(Job& job, int64_t now, Effects& effects);
   void FinishJob(Job& job, int64_t now, Effects& effects);
   void Requeue(Job& job, const std::string& detail, Effects& effects);
+  // LaunchDone's node-fault path: drain the node, stop a copy that may have
+  // started, requeue (or hold, or end NODE_FAIL without --requeue).
+  void LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now, Effects& effects);
   void Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time = 0);
   void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
   void ReleaseResources(Job& job);

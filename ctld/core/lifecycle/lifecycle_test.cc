@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <type_traits>
@@ -444,6 +445,72 @@ TEST_F(LifecycleTest, NodeDownRequeuesOrFailsAndAPreemptedJobRequeues) {
   EXPECT_EQ(core_->Find(a)->restart_count, 1);
   EXPECT_EQ(StateOf(b), JobState::kNodeFail);
   EXPECT_EQ(store_[b].state, JobState::kNodeFail);
+}
+
+// Fails every launch the effects ask for, blaming `blame`.
+class LaunchFailureTest : public LifecycleTest {
+ protected:
+  void FailLaunches(const Effects& effects, Lifecycle::LaunchBlame blame) {
+    for (const Intent& intent : effects.intents) {
+      if (const auto* launch = std::get_if<LaunchIntent>(&intent)) {
+        Effects next =
+            Store(core_->LaunchDone(launch->job.id, launch->job.restart_count,
+                                    absl::UnavailableError("connection refused"), now_, blame));
+        for (const Intent& follow : next.intents) {
+          if (const auto* stop = std::get_if<TerminateIntent>(&follow)) {
+            terminated_.push_back(stop->job_id);
+          }
+        }
+      }
+    }
+  }
+  const Node& NodeNamed(const std::string& name) { return *core_->nodes().Find(name); }
+};
+
+TEST_F(LaunchFailureTest, ANodesFailedLaunchDrainsItAndRequeuesTheJob) {
+  SubmitRequest no_requeue = Request(2);
+  no_requeue.requeue = false;
+  const uint64_t a = Submit(Request(2));
+  const uint64_t b = Submit(no_requeue);
+  FailLaunches(Schedule(), Lifecycle::LaunchBlame::kNode);
+
+  EXPECT_EQ(StateOf(a), JobState::kPending);
+  EXPECT_EQ(core_->Find(a)->restart_count, 1);
+  EXPECT_TRUE(core_->Find(a)->nodes.empty());
+  EXPECT_EQ(StateOf(b), JobState::kNodeFail);
+  EXPECT_EQ(store_[b].state, JobState::kNodeFail);
+  for (const char* name : {"n1", "n2"}) {
+    EXPECT_TRUE(NodeNamed(name).drain) << name;
+    EXPECT_EQ(NodeNamed(name).reason, "batch job launch failure") << name;
+    EXPECT_EQ(NodeNamed(name).alloc_cpus, 0) << name;
+  }
+  // A launch that timed out may have started: both copies are told to stop.
+  std::sort(terminated_.begin(), terminated_.end());
+  EXPECT_EQ(terminated_, (std::vector<uint64_t>{a, b}));
+  // Drained nodes take nothing more.
+  Schedule();
+  EXPECT_EQ(StateOf(a), JobState::kPending);
+}
+
+TEST_F(LaunchFailureTest, AJobWhoseLaunchKeepsFailingIsHeldAfterMaxBatchRequeue) {
+  const uint64_t id = Submit(Request(2));
+  for (int attempt = 0; attempt <= Lifecycle::kMaxBatchRequeue; ++attempt) {
+    std::vector<NodeChange> changes;
+    Store(core_->UpdateNodes({"n1", "n2"}, "RESUME", "", now_, &changes));
+    FailLaunches(Schedule(), Lifecycle::LaunchBlame::kNode);
+    ASSERT_EQ(StateOf(id), JobState::kPending) << attempt;
+  }
+  EXPECT_TRUE(core_->Find(id)->held);
+  EXPECT_EQ(core_->Find(id)->reason, "launch failed requeued held");
+  EXPECT_EQ(core_->Find(id)->reason_detail, "launch failure limit exceeded requeued held");
+}
+
+TEST_F(LaunchFailureTest, AJobsOwnLaunchFailureFailsItAndLeavesTheNodeInService) {
+  const uint64_t id = Submit(Request(2));
+  FailLaunches(Schedule(), Lifecycle::LaunchBlame::kJob);
+  EXPECT_EQ(StateOf(id), JobState::kFailed);
+  EXPECT_FALSE(NodeNamed("n1").drain);
+  EXPECT_FALSE(NodeNamed("n2").drain);
 }
 
 TEST_F(LifecycleTest, IllegalReportsChangeNothing) {
