@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <system_error>
@@ -144,6 +145,64 @@ struct ParsedArgs {
   std::string help_text;
 };
 
+// Rewrites `args` so that CLI11 reads them as getopt_long reads Slurm's: an option
+// that takes a value takes the next argument even when it starts with '-'
+// ("--array --wrap" gives --array the value "--wrap"), and "--array=" gives it
+// the empty value (CLI11 would otherwise take the next argument, or nothing).
+// Stops at the first non-option, as sbatch does (the script and its arguments).
+std::vector<std::string> GetoptStyle(const std::vector<std::string>& args, const CLI::App& app) {
+  std::set<std::string, std::less<>> long_with_value;
+  std::map<char, std::string> short_with_value;  // -> its long name
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_positional() || opt->get_expected_min() == 0) continue;  // flags
+    const std::vector<std::string>& longs = opt->get_lnames();
+    for (const std::string& name : longs) long_with_value.insert(name);
+    for (const std::string& name : opt->get_snames()) {
+      if (name.size() == 1 && !longs.empty()) short_with_value[name[0]] = longs.front();
+    }
+  }
+  std::vector<std::string> out;
+  auto emit = [&out](const std::string& name, const std::string& value) {
+    if (value.empty()) {
+      out.push_back("--" + name);
+      out.push_back("");  // CLI11 takes a separate empty argument as the value
+    } else {
+      out.push_back(absl::StrCat("--", name, "=", value));
+    }
+  };
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--" || arg.size() < 2 || arg[0] != '-') break;
+    if (arg[1] == '-') {
+      const size_t eq = arg.find('=');
+      const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      if (long_with_value.count(name) == 0) {
+        out.push_back(arg);
+      } else if (eq != std::string::npos) {
+        emit(name, arg.substr(eq + 1));
+      } else if (i + 1 < args.size()) {
+        emit(name, args[++i]);
+      } else {
+        out.push_back(arg);  // CLI11 reports the missing value
+      }
+      continue;
+    }
+    auto found = short_with_value.find(arg[1]);
+    if (found == short_with_value.end()) {
+      out.push_back(arg);
+    } else if (arg.size() > 2) {
+      emit(found->second, arg.substr(2));
+    } else if (i + 1 < args.size()) {
+      emit(found->second, args[++i]);
+    } else {
+      out.push_back(arg);
+    }
+  }
+  out.insert(out.end(), args.begin() + i, args.end());
+  return out;
+}
+
 // Parses `args` with sbatch's option table, stopping at the first non-option.
 // An unknown option is FailedPrecondition "unrecognized option '<arg>'".
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
@@ -155,7 +214,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
   app.footer("Usage: sbatch [OPTIONS] [SCRIPT [ARGS...]]   (no SCRIPT: read it from stdin)");
   app.formatter(std::make_shared<HelpFormatter>());
   RegisterOptions(app, &parsed.options);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  const std::vector<std::string> normalized = GetoptStyle(args, app);
+  std::vector<std::string> reversed(normalized.rbegin(), normalized.rend());
   try {
     app.parse(std::move(reversed));
   } catch (const CLI::CallForHelp&) {

@@ -345,6 +345,31 @@ TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
   EXPECT_EQ(*last_wins.options.time, "7");
 }
 
+// As getopt_long: a value-taking option takes the next argument whatever it
+// looks like, and "--opt=" gives it the empty value.
+TEST(ParseSbatchCommandLine, ValuesAreTakenAsGetoptTakesThem) {
+  SbatchCommandLine empty = Cli({"--array=", "--wrap", "true"});
+  ASSERT_TRUE(empty.options.array.has_value());
+  EXPECT_EQ(*empty.options.array, "");
+  EXPECT_EQ(*empty.options.wrap, "true");
+  absl::StatusOr<SbatchSubmission> refused = Submit({"--array=", "--wrap", "true"}, "#!/bin/sh\n");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "Invalid --array specification: ''");
+
+  SbatchCommandLine dash_value = Cli({"--job-name", "-x", "-J", "--y", "j.sh"});
+  EXPECT_EQ(*dash_value.options.job_name, "--y");
+  EXPECT_EQ(dash_value.script_path, "j.sh");
+  SbatchCommandLine glued = Cli({"-a1-3", "-Jname", "--time=5", "j.sh", "-a", "arg"});
+  EXPECT_EQ(*glued.options.array, "1-3");
+  EXPECT_EQ(*glued.options.job_name, "name");
+  EXPECT_EQ(*glued.options.time, "5");
+  EXPECT_EQ(glued.script_args, (std::vector<std::string>{"-a", "arg"}));
+  // Flags take nothing; --exclusive's value comes only with '='.
+  SbatchCommandLine flags = Cli({"-H", "--exclusive", "j.sh"});
+  EXPECT_TRUE(flags.options.hold);
+  EXPECT_EQ(flags.script_path, "j.sh");
+}
+
 TEST(BuildSubmission, IgnoredSlurmOptionsWarn) {
   absl::StatusOr<SbatchSubmission> s =
       Submit({"--signal=USR1@60", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");

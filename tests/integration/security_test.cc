@@ -231,6 +231,11 @@ TEST_F(SecurityTest, SbatchRefusesBadRequestsWithSlurmsWords) {
             "sbatch: error: Batch job submission failed: Requested node configuration is not "
             "available\n");
 
+  // An empty --array is refused as such, not read as "the next word is the script".
+  const CommandResult array = cluster_->Run("sbatch --array= --wrap true");
+  EXPECT_EQ(array.err, "sbatch: error: Invalid --array specification: ''\n");
+  EXPECT_NE(array.exit_code, 0);
+
   // A script over SchedulerParameters=max_script_size (4 MiB by default).
   const std::string big = cluster_->dir() + "/big.sh";
   ASSERT_EQ(RunShell(absl::StrCat("(echo '#!/bin/sh'; head -c 5000000 /dev/zero | tr '\\0' '#'; "
