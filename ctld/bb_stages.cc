@@ -16,6 +16,18 @@ std::string OpName(const std::string& function) {
   return function.rfind(kPrefix, 0) == 0 ? function.substr(sizeof(kPrefix) - 1) : function;
 }
 
+// The stages that copy or read the job's files run as the job's user, so that a
+// job can stage only what its user may read and write (lua/README.md). Their
+// second argument is the job script. setup, real_size and teardown manage the
+// pool and run with scriptd's privileges.
+bool TouchesUserData(const std::string& function) {
+  for (const char* name : {"slurm_bb_data_in", "slurm_bb_test_data_in", "slurm_bb_pre_run",
+                           "slurm_bb_post_run", "slurm_bb_data_out", "slurm_bb_test_data_out"}) {
+    if (function == name) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
@@ -30,8 +42,12 @@ BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& 
   // One hook; false (and `result` says why) when it failed or was killed.
   auto call = [&](const std::string& function, std::vector<std::string> args,
                   int64_t timeout) -> std::optional<v1::RunLuaReply> {
-    absl::StatusOr<v1::RunLuaReply> reply =
-        scripts.RunLua(bb.StageRequest(job, function, std::move(args), timeout, attempt++));
+    v1::RunLuaRequest request = bb.StageRequest(job, function, std::move(args), timeout, attempt++);
+    if (TouchesUserData(function)) {
+      request.set_run_as_uid(job.uid);
+      request.set_run_as_gid(job.gid);
+    }
+    absl::StatusOr<v1::RunLuaReply> reply = scripts.RunLua(request);
     std::string failure;
     if (!reply.ok()) {
       failure = std::string(reply.status().message());

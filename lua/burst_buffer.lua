@@ -38,10 +38,15 @@ How Skiff calls these functions
   * Log with slurm.log_error/log_info/log_verbose/log_debug(fmt, ...). print()
     also goes to the daemon's log.
 
-Security: the asynchronous stages run with scriptd's privileges, usually root.
-This example copies whatever path a job names, which is only acceptable on a
-cluster whose users are trusted. A production script must check that the job's
-uid may read each source and write each destination (or copy as that user).
+Security: Skiff runs the stages that touch the job's files (data_in, data_out,
+their test_ hooks, pre_run and post_run) as the job's user: uid, gid and
+groups. A stage_in of /etc/shadow or a stage_out into /root fails with
+"Permission denied" exactly as the user's own cp would. job_script is then a
+copy the user can read (/proc/self/fd/N). setup, real_size and teardown run with
+scriptd's privileges (usually root) because they manage the pool: here setup
+creates the job's directory and gives it to the job's user, and teardown
+removes it. Under Slurm every hook runs as SlurmUser; there this script would
+copy as root, so do not use its staging on a Slurm cluster with untrusted users.
 --]]
 
 local lua_script_name = "burst_buffer.lua"
@@ -288,10 +293,21 @@ function slurm_bb_setup(job_id, uid, gid, pool, bb_size, job_script, job_info)
 	end
 	slurm.log_info("%s: JobId=%s setup pool=%s size=%s dir=%s", lua_script_name, job_id,
 		tostring(pool), tostring(bb_size), dir)
-	-- dir is BB_ROOT plus digits, so quoting it is enough for the shell.
-	local ok = os.execute("mkdir -p '" .. dir .. "'")
+	if not tostring(uid):match("^%d+$") or not tostring(gid):match("^%d+$") then
+		return slurm.ERROR, "bad uid/gid " .. tostring(uid) .. "/" .. tostring(gid)
+	end
+	-- dir is BB_ROOT plus digits, so quoting it is enough for the shell. The
+	-- directory is the job user's alone: the stages that fill and empty it run
+	-- as that user.
+	local ok = os.execute("mkdir -p '" .. dir .. "' && chmod 700 '" .. dir .. "'")
 	if not ok then
 		return slurm.ERROR, "cannot create " .. dir
+	end
+	-- Only root can give it away; a scriptd that is not root runs every stage as
+	-- itself anyway.
+	ok = os.execute("[ \"$(id -u)\" != 0 ] || chown " .. uid .. ":" .. gid .. " '" .. dir .. "'")
+	if not ok then
+		return slurm.ERROR, "cannot give " .. dir .. " to uid " .. uid
 	end
 	return slurm.SUCCESS
 end

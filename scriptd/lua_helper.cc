@@ -2,14 +2,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lua/bb_lua_json.h"
@@ -49,6 +54,74 @@ extern "C" void ForwardTermToGroup(int) {
   kill(0, SIGTERM);
 }
 
+// The job script as the job's user may read it: a memfd copy (not close-on-exec,
+// so commands the hook runs can open the same path). Read with the helper's
+// privileges: the original lives in ctld's private state directory.
+absl::StatusOr<std::string> UserReadableCopy(const std::string& path) {
+  const int in = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", strerror(errno)));
+  const int copy = memfd_create("job_script", 0);
+  if (copy < 0) {
+    const int err = errno;
+    close(in);
+    return absl::UnavailableError(absl::StrCat("memfd_create: ", strerror(err)));
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(in);
+      close(copy);
+      return absl::UnavailableError(absl::StrCat("cannot read ", path, ": ", strerror(err)));
+    }
+    if (n == 0) break;
+    if (!WriteAll(copy, std::string_view(buf, static_cast<size_t>(n)))) {
+      const int err = errno;
+      close(in);
+      close(copy);
+      return absl::UnavailableError(absl::StrCat("cannot copy ", path, ": ", strerror(err)));
+    }
+  }
+  close(in);
+  return absl::StrCat("/proc/self/fd/", copy);
+}
+
+// Takes `user`'s uid, gid and supplementary groups for good (no way back to
+// root), keeping the parent-death signal, which a credential change clears.
+absl::Status BecomeUser(const HookUser& user, pid_t parent) {
+  std::vector<gid_t> groups = {user.gid};
+  long size_hint = sysconf(_SC_GETPW_R_SIZE_MAX);
+  std::vector<char> buf(size_hint > 0 ? static_cast<size_t>(size_hint) : 16384);
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  if (getpwuid_r(user.uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr) {
+    int count = 64;
+    groups.assign(count, 0);
+    if (getgrouplist(pw.pw_name, user.gid, groups.data(), &count) < 0) {
+      groups.assign(count, 0);
+      getgrouplist(pw.pw_name, user.gid, groups.data(), &count);
+    }
+    groups.resize(count);
+  }
+  if (setgroups(groups.size(), groups.data()) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot set the groups of uid ", user.uid, ": ", strerror(errno)));
+  }
+  if (setgid(user.gid) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot set gid ", user.gid, ": ", strerror(errno)));
+  }
+  if (setuid(user.uid) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot set uid ", user.uid, ": ", strerror(errno)));
+  }
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) kill(getpid(), SIGTERM);  // scriptd died meanwhile
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message) {
@@ -65,7 +138,8 @@ std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message) {
 }
 
 LuaHookAnswer CallLuaHook(const std::string& function, const std::string& script_path,
-                          std::string_view request_json, BbLuaLogger logger) {
+                          std::string_view request_json, BbLuaLogger logger,
+                          const BeforeHook& before_hook) {
   LuaHookAnswer answer;
   auto failed = [&answer](int exit_status, std::string message) {
     answer.exit_status = exit_status;
@@ -82,6 +156,11 @@ LuaHookAnswer CallLuaHook(const std::string& function, const std::string& script
   absl::StatusOr<std::unique_ptr<BbLua>> lua = BbLua::Load(script_path, std::move(logger));
   if (!lua.ok()) return failed(kLuaHelperLoadFailed, std::string(lua.status().message()));
   if (IsOptionalHook(function) && !(*lua)->HasFunction(function)) return answer;  // done
+  if (before_hook) {
+    if (absl::Status ready = before_hook(*request); !ready.ok()) {
+      return failed(kLuaHelperCallFailed, absl::StrCat(function, ": ", ready.message()));
+    }
+  }
   const BbJobInfo* job_info = request->job_info.has_value() ? &*request->job_info : nullptr;
   absl::StatusOr<BbLuaResult> result = (*lua)->Call(function, request->args, job_info);
   if (!result.ok()) return failed(kLuaHelperCallFailed, std::string(result.status().message()));
@@ -91,7 +170,9 @@ LuaHookAnswer CallLuaHook(const std::string& function, const std::string& script
   return answer;
 }
 
-int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd) {
+int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd,
+                 HookUser user) {
+  const pid_t parent = getppid();
   if (getpgrp() == getpid()) {
     struct sigaction forward;
     memset(&forward, 0, sizeof(forward));
@@ -125,11 +206,24 @@ int RunLuaHelper(const std::string& function, const std::string& script_path, in
     answer = {kLuaHelperCallFailed, kBbLuaError,
               absl::StrCat(function, ": bad request from scriptd: over ", kMaxRequest, " bytes")};
   } else {
-    answer = CallLuaHook(function, script_path, request,
-                         [](BbLuaLogLevel level, std::string_view message) {
-                           fflush(stdout);  // keep io.write text before the log line
-                           WriteAll(STDERR_FILENO, FormatLuaLogLines(level, message));
-                         });
+    BeforeHook as_user = nullptr;
+    if (user.uid != 0 && geteuid() == 0) {
+      as_user = [user, parent](BbLuaRequest& hook_request) -> absl::Status {
+        if (hook_request.args.size() >= 2) {
+          absl::StatusOr<std::string> copy = UserReadableCopy(hook_request.args[1]);
+          if (!copy.ok()) return copy.status();
+          hook_request.args[1] = *copy;
+        }
+        return BecomeUser(user, parent);
+      };
+    }
+    answer = CallLuaHook(
+        function, script_path, request,
+        [](BbLuaLogLevel level, std::string_view message) {
+          fflush(stdout);  // keep io.write text before the log line
+          WriteAll(STDERR_FILENO, FormatLuaLogLines(level, message));
+        },
+        as_user);
   }
   fflush(stdout);
   WriteAll(answer_fd, answer.message);

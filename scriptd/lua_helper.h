@@ -15,6 +15,14 @@
 //   --rc-fd the hook's exact rc as one decimal line ("0\n", "-1\n", "7\n"),
 //           written last: its absence means the helper did not finish
 //   exit    kLuaHelper* below; killed by a signal on timeout or cancel
+//   --as-uid/--as-gid  the job's user, for the hooks that touch its data
+//           (ctld decides which: the stages whose second argument is the job
+//           script). The helper loads the script with scriptd's privileges,
+//           then copies the job script into a memfd the user can read (its
+//           path, /proc/self/fd/N, replaces the second argument), takes the
+//           user's uid, gid and groups, and only then calls the hook: what the
+//           hook opens, copies or runs, it does as the user. Ignored unless the
+//           helper runs as root.
 //
 // The helper's process group is the one scriptd made for it. When scriptd dies
 // the helper gets SIGTERM (PR_SET_PDEATHSIG, set by scriptd before exec) and
@@ -22,10 +30,15 @@
 #ifndef SKIFF_SCRIPTD_LUA_HELPER_H_
 #define SKIFF_SCRIPTD_LUA_HELPER_H_
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "lua/bb_lua.h"
+#include "lua/bb_lua_json.h"
 
 namespace skiff {
 
@@ -41,15 +54,27 @@ struct LuaHookAnswer {
   std::string message;     // the hook's message, or what went wrong
 };
 
+// Called after the script loaded and before the hook runs; may change the
+// request's arguments. An error fails the call with its message.
+using BeforeHook = std::function<absl::Status(BbLuaRequest& request)>;
+
 // Loads `script_path` and calls `function` with the request (JSON text). A
 // missing slurm_bb_test_data_in/out is success with no message, as in Slurm.
 // Log lines go to `logger`. In-process: for the helper's main and for tests.
 LuaHookAnswer CallLuaHook(const std::string& function, const std::string& script_path,
-                          std::string_view request_json, BbLuaLogger logger);
+                          std::string_view request_json, BbLuaLogger logger,
+                          const BeforeHook& before_hook = nullptr);
+
+// The user a hook runs as; uid 0 = the helper's own.
+struct HookUser {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
 
 // The helper process: reads stdin, calls CallLuaHook, answers as above and
 // returns the exit status. `rc_fd` < 0: no rc line. REQUIRES: no other thread.
-int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd);
+int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd,
+                 HookUser user = {});
 
 // "LEVEL: message\n" lines for one log message, as the helper writes them.
 std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message);

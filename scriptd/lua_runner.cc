@@ -110,6 +110,10 @@ absl::StatusOr<LuaCallResult> LuaRunner::Run(const LuaCall& call) {
   run.path = options_.helper_path;
   run.argv0 = options_.helper_argv0;
   run.argv = {"--run-lua", call.function, "--script", call.script_path, "--rc-fd", "3"};
+  if (call.run_as_uid != 0) {
+    run.argv.push_back(absl::StrCat("--as-uid=", call.run_as_uid));
+    run.argv.push_back(absl::StrCat("--as-gid=", call.run_as_gid));
+  }
   run.environment = options_.environment;
   run.timeout_seconds = call.timeout_seconds;
   run.job_id = call.job_id;

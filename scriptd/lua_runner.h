@@ -37,6 +37,9 @@ struct LuaCall {
   std::vector<std::string> args;
   std::string job_info_json;    // BbJobInfoToJson; "" = the hook takes none
   int64_t timeout_seconds = 0;  // 0 = none
+  // The hook runs as this user (lua_helper.h, --as-uid); 0 = scriptd's own.
+  uid_t run_as_uid = 0;
+  gid_t run_as_gid = 0;
 };
 
 struct LuaCallResult {

@@ -75,7 +75,10 @@ int RunLuaHelperMain(int argc, char** argv) {
   std::string function;
   std::string script;
   int rc_fd = -1;
+  HookUser user;
   app.add_option("--run-lua", function, "the function, e.g. slurm_bb_data_in")->required();
+  app.add_option("--as-uid", user.uid, "call the hook as this user (root only)");
+  app.add_option("--as-gid", user.gid, "with this primary group");
   app.add_option("--script", script, "burst_buffer.lua")->required();
   app.add_option("--rc-fd", rc_fd, "fd for the hook's rc line");
   try {
@@ -84,7 +87,7 @@ int RunLuaHelperMain(int argc, char** argv) {
     app.exit(e);
     return kLuaHelperCallFailed;
   }
-  return RunLuaHelper(function, script, rc_fd);
+  return RunLuaHelper(function, script, rc_fd, user);
 }
 
 // The binary's path for the helper's argv[0] (ps); exec goes through

@@ -83,6 +83,8 @@ grpc::Status ScriptdService::RunLua(grpc::ServerContext*, const v1::RunLuaReques
   call.args.assign(request->args().begin(), request->args().end());
   call.job_info_json = request->job_info_json();
   call.timeout_seconds = request->timeout_seconds();
+  call.run_as_uid = request->run_as_uid();
+  call.run_as_gid = request->run_as_gid();
 
   absl::StatusOr<LuaCallResult> result = lua_.Run(call);
   if (!result.ok()) return ToGrpcStatus(result.status());

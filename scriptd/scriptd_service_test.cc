@@ -5,6 +5,7 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -701,6 +702,46 @@ TEST_F(ScriptdServiceTest, ARunOnceScriptThatEndedIsAnsweredFromTheJournalAfterA
   request.set_request_id("epilog-6-1");
   ASSERT_TRUE(RunScript(request, &again).ok());
   EXPECT_EQ(ReadFile(marks), "ran\nran\nran\n");
+}
+
+}  // namespace
+}  // namespace skiff
+
+namespace skiff {
+namespace {
+
+// A hook with run_as_uid runs as that user, after the script loaded, and reads
+// the job script through a copy although the original is in a root-only directory.
+TEST_F(ScriptdServiceTest, RunLuaAsTheJobsUserReadsTheJobScriptAndNothingOfRoots) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
+  const std::string private_dir = dir_ + "/private";
+  mkdir(private_dir.c_str(), 0700);
+  const std::string job_script = private_dir + "/job_script";
+  std::ofstream(job_script) << "#!/bin/sh\n#BB_LUA secret-directive\n";
+  chmod(job_script.c_str(), 0600);
+  const std::string script = LuaScript("as_user", R"lua(
+function slurm_bb_data_in(job_id, job_script, uid, gid)
+  local id = io.popen("id -u"):read("l")
+  local f = io.open(job_script, "r")
+  local text = f and f:read("a") or "unreadable"
+  local shadow = io.open("/etc/shadow", "r")
+  return slurm.SUCCESS, id .. "|" .. text:match("#BB_LUA (%S+)") .. "|" .. tostring(shadow)
+end
+)lua");
+  v1::RunLuaRequest request = Lua("bb-data_in-21", 21, script, "slurm_bb_data_in");
+  request.set_args(1, job_script);
+  request.set_run_as_uid(65534);
+  request.set_run_as_gid(65534);
+  v1::RunLuaReply reply;
+  ASSERT_TRUE(RunLua(request, &reply).ok());
+  EXPECT_EQ(reply.rc(), 0) << reply.message();
+  EXPECT_EQ(reply.message(), "65534|secret-directive|nil");
+
+  // Without run_as_uid: scriptd's own user.
+  request.set_request_id("bb-data_in-22");
+  request.clear_run_as_uid();
+  ASSERT_TRUE(RunLua(request, &reply).ok());
+  EXPECT_EQ(reply.message().substr(0, 2), "0|");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -40,7 +41,7 @@ function slurm_bb_test_data_in(job_id, job_script, uid, gid, job_info)
   if not text:find("busy_twice", 1, true) then
     return example_test_data_in(job_id, job_script, uid, gid, job_info)
   end
-  local path = "@DIR@/log/busy_" .. job_id
+  local path = "@DIR@/bb/busy_" .. job_id  -- written as the job's user
   local n = 0
   local c = io.open(path, "r")
   if c then n = tonumber(c:read("a")) or 0; c:close() end
@@ -78,8 +79,10 @@ class BurstBufferTest : public ::testing::Test {
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
+    // The stages that touch job data run as the job's user: bb/ is writable by
+    // all, as /tmp is.
     ASSERT_EQ(RunShell("chmod 755 " + cluster_->dir() + "/etc/mail.sh " + cluster_->dir() +
-                       "/etc/record_parent.sh " + cluster_->dir() + "/bb")
+                       "/etc/record_parent.sh && chmod 1777 " + cluster_->dir() + "/bb")
                   .exit_code,
               0);
   }
@@ -176,6 +179,11 @@ TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
       << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
   EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
   EXPECT_EQ(ReadFile(absl::StrCat(home_, "/staged_out_", id, ".txt")), "hello from stage-in\n");
+  // Staged by alice herself, not by root.
+  EXPECT_EQ(RunShell(absl::StrCat("stat -c %U ", cluster_->dir(), "/bb/in_", id, ".txt")).out,
+            "skiffalice\n");
+  EXPECT_EQ(RunShell(absl::StrCat("stat -c %U ", home_, "/staged_out_", id, ".txt")).out,
+            "skiffalice\n");
   EXPECT_NE(ReadFile(absl::StrCat(home_, "/slurm-", id, ".out"))
                 .find(absl::StrCat("BB_JOB_DIR=", cluster_->dir(), "/bb/job_", id)),
             std::string::npos);
@@ -187,6 +195,53 @@ TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
                                   " Name=stage.sh StageOut/Teardown Complete skiffalice")) !=
            std::string::npos;
   })) << ReadFile(cluster_->dir() + "/log/mail.txt");
+}
+
+// scontrol shows a pending job's reason with spaces and a finished one's with
+// underscores: compare both with underscores as spaces.
+std::string Spaced(std::string text) {
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
+
+// Stages run as the job's user: a job cannot stage in a file its user cannot
+// read, nor stage out to where its user cannot write; the failure is the job's
+// Reason, and nothing is copied.
+TEST_F(BurstBufferTest, StagesCannotReadOrWriteWhatTheJobsUserCannot) {
+  CommandResult steal = Submit(
+      "steal.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=/etc/shadow destination=",
+                               cluster_->dir(), "/bb/shadow_%j\n#SBATCH -t 5\ntrue\n"));
+  ASSERT_EQ(steal.exit_code, 0) << steal.err;
+  const uint64_t a = SubmittedJobIds(steal.out).at(0);
+  EXPECT_TRUE(Eventually(30,
+                         [&] {
+                           const std::string reason = Spaced(JobField(a, "Reason"));
+                           return reason.find(
+                                      "data in failed: stage in cannot open /etc/shadow:") !=
+                                      std::string::npos &&
+                                  reason.find("Permission denied") != std::string::npos;
+                         }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", a)).out << cluster_->Log("ctld.log")
+      << cluster_->Log("scriptd.log");
+  EXPECT_EQ(RunShell(absl::StrCat("test -e ", cluster_->dir(), "/bb/shadow_", a)).exit_code, 1);
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", a)).exit_code, 0);
+
+  const std::string planted = absl::StrCat("/root/skiff_planted_", getpid());
+  CommandResult plant =
+      Submit("plant.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_out source=", home_,
+                                      "/made.txt destination=", planted,
+                                      "\n#SBATCH -t 5\necho made > made.txt\n"));
+  ASSERT_EQ(plant.exit_code, 0) << plant.err;
+  const uint64_t b = SubmittedJobIds(plant.out).at(0);
+  EXPECT_TRUE(Eventually(40, [&] {
+    const std::string reason = Spaced(JobField(b, "Reason"));
+    return reason.find(absl::StrCat("data out failed: stage out cannot create ", Spaced(planted),
+                                    ":")) != std::string::npos &&
+           reason.find("Permission denied") != std::string::npos;
+  })) << cluster_->Run(absl::StrCat("scontrol show job ", b)).out;
+  EXPECT_EQ(RunShell("test -e " + planted).exit_code, 1);
+  RunShell("rm -f " + planted);
+  EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
 }
 
 TEST_F(BurstBufferTest, ShowBbstatCallsGetStatusWithTheWords) {
@@ -279,7 +334,7 @@ TEST_F(BurstBufferTest, TestDataInBusyTwiceIsPolledThreeTimes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(40, [&] { return JobField(id, "JobState") == "COMPLETED"; }));
-  EXPECT_EQ(ReadFile(absl::StrCat(cluster_->dir(), "/log/busy_", id)), "3");
+  EXPECT_EQ(ReadFile(absl::StrCat(cluster_->dir(), "/bb/busy_", id)), "3");
 }
 
 TEST_F(BurstBufferTest, AfterBurstBufferWaitsForTheOtherJobsStageOut) {

@@ -54,7 +54,8 @@ bool Lifecycle::BbReady(Job& job) {
       job.reason = "BurstBufferResources";
       return false;
     default:
-      job.reason = "BurstBufferStageIn";
+      // A stage-in that failed holds the job with the hook's message: keep it.
+      if (!job.held) job.reason = "BurstBufferStageIn";
       return false;
   }
 }
