@@ -141,6 +141,7 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
   request.set_cpus(job.cpus_per_node);
   request.set_memory_mb(job.mem_per_node_mb);
   for (int gpu : job.gpu_indices) request.add_gpu_indices(gpu);
+  request.set_run(job.restart_count + 1);
   return request;
 }
 

@@ -1,5 +1,7 @@
 #include "noded/job_files.h"
 
+#include <time.h>
+
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -9,6 +11,23 @@
 #include "absl/strings/str_split.h"
 
 namespace skiff {
+
+int64_t MonotonicMillis() {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+std::string FormatLease(int64_t expiry_ms) { return absl::StrCat("expiry_ms=", expiry_ms, "\n"); }
+
+absl::StatusOr<int64_t> ParseLease(const std::string& text) {
+  int64_t expiry = 0;
+  absl::string_view line = absl::StripTrailingAsciiWhitespace(text);
+  if (!absl::ConsumePrefix(&line, "expiry_ms=") || !absl::SimpleAtoi(line, &expiry)) {
+    return absl::InvalidArgumentError(absl::StrCat("bad lease '", text, "'"));
+  }
+  return expiry;
+}
 namespace {
 
 // One `key=value` line, value C-escaped.
@@ -86,6 +105,7 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   AddLine(&out, "cpus", spec.cpus);
   AddLine(&out, "memory_mb", spec.memory_mb);
   for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
+  if (spec.run != 0) AddLine(&out, "run", spec.run);
   for (const std::string& arg : spec.argv) AddLine(&out, "arg", arg);
   for (const auto& [key, value] : spec.environment) {
     AddLine(&out, "env", absl::StrCat(key, "=", value));
@@ -135,6 +155,8 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.gpu_indices.push_back(gpu);
     } else if (line.key == "arg") {
       spec.argv.push_back(line.value);
+    } else if (line.key == "run") {
+      s = ParseInt(line, &spec.run);
     } else if (line.key == "env") {
       const size_t eq = line.value.find('=');
       if (eq == std::string::npos || eq == 0) {
@@ -154,6 +176,8 @@ std::string FormatJobStatus(const JobResult& result) {
   AddLine(&out, "exit_code", result.exit_code);
   AddLine(&out, "signal", result.signal);
   AddLine(&out, "failure", result.failure);
+  if (result.fenced) AddLine(&out, "fenced", "1");
+  if (result.run != 0) AddLine(&out, "run", result.run);
   return out;
 }
 
@@ -173,6 +197,10 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
       have_signal = true;
     } else if (line.key == "failure") {
       result.failure = line.value;
+    } else if (line.key == "fenced") {
+      result.fenced = line.value == "1";
+    } else if (line.key == "run") {
+      s = ParseInt(line, &result.run);
     }
     if (!s.ok()) return s;
   }

@@ -35,6 +35,16 @@ inline constexpr char kSpecFileName[] = "spec";
 inline constexpr char kPidsFileName[] = "pids";
 inline constexpr char kStatusFileName[] = "status";
 inline constexpr char kAbandonedFileName[] = "abandoned";
+// The job's lease (fencing): "expiry_ms=N", N on CLOCK_MONOTONIC in ms. noded
+// writes it at launch and renews it while ctld confirms the node; the shepherd
+// kills the job once it has expired. No file: no fencing.
+inline constexpr char kLeaseFileName[] = "lease";
+
+// CLOCK_MONOTONIC in milliseconds: the lease's clock, shared by noded and the
+// shepherds and immune to wall-clock steps.
+int64_t MonotonicMillis();
+std::string FormatLease(int64_t expiry_ms);
+absl::StatusOr<int64_t> ParseLease(const std::string& text);
 
 // Everything the shepherd needs to start a job: LaunchJobRequest's fields plus
 // what noded resolved on this node (supplementary groups, node name).
@@ -55,6 +65,7 @@ struct LaunchSpec {
   int32_t cpus = 0;
   uint64_t memory_mb = 0;  // informational: not enforced (no cgroups)
   std::vector<int32_t> gpu_indices;
+  int32_t run = 0;  // LaunchJobRequest.run; 0 = unknown (an older ctld)
 
   bool operator==(const LaunchSpec& o) const;
 };

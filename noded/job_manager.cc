@@ -228,6 +228,10 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     FinishLaunchFailure(id, dir, failure);
     return 0;
   }
+  if (options_.fence_lease.count() > 0 && !WriteLease(dir)) {
+    FinishLaunchFailure(id, dir, absl::StrCat("cannot write the job's lease in ", dir));
+    return 0;
+  }
   absl::StatusOr<StartedShepherd> started =
       StartShepherd(options_.shepherd_binary, dir, options_.ready_timeout);
   if (!started.ok()) {
@@ -257,6 +261,28 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   logger_.info("JobId={} launched as uid {}: shepherd pid {}, job pid {}", id, spec.uid,
                started->pid, pids.job_pid);
   return started->pid;
+}
+
+bool JobManager::WriteLease(const std::string& dir) {
+  const int64_t expiry =
+      MonotonicMillis() +
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.fence_lease).count();
+  return WriteFileAtomically(absl::StrCat(dir, "/", kLeaseFileName), FormatLease(expiry), 0644)
+      .ok();
+}
+
+void JobManager::RenewLeases() {
+  if (options_.fence_lease.count() <= 0) return;
+  std::vector<uint64_t> running;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, job] : jobs_) {
+      if (job.state == Job::kRunning || job.state == Job::kLaunching) running.push_back(id);
+    }
+  }
+  for (uint64_t id : running) {
+    if (!WriteLease(JobDir(id))) logger_.warn("JobId={}: cannot renew its lease", id);
+  }
 }
 
 // ------------------------------------------------------------------ signals

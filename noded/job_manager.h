@@ -58,6 +58,9 @@ struct JobManagerOptions {
   int kill_wait = 30;           // KillWait: seconds TERM -> KILL for abandoned jobs
   std::chrono::milliseconds poll_interval{20};
   std::chrono::milliseconds ready_timeout{10000};  // Launch's wait for the shepherd
+  // Fencing (SkiffConfig::FenceLeaseSeconds): a job whose lease is not renewed
+  // within this is killed by its shepherd. 0 = no lease, no fencing.
+  std::chrono::seconds fence_lease{0};
 };
 
 class JobManager final : public JobReportSource {
@@ -97,6 +100,7 @@ class JobManager final : public JobReportSource {
   std::vector<JobReport> FinishedJobs() override;
   void Acknowledge(uint64_t job_id) override;
   void Abandon(uint64_t job_id) override;
+  void RenewLeases() override;
 
   // The job's directory (whether or not it exists).
   std::string JobDir(uint64_t job_id) const;
@@ -134,6 +138,9 @@ class JobManager final : public JobReportSource {
                                 std::vector<SignalAction>* actions)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendSignals(uint64_t job_id, const std::vector<SignalAction>& actions);
+
+  // Writes the job directory's lease, expiring fence_lease from now.
+  bool WriteLease(const std::string& dir);
 
   const JobManagerOptions options_;
   spdlog::logger& logger_;

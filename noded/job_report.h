@@ -15,9 +15,12 @@ struct JobResult {
   int exit_code = 0;    // the batch script's exit status; 0 when killed by a signal
   int signal = 0;       // the signal that killed the batch script, 0 if it exited
   std::string failure;  // why the script could not be started; empty when it ran
+  bool fenced = false;  // killed by the shepherd when its lease ran out (failure says so)
+  int32_t run = 0;      // the launch's run (LaunchSpec::run); 0 = unknown
 
   bool operator==(const JobResult& o) const {
-    return exit_code == o.exit_code && signal == o.signal && failure == o.failure;
+    return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
+           fenced == o.fenced && run == o.run;
   }
 };
 
@@ -48,6 +51,10 @@ class JobReportSource {
   // if it is running, never report it again, and remove its directory once its
   // processes are gone. Unknown ids are ignored.
   virtual void Abandon(uint64_t job_id) = 0;
+
+  // ctld has just confirmed this node (or is down, so that nobody can requeue its
+  // jobs): every running job's lease starts again (job_files.h, kLeaseFileName).
+  virtual void RenewLeases() {}
 };
 
 }  // namespace skiff

@@ -95,6 +95,7 @@ int Run(int argc, char** argv) {
   job_options.node_name = node_name;
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
+  job_options.fence_lease = std::chrono::seconds(config.FenceLeaseSeconds());
   if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
     logger.error(
         "shepherd {} is not executable: every job launched here will fail "

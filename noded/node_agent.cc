@@ -25,6 +25,8 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_exit_code(report.result.exit_code);
   out->set_exit_signal(report.result.signal);
   out->set_failure(report.result.failure);
+  out->set_fenced(report.result.fenced);
+  out->set_run(report.result.run);
 }
 
 SteadyClock::time_point After(double seconds) {
@@ -93,8 +95,10 @@ bool NodeAgent::Register() {
   grpc::Status status = stub_->Register(&context, request, &reply);
   if (!status.ok()) {
     logger_.warn("registration with ctld at {} failed: {}", ctld_target_, status.error_message());
+    RenewLeasesIfCtldIsDown(status);
     return false;
   }
+  jobs_.RenewLeases();
   heartbeat_interval_ = std::max<int64_t>(1, reply.heartbeat_interval());
   logger_.info("NodeName={} registered with ctld at {} ({} jobs); heartbeat every {}s",
                hardware_.node_name(), ctld_target_, request.jobs_size(), heartbeat_interval_);
@@ -103,6 +107,18 @@ bool NodeAgent::Register() {
     jobs_.Abandon(job_id);
   }
   return true;
+}
+
+// A refused connection means ctld's host answered and nothing listens on ctld's
+// port: ctld is down (or restarting), and a ctld that is down requeues nothing;
+// once it is back it counts every node as silent only from its own start, so the
+// node has a whole SlurmdTimeout to register again. Jobs keep running. A timeout
+// (ctld stopped, the network cut) renews nothing: ctld may be up on the far side
+// and about to requeue.
+void NodeAgent::RenewLeasesIfCtldIsDown(const grpc::Status& status) {
+  ctld_refused_ = status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+                  status.error_message().find("Connection refused") != std::string::npos;
+  if (ctld_refused_) jobs_.RenewLeases();
 }
 
 bool NodeAgent::Heartbeat() {
@@ -118,8 +134,10 @@ bool NodeAgent::Heartbeat() {
   grpc::Status status = stub_->Heartbeat(&context, request, &reply);
   if (!status.ok()) {
     logger_.warn("heartbeat to ctld failed: {}", status.error_message());
+    RenewLeasesIfCtldIsDown(status);
     return false;
   }
+  jobs_.RenewLeases();
   if (!reply.registered())
     logger_.info("ctld asks NodeName={} to register again", hardware_.node_name());
   return reply.registered();
@@ -196,6 +214,9 @@ void NodeAgent::Loop() {
       backoff = ServeRegistered();
     } else {
       backoff = std::min(backoff * 2, kMaxBackoff);  // ctld may be starting or restarting
+      // While ctld refuses, each attempt renews the leases: try at least once per
+      // heartbeat interval, well within the lease.
+      if (ctld_refused_) backoff = std::min(backoff, static_cast<double>(heartbeat_interval_));
     }
     if (Stopping()) return;
     if (!Sleep(backoff)) return;

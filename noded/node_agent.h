@@ -50,7 +50,9 @@ class NodeAgent {
 
   void Loop();
   bool Register();
-  bool Heartbeat();  // false: register again
+  bool Heartbeat();
+  // Renews the leases when `status` says ctld is down; remembers whether it did.
+  void RenewLeasesIfCtldIsDown(const grpc::Status& status);  // false: register again
   // Returns when the agent must register again (the seconds to wait first), or
   // is stopping.
   double ServeRegistered();
@@ -68,6 +70,7 @@ class NodeAgent {
   std::unique_ptr<v1::NodeService::Stub> stub_;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
+  bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)
   double report_backoff_ = 0;  // seconds; 0 while reports are not failing
 
   std::mutex mu_;

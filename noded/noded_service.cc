@@ -11,6 +11,7 @@ namespace skiff {
 LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   LaunchSpec spec;
   spec.job_id = request.job_id();
+  spec.run = request.run();
   spec.uid = request.uid();
   spec.gid = request.gid();
   spec.user_name = request.user_name();

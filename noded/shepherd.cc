@@ -3,9 +3,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,6 +258,44 @@ int WriteStatus(const std::string& job_dir, const JobResult& result,
   return written.ok() ? 0 : 1;
 }
 
+// Waits until the batch script `child` has ended, without reaping it. Meanwhile,
+// once a second, reads the job's lease (job_files.h); when it has run out, ctld
+// may requeue the job elsewhere at any moment (it does so only after
+// SlurmdTimeout, longer than the lease): the whole group is killed now and true
+// is returned once the script has ended. No lease file: no fencing.
+bool WaitWithinLease(const std::string& job_dir, pid_t child) {
+  const std::string lease_path = absl::StrCat(job_dir, "/", kLeaseFileName);
+  int pidfd = -1;
+#ifdef SYS_pidfd_open
+  pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+#endif
+  bool fenced = false;
+  for (;;) {
+    siginfo_t info;
+    memset(&info, 0, sizeof(info));
+    const int waited = waitid(P_PID, child, &info, WEXITED | WNOWAIT | (fenced ? 0 : WNOHANG));
+    if (waited == 0 && info.si_pid == child) break;
+    if (waited != 0 && errno != EINTR) break;  // not our child any more: nothing to wait for
+    if (fenced) continue;
+    if (absl::StatusOr<std::string> text = ReadFile(lease_path); text.ok()) {
+      absl::StatusOr<int64_t> expiry = ParseLease(*text);
+      if (expiry.ok() && MonotonicMillis() > *expiry) {
+        kill(-child, SIGKILL);
+        fenced = true;
+        continue;
+      }
+    }
+    if (pidfd >= 0) {
+      struct pollfd ready = {pidfd, POLLIN, 0};
+      poll(&ready, 1, 1000);
+    } else {
+      usleep(200 * 1000);
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return fenced;
+}
+
 int Failed(const std::string& job_dir, int* ready_fd, const std::string& failure) {
   JobResult result;
   result.exit_code = 1;
@@ -322,9 +362,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   // The batch script's end is the job's end. Wait without reaping, so that the
   // job's pid (= its process group id) cannot be reused, and kill what the
   // script left running in its group.
-  siginfo_t info;
-  while (waitid(P_PID, child, &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
-  }
+  const bool fenced = WaitWithinLease(job_dir, child);
   kill(-child, SIGKILL);
   int wstatus = 0;
   while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
@@ -334,6 +372,13 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   if (WIFEXITED(wstatus)) result.exit_code = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
   result.failure = failure;
+  result.run = spec->run;
+  if (fenced) {
+    result.fenced = true;
+    result.failure = absl::StrCat(
+        "fenced: ctld did not confirm NodeName=", spec->node_name,
+        " before the job's lease ran out; killed so that a requeued copy never runs beside it");
+  }
   return WriteStatus(job_dir, result, &*spec);
 }
 

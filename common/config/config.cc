@@ -1332,6 +1332,11 @@ bool SkiffConfig::IsPrivate(std::string_view what) const {
   return std::find(private_data.begin(), private_data.end(), what) != private_data.end();
 }
 
+int64_t SkiffConfig::FenceLeaseSeconds() const {
+  const int64_t margin = std::max<int64_t>(2, slurmd_timeout / 5);
+  return std::max(slurmd_timeout - margin, heartbeat_interval + 1);
+}
+
 int64_t SkiffConfig::MaxScriptSize() const {
   constexpr int64_t kSlurmDefault = 4 * 1024 * 1024;  // DEFAULT_BATCH_SCRIPT_LIMIT
   auto it = scheduler_parameters.find("max_script_size");

@@ -163,6 +163,12 @@ struct SkiffConfig {
   // SchedulerParameters=max_script_size=N (bytes), Slurm's default 4 MiB.
   // ScriptTooLarge gives the refusal sbatch and ctld both print.
   int64_t MaxScriptSize() const;
+  // Fencing: how long a node's jobs keep running without ctld confirming the
+  // node (noded renews the lease at each answered heartbeat). Shorter than
+  // SlurmdTimeout, after which ctld requeues the node's jobs, by a fifth of it
+  // (at least 2 s), so that the old run is dead before a new one can start;
+  // never shorter than HeartbeatInterval + 1 s, so one late heartbeat kills nothing.
+  int64_t FenceLeaseSeconds() const;
 
   // nullptr when absent.
   const NodeConfig* FindNode(std::string_view name) const;

@@ -18,19 +18,21 @@ v1::Noded::Stub& NodeClient::Stub(const std::string& target) {
   return *stub;
 }
 
-absl::Status NodeClient::Prepare(grpc::ClientContext* context) {
+absl::Status NodeClient::Prepare(grpc::ClientContext* context, bool wait_for_ready) {
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds_));
-  // A channel whose last connect failed (noded was restarting) fails new calls at
-  // once until its reconnect backoff ends; wait for the connection instead, up to
-  // MessageTimeout, so that a noded that is back is reached, and only one that is
-  // still down after MessageTimeout counts as failed (and a launch then drains it).
-  context->set_wait_for_ready(true);
+  context->set_wait_for_ready(wait_for_ready);
   return AttachCredential(auth_, context);
 }
 
 absl::Status NodeClient::LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) {
   grpc::ClientContext context;
-  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  // A channel whose last connect failed (noded was restarting) fails new calls at
+  // once until its reconnect backoff ends; a launch waits for the connection
+  // instead, up to MessageTimeout, so that a noded that is back is reached, and
+  // only one still down after MessageTimeout counts as failed (and is drained).
+  // Signals and terminations stay fail-fast: a late one must not reach a run
+  // launched after it.
+  if (absl::Status s = Prepare(&context, /*wait_for_ready=*/true); !s.ok()) return s;
   v1::LaunchJobReply reply;
   return FromGrpcStatus(Stub(target).LaunchJob(&context, request, &reply));
 }

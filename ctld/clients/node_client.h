@@ -37,7 +37,7 @@ class NodeClient final : public NodeDaemonClient {
 
  private:
   v1::Noded::Stub& Stub(const std::string& target);
-  absl::Status Prepare(grpc::ClientContext* context);
+  absl::Status Prepare(grpc::ClientContext* context, bool wait_for_ready = false);
 
   Authenticator& auth_;
   const int timeout_seconds_;

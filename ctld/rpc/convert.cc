@@ -99,6 +99,8 @@ JobReport ReportFromProto(const v1::NodeJobReport& report) {
   out.exit_code = report.exit_code();
   out.exit_signal = report.exit_signal();
   out.failure = report.failure();
+  out.fenced = report.fenced();
+  out.run = report.run();
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <regex>
@@ -167,6 +168,84 @@ TEST(CrashTest, ALaunchADeadNodedRefusesRequeuesTheJobAndDrainsTheNode) {
   EXPECT_EQ(cluster->Run("scontrol update NodeName=n3 State=RESUME").exit_code, 0);
   EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "COMPLETED"); }))
       << ShowJob(*cluster, ids[0]) << ReadFile(ctld_log);
+}
+
+// Lines "WHAT NODE SECONDS" a job appended to `path`.
+struct Mark {
+  std::string what, node;
+  double at = 0;
+};
+std::vector<Mark> ReadMarks(const std::string& path) {
+  std::vector<Mark> marks;
+  std::istringstream in(ReadFile(path));
+  Mark mark;
+  while (in >> mark.what >> mark.node >> mark.at) marks.push_back(mark);
+  return marks;
+}
+
+// Fencing: noded stopped past SlurmdTimeout. Its job's shepherd kills the job
+// when the node's lease runs out, before ctld requeues the job (after
+// SlurmdTimeout), so the requeued copy never runs beside the first; and once
+// noded resumes, the killed run reports nothing that could end the new one.
+TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
+  auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=6\n");
+  ASSERT_NE(cluster, nullptr);
+  const std::string marks = cluster->dir() + "/log/fence_marks.txt";
+  CommandResult submit = cluster->Run(absl::StrCat(
+      "sbatch --requeue -o /dev/null --wrap='echo start $SLURMD_NODENAME $(date +%s.%N) >> ", marks,
+      "; while true; do echo tick $SLURMD_NODENAME $(date +%s.%N) >> ", marks,
+      "; sleep 0.2; done'"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  ASSERT_TRUE(Eventually(20, [&] { return !ReadMarks(marks).empty(); }));
+  const std::string first = ReadMarks(marks).front().node;
+  const pid_t noded = cluster->Pid("noded-" + first);
+  ASSERT_EQ(kill(noded, SIGSTOP), 0);
+
+  std::string second;
+  ASSERT_TRUE(Eventually(40, [&] {
+    for (const Mark& mark : ReadMarks(marks)) {
+      if (mark.what == "start" && mark.node != first) second = mark.node;
+    }
+    return !second.empty();
+  })) << ShowJob(*cluster, ids[0]);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  double second_start = 0, first_last = 0;
+  for (const Mark& mark : ReadMarks(marks)) {
+    if (mark.node == first) first_last = std::max(first_last, mark.at);
+    if (mark.what == "start" && mark.node == second) second_start = mark.at;
+  }
+  EXPECT_LT(first_last, second_start)
+      << "the copies overlapped by " << first_last - second_start << " s\n"
+      << ReadFile(marks);
+  EXPECT_NE(ShowJob(*cluster, ids[0]).find("Restarts=1 "), std::string::npos)
+      << ShowJob(*cluster, ids[0]);
+
+  ASSERT_EQ(kill(noded, SIGCONT), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // it re-registers and reports
+  const std::string shown = ShowJob(*cluster, ids[0]);
+  EXPECT_NE(shown.find("JobState=RUNNING "), std::string::npos) << shown;
+  EXPECT_NE(shown.find(" NodeList=" + second + "\n"), std::string::npos) << shown;
+  EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", ids[0])).exit_code, 0);
+}
+
+// ctld down for longer than the lease: nobody can requeue, and noded, whose
+// heartbeats are refused, keeps renewing the leases: the job runs to its end.
+TEST(CrashTest, ACtldDownLongerThanTheLeaseFencesNothing) {
+  auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=6\n");
+  ASSERT_NE(cluster, nullptr);
+  CommandResult submit = cluster->Run("sbatch -o /dev/null --wrap='sleep 12'");
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  ASSERT_TRUE(Eventually(20, [&] { return HasState(*cluster, ids[0], "RUNNING"); }));
+  ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(7));  // the lease is 4 s
+  CommandResult up = cluster->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "COMPLETED"); }))
+      << ShowJob(*cluster, ids[0]);
+  EXPECT_NE(ShowJob(*cluster, ids[0]).find("Restarts=0 "), std::string::npos)
+      << ShowJob(*cluster, ids[0]) << cluster->Log("noded-n1.log") << cluster->Log("ctld.log");
 }
 
 TEST(CrashTest, RestartedNodedReattachesAndReportsTheExitCode) {

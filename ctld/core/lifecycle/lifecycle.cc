@@ -330,6 +330,13 @@ void Lifecycle::Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t pre
 }
 
 void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects) {
+  if (report.finished && report.run != 0 && report.run != job.restart_count + 1) {
+    // The end of an earlier run of a requeued job, sent again after the job
+    // started anew (on this node): it says nothing about the current run.
+    effects.log.push_back(absl::StrCat("JobId=", job.id, " ignored the end of run ", report.run,
+                                       " (now run ", job.restart_count + 1, ")"));
+    return;
+  }
   if (job.state == JobState::kConfiguring) {
     // The node finished (or holds) the job before the launch reply reached us.
     job.launched = true;
@@ -337,6 +344,22 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
   }
   if (!report.finished) return;
   if (job.state != JobState::kRunning) return;  // already recorded
+  if (report.fenced) {
+    // The node lost touch with ctld long enough for its lease to run out, though
+    // not for SlurmdTimeout: as after a node failure, but the run is known dead.
+    effects.log.push_back(absl::StrCat("JobId=", job.id, " ", report.failure));
+    job.reason_detail = report.failure;
+    if (job.requeue && job.final_state == JobState::kCompleted) {
+      ReleaseResources(job);
+      Requeue(job, absl::StrCat("requeued: fenced on NodeName=", job.nodes.front()), effects);
+      return;
+    }
+    if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
+    job.exit_code = report.exit_code;
+    job.exit_signal = report.exit_signal;
+    if (TransitionJob(job, JobEvent::kExited, effects)) FinishRun(job, now, effects);
+    return;
+  }
   job.exit_code = report.exit_code;
   job.exit_signal = report.exit_signal;
   if (!report.failure.empty()) {

@@ -513,6 +513,25 @@ TEST_F(LaunchFailureTest, AJobsOwnLaunchFailureFailsItAndLeavesTheNodeInService)
   EXPECT_FALSE(NodeNamed("n2").drain);
 }
 
+// Fencing: a run its shepherd killed when the lease ran out is requeued; the end
+// of an earlier run, reported again once the job runs anew, changes nothing.
+TEST_F(LifecycleTest, AFencedRunIsRequeuedAndAnEarlierRunsEndIsIgnored) {
+  const uint64_t id = Submit(Request(2));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::string node = core_->Find(id)->nodes.front();
+  JobReport fenced{id, true, 0, 9, "fenced: ...", true, 1};
+  Drive(Store(core_->JobComplete(node, fenced, now_)));
+  EXPECT_EQ(core_->Find(id)->restart_count, 1);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::string again = core_->Find(id)->nodes.front();
+  Store(core_->JobComplete(again, fenced, now_));  // run 1's end, sent again
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  Drive(Store(core_->JobComplete(again, {id, true, 0, 0, "", false, 2}, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kCompleted);
+}
+
 TEST_F(LifecycleTest, IllegalReportsChangeNothing) {
   const uint64_t id = Submit(Request());
   const std::string before = Fingerprint(*core_);

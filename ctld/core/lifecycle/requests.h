@@ -28,6 +28,8 @@ struct JobReport {
   int exit_code = 0;
   int exit_signal = 0;
   std::string failure;  // the job could not be launched: why
+  bool fenced = false;  // its shepherd killed it when the node's lease ran out
+  int run = 0;          // restart_count + 1 of the run that ended; 0 = unknown
 };
 
 // A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare
