@@ -1,10 +1,12 @@
 // Benchmarks of burst_buffer/lua's synchronous calls, the ones ctld makes
 // itself (issue 5: "measured to be fast"): slurm_bb_job_process at every
 // submission, slurm_bb_paths at every job start and slurm_bb_pools every 30 s,
-// each through one loaded BbLua running Skiff's example lua/burst_buffer.lua,
-// plus the cost of loading a fresh Lua state (what BbRuntime pays when its pool
-// grows). The asynchronous hooks run in scriptd's helper processes; their cost
-// is a process start each and shows in tests/integration/burst_buffer_test.
+// each through one loaded BbLua running Skiff's example lua/burst_buffer.lua
+// with ctld's limits (BbLuaOptions::InCtld: time budget hook, memory-limited
+// allocator, restricted libraries), plus the cost of loading a fresh Lua state
+// (what BbRuntime pays when its pool grows). The asynchronous hooks run in
+// scriptd's helper processes; their cost is a process start each and shows in
+// tests/integration/burst_buffer_test.
 //
 // Prints one line per figure. Run with `./skiff bench` (built with -c opt).
 #include <unistd.h>
@@ -41,15 +43,16 @@ int Run(const char* argv0) {
     return 1;
   }
   BbLuaLogger quiet = [](BbLuaLogLevel, std::string_view) {};
+  const BbLuaOptions ctld = BbLuaOptions::InCtld();
   constexpr int kLoads = 200;
   Clock::time_point start = Clock::now();
   for (int i = 0; i < kLoads; ++i) {
-    if (!BbLua::Load(script, quiet).ok()) return 1;
+    if (!BbLua::Load(script, quiet, ctld).ok()) return 1;
   }
   printf("bb_lua load (open libs, run burst_buffer.lua, check 11 hooks): %.1f us\n",
          MicrosSince(start) / kLoads);
 
-  absl::StatusOr<std::unique_ptr<BbLua>> lua = BbLua::Load(script, quiet);
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = BbLua::Load(script, quiet, ctld);
   if (!lua.ok()) return 1;
   const std::string job_script = "/tmp/skiff-bb-bench-script";
   std::ofstream(job_script) << "#!/bin/bash\n#BB_LUA pool=fast capacity=1G\n"

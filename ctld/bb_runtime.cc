@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/hostlist.h"
 #include "lua/bb_lua_json.h"
 
@@ -36,38 +37,77 @@ BbLuaLogger LoggerFor(spdlog::logger* logger) {
   };
 }
 
-absl::Status LuaError(const std::string& function, const absl::StatusOr<BbLuaResult>& result) {
-  if (!result.ok()) {
-    return absl::InternalError(absl::StrCat("burst_buffer/lua: ", result.status().message()));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "burst_buffer/lua: ", result->message.empty() ? function + " failed" : result->message));
+// A script that failed to load is tried again sooner when it changes on disk.
+constexpr std::chrono::minutes kLoadRetryInterval{5};
+
+// Identifies the script file's version: inode, size and modification time
+// ("" when it cannot be read).
+std::string FileStamp(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return absl::StrCat(st.st_ino, ":", st.st_size, ":", st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<BbRuntime>> BbRuntime::Create(BurstBufferConfig config,
-                                                             std::string script_path,
-                                                             std::string state_dir,
-                                                             spdlog::logger* logger) {
-  absl::StatusOr<std::unique_ptr<BbLua>> lua = BbLua::Load(script_path, LoggerFor(logger));
-  if (!lua.ok()) {
-    return absl::Status(lua.status().code(),
-                        absl::StrCat(script_path, ": ", lua.status().message()));
-  }
+std::unique_ptr<BbRuntime> BbRuntime::Create(BurstBufferConfig config, std::string script_path,
+                                             std::string state_dir, spdlog::logger* logger,
+                                             const BbLuaOptions& lua_options) {
   ::mkdir(state_dir.c_str(), 0755);
-  std::unique_ptr<BbRuntime> runtime(
-      new BbRuntime(std::move(config), std::move(script_path), std::move(state_dir), logger));
-  runtime->idle_.push_back(std::move(*lua));
+  std::unique_ptr<BbRuntime> runtime(new BbRuntime(std::move(config), std::move(script_path),
+                                                   std::move(state_dir), logger, lua_options));
+  // A script that does not load must not keep ctld from starting: LoadState
+  // logs why, and every call answers it until the script loads.
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = runtime->LoadState();
+  if (lua.ok()) runtime->idle_.push_back(std::move(*lua));
   return runtime;
 }
 
 BbRuntime::BbRuntime(BurstBufferConfig config, std::string script_path, std::string state_dir,
-                     spdlog::logger* logger)
+                     spdlog::logger* logger, const BbLuaOptions& lua_options)
     : config_(std::move(config)),
       script_path_(std::move(script_path)),
       state_dir_(std::move(state_dir)),
-      logger_(*logger) {}
+      logger_(*logger),
+      lua_options_(lua_options) {}
+
+absl::StatusOr<std::unique_ptr<BbLua>> BbRuntime::LoadState() const {
+  const std::string stamp = FileStamp(script_path_);
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (failure_.has_value() && failure_->file_stamp == stamp &&
+        std::chrono::steady_clock::now() - failure_->at < kLoadRetryInterval) {
+      return failure_->status;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<BbLua>> lua =
+      BbLua::Load(script_path_, LoggerFor(&logger_), lua_options_);
+  if (lua.ok()) {
+    bool recovered = false;
+    {
+      std::lock_guard<std::mutex> lock(pool_mu_);
+      recovered = failure_.has_value();
+      failure_.reset();
+    }
+    if (recovered) {
+      logger_.info("BurstBufferType=burst_buffer/lua: {} loads again; burst buffers are available",
+                   script_path_);
+    }
+    return lua;
+  }
+  // BbLua's messages start "burst_buffer.lua: "; the path says it better.
+  const std::string why(absl::StripPrefix(lua.status().message(), "burst_buffer.lua: "));
+  absl::Status status =
+      absl::FailedPreconditionError(absl::StrCat("burst_buffer/lua: ", script_path_, ": ", why));
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    failure_ = LoadFailure{status, stamp, std::chrono::steady_clock::now()};
+  }
+  logger_.error(
+      "BurstBufferType=burst_buffer/lua: {}: {}; burst buffers are unavailable until it loads",
+      script_path_, why);
+  return status;
+}
 
 absl::StatusOr<BbRuntime::Lease> BbRuntime::Borrow() const {
   std::unique_ptr<BbLua> lua;
@@ -79,16 +119,42 @@ absl::StatusOr<BbRuntime::Lease> BbRuntime::Borrow() const {
     }
   }
   if (lua == nullptr) {
-    // Another thread holds every state: load one more (the pool grows to the
-    // number of threads calling at once, a handful).
-    absl::StatusOr<std::unique_ptr<BbLua>> loaded = BbLua::Load(script_path_, LoggerFor(&logger_));
+    // Another thread holds every state (or none loaded yet): load one more
+    // (the pool grows to the number of threads calling at once, a handful).
+    absl::StatusOr<std::unique_ptr<BbLua>> loaded = LoadState();
     if (!loaded.ok()) return loaded.status();
     lua = std::move(*loaded);
   }
   return Lease(lua.release(), [this](BbLua* state) {
+    if (state->exceeded_limits()) {
+      delete state;  // the next Borrow loads a fresh one
+      return;
+    }
     std::lock_guard<std::mutex> lock(pool_mu_);
     idle_.emplace_back(state);
   });
+}
+
+absl::Status BbRuntime::LuaError(const std::string& function,
+                                 const absl::StatusOr<BbLuaResult>& result) const {
+  if (!result.ok()) {
+    switch (result.status().code()) {
+      case absl::StatusCode::kDeadlineExceeded:
+      case absl::StatusCode::kResourceExhausted:
+      case absl::StatusCode::kFailedPrecondition:
+        // A limit or a refused function: the admin's script needs fixing.
+        logger_.error("burst_buffer/lua: {}: {}", script_path_,
+                      std::string(result.status().message()));
+        break;
+      default:
+        break;
+    }
+    // Internal whatever BbLua said: DeadlineExceeded would read as "ctld did
+    // not answer" in the CLIs (CtldClient::Explain).
+    return absl::InternalError(absl::StrCat("burst_buffer/lua: ", result.status().message()));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "burst_buffer/lua: ", result->message.empty() ? function + " failed" : result->message));
 }
 
 std::string BbRuntime::JobScriptPath(uint64_t job_id) const {

@@ -4,16 +4,26 @@
 // RunLuaRequests for the asynchronous hooks that scriptd runs.
 //
 // Threads: any. Each synchronous call borrows one BbLua from the pool (one
-// lua_State is never used by two threads at once) and may block in the script,
-// so callers never hold the Controller's mutex while calling in.
+// lua_State is never used by two threads at once) and may block in the script
+// for up to its time budget (BbLuaOptions::InCtld: 5 s), so callers never hold
+// the Controller's mutex while calling in.
+//
+// The script runs inside ctld, so its states are restricted and bounded
+// (lua/bb_lua.h): a hook that loops, exhausts memory or calls os.exit fails
+// that one call. A script that does not load (syntax error, missing hook, a
+// top level that loops or calls os.exit) leaves ctld running with burst
+// buffers unavailable: every call fails naming the file and the reason, and
+// the script is loaded again when it changes on disk.
 #ifndef SKIFF_CTLD_BB_RUNTIME_H_
 #define SKIFF_CTLD_BB_RUNTIME_H_
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,12 +39,14 @@ namespace skiff {
 
 class BbRuntime {
  public:
-  // Loads `script_path` once to check it (refusing a script that lacks one of
-  // Slurm 22.05's 11 hooks, naming it). `state_dir` holds the per-job files.
-  static absl::StatusOr<std::unique_ptr<BbRuntime>> Create(BurstBufferConfig config,
-                                                           std::string script_path,
-                                                           std::string state_dir,
-                                                           spdlog::logger* logger);
+  // Loads `script_path` once to check it. When it does not load (it lacks one
+  // of Slurm 22.05's 11 hooks, a syntax error, a limit crossed at the top
+  // level), logs why, naming the file, and returns a runtime whose calls fail
+  // with that reason until the script loads. `state_dir` holds the per-job
+  // files. `lua_options` are for tests; ctld uses the default.
+  static std::unique_ptr<BbRuntime> Create(
+      BurstBufferConfig config, std::string script_path, std::string state_dir,
+      spdlog::logger* logger, const BbLuaOptions& lua_options = BbLuaOptions::InCtld());
 
   const BurstBufferConfig& config() const { return config_; }
   const std::string& script_path() const { return script_path_; }
@@ -48,7 +60,10 @@ class BbRuntime {
   void RemoveJobFiles(uint64_t job_id) const;
 
   // slurm_bb_job_process at submit: an error rc rejects the job with the
-  // script's message (InvalidArgument "burst_buffer/lua: <message>").
+  // script's message (InvalidArgument "burst_buffer/lua: <message>"); a Lua
+  // error or a crossed limit is Internal ("burst_buffer/lua:
+  // slurm_bb_job_process exceeded 5 s"); a script that does not load is
+  // FailedPrecondition ("burst_buffer/lua: <file>: <why>").
   absl::Status JobProcess(const Job& job) const;
   // slurm_bb_pools: the pool definitions (empty when the script has none).
   absl::StatusOr<std::vector<BbPoolDef>> Pools() const;
@@ -66,19 +81,38 @@ class BbRuntime {
   static BbJobInfo JobInfoOf(const Job& job);
 
  private:
-  BbRuntime(BurstBufferConfig config, std::string script_path, std::string state_dir,
-            spdlog::logger* logger);
+  // A load that failed, and the script file as it was then: the same file is
+  // not loaded again (up to 5 s each time) before kLoadRetryInterval.
+  struct LoadFailure {
+    absl::Status status;
+    std::string file_stamp;
+    std::chrono::steady_clock::time_point at;
+  };
 
-  // A BbLua for this call, returned to the pool by the deleter.
+  BbRuntime(BurstBufferConfig config, std::string script_path, std::string state_dir,
+            spdlog::logger* logger, const BbLuaOptions& lua_options);
+
+  // A fresh BbLua, or the reason it does not load (FailedPrecondition
+  // "burst_buffer/lua: <file>: <why>"), remembered in failure_ and logged.
+  absl::StatusOr<std::unique_ptr<BbLua>> LoadState() const;
+
+  // A BbLua for this call, returned to the pool by the deleter (dropped
+  // instead when the call crossed a limit: its globals may be half-updated).
   using Lease = std::unique_ptr<BbLua, std::function<void(BbLua*)>>;
   absl::StatusOr<Lease> Borrow() const;
+
+  // A Lua error or crossed limit from a synchronous call, logged when a limit.
+  absl::Status LuaError(const std::string& function,
+                        const absl::StatusOr<BbLuaResult>& result) const;
 
   const BurstBufferConfig config_;
   const std::string script_path_;
   const std::string state_dir_;
   spdlog::logger& logger_;
+  const BbLuaOptions lua_options_;
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<BbLua>> idle_;  // guarded by pool_mu_
+  mutable std::optional<LoadFailure> failure_;        // guarded by pool_mu_
 };
 
 }  // namespace skiff

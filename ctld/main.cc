@@ -136,17 +136,15 @@ int Run(int argc, char** argv) {
   SystemClock clock;
   NodeClient node_client(auth, static_cast<int>(config.message_timeout));
   ScriptdClient scriptd_client(scriptd_socket, kScriptdRetryWindowSeconds);
-  // burst_buffer/lua: the script must load and define Slurm's 11 hooks.
+  // burst_buffer/lua: a script that does not load (or loops, or calls os.exit
+  // at its top level) is logged naming the file and leaves burst buffers
+  // unavailable; ctld starts anyway, as the admin's script must never keep
+  // the controller down.
   std::unique_ptr<BbRuntime> burst_buffers;
   if (config.burst_buffer_type == "burst_buffer/lua") {
-    absl::StatusOr<std::unique_ptr<BbRuntime>> bb = BbRuntime::Create(
-        loaded->burst_buffer.value_or(BurstBufferConfig{}), loaded->conf_dir + "/burst_buffer.lua",
-        config.state_save_location + "/bb", &logger);
-    if (!bb.ok()) {
-      kill(scriptd->pid, SIGTERM);
-      return Fatal(absl::StrCat("BurstBufferType=burst_buffer/lua: ", bb.status().message()));
-    }
-    burst_buffers = std::move(*bb);
+    burst_buffers = BbRuntime::Create(loaded->burst_buffer.value_or(BurstBufferConfig{}),
+                                      loaded->conf_dir + "/burst_buffer.lua",
+                                      config.state_save_location + "/bb", &logger);
   }
   Controller controller(
       config, loaded->conf_path, privileged,

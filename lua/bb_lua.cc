@@ -1,5 +1,8 @@
 #include "lua/bb_lua.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <lua5.4/lua.hpp>
 #include <string>
 #include <utility>
@@ -10,9 +13,268 @@
 #include "common/time_format.h"
 
 namespace skiff {
+
+// What the allocator, the count hook and the refused functions share. They
+// reach it through the allocator's user data (lua_getallocf), which every
+// coroutine of the state sees too. Only the thread calling into the BbLua
+// touches it.
+struct BbLuaGuard {
+  BbLuaOptions options;
+  std::string budget_text;  // "5 s", for the hook's message
+  const BbLuaLogger* logger = nullptr;
+
+  size_t used = 0;         // bytes the state holds
+  bool enforcing = false;  // the memory limit applies: script code runs under our pcall
+
+  // Per ProtectedCall:
+  const char* what = "";   // "slurm_bb_job_process", "the script's top level"
+  const char* where = "";  // "in synchronous hooks", "while ctld loads the script"
+  std::chrono::steady_clock::time_point deadline;
+  bool timed_out = false;
+  bool memory_refused = false;  // the allocator refused a block
+  std::string refused;          // the first refused function called ("os.exit")
+
+  bool exceeded = false;  // some call crossed the time or memory limit (sticky)
+};
+
 namespace {
 
 constexpr int kMaxJsonDepth = 200;
+
+BbLuaGuard* GuardOf(lua_State* L) {
+  void* ud = nullptr;
+  lua_getallocf(L, &ud);
+  return static_cast<BbLuaGuard*>(ud);
+}
+
+// "5 s", "200 ms".
+std::string FormatBudget(std::chrono::milliseconds budget) {
+  if (budget.count() % 1000 == 0) return absl::StrCat(budget.count() / 1000, " s");
+  return absl::StrCat(budget.count(), " ms");
+}
+
+// "256 MiB", "512 KiB", "1000 bytes".
+std::string FormatBytes(size_t bytes) {
+  if (bytes % (size_t{1} << 20) == 0) return absl::StrCat(bytes >> 20, " MiB");
+  if (bytes % 1024 == 0) return absl::StrCat(bytes >> 10, " KiB");
+  return absl::StrCat(bytes, " bytes");
+}
+
+// lua_Alloc with the state's memory limit. Shrinking never fails (Lua relies on
+// that); growing past the limit fails while script code runs, which Lua turns
+// into a "not enough memory" error after an emergency collection. Outside our
+// pcalls (pushing arguments, reading results) nothing is refused: an error
+// there would be unprotected and abort the process, and those blocks are ours.
+void* GuardedAlloc(void* ud, void* ptr, size_t osize, size_t nsize) {
+  auto* guard = static_cast<BbLuaGuard*>(ud);
+  const size_t old = ptr == nullptr ? 0 : osize;  // for a new block osize is its type
+  if (nsize == 0) {
+    std::free(ptr);
+    guard->used -= old;
+    return nullptr;
+  }
+  const size_t limit = guard->options.memory_limit;
+  if (nsize > old && guard->enforcing && limit > 0 && guard->used - old + nsize > limit) {
+    guard->memory_refused = true;
+    return nullptr;
+  }
+  void* block = std::realloc(ptr, nsize);
+  if (block != nullptr) guard->used = guard->used - old + nsize;
+  return block;
+}
+
+// Count hook: the time budget. Past the deadline it raises an error, and from
+// then on at every instruction of this thread (coroutine), so a script that
+// catches the error with pcall cannot keep running: the first instruction
+// after the pcall raises it again, up to our own lua_pcall.
+void BudgetHook(lua_State* L, lua_Debug* /*ar*/) {
+  BbLuaGuard* guard = GuardOf(L);
+  if (!guard->timed_out) {
+    if (std::chrono::steady_clock::now() < guard->deadline) {
+      // A coroutine left at every-instruction by an earlier call's timeout.
+      if (lua_gethookcount(L) != kBbLuaInstructionsPerCheck) {
+        lua_sethook(L, BudgetHook, LUA_MASKCOUNT, kBbLuaInstructionsPerCheck);
+      }
+      return;
+    }
+    guard->timed_out = true;
+    guard->exceeded = true;
+  }
+  lua_sethook(L, BudgetHook, LUA_MASKCOUNT, 1);
+  // budget_text, not a temporary string: luaL_error longjmps past destructors.
+  luaL_error(L, "%s exceeded %s", guard->what, guard->budget_text.c_str());
+}
+
+// A function restricted mode takes away. Upvalue 1: its name ("os.exit"). The
+// first one called is remembered, so the call fails even if the script
+// catches this error; where it was called from goes to the log.
+int LuaRefused(lua_State* L) {
+  BbLuaGuard* guard = GuardOf(L);
+  const char* name = lua_tostring(L, lua_upvalueindex(1));
+  if (guard->refused.empty()) guard->refused = name;
+  luaL_where(L, 1);  // "chunk:line: " of the Lua code that called it, or ""
+  if (guard->logger != nullptr && *guard->logger) {
+    (*guard->logger)(BbLuaLogLevel::kError,
+                     absl::StrCat(lua_tostring(L, -1), guard->what, " called ", name,
+                                  ", which is not available ", guard->where));
+  }
+  lua_pop(L, 1);
+  return luaL_error(L, "%s is not available %s", name, guard->where);
+}
+
+void PushRefused(lua_State* L, const char* name) {
+  lua_pushstring(L, name);
+  lua_pushcclosure(L, LuaRefused, 1);
+}
+
+// Raises the refusal for `name` from inside another C function.
+int Refuse(lua_State* L, const char* name) {
+  PushRefused(L, name);
+  lua_call(L, 0, 0);  // raises
+  return 0;
+}
+
+int ReturnAll(lua_State* L, int /*status*/, lua_KContext /*ctx*/) { return lua_gettop(L); }
+
+// Calls upvalue 1 with this function's arguments and returns what it returns.
+// With a continuation, so a coroutine may still yield through the wrapper.
+int CallOriginal(lua_State* L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_callk(L, lua_gettop(L) - 1, LUA_MULTRET, 0, ReturnAll);
+  return lua_gettop(L);
+}
+
+// load(chunk [, chunkname [, mode [, env]]]) with mode "t". Upvalue 1: load.
+int LuaLoadText(lua_State* L) {
+  const int n = lua_gettop(L);
+  lua_settop(L, n < 3 ? 3 : n);  // nil chunkname means the default, as when absent
+  lua_pushliteral(L, "t");
+  lua_replace(L, 3);
+  return CallOriginal(L);
+}
+
+// loadfile(filename [, mode [, env]]) with mode "t" and a file name. Upvalue 1: loadfile.
+int LuaLoadfileText(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) return Refuse(L, "loadfile() without a file name (stdin)");
+  const int n = lua_gettop(L);
+  lua_settop(L, n < 2 ? 2 : n);
+  lua_pushliteral(L, "t");
+  lua_replace(L, 2);
+  return CallOriginal(L);
+}
+
+int DofileResults(lua_State* L, int /*status*/, lua_KContext /*ctx*/) {
+  return lua_gettop(L) - 1;  // all but the file name
+}
+
+// dofile(filename) through text-only loadfile. Upvalue 1: loadfile.
+int LuaDofileText(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) return Refuse(L, "dofile() without a file name (stdin)");
+  lua_settop(L, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_pushvalue(L, 1);
+  lua_pushliteral(L, "t");
+  lua_call(L, 2, 2);
+  if (lua_isnil(L, -2)) return lua_error(L);  // loadfile's message is on top
+  lua_pop(L, 1);
+  lua_callk(L, 0, LUA_MULTRET, 0, DofileResults);
+  return DofileResults(L, LUA_OK, 0);
+}
+
+// xpcall's message handler under a time budget. Lua calls it from where the
+// error was raised, which for the budget's error is inside the count hook,
+// where hooks are off: a handler that loops could never be stopped. So once
+// the budget is spent, the error passes through unhandled. Upvalue 1: the
+// script's handler.
+int LuaBudgetedHandler(lua_State* L) {
+  if (GuardOf(L)->timed_out) return 1;  // the error as it is
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+// xpcall(f, msgh, ...) with msgh wrapped in LuaBudgetedHandler. Upvalue 1: xpcall.
+int LuaXpcallBudgeted(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TFUNCTION) {  // otherwise xpcall says what is wrong
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, LuaBudgetedHandler, 1);
+    lua_replace(L, 2);
+  }
+  return CallOriginal(L);
+}
+
+// io.lines(filename, ...) needs a file name: without one it reads stdin.
+// Upvalue 1: io.lines.
+int LuaLinesOfFile(lua_State* L) {
+  if (lua_isnoneornil(L, 1)) return Refuse(L, "io.lines() without a file name (stdin)");
+  return CallOriginal(L);
+}
+
+// setmetatable / debug.setmetatable without __gc: Lua runs finalizers with
+// hooks off, out of the time budget's reach, at any allocation of any later
+// call. Upvalue 1: the original.
+int LuaSetMetatableNoGc(lua_State* L) {
+  if (lua_type(L, 2) == LUA_TTABLE) {
+    lua_pushliteral(L, "__gc");
+    const bool has_gc = lua_rawget(L, 2) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (has_gc) return Refuse(L, "__gc (a finalizer)");
+  }
+  return CallOriginal(L);
+}
+
+// Replaces table[field] (the table on top of the stack) with a closure over
+// the original, or with a refusal when `wrapper` is null.
+void Replace(lua_State* L, const char* table_name, const char* field, lua_CFunction wrapper) {
+  if (wrapper == nullptr) {
+    PushRefused(L, absl::StrCat(table_name, ".", field).c_str());
+  } else {
+    lua_getfield(L, -1, field);
+    lua_pushcclosure(L, wrapper, 1);
+  }
+  lua_setfield(L, -2, field);
+}
+
+// What restricted mode takes away (BbLuaOptions::restricted). Changing the
+// library tables in place also covers package.loaded and require("os").
+void Restrict(lua_State* L) {
+  lua_pushglobaltable(L);
+  lua_getfield(L, -1, "loadfile");
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, LuaLoadfileText, 1);
+  lua_setfield(L, -3, "loadfile");
+  lua_pushcclosure(L, LuaDofileText, 1);
+  lua_setfield(L, -2, "dofile");
+  Replace(L, "", "load", LuaLoadText);
+  Replace(L, "", "setmetatable", LuaSetMetatableNoGc);
+  lua_pop(L, 1);
+
+  lua_getglobal(L, "os");
+  for (const char* field : {"exit", "execute", "setlocale"}) Replace(L, "os", field, nullptr);
+  lua_pop(L, 1);
+
+  lua_getglobal(L, "io");
+  for (const char* field : {"popen", "read", "input"}) Replace(L, "io", field, nullptr);
+  Replace(L, "io", "lines", LuaLinesOfFile);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "stdin");
+  lua_pop(L, 1);
+
+  // debug.sethook would take the time budget away; debug.debug reads stdin.
+  lua_getglobal(L, "debug");
+  for (const char* field : {"sethook", "debug"}) Replace(L, "debug", field, nullptr);
+  Replace(L, "debug", "setmetatable", LuaSetMetatableNoGc);
+  lua_pop(L, 1);
+}
+
+int Panic(lua_State* L) {
+  const char* message = lua_tostring(L, -1);
+  std::fprintf(stderr, "PANIC: unprotected error in call to Lua API (%s)\n",
+               message == nullptr ? "?" : message);
+  return 0;  // Lua aborts
+}
 
 const BbLuaLogger* LoggerFrom(lua_State* L, int upvalue) {
   return static_cast<const BbLuaLogger*>(lua_touserdata(L, lua_upvalueindex(upvalue)));
@@ -380,44 +642,125 @@ const char* BbLuaLogLevelName(BbLuaLogLevel level) {
   return "?";
 }
 
-BbLua::BbLua(lua_State* state, BbLuaLogger logger) : L_(state), logger_(std::move(logger)) {
-  luaL_openlibs(L_);
-  // logger_ lives as long as L_ (both owned here), so the light userdata stays valid.
-  InstallSlurmTable(L_, &logger_);
+BbLuaOptions BbLuaOptions::InCtld() {
+  BbLuaOptions options;
+  options.restricted = true;
+  options.time_budget = kBbSyncTimeBudget;
+  options.memory_limit = kBbSyncMemoryLimit;
+  return options;
 }
 
-BbLua::~BbLua() { lua_close(L_); }
+BbLua::BbLua(BbLuaLogger logger, const BbLuaOptions& options)
+    : guard_(std::make_unique<BbLuaGuard>()), logger_(std::move(logger)) {
+  guard_->options = options;
+  guard_->budget_text = FormatBudget(options.time_budget);
+  guard_->logger = &logger_;
+  // guard_ and logger_ live as long as L_ (all owned here), so the allocator's
+  // user data and the light userdata in the closures stay valid.
+  L_ = lua_newstate(GuardedAlloc, guard_.get());
+  if (L_ == nullptr) return;
+  lua_atpanic(L_, Panic);
+  luaL_openlibs(L_);
+  InstallSlurmTable(L_, &logger_);
+  if (options.restricted) Restrict(L_);
+  // Coroutines inherit the hook of the thread that creates them.
+  if (options.time_budget.count() > 0) {
+    lua_pushglobaltable(L_);
+    Replace(L_, "", "xpcall", LuaXpcallBudgeted);
+    lua_pop(L_, 1);
+    lua_sethook(L_, BudgetHook, LUA_MASKCOUNT, kBbLuaInstructionsPerCheck);
+  }
+}
+
+BbLua::~BbLua() {
+  if (L_ != nullptr) lua_close(L_);
+}
+
+absl::StatusOr<std::unique_ptr<BbLua>> BbLua::Create(BbLuaLogger logger,
+                                                     const BbLuaOptions& options) {
+  std::unique_ptr<BbLua> lua(new BbLua(std::move(logger), options));
+  if (lua->L_ == nullptr) return absl::ResourceExhaustedError("cannot create a Lua state");
+  return lua;
+}
 
 absl::StatusOr<std::unique_ptr<BbLua>> BbLua::Load(const std::string& script_path,
-                                                   BbLuaLogger logger) {
-  lua_State* L = luaL_newstate();
-  if (L == nullptr) return absl::ResourceExhaustedError("cannot create a Lua state");
-  std::unique_ptr<BbLua> lua(new BbLua(L, std::move(logger)));
+                                                   BbLuaLogger logger,
+                                                   const BbLuaOptions& options) {
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = Create(std::move(logger), options);
+  if (!lua.ok()) return lua.status();
+  lua_State* L = (*lua)->L_;
   const int rc = luaL_loadfilex(L, script_path.c_str(), "t");
   if (rc == LUA_ERRFILE) {
     return absl::NotFoundError(absl::StrCat("burst_buffer.lua: ", PopMessage(L)));
   }
-  return Finish(std::move(lua), rc);
+  return Finish(*std::move(lua), rc);
 }
 
 absl::StatusOr<std::unique_ptr<BbLua>> BbLua::LoadString(std::string_view script,
                                                          const std::string& chunk_name,
-                                                         BbLuaLogger logger) {
-  lua_State* L = luaL_newstate();
-  if (L == nullptr) return absl::ResourceExhaustedError("cannot create a Lua state");
-  std::unique_ptr<BbLua> lua(new BbLua(L, std::move(logger)));
+                                                         BbLuaLogger logger,
+                                                         const BbLuaOptions& options) {
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = Create(std::move(logger), options);
+  if (!lua.ok()) return lua.status();
+  lua_State* L = (*lua)->L_;
   const int rc = luaL_loadbufferx(L, script.data(), script.size(), chunk_name.c_str(), "t");
-  return Finish(std::move(lua), rc);
+  return Finish(*std::move(lua), rc);
 }
+
+int BbLua::ProtectedCall(int nargs, const char* what, bool loading) {
+  BbLuaGuard& guard = *guard_;
+  guard.what = what;
+  guard.where = loading ? "while ctld loads the script" : "in synchronous hooks";
+  guard.timed_out = false;
+  guard.memory_refused = false;
+  guard.refused.clear();
+  if (guard.options.time_budget.count() > 0) {
+    guard.deadline = std::chrono::steady_clock::now() + guard.options.time_budget;
+    // An earlier timeout left the main thread at every instruction.
+    lua_sethook(L_, BudgetHook, LUA_MASKCOUNT, kBbLuaInstructionsPerCheck);
+  }
+  guard.enforcing = true;
+  const int status = lua_pcall(L_, nargs, LUA_MULTRET, 0);
+  guard.enforcing = false;
+  if (status != LUA_OK && guard.memory_refused) guard.exceeded = true;
+  return status;
+}
+
+absl::Status BbLua::LimitError(int status, const std::string& prefix) const {
+  const BbLuaGuard& guard = *guard_;
+  if (guard.timed_out) {
+    return absl::DeadlineExceededError(
+        absl::StrCat(prefix, guard.what, " exceeded ", guard.budget_text));
+  }
+  if (status != LUA_OK && guard.memory_refused) {
+    return absl::ResourceExhaustedError(absl::StrCat(prefix, guard.what, " exceeded the ",
+                                                     FormatBytes(guard.options.memory_limit),
+                                                     " memory limit"));
+  }
+  if (!guard.refused.empty()) {
+    // Not prefixed with `what`: the caller adds the function's name ("FUNCTION: ").
+    return absl::FailedPreconditionError(
+        absl::StrCat(prefix, guard.refused, " is not available ", guard.where));
+  }
+  return absl::OkStatus();
+}
+
+bool BbLua::exceeded_limits() const { return guard_->exceeded; }
 
 absl::StatusOr<std::unique_ptr<BbLua>> BbLua::Finish(std::unique_ptr<BbLua> lua, int load_rc) {
   lua_State* L = lua->L_;
   if (load_rc != LUA_OK) {
     return absl::InvalidArgumentError(absl::StrCat("burst_buffer.lua: ", PopMessage(L)));
   }
-  if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+  const int status = lua->ProtectedCall(0, "the script's top level", /*loading=*/true);
+  if (absl::Status limit = lua->LimitError(status, "burst_buffer.lua: "); !limit.ok()) {
+    lua_settop(L, 0);
+    return limit;
+  }
+  if (status != LUA_OK) {
     return absl::InvalidArgumentError(absl::StrCat("burst_buffer.lua: ", PopMessage(L)));
   }
+  lua_settop(L, 0);
   std::string missing;
   for (const char* name : kBbRequiredFunctions) {
     if (!lua->HasFunction(name)) absl::StrAppend(&missing, missing.empty() ? "" : ", ", name);
@@ -430,9 +773,11 @@ absl::StatusOr<std::unique_ptr<BbLua>> BbLua::Finish(std::unique_ptr<BbLua> lua,
 }
 
 bool BbLua::HasFunction(const std::string& name) const {
-  lua_getglobal(L_, name.c_str());
+  lua_pushglobaltable(L_);
+  lua_pushlstring(L_, name.data(), name.size());
+  lua_rawget(L_, -2);
   const bool is_function = lua_isfunction(L_, -1);
-  lua_pop(L_, 1);
+  lua_pop(L_, 2);
   return is_function;
 }
 
@@ -440,7 +785,11 @@ absl::StatusOr<BbLuaResult> BbLua::Call(const std::string& function,
                                         const std::vector<std::string>& args,
                                         const BbJobInfo* job_info) {
   lua_settop(L_, 0);
-  lua_getglobal(L_, function.c_str());
+  // Raw, as HasFunction: a metamethod here would run outside any protected call.
+  lua_pushglobaltable(L_);
+  lua_pushlstring(L_, function.data(), function.size());
+  lua_rawget(L_, -2);
+  lua_remove(L_, 1);
   if (!lua_isfunction(L_, -1)) {
     lua_settop(L_, 0);
     return absl::NotFoundError(absl::StrCat(function, ": not defined in burst_buffer.lua"));
@@ -457,7 +806,15 @@ absl::StatusOr<BbLuaResult> BbLua::Call(const std::string& function,
     PushJobInfo(L_, *job_info);
     ++nargs;
   }
-  if (lua_pcall(L_, nargs, LUA_MULTRET, 0) != LUA_OK) {
+  const int status = ProtectedCall(nargs, function.c_str(), /*loading=*/false);
+  if (absl::Status limit = LimitError(status, ""); !limit.ok()) {
+    lua_settop(L_, 0);
+    if (limit.code() == absl::StatusCode::kFailedPrecondition) {
+      return absl::FailedPreconditionError(absl::StrCat(function, ": ", limit.message()));
+    }
+    return limit;
+  }
+  if (status != LUA_OK) {
     std::string message = PopMessage(L_);
     lua_settop(L_, 0);
     return absl::InternalError(absl::StrCat(function, ": ", message));

@@ -8,6 +8,13 @@
 // hooks run in a helper process that scriptd execs (see README.md), which
 // uses this same class for its single call.
 //
+// ctld's states are built with BbLuaOptions::InCtld(): the script runs inside
+// ctld's process, so each call (and the top level at load) has a time budget
+// and a memory limit, and what could end, fork or block the process (os.exit,
+// os.execute, io.popen, reading stdin, ...) fails the call instead. Those are
+// guards against accidents, not a sandbox: the script is the admin's. The
+// helper keeps the defaults (full Lua, no limits; scriptd times it out).
+//
 // What the script sees (Slurm's API; see the seed guide):
 //   slurm.SUCCESS = 0, slurm.ERROR = slurm.FAILURE = -1, slurm.SLURM_BB_BUSY = "BUSY"
 //   slurm.log_error/log_info/log_verbose/log_debug/log_debug2/log_debug3/log_debug4
@@ -27,6 +34,8 @@
 #ifndef SKIFF_LUA_BB_LUA_H_
 #define SKIFF_LUA_BB_LUA_H_
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +48,8 @@
 struct lua_State;
 
 namespace skiff {
+
+struct BbLuaGuard;  // bb_lua.cc: the limits' per-state bookkeeping
 
 // The 11 hooks Slurm 22.05 requires; loading fails naming any that is missing.
 inline constexpr const char* kBbRequiredFunctions[] = {
@@ -80,6 +91,37 @@ struct BbJobInfo {
   std::string gres_total;                // e.g. "gres/gpu=2", "" without gres
 };
 
+// Limits for a state that runs inside ctld (see the top of this file). The
+// defaults are the helper's: full Lua, no limits.
+struct BbLuaOptions {
+  // os.exit, os.execute, io.popen, os.setlocale, io.read, io.input, io.lines()
+  // without a file name, debug.sethook, debug.debug and metatables with __gc
+  // (Lua runs finalizers with hooks off, beyond the budget's reach) fail the
+  // call naming themselves, and io.stdin is nil; load, loadfile and dofile
+  // accept text chunks only (a malformed binary chunk can crash the Lua VM),
+  // and loadfile/dofile need a file name (without one they read stdin). Files
+  // stay open to the script (io.open, io.lines(name), os.remove, os.rename):
+  // Slurm's scripts read and write them.
+  bool restricted = false;
+  // How long one Call (or the top level, at load) may run, checked every
+  // kBbLuaInstructionsPerCheck Lua instructions against a monotonic clock.
+  // Zero: unlimited. Time spent inside one C function (a system call that
+  // blocks, one huge string.rep) is not interrupted; it is counted.
+  std::chrono::milliseconds time_budget{0};
+  // Most bytes the state may hold while script code runs; an allocation past
+  // it fails as "not enough memory" would. Zero: unlimited.
+  size_t memory_limit = 0;
+
+  // ctld's in-process states: restricted, 5 s, 256 MiB.
+  static BbLuaOptions InCtld();
+};
+
+inline constexpr std::chrono::milliseconds kBbSyncTimeBudget{5000};
+inline constexpr size_t kBbSyncMemoryLimit = size_t{256} << 20;
+// Cheap enough not to show (one clock read per thousand instructions) and
+// fine enough to stop a loop within microseconds of its deadline.
+inline constexpr int kBbLuaInstructionsPerCheck = 1000;
+
 // What a hook returned: rc (slurm.SUCCESS or an error number) and the optional
 // message. No return value at all is success with no message.
 struct BbLuaResult {
@@ -94,24 +136,35 @@ struct BbLuaResult {
 class BbLua {
  public:
   // Opens the Lua standard libraries, installs `slurm` and runs the script's
-  // top level. Errors: NotFound (no such file), InvalidArgument (syntax error or
-  // an error raised while running the top level, with Lua's message),
-  // FailedPrecondition naming every missing required function.
+  // top level, within `options`. Errors (messages start "burst_buffer.lua: "):
+  // NotFound (no such file), InvalidArgument (syntax error or an error raised
+  // while running the top level, with Lua's message), FailedPrecondition
+  // naming every missing required function or a refused function the top level
+  // called ("os.exit is not available while ctld loads the script"),
+  // DeadlineExceeded ("the script's top level exceeded 5 s"),
+  // ResourceExhausted (over options.memory_limit).
   static absl::StatusOr<std::unique_ptr<BbLua>> Load(const std::string& script_path,
-                                                     BbLuaLogger logger);
+                                                     BbLuaLogger logger,
+                                                     const BbLuaOptions& options = {});
 
   // Same, from text (`chunk_name` appears in Lua's error messages). For tests
   // and for a helper that received the script over a pipe.
   static absl::StatusOr<std::unique_ptr<BbLua>> LoadString(std::string_view script,
                                                            const std::string& chunk_name,
-                                                           BbLuaLogger logger);
+                                                           BbLuaLogger logger,
+                                                           const BbLuaOptions& options = {});
 
   ~BbLua();
   BbLua(const BbLua&) = delete;
   BbLua& operator=(const BbLua&) = delete;
 
-  // Whether the script defines `name` as a function.
+  // Whether the script defines `name` as a function (a raw read of the global,
+  // so a metatable on _G, such as strict.lua's, runs no code here).
   bool HasFunction(const std::string& name) const;
+
+  // True once a call ran past its time budget or memory limit: the script's
+  // globals may hold half-done work, so a pool should drop this state.
+  bool exceeded_limits() const;
 
   // Calls `function` with `args` as strings, then `job_info` (if given) as a
   // read-only table. Errors (the Lua message or what is wrong, prefixed with
@@ -119,6 +172,11 @@ class BbLua {
   // Internal when it raised a Lua error, InvalidArgument when it returned a
   // non-numeric rc or a non-string message. A returned error rc is NOT an error
   // here: it is a result for the caller to act on.
+  // Under BbLuaOptions limits the call also fails, even when the script caught
+  // the Lua error with pcall: DeadlineExceeded "FUNCTION exceeded 5 s",
+  // ResourceExhausted "FUNCTION exceeded the 256 MiB memory limit",
+  // FailedPrecondition "FUNCTION: os.exit is not available in synchronous
+  // hooks" (the first refused function it called).
   absl::StatusOr<BbLuaResult> Call(const std::string& function,
                                    const std::vector<std::string>& args,
                                    const BbJobInfo* job_info = nullptr);
@@ -148,10 +206,19 @@ class BbLua {
                                         const std::vector<std::string>& words);
 
  private:
-  BbLua(lua_State* state, BbLuaLogger logger);
+  BbLua(BbLuaLogger logger, const BbLuaOptions& options);
+  static absl::StatusOr<std::unique_ptr<BbLua>> Create(BbLuaLogger logger,
+                                                       const BbLuaOptions& options);
   static absl::StatusOr<std::unique_ptr<BbLua>> Finish(std::unique_ptr<BbLua> lua, int load_rc);
+  // lua_pcall of the function and `nargs` arguments on the stack, under the
+  // budget and limits; `what` names it in messages. Returns lua_pcall's status.
+  int ProtectedCall(int nargs, const char* what, bool loading);
+  // The error for a limit the last ProtectedCall crossed (OK when none).
+  absl::Status LimitError(int status, const std::string& prefix) const;
 
-  lua_State* L_;
+  // Declared before L_: the allocator and the hook use it until lua_close.
+  std::unique_ptr<BbLuaGuard> guard_;
+  lua_State* L_ = nullptr;
   BbLuaLogger logger_;
 };
 

@@ -106,6 +106,26 @@ TEST_F(ExampleScript, JobProcessAcceptsAGoodScript) {
   EXPECT_TRUE(r->ok());
 }
 
+// ctld loads the example with its in-process limits: the top level and the
+// synchronous hooks must run within them.
+TEST_F(ExampleScript, SynchronousHooksRunUnderCtldsLimits) {
+  absl::StatusOr<std::unique_ptr<BbLua>> lua =
+      BbLua::Load("lua/burst_buffer.lua", nullptr, BbLuaOptions::InCtld());
+  ASSERT_TRUE(lua.ok()) << lua.status();
+  absl::StatusOr<BbLuaResult> pools = (*lua)->Pools();
+  ASSERT_TRUE(pools.ok()) << pools.status();
+  EXPECT_TRUE(pools->ok());
+  const std::string script =
+      JobScript("sync.sh", "#!/bin/bash\n#BB_LUA pool=fast capacity=1G\necho hi\n");
+  absl::StatusOr<BbLuaResult> processed = (*lua)->JobProcess(script, 1001, 1001, info_);
+  ASSERT_TRUE(processed.ok()) << processed.status();
+  EXPECT_TRUE(processed->ok()) << processed->message;
+  const std::string path_file = TmpDir() + "/sync_paths";
+  absl::StatusOr<BbLuaResult> paths = (*lua)->Paths(42, script, path_file, 1001, 1001, info_);
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  EXPECT_EQ(ReadFile(path_file), "BB_JOB_DIR=" + bb_root_ + "/job_42\n");
+}
+
 TEST_F(ExampleScript, JobProcessRejectsBadStageLinesWithAMessage) {
   struct Case {
     const char* line;
