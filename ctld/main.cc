@@ -21,6 +21,7 @@
 #include "common/logging.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/guarded_server.h"
 #include "common/users.h"
 #include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
@@ -97,6 +98,7 @@ int Run(int argc, char** argv) {
   }
 
   // Everything before this point is single-threaded, and so is the fork below.
+  const ConnectionLimits connection_limits = DaemonConnectionLimits();
   BlockDaemonSignals();
   std::vector<std::string> scriptd_args = {
       "-f",           loaded->conf_path, "--socket",
@@ -157,19 +159,27 @@ int Run(int argc, char** argv) {
   CtldService ctld_service(controller, auth);
   NodeService node_service(controller, auth);
 
-  const std::string listen = absl::StrCat(
-      config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
+  const std::string listen_host = config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr;
+  const std::string listen = absl::StrCat(listen_host, ":", config.ctld_port);
+  // Connections are accepted by the listener, under its limits (guarded_server.h),
+  // and handed to the server; declared first, it outlives the server.
+  absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(
+      listen_host, static_cast<int>(config.ctld_port), connection_limits, logger);
+  if (!listener.ok()) {
+    kill(scriptd->pid, SIGTERM);
+    return Fatal(absl::StrCat("cannot listen on ", listen,
+                              " (SlurmctldHost/SlurmctldPort): ", listener.status().message()));
+  }
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
-  int bound_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&ctld_service);
   builder.RegisterService(&node_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || bound_port == 0) {
+  if (!server) {
     kill(scriptd->pid, SIGTERM);
-    return Fatal(absl::StrCat("cannot listen on ", listen, " (SlurmctldHost/SlurmctldPort)"));
+    return Fatal(absl::StrCat("cannot start the server for ", listen));
   }
+  (*listener)->Start(server.get());
   if (absl::Status s = WritePidFile(config.ctld_pid_file); !s.ok()) {
     logger.error("SlurmctldPidFile: {}", std::string(s.message()));
   }
@@ -202,6 +212,7 @@ int Run(int argc, char** argv) {
     logger.info("signal {}: shutting down", sig);
     break;
   }
+  (*listener)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   scriptd_client.Stop();
   // Closing the lifeline tells scriptd to stop its children and exit.

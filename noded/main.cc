@@ -16,6 +16,7 @@
 #include "common/logging.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/guarded_server.h"
 #include "noded/hardware.h"
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
@@ -76,6 +77,7 @@ int Run(int argc, char** argv) {
   uid_t slurm_user_uid = 0;
   if (struct passwd* pw = getpwnam(config.slurm_user.c_str())) slurm_user_uid = pw->pw_uid;
 
+  const ConnectionLimits connection_limits = DaemonConnectionLimits();
   BlockDaemonSignals();
   auto logger_or = SetupLogging("noded", static_cast<spdlog::level::level_enum>(numeric_level),
                                 SubstituteNodeName(config.slurmd_log_file, node_name));
@@ -129,15 +131,20 @@ int Run(int argc, char** argv) {
   jobs.Start();
 
   NodedService service(node_name, start_time, auth, slurm_user_uid, jobs);
+  // Connections are accepted by the listener, under its limits (guarded_server.h),
+  // and handed to the server; declared first, it outlives the server.
+  absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(
+      node->addr.empty() ? node_name : node->addr, port, connection_limits, logger);
+  if (!listener.ok()) {
+    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name,
+                              " Port=): ", listener.status().message()));
+  }
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
-  int bound_port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || bound_port == 0) {
-    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name, " Port=)"));
-  }
+  if (!server) return Fatal(absl::StrCat("cannot start the server for ", listen));
+  (*listener)->Start(server.get());
   if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
       !s.ok()) {
     logger.error("SlurmdPidFile: {}", std::string(s.message()));
@@ -152,6 +159,7 @@ int Run(int argc, char** argv) {
     logger.info("signal {}: shutting down", sig);
     break;
   }
+  (*listener)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   agent.Stop();
   jobs.Stop();  // jobs keep running; a restarted noded re-adopts them

@@ -19,10 +19,21 @@ std::function<void(const std::string&)>& Sink() {
   return *sink;
 }
 
+std::function<void(const std::string&)>& AuthenticatedHook() {
+  static auto* const hook = new std::function<void(const std::string&)>();
+  return *hook;
+}
+
+std::function<std::string(const std::string&)>& Describer() {
+  static auto* const describe = new std::function<std::string(const std::string&)>();
+  return *describe;
+}
+
 absl::StatusOr<Identity> Refused(const grpc::ServerContext& context, absl::Status why) {
   if (Sink()) {
-    if (std::optional<std::string> line = Failures().Refused(
-            context.peer(), std::string(why.message()), static_cast<int64_t>(time(nullptr)))) {
+    const std::string peer = Describer() ? Describer()(context.peer()) : context.peer();
+    if (std::optional<std::string> line = Failures().Refused(peer, std::string(why.message()),
+                                                             static_cast<int64_t>(time(nullptr)))) {
       Sink()(*line);
     }
   }
@@ -33,6 +44,14 @@ absl::StatusOr<Identity> Refused(const grpc::ServerContext& context, absl::Statu
 
 void SetLoginFailureSink(std::function<void(const std::string& line)> sink) {
   Sink() = std::move(sink);
+}
+
+void SetAuthenticatedHook(std::function<void(const std::string& peer)> hook) {
+  AuthenticatedHook() = std::move(hook);
+}
+
+void SetPeerDescriber(std::function<std::string(const std::string& peer)> describe) {
+  Describer() = std::move(describe);
 }
 
 absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context) {
@@ -53,6 +72,7 @@ absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::Serve
   if (!identity.ok() && identity.status().code() == absl::StatusCode::kUnauthenticated) {
     return Refused(context, identity.status());
   }
+  if (identity.ok() && AuthenticatedHook()) AuthenticatedHook()(context.peer());
   return identity;
 }
 

@@ -1,0 +1,72 @@
+#include "common/rpc/connection_guard.h"
+
+#include <algorithm>
+
+namespace skiff {
+
+int ConnectionGuard::unauthenticated() const {
+  return static_cast<int>(std::count_if(tracked_.begin(), tracked_.end(),
+                                        [](const auto& e) { return !e.second.authenticated; }));
+}
+
+int ConnectionGuard::OldestUnauthenticated(const std::string& peer) const {
+  int oldest = -1;
+  int64_t oldest_ms = 0;
+  for (const auto& [fd, t] : tracked_) {
+    if (t.authenticated || (!peer.empty() && t.peer != peer)) continue;
+    if (oldest < 0 || t.accepted_ms < oldest_ms) {
+      oldest = fd;
+      oldest_ms = t.accepted_ms;
+    }
+  }
+  return oldest;
+}
+
+ConnectionGuard::Admission ConnectionGuard::Accept(int fd, uint64_t id, const std::string& peer,
+                                                   int64_t now_ms) {
+  tracked_.erase(fd);  // the number was reused: that connection is gone
+  Admission admission;
+  auto evict = [&](int victim) {
+    admission.evict.push_back(tracked_.at(victim));
+    tracked_.erase(victim);
+  };
+  int from_peer = 0;
+  for (const auto& [other, t] : tracked_) {
+    if (!t.authenticated && t.peer == peer) ++from_peer;
+  }
+  if (from_peer >= limits_.max_unauthenticated_per_peer) {
+    const int victim = OldestUnauthenticated(peer);
+    if (victim >= 0) evict(victim);
+  }
+  if (unauthenticated() >= limits_.max_unauthenticated) {
+    const int victim = OldestUnauthenticated("");
+    if (victim >= 0) evict(victim);
+  }
+  if (static_cast<int>(tracked_.size()) >= limits_.max_connections) {
+    const int victim = OldestUnauthenticated("");
+    if (victim < 0) return admission;  // full of authenticated connections: refuse
+    evict(victim);
+  }
+  tracked_[fd] = Tracked{fd, id, peer, false, now_ms};
+  admission.admitted = true;
+  return admission;
+}
+
+void ConnectionGuard::Authenticated(int fd) {
+  auto it = tracked_.find(fd);
+  if (it != tracked_.end()) it->second.authenticated = true;
+}
+
+void ConnectionGuard::Closed(int fd) { tracked_.erase(fd); }
+
+std::vector<int> ConnectionGuard::Expired(int64_t now_ms) const {
+  std::vector<int> expired;
+  for (const auto& [fd, t] : tracked_) {
+    if (!t.authenticated && now_ms - t.accepted_ms >= limits_.unauthenticated_ms) {
+      expired.push_back(fd);
+    }
+  }
+  return expired;
+}
+
+}  // namespace skiff

@@ -1,0 +1,78 @@
+// ConnectionGuard: which accepted connections a daemon keeps, as pure
+// bookkeeping (no sockets, no clock, no threads), so that a flood of idle or
+// unauthenticated connections can neither exhaust the daemon's descriptors nor
+// crowd out its nodes and admins.
+//
+// Rules:
+// - At most `max_connections` at once. An authenticated connection (one that has
+//   carried a request with a valid credential) is never evicted; a new
+//   connection that finds no room is refused.
+// - Unauthenticated connections are capped at `max_unauthenticated` in all and
+//   `max_unauthenticated_per_peer` from one address. A new connection that finds
+//   either cap reached evicts the oldest unauthenticated one it competes with:
+//   whoever holds connections open without sending a request loses them to
+//   whoever connects to send one.
+// - An unauthenticated connection is closed `unauthenticated_ms` after accept.
+//
+// Not thread-safe: GuardedServer (guarded_server.h) owns one under its mutex.
+#ifndef SKIFF_COMMON_RPC_CONNECTION_GUARD_H_
+#define SKIFF_COMMON_RPC_CONNECTION_GUARD_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+struct ConnectionLimits {
+  int max_connections = 4096;
+  int max_unauthenticated = 256;
+  int max_unauthenticated_per_peer = 64;
+  int64_t unauthenticated_ms = 3000;
+};
+
+class ConnectionGuard {
+ public:
+  explicit ConnectionGuard(ConnectionLimits limits) : limits_(limits) {}
+
+  struct Tracked {
+    int fd = 0;
+    uint64_t id = 0;  // what the caller uses to tell the same socket from a reused fd
+    std::string peer;
+    bool authenticated = false;
+    int64_t accepted_ms = 0;
+  };
+  struct Admission {
+    bool admitted = false;
+    std::vector<Tracked> evict;  // unauthenticated connections to close for it (forgotten)
+  };
+  // A connection from `peer` (an address without port) accepted as `fd`.
+  // An fd already tracked is a new connection: the old one is forgotten.
+  Admission Accept(int fd, uint64_t id, const std::string& peer, int64_t now_ms);
+
+  // `fd` carried a request with a valid credential. Unknown fds are ignored.
+  void Authenticated(int fd);
+
+  // `fd` was closed (by the server, or after eviction).
+  void Closed(int fd);
+
+  // Unauthenticated connections whose time is up at `now_ms` (they stay tracked
+  // until Closed).
+  std::vector<int> Expired(int64_t now_ms) const;
+
+  const std::map<int, Tracked>& tracked() const { return tracked_; }
+  int unauthenticated() const;
+
+ private:
+  // The oldest unauthenticated connection (from `peer`, or from anyone when
+  // empty); -1 when there is none.
+  int OldestUnauthenticated(const std::string& peer) const;
+
+  ConnectionLimits limits_;
+  std::map<int, Tracked> tracked_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_COMMON_RPC_CONNECTION_GUARD_H_
