@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -215,6 +216,8 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
     if (mark.node == first) first_last = std::max(first_last, mark.at);
     if (mark.what == "start" && mark.node == second) second_start = mark.at;
   }
+  std::cout << "fencing: the first copy's last sign of life came " << second_start - first_last
+            << " s before the requeued copy started\n";
   EXPECT_LT(first_last, second_start)
       << "the copies overlapped by " << first_last - second_start << " s\n"
       << ReadFile(marks);
