@@ -67,6 +67,8 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   env["SLURM_JOB_ID"] = id;
   env["SLURM_JOBID"] = id;
   env["SLURM_JOB_NAME"] = job.name;
+  // As Slurm: set once the job has been requeued (node failure, fencing, requeue).
+  if (job.restart_count > 0) env["SLURM_RESTART_COUNT"] = absl::StrCat(job.restart_count);
   env["SLURM_JOB_NODELIST"] = nodelist;
   env["SLURM_NODELIST"] = nodelist;
   env["SLURM_JOB_NUM_NODES"] = nodes;

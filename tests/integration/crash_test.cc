@@ -171,17 +171,54 @@ TEST(CrashTest, ALaunchADeadNodedRefusesRequeuesTheJobAndDrainsTheNode) {
       << ShowJob(*cluster, ids[0]) << ReadFile(ctld_log);
 }
 
-// Lines "WHAT NODE SECONDS" a job appended to `path`.
+// Lines "WHAT COPY NODE SECONDS" a ticking job appended to a file; COPY is its
+// SLURM_RESTART_COUNT (0 for the first run).
 struct Mark {
   std::string what, node;
+  int copy = 0;
   double at = 0;
 };
 std::vector<Mark> ReadMarks(const std::string& path) {
   std::vector<Mark> marks;
   std::istringstream in(ReadFile(path));
   Mark mark;
-  while (in >> mark.what >> mark.node >> mark.at) marks.push_back(mark);
+  while (in >> mark.what >> mark.copy >> mark.node >> mark.at) marks.push_back(mark);
   return marks;
+}
+
+// A requeueable job that marks its start and then ticks every 0.2 s forever.
+uint64_t SubmitTickingJob(LocalCluster& cluster, const std::string& marks) {
+  const std::string me = "${SLURM_RESTART_COUNT:-0} $SLURMD_NODENAME $(date +%s.%N) >> " + marks;
+  CommandResult submit =
+      cluster.Run(absl::StrCat("sbatch --requeue -o /dev/null --wrap='echo start ", me,
+                               "; while true; do echo tick ", me, "; sleep 0.2; done'"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  EXPECT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  return ids.empty() ? 0 : ids[0];
+}
+
+// Once the second copy has started: the first copy's last tick came before it.
+void ExpectTheCopiesNeverOverlapped(LocalCluster& cluster, uint64_t id, const std::string& marks) {
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           for (const Mark& mark : ReadMarks(marks)) {
+                             if (mark.what == "start" && mark.copy == 1) return true;
+                           }
+                           return false;
+                         }))
+      << ShowJob(cluster, id) << ReadFile(marks);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  double second_start = 0, first_last = 0;
+  for (const Mark& mark : ReadMarks(marks)) {
+    if (mark.copy == 0) first_last = std::max(first_last, mark.at);
+    if (mark.what == "start" && mark.copy == 1) second_start = mark.at;
+  }
+  std::cout << "fencing: the first copy's last sign of life came " << second_start - first_last
+            << " s before the requeued copy started\n";
+  EXPECT_LT(first_last, second_start)
+      << "the copies overlapped by " << first_last - second_start << " s\n"
+      << ReadFile(marks);
+  EXPECT_NE(ShowJob(cluster, id).find("Restarts=1 "), std::string::npos) << ShowJob(cluster, id);
 }
 
 // Fencing: noded stopped past SlurmdTimeout. Its job's shepherd kills the job
@@ -192,44 +229,42 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
   auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=6\n");
   ASSERT_NE(cluster, nullptr);
   const std::string marks = cluster->dir() + "/log/fence_marks.txt";
-  CommandResult submit = cluster->Run(absl::StrCat(
-      "sbatch --requeue -o /dev/null --wrap='echo start $SLURMD_NODENAME $(date +%s.%N) >> ", marks,
-      "; while true; do echo tick $SLURMD_NODENAME $(date +%s.%N) >> ", marks,
-      "; sleep 0.2; done'"));
-  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
-  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  const uint64_t id = SubmitTickingJob(*cluster, marks);
   ASSERT_TRUE(Eventually(20, [&] { return !ReadMarks(marks).empty(); }));
   const std::string first = ReadMarks(marks).front().node;
   const pid_t noded = cluster->Pid("noded-" + first);
   ASSERT_EQ(kill(noded, SIGSTOP), 0);
-
+  ExpectTheCopiesNeverOverlapped(*cluster, id, marks);
   std::string second;
-  ASSERT_TRUE(Eventually(40, [&] {
-    for (const Mark& mark : ReadMarks(marks)) {
-      if (mark.what == "start" && mark.node != first) second = mark.node;
-    }
-    return !second.empty();
-  })) << ShowJob(*cluster, ids[0]);
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  double second_start = 0, first_last = 0;
   for (const Mark& mark : ReadMarks(marks)) {
-    if (mark.node == first) first_last = std::max(first_last, mark.at);
-    if (mark.what == "start" && mark.node == second) second_start = mark.at;
+    if (mark.copy == 1) second = mark.node;
   }
-  std::cout << "fencing: the first copy's last sign of life came " << second_start - first_last
-            << " s before the requeued copy started\n";
-  EXPECT_LT(first_last, second_start)
-      << "the copies overlapped by " << first_last - second_start << " s\n"
-      << ReadFile(marks);
-  EXPECT_NE(ShowJob(*cluster, ids[0]).find("Restarts=1 "), std::string::npos)
-      << ShowJob(*cluster, ids[0]);
+  EXPECT_NE(second, first);
 
   ASSERT_EQ(kill(noded, SIGCONT), 0);
   std::this_thread::sleep_for(std::chrono::seconds(4));  // it re-registers and reports
-  const std::string shown = ShowJob(*cluster, ids[0]);
+  const std::string shown = ShowJob(*cluster, id);
   EXPECT_NE(shown.find("JobState=RUNNING "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" NodeList=" + second + "\n"), std::string::npos) << shown;
-  EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", ids[0])).exit_code, 0);
+  EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
+}
+
+// What a cut link looks like from the node: ctld's heartbeat replies time out
+// (here ctld is stopped; a cut link cannot be made between daemons that all
+// share one loopback). Nothing renews the lease, the job is fenced, and when
+// ctld comes back and requeues it, the copies still never overlap.
+TEST(CrashTest, ATimedOutCtldFencesTheJobBeforeItsRequeue) {
+  auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=6\n");
+  ASSERT_NE(cluster, nullptr);
+  const std::string marks = cluster->dir() + "/log/fence_marks.txt";
+  const uint64_t id = SubmitTickingJob(*cluster, marks);
+  ASSERT_TRUE(Eventually(20, [&] { return !ReadMarks(marks).empty(); }));
+  const pid_t ctld = cluster->Pid("ctld");
+  ASSERT_EQ(kill(ctld, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(8));  // past the 4 s lease and SlurmdTimeout
+  ASSERT_EQ(kill(ctld, SIGCONT), 0);
+  ExpectTheCopiesNeverOverlapped(*cluster, id, marks);
+  EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
 }
 
 // ctld down for longer than the lease: nobody can requeue, and noded, whose
