@@ -6,9 +6,11 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/job_text.h"
@@ -89,6 +91,44 @@ int WriteBatchScript(skiff::CtldClient& client, const std::vector<std::string>& 
     return 1;
   }
   std::cout << "batch script for job " << *id << " written to " << file << "\n";
+  return 0;
+}
+
+// show hostnames [LIST] / hostlist LIST / hostlistsorted LIST (LIST "-" or a
+// path starting with '/': names read from that file, one per line or commas).
+int ShowHosts(const std::string& entity, const std::vector<std::string>& args) {
+  std::string list;
+  if (!args.empty()) {
+    list = args[0];
+  } else if (entity == "hostnames") {
+    const char* env = getenv("SLURM_NODELIST");
+    if (env != nullptr) list = env;
+  } else {
+    std::cerr << "invalid encode argument\n";
+    return 1;
+  }
+  if (entity != "hostnames" && (list == "-" || (!list.empty() && list[0] == '/'))) {
+    std::ifstream in(list == "-" ? "/dev/stdin" : list);
+    if (!in) {
+      std::cerr << "Can not open " << list << "\n";
+      return 1;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    list = std::string(absl::StripTrailingAsciiWhitespace(text.str()));
+  }
+  absl::StatusOr<std::string> out = entity == "hostnames"
+                                        ? skiff::ShowHostnames(list)
+                                        : skiff::EncodeHostlist(list, entity == "hostlistsorted");
+  if (!out.ok()) {
+    if (entity == "hostnames" && list.empty()) {
+      std::cerr << "scontrol: error: " << out.status().message() << "\n";
+    } else {
+      std::cerr << out.status().message() << "\n";
+    }
+    return 1;
+  }
+  std::cout << *out;
   return 0;
 }
 
@@ -256,13 +296,23 @@ int main(int argc, char** argv) {
   if (*command == "show") {
     if (args.empty()) {
       return Fail(absl::InvalidArgumentError(
-          "show what? job, node, partition, config, burstbuffer or bbstat"));
+          "show what? job, node, partition, config, burstbuffer, bbstat, hostnames, hostlist "
+          "or hostlistsorted"));
     }
-    absl::StatusOr<std::string> matched = skiff::MatchKeyword(
-        args[0], {"job", "node", "partition", "config", "burstbuffer", "bbstat"});
+    // "jobid" is Slurm's synonym for "job" (kept out of the list so that "j" is
+    // not ambiguous).
+    absl::StatusOr<std::string> matched =
+        absl::AsciiStrToLower(args[0]) == "jobid"
+            ? absl::StatusOr<std::string>("job")
+            : skiff::MatchKeyword(args[0], {"job", "node", "partition", "config", "burstbuffer",
+                                            "bbstat", "hostnames", "hostlist", "hostlistsorted"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
+    // Host lists need no ctld.
+    if (entity == "hostnames" || entity == "hostlist" || entity == "hostlistsorted") {
+      return ShowHosts(entity, args);
+    }
   }
   // Check the arguments before contacting ctld.
   absl::StatusOr<skiff::UpdateCommand> update;

@@ -1,9 +1,12 @@
 #include "cli/scontrol/scontrol_commands.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
@@ -110,6 +113,94 @@ absl::StatusOr<UpdateCommand> ParseNodeUpdate(
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ShowHostnames(const std::string& list) {
+  if (list.empty()) return absl::InvalidArgumentError("host list is empty");
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(list);
+  if (!names.ok()) return absl::InvalidArgumentError(absl::StrCat("Invalid hostlist: ", list));
+  std::string out;
+  for (const std::string& name : *names) absl::StrAppend(&out, name, "\n");
+  return out;
+}
+
+namespace {
+
+// "n07" -> {"n", 7, 2}; "n7" and "n10" -> width 0 (unpadded: such runs may
+// cross a digit count, "n[8-12]"); false for a name without a numeric suffix.
+bool SplitNumbered(const std::string& name, std::string* prefix, uint64_t* number, size_t* width) {
+  size_t digits = name.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  if (digits == name.size() || name.size() - digits > 18) return false;
+  *prefix = name.substr(0, digits);
+  const std::string suffix = name.substr(digits);
+  *width = suffix.size() > 1 && suffix[0] == '0' ? suffix.size() : 0;
+  return absl::SimpleAtoi(suffix, number);
+}
+
+std::string Padded(uint64_t number, size_t width) {
+  std::string text = absl::StrCat(number);
+  if (text.size() < width) text.insert(0, width - text.size(), '0');
+  return text;
+}
+
+// Slurm's unsorted hostlist: names in the order written; a name continues the
+// previous bracket when it has the same prefix, and its range when it is the
+// next number with the same width.
+std::string OrderedHostlist(const std::vector<std::string>& names) {
+  struct Range {
+    uint64_t low, high;
+    size_t width;
+  };
+  std::vector<std::string> groups;
+  std::string prefix;
+  std::vector<Range> ranges;
+  auto flush = [&] {
+    if (ranges.empty()) return;
+    if (ranges.size() == 1 && ranges[0].low == ranges[0].high) {
+      groups.push_back(prefix + Padded(ranges[0].low, ranges[0].width));
+    } else {
+      std::vector<std::string> parts;
+      for (const Range& r : ranges) {
+        parts.push_back(r.low == r.high
+                            ? Padded(r.low, r.width)
+                            : absl::StrCat(Padded(r.low, r.width), "-", Padded(r.high, r.width)));
+      }
+      groups.push_back(absl::StrCat(prefix, "[", absl::StrJoin(parts, ","), "]"));
+    }
+    ranges.clear();
+  };
+  for (const std::string& name : names) {
+    std::string name_prefix;
+    uint64_t number = 0;
+    size_t width = 0;
+    if (!SplitNumbered(name, &name_prefix, &number, &width)) {
+      flush();
+      groups.push_back(name);
+      continue;
+    }
+    if (!ranges.empty() && name_prefix != prefix) flush();
+    prefix = name_prefix;
+    if (!ranges.empty() && ranges.back().width == width && ranges.back().high + 1 == number) {
+      ranges.back().high = number;
+    } else {
+      ranges.push_back({number, number, width});
+    }
+  }
+  flush();
+  return absl::StrJoin(groups, ",");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> EncodeHostlist(const std::string& list, bool sorted) {
+  std::string joined = list;
+  std::replace(joined.begin(), joined.end(), '\n', ',');
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(joined);
+  if (!names.ok() || names->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid hostlist: ", joined));
+  }
+  return (sorted ? CompressHostlist(*names) : OrderedHostlist(*names)) + "\n";
+}
 
 absl::StatusOr<std::string> MatchKeyword(std::string_view word,
                                          const std::vector<std::string>& keywords) {

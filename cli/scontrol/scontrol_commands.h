@@ -52,6 +52,18 @@ absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::stri
 // Error: InvalidArgument, with ParseJobId's message for anything else.
 absl::StatusOr<v1::GetJobsRequest> ShowJobRequest(const std::string& text);
 
+// `show hostnames [LIST]`: one name per line, in the order written (LIST empty:
+// none given; the caller passes $SLURM_NODELIST). Errors, as Slurm prints them:
+// "host list is empty", "Invalid hostlist: LIST".
+absl::StatusOr<std::string> ShowHostnames(const std::string& list);
+
+// `show hostlist LIST` and `show hostlistsorted LIST`: the names as one
+// hostlist expression, followed by a newline. Unsorted keeps the order written
+// and folds only runs of consecutive numbers ("n3,n1,n2" -> "n[3,1-2]"); sorted
+// sorts, removes duplicates and folds (CompressHostlist). LIST may also be
+// names separated by newlines, as read from a file. Error: "Invalid hostlist: LIST".
+absl::StatusOr<std::string> EncodeHostlist(const std::string& list, bool sorted);
+
 // A hold, uhold or release request for one job.
 v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command);
 

@@ -150,5 +150,17 @@ TEST(ParseJobIdArgs, ListsAndErrors) {
   EXPECT_FALSE(ParseJobIdArgs({"x"}).ok());
 }
 
+TEST(ShowHosts, HostnamesExpandInOrderAndListsEncodeAsSlurmDoes) {
+  EXPECT_EQ(*ShowHostnames("n[1-3],gpu01"), "n1\nn2\nn3\ngpu01\n");
+  EXPECT_EQ(ShowHostnames("").status().message(), "host list is empty");
+  EXPECT_EQ(ShowHostnames("n[1-").status().message(), "Invalid hostlist: n[1-");
+  EXPECT_EQ(*EncodeHostlist("n1,n2,n3,n5", false), "n[1-3,5]\n");
+  EXPECT_EQ(*EncodeHostlist("n3,n1,n2", false), "n[3,1-2]\n");
+  EXPECT_EQ(*EncodeHostlist("n3,n1,n2,n1", true), "n[1-3]\n");
+  EXPECT_EQ(*EncodeHostlist("gpu01\ngpu02\nlogin\nn7", false), "gpu[01-02],login,n7\n");
+  EXPECT_EQ(*EncodeHostlist("n[8-12]", false), "n[8-12]\n");
+  EXPECT_EQ(EncodeHostlist("n[2-1]", false).status().message(), "Invalid hostlist: n[2-1]");
+}
+
 }  // namespace
 }  // namespace skiff

@@ -119,6 +119,26 @@ TEST_F(JobLifecycleTest, JobRunsAsItsUserWithSlurmEnvironment) {
   EXPECT_NE(output.find("SLURM_SUBMIT_HOST="), std::string::npos) << output;
 }
 
+// scontrol's host-list helpers, and "show jobid" as Slurm's synonym for "show job".
+TEST_F(JobLifecycleTest, ScontrolShowsHostnamesHostlistsAndJobid) {
+  CommandResult names = cluster_->Run("scontrol show hostnames 'n[1-4]'");
+  EXPECT_EQ(names.exit_code, 0) << names.err;
+  EXPECT_EQ(names.out, "n1\nn2\nn3\nn4\n");
+  EXPECT_EQ(cluster_->Run("scontrol show hostlist n3,n1,n2").out, "n[3,1-2]\n");
+  EXPECT_EQ(cluster_->Run("scontrol show hostlistsorted n3,n1,n2").out, "n[1-3]\n");
+  const CommandResult bad = cluster_->Run("scontrol show hostnames 'n[1-'");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "Invalid hostlist: n[1-\n");
+  // Inside a job, the job's own nodes by default.
+  CommandResult inside = cluster_->Run("SLURM_NODELIST='n[2-3]' scontrol show hostnames");
+  EXPECT_EQ(inside.out, "n2\nn3\n");
+
+  const uint64_t id = JobIdFrom(cluster_->Run("sbatch -o /dev/null --wrap=true"));
+  ASSERT_NE(id, 0u);
+  const std::string shown = cluster_->Run(absl::StrCat("scontrol show jobid ", id)).out;
+  EXPECT_NE(shown.find(absl::StrCat("JobId=", id, " ")), std::string::npos) << shown;
+}
+
 TEST_F(JobLifecycleTest, PrologAndEpilogRunInScriptdNotInCtld) {
   CommandResult submit = cluster_->RunAs("skiffalice", "sbatch --wrap='true'");
   const uint64_t id = JobIdFrom(submit);
