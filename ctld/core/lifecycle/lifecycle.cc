@@ -349,15 +349,10 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
     // not for SlurmdTimeout: as after a node failure, but the run is known dead.
     effects.log.push_back(absl::StrCat("JobId=", job.id, " ", report.failure));
     job.reason_detail = report.failure;
-    if (job.requeue && job.final_state == JobState::kCompleted) {
-      ReleaseResources(job);
-      Requeue(job, absl::StrCat("requeued: fenced on NodeName=", job.nodes.front()), effects);
-      return;
-    }
-    if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
     job.exit_code = report.exit_code;
     job.exit_signal = report.exit_signal;
-    if (TransitionJob(job, JobEvent::kExited, effects)) FinishRun(job, now, effects);
+    RequeueOrEndOnNodeFailure(job, absl::StrCat("requeued: fenced on NodeName=", job.nodes.front()),
+                              now, effects);
     return;
   }
   job.exit_code = report.exit_code;
@@ -380,16 +375,24 @@ void Lifecycle::NodeDown(const std::string& node_name, int64_t now, Effects& eff
     if (job.launched && job.nodes.front() != node_name) {
       effects.intents.push_back(MakeTerminate(job));
     }
-    if (job.requeue && job.final_state == JobState::kCompleted) {
-      ReleaseResources(job);
-      Requeue(job, absl::StrCat("requeued: NodeName=", node_name, " failed"), effects);
-    } else {
-      if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
-      const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
-      if (TransitionJob(job, event, effects)) FinishRun(job, now, effects);
-    }
+    RequeueOrEndOnNodeFailure(job, absl::StrCat("requeued: NodeName=", node_name, " failed"), now,
+                              effects);
   }
   effects.reschedule = true;
+}
+
+bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, int64_t now,
+                                          Effects& effects) {
+  // Cancelled or preempted meanwhile: final_state already says how it ends.
+  if (job.requeue && job.final_state == JobState::kCompleted) {
+    ReleaseResources(job);
+    Requeue(job, detail, effects);
+    return true;
+  }
+  if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
+  const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
+  if (TransitionJob(job, event, effects)) FinishRun(job, now, effects);
+  return false;
 }
 
 void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
@@ -795,15 +798,9 @@ void Lifecycle::LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t
   // A launch that timed out may have started the script after all: stop it, so
   // that it never runs beside its requeued copy.
   effects.intents.push_back(MakeTerminate(job));
-  if (!job.requeue || job.cancel_requested) {
-    job.reason_detail = why;
-    if (!job.cancel_requested) job.final_state = JobState::kNodeFail;
-    job.exit_code = 1;
-    if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
-    return;
-  }
-  ReleaseResources(job);
-  Requeue(job, absl::StrCat("requeued: ", why), effects);
+  job.reason_detail = why;
+  job.exit_code = 1;
+  if (!RequeueOrEndOnNodeFailure(job, absl::StrCat("requeued: ", why), now, effects)) return;
   if (job.restart_count > kMaxBatchRequeue) {
     // Slurm's JOB_REQUEUE_HOLD after MaxBatchRequeue launch failures.
     job.held = true;

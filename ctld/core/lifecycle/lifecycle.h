@@ -252,6 +252,11 @@ class Lifecycle {
   void Finish(Job& job, int64_t now, Effects& effects);
   void FinishJob(Job& job, int64_t now, Effects& effects);
   void Requeue(Job& job, const std::string& detail, Effects& effects);
+  // The job's node failed it (down, fenced, a launch it could not take): requeue
+  // it with `detail` when it may be, else end it NODE_FAIL (or as it was already
+  // ending: cancelled, preempted). True when requeued.
+  bool RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, int64_t now,
+                                 Effects& effects);
   // LaunchDone's node-fault path: drain the node, stop a copy that may have
   // started, requeue (or hold, or end NODE_FAIL without --requeue).
   void LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now, Effects& effects);
