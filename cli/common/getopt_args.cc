@@ -1,0 +1,212 @@
+#include "cli/common/getopt_args.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+namespace {
+
+enum class Arity { kFlag, kRequired, kOptional };
+
+struct Spec {
+  std::string canonical;  // what CLI11 is given: "--long" or "-s" when there is no long name
+  Arity arity;
+};
+
+Arity ArityOf(const CLI::Option& option) {
+  if (option.get_expected_max() == 0) return Arity::kFlag;
+  if (option.get_expected_min() == 0) return Arity::kOptional;
+  return Arity::kRequired;
+}
+
+struct Table {
+  std::map<std::string, Spec, std::less<>> longs;  // name without "--"
+  std::map<char, Spec> shorts;
+};
+
+Table BuildTable(const CLI::App& app) {
+  Table table;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_positional()) continue;
+    const std::vector<std::string>& longs = option->get_lnames();
+    const std::vector<std::string>& shorts = option->get_snames();
+    Spec spec;
+    spec.arity = ArityOf(*option);
+    spec.canonical = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
+    for (const std::string& name : longs) table.longs[name] = spec;
+    for (const std::string& name : shorts) {
+      if (name.size() == 1) table.shorts[name[0]] = spec;
+    }
+  }
+  return table;
+}
+
+absl::Status Refuse(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// getopt_long's lookup: an exact name, else the one name `prefix` starts.
+absl::StatusOr<const Spec*> LookUpLong(const Table& table, const std::string& prefix,
+                                       const std::string& as_typed) {
+  auto exact = table.longs.find(prefix);
+  if (exact != table.longs.end()) return &exact->second;
+  std::vector<std::pair<const std::string*, const Spec*>> matches;
+  for (auto it = table.longs.lower_bound(prefix);
+       it != table.longs.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    matches.emplace_back(&it->first, &it->second);
+  }
+  if (matches.empty()) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
+  // Two names of one option (say --noheader and --no-header) are not ambiguous.
+  bool same = true;
+  for (const auto& match : matches)
+    same = same && match.second->canonical == matches[0].second->canonical;
+  if (same) return matches.front().second;
+  std::string text = absl::StrCat("option '--", prefix, "' is ambiguous; possibilities:");
+  for (const auto& match : matches) absl::StrAppend(&text, " '--", *match.first, "'");
+  return Refuse(text);
+}
+
+void Emit(std::vector<std::string>* out, const Spec& spec,
+          const std::optional<std::string>& value) {
+  if (!value.has_value()) {
+    out->push_back(spec.canonical);
+  } else if (value->empty()) {
+    out->push_back(spec.canonical);
+    out->push_back("");  // CLI11 takes a separate empty argument as the value
+  } else if (spec.canonical.size() > 2 && spec.canonical[1] == '-') {
+    out->push_back(absl::StrCat(spec.canonical, "=", *value));
+  } else {
+    out->push_back(spec.canonical);
+    out->push_back(*value);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<std::string>& args,
+                                                             const CLI::App& app,
+                                                             GetoptOrder order) {
+  const Table table = BuildTable(app);
+  std::vector<std::string> options, operands;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      if (order == GetoptOrder::kStopAtOperand) break;
+      operands.push_back(arg);
+      continue;
+    }
+    if (arg[1] == '-') {
+      const size_t eq = arg.find('=');
+      const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      absl::StatusOr<const Spec*> spec =
+          LookUpLong(table, name, eq == std::string::npos ? arg : arg.substr(0, eq));
+      if (!spec.ok()) return spec.status();
+      const std::string full = (*spec)->canonical;
+      switch ((*spec)->arity) {
+        case Arity::kFlag:
+          if (eq != std::string::npos) {
+            return Refuse(absl::StrCat("option '", full, "' doesn't allow an argument"));
+          }
+          Emit(&options, **spec, std::nullopt);
+          break;
+        case Arity::kOptional:
+          Emit(&options, **spec,
+               eq == std::string::npos ? std::nullopt
+                                       : std::optional<std::string>(arg.substr(eq + 1)));
+          break;
+        case Arity::kRequired:
+          if (eq != std::string::npos) {
+            Emit(&options, **spec, arg.substr(eq + 1));
+          } else if (i + 1 < args.size()) {
+            Emit(&options, **spec, args[++i]);
+          } else {
+            return Refuse(absl::StrCat("option '", full, "' requires an argument"));
+          }
+          break;
+      }
+      continue;
+    }
+    // A group of short options: "-lN", "-ofmt", "-o" "fmt".
+    for (size_t k = 1; k < arg.size(); ++k) {
+      const char letter = arg[k];
+      auto found = table.shorts.find(letter);
+      if (found == table.shorts.end()) {
+        return Refuse(absl::StrCat("invalid option -- '", std::string(1, letter), "'"));
+      }
+      const Spec& spec = found->second;
+      if (spec.arity == Arity::kFlag) {
+        Emit(&options, spec, std::nullopt);
+        continue;
+      }
+      if (k + 1 < arg.size()) {
+        Emit(&options, spec, arg.substr(k + 1));
+      } else if (spec.arity == Arity::kOptional) {
+        Emit(&options, spec, std::nullopt);
+      } else if (i + 1 < args.size()) {
+        Emit(&options, spec, args[++i]);
+      } else {
+        return Refuse(
+            absl::StrCat("option requires an argument -- '", std::string(1, letter), "'"));
+      }
+      break;
+    }
+  }
+  operands.insert(operands.end(), args.begin() + i, args.end());
+  if (!operands.empty()) {
+    options.push_back("--");
+    options.insert(options.end(), operands.begin(), operands.end());
+  }
+  return options;
+}
+
+std::string GetoptErrorText(const std::string& program, const std::string& message) {
+  return absl::StrCat(program, ": ", message, "\nTry \"", program,
+                      " --help\" for more information\n");
+}
+
+int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
+                           const char* const* argv, std::vector<std::string>* operands,
+                           GetoptOrder order) {
+  // getopt takes the last of a repeated option; CLI11 would refuse the repeat.
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->get_positional() && option->get_expected_max() <= 1) {
+      option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+  }
+  absl::StatusOr<std::vector<std::string>> normalized =
+      NormalizeGetoptArgs(std::vector<std::string>(argv + 1, argv + argc), app, order);
+  if (!normalized.ok()) {
+    std::cerr << GetoptErrorText(program, std::string(normalized.status().message()));
+    return 1;
+  }
+  if (operands != nullptr) {
+    operands->clear();
+    auto separator = std::find(normalized->begin(), normalized->end(), "--");
+    if (separator != normalized->end()) {
+      operands->assign(separator + 1, normalized->end());
+      normalized->erase(separator, normalized->end());
+    }
+  }
+  std::vector<std::string> reversed(normalized->rbegin(), normalized->rend());
+  try {
+    app.parse(std::move(reversed));
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // What getopt cannot see: a value CLI11 could not convert (an option bound
+    // to a number, a choice outside its set).
+    std::cerr << GetoptErrorText(program, e.what());
+    return 1;
+  }
+  return -1;
+}
+
+}  // namespace skiff

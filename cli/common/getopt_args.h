@@ -1,0 +1,62 @@
+// The command lines of Slurm's commands are read by glibc's getopt_long; Skiff's
+// are declared with CLI11. This bridges the two so that a Skiff command accepts
+// exactly what the Slurm command accepts and refuses the rest in glibc's words:
+//
+//   - a long option may be abbreviated to any unique prefix ("--part" is
+//     "--partition"); an ambiguous prefix is refused, naming the candidates;
+//   - an option that takes a value takes the next argument even when it starts
+//     with '-' ("-o -x" gives -o the value "-x"), "--opt=" gives it the empty
+//     value, and "-ovalue" attaches it;
+//   - short flags group ("-lN" is "-l -N");
+//   - unknown options, missing values and values given to flags are refused with
+//     glibc's messages ("unrecognized option '--foo'", "invalid option -- 'z'",
+//     "option requires an argument -- 'o'", "option '--long' doesn't allow an
+//     argument").
+//
+// Pure; thread-safe.
+#ifndef SKIFF_CLI_COMMON_GETOPT_ARGS_H_
+#define SKIFF_CLI_COMMON_GETOPT_ARGS_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace skiff {
+
+enum class GetoptOrder {
+  // GNU's default: options may follow operands ("squeue -u a -l" and
+  // "scontrol show job 5 -d" both work); "--" ends the options.
+  kPermute,
+  // Options end at the first operand (sbatch: the script and its arguments).
+  kStopAtOperand,
+};
+
+// `args` without argv[0], rewritten so that CLI11 (parsing `app`) reads them as
+// getopt_long reads Slurm's: every option is spelled "--longname" (or its only
+// name), a value always follows as "--name=value" or as "--name" "" when empty.
+// Operands keep their order after all options; with kStopAtOperand everything
+// from the first operand on is returned as it was, behind "--".
+// Error: InvalidArgument with glibc's message (without the program name).
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<std::string>& args,
+                                                             const CLI::App& app,
+                                                             GetoptOrder order);
+
+// What a Slurm command prints for a command line it cannot parse, and exits 1:
+//   <program>: <message>
+//   Try "<program> --help" for more information
+std::string GetoptErrorText(const std::string& program, const std::string& message);
+
+// Parses argv with `app` as getopt_long would. Returns -1 when the caller should
+// go on, or the exit code to return from main: 0 after printing --help, 1 after
+// printing the error text above to stderr. Operands (arguments that are not
+// options, in their order) go to `operands` when it is given, else to `app`'s
+// positional options.
+int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
+                           const char* const* argv, std::vector<std::string>* operands = nullptr,
+                           GetoptOrder order = GetoptOrder::kPermute);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_COMMON_GETOPT_ARGS_H_

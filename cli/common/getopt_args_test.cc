@@ -1,0 +1,98 @@
+#include "cli/common/getopt_args.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+// An option table shaped like sinfo's: flags, options with values, two names
+// sharing a prefix.
+struct SinfoLike {
+  SinfoLike() {
+    app.set_help_flag("--help");
+    app.add_flag("-l,--long", long_format);
+    app.add_flag("-N,--Node", node);
+    app.add_flag("-h,--noheader", no_header);
+    app.add_option("-o,--format", format);
+    app.add_option("-p,--partition", partition);
+    app.add_flag("--noconvert", no_convert);
+    app.add_option("--json", json)->expected(0, 1);
+  }
+  absl::StatusOr<std::vector<std::string>> Normalize(std::vector<std::string> args,
+                                                     GetoptOrder order = GetoptOrder::kPermute) {
+    return NormalizeGetoptArgs(args, app, order);
+  }
+  CLI::App app;
+  bool long_format = false, node = false, no_header = false, no_convert = false;
+  std::string format, partition, json;
+};
+
+TEST(GetoptArgs, ShortFlagsGroupAndAValueAttachesOrFollows) {
+  SinfoLike t;
+  EXPECT_EQ(*t.Normalize({"-lN", "-o%N %t", "-p", "gpu"}),
+            (std::vector<std::string>{"--long", "--Node", "--format=%N %t", "--partition=gpu"}));
+  EXPECT_EQ(*t.Normalize({"-lo", "%N"}), (std::vector<std::string>{"--long", "--format=%N"}));
+}
+
+TEST(GetoptArgs, AValueMayStartWithADashAndMayBeEmpty) {
+  SinfoLike t;
+  EXPECT_EQ(*t.Normalize({"-o", "-x", "--partition="}),
+            (std::vector<std::string>{"--format=-x", "--partition", ""}));
+}
+
+TEST(GetoptArgs, LongOptionsAbbreviateToAUniquePrefix) {
+  SinfoLike t;
+  EXPECT_EQ(*t.Normalize({"--part=gpu", "--lo"}),
+            (std::vector<std::string>{"--partition=gpu", "--long"}));
+  absl::StatusOr<std::vector<std::string>> ambiguous = t.Normalize({"--no"});
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_EQ(ambiguous.status().message(),
+            "option '--no' is ambiguous; possibilities: '--noconvert' '--noheader'");
+}
+
+TEST(GetoptArgs, RefusesInGlibcsWords) {
+  SinfoLike t;
+  EXPECT_EQ(t.Normalize({"--foo"}).status().message(), "unrecognized option '--foo'");
+  EXPECT_EQ(t.Normalize({"--foo=1"}).status().message(), "unrecognized option '--foo'");
+  EXPECT_EQ(t.Normalize({"-lz"}).status().message(), "invalid option -- 'z'");
+  EXPECT_EQ(t.Normalize({"-o"}).status().message(), "option requires an argument -- 'o'");
+  EXPECT_EQ(t.Normalize({"--format"}).status().message(), "option '--format' requires an argument");
+  EXPECT_EQ(t.Normalize({"--long=yes"}).status().message(),
+            "option '--long' doesn't allow an argument");
+}
+
+TEST(GetoptArgs, OptionalValuesOnlyWithEqualsOrAttached) {
+  SinfoLike t;
+  EXPECT_EQ(*t.Normalize({"--json", "x"}), (std::vector<std::string>{"--json", "--", "x"}));
+  EXPECT_EQ(*t.Normalize({"--json=v0.0.38"}), (std::vector<std::string>{"--json=v0.0.38"}));
+}
+
+TEST(GetoptArgs, OperandsMoveBehindTheOptionsUnlessOrderStopsThere) {
+  SinfoLike t;
+  EXPECT_EQ(*t.Normalize({"show", "-l", "job", "--", "-N"}),
+            (std::vector<std::string>{"--long", "--", "show", "job", "-N"}));
+  EXPECT_EQ(*t.Normalize({"-l", "script.sh", "-N"}, GetoptOrder::kStopAtOperand),
+            (std::vector<std::string>{"--long", "--", "script.sh", "-N"}));
+}
+
+TEST(GetoptArgs, ParseTakesTheLastOfARepeatedOptionAndKeepsOperands) {
+  SinfoLike t;
+  const char* argv[] = {"sinfo", "-p", "a", "x", "-p", "b", "-l"};
+  std::vector<std::string> operands;
+  EXPECT_EQ(ParseGetoptCommandLine(t.app, "sinfo", 7, argv, &operands), -1);
+  EXPECT_EQ(t.partition, "b");
+  EXPECT_TRUE(t.long_format);
+  EXPECT_EQ(operands, std::vector<std::string>{"x"});
+}
+
+TEST(GetoptArgs, ParseFailsWithSlurmsTwoLinesAndExitOne) {
+  SinfoLike t;
+  const char* argv[] = {"sinfo", "--foo"};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(ParseGetoptCommandLine(t.app, "sinfo", 2, argv), 1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "sinfo: unrecognized option '--foo'\nTry \"sinfo --help\" for more information\n");
+}
+
+}  // namespace
+}  // namespace skiff
