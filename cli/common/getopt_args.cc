@@ -175,8 +175,9 @@ int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
                            const char* const* argv, std::vector<std::string>* operands,
                            GetoptOrder order) {
   // getopt takes the last of a repeated option; CLI11 would refuse the repeat.
+  // (Flags keep their own policy: a counting flag such as -dd sums.)
   for (CLI::Option* option : app.get_options()) {
-    if (!option->get_positional() && option->get_expected_max() <= 1) {
+    if (!option->get_positional() && option->get_expected_max() == 1) {
       option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -68,6 +70,35 @@ skiff::SubmitContext CurrentContext() {
   return context;
 }
 
+// sbatch --wait: looks at the job until it (every task of an array) has ended,
+// and returns its exit code. Slurm looks after 2, 10, 42, ... s; Skiff looks
+// sooner (a short job's pipeline should not wait 2 s for nothing) and backs off
+// to one look every 2 s.
+int WaitForJob(skiff::CtldClient& client, uint64_t job_id) {
+  skiff::v1::GetJobsRequest request;
+  request.add_job_ids(job_id);
+  int delay_ms = 50;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    delay_ms = std::min(delay_ms * 2, 2000);
+    skiff::v1::GetJobsReply reply;
+    absl::Status status = client.Call(&skiff::v1::Ctld::Stub::GetJobs, request, &reply);
+    if (status.code() == absl::StatusCode::kNotFound || (status.ok() && reply.jobs().empty())) {
+      fprintf(stderr, "%s: error: Job %lu no longer found and exit code not found\n", kProgram,
+              static_cast<unsigned long>(job_id));
+      return 0;
+    }
+    if (!status.ok()) {
+      fprintf(stderr, "%s: error: Currently unable to load job state information, retrying: %s\n",
+              kProgram, std::string(status.message()).c_str());
+      continue;
+    }
+    std::optional<int> code = skiff::WaitExitCode(
+        std::vector<skiff::v1::JobInfo>(reply.jobs().begin(), reply.jobs().end()));
+    if (code.has_value()) return *code;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -116,6 +147,17 @@ int main(int argc, char** argv) {
                                             "Batch job submission failed: ",
                                             skiff::ScriptTooLarge(script.size(), max_script))));
   }
+  // A gres the cluster does not define at all is refused by sbatch itself, as
+  // Slurm's does (without "Batch job submission failed").
+  const std::vector<std::string>& gres_types = (*client)->config().skiff.gres_types;
+  for (const std::string& entry : submission->spec.gres()) {
+    const std::string name = entry.substr(0, entry.find(':'));
+    if (name != "gpu" &&
+        std::find(gres_types.begin(), gres_types.end(), name) == gres_types.end()) {
+      return skiff::ReportError(
+          kProgram, absl::InvalidArgumentError("Invalid generic resource (gres) specification"));
+    }
+  }
   skiff::v1::SubmitJobRequest request;
   *request.mutable_spec() = submission->spec;
   skiff::v1::SubmitJobReply reply;
@@ -136,5 +178,7 @@ int main(int argc, char** argv) {
                                absl::StrCat(detail, "Batch job submission failed: ", message)));
   }
   std::cout << skiff::FormatSubmitted(reply.job_id(), submission->parsable);
-  return 0;
+  if (!submission->wait) return 0;
+  std::cout.flush();
+  return WaitForJob(**client, reply.job_id());
 }

@@ -37,8 +37,8 @@ constexpr const char* kIgnoredWithValue[] = {
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "-k,--no-kill",    "-O,--overcommit",    "--contiguous", "--spread-job",
-    "--use-min-nodes", "-s,--oversubscribe", "-W,--wait",
+    "-k,--no-kill", "-O,--overcommit", "--contiguous",
+    "--spread-job", "--use-min-nodes", "-s,--oversubscribe",
 };
 
 // The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
@@ -101,6 +101,9 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
       "-H,--hold", [o] { o->hold = true; }, "submit held");
   app.add_flag_callback(
       "--parsable", [o] { o->parsable = true; }, "print only the job id");
+  app.add_flag_callback(
+      "-W,--wait", [o] { o->wait = true; },
+      "return only when the job has ended, with its exit code");
   app.add_flag_callback(
       "--requeue", [o] { o->requeue = true; }, "may be requeued");
   app.add_flag_callback(
@@ -550,6 +553,7 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
   }
   // A set but empty SBATCH_EXCLUSIVE means a bare --exclusive.
   if (o.exclusive && o.exclusive->empty()) o.exclusive = "exclusive";
+  if (env.count("SBATCH_WAIT")) o.wait = true;
   if (env.count("SBATCH_REQUEUE")) o.requeue = true;
   if (env.count("SBATCH_NO_REQUEUE")) o.requeue = false;
   return o;
@@ -594,6 +598,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.wrap, high.wrap);
   take(out.hold, high.hold);
   take(out.parsable, high.parsable);
+  take(out.wait, high.wait);
   take(out.requeue, high.requeue);
   take(out.array, high.array);
   take(out.exclusive, high.exclusive);
@@ -866,6 +871,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   spec.set_submit_dir(context.cwd);
   spec.set_submit_host(context.hostname);
   out.parsable = o.parsable.value_or(false);
+  out.wait = o.wait.value_or(false);
   for (const std::string& name : o.ignored) {
     out.warnings.push_back(absl::StrCat(name, " is not supported by Skiff and was ignored"));
   }
@@ -1040,6 +1046,15 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
 
 std::string FormatSubmitted(uint64_t job_id, bool parsable) {
   return parsable ? absl::StrCat(job_id, "\n") : absl::StrCat("Submitted batch job ", job_id, "\n");
+}
+
+std::optional<int> WaitExitCode(const std::vector<v1::JobInfo>& jobs) {
+  int code = 0;
+  for (const v1::JobInfo& job : jobs) {
+    if (IsActiveJobState(job.state()) || job.state() == v1::REQUEUED) return std::nullopt;
+    code = std::max(code, job.exit_signal() != 0 ? 1 : job.exit_code());
+  }
+  return code;
 }
 
 int SbatchExitCode(const absl::Status& status) {

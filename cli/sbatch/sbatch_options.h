@@ -66,6 +66,7 @@ struct SbatchRawOptions {
   std::optional<bool> hold;               // -H, --hold
   std::optional<bool> parsable;           // --parsable
   std::optional<bool> requeue;            // --requeue / --no-requeue
+  std::optional<bool> wait;               // -W, --wait
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;
@@ -122,6 +123,7 @@ struct SubmitContext {
 struct SbatchSubmission {
   v1::JobSpec spec;
   bool parsable = false;
+  bool wait = false;                  // -W: block until the job (every task of an array) has ended
   std::vector<std::string> warnings;  // "sbatch: warning: " + each, on stderr
 };
 
@@ -151,6 +153,12 @@ absl::StatusOr<int64_t> ParseBeginTime(std::string_view text, int64_t now);
 
 // "Submitted batch job N", or "N" with --parsable; newline-terminated.
 std::string FormatSubmitted(uint64_t job_id, bool parsable);
+
+// What `sbatch --wait` has learned from one look at the job's records (every
+// task of an array): nullopt while any is still queued, running or completing;
+// else the exit status sbatch ends with, as Slurm's: the highest exit code of
+// the tasks, 1 for one killed by a signal.
+std::optional<int> WaitExitCode(const std::vector<v1::JobInfo>& jobs);
 
 // 255 for InvalidArgument (Slurm's exit for a bad option value), else 1.
 int SbatchExitCode(const absl::Status& status);

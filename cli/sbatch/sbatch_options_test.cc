@@ -564,6 +564,28 @@ TEST(BuildSubmission, BurstBufferFileIsAppendedToBb) {
   EXPECT_EQ(SbatchExitCode(s.status()), 1);
 }
 
+v1::JobInfo JobIn(v1::JobState state, int exit_code, int exit_signal = 0) {
+  v1::JobInfo job;
+  job.set_state(state);
+  job.set_exit_code(exit_code);
+  job.set_exit_signal(exit_signal);
+  return job;
+}
+
+TEST(WaitExitCode, WaitsWhileAnyTaskIsQueuedRunningOrCompleting) {
+  EXPECT_FALSE(WaitExitCode({JobIn(v1::COMPLETED, 0), JobIn(v1::PENDING, 0)}).has_value());
+  EXPECT_FALSE(WaitExitCode({JobIn(v1::RUNNING, 0)}).has_value());
+  EXPECT_FALSE(WaitExitCode({JobIn(v1::COMPLETING, 3)}).has_value());
+  EXPECT_FALSE(WaitExitCode({JobIn(v1::REQUEUED, 0)}).has_value());
+}
+
+TEST(WaitExitCode, EndsWithTheHighestExitCodeAndOneForASignal) {
+  EXPECT_EQ(WaitExitCode({JobIn(v1::COMPLETED, 0)}), 0);
+  EXPECT_EQ(WaitExitCode({JobIn(v1::FAILED, 3), JobIn(v1::FAILED, 7), JobIn(v1::COMPLETED, 0)}), 7);
+  EXPECT_EQ(WaitExitCode({JobIn(v1::CANCELLED, 0, 9)}), 1);
+  EXPECT_EQ(WaitExitCode({JobIn(v1::CANCELLED, 0, 9), JobIn(v1::FAILED, 4)}), 4);
+}
+
 TEST(FormatSubmitted, MatchesSlurm) {
   // shared/reference/sbatch_success.txt and sbatch_parsable.txt
   EXPECT_EQ(FormatSubmitted(15382, false), "Submitted batch job 15382\n");

@@ -40,7 +40,10 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     auto it = std::find_if(nodes.begin(), nodes.end(),
                            [&](const NodeCapacity& n) { return n.name == name; });
     if (it == nodes.end()) return absl::InvalidArgumentError("Invalid node name specified");
-    if (!InPartition(*it, request.partition) || listed(request.exclude, name)) {
+    // A required node must be able to hold the job's share on its own (a GPU
+    // job cannot insist on a node without GPUs: it would pend forever).
+    if (!InPartition(*it, request.partition) || listed(request.exclude, name) ||
+        !FitsEmpty(*it, request)) {
       return absl::InvalidArgumentError("Requested node configuration is not available");
     }
   }

@@ -65,5 +65,18 @@ TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {
   EXPECT_TRUE(CheckSatisfiable(two_gpus, nodes).ok());
 }
 
+TEST(CheckSatisfiable, RejectsARequiredNodeThatCouldNeverHoldTheJob) {
+  std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4, 2)};
+  JobRequest gpu_on_cpu_node;
+  gpu_on_cpu_node.partition = "debug";
+  gpu_on_cpu_node.gpus_per_node = 1;
+  gpu_on_cpu_node.nodelist = {"n1"};  // sbatch -w n1 --gres=gpu:1
+  EXPECT_EQ(CheckSatisfiable(gpu_on_cpu_node, nodes).message(),
+            "Requested node configuration is not available");
+  JobRequest gpu_on_gpu_node = gpu_on_cpu_node;
+  gpu_on_gpu_node.nodelist = {"n2"};
+  EXPECT_TRUE(CheckSatisfiable(gpu_on_gpu_node, nodes).ok());
+}
+
 }  // namespace
 }  // namespace skiff
