@@ -97,6 +97,11 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   app.add_flag("--exclusive{exclusive}", *sink, "the job's nodes to itself")
       ->option_text("[=user|mcs]")
       ->each([o, sink](const std::string& v) { o->exclusive = v; });
+  // --nice[=adjustment]: alone it is Slurm's 100.
+  auto nice_sink = std::make_shared<std::string>();
+  app.add_flag("--nice{100}", *nice_sink, "lower the job's priority by this much (default 100)")
+      ->option_text("[=adjustment]")
+      ->each([o, nice_sink](const std::string& v) { o->nice = v; });
   app.add_flag_callback(
       "-H,--hold", [o] { o->hold = true; }, "submit held");
   app.add_flag_callback(
@@ -602,6 +607,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.requeue, high.requeue);
   take(out.array, high.array);
   take(out.exclusive, high.exclusive);
+  take(out.nice, high.nice);
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
@@ -909,6 +915,16 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     std::string v = absl::AsciiStrToLower(*o.kill_on_invalid_dep);
     if (v != "yes" && v != "no") return BadValue("--kill-on-invalid-dep", *o.kill_on_invalid_dep);
     spec.set_kill_on_invalid_dep(v == "yes");
+  }
+  if (o.nice) {
+    // Slurm's range: +/- (NICE_OFFSET - 3); a value that is not a number reads
+    // as 0, as strtoll reads it there.
+    int64_t nice = 0;
+    if (!absl::SimpleAtoi(*o.nice, &nice)) nice = 0;
+    if (nice > 2147483645 || nice < -2147483645) {
+      return absl::InvalidArgumentError("Invalid --nice value, out of range (+/- 2147483645)");
+    }
+    spec.set_nice(static_cast<int32_t>(nice));
   }
   if (o.exclusive) {
     std::string v = absl::AsciiStrToLower(*o.exclusive);

@@ -67,6 +67,7 @@ struct SbatchRawOptions {
   std::optional<bool> parsable;           // --parsable
   std::optional<bool> requeue;            // --requeue / --no-requeue
   std::optional<bool> wait;               // -W, --wait
+  std::optional<std::string> nice;        // --nice[=adjustment]
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;

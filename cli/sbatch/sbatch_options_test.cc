@@ -509,6 +509,15 @@ TEST(BuildSubmission, ExclusiveAndOversubscribeConflict) {
   EXPECT_EQ(SbatchExitCode(s.status()), 1);
 }
 
+TEST(BuildSubmission, NiceAloneIsAHundredAndOutOfRangeIsRefused) {
+  EXPECT_EQ(Submit({"--nice", "j.sh"}, "#!/bin/sh\n")->spec.nice(), 100);
+  EXPECT_EQ(Submit({"--nice=-5", "j.sh"}, "#!/bin/sh\n")->spec.nice(), -5);
+  EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --nice=7\n")->spec.nice(), 7);
+  absl::StatusOr<SbatchSubmission> huge = Submit({"--nice=9999999999", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().message(), "Invalid --nice value, out of range (+/- 2147483645)");
+}
+
 TEST(BuildSubmission, NodeListFromAFile) {
   SubmitContext context = Context();
   context.read_file = Files({

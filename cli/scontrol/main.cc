@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/scontrol/scontrol_commands.h"
@@ -225,7 +226,10 @@ bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& req
       status.code() == absl::StatusCode::kUnimplemented) {
     Fail(status);
   } else {
-    std::cerr << skiff::DescribeUpdateError(request.job_id(), status, command);
+    skiff::v1::JobRef ref;
+    ref.set_job_id(request.job_id());
+    if (request.has_array_task_id()) ref.set_array_task_id(request.array_task_id());
+    std::cerr << skiff::DescribeUpdateError(skiff::JobRefText(ref), status, command);
   }
   return false;
 }
@@ -253,32 +257,55 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 int main(int argc, char** argv) {
   CLI::App app{
       "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-      "commands: show job|node|partition|config [ID|NAME], show burstbuffer,\n"
-      "          show bbstat [WORDS...], update JobId=N Key=Value...,\n"
-      "          update NodeName=LIST State=DRAIN|DOWN|RESUME Reason=TEXT,\n"
+      "commands: show job|node|partition|config|reservation|steps [ID|NAME],\n"
+      "          show burstbuffer, show bbstat [WORDS...],\n"
+      "          show hostnames|hostlist|hostlistsorted LIST,\n"
+      "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
       "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
       "          ping, version"};
-  app.set_help_flag("-h,--help", "print this help and exit");
+  app.set_help_flag("-h,--help,--usage", "print this help and exit");
   skiff::ShowOptions options;
-  bool version = false, details = false, quiet = false;
+  bool version = false, quiet = false, all = false, future = false, hide = false, local = false,
+       sibling = false, federation = false;
+  int details = 0, verbose = 0;
+  std::string clusters, uid;
+  app.add_flag("-a,--all", all, "accepted for Slurm compatibility (Skiff hides nothing)");
+  app.add_flag("-d,--details", details, "more detail (-dd: even more)");
+  app.add_flag("-F,--future", future, "accepted for Slurm compatibility");
+  app.add_flag("--hide", hide, "accepted for Slurm compatibility");
+  app.add_flag("--local", local, "accepted for Slurm compatibility");
+  app.add_flag("--sibling", sibling, "accepted for Slurm compatibility");
+  app.add_flag("--federation", federation, "accepted for Slurm compatibility");
+  app.add_option("-M,--clusters,--cluster", clusters, "clusters (Skiff manages one)");
   app.add_flag("-o,--oneliner", options.one_liner, "one line per record");
-  app.add_flag("-d,--details", details, "accepted for Slurm compatibility");
-  app.add_flag("-Q,--quiet", quiet, "accepted for Slurm compatibility");
+  app.add_flag("-Q,--quiet", quiet, "print no warnings");
+  app.add_option("-u,--uid", uid, "act as this user (root only)");
+  app.add_flag("-v,--verbose", verbose, "more messages");
   app.add_flag("-V,--version", version, "print the version and exit");
-  app.prefix_command();
-  CLI11_PARSE(app, argc, argv);
-  std::vector<std::string> words = app.remaining();
-  if (!words.empty() && words.front() == "--") words.erase(words.begin());
+  // Options may come before or after the command ("scontrol show job -d 5"),
+  // as getopt permutes Slurm's command lines.
+  std::vector<std::string> words;
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &words); rc >= 0) {
+    return rc;
+  }
+  options.details = details;
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
+  if (!clusters.empty()) {
+    return Fail(
+        absl::InvalidArgumentError("Skiff manages one cluster; -M/--clusters is not supported"));
+  }
+  if (!uid.empty()) {
+    return Fail(absl::InvalidArgumentError("-u/--uid is not supported; run scontrol as that user"));
+  }
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command = skiff::MatchKeyword(
-      words[0],
-      {"show", "update", "hold", "uhold", "release", "requeue", "write", "ping", "version"});
+  absl::StatusOr<std::string> command =
+      skiff::MatchKeyword(words[0], {"show", "update", "hold", "uhold", "release", "requeue",
+                                     "requeuehold", "write", "ping", "version"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (*command == "version") {
@@ -304,11 +331,26 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> matched =
         absl::AsciiStrToLower(args[0]) == "jobid"
             ? absl::StatusOr<std::string>("job")
-            : skiff::MatchKeyword(args[0], {"job", "node", "partition", "config", "burstbuffer",
-                                            "bbstat", "hostnames", "hostlist", "hostlistsorted"});
+            : skiff::MatchKeyword(
+                  args[0], {"job", "node", "partition", "config", "burstbuffer", "bbstat",
+                            "hostnames", "hostlist", "hostlistsorted", "reservation", "steps"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
+    // Skiff has no reservations yet, and job steps come with srun: Slurm's
+    // answer for none of them.
+    if (entity == "reservation") {
+      if (!args.empty()) {
+        std::cout << "Reservation " << args[0] << " not found\n";
+        return 1;
+      }
+      std::cout << "No reservations in the system\n";
+      return 0;
+    }
+    if (entity == "steps") {
+      std::cout << "No job steps in the system\n";
+      return 0;
+    }
     // Host lists need no ctld.
     if (entity == "hostnames" || entity == "hostlist" || entity == "hostlistsorted") {
       return ShowHosts(entity, args);
@@ -316,7 +358,7 @@ int main(int argc, char** argv) {
   }
   // Check the arguments before contacting ctld.
   absl::StatusOr<skiff::UpdateCommand> update;
-  absl::StatusOr<std::vector<uint64_t>> ids;
+  absl::StatusOr<std::vector<skiff::v1::JobRef>> ids;
   if (*command == "update") {
     update = skiff::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
@@ -345,17 +387,10 @@ int main(int argc, char** argv) {
   if (*command == "update") return Update(client, *update);
   if (*command == "write") return WriteBatchScript(client, args);
 
-  // hold, uhold, release, requeue.
+  // hold, uhold, release, requeue, requeuehold.
   int rc = 0;
-  for (uint64_t id : *ids) {
-    skiff::v1::UpdateJobRequest request;
-    if (*command == "requeue") {
-      request.set_job_id(id);
-      request.set_requeue(true);
-    } else {
-      request = skiff::HoldRequest(id, *command);
-    }
-    if (!UpdateJob(client, request, *command)) rc = 1;
+  for (const skiff::v1::JobRef& ref : *ids) {
+    if (!UpdateJob(client, skiff::JobCommandRequest(ref, *command), *command)) rc = 1;
   }
   return rc;
 }

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <ctime>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/common/job_text.h"
+#include "cli/sbatch/sbatch_options.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
@@ -26,12 +29,17 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(
     const std::vector<std::string>& words) {
   UpdateCommand command;
   v1::UpdateJobRequest changes;
-  std::vector<uint64_t> ids;
+  std::vector<v1::JobRef> ids;
   bool any = false;
+  auto number = [](const std::string& text, int64_t low, int64_t high) -> std::optional<int64_t> {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(text, &n) || n < low || n > high) return std::nullopt;
+    return n;
+  };
   for (size_t i = 0; i < kv.size(); ++i) {
     const auto& [key, value] = kv[i];
     if (key == "jobid") {
-      absl::StatusOr<std::vector<uint64_t>> parsed = ParseJobIdList(value);
+      absl::StatusOr<std::vector<v1::JobRef>> parsed = ParseJobRefList(value);
       if (!parsed.ok()) return parsed.status();
       ids.insert(ids.end(), parsed->begin(), parsed->end());
       continue;
@@ -62,15 +70,44 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(
       changes.set_account(value);
     } else if (key == "comment") {
       changes.set_comment(value);
+    } else if (key == "nice") {
+      // "Nice" alone is Slurm's +100.
+      std::optional<int64_t> n =
+          value.empty() ? std::optional<int64_t>(100) : number(value, -2147483645, 2147483645);
+      if (!n) return absl::InvalidArgumentError(absl::StrCat("Invalid nice value: ", value));
+      changes.set_nice(static_cast<int32_t>(*n));
+    } else if (key == "priority") {
+      std::optional<int64_t> n = number(value, 0, 4294967294);
+      if (!n) return absl::InvalidArgumentError(absl::StrCat("Invalid Priority value: ", value));
+      changes.set_priority(*n);
+    } else if (key == "starttime" || key == "begintime" || key == "begin") {
+      absl::StatusOr<int64_t> when = ParseBeginTime(value, time(nullptr));
+      if (!when.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid StartTime value: ", value));
+      }
+      changes.set_begin_time(*when);
+    } else if (key == "features" || key == "constraint" || key == "constraints") {
+      changes.set_features(value == "(null)" ? "" : value);
+    } else if (key == "excnodelist") {
+      changes.set_exc_node_list(value == "(null)" ? "" : value);
+    } else if (key == "reqnodelist" || key == "nodelist") {
+      changes.set_req_node_list(value == "(null)" ? "" : value);
+    } else if (key == "arraytaskthrottle") {
+      std::optional<int64_t> n = number(value, 0, 2147483647);
+      if (!n) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid ArrayTaskThrottle value: ", value));
+      }
+      changes.set_array_task_throttle(static_cast<int32_t>(*n));
     } else {
       return Unsupported(words[i]);
     }
   }
   if (ids.empty()) return absl::InvalidArgumentError("No job id given in JobId=");
   if (!any) return absl::InvalidArgumentError("No changes specified");
-  for (uint64_t id : ids) {
+  for (const v1::JobRef& ref : ids) {
     v1::UpdateJobRequest request = changes;
-    request.set_job_id(id);
+    request.set_job_id(ref.job_id());
+    if (ref.has_array_task_id()) request.set_array_task_id(ref.array_task_id());
     command.jobs.push_back(request);
   }
   return command;
@@ -230,6 +267,11 @@ absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args) 
   std::vector<std::pair<std::string, std::string>> kv;
   for (const std::string& word : args) {
     size_t eq = word.find('=');
+    // "Nice" alone is the one key Slurm takes without a value.
+    if (eq == std::string::npos && Lower(word) == "nice") {
+      kv.emplace_back("nice", "");
+      continue;
+    }
     if (eq == std::string::npos || eq == 0) return Unsupported(word);
     kv.emplace_back(Lower(word.substr(0, eq)), word.substr(eq + 1));
   }
@@ -245,10 +287,10 @@ absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args) 
       "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
 }
 
-absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::string>& args) {
-  std::vector<uint64_t> ids;
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobIdArgs(const std::vector<std::string>& args) {
+  std::vector<v1::JobRef> ids;
   for (const std::string& arg : args) {
-    absl::StatusOr<std::vector<uint64_t>> parsed = ParseJobIdList(arg);
+    absl::StatusOr<std::vector<v1::JobRef>> parsed = ParseJobRefList(arg);
     if (!parsed.ok()) return parsed.status();
     ids.insert(ids.end(), parsed->begin(), parsed->end());
   }
@@ -278,15 +320,22 @@ absl::StatusOr<v1::GetJobsRequest> ShowJobRequest(const std::string& text) {
   return request;
 }
 
-v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command) {
+v1::UpdateJobRequest JobCommandRequest(const v1::JobRef& job, const std::string& command) {
   v1::UpdateJobRequest request;
-  request.set_job_id(job_id);
-  request.set_held(command != "release");
-  request.set_user_hold(command == "uhold");
+  request.set_job_id(job.job_id());
+  if (job.has_array_task_id()) request.set_array_task_id(job.array_task_id());
+  if (command == "requeue") {
+    request.set_requeue(true);
+  } else if (command == "requeuehold") {
+    request.set_requeue_hold(true);
+  } else {
+    request.set_held(command != "release");
+    request.set_user_hold(command == "uhold");
+  }
   return request;
 }
 
-std::string DescribeUpdateError(uint64_t job_id, const absl::Status& status,
+std::string DescribeUpdateError(const std::string& job_id, const absl::Status& status,
                                 const std::string& command) {
   std::string text = SlurmJobErrorText(status, JobRpc::kUpdate);
   std::string out = absl::StrCat(text, " for job ", job_id, "\n");

@@ -31,8 +31,11 @@ struct UpdateCommand {
 };
 
 // Parses the Key=value words after "update". Keys are case-insensitive.
-// Jobs: JobId (comma list), TimeLimit, Partition, QOS, NumNodes (N or MIN-MAX; the
-// minimum is sent), Name/JobName, Account, Comment.
+// Jobs: JobId (comma list of ids, array tasks 42_7 and 42_[1-3]), TimeLimit,
+// Partition, QOS, NumNodes (N or MIN-MAX; the minimum is sent), Name/JobName,
+// Account, Comment, Nice (alone: 100), Priority, StartTime (--begin's forms),
+// Features, ExcNodeList, ReqNodeList ("(null)" clears these three),
+// ArrayTaskThrottle.
 // Nodes: NodeName (hostlist expression), State (DRAIN, DOWN, RESUME, IDLE,
 // UNDRAIN), Reason (required for DRAIN and DOWN).
 // Errors (InvalidArgument) use Slurm's wording where it has one:
@@ -42,10 +45,10 @@ struct UpdateCommand {
 //   "No valid entity in update command\n...".
 absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args);
 
-// Job ids for hold/uhold/release/requeue: each word may be a comma list.
-// Error: InvalidArgument "Invalid job id specified" style from ParseJobId, or
-// "No job id given" for none.
-absl::StatusOr<std::vector<uint64_t>> ParseJobIdArgs(const std::vector<std::string>& args);
+// Jobs for hold/uhold/release/requeue/requeuehold: each word may be a comma
+// list of ids and array tasks (ParseJobRefList). Error: InvalidArgument from
+// ParseJobRefList, or "No job id given" for none.
+absl::StatusOr<std::vector<v1::JobRef>> ParseJobIdArgs(const std::vector<std::string>& args);
 
 // What "show job ID" asks ctld for: a plain id ("42"; an array's base id names
 // the whole array) or one array task ("42_7", as a JobRef).
@@ -64,14 +67,14 @@ absl::StatusOr<std::string> ShowHostnames(const std::string& list);
 // names separated by newlines, as read from a file. Error: "Invalid hostlist: LIST".
 absl::StatusOr<std::string> EncodeHostlist(const std::string& list, bool sorted);
 
-// A hold, uhold or release request for one job.
-v1::UpdateJobRequest HoldRequest(uint64_t job_id, const std::string& command);
+// The request for `command` (hold, uhold, release, requeue, requeuehold) on one job.
+v1::UpdateJobRequest JobCommandRequest(const v1::JobRef& job, const std::string& command);
 
 // What scontrol prints on stderr when UpdateJob fails for `job_id`:
 //   "<text> for job <id>\n", and for hold/uhold/release also
 //   "slurm_suspend error: <text>\n" (Slurm's wording, kept as is),
 // where <text> is SlurmJobErrorText(status, kUpdate).
-std::string DescribeUpdateError(uint64_t job_id, const absl::Status& status,
+std::string DescribeUpdateError(const std::string& job_id, const absl::Status& status,
                                 const std::string& command);
 
 }  // namespace skiff

@@ -7,19 +7,19 @@ namespace {
 
 TEST(DescribeUpdateError, HoldOfUnknownJobMatchesSlurm) {
   // shared/reference/scontrol_hold_nonexistent.txt
-  EXPECT_EQ(DescribeUpdateError(999999, absl::NotFoundError("no such job"), "hold"),
+  EXPECT_EQ(DescribeUpdateError("999999", absl::NotFoundError("no such job"), "hold"),
             "Invalid job id specified for job 999999\n"
             "slurm_suspend error: Invalid job id specified\n");
 }
 
 TEST(DescribeUpdateError, UpdateOfAnotherUsersJobMatchesSlurm) {
   // shared/reference/scontrol_update_other_users_job.txt
-  EXPECT_EQ(DescribeUpdateError(15391, absl::PermissionDeniedError("Invalid user id"), "update"),
+  EXPECT_EQ(DescribeUpdateError("15391", absl::PermissionDeniedError("Invalid user id"), "update"),
             "Invalid user id for job 15391\n");
 }
 
 TEST(DescribeUpdateError, OtherFailuresKeepCtldsMessage) {
-  EXPECT_EQ(DescribeUpdateError(5, absl::InvalidArgumentError("Invalid partition name specified"),
+  EXPECT_EQ(DescribeUpdateError("5", absl::InvalidArgumentError("Invalid partition name specified"),
                                 "update"),
             "Invalid partition name specified for job 5\n");
 }
@@ -54,13 +54,13 @@ TEST(ParseUpdate, EveryJobFieldAndIdLists) {
 }
 
 TEST(ParseUpdate, JobErrors) {
-  EXPECT_EQ(ParseUpdate({"JobId=5", "Nice=10"}).status().message(),
-            "Update of this parameter is not supported: Nice=10\nRequest aborted");
+  EXPECT_EQ(ParseUpdate({"JobId=5", "Shared=10"}).status().message(),
+            "Update of this parameter is not supported: Shared=10\nRequest aborted");
   EXPECT_EQ(ParseUpdate({"JobId=5"}).status().message(), "No changes specified");
   EXPECT_EQ(ParseUpdate({"JobId=5", "TimeLimit=soon"}).status().message(),
             "Invalid TimeLimit value: soon");
   EXPECT_EQ(ParseUpdate({"JobId=5", "NumNodes=0"}).status().message(), "Invalid node count: 0");
-  EXPECT_FALSE(ParseUpdate({"JobId=5_1", "Name=x"}).ok());
+  EXPECT_FALSE(ParseUpdate({"JobId=5_x", "Name=x"}).ok());
   EXPECT_EQ(ParseUpdate({"Name=x"}).status().message(),
             "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
   EXPECT_EQ(ParseUpdate({"JobId=5", "stray"}).status().message(),
@@ -131,21 +131,64 @@ TEST(ShowJobRequest, PlainIdsAndArrayTasks) {
   }
 }
 
-TEST(HoldRequest, HoldUholdRelease) {
-  v1::UpdateJobRequest hold = HoldRequest(5, "hold");
+v1::JobRef Ref(uint64_t id, int32_t task = -1) {
+  v1::JobRef ref;
+  ref.set_job_id(id);
+  if (task >= 0) ref.set_array_task_id(task);
+  return ref;
+}
+
+TEST(JobCommandRequest, HoldUholdReleaseRequeue) {
+  v1::UpdateJobRequest hold = JobCommandRequest(Ref(5), "hold");
   EXPECT_EQ(hold.job_id(), 5u);
   EXPECT_TRUE(hold.held());
   EXPECT_FALSE(hold.user_hold());
-  v1::UpdateJobRequest uhold = HoldRequest(5, "uhold");
+  EXPECT_FALSE(hold.has_array_task_id());
+  v1::UpdateJobRequest uhold = JobCommandRequest(Ref(5), "uhold");
   EXPECT_TRUE(uhold.held());
   EXPECT_TRUE(uhold.user_hold());
-  v1::UpdateJobRequest release = HoldRequest(5, "release");
+  v1::UpdateJobRequest release = JobCommandRequest(Ref(5, 7), "release");
   ASSERT_TRUE(release.has_held());
   EXPECT_FALSE(release.held());
+  EXPECT_EQ(release.array_task_id(), 7);
+  EXPECT_TRUE(JobCommandRequest(Ref(5), "requeue").requeue());
+  v1::UpdateJobRequest requeue_hold = JobCommandRequest(Ref(5), "requeuehold");
+  EXPECT_TRUE(requeue_hold.requeue_hold());
+  EXPECT_FALSE(requeue_hold.has_held());
+}
+
+TEST(ParseUpdate, ArrayTasksAndTheFieldsUsersChange) {
+  absl::StatusOr<UpdateCommand> update =
+      ParseUpdate({"JobId=42_7,43", "Nice=50", "Priority=10", "Features=a&b", "ExcNodeList=n[1-2]",
+                   "ReqNodeList=(null)", "ArrayTaskThrottle=2", "StartTime=now+60"});
+  ASSERT_TRUE(update.ok()) << update.status();
+  ASSERT_EQ(update->jobs.size(), 2u);
+  const v1::UpdateJobRequest& task = update->jobs[0];
+  EXPECT_EQ(task.job_id(), 42u);
+  EXPECT_EQ(task.array_task_id(), 7);
+  EXPECT_FALSE(update->jobs[1].has_array_task_id());
+  EXPECT_EQ(task.nice(), 50);
+  EXPECT_EQ(task.priority(), 10);
+  EXPECT_EQ(task.features(), "a&b");
+  EXPECT_EQ(task.exc_node_list(), "n[1-2]");
+  ASSERT_TRUE(task.has_req_node_list());
+  EXPECT_EQ(task.req_node_list(), "");
+  EXPECT_EQ(task.array_task_throttle(), 2);
+  EXPECT_GT(task.begin_time(), 0);
+  EXPECT_EQ(ParseUpdate({"JobId=1", "Nice"})->jobs[0].nice(), 100);
+  EXPECT_EQ(ParseUpdate({"JobId=1", "Nice=x"}).status().message(), "Invalid nice value: x");
+  EXPECT_EQ(ParseUpdate({"JobId=1", "StartTime=soon"}).status().message(),
+            "Invalid StartTime value: soon");
+  EXPECT_EQ(ParseUpdate({"JobId=1", "Priority=-3"}).status().message(),
+            "Invalid Priority value: -3");
 }
 
 TEST(ParseJobIdArgs, ListsAndErrors) {
-  EXPECT_EQ(*ParseJobIdArgs({"1,2", "3"}), (std::vector<uint64_t>{1, 2, 3}));
+  absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobIdArgs({"1,2", "3_4"});
+  ASSERT_TRUE(refs.ok());
+  ASSERT_EQ(refs->size(), 3u);
+  EXPECT_EQ((*refs)[2].job_id(), 3u);
+  EXPECT_EQ((*refs)[2].array_task_id(), 4);
   EXPECT_EQ(ParseJobIdArgs({}).status().message(), "No job id given");
   EXPECT_FALSE(ParseJobIdArgs({"x"}).ok());
 }

@@ -332,8 +332,8 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   std::string group = job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
   r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(", job.group_id(),
                       ") MCS_label=N/A"));
-  r.Line(absl::StrCat("Priority=", job.priority(), " Nice=0 Account=",
-                      OrNull(job.account().empty() ? spec.account() : job.account()),
+  r.Line(absl::StrCat("Priority=", job.priority(), " Nice=", job.nice(),
+                      " Account=", OrNull(job.account().empty() ? spec.account() : job.account()),
                       " QOS=", OrNull(job.qos().empty() ? spec.qos() : job.qos())));
   std::string reason = job.state_reason().empty() ? "None" : job.state_reason();
   if (!job.state_description().empty()) {

@@ -72,7 +72,9 @@ struct Job {
   std::string name;
   std::string account;
   std::string qos;
-  std::string comment;  // --comment, scontrol update Comment=
+  std::string comment;         // --comment, scontrol update Comment=
+  int32_t nice = 0;            // --nice, Nice=: subtracted from the computed priority
+  int64_t admin_priority = 0;  // Priority= set by update; 0 = computed by the scheduler
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure
@@ -106,6 +108,11 @@ struct Job {
   bool launched = false;          // noded accepted LaunchJob
   bool cancel_requested = false;  // scancel arrived while CONFIGURING
   bool preempt_requeue = false;   // preempted with PreemptMode=REQUEUE: back to PENDING at the end
+  // scontrol requeue / requeuehold of a job that holds resources: once it has
+  // been torn down it goes back to PENDING (held, for requeuehold) instead of
+  // ending. A later scancel wins.
+  enum class RequeueRequest { kNone = 0, kRequeue = 1, kRequeueHold = 2 };
+  RequeueRequest requeue_request = RequeueRequest::kNone;
 
   // Arrays: every task is its own Job; array_job_id is the first task's id.
   uint64_t array_job_id = 0;      // 0 = not an array task

@@ -52,7 +52,9 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event, JobState final
       if (from == S::kCompleting && IsFinal(final_state)) return final_state;
       break;
     case E::kRequeue:
-      if (from == S::kConfiguring || from == S::kRunning || from == S::kCompleting) {
+      // A finished job may be requeued too (scontrol requeue), as in Slurm.
+      if (from == S::kConfiguring || from == S::kRunning || from == S::kCompleting ||
+          IsFinal(from)) {
         return S::kPending;
       }
       break;

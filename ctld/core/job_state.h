@@ -23,7 +23,8 @@ enum class JobEvent {
   kExited,         // RUNNING -> COMPLETING: the batch script ended (any reason)
   kCancelPending,  // PENDING -> CANCELLED
   kFinish,         // COMPLETING -> job.final_state: EpilogSlurmctld done (or none)
-  kRequeue,        // CONFIGURING/RUNNING/COMPLETING -> PENDING: node failure with --requeue
+  kRequeue,        // CONFIGURING/RUNNING/COMPLETING -> PENDING: node failure with --requeue;
+                   // any final state -> PENDING: scontrol requeue of a finished job
 };
 
 const char* JobEventName(JobEvent event);

@@ -29,6 +29,14 @@ const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
       {{JobState::kRunning, JobEvent::kRequeue}, JobState::kPending},
       {{JobState::kCompleting, JobEvent::kFinish}, JobState::kTimeout},  // final_state below
       {{JobState::kCompleting, JobEvent::kRequeue}, JobState::kPending},
+      // scontrol requeue of a finished job.
+      {{JobState::kCompleted, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kFailed, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kCancelled, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kTimeout, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kNodeFail, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kOutOfMemory, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kPreempted, JobEvent::kRequeue}, JobState::kPending},
   };
   return *table;
 }

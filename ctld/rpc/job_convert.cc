@@ -23,6 +23,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.account = spec.account();
   r.qos = spec.qos();
   r.comment = spec.comment();
+  r.nice = spec.nice();
   r.min_nodes = spec.min_nodes();
   r.max_nodes = spec.max_nodes();
   r.ntasks = spec.ntasks();
@@ -121,6 +122,14 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->mutable_spec()->set_account(job.account);
   out->mutable_spec()->set_qos(job.qos);
   out->mutable_spec()->set_comment(job.comment);
+  // ... and the request fields scontrol update may change.
+  out->mutable_spec()->set_begin_time(job.request.begin_time);
+  out->mutable_spec()->set_constraint(absl::StrJoin(job.request.features, "&"));
+  out->mutable_spec()->clear_nodelist();
+  for (const std::string& name : job.request.nodelist) out->mutable_spec()->add_nodelist(name);
+  out->mutable_spec()->clear_exclude();
+  for (const std::string& name : job.request.exclude) out->mutable_spec()->add_exclude(name);
+  out->set_nice(job.nice);
   out->set_user_id(job.uid);
   out->set_group_id(job.gid);
   out->set_user_name(job.user_name);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
@@ -224,8 +225,39 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
   if (request->has_name()) update.name = request->name();
   if (request->has_account()) update.account = request->account();
   if (request->has_comment()) update.comment = request->comment();
-  if (request->requeue()) {
-    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "scontrol requeue is not supported yet");
+  if (request->has_array_task_id()) update.array_task_id = request->array_task_id();
+  if (request->has_nice()) update.nice = request->nice();
+  if (request->has_begin_time()) update.begin_time = request->begin_time();
+  if (request->has_priority()) update.priority = request->priority();
+  if (request->has_array_task_throttle()) {
+    update.array_task_throttle = request->array_task_throttle();
+  }
+  if (request->has_features()) {
+    JobRequest parsed;
+    if (absl::Status s = ParseConstraint(request->features(), parsed); !s.ok()) {
+      return ToGrpcStatus(s);
+    }
+    update.features = parsed.features;
+  }
+  auto node_list = [](const std::string& text) -> absl::StatusOr<std::vector<std::string>> {
+    if (text.empty()) return std::vector<std::string>();
+    absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(text);
+    if (!names.ok()) return absl::InvalidArgumentError("Invalid node name specified");
+    return names;
+  };
+  if (request->has_exc_node_list()) {
+    absl::StatusOr<std::vector<std::string>> names = node_list(request->exc_node_list());
+    if (!names.ok()) return ToGrpcStatus(names.status());
+    update.exclude = *names;
+  }
+  if (request->has_req_node_list()) {
+    absl::StatusOr<std::vector<std::string>> names = node_list(request->req_node_list());
+    if (!names.ok()) return ToGrpcStatus(names.status());
+    update.nodelist = *names;
+  }
+  if (request->requeue() || request->requeue_hold()) {
+    update.requeue =
+        request->requeue_hold() ? JobUpdate::Requeue::kRequeueHold : JobUpdate::Requeue::kRequeue;
   }
   return ToGrpcStatus(controller_.UpdateJob({caller->uid, caller->gid}, update));
 }

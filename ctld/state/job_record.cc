@@ -61,6 +61,9 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   r.set_preempt_requeue(job.preempt_requeue);
+  r.set_nice(job.nice);
+  r.set_admin_priority(job.admin_priority);
+  r.set_requeue_request(static_cast<int32_t>(job.requeue_request));
   r.set_bb_directives(job.bb_directives);
   r.set_bb_state(BbStateName(job.bb_state));
   r.set_bb_pool(job.bb_pool);
@@ -131,6 +134,9 @@ Job FromRecord(const v1::JobRecord& r) {
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   job.preempt_requeue = r.preempt_requeue();
+  job.nice = r.nice();
+  job.admin_priority = r.admin_priority();
+  job.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
   job.bb_directives = r.bb_directives();
   job.bb_state = ParseBbState(r.bb_state()).value_or(BbState::kPending);
   job.bb_pool = r.bb_pool();

@@ -109,6 +109,8 @@ absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
 // -C: "a", "a&b", "a,b" (every feature required).
 absl::Status ParseConstraint(const std::string& text, JobRequest& request) {
   if (text.empty()) return absl::OkStatus();
@@ -122,8 +124,6 @@ absl::Status ParseConstraint(const std::string& text, JobRequest& request) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partition,
                                   bool privileged) {
@@ -203,6 +203,9 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
   }
   job.spec_blob = spec.spec_blob;
   job.comment = spec.comment;
+  // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.
+  if (spec.nice < 0 && spec.uid != 0) return Invalid("Invalid nice value");
+  job.nice = spec.nice;
 
   JobRequest& request = job.request;
   request.partition = partition->name;

@@ -38,6 +38,7 @@ struct SubmitRequest {
   std::string account;
   std::string qos;
   std::string comment;
+  int32_t nice = 0;  // --nice; < 0 is for root only (Slurm: operators)
   int min_nodes = 0;
   int max_nodes = 0;
   int ntasks = 0;
@@ -78,6 +79,10 @@ struct Admitted {
 // update that changes the partition, QOS, account, node count or time limit,
 // so that an update cannot reach what submission refuses. InvalidArgument
 // with Slurm's message.
+// -C: "a", "a&b", "a,b" (every feature required), appended to request.features.
+// InvalidArgument "Invalid feature specification: ..." for other forms.
+absl::Status ParseConstraint(const std::string& text, JobRequest& request);
+
 absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partition,
                                   bool privileged);
 

@@ -282,6 +282,10 @@ void Lifecycle::FinishJob(Job& job, int64_t now, Effects& effects) {
     Requeue(job, "requeued: preempted", effects);
     return;
   }
+  if (job.requeue_request != Job::RequeueRequest::kNone) {
+    RequeueAfterTeardown(job, effects);
+    return;
+  }
   job.end_time = now;
   TransitionJob(job, JobEvent::kFinish, effects);
   AccrueUsage(job, effects);
@@ -297,6 +301,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.prolog_done = false;
   job.cancel_requested = false;
   job.preempt_requeue = false;
+  job.requeue_request = Job::RequeueRequest::kNone;
   job.final_state = JobState::kCompleted;
   job.exit_code = 0;
   job.exit_signal = 0;
@@ -580,6 +585,7 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
       BbCancelPending(job, spec.hurry, effects);
     } else {
       job.bb_hurry = spec.hurry;
+      job.requeue_request = Job::RequeueRequest::kNone;  // scancel wins over a requeue
       Terminate(job, JobState::kCancelled, effects);
     }
     effects.log.push_back(absl::StrCat("JobId=", id, " cancelled by uid ", caller.uid));
@@ -589,18 +595,10 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
   return Close(std::move(effects));
 }
 
-absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
-                                          const JobUpdate& update, int64_t now) {
-  (void)now;
-  const Job* current = Find(update.job_id);
-  if (current == nullptr) return absl::NotFoundError("Invalid job id specified");
-  // Slurm's answer to an update of someone else's job (ESLURM_USER_ID_MISSING).
-  if (current->uid != caller.uid && !privileged) {
-    return absl::PermissionDeniedError("Invalid user id");
-  }
-  if (IsFinal(current->state)) return absl::FailedPreconditionError("Job has already finished");
+absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
+                                       const JobUpdate& update) const {
   // Every field is checked on a copy; the job changes only when all pass.
-  Job job = *current;
+  Job job = current;
   const bool pending = job.state == JobState::kPending;
   auto not_pending = [] {
     return absl::FailedPreconditionError("Job is no longer pending execution");
@@ -659,6 +657,46 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     if (*update.min_nodes < 1) return absl::InvalidArgumentError("Invalid node count specified");
     job.request.num_nodes = *update.min_nodes;
   }
+  if (update.nice.has_value()) {
+    if (!pending) return not_pending();
+    // Slurm's ESLURM_INVALID_NICE: only operators may raise a job's priority so.
+    if (*update.nice < 0 && !privileged) return absl::InvalidArgumentError("Invalid nice value");
+    job.nice = *update.nice;
+  }
+  if (update.priority.has_value()) {
+    if (!pending) return not_pending();
+    if (*update.priority < 0) return absl::InvalidArgumentError("Invalid priority value");
+    // A user may only lower their job's priority (Slurm's rule).
+    if (!privileged && (job.priority == 0 || *update.priority > job.priority)) {
+      return denied("only an operator can raise a job's priority");
+    }
+    job.admin_priority = *update.priority;
+  }
+  if (update.begin_time.has_value()) {
+    if (!pending) return not_pending();
+    job.request.begin_time = *update.begin_time;
+  }
+  if (update.features.has_value()) {
+    if (!pending) return not_pending();
+    job.request.features = *update.features;
+  }
+  if (update.exclude.has_value()) {
+    if (!pending) return not_pending();
+    job.request.exclude = *update.exclude;
+  }
+  if (update.nodelist.has_value()) {
+    if (!pending) return not_pending();
+    job.request.nodelist = *update.nodelist;
+  }
+  if (update.array_task_throttle.has_value()) {
+    if (job.array_job_id == 0) {
+      return absl::InvalidArgumentError("ArrayTaskThrottle applies only to job arrays");
+    }
+    if (*update.array_task_throttle < 0) {
+      return absl::InvalidArgumentError("Invalid ArrayTaskThrottle value");
+    }
+    job.array_max_running = *update.array_task_throttle;
+  }
   // What submission checks, checked again for the job as it would become: a
   // user cannot reach by update a partition, QOS, account, size or time limit
   // that submission refuses. A running job's partition, QOS and size cannot
@@ -669,12 +707,105 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     const PartitionConfig* partition = config_.FindPartition(job.request.partition);
     if (partition == nullptr) return absl::InvalidArgumentError("Invalid partition name specified");
     if (absl::Status s = CheckPartitionAccess(job, *partition, privileged); !s.ok()) return s;
-    if (pending && (update.partition || update.min_nodes)) {
-      if (absl::Status s = CheckSatisfiable(job.request, nodes_.Capacities()); !s.ok()) return s;
+  }
+  // A pending job must stay runnable, for operators too: a node list or a
+  // feature no node has would leave it pending forever.
+  const bool replaces =
+      update.partition || update.min_nodes || update.features || update.exclude || update.nodelist;
+  if (pending && replaces) {
+    for (const std::string& name : job.request.nodelist) {
+      if (nodes_.Find(name) == nullptr) {
+        return absl::InvalidArgumentError("Invalid node name specified");
+      }
+    }
+    if (absl::Status s = CheckSatisfiable(job.request, nodes_.Capacities()); !s.ok()) return s;
+  }
+  return job;
+}
+
+absl::Status Lifecycle::RequeueOne(Job& job, bool hold, int64_t now, Effects& effects) {
+  if (job.state == JobState::kPending) {
+    return absl::FailedPreconditionError("Job is pending execution");
+  }
+  if (!job.requeue) {
+    return absl::FailedPreconditionError("Requested operation is presently disabled");
+  }
+  const Job::RequeueRequest request =
+      hold ? Job::RequeueRequest::kRequeueHold : Job::RequeueRequest::kRequeue;
+  if (IsFinal(job.state)) {
+    // A finished job goes back to the queue at once (Slurm requeues finished
+    // batch jobs still in memory); one with a burst buffer would have to be
+    // staged in anew, which Skiff does not do.
+    if (job.UsesBurstBuffer()) {
+      return absl::FailedPreconditionError("Requested operation is presently disabled");
+    }
+    job.requeue_request = request;
+    job.end_time = 0;
+    RequeueAfterTeardown(job, effects);
+    return absl::OkStatus();
+  }
+  job.requeue_request = request;
+  if (job.state == JobState::kCompleting) return absl::OkStatus();  // FinishJob requeues it
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " requeue requested"));
+  Terminate(job, JobState::kCancelled, effects);
+  (void)now;
+  return absl::OkStatus();
+}
+
+void Lifecycle::RequeueAfterTeardown(Job& job, Effects& effects) {
+  const bool hold = job.requeue_request == Job::RequeueRequest::kRequeueHold;
+  Requeue(job, hold ? "job requeued in held state" : "", effects);
+  if (hold) {
+    job.held = true;
+    job.reason = "JobHeldUser";
+  }
+}
+
+absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
+                                          const JobUpdate& update, int64_t now) {
+  const std::vector<const Job*> targets =
+      Resolve({update.job_id, update.array_task_id.value_or(-1)});
+  if (targets.empty()) return absl::NotFoundError("Invalid job id specified");
+  for (const Job* current : targets) {
+    // Slurm's answer to an update of someone else's job (ESLURM_USER_ID_MISSING).
+    if (current->uid != caller.uid && !privileged) {
+      return absl::PermissionDeniedError("Invalid user id");
     }
   }
+  const bool whole_array = targets.size() > 1;
+  if (update.requeue != JobUpdate::Requeue::kNone) {
+    Begin();
+    Effects effects;
+    for (const Job* target : targets) {
+      if (whole_array && target->state == JobState::kPending) continue;
+      absl::Status s = RequeueOne(Mut(*target), update.requeue == JobUpdate::Requeue::kRequeueHold,
+                                  now, effects);
+      if (!s.ok()) {
+        Rollback();
+        return s;
+      }
+    }
+    effects.log.push_back(absl::StrCat("JobId=", update.job_id, " requeued by uid ", caller.uid));
+    effects.reschedule = true;
+    return Close(std::move(effects));
+  }
+  std::vector<Job> changed;
+  for (const Job* current : targets) {
+    // An array's finished tasks are left as they are; a job named alone is not.
+    if (IsFinal(current->state)) {
+      if (whole_array) continue;
+      return absl::FailedPreconditionError("Job has already finished");
+    }
+    absl::StatusOr<Job> job = Updated(*current, privileged, update);
+    if (!job.ok()) return job.status();
+    changed.push_back(std::move(*job));
+  }
+  if (changed.empty()) return absl::FailedPreconditionError("Job has already finished");
   Begin();
-  Mut(update.job_id) = std::move(job);
+  for (Job& job : changed) {
+    const uint64_t id = job.id;
+    Mut(id) = std::move(job);
+  }
   Effects effects;
   effects.log.push_back(absl::StrCat("JobId=", update.job_id, " updated by uid ", caller.uid));
   effects.reschedule = true;

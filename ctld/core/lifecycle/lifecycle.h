@@ -252,6 +252,12 @@ class Lifecycle {
   void Finish(Job& job, int64_t now, Effects& effects);
   void FinishJob(Job& job, int64_t now, Effects& effects);
   void Requeue(Job& job, const std::string& detail, Effects& effects);
+  // scontrol requeue[hold] of one job: a running one is stopped and requeued
+  // once torn down; a finished one goes back to the queue now.
+  absl::Status RequeueOne(Job& job, bool hold, int64_t now, Effects& effects);
+  void RequeueAfterTeardown(Job& job, Effects& effects);
+  // `current` with `update`'s fields applied and checked (Update's per-job part).
+  absl::StatusOr<Job> Updated(const Job& current, bool privileged, const JobUpdate& update) const;
   // The job's node failed it (down, fenced, a launch it could not take): requeue
   // it with `detail` when it may be, else end it NODE_FAIL (or as it was already
   // ending: cancelled, preempted). True when requeued.

@@ -68,6 +68,18 @@ struct JobUpdate {
   std::optional<std::string> account;
   std::optional<std::string> comment;
   std::optional<int> min_nodes;
+  // With it, job_id is an array's id and only this task changes; without it,
+  // an array's id changes every task not yet finished.
+  std::optional<int32_t> array_task_id;
+  std::optional<int32_t> nice;
+  std::optional<int64_t> begin_time;
+  std::optional<std::vector<std::string>> features;
+  std::optional<std::vector<std::string>> exclude;
+  std::optional<std::vector<std::string>> nodelist;
+  std::optional<int64_t> priority;
+  std::optional<int32_t> array_task_throttle;
+  enum class Requeue { kNone, kRequeue, kRequeueHold };
+  Requeue requeue = Requeue::kNone;
 };
 
 }  // namespace skiff

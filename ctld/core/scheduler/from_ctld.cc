@@ -140,6 +140,8 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.held = job->held;
     pending.held_by_admin = job->held_by_admin;
     pending.exclusive = job->request.exclusive;
+    pending.nice = job->nice;
+    pending.admin_priority = job->admin_priority;
     for (const std::string& name : job->request.nodelist) {
       const int32_t n = nodes.Find(name);
       if (n != kNone) pending.nodelist.push_back(n);

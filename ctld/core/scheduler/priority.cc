@@ -74,7 +74,11 @@ PriorityFactors ComputePriority(const ClusterView& view, const PriorityContext& 
   const double sum = weights.age * f.age + weights.fairshare * f.fairshare +
                      weights.job_size * f.job_size + weights.partition * f.partition +
                      weights.qos * f.qos;
+  // Slurm's: the weighted sum less the job's nice, never below 1; a priority an
+  // operator set (scontrol update Priority=) replaces the sum.
   f.priority = static_cast<int64_t>(std::llround(sum));
+  if (job.nice != 0) f.priority = std::max<int64_t>(1, f.priority - job.nice);
+  if (job.admin_priority > 0) f.priority = job.admin_priority;
   return f;
 }
 

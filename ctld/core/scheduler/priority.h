@@ -9,6 +9,8 @@
 //   job_size  = CPUs asked (nodes x cpus/node) / the cluster's CPUs
 //   partition = PriorityTier / the highest PriorityTier
 //   qos       = QOS Priority / the highest QOS Priority (0 when none is > 0)
+// less the job's nice (--nice, Nice=; the result never below 1 then); a
+// priority an operator set (scontrol update Priority=) replaces all of it.
 // The queue order is the partition's PriorityTier descending (Slurm considers
 // higher-tier partitions' jobs first), then priority descending, then submit
 // time, then job id, so a pass is deterministic.

@@ -35,6 +35,23 @@ TEST(Priority, AgeGrowsLinearlyUpToPriorityMaxAge) {
   EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 0);
 }
 
+TEST(Priority, NiceLowersItNeverBelowOneAndAnOperatorsPriorityReplacesIt) {
+  ClusterView view = MakeView({MakeNode("n1", 10)});
+  PriorityWeights weights;
+  weights.age = 1000;
+  weights.max_age = 10 * kDay;
+  PendingJob job = MakeJob(1);
+  job.eligible_time = 0;
+  job.nice = 100;
+  EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 400);
+  job.nice = -100;
+  EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 600);
+  job.nice = 10000;
+  EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 1);
+  job.admin_priority = 77;
+  EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 77);
+}
+
 TEST(Priority, PartitionTierQosAndJobSize) {
   ClusterView view = MakeView({MakeNode("n1", 10), MakeNode("n2", 10)});
   SchedPartition high;

@@ -147,6 +147,8 @@ struct PendingJob {
   std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
   std::vector<int32_t> exclude;   // -x
   std::vector<int32_t> features;  // -C a&b: every one required
+  int32_t nice = 0;               // subtracted from the computed priority
+  int64_t admin_priority = 0;     // set by an operator: used as is; 0 = computed
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).

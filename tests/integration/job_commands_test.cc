@@ -1,0 +1,183 @@
+// The job commands a lab's scripts lean on, through the real daemons: sbatch
+// --wait and --nice, submit-time refusals of what could never run, scontrol's
+// options anywhere on the line, requeue / requeuehold of running and finished
+// jobs, and updates of single array tasks and of the fields users change.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <regex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+class JobCommandsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.nodes = 4;  // n3 and n4 have 2 GPUs each; partition debug has all four
+    options.extra_config = "KillWait=2\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  // Submits with --parsable; returns the job id text ("" on failure).
+  std::string Submit(const std::string& args) {
+    CommandResult r = cluster_->Run("cd /tmp && sbatch --parsable " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string id = r.out;
+    while (!id.empty() && (id.back() == '\n')) id.pop_back();
+    return id;
+  }
+  std::string Field(const std::string& job, const std::string& key) {
+    const std::string text = cluster_->Run("scontrol show job " + job).out;
+    std::smatch match;
+    if (!std::regex_search(text, match, std::regex(" " + key + "=([^ \n]*)"))) return "";
+    return match[1];
+  }
+  bool WaitForField(const std::string& job, const std::string& key, const std::string& value,
+                    int seconds = 30) {
+    return Eventually(seconds, [&] { return Field(job, key) == value; });
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* JobCommandsTest::cluster_ = nullptr;
+
+TEST_F(JobCommandsTest, SbatchWaitEndsWithTheJobsExitCode) {
+  CommandResult r = cluster_->Run("cd /tmp && sbatch --wait --wrap='sleep 1; exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("Submitted batch job "), std::string::npos);
+  // An array: the highest exit code of its tasks, once every task has ended.
+  r = cluster_->Run("cd /tmp && sbatch -W -a 1-3 --wrap='exit $SLURM_ARRAY_TASK_ID'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  r = cluster_->Run("cd /tmp && sbatch -W --wrap=true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(JobCommandsTest, RequestsNoNodeCouldEverHoldAreRefusedAtSubmit) {
+  CommandResult r = cluster_->Run("cd /tmp && sbatch -p debug -w n1 --gres=gpu:1 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
+  r = cluster_->Run("cd /tmp && sbatch --gres=tpu:1 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: Invalid generic resource (gres) specification\n");
+  // The same GPU on a node that has GPUs is fine.
+  EXPECT_NE(Submit("-w n3 --gres=gpu:1 --wrap=true"), "");
+}
+
+TEST_F(JobCommandsTest, ScontrolOptionsMayFollowTheCommand) {
+  const std::string id = Submit("-H --wrap=true");
+  CommandResult before = cluster_->Run("scontrol -o show job " + id);
+  CommandResult after = cluster_->Run("scontrol show job " + id + " -o");
+  EXPECT_EQ(before.exit_code, 0);
+  EXPECT_EQ(before.out, after.out);
+  EXPECT_EQ(std::count(after.out.begin(), after.out.end(), '\n'), 1) << after.out;
+  CommandResult bad = cluster_->Run("scontrol show job --bogus");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err,
+            "scontrol: unrecognized option '--bogus'\n"
+            "Try \"scontrol --help\" for more information\n");
+  EXPECT_EQ(cluster_->Run("scontrol show reservation").out, "No reservations in the system\n");
+  EXPECT_EQ(cluster_->Run("scontrol show steps").out, "No job steps in the system\n");
+  cluster_->Run("scancel " + id);
+}
+
+TEST_F(JobCommandsTest, RequeueRunsARunningJobAgainAndRequeueHoldHoldsIt) {
+  const std::string id = Submit("--wrap='sleep 60'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
+  CommandResult r = cluster_->Run("scontrol requeue " + id);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(WaitForField(id, "Restarts", "1"));
+  EXPECT_TRUE(WaitForField(id, "JobState", "RUNNING"));
+  r = cluster_->Run("scontrol requeuehold " + id);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(WaitForField(id, "Reason", "job_requeued_in_held_state"));
+  EXPECT_EQ(Field(id, "JobState"), "PENDING");
+  EXPECT_EQ(Field(id, "Restarts"), "2");
+  // A pending job cannot be requeued; Slurm's words.
+  r = cluster_->Run("scontrol requeue " + id);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Job is pending execution for job " + id + "\n");
+  cluster_->Run("scancel " + id);
+}
+
+TEST_F(JobCommandsTest, AFinishedJobCanBeRequeuedUnlessItSaidNoRequeue) {
+  const std::string marker = cluster_->dir() + "/runs.txt";
+  const std::string id = Submit("--wrap='echo run$SLURM_RESTART_COUNT >> " + marker + "'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  EXPECT_EQ(cluster_->Run("scontrol requeue " + id).exit_code, 0);
+  EXPECT_TRUE(WaitForField(id, "Restarts", "1"));
+  EXPECT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  EXPECT_EQ(ReadFile(marker), "run\nrun1\n");
+  const std::string fixed = Submit("--no-requeue --wrap='sleep 60'");
+  ASSERT_TRUE(WaitForField(fixed, "JobState", "RUNNING"));
+  CommandResult r = cluster_->Run("scontrol requeue " + fixed);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Requested operation is presently disabled for job " + fixed + "\n");
+  cluster_->Run("scancel " + fixed);
+}
+
+TEST_F(JobCommandsTest, UpdatesReachOneArrayTaskOrTheWholeArray) {
+  const std::string array = Submit("-H -a 1-3 --wrap=true");
+  CommandResult r = cluster_->Run("scontrol update JobId=" + array + "_2 Nice=50 Comment=two");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(array + "_2", "Nice"), "50");
+  EXPECT_EQ(Field(array + "_1", "Nice"), "0");
+  r = cluster_->Run("scontrol update JobId=" + array + " ArrayTaskThrottle=1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(array + "_3", "ArrayTaskThrottle"), "1");
+  // hold/release take array tasks too.
+  r = cluster_->Run("scontrol release " + array + "_1");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(WaitForField(array + "_1", "JobState", "COMPLETED"));
+  EXPECT_EQ(Field(array + "_3", "JobState"), "PENDING");
+  cluster_->Run("scancel " + array);
+}
+
+TEST_F(JobCommandsTest, UpdatesOfNodeListsAndFeaturesKeepAJobRunnable) {
+  const std::string id = Submit("-H --wrap=true");
+  CommandResult r = cluster_->Run("scontrol update JobId=" + id + " Features=nosuchfeature");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Invalid feature specification for job " + id + "\n");
+  r = cluster_->Run("scontrol update JobId=" + id + " ExcNodeList=n[1-4]");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Requested node configuration is not available for job " + id + "\n");
+  r = cluster_->Run("scontrol update JobId=" + id + " ExcNodeList=n[1-2] ReqNodeList=n4");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(id, "ExcNodeList"), "n[1-2]");
+  EXPECT_EQ(Field(id, "ReqNodeList"), "n4");
+  cluster_->Run("scontrol release " + id);
+  EXPECT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  EXPECT_EQ(Field(id, "NodeList"), "n4");
+}
+
+TEST_F(JobCommandsTest, NiceOrdersTheQueueAndOnlyPrivilegedUsersGoNegative) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create a test user";
+  ASSERT_TRUE(cluster_->EnsureUser("skiffnice").ok());
+  CommandResult r = cluster_->RunAs("skiffnice", "sbatch --nice=-10 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Invalid nice value\n");
+  const std::string id = Submit("--nice=25 -H --wrap=true");
+  EXPECT_EQ(Field(id, "Nice"), "25");
+  r = cluster_->RunAs("skiffnice", "scontrol update JobId=" + id + " Nice=1");
+  EXPECT_EQ(r.exit_code, 1);
+  cluster_->Run("scancel " + id);
+}
+
+}  // namespace
+}  // namespace skiff::testing
