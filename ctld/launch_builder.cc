@@ -1,5 +1,7 @@
 #include "ctld/launch_builder.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
@@ -11,6 +13,26 @@ namespace {
 constexpr char kNoArrayIndex[] = "4294967294";
 
 }  // namespace
+
+std::string SlurmCountList(const std::vector<int>& counts) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size();) {
+    size_t run = 1;
+    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
+    parts.push_back(run > 1 ? absl::StrCat(counts[i], "(x", run, ")") : absl::StrCat(counts[i]));
+    i += run;
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+std::vector<int> TasksPerNode(int ntasks, size_t nodes) {
+  if (nodes == 0) return {};
+  const int n = static_cast<int>(nodes);
+  const int tasks = std::max(ntasks, n);
+  std::vector<int> out(nodes, tasks / n);
+  for (int i = 0; i < tasks % n; ++i) ++out[i];
+  return out;
+}
 
 std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
                                 const std::string& work_dir) {
@@ -73,12 +95,16 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   env["SLURM_NODELIST"] = nodelist;
   env["SLURM_JOB_NUM_NODES"] = nodes;
   env["SLURM_NNODES"] = nodes;
-  env["SLURM_NTASKS"] = absl::StrCat(job.request.ntasks);
-  env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
+  // As Slurm: the task count only when the job asked for one (-n).
+  if (spec.ntasks() > 0) {
+    env["SLURM_NTASKS"] = absl::StrCat(job.request.ntasks);
+    env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
+  }
   if (spec.cpus_per_task() > 0) env["SLURM_CPUS_PER_TASK"] = absl::StrCat(spec.cpus_per_task());
-  env["SLURM_JOB_CPUS_PER_NODE"] = cpus;
-  env["SLURM_TASKS_PER_NODE"] = absl::StrCat((job.request.ntasks + job.nodes.size() - 1) /
-                                             std::max<size_t>(1, job.nodes.size()));
+  const size_t node_count = std::max<size_t>(1, job.nodes.size());
+  env["SLURM_JOB_CPUS_PER_NODE"] =
+      SlurmCountList(std::vector<int>(node_count, job.cpus_per_node));
+  env["SLURM_TASKS_PER_NODE"] = SlurmCountList(TasksPerNode(job.request.ntasks, node_count));
   if (job.request.mem_per_cpu_mb > 0 && job.request.mem_per_node_mb == 0) {
     env["SLURM_MEM_PER_CPU"] = absl::StrCat(job.request.mem_per_cpu_mb);
   } else {
@@ -95,12 +121,18 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   env["SLURM_JOB_UID"] = absl::StrCat(job.uid);
   env["SLURM_JOB_GID"] = absl::StrCat(job.gid);
   env["SLURM_CLUSTER_NAME"] = facts.cluster_name;
-  env["SLURM_CONF"] = facts.conf_path;
+  // Never SLURM_CONF: a real Slurm client on the same host would read
+  // skiff.conf as slurm.conf and fail. Skiff's own commands read SKIFF_CONF.
+  env.erase("SLURM_CONF");
   env["SKIFF_CONF"] = facts.conf_path;
+  env["SLURM_NODE_ALIASES"] = "(null)";
   env["SLURM_PRIO_PROCESS"] = "0";
   env["SLURM_TOPOLOGY_ADDR"] = job.nodes.empty() ? "" : job.nodes.front();
   env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
-  if (!spec.export_mode().empty()) env["SLURM_EXPORT_ENV"] = spec.export_mode();
+  // sbatch's default (ALL) is not announced, as in Slurm.
+  if (!spec.export_mode().empty() && spec.export_mode() != "ALL") {
+    env["SLURM_EXPORT_ENV"] = spec.export_mode();
+  }
   if (job.array_job_id != 0) {
     env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
     env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
@@ -171,7 +203,7 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
   env["SLURM_JOB_PARTITION"] = job.request.partition;
   env["SLURM_JOB_ACCOUNT"] = job.account;
   env["SLURM_CLUSTER_NAME"] = facts.cluster_name;
-  env["SLURM_CONF"] = facts.conf_path;
+  env["SKIFF_CONF"] = facts.conf_path;
   if (!job.gpu_indices.empty()) {
     env["SLURM_JOB_GPUS"] = absl::StrJoin(job.gpu_indices, ",");
   }

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ctld/core/job.h"
 #include "proto/job.pb.h"
@@ -16,7 +17,7 @@ namespace skiff {
 
 struct ClusterFacts {
   std::string cluster_name;
-  std::string conf_path;             // skiff.conf, exported as SLURM_CONF and SKIFF_CONF
+  std::string conf_path;             // skiff.conf, exported as SKIFF_CONF (never SLURM_CONF)
   uint64_t node_real_memory_mb = 0;  // of the batch host, for SLURM_MEM_PER_NODE without --mem
 };
 
@@ -26,6 +27,14 @@ struct ClusterFacts {
 // `work_dir`. An empty pattern means Slurm's default "slurm-%j.out".
 std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
                                 const std::string& work_dir);
+
+// Slurm's per-node count lists (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE):
+// runs of one value folded as "2(x3)": {2,2,2,1} -> "2(x3),1"; {} -> "".
+std::string SlurmCountList(const std::vector<int>& counts);
+
+// `ntasks` spread over `nodes` as Slurm's block distribution: the first nodes
+// one more than the rest when they do not divide; at least one each.
+std::vector<int> TasksPerNode(int ntasks, size_t nodes);
 
 // The job-wide environment: the user's exported variables plus Slurm's SLURM_*
 // set (noded adds the node-local ones such as SLURM_TASK_PID and the GPU lists).

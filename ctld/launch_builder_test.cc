@@ -49,7 +49,8 @@ TEST(JobEnvironment, CarriesSlurmVariablesOverTheUsersOwn) {
   EXPECT_EQ(env["SLURM_JOB_ID"], "42");
   EXPECT_EQ(env["SLURM_JOB_NODELIST"], "n[3-4]");
   EXPECT_EQ(env["SLURM_NNODES"], "2");
-  EXPECT_EQ(env["SLURM_NTASKS"], "2");
+  EXPECT_EQ(env.count("SLURM_NTASKS"), 0u);  // only when -n was given, as Slurm
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "1(x2)");
   EXPECT_EQ(env["SLURM_CPUS_PER_TASK"], "1");
   EXPECT_EQ(env["SLURM_MEM_PER_NODE"], "500");
   EXPECT_EQ(env["SLURM_SUBMIT_DIR"], "/home/alice/run");
@@ -59,6 +60,22 @@ TEST(JobEnvironment, CarriesSlurmVariablesOverTheUsersOwn) {
   EXPECT_EQ(env["SLURM_JOB_UID"], "1001");
   EXPECT_EQ(env["SLURM_CLUSTER_NAME"], "lab");
   EXPECT_EQ(env.count("SLURM_JOB_ACCOUNT"), 0u);
+  EXPECT_EQ(env.count("SLURM_CONF"), 0u);  // a real Slurm client would read skiff.conf
+  EXPECT_EQ(env["SKIFF_CONF"], "/etc/skiff/skiff.conf");
+  spec.set_ntasks(3);
+  Job three_tasks = RunningJob();
+  three_tasks.request.ntasks = 3;
+  env = JobEnvironment(three_tasks, spec, {"lab", "/etc/skiff/skiff.conf", 4000});
+  EXPECT_EQ(env["SLURM_NTASKS"], "3");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2,1");
+}
+
+TEST(SlurmCountList, FoldsRunsAsSlurmDoes) {
+  EXPECT_EQ(SlurmCountList({2, 2, 2, 1}), "2(x3),1");
+  EXPECT_EQ(SlurmCountList({4}), "4");
+  EXPECT_EQ(SlurmCountList({}), "");
+  EXPECT_EQ(TasksPerNode(5, 2), (std::vector<int>{3, 2}));
+  EXPECT_EQ(TasksPerNode(1, 3), (std::vector<int>{1, 1, 1}));
 }
 
 TEST(BuildLaunchRequest, CarriesScriptPathsAndGpus) {

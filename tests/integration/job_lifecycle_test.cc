@@ -117,6 +117,9 @@ TEST_F(JobLifecycleTest, JobRunsAsItsUserWithSlurmEnvironment) {
                                                            << output;
   }
   EXPECT_NE(output.find("SLURM_SUBMIT_HOST="), std::string::npos) << output;
+  EXPECT_NE(output.find("SLURM_TASKS_PER_NODE=2\n"), std::string::npos) << output;
+  // Never SLURM_CONF: a real Slurm client on the host would read skiff.conf.
+  EXPECT_EQ(output.find("SLURM_CONF="), std::string::npos) << output;
 }
 
 // scontrol's host-list helpers, and "show jobid" as Slurm's synonym for "show job".
