@@ -56,6 +56,30 @@ TEST(JobFromSpec, FillsDefaultsFromTheDefaultPartition) {
   EXPECT_EQ(round_trip.script(), "#!/bin/sh\ntrue\n");
 }
 
+TEST(JobFromSpec, APartitionListTakesTheFirstThatCanRunTheJob) {
+  v1::JobSpec spec = Spec();
+  spec.set_partition("debug,gpu");
+  spec.add_gres("gpu:2");
+  // n3 is in both: debug accepts it first.
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.partition, "debug");
+  // Only gpu has a node that can hold 2 GPUs when debug is n1 alone.
+  std::vector<NodeCapacity> nodes = Nodes();
+  nodes[1].partitions = {"gpu"};
+  job = JobFromSpec(spec, kAlice, Config(), nodes);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.partition, "gpu");
+  spec.set_partition("gpu,nosuch");
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
+            "Invalid partition name specified");
+  spec.set_partition("debug,gpu");
+  spec.clear_gres();
+  spec.add_gres("gpu:3");
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
+            "Requested node configuration is not available");
+}
+
 TEST(JobFromSpec, RejectsWithSlurmsMessages) {
   struct Case {
     std::function<void(v1::JobSpec&)> change;

@@ -158,7 +158,40 @@ absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partiti
   return absl::OkStatus();
 }
 
+namespace {
+// JobFromRequest for one partition (spec.partition names at most one).
+absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig& config,
+                                   const std::vector<NodeCapacity>& nodes,
+                                   const std::vector<std::string>& qos_names);
+}  // namespace
+
 absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig& config,
+                                   const std::vector<NodeCapacity>& nodes,
+                                   const std::vector<std::string>& qos_names) {
+  if (spec.partition.find(',') == std::string::npos) {
+    return JobInPartition(spec, config, nodes, qos_names);
+  }
+  // -p a,b: every name must exist; the job goes to the first partition that
+  // accepts it (Slurm would keep it queued in all of them and start it in
+  // whichever frees first; Skiff decides at submit).
+  std::vector<std::string> names = absl::StrSplit(spec.partition, ',', absl::SkipEmpty());
+  for (const std::string& name : names) {
+    if (config.FindPartition(name) == nullptr) return Invalid("Invalid partition name specified");
+  }
+  absl::Status first_error;
+  for (const std::string& name : names) {
+    SubmitRequest one = spec;
+    one.partition = name;
+    absl::StatusOr<Job> job = JobInPartition(one, config, nodes, qos_names);
+    if (job.ok()) return job;
+    if (first_error.ok()) first_error = job.status();
+  }
+  return first_error;
+}
+
+namespace {
+
+absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig& config,
                                    const std::vector<NodeCapacity>& nodes,
                                    const std::vector<std::string>& qos_names) {
   const SubmitRequest& submitter = spec;
@@ -247,6 +280,8 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
   if (absl::Status s = CheckSatisfiable(request, nodes); !s.ok()) return s;
   return job;
 }
+
+}  // namespace
 
 absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferConfig* bb,
                               const BbPoolTable& pools, Job& job) {

@@ -88,7 +88,9 @@ absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partiti
 
 // The checks that need no cluster state: the spec itself, the partition's
 // limits and Allow* lists, QOS names, GPU/memory options, features, time limit,
-// satisfiability on `nodes`. Returns the job (no id yet).
+// satisfiability on `nodes`. Returns the job (no id yet). A partition list
+// ("a,b", sbatch -p a,b) puts the job in the first that accepts it; the error
+// is the first partition's when none does.
 absl::StatusOr<Job> JobFromRequest(const SubmitRequest& request, const SkiffConfig& config,
                                    const std::vector<NodeCapacity>& nodes,
                                    const std::vector<std::string>& qos_names);
