@@ -101,9 +101,11 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
     env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
   }
   if (spec.cpus_per_task() > 0) env["SLURM_CPUS_PER_TASK"] = absl::StrCat(spec.cpus_per_task());
+  if (spec.ntasks_per_node() > 0) {
+    env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(spec.ntasks_per_node());
+  }
   const size_t node_count = std::max<size_t>(1, job.nodes.size());
-  env["SLURM_JOB_CPUS_PER_NODE"] =
-      SlurmCountList(std::vector<int>(node_count, job.cpus_per_node));
+  env["SLURM_JOB_CPUS_PER_NODE"] = SlurmCountList(std::vector<int>(node_count, job.cpus_per_node));
   env["SLURM_TASKS_PER_NODE"] = SlurmCountList(TasksPerNode(job.request.ntasks, node_count));
   if (job.request.mem_per_cpu_mb > 0 && job.request.mem_per_node_mb == 0) {
     env["SLURM_MEM_PER_CPU"] = absl::StrCat(job.request.mem_per_cpu_mb);
@@ -176,6 +178,9 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
   request.set_memory_mb(job.mem_per_node_mb);
   for (int gpu : job.gpu_indices) request.add_gpu_indices(gpu);
   request.set_run(job.restart_count + 1);
+  // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;
+  // a requeued run appends, keeping what the earlier runs wrote.
+  request.set_truncate_output(job.restart_count == 0 && spec.open_mode() != "append");
   return request;
 }
 

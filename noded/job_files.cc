@@ -86,7 +86,8 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          groups == o.groups && node_name == o.node_name && argv == o.argv &&
          environment == o.environment && work_dir == o.work_dir && stdout_path == o.stdout_path &&
          stderr_path == o.stderr_path && stdin_path == o.stdin_path && time_limit == o.time_limit &&
-         cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices;
+         cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices &&
+         run == o.run && truncate_output == o.truncate_output;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -106,6 +107,7 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   AddLine(&out, "memory_mb", spec.memory_mb);
   for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
   if (spec.run != 0) AddLine(&out, "run", spec.run);
+  if (spec.truncate_output) AddLine(&out, "truncate_output", 1);
   for (const std::string& arg : spec.argv) AddLine(&out, "arg", arg);
   for (const auto& [key, value] : spec.environment) {
     AddLine(&out, "env", absl::StrCat(key, "=", value));
@@ -157,6 +159,10 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.argv.push_back(line.value);
     } else if (line.key == "run") {
       s = ParseInt(line, &spec.run);
+    } else if (line.key == "truncate_output") {
+      int flag = 0;
+      s = ParseInt(line, &flag);
+      spec.truncate_output = flag != 0;
     } else if (line.key == "env") {
       const size_t eq = line.value.find('=');
       if (eq == std::string::npos || eq == 0) {

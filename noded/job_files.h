@@ -65,7 +65,8 @@ struct LaunchSpec {
   int32_t cpus = 0;
   uint64_t memory_mb = 0;  // informational: not enforced (no cgroups)
   std::vector<int32_t> gpu_indices;
-  int32_t run = 0;  // LaunchJobRequest.run; 0 = unknown (an older ctld)
+  int32_t run = 0;               // LaunchJobRequest.run; 0 = unknown (an older ctld)
+  bool truncate_output = false;  // LaunchJobRequest.truncate_output
 
   bool operator==(const LaunchSpec& o) const;
 };

@@ -19,6 +19,7 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   spec.environment.insert(request.environment().begin(), request.environment().end());
   spec.work_dir = request.work_dir();
   spec.stdout_path = request.stdout_path();
+  spec.truncate_output = request.truncate_output();
   spec.stderr_path = request.stderr_path();
   spec.stdin_path = request.stdin_path();
   spec.time_limit = request.time_limit();

@@ -47,11 +47,16 @@ class JobChild {
     const std::string in = spec_.stdin_path.empty() ? "/dev/null" : spec_.stdin_path;
     OpenOnto(STDIN_FILENO, in, O_RDONLY, "stdin_path");
     const std::string out = spec_.stdout_path.empty() ? "/dev/null" : spec_.stdout_path;
-    OpenOnto(STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_APPEND, "stdout_path");
+    // O_APPEND always (several writers may share one file); truncated first on
+    // a first run, as Slurm's --open-mode=truncate.
+    const int mode = O_WRONLY | O_CREAT | O_APPEND | (spec_.truncate_output ? O_TRUNC : 0);
+    OpenOnto(STDOUT_FILENO, out, mode, "stdout_path");
     if (spec_.stderr_path.empty()) {
       if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) FailErrno("dup2 stdout onto stderr");
+    } else if (spec_.stderr_path == out) {
+      if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) FailErrno("dup2 stdout onto stderr");
     } else {
-      OpenOnto(STDERR_FILENO, spec_.stderr_path, O_WRONLY | O_CREAT | O_APPEND, "stderr_path");
+      OpenOnto(STDERR_FILENO, spec_.stderr_path, mode, "stderr_path");
     }
     Exec();
   }

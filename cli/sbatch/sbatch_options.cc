@@ -31,9 +31,8 @@ namespace {
 // Slurm options that take a value and that Skiff accepts but ignores, with a
 // warning, so that job scripts written for Slurm still submit.
 constexpr const char* kIgnoredWithValue[] = {
-    "--reservation",  "--signal",          "--open-mode", "--wckey", "--ntasks-per-node",
-    "-L,--licenses",  "-m,--distribution", "--time-min",  "--tmp",   "--mincpus",
-    "--cpus-per-gpu", "--gpus-per-task",
+    "--reservation", "--wckey",   "-L,--licenses",  "-m,--distribution", "--time-min",
+    "--tmp",         "--mincpus", "--cpus-per-gpu", "--gpus-per-task",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -83,6 +82,9 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
        "yes: cancel the job if its dependency can never be satisfied");
   text("--bb", &o->burst_buffer, "burst buffer specification");
   text("--bbf", &o->burst_buffer_file, "file of burst buffer directives");
+  text("--signal", &o->signal, "[{R|B}:]SIG[@TIME]: send SIG TIME s (60) before the time limit");
+  text("--open-mode", &o->open_mode, "append or truncate the output files (default truncate)");
+  text("--ntasks-per-node", &o->ntasks_per_node, "tasks on each node");
   text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
   text("-a,--array", &o->array, "job array indexes: 1-10, 0-15:4, 1,3,5, with %N to throttle");
   text("-w,--nodelist", &o->nodelist, "nodes the job must use (hostlist, or a file with a '/')");
@@ -608,6 +610,9 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.array, high.array);
   take(out.exclusive, high.exclusive);
   take(out.nice, high.nice);
+  take(out.open_mode, high.open_mode);
+  take(out.signal, high.signal);
+  take(out.ntasks_per_node, high.ntasks_per_node);
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
@@ -916,6 +921,34 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (v != "yes" && v != "no") return BadValue("--kill-on-invalid-dep", *o.kill_on_invalid_dep);
     spec.set_kill_on_invalid_dep(v == "yes");
   }
+  if (o.signal) {
+    // Slurm's [{R|B}:]<sig_num>[@sig_time]; R (reservation ends) has no
+    // meaning without reservations and is accepted as Slurm accepts it.
+    std::string text = *o.signal;
+    bool batch_only = false;
+    while (text.size() > 2 && text[1] == ':' &&
+           (text[0] == 'B' || text[0] == 'b' || text[0] == 'R' || text[0] == 'r')) {
+      batch_only |= text[0] == 'B' || text[0] == 'b';
+      text = text.substr(2);
+    }
+    const size_t at = text.find('@');
+    absl::StatusOr<int> number = ParseSignal(text.substr(0, at));
+    std::optional<int64_t> seconds =
+        at == std::string::npos ? std::optional<int64_t>(60) : PositiveInt(text.substr(at + 1));
+    if (!number.ok() || *number <= 0 || !seconds || *seconds > 65535) {
+      return absl::InvalidArgumentError("Invalid --signal specification");
+    }
+    spec.set_warn_signal(*number);
+    spec.set_warn_time(static_cast<int32_t>(*seconds));
+    spec.set_warn_batch_only(batch_only);
+  }
+  if (o.open_mode) {
+    const std::string mode = absl::AsciiStrToLower(*o.open_mode);
+    if (mode != "append" && mode != "truncate" && mode != "a" && mode != "t") {
+      return BadValue("--open-mode", *o.open_mode);
+    }
+    spec.set_open_mode(mode[0] == 'a' ? "append" : "truncate");
+  }
   if (o.nice) {
     // Slurm's range: +/- (NICE_OFFSET - 3); a value that is not a number reads
     // as 0, as strtoll reads it there.
@@ -986,6 +1019,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<int32_t> n = CountOption("--ntasks", *o.ntasks);
     if (!n.ok()) return n.status();
     spec.set_ntasks(*n);
+  }
+  if (o.ntasks_per_node) {
+    absl::StatusOr<int32_t> n = CountOption("--ntasks-per-node", *o.ntasks_per_node);
+    if (!n.ok()) return n.status();
+    spec.set_ntasks_per_node(*n);
   }
   if (o.cpus_per_task) {
     absl::StatusOr<int32_t> n = CountOption("--cpus-per-task", *o.cpus_per_task);

@@ -68,6 +68,9 @@ struct SbatchRawOptions {
   std::optional<bool> requeue;            // --requeue / --no-requeue
   std::optional<bool> wait;               // -W, --wait
   std::optional<std::string> nice;        // --nice[=adjustment]
+  std::optional<std::string> open_mode;   // --open-mode: append or truncate
+  std::optional<std::string> signal;      // --signal=[{R|B}:]SIG[@TIME]
+  std::optional<std::string> ntasks_per_node;  // --ntasks-per-node
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;

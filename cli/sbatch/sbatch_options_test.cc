@@ -372,10 +372,10 @@ TEST(ParseSbatchCommandLine, ValuesAreTakenAsGetoptTakesThem) {
 
 TEST(BuildSubmission, IgnoredSlurmOptionsWarn) {
   absl::StatusOr<SbatchSubmission> s =
-      Submit({"--signal=USR1@60", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");
+      Submit({"--wckey=x", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->warnings,
-            (std::vector<std::string>{"--signal is not supported by Skiff and was ignored",
+            (std::vector<std::string>{"--wckey is not supported by Skiff and was ignored",
                                       "--tmp is not supported by Skiff and was ignored",
                                       "--no-kill is not supported by Skiff and was ignored"}));
 }
@@ -516,6 +516,29 @@ TEST(BuildSubmission, NiceAloneIsAHundredAndOutOfRangeIsRefused) {
   absl::StatusOr<SbatchSubmission> huge = Submit({"--nice=9999999999", "j.sh"}, "#!/bin/sh\n");
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().message(), "Invalid --nice value, out of range (+/- 2147483645)");
+}
+
+TEST(BuildSubmission, SignalOpenModeAndTasksPerNode) {
+  absl::StatusOr<SbatchSubmission> s = Submit(
+      {"--signal=B:USR1@90", "--open-mode=append", "--ntasks-per-node=4", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.warn_signal(), 10);
+  EXPECT_EQ(s->spec.warn_time(), 90);
+  EXPECT_TRUE(s->spec.warn_batch_only());
+  EXPECT_EQ(s->spec.open_mode(), "append");
+  EXPECT_EQ(s->spec.ntasks_per_node(), 4);
+  s = Submit({"--signal=2", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.warn_signal(), 2);
+  EXPECT_EQ(s->spec.warn_time(), 60);  // Slurm's default
+  EXPECT_FALSE(s->spec.warn_batch_only());
+  for (const char* bad : {"--signal=NOPE", "--signal=USR1@x", "--signal=B:", "--signal=99"}) {
+    absl::StatusOr<SbatchSubmission> refused = Submit({bad, "j.sh"}, "#!/bin/sh\n");
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(), "Invalid --signal specification") << bad;
+  }
+  EXPECT_EQ(Submit({"--open-mode=sometimes", "j.sh"}, "#!/bin/sh\n").status().message(),
+            "Invalid --open-mode specification: 'sometimes'");
 }
 
 TEST(BuildSubmission, NodeListFromAFile) {

@@ -75,6 +75,12 @@ struct Job {
   std::string comment;         // --comment, scontrol update Comment=
   int32_t nice = 0;            // --nice, Nice=: subtracted from the computed priority
   int64_t admin_priority = 0;  // Priority= set by update; 0 = computed by the scheduler
+  // --signal: warn_signal goes to the job warn_time seconds before its time
+  // limit (once per run: warn_sent), to the batch shell alone when batch_only.
+  int32_t warn_signal = 0;
+  int32_t warn_time = 0;
+  bool warn_batch_only = false;
+  bool warn_sent = false;
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure

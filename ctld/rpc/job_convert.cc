@@ -24,6 +24,10 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.qos = spec.qos();
   r.comment = spec.comment();
   r.nice = spec.nice();
+  r.ntasks_per_node = spec.ntasks_per_node();
+  r.warn_signal = spec.warn_signal();
+  r.warn_time = spec.warn_time();
+  r.warn_batch_only = spec.warn_batch_only();
   r.min_nodes = spec.min_nodes();
   r.max_nodes = spec.max_nodes();
   r.ntasks = spec.ntasks();

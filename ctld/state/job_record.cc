@@ -62,6 +62,10 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   r.set_preempt_requeue(job.preempt_requeue);
   r.set_nice(job.nice);
+  r.set_warn_signal(job.warn_signal);
+  r.set_warn_time(job.warn_time);
+  r.set_warn_batch_only(job.warn_batch_only);
+  r.set_warn_sent(job.warn_sent);
   r.set_admin_priority(job.admin_priority);
   r.set_requeue_request(static_cast<int32_t>(job.requeue_request));
   r.set_bb_directives(job.bb_directives);
@@ -135,6 +139,10 @@ Job FromRecord(const v1::JobRecord& r) {
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   job.preempt_requeue = r.preempt_requeue();
   job.nice = r.nice();
+  job.warn_signal = r.warn_signal();
+  job.warn_time = r.warn_time();
+  job.warn_batch_only = r.warn_batch_only();
+  job.warn_sent = r.warn_sent();
   job.admin_priority = r.admin_priority();
   job.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
   job.bb_directives = r.bb_directives();

@@ -179,5 +179,34 @@ TEST_F(JobCommandsTest, NiceOrdersTheQueueAndOnlyPrivilegedUsersGoNegative) {
   cluster_->Run("scancel " + id);
 }
 
+TEST_F(JobCommandsTest, OutputIsTruncatedOnAFirstRunAndAppendedOnRequeueOrWhenAsked) {
+  const std::string out = cluster_->dir() + "/mode.out";
+  ASSERT_EQ(cluster_->Run("cd /tmp && sbatch -W -o " + out + " --wrap='echo one'").exit_code, 0);
+  EXPECT_EQ(ReadFile(out), "one\n");
+  ASSERT_EQ(cluster_->Run("cd /tmp && sbatch -W -o " + out + " --wrap='echo two'").exit_code, 0);
+  EXPECT_EQ(ReadFile(out), "two\n");
+  ASSERT_EQ(
+      cluster_->Run("cd /tmp && sbatch -W --open-mode=append -o " + out + " --wrap='echo three'")
+          .exit_code,
+      0);
+  EXPECT_EQ(ReadFile(out), "two\nthree\n");
+  // A requeued run keeps what the earlier run wrote.
+  const std::string id = Submit("-o " + out + " --wrap='echo run$SLURM_RESTART_COUNT'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  ASSERT_EQ(cluster_->Run("scontrol requeue " + id).exit_code, 0);
+  EXPECT_TRUE(WaitForField(id, "Restarts", "1"));
+  EXPECT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  EXPECT_EQ(ReadFile(out), "run\nrun1\n");
+}
+
+TEST_F(JobCommandsTest, TasksPerNodeSetTheTaskCountAndEnvironment) {
+  const std::string out = cluster_->dir() + "/tpn.out";
+  CommandResult r = cluster_->Run(
+      "cd /tmp && sbatch -W -N 2 --ntasks-per-node=2 -o " + out +
+      " --wrap='echo $SLURM_NTASKS_PER_NODE $SLURM_TASKS_PER_NODE $SLURM_JOB_CPUS_PER_NODE'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(out), "2 2(x2) 2(x2)\n");
+}
+
 }  // namespace
 }  // namespace skiff::testing

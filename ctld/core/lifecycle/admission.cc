@@ -239,6 +239,12 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.
   if (spec.nice < 0 && spec.uid != 0) return Invalid("Invalid nice value");
   job.nice = spec.nice;
+  if (spec.warn_signal < 0 || spec.warn_signal > 64 || spec.warn_time < 0) {
+    return Invalid("Invalid --signal specification");
+  }
+  job.warn_signal = spec.warn_signal;
+  job.warn_time = spec.warn_time;
+  job.warn_batch_only = spec.warn_batch_only;
 
   JobRequest& request = job.request;
   request.partition = partition->name;
@@ -262,7 +268,18 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.exclude.assign(spec.exclude.begin(), spec.exclude.end());
   // -w names more nodes than -N: the job gets them all, as in Slurm.
   request.num_nodes = std::max<int>(request.num_nodes, request.nodelist.size());
-  if (spec.ntasks == 0) request.ntasks = request.num_nodes;
+  if (spec.ntasks_per_node < 0) return Invalid("Invalid task or CPU count specified");
+  if (spec.ntasks_per_node > 0) {
+    // -n with it: enough nodes that no node runs more; without -n: that many
+    // tasks on every node, as Slurm.
+    if (spec.ntasks > 0) {
+      request.num_nodes = std::max(request.num_nodes,
+                                   (spec.ntasks + spec.ntasks_per_node - 1) / spec.ntasks_per_node);
+    } else {
+      request.ntasks = spec.ntasks_per_node * request.num_nodes;
+    }
+  }
+  if (spec.ntasks == 0 && spec.ntasks_per_node == 0) request.ntasks = request.num_nodes;
   if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
   if (absl::Status s = ParseConstraint(spec.constraint, request); !s.ok()) return s;
 

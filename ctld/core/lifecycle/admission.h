@@ -38,7 +38,11 @@ struct SubmitRequest {
   std::string account;
   std::string qos;
   std::string comment;
-  int32_t nice = 0;  // --nice; < 0 is for root only (Slurm: operators)
+  int32_t nice = 0;
+  int32_t ntasks_per_node = 0;  // --ntasks-per-node; 0 = not given
+  int32_t warn_signal = 0;      // --signal
+  int32_t warn_time = 0;
+  bool warn_batch_only = false;  // --nice; < 0 is for root only (Slurm: operators)
   int min_nodes = 0;
   int max_nodes = 0;
   int ntasks = 0;

@@ -302,6 +302,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.cancel_requested = false;
   job.preempt_requeue = false;
   job.requeue_request = Job::RequeueRequest::kNone;
+  job.warn_sent = false;
   job.final_state = JobState::kCompleted;
   job.exit_code = 0;
   job.exit_signal = 0;
@@ -819,7 +820,17 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   for (auto& [id, stored] : jobs_) {
     if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
     if (terminate_sent_.count(id) > 0) continue;
-    if (now < stored.start_time + stored.request.time_limit + grace) continue;
+    const int64_t end = stored.start_time + stored.request.time_limit;
+    if (stored.warn_signal != 0 && !stored.warn_sent && now >= end - stored.warn_time &&
+        now < end + grace && !stored.nodes.empty()) {
+      Job& job = Mut(id);
+      job.warn_sent = true;
+      effects.log.push_back(absl::StrCat("JobId=", id, " sent signal ", job.warn_signal, " ",
+                                         job.warn_time, "s before its time limit"));
+      effects.intents.push_back(
+          SignalIntent{id, NodeTarget(job.nodes.front()), job.warn_signal, job.warn_batch_only});
+    }
+    if (now < end + grace) continue;
     effects.log.push_back(
         absl::StrCat("JobId=", id, " reached its time limit of ", stored.request.time_limit, "s"));
     Terminate(Mut(id), JobState::kTimeout, effects);

@@ -217,6 +217,69 @@ TEST_F(LifecycleTest, EveryTouchedJobIsOneRowWithOneVersionBump) {
   EXPECT_EQ(core_->Find(b)->version, 2u);
 }
 
+TEST_F(LifecycleTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
+  SubmitRequest request = Request();
+  request.warn_signal = 10;  // --signal=B:USR1@120
+  request.warn_time = 120;
+  request.warn_batch_only = true;
+  const uint64_t id = Submit(request);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  auto signals = [](const Effects& effects) {
+    std::vector<SignalIntent> out;
+    for (const Intent& intent : effects.intents) {
+      if (const auto* s = std::get_if<SignalIntent>(&intent)) out.push_back(*s);
+    }
+    return out;
+  };
+  EXPECT_TRUE(signals(Store(core_->EnforceTimeLimits(now_ + 479))).empty());
+  std::vector<SignalIntent> sent = signals(Store(core_->EnforceTimeLimits(now_ + 480)));
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].job_id, id);
+  EXPECT_EQ(sent[0].signal, 10);
+  EXPECT_TRUE(sent[0].batch_only);
+  EXPECT_TRUE(store_[id].warn_sent);  // stored: a restarted ctld does not send it again
+  EXPECT_TRUE(signals(Store(core_->EnforceTimeLimits(now_ + 500))).empty());
+  // The time limit itself still ends the job.
+  Effects timeout = Store(core_->EnforceTimeLimits(now_ + 600));
+  EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
+}
+
+TEST_F(LifecycleTest, RequeueStopsARunningJobAndQueuesItAgainHeldOrNot) {
+  const uint64_t id = Submit(Request());
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  JobUpdate update;
+  update.job_id = id;
+  update.requeue = JobUpdate::Requeue::kRequeueHold;
+  Drive(Store(core_->Update({1001, 1001}, false, update, now_)));
+  ASSERT_EQ(terminated_.size(), 1u);
+  // Still running until its node reports the end of the run.
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
+  Drive(Store(core_->JobComplete("n1", {id, true, 0, 15, ""}, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kPending);
+  EXPECT_TRUE(core_->Find(id)->held);
+  EXPECT_EQ(core_->Find(id)->restart_count, 1);
+  EXPECT_EQ(core_->Find(id)->reason_detail, "job requeued in held state");
+  // A pending job cannot be requeued; someone else's job not at all.
+  EXPECT_EQ(core_->Update({1001, 1001}, false, update, now_).status().message(),
+            "Job is pending execution");
+  EXPECT_EQ(core_->Update({1002, 1002}, false, update, now_).status().message(), "Invalid user id");
+}
+
+TEST_F(LifecycleTest, ScancelWinsOverARequeueInFlight) {
+  const uint64_t id = Submit(Request());
+  Drive(Schedule());
+  JobUpdate update;
+  update.job_id = id;
+  update.requeue = JobUpdate::Requeue::kRequeue;
+  Drive(Store(core_->Update({1001, 1001}, false, update, now_)));
+  std::vector<CancelOutcome> outcomes;
+  Store(core_->Cancel({1001, 1001}, false, CancelOf(id), now_, &outcomes));
+  Drive(Store(core_->JobComplete("n1", {id, true, 0, 15, ""}, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kCancelled);
+}
+
 TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   const uint64_t id = Submit(Request(2));
   Drive(Schedule());
