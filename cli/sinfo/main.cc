@@ -1,38 +1,129 @@
-// sinfo: view partitions and nodes, as Slurm's sinfo.
-#include <CLI/CLI.hpp>
-#include <ctime>
-#include <iostream>
-#include <string>
+// sinfo: view partitions and nodes, as Slurm's sinfo. Reads the command line
+// (sinfo_options), asks ctld, prints (sinfo_format, sinfo_json).
+#include <pwd.h>
+#include <time.h>
 
-#include "absl/strings/str_split.h"
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <deque>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/sinfo/sinfo_format.h"
+#include "cli/sinfo/sinfo_json.h"
+#include "cli/sinfo/sinfo_options.h"
+
+namespace {
+
+std::optional<std::string> UserName(uint32_t uid) {
+  struct passwd pw;
+  struct passwd* result = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || result == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(result->pw_name);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sinfo: view information about Skiff nodes and partitions"};
-  skiff::SinfoOptions options;
-  std::string partitions;
-  // -h is --noheader in Slurm's CLIs, so help is --help only.
-  app.set_help_flag("--help", "print this help and exit");
-  app.add_flag("-N,--Node", options.node_oriented, "one line per node");
-  app.add_flag("-l,--long", options.long_format, "more columns");
-  app.add_flag("-h,--noheader", options.no_header, "no header line");
-  app.add_option("-p,--partition", partitions, "only these partitions (comma-separated)");
-  CLI11_PARSE(app, argc, argv);
+  CLI::App app{"sinfo"};
+  app.set_help_flag();
+  // One string per value-taking option; CLI11 keeps every occurrence's value.
+  std::deque<std::string> values;
+  for (const skiff::SinfoOptionSpec& spec : skiff::SinfoOptionSpecs()) {
+    if (std::string(spec.long_name) == "clusters") continue;  // a second name of -M
+    std::string names = spec.short_name != 0 ? std::string("-") + spec.short_name + "," : "";
+    names += std::string("--") + spec.long_name;
+    if (std::string(spec.long_name) == "cluster") names += ",--clusters";
+    if (spec.takes_value) {
+      values.emplace_back();
+      app.add_option(names, values.back());
+    } else {
+      app.add_flag(names);
+    }
+  }
+  std::vector<std::string> operands;  // Slurm's sinfo ignores operands
+  const int parsed = skiff::ParseGetoptCommandLine(app, "sinfo", argc, argv, &operands);
+  if (parsed >= 0) return parsed;
+
+  std::vector<skiff::SinfoArg> args;
+  std::map<const CLI::Option*, size_t> seen;
+  for (const CLI::Option* option : app.parse_order()) {
+    const std::string name = option->get_lnames().front();
+    std::string value;
+    if (option->get_expected_max() > 0 && !option->results().empty()) {
+      const size_t i = std::min(seen[option]++, option->results().size() - 1);
+      value = option->results()[i];
+    }
+    args.emplace_back(name, value);
+  }
+  std::map<std::string, std::string> env;
+  for (const char* key : {"SINFO_ALL", "SINFO_PARTITION", "SINFO_SORT", "SINFO_FORMAT"}) {
+    if (const char* value = getenv(key)) env[key] = value;
+  }
+
+  skiff::SinfoCommand cmd = skiff::ResolveSinfoCommand(args, env);
+  std::cout << cmd.out << std::flush;
+  std::cerr << cmd.err << std::flush;
+  if (cmd.exit_code >= 0) return cmd.exit_code;
+  cmd.view.user_name = UserName;
 
   absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
   if (!client.ok()) return skiff::ReportError("sinfo", client.status());
 
-  skiff::v1::GetPartitionsRequest request;
-  if (!partitions.empty()) {
-    for (absl::string_view name : absl::StrSplit(partitions, ',', absl::SkipEmpty())) {
-      request.add_names(std::string(name));
+  if (cmd.json) {
+    skiff::v1::GetNodesReply nodes;
+    skiff::v1::GetPartitionsReply partitions;
+    absl::Status status =
+        (*client)->Call(&skiff::v1::Ctld::Stub::GetNodes, skiff::v1::GetNodesRequest(), &nodes);
+    if (status.ok()) {
+      status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions,
+                               skiff::v1::GetPartitionsRequest(), &partitions);
+    }
+    if (!status.ok()) return skiff::ReportError("sinfo", status);
+    std::cout << skiff::SinfoJson(nodes, partitions, UserName).Dump();
+    return 0;
+  }
+
+  int rc = 0;
+  while (true) {
+    if (cmd.print_date) std::cout << skiff::SinfoDateLine(time(nullptr));
+    if (cmd.reservations) {
+      std::cout << "No reservations in the system\n";
+    } else {
+      skiff::v1::GetPartitionsReply reply;
+      absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions,
+                                            skiff::v1::GetPartitionsRequest(), &reply);
+      bool known = true;
+      if (status.ok() && cmd.single_node.has_value()) {
+        skiff::v1::GetNodesRequest request;
+        request.add_names(*cmd.single_node);
+        skiff::v1::GetNodesReply nodes;
+        status = (*client)->Call(&skiff::v1::Ctld::Stub::GetNodes, request, &nodes);
+        known = status.ok() && nodes.nodes_size() > 0;
+      }
+      if (!status.ok()) {
+        rc = skiff::ReportError("sinfo", status);
+      } else if (!known) {
+        std::cerr << "slurm_load_node: Invalid node name specified\n";
+        rc = 1;
+      } else {
+        std::cout << skiff::PrintSinfoRecords(skiff::BuildSinfoRecords(reply, cmd.view), cmd.view);
+      }
+    }
+    if (cmd.iterate <= 0) break;
+    std::cout << "\n" << std::flush;
+    // Ctrl-C ends sinfo here as in Slurm (default SIGINT action).
+    struct timespec delay = {cmd.iterate, 0};
+    while (nanosleep(&delay, &delay) != 0) {
     }
   }
-  skiff::v1::GetPartitionsReply reply;
-  absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions, request, &reply);
-  if (!status.ok()) return skiff::ReportError("sinfo", status);
-  options.now = reply.now() != 0 ? reply.now() : time(nullptr);
-  std::cout << skiff::FormatSinfo(reply, options);
-  return 0;
+  std::cout << std::flush;
+  return rc;
 }

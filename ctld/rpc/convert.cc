@@ -46,6 +46,14 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   out->set_version(node.version);
   out->set_os(node.os);
   out->set_arch(node.arch);
+  for (size_t i = 0; i < node.gpu_owner.size(); ++i) {
+    if (node.gpu_owner[i] != 0) out->add_alloc_gpu_indices(static_cast<int32_t>(i));
+  }
+  // Slurm clears the reason's time with the reason; the table keeps the last one.
+  if (!node.reason.empty()) out->set_reason_time(node.reason_time);
+  // reason_uid, cpu_load and free_memory_mb stay absent: the node table does not
+  // record who set a reason, and noded does not report load or free memory.
+  out->set_noded_start_time(node.noded_start_time);
 }
 
 void PartitionToProto(const PartitionConfig& partition, v1::PartitionInfo* out) {
