@@ -494,8 +494,23 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
                         const std::vector<uint32_t>& order, int64_t now) {
   MainPassResult result;
   result.reasons.assign(pending.size(), WaitReason::kNone);
+  result.details.assign(pending.size(), WaitDetail::kNone);
   State state(view, now);
   std::vector<uint8_t> blocked(view.partitions.size(), 0);
+  // Partitions whose own top job waits for resources (Slurm's failed_parts).
+  std::vector<uint8_t> failed(view.partitions.size(), 0);
+  // Nodes Slurm counts as unavailable to later jobs: not usable, or in a
+  // failed partition; and per partition how many of its nodes remain.
+  std::vector<uint8_t> unavailable(view.nodes.size(), 0);
+  for (size_t n = 0; n < view.nodes.size(); ++n) unavailable[n] = view.nodes[n].usable ? 0 : 1;
+  std::vector<int64_t> available(view.partitions.size(), 0);
+  auto count_available = [&] {
+    for (size_t p = 0; p < view.partitions.size(); ++p) {
+      available[p] = 0;
+      for (int32_t n : view.partitions[p].nodes) available[p] += unavailable[n] ? 0 : 1;
+    }
+  };
+  count_available();
   // A blocked partition also blocks the lower-tier partitions that share nodes
   // with it: their jobs go to backfill, which respects the blocked job's
   // reservation, so a higher tier (a preemptor waiting for its victims to
@@ -521,7 +536,14 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
   for (uint32_t index : order) {
     const PendingJob& job = pending[index];
     WaitReason reason = state.Precheck(job);
-    if (reason == WaitReason::kNone && blocked[job.partition]) reason = WaitReason::kPriority;
+    WaitDetail detail = WaitDetail::kNone;
+    const bool too_few_nodes = available[job.partition] < std::max(job.num_nodes, 1);
+    if (reason == WaitReason::kNone && blocked[job.partition]) {
+      reason = WaitReason::kPriority;
+      // Slurm says why for a job whose partition's nodes are taken by another
+      // partition's waiting job (not for one waiting behind its own partition's).
+      if (!failed[job.partition] && too_few_nodes) detail = WaitDetail::kNodesUnavailable;
+    }
     if (reason == WaitReason::kNone) {
       if (state.SelectNodes(
               job, [&](int32_t n) { return state.FitsNow(n, job); }, &nodes)) {
@@ -529,13 +551,25 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
         continue;
       }
       reason = state.NoFitReason(job);
+      if (reason == WaitReason::kReqNodeNotAvail) {
+        detail = job.nodelist.empty() && too_few_nodes ? WaitDetail::kNodesUnavailable
+                                                       : WaitDetail::kUnavailableNodes;
+      } else if (reason == WaitReason::kResources && too_few_nodes) {
+        detail = WaitDetail::kNodesUnavailable;
+      }
       if (reason == WaitReason::kResources) {
         blocked[job.partition] = 1;
         for (int32_t q : shadowed[job.partition]) blocked[q] = 1;
         result.blocked.push_back(index);
+        if (!failed[job.partition]) {
+          failed[job.partition] = 1;
+          for (int32_t n : view.partitions[job.partition].nodes) unavailable[n] = 1;
+          count_available();
+        }
       }
     }
     result.reasons[index] = reason;
+    result.details[index] = detail;
   }
   return result;
 }
@@ -546,14 +580,18 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
   BackfillResult result;
   State state(view, now);
   for (const JobStart& start : main.starts) state.Replay(pending[start.pending_index], start);
-  for (uint32_t index : main.blocked) {
+  // Reserves the earliest place `index` fits after every reservation so far.
+  std::vector<uint8_t> planned(pending.size(), 0);
+  auto plan = [&](uint32_t index) {
+    planned[index] = 1;
     const PendingJob& job = pending[index];
     std::vector<Amount> spare;
     StartEstimate estimate = state.Estimate(job, &spare);
-    if (estimate.start == kNever) continue;
+    if (estimate.start == kNever) return;
     state.Reserve(job, estimate, spare);
     result.reservations.push_back({job.id, index, estimate.start, std::move(estimate.nodes)});
-  }
+  };
+  for (uint32_t index : main.blocked) plan(index);
   std::vector<Shape> failed;
   std::vector<int32_t> nodes;
   for (uint32_t index : order) {
@@ -561,7 +599,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     if (reason != WaitReason::kPriority && reason != WaitReason::kResources) continue;
     if (result.tested >= options.bf_max_job_test) break;
     ++result.tested;
-    if (reason == WaitReason::kResources) continue;  // nothing was freed since the main pass
+    if (planned[index]) continue;  // a partition's top job: reserved above
     const PendingJob& job = pending[index];
     const WaitReason limit = state.UserLimit(job);
     if (limit != WaitReason::kNone) {
@@ -571,20 +609,22 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     }
     const int64_t end = state.EndOf(job);
     const bool plain = Plain(job);
-    if (plain) {
-      bool skip = false;
+    bool skip = reason == WaitReason::kResources;  // nothing was freed since the main pass
+    if (plain && !skip) {
       for (const Shape& shape : failed) {
         if (shape.Same(job) && end >= shape.failed_end) skip = true;
       }
-      if (skip) continue;
     }
-    if (state.SelectNodes(
+    if (!skip &&
+        state.SelectNodes(
             job,
             [&](int32_t n) { return state.FitsNow(n, job) && state.RespectsClaims(n, job, end); },
             &nodes)) {
       result.starts.push_back(state.Start(index, job, nodes, /*backfilled=*/true));
       // Starting consumed room: earlier failures stay failures.
-    } else if (plain) {
+      continue;
+    }
+    if (plain && !skip) {
       bool found = false;
       for (Shape& shape : failed) {
         if (shape.Same(job)) {
@@ -597,6 +637,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
                           job.gpu_type, job.mem_per_node_mb, job.exclusive, end});
       }
     }
+    plan(index);  // cannot start now: its own reservation, later jobs respect it
   }
   return result;
 }
@@ -610,13 +651,16 @@ SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pe
   BackfillResult backfill;
   if (options.backfill) backfill = Backfill(view, pending, order, main, options, now);
   plan.reasons = std::move(main.reasons);
+  plan.details = std::move(main.details);
   plan.starts = std::move(main.starts);
   for (JobStart& start : backfill.starts) {
     plan.reasons[start.pending_index] = WaitReason::kNone;
+    plan.details[start.pending_index] = WaitDetail::kNone;
     plan.starts.push_back(std::move(start));
   }
   for (size_t i = 0; i < backfill.newly_limited.size(); ++i) {
     plan.reasons[backfill.newly_limited[i]] = backfill.limit_reasons[i];
+    plan.details[backfill.newly_limited[i]] = WaitDetail::kNone;
   }
   plan.reservations = std::move(backfill.reservations);
   plan.backfill_tested = backfill.tested;
