@@ -538,6 +538,17 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
     WaitReason reason = state.Precheck(job);
     WaitDetail detail = WaitDetail::kNone;
     const bool too_few_nodes = available[job.partition] < std::max(job.num_nodes, 1);
+    if (reason == WaitReason::kNone) {
+      // A job asking for a down node waits for it, whatever else waits (Slurm
+      // names the node even behind its partition's top job).
+      for (int32_t r : job.nodelist) {
+        if (r >= 0 && static_cast<size_t>(r) < view.nodes.size() && !view.nodes[r].usable) {
+          reason = WaitReason::kReqNodeNotAvail;
+          detail = WaitDetail::kUnavailableNodes;
+          break;
+        }
+      }
+    }
     if (reason == WaitReason::kNone && blocked[job.partition]) {
       reason = WaitReason::kPriority;
       // Slurm says why for a job whose partition's nodes are taken by another

@@ -294,6 +294,15 @@ TEST(Reasons, DownNodesAreNamedOrCountedAsSlurmDoes) {
   SchedulePlan plan = RunPass(view, pending);
   EXPECT_EQ(plan.details[0], WaitDetail::kNodesUnavailable);  // 1 node up, 2 wanted
   EXPECT_EQ(plan.details[1], WaitDetail::kUnavailableNodes);  // -w n2, which is down
+
+  // Behind a job waiting for resources, a -w job still names its down node.
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, 600));
+  pending = {MakeJob(3, 0, 4), MakeJob(4, 0, 1)};
+  pending[1].nodelist = {1};
+  plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "Resources");
+  EXPECT_EQ(ReasonOf(plan, pending, 4), "ReqNodeNotAvail");
+  EXPECT_EQ(plan.details[1], WaitDetail::kUnavailableNodes);
 }
 
 TEST(Schedule, NodelistExcludeAndFeatures) {
