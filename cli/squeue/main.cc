@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,24 @@ char FirstFormatOption(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+struct EnvDefault {
+  const char* variable;
+  const char* option;
+  std::string* value;
+};
+
+// Takes each variable's value for its option when the command line lacks it.
+template <typename Given>
+void ReadSqueueEnvironment(const std::vector<EnvDefault>& defaults, Given given,
+                           std::set<std::string>* from_env) {
+  for (const EnvDefault& d : defaults) {
+    const char* value = getenv(d.variable);
+    if (value == nullptr || given(d.option)) continue;
+    *d.value = value;
+    from_env->insert(d.option);
+  }
 }
 
 }  // namespace
@@ -104,7 +124,12 @@ int main(int argc, char** argv) {
   if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
-  auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+  // Options given on the command line, or (as Slurm's opts.c reads them) set
+  // by SQUEUE_* environment variables where the command line is silent.
+  std::set<std::string> from_env;
+  auto given = [&](const char* name) {
+    return app.get_option(name)->count() > 0 || from_env.count(name) > 0;
+  };
   // Slurm acts on these as getopt meets them; any of them ends the command.
   if (help) {
     std::cout << skiff::SqueueHelpText();
@@ -117,6 +142,35 @@ int main(int argc, char** argv) {
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
+  }
+  ReadSqueueEnvironment(
+      {{"SQUEUE_ACCOUNT", "--accounts", &accounts},
+       {"SQUEUE_NAMES", "--name", &names},
+       {"SQUEUE_PARTITION", "--partitions", &partitions},
+       {"SQUEUE_QOS", "--qos", &qos},
+       {"SQUEUE_STATES", "--states", &states},
+       {"SQUEUE_SORT", "--sort", &sort}},
+      [&](const char* name) { return given(name) || (std::string(name) == "--user" && me); },
+      &from_env);
+  if (!given("--user") && !me && getenv("SQUEUE_USERS") != nullptr) {
+    users = getenv("SQUEUE_USERS");
+    from_env.insert("--user");
+  }
+  // Slurm reads SQUEUE_LICENSES only when no partition is given (opts.c).
+  if (!given("--licenses") && !given("--partitions") && getenv("SQUEUE_LICENSES") != nullptr) {
+    licenses = getenv("SQUEUE_LICENSES");
+    from_env.insert("--licenses");
+  }
+  if (getenv("SQUEUE_ARRAY") != nullptr) options.array = true;
+  // SQUEUE_FORMAT, else SQUEUE_FORMAT2, unless the command line chose a format.
+  const bool format_chosen = given("--format") || given("--Format") || options.long_format ||
+                             options.start || steps_option->count() > 0;
+  if (!format_chosen && getenv("SQUEUE_FORMAT") != nullptr) {
+    format = getenv("SQUEUE_FORMAT");
+    from_env.insert("--format");
+  } else if (!format_chosen && getenv("SQUEUE_FORMAT2") != nullptr) {
+    format_fields = getenv("SQUEUE_FORMAT2");
+    from_env.insert("--Format");
   }
   options.format_given = given("--format");
   options.format_fields_given = given("--Format");

@@ -214,6 +214,19 @@ TEST_F(SqueueGoldenTest, VerboseListsOptionsAndIterateRepeatsWithADate) {
   EXPECT_GE(std::count(out.begin(), out.end(), 'D'), 2) << it.out;  // two passes at least
 }
 
+TEST_F(SqueueGoldenTest, EnvironmentDefaultsApplyWhereTheCommandLineIsSilent) {
+  CommandResult r = cluster_->Run("SQUEUE_FORMAT='%i %j' SQUEUE_SORT=-i squeue -t R");
+  EXPECT_EQ(r.out, "JOBID NAME\n4 gpu2\n3 gpubb\n2 small\n1 wide\n") << r.err;
+  r = cluster_->Run("SQUEUE_FORMAT='%i %j' SQUEUE_SORT=-i squeue -t R -S i -o %j");
+  EXPECT_EQ(r.out, "NAME\nwide\nsmall\ngpubb\ngpu2\n") << r.err;
+  r = cluster_->Run("SQUEUE_FORMAT='%i' squeue -l -h -t R -u nobody");
+  EXPECT_EQ(r.out, "");
+  r = cluster_->Run("SQUEUE_STATES=R SQUEUE_PARTITION=gpu SQUEUE_FORMAT2='jobid:4' squeue");
+  EXPECT_EQ(r.out, "JOBI\n3   \n4   \n") << r.err;
+  r = cluster_->Run("SQUEUE_USERS=skiffalice squeue -h -o %j");
+  EXPECT_EQ(r.out, "lowqos\n") << r.err;
+}
+
 // squeue's one-line (or Slurm's two-line) answer to malformed command lines.
 TEST_F(SqueueGoldenTest, MalformedOptionsGetSlurmsTextAndExitCode) {
   const std::string kTry = "Try \"squeue --help\" for more information\n";
