@@ -1,114 +1,357 @@
-// squeue: view the job queue, as Slurm's squeue.
+// squeue: view the job queue, as Slurm 22.05's squeue. Parses the command
+// line (getopt_long's rules, Slurm's error texts), asks ctld, prints with the
+// pure code of squeue_format.h, squeue_sort.h and squeue_json.h.
+#include <time.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <ctime>
+#include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
+#include "cli/squeue/squeue_cli.h"
 #include "cli/squeue/squeue_format.h"
+#include "cli/squeue/squeue_json.h"
+#include "cli/squeue/squeue_sort.h"
 
 namespace {
 
 constexpr char kProgram[] = "squeue";
 
-int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+// Slurm's error(): "squeue: error: <message>".
+int Error(const std::string& message) {
+  std::cerr << kProgram << ": error: " << message << "\n";
+  return 1;
+}
+
+std::string Date() {
+  time_t now = time(nullptr);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  char text[64];
+  strftime(text, sizeof(text), "%a %b %d %H:%M:%S %Y", &tm);
+  return text;
+}
+
+// Which of -o and -O came first on the command line ('o', 'O' or 0).
+char FirstFormatOption(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg.rfind("--fo", 0) == 0) return 'o';
+    if (arg.rfind("--Fo", 0) == 0) return 'O';
+    if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
+      for (size_t k = 1; k < arg.size(); ++k) {
+        if (arg[k] == 'o' || arg[k] == 'O') return arg[k];
+        if (std::string("AiLMnpqRSstuUw").find(arg[k]) != std::string::npos) break;  // a value
+      }
+    }
+  }
+  return 0;
+}
+
+struct EnvDefault {
+  const char* variable;
+  const char* option;
+  std::string* value;
+};
+
+// Takes each variable's value for its option when the command line lacks it.
+template <typename Given>
+void ReadSqueueEnvironment(const std::vector<EnvDefault>& defaults, Given given,
+                           std::set<std::string>* from_env) {
+  for (const EnvDefault& d : defaults) {
+    const char* value = getenv(d.variable);
+    if (value == nullptr || given(d.option)) continue;
+    *d.value = value;
+    from_env->insert(d.option);
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"squeue: view information about jobs in the Skiff queue"};
-  // -h is --noheader in Slurm's CLIs, so help is --help only.
-  app.set_help_flag("--help", "print this help and exit");
+  CLI::App app{"squeue"};
+  app.set_help_flag();  // --help is Slurm's text, below
   skiff::SqueueOptions options;
-  std::vector<std::string> users, jobs, partitions, states, names;
-  bool me = false, version = false, all = false;
-  app.add_flag("-h,--noheader", options.no_header, "no header line");
-  app.add_flag("-l,--long", options.long_format, "more columns, and a timestamp line");
-  app.add_option("-o,--format", options.format, "output format, e.g. \"%.18i %.9P %j\"");
-  app.add_option("-O,--Format", options.format_fields,
-                 "output fields by name, e.g. \"JobID:.10,Name,BurstBuffer\"");
-  app.add_flag("-r,--array", options.array, "one line per array task (no collapsing)");
-  app.add_option("-u,--user", users, "only these users' jobs (names or uids)")->delimiter(',');
-  app.add_flag("--me", me, "only my jobs");
-  app.add_option("-j,--jobs", jobs, "only these jobs: ids, array tasks 42_7 or 42_[1-3]");
-  app.add_option("-p,--partition", partitions, "only these partitions")->delimiter(',');
-  app.add_option("-t,--states", states, "only jobs in these states (PD,R,CG,CD,... or all)")
-      ->delimiter(',');
-  app.add_option("-n,--name", names, "only jobs with these names")->delimiter(',');
-  app.add_flag("-a,--all", all, "accepted for Slurm compatibility (Skiff hides no partitions)");
-  app.add_flag("--start", options.start, "expected start times of pending jobs");
-  app.add_flag("-V,--version", version, "print the version and exit");
-  CLI11_PARSE(app, argc, argv);
-
+  std::string accounts, iterate, jobs, licenses, clusters, names, nodes, partitions, qos,
+      reservation, sort, steps, states, users, format, format_fields;
+  bool help = false, usage = false, me = false, version = false, json = false, yaml = false;
+  bool ignored = false;
+  int verbose = 0;
+  app.add_option("-A,-U,--accounts", accounts);
+  app.add_flag("-a,--all", ignored);
+  app.add_flag("-r,--array", options.array);
+  app.add_flag("--array-unique", ignored);
+  app.add_option("-O,--Format", format_fields);
+  app.add_option("-o,--format", format);
+  app.add_flag("--federation", ignored);
+  app.add_flag("--help", help);
+  app.add_flag("--hide", ignored);
+  app.add_option("-i,--iterate", iterate);
+  CLI::Option* jobs_option = app.add_option("-j,--jobs", jobs)->expected(0, 1);
+  app.add_flag("--local", ignored);
+  app.add_flag("-l,--long", options.long_format);
+  app.add_option("-L,--licenses", licenses);
+  app.add_option("-M,--cluster,--clusters", clusters);
+  app.add_flag("--me", me);
+  app.add_option("-n,--name", names);
+  app.add_flag("--noconvert", ignored);
+  app.add_option("-w,--node,--nodes,--nodelist", nodes);
+  app.add_flag("-h,--noheader", options.no_header);
+  app.add_option("-p,--partitions", partitions);
+  app.add_flag("-P,--priority", ignored);
+  app.add_option("-q,--qos", qos);
+  app.add_option("-R,--reservation", reservation);
+  app.add_flag("--sib,--sibling", ignored);
+  app.add_option("-S,--sort", sort);
+  app.add_flag("--start", options.start);
+  CLI::Option* steps_option = app.add_option("-s,--steps", steps)->expected(0, 1);
+  app.add_option("-t,--states", states);
+  app.add_flag("--usage", usage);
+  app.add_option("-u,--user,--users", users);
+  app.add_flag("-v,--verbose", verbose);
+  app.add_flag("-V,--version", version);
+  app.add_flag("--json", json);
+  app.add_flag("--yaml", yaml);
+  std::vector<std::string> operands;
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+    return rc;
+  }
+  // Options given on the command line, or (as Slurm's opts.c reads them) set
+  // by SQUEUE_* environment variables where the command line is silent.
+  std::set<std::string> from_env;
+  auto given = [&](const char* name) {
+    return app.get_option(name)->count() > 0 || from_env.count(name) > 0;
+  };
+  // Slurm acts on these as getopt meets them; any of them ends the command.
+  if (help) {
+    std::cout << skiff::SqueueHelpText();
+    return 0;
+  }
+  if (usage) {
+    std::cout << skiff::SqueueUsageText();
+    return 0;
+  }
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
-
-  skiff::v1::GetJobsRequest request;
-  if (me) users.push_back(std::to_string(getuid()));
-  for (const std::string& user : users) {
-    absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
-    if (!name.ok()) return Fail(name.status());
-    request.add_users(*name);
+  ReadSqueueEnvironment(
+      {{"SQUEUE_ACCOUNT", "--accounts", &accounts},
+       {"SQUEUE_NAMES", "--name", &names},
+       {"SQUEUE_PARTITION", "--partitions", &partitions},
+       {"SQUEUE_QOS", "--qos", &qos},
+       {"SQUEUE_STATES", "--states", &states},
+       {"SQUEUE_SORT", "--sort", &sort}},
+      [&](const char* name) { return given(name) || (std::string(name) == "--user" && me); },
+      &from_env);
+  if (!given("--user") && !me && getenv("SQUEUE_USERS") != nullptr) {
+    users = getenv("SQUEUE_USERS");
+    from_env.insert("--user");
   }
-  for (const std::string& text : jobs) {
-    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::ParseJobRefList(text);
-    if (!refs.ok()) return Fail(refs.status());
-    for (const skiff::v1::JobRef& ref : *refs) {
-      if (ref.has_array_task_id()) {
-        *request.add_refs() = ref;
-      } else {
-        request.add_job_ids(ref.job_id());
-      }
-    }
+  // Slurm reads SQUEUE_LICENSES only when no partition is given (opts.c).
+  if (!given("--licenses") && !given("--partitions") && getenv("SQUEUE_LICENSES") != nullptr) {
+    licenses = getenv("SQUEUE_LICENSES");
+    from_env.insert("--licenses");
   }
-  int named_jobs = request.job_ids_size() + request.refs_size();
-  for (const std::string& p : partitions) request.add_partitions(p);
-  for (const std::string& n : names) request.add_names(n);
-  if (!states.empty()) {
-    for (const std::string& text : states) {
-      absl::StatusOr<std::vector<skiff::v1::JobState>> parsed = skiff::ParseJobStateList(text);
-      if (!parsed.ok()) return Fail(parsed.status());
-      options.states.insert(options.states.end(), parsed->begin(), parsed->end());
-    }
-  } else if (options.start) {
-    options.states = {skiff::v1::PENDING};  // --start is about pending jobs only
-  } else if (named_jobs > 0) {
-    // As in Slurm: jobs named by id are shown whatever their state.
-    options.states = skiff::AllJobStates();
+  if (getenv("SQUEUE_ARRAY") != nullptr) options.array = true;
+  // SQUEUE_FORMAT, else SQUEUE_FORMAT2, unless the command line chose a format.
+  const bool format_chosen = given("--format") || given("--Format") || options.long_format ||
+                             options.start || steps_option->count() > 0;
+  if (!format_chosen && getenv("SQUEUE_FORMAT") != nullptr) {
+    format = getenv("SQUEUE_FORMAT");
+    from_env.insert("--format");
+  } else if (!format_chosen && getenv("SQUEUE_FORMAT2") != nullptr) {
+    format_fields = getenv("SQUEUE_FORMAT2");
+    from_env.insert("--Format");
   }
-  for (skiff::v1::JobState s : options.states) request.add_states(s);
-  // Validate -o before asking ctld anything.
-  if (!options.format.empty()) {
-    absl::StatusOr<std::vector<skiff::SqueueFormatItem>> items =
-        skiff::ParseSqueueFormat(options.format);
-    if (!items.ok()) return Fail(items.status());
-  } else if (!options.format_fields.empty()) {
-    absl::StatusOr<std::vector<skiff::SqueueFormatItem>> items =
-        skiff::ParseSqueueLongFormat(options.format_fields);
-    if (!items.ok()) return Fail(items.status());
+  options.format_given = given("--format");
+  options.format_fields_given = given("--Format");
+  if (options.format_given && options.format_fields_given) {
+    return Error(FirstFormatOption(argc, argv) == 'O'
+                     ? "-o (--format) is incompatible with -O (--Format)"
+                     : "-O (--Format) is incompatible with -o (--format)");
   }
-
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return Fail(client.status());
-  skiff::v1::GetJobsReply reply;
-  absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, request, &reply);
-  bool one_job = named_jobs == 1;
-  if ((status.code() == absl::StatusCode::kNotFound && one_job) ||
-      (status.ok() && one_job && reply.jobs_size() == 0)) {
-    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+  options.format = format;
+  options.format_fields = format_fields;
+  int iterate_seconds = 0;
+  if (given("--iterate")) {
+    absl::StatusOr<int> seconds = skiff::ParseSqueueIterate(iterate);
+    if (!seconds.ok()) return Error(std::string(seconds.status().message()));
+    iterate_seconds = *seconds;
+  }
+  const bool jobs_flag = jobs_option->count() > 0, steps_flag = steps_option->count() > 0;
+  if (options.long_format && options.format_given) {
+    std::cerr << kProgram
+              << ": fatal: Options -o(--format) and -l(--long) are mutually exclusive. Please "
+                 "remove one and retry.\n";
     return 1;
   }
-  if (!status.ok()) return Fail(status);
-  options.now = reply.now() != 0 ? reply.now() : time(nullptr);
-  absl::StatusOr<std::string> out = skiff::FormatSqueue(reply, options);
-  if (!out.ok()) return Fail(out.status());
-  std::cout << *out;
+  // Operands: the job list after a bare -j, or the step list after a bare -s.
+  size_t next = 0;
+  if (next < operands.size() && jobs_flag && jobs.empty()) {
+    jobs = operands[next++];
+  } else if (next < operands.size() && steps_flag && steps.empty() && !jobs_flag) {
+    steps = operands[next++];
+  }
+  if (next < operands.size()) {
+    Error("Unrecognized option: " + operands[next]);
+    std::cout << skiff::SqueueUsageText();
+    return 1;
+  }
+  if (jobs_flag && steps_flag && jobs.empty())
+    return Error("Incompatible options --jobs and --steps");
+  std::vector<skiff::v1::JobRef> job_refs;
+  if (!jobs.empty()) {
+    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::ParseSqueueJobs(jobs);
+    if (!refs.ok()) return Error(std::string(refs.status().message()));
+    job_refs = *refs;
+  }
+  if (!steps.empty()) {
+    if (absl::Status s = skiff::CheckSqueueSteps(steps); !s.ok()) {
+      return Error(std::string(s.message()));
+    }
+  }
+  if (given("--states")) {
+    absl::StatusOr<skiff::SqueueStates> parsed = skiff::ParseSqueueStates(states);
+    if (!parsed.ok()) {
+      const std::string message(parsed.status().message());
+      const size_t cut = message.find('\n');
+      Error(message.substr(0, cut));
+      return Error(message.substr(cut + 1));
+    }
+    options.states_given = !parsed->all;
+    options.states = parsed->states;
+  } else if (options.start && !steps_flag) {
+    options.states_given = true;
+    options.states = {skiff::v1::PENDING};  // --start is about pending jobs only
+  } else if (!job_refs.empty()) {
+    options.states_given = false;  // Slurm's default filter still applies
+  }
+  options.sort = sort;
+  if (given("--sort")) {
+    absl::StatusOr<skiff::SqueueSort> parsed = skiff::ParseSqueueSort(sort);
+    if (!parsed.ok()) return Error(std::string(parsed.status().message()));
+    for (const std::string& note : parsed->notes) std::cerr << kProgram << ": " << note << "\n";
+  }
+  options.licenses_given = given("--licenses");
+  if (yaml) return Error("--yaml is not supported by Skiff; use --json");
+
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  const std::string cluster = (*client)->config().skiff.cluster_name;
+  if (given("--clusters") && clusters != cluster) {
+    return Error("Skiff has no multi-cluster support: -M/--clusters takes only this cluster (" +
+                 cluster + ")");
+  }
+
+  skiff::v1::GetJobsRequest request;
+  bool match_none = given("--reservation");  // no Skiff job runs in a reservation
+  if (me) users = std::to_string(getuid());
+  if (given("--user") || me) {
+    int valid = 0;
+    for (const std::string& user : skiff::SplitCommaList(users)) {
+      absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
+      if (!name.ok()) {
+        Error("Invalid user: " + user + "\n");  // Slurm's text, newline and all
+        continue;
+      }
+      request.add_users(*name);
+      ++valid;
+    }
+    if (valid == 0) match_none = true;  // Slurm then lists nobody's jobs
+  }
+  for (const skiff::v1::JobRef& ref : job_refs) {
+    if (ref.has_array_task_id()) {
+      *request.add_refs() = ref;
+    } else {
+      request.add_job_ids(ref.job_id());
+    }
+  }
+  for (const std::string& p : skiff::SplitCommaList(partitions)) request.add_partitions(p);
+  for (const std::string& n : skiff::SplitCommaList(names)) request.add_names(n);
+  for (const std::string& a : skiff::SplitCommaList(accounts)) request.add_accounts(a);
+  for (const std::string& q : skiff::SplitCommaList(qos)) request.add_qos(q);
+  if (given("--nodelist")) request.add_nodes(nodes);
+  if (options.states_given) {
+    for (skiff::v1::JobState s : options.states) request.add_states(s);
+    if (options.states.empty()) match_none = true;
+  }
+
+  if (verbose > 0) {
+    skiff::SqueueVerboseOptions v;
+    v.array = options.array;
+    v.start = options.start;
+    v.steps_flag = steps_flag;
+    v.jobs_flag = jobs_flag;
+    v.iterate = iterate_seconds;
+    v.verbose = verbose;
+    v.format = format, v.format_set = options.format_given;
+    if (options.start && !options.format_given)
+      v.format = skiff::kSqueueStartFormat, v.format_set = true;
+    v.jobs = jobs, v.jobs_set = !jobs.empty();
+    v.licenses = licenses, v.licenses_set = options.licenses_given;
+    v.names = names, v.names_set = given("--name");
+    v.nodes = nodes;
+    v.partitions = partitions, v.partitions_set = given("--partitions");
+    v.all = v.partitions_set;
+    v.sort = sort.empty() && options.start ? "S" : sort,
+    v.sort_set = given("--sort") || options.start;
+    v.states = states.empty() && options.start ? "PD" : states;
+    v.states_set = given("--states") || options.start;
+    v.steps = steps, v.steps_set = !steps.empty();
+    v.users = users, v.users_set = given("--user") || me;
+    std::cout << skiff::SqueueVerboseText(v);
+  }
+
+  while (true) {
+    if (!options.no_header && (iterate_seconds > 0 || verbose > 0 || options.long_format) &&
+        !json) {
+      std::cout << Date() << "\n";
+    }
+    if (steps_flag) {
+      // Skiff has no job steps: Slurm's step listing with no steps in it.
+      std::cout << skiff::FormatSqueueSteps(format, options.no_header);
+    } else {
+      skiff::v1::GetJobsReply reply;
+      if (!match_none) {
+        absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, request, &reply);
+        if (status.code() == absl::StatusCode::kNotFound) {
+          std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+          return 1;
+        }
+        if (status.code() == absl::StatusCode::kInvalidArgument) {
+          return Error(std::string(status.message()));
+        }
+        if (!status.ok()) return skiff::ReportError(kProgram, status);
+      }
+      options.now = reply.now() != 0 ? reply.now() : time(nullptr);
+      if (json) {
+        skiff::SqueueOptions every = options;
+        every.array = true;  // one record per job, as Slurm's
+        std::vector<const skiff::v1::JobInfo*> selected;
+        for (const skiff::SqueueRow& row : skiff::SelectAndSortRows(reply, every)) {
+          selected.push_back(row.job);
+        }
+        std::cout << skiff::SqueueJson(selected, cluster).Dump();
+        return 0;
+      }
+      for (const std::string& e : skiff::SqueueFormatFor(options).errors) Error(e);
+      if (verbose > 0) {
+        std::cout << "last_update_time=" << options.now << " records=" << reply.jobs_size() << "\n";
+      }
+      std::cout << skiff::FormatSqueue(reply, options);
+    }
+    if (iterate_seconds <= 0) break;
+    std::cout << "\n" << std::flush;
+    sleep(static_cast<unsigned>(iterate_seconds));
+  }
   return 0;
 }

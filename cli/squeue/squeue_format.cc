@@ -1,5 +1,6 @@
 #include "cli/squeue/squeue_format.h"
 
+#include <stdio.h>
 #include <time.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/common/job_text.h"
+#include "cli/squeue/squeue_sort.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
@@ -39,14 +41,6 @@ int64_t TimeUsed(const v1::JobInfo& job, int64_t now) {
 
 std::string Timestamp(int64_t t) { return t == 0 ? "N/A" : FormatTimestamp(t); }
 
-std::string Fit(const std::string& value, const SqueueFormatItem& item) {
-  if (item.width <= 0) return value;
-  size_t width = static_cast<size_t>(item.width);
-  if (value.size() >= width) return value.substr(0, width);
-  std::string fill(width - value.size(), ' ');
-  return item.right ? fill + value : value + fill;
-}
-
 // A collapsed array line's task set: "1-5", with the array's "%N" throttle.
 std::string TaskSetText(const v1::JobInfo& job, const std::vector<int32_t>& tasks) {
   std::string text = FormatTaskRanges(tasks);
@@ -61,6 +55,24 @@ struct LongField {
 };
 constexpr LongField kLongFields[] = {
     {"account", 'a'},
+    {"batchhost", 'B'},
+    {"contiguous", 'O'},
+    {"cores", 'I'},
+    {"corespec", 'X'},
+    {"excnodes", 'x'},
+    {"features", 'f'},
+    {"licenses", 'W'},
+    {"mincpus", 'c'},
+    {"mintmpdisk", 'd'},
+    {"nice", 'y'},
+    {"oversubscribe", 'h'},
+    {"priority", 'p'},
+    {"reqnodes", 'n'},
+    {"reservation", 'v'},
+    {"sct", 'z'},
+    {"sockets", 'H'},
+    {"threads", 'J'},
+    {"wckey", 'w'},
     {"arrayjobid", 'F'},
     {"arraytaskid", 'K'},
     {"burstbuffer", kFieldBurstBuffer},
@@ -98,13 +110,61 @@ constexpr LongField kLongFields[] = {
     {"workdir", 'Z'},
 };
 
-std::string TimestampLine(int64_t now) {
-  time_t t = static_cast<time_t>(now);
-  struct tm tm;
-  localtime_r(&t, &tm);
-  char buf[64];
-  strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Y", &tm);
-  return absl::StrCat(buf, "\n");
+// Slurm prints these whole even when wider than their column (print.c calls
+// _print_str with cut_output false): node lists and durations.
+bool NeverCut(char field, bool header, const v1::JobInfo* job) {
+  switch (field) {
+    case 'N':
+    case 'Y':
+      return true;
+    case 'M':
+    case 'l':
+    case 'L':
+      return !header;
+    case 'R':
+      return header || job == nullptr ||
+             !(job->state() == v1::PENDING || job->state() == v1::TIMEOUT ||
+               job->state() == v1::OUT_OF_MEMORY || job->state() == v1::FAILED);
+    default:
+      return false;
+  }
+}
+
+std::string Pad(const std::string& value, const SqueueFormatItem& item, bool cut) {
+  if (item.width <= 0) return value;
+  size_t width = static_cast<size_t>(item.width);
+  if (value.size() >= width) return cut ? value.substr(0, width) : value;
+  std::string fill(width - value.size(), ' ');
+  return item.right ? fill + value : value + fill;
+}
+
+std::string StepFieldHeader(char field) {
+  switch (field) {
+    case 'A':
+      return "TASKS";
+    case 'b':
+      return "TRES_PER_NODE";
+    case 'i':
+      return "STEPID";
+    case 'j':
+      return "NAME";
+    case 'l':
+      return "TIME_LIMIT";
+    case 'M':
+      return "TIME";
+    case 'N':
+      return "NODELIST";
+    case 'P':
+      return "PARTITION";
+    case 'S':
+      return "START_TIME";
+    case 'U':
+      return "UID";
+    case 'u':
+      return "USER";
+    default:
+      return "";
+  }
 }
 
 }  // namespace
@@ -117,6 +177,44 @@ std::string SqueueFieldHeader(char field) {
       return "JOBID";
     case 'b':
       return "TRES_PER_NODE";
+    case 'B':
+      return "EXEC_HOST";
+    case 'c':
+      return "MIN_CPUS";
+    case 'd':
+      return "MIN_TMP_DISK";
+    case 'f':
+      return "FEATURES";
+    case 'h':
+      return "OVER_SUBSCRIBE";
+    case 'H':
+      return "SOCKETS_PER_NODE";
+    case 'I':
+      return "CORES_PER_SOCKET";
+    case 'J':
+      return "THREADS_PER_CORE";
+    case 'n':
+      return "REQ_NODES";
+    case 'O':
+      return "CONTIGUOUS";
+    case 'p':
+      return "PRIORITY";
+    case 's':
+      return "SELECT_JOBINFO";
+    case 'v':
+      return "RESERVATION";
+    case 'w':
+      return "WCKEY";
+    case 'W':
+      return "LICENSES";
+    case 'x':
+      return "EXC_NODES";
+    case 'X':
+      return "CORE_SPEC";
+    case 'y':
+      return "NICE";
+    case 'z':
+      return "S:C:T";
     case 'C':
       return "CPUS";
     case 'D':
@@ -185,15 +283,52 @@ std::string SqueueFieldHeader(char field) {
   }
 }
 
-absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view format) {
-  return ParsePercentFormat(format, [](char field) {
-    return absl::ascii_isalpha(static_cast<unsigned char>(field)) &&
-           !SqueueFieldHeader(field).empty();
-  });
+SqueueFormatSpec ParseSqueueFormat(std::string_view format) {
+  SqueueFormatSpec spec;
+  auto literal = [&](const std::string& text) {
+    if (text.empty()) return;
+    SqueueFormatItem item;
+    item.literal = text;
+    spec.items.push_back(item);
+  };
+  const size_t first = format.find('%');
+  literal(std::string(format.substr(0, first)));
+  if (first == std::string_view::npos) return spec;
+  // strtok(format, "%"): the pieces between '%'s, empty ones skipped.
+  size_t i = first;
+  while (i < format.size()) {
+    size_t end = format.find('%', i + 1);
+    if (end == std::string_view::npos) end = format.size();
+    const std::string token(format.substr(i + 1, end - i - 1));
+    i = end;
+    if (token.empty()) continue;
+    SqueueFormatItem item;
+    size_t k = 0;
+    if (token[k] == '.') {
+      item.right = true;
+      ++k;
+    }
+    while (k < token.size() && absl::ascii_isdigit(static_cast<unsigned char>(token[k]))) {
+      item.width = std::min(item.width * 10 + (token[k] - '0'), 10000);
+      ++k;
+    }
+    const char field = k < token.size() ? token[k] : '\0';
+    if (field != '\0' && absl::ascii_isalpha(static_cast<unsigned char>(field))) {
+      item.field = field;
+      spec.items.push_back(item);
+      literal(token.substr(k + 1));
+    } else {
+      // Slurm prints the whole bad piece, '%' and all, where the field would be.
+      spec.errors.push_back(absl::StrCat("Invalid job format specification: ",
+                                         field == '\0' ? "" : std::string(1, field)));
+      literal("%" + token);
+    }
+  }
+  return spec;
 }
 
-absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueLongFormat(std::string_view format) {
-  std::vector<SqueueFormatItem> items;
+SqueueFormatSpec ParseSqueueLongFormat(std::string_view format) {
+  SqueueFormatSpec spec;
   for (const std::string& token : SplitCommaList(format)) {
     SqueueFormatItem item;
     item.width = 20;
@@ -213,26 +348,30 @@ absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueLongFormat(std::string_
       }
       suffix = token.substr(i);
     }
-    absl::AsciiStrToLower(&name);
+    std::string lower = absl::AsciiStrToLower(name);
     auto it = std::find_if(std::begin(kLongFields), std::end(kLongFields),
-                           [&](const LongField& f) { return name == f.name; });
+                           [&](const LongField& f) { return lower == f.name; });
     if (it == std::end(kLongFields)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("Invalid job format specification: ", token.substr(0, token.find(':'))));
+      spec.errors.push_back(absl::StrCat("Invalid job format specification: ", name));
+    } else {
+      item.field = it->field;
+      spec.items.push_back(item);
     }
-    item.field = it->field;
-    items.push_back(item);
     if (!suffix.empty()) {
       SqueueFormatItem literal;
       literal.literal = suffix;
-      items.push_back(literal);
+      spec.items.push_back(literal);
     }
   }
-  if (items.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Invalid job format specification: \"", std::string(format), "\""));
-  }
-  return items;
+  return spec;
+}
+
+SqueueFormatSpec SqueueFormatFor(const SqueueOptions& options) {
+  if (options.format_given) return ParseSqueueFormat(options.format);
+  if (options.format_fields_given) return ParseSqueueLongFormat(options.format_fields);
+  return ParseSqueueFormat(options.start         ? kSqueueStartFormat
+                           : options.long_format ? kSqueueLongFormat
+                                                 : kSqueueDefaultFormat);
 }
 
 std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
@@ -327,8 +466,46 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'V':
       return Timestamp(job.submit_time());
     case 'Y':
-      // Skiff does not publish the nodes a pending job is expected to start on.
+      // Where backfill plans a pending job (squeue --start's SCHEDNODES).
+      return OrNull(job.sched_nodes());
+    case 'B':
+      return job.nodes().empty() ? "n/a" : job.nodes(0);
+    case 'c':
+      return absl::StrCat(std::max(1, job.cpus_per_task()));
+    case 'd':
+      return "0";
+    case 'f':
+      return OrNull(spec.constraint());
+    case 'h':
+      return spec.exclusive() ? "NO" : "OK";
+    case 'H':
+    case 'I':
+    case 'J':
+      return "*";
+    case 'n':
+      return CompressHostlist({spec.nodelist().begin(), spec.nodelist().end()});
+    case 'O':
+      return "0";
+    case 'p': {
+      char text[32];
+      snprintf(text, sizeof(text), "%16.14f",
+               static_cast<double>(job.priority()) / static_cast<double>(0xffffffffu));
+      return text;
+    }
+    case 's':
+      return "";
+    case 'v':
+    case 'w':
+    case 'W':
       return "(null)";
+    case 'x':
+      return CompressHostlist({spec.exclude().begin(), spec.exclude().end()});
+    case 'X':
+      return "N/A";
+    case 'y':
+      return "0";
+    case 'z':
+      return "*:*:*";
     case 'Z':
       return spec.work_dir();
     case kFieldBurstBuffer:
@@ -356,31 +533,26 @@ std::string SqueueRowValue(const SqueueRow& row, char field, int64_t now) {
   }
 }
 
-std::vector<const v1::JobInfo*> SelectAndSortJobs(const v1::GetJobsReply& reply,
-                                                  const SqueueOptions& options) {
-  std::vector<const v1::JobInfo*> jobs;
-  for (const v1::JobInfo& job : reply.jobs()) {
-    bool wanted = options.states.empty() ? IsActiveJobState(job.state())
-                                         : std::find(options.states.begin(), options.states.end(),
-                                                     job.state()) != options.states.end();
-    if (wanted) jobs.push_back(&job);
-  }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const v1::JobInfo* a, const v1::JobInfo* b) {
-    std::string pa = Partition(*a), pb = Partition(*b);
-    if (pa != pb) return pa < pb;
-    std::string sa = JobStateCode(a->state()), sb = JobStateCode(b->state());
-    if (sa != sb) return sa < sb;
-    return a->priority() > b->priority();
-  });
-  return jobs;
-}
-
 std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
                                          const SqueueOptions& options) {
+  std::vector<const v1::JobInfo*> jobs;
+  if (!options.licenses_given) {  // no Skiff job holds a license
+    for (const v1::JobInfo& job : reply.jobs()) {
+      bool wanted = !options.states_given ? IsActiveJobState(job.state())
+                                          : std::find(options.states.begin(), options.states.end(),
+                                                      job.state()) != options.states.end();
+      if (wanted) jobs.push_back(&job);
+    }
+  }
+  std::string sort_spec = options.sort;
+  if (sort_spec.empty()) sort_spec = options.start ? kSqueueStartSort : kSqueueDefaultSort;
+  absl::StatusOr<SqueueSort> sort = ParseSqueueSort(sort_spec);
+  if (sort.ok()) SortSqueueJobs(sort->keys, options.now, &jobs);
+
   std::vector<SqueueRow> rows;
   // Index in `rows` of each collapsible group's row.
   std::map<std::tuple<uint64_t, std::string, std::string>, size_t> groups;
-  for (const v1::JobInfo* job : SelectAndSortJobs(reply, options)) {
+  for (const v1::JobInfo* job : jobs) {
     if (options.array || job->state() != v1::PENDING || !IsArrayTask(*job)) {
       rows.push_back(SqueueRow{job, {}});
       continue;
@@ -398,47 +570,43 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
   for (SqueueRow& row : rows) {
     if (row.tasks.size() == 1) row.tasks.clear();
   }
-  if (options.start) {
-    std::stable_sort(rows.begin(), rows.end(), [](const SqueueRow& a, const SqueueRow& b) {
-      int64_t ta = a.job->expected_start(), tb = b.job->expected_start();
-      if ((ta == 0) != (tb == 0)) return tb == 0;
-      return ta < tb;
-    });
-  }
   return rows;
 }
 
-absl::StatusOr<std::string> FormatSqueue(const v1::GetJobsReply& reply,
-                                         const SqueueOptions& options) {
-  absl::StatusOr<std::vector<SqueueFormatItem>> items;
-  if (options.format.empty() && !options.format_fields.empty()) {
-    items = ParseSqueueLongFormat(options.format_fields);
-  } else {
-    std::string format = options.format;
-    if (format.empty()) {
-      format = options.start         ? kSqueueStartFormat
-               : options.long_format ? kSqueueLongFormat
-                                     : kSqueueDefaultFormat;
-    }
-    items = ParseSqueueFormat(format);
-  }
-  if (!items.ok()) return items.status();
+namespace {
 
+std::string Lines(const SqueueFormatSpec& spec, bool no_header, const std::vector<SqueueRow>& rows,
+                  int64_t now, std::string (*header_of)(char)) {
   std::string out;
-  if (options.long_format) out += TimestampLine(options.now);
-  auto line = [&](auto value_of) {
+  auto line = [&](const v1::JobInfo* job, auto value_of) {
     std::string text;
-    for (const SqueueFormatItem& item : *items) {
-      text += item.field == 0 ? item.literal : Fit(value_of(item.field), item);
+    for (const SqueueFormatItem& item : spec.items) {
+      if (item.field == 0) {
+        text += item.literal;
+      } else {
+        text += Pad(value_of(item.field), item, !NeverCut(item.field, job == nullptr, job));
+      }
     }
     absl::StrAppend(&out, text, "\n");
   };
-  if (!options.no_header) line([](char field) { return SqueueFieldHeader(field); });
-  for (const SqueueRow& row : SelectAndSortRows(reply, options)) {
-    int64_t now = options.now != 0 ? options.now : row.job->now();
-    line([&](char field) { return SqueueRowValue(row, field, now); });
+  if (!no_header) line(nullptr, header_of);
+  for (const SqueueRow& row : rows) {
+    int64_t at = now != 0 ? now : row.job->now();
+    line(row.job, [&](char field) { return SqueueRowValue(row, field, at); });
   }
   return out;
+}
+
+}  // namespace
+
+std::string FormatSqueue(const v1::GetJobsReply& reply, const SqueueOptions& options) {
+  return Lines(SqueueFormatFor(options), options.no_header, SelectAndSortRows(reply, options),
+               options.now, &SqueueFieldHeader);
+}
+
+std::string FormatSqueueSteps(const std::string& format, bool no_header) {
+  return Lines(ParseSqueueFormat(format.empty() ? kSqueueStepFormat : format), no_header, {}, 0,
+               &StepFieldHeader);
 }
 
 }  // namespace skiff

@@ -1,6 +1,9 @@
 // squeue's output as pure functions of what ctld returned: which jobs are shown,
-// in which order, and the -o/--format field language, column for column as
-// Slurm 22.05 prints them (see shared/reference/squeue_*.txt).
+// in which order, and the -o/--format and -O/--Format field languages, column
+// for column as Slurm 22.05 prints them (see shared/reference/squeue_*.txt and
+// Slurm's src/squeue/print.c, opts.c, sort.c).
+//
+// Pure; thread-safe. Pointers returned point into the caller's reply.
 #ifndef SKIFF_CLI_SQUEUE_SQUEUE_FORMAT_H_
 #define SKIFF_CLI_SQUEUE_SQUEUE_FORMAT_H_
 
@@ -19,6 +22,9 @@ namespace skiff {
 inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 inline constexpr char kSqueueLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 inline constexpr char kSqueueStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
+// Slurm's step format (squeue -s). Skiff has no job steps yet, so -s prints
+// its header and nothing else.
+inline constexpr char kSqueueStepFormat[] = "%.15i %.8j %.9P %.8u %.9M %N";
 
 // Field codes for -O/--Format names that have no -o letter.
 inline constexpr char kFieldBurstBuffer = '\x01';       // -O BurstBuffer
@@ -27,60 +33,64 @@ inline constexpr char kFieldBurstBufferState = '\x02';  // -O BurstBufferState
 // One piece of a format: literal text, or a field with its width and side.
 using SqueueFormatItem = PercentFormatItem;
 
-// Parses an -o format, "%.18i %.9P %j...", into items. "%%" is a literal '%'.
-// Error: InvalidArgument "Invalid job format specification: <letter>" for a letter
-// squeue does not know (see SqueueFieldHeader for the supported ones), or a '%' at
-// the end.
-absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueFormat(std::string_view format);
+// A parsed format and what Slurm says about its bad fields. Slurm does not stop
+// at a bad field: it prints "squeue: error: <error>" and goes on, the bad field
+// printing as its own text ("%!" stays "%!" in every line), as these items do.
+struct SqueueFormatSpec {
+  std::vector<SqueueFormatItem> items;
+  std::vector<std::string> errors;  // "Invalid job format specification: !"
+};
+
+// Parses an -o format as Slurm does: text before the first '%' is printed
+// as is; every '%' starts a field "[.][width]<letter>" whose following text,
+// up to the next '%', is printed after it ("%%" is no escape: empty fields
+// vanish). Every letter a-z and A-Z is a field (SqueueFieldHeader); anything
+// else is a bad field (see SqueueFormatSpec).
+SqueueFormatSpec ParseSqueueFormat(std::string_view format);
 
 // Parses an -O/--Format list, "JobID:.10,Name,BurstBuffer:30|", as Slurm does:
 // comma-separated names (any case), each optionally followed by ':', '.' for
 // right-justification, a width and a suffix printed after the field. Without ':'
 // a field is 20 wide, left-justified; fields are not otherwise separated.
-// Names: Account ArrayJobID ArrayTaskID BurstBuffer BurstBufferState Command
-// Comment Dependency EndTime GroupID GroupName JobArrayID JobID MinMemory Name
-// NodeList NumCPUs NumNodes Partition PriorityLong QOS Reason ReasonList
-// SchedNodes StartTime State StateCompact SubmitTime TimeLeft TimeLimit TimeUsed
-// tres-per-node (and its old name gres) UserID UserName WorkDir.
-// Error: InvalidArgument "Invalid job format specification: <name>".
-absl::StatusOr<std::vector<SqueueFormatItem>> ParseSqueueLongFormat(std::string_view format);
+// An unknown name is a bad field: "Invalid job format specification: <name>".
+SqueueFormatSpec ParseSqueueLongFormat(std::string_view format);
 
 // The column header of a field ("JOBID" for 'i'); empty for an unknown one.
-// Supported letters: a A b C D e E F g G i j k K l L m M N o P q Q r R S t T u U V Y Z,
-// and the kField* codes.
 std::string SqueueFieldHeader(char field);
 
 struct SqueueOptions {
   std::string format;         // -o; empty = kSqueueDefaultFormat (or -l's, --start's)
-  std::string format_fields;  // -O, used when format is empty
-  bool no_header = false;     // -h
-  bool long_format = false;   // -l: long format and a timestamp line first
-  bool array = false;         // -r: one line per array task, never collapsed
-  bool start = false;         // --start: kSqueueStartFormat, ordered by expected start
-  // -t: jobs in these states; empty = PENDING, CONFIGURING, RUNNING, COMPLETING
-  // (Slurm hides finished jobs unless asked).
+  bool format_given = false;  // -o was given (even empty)
+  std::string format_fields;  // -O, used when -o is not given
+  bool format_fields_given = false;
+  bool no_header = false;    // -h
+  bool long_format = false;  // -l: long format
+  bool array = false;        // -r: one line per array task, never collapsed
+  bool start = false;        // --start: kSqueueStartFormat, sorted by expected start
+  // -t: jobs in these states. With states_given false: PENDING, CONFIGURING,
+  // RUNNING, COMPLETING (Slurm hides finished jobs unless asked). A -t list of
+  // states Skiff never has (SUSPENDED, ...) leaves `states` empty and shows none.
+  bool states_given = false;
   std::vector<v1::JobState> states;
-  int64_t now = 0;  // for TIME of running jobs and the -l timestamp
+  bool licenses_given = false;  // -L: Skiff has no licenses, so no job matches
+  std::string sort;             // -S; empty = "P,t,-p", or "S" with --start
+  int64_t now = 0;              // for TIME of running jobs
 };
 
-// The jobs to print, in Slurm's default order ("P,t,-p"): by partition name, then by
-// compact state code as text (so CG < PD < R), then by priority, highest first.
-// The sort is stable, so jobs that tie keep ctld's order, as Slurm's list_sort keeps
-// slurmctld's. Filters by options.states. Pointers are into `reply`.
-std::vector<const v1::JobInfo*> SelectAndSortJobs(const v1::GetJobsReply& reply,
-                                                  const SqueueOptions& options);
+// The parsed format these options print with: -o, else -O, else the default
+// (long, start) one.
+SqueueFormatSpec SqueueFormatFor(const SqueueOptions& options);
 
 // One output line: a job, or (without -r) the pending tasks of one array that wait
 // for the same reason, collapsed into "15400_[1-5]" as Slurm shows them.
 struct SqueueRow {
-  const v1::JobInfo* job = nullptr;  // for a collapsed line, its first task in display order
+  const v1::JobInfo* job = nullptr;  // for a collapsed line, its first task
   std::vector<int32_t> tasks;        // a collapsed line's task ids (2 or more); else empty
 };
 
-// SelectAndSortJobs, then (unless options.array) each group of PENDING tasks of one
-// array with the same partition and reason becomes one row, where the group's
-// first task would be. With options.start, rows are then ordered by expected start
-// time, unknown ones last. Pointers are into `reply`.
+// The jobs the options select (states, -L), collapsed into rows unless
+// options.array, then sorted by options.sort (or its default). REQUIRES: the
+// sort passes ParseSqueueSort. Pointers are into `reply`.
 std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
                                          const SqueueOptions& options);
 
@@ -92,10 +102,13 @@ std::string SqueueRowValue(const SqueueRow& row, char field, int64_t now);
 // One field of one job, untruncated: "15391", "15400_3", "n[1-2]", "(Resources)".
 std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now);
 
-// The whole output, newline-terminated lines (a header unless no_header).
-// Errors as ParseSqueueFormat.
-absl::StatusOr<std::string> FormatSqueue(const v1::GetJobsReply& reply,
-                                         const SqueueOptions& options);
+// The whole output, newline-terminated lines (a header unless no_header), in
+// the format SqueueFormatFor gives (its errors are the caller's to print).
+std::string FormatSqueue(const v1::GetJobsReply& reply, const SqueueOptions& options);
+
+// squeue -s: Slurm's step listing. Skiff has no steps, so this is the header of
+// kSqueueStepFormat (or of `format`), or nothing with no_header.
+std::string FormatSqueueSteps(const std::string& format, bool no_header);
 
 }  // namespace skiff
 

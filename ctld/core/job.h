@@ -145,6 +145,10 @@ struct Job {
   // Derived by the last scheduling pass; not persisted.
   int64_t priority = 0;
   int64_t expected_start = 0;  // backfill's estimate for a pending job, 0 = unknown
+  std::string sched_nodes;     // where backfill plans to start it ("n[1-2]"), "" = unknown
+  // Slurm's words for the last pass's reason, where it spells them out
+  // ("ReqNodeNotAvail, UnavailableNodes:n1"); shown when reason_detail is empty.
+  std::string sched_description;
   struct Factors {
     int64_t age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
   } factors;

@@ -60,6 +60,9 @@ struct Placement {
 struct PendingReason {
   uint64_t job_id = 0;
   std::string reason;  // Priority, Resources, BeginTime, JobHeldUser, ...
+  // What Slurm shows instead of the bare reason, where it spells one out
+  // ("ReqNodeNotAvail, UnavailableNodes:n1"); "" = none.
+  std::string description;
 };
 
 // One scheduling pass's decisions.

@@ -141,6 +141,10 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_state(ToProtoState(job.state));
   out->set_state_reason(job.reason);
   out->set_state_description(job.reason_detail);
+  if (job.reason_detail.empty() && job.state == JobState::kPending &&
+      (job.reason == "Resources" || job.reason == "ReqNodeNotAvail")) {
+    out->set_state_description(job.sched_description);  // the scheduler's words, as Slurm's
+  }
   out->set_submit_time(job.submit_time);
   out->set_eligible_time(job.eligible_time);
   out->set_start_time(job.start_time);
@@ -187,6 +191,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
     f->set_partition(job.factors.partition);
     f->set_qos(job.factors.qos);
     out->set_expected_start(job.expected_start);
+    out->set_sched_nodes(job.sched_nodes);
   }
   out->set_now(now);
 }

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <ctime>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
@@ -150,14 +152,50 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   auto wanted = [](const std::vector<std::string>& list, const std::string& value) {
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   };
+  // squeue's -A and -q compare without case (Slurm's _filter_job).
+  auto wanted_nocase = [](const google::protobuf::RepeatedPtrField<std::string>& list,
+                          const std::string& value) {
+    if (list.empty()) return true;
+    return std::any_of(list.begin(), list.end(), [&](const std::string& item) {
+      return absl::EqualsIgnoreCase(item, value);
+    });
+  };
+  // -w: every name must be a node; a job matches when it holds one of them.
+  std::set<std::string> on_nodes;
+  if (!request->nodes().empty()) {
+    std::set<std::string> known;
+    for (const Node& node : controller_.SnapshotNodes({})) known.insert(node.config.name);
+    for (const std::string& expression : request->nodes()) {
+      absl::StatusOr<std::vector<std::string>> expanded = ExpandHostlist(expression);
+      if (!expanded.ok()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            absl::StrCat("'", expression, "' invalid entry for --nodelist"));
+      }
+      for (const std::string& name : *expanded) {
+        if (known.count(name) == 0) {
+          return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                              absl::StrCat("Invalid node name ", name));
+        }
+        on_nodes.insert(name);
+      }
+    }
+  }
   const int64_t now = time(nullptr);
   const bool privileged = controller_.IsPrivileged(caller->uid);
   // PrivateData=jobs: users see only their own jobs (operators see all).
   const bool own_only = controller_.config().IsPrivate("jobs") && !privileged;
+  bool any_named = false;  // a job named by id exists (and may be seen)
   for (const Job& job : controller_.SnapshotJobs(ids)) {
     if (own_only && job.uid != caller->uid) continue;
+    any_named = true;
     if (!wanted(users, job.user_name) || !wanted(partitions, job.request.partition) ||
-        !wanted(names, job.name)) {
+        !wanted(names, job.name) || !wanted_nocase(request->accounts(), job.account) ||
+        !wanted_nocase(request->qos(), job.qos)) {
+      continue;
+    }
+    if (!on_nodes.empty() &&
+        std::none_of(job.nodes.begin(), job.nodes.end(),
+                     [&](const std::string& n) { return on_nodes.count(n); })) {
       continue;
     }
     if (!request->states().empty() &&
@@ -173,7 +211,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
       info->mutable_spec()->clear_environment();
     }
   }
-  if (!ids.empty() && reply->jobs().empty()) {
+  if (!ids.empty() && !any_named) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
   }
   reply->set_now(now);

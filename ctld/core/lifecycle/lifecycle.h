@@ -84,6 +84,7 @@ struct PassPlan {
   std::vector<Job::Factors> factors;  // parallel to PassInput::snapshot.pending
   bool estimates = false;             // expected_start below is fresh (backfill ran)
   std::unordered_map<uint64_t, int64_t> expected_start;
+  std::unordered_map<uint64_t, std::string> sched_nodes;  // with expected_start: where
   struct Victim {
     uint64_t job_id = 0;
     bool requeue = false;

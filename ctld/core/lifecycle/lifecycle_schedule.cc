@@ -195,6 +195,10 @@ PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
   for (const Reservation& reservation : plan.reservations) {
     if (reservation.start != kNever) out.expected_start[reservation.job_id] = reservation.start;
   }
+  const std::vector<std::string> sched_nodes = ScheduledNodes(snapshot, plan);
+  for (size_t i = 0; i < sched_nodes.size(); ++i) {
+    if (!sched_nodes[i].empty()) out.sched_nodes[snapshot.pending[i].id] = sched_nodes[i];
+  }
 
   // Preemption: the first job in queue order that waits for resources and could
   // start once some running jobs it may preempt are gone. One preemptor per pass
@@ -259,11 +263,17 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     if (plan.estimates) {  // estimates come from backfill's reservations
       auto it = plan.expected_start.find(job->id);
       job->expected_start = it == plan.expected_start.end() ? 0 : it->second;
+      auto nodes = plan.sched_nodes.find(job->id);
+      job->sched_nodes = nodes == plan.sched_nodes.end() ? "" : nodes->second;
     }
+    job->sched_description.clear();
   }
   for (const PendingReason& reason : plan.result.pending) {
     Job* job = Derived(reason.job_id);
-    if (job != nullptr && job->state == JobState::kPending) job->reason = reason.reason;
+    if (job != nullptr && job->state == JobState::kPending) {
+      job->reason = reason.reason;
+      job->sched_description = reason.description;
+    }
   }
   for (const Placement& placement : plan.result.placements) {
     const Job* current = Find(placement.job_id);
@@ -284,6 +294,8 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
     job.start_time = now;
     job.expected_start = 0;
+    job.sched_nodes.clear();
+    job.sched_description.clear();
     job.reason = "None";
     job.launched = false;
     if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "common/hostlist.h"
+
 namespace skiff {
 namespace {
 
@@ -187,9 +189,54 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
   }
   for (size_t i = 0; i < snapshot.pending.size(); ++i) {
     if (plan.reasons[i] == WaitReason::kNone) continue;
-    result.pending.push_back({snapshot.pending[i].id, WaitReasonName(plan.reasons[i])});
+    const WaitDetail detail = i < plan.details.size() ? plan.details[i] : WaitDetail::kNone;
+    ReasonText text =
+        DescribeWaitReason(snapshot.view, snapshot.pending[i], plan.reasons[i], detail);
+    result.pending.push_back(
+        {snapshot.pending[i].id, std::move(text.reason), std::move(text.description)});
   }
   return result;
+}
+
+ReasonText DescribeWaitReason(const ClusterView& view, const PendingJob& job, WaitReason reason,
+                              WaitDetail detail) {
+  switch (detail) {
+    case WaitDetail::kNone:
+      break;
+    case WaitDetail::kNodesUnavailable:
+      return {"Resources",
+              "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
+              "partitions"};
+    case WaitDetail::kUnavailableNodes: {
+      // The partition's unusable nodes, only those asked for with -w when any.
+      std::vector<std::string> names;
+      if (job.partition >= 0 && static_cast<size_t>(job.partition) < view.partitions.size()) {
+        for (int32_t n : view.partitions[job.partition].nodes) {
+          if (view.nodes[n].usable) continue;
+          if (!job.nodelist.empty() &&
+              std::find(job.nodelist.begin(), job.nodelist.end(), n) == job.nodelist.end()) {
+            continue;
+          }
+          names.push_back(view.nodes[n].name);
+        }
+      }
+      if (names.empty())
+        return {"ReqNodeNotAvail", "ReqNodeNotAvail, May be reserved for other job"};
+      return {"ReqNodeNotAvail", "ReqNodeNotAvail, UnavailableNodes:" + CompressHostlist(names)};
+    }
+  }
+  return {WaitReasonName(reason), ""};
+}
+
+std::vector<std::string> ScheduledNodes(const CtldSnapshot& snapshot, const SchedulePlan& plan) {
+  std::vector<std::string> out(snapshot.pending.size());
+  for (const Reservation& reservation : plan.reservations) {
+    if (reservation.start == kNever || reservation.pending_index >= out.size()) continue;
+    std::vector<std::string> names;
+    for (int32_t n : reservation.nodes) names.push_back(snapshot.view.nodes[n].name);
+    out[reservation.pending_index] = CompressHostlist(names);
+  }
+  return out;
 }
 
 ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,

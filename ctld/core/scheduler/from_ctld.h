@@ -60,6 +60,22 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs);
 // job that does not start, for Controller::RunSchedulePass.
 ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan& plan);
 
+// The reason name and Slurm's description for a pending job, as squeue and
+// scontrol show them: ("Resources", "Nodes required for job are DOWN, DRAINED
+// or reserved for jobs in higher priority partitions"), ("ReqNodeNotAvail",
+// "ReqNodeNotAvail, UnavailableNodes:n[1-2]"), or the reason's own name and ""
+// where Slurm adds nothing (slurmctld's job_scheduler.c and node_scheduler.c).
+struct ReasonText {
+  std::string reason;
+  std::string description;
+};
+ReasonText DescribeWaitReason(const ClusterView& view, const PendingJob& job, WaitReason reason,
+                              WaitDetail detail);
+
+// Per pending job (parallel to snapshot.pending) the node names of its
+// reservation, for squeue's SCHEDNODES; "" where backfill made none.
+std::vector<std::string> ScheduledNodes(const CtldSnapshot& snapshot, const SchedulePlan& plan);
+
 // BuildSnapshot + Schedule + ToScheduleResult.
 ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
                                int64_t now);

@@ -112,5 +112,37 @@ TEST(FromCtld, OptionsFromConfig) {
   EXPECT_EQ(options.bf_interval, 30);
 }
 
+TEST(DescribeWaitReason, UsesSlurmsWordsForUnavailableNodes) {
+  ClusterView view;
+  for (const char* name : {"n1", "n2", "n3"}) {
+    SchedNode node;
+    node.name = name;
+    node.usable = std::string(name) == "n1";
+    view.nodes.push_back(node);
+  }
+  SchedPartition debug;
+  debug.name = "debug";
+  debug.nodes = {0, 1, 2};
+  view.partitions.push_back(debug);
+  PendingJob job;
+  EXPECT_EQ(
+      DescribeWaitReason(view, job, WaitReason::kReqNodeNotAvail, WaitDetail::kUnavailableNodes)
+          .description,
+      "ReqNodeNotAvail, UnavailableNodes:n[2-3]");
+  job.nodelist = {2};
+  ReasonText text =
+      DescribeWaitReason(view, job, WaitReason::kReqNodeNotAvail, WaitDetail::kUnavailableNodes);
+  EXPECT_EQ(text.reason, "ReqNodeNotAvail");
+  EXPECT_EQ(text.description, "ReqNodeNotAvail, UnavailableNodes:n3");
+  text = DescribeWaitReason(view, job, WaitReason::kPriority, WaitDetail::kNodesUnavailable);
+  EXPECT_EQ(text.reason, "Resources");
+  EXPECT_EQ(text.description,
+            "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
+            "partitions");
+  text = DescribeWaitReason(view, job, WaitReason::kPriority, WaitDetail::kNone);
+  EXPECT_EQ(text.reason, "Priority");
+  EXPECT_EQ(text.description, "");
+}
+
 }  // namespace
 }  // namespace skiff

@@ -8,8 +8,9 @@ namespace {
 // What a job takes on one node (an exclusive job takes the node whole).
 using Amount = Share;
 
-// A running (or just started) job's hold on one node, until `end`.
-struct Alloc {
+// What a running (or just started) job or a reservation gives back on one
+// node at `end`.
+struct Release {
   int64_t end;
   Amount amount;
 };
@@ -89,7 +90,8 @@ class State {
         now_(now),
         free_(view.nodes.size()),
         gpu_owner_(view.nodes.size()),
-        allocs_(view.nodes.size()),
+        releases_(view.nodes.size()),
+        claimed_(view.nodes.size()),
         claims_(view.nodes.size()),
         in_partition_(view.partitions.size()),
         usage_(view.qos.size() * view.users.size()) {
@@ -327,6 +329,10 @@ class State {
   // The earliest time `job` fits, counting running jobs until their ends and
   // reservations as held from now until their ends; and the nodes then.
   // `spare` gets, per chosen node, the room left at that time after the job.
+  //
+  // Each node's room only grows with time here, so a node fits from its own
+  // earliest time on: the job starts when enough nodes (and every -w node) do.
+  // Cost: per candidate node, its releases up to the first that makes it fit.
   StartEstimate Estimate(const PendingJob& job, std::vector<Amount>* spare) const {
     StartEstimate estimate;
     const SchedPartition& partition = view_.partitions[job.partition];
@@ -341,69 +347,41 @@ class State {
       if (Eligible(n, job)) candidates.push_back(n);
     }
     if (candidates.size() < wanted) return estimate;
-    struct Event {
-      int64_t end;
-      uint32_t candidate;
-      Amount amount;
-    };
-    std::vector<Amount> free(candidates.size());
-    std::vector<Event> events;
+    std::vector<int64_t> fit_from(candidates.size(), kNever);
     for (size_t c = 0; c < candidates.size(); ++c) {
       const int32_t n = candidates[c];
-      free[c] = free_[n];
-      for (const Claim& claim : claims_[n]) {
-        free[c].cpus -= claim.need.cpus;
-        free[c].mem -= claim.need.mem;
-        free[c].gpus -= claim.need.gpus;
-        if (claim.end != kNever)
-          events.push_back({claim.end, static_cast<uint32_t>(c), claim.need});
+      Amount free = FreeBeyondClaims(n);
+      if (FitsIn(n, free, job)) {
+        fit_from[c] = now_;
+        continue;
       }
-      for (const Alloc& alloc : allocs_[n]) {
-        if (alloc.end != kNever)
-          events.push_back({alloc.end, static_cast<uint32_t>(c), alloc.amount});
-      }
-    }
-    std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-      return a.end != b.end ? a.end < b.end : a.candidate < b.candidate;
-    });
-    std::vector<uint8_t> fits(candidates.size(), 0);
-    size_t fitting = 0, required_fitting = 0;
-    const size_t required = job.nodelist.size();
-    auto refresh = [&](size_t c) {
-      if (fits[c] || !FitsIn(candidates[c], free[c], job)) return;
-      fits[c] = 1;
-      ++fitting;
-      if (c < required) ++required_fitting;
-    };
-    for (size_t c = 0; c < candidates.size(); ++c) refresh(c);
-    int64_t when = kNever;
-    if (fitting >= wanted && required_fitting == required) {
-      when = now_;
-    } else {
-      for (size_t e = 0; e < events.size();) {
-        const int64_t t = events[e].end;
-        for (; e < events.size() && events[e].end == t; ++e) {
-          Amount& f = free[events[e].candidate];
-          f.cpus += events[e].amount.cpus;
-          f.mem += events[e].amount.mem;
-          f.gpus += events[e].amount.gpus;
-          refresh(events[e].candidate);
-        }
-        if (fitting >= wanted && required_fitting == required) {
-          when = std::max(t, now_);
+      for (const Release& release : releases_[n]) {
+        Add(&free, release.amount);
+        if (FitsIn(n, free, job)) {
+          fit_from[c] = std::max(release.end, now_);
           break;
         }
       }
     }
+    int64_t when = now_;
+    for (size_t c = 0; c < job.nodelist.size(); ++c) when = std::max(when, fit_from[c]);
+    std::vector<int64_t> sorted = fit_from;
+    std::nth_element(sorted.begin(), sorted.begin() + (wanted - 1), sorted.end());
+    when = std::max(when, sorted[wanted - 1]);
     if (when == kNever) return estimate;
     estimate.start = when;
     for (size_t c = 0; c < candidates.size() && estimate.nodes.size() < wanted; ++c) {
-      if (!fits[c]) continue;
-      estimate.nodes.push_back(candidates[c]);
+      if (fit_from[c] > when) continue;
+      const int32_t n = candidates[c];
+      estimate.nodes.push_back(n);
       if (spare != nullptr) {
-        const Amount need = AmountOn(candidates[c], job);
-        spare->push_back(
-            {free[c].cpus - need.cpus, free[c].mem - need.mem, free[c].gpus - need.gpus});
+        Amount free = FreeBeyondClaims(n);
+        for (const Release& release : releases_[n]) {
+          if (release.end > when) break;
+          Add(&free, release.amount);
+        }
+        const Amount need = AmountOn(n, job);
+        spare->push_back({free.cpus - need.cpus, free.mem - need.mem, free.gpus - need.gpus});
       }
     }
     return estimate;
@@ -426,6 +404,8 @@ class State {
         }
       }
       claims_[n].push_back({estimate.start, end, need, spare[k]});
+      Add(&claimed_[n], need);
+      AddRelease(n, end, need);
     }
   }
 
@@ -440,7 +420,29 @@ class State {
     free_[n].cpus -= amount.cpus;
     free_[n].mem -= amount.mem;
     free_[n].gpus -= amount.gpus;
-    allocs_[n].push_back({end, amount});
+    AddRelease(n, end, amount);
+  }
+
+  static void Add(Amount* to, const Amount& amount) {
+    to->cpus += amount.cpus;
+    to->mem += amount.mem;
+    to->gpus += amount.gpus;
+  }
+
+  // Free now once every reservation on `n` is counted as held from now.
+  Amount FreeBeyondClaims(int32_t n) const {
+    const Amount& f = free_[n];
+    const Amount& c = claimed_[n];
+    return {f.cpus - c.cpus, f.mem - c.mem, f.gpus - c.gpus};
+  }
+
+  // Keeps releases_[n] sorted by end (equal ends in arrival order).
+  void AddRelease(int32_t n, int64_t end, const Amount& amount) {
+    if (end == kNever) return;
+    std::vector<Release>& list = releases_[n];
+    auto at = std::upper_bound(list.begin(), list.end(), end,
+                               [](int64_t e, const Release& r) { return e < r.end; });
+    list.insert(at, Release{end, amount});
   }
 
   void Charge(int32_t user, int32_t job_qos, int32_t partition, int64_t nodes, int64_t cpus,
@@ -461,8 +463,10 @@ class State {
   const ClusterView& view_;
   const int64_t now_;
   std::vector<Amount> free_;
-  std::vector<std::vector<uint64_t>> gpu_owner_;    // per node, per GPU index: job id, 0 = free
-  std::vector<std::vector<Alloc>> allocs_;          // per node
+  std::vector<std::vector<uint64_t>> gpu_owner_;  // per node, per GPU index: job id, 0 = free
+  // Per node, what running jobs and reservations give back and when, by end.
+  std::vector<std::vector<Release>> releases_;
+  std::vector<Amount> claimed_;                     // per node: what its reservations hold
   std::vector<std::vector<Claim>> claims_;          // per node
   std::vector<std::vector<uint8_t>> in_partition_;  // [partition][node]
   std::vector<Usage> usage_;                        // [qos x users + user]
@@ -494,8 +498,23 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
                         const std::vector<uint32_t>& order, int64_t now) {
   MainPassResult result;
   result.reasons.assign(pending.size(), WaitReason::kNone);
+  result.details.assign(pending.size(), WaitDetail::kNone);
   State state(view, now);
   std::vector<uint8_t> blocked(view.partitions.size(), 0);
+  // Partitions whose own top job waits for resources (Slurm's failed_parts).
+  std::vector<uint8_t> failed(view.partitions.size(), 0);
+  // Nodes Slurm counts as unavailable to later jobs: not usable, or in a
+  // failed partition; and per partition how many of its nodes remain.
+  std::vector<uint8_t> unavailable(view.nodes.size(), 0);
+  for (size_t n = 0; n < view.nodes.size(); ++n) unavailable[n] = view.nodes[n].usable ? 0 : 1;
+  std::vector<int64_t> available(view.partitions.size(), 0);
+  auto count_available = [&] {
+    for (size_t p = 0; p < view.partitions.size(); ++p) {
+      available[p] = 0;
+      for (int32_t n : view.partitions[p].nodes) available[p] += unavailable[n] ? 0 : 1;
+    }
+  };
+  count_available();
   // A blocked partition also blocks the lower-tier partitions that share nodes
   // with it: their jobs go to backfill, which respects the blocked job's
   // reservation, so a higher tier (a preemptor waiting for its victims to
@@ -521,7 +540,25 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
   for (uint32_t index : order) {
     const PendingJob& job = pending[index];
     WaitReason reason = state.Precheck(job);
-    if (reason == WaitReason::kNone && blocked[job.partition]) reason = WaitReason::kPriority;
+    WaitDetail detail = WaitDetail::kNone;
+    const bool too_few_nodes = available[job.partition] < std::max(job.num_nodes, 1);
+    if (reason == WaitReason::kNone) {
+      // A job asking for a down node waits for it, whatever else waits (Slurm
+      // names the node even behind its partition's top job).
+      for (int32_t r : job.nodelist) {
+        if (r >= 0 && static_cast<size_t>(r) < view.nodes.size() && !view.nodes[r].usable) {
+          reason = WaitReason::kReqNodeNotAvail;
+          detail = WaitDetail::kUnavailableNodes;
+          break;
+        }
+      }
+    }
+    if (reason == WaitReason::kNone && blocked[job.partition]) {
+      reason = WaitReason::kPriority;
+      // Slurm says why for a job whose partition's nodes are taken by another
+      // partition's waiting job (not for one waiting behind its own partition's).
+      if (!failed[job.partition] && too_few_nodes) detail = WaitDetail::kNodesUnavailable;
+    }
     if (reason == WaitReason::kNone) {
       if (state.SelectNodes(
               job, [&](int32_t n) { return state.FitsNow(n, job); }, &nodes)) {
@@ -529,13 +566,25 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
         continue;
       }
       reason = state.NoFitReason(job);
+      if (reason == WaitReason::kReqNodeNotAvail) {
+        detail = job.nodelist.empty() && too_few_nodes ? WaitDetail::kNodesUnavailable
+                                                       : WaitDetail::kUnavailableNodes;
+      } else if (reason == WaitReason::kResources && too_few_nodes) {
+        detail = WaitDetail::kNodesUnavailable;
+      }
       if (reason == WaitReason::kResources) {
         blocked[job.partition] = 1;
         for (int32_t q : shadowed[job.partition]) blocked[q] = 1;
         result.blocked.push_back(index);
+        if (!failed[job.partition]) {
+          failed[job.partition] = 1;
+          for (int32_t n : view.partitions[job.partition].nodes) unavailable[n] = 1;
+          count_available();
+        }
       }
     }
     result.reasons[index] = reason;
+    result.details[index] = detail;
   }
   return result;
 }
@@ -546,14 +595,18 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
   BackfillResult result;
   State state(view, now);
   for (const JobStart& start : main.starts) state.Replay(pending[start.pending_index], start);
-  for (uint32_t index : main.blocked) {
+  // Reserves the earliest place `index` fits after every reservation so far.
+  std::vector<uint8_t> planned(pending.size(), 0);
+  auto plan = [&](uint32_t index) {
+    planned[index] = 1;
     const PendingJob& job = pending[index];
     std::vector<Amount> spare;
     StartEstimate estimate = state.Estimate(job, &spare);
-    if (estimate.start == kNever) continue;
+    if (estimate.start == kNever) return;
     state.Reserve(job, estimate, spare);
     result.reservations.push_back({job.id, index, estimate.start, std::move(estimate.nodes)});
-  }
+  };
+  for (uint32_t index : main.blocked) plan(index);
   std::vector<Shape> failed;
   std::vector<int32_t> nodes;
   for (uint32_t index : order) {
@@ -561,7 +614,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     if (reason != WaitReason::kPriority && reason != WaitReason::kResources) continue;
     if (result.tested >= options.bf_max_job_test) break;
     ++result.tested;
-    if (reason == WaitReason::kResources) continue;  // nothing was freed since the main pass
+    if (planned[index]) continue;  // a partition's top job: reserved above
     const PendingJob& job = pending[index];
     const WaitReason limit = state.UserLimit(job);
     if (limit != WaitReason::kNone) {
@@ -571,20 +624,22 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     }
     const int64_t end = state.EndOf(job);
     const bool plain = Plain(job);
-    if (plain) {
-      bool skip = false;
+    bool skip = reason == WaitReason::kResources;  // nothing was freed since the main pass
+    if (plain && !skip) {
       for (const Shape& shape : failed) {
         if (shape.Same(job) && end >= shape.failed_end) skip = true;
       }
-      if (skip) continue;
     }
-    if (state.SelectNodes(
+    if (!skip &&
+        state.SelectNodes(
             job,
             [&](int32_t n) { return state.FitsNow(n, job) && state.RespectsClaims(n, job, end); },
             &nodes)) {
       result.starts.push_back(state.Start(index, job, nodes, /*backfilled=*/true));
       // Starting consumed room: earlier failures stay failures.
-    } else if (plain) {
+      continue;
+    }
+    if (plain && !skip) {
       bool found = false;
       for (Shape& shape : failed) {
         if (shape.Same(job)) {
@@ -597,6 +652,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
                           job.gpu_type, job.mem_per_node_mb, job.exclusive, end});
       }
     }
+    plan(index);  // cannot start now: its own reservation, later jobs respect it
   }
   return result;
 }
@@ -610,13 +666,16 @@ SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pe
   BackfillResult backfill;
   if (options.backfill) backfill = Backfill(view, pending, order, main, options, now);
   plan.reasons = std::move(main.reasons);
+  plan.details = std::move(main.details);
   plan.starts = std::move(main.starts);
   for (JobStart& start : backfill.starts) {
     plan.reasons[start.pending_index] = WaitReason::kNone;
+    plan.details[start.pending_index] = WaitDetail::kNone;
     plan.starts.push_back(std::move(start));
   }
   for (size_t i = 0; i < backfill.newly_limited.size(); ++i) {
     plan.reasons[backfill.newly_limited[i]] = backfill.limit_reasons[i];
+    plan.details[backfill.newly_limited[i]] = WaitDetail::kNone;
   }
   plan.reservations = std::move(backfill.reservations);
   plan.backfill_tested = backfill.tested;

@@ -22,7 +22,17 @@
 // Resources jobs in order; one starts now only if it fits now and, on every
 // reserved node it uses, it ends by the reservation's start or leaves enough
 // room for the reserved job. Backfill therefore never delays a reservation.
-// Jobs without a reservation get no such guarantee.
+// A tested job that cannot start now gets a reservation of its own at the
+// earliest time it fits after the ones before it, as Slurm's backfill plans
+// every job it tests: that time and those nodes are what `squeue --start`
+// shows (START_TIME, SCHEDNODES). Jobs not tested get no such guarantee.
+//
+// Reasons Slurm spells out get a WaitDetail beside the reason (from_ctld.h's
+// DescribeWaitReason words them): a job whose partition has fewer available nodes than it
+// needs, counting nodes that are down, drained or in a partition whose top job
+// waits for resources as unavailable, shows Slurm's "Nodes required for job are
+// DOWN, DRAINED or reserved for jobs in higher priority partitions"; a job whose
+// nodes are down shows "ReqNodeNotAvail, UnavailableNodes:<nodes>".
 //
 // Pure: no locks, no I/O, no clock reads. Ownership: the caller owns all
 // arguments; results hold indices into them and job ids.
@@ -67,9 +77,21 @@ struct Reservation {
   std::vector<int32_t> nodes;  // reserved for it from `start`
 };
 
+// What Slurm adds to some reasons (its job state_desc).
+enum class WaitDetail : uint8_t {
+  kNone,
+  // Slurm's reason Resources with "Nodes required for job are DOWN, DRAINED or
+  // reserved for jobs in higher priority partitions".
+  kNodesUnavailable,
+  // Slurm's reason ReqNodeNotAvail with "ReqNodeNotAvail,
+  // UnavailableNodes:<the partition's (or -w's) unusable nodes>".
+  kUnavailableNodes,
+};
+
 struct MainPassResult {
   std::vector<JobStart> starts;
   std::vector<WaitReason> reasons;  // indexed like `pending`; kNone for started jobs
+  std::vector<WaitDetail> details;  // indexed like `pending`
   std::vector<uint32_t> blocked;    // each partition's top Resources job, in queue order
 };
 
@@ -84,6 +106,7 @@ struct BackfillResult {
 struct SchedulePlan {
   std::vector<JobStart> starts;     // main pass first, then backfill
   std::vector<WaitReason> reasons;  // indexed like `pending`; kNone for started jobs
+  std::vector<WaitDetail> details;  // indexed like `pending`; kNone for started jobs
   std::vector<int64_t> priorities;  // indexed like `pending`
   std::vector<Reservation> reservations;
   int32_t backfill_tested = 0;

@@ -268,6 +268,43 @@ TEST(Reasons, DownNodesGiveReqNodeNotAvailAndDoNotBlock) {
   EXPECT_EQ(ReasonOf(plan, pending, 3), "ReqNodeNotAvail");
 }
 
+TEST(Reasons, AWaitingPartitionMakesItsNodesUnavailableToOtherPartitions) {
+  // As Slurm's reference: "debug" (n1-n2) waits for resources; a job of "gpu"
+  // (n2 only) that cannot run is told its nodes are reserved or down.
+  ClusterView view = MakeView({MakeNode("n1", 2), MakeNode("n2", 2, 2)});
+  SchedPartition gpu;
+  gpu.name = "gpu";
+  gpu.nodes = {1};
+  view.partitions.push_back(gpu);
+  view.running.push_back(MakeRunning(50, 1, {0, 1}, 2, {{}, {0, 1}}, kNow, 600));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 2), MakeJob(2, 0, 1, 1)};
+  pending[1].partition = 1;
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  EXPECT_EQ(plan.details[0], WaitDetail::kNone);
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "Resources");
+  EXPECT_EQ(plan.details[1], WaitDetail::kNodesUnavailable);
+}
+
+TEST(Reasons, DownNodesAreNamedOrCountedAsSlurmDoes) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.nodes[1].usable = false;
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 1, 0, 2), MakeJob(2, 0, 1)};
+  pending[1].nodelist = {1};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(plan.details[0], WaitDetail::kNodesUnavailable);  // 1 node up, 2 wanted
+  EXPECT_EQ(plan.details[1], WaitDetail::kUnavailableNodes);  // -w n2, which is down
+
+  // Behind a job waiting for resources, a -w job still names its down node.
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, 600));
+  pending = {MakeJob(3, 0, 4), MakeJob(4, 0, 1)};
+  pending[1].nodelist = {1};
+  plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "Resources");
+  EXPECT_EQ(ReasonOf(plan, pending, 4), "ReqNodeNotAvail");
+  EXPECT_EQ(plan.details[1], WaitDetail::kUnavailableNodes);
+}
+
 TEST(Schedule, NodelistExcludeAndFeatures) {
   ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4), MakeNode("n3", 4)});
   view.nodes[2].features = {0};
@@ -310,11 +347,13 @@ TEST(Backfill, ShortJobsFillTheGapLongOnesWait) {
                                      MakeJob(3, 0, 4, 0, 1, 100)};
   SchedulePlan plan = RunPass(view, pending);
   EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
-  ASSERT_EQ(plan.reservations.size(), 1u);
+  ASSERT_EQ(plan.reservations.size(), 2u);
   EXPECT_EQ(plan.reservations[0].job_id, 1u);
   EXPECT_EQ(plan.reservations[0].start, kNow + 100);
   EXPECT_EQ(plan.reservations[0].nodes, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(ReasonOf(plan, pending, 2), "Priority");  // would end after the reservation
+  EXPECT_EQ(plan.reservations[1].job_id, 2u);         // ... so it is planned after job 1
+  EXPECT_EQ(plan.reservations[1].start, kNow + 100 + 1000);
   const JobStart* backfilled = StartOf(plan, 3);
   ASSERT_NE(backfilled, nullptr);
   EXPECT_TRUE(backfilled->backfilled);
@@ -330,6 +369,48 @@ TEST(Backfill, LongJobMayUseWhatTheReservationDoesNotNeed) {
   EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
   ASSERT_NE(StartOf(plan, 2), nullptr);  // n2 keeps 6 CPUs for job 1
   EXPECT_EQ(ReasonOf(plan, pending, 3), "Priority");
+}
+
+// The reference scenario of squeue --start: one node busy for 100 s, a queue of
+// jobs of which none fits now. Every one gets a start time and nodes, each after
+// the jobs before it, as Slurm's backfill plans every job it tests.
+TEST(Backfill, PlansEveryTestedJobThatCannotStartNow) {
+  ClusterView view = MakeView({MakeNode("n1", 2), MakeNode("n2", 2)});
+  view.running.push_back(MakeRunning(50, 1, {0, 1}, 2, {}, kNow - 50, 150));
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 6; ++id) pending.push_back(MakeJob(id, 0, 2, 0, 1, 600));
+  SchedulePlan plan = RunPass(view, pending);
+  ASSERT_EQ(plan.reservations.size(), 6u);
+  std::vector<int64_t> starts;
+  for (uint64_t id = 1; id <= 6; ++id) {
+    auto it = std::find_if(plan.reservations.begin(), plan.reservations.end(),
+                           [&](const Reservation& r) { return r.job_id == id; });
+    ASSERT_NE(it, plan.reservations.end()) << "job " << id << " has no estimate";
+    ASSERT_EQ(it->nodes.size(), 1u);
+    starts.push_back(it->start);
+  }
+  // Two nodes: two jobs at a time, 600 s each, from when job 50 ends.
+  EXPECT_EQ(starts, (std::vector<int64_t>{kNow + 100, kNow + 100, kNow + 700, kNow + 700,
+                                          kNow + 1300, kNow + 1300}));
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  EXPECT_EQ(ReasonOf(plan, pending, 6), "Priority");
+}
+
+TEST(Backfill, ALaterPlannedJobIsNotOvertakenByALongerOne) {
+  // Job 1 waits for n1 (free at +100). Job 2, behind it, fits n2 whole once job
+  // 51 ends (+500) and is planned there; job 3 fits n2's free CPU now but would
+  // run past +500, so it must wait (before, only job 1 was planned).
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow, 100));
+  view.running.push_back(MakeRunning(51, 1, {1}, 3, {}, kNow, 500));
+  std::vector<PendingJob> pending = {MakeJob(1, 0, 4, 0, 1, 1000), MakeJob(2, 0, 4, 0, 1, 1000),
+                                     MakeJob(3, 0, 1, 0, 1, 100000)};
+  SchedulePlan plan = RunPass(view, pending);
+  ASSERT_EQ(plan.reservations.size(), 3u);  // job 3 too, after job 2
+  EXPECT_EQ(plan.reservations[1].job_id, 2u);
+  EXPECT_EQ(plan.reservations[1].start, kNow + 500);
+  EXPECT_EQ(plan.reservations[1].nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 3), nullptr) << "job 3 would delay job 2";
 }
 
 TEST(Backfill, UnlimitedJobsNeverGiveAReservation) {
