@@ -109,7 +109,8 @@ CommandResult LocalCluster::Up() const {
   for (size_t pos = extra.find("@DIR@"); pos != std::string::npos; pos = extra.find("@DIR@")) {
     extra.replace(pos, 5, dir_);
   }
-  return RunShell(absl::StrCat("SKIFF_GPU_NODES=", options_.gpu_nodes,
+  return RunShell(absl::StrCat("SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
+                               " SKIFF_GPU_NODES=", options_.gpu_nodes,
                                " SKIFF_CONF_EXTRA=", ShellQuote(extra), " ",
                                ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_),
                                " --nodes ", options_.nodes, " --bin-from ", ShellQuote(root)));

@@ -41,6 +41,10 @@ class LocalCluster {
     // Files written under dir() before the cluster starts (relative path ->
     // contents, "@DIR@" replaced), e.g. {"etc/burst_buffer.conf", "..."}.
     std::map<std::string, std::string> files;
+    // As `skiff up` does by default: burst_buffer/lua with the example script
+    // (pools "fast" and "bulk", job directories under dir()/bb). Off unless
+    // asked, so that a test's cluster has only what the test configures.
+    bool burst_buffers = false;
   };
 
   // Makes a fresh directory under /tmp (short: Unix socket paths are limited to

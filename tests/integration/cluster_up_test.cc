@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -20,6 +21,7 @@ class ClusterUpTest : public ::testing::Test {
   void SetUp() override {
     LocalCluster::Options options;
     options.nodes = 4;
+    options.burst_buffers = true;  // as `skiff up` does by default
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
@@ -35,6 +37,31 @@ TEST_F(ClusterUpTest, AllNodesRegisterAndShowIdleInDefaultPartition) {
             "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
             "debug*       up 1-00:00:00      4   idle n[1-4]\n"
             "gpu          up 1-00:00:00      2   idle n[3-4]\n");
+}
+
+// `skiff up` configures burst_buffer/lua with the example script's two pools:
+// a user's job stages a file in, works on it in its buffer, and stages it out.
+TEST_F(ClusterUpTest, BurstBuffersWorkOutOfTheBox) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create a test user";
+  ASSERT_TRUE(cluster_->EnsureUser("skiffbb").ok());
+  const std::string home = cluster_->dir() + "/home/skiffbb";
+  CommandResult pools = cluster_->Run("scontrol show burst");
+  EXPECT_NE(pools.out.find("PoolName[0]=fast "), std::string::npos) << pools.out << pools.err;
+  EXPECT_NE(pools.out.find("PoolName[1]=bulk "), std::string::npos) << pools.out;
+  std::ofstream(home + "/in.txt") << "input data\n";
+  const std::string job_dir = cluster_->dir() + "/bb/job_%j";  // BB_JOB_DIR, made by setup
+  std::ofstream(home + "/bb.sh") << "#!/bin/sh\n"
+                                 << "#BB_LUA pool=fast capacity=1G\n"
+                                 << "#BB_LUA stage_in source=" << home
+                                 << "/in.txt destination=" << job_dir << "/in.txt\n"
+                                 << "#BB_LUA stage_out source=" << job_dir
+                                 << "/out.txt destination=" << home << "/out.txt\n"
+                                 << "tr a-z A-Z < $BB_JOB_DIR/in.txt > $BB_JOB_DIR/out.txt\n";
+  ASSERT_EQ(RunShell("chown skiffbb " + home + "/in.txt " + home + "/bb.sh").exit_code, 0);
+  CommandResult submit = cluster_->RunAs("skiffbb", "sbatch --wait -o /dev/null bb.sh");
+  EXPECT_EQ(submit.exit_code, 0) << submit.out << submit.err;
+  EXPECT_TRUE(Eventually(30, [&] { return ReadFile(home + "/out.txt") == "INPUT DATA\n"; }))
+      << ReadFile(home + "/out.txt");
 }
 
 TEST_F(ClusterUpTest, ScriptdIsForkedByCtldAndAnswers) {
