@@ -253,7 +253,7 @@ absl::Status Controller::UpdateNodes(const Caller& caller, const std::vector<std
   std::vector<NodeChange> changes;
   absl::Status status = Commit([&](Lifecycle& core, int64_t now) {
     changes.clear();
-    return core.UpdateNodes(names, state, reason, now, &changes);
+    return core.UpdateNodes(names, state, reason, caller.uid, now, &changes);
   });
   for (const NodeChange& change : changes) {
     logger_.info("NodeName={} {} (by uid {})", change.node_name, change.what, caller.uid);

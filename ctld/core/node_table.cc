@@ -116,6 +116,7 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
       node->drain = true;
       node->reason = low;
       node->reason_time = now;
+      node->reason_uid.reset();
       Record(changes, *node, absl::StrCat("DRAIN (", low, ")"));
     }
   }
@@ -166,6 +167,7 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
       node.state = NodeBaseState::kDown;
       node.reason = kNotResponding;
       node.reason_time = now;
+      node.reason_uid.reset();
       Record(changes, node,
              absl::StrCat(NodeBaseStateName(before), " -> DOWN (", kNotResponding, ")"));
       if (changes) changes->back().went_down = true;
@@ -174,8 +176,8 @@ void NodeTable::CheckTimeouts(int64_t now, int64_t heartbeat_interval, int64_t s
 }
 
 absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view state,
-                                    const std::string& reason, int64_t now,
-                                    std::vector<NodeChange>* changes) {
+                                    const std::string& reason, std::optional<uint32_t> by,
+                                    int64_t now, std::vector<NodeChange>* changes) {
   Node* node = FindMutable(node_name);
   if (node == nullptr) {
     return absl::NotFoundError(
@@ -189,12 +191,14 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
     node->drain = true;
     node->reason = reason;
     node->reason_time = now;
+    node->reason_uid = by;
     Record(changes, *node, absl::StrCat("DRAIN (", reason, ")"));
   } else if (upper == "DOWN") {
     const NodeBaseState before = node->state;
     node->state = NodeBaseState::kDown;
     node->reason = reason;
     node->reason_time = now;
+    node->reason_uid = by;
     Record(changes, *node, absl::StrCat(NodeBaseStateName(before), " -> DOWN (", reason, ")"));
     if (changes) changes->back().went_down = true;
   } else if (upper == "RESUME" || upper == "UNDRAIN" || upper == "IDLE") {
@@ -204,6 +208,7 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
       UpdateUsageState(*node);
     }
     node->reason.clear();
+    node->reason_uid.reset();
     Record(changes, *node, "resumed");
   } else {
     return absl::InvalidArgumentError(absl::StrCat(

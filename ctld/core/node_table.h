@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,9 @@ struct Node {
   }
   std::string reason;  // why DOWN or DRAIN
   int64_t reason_time = 0;
+  // Who set `reason` with scontrol update; nullopt for reasons ctld sets itself
+  // (not responding, low memory, a failed launch).
+  std::optional<uint32_t> reason_uid;
   int64_t last_heartbeat = 0;  // 0 = never heard from
   int64_t last_registered = 0;
   int64_t boot_time = 0;
@@ -109,7 +113,7 @@ class NodeTable {
   // need a reason; RESUME/UNDRAIN/IDLE clear DRAIN and an admin DOWN.
   // InvalidArgument names a bad state, NotFound an unknown node.
   absl::Status AdminUpdate(std::string_view node_name, std::string_view state,
-                           const std::string& reason, int64_t now,
+                           const std::string& reason, std::optional<uint32_t> by, int64_t now,
                            std::vector<NodeChange>* changes);
 
   // Marks silent nodes not responding, then DOWN. Call periodically.

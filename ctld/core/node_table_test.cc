@@ -154,16 +154,19 @@ TEST(NodeTableAdmin, DrainNeedsReasonAndResumeClearsIt) {
   reg.cpus = 2;
   reg.real_memory_mb = 10;
   ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
-  EXPECT_EQ(table.AdminUpdate("n1", "drain", "", 2, nullptr).code(),
+  EXPECT_EQ(table.AdminUpdate("n1", "drain", "", 0u, 2, nullptr).code(),
             absl::StatusCode::kInvalidArgument);
-  ASSERT_TRUE(table.AdminUpdate("n1", "DRAIN", "disk", 2, nullptr).ok());
+  ASSERT_TRUE(table.AdminUpdate("n1", "DRAIN", "disk", 1001u, 2, nullptr).ok());
   EXPECT_TRUE(table.Find("n1")->drain);
+  EXPECT_EQ(table.Find("n1")->reason_uid, 1001u);  // who drained it, for sinfo -R
   EXPECT_FALSE(table.Find("n1")->Usable());
-  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 3, nullptr).ok());
+  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 0u, 3, nullptr).ok());
   EXPECT_FALSE(table.Find("n1")->drain);
+  EXPECT_FALSE(table.Find("n1")->reason_uid.has_value());
   EXPECT_TRUE(table.Find("n1")->Usable());
-  EXPECT_EQ(table.AdminUpdate("n9", "DRAIN", "x", 3, nullptr).code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(table.AdminUpdate("n1", "SLEEP", "x", 3, nullptr).code(),
+  EXPECT_EQ(table.AdminUpdate("n9", "DRAIN", "x", 0u, 3, nullptr).code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(table.AdminUpdate("n1", "SLEEP", "x", 0u, 3, nullptr).code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -51,8 +51,9 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   }
   // Slurm clears the reason's time with the reason; the table keeps the last one.
   if (!node.reason.empty()) out->set_reason_time(node.reason_time);
-  // reason_uid, cpu_load and free_memory_mb stay absent: the node table does not
-  // record who set a reason, and noded does not report load or free memory.
+  if (!node.reason.empty() && node.reason_uid.has_value()) out->set_reason_uid(*node.reason_uid);
+  // cpu_load and free_memory_mb stay absent: noded does not report them. A
+  // reason ctld set itself has no reason_uid (sinfo -R shows Unknown).
   out->set_noded_start_time(node.noded_start_time);
 }
 

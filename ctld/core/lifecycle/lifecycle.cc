@@ -473,11 +473,12 @@ bool Lifecycle::Heartbeat(const std::string& node_name, int64_t now,
 
 absl::StatusOr<Effects> Lifecycle::UpdateNodes(const std::vector<std::string>& names,
                                                const std::string& state, const std::string& reason,
-                                               int64_t now, std::vector<NodeChange>* changes) {
+                                               uint32_t by, int64_t now,
+                                               std::vector<NodeChange>* changes) {
   Begin();
   Effects effects;
   for (const std::string& name : names) {
-    absl::Status status = MutNodes().AdminUpdate(name, state, reason, now, changes);
+    absl::Status status = MutNodes().AdminUpdate(name, state, reason, by, now, changes);
     if (!status.ok()) {
       Rollback();
       changes->clear();
@@ -929,8 +930,8 @@ void Lifecycle::LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t
   // Slurm's reason for a node that failed a batch launch; the detail is in the log.
   std::vector<NodeChange> changes;
   if (const Node* node = nodes_.Find(node_name); node != nullptr && !node->drain) {
-    absl::Status drained =
-        MutNodes().AdminUpdate(node_name, "DRAIN", "batch job launch failure", now, &changes);
+    absl::Status drained = MutNodes().AdminUpdate(node_name, "DRAIN", "batch job launch failure",
+                                                  std::nullopt, now, &changes);
     if (drained.ok()) {
       for (const NodeChange& change : changes) {
         effects.log.push_back(absl::StrCat("NodeName=", change.node_name, " ", change.what));

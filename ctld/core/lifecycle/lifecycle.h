@@ -150,9 +150,10 @@ class Lifecycle {
   // Not a transaction (node liveness is not persisted). False when the node must
   // register again.
   bool Heartbeat(const std::string& node_name, int64_t now, std::vector<NodeChange>* changes);
+  // `by`: the uid of whoever asked (recorded with a DRAIN or DOWN reason).
   absl::StatusOr<Effects> UpdateNodes(const std::vector<std::string>& names,
                                       const std::string& state, const std::string& reason,
-                                      int64_t now, std::vector<NodeChange>* changes);
+                                      uint32_t by, int64_t now, std::vector<NodeChange>* changes);
   Effects CheckNodeTimeouts(int64_t now, std::vector<NodeChange>* changes);
 
   // ---- jobs

@@ -503,7 +503,7 @@ TEST_F(LifecycleTest, NodeDownRequeuesOrFailsAndAPreemptedJobRequeues) {
   ASSERT_EQ(StateOf(a), JobState::kRunning);
   ASSERT_EQ(StateOf(b), JobState::kRunning);
   std::vector<NodeChange> changes;
-  Drive(Store(core_->UpdateNodes({"n1", "n2"}, "DOWN", "test", now_, &changes)));
+  Drive(Store(core_->UpdateNodes({"n1", "n2"}, "DOWN", "test", 0, now_, &changes)));
   EXPECT_EQ(StateOf(a), JobState::kPending);
   EXPECT_EQ(core_->Find(a)->restart_count, 1);
   EXPECT_EQ(StateOf(b), JobState::kNodeFail);
@@ -559,7 +559,7 @@ TEST_F(LaunchFailureTest, AJobWhoseLaunchKeepsFailingIsHeldAfterMaxBatchRequeue)
   const uint64_t id = Submit(Request(2));
   for (int attempt = 0; attempt <= Lifecycle::kMaxBatchRequeue; ++attempt) {
     std::vector<NodeChange> changes;
-    Store(core_->UpdateNodes({"n1", "n2"}, "RESUME", "", now_, &changes));
+    Store(core_->UpdateNodes({"n1", "n2"}, "RESUME", "", 0, now_, &changes));
     FailLaunches(Schedule(), Lifecycle::LaunchBlame::kNode);
     ASSERT_EQ(StateOf(id), JobState::kPending) << attempt;
   }
@@ -827,7 +827,8 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
         case 6: {
           std::vector<NodeChange> changes;
           const bool down = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
-          apply(core_->UpdateNodes({"n2"}, down ? "DOWN" : "RESUME", "test", now_, &changes), fail);
+          apply(core_->UpdateNodes({"n2"}, down ? "DOWN" : "RESUME", "test", 0, now_, &changes),
+                fail);
           break;
         }
         case 7:
