@@ -336,12 +336,11 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                       " Account=", OrNull(job.account().empty() ? spec.account() : job.account()),
                       " QOS=", OrNull(job.qos().empty() ? spec.qos() : job.qos())));
   std::string reason = job.state_reason().empty() ? "None" : job.state_reason();
-  if (!job.state_description().empty()) {
-    reason = job.state_description();
-    std::replace_if(
-        reason.begin(), reason.end(),
-        [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
-  }
+  if (!job.state_description().empty()) reason = job.state_description();
+  // Slurm's: white space becomes '_' so that the line still splits on spaces.
+  std::replace_if(
+      reason.begin(), reason.end(),
+      [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
   r.Line(absl::StrCat("JobState=", JobStateName(job.state()), " Reason=", reason,
                       " Dependency=", Dependency(job)));
   r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,

@@ -41,7 +41,7 @@ constexpr SlurmState kSlurmStates[] = {
     {"REVOKED", "RV", v1::JOB_STATE_UNSPECIFIED},
     {"SIGNALING", "SI", v1::JOB_STATE_UNSPECIFIED},
     {"SPECIAL_EXIT", "SE", v1::JOB_STATE_UNSPECIFIED},
-    {"STAGE_OUT", "SO", v1::JOB_STATE_UNSPECIFIED},
+    {"STAGE_OUT", "SO", v1::STAGE_OUT},
     {"STOPPED", "ST", v1::JOB_STATE_UNSPECIFIED},
 };
 

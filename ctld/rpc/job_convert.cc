@@ -88,8 +88,18 @@ v1::JobState ToProtoState(JobState state) {
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
+v1::JobState DisplayState(const Job& job) {
+  if (job.state == JobState::kCompleting && job.UsesBurstBuffer() &&
+      (job.bb_state == BbState::kPostRun || job.bb_state == BbState::kStagingOut)) {
+    return v1::STAGE_OUT;
+  }
+  return ToProtoState(job.state);
+}
+
 absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
   switch (state) {
+    case v1::STAGE_OUT:
+      return JobState::kCompleting;
     case v1::PENDING:
       return JobState::kPending;
     case v1::CONFIGURING:
@@ -138,7 +148,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_group_id(job.gid);
   out->set_user_name(job.user_name);
   out->set_group_name(job.group_name);
-  out->set_state(ToProtoState(job.state));
+  out->set_state(DisplayState(job));
   out->set_state_reason(job.reason);
   out->set_state_description(job.reason_detail);
   if (job.reason_detail.empty() && job.state == JobState::kPending &&

@@ -39,6 +39,10 @@ absl::StatusOr<Job> JobFromSpec(const v1::JobSpec& spec, const Submitter& submit
                                 const std::vector<std::string>& qos_names = {"normal"});
 
 v1::JobState ToProtoState(JobState state);
+// What commands are shown: ToProtoState, except STAGE_OUT for a COMPLETING job
+// whose burst buffer is staging out (post_run or data_out running), as Slurm.
+v1::JobState DisplayState(const Job& job);
+// STAGE_OUT reads as COMPLETING.
 absl::StatusOr<JobState> FromProtoState(v1::JobState state);
 
 // `now` fills JobInfo.now (for squeue's TIME column).

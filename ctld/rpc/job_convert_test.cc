@@ -192,6 +192,23 @@ TEST(JobFromSpec, ZeroTimeLimitMeansUnlimitedWhichAFinitePartitionRefuses) {
   EXPECT_FALSE(JobFromSpec(spec, kAlice, Config(), Nodes()).ok());
 }
 
+TEST(DisplayState, ACompletingJobStagingOutShowsAsStageOut) {
+  Job job;
+  job.state = JobState::kCompleting;
+  EXPECT_EQ(DisplayState(job), v1::COMPLETING);
+  job.bb_directives = "#BB_LUA pool=fast capacity=1G";
+  job.bb_state = BbState::kPostRun;
+  EXPECT_EQ(DisplayState(job), v1::STAGE_OUT);
+  job.bb_state = BbState::kStagingOut;
+  EXPECT_EQ(DisplayState(job), v1::STAGE_OUT);
+  job.bb_state = BbState::kTeardown;
+  EXPECT_EQ(DisplayState(job), v1::COMPLETING);
+  job.state = JobState::kCompleted;
+  job.bb_state = BbState::kStagingOut;
+  EXPECT_EQ(DisplayState(job), v1::COMPLETED);
+  EXPECT_EQ(*FromProtoState(v1::STAGE_OUT), JobState::kCompleting);
+}
+
 TEST(JobToInfo, CarriesStateNodesAndExpandedPaths) {
   absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, Config(), Nodes());
   ASSERT_TRUE(job.ok());

@@ -199,7 +199,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
       continue;
     }
     if (!request->states().empty() &&
-        std::find(request->states().begin(), request->states().end(), ToProtoState(job.state)) ==
+        std::find(request->states().begin(), request->states().end(), DisplayState(job)) ==
             request->states().end()) {
       continue;
     }
