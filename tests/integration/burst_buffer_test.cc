@@ -301,9 +301,9 @@ TEST_F(BurstBufferTest, DataInPastStageInTimeoutHoldsTheJobAndLeavesNoProcess) {
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(10, [] { return ProcessRunning("sleep 47"); }));
   ASSERT_TRUE(Eventually(30, [&] {
-    return JobField(id, "Reason").find("data_in failed: timed out") != std::string::npos;
+    return Spaced(JobField(id, "Reason")).find("data_in failed: timed out") != std::string::npos;
   })) << JobField(id, "Reason");
-  EXPECT_NE(JobField(id, "Reason").find("burst_buffer/lua: "), std::string::npos);
+  EXPECT_NE(Spaced(JobField(id, "Reason")).find("burst_buffer/lua: "), std::string::npos);
   EXPECT_EQ(JobField(id, "JobState"), "PENDING");
   EXPECT_EQ(JobField(id, "Priority"), "0");
   EXPECT_TRUE(Eventually(5, [] { return !ProcessRunning("sleep 47"); }));
