@@ -333,6 +333,29 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   return id;
 }
 
+absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& request) {
+  const int64_t now = clock_.Now();
+  absl::StatusOr<CtldSnapshot> snapshot;
+  {
+    absl::MutexLock lock(&mu_);
+    snapshot = core_.WillRunSnapshot(request, now);
+  }
+  if (!snapshot.ok()) return snapshot.status();
+  const PendingJob& job = snapshot->pending.front();
+  const StartEstimate estimate = EarliestStart(snapshot->view, job, now);
+  if (estimate.start == kNever) {
+    return absl::FailedPreconditionError(
+        "Unable to estimate a start time: the jobs it would wait for have no time limit");
+  }
+  WillRun out;
+  out.job_id = job.id;
+  out.start = std::max(estimate.start, now);
+  for (int32_t n : estimate.nodes) out.nodes.push_back(snapshot->view.nodes[n].name);
+  out.cpus = job.cpus_per_node * static_cast<int32_t>(estimate.nodes.size());
+  out.partition = snapshot->view.partitions[job.partition].name;
+  return out;
+}
+
 std::vector<Job> Controller::SnapshotJobs(const std::vector<JobRef>& refs) {
   absl::MutexLock lock(&mu_);
   std::vector<Job> out;

@@ -103,6 +103,16 @@ class Controller {
   // Admission, slurm_bb_job_process, then durable before it returns the id
   // (the first task's for an array).
   absl::StatusOr<uint64_t> SubmitJob(const SubmitRequest& request);
+  // sbatch --test-only: when and where `request` could start given the jobs
+  // running now. Nothing is stored. Planned outside the lock.
+  struct WillRun {
+    uint64_t job_id = 0;
+    int64_t start = 0;
+    std::vector<std::string> nodes;
+    int32_t cpus = 0;
+    std::string partition;
+  };
+  absl::StatusOr<WillRun> TestJob(const SubmitRequest& request);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
   // Per-job outcomes; an error for the whole call when it could not be stored.

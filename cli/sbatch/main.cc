@@ -160,6 +160,24 @@ int main(int argc, char** argv) {
   }
   skiff::v1::SubmitJobRequest request;
   *request.mutable_spec() = submission->spec;
+  if (submission->test_only) {
+    request.set_test_only(true);
+    skiff::v1::SubmitJobReply will;
+    absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::SubmitJob, request, &will);
+    if (!status.ok()) {
+      std::string message(status.message());
+      if (const size_t cut = message.rfind('\n'); cut != std::string::npos) {
+        message = message.substr(cut + 1);
+      }
+      return skiff::ReportError(
+          kProgram, absl::Status(status.code(), absl::StrCat("allocation failure: ", message)));
+    }
+    fprintf(stderr, "%s: %s\n", kProgram,
+            skiff::FormatWillRun(will.job_id(), will.will_start(), will.will_cpus(),
+                                 will.will_nodes(), will.will_partition())
+                .c_str());
+    return 0;
+  }
   skiff::v1::SubmitJobReply reply;
   absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::SubmitJob, request, &reply);
   if (!status.ok()) {

@@ -109,6 +109,9 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   app.add_flag_callback(
       "--parsable", [o] { o->parsable = true; }, "print only the job id");
   app.add_flag_callback(
+      "--test-only", [o] { o->test_only = true; },
+      "check the job and estimate when it would start; submit nothing");
+  app.add_flag_callback(
       "-W,--wait", [o] { o->wait = true; },
       "return only when the job has ended, with its exit code");
   app.add_flag_callback(
@@ -606,6 +609,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.hold, high.hold);
   take(out.parsable, high.parsable);
   take(out.wait, high.wait);
+  take(out.test_only, high.test_only);
   take(out.requeue, high.requeue);
   take(out.array, high.array);
   take(out.exclusive, high.exclusive);
@@ -883,6 +887,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   spec.set_submit_host(context.hostname);
   out.parsable = o.parsable.value_or(false);
   out.wait = o.wait.value_or(false);
+  out.test_only = o.test_only.value_or(false);
   for (const std::string& name : o.ignored) {
     out.warnings.push_back(absl::StrCat(name, " is not supported by Skiff and was ignored"));
   }
@@ -1096,6 +1101,12 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (absl::Status s = FillEnvironment(export_mode, context, &spec); !s.ok()) return s;
   if (absl::Status s = CheckTextFields(spec); !s.ok()) return s;
   return out;
+}
+
+std::string FormatWillRun(uint64_t job_id, int64_t start, int32_t cpus, const std::string& nodes,
+                          const std::string& partition) {
+  return absl::StrCat("Job ", job_id, " to start at ", FormatTimestamp(start), " using ", cpus,
+                      " processors on nodes ", nodes, " in partition ", partition);
 }
 
 std::string FormatSubmitted(uint64_t job_id, bool parsable) {

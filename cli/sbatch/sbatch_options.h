@@ -67,6 +67,7 @@ struct SbatchRawOptions {
   std::optional<bool> parsable;           // --parsable
   std::optional<bool> requeue;            // --requeue / --no-requeue
   std::optional<bool> wait;               // -W, --wait
+  std::optional<bool> test_only;          // --test-only
   std::optional<std::string> nice;        // --nice[=adjustment]
   std::optional<std::string> open_mode;   // --open-mode: append or truncate
   std::optional<std::string> signal;      // --signal=[{R|B}:]SIG[@TIME]
@@ -128,6 +129,7 @@ struct SbatchSubmission {
   v1::JobSpec spec;
   bool parsable = false;
   bool wait = false;                  // -W: block until the job (every task of an array) has ended
+  bool test_only = false;             // --test-only: ask for an estimate, submit nothing
   std::vector<std::string> warnings;  // "sbatch: warning: " + each, on stderr
 };
 
@@ -154,6 +156,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
 // "midnight", "noon", "teatime" (16:00), "today", "tomorrow". Local time (TZ).
 // Error: InvalidArgument "Invalid --begin specification: <text>".
 absl::StatusOr<int64_t> ParseBeginTime(std::string_view text, int64_t now);
+
+// sbatch --test-only's answer, as Slurm's: "Job 5 to start at
+// 2026-11-23T20:40:00 using 2 processors on nodes n[1-2] in partition debug".
+std::string FormatWillRun(uint64_t job_id, int64_t start, int32_t cpus, const std::string& nodes,
+                          const std::string& partition);
 
 // "Submitted batch job N", or "N" with --parsable; newline-terminated.
 std::string FormatSubmitted(uint64_t job_id, bool parsable);

@@ -618,6 +618,14 @@ TEST(WaitExitCode, EndsWithTheHighestExitCodeAndOneForASignal) {
   EXPECT_EQ(WaitExitCode({JobIn(v1::CANCELLED, 0, 9), JobIn(v1::FAILED, 4)}), 4);
 }
 
+TEST(FormatWillRun, MatchesSlurmsTestOnlyLine) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  EXPECT_EQ(FormatWillRun(5, 1795638000, 2, "n[1-2]", "debug"),
+            "Job 5 to start at 2026-11-25T20:20:00 using 2 processors on nodes n[1-2] in "
+            "partition debug");
+}
+
 TEST(FormatSubmitted, MatchesSlurm) {
   // shared/reference/sbatch_success.txt and sbatch_parsable.txt
   EXPECT_EQ(FormatSubmitted(15382, false), "Submitted batch job 15382\n");

@@ -134,6 +134,17 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   // Names come from the credential's ids, never from the request.
   const Submitter submitter{caller->uid, caller->gid, UserName(caller->uid),
                             GroupName(caller->gid)};
+  if (request->test_only()) {
+    absl::StatusOr<Controller::WillRun> will =
+        controller_.TestJob(SubmitRequestFromSpec(request->spec(), submitter));
+    if (!will.ok()) return ToGrpcStatus(will.status());
+    reply->set_job_id(will->job_id);
+    reply->set_will_start(will->start);
+    reply->set_will_nodes(CompressHostlist(will->nodes));
+    reply->set_will_cpus(will->cpus);
+    reply->set_will_partition(will->partition);
+    return grpc::Status::OK;
+  }
   absl::StatusOr<uint64_t> id =
       controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter));
   if (!id.ok()) return ToGrpcStatus(id.status());
@@ -198,9 +209,8 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
                      [&](const std::string& n) { return on_nodes.count(n); })) {
       continue;
     }
-    if (!request->states().empty() &&
-        std::find(request->states().begin(), request->states().end(), DisplayState(job)) ==
-            request->states().end()) {
+    if (!request->states().empty() && std::find(request->states().begin(), request->states().end(),
+                                                DisplayState(job)) == request->states().end()) {
       continue;
     }
     v1::JobInfo* info = reply->add_jobs();

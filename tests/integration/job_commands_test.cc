@@ -208,5 +208,21 @@ TEST_F(JobCommandsTest, TasksPerNodeSetTheTaskCountAndEnvironment) {
   EXPECT_EQ(ReadFile(out), "2 2(x2) 2(x2)\n");
 }
 
+TEST_F(JobCommandsTest, TestOnlyEstimatesAndSubmitsNothing) {
+  const std::string before = cluster_->Run("squeue -h -t all | wc -l").out;
+  CommandResult r = cluster_->Run("cd /tmp && sbatch --test-only -N 2 --wrap=true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("sbatch: Job [0-9]+ to start at [0-9T:-]+ using 2 processors on nodes "
+                        "n\\[[0-9]-[0-9]\\] in partition debug\n")))
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(cluster_->Run("squeue -h -t all | wc -l").out, before);
+  r = cluster_->Run("cd /tmp && sbatch --test-only -p gpu --gres=gpu:3 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: allocation failure: Requested node configuration is not available\n");
+}
+
 }  // namespace
 }  // namespace skiff::testing

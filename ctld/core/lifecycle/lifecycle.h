@@ -198,6 +198,11 @@ class Lifecycle {
   // node that went away, waits: `*replan` is set).
   Effects ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now, bool* replan);
 
+  // sbatch --test-only: `request` checked as admission checks it (nothing
+  // reserved) and a snapshot of the running jobs with it as the one pending
+  // job (snapshot.pending[0], id = the next job id), for EarliestStart.
+  absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now) const;
+
   // ---- reads
   const std::map<uint64_t, Job>& jobs() const { return jobs_; }
   const Job* Find(uint64_t id) const;

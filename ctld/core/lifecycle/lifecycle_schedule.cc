@@ -183,6 +183,32 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
   return Close(std::move(effects));
 }
 
+absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& request,
+                                                        int64_t now) const {
+  std::vector<std::string> qos_names;
+  for (const Qos& qos : qos_) qos_names.push_back(qos.name);
+  absl::StatusOr<Job> job = JobFromRequest(request, config_, nodes_.Capacities(), qos_names);
+  if (!job.ok()) return job.status();
+  job->id = next_job_id_;
+  job->submit_time = now;
+  job->eligible_time = now;
+  CtldSchedulerInputs inputs;
+  for (const auto& [id, running] : jobs_) {
+    if (running.state == JobState::kConfiguring || running.state == JobState::kRunning) {
+      inputs.running.push_back(&running);
+    }
+  }
+  inputs.pending.push_back(&*job);
+  inputs.nodes = nodes_.Capacities();
+  for (const Node& node : nodes_.nodes())
+    inputs.node_features[node.config.name] = node.config.features;
+  inputs.partitions = config_.partitions;
+  inputs.qos = qos_;
+  inputs.now = now;
+  inputs.usage = usage_;
+  return BuildSnapshot(inputs);
+}
+
 PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
                   const PreemptOptions& preempt, int64_t now) {
   PassPlan out;
