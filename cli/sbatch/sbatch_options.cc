@@ -16,6 +16,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -70,6 +71,8 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("-i,--input", &o->input, "stdin file");
   text("-D,--chdir", &o->chdir, "working directory");
   text("--export", &o->export_env, "ALL, NONE, or NAME[=value],... (ALL may lead)");
+  text("--export-file", &o->export_file,
+       "file (or open fd 3..) of NAME=value entries, NUL- or newline-separated");
   text("-q,--qos", &o->qos, "quality of service");
   text("-A,--account", &o->account, "account");
   text("--gres", &o->gres, "generic resources per node, e.g. gpu:2");
@@ -594,6 +597,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.input, high.input);
   take(out.chdir, high.chdir);
   take(out.export_env, high.export_env);
+  take(out.export_file, high.export_file);
   take(out.qos, high.qos);
   take(out.account, high.account);
   take(out.gres, high.gres);
@@ -1099,6 +1103,26 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   const std::string export_mode = o.export_env.value_or("ALL");
   spec.set_export_mode(export_mode);
   if (absl::Status s = FillEnvironment(export_mode, context, &spec); !s.ok()) return s;
+  if (o.export_file) {
+    // A number from 3 up is an open file descriptor, as in Slurm.
+    const std::string& what = *o.export_file;
+    std::optional<int64_t> fd = PositiveInt(what);
+    const std::string path = fd && *fd >= 3 ? absl::StrCat("/dev/fd/", *fd) : Absolute(what, context.cwd);
+    absl::StatusOr<std::string> text =
+        context.read_file ? context.read_file(path) : absl::UnavailableError("no file reader");
+    if (!text.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Could not read environment file ", what, ": ", text.status().message()));
+    }
+    // NUL-separated (values may hold newlines), else one entry per line.
+    const char separator = text->find('\0') != std::string::npos ? '\0' : '\n';
+    for (absl::string_view entry : absl::StrSplit(*text, separator, absl::SkipEmpty())) {
+      const size_t eq = entry.find('=');
+      if (eq == absl::string_view::npos || eq == 0) continue;  // Slurm skips such lines
+      (*spec.mutable_environment())[std::string(entry.substr(0, eq))] =
+          std::string(entry.substr(eq + 1));
+    }
+  }
   if (absl::Status s = CheckTextFields(spec); !s.ok()) return s;
   return out;
 }

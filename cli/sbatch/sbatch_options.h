@@ -42,6 +42,7 @@ struct SbatchRawOptions {
   std::optional<std::string> input;                // -i, --input
   std::optional<std::string> chdir;                // -D, --chdir
   std::optional<std::string> export_env;           // --export
+  std::optional<std::string> export_file;          // --export-file: a file, or an fd >= 3
   std::optional<std::string> qos;                  // -q, --qos
   std::optional<std::string> account;              // -A, --account
   std::optional<std::string> gres;                 // --gres, comma list

@@ -541,6 +541,30 @@ TEST(BuildSubmission, SignalOpenModeAndTasksPerNode) {
             "Invalid --open-mode specification: 'sometimes'");
 }
 
+TEST(BuildSubmission, ExportFileAddsNulOrNewlineSeparatedVariables) {
+  SubmitContext context = Context();
+  context.read_file = Files({
+      {"/home/alice/work/env.lines", "A=1\nB=two words\nbroken\n"},
+      {"/home/alice/work/env.nul", std::string("C=multi\nline\0D=4\0", 18)},
+  });
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"--export=NONE", "--export-file=env.lines", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.environment().at("A"), "1");
+  EXPECT_EQ(s->spec.environment().at("B"), "two words");
+  EXPECT_EQ(s->spec.environment().count("broken"), 0u);
+  EXPECT_EQ(s->spec.environment().count("HOME"), 0u);  // --export=NONE still holds
+  s = Submit({"--export-file", "env.nul", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.environment().at("C"), "multi\nline");
+  EXPECT_EQ(s->spec.environment().at("D"), "4");
+  EXPECT_EQ(s->spec.environment().at("HOME"), "/home/alice");
+  s = Submit({"--export-file=/nope", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "Could not read environment file /nope: No such file or directory");
+}
+
 TEST(BuildSubmission, NodeListFromAFile) {
   SubmitContext context = Context();
   context.read_file = Files({
