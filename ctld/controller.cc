@@ -333,6 +333,13 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   return id;
 }
 
+absl::Status Controller::SuspendJob(const Caller& caller, const JobRef& ref, bool resume) {
+  const bool privileged = IsPrivileged(caller.uid);
+  return Commit([&](Lifecycle& core, int64_t now) {
+    return core.Suspend(caller, privileged, ref, resume, now);
+  });
+}
+
 absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& request) {
   const int64_t now = clock_.Now();
   absl::StatusOr<CtldSnapshot> snapshot;

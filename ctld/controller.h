@@ -113,6 +113,8 @@ class Controller {
     std::string partition;
   };
   absl::StatusOr<WillRun> TestJob(const SubmitRequest& request);
+  // scontrol suspend (resume = false) / resume: operators only.
+  absl::Status SuspendJob(const Caller& caller, const JobRef& ref, bool resume);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
   // Per-job outcomes; an error for the whole call when it could not be stored.

@@ -33,7 +33,7 @@ constexpr StateWords kStates[] = {
     {v1::CANCELLED, "CANCELLED", "CA"}, {v1::TIMEOUT, "TIMEOUT", "TO"},
     {v1::NODE_FAIL, "NODE_FAIL", "NF"}, {v1::OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
     {v1::PREEMPTED, "PREEMPTED", "PR"}, {v1::REQUEUED, "REQUEUED", "RQ"},
-    {v1::STAGE_OUT, "STAGE_OUT", "SO"},
+    {v1::STAGE_OUT, "STAGE_OUT", "SO"}, {v1::SUSPENDED, "SUSPENDED", "S"},
 };
 
 struct SignalWord {
@@ -99,7 +99,7 @@ std::vector<v1::JobState> AllJobStates() {
 
 bool IsActiveJobState(v1::JobState state) {
   return state == v1::PENDING || state == v1::CONFIGURING || state == v1::RUNNING ||
-         state == v1::COMPLETING || state == v1::STAGE_OUT;
+         state == v1::COMPLETING || state == v1::STAGE_OUT || state == v1::SUSPENDED;
 }
 
 absl::StatusOr<v1::JobState> ParseJobState(std::string_view text) {

@@ -303,9 +303,9 @@ int main(int argc, char** argv) {
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command =
-      skiff::MatchKeyword(words[0], {"show", "update", "hold", "uhold", "release", "requeue",
-                                     "requeuehold", "write", "ping", "version"});
+  absl::StatusOr<std::string> command = skiff::MatchKeyword(
+      words[0], {"show", "update", "hold", "uhold", "release", "requeue", "requeuehold", "suspend",
+                 "resume", "write", "ping", "version"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (*command == "version") {
@@ -387,7 +387,7 @@ int main(int argc, char** argv) {
   if (*command == "update") return Update(client, *update);
   if (*command == "write") return WriteBatchScript(client, args);
 
-  // hold, uhold, release, requeue, requeuehold.
+  // hold, uhold, release, requeue, requeuehold, suspend, resume.
   int rc = 0;
   for (const skiff::v1::JobRef& ref : *ids) {
     if (!UpdateJob(client, skiff::JobCommandRequest(ref, *command), *command)) rc = 1;

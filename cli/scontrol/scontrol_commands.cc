@@ -324,7 +324,9 @@ v1::UpdateJobRequest JobCommandRequest(const v1::JobRef& job, const std::string&
   v1::UpdateJobRequest request;
   request.set_job_id(job.job_id());
   if (job.has_array_task_id()) request.set_array_task_id(job.array_task_id());
-  if (command == "requeue") {
+  if (command == "suspend" || command == "resume") {
+    request.set_suspend(command == "suspend");
+  } else if (command == "requeue") {
     request.set_requeue(true);
   } else if (command == "requeuehold") {
     request.set_requeue_hold(true);

@@ -257,7 +257,7 @@ std::string JobTres(const v1::JobInfo& job) {
 int64_t RunTime(const v1::JobInfo& job, int64_t now) {
   if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
   int64_t end = IsActiveJobState(job.state()) || job.end_time() == 0 ? now : job.end_time();
-  return std::max<int64_t>(0, end - job.start_time());
+  return std::max<int64_t>(0, end - job.start_time() - job.suspended_seconds());
 }
 
 std::string NodeState(const v1::NodeInfo& node) {
@@ -357,12 +357,24 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
       job.state() == v1::PENDING && job.start_time() == 0 && job.expected_start() != 0;
   const int64_t start = estimated ? job.expected_start() : job.start_time();
   int64_t end = job.end_time();
-  if (end == 0 && start != 0 && job.time_limit() >= 0) end = start + job.time_limit();
+  if (end == 0 && start != 0 && job.time_limit() >= 0) {
+    end = start + job.time_limit() + job.suspended_seconds();
+  }
   r.Line(absl::StrCat("StartTime=", FormatTimestamp(start), " EndTime=", FormatTimestamp(end),
                       " Deadline=N/A"));
-  r.Line(absl::StrCat("SuspendTime=None SecsPreSuspend=0 LastSchedEval=",
-                      FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
-                      " Scheduler=", estimated ? "Backfill:*" : "Main"));
+  // SecsPreSuspend: the run time before the last suspend, as Slurm.
+  const bool suspended_once = job.suspend_time() != 0;
+  r.Line(absl::StrCat(
+      "SuspendTime=", suspended_once ? FormatTimestamp(job.suspend_time()) : "None",
+      " SecsPreSuspend=",
+      job.state() == v1::SUSPENDED
+          ? std::max<int64_t>(
+                0, job.suspend_time() - job.start_time() -
+                       (job.suspended_seconds() - std::max<int64_t>(0, now - job.suspend_time())))
+          : 0,
+      " LastSchedEval=",
+      FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
+      " Scheduler=", estimated ? "Backfill:*" : "Main"));
   r.Line(absl::StrCat("Partition=", job.partition().empty() ? spec.partition() : job.partition(),
                       " AllocNode:Sid=", OrNull(spec.submit_host()), ":0"));
   r.Line(absl::StrCat("ReqNodeList=", NodeNames(spec.nodelist()),

@@ -21,7 +21,7 @@ struct SlurmState {
 constexpr SlurmState kSlurmStates[] = {
     {"PENDING", "PD", v1::PENDING},
     {"RUNNING", "R", v1::RUNNING},
-    {"SUSPENDED", "S", v1::JOB_STATE_UNSPECIFIED},
+    {"SUSPENDED", "S", v1::SUSPENDED},
     {"COMPLETED", "CD", v1::COMPLETED},
     {"CANCELLED", "CA", v1::CANCELLED},
     {"FAILED", "F", v1::FAILED},

@@ -9,9 +9,11 @@ TEST(ParseSqueueStates, AcceptsEverySlurmStateAndKeepsSkiffsOwn) {
   absl::StatusOr<SqueueStates> states = ParseSqueueStates("pd,R,suspended,CG");
   ASSERT_TRUE(states.ok());
   EXPECT_FALSE(states->all);
-  EXPECT_EQ(states->states, (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING, v1::COMPLETING}));
+  EXPECT_EQ(states->states,
+            (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING, v1::SUSPENDED, v1::COMPLETING}));
   EXPECT_TRUE(ParseSqueueStates("ALL")->all);
   EXPECT_TRUE(ParseSqueueStates("BF,DL")->states.empty());  // valid, never in Skiff
+  EXPECT_EQ(ParseSqueueStates("SO")->states, std::vector<v1::JobState>{v1::STAGE_OUT});
 }
 
 TEST(ParseSqueueStates, RefusesAnUnknownStateWithSlurmsTwoLines) {

@@ -36,7 +36,8 @@ std::string ReasonText(const v1::JobInfo& job) {
 int64_t TimeUsed(const v1::JobInfo& job, int64_t now) {
   if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
   int64_t end = job.end_time() != 0 && !IsActiveJobState(job.state()) ? job.end_time() : now;
-  return std::max<int64_t>(0, end - job.start_time());
+  // Time suspended is not time used (a suspended job's TIME stands still).
+  return std::max<int64_t>(0, end - job.start_time() - job.suspended_seconds());
 }
 
 std::string Timestamp(int64_t t) { return t == 0 ? "N/A" : FormatTimestamp(t); }

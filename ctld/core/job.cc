@@ -12,6 +12,8 @@ const char* JobStateName(JobState state) {
       return "RUNNING";
     case JobState::kCompleting:
       return "COMPLETING";
+    case JobState::kSuspended:
+      return "SUSPENDED";
     case JobState::kCompleted:
       return "COMPLETED";
     case JobState::kFailed:
@@ -40,6 +42,8 @@ const char* JobStateCode(JobState state) {
       return "R";
     case JobState::kCompleting:
       return "CG";
+    case JobState::kSuspended:
+      return "S";
     case JobState::kCompleted:
       return "CD";
     case JobState::kFailed:
@@ -64,6 +68,7 @@ bool IsFinal(JobState state) {
     case JobState::kConfiguring:
     case JobState::kRunning:
     case JobState::kCompleting:
+    case JobState::kSuspended:
       return false;
     default:
       return true;

@@ -30,6 +30,8 @@ enum class JobState {
   kNodeFail,
   kOutOfMemory,
   kPreempted,
+  // Last: the store keeps states by number.
+  kSuspended,  // scontrol suspend: stopped (SIGSTOP), resources kept, time limit paused
 };
 
 // Slurm's upper-case name: "PENDING", "NODE_FAIL", ...
@@ -98,6 +100,8 @@ struct Job {
   int64_t eligible_time = 0;
   int64_t start_time = 0;
   int64_t end_time = 0;
+  int64_t suspend_time = 0;     // when last suspended (or resumed), 0 = never
+  int64_t suspended_total = 0;  // seconds spent suspended this run: the time limit waits
 
   std::vector<std::string> nodes;              // allocated; nodes[0] runs the batch script
   int cpus_per_node = 0;                       // allocated

@@ -22,6 +22,10 @@ const char* JobEventName(JobEvent event) {
       return "Finished";
     case JobEvent::kRequeue:
       return "Requeued";
+    case JobEvent::kSuspend:
+      return "Suspended";
+    case JobEvent::kResume:
+      return "Resumed";
   }
   return "?";
 }
@@ -43,7 +47,13 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event, JobState final
       if (from == S::kConfiguring) return S::kCompleting;
       break;
     case E::kExited:
-      if (from == S::kRunning) return S::kCompleting;
+      if (from == S::kRunning || from == S::kSuspended) return S::kCompleting;
+      break;
+    case E::kSuspend:
+      if (from == S::kRunning) return S::kSuspended;
+      break;
+    case E::kResume:
+      if (from == S::kSuspended) return S::kRunning;
       break;
     case E::kCancelPending:
       if (from == S::kPending) return S::kCancelled;
@@ -53,8 +63,8 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event, JobState final
       break;
     case E::kRequeue:
       // A finished job may be requeued too (scontrol requeue), as in Slurm.
-      if (from == S::kConfiguring || from == S::kRunning || from == S::kCompleting ||
-          IsFinal(from)) {
+      if (from == S::kConfiguring || from == S::kRunning || from == S::kSuspended ||
+          from == S::kCompleting || IsFinal(from)) {
         return S::kPending;
       }
       break;

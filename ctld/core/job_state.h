@@ -20,11 +20,13 @@ enum class JobEvent {
   kLaunched,       // CONFIGURING -> RUNNING: noded started the batch script
   kPrologFailed,   // CONFIGURING -> PENDING: requeued held (Slurm's behaviour)
   kAbort,          // CONFIGURING -> COMPLETING: launch failed or cancelled before start
-  kExited,         // RUNNING -> COMPLETING: the batch script ended (any reason)
+  kExited,         // RUNNING/SUSPENDED -> COMPLETING: the batch script ended (any reason)
   kCancelPending,  // PENDING -> CANCELLED
   kFinish,         // COMPLETING -> job.final_state: EpilogSlurmctld done (or none)
-  kRequeue,        // CONFIGURING/RUNNING/COMPLETING -> PENDING: node failure with --requeue;
-                   // any final state -> PENDING: scontrol requeue of a finished job
+  kSuspend,        // RUNNING -> SUSPENDED: scontrol suspend
+  kResume,         // SUSPENDED -> RUNNING: scontrol resume
+  kRequeue,  // CONFIGURING/RUNNING/SUSPENDED/COMPLETING -> PENDING: node failure with --requeue;
+             // any final state -> PENDING: scontrol requeue of a finished job
 };
 
 const char* JobEventName(JobEvent event);

@@ -11,10 +11,11 @@ namespace {
 constexpr JobState kAllStates[] = {
     JobState::kPending,   JobState::kConfiguring, JobState::kRunning,   JobState::kCompleting,
     JobState::kCompleted, JobState::kFailed,      JobState::kCancelled, JobState::kTimeout,
-    JobState::kNodeFail,  JobState::kOutOfMemory, JobState::kPreempted};
+    JobState::kNodeFail,  JobState::kOutOfMemory, JobState::kPreempted, JobState::kSuspended};
 constexpr JobEvent kAllEvents[] = {
     JobEvent::kAllocate, JobEvent::kLaunched,      JobEvent::kPrologFailed, JobEvent::kAbort,
-    JobEvent::kExited,   JobEvent::kCancelPending, JobEvent::kFinish,       JobEvent::kRequeue};
+    JobEvent::kExited,   JobEvent::kCancelPending, JobEvent::kFinish,       JobEvent::kRequeue,
+    JobEvent::kSuspend,  JobEvent::kResume};
 
 // The whole legal table; every other (state, event) pair must be refused.
 const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
@@ -29,6 +30,10 @@ const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
       {{JobState::kRunning, JobEvent::kRequeue}, JobState::kPending},
       {{JobState::kCompleting, JobEvent::kFinish}, JobState::kTimeout},  // final_state below
       {{JobState::kCompleting, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kRunning, JobEvent::kSuspend}, JobState::kSuspended},
+      {{JobState::kSuspended, JobEvent::kResume}, JobState::kRunning},
+      {{JobState::kSuspended, JobEvent::kExited}, JobState::kCompleting},
+      {{JobState::kSuspended, JobEvent::kRequeue}, JobState::kPending},
       // scontrol requeue of a finished job.
       {{JobState::kCompleted, JobEvent::kRequeue}, JobState::kPending},
       {{JobState::kFailed, JobEvent::kRequeue}, JobState::kPending},

@@ -84,6 +84,8 @@ v1::JobState ToProtoState(JobState state) {
       return v1::OUT_OF_MEMORY;
     case JobState::kPreempted:
       return v1::PREEMPTED;
+    case JobState::kSuspended:
+      return v1::SUSPENDED;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
@@ -100,6 +102,8 @@ absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
   switch (state) {
     case v1::STAGE_OUT:
       return JobState::kCompleting;
+    case v1::SUSPENDED:
+      return JobState::kSuspended;
     case v1::PENDING:
       return JobState::kPending;
     case v1::CONFIGURING:
@@ -144,6 +148,10 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->mutable_spec()->clear_exclude();
   for (const std::string& name : job.request.exclude) out->mutable_spec()->add_exclude(name);
   out->set_nice(job.nice);
+  out->set_suspend_time(job.suspend_time);
+  out->set_suspended_seconds(
+      job.suspended_total +
+      (job.state == JobState::kSuspended ? std::max<int64_t>(0, now - job.suspend_time) : 0));
   out->set_user_id(job.uid);
   out->set_group_id(job.gid);
   out->set_user_name(job.user_name);

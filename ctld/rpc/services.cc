@@ -303,6 +303,12 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
     if (!names.ok()) return ToGrpcStatus(names.status());
     update.nodelist = *names;
   }
+  if (request->has_suspend()) {
+    return ToGrpcStatus(controller_.SuspendJob(
+        {caller->uid, caller->gid},
+        {request->job_id(), request->has_array_task_id() ? request->array_task_id() : -1},
+        !request->suspend()));
+  }
   if (request->requeue() || request->requeue_hold()) {
     update.requeue =
         request->requeue_hold() ? JobUpdate::Requeue::kRequeueHold : JobUpdate::Requeue::kRequeue;

@@ -66,6 +66,8 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_warn_time(job.warn_time);
   r.set_warn_batch_only(job.warn_batch_only);
   r.set_warn_sent(job.warn_sent);
+  r.set_suspend_time(job.suspend_time);
+  r.set_suspended_total(job.suspended_total);
   r.set_admin_priority(job.admin_priority);
   r.set_requeue_request(static_cast<int32_t>(job.requeue_request));
   r.set_bb_directives(job.bb_directives);
@@ -143,6 +145,8 @@ Job FromRecord(const v1::JobRecord& r) {
   job.warn_time = r.warn_time();
   job.warn_batch_only = r.warn_batch_only();
   job.warn_sent = r.warn_sent();
+  job.suspend_time = r.suspend_time();
+  job.suspended_total = r.suspended_total();
   job.admin_priority = r.admin_priority();
   job.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
   job.bb_directives = r.bb_directives();

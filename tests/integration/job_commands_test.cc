@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
@@ -222,6 +224,30 @@ TEST_F(JobCommandsTest, TestOnlyEstimatesAndSubmitsNothing) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "sbatch: error: allocation failure: Requested node configuration is not available\n");
+}
+
+TEST_F(JobCommandsTest, SuspendStopsAJobAndResumeContinuesIt) {
+  const std::string counter = cluster_->dir() + "/counter";
+  const std::string id = Submit("-o /dev/null --wrap='i=0; while true; do i=$((i+1)); echo $i > " +
+                                counter + "; sleep 0.1; done'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
+  ASSERT_TRUE(Eventually(10, [&] { return !ReadFile(counter).empty(); }));
+  CommandResult r = cluster_->Run("scontrol suspend " + id);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(id, "JobState"), "SUSPENDED");
+  EXPECT_EQ(cluster_->Run("squeue -h -o %t -j " + id).out, "S\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a signal in flight lands
+  const std::string stopped = ReadFile(counter);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(ReadFile(counter), stopped);  // no progress while suspended
+  r = cluster_->Run("scontrol suspend " + id);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "Job is not running for job " + id + "\n");
+  ASSERT_EQ(cluster_->Run("scontrol resume " + id).exit_code, 0);
+  EXPECT_EQ(Field(id, "JobState"), "RUNNING");
+  EXPECT_TRUE(Eventually(10, [&] { return ReadFile(counter) != stopped; }));
+  cluster_->Run("scancel " + id);
+  EXPECT_TRUE(WaitForField(id, "JobState", "CANCELLED"));
 }
 
 }  // namespace

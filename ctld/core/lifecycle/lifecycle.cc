@@ -4,6 +4,8 @@
 // scheduling pass in lifecycle_schedule.cc, admission in admission.cc.
 #include "ctld/core/lifecycle/lifecycle.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <utility>
@@ -39,7 +41,8 @@ void SetMember(std::set<uint64_t>& set, std::map<uint64_t, bool>& journal, uint6
 }
 
 bool HoldsResources(const Job& job) {
-  return job.state == JobState::kConfiguring || job.state == JobState::kRunning;
+  return job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+         job.state == JobState::kSuspended;
 }
 
 }  // namespace
@@ -303,6 +306,8 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.preempt_requeue = false;
   job.requeue_request = Job::RequeueRequest::kNone;
   job.warn_sent = false;
+  job.suspend_time = 0;
+  job.suspended_total = 0;
   job.final_state = JobState::kCompleted;
   job.exit_code = 0;
   job.exit_signal = 0;
@@ -349,7 +354,8 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
     if (!TransitionJob(job, JobEvent::kLaunched, effects)) return;
   }
   if (!report.finished) return;
-  if (job.state != JobState::kRunning) return;  // already recorded
+  // Already recorded otherwise. (A suspended job ends when it is killed.)
+  if (job.state != JobState::kRunning && job.state != JobState::kSuspended) return;
   if (report.fenced) {
     // The node lost touch with ctld long enough for its lease to run out, though
     // not for SlurmdTimeout: as after a node failure, but the run is known dead.
@@ -396,7 +402,9 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
     return true;
   }
   if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
-  const JobEvent event = job.state == JobState::kRunning ? JobEvent::kExited : JobEvent::kAbort;
+  const JobEvent event = job.state == JobState::kRunning || job.state == JobState::kSuspended
+                             ? JobEvent::kExited
+                             : JobEvent::kAbort;
   if (TransitionJob(job, event, effects)) FinishRun(job, now, effects);
   return false;
 }
@@ -450,9 +458,9 @@ absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registra
   }
   // Jobs ctld believes run on this node but the node does not know: lost.
   for (auto& [id, stored] : jobs_) {
-    if (stored.state != JobState::kRunning || stored.nodes.empty() ||
-        stored.nodes.front() != registration.node_name || reported.count(id) > 0 ||
-        now - stored.start_time < kLaunchGraceSeconds) {
+    if ((stored.state != JobState::kRunning && stored.state != JobState::kSuspended) ||
+        stored.nodes.empty() || stored.nodes.front() != registration.node_name ||
+        reported.count(id) > 0 || now - stored.start_time < kLaunchGraceSeconds) {
       continue;
     }
     Job& job = Mut(id);
@@ -814,6 +822,35 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
   return Close(std::move(effects));
 }
 
+absl::StatusOr<Effects> Lifecycle::Suspend(const Caller& caller, bool privileged, const JobRef& ref,
+                                           bool resume, int64_t now) {
+  // Slurm: only operators suspend and resume (a user's suspend would free
+  // nothing for others and could stall a running job's peers).
+  if (!privileged) return absl::PermissionDeniedError("Access/permission denied");
+  const std::vector<const Job*> targets = Resolve(ref);
+  if (targets.empty()) return absl::NotFoundError("Invalid job id specified");
+  Begin();
+  Effects effects;
+  for (const Job* target : targets) {
+    const JobState want = resume ? JobState::kSuspended : JobState::kRunning;
+    if (target->state != want) {
+      if (targets.size() > 1) continue;  // an array's other tasks are not errors
+      Rollback();
+      return absl::FailedPreconditionError(resume ? "Job is not suspended" : "Job is not running");
+    }
+    Job& job = Mut(*target);
+    if (!TransitionJob(job, resume ? JobEvent::kResume : JobEvent::kSuspend, effects)) continue;
+    if (resume) job.suspended_total += std::max<int64_t>(0, now - job.suspend_time);
+    job.suspend_time = now;
+    effects.intents.push_back(SignalIntent{job.id, NodeTarget(job.nodes.front()),
+                                           resume ? SIGCONT : SIGSTOP, /*batch_only=*/false});
+    effects.log.push_back(
+        absl::StrCat("JobId=", job.id, resume ? " resumed" : " suspended", " by uid ", caller.uid));
+  }
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
 Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   Begin();
   Effects effects;
@@ -821,7 +858,8 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   for (auto& [id, stored] : jobs_) {
     if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
     if (terminate_sent_.count(id) > 0) continue;
-    const int64_t end = stored.start_time + stored.request.time_limit;
+    // Time spent suspended does not count against the limit, as in Slurm.
+    const int64_t end = stored.start_time + stored.request.time_limit + stored.suspended_total;
     if (stored.warn_signal != 0 && !stored.warn_sent && now >= end - stored.warn_time &&
         now < end + grace && !stored.nodes.empty()) {
       Job& job = Mut(id);

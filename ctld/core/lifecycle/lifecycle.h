@@ -166,6 +166,10 @@ class Lifecycle {
   // All or nothing: the first field refused leaves the job as it was.
   absl::StatusOr<Effects> Update(const Caller& caller, bool privileged, const JobUpdate& update,
                                  int64_t now);
+  // scontrol suspend / resume (operators only): SIGSTOP / SIGCONT to the job's
+  // processes; a suspended job keeps its resources and its time limit waits.
+  absl::StatusOr<Effects> Suspend(const Caller& caller, bool privileged, const JobRef& ref,
+                                  bool resume, int64_t now);
   Effects EnforceTimeLimits(int64_t now);
   // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
   // transaction: nothing is written.

@@ -53,7 +53,8 @@ class JobTableLookup final : public DependencyLookup {
     for (const auto& [id, job] : jobs_) {
       if (id == self_id || job.uid != uid || job.name != name) continue;
       if (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
-          job.state == JobState::kCompleting || (job.state == JobState::kPending && id < self_id)) {
+          job.state == JobState::kSuspended || job.state == JobState::kCompleting ||
+          (job.state == JobState::kPending && id < self_id)) {
         return true;
       }
     }
@@ -135,7 +136,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
   for (const auto& [id, job] : jobs_) {
     if (job.array_job_id != 0 && job.array_max_running > 0 &&
         (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
-         job.state == JobState::kCompleting)) {
+         job.state == JobState::kSuspended || job.state == JobState::kCompleting)) {
       ++array_running[job.array_job_id];
     }
   }
@@ -162,7 +163,8 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
       }
       inputs.pending.push_back(&job);
       input->versions[id] = job.version;
-    } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning) {
+    } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+               job.state == JobState::kSuspended) {
       inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
       // Being stopped already (preempted or cancelled): their resources are on their way back.
       if (job.final_state != JobState::kCompleted) input->leaving.push_back(id);
@@ -194,7 +196,8 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   job->eligible_time = now;
   CtldSchedulerInputs inputs;
   for (const auto& [id, running] : jobs_) {
-    if (running.state == JobState::kConfiguring || running.state == JobState::kRunning) {
+    if (running.state == JobState::kConfiguring || running.state == JobState::kRunning ||
+        running.state == JobState::kSuspended) {
       inputs.running.push_back(&running);
     }
   }

@@ -4,6 +4,7 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <random>
@@ -277,6 +278,42 @@ TEST_F(LifecycleTest, ScancelWinsOverARequeueInFlight) {
   std::vector<CancelOutcome> outcomes;
   Store(core_->Cancel({1001, 1001}, false, CancelOf(id), now_, &outcomes));
   Drive(Store(core_->JobComplete("n1", {id, true, 0, 15, ""}, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kCancelled);
+}
+
+TEST_F(LifecycleTest, SuspendStopsTheJobKeepsItsNodesAndPausesItsTimeLimit) {
+  const uint64_t id = Submit(Request());  // time limit 600 s
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  EXPECT_EQ(core_->Suspend({1001, 1001}, false, {id}, false, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);  // operators only
+  Effects suspended = Store(core_->Suspend({0, 0}, true, {id}, false, now_ + 100));
+  ASSERT_EQ(StateOf(id), JobState::kSuspended);
+  ASSERT_EQ(suspended.intents.size(), 1u);
+  EXPECT_EQ(std::get<SignalIntent>(suspended.intents[0]).signal, SIGSTOP);
+  EXPECT_EQ(store_[id].state, JobState::kSuspended);  // stored
+  EXPECT_EQ(core_->Suspend({0, 0}, true, {id}, false, now_ + 101).status().message(),
+            "Job is not running");
+  // 500 s suspended: no timeout at the original limit.
+  Store(core_->EnforceTimeLimits(now_ + 700));
+  Effects resumed = Store(core_->Suspend({0, 0}, true, {id}, true, now_ + 600));
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  EXPECT_EQ(std::get<SignalIntent>(resumed.intents[0]).signal, SIGCONT);
+  EXPECT_EQ(core_->Find(id)->suspended_total, 500);
+  Store(core_->EnforceTimeLimits(now_ + 1099));
+  EXPECT_EQ(core_->Find(id)->final_state, JobState::kCompleted);
+  Store(core_->EnforceTimeLimits(now_ + 1100));
+  EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
+}
+
+TEST_F(LifecycleTest, ASuspendedJobCanBeCancelledAndEnds) {
+  const uint64_t id = Submit(Request());
+  Drive(Schedule());
+  Store(core_->Suspend({0, 0}, true, {id}, false, now_));
+  std::vector<CancelOutcome> outcomes;
+  Drive(Store(core_->Cancel({1001, 1001}, false, CancelOf(id), now_, &outcomes)));
+  ASSERT_EQ(terminated_.size(), 1u);
+  Drive(Store(core_->JobComplete("n1", {id, true, 0, 9, ""}, now_)));
   EXPECT_EQ(StateOf(id), JobState::kCancelled);
 }
 

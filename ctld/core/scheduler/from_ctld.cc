@@ -116,7 +116,13 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     running.exclusive = job->request.exclusive;
     running.cpus_per_node = job->cpus_per_node;
     running.mem_per_node_mb = job->mem_per_node_mb;
-    running.start_time = job->start_time;
+    // Time suspended moves the expected end later (a job suspended now is
+    // planned as if it resumed now).
+    int64_t suspended = job->suspended_total;
+    if (job->state == JobState::kSuspended && inputs.now > job->suspend_time) {
+      suspended += inputs.now - job->suspend_time;
+    }
+    running.start_time = job->start_time + suspended;
     running.time_limit = job->request.time_limit;
     if (job->final_state != JobState::kCompleted && inputs.now > 0) {
       running.time_limit = std::max<int64_t>(0, inputs.now - job->start_time);
