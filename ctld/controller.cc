@@ -333,6 +333,12 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   return id;
 }
 
+absl::Status Controller::TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids) {
+  const bool privileged = IsPrivileged(caller.uid);
+  return Commit(
+      [&](Lifecycle& core, int64_t now) { return core.Top(caller, privileged, job_ids, now); });
+}
+
 absl::Status Controller::SuspendJob(const Caller& caller, const JobRef& ref, bool resume) {
   const bool privileged = IsPrivileged(caller.uid);
   return Commit([&](Lifecycle& core, int64_t now) {

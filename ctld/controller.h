@@ -115,6 +115,8 @@ class Controller {
   absl::StatusOr<WillRun> TestJob(const SubmitRequest& request);
   // scontrol suspend (resume = false) / resume: operators only.
   absl::Status SuspendJob(const Caller& caller, const JobRef& ref, bool resume);
+  // scontrol top.
+  absl::Status TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
   // Per-job outcomes; an error for the whole call when it could not be stored.

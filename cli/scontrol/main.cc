@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::string> command = skiff::MatchKeyword(
       words[0], {"show", "update", "hold", "uhold", "release", "requeue", "requeuehold", "suspend",
-                 "resume", "write", "ping", "version"});
+                 "resume", "top", "write", "ping", "version"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (*command == "version") {
@@ -363,6 +363,10 @@ int main(int argc, char** argv) {
     update = skiff::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
   } else if (*command != "show" && *command != "ping" && *command != "write") {
+    if (*command == "top" && args.size() != 1) {
+      std::cerr << "too " << (args.empty() ? "few" : "many") << " arguments for keyword:top\n";
+      return 1;
+    }
     ids = skiff::ParseJobIdArgs(args);
     if (!ids.ok()) return Fail(ids.status());
   }
@@ -387,6 +391,22 @@ int main(int argc, char** argv) {
   if (*command == "update") return Update(client, *update);
   if (*command == "write") return WriteBatchScript(client, args);
 
+  if (*command == "top") {
+    // One argument: a comma-separated, ordered list of plain job ids.
+    skiff::v1::UpdateJobRequest request;
+    request.set_top(true);
+    for (const skiff::v1::JobRef& ref : *ids) {
+      if (ref.has_array_task_id()) {
+        return Fail(absl::InvalidArgumentError("Invalid job id specified: top takes job ids"));
+      }
+      if (request.job_id() == 0) {
+        request.set_job_id(ref.job_id());
+      } else {
+        request.add_more_top_jobs(ref.job_id());
+      }
+    }
+    return UpdateJob(client, request, *command) ? 0 : 1;
+  }
   // hold, uhold, release, requeue, requeuehold, suspend, resume.
   int rc = 0;
   for (const skiff::v1::JobRef& ref : *ids) {

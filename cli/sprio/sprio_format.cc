@@ -156,7 +156,7 @@ std::string JobValue(const v1::JobInfo& job, char field, const PriorityWeights& 
     case 'n':
       return job.qos().empty() ? job.spec().qos() : job.qos();
     case 'N':
-      return "0";  // Skiff has no nice values
+      return absl::StrCat(job.nice());
     case 'o':
       return job.account().empty() ? job.spec().account() : job.account();
     case 'p':

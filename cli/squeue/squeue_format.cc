@@ -504,7 +504,7 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'X':
       return "N/A";
     case 'y':
-      return "0";
+      return absl::StrCat(job.nice());
     case 'z':
       return "*:*:*";
     case 'Z':

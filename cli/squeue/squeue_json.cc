@@ -138,7 +138,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   j.Set("memory_per_tres", Json());
   j.Set("name", std::string(spec.name()));
   j.Set("nodes", Nodes(job.nodes()));
-  j.Set("nice", Json());
+  j.Set("nice", job.nice());
   j.Set("tasks_per_core", Json());
   j.Set("tasks_per_node", 0);
   j.Set("tasks_per_socket", Json());

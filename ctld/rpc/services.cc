@@ -303,6 +303,11 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
     if (!names.ok()) return ToGrpcStatus(names.status());
     update.nodelist = *names;
   }
+  if (request->top()) {
+    std::vector<uint64_t> ids = {request->job_id()};
+    ids.insert(ids.end(), request->more_top_jobs().begin(), request->more_top_jobs().end());
+    return ToGrpcStatus(controller_.TopJobs({caller->uid, caller->gid}, ids));
+  }
   if (request->has_suspend()) {
     return ToGrpcStatus(controller_.SuspendJob(
         {caller->uid, caller->gid},

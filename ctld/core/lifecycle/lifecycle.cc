@@ -851,6 +851,58 @@ absl::StatusOr<Effects> Lifecycle::Suspend(const Caller& caller, bool privileged
   return Close(std::move(effects));
 }
 
+absl::StatusOr<Effects> Lifecycle::Top(const Caller& caller, bool privileged,
+                                       const std::vector<uint64_t>& job_ids, int64_t now) {
+  (void)now;
+  if (job_ids.empty()) return absl::InvalidArgumentError("No job id given");
+  const Job* first = Find(job_ids.front());
+  if (first == nullptr) return absl::NotFoundError("Invalid job id specified");
+  if (!privileged &&
+      (first->uid != caller.uid || config_.scheduler_parameters.count("enable_user_top") == 0)) {
+    return absl::PermissionDeniedError("Access/permission denied");
+  }
+  auto same_group = [first](const Job& job) {
+    return job.state == JobState::kPending && job.uid == first->uid &&
+           job.request.partition == first->request.partition && job.account == first->account &&
+           job.qos == first->qos;
+  };
+  // The listed jobs that belong to the group, in the order given (Slurm leaves
+  // jobs that do not match the first one alone).
+  std::vector<const Job*> listed;
+  for (uint64_t id : job_ids) {
+    const Job* job = Find(id);
+    if (job == nullptr) return absl::NotFoundError("Invalid job id specified");
+    if (same_group(*job) && std::find(listed.begin(), listed.end(), job) == listed.end()) {
+      listed.push_back(job);
+    }
+  }
+  int64_t best_of_rest = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (same_group(job) && std::find(listed.begin(), listed.end(), &job) == listed.end()) {
+      best_of_rest = std::max(best_of_rest, job.priority);
+    }
+  }
+  // From the last listed job up: each just above the one after it (the last
+  // just above the rest of the group), never lower than it is. The change goes
+  // into nice, so the next passes keep the order as the jobs age alike.
+  Begin();
+  Effects effects;
+  int64_t floor = best_of_rest;
+  for (auto it = listed.rbegin(); it != listed.rend(); ++it) {
+    const int64_t target = std::max((*it)->priority, floor + 1);
+    floor = target;
+    if (target == (*it)->priority) continue;
+    Job& job = Mut(**it);
+    job.nice = static_cast<int32_t>(
+        std::clamp<int64_t>(job.nice - (target - job.priority), -2147483645, 2147483645));
+    job.priority = target;  // derived; the next pass computes the same
+  }
+  effects.log.push_back(
+      absl::StrCat("JobId=", job_ids.front(), " moved to the top by uid ", caller.uid));
+  effects.reschedule = true;
+  return Close(std::move(effects));
+}
+
 Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   Begin();
   Effects effects;

@@ -170,6 +170,12 @@ class Lifecycle {
   // processes; a suspended job keeps its resources and its time limit waits.
   absl::StatusOr<Effects> Suspend(const Caller& caller, bool privileged, const JobRef& ref,
                                   bool resume, int64_t now);
+  // scontrol top: the listed pending jobs (in that order) go above the other
+  // pending jobs of the same user, partition, account and QOS, by lowering
+  // their nice values just enough (Slurm's top also works through nice).
+  // Operators, or the jobs' owner with SchedulerParameters=enable_user_top.
+  absl::StatusOr<Effects> Top(const Caller& caller, bool privileged,
+                              const std::vector<uint64_t>& job_ids, int64_t now);
   Effects EnforceTimeLimits(int64_t now);
   // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
   // transaction: nothing is written.

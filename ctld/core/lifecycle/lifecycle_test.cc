@@ -317,6 +317,28 @@ TEST_F(LifecycleTest, ASuspendedJobCanBeCancelledAndEnds) {
   EXPECT_EQ(StateOf(id), JobState::kCancelled);
 }
 
+TEST_F(LifecycleTest, TopPutsTheListedJobsAboveTheOwnersOtherJobsThroughNice) {
+  SubmitRequest whole = Request(2);
+  whole.min_nodes = 2;  // both nodes, every CPU
+  const uint64_t blocker = Submit(whole);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(blocker), JobState::kRunning);
+  const uint64_t a = Submit(Request()), b = Submit(Request()), c = Submit(Request());
+  Schedule();
+  EXPECT_EQ(core_->Top({1002, 1002}, false, {c}, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);  // not the owner
+  EXPECT_EQ(core_->Top({1001, 1001}, false, {c}, now_).status().code(),
+            absl::StatusCode::kPermissionDenied);  // owners need enable_user_top
+  Store(core_->Top({0, 0}, true, {c, b}, now_));
+  EXPECT_LT(core_->Find(c)->nice, 0);
+  EXPECT_LT(core_->Find(b)->nice, 0);
+  EXPECT_EQ(core_->Find(a)->nice, 0);
+  EXPECT_EQ(store_[c].nice, core_->Find(c)->nice);  // stored
+  Schedule();
+  EXPECT_GT(core_->Find(c)->priority, core_->Find(b)->priority);
+  EXPECT_GT(core_->Find(b)->priority, core_->Find(a)->priority);
+}
+
 TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   const uint64_t id = Submit(Request(2));
   Drive(Schedule());
