@@ -24,9 +24,15 @@ Arity ArityOf(const CLI::Option& option) {
 }
 
 struct Table {
-  std::map<std::string, Spec, std::less<>> longs;  // name without "--"
+  // Long names without "--", in declaration order: getopt_long lists the
+  // candidates of an ambiguous prefix in its table's order.
+  std::vector<std::pair<std::string, Spec>> longs;
   std::map<char, Spec> shorts;
 };
+
+bool SameOption(const Spec& a, const Spec& b) {
+  return a.canonical == b.canonical && a.arity == b.arity;
+}
 
 Table BuildTable(const CLI::App& app) {
   Table table;
@@ -37,7 +43,7 @@ Table BuildTable(const CLI::App& app) {
     Spec spec;
     spec.arity = ArityOf(*option);
     spec.canonical = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
-    for (const std::string& name : longs) table.longs[name] = spec;
+    for (const std::string& name : longs) table.longs.emplace_back(name, spec);
     for (const std::string& name : shorts) {
       if (name.size() == 1) table.shorts[name[0]] = spec;
     }
@@ -47,24 +53,32 @@ Table BuildTable(const CLI::App& app) {
 
 absl::Status Refuse(const std::string& message) { return absl::InvalidArgumentError(message); }
 
-// getopt_long's lookup: an exact name, else the one name `prefix` starts.
+// getopt_long's lookup: an exact name, else the one option `prefix` abbreviates.
+// `as_typed` is the argument as given, "=value" included, which glibc quotes.
 absl::StatusOr<const Spec*> LookUpLong(const Table& table, const std::string& prefix,
                                        const std::string& as_typed) {
-  auto exact = table.longs.find(prefix);
-  if (exact != table.longs.end()) return &exact->second;
-  std::vector<std::pair<const std::string*, const Spec*>> matches;
-  for (auto it = table.longs.lower_bound(prefix);
-       it != table.longs.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-    matches.emplace_back(&it->first, &it->second);
+  for (const auto& [name, spec] : table.longs) {
+    if (name == prefix) return &spec;
   }
-  if (matches.empty()) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
-  // Two names of one option (say --noheader and --no-header) are not ambiguous.
-  bool same = true;
-  for (const auto& match : matches)
-    same = same && match.second->canonical == matches[0].second->canonical;
-  if (same) return matches.front().second;
-  std::string text = absl::StrCat("option '--", prefix, "' is ambiguous; possibilities:");
-  for (const auto& match : matches) absl::StrAppend(&text, " '--", *match.first, "'");
+  // As glibc: the first name `prefix` starts is the candidate; a later one is
+  // ambiguous only when it is another option (two names of one option, say
+  // --noheader and --no-header, are not). The candidates are listed in table
+  // order, the first one included.
+  const std::pair<std::string, Spec>* first = nullptr;
+  std::vector<const std::string*> listed;
+  for (const auto& entry : table.longs) {
+    if (entry.first.compare(0, prefix.size(), prefix) != 0) continue;
+    if (first == nullptr) {
+      first = &entry;
+      listed.push_back(&entry.first);
+    } else if (!SameOption(entry.second, first->second)) {
+      listed.push_back(&entry.first);
+    }
+  }
+  if (first == nullptr) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
+  if (listed.size() == 1) return &first->second;
+  std::string text = absl::StrCat("option '", as_typed, "' is ambiguous; possibilities:");
+  for (const std::string* name : listed) absl::StrAppend(&text, " '--", *name, "'");
   return Refuse(text);
 }
 
@@ -105,8 +119,7 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<s
     if (arg[1] == '-') {
       const size_t eq = arg.find('=');
       const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      absl::StatusOr<const Spec*> spec =
-          LookUpLong(table, name, eq == std::string::npos ? arg : arg.substr(0, eq));
+      absl::StatusOr<const Spec*> spec = LookUpLong(table, name, arg);
       if (!spec.ok()) return spec.status();
       const std::string full = (*spec)->canonical;
       switch ((*spec)->arity) {
