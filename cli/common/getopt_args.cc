@@ -15,10 +15,15 @@ enum class Arity { kFlag, kRequired, kOptional };
 struct Spec {
   std::string canonical;  // what CLI11 is given: "--long" or "-s" when there is no long name
   Arity arity;
+  // A CLI11 flag with a default value ("--exclusive{exclusive}"): getopt's
+  // optional_argument, whose value CLI11 takes only as "--name=value".
+  bool flag_with_value = false;
 };
 
 Arity ArityOf(const CLI::Option& option) {
-  if (option.get_expected_max() == 0) return Arity::kFlag;
+  if (option.get_expected_max() == 0) {
+    return option.get_fnames().empty() ? Arity::kFlag : Arity::kOptional;
+  }
   if (option.get_expected_min() == 0) return Arity::kOptional;
   return Arity::kRequired;
 }
@@ -42,6 +47,7 @@ Table BuildTable(const CLI::App& app) {
     const std::vector<std::string>& shorts = option->get_snames();
     Spec spec;
     spec.arity = ArityOf(*option);
+    spec.flag_with_value = option->get_expected_max() == 0 && spec.arity == Arity::kOptional;
     spec.canonical = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
     for (const std::string& name : longs) table.longs.emplace_back(name, spec);
     for (const std::string& name : shorts) {
@@ -86,6 +92,8 @@ void Emit(std::vector<std::string>* out, const Spec& spec,
           const std::optional<std::string>& value) {
   if (!value.has_value()) {
     out->push_back(spec.canonical);
+  } else if (spec.flag_with_value) {
+    out->push_back(absl::StrCat(spec.canonical, "=", *value));
   } else if (value->empty()) {
     out->push_back(spec.canonical);
     out->push_back("");  // CLI11 takes a separate empty argument as the value

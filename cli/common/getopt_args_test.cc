@@ -117,6 +117,22 @@ TEST(GetoptArgs, ParseTakesTheLastOfARepeatedOptionAndKeepsOperands) {
   EXPECT_EQ(operands, std::vector<std::string>{"x"});
 }
 
+// A CLI11 flag with a default value is getopt's optional_argument: its value
+// comes only with "=" (or attached to a short name).
+TEST(GetoptArgs, FlagsWithADefaultValueTakeOneOnlyWithEquals) {
+  CLI::App app;
+  std::string exclusive;
+  app.add_flag("--exclusive{exclusive}", exclusive);
+  app.add_flag("-H,--hold");
+  EXPECT_EQ(*NormalizeGetoptArgs({"--excl=user", "--exclusive", "x"}, app, GetoptOrder::kPermute),
+            (std::vector<std::string>{"--exclusive=user", "--exclusive", "--", "x"}));
+  EXPECT_EQ(*NormalizeGetoptArgs({"--exclusive="}, app, GetoptOrder::kPermute),
+            std::vector<std::string>{"--exclusive="});
+  const char* argv[] = {"x", "--exclusive=mcs"};
+  ASSERT_EQ(ParseGetoptCommandLine(app, "x", 2, argv), -1);
+  EXPECT_EQ(exclusive, "mcs");
+}
+
 // TakeLast is for options with a value; a counting flag keeps its own policy,
 // so "-vv", "-v -v" and "--verbose -v" count every occurrence.
 TEST(GetoptArgs, RepeatedCountingFlagsCountEveryOccurrence) {

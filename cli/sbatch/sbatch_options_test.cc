@@ -307,8 +307,14 @@ TEST(BuildSubmission, InvalidDirectivesAreReported) {
     ASSERT_FALSE(s.ok()) << script;
     EXPECT_EQ(SbatchExitCode(s.status()), 255);
   }
-  EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --bogus=1\n").status().message(),
-            "Invalid directive found in batch script: --bogus=1");
+  // An unknown option in the script is refused in getopt's words, as Slurm's
+  // second pass does (its '?' case prints the Try line and exits 255); only a
+  // word that is no option is an "Invalid directive".
+  absl::StatusOr<SbatchSubmission> unknown = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --bogus=1\n");
+  EXPECT_EQ(unknown.status().message(), "unrecognized option '--bogus=1'");
+  EXPECT_TRUE(IsGetoptError(unknown.status()));
+  EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH -t\n").status().message(),
+            "option requires an argument -- 't'");
   EXPECT_EQ(Submit({"j.sh"}, "#!/bin/sh\n#SBATCH -J ok stray\n").status().message(),
             "Invalid directive found in batch script: stray");
 }
@@ -335,10 +341,25 @@ TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
   absl::StatusOr<SbatchCommandLine> bad = ParseSbatchCommandLine({"--bogus", "j.sh"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "unrecognized option '--bogus'");
-  EXPECT_EQ(SbatchExitCode(bad.status()), 1);
+  // Slurm's sbatch exits -1 (255) from its '?' case.
+  EXPECT_TRUE(IsGetoptError(bad.status()));
+  EXPECT_EQ(SbatchExitCode(bad.status()), 255);
+  EXPECT_EQ(ParseSbatchCommandLine({"--mem-per", "1", "j.sh"}).status().message(),
+            "option '--mem-per' is ambiguous; possibilities: '--mem-per-cpu' '--mem-per-gpu'");
+  EXPECT_EQ(ParseSbatchCommandLine({"--hold=yes", "j.sh"}).status().message(),
+            "option '--hold' doesn't allow an argument");
+  EXPECT_EQ(ParseSbatchCommandLine({"-t"}).status().message(),
+            "option requires an argument -- 't'");
+  EXPECT_FALSE(IsGetoptError(ParseSbatchCommandLine({"--wrap=x", "j.sh"}).status()));
   SbatchCommandLine help = Cli({"--help"});
   EXPECT_TRUE(help.help);
-  EXPECT_NE(help.help_text.find("--partition"), std::string::npos);
+  EXPECT_NE(help.help_text.find("  -p, --partition=partition   partition requested\n"),
+            std::string::npos);
+  SbatchCommandLine usage = Cli({"--usage"});
+  EXPECT_TRUE(usage.help);
+  EXPECT_EQ(usage.help_text.rfind("Usage: sbatch [-N nnodes] [-n ntasks]\n", 0), 0u);
+  // Long options abbreviate, as getopt_long's.
+  EXPECT_EQ(*Cli({"--part=gpu", "j.sh"}).options.partition, "gpu");
   SbatchCommandLine dashdash = Cli({"--", "-odd.sh"});
   EXPECT_EQ(dashdash.script_path, "-odd.sh");
   SbatchCommandLine last_wins = Cli({"-t", "5", "-t", "7", "j.sh"});
