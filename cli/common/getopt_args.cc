@@ -61,10 +61,14 @@ absl::Status Refuse(const std::string& message) { return absl::InvalidArgumentEr
 
 // getopt_long's lookup: an exact name, else the one option `prefix` abbreviates.
 // `as_typed` is the argument as given, "=value" included, which glibc quotes.
-absl::StatusOr<const Spec*> LookUpLong(const Table& table, const std::string& prefix,
-                                       const std::string& as_typed) {
-  for (const auto& [name, spec] : table.longs) {
-    if (name == prefix) return &spec;
+// Returns the table entry: glibc's messages name the option as its entry
+// spells it ("--cluster" typed, or abbreviated to "--clu", is "--cluster" even
+// when "--clusters" is the option's first name).
+absl::StatusOr<const std::pair<std::string, Spec>*> LookUpLong(const Table& table,
+                                                               const std::string& prefix,
+                                                               const std::string& as_typed) {
+  for (const auto& entry : table.longs) {
+    if (entry.first == prefix) return &entry;
   }
   // As glibc: the first name `prefix` starts is the candidate; a later one is
   // ambiguous only when it is another option (two names of one option, say
@@ -82,7 +86,7 @@ absl::StatusOr<const Spec*> LookUpLong(const Table& table, const std::string& pr
     }
   }
   if (first == nullptr) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
-  if (listed.size() == 1) return &first->second;
+  if (listed.size() == 1) return first;
   std::string text = absl::StrCat("option '", as_typed, "' is ambiguous; possibilities:");
   for (const std::string* name : listed) absl::StrAppend(&text, " '--", *name, "'");
   return Refuse(text);
@@ -127,26 +131,27 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<s
     if (arg[1] == '-') {
       const size_t eq = arg.find('=');
       const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      absl::StatusOr<const Spec*> spec = LookUpLong(table, name, arg);
-      if (!spec.ok()) return spec.status();
-      const std::string full = (*spec)->canonical;
-      switch ((*spec)->arity) {
+      absl::StatusOr<const std::pair<std::string, Spec>*> entry = LookUpLong(table, name, arg);
+      if (!entry.ok()) return entry.status();
+      const Spec& spec = (*entry)->second;
+      const std::string full = "--" + (*entry)->first;
+      switch (spec.arity) {
         case Arity::kFlag:
           if (eq != std::string::npos) {
             return Refuse(absl::StrCat("option '", full, "' doesn't allow an argument"));
           }
-          Emit(&options, **spec, std::nullopt);
+          Emit(&options, spec, std::nullopt);
           break;
         case Arity::kOptional:
-          Emit(&options, **spec,
+          Emit(&options, spec,
                eq == std::string::npos ? std::nullopt
                                        : std::optional<std::string>(arg.substr(eq + 1)));
           break;
         case Arity::kRequired:
           if (eq != std::string::npos) {
-            Emit(&options, **spec, arg.substr(eq + 1));
+            Emit(&options, spec, arg.substr(eq + 1));
           } else if (i + 1 < args.size()) {
-            Emit(&options, **spec, args[++i]);
+            Emit(&options, spec, args[++i]);
           } else {
             return Refuse(absl::StrCat("option '", full, "' requires an argument"));
           }

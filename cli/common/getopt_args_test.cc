@@ -93,6 +93,20 @@ TEST(GetoptArgs, RefusesInGlibcsWords) {
             "option '--long' doesn't allow an argument");
 }
 
+// glibc names the option as the matched entry of its table spells it.
+TEST(GetoptArgs, MessagesNameTheOptionAsItsMatchedNameSpellsIt) {
+  CLI::App app;
+  std::string cluster;
+  app.add_option("-M,--clusters,--cluster", cluster);
+  app.add_flag("--noheader,--no-header");
+  EXPECT_EQ(NormalizeGetoptArgs({"--cluster"}, app, GetoptOrder::kPermute).status().message(),
+            "option '--cluster' requires an argument");
+  EXPECT_EQ(NormalizeGetoptArgs({"--clu"}, app, GetoptOrder::kPermute).status().message(),
+            "option '--clusters' requires an argument");
+  EXPECT_EQ(NormalizeGetoptArgs({"--no-h=1"}, app, GetoptOrder::kPermute).status().message(),
+            "option '--no-header' doesn't allow an argument");
+}
+
 TEST(GetoptArgs, OptionalValuesOnlyWithEqualsOrAttached) {
   SinfoLike t;
   EXPECT_EQ(*t.Normalize({"--json", "x"}), (std::vector<std::string>{"--json", "--", "x"}));

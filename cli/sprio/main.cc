@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
   size_t next = 0;
   if (job_flag && job_list.empty() && next < operands.size()) job_list = operands[next++];
   if (next < operands.size()) {
-    std::cerr << "sprio: error: Unrecognized option: " << operands[next] << "\n" << kUsage;
+    // Slurm: error() on stderr, then _usage() on stdout.
+    std::cerr << "sprio: error: Unrecognized option: " << operands[next] << "\n";
+    std::cout << kUsage;
     return 1;
   }
   if (options.long_format && !options.format.empty()) {
