@@ -111,10 +111,18 @@ void Emit(std::vector<std::string>* out, const Spec& spec,
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<std::string>& args,
-                                                             const CLI::App& app,
-                                                             GetoptOrder order) {
-  const Table table = BuildTable(app);
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
+    const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
+    const std::vector<std::string>& table_order) {
+  Table table = BuildTable(app);
+  if (!table_order.empty()) {
+    auto rank = [&table_order](const std::string& name) {
+      return std::find(table_order.begin(), table_order.end(), name) - table_order.begin();
+    };
+    std::stable_sort(table.longs.begin(), table.longs.end(), [&rank](const auto& a, const auto& b) {
+      return rank(a.first) < rank(b.first);
+    });
+  }
   std::vector<std::string> options, operands;
   size_t i = 0;
   for (; i < args.size(); ++i) {

@@ -58,6 +58,21 @@ TEST(GetoptArgs, AmbiguousPrefixesListCandidatesInTableOrder) {
             "option '--no=1' is ambiguous; possibilities: '--noheader' '--noconvert'");
 }
 
+// A command whose declarations follow another order than its Slurm table's
+// gives that order, and the candidates follow it.
+TEST(GetoptArgs, ATableOrderOverridesTheDeclarationOrder) {
+  CLI::App app;
+  std::string nodes;
+  app.add_option("--nodes", nodes);
+  app.add_flag("--no-requeue");
+  app.add_flag("--no-kill");
+  EXPECT_EQ(NormalizeGetoptArgs({"--no"}, app, GetoptOrder::kPermute,
+                                {"no-kill", "no-requeue", "nodefile", "nodes"})
+                .status()
+                .message(),
+            "option '--no' is ambiguous; possibilities: '--no-kill' '--no-requeue' '--nodes'");
+}
+
 // As glibc: a later name is a candidate only when it is another option than
 // the first one matched, so two names of one option are not ambiguous, and the
 // listing leaves out the first option's other names.

@@ -218,6 +218,121 @@ constexpr char kHelp[] =
     "  -V, --version               output version information and exit\n"
     "\n";
 
+// The long names of Slurm 22.05's sbatch option table (common_options in
+// src/common/slurm_opt.c, those sbatch takes), in its order: getopt_long lists
+// the candidates of an ambiguous abbreviation in this order.
+const std::vector<std::string>& SlurmTableOrder() {
+  static const std::vector<std::string> order = {
+      "account",
+      "acctg-freq",
+      "array",
+      "batch",
+      "begin",
+      "bb",
+      "bbf",
+      "cluster-constraint",
+      "chdir",
+      "cluster",
+      "clusters",
+      "comment",
+      "container",
+      "context",
+      "contiguous",
+      "constraint",
+      "core-spec",
+      "cores-per-socket",
+      "cpu-freq",
+      "cpus-per-gpu",
+      "cpus-per-task",
+      "deadline",
+      "delay-boot",
+      "dependency",
+      "distribution",
+      "error",
+      "exclude",
+      "exclusive",
+      "export",
+      "export-file",
+      "extra-node-info",
+      "get-user-env",
+      "gid",
+      "gpu-bind",
+      "gpu-freq",
+      "gpus",
+      "gpus-per-node",
+      "gpus-per-socket",
+      "gpus-per-task",
+      "gres",
+      "gres-flags",
+      "help",
+      "hint",
+      "hold",
+      "ignore-pbs",
+      "input",
+      "job-name",
+      "kill-on-invalid-dep",
+      "licenses",
+      "mail-type",
+      "mail-user",
+      "mcs-label",
+      "mem",
+      "mem-bind",
+      "mem-per-cpu",
+      "mem-per-gpu",
+      "mincpus",
+      "network",
+      "nice",
+      "no-kill",
+      "no-requeue",
+      "nodefile",
+      "nodelist",
+      "nodes",
+      "ntasks",
+      "ntasks-per-core",
+      "ntasks-per-gpu",
+      "ntasks-per-node",
+      "ntasks-per-socket",
+      "ntasks-per-tres",
+      "open-mode",
+      "output",
+      "overcommit",
+      "oversubscribe",
+      "parsable",
+      "partition",
+      "power",
+      "prefer",
+      "priority",
+      "profile",
+      "propagate",
+      "qos",
+      "quiet",
+      "reboot",
+      "requeue",
+      "reservation",
+      "signal",
+      "sockets-per-node",
+      "spread-job",
+      "switches",
+      "tasks-per-node",
+      "test-only",
+      "thread-spec",
+      "threads-per-core",
+      "time",
+      "time-min",
+      "tmp",
+      "uid",
+      "use-min-nodes",
+      "verbose",
+      "version",
+      "usage",
+      "wait",
+      "wait-all-nodes",
+      "wckey",
+      "wrap",
+  };
+  return order;
+}
+
 struct ParsedArgs {
   SbatchRawOptions options;
   std::vector<std::string> rest;  // from the first non-option on
@@ -247,7 +362,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
   app.add_flag("-V,--version", parsed.version);
   RegisterOptions(app, &parsed.options);
   absl::StatusOr<std::vector<std::string>> normalized =
-      NormalizeGetoptArgs(args, app, GetoptOrder::kStopAtOperand);
+      NormalizeGetoptArgs(args, app, GetoptOrder::kStopAtOperand, SlurmTableOrder());
   if (!normalized.ok()) return GetoptError(std::string(normalized.status().message()));
   auto separator = std::find(normalized->begin(), normalized->end(), "--");
   if (separator != normalized->end()) {
@@ -314,6 +429,12 @@ absl::StatusOr<std::optional<std::string>> NextArgument(std::string_view line, s
 
 // ---- Values -----------------------------------------------------------------
 
+// Slurm's own words for a value it refuses without naming it
+// (src/common/slurm_opt.c): "Invalid --mem specification".
+absl::Status BadSpecification(const std::string& option) {
+  return absl::InvalidArgumentError(absl::StrCat("Invalid ", option, " specification"));
+}
+
 absl::Status BadValue(const std::string& option, const std::string& value) {
   return absl::InvalidArgumentError(
       absl::StrCat("Invalid ", option, " specification: '", value, "'"));
@@ -345,7 +466,7 @@ absl::StatusOr<int32_t> CountOption(const std::string& option, const std::string
 // A memory size in MiB (bare numbers are MiB), rounded up to whole MiB.
 absl::StatusOr<uint64_t> MemoryOption(const std::string& option, const std::string& value) {
   absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
-  if (!bytes.ok()) return BadValue(option, value);
+  if (!bytes.ok()) return BadSpecification(option);
   return *bytes / kMiB + (*bytes % kMiB != 0 ? 1 : 0);
 }
 
@@ -439,7 +560,7 @@ absl::Status MailTypeOption(const std::string& value) {
   bool ok = !items.empty() && std::all_of(items.begin(), items.end(), [](const std::string& t) {
     return kTypes.count(absl::AsciiStrToUpper(t)) != 0;
   });
-  if (!ok) return absl::InvalidArgumentError(absl::StrCat("--mail-type=", value, " invalid"));
+  if (!ok) return BadSpecification("--mail-type");
   return absl::OkStatus();
 }
 
@@ -955,7 +1076,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.open_mode) {
     const std::string mode = absl::AsciiStrToLower(*o.open_mode);
     if (mode != "append" && mode != "truncate" && mode != "a" && mode != "t") {
-      return BadValue("--open-mode", *o.open_mode);
+      return BadSpecification("--open-mode");
     }
     spec.set_open_mode(mode[0] == 'a' ? "append" : "truncate");
   }
@@ -972,7 +1093,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.exclusive) {
     std::string v = absl::AsciiStrToLower(*o.exclusive);
     if (v != "exclusive" && v != "user" && v != "mcs" && v != "oversubscribe") {
-      return BadValue("--exclusive", *o.exclusive);
+      return BadSpecification("--exclusive");
     }
     if (v != "oversubscribe" &&
         std::count(o.ignored.begin(), o.ignored.end(), "--oversubscribe") != 0) {
@@ -1019,9 +1140,23 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.nodes) {
     const std::string& v = *o.nodes;
     size_t dash = v.find('-');
-    std::optional<int64_t> lo = PositiveInt(v.substr(0, dash));
-    std::optional<int64_t> hi = dash == std::string::npos ? lo : PositiveInt(v.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo) return BadValue("--nodes", v);
+    // Slurm's verify_node_count names the part that is not a count.
+    auto not_a_count = [](const std::string& part) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", part, "\" is not a valid node count"));
+    };
+    const std::string min_text = v.substr(0, dash);
+    std::optional<int64_t> lo = PositiveInt(min_text);
+    if (!lo) return not_a_count(min_text);
+    std::optional<int64_t> hi = lo;
+    if (dash != std::string::npos) {
+      const std::string max_text = v.substr(dash + 1);
+      hi = PositiveInt(max_text);
+      if (!hi) return not_a_count(max_text);
+    }
+    if (*hi < *lo) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Maximum node count ", *hi, " is less than minimum node count ", *lo));
+    }
     spec.set_min_nodes(static_cast<int32_t>(*lo));
     spec.set_max_nodes(static_cast<int32_t>(*hi));
   }

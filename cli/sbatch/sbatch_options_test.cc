@@ -248,10 +248,11 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
     std::string message;
   };
   std::vector<Case> cases = {
-      {{"--mem=4X"}, "Invalid --mem specification: '4X'"},
-      {{"--mem-per-cpu=-1"}, "Invalid --mem-per-cpu specification: '-1'"},
-      {{"-N", "3-2"}, "Invalid --nodes specification: '3-2'"},
-      {{"-N", "x"}, "Invalid --nodes specification: 'x'"},
+      {{"--mem=4X"}, "Invalid --mem specification"},
+      {{"--mem-per-cpu=-1"}, "Invalid --mem-per-cpu specification"},
+      {{"-N", "3-2"}, "Maximum node count 2 is less than minimum node count 3"},
+      {{"-N", "x"}, "\"x\" is not a valid node count"},
+      {{"-N", "2-y"}, "\"y\" is not a valid node count"},
       {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks."},
       {{"-c", "two"}, "Invalid numeric value \"two\" for --cpus-per-task."},
       {{"--gres=,"}, "Invalid --gres specification: ','"},
@@ -346,6 +347,10 @@ TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
   EXPECT_EQ(SbatchExitCode(bad.status()), 255);
   EXPECT_EQ(ParseSbatchCommandLine({"--mem-per", "1", "j.sh"}).status().message(),
             "option '--mem-per' is ambiguous; possibilities: '--mem-per-cpu' '--mem-per-gpu'");
+  // Candidates in Slurm's table order, not Skiff's order of declaration.
+  EXPECT_EQ(ParseSbatchCommandLine({"--no", "j.sh"}).status().message(),
+            "option '--no' is ambiguous; possibilities: '--no-kill' '--no-requeue' '--nodelist' "
+            "'--nodes'");
   EXPECT_EQ(ParseSbatchCommandLine({"--hold=yes", "j.sh"}).status().message(),
             "option '--hold' doesn't allow an argument");
   EXPECT_EQ(ParseSbatchCommandLine({"-t"}).status().message(),
@@ -501,12 +506,12 @@ TEST(BuildSubmission, BadSchedulingValuesExit255) {
       {{"--gpus=a:b:1"}, "Invalid --gpus specification: 'a:b:1'"},
       {{"--gpus-per-node=:2"}, "Invalid --gpus-per-node specification: ':2'"},
       {{"--gpus-per-node=a,b"}, "Invalid --gpus-per-node specification: 'a,b'"},
-      {{"--mem-per-gpu=lots"}, "Invalid --mem-per-gpu specification: 'lots'"},
-      {{"--exclusive=everyone"}, "Invalid --exclusive specification: 'everyone'"},
+      {{"--mem-per-gpu=lots"}, "Invalid --mem-per-gpu specification"},
+      {{"--exclusive=everyone"}, "Invalid --exclusive specification"},
       {{"-w", "n[1-"}, "Invalid --nodelist specification: 'n[1-'"},
       {{"-x", "n[3-1]"}, "Invalid --exclude specification: 'n[3-1]'"},
-      {{"--mail-type=END,SOMETIMES"}, "--mail-type=END,SOMETIMES invalid"},
-      {{"--mail-type=,"}, "--mail-type=, invalid"},
+      {{"--mail-type=END,SOMETIMES"}, "Invalid --mail-type specification"},
+      {{"--mail-type=,"}, "Invalid --mail-type specification"},
   };
   for (Case& c : cases) {
     c.args.push_back("j.sh");
@@ -559,7 +564,7 @@ TEST(BuildSubmission, SignalOpenModeAndTasksPerNode) {
     EXPECT_EQ(refused.status().message(), "Invalid --signal specification") << bad;
   }
   EXPECT_EQ(Submit({"--open-mode=sometimes", "j.sh"}, "#!/bin/sh\n").status().message(),
-            "Invalid --open-mode specification: 'sometimes'");
+            "Invalid --open-mode specification");
 }
 
 TEST(BuildSubmission, NodeListFromAFile) {

@@ -10,11 +10,11 @@
 // names a file that does not exist, so a command that wrongly went on to read
 // its configuration says so ("cannot read ...") and the case fails.
 //
-// Known differences from Slurm left out of the table (see the closing note of
-// the change): scancel -t lists "PENDING and RUNNING" as the valid states;
-// sbatch's value errors for --mem, --begin, --nodes, --exclusive, --open-mode
-// and --mail-type name the value; scontrol prints "invalid keyword" and
-// "Invalid TimeLimit value" with its "scontrol: error: " prefix and the value.
+// Known differences from Slurm left out of the table: scancel -t lists
+// "PENDING and RUNNING" as the valid states (Slurm: "PENDING, RUNNING, and
+// SUSPENDED"); sbatch's value errors for --begin, --array, --gres, --export and
+// -w/-x add the value; scontrol prints "invalid keyword: x" after
+// "scontrol: error: " (Slurm: bare) and "Invalid TimeLimit value" with ": x".
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -161,6 +161,16 @@ std::vector<Case> Cases() {
        255},
       {"sbatch", "--nice=9999999999 --wrap=true",
        "sbatch: error: Invalid --nice value, out of range (+/- 2147483645)\n", 255},
+      {"sbatch", "-N x --wrap=true", "sbatch: error: \"x\" is not a valid node count\n", 255},
+      {"sbatch", "-N 3-2 --wrap=true",
+       "sbatch: error: Maximum node count 2 is less than minimum node count 3\n", 255},
+      {"sbatch", "--mem=lots --wrap=true", "sbatch: error: Invalid --mem specification\n", 255},
+      {"sbatch", "--mail-type=ENDS --wrap=true",
+       "sbatch: error: Invalid --mail-type specification\n", 255},
+      {"sbatch", "--exclusive=bogus --wrap=true",
+       "sbatch: error: Invalid --exclusive specification\n", 255},
+      {"sbatch", "--open-mode=x --wrap=true", "sbatch: error: Invalid --open-mode specification\n",
+       255},
       {"sbatch", "--wrap=true x.sh",
        "sbatch: error: Script arguments not permitted with --wrap option\n", 1},
 
