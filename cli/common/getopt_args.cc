@@ -15,18 +15,29 @@ enum class Arity { kFlag, kRequired, kOptional };
 struct Spec {
   std::string canonical;  // what CLI11 is given: "--long" or "-s" when there is no long name
   Arity arity;
+  // A CLI11 flag with a default value ("--exclusive{exclusive}"): getopt's
+  // optional_argument, whose value CLI11 takes only as "--name=value".
+  bool flag_with_value = false;
 };
 
 Arity ArityOf(const CLI::Option& option) {
-  if (option.get_expected_max() == 0) return Arity::kFlag;
+  if (option.get_expected_max() == 0) {
+    return option.get_fnames().empty() ? Arity::kFlag : Arity::kOptional;
+  }
   if (option.get_expected_min() == 0) return Arity::kOptional;
   return Arity::kRequired;
 }
 
 struct Table {
-  std::map<std::string, Spec, std::less<>> longs;  // name without "--"
+  // Long names without "--", in declaration order: getopt_long lists the
+  // candidates of an ambiguous prefix in its table's order.
+  std::vector<std::pair<std::string, Spec>> longs;
   std::map<char, Spec> shorts;
 };
+
+bool SameOption(const Spec& a, const Spec& b) {
+  return a.canonical == b.canonical && a.arity == b.arity;
+}
 
 Table BuildTable(const CLI::App& app) {
   Table table;
@@ -36,8 +47,9 @@ Table BuildTable(const CLI::App& app) {
     const std::vector<std::string>& shorts = option->get_snames();
     Spec spec;
     spec.arity = ArityOf(*option);
+    spec.flag_with_value = option->get_expected_max() == 0 && spec.arity == Arity::kOptional;
     spec.canonical = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
-    for (const std::string& name : longs) table.longs[name] = spec;
+    for (const std::string& name : longs) table.longs.emplace_back(name, spec);
     for (const std::string& name : shorts) {
       if (name.size() == 1) table.shorts[name[0]] = spec;
     }
@@ -47,24 +59,36 @@ Table BuildTable(const CLI::App& app) {
 
 absl::Status Refuse(const std::string& message) { return absl::InvalidArgumentError(message); }
 
-// getopt_long's lookup: an exact name, else the one name `prefix` starts.
-absl::StatusOr<const Spec*> LookUpLong(const Table& table, const std::string& prefix,
-                                       const std::string& as_typed) {
-  auto exact = table.longs.find(prefix);
-  if (exact != table.longs.end()) return &exact->second;
-  std::vector<std::pair<const std::string*, const Spec*>> matches;
-  for (auto it = table.longs.lower_bound(prefix);
-       it != table.longs.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-    matches.emplace_back(&it->first, &it->second);
+// getopt_long's lookup: an exact name, else the one option `prefix` abbreviates.
+// `as_typed` is the argument as given, "=value" included, which glibc quotes.
+// Returns the table entry: glibc's messages name the option as its entry
+// spells it ("--cluster" typed, or abbreviated to "--clu", is "--cluster" even
+// when "--clusters" is the option's first name).
+absl::StatusOr<const std::pair<std::string, Spec>*> LookUpLong(const Table& table,
+                                                               const std::string& prefix,
+                                                               const std::string& as_typed) {
+  for (const auto& entry : table.longs) {
+    if (entry.first == prefix) return &entry;
   }
-  if (matches.empty()) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
-  // Two names of one option (say --noheader and --no-header) are not ambiguous.
-  bool same = true;
-  for (const auto& match : matches)
-    same = same && match.second->canonical == matches[0].second->canonical;
-  if (same) return matches.front().second;
-  std::string text = absl::StrCat("option '--", prefix, "' is ambiguous; possibilities:");
-  for (const auto& match : matches) absl::StrAppend(&text, " '--", *match.first, "'");
+  // As glibc: the first name `prefix` starts is the candidate; a later one is
+  // ambiguous only when it is another option (two names of one option, say
+  // --noheader and --no-header, are not). The candidates are listed in table
+  // order, the first one included.
+  const std::pair<std::string, Spec>* first = nullptr;
+  std::vector<const std::string*> listed;
+  for (const auto& entry : table.longs) {
+    if (entry.first.compare(0, prefix.size(), prefix) != 0) continue;
+    if (first == nullptr) {
+      first = &entry;
+      listed.push_back(&entry.first);
+    } else if (!SameOption(entry.second, first->second)) {
+      listed.push_back(&entry.first);
+    }
+  }
+  if (first == nullptr) return Refuse(absl::StrCat("unrecognized option '", as_typed, "'"));
+  if (listed.size() == 1) return first;
+  std::string text = absl::StrCat("option '", as_typed, "' is ambiguous; possibilities:");
+  for (const std::string* name : listed) absl::StrAppend(&text, " '--", *name, "'");
   return Refuse(text);
 }
 
@@ -72,6 +96,8 @@ void Emit(std::vector<std::string>* out, const Spec& spec,
           const std::optional<std::string>& value) {
   if (!value.has_value()) {
     out->push_back(spec.canonical);
+  } else if (spec.flag_with_value) {
+    out->push_back(absl::StrCat(spec.canonical, "=", *value));
   } else if (value->empty()) {
     out->push_back(spec.canonical);
     out->push_back("");  // CLI11 takes a separate empty argument as the value
@@ -85,10 +111,18 @@ void Emit(std::vector<std::string>* out, const Spec& spec,
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<std::string>& args,
-                                                             const CLI::App& app,
-                                                             GetoptOrder order) {
-  const Table table = BuildTable(app);
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
+    const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
+    const std::vector<std::string>& table_order) {
+  Table table = BuildTable(app);
+  if (!table_order.empty()) {
+    auto rank = [&table_order](const std::string& name) {
+      return std::find(table_order.begin(), table_order.end(), name) - table_order.begin();
+    };
+    std::stable_sort(table.longs.begin(), table.longs.end(), [&rank](const auto& a, const auto& b) {
+      return rank(a.first) < rank(b.first);
+    });
+  }
   std::vector<std::string> options, operands;
   size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -105,27 +139,27 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<s
     if (arg[1] == '-') {
       const size_t eq = arg.find('=');
       const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      absl::StatusOr<const Spec*> spec =
-          LookUpLong(table, name, eq == std::string::npos ? arg : arg.substr(0, eq));
-      if (!spec.ok()) return spec.status();
-      const std::string full = (*spec)->canonical;
-      switch ((*spec)->arity) {
+      absl::StatusOr<const std::pair<std::string, Spec>*> entry = LookUpLong(table, name, arg);
+      if (!entry.ok()) return entry.status();
+      const Spec& spec = (*entry)->second;
+      const std::string full = "--" + (*entry)->first;
+      switch (spec.arity) {
         case Arity::kFlag:
           if (eq != std::string::npos) {
             return Refuse(absl::StrCat("option '", full, "' doesn't allow an argument"));
           }
-          Emit(&options, **spec, std::nullopt);
+          Emit(&options, spec, std::nullopt);
           break;
         case Arity::kOptional:
-          Emit(&options, **spec,
+          Emit(&options, spec,
                eq == std::string::npos ? std::nullopt
                                        : std::optional<std::string>(arg.substr(eq + 1)));
           break;
         case Arity::kRequired:
           if (eq != std::string::npos) {
-            Emit(&options, **spec, arg.substr(eq + 1));
+            Emit(&options, spec, arg.substr(eq + 1));
           } else if (i + 1 < args.size()) {
-            Emit(&options, **spec, args[++i]);
+            Emit(&options, spec, args[++i]);
           } else {
             return Refuse(absl::StrCat("option '", full, "' requires an argument"));
           }

@@ -38,10 +38,15 @@ enum class GetoptOrder {
 // name), a value always follows as "--name=value" or as "--name" "" when empty.
 // Operands keep their order after all options; with kStopAtOperand everything
 // from the first operand on is returned as it was, behind "--".
+// The table getopt_long searches is `app`'s options in declaration order, the
+// order an ambiguous abbreviation's candidates are listed in; `table_order`,
+// when given, lists long names (without "--") in the Slurm command's table
+// order instead, for a command whose declarations follow another order (names
+// it lacks keep their declaration order, after it).
 // Error: InvalidArgument with glibc's message (without the program name).
-absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(const std::vector<std::string>& args,
-                                                             const CLI::App& app,
-                                                             GetoptOrder order);
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
+    const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
+    const std::vector<std::string>& table_order = {});
 
 // What a Slurm command prints for a command line it cannot parse, and exits 1:
 //   <program>: <message>

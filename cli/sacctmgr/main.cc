@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
 
@@ -14,16 +15,48 @@ namespace {
 
 constexpr char kProgram[] = "sacctmgr";
 
+// Slurm's _usage (src/sacctmgr/sacctmgr.c), which -h, --help, --usage and
+// "help" print: its layout, with the options, commands and entities Skiff's
+// sacctmgr has.
 constexpr char kUsage[] =
-    "Usage: sacctmgr [-i] [-n] [-p|-P] [-Q] COMMAND qos [ARGS...]\n"
-    "  add qos NAME[,NAME...] [Key=Value ...]\n"
-    "  modify qos [where] Name=NAME [set] Key=Value ...\n"
-    "  delete qos [where] [Name=]NAME\n"
-    "  show qos [NAME...] [format=Name,Priority,...]\n"
-    "Keys: Description, Priority, GraceTime, MaxTRESPerUser (MaxTRESPU), MaxTRESPerJob\n"
-    "  (MaxTRES), MaxJobsPerUser (MaxJobsPU), MaxSubmitJobsPerUser (MaxSubmitPU), MaxWall,\n"
-    "  Preempt (=, +=, -=), PreemptMode, UsageFactor. -1 clears a limit.\n"
-    "  -i  commit without asking    -n  no header    -p/-P  parsable output\n";
+    "sacctmgr [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -h or --help: equivalent to \"help\" command\n"
+    "     -i or --immediate: commit changes immediately\n"
+    "     -n or --noheader: no header will be added to the beginning of output\n"
+    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
+    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
+    "     -Q or --quiet: equivalent to \"quiet\" command\n"
+    "     -r or --readonly: equivalent to \"readonly\" command\n"
+    "     -V or --version: equivalent to \"version\" command\n"
+    "\n"
+    "  Valid <COMMAND> values are:\n"
+    "     add <ENTITY> <SPECS>     add entity\n"
+    "     delete <ENTITY> <SPECS>  delete the specified entity(s)\n"
+    "     help                     print this description of use.\n"
+    "     list <ENTITY> [<SPECS>]  display info of identified entity, default\n"
+    "                              is display all.\n"
+    "     modify <ENTITY> <SPECS>  modify entity\n"
+    "     show                     same as list\n"
+    "     version                  display tool version number.\n"
+    "\n"
+    "  <ENTITY> may be \"qos\"\n"
+    "\n"
+    "  <SPECS> are different for each command entity pair.\n"
+    "       list qos           - Format=, Names=\n"
+    "       add qos            - Description=, GraceTime=, MaxJobsPerUser=,\n"
+    "                            MaxSubmitJobsPerUser=, MaxTRESPerJob=,\n"
+    "                            MaxTRESPerUser=, MaxWall=, Names=, Preempt=,\n"
+    "                            PreemptMode=, Priority=, and UsageFactor=\n"
+    "       modify qos         - (set options) Description=, GraceTime=,\n"
+    "                            MaxJobsPerUser=, MaxSubmitJobsPerUser=,\n"
+    "                            MaxTRESPerJob=, MaxTRESPerUser=, MaxWall=,\n"
+    "                            Preempt=, PreemptMode=, Priority=, and\n"
+    "                            UsageFactor=\n"
+    "                            (where options) Names=\n"
+    "       delete qos         - Names=\n"
+    "\n"
+    "  All commands entitys, and options are case-insensitive.\n\n";
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
 
@@ -60,6 +93,10 @@ absl::StatusOr<skiff::v1::GetQosReply> GetQos(skiff::CtldClient& client,
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (absl::Status s = skiff::ParseSacctmgrOptions(args).status(); !s.ok()) {
+    std::cerr << skiff::GetoptErrorText(kProgram, std::string(s.message()));
+    return 1;
+  }
   absl::StatusOr<skiff::SacctmgrCommand> parsed = skiff::ParseSacctmgrCommandLine(args);
   if (!parsed.ok()) return Fail(parsed.status());
   const skiff::SacctmgrCommand& command = *parsed;
@@ -72,6 +109,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   const skiff::SacctmgrOptions& options = command.options;
+  if (options.readonly && command.verb != skiff::SacctmgrVerb::kShow) {
+    std::cerr << "Can't run this command in readonly mode.\n";
+    return 1;
+  }
   const bool ask = !options.immediate && isatty(STDIN_FILENO);
 
   absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");

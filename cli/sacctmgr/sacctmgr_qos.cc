@@ -1,5 +1,6 @@
 #include "cli/sacctmgr/sacctmgr_qos.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -12,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/common/getopt_args.h"
 #include "common/time_format.h"
 
 namespace skiff {
@@ -685,70 +687,55 @@ std::string PreemptModeSetting(const std::string& mode) {
 
 }  // namespace
 
-absl::StatusOr<SacctmgrCommand> ParseSacctmgrCommandLine(const std::vector<std::string>& args) {
-  SacctmgrCommand command;
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.size() < 2 || a[0] != '-') break;
-    if (a == "--immediate") {
-      command.options.immediate = true;
-    } else if (a == "--noheader") {
-      command.options.no_header = true;
-    } else if (a == "--parsable") {
-      command.options.parsable = true;
-    } else if (a == "--parsable2") {
-      command.options.parsable2 = true;
-    } else if (a == "--quiet") {
-      command.options.quiet = true;
-    } else if (a == "--help" || a == "--usage") {
-      command.help = true;
-    } else if (a == "--version") {
-      command.version = true;
-    } else if (a == "--verbose" || a == "--readonly") {
-      // accepted for Slurm compatibility
-    } else if (a[1] != '-') {
-      for (char c : a.substr(1)) {
-        switch (c) {
-          case 'i':
-            command.options.immediate = true;
-            break;
-          case 'n':
-            command.options.no_header = true;
-            break;
-          case 'p':
-            command.options.parsable = true;
-            break;
-          case 'P':
-            command.options.parsable2 = true;
-            break;
-          case 'Q':
-            command.options.quiet = true;
-            break;
-          case 'h':
-            command.help = true;
-            break;
-          case 'V':
-            command.version = true;
-            break;
-          case 'v':
-          case 'r':
-            break;
-          default:
-            return Invalid(absl::StrCat("Invalid option: -", std::string(1, c)));
-        }
-      }
-    } else {
-      return Invalid(absl::StrCat("Invalid option: ", a));
-    }
+absl::StatusOr<SacctmgrCommandLine> ParseSacctmgrOptions(const std::vector<std::string>& args) {
+  SacctmgrCommandLine line;
+  int verbose = 0;
+  // Slurm's option table, in its order (getopt_long lists the candidates of an
+  // ambiguous abbreviation in it). -o/--oneliner and -s/--associations are
+  // Slurm's too, and not Skiff's.
+  CLI::App app;
+  app.set_help_flag();
+  app.add_flag("-h,--help,--usage", line.help);
+  app.add_flag("-i,--immediate", line.options.immediate);
+  app.add_flag("-n,--noheader", line.options.no_header);
+  app.add_flag("-p,--parsable", line.options.parsable);
+  app.add_flag("-P,--parsable2", line.options.parsable2);
+  app.add_flag("-Q,--quiet", line.options.quiet);
+  app.add_flag("-r,--readonly", line.options.readonly);
+  app.add_flag("-v,--verbose", verbose);  // Skiff's sacctmgr has nothing more to log
+  app.add_flag("-V,--version", line.version);
+  absl::StatusOr<std::vector<std::string>> normalized =
+      NormalizeGetoptArgs(args, app, GetoptOrder::kPermute);
+  if (!normalized.ok()) return normalized.status();
+  auto separator = std::find(normalized->begin(), normalized->end(), "--");
+  if (separator != normalized->end()) {
+    line.words.assign(separator + 1, normalized->end());
+    normalized->erase(separator, normalized->end());
   }
+  try {
+    app.parse(std::vector<std::string>(normalized->rbegin(), normalized->rend()));
+  } catch (const CLI::ParseError& e) {
+    return absl::InvalidArgumentError(e.what());  // not reached: every option is a flag
+  }
+  return line;
+}
+
+absl::StatusOr<SacctmgrCommand> ParseSacctmgrCommandLine(const std::vector<std::string>& args) {
+  absl::StatusOr<SacctmgrCommandLine> line = ParseSacctmgrOptions(args);
+  if (!line.ok()) return line.status();
+  SacctmgrCommand command;
+  command.options = line->options;
+  command.help = line->help;
+  command.version = line->version;
+  const std::vector<std::string>& words = line->words;
+  size_t i = 0;
   if (command.help || command.version) return command;
-  if (i >= args.size()) {
+  if (i >= words.size()) {
     return Invalid(
         "No command given: Skiff's sacctmgr has no interactive mode; try "
         "\"sacctmgr show qos\"");
   }
-  const std::string& verb = args[i++];
+  const std::string& verb = words[i++];
   if (Abbreviates(verb, "add", 3) || Abbreviates(verb, "create", 3)) {
     command.verb = SacctmgrVerb::kAdd;
   } else if (Abbreviates(verb, "modify", 1) || Abbreviates(verb, "update", 1)) {
@@ -766,14 +753,14 @@ absl::StatusOr<SacctmgrCommand> ParseSacctmgrCommandLine(const std::vector<std::
   } else {
     return Invalid(absl::StrCat("Invalid keyword: ", verb));
   }
-  if (i >= args.size()) {
+  if (i >= words.size()) {
     return Invalid(absl::StrCat("No entity given to ", verb, ": try \"sacctmgr ", verb, " qos\""));
   }
-  const std::string& entity = args[i++];
+  const std::string& entity = words[i++];
   if (!Abbreviates(entity, "qos", 1)) {
     return Invalid(absl::StrCat("Skiff's sacctmgr manages QOS only, not \"", entity, "\""));
   }
-  std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
   if (absl::Status s = ParseQosArgs(rest, &command); !s.ok()) return s;
 
   switch (command.verb) {

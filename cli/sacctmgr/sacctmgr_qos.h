@@ -27,7 +27,24 @@ struct SacctmgrOptions {
   bool parsable = false;   // -p: '|' after every field
   bool parsable2 = false;  // -P: '|' between fields
   bool quiet = false;      // -Q: only errors
+  bool readonly = false;   // -r: only show/list may run
 };
+
+// sacctmgr's options and the words of its command, as getopt_long reads
+// Slurm's: options may come anywhere among the words ("sacctmgr show qos -n"),
+// short ones group ("-nP"), long ones abbreviate ("--parsable2", "--pars" is
+// ambiguous), "--" ends them.
+struct SacctmgrCommandLine {
+  SacctmgrOptions options;
+  bool help = false;     // -h, --help, --usage
+  bool version = false;  // -V, --version
+  std::vector<std::string> words;
+};
+
+// Error: InvalidArgument with glibc's message ("unrecognized option '--foo'"),
+// which sacctmgr prints after "sacctmgr: ", followed by
+// "Try "sacctmgr --help" for more information", and exits 1.
+absl::StatusOr<SacctmgrCommandLine> ParseSacctmgrOptions(const std::vector<std::string>& args);
 
 enum class SacctmgrVerb { kAdd, kModify, kDelete, kShow };
 
@@ -44,7 +61,8 @@ struct SacctmgrCommand {
   std::vector<std::string> format;  // show: format= fields, in order; empty = default
 };
 
-// Parses sacctmgr's arguments (argv without the program name): options, then
+// Parses sacctmgr's arguments (argv without the program name): options (see
+// ParseSacctmgrOptions, whose errors it returns as they are), then
 // add|create, modify|update, delete|remove or show|list (any case), "qos", and the
 // entity's arguments:
 //   add qos NAME[,NAME2] [Key=Value ...]

@@ -204,6 +204,19 @@ TEST(ParseSacctmgrCommandLine, DeleteAndShow) {
   EXPECT_TRUE(Parse({"-V"}).version);
 }
 
+// As getopt_long (permuting): options may follow the command's words.
+TEST(ParseSacctmgrCommandLine, OptionsMayComeAnywhere) {
+  SacctmgrCommand c = Parse({"show", "-n", "qos", "--parsable2", "normal", "-rQ"});
+  EXPECT_EQ(c.verb, SacctmgrVerb::kShow);
+  EXPECT_TRUE(c.options.no_header);
+  EXPECT_TRUE(c.options.parsable2);
+  EXPECT_TRUE(c.options.readonly);
+  EXPECT_TRUE(c.options.quiet);
+  EXPECT_EQ(c.names, std::vector<std::string>{"normal"});
+  EXPECT_TRUE(Parse({"--usage"}).help);
+  EXPECT_TRUE(Parse({"--imm", "-vv", "-h"}).help);
+}
+
 TEST(ParseSacctmgrCommandLine, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(ParseError({"add", "qos", "x", "Bogus=1"}),
             "Unknown option: Bogus=1\nUse keyword 'where' to modify condition");
@@ -229,7 +242,9 @@ TEST(ParseSacctmgrCommandLine, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(ParseError({"show", "user"}), "Skiff's sacctmgr manages QOS only, not \"user\"");
   EXPECT_EQ(ParseError({"frob", "qos"}), "Invalid keyword: frob");
   EXPECT_EQ(ParseError({"show", "qos", "format=Name,Nope"}), "Unknown field 'Nope'");
-  EXPECT_EQ(ParseError({"-x", "show", "qos"}), "Invalid option: -x");
+  EXPECT_EQ(ParseError({"-x", "show", "qos"}), "invalid option -- 'x'");
+  EXPECT_EQ(ParseError({"show", "qos", "--pars"}),
+            "option '--pars' is ambiguous; possibilities: '--parsable' '--parsable2'");
   EXPECT_FALSE(ParseSacctmgrCommandLine({}).ok());
 }
 

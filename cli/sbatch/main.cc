@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sbatch/sbatch_options.h"
 
@@ -27,6 +28,10 @@ namespace {
 constexpr char kProgram[] = "sbatch";
 
 int Fail(const absl::Status& status) {
+  if (skiff::IsGetoptError(status)) {
+    std::cerr << skiff::GetoptErrorText(kProgram, std::string(status.message()));
+    return skiff::SbatchExitCode(status);
+  }
   return skiff::ReportError(kProgram, status, skiff::SbatchExitCode(status));
 }
 

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -140,18 +142,206 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   app.add_flag("-v,--verbose", "verbose")->group("");
 }
 
-// CLI11's help, without the "{exclusive}" default value CLI11 shows in the name
-// of a flag that has one.
-class HelpFormatter : public CLI::Formatter {
- public:
-  std::string make_option_name(const CLI::Option* opt, bool positional) const override {
-    std::string name = CLI::Formatter::make_option_name(opt, positional);
-    size_t open = name.find('{');
-    size_t close = name.find('}', open);
-    if (open != std::string::npos && close != std::string::npos) name.erase(open, close - open + 1);
-    return name;
-  }
-};
+// Slurm's _usage and _help (src/sbatch/opt.c) in their layout, listing the
+// options Skiff takes and acts on (not those it accepts and ignores with a
+// warning, nor -v/-Q, which change nothing here).
+constexpr char kUsage[] =
+    "Usage: sbatch [-N nnodes] [-n ntasks]\n"
+    "              [-c ncpus] [-p partition] [--hold] [--parsable] [-t minutes]\n"
+    "              [-D path] [--input file] [--output file] [--error file]\n"
+    "              [--chdir=directory] [-J jobname]\n"
+    "              [--mem=MB] [-C list]\n"
+    "              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]\n"
+    "              [--mail-type=type] [--mail-user=user] [--nice[=value]] [--wait]\n"
+    "              [--requeue] [--no-requeue] [--ntasks-per-node=n]\n"
+    "              [--nodelist=hosts] [--exclude=hosts]\n"
+    "              [--mem-per-cpu=MB] [--qos=qos] [--gres=list]\n"
+    "              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]\n"
+    "              [--array=index_values] [--export=names]\n"
+    "              [--gpus=n] [--gpus-per-node=n] [--mem-per-gpu=MB]\n"
+    "              executable [args...]\n";
+
+constexpr char kHelp[] =
+    "Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n"
+    "\n"
+    "Parallel run options:\n"
+    "  -a, --array=indexes         job array index values\n"
+    "  -A, --account=name          charge job to specified account\n"
+    "      --bb=<spec>             burst buffer specifications\n"
+    "      --bbf=<file_name>       burst buffer specification file\n"
+    "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
+    "      --comment=name          arbitrary comment\n"
+    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
+    "  -D, --chdir=directory       set working directory for batch script\n"
+    "  -e, --error=err             file for batch script's standard error\n"
+    "      --export[=names]        specify environment variables to export\n"
+    "      --export-file=file|fd   specify environment variables file or file\n"
+    "                              descriptor to export\n"
+    "      --gres=list             required generic resources\n"
+    "  -H, --hold                  submit job in held state\n"
+    "  -i, --input=in              file for batch script's standard input\n"
+    "  -J, --job-name=jobname      name of job\n"
+    "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
+    "      --mail-user=user        who to send email notification for job state\n"
+    "                              changes\n"
+    "  -n, --ntasks=ntasks         number of tasks to run\n"
+    "      --nice[=value]          decrease scheduling priority by value\n"
+    "      --no-requeue            if set, do not permit the job to be requeued\n"
+    "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "      --open-mode={append|truncate} output file open mode\n"
+    "  -o, --output=out            file for batch script's standard output\n"
+    "  -p, --partition=partition   partition requested\n"
+    "      --parsable              outputs only the jobid and cluster name (if present),\n"
+    "                              separated by semicolon, only on successful submission.\n"
+    "  -q, --qos=qos               quality of service\n"
+    "      --requeue               if set, permit the job to be requeued\n"
+    "      --signal=[[R][B]:]num[@time] send signal when time limit within time seconds\n"
+    "  -t, --time=minutes          time limit\n"
+    "      --test-only             validate job and estimate its start, do not submit it\n"
+    "  -W, --wait                  wait for completion of submitted job\n"
+    "      --wrap[=command string] wrap command string in a sh script and submit\n"
+    "\n"
+    "Constraint options:\n"
+    "  -C, --constraint=list       specify a list of constraints\n"
+    "      --mem=MB                minimum amount of real memory\n"
+    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+    "\n"
+    "Consumable resources related options:\n"
+    "      --exclusive             allocate nodes in exclusive mode\n"
+    "      --mem-per-cpu=MB        maximum amount of real memory per allocated\n"
+    "                              cpu required by the job.\n"
+    "                              --mem >= --mem-per-cpu if --mem is specified.\n"
+    "\n"
+    "GPU scheduling options:\n"
+    "  -G, --gpus=n                count of GPUs required for the job\n"
+    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
+    "      --mem-per-gpu=n         real memory required per allocated GPU\n"
+    "\n"
+    "Help options:\n"
+    "  -h, --help                  show this help message\n"
+    "      --usage                 display brief usage message\n"
+    "\n"
+    "Other options:\n"
+    "  -V, --version               output version information and exit\n"
+    "\n";
+
+// The long names of Slurm 22.05's sbatch option table (common_options in
+// src/common/slurm_opt.c, those sbatch takes), in its order: getopt_long lists
+// the candidates of an ambiguous abbreviation in this order.
+const std::vector<std::string>& SlurmTableOrder() {
+  static const std::vector<std::string> order = {
+      "account",
+      "acctg-freq",
+      "array",
+      "batch",
+      "begin",
+      "bb",
+      "bbf",
+      "cluster-constraint",
+      "chdir",
+      "cluster",
+      "clusters",
+      "comment",
+      "container",
+      "context",
+      "contiguous",
+      "constraint",
+      "core-spec",
+      "cores-per-socket",
+      "cpu-freq",
+      "cpus-per-gpu",
+      "cpus-per-task",
+      "deadline",
+      "delay-boot",
+      "dependency",
+      "distribution",
+      "error",
+      "exclude",
+      "exclusive",
+      "export",
+      "export-file",
+      "extra-node-info",
+      "get-user-env",
+      "gid",
+      "gpu-bind",
+      "gpu-freq",
+      "gpus",
+      "gpus-per-node",
+      "gpus-per-socket",
+      "gpus-per-task",
+      "gres",
+      "gres-flags",
+      "help",
+      "hint",
+      "hold",
+      "ignore-pbs",
+      "input",
+      "job-name",
+      "kill-on-invalid-dep",
+      "licenses",
+      "mail-type",
+      "mail-user",
+      "mcs-label",
+      "mem",
+      "mem-bind",
+      "mem-per-cpu",
+      "mem-per-gpu",
+      "mincpus",
+      "network",
+      "nice",
+      "no-kill",
+      "no-requeue",
+      "nodefile",
+      "nodelist",
+      "nodes",
+      "ntasks",
+      "ntasks-per-core",
+      "ntasks-per-gpu",
+      "ntasks-per-node",
+      "ntasks-per-socket",
+      "ntasks-per-tres",
+      "open-mode",
+      "output",
+      "overcommit",
+      "oversubscribe",
+      "parsable",
+      "partition",
+      "power",
+      "prefer",
+      "priority",
+      "profile",
+      "propagate",
+      "qos",
+      "quiet",
+      "reboot",
+      "requeue",
+      "reservation",
+      "signal",
+      "sockets-per-node",
+      "spread-job",
+      "switches",
+      "tasks-per-node",
+      "test-only",
+      "thread-spec",
+      "threads-per-core",
+      "time",
+      "time-min",
+      "tmp",
+      "uid",
+      "use-min-nodes",
+      "verbose",
+      "version",
+      "usage",
+      "wait",
+      "wait-all-nodes",
+      "wckey",
+      "wrap",
+  };
+  return order;
+}
 
 struct ParsedArgs {
   SbatchRawOptions options;
@@ -161,95 +351,41 @@ struct ParsedArgs {
   std::string help_text;
 };
 
-// Rewrites `args` so that CLI11 reads them as getopt_long reads Slurm's: an option
-// that takes a value takes the next argument even when it starts with '-'
-// ("--array --wrap" gives --array the value "--wrap"), and "--array=" gives it
-// the empty value (CLI11 would otherwise take the next argument, or nothing).
-// Stops at the first non-option, as sbatch does (the script and its arguments).
-std::vector<std::string> GetoptStyle(const std::vector<std::string>& args, const CLI::App& app) {
-  std::set<std::string, std::less<>> long_with_value;
-  std::map<char, std::string> short_with_value;  // -> its long name
-  for (const CLI::Option* opt : app.get_options()) {
-    if (opt->get_positional() || opt->get_expected_min() == 0) continue;  // flags
-    const std::vector<std::string>& longs = opt->get_lnames();
-    for (const std::string& name : longs) long_with_value.insert(name);
-    for (const std::string& name : opt->get_snames()) {
-      if (name.size() == 1 && !longs.empty()) short_with_value[name[0]] = longs.front();
-    }
-  }
-  std::vector<std::string> out;
-  auto emit = [&out](const std::string& name, const std::string& value) {
-    if (value.empty()) {
-      out.push_back("--" + name);
-      out.push_back("");  // CLI11 takes a separate empty argument as the value
-    } else {
-      out.push_back(absl::StrCat("--", name, "=", value));
-    }
-  };
-  size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--" || arg.size() < 2 || arg[0] != '-') break;
-    if (arg[1] == '-') {
-      const size_t eq = arg.find('=');
-      const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      if (long_with_value.count(name) == 0) {
-        out.push_back(arg);
-      } else if (eq != std::string::npos) {
-        emit(name, arg.substr(eq + 1));
-      } else if (i + 1 < args.size()) {
-        emit(name, args[++i]);
-      } else {
-        out.push_back(arg);  // CLI11 reports the missing value
-      }
-      continue;
-    }
-    auto found = short_with_value.find(arg[1]);
-    if (found == short_with_value.end()) {
-      out.push_back(arg);
-    } else if (arg.size() > 2) {
-      emit(found->second, arg.substr(2));
-    } else if (i + 1 < args.size()) {
-      emit(found->second, args[++i]);
-    } else {
-      out.push_back(arg);
-    }
-  }
-  out.insert(out.end(), args.begin() + i, args.end());
-  return out;
+// Marks a status as getopt's refusal of the command line (see IsGetoptError).
+constexpr char kGetoptPayload[] = "skiff.cli/getopt";
+
+absl::Status GetoptError(const std::string& message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kGetoptPayload, absl::Cord("1"));
+  return status;
 }
 
-// Parses `args` with sbatch's option table, stopping at the first non-option.
-// An unknown option is FailedPrecondition "unrecognized option '<arg>'".
+// Parses `args` with sbatch's option table as getopt_long reads Slurm's (see
+// cli/common/getopt_args.h), stopping at the first non-option.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
   ParsedArgs parsed;
-  CLI::App app{"sbatch: submit a batch script to Skiff", "sbatch"};
-  app.set_help_flag("-h,--help", "print this help and exit");
-  app.add_flag("-V,--version", parsed.version, "print the version and exit");
-  app.prefix_command();
-  app.footer("Usage: sbatch [OPTIONS] [SCRIPT [ARGS...]]   (no SCRIPT: read it from stdin)");
-  app.formatter(std::make_shared<HelpFormatter>());
+  CLI::App app{"sbatch"};
+  app.set_help_flag();  // Slurm's texts, above
+  bool help = false, usage = false;
+  app.add_flag("-h,--help", help);
+  app.add_flag("--usage", usage);
+  app.add_flag("-V,--version", parsed.version);
   RegisterOptions(app, &parsed.options);
-  const std::vector<std::string> normalized = GetoptStyle(args, app);
-  std::vector<std::string> reversed(normalized.rbegin(), normalized.rend());
+  absl::StatusOr<std::vector<std::string>> normalized =
+      NormalizeGetoptArgs(args, app, GetoptOrder::kStopAtOperand, SlurmTableOrder());
+  if (!normalized.ok()) return GetoptError(std::string(normalized.status().message()));
+  auto separator = std::find(normalized->begin(), normalized->end(), "--");
+  if (separator != normalized->end()) {
+    parsed.rest.assign(separator + 1, normalized->end());
+    normalized->erase(separator, normalized->end());
+  }
   try {
-    app.parse(std::move(reversed));
-  } catch (const CLI::CallForHelp&) {
-    parsed.help = true;
-    parsed.help_text = app.help();
-    return parsed;
+    app.parse(std::vector<std::string>(normalized->rbegin(), normalized->rend()));
   } catch (const CLI::ParseError& e) {
-    return absl::FailedPreconditionError(e.what());
+    return GetoptError(e.what());  // not expected: every value is text
   }
-  parsed.rest = app.remaining();
-  if (!parsed.rest.empty()) {
-    const std::string& first = parsed.rest.front();
-    if (first == "--") {
-      parsed.rest.erase(parsed.rest.begin());
-    } else if (first.size() > 1 && first[0] == '-') {
-      return absl::FailedPreconditionError(absl::StrCat("unrecognized option '", first, "'"));
-    }
-  }
+  parsed.help = help || usage;
+  if (parsed.help) parsed.help_text = help ? kHelp : kUsage;
   return parsed;
 }
 
@@ -303,6 +439,12 @@ absl::StatusOr<std::optional<std::string>> NextArgument(std::string_view line, s
 
 // ---- Values -----------------------------------------------------------------
 
+// Slurm's own words for a value it refuses without naming it
+// (src/common/slurm_opt.c): "Invalid --mem specification".
+absl::Status BadSpecification(const std::string& option) {
+  return absl::InvalidArgumentError(absl::StrCat("Invalid ", option, " specification"));
+}
+
 absl::Status BadValue(const std::string& option, const std::string& value) {
   return absl::InvalidArgumentError(
       absl::StrCat("Invalid ", option, " specification: '", value, "'"));
@@ -334,7 +476,7 @@ absl::StatusOr<int32_t> CountOption(const std::string& option, const std::string
 // A memory size in MiB (bare numbers are MiB), rounded up to whole MiB.
 absl::StatusOr<uint64_t> MemoryOption(const std::string& option, const std::string& value) {
   absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
-  if (!bytes.ok()) return BadValue(option, value);
+  if (!bytes.ok()) return BadSpecification(option);
   return *bytes / kMiB + (*bytes % kMiB != 0 ? 1 : 0);
 }
 
@@ -428,7 +570,7 @@ absl::Status MailTypeOption(const std::string& value) {
   bool ok = !items.empty() && std::all_of(items.begin(), items.end(), [](const std::string& t) {
     return kTypes.count(absl::AsciiStrToUpper(t)) != 0;
   });
-  if (!ok) return absl::InvalidArgumentError(absl::StrCat("--mail-type=", value, " invalid"));
+  if (!ok) return BadSpecification("--mail-type");
   return absl::OkStatus();
 }
 
@@ -717,17 +859,10 @@ absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
           absl::StrCat("Invalid directive found in batch script: ", arg));
     }
   }
+  // An unknown option or a missing value is refused in getopt's words, as
+  // Slurm's sbatch does (its second pass exits through the same '?' case).
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(*args);
-  if (!parsed.ok()) {
-    // Name the offending argument rather than CLI11's wording.
-    std::string bad = std::string(parsed.status().message());
-    size_t quote = bad.find('\'');
-    if (StartsWith(bad, "unrecognized option '") && quote != std::string::npos) {
-      bad = bad.substr(quote + 1, bad.size() - quote - 2);
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("Invalid directive found in batch script: ", bad));
-  }
+  if (!parsed.ok()) return parsed.status();
   if (!parsed->rest.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("Invalid directive found in batch script: ", parsed->rest.front()));
@@ -954,7 +1089,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.open_mode) {
     const std::string mode = absl::AsciiStrToLower(*o.open_mode);
     if (mode != "append" && mode != "truncate" && mode != "a" && mode != "t") {
-      return BadValue("--open-mode", *o.open_mode);
+      return BadSpecification("--open-mode");
     }
     spec.set_open_mode(mode[0] == 'a' ? "append" : "truncate");
   }
@@ -971,7 +1106,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.exclusive) {
     std::string v = absl::AsciiStrToLower(*o.exclusive);
     if (v != "exclusive" && v != "user" && v != "mcs" && v != "oversubscribe") {
-      return BadValue("--exclusive", *o.exclusive);
+      return BadSpecification("--exclusive");
     }
     if (v != "oversubscribe" &&
         std::count(o.ignored.begin(), o.ignored.end(), "--oversubscribe") != 0) {
@@ -1018,9 +1153,23 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.nodes) {
     const std::string& v = *o.nodes;
     size_t dash = v.find('-');
-    std::optional<int64_t> lo = PositiveInt(v.substr(0, dash));
-    std::optional<int64_t> hi = dash == std::string::npos ? lo : PositiveInt(v.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo) return BadValue("--nodes", v);
+    // Slurm's verify_node_count names the part that is not a count.
+    auto not_a_count = [](const std::string& part) {
+      return absl::InvalidArgumentError(absl::StrCat("\"", part, "\" is not a valid node count"));
+    };
+    const std::string min_text = v.substr(0, dash);
+    std::optional<int64_t> lo = PositiveInt(min_text);
+    if (!lo) return not_a_count(min_text);
+    std::optional<int64_t> hi = lo;
+    if (dash != std::string::npos) {
+      const std::string max_text = v.substr(dash + 1);
+      hi = PositiveInt(max_text);
+      if (!hi) return not_a_count(max_text);
+    }
+    if (*hi < *lo) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Maximum node count ", *hi, " is less than minimum node count ", *lo));
+    }
     spec.set_min_nodes(static_cast<int32_t>(*lo));
     spec.set_max_nodes(static_cast<int32_t>(*hi));
   }
@@ -1144,6 +1293,10 @@ std::optional<int> WaitExitCode(const std::vector<v1::JobInfo>& jobs) {
     code = std::max(code, job.exit_signal() != 0 ? 1 : job.exit_code());
   }
   return code;
+}
+
+bool IsGetoptError(const absl::Status& status) {
+  return status.GetPayload(kGetoptPayload).has_value();
 }
 
 int SbatchExitCode(const absl::Status& status) {

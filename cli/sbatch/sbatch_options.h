@@ -83,15 +83,18 @@ struct SbatchCommandLine {
   SbatchRawOptions options;
   std::string script_path;               // as given; empty = stdin (or --wrap)
   std::vector<std::string> script_args;  // after the script path
-  bool help = false;                     // -h/--help: print help_text, exit 0
+  bool help = false;                     // -h/--help, --usage: print help_text, exit 0
   std::string help_text;
   bool version = false;  // -V/--version
 };
 
-// Parses sbatch's arguments (without argv[0]). Options end at the first
-// non-option, which is the script; the rest are the script's arguments, as in
-// Slurm. Errors: FailedPrecondition for an unknown option or a missing value;
-// "Script arguments not permitted with --wrap option".
+// Parses sbatch's arguments (without argv[0]) as getopt_long reads Slurm's
+// (cli/common/getopt_args.h). Options end at the first non-option, which is the
+// script; the rest are the script's arguments, as in Slurm. -h/--help and
+// --usage set `help`, with Slurm's help or usage text. Errors: an unknown
+// option, a missing value or a value given to a flag is InvalidArgument with
+// glibc's message ("unrecognized option '--foo'") and IsGetoptError; then
+// FailedPrecondition "Script arguments not permitted with --wrap option".
 absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::string>& args);
 
 // The arguments of the #SBATCH lines in the script's leading comment block, split
@@ -101,7 +104,10 @@ absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::
 absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view script);
 
 // ExtractDirectives, then the same option parser as the command line.
-// Error: InvalidArgument "Invalid directive found in batch script: <arg>".
+// Errors: InvalidArgument "Invalid directive found in batch script: <arg>" for
+// a word that is not an option (and for -h, -V, --wrap); an unknown option or a
+// missing value as the command line's (IsGetoptError), as Slurm's sbatch
+// refuses them in the script with getopt's message too.
 absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script);
 
 // Slurm's sanity checks on a batch script, with its messages (one per line):
@@ -172,7 +178,13 @@ std::string FormatSubmitted(uint64_t job_id, bool parsable);
 // the tasks, 1 for one killed by a signal.
 std::optional<int> WaitExitCode(const std::vector<v1::JobInfo>& jobs);
 
-// 255 for InvalidArgument (Slurm's exit for a bad option value), else 1.
+// Whether `status` is getopt's refusal of an option, which sbatch prints as
+// Slurm's does ("sbatch: <message>", then "Try "sbatch --help" for more
+// information"), exiting 255.
+bool IsGetoptError(const absl::Status& status);
+
+// 255 for InvalidArgument (Slurm's exit for a bad option value, and for an
+// option getopt refuses), else 1.
 int SbatchExitCode(const absl::Status& status);
 
 }  // namespace skiff

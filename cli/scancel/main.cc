@@ -1,37 +1,104 @@
 // scancel: cancel or signal jobs, as Slurm's scancel.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/scancel/scancel_request.h"
 
+namespace {
+
+constexpr char kProgram[] = "scancel";
+
+// Slurm's _usage and _help (src/scancel/opt.c), less the options Skiff does
+// not take.
+constexpr char kUsage[] =
+    "Usage: scancel [--batch] [-n job_name] [-p partition] [-Q] [-s signal | integer]\n"
+    "               [-t PENDING | RUNNING] [--usage] [-u user_name] [--me]\n"
+    "               [--hurry] [-V] [-v] [job_id[_array_id]]\n";
+
+constexpr char kHelp[] =
+    "Usage: scancel [OPTIONS] [job_id[_array_id]]\n"
+    "  -b, --batch                     signal batch shell for specified job\n"
+    "  -H, --hurry                     avoid burst buffer stage out\n"
+    "      --me                        equivalent to --user=<current user>\n"
+    "  -n, --name=job_name             act only on jobs with this name\n"
+    "  -p, --partition=partition       act only on jobs in this partition\n"
+    "  -Q, --quiet                     disable warnings\n"
+    "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n"
+    "  -t, --state=states              act only on jobs in this state.  Valid job\n"
+    "                                  states are PENDING and RUNNING\n"
+    "  -u, --user=user_name            act only on jobs of this user\n"
+    "  -V, --version                   output version information and exit\n"
+    "  -v, --verbose                   verbosity level\n"
+    "\nHelp options:\n"
+    "  --help                          show this help message\n"
+    "  --usage                         display brief usage message\n";
+
+// Slurm's scancel prints these value errors bare (fprintf), the rest through
+// error() as "scancel: error: ...".
+bool PrintedBare(const absl::Status& status) {
+  return absl::StartsWith(status.message(), "Unknown job signal: ") ||
+         absl::StartsWith(status.message(), "Invalid job state specified: ");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  constexpr char kProgram[] = "scancel";
-  CLI::App app{"scancel: cancel or signal Skiff jobs"};
-  app.set_help_flag("-h,--help", "print this help and exit");
+  CLI::App app{"scancel"};
+  app.set_help_flag();  // --help is Slurm's text, above
   skiff::ScancelArgs args;
-  bool version = false;
-  app.add_option("job_id", args.job_ids, "job ids (comma lists allowed)");
-  app.add_option("-u,--user", args.user, "only this user's jobs");
-  app.add_option("-n,--name,--jobname", args.name, "only jobs with this name");
-  app.add_option("-t,--state", args.states, "only jobs in these states (PENDING, RUNNING)");
-  app.add_option("-p,--partition", args.partitions, "only jobs in these partitions");
-  app.add_option("-s,--signal", args.signal, "send this signal instead of cancelling");
-  app.add_flag("-b,--batch", args.batch, "signal only the batch shell");
-  app.add_flag("--hurry", args.hurry, "skip burst-buffer stage-out");
-  app.add_flag("-v,--verbose", args.verbose, "say what is done to each job");
-  app.add_flag("-V,--version", version, "print the version and exit");
-  CLI11_PARSE(app, argc, argv);
+  bool version = false, help = false, usage = false, quiet = false, me = false, ctld = false;
+  // In the order of Slurm's option table, which is the order getopt_long lists
+  // the candidates of an ambiguous abbreviation in.
+  app.add_flag("-b,--batch", args.batch);
+  app.add_flag("--ctld", ctld);  // Skiff always asks ctld
+  app.add_flag("--help", help);
+  app.add_flag("-H,--hurry", args.hurry);
+  app.add_option("-n,--jobname,--name", args.name);
+  app.add_flag("--me", me);
+  app.add_option("-p,--partition", args.partitions);
+  app.add_flag("-Q,--quiet", quiet);
+  app.add_option("-s,--signal", args.signal);
+  app.add_option("-t,--state", args.states);
+  app.add_flag("--usage", usage);
+  app.add_option("-u,--user", args.user);
+  app.add_flag("-v,--verbose", args.verbose);
+  app.add_flag("-V,--version", version);
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.job_ids); rc >= 0) {
+    return rc;
+  }
+  // Slurm acts on the first of these it meets; Skiff reads them after the whole
+  // line, in the same precedence for the usual single one.
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
+  if (help) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (usage) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (me) args.user = std::to_string(getuid());
+  if (quiet) args.verbose = 0;
 
   absl::StatusOr<skiff::ScancelCommand> command = skiff::BuildScancelCommand(args);
-  if (!command.ok()) return skiff::ReportError(kProgram, command.status());
+  if (!command.ok()) {
+    if (PrintedBare(command.status())) {
+      std::cerr << command.status().message() << "\n";
+      return 1;
+    }
+    return skiff::ReportError(kProgram, command.status());
+  }
   absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
   if (!client.ok()) return skiff::ReportError(kProgram, client.status());
   skiff::v1::CancelJobsReply reply;

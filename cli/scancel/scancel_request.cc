@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/job_text.h"
 
@@ -21,7 +22,12 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   v1::CancelJobsRequest& request = command.request;
   for (const std::string& text : args.job_ids) {
     absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRefList(text);
-    if (!refs.ok()) return refs.status();
+    if (!refs.ok()) {
+      // Slurm's scancel: "Invalid job id abc", without the colon.
+      std::string message(refs.status().message());
+      if (absl::StartsWith(message, "Invalid job id: ")) message.erase(14, 1);
+      return absl::InvalidArgumentError(message);
+    }
     for (const v1::JobRef& ref : *refs) {
       if (ref.has_array_task_id()) {
         *request.add_refs() = ref;
@@ -32,7 +38,9 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   }
   if (!args.user.empty()) {
     absl::StatusOr<std::string> user = ResolveUserName(args.user);
-    if (!user.ok()) return user.status();
+    if (!user.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid user name: ", args.user));
+    }
     request.set_user(*user);
   }
   request.set_name(args.name);

@@ -197,7 +197,11 @@ TEST(BuildScancelCommand, RejectsBadValues) {
             "Invalid job state specified: CD\nValid job states are PENDING and RUNNING");
   args.states = "";
   args.user = "no-such-user-xyz";
-  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid user: no-such-user-xyz");
+  // Slurm's scancel words these two its own way.
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid user name: no-such-user-xyz");
+  args.user = "";
+  args.job_ids = {"abc"};
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid job id abc");
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/sprio/sprio_format.h"
@@ -15,29 +17,80 @@ constexpr char kProgram[] = "sprio";
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
 
+// Slurm's _usage and _help (src/sprio/opts.c), less the options Skiff does not
+// take (-M, -p, -S, -v, --federation, --local, --sibling).
+constexpr char kUsage[] =
+    "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [--usage] [-hlnVw]\n";
+
+constexpr char kHelp[] =
+    "Usage: sprio [OPTIONS]\n"
+    "  -h, --noheader                  no headers on output\n"
+    "  -j, --jobs                      comma separated list of jobs\n"
+    "                                  to view, default is all\n"
+    "  -l, --long                      long report\n"
+    "  -n, --norm                      display normalized values\n"
+    "  -o, --format=format             format specification\n"
+    "  -u, --user=user_name            comma separated list of users to view\n"
+    "  -V, --version                   output version information and exit\n"
+    "  -w, --weights                   show the weights for each priority factor\n"
+    "\nHelp options:\n"
+    "  --help                          show this help message\n"
+    "  --usage                         display a brief summary of sprio options\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"sprio: view the factors that make up pending jobs' scheduling priorities"};
-  // -h is --noheader in Slurm's CLIs, so help is --help only.
-  app.set_help_flag("--help", "print this help and exit");
+  CLI::App app{"sprio"};
+  app.set_help_flag();  // --help is Slurm's text, above
   skiff::SprioOptions options;
-  std::vector<std::string> jobs, users;
-  bool version = false;
-  app.add_option("-j,--jobs", jobs, "only these jobs (ids, 42_7, 42_[1-3])");
-  app.add_option("-u,--user", users, "only these users' jobs (names or uids)")->delimiter(',');
-  app.add_flag("-l,--long", options.long_format, "every factor, and the user");
-  app.add_flag("-n,--norm", options.normalized, "factors as fractions of their weights");
-  app.add_flag("-h,--noheader", options.no_header, "no header line");
-  app.add_flag("-w,--weights", options.weights, "print the configured weights");
-  app.add_option("-o,--format", options.format, "output format, e.g. \"%.15i %.10Y\"");
-  app.add_flag("-V,--version", version, "print the version and exit");
-  CLI11_PARSE(app, argc, argv);
+  std::string job_list, user_list;
+  bool version = false, help = false, usage = false;
+  // In the order of Slurm's option table (getopt_long lists the candidates of
+  // an ambiguous abbreviation in it). -j's value is optional, as in Slurm: "-j 5"
+  // takes the jobs from the first operand.
+  app.add_flag("-h,--noheader", options.no_header);
+  CLI::Option* jobs_option = app.add_option("-j,--jobs", job_list)->expected(0, 1);
+  app.add_flag("-l,--long", options.long_format);
+  app.add_flag("-n,--norm", options.normalized);
+  app.add_option("-o,--format", options.format);
+  app.add_option("-u,--user,--users", user_list);
+  app.add_flag("-V,--version", version);
+  app.add_flag("-w,--weights", options.weights);
+  app.add_flag("--help", help);
+  app.add_flag("--usage", usage);
+  std::vector<std::string> operands;
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+    return rc;
+  }
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
-
+  if (help) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (usage) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const bool job_flag = jobs_option->count() > 0;
+  size_t next = 0;
+  if (job_flag && job_list.empty() && next < operands.size()) job_list = operands[next++];
+  if (next < operands.size()) {
+    // Slurm: error() on stderr, then _usage() on stdout.
+    std::cerr << "sprio: error: Unrecognized option: " << operands[next] << "\n";
+    std::cout << kUsage;
+    return 1;
+  }
+  if (options.long_format && !options.format.empty()) {
+    std::cerr << "sprio: fatal: Options -o(--format) and -l(--long) are mutually exclusive. "
+                 "Please remove one and retry.\n";
+    return 1;
+  }
+  std::vector<std::string> jobs, users;
+  if (!job_list.empty()) jobs.push_back(job_list);
+  if (!user_list.empty()) users = absl::StrSplit(user_list, ',', absl::SkipEmpty());
   skiff::v1::GetJobsRequest request;
   request.add_states(skiff::v1::PENDING);
   for (const std::string& text : jobs) {
