@@ -77,7 +77,11 @@ class Controller {
   void Start();
   void Stop();
 
-  const SkiffConfig& config() const { return config_; }
+  // The configuration in force (see config_ below); the snapshot keeps the
+  // version it names alive however long the caller holds it. Takes mu_.
+  std::shared_ptr<const SkiffConfig> config();
+  const std::string& conf_path() const { return conf_path_; }
+  uint64_t NextJobId();
   int64_t start_time() const { return start_time_; }
   bool IsPrivileged(uid_t uid) const { return privileged_uids_.count(uid) > 0; }
 
@@ -166,7 +170,6 @@ class Controller {
   bool BbStageAbandoned(uint64_t job_id);
   void SendStageOutMail(const Job& job);
 
-  const SkiffConfig config_;
   const std::string conf_path_;
   const std::set<uid_t> privileged_uids_;
   const Clock& clock_;
@@ -181,6 +184,16 @@ class Controller {
 
   std::mutex commit_mu_;  // see the lock order above
   absl::Mutex mu_;
+  // Configuration ownership: config_ is the configuration in force, skiff.conf
+  // with the stored partition overrides applied. It is never changed in place:
+  // UpdatePartition and Reconfigure build a new SkiffConfig outside mu_, then,
+  // holding commit_mu_ and mu_, replace config_ and point the core at the new
+  // object (Lifecycle::SetConfig) in the same critical section. The core holds
+  // a plain `const SkiffConfig*` that is only used under mu_, and config_ keeps
+  // its pointee alive until the next swap, so the core never sees a freed
+  // config. Code outside mu_ reads through a config() snapshot (shared_ptr),
+  // which keeps an older version alive until that reader lets go.
+  std::shared_ptr<const SkiffConfig> config_ ABSL_GUARDED_BY(mu_);
   Lifecycle core_ ABSL_GUARDED_BY(mu_);
   QosTable qos_ ABSL_GUARDED_BY(mu_);
   std::mutex qos_write_mu_;

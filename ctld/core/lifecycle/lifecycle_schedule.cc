@@ -86,7 +86,7 @@ const Dependency* Lifecycle::ParsedDependency(const Job& job) {
   auto it = dependencies_.find(job.id);
   if (it != dependencies_.end()) return &it->second;
   // Parsed once per job (at submit, or here after a restart).
-  absl::StatusOr<Dependency> parsed = ParseDependency(job.dependency, config_.max_array_size);
+  absl::StatusOr<Dependency> parsed = ParseDependency(job.dependency, config_->max_array_size);
   if (!parsed.ok()) return nullptr;
   return &dependencies_.emplace(job.id, std::move(*parsed)).first->second;
 }
@@ -174,7 +174,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
     for (const Node& node : nodes_.nodes()) {
       inputs.node_features[node.config.name] = node.config.features;
     }
-    inputs.partitions = config_.partitions;
+    inputs.partitions = config_->partitions;
     inputs.qos = qos_;
     inputs.now = now;
     inputs.usage = usage_;
