@@ -23,11 +23,11 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-LifecycleSettings SettingsFrom(const SkiffConfig& config, const BbRuntime* bb) {
+LifecycleSettings SettingsFrom(const SkiffConfig& config, const BurstBufferConfig* bb) {
   LifecycleSettings settings;
   settings.prolog = !config.prolog_ctld.empty();
   settings.epilog = !config.epilog_ctld.empty();
-  settings.burst_buffer = bb != nullptr ? &bb->config() : nullptr;
+  settings.burst_buffer = bb;
   settings.config_overrides = config.slurmd_parameters.count("config_overrides") > 0;
   settings.decay_half_life = OptionsFromConfig(config).weights.decay_half_life;
   return settings;
@@ -38,6 +38,7 @@ LifecycleSettings SettingsFrom(const SkiffConfig& config, const BbRuntime* bb) {
 Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids,
                        Deps deps)
     : conf_path_(std::move(conf_path)),
+      load_config_(std::move(deps.load_config)),
       privileged_uids_([&] {
         privileged_uids.insert(0);
         return privileged_uids;
@@ -52,11 +53,22 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       scheduler_options_(OptionsFromConfig(config)),
       preempt_options_(PreemptOptionsFromConfig(config)),
       config_(std::make_shared<const SkiffConfig>(std::move(config))),
-      core_(*config_, SettingsFrom(*config_, deps.bb), start_time_) {}
+      bb_config_(deps.bb != nullptr ? std::make_shared<const BurstBufferConfig>(deps.bb->config())
+                                    : nullptr),
+      core_(*config_, SettingsFrom(*config_, bb_config_.get()), start_time_),
+      file_config_(config_) {}
 
 std::shared_ptr<const SkiffConfig> Controller::config() {
   absl::MutexLock lock(&mu_);
   return config_;
+}
+
+void Controller::InstallConfig(std::shared_ptr<const SkiffConfig> config,
+                               std::shared_ptr<const BurstBufferConfig> bb) {
+  absl::MutexLock lock(&mu_);
+  config_ = std::move(config);
+  if (bb != nullptr) bb_config_ = std::move(bb);
+  core_.SetConfig(*config_, SettingsFrom(*config_, bb_config_.get()));
 }
 
 uint64_t Controller::NextJobId() {
@@ -117,6 +129,7 @@ void Controller::CommitReport(const Event& event) {
 absl::Status Controller::Recover() {
   std::map<std::string, UserUsageRecord> usage;
   if (absl::Status s = RecoverQos(&usage); !s.ok()) return s;
+  if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();
   absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config()->min_job_age);

@@ -12,6 +12,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
@@ -234,7 +235,48 @@ bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& req
   return false;
 }
 
+// Slurm prints its own checks of a partition update as errors of scontrol,
+// and the controller's refusals as "slurm_update error: <text>".
+int UpdatePartition(skiff::CtldClient& client, const skiff::v1::UpdatePartitionRequest& request) {
+  skiff::v1::UpdatePartitionReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::UpdatePartition, request, &reply);
+  if (status.ok()) return 0;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      for (absl::string_view line : absl::StrSplit(status.message(), '\n')) {
+        std::cerr << "scontrol: error: " << line << "\n";
+      }
+      return 1;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kFailedPrecondition:
+      std::cerr << "slurm_update error: " << status.message() << "\n";
+      return 1;
+    default:
+      return Fail(status);
+  }
+}
+
+// scontrol reconfigure: nothing on success (notes on stderr), Slurm's
+// "slurm_reconfigure error: <text>" and exit 1 when refused.
+int Reconfigure(skiff::CtldClient& client) {
+  skiff::v1::ReconfigureReply reply;
+  absl::Status status =
+      client.Call(&Ctld::Stub::Reconfigure, skiff::v1::ReconfigureRequest(), &reply);
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  if (!status.ok()) {
+    std::cerr << "slurm_reconfigure error: " << status.message() << "\n";
+    return 1;
+  }
+  for (const std::string& note : reply.notes()) std::cerr << "scontrol: warning: " << note << "\n";
+  return 0;
+}
+
 int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
+  if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
     skiff::v1::UpdateNodeReply reply;
     absl::Status status = client.Call(&Ctld::Stub::UpdateNode, command.node, &reply);
@@ -261,6 +303,7 @@ int main(int argc, char** argv) {
       "          show burstbuffer, show bbstat [WORDS...],\n"
       "          show hostnames|hostlist|hostlistsorted LIST,\n"
       "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
+      "          update PartitionName=NAME Key=Value..., reconfigure,\n"
       "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
       "          ping, version"};
   app.set_help_flag("-h,--help,--usage", "print this help and exit");
@@ -303,11 +346,19 @@ int main(int argc, char** argv) {
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command =
-      skiff::MatchKeyword(words[0], {"show", "update", "hold", "uhold", "release", "requeue",
-                                     "requeuehold", "write", "ping", "version"});
+  absl::StatusOr<std::string> command = skiff::MatchKeyword(
+      words[0], {"show", "update", "hold", "uhold", "release", "requeue", "requeuehold", "write",
+                 "ping", "version", "reconfigure", "create", "delete"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
+  // Partitions come from skiff.conf (and scontrol update); creating and
+  // deleting them at run time is not supported.
+  if (*command == "create" || *command == "delete") {
+    std::cerr << "scontrol: error: " << *command
+              << " is not supported by Skiff: add or remove the PartitionName line in "
+                 "skiff.conf, then run scontrol reconfigure\n";
+    return 1;
+  }
   if (*command == "version") {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
@@ -362,7 +413,8 @@ int main(int argc, char** argv) {
   if (*command == "update") {
     update = skiff::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
-  } else if (*command != "show" && *command != "ping" && *command != "write") {
+  } else if (*command != "show" && *command != "ping" && *command != "write" &&
+             *command != "reconfigure") {
     ids = skiff::ParseJobIdArgs(args);
     if (!ids.ok()) return Fail(ids.status());
   }
@@ -385,6 +437,7 @@ int main(int argc, char** argv) {
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);
+  if (*command == "reconfigure") return Reconfigure(client);
   if (*command == "write") return WriteBatchScript(client, args);
 
   // hold, uhold, release, requeue, requeuehold.

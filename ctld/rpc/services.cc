@@ -308,6 +308,28 @@ grpc::Status CtldService::UpdateNode(grpc::ServerContext* context,
                                               request->state(), request->reason()));
 }
 
+grpc::Status CtldService::UpdatePartition(grpc::ServerContext* context,
+                                          const v1::UpdatePartitionRequest* request,
+                                          v1::UpdatePartitionReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const v1::ConfigEntry& e : request->settings()) settings.emplace_back(e.key(), e.value());
+  return ToGrpcStatus(
+      controller_.UpdatePartition({caller->uid, caller->gid}, request->name(), settings));
+}
+
+grpc::Status CtldService::Reconfigure(grpc::ServerContext* context, const v1::ReconfigureRequest*,
+                                      v1::ReconfigureReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::vector<std::string>> notes =
+      controller_.Reconfigure({caller->uid, caller->gid});
+  if (!notes.ok()) return ToGrpcStatus(notes.status());
+  for (const std::string& note : *notes) reply->add_notes(note);
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                     v1::GetConfigReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);

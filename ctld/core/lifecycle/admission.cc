@@ -337,6 +337,12 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   absl::StatusOr<Job> made = JobFromRequest(request, *config_, nodes_.Capacities(), qos_names);
   if (!made.ok()) return made.status();
   Job job = std::move(*made);
+  // Slurm's partition states: DRAIN and INACTIVE refuse new submissions (DOWN
+  // accepts them and starts none; the scheduler keeps them pending).
+  if (const PartitionConfig* p = config_->FindPartition(job.request.partition);
+      p != nullptr && (p->state == "DRAIN" || p->state == "INACTIVE")) {
+    return absl::InvalidArgumentError("Required partition not available (inactive or drain)");
+  }
   if (absl::Status s = AdmitBurstBuffer(request, settings_.burst_buffer, bb_pools_, job); !s.ok()) {
     return s;
   }
