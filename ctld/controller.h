@@ -191,6 +191,9 @@ class Controller {
   // core is pointed at it under mu_. REQUIRES: commit_mu_ held.
   void InstallConfig(std::shared_ptr<const SkiffConfig> config,
                      std::shared_ptr<const BurstBufferConfig> bb);
+  // Reconfigure's decision and swap, under commit_mu_ (and mu_ for the swap).
+  absl::StatusOr<std::vector<std::string>> SwapConfig(const Caller& caller,
+                                                      const LoadedConfig& loaded);
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos(std::map<std::string, UserUsageRecord>* usage);
 

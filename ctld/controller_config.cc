@@ -87,6 +87,16 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
     logger_.error("reconfigure refused: {}", std::string(loaded.status().message()));
     return absl::InvalidArgumentError(loaded.status().message());
   }
+  absl::StatusOr<std::vector<std::string>> notes = SwapConfig(caller, *loaded);
+  if (!notes.ok()) return notes;
+  // After commit_mu_ is released: PollBbPools takes it.
+  if (bb_ != nullptr) PollBbPools();
+  RequestSchedule();
+  return notes;
+}
+
+absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& caller,
+                                                                const LoadedConfig& loaded) {
   std::lock_guard<std::mutex> serial(commit_mu_);
   std::shared_ptr<const SkiffConfig> running = config();
   std::set<std::string> busy;
@@ -96,7 +106,7 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
       if (!IsFinal(job.state)) busy.insert(job.request.partition);
     }
   }
-  SkiffConfig next = loaded->skiff;
+  SkiffConfig next = loaded.skiff;
   ConfigChange change = PrepareReconfigure(*file_config_, next, busy);
   if (!change.refused.ok()) {
     logger_.error("reconfigure refused: {}", std::string(change.refused.message()));
@@ -117,7 +127,7 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
   // is swapped; a script that does not load refuses the whole reconfigure.
   std::shared_ptr<const BurstBufferConfig> bb;
   if (bb_ != nullptr) {
-    BurstBufferConfig bb_conf = loaded->burst_buffer.value_or(BurstBufferConfig{});
+    BurstBufferConfig bb_conf = loaded.burst_buffer.value_or(BurstBufferConfig{});
     if (absl::Status s = bb_->Reload(bb_conf); !s.ok()) {
       logger_.error("reconfigure refused: {}", std::string(s.message()));
       return absl::InvalidArgumentError(s.message());
@@ -133,11 +143,9 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
   partition_overrides_ = std::move(overrides);
   file_config_ = std::make_shared<const SkiffConfig>(std::move(next));
   InstallConfig(std::make_shared<const SkiffConfig>(std::move(in_force)), std::move(bb));
-  for (const std::string& warning : loaded->warnings) logger_.warn("{}", warning);
+  for (const std::string& warning : loaded.warnings) logger_.warn("{}", warning);
   for (const std::string& note : notes) logger_.warn("reconfigure: {}", note);
   logger_.info("reconfigured from {} by uid {}", conf_path_, caller.uid);
-  if (bb_ != nullptr) PollBbPools();
-  RequestSchedule();
   return notes;
 }
 

@@ -1,11 +1,14 @@
 // scontrol: view and change jobs, nodes, partitions and the configuration, as
 // Slurm's scontrol (the subset Skiff supports).
+#include <pwd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +22,8 @@
 #include "cli/common/version.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
+#include "cli/sinfo/sinfo_json.h"
+#include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
 
 namespace {
@@ -27,6 +32,16 @@ constexpr char kProgram[] = "scontrol";
 using skiff::v1::Ctld;
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+
+std::optional<std::string> UserName(uint32_t uid) {
+  struct passwd pw;
+  struct passwd* result = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || result == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(result->pw_name);
+}
 
 int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
              const skiff::ShowOptions& options) {
@@ -47,6 +62,12 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    std::vector<const skiff::v1::JobInfo*> jobs;
+    for (const skiff::v1::JobInfo& job : reply.jobs()) jobs.push_back(&job);
+    std::cout << skiff::SqueueJson(jobs, client.config().skiff.cluster_name).Dump();
+    return 0;
+  }
   skiff::ShowOptions o = options;
   o.now = reply.now() != 0 ? reply.now() : time(nullptr);
   std::cout << skiff::FormatJobRecords(reply, o);
@@ -150,6 +171,10 @@ int ShowNodes(skiff::CtldClient& client, const std::vector<std::string>& args,
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    std::cout << skiff::NodesJson(reply, UserName).Dump();
+    return 0;
+  }
   for (const skiff::v1::NodeInfo& node : reply.nodes()) {
     std::cout << skiff::FormatNodeRecord(node, options, client.config().skiff.slurmd_port);
   }
@@ -169,6 +194,13 @@ int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& ar
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    skiff::v1::GetNodesReply nodes;
+    status = client.Call(&Ctld::Stub::GetNodes, skiff::v1::GetNodesRequest(), &nodes);
+    if (!status.ok()) return Fail(status);
+    std::cout << skiff::PartitionsJson(reply, nodes).Dump();
+    return 0;
+  }
   std::cout << skiff::FormatPartitionRecords(reply, options);
   return 0;
 }
@@ -321,6 +353,8 @@ int main(int argc, char** argv) {
   app.add_flag("--federation", federation, "accepted for Slurm compatibility");
   app.add_option("-M,--clusters,--cluster", clusters, "clusters (Skiff manages one)");
   app.add_flag("-o,--oneliner", options.one_liner, "one line per record");
+  app.add_flag("--json", options.json,
+               "show job|node|partition as Slurm 22.05's JSON (OpenAPI v0.0.38)");
   app.add_flag("-Q,--quiet", quiet, "print no warnings");
   app.add_option("-u,--uid", uid, "act as this user (root only)");
   app.add_flag("-v,--verbose", verbose, "more messages");

@@ -107,7 +107,11 @@ absl::StatusOr<PartitionUpdate> ApplyPartitionUpdate(
     if (in_file != nullptr && PartitionKeyText(*it, *key) == base) continue;
     out.override.push_back({*key, value, base});
   }
-  if (it->default_time >= 0 && it->max_time >= 0 && it->default_time > it->max_time) {
+  const bool sets_default_time = std::any_of(settings.begin(), settings.end(), [](const auto& s) {
+    return absl::EqualsIgnoreCase(s.first, "DefaultTime");
+  });
+  if (sets_default_time && it->default_time >= 0 && it->max_time >= 0 &&
+      it->default_time > it->max_time) {
     return absl::InvalidArgumentError(
         absl::StrCat("Invalid input: DefaultTime exceeds MaxTime of partition ", name));
   }
