@@ -54,11 +54,13 @@ TEST(SinfoJson, ScontrolGetsNodesOrPartitionsAlone) {
   p->set_state("UP");
   p->add_nodes("n1");
   const std::string node_doc = NodesJson(nodes, nullptr).Dump();
-  EXPECT_NE(node_doc.find("\"nodes\": ["), std::string::npos) << node_doc;
-  EXPECT_EQ(node_doc.find("\"partitions\""), std::string::npos) << node_doc;
+  // Top-level keys are indented by two spaces (node objects have their own
+  // "partitions" list).
+  EXPECT_NE(node_doc.find("\n  \"nodes\": ["), std::string::npos) << node_doc;
+  EXPECT_EQ(node_doc.find("\n  \"partitions\""), std::string::npos) << node_doc;
   const std::string part_doc = PartitionsJson(parts, nodes).Dump();
-  EXPECT_NE(part_doc.find("\"partitions\": ["), std::string::npos) << part_doc;
-  EXPECT_EQ(part_doc.find("\"nodes\": ["), std::string::npos) << part_doc;
+  EXPECT_NE(part_doc.find("\n  \"partitions\": ["), std::string::npos) << part_doc;
+  EXPECT_EQ(part_doc.find("\n  \"nodes\""), std::string::npos) << part_doc;
   EXPECT_EQ(SinfoJson(nodes, parts, nullptr)
                     .Dump()
                     .find(node_doc.substr(node_doc.find("\"nodes\""), 200)) != std::string::npos,

@@ -96,6 +96,17 @@ TEST_F(ScontrolConfigTest, PartitionUpdatesReachSchedulingAndSurviveACtldKill) {
   EXPECT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "COMPLETED"; }))
       << cluster_->Run("scontrol show job " + id).out;
 
+  // --json before or after the subcommand: Slurm's v0.0.38 documents.
+  r = cluster_->Run("scontrol show job " + id + " --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  \"jobs\": ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"job_id\": " + id + ","), std::string::npos) << r.out;
+  r = cluster_->Run("scontrol --json show partition debug");
+  EXPECT_NE(r.out.find("\n  \"partitions\": ["), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"name\": \"debug\""), std::string::npos) << r.out;
+  r = cluster_->Run("scontrol --json show node n1");
+  EXPECT_NE(r.out.find("\n  \"nodes\": ["), std::string::npos) << r.out;
+
   // DRAIN refuses new submissions.
   ASSERT_EQ(cluster_->Run("scontrol update PartitionName=debug State=DRAIN").exit_code, 0);
   r = cluster_->Run("cd /tmp && sbatch -t 1 --wrap true");
