@@ -109,6 +109,26 @@ absl::StatusOr<std::unique_ptr<BbLua>> BbRuntime::LoadState() const {
   return status;
 }
 
+BurstBufferConfig BbRuntime::config() const {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  return config_;
+}
+
+absl::Status BbRuntime::Reload(BurstBufferConfig config) {
+  {
+    // A failure remembered for this very file would be returned unloaded.
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    failure_.reset();
+  }
+  absl::StatusOr<std::unique_ptr<BbLua>> lua = LoadState();
+  if (!lua.ok()) return lua.status();
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  idle_.clear();
+  idle_.push_back(std::move(*lua));
+  config_ = std::move(config);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BbRuntime::Lease> BbRuntime::Borrow() const {
   std::unique_ptr<BbLua> lua;
   {
@@ -268,7 +288,7 @@ v1::RunLuaRequest BbRuntime::StatusRequest(uid_t uid, gid_t gid,
   request.add_args(absl::StrCat(uid));
   request.add_args(absl::StrCat(gid));
   for (const std::string& word : words) request.add_args(word);
-  request.set_timeout_seconds(config_.other_timeout);
+  request.set_timeout_seconds(config().other_timeout);
   return request;
 }
 

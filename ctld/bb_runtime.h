@@ -48,7 +48,13 @@ class BbRuntime {
       BurstBufferConfig config, std::string script_path, std::string state_dir,
       spdlog::logger* logger, const BbLuaOptions& lua_options = BbLuaOptions::InCtld());
 
-  const BurstBufferConfig& config() const { return config_; }
+  // burst_buffer.conf as in force now (a copy: Reload may replace it).
+  BurstBufferConfig config() const;
+  // scontrol reconfigure: loads the script afresh and, when it loads, makes it
+  // and `config` the ones in force (idle Lua states are dropped, so the next
+  // calls run the new script). When it does not load, nothing changes and the
+  // error names the file and the reason.
+  absl::Status Reload(BurstBufferConfig config);
   const std::string& script_path() const { return script_path_; }
 
   // The job_script file the hooks get: the batch script with its directives.
@@ -105,7 +111,7 @@ class BbRuntime {
   absl::Status LuaError(const std::string& function,
                         const absl::StatusOr<BbLuaResult>& result) const;
 
-  const BurstBufferConfig config_;
+  BurstBufferConfig config_;  // guarded by pool_mu_
   const std::string script_path_;
   const std::string state_dir_;
   spdlog::logger& logger_;

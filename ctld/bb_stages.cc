@@ -32,7 +32,7 @@ bool TouchesUserData(const std::string& function) {
 
 BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
                          bool hurry, const std::function<bool()>& abandoned) {
-  const BurstBufferConfig& config = bb.config();
+  const BurstBufferConfig config = bb.config();
   const std::string id = absl::StrCat(job.id);
   const std::string uid = absl::StrCat(job.uid);
   const std::string gid = absl::StrCat(job.gid);

@@ -23,11 +23,11 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-LifecycleSettings SettingsFrom(const SkiffConfig& config, const BbRuntime* bb) {
+LifecycleSettings SettingsFrom(const SkiffConfig& config, const BurstBufferConfig* bb) {
   LifecycleSettings settings;
   settings.prolog = !config.prolog_ctld.empty();
   settings.epilog = !config.epilog_ctld.empty();
-  settings.burst_buffer = bb != nullptr ? &bb->config() : nullptr;
+  settings.burst_buffer = bb;
   settings.config_overrides = config.slurmd_parameters.count("config_overrides") > 0;
   settings.decay_half_life = OptionsFromConfig(config).weights.decay_half_life;
   return settings;
@@ -37,8 +37,8 @@ LifecycleSettings SettingsFrom(const SkiffConfig& config, const BbRuntime* bb) {
 
 Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids,
                        Deps deps)
-    : config_(std::move(config)),
-      conf_path_(std::move(conf_path)),
+    : conf_path_(std::move(conf_path)),
+      load_config_(std::move(deps.load_config)),
       privileged_uids_([&] {
         privileged_uids.insert(0);
         return privileged_uids;
@@ -50,9 +50,31 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       scripts_(*deps.scripts),
       bb_(deps.bb),
       start_time_(deps.clock->Now()),
-      scheduler_options_(OptionsFromConfig(config_)),
-      preempt_options_(PreemptOptionsFromConfig(config_)),
-      core_(config_, SettingsFrom(config_, deps.bb), start_time_) {}
+      scheduler_options_(OptionsFromConfig(config)),
+      preempt_options_(PreemptOptionsFromConfig(config)),
+      config_(std::make_shared<const SkiffConfig>(std::move(config))),
+      bb_config_(deps.bb != nullptr ? std::make_shared<const BurstBufferConfig>(deps.bb->config())
+                                    : nullptr),
+      core_(*config_, SettingsFrom(*config_, bb_config_.get()), start_time_),
+      file_config_(config_) {}
+
+std::shared_ptr<const SkiffConfig> Controller::config() {
+  absl::MutexLock lock(&mu_);
+  return config_;
+}
+
+void Controller::InstallConfig(std::shared_ptr<const SkiffConfig> config,
+                               std::shared_ptr<const BurstBufferConfig> bb) {
+  absl::MutexLock lock(&mu_);
+  config_ = std::move(config);
+  if (bb != nullptr) bb_config_ = std::move(bb);
+  core_.SetConfig(*config_, SettingsFrom(*config_, bb_config_.get()));
+}
+
+uint64_t Controller::NextJobId() {
+  absl::MutexLock lock(&mu_);
+  return core_.next_job_id();
+}
 
 Controller::~Controller() { Stop(); }
 
@@ -83,7 +105,7 @@ absl::Status Controller::Commit(const Event& event) {
                   std::string(stored.message()));
     return absl::Status(stored.code(),
                         absl::StrCat("ctld could not store the change in StateSaveLocation (",
-                                     config_.state_save_location, "): ", stored.message()));
+                                     config()->state_save_location, "): ", stored.message()));
   }
   for (const std::string& line : effects->log) logger_.info("{}", line);
   if (effects->reschedule) RequestSchedule();
@@ -107,9 +129,10 @@ void Controller::CommitReport(const Event& event) {
 absl::Status Controller::Recover() {
   std::map<std::string, UserUsageRecord> usage;
   if (absl::Status s = RecoverQos(&usage); !s.ok()) return s;
+  if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();
-  absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config_.min_job_age);
+  absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config()->min_job_age);
   if (!jobs.ok()) return jobs.status();
   const size_t loaded = jobs->size();
   const size_t active =
@@ -161,8 +184,9 @@ void Controller::SchedulerLoop() {
   // Events are coalesced: a burst of submissions or completions wakes the
   // scheduler once, after sched_min_interval.
   int64_t min_interval_us = 20000;
-  if (auto it = config_.scheduler_parameters.find("sched_min_interval");
-      it != config_.scheduler_parameters.end()) {
+  const std::shared_ptr<const SkiffConfig> config = this->config();
+  if (auto it = config->scheduler_parameters.find("sched_min_interval");
+      it != config->scheduler_parameters.end()) {
     min_interval_us = std::max<int64_t>(0, atoll(it->second.c_str()));
   }
   for (;;) {
@@ -221,7 +245,7 @@ absl::StatusOr<Controller::Registration> Controller::RegisterNode(
   for (const NodeChange& change : changes) {
     logger_.info("NodeName={} {}", change.node_name, change.what);
   }
-  out.heartbeat_interval = config_.heartbeat_interval;
+  out.heartbeat_interval = config()->heartbeat_interval;
   return out;
 }
 
@@ -283,9 +307,9 @@ std::vector<Node> Controller::SnapshotNodes(const std::vector<std::string>& name
 }
 
 std::vector<PartitionConfig> Controller::SnapshotPartitions(const std::vector<std::string>& names) {
-  // Partitions are configuration only for now: immutable, no lock needed.
+  std::shared_ptr<const SkiffConfig> config = this->config();
   std::vector<PartitionConfig> out;
-  for (const PartitionConfig& partition : config_.partitions) {
+  for (const PartitionConfig& partition : config->partitions) {
     if (names.empty() || Contains(names, partition.name)) out.push_back(partition);
   }
   return out;

@@ -5,6 +5,9 @@
 //
 // Concurrency model and lock order:
 //   commit_mu_ -> mu_                (qos_write_mu_ -> mu_; wake_mu_ is a leaf)
+// - commit_mu_ also serializes configuration changes (scontrol update
+//   partition, reconfigure) with events, so no event is half-decided when the
+//   core is pointed at a new configuration.
 // - mu_ (absl::Mutex) guards the Lifecycle (jobs, nodes, pools, usage) and the
 //   QOS table. Code holding it only calls the core and copies data out: no I/O,
 //   no fork, no RPC, no Lua, no logging.
@@ -44,10 +47,12 @@
 #include "absl/synchronization/mutex.h"
 #include "common/clock.h"
 #include "common/config/config.h"
+#include "common/config/config_loader.h"
 #include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/core/lifecycle/lifecycle.h"
+#include "ctld/core/partition_update.h"
 #include "ctld/qos_table.h"
 #include "ctld/state/job_store.h"
 #include "ctld/work_queue.h"
@@ -64,9 +69,14 @@ class Controller {
     NodeDaemonClient* nodes;
     ScriptRunner* scripts;
     BbRuntime* bb = nullptr;  // null without BurstBufferType=burst_buffer/lua
+    // Reads skiff.conf, gres.conf and burst_buffer.conf again (scontrol
+    // reconfigure); null: reconfigure is refused.
+    std::function<absl::StatusOr<LoadedConfig>()> load_config;
   };
 
-  // `privileged_uids`: root is always included; add SlurmUser and operators.
+  // `config`: skiff.conf as parsed; Recover() applies the stored partition
+  // overrides over it. `privileged_uids`: root is always included; add
+  // SlurmUser and operators.
   Controller(SkiffConfig config, std::string conf_path, std::set<uid_t> privileged_uids, Deps deps);
   ~Controller();
 
@@ -77,7 +87,11 @@ class Controller {
   void Start();
   void Stop();
 
-  const SkiffConfig& config() const { return config_; }
+  // The configuration in force (see config_ below); the snapshot keeps the
+  // version it names alive however long the caller holds it. Takes mu_.
+  std::shared_ptr<const SkiffConfig> config();
+  const std::string& conf_path() const { return conf_path_; }
+  uint64_t NextJobId();
   int64_t start_time() const { return start_time_; }
   bool IsPrivileged(uid_t uid) const { return privileged_uids_.count(uid) > 0; }
 
@@ -151,6 +165,21 @@ class Controller {
   absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller,
                                                      const v1::UpdateQosRequest& request);
 
+  // ---- configuration at run time (controller_config.cc)
+  // scontrol update PartitionName=NAME Key=Value...: root/SlurmUser/operators
+  // only. Stored as an override over skiff.conf (ctld/core/partition_update.h
+  // says which wins when skiff.conf changes later) before it returns; in force
+  // for scheduling and admission from the next event on.
+  absl::Status UpdatePartition(const Caller& caller, const std::string& name,
+                               const std::vector<std::pair<std::string, std::string>>& settings);
+  // scontrol reconfigure: reads the files again outside the lock, checks what
+  // may change (ctld/core/config_change.h), reloads burst_buffer.conf and
+  // burst_buffer.lua, then swaps the configuration under the lock. No job is
+  // touched. A file that does not parse: InvalidArgument with its file:line
+  // message, and the old configuration stays. Returns notes for scontrol
+  // (keys that need a restart, scontrol overrides dropped).
+  absl::StatusOr<std::vector<std::string>> Reconfigure(const Caller& caller);
+
   // Runs one scheduling pass now (tests and the scheduler thread).
   void RunSchedulePass();
 
@@ -170,6 +199,15 @@ class Controller {
   void RequestSchedule();
   void SchedulerLoop();
   void HousekeepingLoop();
+  // Applies the stored partition overrides over skiff.conf. From Recover().
+  absl::Status RecoverPartitions();
+  // Makes `config` (and `bb`, when not null) the configuration in force: the
+  // core is pointed at it under mu_. REQUIRES: commit_mu_ held.
+  void InstallConfig(std::shared_ptr<const SkiffConfig> config,
+                     std::shared_ptr<const BurstBufferConfig> bb);
+  // Reconfigure's decision and swap, under commit_mu_ (and mu_ for the swap).
+  absl::StatusOr<std::vector<std::string>> SwapConfig(const Caller& caller,
+                                                      const LoadedConfig& loaded);
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos(std::map<std::string, UserUsageRecord>* usage);
 
@@ -180,8 +218,8 @@ class Controller {
   bool BbStageAbandoned(uint64_t job_id);
   void SendStageOutMail(const Job& job);
 
-  const SkiffConfig config_;
   const std::string conf_path_;
+  const std::function<absl::StatusOr<LoadedConfig>()> load_config_;
   const std::set<uid_t> privileged_uids_;
   const Clock& clock_;
   spdlog::logger& logger_;
@@ -195,7 +233,24 @@ class Controller {
 
   std::mutex commit_mu_;  // see the lock order above
   absl::Mutex mu_;
+  // Configuration ownership: config_ is the configuration in force, skiff.conf
+  // with the stored partition overrides applied. It is never changed in place:
+  // UpdatePartition and Reconfigure build a new SkiffConfig outside mu_, then,
+  // holding commit_mu_ and mu_, replace config_ and point the core at the new
+  // object (Lifecycle::SetConfig) in the same critical section. The core holds
+  // a plain `const SkiffConfig*` that is only used under mu_, and config_ keeps
+  // its pointee alive until the next swap, so the core never sees a freed
+  // config. Code outside mu_ reads through a config() snapshot (shared_ptr),
+  // which keeps an older version alive until that reader lets go.
+  std::shared_ptr<const SkiffConfig> config_ ABSL_GUARDED_BY(mu_);
+  // burst_buffer.conf in force, owned the same way (the core's settings point
+  // into it); null without burst buffers.
+  std::shared_ptr<const BurstBufferConfig> bb_config_ ABSL_GUARDED_BY(mu_);
   Lifecycle core_ ABSL_GUARDED_BY(mu_);
+  // skiff.conf as last read (the bases of the overrides) and the stored
+  // overrides; read and replaced only with commit_mu_ held.
+  std::shared_ptr<const SkiffConfig> file_config_;
+  PartitionOverrides partition_overrides_;
   QosTable qos_ ABSL_GUARDED_BY(mu_);
   std::mutex qos_write_mu_;
   int64_t next_pool_poll_ = 0;             // housekeeping thread only

@@ -70,7 +70,7 @@ absl::StatusOr<std::string> Controller::BbStatus(const Caller& caller,
 // ---------------------------------------------------------------- mail
 
 void Controller::SendStageOutMail(const Job& job) {
-  if (config_.mail_prog.empty()) return;
+  if (config()->mail_prog.empty()) return;
   const uint64_t job_id = job.id;
   v1::JobSpec spec;
   spec.ParseFromString(job.spec_blob);
@@ -82,7 +82,7 @@ void Controller::SendStageOutMail(const Job& job) {
   // Slurm's subject: "Slurm Job_id=N Name=NAME StageOut/Teardown Complete".
   v1::RunScriptRequest request;
   request.set_request_id(absl::StrCat("mail-stage_out-", job_id));
-  request.set_path(config_.mail_prog);
+  request.set_path(config()->mail_prog);
   request.add_argv("-s");
   request.add_argv(
       absl::StrCat("Slurm Job_id=", job_id, " Name=", job.name, " StageOut/Teardown Complete"));
@@ -93,7 +93,7 @@ void Controller::SendStageOutMail(const Job& job) {
   (*request.mutable_environment())["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   absl::StatusOr<v1::RunScriptReply> reply = scripts_.RunScript(request);
   if (!reply.ok() || reply->exit_code() != 0) {
-    logger_.warn("JobId={} MailProg {} failed", job_id, config_.mail_prog);
+    logger_.warn("JobId={} MailProg {} failed", job_id, config()->mail_prog);
   }
 }
 

@@ -100,8 +100,8 @@ void Controller::DispatchOne(Intent intent) {
 
 void Controller::RunProlog(const Job& job) {
   const v1::RunScriptRequest request = BuildCtldScriptRequest(
-      CtldScript::kProlog, config_.prolog_ctld, config_.prolog_epilog_timeout, job,
-      {config_.cluster_name, conf_path_, 0});
+      CtldScript::kProlog, config()->prolog_ctld, config()->prolog_epilog_timeout, job,
+      {config()->cluster_name, conf_path_, 0});
   const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
   CommitReport([&](Lifecycle& core, int64_t now) {
     return core.PrologDone(job.id, job.restart_count, outcome, now);
@@ -110,8 +110,8 @@ void Controller::RunProlog(const Job& job) {
 
 void Controller::RunEpilog(const Job& job) {
   const v1::RunScriptRequest request = BuildCtldScriptRequest(
-      CtldScript::kEpilog, config_.epilog_ctld, config_.prolog_epilog_timeout, job,
-      {config_.cluster_name, conf_path_, 0});
+      CtldScript::kEpilog, config()->epilog_ctld, config()->prolog_epilog_timeout, job,
+      {config()->cluster_name, conf_path_, 0});
   const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
   CommitReport([&](Lifecycle& core, int64_t now) { return core.EpilogDone(job.id, outcome, now); });
 }
@@ -135,7 +135,7 @@ void Controller::Launch(const LaunchIntent& launch) {
   Lifecycle::LaunchBlame blame = Lifecycle::LaunchBlame::kJob;
   if (status.ok()) {
     const v1::LaunchJobRequest request = BuildLaunchRequest(
-        job, spec, {config_.cluster_name, conf_path_, launch.node_real_memory_mb});
+        job, spec, {config()->cluster_name, conf_path_, launch.node_real_memory_mb});
     status = node_client_.LaunchJob(launch.target, request);
     // Unreachable, timed out or refusing: the node's fault. InvalidArgument is a
     // request noded cannot take, which no other node would take either.

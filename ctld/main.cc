@@ -150,7 +150,8 @@ int Run(int argc, char** argv) {
   }
   Controller controller(
       config, loaded->conf_path, privileged,
-      {&clock, &logger, store->get(), &node_client, &scriptd_client, burst_buffers.get()});
+      {&clock, &logger, store->get(), &node_client, &scriptd_client, burst_buffers.get(),
+       [path = loaded->conf_path] { return LoadConfig(path); }});
   if (absl::Status s = controller.Recover(); !s.ok()) {
     kill(scriptd->pid, SIGTERM);
     return Fatal(
@@ -206,7 +207,9 @@ int Run(int argc, char** argv) {
       continue;
     }
     if (sig == SIGHUP) {
-      logger.info("SIGHUP: reconfigure is not supported yet; restart ctld to apply changes");
+      // As slurmctld: SIGHUP is `scontrol reconfigure` (its outcome is logged).
+      logger.info("SIGHUP: reconfiguring");
+      (void)controller.Reconfigure({0, 0});
       continue;
     }
     logger.info("signal {}: shutting down", sig);

@@ -211,7 +211,26 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   const uint64_t id = spec.job_id;
   {
     absl::MutexLock lock(&mu_);
+    // An earlier run of this job whose directory is being removed: wait, so
+    // that the removal cannot take this run's files.
+    struct NotCleaning {
+      std::map<uint64_t, Job>* jobs;
+      uint64_t id;
+      static bool Check(NotCleaning* c) {
+        auto it = c->jobs->find(c->id);
+        return it == c->jobs->end() || it->second.state != Job::kCleaning;
+      }
+    } not_cleaning{&jobs_, id};
+    mu_.Await(absl::Condition(&NotCleaning::Check, &not_cleaning));
     auto it = jobs_.find(id);
+    // An earlier run that has ended (a requeued job launched again before its
+    // last end was acknowledged): ctld has what it needs of it; this run replaces it.
+    if (it != jobs_.end() && it->second.state == Job::kFinished && spec.run != 0 &&
+        it->second.result.run != spec.run) {
+      logger_.info("JobId={}: run {} replaces ended run {}", id, spec.run, it->second.result.run);
+      jobs_.erase(it);
+      it = jobs_.end();
+    }
     if (it != jobs_.end()) {
       Job* job = &it->second;
       mu_.Await(absl::Condition(
@@ -324,7 +343,7 @@ absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
           absl::StrCat("JobId=", job_id, " is not on NodeName=", options_.node_name));
     }
     const Job& job = it->second;
-    if (job.state == Job::kFinished) {
+    if (job.state == Job::kFinished || job.state == Job::kCleaning) {
       return absl::FailedPreconditionError(absl::StrCat("JobId=", job_id, " has finished"));
     }
     if (job.pids.job_pgid <= 0) {
@@ -354,7 +373,7 @@ absl::Status JobManager::Terminate(uint64_t job_id, int kill_wait) {
           absl::StrCat("JobId=", job_id, " is not on NodeName=", options_.node_name));
     }
     Job& job = it->second;
-    if (job.state == Job::kFinished) return absl::OkStatus();
+    if (job.state == Job::kFinished || job.state == Job::kCleaning) return absl::OkStatus();
     if (!job.terminate_requested) {
       job.terminate_requested = true;
       job.kill_wait = kill_wait;
@@ -477,7 +496,7 @@ std::vector<JobReport> JobManager::Jobs() {
   std::vector<JobReport> reports;
   absl::MutexLock lock(&mu_);
   for (const auto& [id, job] : jobs_) {
-    if (job.abandoned) continue;
+    if (job.abandoned || job.state == Job::kCleaning) continue;  // acknowledged: ctld has it
     JobReport report;
     report.job_id = id;
     report.finished = job.state == Job::kFinished;
@@ -510,11 +529,14 @@ void JobManager::Acknowledge(uint64_t job_id) {
       logger_.warn("JobId={}: end acknowledged while it still runs; ignored", job_id);
       return;
     }
-    jobs_.erase(it);
+    it->second.state = Job::kCleaning;  // a relaunch waits until the directory is gone
   }
   if (absl::Status s = RemoveJobDir(JobDir(job_id)); !s.ok()) {
     logger_.warn("JobId={}: {}", job_id, std::string(s.message()));
   }
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  if (it != jobs_.end() && it->second.state == Job::kCleaning) jobs_.erase(it);
 }
 
 void JobManager::Abandon(uint64_t job_id) {

@@ -107,7 +107,9 @@ class JobManager final : public JobReportSource {
 
  private:
   struct Job {
-    enum State { kLaunching, kRunning, kFinished };
+    // kCleaning: acknowledged, its directory being removed; a launch of the same
+    // job id (a requeued job's next run) waits for that to finish.
+    enum State { kLaunching, kRunning, kFinished, kCleaning };
     State state = kLaunching;
     pid_t shepherd_pid = 0;
     bool own_child = false;  // forked here: reap it with waitpid

@@ -1,23 +1,29 @@
 // scontrol: view and change jobs, nodes, partitions and the configuration, as
 // Slurm's scontrol (the subset Skiff supports).
+#include <pwd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
+#include "cli/sinfo/sinfo_json.h"
+#include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
 
 namespace {
@@ -26,6 +32,16 @@ constexpr char kProgram[] = "scontrol";
 using skiff::v1::Ctld;
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+
+std::optional<std::string> UserName(uint32_t uid) {
+  struct passwd pw;
+  struct passwd* result = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || result == nullptr) {
+    return std::nullopt;
+  }
+  return std::string(result->pw_name);
+}
 
 int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
              const skiff::ShowOptions& options) {
@@ -46,6 +62,12 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    std::vector<const skiff::v1::JobInfo*> jobs;
+    for (const skiff::v1::JobInfo& job : reply.jobs()) jobs.push_back(&job);
+    std::cout << skiff::SqueueJson(jobs, client.config().skiff.cluster_name).Dump();
+    return 0;
+  }
   skiff::ShowOptions o = options;
   o.now = reply.now() != 0 ? reply.now() : time(nullptr);
   std::cout << skiff::FormatJobRecords(reply, o);
@@ -149,6 +171,10 @@ int ShowNodes(skiff::CtldClient& client, const std::vector<std::string>& args,
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    std::cout << skiff::NodesJson(reply, UserName).Dump();
+    return 0;
+  }
   for (const skiff::v1::NodeInfo& node : reply.nodes()) {
     std::cout << skiff::FormatNodeRecord(node, options, client.config().skiff.slurmd_port);
   }
@@ -168,6 +194,13 @@ int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& ar
     return 1;
   }
   if (!status.ok()) return Fail(status);
+  if (options.json) {
+    skiff::v1::GetNodesReply nodes;
+    status = client.Call(&Ctld::Stub::GetNodes, skiff::v1::GetNodesRequest(), &nodes);
+    if (!status.ok()) return Fail(status);
+    std::cout << skiff::PartitionsJson(reply, nodes).Dump();
+    return 0;
+  }
   std::cout << skiff::FormatPartitionRecords(reply, options);
   return 0;
 }
@@ -234,7 +267,48 @@ bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& req
   return false;
 }
 
+// Slurm prints its own checks of a partition update as errors of scontrol,
+// and the controller's refusals as "slurm_update error: <text>".
+int UpdatePartition(skiff::CtldClient& client, const skiff::v1::UpdatePartitionRequest& request) {
+  skiff::v1::UpdatePartitionReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::UpdatePartition, request, &reply);
+  if (status.ok()) return 0;
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+      for (absl::string_view line : absl::StrSplit(status.message(), '\n')) {
+        std::cerr << "scontrol: error: " << line << "\n";
+      }
+      return 1;
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kFailedPrecondition:
+      std::cerr << "slurm_update error: " << status.message() << "\n";
+      return 1;
+    default:
+      return Fail(status);
+  }
+}
+
+// scontrol reconfigure: nothing on success (notes on stderr), Slurm's
+// "slurm_reconfigure error: <text>" and exit 1 when refused.
+int Reconfigure(skiff::CtldClient& client) {
+  skiff::v1::ReconfigureReply reply;
+  absl::Status status =
+      client.Call(&Ctld::Stub::Reconfigure, skiff::v1::ReconfigureRequest(), &reply);
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  if (!status.ok()) {
+    std::cerr << "slurm_reconfigure error: " << status.message() << "\n";
+    return 1;
+  }
+  for (const std::string& note : reply.notes()) std::cerr << "scontrol: warning: " << note << "\n";
+  return 0;
+}
+
 int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
+  if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
     skiff::v1::UpdateNodeReply reply;
     absl::Status status = client.Call(&Ctld::Stub::UpdateNode, command.node, &reply);
@@ -261,6 +335,7 @@ int main(int argc, char** argv) {
       "          show burstbuffer, show bbstat [WORDS...],\n"
       "          show hostnames|hostlist|hostlistsorted LIST,\n"
       "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
+      "          update PartitionName=NAME Key=Value..., reconfigure,\n"
       "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
       "          ping, version"};
   app.set_help_flag("-h,--help,--usage", "print this help and exit");
@@ -278,6 +353,8 @@ int main(int argc, char** argv) {
   app.add_flag("--federation", federation, "accepted for Slurm compatibility");
   app.add_option("-M,--clusters,--cluster", clusters, "clusters (Skiff manages one)");
   app.add_flag("-o,--oneliner", options.one_liner, "one line per record");
+  app.add_flag("--json", options.json,
+               "show job|node|partition as Slurm 22.05's JSON (OpenAPI v0.0.38)");
   app.add_flag("-Q,--quiet", quiet, "print no warnings");
   app.add_option("-u,--uid", uid, "act as this user (root only)");
   app.add_flag("-v,--verbose", verbose, "more messages");
@@ -305,9 +382,17 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::string> command = skiff::MatchKeyword(
       words[0], {"show", "update", "hold", "uhold", "release", "requeue", "requeuehold", "suspend",
-                 "resume", "top", "write", "ping", "version"});
+                 "resume", "top", "write", "ping", "version", "reconfigure", "create", "delete"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
+  // Partitions come from skiff.conf (and scontrol update); creating and
+  // deleting them at run time is not supported.
+  if (*command == "create" || *command == "delete") {
+    std::cerr << "scontrol: error: " << *command
+              << " is not supported by Skiff: add or remove the PartitionName line in "
+                 "skiff.conf, then run scontrol reconfigure\n";
+    return 1;
+  }
   if (*command == "version") {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
@@ -362,7 +447,8 @@ int main(int argc, char** argv) {
   if (*command == "update") {
     update = skiff::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
-  } else if (*command != "show" && *command != "ping" && *command != "write") {
+  } else if (*command != "show" && *command != "ping" && *command != "write" &&
+             *command != "reconfigure") {
     if (*command == "top" && args.size() != 1) {
       std::cerr << "too " << (args.empty() ? "few" : "many") << " arguments for keyword:top\n";
       return 1;
@@ -389,6 +475,7 @@ int main(int argc, char** argv) {
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);
+  if (*command == "reconfigure") return Reconfigure(client);
   if (*command == "write") return WriteBatchScript(client, args);
 
   if (*command == "top") {

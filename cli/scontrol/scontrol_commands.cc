@@ -278,13 +278,34 @@ absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args) 
   for (const auto& [key, value] : kv) {
     if (key == "jobid") return ParseJobUpdate(kv, args);
     if (key == "nodename") return ParseNodeUpdate(kv, args);
-    if (key == "partitionname") {
-      return absl::UnimplementedError(
-          "Updating partitions is not supported by Skiff; edit skiff.conf instead");
+    if (key.size() >= 2 && std::string("partitionname").compare(0, key.size(), key) == 0) {
+      UpdateCommand command;
+      command.is_partition = true;
+      for (size_t i = 0; i < kv.size(); ++i) {
+        const std::string& word = args[i];
+        const size_t eq = word.find('=');
+        if (eq == std::string::npos) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Invalid input: ", word, "  Request aborted"));
+        }
+        if (kv[i].first.size() >= 2 &&
+            std::string("partitionname").compare(0, kv[i].first.size(), kv[i].first) == 0) {
+          command.partition.set_name(word.substr(eq + 1));
+          continue;
+        }
+        v1::ConfigEntry* entry = command.partition.add_settings();
+        entry->set_key(word.substr(0, eq));
+        entry->set_value(word.substr(eq + 1));
+      }
+      if (command.partition.settings_size() == 0) {
+        return absl::InvalidArgumentError("No changes specified");
+      }
+      return command;
     }
   }
   return absl::InvalidArgumentError(
-      "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
+      "No valid entity in update command\nInput line must include \"JobId\", \"NodeName\" "
+      "or \"PartitionName\"");
 }
 
 absl::StatusOr<std::vector<v1::JobRef>> ParseJobIdArgs(const std::vector<std::string>& args) {

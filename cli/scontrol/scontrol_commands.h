@@ -28,6 +28,8 @@ struct UpdateCommand {
   std::vector<v1::UpdateJobRequest> jobs;
   bool is_node = false;
   v1::UpdateNodeRequest node;
+  bool is_partition = false;
+  v1::UpdatePartitionRequest partition;  // ctld checks the keys and values
 };
 
 // Parses the Key=value words after "update". Keys are case-insensitive.
@@ -38,6 +40,9 @@ struct UpdateCommand {
 // ArrayTaskThrottle.
 // Nodes: NodeName (hostlist expression), State (DRAIN, DOWN, RESUME, IDLE,
 // UNDRAIN), Reason (required for DRAIN and DOWN).
+// Partitions: PartitionName (abbreviated to two letters, as Slurm) and at
+// least one other Key=Value ("No changes specified" otherwise); ctld checks
+// the keys and values.
 // Errors (InvalidArgument) use Slurm's wording where it has one:
 //   "Update of this parameter is not supported: <word>\nRequest aborted",
 //   "No changes specified", "Invalid TimeLimit value: <v>",

@@ -53,6 +53,19 @@ TEST(ParseUpdate, EveryJobFieldAndIdLists) {
   EXPECT_EQ(r.time_limit(), -1);
 }
 
+TEST(ParseUpdate, PartitionSendsItsSettingsAsTyped) {
+  absl::StatusOr<UpdateCommand> command =
+      ParseUpdate({"PartitionName=batch", "MaxTime=60", "state=DOWN"});
+  ASSERT_TRUE(command.ok()) << command.status();
+  EXPECT_TRUE(command->is_partition);
+  EXPECT_EQ(command->partition.name(), "batch");
+  ASSERT_EQ(command->partition.settings_size(), 2);
+  EXPECT_EQ(command->partition.settings(1).key(), "state");
+  EXPECT_EQ(command->partition.settings(1).value(), "DOWN");
+  EXPECT_EQ(ParseUpdate({"PartitionName=batch"}).status().message(), "No changes specified");
+  EXPECT_TRUE(ParseUpdate({"pa=batch", "Hidden=YES"}).ok());
+}
+
 TEST(ParseUpdate, JobErrors) {
   EXPECT_EQ(ParseUpdate({"JobId=5", "Shared=10"}).status().message(),
             "Update of this parameter is not supported: Shared=10\nRequest aborted");
@@ -62,7 +75,8 @@ TEST(ParseUpdate, JobErrors) {
   EXPECT_EQ(ParseUpdate({"JobId=5", "NumNodes=0"}).status().message(), "Invalid node count: 0");
   EXPECT_FALSE(ParseUpdate({"JobId=5_x", "Name=x"}).ok());
   EXPECT_EQ(ParseUpdate({"Name=x"}).status().message(),
-            "No valid entity in update command\nInput line must include \"JobId\" or \"NodeName\"");
+            "No valid entity in update command\nInput line must include \"JobId\", \"NodeName\" "
+            "or \"PartitionName\"");
   EXPECT_EQ(ParseUpdate({"JobId=5", "stray"}).status().message(),
             "Update of this parameter is not supported: stray\nRequest aborted");
 }
@@ -87,7 +101,7 @@ TEST(ParseUpdate, NodeErrors) {
   EXPECT_FALSE(ParseUpdate({"NodeName=n1", "State=ASLEEP"}).ok());
   EXPECT_FALSE(ParseUpdate({"NodeName=n[1-", "State=RESUME"}).ok());
   EXPECT_EQ(ParseUpdate({"NodeName=n1"}).status().message(), "No changes specified");
-  EXPECT_FALSE(ParseUpdate({"PartitionName=debug", "State=DOWN"}).ok());
+  EXPECT_TRUE(ParseUpdate({"PartitionName=debug", "State=DOWN"})->is_partition);
 }
 
 TEST(MatchKeyword, AbbreviationsAndPlurals) {

@@ -13,6 +13,7 @@
 namespace skiff {
 
 struct ShowOptions {
+  bool json = false;       // --json: show job|node|partition print Slurm's JSON
   bool one_liner = false;  // -o: one line per record
   int details = 0;         // -d (1), -dd (2): more of each record
   int64_t now = 0;         // the present: RunTime of running jobs, a buffer's unset CreateTime

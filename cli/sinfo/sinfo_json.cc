@@ -184,21 +184,43 @@ Json PartitionJson(const v1::PartitionInfo& p,
   return d;
 }
 
+Json NodeList(const v1::GetNodesReply& nodes,
+              const std::function<std::optional<std::string>(uint32_t)>& user_name) {
+  Json list = Json::Array();
+  for (const v1::NodeInfo& node : nodes.nodes()) list.Push(NodeJson(node, user_name));
+  return list;
+}
+
+Json PartitionList(const v1::GetPartitionsReply& partitions, const v1::GetNodesReply& nodes) {
+  std::map<std::string, std::pair<int, uint64_t>> sizes;
+  for (const v1::NodeInfo& node : nodes.nodes()) {
+    sizes[node.name()] = {node.cpus(), node.real_memory_mb()};
+  }
+  Json parts = Json::Array();
+  for (const v1::PartitionInfo& p : partitions.partitions()) parts.Push(PartitionJson(p, sizes));
+  return parts;
+}
+
 }  // namespace
 
 Json SinfoJson(const v1::GetNodesReply& nodes, const v1::GetPartitionsReply& partitions,
                const std::function<std::optional<std::string>(uint32_t)>& user_name) {
   Json out = SlurmJsonEnvelope();
-  Json list = Json::Array();
-  std::map<std::string, std::pair<int, uint64_t>> sizes;
-  for (const v1::NodeInfo& node : nodes.nodes()) {
-    list.Push(NodeJson(node, user_name));
-    sizes[node.name()] = {node.cpus(), node.real_memory_mb()};
-  }
-  out.Set("nodes", std::move(list));
-  Json parts = Json::Array();
-  for (const v1::PartitionInfo& p : partitions.partitions()) parts.Push(PartitionJson(p, sizes));
-  out.Set("partitions", std::move(parts));
+  out.Set("nodes", NodeList(nodes, user_name));
+  out.Set("partitions", PartitionList(partitions, nodes));
+  return out;
+}
+
+Json NodesJson(const v1::GetNodesReply& nodes,
+               const std::function<std::optional<std::string>(uint32_t)>& user_name) {
+  Json out = SlurmJsonEnvelope();
+  out.Set("nodes", NodeList(nodes, user_name));
+  return out;
+}
+
+Json PartitionsJson(const v1::GetPartitionsReply& partitions, const v1::GetNodesReply& nodes) {
+  Json out = SlurmJsonEnvelope();
+  out.Set("partitions", PartitionList(partitions, nodes));
   return out;
 }
 

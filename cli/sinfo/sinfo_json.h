@@ -24,6 +24,16 @@ namespace skiff {
 Json SinfoJson(const v1::GetNodesReply& nodes, const v1::GetPartitionsReply& partitions,
                const std::function<std::optional<std::string>(uint32_t)>& user_name);
 
+// scontrol --json show node: the envelope with "nodes" only, the same objects
+// as SinfoJson's.
+Json NodesJson(const v1::GetNodesReply& nodes,
+               const std::function<std::optional<std::string>(uint32_t)>& user_name);
+
+// scontrol --json show partition: the envelope with "partitions" only, the
+// same objects as SinfoJson's (`nodes` gives the partitions' CPU and memory
+// totals).
+Json PartitionsJson(const v1::GetPartitionsReply& partitions, const v1::GetNodesReply& nodes);
+
 }  // namespace skiff
 
 #endif  // SKIFF_CLI_SINFO_SINFO_JSON_H_

@@ -42,4 +42,29 @@ TEST(SinfoJson, NodesCarrySlurmsKeysAndUnsetValues) {
 }
 
 }  // namespace
+TEST(SinfoJson, ScontrolGetsNodesOrPartitionsAlone) {
+  v1::GetNodesReply nodes;
+  v1::NodeInfo* n = nodes.add_nodes();
+  n->set_name("n1");
+  n->set_state("IDLE");
+  n->set_cpus(4);
+  v1::GetPartitionsReply parts;
+  v1::PartitionInfo* p = parts.add_partitions();
+  p->set_name("debug");
+  p->set_state("UP");
+  p->add_nodes("n1");
+  const std::string node_doc = NodesJson(nodes, nullptr).Dump();
+  // Top-level keys are indented by two spaces (node objects have their own
+  // "partitions" list).
+  EXPECT_NE(node_doc.find("\n  \"nodes\": ["), std::string::npos) << node_doc;
+  EXPECT_EQ(node_doc.find("\n  \"partitions\""), std::string::npos) << node_doc;
+  const std::string part_doc = PartitionsJson(parts, nodes).Dump();
+  EXPECT_NE(part_doc.find("\n  \"partitions\": ["), std::string::npos) << part_doc;
+  EXPECT_EQ(part_doc.find("\n  \"nodes\""), std::string::npos) << part_doc;
+  EXPECT_EQ(SinfoJson(nodes, parts, nullptr)
+                    .Dump()
+                    .find(node_doc.substr(node_doc.find("\"nodes\""), 200)) != std::string::npos,
+            true);
+}
+
 }  // namespace skiff

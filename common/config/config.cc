@@ -1328,6 +1328,33 @@ class SkiffParser {
 // ---------------------------------------------------------------------------
 // Public API.
 
+absl::Status SetPartitionKey(const SkiffConfig& config, std::string_view key,
+                             std::string_view value, PartitionConfig& partition) {
+  const config_internal::KeySpec<PartitionLine>* spec = PartitionKeys().Find(key);
+  if (spec == nullptr || EqualsIgnoreCase(key, "PartitionName")) {
+    return absl::NotFoundError(absl::StrCat(std::string(key), ": not a PartitionName key"));
+  }
+  PartitionLine line;
+  line.partition = partition;
+  if (absl::Status status = spec->set(value, line); !status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(std::string(spec->name), ": ", status.message()));
+  }
+  if (line.all_nodes) {
+    line.partition.nodes.clear();
+    for (const NodeConfig& node : config.nodes) line.partition.nodes.push_back(node.name);
+  }
+  if (EqualsIgnoreCase(key, "Nodes")) {
+    for (const std::string& name : line.partition.nodes) {
+      if (config.FindNode(name) == nullptr) {
+        return absl::NotFoundError(absl::StrCat("Nodes: node ", name, " is not defined"));
+      }
+    }
+  }
+  partition = std::move(line.partition);
+  return absl::OkStatus();
+}
+
 bool SkiffConfig::IsPrivate(std::string_view what) const {
   return std::find(private_data.begin(), private_data.end(), what) != private_data.end();
 }

@@ -187,6 +187,16 @@ std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size);
 absl::StatusOr<SkiffConfig> ParseSkiffConfig(std::string_view text, std::string_view file_name,
                                              const IncludeReader& include_reader);
 
+// Sets one key of a PartitionName line on `partition`, with the checks
+// skiff.conf's parser makes of that value (scontrol update PartitionName=...).
+// Keys match case-insensitively, as on a PartitionName line; Nodes=ALL names
+// every node of `config`, and other node names must be defined there.
+// Errors: InvalidArgument "<Key>: <what is wrong>", NotFound for a key that
+// PartitionName lines do not have (or PartitionName itself) and for an
+// undefined node. `partition` is unchanged on error.
+absl::Status SetPartitionKey(const SkiffConfig& config, std::string_view key,
+                             std::string_view value, PartitionConfig& partition);
+
 // One gres.conf line, after expansion.
 struct GresDevice {
   std::vector<std::string> node_names;  // NodeName=, expanded; empty = every node

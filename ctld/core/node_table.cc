@@ -64,6 +64,11 @@ NodeTable::NodeTable(const SkiffConfig& config, int64_t started_at) : started_at
     index_.emplace(node_config.name, nodes_.size());
     nodes_.push_back(std::move(node));
   }
+  SetPartitions(config);
+}
+
+void NodeTable::SetPartitions(const SkiffConfig& config) {
+  for (Node& node : nodes_) node.partitions.clear();
   for (const PartitionConfig& partition : config.partitions) {
     for (const std::string& name : partition.nodes) {
       if (Node* node = FindMutable(name)) node->partitions.push_back(partition.name);

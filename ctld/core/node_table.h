@@ -98,6 +98,9 @@ class NodeTable {
   // this controller started: a node that has not registered since then counts as
   // silent from that moment (0: never-registered nodes stay UNKNOWN forever).
   explicit NodeTable(const SkiffConfig& config, int64_t started_at = 0);
+  // Recomputes each node's partition list from `config` (partitions changed
+  // at run time); nodes `config` does not define are left as they are.
+  void SetPartitions(const SkiffConfig& config);
 
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's

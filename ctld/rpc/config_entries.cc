@@ -1,5 +1,7 @@
 #include "ctld/rpc/config_entries.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/time_format.h"
@@ -7,7 +9,9 @@
 namespace skiff {
 namespace {
 
-std::string OrNull(const std::string& value) { return value.empty() ? "(null)" : value; }
+constexpr char kNull[] = "(null)";
+
+std::string OrNull(const std::string& value) { return value.empty() ? kNull : value; }
 std::string Seconds(int64_t value) { return absl::StrCat(value, " sec"); }
 
 std::string Map(const std::map<std::string, std::string>& values) {
@@ -15,67 +19,251 @@ std::string Map(const std::map<std::string, std::string>& values) {
   for (const auto& [key, value] : values) {
     parts.push_back(value.empty() ? key : absl::StrCat(key, "=", value));
   }
-  return parts.empty() ? "(null)" : absl::StrJoin(parts, ",");
+  return parts.empty() ? kNull : absl::StrJoin(parts, ",");
+}
+
+// Slurm's default TRES list, with the burst-buffer plugin's and the
+// configured gres (Skiff accounts them all).
+std::string AccountingTres(const SkiffConfig& c) {
+  std::string tres = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
+  if (c.burst_buffer_type == "burst_buffer/lua") absl::StrAppend(&tres, ",bb/lua");
+  std::vector<std::string> gres = c.gres_types;
+  if (std::find(gres.begin(), gres.end(), "gpu") == gres.end()) gres.insert(gres.begin(), "gpu");
+  for (const std::string& g : gres) absl::StrAppend(&tres, ",gres/", g);
+  return tres;
 }
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig& c,
-                                                               int64_t boot_time) {
-  // Alphabetical like Slurm's listing; only what Skiff implements.
-  return {
-      {"AuthInfo", c.auth_socket.empty() ? "(null)" : absl::StrCat("socket=", c.auth_socket)},
+                                                               const ConfigContext& context) {
+  const std::string slurm_user = absl::StrCat(c.slurm_user, "(", context.slurm_user_uid, ")");
+  std::vector<std::pair<std::string, std::string>> e = {
+      // Accounting lives in ctld's own database; Skiff enforces associations,
+      // QOS and their limits as slurmdbd with these settings does.
+      {"AccountingStorageBackupHost", kNull},
+      {"AccountingStorageEnforce", "associations,limits,qos"},
+      {"AccountingStorageHost", c.ctld_host},
+      {"AccountingStorageExternalHost", kNull},
+      {"AccountingStorageParameters", kNull},
+      {"AccountingStoragePort", absl::StrCat(c.ctld_port)},
+      {"AccountingStorageTRES", AccountingTres(c)},
+      {"AccountingStorageType", "accounting_storage/slurmdbd"},
+      {"AccountingStorageUser", "N/A"},
+      {"AccountingStoreFlags", kNull},
+      {"AcctGatherEnergyType", "acct_gather_energy/none"},
+      {"AcctGatherFilesystemType", "acct_gather_filesystem/none"},
+      {"AcctGatherInterconnectType", "acct_gather_interconnect/none"},
+      {"AcctGatherNodeFreq", "0 sec"},
+      {"AcctGatherProfileType", "acct_gather_profile/none"},
+      {"AllowSpecResourcesUsage", "No"},
+      {"AuthAltTypes", kNull},
+      {"AuthAltParameters", kNull},
+      {"AuthInfo", c.auth_socket.empty() ? kNull : absl::StrCat("socket=", c.auth_socket)},
       {"AuthType", c.auth_type},
-      {"BOOT_TIME", FormatTimestamp(boot_time)},
+      {"BatchStartTimeout", "10 sec"},
+      {"BcastExclude", "/lib,/usr/lib,/lib64,/usr/lib64"},
+      {"BcastParameters", kNull},
+      {"BOOT_TIME", FormatTimestamp(context.boot_time)},
       {"BurstBufferType", OrNull(c.burst_buffer_type)},
+      {"CliFilterPlugins", kNull},
       {"ClusterName", c.cluster_name},
+      {"CommunicationParameters", kNull},
+      {"CompleteWait", "0 sec"},
+      {"CoreSpecPlugin", "core_spec/none"},
+      {"CpuFreqDef", "Unknown"},
+      {"CpuFreqGovernors", "OnDemand,Performance,UserSpace"},
+      {"CredType", "cred/munge"},
+      {"DebugFlags", kNull},
+      {"DefMemPerNode", "UNLIMITED"},
+      {"DependencyParameters", kNull},
       {"DisableRootJobs", c.disable_root_jobs ? "Yes" : "No"},
+      {"EioTimeout", "60"},
+      {"EnforcePartLimits", "ALL"},  // Skiff refuses over-limit submissions
+      {"Epilog", kNull},
+      {"EpilogMsgTime", "2000 usec"},
       {"EpilogSlurmctld", OrNull(c.epilog_ctld)},
+      {"ExtSensorsType", "ext_sensors/none"},
+      {"ExtSensorsFreq", "0 sec"},
+      {"FederationParameters", kNull},
       {"FirstJobId", absl::StrCat(c.first_job_id)},
-      {"GresTypes", c.gres_types.empty() ? "(null)" : absl::StrJoin(c.gres_types, ",")},
-      {"HeartbeatInterval", Seconds(c.heartbeat_interval)},
+      {"GetEnvTimeout", "2 sec"},
+      {"GresTypes", c.gres_types.empty() ? kNull : absl::StrJoin(c.gres_types, ",")},
+      {"GpuFreqDef", "high,memory=high"},
+      {"GroupUpdateForce", "1"},
+      {"GroupUpdateTime", "600 sec"},
+      {"HASH_VAL", "Match"},
+      {"HealthCheckInterval", "0 sec"},
+      {"HealthCheckNodeState", "ANY"},
+      {"HealthCheckProgram", kNull},
+      {"InactiveLimit", "0 sec"},
+      {"InteractiveStepOptions", "--interactive --preserve-env --pty $SHELL"},
+      {"JobAcctGatherFrequency", "30"},
+      {"JobAcctGatherType", "jobacct_gather/none"},
+      {"JobAcctGatherParams", kNull},
+      {"JobCompHost", "localhost"},
+      {"JobCompLoc", "/var/log/slurm_jobcomp.log"},
+      {"JobCompPort", "0"},
+      {"JobCompType", "jobcomp/none"},
+      {"JobCompUser", "root"},
+      {"JobContainerType", "job_container/none"},
+      {"JobCredentialPrivateKey", kNull},
+      {"JobCredentialPublicCertificate", kNull},
+      {"JobDefaults", kNull},
+      {"JobFileAppend", "0"},
       {"JobRequeue", c.job_requeue ? "1" : "0"},
+      {"JobSubmitPlugins", kNull},
+      {"KillOnBadExit", "0"},
       {"KillWait", Seconds(c.kill_wait)},
-      {"MailProg", OrNull(c.mail_prog)},
+      {"LaunchParameters", kNull},
+      {"LaunchType", "launch/slurm"},
+      {"Licenses", kNull},
+      {"LogTimeFormat", "iso8601_ms"},
+      {"MailDomain", kNull},
+      {"MailProg", c.mail_prog.empty() ? "/bin/mail" : c.mail_prog},
       {"MaxArraySize", absl::StrCat(c.max_array_size)},
+      // Slurm's formula: the most messages slurmctld queues for slurmdbd.
+      {"MaxDBDMsgs", absl::StrCat(std::max<int64_t>(
+                         10000, c.max_job_count * 2 + static_cast<int64_t>(c.nodes.size()) * 4))},
       {"MaxJobCount", absl::StrCat(c.max_job_count)},
+      {"MaxJobId", "67043328"},
+      {"MaxMemPerNode", "UNLIMITED"},
+      {"MaxNodeCount", absl::StrCat(c.nodes.size())},
+      {"MaxStepCount", "40000"},
+      {"MaxTasksPerNode", "512"},
+      {"MCSPlugin", "mcs/none"},
+      {"MCSParameters", kNull},
       {"MessageTimeout", Seconds(c.message_timeout)},
       {"MinJobAge", Seconds(c.min_job_age)},
+      {"MpiDefault", "none"},
+      {"MpiParams", kNull},
+      // Several noded may serve one host (each with its own NodeName and port).
+      {"MULTIPLE_SLURMD", "Yes"},
+      {"NEXT_JOB_ID", absl::StrCat(context.next_job_id)},
+      {"NodeFeaturesPlugins", kNull},
       {"OverTimeLimit",
        c.over_time_limit < 0 ? "UNLIMITED" : absl::StrCat(c.over_time_limit, " min")},
+      {"PluginDir", "/usr/lib/x86_64-linux-gnu/slurm-wlm"},
+      {"PlugStackConfig", kNull},
+      {"PowerParameters", kNull},
+      {"PowerPlugin", ""},
       {"PreemptMode", c.preempt_mode},
       {"PreemptType", c.preempt_type},
-      {"PriorityDecayHalfLife", FormatTimeLimit(c.priority_decay_half_life)},
-      {"PriorityMaxAge", FormatTimeLimit(c.priority_max_age)},
-      {"PriorityType", c.priority_type},
-      {"PriorityWeightAge", absl::StrCat(c.priority_weight_age)},
-      {"PriorityWeightFairshare", absl::StrCat(c.priority_weight_fairshare)},
-      {"PriorityWeightJobSize", absl::StrCat(c.priority_weight_job_size)},
-      {"PriorityWeightPartition", absl::StrCat(c.priority_weight_partition)},
-      {"PriorityWeightQOS", absl::StrCat(c.priority_weight_qos)},
-      {"PriorityWeightTRES", "(null)"},
+      {"PreemptExemptTime", "00:00:00"},
+      {"PrEpParameters", kNull},
+      {"PrEpPlugins", "prep/script"},
+      {"PriorityParameters", kNull},
+      {"PrioritySiteFactorParameters", kNull},
+      {"PrioritySiteFactorPlugin", kNull},
+  };
+  if (c.priority_type == "priority/basic") {
+    e.push_back({"PriorityType", c.priority_type});
+  } else {
+    std::vector<std::pair<std::string, std::string>> multifactor = {
+        {"PriorityDecayHalfLife", FormatTimeLimit(c.priority_decay_half_life)},
+        {"PriorityCalcPeriod", "00:05:00"},
+        {"PriorityFavorSmall", "No"},
+        {"PriorityFlags", ""},
+        {"PriorityMaxAge", FormatTimeLimit(c.priority_max_age)},
+        {"PriorityUsageResetPeriod", "NONE"},
+        {"PriorityType", c.priority_type},
+        {"PriorityWeightAge", absl::StrCat(c.priority_weight_age)},
+        {"PriorityWeightAssoc", "0"},
+        {"PriorityWeightFairShare", absl::StrCat(c.priority_weight_fairshare)},
+        {"PriorityWeightJobSize", absl::StrCat(c.priority_weight_job_size)},
+        {"PriorityWeightPartition", absl::StrCat(c.priority_weight_partition)},
+        {"PriorityWeightQOS", absl::StrCat(c.priority_weight_qos)},
+        {"PriorityWeightTRES", kNull},
+    };
+    e.insert(e.end(), multifactor.begin(), multifactor.end());
+  }
+  std::vector<std::pair<std::string, std::string>> rest = {
       {"PrivateData", c.private_data.empty() ? "none" : absl::StrJoin(c.private_data, ",")},
+      {"ProctrackType", "proctrack/linuxproc"},
+      {"Prolog", kNull},
       {"PrologEpilogTimeout", absl::StrCat(c.prolog_epilog_timeout)},
       {"PrologSlurmctld", OrNull(c.prolog_ctld)},
+      {"PrologFlags", kNull},
+      {"PropagatePrioProcess", "0"},
+      {"PropagateResourceLimits", "ALL"},
+      {"PropagateResourceLimitsExcept", kNull},
+      {"RebootProgram", kNull},
+      {"ReconfigFlags", kNull},
+      {"RequeueExit", kNull},
+      {"RequeueExitHold", kNull},
+      {"ResumeFailProgram", kNull},
+      {"ResumeProgram", kNull},
+      {"ResumeRate", "300 nodes/min"},
+      {"ResumeTimeout", "60 sec"},
+      {"ResvEpilog", kNull},
+      {"ResvOverRun", "0 min"},
+      {"ResvProlog", kNull},
       {"ReturnToService", absl::StrCat(c.return_to_service)},
+      {"RoutePlugin", "route/default"},
       {"SchedulerParameters", Map(c.scheduler_parameters)},
-      {"SlurmUser", c.slurm_user},
+      {"SchedulerTimeSlice", "30 sec"},
+      {"SchedulerType", "sched/backfill"},
+      {"ScronParameters", kNull},
+      {"SelectType", "select/cons_tres"},
+      {"SelectTypeParameters", "CR_CPU_MEMORY"},
+      {"SlurmUser", slurm_user},
       {"SlurmctldAddr", OrNull(c.ctld_addr)},
       {"SlurmctldDebug", c.ctld_debug},
       {"SlurmctldHost[0]",
        c.ctld_addr.empty() ? c.ctld_host : absl::StrCat(c.ctld_host, "(", c.ctld_addr, ")")},
       {"SlurmctldLogFile", OrNull(c.ctld_log_file)},
-      {"SlurmctldPidFile", OrNull(c.ctld_pid_file)},
       {"SlurmctldPort", absl::StrCat(c.ctld_port)},
+      {"SlurmctldSyslogDebug", kNull},
+      {"SlurmctldPrimaryOffProg", kNull},
+      {"SlurmctldPrimaryOnProg", kNull},
+      {"SlurmctldTimeout", "120 sec"},
+      {"SlurmctldParameters", kNull},
       {"SlurmdDebug", c.slurmd_debug},
       {"SlurmdLogFile", OrNull(c.slurmd_log_file)},
       {"SlurmdParameters", Map(c.slurmd_parameters)},
       {"SlurmdPidFile", OrNull(c.slurmd_pid_file)},
       {"SlurmdPort", absl::StrCat(c.slurmd_port)},
       {"SlurmdSpoolDir", c.slurmd_spool_dir},
+      {"SlurmdSyslogDebug", kNull},
       {"SlurmdTimeout", Seconds(c.slurmd_timeout)},
+      {"SlurmdUser", "root(0)"},
+      {"SlurmSchedLogFile", kNull},
+      {"SlurmSchedLogLevel", "0"},
+      {"SlurmctldPidFile", OrNull(c.ctld_pid_file)},
+      {"SlurmctldPlugstack", kNull},
+      {"SLURM_CONF", context.conf_path},
+      {"SLURM_VERSION", "22.05.8"},
+      {"SrunEpilog", kNull},
+      {"SrunPortRange", "0-0"},
+      {"SrunProlog", kNull},
       {"StateSaveLocation", c.state_save_location},
+      {"SuspendExcNodes", kNull},
+      {"SuspendExcParts", kNull},
+      {"SuspendProgram", kNull},
+      {"SuspendRate", "60 nodes/min"},
+      {"SuspendTime", "INFINITE"},
+      {"SuspendTimeout", "30 sec"},
+      {"SwitchParameters", kNull},
+      {"SwitchType", "switch/none"},
+      {"TaskEpilog", kNull},
+      {"TaskPlugin", "task/none"},
+      {"TaskPluginParam", "(null type)"},
+      {"TaskProlog", kNull},
+      {"TCPTimeout", "2 sec"},
+      {"TmpFS", "/tmp"},
+      {"TopologyParam", kNull},
+      {"TopologyPlugin", "topology/none"},
+      {"TrackWCKey", "No"},
+      {"TreeWidth", "50"},
+      {"UsePam", "No"},
+      {"UnkillableStepProgram", kNull},
+      {"UnkillableStepTimeout", "60 sec"},
+      {"VSizeFactor", "0 percent"},
+      {"WaitTime", "0 sec"},
+      {"X11Parameters", kNull},
   };
+  e.insert(e.end(), rest.begin(), rest.end());
+  return e;
 }
 
 }  // namespace skiff

@@ -45,7 +45,7 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
                                v1::PingReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  reply->set_cluster_name(controller_.config().cluster_name);
+  reply->set_cluster_name(controller_.config()->cluster_name);
   reply->set_version(kVersion);
   reply->set_start_time(controller_.start_time());
   reply->set_caller_uid(caller->uid);
@@ -194,7 +194,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   const int64_t now = time(nullptr);
   const bool privileged = controller_.IsPrivileged(caller->uid);
   // PrivateData=jobs: users see only their own jobs (operators see all).
-  const bool own_only = controller_.config().IsPrivate("jobs") && !privileged;
+  const bool own_only = controller_.config()->IsPrivate("jobs") && !privileged;
   bool any_named = false;  // a job named by id exists (and may be seen)
   for (const Job& job : controller_.SnapshotJobs(ids)) {
     if (own_only && job.uid != caller->uid) continue;
@@ -329,11 +329,39 @@ grpc::Status CtldService::UpdateNode(grpc::ServerContext* context,
                                               request->state(), request->reason()));
 }
 
+grpc::Status CtldService::UpdatePartition(grpc::ServerContext* context,
+                                          const v1::UpdatePartitionRequest* request,
+                                          v1::UpdatePartitionReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (const v1::ConfigEntry& e : request->settings()) settings.emplace_back(e.key(), e.value());
+  return ToGrpcStatus(
+      controller_.UpdatePartition({caller->uid, caller->gid}, request->name(), settings));
+}
+
+grpc::Status CtldService::Reconfigure(grpc::ServerContext* context, const v1::ReconfigureRequest*,
+                                      v1::ReconfigureReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::vector<std::string>> notes =
+      controller_.Reconfigure({caller->uid, caller->gid});
+  if (!notes.ok()) return ToGrpcStatus(notes.status());
+  for (const std::string& note : *notes) reply->add_notes(note);
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                     v1::GetConfigReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  for (const auto& [key, value] : ConfigEntries(controller_.config(), controller_.start_time())) {
+  std::shared_ptr<const SkiffConfig> config = controller_.config();
+  ConfigContext config_context;
+  config_context.boot_time = controller_.start_time();
+  config_context.next_job_id = controller_.NextJobId();
+  config_context.conf_path = controller_.conf_path();
+  config_context.slurm_user_uid = UidOf(config->slurm_user).value_or(0);
+  for (const auto& [key, value] : ConfigEntries(*config, config_context)) {
     v1::ConfigEntry* entry = reply->add_entries();
     entry->set_key(key);
     entry->set_value(value);

@@ -34,6 +34,11 @@ class CtldService final : public v1::Ctld::Service {
                           v1::UpdateNodeReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
                          v1::GetConfigReply* reply) override;
+  grpc::Status UpdatePartition(grpc::ServerContext* context,
+                               const v1::UpdatePartitionRequest* request,
+                               v1::UpdatePartitionReply* reply) override;
+  grpc::Status Reconfigure(grpc::ServerContext* context, const v1::ReconfigureRequest* request,
+                           v1::ReconfigureReply* reply) override;
   grpc::Status GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                       v1::GetQosReply* reply) override;
   grpc::Status UpdateQos(grpc::ServerContext* context, const v1::UpdateQosRequest* request,

@@ -334,16 +334,22 @@ absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferCon
 absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
   std::vector<std::string> qos_names;
   for (const Qos& qos : qos_) qos_names.push_back(qos.name);
-  absl::StatusOr<Job> made = JobFromRequest(request, config_, nodes_.Capacities(), qos_names);
+  absl::StatusOr<Job> made = JobFromRequest(request, *config_, nodes_.Capacities(), qos_names);
   if (!made.ok()) return made.status();
   Job job = std::move(*made);
+  // Slurm's partition states: DRAIN and INACTIVE refuse new submissions (DOWN
+  // accepts them and starts none; the scheduler keeps them pending).
+  if (const PartitionConfig* p = config_->FindPartition(job.request.partition);
+      p != nullptr && (p->state == "DRAIN" || p->state == "INACTIVE")) {
+    return absl::InvalidArgumentError("Required partition not available (inactive or drain)");
+  }
   if (absl::Status s = AdmitBurstBuffer(request, settings_.burst_buffer, bb_pools_, job); !s.ok()) {
     return s;
   }
   std::vector<uint32_t> tasks;
   uint32_t max_running = 0;
   if (!request.array.empty()) {
-    absl::StatusOr<ArraySpec> array = ParseArraySpec(request.array, config_.max_array_size);
+    absl::StatusOr<ArraySpec> array = ParseArraySpec(request.array, config_->max_array_size);
     if (!array.ok()) return array.status();
     tasks = std::move(array->task_ids);
     max_running = array->max_running;
@@ -353,13 +359,13 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   // MaxJobCount: jobs in memory plus admissions not yet inserted.
   size_t reserved = 0;
   for (const auto& [first, r] : reservations_) reserved += r.count;
-  if (static_cast<int64_t>(jobs_.size() + reserved + count) > config_.max_job_count) {
+  if (static_cast<int64_t>(jobs_.size() + reserved + count) > config_->max_job_count) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("Job count limit reached (MaxJobCount=", config_.max_job_count, ")"));
+        absl::StrCat("Job count limit reached (MaxJobCount=", config_->max_job_count, ")"));
   }
   // MaxSubmitJobsPerUser of the job's QOS and of its partition's QOS.
   std::vector<std::string> limited = {job.qos};
-  if (const PartitionConfig* p = config_.FindPartition(job.request.partition);
+  if (const PartitionConfig* p = config_->FindPartition(job.request.partition);
       p != nullptr && !p->qos.empty() && p->qos != job.qos) {
     limited.push_back(p->qos);
   }
@@ -384,7 +390,8 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
     }
   }
   if (!job.dependency.empty()) {
-    absl::StatusOr<Dependency> dependency = ParseDependency(job.dependency, config_.max_array_size);
+    absl::StatusOr<Dependency> dependency =
+        ParseDependency(job.dependency, config_->max_array_size);
     if (!dependency.ok()) return dependency.status();
     if (absl::Status s = ValidateDependencyOf(job, *dependency, jobs_); !s.ok()) return s;
   }

@@ -62,8 +62,14 @@ const char* BbStageName(BbStage stage) {
 }
 
 Lifecycle::Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at)
-    : config_(config), settings_(settings), nodes_(config, started_at) {
-  next_job_id_ = static_cast<uint64_t>(std::max<int64_t>(1, config_.first_job_id));
+    : config_(&config), settings_(settings), nodes_(config, started_at) {
+  next_job_id_ = static_cast<uint64_t>(std::max<int64_t>(1, config_->first_job_id));
+}
+
+void Lifecycle::SetConfig(const SkiffConfig& config, LifecycleSettings settings) {
+  config_ = &config;
+  settings_ = settings;
+  nodes_.SetPartitions(config);
 }
 
 // ---------------------------------------------------------------- transactions
@@ -176,7 +182,7 @@ std::string Lifecycle::NodeTarget(const std::string& node_name) const {
   const std::string& addr = node->config.addr.empty() ? node->config.name : node->config.addr;
   const int port = node->port != 0          ? node->port
                    : node->config.port != 0 ? node->config.port
-                                            : config_.slurmd_port;
+                                            : config_->slurmd_port;
   return absl::StrCat(addr, ":", port);
 }
 
@@ -189,7 +195,7 @@ LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
 }
 
 TerminateIntent Lifecycle::MakeTerminate(const Job& job, int64_t grace_time) const {
-  return {job.id, NodeTarget(job.nodes.front()), std::max<int64_t>(config_.kill_wait, grace_time)};
+  return {job.id, NodeTarget(job.nodes.front()), std::max<int64_t>(config_->kill_wait, grace_time)};
 }
 
 // ---------------------------------------------------------------- recovery
@@ -503,7 +509,7 @@ absl::StatusOr<Effects> Lifecycle::UpdateNodes(const std::vector<std::string>& n
 Effects Lifecycle::CheckNodeTimeouts(int64_t now, std::vector<NodeChange>* changes) {
   Begin();
   Effects effects;
-  MutNodes().CheckTimeouts(now, config_.heartbeat_interval, config_.slurmd_timeout, changes);
+  MutNodes().CheckTimeouts(now, config_->heartbeat_interval, config_->slurmd_timeout, changes);
   for (const NodeChange& change : *changes) {
     if (change.went_down) NodeDown(change.node_name, now, effects);
   }
@@ -657,7 +663,7 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
   }
   if (update.partition.has_value()) {
     if (!pending) return not_pending();
-    if (config_.FindPartition(*update.partition) == nullptr) {
+    if (config_->FindPartition(*update.partition) == nullptr) {
       return absl::InvalidArgumentError("Invalid partition name specified");
     }
     job.request.partition = *update.partition;
@@ -714,7 +720,7 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
   const bool reshapes =
       update.partition || update.qos || update.account || update.min_nodes || update.time_limit;
   if (reshapes && !privileged) {
-    const PartitionConfig* partition = config_.FindPartition(job.request.partition);
+    const PartitionConfig* partition = config_->FindPartition(job.request.partition);
     if (partition == nullptr) return absl::InvalidArgumentError("Invalid partition name specified");
     if (absl::Status s = CheckPartitionAccess(job, *partition, privileged); !s.ok()) return s;
   }
@@ -858,7 +864,7 @@ absl::StatusOr<Effects> Lifecycle::Top(const Caller& caller, bool privileged,
   const Job* first = Find(job_ids.front());
   if (first == nullptr) return absl::NotFoundError("Invalid job id specified");
   if (!privileged &&
-      (first->uid != caller.uid || config_.scheduler_parameters.count("enable_user_top") == 0)) {
+      (first->uid != caller.uid || config_->scheduler_parameters.count("enable_user_top") == 0)) {
     return absl::PermissionDeniedError("Access/permission denied");
   }
   auto same_group = [first](const Job& job) {
@@ -906,7 +912,7 @@ absl::StatusOr<Effects> Lifecycle::Top(const Caller& caller, bool privileged,
 Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   Begin();
   Effects effects;
-  const int64_t grace = config_.over_time_limit > 0 ? config_.over_time_limit * 60 : 0;
+  const int64_t grace = config_->over_time_limit > 0 ? config_->over_time_limit * 60 : 0;
   for (auto& [id, stored] : jobs_) {
     if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
     if (terminate_sent_.count(id) > 0) continue;
@@ -930,7 +936,7 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
 }
 
 void Lifecycle::Purge(int64_t now) {
-  const int64_t cutoff = now - config_.min_job_age;
+  const int64_t cutoff = now - config_->min_job_age;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job& job = it->second;
     const bool bb_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kComplete;

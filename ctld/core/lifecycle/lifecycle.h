@@ -105,7 +105,8 @@ struct LifecycleSettings {
 
 class Lifecycle {
  public:
-  // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this object.
+  // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
+  // object, or until SetConfig points the core at another one.
   Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at);
 
   // ---- transactions
@@ -125,6 +126,15 @@ class Lifecycle {
   Effects Resume(int64_t now);
 
   // ---- configuration that changes at run time (not transactions)
+  // Points the core at a new configuration (scontrol update partition,
+  // reconfigure): partitions and per-job limits apply from the next event on;
+  // jobs already admitted keep what they were given. The node set must be the
+  // one the core was built with (adding or removing nodes needs a restart).
+  // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
+  // object or the next SetConfig; the caller keeps it alive (the controller
+  // holds it in the same shared_ptr it swaps under its lock).
+  void SetConfig(const SkiffConfig& config, LifecycleSettings settings);
+  const SkiffConfig& config() const { return *config_; }
   void SetQos(std::vector<Qos> qos) { qos_ = std::move(qos); }
   void SetBbPools(const std::vector<BbPoolDef>& defs) { bb_pools_.Update(defs); }
 
@@ -308,8 +318,8 @@ class Lifecycle {
   const Dependency* ParsedDependency(const Job& job);
   bool DependencyAllows(uint64_t id, int64_t now, Effects& effects);
 
-  const SkiffConfig& config_;
-  const LifecycleSettings settings_;
+  const SkiffConfig* config_;  // never null; see SetConfig
+  LifecycleSettings settings_;
 
   std::map<uint64_t, Job> jobs_;
   NodeTable nodes_;

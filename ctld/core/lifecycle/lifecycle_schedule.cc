@@ -87,7 +87,7 @@ const Dependency* Lifecycle::ParsedDependency(const Job& job) {
   auto it = dependencies_.find(job.id);
   if (it != dependencies_.end()) return &it->second;
   // Parsed once per job (at submit, or here after a restart).
-  absl::StatusOr<Dependency> parsed = ParseDependency(job.dependency, config_.max_array_size);
+  absl::StatusOr<Dependency> parsed = ParseDependency(job.dependency, config_->max_array_size);
   if (!parsed.ok()) return nullptr;
   return &dependencies_.emplace(job.id, std::move(*parsed)).first->second;
 }
@@ -176,7 +176,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
     for (const Node& node : nodes_.nodes()) {
       inputs.node_features[node.config.name] = node.config.features;
     }
-    inputs.partitions = config_.partitions;
+    inputs.partitions = config_->partitions;
     inputs.qos = qos_;
     inputs.now = now;
     inputs.usage = usage_;
@@ -189,7 +189,7 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
                                                         int64_t now) const {
   std::vector<std::string> qos_names;
   for (const Qos& qos : qos_) qos_names.push_back(qos.name);
-  absl::StatusOr<Job> job = JobFromRequest(request, config_, nodes_.Capacities(), qos_names);
+  absl::StatusOr<Job> job = JobFromRequest(request, *config_, nodes_.Capacities(), qos_names);
   if (!job.ok()) return job.status();
   job->id = next_job_id_;
   job->submit_time = now;
@@ -205,7 +205,7 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   inputs.nodes = nodes_.Capacities();
   for (const Node& node : nodes_.nodes())
     inputs.node_features[node.config.name] = node.config.features;
-  inputs.partitions = config_.partitions;
+  inputs.partitions = config_->partitions;
   inputs.qos = qos_;
   inputs.now = now;
   inputs.usage = usage_;

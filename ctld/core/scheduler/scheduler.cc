@@ -146,10 +146,10 @@ class State {
     const SchedPartition& partition = view_.partitions[job.partition];
     switch (partition.state) {
       case PartitionState::kUp:
+      case PartitionState::kDrain:  // Slurm: queued jobs of a DRAIN partition still run
         break;
       case PartitionState::kDown:
         return WaitReason::kPartitionDown;
-      case PartitionState::kDrain:
       case PartitionState::kInactive:
         return WaitReason::kPartitionInactive;
     }
