@@ -335,6 +335,10 @@ constexpr char kSignalScript[] =
     "sleep 100 &\n"
     "echo $! > $SLURM_JOB_ID.sleep\n"
     "wait\n"
+    // A sleep killed by the signal may not be reaped yet (kill -0 still finds
+    // the zombie): give it up to 2 s.
+    "for i in $(seq 20); do kill -0 $(cat $SLURM_JOB_ID.sleep) 2>/dev/null || break; "
+    "sleep 0.1; done\n"
     "if kill -0 $(cat $SLURM_JOB_ID.sleep) 2>/dev/null; then echo sleep alive; "
     "kill $(cat $SLURM_JOB_ID.sleep); else echo sleep dead; fi\n";
 
