@@ -1256,7 +1256,8 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     // A number from 3 up is an open file descriptor, as in Slurm.
     const std::string& what = *o.export_file;
     std::optional<int64_t> fd = PositiveInt(what);
-    const std::string path = fd && *fd >= 3 ? absl::StrCat("/dev/fd/", *fd) : Absolute(what, context.cwd);
+    const std::string path =
+        fd && *fd >= 3 ? absl::StrCat("/dev/fd/", *fd) : Absolute(what, context.cwd);
     absl::StatusOr<std::string> text =
         context.read_file ? context.read_file(path) : absl::UnavailableError("no file reader");
     if (!text.ok()) {
