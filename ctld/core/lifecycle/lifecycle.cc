@@ -806,6 +806,7 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     return Close(std::move(effects));
   }
   std::vector<Job> changed;
+  absl::Status first_refusal;
   for (const Job* current : targets) {
     // An array's finished tasks are left as they are; a job named alone is not.
     if (IsFinal(current->state)) {
@@ -813,10 +814,21 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
       return absl::FailedPreconditionError("Job has already finished");
     }
     absl::StatusOr<Job> job = Updated(*current, privileged, update);
-    if (!job.ok()) return job.status();
+    if (!job.ok()) {
+      // A whole array: tasks already running keep what only pending tasks may
+      // change (hold, partition, ...), as Slurm updates each task it can.
+      if (whole_array && job.status().code() == absl::StatusCode::kFailedPrecondition) {
+        if (first_refusal.ok()) first_refusal = job.status();
+        continue;
+      }
+      return job.status();
+    }
     changed.push_back(std::move(*job));
   }
-  if (changed.empty()) return absl::FailedPreconditionError("Job has already finished");
+  if (changed.empty()) {
+    return first_refusal.ok() ? absl::FailedPreconditionError("Job has already finished")
+                              : first_refusal;
+  }
   Begin();
   for (Job& job : changed) {
     const uint64_t id = job.id;

@@ -339,6 +339,25 @@ TEST_F(LifecycleTest, TopPutsTheListedJobsAboveTheOwnersOtherJobsThroughNice) {
   EXPECT_GT(core_->Find(b)->priority, core_->Find(a)->priority);
 }
 
+TEST_F(LifecycleTest, HoldingAnArrayHoldsItsPendingTasksAndLeavesRunningOnesRunning) {
+  SubmitRequest array = Request(2);
+  array.array = "1-4";
+  const uint64_t base = Submit(array);
+  Drive(Schedule());  // two tasks fit (2 nodes x 2 CPUs)
+  JobUpdate hold;
+  hold.job_id = base;
+  hold.held = true;
+  hold.user_hold = true;
+  ASSERT_TRUE(Store(core_->Update({1001, 1001}, false, hold, now_)).log.size() > 0);
+  int held = 0, running = 0;
+  for (uint64_t id = base; id < base + 4; ++id) {
+    held += core_->Find(id)->held ? 1 : 0;
+    running += StateOf(id) == JobState::kRunning ? 1 : 0;
+  }
+  EXPECT_EQ(running, 2);
+  EXPECT_EQ(held, 2);
+}
+
 TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   const uint64_t id = Submit(Request(2));
   Drive(Schedule());
