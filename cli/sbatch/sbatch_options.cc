@@ -89,7 +89,8 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("--bbf", &o->burst_buffer_file, "file of burst buffer directives");
   text("--signal", &o->signal, "[{R|B}:]SIG[@TIME]: send SIG TIME s (60) before the time limit");
   text("--open-mode", &o->open_mode, "append or truncate the output files (default truncate)");
-  text("--ntasks-per-node", &o->ntasks_per_node, "tasks on each node");
+  text("--ntasks-per-node,--tasks-per-node", &o->ntasks_per_node, "tasks on each node");
+  text("--priority", &o->priority, "the job's priority (operators only; others' is ignored)");
   text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
   text("-a,--array", &o->array, "job array indexes: 1-10, 0-15:4, 1,3,5, with %N to throttle");
   text("-w,--nodelist", &o->nodelist, "nodes the job must use (hostlist, or a file with a '/')");
@@ -193,6 +194,7 @@ constexpr char kHelp[] =
     "      --open-mode={append|truncate} output file open mode\n"
     "  -o, --output=out            file for batch script's standard output\n"
     "  -p, --partition=partition   partition requested\n"
+    "      --priority=value        set the priority of the job to value\n"
     "      --parsable              outputs only the jobid and cluster name (if present),\n"
     "                              separated by semicolon, only on successful submission.\n"
     "  -q, --qos=qos               quality of service\n"
@@ -763,6 +765,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.open_mode, high.open_mode);
   take(out.signal, high.signal);
   take(out.ntasks_per_node, high.ntasks_per_node);
+  take(out.priority, high.priority);
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
@@ -1177,6 +1180,15 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<int32_t> n = CountOption("--ntasks", *o.ntasks);
     if (!n.ok()) return n.status();
     spec.set_ntasks(*n);
+  }
+  if (o.priority) {
+    // A number, or TOP for the highest; ctld keeps it for operators only, as
+    // Slurm does (anyone else's is ignored).
+    const std::string& v = *o.priority;
+    std::optional<int64_t> n =
+        absl::AsciiStrToUpper(v) == "TOP" ? std::optional<int64_t>(4294967294) : PositiveInt(v);
+    if (!n || *n > 4294967294) return BadSpecification("--priority");
+    spec.set_priority(*n);
   }
   if (o.ntasks_per_node) {
     absl::StatusOr<int32_t> n = CountOption("--ntasks-per-node", *o.ntasks_per_node);

@@ -72,7 +72,8 @@ struct SbatchRawOptions {
   std::optional<std::string> nice;        // --nice[=adjustment]
   std::optional<std::string> open_mode;   // --open-mode: append or truncate
   std::optional<std::string> signal;      // --signal=[{R|B}:]SIG[@TIME]
-  std::optional<std::string> ntasks_per_node;  // --ntasks-per-node
+  std::optional<std::string> ntasks_per_node;  // --ntasks-per-node, --tasks-per-node
+  std::optional<std::string> priority;         // --priority: N or TOP
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;

@@ -591,6 +591,14 @@ TEST(BuildSubmission, ExportFileAddsNulOrNewlineSeparatedVariables) {
             "Could not read environment file /nope: No such file or directory");
 }
 
+TEST(BuildSubmission, TasksPerNodeIsAnAliasAndPriorityTakesANumberOrTop) {
+  EXPECT_EQ(Submit({"--tasks-per-node=3", "j.sh"}, "#!/bin/sh\n")->spec.ntasks_per_node(), 3);
+  EXPECT_EQ(Submit({"--priority=77", "j.sh"}, "#!/bin/sh\n")->spec.priority(), 77);
+  EXPECT_EQ(Submit({"--priority=top", "j.sh"}, "#!/bin/sh\n")->spec.priority(), 4294967294);
+  EXPECT_EQ(Submit({"--priority=x", "j.sh"}, "#!/bin/sh\n").status().message(),
+            "Invalid --priority specification");
+}
+
 TEST(BuildSubmission, NodeListFromAFile) {
   SubmitContext context = Context();
   context.read_file = Files({

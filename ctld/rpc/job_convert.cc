@@ -25,6 +25,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.comment = spec.comment();
   r.nice = spec.nice();
   r.ntasks_per_node = spec.ntasks_per_node();
+  r.priority = spec.priority();
   r.warn_signal = spec.warn_signal();
   r.warn_time = spec.warn_time();
   r.warn_batch_only = spec.warn_batch_only();

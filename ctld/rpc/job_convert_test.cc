@@ -80,6 +80,13 @@ TEST(JobFromSpec, APartitionListTakesTheFirstThatCanRunTheJob) {
             "Requested node configuration is not available");
 }
 
+TEST(JobFromSpec, PriorityIsKeptForRootAndIgnoredForOthers) {
+  v1::JobSpec spec = Spec();
+  spec.set_priority(500);
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), Nodes())->admin_priority, 0);
+  EXPECT_EQ(JobFromSpec(spec, {0, 0, "root", "root"}, Config(), Nodes())->admin_priority, 500);
+}
+
 TEST(JobFromSpec, RejectsWithSlurmsMessages) {
   struct Case {
     std::function<void(v1::JobSpec&)> change;

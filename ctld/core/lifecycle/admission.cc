@@ -239,6 +239,8 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.
   if (spec.nice < 0 && spec.uid != 0) return Invalid("Invalid nice value");
   job.nice = spec.nice;
+  // --priority: Slurm ignores it from anyone but an operator.
+  if (spec.uid == 0) job.admin_priority = spec.priority;
   if (spec.warn_signal < 0 || spec.warn_signal > 64 || spec.warn_time < 0) {
     return Invalid("Invalid --signal specification");
   }

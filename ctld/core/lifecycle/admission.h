@@ -40,6 +40,7 @@ struct SubmitRequest {
   std::string comment;
   int32_t nice = 0;
   int32_t ntasks_per_node = 0;  // --ntasks-per-node; 0 = not given
+  int64_t priority = 0;         // --priority; kept for root only, ignored for others (Slurm)
   int32_t warn_signal = 0;      // --signal
   int32_t warn_time = 0;
   bool warn_batch_only = false;  // --nice; < 0 is for root only (Slurm: operators)
