@@ -215,6 +215,11 @@ void Controller::HousekeepingLoop() {
       absl::MutexLock lock(&mu_);
       core_.Purge(clock_.Now());
     }
+    // Purged jobs can never run again: their scripts and environments go; the
+    // records stay for sacct. Outside the lock: it writes to the database.
+    if (absl::Status s = store_.ForgetSpecs(clock_.Now() - config()->min_job_age); !s.ok()) {
+      logger_.warn("cannot drop the specs of purged jobs: {}", std::string(s.message()));
+    }
     if (bb_ != nullptr) {
       const int64_t now = clock_.Now();
       if (now >= next_pool_poll_) {
@@ -408,6 +413,17 @@ std::vector<Job> Controller::SnapshotJobs(const std::vector<JobRef>& refs) {
     }
   }
   return out;
+}
+
+absl::StatusOr<std::vector<Job>> Controller::AccountingJobs(const JobQuery& query) {
+  absl::StatusOr<std::vector<Job>> jobs = store_.QueryJobs(query);
+  if (!jobs.ok()) return jobs;
+  absl::MutexLock lock(&mu_);
+  for (Job& job : *jobs) {
+    if (IsFinal(job.state)) continue;
+    if (const Job* live = core_.Find(job.id); live != nullptr) job.priority = live->priority;
+  }
+  return jobs;
 }
 
 absl::StatusOr<std::vector<CancelOutcome>> Controller::CancelJobs(const Caller& caller,

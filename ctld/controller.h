@@ -133,6 +133,10 @@ class Controller {
   absl::Status TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
+  // sacct: the stored records (every job ever accepted), read from the store's
+  // last commit without taking the controller's lock. Jobs still in memory
+  // carry their current priority.
+  absl::StatusOr<std::vector<Job>> AccountingJobs(const JobQuery& query);
   // Per-job outcomes; an error for the whole call when it could not be stored.
   absl::StatusOr<std::vector<CancelOutcome>> CancelJobs(const Caller& caller,
                                                         const CancelSpec& spec);

@@ -46,6 +46,20 @@ class FakeStore : public JobStore {
     std::lock_guard<std::mutex> lock(mu_);
     return jobs_[id];
   }
+  absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Job> out;
+    for (auto& [id, job] : jobs_) {
+      const bool named =
+          std::find(query.ids.begin(), query.ids.end(), id) != query.ids.end() ||
+          std::find(query.ids.begin(), query.ids.end(), job.array_job_id) != query.ids.end();
+      if (!query.ids.empty() && !named) continue;
+      out.push_back(job);
+      out.back().spec_blob.clear();
+    }
+    return out;
+  }
+  absl::Status ForgetSpecs(int64_t) override { return absl::OkStatus(); }
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -13,6 +13,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
@@ -372,6 +373,56 @@ grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetC
 }  // namespace skiff
 
 namespace skiff {
+
+grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
+                                        const v1::GetAccountingRequest* request,
+                                        v1::GetAccountingReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const int64_t now = time(nullptr);
+  AcctSelection selection;
+  selection.request = request;
+  selection.window_end = request->window_end() != 0 ? request->window_end() : now;
+  for (const std::string& expression : request->nodes()) {
+    absl::StatusOr<std::vector<std::string>> expanded = ExpandHostlist(expression);
+    if (!expanded.ok()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("Invalid node list: ", expression));
+    }
+    selection.nodes.insert(expanded->begin(), expanded->end());
+  }
+  // The store narrows by id, user and end time (its indexes); the rest of the
+  // filters run here, outside the controller's lock.
+  JobQuery query;
+  for (const v1::AcctJobSelector& selector : request->jobs())
+    query.ids.push_back(selector.job_id());
+  query.uids.assign(request->uids().begin(), request->uids().end());
+  query.done_since = request->window_start();
+  absl::StatusOr<std::vector<Job>> jobs = controller_.AccountingJobs(query);
+  if (!jobs.ok()) return ToGrpcStatus(jobs.status());
+  // PrivateData=jobs: users read only their own records (operators all).
+  const bool own_only =
+      controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
+  const std::string cluster = controller_.config()->cluster_name;
+  for (const Job& job : *jobs) {
+    if (own_only && job.uid != caller->uid) continue;
+    if (!AcctSelected(job, selection)) continue;
+    const std::vector<std::string> steps = AcctSelectedSteps(job, *request);
+    v1::AcctJob* record = reply->add_jobs();
+    *record = ToAcctJob(job, request->steps() || !steps.empty(), cluster, now);
+    if (steps.empty()) continue;
+    record->set_steps_only(true);
+    auto* rows = record->mutable_steps();
+    rows->erase(std::remove_if(rows->begin(), rows->end(),
+                               [&](const v1::AcctStep& step) {
+                                 return std::find(steps.begin(), steps.end(), step.step_id()) ==
+                                        steps.end();
+                               }),
+                rows->end());
+  }
+  reply->set_now(now);
+  return grpc::Status::OK;
+}
 
 grpc::Status CtldService::GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                                  v1::GetQosReply* reply) {

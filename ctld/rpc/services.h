@@ -48,6 +48,9 @@ class CtldService final : public v1::Ctld::Service {
                                v1::GetBurstBuffersReply* reply) override;
   grpc::Status GetBbStatus(grpc::ServerContext* context, const v1::GetBbStatusRequest* request,
                            v1::GetBbStatusReply* reply) override;
+  grpc::Status GetAccounting(grpc::ServerContext* context,
+                             const v1::GetAccountingRequest* request,
+                             v1::GetAccountingReply* reply) override;
 
  private:
   Controller& controller_;

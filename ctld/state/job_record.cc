@@ -24,6 +24,8 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_time_limit(q.time_limit);
   r.set_begin_time(q.begin_time);
   r.set_spec_blob(job.spec_blob);
+  r.set_work_dir(job.work_dir);
+  if (job.cancelled_by >= 0) r.set_cancelled_by(job.cancelled_by);
   r.set_requeue(job.requeue);
   r.set_state(static_cast<int>(job.state));
   r.set_final_state(static_cast<int>(job.final_state));
@@ -103,6 +105,8 @@ Job FromRecord(const v1::JobRecord& r) {
   q.time_limit = r.time_limit();
   q.begin_time = r.begin_time();
   job.spec_blob = r.spec_blob();
+  job.work_dir = r.work_dir();
+  job.cancelled_by = r.has_cancelled_by() ? r.cancelled_by() : -1;
   job.requeue = r.requeue();
   job.state = static_cast<JobState>(r.state());
   job.final_state = static_cast<JobState>(r.final_state());

@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +29,14 @@ CREATE TABLE IF NOT EXISTS jobs (
   record BLOB NOT NULL            -- v1::JobRecord
 );
 CREATE INDEX IF NOT EXISTS jobs_active ON jobs(final, end_time);
+CREATE INDEX IF NOT EXISTS jobs_user ON jobs(uid, final, end_time);
+-- The submitted spec (script, environment, paths): large, written once, and
+-- dropped once the job has left ctld's memory, so that a finished job's row
+-- stays small (sacct's records).
+CREATE TABLE IF NOT EXISTS job_specs (
+  id INTEGER PRIMARY KEY,
+  spec BLOB NOT NULL              -- v1::JobSpec
+);
 CREATE TABLE IF NOT EXISTS records (
   kind TEXT NOT NULL,
   key TEXT NOT NULL,
@@ -35,16 +45,30 @@ CREATE TABLE IF NOT EXISTS records (
 );
 )sql";
 
+// Columns added after the first release, with how to add them to an older file.
+constexpr struct {
+  const char* name;
+  const char* add;
+} kAddedColumns[] = {
+    {"array_job_id", "ALTER TABLE jobs ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0"},
+};
+
+constexpr char kArrayIndex[] =
+    "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(array_job_id) WHERE array_job_id != 0;";
+
 constexpr char kUpsert[] = R"sql(
 INSERT INTO jobs (id, version, state, final, uid, user_name, name, partition, submit_time,
-                  start_time, end_time, exit_code, record)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                  start_time, end_time, exit_code, record, array_job_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
 ON CONFLICT(id) DO UPDATE SET
   version = excluded.version, state = excluded.state, final = excluded.final,
   name = excluded.name, partition = excluded.partition, start_time = excluded.start_time,
   end_time = excluded.end_time, exit_code = excluded.exit_code, record = excluded.record
 WHERE excluded.version > jobs.version
 )sql";
+
+// The spec never changes after submit: the first save writes it.
+constexpr char kInsertSpec[] = "INSERT OR IGNORE INTO job_specs (id, spec) VALUES (?1, ?2)";
 
 absl::Status SqliteError(sqlite3* db, const std::string& what) {
   const std::string message = absl::StrCat("sqlite: ", what, ": ", sqlite3_errmsg(db));
@@ -60,6 +84,46 @@ absl::Status Exec(sqlite3* db, const char* sql) {
     sqlite3_free(error);
     return absl::InternalError(absl::StrCat("sqlite: ", message));
   }
+  return absl::OkStatus();
+}
+
+// A database written by an older ctld gains the columns added since.
+absl::Status AddMissingColumns(sqlite3* db) {
+  std::set<std::string> have;
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "PRAGMA table_info(jobs)", -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db, "table_info");
+  }
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    have.insert(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+  }
+  sqlite3_finalize(stmt);
+  for (const auto& column : kAddedColumns) {
+    if (have.count(column.name) != 0) continue;
+    if (absl::Status s = Exec(db, column.add); !s.ok()) return s;
+  }
+  return Exec(db, kArrayIndex);
+}
+
+// Runs a prepared SELECT whose first column is a JobRecord (and whose second,
+// if any, the job's spec) and appends the jobs.
+absl::Status ReadJobs(sqlite3* db, sqlite3_stmt* stmt, bool with_spec, std::vector<Job>* jobs) {
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    v1::JobRecord record;
+    if (!record.ParseFromArray(sqlite3_column_blob(stmt, 0), sqlite3_column_bytes(stmt, 0))) {
+      return absl::DataLossError("sqlite: a job record does not parse");
+    }
+    Job job = FromRecord(record);
+    if (!with_spec) {
+      job.spec_blob.clear();  // a record written before specs had their own table
+    } else if (job.spec_blob.empty() && sqlite3_column_type(stmt, 1) == SQLITE_BLOB) {
+      job.spec_blob.assign(static_cast<const char*>(sqlite3_column_blob(stmt, 1)),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt, 1)));
+    }
+    jobs->push_back(std::move(job));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db, "read jobs");
   return absl::OkStatus();
 }
 
@@ -88,10 +152,26 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
     sqlite3_close(db);
     return absl::FailedPreconditionError(absl::StrCat(path, ": ", s.message()));
   }
-  return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db));
+  if (absl::Status s = AddMissingColumns(db); !s.ok()) {
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(absl::StrCat(path, ": ", s.message()));
+  }
+  // sacct's reads use their own connection: in WAL mode they see the last
+  // commit and never wait for the writer, nor it for them.
+  sqlite3* read_db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &read_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string message = read_db ? sqlite3_errmsg(read_db) : "out of memory";
+    sqlite3_close(read_db);
+    sqlite3_close(db);
+    return absl::FailedPreconditionError(absl::StrCat("cannot open ", path, ": ", message));
+  }
+  (void)Exec(read_db, "PRAGMA busy_timeout=5000;");
+  return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db, read_db));
 }
 
-SqliteJobStore::SqliteJobStore(sqlite3* db) : db_(db), writer_([this] { WriterLoop(); }) {}
+SqliteJobStore::SqliteJobStore(sqlite3* db, sqlite3* read_db)
+    : db_(db), read_db_(read_db), writer_([this] { WriterLoop(); }) {}
 
 SqliteJobStore::~SqliteJobStore() {
   {
@@ -100,6 +180,7 @@ SqliteJobStore::~SqliteJobStore() {
   }
   queue_cv_.notify_all();
   writer_.join();
+  sqlite3_close(read_db_);
   sqlite3_close(db_);
 }
 
@@ -150,11 +231,20 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
     Exec(db_, "ROLLBACK;");
     return s;
   }
+  sqlite3_stmt* spec_stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, kInsertSpec, -1, &spec_stmt, nullptr) != SQLITE_OK) {
+    absl::Status s = SqliteError(db_, "prepare spec insert");
+    sqlite3_finalize(stmt);
+    Exec(db_, "ROLLBACK;");
+    return s;
+  }
   absl::Status status;
   std::string blob;
   for (const auto& batch : batches) {
     for (const Job& job : batch->jobs) {
-      ToRecord(job).SerializeToString(&blob);
+      v1::JobRecord record = ToRecord(job);
+      record.clear_spec_blob();  // in job_specs
+      record.SerializeToString(&blob);
       sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(job.id));
       sqlite3_bind_int64(stmt, 2, static_cast<int64_t>(job.version));
       sqlite3_bind_int(stmt, 3, static_cast<int>(job.state));
@@ -171,11 +261,22 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       sqlite3_bind_int64(stmt, 11, job.end_time);
       sqlite3_bind_int(stmt, 12, job.exit_code);
       sqlite3_bind_blob(stmt, 13, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_int64(stmt, 14, static_cast<int64_t>(job.array_job_id));
       if (sqlite3_step(stmt) != SQLITE_DONE) {
         status = SqliteError(db_, absl::StrCat("save JobId=", job.id));
       }
       sqlite3_reset(stmt);
       if (!status.ok()) break;
+      if (!job.spec_blob.empty()) {
+        sqlite3_bind_int64(spec_stmt, 1, static_cast<int64_t>(job.id));
+        sqlite3_bind_blob(spec_stmt, 2, job.spec_blob.data(),
+                          static_cast<int>(job.spec_blob.size()), SQLITE_STATIC);
+        if (sqlite3_step(spec_stmt) != SQLITE_DONE) {
+          status = SqliteError(db_, absl::StrCat("save spec of JobId=", job.id));
+        }
+        sqlite3_reset(spec_stmt);
+        if (!status.ok()) break;
+      }
     }
     if (!status.ok()) break;
     for (const RecordRow& record : batch->records) {
@@ -185,6 +286,7 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
     if (!status.ok()) break;
   }
   sqlite3_finalize(stmt);
+  sqlite3_finalize(spec_stmt);
   if (!status.ok()) {
     Exec(db_, "ROLLBACK;");
     return status;
@@ -199,27 +301,93 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
 
 absl::StatusOr<std::vector<Job>> SqliteJobStore::LoadActive(int64_t finished_since) {
   std::lock_guard<std::mutex> lock(db_mu_);
+  // Two index ranges rather than one OR, which would read every row ever stored.
+  const char* sql = R"sql(
+SELECT j.record, s.spec FROM jobs j LEFT JOIN job_specs s ON s.id = j.id
+WHERE j.id IN (SELECT id FROM jobs WHERE final = 0
+               UNION SELECT id FROM jobs WHERE final = 1 AND end_time >= ?1)
+ORDER BY j.id)sql";
   sqlite3_stmt* stmt = nullptr;
-  const char* sql = "SELECT record FROM jobs WHERE final = 0 OR end_time >= ?1 ORDER BY id";
   if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     return SqliteError(db_, "prepare load");
   }
   sqlite3_bind_int64(stmt, 1, finished_since);
   std::vector<Job> jobs;
-  int rc;
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    v1::JobRecord record;
-    const void* data = sqlite3_column_blob(stmt, 0);
-    int size = sqlite3_column_bytes(stmt, 0);
-    if (!record.ParseFromArray(data, size)) {
-      sqlite3_finalize(stmt);
-      return absl::DataLossError("sqlite: a job record does not parse");
-    }
-    jobs.push_back(FromRecord(record));
-  }
+  absl::Status status = ReadJobs(db_, stmt, /*with_spec=*/true, &jobs);
   sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) return SqliteError(db_, "load jobs");
+  if (!status.ok()) return status;
   return jobs;
+}
+
+absl::StatusOr<std::vector<Job>> SqliteJobStore::QueryJobs(const JobQuery& query) {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  // One read transaction: every SELECT below sees the same commit.
+  if (absl::Status s = Exec(read_db_, "BEGIN;"); !s.ok()) return s;
+  std::vector<Job> jobs;
+  auto run = [&](const char* sql, std::initializer_list<int64_t> args) -> absl::Status {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(read_db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+      return SqliteError(read_db_, "prepare query");
+    }
+    int index = 1;
+    for (int64_t arg : args) sqlite3_bind_int64(stmt, index++, arg);
+    absl::Status status = ReadJobs(read_db_, stmt, /*with_spec=*/false, &jobs);
+    sqlite3_finalize(stmt);
+    return status;
+  };
+  absl::Status status;
+  if (!query.ids.empty()) {
+    for (uint64_t id : query.ids) {
+      const auto key = static_cast<int64_t>(id);
+      status = run("SELECT record FROM jobs WHERE id = ?1", {key});
+      if (status.ok()) {
+        status = run("SELECT record FROM jobs WHERE array_job_id = ?1 AND id != ?1", {key});
+      }
+      if (!status.ok()) break;
+    }
+  } else if (!query.uids.empty()) {
+    for (uid_t uid : query.uids) {
+      status = run("SELECT record FROM jobs WHERE uid = ?1 AND final = 0", {uid});
+      if (status.ok()) {
+        status = run("SELECT record FROM jobs WHERE uid = ?1 AND final = 1 AND end_time >= ?2",
+                     {uid, query.done_since});
+      }
+      if (!status.ok()) break;
+    }
+  } else {
+    status = run("SELECT record FROM jobs WHERE final = 0", {});
+    if (status.ok()) {
+      status =
+          run("SELECT record FROM jobs WHERE final = 1 AND end_time >= ?1", {query.done_since});
+    }
+  }
+  (void)Exec(read_db_, "COMMIT;");
+  if (!status.ok()) return status;
+  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  jobs.erase(std::unique(jobs.begin(), jobs.end(),
+                         [](const Job& a, const Job& b) { return a.id == b.id; }),
+             jobs.end());
+  return jobs;
+}
+
+absl::Status SqliteJobStore::ForgetSpecs(int64_t done_before) {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  // Only the range not yet swept: the scan stays proportional to what ended
+  // since the last call, not to every job ever stored.
+  sqlite3_stmt* stmt = nullptr;
+  const char* sql = R"sql(
+DELETE FROM job_specs WHERE id IN
+  (SELECT id FROM jobs WHERE final = 1 AND end_time >= ?1 AND end_time < ?2))sql";
+  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "prepare forget specs");
+  }
+  sqlite3_bind_int64(stmt, 1, specs_forgotten_before_);
+  sqlite3_bind_int64(stmt, 2, done_before);
+  const int rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteError(db_, "forget specs");
+  specs_forgotten_before_ = std::max(specs_forgotten_before_, done_before);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {

@@ -31,6 +31,14 @@ struct sqlite3;
 
 namespace skiff {
 
+// Which jobs QueryJobs reads. The caller filters the rest (names, states,
+// the exact window) from the jobs it gets.
+struct JobQuery {
+  std::vector<uint64_t> ids;  // these jobs and every task of arrays with these ids; empty = all
+  std::vector<uid_t> uids;    // with no ids: only these users' jobs; empty = every user
+  int64_t done_since = 0;     // with no ids: jobs not done, or done at or after this
+};
+
 class JobStore {
  public:
   virtual ~JobStore() = default;
@@ -43,6 +51,14 @@ class JobStore {
   // Every job not yet in a final state, plus final ones that ended at or after
   // `finished_since` (so squeue still shows them for MinJobAge).
   virtual absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) = 0;
+
+  // Jobs as stored (every job ever accepted: sacct's records), by id, without
+  // their specs. Reads the last commit; never waits for Save.
+  virtual absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) = 0;
+
+  // Drops the submitted specs (script, environment) of jobs done before
+  // `done_before`: they have left ctld's memory and cannot run again.
+  virtual absl::Status ForgetSpecs(int64_t done_before) = 0;
 
   // The highest job id ever stored (0 when empty): ids are never reused.
   virtual absl::StatusOr<uint64_t> MaxJobId() = 0;
@@ -65,6 +81,8 @@ class SqliteJobStore final : public JobStore {
   absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records = {}) override;
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) override;
   absl::StatusOr<uint64_t> MaxJobId() override;
+  absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override;
+  absl::Status ForgetSpecs(int64_t done_before) override;
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override;
   absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override;
@@ -77,13 +95,17 @@ class SqliteJobStore final : public JobStore {
     bool done = false;
   };
 
-  explicit SqliteJobStore(sqlite3* db);
+  SqliteJobStore(sqlite3* db, sqlite3* read_db);
   void WriterLoop();
   absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches);
   absl::Status PutRecordLocked(const RecordRow& record);
 
   sqlite3* db_;
-  std::mutex db_mu_;  // serializes use of db_ (writer thread vs. loads)
+  std::mutex db_mu_;                    // serializes use of db_ (writer thread vs. loads)
+  int64_t specs_forgotten_before_ = 0;  // under db_mu_
+
+  sqlite3* read_db_;    // QueryJobs only (WAL: readers never block the writer)
+  std::mutex read_mu_;  // serializes use of read_db_
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;

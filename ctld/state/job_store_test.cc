@@ -1,8 +1,11 @@
 #include "ctld/state/job_store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <thread>
+
+#include "ctld/state/job_record.h"
 
 namespace skiff {
 namespace {
@@ -75,6 +78,101 @@ TEST(SqliteJobStore, LoadsActiveAndRecentlyFinishedOnly) {
   EXPECT_EQ((*jobs)[0].id, 2u);
   EXPECT_EQ((*jobs)[1].id, 3u);
   EXPECT_EQ(*(*store)->MaxJobId(), 3u);
+}
+
+TEST(SqliteJobStore, QueriesByIdArrayUserAndWindowWithoutSpecs) {
+  auto store = SqliteJobStore::Open(DbPath("query"));
+  ASSERT_TRUE(store.ok());
+  Job old_done = MakeJob(1, JobState::kCompleted, 1);
+  old_done.end_time = 100;
+  old_done.uid = 1000;
+  Job task1 = MakeJob(2, JobState::kFailed, 1);
+  task1.end_time = 1000;
+  task1.array_job_id = 2;
+  task1.array_task_id = 1;
+  Job task2 = MakeJob(3, JobState::kPending, 1);
+  task2.array_job_id = 2;
+  task2.array_task_id = 2;
+  task2.uid = 1000;
+  ASSERT_TRUE((*store)->Save({old_done, task1, task2}).ok());
+
+  auto ids = [](const absl::StatusOr<std::vector<Job>>& jobs) {
+    std::vector<uint64_t> out;
+    for (const Job& job : *jobs) out.push_back(job.id);
+    return out;
+  };
+  auto by_id = (*store)->QueryJobs({{1}, {}, 0});
+  ASSERT_TRUE(by_id.ok()) << by_id.status();
+  EXPECT_EQ(ids(by_id), (std::vector<uint64_t>{1}));
+  EXPECT_TRUE((*by_id)[0].spec_blob.empty());
+  EXPECT_EQ(ids((*store)->QueryJobs({{2}, {}, 0})), (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(ids((*store)->QueryJobs({{}, {}, 500})), (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(ids((*store)->QueryJobs({{}, {1000}, 0})), (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(ids((*store)->QueryJobs({{}, {1000}, 500})), (std::vector<uint64_t>{3}));
+  EXPECT_TRUE(ids((*store)->QueryJobs({{99}, {}, 0})).empty());
+}
+
+TEST(SqliteJobStore, SpecsAreKeptUntilForgottenAndRecordsStayAfter) {
+  const std::string path = DbPath("specs");
+  auto store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  Job done = MakeJob(1, JobState::kCompleted, 1);
+  done.end_time = 100;
+  Job running = MakeJob(2, JobState::kRunning, 1);
+  ASSERT_TRUE((*store)->Save({done, running}).ok());
+  auto jobs = (*store)->LoadActive(0);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].spec_blob, done.spec_blob);
+
+  ASSERT_TRUE((*store)->ForgetSpecs(200).ok());
+  jobs = (*store)->LoadActive(0);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_TRUE((*jobs)[0].spec_blob.empty());           // finished before 200: forgotten
+  EXPECT_EQ((*jobs)[1].spec_blob, running.spec_blob);  // still running: kept
+  EXPECT_EQ((*jobs)[0].name, "train");                 // the record itself stays
+}
+
+TEST(SqliteJobStore, OpensADatabaseFromBeforeArrayColumnsAndSpecTable) {
+  const std::string path = DbPath("old_schema");
+  {
+    // The first schema: no array_job_id column, the spec inside the record.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE jobs (id INTEGER PRIMARY KEY, version INTEGER NOT NULL,"
+                           " state INTEGER NOT NULL, final INTEGER NOT NULL, uid INTEGER NOT NULL,"
+                           " user_name TEXT NOT NULL, name TEXT NOT NULL, partition TEXT NOT NULL,"
+                           " submit_time INTEGER NOT NULL, start_time INTEGER NOT NULL,"
+                           " end_time INTEGER NOT NULL, exit_code INTEGER NOT NULL,"
+                           " record BLOB NOT NULL);",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    std::string blob = ToRecord(MakeJob(7, JobState::kPending, 1)).SerializeAsString();
+    sqlite3_stmt* stmt = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "INSERT INTO jobs VALUES (7, 1, 0, 0, 0, 'alice', 'train', 'gpu',"
+                                 " 0, 0, 0, 0, ?1)",
+                                 -1, &stmt, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_STATIC);
+    ASSERT_EQ(sqlite3_step(stmt), SQLITE_DONE);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+  }
+  auto store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status();
+  auto jobs = (*store)->LoadActive(0);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].spec_blob, std::string("\0binary\xff", 8));
+  Job task = MakeJob(8, JobState::kPending, 1);
+  task.array_job_id = 7;
+  ASSERT_TRUE((*store)->Save({task}).ok());
+  auto array = (*store)->QueryJobs({{7}, {}, 0});
+  ASSERT_TRUE(array.ok()) << array.status();
+  EXPECT_EQ(array->size(), 2u);
 }
 
 TEST(SqliteJobStore, ConcurrentSaversAllLand) {

@@ -309,6 +309,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.launched = false;
   job.prolog_done = false;
   job.cancel_requested = false;
+  job.cancelled_by = -1;
   job.preempt_requeue = false;
   job.requeue_request = Job::RequeueRequest::kNone;
   job.warn_sent = false;
@@ -593,6 +594,7 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
       continue;
     }
     Job& job = Mut(id);
+    job.cancelled_by = caller.uid;
     if (job.state == JobState::kPending) {
       job.end_time = now;
       job.final_state = JobState::kCancelled;
