@@ -337,7 +337,10 @@ absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferCon
 absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
   std::vector<std::string> qos_names;
   for (const Qos& qos : qos_) qos_names.push_back(qos.name);
-  absl::StatusOr<Job> made = JobFromRequest(request, *config_, nodes_.Capacities(), qos_names);
+  // The user's DefaultAccount and the association's DefaultQOS, when not named.
+  SubmitRequest filled = request;
+  FillAccountDefaults(account_policy_, request.user_name, &filled.account, &filled.qos);
+  absl::StatusOr<Job> made = JobFromRequest(filled, *config_, nodes_.Capacities(), qos_names);
   if (!made.ok()) return made.status();
   Job job = std::move(*made);
   // Slurm's partition states: DRAIN and INACTIVE refuse new submissions (DOWN
@@ -392,6 +395,25 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
           "limits)");
     }
   }
+  if (account_policy_.enforce.associations) {
+    std::vector<const Job*> live;
+    for (const auto& [id, other] : jobs_) {
+      if (!IsFinal(other.state)) live.push_back(&other);
+    }
+    SubmitCounts counts = CountSubmitted(account_policy_, live);
+    for (const auto& [first, r] : reservations_) {
+      const auto n = static_cast<int64_t>(r.count);
+      counts.by_assoc[absl::StrCat(r.account, "|", r.user_name)] += n;
+      for (const std::string& account : account_policy_.Lineage(r.account)) {
+        counts.by_account[account] += n;
+      }
+    }
+    if (absl::Status s =
+            CheckAssociation(account_policy_, job, static_cast<int64_t>(count), counts);
+        !s.ok()) {
+      return s;
+    }
+  }
   if (!job.dependency.empty()) {
     absl::StatusOr<Dependency> dependency =
         ParseDependency(job.dependency, config_->max_array_size);
@@ -409,7 +431,8 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   Admitted admitted;
   admitted.first_id = next_job_id_;
   next_job_id_ += count;
-  reservations_[admitted.first_id] = {job.uid, job.qos, job.request.partition, count};
+  reservations_[admitted.first_id] = {job.uid, job.qos,     job.request.partition,
+                                      count,   job.account, job.user_name};
   const std::string base_script =
       job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)
                             : std::string();

@@ -40,6 +40,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
+#include "ctld/core/account_policy.h"
 #include "ctld/core/burst_buffer/pools.h"
 #include "ctld/core/dependency.h"
 #include "ctld/core/job.h"
@@ -136,6 +137,9 @@ class Lifecycle {
   void SetConfig(const SkiffConfig& config, LifecycleSettings settings);
   const SkiffConfig& config() const { return *config_; }
   void SetQos(std::vector<Qos> qos) { qos_ = std::move(qos); }
+  // Accounts, associations and AccountingStorageEnforce (sacctmgr's tables).
+  void SetAccountPolicy(AccountPolicy policy) { account_policy_ = std::move(policy); }
+  const AccountPolicy& account_policy() const { return account_policy_; }
   void SetBbPools(const std::vector<BbPoolDef>& defs) { bb_pools_.Update(defs); }
 
   // ---- admission (admission.cc)
@@ -244,6 +248,8 @@ class Lifecycle {
     std::string qos;
     std::string partition;
     size_t count = 0;
+    std::string account;  // for the association limits
+    std::string user_name;
   };
   // Before-images of what the open transaction changed.
   struct Journal {
@@ -324,6 +330,7 @@ class Lifecycle {
   std::map<uint64_t, Job> jobs_;
   NodeTable nodes_;
   std::vector<Qos> qos_;
+  AccountPolicy account_policy_;
   std::map<std::string, UserUsageRecord> usage_;
   BbPoolTable bb_pools_;
   std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight

@@ -1,0 +1,134 @@
+#include "ctld/core/account_policy.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace skiff {
+namespace {
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+constexpr char kPolicyViolation[] =
+    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+
+bool Over(int64_t limit, int64_t value) { return limit != kNoAssocLimit && value > limit; }
+
+std::string AssocCountKey(const std::string& account, const std::string& user) {
+  return absl::StrCat(account, "|", user);
+}
+
+}  // namespace
+
+absl::StatusOr<Enforcement> ParseEnforcement(const std::string& text) {
+  Enforcement out;
+  for (absl::string_view word : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    const std::string w = absl::AsciiStrToLower(absl::StripAsciiWhitespace(word));
+    if (w == "none" || w.empty()) continue;
+    if (w == "associations" || w == "all") out.associations = true;
+    if (w == "limits" || w == "all") out.limits = out.associations = true;
+    if (w == "qos" || w == "all") out.qos = out.associations = true;
+    if (w == "safe" || w == "all") out.safe = out.limits = out.associations = true;
+    // Slurm's other words decide things Skiff does not track per job.
+    if (w == "wckeys" || w == "nojobs" || w == "nosteps") continue;
+    if (w != "associations" && w != "limits" && w != "qos" && w != "safe" && w != "all") {
+      return Invalid(absl::StrCat("AccountingStorageEnforce: unknown value '", w,
+                                  "' (expected associations, limits, qos, safe, all or none)"));
+    }
+  }
+  return out;
+}
+
+const UserAssoc* AccountPolicy::Find(const std::string& user, const std::string& account,
+                                     const std::string& partition) const {
+  const UserAssoc* any = nullptr;
+  for (const UserAssoc& assoc : users) {
+    if (assoc.user != user || assoc.account != account) continue;
+    if (!partition.empty() && assoc.partition == partition) return &assoc;
+    if (assoc.partition.empty()) any = &assoc;
+  }
+  return any;
+}
+
+std::vector<std::string> AccountPolicy::Lineage(const std::string& account) const {
+  std::vector<std::string> out;
+  std::set<std::string> seen;  // a cycle never loops forever
+  std::string current = account;
+  while (!current.empty() && seen.insert(current).second) {
+    out.push_back(current);
+    auto it = accounts.find(current);
+    if (it == accounts.end()) break;
+    current = it->second.parent;
+  }
+  return out;
+}
+
+void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_name,
+                         std::string* account, std::string* qos) {
+  *account = absl::AsciiStrToLower(*account);
+  if (account->empty()) {
+    auto it = policy.default_account.find(user_name);
+    if (it != policy.default_account.end()) *account = it->second;
+  }
+  if (qos->empty() && !account->empty()) {
+    if (const UserAssoc* assoc = policy.Find(user_name, *account, ""); assoc != nullptr) {
+      *qos = assoc->default_qos;
+    }
+  }
+}
+
+absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64_t admitting,
+                              const SubmitCounts& counts) {
+  if (!policy.enforce.associations) return absl::OkStatus();
+  const UserAssoc* assoc = policy.Find(job.user_name, job.account, job.request.partition);
+  if (assoc == nullptr)
+    return Invalid("Invalid account or account/partition combination specified");
+  if (policy.enforce.qos &&
+      std::find(assoc->qos.begin(), assoc->qos.end(), job.qos) == assoc->qos.end()) {
+    return Invalid("Invalid qos specification");
+  }
+  if (!policy.enforce.limits) return absl::OkStatus();
+  const JobRequest& r = job.request;
+  if (assoc->max_wall != kNoAssocLimit &&
+      (r.time_limit == kUnlimited || r.time_limit > assoc->max_wall)) {
+    return Invalid(kPolicyViolation);
+  }
+  const int64_t nodes = std::max(1, r.num_nodes);
+  const AssocTres& per_job = assoc->max_tres_per_job;
+  if (Over(per_job.nodes, nodes) || Over(per_job.cpus, nodes * r.CpusPerNode()) ||
+      Over(per_job.mem_mb, nodes * static_cast<int64_t>(r.MemPerNodeMb())) ||
+      Over(per_job.gpus, nodes * r.gpus_per_node)) {
+    return Invalid(kPolicyViolation);
+  }
+  auto count = [](const std::map<std::string, int64_t>& map, const std::string& key) {
+    auto it = map.find(key);
+    return it == map.end() ? int64_t{0} : it->second;
+  };
+  if (Over(assoc->max_submit_jobs,
+           count(counts.by_assoc, AssocCountKey(job.account, job.user_name)) + admitting)) {
+    return Invalid(kPolicyViolation);
+  }
+  for (const std::string& account : policy.Lineage(job.account)) {
+    auto it = policy.accounts.find(account);
+    if (it == policy.accounts.end()) continue;
+    if (Over(it->second.grp_submit_jobs, count(counts.by_account, account) + admitting)) {
+      return Invalid(kPolicyViolation);
+    }
+  }
+  return absl::OkStatus();
+}
+
+SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const Job*>& live) {
+  SubmitCounts out;
+  for (const Job* job : live) {
+    ++out.by_assoc[AssocCountKey(job->account, job->user_name)];
+    for (const std::string& account : policy.Lineage(job->account)) ++out.by_account[account];
+  }
+  return out;
+}
+
+}  // namespace skiff

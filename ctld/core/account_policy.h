@@ -1,0 +1,109 @@
+// Accounts and associations as the core enforces them (AccountingStorageEnforce):
+// plain structs built by ctld from sacctmgr's tables (ctld/accounts), with each
+// association's limits already resolved through Slurm's inheritance (a limit
+// not set on a user's association comes from its account's, then that
+// account's parent's, up to root).
+//
+// Threads: none; pure functions. The Lifecycle owns its AccountPolicy under the
+// Controller's mutex.
+#ifndef SKIFF_CTLD_CORE_ACCOUNT_POLICY_H_
+#define SKIFF_CTLD_CORE_ACCOUNT_POLICY_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "ctld/core/job.h"
+
+namespace skiff {
+
+// AccountingStorageEnforce=associations,limits,qos,safe (limits and qos imply
+// associations, as in Slurm).
+struct Enforcement {
+  bool associations = false;
+  bool limits = false;
+  bool qos = false;
+  bool safe = false;
+};
+
+// Parses AccountingStorageEnforce's value ("" and "none" = nothing). Unknown
+// words are InvalidArgument naming them.
+absl::StatusOr<Enforcement> ParseEnforcement(const std::string& text);
+
+inline constexpr int64_t kNoAssocLimit = -1;
+
+struct AssocTres {  // kNoAssocLimit where unlimited
+  int64_t cpus = kNoAssocLimit;
+  int64_t mem_mb = kNoAssocLimit;
+  int64_t nodes = kNoAssocLimit;
+  int64_t gpus = kNoAssocLimit;
+};
+
+// One user association (account, user[, partition]) with its effective limits.
+struct UserAssoc {
+  std::string account;
+  std::string user;
+  std::string partition;                    // "" = every partition
+  int64_t max_jobs = kNoAssocLimit;         // running
+  int64_t max_submit_jobs = kNoAssocLimit;  // pending + running
+  int64_t max_wall = kNoAssocLimit;         // seconds
+  AssocTres max_tres_per_job;
+  std::vector<std::string> qos;  // allowed QOS (effective)
+  std::string default_qos;       // "" = none
+};
+
+// An account's own association: limits over its whole subtree.
+struct AccountAssoc {
+  std::string parent;  // "" for root
+  int64_t grp_jobs = kNoAssocLimit;
+  int64_t grp_submit_jobs = kNoAssocLimit;
+  AssocTres grp_tres;
+};
+
+struct AccountPolicy {
+  Enforcement enforce;
+  std::map<std::string, std::string> default_account;  // user -> DefaultAccount
+  std::vector<UserAssoc> users;                        // any order
+  std::map<std::string, AccountAssoc> accounts;        // by account name
+
+  // The association a job of `user` in `account` and `partition` runs under: one
+  // for that partition first, else the partition-less one. nullptr = none.
+  const UserAssoc* Find(const std::string& user, const std::string& account,
+                        const std::string& partition) const;
+  // `account` and its ancestors up to root, nearest first.
+  std::vector<std::string> Lineage(const std::string& account) const;
+};
+
+// Fills in what the submission left out: the user's DefaultAccount when no
+// account was named (when the user has one), then the association's DefaultQOS
+// when no QOS was named. Names are compared in lower case, as Slurm's database
+// keeps them.
+void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_name,
+                         std::string* account, std::string* qos);
+
+// Checks a built job against the enforced policy (REQUIRES: the job's account,
+// QOS and partition are resolved). `counts` gives, per association key
+// "account|user" and per account, the jobs not yet final (pending + running),
+// including those being admitted with this one.
+// Errors (InvalidArgument, Slurm's texts): no association for the user and
+// account ("Invalid account or account/partition combination specified"), a QOS
+// the association does not allow ("Invalid qos specification"), a job over
+// MaxWall, MaxTRESPerJob, MaxSubmitJobs or GrpSubmitJobs ("Job violates
+// accounting/QOS policy (job submit limit, user's size and/or time limits)").
+struct SubmitCounts {
+  std::map<std::string, int64_t> by_assoc;    // "account|user"
+  std::map<std::string, int64_t> by_account;  // the account's subtree
+};
+absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64_t admitting,
+                              const SubmitCounts& counts);
+
+// The counts CheckAssociation needs, from the jobs not yet final.
+SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const Job*>& live);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_ACCOUNT_POLICY_H_
