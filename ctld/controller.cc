@@ -69,6 +69,7 @@ void Controller::InstallConfig(std::shared_ptr<const SkiffConfig> config,
   config_ = std::move(config);
   if (bb != nullptr) bb_config_ = std::move(bb);
   core_.SetConfig(*config_, SettingsFrom(*config_, bb_config_.get()));
+  InstallAccountPolicy();  // AccountingStorageEnforce may have changed
 }
 
 uint64_t Controller::NextJobId() {
@@ -129,6 +130,7 @@ void Controller::CommitReport(const Event& event) {
 absl::Status Controller::Recover() {
   std::map<std::string, UserUsageRecord> usage;
   if (absl::Status s = RecoverQos(&usage); !s.ok()) return s;
+  if (absl::Status s = RecoverAccounts(); !s.ok()) return s;
   if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();

@@ -4,7 +4,8 @@
 // the job store. Decisions are the core's; this class only sequences them.
 //
 // Concurrency model and lock order:
-//   commit_mu_ -> mu_                (qos_write_mu_ -> mu_; wake_mu_ is a leaf)
+//   commit_mu_ -> mu_                (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
+//                                     wake_mu_ and admin_mu_ are leaves)
 // - commit_mu_ also serializes configuration changes (scontrol update
 //   partition, reconfigure) with events, so no event is half-decided when the
 //   core is pointed at a new configuration.
@@ -48,6 +49,7 @@
 #include "common/clock.h"
 #include "common/config/config.h"
 #include "common/config/config_loader.h"
+#include "ctld/accounts/accounts_table.h"
 #include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
@@ -93,7 +95,9 @@ class Controller {
   const std::string& conf_path() const { return conf_path_; }
   uint64_t NextJobId();
   int64_t start_time() const { return start_time_; }
-  bool IsPrivileged(uid_t uid) const { return privileged_uids_.count(uid) > 0; }
+  // root, SlurmUser, SkiffOperators, and users whose sacctmgr AdminLevel is
+  // Operator or Administrator.
+  bool IsPrivileged(uid_t uid) const;
 
   // ---- nodes
   struct Registration {
@@ -169,6 +173,14 @@ class Controller {
   absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller,
                                                      const v1::UpdateQosRequest& request);
 
+  // ---- accounts, users, associations (controller_accounts.cc)
+  v1::GetAccountsReply SnapshotAccounts();
+  // sacctmgr add/modify/delete account|user: privileged callers only; durable
+  // (one transaction) before it returns. `uids` resolves the user names named.
+  absl::StatusOr<v1::UpdateAccountsReply> UpdateAccounts(
+      const Caller& caller, const v1::UpdateAccountsRequest& request,
+      const std::map<std::string, int64_t>& uids);
+
   // ---- configuration at run time (controller_config.cc)
   // scontrol update PartitionName=NAME Key=Value...: root/SlurmUser/operators
   // only. Stored as an override over skiff.conf (ctld/core/partition_update.h
@@ -214,6 +226,10 @@ class Controller {
                                                       const LoadedConfig& loaded);
   // Loads the QOS table (seeding "normal" on a new database). From Recover().
   absl::Status RecoverQos(std::map<std::string, UserUsageRecord>* usage);
+  // Loads accounts (seeding root on a new database). From Recover().
+  absl::Status RecoverAccounts();
+  // The core's AccountPolicy from accounts_ and the configuration in force.
+  void InstallAccountPolicy() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Intent workers (controller_dispatch.cc, controller_bb.cc).
   void RunProlog(const Job& job);
@@ -257,6 +273,11 @@ class Controller {
   PartitionOverrides partition_overrides_;
   QosTable qos_ ABSL_GUARDED_BY(mu_);
   std::mutex qos_write_mu_;
+  AccountsState accounts_ ABSL_GUARDED_BY(mu_);
+  std::mutex accounts_write_mu_;  // serializes sacctmgr's account writers, as qos_write_mu_
+  // Users with an AdminLevel; read by IsPrivileged from any thread.
+  mutable absl::Mutex admin_mu_;
+  std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
   std::atomic<int64_t> next_backfill_{0};  // bf_interval: when backfill runs next
 

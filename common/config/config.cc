@@ -89,6 +89,25 @@ absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& ou
   return absl::OkStatus();
 }
 
+// AccountingStorageEnforce=associations,limits,qos,safe (and Slurm's other
+// words, accepted); "none" and "" enforce nothing.
+absl::Status SetEnforce(std::string_view value, std::vector<std::string>& out) {
+  static const char* const kKnown[] = {"all",  "associations", "limits", "nojobs", "nosteps",
+                                       "none", "qos",          "safe",   "wckeys"};
+  std::vector<std::string> items = SplitList(value, ",");
+  for (std::string& item : items) {
+    item = absl::AsciiStrToLower(item);
+    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
+      return Invalid(absl::StrCat(Quoted(item),
+                                  " is not one of associations, limits, qos, safe, wckeys, "
+                                  "nojobs, nosteps, all, none"));
+    }
+  }
+  items.erase(std::remove(items.begin(), items.end(), "none"), items.end());
+  out = std::move(items);
+  return absl::OkStatus();
+}
+
 // AllowAccounts=ALL and friends mean "no restriction", which the structs spell as
 // an empty list.
 absl::Status SetAllowList(std::string_view value, std::vector<std::string>& out) {
@@ -657,6 +676,10 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) { return SetBool(v, g.config.disable_root_jobs); }},
           {"PrivateData",
            [](std::string_view v, G& g) { return SetPrivateData(v, g.config.private_data); }},
+          {"AccountingStorageEnforce",
+           [](std::string_view v, G& g) {
+             return SetEnforce(v, g.config.accounting_storage_enforce);
+           }},
           {"DefMemPerCPU",
            [](std::string_view v, G& g) { return SetMiB(v, 0, g.def_mem_per_cpu_mb); }},
           {"MaxMemPerCPU",
@@ -671,7 +694,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
       // Slurm options that make sense for slurmctld/slurmd but not for Skiff (or
       // that Skiff decides for itself). A slurm.conf copied across keeps working.
       {"AccountingStorageBackupHost",
-       "AccountingStorageEnforce",
        "AccountingStorageExternalHost",
        "AccountingStorageHost",
        "AccountingStorageLoc",

@@ -150,6 +150,9 @@ struct SkiffConfig {
   int return_to_service = 1;                                // ReturnToService 0, 1, 2
   bool job_requeue = true;                                  // JobRequeue=1
   bool disable_root_jobs = false;                           // DisableRootJobs=YES
+  // AccountingStorageEnforce: associations, limits, qos, safe, ... (lower case;
+  // empty = none): what ctld checks against sacctmgr's associations.
+  std::vector<std::string> accounting_storage_enforce;
   std::vector<std::string> private_data;                    // PrivateData=jobs,..., lower case
 
   std::vector<NodeConfig> nodes;            // in file order

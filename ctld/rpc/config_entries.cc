@@ -42,7 +42,9 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       // Accounting lives in ctld's own database; Skiff enforces associations,
       // QOS and their limits as slurmdbd with these settings does.
       {"AccountingStorageBackupHost", kNull},
-      {"AccountingStorageEnforce", "associations,limits,qos"},
+      {"AccountingStorageEnforce", c.accounting_storage_enforce.empty()
+                                       ? "none"
+                                       : absl::StrJoin(c.accounting_storage_enforce, ",")},
       {"AccountingStorageHost", c.ctld_host},
       {"AccountingStorageExternalHost", kNull},
       {"AccountingStorageParameters", kNull},

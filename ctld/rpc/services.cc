@@ -424,6 +424,35 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
+                                      const v1::GetAccountsRequest* request,
+                                      v1::GetAccountsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  *reply = controller_.SnapshotAccounts();
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::UpdateAccounts(grpc::ServerContext* context,
+                                         const v1::UpdateAccountsRequest* request,
+                                         v1::UpdateAccountsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // User names to uids here, at the edge: NSS lookups never run under ctld's lock.
+  std::map<std::string, int64_t> uids;
+  if (request->op() == v1::UpdateAccountsRequest::ADD_USER) {
+    for (const std::string& name : request->names()) {
+      std::optional<uid_t> uid = UidOf(name);
+      uids[name] = uid ? static_cast<int64_t>(*uid) : -1;
+    }
+  }
+  absl::StatusOr<v1::UpdateAccountsReply> result =
+      controller_.UpdateAccounts(Caller{caller->uid, caller->gid}, *request, uids);
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *reply = std::move(*result);
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                                  v1::GetQosReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);

@@ -48,6 +48,11 @@ class CtldService final : public v1::Ctld::Service {
                                v1::GetBurstBuffersReply* reply) override;
   grpc::Status GetBbStatus(grpc::ServerContext* context, const v1::GetBbStatusRequest* request,
                            v1::GetBbStatusReply* reply) override;
+  grpc::Status GetAccounts(grpc::ServerContext* context, const v1::GetAccountsRequest* request,
+                           v1::GetAccountsReply* reply) override;
+  grpc::Status UpdateAccounts(grpc::ServerContext* context,
+                              const v1::UpdateAccountsRequest* request,
+                              v1::UpdateAccountsReply* reply) override;
   grpc::Status GetAccounting(grpc::ServerContext* context,
                              const v1::GetAccountingRequest* request,
                              v1::GetAccountingReply* reply) override;
