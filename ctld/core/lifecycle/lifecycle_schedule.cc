@@ -180,6 +180,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
     inputs.qos = qos_;
     inputs.now = now;
     inputs.usage = usage_;
+    inputs.accounts = &account_policy_;
     input->snapshot = BuildSnapshot(inputs);
   }
   return Close(std::move(effects));
@@ -209,6 +210,7 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   inputs.qos = qos_;
   inputs.now = now;
   inputs.usage = usage_;
+  inputs.accounts = &account_policy_;
   return BuildSnapshot(inputs);
 }
 

@@ -96,11 +96,49 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
   auto qos_of = [&](const Job& job) {
     return job.qos.empty() ? kNone : qos_index.Find(job.qos, unknown_qos);
   };
+  // Associations: each account's own first (so children find their parent),
+  // then users'; a job's index is its user association's.
+  std::map<std::string, int32_t> account_assoc;
+  std::map<std::string, int32_t> user_assoc;  // "account|user|partition"
+  auto assoc_of = [&](const Job& job) -> int32_t {
+    if (inputs.accounts == nullptr || !inputs.accounts->enforce.limits) return kNone;
+    const UserAssoc* assoc =
+        inputs.accounts->Find(job.user_name, job.account, job.request.partition);
+    if (assoc == nullptr) return kNone;
+    auto it = user_assoc.find(assoc->account + "|" + assoc->user + "|" + assoc->partition);
+    return it == user_assoc.end() ? kNone : it->second;
+  };
+  if (inputs.accounts != nullptr && inputs.accounts->enforce.limits) {
+    for (const auto& [name, account] : inputs.accounts->accounts) {
+      account_assoc[name] = static_cast<int32_t>(view.assocs.size());
+      SchedAssoc assoc;
+      assoc.grp_jobs = account.grp_jobs;
+      assoc.grp_tres = {account.grp_tres.cpus, account.grp_tres.mem_mb, account.grp_tres.nodes,
+                        account.grp_tres.gpus};
+      view.assocs.push_back(assoc);
+    }
+    for (const auto& [name, account] : inputs.accounts->accounts) {
+      auto parent = account_assoc.find(account.parent);
+      if (parent != account_assoc.end() && account.parent != name) {
+        view.assocs[account_assoc[name]].parent = parent->second;
+      }
+    }
+    for (const UserAssoc& user : inputs.accounts->users) {
+      SchedAssoc assoc;
+      auto parent = account_assoc.find(user.account);
+      assoc.parent = parent == account_assoc.end() ? kNone : parent->second;
+      assoc.max_jobs = user.max_jobs;
+      user_assoc[user.account + "|" + user.user + "|" + user.partition] =
+          static_cast<int32_t>(view.assocs.size());
+      view.assocs.push_back(assoc);
+    }
+  }
   for (const Job* job : inputs.running) {
     RunningJob running;
     running.id = job->id;
     running.user = users.Get(job->user_name);
     running.qos = qos_of(*job);
+    running.assoc = assoc_of(*job);
     if (running.qos == unknown_qos) running.qos = kNone;  // already running: no limits
     running.partition = partitions.Find(job->request.partition);
     if (running.partition == kNone) running.partition = 0;  // REQUIRES: a partition exists
@@ -136,6 +174,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.account = accounts.Get(job->account);
     pending.group = groups.Get(job->group_name);
     pending.qos = qos_of(*job);
+    pending.assoc = assoc_of(*job);
     pending.partition = partitions.Find(job->request.partition);  // kNone -> PartitionInactive
     pending.submit_time = job->submit_time;
     pending.eligible_time = std::max(job->eligible_time, job->request.begin_time);

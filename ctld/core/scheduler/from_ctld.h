@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/config/config.h"
+#include "ctld/core/account_policy.h"
 #include "ctld/core/job.h"
 #include "ctld/core/resources.h"
 #include "ctld/core/scheduler/preempt.h"
@@ -43,6 +44,9 @@ struct CtldSchedulerInputs {
   std::map<std::string, UserUsageRecord> usage;                   // by user name
   std::vector<const Job*> running;                                // jobs holding resources
   std::vector<const Job*> pending;                                // PENDING jobs, any order
+  // Associations and their limits; applied when AccountingStorageEnforce has
+  // limits. Null = none.
+  const AccountPolicy* accounts = nullptr;
   // Running jobs already being stopped (cancelled, preempted: final_state is
   // not COMPLETED) are expected to end at `now`, so backfill plans the space
   // they free for the jobs waiting on it (a preemptor) instead of handing it out.

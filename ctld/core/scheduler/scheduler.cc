@@ -81,6 +81,32 @@ WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const PendingJob& jo
   return WaitReason::kNone;
 }
 
+// The first association limit a job would exceed if it started now: its own
+// association's MaxJobs, then the Grp limits of it and every one above it.
+WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
+                      const PendingJob& job) {
+  if (job.assoc == kNone) return WaitReason::kNone;
+  const int64_t nodes = job.num_nodes;
+  if (Over(view.assocs[job.assoc].max_jobs, usage[job.assoc].jobs + 1)) {
+    return WaitReason::kAssocMaxJobsLimit;
+  }
+  for (int32_t a = job.assoc; a != kNone; a = view.assocs[a].parent) {
+    const SchedAssoc& assoc = view.assocs[a];
+    const Usage& used = usage[a];
+    if (Over(assoc.grp_jobs, used.jobs + 1)) return WaitReason::kAssocGrpJobsLimit;
+    const TresLimits& limit = assoc.grp_tres;
+    if (Over(limit.gpus, used.gpus + nodes * job.gpus_per_node)) return WaitReason::kAssocGrpGres;
+    if (Over(limit.cpus, used.cpus + nodes * job.cpus_per_node)) {
+      return WaitReason::kAssocGrpCpuLimit;
+    }
+    if (Over(limit.mem_mb, used.mem + nodes * static_cast<int64_t>(job.mem_per_node_mb))) {
+      return WaitReason::kAssocGrpMemLimit;
+    }
+    if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
+  }
+  return WaitReason::kNone;
+}
+
 // Nodes' free resources, GPU owners, holds over time, reservations and QOS usage
 // during one pass.
 class State {
@@ -94,7 +120,8 @@ class State {
         claimed_(view.nodes.size()),
         claims_(view.nodes.size()),
         in_partition_(view.partitions.size()),
-        usage_(view.qos.size() * view.users.size()) {
+        usage_(view.qos.size() * view.users.size()),
+        assoc_usage_(view.assocs.size()) {
     for (size_t n = 0; n < view.nodes.size(); ++n) {
       const SchedNode& node = view.nodes[n];
       free_[n] = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
@@ -123,7 +150,7 @@ class State {
       }
       int64_t gpus = 0;
       for (const auto& per_node : job.gpu_indices) gpus += per_node.size();
-      Charge(job.user, job.qos, job.partition, job.nodes.size(),
+      Charge(job.user, job.qos, job.partition, job.assoc, job.nodes.size(),
              static_cast<int64_t>(job.nodes.size()) * job.cpus_per_node,
              static_cast<int64_t>(job.nodes.size()) * static_cast<int64_t>(job.mem_per_node_mb),
              gpus);
@@ -188,7 +215,7 @@ class State {
       const WaitReason reason = PerUserLimit(view_.qos[qos[i]], usage, job);
       if (reason != WaitReason::kNone) return reason;
     }
-    return WaitReason::kNone;
+    return AssocLimit(view_, assoc_usage_, job);
   }
 
   bool StaticFit(int32_t n, const PendingJob& job) const {
@@ -308,7 +335,7 @@ class State {
       }
     }
     const int64_t count = static_cast<int64_t>(nodes.size());
-    Charge(job.user, job.qos, job.partition, count, count * job.cpus_per_node,
+    Charge(job.user, job.qos, job.partition, job.assoc, count, count * job.cpus_per_node,
            count * static_cast<int64_t>(job.mem_per_node_mb), count * job.gpus_per_node);
     return start;
   }
@@ -322,7 +349,7 @@ class State {
       for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
     }
     const int64_t count = static_cast<int64_t>(start.nodes.size());
-    Charge(job.user, job.qos, job.partition, count, count * job.cpus_per_node,
+    Charge(job.user, job.qos, job.partition, job.assoc, count, count * job.cpus_per_node,
            count * static_cast<int64_t>(job.mem_per_node_mb), count * job.gpus_per_node);
   }
 
@@ -445,8 +472,16 @@ class State {
     list.insert(at, Release{end, amount});
   }
 
-  void Charge(int32_t user, int32_t job_qos, int32_t partition, int64_t nodes, int64_t cpus,
-              int64_t mem, int64_t gpus) {
+  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc, int64_t nodes,
+              int64_t cpus, int64_t mem, int64_t gpus) {
+    for (int32_t a = assoc; a != kNone; a = view_.assocs[a].parent) {
+      Usage& usage = assoc_usage_[a];
+      usage.jobs += 1;
+      usage.nodes += nodes;
+      usage.cpus += cpus;
+      usage.mem += mem;
+      usage.gpus += gpus;
+    }
     if (user < 0 || static_cast<size_t>(user) >= view_.users.size()) return;
     int32_t qos[2];
     const int count = QosList(view_, job_qos, partition, qos);
@@ -470,6 +505,7 @@ class State {
   std::vector<std::vector<Claim>> claims_;          // per node
   std::vector<std::vector<uint8_t>> in_partition_;  // [partition][node]
   std::vector<Usage> usage_;                        // [qos x users + user]
+  std::vector<Usage> assoc_usage_;                  // per association, its subtree's
 };
 
 // A job's shape, for skipping backfill candidates that cannot fit when an

@@ -449,6 +449,44 @@ TEST(Backfill, ChecksQosLimitsAgain) {
   EXPECT_EQ(ReasonOf(plan, pending, 3), "QOSMaxJobsPerUserLimit");
 }
 
+TEST(Schedule, AssociationLimitsHoldJobsWithSlurmsReasons) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
+  // root (0) <- research (1, GrpJobs=3, GrpTRES gres/gpu=2) <- alice (2, MaxJobs=2), bob (3)
+  view.assocs.resize(4);
+  view.assocs[1].parent = 0;
+  view.assocs[1].grp_jobs = 3;
+  view.assocs[1].grp_tres.gpus = 2;
+  view.assocs[2].parent = 1;
+  view.assocs[2].max_jobs = 2;
+  view.assocs[3].parent = 1;
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    pending.push_back(MakeJob(id, 0));
+    pending.back().assoc = 2;  // alice
+  }
+  for (uint64_t id = 4; id <= 5; ++id) {
+    pending.push_back(MakeJob(id, 1));
+    pending.back().assoc = 3;  // bob
+  }
+  PendingJob gpu = MakeJob(6, 1, 1, 1);
+  gpu.assoc = 3;
+  pending.push_back(gpu);
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "AssocMaxJobsLimit");
+  EXPECT_NE(StartOf(plan, 4), nullptr);  // the account's third running job
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "AssocGrpJobsLimit");
+  EXPECT_EQ(ReasonOf(plan, pending, 6), "AssocGrpJobsLimit");
+
+  // Running jobs count too: two GPUs held in the account stop a third.
+  view.assocs[1].grp_jobs = kNoLimit;
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{0, 1}}, kNow, 100));
+  view.running.back().assoc = 3;
+  std::vector<PendingJob> gpus = {gpu};
+  EXPECT_EQ(ReasonOf(RunPass(view, gpus), gpus, 6), "AssocGrpGRES");
+}
+
 TEST(Schedule, DeterministicWhateverTheInputOrder) {
   ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
   std::vector<PendingJob> pending;

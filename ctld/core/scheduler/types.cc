@@ -78,6 +78,18 @@ const char* WaitReasonName(WaitReason reason) {
       return "QOSMaxNodePerUserLimit";
     case WaitReason::kQosMaxGresPerUser:
       return "QOSMaxGRESPerUser";
+    case WaitReason::kAssocMaxJobsLimit:
+      return "AssocMaxJobsLimit";
+    case WaitReason::kAssocGrpJobsLimit:
+      return "AssocGrpJobsLimit";
+    case WaitReason::kAssocGrpCpuLimit:
+      return "AssocGrpCpuLimit";
+    case WaitReason::kAssocGrpMemLimit:
+      return "AssocGrpMemLimit";
+    case WaitReason::kAssocGrpNodeLimit:
+      return "AssocGrpNodeLimit";
+    case WaitReason::kAssocGrpGres:
+      return "AssocGrpGRES";
   }
   return "None";
 }
@@ -102,14 +114,26 @@ absl::Status ValidateView(const ClusterView& view) {
       return absl::InvalidArgumentError(absl::StrCat("partition ", partition.name, ": bad QOS"));
     }
   }
+  for (size_t a = 0; a < view.assocs.size(); ++a) {
+    // Parents must exist and never loop back.
+    int32_t up = view.assocs[a].parent;
+    for (size_t steps = 0; up != kNone; ++steps) {
+      if (!InRange(up, view.assocs.size()) || steps > view.assocs.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("association ", a, ": bad parent chain"));
+      }
+      up = view.assocs[up].parent;
+    }
+  }
   std::vector<int64_t> cpus(view.nodes.size(), 0);
   std::vector<uint64_t> mem(view.nodes.size(), 0);
   std::vector<std::vector<uint64_t>> owner(view.nodes.size());
   for (size_t n = 0; n < view.nodes.size(); ++n) owner[n].assign(view.nodes[n].gpu_count, 0);
   for (const RunningJob& job : view.running) {
     if (!InRange(job.user, view.users.size()) || !InRange(job.partition, view.partitions.size()) ||
-        (job.qos != kNone && !InRange(job.qos, view.qos.size()))) {
-      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": bad user/partition/QOS"));
+        (job.qos != kNone && !InRange(job.qos, view.qos.size())) ||
+        (job.assoc != kNone && !InRange(job.assoc, view.assocs.size()))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("job ", job.id, ": bad user/partition/QOS/association"));
     }
     if (!job.gpu_indices.empty() && job.gpu_indices.size() != job.nodes.size()) {
       return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": gpu_indices per node"));

@@ -85,6 +85,16 @@ struct Qos {
   int64_t grace_time = 0;                            // GraceTime= seconds before they are stopped
 };
 
+// An association (sacctmgr): a user's in an account, or an account's own. A
+// job counts against its association and every one above it; MaxJobs limits
+// the association's own running jobs, the Grp limits its whole subtree's.
+struct SchedAssoc {
+  int32_t parent = kNone;       // the association above (an account's); kNone at root
+  int64_t max_jobs = kNoLimit;  // running jobs of this association
+  int64_t grp_jobs = kNoLimit;  // running jobs of this subtree
+  TresLimits grp_tres;          // resources of the running jobs of this subtree
+};
+
 struct SchedUser {
   std::string name;
   double shares = 1.0;      // fair-share shares (equal until accounts land)
@@ -98,6 +108,7 @@ struct RunningJob {
   int32_t user = 0;
   int32_t qos = kNone;
   int32_t partition = 0;
+  int32_t assoc = kNone;       // index into ClusterView::assocs; kNone = not limited
   std::vector<int32_t> nodes;  // indices into ClusterView::nodes
   int32_t cpus_per_node = 0;
   uint64_t mem_per_node_mb = 0;
@@ -115,6 +126,7 @@ struct ClusterView {
   std::vector<SchedPartition> partitions;
   std::vector<Qos> qos;
   std::vector<SchedUser> users;
+  std::vector<SchedAssoc> assocs;  // parents before children not required
   std::vector<std::string> accounts;
   std::vector<std::string> groups;
   std::vector<std::string> gpu_types;
@@ -133,6 +145,7 @@ struct PendingJob {
   int32_t group = kNone;
   int32_t qos = kNone;
   int32_t partition = 0;
+  int32_t assoc = kNone;  // index into ClusterView::assocs; kNone = not limited
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
@@ -177,6 +190,12 @@ enum class WaitReason : uint8_t {
   kQosMaxMemoryPerUser,
   kQosMaxNodePerUserLimit,
   kQosMaxGresPerUser,
+  kAssocMaxJobsLimit,
+  kAssocGrpJobsLimit,
+  kAssocGrpCpuLimit,
+  kAssocGrpMemLimit,
+  kAssocGrpNodeLimit,
+  kAssocGrpGres,
 };
 
 // "Priority", "QOSMaxGRESPerUser", ...

@@ -1,0 +1,200 @@
+// Accounts and associations enforced through the real daemons
+// (AccountingStorageEnforce=associations,limits,qos): who may submit under
+// which account and QOS, the default account, association limits at submit and
+// in the scheduler, admin levels, and the tables surviving a ctld restart.
+// The accounts are set up with raw UpdateAccounts calls (sacctmgr's own tests
+// cover its command line). Runs as root: it creates test users.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "proto/ctld.grpc.pb.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kBob[] = "skiffbob";
+
+class AccountsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    options.extra_config = "AccountingStorageEnforce=associations,limits,qos\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    auto config = LoadConfig(cluster_->conf_path());
+    ASSERT_TRUE(config.ok()) << config.status();
+    munge_socket_ = config->skiff.auth_socket;
+    stub_ = v1::Ctld::NewStub(
+        grpc::CreateChannel(absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
+                            grpc::InsecureChannelCredentials()));
+  }
+
+  void Context(const std::string& user, grpc::ClientContext* context) {
+    const std::string mint = absl::StrCat("munge -n -S ", munge_socket_);
+    const CommandResult cred =
+        RunShell(user == "root" ? mint : absl::StrCat("runuser -u ", user, " -- ", mint));
+    EXPECT_EQ(cred.exit_code, 0) << cred.err;
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context->AddMetadata(kCredentialMetadataKey,
+                         std::string(absl::StripTrailingAsciiWhitespace(cred.out)));
+  }
+
+  grpc::Status UpdateAs(const std::string& user, const v1::UpdateAccountsRequest& request) {
+    grpc::ClientContext context;
+    Context(user, &context);
+    v1::UpdateAccountsReply reply;
+    return stub_->UpdateAccounts(&context, request, &reply);
+  }
+
+  v1::GetAccountsReply Accounts() {
+    grpc::ClientContext context;
+    Context("root", &context);
+    v1::GetAccountsReply reply;
+    EXPECT_TRUE(stub_->GetAccounts(&context, {}, &reply).ok());
+    return reply;
+  }
+
+  // account research; alice in it with QOS normal,low (default low), MaxJobs=1,
+  // MaxSubmitJobs=3.
+  void AddResearch() {
+    ASSERT_EQ(cluster_->Run("sacctmgr -i add qos low,high").exit_code, 0);
+    v1::UpdateAccountsRequest account;
+    account.set_op(v1::UpdateAccountsRequest::ADD_ACCOUNT);
+    account.add_names("research");
+    ASSERT_TRUE(UpdateAs("root", account).ok());
+    v1::UpdateAccountsRequest user;
+    user.set_op(v1::UpdateAccountsRequest::ADD_USER);
+    user.add_names(kAlice);
+    user.add_accounts("research");
+    user.add_qos("normal");
+    user.add_qos("low");
+    user.set_qos_op("=");
+    user.set_default_qos("low");
+    user.mutable_limits()->set_max_jobs(1);
+    user.mutable_limits()->set_max_submit_jobs(3);
+    const grpc::Status status = UpdateAs("root", user);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  std::string Show(const std::string& id) {
+    return cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+  std::string munge_socket_;
+  std::unique_ptr<v1::Ctld::Stub> stub_;
+};
+
+TEST_F(AccountsTest, OnlyUsersWithAnAssociationSubmitUnderItsAccountAndQos) {
+  AddResearch();
+  const CommandResult bob = cluster_->RunAs(kBob, "sbatch --wrap true");
+  EXPECT_EQ(bob.exit_code, 1);
+  EXPECT_EQ(bob.err,
+            "sbatch: error: Batch job submission failed: Invalid account or account/partition "
+            "combination specified\n");
+  const CommandResult other = cluster_->RunAs(kAlice, "sbatch -A physics --wrap true");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(other.err, "Invalid account or account/partition")) << other.err;
+  const CommandResult high = cluster_->RunAs(kAlice, "sbatch -q high --wrap true");
+  EXPECT_EQ(high.exit_code, 1);
+  EXPECT_EQ(high.err, "sbatch: error: Batch job submission failed: Invalid qos specification\n");
+
+  // No -A, no -q: the user's default account and the association's default QOS.
+  const CommandResult ok = cluster_->RunAs(
+      kAlice, "sbatch --parsable -o acct.out --wrap 'echo account=$SLURM_JOB_ACCOUNT'");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(ok.out));
+  const std::string shown = Show(id);
+  EXPECT_TRUE(absl::StrContains(shown, "Account=research QOS=low")) << shown;
+  ASSERT_TRUE(Eventually(30, [&] { return absl::StrContains(Show(id), "JobState=COMPLETED"); }));
+  EXPECT_EQ(ReadFile(absl::StrCat(cluster_->dir(), "/home/", kAlice, "/acct.out")),
+            "account=research\n");
+}
+
+TEST_F(AccountsTest, AssociationLimitsRefuseAtSubmitAndHoldInTheQueue) {
+  AddResearch();
+  const CommandResult first = cluster_->RunAs(kAlice, "sbatch --parsable --wrap 'sleep 60'");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const CommandResult second = cluster_->RunAs(kAlice, "sbatch --parsable --wrap 'sleep 60'");
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const std::string second_id(absl::StripTrailingAsciiWhitespace(second.out));
+  // MaxJobs=1: the second waits with Slurm's reason.
+  EXPECT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(Show(second_id), "Reason=AssocMaxJobsLimit");
+  })) << Show(second_id);
+  EXPECT_EQ(cluster_->RunAs(kAlice, "sbatch --wrap 'sleep 60'").exit_code, 0);
+  // MaxSubmitJobs=3: a fourth is refused.
+  const CommandResult fourth = cluster_->RunAs(kAlice, "sbatch --wrap 'sleep 60'");
+  EXPECT_EQ(fourth.exit_code, 1);
+  EXPECT_EQ(fourth.err,
+            "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job "
+            "submit limit, user's size and/or time limits)\n");
+  // Raising the limit lets the second start, with no restart.
+  v1::UpdateAccountsRequest raise;
+  raise.set_op(v1::UpdateAccountsRequest::MODIFY_USER);
+  raise.add_names(kAlice);
+  raise.mutable_limits()->set_max_jobs(-1);
+  ASSERT_TRUE(UpdateAs("root", raise).ok());
+  EXPECT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(Show(second_id), "JobState=RUNNING");
+  })) << Show(second_id);
+  cluster_->Run("scancel -u " + std::string(kAlice));
+}
+
+TEST_F(AccountsTest, OnlyAdminsChangeAccountsAndTheTablesSurviveARestart) {
+  AddResearch();
+  v1::UpdateAccountsRequest add;
+  add.set_op(v1::UpdateAccountsRequest::ADD_ACCOUNT);
+  add.add_names("physics");
+  EXPECT_EQ(UpdateAs(kAlice, add).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+
+  v1::UpdateAccountsRequest promote;
+  promote.set_op(v1::UpdateAccountsRequest::MODIFY_USER);
+  promote.add_names(kAlice);
+  promote.set_admin_level("Operator");
+  ASSERT_TRUE(UpdateAs("root", promote).ok());
+  const grpc::Status as_operator = UpdateAs(kAlice, add);
+  EXPECT_TRUE(as_operator.ok()) << as_operator.error_message();
+
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  const v1::GetAccountsReply reply = Accounts();
+  std::vector<std::string> rows;
+  for (const v1::AssocInfo& assoc : reply.assocs()) {
+    rows.push_back(assoc.account() + "/" + assoc.user());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"root/", "root/root", "physics/", "research/",
+                                            absl::StrCat("research/", kAlice)}));
+  // The promotion survived too: alice still administers.
+  v1::UpdateAccountsRequest remove;
+  remove.set_op(v1::UpdateAccountsRequest::DELETE_ACCOUNT);
+  remove.add_names("physics");
+  EXPECT_TRUE(UpdateAs(kAlice, remove).ok());
+}
+
+}  // namespace
+}  // namespace skiff::testing
