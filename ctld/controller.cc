@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ctld/core/burst_buffer/directives.h"
 
@@ -139,10 +140,22 @@ absl::Status Controller::Recover() {
   const size_t loaded = jobs->size();
   const size_t active =
       std::count_if(jobs->begin(), jobs->end(), [](const Job& job) { return !IsFinal(job.state); });
+  // Service units used by ended runs ("account|user" -> billing-minutes).
+  absl::StatusOr<std::map<std::string, std::string>> bank_rows = store_.LoadRecords("bank");
+  if (!bank_rows.ok()) return bank_rows.status();
+  std::map<std::string, double> bank;
+  for (const auto& [key, text] : *bank_rows) {
+    double used = 0;
+    if (!absl::SimpleAtod(text, &used)) {
+      return absl::DataLossError(absl::StrCat("bank record '", key, "' does not parse: ", text));
+    }
+    bank[key] = used;
+  }
   uint64_t next_id = 0;
   {
     absl::MutexLock lock(&mu_);
     core_.Load(std::move(*jobs), *max_id, std::move(usage));
+    core_.LoadBank(std::move(bank));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.

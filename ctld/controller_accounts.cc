@@ -58,7 +58,12 @@ void Controller::InstallAccountPolicy() {
 
 v1::GetAccountsReply Controller::SnapshotAccounts() {
   absl::MutexLock lock(&mu_);
-  return ToAccountsReply(accounts_, config_->cluster_name);
+  v1::GetAccountsReply reply = ToAccountsReply(accounts_, config_->cluster_name);
+  for (const auto& [key, balance] : core_.Balances()) {
+    (*reply.mutable_used_billing_mins())[key] = balance.used;
+    (*reply.mutable_held_billing_mins())[key] = balance.held;
+  }
+  return reply;
 }
 
 absl::StatusOr<v1::UpdateAccountsReply> Controller::UpdateAccounts(

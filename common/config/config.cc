@@ -15,6 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/billing.h"
 #include "common/config/kv_parser.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
@@ -374,6 +375,13 @@ const KeyTable<PartitionLine>& PartitionKeys() {
            }},
           {"OverSubscribe",
            [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
+          {"TRESBillingWeights",
+           [](std::string_view v, P& p) {
+             absl::StatusOr<BillingWeights> weights = ParseBillingWeights(std::string(v));
+             if (!weights.ok()) return weights.status();
+             p.partition.tres_billing_weights = std::string(v);
+             return absl::OkStatus();
+           }},
           {"Shared",  // Slurm's old name for OverSubscribe.
            [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
           {"GraceTime", [](std::string_view v,
@@ -412,7 +420,6 @@ const KeyTable<PartitionLine>& PartitionKeys() {
        "SelectTypeParameters",
        "SuspendTime",
        "SuspendTimeout",
-       "TRESBillingWeights",
        "NodeSets"},
       /*unsupported=*/{},
       /*strict=*/false,

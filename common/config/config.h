@@ -99,6 +99,7 @@ struct PartitionConfig {
   bool hidden = false;                      // Hidden=YES
   bool root_only = false;                   // RootOnly=YES
   bool disable_root_jobs = false;           // DisableRootJobs=YES
+  std::string tres_billing_weights;         // TRESBillingWeights= as written (validated)
 };
 
 struct SkiffConfig {

@@ -563,6 +563,9 @@ AccountPolicy ToAccountPolicy(const AccountsState& state, const Enforcement& enf
       const v1::AssocLimits& l = assoc.limits();
       if (l.has_grp_jobs()) account.grp_jobs = l.grp_jobs();
       if (l.has_grp_submit_jobs()) account.grp_submit_jobs = l.grp_submit_jobs();
+      if (l.has_grp_billing_mins()) {
+        account.grp_billing_mins = static_cast<double>(l.grp_billing_mins());
+      }
       account.grp_tres = tres(l.grp_tres());
       policy.accounts[assoc.account()] = account;
       continue;

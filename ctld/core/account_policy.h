@@ -62,6 +62,9 @@ struct AccountAssoc {
   int64_t grp_jobs = kNoAssocLimit;
   int64_t grp_submit_jobs = kNoAssocLimit;
   AssocTres grp_tres;
+  // GrpTRESMins=billing=N: service units (billing-minutes) the subtree may use
+  // in all, ended runs plus what running (and, with `safe`, pending) jobs hold.
+  double grp_billing_mins = kNoAssocLimit;
 };
 
 struct AccountPolicy {

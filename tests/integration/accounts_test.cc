@@ -9,12 +9,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "common/config/config_loader.h"
@@ -31,12 +33,14 @@ constexpr char kBob[] = "skiffbob";
 
 class AccountsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { StartCluster("associations,limits,qos"); }
+
+  void StartCluster(const std::string& enforce) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 0;
-    options.extra_config = "AccountingStorageEnforce=associations,limits,qos\n";
+    options.extra_config = absl::StrCat("AccountingStorageEnforce=", enforce, "\n");
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
@@ -194,6 +198,114 @@ TEST_F(AccountsTest, OnlyAdminsChangeAccountsAndTheTablesSurviveARestart) {
   remove.set_op(v1::UpdateAccountsRequest::DELETE_ACCOUNT);
   remove.add_names("physics");
   EXPECT_TRUE(UpdateAs(kAlice, remove).ok());
+}
+
+// Service units: account "grant" holds 100 billing-minutes; each job asks for
+// 30 minutes of one CPU (30 units at most).
+class BankTest : public AccountsTest {
+ protected:
+  void SetUp() override {}
+
+  void AddGrant() {
+    v1::UpdateAccountsRequest account;
+    account.set_op(v1::UpdateAccountsRequest::ADD_ACCOUNT);
+    account.add_names("grant");
+    account.mutable_limits()->set_grp_billing_mins(100);
+    ASSERT_TRUE(UpdateAs("root", account).ok());
+    v1::UpdateAccountsRequest user;
+    user.set_op(v1::UpdateAccountsRequest::ADD_USER);
+    user.add_names(kAlice);
+    user.add_accounts("grant");
+    ASSERT_TRUE(UpdateAs("root", user).ok());
+  }
+
+  // Jobs of the account that hold resources now.
+  int Running() {
+    const CommandResult r = cluster_->Run("squeue -h -A grant -t R,CF -o %i");
+    return static_cast<int>(std::count(r.out.begin(), r.out.end(), '\n'));
+  }
+
+  // What the ended runs of `ids` actually cost: CPUs x elapsed minutes.
+  double ActualCost() {
+    v1::GetAccountingRequest request;
+    request.add_accounts("grant");
+    request.set_steps(false);
+    grpc::ClientContext context;
+    Context("root", &context);
+    v1::GetAccountingReply reply;
+    EXPECT_TRUE(stub_->GetAccounting(&context, request, &reply).ok());
+    double cost = 0;
+    for (const v1::AcctJob& job : reply.jobs()) {
+      if (job.start_time() == 0) continue;
+      cost += job.alloc_cpus() * static_cast<double>(job.end_time() - job.start_time()) / 60.0;
+    }
+    return cost;
+  }
+
+  std::string GrantUsed() {
+    const v1::GetAccountsReply reply = Accounts();
+    auto it = reply.used_billing_mins().find("grant");
+    return it == reply.used_billing_mins().end() ? "none" : absl::StrCat(it->second);
+  }
+};
+
+TEST_F(BankTest, NeverStartsMoreThanTheAccountHoldsAndChargesWhatRunsUsed) {
+  StartCluster("associations,limits");
+  AddGrant();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 8; ++i) {
+    const CommandResult r =
+        cluster_->RunAs(kAlice, "sbatch --parsable -A grant -t 30 --wrap 'sleep 4'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ids.emplace_back(absl::StripTrailingAsciiWhitespace(r.out));
+  }
+  // 4 CPUs are free, but 100 units allow three 30-unit jobs at a time.
+  ASSERT_TRUE(Eventually(30, [&] { return Running() == 3; }));
+  EXPECT_TRUE(absl::StrContains(Show(ids.back()), "Reason=AssocGrpBillingMinutes"))
+      << Show(ids.back());
+  int most = 0;
+  bool restarted = false;
+  ASSERT_TRUE(Eventually(120, [&] {
+    most = std::max(most, Running());
+    if (!restarted) {
+      // A ctld killed mid-way neither forgets nor repeats a charge.
+      restarted = true;
+      const pid_t ctld = cluster_->Pid("ctld");
+      kill(ctld, SIGKILL);
+      Eventually(10, [&] { return kill(ctld, 0) != 0; });
+      EXPECT_EQ(cluster_->Up().exit_code, 0);
+    }
+    const CommandResult left = cluster_->Run("squeue -h -A grant -o %i");
+    return left.exit_code == 0 && left.out.empty();
+  }));
+  EXPECT_LE(most, 3);
+  double used = 0;
+  ASSERT_TRUE(absl::SimpleAtod(GrantUsed(), &used)) << GrantUsed();
+  EXPECT_NEAR(used, ActualCost(), 1.0 / 60) << "charged " << used;
+  EXPECT_GT(used, 8 * 3.0 / 60);  // every job slept at least 4 s
+}
+
+TEST_F(BankTest, SafeRefusesAtSubmitWhatCouldOverdrawWithTwentySubmittedAtOnce) {
+  StartCluster("associations,limits,safe");
+  AddGrant();
+  const CommandResult burst = cluster_->RunAs(
+      kAlice,
+      "for i in $(seq 20); do (sbatch --parsable -A grant -t 30 --wrap 'sleep 30' >> ok.txt "
+      "2>> refused.txt) & done; wait");
+  const std::string home = absl::StrCat(cluster_->dir(), "/home/", kAlice);
+  const std::string accepted = ReadFile(home + "/ok.txt");
+  const std::string refused = ReadFile(home + "/refused.txt");
+  EXPECT_EQ(std::count(accepted.begin(), accepted.end(), '\n'), 3) << accepted << refused;
+  EXPECT_EQ(std::count(refused.begin(), refused.end(), '\n'), 17) << refused;
+  EXPECT_TRUE(absl::StrContains(
+      refused,
+      "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job "
+      "submit limit, user's size and/or time limits): AssocGrpBillingMinutes: account grant has "
+      "10.0 of 100.0 billing-minutes left (used 0.0, held by jobs 90.0); this job may use 30.0"))
+      << refused;
+  const v1::GetAccountsReply reply = Accounts();
+  EXPECT_DOUBLE_EQ(reply.held_billing_mins().at("grant"), 90.0);
+  cluster_->Run("scancel -u " + std::string(kAlice));
 }
 
 }  // namespace

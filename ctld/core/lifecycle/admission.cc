@@ -266,7 +266,8 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     request.mem_per_cpu_mb = partition->def_mem_per_cpu_mb;
   }
   if (absl::Status s = ParseGres(spec, config, request); !s.ok()) return s;
-  request.exclusive = spec.exclusive;
+  // OverSubscribe=EXCLUSIVE: every job of the partition gets whole nodes.
+  request.exclusive = spec.exclusive || partition->oversubscribe == "EXCLUSIVE";
   request.nodelist.assign(spec.nodelist.begin(), spec.nodelist.end());
   request.exclude.assign(spec.exclude.begin(), spec.exclude.end());
   // -w names more nodes than -N: the job gets them all, as in Slurm.
@@ -413,6 +414,7 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
         !s.ok()) {
       return s;
     }
+    if (absl::Status s = CheckBalance(job, count); !s.ok()) return s;
   }
   if (!job.dependency.empty()) {
     absl::StatusOr<Dependency> dependency =
@@ -431,8 +433,15 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   Admitted admitted;
   admitted.first_id = next_job_id_;
   next_job_id_ += count;
-  reservations_[admitted.first_id] = {job.uid, job.qos,     job.request.partition,
-                                      count,   job.account, job.user_name};
+  Reservation reservation;
+  reservation.uid = job.uid;
+  reservation.qos = job.qos;
+  reservation.partition = job.request.partition;
+  reservation.count = count;
+  reservation.account = job.account;
+  reservation.user_name = job.user_name;
+  if (account_policy_.enforce.safe) reservation.cost = MaxCost(job) * static_cast<double>(count);
+  reservations_[admitted.first_id] = reservation;
   const std::string base_script =
       job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)
                             : std::string();

@@ -115,6 +115,13 @@ void Lifecycle::Rollback() {
       usage_.erase(user);
     }
   }
+  for (auto& [key, before] : journal_.bank_used) {
+    if (before) {
+      bank_used_[key] = *before;
+    } else {
+      bank_used_.erase(key);
+    }
+  }
   for (const auto& [id, was] : journal_.bb_busy) Place(bb_busy_, id, was);
   for (const auto& [id, was] : journal_.terminate_sent) Place(terminate_sent_, id, was);
   for (auto& [first, reservation] : journal_.reservations_taken) {
@@ -248,8 +255,9 @@ bool Lifecycle::TransitionJob(Job& job, JobEvent event, Effects& effects) {
   return line.ok();
 }
 
-void Lifecycle::ReleaseResources(Job& job) {
+void Lifecycle::ReleaseResources(Job& job, int64_t now, Effects& effects) {
   MutNodes().Release(job.id, job.nodes, job.cpus_per_node, job.mem_per_node_mb);
+  ChargeRun(job, now, effects);
 }
 
 void Lifecycle::ContinueStart(Job& job, int64_t now, Effects& effects) {
@@ -267,7 +275,7 @@ void Lifecycle::ContinueStart(Job& job, int64_t now, Effects& effects) {
 }
 
 void Lifecycle::FinishRun(Job& job, int64_t now, Effects& effects) {
-  ReleaseResources(job);
+  ReleaseResources(job, now, effects);
   SetTerminateSent(job.id, false);
   EpilogOrFinish(job, now, effects);
   effects.reschedule = true;
@@ -404,7 +412,7 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
                                           Effects& effects) {
   // Cancelled or preempted meanwhile: final_state already says how it ends.
   if (job.requeue && job.final_state == JobState::kCompleted) {
-    ReleaseResources(job);
+    ReleaseResources(job, now, effects);
     Requeue(job, detail, effects);
     return true;
   }
@@ -987,7 +995,7 @@ Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOu
   }
   if (!outcome.succeeded) {
     // Slurm requeues a job whose PrologSlurmctld fails and holds it.
-    ReleaseResources(job);
+    ReleaseResources(job, now, effects);
     if (TransitionJob(job, JobEvent::kPrologFailed, effects)) {
       ++job.restart_count;
       job.held = true;

@@ -120,6 +120,25 @@ class Lifecycle {
   // ones), the id counter and the usage records.
   void Load(std::vector<Job> jobs, uint64_t max_stored_id,
             std::map<std::string, UserUsageRecord> usage);
+  // Service units used by ended runs, "account|user" -> billing-minutes (the
+  // stored "bank" records). Call with Load.
+  void LoadBank(std::map<std::string, double> used) { bank_used_ = std::move(used); }
+
+  // ---- service units (lifecycle_bank.cc)
+  // What a job's resources are worth per minute (its partition's
+  // TRESBillingWeights): what it holds when allocated, else what it asked for,
+  // whole nodes on an exclusive partition or with --exclusive.
+  double JobBilling(const Job& job) const;
+  // The most a run of the job may cost: billing x time limit (infinite without one).
+  double MaxCost(const Job& job) const;
+  struct Balance {
+    double limit = -1;  // GrpTRESMins=billing; -1 = none
+    double used = 0;    // ended runs of the subtree
+    double held = 0;    // the maximum cost of the subtree's jobs not yet ended
+  };
+  // Per account (its subtree) and per "account|user" (its own jobs).
+  std::map<std::string, Balance> Balances() const;
+  const std::map<std::string, double>& bank_used() const { return bank_used_; }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
   // space and stages (an interrupted stage-in is torn down and staged in
@@ -250,6 +269,7 @@ class Lifecycle {
     size_t count = 0;
     std::string account;  // for the association limits
     std::string user_name;
+    double cost = 0;  // the tasks' maximum cost in billing-minutes (service units)
   };
   // Before-images of what the open transaction changed.
   struct Journal {
@@ -258,6 +278,7 @@ class Lifecycle {
     std::optional<NodeTable> nodes;
     std::optional<BbPoolTable> bb_pools;
     std::map<std::string, std::optional<UserUsageRecord>> usage;
+    std::map<std::string, std::optional<double>> bank_used;
     std::map<uint64_t, bool> bb_busy;         // membership before
     std::map<uint64_t, bool> terminate_sent;  // membership before
     std::map<uint64_t, Reservation> reservations_taken;
@@ -301,10 +322,19 @@ class Lifecycle {
   void LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now, Effects& effects);
   void Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time = 0);
   void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
-  void ReleaseResources(Job& job);
+  void ReleaseResources(Job& job, int64_t now, Effects& effects);
   void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
   void ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects);
   void AccrueUsage(const Job& job, Effects& effects);
+  // Charges the account the run that just gave its resources back (its
+  // actual cost, never above what it held), in the event's rows.
+  void ChargeRun(const Job& job, int64_t now, Effects& effects);
+  // With AccountingStorageEnforce=safe: refuses `count` jobs like `job` whose
+  // maximum cost does not fit what the account subtree has left.
+  absl::Status CheckBalance(const Job& job, size_t count) const;
+  // The scheduler's billing inputs (used per account, each job's maximum cost),
+  // when some account has a billing limit.
+  void FillBilling(CtldSchedulerInputs& inputs) const;
   LaunchIntent MakeLaunch(const Job& job) const;
   TerminateIntent MakeTerminate(const Job& job, int64_t grace_time = 0) const;
 
@@ -332,6 +362,7 @@ class Lifecycle {
   std::vector<Qos> qos_;
   AccountPolicy account_policy_;
   std::map<std::string, UserUsageRecord> usage_;
+  std::map<std::string, double> bank_used_;  // "account|user" -> billing-minutes
   BbPoolTable bb_pools_;
   std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight
   std::set<uint64_t> terminate_sent_;  // jobs told to stop (not persisted: resent after restart)

@@ -181,6 +181,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
     inputs.now = now;
     inputs.usage = usage_;
     inputs.accounts = &account_policy_;
+    FillBilling(inputs);
     input->snapshot = BuildSnapshot(inputs);
   }
   return Close(std::move(effects));
@@ -211,6 +212,7 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   inputs.now = now;
   inputs.usage = usage_;
   inputs.accounts = &account_policy_;
+  FillBilling(inputs);
   return BuildSnapshot(inputs);
 }
 

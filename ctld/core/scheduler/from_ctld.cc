@@ -115,6 +115,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       assoc.grp_jobs = account.grp_jobs;
       assoc.grp_tres = {account.grp_tres.cpus, account.grp_tres.mem_mb, account.grp_tres.nodes,
                         account.grp_tres.gpus};
+      assoc.grp_billing_mins = account.grp_billing_mins;
+      auto used = inputs.billing_used.find(name);
+      if (used != inputs.billing_used.end()) assoc.billing_used = used->second;
       view.assocs.push_back(assoc);
     }
     for (const auto& [name, account] : inputs.accounts->accounts) {
@@ -139,6 +142,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     running.user = users.Get(job->user_name);
     running.qos = qos_of(*job);
     running.assoc = assoc_of(*job);
+    if (auto cost = inputs.max_cost.find(job->id); cost != inputs.max_cost.end()) {
+      running.max_cost = cost->second;
+    }
     if (running.qos == unknown_qos) running.qos = kNone;  // already running: no limits
     running.partition = partitions.Find(job->request.partition);
     if (running.partition == kNone) running.partition = 0;  // REQUIRES: a partition exists
@@ -175,6 +181,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.group = groups.Get(job->group_name);
     pending.qos = qos_of(*job);
     pending.assoc = assoc_of(*job);
+    if (auto cost = inputs.max_cost.find(job->id); cost != inputs.max_cost.end()) {
+      pending.max_cost = cost->second;
+    }
     pending.partition = partitions.Find(job->request.partition);  // kNone -> PartitionInactive
     pending.submit_time = job->submit_time;
     pending.eligible_time = std::max(job->eligible_time, job->request.begin_time);

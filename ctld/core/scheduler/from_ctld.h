@@ -47,6 +47,11 @@ struct CtldSchedulerInputs {
   // Associations and their limits; applied when AccountingStorageEnforce has
   // limits. Null = none.
   const AccountPolicy* accounts = nullptr;
+  // With billing limits (GrpTRESMins=billing): per account, the service units
+  // its subtree's ended runs used, and per job (running and pending) its
+  // maximum cost.
+  std::map<std::string, double> billing_used;
+  std::map<uint64_t, double> max_cost;
   // Running jobs already being stopped (cancelled, preempted: final_state is
   // not COMPLETED) are expected to end at `now`, so backfill plans the space
   // they free for the jobs waiting on it (a preemptor) instead of handing it out.

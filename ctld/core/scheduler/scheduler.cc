@@ -27,6 +27,7 @@ struct Claim {
 
 // Per-user usage within one QOS.
 struct Usage {
+  double cost = 0;  // billing-minutes held (associations only)
   int64_t jobs = 0;
   int64_t cpus = 0;
   int64_t mem = 0;
@@ -103,6 +104,10 @@ WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
       return WaitReason::kAssocGrpMemLimit;
     }
     if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
+    if (assoc.grp_billing_mins >= 0 &&
+        assoc.billing_used + used.cost + job.max_cost > assoc.grp_billing_mins) {
+      return WaitReason::kAssocGrpBillingMinutes;
+    }
   }
   return WaitReason::kNone;
 }
@@ -150,7 +155,7 @@ class State {
       }
       int64_t gpus = 0;
       for (const auto& per_node : job.gpu_indices) gpus += per_node.size();
-      Charge(job.user, job.qos, job.partition, job.assoc, job.nodes.size(),
+      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, job.nodes.size(),
              static_cast<int64_t>(job.nodes.size()) * job.cpus_per_node,
              static_cast<int64_t>(job.nodes.size()) * static_cast<int64_t>(job.mem_per_node_mb),
              gpus);
@@ -335,8 +340,9 @@ class State {
       }
     }
     const int64_t count = static_cast<int64_t>(nodes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, count, count * job.cpus_per_node,
-           count * static_cast<int64_t>(job.mem_per_node_mb), count * job.gpus_per_node);
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count,
+           count * job.cpus_per_node, count * static_cast<int64_t>(job.mem_per_node_mb),
+           count * job.gpus_per_node);
     return start;
   }
 
@@ -349,8 +355,9 @@ class State {
       for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
     }
     const int64_t count = static_cast<int64_t>(start.nodes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, count, count * job.cpus_per_node,
-           count * static_cast<int64_t>(job.mem_per_node_mb), count * job.gpus_per_node);
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count,
+           count * job.cpus_per_node, count * static_cast<int64_t>(job.mem_per_node_mb),
+           count * job.gpus_per_node);
   }
 
   // The earliest time `job` fits, counting running jobs until their ends and
@@ -472,10 +479,11 @@ class State {
     list.insert(at, Release{end, amount});
   }
 
-  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc, int64_t nodes,
-              int64_t cpus, int64_t mem, int64_t gpus) {
+  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc, double cost,
+              int64_t nodes, int64_t cpus, int64_t mem, int64_t gpus) {
     for (int32_t a = assoc; a != kNone; a = view_.assocs[a].parent) {
       Usage& usage = assoc_usage_[a];
+      usage.cost += cost;
       usage.jobs += 1;
       usage.nodes += nodes;
       usage.cpus += cpus;

@@ -487,6 +487,27 @@ TEST(Schedule, AssociationLimitsHoldJobsWithSlurmsReasons) {
   EXPECT_EQ(ReasonOf(RunPass(view, gpus), gpus, 6), "AssocGrpGRES");
 }
 
+TEST(Schedule, BillingLimitCountsUsedAndRunningMaxCosts) {
+  ClusterView view = MakeView({MakeNode("n1", 8), MakeNode("n2", 8)});
+  view.assocs.resize(2);
+  view.assocs[0].grp_billing_mins = 100;
+  view.assocs[0].billing_used = 25;  // ended runs
+  view.assocs[1].parent = 0;
+  view.running.push_back(MakeRunning(50, 0, {0}, 1, {}, kNow, 1800));
+  view.running.back().assoc = 1;
+  view.running.back().max_cost = 30;  // 25 + 30 = 55 of 100 taken
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 3; ++id) {
+    pending.push_back(MakeJob(id, 0, 1, 0, 1, 1800));
+    pending.back().assoc = 1;
+    pending.back().max_cost = 30;
+  }
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 1), nullptr);  // 85
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "AssocGrpBillingMinutes");  // 115 > 100
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "AssocGrpBillingMinutes");
+}
+
 TEST(Schedule, DeterministicWhateverTheInputOrder) {
   ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
   std::vector<PendingJob> pending;

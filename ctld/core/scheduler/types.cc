@@ -90,6 +90,8 @@ const char* WaitReasonName(WaitReason reason) {
       return "AssocGrpNodeLimit";
     case WaitReason::kAssocGrpGres:
       return "AssocGrpGRES";
+    case WaitReason::kAssocGrpBillingMinutes:
+      return "AssocGrpBillingMinutes";
   }
   return "None";
 }

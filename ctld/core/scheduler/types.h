@@ -93,6 +93,11 @@ struct SchedAssoc {
   int64_t max_jobs = kNoLimit;  // running jobs of this association
   int64_t grp_jobs = kNoLimit;  // running jobs of this subtree
   TresLimits grp_tres;          // resources of the running jobs of this subtree
+  // GrpTRESMins=billing: service units of the subtree; a job starts only if
+  // what ended runs used (billing_used) plus the maximum cost of the running
+  // jobs and its own stays within it. Negative = no limit.
+  double grp_billing_mins = -1;
+  double billing_used = 0;
 };
 
 struct SchedUser {
@@ -109,6 +114,7 @@ struct RunningJob {
   int32_t qos = kNone;
   int32_t partition = 0;
   int32_t assoc = kNone;       // index into ClusterView::assocs; kNone = not limited
+  double max_cost = 0;         // billing-minutes it may use (GrpTRESMins=billing)
   std::vector<int32_t> nodes;  // indices into ClusterView::nodes
   int32_t cpus_per_node = 0;
   uint64_t mem_per_node_mb = 0;
@@ -146,6 +152,7 @@ struct PendingJob {
   int32_t qos = kNone;
   int32_t partition = 0;
   int32_t assoc = kNone;  // index into ClusterView::assocs; kNone = not limited
+  double max_cost = 0;    // billing-minutes it may use if started (GrpTRESMins=billing)
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
@@ -196,6 +203,7 @@ enum class WaitReason : uint8_t {
   kAssocGrpMemLimit,
   kAssocGrpNodeLimit,
   kAssocGrpGres,
+  kAssocGrpBillingMinutes,
 };
 
 // "Priority", "QOSMaxGRESPerUser", ...

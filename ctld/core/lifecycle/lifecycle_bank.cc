@@ -1,0 +1,159 @@
+// Service units (GrpTRESMins=billing=N on an account): what jobs cost, what
+// ended runs used, what jobs not yet ended hold, and the check that no account
+// is ever overdrawn. Runs under the Controller's mutex like the rest of the
+// Lifecycle; the used amounts are stored as "bank" records in the same
+// transaction as the event that charged them, so a restart neither loses nor
+// repeats a charge.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/billing.h"
+#include "ctld/core/lifecycle/lifecycle.h"
+
+namespace skiff {
+namespace {
+
+constexpr char kBankKind[] = "bank";
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
+std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.user_name); }
+
+// Slurm's states in which a job holds resources (its run is being charged).
+bool Running(const Job& job) {
+  return job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+         job.state == JobState::kSuspended;
+}
+
+std::string Units(double value) { return absl::StrFormat("%.1f", value); }
+
+}  // namespace
+
+double Lifecycle::JobBilling(const Job& job) const {
+  const PartitionConfig* partition = config_->FindPartition(job.request.partition);
+  BillingWeights weights;
+  if (partition != nullptr) {
+    absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition->tres_billing_weights);
+    if (parsed.ok()) weights = *parsed;  // checked when skiff.conf was read
+  }
+  if (!job.nodes.empty()) {
+    int64_t gpus = 0;
+    for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
+    const auto nodes = static_cast<int64_t>(job.nodes.size());
+    return Billing(weights, nodes * job.cpus_per_node, job.mem_per_node_mb * nodes, gpus, nodes);
+  }
+  const JobRequest& r = job.request;
+  const int64_t nodes = std::max(1, r.num_nodes);
+  int64_t cpus_per_node = r.CpusPerNode();
+  uint64_t mem_per_node = r.MemPerNodeMb();
+  if (r.exclusive && partition != nullptr) {
+    // Whole nodes: the largest of the partition's, so the estimate is never low.
+    for (const NodeCapacity& node : nodes_.Capacities()) {
+      if (std::find(partition->nodes.begin(), partition->nodes.end(), node.name) ==
+          partition->nodes.end()) {
+        continue;
+      }
+      cpus_per_node = std::max<int64_t>(cpus_per_node, node.cpus);
+      mem_per_node = std::max(mem_per_node, node.memory_mb);
+    }
+  }
+  return Billing(weights, nodes * cpus_per_node, mem_per_node * nodes, nodes * r.gpus_per_node,
+                 nodes);
+}
+
+double Lifecycle::MaxCost(const Job& job) const {
+  if (job.request.time_limit == kUnlimited) return kInfinite;
+  return BillingMinutes(JobBilling(job), job.request.time_limit);
+}
+
+void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
+  if (job.start_time <= 0 || job.nodes.empty() || job.account.empty()) return;
+  const int64_t seconds = std::max<int64_t>(0, now - job.start_time - job.suspended_total);
+  const double cost = std::min(BillingMinutes(JobBilling(job), seconds), MaxCost(job));
+  if (cost <= 0) return;
+  const std::string key = BankKey(job);
+  auto found = bank_used_.find(key);
+  journal_.bank_used.try_emplace(
+      key, found == bank_used_.end() ? std::nullopt : std::optional<double>(found->second));
+  double& used = bank_used_[key];
+  used += cost;
+  effects.records.push_back({kBankKind, key, absl::StrFormat("%.6f", used)});
+}
+
+std::map<std::string, Lifecycle::Balance> Lifecycle::Balances() const {
+  std::map<std::string, Balance> out;
+  for (const auto& [name, account] : account_policy_.accounts) {
+    out[name].limit = account.grp_billing_mins;
+  }
+  auto add = [&](const std::string& account, const std::string& user, double used, double held) {
+    Balance& own = out[absl::StrCat(account, "|", user)];
+    own.used += used;
+    own.held += held;
+    for (const std::string& up : account_policy_.Lineage(account)) {
+      out[up].used += used;
+      out[up].held += held;
+    }
+  };
+  for (const auto& [key, used] : bank_used_) {
+    const size_t bar = key.find('|');
+    add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, 0);
+  }
+  for (const auto& [id, job] : jobs_) {
+    if (IsFinal(job.state) || job.account.empty()) continue;
+    // Running jobs hold their maximum cost; pending ones too when `safe`
+    // admitted them against it.
+    if (Running(job) || (job.state == JobState::kPending && account_policy_.enforce.safe)) {
+      add(job.account, job.user_name, 0, MaxCost(job));
+    }
+  }
+  return out;
+}
+
+void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
+  if (!account_policy_.enforce.limits) return;
+  const bool limited =
+      std::any_of(account_policy_.accounts.begin(), account_policy_.accounts.end(),
+                  [](const auto& entry) { return entry.second.grp_billing_mins >= 0; });
+  if (!limited) return;
+  for (const auto& [name, balance] : Balances()) {
+    if (name.find('|') == std::string::npos) inputs.billing_used[name] = balance.used;
+  }
+  for (const Job* job : inputs.running) inputs.max_cost[job->id] = MaxCost(*job);
+  for (const Job* job : inputs.pending) inputs.max_cost[job->id] = MaxCost(*job);
+}
+
+absl::Status Lifecycle::CheckBalance(const Job& job, size_t count) const {
+  if (!account_policy_.enforce.safe) return absl::OkStatus();
+  const double cost = MaxCost(job) * static_cast<double>(count);
+  std::map<std::string, Balance> balances;  // computed once, only when a limit applies
+  bool computed = false;
+  for (const std::string& account : account_policy_.Lineage(job.account)) {
+    auto policy = account_policy_.accounts.find(account);
+    if (policy == account_policy_.accounts.end() || policy->second.grp_billing_mins < 0) continue;
+    if (!computed) {
+      balances = Balances();
+      // Admissions not yet inserted hold too.
+      for (const auto& [first, r] : reservations_) {
+        for (const std::string& up : account_policy_.Lineage(r.account))
+          balances[up].held += r.cost;
+      }
+      computed = true;
+    }
+    const Balance& b = balances[account];
+    const double left = b.limit - b.used - b.held;
+    if (cost > left) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+          "limits): AssocGrpBillingMinutes: account ",
+          account, " has ", Units(std::max(0.0, left)), " of ", Units(b.limit),
+          " billing-minutes left (used ", Units(b.used), ", held by jobs ", Units(b.held),
+          "); this job may use ",
+          std::isinf(cost) ? std::string("unlimited (no time limit)") : Units(cost)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace skiff
