@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -151,10 +152,22 @@ absl::Status Controller::Recover() {
     }
     bank[key] = used;
   }
+  // Fair-share usage per association ("USAGE AS_OF"; a row that does not parse
+  // is dropped, as for users: usage only shapes priority).
+  absl::StatusOr<std::map<std::string, std::string>> assoc_rows = store_.LoadRecords("assoc_usage");
+  if (!assoc_rows.ok()) return assoc_rows.status();
+  std::map<std::string, UserUsageRecord> assoc_usage;
+  for (const auto& [key, text] : *assoc_rows) {
+    UserUsageRecord record;
+    if (sscanf(text.c_str(), "%lf %ld", &record.usage, &record.as_of) == 2) {
+      assoc_usage[key] = record;
+    }
+  }
   uint64_t next_id = 0;
   {
     absl::MutexLock lock(&mu_);
     core_.Load(std::move(*jobs), *max_id, std::move(usage));
+    core_.LoadAssocUsage(std::move(assoc_usage));
     core_.LoadBank(std::move(bank));
     next_id = core_.next_job_id();
   }

@@ -59,6 +59,12 @@ void Controller::InstallAccountPolicy() {
 v1::GetAccountsReply Controller::SnapshotAccounts() {
   absl::MutexLock lock(&mu_);
   v1::GetAccountsReply reply = ToAccountsReply(accounts_, config_->cluster_name);
+  for (const auto& [key, usage] : core_.AssocUsageAt(clock_.Now())) {
+    (*reply.mutable_raw_usage())[key] = usage;
+  }
+  for (const auto& [key, norm] : NormalizedShares(accounts_)) {
+    (*reply.mutable_norm_shares())[key] = norm;
+  }
   for (const auto& [key, balance] : core_.Balances()) {
     (*reply.mutable_used_billing_mins())[key] = balance.used;
     (*reply.mutable_held_billing_mins())[key] = balance.held;

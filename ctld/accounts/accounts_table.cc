@@ -607,7 +607,43 @@ AccountPolicy ToAccountPolicy(const AccountsState& state, const Enforcement& enf
     if (default_qos) user.default_qos = *default_qos;
     policy.users.push_back(user);
   }
+  const std::map<std::string, double> norm = NormalizedShares(state);
+  for (const auto& [key, assoc] : state.assocs) {
+    if (assoc.user().empty()) continue;
+    auto it = norm.find(key);
+    if (it != norm.end()) policy.user_shares[assoc.user()] += it->second;
+  }
   return policy;
+}
+
+std::map<std::string, double> NormalizedShares(const AccountsState& state) {
+  std::map<std::string, double> out;  // by AssocKey
+  std::function<void(const std::string&, double)> walk = [&](const std::string& account,
+                                                             double norm) {
+    out[AssocKey(account, "", "")] = norm;
+    std::vector<const v1::AssocInfo*> children;
+    for (const auto& [key, assoc] : state.assocs) {
+      const bool user_child = assoc.account() == account && !assoc.user().empty();
+      const bool account_child =
+          assoc.user().empty() && assoc.parent_account() == account && assoc.account() != account;
+      if (user_child || account_child) children.push_back(&assoc);
+    }
+    auto shares_of = [](const v1::AssocInfo& a) {
+      return a.limits().has_fairshare() ? std::max(0, a.limits().fairshare()) : 1;
+    };
+    double total = 0;
+    for (const v1::AssocInfo* child : children) total += shares_of(*child);
+    for (const v1::AssocInfo* child : children) {
+      const double child_norm = total > 0 ? norm * shares_of(*child) / total : 0;
+      if (child->user().empty()) {
+        walk(child->account(), child_norm);
+      } else {
+        out[AssocKey(child->account(), child->user(), child->partition())] = child_norm;
+      }
+    }
+  };
+  walk("root", 1.0);
+  return out;
 }
 
 std::set<uid_t> AdminUids(const AccountsState& state) {

@@ -85,6 +85,11 @@ v1::GetAccountsReply ToAccountsReply(const AccountsState& state, const std::stri
 // The core's view, with every limit and QOS list resolved through inheritance.
 AccountPolicy ToAccountPolicy(const AccountsState& state, const Enforcement& enforce);
 
+// Each association's normalized shares (Slurm's NormShares): root 1, and an
+// association's Fairshare (default 1) over the sum of its siblings', times its
+// parent's. By AssocKey.
+std::map<std::string, double> NormalizedShares(const AccountsState& state);
+
 // Users whose AdminLevel is Operator or Administrator, by uid (known uids only).
 std::set<uid_t> AdminUids(const AccountsState& state);
 

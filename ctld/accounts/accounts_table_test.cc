@@ -166,6 +166,22 @@ TEST(AccountsTable, ReparentingRefusesCycles) {
             (std::vector<std::string>{"ml", "research", "root"}));
 }
 
+TEST(AccountsTable, NormalizedSharesSplitEachLevelBySiblingsShares) {
+  AccountsState lab = Lab();  // root: {root user, research: {alice, root}}
+  v1::UpdateAccountsRequest heavy = Request(v1::UpdateAccountsRequest::MODIFY_USER, {"alice"});
+  heavy.mutable_limits()->set_fairshare(3);
+  lab = Apply(lab, heavy);
+  std::map<std::string, double> norm = NormalizedShares(lab);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey("root", "", "")), 1.0);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey("root", "root", "")), 0.5);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "", "")), 0.5);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "alice", "")), 0.375);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "root", "")), 0.125);
+  AccountPolicy policy = ToAccountPolicy(lab, {});
+  EXPECT_DOUBLE_EQ(policy.user_shares.at("alice"), 0.375);
+  EXPECT_DOUBLE_EQ(policy.user_shares.at("root"), 0.625);  // both of its associations
+}
+
 TEST(AccountsTable, AdminLevelsGiveAdminUids) {
   AccountsState lab = Lab();
   v1::UpdateAccountsRequest op = Request(v1::UpdateAccountsRequest::MODIFY_USER, {"alice"});

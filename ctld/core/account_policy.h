@@ -72,6 +72,10 @@ struct AccountPolicy {
   std::map<std::string, std::string> default_account;  // user -> DefaultAccount
   std::vector<UserAssoc> users;                        // any order
   std::map<std::string, AccountAssoc> accounts;        // by account name
+  // Each user's normalized shares from the tree (Fairshare= of every level:
+  // an association's shares over its siblings', times its parent's), summed
+  // over the user's associations: the fair-share factor's S.
+  std::map<std::string, double> user_shares;
 
   // The association a job of `user` in `account` and `partition` runs under: one
   // for that partition first, else the partition-less one. nullptr = none.

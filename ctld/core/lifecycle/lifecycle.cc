@@ -20,6 +20,7 @@ namespace {
 // ctld believes the node lost it (the launch RPC may still be in flight).
 constexpr int64_t kLaunchGraceSeconds = 10;
 constexpr char kUsageKind[] = "usage";
+constexpr char kAssocUsageKind[] = "assoc_usage";
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -113,6 +114,13 @@ void Lifecycle::Rollback() {
       usage_[user] = *before;
     } else {
       usage_.erase(user);
+    }
+  }
+  for (auto& [key, before] : journal_.assoc_usage) {
+    if (before) {
+      assoc_usage_[key] = *before;
+    } else {
+      assoc_usage_.erase(key);
     }
   }
   for (auto& [key, before] : journal_.bank_used) {
@@ -426,9 +434,9 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
 
 void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
   if (job.start_time <= 0 || job.end_time <= job.start_time || job.nodes.empty()) return;
-  const double cpu_seconds = static_cast<double>(job.cpus_per_node) *
-                             static_cast<double>(job.nodes.size()) *
-                             static_cast<double>(job.end_time - job.start_time);
+  // Billing-seconds: CPU-seconds unless the partition has TRESBillingWeights.
+  const double cpu_seconds =
+      JobBilling(job) * static_cast<double>(job.end_time - job.start_time - job.suspended_total);
   double factor = 1.0;
   for (const Qos& qos : qos_) {
     if (qos.name == job.qos) factor = qos.usage_factor;
@@ -443,6 +451,17 @@ void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
   record.as_of = job.end_time;
   effects.records.push_back({kUsageKind, job.user_name,
                              absl::StrCat(record.usage, " ", record.as_of, " ", record.shares)});
+  // The same per association, for sshare and the account tree's fair share.
+  const std::string key = absl::StrCat(job.account, "|", job.user_name);
+  auto assoc_found = assoc_usage_.find(key);
+  journal_.assoc_usage.try_emplace(key, assoc_found == assoc_usage_.end()
+                                            ? std::nullopt
+                                            : std::optional<UserUsageRecord>(assoc_found->second));
+  UserUsageRecord& assoc = assoc_usage_[key];
+  assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, cpu_seconds, factor, job.end_time,
+                                     settings_.decay_half_life);
+  assoc.as_of = job.end_time;
+  effects.records.push_back({kAssocUsageKind, key, absl::StrCat(assoc.usage, " ", assoc.as_of)});
 }
 
 // ---------------------------------------------------------------- nodes

@@ -123,6 +123,13 @@ class Lifecycle {
   // Service units used by ended runs, "account|user" -> billing-minutes (the
   // stored "bank" records). Call with Load.
   void LoadBank(std::map<std::string, double> used) { bank_used_ = std::move(used); }
+  // Fair-share usage per association ("account|user" -> decayed billing-seconds,
+  // the stored "assoc_usage" records).
+  void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {
+    assoc_usage_ = std::move(usage);
+  }
+  // Decayed to `now`, for sshare.
+  std::map<std::string, double> AssocUsageAt(int64_t now) const;
 
   // ---- service units (lifecycle_bank.cc)
   // What a job's resources are worth per minute (its partition's
@@ -279,6 +286,7 @@ class Lifecycle {
     std::optional<BbPoolTable> bb_pools;
     std::map<std::string, std::optional<UserUsageRecord>> usage;
     std::map<std::string, std::optional<double>> bank_used;
+    std::map<std::string, std::optional<UserUsageRecord>> assoc_usage;
     std::map<uint64_t, bool> bb_busy;         // membership before
     std::map<uint64_t, bool> terminate_sent;  // membership before
     std::map<uint64_t, Reservation> reservations_taken;
@@ -362,7 +370,8 @@ class Lifecycle {
   std::vector<Qos> qos_;
   AccountPolicy account_policy_;
   std::map<std::string, UserUsageRecord> usage_;
-  std::map<std::string, double> bank_used_;  // "account|user" -> billing-minutes
+  std::map<std::string, double> bank_used_;             // "account|user" -> billing-minutes
+  std::map<std::string, UserUsageRecord> assoc_usage_;  // "account|user" -> billing-seconds
   BbPoolTable bb_pools_;
   std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight
   std::set<uint64_t> terminate_sent_;  // jobs told to stop (not persisted: resent after restart)

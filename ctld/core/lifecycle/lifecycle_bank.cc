@@ -111,6 +111,14 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances() const {
   return out;
 }
 
+std::map<std::string, double> Lifecycle::AssocUsageAt(int64_t now) const {
+  std::map<std::string, double> out;
+  for (const auto& [key, record] : assoc_usage_) {
+    out[key] = DecayedUsage(record.usage, record.as_of, now, settings_.decay_half_life);
+  }
+  return out;
+}
+
 void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
   if (!account_policy_.enforce.limits) return;
   const bool limited =

@@ -218,6 +218,11 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       user.usage_as_of = it->second.as_of;
       user.shares = it->second.shares;
     }
+    // With associations, a user's shares come from the account tree.
+    if (inputs.accounts != nullptr) {
+      auto shares = inputs.accounts->user_shares.find(name);
+      if (shares != inputs.accounts->user_shares.end()) user.shares = shares->second;
+    }
     view.users.push_back(std::move(user));
   }
   return snapshot;
