@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/config/config_loader.h"
 #include "common/rpc/auth_metadata.h"
@@ -60,6 +62,8 @@ class AccountsTest : public ::testing::Test {
         RunShell(user == "root" ? mint : absl::StrCat("runuser -u ", user, " -- ", mint));
     EXPECT_EQ(cred.exit_code, 0) << cred.err;
     context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    // After a ctld restart the channel may still be backing off: wait for it.
+    context->set_wait_for_ready(true);
     context->AddMetadata(kCredentialMetadataKey,
                          std::string(absl::StripTrailingAsciiWhitespace(cred.out)));
   }
@@ -283,6 +287,18 @@ TEST_F(BankTest, NeverStartsMoreThanTheAccountHoldsAndChargesWhatRunsUsed) {
   ASSERT_TRUE(absl::SimpleAtod(GrantUsed(), &used)) << GrantUsed();
   EXPECT_NEAR(used, ActualCost(), 1.0 / 60) << "charged " << used;
   EXPECT_GT(used, 8 * 3.0 / 60);  // every job slept at least 4 s
+
+  // sshare: the allocation and what was used, and the usage in CPU-seconds.
+  const CommandResult share =
+      cluster_->Run("sshare -a -A grant -P -n -o Account,User,GrpTRESMins,GrpTRESRaw,RawUsage");
+  ASSERT_EQ(share.exit_code, 0) << share.err;
+  const std::vector<std::string> lines = absl::StrSplit(share.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << share.out;
+  EXPECT_EQ(lines[0], absl::StrCat(" grant||billing=100|billing=", static_cast<int>(used), "|",
+                                   std::llround(ActualCost() * 60)))
+      << share.out;
+  EXPECT_TRUE(absl::StartsWith(lines[1], absl::StrCat("  grant|", kAlice, "||billing=")))
+      << share.out;
 }
 
 TEST_F(BankTest, SafeRefusesAtSubmitWhatCouldOverdrawWithTwentySubmittedAtOnce) {

@@ -1,0 +1,298 @@
+#include "cli/sshare/sshare_format.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+
+namespace skiff {
+namespace {
+
+std::string Key(const std::string& account, const std::string& user, const std::string& partition) {
+  return absl::StrCat(account, "|", user, "|", partition);
+}
+
+enum class Column {
+  kAccount,
+  kCluster,
+  kEffectvUsage,
+  kFairShare,
+  kGrpTresMins,
+  kGrpTresRaw,
+  kId,
+  kLevelFs,
+  kNormShares,
+  kNormUsage,
+  kPartition,
+  kRawShares,
+  kRawUsage,
+  kTresRunMins,
+  kUser,
+};
+
+struct Field {
+  const char* name;
+  int width;  // negative: left-aligned
+  Column column;
+};
+
+// Slurm's field table, in its order (prefix matching picks the first).
+constexpr Field kFields[] = {
+    {"Account", -20, Column::kAccount},
+    {"Cluster", 10, Column::kCluster},
+    {"EffectvUsage", 13, Column::kEffectvUsage},
+    {"FairShare", 10, Column::kFairShare},
+    {"GrpTRESMins", 30, Column::kGrpTresMins},
+    {"GrpTRESRaw", 30, Column::kGrpTresRaw},
+    {"ID", 6, Column::kId},
+    {"LevelFS", 10, Column::kLevelFs},
+    {"NormShares", 11, Column::kNormShares},
+    {"NormUsage", 11, Column::kNormUsage},
+    {"Partition", 12, Column::kPartition},
+    {"RawShares", 10, Column::kRawShares},
+    {"RawUsage", 11, Column::kRawUsage},
+    {"TRESRunMins", 30, Column::kTresRunMins},
+    {"User", 10, Column::kUser},
+};
+
+absl::StatusOr<std::vector<Field>> ParseFormat(const std::string& format) {
+  std::vector<Field> out;
+  for (absl::string_view raw : absl::StrSplit(format, ',', absl::SkipEmpty())) {
+    std::string item(absl::StripAsciiWhitespace(raw));
+    int width = 0;
+    bool has_width = false;
+    if (size_t percent = item.find('%'); percent != std::string::npos) {
+      width = std::atoi(item.c_str() + percent + 1);
+      has_width = true;
+      item = item.substr(0, percent);
+    }
+    const Field* found = nullptr;
+    for (const Field& field : kFields) {
+      // Slurm compares the given text as a prefix of the field's name, any case.
+      if (!item.empty() && item.size() <= strlen(field.name) &&
+          absl::EqualsIgnoreCase(item, absl::string_view(field.name, item.size()))) {
+        found = &field;
+        break;
+      }
+    }
+    if (found == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid field requested: \"", item, "\""));
+    }
+    Field field = *found;
+    if (has_width) field.width = field.width < 0 ? -std::abs(width) : std::abs(width);
+    out.push_back(field);
+  }
+  return out;
+}
+
+std::string DefaultFormat(bool long_format) {
+  return long_format ? "A,User,RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare,GrpTRESMins,"
+                       "TRESRunMins"
+                     : "A,User,RawShares,NormShares,RawUsage,Eff,Fairshare";
+}
+
+std::string Double(double value) { return absl::StrFormat("%f", value); }
+
+std::string Billing(double minutes) {
+  return absl::StrCat("billing=", static_cast<int64_t>(std::floor(minutes)));
+}
+
+std::string Cell(const ShareRow& row, Column column, const std::string& cluster) {
+  switch (column) {
+    case Column::kAccount:
+      return std::string(static_cast<size_t>(row.depth), ' ') + row.account;
+    case Column::kCluster:
+      return cluster;
+    case Column::kEffectvUsage:
+      return Double(row.effective_usage);
+    case Column::kFairShare:
+      return Double(row.fairshare);
+    case Column::kGrpTresMins:
+      return row.grp_billing_mins >= 0 ? Billing(row.grp_billing_mins) : "";
+    case Column::kGrpTresRaw:
+      return Billing(row.used_billing_mins);
+    case Column::kId:
+      return absl::StrCat(row.id);
+    case Column::kLevelFs:
+      return "";  // FAIR_TREE only
+    case Column::kNormShares:
+      return Double(row.norm_shares);
+    case Column::kNormUsage:
+      return Double(row.norm_usage);
+    case Column::kPartition:
+      return row.partition;
+    case Column::kRawShares:
+      return row.depth == 0 && row.user.empty() ? "" : absl::StrCat(row.raw_shares);
+    case Column::kRawUsage:
+      return absl::StrCat(static_cast<uint64_t>(std::llround(std::max(0.0, row.raw_usage))));
+    case Column::kTresRunMins:
+      return Billing(row.held_billing_mins);
+    case Column::kUser:
+      return row.user;
+  }
+  return "";
+}
+
+std::string Fixed(const std::string& text, int width) {
+  const size_t len = static_cast<size_t>(std::abs(width));
+  std::string cut = text.substr(0, len);
+  std::string pad(len - cut.size(), ' ');
+  return (width < 0 ? cut + pad : pad + cut) + " ";
+}
+
+double Lookup(const google::protobuf::Map<std::string, double>& map, const std::string& key) {
+  auto it = map.find(key);
+  return it == map.end() ? 0.0 : it->second;
+}
+
+}  // namespace
+
+std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
+  // Depth and parent of every association, from the depth-first order.
+  std::map<std::string, int> account_depth;
+  std::map<std::string, std::string> parent_of;  // account -> parent account
+  std::vector<ShareRow> rows;
+  std::map<std::string, double> subtree_usage;  // account -> raw usage of its subtree
+  for (const v1::AssocInfo& assoc : reply.assocs()) {
+    ShareRow row;
+    row.account = assoc.account();
+    row.user = assoc.user();
+    row.partition = assoc.partition();
+    row.id = assoc.id();
+    row.raw_shares = assoc.limits().has_fairshare() ? assoc.limits().fairshare() : 1;
+    row.norm_shares =
+        Lookup(reply.norm_shares(), Key(assoc.account(), assoc.user(), assoc.partition()));
+    if (assoc.user().empty()) {
+      parent_of[assoc.account()] = assoc.parent_account();
+      auto parent = account_depth.find(assoc.parent_account());
+      row.depth = parent == account_depth.end() ? 0 : parent->second + 1;
+      account_depth[assoc.account()] = row.depth;
+      row.grp_billing_mins =
+          assoc.limits().has_grp_billing_mins() ? assoc.limits().grp_billing_mins() : -1;
+      row.used_billing_mins = Lookup(reply.used_billing_mins(), assoc.account());
+      row.held_billing_mins = Lookup(reply.held_billing_mins(), assoc.account());
+    } else {
+      row.depth = account_depth[assoc.account()] + 1;
+      const std::string key = absl::StrCat(assoc.account(), "|", assoc.user());
+      row.raw_usage = Lookup(reply.raw_usage(), key);
+      row.used_billing_mins = Lookup(reply.used_billing_mins(), key);
+      row.held_billing_mins = Lookup(reply.held_billing_mins(), key);
+      // A user's usage counts in every account above it.
+      std::string up = assoc.account();
+      for (size_t guard = 0; !up.empty() && guard <= static_cast<size_t>(reply.assocs_size());
+           ++guard) {
+        subtree_usage[up] += row.raw_usage;
+        auto next = parent_of.find(up);
+        up = next == parent_of.end() ? "" : next->second;
+      }
+    }
+    rows.push_back(row);
+  }
+  const double total = subtree_usage["root"];
+  // Siblings' raw shares per parent, for the effective usage.
+  std::map<std::string, double> level_shares;  // parent account -> sum of children's shares
+  for (const ShareRow& row : rows) {
+    if (row.depth == 0) continue;
+    const std::string parent = row.user.empty() ? parent_of[row.account] : row.account;
+    level_shares[parent] += std::max(0, row.raw_shares);
+  }
+  std::map<std::string, double> effective;  // account -> its effective usage
+  for (ShareRow& row : rows) {
+    if (row.user.empty()) row.raw_usage = subtree_usage[row.account];
+    row.norm_usage = total > 0 ? row.raw_usage / total : 0;
+    if (row.depth == 0) {
+      row.effective_usage = row.norm_usage;
+    } else {
+      // Slurm's classic effective usage: own normalized usage, pulled toward the
+      // parent's by this association's share of its level.
+      const std::string parent = row.user.empty() ? parent_of[row.account] : row.account;
+      const double level = level_shares[parent];
+      const double parent_effective = effective[parent];
+      row.effective_usage = level > 0 ? row.norm_usage + (parent_effective - row.norm_usage) *
+                                                             std::max(0, row.raw_shares) / level
+                                      : row.norm_usage;
+    }
+    if (row.user.empty()) effective[row.account] = row.effective_usage;
+    row.fairshare = row.norm_shares > 0 ? std::exp2(-row.effective_usage / row.norm_shares) : 0;
+  }
+  return rows;
+}
+
+absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
+                                         const SshareOptions& options) {
+  absl::StatusOr<std::vector<Field>> fields =
+      ParseFormat(options.format.empty() ? DefaultFormat(options.long_format) : options.format);
+  if (!fields.ok()) return fields.status();
+  std::vector<ShareRow> rows = ComputeShares(reply);
+
+  // -A: only those accounts' subtrees.
+  std::set<std::string> in_scope;
+  if (!options.accounts.empty()) {
+    std::map<std::string, std::string> parent_of;
+    for (const v1::AssocInfo& assoc : reply.assocs()) {
+      if (assoc.user().empty()) parent_of[assoc.account()] = assoc.parent_account();
+    }
+    for (const ShareRow& row : rows) {
+      for (std::string up = row.account; !up.empty();) {
+        if (std::find_if(options.accounts.begin(), options.accounts.end(),
+                         [&](const std::string& a) { return absl::EqualsIgnoreCase(a, up); }) !=
+            options.accounts.end()) {
+          in_scope.insert(row.account);
+          break;
+        }
+        auto next = parent_of.find(up);
+        if (next == parent_of.end() || next->second == up) break;
+        up = next->second;
+      }
+    }
+  }
+  std::vector<std::string> users = options.users;
+  if (users.empty() && !options.all_users) users.push_back(options.caller);
+
+  const bool parsable = options.parsable || options.parsable2;
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (!parsable) {
+        out += Fixed(cells[i], (*fields)[i].width);
+      } else {
+        out += cells[i];
+        if (i + 1 < cells.size() || options.parsable) out += "|";
+      }
+    }
+    out += "\n";
+  };
+  if (!options.no_header) {
+    std::vector<std::string> names, dashes;
+    for (const Field& field : *fields) {
+      names.push_back(field.name);
+      dashes.push_back(std::string(static_cast<size_t>(std::abs(field.width)), '-'));
+    }
+    emit(names);
+    if (!parsable) emit(dashes);
+  }
+  for (const ShareRow& row : rows) {
+    if (!options.accounts.empty() && in_scope.count(row.account) == 0) continue;
+    if (row.user.empty()) {
+      if (options.users_only) continue;
+    } else if ((!options.users.empty() || !options.all_users) &&
+               std::find(users.begin(), users.end(), row.user) == users.end()) {
+      continue;
+    }
+    std::vector<std::string> cells;
+    for (const Field& field : *fields) cells.push_back(Cell(row, field.column, reply.cluster()));
+    emit(cells);
+  }
+  return out;
+}
+
+}  // namespace skiff

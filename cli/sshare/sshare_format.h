@@ -1,0 +1,61 @@
+// sshare as pure functions: the association tree of a GetAccountsReply to the
+// rows Slurm 22.05's sshare prints (src/sshare/process.c): shares normalized
+// level by level, usage raw, normalized and effective, and the fair-share
+// factor. Skiff computes Slurm's classic factor, 2^(-EffectvUsage/NormShares)
+// (PriorityFlags without FAIR_TREE), for account and user lines alike.
+//
+// Service units show in the long listing: GrpTRESMins is the account's
+// GrpTRESMins=billing allocation, GrpTRESRaw the billing-minutes its ended runs
+// used, TRESRunMins what its running jobs hold.
+#ifndef SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_
+#define SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/ctld.pb.h"
+
+namespace skiff {
+
+struct SshareOptions {
+  bool all_users = false;             // -a
+  std::vector<std::string> accounts;  // -A: these accounts' subtrees
+  std::vector<std::string> users;     // -u: these users' lines (and their accounts)
+  bool users_only = false;            // -U
+  bool long_format = false;           // -l
+  bool no_header = false;             // -n
+  bool parsable = false;              // -p
+  bool parsable2 = false;             // -P
+  std::string format;                 // -o
+  std::string caller;                 // the user running sshare (lines shown without -a/-u)
+};
+
+// One association as sshare computes it.
+struct ShareRow {
+  std::string account;
+  std::string user;  // "" for an account's line
+  int depth = 0;     // root 0
+  std::string partition;
+  uint64_t id = 0;
+  int32_t raw_shares = 1;
+  double norm_shares = 0;
+  double raw_usage = 0;   // billing-seconds, decayed
+  double norm_usage = 0;  // over the root's
+  double effective_usage = 0;
+  double fairshare = 0;
+  double grp_billing_mins = -1;  // -1 = none
+  double used_billing_mins = 0;
+  double held_billing_mins = 0;
+};
+
+// Every association in the reply's (depth-first) order, with the figures.
+std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply);
+
+// The table. Errors: InvalidArgument `Invalid field requested: "X"`.
+absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
+                                         const SshareOptions& options);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_

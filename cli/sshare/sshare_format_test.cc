@@ -1,0 +1,109 @@
+#include "cli/sshare/sshare_format.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+v1::AssocInfo Assoc(const std::string& account, const std::string& user, const std::string& parent,
+                    int shares = 1) {
+  v1::AssocInfo assoc;
+  assoc.set_account(account);
+  assoc.set_user(user);
+  assoc.set_parent_account(parent);
+  if (shares != 1) assoc.mutable_limits()->set_fairshare(shares);
+  return assoc;
+}
+
+// root: {root/root, research: {research/alice, research/bob}}; alice used 3000
+// billing-seconds, bob 1000; research holds 100 service units.
+v1::GetAccountsReply Lab() {
+  v1::GetAccountsReply reply;
+  reply.set_cluster("lab");
+  *reply.add_assocs() = Assoc("root", "", "");
+  *reply.add_assocs() = Assoc("root", "root", "");
+  *reply.add_assocs() = Assoc("research", "", "root");
+  reply.mutable_assocs(2)->mutable_limits()->set_grp_billing_mins(100);
+  *reply.add_assocs() = Assoc("research", "alice", "");
+  *reply.add_assocs() = Assoc("research", "bob", "");
+  auto& norm = *reply.mutable_norm_shares();
+  norm["root||"] = 1.0;
+  norm["root|root|"] = 0.5;
+  norm["research||"] = 0.5;
+  norm["research|alice|"] = 0.25;
+  norm["research|bob|"] = 0.25;
+  (*reply.mutable_raw_usage())["research|alice"] = 3000;
+  (*reply.mutable_raw_usage())["research|bob"] = 1000;
+  (*reply.mutable_used_billing_mins())["research"] = 66.7;
+  (*reply.mutable_held_billing_mins())["research"] = 30;
+  return reply;
+}
+
+TEST(Sshare, UsageIsNormalizedOverTheRootAndPulledTowardTheParent) {
+  std::vector<ShareRow> rows = ComputeShares(Lab());
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].depth, 0);
+  EXPECT_DOUBLE_EQ(rows[0].raw_usage, 4000);
+  EXPECT_DOUBLE_EQ(rows[0].effective_usage, 1.0);
+  EXPECT_EQ(rows[2].depth, 1);
+  EXPECT_DOUBLE_EQ(rows[2].norm_usage, 1.0);
+  // research: 1 + (1 - 1) * 1/2 = 1; alice: 0.75 + (1 - 0.75) * 1/2 = 0.875
+  EXPECT_DOUBLE_EQ(rows[2].effective_usage, 1.0);
+  EXPECT_EQ(rows[3].depth, 2);
+  EXPECT_DOUBLE_EQ(rows[3].effective_usage, 0.875);
+  EXPECT_DOUBLE_EQ(rows[3].fairshare, std::exp2(-0.875 / 0.25));
+  // root/root used nothing: 0 + (1 - 0) * 1/2
+  EXPECT_DOUBLE_EQ(rows[1].effective_usage, 0.5);
+}
+
+TEST(Sshare, DefaultTableShowsTheTreeAndOnlyTheCallersUserLines) {
+  SshareOptions options;
+  options.caller = "alice";
+  absl::StatusOr<std::string> out = FormatSshare(Lab(), options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(*out,
+            "Account                    User  RawShares  NormShares    RawUsage  EffectvUsage  "
+            "FairShare \n"
+            "-------------------- ---------- ---------- ----------- ----------- ------------- "
+            "---------- \n"
+            "root                                          1.000000        4000      1.000000   "
+            "0.500000 \n"
+            " research                                1    0.500000        4000      1.000000   "
+            "0.250000 \n"
+            "  research                alice          1    0.250000        3000      0.875000   "
+            "0.088388 \n");
+}
+
+TEST(Sshare, LongParsableAllUsersShowServiceUnits) {
+  SshareOptions options;
+  options.all_users = true;
+  options.long_format = true;
+  options.parsable2 = true;
+  options.accounts = {"research"};
+  absl::StatusOr<std::string> out = FormatSshare(Lab(), options);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(*out,
+            "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|"
+            "GrpTRESMins|TRESRunMins\n"
+            " research||1|0.500000|4000|1.000000|1.000000|0.250000|billing=100|billing=30\n"
+            "  research|alice|1|0.250000|3000|0.750000|0.875000|0.088388||billing=0\n"
+            "  research|bob|1|0.250000|1000|0.250000|0.625000|0.176777||billing=0\n");
+}
+
+TEST(Sshare, FormatFieldsByPrefixAndBadOnesNamed) {
+  SshareOptions options;
+  options.all_users = true;
+  options.users_only = true;
+  options.no_header = true;
+  options.parsable = true;
+  options.format = "acc,u,grptresraw";
+  absl::StatusOr<std::string> out = FormatSshare(Lab(), options);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(*out,
+            " root|root|billing=0|\n  research|alice|billing=0|\n  research|bob|billing=0|\n");
+  options.format = "Account,Bogus";
+  EXPECT_EQ(FormatSshare(Lab(), options).status().message(), "Invalid field requested: \"Bogus\"");
+}
+
+}  // namespace
+}  // namespace skiff
