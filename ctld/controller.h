@@ -141,6 +141,11 @@ class Controller {
   // last commit without taking the controller's lock. Jobs still in memory
   // carry their current priority.
   absl::StatusOr<std::vector<Job>> AccountingJobs(const JobQuery& query);
+  // sreport: allocated CPU-seconds per account and user in [start, end), from
+  // the store (no lock).
+  absl::StatusOr<std::vector<JobStore::UsageSum>> UsageSums(int64_t start, int64_t end) {
+    return store_.SumUsage(start, end, clock_.Now());
+  }
   // Per-job outcomes; an error for the whole call when it could not be stored.
   absl::StatusOr<std::vector<CancelOutcome>> CancelJobs(const Caller& caller,
                                                         const CancelSpec& spec);

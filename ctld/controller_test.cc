@@ -60,6 +60,9 @@ class FakeStore : public JobStore {
     return out;
   }
   absl::Status ForgetSpecs(int64_t) override { return absl::OkStatus(); }
+  absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t, int64_t, int64_t) override {
+    return std::vector<UsageSum>{};
+  }
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -453,6 +453,34 @@ grpc::Status CtldService::UpdateAccounts(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
+                                         const v1::GetUsageReportRequest* request,
+                                         v1::GetUsageReportReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const int64_t end = request->end() != 0 ? request->end() : time(nullptr);
+  if (request->start() >= end) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "start time must be before the end time");
+  }
+  absl::StatusOr<std::vector<JobStore::UsageSum>> sums =
+      controller_.UsageSums(request->start(), end);
+  if (!sums.ok()) return ToGrpcStatus(sums.status());
+  for (const JobStore::UsageSum& sum : *sums) {
+    v1::UsageRow* row = reply->add_rows();
+    row->set_account(sum.account);
+    row->set_user(sum.user);
+    row->set_cpu_seconds(sum.cpu_seconds);
+  }
+  int64_t cpus = 0;
+  for (const Node& node : controller_.SnapshotNodes({})) cpus += node.config.cpus;
+  reply->set_total_cpus(cpus);
+  reply->set_cluster(controller_.config()->cluster_name);
+  reply->set_start(request->start());
+  reply->set_end(end);
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                                  v1::GetQosReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);

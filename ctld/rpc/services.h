@@ -53,6 +53,9 @@ class CtldService final : public v1::Ctld::Service {
   grpc::Status UpdateAccounts(grpc::ServerContext* context,
                               const v1::UpdateAccountsRequest* request,
                               v1::UpdateAccountsReply* reply) override;
+  grpc::Status GetUsageReport(grpc::ServerContext* context,
+                              const v1::GetUsageReportRequest* request,
+                              v1::GetUsageReportReply* reply) override;
   grpc::Status GetAccounting(grpc::ServerContext* context,
                              const v1::GetAccountingRequest* request,
                              v1::GetAccountingReply* reply) override;

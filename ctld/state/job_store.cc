@@ -28,7 +28,6 @@ CREATE TABLE IF NOT EXISTS jobs (
   exit_code INTEGER NOT NULL,
   record BLOB NOT NULL            -- v1::JobRecord
 );
-CREATE INDEX IF NOT EXISTS jobs_active ON jobs(final, end_time);
 CREATE INDEX IF NOT EXISTS jobs_user ON jobs(uid, final, end_time);
 -- The submitted spec (script, environment, paths): large, written once, and
 -- dropped once the job has left ctld's memory, so that a finished job's row
@@ -56,8 +55,15 @@ constexpr struct {
     {"alloc_cpus", "ALTER TABLE jobs ADD COLUMN alloc_cpus INTEGER NOT NULL DEFAULT 0"},
 };
 
-constexpr char kArrayIndex[] =
-    "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(array_job_id) WHERE array_job_id != 0;";
+// Indexes over columns added later. jobs_usage starts with (final, end_time),
+// which loading and sacct's windows range over, and covers sreport's sums so
+// they never touch the table; it replaces the first schema's jobs_active.
+constexpr char kLaterIndexes[] = R"sql(
+CREATE INDEX IF NOT EXISTS jobs_array ON jobs(array_job_id) WHERE array_job_id != 0;
+CREATE INDEX IF NOT EXISTS jobs_usage
+  ON jobs(final, end_time, start_time, alloc_cpus, account, user_name);
+DROP INDEX IF EXISTS jobs_active;
+)sql";
 
 constexpr char kUpsert[] = R"sql(
 INSERT INTO jobs (id, version, state, final, uid, user_name, name, partition, submit_time,
@@ -106,7 +112,7 @@ absl::Status AddMissingColumns(sqlite3* db) {
     if (have.count(column.name) != 0) continue;
     if (absl::Status s = Exec(db, column.add); !s.ok()) return s;
   }
-  return Exec(db, kArrayIndex);
+  return Exec(db, kLaterIndexes);
 }
 
 // Runs a prepared SELECT whose first column is a JobRecord (and whose second,
@@ -383,6 +389,43 @@ absl::StatusOr<std::vector<Job>> SqliteJobStore::QueryJobs(const JobQuery& query
                          [](const Job& a, const Job& b) { return a.id == b.id; }),
              jobs.end());
   return jobs;
+}
+
+absl::StatusOr<std::vector<JobStore::UsageSum>> SqliteJobStore::SumUsage(int64_t start, int64_t end,
+                                                                         int64_t now) {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  // Two index ranges (ended in or after the window; not ended), then the sums.
+  const char* sql = R"sql(
+SELECT account, user_name,
+       SUM(alloc_cpus * (MIN(CASE WHEN end_time = 0 THEN ?3 ELSE end_time END, ?2)
+                         - MAX(start_time, ?1)))
+FROM (SELECT account, user_name, alloc_cpus, start_time, end_time FROM jobs
+        WHERE final = 1 AND end_time > ?1
+      UNION ALL
+      SELECT account, user_name, alloc_cpus, start_time, end_time FROM jobs
+        WHERE final = 0 AND start_time > 0)
+WHERE start_time > 0 AND start_time < ?2 AND alloc_cpus > 0
+  AND MIN(CASE WHEN end_time = 0 THEN ?3 ELSE end_time END, ?2) > MAX(start_time, ?1)
+GROUP BY account, user_name ORDER BY account, user_name)sql";
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(read_db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(read_db_, "prepare usage sums");
+  }
+  sqlite3_bind_int64(stmt, 1, start);
+  sqlite3_bind_int64(stmt, 2, end);
+  sqlite3_bind_int64(stmt, 3, now);
+  std::vector<UsageSum> out;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    UsageSum sum;
+    sum.account = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    sum.user = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+    sum.cpu_seconds = sqlite3_column_double(stmt, 2);
+    out.push_back(std::move(sum));
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteError(read_db_, "usage sums");
+  return out;
 }
 
 absl::Status SqliteJobStore::ForgetSpecs(int64_t done_before) {

@@ -56,6 +56,17 @@ class JobStore {
   // their specs. Reads the last commit; never waits for Save.
   virtual absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) = 0;
 
+  // Allocated CPU-seconds per (account, user) of every run that overlapped
+  // [start, end), clipped to it; runs still going count up to `now`. Summed in
+  // SQL from the jobs table's columns, without decoding records.
+  struct UsageSum {
+    std::string account;
+    std::string user;
+    double cpu_seconds = 0;
+  };
+  virtual absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end,
+                                                         int64_t now) = 0;
+
   // Drops the submitted specs (script, environment) of jobs done before
   // `done_before`: they have left ctld's memory and cannot run again.
   virtual absl::Status ForgetSpecs(int64_t done_before) = 0;
@@ -83,6 +94,7 @@ class SqliteJobStore final : public JobStore {
   absl::StatusOr<uint64_t> MaxJobId() override;
   absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override;
   absl::Status ForgetSpecs(int64_t done_before) override;
+  absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end, int64_t now) override;
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override;
   absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override;

@@ -175,6 +175,32 @@ TEST(SqliteJobStore, OpensADatabaseFromBeforeArrayColumnsAndSpecTable) {
   EXPECT_EQ(array->size(), 2u);
 }
 
+TEST(SqliteJobStore, SumsAllocatedCpuSecondsInsideTheWindow) {
+  auto store = SqliteJobStore::Open(DbPath("usage"));
+  ASSERT_TRUE(store.ok());
+  Job before = MakeJob(1, JobState::kCompleted, 1);  // ran 0-100: outside
+  before.start_time = 1;
+  before.end_time = 100;
+  Job across = MakeJob(2, JobState::kCompleted, 1);  // 2 CPUs, 150-300: 200-220 inside
+  across.start_time = 150;
+  across.end_time = 300;
+  across.cpus_per_node = 2;
+  across.account = "research";
+  Job running = MakeJob(3, JobState::kRunning, 1);  // 1 CPU since 180: to now=250, clipped at 220
+  running.start_time = 180;
+  running.cpus_per_node = 1;
+  running.account = "research";
+  Job pending = MakeJob(4, JobState::kPending, 1);
+  pending.nodes.clear();
+  ASSERT_TRUE((*store)->Save({before, across, running, pending}).ok());
+  auto sums = (*store)->SumUsage(200, 220, 250);
+  ASSERT_TRUE(sums.ok()) << sums.status();
+  ASSERT_EQ(sums->size(), 1u);
+  EXPECT_EQ((*sums)[0].account, "research");
+  EXPECT_EQ((*sums)[0].user, "alice");
+  EXPECT_DOUBLE_EQ((*sums)[0].cpu_seconds, 2 * 20 + 1 * 20);
+}
+
 TEST(SqliteJobStore, ConcurrentSaversAllLand) {
   auto store = SqliteJobStore::Open(DbPath("concurrent"));
   ASSERT_TRUE(store.ok());
