@@ -587,6 +587,18 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"AuthType", [](std::string_view v,
                           G& g) { return SetChoice(v, {"auth/munge"}, g.config.auth_type); }},
           {"AuthInfo", SetAuthInfo},
+          // Slurm's default is proctrack/cgroup; Skiff's stays process groups so that a
+          // cluster without cgroup.conf keeps its behaviour (noded/cgroup/).
+          {"ProctrackType",
+           [](std::string_view v, G& g) {
+             return SetChoice(v,
+                              {"proctrack/pgid", "proctrack/linuxproc", "proctrack/cgroup",
+                               "proctrack/cray_aries"},
+                              g.config.proctrack_type);
+           }},
+          // A comma list (task/affinity,task/cgroup); only task/cgroup changes anything.
+          {"TaskPlugin",
+           [](std::string_view v, G& g) { return SetString(v, g.config.task_plugin); }},
           {"BurstBufferType",
            [](std::string_view v, G& g) {
              if (v.empty()) return SetString(v, g.config.burst_buffer_type);
@@ -775,7 +787,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "PriorityWeightAssoc",
        "PriorityWeightTRES",
        "PrivateData",
-       "ProctrackType",
        "Prolog",
        "PrologFlags",
        "PropagatePrioProcess",
@@ -820,7 +831,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "SwitchParameters",
        "SwitchType",
        "TaskEpilog",
-       "TaskPlugin",
        "TaskPluginParam",
        "TaskProlog",
        "TCPTimeout",

@@ -129,7 +129,10 @@ struct SkiffConfig {
   std::string auth_type = "auth/munge";   // AuthType: auth/munge (only)
   std::string auth_socket;                // AuthInfo=socket=PATH, empty = munge's default
   std::string burst_buffer_type;          // BurstBufferType: "" or burst_buffer/lua
-  std::vector<std::string> gres_types;    // GresTypes=gpu
+  std::string proctrack_type = "proctrack/pgid";  // ProctrackType; proctrack/cgroup: noded
+                                                  //   tracks each job in a cgroup
+  std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
+  std::vector<std::string> gres_types;                      // GresTypes=gpu
   std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b
   std::map<std::string, std::string> slurmd_parameters;     // SlurmdParameters=config_overrides
   std::string preempt_type = "preempt/none";                // PreemptType
