@@ -17,6 +17,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/guarded_server.h"
+#include "noded/cgroup/confinement.h"
 #include "noded/hardware.h"
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
@@ -98,6 +99,17 @@ int Run(int argc, char** argv) {
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
   job_options.fence_lease = std::chrono::seconds(config.FenceLeaseSeconds());
+  absl::StatusOr<Confinement> confinement = SetUpConfinement(config, loaded->cgroup, *node, *gres);
+  if (!confinement.ok()) {
+    logger.error("{}", std::string(confinement.status().message()));
+    return Fatal(std::string(confinement.status().message()));
+  }
+  logger.info("{}", confinement->log_line);  // the one line on cgroups: used, or why not
+  job_options.cgroups = confinement->cgroups;
+  job_options.cgroup_settings = confinement->settings;
+  job_options.node_cpus = confinement->node_cpus;
+  job_options.host_cpus = confinement->host_cpus;
+  job_options.gpu_devices = confinement->gpu_devices;
   if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
     logger.error(
         "shepherd {} is not executable: every job launched here will fail "
