@@ -5,6 +5,7 @@
 // skip themselves where the host has no writable cgroup hierarchy; the fallback
 // tests run everywhere.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -240,6 +241,44 @@ TEST_F(CgroupTest, TheScriptsEndKillsWhatItLeftBehind) {
   ASSERT_GT(left, 0);
   EXPECT_TRUE(Eventually(20, [&] { return Gone(left); })) << "pid " << left << " survived";
   EXPECT_TRUE(Eventually(20, [&] { return !CgroupExists("n1", id); }));
+}
+
+// A restarted noded re-adopts a running job with its CPUs (kept in the job's
+// spec file): a new job does not get them, and scancel still reaches the whole
+// cgroup of the re-adopted one.
+TEST_F(CgroupTest, ARestartedNodedKeepsARunningJobsCpusAndCgroup) {
+  const uint64_t first = JobIdFrom(cluster_->Run(
+      absl::StrCat("sbatch -w n4 -c 1 -o ", Out("keep-%j.out"),
+                   " --wrap='grep Cpus_allowed_list /proc/self/status; sleep 1000'")));
+  ASSERT_GT(first, 0u);
+  std::string a;
+  ASSERT_TRUE(Eventually(60, [&] {
+    a = ReadFile(Out(absl::StrCat("keep-", first, ".out")));
+    return a.find("Cpus_allowed_list") != std::string::npos;
+  }));
+  const pid_t noded = cluster_->Pid("noded-n4");
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+  CommandResult up = cluster_->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Log("noded-n4.log").find(absl::StrCat("JobId=", first, " re-adopted")) !=
+           std::string::npos;
+  })) << cluster_->Log("noded-n4.log");
+
+  const uint64_t second =
+      JobIdFrom(cluster_->Run(absl::StrCat("sbatch -w n4 -c 1 -o ", Out("keep-%j.out"),
+                                           " --wrap='grep Cpus_allowed_list /proc/self/status'")));
+  ASSERT_GT(second, 0u);
+  WaitForState(*cluster_, second, "COMPLETED");
+  const std::string b = ReadFile(Out(absl::StrCat("keep-", second, ".out")));
+  if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    EXPECT_NE(a, b) << "the new job got the re-adopted job's CPU";
+  }
+  ASSERT_EQ(cluster_->Run(absl::StrCat("scancel ", first)).exit_code, 0);
+  EXPECT_NE(WaitForState(*cluster_, first, "CANCELLED").find("JobState=CANCELLED"),
+            std::string::npos);
+  EXPECT_TRUE(Eventually(20, [&] { return !CgroupExists("n4", first); }));
 }
 
 // ------------------------------------------------------------------ fallback
