@@ -6,9 +6,10 @@
 //      memory, cpuset, devices (when their constraint is on).
 //   v2 (the unified hierarchy, <mount>/skiff/<node>/job_<id>): cgroup.procs,
 //      cgroup.kill (cgroup.freeze before 5.14), memory.max / memory.swap.max,
-//      cpuset.cpus, memory.events. Devices on v2 need an eBPF program
-//      (BPF_PROG_TYPE_CGROUP_DEVICE); Skiff does not load one, so Prepare refuses
-//      ConstrainDevices=yes there instead of running jobs unconfined.
+//      cpuset.cpus, memory.events; devices through an eBPF program
+//      (BPF_PROG_TYPE_CGROUP_DEVICE, written out here without libbpf) attached
+//      to each job's cgroup. Where it cannot be loaded, PrepareNode refuses
+//      ConstrainDevices=yes (naming the failure) instead of running jobs unconfined.
 //
 // Used by noded (creates, signals, removes) and by the shepherd (the job child
 // joins; the shepherd kills what is left, reads the OOM count and removes the

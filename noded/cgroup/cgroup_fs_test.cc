@@ -168,13 +168,99 @@ TEST(DetectCgroupVersion, NamesWhatIsMissing) {
   EXPECT_THAT(std::string(v2.status().message()), HasSubstr("CgroupPlugin=cgroup/v2"));
 }
 
-TEST(CgroupsV2, RefusesConstrainDevices) {
-  CgroupSettings settings;
-  settings.constrain_devices = true;
+TEST(CgroupsV2, RefusesConstrainDevicesWithoutALoadableBpfProgram) {
+  if (geteuid() == 0) GTEST_SKIP() << "root can load the device program (CgroupV2Test uses it)";
   std::unique_ptr<Cgroups> v2 = MakeCgroups(CgroupVersion::kV2, "/nonexistent", {"devices"});
   absl::Status s = v2->PrepareNode("skiff/x");
   EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(s.message()), HasSubstr("eBPF"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("BPF_PROG_LOAD"));
+}
+
+// The v2 backend where a v2 hierarchy is mounted: /sys/fs/cgroup itself, or
+// /sys/fs/cgroup/unified beside v1 controllers (a hybrid host, without v2
+// controllers: process tracking, cgroup.kill and the device program still work).
+class CgroupV2Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "cgroups need root";
+    for (const char* mount : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}) {
+      if (access(absl::StrCat(mount, "/cgroup.controllers").c_str(), F_OK) == 0) {
+        mount_ = mount;
+        break;
+      }
+    }
+    if (mount_.empty()) GTEST_SKIP() << "no cgroup v2 hierarchy mounted";
+    CgroupSettings settings;
+    settings.constrain_devices = true;
+    cgroups_ = MakeCgroups(CgroupVersion::kV2, mount_,
+                           NeededControllers(CgroupVersion::kV2, mount_, settings));
+    node_rel_ = absl::StrCat("skiff/fs_test_v2_", getpid());
+    if (absl::Status s = cgroups_->PrepareNode(node_rel_); !s.ok()) {
+      cgroups_.reset();
+      GTEST_SKIP() << "cgroup v2 hierarchy not usable: " << s.message();
+    }
+    job_rel_ = node_rel_ + "/job_1";
+  }
+
+  void TearDown() override {
+    if (!cgroups_) return;
+    (void)cgroups_->KillAll(job_rel_);
+    for (int i = 0; i < 200 && !cgroups_->Pids(job_rel_).empty(); ++i) usleep(10000);
+    (void)cgroups_->Remove(job_rel_);
+    rmdir(absl::StrCat(mount_, "/", node_rel_).c_str());
+  }
+
+  pid_t StartInJob(const std::string& script) {
+    std::vector<std::string> files = cgroups_->ProcsFiles(job_rel_);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      for (const std::string& f : files) {
+        if (WritePidAsyncSignalSafe(f.c_str(), getpid()) != 0) _exit(90);
+      }
+      execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+      _exit(91);
+    }
+    return pid;
+  }
+
+  std::string mount_;
+  std::unique_ptr<Cgroups> cgroups_;
+  std::string node_rel_;
+  std::string job_rel_;
+};
+
+TEST_F(CgroupV2Test, DeviceProgramDeniesOnlyTheListedDevices) {
+  JobCgroupLimits limits;
+  limits.denied_devices = {{'c', 1, 7}};  // /dev/full
+  ASSERT_TRUE(cgroups_->CreateJob(job_rel_, limits).ok());
+  const pid_t pid = StartInJob(
+      "(exec 3>/dev/null) || exit 3; (exec 4</dev/zero) || exit 4; "
+      "(exec 5>/dev/full) 2>/dev/null && exit 5; exit 0");
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // Reused for another job: the new program replaces the old one.
+  ASSERT_TRUE(cgroups_->CreateJob(job_rel_, {}).ok());
+  const pid_t again = StartInJob("(exec 5>/dev/full) || exit 5; exit 0");
+  ASSERT_EQ(waitpid(again, &status, 0), again);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST_F(CgroupV2Test, KillReachesProcessesOutsideTheSession) {
+  ASSERT_TRUE(cgroups_->CreateJob(job_rel_, {}).ok());
+  const pid_t pid = StartInJob("setsid sh -c 'sleep 300 & sleep 300' & sleep 300");
+  for (int i = 0; i < 200 && cgroups_->Pids(job_rel_).size() < 4; ++i) usleep(10000);
+  EXPECT_GE(cgroups_->Pids(job_rel_).size(), 4u);
+  ASSERT_TRUE(cgroups_->KillAll(job_rel_).ok());
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  for (int i = 0; i < 200 && !cgroups_->Pids(job_rel_).empty(); ++i) usleep(10000);
+  EXPECT_THAT(cgroups_->Pids(job_rel_), IsEmpty());
+  EXPECT_TRUE(cgroups_->Remove(job_rel_).ok());
 }
 
 TEST(WritePidAsyncSignalSafe, WritesDecimal) {

@@ -107,11 +107,9 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(dir_template, options));
   std::map<std::string, std::string> files = options.files;
   if (options.cgroups) {
-    // Devices only on v1: on v2 noded refuses ConstrainDevices=yes (no eBPF program).
-    files.emplace(
-        "etc/cgroup.conf",
-        absl::StrCat("ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\n",
-                     IsV2() ? "" : "ConstrainDevices=yes\n"));
+    files.emplace("etc/cgroup.conf",
+                  "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\n"
+                  "ConstrainDevices=yes\n");
   }
   for (const auto& [relative, contents] : files) {
     const std::string path = absl::StrCat(dir_template, "/", relative);
