@@ -179,7 +179,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
   }
   std::vector<std::pair<std::string, std::string>> rest = {
       {"PrivateData", c.private_data.empty() ? "none" : absl::StrJoin(c.private_data, ",")},
-      {"ProctrackType", "proctrack/linuxproc"},
+      {"ProctrackType", c.proctrack_type},
       {"Prolog", kNull},
       {"PrologEpilogTimeout", absl::StrCat(c.prolog_epilog_timeout)},
       {"PrologSlurmctld", OrNull(c.prolog_ctld)},
@@ -246,7 +246,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"SwitchParameters", kNull},
       {"SwitchType", "switch/none"},
       {"TaskEpilog", kNull},
-      {"TaskPlugin", "task/none"},
+      {"TaskPlugin", c.task_plugin.empty() ? "task/none" : c.task_plugin},
       {"TaskPluginParam", "(null type)"},
       {"TaskProlog", kNull},
       {"TCPTimeout", "2 sec"},
