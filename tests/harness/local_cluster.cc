@@ -144,6 +144,11 @@ LocalCluster::~LocalCluster() {
         rmdir(absl::StrCat(kCgroupMount, "/", controller, "/skiff/n", i).c_str());
       }
     }
+    // The shared parent too, once no other cluster uses it (rmdir fails otherwise).
+    rmdir(absl::StrCat(kCgroupMount, "/skiff").c_str());
+    for (const char* controller : kV1Controllers) {
+      rmdir(absl::StrCat(kCgroupMount, "/", controller, "/skiff").c_str());
+    }
   }
   if (getenv("SKIFF_KEEP_CLUSTER") == nullptr) {
     RunShell(absl::StrCat("rm -rf ", ShellQuote(dir_)));
