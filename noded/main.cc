@@ -18,7 +18,9 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/guarded_server.h"
 #include "noded/cgroup/confinement.h"
+#include "noded/ctld_node_control.h"
 #include "noded/hardware.h"
+#include "noded/health_check.h"
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
 #include "noded/noded_service.h"
@@ -164,6 +166,21 @@ int Run(int argc, char** argv) {
   logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
               node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
   agent.Start();
+  // HealthCheckProgram: at start, then every HealthCheckInterval (Slurm's slurmd).
+  std::unique_ptr<NodeControl> node_control;
+  std::unique_ptr<HealthChecker> health;
+  if (!config.health_check_program.empty()) {
+    node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
+    HealthCheckOptions health_options;
+    health_options.program = config.health_check_program;
+    health_options.interval = std::chrono::seconds(config.health_check_interval);
+    health_options.node_state = config.health_check_node_state;
+    health = std::make_unique<HealthChecker>(health_options, *node_control, logger);
+    health->Start();
+    logger.info("HealthCheckProgram {} every {} s (HealthCheckNodeState={})",
+                config.health_check_program, config.health_check_interval,
+                config.health_check_node_state);
+  }
 
   for (;;) {
     int sig = WaitForSignal();
@@ -173,6 +190,7 @@ int Run(int argc, char** argv) {
   }
   (*listener)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  if (health) health->Stop();
   agent.Stop();
   jobs.Stop();  // jobs keep running; a restarted noded re-adopts them
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);

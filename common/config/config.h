@@ -131,6 +131,9 @@ struct SkiffConfig {
   std::string burst_buffer_type;          // BurstBufferType: "" or burst_buffer/lua
   std::string proctrack_type = "proctrack/pgid";  // ProctrackType; proctrack/cgroup: noded
                                                   //   tracks each job in a cgroup
+  std::string health_check_program;               // HealthCheckProgram, run by noded
+  int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
+  std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
   std::vector<std::string> gres_types;                      // GresTypes=gpu
   std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b

@@ -119,6 +119,7 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
       text.replace(pos, 5, dir_template);
     }
     std::ofstream(path) << text;
+    if (text.rfind("#!", 0) == 0) chmod(path.c_str(), 0755);  // a script to run
   }
   CommandResult up = cluster->Up();
   if (up.exit_code != 0) {
