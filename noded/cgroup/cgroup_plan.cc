@@ -39,6 +39,8 @@ CgroupSettings CgroupSettingsFromConfig(const SkiffConfig& config,
   }
   s.allowed_ram_percent = conf.allowed_ram_space;
   s.allowed_swap_percent = conf.allowed_swap_space;
+  s.max_ram_percent = conf.max_ram_percent;
+  s.max_swap_percent = conf.max_swap_percent;
   s.min_ram_mb = conf.min_ram_space_mb;
   s.memory_swappiness = conf.memory_swappiness;
   return s;
@@ -62,14 +64,21 @@ uint64_t PercentOfMiB(uint64_t memory_mb, double percent) {
 
 uint64_t RamLimitBytes(const CgroupSettings& settings, uint64_t memory_mb) {
   if (memory_mb == 0) return 0;
-  return std::max(PercentOfMiB(memory_mb, settings.allowed_ram_percent),
-                  settings.min_ram_mb * kMiB);
+  uint64_t limit = PercentOfMiB(memory_mb, settings.allowed_ram_percent);
+  if (settings.node_real_memory_mb != 0) {
+    limit = std::min(limit, PercentOfMiB(settings.node_real_memory_mb, settings.max_ram_percent));
+  }
+  return std::max(limit, settings.min_ram_mb * kMiB);
 }
 
 uint64_t RamSwapLimitBytes(const CgroupSettings& settings, uint64_t memory_mb) {
   const uint64_t ram = RamLimitBytes(settings, memory_mb);
   if (ram == 0) return 0;
-  return ram + PercentOfMiB(memory_mb, settings.allowed_swap_percent);
+  uint64_t swap = PercentOfMiB(memory_mb, settings.allowed_swap_percent);
+  if (settings.node_real_memory_mb != 0) {
+    swap = std::min(swap, PercentOfMiB(settings.node_real_memory_mb, settings.max_swap_percent));
+  }
+  return ram + swap;
 }
 
 std::vector<int> ChooseCpuIds(int count, int node_cpus, const std::set<int>& used) {

@@ -33,7 +33,10 @@ struct CgroupSettings {
   bool constrain_devices = false;
   double allowed_ram_percent = 100;  // of the job's --mem
   double allowed_swap_percent = 0;   // of the job's --mem, on top of the RAM limit
+  double max_ram_percent = 100;      // MaxRAMPercent, of the node's RealMemory
+  double max_swap_percent = 100;     // MaxSwapPercent, of the node's RealMemory
   uint64_t min_ram_mb = 30;          // MinRAMSpace: no limit below this
+  uint64_t node_real_memory_mb = 0;  // the node's RealMemory (0: the Max*Percent unused)
   int64_t memory_swappiness = -1;    // v1 only; -1 = leave the kernel's
 };
 
@@ -49,10 +52,12 @@ std::string NodeCgroupRelPath(const std::string& node_name);
 std::string JobCgroupRelPath(const std::string& node_name, uint64_t job_id);
 
 // The memory limit in bytes for a job allocated `memory_mb` (0: none asked, no
-// limit: returns 0), AllowedRAMSpace percent of it, at least MinRAMSpace.
+// limit: returns 0), as Slurm computes it: AllowedRAMSpace percent of it, at
+// most MaxRAMPercent of the node's RealMemory, at least MinRAMSpace.
 uint64_t RamLimitBytes(const CgroupSettings& settings, uint64_t memory_mb);
 // RAM + swap limit (v1 memory.memsw.limit_in_bytes) in bytes: the RAM limit plus
-// AllowedSwapSpace percent of the allocation. 0 when RamLimitBytes is 0.
+// AllowedSwapSpace percent of the allocation, that part at most MaxSwapPercent
+// of the node's RealMemory. 0 when RamLimitBytes is 0.
 uint64_t RamSwapLimitBytes(const CgroupSettings& settings, uint64_t memory_mb);
 
 // Chooses `count` of the node's logical CPU ids [0, node_cpus) for a job: the

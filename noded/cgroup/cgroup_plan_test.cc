@@ -81,6 +81,18 @@ TEST(MemoryLimits, NeverBelowMinRamSpace) {
   EXPECT_EQ(RamLimitBytes(s, 100), 30ull * 1024 * 1024);
 }
 
+TEST(MemoryLimits, AtMostMaxRamPercentOfTheNode) {
+  CgroupSettings s;
+  s.allowed_ram_percent = 200;
+  s.node_real_memory_mb = 1000;
+  s.max_ram_percent = 50;
+  EXPECT_EQ(RamLimitBytes(s, 800), 500ull * 1024 * 1024);
+  EXPECT_EQ(RamLimitBytes(s, 100), 200ull * 1024 * 1024);
+  s.allowed_swap_percent = 100;
+  s.max_swap_percent = 10;
+  EXPECT_EQ(RamSwapLimitBytes(s, 800), 600ull * 1024 * 1024);
+}
+
 TEST(MemoryLimits, SwapAddsAllowedSwapSpace) {
   CgroupSettings s;
   s.allowed_swap_percent = 0;

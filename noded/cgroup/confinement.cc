@@ -42,6 +42,7 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
   Confinement c;
   c.settings = CgroupSettingsFromConfig(config, cgroup_conf);
   c.node_cpus = node.cpus;
+  c.settings.node_real_memory_mb = node.real_memory_mb;
   if (!c.settings.enabled) {
     c.log_line = absl::StrCat("cgroups not used: ", c.settings.disabled_why);
     return c;
