@@ -87,7 +87,9 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          environment == o.environment && work_dir == o.work_dir && stdout_path == o.stdout_path &&
          stderr_path == o.stderr_path && stdin_path == o.stdin_path && time_limit == o.time_limit &&
          cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices &&
-         run == o.run && truncate_output == o.truncate_output;
+         run == o.run && truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
+         cgroup_version == o.cgroup_version && cgroup_mount == o.cgroup_mount &&
+         cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -108,6 +110,13 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
   if (spec.run != 0) AddLine(&out, "run", spec.run);
   if (spec.truncate_output) AddLine(&out, "truncate_output", 1);
+  for (int cpu : spec.cpu_ids) AddLine(&out, "cpu_id", cpu);
+  if (spec.cgroup_version != 0) {
+    AddLine(&out, "cgroup_version", spec.cgroup_version);
+    AddLine(&out, "cgroup_mount", spec.cgroup_mount);
+    AddLine(&out, "cgroup_path", spec.cgroup_path);
+    for (const std::string& c : spec.cgroup_controllers) AddLine(&out, "cgroup_controller", c);
+  }
   for (const std::string& arg : spec.argv) AddLine(&out, "arg", arg);
   for (const auto& [key, value] : spec.environment) {
     AddLine(&out, "env", absl::StrCat(key, "=", value));
@@ -163,6 +172,18 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       int flag = 0;
       s = ParseInt(line, &flag);
       spec.truncate_output = flag != 0;
+    } else if (line.key == "cpu_id") {
+      int cpu = 0;
+      s = ParseInt(line, &cpu);
+      spec.cpu_ids.push_back(cpu);
+    } else if (line.key == "cgroup_version") {
+      s = ParseInt(line, &spec.cgroup_version);
+    } else if (line.key == "cgroup_mount") {
+      spec.cgroup_mount = line.value;
+    } else if (line.key == "cgroup_path") {
+      spec.cgroup_path = line.value;
+    } else if (line.key == "cgroup_controller") {
+      spec.cgroup_controllers.push_back(line.value);
     } else if (line.key == "env") {
       const size_t eq = line.value.find('=');
       if (eq == std::string::npos || eq == 0) {
@@ -184,6 +205,7 @@ std::string FormatJobStatus(const JobResult& result) {
   AddLine(&out, "failure", result.failure);
   if (result.fenced) AddLine(&out, "fenced", "1");
   if (result.run != 0) AddLine(&out, "run", result.run);
+  if (result.oom_kills != 0) AddLine(&out, "oom_kills", result.oom_kills);
   return out;
 }
 
@@ -207,6 +229,8 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
       result.fenced = line.value == "1";
     } else if (line.key == "run") {
       s = ParseInt(line, &result.run);
+    } else if (line.key == "oom_kills") {
+      s = ParseInt(line, &result.oom_kills);
     }
     if (!s.ok()) return s;
   }

@@ -63,10 +63,19 @@ struct LaunchSpec {
   std::string stdin_path;   // empty: /dev/null
   int64_t time_limit = 0;   // seconds, informational
   int32_t cpus = 0;
-  uint64_t memory_mb = 0;  // informational: not enforced (no cgroups)
+  uint64_t memory_mb = 0;  // enforced by the job's cgroup with ConstrainRAMSpace
   std::vector<int32_t> gpu_indices;
   int32_t run = 0;               // LaunchJobRequest.run; 0 = unknown (an older ctld)
   bool truncate_output = false;  // LaunchJobRequest.truncate_output
+  // The node's logical CPU ids noded chose for the job (noded/cgroup/): kept
+  // here so that a restarted noded knows which CPUs its running jobs hold.
+  std::vector<int> cpu_ids;
+  // The job's cgroup (noded/cgroup/cgroup_fs.h); cgroup_version 0: none, the job
+  // is tracked by its process group only.
+  int cgroup_version = 0;
+  std::string cgroup_mount;                     // CgroupMountpoint
+  std::string cgroup_path;                      // skiff/<node>/job_<id>
+  std::vector<std::string> cgroup_controllers;  // as the backend uses them
 
   bool operator==(const LaunchSpec& o) const;
 };

@@ -26,6 +26,11 @@ LaunchSpec FullSpec() {
   spec.cpus = 2;
   spec.memory_mb = 4096;
   spec.gpu_indices = {0, 1};
+  spec.cpu_ids = {2, 3};
+  spec.cgroup_version = 1;
+  spec.cgroup_mount = "/sys/fs/cgroup";
+  spec.cgroup_path = "skiff/n3/job_42";
+  spec.cgroup_controllers = {"freezer", "memory"};
   return spec;
 }
 
@@ -69,7 +74,7 @@ TEST(JobStatusFile, RoundTripsExitSignalAndFailure) {
   for (const JobResult& result :
        {JobResult{3, 0, ""}, JobResult{0, 9, ""},
         JobResult{1, 0, "cannot chdir to work_dir /nope: No such file or directory"},
-        JobResult{1, 0, "multi\nline = failure"}}) {
+        JobResult{1, 0, "multi\nline = failure"}, JobResult{0, 9, "", false, 2, 3}}) {
     absl::StatusOr<JobResult> parsed = ParseJobStatus(FormatJobStatus(result));
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_TRUE(*parsed == result) << FormatJobStatus(result);

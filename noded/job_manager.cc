@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -128,6 +129,14 @@ void JobManager::Recover() {
 
     Job job;
     job.abandoned = abandoned;
+    // The CPUs and cgroup it holds, so that new jobs do not take its CPUs.
+    if (absl::StatusOr<std::string> text = ReadFile(absl::StrCat(dir, "/", kSpecFileName));
+        text.ok()) {
+      if (absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(*text); spec.ok()) {
+        job.cpu_ids = spec->cpu_ids;
+        if (spec->cgroup_version != 0) job.cgroup_path = spec->cgroup_path;
+      }
+    }
     if (adoption.kind == Adoption::kRunning) {
       job.state = Job::kRunning;
       job.shepherd_pid = adoption.pids.shepherd_pid;
@@ -238,11 +247,27 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
       logger_.info("JobId={} already launched (shepherd pid {})", id, job->shepherd_pid);
       return job->shepherd_pid;
     }
-    jobs_[id].state = Job::kLaunching;
+    Job& job = jobs_[id];
+    job.state = Job::kLaunching;
+    if (options_.cgroups && options_.cgroup_settings.constrain_cores) {
+      std::set<int> used;
+      for (const auto& [other_id, other] : jobs_) {
+        if (other_id == id || (other.state != Job::kLaunching && other.state != Job::kRunning)) {
+          continue;
+        }
+        used.insert(other.cpu_ids.begin(), other.cpu_ids.end());
+      }
+      job.cpu_ids = ChooseCpuIds(spec.cpus, options_.node_cpus, used);
+      spec.cpu_ids = job.cpu_ids;
+    }
   }
 
   spec.node_name = options_.node_name;
   const std::string dir = JobDir(id);
+  if (std::string failure = SetUpCgroup(spec); !failure.empty()) {
+    FinishLaunchFailure(id, dir, failure);
+    return 0;
+  }
   if (std::string failure = PrepareJobDir(spec, script, dir); !failure.empty()) {
     FinishLaunchFailure(id, dir, failure);
     return 0;
@@ -277,9 +302,58 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     CollectTerminationLocked(job, SteadyClock::now(), &actions);  // a TerminateJob that raced
   }
   SendSignals(id, actions);
-  logger_.info("JobId={} launched as uid {}: shepherd pid {}, job pid {}", id, spec.uid,
-               started->pid, pids.job_pid);
+  logger_.info("JobId={} launched as uid {}: shepherd pid {}, job pid {}{}{}", id, spec.uid,
+               started->pid, pids.job_pid, spec.cgroup_path.empty() ? "" : ", cgroup ",
+               spec.cgroup_path);
   return started->pid;
+}
+
+std::string JobManager::SetUpCgroup(LaunchSpec& spec) {
+  if (!options_.cgroups) return "";
+  const CgroupSettings& settings = options_.cgroup_settings;
+  JobCgroupLimits limits;
+  if (settings.constrain_cores) {
+    // Logical ids wrap around the real cores when the node is configured with
+    // more CPUs than its host has (cgroup_plan.h, MapToHostCpus).
+    limits.cpus = MapToHostCpus(spec.cpu_ids, options_.host_cpus);
+  }
+  if (settings.constrain_ram) {
+    limits.ram_bytes = RamLimitBytes(settings, spec.memory_mb);
+    if (settings.constrain_swap)
+      limits.ram_swap_bytes = RamSwapLimitBytes(settings, spec.memory_mb);
+    limits.swappiness = settings.memory_swappiness;
+  }
+  if (settings.constrain_devices) {
+    limits.denied_devices = DeniedDevices(options_.gpu_devices, spec.gpu_indices);
+  }
+  const std::string path = JobCgroupRelPath(options_.node_name, spec.job_id);
+  if (absl::Status s = options_.cgroups->CreateJob(path, limits); !s.ok()) {
+    return absl::StrCat("cannot set up the job's cgroup: ", s.message());
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    jobs_[spec.job_id].cgroup_path = path;
+  }
+  spec.cgroup_version = static_cast<int>(options_.cgroups->version());
+  spec.cgroup_mount = settings.mountpoint;
+  spec.cgroup_path = path;
+  spec.cgroup_controllers = options_.cgroups->controllers();
+  logger_.debug("JobId={}: cgroup {} cpus '{}' memory {} bytes, {} devices denied", spec.job_id,
+                path, FormatCpuList(limits.cpus), limits.ram_bytes, limits.denied_devices.size());
+  return "";
+}
+
+void JobManager::RemoveCgroup(uint64_t job_id, const std::string& cgroup_path) {
+  if (!options_.cgroups || cgroup_path.empty()) return;
+  absl::Status s = options_.cgroups->Remove(cgroup_path);
+  if (s.code() == absl::StatusCode::kFailedPrecondition) {  // processes left: kill them
+    (void)options_.cgroups->KillAll(cgroup_path);
+    for (int i = 0; i < 100 && !options_.cgroups->Pids(cgroup_path).empty(); ++i) {
+      usleep(10 * 1000);
+    }
+    s = options_.cgroups->Remove(cgroup_path);
+  }
+  if (!s.ok()) logger_.warn("JobId={}: {}", job_id, std::string(s.message()));
 }
 
 bool JobManager::WriteLease(const std::string& dir) {
@@ -313,17 +387,26 @@ void JobManager::CollectTerminationLocked(Job& job, SteadyClock::time_point now,
   if (!job.term_sent) {
     job.term_sent = true;
     job.kill_at = now + std::chrono::seconds(std::max(0, job.kill_wait));
-    actions->push_back({group, SIGCONT});
-    actions->push_back({group, SIGTERM});
+    actions->push_back({group, SIGCONT, job.cgroup_path});
+    actions->push_back({group, SIGTERM, job.cgroup_path});
   }
   if (!job.kill_sent && job.kill_at && now >= *job.kill_at) {
     job.kill_sent = true;
-    actions->push_back({group, SIGKILL});
+    actions->push_back({group, SIGKILL, job.cgroup_path});
   }
 }
 
 void JobManager::SendSignals(uint64_t job_id, const std::vector<SignalAction>& actions) {
   for (const SignalAction& a : actions) {
+    if (options_.cgroups && !a.cgroup.empty()) {
+      // Processes that left the job's process group (setsid, double fork) are
+      // still in its cgroup.
+      absl::Status s = a.sig == SIGKILL ? options_.cgroups->KillAll(a.cgroup)
+                                        : options_.cgroups->Signal(a.cgroup, a.sig);
+      if (!s.ok())
+        logger_.warn("JobId={}: signal {} to cgroup {}: {}", job_id, a.sig, a.cgroup,
+                     std::string(s.message()));
+    }
     if (kill(a.target, a.sig) != 0 && errno != ESRCH) {
       logger_.warn("JobId={}: kill({}, {}): {}", job_id, a.target, a.sig, strerror(errno));
     } else {
@@ -335,6 +418,7 @@ void JobManager::SendSignals(uint64_t job_id, const std::vector<SignalAction>& a
 absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
   if (sig <= 0 || sig >= NSIG) return absl::InvalidArgumentError(absl::StrCat("bad signal ", sig));
   pid_t target = 0;
+  std::string cgroup;
   {
     absl::MutexLock lock(&mu_);
     auto it = jobs_.find(job_id);
@@ -350,8 +434,17 @@ absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
       return absl::UnavailableError(absl::StrCat("JobId=", job_id, " is still starting"));
     }
     target = batch_only ? job.pids.job_pid : -job.pids.job_pgid;
+    if (!batch_only) cgroup = job.cgroup_path;
   }
-  if (kill(target, sig) != 0) {
+  size_t in_cgroup = 0;
+  if (options_.cgroups && !cgroup.empty()) {
+    in_cgroup = options_.cgroups->Pids(cgroup).size();
+    if (absl::Status s = options_.cgroups->Signal(cgroup, sig); !s.ok()) {
+      return absl::InternalError(std::string(s.message()));
+    }
+  }
+  // A gone process group is fine when processes that left it got the signal.
+  if (kill(target, sig) != 0 && !(errno == ESRCH && in_cgroup > 0)) {
     if (errno == ESRCH) {
       return absl::FailedPreconditionError(
           absl::StrCat("JobId=", job_id, " has no process left to signal"));
@@ -521,6 +614,7 @@ std::vector<JobReport> JobManager::FinishedJobs() {
 }
 
 void JobManager::Acknowledge(uint64_t job_id) {
+  std::string cgroup;
   {
     absl::MutexLock lock(&mu_);
     auto it = jobs_.find(job_id);
@@ -530,7 +624,9 @@ void JobManager::Acknowledge(uint64_t job_id) {
       return;
     }
     it->second.state = Job::kCleaning;  // a relaunch waits until the directory is gone
+    cgroup = it->second.cgroup_path;
   }
+  RemoveCgroup(job_id, cgroup);
   if (absl::Status s = RemoveJobDir(JobDir(job_id)); !s.ok()) {
     logger_.warn("JobId={}: {}", job_id, std::string(s.message()));
   }

@@ -24,8 +24,9 @@
 //    adopted shepherds through /proc/<pid>/cmdline, reads status files, and
 //    delivers the delayed SIGKILL of TerminateJob.
 //  - One mutex, mu_, guards jobs_ and stopping_; no file I/O (log lines aside),
-//    fork, kill or callback runs under it. The finished listener is called from the monitor
-//    thread without the lock.
+//    fork, kill, cgroup write or callback runs under it. CPU ids are chosen under
+//    it (pure, cgroup_plan.h), so two launches never pick the same ones. The finished listener is
+//    called from the monitor thread without the lock.
 // Destroying the manager stops the monitor and leaves every job running.
 #ifndef SKIFF_NODED_JOB_MANAGER_H_
 #define SKIFF_NODED_JOB_MANAGER_H_
@@ -36,6 +37,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -45,6 +47,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "noded/cgroup/cgroup_fs.h"
+#include "noded/cgroup/cgroup_plan.h"
 #include "noded/job_files.h"
 #include "noded/job_report.h"
 #include "spdlog/spdlog.h"
@@ -61,6 +65,17 @@ struct JobManagerOptions {
   // Fencing (SkiffConfig::FenceLeaseSeconds): a job whose lease is not renewed
   // within this is killed by its shepherd. 0 = no lease, no fencing.
   std::chrono::seconds fence_lease{0};
+  // Confinement (noded/cgroup/). Null: jobs are tracked by their process group
+  // only (ProctrackType not proctrack/cgroup, or no usable hierarchy). Set: each
+  // job gets the cgroup JobCgroupRelPath(node_name, id), created here before its
+  // shepherd starts; its processes join it before exec (shepherd.h); signals and
+  // kills reach every process in it, and it is removed once the job is
+  // acknowledged (the shepherd removes it first when it can).
+  std::shared_ptr<Cgroups> cgroups;
+  CgroupSettings cgroup_settings;
+  int node_cpus = 0;                      // this node's CPUs= (the logical ids 0..N-1)
+  std::vector<int> host_cpus;             // real CPUs behind them (the node cgroup's cpuset)
+  std::vector<DeviceNumber> gpu_devices;  // by GPU index (gres.conf File=), ConstrainDevices
 };
 
 class JobManager final : public JobReportSource {
@@ -122,10 +137,15 @@ class JobManager final : public JobReportSource {
     bool term_sent = false;
     std::optional<std::chrono::steady_clock::time_point> kill_at;
     bool kill_sent = false;
+    // Confinement: the logical CPU ids it holds on this node (also in its spec
+    // file, so they survive a noded restart) and its cgroup, empty for none.
+    std::vector<int> cpu_ids;
+    std::string cgroup_path;
   };
   struct SignalAction {
     pid_t target;  // kill(target, sig)
     int sig;
+    std::string cgroup;  // also every process in this cgroup (SIGKILL: race-free)
   };
 
   void Recover();
@@ -140,6 +160,12 @@ class JobManager final : public JobReportSource {
                                 std::vector<SignalAction>* actions)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendSignals(uint64_t job_id, const std::vector<SignalAction>& actions);
+
+  // Creates the job's cgroup with its limits and records it in `spec`; returns
+  // the failure text, empty when done (or when cgroups are off).
+  std::string SetUpCgroup(LaunchSpec& spec);
+  // Kills what is left in the job's cgroup and removes it (best effort, logged).
+  void RemoveCgroup(uint64_t job_id, const std::string& cgroup_path);
 
   // Writes the job directory's lease, expiring fence_lease from now.
   bool WriteLease(const std::string& dir);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
+#include "noded/cgroup/cgroup_fs.h"
+#include "noded/cgroup/cgroup_plan.h"
 #include "noded/file_io.h"
 #include "noded/job_files.h"
 
@@ -499,6 +503,118 @@ TEST_F(JobManagerTest, JobDirectoryIsPrivateAndScriptBelongsToTheUser) {
   EXPECT_FALSE(written->groups.empty());  // resolved by noded
   ASSERT_TRUE(manager_->Terminate(27, 1).ok());
   ASSERT_TRUE(WaitFinished(27));
+}
+
+// ------------------------------------------------------------------ cgroups
+// The job manager's side of confinement against a fake backend (the real ones
+// are tested in noded/cgroup/ and tests/integration/cgroup_test.cc). The fake
+// reports no hierarchy version, so the shepherd runs the job unconfined.
+class FakeCgroups : public Cgroups {
+ public:
+  CgroupVersion version() const override { return CgroupVersion::kNone; }
+  std::vector<std::string> controllers() const override { return {}; }
+  absl::Status PrepareNode(const std::string&) override { return absl::OkStatus(); }
+  std::vector<int> NodeCpus(const std::string&) const override { return {}; }
+  absl::Status CreateJob(const std::string& rel, const JobCgroupLimits& limits) override {
+    absl::MutexLock lock(&mu);
+    created[rel] = limits;
+    return absl::OkStatus();
+  }
+  std::vector<std::string> ProcsFiles(const std::string&) const override { return {}; }
+  std::vector<pid_t> Pids(const std::string&) const override { return {}; }
+  absl::Status Signal(const std::string& rel, int sig) override {
+    absl::MutexLock lock(&mu);
+    signals.push_back(absl::StrCat(rel, " ", sig));
+    return absl::OkStatus();
+  }
+  absl::Status KillAll(const std::string& rel) override { return Signal(rel, SIGKILL); }
+  uint64_t OomKills(const std::string&) const override { return 0; }
+  absl::Status Remove(const std::string& rel) override {
+    absl::MutexLock lock(&mu);
+    removed.push_back(rel);
+    return absl::OkStatus();
+  }
+
+  std::vector<int> CpusOf(const std::string& rel) {
+    absl::MutexLock lock(&mu);
+    auto it = created.find(rel);
+    return it == created.end() ? std::vector<int>{-1} : it->second.cpus;
+  }
+
+  absl::Mutex mu;
+  std::map<std::string, JobCgroupLimits> created;
+  std::vector<std::string> signals;
+  std::vector<std::string> removed;
+};
+
+class JobManagerCgroupTest : public JobManagerTest {
+ protected:
+  void SetUp() override {
+    fake_ = std::make_shared<FakeCgroups>();
+    options_.cgroups = fake_;
+    options_.cgroup_settings.enabled = true;
+    options_.cgroup_settings.constrain_cores = true;
+    options_.cgroup_settings.constrain_ram = true;
+    options_.cgroup_settings.constrain_devices = true;
+    options_.node_cpus = 4;
+    options_.host_cpus = {10, 11, 12, 13};
+    options_.gpu_devices = {{'c', 195, 0}, {'c', 195, 1}};
+    JobManagerTest::SetUp();
+  }
+
+  std::shared_ptr<FakeCgroups> fake_;
+};
+
+TEST_F(JobManagerCgroupTest, JobsGetTheirOwnCpusLimitsAndDevicesInTheirCgroup) {
+  LaunchSpec first = Spec(31);
+  first.memory_mb = 100;
+  first.gpu_indices = {1};
+  ASSERT_GT(Launch(first, "#!/bin/sh\nsleep 30\n"), 0);
+  ASSERT_GT(Launch(Spec(32), "#!/bin/sh\nsleep 30\n"), 0);
+  EXPECT_EQ(fake_->CpusOf("skiff/tn1/job_31"), (std::vector<int>{10, 11}));
+  EXPECT_EQ(fake_->CpusOf("skiff/tn1/job_32"), (std::vector<int>{12, 13}));
+  {
+    absl::MutexLock lock(&fake_->mu);
+    const JobCgroupLimits& limits = fake_->created["skiff/tn1/job_31"];
+    EXPECT_EQ(limits.ram_bytes, 100ull << 20);
+    EXPECT_EQ(limits.denied_devices, (std::vector<DeviceNumber>{{'c', 195, 0}}));
+  }
+  absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(Slurp(manager_->JobDir(31) + "/spec"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->cpu_ids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(spec->cgroup_version, 0) << "the fake names no hierarchy for the shepherd";
+
+  // scancel: every process of the cgroup hears it, not only the process group.
+  ASSERT_TRUE(manager_->Terminate(31, 1).ok());
+  ASSERT_TRUE(WaitFinished(31));
+  {
+    absl::MutexLock lock(&fake_->mu);
+    EXPECT_THAT(fake_->signals, testing::Contains(absl::StrCat("skiff/tn1/job_31 ", SIGTERM)));
+  }
+  // Its CPUs are free again for the next job.
+  ASSERT_GT(Launch(Spec(33), "#!/bin/sh\nsleep 30\n"), 0);
+  EXPECT_EQ(fake_->CpusOf("skiff/tn1/job_33"), (std::vector<int>{10, 11}));
+  manager_->Acknowledge(31);
+  {
+    absl::MutexLock lock(&fake_->mu);
+    EXPECT_THAT(fake_->removed, testing::Contains("skiff/tn1/job_31"));
+  }
+  ASSERT_TRUE(manager_->Terminate(32, 0).ok());
+  ASSERT_TRUE(manager_->Terminate(33, 0).ok());
+  ASSERT_TRUE(WaitFinished(32));
+  ASSERT_TRUE(WaitFinished(33));
+}
+
+TEST_F(JobManagerCgroupTest, ARestartedManagerKnowsTheCpusOfTheJobsItReadopts) {
+  ASSERT_GT(Launch(Spec(41), "#!/bin/sh\nsleep 30\n"), 0);
+  EXPECT_EQ(fake_->CpusOf("skiff/tn1/job_41"), (std::vector<int>{10, 11}));
+  StartManager();  // noded restarted: job 41 runs on, re-adopted from its directory
+  ASSERT_GT(Launch(Spec(42), "#!/bin/sh\nsleep 30\n"), 0);
+  EXPECT_EQ(fake_->CpusOf("skiff/tn1/job_42"), (std::vector<int>{12, 13}));
+  ASSERT_TRUE(manager_->Terminate(41, 0).ok());
+  ASSERT_TRUE(manager_->Terminate(42, 0).ok());
+  ASSERT_TRUE(WaitFinished(41));
+  ASSERT_TRUE(WaitFinished(42));
 }
 
 }  // namespace

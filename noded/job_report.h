@@ -17,10 +17,13 @@ struct JobResult {
   std::string failure;  // why the script could not be started; empty when it ran
   bool fenced = false;  // killed by the shepherd when its lease ran out (failure says so)
   int32_t run = 0;      // the launch's run (LaunchSpec::run); 0 = unknown
+  // Processes of the job the kernel killed for memory (its cgroup's oom_kill
+  // count): ctld ends such a job OUT_OF_MEMORY.
+  uint64_t oom_kills = 0;
 
   bool operator==(const JobResult& o) const {
     return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
-           fenced == o.fenced && run == o.run;
+           fenced == o.fenced && run == o.run && oom_kills == o.oom_kills;
   }
 };
 

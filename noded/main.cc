@@ -17,7 +17,10 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/guarded_server.h"
+#include "noded/cgroup/confinement.h"
+#include "noded/ctld_node_control.h"
 #include "noded/hardware.h"
+#include "noded/health_check.h"
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
 #include "noded/noded_service.h"
@@ -98,6 +101,17 @@ int Run(int argc, char** argv) {
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
   job_options.fence_lease = std::chrono::seconds(config.FenceLeaseSeconds());
+  absl::StatusOr<Confinement> confinement = SetUpConfinement(config, loaded->cgroup, *node, *gres);
+  if (!confinement.ok()) {
+    logger.error("{}", std::string(confinement.status().message()));
+    return Fatal(std::string(confinement.status().message()));
+  }
+  logger.info("{}", confinement->log_line);  // the one line on cgroups: used, or why not
+  job_options.cgroups = confinement->cgroups;
+  job_options.cgroup_settings = confinement->settings;
+  job_options.node_cpus = confinement->node_cpus;
+  job_options.host_cpus = confinement->host_cpus;
+  job_options.gpu_devices = confinement->gpu_devices;
   if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
     logger.error(
         "shepherd {} is not executable: every job launched here will fail "
@@ -152,6 +166,21 @@ int Run(int argc, char** argv) {
   logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
               node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
   agent.Start();
+  // HealthCheckProgram: at start, then every HealthCheckInterval (Slurm's slurmd).
+  std::unique_ptr<NodeControl> node_control;
+  std::unique_ptr<HealthChecker> health;
+  if (!config.health_check_program.empty()) {
+    node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
+    HealthCheckOptions health_options;
+    health_options.program = config.health_check_program;
+    health_options.interval = std::chrono::seconds(config.health_check_interval);
+    health_options.node_state = config.health_check_node_state;
+    health = std::make_unique<HealthChecker>(health_options, *node_control, logger);
+    health->Start();
+    logger.info("HealthCheckProgram {} every {} s (HealthCheckNodeState={})",
+                config.health_check_program, config.health_check_interval,
+                config.health_check_node_state);
+  }
 
   for (;;) {
     int sig = WaitForSignal();
@@ -161,6 +190,7 @@ int Run(int argc, char** argv) {
   }
   (*listener)->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  if (health) health->Stop();
   agent.Stop();
   jobs.Stop();  // jobs keep running; a restarted noded re-adopts them
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);

@@ -26,6 +26,7 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_exit_signal(report.result.signal);
   out->set_failure(report.result.failure);
   out->set_fenced(report.result.fenced);
+  out->set_oom_kills(report.result.oom_kills);
   out->set_run(report.result.run);
 }
 

@@ -14,10 +14,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "noded/cgroup/cgroup_fs.h"
+#include "noded/cgroup/cgroup_plan.h"
 #include "noded/file_io.h"
 #include "noded/job_env.h"
 #include "noded/job_files.h"
@@ -31,10 +34,14 @@ namespace {
 // Failures go to `err_fd` (close-on-exec: empty at EOF means exec succeeded).
 class JobChild {
  public:
-  JobChild(const LaunchSpec& spec, const std::string& job_dir, int err_fd)
-      : spec_(spec), job_dir_(job_dir), err_fd_(err_fd) {}
+  // `cgroup_procs`: the files the child writes its pid to, to join the job's
+  // cgroup (cgroup_fs.h); empty without cgroups.
+  JobChild(const LaunchSpec& spec, const std::string& job_dir, int err_fd,
+           const std::vector<std::string>& cgroup_procs = {})
+      : spec_(spec), job_dir_(job_dir), err_fd_(err_fd), cgroup_procs_(cgroup_procs) {}
 
   [[noreturn]] void Run() {
+    JoinCgroup();
     ResetSignals();
     setpgid(0, 0);
     DropPrivileges();
@@ -89,6 +96,18 @@ class JobChild {
   [[noreturn]] void FailErrno(const Pieces&... what) {
     const int err = errno;
     Fail(absl::StrCat(what..., ": ", strerror(err)));
+  }
+
+  // First thing, as root, before exec: from here on every process of the job
+  // (whatever it forks, setsid or not) is in the job's cgroup, and no instant of
+  // the job's own code runs outside it. open/write only (WritePidAsyncSignalSafe),
+  // although this child of the single-threaded shepherd could do more.
+  void JoinCgroup() {
+    for (const std::string& file : cgroup_procs_) {
+      if (int err = WritePidAsyncSignalSafe(file.c_str(), getpid()); err != 0) {
+        Fail(absl::StrCat("cannot join the job's cgroup (", file, "): ", strerror(err)));
+      }
+    }
   }
 
   static void ResetSignals() {
@@ -169,7 +188,20 @@ class JobChild {
   const LaunchSpec& spec_;
   const std::string& job_dir_;
   const int err_fd_;
+  const std::vector<std::string>& cgroup_procs_;
 };
+
+// Appends `message` to the job's error output as the job's user, from a child
+// (JobChild::AppendToOutput), and waits for it.
+void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
+                       const std::string& message) {
+  const pid_t child = fork();
+  if (child == 0) JobChild(spec, job_dir, -1).AppendToOutput(message);
+  if (child > 0) {
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
 
 // ------------------------------------------------------------ the shepherd
 void QuietStdio() {
@@ -248,12 +280,7 @@ int WriteStatus(const std::string& job_dir, const JobResult& result,
         absl::StrCat("skiff: error: JobId=", spec->job_id, " ended (exit code ", result.exit_code,
                      ") but its end cannot be recorded in SlurmdSpoolDir: ", written.message(),
                      "; retrying every second until space is freed\n");
-    const pid_t child = fork();
-    if (child == 0) JobChild(*spec, job_dir, -1).AppendToOutput(message);
-    if (child > 0) {
-      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
+    AppendToJobOutput(*spec, job_dir, message);
     while (!written.ok()) {
       sleep(1);
       written = WriteFileAtomically(path, text, 0644);
@@ -301,6 +328,24 @@ bool WaitWithinLease(const std::string& job_dir, pid_t child) {
   return fenced;
 }
 
+// After the batch script's end: kills whatever is left in the job's cgroup
+// (processes that left its process group included), waits for them to go (up
+// to 5 s), and removes the cgroup. Returns the cgroup's OOM kill count.
+uint64_t EndCgroup(Cgroups& cgroups, const std::string& path) {
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    if (cgroups.Pids(path).empty()) break;
+    if (attempt % 50 == 0) (void)cgroups.KillAll(path);
+    usleep(10 * 1000);
+  }
+  const uint64_t oom_kills = cgroups.OomKills(path);
+  // A killed process leaves its cgroup when it has exited; rmdir may see it
+  // a moment longer. noded removes what is left when the job is acknowledged.
+  for (int attempt = 0; attempt < 50 && !cgroups.Remove(path).ok(); ++attempt) {
+    usleep(10 * 1000);
+  }
+  return oom_kills;
+}
+
 int Failed(const std::string& job_dir, int* ready_fd, const std::string& failure) {
   JobResult result;
   result.exit_code = 1;
@@ -343,6 +388,18 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
                   absl::StrCat("bad launch spec: ", std::string(spec.status().message())));
   }
 
+  std::unique_ptr<Cgroups> cgroups;
+  std::vector<std::string> cgroup_procs;
+  if (spec->cgroup_version != 0) {
+    cgroups = MakeCgroups(static_cast<CgroupVersion>(spec->cgroup_version), spec->cgroup_mount,
+                          spec->cgroup_controllers);
+    if (!cgroups) {
+      return Failed(job_dir, &ready_fd,
+                    absl::StrCat("bad launch spec: cgroup_version ", spec->cgroup_version));
+    }
+    cgroup_procs = cgroups->ProcsFiles(spec->cgroup_path);
+  }
+
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     return Failed(job_dir, &ready_fd, absl::StrCat("pipe: ", strerror(errno)));
@@ -353,7 +410,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   }
   if (child == 0) {
     close(err_pipe[0]);
-    JobChild(*spec, job_dir, err_pipe[1]).Run();
+    JobChild(*spec, job_dir, err_pipe[1], cgroup_procs).Run();
   }
   setpgid(child, child);  // also done by the child: whichever runs first
   close(err_pipe[1]);
@@ -372,12 +429,15 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   int wstatus = 0;
   while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
   }
+  const uint64_t oom_kills = cgroups ? EndCgroup(*cgroups, spec->cgroup_path) : 0;
+  if (oom_kills > 0) AppendToJobOutput(*spec, job_dir, OomMessage(spec->job_id, oom_kills));
 
   JobResult result;
   if (WIFEXITED(wstatus)) result.exit_code = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
   result.failure = failure;
   result.run = spec->run;
+  result.oom_kills = oom_kills;
   if (fenced) {
     result.fenced = true;
     result.failure = absl::StrCat(

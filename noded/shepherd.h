@@ -4,12 +4,16 @@
 // It leaves noded's session (setsid), records its pid, forks the job child and
 // records the child's pid and process group in <jobdir>/pids, tells noded it is
 // ready, waits for the batch script to end, kills whatever the script left behind
-// in its process group, and writes <jobdir>/status (see job_files.h). It does not
+// in its process group and (with cgroups) in its cgroup, which it then removes,
+// appends Slurm's OOM line to the job's error output when the kernel killed some
+// of its processes for memory, and writes <jobdir>/status (see job_files.h). It does not
 // depend on noded: a job keeps running, and its status is still written, while
 // noded is down or restarting.
 //
 // The job child, before exec'ing <jobdir>/slurm_script with the spec's arguments:
-// resets signals, setpgid(0, 0); as root setgroups/setgid/setuid to the job's user
+// joins the job's cgroup when the spec names one (writes its pid to each
+// controller's cgroup.procs, open/write only; a failure ends the job naming the
+// file), resets signals, setpgid(0, 0); as root setgroups/setgid/setuid to the job's user
 // (not root: runs only jobs of noded's own uid); chdir(work_dir); opens stdin
 // (default /dev/null), stdout and stderr (O_WRONLY|O_CREAT|O_APPEND, 0644; stderr
 // empty = stdout's fd) as the job's user; sets the environment from

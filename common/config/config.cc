@@ -74,6 +74,23 @@ constexpr int64_t kMessageTimeoutWarnAbove = 100;
 
 // PrivateData=jobs,usage,...: what users see only of their own. Skiff applies
 // "jobs" (other users' jobs are hidden); the rest are Slurm's and accepted.
+// HealthCheckNodeState: a comma list of Slurm's states, kept upper case.
+absl::Status SetHealthCheckNodeState(std::string_view value, SkiffConfig& config) {
+  static const char* const kKnown[] = {"ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE"};
+  std::vector<std::string> items = SplitList(value, ",");
+  if (items.empty())
+    return Invalid("is empty (use ANY, IDLE, ALLOC, MIXED, NONDRAINED_IDLE, CYCLE)");
+  for (std::string& item : items) {
+    item = ToUpper(item);
+    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
+      return Invalid(absl::StrCat(
+          Quoted(item), " is not one of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE"));
+    }
+  }
+  config.health_check_node_state = absl::StrJoin(items, ",");
+  return absl::OkStatus();
+}
+
 absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& out) {
   static const char* const kKnown[] = {"accounts",   "cloud",        "events", "jobs", "nodes",
                                        "partitions", "reservations", "usage",  "users"};
@@ -613,6 +630,26 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"AuthType", [](std::string_view v,
                           G& g) { return SetChoice(v, {"auth/munge"}, g.config.auth_type); }},
           {"AuthInfo", SetAuthInfo},
+          // Slurm's default is proctrack/cgroup; Skiff's stays process groups so that a
+          // cluster without cgroup.conf keeps its behaviour (noded/cgroup/).
+          {"ProctrackType",
+           [](std::string_view v, G& g) {
+             return SetChoice(v,
+                              {"proctrack/pgid", "proctrack/linuxproc", "proctrack/cgroup",
+                               "proctrack/cray_aries"},
+                              g.config.proctrack_type);
+           }},
+          // A comma list (task/affinity,task/cgroup); only task/cgroup changes anything.
+          {"TaskPlugin",
+           [](std::string_view v, G& g) { return SetString(v, g.config.task_plugin); }},
+          {"HealthCheckProgram",
+           [](std::string_view v, G& g) { return SetString(v, g.config.health_check_program); }},
+          {"HealthCheckInterval",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 0, kMaxInt64, g.config.health_check_interval);
+           }},
+          {"HealthCheckNodeState",
+           [](std::string_view v, G& g) { return SetHealthCheckNodeState(v, g.config); }},
           {"BurstBufferType",
            [](std::string_view v, G& g) {
              if (v.empty()) return SetString(v, g.config.burst_buffer_type);
@@ -752,9 +789,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "GroupUpdateForce",
        "GroupUpdateTime",
        "HashPlugin",
-       "HealthCheckInterval",
-       "HealthCheckNodeState",
-       "HealthCheckProgram",
        "InactiveLimit",
        "InteractiveStepOptions",
        "JobAcctGatherFrequency",
@@ -804,7 +838,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "PriorityWeightAssoc",
        "PriorityWeightTRES",
        "PrivateData",
-       "ProctrackType",
        "Prolog",
        "PrologFlags",
        "PropagatePrioProcess",
@@ -849,7 +882,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "SwitchParameters",
        "SwitchType",
        "TaskEpilog",
-       "TaskPlugin",
        "TaskPluginParam",
        "TaskProlog",
        "TCPTimeout",

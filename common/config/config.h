@@ -130,7 +130,13 @@ struct SkiffConfig {
   std::string auth_type = "auth/munge";   // AuthType: auth/munge (only)
   std::string auth_socket;                // AuthInfo=socket=PATH, empty = munge's default
   std::string burst_buffer_type;          // BurstBufferType: "" or burst_buffer/lua
-  std::vector<std::string> gres_types;    // GresTypes=gpu
+  std::string proctrack_type = "proctrack/pgid";  // ProctrackType; proctrack/cgroup: noded
+                                                  //   tracks each job in a cgroup
+  std::string health_check_program;               // HealthCheckProgram, run by noded
+  int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
+  std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
+  std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
+  std::vector<std::string> gres_types;                      // GresTypes=gpu
   std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b
   std::map<std::string, std::string> slurmd_parameters;     // SlurmdParameters=config_overrides
   std::string preempt_type = "preempt/none";                // PreemptType

@@ -347,6 +347,30 @@ TEST(ParseSkiffConfigTest, AcceptsGoodInputs) {
   }
 }
 
+TEST(ParseSkiffConfigTest, ProctrackTypeAndTaskPluginSayWhetherNodedUsesCgroups) {
+  absl::StatusOr<SkiffConfig> defaults = Parse("");
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->proctrack_type, "proctrack/pgid");
+  EXPECT_EQ(defaults->task_plugin, "");
+  absl::StatusOr<SkiffConfig> cgroups =
+      Parse("ProctrackType=proctrack/cgroup\nTaskPlugin=task/affinity,task/cgroup\n");
+  ASSERT_TRUE(cgroups.ok()) << cgroups.status();
+  EXPECT_EQ(cgroups->proctrack_type, "proctrack/cgroup");
+  EXPECT_EQ(cgroups->task_plugin, "task/affinity,task/cgroup");
+  EXPECT_TRUE(cgroups->warnings.empty());
+}
+
+TEST(ParseSkiffConfigTest, HealthCheckKeys) {
+  absl::StatusOr<SkiffConfig> parsed = Parse(
+      "HealthCheckProgram=/usr/sbin/"
+      "nhc\nHealthCheckInterval=300\nHealthCheckNodeState=idle,Mixed\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->health_check_program, "/usr/sbin/nhc");
+  EXPECT_EQ(parsed->health_check_interval, 300);
+  EXPECT_EQ(parsed->health_check_node_state, "IDLE,MIXED");
+  EXPECT_TRUE(parsed->warnings.empty());
+}
+
 TEST(ParseSkiffConfigTest, ControlMachineAndControlAddrAreAliases) {
   absl::StatusOr<SkiffConfig> config =
       ParseSkiffConfig("ControlMachine=ctl\nControlAddr=192.168.1.1\n", "skiff.conf", nullptr);
@@ -413,6 +437,9 @@ struct BadCase {
 TEST(ParseSkiffConfigTest, RejectsBadInputsNamingFileLineAndKey) {
   const std::vector<BadCase> cases = {
       {"NodeName=n1 CPUs=abc\n", 2, "CPUs", "'abc' is not a number (NodeName=n1)"},
+      {"ProctrackType=proctrack/cgroups\n", 2, "ProctrackType", "is not one of"},
+      {"HealthCheckNodeState=BUSY\n", 2, "HealthCheckNodeState", "'BUSY' is not one of"},
+      {"HealthCheckInterval=-5\n", 2, "HealthCheckInterval", "-5"},
       {"NodeName=n1 CPUs=-4\n", 2, "CPUs", "'-4' must be at least 1"},
       {"NodeName=n1 CPUs 4\n", 2, "CPUs", "missing '='"},
       {"NodeName=n1 RealMemroy=100\n", 2, "RealMemroy", "unknown key (did you mean RealMemory?)"},

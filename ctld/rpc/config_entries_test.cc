@@ -247,6 +247,12 @@ TEST(ConfigEntriesTest, UnusedKeysShowSlurmsDefaults) {
   EXPECT_EQ(Value(config, "MaxJobId"), "67043328");
   EXPECT_EQ(Value(config, "SuspendTime"), "INFINITE");
   EXPECT_EQ(Value(config, "TaskPluginParam"), "(null type)");
+  EXPECT_EQ(Value(config, "TaskPlugin"), "task/none");
+  EXPECT_EQ(Value(config, "ProctrackType"), "proctrack/pgid");
+  config.proctrack_type = "proctrack/cgroup";
+  config.task_plugin = "task/cgroup";
+  EXPECT_EQ(Value(config, "ProctrackType"), "proctrack/cgroup");
+  EXPECT_EQ(Value(config, "TaskPlugin"), "task/cgroup");
 }
 
 TEST(ConfigEntriesTest, ConfiguredValuesComeFromTheConfig) {

@@ -109,6 +109,7 @@ JobReport ReportFromProto(const v1::NodeJobReport& report) {
   out.exit_signal = report.exit_signal();
   out.failure = report.failure();
   out.fenced = report.fenced();
+  out.out_of_memory = report.oom_kills() > 0;
   out.run = report.run();
   return out;
 }

@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -65,13 +68,50 @@ std::string RunfilesRoot() {
   return absl::StrCat(srcdir ? srcdir : ".", "/", workspace ? workspace : "skiff");
 }
 
+namespace {
+constexpr char kCgroupMount[] = "/sys/fs/cgroup";
+constexpr const char* kV1Controllers[] = {"freezer", "pids", "memory", "cpuset", "devices"};
+
+bool IsV2() { return access(absl::StrCat(kCgroupMount, "/cgroup.controllers").c_str(), F_OK) == 0; }
+
+// mkdir + rmdir of a probe directory: the hierarchy is writable.
+std::string ProbeWritable(const std::string& base) {
+  const std::string probe = absl::StrCat(base, "/skiff_probe_", getpid());
+  if (mkdir(probe.c_str(), 0755) != 0) {
+    return absl::StrCat("cannot create a cgroup under ", base, ": ", strerror(errno));
+  }
+  rmdir(probe.c_str());
+  return "";
+}
+}  // namespace
+
+std::string LocalCluster::CgroupsUnavailable() {
+  if (getuid() != 0) return "cgroups need root";
+  if (IsV2()) return ProbeWritable(kCgroupMount);
+  for (const char* controller : {"freezer", "memory", "cpuset", "devices"}) {
+    const std::string base = absl::StrCat(kCgroupMount, "/", controller);
+    if (access(absl::StrCat(base, "/tasks").c_str(), F_OK) != 0) {
+      return absl::StrCat("neither a cgroup v2 hierarchy nor a v1 ", controller,
+                          " controller is mounted at ", kCgroupMount);
+    }
+    if (std::string why = ProbeWritable(base); !why.empty()) return why;
+  }
+  return "";
+}
+
 absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options& options) {
   char dir_template[] = "/tmp/skiff-test-XXXXXX";
   if (mkdtemp(dir_template) == nullptr) return absl::InternalError("mkdtemp failed");
   // munged insists that every user can reach its socket, and jobs run as other users.
   chmod(dir_template, 0755);
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(dir_template, options));
-  for (const auto& [relative, contents] : options.files) {
+  std::map<std::string, std::string> files = options.files;
+  if (options.cgroups) {
+    files.emplace("etc/cgroup.conf",
+                  "ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainSwapSpace=yes\n"
+                  "ConstrainDevices=yes\n");
+  }
+  for (const auto& [relative, contents] : files) {
     const std::string path = absl::StrCat(dir_template, "/", relative);
     RunShell(absl::StrCat("mkdir -p \"$(dirname ", ShellQuote(path), ")\""));
     std::string text = contents;
@@ -79,6 +119,7 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
       text.replace(pos, 5, dir_template);
     }
     std::ofstream(path) << text;
+    if (text.rfind("#!", 0) == 0) chmod(path.c_str(), 0755);  // a script to run
   }
   CommandResult up = cluster->Up();
   if (up.exit_code != 0) {
@@ -94,6 +135,22 @@ LocalCluster::LocalCluster(std::string dir, Options options)
 
 LocalCluster::~LocalCluster() {
   Down();
+  if (options_.cgroups) {  // the nodes' subtrees; their jobs' cgroups are gone with the jobs
+    for (int i = 1; i <= options_.nodes; ++i) {
+      if (IsV2()) {
+        rmdir(absl::StrCat(kCgroupMount, "/skiff/n", i).c_str());
+        continue;
+      }
+      for (const char* controller : kV1Controllers) {
+        rmdir(absl::StrCat(kCgroupMount, "/", controller, "/skiff/n", i).c_str());
+      }
+    }
+    // The shared parent too, once no other cluster uses it (rmdir fails otherwise).
+    rmdir(absl::StrCat(kCgroupMount, "/skiff").c_str());
+    for (const char* controller : kV1Controllers) {
+      rmdir(absl::StrCat(kCgroupMount, "/", controller, "/skiff").c_str());
+    }
+  }
   if (getenv("SKIFF_KEEP_CLUSTER") == nullptr) {
     RunShell(absl::StrCat("rm -rf ", ShellQuote(dir_)));
   }
@@ -106,6 +163,10 @@ CommandResult LocalCluster::Run(const std::string& command) const {
 CommandResult LocalCluster::Up() const {
   const std::string root = RunfilesRoot();
   std::string extra = options_.extra_config;
+  if (options_.cgroups) {
+    extra = absl::StrCat("ProctrackType=proctrack/cgroup\nTaskPlugin=task/affinity,task/cgroup\n",
+                         extra);
+  }
   for (size_t pos = extra.find("@DIR@"); pos != std::string::npos; pos = extra.find("@DIR@")) {
     extra.replace(pos, 5, dir_);
   }

@@ -45,7 +45,18 @@ class LocalCluster {
     // (pools "fast" and "bulk", job directories under dir()/bb). Off unless
     // asked, so that a test's cluster has only what the test configures.
     bool burst_buffers = false;
+    // Jobs in cgroups: ProctrackType=proctrack/cgroup, TaskPlugin=task/cgroup and
+    // an etc/cgroup.conf constraining cores, RAM, swap and devices (unless
+    // `files` brings its own). The fake GPUs are then character devices (the
+    // skiff script mknods them as root). The destructor removes the nodes'
+    // skiff/<node> cgroups. Check CgroupsUnavailable() first.
+    bool cgroups = false;
   };
+
+  // Why this host cannot confine jobs with cgroups (not root; no v1 freezer,
+  // memory, cpuset and devices, nor a v2 hierarchy, writable under
+  // /sys/fs/cgroup), for GTEST_SKIP; "" when it can.
+  static std::string CgroupsUnavailable();
 
   // Makes a fresh directory under /tmp (short: Unix socket paths are limited to
   // 108 bytes, and Bazel's TEST_TMPDIR is long) and runs `skiff up` in it.

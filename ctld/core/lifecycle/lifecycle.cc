@@ -395,6 +395,8 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
   if (!report.failure.empty()) {
     job.reason_detail = report.failure;
     job.final_state = JobState::kFailed;
+  } else if (job.final_state == JobState::kCompleted && report.out_of_memory) {
+    job.final_state = JobState::kOutOfMemory;  // as Slurm, whatever the script's exit code
   } else if (job.final_state == JobState::kCompleted &&
              (report.exit_code != 0 || report.exit_signal != 0)) {
     job.final_state = JobState::kFailed;

@@ -673,6 +673,16 @@ TEST_F(LifecycleTest, AFencedRunIsRequeuedAndAnEarlierRunsEndIsIgnored) {
   EXPECT_EQ(StateOf(id), JobState::kCompleted);
 }
 
+// A run whose cgroup saw an OOM kill ends OUT_OF_MEMORY, whatever its exit code.
+TEST_F(LifecycleTest, AnOomKilledRunEndsOutOfMemory) {
+  const uint64_t id = Submit(Request(2));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::string node = core_->Find(id)->nodes.front();
+  Drive(Store(core_->JobComplete(node, {id, true, 0, 0, "", false, 1, true}, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kOutOfMemory);
+}
+
 TEST_F(LifecycleTest, IllegalReportsChangeNothing) {
   const uint64_t id = Submit(Request());
   const std::string before = Fingerprint(*core_);

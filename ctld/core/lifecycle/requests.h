@@ -30,6 +30,8 @@ struct JobReport {
   std::string failure;  // the job could not be launched: why
   bool fenced = false;  // its shepherd killed it when the node's lease ran out
   int run = 0;          // restart_count + 1 of the run that ended; 0 = unknown
+  // The kernel killed some of its processes for memory (its cgroup): OUT_OF_MEMORY.
+  bool out_of_memory = false;
 };
 
 // A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare

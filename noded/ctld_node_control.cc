@@ -1,0 +1,81 @@
+#include "noded/ctld_node_control.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
+#include "proto/ctld.grpc.pb.h"
+
+namespace skiff {
+namespace {
+
+constexpr std::chrono::seconds kCallTimeout{10};
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::UnavailableError(absl::StrCat(what, ": ", status.error_message()));
+}
+
+class CtldNodeControl final : public NodeControl {
+ public:
+  CtldNodeControl(const std::string& target, std::string node_name, Authenticator& auth)
+      : node_name_(std::move(node_name)),
+        auth_(auth),
+        stub_(v1::Ctld::NewStub(MakeChannel(target))) {}
+
+  absl::StatusOr<HealthNodeView> GetNode() override {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kCallTimeout);
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) return s;
+    v1::GetNodesRequest request;
+    request.add_names(node_name_);
+    v1::GetNodesReply reply;
+    if (absl::Status s = FromGrpc(stub_->GetNodes(&context, request, &reply), "GetNodes");
+        !s.ok()) {
+      return s;
+    }
+    for (const v1::NodeInfo& node : reply.nodes()) {
+      if (node.name() != node_name_) continue;
+      HealthNodeView view;
+      view.state = node.state();
+      view.drain = node.drain();
+      view.reason = node.reason();
+      return view;
+    }
+    return absl::NotFoundError(absl::StrCat("ctld does not know NodeName=", node_name_));
+  }
+
+  absl::Status Drain(const std::string& reason) override { return Update("DRAIN", reason); }
+  absl::Status Undrain() override { return Update("UNDRAIN", ""); }
+
+ private:
+  absl::Status Update(const std::string& state, const std::string& reason) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kCallTimeout);
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) return s;
+    v1::UpdateNodeRequest request;
+    request.add_names(node_name_);
+    request.set_state(state);
+    request.set_reason(reason);
+    v1::UpdateNodeReply reply;
+    return FromGrpc(stub_->UpdateNode(&context, request, &reply),
+                    absl::StrCat("UpdateNode State=", state));
+  }
+
+  const std::string node_name_;
+  Authenticator& auth_;
+  std::unique_ptr<v1::Ctld::Stub> stub_;
+};
+
+}  // namespace
+
+std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::string& ctld_target,
+                                                 const std::string& node_name,
+                                                 Authenticator& auth) {
+  return std::make_unique<CtldNodeControl>(ctld_target, node_name, auth);
+}
+
+}  // namespace skiff

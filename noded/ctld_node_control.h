@@ -1,0 +1,21 @@
+// The health checker's view of ctld (health_check.h NodeControl) over gRPC:
+// Ctld.GetNodes for this node, Ctld.UpdateNode to drain or undrain it, with
+// noded's credential (root: an administrator to ctld). Used by one thread.
+#ifndef SKIFF_NODED_CTLD_NODE_CONTROL_H_
+#define SKIFF_NODED_CTLD_NODE_CONTROL_H_
+
+#include <memory>
+#include <string>
+
+#include "common/auth/authenticator.h"
+#include "noded/health_check.h"
+
+namespace skiff {
+
+// `auth` must outlive the result.
+std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::string& ctld_target,
+                                                 const std::string& node_name, Authenticator& auth);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_CTLD_NODE_CONTROL_H_
