@@ -42,6 +42,17 @@ std::string FormatTimeLimit(int64_t seconds);
 // print "Unknown".
 std::string FormatTimestamp(int64_t unix_seconds);
 
+// Slurm's parse_time for sacct's -S/-E (and sreport's start=/end=), local time:
+//   "now[{+|-}N[seconds|minutes|hours|days|weeks]]" (units may be abbreviated,
+//   default seconds), "today", "tomorrow", "midnight", "noon", "teatime",
+//   "HH:MM[:SS][AM|PM]", "YYYY-MM-DD[THH:MM[:SS]]", "MMDD[YY]", "MM/DD[/YY]",
+//   "MM.DD[.YY]" (each date optionally followed by "-HH:MM[:SS]" or
+//   "THH:MM[:SS]"). A time of day without a date is today's; with `past`,
+//   one still to come today is yesterday's (and midnight is today's start),
+//   without it one already gone is tomorrow's.
+// Error: InvalidArgument quoting the text.
+absl::StatusOr<int64_t> ParseSlurmTime(std::string_view text, int64_t now, bool past);
+
 }  // namespace skiff
 
 #endif  // SKIFF_COMMON_TIME_FORMAT_H_

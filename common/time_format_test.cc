@@ -214,5 +214,38 @@ TEST(ParseDurationFuzzTest, NeverCrashesOnGarbage) {
   EXPECT_GT(valid, 100);  // The generator must reach the success path too.
 }
 
+TEST_F(FormatTimestampTest, ParsesSlurmTimesForSacctWindows) {
+  UseZone("UTC0");
+  const int64_t now = 1795324449;  // 2026-11-22T05:14:09, a Sunday
+  auto t = [&](const char* text, bool past = true) {
+    absl::StatusOr<int64_t> parsed = ParseSlurmTime(text, now, past);
+    return parsed.ok() ? FormatTimestamp(*parsed) : std::string(parsed.status().message());
+  };
+  EXPECT_EQ(t("2026-11-22T05:14:02"), "2026-11-22T05:14:02");
+  EXPECT_EQ(t("2026-11-01"), "2026-11-01T00:00:00");
+  EXPECT_EQ(t("now-1days"), "2026-11-21T05:14:09");
+  EXPECT_EQ(t("now-2h"), "2026-11-22T03:14:09");
+  EXPECT_EQ(t("now+30"), "2026-11-22T05:14:39");
+  EXPECT_EQ(t("now"), "2026-11-22T05:14:09");
+  EXPECT_EQ(t("midnight"), "2026-11-22T00:00:00");
+  EXPECT_EQ(t("midnight", false), "2026-11-23T00:00:00");
+  EXPECT_EQ(t("today"), "2026-11-22T00:00:00");
+  EXPECT_EQ(t("04:00"), "2026-11-22T04:00:00");
+  EXPECT_EQ(t("06:00"), "2026-11-21T06:00:00");  // still to come today: yesterday's
+  EXPECT_EQ(t("06:00", false), "2026-11-22T06:00:00");
+  EXPECT_EQ(t("2:30pm"), "2026-11-21T14:30:00");
+  EXPECT_EQ(t("1120"), "2026-11-20T00:00:00");
+  EXPECT_EQ(t("112025"), "2025-11-20T00:00:00");
+  EXPECT_EQ(t("11/20"), "2026-11-20T00:00:00");
+  EXPECT_EQ(t("11/20/25"), "2025-11-20T00:00:00");
+  EXPECT_EQ(t("11.20.2025"), "2025-11-20T00:00:00");
+  EXPECT_EQ(t("11/20-10:30"), "2026-11-20T10:30:00");
+  EXPECT_EQ(t("yesterday"), "Invalid time specification 'yesterday'");
+  EXPECT_EQ(t("2026-13-01"), "Invalid time specification '2026-13-01'");
+  EXPECT_EQ(t("02/31"), "Invalid time specification '02/31'");
+  EXPECT_EQ(t("now-1fortnights"), "Invalid time specification 'now-1fortnights'");
+  EXPECT_EQ(t("25:00"), "Invalid time specification '25:00'");
+}
+
 }  // namespace
 }  // namespace skiff

@@ -1,0 +1,517 @@
+#include "cli/sacct/sacct_format.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "cli/common/json_writer.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+enum Column {
+  kAccount,
+  kAllocCpus,
+  kAllocNodes,
+  kAllocTres,
+  kArrayJobId,
+  kArrayTaskId,
+  kCluster,
+  kComment,
+  kConstraints,
+  kCpuTime,
+  kCpuTimeRaw,
+  kDerivedExitCode,
+  kElapsed,
+  kElapsedRaw,
+  kEligible,
+  kEnd,
+  kExitCode,
+  kGid,
+  kGroup,
+  kJobId,
+  kJobIdRaw,
+  kJobName,
+  kNCpus,
+  kNNodes,
+  kNodeList,
+  kNTasks,
+  kPartition,
+  kPriority,
+  kQos,
+  kReason,
+  kReqCpus,
+  kReqMem,
+  kReqNodes,
+  kReqTres,
+  kReservation,
+  kRestarts,
+  kStart,
+  kState,
+  kSubmit,
+  kSuspended,
+  kTimelimit,
+  kTimelimitRaw,
+  kUid,
+  kUser,
+  kWorkDir,
+};
+
+struct Known {
+  const char* name;
+  int width;
+  Column column;
+};
+
+// Slurm 22.05's names and default widths (src/sacct/sacct.c).
+constexpr Known kKnown[] = {
+    {"Account", 10, kAccount},
+    {"AllocCPUS", 10, kAllocCpus},
+    {"AllocNodes", 10, kAllocNodes},
+    {"AllocTRES", 10, kAllocTres},
+    {"ArrayJobID", 15, kArrayJobId},
+    {"ArrayTaskID", 16, kArrayTaskId},
+    {"Cluster", 10, kCluster},
+    {"Comment", 14, kComment},
+    {"Constraints", 19, kConstraints},
+    {"CPUTime", 10, kCpuTime},
+    {"CPUTimeRAW", 10, kCpuTimeRaw},
+    {"DerivedExitCode", 15, kDerivedExitCode},
+    {"Elapsed", 10, kElapsed},
+    {"ElapsedRaw", 10, kElapsedRaw},
+    {"Eligible", 19, kEligible},
+    {"End", 19, kEnd},
+    {"ExitCode", 8, kExitCode},
+    {"GID", 6, kGid},
+    {"Group", 9, kGroup},
+    {"JobID", -12, kJobId},
+    {"JobIDRaw", -12, kJobIdRaw},
+    {"JobName", 10, kJobName},
+    {"NCPUS", 10, kNCpus},
+    {"NNodes", 8, kNNodes},
+    {"NodeList", 15, kNodeList},
+    {"NTasks", 8, kNTasks},
+    {"Partition", 10, kPartition},
+    {"Priority", 10, kPriority},
+    {"QOS", 10, kQos},
+    {"Reason", 22, kReason},
+    {"ReqCPUS", 8, kReqCpus},
+    {"ReqMem", 10, kReqMem},
+    {"ReqNodes", 8, kReqNodes},
+    {"ReqTRES", 10, kReqTres},
+    {"Reservation", 20, kReservation},
+    {"Restarts", 8, kRestarts},
+    {"Start", 19, kStart},
+    {"State", 10, kState},
+    {"Submit", 19, kSubmit},
+    {"Suspended", 10, kSuspended},
+    {"Timelimit", 10, kTimelimit},
+    {"TimelimitRaw", 10, kTimelimitRaw},
+    {"UID", 6, kUid},
+    {"User", 9, kUser},
+    {"WorkDir", 20, kWorkDir},
+};
+
+// One printed row: a job, a step of it, or a run of pending array tasks.
+struct Row {
+  const v1::AcctJob* job = nullptr;
+  const v1::AcctStep* step = nullptr;  // null: the job's own row
+  std::string task_range;              // "[1-5]" for collapsed pending tasks
+};
+
+std::string Exit(int code, int signal) { return absl::StrCat(code, ":", signal); }
+
+std::string Date(int64_t t) { return FormatTimestamp(t); }
+
+std::string JobIdText(const v1::AcctJob& job, const std::string& range) {
+  if (!range.empty()) return absl::StrCat(job.array_job_id(), "_", range);
+  if (job.array_job_id() != 0) return absl::StrCat(job.array_job_id(), "_", job.array_task_id());
+  return absl::StrCat(job.job_id());
+}
+
+int64_t Elapsed(int64_t start, int64_t end, int64_t suspended, int64_t now) {
+  if (start == 0) return 0;
+  const int64_t stop = end != 0 ? end : now;
+  return std::max<int64_t>(0, stop - start - suspended);
+}
+
+// Slurm's Elapsed form: "HH:MM:SS" or "D-HH:MM:SS".
+std::string Duration(int64_t seconds) {
+  const int64_t days = seconds / 86400;
+  const std::string clock =
+      absl::StrFormat("%02d:%02d:%02d", (seconds / 3600) % 24, (seconds / 60) % 60, seconds % 60);
+  return days > 0 ? absl::StrCat(days, "-", clock) : clock;
+}
+
+std::string Value(const Row& row, Column column, int64_t now) {
+  const v1::AcctJob& job = *row.job;
+  const v1::AcctStep* step = row.step;
+  switch (column) {
+    case kAccount:
+      return job.account();
+    case kAllocCpus:
+    case kNCpus:
+      return absl::StrCat(step ? step->alloc_cpus() : job.alloc_cpus());
+    case kAllocNodes:
+      return absl::StrCat(step ? step->num_nodes() : job.alloc_nodes());
+    case kAllocTres:
+      return step ? step->alloc_tres() : job.alloc_tres();
+    case kArrayJobId:
+      return job.array_job_id() != 0 ? absl::StrCat(job.array_job_id()) : "";
+    case kArrayTaskId:
+      if (job.array_job_id() == 0) return "";
+      return !row.task_range.empty() ? row.task_range.substr(1, row.task_range.size() - 2)
+                                     : absl::StrCat(job.array_task_id());
+    case kCluster:
+      return job.cluster();
+    case kComment:
+      return step ? "" : job.comment();
+    case kConstraints:
+      return step ? "" : job.constraints();
+    case kCpuTime:
+    case kCpuTimeRaw: {
+      const int64_t seconds =
+          step ? Elapsed(step->start_time(), step->end_time(), step->suspended(), now) *
+                     step->alloc_cpus()
+               : Elapsed(job.start_time(), job.end_time(), job.suspended(), now) * job.alloc_cpus();
+      return column == kCpuTime ? Duration(seconds) : absl::StrCat(seconds);
+    }
+    case kDerivedExitCode:
+      return step ? "" : Exit(job.derived_exit_code(), job.derived_exit_signal());
+    case kElapsed:
+    case kElapsedRaw: {
+      const int64_t seconds =
+          step ? Elapsed(step->start_time(), step->end_time(), step->suspended(), now)
+               : Elapsed(job.start_time(), job.end_time(), job.suspended(), now);
+      return column == kElapsed ? Duration(seconds) : absl::StrCat(seconds);
+    }
+    case kEligible:
+      return Date(step ? step->start_time() : job.eligible_time());
+    case kEnd:
+      return Date(step ? step->end_time() : job.end_time());
+    case kExitCode:
+      return step ? Exit(step->exit_code(), step->exit_signal())
+                  : Exit(job.exit_code(), job.exit_signal());
+    case kGid:
+      return step ? "" : absl::StrCat(job.gid());
+    case kGroup:
+      return step ? "" : job.group();
+    case kJobId:
+      return step ? absl::StrCat(JobIdText(job, ""), ".", step->step_id())
+                  : JobIdText(job, row.task_range);
+    case kJobIdRaw:
+      return step ? absl::StrCat(job.job_id(), ".", step->step_id()) : absl::StrCat(job.job_id());
+    case kJobName:
+      return step ? step->name() : job.name();
+    case kNNodes:
+      return absl::StrCat(step ? step->num_nodes()
+                               : (job.alloc_nodes() > 0 ? job.alloc_nodes() : job.req_nodes()));
+    case kNodeList: {
+      const std::string& nodes = step ? step->node_list() : job.node_list();
+      return nodes.empty() ? "None assigned" : nodes;
+    }
+    case kNTasks:
+      return step ? absl::StrCat(step->ntasks()) : "";
+    case kPartition:
+      return step ? "" : job.partition();
+    case kPriority:
+      return step ? "" : absl::StrCat(job.priority());
+    case kQos:
+      return step ? "" : job.qos();
+    case kReason:
+      return step ? "" : job.reason();
+    case kReqCpus:
+      return absl::StrCat(step ? step->alloc_cpus() : job.req_cpus());
+    case kReqMem:
+      if (step || job.req_mem_mb() == 0) return step ? "" : "0";
+      return job.req_mem_mb() % 1024 == 0 ? absl::StrCat(job.req_mem_mb() / 1024, "G")
+                                          : absl::StrCat(job.req_mem_mb(), "M");
+    case kReqNodes:
+      return absl::StrCat(step ? step->num_nodes() : job.req_nodes());
+    case kReqTres:
+      return step ? step->req_tres() : job.req_tres();
+    case kReservation:
+      return "";
+    case kRestarts:
+      return step ? "" : absl::StrCat(job.restart_count());
+    case kStart: {
+      const int64_t start = step ? step->start_time() : job.start_time();
+      // Slurm's database: a job that ended without starting has no start ("None").
+      if (start == 0 && !step && job.state() != "PENDING") return "None";
+      return Date(start);
+    }
+    case kState: {
+      const std::string state = step ? step->state() : job.state();
+      if (!step && job.cancelled_by_known()) return absl::StrCat(state, " by ", job.cancelled_by());
+      return state;
+    }
+    case kSubmit:
+      return Date(step ? step->start_time() : job.submit_time());
+    case kSuspended:
+      return Duration(step ? step->suspended() : job.suspended());
+    case kTimelimit:
+      if (step) return "";
+      return job.time_limit() < 0 ? "UNLIMITED" : FormatTimeLimit(job.time_limit());
+    case kTimelimitRaw:
+      if (step) return "";
+      return job.time_limit() < 0 ? "UNLIMITED" : absl::StrCat(job.time_limit() / 60);
+    case kUid:
+      return step ? "" : absl::StrCat(job.uid());
+    case kUser:
+      return step ? "" : job.user();
+    case kWorkDir:
+      return step ? "" : job.work_dir();
+  }
+  return "";
+}
+
+// Pending tasks of one array that never started and share a state: one row.
+std::vector<Row> Rows(const v1::GetAccountingReply& reply) {
+  std::vector<Row> rows;
+  const auto& jobs = reply.jobs();
+  for (int i = 0; i < jobs.size(); ++i) {
+    const v1::AcctJob& job = jobs[i];
+    const bool collapsible = job.array_job_id() != 0 && job.start_time() == 0 && !job.steps_only();
+    if (collapsible) {
+      int j = i;
+      std::vector<int32_t> tasks;
+      while (j < jobs.size() && jobs[j].array_job_id() == job.array_job_id() &&
+             jobs[j].start_time() == 0 && jobs[j].state() == job.state() &&
+             jobs[j].cancelled_by() == job.cancelled_by() && !jobs[j].steps_only()) {
+        tasks.push_back(jobs[j].array_task_id());
+        ++j;
+      }
+      if (tasks.size() > 1) {
+        // "1-5" for a run, "1,3,7" otherwise (Slurm's task string).
+        std::string range;
+        bool consecutive = true;
+        for (size_t k = 1; k < tasks.size(); ++k) consecutive &= tasks[k] == tasks[k - 1] + 1;
+        if (consecutive) {
+          range = absl::StrCat(tasks.front(), "-", tasks.back());
+        } else {
+          for (int32_t t : tasks) absl::StrAppend(&range, range.empty() ? "" : ",", t);
+        }
+        rows.push_back({&job, nullptr, absl::StrCat("[", range, "]")});
+        i = j - 1;
+        continue;
+      }
+    }
+    if (!job.steps_only()) rows.push_back({&job, nullptr, ""});
+    for (const v1::AcctStep& step : job.steps()) rows.push_back({&job, &step, ""});
+  }
+  return rows;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SacctField>> ParseSacctFormat(const std::string& format) {
+  std::vector<SacctField> out;
+  for (absl::string_view raw : absl::StrSplit(format, ',', absl::SkipEmpty())) {
+    std::string item(absl::StripAsciiWhitespace(raw));
+    std::string width_text;
+    if (size_t percent = item.find('%'); percent != std::string::npos) {
+      width_text = item.substr(percent + 1);
+      item = item.substr(0, percent);
+    }
+    const Known* found = nullptr;
+    for (const Known& known : kKnown) {
+      if (absl::EqualsIgnoreCase(item, known.name)) found = &known;
+    }
+    if (found == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid field requested: \"", item, "\""));
+    }
+    SacctField field{found->name, found->width, static_cast<int>(found->column)};
+    if (!width_text.empty()) {
+      const int width = std::atoi(width_text.c_str());
+      if (width != 0) field.width = found->width < 0 ? -std::abs(width) : std::abs(width);
+    }
+    out.push_back(field);
+  }
+  return out;
+}
+
+std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<SacctField>& fields,
+                        const SacctLayout& layout) {
+  const bool parsable = layout.parsable || layout.parsable2;
+  const std::string delimiter = layout.delimiter.empty() ? "|" : layout.delimiter;
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& cells, bool cut) {
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (parsable) {
+        out += cells[i];
+        if (i + 1 < cells.size() || layout.parsable) out += delimiter;
+        continue;
+      }
+      const size_t len = static_cast<size_t>(std::abs(fields[i].width));
+      std::string text = cells[i];
+      if (text.size() > len) {
+        text = text.substr(0, len);
+        if (cut && len > 0) text[len - 1] = '+';
+      }
+      const std::string pad(len - text.size(), ' ');
+      out += fields[i].width < 0 ? text + pad : pad + text;
+      out += ' ';
+    }
+    out += '\n';
+  };
+  if (!layout.no_header) {
+    std::vector<std::string> names, dashes;
+    for (const SacctField& field : fields) {
+      names.push_back(field.name);
+      dashes.push_back(std::string(static_cast<size_t>(std::abs(field.width)), '-'));
+    }
+    emit(names, false);
+    if (!parsable) emit(dashes, false);
+  }
+  for (const Row& row : Rows(reply)) {
+    std::vector<std::string> cells;
+    for (const SacctField& field : fields) {
+      std::string value = Value(row, static_cast<Column>(field.column), reply.now());
+      if (layout.truncate && (field.column == kStart || field.column == kEnd)) {
+        const int64_t t = field.column == kStart
+                              ? (row.step ? row.step->start_time() : row.job->start_time())
+                              : (row.step ? row.step->end_time() : row.job->end_time());
+        if (t != 0 && field.column == kStart && t < layout.window_start) {
+          value = Date(layout.window_start);
+        }
+        if (field.column == kEnd && layout.window_end != 0 && (t == 0 || t > layout.window_end)) {
+          value = Date(layout.window_end);
+        }
+      }
+      cells.push_back(std::move(value));
+    }
+    emit(cells, true);
+  }
+  return out;
+}
+
+std::string SacctHelpFormat() {
+  std::string out;
+  int in_line = 0;
+  for (const Known& known : kKnown) {
+    std::string name = known.name;
+    out += name + std::string(name.size() < 20 ? 20 - name.size() : 1, ' ');
+    if (++in_line == 4) {
+      out += "\n";
+      in_line = 0;
+    }
+  }
+  if (in_line != 0) out += "\n";
+  return out;
+}
+
+std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
+  Json root = SlurmJsonEnvelope();
+  Json jobs = Json::Array();
+  auto time_object = [](const auto& record, int64_t submit, int64_t eligible, int64_t limit,
+                        int64_t now) {
+    Json time = Json::Object();
+    const int64_t elapsed =
+        Elapsed(record.start_time(), record.end_time(), record.suspended(), now);
+    time.Set("elapsed", static_cast<long long>(elapsed));
+    time.Set("eligible", static_cast<long long>(eligible));
+    time.Set("end", static_cast<long long>(record.end_time()));
+    time.Set("start", static_cast<long long>(record.start_time()));
+    time.Set("submission", static_cast<long long>(submit));
+    time.Set("suspended", static_cast<long long>(record.suspended()));
+    if (limit >= 0) time.Set("limit", static_cast<long long>(limit / 60));
+    return time;
+  };
+  auto exit_code = [](const std::string& state, int code, int signal) {
+    Json exit = Json::Object();
+    exit.Set("status", signal != 0 ? "SIGNALED" : (code != 0 ? "FAILED" : "SUCCESS"));
+    exit.Set("return_code", code);
+    if (signal != 0) {
+      Json sig = Json::Object();
+      sig.Set("signal_id", signal);
+      exit.Set("signal", std::move(sig));
+    }
+    (void)state;
+    return exit;
+  };
+  for (const v1::AcctJob& job : reply.jobs()) {
+    Json j = Json::Object();
+    j.Set("account", job.account());
+    Json array = Json::Object();
+    array.Set("job_id", static_cast<unsigned long long>(job.array_job_id()));
+    Json limits = Json::Object();
+    Json max = Json::Object();
+    Json running = Json::Object();
+    running.Set("tasks", job.array_max_running());
+    max.Set("running", std::move(running));
+    limits.Set("max", std::move(max));
+    array.Set("limits", std::move(limits));
+    array.Set("task", job.array_job_id() != 0 ? absl::StrCat(job.array_task_id()) : "");
+    array.Set("task_id", job.array_job_id() != 0 ? Json(job.array_task_id()) : Json());
+    j.Set("array", std::move(array));
+    j.Set("cluster", job.cluster());
+    j.Set("constraints", job.constraints());
+    Json derived = exit_code(job.state(), job.derived_exit_code(), job.derived_exit_signal());
+    j.Set("derived_exit_code", std::move(derived));
+    j.Set("time",
+          time_object(job, job.submit_time(), job.eligible_time(), job.time_limit(), reply.now()));
+    j.Set("comment", job.comment());
+    j.Set("exit_code", exit_code(job.state(), job.exit_code(), job.exit_signal()));
+    j.Set("group", job.group());
+    j.Set("job_id", static_cast<unsigned long long>(job.job_id()));
+    j.Set("name", job.name());
+    j.Set("nodes", job.node_list().empty() ? "None assigned" : job.node_list());
+    j.Set("partition", job.partition());
+    j.Set("priority", static_cast<long long>(job.priority()));
+    j.Set("qos", job.qos());
+    j.Set("required", [&] {
+      Json required = Json::Object();
+      required.Set("CPUs", job.req_cpus());
+      required.Set("memory", static_cast<unsigned long long>(job.req_mem_mb()));
+      return required;
+    }());
+    Json state = Json::Object();
+    state.Set("current", job.state());
+    state.Set("reason", job.reason());
+    j.Set("state", std::move(state));
+    Json steps = Json::Array();
+    for (const v1::AcctStep& step : job.steps()) {
+      Json s = Json::Object();
+      s.Set("time", time_object(step, step.start_time(), step.start_time(), -1, reply.now()));
+      s.Set("exit_code", exit_code(step.state(), step.exit_code(), step.exit_signal()));
+      Json nodes = Json::Object();
+      nodes.Set("count", step.num_nodes());
+      nodes.Set("range", step.node_list());
+      s.Set("nodes", std::move(nodes));
+      Json tasks = Json::Object();
+      tasks.Set("count", step.ntasks());
+      s.Set("tasks", std::move(tasks));
+      s.Set("state", step.state());
+      Json id = Json::Object();
+      id.Set("job_id", static_cast<unsigned long long>(job.job_id()));
+      id.Set("step_id", step.step_id());
+      Json step_name = Json::Object();
+      step_name.Set("id", absl::StrCat(job.job_id(), ".", step.step_id()));
+      step_name.Set("name", step.name());
+      s.Set("step", std::move(step_name));
+      Json tres = Json::Object();
+      tres.Set("allocated", step.alloc_tres());
+      tres.Set("requested", step.req_tres());
+      s.Set("tres", std::move(tres));
+      steps.Push(std::move(s));
+    }
+    j.Set("steps", std::move(steps));
+    Json tres = Json::Object();
+    tres.Set("allocated", job.alloc_tres());
+    tres.Set("requested", job.req_tres());
+    j.Set("tres", std::move(tres));
+    j.Set("user", job.user());
+    j.Set("working_directory", job.work_dir());
+    jobs.Push(std::move(j));
+  }
+  root.Set("jobs", std::move(jobs));
+  return root.Dump();
+}
+
+}  // namespace skiff

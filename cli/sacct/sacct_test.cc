@@ -1,0 +1,215 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "cli/sacct/sacct_format.h"
+#include "cli/sacct/sacct_options.h"
+#include "common/time_format.h"
+
+namespace skiff {
+namespace {
+
+class SacctTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("TZ", "UTC0", 1);
+    tzset();
+  }
+};
+
+constexpr int64_t kT = 1795324443;  // 2026-11-22T05:14:03
+
+v1::AcctJob Job(uint64_t id, const std::string& name, const std::string& partition,
+                const std::string& state, int cpus) {
+  v1::AcctJob job;
+  job.set_job_id(id);
+  job.set_array_task_id(-1);
+  job.set_name(name);
+  job.set_partition(partition);
+  job.set_account("research");
+  job.set_state(state);
+  job.set_alloc_cpus(cpus);
+  job.set_submit_time(kT);
+  job.set_start_time(kT);
+  job.set_end_time(kT);
+  return job;
+}
+
+v1::AcctStep* Batch(v1::AcctJob* job, const std::string& state, int cpus, int signal = 0) {
+  v1::AcctStep* step = job->add_steps();
+  step->set_step_id("batch");
+  step->set_name("batch");
+  step->set_state(state);
+  step->set_alloc_cpus(cpus);
+  step->set_exit_signal(signal);
+  step->set_start_time(kT);
+  step->set_end_time(kT);
+  return step;
+}
+
+// Rows of shared/reference/sacct_default.txt.
+v1::GetAccountingReply Reference() {
+  v1::GetAccountingReply reply;
+  v1::AcctJob* a = reply.add_jobs();
+  *a = Job(15373, "env_job.sh", "gpu", "COMPLETED", 1);
+  Batch(a, "COMPLETED", 1);
+  v1::AcctJob* t1 = reply.add_jobs();
+  *t1 = Job(15376, "env_job.sh", "debug", "COMPLETED", 1);
+  t1->set_array_job_id(15376);
+  t1->set_array_task_id(1);
+  Batch(t1, "COMPLETED", 1);
+  v1::AcctJob* failed = reply.add_jobs();
+  *failed = Job(15380, "wrap", "debug", "FAILED", 1);
+  failed->set_exit_code(3);
+  Batch(failed, "FAILED", 1)->set_exit_code(3);
+  v1::AcctJob* wide = reply.add_jobs();
+  *wide = Job(15391, "wide", "debug", "CANCELLED", 4);
+  wide->set_cancelled_by_known(true);
+  wide->set_cancelled_by(0);
+  Batch(wide, "CANCELLED", 2, 15);
+  for (int task = 1; task <= 5; ++task) {
+    v1::AcctJob* pending = reply.add_jobs();
+    *pending = Job(15400 + task - 1, "arr", "debug", "CANCELLED", 1);
+    pending->set_array_job_id(15400);
+    pending->set_array_task_id(task);
+    pending->set_start_time(0);
+    pending->set_cancelled_by_known(true);
+  }
+  return reply;
+}
+
+TEST_F(SacctTest, DefaultFormatMatchesSlurmsLayout) {
+  auto fields = ParseSacctFormat(kSacctDefaultFields);
+  ASSERT_TRUE(fields.ok());
+  EXPECT_EQ(FormatSacct(Reference(), *fields, {}),
+            "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
+            "------------ ---------- ---------- ---------- ---------- ---------- -------- \n"
+            "15373        env_job.sh        gpu   research          1  COMPLETED      0:0 \n"
+            "15373.batch       batch              research          1  COMPLETED      0:0 \n"
+            "15376_1      env_job.sh      debug   research          1  COMPLETED      0:0 \n"
+            "15376_1.bat+      batch              research          1  COMPLETED      0:0 \n"
+            "15380              wrap      debug   research          1     FAILED      3:0 \n"
+            "15380.batch       batch              research          1     FAILED      3:0 \n"
+            "15391              wide      debug   research          4 CANCELLED+      0:0 \n"
+            "15391.batch       batch              research          2  CANCELLED     0:15 \n"
+            "15400_[1-5]         arr      debug   research          1 CANCELLED+      0:0 \n");
+}
+
+TEST_F(SacctTest, ParsableAllocationsAsTheReference) {
+  auto fields = ParseSacctFormat("JobID,JobName,State,ExitCode,Start,End");
+  ASSERT_TRUE(fields.ok());
+  v1::GetAccountingReply reply = Reference();
+  for (auto& job : *reply.mutable_jobs()) job.clear_steps();  // -X
+  SacctLayout layout;
+  layout.parsable2 = true;
+  const std::string out = FormatSacct(reply, *fields, layout);
+  EXPECT_EQ(out,
+            "JobID|JobName|State|ExitCode|Start|End\n"
+            "15373|env_job.sh|COMPLETED|0:0|2026-11-22T05:14:03|2026-11-22T05:14:03\n"
+            "15376_1|env_job.sh|COMPLETED|0:0|2026-11-22T05:14:03|2026-11-22T05:14:03\n"
+            "15380|wrap|FAILED|3:0|2026-11-22T05:14:03|2026-11-22T05:14:03\n"
+            "15391|wide|CANCELLED by 0|0:0|2026-11-22T05:14:03|2026-11-22T05:14:03\n"
+            "15400_[1-5]|arr|CANCELLED by 0|0:0|None|2026-11-22T05:14:03\n");
+  layout.parsable = true;
+  layout.parsable2 = false;
+  layout.no_header = true;
+  EXPECT_EQ(FormatSacct(reply, *ParseSacctFormat("jobidraw,state"), layout).substr(0, 17),
+            "15373|COMPLETED|\n");
+}
+
+TEST_F(SacctTest, StepsOnlyAndWidthsAndRunningJobs) {
+  v1::GetAccountingReply reply;
+  v1::AcctJob* job = reply.add_jobs();
+  *job = Job(15392, "gpubb", "gpu", "RUNNING", 1);
+  job->set_end_time(0);
+  job->set_alloc_tres("bb/lua=2G,billing=1,cpu=1,gres/gpu=1,mem=100M,node=1");
+  Batch(job, "RUNNING", 1)->set_alloc_tres("cpu=1,gres/gpu=1,mem=100M,node=1");
+  job->mutable_steps(0)->set_end_time(0);
+  reply.set_now(kT + 3725);
+  auto fields = ParseSacctFormat("JobID,State,AllocTRES%50,End,Elapsed,NodeList");
+  ASSERT_TRUE(fields.ok());
+  std::string out = FormatSacct(reply, *fields, {});
+  EXPECT_NE(out.find(" bb/lua=2G,billing=1,cpu=1,gres/gpu=1,mem=100M,nod+ "), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Unknown   01:02:05   None assigned"), std::string::npos) << out;
+  job->set_steps_only(true);
+  out = FormatSacct(reply, *ParseSacctFormat("jobid"), SacctLayout{true});
+  EXPECT_EQ(out, "15392.batch  \n");
+}
+
+TEST_F(SacctTest, BadFieldsAreNamed) {
+  EXPECT_EQ(ParseSacctFormat("jobid,bogus").status().message(),
+            "Invalid field requested: \"bogus\"");
+  EXPECT_EQ((*ParseSacctFormat("state%20"))[0].width, 20);
+  EXPECT_EQ((*ParseSacctFormat("JOBID%30"))[0].width, -30);
+}
+
+SacctContext Context(uid_t uid = 1000) {
+  SacctContext context;
+  context.now = kT;
+  context.uid = uid;
+  context.cluster = "lab";
+  context.uid_of = [](const std::string& name) -> std::optional<uid_t> {
+    if (name == "alice") return 1000;
+    return std::nullopt;
+  };
+  return context;
+}
+
+TEST_F(SacctTest, DefaultWindowsFollowSlurm) {
+  SacctCommandLine line;
+  auto plan = PlanSacct(line, Context());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(FormatTimestamp(plan->request.window_start()), "2026-11-22T00:00:00");  // midnight
+  EXPECT_EQ(plan->request.window_end(), kT);
+  EXPECT_EQ(plan->request.uids_size(), 1);  // the caller only
+  line.jobs = {"15,16_3,17.batch"};
+  plan = PlanSacct(line, Context());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->request.window_start(), 0);  // -j: since the epoch
+  ASSERT_EQ(plan->request.jobs_size(), 3);
+  EXPECT_EQ(plan->request.jobs(1).array_task_id(), 3);
+  EXPECT_EQ(plan->request.jobs(2).step(), "batch");
+  line.jobs.clear();
+  line.states = "CA,r";
+  plan = PlanSacct(line, Context());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->request.window_start(), kT);  // -s: now
+  EXPECT_EQ(plan->request.window_end(), kT);
+  EXPECT_EQ(plan->request.states(0), "CANCELLED");
+  EXPECT_EQ(plan->request.states(1), "RUNNING");
+  SacctCommandLine root;
+  EXPECT_EQ(PlanSacct(root, Context(0))->request.uids_size(), 0);  // root: everyone
+}
+
+TEST_F(SacctTest, BadInputGetsSlurmsMessages) {
+  SacctCommandLine line;
+  line.states = "XX";
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(), "unrecognized job state value 'XX'");
+  line = {};
+  line.start_time = "yesterday";
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(),
+            "Invalid time specification 'yesterday'");
+  line = {};
+  line.start_time = "now";
+  line.end_time = "now-1days";
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(),
+            "Start time (2026-11-22T05:14:03) requested is after end time "
+            "(2026-11-21T05:14:03).");
+  line = {};
+  line.users = "nosuchuser";
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(), "Invalid user id: nosuchuser");
+  line = {};
+  line.jobs = {"abc"};
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(), "Invalid job id: abc");
+  line = {};
+  line.format = "jobid";
+  line.long_format = true;
+  EXPECT_FALSE(PlanSacct(line, Context()).ok());
+  line = {};
+  line.clusters = "other";
+  EXPECT_EQ(PlanSacct(line, Context()).status().message(), "Invalid cluster name: other");
+}
+
+}  // namespace
+}  // namespace skiff
