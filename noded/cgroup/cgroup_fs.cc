@@ -122,6 +122,10 @@ bool Contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
+// Freezing waits for every task to reach a safe point; on a loaded machine a
+// task in the middle of exec can take a while.
+constexpr int kFreezeTries = 2500;  // x 2 ms = 5 s
+
 // Polls `done` every 2 ms for up to `tries` times.
 template <typename Pred>
 bool PollUntil(Pred done, int tries) {
@@ -220,13 +224,13 @@ class CgroupsV1 final : public Cgroups {
     // delivered to frozen tasks once they thaw.
     absl::Status s = WriteText(dir + "/freezer.state", "FROZEN");
     const bool frozen =
-        s.ok() &&
-        PollUntil([&] { return Trimmed(ReadText(dir + "/freezer.state")) == "FROZEN"; }, 500);
+        s.ok() && PollUntil([&] { return Trimmed(ReadText(dir + "/freezer.state")) == "FROZEN"; },
+                            kFreezeTries);
     absl::Status killed = SignalPids(Pids(rel), SIGKILL);
     absl::Status thawed = WriteText(dir + "/freezer.state", "THAWED");
     if (!s.ok()) return s;
     if (!frozen) {
-      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within a second"));
+      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within 5 seconds"));
     }
     return killed.ok() ? thawed : killed;
   }
@@ -497,12 +501,12 @@ class CgroupsV2 final : public Cgroups {
         s.ok() &&
         PollUntil(
             [&] { return CounterIn(Trimmed(ReadText(dir + "/cgroup.events")), "frozen") == 1; },
-            500);
+            kFreezeTries);
     absl::Status killed = SignalPids(Pids(rel), SIGKILL);
     absl::Status thawed = WriteText(dir + "/cgroup.freeze", "0");
     if (!s.ok()) return s;
     if (!frozen) {
-      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within a second"));
+      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within 5 seconds"));
     }
     return killed.ok() ? thawed : killed;
   }
