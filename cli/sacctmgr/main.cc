@@ -2,13 +2,16 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
+#include "cli/sacctmgr/sacctmgr_assoc.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
 
 namespace {
@@ -40,7 +43,7 @@ constexpr char kUsage[] =
     "     show                     same as list\n"
     "     version                  display tool version number.\n"
     "\n"
-    "  <ENTITY> may be \"qos\"\n"
+    "  <ENTITY> may be \"account\", \"association\", \"cluster\", \"qos\" or \"user\"\n"
     "\n"
     "  <SPECS> are different for each command entity pair.\n"
     "       list qos           - Format=, Names=\n"
@@ -55,6 +58,22 @@ constexpr char kUsage[] =
     "                            UsageFactor=\n"
     "                            (where options) Names=\n"
     "       delete qos         - Names=\n"
+    "       list account       - Descriptions=, Format=, Names=, Organizations=,\n"
+    "                            Parents=, WithAssoc\n"
+    "       add account        - Description=, Fairshare=, GrpTRESMins=billing=,\n"
+    "                            GrpTRES=, GrpJobs=, GrpSubmitJobs=, MaxJobs=,\n"
+    "                            MaxSubmitJobs=, MaxTRESPerJob=, MaxWall=, Names=,\n"
+    "                            Organization=, Parent=, QOS=, DefaultQOS=\n"
+    "       modify account     - (set options) the same as add, (where options) Names=\n"
+    "       delete account     - Names=\n"
+    "       list user          - DefaultAccount=, Format=, Names=, WithAssoc\n"
+    "       add user           - Accounts=, AdminLevel=, DefaultAccount=, Partition=,\n"
+    "                            Names= and the limits of add account\n"
+    "       modify user        - (set options) AdminLevel=, DefaultAccount= and the\n"
+    "                            limits, (where options) Accounts=, Names=\n"
+    "       delete user        - Accounts=, Names=\n"
+    "       list associations  - Accounts=, Format=, Users=\n"
+    "       list cluster       - Format=\n"
     "\n"
     "  All commands entitys, and options are case-insensitive.\n\n";
 
@@ -89,13 +108,90 @@ absl::StatusOr<skiff::v1::GetQosReply> GetQos(skiff::CtldClient& client,
   return reply;
 }
 
+std::optional<skiff::SacctmgrVerb> VerbOf(const std::string& word) {
+  std::string w = word;
+  for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (w == "add" || w == "create") return skiff::SacctmgrVerb::kAdd;
+  if (w == "modify" || w == "update") return skiff::SacctmgrVerb::kModify;
+  if (w == "delete" || w == "remove") return skiff::SacctmgrVerb::kDelete;
+  if (w == "show" || w == "list") return skiff::SacctmgrVerb::kShow;
+  return std::nullopt;
+}
+
+// sacctmgr add|modify|delete|show account|user|assoc|cluster.
+int RunAssoc(skiff::SacctmgrVerb verb, skiff::AssocEntity entity,
+             const std::vector<std::string>& words, const skiff::SacctmgrOptions& options) {
+  absl::StatusOr<skiff::AssocCommand> command = skiff::ParseAssocCommand(verb, entity, words);
+  if (!command.ok()) {
+    std::cerr << command.status().message() << "\n";
+    return 1;
+  }
+  if (options.readonly && verb != skiff::SacctmgrVerb::kShow) {
+    std::cerr << "Can't run this command in readonly mode.\n";
+    return 1;
+  }
+  if (entity == skiff::AssocEntity::kCluster && verb != skiff::SacctmgrVerb::kShow) {
+    std::cerr << " Skiff runs one cluster (its ClusterName); clusters are not added or removed "
+                 "with sacctmgr.\n";
+    return 1;
+  }
+  if (entity == skiff::AssocEntity::kAssociation && verb != skiff::SacctmgrVerb::kShow) {
+    std::cerr << " Associations are changed through their account or user: sacctmgr modify "
+                 "user|account ...\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
+  if (!connected.ok()) return Fail(connected.status());
+  skiff::CtldClient& client = **connected;
+  skiff::v1::GetAccountsReply accounts;
+  absl::Status status =
+      client.Call(&skiff::v1::Ctld::Stub::GetAccounts, skiff::v1::GetAccountsRequest(), &accounts);
+  if (!status.ok()) return Fail(status);
+  if (verb == skiff::SacctmgrVerb::kShow) {
+    absl::StatusOr<std::string> table = skiff::FormatAssocTable(*command, accounts, options);
+    if (!table.ok()) {
+      std::cerr << "sacctmgr: error: " << table.status().message() << "\n";
+      return 1;
+    }
+    std::cout << *table;
+    return 0;
+  }
+  const bool ask = !options.immediate && isatty(STDIN_FILENO);
+  if (ask && !Confirm(skiff::kCommitQuestion)) {
+    std::cout << " Changes Discarded\n";
+    return 0;
+  }
+  skiff::v1::UpdateAccountsReply reply;
+  status = client.Call(&skiff::v1::Ctld::Stub::UpdateAccounts, command->request, &reply);
+  if (!status.ok()) {
+    if (status.code() == absl::StatusCode::kPermissionDenied) {
+      std::cerr << "sacctmgr: error: Your user doesn't have privilege to perform this action\n";
+    }
+    std::cerr << " Error with request: " << status.message() << "\n";
+    return 1;
+  }
+  const std::string message = skiff::AssocChangeMessage(*command, reply, accounts.cluster());
+  if (!options.quiet) std::cout << message;
+  return message.rfind(" Nothing", 0) == 0 ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (absl::Status s = skiff::ParseSacctmgrOptions(args).status(); !s.ok()) {
-    std::cerr << skiff::GetoptErrorText(kProgram, std::string(s.message()));
+  absl::StatusOr<skiff::SacctmgrCommandLine> line = skiff::ParseSacctmgrOptions(args);
+  if (!line.ok()) {
+    std::cerr << skiff::GetoptErrorText(kProgram, std::string(line.status().message()));
     return 1;
+  }
+  if (!line->help && !line->version && line->words.size() >= 2) {
+    std::optional<skiff::SacctmgrVerb> verb = VerbOf(line->words[0]);
+    std::optional<skiff::AssocEntity> entity = skiff::ParseAssocEntity(line->words[1]);
+    if (verb && entity) {
+      return RunAssoc(*verb, *entity,
+                      std::vector<std::string>(line->words.begin() + 2, line->words.end()),
+                      line->options);
+    }
   }
   absl::StatusOr<skiff::SacctmgrCommand> parsed = skiff::ParseSacctmgrCommandLine(args);
   if (!parsed.ok()) return Fail(parsed.status());

@@ -42,7 +42,8 @@ class AccountsTest : public ::testing::Test {
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 0;
-    options.extra_config = absl::StrCat("AccountingStorageEnforce=", enforce, "\n");
+    options.extra_config =
+        absl::StrCat("AccountingStorageEnforce=", enforce, "\nClusterName=lab\n");
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
@@ -174,6 +175,43 @@ TEST_F(AccountsTest, AssociationLimitsRefuseAtSubmitAndHoldInTheQueue) {
     return absl::StrContains(Show(second_id), "JobState=RUNNING");
   })) << Show(second_id);
   cluster_->Run("scancel -u " + std::string(kAlice));
+}
+
+TEST_F(AccountsTest, SacctmgrBuildsTheReferenceTree) {
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.out << r.err;
+    return r.out;
+  };
+  ok("sacctmgr -i add qos low,high");
+  EXPECT_EQ(ok("sacctmgr -i add account research"),
+            " Adding Account(s)\n  research\n Settings\n  Description     = Account Name\n"
+            "  Organization    = Parent/Account Name\n Associations\n"
+            "  A = research   C = lab       \n");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice,
+                  " account=research qos=normal,low "
+                  "defaultqos=normal"));
+  ok("sacctmgr -i add user root account=research qos=normal,low,high defaultqos=normal");
+  // Users by name, as Slurm lists them (root before skiffalice here).
+  EXPECT_EQ(ok("sacctmgr show assoc format=Cluster,Account,User,QOS,DefaultQOS"),
+            "   Cluster    Account       User                  QOS   Def QOS \n"
+            "---------- ---------- ---------- -------------------- --------- \n"
+            "       lab       root                          normal           \n"
+            "       lab       root       root               normal           \n"
+            "       lab   research                          normal           \n"
+            "       lab   research       root      high,low,normal    normal \n"
+            "       lab   research skiffalice           low,normal    normal \n");
+  ok(absl::StrCat("sacctmgr -i modify user where name=", kAlice, " set MaxJobs=2"));
+  EXPECT_EQ(ok(absl::StrCat("sacctmgr -n -P show assoc where user=", kAlice,
+                            " format=Account,User,MaxJobs")),
+            absl::StrCat("research|", kAlice, "|2\n"));
+  const CommandResult refused = cluster_->RunAs(kBob, "sacctmgr -i add account physics");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(refused.err, "Your user doesn't have privilege")) << refused.err;
+  EXPECT_EQ(ok("sacctmgr -n -P show account format=Account"), "research\nroot\n");
+  const CommandResult gone = cluster_->Run("sacctmgr -i delete account research");
+  EXPECT_EQ(gone.exit_code, 1);  // alice's default account
+  EXPECT_TRUE(absl::StrContains(gone.err, "default account")) << gone.err;
 }
 
 TEST_F(AccountsTest, OnlyAdminsChangeAccountsAndTheTablesSurviveARestart) {
