@@ -124,7 +124,8 @@ bool Contains(const std::vector<std::string>& list, const std::string& item) {
 
 // Freezing waits for every task to reach a safe point; on a loaded machine a
 // task in the middle of exec can take a while.
-constexpr int kFreezeTries = 2500;  // x 2 ms = 5 s
+constexpr int kFreezeTries = 500;  // x 2 ms = 1 s
+constexpr int kSweepRounds = 500;  // x 2 ms = 1 s
 
 // Polls `done` every 2 ms for up to `tries` times.
 template <typename Pred>
@@ -134,6 +135,26 @@ bool PollUntil(Pred done, int tries) {
     usleep(2000);
   }
   return done();
+}
+
+// Without a completed freeze (a task in uninterruptible sleep, e.g. mid-exec on
+// a loaded disk, holds the cgroup in FREEZING), a task may fork between a
+// listing and the kill. A killed task cannot fork, so SIGKILL every pid not yet
+// signalled until a listing shows none new.
+template <typename ListPids>
+absl::Status KillUntilNoNewPids(ListPids list, const std::string& dir) {
+  std::set<pid_t> signalled;
+  for (int round = 0; round < kSweepRounds; ++round) {
+    std::vector<pid_t> fresh;
+    for (pid_t pid : list()) {
+      if (signalled.insert(pid).second) fresh.push_back(pid);
+    }
+    if (fresh.empty()) return absl::OkStatus();
+    if (absl::Status s = SignalPids(fresh, SIGKILL); !s.ok()) return s;
+    usleep(2000);
+  }
+  return absl::UnavailableError(
+      absl::StrCat(dir, " did not freeze and its processes kept forking faster than the kill"));
 }
 
 std::string Trimmed(const absl::StatusOr<std::string>& text) {
@@ -228,10 +249,7 @@ class CgroupsV1 final : public Cgroups {
                             kFreezeTries);
     absl::Status killed = SignalPids(Pids(rel), SIGKILL);
     absl::Status thawed = WriteText(dir + "/freezer.state", "THAWED");
-    if (!s.ok()) return s;
-    if (!frozen) {
-      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within 5 seconds"));
-    }
+    if (!frozen) return KillUntilNoNewPids([&] { return Pids(rel); }, dir);
     return killed.ok() ? thawed : killed;
   }
 
@@ -504,10 +522,7 @@ class CgroupsV2 final : public Cgroups {
             kFreezeTries);
     absl::Status killed = SignalPids(Pids(rel), SIGKILL);
     absl::Status thawed = WriteText(dir + "/cgroup.freeze", "0");
-    if (!s.ok()) return s;
-    if (!frozen) {
-      return absl::UnavailableError(absl::StrCat(dir, " did not freeze within 5 seconds"));
-    }
+    if (!frozen) return KillUntilNoNewPids([&] { return Pids(rel); }, dir);
     return killed.ok() ? thawed : killed;
   }
 
