@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace skiff {
 namespace {
@@ -311,6 +312,17 @@ std::string CompressHostlist(const std::vector<std::string>& names) {
     i = j;
   }
   return out;
+}
+
+std::string SlurmCountList(const std::vector<int>& counts) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < counts.size();) {
+    size_t run = 1;
+    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
+    parts.push_back(run > 1 ? absl::StrCat(counts[i], "(x", run, ")") : absl::StrCat(counts[i]));
+    i += run;
+  }
+  return absl::StrJoin(parts, ",");
 }
 
 }  // namespace skiff

@@ -38,6 +38,10 @@ absl::StatusOr<std::vector<std::string>> ExpandHostlist(std::string_view express
 // for names free of ',', '[', ']' and surrounding whitespace.
 std::string CompressHostlist(const std::vector<std::string>& names);
 
+// Slurm's per-node count lists (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE):
+// runs of one value folded as "2(x3)": {2,2,2,1} -> "2(x3),1"; {} -> "".
+std::string SlurmCountList(const std::vector<int>& counts);
+
 }  // namespace skiff
 
 #endif  // SKIFF_COMMON_HOSTLIST_H_

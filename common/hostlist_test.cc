@@ -236,5 +236,11 @@ TEST(HostlistFuzzTest, RoundTripsRandomWellFormedExpressions) {
   }
 }
 
+TEST(SlurmCountList, FoldsRunsAsSlurmDoes) {
+  EXPECT_EQ(SlurmCountList({2, 2, 2, 1}), "2(x3),1");
+  EXPECT_EQ(SlurmCountList({4}), "4");
+  EXPECT_EQ(SlurmCountList({}), "");
+}
+
 }  // namespace
 }  // namespace skiff

@@ -135,7 +135,8 @@ void Controller::Launch(const LaunchIntent& launch) {
   Lifecycle::LaunchBlame blame = Lifecycle::LaunchBlame::kJob;
   if (status.ok()) {
     const v1::LaunchJobRequest request = BuildLaunchRequest(
-        job, spec, {config()->cluster_name, conf_path_, launch.node_real_memory_mb});
+        job, spec,
+        {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets});
     status = node_client_.LaunchJob(launch.target, request);
     // Unreachable, timed out or refusing: the node's fault. InvalidArgument is a
     // request noded cannot take, which no other node would take either.

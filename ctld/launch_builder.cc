@@ -14,17 +14,6 @@ constexpr char kNoArrayIndex[] = "4294967294";
 
 }  // namespace
 
-std::string SlurmCountList(const std::vector<int>& counts) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < counts.size();) {
-    size_t run = 1;
-    while (i + run < counts.size() && counts[i + run] == counts[i]) ++run;
-    parts.push_back(run > 1 ? absl::StrCat(counts[i], "(x", run, ")") : absl::StrCat(counts[i]));
-    i += run;
-  }
-  return absl::StrJoin(parts, ",");
-}
-
 std::vector<int> TasksPerNode(int ntasks, size_t nodes) {
   if (nodes == 0) return {};
   const int n = static_cast<int>(nodes);
@@ -181,6 +170,23 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;
   // a requeued run appends, keeping what the earlier runs wrote.
   request.set_truncate_output(job.restart_count == 0 && spec.open_mode() != "append");
+  for (size_t i = 0; i < job.nodes.size() && i < facts.node_targets.size(); ++i) {
+    v1::JobNode* node = request.add_allocation();
+    node->set_name(job.nodes[i]);
+    node->set_address(facts.node_targets[i]);
+    node->set_cpus(job.cpus_per_node);
+    node->set_memory_mb(job.mem_per_node_mb != 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
+    const std::vector<int>& gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
+                                   : i == 0                    ? job.gpu_indices
+                                                               : std::vector<int>{};
+    for (int gpu : gpus) node->add_gpu_indices(gpu);
+  }
+  // srun inside the job finds its step manager here (Slurm 24.05 names the
+  // node in SLURM_STEPMGR; Skiff also gives its noded's address).
+  if (!facts.node_targets.empty()) {
+    (*request.mutable_environment())["SLURM_STEPMGR"] = job.nodes.front();
+    (*request.mutable_environment())["SKIFF_STEPMGR_ADDR"] = facts.node_targets.front();
+  }
   return request;
 }
 

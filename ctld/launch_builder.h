@@ -19,6 +19,9 @@ struct ClusterFacts {
   std::string cluster_name;
   std::string conf_path;             // skiff.conf, exported as SKIFF_CONF (never SLURM_CONF)
   uint64_t node_real_memory_mb = 0;  // of the batch host, for SLURM_MEM_PER_NODE without --mem
+  // "addr:port" of each of the job's nodes' noded, in job.nodes order: the
+  // allocation the job's step manager (nodes[0]'s noded) carves steps from.
+  std::vector<std::string> node_targets = {};
 };
 
 // Slurm's filename patterns: %j job id, %x job name, %u user, %A array master
@@ -27,10 +30,6 @@ struct ClusterFacts {
 // `work_dir`. An empty pattern means Slurm's default "slurm-%j.out".
 std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
                                 const std::string& work_dir);
-
-// Slurm's per-node count lists (SLURM_TASKS_PER_NODE, SLURM_JOB_CPUS_PER_NODE):
-// runs of one value folded as "2(x3)": {2,2,2,1} -> "2(x3),1"; {} -> "".
-std::string SlurmCountList(const std::vector<int>& counts);
 
 // `ntasks` spread over `nodes` as Slurm's block distribution: the first nodes
 // one more than the rest when they do not divide; at least one each.

@@ -70,10 +70,7 @@ TEST(JobEnvironment, CarriesSlurmVariablesOverTheUsersOwn) {
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2,1");
 }
 
-TEST(SlurmCountList, FoldsRunsAsSlurmDoes) {
-  EXPECT_EQ(SlurmCountList({2, 2, 2, 1}), "2(x3),1");
-  EXPECT_EQ(SlurmCountList({4}), "4");
-  EXPECT_EQ(SlurmCountList({}), "");
+TEST(TasksPerNode, BlocksAsSlurm) {
   EXPECT_EQ(TasksPerNode(5, 2), (std::vector<int>{3, 2}));
   EXPECT_EQ(TasksPerNode(1, 3), (std::vector<int>{1, 1, 1}));
 }

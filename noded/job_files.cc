@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 namespace skiff {
@@ -89,7 +90,8 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices &&
          run == o.run && truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
          cgroup_version == o.cgroup_version && cgroup_mount == o.cgroup_mount &&
-         cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers;
+         cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers &&
+         allocation == o.allocation;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -116,6 +118,11 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
     AddLine(&out, "cgroup_mount", spec.cgroup_mount);
     AddLine(&out, "cgroup_path", spec.cgroup_path);
     for (const std::string& c : spec.cgroup_controllers) AddLine(&out, "cgroup_controller", c);
+  }
+  for (const AllocatedNode& node : spec.allocation) {
+    AddLine(&out, "alloc",
+            absl::StrCat(node.name, " ", node.address, " ", node.cpus, " ", node.memory_mb, " ",
+                         node.gpus.empty() ? "-" : absl::StrJoin(node.gpus, ",")));
   }
   for (const std::string& arg : spec.argv) AddLine(&out, "arg", arg);
   for (const auto& [key, value] : spec.environment) {
@@ -184,6 +191,25 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.cgroup_path = line.value;
     } else if (line.key == "cgroup_controller") {
       spec.cgroup_controllers.push_back(line.value);
+    } else if (line.key == "alloc") {
+      std::vector<std::string> words = absl::StrSplit(line.value, ' ');
+      AllocatedNode node;
+      bool ok = words.size() == 5 && absl::SimpleAtoi(words[2], &node.cpus) &&
+                absl::SimpleAtoi(words[3], &node.memory_mb);
+      if (ok && words[4] != "-") {
+        for (absl::string_view g : absl::StrSplit(words[4], ',')) {
+          int gpu = 0;
+          ok = ok && absl::SimpleAtoi(g, &gpu);
+          node.gpus.push_back(gpu);
+        }
+      }
+      if (!ok) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "line ", line.number, ": alloc: '", line.value, "' is not NAME ADDRESS CPUS MB GPUS"));
+      }
+      node.name = words[0];
+      node.address = words[1];
+      spec.allocation.push_back(std::move(node));
     } else if (line.key == "env") {
       const size_t eq = line.value.find('=');
       if (eq == std::string::npos || eq == 0) {

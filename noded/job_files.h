@@ -46,6 +46,22 @@ int64_t MonotonicMillis();
 std::string FormatLease(int64_t expiry_ms);
 absl::StatusOr<int64_t> ParseLease(const std::string& text);
 
+// One node of the job's allocation (LaunchJobRequest.allocation): what the job's
+// step manager carves steps from. Spec line: `alloc=NAME ADDRESS CPUS MEMORY_MB GPUS`,
+// GPUS comma-separated or "-".
+struct AllocatedNode {
+  std::string name;
+  std::string address;
+  int cpus = 0;
+  uint64_t memory_mb = 0;
+  std::vector<int> gpus;
+
+  bool operator==(const AllocatedNode& o) const {
+    return name == o.name && address == o.address && cpus == o.cpus && memory_mb == o.memory_mb &&
+           gpus == o.gpus;
+  }
+};
+
 // Everything the shepherd needs to start a job: LaunchJobRequest's fields plus
 // what noded resolved on this node (supplementary groups, node name).
 struct LaunchSpec {
@@ -76,6 +92,7 @@ struct LaunchSpec {
   std::string cgroup_mount;                     // CgroupMountpoint
   std::string cgroup_path;                      // skiff/<node>/job_<id>
   std::vector<std::string> cgroup_controllers;  // as the backend uses them
+  std::vector<AllocatedNode> allocation;        // every node of the job, this one first
 
   bool operator==(const LaunchSpec& o) const;
 };

@@ -31,6 +31,8 @@ LaunchSpec FullSpec() {
   spec.cgroup_mount = "/sys/fs/cgroup";
   spec.cgroup_path = "skiff/n3/job_42";
   spec.cgroup_controllers = {"freezer", "memory"};
+  spec.allocation = {{"n3", "127.0.0.1:6818", 2, 4096, {0, 1}},
+                     {"n4", "127.0.0.1:6819", 2, 4096, {}}};
   return spec;
 }
 
@@ -58,6 +60,11 @@ TEST(LaunchSpecFile, IgnoresUnknownKeysAndComments) {
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(parsed->job_id, 7u);
   EXPECT_EQ(parsed->uid, 5u);
+}
+
+TEST(LaunchSpecFile, RejectsABadAllocationLine) {
+  EXPECT_FALSE(ParseLaunchSpec("job_id=1\nalloc=n1 h:1 x 10 -\n").ok());
+  EXPECT_FALSE(ParseLaunchSpec("job_id=1\nalloc=n1 h:1\n").ok());
 }
 
 TEST(LaunchSpecFile, RejectsMissingJobIdAndBadNumbers) {

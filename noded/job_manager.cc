@@ -80,6 +80,26 @@ void JobManager::SetFinishedListener(std::function<void()> listener) {
   finished_listener_ = std::move(listener);
 }
 
+bool JobManager::IsRunning(uint64_t job_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && it->second.state == Job::kRunning;
+}
+
+absl::StatusOr<LaunchSpec> JobManager::RunningJobSpec(uint64_t job_id) {
+  if (!IsRunning(job_id)) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " does not run on this node"));
+  }
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(JobDir(job_id), "/", kSpecFileName));
+  if (!text.ok()) return text.status();
+  return ParseLaunchSpec(*text);
+}
+
+std::vector<std::string> JobManager::CgroupProcsFiles(const LaunchSpec& spec) const {
+  if (!options_.cgroups || spec.cgroup_path.empty()) return {};
+  return options_.cgroups->ProcsFiles(spec.cgroup_path);
+}
+
 std::string JobManager::JobDir(uint64_t job_id) const {
   std::string spool = options_.spool_dir;
   while (spool.size() > 1 && spool.back() == '/') spool.pop_back();

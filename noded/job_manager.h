@@ -120,6 +120,15 @@ class JobManager final : public JobReportSource {
   // The job's directory (whether or not it exists).
   std::string JobDir(uint64_t job_id) const;
 
+  // Job steps (noded/steps/). Whether the job's batch script still runs here.
+  bool IsRunning(uint64_t job_id);
+  // The running job's launch spec, read from its directory; NotFound when the
+  // job does not run here (unknown, or finished).
+  absl::StatusOr<LaunchSpec> RunningJobSpec(uint64_t job_id);
+  // The files a process writes its pid to in order to join the job's cgroup
+  // (empty without cgroups).
+  std::vector<std::string> CgroupProcsFiles(const LaunchSpec& spec) const;
+
  private:
   struct Job {
     // kCleaning: acknowledged, its directory being removed; a launch of the same

@@ -144,7 +144,8 @@ int Run(int argc, char** argv) {
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
 
-  NodedService service(node_name, start_time, auth, slurm_user_uid, jobs);
+  StepManager steps;  // the step managers of the jobs whose first node this is
+  NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
   absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(

@@ -26,16 +26,24 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   spec.cpus = request.cpus();
   spec.memory_mb = request.memory_mb();
   spec.gpu_indices.assign(request.gpu_indices().begin(), request.gpu_indices().end());
+  for (const v1::JobNode& node : request.allocation()) {
+    spec.allocation.push_back({node.name(),
+                               node.address(),
+                               node.cpus(),
+                               node.memory_mb(),
+                               {node.gpu_indices().begin(), node.gpu_indices().end()}});
+  }
   return spec;
 }
 
 NodedService::NodedService(std::string node_name, int64_t start_time, Authenticator& auth,
-                           uid_t slurm_user_uid, JobManager& jobs)
+                           uid_t slurm_user_uid, JobManager& jobs, StepManager& steps)
     : node_name_(std::move(node_name)),
       start_time_(start_time),
       auth_(auth),
       slurm_user_uid_(slurm_user_uid),
-      jobs_(jobs) {}
+      jobs_(jobs),
+      steps_(steps) {}
 
 grpc::Status NodedService::AuthenticateCtld(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);

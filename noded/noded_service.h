@@ -14,11 +14,15 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "common/auth/authenticator.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
+#include "noded/steps/step_manager.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace skiff {
@@ -26,12 +30,16 @@ namespace skiff {
 // The request as the job manager takes it (groups and node_name unresolved).
 LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
 
+// StepAsk from srun's request (srun applied Slurm's defaults).
+StepAsk StepAskFromProto(const v1::StepRequest& request);
+
 class NodedService final : public v1::Noded::Service {
  public:
-  // Only root and `slurm_user_uid` (ctld's user) may call. `auth` and `jobs`
-  // must outlive the service.
+  // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep,
+  // which the job's user may call too. `auth`, `jobs` and `steps` must outlive
+  // the service.
   NodedService(std::string node_name, int64_t start_time, Authenticator& auth, uid_t slurm_user_uid,
-               JobManager& jobs);
+               JobManager& jobs, StepManager& steps);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::NodedPingRequest* request,
                     v1::NodedPingReply* reply) override;
@@ -41,6 +49,11 @@ class NodedService final : public v1::Noded::Service {
                          v1::SignalJobReply* reply) override;
   grpc::Status TerminateJob(grpc::ServerContext* context, const v1::TerminateJobRequest* request,
                             v1::TerminateJobReply* reply) override;
+  // noded_steps.cc.
+  grpc::Status RunStep(grpc::ServerContext* context,
+                       grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) override;
+  grpc::Status RunTasks(grpc::ServerContext* context,
+                        grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) override;
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
@@ -50,6 +63,11 @@ class NodedService final : public v1::Noded::Service {
   Authenticator& auth_;
   const uid_t slurm_user_uid_;
   JobManager& jobs_;
+  StepManager& steps_;
+
+  v1::Noded::Stub& StubFor(const std::string& address);
+  std::mutex stubs_mu_;
+  std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;  // by "addr:port"
 };
 
 }  // namespace skiff

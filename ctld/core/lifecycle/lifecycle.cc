@@ -202,10 +202,11 @@ std::string Lifecycle::NodeTarget(const std::string& node_name) const {
 }
 
 LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
-  LaunchIntent launch{job, NodeTarget(job.nodes.front()), 0};
+  LaunchIntent launch{job, NodeTarget(job.nodes.front()), 0, {}};
   if (const Node* node = nodes_.Find(job.nodes.front())) {
     launch.node_real_memory_mb = node->config.real_memory_mb;
   }
+  for (const std::string& name : job.nodes) launch.node_targets.push_back(NodeTarget(name));
   return launch;
 }
 

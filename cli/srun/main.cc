@@ -1,0 +1,356 @@
+// srun: runs a job step, as Slurm's srun. Inside an allocation (SLURM_JOB_ID
+// set) it asks the job's step manager (the noded of the job's first node,
+// SKIFF_STEPMGR_ADDR) to create the step; ctld is not involved. Task output
+// streams back in order per task; stdin, Ctrl-C and signals go forward.
+//
+// Threads: main reads the step's stream and writes stdout/stderr; one thread
+// forwards srun's stdin; one waits for signals (blocked everywhere else).
+// Writes to the stream are serialized by write_mu.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cli/common/getopt_args.h"
+#include "cli/common/version.h"
+#include "cli/srun/srun_options.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
+#include "proto/noded.grpc.pb.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr char kProgram[] = "srun";
+
+constexpr char kUsage[] =
+    "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [--exact] [--overlap]\n"
+    "            [-w hosts] [-x hosts] [--gres=list] [--gpus=n] [--gpus-per-task=n]\n"
+    "            [--mem=MB] [-J jobname] [-l] [-u] [-K] [-i in] [-D path]\n"
+    "            [--export=env_vars] [--mpi=none] [-I] executable [args...]\n";
+
+constexpr char kHelp[] =
+    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
+    "Parallel run options:\n"
+    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "  -D, --chdir=path            change remote current working directory\n"
+    "      --export=env_vars|NONE  environment variables passed to launcher with\n"
+    "                              optional values or NONE (pass no variables)\n"
+    "  -i, --input=in              location of stdin redirection\n"
+    "  -I, --immediate[=secs]      exit if resources not available in \"secs\"\n"
+    "  -J, --job-name=jobname      name of job\n"
+    "  -K, --kill-on-bad-exit      kill the job if any task terminates with a\n"
+    "                              non-zero exit code\n"
+    "  -l, --label                 prepend task number to lines of stdout/err\n"
+    "      --mpi=type              type of MPI being used (Skiff: none)\n"
+    "  -n, --ntasks=ntasks         number of tasks to run\n"
+    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "      --overlap               Allow other steps to overlap this step\n"
+    "      --pty                   run task zero in pseudo terminal\n"
+    "  -u, --unbuffered            do not line-buffer stdout/err\n"
+    "  -W, --wait=sec              seconds to wait after first task exits\n"
+    "                              before killing job\n"
+    "\n"
+    "Constraint options:\n"
+    "      --exact                 use only the resources requested for the step\n"
+    "      --mem=MB                minimum amount of real memory\n"
+    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+    "\n"
+    "GPU scheduling options:\n"
+    "  -G, --gpus=n                count of GPUs required for the job\n"
+    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
+    "      --gpus-per-task=n       number of GPUs required per spawned task\n"
+    "      --gres=list             required generic resources\n"
+    "\n"
+    "Help options:\n"
+    "  -h, --help                  show this help message\n"
+    "      --usage                 display brief usage message\n"
+    "\n"
+    "Other options:\n"
+    "  -V, --version               output version information and exit\n";
+
+std::map<std::string, std::string> Environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos && eq > 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+int Fail(const std::string& message, int code = 1) {
+  fprintf(stderr, "srun: error: %s\n", message.c_str());
+  return code;
+}
+
+void WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Task output, with -l labels on every line (partial lines wait for the rest).
+class OutputWriter {
+ public:
+  OutputWriter(bool label, int ntasks) : label_(label), ntasks_(ntasks) {}
+  void Add(int task, bool is_stderr, const std::string& data) {
+    const int fd = is_stderr ? 2 : 1;
+    if (!label_) {
+      WriteAll(fd, data);
+      return;
+    }
+    std::string& pending = pending_[{task, is_stderr}];
+    pending += data;
+    std::string out;
+    size_t start = 0;
+    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      out += skiff::TaskLabel(task, ntasks_) + pending.substr(start, nl + 1 - start);
+    }
+    pending.erase(0, start);
+    WriteAll(fd, out);
+  }
+  void Flush(int task) {
+    for (bool is_stderr : {false, true}) {
+      auto it = pending_.find({task, is_stderr});
+      if (it == pending_.end() || it->second.empty()) continue;
+      WriteAll(is_stderr ? 2 : 1, skiff::TaskLabel(task, ntasks_) + it->second + "\n");
+      it->second.clear();
+    }
+  }
+
+ private:
+  const bool label_;
+  const int ntasks_;
+  std::map<std::pair<int, bool>, std::string> pending_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"srun"};
+  app.set_help_flag();
+  skiff::SrunArgs args;
+  bool help = false, usage = false, version = false, quiet = false;
+  int verbose = 0;
+  std::string immediate_secs;
+  app.add_option("-A,--account", args.account);
+  app.add_option("-c,--cpus-per-task", args.cpus_per_task);
+  app.add_option("-C,--constraint", args.constraint);
+  app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
+  app.add_option("-D,--chdir", args.chdir);
+  app.add_option("-i,--input", args.input);
+  app.add_flag("--exact", args.exact);
+  app.add_flag("--exclusive", args.exclusive);
+  app.add_option("--export", args.export_env);
+  app.add_option("-x,--exclude", args.exclude);
+  app.add_option("-G,--gpus", args.gpus);
+  app.add_option("--gpus-per-node", args.gpus_per_node);
+  app.add_option("--gpus-per-task", args.gpus_per_task);
+  app.add_option("--gres", args.gres);
+  app.add_flag("-h,--help", help);
+  app.add_flag("-I,--immediate", args.immediate);
+  app.add_option("-J,--job-name", args.job_name);
+  app.add_flag("-K,--kill-on-bad-exit", args.kill_on_bad_exit);
+  app.add_flag("-l,--label", args.label);
+  app.add_option("--mem", args.mem);
+  app.add_option("--mpi", args.mpi);
+  app.add_option("-n,--ntasks", args.ntasks);
+  app.add_option("--ntasks-per-node", args.ntasks_per_node);
+  app.add_option("-N,--nodes", args.nodes);
+  app.add_option("-w,--nodelist", args.nodelist);
+  app.add_flag("--overlap", args.overlap);
+  app.add_option("-p,--partition", args.partition);
+  app.add_flag("--pty", args.pty);
+  app.add_option("-q,--qos", args.qos);
+  app.add_flag("-Q,--quiet", quiet);
+  app.add_option("-t,--time", args.time);
+  app.add_flag("-u,--unbuffered", args.unbuffered);
+  app.add_flag("--usage", usage);
+  app.add_flag("-v,--verbose", verbose);
+  app.add_flag("-V,--version", version);
+  app.add_option("-W,--wait", args.wait);
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.command,
+                                             skiff::GetoptOrder::kStopAtOperand);
+      rc >= 0) {
+    return rc;
+  }
+  if (version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  if (help) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (usage) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const std::map<std::string, std::string> env = Environment();
+  if (env.find("SLURM_JOB_ID") == env.end()) {
+    return Fail(
+        "srun outside an allocation is not available yet in Skiff: run it inside sbatch or "
+        "salloc's allocation (SLURM_JOB_ID is not set)");
+  }
+  if (args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
+  if (args.pty) return Fail("--pty is not available yet in Skiff");
+  char cwd_buf[4096];
+  const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
+  absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
+  if (!request.ok()) return Fail(std::string(request.status().message()));
+  const uint64_t job_id = request->job_id();
+  auto addr = env.find("SKIFF_STEPMGR_ADDR");
+  if (addr == env.end() || addr->second.empty()) {
+    return Fail(
+        absl::StrCat("Unable to create step for job ", job_id,
+                     ": the job's environment lacks SKIFF_STEPMGR_ADDR (its step manager)"));
+  }
+  absl::StatusOr<skiff::LoadedConfig> config = skiff::LoadConfig(skiff::ResolveConfPath(""));
+  if (!config.ok()) return Fail(std::string(config.status().message()));
+  skiff::MungeAuthenticator auth(config->skiff.auth_socket);
+
+  // Signals: one thread takes them all.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&signals, sig);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::shared_ptr<grpc::Channel> channel = skiff::MakeChannel(addr->second);
+  // The step lasts as long as it runs; only reaching the step manager is bounded.
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                 std::chrono::seconds(config->skiff.message_timeout))) {
+    return Fail(absl::StrCat("Unable to create step for job ", job_id,
+                             ": cannot reach its step manager at ", addr->second,
+                             " within MessageTimeout=", config->skiff.message_timeout, "s"));
+  }
+  auto stub = skiff::v1::Noded::NewStub(channel);
+  grpc::ClientContext context;
+  if (absl::Status s = skiff::AttachCredential(auth, &context); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  auto stream = stub->RunStep(&context);
+  std::mutex write_mu;
+  bool closed = false;
+  auto send = [&](const skiff::v1::StepInput& input) {
+    std::lock_guard<std::mutex> lock(write_mu);
+    if (!closed) stream->Write(input);
+  };
+  {
+    skiff::v1::StepInput first;
+    *first.mutable_request() = *request;
+    send(first);
+  }
+  uint32_t step_id = 0;
+  bool created = false;
+  std::thread([&] {
+    // Ctrl-C once: the step's state; twice within a second: kill the step.
+    auto last_int = std::chrono::steady_clock::time_point();
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&signals, &sig) != 0) continue;
+      skiff::v1::StepInput input;
+      if (sig == SIGINT) {
+        const auto now = std::chrono::steady_clock::now();
+        if (created && now - last_int > std::chrono::seconds(1)) {
+          last_int = now;
+          fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
+          fprintf(stderr, "srun: StepId=%lu.%u tasks 0-%d: running\n",
+                  static_cast<unsigned long>(job_id), step_id, request->ntasks() - 1);
+          continue;
+        }
+        fprintf(stderr, "srun: sending Ctrl-C to StepId=%lu.%u\n",
+                static_cast<unsigned long>(job_id), step_id);
+        input.set_signal(SIGKILL);
+      } else {
+        input.set_signal(sig);
+      }
+      send(input);
+      if (!created) context.TryCancel();  // still waiting for resources
+    }
+  }).detach();
+  std::thread([&] {
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(0, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      skiff::v1::StepInput input;
+      if (n <= 0) {
+        input.set_stdin_eof(true);
+        send(input);
+        return;
+      }
+      input.set_stdin(std::string(buf, static_cast<size_t>(n)));
+      send(input);
+    }
+  }).detach();
+
+  OutputWriter output(args.label, request->ntasks());
+  std::vector<skiff::TaskResult> results;
+  bool waited = false;
+  bool finished = false;
+  skiff::v1::StepOutput out;
+  while (stream->Read(&out)) {
+    if (!out.waiting_reason().empty()) {
+      fprintf(stderr, "srun: Job %lu step creation temporarily disabled, retrying (%s)\n",
+              static_cast<unsigned long>(job_id), out.waiting_reason().c_str());
+      waited = true;
+    }
+    if (out.created()) {
+      created = true;
+      step_id = out.step_id();
+      if (waited)
+        fprintf(stderr, "srun: Step created for job %lu\n", static_cast<unsigned long>(job_id));
+    }
+    if (!out.data().empty()) output.Add(out.task_id(), out.is_stderr(), out.data());
+    for (const skiff::v1::TaskExit& exit : out.task_exit()) {
+      output.Flush(exit.task_id());
+      if (!exit.failure().empty()) fprintf(stderr, "srun: error: %s\n", exit.failure().c_str());
+      results.push_back(
+          {exit.task_id(), exit.node(), exit.exit_code(), exit.signal(), exit.failure()});
+    }
+    if (out.finished()) {
+      finished = true;
+      break;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(write_mu);
+    closed = true;
+    stream->WritesDone();
+  }
+  const grpc::Status status = stream->Finish();
+  if (!finished) {
+    if (!created) {
+      _exit(
+          Fail(absl::StrCat("Unable to create step for job ", job_id, ": ",
+                            status.ok() ? "the step manager went away" : status.error_message())));
+    }
+    fprintf(stderr, "srun: error: StepId=%lu.%u: the step manager went away: %s\n",
+            static_cast<unsigned long>(job_id), step_id, status.error_message().c_str());
+    _exit(1);
+  }
+  for (const std::string& line : skiff::TaskErrorLines(results)) {
+    fprintf(stderr, "%s\n", line.c_str());
+  }
+  fflush(stdout);
+  fflush(stderr);
+  _exit(skiff::SrunExitCode(results));
+}

@@ -1,0 +1,283 @@
+#include "cli/srun/srun_options.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/hostlist.h"
+#include "common/size.h"
+
+namespace skiff {
+namespace {
+
+std::optional<std::string> Get(const std::map<std::string, std::string>& env,
+                               const std::string& key) {
+  auto it = env.find(key);
+  if (it == env.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+absl::StatusOr<int> Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  if (!absl::SimpleAtoi(text, &n) || n < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid ", what, " specification: ", text));
+  }
+  return n;
+}
+
+// --gres=gpu[:type][:N][,...]: GPUs per node; other gres are refused.
+absl::StatusOr<int> GpusOfGres(const std::string& text) {
+  int gpus = 0;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<std::string> parts = absl::StrSplit(item, ':');
+    if (parts[0] != "gpu") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid generic resource (gres) specification: ", text));
+    }
+    int n = 1;
+    if (parts.size() > 1 && !absl::SimpleAtoi(parts.back(), &n)) {
+      if (parts.size() > 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Invalid generic resource (gres) specification: ", text));
+      }
+      n = 1;  // gpu:type
+    }
+    gpus += n;
+  }
+  return gpus;
+}
+
+// --gpus=[type:]N.
+absl::StatusOr<int> GpuCount(const std::string& text) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  int n = 0;
+  if (!absl::SimpleAtoi(parts.back(), &n) || n < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid --gpus specification: ", text));
+  }
+  return n;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
+                                                 const std::map<std::string, std::string>& env,
+                                                 const std::string& cwd) {
+  v1::StepRequest request;
+  const std::optional<std::string> job = Get(env, "SLURM_JOB_ID");
+  uint64_t job_id = 0;
+  if (!job || !absl::SimpleAtoi(*job, &job_id) || job_id == 0) {
+    return absl::InvalidArgumentError("SLURM_JOB_ID is not a job id");
+  }
+  request.set_job_id(job_id);
+  if (args.command.empty()) return absl::InvalidArgumentError("No command given to execute.");
+  for (const std::string& word : args.command) request.add_argv(word);
+
+  // Node count: -N, else every node of the job when -n is not given either.
+  int min_nodes = 0, max_nodes = 0;
+  if (args.nodes) {
+    std::vector<std::string> range = absl::StrSplit(*args.nodes, '-');
+    if (range.size() > 2 || !absl::SimpleAtoi(range[0], &min_nodes) || min_nodes < 1 ||
+        (range.size() == 2 && (!absl::SimpleAtoi(range[1], &max_nodes) || max_nodes < min_nodes))) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid node count `", *args.nodes, "'"));
+    }
+  }
+  // As srun's input environment: SLURM_NNODES is -N, SLURM_NTASKS -n,
+  // SLURM_NTASKS_PER_NODE --ntasks-per-node, SLURM_CPUS_PER_TASK -c; the
+  // command line wins. Inside `sbatch -N2` a bare srun therefore spans both
+  // nodes, and `srun -n1` there shrinks to one node, as Slurm's does.
+  int job_nodes = 0;
+  if (std::optional<std::string> n = Get(env, "SLURM_NNODES"))
+    (void)absl::SimpleAtoi(*n, &job_nodes);
+  if (!args.nodes && !args.nodelist && job_nodes > 0) min_nodes = job_nodes;
+  std::optional<int> ntasks_per_node = args.ntasks_per_node;
+  if (!ntasks_per_node) {
+    if (std::optional<std::string> n = Get(env, "SLURM_NTASKS_PER_NODE")) {
+      int count = 0;
+      if (absl::SimpleAtoi(*n, &count) && count > 0) ntasks_per_node = count;
+    }
+  }
+  // Tasks: -n, else --ntasks-per-node x nodes, else the job's SLURM_NTASKS, else
+  // one per node.
+  int ntasks = 0;
+  if (args.ntasks) {
+    ntasks = *args.ntasks;
+  } else if (ntasks_per_node) {
+    ntasks = *ntasks_per_node * std::max(1, min_nodes);
+  } else if (std::optional<std::string> n = Get(env, "SLURM_NTASKS"); n && !args.nodes) {
+    absl::StatusOr<int> count = Count(*n, "SLURM_NTASKS");
+    if (!count.ok()) return count.status();
+    ntasks = *count;
+  } else {
+    ntasks = std::max(1, min_nodes);
+  }
+  if (ntasks < 1) return absl::InvalidArgumentError("Invalid number of tasks (-n 0)");
+  request.set_ntasks(ntasks);
+  request.set_min_nodes(min_nodes);
+  request.set_max_nodes(max_nodes);
+  if (ntasks_per_node) request.set_ntasks_per_node(*ntasks_per_node);
+  int cpus_per_task = 1;
+  if (args.cpus_per_task) {
+    cpus_per_task = *args.cpus_per_task;
+  } else if (std::optional<std::string> c = Get(env, "SLURM_CPUS_PER_TASK")) {
+    absl::StatusOr<int> count = Count(*c, "SLURM_CPUS_PER_TASK");
+    if (!count.ok()) return count.status();
+    cpus_per_task = *count;
+  }
+  if (cpus_per_task < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid --cpus-per-task argument: ", cpus_per_task));
+  }
+  request.set_cpus_per_task(cpus_per_task);
+  if (args.mem) {
+    absl::StatusOr<uint64_t> bytes = ParseSize(*args.mem, kMiB);
+    if (!bytes.ok())
+      return absl::InvalidArgumentError(absl::StrCat("invalid memory constraint ", *args.mem));
+    request.set_mem_given(*bytes != 0);  // --mem=0: the whole memory, as Slurm
+    request.set_mem_per_node_mb(*bytes / kMiB);
+  }
+  request.set_gpus_per_node(-1);
+  if (args.gres) {
+    absl::StatusOr<int> gpus = GpusOfGres(*args.gres);
+    if (!gpus.ok()) return gpus.status();
+    request.set_gpus_per_node(*gpus);
+  }
+  if (args.gpus_per_node) {
+    absl::StatusOr<int> gpus = GpuCount(*args.gpus_per_node);
+    if (!gpus.ok()) return gpus.status();
+    request.set_gpus_per_node(*gpus);
+  }
+  if (args.gpus) {
+    absl::StatusOr<int> gpus = GpuCount(*args.gpus);
+    if (!gpus.ok()) return gpus.status();
+    request.set_gpus_total(*gpus);
+    request.set_gpus_per_node(0);
+  }
+  if (args.gpus_per_task) {
+    request.set_gpus_per_task(*args.gpus_per_task);
+    request.set_gpus_per_node(0);
+  }
+  for (const auto* list : {&args.nodelist, &args.exclude}) {
+    if (!*list) continue;
+    absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(**list);
+    if (!names.ok())
+      return absl::InvalidArgumentError(absl::StrCat("Invalid node name specified: ", **list));
+    for (const std::string& name : *names) {
+      (list == &args.nodelist ? request.add_nodelist() : request.add_exclude())->assign(name);
+    }
+  }
+  // Slurm 22.05: -c implies --exact.
+  request.set_exact(args.exact || args.cpus_per_task.has_value());
+  request.set_overlap(args.overlap);
+  request.set_immediate(args.immediate);
+  if (args.job_name) request.set_name(*args.job_name);
+  request.set_kill_on_bad_exit(args.kill_on_bad_exit);
+  request.set_pty(args.pty);
+  // stdin: every task unless --input says otherwise (Slurm 22.05's IO_ALL
+  // default; with one task, as in `srun --pty bash`, the same thing).
+  request.set_stdin_task(-1);
+  if (args.input) {
+    int task = 0;
+    if (*args.input == "all") {
+      request.set_stdin_task(-1);
+    } else if (*args.input == "none") {
+      request.set_stdin_task(-2);
+    } else if (absl::SimpleAtoi(*args.input, &task) && task >= 0 && task < ntasks) {
+      request.set_stdin_task(task);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid --input specification: ", *args.input,
+                                                     " (Skiff takes all, none or a task id)"));
+    }
+  }
+  if (args.mpi && *args.mpi != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("MPI type '", *args.mpi,
+                     "' is not supported by Skiff (only --mpi=none); launch MPI programs with "
+                     "their own launcher inside the allocation"));
+  }
+  request.set_work_dir(args.chdir ? *args.chdir : cwd);
+
+  // The tasks' environment: srun's, as --export says.
+  const std::string exports = args.export_env.value_or("ALL");
+  std::vector<std::string> items = absl::StrSplit(exports, ',', absl::SkipEmpty());
+  const bool all = !items.empty() && items[0] == "ALL";
+  const bool none = !items.empty() && items[0] == "NONE";
+  auto& out = *request.mutable_environment();
+  for (const auto& [key, value] : env) {
+    if (all || key.rfind("SLURM_", 0) == 0) out[key] = value;
+  }
+  for (size_t i = (all || none) ? 1 : 0; i < items.size(); ++i) {
+    const std::string& item = items[i];
+    const size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      out[item.substr(0, eq)] = item.substr(eq + 1);
+    } else if (auto it = env.find(item); it != env.end()) {
+      out[item] = it->second;
+    }
+  }
+  if (!all && out.find("PATH") == out.end()) out["PATH"] = "/usr/bin:/bin";
+  if (args.job_name) out["SLURM_JOB_NAME"] = *args.job_name;
+  return request;
+}
+
+std::string TaskLabel(int task_id, int ntasks) {
+  const int width = static_cast<int>(absl::StrCat(std::max(0, ntasks - 1)).size());
+  std::string id = absl::StrCat(task_id);
+  if (static_cast<int>(id.size()) < width) id.insert(0, width - id.size(), ' ');
+  return absl::StrCat(id, ": ");
+}
+
+std::string TaskRanges(std::vector<int> ids) {
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    parts.push_back(j == i ? absl::StrCat(ids[i]) : absl::StrCat(ids[i], "-", ids[j]));
+    i = j + 1;
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+int SrunExitCode(const std::vector<TaskResult>& results) {
+  int highest_signal = 0, highest_code = 0;
+  for (const TaskResult& r : results) {
+    highest_signal = std::max(highest_signal, r.signal);
+    highest_code = std::max(highest_code, r.exit_code);
+  }
+  // As Slurm: a task killed by a signal decides over exit codes.
+  return highest_signal != 0 ? 128 + highest_signal : highest_code;
+}
+
+std::vector<std::string> TaskErrorLines(const std::vector<TaskResult>& results) {
+  // Grouped by node and outcome, in the order of their first task.
+  std::vector<std::pair<std::string, std::string>> keys;  // node, outcome
+  std::map<std::pair<std::string, std::string>, std::vector<int>> tasks;
+  for (const TaskResult& r : results) {
+    std::string outcome;
+    if (r.signal != 0) {
+      outcome = strsignal(r.signal);
+    } else if (r.exit_code != 0) {
+      outcome = absl::StrCat("Exited with exit code ", r.exit_code);
+    } else {
+      continue;
+    }
+    auto key = std::make_pair(r.node, outcome);
+    if (tasks.find(key) == tasks.end()) keys.push_back(key);
+    tasks[key].push_back(r.task_id);
+  }
+  std::vector<std::string> lines;
+  for (const auto& key : keys) {
+    const std::vector<int>& ids = tasks[key];
+    lines.push_back(absl::StrCat("srun: error: ", key.first, ": ",
+                                 ids.size() > 1 ? "tasks " : "task ", TaskRanges(ids), ": ",
+                                 key.second));
+  }
+  return lines;
+}
+
+}  // namespace skiff

@@ -1,0 +1,86 @@
+// srun's command line and environment as Slurm 22.05's srun reads them, and
+// the step request they make. Pure.
+#ifndef SKIFF_CLI_SRUN_SRUN_OPTIONS_H_
+#define SKIFF_CLI_SRUN_SRUN_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "proto/noded.pb.h"
+
+namespace skiff {
+
+// The options as given (strings where srun validates them later).
+struct SrunArgs {
+  std::optional<int> ntasks;
+  std::optional<std::string> nodes;  // "N" or "N-M"
+  std::optional<int> ntasks_per_node;
+  std::optional<int> cpus_per_task;
+  std::optional<std::string> mem;
+  std::optional<std::string> gres;
+  std::optional<std::string> gpus;
+  std::optional<int> gpus_per_task;
+  std::optional<std::string> gpus_per_node;
+  std::optional<std::string> nodelist;
+  std::optional<std::string> exclude;
+  bool exact = false;
+  bool overlap = false;
+  bool immediate = false;
+  std::optional<std::string> job_name;
+  bool label = false;
+  bool unbuffered = false;
+  bool kill_on_bad_exit = false;
+  std::optional<std::string> input;  // --input/-i: "all", "none", a task id
+  std::optional<std::string> mpi;
+  std::optional<std::string> cpu_bind;
+  std::optional<int> wait;
+  std::optional<std::string> export_env;
+  std::optional<std::string> chdir;
+  bool pty = false;
+  // For an allocation made by srun itself (outside one).
+  std::optional<std::string> partition;
+  std::optional<std::string> time;
+  std::optional<std::string> account;
+  std::optional<std::string> qos;
+  std::optional<std::string> constraint;
+  bool exclusive = false;
+  std::vector<std::string> command;  // the program and its arguments
+};
+
+// The step request, with Slurm's defaults from the job's environment
+// (SLURM_JOB_ID, SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK) and srun's
+// `environment` (passed on to the tasks, filtered by --export). Errors are
+// srun's texts without the "srun: error: " prefix.
+absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
+                                                 const std::map<std::string, std::string>& env,
+                                                 const std::string& cwd);
+
+// "%d" width of the largest task id, for -l labels: "0: " with fewer than 10
+// tasks, " 0: " with 10 to 100.
+std::string TaskLabel(int task_id, int ntasks);
+
+// Task ids folded as Slurm prints them: {0,1,2,5} -> "0-2,5".
+std::string TaskRanges(std::vector<int> ids);
+
+// srun's exit code: the highest task exit code; a task killed by a signal
+// counts 128 + the signal.
+struct TaskResult {
+  int task_id = 0;
+  std::string node;
+  int exit_code = 0;
+  int signal = 0;
+  std::string failure;
+};
+int SrunExitCode(const std::vector<TaskResult>& results);
+// srun's lines for tasks that did not end cleanly, grouped by node and outcome:
+// "srun: error: n1: tasks 0-1: Exited with exit code 4",
+// "srun: error: n2: task 3: Killed".
+std::vector<std::string> TaskErrorLines(const std::vector<TaskResult>& results);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SRUN_SRUN_OPTIONS_H_

@@ -1,0 +1,116 @@
+#include "cli/srun/srun_options.h"
+
+#include <signal.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace skiff {
+namespace {
+
+using ::testing::ElementsAre;
+
+std::map<std::string, std::string> JobEnv() {
+  return {{"SLURM_JOB_ID", "42"}, {"SLURM_NNODES", "2"}, {"PATH", "/bin"}, {"HOME", "/h"}};
+}
+
+SrunArgs Command(std::vector<std::string> command) {
+  SrunArgs args;
+  args.command = std::move(command);
+  return args;
+}
+
+TEST(BuildStepRequest, DefaultsAreOneTaskOnEveryNodeOfTheJob) {
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(Command({"hostname"}), JobEnv(), "/w");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->job_id(), 42u);
+  EXPECT_EQ(r->ntasks(), 2);
+  EXPECT_EQ(r->min_nodes(), 2);
+  EXPECT_EQ(r->cpus_per_task(), 1);
+  EXPECT_EQ(r->gpus_per_node(), -1);
+  EXPECT_EQ(r->stdin_task(), -1) << "Slurm sends stdin to every task";
+  EXPECT_EQ(r->work_dir(), "/w");
+  EXPECT_EQ(r->environment().at("HOME"), "/h");
+  EXPECT_FALSE(r->exact());
+}
+
+TEST(BuildStepRequest, TheJobsTaskCountIsTheDefault) {
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_NTASKS"] = "4";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(Command({"hostname"}), env, "/");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ntasks(), 4);
+  EXPECT_EQ(r->min_nodes(), 2) << "SLURM_NNODES is -N";
+}
+
+TEST(BuildStepRequest, OneTaskInATwoNodeJob) {
+  SrunArgs args = Command({"x"});
+  args.ntasks = 1;
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->ntasks(), 1);
+  EXPECT_EQ(r->min_nodes(), 2) << "the step manager shrinks it to the tasks, as Slurm";
+}
+
+TEST(BuildStepRequest, OptionsMapToTheRequest) {
+  SrunArgs args = Command({"a.out", "x"});
+  args.ntasks = 3;
+  args.nodes = "1-2";
+  args.cpus_per_task = 2;
+  args.mem = "1G";
+  args.gres = "gpu:a100:1";
+  args.nodelist = "n[1-2]";
+  args.input = "0";
+  args.export_env = "NONE,FOO=bar";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->ntasks(), 3);
+  EXPECT_EQ(r->min_nodes(), 1);
+  EXPECT_EQ(r->max_nodes(), 2);
+  EXPECT_TRUE(r->exact()) << "-c implies --exact";
+  EXPECT_TRUE(r->mem_given());
+  EXPECT_EQ(r->mem_per_node_mb(), 1024u);
+  EXPECT_EQ(r->gpus_per_node(), 1);
+  EXPECT_THAT(r->nodelist(), ElementsAre("n1", "n2"));
+  EXPECT_EQ(r->stdin_task(), 0);
+  EXPECT_EQ(r->environment().count("HOME"), 0u);
+  EXPECT_EQ(r->environment().at("FOO"), "bar");
+  EXPECT_EQ(r->environment().at("SLURM_JOB_ID"), "42");
+  EXPECT_THAT(r->argv(), ElementsAre("a.out", "x"));
+}
+
+TEST(BuildStepRequest, BadInputIsNamed) {
+  SrunArgs args = Command({"x"});
+  args.nodes = "0";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(), "invalid node count `0'");
+  args = Command({"x"});
+  args.gres = "fpga:1";
+  EXPECT_FALSE(BuildStepRequest(args, JobEnv(), "/").ok());
+  args = Command({"x"});
+  args.mpi = "pmix";
+  EXPECT_THAT(std::string(BuildStepRequest(args, JobEnv(), "/").status().message()),
+              ::testing::HasSubstr("MPI type 'pmix' is not supported"));
+  EXPECT_FALSE(BuildStepRequest(Command({}), JobEnv(), "/").ok());
+}
+
+TEST(TaskLabel, PadsToTheWidestTaskId) {
+  EXPECT_EQ(TaskLabel(3, 4), "3: ");
+  EXPECT_EQ(TaskLabel(3, 12), " 3: ");
+  EXPECT_EQ(TaskLabel(11, 12), "11: ");
+}
+
+TEST(TaskResults, ExitCodeAndLinesAsSrun) {
+  std::vector<TaskResult> results = {
+      {0, "n1", 4, 0, ""}, {1, "n1", 4, 0, ""}, {2, "n2", 0, 0, ""}, {3, "n2", 1, 0, ""}};
+  EXPECT_EQ(SrunExitCode(results), 4);
+  EXPECT_THAT(TaskErrorLines(results),
+              ElementsAre("srun: error: n1: tasks 0-1: Exited with exit code 4",
+                          "srun: error: n2: task 3: Exited with exit code 1"));
+  results.push_back({4, "n2", 0, SIGKILL, ""});
+  EXPECT_EQ(SrunExitCode(results), 128 + SIGKILL);
+  EXPECT_EQ(TaskErrorLines(results).back(), "srun: error: n2: task 4: Killed");
+  EXPECT_EQ(TaskRanges({5, 0, 1, 2}), "0-2,5");
+}
+
+}  // namespace
+}  // namespace skiff

@@ -1,0 +1,391 @@
+// NodedService's job steps: RunStep (the step manager, on a job's first node)
+// and RunTasks (a step's tasks on one node). See noded.proto and
+// noded/steps/.
+//
+// Threads of one RunStep call: the gRPC thread reads srun's input (stdin,
+// signals) until srun closes its side; one thread per node of the step reads
+// that node's RunTasks stream and forwards it to srun; a finisher joins them and
+// sends srun the last message; a watcher cancels the node calls when the job
+// ends here. Writes to srun's stream are serialized by `write_mu`; writes to a
+// node's stream by that call's `mu`.
+#include <grp.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
+#include "common/rpc/status.h"
+#include "noded/noded_service.h"
+#include "noded/steps/step_env.h"
+#include "noded/steps/step_tasks.h"
+
+namespace skiff {
+namespace {
+
+std::vector<gid_t> GroupsOf(const std::string& user, gid_t gid) {
+  std::vector<gid_t> groups(32);
+  for (;;) {
+    int n = static_cast<int>(groups.size());
+    if (getgrouplist(user.c_str(), gid, groups.data(), &n) >= 0) {
+      groups.resize(static_cast<size_t>(n));
+      return groups;
+    }
+    groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
+                                                         : groups.size() * 2);
+  }
+}
+
+// One node's RunTasks call, made by the step manager.
+struct NodeCall {
+  std::string node;
+  std::vector<int> task_ids;
+  grpc::ClientContext context;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>> stream;
+  std::mutex mu;        // guards writes to `stream` and `closed`
+  bool closed = false;  // WritesDone sent: no more writes
+  std::set<int> ended;  // tasks whose end was forwarded (its reader thread only)
+
+  void Send(const v1::TaskInput& input) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!closed && stream) stream->Write(input);
+  }
+};
+
+}  // namespace
+
+StepAsk StepAskFromProto(const v1::StepRequest& request) {
+  StepAsk ask;
+  ask.ntasks = request.ntasks();
+  ask.min_nodes = request.min_nodes();
+  ask.max_nodes = request.max_nodes();
+  ask.ntasks_per_node = request.ntasks_per_node();
+  ask.cpus_per_task = std::max(1, request.cpus_per_task());
+  ask.mem_given = request.mem_given();
+  ask.mem_per_node_mb = request.mem_per_node_mb();
+  ask.gpus_per_node = request.gpus_per_node();
+  ask.gpus_total = request.gpus_total();
+  ask.gpus_per_task = request.gpus_per_task();
+  ask.nodelist.assign(request.nodelist().begin(), request.nodelist().end());
+  ask.exclude.assign(request.exclude().begin(), request.exclude().end());
+  ask.exact = request.exact();
+  ask.overlap = request.overlap();
+  return ask;
+}
+
+v1::Noded::Stub& NodedService::StubFor(const std::string& address) {
+  std::lock_guard<std::mutex> lock(stubs_mu_);
+  std::unique_ptr<v1::Noded::Stub>& stub = stubs_[address];
+  if (!stub) stub = v1::Noded::NewStub(MakeChannel(address));
+  return *stub;
+}
+
+grpc::Status NodedService::RunStep(
+    grpc::ServerContext* context, grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  v1::StepInput first;
+  if (!stream->Read(&first) || !first.has_request()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "the first message of a step must be its request");
+  }
+  const v1::StepRequest& request = first.request();
+  const uint64_t job_id = request.job_id();
+  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(job_id);
+  if (!job.ok()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+  }
+  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  }
+  if (request.ntasks() < 1 || request.argv().empty()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "a step needs a command and ntasks >= 1");
+  }
+  std::vector<StepNode> nodes;
+  for (const AllocatedNode& n : job->allocation) {
+    nodes.push_back({n.name, n.address, n.cpus, n.memory_mb, n.gpus});
+  }
+  if (nodes.empty()) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the job was launched without its allocation (an older ctld): no steps");
+  }
+
+  std::mutex write_mu;
+  auto write = [&](const v1::StepOutput& out) {
+    std::lock_guard<std::mutex> lock(write_mu);
+    stream->Write(out);
+  };
+  absl::StatusOr<StepGrant> grant = steps_.CreateStep(
+      job_id, nodes, StepAskFromProto(request), request.immediate(),
+      [&](const std::string& reason) {
+        v1::StepOutput out;
+        out.set_waiting_reason(reason);
+        write(out);
+      },
+      [&] { return context->IsCancelled() || !jobs_.IsRunning(job_id); });
+  if (!grant.ok()) {
+    if (!jobs_.IsRunning(job_id)) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+    }
+    return ToGrpcStatus(grant.status());
+  }
+
+  // The step's layout and its environment.
+  StepFacts facts;
+  facts.job_id = job_id;
+  facts.step_id = grant->step_id;
+  facts.ntasks = request.ntasks();
+  facts.cpus_per_task = request.cpus_per_task() > 1 ? request.cpus_per_task() : 0;
+  v1::StepOutput created;
+  created.set_created(true);
+  created.set_step_id(grant->step_id);
+  for (const StepNodeShare& share : grant->share.nodes) {
+    const StepNode& node = grant->nodes[share.node];
+    facts.nodes.push_back(node.name);
+    facts.tasks_per_node.push_back(static_cast<int>(share.task_ids.size()));
+    v1::StepTaskPlacement* place = created.add_placement();
+    place->set_node(node.name);
+    for (int t : share.task_ids) place->add_task_ids(t);
+    place->set_cpus(share.cpus);
+    place->set_memory_mb(share.memory_mb);
+    for (int g : share.gpus) place->add_gpu_indices(g);
+  }
+  std::map<std::string, std::string> env(request.environment().begin(),
+                                         request.environment().end());
+  AddStepEnvironment(facts, &env);
+  write(created);
+
+  // One RunTasks call per node.
+  std::vector<std::unique_ptr<NodeCall>> calls;
+  for (size_t i = 0; i < grant->share.nodes.size(); ++i) {
+    const StepNodeShare& share = grant->share.nodes[i];
+    const StepNode& node = grant->nodes[share.node];
+    auto call = std::make_unique<NodeCall>();
+    call->node = node.name;
+    call->task_ids = share.task_ids;
+    v1::TaskInput launch_input;
+    v1::TaskLaunch* launch = launch_input.mutable_launch();
+    launch->set_job_id(job_id);
+    launch->set_step_id(grant->step_id);
+    launch->set_uid(job->uid);
+    launch->set_gid(job->gid);
+    launch->set_user_name(job->user_name);
+    for (int t : share.task_ids) launch->add_task_ids(t);
+    for (const std::string& arg : request.argv()) launch->add_argv(arg);
+    for (const std::string& arg : request.task_argv()) launch->add_task_argv(arg);
+    for (const auto& [key, value] : env) (*launch->mutable_environment())[key] = value;
+    launch->set_work_dir(request.work_dir());
+    launch->set_node_id(static_cast<int>(i));
+    launch->set_cpus(share.cpus);
+    for (int g : share.gpus) launch->add_gpu_indices(g);
+    launch->set_stdin_all(request.stdin_task() < 0);
+    launch->set_stdin_task(request.stdin_task());
+    launch->set_pty(request.pty());
+    if (AttachCredential(auth_, &call->context).ok()) {
+      call->stream = StubFor(node.address).RunTasks(&call->context);
+      call->stream->Write(launch_input);
+    }
+    calls.push_back(std::move(call));
+  }
+
+  std::atomic<bool> all_ended{false};
+  auto signal_all = [&](int sig) {
+    v1::TaskInput input;
+    input.set_signal(sig);
+    for (auto& call : calls) call->Send(input);
+  };
+  std::vector<std::thread> readers;
+  for (auto& call_ptr : calls) {
+    NodeCall* call = call_ptr.get();
+    readers.emplace_back([&, call] {
+      v1::TaskOutput out;
+      bool finished = false;
+      while (call->stream && call->stream->Read(&out)) {
+        if (!out.data().empty()) {
+          v1::StepOutput forward;
+          forward.set_task_id(out.task_id());
+          forward.set_is_stderr(out.is_stderr());
+          forward.set_data(out.data());
+          write(forward);
+        }
+        if (out.task_exit_size() > 0) {
+          v1::StepOutput forward;
+          bool bad = false;
+          for (const v1::TaskExit& exit : out.task_exit()) {
+            v1::TaskExit* e = forward.add_task_exit();
+            *e = exit;
+            e->set_node(call->node);
+            call->ended.insert(exit.task_id());
+            bad = bad || exit.exit_code() != 0 || exit.signal() != 0;
+          }
+          write(forward);
+          if (bad && request.kill_on_bad_exit()) signal_all(SIGKILL);
+        }
+        if (out.finished()) {
+          finished = true;
+          break;
+        }
+      }
+      grpc::Status status;
+      if (call->stream) {
+        {
+          std::lock_guard<std::mutex> lock(call->mu);
+          call->closed = true;
+          call->stream->WritesDone();
+        }
+        status = call->stream->Finish();
+      }
+      if (!finished) {
+        // The node's call broke: its tasks that were not reported end here.
+        v1::StepOutput lost;
+        for (int t : call->task_ids) {
+          if (call->ended.count(t) != 0) continue;
+          v1::TaskExit* e = lost.add_task_exit();
+          e->set_task_id(t);
+          e->set_node(call->node);
+          e->set_exit_code(1);
+          e->set_failure(absl::StrCat("node ", call->node, " lost the step's tasks: ",
+                                      call->stream ? status.error_message() : "no credential"));
+        }
+        if (lost.task_exit_size() > 0) write(lost);
+      }
+    });
+  }
+  std::thread finisher([&] {
+    for (std::thread& t : readers) t.join();
+    all_ended = true;
+    v1::StepOutput last;
+    last.set_finished(true);
+    write(last);
+  });
+  // The job ending here (scancel, time limit) ends its steps everywhere.
+  std::thread watcher([&] {
+    while (!all_ended) {
+      if (!jobs_.IsRunning(job_id)) {
+        for (auto& call : calls) call->context.TryCancel();
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+
+  // srun's input until it closes its side (after `finished`) or goes away.
+  v1::StepInput input;
+  while (stream->Read(&input)) {
+    v1::TaskInput forward;
+    switch (input.what_case()) {
+      case v1::StepInput::kStdin:
+        forward.set_stdin(input.stdin());
+        break;
+      case v1::StepInput::kStdinEof:
+        forward.set_stdin_eof(true);
+        break;
+      case v1::StepInput::kSignal:
+        forward.set_signal(input.signal());
+        break;
+      case v1::StepInput::kWindow:
+        *forward.mutable_window() = input.window();
+        break;
+      default:
+        continue;
+    }
+    for (auto& call : calls) call->Send(forward);
+  }
+  if (!all_ended) {
+    for (auto& call : calls) call->context.TryCancel();  // srun went away: end the tasks
+  }
+  finisher.join();
+  watcher.join();
+  steps_.EndStep(job_id, *grant);
+  if (!jobs_.IsRunning(job_id)) steps_.ForgetJob(job_id);
+  return grpc::Status::OK;
+}
+
+grpc::Status NodedService::RunTasks(
+    grpc::ServerContext* context, grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  v1::TaskInput first;
+  if (!stream->Read(&first) || !first.has_launch()) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        "the first message of RunTasks must be the launch");
+  }
+  const v1::TaskLaunch& launch = first.launch();
+  StepTasksSpec spec;
+  spec.uid = launch.uid();
+  spec.gid = launch.gid();
+  spec.groups = GroupsOf(launch.user_name(), launch.gid());
+  spec.work_dir = launch.work_dir();
+  // On the job's own node its tasks join the job's cgroup.
+  if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
+    spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
+  }
+  const std::map<std::string, std::string> step_env(launch.environment().begin(),
+                                                    launch.environment().end());
+  TaskNodeFacts node;
+  node.node_name = node_name_;
+  node.node_id = launch.node_id();
+  node.task_ids.assign(launch.task_ids().begin(), launch.task_ids().end());
+  node.cpus = launch.cpus();
+  node.gpus.assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
+  for (int local = 0; local < launch.task_ids_size(); ++local) {
+    const int task_id = launch.task_ids(local);
+    TaskSpawn spawn;
+    spawn.task_id = task_id;
+    spawn.argv.assign(launch.argv().begin(), launch.argv().end());
+    spawn.env = TaskEnvironment(step_env, node, task_id, local);
+    spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
+    spec.tasks.push_back(std::move(spawn));
+  }
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
+  v1::TaskOutput started;
+  started.set_started(true);
+  stream->Write(started);
+
+  std::thread reader([&] {
+    v1::TaskInput input;
+    while (stream->Read(&input)) {
+      if (input.what_case() == v1::TaskInput::kStdin) {
+        tasks->WriteStdin(launch.stdin_all() ? -1 : launch.stdin_task(), input.stdin());
+      } else if (input.what_case() == v1::TaskInput::kStdinEof) {
+        tasks->CloseStdin();
+      } else if (input.what_case() == v1::TaskInput::kSignal) {
+        tasks->Signal(input.signal());
+      }
+    }
+  });
+  bool more = true;
+  while (more && !context->IsCancelled()) {
+    more = tasks->Pump(
+        100,
+        [&](int task_id, bool is_stderr, const std::string& data) {
+          v1::TaskOutput out;
+          out.set_task_id(task_id);
+          out.set_is_stderr(is_stderr);
+          out.set_data(data);
+          stream->Write(out);
+        },
+        [&](const TaskEnd& end) {
+          v1::TaskOutput out;
+          v1::TaskExit* exit = out.add_task_exit();
+          exit->set_task_id(end.task_id);
+          exit->set_exit_code(end.exit_code);
+          exit->set_signal(end.signal);
+          exit->set_failure(end.failure);
+          stream->Write(out);
+        });
+  }
+  if (context->IsCancelled()) tasks->Signal(SIGKILL);
+  v1::TaskOutput last;
+  last.set_finished(true);
+  stream->Write(last);
+  reader.join();  // the step manager closes its side once it has `finished`
+  tasks.reset();  // kills what is left and reaps it
+  return grpc::Status::OK;
+}
+
+}  // namespace skiff

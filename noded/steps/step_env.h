@@ -1,0 +1,45 @@
+// The environment of a step's tasks, as Slurm 22.05's srun and slurmstepd set
+// it. Pure.
+#ifndef SKIFF_NODED_STEPS_STEP_ENV_H_
+#define SKIFF_NODED_STEPS_STEP_ENV_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+// What every task of the step shares, added by the step manager to srun's
+// environment: SLURM_STEP_ID/SLURM_STEPID, SLURM_NTASKS/SLURM_NPROCS,
+// SLURM_STEP_NUM_TASKS, SLURM_STEP_NODELIST/SLURM_NODELIST,
+// SLURM_STEP_NUM_NODES/SLURM_NNODES, SLURM_STEP_TASKS_PER_NODE/
+// SLURM_TASKS_PER_NODE, SLURM_CPUS_PER_TASK (when -c was given).
+struct StepFacts {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  int ntasks = 0;
+  std::vector<std::string> nodes;  // the step's, in task order
+  std::vector<int> tasks_per_node;
+  int cpus_per_task = 0;  // 0: not given
+};
+void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::string>* env);
+
+// One node's part and one task's: SLURMD_NODENAME, SLURM_NODEID, SLURM_GTIDS,
+// SLURM_CPUS_ON_NODE, SLURM_PROCID, SLURM_LOCALID, and the step's GPUs on the
+// node in CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL and SLURM_STEP_GPUS (removed
+// when it has none, so an inherited value cannot point at another step's GPUs).
+struct TaskNodeFacts {
+  std::string node_name;
+  int node_id = 0;
+  std::vector<int> task_ids;  // on this node
+  int cpus = 0;
+  std::vector<int> gpus;
+};
+// "NAME=VALUE" strings sorted by name.
+std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,
+                                         const TaskNodeFacts& node, int task_id, int local_id);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_STEPS_STEP_ENV_H_

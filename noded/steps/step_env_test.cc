@@ -1,0 +1,42 @@
+#include "noded/steps/step_env.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace skiff {
+namespace {
+
+using ::testing::Contains;
+using ::testing::Not;
+
+TEST(StepEnvironment, StepWideVariablesAsSrunSetsThem) {
+  std::map<std::string, std::string> env{{"HOME", "/home/a"}, {"SLURM_JOB_ID", "7"}};
+  AddStepEnvironment({7, 2, 5, {"n1", "n2", "n3"}, {2, 2, 1}, 0}, &env);
+  EXPECT_EQ(env["SLURM_STEP_ID"], "2");
+  EXPECT_EQ(env["SLURM_STEPID"], "2");
+  EXPECT_EQ(env["SLURM_NTASKS"], "5");
+  EXPECT_EQ(env["SLURM_STEP_NUM_TASKS"], "5");
+  EXPECT_EQ(env["SLURM_STEP_NODELIST"], "n[1-3]");
+  EXPECT_EQ(env["SLURM_STEP_NUM_NODES"], "3");
+  EXPECT_EQ(env["SLURM_STEP_TASKS_PER_NODE"], "2(x2),1");
+  EXPECT_EQ(env["HOME"], "/home/a");
+  EXPECT_EQ(env.count("SLURM_CPUS_PER_TASK"), 0u);
+}
+
+TEST(StepEnvironment, TaskVariablesAndGpus) {
+  std::map<std::string, std::string> step{{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}, {"A", "b"}};
+  std::vector<std::string> env = TaskEnvironment(step, {"n2", 1, {2, 3}, 2, {3}}, 3, 1);
+  EXPECT_THAT(env, Contains("SLURMD_NODENAME=n2"));
+  EXPECT_THAT(env, Contains("SLURM_NODEID=1"));
+  EXPECT_THAT(env, Contains("SLURM_PROCID=3"));
+  EXPECT_THAT(env, Contains("SLURM_LOCALID=1"));
+  EXPECT_THAT(env, Contains("SLURM_GTIDS=2,3"));
+  EXPECT_THAT(env, Contains("CUDA_VISIBLE_DEVICES=3"));
+  EXPECT_THAT(env, Contains("SLURM_STEP_GPUS=3"));
+  std::vector<std::string> none = TaskEnvironment(step, {"n2", 1, {2}, 1, {}}, 2, 0);
+  EXPECT_THAT(none, Not(Contains("CUDA_VISIBLE_DEVICES=0,1,2,3")));
+  EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
+}
+
+}  // namespace
+}  // namespace skiff

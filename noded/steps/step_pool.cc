@@ -1,0 +1,226 @@
+#include "noded/steps/step_pool.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace skiff {
+namespace {
+
+constexpr char kBadNodes[] = "Requested node configuration is not available";
+constexpr char kBadCpus[] = "More processors requested than permitted";
+constexpr char kBadGres[] = "Invalid generic resource (gres) specification";
+constexpr char kBadMemory[] = "Memory required by task is not available";
+constexpr char kBusy[] = "Requested nodes are busy";
+
+// `total` over `k` slots, the first ones one more when they do not divide.
+std::vector<int> Blocks(int total, int k) {
+  std::vector<int> out(static_cast<size_t>(k), total / k);
+  for (int i = 0; i < total % k; ++i) ++out[static_cast<size_t>(i)];
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+StepPool::StepPool(std::vector<StepNode> nodes) : nodes_(std::move(nodes)) {
+  for (const StepNode& node : nodes_) {
+    free_cpus_.push_back(node.cpus);
+    free_memory_mb_.push_back(node.memory_mb);
+    free_gpus_.emplace_back(node.gpus.begin(), node.gpus.end());
+  }
+}
+
+StepPool::Capacity StepPool::TotalOf(size_t node) const {
+  return {nodes_[node].cpus, nodes_[node].memory_mb, static_cast<int>(nodes_[node].gpus.size())};
+}
+
+StepPool::Capacity StepPool::FreeOf(size_t node) const {
+  return {free_cpus_[node], free_memory_mb_[node], static_cast<int>(free_gpus_[node].size())};
+}
+
+template <typename CapacityOf>
+std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
+                                            const std::vector<size_t>& candidates, size_t required,
+                                            int k, CapacityOf cap) const {
+  if (k < 1 || static_cast<size_t>(k) > candidates.size() || static_cast<size_t>(k) < required) {
+    return {};
+  }
+  const std::vector<int> tasks = Blocks(ask.ntasks, k);
+  if (ask.ntasks_per_node > 0 && tasks.front() > ask.ntasks_per_node) return {};
+  const std::vector<int> gpus_total = Blocks(ask.gpus_total, k);
+  std::vector<StepNodeShare> picked;
+  for (size_t c = 0; c < candidates.size() && picked.size() < static_cast<size_t>(k); ++c) {
+    const size_t node = candidates[c];
+    const size_t slot = picked.size();
+    const int count = tasks[slot];
+    const Capacity have = cap(node);
+    const Capacity all = TotalOf(node);
+    int gpus = 0;
+    bool every_gpu = false;
+    if (ask.gpus_per_task > 0) {
+      gpus = count * ask.gpus_per_task;
+    } else if (ask.gpus_total > 0) {
+      gpus = gpus_total[slot];
+    } else if (ask.gpus_per_node >= 0) {
+      gpus = ask.gpus_per_node;
+    } else {
+      every_gpu = true;  // Slurm's default: all of the node's job GPUs
+      gpus = all.gpus;
+    }
+    const uint64_t memory = ask.mem_given ? ask.mem_per_node_mb : 0;
+    const bool fits = count * ask.cpus_per_task <= have.cpus && gpus <= have.gpus &&
+                      memory <= have.memory_mb && count >= 1;
+    if (!fits) {
+      if (c < required) return {};  // -w names it: it must take its share
+      continue;
+    }
+    StepNodeShare share;
+    share.node = node;
+    share.task_ids.resize(static_cast<size_t>(count));
+    share.cpus = ask.exact ? count * ask.cpus_per_task : have.cpus;
+    share.memory_held = ask.mem_given;
+    share.memory_mb = ask.mem_given ? ask.mem_per_node_mb : nodes_[node].memory_mb;
+    // Which GPUs: the lowest free ones (all of the job's for an overlapping step).
+    std::vector<int> pool =
+        ask.overlap ? nodes_[node].gpus
+                    : std::vector<int>(free_gpus_[node].begin(), free_gpus_[node].end());
+    std::sort(pool.begin(), pool.end());
+    if (every_gpu) {
+      share.gpus = nodes_[node].gpus;
+      std::sort(share.gpus.begin(), share.gpus.end());
+    } else {
+      share.gpus.assign(pool.begin(), pool.begin() + std::min<size_t>(pool.size(), gpus));
+    }
+    picked.push_back(std::move(share));
+  }
+  if (picked.size() != static_cast<size_t>(k)) return {};
+  // Task ids run in the job's node order.
+  std::sort(picked.begin(), picked.end(),
+            [](const StepNodeShare& a, const StepNodeShare& b) { return a.node < b.node; });
+  int next = 0;
+  for (StepNodeShare& share : picked) {
+    for (int& id : share.task_ids) id = next++;
+  }
+  return picked;
+}
+
+template <typename CapacityOf>
+std::vector<StepNodeShare> StepPool::LayoutAnyCount(const StepAsk& ask,
+                                                    const std::vector<size_t>& candidates,
+                                                    size_t required, CapacityOf cap) const {
+  int k_min = ask.min_nodes > 0 ? ask.min_nodes : std::max<int>(1, static_cast<int>(required));
+  int k_max = ask.min_nodes > 0 ? std::max(ask.max_nodes, ask.min_nodes)
+                                : static_cast<int>(candidates.size());
+  if (ask.max_nodes > 0 && ask.min_nodes == 0) k_max = ask.max_nodes;
+  // Fewer tasks than nodes asked: Slurm shrinks the node count to the tasks.
+  k_min = std::min(k_min, ask.ntasks);
+  k_max = std::min(k_max, ask.ntasks);
+  for (int k = k_min; k <= k_max; ++k) {
+    std::vector<StepNodeShare> layout = Layout(ask, candidates, required, k, cap);
+    if (!layout.empty()) return layout;
+  }
+  return {};
+}
+
+StepPlan StepPool::Plan(const StepAsk& ask) const {
+  StepPlan plan;
+  plan.share.overlap = ask.overlap;
+  if (ask.ntasks < 1 || ask.cpus_per_task < 1) {
+    plan.reason = kBadCpus;
+    return plan;
+  }
+  // Candidates: -w's nodes first (each must be in the job), then the others.
+  std::vector<size_t> candidates;
+  for (const std::string& name : ask.nodelist) {
+    size_t i = 0;
+    while (i < nodes_.size() && nodes_[i].name != name) ++i;
+    if (i == nodes_.size() || Contains(ask.exclude, name)) {
+      plan.reason = kBadNodes;
+      return plan;
+    }
+    if (std::find(candidates.begin(), candidates.end(), i) == candidates.end()) {
+      candidates.push_back(i);
+    }
+  }
+  const size_t required = candidates.size();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (Contains(ask.nodelist, nodes_[i].name) || Contains(ask.exclude, nodes_[i].name)) continue;
+    candidates.push_back(i);
+  }
+  std::vector<StepNodeShare> ever =
+      LayoutAnyCount(ask, candidates, required, [this](size_t n) { return TotalOf(n); });
+  if (ever.empty()) {
+    // Name what the job lacks, as Slurm does.
+    int cpus = 0;
+    int gpus = 0;
+    int max_node_gpus = 0;
+    uint64_t max_memory = 0;
+    for (size_t n : candidates) {
+      cpus += nodes_[n].cpus;
+      gpus += static_cast<int>(nodes_[n].gpus.size());
+      max_node_gpus = std::max(max_node_gpus, static_cast<int>(nodes_[n].gpus.size()));
+      max_memory = std::max(max_memory, nodes_[n].memory_mb);
+    }
+    const int gpus_asked = ask.gpus_per_task > 0 ? ask.ntasks * ask.gpus_per_task : ask.gpus_total;
+    if (ask.min_nodes > static_cast<int>(candidates.size())) {
+      plan.reason = kBadNodes;
+    } else if (ask.ntasks * ask.cpus_per_task > cpus) {
+      plan.reason = kBadCpus;
+    } else if (gpus_asked > gpus || ask.gpus_per_node > max_node_gpus) {
+      plan.reason = kBadGres;
+    } else if (ask.mem_given && ask.mem_per_node_mb > max_memory) {
+      plan.reason = kBadMemory;
+    } else {
+      plan.reason = kBadNodes;
+    }
+    return plan;
+  }
+  if (ask.overlap) {
+    plan.fit = StepFit::kNow;
+    plan.share.nodes = std::move(ever);
+    return plan;
+  }
+  std::vector<StepNodeShare> now =
+      LayoutAnyCount(ask, candidates, required, [this](size_t n) { return FreeOf(n); });
+  if (now.empty()) {
+    plan.fit = StepFit::kLater;
+    plan.reason = kBusy;
+    return plan;
+  }
+  // Slurm's default GPU request (every job GPU of the node) waits for all of them.
+  for (const StepNodeShare& share : now) {
+    for (int gpu : share.gpus) {
+      if (free_gpus_[share.node].count(gpu) == 0) {
+        plan.fit = StepFit::kLater;
+        plan.reason = kBusy;
+        return plan;
+      }
+    }
+  }
+  plan.fit = StepFit::kNow;
+  plan.share.nodes = std::move(now);
+  return plan;
+}
+
+void StepPool::Take(const StepShare& share) {
+  if (share.overlap) return;
+  for (const StepNodeShare& s : share.nodes) {
+    free_cpus_[s.node] -= s.cpus;
+    if (s.memory_held) free_memory_mb_[s.node] -= s.memory_mb;
+    for (int gpu : s.gpus) free_gpus_[s.node].erase(gpu);
+  }
+}
+
+void StepPool::Give(const StepShare& share) {
+  if (share.overlap) return;
+  for (const StepNodeShare& s : share.nodes) {
+    free_cpus_[s.node] += s.cpus;
+    if (s.memory_held) free_memory_mb_[s.node] += s.memory_mb;
+    for (int gpu : s.gpus) free_gpus_[s.node].insert(gpu);
+  }
+}
+
+}  // namespace skiff

@@ -1,0 +1,316 @@
+#include "noded/steps/step_tasks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "noded/cgroup/cgroup_fs.h"
+
+namespace skiff {
+namespace {
+
+// What a task child reports through its close-on-exec pipe when it cannot
+// exec: the stage and errno. End of file: exec succeeded.
+enum ChildStage : int { kJoinCgroup = 1, kDropPrivileges = 2, kExec = 3 };
+struct ChildFailure {
+  int stage;
+  int err;
+};
+
+int64_t NowMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+// After this long with every task reaped, pipes still held open by processes
+// that left the tasks' groups are closed.
+constexpr int64_t kDrainAfterExitMs = 500;
+
+void CloseFd(int* fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+std::string ResolveCommand(const std::string& command, const std::string& path) {
+  if (command.find('/') != std::string::npos) return command;
+  for (absl::string_view dir : absl::StrSplit(path, ':', absl::SkipEmpty())) {
+    const std::string candidate = absl::StrCat(dir, "/", command);
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return command;
+}
+
+std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
+  std::unique_ptr<StepTasks> self(new StepTasks());
+  self->tasks_.resize(spec.tasks.size());
+  // Slurm's slurmstepd falls back to /tmp when the work dir is not usable.
+  std::string work_dir = spec.work_dir;
+  std::string chdir_note;
+  struct stat st {};
+  if (work_dir.empty() || stat(work_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    chdir_note =
+        absl::StrCat("slurmstepd: error: couldn't chdir to `", work_dir,
+                     "': ", strerror(errno != 0 ? errno : ENOTDIR), ": going to /tmp instead\n");
+    work_dir = "/tmp";
+  }
+  const bool as_root = geteuid() == 0;
+  for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const TaskSpawn& spawn = spec.tasks[i];
+    Task& task = self->tasks_[i];
+    task.task_id = spawn.task_id;
+    std::string path_var;
+    for (const std::string& kv : spawn.env) {
+      if (kv.rfind("PATH=", 0) == 0) path_var = kv.substr(5);
+    }
+    if (spawn.argv.empty()) {
+      task.failure = "execve(): no command given";
+      task.reaped = true;
+      task.wstatus = 2 << 8;
+      continue;
+    }
+    const std::string exe = ResolveCommand(spawn.argv[0], path_var);
+    std::vector<std::string> argv_copy = spawn.argv;
+    std::vector<std::string> env_copy = spawn.env;
+    std::vector<char*> argv = CStrings(argv_copy);
+    std::vector<char*> envp = CStrings(env_copy);
+    std::vector<const char*> procs;
+    for (const std::string& f : spec.cgroup_procs_files) procs.push_back(f.c_str());
+
+    int out[2], err[2], in[2] = {-1, -1}, report[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
+        (spawn.stdin_pipe && pipe2(in, O_CLOEXEC) != 0)) {
+      task.failure = absl::StrCat("cannot create pipes: ", strerror(errno));
+      task.reaped = true;
+      task.wstatus = 1 << 8;
+      continue;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      // The child: async-signal-safe calls only, then exec.
+      auto fail = [&](int stage) {
+        ChildFailure f{stage, errno};
+        (void)!write(report[1], &f, sizeof(f));
+        _exit(2);
+      };
+      for (const char* file : procs) {
+        if (WritePidAsyncSignalSafe(file, getpid()) != 0) fail(kJoinCgroup);
+      }
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      for (int sig = 1; sig < NSIG; ++sig) {
+        if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);
+      }
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
+      setpgid(0, 0);
+      if (spawn.stdin_pipe) {
+        dup2(in[0], 0);
+      } else {
+        const int null_fd = open("/dev/null", O_RDONLY);
+        if (null_fd >= 0) dup2(null_fd, 0);
+      }
+      dup2(out[1], 1);
+      dup2(err[1], 2);
+      if (as_root) {
+        if (setgroups(spec.groups.size(), spec.groups.data()) != 0 || setgid(spec.gid) != 0 ||
+            setuid(spec.uid) != 0) {
+          fail(kDropPrivileges);
+        }
+      }
+      if (chdir(work_dir.c_str()) != 0) (void)!chdir("/");
+      execve(exe.c_str(), argv.data(), envp.data());
+      fail(kExec);
+    }
+    close(out[1]);
+    close(err[1]);
+    close(report[1]);
+    if (in[0] >= 0) close(in[0]);
+    if (pid < 0) {
+      task.failure = absl::StrCat("fork: ", strerror(errno));
+      close(out[0]);
+      close(err[0]);
+      close(report[0]);
+      if (in[1] >= 0) close(in[1]);
+      task.reaped = true;
+      task.wstatus = 1 << 8;
+      continue;
+    }
+    task.pid = pid;
+    task.out_fd = out[0];
+    task.err_fd = err[0];
+    task.in_fd = in[1];
+    // Blocks until the child has exec'd (end of file) or failed.
+    ChildFailure failure{0, 0};
+    ssize_t n;
+    do {
+      n = read(report[0], &failure, sizeof(failure));
+    } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == static_cast<ssize_t>(sizeof(failure))) {
+      switch (failure.stage) {
+        case kJoinCgroup:
+          task.failure = absl::StrCat("cannot join the job's cgroup: ", strerror(failure.err));
+          break;
+        case kDropPrivileges:
+          task.failure = absl::StrCat("cannot become uid ", spec.uid, ": ", strerror(failure.err));
+          break;
+        default:
+          task.failure = absl::StrCat("execve(): ", spawn.argv[0], ": ", strerror(failure.err));
+      }
+    }
+  }
+  self->chdir_note_ = chdir_note;  // shown on each task's stderr by the first Pump
+  return self;
+}
+
+StepTasks::~StepTasks() {
+  for (Task& task : tasks_) {
+    if (!task.reaped && task.pid > 0) {
+      kill(-task.pid, SIGKILL);
+      kill(task.pid, SIGKILL);
+      waitpid(task.pid, nullptr, 0);
+    } else if (task.pid > 0) {
+      kill(-task.pid, SIGKILL);
+    }
+    CloseFd(&task.out_fd);
+    CloseFd(&task.err_fd);
+    CloseFd(&task.in_fd);
+  }
+}
+
+bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended) {
+  if (!chdir_note_.empty()) {
+    for (const Task& task : tasks_) output(task.task_id, true, chdir_note_);
+    chdir_note_.clear();
+  }
+  std::vector<pollfd> fds;
+  std::vector<std::pair<size_t, bool>> owners;  // task index, is_stderr
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (tasks_[i].out_fd >= 0) {
+      fds.push_back({tasks_[i].out_fd, POLLIN, 0});
+      owners.push_back({i, false});
+    }
+    if (tasks_[i].err_fd >= 0) {
+      fds.push_back({tasks_[i].err_fd, POLLIN, 0});
+      owners.push_back({i, true});
+    }
+  }
+  bool all_reaped = true;
+  for (const Task& task : tasks_) all_reaped = all_reaped && task.reaped;
+  // While a task runs, wake now and then to reap it even without output.
+  const int wait_ms = fds.empty() ? 0 : std::min(timeout_ms, all_reaped ? 50 : 20);
+  if (!fds.empty()) {
+    const int ready = poll(fds.data(), fds.size(), wait_ms);
+    if (ready > 0) {
+      char buf[65536];
+      for (size_t f = 0; f < fds.size(); ++f) {
+        if ((fds[f].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        Task& task = tasks_[owners[f].first];
+        int* fd = owners[f].second ? &task.err_fd : &task.out_fd;
+        const ssize_t n = read(*fd, buf, sizeof(buf));
+        if (n > 0) {
+          output(task.task_id, owners[f].second, std::string(buf, static_cast<size_t>(n)));
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+          CloseFd(fd);
+        }
+      }
+    }
+  } else if (!all_reaped) {
+    usleep(static_cast<useconds_t>(std::min(timeout_ms, 20)) * 1000);
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (Task& task : tasks_) {
+      if (task.reaped || task.pid <= 0) continue;
+      const pid_t r = waitpid(task.pid, &task.wstatus, WNOHANG);
+      if (r == task.pid || (r < 0 && errno == ECHILD)) {
+        task.reaped = true;
+        // What the task left running in its group ends with it (Slurm's step end).
+        kill(-task.pid, SIGKILL);
+        CloseFd(&task.in_fd);
+      }
+    }
+  }
+  all_reaped = true;
+  for (const Task& task : tasks_) all_reaped = all_reaped && task.reaped;
+  if (all_reaped && all_reaped_at_ms_ == 0) all_reaped_at_ms_ = NowMs();
+  const bool give_up_on_pipes = all_reaped && NowMs() - all_reaped_at_ms_ > kDrainAfterExitMs;
+  bool pending = false;
+  for (Task& task : tasks_) {
+    if (task.reported) continue;
+    if (task.reaped && give_up_on_pipes) {
+      CloseFd(&task.out_fd);
+      CloseFd(&task.err_fd);
+    }
+    if (!task.reaped || task.out_fd >= 0 || task.err_fd >= 0) {
+      pending = true;
+      continue;
+    }
+    TaskEnd end;
+    end.task_id = task.task_id;
+    end.failure = task.failure;
+    if (WIFSIGNALED(task.wstatus)) {
+      end.signal = WTERMSIG(task.wstatus);
+    } else if (WIFEXITED(task.wstatus)) {
+      end.exit_code = WEXITSTATUS(task.wstatus);
+    }
+    task.reported = true;
+    ended(end);
+  }
+  return pending;
+}
+
+void StepTasks::WriteStdin(int task_id, const std::string& data) {
+  absl::MutexLock lock(&mu_);
+  for (Task& task : tasks_) {
+    if (task.in_fd < 0 || (task_id >= 0 && task.task_id != task_id)) continue;
+    size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = write(task.in_fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        CloseFd(&task.in_fd);  // the task closed its stdin
+        break;
+      }
+      done += static_cast<size_t>(n);
+    }
+  }
+}
+
+void StepTasks::CloseStdin() {
+  absl::MutexLock lock(&mu_);
+  for (Task& task : tasks_) CloseFd(&task.in_fd);
+}
+
+void StepTasks::Signal(int sig) {
+  absl::MutexLock lock(&mu_);
+  for (const Task& task : tasks_) {
+    if (task.pid > 0 && !task.reaped) kill(-task.pid, sig);
+  }
+}
+
+}  // namespace skiff

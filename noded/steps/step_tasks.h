@@ -1,0 +1,94 @@
+// The tasks of one step on this node (slurmstepd's part for srun steps): forked
+// by noded, fork + exec at once with only async-signal-safe calls in between
+// (DESIGN.md), their stdin, stdout and stderr pipes kept by this object.
+//
+// Threads: Start, Pump and the destructor run on the RunTasks call's thread;
+// WriteStdin, CloseStdin and Signal may run on another (the call's reader);
+// mu_ guards the stdin descriptors and the pids those use.
+#ifndef SKIFF_NODED_STEPS_STEP_TASKS_H_
+#define SKIFF_NODED_STEPS_STEP_TASKS_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace skiff {
+
+struct TaskSpawn {
+  int task_id = 0;
+  std::vector<std::string> argv;  // argv[0] searched in the environment's PATH
+  std::vector<std::string> env;   // "NAME=VALUE"
+  bool stdin_pipe = false;        // else /dev/null
+};
+
+struct StepTasksSpec {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+  std::string work_dir;
+  // Each task writes its pid to these before exec (the job's cgroup), as the
+  // batch script does (shepherd.h).
+  std::vector<std::string> cgroup_procs_files;
+  std::vector<TaskSpawn> tasks;
+};
+
+struct TaskEnd {
+  int task_id = 0;
+  int exit_code = 0;
+  int signal = 0;
+  std::string failure;  // could not start: "execve(): nosuch: No such file or directory"
+};
+
+// Where `command` runs from: itself when it holds a '/', else the first
+// executable file of that name in `path` (colon-separated); `command` itself
+// when none is (exec then fails with ENOENT).
+std::string ResolveCommand(const std::string& command, const std::string& path);
+
+class StepTasks {
+ public:
+  // Starts every task. Never fails as a whole: a task that cannot start ends at
+  // once (exit code 2 and a failure text, as slurmstepd's failed execve).
+  static std::unique_ptr<StepTasks> Start(const StepTasksSpec& spec);
+  // Kills what is left of the tasks (their process groups) and reaps them.
+  ~StepTasks();
+
+  using OutputFn = std::function<void(int task_id, bool is_stderr, const std::string& data)>;
+  using EndFn = std::function<void(const TaskEnd& end)>;
+  // Waits up to `timeout_ms` for output or ends and reports them, a task's end
+  // after all of its output. Returns false once every task has been reported.
+  bool Pump(int timeout_ms, const OutputFn& output, const EndFn& ended);
+
+  // `task_id` -1: every task with a stdin pipe.
+  void WriteStdin(int task_id, const std::string& data);
+  void CloseStdin();
+  // To every task's process group.
+  void Signal(int sig);
+
+ private:
+  struct Task {
+    int task_id = 0;
+    pid_t pid = 0;
+    int out_fd = -1;
+    int err_fd = -1;
+    int in_fd = -1;
+    bool reaped = false;
+    int wstatus = 0;
+    std::string failure;
+    bool reported = false;
+  };
+  StepTasks() = default;
+
+  absl::Mutex mu_;
+  std::vector<Task> tasks_;       // the vector itself is fixed after Start
+  int64_t all_reaped_at_ms_ = 0;  // when the last task was reaped (Pump's thread)
+  std::string chdir_note_;        // slurmstepd's line when the work dir was not usable
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_STEPS_STEP_TASKS_H_

@@ -1,0 +1,174 @@
+// Job steps through the real daemons: srun inside batch jobs, with the step
+// manager on the job's first node's noded and the tasks on each node.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+class StepsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.nodes = 3;
+    options.gpu_nodes = 1;  // the last node has 2 fake GPUs
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster).release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  // Runs `script` as a batch job with `options` and waits for its end; returns
+  // its output (stdout and stderr together).
+  std::string RunJob(const std::string& options, const std::string& script,
+                     int* exit_code = nullptr) {
+    const std::string out = absl::StrCat(cluster_->dir(), "/job-", ++jobs_, ".out");
+    const std::string file = absl::StrCat(cluster_->dir(), "/job-", jobs_, ".sh");
+    cluster_->Run(absl::StrCat("printf '%s\\n' '#!/bin/bash' > ", file, " && cat >> ", file,
+                               " <<'EOS'\n", script, "\nEOS"));
+    CommandResult r =
+        cluster_->Run(absl::StrCat("cd /tmp && sbatch --wait -o ", out, " ", options, " ", file));
+    if (exit_code != nullptr) *exit_code = r.exit_code;
+    return ReadFile(out);
+  }
+
+  static std::vector<std::string> Lines(const std::string& text) {
+    return absl::StrSplit(text, '\n', absl::SkipEmpty());
+  }
+
+  static LocalCluster* cluster_;
+  static int jobs_;
+};
+
+LocalCluster* StepsTest::cluster_ = nullptr;
+int StepsTest::jobs_ = 0;
+
+TEST_F(StepsTest, FourLabelledTasksOnTwoNodes) {
+  const std::string out = RunJob("-N2 -n4", "srun -l printenv SLURMD_NODENAME");
+  std::vector<std::string> lines = Lines(out);
+  ASSERT_EQ(lines.size(), 4u) << out;
+  std::sort(lines.begin(), lines.end());
+  std::set<std::string> nodes;
+  for (int t = 0; t < 4; ++t) {
+    ASSERT_TRUE(absl::StartsWith(lines[t], absl::StrCat(t, ": "))) << out;
+    nodes.insert(lines[t].substr(3));
+  }
+  EXPECT_EQ(nodes.size(), 2u) << out;
+  EXPECT_EQ(lines[0].substr(3), lines[1].substr(3)) << "block distribution: 0,1 on the first node";
+}
+
+TEST_F(StepsTest, TasksSeeTheirStepEnvironment) {
+  const std::string out = RunJob(
+      "-N2 -n2",
+      "srun -n2 -l bash -c 'echo $SLURM_STEP_ID $SLURM_PROCID $SLURM_NTASKS $SLURM_STEP_NUM_NODES "
+      "$SLURM_NODEID $SLURM_STEP_TASKS_PER_NODE'\n"
+      "srun -n1 bash -c 'echo second=$SLURM_STEP_ID'");
+  EXPECT_TRUE(absl::StrContains(out, "0: 0 0 2 2 0 1(x2)")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "1: 0 1 2 2 1 1(x2)")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "second=1")) << out;
+}
+
+TEST_F(StepsTest, ATaskExitCodeBecomesSrunsAndTheJobGoesOn) {
+  const std::string out = RunJob("-n1",
+                                 "srun sh -c 'exit 4'; echo rc=$?\n"
+                                 "srun nosuch; echo rc=$?\n"
+                                 "srun -n 100 true; echo rc=$?");
+  EXPECT_TRUE(absl::StrContains(out, "rc=4")) << out;
+  EXPECT_TRUE(absl::StrContains(out, ": task 0: Exited with exit code 4")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "srun: error: execve(): nosuch: No such file or directory"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "rc=2")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "srun: error: Unable to create step for job ")) << out;
+  EXPECT_TRUE(absl::StrContains(out, ": More processors requested than permitted")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "rc=1")) << out;
+}
+
+TEST_F(StepsTest, StdinReachesTheTask) {
+  const std::string out = RunJob("-n1", "echo hello-step | srun cat");
+  EXPECT_EQ(out, "hello-step\n");
+}
+
+TEST_F(StepsTest, TwoConcurrentStepsSplitTheJobsGpus) {
+  const std::string out =
+      RunJob("-n2 --gres=gpu:2",
+             "srun --exact -n1 --gres=gpu:1 bash -c 'echo A=$CUDA_VISIBLE_DEVICES; sleep 2' &\n"
+             "srun --exact -n1 --gres=gpu:1 bash -c 'echo B=$CUDA_VISIBLE_DEVICES; sleep 2' &\n"
+             "wait");
+  std::string a, b;
+  for (const std::string& line : Lines(out)) {
+    if (absl::StartsWith(line, "A=")) a = line.substr(2);
+    if (absl::StartsWith(line, "B=")) b = line.substr(2);
+  }
+  EXPECT_FALSE(a.empty()) << out;
+  EXPECT_FALSE(b.empty()) << out;
+  EXPECT_NE(a, b) << out;
+  EXPECT_FALSE(absl::StrContains(out, "temporarily disabled")) << "both fit at once: " << out;
+}
+
+TEST_F(StepsTest, ABusyStepWaitsWithSlurmsMessage) {
+  const std::string out = RunJob("-n1", "srun sleep 2 &\nsleep 0.5\nsrun echo after; wait");
+  EXPECT_TRUE(absl::StrContains(out,
+                                "step creation temporarily disabled, retrying (Requested "
+                                "nodes are busy)"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "srun: Step created for job ")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "after\n")) << out;
+}
+
+TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
+  const std::string marker = "4321.5";
+  const CommandResult submit = cluster_->Run(absl::StrCat(
+      "cd /tmp && sbatch --parsable -N2 -n2 -o /dev/null --wrap 'srun sleep ", marker, "'"));
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  // The tasks, not srun (whose command line holds the same words).
+  auto tasks = [&] {
+    int n = 0;
+    for (pid_t pid : PidsWithCommandLine("sleep " + marker)) {
+      n += absl::StartsWith(ReadFile(absl::StrCat("/proc/", pid, "/cmdline")), "sleep") ? 1 : 0;
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually(30, [&] { return tasks() == 2; })) << tasks();
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return tasks() == 0; }));
+}
+
+TEST_F(StepsTest, AnotherUserCannotCreateAStepInTheJob) {
+  cluster_->EnsureUser("skiffother");
+  const std::string owner_out = cluster_->dir() + "/steps_owner.out";
+  const CommandResult submit = cluster_->Run("cd /tmp && sbatch --parsable -n1 -o " + owner_out +
+                                             " --wrap 'echo ADDR=$SKIFF_STEPMGR_ADDR; sleep 30'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  std::string addr;
+  ASSERT_TRUE(Eventually(30, [&] {
+    const std::string text = ReadFile(owner_out);
+    const size_t at = text.find("ADDR=");
+    if (at == std::string::npos || text.find('\n', at) == std::string::npos) return false;
+    addr = text.substr(at + 5, text.find('\n', at) - at - 5);
+    return !addr.empty();
+  }));
+  const CommandResult r = cluster_->RunAs(
+      "skiffother", absl::StrCat("SLURM_JOB_ID=", id, " SKIFF_STEPMGR_ADDR=", addr, " srun true"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, absl::StrCat("srun: error: Unable to create step for job ", id,
+                                ": Access/permission denied\n"));
+  cluster_->Run("scancel " + id);
+}
+
+}  // namespace
+}  // namespace skiff::testing
