@@ -426,6 +426,11 @@ absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& req
   return out;
 }
 
+std::string Controller::NodeAddress(const std::string& node_name) {
+  absl::MutexLock lock(&mu_);
+  return core_.NodeTarget(node_name);
+}
+
 std::vector<Job> Controller::SnapshotJobs(const std::vector<JobRef>& refs) {
   absl::MutexLock lock(&mu_);
   std::vector<Job> out;

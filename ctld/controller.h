@@ -137,6 +137,9 @@ class Controller {
   absl::Status TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
+  // "addr:port" of `node_name`'s noded as ctld reaches it ("" for an unknown
+  // node): a job's step manager is its first node's.
+  std::string NodeAddress(const std::string& node_name);
   // sacct: the stored records (every job ever accepted), read from the store's
   // last commit without taking the controller's lock. Jobs still in memory
   // carry their current priority.

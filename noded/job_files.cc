@@ -265,6 +265,24 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
   return result;
 }
 
+std::string FormatAllocationEnd(int exit_code) {
+  std::string out = "# skiff allocation end\n";
+  AddLine(&out, "exit_code", exit_code);
+  return out;
+}
+
+absl::StatusOr<int> ParseAllocationEnd(const std::string& text) {
+  absl::StatusOr<std::vector<Line>> lines = SplitLines(text);
+  if (!lines.ok()) return lines.status();
+  for (const Line& line : *lines) {
+    if (line.key != "exit_code") continue;
+    int code = 0;
+    if (absl::Status s = ParseInt(line, &code); !s.ok()) return s;
+    return code;
+  }
+  return absl::InvalidArgumentError("no exit_code");
+}
+
 std::string FormatJobPids(const JobPids& pids) {
   std::string out;
   AddLine(&out, "shepherd_pid", pids.shepherd_pid);

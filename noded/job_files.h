@@ -35,6 +35,11 @@ inline constexpr char kSpecFileName[] = "spec";
 inline constexpr char kPidsFileName[] = "pids";
 inline constexpr char kStatusFileName[] = "status";
 inline constexpr char kAbandonedFileName[] = "abandoned";
+// An allocation's end (salloc, srun outside a job): "exit_code=N", the exit code
+// of salloc's command, written by noded before it ends the allocation's holder
+// (the script that keeps the nodes); the shepherd reports that code instead of
+// the holder's signal.
+inline constexpr char kAllocationEndFileName[] = "allocation_end";
 // The job's lease (fencing): "expiry_ms=N", N on CLOCK_MONOTONIC in ms. noded
 // writes it at launch and renews it while ctld confirms the node; the shepherd
 // kills the job once it has expired. No file: no fencing.
@@ -119,6 +124,9 @@ struct JobPids {
   }
 };
 std::string FormatJobPids(const JobPids& pids);
+
+std::string FormatAllocationEnd(int exit_code);
+absl::StatusOr<int> ParseAllocationEnd(const std::string& text);
 absl::StatusOr<JobPids> ParseJobPids(const std::string& text);
 
 // "job42" for 42.

@@ -95,6 +95,19 @@ absl::StatusOr<LaunchSpec> JobManager::RunningJobSpec(uint64_t job_id) {
   return ParseLaunchSpec(*text);
 }
 
+absl::Status JobManager::EndAllocation(uint64_t job_id, int exit_code) {
+  if (!IsRunning(job_id)) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " does not run on this node"));
+  }
+  if (absl::Status s =
+          WriteFileAtomically(absl::StrCat(JobDir(job_id), "/", kAllocationEndFileName),
+                              FormatAllocationEnd(exit_code), 0600);
+      !s.ok()) {
+    return s;
+  }
+  return Terminate(job_id, options_.kill_wait);
+}
+
 std::vector<std::string> JobManager::CgroupProcsFiles(const LaunchSpec& spec) const {
   if (!options_.cgroups || spec.cgroup_path.empty()) return {};
   return options_.cgroups->ProcsFiles(spec.cgroup_path);

@@ -125,6 +125,9 @@ class JobManager final : public JobReportSource {
   // The running job's launch spec, read from its directory; NotFound when the
   // job does not run here (unknown, or finished).
   absl::StatusOr<LaunchSpec> RunningJobSpec(uint64_t job_id);
+  // Ends an allocation's holder (salloc): records `exit_code` as the job's
+  // (kAllocationEndFileName) and terminates it. NotFound: not running here.
+  absl::Status EndAllocation(uint64_t job_id, int exit_code);
   // The files a process writes its pid to in order to join the job's cgroup
   // (empty without cgroups).
   std::vector<std::string> CgroupProcsFiles(const LaunchSpec& spec) const;

@@ -54,6 +54,8 @@ class NodedService final : public v1::Noded::Service {
                        grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) override;
   grpc::Status RunTasks(grpc::ServerContext* context,
                         grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) override;
+  grpc::Status EndAllocation(grpc::ServerContext* context, const v1::EndAllocationRequest* request,
+                             v1::EndAllocationReply* reply) override;
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);

@@ -306,6 +306,21 @@ grpc::Status NodedService::RunStep(
   return grpc::Status::OK;
 }
 
+grpc::Status NodedService::EndAllocation(grpc::ServerContext* context,
+                                         const v1::EndAllocationRequest* request,
+                                         v1::EndAllocationReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(request->job_id());
+  if (!job.ok()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+  }
+  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  }
+  return ToGrpcStatus(jobs_.EndAllocation(request->job_id(), request->exit_code()));
+}
+
 grpc::Status NodedService::RunTasks(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;

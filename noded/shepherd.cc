@@ -435,6 +435,15 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   JobResult result;
   if (WIFEXITED(wstatus)) result.exit_code = WEXITSTATUS(wstatus);
   if (WIFSIGNALED(wstatus)) result.signal = WTERMSIG(wstatus);
+  // An allocation ended by its owner (salloc's command exited): its code.
+  if (absl::StatusOr<std::string> end =
+          ReadFile(absl::StrCat(job_dir, "/", kAllocationEndFileName));
+      end.ok()) {
+    if (absl::StatusOr<int> code = ParseAllocationEnd(*end); code.ok()) {
+      result.exit_code = *code;
+      result.signal = 0;
+    }
+  }
   result.failure = failure;
   result.run = spec->run;
   result.oom_kills = oom_kills;

@@ -28,6 +28,8 @@ class CtldClient {
 
   const LoadedConfig& config() const { return config_; }
   const std::string& target() const { return target_; }
+  // For calls to other daemons (a job's step manager).
+  Authenticator& auth() { return *auth_; }
 
   // Calls stub method `method` with a credential and a deadline of MessageTimeout.
   template <typename Request, typename Reply>

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -19,8 +20,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "cli/common/allocation.h"
+#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
+#include "cli/sbatch/sbatch_options.h"
 #include "cli/srun/srun_options.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
@@ -89,6 +93,47 @@ std::map<std::string, std::string> Environment() {
     if (eq != std::string::npos && eq > 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return env;
+}
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) { g_interrupted = 1; }
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// srun outside a job: the allocation request its options make (salloc's).
+skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
+  skiff::SbatchRawOptions o;
+  auto text = [](const std::optional<int>& n) -> std::optional<std::string> {
+    return n ? std::optional<std::string>(std::to_string(*n)) : std::nullopt;
+  };
+  o.partition = args.partition;
+  o.time = args.time;
+  o.account = args.account;
+  o.qos = args.qos;
+  o.constraint = args.constraint;
+  if (args.exclusive) o.exclusive = "exclusive";
+  o.nodes = args.nodes;
+  o.ntasks = text(args.ntasks);
+  o.ntasks_per_node = text(args.ntasks_per_node);
+  o.cpus_per_task = text(args.cpus_per_task);
+  o.mem = args.mem;
+  o.gres = args.gres;
+  o.gpus = args.gpus;
+  o.gpus_per_node = args.gpus_per_node;
+  if (args.gpus_per_task && !args.gpus) {
+    o.gpus = std::to_string(*args.gpus_per_task * args.ntasks.value_or(1));
+  }
+  o.nodelist = args.nodelist;
+  o.exclude = args.exclude;
+  o.chdir = args.chdir;
+  o.job_name = args.job_name ? *args.job_name
+                             : (args.command.empty() ? "srun" : Basename(args.command.front()));
+  o.output = "/dev/null";
+  o.export_env = "NONE";
+  return o;
 }
 
 int Fail(const std::string& message, int code = 1) {
@@ -203,27 +248,71 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  const std::map<std::string, std::string> env = Environment();
-  if (env.find("SLURM_JOB_ID") == env.end()) {
-    return Fail(
-        "srun outside an allocation is not available yet in Skiff: run it inside sbatch or "
-        "salloc's allocation (SLURM_JOB_ID is not set)");
-  }
+  std::map<std::string, std::string> env = Environment();
   if (args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
   if (args.pty) return Fail("--pty is not available yet in Skiff");
+  if (args.command.empty()) return Fail("No command given to execute.");
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
+  // Outside a job: an allocation of srun's own first, relinquished at the end.
+  std::unique_ptr<skiff::CtldClient> ctld;
+  std::optional<skiff::v1::JobInfo> own;
+  if (env.find("SLURM_JOB_ID") == env.end()) {
+    skiff::SbatchCommandLine line;
+    line.options = AllocationOptions(args);
+    skiff::SubmitContext submit;
+    submit.cwd = cwd;
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    submit.hostname = std::string(host).substr(0, std::string(host).find('.'));
+    submit.now = time(nullptr);
+    absl::StatusOr<skiff::SbatchSubmission> submission =
+        skiff::BuildSubmission(line, skiff::kAllocationHolderScript, submit);
+    if (!submission.ok()) return Fail(std::string(submission.status().message()));
+    absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+    if (!client.ok()) return Fail(std::string(client.status().message()));
+    ctld = std::move(*client);
+    std::signal(SIGINT, OnInterrupt);
+    std::signal(SIGTERM, OnInterrupt);
+    absl::StatusOr<skiff::v1::JobInfo> job = skiff::Allocate(
+        *ctld, submission->spec, {kProgram, false}, [] { return g_interrupted != 0; });
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (!job.ok()) {
+      if (absl::IsCancelled(job.status()) || absl::IsUnavailable(job.status())) {
+        fprintf(stderr, "srun: %s\n", std::string(job.status().message()).c_str());
+        return 1;
+      }
+      return Fail(std::string(job.status().message()));
+    }
+    own = *job;
+    for (const auto& [key, value] : skiff::AllocationEnvironment(
+             *own, ctld->config().skiff.cluster_name, cwd, submit.hostname)) {
+      env[key] = value;
+    }
+  }
+  // Ends srun: relinquishes its own allocation with the step's exit code.
+  auto finish = [&](int code) {
+    fflush(stdout);
+    fflush(stderr);
+    if (own) {
+      if (absl::Status s = skiff::Relinquish(*ctld, *own, code); !s.ok()) {
+        fprintf(stderr, "srun: error: %s\n", std::string(s.message()).c_str());
+      }
+    }
+    _exit(code);
+  };
   absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
-  if (!request.ok()) return Fail(std::string(request.status().message()));
+  if (!request.ok()) finish(Fail(std::string(request.status().message())));
   const uint64_t job_id = request->job_id();
   auto addr = env.find("SKIFF_STEPMGR_ADDR");
   if (addr == env.end() || addr->second.empty()) {
-    return Fail(
-        absl::StrCat("Unable to create step for job ", job_id,
-                     ": the job's environment lacks SKIFF_STEPMGR_ADDR (its step manager)"));
+    finish(
+        Fail(absl::StrCat("Unable to create step for job ", job_id,
+                          ": the job's environment lacks SKIFF_STEPMGR_ADDR (its step manager)")));
   }
   absl::StatusOr<skiff::LoadedConfig> config = skiff::LoadConfig(skiff::ResolveConfPath(""));
-  if (!config.ok()) return Fail(std::string(config.status().message()));
+  if (!config.ok()) finish(Fail(std::string(config.status().message())));
   skiff::MungeAuthenticator auth(config->skiff.auth_socket);
 
   // Signals: one thread takes them all.
@@ -237,14 +326,14 @@ int main(int argc, char** argv) {
   // The step lasts as long as it runs; only reaching the step manager is bounded.
   if (!channel->WaitForConnected(std::chrono::system_clock::now() +
                                  std::chrono::seconds(config->skiff.message_timeout))) {
-    return Fail(absl::StrCat("Unable to create step for job ", job_id,
+    finish(Fail(absl::StrCat("Unable to create step for job ", job_id,
                              ": cannot reach its step manager at ", addr->second,
-                             " within MessageTimeout=", config->skiff.message_timeout, "s"));
+                             " within MessageTimeout=", config->skiff.message_timeout, "s")));
   }
   auto stub = skiff::v1::Noded::NewStub(channel);
   grpc::ClientContext context;
   if (absl::Status s = skiff::AttachCredential(auth, &context); !s.ok()) {
-    return Fail(std::string(s.message()));
+    finish(Fail(std::string(s.message())));
   }
   auto stream = stub->RunStep(&context);
   std::mutex write_mu;
@@ -339,18 +428,16 @@ int main(int argc, char** argv) {
   const grpc::Status status = stream->Finish();
   if (!finished) {
     if (!created) {
-      _exit(
+      finish(
           Fail(absl::StrCat("Unable to create step for job ", job_id, ": ",
                             status.ok() ? "the step manager went away" : status.error_message())));
     }
     fprintf(stderr, "srun: error: StepId=%lu.%u: the step manager went away: %s\n",
             static_cast<unsigned long>(job_id), step_id, status.error_message().c_str());
-    _exit(1);
+    finish(1);
   }
   for (const std::string& line : skiff::TaskErrorLines(results)) {
     fprintf(stderr, "%s\n", line.c_str());
   }
-  fflush(stdout);
-  fflush(stderr);
-  _exit(skiff::SrunExitCode(results));
+  finish(skiff::SrunExitCode(results));
 }

@@ -216,6 +216,9 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
     }
     v1::JobInfo* info = reply->add_jobs();
     JobToInfo(job, now, info);
+    if (!ids.empty() && job.state == JobState::kRunning && !job.nodes.empty()) {
+      info->set_stepmgr_address(controller_.NodeAddress(job.nodes.front()));
+    }
     if (!request->with_script() || (job.uid != caller->uid && !privileged)) {
       info->mutable_spec()->clear_script();
       info->mutable_spec()->clear_argv();

@@ -170,5 +170,55 @@ TEST_F(StepsTest, AnotherUserCannotCreateAStepInTheJob) {
   cluster_->Run("scancel " + id);
 }
 
+TEST_F(StepsTest, SrunOutsideAJobAllocatesRunsAndRelinquishes) {
+  const CommandResult r = cluster_->Run("cd /tmp && srun -N2 -n4 -l printenv SLURMD_NODENAME");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  std::set<std::string> nodes;
+  for (const std::string& line : lines) nodes.insert(line.substr(line.find(": ") + 2));
+  EXPECT_EQ(nodes.size(), 2u) << r.out;
+  // The allocation ends with srun: nothing is left in the queue.
+  EXPECT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -t R,CG").out.empty(); }))
+      << cluster_->Run("squeue").out;
+
+  const CommandResult failed = cluster_->Run("cd /tmp && srun -J exits3 sh -c 'exit 3'");
+  EXPECT_EQ(failed.exit_code, 3) << failed.err;
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("sacct -X -P -n --name exits3 -o State,ExitCode").out == "FAILED|3:0\n";
+  })) << cluster_->Run("sacct -X -P -n --name exits3 -o State,ExitCode").out;
+}
+
+TEST_F(StepsTest, SallocRunsItsCommandInTheAllocation) {
+  const CommandResult r = cluster_->Run(
+      "cd /tmp && salloc -N1 -J held bash -c 'echo alloc=$SLURM_JOB_ID; srun printenv "
+      "SLURM_JOB_ID; exit 5'");
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out << r.err;
+  const std::string id = lines[0].substr(6);
+  EXPECT_EQ(lines[1], id) << "srun inside salloc runs in its allocation";
+  EXPECT_TRUE(absl::StrContains(r.err, "salloc: Granted job allocation " + id + "\n")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "salloc: Relinquishing job allocation " + id + "\n"))
+      << r.err;
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("sacct -X -P -n -j " + id + " -o JobName,State,ExitCode").out ==
+           "held|FAILED|5:0\n";
+  })) << cluster_->Run("sacct -X -P -n -j " + id + " -o JobName,State,ExitCode").out;
+
+  const CommandResult shell_less = cluster_->Run("cd /tmp && salloc --no-shell -n1");
+  EXPECT_EQ(shell_less.exit_code, 0) << shell_less.err;
+  const std::string granted = "salloc: Granted job allocation ";
+  const size_t at = shell_less.err.find(granted);
+  ASSERT_NE(at, std::string::npos) << shell_less.err;
+  const std::string kept = shell_less.err.substr(
+      at + granted.size(), shell_less.err.find('\n', at) - at - granted.size());
+  EXPECT_EQ(ScontrolField(cluster_->Run("scontrol show job " + kept).out, "JobState"), "RUNNING");
+  const CommandResult lost = cluster_->Run("SLURM_JOB_ID=" + kept + " srun true");
+  EXPECT_EQ(lost.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(lost.err, "lacks SKIFF_STEPMGR_ADDR")) << lost.err;
+  EXPECT_EQ(cluster_->Run("scancel " + kept).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace skiff::testing

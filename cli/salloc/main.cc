@@ -1,0 +1,220 @@
+// salloc: obtains an allocation, runs a command (the user's shell by default)
+// with the allocation's SLURM_* environment, and relinquishes the allocation
+// when the command exits, as Slurm's salloc. The command's exit code is
+// salloc's and the job's.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cli/common/allocation.h"
+#include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
+#include "cli/common/version.h"
+#include "cli/sbatch/sbatch_options.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr char kProgram[] = "salloc";
+
+constexpr char kUsage[] =
+    "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
+    "              [-c cpus-per-node] [-p partition] [--hold] [-I] [-J jobname]\n"
+    "              [--time=hours:minutes:seconds] [-D path] [--exclusive]\n"
+    "              [--account=name] [--dependency=type:jobid] [--comment=name]\n"
+    "              [--mem=MB] [--mem-per-cpu=MB] [--gres=list] [--gpus=n]\n"
+    "              [-w hosts...] [-x hosts...] [-C list] [--no-shell]\n"
+    "              [executable [args...]]\n";
+
+constexpr char kHelp[] =
+    "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n"
+    "\n"
+    "Parallel run options:\n"
+    "  -A, --account=name          charge job to specified account\n"
+    "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
+    "      --comment=name          arbitrary comment\n"
+    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
+    "  -D, --chdir=path            change working directory\n"
+    "  -H, --hold                  submit job in held state\n"
+    "  -J, --job-name=jobname      name of job\n"
+    "  -n, --ntasks=N              number of processors required\n"
+    "      --nice[=value]          decrease scheduling priority by value\n"
+    "      --no-shell              only allocate, do not run a command\n"
+    "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
+    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "  -p, --partition=partition   partition requested\n"
+    "  -q, --qos=qos               quality of service\n"
+    "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
+    "  -t, --time=minutes          time limit\n"
+    "\n"
+    "Constraint options:\n"
+    "  -C, --constraint=list       specify a list of constraints\n"
+    "      --mem=MB                minimum amount of real memory\n"
+    "      --mem-per-cpu=MB        maximum amount of real memory per allocated\n"
+    "                              cpu required by the job.\n"
+    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
+    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+    "      --exclusive             allocate nodes in exclusive mode\n"
+    "\n"
+    "GPU scheduling options:\n"
+    "  -G, --gpus=n                count of GPUs required for the job\n"
+    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
+    "      --gres=list             required generic resources\n"
+    "\n"
+    "Help options:\n"
+    "  -h, --help                  show this help message\n"
+    "      --usage                 display brief usage message\n"
+    "\n"
+    "Other options:\n"
+    "  -V, --version               output version information and exit\n";
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) { g_interrupted = 1; }
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"salloc"};
+  app.set_help_flag();
+  skiff::SbatchRawOptions o;
+  bool help = false, usage = false, version = false, quiet = false, no_shell = false;
+  bool hold = false, immediate = false;
+  int verbose = 0;
+  app.add_option("-A,--account", o.account);
+  app.add_option("-b,--begin", o.begin);
+  app.add_option("-c,--cpus-per-task", o.cpus_per_task);
+  app.add_option("--comment", o.comment);
+  app.add_option("-C,--constraint", o.constraint);
+  app.add_option("-d,--dependency", o.dependency);
+  app.add_option("-D,--chdir", o.chdir);
+  app.add_option("--exclusive", o.exclusive)->expected(0, 1);
+  app.add_option("-x,--exclude", o.exclude);
+  app.add_option("-G,--gpus", o.gpus);
+  app.add_option("--gpus-per-node", o.gpus_per_node);
+  app.add_option("--gres", o.gres);
+  app.add_flag("-h,--help", help);
+  app.add_flag("-H,--hold", hold);
+  app.add_flag("-I,--immediate", immediate);
+  app.add_option("-J,--job-name", o.job_name);
+  app.add_option("--mem", o.mem);
+  app.add_option("--mem-per-cpu", o.mem_per_cpu);
+  app.add_option("--mem-per-gpu", o.mem_per_gpu);
+  app.add_option("--nice", o.nice)->expected(0, 1);
+  app.add_flag("--no-shell", no_shell);
+  app.add_option("-n,--ntasks", o.ntasks);
+  app.add_option("--ntasks-per-node", o.ntasks_per_node);
+  app.add_option("-N,--nodes", o.nodes);
+  app.add_option("-w,--nodelist", o.nodelist);
+  app.add_option("-p,--partition", o.partition);
+  app.add_option("-q,--qos", o.qos);
+  app.add_flag("-Q,--quiet", quiet);
+  app.add_option("-t,--time", o.time);
+  app.add_flag("--usage", usage);
+  app.add_flag("-v,--verbose", verbose);
+  app.add_flag("-V,--version", version);
+  std::vector<std::string> command;
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
+                                             skiff::GetoptOrder::kStopAtOperand);
+      rc >= 0) {
+    return rc;
+  }
+  if (version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  if (help || usage) {
+    std::cout << (help ? kHelp : kUsage);
+    return 0;
+  }
+  if (hold) o.hold = true;
+  if (command.empty() && !no_shell) {
+    const char* shell = getenv("SHELL");
+    command = {shell != nullptr && *shell != '\0' ? shell : "/bin/sh"};
+  }
+  if (!o.job_name) o.job_name = command.empty() ? "interactive" : Basename(command.front());
+  o.output = "/dev/null";
+
+  skiff::SbatchCommandLine line;
+  line.options = o;
+  // The allocation's environment is the job's own (SLURM_*), not the caller's.
+  line.options.export_env = "NONE";
+  skiff::SubmitContext context;
+  char cwd[4096];
+  context.cwd = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  context.hostname = std::string(host).substr(0, std::string(host).find('.'));
+  context.now = time(nullptr);
+  absl::StatusOr<skiff::SbatchSubmission> submission =
+      skiff::BuildSubmission(line, skiff::kAllocationHolderScript, context);
+  if (!submission.ok()) return skiff::ReportError(kProgram, submission.status());
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  absl::StatusOr<skiff::v1::JobInfo> job = skiff::Allocate(
+      **client, submission->spec, {kProgram, !quiet}, [] { return g_interrupted != 0; });
+  if (!job.ok()) {
+    if (absl::IsCancelled(job.status()) || absl::IsUnavailable(job.status())) {
+      fprintf(stderr, "salloc: %s\n", std::string(job.status().message()).c_str());
+      return 1;
+    }
+    return skiff::ReportError(kProgram, job.status());
+  }
+  if (no_shell) return 0;
+
+  const std::map<std::string, std::string> alloc_env = skiff::AllocationEnvironment(
+      *job, (*client)->config().skiff.cluster_name, context.cwd, context.hostname);
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (alloc_env.count(kv.substr(0, kv.find('='))) == 0) env_strings.push_back(kv);
+  }
+  for (const auto& [key, value] : alloc_env) env_strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<char*> args;
+  for (std::string& s : command) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  // The command owns the terminal's Ctrl-C; salloc waits it out.
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGQUIT, SIG_IGN);
+  const pid_t child = fork();
+  if (child == 0) {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGQUIT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    execvpe(args[0], args.data(), envp.data());
+    fprintf(stderr, "salloc: error: %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!quiet)
+    fprintf(stderr, "salloc: Relinquishing job allocation %lu\n",
+            static_cast<unsigned long>(job->job_id()));
+  if (absl::Status s = skiff::Relinquish(**client, *job, code); !s.ok()) {
+    skiff::ReportError(kProgram, s);
+  }
+  return code;
+}
