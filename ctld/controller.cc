@@ -243,6 +243,7 @@ void Controller::HousekeepingLoop() {
       absl::MutexLock lock(&mu_);
       core_.Purge(clock_.Now());
     }
+    RetainStepsOfRunningJobs();
     // Purged jobs can never run again: their scripts and environments go; the
     // records stay for sacct. Outside the lock: it writes to the database.
     if (absl::Status s = store_.ForgetSpecs(clock_.Now() - config()->min_job_age); !s.ok()) {

@@ -5,7 +5,7 @@
 //
 // Concurrency model and lock order:
 //   commit_mu_ -> mu_                (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
-//                                     wake_mu_ and admin_mu_ are leaves)
+//                                     wake_mu_, admin_mu_ and steps_mu_ are leaves)
 // - commit_mu_ also serializes configuration changes (scontrol update
 //   partition, reconfigure) with events, so no event is half-decided when the
 //   core is pointed at a new configuration.
@@ -57,6 +57,7 @@
 #include "ctld/core/partition_update.h"
 #include "ctld/qos_table.h"
 #include "ctld/state/job_store.h"
+#include "ctld/step_book.h"
 #include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
 
@@ -157,6 +158,29 @@ class Controller {
   // Fair-share usage recorded for `user`; zero when the user has none.
   UserUsageRecord UserUsage(const std::string& user);
 
+  // ---- job steps (controller_steps.cc)
+  // A job's step manager reports its steps (StepBook). Stored before it returns
+  // OK (the error otherwise: noded keeps them and retries). Reports about jobs
+  // ctld does not know, or from a node that is not the job's first, are dropped.
+  absl::Status ReportSteps(const std::string& node_name,
+                           const std::vector<std::pair<uint64_t, v1::AcctStep>>& reports);
+  // squeue -s / scontrol show step: the batch step of each running batch job
+  // and the running srun steps, of the jobs `refs` names (all when empty).
+  std::vector<v1::StepInfo> SnapshotSteps(const std::vector<JobRef>& refs);
+  // scancel N.S: `signal` to the step's tasks through the job's step manager
+  // (its first node's noded). The job's owner or an operator; NOT_FOUND
+  // "Job/step already completing or completed" when it is not running.
+  // Blocks on that one call (MessageTimeout); never holds a lock across it.
+  absl::Status SignalStep(const Caller& caller, uint64_t job_id, uint32_t step_id, int signal);
+  // sacct: every stored step of `job_id`, in step order.
+  absl::StatusOr<std::vector<v1::AcctStep>> StoredSteps(uint64_t job_id) {
+    const auto range = StepRecordRange(job_id);
+    absl::StatusOr<std::vector<std::string>> blobs =
+        store_.LoadRecordRange(kStepRecordKind, range.first, range.second);
+    if (!blobs.ok()) return blobs.status();
+    return StepsFromRecords(*blobs);
+  }
+
   // ---- burst buffers (controller_bb.cc)
   bool BurstBuffersEnabled() const { return bb_ != nullptr; }
   const BbRuntime* burst_buffers() const { return bb_; }
@@ -222,6 +246,8 @@ class Controller {
   void DispatchOne(Intent intent);
   void RequestSchedule();
   void SchedulerLoop();
+  // Drops the reported steps of jobs no longer running (housekeeping).
+  void RetainStepsOfRunningJobs();
   void HousekeepingLoop();
   // Applies the stored partition overrides over skiff.conf. From Recover().
   absl::Status RecoverPartitions();
@@ -288,6 +314,11 @@ class Controller {
   std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
   std::atomic<int64_t> next_backfill_{0};  // bf_interval: when backfill runs next
+
+  // The running srun steps as reported (a leaf lock: taken alone, or inside mu_
+  // for nothing). Jobs that are no longer running are dropped by housekeeping.
+  absl::Mutex steps_mu_;
+  StepBook steps_ ABSL_GUARDED_BY(steps_mu_);
 
   std::mutex wake_mu_;
   std::condition_variable wake_cv_;

@@ -144,8 +144,11 @@ int Run(int argc, char** argv) {
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
 
-  StepManager steps;  // the step managers of the jobs whose first node this is
-  NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps);
+  StepManager steps;             // the step managers of the jobs whose first node this is
+  StepReportQueue step_reports;  // what they tell ctld, sent by the agent
+  step_reports.SetWake([&agent] { agent.Wake(); });
+  agent.SetStepReports(&step_reports);
+  NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps, step_reports);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
   absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(

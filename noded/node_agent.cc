@@ -17,6 +17,7 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr auto kRpcTimeout = std::chrono::seconds(5);
 constexpr double kMinBackoff = 0.2;
 constexpr double kMaxBackoff = 10.0;
+constexpr size_t kStepBatch = 500;
 
 void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_job_id(report.job_id);
@@ -145,6 +146,29 @@ bool NodeAgent::Heartbeat() {
 }
 
 NodeAgent::ReportOutcome NodeAgent::SendReports() {
+  // Steps first, so that a job's steps are recorded before its end.
+  while (step_reports_ != nullptr) {
+    std::vector<v1::StepReport> batch = step_reports_->Take(kStepBatch);
+    if (batch.empty()) break;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
+    grpc::Status status;
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) {
+      status = grpc::Status(grpc::StatusCode::UNAUTHENTICATED, std::string(s.message()));
+    } else {
+      v1::ReportStepsRequest request;
+      request.set_node_name(hardware_.node_name());
+      for (v1::StepReport& report : batch) *request.add_steps() = report;
+      v1::ReportStepsReply reply;
+      status = stub_->ReportSteps(&context, request, &reply);
+    }
+    if (!status.ok()) {
+      logger_.warn("{} step reports not taken by ctld ({}: {}); will retry", batch.size(),
+                   static_cast<int>(status.error_code()), status.error_message());
+      step_reports_->Return(std::move(batch));
+      return ReportOutcome::kRetry;
+    }
+  }
   for (const JobReport& report : jobs_.FinishedJobs()) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);

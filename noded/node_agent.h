@@ -5,6 +5,10 @@
 // it does not know the node (a restarted ctld) or cannot be reached. After
 // registering it kills and forgets the jobs ctld lists in jobs_to_terminate.
 //
+// Step reports (step_reports.h) go first, in batches, through
+// NodeService.ReportSteps, with the same retries; a batch ctld did not take
+// goes back to the queue.
+//
 // Finished jobs are sent with NodeService.JobComplete as soon as the job manager
 // reports them (Wake()), and again, with backoff (0.2 s doubling to 10 s), until
 // ctld answers OK; only then are they acknowledged to the job manager, which
@@ -26,6 +30,7 @@
 
 #include "common/auth/authenticator.h"
 #include "noded/job_report.h"
+#include "noded/step_reports.h"
 #include "proto/ctld.grpc.pb.h"
 #include "spdlog/spdlog.h"
 
@@ -44,6 +49,10 @@ class NodeAgent {
 
   // A job has finished: report it now, unless earlier reports are backing off.
   void Wake();
+
+  // Where the step manager queues its step reports (before Start; may be
+  // null). They are sent with the job reports, in batches, before them.
+  void SetStepReports(StepReportQueue* steps) { step_reports_ = steps; }
 
  private:
   enum class ReportOutcome { kAllSent, kRetry, kRegisterAgain };
@@ -68,6 +77,7 @@ class NodeAgent {
   Authenticator& auth_;
   spdlog::logger& logger_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
+  StepReportQueue* step_reports_ = nullptr;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
   bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)

@@ -37,13 +37,15 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
 }
 
 NodedService::NodedService(std::string node_name, int64_t start_time, Authenticator& auth,
-                           uid_t slurm_user_uid, JobManager& jobs, StepManager& steps)
+                           uid_t slurm_user_uid, JobManager& jobs, StepManager& steps,
+                           StepReportQueue& step_reports)
     : node_name_(std::move(node_name)),
       start_time_(start_time),
       auth_(auth),
       slurm_user_uid_(slurm_user_uid),
       jobs_(jobs),
-      steps_(steps) {}
+      steps_(steps),
+      step_reports_(step_reports) {}
 
 grpc::Status NodedService::AuthenticateCtld(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);

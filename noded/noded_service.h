@@ -13,7 +13,9 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +24,7 @@
 #include "common/auth/authenticator.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
+#include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
 #include "proto/noded.grpc.pb.h"
 
@@ -35,11 +38,12 @@ StepAsk StepAskFromProto(const v1::StepRequest& request);
 
 class NodedService final : public v1::Noded::Service {
  public:
-  // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep,
-  // which the job's user may call too. `auth`, `jobs` and `steps` must outlive
+  // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep and
+  // EndAllocation, which the job's user may call too. `auth`, `jobs`, `steps`
+  // and `step_reports` (where RunStep reports its steps for ctld) must outlive
   // the service.
   NodedService(std::string node_name, int64_t start_time, Authenticator& auth, uid_t slurm_user_uid,
-               JobManager& jobs, StepManager& steps);
+               JobManager& jobs, StepManager& steps, StepReportQueue& step_reports);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::NodedPingRequest* request,
                     v1::NodedPingReply* reply) override;
@@ -56,6 +60,8 @@ class NodedService final : public v1::Noded::Service {
                         grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) override;
   grpc::Status EndAllocation(grpc::ServerContext* context, const v1::EndAllocationRequest* request,
                              v1::EndAllocationReply* reply) override;
+  grpc::Status SignalStep(grpc::ServerContext* context, const v1::SignalStepRequest* request,
+                          v1::SignalStepReply* reply) override;
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
@@ -66,6 +72,16 @@ class NodedService final : public v1::Noded::Service {
   const uid_t slurm_user_uid_;
   JobManager& jobs_;
   StepManager& steps_;
+  StepReportQueue& step_reports_;
+
+  // The steps this node's step manager runs now: how to signal each (RunStep
+  // registers and removes them; SignalStep calls them).
+  struct LiveStep {
+    std::function<void(int)> signal;
+    std::atomic<bool>* cancelled;  // set by a SIGKILL from SignalStep
+  };
+  std::mutex live_mu_;
+  std::map<std::pair<uint64_t, uint32_t>, LiveStep> live_steps_;  // under live_mu_
 
   v1::Noded::Stub& StubFor(const std::string& address);
   std::mutex stubs_mu_;

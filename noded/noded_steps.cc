@@ -22,6 +22,7 @@
 #include "common/rpc/status.h"
 #include "noded/noded_service.h"
 #include "noded/steps/step_env.h"
+#include "noded/steps/step_record.h"
 #include "noded/steps/step_tasks.h"
 
 namespace skiff {
@@ -160,6 +161,11 @@ grpc::Status NodedService::RunStep(
   AddStepEnvironment(facts, &env);
   write(created);
 
+  // ctld hears about the step now and at its end (for squeue -s and sacct),
+  // after the fact: it is not on the step's path.
+  v1::AcctStep record = StepRecordAtStart(request, *grant, time(nullptr));
+  step_reports_.Push(job_id, record);
+
   // One RunTasks call per node.
   std::vector<std::unique_ptr<NodeCall>> calls;
   for (size_t i = 0; i < grant->share.nodes.size(); ++i) {
@@ -194,11 +200,19 @@ grpc::Status NodedService::RunStep(
   }
 
   std::atomic<bool> all_ended{false};
+  std::atomic<bool> cancelled{false};  // scancel N.S
   auto signal_all = [&](int sig) {
     v1::TaskInput input;
     input.set_signal(sig);
     for (auto& call : calls) call->Send(input);
   };
+  const std::pair<uint64_t, uint32_t> live_key{job_id, grant->step_id};
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    live_steps_[live_key] = LiveStep{signal_all, &cancelled};
+  }
+  std::mutex outcome_mu;
+  StepOutcome outcome;  // under outcome_mu
   std::vector<std::thread> readers;
   for (auto& call_ptr : calls) {
     NodeCall* call = call_ptr.get();
@@ -222,6 +236,8 @@ grpc::Status NodedService::RunStep(
             e->set_node(call->node);
             call->ended.insert(exit.task_id());
             bad = bad || exit.exit_code() != 0 || exit.signal() != 0;
+            std::lock_guard<std::mutex> lock(outcome_mu);
+            outcome.Add(exit.exit_code(), exit.signal(), !exit.failure().empty());
           }
           write(forward);
           if (bad && request.kill_on_bad_exit()) signal_all(SIGKILL);
@@ -251,6 +267,8 @@ grpc::Status NodedService::RunStep(
           e->set_exit_code(1);
           e->set_failure(absl::StrCat("node ", call->node, " lost the step's tasks: ",
                                       call->stream ? status.error_message() : "no credential"));
+          std::lock_guard<std::mutex> lock(outcome_mu);
+          outcome.Add(1, 0, true);
         }
         if (lost.task_exit_size() > 0) write(lost);
       }
@@ -301,8 +319,31 @@ grpc::Status NodedService::RunStep(
   }
   finisher.join();
   watcher.join();
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    live_steps_.erase(live_key);
+  }
+  {
+    std::lock_guard<std::mutex> lock(outcome_mu);
+    outcome.cancelled = cancelled || !jobs_.IsRunning(job_id);
+    FinishStepRecord(outcome, time(nullptr), &record);
+  }
+  step_reports_.Push(job_id, record);
   steps_.EndStep(job_id, *grant);
   if (!jobs_.IsRunning(job_id)) steps_.ForgetJob(job_id);
+  return grpc::Status::OK;
+}
+
+grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
+                                      const v1::SignalStepRequest* request, v1::SignalStepReply*) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  std::lock_guard<std::mutex> lock(live_mu_);
+  auto it = live_steps_.find({request->job_id(), request->step_id()});
+  if (it == live_steps_.end()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+  }
+  if (request->signal() == SIGKILL) *it->second.cancelled = true;
+  it->second.signal(request->signal());
   return grpc::Status::OK;
 }
 

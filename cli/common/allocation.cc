@@ -38,6 +38,7 @@ absl::StatusOr<v1::JobInfo> Allocate(CtldClient& client, const v1::JobSpec& spec
                                      const std::function<bool()>& interrupted) {
   v1::SubmitJobRequest submit;
   *submit.mutable_spec() = spec;
+  submit.mutable_spec()->set_interactive(true);
   v1::SubmitJobReply submitted;
   if (absl::Status s = client.Call(&v1::Ctld::Stub::SubmitJob, submit, &submitted); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("Job submit/allocate failed: ", s.message()));

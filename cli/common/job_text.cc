@@ -65,8 +65,9 @@ bool ParseUnsigned(std::string_view text, uint64_t* value) {
 }
 
 absl::Status StepIdError(std::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat("Invalid job id ", std::string(text),
-                                                 ": Skiff has no job steps; give the job id"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("Invalid job id ", std::string(text),
+                   ": this command acts on jobs, not steps; give the job id"));
 }
 
 std::string Upper(std::string_view text) {

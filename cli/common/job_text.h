@@ -55,7 +55,7 @@ absl::StatusOr<int> ParseSignal(std::string_view text);
 
 // A plain job id ("42"), for commands that take no array task. Array forms
 // ("42_7", "42_[1-3]") are InvalidArgument saying to give the plain job id, step
-// forms ("42.0") InvalidArgument saying Skiff has no job steps; anything else is
+// forms ("42.0") InvalidArgument saying to give the job; anything else is
 // InvalidArgument "Invalid job id: <text>".
 absl::StatusOr<uint64_t> ParseJobId(std::string_view text);
 
@@ -67,8 +67,9 @@ inline constexpr int64_t kMaxArrayTaskRefs = 1 << 20;
 //   "42"            -> {42}            (an array's base id names the whole array)
 //   "42_7"          -> {42, task 7}
 //   "42_[1-3,7]"    -> 42_1 42_2 42_3 42_7 (ranges may step: "[0-15:4]")
-// Step forms ("42.0", "42_7.1") are InvalidArgument "Invalid job id 42.0: Skiff
-// has no job steps; give the job id"; anything else "Invalid job id: <text>".
+// Step forms ("42.0", "42_7.1") are InvalidArgument "Invalid job id 42.0: this
+// command acts on jobs, not steps; give the job id"; anything else "Invalid job
+// id: <text>".
 absl::StatusOr<std::vector<v1::JobRef>> ParseJobRef(std::string_view text);
 
 // A comma-separated list of ParseJobRef forms; commas inside [] belong to the

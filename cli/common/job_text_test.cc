@@ -91,7 +91,7 @@ TEST(JobIds, PlainIdParserRejectsArraysAndStepsClearly) {
   absl::StatusOr<uint64_t> step = ParseJobId("123.0");
   ASSERT_FALSE(step.ok());
   EXPECT_EQ(step.status().message(),
-            "Invalid job id 123.0: Skiff has no job steps; give the job id");
+            "Invalid job id 123.0: this command acts on jobs, not steps; give the job id");
   EXPECT_EQ(ParseJobId("abc").status().message(), "Invalid job id: abc");
   EXPECT_FALSE(ParseJobId("0").ok());
   EXPECT_FALSE(ParseJobIdList("").ok());
@@ -133,9 +133,9 @@ TEST(JobRefs, ListsKeepCommasInsideBrackets) {
 
 TEST(JobRefs, StepsAndMalformedIdsAreRejected) {
   EXPECT_EQ(ParseJobRef("42.0").status().message(),
-            "Invalid job id 42.0: Skiff has no job steps; give the job id");
+            "Invalid job id 42.0: this command acts on jobs, not steps; give the job id");
   EXPECT_EQ(ParseJobRef("42_7.1").status().message(),
-            "Invalid job id 42_7.1: Skiff has no job steps; give the job id");
+            "Invalid job id 42_7.1: this command acts on jobs, not steps; give the job id");
   for (const char* bad : {"", "0", "abc", "42_", "42_x", "42_[]", "42_[3-1]", "42_[1-3", "42_1-3",
                           "_7", "42_[1-4:0]", "42_[a]", "42_99999999999"}) {
     absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRef(bad);

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/job_text.h"
 
@@ -21,6 +22,22 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   command.verbose = args.verbose;
   v1::CancelJobsRequest& request = command.request;
   for (const std::string& text : args.job_ids) {
+    // Steps, "42.3" (alone or in a plain comma list): only those steps.
+    if (text.find('.') != std::string::npos && text.find('[') == std::string::npos) {
+      for (const std::string& item : SplitCommaList(text)) {
+        const size_t dot = item.find('.');
+        uint64_t job = 0;
+        uint32_t step = 0;
+        if (dot == std::string::npos || !absl::SimpleAtoi(item.substr(0, dot), &job) || job == 0 ||
+            !absl::SimpleAtoi(item.substr(dot + 1), &step)) {
+          return absl::InvalidArgumentError(absl::StrCat("Invalid job id ", item));
+        }
+        v1::StepRef* ref = request.add_steps();
+        ref->set_job_id(job);
+        ref->set_step_id(step);
+      }
+      continue;
+    }
     absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRefList(text);
     if (!refs.ok()) {
       // Slurm's scancel: "Invalid job id abc", without the colon.
@@ -64,8 +81,9 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   }
   request.set_batch_only(args.batch);
   request.set_hurry(args.hurry);
-  if (request.job_ids_size() == 0 && request.refs_size() == 0 && request.user().empty() &&
-      request.name().empty() && request.states_size() == 0 && request.partitions_size() == 0) {
+  if (request.job_ids_size() == 0 && request.refs_size() == 0 && request.steps_size() == 0 &&
+      request.user().empty() && request.name().empty() && request.states_size() == 0 &&
+      request.partitions_size() == 0) {
     return absl::InvalidArgumentError("No job identification provided");
   }
   return command;
@@ -77,7 +95,15 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
   for (const v1::CancelJobResult& result : reply.results()) {
     auto name = names.find(result.job_id());
     std::string job = name != names.end() ? name->second : absl::StrCat(result.job_id());
-    if (command.verbose > 0) {
+    if (command.verbose > 0 && result.is_step()) {
+      if (command.signal == 0 || command.signal == SIGKILL) {
+        absl::StrAppend(&outcome.stderr_text, "scancel: Terminating step ", job, ".",
+                        result.step_id(), "\n");
+      } else {
+        absl::StrAppend(&outcome.stderr_text, "scancel: Signal ", command.signal, " to step ", job,
+                        ".", result.step_id(), "\n");
+      }
+    } else if (command.verbose > 0) {
       if (command.signal == 0) {
         absl::StrAppend(&outcome.stderr_text, "scancel: Terminating job ", job, "\n");
       } else {
@@ -86,6 +112,20 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
       }
     }
     absl::Status status(static_cast<absl::StatusCode>(result.code()), result.message());
+    if (result.is_step()) {
+      // Slurm 22.05 names the job, not the step, in this message; a step
+      // already gone is no error for a kill.
+      if (status.ok()) continue;
+      const bool done = status.code() == absl::StatusCode::kNotFound;
+      if (done && command.verbose == 0) continue;
+      absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job step id ", job,
+                      ": ", status.message(), "\n");
+      if (!done && outcome.exit_code == 0) {
+        outcome.exit_code =
+            status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
+      }
+      continue;
+    }
     if (status.ok()) continue;
     bool quiet_failure = status.code() == absl::StatusCode::kNotFound ||
                          status.code() == absl::StatusCode::kFailedPrecondition;

@@ -37,7 +37,8 @@ struct ScancelCommand {
 // names the whole array), array tasks ("42_7", "42_[1-3]") to request.refs.
 // Errors (InvalidArgument, Slurm's wording):
 //   "No job identification provided" when there is neither a job id nor a filter;
-//   "Invalid job id: x" (step ids are refused, see ParseJobRef);
+//   "Invalid job id: x"; steps ("42.3", or a plain list of them) go to
+//   request.steps, "Invalid job id 42.x" for a bad one;
 //   "Invalid job state specified: x" + "Valid job states are PENDING and RUNNING";
 //   "Unknown job signal: x"; "Invalid user: x".
 // -s KILL cancels, as in Slurm (the request's signal stays 0).

@@ -185,9 +185,8 @@ TEST(NamesOf, ArrayTasksAndPlainJobs) {
 
 TEST(BuildScancelCommand, RejectsBadValues) {
   ScancelArgs args;
-  args.job_ids = {"123.0"};
-  EXPECT_EQ(BuildScancelCommand(args).status().message(),
-            "Invalid job id 123.0: Skiff has no job steps; give the job id");
+  args.job_ids = {"123.batch"};
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid job id 123.batch");
   args.job_ids = {"4"};
   args.signal = "FOO";
   EXPECT_EQ(BuildScancelCommand(args).status().message(), "Unknown job signal: FOO");
@@ -202,6 +201,53 @@ TEST(BuildScancelCommand, RejectsBadValues) {
   args.user = "";
   args.job_ids = {"abc"};
   EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid job id abc");
+}
+
+TEST(BuildScancelCommand, StepsGoToStepsAndCancelNoJob) {
+  ScancelArgs args;
+  args.job_ids = {"42.3,43.0"};
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(args);
+  ASSERT_TRUE(command.ok()) << command.status();
+  ASSERT_EQ(command->request.steps_size(), 2);
+  EXPECT_EQ(command->request.steps(0).job_id(), 42u);
+  EXPECT_EQ(command->request.steps(0).step_id(), 3u);
+  EXPECT_EQ(command->request.steps(1).job_id(), 43u);
+  EXPECT_EQ(command->request.job_ids_size(), 0);
+  args.job_ids = {"42.x"};
+  EXPECT_EQ(BuildScancelCommand(args).status().message(), "Invalid job id 42.x");
+}
+
+TEST(DescribeCancelResults, StepResultsAsSlurmPrintsThem) {
+  ScancelCommand command;
+  v1::CancelJobsReply reply;
+  v1::CancelJobResult* gone = reply.add_results();
+  gone->set_job_id(42);
+  gone->set_is_step(true);
+  gone->set_step_id(1);
+  gone->set_code(static_cast<int>(absl::StatusCode::kNotFound));
+  gone->set_message("Job/step already completing or completed");
+  ScancelOutcome outcome = DescribeCancelResults(reply, command, {});
+  EXPECT_EQ(outcome.stderr_text, "");
+  EXPECT_EQ(outcome.exit_code, 0);
+
+  v1::CancelJobResult* denied = reply.add_results();
+  denied->set_job_id(43);
+  denied->set_is_step(true);
+  denied->set_code(static_cast<int>(absl::StatusCode::kPermissionDenied));
+  denied->set_message("Access/permission denied");
+  outcome = DescribeCancelResults(reply, command, {});
+  EXPECT_EQ(outcome.stderr_text,
+            "scancel: error: Kill job error on job step id 43: Access/permission denied\n");
+  EXPECT_EQ(outcome.exit_code, 210);
+
+  command.verbose = 1;
+  outcome = DescribeCancelResults(reply, command, {});
+  EXPECT_EQ(outcome.stderr_text,
+            "scancel: Terminating step 42.1\n"
+            "scancel: error: Kill job error on job step id 42: Job/step already completing or "
+            "completed\n"
+            "scancel: Terminating step 43.0\n"
+            "scancel: error: Kill job error on job step id 43: Access/permission denied\n");
 }
 
 }  // namespace

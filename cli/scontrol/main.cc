@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -72,6 +73,45 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
   o.now = reply.now() != 0 ? reply.now() : time(nullptr);
   std::cout << skiff::FormatJobRecords(reply, o);
   return 0;
+}
+
+// show step [JOB[_TASK][.STEP]]: the running steps, as Slurm prints them.
+int ShowSteps(skiff::CtldClient& client, const std::vector<std::string>& args,
+              const skiff::ShowOptions& options) {
+  skiff::v1::GetStepsRequest request;
+  std::string job_text, step_text;
+  int64_t array_task = -1;
+  if (!args.empty()) {
+    const std::string& id = args[0];
+    const size_t dot = id.find('.');
+    job_text = id.substr(0, dot);
+    if (dot != std::string::npos) step_text = id.substr(dot + 1);
+    const size_t under = job_text.find('_');
+    uint64_t job_id = std::strtoull(job_text.c_str(), nullptr, 10);
+    if (under != std::string::npos) {
+      array_task = std::strtol(job_text.c_str() + under + 1, nullptr, 10);
+    }
+    request.add_job_ids(job_id);
+  }
+  skiff::v1::GetStepsReply reply;
+  if (absl::Status status = client.Call(&Ctld::Stub::GetSteps, request, &reply); !status.ok()) {
+    std::cerr << "slurm_get_job_steps error: " << status.message() << "\n";
+    return 1;
+  }
+  int printed = 0;
+  for (const skiff::v1::StepInfo& step : reply.steps()) {
+    if (array_task >= 0 && step.array_task_id() != array_task) continue;
+    if (!step_text.empty() && step.step().step_id() != step_text) continue;
+    std::cout << skiff::FormatStepRecord(step, options);
+    ++printed;
+  }
+  if (printed > 0) return 0;
+  if (args.empty()) {
+    std::cout << "No job steps in the system\n";
+    return 0;
+  }
+  std::cout << "Job step " << job_text << "." << step_text << " not found\n";
+  return 1;
 }
 
 // write batch_script JOBID [FILE|-]: the script as stored by ctld, which sends
@@ -331,7 +371,7 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 int main(int argc, char** argv) {
   CLI::App app{
       "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-      "commands: show job|node|partition|config|reservation|steps [ID|NAME],\n"
+      "commands: show job|node|partition|config|reservation|step [ID|NAME],\n"
       "          show burstbuffer, show bbstat [WORDS...],\n"
       "          show hostnames|hostlist|hostlistsorted LIST,\n"
       "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
@@ -432,10 +472,6 @@ int main(int argc, char** argv) {
       std::cout << "No reservations in the system\n";
       return 0;
     }
-    if (entity == "steps") {
-      std::cout << "No job steps in the system\n";
-      return 0;
-    }
     // Host lists need no ctld.
     if (entity == "hostnames" || entity == "hostlist" || entity == "hostlistsorted") {
       return ShowHosts(entity, args);
@@ -468,6 +504,7 @@ int main(int argc, char** argv) {
   }
   if (*command == "show") {
     if (entity == "job") return ShowJobs(client, args, options);
+    if (entity == "steps") return ShowSteps(client, args, options);
     if (entity == "node") return ShowNodes(client, args, options);
     if (entity == "partition") return ShowPartitions(client, args, options);
     if (entity == "burstbuffer") return ShowBurstBuffers(client, options);

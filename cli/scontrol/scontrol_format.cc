@@ -660,4 +660,29 @@ std::string FormatBbStatus(const v1::GetBbStatusReply& reply) {
   return out;
 }
 
+std::string FormatStepRecord(const v1::StepInfo& step, const ShowOptions& options) {
+  const v1::AcctStep& s = step.step();
+  const char* line_end = options.one_liner ? " " : "\n   ";
+  std::string out = "StepId=";
+  if (step.array_job_id() != 0 && step.array_task_id() >= 0) {
+    absl::StrAppend(&out, step.array_job_id(), "_", step.array_task_id(), ".");
+  } else {
+    absl::StrAppend(&out, step.job_id(), ".");
+  }
+  const bool batch = s.step_id() == "batch";
+  absl::StrAppend(&out, s.step_id(), " UserId=", step.uid(),
+                  " StartTime=", FormatTimestamp(s.start_time()), " TimeLimit=UNLIMITED");
+  absl::StrAppend(&out, line_end, "State=", s.end_time() == 0 ? "RUNNING" : s.state(),
+                  " Partition=", step.partition(), " NodeList=", s.node_list());
+  absl::StrAppend(&out, line_end, "Nodes=", s.num_nodes(), " CPUs=", s.alloc_cpus(),
+                  " Tasks=", s.ntasks(), " Name=", s.name(), " Network=(null)");
+  absl::StrAppend(&out, line_end, "TRES=", s.alloc_tres());
+  absl::StrAppend(&out, line_end, "ResvPorts=(null)");
+  absl::StrAppend(&out, line_end, "CPUFreqReq=Default", batch ? "" : " Dist=Block");
+  absl::StrAppend(&out, line_end, "SrunHost:Pid=", s.srun_host().empty() ? "(null)" : s.srun_host(),
+                  ":", s.srun_pid());
+  absl::StrAppend(&out, options.one_liner ? "\n" : "\n\n");
+  return out;
+}
+
 }  // namespace skiff

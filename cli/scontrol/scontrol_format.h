@@ -59,6 +59,10 @@ std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std
 // "Slurmctld(primary) at <host> is UP" (or DOWN), newline-terminated.
 std::string FormatPing(const std::string& ctld_host, bool up);
 
+// scontrol show step: one step as Slurm's slurm_sprint_job_step_info prints
+// it, ending "\n\n" (or "\n" with one_liner).
+std::string FormatStepRecord(const v1::StepInfo& step, const ShowOptions& options);
+
 // A burst-buffer size as scontrol show burst prints it (Slurm's _get_size_str):
 // the largest unit that divides it exactly, binary before decimal at each step:
 // 8589934592 -> "8GiB", 1048576 -> "1MiB", 2000000000 -> "2GB", 1 -> "1", 0 -> "0".

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace skiff {
@@ -962,6 +963,39 @@ TEST_F(ScontrolFormatTest, BbStatusMatchesSlurm) {
 TEST_F(ScontrolFormatTest, Ping) {
   EXPECT_EQ(FormatPing("vm", true), "Slurmctld(primary) at vm is UP\n");
   EXPECT_EQ(FormatPing("vm", false), "Slurmctld(primary) at vm is DOWN\n");
+}
+
+TEST(FormatStepRecord, AsSlurmPrintsAStep) {
+  v1::StepInfo step;
+  step.set_job_id(42);
+  step.set_uid(1001);
+  step.set_partition("debug");
+  v1::AcctStep* s = step.mutable_step();
+  s->set_step_id("0");
+  s->set_name("hostname");
+  s->set_start_time(0);
+  s->set_node_list("n[1-2]");
+  s->set_num_nodes(2);
+  s->set_alloc_cpus(4);
+  s->set_ntasks(4);
+  s->set_alloc_tres("cpu=4,mem=200M,node=2");
+  s->set_srun_host("login1");
+  s->set_srun_pid(4242);
+  ShowOptions options;
+  const std::string text = FormatStepRecord(step, options);
+  EXPECT_EQ(text.substr(0, text.find(" StartTime=")), "StepId=42.0 UserId=1001");
+  EXPECT_NE(text.find(" TimeLimit=UNLIMITED\n"
+                      "   State=RUNNING Partition=debug NodeList=n[1-2]\n"
+                      "   Nodes=2 CPUs=4 Tasks=4 Name=hostname Network=(null)\n"
+                      "   TRES=cpu=4,mem=200M,node=2\n"
+                      "   ResvPorts=(null)\n"
+                      "   CPUFreqReq=Default Dist=Block\n"
+                      "   SrunHost:Pid=login1:4242\n\n"),
+            std::string::npos)
+      << text;
+  options.one_liner = true;
+  const std::string line = FormatStepRecord(step, options);
+  EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
@@ -317,8 +319,30 @@ int main(int argc, char** argv) {
       std::cout << Date() << "\n";
     }
     if (steps_flag) {
-      // Skiff has no job steps: Slurm's step listing with no steps in it.
-      std::cout << skiff::FormatSqueueSteps(format, options.no_header);
+      skiff::v1::GetStepsRequest step_request;
+      step_request.mutable_job_ids()->CopyFrom(request.job_ids());
+      step_request.mutable_users()->CopyFrom(request.users());
+      step_request.mutable_partitions()->CopyFrom(request.partitions());
+      skiff::v1::GetStepsReply step_reply;
+      if (!match_none) {
+        absl::Status status =
+            (*client)->Call(&skiff::v1::Ctld::Stub::GetSteps, step_request, &step_reply);
+        if (!status.ok()) return skiff::ReportError(kProgram, status);
+      }
+      // -s LIST: only the steps named ("15.0", "15.batch").
+      const std::vector<std::string> named = skiff::SplitCommaList(steps);
+      std::vector<skiff::v1::StepInfo> shown;
+      for (const skiff::v1::StepInfo& step : step_reply.steps()) {
+        const std::string id = skiff::SqueueStepId(step);
+        const std::string plain = absl::StrCat(step.job_id(), ".", step.step().step_id());
+        if (named.empty() || std::find(named.begin(), named.end(), id) != named.end() ||
+            std::find(named.begin(), named.end(), plain) != named.end()) {
+          shown.push_back(step);
+        }
+      }
+      std::cout << skiff::FormatSqueueSteps(
+          format, options.no_header, shown,
+          step_reply.now() != 0 ? step_reply.now() : time(nullptr));
     } else {
       skiff::v1::GetJobsReply reply;
       if (!match_none) {

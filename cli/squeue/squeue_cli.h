@@ -40,8 +40,8 @@ absl::StatusOr<int> ParseSqueueIterate(std::string_view text);
 // Error: InvalidArgument "Invalid job id: <item>" for an id that is not > 0.
 absl::StatusOr<std::vector<v1::JobRef>> ParseSqueueJobs(std::string_view text);
 
-// -s's list: "<job>[_<task>].<step>" items. Skiff has no steps, so only the
-// form is checked. Error: InvalidArgument "Invalid job_step id: <job>.??" (no
+// -s's list: "<job>[_<task>].<step>" items; only the form is checked here (the
+// listing keeps the steps named). Error: InvalidArgument "Invalid job_step id: <job>.??" (no
 // step) or "Invalid job_step id: <job>.<step>".
 absl::Status CheckSqueueSteps(std::string_view text);
 

@@ -605,9 +605,64 @@ std::string FormatSqueue(const v1::GetJobsReply& reply, const SqueueOptions& opt
                options.now, &SqueueFieldHeader);
 }
 
-std::string FormatSqueueSteps(const std::string& format, bool no_header) {
-  return Lines(ParseSqueueFormat(format.empty() ? kSqueueStepFormat : format), no_header, {}, 0,
-               &StepFieldHeader);
+std::string SqueueStepId(const v1::StepInfo& step) {
+  if (step.array_job_id() != 0 && step.array_task_id() >= 0) {
+    return absl::StrCat(step.array_job_id(), "_", step.array_task_id(), ".", step.step().step_id());
+  }
+  return absl::StrCat(step.job_id(), ".", step.step().step_id());
+}
+
+std::string SqueueStepValue(const v1::StepInfo& step, char field, int64_t now) {
+  const v1::AcctStep& s = step.step();
+  switch (field) {
+    case 'A':
+      return absl::StrCat(s.ntasks());
+    case 'b':
+      return "N/A";
+    case 'i':
+      return SqueueStepId(step);
+    case 'j':
+      return s.name();
+    case 'l':
+      return "UNLIMITED";
+    case 'M':
+      return FormatElapsed(s.start_time() > 0 && now > s.start_time() ? now - s.start_time() : 0);
+    case 'N':
+      return s.node_list();
+    case 'P':
+      return step.partition();
+    case 'S':
+      return Timestamp(s.start_time());
+    case 'U':
+      return absl::StrCat(step.uid());
+    case 'u':
+      return step.user();
+    default:
+      return "";
+  }
+}
+
+std::string FormatSqueueSteps(const std::string& format, bool no_header,
+                              const std::vector<v1::StepInfo>& steps, int64_t now) {
+  const SqueueFormatSpec spec = ParseSqueueFormat(format.empty() ? kSqueueStepFormat : format);
+  std::string out;
+  auto line = [&](bool header, auto value_of) {
+    std::string text;
+    for (const SqueueFormatItem& item : spec.items) {
+      if (item.field == 0) {
+        text += item.literal;
+      } else {
+        const bool never_cut = item.field == 'N' || (!header && item.field == 'M');
+        text += Pad(value_of(item.field), item, !never_cut);
+      }
+    }
+    absl::StrAppend(&out, text, "\n");
+  };
+  if (!no_header) line(true, &StepFieldHeader);
+  for (const v1::StepInfo& step : steps) {
+    line(false, [&](char field) { return SqueueStepValue(step, field, now); });
+  }
+  return out;
 }
 
 }  // namespace skiff

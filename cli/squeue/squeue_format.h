@@ -22,8 +22,7 @@ namespace skiff {
 inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 inline constexpr char kSqueueLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 inline constexpr char kSqueueStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
-// Slurm's step format (squeue -s). Skiff has no job steps yet, so -s prints
-// its header and nothing else.
+// Slurm's step format (squeue -s).
 inline constexpr char kSqueueStepFormat[] = "%.15i %.8j %.9P %.8u %.9M %N";
 
 // Field codes for -O/--Format names that have no -o letter.
@@ -106,9 +105,11 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now);
 // the format SqueueFormatFor gives (its errors are the caller's to print).
 std::string FormatSqueue(const v1::GetJobsReply& reply, const SqueueOptions& options);
 
-// squeue -s: Slurm's step listing. Skiff has no steps, so this is the header of
-// kSqueueStepFormat (or of `format`), or nothing with no_header.
-std::string FormatSqueueSteps(const std::string& format, bool no_header);
+// squeue -s: Slurm's step listing of `steps` in `format` (kSqueueStepFormat
+// when empty): STEPID "42.0", "40_3.batch"; TIME since the step started.
+std::string FormatSqueueSteps(const std::string& format, bool no_header,
+                              const std::vector<v1::StepInfo>& steps, int64_t now);
+std::string SqueueStepId(const v1::StepInfo& step);
 
 }  // namespace skiff
 

@@ -413,9 +413,35 @@ TEST(FormatSqueue, LicensesMatchNoJobAndStepsShowSlurmsHeader) {
   EXPECT_EQ(FormatSqueue(BusyQueue(), options),
             "             JOBID PARTITION     NAME     USER ST       TIME  NODES "
             "NODELIST(REASON)\n");
-  EXPECT_EQ(FormatSqueueSteps("", false),
+  EXPECT_EQ(FormatSqueueSteps("", false, {}, 0),
             "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
-  EXPECT_EQ(FormatSqueueSteps("", true), "");
+  EXPECT_EQ(FormatSqueueSteps("", true, {}, 0), "");
+}
+
+TEST(FormatSqueueSteps, ListsBatchAndSrunStepsAsSlurm) {
+  std::vector<v1::StepInfo> steps(2);
+  steps[0].set_job_id(15);
+  steps[0].set_user("alice");
+  steps[0].set_uid(1001);
+  steps[0].set_partition("debug");
+  steps[0].mutable_step()->set_step_id("batch");
+  steps[0].mutable_step()->set_name("batch");
+  steps[0].mutable_step()->set_start_time(1000);
+  steps[0].mutable_step()->set_node_list("n1");
+  steps[1] = steps[0];
+  steps[1].set_array_job_id(14);
+  steps[1].set_array_task_id(1);
+  steps[1].mutable_step()->set_step_id("0");
+  steps[1].mutable_step()->set_name("train_a_model");
+  steps[1].mutable_step()->set_start_time(1030);
+  steps[1].mutable_step()->set_node_list("n[1-2]");
+  steps[1].mutable_step()->set_ntasks(4);
+  EXPECT_EQ(FormatSqueueSteps("", false, steps, 1095),
+            "         STEPID     NAME PARTITION     USER      TIME NODELIST\n"
+            "       15.batch    batch     debug    alice      1:35 n1\n"
+            "         14_1.0 train_a_     debug    alice      1:05 n[1-2]\n");
+  EXPECT_EQ(FormatSqueueSteps("%i|%A|%U|%l", true, steps, 1095),
+            "15.batch|0|1001|UNLIMITED\n14_1.0|4|1001|UNLIMITED\n");
 }
 
 }  // namespace

@@ -304,6 +304,12 @@ int main(int argc, char** argv) {
   };
   absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
   if (!request.ok()) finish(Fail(std::string(request.status().message())));
+  {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    request->set_srun_host(std::string(host).substr(0, std::string(host).find('.')));
+    request->set_srun_pid(static_cast<int32_t>(getpid()));
+  }
   const uint64_t job_id = request->job_id();
   auto addr = env.find("SKIFF_STEPMGR_ADDR");
   if (addr == env.end() || addr->second.empty()) {

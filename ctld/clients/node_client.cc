@@ -49,6 +49,18 @@ absl::Status NodeClient::SignalJob(const std::string& target, uint64_t job_id, i
   return FromGrpcStatus(Stub(target).SignalJob(&context, request, &reply));
 }
 
+absl::Status NodeClient::SignalStep(const std::string& target, uint64_t job_id, uint32_t step_id,
+                                    int signal) {
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  v1::SignalStepRequest request;
+  request.set_job_id(job_id);
+  request.set_step_id(step_id);
+  request.set_signal(signal);
+  v1::SignalStepReply reply;
+  return FromGrpcStatus(Stub(target).SignalStep(&context, request, &reply));
+}
+
 absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;

@@ -24,6 +24,11 @@ class NodeDaemonClient {
   virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
                                  bool batch_only) = 0;
   virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) = 0;
+  // scancel N.S: to the job's step manager.
+  virtual absl::Status SignalStep(const std::string& /*target*/, uint64_t /*job_id*/,
+                                  uint32_t /*step_id*/, int /*signal*/) {
+    return absl::UnimplementedError("this node client cannot signal steps");
+  }
 };
 
 class NodeClient final : public NodeDaemonClient {
@@ -34,6 +39,8 @@ class NodeClient final : public NodeDaemonClient {
   absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
                          bool batch_only) override;
   absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) override;
+  absl::Status SignalStep(const std::string& target, uint64_t job_id, uint32_t step_id,
+                          int signal) override;
 
  private:
   v1::Noded::Stub& Stub(const std::string& target);

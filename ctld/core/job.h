@@ -76,6 +76,7 @@ struct Job {
   std::string qos;
   std::string comment;         // --comment, scontrol update Comment=
   std::string work_dir;        // -D as resolved at submit (sacct WorkDir)
+  bool interactive = false;    // salloc/srun allocation: its script only holds the nodes
   int32_t nice = 0;            // --nice, Nice=: subtracted from the computed priority
   int64_t admin_priority = 0;  // Priority= set by update; 0 = computed by the scheduler
   // --signal: warn_signal goes to the job warn_time seconds before its time
@@ -118,8 +119,8 @@ struct Job {
   bool prolog_done = false;       // PrologSlurmctld finished OK (or none)
   bool launched = false;          // noded accepted LaunchJob
   bool cancel_requested = false;  // scancel arrived while CONFIGURING
-  int64_t cancelled_by = -1;      // uid whose scancel ended the job (sacct "CANCELLED by N"); -1 = none
-  bool preempt_requeue = false;   // preempted with PreemptMode=REQUEUE: back to PENDING at the end
+  int64_t cancelled_by = -1;  // uid whose scancel ended the job (sacct "CANCELLED by N"); -1 = none
+  bool preempt_requeue = false;  // preempted with PreemptMode=REQUEUE: back to PENDING at the end
   // scontrol requeue / requeuehold of a job that holds resources: once it has
   // been torn down it goes back to PENDING (held, for requeuehold) instead of
   // ending. A later scancel wins.

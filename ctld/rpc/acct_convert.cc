@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 #include "common/size.h"
+#include "ctld/step_book.h"
 
 namespace skiff {
 namespace {
@@ -245,25 +246,44 @@ v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluste
   out.set_nice(job.nice);
   out.set_req_gpus(job.request.gpus_per_node * std::max(1, job.request.num_nodes));
   out.set_gpu_type(job.request.gpu_type);
-  if (!with_steps || !job.launched || job.nodes.empty()) return out;
+  if (!with_steps || !job.launched || job.nodes.empty() || job.interactive) return out;
+  *out.add_steps() = AcctBatchStep(job, suspended);
+  return out;
+}
 
-  v1::AcctStep* batch = out.add_steps();
-  batch->set_step_id("batch");
-  batch->set_name("batch");
-  BatchOutcome(job, batch);
-  batch->set_start_time(job.start_time);
-  batch->set_end_time(job.end_time);
-  batch->set_alloc_cpus(job.cpus_per_node);
-  batch->set_num_nodes(1);
-  batch->set_node_list(job.nodes.front());
-  batch->set_ntasks(1);
+v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended) {
+  v1::AcctStep batch;
+  batch.set_step_id("batch");
+  batch.set_name("batch");
+  BatchOutcome(job, &batch);
+  batch.set_start_time(job.start_time);
+  batch.set_end_time(job.end_time);
+  batch.set_alloc_cpus(job.cpus_per_node);
+  batch.set_num_nodes(1);
+  batch.set_node_list(job.nodes.empty() ? "" : job.nodes.front());
+  batch.set_ntasks(1);
   std::map<std::string, std::string> tres{{"cpu", std::to_string(job.cpus_per_node)},
                                           {"node", "1"}};
   if (job.mem_per_node_mb > 0) tres["mem"] = Mem(job.mem_per_node_mb);
   if (!job.gpu_indices.empty()) tres["gres/gpu"] = std::to_string(job.gpu_indices.size());
-  batch->set_alloc_tres(Tres(tres));
-  batch->set_suspended(suspended);
-  return out;
+  batch.set_alloc_tres(Tres(tres));
+  batch.set_suspended(suspended);
+  return batch;
+}
+
+void AddStoredSteps(const Job& job, const std::vector<v1::AcctStep>& stored, bool add_rows,
+                    v1::AcctJob* out) {
+  for (const v1::AcctStep& step : stored) {
+    v1::AcctStep settled = SettleStep(step, IsFinal(job.state), job.end_time);
+    // DerivedExitCode: the highest exit code of the job's srun steps (the
+    // signal of the step that has it).
+    if (settled.exit_code() > out->derived_exit_code() ||
+        (settled.exit_code() == out->derived_exit_code() && out->derived_exit_signal() == 0)) {
+      out->set_derived_exit_code(settled.exit_code());
+      out->set_derived_exit_signal(settled.exit_signal());
+    }
+    if (add_rows) *out->add_steps() = std::move(settled);
+  }
 }
 
 }  // namespace skiff

@@ -47,6 +47,16 @@ std::string AcctAllocTres(const Job& job);  // "" until allocated
 // `with_steps` is false.
 v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now);
 
+// The batch step of a launched batch job (`suspended`: seconds so far).
+v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended);
+
+// Raises `out`'s DerivedExitCode to the highest of the job's srun steps as their
+// step managers reported them (stored records, in step order), and with
+// `add_rows` appends them to its steps, settling the ones whose step manager
+// never reported an end (SettleStep).
+void AddStoredSteps(const Job& job, const std::vector<v1::AcctStep>& stored, bool add_rows,
+                    v1::AcctJob* out);
+
 }  // namespace skiff
 
 #endif  // SKIFF_CTLD_RPC_ACCT_CONVERT_H_

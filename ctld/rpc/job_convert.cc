@@ -23,6 +23,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.account = spec.account();
   r.qos = spec.qos();
   r.comment = spec.comment();
+  r.interactive = spec.interactive();
   r.nice = spec.nice();
   r.ntasks_per_node = spec.ntasks_per_node();
   r.priority = spec.priority();

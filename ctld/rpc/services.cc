@@ -1,6 +1,7 @@
 #include "ctld/rpc/services.h"
 
 #include <algorithm>
+#include <csignal>
 #include <ctime>
 #include <set>
 #include <string>
@@ -127,6 +128,38 @@ grpc::Status NodeService::JobComplete(grpc::ServerContext* context,
       controller_.JobComplete(request->node_name(), ReportFromProto(request->report())));
 }
 
+grpc::Status NodeService::ReportSteps(grpc::ServerContext* context,
+                                      const v1::ReportStepsRequest* request,
+                                      v1::ReportStepsReply*) {
+  if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
+  std::vector<std::pair<uint64_t, v1::AcctStep>> reports;
+  for (const v1::StepReport& report : request->steps()) {
+    reports.emplace_back(report.job_id(), report.step());
+  }
+  return ToGrpcStatus(controller_.ReportSteps(request->node_name(), reports));
+}
+
+grpc::Status CtldService::GetSteps(grpc::ServerContext* context, const v1::GetStepsRequest* request,
+                                   v1::GetStepsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const std::vector<JobRef> ids = Refs(request->job_ids(), {});
+  const std::vector<std::string> users = Names(request->users());
+  const std::vector<std::string> partitions = Names(request->partitions());
+  auto wanted = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  const bool own_only =
+      controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
+  for (v1::StepInfo& step : controller_.SnapshotSteps(ids)) {
+    if (own_only && step.uid() != caller->uid) continue;
+    if (!wanted(users, step.user()) || !wanted(partitions, step.partition())) continue;
+    *reply->add_steps() = std::move(step);
+  }
+  reply->set_now(time(nullptr));
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
                                     const v1::SubmitJobRequest* request,
                                     v1::SubmitJobReply* reply) {
@@ -237,6 +270,21 @@ grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
                                      v1::CancelJobsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (const v1::StepRef& step : request->steps()) {
+    const absl::Status status =
+        controller_.SignalStep({caller->uid, caller->gid}, step.job_id(), step.step_id(),
+                               request->signal() != 0 ? request->signal() : SIGKILL);
+    v1::CancelJobResult* result = reply->add_results();
+    result->set_job_id(step.job_id());
+    result->set_is_step(true);
+    result->set_step_id(step.step_id());
+    result->set_code(static_cast<int>(status.code()));
+    result->set_message(std::string(status.message()));
+  }
+  // Steps alone: no job is cancelled (an empty job list would mean "all").
+  if (request->steps_size() > 0 && request->job_ids_size() == 0 && request->refs_size() == 0) {
+    return grpc::Status::OK;
+  }
   CancelSpec spec;
   spec.jobs = Refs(request->job_ids(), request->refs());
   spec.user = request->user();
@@ -412,7 +460,13 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
     if (!AcctSelected(job, selection)) continue;
     const std::vector<std::string> steps = AcctSelectedSteps(job, *request);
     v1::AcctJob* record = reply->add_jobs();
-    *record = ToAcctJob(job, request->steps() || !steps.empty(), cluster, now);
+    const bool with_steps = request->steps() || !steps.empty();
+    *record = ToAcctJob(job, with_steps, cluster, now);
+    if (job.launched) {  // srun steps: rows, and the DerivedExitCode even with -X
+      absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
+      if (!stored.ok()) return ToGrpcStatus(stored.status());
+      AddStoredSteps(job, *stored, with_steps, record);
+    }
     if (steps.empty()) continue;
     record->set_steps_only(true);
     auto* rows = record->mutable_steps();

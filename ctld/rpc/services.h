@@ -56,9 +56,10 @@ class CtldService final : public v1::Ctld::Service {
   grpc::Status GetUsageReport(grpc::ServerContext* context,
                               const v1::GetUsageReportRequest* request,
                               v1::GetUsageReportReply* reply) override;
-  grpc::Status GetAccounting(grpc::ServerContext* context,
-                             const v1::GetAccountingRequest* request,
+  grpc::Status GetAccounting(grpc::ServerContext* context, const v1::GetAccountingRequest* request,
                              v1::GetAccountingReply* reply) override;
+  grpc::Status GetSteps(grpc::ServerContext* context, const v1::GetStepsRequest* request,
+                        v1::GetStepsReply* reply) override;
 
  private:
   Controller& controller_;
@@ -74,6 +75,8 @@ class NodeService final : public v1::NodeService::Service {
                         v1::RegisterReply* reply) override;
   grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                          v1::HeartbeatReply* reply) override;
+  grpc::Status ReportSteps(grpc::ServerContext* context, const v1::ReportStepsRequest* request,
+                           v1::ReportStepsReply* reply) override;
   grpc::Status JobComplete(grpc::ServerContext* context, const v1::JobCompleteRequest* request,
                            v1::JobCompleteReply* reply) override;
 

@@ -25,6 +25,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_begin_time(q.begin_time);
   r.set_spec_blob(job.spec_blob);
   r.set_work_dir(job.work_dir);
+  r.set_interactive(job.interactive);
   if (job.cancelled_by >= 0) r.set_cancelled_by(job.cancelled_by);
   r.set_requeue(job.requeue);
   r.set_state(static_cast<int>(job.state));
@@ -106,6 +107,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.begin_time = r.begin_time();
   job.spec_blob = r.spec_blob();
   job.work_dir = r.work_dir();
+  job.interactive = r.interactive();
   job.cancelled_by = r.has_cancelled_by() ? r.cancelled_by() : -1;
   job.requeue = r.requeue();
   job.state = static_cast<JobState>(r.state());

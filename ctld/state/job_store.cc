@@ -511,4 +511,29 @@ absl::StatusOr<std::map<std::string, std::string>> SqliteJobStore::LoadRecords(
   return records;
 }
 
+absl::StatusOr<std::vector<std::string>> SqliteJobStore::LoadRecordRange(const std::string& kind,
+                                                                         const std::string& from,
+                                                                         const std::string& to) {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(read_db_,
+                         "SELECT blob FROM records WHERE kind = ?1 AND key >= ?2 AND key < ?3 "
+                         "ORDER BY key",
+                         -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(read_db_, "prepare load record range");
+  }
+  sqlite3_bind_text(stmt, 1, kind.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt, 2, from.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt, 3, to.c_str(), -1, SQLITE_TRANSIENT);
+  std::vector<std::string> blobs;
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const char* data = static_cast<const char*>(sqlite3_column_blob(stmt, 0));
+    blobs.emplace_back(data ? data : "", sqlite3_column_bytes(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteError(read_db_, absl::StrCat("load ", kind, " range"));
+  return blobs;
+}
+
 }  // namespace skiff

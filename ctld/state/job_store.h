@@ -81,6 +81,18 @@ class JobStore {
                                  const std::string& blob) = 0;
   virtual absl::StatusOr<std::map<std::string, std::string>> LoadRecords(
       const std::string& kind) = 0;
+  // The blobs of `kind`'s records with keys in [from, to), in key order (a
+  // job's steps). Reads the last commit; never waits for Save.
+  virtual absl::StatusOr<std::vector<std::string>> LoadRecordRange(const std::string& kind,
+                                                                   const std::string& from,
+                                                                   const std::string& to) {
+    absl::StatusOr<std::map<std::string, std::string>> all = LoadRecords(kind);
+    if (!all.ok()) return all.status();
+    std::vector<std::string> blobs;
+    for (auto it = all->lower_bound(from); it != all->end() && it->first < to; ++it)
+      blobs.push_back(it->second);
+    return blobs;
+  }
 };
 
 class SqliteJobStore final : public JobStore {
@@ -98,6 +110,9 @@ class SqliteJobStore final : public JobStore {
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override;
   absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override;
+  absl::StatusOr<std::vector<std::string>> LoadRecordRange(const std::string& kind,
+                                                           const std::string& from,
+                                                           const std::string& to) override;
 
  private:
   struct Batch {

@@ -243,5 +243,20 @@ TEST(SqliteJobStoreTest, RecordsPutReplaceDeleteAndSurviveReopen) {
   EXPECT_EQ(*records, (std::map<std::string, std::string>{{"high", "c"}}));
 }
 
+TEST(SqliteJobStoreTest, RecordRangeReadsOneKindsKeysInOrder) {
+  auto store = SqliteJobStore::Open(DbPath("record-range"));
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE((*store)
+                  ->Save({}, {{"step", "7.2", "c"},
+                              {"step", "7.1", "b"},
+                              {"step", "8.0", "d"},
+                              {"step", "6.9", "a"},
+                              {"other", "7.5", "x"}})
+                  .ok());
+  auto blobs = (*store)->LoadRecordRange("step", "7.", "7/");
+  ASSERT_TRUE(blobs.ok());
+  EXPECT_EQ(*blobs, (std::vector<std::string>{"b", "c"}));
+}
+
 }  // namespace
 }  // namespace skiff

@@ -205,6 +205,12 @@ TEST_F(StepsTest, SallocRunsItsCommandInTheAllocation) {
     return cluster_->Run("sacct -X -P -n -j " + id + " -o JobName,State,ExitCode").out ==
            "held|FAILED|5:0\n";
   })) << cluster_->Run("sacct -X -P -n -j " + id + " -o JobName,State,ExitCode").out;
+  // An allocation has no batch step; its srun steps are its own rows.
+  const std::string rows = "sacct -P -n -j " + id + " -o JobID,JobName,State,ExitCode";
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster_->Run(rows).out ==
+           absl::StrCat(id, "|held|FAILED|5:0\n", id, ".0|printenv|COMPLETED|0:0\n");
+  })) << cluster_->Run(rows).out;
 
   const CommandResult shell_less = cluster_->Run("cd /tmp && salloc --no-shell -n1");
   EXPECT_EQ(shell_less.exit_code, 0) << shell_less.err;
@@ -218,6 +224,45 @@ TEST_F(StepsTest, SallocRunsItsCommandInTheAllocation) {
   EXPECT_EQ(lost.exit_code, 1);
   EXPECT_TRUE(absl::StrContains(lost.err, "lacks SKIFF_STEPMGR_ADDR")) << lost.err;
   EXPECT_EQ(cluster_->Run("scancel " + kept).exit_code, 0);
+}
+
+TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
+  const std::string out = cluster_->dir() + "/steps_listed.out";
+  const CommandResult submit = cluster_->Run(
+      "cd /tmp && sbatch --parsable -N2 -n2 -J listed -o " + out +
+      " --wrap 'srun -J ok true; srun -n1 -J bad sh -c \"exit 4\"; srun -n1 -J long sleep 300; "
+      "echo done'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  const std::string listing = "squeue -s -h -j " + id + " -o '%i %j %A'";
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Run(listing).out == absl::StrCat(id, ".batch batch 1\n", id, ".2 long 1\n");
+  })) << cluster_->Run(listing).out;
+  const CommandResult shown = cluster_->Run("scontrol show step " + id + ".2");
+  EXPECT_EQ(shown.exit_code, 0);
+  EXPECT_TRUE(absl::StartsWith(shown.out, "StepId=" + id + ".2 UserId=")) << shown.out;
+  EXPECT_TRUE(absl::StrContains(shown.out, "   State=RUNNING Partition=")) << shown.out;
+  EXPECT_TRUE(absl::StrContains(shown.out, " Tasks=1 Name=long Network=(null)\n")) << shown.out;
+
+  // Another user may not touch it; its owner cancels it alone.
+  cluster_->EnsureUser("skiffother");
+  const CommandResult denied = cluster_->RunAs("skiffother", "scancel " + id + ".2");
+  EXPECT_NE(denied.exit_code, 0);
+  EXPECT_EQ(denied.err,
+            "scancel: error: Kill job error on job step id " + id + ": Access/permission denied\n");
+  EXPECT_EQ(cluster_->Run("scancel " + id + ".2").exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return ScontrolField(cluster_->Run("scontrol show job " + id).out, "JobState") == "COMPLETED";
+  }));
+  EXPECT_TRUE(absl::StrContains(ReadFile(out), "done\n")) << "the job went on after its step";
+  const std::string rows = "sacct -P -n -j " + id + " -o JobID,JobName,State,ExitCode,NNodes";
+  const std::string expected = absl::StrCat(
+      id, "|listed|COMPLETED|0:0|2\n", id, ".batch|batch|COMPLETED|0:0|1\n", id,
+      ".0|ok|COMPLETED|0:0|2\n", id, ".1|bad|FAILED|4:0|1\n", id, ".2|long|CANCELLED|0:9|1\n");
+  EXPECT_TRUE(Eventually(30, [&] { return cluster_->Run(rows).out == expected; }))
+      << cluster_->Run(rows).out;
+  EXPECT_EQ(cluster_->Run("sacct -X -P -n -j " + id + " -o DerivedExitCode").out, "4:0\n");
+  EXPECT_EQ(cluster_->Run("sacct -P -n -j " + id + ".1 -o JobID,State").out, id + ".1|FAILED\n");
 }
 
 }  // namespace

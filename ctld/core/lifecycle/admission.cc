@@ -237,6 +237,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   job.spec_blob = spec.spec_blob;
   job.comment = spec.comment;
   job.work_dir = spec.work_dir;
+  job.interactive = spec.interactive;
   // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.
   if (spec.nice < 0 && spec.uid != 0) return Invalid("Invalid nice value");
   job.nice = spec.nice;

@@ -38,6 +38,7 @@ struct SubmitRequest {
   std::string account;
   std::string qos;
   std::string comment;
+  bool interactive = false;  // salloc/srun allocation: no batch step
   int32_t nice = 0;
   int32_t ntasks_per_node = 0;  // --ntasks-per-node; 0 = not given
   int64_t priority = 0;         // --priority; kept for root only, ignored for others (Slurm)

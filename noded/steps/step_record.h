@@ -1,0 +1,36 @@
+// A step as ctld records it (v1::AcctStep, what sacct and squeue -s show),
+// built by the step manager from the step's request and grant, and settled
+// from its tasks' ends. Pure.
+#ifndef SKIFF_NODED_STEPS_STEP_RECORD_H_
+#define SKIFF_NODED_STEPS_STEP_RECORD_H_
+
+#include <cstdint>
+
+#include "noded/steps/step_manager.h"
+#include "proto/accounting.pb.h"
+#include "proto/noded.pb.h"
+
+namespace skiff {
+
+// The step RUNNING since `now`: its id, name (-J, else the command's base
+// name, as Slurm names steps), nodes, CPUs, tasks and TRES.
+v1::AcctStep StepRecordAtStart(const v1::StepRequest& request, const StepGrant& grant, int64_t now);
+
+// How a step's tasks ended, gathered as they end.
+struct StepOutcome {
+  int exit_code = 0;       // the highest task exit code
+  int signal = 0;          // the signal of a task killed by one (the last seen)
+  bool failed = false;     // a task could not start, or its node lost it
+  bool cancelled = false;  // scancel N.S, or the job ended under the step
+
+  void Add(int task_exit_code, int task_signal, bool task_failed);
+};
+
+// The record at the step's end: COMPLETED when every task exited 0, CANCELLED
+// when cancelled, FAILED otherwise; ExitCode is the highest task exit code
+// with the signal that killed a task.
+void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* record);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_STEPS_STEP_RECORD_H_
