@@ -16,7 +16,9 @@
 #include <set>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
@@ -192,6 +194,12 @@ grpc::Status NodedService::RunStep(
     launch->set_stdin_all(request.stdin_task() < 0);
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
+    launch->set_output_pattern(request.output_pattern());
+    launch->set_error_pattern(request.error_pattern());
+    launch->set_input_pattern(request.input_pattern());
+    if (auto name = job->environment.find("SLURM_JOB_NAME"); name != job->environment.end()) {
+      launch->set_job_name(name->second);
+    }
     if (AttachCredential(auth_, &call->context).ok()) {
       call->stream = StubFor(node.address).RunTasks(&call->context);
       call->stream->Write(launch_input);
@@ -382,6 +390,21 @@ grpc::Status NodedService::RunTasks(
   }
   const std::map<std::string, std::string> step_env(launch.environment().begin(),
                                                     launch.environment().end());
+  // --multi-prog: each task's own command line ("task_id\0arg0\0arg1...").
+  std::map<int, std::vector<std::string>> task_argv;
+  for (const std::string& packed : launch.task_argv()) {
+    std::vector<std::string> words = absl::StrSplit(packed, '\0');
+    int id = 0;
+    if (words.size() < 2 || !absl::SimpleAtoi(words[0], &id)) continue;
+    task_argv[id].assign(words.begin() + 1, words.end());
+  }
+  IoPatternFacts io;
+  io.job_id = launch.job_id();
+  io.step_id = launch.step_id();
+  io.node_id = launch.node_id();
+  io.node_name = node_name_;
+  io.user = launch.user_name();
+  io.job_name = launch.job_name();
   TaskNodeFacts node;
   node.node_name = node_name_;
   node.node_id = launch.node_id();
@@ -392,9 +415,23 @@ grpc::Status NodedService::RunTasks(
     const int task_id = launch.task_ids(local);
     TaskSpawn spawn;
     spawn.task_id = task_id;
-    spawn.argv.assign(launch.argv().begin(), launch.argv().end());
+    if (auto own = task_argv.find(task_id); own != task_argv.end()) {
+      spawn.argv = own->second;
+    } else {
+      spawn.argv.assign(launch.argv().begin(), launch.argv().end());
+    }
+    io.task_id = task_id;
+    if (!launch.output_pattern().empty()) {
+      spawn.stdout_path = ExpandIoPattern(launch.output_pattern(), io);
+    }
+    if (!launch.error_pattern().empty()) {
+      spawn.stderr_path = ExpandIoPattern(launch.error_pattern(), io);
+    }
+    if (!launch.input_pattern().empty())
+      spawn.stdin_path = ExpandIoPattern(launch.input_pattern(), io);
     spawn.env = TaskEnvironment(step_env, node, task_id, local);
     spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
+    spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
     spec.tasks.push_back(std::move(spawn));
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
@@ -411,6 +448,8 @@ grpc::Status NodedService::RunTasks(
         tasks->CloseStdin();
       } else if (input.what_case() == v1::TaskInput::kSignal) {
         tasks->Signal(input.signal());
+      } else if (input.what_case() == v1::TaskInput::kWindow) {
+        tasks->Resize(input.window().rows(), input.window().cols());
       }
     }
   });

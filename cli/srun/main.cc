@@ -7,15 +7,19 @@
 // forwards srun's stdin; one waits for signals (blocked everywhere else).
 // Writes to the stream are serialized by write_mu.
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -42,13 +46,15 @@ constexpr char kUsage[] =
     "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [--exact] [--overlap]\n"
     "            [-w hosts] [-x hosts] [--gres=list] [--gpus=n] [--gpus-per-task=n]\n"
     "            [--mem=MB] [-J jobname] [-l] [-u] [-K] [-i in] [-D path]\n"
-    "            [--export=env_vars] [--mpi=none] [-I] executable [args...]\n";
+    "            [--export=env_vars] [--mpi=none] [-I] [-o out] [-e err]\n"
+    "            [--multi-prog] [--pty] executable [args...]\n";
 
 constexpr char kHelp[] =
     "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
     "Parallel run options:\n"
     "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
     "  -D, --chdir=path            change remote current working directory\n"
+    "  -e, --error=err             location of stderr redirection\n"
     "      --export=env_vars|NONE  environment variables passed to launcher with\n"
     "                              optional values or NONE (pass no variables)\n"
     "  -i, --input=in              location of stdin redirection\n"
@@ -57,9 +63,12 @@ constexpr char kHelp[] =
     "  -K, --kill-on-bad-exit      kill the job if any task terminates with a\n"
     "                              non-zero exit code\n"
     "  -l, --label                 prepend task number to lines of stdout/err\n"
+    "      --multi-prog            if set the program name specified is the\n"
+    "                              configuration specification for multiple programs\n"
     "      --mpi=type              type of MPI being used (Skiff: none)\n"
     "  -n, --ntasks=ntasks         number of tasks to run\n"
     "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
+    "  -o, --output=out            location of stdout redirection\n"
     "      --overlap               Allow other steps to overlap this step\n"
     "      --pty                   run task zero in pseudo terminal\n"
     "  -u, --unbuffered            do not line-buffer stdout/err\n"
@@ -97,6 +106,33 @@ std::map<std::string, std::string> Environment() {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
+
+// --pty: srun's terminal is raw while the step runs (keys, Ctrl-C included, go
+// to the remote terminal) and restored however srun ends.
+struct termios g_saved_terminal;
+bool g_terminal_raw = false;
+
+void MakeTerminalRaw() {
+  if (tcgetattr(0, &g_saved_terminal) != 0) return;
+  struct termios raw = g_saved_terminal;
+  cfmakeraw(&raw);
+  if (tcsetattr(0, TCSADRAIN, &raw) == 0) g_terminal_raw = true;
+}
+
+void RestoreTerminal() {
+  if (g_terminal_raw) tcsetattr(0, TCSADRAIN, &g_saved_terminal);
+  g_terminal_raw = false;
+}
+
+skiff::v1::StepInput WindowInput() {
+  skiff::v1::StepInput input;
+  struct winsize size {};
+  if (ioctl(0, TIOCGWINSZ, &size) == 0) {
+    input.mutable_window()->set_rows(size.ws_row);
+    input.mutable_window()->set_cols(size.ws_col);
+  }
+  return input;
+}
 
 std::string Basename(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -201,6 +237,9 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
   app.add_option("-D,--chdir", args.chdir);
   app.add_option("-i,--input", args.input);
+  app.add_option("-o,--output", args.output);
+  app.add_option("-e,--error", args.error);
+  app.add_flag("--multi-prog", args.multi_prog);
   app.add_flag("--exact", args.exact);
   app.add_flag("--exclusive", args.exclusive);
   app.add_option("--export", args.export_env);
@@ -250,7 +289,6 @@ int main(int argc, char** argv) {
   }
   std::map<std::string, std::string> env = Environment();
   if (args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
-  if (args.pty) return Fail("--pty is not available yet in Skiff");
   if (args.command.empty()) return Fail("No command given to execute.");
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
@@ -293,6 +331,7 @@ int main(int argc, char** argv) {
   }
   // Ends srun: relinquishes its own allocation with the step's exit code.
   auto finish = [&](int code) {
+    RestoreTerminal();
     fflush(stdout);
     fflush(stderr);
     if (own) {
@@ -304,6 +343,22 @@ int main(int argc, char** argv) {
   };
   absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
   if (!request.ok()) finish(Fail(std::string(request.status().message())));
+  if (args.multi_prog) {
+    // The command is the configuration file, read here as Slurm's srun does.
+    const std::string& file = args.command.front();
+    std::ifstream in(file);
+    if (!in) finish(Fail("Unable to open configuration file " + file));
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<std::vector<std::vector<std::string>>> commands =
+        skiff::ParseMultiProg(text.str(), file, request->ntasks());
+    if (!commands.ok()) finish(Fail(std::string(commands.status().message())));
+    for (size_t task = 0; task < commands->size(); ++task) {
+      std::string packed = std::to_string(task);
+      for (const std::string& arg : (*commands)[task]) packed += std::string(1, '\0') + arg;
+      request->add_task_argv(packed);
+    }
+  }
   {
     char host[256] = {};
     gethostname(host, sizeof(host) - 1);
@@ -324,7 +379,9 @@ int main(int argc, char** argv) {
   // Signals: one thread takes them all.
   sigset_t signals;
   sigemptyset(&signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&signals, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH}) {
+    sigaddset(&signals, sig);
+  }
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
@@ -362,6 +419,10 @@ int main(int argc, char** argv) {
       int sig = 0;
       if (sigwait(&signals, &sig) != 0) continue;
       skiff::v1::StepInput input;
+      if (sig == SIGWINCH) {
+        if (args.pty && created) send(WindowInput());
+        continue;
+      }
       if (sig == SIGINT) {
         const auto now = std::chrono::steady_clock::now();
         if (created && now - last_int > std::chrono::seconds(1)) {
@@ -413,6 +474,10 @@ int main(int argc, char** argv) {
       step_id = out.step_id();
       if (waited)
         fprintf(stderr, "srun: Step created for job %lu\n", static_cast<unsigned long>(job_id));
+      if (args.pty) {
+        send(WindowInput());
+        MakeTerminalRaw();
+      }
     }
     if (!out.data().empty()) output.Add(out.task_id(), out.is_stderr(), out.data());
     for (const skiff::v1::TaskExit& exit : out.task_exit()) {
@@ -426,6 +491,7 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  RestoreTerminal();
   {
     std::lock_guard<std::mutex> lock(write_mu);
     closed = true;

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -179,19 +180,29 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   request.set_pty(args.pty);
   // stdin: every task unless --input says otherwise (Slurm 22.05's IO_ALL
   // default; with one task, as in `srun --pty bash`, the same thing).
-  request.set_stdin_task(-1);
+  request.set_stdin_task(args.pty ? 0 : -1);  // --pty: the terminal is task zero's
   if (args.input) {
     int task = 0;
     if (*args.input == "all") {
       request.set_stdin_task(-1);
     } else if (*args.input == "none") {
       request.set_stdin_task(-2);
-    } else if (absl::SimpleAtoi(*args.input, &task) && task >= 0 && task < ntasks) {
+    } else if (absl::SimpleAtoi(*args.input, &task)) {
+      if (task < 0 || task >= ntasks) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Invalid --input specification: task ", task, " does not exist"));
+      }
       request.set_stdin_task(task);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid --input specification: ", *args.input,
-                                                     " (Skiff takes all, none or a task id)"));
+      request.set_input_pattern(*args.input);  // a file on each task's node
+      request.set_stdin_task(-2);
     }
+  }
+  if (args.output && *args.output != "none" && *args.output != "all") {
+    request.set_output_pattern(*args.output);
+  }
+  if (args.error && *args.error != "none" && *args.error != "all") {
+    request.set_error_pattern(*args.error);
   }
   if (args.mpi && *args.mpi != "none") {
     return absl::InvalidArgumentError(
@@ -222,6 +233,108 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   if (!all && out.find("PATH") == out.end()) out["PATH"] = "/usr/bin:/bin";
   if (args.job_name) out["SLURM_JOB_NAME"] = *args.job_name;
   return request;
+}
+
+namespace {
+
+// Whitespace-separated words; '...' and "..." group.
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
+                                                                     const std::string& file,
+                                                                     int ntasks) {
+  std::vector<std::vector<std::string>> commands(static_cast<size_t>(std::max(ntasks, 0)));
+  std::vector<bool> set(commands.size(), false);
+  bool asterisk = false;
+  int line_number = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    const std::vector<std::string> words = Words(std::string(raw));
+    if (words.empty() || words[0][0] == '#') continue;
+    const std::string line_error = absl::StrCat("\nsrun: error: Line ", line_number,
+                                                " of configuration file ", file, " invalid");
+    if (words.size() < 2) return absl::InvalidArgumentError(line_error.substr(14));
+    std::vector<std::pair<int, int>> ranges;
+    if (words[0] == "*") {
+      ranges.push_back({0, ntasks - 1});
+    } else {
+      for (absl::string_view range : absl::StrSplit(words[0], ',', absl::SkipEmpty())) {
+        if (asterisk) {
+          return absl::InvalidArgumentError("Task range specification with asterisk must be last" +
+                                            line_error);
+        }
+        int low = 0, high = 0;
+        const size_t dash = range.find('-');
+        if (!absl::SimpleAtoi(range.substr(0, dash), &low) ||
+            (dash != absl::string_view::npos && !absl::SimpleAtoi(range.substr(dash + 1), &high))) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Invalid task range specification (", range, ")", line_error));
+        }
+        if (dash == absl::string_view::npos) high = low;
+        if (low > high) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Invalid task range, ", low, "-", high, line_error));
+        }
+        if (high >= ntasks) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("Invalid task id, ", high, " >= ntasks", line_error));
+        }
+        ranges.push_back({low, high});
+      }
+    }
+    for (const auto& [low, high] : ranges) {
+      for (int task = low; task <= high; ++task) {
+        if (set[static_cast<size_t>(task)]) {
+          if (words[0] == "*") continue;  // '*' fills what is left
+          return absl::InvalidArgumentError(
+              absl::StrCat("Duplicate record for task ", task, line_error));
+        }
+        std::vector<std::string> argv;
+        for (size_t w = 1; w < words.size(); ++w) {
+          argv.push_back(absl::StrReplaceAll(
+              words[w], {{"%t", std::to_string(task)}, {"%o", std::to_string(task - low)}}));
+        }
+        commands[static_cast<size_t>(task)] = std::move(argv);
+        set[static_cast<size_t>(task)] = true;
+      }
+    }
+    if (words[0] == "*") asterisk = true;
+  }
+  for (size_t task = 0; task < set.size(); ++task) {
+    if (!set[task]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Configuration file ", file, " invalid, no record for task id ", task));
+    }
+  }
+  return commands;
 }
 
 std::string TaskLabel(int task_id, int ntasks) {

@@ -34,13 +34,16 @@ struct SrunArgs {
   bool label = false;
   bool unbuffered = false;
   bool kill_on_bad_exit = false;
-  std::optional<std::string> input;  // --input/-i: "all", "none", a task id
+  std::optional<std::string> input;  // --input/-i: "all", "none", a task id, or a FILE pattern
   std::optional<std::string> mpi;
   std::optional<std::string> cpu_bind;
   std::optional<int> wait;
   std::optional<std::string> export_env;
   std::optional<std::string> chdir;
   bool pty = false;
+  bool multi_prog = false;            // command[0] is a --multi-prog configuration file
+  std::optional<std::string> output;  // -o FILE pattern
+  std::optional<std::string> error;   // -e FILE pattern
   // For an allocation made by srun itself (outside one).
   std::optional<std::string> partition;
   std::optional<std::string> time;
@@ -58,6 +61,16 @@ struct SrunArgs {
 absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                                                  const std::map<std::string, std::string>& env,
                                                  const std::string& cwd);
+
+// --multi-prog: each task's command line from the configuration file's text
+// (Slurm's format: "RANKS PROGRAM ARGS...", RANKS "3", "0-2", "1,4" or "*"
+// last; '#' comments; %t the task id, %o its offset in its range; quotes group
+// words). Errors are srun's lines ("Invalid task id, 5 >= ntasks", then "Line
+// 2 of configuration file F invalid"; "Configuration file F invalid, no record
+// for task id 3").
+absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
+                                                                     const std::string& file,
+                                                                     int ntasks);
 
 // "%d" width of the largest task id, for -l labels: "0: " with fewer than 10
 // tasks, " 0: " with 10 to 100.

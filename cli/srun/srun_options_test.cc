@@ -112,5 +112,50 @@ TEST(TaskResults, ExitCodeAndLinesAsSrun) {
   EXPECT_EQ(TaskRanges({5, 0, 1, 2}), "0-2,5");
 }
 
+TEST(BuildStepRequest, FilesForOutputAndInputAndATerminal) {
+  SrunArgs args = Command({"hostname"});
+  args.output = "out-%t.txt";
+  args.error = "err-%N";
+  args.input = "in.txt";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->output_pattern(), "out-%t.txt");
+  EXPECT_EQ(r->error_pattern(), "err-%N");
+  EXPECT_EQ(r->input_pattern(), "in.txt");
+  EXPECT_EQ(r->stdin_task(), -2);  // nothing from srun
+  args = Command({"bash"});
+  args.pty = true;
+  r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->pty());
+  EXPECT_EQ(r->stdin_task(), 0);
+  args.input = "7";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "Invalid --input specification: task 7 does not exist");
+}
+
+TEST(ParseMultiProg, RanksRangesAsteriskAndSubstitutions) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> c = ParseMultiProg(
+      "# comment\n0 echo first\n1-2 sh -c 'echo %t of %o'\n\n* hostname\n", "mp.conf", 5);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->size(), 5u);
+  EXPECT_EQ((*c)[0], (std::vector<std::string>{"echo", "first"}));
+  EXPECT_EQ((*c)[2], (std::vector<std::string>{"sh", "-c", "echo 2 of 1"}));
+  EXPECT_EQ((*c)[4], (std::vector<std::string>{"hostname"}));
+}
+
+TEST(ParseMultiProg, SlurmsErrors) {
+  EXPECT_EQ(ParseMultiProg("0 true\n", "mp.conf", 2).status().message(),
+            "Configuration file mp.conf invalid, no record for task id 1");
+  EXPECT_EQ(ParseMultiProg("0 true\n5 true\n", "mp.conf", 2).status().message(),
+            "Invalid task id, 5 >= ntasks\nsrun: error: Line 2 of configuration file mp.conf "
+            "invalid");
+  EXPECT_EQ(ParseMultiProg("0\n", "mp.conf", 1).status().message(),
+            "Line 1 of configuration file mp.conf invalid");
+  EXPECT_EQ(ParseMultiProg("0,0 true\n", "mp.conf", 1).status().message(),
+            "Duplicate record for task 0\nsrun: error: Line 1 of configuration file mp.conf "
+            "invalid");
+}
+
 }  // namespace
 }  // namespace skiff

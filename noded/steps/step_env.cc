@@ -39,4 +39,64 @@ std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string
   return out;
 }
 
+std::string ExpandIoPattern(const std::string& pattern, const IoPatternFacts& facts) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 >= pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    size_t j = i + 1;
+    int width = 0;
+    while (j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9' && width < 100) {
+      width = width * 10 + (pattern[j] - '0');
+      ++j;
+    }
+    if (j >= pattern.size()) {
+      out += pattern.substr(i);
+      break;
+    }
+    auto padded = [&](uint64_t n) {
+      std::string digits = std::to_string(n);
+      if (static_cast<int>(digits.size()) < width) {
+        digits.insert(0, static_cast<size_t>(width) - digits.size(), '0');
+      }
+      return digits;
+    };
+    switch (pattern[j]) {
+      case '%':
+        out += '%';
+        break;
+      case 't':
+        out += padded(static_cast<uint64_t>(facts.task_id));
+        break;
+      case 'n':
+        out += padded(static_cast<uint64_t>(facts.node_id));
+        break;
+      case 'N':
+        out += facts.node_name;
+        break;
+      case 'j':
+        out += padded(facts.job_id);
+        break;
+      case 's':
+        out += padded(facts.step_id);
+        break;
+      case 'J':
+        out += std::to_string(facts.job_id) + "." + std::to_string(facts.step_id);
+        break;
+      case 'u':
+        out += facts.user;
+        break;
+      case 'x':
+        out += facts.job_name;
+        break;
+      default:
+        out += pattern.substr(i, j + 1 - i);
+    }
+    i = j;
+  }
+  return out;
+}
+
 }  // namespace skiff

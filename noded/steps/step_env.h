@@ -40,6 +40,21 @@ struct TaskNodeFacts {
 std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,
                                          const TaskNodeFacts& node, int task_id, int local_id);
 
+// srun -o/-e/-i FILE patterns, as slurmstepd expands them for one task: %t task
+// id, %n node index in the step, %N node name, %j job id, %s step id, %J
+// "job.step", %u user, %x job name, %% a '%'. A number between '%' and the
+// letter pads with zeros ("%3t" -> "007"); an unknown letter stays as written.
+struct IoPatternFacts {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  int task_id = 0;
+  int node_id = 0;
+  std::string node_name;
+  std::string user;
+  std::string job_name;
+};
+std::string ExpandIoPattern(const std::string& pattern, const IoPatternFacts& facts);
+
 }  // namespace skiff
 
 #endif  // SKIFF_NODED_STEPS_STEP_ENV_H_

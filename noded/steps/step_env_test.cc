@@ -38,5 +38,20 @@ TEST(StepEnvironment, TaskVariablesAndGpus) {
   EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
 }
 
+TEST(ExpandIoPatternTest, SlurmsLetters) {
+  IoPatternFacts facts;
+  facts.job_id = 42;
+  facts.step_id = 3;
+  facts.task_id = 7;
+  facts.node_id = 1;
+  facts.node_name = "n2";
+  facts.user = "alice";
+  facts.job_name = "train";
+  EXPECT_EQ(ExpandIoPattern("out-%j.%s-%t-%n-%N.txt", facts), "out-42.3-7-1-n2.txt");
+  EXPECT_EQ(ExpandIoPattern("%J_%u_%x_%%_%3t", facts), "42.3_alice_train_%_007");
+  EXPECT_EQ(ExpandIoPattern("plain", facts), "plain");
+  EXPECT_EQ(ExpandIoPattern("odd%q%", facts), "odd%q%");
+}
+
 }  // namespace
 }  // namespace skiff

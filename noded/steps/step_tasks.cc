@@ -5,11 +5,16 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -20,7 +25,14 @@ namespace {
 
 // What a task child reports through its close-on-exec pipe when it cannot
 // exec: the stage and errno. End of file: exec succeeded.
-enum ChildStage : int { kJoinCgroup = 1, kDropPrivileges = 2, kExec = 3 };
+enum ChildStage : int {
+  kJoinCgroup = 1,
+  kDropPrivileges = 2,
+  kExec = 3,
+  kOpenStdout = 4,
+  kOpenStderr = 5,
+  kOpenStdin = 6
+};
 struct ChildFailure {
   int stage;
   int err;
@@ -39,6 +51,38 @@ constexpr int64_t kDrainAfterExitMs = 500;
 void CloseFd(int* fd) {
   if (*fd >= 0) close(*fd);
   *fd = -1;
+}
+
+// A pseudo-terminal for a --pty task: out = {master for reading, slave},
+// in = {-1, master for writing}; the slave is the task user's, as login
+// terminals are. Returns why not, or "".
+std::string OpenPty(const StepTasksSpec& spec, int out[2], int in[2]) {
+  const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return absl::StrCat("cannot open a pseudo-terminal: ", strerror(errno));
+  char name[128];
+  if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, sizeof(name)) != 0) {
+    const std::string why = strerror(errno);
+    close(master);
+    return absl::StrCat("cannot set up a pseudo-terminal: ", why);
+  }
+  if (geteuid() == 0 && chown(name, spec.uid, spec.gid) != 0) {
+    const std::string why = strerror(errno);
+    close(master);
+    return absl::StrCat("cannot give ", name, " to uid ", spec.uid, ": ", why);
+  }
+  const int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  const int reader = slave < 0 ? -1 : fcntl(master, F_DUPFD_CLOEXEC, 0);
+  if (slave < 0 || reader < 0) {
+    const std::string why = strerror(errno);
+    if (slave >= 0) close(slave);
+    close(master);
+    return absl::StrCat("cannot open ", name, ": ", why);
+  }
+  out[0] = reader;
+  out[1] = slave;
+  in[0] = -1;
+  in[1] = master;
+  return "";
 }
 
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
@@ -77,6 +121,7 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     work_dir = "/tmp";
   }
   const bool as_root = geteuid() == 0;
+  std::set<std::string> opened;  // -o/-e files a task here has already truncated
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     const TaskSpawn& spawn = spec.tasks[i];
     Task& task = self->tasks_[i];
@@ -100,8 +145,32 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     for (const std::string& f : spec.cgroup_procs_files) procs.push_back(f.c_str());
 
     int out[2], err[2], in[2] = {-1, -1}, report[2];
-    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
-        (spawn.stdin_pipe && pipe2(in, O_CLOEXEC) != 0)) {
+    if (spawn.pty) {
+      // The terminal: the master stays here (read for output, written for
+      // input), the slave becomes the task's controlling terminal.
+      std::string failure = OpenPty(spec, out, in);
+      if (!failure.empty()) {
+        task.failure = failure;
+        task.reaped = true;
+        task.wstatus = 1 << 8;
+        continue;
+      }
+      err[0] = err[1] = -1;
+      task.pty = true;
+    }
+    // Files named by -o/-e/-i replace the streams.
+    const bool out_file = !spawn.pty && !spawn.stdout_path.empty();
+    const bool err_file = !spawn.pty && (!spawn.stderr_path.empty() || out_file);
+    const bool in_file = !spawn.pty && !spawn.stdin_path.empty();
+    const std::string err_path = spawn.stderr_path.empty() ? spawn.stdout_path : spawn.stderr_path;
+    // The first task here to open a file truncates it; later ones append.
+    const bool truncate_out = out_file && opened.insert(spawn.stdout_path).second;
+    const bool truncate_err = err_file && opened.insert(err_path).second;
+    if (!spawn.pty) out[0] = out[1] = err[0] = err[1] = -1;
+    if ((!spawn.pty &&
+         ((!out_file && pipe2(out, O_CLOEXEC) != 0) || (!err_file && pipe2(err, O_CLOEXEC) != 0) ||
+          (spawn.stdin_pipe && !in_file && pipe2(in, O_CLOEXEC) != 0))) ||
+        pipe2(report, O_CLOEXEC) != 0) {
       task.failure = absl::StrCat("cannot create pipes: ", strerror(errno));
       task.reaped = true;
       task.wstatus = 1 << 8;
@@ -126,15 +195,24 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       sigset_t none;
       sigemptyset(&none);
       sigprocmask(SIG_SETMASK, &none, nullptr);
-      setpgid(0, 0);
-      if (spawn.stdin_pipe) {
-        dup2(in[0], 0);
+      if (spawn.pty) {
+        // Its own session, with the terminal as its controlling tty.
+        setsid();
+        ioctl(out[1], TIOCSCTTY, 0);
+        dup2(out[1], 0);
+        dup2(out[1], 1);
+        dup2(out[1], 2);
       } else {
-        const int null_fd = open("/dev/null", O_RDONLY);
-        if (null_fd >= 0) dup2(null_fd, 0);
+        setpgid(0, 0);
+        if (spawn.stdin_pipe) {
+          dup2(in[0], 0);
+        } else {
+          const int null_fd = open("/dev/null", O_RDONLY);
+          if (null_fd >= 0) dup2(null_fd, 0);
+        }
+        if (out[1] >= 0) dup2(out[1], 1);
+        if (err[1] >= 0) dup2(err[1], 2);
       }
-      dup2(out[1], 1);
-      dup2(err[1], 2);
       if (as_root) {
         if (setgroups(spec.groups.size(), spec.groups.data()) != 0 || setgid(spec.gid) != 0 ||
             setuid(spec.uid) != 0) {
@@ -142,17 +220,36 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
         }
       }
       if (chdir(work_dir.c_str()) != 0) (void)!chdir("/");
+      // -o/-e/-i files: opened as the user, relative to the work dir.
+      if (out_file) {
+        const int fd = open(spawn.stdout_path.c_str(),
+                            O_WRONLY | O_CREAT | O_APPEND | (truncate_out ? O_TRUNC : 0), 0644);
+        if (fd < 0 || dup2(fd, 1) < 0) fail(kOpenStdout);
+      }
+      if (err_file) {
+        if (err_path == spawn.stdout_path && out_file) {
+          dup2(1, 2);
+        } else {
+          const int fd = open(err_path.c_str(),
+                              O_WRONLY | O_CREAT | O_APPEND | (truncate_err ? O_TRUNC : 0), 0644);
+          if (fd < 0 || dup2(fd, 2) < 0) fail(kOpenStderr);
+        }
+      }
+      if (in_file) {
+        const int fd = open(spawn.stdin_path.c_str(), O_RDONLY);
+        if (fd < 0 || dup2(fd, 0) < 0) fail(kOpenStdin);
+      }
       execve(exe.c_str(), argv.data(), envp.data());
       fail(kExec);
     }
-    close(out[1]);
-    close(err[1]);
+    if (out[1] >= 0) close(out[1]);
+    if (err[1] >= 0) close(err[1]);
     close(report[1]);
     if (in[0] >= 0) close(in[0]);
     if (pid < 0) {
       task.failure = absl::StrCat("fork: ", strerror(errno));
-      close(out[0]);
-      close(err[0]);
+      if (out[0] >= 0) close(out[0]);
+      if (err[0] >= 0) close(err[0]);
       close(report[0]);
       if (in[1] >= 0) close(in[1]);
       task.reaped = true;
@@ -177,6 +274,18 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
           break;
         case kDropPrivileges:
           task.failure = absl::StrCat("cannot become uid ", spec.uid, ": ", strerror(failure.err));
+          break;
+        case kOpenStdout:
+          task.failure = absl::StrCat("Could not open stdout file ", spawn.stdout_path, ": ",
+                                      strerror(failure.err));
+          break;
+        case kOpenStderr:
+          task.failure =
+              absl::StrCat("Could not open stderr file ", err_path, ": ", strerror(failure.err));
+          break;
+        case kOpenStdin:
+          task.failure = absl::StrCat("Could not open stdin file ", spawn.stdin_path, ": ",
+                                      strerror(failure.err));
           break;
         default:
           task.failure = absl::StrCat("execve(): ", spawn.argv[0], ": ", strerror(failure.err));
@@ -303,7 +412,26 @@ void StepTasks::WriteStdin(int task_id, const std::string& data) {
 
 void StepTasks::CloseStdin() {
   absl::MutexLock lock(&mu_);
-  for (Task& task : tasks_) CloseFd(&task.in_fd);
+  for (Task& task : tasks_) {
+    if (task.pty && task.in_fd >= 0) {
+      // A terminal is not closed under its session: it reads end of file.
+      termios mode{};
+      const char eof = tcgetattr(task.in_fd, &mode) == 0 ? static_cast<char>(mode.c_cc[VEOF]) : 4;
+      (void)!write(task.in_fd, &eof, 1);
+      continue;
+    }
+    CloseFd(&task.in_fd);
+  }
+}
+
+void StepTasks::Resize(int rows, int cols) {
+  absl::MutexLock lock(&mu_);
+  winsize size{};
+  size.ws_row = static_cast<unsigned short>(rows);
+  size.ws_col = static_cast<unsigned short>(cols);
+  for (const Task& task : tasks_) {
+    if (task.pty && task.in_fd >= 0) ioctl(task.in_fd, TIOCSWINSZ, &size);
+  }
 }
 
 void StepTasks::Signal(int sig) {

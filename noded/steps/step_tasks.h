@@ -24,6 +24,16 @@ struct TaskSpawn {
   std::vector<std::string> argv;  // argv[0] searched in the environment's PATH
   std::vector<std::string> env;   // "NAME=VALUE"
   bool stdin_pipe = false;        // else /dev/null
+  // srun --pty: the task runs in its own session on a pseudo-terminal, which is
+  // its stdin, stdout and stderr (its output comes as stdout); stdin_pipe is
+  // implied.
+  bool pty = false;
+  // srun -o/-e/-i: files (opened by the task as its user, relative to the work
+  // dir) instead of the streams; stderr_path empty with stdout_path set: the
+  // same file. Truncated by the first task of this step here that opens it.
+  std::string stdout_path;
+  std::string stderr_path;
+  std::string stdin_path;
 };
 
 struct StepTasksSpec {
@@ -65,7 +75,10 @@ class StepTasks {
 
   // `task_id` -1: every task with a stdin pipe.
   void WriteStdin(int task_id, const std::string& data);
+  // End of input: pipes are closed; a terminal gets its end-of-file character.
   void CloseStdin();
+  // srun's terminal changed size: every pty task's terminal follows.
+  void Resize(int rows, int cols);
   // To every task's process group.
   void Signal(int sig);
 
@@ -76,6 +89,7 @@ class StepTasks {
     int out_fd = -1;
     int err_fd = -1;
     int in_fd = -1;
+    bool pty = false;  // in_fd is the pseudo-terminal's master
     bool reaped = false;
     int wstatus = 0;
     std::string failure;

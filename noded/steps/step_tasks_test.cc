@@ -94,5 +94,70 @@ TEST(ResolveCommand, SearchesPath) {
   EXPECT_EQ(ResolveCommand("nosuch", "/bin"), "nosuch");
 }
 
+TEST(StepTasks, APtyTaskRunsOnATerminalWithItsSizeAndInput) {
+  TaskSpawn spawn{0,
+                  {"sh", "-c",
+                   "read line; test -t 0 && echo tty=yes; stty size; "
+                   "echo got=$line; exit 3"},
+                  kEnv,
+                  true};
+  spawn.pty = true;
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(Spec({spawn}));
+  tasks->Resize(24, 100);
+  tasks->WriteStdin(0, "hello\n");
+  Collected c = RunAll(*tasks);
+  EXPECT_THAT(c.out[0], HasSubstr("tty=yes"));
+  EXPECT_THAT(c.out[0], HasSubstr("24 100"));
+  EXPECT_THAT(c.out[0], HasSubstr("got=hello"));
+  EXPECT_EQ(c.err[0], "");  // a terminal has one stream
+  EXPECT_EQ(c.ends[0].exit_code, 3);
+}
+
+TEST(StepTasks, APtyTaskReadsEndOfFileWhenInputEnds) {
+  TaskSpawn spawn{0, {"sh", "-c", "cat; echo after-eof"}, kEnv, true};
+  spawn.pty = true;
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(Spec({spawn}));
+  tasks->WriteStdin(0, "line\n");
+  tasks->CloseStdin();
+  Collected c = RunAll(*tasks);
+  EXPECT_THAT(c.out[0], HasSubstr("after-eof"));
+  EXPECT_EQ(c.ends[0].exit_code, 0);
+}
+
+TEST(StepTasks, OutputAndInputFilesReplaceTheStreams) {
+  const std::string dir = ::testing::TempDir();
+  const std::string shared = dir + "/step_tasks_shared.out";
+  {
+    FILE* old = fopen(shared.c_str(), "w");
+    fputs("old content\n", old);  // truncated by the first task
+    fclose(old);
+    FILE* in = fopen((dir + "/step_tasks.in").c_str(), "w");
+    fputs("from-file\n", in);
+    fclose(in);
+  }
+  TaskSpawn first{0, {"sh", "-c", "echo zero; echo zero-err >&2"}, kEnv, false};
+  first.stdout_path = shared;
+  TaskSpawn second{1, {"sh", "-c", "sleep 0.2; cat"}, kEnv, false};
+  second.stdout_path = shared;
+  second.stdin_path = dir + "/step_tasks.in";
+  TaskSpawn bad{2, {"true"}, kEnv, false};
+  bad.stdout_path = dir + "/no/such/dir/out";
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(Spec({first, second, bad}));
+  Collected c = RunAll(*tasks);
+  EXPECT_EQ(c.out[0], "");
+  EXPECT_EQ(c.err[0], "");
+  EXPECT_EQ(c.ends[0].exit_code, 0);
+  std::string text;
+  FILE* f = fopen(shared.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[256];
+  while (fgets(buf, sizeof(buf), f) != nullptr) text += buf;
+  fclose(f);
+  EXPECT_EQ(text, "zero\nzero-err\nfrom-file\n");
+  EXPECT_EQ(c.ends[2].exit_code, 2);
+  EXPECT_THAT(c.ends[2].failure, HasSubstr("Could not open stdout file " + dir +
+                                           "/no/such/dir/out: No such file or directory"));
+}
+
 }  // namespace
 }  // namespace skiff

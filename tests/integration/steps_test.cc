@@ -148,7 +148,7 @@ TEST_F(StepsTest, CancellingTheJobEndsItsStepsOnEveryNode) {
 }
 
 TEST_F(StepsTest, AnotherUserCannotCreateAStepInTheJob) {
-  cluster_->EnsureUser("skiffother");
+  ASSERT_TRUE(cluster_->EnsureUser("skiffother").ok());
   const std::string owner_out = cluster_->dir() + "/steps_owner.out";
   const CommandResult submit = cluster_->Run("cd /tmp && sbatch --parsable -n1 -o " + owner_out +
                                              " --wrap 'echo ADDR=$SKIFF_STEPMGR_ADDR; sleep 30'");
@@ -226,6 +226,35 @@ TEST_F(StepsTest, SallocRunsItsCommandInTheAllocation) {
   EXPECT_EQ(cluster_->Run("scancel " + kept).exit_code, 0);
 }
 
+TEST_F(StepsTest, SrunPtyRunsTaskZeroOnATerminal) {
+  // `script` gives srun a terminal of 30x90, as a user's shell has one; what is
+  // typed goes to the remote shell, which sees a terminal of the same size.
+  const CommandResult r = cluster_->Run(
+      "cd /tmp && printf 'test -t 0 && echo on-a-tty; stty size; exit 3\\n' | "
+      "script -qec 'stty rows 30 cols 90; srun -n1 --pty bash --norc --noprofile' /dev/null");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "on-a-tty")) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "30 90")) << r.out << r.err;
+}
+
+TEST_F(StepsTest, OutputFilesPerTaskAndMultiProg) {
+  const std::string dir = cluster_->dir();
+  const CommandResult files = cluster_->Run("cd /tmp && srun -N2 -n2 -o " + dir +
+                                            "/out-%t-%N.txt sh -c 'echo task $SLURM_PROCID'");
+  EXPECT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_EQ(files.out, "") << "-o sends the output to the files, not to srun";
+  EXPECT_EQ(cluster_->Run("cat " + dir + "/out-0-*.txt " + dir + "/out-1-*.txt").out,
+            "task 0\ntask 1\n");
+
+  cluster_->Run("printf '%s\\n' '# two programs' '0 echo first' \"1-2 sh -c 'echo %t of %o'\" > " +
+                dir + "/mp.conf");
+  const CommandResult mp = cluster_->Run("cd /tmp && srun -n3 -l --multi-prog " + dir + "/mp.conf");
+  EXPECT_EQ(mp.exit_code, 0) << mp.err;
+  std::vector<std::string> lines = Lines(mp.out);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{"0: first", "1: 1 of 0", "2: 2 of 1"})) << mp.out;
+}
+
 TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   const std::string out = cluster_->dir() + "/steps_listed.out";
   const CommandResult submit = cluster_->Run(
@@ -245,7 +274,7 @@ TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   EXPECT_TRUE(absl::StrContains(shown.out, " Tasks=1 Name=long Network=(null)\n")) << shown.out;
 
   // Another user may not touch it; its owner cancels it alone.
-  cluster_->EnsureUser("skiffother");
+  ASSERT_TRUE(cluster_->EnsureUser("skiffother").ok());
   const CommandResult denied = cluster_->RunAs("skiffother", "scancel " + id + ".2");
   EXPECT_NE(denied.exit_code, 0);
   EXPECT_EQ(denied.err,
