@@ -95,6 +95,18 @@ absl::StatusOr<LaunchSpec> JobManager::RunningJobSpec(uint64_t job_id) {
   return ParseLaunchSpec(*text);
 }
 
+absl::StatusOr<pid_t> JobManager::BatchPid(uint64_t job_id) {
+  if (!IsRunning(job_id)) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " does not run on this node"));
+  }
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(JobDir(job_id), "/", kPidsFileName));
+  if (!text.ok()) return text.status();
+  absl::StatusOr<JobPids> pids = ParseJobPids(*text);
+  if (!pids.ok()) return pids.status();
+  if (pids->job_pid <= 0) return absl::NotFoundError("the batch script has not started yet");
+  return pids->job_pid;
+}
+
 absl::Status JobManager::EndAllocation(uint64_t job_id, int exit_code) {
   if (!IsRunning(job_id)) {
     return absl::NotFoundError(absl::StrCat("job ", job_id, " does not run on this node"));

@@ -128,6 +128,9 @@ class JobManager final : public JobReportSource {
   // Ends an allocation's holder (salloc): records `exit_code` as the job's
   // (kAllocationEndFileName) and terminates it. NotFound: not running here.
   absl::Status EndAllocation(uint64_t job_id, int exit_code);
+  // The batch script's pid (sstat N.batch): NotFound when the job does not
+  // run here or its shepherd has not started the script yet.
+  absl::StatusOr<pid_t> BatchPid(uint64_t job_id);
   // The files a process writes its pid to in order to join the job's cgroup
   // (empty without cgroups).
   std::vector<std::string> CgroupProcsFiles(const LaunchSpec& spec) const;

@@ -26,6 +26,7 @@
 #include "noded/job_manager.h"
 #include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
+#include "noded/steps/step_tasks.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace skiff {
@@ -62,6 +63,10 @@ class NodedService final : public v1::Noded::Service {
                              v1::EndAllocationReply* reply) override;
   grpc::Status SignalStep(grpc::ServerContext* context, const v1::SignalStepRequest* request,
                           v1::SignalStepReply* reply) override;
+  grpc::Status StatStep(grpc::ServerContext* context, const v1::StatStepRequest* request,
+                        v1::StatStepReply* reply) override;
+  grpc::Status StatTasks(grpc::ServerContext* context, const v1::StatStepRequest* request,
+                         v1::StatStepReply* reply) override;
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
@@ -78,10 +83,14 @@ class NodedService final : public v1::Noded::Service {
   // registers and removes them; SignalStep calls them).
   struct LiveStep {
     std::function<void(int)> signal;
-    std::atomic<bool>* cancelled;  // set by a SIGKILL from SignalStep
+    std::atomic<bool>* cancelled;                            // set by a SIGKILL from SignalStep
+    std::vector<std::pair<std::string, std::string>> nodes;  // (name, noded address)
+    int ntasks = 0;
   };
   std::mutex live_mu_;
   std::map<std::pair<uint64_t, uint32_t>, LiveStep> live_steps_;  // under live_mu_
+  // The tasks RunTasks runs on this node now, for StatTasks (under live_mu_).
+  std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;
 
   v1::Noded::Stub& StubFor(const std::string& address);
   std::mutex stubs_mu_;

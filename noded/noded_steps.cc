@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -19,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
@@ -26,6 +28,7 @@
 #include "noded/steps/step_env.h"
 #include "noded/steps/step_record.h"
 #include "noded/steps/step_tasks.h"
+#include "noded/steps/task_usage.h"
 
 namespace skiff {
 namespace {
@@ -58,6 +61,22 @@ struct NodeCall {
     if (!closed && stream) stream->Write(input);
   }
 };
+
+void AddTaskUsage(int task_id, const std::string& node, const TaskUsage& usage,
+                  v1::StatStepReply* reply) {
+  v1::TaskUsage* out = reply->add_tasks();
+  out->set_task_id(task_id);
+  out->set_node(node);
+  out->set_cpu_seconds(usage.cpu_seconds);
+  out->set_rss_bytes(usage.rss_bytes);
+  out->set_max_rss_bytes(usage.max_rss_bytes);
+  out->set_vmsize_bytes(usage.vmsize_bytes);
+  out->set_max_vmsize_bytes(usage.max_vmsize_bytes);
+  out->set_pages(usage.pages);
+  out->set_read_bytes(usage.read_bytes);
+  out->set_write_bytes(usage.write_bytes);
+  for (pid_t p : usage.pids) out->add_pids(p);
+}
 
 }  // namespace
 
@@ -217,7 +236,11 @@ grpc::Status NodedService::RunStep(
   const std::pair<uint64_t, uint32_t> live_key{job_id, grant->step_id};
   {
     std::lock_guard<std::mutex> lock(live_mu_);
-    live_steps_[live_key] = LiveStep{signal_all, &cancelled};
+    LiveStep live{signal_all, &cancelled, {}, request.ntasks()};
+    for (const StepNodeShare& share : grant->share.nodes) {
+      live.nodes.emplace_back(grant->nodes[share.node].name, grant->nodes[share.node].address);
+    }
+    live_steps_[live_key] = std::move(live);
   }
   std::mutex outcome_mu;
   StepOutcome outcome;  // under outcome_mu
@@ -355,6 +378,72 @@ grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status NodedService::StatTasks(grpc::ServerContext* context,
+                                     const v1::StatStepRequest* request, v1::StatStepReply* reply) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  std::vector<std::pair<int, pid_t>> running;
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    auto it = local_tasks_.find({request->job_id(), request->step_id()});
+    if (it == local_tasks_.end()) return grpc::Status::OK;  // none left here
+    running = it->second->RunningTasks();
+  }
+  for (const auto& [task_id, pid] : running) {  // /proc is read outside the lock
+    AddTaskUsage(task_id, node_name_, SampleTaskUsage(pid), reply);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status NodedService::StatStep(grpc::ServerContext* context,
+                                    const v1::StatStepRequest* request, v1::StatStepReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(request->job_id());
+  if (!job.ok()) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+  }
+  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  }
+  if (request->batch()) {
+    absl::StatusOr<pid_t> pid = jobs_.BatchPid(request->job_id());
+    if (!pid.ok()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+    }
+    const TaskUsage usage = SampleTaskUsage(*pid);
+    AddTaskUsage(0, node_name_, usage, reply);
+    reply->set_ntasks(1);
+    reply->set_node_list(node_name_);
+    return grpc::Status::OK;
+  }
+  std::vector<std::pair<std::string, std::string>> nodes;
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    auto it = live_steps_.find({request->job_id(), request->step_id()});
+    if (it == live_steps_.end()) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
+    }
+    nodes = it->second.nodes;
+    reply->set_ntasks(it->second.ntasks);
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, address] : nodes) {
+    names.push_back(name);
+    grpc::ClientContext call;
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    if (!AttachCredential(auth_, &call).ok()) continue;
+    v1::StatStepReply part;
+    if (StubFor(address).StatTasks(&call, *request, &part).ok()) {
+      for (const v1::TaskUsage& task : part.tasks()) *reply->add_tasks() = task;
+    }
+  }
+  std::sort(
+      reply->mutable_tasks()->begin(), reply->mutable_tasks()->end(),
+      [](const v1::TaskUsage& a, const v1::TaskUsage& b) { return a.task_id() < b.task_id(); });
+  reply->set_node_list(CompressHostlist(names));
+  return grpc::Status::OK;
+}
+
 grpc::Status NodedService::EndAllocation(grpc::ServerContext* context,
                                          const v1::EndAllocationRequest* request,
                                          v1::EndAllocationReply*) {
@@ -435,6 +524,11 @@ grpc::Status NodedService::RunTasks(
     spec.tasks.push_back(std::move(spawn));
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
+  const std::pair<uint64_t, uint32_t> local_key{launch.job_id(), launch.step_id()};
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    local_tasks_[local_key] = tasks.get();
+  }
   v1::TaskOutput started;
   started.set_started(true);
   stream->Write(started);
@@ -479,6 +573,10 @@ grpc::Status NodedService::RunTasks(
   last.set_finished(true);
   stream->Write(last);
   reader.join();  // the step manager closes its side once it has `finished`
+  {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    local_tasks_.erase(local_key);
+  }
   tasks.reset();  // kills what is left and reaps it
   return grpc::Status::OK;
 }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "cli/common/json_writer.h"
+#include "cli/common/print_fields.h"
 #include "common/time_format.h"
 
 namespace skiff {
@@ -338,37 +339,18 @@ absl::StatusOr<std::vector<SacctField>> ParseSacctFormat(const std::string& form
 
 std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<SacctField>& fields,
                         const SacctLayout& layout) {
-  const bool parsable = layout.parsable || layout.parsable2;
-  const std::string delimiter = layout.delimiter.empty() ? "|" : layout.delimiter;
-  std::string out;
-  auto emit = [&](const std::vector<std::string>& cells, bool cut) {
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (parsable) {
-        out += cells[i];
-        if (i + 1 < cells.size() || layout.parsable) out += delimiter;
-        continue;
-      }
-      const size_t len = static_cast<size_t>(std::abs(fields[i].width));
-      std::string text = cells[i];
-      if (text.size() > len) {
-        text = text.substr(0, len);
-        if (cut && len > 0) text[len - 1] = '+';
-      }
-      const std::string pad(len - text.size(), ' ');
-      out += fields[i].width < 0 ? text + pad : pad + text;
-      out += ' ';
-    }
-    out += '\n';
-  };
-  if (!layout.no_header) {
-    std::vector<std::string> names, dashes;
-    for (const SacctField& field : fields) {
-      names.push_back(field.name);
-      dashes.push_back(std::string(static_cast<size_t>(std::abs(field.width)), '-'));
-    }
-    emit(names, false);
-    if (!parsable) emit(dashes, false);
+  PrintFieldsLayout print;
+  print.no_header = layout.no_header;
+  print.parsable = layout.parsable;
+  print.parsable2 = layout.parsable2;
+  print.delimiter = layout.delimiter;
+  std::vector<std::string> names;
+  std::vector<int> widths;
+  for (const SacctField& field : fields) {
+    names.push_back(field.name);
+    widths.push_back(field.width);
   }
+  std::string out = PrintFieldsHeader(names, widths, print);
   for (const Row& row : Rows(reply)) {
     std::vector<std::string> cells;
     for (const SacctField& field : fields) {
@@ -386,7 +368,7 @@ std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<S
       }
       cells.push_back(std::move(value));
     }
-    emit(cells, true);
+    out += PrintFieldsLine(cells, widths, print);
   }
   return out;
 }

@@ -434,6 +434,15 @@ void StepTasks::Resize(int rows, int cols) {
   }
 }
 
+std::vector<std::pair<int, pid_t>> StepTasks::RunningTasks() {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::pair<int, pid_t>> out;
+  for (const Task& task : tasks_) {
+    if (task.pid > 0 && !task.reaped) out.emplace_back(task.task_id, task.pid);
+  }
+  return out;
+}
+
 void StepTasks::Signal(int sig) {
   absl::MutexLock lock(&mu_);
   for (const Task& task : tasks_) {

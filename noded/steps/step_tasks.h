@@ -81,6 +81,8 @@ class StepTasks {
   void Resize(int rows, int cols);
   // To every task's process group.
   void Signal(int sig);
+  // The tasks still running: (task id, pid).
+  std::vector<std::pair<int, pid_t>> RunningTasks();
 
  private:
   struct Task {

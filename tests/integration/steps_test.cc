@@ -255,6 +255,37 @@ TEST_F(StepsTest, OutputFilesPerTaskAndMultiProg) {
   EXPECT_EQ(lines, (std::vector<std::string>{"0: first", "1: 1 of 0", "2: 2 of 1"})) << mp.out;
 }
 
+TEST_F(StepsTest, SstatShowsARunningStepsUsage) {
+  // A step that burns about two seconds of CPU and then waits.
+  const std::string out = cluster_->dir() + "/sstat_job.out";
+  const CommandResult submit =
+      cluster_->Run("cd /tmp && sbatch --parsable -N1 -n1 -o " + out +
+                    " --wrap 'srun -J burn sh -c \"timeout 2 yes >/dev/null; sleep 300\"'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  const std::string query = "sstat -P -n -j " + id + " -o JobID,NTasks,MinCPU,MaxRSS,Nodelist";
+  std::string last;
+  ASSERT_TRUE(Eventually(30,
+                         [&] {
+                           last = cluster_->Run(query).out;
+                           return absl::StartsWith(last, id + ".0|1|00:00:01|") ||
+                                  absl::StartsWith(last, id + ".0|1|00:00:02|");
+                         }))
+      << last << cluster_->Run(query).err;
+  std::vector<std::string> cells = absl::StrSplit(absl::StripTrailingAsciiWhitespace(last), '|');
+  ASSERT_EQ(cells.size(), 5u) << last;
+  EXPECT_TRUE(absl::EndsWith(cells[3], "K") || absl::EndsWith(cells[3], "M")) << last;
+  EXPECT_FALSE(cells[4].empty()) << last;
+  // The batch step is its script's tree; a step that is not running is said so.
+  EXPECT_TRUE(absl::StartsWith(cluster_->Run("sstat -P -n -j " + id + ".batch -o JobID").out,
+                               id + ".batch"));
+  const CommandResult none = cluster_->Run("sstat -n -j " + id + ".7");
+  EXPECT_EQ(none.err, "sstat: error: StepId=" + id + ".7 not found running.\n");
+  ASSERT_TRUE(cluster_->EnsureUser("skiffother").ok());
+  EXPECT_EQ(cluster_->RunAs("skiffother", query).out, "") << "another user's step";
+  cluster_->Run("scancel " + id);
+}
+
 TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   const std::string out = cluster_->dir() + "/steps_listed.out";
   const CommandResult submit = cluster_->Run(

@@ -1,0 +1,32 @@
+// Slurm's print_fields tables (sacct, sstat, sacctmgr -P...): fixed-width
+// columns, right-aligned unless the width is negative, a value longer than its
+// column cut with a '+' in its last place, a header with a line of dashes; or,
+// parsable, the values joined by a delimiter ('|' after every field with -p,
+// between fields with -P). Pure.
+#ifndef SKIFF_CLI_COMMON_PRINT_FIELDS_H_
+#define SKIFF_CLI_COMMON_PRINT_FIELDS_H_
+
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+struct PrintFieldsLayout {
+  bool no_header = false;  // -n
+  bool parsable = false;   // -p: delimiter after every field
+  bool parsable2 = false;  // -P: delimiter between fields
+  std::string delimiter;   // empty = '|'
+};
+
+// One line, newline-terminated. `widths` parallels `cells`; `cut` marks values
+// cut to their width with '+' (the header is never cut so).
+std::string PrintFieldsLine(const std::vector<std::string>& cells, const std::vector<int>& widths,
+                            const PrintFieldsLayout& layout, bool cut = true);
+
+// The header: names, then (fixed-width only) the dashes; "" with no_header.
+std::string PrintFieldsHeader(const std::vector<std::string>& names, const std::vector<int>& widths,
+                              const PrintFieldsLayout& layout);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_COMMON_PRINT_FIELDS_H_

@@ -1,0 +1,220 @@
+// sstat: what the running steps of a job have used so far, as Slurm's sstat.
+// ctld says which steps run (GetSteps) and where the job's step manager is;
+// the step manager gathers its tasks' usage from every node of the step.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/common/ctld_client.h"
+#include "cli/common/getopt_args.h"
+#include "cli/common/version.h"
+#include "cli/sstat/sstat_format.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/channel.h"
+#include "proto/noded.grpc.pb.h"
+
+namespace {
+
+constexpr char kProgram[] = "sstat";
+
+constexpr char kUsage[] =
+    "Usage: sstat [options] -j <job(.stepid)>\n"
+    "\tUse --help for help\n";
+
+constexpr char kHelp[] =
+    "sstat [<OPTION>] -j <job(.stepid)>\n"
+    "    Valid <OPTION> values are:\n"
+    "      -a, --allsteps:\n"
+    "                   Print all steps for the given job(s) when no step is\n"
+    "                   specified.\n"
+    "      -e, --helpformat:\n"
+    "\t           Print a list of fields that can be specified with the\n"
+    "\t           '--format' option\n"
+    "     -h, --help:   Print this description of use.\n"
+    "     -i, --pidformat:\n"
+    "                   Predefined format to list the pids running for each\n"
+    "                   job step.  (JobId,Nodes,Pids)\n"
+    "     -j, --jobs:\n"
+    "\t           Format is <job(.step)>. Stat this job step\n"
+    "                   or comma-separated list of job steps. This option is\n"
+    "                   required.  The step portion will default to the lowest\n"
+    "                   numbered (not batch, extern, etc) step running if not\n"
+    "                   specified, unless the --allsteps flag is set where not\n"
+    "                   specifying a step will result in all running steps\n"
+    "                   to be displayed. A step id of 'batch' will display the\n"
+    "                   information about the batch step.\n"
+    "     -n, --noheader:\n"
+    "\t           No header will be added to the beginning of output.\n"
+    "                   The default is to print a header.\n"
+    "     -o, --format:\n"
+    "\t           Comma separated list of fields. (use \"--helpformat\"\n"
+    "                   for a list of available fields).\n"
+    "     -p, --parsable: output will be '|' delimited with a '|' at the end\n"
+    "     -P, --parsable2: output will be '|' delimited without a '|' at the end\n"
+    "     --usage:      Display brief usage message.\n"
+    "     -V, --version: Print version.\n";
+
+void Error(const std::string& message) {
+  fprintf(stderr, "%s: error: %s\n", kProgram, message.c_str());
+}
+
+// One -j item: the job and, when given, its step ("0", "batch").
+struct Wanted {
+  uint64_t job_id = 0;
+  std::string step;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sstat"};
+  app.set_help_flag();
+  bool all_steps = false, help = false, help_format = false, pid_format = false, no_header = false,
+       no_convert = false, parsable = false, parsable2 = false, usage = false, version = false;
+  int verbose = 0;
+  std::string jobs, format;
+  app.add_flag("-a,--allsteps", all_steps);
+  app.add_flag("-e,--helpformat", help_format);
+  app.add_flag("-h,--help", help);
+  app.add_flag("-i,--pidformat", pid_format);
+  app.add_option("-j,--jobs", jobs);
+  app.add_flag("-n,--noheader", no_header);
+  app.add_flag("--noconvert", no_convert);
+  app.add_option("-o,--format,--fields", format);
+  app.add_flag("-p,--parsable", parsable);
+  app.add_flag("-P,--parsable2", parsable2);
+  app.add_flag("--usage", usage);
+  app.add_flag("-v,--verbose", verbose);
+  app.add_flag("-V,--version", version);
+  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv); rc >= 0) return rc;
+  if (version) {
+    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    return 0;
+  }
+  if (help) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (usage) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (help_format) {
+    std::cout << skiff::SstatHelpFormat();
+    return 0;
+  }
+  absl::StatusOr<std::vector<skiff::SstatField>> fields = skiff::ParseSstatFormat(
+      !format.empty() ? format
+                      : (pid_format ? skiff::kSstatPidFields : skiff::kSstatDefaultFields));
+  if (!fields.ok()) {
+    Error(std::string(fields.status().message()));
+    return 1;
+  }
+  std::vector<Wanted> wanted;
+  for (const std::string& item :
+       std::vector<std::string>(absl::StrSplit(jobs, ',', absl::SkipEmpty()))) {
+    Wanted w;
+    const size_t dot = item.find('.');
+    if (!absl::SimpleAtoi(item.substr(0, dot), &w.job_id) || w.job_id == 0) {
+      Error("Invalid job id: " + item);
+      return 1;
+    }
+    if (dot != std::string::npos) w.step = item.substr(dot + 1);
+    wanted.push_back(w);
+  }
+  if (wanted.empty()) {
+    Error("You didn't give me any jobs to stat.");
+    return 1;
+  }
+
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
+  if (!connected.ok()) return skiff::ReportError(kProgram, connected.status());
+  skiff::CtldClient& client = **connected;
+  skiff::PrintFieldsLayout layout;
+  layout.no_header = no_header;
+  layout.parsable = parsable;
+  layout.parsable2 = parsable2;
+  std::vector<std::string> names;
+  std::vector<int> widths;
+  for (const skiff::SstatField& f : *fields) {
+    names.push_back(f.name);
+    widths.push_back(f.width);
+  }
+  std::cout << skiff::PrintFieldsHeader(names, widths, layout);
+
+  for (const Wanted& w : wanted) {
+    skiff::v1::GetStepsRequest step_request;
+    step_request.add_job_ids(w.job_id);
+    skiff::v1::GetStepsReply steps;
+    skiff::v1::GetJobsRequest job_request;
+    job_request.add_job_ids(w.job_id);
+    skiff::v1::GetJobsReply job;
+    if (!client.Call(&skiff::v1::Ctld::Stub::GetSteps, step_request, &steps).ok() ||
+        !client.Call(&skiff::v1::Ctld::Stub::GetJobs, job_request, &job).ok()) {
+      Error(absl::StrCat("couldn't get steps for job ", w.job_id));
+      continue;
+    }
+    // Which steps: the one named; else the lowest numbered (all with -a).
+    std::vector<std::string> chosen;
+    for (const skiff::v1::StepInfo& step : steps.steps()) {
+      const std::string& id = step.step().step_id();
+      const bool numbered = !id.empty() && std::isdigit(static_cast<unsigned char>(id[0]));
+      if (!w.step.empty() ? id == w.step : (numbered || all_steps)) chosen.push_back(id);
+      if (w.step.empty() && !all_steps && !chosen.empty()) break;
+    }
+    if (chosen.empty() || job.jobs_size() == 0 || job.jobs(0).stepmgr_address().empty()) {
+      if (w.step.empty()) {
+        Error(absl::StrCat("No steps running for job ", w.job_id));
+      } else {
+        Error(absl::StrCat("StepId=", w.job_id, ".", w.step, " not found running."));
+      }
+      continue;
+    }
+    auto stub = skiff::v1::Noded::NewStub(skiff::MakeChannel(job.jobs(0).stepmgr_address()));
+    std::vector<skiff::SstatStep> rows;
+    for (const std::string& id : chosen) {
+      skiff::v1::StatStepRequest request;
+      request.set_job_id(w.job_id);
+      uint32_t number = 0;
+      if (id == "batch") {
+        request.set_batch(true);
+      } else if (absl::SimpleAtoi(id, &number)) {
+        request.set_step_id(number);
+      } else {
+        continue;  // extern and other special steps: nothing to sample
+      }
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() +
+                           std::chrono::seconds(client.config().skiff.message_timeout));
+      if (absl::Status s = skiff::AttachCredential(client.auth(), &context); !s.ok()) {
+        return skiff::ReportError(kProgram, s);
+      }
+      skiff::SstatStep row;
+      row.id = absl::StrCat(w.job_id, ".", id);
+      const grpc::Status status = stub->StatStep(&context, request, &row.usage);
+      if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+        Error(absl::StrCat("problem getting step_layout for StepId=", row.id, ": ",
+                           status.error_message()));
+        continue;
+      }
+      if (!status.ok()) {
+        Error(absl::StrCat("StepId=", row.id, " not found running."));
+        continue;
+      }
+      rows.push_back(std::move(row));
+    }
+    skiff::PrintFieldsLayout body = layout;
+    body.no_header = true;
+    std::cout << skiff::FormatSstat(rows, *fields, body);
+  }
+  return 0;
+}
