@@ -12,6 +12,8 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "noded/file_io.h"
 #include "noded/recovery.h"
@@ -93,6 +95,22 @@ absl::StatusOr<LaunchSpec> JobManager::RunningJobSpec(uint64_t job_id) {
   absl::StatusOr<std::string> text = ReadFile(absl::StrCat(JobDir(job_id), "/", kSpecFileName));
   if (!text.ok()) return text.status();
   return ParseLaunchSpec(*text);
+}
+
+absl::StatusOr<uint32_t> JobManager::NextStepId(uint64_t job_id) {
+  if (!IsRunning(job_id)) {
+    return absl::NotFoundError(absl::StrCat("job ", job_id, " does not run on this node"));
+  }
+  std::lock_guard<std::mutex> lock(step_ids_mu_);
+  const std::string path = absl::StrCat(JobDir(job_id), "/next_step");
+  uint32_t next = 0;
+  if (absl::StatusOr<std::string> text = ReadFile(path); text.ok()) {
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &next)) next = 0;
+  }
+  if (absl::Status s = WriteFileAtomically(path, absl::StrCat(next + 1, "\n"), 0600); !s.ok()) {
+    return s;
+  }
+  return next;
 }
 
 absl::StatusOr<pid_t> JobManager::BatchPid(uint64_t job_id) {

@@ -38,6 +38,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -128,6 +129,10 @@ class JobManager final : public JobReportSource {
   // Ends an allocation's holder (salloc): records `exit_code` as the job's
   // (kAllocationEndFileName) and terminates it. NotFound: not running here.
   absl::Status EndAllocation(uint64_t job_id, int exit_code);
+  // The next step id of a running job, kept in its directory (next_step) so
+  // that a restarted noded never hands out an id twice. NotFound when the job
+  // does not run here.
+  absl::StatusOr<uint32_t> NextStepId(uint64_t job_id);
   // The batch script's pid (sstat N.batch): NotFound when the job does not
   // run here or its shepherd has not started the script yet.
   absl::StatusOr<pid_t> BatchPid(uint64_t job_id);
@@ -190,6 +195,7 @@ class JobManager final : public JobReportSource {
   std::function<void()> finished_listener_;
 
   absl::Mutex mu_;
+  std::mutex step_ids_mu_;  // serializes NextStepId's read-and-bump of next_step
   std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);  // node-stable: Launch waits on entries
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread monitor_;

@@ -144,7 +144,9 @@ int Run(int argc, char** argv) {
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
 
-  StepManager steps;             // the step managers of the jobs whose first node this is
+  // The step managers of the jobs whose first node this is; step ids are kept
+  // in each job's directory.
+  StepManager steps([&jobs](uint64_t job_id) { return jobs.NextStepId(job_id); });
   StepReportQueue step_reports;  // what they tell ctld, sent by the agent
   step_reports.SetWake([&agent] { agent.Wake(); });
   agent.SetStepReports(&step_reports);

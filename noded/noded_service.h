@@ -70,6 +70,9 @@ class NodedService final : public v1::Noded::Service {
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
+  // A running job of this node that `caller` may act on (its user, root or
+  // SlurmUser): NotFound / PermissionDenied with Slurm's texts otherwise.
+  absl::StatusOr<LaunchSpec> JobOfCaller(const Identity& caller, uint64_t job_id);
 
   const std::string node_name_;
   const int64_t start_time_;

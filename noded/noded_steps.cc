@@ -99,6 +99,15 @@ StepAsk StepAskFromProto(const v1::StepRequest& request) {
   return ask;
 }
 
+absl::StatusOr<LaunchSpec> NodedService::JobOfCaller(const Identity& caller, uint64_t job_id) {
+  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(job_id);
+  if (!job.ok()) return absl::NotFoundError("Job/step already completing or completed");
+  if (caller.uid != 0 && caller.uid != slurm_user_uid_ && caller.uid != job->uid) {
+    return absl::PermissionDeniedError("Access/permission denied");
+  }
+  return job;
+}
+
 v1::Noded::Stub& NodedService::StubFor(const std::string& address) {
   std::lock_guard<std::mutex> lock(stubs_mu_);
   std::unique_ptr<v1::Noded::Stub>& stub = stubs_[address];
@@ -117,13 +126,8 @@ grpc::Status NodedService::RunStep(
   }
   const v1::StepRequest& request = first.request();
   const uint64_t job_id = request.job_id();
-  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(job_id);
-  if (!job.ok()) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
-  }
-  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
-  }
+  absl::StatusOr<LaunchSpec> job = JobOfCaller(*caller, job_id);
+  if (!job.ok()) return ToGrpcStatus(job.status());
   if (request.ntasks() < 1 || request.argv().empty()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "a step needs a command and ntasks >= 1");
@@ -398,13 +402,8 @@ grpc::Status NodedService::StatStep(grpc::ServerContext* context,
                                     const v1::StatStepRequest* request, v1::StatStepReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(request->job_id());
-  if (!job.ok()) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
-  }
-  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
-  }
+  absl::StatusOr<LaunchSpec> job = JobOfCaller(*caller, request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
   if (request->batch()) {
     absl::StatusOr<pid_t> pid = jobs_.BatchPid(request->job_id());
     if (!pid.ok()) {
@@ -449,13 +448,8 @@ grpc::Status NodedService::EndAllocation(grpc::ServerContext* context,
                                          v1::EndAllocationReply*) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(request->job_id());
-  if (!job.ok()) {
-    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
-  }
-  if (caller->uid != 0 && caller->uid != slurm_user_uid_ && caller->uid != job->uid) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
-  }
+  absl::StatusOr<LaunchSpec> job = JobOfCaller(*caller, request->job_id());
+  if (!job.ok()) return ToGrpcStatus(job.status());
   return ToGrpcStatus(jobs_.EndAllocation(request->job_id(), request->exit_code()));
 }
 

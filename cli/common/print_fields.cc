@@ -4,6 +4,28 @@
 
 namespace skiff {
 
+std::vector<FieldRequest> SplitFieldList(const std::string& format) {
+  std::vector<FieldRequest> out;
+  size_t start = 0;
+  while (start <= format.size()) {
+    size_t comma = format.find(',', start);
+    if (comma == std::string::npos) comma = format.size();
+    std::string item = format.substr(start, comma - start);
+    start = comma + 1;
+    const size_t first = item.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    item = item.substr(first, item.find_last_not_of(" \t") + 1 - first);
+    FieldRequest request;
+    if (size_t percent = item.find('%'); percent != std::string::npos) {
+      request.width = std::atoi(item.c_str() + percent + 1);
+      item = item.substr(0, percent);
+    }
+    request.name = item;
+    out.push_back(request);
+  }
+  return out;
+}
+
 std::string PrintFieldsLine(const std::vector<std::string>& cells, const std::vector<int>& widths,
                             const PrintFieldsLayout& layout, bool cut) {
   const bool parsable = layout.parsable || layout.parsable2;

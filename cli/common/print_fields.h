@@ -18,6 +18,15 @@ struct PrintFieldsLayout {
   std::string delimiter;   // empty = '|'
 };
 
+// A --format list as Slurm's print_fields commands take it: "jobid,state%20"
+// -> {("jobid", 0), ("state", 20)}; items trimmed, empty ones skipped; width 0
+// when not given (or not a number).
+struct FieldRequest {
+  std::string name;
+  int width = 0;
+};
+std::vector<FieldRequest> SplitFieldList(const std::string& format);
+
 // One line, newline-terminated. `widths` parallels `cells`; `cut` marks values
 // cut to their width with '+' (the header is never cut so).
 std::string PrintFieldsLine(const std::vector<std::string>& cells, const std::vector<int>& widths,

@@ -313,24 +313,18 @@ std::vector<Row> Rows(const v1::GetAccountingReply& reply) {
 
 absl::StatusOr<std::vector<SacctField>> ParseSacctFormat(const std::string& format) {
   std::vector<SacctField> out;
-  for (absl::string_view raw : absl::StrSplit(format, ',', absl::SkipEmpty())) {
-    std::string item(absl::StripAsciiWhitespace(raw));
-    std::string width_text;
-    if (size_t percent = item.find('%'); percent != std::string::npos) {
-      width_text = item.substr(percent + 1);
-      item = item.substr(0, percent);
-    }
+  for (const FieldRequest& item : SplitFieldList(format)) {
     const Known* found = nullptr;
     for (const Known& known : kKnown) {
-      if (absl::EqualsIgnoreCase(item, known.name)) found = &known;
+      if (absl::EqualsIgnoreCase(item.name, known.name)) found = &known;
     }
     if (found == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid field requested: \"", item, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid field requested: \"", item.name, "\""));
     }
     SacctField field{found->name, found->width, static_cast<int>(found->column)};
-    if (!width_text.empty()) {
-      const int width = std::atoi(width_text.c_str());
-      if (width != 0) field.width = found->width < 0 ? -std::abs(width) : std::abs(width);
+    if (item.width != 0) {
+      field.width = found->width < 0 ? -std::abs(item.width) : std::abs(item.width);
     }
     out.push_back(field);
   }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -411,7 +412,42 @@ int main(int argc, char** argv) {
     send(first);
   }
   uint32_t step_id = 0;
-  bool created = false;
+  std::atomic<bool> created{false};
+  // The tasks that ended, as srun heard it (the reader adds; status reads).
+  std::mutex results_mu;
+  std::vector<skiff::TaskResult> results;
+  auto PrintStatus = [&] {
+    std::lock_guard<std::mutex> lock(results_mu);
+    for (const std::string& line :
+         skiff::StepStatusLines(job_id, step_id, request->ntasks(), results)) {
+      fprintf(stderr, "srun: %s\n", line.c_str());
+    }
+  };
+  // -W SECONDS: once the first task has ended, the rest get that long.
+  std::atomic<bool> all_done{false};
+  std::atomic<int64_t> first_exit_ms{0};
+  std::thread wait_limit;
+  if (args.wait && *args.wait > 0) {
+    wait_limit = std::thread([&] {
+      while (!all_done) {
+        const int64_t first = first_exit_ms;
+        const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count();
+        if (first != 0 && now_ms - first >= int64_t{*args.wait} * 1000) {
+          fprintf(stderr, "srun: First task exited %ds ago\n", *args.wait);
+          PrintStatus();
+          fprintf(stderr, "srun: Terminating StepId=%lu.%u\n", static_cast<unsigned long>(job_id),
+                  step_id);
+          skiff::v1::StepInput kill;
+          kill.set_signal(SIGKILL);
+          send(kill);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+  }
   std::thread([&] {
     // Ctrl-C once: the step's state; twice within a second: kill the step.
     auto last_int = std::chrono::steady_clock::time_point();
@@ -428,8 +464,7 @@ int main(int argc, char** argv) {
         if (created && now - last_int > std::chrono::seconds(1)) {
           last_int = now;
           fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
-          fprintf(stderr, "srun: StepId=%lu.%u tasks 0-%d: running\n",
-                  static_cast<unsigned long>(job_id), step_id, request->ntasks() - 1);
+          PrintStatus();
           continue;
         }
         fprintf(stderr, "srun: sending Ctrl-C to StepId=%lu.%u\n",
@@ -459,7 +494,6 @@ int main(int argc, char** argv) {
   }).detach();
 
   OutputWriter output(args.label, request->ntasks());
-  std::vector<skiff::TaskResult> results;
   bool waited = false;
   bool finished = false;
   skiff::v1::StepOutput out;
@@ -483,8 +517,16 @@ int main(int argc, char** argv) {
     for (const skiff::v1::TaskExit& exit : out.task_exit()) {
       output.Flush(exit.task_id());
       if (!exit.failure().empty()) fprintf(stderr, "srun: error: %s\n", exit.failure().c_str());
-      results.push_back(
-          {exit.task_id(), exit.node(), exit.exit_code(), exit.signal(), exit.failure()});
+      {
+        std::lock_guard<std::mutex> lock(results_mu);
+        results.push_back(
+            {exit.task_id(), exit.node(), exit.exit_code(), exit.signal(), exit.failure()});
+      }
+      if (first_exit_ms == 0) {
+        first_exit_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+      }
     }
     if (out.finished()) {
       finished = true;
@@ -492,6 +534,8 @@ int main(int argc, char** argv) {
     }
   }
   RestoreTerminal();
+  all_done = true;
+  if (wait_limit.joinable()) wait_limit.join();
   {
     std::lock_guard<std::mutex> lock(write_mu);
     closed = true;

@@ -337,6 +337,37 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::
   return commands;
 }
 
+std::vector<std::string> StepStatusLines(uint64_t job_id, uint32_t step_id, int ntasks,
+                                         const std::vector<TaskResult>& ended) {
+  std::vector<int> failed, running, abnormal, normal;
+  std::vector<bool> seen(static_cast<size_t>(std::max(ntasks, 0)), false);
+  for (const TaskResult& r : ended) {
+    if (r.task_id < 0 || r.task_id >= ntasks) continue;
+    seen[static_cast<size_t>(r.task_id)] = true;
+    if (!r.failure.empty()) {
+      failed.push_back(r.task_id);
+    } else if (r.exit_code != 0 || r.signal != 0) {
+      abnormal.push_back(r.task_id);
+    } else {
+      normal.push_back(r.task_id);
+    }
+  }
+  for (int t = 0; t < ntasks; ++t) {
+    if (!seen[static_cast<size_t>(t)]) running.push_back(t);
+  }
+  std::vector<std::string> lines;
+  auto add = [&](const std::vector<int>& ids, const char* what) {
+    if (ids.empty()) return;
+    lines.push_back(absl::StrCat("StepId=", job_id, ".", step_id, " task",
+                                 ids.size() == 1 ? "" : "s", " ", TaskRanges(ids), ": ", what));
+  };
+  add(failed, "failed to start");
+  add(running, "running");
+  add(abnormal, "exited abnormally");
+  add(normal, "exited");
+  return lines;
+}
+
 std::string TaskLabel(int task_id, int ntasks) {
   const int width = static_cast<int>(absl::StrCat(std::max(0, ntasks - 1)).size());
   std::string id = absl::StrCat(task_id);

@@ -89,6 +89,12 @@ struct TaskResult {
   std::string failure;
 };
 int SrunExitCode(const std::vector<TaskResult>& results);
+
+// srun's step status (Ctrl-C once, -W): "StepId=42.0 tasks 1-3: running",
+// "StepId=42.0 task 0: exited", as Slurm groups them (failed to start,
+// running, exited abnormally, exited). `ended` holds the tasks that ended.
+std::vector<std::string> StepStatusLines(uint64_t job_id, uint32_t step_id, int ntasks,
+                                         const std::vector<TaskResult>& ended);
 // srun's lines for tasks that did not end cleanly, grouped by node and outcome:
 // "srun: error: n1: tasks 0-1: Exited with exit code 4",
 // "srun: error: n2: task 3: Killed".

@@ -157,5 +157,15 @@ TEST(ParseMultiProg, SlurmsErrors) {
             "invalid");
 }
 
+TEST(StepStatusLines, GroupedAsSlurm) {
+  EXPECT_THAT(StepStatusLines(42, 0, 4, {}), ElementsAre("StepId=42.0 tasks 0-3: running"));
+  EXPECT_THAT(
+      StepStatusLines(42, 1, 4, {{0, "n1", 0, 0, ""}, {2, "n2", 3, 0, ""}, {3, "n2", 0, 9, ""}}),
+      ElementsAre("StepId=42.1 task 1: running", "StepId=42.1 tasks 2-3: exited abnormally",
+                  "StepId=42.1 task 0: exited"));
+  EXPECT_THAT(StepStatusLines(7, 2, 1, {{0, "n1", 2, 0, "execve(): x: No such file"}}),
+              ElementsAre("StepId=7.2 task 0: failed to start"));
+}
+
 }  // namespace
 }  // namespace skiff

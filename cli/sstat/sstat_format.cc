@@ -354,28 +354,20 @@ std::string SstatCpuTime(uint64_t seconds) {
 
 absl::StatusOr<std::vector<SstatField>> ParseSstatFormat(const std::string& format) {
   std::vector<SstatField> out;
-  for (absl::string_view raw : absl::StrSplit(format, ',', absl::SkipEmpty())) {
-    std::string item(absl::StripAsciiWhitespace(raw));
-    std::string width_text;
-    if (size_t percent = item.find('%'); percent != std::string::npos) {
-      width_text = item.substr(percent + 1);
-      item = item.substr(0, percent);
-    }
+  for (const FieldRequest& item : SplitFieldList(format)) {
     const Known* found = nullptr;
     for (const Known& known : kKnown) {
-      if (!item.empty() && absl::StartsWithIgnoreCase(known.name, item)) {
+      if (!item.name.empty() && absl::StartsWithIgnoreCase(known.name, item.name)) {
         found = &known;
         break;
       }
     }
     if (found == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("Invalid field requested: \"", item, "\""));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid field requested: \"", item.name, "\""));
     }
     SstatField field{found->name, found->width, static_cast<int>(found->column)};
-    if (!width_text.empty()) {
-      const int width = std::atoi(width_text.c_str());
-      if (width != 0) field.width = width;
-    }
+    if (item.width != 0) field.width = item.width;
     out.push_back(field);
   }
   return out;

@@ -1,5 +1,6 @@
 #include "noded/steps/step_manager.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/time/time.h"
@@ -10,7 +11,8 @@ absl::StatusOr<StepGrant> StepManager::CreateStep(
     uint64_t job_id, const std::vector<StepNode>& nodes, const StepAsk& ask, bool immediate,
     const std::function<void(const std::string&)>& waiting, const std::function<bool()>& give_up) {
   bool told = false;
-  for (;;) {
+  std::optional<StepGrant> granted;
+  while (!granted) {
     std::string reason;
     {
       absl::MutexLock lock(&mu_);
@@ -24,7 +26,8 @@ absl::StatusOr<StepGrant> StepManager::CreateStep(
       if (plan.fit == StepFit::kNow) {
         job->pool.Take(plan.share);
         ++job->running;
-        return StepGrant{job->next_step_id++, plan.share, job->pool.nodes()};
+        granted = StepGrant{job->next_step_id++, plan.share, job->pool.nodes()};
+        break;
       }
       if (immediate) return absl::UnavailableError(plan.reason);
       reason = plan.reason;
@@ -45,6 +48,11 @@ absl::StatusOr<StepGrant> StepManager::CreateStep(
     }
     if (give_up()) return absl::UnavailableError("the step's caller or job went away");
   }
+  // The durable id, outside the lock (it writes a file).
+  if (next_id_) {
+    if (absl::StatusOr<uint32_t> id = next_id_(job_id); id.ok()) granted->step_id = *id;
+  }
+  return *granted;
 }
 
 void StepManager::EndStep(uint64_t job_id, const StepGrant& grant) {

@@ -30,6 +30,12 @@ struct StepGrant {
 
 class StepManager {
  public:
+  // Step ids come from `next_id` (noded: JobManager::NextStepId, kept in the
+  // job's directory so that a restarted noded never reuses one), called
+  // outside the lock; without it, or when it fails, they are counted here from 0.
+  explicit StepManager(std::function<absl::StatusOr<uint32_t>(uint64_t)> next_id = nullptr)
+      : next_id_(std::move(next_id)) {}
+
   // Creates a step of job `job_id` whose allocation is `nodes` (used the first
   // time the job is seen). Waits while other steps hold what it needs, unless
   // `immediate`; `waiting` is called once, with Slurm's reason, when it has to
@@ -57,6 +63,7 @@ class StepManager {
     int running = 0;
   };
 
+  const std::function<absl::StatusOr<uint32_t>(uint64_t)> next_id_;
   absl::Mutex mu_;
   std::map<uint64_t, std::unique_ptr<JobSteps>> jobs_ ABSL_GUARDED_BY(mu_);
   uint64_t releases_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by EndStep: waiters re-plan

@@ -65,5 +65,30 @@ TEST(StepManager, AStepTheJobCannotHoldFailsAtOnce) {
   EXPECT_EQ(grant.status().message(), "More processors requested than permitted");
 }
 
+TEST(StepManager, IdsComeFromTheDurableSourceWhenItAnswers) {
+  uint32_t next = 5;
+  bool fail = false;
+  StepManager manager([&](uint64_t job_id) -> absl::StatusOr<uint32_t> {
+    EXPECT_EQ(job_id, 9u);
+    if (fail) return absl::NotFoundError("gone");
+    return next++;
+  });
+  auto never = [] { return false; };
+  StepAsk overlap = OneTask();
+  overlap.overlap = true;
+  absl::StatusOr<StepGrant> a = manager.CreateStep(
+      9, OneNode(), overlap, false, [](const std::string&) {}, never);
+  absl::StatusOr<StepGrant> b = manager.CreateStep(
+      9, OneNode(), overlap, false, [](const std::string&) {}, never);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->step_id, 5u);
+  EXPECT_EQ(b->step_id, 6u);
+  fail = true;
+  absl::StatusOr<StepGrant> c = manager.CreateStep(
+      9, OneNode(), overlap, false, [](const std::string&) {}, never);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->step_id, 2u);  // counted here
+}
+
 }  // namespace
 }  // namespace skiff

@@ -1,6 +1,8 @@
 // Job steps through the real daemons: srun inside batch jobs, with the step
 // manager on the job's first node's noded and the tasks on each node.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <set>
 #include <string>
@@ -284,6 +286,37 @@ TEST_F(StepsTest, SstatShowsARunningStepsUsage) {
   ASSERT_TRUE(cluster_->EnsureUser("skiffother").ok());
   EXPECT_EQ(cluster_->RunAs("skiffother", query).out, "") << "another user's step";
   cluster_->Run("scancel " + id);
+}
+
+TEST_F(StepsTest, StepIdsAreNotReusedAfterTheStepManagerRestarts) {
+  const std::string dir = cluster_->dir();
+  const CommandResult submit = cluster_->Run(
+      "cd /tmp && sbatch --parsable -w n1 -n1 -o /dev/null --wrap 'srun true; touch " + dir +
+      "/first.done; while [ ! -e " + dir + "/go ]; do sleep 0.1; done; srun true'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  ASSERT_TRUE(Eventually(30, [&] { return access((dir + "/first.done").c_str(), F_OK) == 0; }));
+  const pid_t noded = cluster_->Pid("noded-n1");
+  ASSERT_GT(noded, 0);
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(10, [&] { return !Alive(noded); }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  cluster_->Run("touch " + dir + "/go");
+  const std::string rows = "sacct -P -n -j " + id + " -o JobID,State";
+  EXPECT_TRUE(Eventually(60, [&] {
+    return cluster_->Run(rows).out == absl::StrCat(id, "|COMPLETED\n", id, ".batch|COMPLETED\n", id,
+                                                   ".0|COMPLETED\n", id, ".1|COMPLETED\n");
+  })) << cluster_->Run(rows).out;
+}
+
+TEST_F(StepsTest, WaitEndsTheStepAfterTheFirstTaskExits) {
+  const CommandResult r =
+      cluster_->Run("cd /tmp && srun -n2 -W 1 sh -c '[ $SLURM_PROCID = 0 ] || sleep 100'");
+  EXPECT_EQ(r.exit_code, 137) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "srun: First task exited 1s ago\n")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, ".0 task 1: running\n")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, ".0 task 0: exited\n")) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.err, "srun: error: ")) << r.err;
 }
 
 TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
