@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <set>
 #include <thread>
 
@@ -309,21 +310,28 @@ grpc::Status NodedService::RunStep(
       }
     });
   }
+  std::mutex ended_mu;  // with ended_cv: wakes the watcher when the step ends
+  std::condition_variable ended_cv;
   std::thread finisher([&] {
     for (std::thread& t : readers) t.join();
-    all_ended = true;
+    {
+      std::lock_guard<std::mutex> lock(ended_mu);
+      all_ended = true;
+    }
+    ended_cv.notify_all();
     v1::StepOutput last;
     last.set_finished(true);
     write(last);
   });
   // The job ending here (scancel, time limit) ends its steps everywhere.
   std::thread watcher([&] {
+    std::unique_lock<std::mutex> lock(ended_mu);
     while (!all_ended) {
       if (!jobs_.IsRunning(job_id)) {
         for (auto& call : calls) call->context.TryCancel();
         return;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      ended_cv.wait_for(lock, std::chrono::milliseconds(100));
     }
   });
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -257,6 +258,8 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       continue;
     }
     task.pid = pid;
+    // Its exit wakes Pump's poll (Linux 5.3 and later; -1 before: Pump polls).
+    task.pid_fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     task.out_fd = out[0];
     task.err_fd = err[0];
     task.in_fd = in[1];
@@ -308,6 +311,7 @@ StepTasks::~StepTasks() {
     CloseFd(&task.out_fd);
     CloseFd(&task.err_fd);
     CloseFd(&task.in_fd);
+    CloseFd(&task.pid_fd);
   }
 }
 
@@ -317,32 +321,47 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
     chdir_note_.clear();
   }
   std::vector<pollfd> fds;
-  std::vector<std::pair<size_t, bool>> owners;  // task index, is_stderr
+  std::vector<std::pair<size_t, int>> owners;  // task index, 0 stdout / 1 stderr / 2 its exit
+  bool exits_watched = true;                   // every running task has a pidfd
   for (size_t i = 0; i < tasks_.size(); ++i) {
     if (tasks_[i].out_fd >= 0) {
       fds.push_back({tasks_[i].out_fd, POLLIN, 0});
-      owners.push_back({i, false});
+      owners.push_back({i, 0});
     }
     if (tasks_[i].err_fd >= 0) {
       fds.push_back({tasks_[i].err_fd, POLLIN, 0});
-      owners.push_back({i, true});
+      owners.push_back({i, 1});
+    }
+    if (!tasks_[i].reaped && tasks_[i].pid > 0) {
+      if (tasks_[i].pid_fd >= 0) {
+        fds.push_back({tasks_[i].pid_fd, POLLIN, 0});
+        owners.push_back({i, 2});
+      } else {
+        exits_watched = false;
+      }
     }
   }
   bool all_reaped = true;
   for (const Task& task : tasks_) all_reaped = all_reaped && task.reaped;
-  // While a task runs, wake now and then to reap it even without output.
-  const int wait_ms = fds.empty() ? 0 : std::min(timeout_ms, all_reaped ? 50 : 20);
+  // A task's exit wakes poll through its pidfd; without one (an old kernel),
+  // wake now and then to reap it even without output.
+  const int wait_ms = fds.empty() ? 0
+                                  : std::min(timeout_ms, all_reaped      ? 50
+                                                         : exits_watched ? timeout_ms
+                                                                         : 20);
   if (!fds.empty()) {
     const int ready = poll(fds.data(), fds.size(), wait_ms);
     if (ready > 0) {
       char buf[65536];
       for (size_t f = 0; f < fds.size(); ++f) {
         if ((fds[f].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        if (owners[f].second == 2) continue;  // reaped below
         Task& task = tasks_[owners[f].first];
-        int* fd = owners[f].second ? &task.err_fd : &task.out_fd;
+        const bool is_stderr = owners[f].second == 1;
+        int* fd = is_stderr ? &task.err_fd : &task.out_fd;
         const ssize_t n = read(*fd, buf, sizeof(buf));
         if (n > 0) {
-          output(task.task_id, owners[f].second, std::string(buf, static_cast<size_t>(n)));
+          output(task.task_id, is_stderr, std::string(buf, static_cast<size_t>(n)));
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
           CloseFd(fd);
         }
@@ -361,6 +380,7 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
         // What the task left running in its group ends with it (Slurm's step end).
         kill(-task.pid, SIGKILL);
         CloseFd(&task.in_fd);
+        CloseFd(&task.pid_fd);
       }
     }
   }

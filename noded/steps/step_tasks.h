@@ -91,6 +91,7 @@ class StepTasks {
     int out_fd = -1;
     int err_fd = -1;
     int in_fd = -1;
+    int pid_fd = -1;   // pidfd_open: readable once the task has exited
     bool pty = false;  // in_fd is the pseudo-terminal's master
     bool reaped = false;
     int wstatus = 0;
