@@ -148,7 +148,7 @@ int Run(int argc, char** argv) {
   // in each job's directory.
   StepManager steps([&jobs](uint64_t job_id) { return jobs.NextStepId(job_id); });
   StepReportQueue step_reports;  // what they tell ctld, sent by the agent
-  step_reports.SetWake([&agent] { agent.Wake(); });
+  step_reports.SetWake([&agent] { agent.WakeForSteps(); });
   agent.SetStepReports(&step_reports);
   NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps, step_reports);
   // Connections are accepted by the listener, under its limits (guarded_server.h),

@@ -18,6 +18,7 @@ constexpr auto kRpcTimeout = std::chrono::seconds(5);
 constexpr double kMinBackoff = 0.2;
 constexpr double kMaxBackoff = 10.0;
 constexpr size_t kStepBatch = 500;
+constexpr double kStepLinger = 0.1;  // seconds
 
 void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_job_id(report.job_id);
@@ -66,6 +67,15 @@ void NodeAgent::Wake() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+void NodeAgent::WakeForSteps() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (steps_woken_) return;  // a send is already due
+    steps_woken_ = true;
   }
   cv_.notify_all();
 }
@@ -223,11 +233,17 @@ double NodeAgent::ServeRegistered() {
     }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_until(lock, std::min(next_heartbeat, next_report),
-                   [this] { return stopping_ || woken_; });
+                   [this] { return stopping_ || woken_ || steps_woken_; });
     if (stopping_) return 0;
     if (woken_) {
       woken_ = false;
+      steps_woken_ = false;
       if (report_backoff_ == 0) next_report = SteadyClock::now();
+    } else if (steps_woken_) {
+      // Step reports linger a little, so that a short step's start and end,
+      // and the steps of a busy job, go to ctld in one call.
+      steps_woken_ = false;
+      if (report_backoff_ == 0) next_report = std::min(next_report, After(kStepLinger));
     }
   }
 }

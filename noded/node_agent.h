@@ -53,6 +53,9 @@ class NodeAgent {
   // Where the step manager queues its step reports (before Start; may be
   // null). They are sent with the job reports, in batches, before them.
   void SetStepReports(StepReportQueue* steps) { step_reports_ = steps; }
+  // A step report was queued: send within 0.1 s (sooner with a job report),
+  // so that reports close together share one call.
+  void WakeForSteps();
 
  private:
   enum class ReportOutcome { kAllSent, kRetry, kRegisterAgain };
@@ -85,8 +88,9 @@ class NodeAgent {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;  // guarded by mu_
-  bool woken_ = false;     // guarded by mu_
+  bool stopping_ = false;     // guarded by mu_
+  bool woken_ = false;        // guarded by mu_
+  bool steps_woken_ = false;  // guarded by mu_
   std::thread thread_;
 };
 

@@ -230,13 +230,51 @@ TEST_F(StepsTest, SallocRunsItsCommandInTheAllocation) {
 
 TEST_F(StepsTest, SrunPtyRunsTaskZeroOnATerminal) {
   // `script` gives srun a terminal of 30x90, as a user's shell has one; what is
-  // typed goes to the remote shell, which sees a terminal of the same size.
+  // typed goes to the remote shell, which sees a terminal of the same size and
+  // its GPU; when the shell exits, the allocation is released.
   const CommandResult r = cluster_->Run(
-      "cd /tmp && printf 'test -t 0 && echo on-a-tty; stty size; exit 3\\n' | "
-      "script -qec 'stty rows 30 cols 90; srun -n1 --pty bash --norc --noprofile' /dev/null");
+      "cd /tmp && printf 'test -t 0 && echo on-a-tty; stty size; echo gpu=$CUDA_VISIBLE_DEVICES; "
+      "exit 3\\n' | script -qec 'stty rows 30 cols 90; srun -J pty --gres=gpu:1 --pty bash "
+      "--norc --noprofile' /dev/null");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "on-a-tty")) << r.out << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "30 90")) << r.out << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "gpu=0") || absl::StrContains(r.out, "gpu=1"))
+      << r.out << r.err;
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("sacct -X -P -n --name pty -o State,ExitCode").out == "FAILED|3:0\n";
+  })) << cluster_->Run("sacct -X -P -n --name pty -o State,ExitCode").out;
+  EXPECT_EQ(cluster_->Run("squeue -h -n pty").out, "") << "the allocation is released";
+}
+
+TEST_F(StepsTest, KillingTheStepManagerFailsItsStepsAndTheJobGoesOn) {
+  const std::string out = cluster_->dir() + "/stepmgr_killed.out";
+  const CommandResult submit = cluster_->Run("cd /tmp && sbatch --parsable -w n2 -n1 -o " + out +
+                                             " --wrap 'srun -J doomed sleep 20; echo srun=$?'");
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("squeue -s -h -j " + id + " -o %i").out.find(id + ".0") !=
+           std::string::npos;
+  }));
+  const pid_t noded = cluster_->Pid("noded-n2");
+  ASSERT_GT(noded, 0);
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(10, [&] { return !Alive(noded); }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  // srun hears its step manager went away; the job goes on and ends on its own.
+  ASSERT_TRUE(Eventually(60, [&] {
+    return ScontrolField(cluster_->Run("scontrol show job " + id).out, "JobState") == "COMPLETED";
+  })) << cluster_->Run("scontrol show job " + id).out;
+  const std::string text = ReadFile(out);
+  EXPECT_TRUE(absl::StrContains(text, "the step manager went away")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "srun=1\n")) << text;
+  const std::string rows = "sacct -P -n -j " + id + " -o JobID,JobName,State";
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster_->Run(rows).out == absl::StrCat(id, "|wrap|COMPLETED\n", id,
+                                                   ".batch|batch|COMPLETED\n", id,
+                                                   ".0|doomed|FAILED\n");
+  })) << cluster_->Run(rows).out;
 }
 
 TEST_F(StepsTest, OutputFilesPerTaskAndMultiProg) {
