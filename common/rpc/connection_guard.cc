@@ -9,21 +9,27 @@ int ConnectionGuard::unauthenticated() const {
                                         [](const auto& e) { return !e.second.authenticated; }));
 }
 
-int ConnectionGuard::OldestUnauthenticated(const std::string& peer) const {
-  int oldest = -1;
-  int64_t oldest_ms = 0;
+int ConnectionGuard::OldestUnauthenticated(const std::string& peer,
+                                           const std::function<bool(int)>& spoke) const {
+  int oldest = -1, oldest_silent = -1;
+  int64_t oldest_ms = 0, oldest_silent_ms = 0;
   for (const auto& [fd, t] : tracked_) {
     if (t.authenticated || (!peer.empty() && t.peer != peer)) continue;
     if (oldest < 0 || t.accepted_ms < oldest_ms) {
       oldest = fd;
       oldest_ms = t.accepted_ms;
     }
+    if ((!spoke || !spoke(fd)) && (oldest_silent < 0 || t.accepted_ms < oldest_silent_ms)) {
+      oldest_silent = fd;
+      oldest_silent_ms = t.accepted_ms;
+    }
   }
-  return oldest;
+  return oldest_silent >= 0 ? oldest_silent : oldest;
 }
 
 ConnectionGuard::Admission ConnectionGuard::Accept(int fd, uint64_t id, const std::string& peer,
-                                                   int64_t now_ms) {
+                                                   int64_t now_ms,
+                                                   const std::function<bool(int)>& spoke) {
   tracked_.erase(fd);  // the number was reused: that connection is gone
   Admission admission;
   auto evict = [&](int victim) {
@@ -35,15 +41,15 @@ ConnectionGuard::Admission ConnectionGuard::Accept(int fd, uint64_t id, const st
     if (!t.authenticated && t.peer == peer) ++from_peer;
   }
   if (from_peer >= limits_.max_unauthenticated_per_peer) {
-    const int victim = OldestUnauthenticated(peer);
+    const int victim = OldestUnauthenticated(peer, spoke);
     if (victim >= 0) evict(victim);
   }
   if (unauthenticated() >= limits_.max_unauthenticated) {
-    const int victim = OldestUnauthenticated("");
+    const int victim = OldestUnauthenticated("", spoke);
     if (victim >= 0) evict(victim);
   }
   if (static_cast<int>(tracked_.size()) >= limits_.max_connections) {
-    const int victim = OldestUnauthenticated("");
+    const int victim = OldestUnauthenticated("", spoke);
     if (victim < 0) return admission;  // full of authenticated connections: refuse
     evict(victim);
   }

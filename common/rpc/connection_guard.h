@@ -9,9 +9,11 @@
 //   connection that finds no room is refused.
 // - Unauthenticated connections are capped at `max_unauthenticated` in all and
 //   `max_unauthenticated_per_peer` from one address. A new connection that finds
-//   either cap reached evicts the oldest unauthenticated one it competes with:
-//   whoever holds connections open without sending a request loses them to
-//   whoever connects to send one.
+//   either cap reached evicts the oldest unauthenticated one it competes with,
+//   preferring those that have not sent a byte (the `spoke` predicate): whoever
+//   holds connections open without sending a request loses them to whoever
+//   connects to send one, and a client that is sending its first request is
+//   not pushed out by a flood of silent connections from its own address.
 // - An unauthenticated connection is closed `unauthenticated_ms` after accept.
 //
 // Not thread-safe: GuardedServer (guarded_server.h) owns one under its mutex.
@@ -19,6 +21,7 @@
 #define SKIFF_COMMON_RPC_CONNECTION_GUARD_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,7 +52,10 @@ class ConnectionGuard {
   };
   // A connection from `peer` (an address without port) accepted as `fd`.
   // An fd already tracked is a new connection: the old one is forgotten.
-  Admission Accept(int fd, uint64_t id, const std::string& peer, int64_t now_ms);
+  // `spoke(fd)` says whether a tracked connection has sent anything (null:
+  // none has).
+  Admission Accept(int fd, uint64_t id, const std::string& peer, int64_t now_ms,
+                   const std::function<bool(int)>& spoke = nullptr);
 
   // `fd` carried a request with a valid credential. Unknown fds are ignored.
   void Authenticated(int fd);
@@ -66,8 +72,8 @@ class ConnectionGuard {
 
  private:
   // The oldest unauthenticated connection (from `peer`, or from anyone when
-  // empty); -1 when there is none.
-  int OldestUnauthenticated(const std::string& peer) const;
+  // empty), a silent one if there is any; -1 when there is none.
+  int OldestUnauthenticated(const std::string& peer, const std::function<bool(int)>& spoke) const;
 
   ConnectionLimits limits_;
   std::map<int, Tracked> tracked_;

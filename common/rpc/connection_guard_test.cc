@@ -31,6 +31,18 @@ TEST(ConnectionGuard, APeersIdleConnectionsGiveWayToItsNewOnes) {
   EXPECT_EQ(guard.unauthenticated(), 2);
 }
 
+TEST(ConnectionGuard, AClientSendingItsRequestOutlivesSilentConnectionsFromItsAddress) {
+  ConnectionGuard guard(Small());
+  auto spoke = [](int fd) { return fd == 10; };  // 10 has sent its first bytes
+  guard.Accept(10, 1, "a", 0, spoke);
+  guard.Accept(11, 2, "a", 1, spoke);
+  ConnectionGuard::Admission third = guard.Accept(12, 3, "a", 2, spoke);
+  EXPECT_EQ(Fds(third.evict), std::vector<int>{11});  // the silent one, though newer
+  ConnectionGuard::Admission fourth =
+      guard.Accept(13, 4, "a", 3, [](int fd) { return fd == 10 || fd == 12; });
+  EXPECT_EQ(Fds(fourth.evict), std::vector<int>{10});  // all spoke: the oldest
+}
+
 TEST(ConnectionGuard, TheUnauthenticatedCapEvictsTheOldestFromAnyone) {
   ConnectionGuard guard(Small());
   guard.Accept(10, 1, "a", 0);

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grpcpp/server_posix.h>
+#include <linux/tcp.h>  // struct tcp_info with tcpi_bytes_received (glibc's lacks it)
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -183,7 +183,7 @@ void GuardedListener::AcceptReady() {
     const uint64_t id = SocketId(fd);
     {
       absl::MutexLock lock(&mu_);
-      admission = guard_.Accept(fd, id, peer, NowMs());
+      admission = guard_.Accept(fd, id, peer, NowMs(), &HasSpoken);
     }
     for (const ConnectionGuard::Tracked& victim : admission.evict) {
       ShutDownIf(victim.fd, victim.id);
@@ -201,6 +201,15 @@ void GuardedListener::AcceptReady() {
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     grpc::AddInsecureChannelFromFd(server_, fd);
   }
+}
+
+bool GuardedListener::HasSpoken(int fd) {
+  // The kernel's count of bytes received on the connection: a gRPC client
+  // sends its preface at once, an idle flood connection nothing.
+  tcp_info info{};
+  socklen_t len = sizeof(info);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;
+  return info.tcpi_bytes_received > 0;
 }
 
 void GuardedListener::ShutDownIf(int fd, uint64_t id) {

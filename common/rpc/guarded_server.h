@@ -71,6 +71,8 @@ class GuardedListener {
   void Sweep();
   // Shuts down `fd` if it is still the socket accepted as `id`.
   static void ShutDownIf(int fd, uint64_t id);
+  // Whether the connection on `fd` has received any byte (TCP_INFO).
+  static bool HasSpoken(int fd);
 
   const int listen_fd_;
   const int port_;
