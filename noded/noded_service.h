@@ -27,6 +27,7 @@
 #include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
 #include "noded/steps/step_tasks.h"
+#include "noded/task_streams.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace skiff {
@@ -70,6 +71,10 @@ class NodedService final : public v1::Noded::Service {
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
+  // RunTasks's work: starts the tasks `launch` names on this node and serves
+  // them through `peer` (a RunTasks call, or the step manager in this process)
+  // until they have all ended and the step manager has closed its side.
+  void ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer);
   // A running job of this node that `caller` may act on (its user, root or
   // SlurmUser): NotFound / PermissionDenied with Slurm's texts otherwise.
   absl::StatusOr<LaunchSpec> JobOfCaller(const Identity& caller, uint64_t job_id);

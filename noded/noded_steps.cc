@@ -4,10 +4,11 @@
 //
 // Threads of one RunStep call: the gRPC thread reads srun's input (stdin,
 // signals) until srun closes its side; one thread per node of the step reads
-// that node's RunTasks stream and forwards it to srun; a finisher joins them and
-// sends srun the last message; a watcher cancels the node calls when the job
-// ends here. Writes to srun's stream are serialized by `write_mu`; writes to a
-// node's stream by that call's `mu`.
+// that node's tasks' stream (a RunTasks call, or for this node a LocalTaskStream
+// with its own thread) and forwards it to srun; a finisher waits for them,
+// cancelling the node streams if the job ends here meanwhile, and sends srun
+// the last message. Writes to srun's stream are serialized by `write_mu`;
+// writes to a node's stream by that call's `mu`.
 #include <grp.h>
 #include <signal.h>
 
@@ -30,6 +31,7 @@
 #include "noded/steps/step_record.h"
 #include "noded/steps/step_tasks.h"
 #include "noded/steps/task_usage.h"
+#include "noded/task_streams.h"
 
 namespace skiff {
 namespace {
@@ -48,18 +50,18 @@ std::vector<gid_t> GroupsOf(const std::string& user, gid_t gid) {
 }
 
 // One node's RunTasks call, made by the step manager.
+// One node's tasks of the step, as the step manager drives them.
 struct NodeCall {
   std::string node;
   std::vector<int> task_ids;
-  grpc::ClientContext context;
-  std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>> stream;
+  std::unique_ptr<TaskStream> stream;
   std::mutex mu;        // guards writes to `stream` and `closed`
   bool closed = false;  // WritesDone sent: no more writes
   std::set<int> ended;  // tasks whose end was forwarded (its reader thread only)
 
   void Send(const v1::TaskInput& input) {
     std::lock_guard<std::mutex> lock(mu);
-    if (!closed && stream) stream->Write(input);
+    if (!closed) stream->Write(input);
   }
 };
 
@@ -224,9 +226,20 @@ grpc::Status NodedService::RunStep(
     if (auto name = job->environment.find("SLURM_JOB_NAME"); name != job->environment.end()) {
       launch->set_job_name(name->second);
     }
-    if (AttachCredential(auth_, &call->context).ok()) {
-      call->stream = StubFor(node.address).RunTasks(&call->context);
-      call->stream->Write(launch_input);
+    if (node.name == node_name_) {
+      // This node's own tasks: the same service, without a call to itself.
+      call->stream = std::make_unique<LocalTaskStream>(
+          [this, launch = *launch](TaskPeer& peer) { ServeTasks(launch, peer); });
+    } else {
+      v1::Noded::Stub& stub = StubFor(node.address);
+      call->stream = std::make_unique<RemoteTaskStream>(
+          [&](grpc::ClientContext* context)
+              -> std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>> {
+            if (!AttachCredential(auth_, context).ok()) return nullptr;
+            auto stream = stub.RunTasks(context);
+            stream->Write(launch_input);
+            return stream;
+          });
     }
     calls.push_back(std::move(call));
   }
@@ -249,13 +262,16 @@ grpc::Status NodedService::RunStep(
   }
   std::mutex outcome_mu;
   StepOutcome outcome;  // under outcome_mu
+  std::mutex ended_mu;  // with ended_cv: wakes the finisher as each node's tasks end
+  std::condition_variable ended_cv;
+  size_t readers_done = 0;  // under ended_mu
   std::vector<std::thread> readers;
   for (auto& call_ptr : calls) {
     NodeCall* call = call_ptr.get();
     readers.emplace_back([&, call] {
       v1::TaskOutput out;
       bool finished = false;
-      while (call->stream && call->stream->Read(&out)) {
+      while (call->stream->Read(&out)) {
         if (!out.data().empty()) {
           v1::StepOutput forward;
           forward.set_task_id(out.task_id());
@@ -283,15 +299,12 @@ grpc::Status NodedService::RunStep(
           break;
         }
       }
-      grpc::Status status;
-      if (call->stream) {
-        {
-          std::lock_guard<std::mutex> lock(call->mu);
-          call->closed = true;
-          call->stream->WritesDone();
-        }
-        status = call->stream->Finish();
+      {
+        std::lock_guard<std::mutex> lock(call->mu);
+        call->closed = true;
+        call->stream->WritesDone();
       }
+      const grpc::Status status = call->stream->Finish();
       if (!finished) {
         // The node's call broke: its tasks that were not reported end here.
         v1::StepOutput lost;
@@ -301,38 +314,39 @@ grpc::Status NodedService::RunStep(
           e->set_task_id(t);
           e->set_node(call->node);
           e->set_exit_code(1);
-          e->set_failure(absl::StrCat("node ", call->node, " lost the step's tasks: ",
-                                      call->stream ? status.error_message() : "no credential"));
+          e->set_failure(absl::StrCat("node ", call->node,
+                                      " lost the step's tasks: ", status.error_message()));
           std::lock_guard<std::mutex> lock(outcome_mu);
           outcome.Add(1, 0, true);
         }
         if (lost.task_exit_size() > 0) write(lost);
       }
+      {
+        std::lock_guard<std::mutex> lock(ended_mu);
+        ++readers_done;
+      }
+      ended_cv.notify_all();
     });
   }
-  std::mutex ended_mu;  // with ended_cv: wakes the watcher when the step ends
-  std::condition_variable ended_cv;
+  // Waits for every node's tasks, and meanwhile watches the job: its end here
+  // (scancel, time limit) ends its steps everywhere.
   std::thread finisher([&] {
-    for (std::thread& t : readers) t.join();
     {
-      std::lock_guard<std::mutex> lock(ended_mu);
-      all_ended = true;
+      std::unique_lock<std::mutex> lock(ended_mu);
+      bool cancelled_calls = false;
+      while (readers_done < calls.size()) {
+        if (!cancelled_calls && !jobs_.IsRunning(job_id)) {
+          for (auto& call : calls) call->stream->Cancel();
+          cancelled_calls = true;
+        }
+        ended_cv.wait_for(lock, std::chrono::milliseconds(100));
+      }
     }
-    ended_cv.notify_all();
+    for (std::thread& t : readers) t.join();
+    all_ended = true;
     v1::StepOutput last;
     last.set_finished(true);
     write(last);
-  });
-  // The job ending here (scancel, time limit) ends its steps everywhere.
-  std::thread watcher([&] {
-    std::unique_lock<std::mutex> lock(ended_mu);
-    while (!all_ended) {
-      if (!jobs_.IsRunning(job_id)) {
-        for (auto& call : calls) call->context.TryCancel();
-        return;
-      }
-      ended_cv.wait_for(lock, std::chrono::milliseconds(100));
-    }
   });
 
   // srun's input until it closes its side (after `finished`) or goes away.
@@ -358,10 +372,9 @@ grpc::Status NodedService::RunStep(
     for (auto& call : calls) call->Send(forward);
   }
   if (!all_ended) {
-    for (auto& call : calls) call->context.TryCancel();  // srun went away: end the tasks
+    for (auto& call : calls) call->stream->Cancel();  // srun went away: end the tasks
   }
   finisher.join();
-  watcher.join();
   {
     std::lock_guard<std::mutex> lock(live_mu_);
     live_steps_.erase(live_key);
@@ -461,6 +474,25 @@ grpc::Status NodedService::EndAllocation(grpc::ServerContext* context,
   return ToGrpcStatus(jobs_.EndAllocation(request->job_id(), request->exit_code()));
 }
 
+namespace {
+
+// RunTasks's server stream as ServeTasks sees it.
+class GrpcTaskPeer final : public TaskPeer {
+ public:
+  GrpcTaskPeer(grpc::ServerContext* context,
+               grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream)
+      : context_(context), stream_(stream) {}
+  bool Read(v1::TaskInput* input) override { return stream_->Read(input); }
+  bool Write(const v1::TaskOutput& output) override { return stream_->Write(output); }
+  bool Cancelled() override { return context_->IsCancelled(); }
+
+ private:
+  grpc::ServerContext* context_;
+  grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream_;
+};
+
+}  // namespace
+
 grpc::Status NodedService::RunTasks(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
@@ -469,7 +501,12 @@ grpc::Status NodedService::RunTasks(
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "the first message of RunTasks must be the launch");
   }
-  const v1::TaskLaunch& launch = first.launch();
+  GrpcTaskPeer peer(context, stream);
+  ServeTasks(first.launch(), peer);
+  return grpc::Status::OK;
+}
+
+void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   StepTasksSpec spec;
   spec.uid = launch.uid();
   spec.gid = launch.gid();
@@ -533,11 +570,11 @@ grpc::Status NodedService::RunTasks(
   }
   v1::TaskOutput started;
   started.set_started(true);
-  stream->Write(started);
+  peer.Write(started);
 
   std::thread reader([&] {
     v1::TaskInput input;
-    while (stream->Read(&input)) {
+    while (peer.Read(&input)) {
       if (input.what_case() == v1::TaskInput::kStdin) {
         tasks->WriteStdin(launch.stdin_all() ? -1 : launch.stdin_task(), input.stdin());
       } else if (input.what_case() == v1::TaskInput::kStdinEof) {
@@ -550,7 +587,7 @@ grpc::Status NodedService::RunTasks(
     }
   });
   bool more = true;
-  while (more && !context->IsCancelled()) {
+  while (more && !peer.Cancelled()) {
     more = tasks->Pump(
         100,
         [&](int task_id, bool is_stderr, const std::string& data) {
@@ -558,7 +595,7 @@ grpc::Status NodedService::RunTasks(
           out.set_task_id(task_id);
           out.set_is_stderr(is_stderr);
           out.set_data(data);
-          stream->Write(out);
+          peer.Write(out);
         },
         [&](const TaskEnd& end) {
           v1::TaskOutput out;
@@ -567,20 +604,19 @@ grpc::Status NodedService::RunTasks(
           exit->set_exit_code(end.exit_code);
           exit->set_signal(end.signal);
           exit->set_failure(end.failure);
-          stream->Write(out);
+          peer.Write(out);
         });
   }
-  if (context->IsCancelled()) tasks->Signal(SIGKILL);
+  if (peer.Cancelled()) tasks->Signal(SIGKILL);
   v1::TaskOutput last;
   last.set_finished(true);
-  stream->Write(last);
+  peer.Write(last);
   reader.join();  // the step manager closes its side once it has `finished`
   {
     std::lock_guard<std::mutex> lock(live_mu_);
     local_tasks_.erase(local_key);
   }
   tasks.reset();  // kills what is left and reaps it
-  return grpc::Status::OK;
 }
 
 }  // namespace skiff

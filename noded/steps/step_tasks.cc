@@ -177,7 +177,15 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       task.wstatus = 1 << 8;
       continue;
     }
-    const pid_t pid = fork();
+    // vfork: the child borrows noded's memory until it execs, so a step's start
+    // does not copy the page tables of a large multi-threaded daemon. Signals
+    // stay blocked until the child has reset their handlers, and the child
+    // changes its credentials with raw system calls (glibc's wrappers would
+    // broadcast them to noded's threads, whose memory the child shares).
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    const pid_t pid = vfork();
     if (pid == 0) {
       // The child: async-signal-safe calls only, then exec.
       auto fail = [&](int stage) {
@@ -215,8 +223,8 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
         if (err[1] >= 0) dup2(err[1], 2);
       }
       if (as_root) {
-        if (setgroups(spec.groups.size(), spec.groups.data()) != 0 || setgid(spec.gid) != 0 ||
-            setuid(spec.uid) != 0) {
+        if (syscall(SYS_setgroups, spec.groups.size(), spec.groups.data()) != 0 ||
+            syscall(SYS_setgid, spec.gid) != 0 || syscall(SYS_setuid, spec.uid) != 0) {
           fail(kDropPrivileges);
         }
       }
@@ -243,6 +251,7 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       execve(exe.c_str(), argv.data(), envp.data());
       fail(kExec);
     }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
     if (out[1] >= 0) close(out[1]);
     if (err[1] >= 0) close(err[1]);
     close(report[1]);

@@ -172,6 +172,19 @@ TEST_F(StepsTest, AnotherUserCannotCreateAStepInTheJob) {
   cluster_->Run("scancel " + id);
 }
 
+TEST_F(StepsTest, TasksRunAsTheJobsUserWithItsGroups) {
+  absl::StatusOr<uid_t> uid = cluster_->EnsureUser("skiffother");
+  ASSERT_TRUE(uid.ok()) << uid.status();
+  const std::string out = cluster_->dir() + "/home/skiffother/ids.out";
+  const CommandResult r = cluster_->RunAs(
+      "skiffother", "sbatch --wait -n1 -o " + out + " --wrap 'srun sh -c \"id -u; id -G\"'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = Lines(ReadFile(out));
+  ASSERT_EQ(lines.size(), 2u) << ReadFile(out);
+  EXPECT_EQ(lines[0], std::to_string(*uid));
+  EXPECT_EQ(lines[1], cluster_->RunAs("skiffother", "id -G").out.substr(0, lines[1].size()));
+}
+
 TEST_F(StepsTest, SrunOutsideAJobAllocatesRunsAndRelinquishes) {
   const CommandResult r = cluster_->Run("cd /tmp && srun -N2 -n4 -l printenv SLURMD_NODENAME");
   ASSERT_EQ(r.exit_code, 0) << r.err;
