@@ -309,11 +309,19 @@ TEST_F(StepsTest, OutputFilesPerTaskAndMultiProg) {
 }
 
 TEST_F(StepsTest, SstatShowsARunningStepsUsage) {
-  // A step that burns about two seconds of CPU and then waits.
+  // A step that burns 1.5 s of CPU (by its own clock, however loaded the
+  // machine is) and then waits.
   const std::string out = cluster_->dir() + "/sstat_job.out";
-  const CommandResult submit =
-      cluster_->Run("cd /tmp && sbatch --parsable -N1 -n1 -o " + out +
-                    " --wrap 'srun -J burn sh -c \"timeout 2 yes >/dev/null; sleep 300\"'");
+  const std::string burn = cluster_->dir() + "/burn.sh";
+  cluster_->Run("cat > " + burn +
+                " <<'EOS'\n"
+                "awk 'BEGIN { while (1) { getline s < \"/proc/self/stat\"; "
+                "close(\"/proc/self/stat\"); split(s, f, \" \"); "
+                "if (f[14] + f[15] >= 150) exit } }'\n"
+                "sleep 300\n"
+                "EOS");
+  const CommandResult submit = cluster_->Run("cd /tmp && sbatch --parsable -N1 -n1 -o " + out +
+                                             " --wrap 'srun -J burn sh " + burn + "'");
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
   const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
   const std::string query = "sstat -P -n -j " + id + " -o JobID,NTasks,MinCPU,MaxRSS,Nodelist";
