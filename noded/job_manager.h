@@ -133,6 +133,8 @@ class JobManager final : public JobReportSource {
   // that a restarted noded never hands out an id twice. NotFound when the job
   // does not run here.
   absl::StatusOr<uint32_t> NextStepId(uint64_t job_id);
+  // KillWait: seconds between SIGTERM and SIGKILL.
+  int kill_wait() const { return options_.kill_wait; }
   // The batch script's pid (sstat N.batch): NotFound when the job does not
   // run here or its shepherd has not started the script yet.
   absl::StatusOr<pid_t> BatchPid(uint64_t job_id);

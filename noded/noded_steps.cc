@@ -26,6 +26,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
+#include "common/time_format.h"
 #include "noded/noded_service.h"
 #include "noded/steps/step_env.h"
 #include "noded/steps/step_record.h"
@@ -246,6 +247,7 @@ grpc::Status NodedService::RunStep(
 
   std::atomic<bool> all_ended{false};
   std::atomic<bool> cancelled{false};  // scancel N.S
+  std::atomic<bool> timed_out{false};  // srun -t
   auto signal_all = [&](int sig) {
     v1::TaskInput input;
     input.set_signal(sig);
@@ -329,15 +331,36 @@ grpc::Status NodedService::RunStep(
     });
   }
   // Waits for every node's tasks, and meanwhile watches the job: its end here
-  // (scancel, time limit) ends its steps everywhere.
+  // (scancel, time limit) ends its steps everywhere; and the step's own time
+  // limit (srun -t): SIGTERM, then SIGKILL KillWait later.
+  const auto started = std::chrono::steady_clock::now();
   std::thread finisher([&] {
     {
       std::unique_lock<std::mutex> lock(ended_mu);
-      bool cancelled_calls = false;
+      bool cancelled_calls = false, killed = false;
+      std::optional<std::chrono::steady_clock::time_point> termed_at;
       while (readers_done < calls.size()) {
         if (!cancelled_calls && !jobs_.IsRunning(job_id)) {
           for (auto& call : calls) call->stream->Cancel();
           cancelled_calls = true;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (request.time_limit() > 0 && !termed_at &&
+            now - started >= std::chrono::seconds(request.time_limit())) {
+          termed_at = now;
+          timed_out = true;
+          v1::StepOutput note;
+          note.set_task_id(0);
+          note.set_is_stderr(true);
+          note.set_data(absl::StrCat("slurmstepd: error: *** STEP ", job_id, ".", grant->step_id,
+                                     " ON ", node_name_, " CANCELLED AT ",
+                                     FormatTimestamp(time(nullptr)), " DUE TO TIME LIMIT ***\n"));
+          write(note);
+          signal_all(SIGTERM);
+        }
+        if (termed_at && !killed && now - *termed_at >= std::chrono::seconds(jobs_.kill_wait())) {
+          signal_all(SIGKILL);
+          killed = true;
         }
         ended_cv.wait_for(lock, std::chrono::milliseconds(100));
       }
@@ -382,6 +405,7 @@ grpc::Status NodedService::RunStep(
   {
     std::lock_guard<std::mutex> lock(outcome_mu);
     outcome.cancelled = cancelled || !jobs_.IsRunning(job_id);
+    outcome.timed_out = timed_out;
     FinishStepRecord(outcome, time(nullptr), &record);
   }
   step_reports_.Push(job_id, record);

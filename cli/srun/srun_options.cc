@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "common/hostlist.h"
 #include "common/size.h"
+#include "common/time_format.h"
 
 namespace skiff {
 namespace {
@@ -197,6 +198,11 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
       request.set_input_pattern(*args.input);  // a file on each task's node
       request.set_stdin_task(-2);
     }
+  }
+  if (args.time) {
+    absl::StatusOr<int64_t> seconds = ParseDuration(*args.time);
+    if (!seconds.ok()) return absl::InvalidArgumentError("Invalid --time specification");
+    request.set_time_limit(*seconds == kInfiniteDuration ? 0 : *seconds);
   }
   if (args.output && *args.output != "none" && *args.output != "all") {
     request.set_output_pattern(*args.output);

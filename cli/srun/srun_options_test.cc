@@ -157,6 +157,19 @@ TEST(ParseMultiProg, SlurmsErrors) {
             "invalid");
 }
 
+TEST(BuildStepRequest, AStepsOwnTimeLimit) {
+  SrunArgs args = Command({"sleep", "9"});
+  args.time = "1:30";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->time_limit(), 90);
+  args.time = "UNLIMITED";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/")->time_limit(), 0);
+  args.time = "soon";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "Invalid --time specification");
+}
+
 TEST(StepStatusLines, GroupedAsSlurm) {
   EXPECT_THAT(StepStatusLines(42, 0, 4, {}), ElementsAre("StepId=42.0 tasks 0-3: running"));
   EXPECT_THAT(

@@ -68,7 +68,9 @@ void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* rec
   record->set_end_time(now > record->start_time() ? now : record->start_time());
   record->set_exit_code(outcome.exit_code);
   record->set_exit_signal(outcome.signal);
-  if (outcome.cancelled) {
+  if (outcome.timed_out) {
+    record->set_state("TIMEOUT");
+  } else if (outcome.cancelled) {
     record->set_state("CANCELLED");
   } else if (outcome.exit_code != 0 || outcome.signal != 0 || outcome.failed) {
     record->set_state("FAILED");

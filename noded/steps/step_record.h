@@ -22,13 +22,14 @@ struct StepOutcome {
   int signal = 0;          // the signal of a task killed by one (the last seen)
   bool failed = false;     // a task could not start, or its node lost it
   bool cancelled = false;  // scancel N.S, or the job ended under the step
+  bool timed_out = false;  // its own time limit (srun -t) ended it
 
   void Add(int task_exit_code, int task_signal, bool task_failed);
 };
 
-// The record at the step's end: COMPLETED when every task exited 0, CANCELLED
-// when cancelled, FAILED otherwise; ExitCode is the highest task exit code
-// with the signal that killed a task.
+// The record at the step's end: COMPLETED when every task exited 0, TIMEOUT
+// when its time limit ended it, CANCELLED when cancelled, FAILED otherwise; ExitCode is the highest
+// task exit code with the signal that killed a task.
 void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* record);
 
 }  // namespace skiff

@@ -63,6 +63,13 @@ TEST(StepRecordTest, EndStateFromTheTasks) {
   EXPECT_EQ(record.state(), "FAILED");
   EXPECT_EQ(record.exit_code(), 4);
 
+  StepOutcome late;
+  late.Add(0, 15, false);
+  late.timed_out = true;
+  late.cancelled = true;  // a time limit wins over the cancel it causes
+  FinishStepRecord(late, 150, &record);
+  EXPECT_EQ(record.state(), "TIMEOUT");
+
   StepOutcome killed;
   killed.Add(0, 9, false);
   killed.cancelled = true;

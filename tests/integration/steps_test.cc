@@ -368,6 +368,16 @@ TEST_F(StepsTest, StepIdsAreNotReusedAfterTheStepManagerRestarts) {
   })) << cluster_->Run(rows).out;
 }
 
+TEST_F(StepsTest, AStepsOwnTimeLimitEndsItTimeoutAndTheJobGoesOn) {
+  const std::string out = RunJob("-n1 -J steplimit", "srun -t 0:02 sleep 100\necho srun=$?");
+  EXPECT_TRUE(absl::StrContains(out, " DUE TO TIME LIMIT ***")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "srun=143\n")) << out;
+  const std::string rows = "sacct -P -n --name steplimit -o JobID,State";
+  EXPECT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(cluster_->Run(rows).out, ".0|TIMEOUT\n");
+  })) << cluster_->Run(rows).out;
+}
+
 TEST_F(StepsTest, WaitEndsTheStepAfterTheFirstTaskExits) {
   const CommandResult r =
       cluster_->Run("cd /tmp && srun -n2 -W 1 sh -c '[ $SLURM_PROCID = 0 ] || sleep 100'");
