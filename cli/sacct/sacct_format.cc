@@ -1,11 +1,14 @@
 #include "cli/sacct/sacct_format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -382,6 +385,69 @@ std::string SacctHelpFormat() {
   return out;
 }
 
+Json SacctTresArray(const std::string& tres) {
+  struct Entry {
+    int id;
+    std::string type, name;
+    int64_t count;
+  };
+  std::vector<Entry> entries;
+  for (absl::string_view item : absl::StrSplit(tres, ',', absl::SkipEmpty())) {
+    const size_t eq = item.find('=');
+    if (eq == absl::string_view::npos) continue;
+    const std::string key(item.substr(0, eq));
+    std::string value(item.substr(eq + 1));
+    int64_t scale = 1;  // memory and burst buffers count in MB
+    if (!value.empty() && (key == "mem" || key.rfind("bb/", 0) == 0)) {
+      switch (value.back()) {
+        case 'K':
+          scale = 0;
+          break;
+        case 'M':
+          scale = 1;
+          break;
+        case 'G':
+          scale = 1024;
+          break;
+        case 'T':
+          scale = 1024 * 1024;
+          break;
+        default:
+          break;
+      }
+      if (!std::isdigit(static_cast<unsigned char>(value.back()))) value.pop_back();
+    }
+    double number = 0;
+    if (!absl::SimpleAtod(value, &number)) continue;
+    const int64_t count = scale == 0 ? static_cast<int64_t>(number / 1024)
+                                     : static_cast<int64_t>(number * static_cast<double>(scale));
+    Entry e{0, key, "", count};
+    const size_t slash = key.find('/');
+    if (slash != std::string::npos) {
+      e.type = key.substr(0, slash);
+      e.name = key.substr(slash + 1);
+    }
+    static const std::map<std::string, int> kIds = {
+        {"cpu", 1},     {"mem", 2},  {"energy", 3}, {"node", 4},        {"billing", 5},
+        {"fs/disk", 6}, {"vmem", 7}, {"pages", 8},  {"gres/gpu", 1001}, {"bb/lua", 1002}};
+    auto id = kIds.find(key);
+    e.id = id != kIds.end() ? id->second : 1100 + static_cast<int>(entries.size());
+    entries.push_back(std::move(e));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  Json out = Json::Array();
+  for (const Entry& e : entries) {
+    Json t = Json::Object();
+    t.Set("type", e.type);
+    t.Set("name", e.name.empty() ? Json() : Json(e.name));
+    t.Set("id", e.id);
+    t.Set("count", static_cast<long long>(e.count));
+    out.Push(std::move(t));
+  }
+  return out;
+}
+
 std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
   Json root = SlurmJsonEnvelope();
   Json jobs = Json::Array();
@@ -471,16 +537,21 @@ std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
       step_name.Set("id", absl::StrCat(job.job_id(), ".", step.step_id()));
       step_name.Set("name", step.name());
       s.Set("step", std::move(step_name));
+      // A step's requested/consumed TRES are usage statistics (sstat's), not
+      // kept once the step ends: empty, in Slurm's shape.
+      Json usage = Json::Object();
+      for (const char* key : {"max", "min", "average", "total"}) usage.Set(key, Json::Array());
       Json tres = Json::Object();
-      tres.Set("allocated", step.alloc_tres());
-      tres.Set("requested", step.req_tres());
+      tres.Set("requested", usage);
+      tres.Set("consumed", std::move(usage));
+      tres.Set("allocated", SacctTresArray(step.alloc_tres()));
       s.Set("tres", std::move(tres));
       steps.Push(std::move(s));
     }
     j.Set("steps", std::move(steps));
     Json tres = Json::Object();
-    tres.Set("allocated", job.alloc_tres());
-    tres.Set("requested", job.req_tres());
+    tres.Set("allocated", SacctTresArray(job.alloc_tres()));
+    tres.Set("requested", SacctTresArray(job.req_tres()));
     j.Set("tres", std::move(tres));
     j.Set("user", job.user());
     j.Set("working_directory", job.work_dir());

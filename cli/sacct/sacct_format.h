@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/common/json_writer.h"
 #include "proto/accounting.pb.h"
 
 namespace skiff {
@@ -52,6 +53,14 @@ std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<S
 
 // sacct -e: the field names, four to a line in 20-character columns.
 std::string SacctHelpFormat();
+
+// A TRES string as Slurm's JSON lists it: "billing=2,cpu=2,gres/gpu=1,mem=200M"
+// -> [{"type": "cpu", "name": null, "id": 1, "count": 2}, {"type": "mem", ...,
+// "id": 2, "count": 200 (MB)}, ..., {"type": "gres", "name": "gpu", "id": 1001,
+// ...}], by id as Slurm's database holds them (cpu 1, mem 2, energy 3, node 4,
+// billing 5; gres/gpu 1001 and bb/lua 1002, the ids Slurm gives them on a
+// cluster that defines them first).
+Json SacctTresArray(const std::string& tres);
 
 // Slurm's JSON (--json, v0.0.38 layout of `jobs`), one object per job with its
 // steps.

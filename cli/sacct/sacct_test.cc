@@ -211,5 +211,20 @@ TEST_F(SacctTest, BadInputGetsSlurmsMessages) {
   EXPECT_EQ(PlanSacct(line, Context()).status().message(), "Invalid cluster name: other");
 }
 
+TEST(SacctTresArray, SlurmsJsonTresList) {
+  EXPECT_EQ(SacctTresArray("bb/lua=2G,billing=1,cpu=2,gres/gpu=1,mem=100M,node=1").Dump(),
+            SacctTresArray("cpu=2,mem=100M,node=1,billing=1,gres/gpu=1,bb/lua=2G").Dump())
+      << "ordered by id, whatever the string's order";
+  const std::string dump = SacctTresArray("cpu=2,mem=1G,gres/gpu=1").Dump();
+  EXPECT_NE(dump.find("\"type\": \"cpu\""), std::string::npos) << dump;
+  EXPECT_NE(dump.find("\"name\": null"), std::string::npos) << dump;
+  EXPECT_NE(dump.find("\"count\": 1024"), std::string::npos) << "mem in MB: " << dump;
+  EXPECT_NE(dump.find("\"type\": \"gres\""), std::string::npos) << dump;
+  EXPECT_NE(dump.find("\"name\": \"gpu\""), std::string::npos) << dump;
+  EXPECT_NE(dump.find("\"id\": 1001"), std::string::npos) << dump;
+  EXPECT_LT(dump.find("\"id\": 1,"), dump.find("\"id\": 2,")) << dump;
+  EXPECT_EQ(SacctTresArray("").Dump(), Json::Array().Dump());
+}
+
 }  // namespace
 }  // namespace skiff
