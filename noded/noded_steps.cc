@@ -410,7 +410,7 @@ grpc::Status NodedService::RunStep(
   }
   step_reports_.Push(job_id, record);
   steps_.EndStep(job_id, *grant);
-  if (!jobs_.IsRunning(job_id)) steps_.ForgetJob(job_id);
+  steps_.ForgetEndedJobs([this](uint64_t id) { return jobs_.IsRunning(id); });
   return grpc::Status::OK;
 }
 

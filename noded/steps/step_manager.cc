@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/time/time.h"
 
@@ -64,10 +65,28 @@ void StepManager::EndStep(uint64_t job_id, const StepGrant& grant) {
   ++releases_;
 }
 
-void StepManager::ForgetJob(uint64_t job_id) {
+void StepManager::ForgetEndedJobs(const std::function<bool(uint64_t)>& running) {
+  std::vector<uint64_t> idle;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, job] : jobs_) {
+      if (job->running == 0) idle.push_back(id);
+    }
+  }
+  std::vector<uint64_t> ended;
+  for (uint64_t id : idle) {
+    if (!running(id)) ended.push_back(id);
+  }
   absl::MutexLock lock(&mu_);
-  auto it = jobs_.find(job_id);
-  if (it != jobs_.end() && it->second->running == 0) jobs_.erase(it);
+  for (uint64_t id : ended) {
+    auto it = jobs_.find(id);
+    if (it != jobs_.end() && it->second->running == 0) jobs_.erase(it);
+  }
+}
+
+size_t StepManager::Pools() {
+  absl::MutexLock lock(&mu_);
+  return jobs_.size();
 }
 
 int StepManager::RunningSteps(uint64_t job_id) {

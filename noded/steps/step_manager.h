@@ -49,11 +49,14 @@ class StepManager {
                                        const std::function<bool()>& give_up);
   // Returns what the step held; waiting steps may then start.
   void EndStep(uint64_t job_id, const StepGrant& grant);
-  // Forgets a job with no step left (its end on this node).
-  void ForgetJob(uint64_t job_id);
+  // Forgets the pools of jobs with no step running that `running` says have
+  // ended here (called after each step, so pools do not outlive their jobs).
+  // `running` is called without the lock held.
+  void ForgetEndedJobs(const std::function<bool(uint64_t)>& running);
 
-  // Steps running now in `job_id` (tests, scontrol show step later).
+  // Steps running now in `job_id`, and the jobs with a pool (tests).
   int RunningSteps(uint64_t job_id);
+  size_t Pools();
 
  private:
   struct JobSteps {

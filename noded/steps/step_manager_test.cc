@@ -90,5 +90,23 @@ TEST(StepManager, IdsComeFromTheDurableSourceWhenItAnswers) {
   EXPECT_EQ(c->step_id, 2u);  // counted here
 }
 
+TEST(StepManager, ThePoolsOfEndedJobsAreForgotten) {
+  StepManager manager;
+  auto never = [] { return false; };
+  absl::StatusOr<StepGrant> done = manager.CreateStep(
+      7, OneNode(), OneTask(), false, [](const std::string&) {}, never);
+  absl::StatusOr<StepGrant> busy = manager.CreateStep(
+      8, OneNode(), OneTask(), false, [](const std::string&) {}, never);
+  ASSERT_TRUE(done.ok() && busy.ok());
+  manager.EndStep(7, *done);
+  manager.ForgetEndedJobs([](uint64_t) { return false; });  // both jobs ended
+  EXPECT_EQ(manager.Pools(), 1u) << "job 8 still runs a step";
+  manager.EndStep(8, *busy);
+  manager.ForgetEndedJobs([](uint64_t id) { return id == 8; });
+  EXPECT_EQ(manager.Pools(), 1u) << "job 8 still runs";
+  manager.ForgetEndedJobs([](uint64_t) { return false; });
+  EXPECT_EQ(manager.Pools(), 0u);
+}
+
 }  // namespace
 }  // namespace skiff
