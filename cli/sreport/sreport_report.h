@@ -1,0 +1,138 @@
+// sreport as pure functions: a report command's words ("cluster Utilization
+// start=... format=...") to a request, and ctld's usage sums to the table Slurm
+// 22.05's sreport prints (src/sreport/cluster_reports.c, user_reports.c,
+// common.c): the 80-dash banner, "Usage reported in CPU Minutes", columns sized
+// by the largest value, times as seconds, minutes, hours or percentages.
+//
+// Skiff keeps CPU-seconds per account and user (JobStore::SumUsage), summed
+// from job records rather than Slurm's hourly rollups; the window is rounded to
+// whole hours as Slurm's is. Node down time is not recorded, so Down and
+// PLND Down are 0 and Idle is what no job used; reservations do not exist, so
+// Planned is 0.
+#ifndef SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
+#define SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/common/print_fields.h"
+
+namespace skiff {
+
+// -t: how usage values print.
+enum class ReportTimeFormat {
+  kSeconds,
+  kMinutes,
+  kHours,
+  kPercent,
+  kSecondsPercent,  // SecPer: "123(4.56%)"
+  kMinutesPercent,
+  kHoursPercent,
+};
+
+// Slurm's _set_time_format: SecPer, MinPer, HourPer (6 letters at least), then
+// Seconds, Minutes, Hours, Percent (any prefix). Error: InvalidArgument
+// "unknown time format X".
+absl::StatusOr<ReportTimeFormat> ParseReportTimeFormat(const std::string& text);
+
+// "Minutes", "Percentage of Total", "Hours/Percentage of Total", ...
+std::string ReportTimeFormatName(ReportTimeFormat format);
+
+// slurmdb_report_print_time's text for `seconds` out of `total` seconds.
+std::string FormatReportTime(ReportTimeFormat format, uint64_t seconds, uint64_t total);
+
+// sreport_set_usage_col_width: 8 characters up to 99,999,999 seconds, one more
+// per further digit, 9 more for the "(%)" formats.
+int ReportUsageColumnWidth(uint64_t max_seconds, ReportTimeFormat format);
+
+// slurmdb_report_set_start_end_time after sanity_check_endtime, in local time:
+// 0 means the default (start: yesterday's midnight; end: today's); a given time
+// is rounded to its nearest hour (30 minutes up); an end later than `now` is
+// `now` first; the window is at least an hour.
+struct ReportWindow {
+  int64_t start = 0;
+  int64_t end = 0;
+};
+ReportWindow RoundReportWindow(int64_t start, int64_t end, int64_t now);
+
+enum class ReportKind {
+  kUtilization,               // cluster Utilization
+  kAccountUtilizationByUser,  // cluster AccountUtilizationByUser
+  kUserUtilizationByAccount,  // cluster UserUtilizationByAccount
+  kTopUsage,                  // user TopUsage
+};
+
+struct ReportRequest {
+  ReportKind kind = ReportKind::kUtilization;
+  std::vector<FieldRequest> format;  // empty = the report's default
+  int64_t start = 0;                 // as given (0 = default), before rounding
+  int64_t end = 0;
+  std::vector<std::string> users;     // Users= (and bare words)
+  std::vector<std::string> accounts;  // Accounts=
+  std::vector<std::string> clusters;  // Clusters=
+  bool tree = false;                  // AccountUtilizationByUser: Tree
+  bool group = false;                 // TopUsage: Group
+  uint32_t top_count = 10;            // TopUsage: TopCount=
+};
+
+// What a command prints: the report, Slurm's messages for what it skipped
+// (unknown conditions and fields, which do not stop the report), and the exit
+// code.
+struct ReportOutput {
+  std::string out;
+  std::string err;
+  int exit_code = 0;
+};
+
+// Reads the words after sreport's options: "cluster Utilization start=...",
+// "cluster AccountUtilizationByUser Accounts=a Tree", "user TopUsage
+// TopCount=5 Group", with Slurm's abbreviations. Unknown conditions go to
+// `messages->err` (exit 1) as Slurm reports them; the report still runs. Errors
+// (the whole command refused, with `messages` holding Slurm's text): an unknown
+// or missing report, reports Skiff does not keep (job sizes, reservations,
+// wckeys), a time it cannot parse.
+absl::StatusOr<ReportRequest> ParseReportCommand(const std::vector<std::string>& words, int64_t now,
+                                                 ReportOutput* messages);
+
+// ctld's answer (GetUsageReport and the association tree of GetAccounts),
+// reduced to what the reports read.
+struct UsageByAssociation {
+  std::string account;
+  std::string user;
+  double cpu_seconds = 0;
+};
+struct AccountNode {  // depth first from root, as GetAccounts lists them
+  std::string account;
+  std::string user;    // "" for the account's own association
+  std::string parent;  // the parent account of an account's association
+};
+struct UsageData {
+  std::string cluster;
+  int64_t total_cpus = 0;
+  ReportWindow window;  // as applied
+  std::vector<UsageByAssociation> usage;
+  std::vector<AccountNode> tree;
+};
+
+struct ReportStyle {
+  ReportTimeFormat time_format = ReportTimeFormat::kMinutes;
+  PrintFieldsLayout layout;
+  // -T given: "Usage reported in TRES ...", and the default formats gain a
+  // TRES Name column. Skiff sums CPUs only, so the one TRES is cpu.
+  bool tres_named = false;
+  bool sort_by_name = false;  // -s Name: users by name instead of by usage
+  // The first field of the user's GECOS, as Slurm's "Proper Name"; may return "".
+  std::function<std::string(const std::string& user)> proper_name;
+};
+
+// The report, banner included. Unknown format fields go to `err` as Slurm
+// prints them (" Unknown field 'X'") and are left out; exit code 1.
+ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
+                          const ReportStyle& style);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SREPORT_SREPORT_REPORT_H_

@@ -1,0 +1,161 @@
+// sreport through the real daemons: jobs of two users in a two-level account
+// tree run, then cluster Utilization, AccountUtilizationByUser and user
+// TopUsage must agree with what sacct says the jobs used (CPUTimeRAW, all
+// inside the report's window). Runs as root: it creates test users.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kBob[] = "skiffbob";
+
+class SreportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    options.extra_config = "AccountingStorageEnforce=associations\nClusterName=lab\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+  }
+
+  void Ok(const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    ASSERT_EQ(r.exit_code, 0) << command << "\n" << r.out << r.err;
+  }
+
+  // sreport as of an hour from now, so that Slurm's rounding of the window's
+  // end to the nearest hour never leaves the jobs just run outside it.
+  CommandResult Sreport(const std::string& args) {
+    return cluster_->Run(
+        absl::StrCat("SKIFF_SREPORT_NOW=", time(nullptr) + 3600, " sreport ", args));
+  }
+
+  std::unique_ptr<LocalCluster> cluster_;
+};
+
+std::vector<std::string> Lines(const std::string& text) {
+  return absl::StrSplit(text, '\n', absl::SkipEmpty());
+}
+
+TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
+  Ok("sacctmgr -i add account research");
+  Ok("sacctmgr -i add account physics parent=research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=research"));
+  Ok(absl::StrCat("sacctmgr -i add user ", kBob, " account=physics"));
+  // Three jobs at once; sbatch --wait returns when each has ended.
+  const CommandResult alice =
+      cluster_->RunAs(kAlice,
+                      "{ sbatch --wait -o /dev/null -A research -n 2 --wrap 'sleep 3' & "
+                      "sbatch --wait -o /dev/null -A research -n 1 --wrap 'sleep 2' & wait; }");
+  ASSERT_EQ(alice.exit_code, 0) << alice.err;
+  const CommandResult bob =
+      cluster_->RunAs(kBob, "sbatch --wait -o /dev/null -A physics -n 1 --wrap 'sleep 4'");
+  ASSERT_EQ(bob.exit_code, 0) << bob.err;
+
+  // What sacct says: CPU-seconds per account and user.
+  const CommandResult sacct =
+      cluster_->Run("sacct -a -X -P -n -S now-1hour --format=Account,User,CPUTimeRAW");
+  ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
+  std::map<std::string, int64_t> used;
+  int64_t total = 0;
+  for (const std::string& line : Lines(sacct.out)) {
+    std::vector<std::string> f = absl::StrSplit(line, '|');
+    ASSERT_EQ(f.size(), 3u) << line;
+    int64_t seconds = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[2], &seconds)) << line;
+    used[f[0] + "|" + f[1]] += seconds;
+    total += seconds;
+  }
+  ASSERT_EQ(used.size(), 2u) << sacct.out;
+  const int64_t alice_used = used[absl::StrCat("research|", kAlice)];
+  const int64_t bob_used = used[absl::StrCat("physics|", kBob)];
+  // Record times are whole seconds: a 'sleep 3' may show 2 or 4 elapsed.
+  EXPECT_EQ(Lines(sacct.out).size(), 3u) << sacct.out << alice.err;
+  EXPECT_GE(alice_used, 2 * 2 + 1) << sacct.out;
+  EXPECT_GE(bob_used, 3) << sacct.out;
+
+  // The tree, each account counting its subtree; seconds, parsable.
+  const CommandResult by_user = Sreport(
+      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-1hour "
+      "format=Account,Login,Used");
+  ASSERT_EQ(by_user.exit_code, 0) << by_user.err;
+  EXPECT_EQ(by_user.out, absl::StrCat("root||", total, "\nresearch||", total, "\nresearch|", kAlice,
+                                      "|", alice_used, "\nphysics||", bob_used, "\nphysics|", kBob,
+                                      "|", bob_used, "\n"));
+
+  // Top users, the largest first.
+  const CommandResult top =
+      Sreport("-t Seconds -P -n user TopUsage start=now-1hour format=Login,Account,Used");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, absl::StrCat(kAlice, "|research|", alice_used, "\n", kBob, "|physics|",
+                                  bob_used, "\n"));
+
+  // Utilization: allocated is the jobs' sum; reported is every CPU over the
+  // window (the header says which).
+  const CommandResult utilization = Sreport("-t Seconds -P cluster Utilization start=now-1hour");
+  ASSERT_EQ(utilization.exit_code, 0) << utilization.err;
+  const std::vector<std::string> lines = Lines(utilization.out);
+  ASSERT_EQ(lines.size(), 6u) << utilization.out;
+  EXPECT_EQ(lines[0], std::string(80, '-'));
+  EXPECT_EQ(lines[2], "Usage reported in CPU Seconds");
+  EXPECT_EQ(lines[4], "Cluster|Allocated|Down|PLND Down|Idle|Planned|Reported");
+  std::vector<std::string> cells = absl::StrSplit(lines[5], '|');
+  ASSERT_EQ(cells.size(), 7u) << lines[5];
+  EXPECT_EQ(cells[0], "lab");
+  EXPECT_EQ(cells[1], absl::StrCat(total));
+  int64_t idle = 0, reported = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(cells[4], &idle));
+  ASSERT_TRUE(absl::SimpleAtoi(cells[6], &reported));
+  EXPECT_EQ(idle + total, reported);
+  const CommandResult cpus = cluster_->Run("sinfo -h -o %C");
+  std::vector<std::string> counts = absl::StrSplit(absl::StripAsciiWhitespace(cpus.out), '/');
+  ASSERT_EQ(counts.size(), 4u) << cpus.out;
+  int64_t total_cpus = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(counts[3], &total_cpus));
+  EXPECT_EQ(reported % (total_cpus * 3600), 0) << reported;  // whole hours of every CPU
+
+  // Percentages of the whole; a user filter keeps only that user's lines.
+  const CommandResult percent = Sreport(
+      absl::StrCat("-t Percent -P -n cluster AccountUtilizationByUser start=now-1hour users=", kBob,
+                   " format=Login,Used"));
+  ASSERT_EQ(percent.exit_code, 0) << percent.err;
+  char expected[64];
+  snprintf(expected, sizeof expected, "%s|%.2lf%%\n", kBob,
+           100.0 * static_cast<double>(bob_used) / static_cast<double>(reported));
+  EXPECT_EQ(percent.out, expected);
+
+  // Bad input: Slurm's words and exit code 1.
+  const CommandResult bad = Sreport("cluster Bogus");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(Lines(bad.err).at(0), "Not valid report Bogus");
+  const CommandResult option = Sreport("--bogus cluster Utilization");
+  EXPECT_EQ(option.exit_code, 1);
+  EXPECT_EQ(
+      option.err,
+      "sreport: unrecognized option '--bogus'\nTry \"sreport --help\" for more information\n");
+}
+
+}  // namespace
+}  // namespace skiff::testing
