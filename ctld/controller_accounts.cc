@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ctld/accounts/jobs_in_use.h"
 #include "ctld/controller.h"
 
 namespace skiff {
@@ -69,6 +70,17 @@ v1::GetAccountsReply Controller::SnapshotAccounts() {
     (*reply.mutable_used_billing_mins())[key] = balance.used;
     (*reply.mutable_held_billing_mins())[key] = balance.held;
   }
+  std::map<std::string, std::string> parents;
+  for (const v1::AssocInfo& assoc : reply.assocs()) {
+    if (assoc.user().empty()) parents[assoc.account()] = assoc.parent_account();
+  }
+  std::vector<const Job*> jobs;
+  for (const auto& [id, job] : core_.jobs()) {
+    if (!IsFinal(job.state)) jobs.push_back(&job);
+  }
+  JobsInUseTables in_use = CountJobsInUse(jobs, parents, clock_.Now());
+  reply.mutable_assoc_in_use()->insert(in_use.by_assoc.begin(), in_use.by_assoc.end());
+  reply.mutable_qos_in_use()->insert(in_use.by_qos.begin(), in_use.by_qos.end());
   return reply;
 }
 

@@ -21,11 +21,13 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
+#include "cli/scontrol/assoc_mgr_format.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
 #include "cli/sinfo/sinfo_json.h"
 #include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
+#include "common/users.h"
 
 namespace {
 
@@ -279,6 +281,24 @@ bool Ping(skiff::CtldClient& client) {
   return client.Call(&Ctld::Stub::Ping, skiff::v1::PingRequest(), &reply).ok();
 }
 
+// show assoc_mgr: the accounts tree with what jobs hold, and the QOS.
+int ShowAssocMgr(skiff::CtldClient& client, const skiff::AssocMgrRequest& request,
+                 const skiff::ShowOptions& options) {
+  skiff::v1::GetAccountsReply accounts;
+  absl::Status status =
+      client.Call(&Ctld::Stub::GetAccounts, skiff::v1::GetAccountsRequest(), &accounts);
+  if (!status.ok()) return Fail(status);
+  skiff::v1::GetQosReply qos;
+  status = client.Call(&Ctld::Stub::GetQos, skiff::v1::GetQosRequest(), &qos);
+  if (!status.ok()) return Fail(status);
+  std::cout << skiff::FormatAssocMgr(accounts, qos, request, options.one_liner,
+                                     [](const std::string& user) -> int64_t {
+                                       std::optional<uid_t> uid = skiff::UidOf(user);
+                                       return uid ? static_cast<int64_t>(*uid) : -1;
+                                     });
+  return 0;
+}
+
 int ShowConfig(skiff::CtldClient& client) {
   skiff::v1::GetConfigReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &reply);
@@ -456,9 +476,9 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> matched =
         absl::AsciiStrToLower(args[0]) == "jobid"
             ? absl::StatusOr<std::string>("job")
-            : skiff::MatchKeyword(
-                  args[0], {"job", "node", "partition", "config", "burstbuffer", "bbstat",
-                            "hostnames", "hostlist", "hostlistsorted", "reservation", "steps"});
+            : skiff::MatchKeyword(args[0], {"job", "node", "partition", "config", "burstbuffer",
+                                            "bbstat", "hostnames", "hostlist", "hostlistsorted",
+                                            "reservation", "steps", "assoc_mgr"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
@@ -478,6 +498,14 @@ int main(int argc, char** argv) {
     }
   }
   // Check the arguments before contacting ctld.
+  absl::StatusOr<skiff::AssocMgrRequest> assoc_mgr;
+  if (entity == "assoc_mgr") {
+    assoc_mgr = skiff::ParseAssocMgrArgs(args);
+    if (!assoc_mgr.ok()) {
+      std::cerr << assoc_mgr.status().message() << "\n";
+      return 1;
+    }
+  }
   absl::StatusOr<skiff::UpdateCommand> update;
   absl::StatusOr<std::vector<skiff::v1::JobRef>> ids;
   if (*command == "update") {
@@ -509,6 +537,7 @@ int main(int argc, char** argv) {
     if (entity == "partition") return ShowPartitions(client, args, options);
     if (entity == "burstbuffer") return ShowBurstBuffers(client, options);
     if (entity == "bbstat") return ShowBbStatus(client, args);
+    if (entity == "assoc_mgr") return ShowAssocMgr(client, *assoc_mgr, options);
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -165,6 +166,31 @@ TEST_F(AccountsTest, AssociationLimitsRefuseAtSubmitAndHoldInTheQueue) {
   EXPECT_EQ(fourth.err,
             "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job "
             "submit limit, user's size and/or time limits)\n");
+  // scontrol show assoc_mgr shows the limits with what the jobs hold, and the
+  // same associations as sacctmgr show assoc.
+  const CommandResult mgr = cluster_->Run("scontrol -o show assoc_mgr flags=assoc");
+  ASSERT_EQ(mgr.exit_code, 0) << mgr.err;
+  std::string mgr_assocs, alice_line, research_line;
+  for (absl::string_view line : absl::StrSplit(mgr.out, '\n', absl::SkipEmpty())) {
+    if (!absl::StartsWith(line, "ClusterName=lab ")) continue;
+    std::vector<std::string> words = absl::StrSplit(line, ' ');
+    const std::string account = words[1].substr(strlen("Account="));
+    std::string user = words[2].substr(strlen("UserName="));
+    user = user.substr(0, user.find('('));
+    absl::StrAppend(&mgr_assocs, account, "|", user, "\n");
+    if (account == "research" && user == kAlice) alice_line = std::string(line);
+    if (account == "research" && user.empty()) research_line = std::string(line);
+  }
+  EXPECT_EQ(mgr_assocs, cluster_->Run("sacctmgr -n -P show assoc format=Account,User").out);
+  EXPECT_TRUE(absl::StrContains(alice_line, " MaxJobs=1(1) MaxJobsAccrue= MaxSubmitJobs=3(3) "))
+      << mgr.out;
+  EXPECT_TRUE(absl::StrContains(alice_line, " DefAssoc=Yes ")) << mgr.out;
+  EXPECT_TRUE(absl::StrContains(research_line, " GrpJobs=N(1) ")) << mgr.out;
+  EXPECT_TRUE(absl::StrContains(research_line, " GrpSubmitJobs=N(3) ")) << mgr.out;
+  EXPECT_TRUE(absl::StrContains(research_line, " GrpTRES=cpu=N(1),")) << mgr.out;
+  const CommandResult bad = cluster_->Run("scontrol show assoc_mgr flags=jobs");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "invalid flag 'jobs', valid options are 'Assoc, QOS, and/or Users'\n");
   // Raising the limit lets the second start, with no restart.
   v1::UpdateAccountsRequest raise;
   raise.set_op(v1::UpdateAccountsRequest::MODIFY_USER);

@@ -1,0 +1,61 @@
+#include "ctld/accounts/jobs_in_use.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff {
+namespace {
+
+void Add(v1::Tres* tres, int64_t cpu, int64_t mem_mb, int64_t node, int64_t gpu) {
+  tres->set_cpu(tres->cpu() + cpu);
+  tres->set_mem_mb(tres->mem_mb() + mem_mb);
+  tres->set_node(tres->node() + node);
+  tres->set_gpu(tres->gpu() + gpu);
+}
+
+void Count(const Job& job, int64_t now, v1::JobsInUse* in_use) {
+  in_use->set_submitted_jobs(in_use->submitted_jobs() + 1);
+  // Always present, so that "(0)" prints as a count and not as "not known".
+  v1::Tres* tres = in_use->mutable_running_tres();
+  v1::Tres* secs = in_use->mutable_running_tres_secs();
+  if (job.nodes.empty()) return;
+  in_use->set_running_jobs(in_use->running_jobs() + 1);
+  const int64_t nodes = static_cast<int64_t>(job.nodes.size());
+  const int64_t cpus = nodes * job.cpus_per_node;
+  const int64_t mem = nodes * static_cast<int64_t>(job.mem_per_node_mb);
+  int64_t gpus = 0;
+  for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
+  if (job.gpus_by_node.empty()) gpus = static_cast<int64_t>(job.gpu_indices.size());
+  Add(tres, cpus, mem, nodes, gpus);
+  if (job.request.time_limit > 0 && job.start_time > 0) {
+    const int64_t ran = std::max<int64_t>(0, now - job.start_time - job.suspended_total);
+    const int64_t left = std::max<int64_t>(0, job.request.time_limit - ran);
+    Add(secs, cpus * left, mem * left, nodes * left, gpus * left);
+  }
+}
+
+}  // namespace
+
+JobsInUseTables CountJobsInUse(const std::vector<const Job*>& jobs,
+                               const std::map<std::string, std::string>& parents, int64_t now) {
+  JobsInUseTables tables;
+  for (const Job* job : jobs) {
+    if (IsFinal(job->state)) continue;
+    Count(*job, now, &tables.by_assoc[absl::StrCat(job->account, "|", job->user_name)]);
+    std::string account = job->account;
+    for (int depth = 0; depth < 64 && !account.empty(); ++depth) {
+      Count(*job, now, &tables.by_assoc[account]);
+      auto parent = parents.find(account);
+      if (parent == parents.end() || parent->second == account) break;
+      account = parent->second;
+    }
+    if (!job->qos.empty()) {
+      Count(*job, now, &tables.by_qos[job->qos]);
+      Count(*job, now, &tables.by_qos[absl::StrCat(job->qos, "|", job->user_name)]);
+    }
+  }
+  return tables;
+}
+
+}  // namespace skiff

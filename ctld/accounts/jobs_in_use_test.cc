@@ -1,0 +1,63 @@
+#include "ctld/accounts/jobs_in_use.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff {
+namespace {
+
+Job Running(const std::string& account, const std::string& user, int nodes, int cpus) {
+  Job job;
+  job.account = account;
+  job.user_name = user;
+  job.qos = "normal";
+  job.state = JobState::kRunning;
+  for (int i = 0; i < nodes; ++i) {
+    job.nodes.push_back("n" + std::to_string(i));
+    job.gpus_by_node.push_back({0});
+  }
+  job.cpus_per_node = cpus;
+  job.mem_per_node_mb = 100;
+  job.start_time = 1000;
+  job.request.time_limit = 600;
+  return job;
+}
+
+TEST(JobsInUseTest, RunningAndPendingJobsCountUpTheTree) {
+  Job a = Running("physics", "alice", 2, 4);
+  Job b;  // pending
+  b.account = "physics";
+  b.user_name = "bob";
+  b.qos = "high";
+  b.state = JobState::kPending;
+  Job done = Running("physics", "alice", 1, 1);
+  done.state = JobState::kCompleted;
+  const std::map<std::string, std::string> parents = {
+      {"root", ""}, {"research", "root"}, {"physics", "research"}};
+  JobsInUseTables tables = CountJobsInUse({&a, &b, &done}, parents, /*now=*/1100);
+
+  const v1::JobsInUse& alice = tables.by_assoc.at("physics|alice");
+  EXPECT_EQ(alice.running_jobs(), 1);
+  EXPECT_EQ(alice.submitted_jobs(), 1);
+  EXPECT_EQ(alice.running_tres().cpu(), 8);
+  EXPECT_EQ(alice.running_tres().mem_mb(), 200);
+  EXPECT_EQ(alice.running_tres().node(), 2);
+  EXPECT_EQ(alice.running_tres().gpu(), 2);
+  EXPECT_EQ(alice.running_tres_secs().cpu(), 8 * 500);  // 500 s of the limit left
+  const v1::JobsInUse& bob = tables.by_assoc.at("physics|bob");
+  EXPECT_EQ(bob.running_jobs(), 0);
+  EXPECT_EQ(bob.submitted_jobs(), 1);
+  EXPECT_TRUE(bob.has_running_tres());
+  for (const char* account : {"physics", "research", "root"}) {
+    EXPECT_EQ(tables.by_assoc.at(account).running_jobs(), 1) << account;
+    EXPECT_EQ(tables.by_assoc.at(account).submitted_jobs(), 2) << account;
+    EXPECT_EQ(tables.by_assoc.at(account).running_tres().cpu(), 8) << account;
+  }
+  EXPECT_EQ(tables.by_qos.at("normal").running_jobs(), 1);
+  EXPECT_EQ(tables.by_qos.at("high").submitted_jobs(), 1);
+  EXPECT_EQ(tables.by_qos.at("normal|alice").running_tres().cpu(), 8);
+  EXPECT_EQ(tables.by_qos.count("normal|bob"), 0u);
+  EXPECT_EQ(tables.by_assoc.size(), 5u);
+}
+
+}  // namespace
+}  // namespace skiff
