@@ -180,6 +180,12 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
                                    : i == 0                    ? job.gpu_indices
                                                                : std::vector<int>{};
     for (int gpu : gpus) node->add_gpu_indices(gpu);
+    if (i < job.cpu_ids_by_node.size()) {
+      for (int cpu : job.cpu_ids_by_node[i]) node->add_cpu_ids(cpu);
+    }
+  }
+  if (!job.cpu_ids_by_node.empty()) {
+    for (int cpu : job.cpu_ids_by_node.front()) request.add_cpu_ids(cpu);
   }
   // srun inside the job finds its step manager here (Slurm 24.05 names the
   // node in SLURM_STEPMGR; Skiff also gives its noded's address).

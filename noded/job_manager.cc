@@ -312,7 +312,9 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     }
     Job& job = jobs_[id];
     job.state = Job::kLaunching;
-    if (options_.cgroups && options_.cgroup_settings.constrain_cores) {
+    if (options_.cgroups && options_.cgroup_settings.constrain_cores && !spec.cpu_ids.empty()) {
+      job.cpu_ids = spec.cpu_ids;  // ctld's choice
+    } else if (options_.cgroups && options_.cgroup_settings.constrain_cores) {
       std::set<int> used;
       for (const auto& [other_id, other] : jobs_) {
         if (other_id == id || (other.state != Job::kLaunching && other.state != Job::kRunning)) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
+#include "common/cpu_list.h"
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
@@ -317,6 +318,54 @@ ArrayText ArrayFields(const v1::JobInfo& job, const std::vector<int32_t>& task_i
   return text;
 }
 
+// The GPU type a job asked for ("a100" of --gres=gpu:a100:1 or
+// --gpus-per-node=a100:1), "" when untyped.
+std::string RequestedGpuType(const v1::JobSpec& spec) {
+  for (const std::string& entry : spec.gres()) {
+    std::vector<std::string> parts = absl::StrSplit(entry, ':');
+    if (parts.size() == 3 && parts[0] == "gpu") return parts[1];
+  }
+  for (const std::string& item : SplitCommaList(spec.gpus_per_node() + "," + spec.gpus())) {
+    std::vector<std::string> parts = absl::StrSplit(item, ':');
+    if (parts.size() == 2) return parts[0];
+  }
+  return "";
+}
+
+// -d: "JOB_GRES=gpu:2" and, per run of nodes holding the same, "  Nodes=n[1-2]
+// CPU_IDs=0-1 Mem=1024 GRES=gpu:1(IDX:0)" (Slurm's slurm_sprint_job_info).
+void DetailLines(const v1::JobInfo& job, Record* r) {
+  if (job.node_resources_size() == 0 || job.node_resources_size() > job.nodes_size()) return;
+  const std::string type = RequestedGpuType(job.spec());
+  const std::string gpu = type.empty() ? "gpu:" : "gpu:" + type + ":";
+  int64_t total_gpus = 0;
+  for (const v1::JobNodeResources& node : job.node_resources())
+    total_gpus += node.gpu_indices_size();
+  r->Line("JOB_GRES=" + (total_gpus > 0 ? absl::StrCat(gpu, total_gpus) : std::string("(null)")));
+  std::vector<std::string> group;
+  std::string last;
+  auto flush = [&] {
+    if (!group.empty()) r->Line(absl::StrCat("  Nodes=", CompressHostlist(group), " ", last));
+    group.clear();
+  };
+  for (int i = 0; i < job.node_resources_size(); ++i) {
+    const v1::JobNodeResources& node = job.node_resources(i);
+    std::string gres;
+    if (node.gpu_indices_size() > 0) {
+      gres = absl::StrCat(
+          gpu, node.gpu_indices_size(),
+          "(IDX:", FormatCpuList({node.gpu_indices().begin(), node.gpu_indices().end()}), ")");
+    }
+    const std::string held =
+        absl::StrCat("CPU_IDs=", FormatCpuList({node.cpu_ids().begin(), node.cpu_ids().end()}),
+                     " Mem=", job.mem_per_node_mb(), " GRES=", gres);
+    if (held != last) flush();
+    last = held;
+    group.push_back(job.nodes(i));
+  }
+  flush();
+}
+
 std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const ArrayText& array) {
   const v1::JobSpec& spec = job.spec();
   int64_t now = options.now != 0 ? options.now : job.now();
@@ -388,6 +437,7 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                       " ReqB:S:C:T=0:0:*:*"));
   r.Line("TRES=" + JobTres(job));
   r.Line("Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
+  if (options.details > 0) DetailLines(job, &r);
   std::string min_memory;
   if (spec.mem_per_cpu_mb() > 0) {
     min_memory = "MinMemoryCPU=" + FormatMemoryMb(spec.mem_per_cpu_mb());

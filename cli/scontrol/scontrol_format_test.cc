@@ -594,6 +594,51 @@ TEST_F(ScontrolFormatTest, RunningOnTwoNodesMatchesSlurm) {
   EXPECT_EQ(FormatJobRecord(job, options), expected);
 }
 
+// -d: the job's GRES and, per run of nodes holding the same, their CPU ids,
+// memory and GPUs (Slurm's slurm_sprint_job_info).
+TEST_F(ScontrolFormatTest, DetailsShowWhatEachNodeHolds) {
+  v1::JobInfo job = RootJob(15391, "wide");
+  job.set_state(v1::RUNNING);
+  job.set_start_time(T("2026-11-22T05:14:44"));
+  job.set_mem_per_node_mb(200);
+  job.mutable_spec()->add_gres("gpu:a100:1");
+  for (const char* name : {"n1", "n2", "n3"}) job.add_nodes(name);
+  auto node = [&](std::vector<int> cpus, std::vector<int> gpus) {
+    v1::JobNodeResources* r = job.add_node_resources();
+    for (int c : cpus) r->add_cpu_ids(c);
+    for (int g : gpus) r->add_gpu_indices(g);
+  };
+  node({0, 1}, {0});
+  node({0, 1}, {0});
+  node({2, 3, 5}, {1});
+  ShowOptions options;
+  options.now = T("2026-11-22T05:14:50");
+  options.details = 1;
+  const std::string out = FormatJobRecord(job, options);
+  EXPECT_NE(out.find("   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+                     "   JOB_GRES=gpu:a100:3\n"
+                     "     Nodes=n[1-2] CPU_IDs=0-1 Mem=200 GRES=gpu:a100:1(IDX:0)\n"
+                     "     Nodes=n3 CPU_IDs=2-3,5 Mem=200 GRES=gpu:a100:1(IDX:1)\n"
+                     "   MinCPUsNode=1"),
+            std::string::npos)
+      << out;
+  // Without GPUs: JOB_GRES=(null) and an empty GRES=.
+  job.mutable_spec()->clear_gres();
+  job.clear_node_resources();
+  node({0}, {});
+  node({0}, {});
+  node({0}, {});
+  options.one_liner = true;
+  const std::string line = FormatJobRecord(job, options);
+  EXPECT_NE(line.find(" CoreSpec=* JOB_GRES=(null)   Nodes=n[1-3] CPU_IDs=0 Mem=200 GRES= "
+                      "MinCPUsNode=1"),
+            std::string::npos)
+      << line;
+  // Without -d, none of it.
+  options.details = 0;
+  EXPECT_EQ(FormatJobRecord(job, options).find("JOB_GRES"), std::string::npos);
+}
+
 TEST_F(ScontrolFormatTest, OptionalJobLinesAndFallbacks) {
   v1::JobInfo job = RootJob(77, "x");
   job.clear_stdout_path();

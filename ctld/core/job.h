@@ -110,6 +110,8 @@ struct Job {
   uint64_t mem_per_node_mb = 0;                // allocated
   std::vector<int> gpu_indices;                // allocated on the batch host (nodes[0])
   std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
+  // The logical CPU ids held on each of `nodes` (NodeTable chooses them).
+  std::vector<std::vector<int>> cpu_ids_by_node;
 
   int exit_code = 0;
   int exit_signal = 0;

@@ -1,9 +1,11 @@
 #include "ctld/core/node_table.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/cpu_list.h"
 
 namespace skiff {
 
@@ -249,10 +251,28 @@ void NodeTable::UpdateUsageState(Node& node) {
   }
 }
 
-void NodeTable::Allocate(const Placement& placement) {
+std::vector<std::vector<int>> NodeTable::Allocate(const Placement& placement) {
+  std::vector<std::vector<int>> cpu_ids(placement.nodes.size());
   for (size_t i = 0; i < placement.nodes.size(); ++i) {
     Node* node = FindMutable(placement.nodes[i]);
     if (node == nullptr) continue;
+    if (node->cpu_owner.size() < static_cast<size_t>(std::max(0, node->config.cpus))) {
+      node->cpu_owner.resize(static_cast<size_t>(node->config.cpus), 0);
+    }
+    if (i < placement.cpu_ids.size() && !placement.cpu_ids[i].empty()) {
+      cpu_ids[i] = placement.cpu_ids[i];
+    } else {
+      std::set<int> used;
+      for (size_t id = 0; id < node->cpu_owner.size(); ++id) {
+        if (node->cpu_owner[id] != 0) used.insert(static_cast<int>(id));
+      }
+      cpu_ids[i] = ChooseCpuIds(placement.cpus_per_node, node->config.cpus, used);
+    }
+    for (int id : cpu_ids[i]) {
+      if (id >= 0 && static_cast<size_t>(id) < node->cpu_owner.size()) {
+        node->cpu_owner[id] = placement.job_id;
+      }
+    }
     node->alloc_cpus += placement.cpus_per_node;
     node->alloc_memory_mb += placement.mem_per_node_mb;
     if (i < placement.gpu_indices.size()) {
@@ -264,6 +284,7 @@ void NodeTable::Allocate(const Placement& placement) {
     }
     UpdateUsageState(*node);
   }
+  return cpu_ids;
 }
 
 bool NodeTable::CanAllocate(const Placement& placement) const {
@@ -292,6 +313,9 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
     Node* node = FindMutable(name);
     if (node == nullptr) continue;
     for (uint64_t& owner : node->gpu_owner) {
+      if (owner == job_id) owner = 0;
+    }
+    for (uint64_t& owner : node->cpu_owner) {
       if (owner == job_id) owner = 0;
     }
     node->alloc_cpus = std::max(0, node->alloc_cpus - cpus_per_node);

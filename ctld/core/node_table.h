@@ -83,6 +83,7 @@ struct Node {
   uint64_t alloc_memory_mb = 0;
   std::string gpu_type;             // configured Gres=gpu:TYPE:N, empty when untyped
   std::vector<uint64_t> gpu_owner;  // per configured GPU index: owning job id, 0 = free
+  std::vector<uint64_t> cpu_owner;  // per logical CPU id: owning job id, 0 = free
 };
 
 // A node whose state changed, for logging and persistence by the caller.
@@ -128,8 +129,9 @@ class NodeTable {
 
   // Takes resources for a started job / gives them back. REQUIRES: Release once
   // per Allocate, with the same figures (the Controller calls it when the job
-  // leaves RUNNING/CONFIGURING).
-  void Allocate(const Placement& placement);
+  // leaves RUNNING/CONFIGURING). Returns the CPU ids taken on each node: the
+  // placement's, or (where it names none) the lowest free ones.
+  std::vector<std::vector<int>> Allocate(const Placement& placement);
   // Whether `placement` still fits: every node usable with the CPUs, memory and
   // the very GPU indices free. The scheduler plans on a snapshot taken earlier;
   // the Controller re-checks each start against the live table.

@@ -197,6 +197,35 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
+TEST(NodeTableAllocation, JobsGetTheLowestFreeCpuIdsAndKeepStoredOnes) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 1, false, nullptr).ok());
+  ASSERT_TRUE(table.Register(Reg("n2"), 1, false, nullptr).ok());
+  Placement first;
+  first.job_id = 1;
+  first.nodes = {"n1"};
+  first.cpus_per_node = 1;
+  EXPECT_EQ(table.Allocate(first), (std::vector<std::vector<int>>{{0}}));
+  Placement second = first;
+  second.job_id = 2;
+  second.nodes = {"n1", "n2"};
+  second.cpus_per_node = 2;
+  EXPECT_EQ(table.Allocate(second), (std::vector<std::vector<int>>{{1, 2}, {0, 1}}));
+  table.Release(1, {"n1"}, 1, 0);
+  // A recovered job keeps the ids it had (here the one freed just now).
+  Placement recovered = first;
+  recovered.job_id = 3;
+  recovered.cpu_ids = {{0}};
+  EXPECT_EQ(table.Allocate(recovered), (std::vector<std::vector<int>>{{0}}));
+  Placement third = first;
+  third.job_id = 4;
+  EXPECT_EQ(table.Allocate(third), (std::vector<std::vector<int>>{{3}}));
+  EXPECT_EQ(table.Find("n1")->cpu_owner, (std::vector<uint64_t>{3, 2, 2, 4}));
+  table.Release(2, {"n1", "n2"}, 2, 0);
+  EXPECT_EQ(table.Find("n1")->cpu_owner, (std::vector<uint64_t>{3, 0, 0, 4}));
+  EXPECT_EQ(table.Find("n2")->cpu_owner, (std::vector<uint64_t>{0, 0, 0, 0}));
+}
+
 TEST(NodeTable, CanAllocateChecksLiveCpusMemoryAndUsability) {
   NodeTable table(TwoNodeConfig());
   Placement p;

@@ -55,6 +55,9 @@ struct Placement {
   int cpus_per_node = 0;
   uint64_t mem_per_node_mb = 0;
   std::vector<std::vector<int>> gpu_indices;  // per node in `nodes`
+  // Per node in `nodes`: the CPU ids to take; empty (as the scheduler leaves
+  // it) = NodeTable::Allocate chooses the lowest free ones.
+  std::vector<std::vector<int>> cpu_ids;
 };
 
 struct PendingReason {

@@ -182,6 +182,14 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_cpus_per_task(job.request.cpus_per_task);
   out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.mem_per_node_mb);
   for (int gpu : job.gpu_indices) out->add_gpu_indices(gpu);
+  for (size_t i = 0; i < job.nodes.size() && i < job.cpu_ids_by_node.size(); ++i) {
+    v1::JobNodeResources* node = out->add_node_resources();
+    for (int cpu : job.cpu_ids_by_node[i]) node->add_cpu_ids(cpu);
+    const std::vector<int>& gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
+                                   : i == 0                    ? job.gpu_indices
+                                                               : std::vector<int>{};
+    for (int gpu : gpus) node->add_gpu_indices(gpu);
+  }
   out->set_exit_code(job.exit_code);
   out->set_exit_signal(job.exit_signal);
   out->set_restart_count(job.restart_count);

@@ -53,6 +53,10 @@ v1::JobRecord ToRecord(const Job& job) {
     v1::GpuList* list = r.add_gpus_by_node();
     for (int gpu : gpus) list->add_indices(gpu);
   }
+  for (const std::vector<int>& cpus : job.cpu_ids_by_node) {
+    v1::GpuList* list = r.add_cpus_by_node();
+    for (int cpu : cpus) list->add_indices(cpu);
+  }
   r.set_req_mem_per_gpu_mb(q.mem_per_gpu_mb);
   r.set_exclusive(q.exclusive);
   for (const std::string& n : q.nodelist) r.add_nodelist(n);
@@ -133,6 +137,9 @@ Job FromRecord(const v1::JobRecord& r) {
   job.version = r.version();
   for (const v1::GpuList& list : r.gpus_by_node()) {
     job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
+  }
+  for (const v1::GpuList& list : r.cpus_by_node()) {
+    job.cpu_ids_by_node.emplace_back(list.indices().begin(), list.indices().end());
   }
   q.mem_per_gpu_mb = r.req_mem_per_gpu_mb();
   q.exclusive = r.exclusive();

@@ -81,19 +81,6 @@ uint64_t RamSwapLimitBytes(const CgroupSettings& settings, uint64_t memory_mb) {
   return ram + swap;
 }
 
-std::vector<int> ChooseCpuIds(int count, int node_cpus, const std::set<int>& used) {
-  std::vector<int> chosen;
-  if (count <= 0 || node_cpus <= 0) return chosen;
-  for (int id = 0; id < node_cpus && static_cast<int>(chosen.size()) < count; ++id) {
-    if (used.count(id) == 0) chosen.push_back(id);
-  }
-  for (int id = 0; id < node_cpus && static_cast<int>(chosen.size()) < count; ++id) {
-    if (used.count(id) != 0) chosen.push_back(id);
-  }
-  std::sort(chosen.begin(), chosen.end());
-  return chosen;
-}
-
 std::vector<int> MapToHostCpus(const std::vector<int>& ids, const std::vector<int>& host_cpus) {
   std::vector<int> out;
   if (host_cpus.empty()) return out;
@@ -104,40 +91,6 @@ std::vector<int> MapToHostCpus(const std::vector<int>& ids, const std::vector<in
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
-}
-
-std::string FormatCpuList(std::vector<int> cpus) {
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  std::string out;
-  for (size_t i = 0; i < cpus.size();) {
-    size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    absl::StrAppend(&out, cpus[i]);
-    if (j > i) absl::StrAppend(&out, "-", cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
-absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text) {
-  std::vector<int> cpus;
-  absl::string_view body = absl::StripAsciiWhitespace(text);
-  if (body.empty()) return cpus;
-  for (absl::string_view part : absl::StrSplit(body, ',')) {
-    std::vector<absl::string_view> range = absl::StrSplit(part, absl::MaxSplits('-', 1));
-    int first = 0;
-    int last = 0;
-    if (!absl::SimpleAtoi(range[0], &first) ||
-        (range.size() == 2 ? !absl::SimpleAtoi(range[1], &last) : (last = first, false)) ||
-        first < 0 || last < first) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("bad CPU list '", std::string(body), "' at '", std::string(part), "'"));
-    }
-    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-  }
-  return cpus;
 }
 
 std::string DeviceRule(const DeviceNumber& device) {

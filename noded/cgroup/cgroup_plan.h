@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
+#include "common/cpu_list.h"
 
 namespace skiff {
 
@@ -60,23 +61,11 @@ uint64_t RamLimitBytes(const CgroupSettings& settings, uint64_t memory_mb);
 // of the node's RealMemory. 0 when RamLimitBytes is 0.
 uint64_t RamSwapLimitBytes(const CgroupSettings& settings, uint64_t memory_mb);
 
-// Chooses `count` of the node's logical CPU ids [0, node_cpus) for a job: the
-// lowest ids not in `used` (the CPUs of the node's other running jobs). When
-// fewer are free (ctld allocated more than the node has free, which it should
-// not), the rest are the lowest used ones, so the job still gets `count` ids.
-// Empty for count <= 0 or node_cpus <= 0.
-std::vector<int> ChooseCpuIds(int count, int node_cpus, const std::set<int>& used);
-
 // The host CPUs behind logical ids: host_cpus[id % host_cpus.size()], sorted and
 // without repeats. A node may be configured with more CPUs than its host has
 // (tests run 4 nodes of 2 CPUs on a 2-core machine): logical ids then wrap
 // around the real cores, and a job's cpuset may be smaller than its CPU count.
 std::vector<int> MapToHostCpus(const std::vector<int>& ids, const std::vector<int>& host_cpus);
-
-// "0-2,5" for {0,1,2,5} (sorted, deduplicated first); "" for none.
-std::string FormatCpuList(std::vector<int> cpus);
-// The kernel's list format ("0-2,5", "" or "\n" for none). InvalidArgument on junk.
-absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text);
 
 // A character or block device, as the devices controller names it.
 struct DeviceNumber {

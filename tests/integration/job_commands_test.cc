@@ -100,6 +100,38 @@ TEST_F(JobCommandsTest, ScontrolOptionsMayFollowTheCommand) {
   cluster_->Run("scancel " + id);
 }
 
+// -d: the CPU ids and GPUs ctld chose on each node; jobs sharing a node never
+// share a CPU id, and the GPU index is the one the job was given.
+TEST_F(JobCommandsTest, ShowJobDetailsTheCpusAndGpusEachJobHolds) {
+  const std::string a = Submit("-w n4 -c 1 --mem=10 --wrap='sleep 60'");
+  const std::string b = Submit(
+      "-w n4 -c 1 --mem=10 --gres=gpu:1 -o /tmp/skiff-d-%j.out "
+      "--wrap='echo gpus=$CUDA_VISIBLE_DEVICES; sleep 60'");
+  ASSERT_TRUE(WaitForField(a, "JobState", "RUNNING"));
+  ASSERT_TRUE(WaitForField(b, "JobState", "RUNNING"));
+  auto details = [&](const std::string& id) {
+    return cluster_->Run("scontrol show job -d " + id).out;
+  };
+  std::smatch ma, mb;
+  const std::string da = details(a), db = details(b);
+  ASSERT_TRUE(std::regex_search(
+      da, ma, std::regex("\n   JOB_GRES=\\(null\\)\n     Nodes=n4 CPU_IDs=(\\d+) Mem=10 GRES=\n")))
+      << da;
+  ASSERT_TRUE(std::regex_search(
+      db, mb,
+      std::regex(
+          "\n   JOB_GRES=gpu:1\n     Nodes=n4 CPU_IDs=(\\d+) Mem=10 GRES=gpu:1\\(IDX:(\\d)\\)\n")))
+      << db;
+  EXPECT_NE(ma[1], mb[1]);
+  const std::string out = "/tmp/skiff-d-" + b + ".out";
+  ASSERT_TRUE(Eventually(30, [&] { return !ReadFile(out).empty(); }));
+  EXPECT_EQ(ReadFile(out), "gpus=" + std::string(mb[2]) + "\n");
+  // Without -d: none of it.
+  EXPECT_EQ(cluster_->Run("scontrol show job " + a).out.find("JOB_GRES"), std::string::npos);
+  cluster_->Run("scancel " + a + " " + b);
+  unlink(out.c_str());
+}
+
 TEST_F(JobCommandsTest, RequeueRunsARunningJobAgainAndRequeueHoldHoldsIt) {
   const std::string id = Submit("--wrap='sleep 60'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));

@@ -230,7 +230,9 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
           job.gpus_by_node.size() == job.nodes.size()
               ? job.gpus_by_node
               : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
-      nodes_.Allocate(placement);
+      // Jobs stored before ctld chose CPU ids get theirs now.
+      if (job.cpu_ids_by_node.size() == job.nodes.size()) placement.cpu_ids = job.cpu_ids_by_node;
+      job.cpu_ids_by_node = nodes_.Allocate(placement);
     }
     const uint64_t id = job.id;
     jobs_.insert_or_assign(id, std::move(job));
@@ -323,6 +325,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.nodes.clear();
   job.gpu_indices.clear();
   job.gpus_by_node.clear();
+  job.cpu_ids_by_node.clear();
   job.launched = false;
   job.prolog_done = false;
   job.cancel_requested = false;
@@ -1027,6 +1030,7 @@ Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOu
       job.nodes.clear();
       job.gpu_indices.clear();
       job.gpus_by_node.clear();
+      job.cpu_ids_by_node.clear();
       job.start_time = 0;
       job.prolog_done = false;
     }

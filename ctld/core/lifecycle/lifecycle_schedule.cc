@@ -318,7 +318,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
       continue;
     }
     Job& job = Mut(placement.job_id);
-    MutNodes().Allocate(placement);
+    job.cpu_ids_by_node = MutNodes().Allocate(placement);
     job.nodes = placement.nodes;
     job.cpus_per_node = placement.cpus_per_node;
     job.mem_per_node_mb = placement.mem_per_node_mb;
