@@ -32,8 +32,9 @@ constexpr StateWords kStates[] = {
     {v1::COMPLETED, "COMPLETED", "CD"}, {v1::FAILED, "FAILED", "F"},
     {v1::CANCELLED, "CANCELLED", "CA"}, {v1::TIMEOUT, "TIMEOUT", "TO"},
     {v1::NODE_FAIL, "NODE_FAIL", "NF"}, {v1::OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM"},
-    {v1::PREEMPTED, "PREEMPTED", "PR"}, {v1::REQUEUED, "REQUEUED", "RQ"},
-    {v1::STAGE_OUT, "STAGE_OUT", "SO"}, {v1::SUSPENDED, "SUSPENDED", "S"},
+    {v1::DEADLINE, "DEADLINE", "DL"},   {v1::PREEMPTED, "PREEMPTED", "PR"},
+    {v1::REQUEUED, "REQUEUED", "RQ"},   {v1::STAGE_OUT, "STAGE_OUT", "SO"},
+    {v1::SUSPENDED, "SUSPENDED", "S"},
 };
 
 struct SignalWord {

@@ -81,6 +81,7 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   text("-G,--gpus", &o->gpus, "GPUs for the whole job ([type:]N)");
   text("--gpus-per-node", &o->gpus_per_node, "GPUs per node ([type:]N)");
   text("-b,--begin", &o->begin, "start no earlier than this time");
+  text("--deadline", &o->deadline, "remove the job if it cannot end before this time");
   text("--comment", &o->comment, "comment");
   text("-d,--dependency", &o->dependency, "dependencies, e.g. afterok:42");
   text("--kill-on-invalid-dep", &o->kill_on_invalid_dep,
@@ -173,12 +174,15 @@ constexpr char kHelp[] =
     "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
     "      --comment=name          arbitrary comment\n"
     "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
+    "      --deadline=time         remove the job if no ending possible before\n"
+    "                              this deadline (start > (deadline - time[-min]))\n"
     "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
     "  -D, --chdir=directory       set working directory for batch script\n"
     "  -e, --error=err             file for batch script's standard error\n"
     "      --export[=names]        specify environment variables to export\n"
     "      --export-file=file|fd   specify environment variables file or file\n"
     "                              descriptor to export\n"
+    "      --get-user-env          load environment from local cluster\n"
     "      --gres=list             required generic resources\n"
     "  -H, --hold                  submit job in held state\n"
     "  -i, --input=in              file for batch script's standard input\n"
@@ -748,6 +752,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.gpus, high.gpus);
   take(out.gpus_per_node, high.gpus_per_node);
   take(out.begin, high.begin);
+  take(out.deadline, high.deadline);
   take(out.comment, high.comment);
   take(out.dependency, high.dependency);
   take(out.kill_on_invalid_dep, high.kill_on_invalid_dep);
@@ -1253,6 +1258,13 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<int64_t> begin = ParseBeginTime(*o.begin, context.now);
     if (!begin.ok()) return begin.status();
     spec.set_begin_time(*begin);
+  }
+  if (o.deadline) {
+    absl::StatusOr<int64_t> deadline = ParseSlurmTime(*o.deadline, context.now, /*past=*/false);
+    if (!deadline.ok() || *deadline <= 0) {
+      return absl::InvalidArgumentError("Invalid --deadline specification");
+    }
+    spec.set_deadline(*deadline);
   }
 
   // Directories and files.

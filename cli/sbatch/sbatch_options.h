@@ -49,6 +49,7 @@ struct SbatchRawOptions {
   std::optional<std::string> gpus;                 // -G, --gpus: [type:]N for the whole job
   std::optional<std::string> gpus_per_node;        // --gpus-per-node: [type:]N
   std::optional<std::string> begin;                // -b, --begin
+  std::optional<std::string> deadline;             // --deadline
   std::optional<std::string> comment;              // --comment
   std::optional<std::string> dependency;           // -d, --dependency
   std::optional<std::string> kill_on_invalid_dep;  // --kill-on-invalid-dep: yes or no

@@ -409,8 +409,9 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   if (end == 0 && start != 0 && job.time_limit() >= 0) {
     end = start + job.time_limit() + job.suspended_seconds();
   }
-  r.Line(absl::StrCat("StartTime=", FormatTimestamp(start), " EndTime=", FormatTimestamp(end),
-                      " Deadline=N/A"));
+  r.Line(
+      absl::StrCat("StartTime=", FormatTimestamp(start), " EndTime=", FormatTimestamp(end),
+                   " Deadline=", spec.deadline() != 0 ? FormatTimestamp(spec.deadline()) : "N/A"));
   // SecsPreSuspend: the run time before the last suspend, as Slurm.
   const bool suspended_once = job.suspend_time() != 0;
   r.Line(absl::StrCat(

@@ -29,7 +29,7 @@ constexpr SlurmState kSlurmStates[] = {
     {"NODE_FAIL", "NF", v1::NODE_FAIL},
     {"PREEMPTED", "PR", v1::PREEMPTED},
     {"BOOT_FAIL", "BF", v1::JOB_STATE_UNSPECIFIED},
-    {"DEADLINE", "DL", v1::JOB_STATE_UNSPECIFIED},
+    {"DEADLINE", "DL", v1::DEADLINE},
     {"OUT_OF_MEMORY", "OOM", v1::OUT_OF_MEMORY},
     {"COMPLETING", "CG", v1::COMPLETING},
     {"CONFIGURING", "CF", v1::CONFIGURING},

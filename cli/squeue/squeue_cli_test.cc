@@ -12,7 +12,8 @@ TEST(ParseSqueueStates, AcceptsEverySlurmStateAndKeepsSkiffsOwn) {
   EXPECT_EQ(states->states,
             (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING, v1::SUSPENDED, v1::COMPLETING}));
   EXPECT_TRUE(ParseSqueueStates("ALL")->all);
-  EXPECT_TRUE(ParseSqueueStates("BF,DL")->states.empty());  // valid, never in Skiff
+  EXPECT_TRUE(ParseSqueueStates("BF,BOOT_FAIL")->states.empty());  // valid, never in Skiff
+  EXPECT_EQ(ParseSqueueStates("DL")->states, std::vector<v1::JobState>{v1::DEADLINE});
   EXPECT_EQ(ParseSqueueStates("SO")->states, std::vector<v1::JobState>{v1::STAGE_OUT});
 }
 

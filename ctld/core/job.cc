@@ -28,6 +28,8 @@ const char* JobStateName(JobState state) {
       return "OUT_OF_MEMORY";
     case JobState::kPreempted:
       return "PREEMPTED";
+    case JobState::kDeadline:
+      return "DEADLINE";
   }
   return "UNKNOWN";
 }
@@ -58,6 +60,8 @@ const char* JobStateCode(JobState state) {
       return "OOM";
     case JobState::kPreempted:
       return "PR";
+    case JobState::kDeadline:
+      return "DL";
   }
   return "??";
 }

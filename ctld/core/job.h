@@ -32,6 +32,7 @@ enum class JobState {
   kPreempted,
   // Last: the store keeps states by number.
   kSuspended,  // scontrol suspend: stopped (SIGSTOP), resources kept, time limit paused
+  kDeadline,   // --deadline: it could no longer end in time, so it never started
 };
 
 // Slurm's upper-case name: "PENDING", "NODE_FAIL", ...
@@ -55,6 +56,7 @@ struct JobRequest {
   std::string gpu_type;               // empty = any
   int64_t time_limit = kUnlimited;    // seconds, resolved against the partition
   int64_t begin_time = 0;             // not eligible before this (unix seconds)
+  int64_t deadline = 0;               // --deadline: must be able to end by then; 0 = none
   uint64_t mem_per_gpu_mb = 0;        // --mem-per-gpu (folded into mem_per_node_mb at submit)
   bool exclusive = false;             // --exclusive: whole nodes
   std::vector<std::string> nodelist;  // -w: every one of these nodes

@@ -18,6 +18,8 @@ const char* JobEventName(JobEvent event) {
       return "Exited";
     case JobEvent::kCancelPending:
       return "Cancelled";
+    case JobEvent::kMissDeadline:
+      return "Deadline";
     case JobEvent::kFinish:
       return "Finished";
     case JobEvent::kRequeue:
@@ -57,6 +59,9 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event, JobState final
       break;
     case E::kCancelPending:
       if (from == S::kPending) return S::kCancelled;
+      break;
+    case E::kMissDeadline:
+      if (from == S::kPending) return S::kDeadline;
       break;
     case E::kFinish:
       if (from == S::kCompleting && IsFinal(final_state)) return final_state;

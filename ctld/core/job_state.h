@@ -27,6 +27,7 @@ enum class JobEvent {
   kResume,         // SUSPENDED -> RUNNING: scontrol resume
   kRequeue,  // CONFIGURING/RUNNING/SUSPENDED/COMPLETING -> PENDING: node failure with --requeue;
              // any final state -> PENDING: scontrol requeue of a finished job
+  kMissDeadline,  // PENDING -> DEADLINE: --deadline can no longer be met
 };
 
 const char* JobEventName(JobEvent event);

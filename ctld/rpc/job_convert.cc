@@ -43,6 +43,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.gpus_per_node = spec.gpus_per_node();
   r.hold = spec.hold();
   r.begin_time = spec.begin_time();
+  r.deadline = spec.deadline();
   if (spec.has_requeue()) r.requeue = spec.requeue();
   r.dependency = spec.dependency();
   r.kill_on_invalid_dep = spec.kill_on_invalid_dep();
@@ -88,6 +89,8 @@ v1::JobState ToProtoState(JobState state) {
       return v1::PREEMPTED;
     case JobState::kSuspended:
       return v1::SUSPENDED;
+    case JobState::kDeadline:
+      return v1::DEADLINE;
   }
   return v1::JOB_STATE_UNSPECIFIED;
 }
@@ -128,6 +131,8 @@ absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
       return JobState::kOutOfMemory;
     case v1::PREEMPTED:
       return JobState::kPreempted;
+    case v1::DEADLINE:
+      return JobState::kDeadline;
     default:
       return absl::InvalidArgumentError(absl::StrCat("Invalid job state ", state));
   }
@@ -144,6 +149,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->mutable_spec()->set_comment(job.comment);
   // ... and the request fields scontrol update may change.
   out->mutable_spec()->set_begin_time(job.request.begin_time);
+  out->mutable_spec()->set_deadline(job.request.deadline);
   out->mutable_spec()->set_constraint(absl::StrJoin(job.request.features, "&"));
   out->mutable_spec()->clear_nodelist();
   for (const std::string& name : job.request.nodelist) out->mutable_spec()->add_nodelist(name);

@@ -23,6 +23,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_gpu_type(q.gpu_type);
   r.set_time_limit(q.time_limit);
   r.set_begin_time(q.begin_time);
+  r.set_deadline(q.deadline);
   r.set_spec_blob(job.spec_blob);
   r.set_work_dir(job.work_dir);
   r.set_interactive(job.interactive);
@@ -109,6 +110,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.gpu_type = r.gpu_type();
   q.time_limit = r.time_limit();
   q.begin_time = r.begin_time();
+  q.deadline = r.deadline();
   job.spec_blob = r.spec_blob();
   job.work_dir = r.work_dir();
   job.interactive = r.interactive();

@@ -132,6 +132,26 @@ TEST_F(JobCommandsTest, ShowJobDetailsTheCpusAndGpusEachJobHolds) {
   unlink(out.c_str());
 }
 
+// --deadline: a time limit that cannot fit is refused at submit; a job whose
+// limit stops fitting while it waits ends DEADLINE without running.
+TEST_F(JobCommandsTest, DeadlinesRefuseOrEndJobsThatCannotFinishInTime) {
+  CommandResult r = cluster_->Run("cd /tmp && sbatch -t 1 --deadline=now+30 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Requested time limit is invalid "
+            "(missing or exceeds some limit)\n");
+  r = cluster_->Run("cd /tmp && sbatch --deadline=someday --wrap=true");
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "sbatch: error: Invalid --deadline specification\n");
+  // Held, so it waits; 60 s of limit fit before now+63 only for 3 more seconds.
+  const std::string id = Submit("-H -t 1 --deadline=now+63 --wrap=true");
+  EXPECT_NE(Field(id, "Deadline"), "N/A");
+  ASSERT_TRUE(WaitForField(id, "JobState", "DEADLINE", 30)) << Field(id, "JobState");
+  EXPECT_EQ(Field(id, "Reason"), "DeadLine");
+  EXPECT_EQ(Field(id, "ExitCode"), "1:0");
+  EXPECT_EQ(cluster_->Run("sacct -n -X -P -o State -j " + id).out, "DEADLINE\n");
+}
+
 TEST_F(JobCommandsTest, RequeueRunsARunningJobAgainAndRequeueHoldHoldsIt) {
   const std::string id = Submit("--wrap='sleep 60'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));

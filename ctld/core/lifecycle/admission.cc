@@ -295,6 +295,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.time_limit = spec.time_limit.value_or(default_time);
   if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
   request.begin_time = spec.begin_time;
+  request.deadline = spec.deadline;
   if (absl::Status s = CheckPartitionAccess(job, *partition, /*privileged=*/false); !s.ok()) {
     return s;
   }
@@ -416,6 +417,14 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
       return s;
     }
     if (absl::Status s = CheckBalance(job, count); !s.ok()) return s;
+  }
+  // --deadline: already past, or the time limit cannot fit before it (Slurm's
+  // _valid_job_min_mem... job_desc checks: ESLURM_INVALID_TIME_LIMIT).
+  if (job.request.deadline != 0 &&
+      (job.request.deadline < now || (job.request.time_limit != kUnlimited &&
+                                      now + job.request.time_limit > job.request.deadline))) {
+    return absl::InvalidArgumentError(
+        "Requested time limit is invalid (missing or exceeds some limit)");
   }
   if (!job.dependency.empty()) {
     absl::StatusOr<Dependency> dependency =

@@ -58,6 +58,7 @@ struct SubmitRequest {
   std::string gpus_per_node;
   bool hold = false;
   int64_t begin_time = 0;
+  int64_t deadline = 0;  // --deadline, unix seconds; 0 = none
   std::optional<bool> requeue;
   std::string dependency;
   bool kill_on_invalid_dep = false;

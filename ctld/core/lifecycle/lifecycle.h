@@ -361,6 +361,9 @@ class Lifecycle {
   // ---- dependencies (lifecycle_schedule.cc)
   const Dependency* ParsedDependency(const Job& job);
   bool DependencyAllows(uint64_t id, int64_t now, Effects& effects);
+  // False (and the job ended DEADLINE) when a pending job's time limit no
+  // longer fits before its --deadline.
+  bool DeadlineAllows(uint64_t id, int64_t now, Effects& effects);
 
   const SkiffConfig* config_;  // never null; see SetConfig
   LifecycleSettings settings_;

@@ -127,6 +127,28 @@ bool Lifecycle::DependencyAllows(uint64_t id, int64_t now, Effects& effects) {
   return false;
 }
 
+// --deadline, as Slurm's deadline_ok: a pending job whose time limit no
+// longer fits before its deadline ends DEADLINE (ExitCode 1, Reason=DeadLine)
+// without starting. Jobs without a time limit are never ended so.
+bool Lifecycle::DeadlineAllows(uint64_t id, int64_t now, Effects& effects) {
+  const Job& view = *Find(id);
+  if (view.request.deadline == 0 || view.request.time_limit == kUnlimited ||
+      now + view.request.time_limit <= view.request.deadline) {
+    return true;
+  }
+  Job& job = Mut(id);
+  job.start_time = now;
+  job.end_time = now;
+  job.exit_code = 1;
+  job.final_state = JobState::kDeadline;
+  job.reason = "DeadLine";
+  TransitionJob(job, JobEvent::kMissDeadline, effects);
+  BbCancelPending(job, /*hurry=*/false, effects);
+  effects.log.push_back(absl::StrCat("JobId=", id, " with time limit ", job.request.time_limit,
+                                     " s exceeded its deadline and was ended DEADLINE"));
+  return false;
+}
+
 Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
   Begin();
   Effects effects;
@@ -143,6 +165,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
   std::vector<uint64_t> stage_in;
   for (auto& [id, job] : jobs_) {
     if (job.state == JobState::kPending) {
+      if (!DeadlineAllows(id, now, effects)) continue;
       if (!DependencyAllows(id, now, effects)) continue;
       if (!BbReady(job)) {
         if (job.bb_state == BbState::kPending && !job.held &&

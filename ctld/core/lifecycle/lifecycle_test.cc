@@ -246,6 +246,33 @@ TEST_F(LifecycleTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
 }
 
+TEST_F(LifecycleTest, ADeadlineTheTimeLimitCannotMeetIsRefusedOrEndsTheJobDeadline) {
+  SubmitRequest past = Request();
+  past.deadline = now_ - 1;
+  EXPECT_EQ(core_->Admit(past, now_).status().message(),
+            "Requested time limit is invalid (missing or exceeds some limit)");
+  SubmitRequest too_soon = Request();  // 600 s limit
+  too_soon.deadline = now_ + 599;
+  EXPECT_FALSE(core_->Admit(too_soon, now_).ok());
+  // Fits now; both nodes are busy until it no longer fits.
+  const uint64_t busy1 = Submit(Request(2));
+  const uint64_t busy2 = Submit(Request(2));
+  SubmitRequest waits = Request();
+  waits.deadline = now_ + 700;
+  const uint64_t id = Submit(waits);
+  Drive(Schedule());
+  EXPECT_EQ(StateOf(id), JobState::kPending);
+  now_ += 101;
+  Effects ended = Schedule();
+  EXPECT_EQ(StateOf(id), JobState::kDeadline);
+  EXPECT_EQ(store_[id].state, JobState::kDeadline);
+  EXPECT_EQ(store_[id].exit_code, 1);
+  EXPECT_EQ(store_[id].reason, "DeadLine");
+  EXPECT_EQ(store_[id].start_time, now_);
+  EXPECT_EQ(StateOf(busy1), JobState::kRunning);
+  EXPECT_EQ(StateOf(busy2), JobState::kRunning);
+}
+
 TEST_F(LifecycleTest, RequeueStopsARunningJobAndQueuesItAgainHeldOrNot) {
   const uint64_t id = Submit(Request());
   Drive(Schedule());
