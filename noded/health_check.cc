@@ -12,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "noded/run_captured.h"
 
 namespace skiff {
 
@@ -60,69 +61,12 @@ bool NodeStateMatches(const std::string& health_check_node_state, const HealthNo
 
 HealthCheckResult RunHealthCheckProgram(const std::string& program,
                                         std::chrono::milliseconds timeout) {
+  const CapturedRun run = RunCaptured({program}, timeout, "HealthCheckProgram");
   HealthCheckResult result;
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    result.output = absl::StrCat("cannot run HealthCheckProgram: pipe: ", strerror(errno));
-    result.exit_code = 1;
-    return result;
-  }
-  // Everything the child needs, built before fork: it calls only
-  // async-signal-safe functions, as noded has other threads.
-  std::vector<char> path(program.begin(), program.end());
-  path.push_back('\0');
-  char* const argv[] = {path.data(), nullptr};
-  char env_path[] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  char* const envp[] = {env_path, nullptr};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    execve(path.data(), argv, envp);
-    static const char kFailed[] = "cannot execute HealthCheckProgram\n";
-    ssize_t ignored = write(STDERR_FILENO, kFailed, sizeof(kFailed) - 1);
-    (void)ignored;
-    _exit(127);
-  }
-  close(out[1]);
-  if (pid < 0) {
-    close(out[0]);
-    result.output = absl::StrCat("cannot run HealthCheckProgram: fork: ", strerror(errno));
-    result.exit_code = 1;
-    return result;
-  }
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      result.timed_out = true;
-      break;
-    }
-    struct pollfd ready = {out[0], POLLIN, 0};
-    const int n = poll(&ready, 1, static_cast<int>(left.count()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) continue;  // timeout: the loop's check ends it
-    const ssize_t got = read(out[0], buf, sizeof(buf));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;  // EOF: the program (and what holds its output) is done
-    if (result.output.size() < 65536) result.output.append(buf, static_cast<size_t>(got));
-  }
-  close(out[0]);
-  if (result.timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
-  result.passed = !result.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  result.passed = run.ok;
+  result.output = run.output;
+  result.exit_code = run.exit_code;
+  result.timed_out = run.timed_out;
   return result;
 }
 

@@ -106,6 +106,11 @@ void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
   app.add_flag("--exclusive{exclusive}", *sink, "the job's nodes to itself")
       ->option_text("[=user|mcs]")
       ->each([o, sink](const std::string& v) { o->exclusive = v; });
+  // --get-user-env[=timeout][S|L]: alone, Slurm's default timeout.
+  auto user_env_sink = std::make_shared<std::string>();
+  app.add_flag("--get-user-env{0}", *user_env_sink, "load the login environment on the node")
+      ->option_text("[=timeout][S|L]")
+      ->each([o, user_env_sink](const std::string& v) { o->get_user_env = v; });
   // --nice[=adjustment]: alone it is Slurm's 100.
   auto nice_sink = std::make_shared<std::string>();
   app.add_flag("--nice{100}", *nice_sink, "lower the job's priority by this much (default 100)")
@@ -753,6 +758,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.gpus_per_node, high.gpus_per_node);
   take(out.begin, high.begin);
   take(out.deadline, high.deadline);
+  take(out.get_user_env, high.get_user_env);
   take(out.comment, high.comment);
   take(out.dependency, high.dependency);
   take(out.kill_on_invalid_dep, high.kill_on_invalid_dep);
@@ -1276,6 +1282,24 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   const std::string export_mode = o.export_env.value_or("ALL");
   spec.set_export_mode(export_mode);
   if (absl::Status s = FillEnvironment(export_mode, context, &spec); !s.ok()) return s;
+  // --get-user-env, and --export other than ALL (which imply it in Slurm):
+  // noded starts the job from the user's login environment, the job's on top.
+  // The timeout and mode are checked as Slurm checks them; like Slurm 22.05's
+  // slurmd, noded uses its own (120 s, a login shell).
+  if (o.get_user_env) {
+    const std::string& value = *o.get_user_env;
+    size_t digits = 0;
+    while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) {
+      ++digits;
+    }
+    const std::string mode = value.substr(digits);
+    if (!(mode.empty() || mode == "S" || mode == "s" || mode == "L" || mode == "l")) {
+      return absl::InvalidArgumentError("Invalid --get-user-env specification");
+    }
+  }
+  if (o.get_user_env || absl::AsciiStrToUpper(export_mode) != "ALL") {
+    (*spec.mutable_environment())["SLURM_GET_USER_ENV"] = "1";
+  }
   if (o.export_file) {
     // A number from 3 up is an open file descriptor, as in Slurm.
     const std::string& what = *o.export_file;

@@ -50,6 +50,7 @@ struct SbatchRawOptions {
   std::optional<std::string> gpus_per_node;        // --gpus-per-node: [type:]N
   std::optional<std::string> begin;                // -b, --begin
   std::optional<std::string> deadline;             // --deadline
+  std::optional<std::string> get_user_env;         // --get-user-env[=timeout][S|L]; bare: "0"
   std::optional<std::string> comment;              // --comment
   std::optional<std::string> dependency;           // -d, --dependency
   std::optional<std::string> kill_on_invalid_dep;  // --kill-on-invalid-dep: yes or no

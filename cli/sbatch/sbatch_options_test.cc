@@ -164,6 +164,24 @@ TEST(BuildSubmission, ChdirAndFilesBecomeAbsolute) {
   EXPECT_EQ(s->spec.command(), "/home/alice/work/job.sh");
 }
 
+TEST(BuildSubmission, GetUserEnvAsksNodedForTheLoginEnvironment) {
+  for (const char* option :
+       {"--get-user-env", "--get-user-env=10", "--get-user-env=10L", "--get-user-env=S"}) {
+    absl::StatusOr<SbatchSubmission> s = Submit({option, "j.sh"}, "#!/bin/sh\n");
+    ASSERT_TRUE(s.ok()) << option << ": " << s.status();
+    EXPECT_EQ(s->spec.environment().at("SLURM_GET_USER_ENV"), "1") << option;
+    EXPECT_EQ(s->spec.environment().at("HOME"), "/home/alice") << option;
+  }
+  for (const char* option : {"--get-user-env=10X", "--get-user-env=abc"}) {
+    absl::StatusOr<SbatchSubmission> s = Submit({option, "j.sh"}, "#!/bin/sh\n");
+    ASSERT_FALSE(s.ok()) << option;
+    EXPECT_EQ(s.status().message(), "Invalid --get-user-env specification");
+  }
+  absl::StatusOr<SbatchSubmission> plain = Submit({"j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->spec.environment().count("SLURM_GET_USER_ENV"), 0u);
+}
+
 TEST(BuildSubmission, ExportVariants) {
   auto env = [](const std::string& mode) {
     absl::StatusOr<SbatchSubmission> s = Submit({"--export=" + mode, "j.sh"}, "#!/bin/sh\n");
@@ -175,11 +193,16 @@ TEST(BuildSubmission, ExportVariants) {
   using Env = std::map<std::string, std::string>;
   EXPECT_EQ(env("ALL"),
             (Env{{"HOME", "/home/alice"}, {"FOO", "1"}, {"SLURM_CONF", "/etc/s.conf"}}));
-  EXPECT_EQ(env("NONE"), (Env{{"SLURM_CONF", "/etc/s.conf"}}));
-  EXPECT_EQ(env("FOO,BAR=2,MISSING"),
-            (Env{{"FOO", "1"}, {"BAR", "2"}, {"SLURM_CONF", "/etc/s.conf"}}));
-  EXPECT_EQ(env("ALL,FOO=9"),
-            (Env{{"HOME", "/home/alice"}, {"FOO", "9"}, {"SLURM_CONF", "/etc/s.conf"}}));
+  // Anything but ALL also loads the login environment on the node, as Slurm.
+  EXPECT_EQ(env("NONE"), (Env{{"SLURM_CONF", "/etc/s.conf"}, {"SLURM_GET_USER_ENV", "1"}}));
+  EXPECT_EQ(
+      env("FOO,BAR=2,MISSING"),
+      (Env{
+          {"FOO", "1"}, {"BAR", "2"}, {"SLURM_CONF", "/etc/s.conf"}, {"SLURM_GET_USER_ENV", "1"}}));
+  EXPECT_EQ(env("ALL,FOO=9"), (Env{{"HOME", "/home/alice"},
+                                   {"FOO", "9"},
+                                   {"SLURM_CONF", "/etc/s.conf"},
+                                   {"SLURM_GET_USER_ENV", "1"}}));
   absl::StatusOr<SbatchSubmission> bad = Submit({"--export=FOO,NONE", "j.sh"}, "#!/bin/sh\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(SbatchExitCode(bad.status()), 255);

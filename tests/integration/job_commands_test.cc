@@ -152,6 +152,18 @@ TEST_F(JobCommandsTest, DeadlinesRefuseOrEndJobsThatCannotFinishInTime) {
   EXPECT_EQ(cluster_->Run("sacct -n -X -P -o State -j " + id).out, "DEADLINE\n");
 }
 
+// --export=NONE (as --get-user-env): the job starts from the user's login
+// environment on the node, with what it was submitted with on top.
+TEST_F(JobCommandsTest, ExportNoneLoadsTheLoginEnvironmentOnTheNode) {
+  const std::string out = "/tmp/skiff-userenv-%j.out";
+  const std::string id = Submit("--export=NONE -o " + out +
+                                " --wrap='echo \"L=$LOGNAME H=$HOME G=$SLURM_GET_USER_ENV\"'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
+  const std::string path = "/tmp/skiff-userenv-" + id + ".out";
+  EXPECT_EQ(ReadFile(path), "L=root H=/root G=1\n");
+  unlink(path.c_str());
+}
+
 TEST_F(JobCommandsTest, RequeueRunsARunningJobAgainAndRequeueHoldHoldsIt) {
   const std::string id = Submit("--wrap='sleep 60'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));

@@ -1,0 +1,28 @@
+// Runs a short helper program from the threaded noded and captures what it
+// prints: HealthCheckProgram, a user's login environment (--get-user-env).
+// Forks and execs at once (the child calls only async-signal-safe functions).
+#ifndef SKIFF_NODED_RUN_CAPTURED_H_
+#define SKIFF_NODED_RUN_CAPTURED_H_
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace skiff {
+
+struct CapturedRun {
+  bool ok = false;     // exited 0 in time
+  std::string output;  // stdout and stderr together, at most about 1 MiB
+  int exit_code = 0;   // 128 + signal when killed
+  bool timed_out = false;
+};
+
+// Runs argv[0] (an absolute path) with argv, a minimal PATH, stdin /dev/null,
+// in its own process group, killed with that group after `timeout`. `what`
+// names it in error texts.
+CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                        const std::string& what);
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_RUN_CAPTURED_H_
