@@ -172,6 +172,12 @@ class Controller {
   // "Job/step already completing or completed" when it is not running.
   // Blocks on that one call (MessageTimeout); never holds a lock across it.
   absl::Status SignalStep(const Caller& caller, uint64_t job_id, uint32_t step_id, int signal);
+  // scontrol notify: the message goes to the running batch job's error output
+  // (through its first node's noded). Slurm's errors: "Invalid job id
+  // specified", "Access/permission denied", "Requested operation is presently
+  // disabled" (not running, or an salloc/srun allocation), "Job/step already
+  // completing or completed".
+  absl::Status NotifyJob(const Caller& caller, uint64_t job_id, const std::string& message);
   // sacct: every stored step of `job_id`, in step order.
   absl::StatusOr<std::vector<v1::AcctStep>> StoredSteps(uint64_t job_id) {
     const auto range = StepRecordRange(job_id);

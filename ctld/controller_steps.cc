@@ -113,6 +113,31 @@ absl::Status Controller::SignalStep(const Caller& caller, uint64_t job_id, uint3
   return node_client_.SignalStep(target, job_id, step_id, signal);
 }
 
+absl::Status Controller::NotifyJob(const Caller& caller, uint64_t job_id,
+                                   const std::string& message) {
+  std::string target;
+  {
+    absl::MutexLock lock(&mu_);
+    const Job* job = core_.Find(job_id);
+    if (job == nullptr) return absl::NotFoundError("Invalid job id specified");
+    if (job->uid != caller.uid && !IsPrivileged(caller.uid)) {
+      return absl::PermissionDeniedError("Access/permission denied");
+    }
+    if (IsFinal(job->state) || job->state == JobState::kCompleting) {
+      return absl::FailedPreconditionError("Job/step already completing or completed");
+    }
+    // Slurm sends to salloc/srun when they wait for the allocation; Skiff's
+    // do not listen, and a pending batch job has no output yet.
+    if (job->state != JobState::kRunning || job->interactive || job->nodes.empty()) {
+      return absl::FailedPreconditionError("Requested operation is presently disabled");
+    }
+    target = core_.NodeTarget(job->nodes.front());
+  }
+  if (target.empty())
+    return absl::FailedPreconditionError("Requested operation is presently disabled");
+  return node_client_.NotifyJob(target, job_id, message);
+}
+
 void Controller::RetainStepsOfRunningJobs() {
   std::set<uint64_t> running;
   {

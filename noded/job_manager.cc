@@ -18,6 +18,7 @@
 #include "noded/file_io.h"
 #include "noded/recovery.h"
 #include "noded/run_captured.h"
+#include "noded/shepherd.h"
 #include "noded/shepherd_launcher.h"
 #include "noded/user_env.h"
 
@@ -512,6 +513,24 @@ void JobManager::SendSignals(uint64_t job_id, const std::vector<SignalAction>& a
       logger_.debug("JobId={}: sent signal {} to {}", job_id, a.sig, a.target);
     }
   }
+}
+
+absl::Status JobManager::Notify(uint64_t job_id, const std::string& message) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || it->second.state != Job::kRunning) {
+      return absl::NotFoundError("Job/step already completing or completed");
+    }
+  }
+  const std::string dir = JobDir(job_id);
+  absl::StatusOr<std::string> text = ReadFile(absl::StrCat(dir, "/", kSpecFileName));
+  if (!text.ok()) return absl::NotFoundError("Job/step already completing or completed");
+  absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(*text);
+  if (!spec.ok()) return absl::InternalError(std::string(spec.status().message()));
+  AppendToJobOutput(*spec, dir, absl::StrCat("slurmstepd: error: ", message, "\n"));
+  logger_.info("JobId={}: notified ({} bytes)", job_id, message.size());
+  return absl::OkStatus();
 }
 
 absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {

@@ -110,6 +110,10 @@ class JobManager final : public JobReportSource {
   // SIGKILL `kill_wait` seconds later if the job has not ended. Returns at once.
   // OK for a finished job; NotFound for an unknown one.
   absl::Status Terminate(uint64_t job_id, int kill_wait);
+  // scontrol notify: "slurmstepd: error: MESSAGE" appended to the job's error
+  // output as the job's user (as Slurm's slurmstepd logs it there). NotFound
+  // when the job is not running here.
+  absl::Status Notify(uint64_t job_id, const std::string& message);
 
   // JobReportSource.
   std::vector<JobReport> Jobs() override;

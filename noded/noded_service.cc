@@ -89,4 +89,10 @@ grpc::Status NodedService::TerminateJob(grpc::ServerContext* context,
   return ToGrpcStatus(jobs_.Terminate(request->job_id(), request->kill_wait()));
 }
 
+grpc::Status NodedService::NotifyJob(grpc::ServerContext* context,
+                                     const v1::NotifyJobRequest* request, v1::NotifyJobReply*) {
+  if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
+  return ToGrpcStatus(jobs_.Notify(request->job_id(), request->message()));
+}
+
 }  // namespace skiff

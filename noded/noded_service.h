@@ -55,6 +55,8 @@ class NodedService final : public v1::Noded::Service {
                          v1::SignalJobReply* reply) override;
   grpc::Status TerminateJob(grpc::ServerContext* context, const v1::TerminateJobRequest* request,
                             v1::TerminateJobReply* reply) override;
+  grpc::Status NotifyJob(grpc::ServerContext* context, const v1::NotifyJobRequest* request,
+                         v1::NotifyJobReply* reply) override;
   // noded_steps.cc.
   grpc::Status RunStep(grpc::ServerContext* context,
                        grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) override;

@@ -191,18 +191,6 @@ class JobChild {
   const std::vector<std::string>& cgroup_procs_;
 };
 
-// Appends `message` to the job's error output as the job's user, from a child
-// (JobChild::AppendToOutput), and waits for it.
-void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
-                       const std::string& message) {
-  const pid_t child = fork();
-  if (child == 0) JobChild(spec, job_dir, -1).AppendToOutput(message);
-  if (child > 0) {
-    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
-}
-
 // ------------------------------------------------------------ the shepherd
 void QuietStdio() {
   int fd = open("/dev/null", O_RDWR);
@@ -356,6 +344,18 @@ int Failed(const std::string& job_dir, int* ready_fd, const std::string& failure
 }
 
 }  // namespace
+
+// Appends `message` to the job's error output as the job's user, from a child
+// (JobChild::AppendToOutput), and waits for it (shepherd.h).
+void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
+                       const std::string& message) {
+  const pid_t child = fork();
+  if (child == 0) JobChild(spec, job_dir, -1).AppendToOutput(message);
+  if (child > 0) {
+    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
 
 int RunShepherd(const std::string& job_dir, int ready_fd) {
   setsid();  // out of noded's session and process group: noded may die, the job goes on

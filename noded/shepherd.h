@@ -25,12 +25,20 @@
 
 #include <string>
 
+#include "noded/job_files.h"
+
 namespace skiff {
 
 // Runs the job in `job_dir`; `ready_fd` is the pipe to noded (-1: none). Returns
 // the shepherd's exit status: 0 once a status file is written, 1 when even that
 // failed. REQUIRES: a single-threaded process.
 int RunShepherd(const std::string& job_dir, int ready_fd);
+
+// Appends `message` to the job's error output (its stderr file, else its
+// stdout file) as the job's user, from a forked child, and waits for it. The
+// child makes only async-signal-safe calls, so noded's threads may call it.
+void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
+                       const std::string& message);
 
 }  // namespace skiff
 

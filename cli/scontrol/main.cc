@@ -281,6 +281,37 @@ bool Ping(skiff::CtldClient& client) {
   return client.Call(&Ctld::Stub::Ping, skiff::v1::PingRequest(), &reply).ok();
 }
 
+// notify JOBID MESSAGE...: to the batch job's error output.
+int Notify(const std::vector<std::string>& args) {
+  if (args.size() < 2) {
+    std::cerr << "too few arguments for keyword:notify\n";
+    return 1;
+  }
+  absl::StatusOr<std::vector<skiff::v1::JobRef>> ids = skiff::ParseJobIdArgs({args[0]});
+  if (!ids.ok() || ids->size() != 1 || (*ids)[0].has_array_task_id()) {
+    std::cerr << "Invalid job id " << args[0] << "\n";
+    return 1;
+  }
+  std::string message;
+  for (size_t i = 1; i < args.size(); ++i) message += (i > 1 ? " " : "") + args[i];
+  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  if (!client.ok()) return Fail(client.status());
+  skiff::v1::JobNotifyRequest request;
+  request.set_job_id((*ids)[0].job_id());
+  request.set_message(message);
+  skiff::v1::JobNotifyReply reply;
+  absl::Status status = (*client)->Call(&Ctld::Stub::NotifyJob, request, &reply);
+  if (!status.ok()) {
+    if (status.code() == absl::StatusCode::kUnavailable ||
+        status.code() == absl::StatusCode::kDeadlineExceeded) {
+      return Fail(status);
+    }
+    std::cerr << "notify message failure: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 // show assoc_mgr: the accounts tree with what jobs hold, and the QOS.
 int ShowAssocMgr(skiff::CtldClient& client, const skiff::AssocMgrRequest& request,
                  const skiff::ShowOptions& options) {
@@ -391,12 +422,13 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 int main(int argc, char** argv) {
   CLI::App app{
       "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-      "commands: show job|node|partition|config|reservation|step [ID|NAME],\n"
+      "commands: show job|node|partition|config|reservation|step|assoc_mgr [ID|NAME],\n"
       "          show burstbuffer, show bbstat [WORDS...],\n"
       "          show hostnames|hostlist|hostlistsorted LIST,\n"
       "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
       "          update PartitionName=NAME Key=Value..., reconfigure,\n"
       "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
+      "          notify ID MESSAGE,\n"
       "          ping, version"};
   app.set_help_flag("-h,--help,--usage", "print this help and exit");
   skiff::ShowOptions options;
@@ -440,9 +472,10 @@ int main(int argc, char** argv) {
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command = skiff::MatchKeyword(
-      words[0], {"show", "update", "hold", "uhold", "release", "requeue", "requeuehold", "suspend",
-                 "resume", "top", "write", "ping", "version", "reconfigure", "create", "delete"});
+  absl::StatusOr<std::string> command =
+      skiff::MatchKeyword(words[0], {"show", "update", "hold", "uhold", "release", "requeue",
+                                     "requeuehold", "suspend", "resume", "top", "write", "ping",
+                                     "version", "reconfigure", "create", "delete", "notify"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   // Partitions come from skiff.conf (and scontrol update); creating and
@@ -457,6 +490,7 @@ int main(int argc, char** argv) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
+  if (*command == "notify") return Notify(args);
   std::string entity;
   if (*command == "write") {
     absl::StatusOr<std::string> matched =

@@ -61,6 +61,17 @@ absl::Status NodeClient::SignalStep(const std::string& target, uint64_t job_id, 
   return FromGrpcStatus(Stub(target).SignalStep(&context, request, &reply));
 }
 
+absl::Status NodeClient::NotifyJob(const std::string& target, uint64_t job_id,
+                                   const std::string& message) {
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(&context); !s.ok()) return s;
+  v1::NotifyJobRequest request;
+  request.set_job_id(job_id);
+  request.set_message(message);
+  v1::NotifyJobReply reply;
+  return FromGrpcStatus(Stub(target).NotifyJob(&context, request, &reply));
+}
+
 absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;

@@ -24,6 +24,11 @@ class NodeDaemonClient {
   virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
                                  bool batch_only) = 0;
   virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) = 0;
+  // scontrol notify: to the batch job's first node.
+  virtual absl::Status NotifyJob(const std::string& /*target*/, uint64_t /*job_id*/,
+                                 const std::string& /*message*/) {
+    return absl::UnimplementedError("this node client cannot notify jobs");
+  }
   // scancel N.S: to the job's step manager.
   virtual absl::Status SignalStep(const std::string& /*target*/, uint64_t /*job_id*/,
                                   uint32_t /*step_id*/, int /*signal*/) {
@@ -41,6 +46,8 @@ class NodeClient final : public NodeDaemonClient {
   absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) override;
   absl::Status SignalStep(const std::string& target, uint64_t job_id, uint32_t step_id,
                           int signal) override;
+  absl::Status NotifyJob(const std::string& target, uint64_t job_id,
+                         const std::string& message) override;
 
  private:
   v1::Noded::Stub& Stub(const std::string& target);

@@ -510,6 +510,14 @@ grpc::Status CtldService::UpdateAccounts(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status CtldService::NotifyJob(grpc::ServerContext* context,
+                                    const v1::JobNotifyRequest* request, v1::JobNotifyReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(
+      controller_.NotifyJob({caller->uid, caller->gid}, request->job_id(), request->message()));
+}
+
 grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
                                          const v1::GetUsageReportRequest* request,
                                          v1::GetUsageReportReply* reply) {

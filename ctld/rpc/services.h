@@ -30,6 +30,8 @@ class CtldService final : public v1::Ctld::Service {
                           v1::CancelJobsReply* reply) override;
   grpc::Status UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
                          v1::UpdateJobReply* reply) override;
+  grpc::Status NotifyJob(grpc::ServerContext* context, const v1::JobNotifyRequest* request,
+                         v1::JobNotifyReply* reply) override;
   grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
                           v1::UpdateNodeReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,

@@ -164,6 +164,29 @@ TEST_F(JobCommandsTest, ExportNoneLoadsTheLoginEnvironmentOnTheNode) {
   unlink(path.c_str());
 }
 
+// scontrol notify: the message lands in the running batch job's error output
+// as Slurm's slurmstepd logs it there.
+TEST_F(JobCommandsTest, NotifyWritesToTheRunningJobsErrorOutput) {
+  const std::string id = Submit("-o /tmp/skiff-notify-%j.out --wrap='sleep 60'");
+  ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
+  CommandResult r = cluster_->Run("scontrol notify " + id + " checkpoint  now, please");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string path = "/tmp/skiff-notify-" + id + ".out";
+  EXPECT_EQ(ReadFile(path), "slurmstepd: error: checkpoint now, please\n");
+  const std::string held = Submit("-H --wrap=true");
+  r = cluster_->Run("scontrol notify " + held + " hello");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "notify message failure: Requested operation is presently disabled\n");
+  r = cluster_->Run("scontrol notify 999999 hello");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "notify message failure: Invalid job id specified\n");
+  r = cluster_->Run("scontrol notify " + id);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "too few arguments for keyword:notify\n");
+  cluster_->Run("scancel " + id + " " + held);
+  unlink(path.c_str());
+}
+
 TEST_F(JobCommandsTest, RequeueRunsARunningJobAgainAndRequeueHoldHoldsIt) {
   const std::string id = Submit("--wrap='sleep 60'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
