@@ -45,7 +45,8 @@ class SreportTest : public ::testing::Test {
   }
 
   // sreport as of an hour from now, so that Slurm's rounding of the window's
-  // end to the nearest hour never leaves the jobs just run outside it.
+  // end to the nearest hour never leaves the jobs just run outside it (and
+  // start=now-2hours, relative to that, an hour before now, starts before them).
   CommandResult Sreport(const std::string& args) {
     return cluster_->Run(
         absl::StrCat("SKIFF_SREPORT_NOW=", time(nullptr) + 3600, " sreport ", args));
@@ -97,7 +98,7 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
 
   // The tree, each account counting its subtree; seconds, parsable.
   const CommandResult by_user = Sreport(
-      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-1hour "
+      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-2hours "
       "format=Account,Login,Used");
   ASSERT_EQ(by_user.exit_code, 0) << by_user.err;
   EXPECT_EQ(by_user.out, absl::StrCat("root||", total, "\nresearch||", total, "\nresearch|", kAlice,
@@ -106,14 +107,14 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
 
   // Top users, the largest first.
   const CommandResult top =
-      Sreport("-t Seconds -P -n user TopUsage start=now-1hour format=Login,Account,Used");
+      Sreport("-t Seconds -P -n user TopUsage start=now-2hours format=Login,Account,Used");
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_EQ(top.out, absl::StrCat(kAlice, "|research|", alice_used, "\n", kBob, "|physics|",
                                   bob_used, "\n"));
 
   // Utilization: allocated is the jobs' sum; reported is every CPU over the
   // window (the header says which).
-  const CommandResult utilization = Sreport("-t Seconds -P cluster Utilization start=now-1hour");
+  const CommandResult utilization = Sreport("-t Seconds -P cluster Utilization start=now-2hours");
   ASSERT_EQ(utilization.exit_code, 0) << utilization.err;
   const std::vector<std::string> lines = Lines(utilization.out);
   ASSERT_EQ(lines.size(), 6u) << utilization.out;
@@ -136,9 +137,9 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
   EXPECT_EQ(reported % (total_cpus * 3600), 0) << reported;  // whole hours of every CPU
 
   // Percentages of the whole; a user filter keeps only that user's lines.
-  const CommandResult percent = Sreport(
-      absl::StrCat("-t Percent -P -n cluster AccountUtilizationByUser start=now-1hour users=", kBob,
-                   " format=Login,Used"));
+  const CommandResult percent = Sreport(absl::StrCat(
+      "-t Percent -P -n cluster AccountUtilizationByUser start=now-2hours users=", kBob,
+      " format=Login,Used"));
   ASSERT_EQ(percent.exit_code, 0) << percent.err;
   char expected[64];
   snprintf(expected, sizeof expected, "%s|%.2lf%%\n", kBob,
