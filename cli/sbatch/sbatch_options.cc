@@ -33,14 +33,22 @@ namespace {
 
 // Slurm options that take a value and that Skiff accepts but ignores, with a
 // warning, so that job scripts written for Slurm still submit.
+// Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
+// are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--reservation", "--wckey",   "-L,--licenses",  "-m,--distribution", "--time-min",
-    "--tmp",         "--mincpus", "--cpus-per-gpu", "--gpus-per-task",
+    "--reservation",     "--wckey",         "-L,--licenses",     "-m,--distribution",
+    "--time-min",        "--tmp",           "--mincpus",         "--cpus-per-gpu",
+    "--gpus-per-task",   "--acctg-freq",    "--hint",            "--cores-per-socket",
+    "--sockets-per-node", "--threads-per-core", "--ntasks-per-core", "--ntasks-per-socket",
+    "-B,--extra-node-info", "--mem-bind",   "--cpu-freq",        "--gpu-bind",
+    "--gpu-freq",        "--gres-flags",    "--profile",         "--network",
+    "--switches",        "--delay-boot",    "--power",           "--mcs-label",
+    "--core-spec",       "--thread-spec",   "--wait-all-nodes",  "--prefer",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "-k,--no-kill", "-O,--overcommit", "--contiguous",
-    "--spread-job", "--use-min-nodes", "-s,--oversubscribe",
+    "-k,--no-kill",   "-O,--overcommit",    "--contiguous", "--spread-job",
+    "--use-min-nodes", "-s,--oversubscribe", "--reboot",     "--ignore-pbs",
 };
 
 // The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
