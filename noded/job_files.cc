@@ -91,7 +91,9 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          run == o.run && truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
          cgroup_version == o.cgroup_version && cgroup_mount == o.cgroup_mount &&
          cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers &&
-         allocation == o.allocation;
+         allocation == o.allocation && prolog == o.prolog && epilog == o.epilog &&
+         task_prolog == o.task_prolog && task_epilog == o.task_epilog &&
+         prolog_epilog_timeout == o.prolog_epilog_timeout;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -118,6 +120,13 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
     AddLine(&out, "cgroup_mount", spec.cgroup_mount);
     AddLine(&out, "cgroup_path", spec.cgroup_path);
     for (const std::string& c : spec.cgroup_controllers) AddLine(&out, "cgroup_controller", c);
+  }
+  if (!spec.prolog.empty()) AddLine(&out, "prolog", spec.prolog);
+  if (!spec.epilog.empty()) AddLine(&out, "epilog", spec.epilog);
+  if (!spec.task_prolog.empty()) AddLine(&out, "task_prolog", spec.task_prolog);
+  if (!spec.task_epilog.empty()) AddLine(&out, "task_epilog", spec.task_epilog);
+  if (spec.prolog_epilog_timeout != 0) {
+    AddLine(&out, "prolog_epilog_timeout", spec.prolog_epilog_timeout);
   }
   for (const AllocatedNode& node : spec.allocation) {
     AddLine(&out, "alloc",
@@ -191,6 +200,16 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.cgroup_path = line.value;
     } else if (line.key == "cgroup_controller") {
       spec.cgroup_controllers.push_back(line.value);
+    } else if (line.key == "prolog") {
+      spec.prolog = line.value;
+    } else if (line.key == "epilog") {
+      spec.epilog = line.value;
+    } else if (line.key == "task_prolog") {
+      spec.task_prolog = line.value;
+    } else if (line.key == "task_epilog") {
+      spec.task_epilog = line.value;
+    } else if (line.key == "prolog_epilog_timeout") {
+      s = ParseInt(line, &spec.prolog_epilog_timeout);
     } else if (line.key == "alloc") {
       std::vector<std::string> words = absl::StrSplit(line.value, ' ');
       AllocatedNode node;
@@ -232,6 +251,8 @@ std::string FormatJobStatus(const JobResult& result) {
   if (result.fenced) AddLine(&out, "fenced", "1");
   if (result.run != 0) AddLine(&out, "run", result.run);
   if (result.oom_kills != 0) AddLine(&out, "oom_kills", result.oom_kills);
+  if (!result.prolog_error.empty()) AddLine(&out, "prolog_error", result.prolog_error);
+  if (!result.epilog_error.empty()) AddLine(&out, "epilog_error", result.epilog_error);
   return out;
 }
 
@@ -257,6 +278,10 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
       s = ParseInt(line, &result.run);
     } else if (line.key == "oom_kills") {
       s = ParseInt(line, &result.oom_kills);
+    } else if (line.key == "prolog_error") {
+      result.prolog_error = line.value;
+    } else if (line.key == "epilog_error") {
+      result.epilog_error = line.value;
     }
     if (!s.ok()) return s;
   }

@@ -98,6 +98,13 @@ struct LaunchSpec {
   std::string cgroup_path;                      // skiff/<node>/job_<id>
   std::vector<std::string> cgroup_controllers;  // as the backend uses them
   std::vector<AllocatedNode> allocation;        // every node of the job, this one first
+  // Node scripts (noded/node_scripts.h), from skiff.conf: Prolog and Epilog run
+  // as root around the job, TaskProlog and TaskEpilog as the user; empty = none.
+  std::string prolog;
+  std::string epilog;
+  std::string task_prolog;
+  std::string task_epilog;
+  int64_t prolog_epilog_timeout = 0;  // seconds; 0 = Slurm's unlimited
 
   bool operator==(const LaunchSpec& o) const;
 };

@@ -33,6 +33,11 @@ LaunchSpec FullSpec() {
   spec.cgroup_controllers = {"freezer", "memory"};
   spec.allocation = {{"n3", "127.0.0.1:6818", 2, 4096, {0, 1}},
                      {"n4", "127.0.0.1:6819", 2, 4096, {}}};
+  spec.prolog = "/etc/skiff/prolog.sh";
+  spec.epilog = "/etc/skiff/epilog.sh";
+  spec.task_prolog = "/etc/skiff/task prolog.sh";
+  spec.task_epilog = "/etc/skiff/task_epilog.sh";
+  spec.prolog_epilog_timeout = 30;
   return spec;
 }
 
@@ -81,7 +86,8 @@ TEST(JobStatusFile, RoundTripsExitSignalAndFailure) {
   for (const JobResult& result :
        {JobResult{3, 0, ""}, JobResult{0, 9, ""},
         JobResult{1, 0, "cannot chdir to work_dir /nope: No such file or directory"},
-        JobResult{1, 0, "multi\nline = failure"}, JobResult{0, 9, "", false, 2, 3}}) {
+        JobResult{1, 0, "multi\nline = failure"}, JobResult{0, 9, "", false, 2, 3},
+        JobResult{1, 0, "Prolog error", false, 1, 0, "exit code 3: no\nscratch", "killed"}}) {
     absl::StatusOr<JobResult> parsed = ParseJobStatus(FormatJobStatus(result));
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_TRUE(*parsed == result) << FormatJobStatus(result);

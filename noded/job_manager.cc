@@ -331,6 +331,11 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   }
 
   spec.node_name = options_.node_name;
+  spec.prolog = options_.prolog;
+  spec.epilog = options_.epilog;
+  spec.task_prolog = options_.task_prolog;
+  spec.task_epilog = options_.task_epilog;
+  spec.prolog_epilog_timeout = options_.prolog_epilog_timeout;
   if (WantsLoginEnvironment(spec.environment)) LoadLoginEnvironment(spec);
   const std::string dir = JobDir(id);
   if (std::string failure = SetUpCgroup(spec); !failure.empty()) {

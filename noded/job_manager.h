@@ -77,6 +77,9 @@ struct JobManagerOptions {
   int node_cpus = 0;                      // this node's CPUs= (the logical ids 0..N-1)
   std::vector<int> host_cpus;             // real CPUs behind them (the node cgroup's cpuset)
   std::vector<DeviceNumber> gpu_devices;  // by GPU index (gres.conf File=), ConstrainDevices
+  // Node scripts (node_scripts.h), put in every launch spec for the shepherd.
+  std::string prolog, epilog, task_prolog, task_epilog;
+  int64_t prolog_epilog_timeout = 0;
 };
 
 class JobManager final : public JobReportSource {

@@ -20,10 +20,15 @@ struct JobResult {
   // Processes of the job the kernel killed for memory (its cgroup's oom_kill
   // count): ctld ends such a job OUT_OF_MEMORY.
   uint64_t oom_kills = 0;
+  // The node's Prolog or Epilog failed (noded/node_scripts.h): what it said or
+  // how it ended. ctld drains the node; a failed Prolog also requeues the job.
+  std::string prolog_error;
+  std::string epilog_error;
 
   bool operator==(const JobResult& o) const {
     return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
-           fenced == o.fenced && run == o.run && oom_kills == o.oom_kills;
+           fenced == o.fenced && run == o.run && oom_kills == o.oom_kills &&
+           prolog_error == o.prolog_error && epilog_error == o.epilog_error;
   }
 };
 

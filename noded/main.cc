@@ -100,6 +100,11 @@ int Run(int argc, char** argv) {
   job_options.node_name = node_name;
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
+  job_options.prolog = config.prolog;
+  job_options.epilog = config.epilog;
+  job_options.task_prolog = config.task_prolog;
+  job_options.task_epilog = config.task_epilog;
+  job_options.prolog_epilog_timeout = config.prolog_epilog_timeout;
   job_options.fence_lease = std::chrono::seconds(config.FenceLeaseSeconds());
   absl::StatusOr<Confinement> confinement = SetUpConfinement(config, loaded->cgroup, *node, *gres);
   if (!confinement.ok()) {

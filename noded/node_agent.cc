@@ -29,6 +29,8 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_failure(report.result.failure);
   out->set_fenced(report.result.fenced);
   out->set_oom_kills(report.result.oom_kills);
+  out->set_prolog_error(report.result.prolog_error);
+  out->set_epilog_error(report.result.epilog_error);
   out->set_run(report.result.run);
 }
 

@@ -1,6 +1,7 @@
 #include "noded/run_captured.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,7 +15,7 @@
 namespace skiff {
 
 CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                        const std::string& what) {
+                        const std::string& what, const RunSetup& setup) {
   CapturedRun result;
   if (argv.empty()) {
     result.output = absl::StrCat("cannot run ", what, ": no command");
@@ -38,8 +39,13 @@ CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milli
   for (std::vector<char>& arg : args) args_p.push_back(arg.data());
   args_p.push_back(nullptr);
   const std::string failed = absl::StrCat("cannot execute ", what, "\n");
-  char env_path[] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  char* const envp[] = {env_path, nullptr};
+  std::vector<std::string> env = setup.environment;
+  if (env.empty())
+    env.push_back("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  std::vector<char*> envp;
+  for (std::string& entry : env) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  const std::vector<gid_t> groups = setup.as ? setup.as->groups : std::vector<gid_t>{};
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
@@ -50,7 +56,12 @@ CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milli
     if (null >= 0) dup2(null, STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(out[1], STDERR_FILENO);
-    execve(args_p[0], args_p.data(), envp);
+    if (setup.as && (setgroups(groups.size(), groups.data()) != 0 || setgid(setup.as->gid) != 0 ||
+                     setuid(setup.as->uid) != 0)) {
+      _exit(126);
+    }
+    if (!setup.work_dir.empty() && chdir(setup.work_dir.c_str()) != 0) _exit(126);
+    execve(args_p[0], args_p.data(), envp.data());
     ssize_t ignored = write(STDERR_FILENO, failed.data(), failed.size());
     (void)ignored;
     _exit(127);

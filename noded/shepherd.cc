@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "noded/cgroup/cgroup_fs.h"
@@ -24,6 +25,8 @@
 #include "noded/file_io.h"
 #include "noded/job_env.h"
 #include "noded/job_files.h"
+#include "noded/node_scripts.h"
+#include "noded/run_captured.h"
 #include "noded/shepherd_protocol.h"
 
 namespace skiff {
@@ -41,6 +44,18 @@ class JobChild {
       : spec_(spec), job_dir_(job_dir), err_fd_(err_fd), cgroup_procs_(cgroup_procs) {}
 
   [[noreturn]] void Run() {
+    // The node's Prolog, as root, outside the job's cgroup. A failure ends this
+    // child with kPrologFailedMarker and the reason: the job never starts.
+    if (!spec_.prolog.empty()) {
+      ResetSignals();  // the shepherd ignores SIGPIPE and others: not the Prolog
+      const CapturedRun prolog =
+          RunCaptured({spec_.prolog}, NodeScriptTimeout(spec_.prolog_epilog_timeout), "Prolog",
+                      {NodeScriptEnvironment(spec_, "prolog_slurmd"), std::nullopt, ""});
+      if (!prolog.ok) {
+        Fail(absl::StrCat(kPrologFailedMarker,
+                          NodeScriptFailure(prolog, spec_.prolog_epilog_timeout)));
+      }
+    }
     JoinCgroup();
     ResetSignals();
     setpgid(0, 0);
@@ -160,6 +175,20 @@ class JobChild {
   [[noreturn]] void Exec() {
     const std::string script = absl::StrCat(job_dir_, "/", kScriptFileName);
     std::vector<std::string> env = BuildJobEnvironment(spec_, getpid());
+    // TaskProlog, as the user (privileges are dropped) in the job's cgroup:
+    // its export/unset lines shape the script's environment, its print lines
+    // go to the job's output. Slurm runs the task anyway when it fails.
+    if (!spec_.task_prolog.empty()) {
+      const CapturedRun task =
+          RunCaptured({spec_.task_prolog}, NodeScriptTimeout(spec_.prolog_epilog_timeout),
+                      "TaskProlog", {env, std::nullopt, ""});
+      const TaskPrologOutput output = ParseTaskPrologOutput(task.output);
+      ApplyTaskProlog(output, &env);
+      if (!output.print.empty()) {
+        ssize_t ignored = write(STDOUT_FILENO, output.print.data(), output.print.size());
+        (void)ignored;
+      }
+    }
     std::vector<char*> envp;
     for (std::string& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
@@ -357,6 +386,29 @@ void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
   }
 }
 
+namespace {
+
+// After the job: TaskEpilog as the user (when the script ran), then the node's
+// Epilog as root; the Epilog's failure goes to `epilog_error`.
+void RunEpilogs(const LaunchSpec& spec, pid_t job_pid, const JobResult& result,
+                std::string* epilog_error) {
+  const auto timeout = NodeScriptTimeout(spec.prolog_epilog_timeout);
+  if (!spec.task_epilog.empty() && result.prolog_error.empty() && result.failure.empty()) {
+    RunSetup as_user{BuildJobEnvironment(spec, job_pid), std::nullopt, spec.work_dir};
+    if (geteuid() == 0) as_user.as = RunIdentity{spec.uid, spec.gid, spec.groups};
+    (void)RunCaptured({spec.task_epilog}, timeout, "TaskEpilog", as_user);
+  }
+  if (spec.epilog.empty()) return;
+  const CapturedRun epilog =
+      RunCaptured({spec.epilog}, timeout, "Epilog",
+                  {NodeScriptEnvironment(spec, "epilog_slurmd",
+                                         absl::StrCat(result.exit_code, ":", result.signal)),
+                   std::nullopt, ""});
+  *epilog_error = NodeScriptFailure(epilog, spec.prolog_epilog_timeout);
+}
+
+}  // namespace
+
 int RunShepherd(const std::string& job_dir, int ready_fd) {
   setsid();  // out of noded's session and process group: noded may die, the job goes on
   QuietStdio();
@@ -417,9 +469,17 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   pids.job_pid = child;
   pids.job_pgid = child;
   (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
-  const std::string failure = ReadAllFrom(err_pipe[0]);  // EOF at exec or at _exit
+  // A Prolog may run for long (PrologEpilogTimeout): noded's launch does not
+  // wait for it; a failure reaches ctld in the status.
+  if (!spec->prolog.empty()) SignalReady(&ready_fd);
+  std::string failure = ReadAllFrom(err_pipe[0]);  // EOF at exec or at _exit
   close(err_pipe[0]);
   SignalReady(&ready_fd);
+  std::string prolog_error;
+  if (absl::StartsWith(failure, kPrologFailedMarker)) {
+    prolog_error = failure.substr(strlen(kPrologFailedMarker));
+    failure = absl::StrCat("Prolog error on ", spec->node_name, ": ", prolog_error);
+  }
 
   // The batch script's end is the job's end. Wait without reaping, so that the
   // job's pid (= its process group id) cannot be reused, and kill what the
@@ -447,6 +507,8 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   result.failure = failure;
   result.run = spec->run;
   result.oom_kills = oom_kills;
+  result.prolog_error = prolog_error;
+  RunEpilogs(*spec, child, result, &result.epilog_error);
   if (fenced) {
     result.fenced = true;
     result.failure = absl::StrCat(

@@ -623,6 +623,14 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) { return SetScriptPath(v, g.config.mail_prog); }},
           {"EpilogCtld",
            [](std::string_view v, G& g) { return SetScriptPath(v, g.config.epilog_ctld); }},
+          // noded's node scripts (noded/node_scripts.h): Prolog and Epilog as
+          // root around each batch job, TaskProlog and TaskEpilog as the user.
+          {"Prolog", [](std::string_view v, G& g) { return SetScriptPath(v, g.config.prolog); }},
+          {"Epilog", [](std::string_view v, G& g) { return SetScriptPath(v, g.config.epilog); }},
+          {"TaskProlog",
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.task_prolog); }},
+          {"TaskEpilog",
+           [](std::string_view v, G& g) { return SetScriptPath(v, g.config.task_epilog); }},
           {"PrologEpilogTimeout",
            [](std::string_view v, G& g) {
              return SetInt(v, 0, kMaxUint16, g.config.prolog_epilog_timeout);
@@ -777,7 +785,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "DependencyParameters",
        "EioTimeout",
        "EnforcePartLimits",
-       "Epilog",
        "EpilogMsgTime",
        "ExtSensorsFreq",
        "ExtSensorsType",
@@ -838,7 +845,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "PriorityWeightAssoc",
        "PriorityWeightTRES",
        "PrivateData",
-       "Prolog",
        "PrologFlags",
        "PropagatePrioProcess",
        "PropagateResourceLimits",
@@ -881,9 +887,7 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "SuspendTimeout",
        "SwitchParameters",
        "SwitchType",
-       "TaskEpilog",
        "TaskPluginParam",
-       "TaskProlog",
        "TCPTimeout",
        "TmpFS",
        "TopologyParam",

@@ -124,6 +124,10 @@ struct SkiffConfig {
   int64_t kill_wait = 30;                 // KillWait seconds between SIGTERM and SIGKILL
   int64_t message_timeout = 10;           // MessageTimeout seconds per RPC
   std::string prolog_ctld;                // PrologSlurmctld (alias PrologCtld)
+  std::string prolog;                     // Prolog: noded, as root, before each batch job
+  std::string epilog;                     // Epilog: noded, as root, after each batch job
+  std::string task_prolog;                // TaskProlog: as the user, before the batch script
+  std::string task_epilog;                // TaskEpilog: as the user, after the batch script
   std::string epilog_ctld;                // EpilogSlurmctld (alias EpilogCtld)
   std::string mail_prog;                  // MailProg: run by scriptd for --mail-type
   int64_t prolog_epilog_timeout = 65534;  // PrologEpilogTimeout seconds
@@ -160,7 +164,7 @@ struct SkiffConfig {
   // AccountingStorageEnforce: associations, limits, qos, safe, ... (lower case;
   // empty = none): what ctld checks against sacctmgr's associations.
   std::vector<std::string> accounting_storage_enforce;
-  std::vector<std::string> private_data;                    // PrivateData=jobs,..., lower case
+  std::vector<std::string> private_data;  // PrivateData=jobs,..., lower case
 
   std::vector<NodeConfig> nodes;            // in file order
   std::vector<PartitionConfig> partitions;  // in file order

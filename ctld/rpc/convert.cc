@@ -110,6 +110,8 @@ JobReport ReportFromProto(const v1::NodeJobReport& report) {
   out.failure = report.failure();
   out.fenced = report.fenced();
   out.out_of_memory = report.oom_kills() > 0;
+  out.prolog_error = report.prolog_error();
+  out.epilog_error = report.epilog_error();
   out.run = report.run();
   return out;
 }

@@ -381,8 +381,31 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
     if (!TransitionJob(job, JobEvent::kLaunched, effects)) return;
   }
   if (!report.finished) return;
+  // The node's Epilog failed: Slurm drains the node; the job's result stands.
+  if (!report.epilog_error.empty() && !job.nodes.empty()) {
+    effects.log.push_back(absl::StrCat("JobId=", job.id, " Epilog error on NodeName=",
+                                       job.nodes.front(), ": ", report.epilog_error));
+    DrainNode(job.nodes.front(), "Epilog error", now, effects);
+  }
   // Already recorded otherwise. (A suspended job ends when it is killed.)
   if (job.state != JobState::kRunning && job.state != JobState::kSuspended) return;
+  if (!report.prolog_error.empty()) {
+    // Slurm: the node drains ("Prolog error") and the job is requeued held.
+    const std::string node = job.nodes.front();
+    effects.log.push_back(absl::StrCat("JobId=", job.id, " Prolog error on NodeName=", node, ": ",
+                                       report.prolog_error));
+    DrainNode(node, "Prolog error", now, effects);
+    job.reason_detail = absl::StrCat("Prolog error on NodeName=", node, ": ", report.prolog_error);
+    job.exit_code = 1;
+    if (RequeueOrEndOnNodeFailure(job, absl::StrCat("requeued: Prolog error on NodeName=", node),
+                                  now, effects)) {
+      // What Slurm shows; the Prolog's words are in ctld's log and the node's.
+      job.held = true;
+      job.reason = "launch failed requeued held";
+      job.reason_detail = "launch failed requeued held";
+    }
+    return;
+  }
   if (report.fenced) {
     // The node lost touch with ctld long enough for its lease to run out, though
     // not for SlurmdTimeout: as after a node failure, but the run is known dead.
@@ -1066,22 +1089,27 @@ Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::St
   return Close(std::move(effects));
 }
 
-void Lifecycle::LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now,
-                                   Effects& effects) {
-  const std::string node_name = job.nodes.front();
-  const std::string why = absl::StrCat("batch job launch failure on NodeName=", node_name);
-  effects.log.push_back(absl::StrCat("JobId=", job.id, " ", why, ": ", status.message()));
-  // Slurm's reason for a node that failed a batch launch; the detail is in the log.
+void Lifecycle::DrainNode(const std::string& node_name, const std::string& reason, int64_t now,
+                          Effects& effects) {
   std::vector<NodeChange> changes;
   if (const Node* node = nodes_.Find(node_name); node != nullptr && !node->drain) {
-    absl::Status drained = MutNodes().AdminUpdate(node_name, "DRAIN", "batch job launch failure",
-                                                  std::nullopt, now, &changes);
+    absl::Status drained =
+        MutNodes().AdminUpdate(node_name, "DRAIN", reason, std::nullopt, now, &changes);
     if (drained.ok()) {
       for (const NodeChange& change : changes) {
         effects.log.push_back(absl::StrCat("NodeName=", change.node_name, " ", change.what));
       }
     }
   }
+}
+
+void Lifecycle::LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now,
+                                   Effects& effects) {
+  const std::string node_name = job.nodes.front();
+  const std::string why = absl::StrCat("batch job launch failure on NodeName=", node_name);
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " ", why, ": ", status.message()));
+  // Slurm's reason for a node that failed a batch launch; the detail is in the log.
+  DrainNode(node_name, "batch job launch failure", now, effects);
   // A launch that timed out may have started the script after all: stop it, so
   // that it never runs beside its requeued copy.
   effects.intents.push_back(MakeTerminate(job));

@@ -328,6 +328,10 @@ class Lifecycle {
   // LaunchDone's node-fault path: drain the node, stop a copy that may have
   // started, requeue (or hold, or end NODE_FAIL without --requeue).
   void LaunchFailedOnNode(Job& job, const absl::Status& status, int64_t now, Effects& effects);
+  // Drains `node_name` with `reason` (as ctld, not an admin) unless it is
+  // drained already.
+  void DrainNode(const std::string& node_name, const std::string& reason, int64_t now,
+                 Effects& effects);
   void Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time = 0);
   void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
   void ReleaseResources(Job& job, int64_t now, Effects& effects);

@@ -660,6 +660,37 @@ TEST_F(LaunchFailureTest, ANodesFailedLaunchDrainsItAndRequeuesTheJob) {
   EXPECT_EQ(StateOf(a), JobState::kPending);
 }
 
+// The node's Prolog failed: Slurm drains the node ("Prolog error") and
+// requeues the job held; a failed Epilog drains the node and the job's result
+// stands.
+TEST_F(LaunchFailureTest, NodeScriptFailuresDrainTheNode) {
+  const uint64_t id = Submit(Request(2));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::string node = core_->Find(id)->nodes.front();
+  JobReport prolog{id, true, 0, 0, "Prolog error on n1: exit code 1: no scratch"};
+  prolog.prolog_error = "exit code 1: no scratch";
+  Drive(Store(core_->JobComplete(node, prolog, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kPending);
+  EXPECT_TRUE(core_->Find(id)->held);
+  EXPECT_EQ(core_->Find(id)->reason, "launch failed requeued held");
+  EXPECT_EQ(store_[id].restart_count, 1);
+  EXPECT_TRUE(NodeNamed(node).drain);
+  EXPECT_EQ(NodeNamed(node).reason, "Prolog error");
+
+  const uint64_t other = Submit(Request(2));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(other), JobState::kRunning);
+  const std::string other_node = core_->Find(other)->nodes.front();
+  ASSERT_NE(other_node, node);
+  JobReport epilog{other, true, 0, 0, ""};
+  epilog.epilog_error = "exit code 2";
+  Drive(Store(core_->JobComplete(other_node, epilog, now_)));
+  EXPECT_EQ(StateOf(other), JobState::kCompleted);
+  EXPECT_TRUE(NodeNamed(other_node).drain);
+  EXPECT_EQ(NodeNamed(other_node).reason, "Epilog error");
+}
+
 TEST_F(LaunchFailureTest, AJobWhoseLaunchKeepsFailingIsHeldAfterMaxBatchRequeue) {
   const uint64_t id = Submit(Request(2));
   for (int attempt = 0; attempt <= Lifecycle::kMaxBatchRequeue; ++attempt) {

@@ -32,6 +32,10 @@ struct JobReport {
   int run = 0;          // restart_count + 1 of the run that ended; 0 = unknown
   // The kernel killed some of its processes for memory (its cgroup): OUT_OF_MEMORY.
   bool out_of_memory = false;
+  // The node's Prolog failed (the job never started: requeued held, the node
+  // drained) or its Epilog did (the node drained); what it said.
+  std::string prolog_error;
+  std::string epilog_error;
 };
 
 // A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare

@@ -1,0 +1,128 @@
+// The node's scripts through the real daemons (issue 14): Prolog and Epilog as
+// root around each batch job with Slurm's variables, TaskProlog's export/unset/
+// print lines shaping the batch script, TaskEpilog after it; a failing Prolog
+// drains the node ("Prolog error") and requeues the job held without running
+// it, a failing Epilog drains the node and the job's result stands.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+// Each script logs what it saw; a flag file fail-<script>-<node> makes it fail.
+constexpr char kNodeScript[] =
+    "#!/bin/sh\n"
+    "echo \"$SLURM_JOB_ID $SLURM_JOB_USER $SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT\" "
+    ">> @DIR@/scripts.log\n"
+    "if [ -e @DIR@/fail-$SLURM_SCRIPT_CONTEXT-$SLURMD_NODENAME ]; then\n"
+    "  echo \"no scratch on $SLURMD_NODENAME\"; exit 3\n"
+    "fi\n";
+constexpr char kTaskProlog[] =
+    "#!/bin/sh\n"
+    "echo \"export FROM_TASK_PROLOG=yes-$SLURM_JOB_ID\"\n"
+    "echo \"unset DROP_ME\"\n"
+    "echo \"print hello from the task prolog\"\n";
+constexpr char kTaskEpilog[] =
+    "#!/bin/sh\n"
+    "echo \"$SLURM_JOB_ID task_epilog $(id -un)\" >> @DIR@/scripts.log\n";
+
+class NodeScriptsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 0;
+    options.files = {{"etc/prolog.sh", kNodeScript},
+                     {"etc/epilog.sh", kNodeScript},
+                     {"etc/task_prolog.sh", kTaskProlog},
+                     {"etc/task_epilog.sh", kTaskEpilog}};
+    options.extra_config =
+        "Prolog=@DIR@/etc/prolog.sh\nEpilog=@DIR@/etc/epilog.sh\n"
+        "TaskProlog=@DIR@/etc/task_prolog.sh\nTaskEpilog=@DIR@/etc/task_epilog.sh\n"
+        "PrologEpilogTimeout=20\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  std::string Dir() const { return cluster_->dir(); }
+  std::string Submit(const std::string& args) {
+    CommandResult r = cluster_->Run("cd /tmp && sbatch --parsable " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string id = r.out;
+    while (!id.empty() && id.back() == '\n') id.pop_back();
+    return id;
+  }
+  std::string Show(const std::string& what) { return cluster_->Run("scontrol show " + what).out; }
+  bool WaitFor(const std::string& job, const std::string& text) {
+    return Eventually(30, [&] { return absl::StrContains(Show("job " + job), text); });
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* NodeScriptsTest::cluster_ = nullptr;
+
+TEST_F(NodeScriptsTest, ScriptsRunAroundTheJobAndShapeItsEnvironment) {
+  const std::string out = Dir() + "/plain-%j.out";
+  const std::string id = Submit(absl::StrCat(
+      "-w n1 -o ", out,
+      " --export=ALL,DROP_ME=1 --wrap='echo \"F=$FROM_TASK_PROLOG D=${DROP_ME:-unset}\"'"));
+  ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
+  EXPECT_EQ(ReadFile(absl::StrCat(Dir(), "/plain-", id, ".out")),
+            absl::StrCat("hello from the task prolog\nF=yes-", id, " D=unset\n"));
+  // The Epilog and TaskEpilog ran before the job's end was recorded.
+  const std::string log = ReadFile(Dir() + "/scripts.log");
+  EXPECT_TRUE(absl::StrContains(log, absl::StrCat(id, " root n1 prolog_slurmd\n"))) << log;
+  EXPECT_TRUE(absl::StrContains(log, absl::StrCat(id, " task_epilog root\n"))) << log;
+  EXPECT_TRUE(absl::StrContains(log, absl::StrCat(id, " root n1 epilog_slurmd\n"))) << log;
+  EXPECT_LT(log.find(absl::StrCat(id, " task_epilog")), log.find(absl::StrCat(id, " root n1 ep")));
+}
+
+TEST_F(NodeScriptsTest, AFailingPrologDrainsTheNodeAndRequeuesTheJobHeld) {
+  ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  const std::string marker = Dir() + "/ran-" + std::to_string(getpid());
+  const std::string id = Submit("-w n2 -o /dev/null --wrap='touch " + marker + "'");
+  ASSERT_TRUE(WaitFor(id, "Restarts=1")) << Show("job " + id);
+  const std::string held = Show("job " + id);
+  EXPECT_TRUE(absl::StrContains(held, "JobState=PENDING")) << held;
+  EXPECT_TRUE(std::regex_search(held, std::regex("Reason=launch.failed.requeued.held"))) << held;
+  EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the job ran despite its Prolog failing";
+  EXPECT_TRUE(absl::StrContains(Show("node n2"), "Reason=Prolog error")) << Show("node n2");
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("sinfo -R -h -o '%E|%N'").out, "Prolog error|n2"));
+  // Fixed: the admin resumes the node and releases the job, which then runs.
+  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("scontrol release " + id).exit_code, 0);
+  ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
+  EXPECT_EQ(access(marker.c_str(), F_OK), 0);
+  unlink(marker.c_str());
+}
+
+TEST_F(NodeScriptsTest, AFailingEpilogDrainsTheNodeAndTheJobCompletes) {
+  ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
+  const std::string id = Submit("-w n1 -o /dev/null --wrap=true");
+  ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
+  EXPECT_TRUE(Eventually(10, [&] {
+    return absl::StrContains(Show("node n1"), "Reason=Epilog error");
+  })) << Show("node n1");
+  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("scontrol update NodeName=n1 State=RESUME").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace skiff::testing
