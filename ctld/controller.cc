@@ -163,9 +163,19 @@ absl::Status Controller::Recover() {
       assoc_usage[key] = record;
     }
   }
+  // Drains and admin DOWNs with their reasons, as they were.
+  absl::StatusOr<std::map<std::string, std::string>> node_rows = store_.LoadRecords(kNodeAdminKind);
+  if (!node_rows.ok()) return node_rows.status();
+  std::map<std::string, NodeAdminState> node_admin;
+  for (const auto& [name, text] : *node_rows) {
+    absl::StatusOr<NodeAdminState> state = ParseNodeAdminState(name, text);
+    if (!state.ok()) return state.status();
+    node_admin[name] = *state;
+  }
   uint64_t next_id = 0;
   {
     absl::MutexLock lock(&mu_);
+    core_.LoadNodeAdmin(node_admin);
     core_.Load(std::move(*jobs), *max_id, std::move(usage));
     core_.LoadAssocUsage(std::move(assoc_usage));
     core_.LoadBank(std::move(bank));

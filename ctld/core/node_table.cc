@@ -4,7 +4,9 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/cpu_list.h"
 
 namespace skiff {
@@ -222,6 +224,54 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
         "Invalid node state specified: ", std::string(state), " (use DRAIN, DOWN, RESUME)"));
   }
   return absl::OkStatus();
+}
+
+NodeAdminState NodeTable::AdminStateOf(const Node& node) const {
+  NodeAdminState state;
+  state.drain = node.drain;
+  state.down = node.state == NodeBaseState::kDown && node.reason_uid.has_value();
+  if (state.drain || state.down) {
+    state.reason = node.reason;
+    state.reason_time = node.reason_time;
+    state.reason_uid = node.reason_uid;
+  }
+  return state;
+}
+
+void NodeTable::RestoreAdminState(std::string_view node_name, const NodeAdminState& state) {
+  Node* node = FindMutable(node_name);
+  if (node == nullptr || state.empty()) return;
+  node->drain = state.drain;
+  if (state.down) node->state = NodeBaseState::kDown;
+  node->reason = state.reason;
+  node->reason_time = state.reason_time;
+  node->reason_uid = state.reason_uid;
+}
+
+std::string FormatNodeAdminState(const NodeAdminState& state) {
+  // One line: drain down reason_time uid(-1 = ctld) reason (the rest, free text).
+  return absl::StrCat(state.drain ? 1 : 0, " ", state.down ? 1 : 0, " ", state.reason_time, " ",
+                      state.reason_uid ? static_cast<int64_t>(*state.reason_uid) : -1, " ",
+                      state.reason);
+}
+
+absl::StatusOr<NodeAdminState> ParseNodeAdminState(const std::string& node_name,
+                                                   const std::string& text) {
+  std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits(' ', 4));
+  NodeAdminState state;
+  int drain = 0, down = 0;
+  int64_t uid = -1;
+  if (parts.size() != 5 || !absl::SimpleAtoi(parts[0], &drain) ||
+      !absl::SimpleAtoi(parts[1], &down) || !absl::SimpleAtoi(parts[2], &state.reason_time) ||
+      !absl::SimpleAtoi(parts[3], &uid)) {
+    return absl::DataLossError(
+        absl::StrCat("node state record of ", node_name, " does not parse: ", text));
+  }
+  state.drain = drain != 0;
+  state.down = down != 0;
+  if (uid >= 0) state.reason_uid = static_cast<uint32_t>(uid);
+  state.reason = parts[4];
+  return state;
 }
 
 std::vector<NodeCapacity> NodeTable::Capacities() const {

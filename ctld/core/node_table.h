@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/config/config.h"
 #include "ctld/core/resources.h"
 
@@ -86,6 +87,34 @@ struct Node {
   std::vector<uint64_t> cpu_owner;  // per logical CPU id: owning job id, 0 = free
 };
 
+// What an administrator (or ctld's own drains: a failed launch, Prolog or
+// Epilog) decided about a node, which must outlive a ctld restart: Slurm keeps
+// it in its node_state file. Everything else a node reports again when it
+// registers.
+// The record kind NodeAdminStates are stored under (key: the node's name).
+inline constexpr char kNodeAdminKind[] = "node_admin";
+
+struct NodeAdminState {
+  bool drain = false;
+  bool down = false;  // DOWN set with scontrol (not "Not responding")
+  std::string reason;
+  int64_t reason_time = 0;
+  std::optional<uint32_t> reason_uid;
+
+  bool empty() const { return !drain && !down; }
+  bool operator==(const NodeAdminState& o) const {
+    return drain == o.drain && down == o.down && reason == o.reason &&
+           reason_time == o.reason_time && reason_uid == o.reason_uid;
+  }
+  bool operator!=(const NodeAdminState& o) const { return !(*this == o); }
+};
+
+// The stored form of a NodeAdminState (a RecordRow's blob) and back. Parse
+// errors are DataLoss naming the node.
+std::string FormatNodeAdminState(const NodeAdminState& state);
+absl::StatusOr<NodeAdminState> ParseNodeAdminState(const std::string& node_name,
+                                                   const std::string& text);
+
 // A node whose state changed, for logging and persistence by the caller.
 struct NodeChange {
   std::string node_name;
@@ -140,6 +169,11 @@ class NodeTable {
                uint64_t mem_per_node_mb);
 
   const std::vector<Node>& nodes() const { return nodes_; }
+
+  // A node's admin state now; RestoreAdminState puts a stored one back at ctld
+  // start (nodes no longer configured are ignored).
+  NodeAdminState AdminStateOf(const Node& node) const;
+  void RestoreAdminState(std::string_view node_name, const NodeAdminState& state);
   const Node* Find(std::string_view name) const;
 
  private:

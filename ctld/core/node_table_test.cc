@@ -226,6 +226,43 @@ TEST(NodeTableAllocation, JobsGetTheLowestFreeCpuIdsAndKeepStoredOnes) {
   EXPECT_EQ(table.Find("n2")->cpu_owner, (std::vector<uint64_t>{0, 0, 0, 0}));
 }
 
+TEST(NodeTable, AdminStateIsWhatAnAdminOrCtldDecidedAndRoundTrips) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 1, false, nullptr).ok());
+  ASSERT_TRUE(table.Register(Reg("n2"), 1, false, nullptr).ok());
+  EXPECT_TRUE(table.AdminStateOf(*table.Find("n1")).empty());
+  ASSERT_TRUE(table.AdminUpdate("n1", "DRAIN", "disk swap soon", 1000, 50, nullptr).ok());
+  ASSERT_TRUE(table.AdminUpdate("n2", "DOWN", "rma", 0, 60, nullptr).ok());
+  const NodeAdminState drained = table.AdminStateOf(*table.Find("n1"));
+  EXPECT_TRUE(drained.drain);
+  EXPECT_FALSE(drained.down);
+  EXPECT_EQ(drained.reason, "disk swap soon");
+  EXPECT_EQ(drained.reason_uid, 1000u);
+  const NodeAdminState down = table.AdminStateOf(*table.Find("n2"));
+  EXPECT_TRUE(down.down);
+  for (const NodeAdminState& state : {drained, down}) {
+    absl::StatusOr<NodeAdminState> parsed = ParseNodeAdminState("n", FormatNodeAdminState(state));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, state);
+  }
+  NodeAdminState ctld_drain;  // ctld's own drain: no uid
+  ctld_drain.drain = true;
+  ctld_drain.reason = "Prolog error";
+  EXPECT_EQ(*ParseNodeAdminState("n", FormatNodeAdminState(ctld_drain)), ctld_drain);
+  EXPECT_EQ(ParseNodeAdminState("n9", "1 x").status().code(), absl::StatusCode::kDataLoss);
+
+  // A new table (ctld restarted) gets them back; nodes not responding are not
+  // an admin's decision.
+  NodeTable restarted(TwoNodeConfig());
+  restarted.RestoreAdminState("n1", drained);
+  restarted.RestoreAdminState("n2", down);
+  restarted.RestoreAdminState("gone", down);  // no longer configured: ignored
+  EXPECT_EQ(restarted.AdminStateOf(*restarted.Find("n1")), drained);
+  EXPECT_EQ(restarted.AdminStateOf(*restarted.Find("n2")), down);
+  ASSERT_TRUE(restarted.Register(Reg("n2"), 100, false, nullptr).ok());
+  EXPECT_EQ(restarted.Find("n2")->state, NodeBaseState::kDown);  // an admin's DOWN stays
+}
+
 TEST(NodeTable, CanAllocateChecksLiveCpusMemoryAndUsability) {
   NodeTable table(TwoNodeConfig());
   Placement p;

@@ -67,6 +67,31 @@ TEST(CrashTest, KillingCtldLosesNoAcceptedJob) {
   }
 }
 
+// An admin's drain and DOWN, with their reasons, who and when, outlive a ctld
+// killed with SIGKILL (Slurm keeps them in its node_state file); a RESUME
+// before the kill stays resumed.
+TEST(CrashTest, NodeDrainsAndDownsSurviveACtldKill) {
+  auto cluster = StartCluster("");
+  ASSERT_NE(cluster, nullptr);
+  ASSERT_EQ(cluster->Run("scontrol update NodeName=n1 State=DRAIN Reason='disk swap'").exit_code,
+            0);
+  ASSERT_EQ(cluster->Run("scontrol update NodeName=n2 State=DOWN Reason=rma").exit_code, 0);
+  ASSERT_EQ(cluster->Run("scontrol update NodeName=n3 State=DRAIN Reason=x").exit_code, 0);
+  ASSERT_EQ(cluster->Run("scontrol update NodeName=n3 State=RESUME").exit_code, 0);
+  const std::string before = cluster->Run("sinfo -R -h -o '%E|%U|%H|%N'").out;
+  ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CommandResult up = cluster->Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_TRUE(Eventually(30, [&] { return cluster->Run("sinfo -h -n n3 -o %t").out == "idle\n"; }))
+      << cluster->Run("sinfo -N -l").out;
+  EXPECT_EQ(cluster->Run("sinfo -R -h -o '%E|%U|%H|%N'").out, before);
+  EXPECT_NE(before.find("disk swap|root(0)|"), std::string::npos) << before;
+  EXPECT_NE(before.find("rma|root(0)|"), std::string::npos) << before;
+  EXPECT_EQ(cluster->Run("sinfo -h -n n1 -o %t").out, "drain\n");
+  EXPECT_EQ(cluster->Run("sinfo -h -n n2 -o %t").out, "down\n");
+}
+
 // scriptd killed with SIGKILL during four prologs: each prolog (and the sleep it
 // started in the background) dies with it instead of running on as an orphan, and
 // each runs again exactly once under the new scriptd, which ctld started.

@@ -93,6 +93,20 @@ Effects Lifecycle::Close(Effects effects) {
     job.version = before ? before->version + 1 : std::max<uint64_t>(job.version, 1);
     effects.rows.push_back(job);
   }
+  // Drains, admin DOWNs and their reasons are stored with the event that set
+  // or cleared them (an empty blob deletes the record).
+  if (journal_.nodes) {
+    for (const Node& node : nodes_.nodes()) {
+      const Node* before = journal_.nodes->Find(node.config.name);
+      const NodeAdminState now = nodes_.AdminStateOf(node);
+      const NodeAdminState was =
+          before != nullptr ? journal_.nodes->AdminStateOf(*before) : NodeAdminState{};
+      if (now != was) {
+        effects.records.push_back(
+            {kNodeAdminKind, node.config.name, now.empty() ? "" : FormatNodeAdminState(now)});
+      }
+    }
+  }
   return effects;
 }
 

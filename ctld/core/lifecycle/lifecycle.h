@@ -123,6 +123,10 @@ class Lifecycle {
   // Service units used by ended runs, "account|user" -> billing-minutes (the
   // stored "bank" records). Call with Load.
   void LoadBank(std::map<std::string, double> used) { bank_used_ = std::move(used); }
+  // Stored node drains and admin DOWNs (kNodeAdminKind records), at start.
+  void LoadNodeAdmin(const std::map<std::string, NodeAdminState>& states) {
+    for (const auto& [name, state] : states) nodes_.RestoreAdminState(name, state);
+  }
   // Fair-share usage per association ("account|user" -> decayed billing-seconds,
   // the stored "assoc_usage" records).
   void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {

@@ -691,6 +691,27 @@ TEST_F(LaunchFailureTest, NodeScriptFailuresDrainTheNode) {
   EXPECT_EQ(NodeNamed(other_node).reason, "Epilog error");
 }
 
+TEST_F(LifecycleTest, NodeDrainsAreStoredWithTheEventAndDeletedOnResume) {
+  std::vector<NodeChange> changes;
+  Effects drained = Store(core_->UpdateNodes({"n1"}, "DRAIN", "bad fan", 0, now_, &changes));
+  ASSERT_EQ(drained.records.size(), 1u);
+  EXPECT_EQ(drained.records[0].kind, kNodeAdminKind);
+  EXPECT_EQ(drained.records[0].key, "n1");
+  EXPECT_EQ(ParseNodeAdminState("n1", drained.records[0].blob)->reason, "bad fan");
+  changes.clear();
+  Effects resumed = Store(core_->UpdateNodes({"n1"}, "RESUME", "", 0, now_, &changes));
+  ASSERT_EQ(resumed.records.size(), 1u);
+  EXPECT_EQ(resumed.records[0].blob, "");  // deleted
+  // Registering again changes no admin state: nothing stored.
+  NodeRegistration reg;
+  reg.node_name = "n2";
+  reg.cpus = 2;
+  reg.real_memory_mb = 1000;
+  std::vector<uint64_t> terminate;
+  changes.clear();
+  EXPECT_TRUE(Store(core_->RegisterNode(reg, {}, now_, &terminate, &changes)).records.empty());
+}
+
 TEST_F(LaunchFailureTest, AJobWhoseLaunchKeepsFailingIsHeldAfterMaxBatchRequeue) {
   const uint64_t id = Submit(Request(2));
   for (int attempt = 0; attempt <= Lifecycle::kMaxBatchRequeue; ++attempt) {
