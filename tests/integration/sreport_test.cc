@@ -46,7 +46,7 @@ class SreportTest : public ::testing::Test {
 
   // sreport as of an hour from now, so that Slurm's rounding of the window's
   // end to the nearest hour never leaves the jobs just run outside it (and
-  // start=now-2hours, relative to that, an hour before now, starts before them).
+  // start=now-2hours end=now, relative to that, an hour before now, starts before them).
   CommandResult Sreport(const std::string& args) {
     return cluster_->Run(
         absl::StrCat("SKIFF_SREPORT_NOW=", time(nullptr) + 3600, " sreport ", args));
@@ -98,7 +98,7 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
 
   // The tree, each account counting its subtree; seconds, parsable.
   const CommandResult by_user = Sreport(
-      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-2hours "
+      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-2hours end=now "
       "format=Account,Login,Used");
   ASSERT_EQ(by_user.exit_code, 0) << by_user.err;
   EXPECT_EQ(by_user.out, absl::StrCat("root||", total, "\nresearch||", total, "\nresearch|", kAlice,
@@ -107,14 +107,15 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
 
   // Top users, the largest first.
   const CommandResult top =
-      Sreport("-t Seconds -P -n user TopUsage start=now-2hours format=Login,Account,Used");
+      Sreport("-t Seconds -P -n user TopUsage start=now-2hours end=now format=Login,Account,Used");
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_EQ(top.out, absl::StrCat(kAlice, "|research|", alice_used, "\n", kBob, "|physics|",
                                   bob_used, "\n"));
 
   // Utilization: allocated is the jobs' sum; reported is every CPU over the
   // window (the header says which).
-  const CommandResult utilization = Sreport("-t Seconds -P cluster Utilization start=now-2hours");
+  const CommandResult utilization =
+      Sreport("-t Seconds -P cluster Utilization start=now-2hours end=now");
   ASSERT_EQ(utilization.exit_code, 0) << utilization.err;
   const std::vector<std::string> lines = Lines(utilization.out);
   ASSERT_EQ(lines.size(), 6u) << utilization.out;
@@ -138,7 +139,7 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
 
   // Percentages of the whole; a user filter keeps only that user's lines.
   const CommandResult percent = Sreport(absl::StrCat(
-      "-t Percent -P -n cluster AccountUtilizationByUser start=now-2hours users=", kBob,
+      "-t Percent -P -n cluster AccountUtilizationByUser start=now-2hours end=now users=", kBob,
       " format=Login,Used"));
   ASSERT_EQ(percent.exit_code, 0) << percent.err;
   char expected[64];
