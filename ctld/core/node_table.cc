@@ -1,6 +1,7 @@
 #include "ctld/core/node_table.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -120,6 +121,18 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
       low = "Low CPUs";
     } else if (reg.real_memory_mb < node->config.real_memory_mb) {
       low = "Low RealMemory";
+    } else {
+      // Fewer devices of a generic resource than Gres= says (a GPU gone).
+      std::map<std::string, int64_t> configured, reported;
+      for (const GresCount& g : node->config.gres) configured[g.name] += g.count;
+      for (const ReportedGres& g : reg.gres) reported[g.name] += g.count;
+      for (const auto& [name, count] : configured) {
+        if (reported[name] < count) {
+          low = absl::StrCat("gres/", name, " count reported lower than configured (",
+                             reported[name], " < ", count, ")");
+          break;
+        }
+      }
     }
     if (!low.empty()) {
       node->drain = true;

@@ -62,6 +62,22 @@ TEST(NodeTable, NodeWithLessMemoryThanConfiguredIsDrained) {
   EXPECT_EQ(table.Find("n1")->reason, "Low RealMemory");
 }
 
+TEST(NodeTable, NodeWithFewerGpusThanConfiguredIsDrainedWithSlurmsReason) {
+  SkiffConfig config = TwoNodeConfig();
+  config.nodes[0].gres = {{"gpu", "", 2}};
+  NodeTable table(config);
+  NodeRegistration reg = Reg("n1");
+  reg.gres = {{"gpu", "", 1, {"/dev/nvidia0"}}};
+  ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
+  EXPECT_TRUE(table.Find("n1")->drain);
+  EXPECT_EQ(table.Find("n1")->reason, "gres/gpu count reported lower than configured (1 < 2)");
+  reg = Reg("n1");
+  reg.gres = {{"gpu", "", 2, {"/dev/nvidia0", "/dev/nvidia1"}}};
+  NodeTable full(config);
+  ASSERT_TRUE(full.Register(reg, 1, false, nullptr).ok());
+  EXPECT_FALSE(full.Find("n1")->drain);
+}
+
 TEST(NodeTable, ConfigOverridesTrustsConfiguredHardware) {
   NodeTable table(TwoNodeConfig());
   ASSERT_TRUE(table.Register(Reg("n1", 1, 10), 100, true, nullptr).ok());
