@@ -472,10 +472,11 @@ int main(int argc, char** argv) {
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command =
-      skiff::MatchKeyword(words[0], {"show", "update", "hold", "uhold", "release", "requeue",
-                                     "requeuehold", "suspend", "resume", "top", "write", "ping",
-                                     "version", "reconfigure", "create", "delete", "notify"});
+  absl::StatusOr<std::string> command = skiff::MatchKeyword(
+      words[0],
+      {"show",    "update", "hold",   "uhold",  "release",      "requeue",      "requeuehold",
+       "suspend", "resume", "top",    "write",  "ping",         "version",      "reconfigure",
+       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   // Partitions come from skiff.conf (and scontrol update); creating and
@@ -491,6 +492,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*command == "notify") return Notify(args);
+  // Skiff has no RebootProgram: a node is rebooted by its admin, around a drain.
+  if (*command == "reboot" || *command == "reboot_nodes" || *command == "cancel_reboot") {
+    std::cerr << "scontrol: error: " << *command
+              << " is not supported by Skiff (it runs no RebootProgram): drain the node with "
+                 "scontrol update NodeName=NODE State=DRAIN Reason=reboot, reboot it, then "
+                 "scontrol update NodeName=NODE State=RESUME\n";
+    return 1;
+  }
   std::string entity;
   if (*command == "write") {
     absl::StatusOr<std::string> matched =

@@ -95,6 +95,10 @@ TEST_F(JobCommandsTest, ScontrolOptionsMayFollowTheCommand) {
             "scontrol: unrecognized option '--bogus'\n"
             "Try \"scontrol --help\" for more information\n");
   EXPECT_EQ(cluster_->Run("scontrol show reservation").out, "No reservations in the system\n");
+  CommandResult reboot = cluster_->Run("scontrol reboot ASAP n1");
+  EXPECT_EQ(reboot.exit_code, 1);
+  EXPECT_EQ(reboot.err.rfind("scontrol: error: reboot is not supported by Skiff", 0), 0u)
+      << reboot.err;
   // A held job has no steps (Slurm prints the step part as it parsed it).
   EXPECT_EQ(cluster_->Run("scontrol show step " + id).out, "Job step " + id + ". not found\n");
   cluster_->Run("scancel " + id);
