@@ -128,10 +128,10 @@ absl::StatusOr<UpdateCommand> ParseNodeUpdate(
     } else if (key == "state") {
       std::string state = absl::AsciiStrToUpper(value);
       if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
-          state != "UNDRAIN") {
+          state != "UNDRAIN" && state != "FAIL") {
         return absl::InvalidArgumentError(
             absl::StrCat("Invalid node state specified: ", value,
-                         "\nValid states are DRAIN, DOWN, RESUME, IDLE and UNDRAIN"));
+                         "\nValid states are DRAIN, FAIL, DOWN, RESUME, IDLE and UNDRAIN"));
       }
       node.set_state(state);
     } else if (key == "reason") {
@@ -142,7 +142,8 @@ absl::StatusOr<UpdateCommand> ParseNodeUpdate(
   }
   if (node.names_size() == 0) return absl::InvalidArgumentError("No node name given in NodeName=");
   if (node.state().empty()) return absl::InvalidArgumentError("No changes specified");
-  if ((node.state() == "DRAIN" || node.state() == "DOWN") && node.reason().empty()) {
+  if ((node.state() == "DRAIN" || node.state() == "DOWN" || node.state() == "FAIL") &&
+      node.reason().empty()) {
     return absl::InvalidArgumentError(
         "You must specify a reason when DOWNING or DRAINING a node. Request denied");
   }

@@ -264,6 +264,7 @@ int64_t RunTime(const v1::JobInfo& job, int64_t now) {
 std::string NodeState(const v1::NodeInfo& node) {
   std::string state = OrWord(node.state(), "UNKNOWN");
   if (node.drain()) state += "+DRAIN";
+  if (node.fail()) state += "+FAIL";
   if (node.not_responding()) state += "+NOT_RESPONDING";
   return state;
 }

@@ -31,6 +31,7 @@ uint32_t ReportedState(const v1::NodeInfo& node) {
                    : s == "FUTURE"    ? sinfo::kStateFuture
                                       : sinfo::kStateUnknown;
   if (node.drain()) state |= sinfo::kFlagDrain;
+  if (node.fail()) state |= sinfo::kFlagFail;
   if (node.not_responding()) state |= sinfo::kFlagNoRespond;
   return state;
 }

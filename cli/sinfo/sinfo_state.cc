@@ -225,6 +225,7 @@ uint32_t NodeStateWord(const v1::NodeInfo& node) {
   }
   uint32_t state = base;
   if (drain) state |= kFlagDrain;
+  if (node.fail()) state |= kFlagFail;
   if (node.not_responding()) state |= kFlagNoRespond;
   return state;
 }

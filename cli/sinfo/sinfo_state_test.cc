@@ -29,6 +29,9 @@ TEST(NodeStateString, NamesStatesAsSlurmDoes) {
   EXPECT_EQ(NodeStateString(kStateDown | kFlagNoRespond), "DOWN*");
   EXPECT_EQ(NodeStateString(kStateUnknown | kFlagNoRespond), "UNKNOWN*");
   EXPECT_EQ(NodeStateString(kStateError), "?");
+  EXPECT_EQ(NodeStateString(kStateIdle | kFlagFail), "FAIL");
+  EXPECT_EQ(NodeStateString(kStateAllocated | kFlagFail), "FAILING");
+  EXPECT_EQ(NodeStateStringCompact(kStateAllocated | kFlagFail), "FAILG");
   EXPECT_EQ(NodeStateStringCompact(kStateAllocated | kFlagDrain | kFlagNoRespond), "DRNG*");
   EXPECT_EQ(NodeStateStringCompact(kStateIdle | kFlagDrain), "DRAIN");
   EXPECT_EQ(NodeStateStringCompact(kStateMixed), "MIX");

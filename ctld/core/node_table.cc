@@ -206,7 +206,7 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
         absl::StrCat("Invalid node name specified: ", std::string(node_name)));
   }
   const std::string upper = absl::AsciiStrToUpper(std::string(state));
-  if ((upper == "DRAIN" || upper == "DOWN") && reason.empty()) {
+  if ((upper == "DRAIN" || upper == "DOWN" || upper == "FAIL") && reason.empty()) {
     return absl::InvalidArgumentError("You must specify a reason when DOWNING or DRAINING a node");
   }
   if (upper == "DRAIN") {
@@ -215,6 +215,14 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
     node->reason_time = now;
     node->reason_uid = by;
     Record(changes, *node, absl::StrCat("DRAIN (", reason, ")"));
+  } else if (upper == "FAIL") {
+    // Slurm's FAIL: expected to fail soon; running work goes on (FAILING),
+    // nothing new starts (FAIL), until RESUME.
+    node->fail = true;
+    node->reason = reason;
+    node->reason_time = now;
+    node->reason_uid = by;
+    Record(changes, *node, absl::StrCat("FAIL (", reason, ")"));
   } else if (upper == "DOWN") {
     const NodeBaseState before = node->state;
     node->state = NodeBaseState::kDown;
@@ -225,6 +233,7 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
     if (changes) changes->back().went_down = true;
   } else if (upper == "RESUME" || upper == "UNDRAIN" || upper == "IDLE") {
     node->drain = false;
+    node->fail = false;
     if (node->state == NodeBaseState::kDown && !node->not_responding) {
       node->state = NodeBaseState::kIdle;
       UpdateUsageState(*node);
@@ -233,8 +242,9 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
     node->reason_uid.reset();
     Record(changes, *node, "resumed");
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Invalid node state specified: ", std::string(state), " (use DRAIN, DOWN, RESUME)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid node state specified: ", std::string(state),
+                     " (use DRAIN, FAIL, DOWN, RESUME, UNDRAIN)"));
   }
   return absl::OkStatus();
 }
@@ -242,8 +252,9 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
 NodeAdminState NodeTable::AdminStateOf(const Node& node) const {
   NodeAdminState state;
   state.drain = node.drain;
+  state.fail = node.fail;
   state.down = node.state == NodeBaseState::kDown && node.reason_uid.has_value();
-  if (state.drain || state.down) {
+  if (state.drain || state.fail || state.down) {
     state.reason = node.reason;
     state.reason_time = node.reason_time;
     state.reason_uid = node.reason_uid;
@@ -255,6 +266,7 @@ void NodeTable::RestoreAdminState(std::string_view node_name, const NodeAdminSta
   Node* node = FindMutable(node_name);
   if (node == nullptr || state.empty()) return;
   node->drain = state.drain;
+  node->fail = state.fail;
   if (state.down) node->state = NodeBaseState::kDown;
   node->reason = state.reason;
   node->reason_time = state.reason_time;
@@ -262,28 +274,29 @@ void NodeTable::RestoreAdminState(std::string_view node_name, const NodeAdminSta
 }
 
 std::string FormatNodeAdminState(const NodeAdminState& state) {
-  // One line: drain down reason_time uid(-1 = ctld) reason (the rest, free text).
-  return absl::StrCat(state.drain ? 1 : 0, " ", state.down ? 1 : 0, " ", state.reason_time, " ",
-                      state.reason_uid ? static_cast<int64_t>(*state.reason_uid) : -1, " ",
-                      state.reason);
+  // One line: drain fail down reason_time uid(-1 = ctld) reason (the rest, free text).
+  return absl::StrCat(
+      state.drain ? 1 : 0, " ", state.fail ? 1 : 0, " ", state.down ? 1 : 0, " ", state.reason_time,
+      " ", state.reason_uid ? static_cast<int64_t>(*state.reason_uid) : -1, " ", state.reason);
 }
 
 absl::StatusOr<NodeAdminState> ParseNodeAdminState(const std::string& node_name,
                                                    const std::string& text) {
-  std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits(' ', 4));
+  std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits(' ', 5));
   NodeAdminState state;
-  int drain = 0, down = 0;
+  int drain = 0, fail = 0, down = 0;
   int64_t uid = -1;
-  if (parts.size() != 5 || !absl::SimpleAtoi(parts[0], &drain) ||
-      !absl::SimpleAtoi(parts[1], &down) || !absl::SimpleAtoi(parts[2], &state.reason_time) ||
-      !absl::SimpleAtoi(parts[3], &uid)) {
+  if (parts.size() != 6 || !absl::SimpleAtoi(parts[0], &drain) ||
+      !absl::SimpleAtoi(parts[1], &fail) || !absl::SimpleAtoi(parts[2], &down) ||
+      !absl::SimpleAtoi(parts[3], &state.reason_time) || !absl::SimpleAtoi(parts[4], &uid)) {
     return absl::DataLossError(
         absl::StrCat("node state record of ", node_name, " does not parse: ", text));
   }
   state.drain = drain != 0;
+  state.fail = fail != 0;
   state.down = down != 0;
   if (uid >= 0) state.reason_uid = static_cast<uint32_t>(uid);
-  state.reason = parts[4];
+  state.reason = parts[5];
   return state;
 }
 

@@ -60,11 +60,12 @@ struct Node {
   std::vector<std::string> partitions;  // names, in config order
   NodeBaseState state = NodeBaseState::kUnknown;
   bool drain = false;
+  bool fail = false;  // scontrol update State=FAIL: expected to fail, takes no new work
   bool not_responding = true;
 
   // May the scheduler place work here?
   bool Usable() const {
-    return !not_responding && !drain &&
+    return !not_responding && !drain && !fail &&
            (state == NodeBaseState::kIdle || state == NodeBaseState::kMixed ||
             state == NodeBaseState::kAllocated);
   }
@@ -96,14 +97,15 @@ inline constexpr char kNodeAdminKind[] = "node_admin";
 
 struct NodeAdminState {
   bool drain = false;
+  bool fail = false;
   bool down = false;  // DOWN set with scontrol (not "Not responding")
   std::string reason;
   int64_t reason_time = 0;
   std::optional<uint32_t> reason_uid;
 
-  bool empty() const { return !drain && !down; }
+  bool empty() const { return !drain && !fail && !down; }
   bool operator==(const NodeAdminState& o) const {
-    return drain == o.drain && down == o.down && reason == o.reason &&
+    return drain == o.drain && fail == o.fail && down == o.down && reason == o.reason &&
            reason_time == o.reason_time && reason_uid == o.reason_uid;
   }
   bool operator!=(const NodeAdminState& o) const { return !(*this == o); }

@@ -261,6 +261,17 @@ TEST(NodeTable, AdminStateIsWhatAnAdminOrCtldDecidedAndRoundTrips) {
     ASSERT_TRUE(parsed.ok()) << parsed.status();
     EXPECT_EQ(*parsed, state);
   }
+  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 0, 70, nullptr).ok());
+  EXPECT_TRUE(table.AdminStateOf(*table.Find("n1")).empty());
+  EXPECT_EQ(table.AdminUpdate("n1", "FAIL", "", 0, 80, nullptr).code(),
+            absl::StatusCode::kInvalidArgument);  // needs a reason
+  ASSERT_TRUE(table.AdminUpdate("n1", "FAIL", "ecc errors", 0, 80, nullptr).ok());
+  EXPECT_FALSE(table.Find("n1")->Usable());
+  const NodeAdminState failing = table.AdminStateOf(*table.Find("n1"));
+  EXPECT_TRUE(failing.fail);
+  EXPECT_EQ(*ParseNodeAdminState("n1", FormatNodeAdminState(failing)), failing);
+  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 0, 90, nullptr).ok());
+  EXPECT_TRUE(table.Find("n1")->Usable());
   NodeAdminState ctld_drain;  // ctld's own drain: no uid
   ctld_drain.drain = true;
   ctld_drain.reason = "Prolog error";

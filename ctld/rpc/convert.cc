@@ -35,6 +35,7 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   for (const std::string& feature : config.features) out->add_features(feature);
   out->set_state(std::string(NodeBaseStateName(node.state)));
   out->set_drain(node.drain);
+  out->set_fail(node.fail);
   out->set_not_responding(node.not_responding);
   out->set_reason(node.reason);
   for (const std::string& partition : node.partitions) out->add_partitions(partition);

@@ -78,6 +78,8 @@ TEST(CrashTest, NodeDrainsAndDownsSurviveACtldKill) {
   ASSERT_EQ(cluster->Run("scontrol update NodeName=n2 State=DOWN Reason=rma").exit_code, 0);
   ASSERT_EQ(cluster->Run("scontrol update NodeName=n3 State=DRAIN Reason=x").exit_code, 0);
   ASSERT_EQ(cluster->Run("scontrol update NodeName=n3 State=RESUME").exit_code, 0);
+  ASSERT_EQ(cluster->Run("scontrol update NodeName=n4 State=FAIL Reason=ecc").exit_code, 0);
+  EXPECT_EQ(cluster->Run("sinfo -h -n n4 -o %t").out, "fail\n");
   const std::string before = cluster->Run("sinfo -R -h -o '%E|%U|%H|%N'").out;
   ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -90,6 +92,9 @@ TEST(CrashTest, NodeDrainsAndDownsSurviveACtldKill) {
   EXPECT_NE(before.find("rma|root(0)|"), std::string::npos) << before;
   EXPECT_EQ(cluster->Run("sinfo -h -n n1 -o %t").out, "drain\n");
   EXPECT_EQ(cluster->Run("sinfo -h -n n2 -o %t").out, "down\n");
+  EXPECT_EQ(cluster->Run("sinfo -h -n n4 -o %t").out, "fail\n");
+  EXPECT_NE(cluster->Run("scontrol show node n4").out.find("State=IDLE+FAIL "), std::string::npos)
+      << cluster->Run("scontrol show node n4").out;
 }
 
 // scriptd killed with SIGKILL during four prologs: each prolog (and the sleep it
