@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -27,9 +28,40 @@ Hardware DetectHardware() {
 }
 
 absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
-                                                      const GresConfig& gres_conf) {
+                                                      const GresConfig& gres_conf,
+                                                      const std::vector<DetectedGpu>* detected) {
   std::vector<NodeGres> out;
+  const bool gpus_detected = detected != nullptr && !detected->empty();
+  if (gpus_detected) {
+    // The configured type when the device's name contains it ("a100" in
+    // "nvidia_a100-sxm4-40gb"), untyped when Gres= is, else NVML's own.
+    std::vector<std::string> configured_types;
+    for (const GresCount& g : node.gres) {
+      if (g.name == "gpu") configured_types.push_back(g.type);
+    }
+    for (const DetectedGpu& gpu : *detected) {
+      const std::string detected_type = NvmlGpuType(gpu.name);
+      std::string type = detected_type;
+      for (const std::string& t : configured_types) {
+        if (t.empty() || detected_type.find(absl::AsciiStrToLower(t)) != std::string::npos) {
+          type = t;
+          break;
+        }
+      }
+      NodeGres* group = nullptr;
+      for (NodeGres& g : out) {
+        if (g.name == "gpu" && g.type == type) group = &g;
+      }
+      if (group == nullptr) {
+        out.push_back(NodeGres{"gpu", type, 0, {}});
+        group = &out.back();
+      }
+      ++group->count;
+      group->files.push_back(absl::StrCat("/dev/nvidia", gpu.minor));
+    }
+  }
   for (const GresDevice& device : gres_conf.ForNode(node.name)) {
+    if (gpus_detected && device.name == "gpu") continue;  // NVML's word wins
     for (const std::string& file : device.files) {
       struct stat st;
       if (stat(file.c_str(), &st) != 0) {

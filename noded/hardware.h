@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
+#include "noded/nvml.h"
 
 namespace skiff {
 
@@ -34,8 +35,12 @@ struct NodeGres {
 // File= must exist (a fake device file is fine); FailedPrecondition names the
 // missing one. Gres the node is configured with (Gres= in skiff.conf) but that
 // gres.conf does not describe are reported by count alone, without files.
-absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
-                                                      const GresConfig& gres_conf);
+// With `detected` (AutoDetect=nvml found GPUs), those GPUs (/dev/nvidiaN,
+// typed as Gres= types them when NVML's name contains that type) replace
+// gres.conf's gpu lines for this node.
+absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(
+    const NodeConfig& node, const GresConfig& gres_conf,
+    const std::vector<DetectedGpu>* detected = nullptr);
 
 }  // namespace skiff
 

@@ -67,7 +67,20 @@ int Run(int argc, char** argv) {
   if (node == nullptr) {
     return Fatal(absl::StrCat("NodeName=", node_name, " is not in ", loaded->conf_path));
   }
-  absl::StatusOr<std::vector<NodeGres>> gres = CollectNodeGres(*node, loaded->gres);
+  // AutoDetect=nvml: NVIDIA's library when the node has it, else gres.conf.
+  std::vector<DetectedGpu> detected;
+  std::string detect_note;
+  if (loaded->gres.auto_detect == "nvml") {
+    absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus();
+    if (gpus.ok()) {
+      detected = std::move(*gpus);
+      detect_note = absl::StrCat("AutoDetect=nvml: ", detected.size(), " GPU(s) found");
+    } else {
+      detect_note = absl::StrCat("AutoDetect=nvml: ", gpus.status().message(),
+                                 "; using gres.conf's File= lines");
+    }
+  }
+  absl::StatusOr<std::vector<NodeGres>> gres = CollectNodeGres(*node, loaded->gres, &detected);
   if (!gres.ok()) return Fatal(std::string(gres.status().message()));
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.slurmd_debug);
   if (!level.ok()) return Fatal(absl::StrCat("SlurmdDebug: ", level.status().message()));
@@ -86,6 +99,7 @@ int Run(int argc, char** argv) {
                                 SubstituteNodeName(config.slurmd_log_file, node_name));
   if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
   spdlog::logger& logger = **logger_or;
+  if (!detect_note.empty()) logger.info("{}", detect_note);
   SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
 
   const Hardware hw = DetectHardware();

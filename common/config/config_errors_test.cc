@@ -350,9 +350,9 @@ const std::vector<Row>& Rows() {
       GresError("Name=nic Count=2\nName=nic Count=2\n",
                 "gres.conf:2: Name: Name=nic for every node is already defined at gres.conf:1 "
                 "(give one line with the total Count=)"),
-      GresError("AutoDetect=nvml\n",
-                "gres.conf:1: AutoDetect: 'nvml' is not supported: Skiff does not detect "
-                "devices (write AutoDetect=off and list them with File=)"),
+      GresError("AutoDetect=rsmi\n",
+                "gres.conf:1: AutoDetect: 'rsmi' is not supported: Skiff detects NVIDIA GPUs "
+                "only (AutoDetect=nvml), or write AutoDetect=off and list the devices with File="),
       GresError("Name=gpu Count=-1\n", "gres.conf:1: Count: '-1' must not be negative"),
       GresError("Name=gpu Count=\n",
                 "gres.conf:1: Count: missing value (expected a whole number of at least 0)"),

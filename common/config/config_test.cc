@@ -676,7 +676,7 @@ TEST(ParseGresConfigTest, RejectsBadInputsNamingFileLineAndKey) {
       {"\nType=a100 File=/dev/nvidia0\n", 2, "Name", "missing"},
       {"Name=gpu File=/dev/nvidia[0-\n", 1, "File", "invalid hostlist"},
       {"NodeName=n[3-4 Name=gpu\n", 1, "NodeName", "invalid hostlist"},
-      {"AutoDetect=nvml\n", 1, "AutoDetect", "'nvml'"},
+      {"AutoDetect=rsmi\n", 1, "AutoDetect", "'rsmi'"},
       {"Name=gpu Count=-1\n", 1, "Count", "must not be negative"},
       {"Name=gpu Count=many\n", 1, "Count", "'many' is not a number"},
       {"Nmae=gpu\n", 1, "Nmae", "did you mean Name?"},

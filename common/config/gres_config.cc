@@ -122,10 +122,11 @@ const KeyTable<GresLine>& GresKeys() {
           {"AutoDetect",
            [](std::string_view v, L& l) {
              if (EqualsIgnoreCase(v, "off")) return SetString("off", l.auto_detect);
+             if (EqualsIgnoreCase(v, "nvml")) return SetString("nvml", l.auto_detect);
              return Invalid(absl::StrCat(
                  Quoted(v),
-                 " is not supported: Skiff does not detect devices (write AutoDetect=off and ",
-                 "list them with File=)"));
+                 " is not supported: Skiff detects NVIDIA GPUs only (AutoDetect=nvml), or ",
+                 "write AutoDetect=off and list the devices with File="));
            }},
       },
       /*ignored=*/{"Link", "Links"},
