@@ -17,10 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "noded/file_io.h"
 #include "noded/recovery.h"
-#include "noded/run_captured.h"
 #include "noded/shepherd.h"
 #include "noded/shepherd_launcher.h"
-#include "noded/user_env.h"
 
 namespace skiff {
 namespace {
@@ -336,7 +334,6 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   spec.task_prolog = options_.task_prolog;
   spec.task_epilog = options_.task_epilog;
   spec.prolog_epilog_timeout = options_.prolog_epilog_timeout;
-  if (WantsLoginEnvironment(spec.environment)) LoadLoginEnvironment(spec);
   const std::string dir = JobDir(id);
   if (std::string failure = SetUpCgroup(spec); !failure.empty()) {
     FinishLaunchFailure(id, dir, failure);
@@ -380,37 +377,6 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
                started->pid, pids.job_pid, spec.cgroup_path.empty() ? "" : ", cgroup ",
                spec.cgroup_path);
   return started->pid;
-}
-
-void JobManager::LoadLoginEnvironment(LaunchSpec& spec) {
-  // Slurm's slurmd waits up to 120 s for the login shell before giving up.
-  constexpr std::chrono::seconds kLoginEnvTimeout{120};
-  std::vector<std::string> command;
-  if (getuid() == 0) {
-    for (const char* runuser : {"/usr/sbin/runuser", "/sbin/runuser"}) {
-      if (access(runuser, X_OK) == 0) {
-        command = LoginEnvironmentCommand(runuser, spec.user_name);
-        break;
-      }
-    }
-  }
-  if (command.empty()) {
-    logger_.error(
-        "JobId={} --get-user-env: cannot switch to {} here (noded is not root or "
-        "has no runuser); running only with the passed environment",
-        spec.job_id, spec.user_name);
-    return;
-  }
-  const CapturedRun run = RunCaptured(command, kLoginEnvTimeout, "runuser");
-  absl::StatusOr<std::map<std::string, std::string>> login = ParseLoginEnvironment(run.output);
-  if (!login.ok() || run.timed_out) {
-    logger_.error(
-        "JobId={} Unable to get user's local environment, running only with passed "
-        "environment ({})",
-        spec.job_id, run.timed_out ? "timed out" : run.output.substr(0, 200));
-    return;
-  }
-  spec.environment = MergeLoginEnvironment(std::move(*login), spec.environment);
 }
 
 std::string JobManager::SetUpCgroup(LaunchSpec& spec) {

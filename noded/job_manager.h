@@ -193,9 +193,6 @@ class JobManager final : public JobReportSource {
   // Creates the job's cgroup with its limits and records it in `spec`; returns
   // the failure text, empty when done (or when cgroups are off).
   std::string SetUpCgroup(LaunchSpec& spec);
-  // --get-user-env: the user's login environment under the job's own
-  // (user_env.h); on failure logs and leaves the job's as it was.
-  void LoadLoginEnvironment(LaunchSpec& spec);
   // Kills what is left in the job's cgroup and removes it (best effort, logged).
   void RemoveCgroup(uint64_t job_id, const std::string& cgroup_path);
 

@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "noded/node_scripts.h"
 #include "noded/run_captured.h"
 #include "noded/shepherd_protocol.h"
+#include "noded/user_env.h"
 
 namespace skiff {
 namespace {
@@ -56,6 +58,9 @@ class JobChild {
                           NodeScriptFailure(prolog, spec_.prolog_epilog_timeout)));
       }
     }
+    // --get-user-env: the user's login environment, as root through runuser,
+    // before anything of the job runs (user_env.h).
+    if (WantsLoginEnvironment(spec_.environment)) LoadLoginEnvironment();
     JoinCgroup();
     ResetSignals();
     setpgid(0, 0);
@@ -79,6 +84,14 @@ class JobChild {
       if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0) FailErrno("dup2 stdout onto stderr");
     } else {
       OpenOnto(STDERR_FILENO, spec_.stderr_path, mode, "stderr_path");
+    }
+    if (!login_error_.empty()) {
+      const std::string note = absl::StrCat(
+          "slurmstepd: error: Unable to get user's local environment, running only with passed "
+          "environment (",
+          login_error_, ")\n");
+      ssize_t ignored = write(STDERR_FILENO, note.data(), note.size());
+      (void)ignored;
     }
     Exec();
   }
@@ -175,6 +188,7 @@ class JobChild {
   [[noreturn]] void Exec() {
     const std::string script = absl::StrCat(job_dir_, "/", kScriptFileName);
     std::vector<std::string> env = BuildJobEnvironment(spec_, getpid());
+    AddLoginEnvironment(login_env_, &env);
     // TaskProlog, as the user (privileges are dropped) in the job's cgroup:
     // its export/unset lines shape the script's environment, its print lines
     // go to the job's output. Slurm runs the task anyway when it fails.
@@ -214,9 +228,31 @@ class JobChild {
     FailErrno("cannot execute the batch script ", script);
   }
 
+  void LoadLoginEnvironment() {
+    const std::string runuser = geteuid() == 0 ? FindRunuser() : "";
+    if (runuser.empty()) {
+      login_error_ = geteuid() == 0 ? "no runuser on this node"
+                                    : "noded does not run as root and cannot switch users";
+      return;
+    }
+    ResetSignals();
+    const CapturedRun run = RunCaptured(LoginEnvironmentCommand(runuser, spec_.user_name),
+                                        std::chrono::seconds(120), "runuser");
+    absl::StatusOr<std::map<std::string, std::string>> login = ParseLoginEnvironment(run.output);
+    if (run.timed_out) {
+      login_error_ = "the login shell did not finish within 120 s";
+    } else if (!login.ok()) {
+      login_error_ = std::string(login.status().message());
+    } else {
+      login_env_ = std::move(*login);
+    }
+  }
+
   const LaunchSpec& spec_;
   const std::string& job_dir_;
   const int err_fd_;
+  std::map<std::string, std::string> login_env_;  // --get-user-env
+  std::string login_error_;                       // why it could not be loaded
   const std::vector<std::string>& cgroup_procs_;
 };
 
@@ -469,9 +505,12 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   pids.job_pid = child;
   pids.job_pgid = child;
   (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
-  // A Prolog may run for long (PrologEpilogTimeout): noded's launch does not
-  // wait for it; a failure reaches ctld in the status.
-  if (!spec->prolog.empty()) SignalReady(&ready_fd);
+  // A Prolog (PrologEpilogTimeout) or a login shell (--get-user-env) may take
+  // long: noded's launch, and so ctld's call, does not wait for them; a
+  // Prolog's failure reaches ctld in the status.
+  if (!spec->prolog.empty() || WantsLoginEnvironment(spec->environment)) {
+    SignalReady(&ready_fd);
+  }
   std::string failure = ReadAllFrom(err_pipe[0]);  // EOF at exec or at _exit
   close(err_pipe[0]);
   SignalReady(&ready_fd);

@@ -1,5 +1,9 @@
 #include "noded/user_env.h"
 
+#include <unistd.h>
+
+#include <set>
+
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -45,6 +49,22 @@ std::map<std::string, std::string> MergeLoginEnvironment(
     std::map<std::string, std::string> login, const std::map<std::string, std::string>& job) {
   for (const auto& [name, value] : job) login[name] = value;
   return login;
+}
+
+void AddLoginEnvironment(const std::map<std::string, std::string>& login,
+                         std::vector<std::string>* environment) {
+  std::set<std::string> have;
+  for (const std::string& entry : *environment) have.insert(entry.substr(0, entry.find('=')));
+  for (const auto& [name, value] : login) {
+    if (have.count(name) == 0) environment->push_back(absl::StrCat(name, "=", value));
+  }
+}
+
+std::string FindRunuser() {
+  for (const char* path : {"/usr/sbin/runuser", "/sbin/runuser"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  return "";
 }
 
 }  // namespace skiff

@@ -1,10 +1,12 @@
 // --get-user-env (and sbatch --export=NONE or a list, which imply it): the
 // job's environment on the node starts from the user's login environment,
 // with everything the job was submitted with on top, as Slurm's slurmd does
-// (_get_user_env: su - USER, then the job's variables win). A failure is
-// logged and the job runs with what it was sent, also as in Slurm.
+// (_get_user_env: su - USER, then the job's variables win). The shepherd
+// loads it (runuser -l, up to 120 s, after telling noded it is ready, so that
+// a slow login never holds up ctld's launch call); a failure is written to
+// the job's error output and the job runs with what it was sent, as in Slurm.
 //
-// Pure functions; noded runs the command with RunCaptured.
+// Pure functions but FindRunuser; the shepherd runs the command with RunCaptured.
 #ifndef SKIFF_NODED_USER_ENV_H_
 #define SKIFF_NODED_USER_ENV_H_
 
@@ -31,6 +33,14 @@ absl::StatusOr<std::map<std::string, std::string>> ParseLoginEnvironment(const s
 // The login environment with the job's own variables on top.
 std::map<std::string, std::string> MergeLoginEnvironment(
     std::map<std::string, std::string> login, const std::map<std::string, std::string>& job);
+
+// The same for the batch script's "NAME=value" list: login variables it does
+// not set are added.
+void AddLoginEnvironment(const std::map<std::string, std::string>& login,
+                         std::vector<std::string>* environment);
+
+// runuser, where Debian and others install it; "" when absent.
+std::string FindRunuser();
 
 }  // namespace skiff
 

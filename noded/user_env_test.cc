@@ -28,6 +28,12 @@ TEST(UserEnv, ParsesWhatFollowsTheMarkerEvenAfterABanner) {
   EXPECT_FALSE(ParseLoginEnvironment("su: Authentication failure\n").ok());
 }
 
+TEST(UserEnv, LoginVariablesFillWhatTheScriptsEnvironmentLacks) {
+  std::vector<std::string> env = {"PATH=/job/bin", "SLURM_JOB_ID=7"};
+  AddLoginEnvironment({{"PATH", "/login/bin"}, {"LANG", "C.UTF-8"}}, &env);
+  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/job/bin", "SLURM_JOB_ID=7", "LANG=C.UTF-8"}));
+}
+
 TEST(UserEnv, TheJobsOwnVariablesWin) {
   EXPECT_EQ(MergeLoginEnvironment({{"PATH", "/login/bin"}, {"LANG", "C.UTF-8"}},
                                   {{"PATH", "/job/bin"}, {"SLURM_JOB_ID", "7"}}),
