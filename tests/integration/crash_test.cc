@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -263,6 +264,7 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
   ASSERT_TRUE(Eventually(20, [&] { return !ReadMarks(marks).empty(); }));
   const std::string first = ReadMarks(marks).front().node;
   const pid_t noded = cluster->Pid("noded-" + first);
+  const int64_t stopped_at = time(nullptr);
   ASSERT_EQ(kill(noded, SIGSTOP), 0);
   ExpectTheCopiesNeverOverlapped(*cluster, id, marks);
   std::string second;
@@ -270,12 +272,35 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
     if (mark.copy == 1) second = mark.node;
   }
   EXPECT_NE(second, first);
+  // down* within SlurmdTimeout + 1 s of the stop, by ctld's own clock (the
+  // reason's time; whole seconds, hence one more).
+  EXPECT_EQ(cluster->Run("sinfo -h -n " + first + " -o %t").out, "down*\n");
+  const std::string reason = cluster->Run("sinfo -R -h -n " + first + " -o '%E|%H'").out;
+  struct tm tm = {};
+  const size_t bar = reason.find('|');
+  ASSERT_NE(bar, std::string::npos) << reason;
+  ASSERT_NE(strptime(reason.c_str() + bar + 1, "%Y-%m-%dT%H:%M:%S", &tm), nullptr) << reason;
+  tm.tm_isdst = -1;
+  const int64_t down_at = mktime(&tm);
+  std::cout << "down " << down_at - stopped_at << " s after SIGSTOP (SlurmdTimeout=6)\n";
+  EXPECT_EQ(reason.substr(0, bar), "Not responding");
+  EXPECT_LE(down_at - stopped_at, 6 + 1 + 1) << reason;
 
   ASSERT_EQ(kill(noded, SIGCONT), 0);
-  std::this_thread::sleep_for(std::chrono::seconds(4));  // it re-registers and reports
+  // ReturnToService=1: back in service once it registers again.
+  EXPECT_TRUE(Eventually(20, [&] {
+    return cluster->Run("sinfo -h -n " + first + " -o %t").out == "idle\n";
+  })) << cluster->Run("sinfo -N -l").out;
   const std::string shown = ShowJob(*cluster, id);
   EXPECT_NE(shown.find("JobState=RUNNING "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" NodeList=" + second + "\n"), std::string::npos) << shown;
+  // The first run stays dead: no mark of copy 0 after the requeued copy started.
+  double second_start = 0, first_last = 0;
+  for (const Mark& mark : ReadMarks(marks)) {
+    if (mark.copy == 0) first_last = std::max(first_last, mark.at);
+    if (mark.what == "start" && mark.copy == 1) second_start = mark.at;
+  }
+  EXPECT_LT(first_last, second_start) << ReadFile(marks);
   EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
 }
 
