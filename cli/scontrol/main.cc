@@ -57,6 +57,7 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
     }
     request = *parsed;
   }
+  request.set_with_details(options.details > 0);
   skiff::v1::GetJobsReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetJobs, request, &reply);
   if ((status.code() == absl::StatusCode::kNotFound && !args.empty()) ||

@@ -396,6 +396,11 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,
                       " Restarts=", job.restart_count(),
                       " BatchFlag=1 Reboot=0 ExitCode=", job.exit_code(), ":", job.exit_signal()));
+  // -d: the highest exit code of the job's steps (0:0 until a step ends), as Slurm.
+  if (options.details > 0) {
+    r.Line(
+        absl::StrCat("DerivedExitCode=", job.derived_exit_code(), ":", job.derived_exit_signal()));
+  }
   r.Line(absl::StrCat("RunTime=", FormatTimeLimit(RunTime(job, now)),
                       " TimeLimit=", FormatTimeLimit(job.time_limit()), " TimeMin=N/A"));
   r.Line(absl::StrCat("SubmitTime=", FormatTimestamp(job.submit_time()),

@@ -615,6 +615,8 @@ TEST_F(ScontrolFormatTest, DetailsShowWhatEachNodeHolds) {
   options.now = T("2026-11-22T05:14:50");
   options.details = 1;
   const std::string out = FormatJobRecord(job, options);
+  EXPECT_NE(out.find("ExitCode=0:0\n   DerivedExitCode=0:0\n   RunTime="), std::string::npos)
+      << out;
   EXPECT_NE(out.find("   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
                      "   JOB_GRES=gpu:a100:3\n"
                      "     Nodes=n[1-2] CPU_IDs=0-1 Mem=200 GRES=gpu:a100:1(IDX:0)\n"
@@ -637,6 +639,7 @@ TEST_F(ScontrolFormatTest, DetailsShowWhatEachNodeHolds) {
   // Without -d, none of it.
   options.details = 0;
   EXPECT_EQ(FormatJobRecord(job, options).find("JOB_GRES"), std::string::npos);
+  EXPECT_EQ(FormatJobRecord(job, options).find("DerivedExitCode"), std::string::npos);
 }
 
 TEST_F(ScontrolFormatTest, OptionalJobLinesAndFallbacks) {

@@ -252,6 +252,16 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
     if (!ids.empty() && job.state == JobState::kRunning && !job.nodes.empty()) {
       info->set_stepmgr_address(controller_.NodeAddress(job.nodes.front()));
     }
+    if (request->with_details() && job.start_time != 0) {
+      // I/O outside ctld's lock (SnapshotJobs returned copies).
+      absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
+      if (stored.ok()) {
+        v1::AcctJob derived;
+        AddStoredSteps(job, *stored, /*add_rows=*/false, &derived);
+        info->set_derived_exit_code(derived.derived_exit_code());
+        info->set_derived_exit_signal(derived.derived_exit_signal());
+      }
+    }
     if (!request->with_script() || (job.uid != caller->uid && !privileged)) {
       info->mutable_spec()->clear_script();
       info->mutable_spec()->clear_argv();

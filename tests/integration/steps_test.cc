@@ -424,6 +424,10 @@ TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   EXPECT_TRUE(Eventually(30, [&] { return cluster_->Run(rows).out == expected; }))
       << cluster_->Run(rows).out;
   EXPECT_EQ(cluster_->Run("sacct -X -P -n -j " + id + " -o DerivedExitCode").out, "4:0\n");
+  // scontrol show job -d agrees.
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol show job -d " + id).out,
+                                "\n   DerivedExitCode=4:0\n"))
+      << cluster_->Run("scontrol show job -d " + id).out;
   EXPECT_EQ(cluster_->Run("sacct -P -n -j " + id + ".1 -o JobID,State").out, id + ".1|FAILED\n");
 }
 
