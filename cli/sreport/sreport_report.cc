@@ -623,82 +623,61 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     }
     return text;
   };
-  auto emit = [&](const std::vector<std::string>& cells) {
-    output.out += PrintFieldsLine(cells, widths, style.layout);
-  };
   if (!this_cluster) return output;
-  if (request.kind == ReportKind::kUtilization) {
-    std::vector<std::string> cells;
-    for (const ColumnSpec& column : columns) {
+  // One cell: of Utilization's single row (line == nullptr) or of a report line.
+  auto cell = [&](const ColumnSpec& column, const Line* line) -> std::string {
+    switch (column.column) {
+      case Column::kCluster:
+        return data.cluster;
+      case Column::kTresName:
+        return "cpu";
+      case Column::kEnergy:
+        return time_cell(column, 0, 0);
+      default:
+        break;
+    }
+    if (line == nullptr) {
       switch (column.column) {
-        case Column::kCluster:
-          cells.push_back(data.cluster);
-          break;
-        case Column::kTresName:
-          cells.push_back("cpu");
-          break;
         case Column::kTresCount:
-          cells.push_back(absl::StrCat(data.total_cpus));
-          break;
+          return absl::StrCat(data.total_cpus);
         case Column::kAllocated:
-          cells.push_back(time_cell(column, allocated, reported));
-          break;
+          return time_cell(column, allocated, reported);
         case Column::kIdle:
-          cells.push_back(time_cell(column, idle, reported));
-          break;
+          return time_cell(column, idle, reported);
         case Column::kReported:
-          cells.push_back(time_cell(column, reported, capacity));
-          break;
+          return time_cell(column, reported, capacity);
         case Column::kDown:
         case Column::kPlannedDown:
         case Column::kPlanned:
         case Column::kOverCommitted:
-          cells.push_back(time_cell(column, 0, reported));
-          break;
-        case Column::kEnergy:
-          cells.push_back(time_cell(column, 0, 0));
-          break;
+          return time_cell(column, 0, reported);
         default:
-          cells.push_back("");
-          break;
+          return "";
       }
     }
-    emit(cells);
+    switch (column.column) {
+      case Column::kAccount:
+        return line->account;
+      case Column::kLogin:
+        return line->login;
+      case Column::kProper:
+        return line->login.empty() || !style.proper_name ? "" : style.proper_name(line->login);
+      case Column::kUsed:
+        return time_cell(column, line->used, reported);
+      default:
+        return "";
+    }
+  };
+  auto emit = [&](const Line* line) {
+    std::vector<std::string> cells;
+    for (const ColumnSpec& column : columns) cells.push_back(cell(column, line));
+    output.out += PrintFieldsLine(cells, widths, style.layout);
+  };
+  if (request.kind == ReportKind::kUtilization) {
+    emit(nullptr);
     return output;
   }
-  for (const Line& line : lines) {
-    std::vector<std::string> cells;
-    for (const ColumnSpec& column : columns) {
-      switch (column.column) {
-        case Column::kCluster:
-          cells.push_back(data.cluster);
-          break;
-        case Column::kAccount:
-          cells.push_back(line.account);
-          break;
-        case Column::kLogin:
-          cells.push_back(line.login);
-          break;
-        case Column::kProper:
-          cells.push_back(line.login.empty() || !style.proper_name ? ""
-                                                                   : style.proper_name(line.login));
-          break;
-        case Column::kTresName:
-          cells.push_back("cpu");
-          break;
-        case Column::kUsed:
-          cells.push_back(time_cell(column, line.used, reported));
-          break;
-        case Column::kEnergy:
-          cells.push_back(time_cell(column, 0, 0));
-          break;
-        default:
-          cells.push_back("");
-          break;
-      }
-    }
-    emit(cells);
-  }
+  for (const Line& line : lines) emit(&line);
   return output;
 }
 
