@@ -1,5 +1,6 @@
 #include "ctld/core/array_spec.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "absl/strings/str_cat.h"
@@ -23,9 +24,9 @@ bool ParseNumber(const std::string& text, int64_t* out) {
   return true;
 }
 
-// One comma-separated element: "N", "N-M" or "N-M:S". Marks its ids in `set`.
+// One comma-separated element: "N", "N-M" or "N-M:S". Appends its ids to `ids`.
 absl::Status ParseElement(const std::string& element, int64_t max_array_size,
-                          std::vector<bool>* set) {
+                          std::vector<uint32_t>* ids) {
   if (element.empty()) return Invalid("empty element in the index list");
   std::string range = element;
   int64_t step = 1;
@@ -58,7 +59,7 @@ absl::Status ParseElement(const std::string& element, int64_t max_array_size,
   if (last >= max_array_size) {
     return Invalid(absl::StrCat("index ", last, " is not below MaxArraySize=", max_array_size));
   }
-  for (int64_t id = first; id <= last; id += step) (*set)[id] = true;
+  for (int64_t id = first; id <= last; id += step) ids->push_back(static_cast<uint32_t>(id));
   return absl::OkStatus();
 }
 
@@ -97,20 +98,28 @@ absl::StatusOr<ArraySpec> ParseArraySpec(const std::string& text, int64_t max_ar
   if (body.find_first_of("[]") != std::string::npos) {
     return Invalid(absl::StrCat("'", text, "': unbalanced brackets"));
   }
-  std::vector<bool> set(static_cast<size_t>(max_array_size), false);
+  // The ids themselves, not a bitmap of MaxArraySize: ctld parses every array
+  // task's spec at launch (its SLURM_ARRAY_TASK_* variables), and a bitmap of
+  // kMaxMaxArraySize bits cost milliseconds per launch.
+  std::vector<uint32_t>& ids = spec.task_ids;
   size_t begin = 0;
   while (true) {
     const size_t comma = body.find(',', begin);
     const std::string element =
         body.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-    absl::Status status = ParseElement(element, max_array_size, &set);
+    absl::Status status = ParseElement(element, max_array_size, &ids);
     if (!status.ok()) return status;
+    // Overlapping elements ("0-999,0-999,...") never hold more than twice the
+    // distinct ids, which are below MaxArraySize.
+    if (ids.size() > static_cast<size_t>(max_array_size)) {
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    }
     if (comma == std::string::npos) break;
     begin = comma + 1;
   }
-  for (size_t id = 0; id < set.size(); ++id) {
-    if (set[id]) spec.task_ids.push_back(static_cast<uint32_t>(id));
-  }
+  if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   return spec;
 }
 
