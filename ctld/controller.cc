@@ -392,8 +392,16 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
     }
   }
   // Durable before anyone can see it: a job that is scheduled is a job on disk.
-  absl::Status stored =
-      Commit([&](Lifecycle& core, int64_t now) { return core.Insert(*admitted, now); });
+  // The script, arguments and environment are stored once, in the first job's
+  // spec row, and never kept in memory (job_spec_parts.h).
+  absl::Status stored = Commit([&](Lifecycle& core, int64_t now) -> absl::StatusOr<Effects> {
+    absl::StatusOr<Effects> effects = core.Insert(*admitted, now);
+    if (!effects.ok()) return effects;
+    for (Job& row : effects->rows) {
+      if (row.id == id) row.spec_blob += request.payload_blob;
+    }
+    return effects;
+  });
   if (!stored.ok()) {
     logger_.error("JobId={} not accepted: {}", id, std::string(stored.message()));
     return refuse(stored);

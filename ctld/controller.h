@@ -56,6 +56,7 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/partition_update.h"
 #include "ctld/qos_table.h"
+#include "ctld/state/job_spec_parts.h"
 #include "ctld/state/job_store.h"
 #include "ctld/step_book.h"
 #include "ctld/work_queue.h"
@@ -138,6 +139,10 @@ class Controller {
   absl::Status TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
+  // `job`'s whole spec: its own light part with the script, arguments and
+  // environment of its submission, read from the store (job_spec_parts.h).
+  // I/O: call without any lock (a launch, scontrol write batch_script).
+  absl::Status LoadWholeSpec(const Job& job, v1::JobSpec* spec);
   // "addr:port" of `node_name`'s noded as ctld reaches it ("" for an unknown
   // node): a job's step manager is its first node's.
   std::string NodeAddress(const std::string& node_name);

@@ -116,14 +116,25 @@ void Controller::RunEpilog(const Job& job) {
   CommitReport([&](Lifecycle& core, int64_t now) { return core.EpilogDone(job.id, outcome, now); });
 }
 
+absl::Status Controller::LoadWholeSpec(const Job& job, v1::JobSpec* spec) {
+  const uint64_t first = job.array_job_id != 0 ? job.array_job_id : job.id;
+  absl::StatusOr<std::string> stored = store_.LoadSpec(first);
+  if (!stored.ok()) {
+    return absl::Status(stored.status().code(),
+                        absl::StrCat("its batch script could not be read from the job store: ",
+                                     stored.status().message()));
+  }
+  *spec = JoinSpec(job.spec_blob, *stored);
+  return absl::OkStatus();
+}
+
 void Controller::Launch(const LaunchIntent& launch) {
   const Job& job = launch.job;
   // Parsing the spec and building the environment happen here, on a worker
   // thread, not under mu_.
-  absl::Status status;
   v1::JobSpec spec;
-  spec.ParseFromString(job.spec_blob);
-  if (job.UsesBurstBuffer() && bb_ != nullptr) {
+  absl::Status status = LoadWholeSpec(job, &spec);
+  if (status.ok() && job.UsesBurstBuffer() && bb_ != nullptr) {
     // slurm_bb_paths: its NAME=value lines join the job's environment.
     absl::StatusOr<std::map<std::string, std::string>> paths = bb_->Paths(job);
     if (paths.ok()) {

@@ -26,7 +26,14 @@ class FakeStore : public JobStore {
       if (it == jobs_.end() || it->second.version < job.version) jobs_[job.id] = job;
     }
     for (RecordRow& record : records) records_[record.kind][record.key] = record.blob;
+    for (Job& job : jobs) specs_.emplace(job.id, job.spec_blob);  // the first save's
     return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> LoadSpec(uint64_t id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = specs_.find(id);
+    if (it == specs_.end()) return absl::NotFoundError("no spec");
+    return it->second;
   }
   void SetFull(bool value) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -82,6 +89,7 @@ class FakeStore : public JobStore {
   std::mutex mu_;
   bool full = false;  // every Save fails as on a full disk
   std::map<uint64_t, Job> jobs_;
+  std::map<uint64_t, std::string> specs_;  // as first saved
   std::map<std::string, std::map<std::string, std::string>> records_;
 };
 

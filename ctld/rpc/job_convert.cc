@@ -1,6 +1,7 @@
 #include "ctld/rpc/job_convert.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "ctld/core/dependency.h"
 #include "ctld/launch_builder.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff {
 SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& submitter) {
@@ -53,7 +55,9 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.nodelist.assign(spec.nodelist().begin(), spec.nodelist().end());
   r.exclude.assign(spec.exclude().begin(), spec.exclude().end());
   r.constraint = spec.constraint();
-  r.spec_blob = spec.SerializeAsString();
+  SpecParts parts = SplitSpec(spec);
+  r.spec_blob = std::move(parts.light);
+  r.payload_blob = std::move(parts.payload);
   return r;
 }
 

@@ -51,9 +51,14 @@ TEST(JobFromSpec, FillsDefaultsFromTheDefaultPartition) {
   EXPECT_EQ(job->request.cpus_per_task, 1);
   EXPECT_EQ(job->user_name, "alice");
   EXPECT_EQ(job->qos, "normal");
-  v1::JobSpec round_trip;
-  ASSERT_TRUE(round_trip.ParseFromString(job->spec_blob));
-  EXPECT_EQ(round_trip.script(), "#!/bin/sh\ntrue\n");
+  // The job keeps the light part; the script travels in the payload only.
+  v1::JobSpec light;
+  ASSERT_TRUE(light.ParseFromString(job->spec_blob));
+  EXPECT_TRUE(light.script().empty());
+  const SubmitRequest request = SubmitRequestFromSpec(Spec(), kAlice);
+  v1::JobSpec payload;
+  ASSERT_TRUE(payload.ParseFromString(request.payload_blob));
+  EXPECT_EQ(payload.script(), "#!/bin/sh\ntrue\n");
 }
 
 TEST(JobFromSpec, APartitionListTakesTheFirstThatCanRunTheJob) {

@@ -262,10 +262,15 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
         info->set_derived_exit_signal(derived.derived_exit_signal());
       }
     }
-    if (!request->with_script() || (job.uid != caller->uid && !privileged)) {
-      info->mutable_spec()->clear_script();
-      info->mutable_spec()->clear_argv();
-      info->mutable_spec()->clear_environment();
+    // Memory holds no job's script: it is read from the store for its owner and
+    // operators when asked.
+    if (request->with_script() && (job.uid == caller->uid || privileged)) {
+      v1::JobSpec whole;
+      if (controller_.LoadWholeSpec(job, &whole).ok()) {
+        info->mutable_spec()->set_script(whole.script());
+        *info->mutable_spec()->mutable_argv() = whole.argv();
+        *info->mutable_spec()->mutable_environment() = whole.environment();
+      }
     }
   }
   if (!ids.empty() && !any_named) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctld/state/job_record.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff {
 namespace {
@@ -128,8 +129,10 @@ absl::Status ReadJobs(sqlite3* db, sqlite3_stmt* stmt, bool with_spec, std::vect
     if (!with_spec) {
       job.spec_blob.clear();  // a record written before specs had their own table
     } else if (job.spec_blob.empty() && sqlite3_column_type(stmt, 1) == SQLITE_BLOB) {
-      job.spec_blob.assign(static_cast<const char*>(sqlite3_column_blob(stmt, 1)),
-                           static_cast<size_t>(sqlite3_column_bytes(stmt, 1)));
+      job.spec_blob = LightPart(std::string(static_cast<const char*>(sqlite3_column_blob(stmt, 1)),
+                                            static_cast<size_t>(sqlite3_column_bytes(stmt, 1))));
+    } else if (!job.spec_blob.empty()) {
+      job.spec_blob = LightPart(job.spec_blob);  // a record older than job_specs
     }
     jobs->push_back(std::move(job));
   }
@@ -433,9 +436,20 @@ absl::Status SqliteJobStore::ForgetSpecs(int64_t done_before) {
   // Only the range not yet swept: the scan stays proportional to what ended
   // since the last call, not to every job ever stored.
   sqlite3_stmt* stmt = nullptr;
+  // An array's first task holds the array's payload: it stays while a task of
+  // its array is not done, and goes when the array's last task ends.
   const char* sql = R"sql(
 DELETE FROM job_specs WHERE id IN
-  (SELECT id FROM jobs WHERE final = 1 AND end_time >= ?1 AND end_time < ?2))sql";
+  (SELECT d.id FROM jobs d WHERE d.final = 1 AND d.end_time >= ?1 AND d.end_time < ?2
+     AND (d.array_job_id != d.id OR NOT EXISTS
+          (SELECT 1 FROM jobs t WHERE t.array_job_id = d.id AND t.array_job_id != 0
+                                  AND t.final = 0))
+   UNION
+   SELECT DISTINCT d.array_job_id FROM jobs d
+   WHERE d.final = 1 AND d.end_time >= ?1 AND d.end_time < ?2 AND d.array_job_id != 0
+     AND d.array_job_id != d.id
+     AND NOT EXISTS (SELECT 1 FROM jobs t WHERE t.array_job_id = d.array_job_id
+                                            AND t.array_job_id != 0 AND t.final = 0)))sql";
   if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     return SqliteError(db_, "prepare forget specs");
   }
@@ -446,6 +460,26 @@ DELETE FROM job_specs WHERE id IN
   if (rc != SQLITE_DONE) return SqliteError(db_, "forget specs");
   specs_forgotten_before_ = std::max(specs_forgotten_before_, done_before);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> SqliteJobStore::LoadSpec(uint64_t id) {
+  std::lock_guard<std::mutex> lock(read_mu_);
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(read_db_, "SELECT spec FROM job_specs WHERE id = ?1", -1, &stmt,
+                         nullptr) != SQLITE_OK) {
+    return SqliteError(read_db_, "prepare load spec");
+  }
+  sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(id));
+  const int rc = sqlite3_step(stmt);
+  absl::StatusOr<std::string> out = absl::NotFoundError(absl::StrCat("no spec for JobId=", id));
+  if (rc == SQLITE_ROW) {
+    out = std::string(static_cast<const char*>(sqlite3_column_blob(stmt, 0)),
+                      static_cast<size_t>(sqlite3_column_bytes(stmt, 0)));
+  } else if (rc != SQLITE_DONE) {
+    out = SqliteError(read_db_, "load spec");
+  }
+  sqlite3_finalize(stmt);
+  return out;
 }
 
 absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {

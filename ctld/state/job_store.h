@@ -68,8 +68,15 @@ class JobStore {
                                                          int64_t now) = 0;
 
   // Drops the submitted specs (script, environment) of jobs done before
-  // `done_before`: they have left ctld's memory and cannot run again.
+  // `done_before`: they have left ctld's memory and cannot run again. An
+  // array's first task keeps its row (the array's payload, see
+  // job_spec_parts.h) until every task of the array is done.
   virtual absl::Status ForgetSpecs(int64_t done_before) = 0;
+
+  // Job `id`'s spec row as first stored (for the first job of a submission:
+  // light part + payload). NotFound when there is none. Reads the last commit;
+  // never waits for Save.
+  virtual absl::StatusOr<std::string> LoadSpec(uint64_t id) = 0;
 
   // The highest job id ever stored (0 when empty): ids are never reused.
   virtual absl::StatusOr<uint64_t> MaxJobId() = 0;
@@ -106,6 +113,7 @@ class SqliteJobStore final : public JobStore {
   absl::StatusOr<uint64_t> MaxJobId() override;
   absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override;
   absl::Status ForgetSpecs(int64_t done_before) override;
+  absl::StatusOr<std::string> LoadSpec(uint64_t id) override;
   absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end, int64_t now) override;
   absl::Status PutRecord(const std::string& kind, const std::string& key,
                          const std::string& blob) override;

@@ -134,6 +134,39 @@ TEST(SqliteJobStore, SpecsAreKeptUntilForgottenAndRecordsStayAfter) {
   EXPECT_EQ((*jobs)[0].name, "train");                 // the record itself stays
 }
 
+TEST(SqliteJobStore, AnArraysFirstTaskKeepsItsSpecRowUntilTheLastTaskIsDone) {
+  auto store = SqliteJobStore::Open(DbPath("array_specs"));
+  ASSERT_TRUE(store.ok());
+  // Tasks 10..12 of array 10; the first task's row holds the array's payload.
+  Job first = MakeJob(10, JobState::kCompleted, 1);
+  first.array_job_id = 10;
+  first.end_time = 100;
+  first.spec_blob = "first-row";
+  Job second = MakeJob(11, JobState::kCompleted, 1);
+  second.array_job_id = 10;
+  second.end_time = 100;
+  second.spec_blob = "light";
+  Job third = MakeJob(12, JobState::kPending, 1);
+  third.array_job_id = 10;
+  third.spec_blob = "light";
+  ASSERT_TRUE((*store)->Save({first, second, third}).ok());
+  EXPECT_EQ(*(*store)->LoadSpec(10), "first-row");
+  EXPECT_TRUE(absl::IsNotFound((*store)->LoadSpec(99).status()));
+
+  ASSERT_TRUE((*store)->ForgetSpecs(200).ok());
+  EXPECT_EQ(*(*store)->LoadSpec(10), "first-row");  // task 12 still needs the payload
+  EXPECT_FALSE((*store)->LoadSpec(11).ok());
+  EXPECT_TRUE((*store)->LoadSpec(12).ok());
+
+  third.state = JobState::kCompleted;
+  third.end_time = 300;
+  third.version = 2;
+  ASSERT_TRUE((*store)->Save({third}).ok());
+  ASSERT_TRUE((*store)->ForgetSpecs(400).ok());
+  EXPECT_FALSE((*store)->LoadSpec(10).ok());  // the array's last task is done
+  EXPECT_FALSE((*store)->LoadSpec(12).ok());
+}
+
 TEST(SqliteJobStore, OpensADatabaseFromBeforeArrayColumnsAndSpecTable) {
   const std::string path = DbPath("old_schema");
   {

@@ -68,7 +68,13 @@ struct SubmitRequest {
   std::vector<std::string> nodelist;
   std::vector<std::string> exclude;
   std::string constraint;
-  std::string spec_blob;  // the serialized spec, kept opaque with the job
+  // The serialized spec without its script, arguments and environment, kept
+  // opaque with every job (and every array task) in memory.
+  std::string spec_blob;
+  // Those three alone (a serialized spec holding only them): stored once per
+  // submission, with the first job, and read back from the store when a job
+  // launches. Never held in ctld's memory: they are most of a spec's size.
+  std::string payload_blob;
 };
 
 // An admitted submission: ids reserved, not yet in the table.
