@@ -1,6 +1,9 @@
 #include "cli/common/ctld_client.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -58,6 +61,14 @@ int ReportError(const std::string& program, const absl::Status& status, int exit
     start = end + 1;
   } while (start < message.size());
   return exit_code;
+}
+
+void ExitNow(int exit_code) {
+  std::cout.flush();
+  std::cerr.flush();
+  fflush(stdout);
+  fflush(stderr);
+  _exit(exit_code);
 }
 
 }  // namespace skiff

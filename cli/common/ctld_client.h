@@ -62,6 +62,12 @@ class CtldClient {
 // 255 for a bad option value).
 int ReportError(const std::string& program, const absl::Status& status, int exit_code = 1);
 
+// Flushes stdout and stderr and ends the process with `exit_code` at once,
+// without destructors: tearing down gRPC's threads and channel takes a
+// command longer than its whole call to ctld (sbatch in a loop, a workflow
+// manager's squeue). Only where nothing is left to write or release.
+[[noreturn]] void ExitNow(int exit_code);
+
 }  // namespace skiff
 
 #endif  // SKIFF_CLI_COMMON_CTLD_CLIENT_H_

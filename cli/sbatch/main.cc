@@ -201,7 +201,7 @@ int main(int argc, char** argv) {
                                absl::StrCat(detail, "Batch job submission failed: ", message)));
   }
   std::cout << skiff::FormatSubmitted(reply.job_id(), submission->parsable);
-  if (!submission->wait) return 0;
+  if (!submission->wait) skiff::ExitNow(0);
   std::cout.flush();
   return WaitForJob(**client, reply.job_id());
 }

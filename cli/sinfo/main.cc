@@ -125,5 +125,5 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << std::flush;
-  return rc;
+  skiff::ExitNow(rc);  // without tearing gRPC down: monitoring polls sinfo
 }

@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
           selected.push_back(row.job);
         }
         std::cout << skiff::SqueueJson(selected, cluster).Dump();
-        return 0;
+        skiff::ExitNow(0);
       }
       for (const std::string& e : skiff::SqueueFormatFor(options).errors) Error(e);
       if (verbose > 0) {
@@ -377,5 +377,5 @@ int main(int argc, char** argv) {
     std::cout << "\n" << std::flush;
     sleep(static_cast<unsigned>(iterate_seconds));
   }
-  return 0;
+  skiff::ExitNow(0);  // without tearing gRPC down: scripts poll squeue
 }
