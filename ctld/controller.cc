@@ -1,5 +1,7 @@
 #include "ctld/controller.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -248,11 +250,15 @@ void Controller::HousekeepingLoop() {
     }
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
+    size_t purged = 0;
     {
       std::lock_guard<std::mutex> serial(commit_mu_);
       absl::MutexLock lock(&mu_);
-      core_.Purge(clock_.Now());
+      purged = core_.Purge(clock_.Now());
     }
+    // The freed jobs' memory goes back to the system, not only to malloc's
+    // free lists: after a burst of jobs ctld returns to its idle size.
+    if (purged > 0) malloc_trim(0);
     RetainStepsOfRunningJobs();
     // Purged jobs can never run again: their scripts and environments go; the
     // records stay for sacct. Outside the lock: it writes to the database.

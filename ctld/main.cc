@@ -1,5 +1,6 @@
 // ctld: the Skiff controller. Thin main: flags, config, scriptd, server, signals.
 #include <grpcpp/grpcpp.h>
+#include <malloc.h>
 #include <pwd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -236,4 +237,11 @@ int Run(int argc, char** argv) {
 }  // namespace
 }  // namespace skiff
 
-int main(int argc, char** argv) { return skiff::Run(argc, argv); }
+int main(int argc, char** argv) {
+  // glibc gives each thread that allocates its own arena (up to 8 per core):
+  // gRPC's handler threads then hold freed reply buffers in arenas the others
+  // never reuse, and ctld's resident size grew with every large squeue. Two
+  // arenas keep allocation contention low enough for ctld's few busy threads.
+  mallopt(M_ARENA_MAX, 2);
+  return skiff::Run(argc, argv);
+}

@@ -1019,18 +1019,21 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   return Close(std::move(effects));
 }
 
-void Lifecycle::Purge(int64_t now) {
+size_t Lifecycle::Purge(int64_t now) {
   const int64_t cutoff = now - config_->min_job_age;
+  size_t purged = 0;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     const Job& job = it->second;
     const bool bb_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kComplete;
     if (IsFinal(job.state) && bb_done && job.end_time < cutoff) {
       dependencies_.erase(it->first);
       it = jobs_.erase(it);  // still in the database for accounting
+      ++purged;
     } else {
       ++it;
     }
   }
+  return purged;
 }
 
 // ---------------------------------------------------------------- reports

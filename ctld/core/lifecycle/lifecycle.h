@@ -222,8 +222,8 @@ class Lifecycle {
                               const std::vector<uint64_t>& job_ids, int64_t now);
   Effects EnforceTimeLimits(int64_t now);
   // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
-  // transaction: nothing is written.
-  void Purge(int64_t now);
+  // transaction: nothing is written. Returns how many jobs it forgot.
+  size_t Purge(int64_t now);
 
   // ---- what the dispatcher reports back
   Effects PrologDone(uint64_t job_id, int restart_count, const ScriptOutcome& outcome, int64_t now);
