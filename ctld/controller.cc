@@ -85,7 +85,8 @@ Controller::~Controller() { Stop(); }
 
 // ---------------------------------------------------------------- events
 
-absl::Status Controller::Commit(const Event& event) {
+absl::Status Controller::Commit(const Event& event,
+                                const std::function<void(Effects*)>& before_store) {
   std::lock_guard<std::mutex> serial(commit_mu_);
   absl::StatusOr<Effects> effects;
   {
@@ -93,6 +94,7 @@ absl::Status Controller::Commit(const Event& event) {
     effects = event(core_, clock_.Now());
   }
   if (!effects.ok()) return effects.status();  // the core changed nothing
+  if (before_store) before_store(&*effects);
   absl::Status stored;
   if (!effects->rows.empty() || !effects->records.empty()) {
     stored = store_.Save(effects->rows, effects->records);
@@ -400,14 +402,14 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   // Durable before anyone can see it: a job that is scheduled is a job on disk.
   // The script, arguments and environment are stored once, in the first job's
   // spec row, and never kept in memory (job_spec_parts.h).
-  absl::Status stored = Commit([&](Lifecycle& core, int64_t now) -> absl::StatusOr<Effects> {
-    absl::StatusOr<Effects> effects = core.Insert(*admitted, now);
-    if (!effects.ok()) return effects;
-    for (Job& row : effects->rows) {
-      if (row.id == id) row.spec_blob += request.payload_blob;
-    }
-    return effects;
-  });
+  // Appended outside mu_: a script may be megabytes.
+  absl::Status stored =
+      Commit([&](Lifecycle& core, int64_t now) { return core.Insert(*admitted, now); },
+             [&](Effects* effects) {
+               for (Job& row : effects->rows) {
+                 if (row.id == id) row.spec_blob += request.payload_blob;
+               }
+             });
   if (!stored.ok()) {
     logger_.error("JobId={} not accepted: {}", id, std::string(stored.message()));
     return refuse(stored);

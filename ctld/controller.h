@@ -248,7 +248,10 @@ class Controller {
   // One mutating event: decide under mu_, store, confirm (or roll back), log,
   // dispatch. Returns the event's own error, or the store's when its rows could
   // not be stored (then nothing of it is dispatched and nothing of it remains).
-  absl::Status Commit(const Event& event);
+  // `before_store`, when given, may add to the rows after mu_ is released and
+  // before they are stored (a submission's payload: large, never under mu_).
+  absl::Status Commit(const Event& event,
+                      const std::function<void(Effects*)>& before_store = nullptr);
   // A report from a dispatched intent: like Commit, but a store failure is
   // retried until it is stored (or ctld stops), since nobody else would repeat it.
   void CommitReport(const Event& event);
