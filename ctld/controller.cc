@@ -459,20 +459,24 @@ std::string Controller::NodeAddress(const std::string& node_name) {
 }
 
 std::vector<Job> Controller::SnapshotJobs(const std::vector<JobRef>& refs) {
-  absl::MutexLock lock(&mu_);
   std::vector<Job> out;
+  VisitJobs(refs, [&](const Job& job) { out.push_back(job); });
+  return out;
+}
+
+void Controller::VisitJobs(const std::vector<JobRef>& refs,
+                           const std::function<void(const Job&)>& visit) {
+  absl::MutexLock lock(&mu_);
   if (refs.empty()) {
-    out.reserve(core_.jobs().size());
-    for (const auto& [id, job] : core_.jobs()) out.push_back(job);
-    return out;
+    for (const auto& [id, job] : core_.jobs()) visit(job);
+    return;
   }
   std::set<uint64_t> seen;
   for (const JobRef& ref : refs) {
     for (const Job* job : core_.Resolve(ref)) {
-      if (seen.insert(job->id).second) out.push_back(*job);
+      if (seen.insert(job->id).second) visit(*job);
     }
   }
-  return out;
 }
 
 absl::StatusOr<std::vector<Job>> Controller::AccountingJobs(const JobQuery& query) {

@@ -139,6 +139,10 @@ class Controller {
   absl::Status TopJobs(const Caller& caller, const std::vector<uint64_t>& job_ids);
   // Empty `refs` = every job still in memory.
   std::vector<Job> SnapshotJobs(const std::vector<JobRef>& refs);
+  // Calls `visit` for each job SnapshotJobs would copy, in the same order,
+  // under ctld's lock: `visit` must be quick and do no I/O (squeue's filters
+  // and summaries: no copy of every Job).
+  void VisitJobs(const std::vector<JobRef>& refs, const std::function<void(const Job&)>& visit);
   // `job`'s whole spec: its own light part with the script, arguments and
   // environment of its submission, read from the store (job_spec_parts.h).
   // I/O: call without any lock (a launch, scontrol write batch_script).

@@ -99,9 +99,13 @@ std::vector<v1::JobState> AllJobStates() {
   return out;
 }
 
+std::vector<v1::JobState> ActiveJobStates() {
+  return {v1::PENDING, v1::CONFIGURING, v1::RUNNING, v1::COMPLETING, v1::STAGE_OUT, v1::SUSPENDED};
+}
+
 bool IsActiveJobState(v1::JobState state) {
-  return state == v1::PENDING || state == v1::CONFIGURING || state == v1::RUNNING ||
-         state == v1::COMPLETING || state == v1::STAGE_OUT || state == v1::SUSPENDED;
+  const std::vector<v1::JobState> active = ActiveJobStates();
+  return std::find(active.begin(), active.end(), state) != active.end();
 }
 
 absl::StatusOr<v1::JobState> ParseJobState(std::string_view text) {

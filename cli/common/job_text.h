@@ -32,7 +32,9 @@ std::string JobStateCode(v1::JobState state);
 // Every state Skiff has, in Slurm's order.
 std::vector<v1::JobState> AllJobStates();
 
-// What squeue shows when -t is not given: PENDING, CONFIGURING, RUNNING, COMPLETING.
+// What squeue shows when -t is not given: PENDING, CONFIGURING, RUNNING,
+// COMPLETING (and STAGE_OUT, SUSPENDED).
+std::vector<v1::JobState> ActiveJobStates();
 bool IsActiveJobState(v1::JobState state);
 
 // One state by long name or compact code, any case: "PD", "pending", "r", "CG".

@@ -285,7 +285,13 @@ int main(int argc, char** argv) {
   if (options.states_given) {
     for (skiff::v1::JobState s : options.states) request.add_states(s);
     if (options.states.empty()) match_none = true;
+  } else if (!options.licenses_given) {
+    // Finished jobs ctld still holds (MinJobAge) are not shown: not sent either.
+    for (skiff::v1::JobState s : skiff::ActiveJobStates()) request.add_states(s);
   }
+  // --json prints every field; a format that shows only what ctld keeps in
+  // memory gets a summary (a fraction of the reply with large queues).
+  request.set_summary(!json && skiff::SqueueNeedsOnlySummary(options));
 
   if (verbose > 0) {
     skiff::SqueueVerboseOptions v;

@@ -375,6 +375,31 @@ SqueueFormatSpec SqueueFormatFor(const SqueueOptions& options) {
                                                  : kSqueueDefaultFormat);
 }
 
+namespace {
+
+// The fields SqueueFieldValue reads from the submitted spec beyond what ctld
+// keeps in memory: %b gres, %E the dependency as submitted, %h exclusive,
+// %m memory, %o command, %Z working directory.
+bool ReadsWholeSpec(char field) {
+  return std::string_view("bEhmoZ").find(field) != std::string_view::npos;
+}
+
+}  // namespace
+
+bool SqueueNeedsOnlySummary(const SqueueOptions& options) {
+  for (const SqueueFormatItem& item : SqueueFormatFor(options).items) {
+    if (item.field != 0 && ReadsWholeSpec(item.field)) return false;
+  }
+  std::string sort_spec = options.sort;
+  if (sort_spec.empty()) sort_spec = options.start ? kSqueueStartSort : kSqueueDefaultSort;
+  absl::StatusOr<SqueueSort> sort = ParseSqueueSort(sort_spec);
+  if (!sort.ok()) return false;
+  for (const SqueueSortKey& key : sort->keys) {
+    if (key.field == 'm') return false;  // MinMemory reads the spec
+  }
+  return true;
+}
+
 std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
   const v1::JobSpec& spec = job.spec();
   switch (field) {

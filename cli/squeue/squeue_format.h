@@ -101,6 +101,12 @@ std::string SqueueRowValue(const SqueueRow& row, char field, int64_t now);
 // One field of one job, untruncated: "15391", "15400_3", "n[1-2]", "(Resources)".
 std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now);
 
+// Whether every field the options' format shows and every key they sort by
+// reads only what ctld sends in a summary (GetJobsRequest.summary): the job's
+// spec as far as ctld keeps it in memory, no output paths. squeue then asks
+// for the summary, which ctld neither parses nor copies whole jobs for.
+bool SqueueNeedsOnlySummary(const SqueueOptions& options);
+
 // The whole output, newline-terminated lines (a header unless no_header), in
 // the format SqueueFormatFor gives (its errors are the caller's to print).
 std::string FormatSqueue(const v1::GetJobsReply& reply, const SqueueOptions& options);

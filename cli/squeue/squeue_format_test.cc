@@ -444,5 +444,33 @@ TEST(FormatSqueueSteps, ListsBatchAndSrunStepsAsSlurm) {
             "15.batch|0|1001|UNLIMITED\n14_1.0|4|1001|UNLIMITED\n");
 }
 
+TEST(SqueueNeedsOnlySummary, UnlessAFieldOrSortKeyReadsTheSubmittedSpec) {
+  SqueueOptions options = At(kNow);
+  EXPECT_TRUE(SqueueNeedsOnlySummary(options));  // the default format and sort
+  options.long_format = true;
+  EXPECT_TRUE(SqueueNeedsOnlySummary(options));
+  options.long_format = false;
+  options.start = true;
+  EXPECT_TRUE(SqueueNeedsOnlySummary(options));
+  options.start = false;
+  options.format_given = true;
+  options.format = "%i %j %u %k %f %n %x %Y %S %R";
+  EXPECT_TRUE(SqueueNeedsOnlySummary(options));
+  for (const char* format : {"%i %m", "%Z", "%o", "%b", "%E", "%h"}) {
+    options.format = format;
+    EXPECT_FALSE(SqueueNeedsOnlySummary(options)) << format;
+  }
+  options.format = "%i";
+  options.sort = "-m";
+  EXPECT_FALSE(SqueueNeedsOnlySummary(options));
+  options.format_given = false;
+  options.sort = "";
+  options.format_fields_given = true;
+  options.format_fields = "JobID,WorkDir";
+  EXPECT_FALSE(SqueueNeedsOnlySummary(options));
+  options.format_fields = "JobID,Name,BurstBuffer";
+  EXPECT_TRUE(SqueueNeedsOnlySummary(options));
+}
+
 }  // namespace
 }  // namespace skiff

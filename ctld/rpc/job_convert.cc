@@ -142,9 +142,10 @@ absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
   }
 }
 
-void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
+void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoDetail detail) {
+  const bool whole = detail == JobInfoDetail::kWhole;
   out->set_job_id(job.id);
-  out->mutable_spec()->ParseFromString(job.spec_blob);
+  if (whole) out->mutable_spec()->ParseFromString(job.spec_blob);
   // What scontrol update may have changed since submission.
   out->mutable_spec()->set_name(job.name);
   out->mutable_spec()->set_partition(job.request.partition);
@@ -192,7 +193,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_cpus_per_task(job.request.cpus_per_task);
   out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.mem_per_node_mb);
   for (int gpu : job.gpu_indices) out->add_gpu_indices(gpu);
-  for (size_t i = 0; i < job.nodes.size() && i < job.cpu_ids_by_node.size(); ++i) {
+  for (size_t i = 0; whole && i < job.nodes.size() && i < job.cpu_ids_by_node.size(); ++i) {
     v1::JobNodeResources* node = out->add_node_resources();
     for (int cpu : job.cpu_ids_by_node[i]) node->add_cpu_ids(cpu);
     const std::vector<int>& gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
@@ -205,12 +206,15 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_restart_count(job.restart_count);
   out->set_held(job.held);
   out->set_held_by_admin(job.held_by_admin);
-  const v1::JobSpec& spec = out->spec();
-  const std::string stdout_path = ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir());
-  out->set_stdout_path(stdout_path);
-  out->set_stderr_path(spec.stderr_pattern().empty()
-                           ? stdout_path
-                           : ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
+  if (whole) {
+    const v1::JobSpec& spec = out->spec();
+    const std::string stdout_path =
+        ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir());
+    out->set_stdout_path(stdout_path);
+    out->set_stderr_path(spec.stderr_pattern().empty()
+                             ? stdout_path
+                             : ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
+  }
   out->set_priority(job.held ? 0 : static_cast<uint32_t>(std::max<int64_t>(1, job.priority)));
   if (job.UsesBurstBuffer()) {
     out->mutable_spec()->set_burst_buffer(job.bb_directives);
@@ -220,7 +224,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
   out->set_array_task_id(job.array_task_id);
   out->set_array_max_running(job.array_max_running);
   out->set_dependency(job.dependency_text);
-  if (job.state == JobState::kPending) {
+  if (job.state == JobState::kPending && whole) {
     v1::PriorityFactors* f = out->mutable_priority_factors();
     f->set_priority(job.held ? 0 : job.priority);
     f->set_age(job.factors.age);
@@ -228,6 +232,8 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out) {
     f->set_job_size(job.factors.job_size);
     f->set_partition(job.factors.partition);
     f->set_qos(job.factors.qos);
+  }
+  if (job.state == JobState::kPending) {
     out->set_expected_start(job.expected_start);
     out->set_sched_nodes(job.sched_nodes);
   }

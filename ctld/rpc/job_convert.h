@@ -45,8 +45,14 @@ v1::JobState DisplayState(const Job& job);
 // STAGE_OUT reads as COMPLETING.
 absl::StatusOr<JobState> FromProtoState(v1::JobState state);
 
+// How much of a job JobToInfo writes: everything, or what ctld keeps in
+// memory (GetJobsRequest.summary: no stored spec is parsed, no output path
+// expanded).
+enum class JobInfoDetail { kWhole, kSummary };
+
 // `now` fills JobInfo.now (for squeue's TIME column).
-void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out);
+void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out,
+               JobInfoDetail detail = JobInfoDetail::kWhole);
 
 }  // namespace skiff
 

@@ -238,5 +238,43 @@ TEST(JobToInfo, CarriesStateNodesAndExpandedPaths) {
   EXPECT_EQ(info.now(), 100);
 }
 
+TEST(JobToInfo, ASummaryIsTheWholeInfoWithoutTheStoredSpecPathsAndFactors) {
+  v1::JobSpec spec = Spec();
+  spec.set_name("sim");
+  spec.set_comment("c1");
+  spec.set_stdout_pattern("out-%j.txt");
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok());
+  job->id = 12;
+  job->state = JobState::kPending;
+  job->reason = "Priority";
+  job->factors.age = 7;
+  job->expected_start = 500;
+  v1::JobInfo whole, summary;
+  JobToInfo(*job, 100, &whole);
+  JobToInfo(*job, 100, &summary, JobInfoDetail::kSummary);
+  EXPECT_EQ(whole.stdout_path(), "/tmp/out-12.txt");
+  EXPECT_EQ(whole.spec().work_dir(), "/tmp");
+  EXPECT_EQ(whole.priority_factors().age(), 7);
+  // The summary keeps what ctld holds in memory ...
+  EXPECT_EQ(summary.spec().name(), "sim");
+  EXPECT_EQ(summary.spec().comment(), "c1");
+  EXPECT_EQ(summary.spec().partition(), "debug");
+  EXPECT_EQ(summary.expected_start(), 500);
+  // ... and leaves out what needs the stored spec.
+  EXPECT_EQ(summary.spec().work_dir(), "");
+  EXPECT_EQ(summary.spec().stdout_pattern(), "");
+  EXPECT_EQ(summary.stdout_path(), "");
+  EXPECT_FALSE(summary.has_priority_factors());
+  // Every other field is the same.
+  whole.clear_spec();
+  summary.clear_spec();
+  whole.clear_stdout_path();
+  whole.clear_stderr_path();
+  whole.clear_priority_factors();
+  whole.clear_node_resources();
+  EXPECT_EQ(whole.SerializeAsString(), summary.SerializeAsString());
+}
+
 }  // namespace
 }  // namespace skiff

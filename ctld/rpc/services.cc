@@ -230,46 +230,64 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   // PrivateData=jobs: users see only their own jobs (operators see all).
   const bool own_only = controller_.config()->IsPrivate("jobs") && !privileged;
   bool any_named = false;  // a job named by id exists (and may be seen)
-  for (const Job& job : controller_.SnapshotJobs(ids)) {
-    if (own_only && job.uid != caller->uid) continue;
+  auto selected = [&](const Job& job) {
+    if (own_only && job.uid != caller->uid) return false;
     any_named = true;
     if (!wanted(users, job.user_name) || !wanted(partitions, job.request.partition) ||
         !wanted(names, job.name) || !wanted_nocase(request->accounts(), job.account) ||
         !wanted_nocase(request->qos(), job.qos)) {
-      continue;
+      return false;
     }
     if (!on_nodes.empty() &&
         std::none_of(job.nodes.begin(), job.nodes.end(),
                      [&](const std::string& n) { return on_nodes.count(n); })) {
-      continue;
+      return false;
     }
-    if (!request->states().empty() && std::find(request->states().begin(), request->states().end(),
-                                                DisplayState(job)) == request->states().end()) {
-      continue;
-    }
+    return request->states().empty() ||
+           std::find(request->states().begin(), request->states().end(), DisplayState(job)) !=
+               request->states().end();
+  };
+  auto add = [&](const Job& job, JobInfoDetail detail) {
     v1::JobInfo* info = reply->add_jobs();
-    JobToInfo(job, now, info);
-    if (!ids.empty() && job.state == JobState::kRunning && !job.nodes.empty()) {
-      info->set_stepmgr_address(controller_.NodeAddress(job.nodes.front()));
-    }
-    if (request->with_details() && job.start_time != 0) {
-      // I/O outside ctld's lock (SnapshotJobs returned copies).
-      absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
-      if (stored.ok()) {
-        v1::AcctJob derived;
-        AddStoredSteps(job, *stored, /*add_rows=*/false, &derived);
-        info->set_derived_exit_code(derived.derived_exit_code());
-        info->set_derived_exit_signal(derived.derived_exit_signal());
+    JobToInfo(job, now, info, detail);
+    return info;
+  };
+  if (request->summary()) {
+    // What squeue shows is in memory: filtered and converted under ctld's lock,
+    // without copying every Job first (the copy cost as much as the reply).
+    controller_.VisitJobs(ids, [&](const Job& job) {
+      if (selected(job)) add(job, JobInfoDetail::kSummary);
+    });
+  } else {
+    std::vector<Job> jobs;
+    controller_.VisitJobs(ids, [&](const Job& job) {
+      if (selected(job)) jobs.push_back(job);
+    });
+    // Parsing specs, expanding paths and reading the store happen here, outside
+    // ctld's lock, on the copies.
+    for (const Job& job : jobs) {
+      v1::JobInfo* info = add(job, JobInfoDetail::kWhole);
+      if (!ids.empty() && job.state == JobState::kRunning && !job.nodes.empty()) {
+        info->set_stepmgr_address(controller_.NodeAddress(job.nodes.front()));
       }
-    }
-    // Memory holds no job's script: it is read from the store for its owner and
-    // operators when asked.
-    if (request->with_script() && (job.uid == caller->uid || privileged)) {
-      v1::JobSpec whole;
-      if (controller_.LoadWholeSpec(job, &whole).ok()) {
-        info->mutable_spec()->set_script(whole.script());
-        *info->mutable_spec()->mutable_argv() = whole.argv();
-        *info->mutable_spec()->mutable_environment() = whole.environment();
+      if (request->with_details() && job.start_time != 0) {
+        absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
+        if (stored.ok()) {
+          v1::AcctJob derived;
+          AddStoredSteps(job, *stored, /*add_rows=*/false, &derived);
+          info->set_derived_exit_code(derived.derived_exit_code());
+          info->set_derived_exit_signal(derived.derived_exit_signal());
+        }
+      }
+      // Memory holds no job's script: it is read from the store for its owner and
+      // operators when asked.
+      if (request->with_script() && (job.uid == caller->uid || privileged)) {
+        v1::JobSpec whole;
+        if (controller_.LoadWholeSpec(job, &whole).ok()) {
+          info->mutable_spec()->set_script(whole.script());
+          *info->mutable_spec()->mutable_argv() = whole.argv();
+          *info->mutable_spec()->mutable_environment() = whole.environment();
+        }
       }
     }
   }
