@@ -331,6 +331,7 @@ class Controller {
   mutable absl::Mutex admin_mu_;
   std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
+  int64_t next_trim_ = 0;                  // housekeeping thread only
   std::atomic<int64_t> next_backfill_{0};  // bf_interval: when backfill runs next
 
   // The running srun steps as reported (a leaf lock: taken alone, or inside mu_

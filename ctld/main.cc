@@ -243,5 +243,10 @@ int main(int argc, char** argv) {
   // never reuse, and ctld's resident size grew with every large squeue. Two
   // arenas keep allocation contention low enough for ctld's few busy threads.
   mallopt(M_ARENA_MAX, 2);
+  // A large reply (squeue of a big queue, tens of MB) is mmapped and goes back
+  // to the system when freed. By default glibc raises this threshold after the
+  // first such free, up to 32 MiB, and later replies then come from the heap,
+  // between the jobs' long-lived allocations, where freeing cannot return them.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   return skiff::Run(argc, argv);
 }
