@@ -524,10 +524,18 @@ UserUsageRecord Controller::UserUsage(const std::string& user) {
 // ---------------------------------------------------------------- scheduling
 
 void Controller::RunSchedulePass() {
+  // Every sched_interval seconds a pass looks at every pending job; those in
+  // between, one per burst of events, at each partition's first
+  // default_queue_depth (and every job changed since a pass ranked it).
+  int32_t queue_depth = scheduler_options_.default_queue_depth;
+  if (const int64_t now = clock_.Now(); now >= next_full_pass_) {
+    queue_depth = 0;
+    next_full_pass_ = now + scheduler_options_.sched_interval;
+  }
   PassInput input;
   absl::Status prepared = Commit([&](Lifecycle& core, int64_t now) {
     input = PassInput{};
-    return core.PrepareSchedule(now, &input);
+    return core.PrepareSchedule(now, &input, queue_depth);
   });
   if (!prepared.ok() || input.snapshot.pending.empty()) return;
 

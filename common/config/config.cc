@@ -529,7 +529,8 @@ struct SchedulerParameterRange {
 };
 constexpr SchedulerParameterRange kSchedulerParameterRanges[] = {
     {"bf_interval", 1, 10800, true},  // seconds
-    {"bf_max_job_test", 1, 1000000, false},
+    {"bf_max_job_test", 1, 1000000, false},    {"default_queue_depth", 1, 1000000, false},
+    {"sched_interval", 0, 86400, false},        // seconds; 0 = every pass looks at every job
     {"sched_min_interval", 0, kMaxInt, false},  // microseconds
 };
 

@@ -155,6 +155,9 @@ struct Job {
 
   // Derived by the last scheduling pass; not persisted.
   int64_t priority = 0;
+  // `version` when a pass last computed `priority` (0 = never): a job changed
+  // since is looked at by every pass until one ranks it again (queue_depth.h).
+  uint64_t ranked_version = 0;
   int64_t expected_start = 0;  // backfill's estimate for a pending job, 0 = unknown
   std::string sched_nodes;     // where backfill plans to start it ("n[1-2]"), "" = unknown
   // Slurm's words for the last pass's reason, where it spells them out

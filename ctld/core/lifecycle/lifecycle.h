@@ -246,7 +246,10 @@ class Lifecycle {
   // Under the lock: evaluates dependencies (cancelling jobs with
   // --kill-on-invalid-dep), array throttles and burst-buffer stage-ins, and
   // copies what the planner needs into `input` (empty pending = nothing to plan).
-  Effects PrepareSchedule(int64_t now, PassInput* input);
+  // queue_depth > 0: a pass between full passes, which plans on each
+  // partition's queue_depth first jobs and on those no pass has ranked
+  // (queue_depth.h); held jobs wait for a full pass (they cannot start).
+  Effects PrepareSchedule(int64_t now, PassInput* input, int32_t queue_depth = 0);
   // Under the lock again: preemptions, derived fields, and starts, each start
   // re-checked against the live table (a job changed since the snapshot, or a
   // node that went away, waits: `*replan` is set).

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle.h"
+#include "ctld/core/scheduler/queue_depth.h"
 
 namespace skiff {
 namespace {
@@ -149,7 +150,7 @@ bool Lifecycle::DeadlineAllows(uint64_t id, int64_t now, Effects& effects) {
   return false;
 }
 
-Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
+Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_depth) {
   Begin();
   Effects effects;
   CtldSchedulerInputs inputs;
@@ -174,6 +175,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
         }
         continue;
       }
+      if (queue_depth > 0 && job.held) continue;  // a full pass gives them their reasons
       if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
         // Only as many tasks as the throttle leaves room for are offered to the
         // scheduler (lowest task ids first: jobs_ is in id order).
@@ -185,7 +187,6 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
         ++count;
       }
       inputs.pending.push_back(&job);
-      input->versions[id] = job.version;
     } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
                job.state == JobState::kSuspended) {
       inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
@@ -194,6 +195,31 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input) {
     }
   }
   if (!stage_in.empty()) BbStartStageIns(std::move(stage_in), now, effects);
+  if (queue_depth > 0 && inputs.pending.size() > static_cast<size_t>(queue_depth)) {
+    std::map<std::string, int32_t> tiers;
+    for (const PartitionConfig& partition : config_->partitions) {
+      tiers[partition.name] = partition.priority_tier;
+    }
+    std::vector<QueueCandidate> candidates;
+    candidates.reserve(inputs.pending.size());
+    for (const Job* job : inputs.pending) {
+      QueueCandidate c;
+      c.partition = job->request.partition;
+      auto tier = tiers.find(job->request.partition);
+      c.tier = tier == tiers.end() ? 0 : tier->second;
+      c.priority = job->priority;
+      c.submit_time = job->submit_time;
+      c.id = job->id;
+      c.ranked = job->ranked_version == job->version;
+      candidates.push_back(std::move(c));
+    }
+    std::vector<const Job*> within;
+    for (size_t i : WithinQueueDepth(candidates, queue_depth)) {
+      within.push_back(inputs.pending[i]);
+    }
+    inputs.pending = std::move(within);
+  }
+  for (const Job* job : inputs.pending) input->versions[job->id] = job->version;
   if (!inputs.pending.empty()) {
     inputs.nodes = nodes_.Capacities();
     for (const Node& node : nodes_.nodes()) {
@@ -315,6 +341,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     Job* job = Derived(pending[i].id);
     if (job == nullptr || job->state != JobState::kPending) continue;
     job->priority = job->held ? 0 : plan.priorities[i];
+    job->ranked_version = job->held ? 0 : job->version;
     job->factors = plan.factors[i];
     if (plan.estimates) {  // estimates come from backfill's reservations
       auto it = plan.expected_start.find(job->id);

@@ -385,6 +385,43 @@ TEST_F(LifecycleTest, HoldingAnArrayHoldsItsPendingTasksAndLeavesRunningOnesRunn
   EXPECT_EQ(held, 2);
 }
 
+TEST_F(LifecycleTest, PassesBetweenFullOnesLookAtTheQueuesFirstJobsAndEveryChangedOne) {
+  SubmitRequest wide = Request(2);
+  wide.min_nodes = 2;
+  wide.max_nodes = 2;
+  wide.ntasks = 2;
+  const uint64_t running = Submit(wide);  // both nodes, whole
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(running), JobState::kRunning);
+  std::vector<uint64_t> waiting;
+  for (int i = 0; i < 5; ++i) waiting.push_back(Submit(Request()));
+  auto offered = [&](int32_t depth) {
+    PassInput input;
+    Store(core_->PrepareSchedule(now_, &input, depth));
+    std::vector<uint64_t> ids;
+    for (const PendingJob& job : input.snapshot.pending) ids.push_back(job.id);
+    const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+    bool replan = false;
+    Store(core_->ApplySchedule(input, plan, now_, &replan));
+    return ids;
+  };
+  // No pass ranked them yet: all five, however shallow the depth.
+  EXPECT_EQ(offered(2).size(), 5u);
+  // Ranked now: the first two in queue order.
+  EXPECT_EQ(offered(2), (std::vector<uint64_t>{waiting[0], waiting[1]}));
+  EXPECT_EQ(offered(0).size(), 5u) << "a full pass looks at every job";
+  // Held jobs wait for a full pass; a released one (changed) is looked at at once.
+  JobUpdate hold;
+  hold.job_id = waiting[4];
+  hold.held = true;
+  hold.user_hold = true;
+  Store(core_->Update({1001, 1001}, false, hold, now_));
+  EXPECT_EQ(offered(2), (std::vector<uint64_t>{waiting[0], waiting[1]}));
+  hold.held = false;
+  Store(core_->Update({1001, 1001}, false, hold, now_));
+  EXPECT_EQ(offered(2), (std::vector<uint64_t>{waiting[0], waiting[1], waiting[4]}));
+}
+
 TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   const uint64_t id = Submit(Request(2));
   Drive(Schedule());

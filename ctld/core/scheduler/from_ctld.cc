@@ -344,6 +344,16 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
     const long value = std::strtol(it->second.c_str(), nullptr, 10);
     if (value > 0) options.bf_max_job_test = static_cast<int32_t>(value);
   }
+  it = config.scheduler_parameters.find("default_queue_depth");
+  if (it != config.scheduler_parameters.end()) {
+    const long value = std::strtol(it->second.c_str(), nullptr, 10);
+    if (value > 0) options.default_queue_depth = static_cast<int32_t>(value);
+  }
+  it = config.scheduler_parameters.find("sched_interval");
+  if (it != config.scheduler_parameters.end()) {
+    const long value = std::strtol(it->second.c_str(), nullptr, 10);
+    if (value >= 0) options.sched_interval = value;
+  }
   return options;
 }
 

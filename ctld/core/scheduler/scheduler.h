@@ -56,6 +56,12 @@ struct SchedulerOptions {
   // (the main pass runs on every event). Slurm's default is 30; Skiff's is 0,
   // backfill on every pass, which bench/scheduler_bench shows costs a few ms.
   int64_t bf_interval = 0;
+  // SchedulerParameters=default_queue_depth and sched_interval, Slurm's names
+  // and defaults: passes between full ones (every sched_interval seconds) look
+  // at each partition's first default_queue_depth jobs (queue_depth.h).
+  // Applied by ctld when it prepares a pass; Schedule plans on what it is given.
+  int32_t default_queue_depth = 100;
+  int64_t sched_interval = 60;
 };
 
 struct JobStart {
