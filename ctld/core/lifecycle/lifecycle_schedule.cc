@@ -154,45 +154,54 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
   Begin();
   Effects effects;
   CtldSchedulerInputs inputs;
-  // Array throttles (%N): how many tasks of each array hold resources now.
+  // One walk over the table (a deep queue and MinJobAge's finished jobs make
+  // it the pass's largest fixed cost): the jobs holding resources, the pending
+  // ones, and how many tasks of each throttled array (%N) hold resources.
   std::unordered_map<uint64_t, int32_t> array_running;
-  for (const auto& [id, job] : jobs_) {
-    if (job.array_job_id != 0 && job.array_max_running > 0 &&
-        (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
-         job.state == JobState::kSuspended || job.state == JobState::kCompleting)) {
-      ++array_running[job.array_job_id];
-    }
-  }
-  std::vector<uint64_t> stage_in;
+  std::vector<Job*> pending;
   for (auto& [id, job] : jobs_) {
     if (job.state == JobState::kPending) {
-      if (!DeadlineAllows(id, now, effects)) continue;
-      if (!DependencyAllows(id, now, effects)) continue;
-      if (!BbReady(job)) {
-        if (job.bb_state == BbState::kPending && !job.held &&
-            std::max(job.eligible_time, job.request.begin_time) <= now) {
-          stage_in.push_back(id);
-        }
-        continue;
-      }
-      if (queue_depth > 0 && job.held) continue;  // a full pass gives them their reasons
-      if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
-        // Only as many tasks as the throttle leaves room for are offered to the
-        // scheduler (lowest task ids first: jobs_ is in id order).
-        int32_t& count = array_running[job.array_job_id];
-        if (count >= job.array_max_running) {
-          job.reason = "JobArrayTaskLimit";  // derived
-          continue;
-        }
-        ++count;
-      }
-      inputs.pending.push_back(&job);
-    } else if (job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
-               job.state == JobState::kSuspended) {
+      pending.push_back(&job);
+      continue;
+    }
+    const bool holding = job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
+                         job.state == JobState::kSuspended;
+    if (holding) {
       inputs.running.push_back(&job);  // they hold resources (COMPLETING ones gave them back)
       // Being stopped already (preempted or cancelled): their resources are on their way back.
       if (job.final_state != JobState::kCompleted) input->leaving.push_back(id);
     }
+    if (job.array_job_id != 0 && job.array_max_running > 0 &&
+        (holding || job.state == JobState::kCompleting)) {
+      ++array_running[job.array_job_id];
+    }
+  }
+  std::vector<uint64_t> stage_in;
+  for (Job* pending_job : pending) {
+    Job& job = *pending_job;
+    const uint64_t id = job.id;
+    // (Looked up by id only for the jobs that have either.)
+    if (job.request.deadline != 0 && !DeadlineAllows(id, now, effects)) continue;
+    if (!job.dependency.empty() && !DependencyAllows(id, now, effects)) continue;
+    if (!BbReady(job)) {
+      if (job.bb_state == BbState::kPending && !job.held &&
+          std::max(job.eligible_time, job.request.begin_time) <= now) {
+        stage_in.push_back(id);
+      }
+      continue;
+    }
+    if (queue_depth > 0 && job.held) continue;  // a full pass gives them their reasons
+    if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
+      // Only as many tasks as the throttle leaves room for are offered to the
+      // scheduler (lowest task ids first: jobs_ is in id order).
+      int32_t& count = array_running[job.array_job_id];
+      if (count >= job.array_max_running) {
+        job.reason = "JobArrayTaskLimit";  // derived
+        continue;
+      }
+      ++count;
+    }
+    inputs.pending.push_back(&job);
   }
   if (!stage_in.empty()) BbStartStageIns(std::move(stage_in), now, effects);
   if (queue_depth > 0 && inputs.pending.size() > static_cast<size_t>(queue_depth)) {
