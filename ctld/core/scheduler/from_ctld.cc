@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <type_traits>
 #include <unordered_map>
 
 #include "common/hostlist.h"
@@ -334,26 +335,21 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   options.weights.qos = config.priority_weight_qos;
   options.weights.max_age = config.priority_max_age;
   options.weights.decay_half_life = config.priority_decay_half_life;
-  if (auto bf = config.scheduler_parameters.find("bf_interval");
-      bf != config.scheduler_parameters.end()) {
-    const long value = std::strtol(bf->second.c_str(), nullptr, 10);
-    if (value >= 0) options.bf_interval = value;
-  }
-  auto it = config.scheduler_parameters.find("bf_max_job_test");
-  if (it != config.scheduler_parameters.end()) {
+  // The config loader dropped values outside Slurm's ranges.
+  auto parameter = [&](const char* name, long min, auto* out) {
+    auto it = config.scheduler_parameters.find(name);
+    if (it == config.scheduler_parameters.end()) return;
     const long value = std::strtol(it->second.c_str(), nullptr, 10);
-    if (value > 0) options.bf_max_job_test = static_cast<int32_t>(value);
+    if (value >= min) *out = static_cast<std::remove_pointer_t<decltype(out)>>(value);
+  };
+  parameter("bf_interval", 0, &options.bf_interval);
+  if (auto it = config.scheduler_parameters.find("bf_interval");
+      it != config.scheduler_parameters.end() && it->second == "-1") {
+    options.backfill = false;  // Slurm's bf_interval=-1: no backfill
   }
-  it = config.scheduler_parameters.find("default_queue_depth");
-  if (it != config.scheduler_parameters.end()) {
-    const long value = std::strtol(it->second.c_str(), nullptr, 10);
-    if (value > 0) options.default_queue_depth = static_cast<int32_t>(value);
-  }
-  it = config.scheduler_parameters.find("sched_interval");
-  if (it != config.scheduler_parameters.end()) {
-    const long value = std::strtol(it->second.c_str(), nullptr, 10);
-    if (value >= 0) options.sched_interval = value;
-  }
+  parameter("bf_max_job_test", 1, &options.bf_max_job_test);
+  parameter("default_queue_depth", 1, &options.default_queue_depth);
+  parameter("sched_interval", 0, &options.sched_interval);
   return options;
 }
 

@@ -110,6 +110,16 @@ TEST(FromCtld, OptionsFromConfig) {
   EXPECT_EQ(options.weights.max_age, 60);
   EXPECT_EQ(options.bf_max_job_test, 1234);
   EXPECT_EQ(options.bf_interval, 30);
+  EXPECT_TRUE(options.backfill);
+  EXPECT_EQ(options.default_queue_depth, 100) << "Slurm's default";
+  EXPECT_EQ(options.sched_interval, 60) << "Slurm's default";
+  config.scheduler_parameters["default_queue_depth"] = "500";
+  config.scheduler_parameters["sched_interval"] = "0";
+  config.scheduler_parameters["bf_interval"] = "-1";
+  options = OptionsFromConfig(config);
+  EXPECT_EQ(options.default_queue_depth, 500);
+  EXPECT_EQ(options.sched_interval, 0);
+  EXPECT_FALSE(options.backfill) << "bf_interval=-1 turns backfill off";
 }
 
 TEST(DescribeWaitReason, UsesSlurmsWordsForUnavailableNodes) {
