@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/common/ctld_client.h"
 
@@ -76,8 +78,34 @@ int BenchSubmit(CtldClient& client, const std::string& sbatch, int count) {
     }
   }
   seconds = SecondsSince(start);
-  printf("submit: %d submissions through one connection: %.2f s, %.0f jobs/s\n", count, seconds,
-         count / seconds);
+  printf("submit: %d submissions through one connection, one at a time: %.2f s, %.0f jobs/s\n",
+         count, seconds, count / seconds);
+
+  // The same through the same connection with kInFlight calls at a time (a
+  // workflow manager's threads; HTTP/2 multiplexes them): what ctld sustains
+  // when it can store several submissions in one commit.
+  constexpr int kInFlight = 16;
+  std::atomic<int> next{0};
+  std::atomic<bool> failed{false};
+  start = Clock::now();
+  std::vector<std::thread> callers;
+  for (int t = 0; t < kInFlight; ++t) {
+    callers.emplace_back([&] {
+      while (next.fetch_add(1) < count && !failed) {
+        v1::SubmitJobReply reply;
+        absl::Status status = client.Call(&v1::Ctld::Stub::SubmitJob, request, &reply);
+        if (!status.ok() || reply.job_id() == 0) {
+          fprintf(stderr, "submit: %s\n", std::string(status.message()).c_str());
+          failed = true;
+        }
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  if (failed) return 1;
+  seconds = SecondsSince(start);
+  printf("submit: %d submissions through one connection, %d in flight: %.2f s, %.0f jobs/s\n",
+         count, kInFlight, seconds, count / seconds);
   CancelAll(client);
   return 0;
 }

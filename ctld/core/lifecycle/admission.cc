@@ -499,7 +499,9 @@ Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
   }
   for (const Job& job : admitted.jobs) {
     journal_.jobs.try_emplace(job.id, std::nullopt);
-    jobs_[job.id] = job;
+    Job& inserted = jobs_[job.id];
+    inserted = job;
+    TrackUnfinished(inserted);
   }
   if (!admitted.jobs.empty()) {
     const Job& first = admitted.jobs.front();

@@ -116,8 +116,11 @@ void Lifecycle::Rollback() {
   if (!journal_.open) return;
   for (auto& [id, before] : journal_.jobs) {
     if (before) {
-      jobs_[id] = std::move(*before);
+      Job& job = jobs_[id];
+      job = std::move(*before);
+      TrackUnfinished(job);
     } else {
+      unfinished_.erase(id);
       jobs_.erase(id);
     }
   }
@@ -249,7 +252,7 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
       job.cpu_ids_by_node = nodes_.Allocate(placement);
     }
     const uint64_t id = job.id;
-    jobs_.insert_or_assign(id, std::move(job));
+    TrackUnfinished(jobs_.insert_or_assign(id, std::move(job)).first->second);
   }
   usage_ = std::move(usage);
 }
@@ -277,7 +280,14 @@ Effects Lifecycle::Resume(int64_t now) {
 bool Lifecycle::TransitionJob(Job& job, JobEvent event, Effects& effects) {
   absl::StatusOr<std::string> line = Transition(job, event);
   effects.log.push_back(line.ok() ? std::move(*line) : std::string(line.status().message()));
+  if (line.ok()) TrackUnfinished(job);  // a requeued finished job is pending again
   return line.ok();
+}
+
+void Lifecycle::TrackUnfinished(Job& job) {
+  if (IsFinal(job.state)) return;
+  auto it = jobs_.find(job.id);
+  if (it != jobs_.end() && &it->second == &job) unfinished_[job.id] = &job;
 }
 
 void Lifecycle::ReleaseResources(Job& job, int64_t now, Effects& effects) {
@@ -1027,6 +1037,7 @@ size_t Lifecycle::Purge(int64_t now) {
     const bool bb_done = !job.UsesBurstBuffer() || job.bb_state == BbState::kComplete;
     if (IsFinal(job.state) && bb_done && job.end_time < cutoff) {
       dependencies_.erase(it->first);
+      unfinished_.erase(it->first);
       it = jobs_.erase(it);  // still in the database for accounting
       ++purged;
     } else {

@@ -109,6 +109,9 @@ class Lifecycle {
   // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
   // object, or until SetConfig points the core at another one.
   Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at);
+  // unfinished_ points into jobs_.
+  Lifecycle(const Lifecycle&) = delete;
+  Lifecycle& operator=(const Lifecycle&) = delete;
 
   // ---- transactions
   void Confirm();
@@ -380,6 +383,13 @@ class Lifecycle {
   LifecycleSettings settings_;
 
   std::map<uint64_t, Job> jobs_;
+  // Every job of jobs_ not in a final state, and maybe some that reached one
+  // since (PrepareSchedule drops those as it meets them): what a scheduling
+  // pass walks, so that MinJobAge's finished jobs cost it nothing. Derived: kept
+  // by Insert, Load, TransitionJob (a requeued finished job comes back), Rollback
+  // and Purge. Pointers into jobs_'s nodes, which stay put until erased.
+  std::map<uint64_t, Job*> unfinished_;
+  void TrackUnfinished(Job& job);
   NodeTable nodes_;
   std::vector<Qos> qos_;
   AccountPolicy account_policy_;

@@ -154,12 +154,19 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
   Begin();
   Effects effects;
   CtldSchedulerInputs inputs;
-  // One walk over the table (a deep queue and MinJobAge's finished jobs make
-  // it the pass's largest fixed cost): the jobs holding resources, the pending
-  // ones, and how many tasks of each throttled array (%N) hold resources.
+  // One walk over the jobs not yet finished (a deep queue makes it the pass's
+  // largest fixed cost): the jobs holding resources, the pending ones, and how
+  // many tasks of each throttled array (%N) hold resources.
   std::unordered_map<uint64_t, int32_t> array_running;
   std::vector<Job*> pending;
-  for (auto& [id, job] : jobs_) {
+  for (auto it = unfinished_.begin(); it != unfinished_.end();) {
+    const uint64_t id = it->first;
+    Job& job = *it->second;
+    if (IsFinal(job.state)) {
+      it = unfinished_.erase(it);
+      continue;
+    }
+    ++it;
     if (job.state == JobState::kPending) {
       pending.push_back(&job);
       continue;

@@ -464,6 +464,40 @@ TEST_F(LifecycleTest, RolledBackSubmissionLeavesNoJobAndItsReservationCanBeRelea
   EXPECT_GT(Submit(Request()), admitted->first_id) << "ids are never reused";
 }
 
+TEST_F(LifecycleTest, PassesSeeEveryUnfinishedJobThroughRollbacksPurgesAndRequeues) {
+  // A submission rolled back leaves nothing for a pass to meet.
+  absl::StatusOr<Admitted> admitted = core_->Admit(Request(), now_);
+  ASSERT_TRUE(admitted.ok());
+  core_->Insert(*admitted, now_);
+  core_->Rollback();
+  core_->ReleaseReservation(admitted->first_id);
+  EXPECT_TRUE(Schedule().intents.empty());
+  // A job run to its end, then purged: passes go on.
+  const uint64_t done = Submit(Request());
+  Drive(Schedule());
+  Drive(Store(core_->JobComplete("n1", {done, true, 0, 0, ""}, now_)));
+  ASSERT_EQ(StateOf(done), JobState::kCompleted);
+  const uint64_t again = Submit(Request());
+  Drive(Schedule());
+  Drive(Store(core_->JobComplete(core_->Find(again)->nodes[0], {again, true, 0, 0, ""}, now_)));
+  ASSERT_EQ(StateOf(again), JobState::kCompleted);
+  EXPECT_EQ(core_->Purge(now_ + config_.min_job_age + 1), 2u);
+  const uint64_t next = Submit(Request());
+  Drive(Schedule());
+  EXPECT_EQ(StateOf(next), JobState::kRunning);
+  // A finished job requeued (scontrol requeue) is pending again and runs.
+  Drive(Store(core_->JobComplete(core_->Find(next)->nodes[0], {next, true, 0, 0, ""}, now_)));
+  ASSERT_EQ(StateOf(next), JobState::kCompleted);
+  Schedule();  // meets it finished
+  JobUpdate requeue;
+  requeue.job_id = next;
+  requeue.requeue = JobUpdate::Requeue::kRequeue;
+  Drive(Store(core_->Update({1001, 1001}, false, requeue, now_)));
+  ASSERT_EQ(StateOf(next), JobState::kPending);
+  Drive(Schedule());
+  EXPECT_EQ(StateOf(next), JobState::kRunning);
+}
+
 TEST_F(LifecycleTest, UpdateIsAllOrNothing) {
   SubmitRequest held = Request();
   held.hold = true;
