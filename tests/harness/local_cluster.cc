@@ -170,7 +170,11 @@ CommandResult LocalCluster::Up() const {
   for (size_t pos = extra.find("@DIR@"); pos != std::string::npos; pos = extra.find("@DIR@")) {
     extra.replace(pos, 5, dir_);
   }
-  return RunShell(absl::StrCat("SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
+  std::string environment;
+  for (const auto& [name, value] : options_.environment) {
+    absl::StrAppend(&environment, name, "=", ShellQuote(value), " ");
+  }
+  return RunShell(absl::StrCat(environment, "SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
                                " SKIFF_GPU_NODES=", options_.gpu_nodes,
                                " SKIFF_CONF_EXTRA=", ShellQuote(extra), " ",
                                ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_),

@@ -51,6 +51,10 @@ class LocalCluster {
     // skiff script mknods them as root). The destructor removes the nodes'
     // skiff/<node> cgroups. Check CgroupsUnavailable() first.
     bool cgroups = false;
+    // Environment for `skiff up`, e.g. {"SKIFF_NODE_ADDR_n2", "10.231.7.2"} and
+    // {"SKIFF_NODED_PREFIX_n2", "ip netns exec NS"} to run a node's noded in a
+    // network namespace at that address.
+    std::map<std::string, std::string> environment;
   };
 
   // Why this host cannot confine jobs with cgroups (not root; no v1 freezer,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/harness/fencing.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
@@ -26,10 +27,6 @@ pid_t ScriptdPid(const LocalCluster& cluster) {
   std::string children = ReadFile(
       absl::StrCat("/proc/", cluster.Pid("ctld"), "/task/", cluster.Pid("ctld"), "/children"));
   return atoi(children.c_str());
-}
-
-std::string ShowJob(const LocalCluster& cluster, uint64_t id) {
-  return cluster.Run(absl::StrCat("scontrol show job ", id)).out;
 }
 
 bool HasState(const LocalCluster& cluster, uint64_t id, const std::string& state) {
@@ -202,56 +199,6 @@ TEST(CrashTest, ALaunchADeadNodedRefusesRequeuesTheJobAndDrainsTheNode) {
       << ShowJob(*cluster, ids[0]) << ReadFile(ctld_log);
 }
 
-// Lines "WHAT COPY NODE SECONDS" a ticking job appended to a file; COPY is its
-// SLURM_RESTART_COUNT (0 for the first run).
-struct Mark {
-  std::string what, node;
-  int copy = 0;
-  double at = 0;
-};
-std::vector<Mark> ReadMarks(const std::string& path) {
-  std::vector<Mark> marks;
-  std::istringstream in(ReadFile(path));
-  Mark mark;
-  while (in >> mark.what >> mark.copy >> mark.node >> mark.at) marks.push_back(mark);
-  return marks;
-}
-
-// A requeueable job that marks its start and then ticks every 0.2 s forever.
-uint64_t SubmitTickingJob(LocalCluster& cluster, const std::string& marks) {
-  const std::string me = "${SLURM_RESTART_COUNT:-0} $SLURMD_NODENAME $(date +%s.%N) >> " + marks;
-  CommandResult submit =
-      cluster.Run(absl::StrCat("sbatch --requeue -o /dev/null --wrap='echo start ", me,
-                               "; while true; do echo tick ", me, "; sleep 0.2; done'"));
-  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
-  EXPECT_EQ(ids.size(), 1u) << submit.out << submit.err;
-  return ids.empty() ? 0 : ids[0];
-}
-
-// Once the second copy has started: the first copy's last tick came before it.
-void ExpectTheCopiesNeverOverlapped(LocalCluster& cluster, uint64_t id, const std::string& marks) {
-  ASSERT_TRUE(Eventually(60,
-                         [&] {
-                           for (const Mark& mark : ReadMarks(marks)) {
-                             if (mark.what == "start" && mark.copy == 1) return true;
-                           }
-                           return false;
-                         }))
-      << ShowJob(cluster, id) << ReadFile(marks);
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  double second_start = 0, first_last = 0;
-  for (const Mark& mark : ReadMarks(marks)) {
-    if (mark.copy == 0) first_last = std::max(first_last, mark.at);
-    if (mark.what == "start" && mark.copy == 1) second_start = mark.at;
-  }
-  std::cout << "fencing: the first copy's last sign of life came " << second_start - first_last
-            << " s before the requeued copy started\n";
-  EXPECT_LT(first_last, second_start)
-      << "the copies overlapped by " << first_last - second_start << " s\n"
-      << ReadFile(marks);
-  EXPECT_NE(ShowJob(cluster, id).find("Restarts=1 "), std::string::npos) << ShowJob(cluster, id);
-}
-
 // Fencing: noded stopped past SlurmdTimeout. Its job's shepherd kills the job
 // when the node's lease runs out, before ctld requeues the job (after
 // SlurmdTimeout), so the requeued copy never runs beside the first; and once
@@ -295,19 +242,13 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
   EXPECT_NE(shown.find("JobState=RUNNING "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" NodeList=" + second + "\n"), std::string::npos) << shown;
   // The first run stays dead: no mark of copy 0 after the requeued copy started.
-  double second_start = 0, first_last = 0;
-  for (const Mark& mark : ReadMarks(marks)) {
-    if (mark.copy == 0) first_last = std::max(first_last, mark.at);
-    if (mark.what == "start" && mark.copy == 1) second_start = mark.at;
-  }
-  EXPECT_LT(first_last, second_start) << ReadFile(marks);
+  EXPECT_TRUE(TheFirstCopyStayedDead(marks)) << ReadFile(marks);
   EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
 }
 
 // What a cut link looks like from the node: ctld's heartbeat replies time out
-// (here ctld is stopped; a cut link cannot be made between daemons that all
-// share one loopback). Nothing renews the lease, the job is fenced, and when
-// ctld comes back and requeues it, the copies still never overlap.
+// (here ctld is stopped; network_fault_test cuts a real link). Nothing renews the lease, the job is
+// fenced, and when ctld comes back and requeues it, the copies still never overlap.
 TEST(CrashTest, ATimedOutCtldFencesTheJobBeforeItsRequeue) {
   auto cluster = StartCluster("HeartbeatInterval=1\nSlurmdTimeout=6\n");
   ASSERT_NE(cluster, nullptr);
