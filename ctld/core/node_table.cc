@@ -133,6 +133,20 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
           break;
         }
       }
+      // Enough devices, but of the wrong kind: fewer of a type Gres= names
+      // (gpu:a100:2) than configured, in Slurm's words (gres.c _valid_gres_type).
+      std::map<std::pair<std::string, std::string>, int64_t> configured_typed, reported_typed;
+      for (const GresCount& g : node->config.gres) {
+        if (!g.type.empty()) configured_typed[{g.name, g.type}] += g.count;
+      }
+      for (const ReportedGres& g : reg.gres) reported_typed[{g.name, g.type}] += g.count;
+      for (const auto& [key, count] : configured_typed) {
+        if (!low.empty()) break;
+        if (reported_typed[key] < count) {
+          low = absl::StrCat("gres/", key.first, ":", key.second, " count too low (",
+                             reported_typed[key], " < ", count, ")");
+        }
+      }
     }
     if (!low.empty()) {
       node->drain = true;

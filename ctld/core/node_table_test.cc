@@ -62,6 +62,30 @@ TEST(NodeTable, NodeWithLessMemoryThanConfiguredIsDrained) {
   EXPECT_EQ(table.Find("n1")->reason, "Low RealMemory");
 }
 
+TEST(NodeTable, NodeWithGpusOfAnotherTypeThanConfiguredIsDrainedWithSlurmsReason) {
+  SkiffConfig config = TwoNodeConfig();
+  config.nodes[0].gres = {{"gpu", "a100", 2}};
+  NodeRegistration reg = Reg("n1");
+  reg.gres = {{"gpu", "v100", 2, {"/dev/nvidia0", "/dev/nvidia1"}}};
+  NodeTable wrong(config);
+  ASSERT_TRUE(wrong.Register(reg, 1, false, nullptr).ok());
+  EXPECT_TRUE(wrong.Find("n1")->drain);
+  EXPECT_EQ(wrong.Find("n1")->reason, "gres/gpu:a100 count too low (0 < 2)");
+  reg.gres = {{"gpu", "a100", 1, {"/dev/nvidia0"}}, {"gpu", "v100", 1, {"/dev/nvidia1"}}};
+  NodeTable mixed(config);
+  ASSERT_TRUE(mixed.Register(reg, 1, false, nullptr).ok());
+  EXPECT_EQ(mixed.Find("n1")->reason, "gres/gpu:a100 count too low (1 < 2)");
+  reg.gres = {{"gpu", "a100", 2, {"/dev/nvidia0", "/dev/nvidia1"}}};
+  NodeTable right(config);
+  ASSERT_TRUE(right.Register(reg, 1, false, nullptr).ok());
+  EXPECT_FALSE(right.Find("n1")->drain);
+  // config_overrides (SlurmdParameters): the configuration is trusted.
+  reg.gres = {{"gpu", "v100", 2, {"/dev/nvidia0", "/dev/nvidia1"}}};
+  NodeTable trusted(config);
+  ASSERT_TRUE(trusted.Register(reg, 1, true, nullptr).ok());
+  EXPECT_FALSE(trusted.Find("n1")->drain);
+}
+
 TEST(NodeTable, NodeWithFewerGpusThanConfiguredIsDrainedWithSlurmsReason) {
   SkiffConfig config = TwoNodeConfig();
   config.nodes[0].gres = {{"gpu", "", 2}};
