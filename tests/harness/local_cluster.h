@@ -52,7 +52,7 @@ class LocalCluster {
     // skiff/<node> cgroups. Check CgroupsUnavailable() first.
     bool cgroups = false;
     // Environment for `skiff up`, e.g. {"SKIFF_NODE_ADDR_n2", "10.231.7.2"} and
-    // {"SKIFF_NODED_PREFIX_n2", "ip netns exec NS"} to run a node's noded in a
+    // {"SKIFF_NODED_PREFIX_n2", "nsenter --net=/run/netns/NS"} to run a noded in a
     // network namespace at that address.
     std::map<std::string, std::string> environment;
   };

@@ -47,12 +47,14 @@ class IsolatedLink {
 
   // Why the link could not be made (no `ip`, not root, no netns): "" when made.
   const std::string& error() const { return error_; }
-  const std::string& ns() const { return ns_; }
   const std::string& host_addr() const { return host_addr_; }
   const std::string& node_addr() const { return node_addr_; }
 
+  // nsenter switches the network namespace only (`ip netns exec` also remounts
+  // /sys, which fails where / is not a mount point, as in a chroot).
+  std::string Enter() const { return absl::StrCat("nsenter --net=/run/netns/", ns_); }
   std::string InNamespace(const std::string& command) const {
-    return absl::StrCat("ip netns exec ", ns_, " ", command);
+    return absl::StrCat(Enter(), " ", command);
   }
   bool Cut() const {
     return RunShell(InNamespace("ip link set " + node_if_ + " down")).exit_code == 0;
@@ -88,7 +90,7 @@ TEST(NetworkFaultTest, ACutLinkDownsTheNodeRequeuesItsJobAndTheNodeReturns) {
   options.extra_config =
       absl::StrCat("HeartbeatInterval=1\nSlurmdTimeout=6\nSlurmctldAddr=", link.host_addr(), "\n");
   options.environment = {{"SKIFF_NODE_ADDR_n2", link.node_addr()},
-                         {"SKIFF_NODED_PREFIX_n2", "ip netns exec " + link.ns()}};
+                         {"SKIFF_NODED_PREFIX_n2", link.Enter()}};
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   const std::unique_ptr<LocalCluster>& cluster = *started;
