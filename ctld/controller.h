@@ -333,7 +333,9 @@ class Controller {
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
   int64_t next_trim_ = 0;                  // housekeeping thread only
   std::atomic<int64_t> next_backfill_{0};  // bf_interval: when backfill runs next
-  int64_t next_full_pass_ = 0;             // sched_interval: scheduler thread only
+  // sched_interval: when a pass next looks at every job (the scheduler thread;
+  // tests also run passes).
+  std::atomic<int64_t> next_full_pass_{0};
 
   // The running srun steps as reported (a leaf lock: taken alone, or inside mu_
   // for nothing). Jobs that are no longer running are dropped by housekeeping.
