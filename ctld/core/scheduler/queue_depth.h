@@ -7,7 +7,8 @@
 // order the last pass ranked them (PriorityTier, priority, submit time, id:
 // OrderQueue's order), plus every job no pass has ranked since it last changed
 // (new, released, requeued, updated): they may belong anywhere in the order.
-// Every `sched_interval` seconds a full pass looks at all of them.
+// Every `sched_interval` seconds a full pass looks at all of them (the
+// defaults, Slurm's, are in SchedulerOptions).
 //
 // Pure: no locks, no I/O.
 #ifndef SKIFF_CTLD_CORE_SCHEDULER_QUEUE_DEPTH_H_
@@ -18,10 +19,6 @@
 #include <vector>
 
 namespace skiff {
-
-// Slurm's defaults.
-inline constexpr int32_t kDefaultQueueDepth = 100;
-inline constexpr int64_t kDefaultSchedInterval = 60;  // seconds between full passes
 
 struct QueueCandidate {
   std::string partition;  // the job's partition (list), as requested
