@@ -50,6 +50,17 @@ class CtldNodeControl final : public NodeControl {
 
   absl::Status Drain(const std::string& reason) override { return Update("DRAIN", reason); }
   absl::Status Undrain() override { return Update("UNDRAIN", ""); }
+  absl::Status RequeueHeld(uint64_t job_id, int32_t array_task_id) override {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kCallTimeout);
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) return s;
+    v1::UpdateJobRequest request;
+    request.set_job_id(job_id);
+    if (array_task_id >= 0) request.set_array_task_id(array_task_id);
+    request.set_requeue_hold(true);
+    v1::UpdateJobReply reply;
+    return FromGrpc(stub_->UpdateJob(&context, request, &reply), "UpdateJob requeuehold");
+  }
 
  private:
   absl::Status Update(const std::string& state, const std::string& reason) {

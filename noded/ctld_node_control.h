@@ -1,6 +1,7 @@
 // The health checker's view of ctld (health_check.h NodeControl) over gRPC:
 // Ctld.GetNodes for this node, Ctld.UpdateNode to drain or undrain it, with
-// noded's credential (root: an administrator to ctld). Used by one thread.
+// noded's credential (root: an administrator to ctld); Ctld.UpdateJob to
+// requeue a job held (a step's Prolog failed here). Thread-safe.
 #ifndef SKIFF_NODED_CTLD_NODE_CONTROL_H_
 #define SKIFF_NODED_CTLD_NODE_CONTROL_H_
 

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
 
 namespace skiff {
@@ -75,6 +76,12 @@ class NodeControl {
   virtual absl::StatusOr<HealthNodeView> GetNode() = 0;
   virtual absl::Status Drain(const std::string& reason) = 0;
   virtual absl::Status Undrain() = 0;
+  // scontrol requeuehold JOB (ARRAY_TASK >= 0: JOB_TASK): a step's Prolog
+  // failed on this node.
+  virtual absl::Status RequeueHeld(uint64_t job_id, int32_t array_task_id) {
+    (void)array_task_id;
+    return absl::UnimplementedError(absl::StrCat("cannot requeue JobId=", job_id));
+  }
 };
 
 struct HealthCheckOptions {

@@ -290,6 +290,30 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
   return result;
 }
 
+std::string FormatNodeEpilogs(const std::vector<NodeScriptError>& failures) {
+  std::string out = "# skiff node epilogs\n";
+  for (const NodeScriptError& f : failures) {
+    AddLine(&out, "failed", absl::StrCat(f.node, "\t", f.error));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<NodeScriptError>> ParseNodeEpilogs(const std::string& text) {
+  absl::StatusOr<std::vector<Line>> lines = SplitLines(text);
+  if (!lines.ok()) return lines.status();
+  std::vector<NodeScriptError> failures;
+  for (const Line& line : *lines) {
+    if (line.key != "failed") continue;
+    const size_t tab = line.value.find('\t');
+    if (tab == std::string::npos || tab == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("line ", line.number, ": failed: '", line.value, "' is not NODE<TAB>ERROR"));
+    }
+    failures.push_back({line.value.substr(0, tab), line.value.substr(tab + 1)});
+  }
+  return failures;
+}
+
 std::string FormatAllocationEnd(int exit_code) {
   std::string out = "# skiff allocation end\n";
   AddLine(&out, "exit_code", exit_code);

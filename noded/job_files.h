@@ -9,6 +9,8 @@
 //   status         how the job ended, written atomically, last (shepherd; noded
 //                  for launch failures found before a shepherd ran)
 //   abandoned      present when ctld no longer wants the job (noded)
+//   node_epilogs   a multi-node job's Epilog on its other nodes, once they all
+//                  answered (noded, allocation_epilogs.h)
 //
 // Every file is lines of `key=value`, values C-escaped (absl::CEscape) so that a
 // value may hold any byte; lines starting with '#' and unknown keys are ignored,
@@ -44,6 +46,12 @@ inline constexpr char kAllocationEndFileName[] = "allocation_end";
 // writes it at launch and renews it while ctld confirms the node; the shepherd
 // kills the job once it has expired. No file: no fencing.
 inline constexpr char kLeaseFileName[] = "lease";
+// A multi-node job's end on its other nodes (allocation_epilogs.h), written once
+// every one has run its Epilog or could not be reached: a `failed=NODE<TAB>ERROR`
+// line for each node whose Epilog failed. Present: the job may be reported.
+inline constexpr char kNodeEpilogsFileName[] = "node_epilogs";
+std::string FormatNodeEpilogs(const std::vector<NodeScriptError>& failures);
+absl::StatusOr<std::vector<NodeScriptError>> ParseNodeEpilogs(const std::string& text);
 
 // CLOCK_MONOTONIC in milliseconds: the lease's clock, shared by noded and the
 // shepherds and immune to wall-clock steps.

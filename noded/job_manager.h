@@ -142,6 +142,8 @@ class JobManager final : public JobReportSource {
   absl::StatusOr<uint32_t> NextStepId(uint64_t job_id);
   // KillWait: seconds between SIGTERM and SIGKILL.
   int kill_wait() const { return options_.kill_wait; }
+  // What it was made with (the node scripts, for the job's other nodes).
+  const JobManagerOptions& options() const { return options_; }
   // The batch script's pid (sstat N.batch): NotFound when the job does not
   // run here or its shepherd has not started the script yet.
   absl::StatusOr<pid_t> BatchPid(uint64_t job_id);

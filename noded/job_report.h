@@ -10,6 +10,13 @@
 
 namespace skiff {
 
+// A node script that failed on another node of the job: which node, and why.
+struct NodeScriptError {
+  std::string node;
+  std::string error;
+  bool operator==(const NodeScriptError& o) const { return node == o.node && error == o.error; }
+};
+
 // How a job ended. Written by the shepherd into <jobdir>/status (see job_files.h).
 struct JobResult {
   int exit_code = 0;    // the batch script's exit status; 0 when killed by a signal
@@ -24,11 +31,16 @@ struct JobResult {
   // how it ended. ctld drains the node; a failed Prolog also requeues the job.
   std::string prolog_error;
   std::string epilog_error;
+  // The Epilog's failures on the job's other nodes (a multi-node job): not the
+  // shepherd's, added by AllocationEpilogs (allocation_epilogs.h) from the job
+  // directory's node_epilogs file.
+  std::vector<NodeScriptError> node_epilog_errors;
 
   bool operator==(const JobResult& o) const {
     return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
            fenced == o.fenced && run == o.run && oom_kills == o.oom_kills &&
-           prolog_error == o.prolog_error && epilog_error == o.epilog_error;
+           prolog_error == o.prolog_error && epilog_error == o.epilog_error &&
+           node_epilog_errors == o.node_epilog_errors;
   }
 };
 

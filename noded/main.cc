@@ -17,6 +17,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/guarded_server.h"
+#include "noded/allocation_epilogs.h"
 #include "noded/cgroup/confinement.h"
 #include "noded/ctld_node_control.h"
 #include "noded/hardware.h"
@@ -24,6 +25,7 @@
 #include "noded/job_manager.h"
 #include "noded/node_agent.h"
 #include "noded/noded_service.h"
+#include "noded/other_nodes_grpc.h"
 #include "noded/shepherd_launcher.h"
 
 namespace skiff {
@@ -158,10 +160,23 @@ int Run(int argc, char** argv) {
   }
   const std::string ctld_target = absl::StrCat(
       config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
-  NodeAgent agent(ctld_target, registration, jobs, auth, logger);
-  jobs.SetFinishedListener([&agent] { agent.Wake(); });
+  // A multi-node job's end goes to ctld once its other nodes have run their
+  // Epilog (allocation_epilogs.h).
+  std::unique_ptr<OtherNodes> other_nodes = MakeGrpcOtherNodes(auth, config.prolog_epilog_timeout);
+  AllocationEpilogs epilogs(
+      jobs, [&jobs](uint64_t id) { return jobs.JobDir(id); }, *other_nodes, logger);
+  NodeAgent agent(ctld_target, registration, epilogs, auth, logger);
+  jobs.SetFinishedListener([&agent, &epilogs] {
+    epilogs.Wake();
+    agent.Wake();
+  });
+  epilogs.SetFinishedListener([&agent] { agent.Wake(); });
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
+  epilogs.Start();
+  // Drains this node and requeues a job when a step's Prolog fails here, and
+  // the health check's drains.
+  std::unique_ptr<NodeControl> node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
 
   // The step managers of the jobs whose first node this is; step ids are kept
   // in each job's directory.
@@ -170,6 +185,7 @@ int Run(int argc, char** argv) {
   step_reports.SetWake([&agent] { agent.WakeForSteps(); });
   agent.SetStepReports(&step_reports);
   NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps, step_reports);
+  service.SetNodeControl(node_control.get(), &logger);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
   absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(
@@ -192,10 +208,8 @@ int Run(int argc, char** argv) {
               node_name, listen, hw.cpus, hw.real_memory_mb, gres->size());
   agent.Start();
   // HealthCheckProgram: at start, then every HealthCheckInterval (Slurm's slurmd).
-  std::unique_ptr<NodeControl> node_control;
   std::unique_ptr<HealthChecker> health;
   if (!config.health_check_program.empty()) {
-    node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
     HealthCheckOptions health_options;
     health_options.program = config.health_check_program;
     health_options.interval = std::chrono::seconds(config.health_check_interval);
@@ -217,7 +231,8 @@ int Run(int argc, char** argv) {
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   if (health) health->Stop();
   agent.Stop();
-  jobs.Stop();  // jobs keep running; a restarted noded re-adopts them
+  epilogs.Stop();  // a job whose other nodes were not all asked is asked again at start
+  jobs.Stop();     // jobs keep running; a restarted noded re-adopts them
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);
   if (!pid_file.empty()) unlink(pid_file.c_str());
   logger.info("noded stopped");

@@ -31,6 +31,11 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_oom_kills(report.result.oom_kills);
   out->set_prolog_error(report.result.prolog_error);
   out->set_epilog_error(report.result.epilog_error);
+  for (const NodeScriptError& failure : report.result.node_epilog_errors) {
+    v1::NodeScriptFailure* f = out->add_node_epilog_errors();
+    f->set_node(failure.node);
+    f->set_error(failure.error);
+  }
   out->set_run(report.result.run);
 }
 

@@ -16,12 +16,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "noded/health_check.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
 #include "noded/step_reports.h"
@@ -70,6 +72,16 @@ class NodedService final : public v1::Noded::Service {
                         v1::StatStepReply* reply) override;
   grpc::Status StatTasks(grpc::ServerContext* context, const v1::StatStepRequest* request,
                          v1::StatStepReply* reply) override;
+  // noded_node_scripts.cc.
+  grpc::Status EndJobOnNode(grpc::ServerContext* context, const v1::EndJobOnNodeRequest* request,
+                            v1::EndJobOnNodeReply* reply) override;
+
+  // Where a failing Prolog before a job's first step here drains this node and
+  // requeues the job held, and logs it (before serving; both may be null).
+  void SetNodeControl(NodeControl* control, spdlog::logger* logger) {
+    node_control_ = control;
+    logger_ = logger;
+  }
 
  private:
   grpc::Status AuthenticateCtld(const grpc::ServerContext& context);
@@ -80,6 +92,12 @@ class NodedService final : public v1::Noded::Service {
   // A running job of this node that `caller` may act on (its user, root or
   // SlurmUser): NotFound / PermissionDenied with Slurm's texts otherwise.
   absl::StatusOr<LaunchSpec> JobOfCaller(const Identity& caller, uint64_t job_id);
+  // On a node of a multi-node job other than its batch host, the Prolog runs
+  // before the job's first step here (Slurm's default, without
+  // PrologFlags=Alloc), once per job: "" when it succeeded (or none is
+  // configured, or this is the batch host), else its failure, after the node
+  // was drained and the job requeued held (node_control_).
+  std::string PrologBeforeFirstStep(const v1::TaskLaunch& launch);
 
   const std::string node_name_;
   const int64_t start_time_;
@@ -88,6 +106,14 @@ class NodedService final : public v1::Noded::Service {
   JobManager& jobs_;
   StepManager& steps_;
   StepReportQueue& step_reports_;
+  NodeControl* node_control_ = nullptr;
+  spdlog::logger* logger_ = nullptr;
+
+  // The Prolog's outcome for each job whose steps ran here (this node not its
+  // batch host), until the job ends here (EndJobOnNode); later steps wait on
+  // the first one's run.
+  std::mutex prologs_mu_;
+  std::map<uint64_t, std::shared_future<std::string>> prologs_;  // under prologs_mu_
 
   // The steps this node's step manager runs now: how to signal each (RunStep
   // registers and removes them; SignalStep calls them).

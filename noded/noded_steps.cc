@@ -196,6 +196,7 @@ grpc::Status NodedService::RunStep(
   step_reports_.Push(job_id, record);
 
   // One RunTasks call per node.
+  const std::string job_spec_text = FormatLaunchSpec(*job);
   std::vector<std::unique_ptr<NodeCall>> calls;
   for (size_t i = 0; i < grant->share.nodes.size(); ++i) {
     const StepNodeShare& share = grant->share.nodes[i];
@@ -227,6 +228,8 @@ grpc::Status NodedService::RunStep(
     if (auto name = job->environment.find("SLURM_JOB_NAME"); name != job->environment.end()) {
       launch->set_job_name(name->second);
     }
+    // Another node runs its Prolog with it before the job's first step there.
+    if (node.name != node_name_) launch->set_job_spec(job_spec_text);
     if (node.name == node_name_) {
       // This node's own tasks: the same service, without a call to itself.
       call->stream = std::make_unique<LocalTaskStream>(
@@ -585,6 +588,27 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
     spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
     spec.tasks.push_back(std::move(spawn));
+  }
+  if (const std::string prolog = PrologBeforeFirstStep(launch); !prolog.empty()) {
+    // As slurmd answers srun: every task of this node fails to launch.
+    v1::TaskOutput started;
+    started.set_started(true);
+    for (int task_id : launch.task_ids()) {
+      v1::TaskExit* exit = started.add_task_exit();
+      exit->set_task_id(task_id);
+      exit->set_exit_code(1);
+      exit->set_failure(absl::StrCat("Task launch for StepId=", launch.job_id(), ".",
+                                     launch.step_id(), " failed on node ", node_name_,
+                                     ": Job prolog failed"));
+    }
+    peer.Write(started);
+    v1::TaskOutput last;
+    last.set_finished(true);
+    peer.Write(last);
+    v1::TaskInput ignored;
+    while (peer.Read(&ignored)) {
+    }
+    return;
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
   const std::pair<uint64_t, uint32_t> local_key{launch.job_id(), launch.step_id()};

@@ -113,6 +113,9 @@ JobReport ReportFromProto(const v1::NodeJobReport& report) {
   out.out_of_memory = report.oom_kills() > 0;
   out.prolog_error = report.prolog_error();
   out.epilog_error = report.epilog_error();
+  for (const v1::NodeScriptFailure& f : report.node_epilog_errors()) {
+    out.node_epilog_errors.emplace_back(f.node(), f.error());
+  }
   out.run = report.run();
   return out;
 }

@@ -2,7 +2,8 @@
 // root around each batch job with Slurm's variables, TaskProlog's export/unset/
 // print lines shaping the batch script, TaskEpilog after it; a failing Prolog
 // drains the node ("Prolog error") and requeues the job held without running
-// it, a failing Epilog drains the node and the job's result stands.
+// it, a failing Epilog drains the node and the job's result stands. A
+// multi-node job runs them on every node (Slurm's default: no PrologFlags=Alloc).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -122,6 +123,63 @@ TEST_F(NodeScriptsTest, AFailingEpilogDrainsTheNodeAndTheJobCompletes) {
   })) << Show("node n1");
   ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
   ASSERT_EQ(cluster_->Run("scontrol update NodeName=n1 State=RESUME").exit_code, 0);
+}
+
+// Slurm runs the Epilog on every node of an ending job, and (without
+// PrologFlags=Alloc) the Prolog on each other node before the job's first step
+// there. The job's end is recorded only once every node has run its Epilog.
+TEST_F(NodeScriptsTest, AMultiNodeJobRunsTheScriptsOnEveryNode) {
+  const std::string out = Dir() + "/wide-%j.out";
+  const std::string id = Submit("-N2 -o " + out +
+                                " --wrap='srun -N2 -n2 true && srun -N2 -n2 printenv SLURMD_NODENAME | sort'");
+  ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
+  const std::string output = ReadFile(absl::StrCat(Dir(), "/wide-", id, ".out"));
+  EXPECT_TRUE(absl::EndsWith(output, "\nn1\nn2\n")) << output;
+  const std::string log = ReadFile(Dir() + "/scripts.log");
+  for (const std::string node : {"n1", "n2"}) {
+    const std::string prolog = absl::StrCat(id, " root ", node, " prolog_slurmd\n");
+    const size_t first = log.find(prolog);
+    EXPECT_NE(first, std::string::npos) << node << "\n" << log;
+    EXPECT_EQ(log.find(prolog, first + 1), std::string::npos) << "Prolog twice on " << node;
+    EXPECT_TRUE(absl::StrContains(log, absl::StrCat(id, " root ", node, " epilog_slurmd\n")))
+        << node << "\n" << log;
+  }
+  // No step on n2: no Prolog there, but the Epilog runs.
+  const std::string quiet = Submit("-N2 -o /dev/null --wrap=true");
+  ASSERT_TRUE(WaitFor(quiet, "JobState=COMPLETED")) << Show("job " + quiet);
+  const std::string after = ReadFile(Dir() + "/scripts.log");
+  EXPECT_FALSE(absl::StrContains(after, absl::StrCat(quiet, " root n2 prolog_slurmd"))) << after;
+  EXPECT_TRUE(absl::StrContains(after, absl::StrCat(quiet, " root n2 epilog_slurmd\n"))) << after;
+}
+
+TEST_F(NodeScriptsTest, AFailingEpilogOnAnotherNodeOfTheJobDrainsThatNode) {
+  ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-epilog_slurmd-n2").exit_code, 0);
+  const std::string id = Submit("-N2 -o /dev/null --wrap=true");
+  ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
+  // Reported with the job's end: drained by the time the end is recorded.
+  EXPECT_TRUE(absl::StrContains(Show("node n2"), "Reason=Epilog error")) << Show("node n2");
+  EXPECT_FALSE(absl::StrContains(Show("node n1"), "Reason=")) << Show("node n1");
+  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-epilog_slurmd-n2").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
+}
+
+TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeuesTheJobHeld) {
+  ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  const std::string out = Dir() + "/stepprolog-%j.out";
+  const std::string id =
+      Submit("-N2 -o " + out + " --wrap='srun -N2 -n2 true; echo srun=$?; sleep 30'");
+  ASSERT_TRUE(WaitFor(id, "Restarts=1")) << Show("job " + id);
+  const std::string held = Show("job " + id);
+  EXPECT_TRUE(absl::StrContains(held, "JobState=PENDING")) << held;
+  EXPECT_TRUE(absl::StrContains(Show("node n2"), "Reason=Prolog error")) << Show("node n2");
+  const std::string output = ReadFile(absl::StrCat(Dir(), "/stepprolog-", id, ".out"));
+  EXPECT_TRUE(absl::StrContains(
+      output, absl::StrCat("srun: error: Task launch for StepId=", id,
+                           ".0 failed on node n2: Job prolog failed")))
+      << output;
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
 }
 
 }  // namespace

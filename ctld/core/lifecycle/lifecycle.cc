@@ -411,6 +411,12 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
                                        job.nodes.front(), ": ", report.epilog_error));
     DrainNode(job.nodes.front(), "Epilog error", now, effects);
   }
+  for (const auto& [node, error] : report.node_epilog_errors) {
+    if (!Contains(job.nodes, node)) continue;  // not the job's: nothing to say about it
+    effects.log.push_back(
+        absl::StrCat("JobId=", job.id, " Epilog error on NodeName=", node, ": ", error));
+    DrainNode(node, "Epilog error", now, effects);
+  }
   // Already recorded otherwise. (A suspended job ends when it is killed.)
   if (job.state != JobState::kRunning && job.state != JobState::kSuspended) return;
   if (!report.prolog_error.empty()) {

@@ -762,6 +762,25 @@ TEST_F(LaunchFailureTest, NodeScriptFailuresDrainTheNode) {
   EXPECT_EQ(NodeNamed(other_node).reason, "Epilog error");
 }
 
+// A multi-node job's batch host reports the Epilog's failures on its other
+// nodes with the job's end: each of those drains, the batch host does not.
+TEST_F(LaunchFailureTest, EpilogFailuresOnAMultiNodeJobsOtherNodesDrainThem) {
+  SubmitRequest wide = Request(2);
+  wide.min_nodes = 2;
+  const uint64_t id = Submit(wide);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const std::vector<std::string> nodes = core_->Find(id)->nodes;
+  ASSERT_EQ(nodes.size(), 2u);
+  JobReport end{id, true, 0, 0, ""};
+  end.node_epilog_errors = {{nodes[1], "exit code 3: no scratch"}, {"elsewhere", "exit code 1"}};
+  Drive(Store(core_->JobComplete(nodes[0], end, now_)));
+  EXPECT_EQ(StateOf(id), JobState::kCompleted);
+  EXPECT_FALSE(NodeNamed(nodes[0]).drain);
+  EXPECT_TRUE(NodeNamed(nodes[1]).drain);
+  EXPECT_EQ(NodeNamed(nodes[1]).reason, "Epilog error");
+}
+
 TEST_F(LifecycleTest, NodeDrainsAreStoredWithTheEventAndDeletedOnResume) {
   std::vector<NodeChange> changes;
   Effects drained = Store(core_->UpdateNodes({"n1"}, "DRAIN", "bad fan", 0, now_, &changes));

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +37,8 @@ struct JobReport {
   // drained) or its Epilog did (the node drained); what it said.
   std::string prolog_error;
   std::string epilog_error;
+  // The Epilog failed on other nodes of the job (node, what it said): each drains.
+  std::vector<std::pair<std::string, std::string>> node_epilog_errors;
 };
 
 // A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare
