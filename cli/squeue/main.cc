@@ -292,6 +292,8 @@ int main(int argc, char** argv) {
   // --json prints every field; a format that shows only what ctld keeps in
   // memory gets a summary (a fraction of the reply with large queues).
   request.set_summary(!json && skiff::SqueueNeedsOnlySummary(options));
+  // Without -r a waiting array is one line: one record from ctld too.
+  request.set_collapse_pending_arrays(request.summary() && !options.array);
 
   if (verbose > 0) {
     skiff::SqueueVerboseOptions v;

@@ -585,16 +585,21 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
     }
     auto key = std::make_tuple(job->array_job_id(), Partition(*job), ReasonText(*job));
     auto [it, inserted] = groups.emplace(key, rows.size());
-    if (inserted) {
-      rows.push_back(SqueueRow{job, {job->array_task_id()}});
+    if (inserted) rows.push_back(SqueueRow{job, {}});
+    std::vector<int32_t>& tasks = rows[it->second].tasks;
+    if (job->collapsed_task_ids_size() > 0) {  // ctld collapsed them already
+      tasks.insert(tasks.end(), job->collapsed_task_ids().begin(), job->collapsed_task_ids().end());
     } else {
-      rows[it->second].tasks.push_back(job->array_task_id());
+      tasks.push_back(job->array_task_id());
     }
   }
-  // A group of one is a plain line ("15400_5"), as Slurm shows an array's last
-  // pending task.
   for (SqueueRow& row : rows) {
+    // A group of one is a plain line ("15400_5"), as Slurm shows an array's
+    // last pending task.
     if (row.tasks.size() == 1) row.tasks.clear();
+    if (!std::is_sorted(row.tasks.begin(), row.tasks.end())) {
+      std::sort(row.tasks.begin(), row.tasks.end());
+    }
   }
   return rows;
 }

@@ -219,6 +219,26 @@ TEST(FormatSqueue, CollapsedArrayShowsItsThrottleAndIds) {
   EXPECT_EQ(SqueueRowValue(rows[0], 'j', kNow), "arr");
 }
 
+// ctld sends a waiting array's tasks as one record (collapse_pending_arrays):
+// the same line as when they come one by one; a group of one is a plain line.
+TEST(FormatSqueue, ARecordCtldCollapsedIsOneLineLikeTheTasksItStandsFor) {
+  v1::GetJobsReply reply;
+  reply.set_now(kNow);
+  v1::JobInfo waiting = Task(302, 300, 2, v1::PENDING, "Resources", 40);
+  for (int32_t t : {2, 3, 4, 7}) waiting.add_collapsed_task_ids(t);
+  *reply.add_jobs() = waiting;
+  v1::JobInfo held = Task(309, 300, 9, v1::PENDING, "JobHeldUser", 0);
+  held.add_collapsed_task_ids(9);
+  *reply.add_jobs() = held;
+  SqueueOptions options = At(kNow);
+  options.format = "%i %t %R";
+  options.format_given = true;
+  EXPECT_EQ(FormatSqueue(reply, options),
+            "JOBID ST NODELIST(REASON)\n"
+            "300_[2-4,7] PD (Resources)\n"
+            "300_9 PD (JobHeldUser)\n");
+}
+
 TEST(FormatSqueue, ArrayIdFieldsOfSingleJobs) {
   v1::JobInfo task = Task(15402, 15400, 3, v1::RUNNING, "None", 1);
   EXPECT_EQ(SqueueFieldValue(task, 'i', kNow), "15400_3");

@@ -99,6 +99,26 @@ v1::JobState ToProtoState(JobState state) {
   return v1::JOB_STATE_UNSPECIFIED;
 }
 
+namespace {
+
+// The reason's detail, or the scheduler's words for a job waiting on
+// Resources or ReqNodeNotAvail, as Slurm's.
+const std::string& StateDescription(const Job& job) {
+  if (job.reason_detail.empty() && job.state == JobState::kPending &&
+      (job.reason == "Resources" || job.reason == "ReqNodeNotAvail")) {
+    return job.sched_description;
+  }
+  return job.reason_detail;
+}
+
+}  // namespace
+
+std::string PendingReasonText(const Job& job) {
+  const std::string& description = StateDescription(job);
+  if (!description.empty()) return description;
+  return job.reason.empty() ? "None" : job.reason;
+}
+
 v1::JobState DisplayState(const Job& job) {
   if (job.state == JobState::kCompleting && job.UsesBurstBuffer() &&
       (job.bb_state == BbState::kPostRun || job.bb_state == BbState::kStagingOut)) {
@@ -171,11 +191,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoDetail deta
   out->set_group_name(job.group_name);
   out->set_state(DisplayState(job));
   out->set_state_reason(job.reason);
-  out->set_state_description(job.reason_detail);
-  if (job.reason_detail.empty() && job.state == JobState::kPending &&
-      (job.reason == "Resources" || job.reason == "ReqNodeNotAvail")) {
-    out->set_state_description(job.sched_description);  // the scheduler's words, as Slurm's
-  }
+  out->set_state_description(StateDescription(job));
   out->set_submit_time(job.submit_time);
   out->set_eligible_time(job.eligible_time);
   out->set_start_time(job.start_time);

@@ -42,6 +42,11 @@ v1::JobState ToProtoState(JobState state);
 // What commands are shown: ToProtoState, except STAGE_OUT for a COMPLETING job
 // whose burst buffer is staging out (post_run or data_out running), as Slurm.
 v1::JobState DisplayState(const Job& job);
+
+// squeue's REASON for `job` as JobToInfo describes it: its state description
+// (the reason's detail, or the scheduler's words for Resources and
+// ReqNodeNotAvail), else its reason, else "None".
+std::string PendingReasonText(const Job& job);
 // STAGE_OUT reads as COMPLETING.
 absl::StatusOr<JobState> FromProtoState(v1::JobState state);
 

@@ -255,8 +255,19 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   if (request->summary()) {
     // What squeue shows is in memory: filtered and converted under ctld's lock,
     // without copying every Job first (the copy cost as much as the reply).
+    // Pending tasks of one array, partition and reason: one record.
+    std::map<std::tuple<uint64_t, std::string, std::string>, v1::JobInfo*> groups;
     controller_.VisitJobs(ids, [&](const Job& job) {
-      if (selected(job)) add(job, JobInfoDetail::kSummary);
+      if (!selected(job)) return;
+      if (!request->collapse_pending_arrays() || job.array_job_id == 0 || job.array_task_id < 0 ||
+          DisplayState(job) != v1::PENDING) {
+        add(job, JobInfoDetail::kSummary);
+        return;
+      }
+      auto [group, first] = groups.try_emplace(
+          std::make_tuple(job.array_job_id, job.request.partition, PendingReasonText(job)));
+      if (first) group->second = add(job, JobInfoDetail::kSummary);
+      group->second->add_collapsed_task_ids(job.array_task_id);
     });
   } else {
     std::vector<Job> jobs;

@@ -216,13 +216,27 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
     for (const PartitionConfig& partition : config_->partitions) {
       tiers[partition.name] = partition.priority_tier;
     }
+    // Partition (list) names numbered as met; a deep queue is mostly runs of
+    // one name (an array), so the last one is tried first.
+    std::map<std::string, std::pair<int32_t, int32_t>> keys;  // name -> (key, tier)
+    const std::string* last_name = nullptr;
+    std::pair<int32_t, int32_t> last{0, 0};
     std::vector<QueueCandidate> candidates;
     candidates.reserve(inputs.pending.size());
     for (const Job* job : inputs.pending) {
+      const std::string& name = job->request.partition;
+      if (last_name == nullptr || name != *last_name) {
+        auto [it, added] = keys.try_emplace(name, static_cast<int32_t>(keys.size()), 0);
+        if (added) {
+          auto tier = tiers.find(name);
+          it->second.second = tier == tiers.end() ? 0 : tier->second;
+        }
+        last_name = &it->first;
+        last = it->second;
+      }
       QueueCandidate c;
-      c.partition = job->request.partition;
-      auto tier = tiers.find(job->request.partition);
-      c.tier = tier == tiers.end() ? 0 : tier->second;
+      c.partition = last.first;
+      c.tier = last.second;
       c.priority = job->priority;
       c.submit_time = job->submit_time;
       c.id = job->id;

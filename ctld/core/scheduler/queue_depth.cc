@@ -12,7 +12,7 @@ std::vector<size_t> WithinQueueDepth(const std::vector<QueueCandidate>& candidat
     for (size_t i = 0; i < candidates.size(); ++i) out[i] = i;
     return out;
   }
-  std::map<std::string, std::vector<size_t>> ranked_by_partition;
+  std::map<int32_t, std::vector<size_t>> ranked_by_partition;
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (candidates[i].ranked) {
       ranked_by_partition[candidates[i].partition].push_back(i);

@@ -21,9 +21,11 @@
 namespace skiff {
 
 struct QueueCandidate {
-  std::string partition;  // the job's partition (list), as requested
-  int32_t tier = 0;       // the partition's PriorityTier
-  int64_t priority = 0;   // as the last pass that ranked it computed
+  // The job's partition (list) as requested, as a number: the same for jobs
+  // that asked for the same one.
+  int32_t partition = 0;
+  int32_t tier = 0;      // the partition's PriorityTier
+  int64_t priority = 0;  // as the last pass that ranked it computed
   int64_t submit_time = 0;
   uint64_t id = 0;
   bool ranked = false;  // a pass computed `priority` since the job last changed

@@ -2,13 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace skiff {
 namespace {
 
 QueueCandidate Ranked(uint64_t id, const std::string& partition, int64_t priority) {
+  static std::map<std::string, int32_t> keys;  // the names, numbered as the caller would
   QueueCandidate c;
   c.id = id;
-  c.partition = partition;
+  c.partition = keys.try_emplace(partition, static_cast<int32_t>(keys.size())).first->second;
   c.priority = priority;
   c.submit_time = 1000;
   c.ranked = true;
