@@ -203,6 +203,9 @@ SqliteJobStore::~SqliteJobStore() {
   }
   queue_cv_.notify_all();
   writer_.join();
+  for (sqlite3_stmt* statement : {begin_stmt_, commit_stmt_, upsert_stmt_, spec_insert_stmt_}) {
+    sqlite3_finalize(statement);  // a no-op for null
+  }
   sqlite3_close(read_db_);
   sqlite3_close(db_);
 }
@@ -247,20 +250,26 @@ void SqliteJobStore::WriterLoop() {
 }
 
 absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches) {
-  if (absl::Status s = Exec(db_, "BEGIN IMMEDIATE;"); !s.ok()) return s;
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, kUpsert, -1, &stmt, nullptr) != SQLITE_OK) {
-    absl::Status s = SqliteError(db_, "prepare upsert");
-    Exec(db_, "ROLLBACK;");
+  // Prepared once and kept (finalized with the store): parsing the statements
+  // for every transaction was a visible part of a submission's cost.
+  for (auto [statement, sql] :
+       {std::pair<sqlite3_stmt**, const char*>{&begin_stmt_, "BEGIN IMMEDIATE;"},
+        {&commit_stmt_, "COMMIT;"},
+        {&upsert_stmt_, kUpsert},
+        {&spec_insert_stmt_, kInsertSpec}}) {
+    if (*statement == nullptr &&
+        sqlite3_prepare_v2(db_, sql, -1, statement, nullptr) != SQLITE_OK) {
+      return SqliteError(db_, absl::StrCat("prepare ", sql));
+    }
+  }
+  if (sqlite3_step(begin_stmt_) != SQLITE_DONE) {
+    absl::Status s = SqliteError(db_, "begin");
+    sqlite3_reset(begin_stmt_);
     return s;
   }
-  sqlite3_stmt* spec_stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, kInsertSpec, -1, &spec_stmt, nullptr) != SQLITE_OK) {
-    absl::Status s = SqliteError(db_, "prepare spec insert");
-    sqlite3_finalize(stmt);
-    Exec(db_, "ROLLBACK;");
-    return s;
-  }
+  sqlite3_reset(begin_stmt_);
+  sqlite3_stmt* stmt = upsert_stmt_;
+  sqlite3_stmt* spec_stmt = spec_insert_stmt_;
   absl::Status status;
   std::string blob;
   for (const auto& batch : batches) {
@@ -312,13 +321,15 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
     }
     if (!status.ok()) break;
   }
-  sqlite3_finalize(stmt);
-  sqlite3_finalize(spec_stmt);
+  sqlite3_clear_bindings(stmt);
+  sqlite3_clear_bindings(spec_stmt);
   if (!status.ok()) {
     Exec(db_, "ROLLBACK;");
     return status;
   }
-  if (sqlite3_exec(db_, "COMMIT;", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  const int committed = sqlite3_step(commit_stmt_);
+  sqlite3_reset(commit_stmt_);
+  if (committed != SQLITE_DONE) {
     status = SqliteError(db_, "commit");
     (void)Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
     return status;

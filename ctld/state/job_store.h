@@ -28,6 +28,7 @@
 #include "ctld/core/lifecycle/effects.h"
 
 struct sqlite3;
+struct sqlite3_stmt;
 
 namespace skiff {
 
@@ -138,6 +139,11 @@ class SqliteJobStore final : public JobStore {
   sqlite3* db_;
   std::mutex db_mu_;                    // serializes use of db_ (writer thread vs. loads)
   int64_t specs_forgotten_before_ = 0;  // under db_mu_
+  // The writer's statements, prepared on first use (under db_mu_).
+  sqlite3_stmt* begin_stmt_ = nullptr;
+  sqlite3_stmt* commit_stmt_ = nullptr;
+  sqlite3_stmt* upsert_stmt_ = nullptr;
+  sqlite3_stmt* spec_insert_stmt_ = nullptr;
 
   sqlite3* read_db_;    // QueryJobs only (WAL: readers never block the writer)
   std::mutex read_mu_;  // serializes use of read_db_
