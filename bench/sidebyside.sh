@@ -31,6 +31,12 @@ else
   echo "# Slurm is not running (see $ANCHOR/README.md): Skiff's figures only"
 fi
 
+# A cluster left from an earlier run (or an earlier boot) that does not answer
+# is started afresh.
+if [ -f "$SK/env.sh" ] && ! (source "$SK/env.sh" && timeout 10 sinfo -h >/dev/null 2>&1); then
+  "$ROOT/skiff" down --dir "$SK" >/dev/null 2>&1 || true
+  rm -rf "$SK"
+fi
 if [ ! -f "$SK/env.sh" ]; then
   mkdir -p "$SK/etc" "$SK/bb/data" "$SK/bb/out"; chmod -R 777 "$SK/bb"; chmod 755 "$SK"
   head -c 4096 /dev/urandom >"$SK/bb/data/input.dat"; chmod 644 "$SK/bb/data/input.dat"
