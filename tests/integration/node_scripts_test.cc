@@ -130,11 +130,19 @@ TEST_F(NodeScriptsTest, AFailingEpilogDrainsTheNodeAndTheJobCompletes) {
 // there. The job's end is recorded only once every node has run its Epilog.
 TEST_F(NodeScriptsTest, AMultiNodeJobRunsTheScriptsOnEveryNode) {
   const std::string out = Dir() + "/wide-%j.out";
-  const std::string id = Submit("-N2 -o " + out +
-                                " --wrap='srun -N2 -n2 true && srun -N2 -n2 printenv SLURMD_NODENAME | sort'");
+  const std::string id =
+      Submit("-N2 -o " + out +
+             " --wrap='echo $SLURM_JOB_NODELIST $SLURM_NNODES $SLURM_JOB_CPUS_PER_NODE;"
+             " srun -N2 -n2 true && srun -N2 -n2 printenv SLURMD_NODENAME | sort'");
   ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
   const std::string output = ReadFile(absl::StrCat(Dir(), "/wide-", id, ".out"));
+  // The batch script (after the TaskProlog's line) sees the whole allocation.
+  EXPECT_TRUE(absl::StrContains(output, "\nn[1-2] 2 1(x2)\n")) << output;
   EXPECT_TRUE(absl::EndsWith(output, "\nn1\nn2\n")) << output;
+  // Both nodes given back together once the job has ended.
+  EXPECT_TRUE(Eventually(10, [&] {
+    return cluster_->Run("sinfo -h -N -n 'n[1-2]' -o %T").out == "idle\nidle\n";
+  })) << cluster_->Run("sinfo -N").out;
   const std::string log = ReadFile(Dir() + "/scripts.log");
   for (const std::string node : {"n1", "n2"}) {
     const std::string prolog = absl::StrCat(id, " root ", node, " prolog_slurmd\n");
@@ -142,7 +150,8 @@ TEST_F(NodeScriptsTest, AMultiNodeJobRunsTheScriptsOnEveryNode) {
     EXPECT_NE(first, std::string::npos) << node << "\n" << log;
     EXPECT_EQ(log.find(prolog, first + 1), std::string::npos) << "Prolog twice on " << node;
     EXPECT_TRUE(absl::StrContains(log, absl::StrCat(id, " root ", node, " epilog_slurmd\n")))
-        << node << "\n" << log;
+        << node << "\n"
+        << log;
   }
   // No step on n2: no Prolog there, but the Epilog runs.
   const std::string quiet = Submit("-N2 -o /dev/null --wrap=true");
@@ -173,9 +182,8 @@ TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeue
   EXPECT_TRUE(absl::StrContains(held, "JobState=PENDING")) << held;
   EXPECT_TRUE(absl::StrContains(Show("node n2"), "Reason=Prolog error")) << Show("node n2");
   const std::string output = ReadFile(absl::StrCat(Dir(), "/stepprolog-", id, ".out"));
-  EXPECT_TRUE(absl::StrContains(
-      output, absl::StrCat("srun: error: Task launch for StepId=", id,
-                           ".0 failed on node n2: Job prolog failed")))
+  EXPECT_TRUE(absl::StrContains(output, absl::StrCat("srun: error: Task launch for StepId=", id,
+                                                     ".0 failed on node n2: Job prolog failed")))
       << output;
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
   ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
