@@ -34,7 +34,8 @@ absl::StatusOr<LaunchSpec> SpecOnThisNode(const std::string& spec_text,
 
 }  // namespace
 
-std::string NodedService::PrologBeforeFirstStep(const v1::TaskLaunch& launch) {
+std::string NodedService::PrologBeforeFirstStep(const v1::TaskLaunch& launch, bool* ran_here) {
+  *ran_here = false;
   const JobManagerOptions& scripts = jobs_.options();
   if (scripts.prolog.empty() || launch.job_spec().empty()) return "";
   // The batch host ran its Prolog before the batch script (shepherd.cc).
@@ -62,7 +63,11 @@ std::string NodedService::PrologBeforeFirstStep(const v1::TaskLaunch& launch) {
     failure = NodeScriptFailure(run, scripts.prolog_epilog_timeout);
   }
   mine.set_value(failure);
-  if (failure.empty()) return "";
+  *ran_here = true;
+  return failure;
+}
+
+void NodedService::ReportPrologFailure(const v1::TaskLaunch& launch, const std::string& failure) {
   // Slurm's slurmd: the node drains ("Prolog error") and the job is requeued held.
   if (logger_ != nullptr) {
     logger_->error("JobId={} Prolog error on NodeName={}: {}", launch.job_id(), node_name_,
@@ -73,7 +78,7 @@ std::string NodedService::PrologBeforeFirstStep(const v1::TaskLaunch& launch) {
     // An array task is named as its array's task (its own id may be the array's).
     uint64_t job_id = launch.job_id();
     int32_t task = -1;
-    if (spec.ok()) {
+    if (absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(launch.job_spec()); spec.ok()) {
       auto array = spec->environment.find("SLURM_ARRAY_JOB_ID");
       auto index = spec->environment.find("SLURM_ARRAY_TASK_ID");
       if (array != spec->environment.end() && index != spec->environment.end() &&
@@ -91,7 +96,6 @@ std::string NodedService::PrologBeforeFirstStep(const v1::TaskLaunch& launch) {
                      std::string(requeued.message()));
     }
   }
-  return failure;
 }
 
 grpc::Status NodedService::EndJobOnNode(grpc::ServerContext* context,

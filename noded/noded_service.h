@@ -95,9 +95,13 @@ class NodedService final : public v1::Noded::Service {
   // On a node of a multi-node job other than its batch host, the Prolog runs
   // before the job's first step here (Slurm's default, without
   // PrologFlags=Alloc), once per job: "" when it succeeded (or none is
-  // configured, or this is the batch host), else its failure, after the node
-  // was drained and the job requeued held (node_control_).
-  std::string PrologBeforeFirstStep(const v1::TaskLaunch& launch);
+  // configured, or this is the batch host), else its failure. `ran_here`: this
+  // call ran it (the others waited for its outcome).
+  std::string PrologBeforeFirstStep(const v1::TaskLaunch& launch, bool* ran_here);
+  // A failed Prolog: logged, this node drained and the job requeued held
+  // (node_control_). Called once the step's tasks were reported failed, so
+  // that srun has said why before the requeue ends the batch script.
+  void ReportPrologFailure(const v1::TaskLaunch& launch, const std::string& failure);
 
   const std::string node_name_;
   const int64_t start_time_;

@@ -589,7 +589,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
     spec.tasks.push_back(std::move(spawn));
   }
-  if (const std::string prolog = PrologBeforeFirstStep(launch); !prolog.empty()) {
+  bool prolog_ran_here = false;
+  if (const std::string prolog = PrologBeforeFirstStep(launch, &prolog_ran_here); !prolog.empty()) {
     // As slurmd answers srun: every task of this node fails to launch.
     v1::TaskOutput started;
     started.set_started(true);
@@ -606,8 +607,9 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     last.set_finished(true);
     peer.Write(last);
     v1::TaskInput ignored;
-    while (peer.Read(&ignored)) {
+    while (peer.Read(&ignored)) {  // until the step manager has passed the failure on
     }
+    if (prolog_ran_here) ReportPrologFailure(launch, prolog);
     return;
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
