@@ -1013,7 +1013,9 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   Begin();
   Effects effects;
   const int64_t grace = config_->over_time_limit > 0 ? config_->over_time_limit * 60 : 0;
-  for (auto& [id, stored] : jobs_) {
+  // Every second: the unfinished jobs only, not MinJobAge's finished ones.
+  for (const auto& [id, unfinished] : unfinished_) {
+    const Job& stored = *unfinished;
     if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
     if (terminate_sent_.count(id) > 0) continue;
     // Time spent suspended does not count against the limit, as in Slurm.
