@@ -259,20 +259,22 @@ void Controller::HousekeepingLoop() {
       absl::MutexLock lock(&mu_);
       purged = core_.Purge(clock_.Now());
     }
-    // Freed memory goes back to the system, not only to malloc's free lists:
-    // after a burst of jobs ctld returns to its idle size, and while it holds
-    // many finished jobs, the scheduler's and handlers' short-lived buffers
-    // between them do not stay resident. A trim is a walk of the free lists
-    // (about a millisecond with 100 MB of heap), outside ctld's lock.
-    if (const int64_t now = clock_.Now(); purged > 0 || now >= next_trim_) {
-      malloc_trim(0);
-      next_trim_ = now + kTrimSeconds;
-    }
     RetainStepsOfRunningJobs();
     // Purged jobs can never run again: their scripts and environments go; the
     // records stay for sacct. Outside the lock: it writes to the database.
     if (absl::Status s = store_.ForgetSpecs(clock_.Now() - config()->min_job_age); !s.ok()) {
       logger_.warn("cannot drop the specs of purged jobs: {}", std::string(s.message()));
+    }
+    // Freed memory goes back to the system, not only to malloc's free lists:
+    // after a burst of jobs ctld returns to its idle size (SQLite's page
+    // caches, grown with the jobs, included), and while it holds many finished
+    // jobs, the scheduler's and handlers' short-lived buffers between them do
+    // not stay resident. A trim is a walk of the free lists (about a
+    // millisecond with 100 MB of heap), outside ctld's lock.
+    if (const int64_t now = clock_.Now(); purged > 0 || now >= next_trim_) {
+      if (purged > 0) store_.ReleaseMemory();
+      malloc_trim(0);
+      next_trim_ = now + kTrimSeconds;
     }
     if (bb_ != nullptr) {
       const int64_t now = clock_.Now();

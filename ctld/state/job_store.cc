@@ -478,6 +478,15 @@ DELETE FROM job_specs WHERE id IN
   return absl::OkStatus();
 }
 
+void SqliteJobStore::ReleaseMemory() {
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    sqlite3_db_release_memory(db_);
+  }
+  std::lock_guard<std::mutex> lock(read_mu_);
+  sqlite3_db_release_memory(read_db_);
+}
+
 absl::StatusOr<std::string> SqliteJobStore::LoadSpec(uint64_t id) {
   std::lock_guard<std::mutex> lock(read_mu_);
   sqlite3_stmt* stmt = nullptr;

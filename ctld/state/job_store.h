@@ -74,6 +74,10 @@ class JobStore {
   // job_spec_parts.h) until every task of the array is done.
   virtual absl::Status ForgetSpecs(int64_t done_before) = 0;
 
+  // Gives back what the store's caches hold beyond what they need now (after
+  // a purge: SQLite's page caches had grown with the jobs).
+  virtual void ReleaseMemory() {}
+
   // Job `id`'s spec row as first stored (for the first job of a submission:
   // light part + payload). NotFound when there is none. Reads the last commit;
   // never waits for Save.
@@ -114,6 +118,7 @@ class SqliteJobStore final : public JobStore {
   absl::StatusOr<uint64_t> MaxJobId() override;
   absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override;
   absl::Status ForgetSpecs(int64_t done_before) override;
+  void ReleaseMemory() override;
   absl::StatusOr<std::string> LoadSpec(uint64_t id) override;
   absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end, int64_t now) override;
   absl::Status PutRecord(const std::string& kind, const std::string& key,
