@@ -6,6 +6,7 @@
 #include <chrono>
 #include <future>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,22 @@ absl::StatusOr<LaunchSpec> SpecOnThisNode(const std::string& spec_text,
     spec->gpu_indices.assign(node.gpus.begin(), node.gpus.end());
   }
   return spec;
+}
+
+// How ctld is asked about the job: an array task as (array id, task id), since
+// its own id may also be its array's; anything else as (id, -1).
+std::pair<uint64_t, int32_t> CtldJobRef(uint64_t job_id, const std::string& spec_text) {
+  absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(spec_text);
+  if (!spec.ok()) return {job_id, -1};
+  auto array = spec->environment.find("SLURM_ARRAY_JOB_ID");
+  auto index = spec->environment.find("SLURM_ARRAY_TASK_ID");
+  uint64_t array_id = 0;
+  int32_t task = -1;
+  if (array == spec->environment.end() || index == spec->environment.end() ||
+      !absl::SimpleAtoi(array->second, &array_id) || !absl::SimpleAtoi(index->second, &task)) {
+    return {job_id, -1};
+  }
+  return {array_id, task};
 }
 
 }  // namespace
@@ -75,18 +92,7 @@ void NodedService::ReportPrologFailure(const v1::TaskLaunch& launch, const std::
   }
   if (node_control_ != nullptr) {
     absl::Status drained = node_control_->Drain("Prolog error");
-    // An array task is named as its array's task (its own id may be the array's).
-    uint64_t job_id = launch.job_id();
-    int32_t task = -1;
-    if (absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(launch.job_spec()); spec.ok()) {
-      auto array = spec->environment.find("SLURM_ARRAY_JOB_ID");
-      auto index = spec->environment.find("SLURM_ARRAY_TASK_ID");
-      if (array != spec->environment.end() && index != spec->environment.end() &&
-          (!absl::SimpleAtoi(array->second, &job_id) || !absl::SimpleAtoi(index->second, &task))) {
-        job_id = launch.job_id();
-        task = -1;
-      }
-    }
+    const auto [job_id, task] = CtldJobRef(launch.job_id(), launch.job_spec());
     absl::Status requeued = node_control_->RequeueHeld(job_id, task);
     if (logger_ != nullptr && !drained.ok()) {
       logger_->error("cannot drain NodeName={}: {}", node_name_, std::string(drained.message()));
