@@ -1,7 +1,8 @@
 // Benchmarks through a running local cluster (./skiff bench starts one):
 //
 //   submit     N sequential `sbatch` processes, then N SubmitJob calls through one
-//              client connection (jobs held, then cancelled, so nothing runs).
+//              client connection (jobs held, then cancelled, so nothing runs),
+//              one at a time and 16 in flight (--in-flight-only: just those).
 //   e2e        N jobs of `true` from first submit to last completion, with
 //              PrologSlurmctld/EpilogSlurmctld set to /bin/true in the cluster.
 //
@@ -49,7 +50,12 @@ void CancelAll(CtldClient& client) {
   client.Call(&v1::Ctld::Stub::CancelJobs, request, &reply);
 }
 
-int BenchSubmit(CtldClient& client, const std::string& sbatch, int count) {
+int BenchInFlight(CtldClient& client, const v1::SubmitJobRequest& request, int count);
+
+int BenchSubmit(CtldClient& client, const std::string& sbatch, int count, bool in_flight_only) {
+  v1::SubmitJobRequest request;
+  *request.mutable_spec() = TrueJob(/*held=*/true);
+  if (in_flight_only) return BenchInFlight(client, request, count);
   // N separate sbatch processes: what a user's shell loop costs.
   const int processes = std::max(1, count / 10);
   auto start = Clock::now();
@@ -66,8 +72,6 @@ int BenchSubmit(CtldClient& client, const std::string& sbatch, int count) {
          processes / seconds);
 
   // N submissions through one connection: the controller's own rate.
-  v1::SubmitJobRequest request;
-  *request.mutable_spec() = TrueJob(/*held=*/true);
   start = Clock::now();
   for (int i = 0; i < count; ++i) {
     v1::SubmitJobReply reply;
@@ -80,14 +84,17 @@ int BenchSubmit(CtldClient& client, const std::string& sbatch, int count) {
   seconds = SecondsSince(start);
   printf("submit: %d submissions through one connection, one at a time: %.2f s, %.0f jobs/s\n",
          count, seconds, count / seconds);
+  return BenchInFlight(client, request, count);
+}
 
+int BenchInFlight(CtldClient& client, const v1::SubmitJobRequest& request, int count) {
   // The same through the same connection with kInFlight calls at a time (a
   // workflow manager's threads; HTTP/2 multiplexes them): what ctld sustains
   // when it can store several submissions in one commit.
   constexpr int kInFlight = 16;
   std::atomic<int> next{0};
   std::atomic<bool> failed{false};
-  start = Clock::now();
+  const auto start = Clock::now();
   std::vector<std::thread> callers;
   for (int t = 0; t < kInFlight; ++t) {
     callers.emplace_back([&] {
@@ -103,7 +110,7 @@ int BenchSubmit(CtldClient& client, const std::string& sbatch, int count) {
   }
   for (std::thread& caller : callers) caller.join();
   if (failed) return 1;
-  seconds = SecondsSince(start);
+  const double seconds = SecondsSince(start);
   printf("submit: %d submissions through one connection, %d in flight: %.2f s, %.0f jobs/s\n",
          count, kInFlight, seconds, count / seconds);
   CancelAll(client);
@@ -165,17 +172,20 @@ int main(int argc, char** argv) {
   std::string sbatch = "sbatch";
   int submit = 0;
   int e2e = 0;
+  bool in_flight_only = false;
   app.add_option("--conf", conf, "skiff.conf of a running cluster")->required();
   app.add_option("--sbatch", sbatch, "sbatch binary");
   app.add_option("--submit", submit, "jobs for the submit benchmark");
   app.add_option("--e2e", e2e, "jobs for the end-to-end benchmark");
+  app.add_flag("--in-flight-only", in_flight_only,
+               "submit benchmark: only the submissions with several calls in flight (profiling)");
   CLI11_PARSE(app, argc, argv);
   auto client = skiff::CtldClient::Connect(conf);
   if (!client.ok()) {
     fprintf(stderr, "%s\n", std::string(client.status().message()).c_str());
     return 1;
   }
-  if (submit > 0 && skiff::BenchSubmit(**client, sbatch, submit) != 0) return 1;
+  if (submit > 0 && skiff::BenchSubmit(**client, sbatch, submit, in_flight_only) != 0) return 1;
   if (e2e > 0 && skiff::BenchEndToEnd(**client, e2e) != 0) return 1;
   return 0;
 }

@@ -18,5 +18,39 @@ TEST(Users, UnknownIdsFallBackToNumbers) {
   EXPECT_FALSE(UidOf("").has_value());
 }
 
+TEST(IdNameCache, KeepsANameForItsTimeAndAMissForLess) {
+  int64_t now = 1000;
+  int lookups = 0;
+  std::optional<std::string> answer = "alice";
+  IdNameCache cache(
+      [&](uint32_t) {
+        ++lookups;
+        return answer;
+      },
+      [&] { return now; }, /*ttl_ms=*/60'000, /*miss_ttl_ms=*/5'000);
+  EXPECT_EQ(cache.Name(1001), "alice");
+  answer = "renamed";
+  now += 59'999;
+  EXPECT_EQ(cache.Name(1001), "alice");
+  EXPECT_EQ(lookups, 1);
+  now += 1;
+  EXPECT_EQ(cache.Name(1001), "renamed");
+  EXPECT_EQ(lookups, 2);
+
+  answer = std::nullopt;
+  EXPECT_EQ(cache.Name(1002), "1002");
+  answer = "bob";
+  now += 4'999;
+  EXPECT_EQ(cache.Name(1002), "1002");
+  now += 1;
+  EXPECT_EQ(cache.Name(1002), "bob");
+  EXPECT_EQ(lookups, 4);
+}
+
+TEST(IdNameCache, SystemCachesNameRoot) {
+  EXPECT_EQ(UserNames().Name(0), "root");
+  EXPECT_EQ(GroupNames().Name(0), "root");
+}
+
 }  // namespace
 }  // namespace skiff

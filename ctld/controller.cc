@@ -70,7 +70,8 @@ std::shared_ptr<const SkiffConfig> Controller::config() {
 
 void Controller::InstallConfig(std::shared_ptr<const SkiffConfig> config,
                                std::shared_ptr<const BurstBufferConfig> bb) {
-  absl::MutexLock lock(&mu_);
+  // The node table's partitions change outside any frame: none may be pending.
+  absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
   config_ = std::move(config);
   if (bb != nullptr) bb_config_ = std::move(bb);
   core_.SetConfig(*config_, SettingsFrom(*config_, bb_config_.get()));
@@ -88,29 +89,36 @@ Controller::~Controller() { Stop(); }
 
 absl::Status Controller::Commit(const Event& event,
                                 const std::function<void(Effects*)>& before_store) {
-  std::lock_guard<std::mutex> serial(commit_mu_);
+  std::unique_lock<std::mutex> serial(commit_mu_);
   absl::StatusOr<Effects> effects;
+  bool after_others = false;  // frames of earlier events are still being stored
   {
-    absl::MutexLock lock(&mu_);
+    // After a store failure no event is decided until every event decided on
+    // top of it has been rolled back (see EndFrame).
+    absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::StoreWritable));
     effects = event(core_, clock_.Now());
+    if (effects.ok()) {
+      after_others = core_.pending_frames() > (effects->frame != 0 ? 1u : 0u);
+    }
   }
   if (!effects.ok()) return effects.status();  // the core changed nothing
   if (before_store) before_store(&*effects);
-  absl::Status stored;
-  if (!effects->rows.empty() || !effects->records.empty()) {
-    stored = store_.Save(effects->rows, effects->records);
+  const bool has_rows = !effects->rows.empty() || !effects->records.empty();
+  // An event decided on top of unconfirmed ones waits for them even when it has
+  // no rows of its own (an empty write is stored after them): its changes and
+  // intents may follow from theirs.
+  const bool has_consequences = effects->frame != 0 || !effects->intents.empty();
+  std::unique_ptr<JobStore::Ticket> ticket;
+  if (has_rows || (after_others && has_consequences)) {
+    ticket = store_.SaveInOrder(std::move(effects->rows), std::move(effects->records));
   }
-  {
-    absl::MutexLock lock(&mu_);
-    if (stored.ok()) {
-      core_.Confirm();
-    } else {
-      core_.Rollback();
-    }
-  }
+  // The next event may be decided while these rows are written: the store
+  // writes in queue order, so several events share one commit.
+  serial.unlock();
+  const absl::Status stored = ticket != nullptr ? ticket->Wait() : absl::OkStatus();
+  EndFrame(effects->frame, stored);
   if (!stored.ok()) {
-    logger_.error("not stored, so not done ({} rows): {}", effects->rows.size(),
-                  std::string(stored.message()));
+    logger_.error("not stored, so not done: {}", std::string(stored.message()));
     return absl::Status(stored.code(),
                         absl::StrCat("ctld could not store the change in StateSaveLocation (",
                                      config()->state_save_location, "): ", stored.message()));
@@ -119,6 +127,24 @@ absl::Status Controller::Commit(const Event& event,
   if (effects->reschedule) RequestSchedule();
   Dispatch(std::move(effects->intents));
   return absl::OkStatus();
+}
+
+void Controller::EndFrame(uint64_t frame, const absl::Status& stored) {
+  absl::MutexLock lock(&mu_);
+  if (stored.ok()) {
+    if (frame != 0) core_.Confirm(frame);
+  } else {
+    // Later frames were decided on top of this one; the store fails their
+    // writes too (it accepts none until Resume), and their threads find them
+    // gone when they get here.
+    recovering_ = true;
+    if (frame != 0) core_.RollbackFrom(frame);
+  }
+  if (recovering_ && core_.pending_frames() == 0) {
+    // Nothing decided on top of the failure is left: writes may go on.
+    store_.Resume();
+    recovering_ = false;
+  }
 }
 
 void Controller::CommitReport(const Event& event) {
@@ -255,8 +281,10 @@ void Controller::HousekeepingLoop() {
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
     size_t purged = 0;
     {
+      // Not journaled: no frame may be pending (a rollback would bring a
+      // purged job back).
       std::lock_guard<std::mutex> serial(commit_mu_);
-      absl::MutexLock lock(&mu_);
+      absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
       purged = core_.Purge(clock_.Now());
     }
     RetainStepsOfRunningJobs();
@@ -314,9 +342,10 @@ bool Controller::Heartbeat(const std::string& node_name) {
   std::vector<NodeChange> changes;
   bool registered;
   {
-    // Serialized with events: a rollback restores node tables it journaled.
+    // Not journaled: no frame may be pending (a rollback restores the node
+    // tables it journaled, and would put back an older heartbeat).
     std::lock_guard<std::mutex> serial(commit_mu_);
-    absl::MutexLock lock(&mu_);
+    absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
     registered = core_.Heartbeat(node_name, clock_.Now(), &changes);
   }
   for (const NodeChange& change : changes) {

@@ -12,11 +12,18 @@
 // - mu_ (absl::Mutex) guards the Lifecycle (jobs, nodes, pools, usage) and the
 //   QOS table. Code holding it only calls the core and copies data out: no I/O,
 //   no fork, no RPC, no Lua, no logging.
-// - commit_mu_ serializes mutating events from decision to durability: an
-//   event runs under mu_, its rows are stored with mu_ released, then (under mu_
-//   again) the core confirms the event, or rolls it back when the rows could not
-//   be stored. One event at a time keeps that rollback exact. Reads (squeue,
-//   scontrol show) take only mu_ and may see an event that is being stored.
+// - commit_mu_ serializes mutating events from decision to the queueing of
+//   their rows: an event runs under mu_ and its rows are queued in the store in
+//   event order; commit_mu_ is then released, so the next event is decided
+//   while these rows are written (several events share one commit). Under mu_
+//   again the core confirms the event's journal frame, or, when its rows could
+//   not be stored, rolls back that frame and every later one (decided on top of
+//   it; the store fails their writes too). Until those are all gone no new
+//   event is decided (recovering_). Reads (squeue, scontrol show) take only mu_
+//   and may see an event that is being stored.
+// - Changes made outside events (heartbeats, purges, pool polls, a new
+//   configuration) are not journaled: they hold commit_mu_ and wait under mu_
+//   until no frame is pending, so no rollback can put back what they changed.
 // - qos_write_mu_ serializes sacctmgr's QOS writers (read table, store, install)
 //   without holding mu_ across the database write.
 // - wake_mu_ guards the scheduler/housekeeping wake-up flags only.
@@ -256,6 +263,15 @@ class Controller {
   // before they are stored (a submission's payload: large, never under mu_).
   absl::Status Commit(const Event& event,
                       const std::function<void(Effects*)>& before_store = nullptr);
+  // The end of an event's frame once its rows are stored (or not): confirms it,
+  // or rolls it back with every later frame; resumes the store once nothing
+  // decided on top of a failure is left.
+  void EndFrame(uint64_t frame, const absl::Status& stored);
+  // Conditions on mu_ (absl::Condition).
+  bool StoreWritable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !recovering_; }
+  bool NoPendingFrames() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return core_.pending_frames() == 0;
+  }
   // A report from a dispatched intent: like Commit, but a store failure is
   // retried until it is stored (or ctld stops), since nobody else would repeat it.
   void CommitReport(const Event& event);
@@ -319,6 +335,9 @@ class Controller {
   // into it); null without burst buffers.
   std::shared_ptr<const BurstBufferConfig> bb_config_ ABSL_GUARDED_BY(mu_);
   Lifecycle core_ ABSL_GUARDED_BY(mu_);
+  // A store write failed and frames decided on top of it are not all rolled
+  // back yet: no event is decided (EndFrame).
+  bool recovering_ ABSL_GUARDED_BY(mu_) = false;
   // skiff.conf as last read (the bases of the overrides) and the stored
   // overrides; read and replaced only with commit_mu_ held.
   std::shared_ptr<const SkiffConfig> file_config_;

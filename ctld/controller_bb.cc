@@ -24,8 +24,10 @@ void Controller::PollBbPools() {
     logger_.error("burst_buffer/lua: slurm_bb_pools: {}", std::string(pools.status().message()));
     return;
   }
-  std::lock_guard<std::mutex> serial(commit_mu_);  // a rollback restores pool tables
-  absl::MutexLock lock(&mu_);
+  // Not journaled: no frame may be pending (a rollback restores the pool tables
+  // it journaled).
+  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
   core_.SetBbPools(*pools);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -38,6 +39,55 @@ class FakeStore : public JobStore {
   void SetFull(bool value) {
     std::lock_guard<std::mutex> lock(mu_);
     full = value;
+  }
+
+  // Gated: SaveInOrder queues writes until ReleaseQueued ends them, in order,
+  // all stored or (a failure, as the real store fails every write after one)
+  // none of them.
+  std::unique_ptr<Ticket> SaveInOrder(std::vector<Job> jobs,
+                                      std::vector<RecordRow> records) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!gated_) {
+      lock.unlock();
+      return JobStore::SaveInOrder(std::move(jobs), std::move(records));
+    }
+    auto write = std::make_shared<QueuedWrite>();
+    write->jobs = std::move(jobs);
+    write->records = std::move(records);
+    queued_.push_back(write);
+    return std::make_unique<QueuedTicket>(this, write);
+  }
+  void Gate(bool value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    gated_ = value;
+  }
+  size_t Queued() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return queued_.size();
+  }
+  void ReleaseQueued(bool stored) {
+    std::vector<std::shared_ptr<QueuedWrite>> writes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      writes.swap(queued_);
+    }
+    for (const auto& write : writes) {
+      absl::Status result = stored
+                                ? Save(write->jobs, write->records)
+                                : absl::ResourceExhaustedError("sqlite: database or disk is full");
+      std::lock_guard<std::mutex> lock(mu_);
+      write->result = result;
+      write->done = true;
+    }
+    written_.notify_all();
+  }
+  void Resume() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++resumes;
+  }
+  int Resumes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return resumes;
   }
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -86,7 +136,32 @@ class FakeStore : public JobStore {
   }
 
  private:
+  struct QueuedWrite {
+    std::vector<Job> jobs;
+    std::vector<RecordRow> records;
+    absl::Status result;
+    bool done = false;
+  };
+  class QueuedTicket : public Ticket {
+   public:
+    QueuedTicket(FakeStore* store, std::shared_ptr<QueuedWrite> write)
+        : store_(store), write_(std::move(write)) {}
+    absl::Status Wait() override {
+      std::unique_lock<std::mutex> lock(store_->mu_);
+      store_->written_.wait(lock, [&] { return write_->done; });
+      return write_->result;
+    }
+
+   private:
+    FakeStore* store_;
+    std::shared_ptr<QueuedWrite> write_;
+  };
+
   std::mutex mu_;
+  std::condition_variable written_;
+  bool gated_ = false;
+  std::vector<std::shared_ptr<QueuedWrite>> queued_;
+  int resumes = 0;
   bool full = false;  // every Save fails as on a full disk
   std::map<uint64_t, Job> jobs_;
   std::map<uint64_t, std::string> specs_;  // as first saved
@@ -491,6 +566,69 @@ TEST_F(ControllerTest, StoreFailureIsReportedAndNothingOfTheEventRemains) {
   absl::StatusOr<uint64_t> next = controller_->SubmitJob(NewJob());
   ASSERT_TRUE(next.ok());
   EXPECT_GT(*next, id);
+}
+
+TEST_F(ControllerTest, AnEventIsDecidedWhileTheRowsOfEarlierOnesAreStored) {
+  Make();
+  store_.Gate(true);
+  SubmitRequest held = NewJob();
+  held.hold = true;
+  absl::StatusOr<uint64_t> first;
+  absl::StatusOr<uint64_t> second;
+  std::thread a([&] { first = controller_->SubmitJob(held); });
+  ASSERT_TRUE(Eventually([&] { return store_.Queued() == 1; }));
+  std::thread b([&] { second = controller_->SubmitJob(held); });
+  // The second submission is decided and queued before the first is stored.
+  const bool both_queued = Eventually([&] { return store_.Queued() == 2; });
+  EXPECT_TRUE(both_queued);
+  EXPECT_EQ(controller_->SnapshotJobs({}).size(), 2u);
+  store_.ReleaseQueued(true);
+  if (!both_queued) store_.ReleaseQueued(true);
+  a.join();
+  b.join();
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_LT(*first, *second);
+  EXPECT_EQ(store_.Get(*second).state, JobState::kPending);
+  EXPECT_EQ(store_.Resumes(), 0);
+}
+
+TEST_F(ControllerTest, AStoreFailureRollsBackEveryEventDecidedOnTopOfIt) {
+  Make();
+  const uint64_t running = *controller_->SubmitJob(NewJob(1001, 2));
+  ASSERT_TRUE(Eventually([&] { return StateOf(running) == JobState::kRunning; }));
+  store_.Gate(true);
+  // A submission, then the cancellation of the running job decided on top of
+  // it, both waiting for the store.
+  absl::StatusOr<uint64_t> submitted;
+  absl::StatusOr<std::vector<CancelOutcome>> cancelled;
+  std::thread a([&] { submitted = controller_->SubmitJob(NewJob()); });
+  ASSERT_TRUE(Eventually([&] { return store_.Queued() == 1; }));
+  std::thread b([&] {
+    CancelSpec spec;
+    spec.jobs = {{running}};
+    cancelled = controller_->CancelJobs({1001, 1001}, spec);
+  });
+  const bool both_queued = Eventually([&] { return store_.Queued() == 2; });
+  EXPECT_TRUE(both_queued);
+  store_.ReleaseQueued(false);
+  if (!both_queued) store_.ReleaseQueued(false);
+  a.join();
+  b.join();
+  EXPECT_EQ(submitted.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(cancelled.status().code(), absl::StatusCode::kResourceExhausted);
+  // Neither remains, nothing of them was dispatched, and the store was resumed
+  // once both were gone.
+  EXPECT_EQ(controller_->SnapshotJobs({}).size(), 1u);
+  EXPECT_EQ(StateOf(running), JobState::kRunning);
+  for (const std::string& event : nodes_.Events()) {
+    EXPECT_EQ(event.rfind("terminate", 0), std::string::npos) << "dispatched unstored: " << event;
+  }
+  EXPECT_GE(store_.Resumes(), 1);
+  store_.Gate(false);
+  absl::StatusOr<uint64_t> next = controller_->SubmitJob(NewJob());
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(store_.Get(*next).state, JobState::kPending);
 }
 
 TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {

@@ -175,6 +175,10 @@ int Run(int argc, char** argv) {
   }
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
+  // gRPC's synchronous server keeps at most MAX_POLLERS idle threads (2 by
+  // default): after a burst of concurrent calls every thread beyond that exits,
+  // and the next burst creates them again. Keeping more cuts that churn.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
   builder.RegisterService(&ctld_service);
   builder.RegisterService(&node_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();

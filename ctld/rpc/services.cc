@@ -166,8 +166,8 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Names come from the credential's ids, never from the request.
-  const Submitter submitter{caller->uid, caller->gid, UserName(caller->uid),
-                            GroupName(caller->gid)};
+  const Submitter submitter{caller->uid, caller->gid, UserNames().Name(caller->uid),
+                            GroupNames().Name(caller->gid)};
   if (request->test_only()) {
     absl::StatusOr<Controller::WillRun> will =
         controller_.TestJob(SubmitRequestFromSpec(request->spec(), submitter));

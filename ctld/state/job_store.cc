@@ -210,36 +210,104 @@ SqliteJobStore::~SqliteJobStore() {
   sqlite3_close(db_);
 }
 
+namespace {
+
+class StoredTicket final : public JobStore::Ticket {
+ public:
+  explicit StoredTicket(absl::Status result) : result_(std::move(result)) {}
+  absl::Status Wait() override { return result_; }
+
+ private:
+  absl::Status result_;
+};
+
+}  // namespace
+
+std::unique_ptr<JobStore::Ticket> JobStore::SaveInOrder(std::vector<Job> jobs,
+                                                        std::vector<RecordRow> records) {
+  return std::make_unique<StoredTicket>(Save(std::move(jobs), std::move(records)));
+}
+
+class SqliteJobStore::QueuedTicket final : public JobStore::Ticket {
+ public:
+  QueuedTicket(SqliteJobStore* store, std::shared_ptr<Batch> batch)
+      : store_(store), batch_(std::move(batch)) {}
+  absl::Status Wait() override {
+    std::unique_lock<std::mutex> lock(store_->queue_mu_);
+    store_->done_cv_.wait(lock, [&] { return batch_->done; });
+    return batch_->result;
+  }
+
+ private:
+  SqliteJobStore* const store_;
+  const std::shared_ptr<Batch> batch_;
+};
+
 absl::Status SqliteJobStore::Save(std::vector<Job> jobs, std::vector<RecordRow> records) {
   if (jobs.empty() && records.empty()) return absl::OkStatus();
+  std::shared_ptr<Batch> batch = Queue(std::move(jobs), std::move(records), /*in_order=*/false);
+  if (batch == nullptr) return absl::UnavailableError("job store is shutting down");
+  return QueuedTicket(this, std::move(batch)).Wait();
+}
+
+std::unique_ptr<JobStore::Ticket> SqliteJobStore::SaveInOrder(std::vector<Job> jobs,
+                                                              std::vector<RecordRow> records) {
+  std::shared_ptr<Batch> batch = Queue(std::move(jobs), std::move(records), /*in_order=*/true);
+  if (batch == nullptr) {
+    return std::make_unique<StoredTicket>(absl::UnavailableError("job store is shutting down"));
+  }
+  return std::make_unique<QueuedTicket>(this, std::move(batch));
+}
+
+std::shared_ptr<SqliteJobStore::Batch> SqliteJobStore::Queue(std::vector<Job> jobs,
+                                                             std::vector<RecordRow> records,
+                                                             bool in_order) {
   auto batch = std::make_shared<Batch>();
   batch->jobs = std::move(jobs);
   batch->records = std::move(records);
-  std::unique_lock<std::mutex> lock(queue_mu_);
-  if (stopping_) return absl::UnavailableError("job store is shutting down");
-  queue_.push_back(batch);
+  batch->in_order = in_order;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    if (stopping_) return nullptr;
+    queue_.push_back(batch);
+  }
   queue_cv_.notify_one();
-  done_cv_.wait(lock, [&] { return batch->done; });
-  return batch->result;
+  return batch;
+}
+
+void SqliteJobStore::Resume() {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  failed_ = false;
+  failure_ = absl::OkStatus();
 }
 
 void SqliteJobStore::WriterLoop() {
   for (;;) {
     std::vector<std::shared_ptr<Batch>> batches;
+    absl::Status status;
     {
       std::unique_lock<std::mutex> lock(queue_mu_);
       queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, nothing left
       batches.assign(queue_.begin(), queue_.end());
       queue_.clear();
+      if (failed_) status = failure_;
     }
-    absl::Status status;
-    {
+    const bool any_rows = std::any_of(batches.begin(), batches.end(), [](const auto& batch) {
+      return !batch->jobs.empty() || !batch->records.empty();
+    });
+    if (status.ok() && any_rows) {
       std::lock_guard<std::mutex> db_lock(db_mu_);
       status = WriteLocked(batches);
     }
     {
       std::lock_guard<std::mutex> lock(queue_mu_);
+      const bool ordered = std::any_of(batches.begin(), batches.end(),
+                                       [](const auto& batch) { return batch->in_order; });
+      if (!status.ok() && !failed_ && ordered) {
+        failed_ = true;
+        failure_ = status;
+      }
       for (auto& batch : batches) {
         batch->result = status;
         batch->done = true;

@@ -1,14 +1,15 @@
 // Where ctld's jobs live durably: an interface so the Controller can be tested
 // with a fake, and its SQLite implementation.
 //
-// Every accepted job and every state change is written through Save before the
-// RPC that caused it is answered. Save may be called from any thread; writes
-// from concurrent callers are grouped into one transaction (group commit). A job
-// row is only replaced by a higher `version`, so two threads saving snapshots of
-// the same job in either order leave the newest.
+// Every accepted job and every state change is written through Save (or
+// SaveInOrder) before the RPC that caused it is answered. Both may be called
+// from any thread; writes queued together are grouped into one transaction
+// (group commit). A job row is only replaced by a higher `version`, so two
+// threads saving snapshots of the same job in either order leave the newest.
 //
-// Threads: SqliteJobStore owns one writer thread; callers block in Save until
-// their rows are committed. It never calls back into the Controller.
+// Threads: SqliteJobStore owns one writer thread, which writes the queue in
+// order; callers block in Save, or in their Ticket's Wait, until their rows are
+// committed. It never calls back into the Controller.
 #ifndef SKIFF_CTLD_STATE_JOB_STORE_H_
 #define SKIFF_CTLD_STATE_JOB_STORE_H_
 
@@ -48,6 +49,27 @@ class JobStore {
   // records in one transaction, all or nothing. A full disk is
   // ResourceExhausted; any other failure Internal; both name the cause.
   virtual absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records = {}) = 0;
+
+  // A write queued by SaveInOrder.
+  class Ticket {
+   public:
+    virtual ~Ticket() = default;
+    // Blocks until the rows are stored (OK) or known not to be (Save's errors).
+    virtual absl::Status Wait() = 0;
+  };
+  // Save without waiting, so the Controller decides its next event while this
+  // one's rows are written. Writes are stored in the order they were queued.
+  // When one fails, every write queued after it fails too, until Resume(): the
+  // Controller decided the later events on top of the failed one and rolls them
+  // back with it, so none of them may be stored. (A failed Save fails only the
+  // writes stored in the same commit.) An empty write stores nothing and
+  // succeeds once every write queued before it has. The default stores the rows
+  // before it returns (a store without a queue).
+  virtual std::unique_ptr<Ticket> SaveInOrder(std::vector<Job> jobs,
+                                              std::vector<RecordRow> records);
+  // Writes are accepted again after a failure (see SaveInOrder). The Controller
+  // calls it once no event decided on top of the failure is left.
+  virtual void Resume() {}
 
   // Every job not yet in a final state, plus final ones that ended at or after
   // `finished_since` (so squeue still shows them for MinJobAge).
@@ -114,6 +136,9 @@ class SqliteJobStore final : public JobStore {
   ~SqliteJobStore() override;
 
   absl::Status Save(std::vector<Job> jobs, std::vector<RecordRow> records = {}) override;
+  std::unique_ptr<Ticket> SaveInOrder(std::vector<Job> jobs,
+                                      std::vector<RecordRow> records) override;
+  void Resume() override;
   absl::StatusOr<std::vector<Job>> LoadActive(int64_t finished_since) override;
   absl::StatusOr<uint64_t> MaxJobId() override;
   absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) override;
@@ -132,9 +157,13 @@ class SqliteJobStore final : public JobStore {
   struct Batch {
     std::vector<Job> jobs;
     std::vector<RecordRow> records;
+    bool in_order = false;  // SaveInOrder's (Save's writes are independent)
     absl::Status result;
     bool done = false;
   };
+  class QueuedTicket;
+  std::shared_ptr<Batch> Queue(std::vector<Job> jobs, std::vector<RecordRow> records,
+                               bool in_order);
 
   SqliteJobStore(sqlite3* db, sqlite3* read_db);
   void WriterLoop();
@@ -157,6 +186,10 @@ class SqliteJobStore final : public JobStore {
   std::condition_variable queue_cv_;
   std::condition_variable done_cv_;
   std::deque<std::shared_ptr<Batch>> queue_;
+  // An ordered write failed: every write after it fails with `failure_` until
+  // Resume() (a failed Save alone fails only its own group).
+  bool failed_ = false;
+  absl::Status failure_;
   bool stopping_ = false;
   std::thread writer_;
 };

@@ -299,6 +299,43 @@ TEST(SqliteJobStore, ConcurrentSaversAllLand) {
   EXPECT_EQ(jobs->size(), 400u);
 }
 
+TEST(SqliteJobStore, AFailedWriteFailsEveryWriteQueuedAfterItUntilResumed) {
+  const std::string path = DbPath("in_order");
+  auto store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  // Job 13's row cannot be written (a trigger in the file plays a full disk).
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TRIGGER refuse_13 BEFORE INSERT ON jobs WHEN NEW.id = 13 "
+                           "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  EXPECT_TRUE((*store)->SaveInOrder({MakeJob(12, JobState::kPending, 1)}, {})->Wait().ok());
+  // Queued back to back: 14 and the empty marker were decided on top of 13.
+  auto failing = (*store)->SaveInOrder({MakeJob(13, JobState::kPending, 1)}, {});
+  auto later = (*store)->SaveInOrder({MakeJob(14, JobState::kPending, 1)}, {});
+  auto marker = (*store)->SaveInOrder({}, {});
+  const absl::Status failed = failing->Wait();
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("database or disk is full"), std::string::npos) << failed;
+  EXPECT_FALSE(later->Wait().ok());
+  EXPECT_FALSE(marker->Wait().ok());
+  // Until Resume, nothing is written, whoever asks.
+  EXPECT_FALSE((*store)->Save({MakeJob(15, JobState::kPending, 1)}).ok());
+  (*store)->Resume();
+  EXPECT_TRUE((*store)->Save({MakeJob(16, JobState::kPending, 1)}).ok());
+  EXPECT_TRUE((*store)->SaveInOrder({}, {})->Wait().ok());
+  auto jobs = (*store)->LoadActive(0);
+  ASSERT_TRUE(jobs.ok());
+  std::vector<uint64_t> ids;
+  for (const Job& job : *jobs) ids.push_back(job.id);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{12, 16}));
+}
+
 TEST(SqliteJobStore, UnopenablePathIsAClearError) {
   auto store = SqliteJobStore::Open("/nonexistent-dir-for-test/x/ctld.db");
   ASSERT_FALSE(store.ok());

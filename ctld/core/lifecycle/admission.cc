@@ -494,11 +494,11 @@ Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
   Effects effects;
   auto it = reservations_.find(admitted.first_id);
   if (it != reservations_.end()) {
-    journal_.reservations_taken.emplace(it->first, it->second);
+    Open().reservations_taken.emplace(it->first, it->second);
     reservations_.erase(it);
   }
   for (const Job& job : admitted.jobs) {
-    journal_.jobs.try_emplace(job.id, std::nullopt);
+    Open().jobs.try_emplace(job.id, std::nullopt);
     Job& inserted = jobs_[job.id];
     inserted = job;
     TrackUnfinished(inserted);
@@ -512,7 +512,11 @@ Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
         first.array_job_id != 0 ? absl::StrCat(" ArrayTasks=", admitted.jobs.size())
                                 : std::string()));
   }
-  effects.reschedule = true;
+  // Held jobs cannot start, and admission already gave them their reason: a
+  // pass would only walk the queue (a workflow manager submitting thousands
+  // held paid one per submission). The periodic full pass ranks them.
+  effects.reschedule = std::any_of(admitted.jobs.begin(), admitted.jobs.end(),
+                                   [](const Job& job) { return !job.held; });
   return Close(std::move(effects));
 }
 

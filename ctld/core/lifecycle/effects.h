@@ -96,6 +96,9 @@ struct Effects {
   std::vector<Intent> intents;     // in the order the event produced them
   std::vector<std::string> log;    // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
   bool reschedule = false;         // resources or eligibility changed: run a pass soon
+  // The journal frame holding the event's before-images (Lifecycle::Confirm,
+  // RollbackFrom); 0 when the event changed nothing that needs one.
+  uint64_t frame = 0;
 
   bool empty() const { return rows.empty() && records.empty() && intents.empty(); }
 };

@@ -76,17 +76,24 @@ void Lifecycle::SetConfig(const SkiffConfig& config, LifecycleSettings settings)
 // ---------------------------------------------------------------- transactions
 
 void Lifecycle::Begin() {
-  if (journal_.open) {
-    // Two events interleaved before the first was confirmed: the Controller's
-    // serialization is broken, and a rollback could no longer be exact.
+  if (in_transaction()) {
+    // Two events interleaved: the Controller's serialization of decisions is
+    // broken, and a rollback could no longer be exact.
     std::abort();
   }
-  journal_ = Journal{};
-  journal_.open = true;
+  journal_.emplace_back();
+  journal_.back().frame = next_frame_++;
+  journal_.back().open = true;
+}
+
+Lifecycle::Journal& Lifecycle::Open() {
+  if (!in_transaction()) std::abort();  // REQUIRES violated
+  return journal_.back();
 }
 
 Effects Lifecycle::Close(Effects effects) {
-  for (const auto& [id, before] : journal_.jobs) {
+  Journal& frame = Open();
+  for (const auto& [id, before] : frame.jobs) {
     auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
     Job& job = it->second;
@@ -95,26 +102,62 @@ Effects Lifecycle::Close(Effects effects) {
   }
   // Drains, admin DOWNs and their reasons are stored with the event that set
   // or cleared them (an empty blob deletes the record).
-  if (journal_.nodes) {
+  if (frame.nodes) {
     for (const Node& node : nodes_.nodes()) {
-      const Node* before = journal_.nodes->Find(node.config.name);
+      const Node* before = frame.nodes->Find(node.config.name);
       const NodeAdminState now = nodes_.AdminStateOf(node);
       const NodeAdminState was =
-          before != nullptr ? journal_.nodes->AdminStateOf(*before) : NodeAdminState{};
+          before != nullptr ? frame.nodes->AdminStateOf(*before) : NodeAdminState{};
       if (now != was) {
         effects.records.push_back(
             {kNodeAdminKind, node.config.name, now.empty() ? "" : FormatNodeAdminState(now)});
       }
     }
   }
+  const bool nothing_journaled = frame.jobs.empty() && !frame.nodes && !frame.bb_pools &&
+                                 frame.usage.empty() && frame.bank_used.empty() &&
+                                 frame.assoc_usage.empty() && frame.bb_busy.empty() &&
+                                 frame.terminate_sent.empty() && frame.reservations_taken.empty();
+  if (nothing_journaled) {
+    // Nothing to put back: no frame to wait for (a pass that changed nothing).
+    journal_.pop_back();
+    effects.frame = 0;
+  } else {
+    frame.open = false;
+    effects.frame = frame.frame;
+  }
   return effects;
 }
 
-void Lifecycle::Confirm() { journal_ = Journal{}; }
+void Lifecycle::Confirm(uint64_t frame) {
+  for (Journal& pending : journal_) {
+    if (pending.frame == frame && !pending.open) pending.confirmed = true;
+  }
+  while (!journal_.empty() && journal_.front().confirmed) journal_.pop_front();
+}
+
+void Lifecycle::Confirm() {
+  for (Journal& pending : journal_) {
+    if (!pending.open) pending.confirmed = true;
+  }
+  while (!journal_.empty() && journal_.front().confirmed) journal_.pop_front();
+}
+
+void Lifecycle::RollbackFrom(uint64_t frame) {
+  while (!journal_.empty() && journal_.back().frame >= frame) {
+    Restore(journal_.back());
+    journal_.pop_back();
+  }
+}
 
 void Lifecycle::Rollback() {
-  if (!journal_.open) return;
-  for (auto& [id, before] : journal_.jobs) {
+  if (journal_.empty()) return;
+  Restore(journal_.back());
+  journal_.pop_back();
+}
+
+void Lifecycle::Restore(Journal& frame) {
+  for (auto& [id, before] : frame.jobs) {
     if (before) {
       Job& job = jobs_[id];
       job = std::move(*before);
@@ -124,41 +167,40 @@ void Lifecycle::Rollback() {
       jobs_.erase(id);
     }
   }
-  if (journal_.nodes) nodes_ = std::move(*journal_.nodes);
-  if (journal_.bb_pools) bb_pools_ = std::move(*journal_.bb_pools);
-  for (auto& [user, before] : journal_.usage) {
+  if (frame.nodes) nodes_ = std::move(*frame.nodes);
+  if (frame.bb_pools) bb_pools_ = std::move(*frame.bb_pools);
+  for (auto& [user, before] : frame.usage) {
     if (before) {
       usage_[user] = *before;
     } else {
       usage_.erase(user);
     }
   }
-  for (auto& [key, before] : journal_.assoc_usage) {
+  for (auto& [key, before] : frame.assoc_usage) {
     if (before) {
       assoc_usage_[key] = *before;
     } else {
       assoc_usage_.erase(key);
     }
   }
-  for (auto& [key, before] : journal_.bank_used) {
+  for (auto& [key, before] : frame.bank_used) {
     if (before) {
       bank_used_[key] = *before;
     } else {
       bank_used_.erase(key);
     }
   }
-  for (const auto& [id, was] : journal_.bb_busy) Place(bb_busy_, id, was);
-  for (const auto& [id, was] : journal_.terminate_sent) Place(terminate_sent_, id, was);
-  for (auto& [first, reservation] : journal_.reservations_taken) {
+  for (const auto& [id, was] : frame.bb_busy) Place(bb_busy_, id, was);
+  for (const auto& [id, was] : frame.terminate_sent) Place(terminate_sent_, id, was);
+  for (auto& [first, reservation] : frame.reservations_taken) {
     reservations_[first] = std::move(reservation);
   }
-  journal_ = Journal{};
 }
 
 Job& Lifecycle::Mut(uint64_t id) {
   auto it = jobs_.find(id);
-  if (it == jobs_.end() || !journal_.open) std::abort();  // REQUIRES violated
-  journal_.jobs.try_emplace(id, it->second);
+  if (it == jobs_.end()) std::abort();  // REQUIRES violated
+  Open().jobs.try_emplace(id, it->second);
   return it->second;
 }
 
@@ -168,19 +210,21 @@ Job* Lifecycle::Derived(uint64_t id) {
 }
 
 NodeTable& Lifecycle::MutNodes() {
-  if (!journal_.nodes) journal_.nodes.emplace(nodes_);
+  Journal& frame = Open();
+  if (!frame.nodes) frame.nodes.emplace(nodes_);
   return nodes_;
 }
 
 BbPoolTable& Lifecycle::MutPools() {
-  if (!journal_.bb_pools) journal_.bb_pools.emplace(bb_pools_);
+  Journal& frame = Open();
+  if (!frame.bb_pools) frame.bb_pools.emplace(bb_pools_);
   return bb_pools_;
 }
 
-void Lifecycle::SetBusy(uint64_t id, bool busy) { SetMember(bb_busy_, journal_.bb_busy, id, busy); }
+void Lifecycle::SetBusy(uint64_t id, bool busy) { SetMember(bb_busy_, Open().bb_busy, id, busy); }
 
 void Lifecycle::SetTerminateSent(uint64_t id, bool sent) {
-  SetMember(terminate_sent_, journal_.terminate_sent, id, sent);
+  SetMember(terminate_sent_, Open().terminate_sent, id, sent);
 }
 
 // ---------------------------------------------------------------- reads
@@ -501,9 +545,9 @@ void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
     if (qos.name == job.qos) factor = qos.usage_factor;
   }
   auto found = usage_.find(job.user_name);
-  journal_.usage.try_emplace(job.user_name, found == usage_.end()
-                                                ? std::nullopt
-                                                : std::optional<UserUsageRecord>(found->second));
+  Open().usage.try_emplace(job.user_name, found == usage_.end()
+                                              ? std::nullopt
+                                              : std::optional<UserUsageRecord>(found->second));
   UserUsageRecord& record = usage_[job.user_name];
   record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, cpu_seconds, factor, job.end_time,
                                       settings_.decay_half_life);
@@ -513,9 +557,9 @@ void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
   // The same per association, for sshare and the account tree's fair share.
   const std::string key = absl::StrCat(job.account, "|", job.user_name);
   auto assoc_found = assoc_usage_.find(key);
-  journal_.assoc_usage.try_emplace(key, assoc_found == assoc_usage_.end()
-                                            ? std::nullopt
-                                            : std::optional<UserUsageRecord>(assoc_found->second));
+  Open().assoc_usage.try_emplace(key, assoc_found == assoc_usage_.end()
+                                          ? std::nullopt
+                                          : std::optional<UserUsageRecord>(assoc_found->second));
   UserUsageRecord& assoc = assoc_usage_[key];
   assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, cpu_seconds, factor, job.end_time,
                                      settings_.decay_half_life);

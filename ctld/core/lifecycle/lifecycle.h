@@ -13,8 +13,17 @@
 // stored, which puts back every before-image: the table is as if the event never
 // happened, and none of its intents may be carried out. An event that fails
 // (a StatusOr holding an error) has already rolled itself back. Only one
-// transaction may be open at a time (REQUIRES, checked); the Controller
-// serializes events from decision to durability for that reason.
+// transaction may be open at a time (REQUIRES, checked).
+//
+// Frames. A closed transaction stays in the journal as a frame (Effects::frame)
+// until it is confirmed or rolled back, so the next event may be decided while
+// the rows of earlier ones are being stored (the store writes them in event
+// order, several in one commit). Frames end in order of their numbers:
+// Confirm(frame) keeps a frame's before-images until every earlier frame has
+// ended too, and RollbackFrom(frame) puts back that frame and every later one,
+// newest first, since later events were decided on top of it. The caller must
+// never roll back a frame it confirmed: a store that writes in order and fails
+// every write after a failed one guarantees it.
 //
 // Derived fields (reason set by a scheduling pass, priority, factors, the
 // expected start, the dependency text) are written without journaling: they are
@@ -30,6 +39,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -114,10 +124,19 @@ class Lifecycle {
   Lifecycle(const Lifecycle&) = delete;
   Lifecycle& operator=(const Lifecycle&) = delete;
 
-  // ---- transactions
+  // ---- transactions (see Frames above)
+  // The frame's rows are stored.
+  void Confirm(uint64_t frame);
+  // Every closed frame (single-threaded callers: tests, tools).
   void Confirm();
+  // `frame` and every later frame, newest first; frames already ended are
+  // skipped (a no-op when `frame` and all after it have ended).
+  void RollbackFrom(uint64_t frame);
+  // The newest frame, open or closed.
   void Rollback();
-  bool in_transaction() const { return journal_.open; }
+  bool in_transaction() const { return !journal_.empty() && journal_.back().open; }
+  // Frames not yet confirmed or rolled back (the open one included).
+  size_t pending_frames() const { return journal_.size(); }
 
   // ---- recovery (before any event; not a transaction)
   // Installs stored jobs (re-taking the node resources of CONFIGURING/RUNNING
@@ -289,9 +308,11 @@ class Lifecycle {
     std::string user_name;
     double cost = 0;  // the tasks' maximum cost in billing-minutes (service units)
   };
-  // Before-images of what the open transaction changed.
+  // Before-images of what one event changed: a frame.
   struct Journal {
-    bool open = false;
+    uint64_t frame = 0;
+    bool open = false;       // the event is still deciding
+    bool confirmed = false;  // stored; kept until every earlier frame has ended
     std::map<uint64_t, std::optional<Job>> jobs;  // nullopt: the job did not exist
     std::optional<NodeTable> nodes;
     std::optional<BbPoolTable> bb_pools;
@@ -305,6 +326,10 @@ class Lifecycle {
 
   // ---- transaction plumbing (lifecycle.cc)
   void Begin();
+  // The open frame. REQUIRES: a transaction is open.
+  Journal& Open();
+  // Puts back `frame`'s before-images.
+  void Restore(Journal& frame);
   // Closes the event: one version bump per touched job, rows into `effects`.
   Effects Close(Effects effects);
   // The job, journaled for change. REQUIRES: the job exists and a transaction is open.
@@ -404,7 +429,9 @@ class Lifecycle {
   uint64_t next_job_id_ = 1;
   std::map<uint64_t, Reservation> reservations_;  // first id -> admitted, not yet inserted
   std::map<uint64_t, Dependency> dependencies_;   // parsed once per job (derived cache)
-  Journal journal_;
+  // Frames in event order, oldest first; the newest may be open.
+  std::deque<Journal> journal_;
+  uint64_t next_frame_ = 1;
 };
 
 // The plan for `input`, made without the Controller's lock. `options.backfill`

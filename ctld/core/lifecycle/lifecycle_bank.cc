@@ -75,7 +75,7 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   if (cost <= 0) return;
   const std::string key = BankKey(job);
   auto found = bank_used_.find(key);
-  journal_.bank_used.try_emplace(
+  Open().bank_used.try_emplace(
       key, found == bank_used_.end() ? std::nullopt : std::optional<double>(found->second));
   double& used = bank_used_[key];
   used += cost;

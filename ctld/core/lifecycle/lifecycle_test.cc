@@ -453,6 +453,80 @@ TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 2);
 }
 
+TEST_F(LifecycleTest, EventsAreDecidedWhileEarlierFramesAwaitTheStore) {
+  // Three events decided one after another, none stored yet: a submission, its
+  // start (on top of the submission) and a second submission.
+  absl::StatusOr<Admitted> first = core_->Admit(Request(2), now_);
+  ASSERT_TRUE(first.ok());
+  const Effects inserted = core_->Insert(*first, now_);
+  PassInput input;
+  const Effects prepared = core_->PrepareSchedule(now_, &input);
+  const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+  bool replan = false;
+  const Effects started = core_->ApplySchedule(input, plan, now_, &replan);
+  absl::StatusOr<Admitted> second = core_->Admit(Request(), now_);
+  ASSERT_TRUE(second.ok());
+  const Effects inserted_second = core_->Insert(*second, now_);
+  EXPECT_NE(inserted.frame, 0u);
+  EXPECT_GT(started.frame, inserted.frame);
+  EXPECT_GT(inserted_second.frame, started.frame);
+  EXPECT_EQ(prepared.frame, 0u) << "a pass's preparation that changed nothing leaves no frame";
+  ASSERT_EQ(started.rows.size(), 1u);
+  EXPECT_EQ(started.rows[0].version, inserted.rows[0].version + 1) << "versions follow the frames";
+  EXPECT_EQ(core_->pending_frames(), 3u);
+  EXPECT_FALSE(core_->in_transaction());
+
+  // The start is stored first (its thread woke first): its before-images stay
+  // until the submission's frame has ended too.
+  core_->Confirm(started.frame);
+  EXPECT_EQ(core_->pending_frames(), 3u);
+  core_->Confirm(inserted.frame);
+  EXPECT_EQ(core_->pending_frames(), 1u);
+
+  // The second submission could not be stored: only it goes.
+  core_->RollbackFrom(inserted_second.frame);
+  EXPECT_EQ(core_->pending_frames(), 0u);
+  EXPECT_EQ(core_->Find(second->first_id), nullptr);
+  EXPECT_NE(StateOf(first->first_id), JobState::kPending) << "confirmed frames stay";
+}
+
+TEST_F(LifecycleTest, RollingBackAFrameTakesEveryLaterFrameWithItNewestFirst) {
+  const std::string empty = Fingerprint(*core_);
+  absl::StatusOr<Admitted> first = core_->Admit(Request(2), now_);
+  ASSERT_TRUE(first.ok());
+  const Effects inserted = core_->Insert(*first, now_);
+  PassInput input;
+  core_->PrepareSchedule(now_, &input);
+  const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+  bool replan = false;
+  const Effects started = core_->ApplySchedule(input, plan, now_, &replan);
+  ASSERT_EQ(core_->nodes().Find("n1")->alloc_cpus, 2);
+  // The start's thread learns first that its rows failed (the store fails every
+  // write queued after a failed one): it rolls back its own frame only.
+  core_->RollbackFrom(started.frame);
+  EXPECT_EQ(core_->Find(first->first_id)->state, JobState::kPending);
+  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0);
+  // Then the submission's thread: its frame and anything after it.
+  core_->RollbackFrom(inserted.frame);
+  core_->RollbackFrom(inserted.frame);  // ended already: nothing happens
+  EXPECT_EQ(Fingerprint(*core_), empty);
+  EXPECT_EQ(core_->pending_frames(), 0u);
+
+  // In the other order the result is the same: the submission's rollback takes
+  // the start with it (newest first), and the start's own is then a no-op.
+  first = core_->Admit(Request(2), now_);
+  ASSERT_TRUE(first.ok());
+  const Effects again = core_->Insert(*first, now_);
+  core_->PrepareSchedule(now_, &input);
+  const PassPlan replanned = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+  const Effects started_again = core_->ApplySchedule(input, replanned, now_, &replan);
+  ASSERT_EQ(core_->pending_frames(), 2u);
+  core_->RollbackFrom(again.frame);
+  core_->RollbackFrom(started_again.frame);
+  EXPECT_EQ(Fingerprint(*core_), empty);
+  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0);
+}
+
 TEST_F(LifecycleTest, RolledBackSubmissionLeavesNoJobAndItsReservationCanBeReleased) {
   absl::StatusOr<Admitted> admitted = core_->Admit(Request(), now_);
   ASSERT_TRUE(admitted.ok());
