@@ -122,7 +122,12 @@ void AllocationEpilogs::Loop() {
     for (JobReport& report : jobs_.FinishedJobs()) {
       if (Complete(report) == Readiness::kReady) continue;
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_ || in_flight_.count(report.job_id) != 0) continue;
+      // A runner that ended since Complete() looked (its file may now be
+      // there) is still in runners_ until the next turn joins it: asking again
+      // now would overwrite a joinable thread (std::terminate).
+      if (stopping_ || in_flight_.count(report.job_id) != 0 || runners_.count(report.job_id) != 0) {
+        continue;
+      }
       in_flight_.insert(report.job_id);
       const uint64_t id = report.job_id;
       runners_[id] =
