@@ -147,6 +147,12 @@ void Controller::EndFrame(uint64_t frame, const absl::Status& stored) {
   }
 }
 
+void Controller::ChangeOutsideEvents(const std::function<void(Lifecycle&)>& change) {
+  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
+  change(core_);
+}
+
 void Controller::CommitReport(const Event& event) {
   for (;;) {
     absl::Status status = Commit(event);
@@ -280,13 +286,8 @@ void Controller::HousekeepingLoop() {
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
     size_t purged = 0;
-    {
-      // Not journaled: no frame may be pending (a rollback would bring a
-      // purged job back).
-      std::lock_guard<std::mutex> serial(commit_mu_);
-      absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
-      purged = core_.Purge(clock_.Now());
-    }
+    // (A rollback would bring a purged job back.)
+    ChangeOutsideEvents([&](Lifecycle& core) { purged = core.Purge(clock_.Now()); });
     RetainStepsOfRunningJobs();
     // Purged jobs can never run again: their scripts and environments go; the
     // records stay for sacct. Outside the lock: it writes to the database.
@@ -340,14 +341,10 @@ absl::StatusOr<Controller::Registration> Controller::RegisterNode(
 
 bool Controller::Heartbeat(const std::string& node_name) {
   std::vector<NodeChange> changes;
-  bool registered;
-  {
-    // Not journaled: no frame may be pending (a rollback restores the node
-    // tables it journaled, and would put back an older heartbeat).
-    std::lock_guard<std::mutex> serial(commit_mu_);
-    absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
-    registered = core_.Heartbeat(node_name, clock_.Now(), &changes);
-  }
+  bool registered = false;
+  // (A rollback restores the node tables it journaled: an older heartbeat.)
+  ChangeOutsideEvents(
+      [&](Lifecycle& core) { registered = core.Heartbeat(node_name, clock_.Now(), &changes); });
   for (const NodeChange& change : changes) {
     logger_.info("NodeName={} {}", change.node_name, change.what);
   }

@@ -267,6 +267,10 @@ class Controller {
   // or rolls it back with every later frame; resumes the store once nothing
   // decided on top of a failure is left.
   void EndFrame(uint64_t frame, const absl::Status& stored);
+  // Runs `change` on the core outside any event (not journaled): holds
+  // commit_mu_ and waits under mu_ until no frame is pending, so no rollback
+  // can put back what it changed. `change` only calls the core (no I/O).
+  void ChangeOutsideEvents(const std::function<void(Lifecycle&)>& change);
   // Conditions on mu_ (absl::Condition).
   bool StoreWritable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !recovering_; }
   bool NoPendingFrames() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {

@@ -24,11 +24,8 @@ void Controller::PollBbPools() {
     logger_.error("burst_buffer/lua: slurm_bb_pools: {}", std::string(pools.status().message()));
     return;
   }
-  // Not journaled: no frame may be pending (a rollback restores the pool tables
-  // it journaled).
-  std::lock_guard<std::mutex> serial(commit_mu_);
-  absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
-  core_.SetBbPools(*pools);
+  // (A rollback restores the pool tables it journaled.)
+  ChangeOutsideEvents([&](Lifecycle& core) { core.SetBbPools(*pools); });
 }
 
 bool Controller::BbStageAbandoned(uint64_t job_id) {

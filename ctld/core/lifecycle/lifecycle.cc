@@ -114,11 +114,7 @@ Effects Lifecycle::Close(Effects effects) {
       }
     }
   }
-  const bool nothing_journaled = frame.jobs.empty() && !frame.nodes && !frame.bb_pools &&
-                                 frame.usage.empty() && frame.bank_used.empty() &&
-                                 frame.assoc_usage.empty() && frame.bb_busy.empty() &&
-                                 frame.terminate_sent.empty() && frame.reservations_taken.empty();
-  if (nothing_journaled) {
+  if (frame.Empty()) {
     // Nothing to put back: no frame to wait for (a pass that changed nothing).
     journal_.pop_back();
     effects.frame = 0;
@@ -129,17 +125,25 @@ Effects Lifecycle::Close(Effects effects) {
   return effects;
 }
 
+bool Lifecycle::Journal::Empty() const {
+  return jobs.empty() && !nodes && !bb_pools && usage.empty() && bank_used.empty() &&
+         assoc_usage.empty() && bb_busy.empty() && terminate_sent.empty() &&
+         reservations_taken.empty();
+}
+
 void Lifecycle::Confirm(uint64_t frame) {
-  for (Journal& pending : journal_) {
-    if (pending.frame == frame && !pending.open) pending.confirmed = true;
-  }
-  while (!journal_.empty() && journal_.front().confirmed) journal_.pop_front();
+  ConfirmWhere([frame](uint64_t f) { return f == frame; });
 }
 
 void Lifecycle::Confirm() {
+  ConfirmWhere([](uint64_t) { return true; });
+}
+
+void Lifecycle::ConfirmWhere(const std::function<bool(uint64_t frame)>& chosen) {
   for (Journal& pending : journal_) {
-    if (!pending.open) pending.confirmed = true;
+    if (!pending.open && chosen(pending.frame)) pending.confirmed = true;
   }
+  // Before-images go only once every earlier frame has ended too.
   while (!journal_.empty() && journal_.front().confirmed) journal_.pop_front();
 }
 

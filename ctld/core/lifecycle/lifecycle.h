@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -322,6 +323,7 @@ class Lifecycle {
     std::map<uint64_t, bool> bb_busy;         // membership before
     std::map<uint64_t, bool> terminate_sent;  // membership before
     std::map<uint64_t, Reservation> reservations_taken;
+    bool Empty() const;  // nothing to put back
   };
 
   // ---- transaction plumbing (lifecycle.cc)
@@ -330,6 +332,9 @@ class Lifecycle {
   Journal& Open();
   // Puts back `frame`'s before-images.
   void Restore(Journal& frame);
+  // Marks the closed frames `chosen` confirmed and drops the confirmed ones
+  // that no unended frame precedes.
+  void ConfirmWhere(const std::function<bool(uint64_t frame)>& chosen);
   // Closes the event: one version bump per touched job, rows into `effects`.
   Effects Close(Effects effects);
   // The job, journaled for change. REQUIRES: the job exists and a transaction is open.
