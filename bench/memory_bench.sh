@@ -3,7 +3,11 @@
 # purging. Run against a Skiff cluster whose MinJobAge is short (the figure
 # needs the jobs to end and then be purged) and MaxArraySize above N:
 #
-#   1. the controller's idle RSS;
+#   1. the controller's idle RSS, when started and again after a warm-up
+#      (an array of 20 that runs and is purged): the code a job's path runs is
+#      paged in once, the first time (~3 MB of the binary and its libraries),
+#      which is not memory held for jobs; the figures below are against the
+#      warm idle size;
 #   2. an array of N x `true` runs to its end: wall time and jobs per second
 #      (the same workload as sidebyside.sh's array, at another size);
 #   3. RSS while every finished task is still held (MinJobAge not yet over):
@@ -20,11 +24,16 @@ n=${3:-10000}
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 now_ns() { date +%s%N; }
 
+wait_empty() { while [ -n "$(squeue -h -t PD,R,CG,CF -o %i | head -1)" ]; do sleep 0.1; done; }
+cold=$(rss_kib "$ctld_pid")
+sbatch --parsable --array=0-19 -o /dev/null -J membench-warmup --wrap=true >/dev/null
+wait_empty
+sleep $(( min_job_age + 3 ))
 idle=$(rss_kib "$ctld_pid")
-echo "memory: controller idle RSS ${idle} KiB"
+echo "memory: controller idle RSS ${cold} KiB when started, ${idle} KiB after a warm-up array of 20 (run and purged)"
 start=$(now_ns)
 sbatch --parsable --array=0-$((n - 1)) -o /dev/null -J membench --wrap=true >/dev/null
-while [ -n "$(squeue -h -t PD,R,CG,CF -o %i | head -1)" ]; do sleep 0.1; done
+wait_empty
 ms=$(( ($(now_ns) - start) / 1000000 ))
 echo "memory: array of $n x true, submit to queue empty: ${ms} ms, $(( n * 1000 / (ms > 0 ? ms : 1) )) jobs/s"
 held=$(rss_kib "$ctld_pid")

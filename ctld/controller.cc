@@ -412,9 +412,10 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   }
   if (!admitted.ok()) return admitted.status();
   const uint64_t id = admitted->first_id;
+  const uint64_t count = admitted->jobs.size();  // ids id ... id + count - 1
   auto refuse = [&](absl::Status status) {
     if (bb_ != nullptr) {
-      for (const Job& job : admitted->jobs) bb_->RemoveJobFiles(job.id);
+      for (uint64_t k = 0; k < count; ++k) bb_->RemoveJobFiles(id + k);
     }
     absl::MutexLock lock(&mu_);
     core_.ReleaseReservation(id);
@@ -439,7 +440,7 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
   // spec row, and never kept in memory (job_spec_parts.h).
   // Appended outside mu_: a script may be megabytes.
   absl::Status stored =
-      Commit([&](Lifecycle& core, int64_t now) { return core.Insert(*admitted, now); },
+      Commit([&](Lifecycle& core, int64_t now) { return core.Insert(std::move(*admitted), now); },
              [&](Effects* effects) {
                for (Job& row : effects->rows) {
                  if (row.id == id) row.spec_blob += request.payload_blob;

@@ -29,6 +29,7 @@
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/controller.h"
+#include "ctld/malloc_tuning.h"
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
 #include "ctld/state/job_store.h"
@@ -243,6 +244,8 @@ int Run(int argc, char** argv) {
 }  // namespace skiff
 
 int main(int argc, char** argv) {
+  // First: it may start the program again (malloc_tuning.h).
+  skiff::TuneAllocator(argv);
   // glibc gives each thread that allocates its own arena (up to 8 per core):
   // gRPC's handler threads then hold freed reply buffers in arenas the others
   // never reuse, and ctld's resident size grew with every large squeue. Two

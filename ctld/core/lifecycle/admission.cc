@@ -455,6 +455,8 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   const std::string base_script =
       job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)
                             : std::string();
+  admitted.jobs.reserve(count);
+  admitted.bb_scripts.reserve(count);
   for (size_t k = 0; k < count; ++k) {
     Job task = job;
     task.id = admitted.first_id + k;
@@ -488,7 +490,7 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   return admitted;
 }
 
-Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
+Effects Lifecycle::Insert(Admitted admitted, int64_t now) {
   (void)now;
   Begin();
   Effects effects;
@@ -496,12 +498,6 @@ Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
   if (it != reservations_.end()) {
     Open().reservations_taken.emplace(it->first, it->second);
     reservations_.erase(it);
-  }
-  for (const Job& job : admitted.jobs) {
-    Open().jobs.try_emplace(job.id, std::nullopt);
-    Job& inserted = jobs_[job.id];
-    inserted = job;
-    TrackUnfinished(inserted);
   }
   if (!admitted.jobs.empty()) {
     const Job& first = admitted.jobs.front();
@@ -517,6 +513,14 @@ Effects Lifecycle::Insert(const Admitted& admitted, int64_t now) {
   // held paid one per submission). The periodic full pass ranks them.
   effects.reschedule = std::any_of(admitted.jobs.begin(), admitted.jobs.end(),
                                    [](const Job& job) { return !job.held; });
+  // Moved in, not copied: the admitted tasks' strings become the table's, so
+  // a large array leaves no freed copies between the jobs it keeps.
+  for (Job& job : admitted.jobs) {
+    const uint64_t id = job.id;
+    Open().jobs.try_emplace(id, nullptr);
+    Job& inserted = jobs_.insert_or_assign(jobs_.end(), id, std::move(job))->second;
+    TrackUnfinished(inserted);
+  }
   return Close(std::move(effects));
 }
 

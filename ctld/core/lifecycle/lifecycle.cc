@@ -204,7 +204,8 @@ void Lifecycle::Restore(Journal& frame) {
 Job& Lifecycle::Mut(uint64_t id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) std::abort();  // REQUIRES violated
-  Open().jobs.try_emplace(id, it->second);
+  Journal& frame = Open();
+  if (frame.jobs.count(id) == 0) frame.jobs.emplace(id, std::make_unique<Job>(it->second));
   return it->second;
 }
 
