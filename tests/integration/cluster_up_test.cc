@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -69,6 +71,27 @@ TEST_F(ClusterUpTest, ScriptdIsForkedByCtldAndAnswers) {
   const pid_t ctld = cluster_->Pid("ctld");
   EXPECT_NE(log.find("scriptd ready: pid"), std::string::npos) << log;
   EXPECT_NE(log.find("(parent " + std::to_string(ctld) + ")"), std::string::npos) << log;
+}
+
+// ctld runs without glibc's per-thread caches (ctld/malloc_tuning.h: they kept
+// purged jobs' pages resident); scriptd, and so the scripts it runs, get the
+// environment as ctld was given it.
+TEST_F(ClusterUpTest, CtldRunsWithoutThreadCachesAndScriptdInheritsNoTunable) {
+  auto environ_of = [](pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string ctld_env = environ_of(cluster_->Pid("ctld"));
+  EXPECT_NE(ctld_env.find("glibc.malloc.tcache_count=0"), std::string::npos);
+  const std::string log = cluster_->Log("ctld.log");
+  const size_t at = log.find("scriptd ready: pid ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const pid_t scriptd = atoi(log.c_str() + at + strlen("scriptd ready: pid "));
+  ASSERT_GT(scriptd, 0);
+  const std::string scriptd_env = environ_of(scriptd);
+  EXPECT_FALSE(scriptd_env.empty());
+  EXPECT_EQ(scriptd_env.find("tcache_count"), std::string::npos);
+  EXPECT_EQ(scriptd_env.find("SKIFF_CTLD_GLIBC_TUNABLES_BEFORE"), std::string::npos);
 }
 
 TEST_F(ClusterUpTest, UpRestartsOnlyTheKilledDaemon) {
