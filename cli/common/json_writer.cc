@@ -1,14 +1,27 @@
 #include "cli/common/json_writer.h"
 
+#include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 
 namespace skiff {
 namespace {
 
+// Printable ASCII other than '"' and '\\' goes out as it is.
+bool Plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 void AppendEscaped(std::string* out, const std::string& text) {
   out->push_back('"');
   for (size_t i = 0; i < text.size();) {
+    // Runs of plain characters (nearly all of a job's text) in one append.
+    size_t run = i;
+    while (run < text.size() && Plain(static_cast<unsigned char>(text[run]))) ++run;
+    if (run > i) {
+      out->append(text, i, run - i);
+      i = run;
+      continue;
+    }
     const unsigned char c = static_cast<unsigned char>(text[i]);
     if (c == '"' || c == '\\') {
       out->push_back('\\');
@@ -27,9 +40,6 @@ void AppendEscaped(std::string* out, const std::string& text) {
       char buffer[8];
       std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
       out->append(buffer);
-      ++i;
-    } else if (c < 0x80) {
-      out->push_back(static_cast<char>(c));
       ++i;
     } else {
       // A well-formed UTF-8 sequence goes through; anything else is U+FFFD.
@@ -62,6 +72,13 @@ Json Json::Strings(const std::vector<std::string>& values) {
 
 Json& Json::Set(const std::string& key, Json value) { return (*this)[key] = std::move(value); }
 
+Json& Json::Add(std::string key, Json value) {
+  assert(std::none_of(members_.begin(), members_.end(),
+                      [&](const auto& member) { return member.first == key; }));
+  members_.emplace_back(std::move(key), std::move(value));
+  return members_.back().second;
+}
+
 Json& Json::operator[](const std::string& key) {
   for (auto& member : members_) {
     if (member.first == key) return member.second;
@@ -80,6 +97,35 @@ std::string Json::Dump() const {
   DumpTo(&out, 0);
   out.push_back('\n');
   return out;
+}
+
+void Json::DumpWithElements(const Json& document, size_t count,
+                            const std::function<Json(size_t)>& element,
+                            const std::function<void(std::string_view)>& write) {
+  std::string text = document.Dump();
+  constexpr std::string_view kEmptyLast = "[]\n}\n";
+  if (count == 0 || text.size() < kEmptyLast.size() ||
+      text.compare(text.size() - kEmptyLast.size(), kEmptyLast.size(), kEmptyLast) != 0) {
+    write(text);
+    return;
+  }
+  text.resize(text.size() - kEmptyLast.size());
+  text.append("[\n");
+  // The array is the top-level object's member (indent 1): its elements are
+  // at indent 2, as DumpTo would place them.
+  constexpr size_t kFlushBytes = 1 << 20;
+  for (size_t i = 0; i < count; ++i) {
+    Indent(&text, 2);
+    element(i).DumpTo(&text, 2);
+    text.append(i + 1 < count ? ",\n" : "\n");
+    if (text.size() >= kFlushBytes) {
+      write(text);
+      text.clear();
+    }
+  }
+  Indent(&text, 1);
+  text.append("]\n}\n");
+  write(text);
 }
 
 void Json::DumpTo(std::string* out, int indent) const {

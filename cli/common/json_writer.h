@@ -7,7 +7,9 @@
 #define SKIFF_CLI_COMMON_JSON_WRITER_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,10 @@ class Json {
   // Object: sets `key` (replacing an earlier value in place, so the order is
   // that of the first Set). REQUIRES: an object.
   Json& Set(const std::string& key, Json value);
+  // Object: appends `key`, which is not set yet (REQUIRES; asserted in debug
+  // builds): for a builder that sets each key once, without Set's search
+  // through the keys before it (squeue --json's ~100 per job).
+  Json& Add(std::string key, Json value);
   // Object: the value at `key`, created as null when absent. REQUIRES: an object.
   // The reference is good until the next key is added to this object.
   Json& operator[](const std::string& key);
@@ -51,6 +57,15 @@ class Json {
   // RFC 8259 requires (control characters as \u00XX; bytes that are not UTF-8
   // replaced by U+FFFD so that any reader accepts the output).
   std::string Dump() const;
+
+  // The text Dump() gives for `document` (an object whose last member is an
+  // empty array) once that array holds `count` elements, element(i) the i-th,
+  // handed to `write` a piece at a time: the elements are made and printed one
+  // after another, never all held at once (squeue --json of 100,000 jobs is
+  // ~300 MB of text). REQUIRES: the last member of `document` is an empty array.
+  static void DumpWithElements(const Json& document, size_t count,
+                               const std::function<Json(size_t)>& element,
+                               const std::function<void(std::string_view)>& write);
 
  private:
   explicit Json(Kind kind) : kind_(kind) {}

@@ -40,5 +40,31 @@ TEST(JsonWriter, EnvelopeHasSlurmsTopLevelKeys) {
   EXPECT_NE(text.find("\"errors\": []"), std::string::npos);
 }
 
+TEST(JsonWriter, DumpWithElementsPrintsWhatDumpPrintsAPieceAtATime) {
+  auto element = [](size_t i) {
+    Json job = Json::Object();
+    job.Set("id", static_cast<int>(i));
+    job.Set("names", Json::Strings({"a", std::to_string(i)}));
+    return job;
+  };
+  for (size_t count : {0, 1, 3, 3000}) {
+    Json whole = SlurmJsonEnvelope();
+    Json list = Json::Array();
+    for (size_t i = 0; i < count; ++i) list.Push(element(i));
+    whole.Set("jobs", std::move(list));
+
+    Json document = SlurmJsonEnvelope();
+    document.Set("jobs", Json::Array());
+    std::string streamed;
+    int pieces = 0;
+    Json::DumpWithElements(document, count, element, [&](std::string_view piece) {
+      streamed.append(piece);
+      ++pieces;
+    });
+    EXPECT_EQ(streamed, whole.Dump()) << count;
+    if (count == 3000) EXPECT_GE(pieces, 1);
+  }
+}
+
 }  // namespace
 }  // namespace skiff

@@ -69,7 +69,9 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
   if (options.json) {
     std::vector<const skiff::v1::JobInfo*> jobs;
     for (const skiff::v1::JobInfo& job : reply.jobs()) jobs.push_back(&job);
-    std::cout << skiff::SqueueJson(jobs, client.config().skiff.cluster_name).Dump();
+    skiff::WriteSqueueJson(jobs, client.config().skiff.cluster_name, [](std::string_view piece) {
+      std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     return 0;
   }
   skiff::ShowOptions o = options;

@@ -372,7 +372,9 @@ int main(int argc, char** argv) {
         for (const skiff::SqueueRow& row : skiff::SelectAndSortRows(reply, every)) {
           selected.push_back(row.job);
         }
-        std::cout << skiff::SqueueJson(selected, cluster).Dump();
+        skiff::WriteSqueueJson(selected, cluster, [](std::string_view piece) {
+          std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+        });
         skiff::ExitNow(0);
       }
       for (const std::string& e : skiff::SqueueFormatFor(options).errors) Error(e);

@@ -49,55 +49,55 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   const v1::JobSpec& spec = job.spec();
   const bool array = IsArrayTask(job);
   Json j = Json::Object();
-  j.Set("account", StringOrNull(job.account().empty() ? spec.account() : job.account()));
-  j.Set("accrue_time", job.eligible_time());
-  j.Set("admin_comment", Json());
-  j.Set("array_job_id", array ? job.array_job_id() : 0ul);
-  j.Set("array_task_id", array ? Json(job.array_task_id()) : Json());
-  j.Set("array_max_tasks", job.array_max_running());
-  j.Set("array_task_string", Json());
-  j.Set("association_id", 0);
-  j.Set("batch_features", Json());
-  j.Set("batch_flag", true);
-  j.Set("batch_host", Started(job) ? Json(job.nodes(0)) : Json());
+  j.Add("account", StringOrNull(job.account().empty() ? spec.account() : job.account()));
+  j.Add("accrue_time", job.eligible_time());
+  j.Add("admin_comment", Json());
+  j.Add("array_job_id", array ? job.array_job_id() : 0ul);
+  j.Add("array_task_id", array ? Json(job.array_task_id()) : Json());
+  j.Add("array_max_tasks", job.array_max_running());
+  j.Add("array_task_string", Json());
+  j.Add("association_id", 0);
+  j.Add("batch_features", Json());
+  j.Add("batch_flag", true);
+  j.Add("batch_host", Started(job) ? Json(job.nodes(0)) : Json());
   Json flags = Json::Array();
   if (spec.kill_on_invalid_dep()) flags.Push("KILL_INV_DEP");
-  j.Set("flags", std::move(flags));
-  j.Set("burst_buffer", StringOrNull(spec.burst_buffer()));
-  j.Set("burst_buffer_state", StringOrNull(job.burst_buffer_state()));
-  j.Set("cluster", StringOrNull(cluster));
-  j.Set("cluster_features", Json());
-  j.Set("command", StringOrNull(spec.command() == "(wrap)" ? "" : spec.command()));
-  j.Set("comment", StringOrNull(spec.comment()));
-  j.Set("container", Json());
-  j.Set("contiguous", false);
-  j.Set("core_spec", Json());
-  j.Set("thread_spec", Json());
-  j.Set("cores_per_socket", Json());
-  j.Set("billable_tres", Started(job) ? Json(static_cast<double>(job.num_cpus())) : Json());
+  j.Add("flags", std::move(flags));
+  j.Add("burst_buffer", StringOrNull(spec.burst_buffer()));
+  j.Add("burst_buffer_state", StringOrNull(job.burst_buffer_state()));
+  j.Add("cluster", StringOrNull(cluster));
+  j.Add("cluster_features", Json());
+  j.Add("command", StringOrNull(spec.command() == "(wrap)" ? "" : spec.command()));
+  j.Add("comment", StringOrNull(spec.comment()));
+  j.Add("container", Json());
+  j.Add("contiguous", false);
+  j.Add("core_spec", Json());
+  j.Add("thread_spec", Json());
+  j.Add("cores_per_socket", Json());
+  j.Add("billable_tres", Started(job) ? Json(static_cast<double>(job.num_cpus())) : Json());
   // Slurm 22.05 prints cpus_per_task only when a CPU frequency was asked for
   // (a bug of its dump_job_info); Skiff's jobs never ask.
-  j.Set("cpus_per_task", Json());
-  j.Set("cpu_frequency_minimum", Json());
-  j.Set("cpu_frequency_maximum", Json());
-  j.Set("cpu_frequency_governor", Json());
-  j.Set("cpus_per_tres", Json());
-  j.Set("deadline", 0);
-  j.Set("delay_boot", 0);
-  j.Set("dependency", StringOrNull(job.dependency()));
-  j.Set("derived_exit_code", 0);
-  j.Set("eligible_time", job.eligible_time());
-  j.Set("end_time", job.end_time() != 0 ? job.end_time()
+  j.Add("cpus_per_task", Json());
+  j.Add("cpu_frequency_minimum", Json());
+  j.Add("cpu_frequency_maximum", Json());
+  j.Add("cpu_frequency_governor", Json());
+  j.Add("cpus_per_tres", Json());
+  j.Add("deadline", 0);
+  j.Add("delay_boot", 0);
+  j.Add("dependency", StringOrNull(job.dependency()));
+  j.Add("derived_exit_code", 0);
+  j.Add("eligible_time", job.eligible_time());
+  j.Add("end_time", job.end_time() != 0 ? job.end_time()
                     : job.start_time() != 0 && job.time_limit() >= 0
                         ? job.start_time() + job.time_limit()
                         : int64_t{0});
-  j.Set("excluded_nodes",
+  j.Add("excluded_nodes",
         StringOrNull(CompressHostlist({spec.exclude().begin(), spec.exclude().end()})));
-  j.Set("exit_code", job.exit_signal() != 0 ? job.exit_signal() : job.exit_code() << 8);
-  j.Set("features", StringOrNull(spec.constraint()));
-  j.Set("federation_origin", Json());
-  j.Set("federation_siblings_active", Json());
-  j.Set("federation_siblings_viable", Json());
+  j.Add("exit_code", job.exit_signal() != 0 ? job.exit_signal() : job.exit_code() << 8);
+  j.Add("features", StringOrNull(spec.constraint()));
+  j.Add("federation_origin", Json());
+  j.Add("federation_siblings_active", Json());
+  j.Add("federation_siblings_viable", Json());
   Json gres_detail = Json::Array();
   if (Started(job) && !job.gpu_indices().empty()) {
     std::vector<std::string> ids;
@@ -105,104 +105,104 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
     gres_detail.Push(
         absl::StrCat("gpu:", job.gpu_indices_size(), "(IDX:", absl::StrJoin(ids, ","), ")"));
   }
-  j.Set("gres_detail", std::move(gres_detail));
-  j.Set("group_id", job.group_id());
-  j.Set("group_name", job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name());
-  j.Set("job_id", job.job_id());
+  j.Add("gres_detail", std::move(gres_detail));
+  j.Add("group_id", job.group_id());
+  j.Add("group_name", job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name());
+  j.Add("job_id", job.job_id());
   if (Started(job)) {
     Json resources = Json::Object();
-    resources.Set("nodes", Nodes(job.nodes()));
-    resources.Set("allocated_cpus", job.num_cpus());
-    resources.Set("allocated_hosts", job.nodes_size());
+    resources.Add("nodes", Nodes(job.nodes()));
+    resources.Add("allocated_cpus", job.num_cpus());
+    resources.Add("allocated_hosts", job.nodes_size());
     Json allocated = Json::Array();
     const int nodes = std::max(1, job.nodes_size());
     for (const std::string& node : job.nodes()) {
       Json n = Json::Object();
-      n.Set("sockets", Json::Object());  // Skiff does not track cores
-      n.Set("nodename", node);
-      n.Set("cpus_used", 0);
-      n.Set("memory_used", 0);
-      n.Set("memory_allocated", job.mem_per_node_mb());
+      n.Add("sockets", Json::Object());  // Skiff does not track cores
+      n.Add("nodename", node);
+      n.Add("cpus_used", 0);
+      n.Add("memory_used", 0);
+      n.Add("memory_allocated", job.mem_per_node_mb());
       (void)nodes;
       allocated.Push(std::move(n));
     }
-    resources.Set("allocated_nodes", std::move(allocated));
-    j.Set("job_resources", std::move(resources));
+    resources.Add("allocated_nodes", std::move(allocated));
+    j.Add("job_resources", std::move(resources));
   }
-  j.Set("job_state", JobStateName(job.state()));
-  j.Set("last_sched_evaluation", job.now());
-  j.Set("licenses", Json());
-  j.Set("max_cpus", 0);
-  j.Set("max_nodes", spec.max_nodes());
-  j.Set("mcs_label", Json());
-  j.Set("memory_per_tres", Json());
-  j.Set("name", std::string(spec.name()));
-  j.Set("nodes", Nodes(job.nodes()));
-  j.Set("nice", job.nice());
-  j.Set("tasks_per_core", Json());
-  j.Set("tasks_per_node", 0);
-  j.Set("tasks_per_socket", Json());
-  j.Set("tasks_per_board", 0);
-  j.Set("cpus", std::max(1, job.num_cpus()));
-  j.Set("node_count", std::max(1, job.num_nodes()));
-  j.Set("tasks", std::max(1, job.num_tasks()));
-  j.Set("het_job_id", 0);
-  j.Set("het_job_id_set", Json());
-  j.Set("het_job_offset", 0);
-  j.Set("partition", Partition(job));
-  j.Set("prefer", Json());
+  j.Add("job_state", JobStateName(job.state()));
+  j.Add("last_sched_evaluation", job.now());
+  j.Add("licenses", Json());
+  j.Add("max_cpus", 0);
+  j.Add("max_nodes", spec.max_nodes());
+  j.Add("mcs_label", Json());
+  j.Add("memory_per_tres", Json());
+  j.Add("name", std::string(spec.name()));
+  j.Add("nodes", Nodes(job.nodes()));
+  j.Add("nice", job.nice());
+  j.Add("tasks_per_core", Json());
+  j.Add("tasks_per_node", 0);
+  j.Add("tasks_per_socket", Json());
+  j.Add("tasks_per_board", 0);
+  j.Add("cpus", std::max(1, job.num_cpus()));
+  j.Add("node_count", std::max(1, job.num_nodes()));
+  j.Add("tasks", std::max(1, job.num_tasks()));
+  j.Add("het_job_id", 0);
+  j.Add("het_job_id_set", Json());
+  j.Add("het_job_offset", 0);
+  j.Add("partition", Partition(job));
+  j.Add("prefer", Json());
   if (spec.mem_per_cpu_mb() > 0) {
-    j.Set("memory_per_node", Json());
-    j.Set("memory_per_cpu", spec.mem_per_cpu_mb());
+    j.Add("memory_per_node", Json());
+    j.Add("memory_per_cpu", spec.mem_per_cpu_mb());
   } else if (job.mem_per_node_mb() > 0) {
-    j.Set("memory_per_node", job.mem_per_node_mb());
-    j.Set("memory_per_cpu", Json());
+    j.Add("memory_per_node", job.mem_per_node_mb());
+    j.Add("memory_per_cpu", Json());
   } else {
-    j.Set("memory_per_node", Json());
-    j.Set("memory_per_cpu", Json());
+    j.Add("memory_per_node", Json());
+    j.Add("memory_per_cpu", Json());
   }
-  j.Set("minimum_cpus_per_node", std::max(1, job.cpus_per_task()));
-  j.Set("minimum_tmp_disk_per_node", 0);
-  j.Set("preempt_time", 0);
-  j.Set("pre_sus_time", 0);
-  j.Set("priority", job.priority());
-  j.Set("profile", Json());
-  j.Set("qos", StringOrNull(job.qos().empty() ? spec.qos() : job.qos()));
-  j.Set("reboot", false);
-  j.Set("required_nodes",
+  j.Add("minimum_cpus_per_node", std::max(1, job.cpus_per_task()));
+  j.Add("minimum_tmp_disk_per_node", 0);
+  j.Add("preempt_time", 0);
+  j.Add("pre_sus_time", 0);
+  j.Add("priority", job.priority());
+  j.Add("profile", Json());
+  j.Add("qos", StringOrNull(job.qos().empty() ? spec.qos() : job.qos()));
+  j.Add("reboot", false);
+  j.Add("required_nodes",
         StringOrNull(CompressHostlist({spec.nodelist().begin(), spec.nodelist().end()})));
-  j.Set("requeue", spec.has_requeue() ? spec.requeue() : true);
-  j.Set("resize_time", 0);
-  j.Set("restart_cnt", job.restart_count());
-  j.Set("resv_name", Json());
-  j.Set("shared", Json());
-  j.Set("show_flags", Json::Strings({"SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"}));
-  j.Set("sockets_per_board", 0);
-  j.Set("sockets_per_node", Json());
-  j.Set("start_time", job.state() == v1::PENDING ? job.expected_start() : job.start_time());
-  j.Set("state_description", StringOrNull(job.state_description()));
-  j.Set("state_reason", job.state_reason().empty() ? "None" : job.state_reason());
-  j.Set("standard_error", StringOrNull(job.stderr_path()));
-  j.Set("standard_input", spec.stdin_path().empty() ? "/dev/null" : std::string(spec.stdin_path()));
-  j.Set("standard_output", StringOrNull(job.stdout_path()));
-  j.Set("submit_time", job.submit_time());
-  j.Set("suspend_time", 0);
-  j.Set("system_comment", Json());
-  j.Set("time_limit", job.time_limit() < 0 ? Json() : Json(job.time_limit() / 60));
-  j.Set("time_minimum", 0);
-  j.Set("threads_per_core", Json());
-  j.Set("tres_bind", Json());
-  j.Set("tres_freq", Json());
-  j.Set("tres_per_job", StringOrNull(spec.gpus().empty() ? "" : "gres:gpu:" + spec.gpus()));
-  j.Set("tres_per_node", StringOrNull(TresPerNode(spec)));
-  j.Set("tres_per_socket", Json());
-  j.Set("tres_per_task", Json());
-  j.Set("tres_req_str", Tres(job));
-  j.Set("tres_alloc_str", Started(job) ? Json(Tres(job)) : Json());
-  j.Set("user_id", job.user_id());
-  j.Set("user_name", job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name());
-  j.Set("wckey", Json());
-  j.Set("current_working_directory", StringOrNull(spec.work_dir()));
+  j.Add("requeue", spec.has_requeue() ? spec.requeue() : true);
+  j.Add("resize_time", 0);
+  j.Add("restart_cnt", job.restart_count());
+  j.Add("resv_name", Json());
+  j.Add("shared", Json());
+  j.Add("show_flags", Json::Strings({"SHOW_ALL", "SHOW_DETAIL", "SHOW_LOCAL"}));
+  j.Add("sockets_per_board", 0);
+  j.Add("sockets_per_node", Json());
+  j.Add("start_time", job.state() == v1::PENDING ? job.expected_start() : job.start_time());
+  j.Add("state_description", StringOrNull(job.state_description()));
+  j.Add("state_reason", job.state_reason().empty() ? "None" : job.state_reason());
+  j.Add("standard_error", StringOrNull(job.stderr_path()));
+  j.Add("standard_input", spec.stdin_path().empty() ? "/dev/null" : std::string(spec.stdin_path()));
+  j.Add("standard_output", StringOrNull(job.stdout_path()));
+  j.Add("submit_time", job.submit_time());
+  j.Add("suspend_time", 0);
+  j.Add("system_comment", Json());
+  j.Add("time_limit", job.time_limit() < 0 ? Json() : Json(job.time_limit() / 60));
+  j.Add("time_minimum", 0);
+  j.Add("threads_per_core", Json());
+  j.Add("tres_bind", Json());
+  j.Add("tres_freq", Json());
+  j.Add("tres_per_job", StringOrNull(spec.gpus().empty() ? "" : "gres:gpu:" + spec.gpus()));
+  j.Add("tres_per_node", StringOrNull(TresPerNode(spec)));
+  j.Add("tres_per_socket", Json());
+  j.Add("tres_per_task", Json());
+  j.Add("tres_req_str", Tres(job));
+  j.Add("tres_alloc_str", Started(job) ? Json(Tres(job)) : Json());
+  j.Add("user_id", job.user_id());
+  j.Add("user_name", job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name());
+  j.Add("wckey", Json());
+  j.Add("current_working_directory", StringOrNull(spec.work_dir()));
   return j;
 }
 
@@ -212,6 +212,14 @@ Json SqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& 
   for (const v1::JobInfo* job : jobs) list.Push(SqueueJobJson(*job, cluster));
   out.Set("jobs", std::move(list));
   return out;
+}
+
+void WriteSqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& cluster,
+                     const std::function<void(std::string_view)>& write) {
+  Json document = SlurmJsonEnvelope();
+  document.Set("jobs", Json::Array());
+  Json::DumpWithElements(
+      document, jobs.size(), [&](size_t i) { return SqueueJobJson(*jobs[i], cluster); }, write);
 }
 
 }  // namespace skiff

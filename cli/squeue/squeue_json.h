@@ -6,7 +6,9 @@
 #ifndef SKIFF_CLI_SQUEUE_SQUEUE_JSON_H_
 #define SKIFF_CLI_SQUEUE_SQUEUE_JSON_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/common/json_writer.h"
@@ -19,6 +21,11 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster);
 
 // The whole document for `jobs`, in the order given.
 Json SqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& cluster);
+
+// SqueueJson(jobs, cluster).Dump(), handed to `write` a piece at a time and
+// made one job at a time (Json::DumpWithElements).
+void WriteSqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& cluster,
+                     const std::function<void(std::string_view)>& write);
 
 }  // namespace skiff
 

@@ -57,5 +57,22 @@ TEST(SqueueJson, RunningJobShowsItsResourcesAndUnlimitedTimeAsNull) {
             std::string::npos);
 }
 
+TEST(SqueueJson, WrittenAJobAtATimeIsTheSameDocument) {
+  std::vector<v1::JobInfo> jobs(3);
+  std::vector<const v1::JobInfo*> pointers;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    jobs[i].set_job_id(10 + i);
+    jobs[i].set_state(i == 1 ? v1::RUNNING : v1::PENDING);
+    jobs[i].add_nodes("n1");
+    pointers.push_back(&jobs[i]);
+  }
+  for (size_t n : {0, 1, 3}) {
+    std::vector<const v1::JobInfo*> some(pointers.begin(), pointers.begin() + n);
+    std::string written;
+    WriteSqueueJson(some, "skiff", [&](std::string_view piece) { written.append(piece); });
+    EXPECT_EQ(written, SqueueJson(some, "skiff").Dump()) << n;
+  }
+}
+
 }  // namespace
 }  // namespace skiff
