@@ -897,6 +897,8 @@ absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view scri
 absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
   absl::StatusOr<std::vector<std::string>> args = ExtractDirectives(script);
   if (!args.ok()) return args.status();
+  // Most scripts (every --wrap) have none: nothing to build a parser for.
+  if (args->empty()) return SbatchRawOptions{};
   // Help and version are command-line matters; in a script they are invalid.
   for (const std::string& arg : *args) {
     if (arg == "-h" || arg == "--help" || arg == "-V" || arg == "--version" || arg == "--wrap" ||

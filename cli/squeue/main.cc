@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
       Error(message.substr(0, cut));
       return Error(message.substr(cut + 1));
     }
-    options.states_given = !parsed->all;
+    options.states_given = true;
     options.states = parsed->states;
   } else if (options.start && !steps_flag) {
     options.states_given = true;

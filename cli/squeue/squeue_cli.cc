@@ -116,7 +116,11 @@ std::string SqueueUsageText() {
 absl::StatusOr<SqueueStates> ParseSqueueStates(std::string_view text) {
   SqueueStates out;
   if (absl::EqualsIgnoreCase(std::string(text), "all")) {
+    // Every state, finished ones included (those ctld still holds).
     out.all = true;
+    for (const SlurmState& s : kSlurmStates) {
+      if (s.skiff != v1::JOB_STATE_UNSPECIFIED) out.states.push_back(s.skiff);
+    }
     return out;
   }
   for (absl::string_view piece :

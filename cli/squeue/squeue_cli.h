@@ -22,7 +22,7 @@ std::string SqueueUsageText();
 // accepted and match no job.
 struct SqueueStates {
   bool all = false;
-  std::vector<v1::JobState> states;  // Skiff's states among those named
+  std::vector<v1::JobState> states;  // Skiff's states among those named (all of them for "all")
 };
 
 // Parses -t as Slurm's _build_state_list: "all", or comma-separated long names

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace skiff {
 namespace {
 
@@ -12,6 +14,13 @@ TEST(ParseSqueueStates, AcceptsEverySlurmStateAndKeepsSkiffsOwn) {
   EXPECT_EQ(states->states,
             (std::vector<v1::JobState>{v1::PENDING, v1::RUNNING, v1::SUSPENDED, v1::COMPLETING}));
   EXPECT_TRUE(ParseSqueueStates("ALL")->all);
+  // "all" names finished states too: squeue -t all lists what ctld still holds.
+  const std::vector<v1::JobState> all = ParseSqueueStates("all")->states;
+  for (v1::JobState s : {v1::PENDING, v1::RUNNING, v1::COMPLETED, v1::FAILED, v1::CANCELLED,
+                         v1::TIMEOUT, v1::OUT_OF_MEMORY, v1::DEADLINE, v1::STAGE_OUT}) {
+    EXPECT_NE(std::find(all.begin(), all.end(), s), all.end()) << s;
+  }
+  EXPECT_EQ(std::find(all.begin(), all.end(), v1::JOB_STATE_UNSPECIFIED), all.end());
   EXPECT_TRUE(ParseSqueueStates("BF,BOOT_FAIL")->states.empty());  // valid, never in Skiff
   EXPECT_EQ(ParseSqueueStates("DL")->states, std::vector<v1::JobState>{v1::DEADLINE});
   EXPECT_EQ(ParseSqueueStates("SO")->states, std::vector<v1::JobState>{v1::STAGE_OUT});

@@ -69,6 +69,17 @@ TEST_F(JobCommandsTest, SbatchWaitEndsWithTheJobsExitCode) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// -t all lists finished jobs ctld still holds (MinJobAge), as Slurm's does;
+// without -t they are hidden.
+TEST_F(JobCommandsTest, SqueueStatesAllListsFinishedJobs) {
+  CommandResult r = cluster_->Run("cd /tmp && sbatch --parsable -W -J done --wrap='exit 2'");
+  ASSERT_EQ(r.exit_code, 2) << r.err;
+  const std::string id = r.out.substr(0, r.out.find_first_of(";\n"));
+  EXPECT_EQ(cluster_->Run("squeue -h -t all -j " + id + " -o '%i %T'").out, id + " FAILED\n");
+  EXPECT_EQ(cluster_->Run("squeue -h -t ALL -n done -o %t").out, "F\n");
+  EXPECT_EQ(cluster_->Run("squeue -h -n done -o %i").out, "");
+}
+
 TEST_F(JobCommandsTest, RequestsNoNodeCouldEverHoldAreRefusedAtSubmit) {
   CommandResult r = cluster_->Run("cd /tmp && sbatch -p debug -w n1 --gres=gpu:1 --wrap=true");
   EXPECT_EQ(r.exit_code, 1);
