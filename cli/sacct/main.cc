@@ -242,7 +242,9 @@ int main(int argc, char** argv) {
       (*client)->Call(&skiff::v1::Ctld::Stub::GetAccounting, plan->request, &reply);
   if (!status.ok()) return skiff::ReportError(kProgram, status);
   if (json) {
-    std::cout << skiff::FormatSacctJson(reply);
+    skiff::WriteSacctJson(reply, [](std::string_view piece) {
+      std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     return 0;
   }
   std::cout << skiff::FormatSacct(reply, plan->fields, plan->layout);

@@ -449,8 +449,13 @@ Json SacctTresArray(const std::string& tres) {
 }
 
 std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
-  Json root = SlurmJsonEnvelope();
-  Json jobs = Json::Array();
+  std::string out;
+  WriteSacctJson(reply, [&out](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+void WriteSacctJson(const v1::GetAccountingReply& reply,
+                    const std::function<void(std::string_view)>& write) {
   auto time_object = [](const auto& record, int64_t submit, int64_t eligible, int64_t limit,
                         int64_t now) {
     Json time = Json::Object();
@@ -477,7 +482,7 @@ std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
     (void)state;
     return exit;
   };
-  for (const v1::AcctJob& job : reply.jobs()) {
+  auto job_json = [&](const v1::AcctJob& job) {
     Json j = Json::Object();
     j.Set("account", job.account());
     Json array = Json::Object();
@@ -555,10 +560,13 @@ std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
     j.Set("tres", std::move(tres));
     j.Set("user", job.user());
     j.Set("working_directory", job.work_dir());
-    jobs.Push(std::move(j));
-  }
-  root.Set("jobs", std::move(jobs));
-  return root.Dump();
+    return j;
+  };
+  Json document = SlurmJsonEnvelope();
+  document.Set("jobs", Json::Array());
+  Json::DumpWithElements(
+      document, static_cast<size_t>(reply.jobs_size()),
+      [&](size_t i) { return job_json(reply.jobs(static_cast<int>(i))); }, write);
 }
 
 }  // namespace skiff
