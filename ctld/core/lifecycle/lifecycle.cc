@@ -204,8 +204,10 @@ void Lifecycle::Restore(Journal& frame) {
 Job& Lifecycle::Mut(uint64_t id) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) std::abort();  // REQUIRES violated
-  Journal& frame = Open();
-  if (frame.jobs.count(id) == 0) frame.jobs.emplace(id, std::make_unique<Job>(it->second));
+  // The first change in a frame keeps the before-image; an insertion in the
+  // same frame keeps its null.
+  auto [image, first] = Open().jobs.try_emplace(id);
+  if (first) image->second = std::make_unique<Job>(it->second);
   return it->second;
 }
 
