@@ -6,10 +6,9 @@
 // up to 7 freed chunks of each small size in every thread, and ctld keeps ~40
 // threads, 32 of them gRPC handlers) hold freed chunks that the heap still
 // counts as in use: scattered over the pages the jobs used, they kept ~4 MB
-// resident after a 10,000-task array was purged and added ~350 bytes to each
-// finished job held (bench/memory_bench.sh). Without them: ~1,220 bytes per
-// job, and within ~0.6 MB of the idle size after the purge, for ~5-10% of
-// peak submission throughput.
+// resident after a 10,000-task array was purged, which malloc_trim could not
+// return (bench/memory_bench.sh). Without them ctld is back within ~0.6 MB of
+// its idle size after the purge, for ~5-10% of peak submission throughput.
 //
 // glibc reads its tunables once, when a program starts, so ctld re-executes
 // itself once with glibc.malloc.tcache_count=0 added to GLIBC_TUNABLES (an
