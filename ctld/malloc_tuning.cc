@@ -20,30 +20,33 @@ std::optional<std::string> TunablesWithoutThreadCaches(const char* current) {
   return tunables.empty() ? std::string(kNoThreadCaches) : tunables + ":" + kNoThreadCaches;
 }
 
+namespace {
+
+// Puts GLIBC_TUNABLES back as kTunablesBefore recorded it, and drops the record.
+void RestoreTunables(const std::string& was) {
+  if (was == "-") {
+    unsetenv("GLIBC_TUNABLES");
+  } else {
+    setenv("GLIBC_TUNABLES", was.c_str(), 1);
+  }
+  unsetenv(kTunablesBefore);
+}
+
+}  // namespace
+
 void TuneAllocator(char** argv) {
   if (const char* before = getenv(kTunablesBefore); before != nullptr) {
-    const std::string was = before;
-    if (was == "-") {
-      unsetenv("GLIBC_TUNABLES");
-    } else {
-      setenv("GLIBC_TUNABLES", was.c_str(), 1);
-    }
-    unsetenv(kTunablesBefore);
+    RestoreTunables(before);
     return;
   }
   const char* current = getenv("GLIBC_TUNABLES");
   const std::optional<std::string> tuned = TunablesWithoutThreadCaches(current);
   if (!tuned) return;
-  setenv(kTunablesBefore, current != nullptr ? current : "-", 1);
+  const std::string was = current != nullptr ? current : "-";
+  setenv(kTunablesBefore, was.c_str(), 1);
   setenv("GLIBC_TUNABLES", tuned->c_str(), 1);
   execv("/proc/self/exe", argv);
-  // Not re-executed: go on as started.
-  if (current != nullptr) {
-    setenv("GLIBC_TUNABLES", current, 1);
-  } else {
-    unsetenv("GLIBC_TUNABLES");
-  }
-  unsetenv(kTunablesBefore);
+  RestoreTunables(was);  // not re-executed: go on as started
 }
 
 }  // namespace skiff
