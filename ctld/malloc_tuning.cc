@@ -1,5 +1,6 @@
 #include "ctld/malloc_tuning.h"
 
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,6 +12,10 @@ constexpr char kNoThreadCaches[] = "glibc.malloc.tcache_count=0";
 // Set for the re-executed ctld: GLIBC_TUNABLES as it was before ("-" when it
 // was unset), so that it can be put back.
 constexpr char kTunablesBefore[] = "SKIFF_CTLD_GLIBC_TUNABLES_BEFORE";
+// The process name (comm) before the re-execution. Executing /proc/self/exe
+// names the process "exe"; `pgrep ctld`, `killall ctld` and `ps -C ctld` look
+// for the name it was started as.
+constexpr char kNameBefore[] = "SKIFF_CTLD_NAME_BEFORE";
 
 }  // namespace
 
@@ -37,6 +42,10 @@ void RestoreTunables(const std::string& was) {
 void TuneAllocator(char** argv) {
   if (const char* before = getenv(kTunablesBefore); before != nullptr) {
     RestoreTunables(before);
+    if (const char* name = getenv(kNameBefore); name != nullptr) {
+      prctl(PR_SET_NAME, name, 0, 0, 0);
+      unsetenv(kNameBefore);
+    }
     return;
   }
   const char* current = getenv("GLIBC_TUNABLES");
@@ -44,9 +53,12 @@ void TuneAllocator(char** argv) {
   if (!tuned) return;
   const std::string was = current != nullptr ? current : "-";
   setenv(kTunablesBefore, was.c_str(), 1);
+  char name[17] = {};  // the kernel's 16 bytes, NUL-terminated
+  if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0) setenv(kNameBefore, name, 1);
   setenv("GLIBC_TUNABLES", tuned->c_str(), 1);
   execv("/proc/self/exe", argv);
   RestoreTunables(was);  // not re-executed: go on as started
+  unsetenv(kNameBefore);
 }
 
 }  // namespace skiff

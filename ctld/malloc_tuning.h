@@ -27,7 +27,8 @@ namespace skiff {
 std::optional<std::string> TunablesWithoutThreadCaches(const char* current);
 
 // Re-executes the program (/proc/self/exe, same argv) with the tunables above
-// when it has not been yet; after that execution, restores GLIBC_TUNABLES.
+// when it has not been yet; after that execution, restores GLIBC_TUNABLES and
+// the process name it was started as (not "exe").
 // Returns (without re-executing) when nothing needs to change or exec fails:
 // ctld then runs with the caches.
 void TuneAllocator(char** argv);

@@ -83,6 +83,11 @@ TEST_F(ClusterUpTest, CtldRunsWithoutThreadCachesAndScriptdInheritsNoTunable) {
   };
   const std::string ctld_env = environ_of(cluster_->Pid("ctld"));
   EXPECT_NE(ctld_env.find("glibc.malloc.tcache_count=0"), std::string::npos);
+  // Re-executed through /proc/self/exe, it still goes by its name (pgrep ctld).
+  std::ifstream comm("/proc/" + std::to_string(cluster_->Pid("ctld")) + "/comm");
+  std::string name;
+  std::getline(comm, name);
+  EXPECT_EQ(name, "ctld");
   const std::string log = cluster_->Log("ctld.log");
   const size_t at = log.find("scriptd ready: pid ");
   ASSERT_NE(at, std::string::npos) << log;
@@ -92,6 +97,7 @@ TEST_F(ClusterUpTest, CtldRunsWithoutThreadCachesAndScriptdInheritsNoTunable) {
   EXPECT_FALSE(scriptd_env.empty());
   EXPECT_EQ(scriptd_env.find("tcache_count"), std::string::npos);
   EXPECT_EQ(scriptd_env.find("SKIFF_CTLD_GLIBC_TUNABLES_BEFORE"), std::string::npos);
+  EXPECT_EQ(scriptd_env.find("SKIFF_CTLD_NAME_BEFORE"), std::string::npos);
 }
 
 TEST_F(ClusterUpTest, UpRestartsOnlyTheKilledDaemon) {
