@@ -14,6 +14,7 @@ namespace {
 enum class Arity { kFlag, kRequired, kOptional };
 
 struct Spec {
+  size_t index = 0;       // the option's place in its table
   std::string canonical;  // what CLI11 is given: "--long" or "-s" when there is no long name
   Arity arity;
   // A CLI11 flag with a default value ("--exclusive{exclusive}"): getopt's
@@ -36,23 +37,54 @@ struct Table {
   std::map<char, Spec> shorts;
 };
 
-bool SameOption(const Spec& a, const Spec& b) {
-  return a.canonical == b.canonical && a.arity == b.arity;
-}
+bool SameOption(const Spec& a, const Spec& b) { return a.index == b.index; }
 
 Table BuildTable(const CLI::App& app) {
   Table table;
+  size_t index = 0;
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_positional()) continue;
     const std::vector<std::string>& longs = option->get_lnames();
     const std::vector<std::string>& shorts = option->get_snames();
     Spec spec;
+    spec.index = index++;
     spec.arity = ArityOf(*option);
     spec.flag_with_value = option->get_expected_max() == 0 && spec.arity == Arity::kOptional;
     spec.canonical = !longs.empty() ? "--" + longs.front() : "-" + shorts.front();
     for (const std::string& name : longs) table.longs.emplace_back(name, spec);
     for (const std::string& name : shorts) {
       if (name.size() == 1) table.shorts[name[0]] = spec;
+    }
+  }
+  return table;
+}
+
+Table BuildTable(const std::vector<GetoptOption>& options) {
+  Table table;
+  for (size_t index = 0; index < options.size(); ++index) {
+    Spec spec;
+    spec.index = index;
+    switch (options[index].argument) {
+      case GetoptArgument::kNone:
+        spec.arity = Arity::kFlag;
+        break;
+      case GetoptArgument::kRequired:
+        spec.arity = Arity::kRequired;
+        break;
+      case GetoptArgument::kOptional:
+        spec.arity = Arity::kOptional;
+        break;
+    }
+    std::string_view names = options[index].names;
+    while (!names.empty()) {
+      const size_t comma = names.find(',');
+      const std::string_view name = names.substr(0, comma);
+      names = comma == std::string_view::npos ? std::string_view() : names.substr(comma + 1);
+      if (name.size() > 2 && name[1] == '-') {
+        table.longs.emplace_back(std::string(name.substr(2)), spec);
+      } else if (name.size() == 2) {
+        table.shorts[name[1]] = spec;
+      }
     }
   }
   return table;
@@ -110,31 +142,36 @@ void Emit(std::vector<std::string>* out, const Spec& spec,
   }
 }
 
-}  // namespace
-
-absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
-    const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
-    const std::vector<std::string>& table_order) {
-  Table table = BuildTable(app);
-  if (!table_order.empty()) {
-    // Each name's rank looked up once (a search per comparison was most of
-    // sbatch's parsing: ~150 names).
-    std::map<std::string_view, size_t> rank_of;
-    for (size_t k = 0; k < table_order.size(); ++k) rank_of.emplace(table_order[k], k);
-    std::vector<std::pair<size_t, size_t>> ranked;  // (rank, declaration index)
-    ranked.reserve(table.longs.size());
-    for (size_t k = 0; k < table.longs.size(); ++k) {
-      auto found = rank_of.find(table.longs[k].first);
-      ranked.emplace_back(found != rank_of.end() ? found->second : table_order.size(), k);
-    }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::pair<std::string, Spec>> sorted;
-    sorted.reserve(ranked.size());
-    for (const auto& [rank, k] : ranked) sorted.push_back(std::move(table.longs[k]));
-    table.longs = std::move(sorted);
+// Puts `table`'s long names in `table_order` (see NormalizeGetoptArgs).
+void SortLongs(const std::vector<std::string>& table_order, Table* table) {
+  // Each name's rank looked up once (a search per comparison was most of
+  // sbatch's parsing: ~150 names).
+  std::map<std::string_view, size_t> rank_of;
+  for (size_t k = 0; k < table_order.size(); ++k) rank_of.emplace(table_order[k], k);
+  std::vector<std::pair<size_t, size_t>> ranked;  // (rank, declaration index)
+  ranked.reserve(table->longs.size());
+  for (size_t k = 0; k < table->longs.size(); ++k) {
+    auto found = rank_of.find(table->longs[k].first);
+    ranked.emplace_back(found != rank_of.end() ? found->second : table_order.size(), k);
   }
-  std::vector<std::string> options, operands;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<std::string, Spec>> sorted;
+  sorted.reserve(ranked.size());
+  for (const auto& [rank, k] : ranked) sorted.push_back(std::move(table->longs[k]));
+  table->longs = std::move(sorted);
+}
+
+// getopt_long's reading of `args` with `table`: the options found, in order,
+// and the operands.
+struct Found {
+  const Spec* spec;
+  std::optional<std::string> value;
+};
+
+absl::Status ReadArgs(const std::vector<std::string>& args, const Table& table, GetoptOrder order,
+                      std::vector<Found>* options, std::vector<std::string>* operands_out) {
+  std::vector<std::string>& operands = *operands_out;
   size_t i = 0;
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -159,18 +196,18 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
           if (eq != std::string::npos) {
             return Refuse(absl::StrCat("option '", full, "' doesn't allow an argument"));
           }
-          Emit(&options, spec, std::nullopt);
+          options->push_back({&spec, std::nullopt});
           break;
         case Arity::kOptional:
-          Emit(&options, spec,
-               eq == std::string::npos ? std::nullopt
-                                       : std::optional<std::string>(arg.substr(eq + 1)));
+          options->push_back({&spec, eq == std::string::npos
+                                         ? std::nullopt
+                                         : std::optional<std::string>(arg.substr(eq + 1))});
           break;
         case Arity::kRequired:
           if (eq != std::string::npos) {
-            Emit(&options, spec, arg.substr(eq + 1));
+            options->push_back({&spec, arg.substr(eq + 1)});
           } else if (i + 1 < args.size()) {
-            Emit(&options, spec, args[++i]);
+            options->push_back({&spec, args[++i]});
           } else {
             return Refuse(absl::StrCat("option '", full, "' requires an argument"));
           }
@@ -187,15 +224,15 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
       }
       const Spec& spec = found->second;
       if (spec.arity == Arity::kFlag) {
-        Emit(&options, spec, std::nullopt);
+        options->push_back({&spec, std::nullopt});
         continue;
       }
       if (k + 1 < arg.size()) {
-        Emit(&options, spec, arg.substr(k + 1));
+        options->push_back({&spec, arg.substr(k + 1)});
       } else if (spec.arity == Arity::kOptional) {
-        Emit(&options, spec, std::nullopt);
+        options->push_back({&spec, std::nullopt});
       } else if (i + 1 < args.size()) {
-        Emit(&options, spec, args[++i]);
+        options->push_back({&spec, args[++i]});
       } else {
         return Refuse(
             absl::StrCat("option requires an argument -- '", std::string(1, letter), "'"));
@@ -204,11 +241,40 @@ absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
     }
   }
   operands.insert(operands.end(), args.begin() + i, args.end());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
+    const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
+    const std::vector<std::string>& table_order) {
+  Table table = BuildTable(app);
+  if (!table_order.empty()) SortLongs(table_order, &table);
+  std::vector<Found> found;
+  std::vector<std::string> operands;
+  if (absl::Status s = ReadArgs(args, table, order, &found, &operands); !s.ok()) return s;
+  std::vector<std::string> options;
+  for (const Found& option : found) Emit(&options, *option.spec, option.value);
   if (!operands.empty()) {
     options.push_back("--");
     options.insert(options.end(), operands.begin(), operands.end());
   }
   return options;
+}
+
+absl::StatusOr<GetoptParsed> ParseGetopt(const std::vector<std::string>& args,
+                                         const std::vector<GetoptOption>& options,
+                                         GetoptOrder order,
+                                         const std::vector<std::string>& table_order) {
+  Table table = BuildTable(options);
+  if (!table_order.empty()) SortLongs(table_order, &table);
+  std::vector<Found> found;
+  GetoptParsed parsed;
+  if (absl::Status s = ReadArgs(args, table, order, &found, &parsed.operands); !s.ok()) return s;
+  parsed.found.reserve(found.size());
+  for (Found& option : found) parsed.found.push_back({option.spec->index, std::move(option.value)});
+  return parsed;
 }
 
 std::string GetoptErrorText(const std::string& program, const std::string& message) {

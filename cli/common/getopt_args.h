@@ -18,6 +18,7 @@
 #define SKIFF_CLI_COMMON_GETOPT_ARGS_H_
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,37 @@ enum class GetoptOrder {
 absl::StatusOr<std::vector<std::string>> NormalizeGetoptArgs(
     const std::vector<std::string>& args, const CLI::App& app, GetoptOrder order,
     const std::vector<std::string>& table_order = {});
+
+// A command's option as getopt_long's table declares it, for a command that
+// reads its command line without CLI11: building CLI11's parser for sbatch's
+// ~150 options was most of sbatch's start-up.
+enum class GetoptArgument {
+  kNone,      // a flag
+  kRequired,  // "--name=value", "--name value", "-xvalue", "-x value"
+  kOptional,  // only "--name=value" (or "-xvalue") gives one
+};
+struct GetoptOption {
+  std::string names;  // "-J,--job-name", "--mem", "--ntasks-per-node,--tasks-per-node"
+  GetoptArgument argument = GetoptArgument::kNone;
+};
+// An option found on the command line: its index in the table, and its value
+// (none for a flag, or for an optional value that was not given).
+struct GetoptFound {
+  size_t option = 0;
+  std::optional<std::string> value;
+};
+struct GetoptParsed {
+  std::vector<GetoptFound> found;     // in command-line order: the last one wins
+  std::vector<std::string> operands;  // in their order ("--" itself dropped)
+};
+
+// Reads `args` (without argv[0]) as getopt_long reads them with `options` as
+// its table, with the rules and messages of NormalizeGetoptArgs above
+// (`table_order` as there).
+absl::StatusOr<GetoptParsed> ParseGetopt(const std::vector<std::string>& args,
+                                         const std::vector<GetoptOption>& options,
+                                         GetoptOrder order,
+                                         const std::vector<std::string>& table_order = {});
 
 // What a Slurm command prints for a command line it cannot parse, and exits 1:
 //   <program>: <message>

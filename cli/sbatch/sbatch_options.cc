@@ -2,7 +2,6 @@
 
 #include <time.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -75,110 +74,146 @@ constexpr const char* kIgnoredFlags[] = {
     "--use-min-nodes", "-s,--oversubscribe", "--reboot",     "--ignore-pbs",
 };
 
-// The long name of a CLI11 name list: "-w,--nodelist" -> "--nodelist".
+// The long name of a name list: "-w,--nodelist" -> "--nodelist".
 std::string LongName(const std::string& names) {
   size_t comma = names.rfind(',');
   return comma == std::string::npos ? names : names.substr(comma + 1);
 }
 
-// Binds every sbatch option of `app` to fields of `*o`. Callbacks run after
-// parsing, once per option that was given, with its last value (TakeLast), as
-// getopt's last-one-wins.
-void RegisterOptions(CLI::App& app, SbatchRawOptions* o) {
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  auto text = [&app](const std::string& names, std::optional<std::string>* field,
-                     const std::string& help) {
-    app.add_option_function<std::string>(
-        names, [field](const std::string& v) { *field = v; }, help);
-  };
-  text("-J,--job-name", &o->job_name, "job name");
-  text("-p,--partition", &o->partition, "partition");
-  text("-N,--nodes", &o->nodes, "node count: N or MIN-MAX");
-  text("-n,--ntasks", &o->ntasks, "number of tasks");
-  text("-c,--cpus-per-task", &o->cpus_per_task, "CPUs per task");
-  text("--mem", &o->mem, "memory per node (MiB, or with K/M/G/T)");
-  text("--mem-per-cpu", &o->mem_per_cpu, "memory per CPU (MiB, or with K/M/G/T)");
-  text("--mem-per-gpu", &o->mem_per_gpu, "memory per GPU (MiB, or with K/M/G/T)");
-  text("-t,--time", &o->time, "time limit: MM, HH:MM:SS, D-HH:MM:SS, UNLIMITED");
-  text("-o,--output", &o->output, "stdout file pattern (%j %x %u %N %%)");
-  text("-e,--error", &o->error, "stderr file pattern");
-  text("-i,--input", &o->input, "stdin file");
-  text("-D,--chdir", &o->chdir, "working directory");
-  text("--export", &o->export_env, "ALL, NONE, or NAME[=value],... (ALL may lead)");
-  text("--export-file", &o->export_file,
-       "file (or open fd 3..) of NAME=value entries, NUL- or newline-separated");
-  text("-q,--qos", &o->qos, "quality of service");
-  text("-A,--account", &o->account, "account");
-  text("--gres", &o->gres, "generic resources per node, e.g. gpu:2");
-  text("-G,--gpus", &o->gpus, "GPUs for the whole job ([type:]N)");
-  text("--gpus-per-node", &o->gpus_per_node, "GPUs per node ([type:]N)");
-  text("-b,--begin", &o->begin, "start no earlier than this time");
-  text("--deadline", &o->deadline, "remove the job if it cannot end before this time");
-  text("--comment", &o->comment, "comment");
-  text("-d,--dependency", &o->dependency, "dependencies, e.g. afterok:42");
-  text("--kill-on-invalid-dep", &o->kill_on_invalid_dep,
-       "yes: cancel the job if its dependency can never be satisfied");
-  text("--bb", &o->burst_buffer, "burst buffer specification");
-  text("--bbf", &o->burst_buffer_file, "file of burst buffer directives");
-  text("--signal", &o->signal, "[{R|B}:]SIG[@TIME]: send SIG TIME s (60) before the time limit");
-  text("--open-mode", &o->open_mode, "append or truncate the output files (default truncate)");
-  text("--ntasks-per-node,--tasks-per-node", &o->ntasks_per_node, "tasks on each node");
-  text("--priority", &o->priority, "the job's priority (operators only; others' is ignored)");
-  text("--wrap", &o->wrap, "submit this command line as a /bin/sh script");
-  text("-a,--array", &o->array, "job array indexes: 1-10, 0-15:4, 1,3,5, with %N to throttle");
-  text("-w,--nodelist", &o->nodelist, "nodes the job must use (hostlist, or a file with a '/')");
-  text("-x,--exclude", &o->exclude, "nodes the job must not use (hostlist, or a file)");
-  text("-C,--constraint", &o->constraint, "node features the job needs");
-  text("--mail-type", &o->mail_type, "NONE, BEGIN, END, FAIL, REQUEUE, ALL, STAGE_OUT, ...");
-  text("--mail-user", &o->mail_user, "who gets the mail (default: the submitting user)");
-  // --exclusive takes an optional value, which only the "--exclusive=VALUE"
-  // form gives (as getopt's optional_argument): a CLI11 flag with a default
-  // value does exactly that. `sink` lives as long as the option's callback.
-  auto sink = std::make_shared<std::string>();
-  app.add_flag("--exclusive{exclusive}", *sink, "the job's nodes to itself")
-      ->option_text("[=user|mcs]")
-      ->each([o, sink](const std::string& v) { o->exclusive = v; });
-  // --get-user-env[=timeout][S|L]: alone, Slurm's default timeout.
-  auto user_env_sink = std::make_shared<std::string>();
-  app.add_flag("--get-user-env{0}", *user_env_sink, "load the login environment on the node")
-      ->option_text("[=timeout][S|L]")
-      ->each([o, user_env_sink](const std::string& v) { o->get_user_env = v; });
-  // --nice[=adjustment]: alone it is Slurm's 100.
-  auto nice_sink = std::make_shared<std::string>();
-  app.add_flag("--nice{100}", *nice_sink, "lower the job's priority by this much (default 100)")
-      ->option_text("[=adjustment]")
-      ->each([o, nice_sink](const std::string& v) { o->nice = v; });
-  app.add_flag_callback(
-      "-H,--hold", [o] { o->hold = true; }, "submit held");
-  app.add_flag_callback(
-      "--parsable", [o] { o->parsable = true; }, "print only the job id");
-  app.add_flag_callback(
-      "--test-only", [o] { o->test_only = true; },
-      "check the job and estimate when it would start; submit nothing");
-  app.add_flag_callback(
-      "-W,--wait", [o] { o->wait = true; },
-      "return only when the job has ended, with its exit code");
-  app.add_flag_callback(
-      "--requeue", [o] { o->requeue = true; }, "may be requeued");
-  app.add_flag_callback(
-      "--no-requeue", [o] { o->requeue = false; }, "never requeue");
-  for (const char* names : kIgnoredWithValue) {
-    std::string name = LongName(names);
-    app.add_option_function<std::string>(
-           names, [o, name](const std::string&) { o->ignored.push_back(name); },
-           "accepted for Slurm compatibility; ignored")
-        ->group("Ignored Slurm options");
-  }
-  for (const char* names : kIgnoredFlags) {
-    std::string name = LongName(names);
-    app.add_flag_callback(
-           names, [o, name] { o->ignored.push_back(name); },
-           "accepted for Slurm compatibility; ignored")
-        ->group("Ignored Slurm options");
-  }
-  // Quietly accepted: they only change how chatty sbatch is.
-  app.add_flag("-Q,--quiet", "quiet")->group("");
-  app.add_flag("-v,--verbose", "verbose")->group("");
+struct ParsedArgs {
+  SbatchRawOptions options;
+  std::vector<std::string> rest;  // from the first non-option on
+  bool help = false;
+  bool usage = false;
+  bool version = false;
+  std::string help_text;
+};
+
+// One of sbatch's options: its value goes to `text`, or `apply` acts on it.
+// Options apply in command-line order, so the last one given wins, as with
+// getopt (--requeue --no-requeue is --no-requeue).
+struct SbatchOption {
+  GetoptOption getopt;
+  std::optional<std::string> SbatchRawOptions::*text = nullptr;
+  void (*apply)(const SbatchOption& option, const std::optional<std::string>& value,
+                ParsedArgs* parsed) = nullptr;
+};
+
+void Ignore(const SbatchOption& option, const std::optional<std::string>&, ParsedArgs* parsed) {
+  parsed->options.ignored.push_back(LongName(option.getopt.names));
+}
+
+// sbatch's option table, in the order --help lists them; getopt's own order
+// for ambiguous abbreviations is SlurmTableOrder().
+const std::vector<SbatchOption>& SbatchOptions() {
+  static const std::vector<SbatchOption>* const table = [] {
+    constexpr GetoptArgument kNone = GetoptArgument::kNone;
+    constexpr GetoptArgument kRequired = GetoptArgument::kRequired;
+    constexpr GetoptArgument kOptional = GetoptArgument::kOptional;
+    using Value = const std::optional<std::string>&;
+    auto* options = new std::vector<SbatchOption>{
+        {{"-h,--help", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->help = true; }},
+        {{"--usage", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->usage = true; }},
+        {{"-V,--version", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->version = true; }},
+        {{"-J,--job-name", kRequired}, &SbatchRawOptions::job_name},
+        {{"-p,--partition", kRequired}, &SbatchRawOptions::partition},
+        {{"-N,--nodes", kRequired}, &SbatchRawOptions::nodes},
+        {{"-n,--ntasks", kRequired}, &SbatchRawOptions::ntasks},
+        {{"-c,--cpus-per-task", kRequired}, &SbatchRawOptions::cpus_per_task},
+        {{"--mem", kRequired}, &SbatchRawOptions::mem},
+        {{"--mem-per-cpu", kRequired}, &SbatchRawOptions::mem_per_cpu},
+        {{"--mem-per-gpu", kRequired}, &SbatchRawOptions::mem_per_gpu},
+        {{"-t,--time", kRequired}, &SbatchRawOptions::time},
+        {{"-o,--output", kRequired}, &SbatchRawOptions::output},
+        {{"-e,--error", kRequired}, &SbatchRawOptions::error},
+        {{"-i,--input", kRequired}, &SbatchRawOptions::input},
+        {{"-D,--chdir", kRequired}, &SbatchRawOptions::chdir},
+        {{"--export", kRequired}, &SbatchRawOptions::export_env},
+        {{"--export-file", kRequired}, &SbatchRawOptions::export_file},
+        {{"-q,--qos", kRequired}, &SbatchRawOptions::qos},
+        {{"-A,--account", kRequired}, &SbatchRawOptions::account},
+        {{"--gres", kRequired}, &SbatchRawOptions::gres},
+        {{"-G,--gpus", kRequired}, &SbatchRawOptions::gpus},
+        {{"--gpus-per-node", kRequired}, &SbatchRawOptions::gpus_per_node},
+        {{"-b,--begin", kRequired}, &SbatchRawOptions::begin},
+        {{"--deadline", kRequired}, &SbatchRawOptions::deadline},
+        {{"--comment", kRequired}, &SbatchRawOptions::comment},
+        {{"-d,--dependency", kRequired}, &SbatchRawOptions::dependency},
+        {{"--kill-on-invalid-dep", kRequired}, &SbatchRawOptions::kill_on_invalid_dep},
+        {{"--bb", kRequired}, &SbatchRawOptions::burst_buffer},
+        {{"--bbf", kRequired}, &SbatchRawOptions::burst_buffer_file},
+        {{"--signal", kRequired}, &SbatchRawOptions::signal},
+        {{"--open-mode", kRequired}, &SbatchRawOptions::open_mode},
+        {{"--ntasks-per-node,--tasks-per-node", kRequired}, &SbatchRawOptions::ntasks_per_node},
+        {{"--priority", kRequired}, &SbatchRawOptions::priority},
+        {{"--wrap", kRequired}, &SbatchRawOptions::wrap},
+        {{"-a,--array", kRequired}, &SbatchRawOptions::array},
+        {{"-w,--nodelist", kRequired}, &SbatchRawOptions::nodelist},
+        {{"-x,--exclude", kRequired}, &SbatchRawOptions::exclude},
+        {{"-C,--constraint", kRequired}, &SbatchRawOptions::constraint},
+        {{"--mail-type", kRequired}, &SbatchRawOptions::mail_type},
+        {{"--mail-user", kRequired}, &SbatchRawOptions::mail_user},
+        // Optional values, which only the "--name=value" form gives (getopt's
+        // optional_argument); alone, Slurm's default.
+        {{"--exclusive", kOptional},
+         nullptr,  // [=user|mcs]
+         [](const SbatchOption&, Value v, ParsedArgs* p) {
+           p->options.exclusive = v.value_or("exclusive");
+         }},
+        {{"--get-user-env", kOptional},
+         nullptr,  // [=timeout][S|L]
+         [](const SbatchOption&, Value v, ParsedArgs* p) {
+           p->options.get_user_env = v.value_or("0");
+         }},
+        {{"--nice", kOptional},
+         nullptr,  // [=adjustment]
+         [](const SbatchOption&, Value v, ParsedArgs* p) { p->options.nice = v.value_or("100"); }},
+        {{"-H,--hold", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.hold = true; }},
+        {{"--parsable", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.parsable = true; }},
+        {{"--test-only", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.test_only = true; }},
+        {{"-W,--wait", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.wait = true; }},
+        {{"--requeue", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.requeue = true; }},
+        {{"--no-requeue", kNone},
+         nullptr,
+         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.requeue = false; }},
+    };
+    for (const char* names : kIgnoredWithValue)
+      options->push_back({{names, kRequired}, nullptr, Ignore});
+    for (const char* names : kIgnoredFlags) options->push_back({{names, kNone}, nullptr, Ignore});
+    // Quietly accepted: they only change how chatty sbatch is.
+    options->push_back(
+        {{"-Q,--quiet", kNone}, nullptr, [](const SbatchOption&, Value, ParsedArgs*) {}});
+    options->push_back(
+        {{"-v,--verbose", kNone}, nullptr, [](const SbatchOption&, Value, ParsedArgs*) {}});
+    return options;
+  }();
+  return *table;
+}
+
+// The getopt table of SbatchOptions(), in its order.
+const std::vector<GetoptOption>& SbatchGetoptTable() {
+  static const std::vector<GetoptOption>* const table = [] {
+    auto* getopt = new std::vector<GetoptOption>;
+    for (const SbatchOption& option : SbatchOptions()) getopt->push_back(option.getopt);
+    return getopt;
+  }();
+  return *table;
 }
 
 // Slurm's _usage and _help (src/sbatch/opt.c) in their layout, listing the
@@ -386,14 +421,6 @@ const std::vector<std::string>& SlurmTableOrder() {
   return order;
 }
 
-struct ParsedArgs {
-  SbatchRawOptions options;
-  std::vector<std::string> rest;  // from the first non-option on
-  bool help = false;
-  bool version = false;
-  std::string help_text;
-};
-
 // Marks a status as getopt's refusal of the command line (see IsGetoptError).
 constexpr char kGetoptPayload[] = "skiff.cli/getopt";
 
@@ -406,29 +433,22 @@ absl::Status GetoptError(const std::string& message) {
 // Parses `args` with sbatch's option table as getopt_long reads Slurm's (see
 // cli/common/getopt_args.h), stopping at the first non-option.
 absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
+  absl::StatusOr<GetoptParsed> read =
+      ParseGetopt(args, SbatchGetoptTable(), GetoptOrder::kStopAtOperand, SlurmTableOrder());
+  if (!read.ok()) return GetoptError(std::string(read.status().message()));
   ParsedArgs parsed;
-  CLI::App app{"sbatch"};
-  app.set_help_flag();  // Slurm's texts, above
-  bool help = false, usage = false;
-  app.add_flag("-h,--help", help);
-  app.add_flag("--usage", usage);
-  app.add_flag("-V,--version", parsed.version);
-  RegisterOptions(app, &parsed.options);
-  absl::StatusOr<std::vector<std::string>> normalized =
-      NormalizeGetoptArgs(args, app, GetoptOrder::kStopAtOperand, SlurmTableOrder());
-  if (!normalized.ok()) return GetoptError(std::string(normalized.status().message()));
-  auto separator = std::find(normalized->begin(), normalized->end(), "--");
-  if (separator != normalized->end()) {
-    parsed.rest.assign(separator + 1, normalized->end());
-    normalized->erase(separator, normalized->end());
+  const std::vector<SbatchOption>& options = SbatchOptions();
+  for (GetoptFound& found : read->found) {
+    const SbatchOption& option = options[found.option];
+    if (option.text != nullptr) {
+      parsed.options.*option.text = std::move(found.value);
+    } else {
+      option.apply(option, found.value, &parsed);
+    }
   }
-  try {
-    app.parse(std::vector<std::string>(normalized->rbegin(), normalized->rend()));
-  } catch (const CLI::ParseError& e) {
-    return GetoptError(e.what());  // not expected: every value is text
-  }
-  parsed.help = help || usage;
-  if (parsed.help) parsed.help_text = help ? kHelp : kUsage;
+  parsed.rest = std::move(read->operands);
+  if (parsed.help || parsed.usage) parsed.help_text = parsed.help ? kHelp : kUsage;
+  parsed.help = parsed.help || parsed.usage;
   return parsed;
 }
 

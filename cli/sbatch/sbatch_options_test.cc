@@ -423,10 +423,20 @@ TEST(BuildSubmission, IgnoredSlurmOptionsWarn) {
   absl::StatusOr<SbatchSubmission> s =
       Submit({"--wckey=x", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();
+  // In the order they were given, as getopt reads them.
   EXPECT_EQ(s->warnings,
             (std::vector<std::string>{"--wckey is not supported by Skiff and was ignored",
-                                      "--tmp is not supported by Skiff and was ignored",
-                                      "--no-kill is not supported by Skiff and was ignored"}));
+                                      "--no-kill is not supported by Skiff and was ignored",
+                                      "--tmp is not supported by Skiff and was ignored"}));
+}
+
+TEST(ParseSbatchCommandLine, TheLastOfOpposingOptionsWins) {
+  EXPECT_FALSE(*Cli({"--requeue", "--no-requeue", "j.sh"}).options.requeue);
+  EXPECT_TRUE(*Cli({"--no-requeue", "--requeue", "j.sh"}).options.requeue);
+  EXPECT_EQ(*Cli({"--exclusive=user", "--exclusive", "j.sh"}).options.exclusive, "exclusive");
+  EXPECT_EQ(*Cli({"--nice", "--nice=5", "j.sh"}).options.nice, "5");
+  EXPECT_EQ(*Cli({"--get-user-env", "j.sh"}).options.get_user_env, "0");
+  EXPECT_EQ(*Cli({"-J", "a", "--job-name=b", "-Jc", "j.sh"}).options.job_name, "c");
 }
 
 // A reader over an in-memory file system, for --bbf and node files.
