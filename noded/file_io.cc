@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -57,6 +58,31 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return content;
 }
 
+namespace {
+
+// rename(tmp, path), without what a plain rename costs on ext4 when `path`
+// exists: replacing a file makes ext4 (auto_da_alloc) send the new file's data
+// to the disk at once, ~80 us of CPU here, and the shepherd rewrites its pids
+// file for every job. Exchanging the two names and unlinking the old file gives
+// readers the same view (the whole old file or the whole new one) without it.
+// Filesystems without renameat2's flags get the plain rename.
+absl::Status ReplaceWith(const std::string& tmp, const std::string& path) {
+  if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) {
+    return absl::OkStatus();
+  }
+  if (errno == EEXIST &&
+      renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    unlink(tmp.c_str());  // the old content, now under the temporary name
+    return absl::OkStatus();
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    return ErrnoError("cannot rename ", tmp, " to ", path);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status WriteFileAtomically(const std::string& path, const std::string& content, mode_t mode) {
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -66,9 +92,7 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   // guards against here; an fsync per job cost more than the job itself.
   absl::Status s = WriteAll(fd, content, tmp);
   close(fd);
-  if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
-    s = ErrnoError("cannot rename ", tmp, " to ", path);
-  }
+  if (s.ok()) s = ReplaceWith(tmp, path);
   if (!s.ok()) unlink(tmp.c_str());
   return s;
 }

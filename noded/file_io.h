@@ -17,8 +17,9 @@ namespace skiff {
 // The whole file. NotFound when it does not exist; other errors name the path.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
-// Writes `content` to `path`.tmp with `mode`, fsyncs it and renames it over
-// `path`, so that readers see the old file or the whole new one.
+// Writes `content` to `path`.tmp with `mode` and puts it in place of `path`, so
+// that readers see the old file or the whole new one. No fsync: it survives
+// the death of any process, not of the machine (see file_io.cc).
 absl::Status WriteFileAtomically(const std::string& path, const std::string& content, mode_t mode);
 
 // Creates `path` (which must not exist) with `mode` exactly (umask ignored),
