@@ -193,16 +193,15 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
   return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db, read_db));
 }
 
-SqliteJobStore::SqliteJobStore(sqlite3* db, sqlite3* read_db)
-    : db_(db), read_db_(read_db), writer_([this] { WriterLoop(); }) {}
+SqliteJobStore::SqliteJobStore(sqlite3* db, sqlite3* read_db) : db_(db), read_db_(read_db) {}
 
 SqliteJobStore::~SqliteJobStore() {
   {
+    // Every ticket is waited for (a QueuedTicket waits when destroyed), so
+    // nothing is queued or being written by now.
     std::lock_guard<std::mutex> lock(queue_mu_);
     stopping_ = true;
   }
-  queue_cv_.notify_all();
-  writer_.join();
   for (sqlite3_stmt* statement : {begin_stmt_, commit_stmt_, upsert_stmt_, spec_insert_stmt_}) {
     sqlite3_finalize(statement);  // a no-op for null
   }
@@ -232,11 +231,9 @@ class SqliteJobStore::QueuedTicket final : public JobStore::Ticket {
  public:
   QueuedTicket(SqliteJobStore* store, std::shared_ptr<Batch> batch)
       : store_(store), batch_(std::move(batch)) {}
-  absl::Status Wait() override {
-    std::unique_lock<std::mutex> lock(store_->queue_mu_);
-    store_->done_cv_.wait(lock, [&] { return batch_->done; });
-    return batch_->result;
-  }
+  // A ticket dropped unwaited still gets its rows written (by its thread).
+  ~QueuedTicket() override { (void)Wait(); }
+  absl::Status Wait() override { return store_->AwaitWritten(batch_); }
 
  private:
   SqliteJobStore* const store_;
@@ -247,7 +244,7 @@ absl::Status SqliteJobStore::Save(std::vector<Job> jobs, std::vector<RecordRow> 
   if (jobs.empty() && records.empty()) return absl::OkStatus();
   std::shared_ptr<Batch> batch = Queue(std::move(jobs), std::move(records), /*in_order=*/false);
   if (batch == nullptr) return absl::UnavailableError("job store is shutting down");
-  return QueuedTicket(this, std::move(batch)).Wait();
+  return AwaitWritten(batch);
 }
 
 std::unique_ptr<JobStore::Ticket> SqliteJobStore::SaveInOrder(std::vector<Job> jobs,
@@ -266,12 +263,9 @@ std::shared_ptr<SqliteJobStore::Batch> SqliteJobStore::Queue(std::vector<Job> jo
   batch->jobs = std::move(jobs);
   batch->records = std::move(records);
   batch->in_order = in_order;
-  {
-    std::lock_guard<std::mutex> lock(queue_mu_);
-    if (stopping_) return nullptr;
-    queue_.push_back(batch);
-  }
-  queue_cv_.notify_one();
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  if (stopping_) return nullptr;
+  queue_.push_back(batch);
   return batch;
 }
 
@@ -281,38 +275,41 @@ void SqliteJobStore::Resume() {
   failure_ = absl::OkStatus();
 }
 
-void SqliteJobStore::WriterLoop() {
+absl::Status SqliteJobStore::AwaitWritten(const std::shared_ptr<Batch>& batch) {
+  std::unique_lock<std::mutex> lock(queue_mu_);
   for (;;) {
-    std::vector<std::shared_ptr<Batch>> batches;
-    absl::Status status;
-    {
-      std::unique_lock<std::mutex> lock(queue_mu_);
-      queue_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, nothing left
-      batches.assign(queue_.begin(), queue_.end());
-      queue_.clear();
-      if (failed_) status = failure_;
+    if (batch->done) return batch->result;
+    if (writing_) {
+      done_cv_.wait(lock);
+      continue;
     }
-    const bool any_rows = std::any_of(batches.begin(), batches.end(), [](const auto& batch) {
-      return !batch->jobs.empty() || !batch->records.empty();
+    // Ours is still queued and no one is writing: write everything queued, in
+    // order (ours included), as one transaction.
+    writing_ = true;
+    std::vector<std::shared_ptr<Batch>> batches(queue_.begin(), queue_.end());
+    queue_.clear();
+    absl::Status status = failed_ ? failure_ : absl::OkStatus();
+    lock.unlock();
+    const bool any_rows = std::any_of(batches.begin(), batches.end(), [](const auto& queued) {
+      return !queued->jobs.empty() || !queued->records.empty();
     });
     if (status.ok() && any_rows) {
       std::lock_guard<std::mutex> db_lock(db_mu_);
       status = WriteLocked(batches);
     }
-    {
-      std::lock_guard<std::mutex> lock(queue_mu_);
-      const bool ordered = std::any_of(batches.begin(), batches.end(),
-                                       [](const auto& batch) { return batch->in_order; });
-      if (!status.ok() && !failed_ && ordered) {
-        failed_ = true;
-        failure_ = status;
-      }
-      for (auto& batch : batches) {
-        batch->result = status;
-        batch->done = true;
-      }
+    lock.lock();
+    const bool ordered = std::any_of(batches.begin(), batches.end(),
+                                     [](const auto& queued) { return queued->in_order; });
+    if (!status.ok() && !failed_ && ordered) {
+      failed_ = true;
+      failure_ = status;
     }
+    for (auto& written : batches) {
+      written->result = status;
+      written->done = true;
+    }
+    writing_ = false;
+    // The other waiters: their batches are done, or one of them writes next.
     done_cv_.notify_all();
   }
 }
