@@ -174,7 +174,7 @@ class SqliteJobStore final : public JobStore {
   absl::Status PutRecordLocked(const RecordRow& record);
 
   sqlite3* db_;
-  std::mutex db_mu_;                    // serializes use of db_ (writer thread vs. loads)
+  std::mutex db_mu_;                    // serializes use of db_ (the writing caller vs. loads)
   int64_t specs_forgotten_before_ = 0;  // under db_mu_
   // The writer's statements, prepared on first use (under db_mu_).
   sqlite3_stmt* begin_stmt_ = nullptr;
