@@ -103,8 +103,8 @@ void Ignore(const SbatchOption& option, const std::optional<std::string>&, Parse
   parsed->options.ignored.push_back(LongName(option.getopt.names));
 }
 
-// sbatch's option table, in the order --help lists them; getopt's own order
-// for ambiguous abbreviations is SlurmTableOrder().
+// sbatch's option table. The candidates of an ambiguous abbreviation are
+// listed in Slurm's table order instead (SlurmTableOrder()).
 const std::vector<SbatchOption>& SbatchOptions() {
   static const std::vector<SbatchOption>* const table = [] {
     constexpr GetoptArgument kNone = GetoptArgument::kNone;
