@@ -89,118 +89,121 @@ struct ParsedArgs {
   std::string help_text;
 };
 
-// One of sbatch's options: its value goes to `text`, or `apply` acts on it.
-// Options apply in command-line order, so the last one given wins, as with
-// getopt (--requeue --no-requeue is --no-requeue).
+// One of sbatch's options and where it goes. Options apply in command-line
+// order, so the last one given wins, as with getopt (--requeue --no-requeue is
+// --no-requeue).
 struct SbatchOption {
   GetoptOption getopt;
-  std::optional<std::string> SbatchRawOptions::*text = nullptr;
-  void (*apply)(const SbatchOption& option, const std::optional<std::string>& value,
-                ParsedArgs* parsed) = nullptr;
+  std::optional<std::string> SbatchRawOptions::*text = nullptr;  // its value
+  const char* bare = nullptr;  // what `text` gets when an optional value is not given
+  std::optional<bool> SbatchRawOptions::*flag = nullptr;  // set to `flag_value`
+  bool flag_value = true;
+  bool ParsedArgs::*command = nullptr;  // --help, --usage, --version
+  bool ignored = false;                 // accepted with a warning
 };
 
-void Ignore(const SbatchOption& option, const std::optional<std::string>&, ParsedArgs* parsed) {
-  parsed->options.ignored.push_back(LongName(option.getopt.names));
+SbatchOption Text(const char* names, std::optional<std::string> SbatchRawOptions::*field) {
+  SbatchOption option{{names, GetoptArgument::kRequired}};
+  option.text = field;
+  return option;
+}
+
+// An optional value, which only the "--name=value" form gives (getopt's
+// optional_argument); alone, the option means `bare` (Slurm's default).
+SbatchOption OptionalText(const char* names, std::optional<std::string> SbatchRawOptions::*field,
+                          const char* bare) {
+  SbatchOption option{{names, GetoptArgument::kOptional}};
+  option.text = field;
+  option.bare = bare;
+  return option;
+}
+
+SbatchOption Flag(const char* names, std::optional<bool> SbatchRawOptions::*field,
+                  bool value = true) {
+  SbatchOption option{{names, GetoptArgument::kNone}};
+  option.flag = field;
+  option.flag_value = value;
+  return option;
+}
+
+SbatchOption Command(const char* names, bool ParsedArgs::*field) {
+  SbatchOption option{{names, GetoptArgument::kNone}};
+  option.command = field;
+  return option;
+}
+
+SbatchOption Ignored(const char* names, GetoptArgument argument) {
+  SbatchOption option{{names, argument}};
+  option.ignored = true;
+  return option;
 }
 
 // sbatch's option table. The candidates of an ambiguous abbreviation are
 // listed in Slurm's table order instead (SlurmTableOrder()).
 const std::vector<SbatchOption>& SbatchOptions() {
   static const std::vector<SbatchOption>* const table = [] {
-    constexpr GetoptArgument kNone = GetoptArgument::kNone;
-    constexpr GetoptArgument kRequired = GetoptArgument::kRequired;
-    constexpr GetoptArgument kOptional = GetoptArgument::kOptional;
-    using Value = const std::optional<std::string>&;
+    using O = SbatchRawOptions;
     auto* options = new std::vector<SbatchOption>{
-        {{"-h,--help", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->help = true; }},
-        {{"--usage", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->usage = true; }},
-        {{"-V,--version", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->version = true; }},
-        {{"-J,--job-name", kRequired}, &SbatchRawOptions::job_name},
-        {{"-p,--partition", kRequired}, &SbatchRawOptions::partition},
-        {{"-N,--nodes", kRequired}, &SbatchRawOptions::nodes},
-        {{"-n,--ntasks", kRequired}, &SbatchRawOptions::ntasks},
-        {{"-c,--cpus-per-task", kRequired}, &SbatchRawOptions::cpus_per_task},
-        {{"--mem", kRequired}, &SbatchRawOptions::mem},
-        {{"--mem-per-cpu", kRequired}, &SbatchRawOptions::mem_per_cpu},
-        {{"--mem-per-gpu", kRequired}, &SbatchRawOptions::mem_per_gpu},
-        {{"-t,--time", kRequired}, &SbatchRawOptions::time},
-        {{"-o,--output", kRequired}, &SbatchRawOptions::output},
-        {{"-e,--error", kRequired}, &SbatchRawOptions::error},
-        {{"-i,--input", kRequired}, &SbatchRawOptions::input},
-        {{"-D,--chdir", kRequired}, &SbatchRawOptions::chdir},
-        {{"--export", kRequired}, &SbatchRawOptions::export_env},
-        {{"--export-file", kRequired}, &SbatchRawOptions::export_file},
-        {{"-q,--qos", kRequired}, &SbatchRawOptions::qos},
-        {{"-A,--account", kRequired}, &SbatchRawOptions::account},
-        {{"--gres", kRequired}, &SbatchRawOptions::gres},
-        {{"-G,--gpus", kRequired}, &SbatchRawOptions::gpus},
-        {{"--gpus-per-node", kRequired}, &SbatchRawOptions::gpus_per_node},
-        {{"-b,--begin", kRequired}, &SbatchRawOptions::begin},
-        {{"--deadline", kRequired}, &SbatchRawOptions::deadline},
-        {{"--comment", kRequired}, &SbatchRawOptions::comment},
-        {{"-d,--dependency", kRequired}, &SbatchRawOptions::dependency},
-        {{"--kill-on-invalid-dep", kRequired}, &SbatchRawOptions::kill_on_invalid_dep},
-        {{"--bb", kRequired}, &SbatchRawOptions::burst_buffer},
-        {{"--bbf", kRequired}, &SbatchRawOptions::burst_buffer_file},
-        {{"--signal", kRequired}, &SbatchRawOptions::signal},
-        {{"--open-mode", kRequired}, &SbatchRawOptions::open_mode},
-        {{"--ntasks-per-node,--tasks-per-node", kRequired}, &SbatchRawOptions::ntasks_per_node},
-        {{"--priority", kRequired}, &SbatchRawOptions::priority},
-        {{"--wrap", kRequired}, &SbatchRawOptions::wrap},
-        {{"-a,--array", kRequired}, &SbatchRawOptions::array},
-        {{"-w,--nodelist", kRequired}, &SbatchRawOptions::nodelist},
-        {{"-x,--exclude", kRequired}, &SbatchRawOptions::exclude},
-        {{"-C,--constraint", kRequired}, &SbatchRawOptions::constraint},
-        {{"--mail-type", kRequired}, &SbatchRawOptions::mail_type},
-        {{"--mail-user", kRequired}, &SbatchRawOptions::mail_user},
-        // Optional values, which only the "--name=value" form gives (getopt's
-        // optional_argument); alone, Slurm's default.
-        {{"--exclusive", kOptional},
-         nullptr,  // [=user|mcs]
-         [](const SbatchOption&, Value v, ParsedArgs* p) {
-           p->options.exclusive = v.value_or("exclusive");
-         }},
-        {{"--get-user-env", kOptional},
-         nullptr,  // [=timeout][S|L]
-         [](const SbatchOption&, Value v, ParsedArgs* p) {
-           p->options.get_user_env = v.value_or("0");
-         }},
-        {{"--nice", kOptional},
-         nullptr,  // [=adjustment]
-         [](const SbatchOption&, Value v, ParsedArgs* p) { p->options.nice = v.value_or("100"); }},
-        {{"-H,--hold", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.hold = true; }},
-        {{"--parsable", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.parsable = true; }},
-        {{"--test-only", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.test_only = true; }},
-        {{"-W,--wait", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.wait = true; }},
-        {{"--requeue", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.requeue = true; }},
-        {{"--no-requeue", kNone},
-         nullptr,
-         [](const SbatchOption&, Value, ParsedArgs* p) { p->options.requeue = false; }},
+        Command("-h,--help", &ParsedArgs::help),
+        Command("--usage", &ParsedArgs::usage),
+        Command("-V,--version", &ParsedArgs::version),
+        Text("-J,--job-name", &O::job_name),
+        Text("-p,--partition", &O::partition),
+        Text("-N,--nodes", &O::nodes),
+        Text("-n,--ntasks", &O::ntasks),
+        Text("-c,--cpus-per-task", &O::cpus_per_task),
+        Text("--mem", &O::mem),
+        Text("--mem-per-cpu", &O::mem_per_cpu),
+        Text("--mem-per-gpu", &O::mem_per_gpu),
+        Text("-t,--time", &O::time),
+        Text("-o,--output", &O::output),
+        Text("-e,--error", &O::error),
+        Text("-i,--input", &O::input),
+        Text("-D,--chdir", &O::chdir),
+        Text("--export", &O::export_env),
+        Text("--export-file", &O::export_file),
+        Text("-q,--qos", &O::qos),
+        Text("-A,--account", &O::account),
+        Text("--gres", &O::gres),
+        Text("-G,--gpus", &O::gpus),
+        Text("--gpus-per-node", &O::gpus_per_node),
+        Text("-b,--begin", &O::begin),
+        Text("--deadline", &O::deadline),
+        Text("--comment", &O::comment),
+        Text("-d,--dependency", &O::dependency),
+        Text("--kill-on-invalid-dep", &O::kill_on_invalid_dep),
+        Text("--bb", &O::burst_buffer),
+        Text("--bbf", &O::burst_buffer_file),
+        Text("--signal", &O::signal),
+        Text("--open-mode", &O::open_mode),
+        Text("--ntasks-per-node,--tasks-per-node", &O::ntasks_per_node),
+        Text("--priority", &O::priority),
+        Text("--wrap", &O::wrap),
+        Text("-a,--array", &O::array),
+        Text("-w,--nodelist", &O::nodelist),
+        Text("-x,--exclude", &O::exclude),
+        Text("-C,--constraint", &O::constraint),
+        Text("--mail-type", &O::mail_type),
+        Text("--mail-user", &O::mail_user),
+        OptionalText("--exclusive", &O::exclusive, "exclusive"),  // [=user|mcs]
+        OptionalText("--get-user-env", &O::get_user_env, "0"),    // [=timeout][S|L]
+        OptionalText("--nice", &O::nice, "100"),                  // [=adjustment]
+        Flag("-H,--hold", &O::hold),
+        Flag("--parsable", &O::parsable),
+        Flag("--test-only", &O::test_only),
+        Flag("-W,--wait", &O::wait),
+        Flag("--requeue", &O::requeue),
+        Flag("--no-requeue", &O::requeue, false),
     };
-    for (const char* names : kIgnoredWithValue)
-      options->push_back({{names, kRequired}, nullptr, Ignore});
-    for (const char* names : kIgnoredFlags) options->push_back({{names, kNone}, nullptr, Ignore});
+    for (const char* names : kIgnoredWithValue) {
+      options->push_back(Ignored(names, GetoptArgument::kRequired));
+    }
+    for (const char* names : kIgnoredFlags) {
+      options->push_back(Ignored(names, GetoptArgument::kNone));
+    }
     // Quietly accepted: they only change how chatty sbatch is.
-    options->push_back(
-        {{"-Q,--quiet", kNone}, nullptr, [](const SbatchOption&, Value, ParsedArgs*) {}});
-    options->push_back(
-        {{"-v,--verbose", kNone}, nullptr, [](const SbatchOption&, Value, ParsedArgs*) {}});
+    options->push_back({{"-Q,--quiet", GetoptArgument::kNone}});
+    options->push_back({{"-v,--verbose", GetoptArgument::kNone}});
     return options;
   }();
   return *table;
@@ -441,9 +444,15 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
   for (GetoptFound& found : read->found) {
     const SbatchOption& option = options[found.option];
     if (option.text != nullptr) {
-      parsed.options.*option.text = std::move(found.value);
-    } else {
-      option.apply(option, found.value, &parsed);
+      // A required value is always there; an optional one may not be.
+      parsed.options.*option.text =
+          found.value ? std::move(*found.value) : std::string(option.bare ? option.bare : "");
+    } else if (option.flag != nullptr) {
+      parsed.options.*option.flag = option.flag_value;
+    } else if (option.command != nullptr) {
+      parsed.*option.command = true;
+    } else if (option.ignored) {
+      parsed.options.ignored.push_back(LongName(option.getopt.names));
     }
   }
   parsed.rest = std::move(read->operands);
