@@ -1,5 +1,6 @@
 #include "lua/bb_lua.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/time_format.h"
+#include "lua/user_dir.h"
 
 namespace skiff {
 
@@ -348,6 +350,57 @@ int LuaPrint(lua_State* L) {
   return 0;
 }
 
+// A uid, gid or mode argument: a Lua integer, or a string of digits in `base`
+// (Slurm passes uid and gid as strings). False when absent or malformed.
+bool NumberArgument(lua_State* L, int index, int base, lua_Integer* out) {
+  if (lua_type(L, index) == LUA_TNUMBER && lua_isinteger(L, index)) {
+    *out = lua_tointeger(L, index);
+    return *out >= 0;
+  }
+  if (lua_type(L, index) != LUA_TSTRING) return false;
+  const std::string text = lua_tostring(L, index);
+  if (text.empty() || text.size() > 10) return false;
+  char* end = nullptr;
+  const unsigned long long value = strtoull(text.c_str(), &end, base);
+  if (*end != '\0' || !isdigit(static_cast<unsigned char>(text[0]))) return false;
+  *out = static_cast<lua_Integer>(value);
+  return true;
+}
+
+// skiff.make_user_dir(path, uid, gid [, mode]) -> true | nil, message.
+// mode is octal text ("0700") or an integer; 0700 when absent.
+int LuaMakeUserDir(lua_State* L) {
+  const char* path = luaL_checkstring(L, 1);
+  lua_Integer uid = 0, gid = 0, mode = 0700;
+  if (!NumberArgument(L, 2, 10, &uid) || uid > 0xfffffffe) {
+    return luaL_argerror(L, 2, "uid: a number of 0 or more expected");
+  }
+  if (!NumberArgument(L, 3, 10, &gid) || gid > 0xfffffffe) {
+    return luaL_argerror(L, 3, "gid: a number of 0 or more expected");
+  }
+  if (!lua_isnoneornil(L, 4) && (!NumberArgument(L, 4, 8, &mode) || mode > 07777)) {
+    return luaL_argerror(L, 4, "mode: octal permissions such as \"0700\" expected");
+  }
+  const absl::Status status = MakeUserDir(path, static_cast<uid_t>(uid),
+                                          static_cast<gid_t>(gid), static_cast<mode_t>(mode));
+  if (status.ok()) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushnil(L);
+  lua_pushstring(L, std::string(status.message()).c_str());
+  return 2;
+}
+
+// Skiff's own helpers, apart from Slurm's `slurm` table so that a script can
+// test for them (`if skiff then ... end`) and still run under Slurm.
+void InstallSkiffTable(lua_State* L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, LuaMakeUserDir);
+  lua_setfield(L, -2, "make_user_dir");
+  lua_setglobal(L, "skiff");
+}
+
 int LuaTimeStr2Mins(lua_State* L) {
   const char* text = lua_tostring(L, 1);
   lua_Integer minutes = -2;  // Slurm's NO_VAL read as an int
@@ -662,6 +715,7 @@ BbLua::BbLua(BbLuaLogger logger, const BbLuaOptions& options)
   lua_atpanic(L_, Panic);
   luaL_openlibs(L_);
   InstallSlurmTable(L_, &logger_);
+  InstallSkiffTable(L_);
   if (options.restricted) Restrict(L_);
   // Coroutines inherit the hook of the thread that creates them.
   if (options.time_budget.count() > 0) {

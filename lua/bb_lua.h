@@ -25,6 +25,9 @@
 //     -1 for UNLIMITED and -2 for invalid text, which is what Slurm's int
 //     INFINITE / NO_VAL read as in Lua
 //   slurm.to_json(value) -> string | nil, err;  slurm.from_json(str) -> value | nil, err
+// and Skiff's own, in a table of its own so a script can test for it:
+//   skiff.make_user_dir(path, uid, gid [, mode]) -> true | nil, err: MakeUserDir
+//     (user_dir.h), a job directory made and handed over without following links
 //   print(...) goes to the logger at info level: the exec'd helper answers on
 //     stdout, so a stray print must not reach it.
 // Arguments are passed as strings, as Slurm does (job_id "42", hurry

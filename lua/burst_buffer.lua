@@ -296,18 +296,26 @@ function slurm_bb_setup(job_id, uid, gid, pool, bb_size, job_script, job_info)
 	if not tostring(uid):match("^%d+$") or not tostring(gid):match("^%d+$") then
 		return slurm.ERROR, "bad uid/gid " .. tostring(uid) .. "/" .. tostring(gid)
 	end
-	-- dir is BB_ROOT plus digits, so quoting it is enough for the shell. The
-	-- directory is the job user's alone: the stages that fill and empty it run
-	-- as that user.
-	local ok = os.execute("mkdir -p '" .. dir .. "' && chmod 700 '" .. dir .. "'")
-	if not ok then
-		return slurm.ERROR, "cannot create " .. dir
-	end
-	-- Only root can give it away; a scriptd that is not root runs every stage as
-	-- itself anyway.
-	ok = os.execute("[ \"$(id -u)\" != 0 ] || chown " .. uid .. ":" .. gid .. " '" .. dir .. "'")
-	if not ok then
-		return slurm.ERROR, "cannot give " .. dir .. " to uid " .. uid
+	-- The directory is the job user's alone: the stages that fill and empty it
+	-- run as that user. This hook runs as root, so it must not follow a link a
+	-- user planted as BB_ROOT/job_<their next id>: skiff.make_user_dir creates
+	-- and hands it over through file descriptors, and refuses links, other
+	-- users' directories and a BB_ROOT that others could rearrange.
+	-- BB_ROOT itself, on first use. mkdir -p changes nothing that exists: a
+	-- BB_ROOT a user made first is theirs, and make_user_dir refuses it.
+	os.execute("mkdir -p -m 755 '" .. BB_ROOT .. "'")
+	if skiff ~= nil then
+		local ok, err = skiff.make_user_dir(dir, uid, gid, "0700")
+		if not ok then
+			return slurm.ERROR, tostring(err)
+		end
+	else
+		-- Under Slurm hooks run as SlurmUser, who cannot give the directory
+		-- away: it only makes it (a retried setup finds it), and changes
+		-- nothing that was already there.
+		if not os.execute("[ -d '" .. dir .. "' ] && [ ! -h '" .. dir .. "' ] || mkdir -m 700 '" .. dir .. "'") then
+			return slurm.ERROR, "cannot create " .. dir
+		end
 	end
 	return slurm.SUCCESS
 end

@@ -244,6 +244,40 @@ TEST_F(BurstBufferTest, StagesCannotReadOrWriteWhatTheJobsUserCannot) {
   EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
 }
 
+// setup runs as root and makes BB_ROOT/job_<id> the job user's. A user who
+// plants a link named after their next job id in the shared BB_ROOT must not
+// get root to hand them what it points at: the job's setup fails naming the
+// link, and the other user's private directory keeps its owner and mode.
+TEST_F(BurstBufferTest, APlantedLinkNeverHandsAnotherUsersDirectoryOver) {
+  ASSERT_TRUE(cluster_->EnsureUser("skiffbob").ok());
+  const std::string victim = cluster_->dir() + "/home/skiffbob/private";
+  ASSERT_EQ(cluster_->RunAs("skiffbob", "mkdir -m 700 " + victim).exit_code, 0);
+
+  // Alice learns her next job id, then plants the link as herself.
+  CommandResult probe = cluster_->RunAs("skiffalice", "sbatch -H --wrap=true");
+  ASSERT_EQ(probe.exit_code, 0) << probe.err;
+  const uint64_t probe_id = SubmittedJobIds(probe.out).at(0);
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", probe_id)).exit_code, 0);
+  const std::string link = absl::StrCat(cluster_->dir(), "/bb/job_", probe_id + 1);
+  ASSERT_EQ(cluster_->RunAs("skiffalice", absl::StrCat("ln -s ", victim, " ", link)).exit_code, 0);
+
+  CommandResult r = Submit("grab.sh", "#!/bin/bash\n#BB_LUA pool=fast capacity=1M\n#SBATCH -t 5\n"
+                                      "ls $BB_JOB_DIR\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_EQ(id, probe_id + 1) << "another job took the planted id";
+  EXPECT_TRUE(Eventually(30, [&] {
+    const std::string reason = Spaced(JobField(id, "Reason"));
+    return reason.find("setup failed") != std::string::npos &&
+           reason.find("symbolic link") != std::string::npos;
+  })) << cluster_->Run(absl::StrCat("scontrol show job ", id)).out << cluster_->Log("scriptd.log");
+  EXPECT_EQ(RunShell("stat -c '%U %a' " + victim).out, "skiffbob 700\n");
+  EXPECT_EQ(RunShell("stat -c %F " + link).out, "symbolic link\n");
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
+  RunShell("rm -f " + link);
+  EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
+}
+
 TEST_F(BurstBufferTest, ShowBbstatCallsGetStatusWithTheWords) {
   CommandResult plain = cluster_->Run("scontrol show bbstat");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
