@@ -53,7 +53,9 @@ std::string FileStamp(const std::string& path) {
 std::unique_ptr<BbRuntime> BbRuntime::Create(BurstBufferConfig config, std::string script_path,
                                              std::string state_dir, spdlog::logger* logger,
                                              const BbLuaOptions& lua_options) {
-  ::mkdir(state_dir.c_str(), 0755);
+  // Job scripts: private to ctld's user, also where an older ctld made it 0755.
+  ::mkdir(state_dir.c_str(), 0700);
+  ::chmod(state_dir.c_str(), 0700);
   std::unique_ptr<BbRuntime> runtime(new BbRuntime(std::move(config), std::move(script_path),
                                                    std::move(state_dir), logger, lua_options));
   // A script that does not load must not keep ctld from starting: LoadState
@@ -183,7 +185,7 @@ std::string BbRuntime::JobScriptPath(uint64_t job_id) const {
 
 absl::Status BbRuntime::WriteJobScript(uint64_t job_id, const std::string& text) const {
   const std::string dir = absl::StrCat(state_dir_, "/job_", job_id);
-  ::mkdir(dir.c_str(), 0755);
+  ::mkdir(dir.c_str(), 0700);
   const std::string path = JobScriptPath(job_id);
   const std::string tmp = path + ".tmp";
   {
@@ -191,7 +193,9 @@ absl::Status BbRuntime::WriteJobScript(uint64_t job_id, const std::string& text)
     out << text;
     if (!out.good()) return absl::InternalError(absl::StrCat("cannot write ", tmp));
   }
-  ::chmod(tmp.c_str(), 0644);
+  // The user's script: ctld's user reads it, and the helper that runs a hook
+  // as the job's user hands it a copy (lua/README.md).
+  ::chmod(tmp.c_str(), 0600);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::InternalError(absl::StrCat("cannot write ", path));
   }

@@ -179,7 +179,7 @@ void AllocationEpilogs::EndOnOtherNodes(uint64_t job_id, const JobResult& result
   }
   if (complete) {
     if (absl::Status s = WriteFileAtomically(absl::StrCat(dir, "/", kNodeEpilogsFileName),
-                                             FormatNodeEpilogs(failures), 0644);
+                                             FormatNodeEpilogs(failures), 0600);
         !s.ok()) {
       logger_.error("JobId={}: {}", job_id, std::string(s.message()));
       complete = false;

@@ -262,7 +262,7 @@ void JobManager::FinishLaunchFailure(uint64_t job_id, const std::string& dir,
   if (access(dir.c_str(), F_OK) == 0 &&
       access(absl::StrCat(dir, "/", kStatusFileName).c_str(), F_OK) != 0) {
     (void)WriteFileAtomically(absl::StrCat(dir, "/", kStatusFileName), FormatJobStatus(result),
-                              0644);
+                              0600);
   }
   bool abandoned = false;
   {
@@ -431,7 +431,7 @@ bool JobManager::WriteLease(const std::string& dir) {
   const int64_t expiry =
       MonotonicMillis() +
       std::chrono::duration_cast<std::chrono::milliseconds>(options_.fence_lease).count();
-  return WriteFileAtomically(absl::StrCat(dir, "/", kLeaseFileName), FormatLease(expiry), 0644)
+  return WriteFileAtomically(absl::StrCat(dir, "/", kLeaseFileName), FormatLease(expiry), 0600)
       .ok();
 }
 
@@ -747,7 +747,7 @@ void JobManager::Abandon(uint64_t job_id) {
   const std::string dir = JobDir(job_id);
   // So that a restarted noded does not report it again either.
   if (access(dir.c_str(), F_OK) == 0) {
-    (void)WriteFileAtomically(absl::StrCat(dir, "/", kAbandonedFileName), "", 0644);
+    (void)WriteFileAtomically(absl::StrCat(dir, "/", kAbandonedFileName), "", 0600);
   }
   bool finished = false;
   {

@@ -323,10 +323,10 @@ int WriteStatus(const std::string& job_dir, const JobResult& result,
   const std::string path = absl::StrCat(job_dir, "/", kStatusFileName);
   const std::string reserve = absl::StrCat(job_dir, "/", kStatusReserveFileName);
   const std::string text = FormatJobStatus(result);
-  absl::Status written = WriteFileAtomically(path, text, 0644);
+  absl::Status written = WriteFileAtomically(path, text, 0600);
   if (!written.ok()) {
     unlink(reserve.c_str());
-    written = WriteFileAtomically(path, text, 0644);
+    written = WriteFileAtomically(path, text, 0600);
   }
   if (!written.ok() && spec != nullptr) {
     const std::string message =
@@ -336,7 +336,7 @@ int WriteStatus(const std::string& job_dir, const JobResult& result,
     AppendToJobOutput(*spec, job_dir, message);
     while (!written.ok()) {
       sleep(1);
-      written = WriteFileAtomically(path, text, 0644);
+      written = WriteFileAtomically(path, text, 0600);
     }
   }
   unlink(reserve.c_str());
@@ -462,7 +462,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   pids.shepherd_pid = getpid();
   // Best effort: noded, our parent, knows our pid anyway; a restarted noded
   // without this file reports the job as failed.
-  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
+  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0600);
   ReserveStatusSpace(job_dir);
 
   absl::StatusOr<std::string> text = ReadFile(absl::StrCat(job_dir, "/", kSpecFileName));
@@ -504,7 +504,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   close(err_pipe[1]);
   pids.job_pid = child;
   pids.job_pgid = child;
-  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0644);
+  (void)WriteFileAtomically(pids_path, FormatJobPids(pids), 0600);
   // A Prolog (PrologEpilogTimeout) or a login shell (--get-user-env) may take
   // long: noded's launch, and so ctld's call, does not wait for them; a
   // Prolog's failure reaches ctld in the status.

@@ -1,6 +1,12 @@
 #include "ctld/state/job_store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <set>
@@ -145,9 +151,37 @@ absl::Status ReadJobs(sqlite3* db, sqlite3_stmt* stmt, bool with_spec, std::vect
   return absl::OkStatus();
 }
 
+// The database holds every job's script and environment: 0600 whatever the
+// umask and however open StateSaveLocation is (a package's 0755). SQLite gives
+// the -wal and -shm files it creates the database's mode, so creating the
+// database 0600 covers them; files an older ctld left 0644 are narrowed.
+absl::Status MakePrivate(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open ", path, ": ", strerror(errno)));
+  }
+  const bool narrowed = fchmod(fd, 0600) == 0;
+  const int err = errno;
+  close(fd);
+  if (!narrowed) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot make ", path, " private (chmod 600): ", strerror(err)));
+  }
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const std::string side = path + suffix;
+    if (chmod(side.c_str(), 0600) != 0 && errno != ENOENT) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot make ", side, " private (chmod 600): ", strerror(errno)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path) {
+  if (absl::Status s = MakePrivate(path); !s.ok()) return s;
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,

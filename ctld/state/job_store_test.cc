@@ -1,6 +1,9 @@
 #include "ctld/state/job_store.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include <thread>
@@ -50,6 +53,39 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(job.gpus_by_node, (std::vector<std::vector<int>>{{0, 1}}));
   EXPECT_EQ(job.request.gpus_per_node, 2);
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
+}
+
+mode_t ModeOf(const std::string& path) {
+  struct stat st = {};
+  EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// Every job's script and environment is in the database: it and the files
+// SQLite keeps beside it are private whatever the umask, and a database an
+// older ctld left readable is narrowed when opened.
+TEST(SqliteJobStore, TheDatabaseAndItsWalAndShmArePrivateWhateverTheUmask) {
+  const std::string path = DbPath("private");
+  const mode_t old_umask = umask(0);
+  {
+    auto store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Save({MakeJob(1, JobState::kRunning, 1)}).ok());
+    EXPECT_EQ(ModeOf(path), 0600u);
+    EXPECT_EQ(ModeOf(path + "-wal"), 0600u);
+    EXPECT_EQ(ModeOf(path + "-shm"), 0600u);
+  }
+  umask(old_umask);
+
+  const std::string older = DbPath("older");
+  ASSERT_EQ(close(open(older.c_str(), O_CREAT | O_WRONLY, 0644)), 0);
+  ASSERT_EQ(chmod(older.c_str(), 0644), 0);
+  ASSERT_EQ(close(open((older + "-wal").c_str(), O_CREAT | O_WRONLY, 0644)), 0);
+  ASSERT_EQ(chmod((older + "-wal").c_str(), 0644), 0);
+  auto store = SqliteJobStore::Open(older);
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ(ModeOf(older), 0600u);
+  EXPECT_EQ(ModeOf(older + "-wal"), 0600u);
 }
 
 TEST(SqliteJobStore, OlderVersionNeverOverwritesNewer) {

@@ -10,7 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/config/config_loader.h"
 #include "common/rpc/auth_metadata.h"
@@ -75,6 +77,45 @@ class SecurityTest : public ::testing::Test {
   std::string munge_socket_;
   std::unique_ptr<v1::Ctld::Stub> stub_;
 };
+
+// ctld's database holds every job's script and environment, and a node's
+// spool the job's launch spec: under a StateSaveLocation of 0755 (as packages
+// make it) and the usual umask, no other user may read them. In the spool only
+// the script is the user's (0700); the rest is noded's alone.
+TEST_F(SecurityTest, StateAndSpoolFilesAreReadableOnlyByTheirDaemon) {
+  StartCluster("");
+  const std::string state = cluster_->dir() + "/state/ctld";
+  ASSERT_EQ(RunShell("chmod 755 " + state).exit_code, 0);
+  const uint64_t id = SubmitAs(kAlice, "--wrap='sleep 60'");
+  ASSERT_NE(id, 0u);
+  std::string node;
+  ASSERT_TRUE(Eventually(30, [&] {
+    node = ScontrolField(Show(id), "NodeList");
+    return ScontrolField(Show(id), "JobState") == "RUNNING" &&
+           RunShell(absl::StrCat("test -s ", cluster_->dir(), "/state/noded/", node, "/job", id,
+                                 "/pids"))
+                   .exit_code == 0;
+  })) << Show(id);
+
+  for (const char* name : {"ctld.db", "ctld.db-wal", "ctld.db-shm"}) {
+    EXPECT_EQ(RunShell(absl::StrCat("stat -c %a ", state, "/", name)).out, "600\n") << name;
+  }
+  const std::string job_dir = absl::StrCat(cluster_->dir(), "/state/noded/", node, "/job", id);
+  EXPECT_EQ(RunShell("stat -c %a " + job_dir).out, "711\n");
+  const CommandResult files =
+      RunShell("cd " + job_dir + " && stat -c '%n %a %U' * | sort");
+  ASSERT_EQ(files.exit_code, 0) << files.err;
+  EXPECT_NE(files.out.find("lease 600 root\n"), std::string::npos) << files.out;
+  EXPECT_NE(files.out.find("pids 600 root\n"), std::string::npos) << files.out;
+  for (absl::string_view line : absl::StrSplit(files.out, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "slurm_script ")) {
+      EXPECT_EQ(line, absl::StrCat("slurm_script 700 ", kAlice));
+    } else {
+      EXPECT_TRUE(absl::EndsWith(line, " 600 root")) << line;
+    }
+  }
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
+}
 
 TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
   StartCluster("");
