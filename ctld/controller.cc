@@ -404,7 +404,8 @@ std::vector<PartitionConfig> Controller::SnapshotPartitions(const std::vector<st
 
 // ---------------------------------------------------------------- jobs
 
-absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
+absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,
+                                               const std::function<bool()>& caller_gone) {
   absl::StatusOr<Admitted> admitted;
   {
     absl::MutexLock lock(&mu_);
@@ -434,6 +435,13 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request) {
     if (absl::Status s = bb_->JobProcess(admitted->jobs.front()); !s.ok()) {
       return refuse(absl::Status(s.code(), absl::StrCat(s.message(), "\n", BbSubmitErrorText(s))));
     }
+  }
+  // slurm_bb_job_process may have taken long enough for the caller to give up
+  // (a site script that waits on a file): an answer nobody receives reads as
+  // "submission failed", so the job must not exist either.
+  if (caller_gone && caller_gone()) {
+    logger_.info("JobId={} not accepted: the submitter stopped waiting", id);
+    return refuse(absl::CancelledError("the submitter stopped waiting before the job was stored"));
   }
   // Durable before anyone can see it: a job that is scheduled is a job on disk.
   // The script, arguments and environment are stored once, in the first job's

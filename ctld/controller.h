@@ -128,8 +128,12 @@ class Controller {
 
   // ---- jobs
   // Admission, slurm_bb_job_process, then durable before it returns the id
-  // (the first task's for an array).
-  absl::StatusOr<uint64_t> SubmitJob(const SubmitRequest& request);
+  // (the first task's for an array). `caller_gone`, asked just before the job
+  // is stored, says whether the submitter has stopped waiting (its deadline
+  // passed, its connection closed): such a submission is refused with
+  // Cancelled, never stored, since its caller has already been told it failed.
+  absl::StatusOr<uint64_t> SubmitJob(const SubmitRequest& request,
+                                     const std::function<bool()>& caller_gone = nullptr);
   // sbatch --test-only: when and where `request` could start given the jobs
   // running now. Nothing is stored. Planned outside the lock.
   struct WillRun {

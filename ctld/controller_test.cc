@@ -336,6 +336,20 @@ TEST_F(ControllerTest, JobRunsAndCompletesThroughPrologLaunchAndEpilog) {
   EXPECT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
 }
 
+// A submitter whose deadline passed or whose connection closed while its
+// submission was being decided has been told it failed: the job must not
+// exist, and its id is given to the next submission.
+TEST_F(ControllerTest, ASubmissionWhoseCallerGaveUpIsNeverStored) {
+  Make();
+  absl::StatusOr<uint64_t> gone = controller_->SubmitJob(NewJob(), [] { return true; });
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kCancelled) << gone.status();
+  EXPECT_TRUE(controller_->SnapshotJobs({}).empty());
+  absl::StatusOr<uint64_t> id = controller_->SubmitJob(NewJob(), [] { return false; });
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(store_.Get(*id).id, *id);
+  EXPECT_EQ(controller_->SnapshotJobs({}).size(), 1u);
+}
+
 TEST_F(ControllerTest, NonZeroExitIsFailed) {
   Make();
   uint64_t id = *controller_->SubmitJob(NewJob());

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 #include "common/time_format.h"
+#include "lua/user_access.h"
 #include "lua/user_dir.h"
 
 namespace skiff {
@@ -392,12 +393,28 @@ int LuaMakeUserDir(lua_State* L) {
   return 2;
 }
 
+// skiff.user_can_read(path, uid, gid) -> boolean.
+int LuaUserCanRead(lua_State* L) {
+  const char* path = luaL_checkstring(L, 1);
+  lua_Integer uid = 0, gid = 0;
+  if (!NumberArgument(L, 2, 10, &uid) || uid > 0xfffffffe) {
+    return luaL_argerror(L, 2, "uid: a number of 0 or more expected");
+  }
+  if (!NumberArgument(L, 3, 10, &gid) || gid > 0xfffffffe) {
+    return luaL_argerror(L, 3, "gid: a number of 0 or more expected");
+  }
+  lua_pushboolean(L, UserCanReadFile(path, static_cast<uid_t>(uid), static_cast<gid_t>(gid)));
+  return 1;
+}
+
 // Skiff's own helpers, apart from Slurm's `slurm` table so that a script can
 // test for them (`if skiff then ... end`) and still run under Slurm.
 void InstallSkiffTable(lua_State* L) {
   lua_newtable(L);
   lua_pushcfunction(L, LuaMakeUserDir);
   lua_setfield(L, -2, "make_user_dir");
+  lua_pushcfunction(L, LuaUserCanRead);
+  lua_setfield(L, -2, "user_can_read");
   lua_setglobal(L, "skiff");
 }
 

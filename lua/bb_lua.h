@@ -28,6 +28,8 @@
 // and Skiff's own, in a table of its own so a script can test for it:
 //   skiff.make_user_dir(path, uid, gid [, mode]) -> true | nil, err: MakeUserDir
 //     (user_dir.h), a job directory made and handed over without following links
+//   skiff.user_can_read(path, uid, gid) -> boolean: UserCanReadFile
+//     (user_access.h), a regular file the user may read, decided without opening it
 //   print(...) goes to the logger at info level: the exec'd helper answers on
 //     stdout, so a stray print must not reach it.
 // Arguments are passed as strings, as Slurm does (job_id "42", hurry

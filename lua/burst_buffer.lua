@@ -191,6 +191,29 @@ local function run_stages(job_id, job_script, stage)
 	return slurm.SUCCESS
 end
 
+-- Whether the job's user can read a stage_in source, asked inside ctld as
+-- root. Opening it there would tell the user whether any path exists, and a
+-- FIFO would block ctld until written to; skiff.user_can_read only looks at
+-- modes, and says nothing the user's own `test -r` would not. Under Slurm (no
+-- skiff table) the file is opened, as SlurmUser.
+local function stage_in_source_readable(source, uid, gid)
+	-- One message for every reason (missing, unreadable, not a regular file),
+	-- worded as on the reference cluster.
+	local message = "stage_in source " .. source .. " not found"
+	if skiff ~= nil then
+		if not skiff.user_can_read(source, uid, gid) then
+			return false, message
+		end
+		return true
+	end
+	local f = io.open(source, "rb")
+	if f == nil then
+		return false, message
+	end
+	f:close()
+	return true
+end
+
 -- job_id arrives as a string; it becomes part of a path and a command line,
 -- so insist on digits.
 local function job_dir(job_id)
@@ -210,8 +233,9 @@ slurm_bb_job_process(job_script, uid, gid, job_info)
   Called at submission for every job with burst-buffer directives. Return
   slurm.ERROR and a message to reject the job; the user sees the message.
   Here: every stage_in/stage_out line must be well formed, and each stage_in
-  source must exist now (paths with %-symbols are checked at stage-in instead,
-  since the symbols may not be expanded yet).
+  source must be a regular file the job's user can read now (paths with
+  %-symbols are checked at stage-in instead, since the symbols may not be
+  expanded yet).
 --]]
 function slurm_bb_job_process(job_script, uid, gid, job_info)
 	for _, stage in ipairs({ "stage_in", "stage_out" }) do
@@ -222,11 +246,10 @@ function slurm_bb_job_process(job_script, uid, gid, job_info)
 		if stage == "stage_in" then
 			for _, s in ipairs(stages) do
 				if not s.source:find("%", 1, true) then
-					local f = io.open(s.source, "rb")
-					if f == nil then
-						return slurm.ERROR, "stage_in source " .. s.source .. " not found"
+					local ok, err = stage_in_source_readable(s.source, uid, gid)
+					if not ok then
+						return slurm.ERROR, err
 					end
-					f:close()
 				end
 			end
 		end

@@ -2,6 +2,7 @@
 // production the asynchronous hooks run in a helper process scriptd execs; the
 // Lua code is the same.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -97,7 +98,8 @@ TEST_F(ExampleScript, JobProcessAcceptsAGoodScript) {
           "\" destination=\"/tmp/job_in\"\n"
           "#BB_LUA stage_out source=/tmp/job_out destination=/home/x/out\n"
           "echo hi\n");
-  absl::StatusOr<BbLuaResult> r = lua_->JobProcess(script, 1001, 1001, info_);
+  // As this test's own user: the source must be readable by the job's user.
+  absl::StatusOr<BbLuaResult> r = lua_->JobProcess(script, getuid(), getgid(), info_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->ok()) << r->message;
   // A job with only "#BB_LUA" is fine too.

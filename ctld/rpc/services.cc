@@ -1,6 +1,7 @@
 #include "ctld/rpc/services.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <ctime>
 #include <set>
@@ -180,7 +181,10 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
     return grpc::Status::OK;
   }
   absl::StatusOr<uint64_t> id =
-      controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter));
+      controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter), [context] {
+        return context->IsCancelled() ||
+               context->deadline() < std::chrono::system_clock::now();
+      });
   if (!id.ok()) return ToGrpcStatus(id.status());
   reply->set_job_id(*id);
   return grpc::Status::OK;

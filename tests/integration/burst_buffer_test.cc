@@ -208,16 +208,27 @@ std::string Spaced(std::string text) {
 // read, nor stage out to where its user cannot write; the failure is the job's
 // Reason, and nothing is copied.
 TEST_F(BurstBufferTest, StagesCannotReadOrWriteWhatTheJobsUserCannot) {
+  // The submission's check (as the user, at submit) sees what the source is
+  // then: a link that points at /etc/shadow only after submission reaches the
+  // stage, which runs as the user.
+  const std::string link = home_ + "/shadow_link";
+  ASSERT_EQ(cluster_->RunAs("skiffalice", "echo mine > mine.txt && ln -sfn " + home_ +
+                                              "/mine.txt " + link)
+                .exit_code,
+            0);
   CommandResult steal = Submit(
-      "steal.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=/etc/shadow destination=",
-                               cluster_->dir(), "/bb/shadow_%j\n#SBATCH -t 5\ntrue\n"));
+      "steal.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=", link, " destination=",
+                               cluster_->dir(), "/bb/shadow_%j\n#SBATCH -t 5\ntrue\n"),
+      "-H");
   ASSERT_EQ(steal.exit_code, 0) << steal.err;
   const uint64_t a = SubmittedJobIds(steal.out).at(0);
+  ASSERT_EQ(cluster_->RunAs("skiffalice", "ln -sfn /etc/shadow " + link).exit_code, 0);
+  ASSERT_EQ(cluster_->Run(absl::StrCat("scontrol release ", a)).exit_code, 0);
   EXPECT_TRUE(Eventually(30,
                          [&] {
                            const std::string reason = Spaced(JobField(a, "Reason"));
-                           return reason.find(
-                                      "data in failed: stage in cannot open /etc/shadow:") !=
+                           return reason.find(absl::StrCat("data in failed: stage in cannot open ",
+                                                           Spaced(link), ":")) !=
                                       std::string::npos &&
                                   reason.find("Permission denied") != std::string::npos;
                          }))
@@ -276,6 +287,34 @@ TEST_F(BurstBufferTest, APlantedLinkNeverHandsAnotherUsersDirectoryOver) {
   EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
   RunShell("rm -f " + link);
   EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
+}
+
+// slurm_bb_job_process runs inside ctld as root while sbatch waits. The
+// example checks stage_in sources as the job's user would see them and without
+// opening them: a file only root can read is "not found", exactly as a
+// missing one, and a FIFO of the user's is refused at once instead of holding
+// a ctld thread (and later becoming a job whose sbatch had said it failed).
+TEST_F(BurstBufferTest, StageInSourcesAreCheckedAsTheUserWithoutOpeningThem) {
+  CommandResult root_only = Submit(
+      "shadow.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=/etc/shadow destination=",
+                                home_, "/shadow_%j\ntrue\n"));
+  EXPECT_EQ(root_only.exit_code, 1) << root_only.out;
+  EXPECT_NE(root_only.err.find("burst_buffer/lua: stage_in source /etc/shadow not found"),
+            std::string::npos)
+      << root_only.err;
+
+  const std::string fifo = home_ + "/pipe";
+  ASSERT_EQ(cluster_->RunAs("skiffalice", "mkfifo " + fifo).exit_code, 0);
+  const std::string before = cluster_->Run("squeue -h -t all -o %i | sort -n | tail -1").out;
+  std::ofstream(home_ + "/fifo.sh") << absl::StrCat(
+      "#!/bin/bash\n#BB_LUA stage_in source=", fifo, " destination=", home_, "/fifo_%j\ntrue\n");
+  // Bounded so that a ctld that opens the FIFO fails this test instead of hanging it.
+  CommandResult piped = cluster_->RunAs("skiffalice", "timeout 60 sbatch fifo.sh");
+  EXPECT_EQ(piped.exit_code, 1) << piped.out;
+  EXPECT_NE(piped.err.find(absl::StrCat("stage_in source ", fifo, " not found")),
+            std::string::npos)
+      << piped.err;
+  EXPECT_EQ(cluster_->Run("squeue -h -t all -o %i | sort -n | tail -1").out, before);
 }
 
 TEST_F(BurstBufferTest, ShowBbstatCallsGetStatusWithTheWords) {
