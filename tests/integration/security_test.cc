@@ -186,6 +186,76 @@ TEST_F(SecurityTest, UpdateCannotReachWhatSubmissionRefuses) {
   cluster_->Run(absl::StrCat("scancel ", id));
 }
 
+// Issue 32: with associations enforced, sbatch -A lab2 and -q special were
+// refused, but scontrol update Account=lab2 QOS=special of one's own pending
+// job was accepted and the job ran charged to lab2. An update passes
+// admission's association, QOS and limit checks; operators pass all but a
+// missing association, as in Slurm.
+TEST_F(SecurityTest, UpdateCannotReachAnAccountOrQosSubmissionRefuses) {
+  StartCluster("AccountingStorageEnforce=associations,limits,qos\n");
+  if (cluster_ == nullptr) return;
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.out << r.err;
+  };
+  ok("sacctmgr -i add qos special");
+  ok("sacctmgr -i add account lab1");
+  ok("sacctmgr -i add account lab2");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=lab1 qos=normal MaxWall=01:00:00"));
+  ok(absl::StrCat("sacctmgr -i add user ", kBob, " account=lab2 qos=normal,special"));
+  const std::string refused = "sbatch: error: Batch job submission failed: ";
+  const CommandResult lab2 = cluster_->RunAs(kAlice, "sbatch -A lab2 --wrap true");
+  EXPECT_EQ(lab2.exit_code, 1);
+  EXPECT_EQ(lab2.err, refused + "Invalid account or account/partition combination specified\n");
+  const CommandResult special = cluster_->RunAs(kAlice, "sbatch -q special --wrap true");
+  EXPECT_EQ(special.exit_code, 1);
+  EXPECT_EQ(special.err, refused + "Invalid qos specification\n");
+
+  const uint64_t id = SubmitAs(kAlice, "--hold -t 5 --wrap 'sleep 60'");
+  ASSERT_GT(id, 0u);
+  ASSERT_EQ(ScontrolField(Show(id), "Account"), "lab1");
+  auto update = [&](const std::string& user, const std::string& fields) {
+    const std::string command = absl::StrCat("scontrol update JobId=", id, " ", fields);
+    return user == "root" ? cluster_->Run(command) : cluster_->RunAs(user, command);
+  };
+  const CommandResult both = update(kAlice, "Account=lab2 QOS=special");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.err, absl::StrCat("Invalid account or account/partition combination specified "
+                                   "for job ",
+                                   id, "\n"));
+  const CommandResult account = update(kAlice, "Account=lab2");
+  EXPECT_EQ(account.exit_code, 1);
+  EXPECT_EQ(account.err, both.err);
+  const CommandResult qos = update(kAlice, "QOS=special");
+  EXPECT_EQ(qos.exit_code, 1);
+  EXPECT_EQ(qos.err, absl::StrCat("Invalid qos specification for job ", id, "\n"));
+  const CommandResult wall = update(kAlice, "TimeLimit=2:00:00");  // MaxWall is an hour
+  EXPECT_EQ(wall.exit_code, 1);
+  EXPECT_EQ(wall.err, absl::StrCat("Job violates accounting/QOS policy (job submit limit, "
+                                   "user's size and/or time limits) for job ",
+                                   id, "\n"));
+  // Operators pass the QOS list, but a job runs only under an association of
+  // its user.
+  const CommandResult root_account = update("root", "Account=lab2");
+  EXPECT_EQ(root_account.exit_code, 1);
+  EXPECT_EQ(root_account.err, both.err);
+  EXPECT_EQ(update("root", "QOS=special").exit_code, 0);
+  EXPECT_EQ(update("root", "QOS=normal").exit_code, 0);
+  std::string shown = Show(id);
+  EXPECT_EQ(ScontrolField(shown, "Account"), "lab1");
+  EXPECT_EQ(ScontrolField(shown, "QOS"), "normal");
+  EXPECT_EQ(ScontrolField(shown, "TimeLimit"), "00:05:00");
+
+  // Released, it runs charged to its own account, which then stays.
+  ASSERT_EQ(cluster_->RunAs(kAlice, absl::StrCat("scontrol release ", id)).exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return ScontrolField(Show(id), "JobState") == "RUNNING"; }));
+  const CommandResult running = update(kAlice, "Account=lab1");
+  EXPECT_EQ(running.exit_code, 1);
+  EXPECT_EQ(running.err, absl::StrCat("Job is no longer pending execution for job ", id, "\n"));
+  EXPECT_EQ(ScontrolField(Show(id), "Account"), "lab1");
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
 // Item 10: a Latin-1 "# café" used to fail with a protobuf log line and an
 // empty "Batch job submission failed: ".
 TEST_F(SecurityTest, NonUtf8ScriptNameAndCommentAreTakenAsBytes) {
