@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,18 +47,26 @@ class SecurityTest : public ::testing::Test {
                             grpc::InsecureChannelCredentials()));
   }
 
-  // A raw GetJobs as `user`, with a credential minted by that user (what a
+  // A raw call as `user`, with a credential minted by that user (what a
   // hostile user can do with their own munge credential and a gRPC client).
-  grpc::Status GetJobsAs(const std::string& user, const v1::GetJobsRequest& request,
-                         v1::GetJobsReply* reply) {
+  grpc::Status CallAs(const std::string& user,
+                      const std::function<grpc::Status(grpc::ClientContext*)>& call) {
+    const std::string mint = absl::StrCat("munge -n -S ", munge_socket_);
     const CommandResult cred =
-        RunShell(absl::StrCat("runuser -u ", user, " -- munge -n -S ", munge_socket_));
+        RunShell(user == "root" ? mint : absl::StrCat("runuser -u ", user, " -- ", mint));
     EXPECT_EQ(cred.exit_code, 0) << cred.err;
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     context.AddMetadata(kCredentialMetadataKey,
                         std::string(absl::StripTrailingAsciiWhitespace(cred.out)));
-    return stub_->GetJobs(&context, request, reply);
+    return call(&context);
+  }
+
+  grpc::Status GetJobsAs(const std::string& user, const v1::GetJobsRequest& request,
+                         v1::GetJobsReply* reply) {
+    return CallAs(user, [&](grpc::ClientContext* context) {
+      return stub_->GetJobs(context, request, reply);
+    });
   }
 
   uint64_t SubmitAs(const std::string& user, const std::string& args) {
@@ -91,12 +100,61 @@ TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
   ASSERT_EQ(as_bob.jobs_size(), 1);  // without PrivateData the job itself is visible
   EXPECT_EQ(as_bob.jobs(0).spec().script(), "");
   EXPECT_EQ(as_bob.jobs(0).spec().environment_size(), 0);
+  // Issue 32: --export's list carried the values (export_mode) to everyone.
+  EXPECT_EQ(as_bob.jobs(0).spec().export_mode(), "");
+  EXPECT_EQ(as_bob.jobs(0).spec().submit_dir(), "");
+  // What Slurm shows everyone of another user's job stays.
+  EXPECT_EQ(as_bob.jobs(0).spec().command(), "(wrap)");
+  EXPECT_EQ(as_bob.jobs(0).user_name(), kAlice);
+  EXPECT_FALSE(as_bob.jobs(0).spec().work_dir().empty());
+  // No field of any reply another user gets carries the secret: by id, with
+  // details, listed (squeue's summary), in accounting (sacct) and steps.
+  auto carries_secret = [](const google::protobuf::Message& reply) {
+    return reply.SerializeAsString().find("hunter2") != std::string::npos;
+  };
+  EXPECT_FALSE(carries_secret(as_bob));
+  v1::GetJobsRequest detailed = request;
+  detailed.set_with_details(true);
+  v1::GetJobsReply detailed_as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, detailed, &detailed_as_bob).ok());
+  EXPECT_FALSE(carries_secret(detailed_as_bob));
+  v1::GetJobsRequest listed;
+  listed.set_summary(true);
+  v1::GetJobsReply listed_as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, listed, &listed_as_bob).ok());
+  EXPECT_EQ(listed_as_bob.jobs_size(), 1);
+  EXPECT_FALSE(carries_secret(listed_as_bob));
+  v1::GetAccountingRequest accounting;
+  v1::AcctJobSelector* selector = accounting.add_jobs();
+  selector->set_job_id(id);
+  selector->set_array_task_id(-1);
+  v1::GetAccountingReply accounting_as_bob;
+  ASSERT_TRUE(CallAs(kBob, [&](grpc::ClientContext* context) {
+                return stub_->GetAccounting(context, accounting, &accounting_as_bob);
+              }).ok());
+  EXPECT_EQ(accounting_as_bob.jobs_size(), 1);
+  EXPECT_FALSE(carries_secret(accounting_as_bob));
+  v1::GetStepsReply steps_as_bob;
+  ASSERT_TRUE(CallAs(kBob, [&](grpc::ClientContext* context) {
+                return stub_->GetSteps(context, v1::GetStepsRequest(), &steps_as_bob);
+              }).ok());
+  EXPECT_FALSE(carries_secret(steps_as_bob));
+  const CommandResult shown = cluster_->RunAs(kBob, absl::StrCat("scontrol show job ", id));
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out.find("hunter2"), std::string::npos);
+  const CommandResult json = cluster_->RunAs(kBob, absl::StrCat("scontrol --json show job ", id));
+  EXPECT_EQ(json.out.find("hunter2"), std::string::npos);
 
   v1::GetJobsReply as_alice;
   ASSERT_TRUE(GetJobsAs(kAlice, request, &as_alice).ok());
   ASSERT_EQ(as_alice.jobs_size(), 1);
   EXPECT_NE(as_alice.jobs(0).spec().script().find("top-secret-step"), std::string::npos);
   EXPECT_EQ(as_alice.jobs(0).spec().environment().at("API_TOKEN"), "hunter2");
+  EXPECT_EQ(as_alice.jobs(0).spec().export_mode(), "ALL,API_TOKEN=hunter2");
+  // Operators (root) get it too.
+  v1::GetJobsReply as_root;
+  ASSERT_TRUE(GetJobsAs("root", request, &as_root).ok());
+  EXPECT_EQ(as_root.jobs(0).spec().export_mode(), "ALL,API_TOKEN=hunter2");
 
   // Nobody gets them without asking (squeue and scontrol show job do not).
   request.set_with_script(false);
