@@ -821,6 +821,33 @@ TEST_F(LifecycleTest, UpdatesGoThroughTheAssociationAndQosChecks) {
   EXPECT_EQ(update_as(true, to_lab3).message(), "Job is no longer pending execution");
 }
 
+// Slurm's PARTITION_SUBMIT: a DRAIN or INACTIVE partition takes no new job,
+// by submission or by update, for operators too; a job already there stays.
+TEST_F(LifecycleTest, NoUpdateMovesAJobIntoAPartitionThatTakesNone) {
+  PartitionConfig drained;
+  drained.name = "drained";
+  drained.nodes = {"n1", "n2"};
+  drained.state = "DRAIN";
+  config_.partitions.push_back(drained);
+  Reset();
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t id = Submit(held);
+  SubmitRequest there = held;
+  there.partition = "drained";
+  const std::string refused = "Required partition not available (inactive or drain)";
+  EXPECT_EQ(core_->Admit(there, now_).status().message(), refused);
+  JobUpdate move;
+  move.job_id = id;
+  move.partition = "drained";
+  EXPECT_EQ(core_->Update({1001, 1001}, false, move, now_).status().message(), refused);
+  EXPECT_EQ(core_->Update({0, 0}, true, move, now_).status().message(), refused);
+  JobUpdate same;
+  same.job_id = id;
+  same.partition = "debug";
+  EXPECT_TRUE(core_->Update({1001, 1001}, false, same, now_).ok());
+}
+
 TEST_F(LifecycleTest, AGresTypeNoNodeHasIsRefused) {
   SubmitRequest typed = Request();
   typed.gres = {"gpu:abc"};  // type abc, count 1; used to read as zero GPUs
