@@ -143,6 +143,8 @@ TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_EQ(shown.out.find("hunter2"), std::string::npos);
   const CommandResult json = cluster_->RunAs(kBob, absl::StrCat("scontrol --json show job ", id));
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(kAlice), std::string::npos) << json.out;
   EXPECT_EQ(json.out.find("hunter2"), std::string::npos);
 
   v1::GetJobsReply as_alice;
