@@ -81,12 +81,19 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
   }
 }
 
+void SubmitCounts::Add(const AccountPolicy& policy, const std::string& account,
+                       const std::string& user, int64_t n) {
+  by_assoc[AssocCountKey(account, user)] += n;
+  for (const std::string& up : policy.Lineage(account)) by_account[up] += n;
+}
+
 absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64_t admitting,
-                              const SubmitCounts& counts) {
+                              const SubmitCounts& counts, AssocChecks checks) {
   if (!policy.enforce.associations) return absl::OkStatus();
   const UserAssoc* assoc = policy.Find(job.user_name, job.account, job.request.partition);
   if (assoc == nullptr)
     return Invalid("Invalid account or account/partition combination specified");
+  if (checks == AssocChecks::kExistence) return absl::OkStatus();
   if (policy.enforce.qos &&
       std::find(assoc->qos.begin(), assoc->qos.end(), job.qos) == assoc->qos.end()) {
     return Invalid("Invalid qos specification");
@@ -124,10 +131,7 @@ absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64
 
 SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const Job*>& live) {
   SubmitCounts out;
-  for (const Job* job : live) {
-    ++out.by_assoc[AssocCountKey(job->account, job->user_name)];
-    for (const std::string& account : policy.Lineage(job->account)) ++out.by_account[account];
-  }
+  for (const Job* job : live) out.Add(policy, job->account, job->user_name, 1);
   return out;
 }
 

@@ -104,9 +104,17 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
 struct SubmitCounts {
   std::map<std::string, int64_t> by_assoc;    // "account|user"
   std::map<std::string, int64_t> by_account;  // the account's subtree
+  // `n` more jobs of `user` in `account` (and so in its ancestors).
+  void Add(const AccountPolicy& policy, const std::string& account, const std::string& user,
+           int64_t n);
 };
+// What CheckAssociation checks: everything (a submission, a user's update of
+// their job), or only that the association exists (an operator's update: Slurm
+// lets operators past the association's QOS list and limits, never past a
+// missing association; _update_job's `operator`).
+enum class AssocChecks { kAll, kExistence };
 absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64_t admitting,
-                              const SubmitCounts& counts);
+                              const SubmitCounts& counts, AssocChecks checks = AssocChecks::kAll);
 
 // The counts CheckAssociation needs, from the jobs not yet final.
 SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const Job*>& live);

@@ -105,6 +105,21 @@ TEST(AccountPolicy, SubmitLimitsRefuseWithSlurmsPolicyMessage) {
   EXPECT_EQ(CheckAssociation(policy, AliceJob(), 1, counts).message(), violation);
 }
 
+// An operator's update (scontrol update as root, SlurmUser or an admin) needs
+// the association to exist, and nothing more: Slurm's _update_job.
+TEST(AccountPolicy, AnOperatorsUpdateNeedsOnlyTheAssociation) {
+  AccountPolicy policy = LabPolicy();
+  Job high_and_long = AliceJob();
+  high_and_long.qos = "high";
+  high_and_long.request.time_limit = kUnlimited;
+  EXPECT_EQ(CheckAssociation(policy, high_and_long, 1, {}).message(), "Invalid qos specification");
+  EXPECT_TRUE(CheckAssociation(policy, high_and_long, 1, {}, AssocChecks::kExistence).ok());
+  Job other_account = AliceJob();
+  other_account.account = "physics";
+  EXPECT_EQ(CheckAssociation(policy, other_account, 1, {}, AssocChecks::kExistence).message(),
+            "Invalid account or account/partition combination specified");
+}
+
 TEST(AccountPolicy, CountsEveryAncestorOfAJobsAccount) {
   AccountPolicy policy = LabPolicy();
   Job a = AliceJob();

@@ -1,6 +1,8 @@
 #include "ctld/rpc/job_convert.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -162,7 +164,58 @@ absl::StatusOr<JobState> FromProtoState(v1::JobState state) {
   }
 }
 
-void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoDetail detail) {
+namespace {
+
+// What Slurm shows every user of another user's job (its job info RPC, which
+// scontrol show job and squeue print; PrivateData=jobs hides whole jobs
+// instead). Slurm also shows the command's arguments; Skiff keeps them with
+// the script, for the owner.
+// clang-format off
+constexpr const char* kPublicSpecFields[] = {
+    "name", "partition", "account", "qos", "comment", "command", "work_dir", "submit_host",
+    "stdout_pattern", "stderr_pattern", "stdin_path", "mail_type", "mail_user",
+    "min_nodes", "max_nodes", "ntasks", "ntasks_per_node", "cpus_per_task", "mem_per_node_mb",
+    "mem_per_cpu_mb", "mem_per_gpu_mb", "gres", "gpus", "gpus_per_node", "exclusive",
+    "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
+    "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
+    "interactive", "warn_signal", "warn_time", "warn_batch_only"};
+// clang-format on
+
+const std::vector<const google::protobuf::FieldDescriptor*>& PrivateSpecFieldDescriptors() {
+  static const auto* const fields = [] {
+    auto* out = new std::vector<const google::protobuf::FieldDescriptor*>;
+    const google::protobuf::Descriptor* spec = v1::JobSpec::descriptor();
+    for (int i = 0; i < spec->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = spec->field(i);
+      if (std::find(std::begin(kPublicSpecFields), std::end(kPublicSpecFields), field->name()) ==
+          std::end(kPublicSpecFields)) {
+        out->push_back(field);
+      }
+    }
+    return out;
+  }();
+  return *fields;
+}
+
+}  // namespace
+
+std::vector<std::string> PrivateSpecFields() {
+  std::vector<std::string> names;
+  for (const google::protobuf::FieldDescriptor* field : PrivateSpecFieldDescriptors()) {
+    names.push_back(field->name());
+  }
+  return names;
+}
+
+void WithholdPrivateSpecFields(v1::JobSpec* spec) {
+  const google::protobuf::Reflection* reflection = spec->GetReflection();
+  for (const google::protobuf::FieldDescriptor* field : PrivateSpecFieldDescriptors()) {
+    reflection->ClearField(spec, field);
+  }
+}
+
+void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader reader,
+               JobInfoDetail detail) {
   const bool whole = detail == JobInfoDetail::kWhole;
   out->set_job_id(job.id);
   if (whole) out->mutable_spec()->ParseFromString(job.spec_blob);
@@ -254,6 +307,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoDetail deta
     out->set_sched_nodes(job.sched_nodes);
   }
   out->set_now(now);
+  if (reader == JobInfoReader::kOtherUser) WithholdPrivateSpecFields(out->mutable_spec());
 }
 
 }  // namespace skiff

@@ -229,7 +229,7 @@ TEST(JobToInfo, CarriesStateNodesAndExpandedPaths) {
   job->nodes = {"n1"};
   job->cpus_per_node = 1;
   v1::JobInfo info;
-  JobToInfo(*job, 100, &info);
+  JobToInfo(*job, 100, &info, JobInfoReader::kOwnerOrOperator);
   EXPECT_EQ(info.job_id(), 12u);
   EXPECT_EQ(info.state(), v1::RUNNING);
   EXPECT_EQ(info.stdout_path(), "/tmp/slurm-12.out");
@@ -251,8 +251,8 @@ TEST(JobToInfo, ASummaryIsTheWholeInfoWithoutTheStoredSpecPathsAndFactors) {
   job->factors.age = 7;
   job->expected_start = 500;
   v1::JobInfo whole, summary;
-  JobToInfo(*job, 100, &whole);
-  JobToInfo(*job, 100, &summary, JobInfoDetail::kSummary);
+  JobToInfo(*job, 100, &whole, JobInfoReader::kOwnerOrOperator);
+  JobToInfo(*job, 100, &summary, JobInfoReader::kOwnerOrOperator, JobInfoDetail::kSummary);
   EXPECT_EQ(whole.stdout_path(), "/tmp/out-12.txt");
   EXPECT_EQ(whole.spec().work_dir(), "/tmp");
   EXPECT_EQ(whole.priority_factors().age(), 7);
@@ -274,6 +274,51 @@ TEST(JobToInfo, ASummaryIsTheWholeInfoWithoutTheStoredSpecPathsAndFactors) {
   whole.clear_priority_factors();
   whole.clear_node_resources();
   EXPECT_EQ(whole.SerializeAsString(), summary.SerializeAsString());
+}
+
+// Issue 32: --export=VAR=value values reached every user in the spec's
+// export_mode, although the environment itself was withheld.
+TEST(JobToInfo, AnotherUserGetsOnlyWhatSlurmShowsEveryone) {
+  v1::JobSpec spec = Spec();
+  spec.set_name("sim");
+  spec.set_command("/home/alice/sim.sh");
+  spec.set_stdout_pattern("out-%j.txt");
+  spec.set_export_mode("ALL,API_TOKEN=hunter2");
+  spec.set_submit_dir("/home/alice/secret-project");
+  spec.set_open_mode("append");
+  spec.set_mail_user("alice@lab");
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok());
+  job->id = 12;
+  for (const JobInfoDetail detail : {JobInfoDetail::kWhole, JobInfoDetail::kSummary}) {
+    v1::JobInfo theirs;
+    JobToInfo(*job, 100, &theirs, JobInfoReader::kOtherUser, detail);
+    EXPECT_EQ(theirs.spec().export_mode(), "");
+    EXPECT_EQ(theirs.spec().submit_dir(), "");
+    EXPECT_EQ(theirs.spec().open_mode(), "");
+    EXPECT_EQ(theirs.spec().script(), "");
+    EXPECT_EQ(theirs.spec().environment_size(), 0);
+    EXPECT_EQ(theirs.spec().name(), "sim");
+    EXPECT_EQ(theirs.user_name(), "alice");
+    if (detail == JobInfoDetail::kSummary) continue;
+    // What scontrol show job prints for everyone stays.
+    EXPECT_EQ(theirs.spec().command(), "/home/alice/sim.sh");
+    EXPECT_EQ(theirs.spec().work_dir(), "/tmp");
+    EXPECT_EQ(theirs.spec().mail_user(), "alice@lab");
+    EXPECT_EQ(theirs.stdout_path(), "/tmp/out-12.txt");
+  }
+  v1::JobInfo mine;
+  JobToInfo(*job, 100, &mine, JobInfoReader::kOwnerOrOperator);
+  EXPECT_EQ(mine.spec().export_mode(), "ALL,API_TOKEN=hunter2");
+  EXPECT_EQ(mine.spec().submit_dir(), "/home/alice/secret-project");
+}
+
+// A field added to JobSpec is private until it is put on the public list; this
+// list changes only with a decision about what Slurm shows everyone.
+TEST(JobToInfo, TheSpecsPrivateFieldsAreTheseAndNewOnes) {
+  EXPECT_EQ(PrivateSpecFields(),
+            (std::vector<std::string>{"script", "argv", "environment", "submit_dir", "export_mode",
+                                      "open_mode"}));
 }
 
 }  // namespace

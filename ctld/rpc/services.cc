@@ -251,9 +251,13 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
            std::find(request->states().begin(), request->states().end(), DisplayState(job)) !=
                request->states().end();
   };
+  // What a user submitted goes only to them and to operators (job_convert.h).
   auto add = [&](const Job& job, JobInfoDetail detail) {
     v1::JobInfo* info = reply->add_jobs();
-    JobToInfo(job, now, info, detail);
+    const JobInfoReader reader = job.uid == caller->uid || privileged
+                                     ? JobInfoReader::kOwnerOrOperator
+                                     : JobInfoReader::kOtherUser;
+    JobToInfo(job, now, info, reader, detail);
     return info;
   };
   if (request->summary()) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -48,18 +49,26 @@ class SecurityTest : public ::testing::Test {
                             grpc::InsecureChannelCredentials()));
   }
 
-  // A raw GetJobs as `user`, with a credential minted by that user (what a
+  // A raw call as `user`, with a credential minted by that user (what a
   // hostile user can do with their own munge credential and a gRPC client).
-  grpc::Status GetJobsAs(const std::string& user, const v1::GetJobsRequest& request,
-                         v1::GetJobsReply* reply) {
+  grpc::Status CallAs(const std::string& user,
+                      const std::function<grpc::Status(grpc::ClientContext*)>& call) {
+    const std::string mint = absl::StrCat("munge -n -S ", munge_socket_);
     const CommandResult cred =
-        RunShell(absl::StrCat("runuser -u ", user, " -- munge -n -S ", munge_socket_));
+        RunShell(user == "root" ? mint : absl::StrCat("runuser -u ", user, " -- ", mint));
     EXPECT_EQ(cred.exit_code, 0) << cred.err;
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     context.AddMetadata(kCredentialMetadataKey,
                         std::string(absl::StripTrailingAsciiWhitespace(cred.out)));
-    return stub_->GetJobs(&context, request, reply);
+    return call(&context);
+  }
+
+  grpc::Status GetJobsAs(const std::string& user, const v1::GetJobsRequest& request,
+                         v1::GetJobsReply* reply) {
+    return CallAs(user, [&](grpc::ClientContext* context) {
+      return stub_->GetJobs(context, request, reply);
+    });
   }
 
   uint64_t SubmitAs(const std::string& user, const std::string& args) {
@@ -132,12 +141,63 @@ TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
   ASSERT_EQ(as_bob.jobs_size(), 1);  // without PrivateData the job itself is visible
   EXPECT_EQ(as_bob.jobs(0).spec().script(), "");
   EXPECT_EQ(as_bob.jobs(0).spec().environment_size(), 0);
+  // Issue 32: --export's list carried the values (export_mode) to everyone.
+  EXPECT_EQ(as_bob.jobs(0).spec().export_mode(), "");
+  EXPECT_EQ(as_bob.jobs(0).spec().submit_dir(), "");
+  // What Slurm shows everyone of another user's job stays.
+  EXPECT_EQ(as_bob.jobs(0).spec().command(), "(wrap)");
+  EXPECT_EQ(as_bob.jobs(0).user_name(), kAlice);
+  EXPECT_FALSE(as_bob.jobs(0).spec().work_dir().empty());
+  // No field of any reply another user gets carries the secret: by id, with
+  // details, listed (squeue's summary), in accounting (sacct) and steps.
+  auto carries_secret = [](const google::protobuf::Message& reply) {
+    return reply.SerializeAsString().find("hunter2") != std::string::npos;
+  };
+  EXPECT_FALSE(carries_secret(as_bob));
+  v1::GetJobsRequest detailed = request;
+  detailed.set_with_details(true);
+  v1::GetJobsReply detailed_as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, detailed, &detailed_as_bob).ok());
+  EXPECT_FALSE(carries_secret(detailed_as_bob));
+  v1::GetJobsRequest listed;
+  listed.set_summary(true);
+  v1::GetJobsReply listed_as_bob;
+  ASSERT_TRUE(GetJobsAs(kBob, listed, &listed_as_bob).ok());
+  EXPECT_EQ(listed_as_bob.jobs_size(), 1);
+  EXPECT_FALSE(carries_secret(listed_as_bob));
+  v1::GetAccountingRequest accounting;
+  v1::AcctJobSelector* selector = accounting.add_jobs();
+  selector->set_job_id(id);
+  selector->set_array_task_id(-1);
+  v1::GetAccountingReply accounting_as_bob;
+  ASSERT_TRUE(CallAs(kBob, [&](grpc::ClientContext* context) {
+                return stub_->GetAccounting(context, accounting, &accounting_as_bob);
+              }).ok());
+  EXPECT_EQ(accounting_as_bob.jobs_size(), 1);
+  EXPECT_FALSE(carries_secret(accounting_as_bob));
+  v1::GetStepsReply steps_as_bob;
+  ASSERT_TRUE(CallAs(kBob, [&](grpc::ClientContext* context) {
+                return stub_->GetSteps(context, v1::GetStepsRequest(), &steps_as_bob);
+              }).ok());
+  EXPECT_FALSE(carries_secret(steps_as_bob));
+  const CommandResult shown = cluster_->RunAs(kBob, absl::StrCat("scontrol show job ", id));
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out.find("hunter2"), std::string::npos);
+  const CommandResult json = cluster_->RunAs(kBob, absl::StrCat("scontrol --json show job ", id));
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find(kAlice), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("hunter2"), std::string::npos);
 
   v1::GetJobsReply as_alice;
   ASSERT_TRUE(GetJobsAs(kAlice, request, &as_alice).ok());
   ASSERT_EQ(as_alice.jobs_size(), 1);
   EXPECT_NE(as_alice.jobs(0).spec().script().find("top-secret-step"), std::string::npos);
   EXPECT_EQ(as_alice.jobs(0).spec().environment().at("API_TOKEN"), "hunter2");
+  EXPECT_EQ(as_alice.jobs(0).spec().export_mode(), "ALL,API_TOKEN=hunter2");
+  // Operators (root) get it too.
+  v1::GetJobsReply as_root;
+  ASSERT_TRUE(GetJobsAs("root", request, &as_root).ok());
+  EXPECT_EQ(as_root.jobs(0).spec().export_mode(), "ALL,API_TOKEN=hunter2");
 
   // Nobody gets them without asking (squeue and scontrol show job do not).
   request.set_with_script(false);
@@ -224,6 +284,76 @@ TEST_F(SecurityTest, UpdateCannotReachWhatSubmissionRefuses) {
       cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", id, " TimeLimit=2")).exit_code,
       0);
   EXPECT_EQ(ScontrolField(Show(id), "TimeLimit"), "00:02:00");
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
+// Issue 32: with associations enforced, sbatch -A lab2 and -q special were
+// refused, but scontrol update Account=lab2 QOS=special of one's own pending
+// job was accepted and the job ran charged to lab2. An update passes
+// admission's association, QOS and limit checks; operators pass all but a
+// missing association, as in Slurm.
+TEST_F(SecurityTest, UpdateCannotReachAnAccountOrQosSubmissionRefuses) {
+  StartCluster("AccountingStorageEnforce=associations,limits,qos\n");
+  if (cluster_ == nullptr) return;
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.out << r.err;
+  };
+  ok("sacctmgr -i add qos special");
+  ok("sacctmgr -i add account lab1");
+  ok("sacctmgr -i add account lab2");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=lab1 qos=normal MaxWall=01:00:00"));
+  ok(absl::StrCat("sacctmgr -i add user ", kBob, " account=lab2 qos=normal,special"));
+  const std::string refused = "sbatch: error: Batch job submission failed: ";
+  const CommandResult lab2 = cluster_->RunAs(kAlice, "sbatch -A lab2 --wrap true");
+  EXPECT_EQ(lab2.exit_code, 1);
+  EXPECT_EQ(lab2.err, refused + "Invalid account or account/partition combination specified\n");
+  const CommandResult special = cluster_->RunAs(kAlice, "sbatch -q special --wrap true");
+  EXPECT_EQ(special.exit_code, 1);
+  EXPECT_EQ(special.err, refused + "Invalid qos specification\n");
+
+  const uint64_t id = SubmitAs(kAlice, "--hold -t 5 --wrap 'sleep 60'");
+  ASSERT_GT(id, 0u);
+  ASSERT_EQ(ScontrolField(Show(id), "Account"), "lab1");
+  auto update = [&](const std::string& user, const std::string& fields) {
+    const std::string command = absl::StrCat("scontrol update JobId=", id, " ", fields);
+    return user == "root" ? cluster_->Run(command) : cluster_->RunAs(user, command);
+  };
+  const CommandResult both = update(kAlice, "Account=lab2 QOS=special");
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.err, absl::StrCat("Invalid account or account/partition combination specified "
+                                   "for job ",
+                                   id, "\n"));
+  const CommandResult account = update(kAlice, "Account=lab2");
+  EXPECT_EQ(account.exit_code, 1);
+  EXPECT_EQ(account.err, both.err);
+  const CommandResult qos = update(kAlice, "QOS=special");
+  EXPECT_EQ(qos.exit_code, 1);
+  EXPECT_EQ(qos.err, absl::StrCat("Invalid qos specification for job ", id, "\n"));
+  const CommandResult wall = update(kAlice, "TimeLimit=2:00:00");  // MaxWall is an hour
+  EXPECT_EQ(wall.exit_code, 1);
+  EXPECT_EQ(wall.err, absl::StrCat("Job violates accounting/QOS policy (job submit limit, "
+                                   "user's size and/or time limits) for job ",
+                                   id, "\n"));
+  // Operators pass the QOS list, but a job runs only under an association of
+  // its user.
+  const CommandResult root_account = update("root", "Account=lab2");
+  EXPECT_EQ(root_account.exit_code, 1);
+  EXPECT_EQ(root_account.err, both.err);
+  EXPECT_EQ(update("root", "QOS=special").exit_code, 0);
+  EXPECT_EQ(update("root", "QOS=normal").exit_code, 0);
+  std::string shown = Show(id);
+  EXPECT_EQ(ScontrolField(shown, "Account"), "lab1");
+  EXPECT_EQ(ScontrolField(shown, "QOS"), "normal");
+  EXPECT_EQ(ScontrolField(shown, "TimeLimit"), "00:05:00");
+
+  // Released, it runs charged to its own account, which then stays.
+  ASSERT_EQ(cluster_->RunAs(kAlice, absl::StrCat("scontrol release ", id)).exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return ScontrolField(Show(id), "JobState") == "RUNNING"; }));
+  const CommandResult running = update(kAlice, "Account=lab1");
+  EXPECT_EQ(running.exit_code, 1);
+  EXPECT_EQ(running.err, absl::StrCat("Job is no longer pending execution for job ", id, "\n"));
+  EXPECT_EQ(ScontrolField(Show(id), "Account"), "lab1");
   cluster_->Run(absl::StrCat("scancel ", id));
 }
 

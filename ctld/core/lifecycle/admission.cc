@@ -4,6 +4,10 @@
 #include "ctld/core/lifecycle/admission.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -335,7 +339,121 @@ absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferCon
   return absl::OkStatus();
 }
 
+absl::Status CheckPartitionTakesJobs(const PartitionConfig& partition) {
+  // DOWN accepts jobs and starts none; the scheduler keeps them pending.
+  if (partition.state == "DRAIN" || partition.state == "INACTIVE") {
+    return Invalid("Required partition not available (inactive or drain)");
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// A user's jobs not yet final as MaxSubmitJobsPerUser counts them: by QOS, by
+// partition, and by both (a partition's own QOS counts the user's jobs in the
+// partition as well as those in the QOS).
+class QosSubmitTally {
+ public:
+  void Add(uid_t uid, const std::string& qos, const std::string& partition, int64_t n) {
+    by_qos_[{uid, qos}] += n;
+    by_partition_[{uid, partition}] += n;
+    by_both_[{uid, qos, partition}] += n;
+  }
+  // What counts against `limit_qos` for a job of `uid` in `job_qos` and
+  // `partition`: the user's jobs in limit_qos and, when limit_qos is the
+  // partition's QOS rather than the job's, those in the partition too.
+  int64_t Count(uid_t uid, const std::string& limit_qos, const std::string& job_qos,
+                const std::string& partition) const {
+    const int64_t in_qos = Get(by_qos_, {uid, limit_qos});
+    if (limit_qos == job_qos) return in_qos;
+    return in_qos + Get(by_partition_, {uid, partition}) -
+           Get(by_both_, {uid, limit_qos, partition});
+  }
+
+ private:
+  template <typename Map>
+  static int64_t Get(const Map& map, const typename Map::key_type& key) {
+    auto it = map.find(key);
+    return it == map.end() ? 0 : it->second;
+  }
+  std::map<std::pair<uid_t, std::string>, int64_t> by_qos_;
+  std::map<std::pair<uid_t, std::string>, int64_t> by_partition_;
+  std::map<std::tuple<uid_t, std::string, std::string>, int64_t> by_both_;
+};
+
+constexpr char kPolicyViolation[] =
+    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+
+}  // namespace
+
 // ---------------------------------------------------------------- Lifecycle
+
+absl::Status Lifecycle::CheckPolicy(const std::vector<const Job*>& jobs, size_t each,
+                                    const std::set<uint64_t>& replacing, bool privileged) const {
+  const auto n = static_cast<int64_t>(each);
+  auto counted = [&](uint64_t id, const Job& other) {
+    return !IsFinal(other.state) && replacing.count(id) == 0;
+  };
+  auto find_qos = [&](const std::string& name) -> const Qos* {
+    auto it = std::find_if(qos_.begin(), qos_.end(), [&](const Qos& q) { return q.name == name; });
+    return it == qos_.end() ? nullptr : &*it;
+  };
+  // MaxSubmitJobsPerUser of the job's QOS and of its partition's QOS (a limit:
+  // operators' updates pass it, as Slurm's acct_policy_validate is skipped).
+  const bool submit_limited = std::any_of(
+      qos_.begin(), qos_.end(), [](const Qos& q) { return q.max_submit_jobs_per_user >= 0; });
+  if (submit_limited && !privileged) {
+    // Only the users being checked are counted (the one submitting or
+    // updating): one comparison per job of the table, no map lookups.
+    std::set<uid_t> uids;
+    for (const Job* job : jobs) uids.insert(job->uid);
+    QosSubmitTally tally;
+    for (const auto& [id, other] : jobs_) {
+      if (uids.count(other.uid) != 0 && counted(id, other)) {
+        tally.Add(other.uid, other.qos, other.request.partition, 1);
+      }
+    }
+    for (const auto& [first, r] : reservations_) {
+      if (uids.count(r.uid) != 0) {
+        tally.Add(r.uid, r.qos, r.partition, static_cast<int64_t>(r.count));
+      }
+    }
+    for (const Job* job : jobs) {
+      std::vector<std::string> limited = {job->qos};
+      if (const PartitionConfig* p = config_->FindPartition(job->request.partition);
+          p != nullptr && !p->qos.empty() && p->qos != job->qos) {
+        limited.push_back(p->qos);
+      }
+      for (const std::string& name : limited) {
+        const Qos* qos = find_qos(name);
+        if (qos == nullptr || qos->max_submit_jobs_per_user < 0) continue;
+        if (tally.Count(job->uid, name, job->qos, job->request.partition) + n >
+            qos->max_submit_jobs_per_user) {
+          return absl::InvalidArgumentError(kPolicyViolation);
+        }
+      }
+      tally.Add(job->uid, job->qos, job->request.partition, n);
+    }
+  }
+  if (!account_policy_.enforce.associations) return absl::OkStatus();
+  std::vector<const Job*> live;
+  for (const auto& [id, other] : jobs_) {
+    if (counted(id, other)) live.push_back(&other);
+  }
+  SubmitCounts counts = CountSubmitted(account_policy_, live);
+  for (const auto& [first, r] : reservations_) {
+    counts.Add(account_policy_, r.account, r.user_name, static_cast<int64_t>(r.count));
+  }
+  const AssocChecks checks = privileged ? AssocChecks::kExistence : AssocChecks::kAll;
+  for (const Job* job : jobs) {
+    if (absl::Status s = CheckAssociation(account_policy_, *job, n, counts, checks); !s.ok()) {
+      return s;
+    }
+    counts.Add(account_policy_, job->account, job->user_name, n);
+  }
+  if (privileged) return absl::OkStatus();
+  return CheckBalance(jobs, each, replacing);
+}
 
 absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
   std::vector<std::string> qos_names;
@@ -346,11 +464,8 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   absl::StatusOr<Job> made = JobFromRequest(filled, *config_, nodes_.Capacities(), qos_names);
   if (!made.ok()) return made.status();
   Job job = std::move(*made);
-  // Slurm's partition states: DRAIN and INACTIVE refuse new submissions (DOWN
-  // accepts them and starts none; the scheduler keeps them pending).
-  if (const PartitionConfig* p = config_->FindPartition(job.request.partition);
-      p != nullptr && (p->state == "DRAIN" || p->state == "INACTIVE")) {
-    return absl::InvalidArgumentError("Required partition not available (inactive or drain)");
+  if (const PartitionConfig* p = config_->FindPartition(job.request.partition); p != nullptr) {
+    if (absl::Status s = CheckPartitionTakesJobs(*p); !s.ok()) return s;
   }
   if (absl::Status s = AdmitBurstBuffer(request, settings_.burst_buffer, bb_pools_, job); !s.ok()) {
     return s;
@@ -372,52 +487,7 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
     return absl::ResourceExhaustedError(
         absl::StrCat("Job count limit reached (MaxJobCount=", config_->max_job_count, ")"));
   }
-  // MaxSubmitJobsPerUser of the job's QOS and of its partition's QOS.
-  std::vector<std::string> limited = {job.qos};
-  if (const PartitionConfig* p = config_->FindPartition(job.request.partition);
-      p != nullptr && !p->qos.empty() && p->qos != job.qos) {
-    limited.push_back(p->qos);
-  }
-  for (const std::string& name : limited) {
-    auto qos = std::find_if(qos_.begin(), qos_.end(), [&](const Qos& q) { return q.name == name; });
-    if (qos == qos_.end() || qos->max_submit_jobs_per_user < 0) continue;
-    auto counts = [&](uid_t uid, const std::string& job_qos, const std::string& partition) {
-      return uid == job.uid &&
-             (job_qos == name || (name != job.qos && partition == job.request.partition));
-    };
-    int64_t held = 0;
-    for (const auto& [id, other] : jobs_) {
-      if (!IsFinal(other.state) && counts(other.uid, other.qos, other.request.partition)) ++held;
-    }
-    for (const auto& [first, r] : reservations_) {
-      if (counts(r.uid, r.qos, r.partition)) held += static_cast<int64_t>(r.count);
-    }
-    if (held + static_cast<int64_t>(count) > qos->max_submit_jobs_per_user) {
-      return absl::InvalidArgumentError(
-          "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
-          "limits)");
-    }
-  }
-  if (account_policy_.enforce.associations) {
-    std::vector<const Job*> live;
-    for (const auto& [id, other] : jobs_) {
-      if (!IsFinal(other.state)) live.push_back(&other);
-    }
-    SubmitCounts counts = CountSubmitted(account_policy_, live);
-    for (const auto& [first, r] : reservations_) {
-      const auto n = static_cast<int64_t>(r.count);
-      counts.by_assoc[absl::StrCat(r.account, "|", r.user_name)] += n;
-      for (const std::string& account : account_policy_.Lineage(r.account)) {
-        counts.by_account[account] += n;
-      }
-    }
-    if (absl::Status s =
-            CheckAssociation(account_policy_, job, static_cast<int64_t>(count), counts);
-        !s.ok()) {
-      return s;
-    }
-    if (absl::Status s = CheckBalance(job, count); !s.ok()) return s;
-  }
+  if (absl::Status s = CheckPolicy({&job}, count, {}, /*privileged=*/false); !s.ok()) return s;
   // --deadline: already past, or the time limit cannot fit before it (Slurm's
   // _valid_job_min_mem... job_desc checks: ESLURM_INVALID_TIME_LIMIT).
   if (job.request.deadline != 0 &&

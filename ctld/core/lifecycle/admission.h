@@ -99,6 +99,12 @@ absl::Status ParseConstraint(const std::string& text, JobRequest& request);
 absl::Status CheckPartitionAccess(const Job& job, const PartitionConfig& partition,
                                   bool privileged);
 
+// Slurm's partition states: DRAIN and INACTIVE take no new jobs, by submission
+// or by an update that moves a job there (Slurm's PARTITION_SUBMIT), for
+// operators too. InvalidArgument "Required partition not available (inactive
+// or drain)".
+absl::Status CheckPartitionTakesJobs(const PartitionConfig& partition);
+
 // The checks that need no cluster state: the spec itself, the partition's
 // limits and Allow* lists, QOS names, GPU/memory options, features, time limit,
 // satisfiability on `nodes`. Returns the job (no id yet). A partition list

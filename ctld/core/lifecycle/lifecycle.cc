@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ctld/core/scheduler/priority.h"
@@ -750,6 +752,26 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
   return Close(std::move(effects));
 }
 
+namespace {
+
+// Whether an update from `before` to `after` must pass admission's policy
+// rules again. A user's: when it moves the job (account, QOS, partition) or
+// asks for more (nodes, time); lowering what a job asks for stays possible
+// even for a job already over a limit, as Slurm allows. An operator's: only
+// when it moves the job to another association, which must exist.
+bool NeedsPolicyCheck(const Job& before, const Job& after, bool privileged) {
+  const bool moves =
+      before.account != after.account || before.request.partition != after.request.partition;
+  if (privileged) return moves;
+  const int64_t was = before.request.time_limit;
+  const int64_t now = after.request.time_limit;
+  const bool longer = was != kUnlimited && (now == kUnlimited || now > was);
+  return moves || before.qos != after.qos || after.request.num_nodes > before.request.num_nodes ||
+         longer;
+}
+
+}  // namespace
+
 absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
                                        const JobUpdate& update) const {
   // Every field is checked on a copy; the job changes only when all pass.
@@ -791,7 +813,16 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
     job.request.time_limit = wanted;
   }
   if (update.name.has_value()) job.name = *update.name;
-  if (update.account.has_value()) job.account = *update.account;
+  if (update.account.has_value()) {
+    // As Slurm: a started job's association (and so its charges) is fixed.
+    if (!pending) return not_pending();
+    // As at submit: lower case, and "" is the user's DefaultAccount. The QOS
+    // stays the job's (a non-empty stand-in keeps the default QOS out).
+    std::string account = *update.account;
+    std::string keep_qos = "-";
+    FillAccountDefaults(account_policy_, job.user_name, &account, &keep_qos);
+    job.account = account;
+  }
   if (update.comment.has_value()) job.comment = *update.comment;
   if (update.qos.has_value()) {
     if (!pending) return not_pending();
@@ -802,8 +833,12 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
   }
   if (update.partition.has_value()) {
     if (!pending) return not_pending();
-    if (config_->FindPartition(*update.partition) == nullptr) {
+    const PartitionConfig* partition = config_->FindPartition(*update.partition);
+    if (partition == nullptr) {
       return absl::InvalidArgumentError("Invalid partition name specified");
+    }
+    if (partition->name != current.request.partition) {
+      if (absl::Status s = CheckPartitionTakesJobs(*partition); !s.ok()) return s;
     }
     job.request.partition = *update.partition;
   }
@@ -854,8 +889,9 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
   }
   // What submission checks, checked again for the job as it would become: a
   // user cannot reach by update a partition, QOS, account, size or time limit
-  // that submission refuses. A running job's partition, QOS and size cannot
-  // change, so only its time limit and account are rechecked then.
+  // that submission refuses. A running job's partition, QOS, account and size
+  // cannot change, so only its time limit is rechecked then. (The rules that
+  // need the job table, the association's among them, are Update's.)
   const bool reshapes =
       update.partition || update.qos || update.account || update.min_nodes || update.time_limit;
   if (reshapes && !privileged) {
@@ -967,6 +1003,20 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
   if (changed.empty()) {
     return first_refusal.ok() ? absl::FailedPreconditionError("Job has already finished")
                               : first_refusal;
+  }
+  // The association, QOS and limit rules of admission (AccountingStorageEnforce),
+  // for every changed job at once: an array moved to another account counts
+  // all its tasks there. Only jobs the update takes further are checked.
+  std::vector<const Job*> checked;
+  std::set<uint64_t> replacing;
+  for (const Job& job : changed) {
+    if (NeedsPolicyCheck(*Find(job.id), job, privileged)) {
+      checked.push_back(&job);
+      replacing.insert(job.id);
+    }
+  }
+  if (!checked.empty()) {
+    if (absl::Status s = CheckPolicy(checked, 1, replacing, privileged); !s.ok()) return s;
   }
   Begin();
   for (Job& job : changed) {

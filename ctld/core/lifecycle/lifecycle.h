@@ -171,8 +171,9 @@ class Lifecycle {
     double used = 0;    // ended runs of the subtree
     double held = 0;    // the maximum cost of the subtree's jobs not yet ended
   };
-  // Per account (its subtree) and per "account|user" (its own jobs).
-  std::map<std::string, Balance> Balances() const;
+  // Per account (its subtree) and per "account|user" (its own jobs). The jobs
+  // in `leaving` (an update's jobs, before it) hold nothing.
+  std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
   const std::map<std::string, double>& bank_used() const { return bank_used_; }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
@@ -384,9 +385,22 @@ class Lifecycle {
   // Charges the account the run that just gave its resources back (its
   // actual cost, never above what it held), in the event's rows.
   void ChargeRun(const Job& job, int64_t now, Effects& effects);
-  // With AccountingStorageEnforce=safe: refuses `count` jobs like `job` whose
-  // maximum cost does not fit what the account subtree has left.
-  absl::Status CheckBalance(const Job& job, size_t count) const;
+  // With AccountingStorageEnforce=safe: refuses `jobs` (each `each` times, in
+  // order, each held with those before it) when the maximum cost does not fit
+  // what an account subtree has left; `replacing` as for CheckPolicy.
+  absl::Status CheckBalance(const std::vector<const Job*>& jobs, size_t each,
+                            const std::set<uint64_t>& replacing) const;
+  // The admission rules that need the job table, the QOS and the accounts
+  // (admission.cc), shared by Admit and Update so that an update cannot reach
+  // what a submission is refused: MaxSubmitJobsPerUser of each job's QOS and of
+  // its partition's QOS, the association with its QOS list and limits
+  // (AccountingStorageEnforce), and with `safe` the service units left. `jobs`
+  // are checked in order, `each` times each (an array's tasks), each counted
+  // with those before it; the current versions of the jobs in `replacing` (an
+  // update's jobs, before it) are not counted. `privileged`: an operator's
+  // update, which Slurm lets past all but a missing association.
+  absl::Status CheckPolicy(const std::vector<const Job*>& jobs, size_t each,
+                           const std::set<uint64_t>& replacing, bool privileged) const;
   // The scheduler's billing inputs (used per account, each job's maximum cost),
   // when some account has a billing limit.
   void FillBilling(CtldSchedulerInputs& inputs) const;

@@ -82,7 +82,8 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   effects.records.push_back({kBankKind, key, absl::StrFormat("%.6f", used)});
 }
 
-std::map<std::string, Lifecycle::Balance> Lifecycle::Balances() const {
+std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
+    const std::set<uint64_t>& leaving) const {
   std::map<std::string, Balance> out;
   for (const auto& [name, account] : account_policy_.accounts) {
     out[name].limit = account.grp_billing_mins;
@@ -101,7 +102,7 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances() const {
     add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, 0);
   }
   for (const auto& [id, job] : jobs_) {
-    if (IsFinal(job.state) || job.account.empty()) continue;
+    if (IsFinal(job.state) || job.account.empty() || leaving.count(id) != 0) continue;
     // Running jobs hold their maximum cost; pending ones too when `safe`
     // admitted them against it.
     if (Running(job) || (job.state == JobState::kPending && account_policy_.enforce.safe)) {
@@ -132,33 +133,45 @@ void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
   for (const Job* job : inputs.pending) inputs.max_cost[job->id] = MaxCost(*job);
 }
 
-absl::Status Lifecycle::CheckBalance(const Job& job, size_t count) const {
+absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t each,
+                                     const std::set<uint64_t>& replacing) const {
   if (!account_policy_.enforce.safe) return absl::OkStatus();
-  const double cost = MaxCost(job) * static_cast<double>(count);
-  std::map<std::string, Balance> balances;  // computed once, only when a limit applies
+  // Computed once, when the first limited account is met. Until then no job
+  // checked had a limited account above it, so what they hold changes no
+  // balance that a later job is checked against.
+  std::map<std::string, Balance> balances;
   bool computed = false;
-  for (const std::string& account : account_policy_.Lineage(job.account)) {
-    auto policy = account_policy_.accounts.find(account);
-    if (policy == account_policy_.accounts.end() || policy->second.grp_billing_mins < 0) continue;
-    if (!computed) {
-      balances = Balances();
-      // Admissions not yet inserted hold too.
-      for (const auto& [first, r] : reservations_) {
-        for (const std::string& up : account_policy_.Lineage(r.account))
-          balances[up].held += r.cost;
+  for (const Job* job : jobs) {
+    const double cost = MaxCost(*job) * static_cast<double>(each);
+    const std::vector<std::string> lineage = account_policy_.Lineage(job->account);
+    for (const std::string& account : lineage) {
+      auto policy = account_policy_.accounts.find(account);
+      if (policy == account_policy_.accounts.end() || policy->second.grp_billing_mins < 0) {
+        continue;
       }
-      computed = true;
+      if (!computed) {
+        balances = Balances(replacing);
+        // Admissions not yet inserted hold too.
+        for (const auto& [first, r] : reservations_) {
+          for (const std::string& up : account_policy_.Lineage(r.account))
+            balances[up].held += r.cost;
+        }
+        computed = true;
+      }
+      const Balance& b = balances[account];
+      const double left = b.limit - b.used - b.held;
+      if (cost > left) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+            "limits): AssocGrpBillingMinutes: account ",
+            account, " has ", Units(std::max(0.0, left)), " of ", Units(b.limit),
+            " billing-minutes left (used ", Units(b.used), ", held by jobs ", Units(b.held),
+            "); this job may use ",
+            std::isinf(cost) ? std::string("unlimited (no time limit)") : Units(cost)));
+      }
     }
-    const Balance& b = balances[account];
-    const double left = b.limit - b.used - b.held;
-    if (cost > left) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
-          "limits): AssocGrpBillingMinutes: account ",
-          account, " has ", Units(std::max(0.0, left)), " of ", Units(b.limit),
-          " billing-minutes left (used ", Units(b.used), ", held by jobs ", Units(b.held),
-          "); this job may use ",
-          std::isinf(cost) ? std::string("unlimited (no time limit)") : Units(cost)));
+    if (computed) {
+      for (const std::string& up : lineage) balances[up].held += cost;
     }
   }
   return absl::OkStatus();

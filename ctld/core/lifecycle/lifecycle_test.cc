@@ -704,6 +704,150 @@ TEST_F(LifecycleTest, UpdatesGoThroughTheSubmitChecks) {
   EXPECT_EQ(store_[id].request.partition, "vip");
 }
 
+// Issue 32: with AccountingStorageEnforce=associations,limits,qos, sbatch -A
+// lab2 and -q special were refused but scontrol update Account=lab2
+// QOS=special on one's own pending job was accepted, and the job ran charged
+// to lab2. An update goes through admission's association, QOS and limit rules.
+TEST_F(LifecycleTest, UpdatesGoThroughTheAssociationAndQosChecks) {
+  Qos special{"special"};
+  Qos small{"small"};
+  small.max_submit_jobs_per_user = 1;
+  core_->SetQos({Qos{"normal"}, special, small});
+  AccountPolicy policy;
+  policy.enforce = *ParseEnforcement("associations,limits,qos");
+  policy.accounts["root"] = AccountAssoc{};
+  for (const char* name : {"lab1", "lab2", "lab3"}) policy.accounts[name].parent = "root";
+  policy.accounts["lab3"].grp_submit_jobs = 2;
+  UserAssoc alice_lab1;
+  alice_lab1.account = "lab1";
+  alice_lab1.user = "alice";
+  alice_lab1.qos = {"normal", "small"};
+  alice_lab1.max_wall = 3600;
+  UserAssoc alice_lab3 = alice_lab1;
+  alice_lab3.account = "lab3";
+  UserAssoc bob_lab2;
+  bob_lab2.account = "lab2";
+  bob_lab2.user = "bob";
+  bob_lab2.qos = {"normal", "special"};
+  policy.users = {alice_lab1, alice_lab3, bob_lab2};
+  policy.default_account["alice"] = "lab1";
+  core_->SetAccountPolicy(policy);
+
+  SubmitRequest held = Request();
+  held.hold = true;
+  held.account = "lab1";
+  SubmitRequest lab2 = held;
+  lab2.account = "lab2";
+  EXPECT_EQ(core_->Admit(lab2, now_).status().message(),
+            "Invalid account or account/partition combination specified");
+  SubmitRequest qos_special = held;
+  qos_special.qos = "special";
+  EXPECT_EQ(core_->Admit(qos_special, now_).status().message(), "Invalid qos specification");
+
+  const uint64_t id = Submit(held);
+  const std::string before = Fingerprint(*core_);
+  auto update_as = [&](bool privileged, JobUpdate update) {
+    update.job_id = update.job_id != 0 ? update.job_id : id;
+    absl::StatusOr<Effects> effects =
+        core_->Update({privileged ? 0u : 1001u, 1001}, privileged, update, now_);
+    if (effects.ok()) Store(std::move(effects));
+    return effects.status();
+  };
+  JobUpdate to_lab2;
+  to_lab2.account = "lab2";
+  EXPECT_EQ(update_as(false, to_lab2).message(),
+            "Invalid account or account/partition combination specified");
+  JobUpdate to_special;
+  to_special.qos = "special";
+  EXPECT_EQ(update_as(false, to_special).message(), "Invalid qos specification");
+  JobUpdate both = to_lab2;
+  both.qos = "special";
+  EXPECT_EQ(update_as(false, both).message(),
+            "Invalid account or account/partition combination specified");
+  const std::string violation =
+      "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+  JobUpdate past_max_wall;
+  past_max_wall.time_limit = 7200;  // the association's MaxWall is an hour
+  EXPECT_EQ(update_as(false, past_max_wall).message(), violation);
+  EXPECT_EQ(Fingerprint(*core_), before);
+  EXPECT_EQ(core_->Find(id)->account, "lab1");
+  EXPECT_EQ(core_->Find(id)->qos, "normal");
+
+  // Within the association a user may move the job: account names in any
+  // case, as at submit.
+  JobUpdate to_lab3;
+  to_lab3.account = "LAB3";
+  ASSERT_TRUE(update_as(false, to_lab3).ok());
+  EXPECT_EQ(store_[id].account, "lab3");
+  JobUpdate back;
+  back.account = "lab1";
+  ASSERT_TRUE(update_as(false, back).ok());
+
+  // MaxSubmitJobsPerUser of the QOS an update moves a job into.
+  const uint64_t other = Submit(held);
+  JobUpdate to_small;
+  to_small.qos = "small";
+  ASSERT_TRUE(update_as(false, to_small).ok());
+  to_small.job_id = other;
+  EXPECT_EQ(update_as(false, to_small).message(), violation);
+
+  // An array moved to another account counts every task there (GrpSubmitJobs=2).
+  SubmitRequest array = held;
+  array.array = "1-3";
+  const uint64_t array_id = Submit(array);
+  JobUpdate array_to_lab3;
+  array_to_lab3.job_id = array_id;
+  array_to_lab3.account = "lab3";
+  EXPECT_EQ(update_as(false, array_to_lab3).message(), violation);
+  EXPECT_EQ(core_->Find(array_id + 2)->account, "lab1");
+
+  // Operators pass the QOS list and the limits, never a missing association.
+  EXPECT_TRUE(update_as(true, to_special).ok());
+  EXPECT_EQ(store_[id].qos, "special");
+  EXPECT_TRUE(update_as(true, past_max_wall).ok());
+  EXPECT_EQ(update_as(true, to_lab2).message(),
+            "Invalid account or account/partition combination specified");
+  EXPECT_EQ(store_[id].account, "lab1");
+
+  // A started job's account is fixed, as in Slurm.
+  JobUpdate release;
+  release.held = false;
+  release.time_limit = 600;
+  release.qos = "normal";
+  ASSERT_TRUE(update_as(true, release).ok());
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  EXPECT_EQ(update_as(false, to_lab3).message(), "Job is no longer pending execution");
+  EXPECT_EQ(update_as(true, to_lab3).message(), "Job is no longer pending execution");
+}
+
+// Slurm's PARTITION_SUBMIT: a DRAIN or INACTIVE partition takes no new job,
+// by submission or by update, for operators too; a job already there stays.
+TEST_F(LifecycleTest, NoUpdateMovesAJobIntoAPartitionThatTakesNone) {
+  PartitionConfig drained;
+  drained.name = "drained";
+  drained.nodes = {"n1", "n2"};
+  drained.state = "DRAIN";
+  config_.partitions.push_back(drained);
+  Reset();
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t id = Submit(held);
+  SubmitRequest there = held;
+  there.partition = "drained";
+  const std::string refused = "Required partition not available (inactive or drain)";
+  EXPECT_EQ(core_->Admit(there, now_).status().message(), refused);
+  JobUpdate move;
+  move.job_id = id;
+  move.partition = "drained";
+  EXPECT_EQ(core_->Update({1001, 1001}, false, move, now_).status().message(), refused);
+  EXPECT_EQ(core_->Update({0, 0}, true, move, now_).status().message(), refused);
+  JobUpdate same;
+  same.job_id = id;
+  same.partition = "debug";
+  EXPECT_TRUE(core_->Update({1001, 1001}, false, same, now_).ok());
+}
+
 TEST_F(LifecycleTest, AGresTypeNoNodeHasIsRefused) {
   SubmitRequest typed = Request();
   typed.gres = {"gpu:abc"};  // type abc, count 1; used to read as zero GPUs
