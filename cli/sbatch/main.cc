@@ -1,4 +1,5 @@
 // sbatch: submit a batch script, as Slurm's sbatch.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,9 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -106,6 +105,30 @@ int WaitForJob(skiff::CtldClient& client, uint64_t job_id) {
 
 }  // namespace
 
+// The batch script named on the command line. read(2), not a stream: a
+// stream's buffer throws on a read error (a directory), and every failure must
+// be a message and an exit code.
+absl::StatusOr<std::string> ReadScriptFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::FailedPreconditionError(absl::StrCat("Unable to open file ", path));
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return absl::FailedPreconditionError(
+          absl::StrCat("Unable to read file ", path, ": ", strerror(err)));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
+}
+
 int main(int argc, char** argv) {
   absl::StatusOr<skiff::SbatchCommandLine> command_line =
       skiff::ParseSbatchCommandLine(std::vector<std::string>(argv + 1, argv + argc));
@@ -123,12 +146,9 @@ int main(int argc, char** argv) {
   if (command_line->options.wrap) {
     script = skiff::WrapScript(*command_line->options.wrap);
   } else if (!command_line->script_path.empty()) {
-    std::ifstream file(command_line->script_path, std::ios::binary);
-    if (!file) {
-      return Fail(absl::FailedPreconditionError(
-          absl::StrCat("Unable to open file ", command_line->script_path)));
-    }
-    script.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    absl::StatusOr<std::string> read = ReadScriptFile(command_line->script_path);
+    if (!read.ok()) return Fail(read.status());
+    script = *std::move(read);
   } else {
     std::ostringstream in;
     in << std::cin.rdbuf();

@@ -153,6 +153,8 @@ std::vector<Case> Cases() {
       {"sbatch", "@DIR@/stray.sh",
        "sbatch: error: Invalid directive found in batch script: stray\n", 255},
       {"sbatch", "-t abc --wrap=true", "sbatch: error: Invalid --time specification\n", 255},
+      // A directory as the script: a message, not an uncaught exception (rc 134).
+      {"sbatch", "/", "sbatch: error: Unable to read file /: Is a directory\n", 1},
       {"sbatch", "-n 0 --wrap=true", "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n",
        255},
       {"sbatch", "-c abc --wrap=true",
