@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <set>
@@ -33,6 +34,7 @@
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
 #include "ctld/state/job_store.h"
+#include "ctld/state/state_marker.h"
 #include "proto/scriptd.grpc.pb.h"
 
 namespace skiff {
@@ -74,6 +76,9 @@ int Run(int argc, char** argv) {
   app.add_flag("-D", foreground, "run in the foreground (ctld always does; kept for Slurm habits)");
   app.add_flag("-v", verbose, "more logging (repeat for more)");
   app.add_option("--scriptd", scriptd_flag, "path of the scriptd binary");
+  bool clear_state = false;
+  app.add_flag("-c", clear_state,
+               "start with no jobs: move ctld.db aside (to ctld.db.cleared-TIME) first");
   CLI11_PARSE(app, argc, argv);
 
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_flag));
@@ -88,6 +93,15 @@ int Run(int argc, char** argv) {
   if (numeric_level < 0) numeric_level = 0;
 
   if (absl::Status s = MakeDirs(config.state_save_location, 0700); !s.ok()) {
+    return Fatal(absl::StrCat("StateSaveLocation: ", s.message()));
+  }
+  if (clear_state) {
+    absl::StatusOr<std::string> aside = ClearState(config.state_save_location, time(nullptr));
+    if (!aside.ok()) return Fatal(absl::StrCat("-c: ", aside.status().message()));
+    if (!aside->empty()) {
+      fprintf(stderr, "ctld: -c: starting with no jobs; the old database is %s\n", aside->c_str());
+    }
+  } else if (absl::Status s = CheckStateNotLost(config.state_save_location); !s.ok()) {
     return Fatal(absl::StrCat("StateSaveLocation: ", s.message()));
   }
   const std::string scriptd_socket = config.scriptd_socket.empty()
@@ -126,8 +140,11 @@ int Run(int argc, char** argv) {
   }
 
   absl::StatusOr<std::unique_ptr<SqliteJobStore>> store =
-      SqliteJobStore::Open(config.state_save_location + "/ctld.db");
+      SqliteJobStore::Open(absl::StrCat(config.state_save_location, "/", kStateDatabaseName));
   if (!store.ok()) return Fatal(absl::StrCat("StateSaveLocation: ", store.status().message()));
+  if (absl::Status s = MarkStateKept(config.state_save_location); !s.ok()) {
+    return Fatal(absl::StrCat("StateSaveLocation: ", s.message()));
+  }
 
   std::set<uid_t> privileged = {slurm_user_uid};
   for (const std::string& name : config.operators) {

@@ -137,6 +137,53 @@ TEST_F(DurabilityTest, FullStateDirectoryRefusesWithTheRealCauseAndRecovers) {
   (void)release_state;
 }
 
+// A ctld.db that is missing or empty where ctld has stored state before (its
+// ctld.state marker) is a lost database, not a new cluster: ctld refuses to
+// start rather than reuse job ids, and `ctld -c` is the explicit fresh start,
+// which moves the old database aside.
+TEST_F(DurabilityTest, ALostDatabaseIsRefusedUntilTheAdminAsksForAFreshStart) {
+  const std::string dir = cluster_->dir();
+  const std::string state = dir + "/state/ctld";
+  const CommandResult first = cluster_->Run("sbatch --wrap true");
+  const std::vector<uint64_t> ids = SubmittedJobIds(first.out);
+  ASSERT_EQ(ids.size(), 1u) << first.err;
+  ASSERT_TRUE(Eventually(30, [&] { return Finished(ids[0]); })) << Show(ids[0]);
+
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_EQ(kill(ctld, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(10, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_EQ(RunShell(absl::StrCat(": > ", state, "/ctld.db && rm -f ", state, "/ctld.db-wal ",
+                                  state, "/ctld.db-shm"))
+                .exit_code,
+            0);
+  const CommandResult refused = cluster_->Up();
+  EXPECT_NE(refused.exit_code, 0);
+  const std::string out = cluster_->Log("ctld.out");
+  EXPECT_NE(out.find(state + "/ctld.db is empty"), std::string::npos) << out;
+  EXPECT_NE(out.find("ctld -c"), std::string::npos) << out;
+  EXPECT_NE(cluster_->Run("sinfo -h").exit_code, 0) << "ctld must not be serving";
+
+  // The admin's fresh start, as skiff up starts ctld but with -c.
+  ASSERT_EQ(RunShell(absl::StrCat("cd ", dir, " && { setsid bin/ctld -f etc/skiff.conf -c ",
+                                  "> log/ctld-c.out 2>&1 < /dev/null & echo $! > run/ctld.pid; }"))
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }))
+      << cluster_->Log("ctld-c.out");
+  EXPECT_EQ(cluster_->Run("squeue -h -t all").out, "");
+  EXPECT_EQ(RunShell(absl::StrCat("ls ", state, " | grep -c '^ctld.db.cleared-[0-9]*$'")).out,
+            "1\n");
+  const CommandResult again = cluster_->Run("sbatch -H --wrap true");
+  ASSERT_EQ(SubmittedJobIds(again.out).size(), 1u) << again.err;
+
+  // From then on a plain restart finds its database.
+  ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
+  const CommandResult restarted = cluster_->Up();
+  EXPECT_EQ(restarted.exit_code, 0) << restarted.err << cluster_->Log("ctld.out");
+  EXPECT_EQ(cluster_->Run("squeue -h -o %i").out,
+            absl::StrCat(SubmittedJobIds(again.out)[0], "\n"));
+}
+
 TEST_F(DurabilityTest, UpdateIsAllOrNothingAndCommentIsKept) {
   const CommandResult submitted = cluster_->Run("sbatch --hold -t 30 --wrap true");
   const std::vector<uint64_t> ids = SubmittedJobIds(submitted.out);
