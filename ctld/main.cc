@@ -204,7 +204,9 @@ int Run(int argc, char** argv) {
     kill(scriptd->pid, SIGTERM);
     return Fatal(absl::StrCat("cannot start the server for ", listen));
   }
-  (*listener)->Start(server.get());
+  // Admins and nodes (which call as root or SlurmUser) always find a connection.
+  (*listener)->Start(server.get(),
+                     [privileged](uid_t uid) { return uid == 0 || privileged.count(uid) != 0; });
   if (absl::Status s = WritePidFile(config.ctld_pid_file); !s.ok()) {
     logger.error("SlurmctldPidFile: {}", std::string(s.message()));
   }

@@ -199,7 +199,9 @@ int Run(int argc, char** argv) {
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) return Fatal(absl::StrCat("cannot start the server for ", listen));
-  (*listener)->Start(server.get());
+  // ctld and the other nodes call as root or SlurmUser: never evicted.
+  (*listener)->Start(server.get(),
+                     [slurm_user_uid](uid_t uid) { return uid == 0 || uid == slurm_user_uid; });
   if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
       !s.ok()) {
     logger.error("SlurmdPidFile: {}", std::string(s.message()));

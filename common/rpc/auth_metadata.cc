@@ -19,8 +19,8 @@ std::function<void(const std::string&)>& Sink() {
   return *sink;
 }
 
-std::function<void(const std::string&)>& AuthenticatedHook() {
-  static auto* const hook = new std::function<void(const std::string&)>();
+std::function<void(const std::string&, uid_t)>& AuthenticatedHook() {
+  static auto* const hook = new std::function<void(const std::string&, uid_t)>();
   return *hook;
 }
 
@@ -46,7 +46,7 @@ void SetLoginFailureSink(std::function<void(const std::string& line)> sink) {
   Sink() = std::move(sink);
 }
 
-void SetAuthenticatedHook(std::function<void(const std::string& peer)> hook) {
+void SetAuthenticatedHook(std::function<void(const std::string& peer, uid_t uid)> hook) {
   AuthenticatedHook() = std::move(hook);
 }
 
@@ -72,7 +72,7 @@ absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::Serve
   if (!identity.ok() && identity.status().code() == absl::StatusCode::kUnauthenticated) {
     return Refused(context, identity.status());
   }
-  if (identity.ok() && AuthenticatedHook()) AuthenticatedHook()(context.peer());
+  if (identity.ok() && AuthenticatedHook()) AuthenticatedHook()(context.peer(), identity->uid);
   return identity;
 }
 

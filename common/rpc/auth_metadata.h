@@ -26,10 +26,10 @@ absl::Status AttachCredential(Authenticator& auth, grpc::ClientContext* context)
 // at most once per peer every 10 s (LoginFailureLog).
 absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::ServerContext& context);
 
-// Called with the gRPC peer name of every call whose credential was valid, and
-// used to name a refused call's peer in the log (GuardedListener sets both; they
-// may be empty). Set before serving.
-void SetAuthenticatedHook(std::function<void(const std::string& peer)> hook);
+// Called with the gRPC peer name and the caller's uid of every call whose
+// credential was valid, and used to name a refused call's peer in the log
+// (GuardedListener sets both; they may be empty). Set before serving.
+void SetAuthenticatedHook(std::function<void(const std::string& peer, uid_t uid)> hook);
 void SetPeerDescriber(std::function<std::string(const std::string& peer)> describe);
 
 // Where a daemon logs refused requests ("refused a request from 127.0.0.1:

@@ -4,9 +4,16 @@
 // crowd out its nodes and admins.
 //
 // Rules:
-// - At most `max_connections` at once. An authenticated connection (one that has
-//   carried a request with a valid credential) is never evicted; a new
-//   connection that finds no room is refused.
+// - At most `max_connections` at once. A connection is authenticated once it
+//   has carried a request with a valid credential, as a user (its uid) who is
+//   privileged (root, SlurmUser: admins and every node daemon) or not.
+// - One unprivileged user holds at most `max_per_user` authenticated
+//   connections: past that, the user's own oldest one is closed. When the
+//   table is full, a new connection first takes an unauthenticated one's place
+//   (below), else the oldest connection of the unprivileged user who holds the
+//   most: whoever hoards connections loses them, and root, SlurmUser and the
+//   nodes always get in. Privileged connections are never evicted; a table
+//   full of them refuses.
 // - Unauthenticated connections are capped at `max_unauthenticated` in all and
 //   `max_unauthenticated_per_peer` from one address. A new connection that finds
 //   either cap reached evicts the oldest unauthenticated one it competes with,
@@ -33,6 +40,7 @@ struct ConnectionLimits {
   int max_unauthenticated = 256;
   int max_unauthenticated_per_peer = 64;
   int64_t unauthenticated_ms = 3000;
+  int max_per_user = 512;
 };
 
 class ConnectionGuard {
@@ -45,6 +53,8 @@ class ConnectionGuard {
     std::string peer;
     bool authenticated = false;
     int64_t accepted_ms = 0;
+    uint32_t uid = 0;         // once authenticated
+    bool privileged = false;  // once authenticated
   };
   struct Admission {
     bool admitted = false;
@@ -57,8 +67,11 @@ class ConnectionGuard {
   Admission Accept(int fd, uint64_t id, const std::string& peer, int64_t now_ms,
                    const std::function<bool(int)>& spoke = nullptr);
 
-  // `fd` carried a request with a valid credential. Unknown fds are ignored.
-  void Authenticated(int fd);
+  // `fd` carried a request with a valid credential of `uid`. Returns the
+  // connections to close for it (forgotten): the user's oldest, when an
+  // unprivileged user goes past max_per_user. Unknown fds are ignored; a
+  // connection keeps the identity of its first credential.
+  std::vector<Tracked> Authenticated(int fd, uint32_t uid, bool privileged);
 
   // `fd` was closed (by the server, or after eviction).
   void Closed(int fd);
@@ -74,6 +87,11 @@ class ConnectionGuard {
   // The oldest unauthenticated connection (from `peer`, or from anyone when
   // empty), a silent one if there is any; -1 when there is none.
   int OldestUnauthenticated(const std::string& peer, const std::function<bool(int)>& spoke) const;
+  // The oldest authenticated connection of the unprivileged user holding the
+  // most; -1 when there is none.
+  int OldestOfTheHeaviestUser() const;
+  // The oldest authenticated connection of `uid` other than `except`; -1 if none.
+  int OldestOfUser(uint32_t uid, int except) const;
 
   ConnectionLimits limits_;
   std::map<int, Tracked> tracked_;

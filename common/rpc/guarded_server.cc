@@ -76,6 +76,10 @@ ConnectionLimits DaemonConnectionLimits() {
     limits.max_unauthenticated = std::min(limits.max_unauthenticated, limits.max_connections / 2);
     limits.max_unauthenticated_per_peer =
         std::min(limits.max_unauthenticated_per_peer, limits.max_unauthenticated);
+    // An eighth of the table: a workflow manager's parallel commands fit, and
+    // eight users at their cap still leave room (which a full table makes from
+    // the heaviest user anyway).
+    limits.max_per_user = std::max(4, limits.max_connections / 8);
   }
   return limits;
 }
@@ -130,9 +134,10 @@ GuardedListener::~GuardedListener() {
   if (spare_fd_ >= 0) close(spare_fd_);
 }
 
-void GuardedListener::Start(grpc::Server* server) {
+void GuardedListener::Start(grpc::Server* server, std::function<bool(uid_t)> privileged) {
   server_ = server;
-  SetAuthenticatedHook([this](const std::string& peer) { Authenticated(peer); });
+  privileged_ = std::move(privileged);
+  SetAuthenticatedHook([this](const std::string& peer, uid_t uid) { Authenticated(peer, uid); });
   SetPeerDescriber([this](const std::string& peer) { return Describe(peer); });
   thread_ = std::thread([this] { Loop(); });
 }
@@ -234,11 +239,23 @@ void GuardedListener::Sweep() {
   for (const auto& [fd, id] : to_shut) ShutDownIf(fd, id);
 }
 
-void GuardedListener::Authenticated(const std::string& grpc_peer) {
+void GuardedListener::Authenticated(const std::string& grpc_peer, uid_t uid) {
   const int fd = FdOfPeer(grpc_peer);
   if (fd < 0) return;
-  absl::MutexLock lock(&mu_);
-  guard_.Authenticated(fd);
+  const bool privileged = privileged_ && privileged_(uid);
+  std::vector<ConnectionGuard::Tracked> evicted;
+  {
+    absl::MutexLock lock(&mu_);
+    evicted = guard_.Authenticated(fd, uid, privileged);
+  }
+  for (const ConnectionGuard::Tracked& victim : evicted) ShutDownIf(victim.fd, victim.id);
+  if (!evicted.empty()) {
+    const int64_t now = NowMs();
+    if (now - last_user_cap_log_ms_.load() >= 10000) {
+      last_user_cap_log_ms_ = now;
+      logger_.warn("uid {} holds more connections than one user may; closed its oldest", uid);
+    }
+  }
 }
 
 std::string GuardedListener::Describe(const std::string& grpc_peer) {

@@ -7,8 +7,9 @@
 // flood of connections without credentials took ctld and noded off the network.
 // Here a descriptor shortage refuses one connection (a spare descriptor is freed
 // to accept and close it) and accepting goes on; idle connections without a
-// valid credential are shut down after a few seconds; nodes and admins, whose
-// first request authenticates their connection, are never evicted.
+// valid credential are shut down after a few seconds; one user cannot hold more
+// than their share of authenticated connections; nodes and admins, whose first
+// request authenticates their connection as privileged, are never evicted.
 //
 // gRPC names a connection handed over this way "fd:N"; AuthenticateCall reports
 // each valid credential's peer here (Authenticated) and logs refusals with the
@@ -23,6 +24,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -37,7 +39,8 @@ namespace skiff {
 
 // Raises the soft RLIMIT_NOFILE to the hard one and returns limits that leave
 // half the descriptors to everything but client connections (at most 8192 of
-// them). For a daemon's main, before any thread starts.
+// them, an eighth of those for one unprivileged user). For a daemon's main,
+// before any thread starts.
 ConnectionLimits DaemonConnectionLimits();
 
 class GuardedListener {
@@ -53,13 +56,16 @@ class GuardedListener {
 
   // Starts handing connections to `server`, which was built and started without
   // a listening port and must outlive Stop(). Installs the auth_metadata hooks,
-  // which point here: the listener must outlive the server.
-  void Start(grpc::Server* server);
+  // which point here: the listener must outlive the server. `privileged` says
+  // whether a uid's connections are never evicted (root, SlurmUser; nodes
+  // call as one of them); called from gRPC's threads.
+  void Start(grpc::Server* server, std::function<bool(uid_t)> privileged);
   // Stops accepting (before the server shuts down).
   void Stop();
 
-  // The connection gRPC calls `grpc_peer` ("fd:N") presented a valid credential.
-  void Authenticated(const std::string& grpc_peer);
+  // The connection gRPC calls `grpc_peer` ("fd:N") presented a valid credential
+  // of `uid`.
+  void Authenticated(const std::string& grpc_peer, uid_t uid);
   // "fd:N" -> "ipv4:ADDRESS:PORT" of that connection, as gRPC's own listener
   // names peers; other names unchanged.
   std::string Describe(const std::string& grpc_peer);
@@ -78,11 +84,13 @@ class GuardedListener {
   const int port_;
   spdlog::logger& logger_;
   grpc::Server* server_ = nullptr;
+  std::function<bool(uid_t)> privileged_;  // set by Start, then only read
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   int spare_fd_ = -1;  // listener thread only: freed to accept and refuse at EMFILE
   int64_t last_shortage_log_ms_ = 0;
   int64_t last_refusal_log_ms_ = 0;
+  std::atomic<int64_t> last_user_cap_log_ms_{0};  // gRPC's threads
 
   absl::Mutex mu_;
   ConnectionGuard guard_ ABSL_GUARDED_BY(mu_);

@@ -8,8 +8,10 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -29,9 +31,11 @@ constexpr char kBob[] = "skiffbob";
 
 class SecurityTest : public ::testing::Test {
  protected:
-  void StartCluster(const std::string& extra_config) {
+  void StartCluster(const std::string& extra_config,
+                    const std::map<std::string, std::string>& environment = {}) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
     LocalCluster::Options options;
+    options.environment = environment;
     options.nodes = 2;
     options.gpu_nodes = 0;
     options.extra_config =
@@ -44,9 +48,8 @@ class SecurityTest : public ::testing::Test {
     auto config = LoadConfig(cluster_->conf_path());
     ASSERT_TRUE(config.ok()) << config.status();
     munge_socket_ = config->skiff.auth_socket;
-    stub_ = v1::Ctld::NewStub(
-        grpc::CreateChannel(absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port),
-                            grpc::InsecureChannelCredentials()));
+    ctld_target_ = absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port);
+    stub_ = v1::Ctld::NewStub(grpc::CreateChannel(ctld_target_, grpc::InsecureChannelCredentials()));
   }
 
   // A raw call as `user`, with a credential minted by that user (what a
@@ -84,6 +87,7 @@ class SecurityTest : public ::testing::Test {
 
   std::unique_ptr<LocalCluster> cluster_;
   std::string munge_socket_;
+  std::string ctld_target_;
   std::unique_ptr<v1::Ctld::Stub> stub_;
 };
 
@@ -124,6 +128,50 @@ TEST_F(SecurityTest, StateAndSpoolFilesAreReadableOnlyByTheirDaemon) {
     }
   }
   EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
+}
+
+// One ordinary user held every connection ctld would take, each with a valid
+// credential (a Ping), and root's sinfo and other users' sbatch got "connect
+// failure". ctld's descriptors are capped here so that its table holds 300
+// connections (37 for one user): alice opens 320, each authenticated, yet root
+// and bob still get in, and alice is left with no more than her share.
+TEST_F(SecurityTest, OneUsersConnectionsNeverCrowdOutRootOrOtherUsers) {
+  StartCluster("", {{"SKIFF_CTLD_PREFIX", "prlimit --nofile=600:600 --"}});
+  constexpr int kConnections = 320;
+  const CommandResult creds = RunShell(absl::StrCat(
+      "runuser -u ", kAlice, " -- sh -c 'for i in $(seq ", kConnections, "); do munge -n -S ",
+      munge_socket_, " || exit 1; done'"));
+  ASSERT_EQ(creds.exit_code, 0) << creds.err;
+  const std::vector<std::string> lines = absl::StrSplit(creds.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), static_cast<size_t>(kConnections));
+  std::vector<std::shared_ptr<grpc::Channel>> held;
+  int answered = 0;
+  for (const std::string& cred : lines) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+    auto channel = grpc::CreateCustomChannel(ctld_target_, grpc::InsecureChannelCredentials(), args);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.AddMetadata(kCredentialMetadataKey, cred);
+    v1::PingReply reply;
+    if (v1::Ctld::NewStub(channel)->Ping(&context, v1::PingRequest(), &reply).ok()) ++answered;
+    held.push_back(std::move(channel));
+  }
+  EXPECT_GT(answered, 37);  // each got its answer before the cap closed older ones
+
+  const CommandResult sinfo = cluster_->Run("sinfo -h");
+  EXPECT_EQ(sinfo.exit_code, 0) << sinfo.err;
+  const uint64_t id = SubmitAs(kBob, "--wrap=true");
+  EXPECT_NE(id, 0u);
+  // What alice still holds, once her channels have seen ctld close the rest.
+  int alice_open = 0;
+  EXPECT_TRUE(Eventually(10, [&] {
+    alice_open = 0;
+    for (const auto& channel : held) {
+      if (channel->GetState(false) == GRPC_CHANNEL_READY) ++alice_open;
+    }
+    return alice_open <= 37;
+  })) << alice_open;
 }
 
 TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
