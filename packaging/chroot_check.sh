@@ -2,7 +2,7 @@
 # chroot_check.sh: install Skiff's .debs into a fresh Debian 12 chroot and use them.
 # As root, on a Debian machine that reaches a Debian mirror:
 #
-#   packaging/chroot_check.sh [--chroot DIR] [--base TAR] DEB...
+#   packaging/chroot_check.sh [--chroot DIR] [--base TAR] [--boot] DEB...
 #
 # DIR (default /work/chroot-pkg) is made from TAR, a tarball of a
 # `debootstrap bookworm` tree (default DIR.tar; made on first use, then reused,
@@ -11,14 +11,20 @@
 # programs run, the services enabled only once a skiff.conf exists; munged, ctld
 # (as skiff, as its unit runs it) and noded started by hand, sinfo and a job;
 # a forced logrotate; then remove and purge. Nothing needs systemd running.
+# --boot (needs systemd-nspawn, from systemd-container) then boots the chroot
+# with systemd and checks the units themselves: both services up, ctld as skiff
+# with NoNewPrivileges and noded without, a job that outlives
+# `systemctl restart skiff-noded`, `systemctl reload skiff-ctld`.
 set -euo pipefail
 
 CHROOT=/work/chroot-pkg
 BASE=""
+BOOT=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --chroot) CHROOT=$2; shift 2 ;;
     --base) BASE=$2; shift 2 ;;
+    --boot) BOOT=1; shift ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
     *) break ;;
   esac
@@ -162,3 +168,43 @@ for d in /var/lib/skiff /var/spool/skiff /var/log/skiff; do
 done
 in_chroot dpkg-statoverride --list | grep skiff && fail "statoverrides left after purge"
 echo "all chroot checks passed"
+[ "$BOOT" -eq 1 ] || exit 0
+
+step "--boot: install again and boot the chroot with systemd (systemd-nspawn)"
+command -v systemd-nspawn >/dev/null || fail "no systemd-nspawn (apt-get install systemd-container)"
+umount "$CHROOT/proc"
+mkdir -p "$CHROOT/root/debs"
+cp "$@" "$CHROOT/root/debs/"
+chroot "$CHROOT" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q /root/debs/*.deb' \
+  >/dev/null
+systemd-nspawn --register=no --keep-unit --console=passive -D "$CHROOT" -b >/dev/null 2>&1 &
+nspawn=$!
+leader=""
+for _ in $(seq 1 100); do
+  leader=$(pgrep -P "$nspawn" -x systemd || true)
+  [ -n "$leader" ] && nsenter -t "$leader" -a systemctl is-system-running 2>/dev/null |
+    grep -qE 'running|degraded' && break
+  sleep 0.3
+done
+[ -n "$leader" ] || { kill "$nspawn"; fail "the container did not boot"; }
+booted() { nsenter -t "$leader" -a "$@"; }
+poweroff() { booted systemctl poweroff >/dev/null 2>&1 || kill "$nspawn"; wait "$nspawn" || true; }
+trap poweroff EXIT
+for _ in $(seq 1 50); do booted sinfo -h 2>/dev/null | grep -q idle && break; sleep 0.3; done
+booted systemctl --no-pager is-active munge skiff-ctld skiff-noded || fail "a service is down"
+booted sinfo
+booted ps -o user,pid,args -C ctld,scriptd,noded
+[ "$(booted ps -o user= -C ctld)" = skiff ] || fail "ctld does not run as skiff"
+booted grep -q 'NoNewPrivs:.*1' "/proc/$(booted pgrep -x ctld)/status" || fail "ctld may gain privileges"
+booted grep -q 'NoNewPrivs:.*0' "/proc/$(booted pgrep -x noded)/status" || fail "noded's jobs could not use setuid programs"
+booted sh -c 'useradd -m alice 2>/dev/null; cd /home/alice && runuser -u alice -- sbatch -Q -o j.out \
+  --wrap "echo job as \$(id -un); echo x > /tmp/alice-job; sleep 4; echo job done"'
+sleep 1
+booted systemctl restart skiff-noded
+booted systemctl reload skiff-ctld
+for _ in $(seq 1 50); do [ -z "$(booted squeue -h)" ] && break; sleep 0.3; done
+booted sacct -X -n -o JobID,User,State,ExitCode
+booted cat /home/alice/j.out
+booted grep -q 'job done' /home/alice/j.out || fail "the job did not outlive restarting noded"
+booted grep -q 'SIGHUP: reconfiguring' /var/log/skiff/ctld.log || fail "reload did not reach ctld"
+echo "booted checks passed"
