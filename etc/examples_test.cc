@@ -1,4 +1,5 @@
-// The example configuration files in etc/ parse cleanly, without warnings.
+// The example configuration files in etc/, and the cgroup.conf the Debian
+// package installs, parse cleanly, without warnings.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -8,9 +9,11 @@
 namespace skiff {
 namespace {
 
-std::string EtcPath(const std::string& name) {
-  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/etc/" + name;
+std::string SourcePath(const std::string& rel) {
+  return std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") + "/" + rel;
 }
+
+std::string EtcPath(const std::string& name) { return SourcePath("etc/" + name); }
 
 TEST(Examples, SkiffConfParsesWithoutWarnings) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(EtcPath("skiff.conf"));
@@ -23,6 +26,22 @@ TEST(Examples, SkiffConfParsesWithoutWarnings) {
   EXPECT_EQ(loaded->gres.ForNode("gpu03")[0].files.size(), 4u);
   ASSERT_TRUE(loaded->burst_buffer.has_value());
   EXPECT_TRUE(loaded->burst_buffer->HasFlag("TeardownFailure"));
+}
+
+TEST(Examples, PackagedCgroupConfParsesWithoutWarnings) {
+  const std::string path = SourcePath("packaging/debian/etc/cgroup.conf");
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  absl::StatusOr<CgroupConfig> cgroup =
+      ParseCgroupConfig(*text, path, [](const std::string& include) {
+        return absl::StatusOr<std::string>(absl::NotFoundError(include));
+      });
+  ASSERT_TRUE(cgroup.ok()) << cgroup.status();
+  EXPECT_TRUE(cgroup->warnings.empty()) << cgroup->warnings.front();
+  EXPECT_EQ(cgroup->plugin, "autodetect");
+  EXPECT_TRUE(cgroup->constrain_cores);
+  EXPECT_TRUE(cgroup->constrain_ram_space);
+  EXPECT_TRUE(cgroup->constrain_devices);
 }
 
 }  // namespace

@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# build-debs.sh: Skiff's Debian packages from built binaries. `./skiff package`
+# runs it after `bazel build -c opt`; packaging/package_test.sh runs it on stand-in
+# binaries (--no-shlibdeps) to check what goes where.
+#
+#   build-debs.sh --bin-from DIR --out DIR --version X.Y.Z [--revision N]
+#                 --daemons "ctld/ctld ..." --clis "cli/sinfo/sinfo ..."
+#                 [--no-shlibdeps] [--no-strip] [--keep-staging]
+#
+# DIR holds the binaries as bazel-bin does (ctld/ctld, cli/sinfo/sinfo, ...).
+# Makes skiff-common, skiff-controller, skiff-node and skiff-client, each from a
+# staging tree under OUT/staging/PACKAGE, with dpkg-deb --root-owner-group.
+#
+# Where things go:
+#   /usr/sbin/ctld, /usr/sbin/noded          links to the daemons in /usr/libexec/skiff,
+#   /usr/libexec/skiff/{ctld,scriptd}        where each finds its helper (scriptd,
+#   /usr/libexec/skiff/{noded,shepherd}      shepherd) next to its real path
+#   /usr/bin/<command>                       every command in --clis
+#   /lib/systemd/system/skiff-{ctld,noded}.service
+#   /etc/skiff/                              cgroup.conf, skiff.conf.example, gres.conf.example
+#   /var/lib/skiff (ctld's state), /var/spool/skiff (noded's spool), /var/log/skiff
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PROG="skiff package"
+MAINTAINER="Skiff maintainers <maintainers@users.noreply.a-seed-1d7f10aa.example>"
+
+die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+
+bin_from="" out="" version="" revision=1 daemons="" clis=""
+shlibdeps=1 strip=1 keep_staging=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-from) bin_from=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --version) version=$2; shift 2 ;;
+    --revision) revision=$2; shift 2 ;;
+    --daemons) daemons=$2; shift 2 ;;
+    --clis) clis=$2; shift 2 ;;
+    --no-shlibdeps) shlibdeps=0; shift ;;
+    --no-strip) strip=0; shift ;;
+    --keep-staging) keep_staging=1; shift ;;
+    *) die "unknown option '$1'" ;;
+  esac
+done
+[ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$clis" ] ||
+  die "needs --bin-from, --out, --version, --daemons and --clis"
+[[ "$version" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
+command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
+
+DEB_VERSION="$version-$revision"
+ARCH=$(dpkg --print-architecture)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+STAGING="$out/staging"
+rm -rf "$STAGING"
+mkdir -p "$STAGING"
+
+# Which package each daemon belongs to, and which of them an admin starts by
+# name (a link in /usr/sbin); the others are helpers their daemon finds.
+package_of_daemon() {
+  case "$1" in
+    ctld|scriptd) echo skiff-controller ;;
+    noded|shepherd) echo skiff-node ;;
+    *) die "no package for daemon '$1' (add it to package_of_daemon in $0)" ;;
+  esac
+}
+in_sbin() { [ "$1" = ctld ] || [ "$1" = noded ]; }
+
+# One line for each man page's NAME section.
+summary_of() {
+  case "$1" in
+    ctld) echo "the Skiff controller (Slurm's slurmctld)" ;;
+    noded) echo "the Skiff node daemon (Slurm's slurmd)" ;;
+    sbatch) echo "submit a batch script to Skiff" ;;
+    srun) echo "run a parallel job step, allocating first if needed" ;;
+    salloc) echo "obtain a job allocation and run a shell or command in it" ;;
+    squeue) echo "view the jobs in Skiff's queue" ;;
+    sinfo) echo "view Skiff's nodes and partitions" ;;
+    scontrol) echo "view or change Skiff's jobs, nodes, partitions and configuration" ;;
+    scancel) echo "cancel or signal jobs and job steps" ;;
+    sacct) echo "view accounting data of jobs and job steps" ;;
+    sacctmgr) echo "manage accounts, users, associations and QOS" ;;
+    sshare) echo "view fair-share information" ;;
+    sreport) echo "report usage from accounting data" ;;
+    sprio) echo "view the priority factors of pending jobs" ;;
+    sstat) echo "view the CPU and memory use of running job steps" ;;
+    *) echo "a Skiff command" ;;
+  esac
+}
+
+install_file() {  # install_file MODE SRC DEST
+  mkdir -p "$(dirname "$3")"
+  install -m "$1" "$2" "$3"
+}
+
+install_binary() {  # install_binary SRC DEST
+  [ -x "$1" ] || die "missing $1 (build first)"
+  install -D -m 0755 "$1" "$2"
+  if [ "$strip" -eq 1 ]; then
+    # What dh_strip does; the build keeps its symbols.
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$2"
+  fi
+}
+
+# man page NAME SECTION BINARY into PACKAGE's tree: from the program's --help
+# through help2man when there is one; otherwise none (lintian then warns).
+install_man() {
+  local name=$1 section=$2 binary=$3 pkg=$4 dir
+  command -v help2man >/dev/null || return 0
+  dir="$STAGING/$pkg/usr/share/man/man$section"
+  mkdir -p "$dir"
+  if ! help2man --no-info --no-discard-stderr --section="$section" \
+      --name="$(summary_of "$name")" --version-string="$version" \
+      --source="Skiff $version" --manual="Skiff" \
+      --output="$dir/$name.$section" "$binary" >/dev/null 2>&1; then
+    die "help2man could not read '$binary --help'"
+  fi
+  # Stable pages: no build date in them.
+  sed -i 's/^\(\.TH [^ ]* [^ ]*\) "[^"]*"/\1 "'"$version"'"/' "$dir/$name.$section"
+  gzip -9n "$dir/$name.$section"
+}
+
+# Debian's changelog.Debian.gz and copyright, which every package carries.
+install_docs() {
+  local pkg=$1 doc="$STAGING/$1/usr/share/doc/$1" date rev
+  mkdir -p "$doc"
+  install -m 0644 "$HERE/copyright" "$doc/copyright"
+  date=$(git -C "$ROOT" log -1 --format=%cD 2>/dev/null || true)
+  [ -n "$date" ] || date=$(date -R -d "@${SOURCE_DATE_EPOCH:-0}")
+  rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  {
+    echo "skiff ($DEB_VERSION) bookworm; urgency=medium"
+    echo
+    echo "  * Built from Skiff's source tree with ./skiff package (git $rev)."
+    echo
+    echo " -- $MAINTAINER  $date"
+  } | gzip -9n >"$doc/changelog.Debian.gz"
+  chmod 0644 "$doc/changelog.Debian.gz"
+  # lintian's overrides: the ones every package shares, then the package's own.
+  mkdir -p "$STAGING/$pkg/usr/share/lintian/overrides"
+  {
+    cat "$HERE/lintian/overrides"
+    [ ! -e "$HERE/$pkg/lintian-overrides" ] || cat "$HERE/$pkg/lintian-overrides"
+  } >"$STAGING/$pkg/usr/share/lintian/overrides/$pkg"
+  chmod 0644 "$STAGING/$pkg/usr/share/lintian/overrides/$pkg"
+}
+
+# Shared-library dependencies of the ELF files in PACKAGE, as dpkg-shlibdeps
+# finds them from Debian's shlibs/symbols files.
+shlib_depends() {
+  local pkg=$1 tmp files=()
+  if [ "$shlibdeps" -eq 0 ]; then echo "libc6"; return 0; fi
+  command -v dpkg-shlibdeps >/dev/null || die "dpkg-shlibdeps is missing (apt-get install dpkg-dev)"
+  # Dynamically linked programs only: srun and the shepherd are fully static
+  # (docs/decisions.md, "Build"), the CLIs static but for glibc.
+  while IFS= read -r -d '' f; do
+    readelf -d "$f" 2>/dev/null | grep -q '(NEEDED)' && files+=("$f")
+  done < <(find "$STAGING/$pkg" -path "$STAGING/$pkg/DEBIAN" -prune -o -type f -perm -0100 -print0)
+  if [ "${#files[@]}" -eq 0 ]; then echo "libc6"; return 0; fi
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/debian"
+  printf 'Source: skiff\n\nPackage: %s\nArchitecture: any\n' "$pkg" >"$tmp/debian/control"
+  (cd "$tmp" && dpkg-shlibdeps -O --warnings=1 "${files[@]/#/-e}") |
+    sed -n 's/^shlibs:Depends=//p'
+  rm -rf "$tmp"
+}
+
+finish_package() {  # finish_package PACKAGE: control, md5sums, .deb
+  local pkg=$1 root="$STAGING/$1" size depends=""
+  mkdir -p "$root/DEBIAN"
+  local script
+  for script in postinst prerm postrm; do
+    [ -e "$HERE/$pkg/$script" ] && install -m 0755 "$HERE/$pkg/$script" "$root/DEBIAN/$script"
+  done
+  if [ -n "$(find "$root/etc" -type f 2>/dev/null)" ]; then
+    (cd "$root" && find etc -type f | sort | sed 's|^|/|') >"$root/DEBIAN/conffiles"
+    chmod 0644 "$root/DEBIAN/conffiles"
+  fi
+  grep -q '@SHLIBS@' "$HERE/$pkg/control.in" && depends=$(shlib_depends "$pkg")
+  size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+  local control
+  control=$(<"$HERE/$pkg/control.in")
+  control=${control//@VERSION@/$DEB_VERSION}
+  control=${control//@ARCH@/$ARCH}
+  control=${control//@MAINTAINER@/$MAINTAINER}
+  control=${control//@INSTALLED_SIZE@/$size}
+  control=${control//@SHLIBS@/$depends}
+  control=${control//@CLI_LIST@/$CLI_LIST}
+  printf '%s\n' "$control" >"$root/DEBIAN/control"
+  chmod 0644 "$root/DEBIAN/control"
+  (cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z |
+     xargs -0 -r md5sum) >"$root/DEBIAN/md5sums"
+  chmod 0644 "$root/DEBIAN/md5sums"
+  local arch=$ARCH
+  grep -q '^Architecture: all$' "$root/DEBIAN/control" && arch=all
+  dpkg-deb --build --root-owner-group -Zxz "$root" "$out/${pkg}_${DEB_VERSION}_${arch}.deb" >/dev/null
+  echo "$out/${pkg}_${DEB_VERSION}_${arch}.deb"
+}
+
+umask 022
+# The commands, for skiff-client's description: folded, each line indented.
+CLI_LIST=""
+for rel in $clis; do CLI_LIST="${CLI_LIST:+$CLI_LIST, }${rel##*/}"; done
+CLI_LIST=$(fold -s -w 72 <<<"$CLI_LIST." | sed -e 's/ *$//' -e '2,$s/^/ /')
+
+# ---- skiff-common: the user, /etc/skiff, /var/log/skiff, logrotate
+c="$STAGING/skiff-common"
+install_file 0644 "$HERE/etc/cgroup.conf" "$c/etc/skiff/cgroup.conf"
+# etc/skiff.conf with the packages' user and paths (package_test.sh checks
+# that each of these lines still matches one in etc/skiff.conf).
+mkdir -p "$c/etc/skiff"
+sed -e 's|^SlurmUser=.*|SlurmUser=skiff|' \
+    -e 's|^StateSaveLocation=.*|StateSaveLocation=/var/lib/skiff|' \
+    -e 's|^SlurmdSpoolDir=.*|SlurmdSpoolDir=/var/spool/skiff|' \
+    -e 's|^SlurmctldLogFile=.*|SlurmctldLogFile=/var/log/skiff/ctld.log|' \
+    -e 's|^SlurmdLogFile=.*|SlurmdLogFile=/var/log/skiff/noded.log|' \
+    -e 's|^# Example skiff.conf|# Example skiff.conf (copy it to /etc/skiff/skiff.conf and edit)|' \
+    "$ROOT/etc/skiff.conf" >"$c/etc/skiff/skiff.conf.example"
+install_file 0644 "$ROOT/etc/gres.conf" "$c/etc/skiff/gres.conf.example"
+install_file 0644 "$HERE/etc/logrotate" "$c/etc/logrotate.d/skiff"
+mkdir -p "$c/var/log/skiff"
+install_docs skiff-common
+
+# ---- skiff-controller and skiff-node: the daemons
+for rel in $daemons; do
+  name=${rel##*/}
+  pkg=$(package_of_daemon "$name")
+  install_binary "$bin_from/$rel" "$STAGING/$pkg/usr/libexec/skiff/$name"
+  if in_sbin "$name"; then
+    mkdir -p "$STAGING/$pkg/usr/sbin"
+    ln -s "../libexec/skiff/$name" "$STAGING/$pkg/usr/sbin/$name"
+    install_man "$name" 8 "$STAGING/$pkg/usr/libexec/skiff/$name" "$pkg"
+  fi
+done
+install_file 0644 "$HERE/systemd/skiff-ctld.service" \
+  "$STAGING/skiff-controller/lib/systemd/system/skiff-ctld.service"
+install_file 0644 "$HERE/systemd/skiff-noded.service" \
+  "$STAGING/skiff-node/lib/systemd/system/skiff-noded.service"
+mkdir -p "$STAGING/skiff-controller/var/lib/skiff" "$STAGING/skiff-node/var/spool/skiff"
+examples="$STAGING/skiff-controller/usr/share/doc/skiff-controller/examples"
+install_file 0644 "$ROOT/etc/burst_buffer.conf" "$examples/burst_buffer.conf"
+install_file 0644 "$ROOT/lua/burst_buffer.lua" "$examples/burst_buffer.lua"
+install_docs skiff-controller
+install_docs skiff-node
+
+# ---- skiff-client: the commands
+for rel in $clis; do
+  name=${rel##*/}
+  install_binary "$bin_from/$rel" "$STAGING/skiff-client/usr/bin/$name"
+  install_man "$name" 1 "$STAGING/skiff-client/usr/bin/$name" skiff-client
+done
+install_docs skiff-client
+
+for pkg in skiff-common skiff-controller skiff-node skiff-client; do
+  finish_package "$pkg"
+done
+[ "$keep_staging" -eq 1 ] || rm -rf "$STAGING"

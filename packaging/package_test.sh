@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# package_test: `./skiff package` on stand-in binaries (no optimized build): the
+# four .debs hold what ./skiff's DAEMONS and CLIS name, where the units and the
+# example skiff.conf expect it; the version is the one the programs report; the
+# maintainer scripts parse; systemd-analyze verify accepts the units (when the
+# tool is installed).
+set -euo pipefail
+
+SRC="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  "$@" || fail "$what"
+}
+
+# The arrays in ./skiff, one path per line.
+skiff_array() {
+  awk -v start="^$1=[(]" '$0 ~ start {on = 1} on {print} on && /[)]/ {exit}' "$SRC/skiff" |
+    sed -e "s/^$1=(//" -e 's/).*//' -e 's/#.*//' | tr ' ' '\n' | sed '/^$/d'
+}
+mapfile -t DAEMONS < <(skiff_array DAEMONS)
+mapfile -t CLIS < <(skiff_array CLIS)
+[ "${#DAEMONS[@]}" -ge 4 ] || { echo "FAIL: no DAEMONS in ./skiff" >&2; exit 1; }
+[ "${#CLIS[@]}" -ge 13 ] || { echo "FAIL: no CLIS in ./skiff" >&2; exit 1; }
+
+# One version: the commands', ctld's and noded's.
+version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/cli/common/version.h")
+for f in ctld/rpc/services.cc noded/main.cc; do
+  other=$(sed -n 's/.*kVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/$f")
+  check "$f says version '$other', cli/common/version.h '$version'" [ "$other" = "$version" ]
+done
+
+# Stand-ins that answer --help, for help2man.
+bin="$TMP/bin"
+for rel in "${DAEMONS[@]}" "${CLIS[@]}"; do
+  mkdir -p "$bin/$(dirname "$rel")"
+  printf '#!/bin/sh\necho "Usage: %s [OPTIONS]"\n' "${rel##*/}" >"$bin/$rel"
+  chmod 755 "$bin/$rel"
+done
+out="$TMP/out"
+"$SRC/skiff" package --bin-from "$bin" --out "$out" >"$TMP/package.log" 2>&1 ||
+  { cat "$TMP/package.log" >&2; echo "FAIL: ./skiff package" >&2; exit 1; }
+
+deb_of() { ls "$out/$1"_"$version"-*_*.deb 2>/dev/null | head -n 1; }
+field() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
+contents() { dpkg-deb -c "$(deb_of "$1")"; }
+has_path() {  # has_path PACKAGE PATH: the .deb holds PATH (a file, dir or link)
+  contents "$1" | awk '{print $6}' | grep -qx "\\.$2/\\?" ||
+    fail "$1 does not hold $2"
+}
+
+for pkg in skiff-common skiff-controller skiff-node skiff-client; do
+  [ -n "$(deb_of "$pkg")" ] || { fail "no $pkg .deb for version $version"; continue; }
+  check "$pkg: Package field" [ "$(field "$pkg" Package)" = "$pkg" ]
+  check "$pkg: Version field" [ "$(field "$pkg" Version)" = "$version-1" ]
+  # --root-owner-group: nothing in a package belongs to the builder.
+  check "$pkg: files not owned by root/root" \
+    test -z "$(contents "$pkg" | awk '$2 != "root/root"')"
+  if [ "$pkg" != skiff-common ]; then
+    depends=$(field "$pkg" Depends)
+    check "$pkg: Depends lacks munge: $depends" grep -qE '(^|, )munge(,|$)' <<<"$depends"
+    check "$pkg: Depends lacks skiff-common (= $version-1): $depends" \
+      grep -qF "skiff-common (= $version-1)" <<<"$depends"
+  fi
+  # The maintainer scripts are POSIX shell and parse.
+  for script in "$out/staging/$pkg/DEBIAN/"{postinst,prerm,postrm}; do
+    [ -e "$script" ] || continue
+    check "$script does not parse" sh -n "$script"
+    check "$script is not #!/bin/sh" grep -qx '#!/bin/sh' <(head -n 1 "$script")
+  done
+done
+
+# Every command in CLIS, in /usr/bin of skiff-client; every daemon in its package.
+for rel in "${CLIS[@]}"; do has_path skiff-client "/usr/bin/${rel##*/}"; done
+check "skiff-client does not conflict with slurm-client" \
+  grep -qE '(^|, )slurm-client(,|$)' <<<"$(field skiff-client Conflicts)"
+for name in ctld scriptd; do has_path skiff-controller "/usr/libexec/skiff/$name"; done
+for name in noded shepherd; do has_path skiff-node "/usr/libexec/skiff/$name"; done
+# ctld finds scriptd, and noded shepherd, next to its real path.
+check "/usr/sbin/ctld is not a link to ../libexec/skiff/ctld" \
+  grep -q '\./usr/sbin/ctld -> \.\./libexec/skiff/ctld$' <(contents skiff-controller)
+check "/usr/sbin/noded is not a link to ../libexec/skiff/noded" \
+  grep -q '\./usr/sbin/noded -> \.\./libexec/skiff/noded$' <(contents skiff-node)
+has_path skiff-controller /lib/systemd/system/skiff-ctld.service
+has_path skiff-controller /var/lib/skiff
+has_path skiff-node /lib/systemd/system/skiff-noded.service
+has_path skiff-node /var/spool/skiff
+has_path skiff-common /var/log/skiff
+has_path skiff-common /etc/logrotate.d/skiff
+
+# Conffiles: everything skiff-common puts in /etc.
+conffiles="$out/staging/skiff-common/DEBIAN/conffiles"
+for f in /etc/skiff/cgroup.conf /etc/skiff/skiff.conf.example /etc/skiff/gres.conf.example \
+         /etc/logrotate.d/skiff; do
+  check "$f is not a conffile" grep -qx "$f" "$conffiles"
+done
+
+# The example skiff.conf names the packages' user and directories: each line
+# build-debs.sh rewrites still exists in etc/skiff.conf.
+example="$out/staging/skiff-common/etc/skiff/skiff.conf.example"
+for line in SlurmUser=skiff StateSaveLocation=/var/lib/skiff SlurmdSpoolDir=/var/spool/skiff \
+            SlurmctldLogFile=/var/log/skiff/ctld.log SlurmdLogFile=/var/log/skiff/noded.log; do
+  check "skiff.conf.example lacks $line (is ${line%%=*} still in etc/skiff.conf?)" \
+    grep -qx "$line" "$example"
+done
+# ... and the units run the daemons the packages install, on /etc/skiff/skiff.conf.
+for unit in "$out"/staging/*/lib/systemd/system/*.service; do
+  exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+  binary=${exec_start%% *}
+  pkg_root=${unit%/lib/systemd/system/*}
+  check "$(basename "$unit"): $binary is not in its package" test -L "$pkg_root$binary"
+  check "$(basename "$unit"): ExecStart does not read /etc/skiff/skiff.conf" \
+    grep -q -- '-f /etc/skiff/skiff.conf' <<<"$exec_start"
+done
+check "skiff-ctld.service does not run as the example's SlurmUser" \
+  grep -qx 'User=skiff' "$out/staging/skiff-controller/lib/systemd/system/skiff-ctld.service"
+
+# systemd-analyze verify, in a root holding systemd's own units, /bin/kill and
+# the two packages (it checks that each command exists).
+if command -v systemd-analyze >/dev/null 2>&1 && [ -d /lib/systemd/system ]; then
+  vroot="$TMP/vroot"
+  mkdir -p "$vroot/lib/systemd" "$vroot/bin"
+  cp -a /lib/systemd/system "$vroot/lib/systemd/"
+  cp /bin/kill "$vroot/bin/"
+  cp -a "$out/staging/skiff-controller/." "$out/staging/skiff-node/." "$vroot/"
+  if ! verify=$(systemd-analyze verify --man=no --root="$vroot" \
+      /lib/systemd/system/skiff-ctld.service /lib/systemd/system/skiff-noded.service 2>&1) ||
+      [ -n "$verify" ]; then
+    fail "systemd-analyze verify: $verify"
+  fi
+else
+  echo "systemd-analyze is not installed: the units were not verified"
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "packages for Skiff $version: ${#CLIS[@]} commands, ${#DAEMONS[@]} daemons, all checks passed"
