@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -87,6 +88,13 @@ bool JobManager::IsRunning(uint64_t job_id) {
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
   return it != jobs_.end() && it->second.state == Job::kRunning;
+}
+
+bool JobManager::RunsAJobOf(uid_t uid) {
+  absl::MutexLock lock(&mu_);
+  return std::any_of(jobs_.begin(), jobs_.end(), [uid](const auto& entry) {
+    return entry.second.state == Job::kRunning && entry.second.uid == uid;
+  });
 }
 
 absl::StatusOr<LaunchSpec> JobManager::RunningJobSpec(uint64_t job_id) {
@@ -198,6 +206,7 @@ void JobManager::Recover() {
         text.ok()) {
       if (absl::StatusOr<LaunchSpec> spec = ParseLaunchSpec(*text); spec.ok()) {
         job.cpu_ids = spec->cpu_ids;
+        job.uid = spec->uid;
         if (spec->cgroup_version != 0) job.cgroup_path = spec->cgroup_path;
       }
     }
@@ -313,6 +322,7 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     }
     Job& job = jobs_[id];
     job.state = Job::kLaunching;
+    job.uid = spec.uid;
     if (options_.cgroups && options_.cgroup_settings.constrain_cores && !spec.cpu_ids.empty()) {
       job.cpu_ids = spec.cpu_ids;  // ctld's choice
     } else if (options_.cgroups && options_.cgroup_settings.constrain_cores) {

@@ -130,6 +130,8 @@ class JobManager final : public JobReportSource {
 
   // Job steps (noded/steps/). Whether the job's batch script still runs here.
   bool IsRunning(uint64_t job_id);
+  // Whether any job of `uid` runs here now: who may open a step stream at all.
+  bool RunsAJobOf(uid_t uid);
   // The running job's launch spec, read from its directory; NotFound when the
   // job does not run here (unknown, or finished).
   absl::StatusOr<LaunchSpec> RunningJobSpec(uint64_t job_id);
@@ -172,6 +174,7 @@ class JobManager final : public JobReportSource {
     // file, so they survive a noded restart) and its cgroup, empty for none.
     std::vector<int> cpu_ids;
     std::string cgroup_path;
+    uid_t uid = 0;  // the job's user: who may start steps here
   };
   struct SignalAction {
     pid_t target;  // kill(target, sig)

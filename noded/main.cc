@@ -196,6 +196,12 @@ int Run(int argc, char** argv) {
   }
   grpc::ServerBuilder builder;
   builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
+  // Every stream (srun's RunStep, a step manager's RunTasks) holds one of the
+  // sync server's threads for its life: past this many, new calls are refused
+  // with RESOURCE_EXHAUSTED instead of the node running out of tasks.
+  grpc::ResourceQuota quota("noded");
+  quota.SetMaxThreads(2048);
+  builder.SetResourceQuota(quota);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) return Fatal(absl::StrCat("cannot start the server for ", listen));

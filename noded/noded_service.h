@@ -40,6 +40,10 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
 // StepAsk from srun's request (srun applied Slurm's defaults).
 StepAsk StepAskFromProto(const v1::StepRequest& request);
 
+// One user's concurrent srun streams to one step manager: far more than a job
+// runs steps at once, far fewer than the threads a node can spare.
+inline constexpr int kMaxStepStreamsPerUser = 256;
+
 class NodedService final : public v1::Noded::Service {
  public:
   // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep and
@@ -118,6 +122,12 @@ class NodedService final : public v1::Noded::Service {
   // the first one's run.
   std::mutex prologs_mu_;
   std::map<uint64_t, std::shared_future<std::string>> prologs_;  // under prologs_mu_
+
+  // RunStep streams open now, per unprivileged user: each holds one of gRPC's
+  // threads for its life, so one user may hold at most
+  // kMaxStepStreamsPerUser (6,000 empty streams took noded to 6,015 threads).
+  std::mutex streams_mu_;
+  std::map<uid_t, int> open_streams_;  // under streams_mu_
 
   // The steps this node's step manager runs now: how to signal each (RunStep
   // registers and removes them; SignalStep calls them).

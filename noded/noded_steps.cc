@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -123,6 +124,39 @@ grpc::Status NodedService::RunStep(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // Refused before this thread waits for the request: a user with no job here
+  // has nothing to run, and one user's streams are capped.
+  const bool privileged = caller->uid == 0 || caller->uid == slurm_user_uid_;
+  if (!privileged && !jobs_.RunsAJobOf(caller->uid)) {
+    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
+  }
+  // Gives the stream's place back when the call ends.
+  class StreamSlot {
+   public:
+    StreamSlot(NodedService* service, uid_t uid) : service_(service), uid_(uid) {}
+    StreamSlot(const StreamSlot&) = delete;
+    StreamSlot& operator=(const StreamSlot&) = delete;
+    ~StreamSlot() {
+      std::lock_guard<std::mutex> lock(service_->streams_mu_);
+      if (--service_->open_streams_[uid_] == 0) service_->open_streams_.erase(uid_);
+    }
+
+   private:
+    NodedService* service_;
+    uid_t uid_;
+  };
+  std::optional<StreamSlot> slot;
+  if (!privileged) {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    int& open = open_streams_[caller->uid];
+    if (open >= kMaxStepStreamsPerUser) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("uid ", caller->uid, " has ", open,
+                                       " step streams open on this node, the most one user may"));
+    }
+    ++open;
+    slot.emplace(this, caller->uid);
+  }
   v1::StepInput first;
   if (!stream->Read(&first) || !first.has_request()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,

@@ -20,6 +20,7 @@
 #include "common/config/config_loader.h"
 #include "common/rpc/auth_metadata.h"
 #include "proto/ctld.grpc.pb.h"
+#include "proto/noded.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
@@ -172,6 +173,84 @@ TEST_F(SecurityTest, OneUsersConnectionsNeverCrowdOutRootOrOtherUsers) {
     }
     return alice_open <= 37;
   })) << alice_open;
+}
+
+// Threads of a process, from /proc.
+int ThreadsOf(pid_t pid) {
+  const std::string status = ReadFile(absl::StrCat("/proc/", pid, "/status"));
+  const size_t at = status.find("Threads:");
+  return at == std::string::npos ? -1 : std::atoi(status.c_str() + at + 8);
+}
+
+// A RunStep stream holds one of noded's threads until its request arrives:
+// 6,000 empty streams took a noded to 6,015 threads. A user with no job on the
+// node is refused before any thread waits, and one with a job may hold at most
+// kMaxStepStreamsPerUser (256) streams there.
+TEST_F(SecurityTest, StepStreamsCannotPinANodedsThreads) {
+  StartCluster("");
+  auto config = LoadConfig(cluster_->conf_path());
+  ASSERT_TRUE(config.ok()) << config.status();
+  std::string target;
+  for (const NodeConfig& node : config->skiff.nodes) {
+    if (node.name == "n1") {
+      target = absl::StrCat(node.addr.empty() ? "127.0.0.1" : node.addr, ":",
+                            node.port != 0 ? node.port : config->skiff.slurmd_port);
+    }
+  }
+  ASSERT_FALSE(target.empty());
+  auto stub = v1::Noded::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  const pid_t noded = cluster_->Pid("noded-n1");
+  const int threads_before = ThreadsOf(noded);
+
+  // Opens `count` streams as `user` and sends nothing; returns their ends.
+  struct Open {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReaderWriter<v1::StepInput, v1::StepOutput>> stream;
+  };
+  auto open_streams = [&](const std::string& user, int count, int seconds = 60) {
+    const CommandResult creds = RunShell(
+        absl::StrCat("runuser -u ", user, " -- sh -c 'for i in $(seq ", count,
+                     "); do munge -n -S ", munge_socket_, " || exit 1; done'"));
+    EXPECT_EQ(creds.exit_code, 0) << creds.err;
+    std::vector<Open> streams;
+    for (absl::string_view cred : absl::StrSplit(creds.out, '\n', absl::SkipEmpty())) {
+      Open open;
+      open.context = std::make_unique<grpc::ClientContext>();
+      open.context->set_deadline(std::chrono::system_clock::now() +
+                                 std::chrono::seconds(seconds));
+      open.context->AddMetadata(kCredentialMetadataKey, std::string(cred));
+      open.stream = stub->RunStep(open.context.get());
+      streams.push_back(std::move(open));
+    }
+    return streams;
+  };
+
+  // Bob has no job on n1.
+  std::vector<Open> bobs = open_streams(kBob, 50);
+  for (Open& open : bobs) {
+    const grpc::Status status = open.stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED) << status.error_message();
+  }
+  EXPECT_LT(ThreadsOf(noded), threads_before + 10);
+
+  // Alice has one: 256 empty streams wait (each on a thread of noded's), and
+  // the next ones are refused.
+  const uint64_t id = SubmitAs(kAlice, "-w n1 --wrap='sleep 120'");
+  ASSERT_TRUE(Eventually(30, [&] { return ScontrolField(Show(id), "JobState") == "RUNNING"; }))
+      << Show(id);
+  std::vector<Open> waiting = open_streams(kAlice, 256);
+  // Once all 256 are counted, the next stream is refused at once; until then
+  // a probe is taken and ends at its short deadline.
+  auto probe = [&] {
+    std::vector<Open> one = open_streams(kAlice, 1, 2);
+    return one[0].stream->Finish().error_code();
+  };
+  EXPECT_TRUE(Eventually(30, [&] { return probe() == grpc::StatusCode::RESOURCE_EXHAUSTED; }));
+  EXPECT_GE(ThreadsOf(noded), 256);  // each waiting stream holds a thread
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(probe(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  for (Open& open : waiting) open.context->TryCancel();
+  for (Open& open : waiting) open.stream->Finish();
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
 }
 
 TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
