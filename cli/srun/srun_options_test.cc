@@ -62,7 +62,7 @@ TEST(BuildStepRequest, MoreTasksThanTheJobsNodesAllowAreRefused) {
   EXPECT_EQ(r.status().message(), "Unable to create step for job 42: Task count specification invalid");
 }
 
-TEST(BuildStepRequest, TimeLimitsPastSlursRangeAreRefused) {
+TEST(BuildStepRequest, TimeLimitsPastSlurmsRangeAreRefused) {
   SrunArgs args = Command({"true"});
   args.time = "99999999999";  // minutes
   EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(), "Invalid --time specification");
