@@ -41,7 +41,16 @@ absl::StatusOr<v1::JobInfo> Allocate(CtldClient& client, const v1::JobSpec& spec
   submit.mutable_spec()->set_interactive(true);
   v1::SubmitJobReply submitted;
   if (absl::Status s = client.Call(&v1::Ctld::Stub::SubmitJob, submit, &submitted); !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("Job submit/allocate failed: ", s.message()));
+    // ctld's detail lines (slurmctld's err_msg, "Memory specification can not
+    // be satisfied") come first, as salloc prints them; the summary last.
+    std::string message(s.message());
+    std::string detail;
+    if (const size_t cut = message.rfind('\n'); cut != std::string::npos) {
+      detail = message.substr(0, cut + 1);
+      message = message.substr(cut + 1);
+    }
+    return absl::Status(s.code(),
+                        absl::StrCat(detail, "Job submit/allocate failed: ", message));
   }
   const uint64_t id = submitted.job_id();
   if (messages.verbose) Say(messages, absl::StrCat("Pending job allocation ", id));

@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
+#include "common/checked_math.h"
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
@@ -1300,7 +1301,10 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.time) {
     absl::StatusOr<int64_t> seconds = ParseDuration(*o.time);
     // Slurm's exact words (shared/reference/sbatch_err_invalid_time.txt).
-    if (!seconds.ok()) return absl::InvalidArgumentError("Invalid --time specification");
+    // Past Slurm's largest limit (0xfffffffd minutes) is no limit it could keep.
+    if (!seconds.ok() || *seconds > kMaxTimeLimitSeconds) {
+      return absl::InvalidArgumentError("Invalid --time specification");
+    }
     // As in Slurm, a limit of zero means no limit.
     spec.set_time_limit(*seconds == 0 ? kInfiniteDuration : *seconds);
   }

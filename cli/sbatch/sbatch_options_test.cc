@@ -263,6 +263,13 @@ TEST(BuildSubmission, BadTimeMatchesSlurm) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "Invalid --time specification");
   EXPECT_EQ(SbatchExitCode(s.status()), 255);
+  // Past Slurm's largest limit, 0xfffffffd minutes (issue 32 item 5).
+  s = Submit({"-t", "4294967294", "--wrap=true"}, "#!/bin/sh\ntrue\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid --time specification");
+  s = Submit({"-t", "4294967293", "--wrap=true"}, "#!/bin/sh\ntrue\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.time_limit(), int64_t{4294967293} * 60);
 }
 
 TEST(BuildSubmission, BadValuesNameTheValue) {
@@ -278,6 +285,9 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
       {{"-N", "2-y"}, "\"y\" is not a valid node count"},
       {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks."},
       {{"-c", "two"}, "Invalid numeric value \"two\" for --cpus-per-task."},
+      // Counts past int are refused, not wrapped (issue 32 item 5).
+      {{"-c", "2147483648"}, "Invalid numeric value \"2147483648\" for --cpus-per-task."},
+      {{"-n", "4294967296"}, "Invalid numeric value \"4294967296\" for --ntasks."},
       {{"--gres=,"}, "Invalid --gres specification: ','"},
       {{"--begin=soonish"}, "Invalid --begin specification: 'soonish'"},
       {{"--export=,"}, "Invalid --export specification: ','"},

@@ -161,7 +161,8 @@ skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
   o.gpus = args.gpus;
   o.gpus_per_node = args.gpus_per_node;
   if (args.gpus_per_task && !args.gpus) {
-    o.gpus = std::to_string(*args.gpus_per_task * args.ntasks.value_or(1));
+    // In 64 bits: sbatch's parser refuses a total past int, never a wrapped one.
+    o.gpus = std::to_string(int64_t{*args.gpus_per_task} * args.ntasks.value_or(1));
   }
   o.nodelist = args.nodelist;
   o.exclude = args.exclude;
@@ -173,9 +174,10 @@ skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
   return o;
 }
 
+// Each line of `message` as its own "srun: error: " line (ctld's refusals
+// come as slurmctld's err_msg line, then the summary).
 int Fail(const std::string& message, int code = 1) {
-  fprintf(stderr, "srun: error: %s\n", message.c_str());
-  return code;
+  return skiff::ReportError(kProgram, absl::UnknownError(message), code);
 }
 
 void WriteAll(int fd, const std::string& data) {

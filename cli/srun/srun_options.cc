@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "common/checked_math.h"
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
@@ -105,11 +106,11 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   }
   // Tasks: -n, else --ntasks-per-node x nodes, else the job's SLURM_NTASKS, else
   // one per node.
-  int ntasks = 0;
+  int64_t ntasks = 0;
   if (args.ntasks) {
     ntasks = *args.ntasks;
   } else if (ntasks_per_node) {
-    ntasks = *ntasks_per_node * std::max(1, min_nodes);
+    ntasks = int64_t{*ntasks_per_node} * std::max(1, min_nodes);
   } else if (std::optional<std::string> n = Get(env, "SLURM_NTASKS"); n && !args.nodes) {
     absl::StatusOr<int> count = Count(*n, "SLURM_NTASKS");
     if (!count.ok()) return count.status();
@@ -118,7 +119,15 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     ntasks = std::max(1, min_nodes);
   }
   if (ntasks < 1) return absl::InvalidArgumentError("Invalid number of tasks (-n 0)");
-  request.set_ntasks(ntasks);
+  // Slurm's bound on a step's tasks: its nodes x MaxTasksPerNode (step_mgr.c,
+  // ESLURM_BAD_TASK_COUNT). The step manager holds every step to it; srun
+  // checks the job's nodes first, before --multi-prog's table is sized by it.
+  const int64_t most = job_nodes > 0 ? job_nodes * kMaxTasksPerNode : INT32_MAX;
+  if (ntasks > std::min<int64_t>(most, INT32_MAX)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Unable to create step for job ", job_id, ": ", kBadTaskCount));
+  }
+  request.set_ntasks(static_cast<int32_t>(ntasks));
   request.set_min_nodes(min_nodes);
   request.set_max_nodes(max_nodes);
   if (ntasks_per_node) request.set_ntasks_per_node(*ntasks_per_node);
@@ -201,7 +210,9 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   }
   if (args.time) {
     absl::StatusOr<int64_t> seconds = ParseDuration(*args.time);
-    if (!seconds.ok()) return absl::InvalidArgumentError("Invalid --time specification");
+    if (!seconds.ok() || *seconds > kMaxTimeLimitSeconds) {
+      return absl::InvalidArgumentError("Invalid --time specification");
+    }
     request.set_time_limit(*seconds == kInfiniteDuration ? 0 : *seconds);
   }
   if (args.output && *args.output != "none" && *args.output != "all") {

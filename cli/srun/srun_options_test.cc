@@ -43,6 +43,31 @@ TEST(BuildStepRequest, TheJobsTaskCountIsTheDefault) {
   EXPECT_EQ(r->min_nodes(), 2) << "SLURM_NNODES is -N";
 }
 
+// Issue 32 item 5: Slurm's bound of nodes x MaxTasksPerNode (512) tasks, and
+// no product of tasks per node x nodes that wraps.
+TEST(BuildStepRequest, MoreTasksThanTheJobsNodesAllowAreRefused) {
+  SrunArgs args = Command({"true"});
+  args.ntasks = 1025;  // the job has 2 nodes
+  args.cpus_per_task = 65536;
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "Unable to create step for job 42: Task count specification invalid");
+  args.ntasks = 1024;
+  EXPECT_TRUE(BuildStepRequest(args, JobEnv(), "/").ok()) << "the step manager counts CPUs";
+  args.ntasks.reset();
+  args.nodes = "2";
+  args.ntasks_per_node = 1073741824;  // x 2 nodes = 2^31
+  r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "Unable to create step for job 42: Task count specification invalid");
+}
+
+TEST(BuildStepRequest, TimeLimitsPastSlurmsRangeAreRefused) {
+  SrunArgs args = Command({"true"});
+  args.time = "99999999999";  // minutes
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(), "Invalid --time specification");
+}
+
 TEST(BuildStepRequest, OneTaskInATwoNodeJob) {
   SrunArgs args = Command({"x"});
   args.ntasks = 1;

@@ -42,6 +42,16 @@ TEST(ParseArraySpec, RangeListStepAndThrottle) {
   EXPECT_EQ(MustParse("1-7:2").task_ids, (std::vector<uint32_t>{1, 3, 5, 7}));
 }
 
+// Every task keeps the throttle as an int32 (ArrayTaskThrottle): one past it
+// came back negative, and a step past the index range must not wrap the walk.
+TEST(ParseArraySpec, ThrottleAndStepNeverWrap) {
+  EXPECT_EQ(MustParse("1-3%2147483647").max_running, 2147483647u);
+  EXPECT_EQ(ErrorOf("1-3%2147483648"),
+            "Invalid job array specification: '%2147483648': the running-task limit must be a "
+            "number above 0");
+  EXPECT_EQ(MustParse("0-1000:9999999999").task_ids, (std::vector<uint32_t>{0}));
+}
+
 TEST(ParseArraySpec, SortsAndDeduplicatesOverlaps) {
   EXPECT_EQ(MustParse("10,1-3,2,0-6:3").task_ids, (std::vector<uint32_t>{0, 1, 2, 3, 6, 10}));
 }

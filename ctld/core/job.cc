@@ -1,5 +1,9 @@
 #include "ctld/core/job.h"
 
+#include <algorithm>
+
+#include "common/checked_math.h"
+
 namespace skiff {
 
 const char* JobStateName(JobState state) {
@@ -79,15 +83,20 @@ bool IsFinal(JobState state) {
   }
 }
 
+int64_t JobRequest::TotalCpus() const {
+  return SaturatingMul<int64_t>(ntasks, cpus_per_task);
+}
+
 int JobRequest::CpusPerNode() const {
-  const int nodes = num_nodes > 0 ? num_nodes : 1;
-  const int total = ntasks * cpus_per_task;
-  return (total + nodes - 1) / nodes;
+  const int64_t nodes = num_nodes > 0 ? num_nodes : 1;
+  const int64_t total = TotalCpus();
+  return SaturatingCast<int>(total / nodes + (total % nodes != 0 ? 1 : 0));
 }
 
 uint64_t JobRequest::MemPerNodeMb() const {
   if (mem_per_node_mb > 0) return mem_per_node_mb;
-  return mem_per_cpu_mb * static_cast<uint64_t>(CpusPerNode());
+  return SaturatingMul<uint64_t>(mem_per_cpu_mb,
+                                 static_cast<uint64_t>(std::max(0, CpusPerNode())));
 }
 
 }  // namespace skiff

@@ -63,7 +63,11 @@ struct JobRequest {
   std::vector<std::string> exclude;   // -x
   std::vector<std::string> features;  // -C a&b: every one required
 
-  int CpusPerNode() const;        // ceil(ntasks * cpus_per_task / num_nodes)
+  // The products below never wrap: a request too large for the type is pinned
+  // to its maximum, which no node holds (admission refuses such requests; the
+  // pinning keeps anything that slipped by, an older stored job, unrunnable).
+  int64_t TotalCpus() const;      // ntasks * cpus_per_task
+  int CpusPerNode() const;        // ceil(TotalCpus() / num_nodes)
   uint64_t MemPerNodeMb() const;  // mem_per_node_mb, or mem_per_cpu_mb * CpusPerNode()
 };
 

@@ -107,11 +107,14 @@ TEST(JobFromSpec, RejectsWithSlurmsMessages) {
        "Invalid generic resource (gres) specification"},
       {[](v1::JobSpec& s) { s.add_gres("gpu:3"); },
        "Requested node configuration is not available"},
+      // shared/reference/sbatch_err_too_many_cpus.txt: slurmctld's err_msg first.
       {[](v1::JobSpec& s) { s.set_cpus_per_task(4); },
-       "Requested node configuration is not available"},
+       "CPU count per node can not be satisfied\nRequested node configuration is not available"},
       {[](v1::JobSpec& s) { s.set_min_nodes(3); }, "More processors requested than permitted"},
+      // shared/reference/sbatch_err_too_much_mem.txt.
       {[](v1::JobSpec& s) { s.set_mem_per_node_mb(5000); },
-       "Requested node configuration is not available"},
+       "Memory specification can not be satisfied\nRequested node configuration is not "
+       "available"},
       {[](v1::JobSpec& s) { s.set_qos("nosuchqos"); }, "Invalid qos specification"},
       {[](v1::JobSpec& s) { s.set_script("echo no shebang"); },
        "Batch script must start with #! (a shebang line)"},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/checked_math.h"
+
 namespace skiff {
 namespace {
 
@@ -58,10 +60,12 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
     const int count = tasks[slot];
     const Capacity have = cap(node);
     const Capacity all = TotalOf(node);
-    int gpus = 0;
+    // Products in 64 bits: both factors are ints (count <= ntasks), so they
+    // cannot wrap there, and an int of 2^32 CPUs wrapped to 0 and "fit".
+    int64_t gpus = 0;
     bool every_gpu = false;
     if (ask.gpus_per_task > 0) {
-      gpus = count * ask.gpus_per_task;
+      gpus = int64_t{count} * ask.gpus_per_task;
     } else if (ask.gpus_total > 0) {
       gpus = gpus_total[slot];
     } else if (ask.gpus_per_node >= 0) {
@@ -71,8 +75,9 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
       gpus = all.gpus;
     }
     const uint64_t memory = ask.mem_given ? ask.mem_per_node_mb : 0;
-    const bool fits = count * ask.cpus_per_task <= have.cpus && gpus <= have.gpus &&
-                      memory <= have.memory_mb && count >= 1;
+    const int64_t cpus = int64_t{count} * ask.cpus_per_task;
+    const bool fits =
+        cpus <= have.cpus && gpus <= have.gpus && memory <= have.memory_mb && count >= 1;
     if (!fits) {
       if (c < required) return {};  // -w names it: it must take its share
       continue;
@@ -80,7 +85,7 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
     StepNodeShare share;
     share.node = node;
     share.task_ids.resize(static_cast<size_t>(count));
-    share.cpus = ask.exact ? count * ask.cpus_per_task : have.cpus;
+    share.cpus = ask.exact ? static_cast<int>(cpus) : have.cpus;  // cpus <= have.cpus
     share.memory_held = ask.mem_given;
     share.memory_mb = ask.mem_given ? ask.mem_per_node_mb : nodes_[node].memory_mb;
     // Which GPUs: the lowest free ones (all of the job's for an overlapping step).
@@ -92,7 +97,8 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
       share.gpus = nodes_[node].gpus;
       std::sort(share.gpus.begin(), share.gpus.end());
     } else {
-      share.gpus.assign(pool.begin(), pool.begin() + std::min<size_t>(pool.size(), gpus));
+      share.gpus.assign(pool.begin(),
+                        pool.begin() + std::min<size_t>(pool.size(), static_cast<size_t>(gpus)));
     }
     picked.push_back(std::move(share));
   }
@@ -116,8 +122,10 @@ std::vector<StepNodeShare> StepPool::LayoutAnyCount(const StepAsk& ask,
                                 : static_cast<int>(candidates.size());
   if (ask.max_nodes > 0 && ask.min_nodes == 0) k_max = ask.max_nodes;
   // Fewer tasks than nodes asked: Slurm shrinks the node count to the tasks.
+  // No layout has more nodes than there are candidates (and k never reaches
+  // INT_MAX, where ++k would wrap).
   k_min = std::min(k_min, ask.ntasks);
-  k_max = std::min(k_max, ask.ntasks);
+  k_max = std::min({k_max, ask.ntasks, static_cast<int>(candidates.size())});
   for (int k = k_min; k <= k_max; ++k) {
     std::vector<StepNodeShare> layout = Layout(ask, candidates, required, k, cap);
     if (!layout.empty()) return layout;
@@ -130,6 +138,13 @@ StepPlan StepPool::Plan(const StepAsk& ask) const {
   plan.share.overlap = ask.overlap;
   if (ask.ntasks < 1 || ask.cpus_per_task < 1) {
     plan.reason = kBadCpus;
+    return plan;
+  }
+  // Slurm's bound on a step's tasks (step_mgr.c: nodes x MaxTasksPerNode,
+  // ESLURM_BAD_TASK_COUNT), checked before anything is sized by the task
+  // count: `srun --overlap -n 65536 -c 65536` had noded build a 10 GB reply.
+  if (ask.ntasks > static_cast<int64_t>(nodes_.size()) * kMaxTasksPerNode) {
+    plan.reason = kBadTaskCount;
     return plan;
   }
   // Candidates: -w's nodes first (each must be in the job), then the others.
@@ -154,8 +169,8 @@ StepPlan StepPool::Plan(const StepAsk& ask) const {
       LayoutAnyCount(ask, candidates, required, [this](size_t n) { return TotalOf(n); });
   if (ever.empty()) {
     // Name what the job lacks, as Slurm does.
-    int cpus = 0;
-    int gpus = 0;
+    int64_t cpus = 0;
+    int64_t gpus = 0;
     int max_node_gpus = 0;
     uint64_t max_memory = 0;
     for (size_t n : candidates) {
@@ -164,10 +179,11 @@ StepPlan StepPool::Plan(const StepAsk& ask) const {
       max_node_gpus = std::max(max_node_gpus, static_cast<int>(nodes_[n].gpus.size()));
       max_memory = std::max(max_memory, nodes_[n].memory_mb);
     }
-    const int gpus_asked = ask.gpus_per_task > 0 ? ask.ntasks * ask.gpus_per_task : ask.gpus_total;
+    const int64_t gpus_asked =
+        ask.gpus_per_task > 0 ? int64_t{ask.ntasks} * ask.gpus_per_task : ask.gpus_total;
     if (ask.min_nodes > static_cast<int>(candidates.size())) {
       plan.reason = kBadNodes;
-    } else if (ask.ntasks * ask.cpus_per_task > cpus) {
+    } else if (int64_t{ask.ntasks} * ask.cpus_per_task > cpus) {
       plan.reason = kBadCpus;
     } else if (gpus_asked > gpus || ask.gpus_per_node > max_node_gpus) {
       plan.reason = kBadGres;

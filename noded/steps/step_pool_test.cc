@@ -35,6 +35,62 @@ TEST(StepPool, TasksGoToTheFewestNodesInBlocks) {
   EXPECT_THAT(six.share.nodes[1].task_ids, ElementsAre(3, 4, 5));
 }
 
+// Issue 32 item 5: tasks x CPUs per task at 2^32 wrapped to 0 and "fit".
+TEST(StepPool, TasksTimesCpusThatWrapNeverFit) {
+  StepPool pool = TwoNodes();
+  StepAsk ask = Tasks(4);
+  ask.cpus_per_task = 1073741824;  // 4 x 2^30 = 2^32
+  ask.exact = true;
+  StepPlan plan = pool.Plan(ask);
+  EXPECT_EQ(plan.fit, StepFit::kNever);
+  EXPECT_EQ(plan.reason, "More processors requested than permitted");
+  ask.overlap = true;  // overlapping steps are held against the job's totals too
+  plan = pool.Plan(ask);
+  EXPECT_EQ(plan.fit, StepFit::kNever);
+  EXPECT_EQ(plan.reason, "More processors requested than permitted");
+}
+
+TEST(StepPool, GpusPerTaskTimesTasksThatWrapNeverFit) {
+  StepPool pool = TwoNodes();
+  StepAsk ask = Tasks(2);
+  ask.gpus_per_task = 1073741824;
+  ask.gpus_per_node = 0;
+  StepPlan plan = pool.Plan(ask);
+  EXPECT_EQ(plan.fit, StepFit::kNever);
+  EXPECT_EQ(plan.reason, "Invalid generic resource (gres) specification");
+}
+
+// Slurm's step_mgr.c bound: nodes x MaxTasksPerNode (512) tasks, refused
+// before any layout is sized by the task count.
+TEST(StepPool, MoreTasksThanMaxTasksPerNodeAllowIsABadTaskCount) {
+  StepPool pool = TwoNodes();
+  StepAsk ask = Tasks(65536);
+  ask.cpus_per_task = 65536;
+  ask.overlap = true;
+  ask.exact = true;
+  StepPlan plan = pool.Plan(ask);
+  EXPECT_EQ(plan.fit, StepFit::kNever);
+  EXPECT_EQ(plan.reason, "Task count specification invalid");
+  EXPECT_TRUE(plan.share.nodes.empty());
+  EXPECT_EQ(pool.Plan(Tasks(1025)).reason, "Task count specification invalid");
+  // 1024 = 2 x 512 passes that bound (and then is more CPUs than the job has).
+  EXPECT_EQ(pool.Plan(Tasks(1024)).reason, "More processors requested than permitted");
+  StepAsk overlapping = Tasks(1024);
+  overlapping.overlap = true;
+  overlapping.ntasks_per_node = 0;
+  EXPECT_EQ(pool.Plan(overlapping).fit, StepFit::kNever);
+}
+
+TEST(StepPool, HugeNodeCountsEndTheSearch) {
+  StepPool pool = TwoNodes();
+  StepAsk ask = Tasks(2);
+  ask.min_nodes = 1;
+  ask.max_nodes = 2147483647;
+  EXPECT_EQ(pool.Plan(ask).fit, StepFit::kNow);
+  ask.min_nodes = 2147483647;
+  EXPECT_EQ(pool.Plan(ask).fit, StepFit::kNow) << "shrunk to the 2 tasks, as Slurm";
+}
+
 TEST(StepPool, NodeCountSpreadsTasksAndFirstNodesTakeTheRemainder) {
   StepPool pool = TwoNodes();
   StepAsk ask = Tasks(3);

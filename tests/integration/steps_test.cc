@@ -260,6 +260,47 @@ TEST_F(StepsTest, SrunPtyRunsTaskZeroOnATerminal) {
   EXPECT_EQ(cluster_->Run("squeue -h -n pty").out, "") << "the allocation is released";
 }
 
+// Issue 32 item 5: tasks x CPUs per task wrapped at 2^32. `-n 4 -c 2^30` got 4
+// tasks on the job's CPUs, `--overlap -n 65536 -c 65536` aborted the step
+// manager's noded building a 10 GB reply, and sbatch's `-n 65536 -c 65536` was
+// accepted with NumCPUs=1. Each is refused with Slurm's words; noded lives on.
+TEST_F(StepsTest, TaskAndCpuCountsThatWrapAreRefusedAndNodedLivesOn) {
+  const CommandResult sbatch = cluster_->Run("cd /tmp && sbatch -n 65536 -c 65536 --wrap=true");
+  EXPECT_EQ(sbatch.exit_code, 1);
+  EXPECT_EQ(sbatch.err,
+            "sbatch: error: Requested CPU count overflows: NumTasks=65536 x CPUs/Task=65536\n"
+            "sbatch: error: Batch job submission failed: More processors requested than "
+            "permitted\n");
+  const CommandResult srun = cluster_->Run("cd /tmp && srun -n 4 -c 1073741824 true");
+  EXPECT_EQ(srun.exit_code, 1);
+  EXPECT_EQ(srun.err,
+            "srun: error: Requested CPU count overflows: NumTasks=4 x CPUs/Task=1073741824\n"
+            "srun: error: Job submit/allocate failed: More processors requested than permitted\n");
+
+  const pid_t noded = cluster_->Pid("noded-n1");
+  ASSERT_GT(noded, 0);
+  int exit_code = -1;
+  // SLURM_NNODES emptied: srun cannot check the job's nodes, so the step
+  // manager itself meets the request.
+  const std::string out = RunJob("-w n1 -n1",
+                                 "srun -n 4 -c 1073741824 true; echo rc=$?\n"
+                                 "SLURM_NNODES= srun --overlap -n 65536 -c 65536 true; echo rc=$?\n"
+                                 "srun --overlap -n 65536 -c 65536 true; echo rc=$?\n"
+                                 "srun echo still-here",
+                                 &exit_code);
+  EXPECT_EQ(exit_code, 0) << out;
+  EXPECT_TRUE(absl::StrContains(out, ": More processors requested than permitted\nrc=1\n")) << out;
+  EXPECT_TRUE(absl::StrContains(out, ": Task count specification invalid\nrc=1\n")) << out;
+  EXPECT_EQ(std::vector<std::string>(absl::StrSplit(out, "Task count specification invalid")).size(),
+            3u)
+      << "the step manager's and srun's own refusal: " << out;
+  EXPECT_TRUE(absl::StrContains(out, "still-here\n")) << out;
+  EXPECT_TRUE(Alive(noded)) << "the step manager's noded is the one that was running";
+  EXPECT_EQ(cluster_->Pid("noded-n1"), noded);
+  const std::string state = cluster_->Run("sinfo -h -N -n n1 -o %t").out;
+  EXPECT_TRUE(state == "idle\n" || state == "alloc\n" || state == "mix\n") << state;
+}
+
 TEST_F(StepsTest, KillingTheStepManagerFailsItsStepsAndTheJobGoesOn) {
   const std::string out = cluster_->dir() + "/stepmgr_killed.out";
   const CommandResult submit = cluster_->Run("cd /tmp && sbatch --parsable -w n2 -n1 -o " + out +

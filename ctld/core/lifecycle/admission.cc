@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/checked_math.h"
 #include "ctld/core/array_spec.h"
 #include "ctld/core/burst_buffer/directives.h"
 #include "ctld/core/dependency.h"
@@ -22,6 +23,54 @@ namespace skiff {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// Slurm's refusals of sizes (src/common/slurm_errno.c; the first line of the
+// two-line ones is slurmctld's err_msg, node_scheduler.c _set_err_msg, which
+// sbatch prints before "Batch job submission failed: ...").
+constexpr char kTooManyCpus[] = "More processors requested than permitted";
+constexpr char kBadCpusPerNode[] =
+    "CPU count per node can not be satisfied\nRequested node configuration is not available";
+constexpr char kBadMemory[] =
+    "Memory specification can not be satisfied\nRequested node configuration is not available";
+constexpr char kBadTimeLimit[] = "Requested time limit is invalid (missing or exceeds some limit)";
+
+// The sizes a request multiplies out to, held against its partition before the
+// node-by-node check, so that no product wraps on the way (issue 32: `-n 65536
+// -c 65536` was 2^32 CPUs, wrapped to none, and accepted with NumCPUs=1):
+//  - tasks x CPUs per task against the partition's CPUs: Slurm's
+//    _part_access_check (job_mgr.c), ESLURM_TOO_MANY_REQUESTED_CPUS; a product
+//    past int (where Slurm's own uint32 min_cpus would wrap) names its fields;
+//  - CPUs and memory per node against the partition's largest node: Slurm's
+//    err_msg lines, then "Requested node configuration is not available".
+absl::Status CheckRequestSize(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
+  int64_t partition_cpus = 0;
+  int64_t largest_cpus = 0;
+  uint64_t largest_memory = 0;
+  for (const NodeCapacity& node : nodes) {
+    if (std::find(node.partitions.begin(), node.partitions.end(), request.partition) ==
+        node.partitions.end()) {
+      continue;
+    }
+    partition_cpus += node.cpus;
+    largest_cpus = std::max<int64_t>(largest_cpus, node.cpus);
+    largest_memory = std::max(largest_memory, node.memory_mb);
+  }
+  // Every node of the partition excluded or missing: CheckSatisfiable says so.
+  if (largest_cpus == 0) return absl::OkStatus();
+  const std::optional<int> cpus = CheckedMul(request.ntasks, request.cpus_per_task);
+  if (!cpus) {
+    return Invalid(absl::StrCat("Requested CPU count overflows: NumTasks=", request.ntasks,
+                                " x CPUs/Task=", request.cpus_per_task, "\n", kTooManyCpus));
+  }
+  if (*cpus > partition_cpus) return Invalid(kTooManyCpus);
+  if (request.CpusPerNode() > largest_cpus) return Invalid(kBadCpusPerNode);
+  if (request.mem_per_node_mb == 0 &&
+      !CheckedMul<uint64_t>(request.mem_per_cpu_mb, static_cast<uint64_t>(request.CpusPerNode()))) {
+    return Invalid(kBadMemory);
+  }
+  if (request.MemPerNodeMb() > largest_memory) return Invalid(kBadMemory);
+  return absl::OkStatus();
+}
 
 // --gres entries: "gpu", "gpu:2", "gpu:a100:2". Only gpu is a known gres.
 absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, JobRequest& request) {
@@ -47,8 +96,10 @@ absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, Job
         return Invalid("Invalid generic resource (gres) specification");
       }
     }
-    if (count < 0) return Invalid("Invalid generic resource (gres) specification");
-    request.gpus_per_node += count;
+    // Entries add up ("gpu:2,gpu:a100:2"): a sum past int is no count at all.
+    std::optional<int> sum = CheckedAdd(request.gpus_per_node, count);
+    if (count < 0 || !sum) return Invalid("Invalid generic resource (gres) specification");
+    request.gpus_per_node = *sum;
     if (!type.empty()) request.gpu_type = type;
   }
   (void)config;
@@ -107,7 +158,10 @@ absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
   if (spec.mem_per_gpu_mb > 0) {
     if (request.gpus_per_node == 0) return Invalid("--mem-per-gpu requires a GPU request");
     request.mem_per_gpu_mb = spec.mem_per_gpu_mb;
-    request.mem_per_node_mb = spec.mem_per_gpu_mb * request.gpus_per_node;
+    std::optional<uint64_t> per_node =
+        CheckedMul<uint64_t>(spec.mem_per_gpu_mb, static_cast<uint64_t>(request.gpus_per_node));
+    if (!per_node || *per_node > kMaxMemoryMb) return Invalid(kBadMemory);
+    request.mem_per_node_mb = *per_node;
     request.mem_per_cpu_mb = 0;
   }
   return absl::OkStatus();
@@ -265,6 +319,11 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     return Invalid("Invalid task or CPU count specified");
   }
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
+  // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
+  if (spec.mem_per_node_mb > kMaxMemoryMb || spec.mem_per_cpu_mb > kMaxMemoryMb ||
+      spec.mem_per_gpu_mb > kMaxMemoryMb) {
+    return Invalid(kBadMemory);
+  }
   request.mem_per_node_mb = spec.mem_per_node_mb;
   request.mem_per_cpu_mb = spec.mem_per_cpu_mb;
   if (request.mem_per_node_mb == 0 && request.mem_per_cpu_mb == 0) {
@@ -283,9 +342,15 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     // tasks on every node, as Slurm.
     if (spec.ntasks > 0) {
       request.num_nodes = std::max(request.num_nodes,
-                                   (spec.ntasks + spec.ntasks_per_node - 1) / spec.ntasks_per_node);
+                                   spec.ntasks / spec.ntasks_per_node +
+                                       (spec.ntasks % spec.ntasks_per_node != 0 ? 1 : 0));
     } else {
-      request.ntasks = spec.ntasks_per_node * request.num_nodes;
+      std::optional<int> ntasks = CheckedMul(spec.ntasks_per_node, request.num_nodes);
+      if (!ntasks) {
+        return Invalid(absl::StrCat("Requested task count overflows: NumNodes=", request.num_nodes,
+                                    " x NtasksPerN=", spec.ntasks_per_node, "\n", kTooManyCpus));
+      }
+      request.ntasks = *ntasks;
     }
   }
   if (spec.ntasks == 0 && spec.ntasks_per_node == 0) request.ntasks = request.num_nodes;
@@ -297,6 +362,11 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   const int64_t default_time =
       partition->default_time != kUnlimited ? partition->default_time : partition->max_time;
   request.time_limit = spec.time_limit.value_or(default_time);
+  // Seconds as sent: below -1 (UNLIMITED) or past Slurm's largest limit (which
+  // `now + limit` must also hold) is no limit at all.
+  if (request.time_limit < kUnlimited || request.time_limit > kMaxTimeLimitSeconds) {
+    return Invalid(kBadTimeLimit);
+  }
   if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
   request.begin_time = spec.begin_time;
   request.deadline = spec.deadline;
@@ -304,6 +374,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     return s;
   }
 
+  if (absl::Status s = CheckRequestSize(request, nodes); !s.ok()) return s;
   if (absl::Status s = CheckSatisfiable(request, nodes); !s.ok()) return s;
   return job;
 }

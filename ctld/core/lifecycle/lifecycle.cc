@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/checked_math.h"
 #include "ctld/core/scheduler/priority.h"
 
 namespace skiff {
@@ -802,6 +803,11 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
   if (update.time_limit.has_value()) {
     const int64_t current_limit = job.request.time_limit;
     const int64_t wanted = *update.time_limit;
+    // As at submit: seconds below -1 (UNLIMITED) or past Slurm's largest limit.
+    if (wanted < kUnlimited || wanted > kMaxTimeLimitSeconds) {
+      return absl::InvalidArgumentError(
+          "Requested time limit is invalid (missing or exceeds some limit)");
+    }
     const bool lowers = current_limit == kUnlimited
                             ? wanted != kUnlimited
                             : wanted != kUnlimited && wanted <= current_limit;

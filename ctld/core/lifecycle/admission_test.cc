@@ -1,0 +1,165 @@
+// Admission's size checks: products and sums of the numbers a user gives are
+// checked without wrapping and refused with Slurm's words (issue 32, item 5).
+#include "ctld/core/lifecycle/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace skiff {
+namespace {
+
+// Slurm 22.05's reference cluster: 4 nodes of 2 CPUs and 1000 MB, the last two
+// with 2 GPUs each.
+SkiffConfig Config() {
+  SkiffConfig config;
+  PartitionConfig debug;
+  debug.name = "debug";
+  debug.is_default = true;
+  debug.max_time = kUnlimited;
+  config.partitions = {debug};
+  return config;
+}
+
+std::vector<NodeCapacity> Nodes() {
+  std::vector<NodeCapacity> nodes;
+  for (int i = 1; i <= 4; ++i) {
+    NodeCapacity node;
+    node.name = "n" + std::to_string(i);
+    node.usable = true;
+    node.cpus = 2;
+    node.memory_mb = 1000;
+    node.partitions = {"debug"};
+    if (i >= 3) node.gpu_owner = {0, 0};
+    nodes.push_back(node);
+  }
+  return nodes;
+}
+
+SubmitRequest Request() {
+  SubmitRequest request;
+  request.uid = 1001;
+  request.gid = 1001;
+  request.user_name = "alice";
+  request.group_name = "alice";
+  request.script = "#!/bin/sh\ntrue\n";
+  request.work_dir = "/tmp";
+  return request;
+}
+
+absl::Status Admit(const std::function<void(SubmitRequest&)>& change) {
+  SubmitRequest request = Request();
+  change(request);
+  return JobFromRequest(request, Config(), Nodes(), {"normal"}).status();
+}
+
+constexpr char kTooManyCpus[] = "More processors requested than permitted";
+constexpr char kBadMemory[] =
+    "Memory specification can not be satisfied\nRequested node configuration is not available";
+
+TEST(AdmissionTest, TasksTimesCpusPastTwoToTheThirtyTwoIsRefusedNotWrapped) {
+  // 65536 x 65536 = 2^32: it wrapped to 0 CPUs and was accepted (NumCPUs=1).
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.ntasks = 65536;
+              r.cpus_per_task = 65536;
+            }).message(),
+            std::string("Requested CPU count overflows: NumTasks=65536 x CPUs/Task=65536\n") +
+                kTooManyCpus);
+  // 4 x 2^30 = 2^32: 4 tasks on "0" CPUs.
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.ntasks = 4;
+              r.cpus_per_task = 1073741824;
+            }).message(),
+            std::string("Requested CPU count overflows: NumTasks=4 x CPUs/Task=1073741824\n") +
+                kTooManyCpus);
+  // Just below int: fits the type, not the partition (Slurm's _part_access_check).
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.ntasks = 65535;
+              r.cpus_per_task = 32768;
+            }).message(),
+            kTooManyCpus);
+  // Tasks per node x nodes.
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.min_nodes = 4;
+              r.ntasks_per_node = 1073741824;
+            }).message(),
+            std::string("Requested task count overflows: NumNodes=4 x NtasksPerN=1073741824\n") +
+                kTooManyCpus);
+}
+
+TEST(AdmissionTest, CpusAndMemoryPerNodeGetSlurmsDetailLine) {
+  // shared/reference/sbatch_err_too_many_cpus.txt and sbatch_err_too_much_mem.txt.
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.cpus_per_task = 4; }).message(),
+            "CPU count per node can not be satisfied\n"
+            "Requested node configuration is not available");
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.mem_per_node_mb = 100 * 1024; }).message(),
+            kBadMemory);
+  EXPECT_TRUE(Admit([](SubmitRequest& r) {
+                r.ntasks = 8;
+                r.min_nodes = 4;
+                r.mem_per_cpu_mb = 500;
+              }).ok());
+}
+
+TEST(AdmissionTest, MemoryProductsThatWrapAreRefused) {
+  // --mem-per-cpu x CPUs per node past 2^64 MB.
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.ntasks = 2;
+              r.mem_per_cpu_mb = uint64_t{1} << 63;
+            }).message(),
+            kBadMemory);
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.ntasks = 2;
+              r.mem_per_cpu_mb = (uint64_t{1} << 63) - 1;
+            }).message(),
+            kBadMemory);
+  // --mem-per-gpu x GPUs per node.
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.gpus_per_node = "2";
+              r.mem_per_gpu_mb = (uint64_t{1} << 63) - 1;
+            }).message(),
+            kBadMemory);
+  // --mem above Slurm's 2^63 MB was an int64 of -1 to the node check, and fit.
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.mem_per_node_mb = ~uint64_t{0}; }).message(),
+            kBadMemory);
+  // Huge --mem on many nodes: refused per node, never multiplied by the count.
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.min_nodes = 4;
+              r.mem_per_node_mb = uint64_t{1} << 62;
+            }).message(),
+            kBadMemory);
+}
+
+TEST(AdmissionTest, GpuSumsThatWrapAreRefused) {
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.gres = {"gpu:2147483647", "gpu:2"};
+            }).message(),
+            "Invalid generic resource (gres) specification");
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.gres = {"gpu:2147483647"}; }).message(),
+            "Requested node configuration is not available");
+}
+
+TEST(AdmissionTest, TimeLimitsOutsideSlurmsRangeAreRefused) {
+  const std::string bad = "Requested time limit is invalid (missing or exceeds some limit)";
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.time_limit = int64_t{1} << 62; }).message(), bad);
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.time_limit = -5; }).message(), bad);
+  EXPECT_TRUE(Admit([](SubmitRequest& r) { r.time_limit = int64_t{4294967293} * 60; }).ok());
+  EXPECT_TRUE(Admit([](SubmitRequest& r) { r.time_limit = -1; }).ok());
+}
+
+TEST(AdmissionTest, TheJobsProductsStayExactOrPinned) {
+  JobRequest request;
+  request.ntasks = 65536;
+  request.cpus_per_task = 65536;
+  EXPECT_EQ(request.TotalCpus(), int64_t{1} << 32);
+  EXPECT_EQ(request.CpusPerNode(), 2147483647);
+  request.num_nodes = 4;
+  EXPECT_EQ(request.CpusPerNode(), 1073741824);
+  request.mem_per_cpu_mb = uint64_t{1} << 40;
+  EXPECT_EQ(request.MemPerNodeMb(), ~uint64_t{0});
+}
+
+}  // namespace
+}  // namespace skiff
