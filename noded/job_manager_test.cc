@@ -333,32 +333,52 @@ TEST_F(JobManagerTest, TerminateOfUnknownJobIsNotFound) {
 }
 
 // The batch shell traps USR1; its background sleep does not.
-constexpr char kSignalScript[] =
-    "#!/bin/bash\n"
-    "trap 'echo shell got USR1' USR1\n"
-    "sleep 100 &\n"
-    "echo $! > $SLURM_JOB_ID.sleep\n"
-    "wait\n"
-    // A sleep killed by the signal may not be reaped yet (kill -0 still finds
-    // the zombie): give it up to 2 s.
-    "for i in $(seq 20); do kill -0 $(cat $SLURM_JOB_ID.sleep) 2>/dev/null || break; "
-    "sleep 0.1; done\n"
-    "if kill -0 $(cat $SLURM_JOB_ID.sleep) 2>/dev/null; then echo sleep alive; "
-    "kill $(cat $SLURM_JOB_ID.sleep); else echo sleep dead; fi\n";
+// The batch shell traps USR1 and reports whether its background sleep died of
+// it. The test signals only once the sleep has exec'd (WaitForSleep): a
+// child still in bash between fork and exec catches USR1 with the inherited
+// trap and loses it at exec, and the sleep then lives on. A signalled sleep dies when it next runs, and on a loaded machine that
+// can be seconds later: the shell waits up to `tenths` tenths of a second for
+// it to be gone or a zombie (kill -0 still finds a zombie), and stops as soon
+// as it is.
+std::string SignalScript(int tenths) {
+  return absl::StrCat(
+      "#!/bin/bash\n"
+      "trap 'echo shell got USR1' USR1\n"
+      "sleep 100 &\n"
+      "echo $! > $SLURM_JOB_ID.sleep\n"
+      "wait\n"
+      "pid=$(cat $SLURM_JOB_ID.sleep)\n"
+      "dead() { ! [ -e /proc/$pid ] || [ \"$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)\" = Z ]; }\n"
+      "for i in $(seq ",
+      tenths,
+      "); do dead && break; sleep 0.1; done\n"
+      "if dead; then echo sleep dead; else echo sleep alive; kill $pid; fi\n");
+}
+
+// The background sleep's pid (from its pid file's text), once that process has
+// exec'd sleep; 0 for text that is no pid.
+pid_t WaitForSleep(const std::string& pid_text) {
+  pid_t pid = 0;
+  if (!absl::SimpleAtoi(pid_text, &pid)) return 0;
+  WaitUntil([&] { return Slurp(absl::StrCat("/proc/", pid, "/comm")) == "sleep\n"; },
+            milliseconds(30000));
+  return pid;
+}
 
 TEST_F(JobManagerTest, SignalBatchOnlyReachesOnlyTheBatchShell) {
-  Launch(Spec(14), kSignalScript);
-  WaitForFile(out_ + "/14.sleep");
+  // A sleep the signal reached would die: half a second shows it did not.
+  Launch(Spec(14), SignalScript(5));
+  ASSERT_NE(WaitForSleep(WaitForFile(out_ + "/14.sleep")), 0);
   ASSERT_TRUE(manager_->Signal(14, SIGUSR1, /*batch_only=*/true).ok());
   ASSERT_TRUE(WaitFinished(14));
   EXPECT_EQ(Slurp(Out(14)), "shell got USR1\nsleep alive\n");
 }
 
 TEST_F(JobManagerTest, SignalReachesEveryProcessOfTheJob) {
-  Launch(Spec(15), kSignalScript);
-  WaitForFile(out_ + "/15.sleep");
+  Launch(Spec(15), SignalScript(600));
+  ASSERT_NE(WaitForSleep(WaitForFile(out_ + "/15.sleep")), 0);
   ASSERT_TRUE(manager_->Signal(15, SIGUSR1, /*batch_only=*/false).ok());
-  ASSERT_TRUE(WaitFinished(15));
+  ASSERT_TRUE(WaitFinished(15, milliseconds(90000)));
   EXPECT_EQ(Slurp(Out(15)), "shell got USR1\nsleep dead\n");
   EXPECT_FALSE(manager_->Signal(15, SIGUSR1, false).ok());  // finished
 }
