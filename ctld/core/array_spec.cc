@@ -87,7 +87,14 @@ absl::StatusOr<ArraySpec> ParseArraySpec(const std::string& text, int64_t max_ar
   if (percent != std::string::npos) {
     int64_t throttle = 0;
     const std::string limit = body.substr(percent + 1);
-    if (!ParseNumber(limit, &throttle) || throttle == 0 || throttle > UINT32_MAX) {
+    const bool digits =
+        !limit.empty() && limit.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && (!ParseNumber(limit, &throttle) || throttle > UINT32_MAX)) {
+      // A number, but past what the limit holds (Slurm keeps it in 32 bits).
+      return Invalid(absl::StrCat("'%", limit, "': the running-task limit must be at most ",
+                                  UINT32_MAX));
+    }
+    if (!digits || throttle == 0) {
       return Invalid(
           absl::StrCat("'%", limit, "': the running-task limit must be a number above 0"));
     }

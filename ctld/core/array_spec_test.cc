@@ -96,6 +96,16 @@ TEST(ParseArraySpec, ErrorsSayWhatIsWrong) {
       ErrorOf("1-10%0"),
       "Invalid job array specification: '%0': the running-task limit must be a number above 0");
   EXPECT_EQ(ErrorOf(""), "Invalid job array specification: no array indices given");
+  // A limit that is a number, only too large, is not "not a number above 0".
+  EXPECT_EQ(ErrorOf("0-3%99999999999"),
+            "Invalid job array specification: '%99999999999': the running-task limit must be at "
+            "most 4294967295");
+  EXPECT_EQ(ErrorOf("0-3%4294967296"),
+            "Invalid job array specification: '%4294967296': the running-task limit must be at "
+            "most 4294967295");
+  EXPECT_EQ(
+      ErrorOf("0-3%x"),
+      "Invalid job array specification: '%x': the running-task limit must be a number above 0");
 }
 
 TEST(FormatTaskIds, SlurmCompactText) {
