@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/hostlist.h"
+#include "common/truncate.h"
 #include "lua/bb_lua_json.h"
 
 namespace skiff {
@@ -98,7 +99,8 @@ absl::StatusOr<std::unique_ptr<BbLua>> BbRuntime::LoadState() const {
     return lua;
   }
   // BbLua's messages start "burst_buffer.lua: "; the path says it better.
-  const std::string why(absl::StripPrefix(lua.status().message(), "burst_buffer.lua: "));
+  const std::string why =
+      TruncateMessage(absl::StripPrefix(lua.status().message(), "burst_buffer.lua: "));
   absl::Status status =
       absl::FailedPreconditionError(absl::StrCat("burst_buffer/lua: ", script_path_, ": ", why));
   {
@@ -166,17 +168,20 @@ absl::Status BbRuntime::LuaError(const std::string& function,
       case absl::StatusCode::kFailedPrecondition:
         // A limit or a refused function: the admin's script needs fixing.
         logger_.error("burst_buffer/lua: {}: {}", script_path_,
-                      std::string(result.status().message()));
+                      TruncateMessage(result.status().message()));
         break;
       default:
         break;
     }
     // Internal whatever BbLua said: DeadlineExceeded would read as "ctld did
     // not answer" in the CLIs (CtldClient::Explain).
-    return absl::InternalError(absl::StrCat("burst_buffer/lua: ", result.status().message()));
+    return absl::InternalError(
+        absl::StrCat("burst_buffer/lua: ", TruncateMessage(result.status().message())));
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "burst_buffer/lua: ", result->message.empty() ? function + " failed" : result->message));
+  // The script's own words go to the submitter as the status message.
+  return absl::InvalidArgumentError(
+      absl::StrCat("burst_buffer/lua: ", result->message.empty() ? function + " failed"
+                                                                 : TruncateMessage(result->message)));
 }
 
 std::string BbRuntime::JobScriptPath(uint64_t job_id) const {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/truncate.h"
 
 namespace skiff {
 namespace {
@@ -62,7 +63,9 @@ BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& 
       return *reply;
     }
     result.ok = false;
-    result.error = absl::StrCat("burst_buffer/lua: ", OpName(function), " failed: ", failure);
+    // The job's Reason: the hook's words, bounded (scriptd passes up to 1 MiB).
+    result.error = absl::StrCat("burst_buffer/lua: ", OpName(function),
+                                " failed: ", TruncateMessage(failure));
     return std::nullopt;
   };
   // test_data_in/out: poll every PollInterval until not BUSY, within `timeout`.

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/truncate.h"
 #include "ctld/bb_stages.h"
 #include "ctld/controller.h"
 #include "ctld/core/burst_buffer/directives.h"
@@ -61,7 +62,7 @@ absl::StatusOr<std::string> Controller::BbStatus(const Caller& caller,
   if (reply->timed_out()) return absl::DeadlineExceededError("slurm_bb_get_status timed out");
   if (reply->rc() != 0) {
     return absl::InternalError(reply->message().empty() ? "slurm_bb_get_status failed"
-                                                        : reply->message());
+                                                        : TruncateMessage(reply->message()));
   }
   return reply->message();
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/users.h"
 #include "ctld/controller.h"
 #include "ctld/core/config_change.h"
 
@@ -128,6 +129,12 @@ absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& ca
   std::shared_ptr<const BurstBufferConfig> bb;
   if (bb_ != nullptr) {
     BurstBufferConfig bb_conf = loaded.burst_buffer.value_or(BurstBufferConfig{});
+    if (absl::Status s = CheckBurstBufferUsers(
+            bb_conf, [](const std::string& user) { return UidOf(user).has_value(); });
+        !s.ok()) {
+      logger_.error("reconfigure refused: {}", std::string(s.message()));
+      return s;
+    }
     if (absl::Status s = bb_->Reload(bb_conf); !s.ok()) {
       logger_.error("reconfigure refused: {}", std::string(s.message()));
       return absl::InvalidArgumentError(s.message());

@@ -87,6 +87,14 @@ int Run(int argc, char** argv) {
   for (const std::string& warning : loaded->warnings) {
     fprintf(stderr, "ctld: warning: %s\n", warning.c_str());
   }
+  // burst_buffer.conf's AllowUsers/DenyUsers name users of this host's databases.
+  if (config.burst_buffer_type == "burst_buffer/lua" && loaded->burst_buffer.has_value()) {
+    if (absl::Status s = CheckBurstBufferUsers(
+            *loaded->burst_buffer, [](const std::string& user) { return UidOf(user).has_value(); });
+        !s.ok()) {
+      return Fatal(std::string(s.message()));
+    }
+  }
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.ctld_debug);
   if (!level.ok()) return Fatal(absl::StrCat("SlurmctldDebug: ", level.status().message()));
   int numeric_level = static_cast<int>(*level) - verbose;

@@ -127,7 +127,13 @@ int Run(int argc, char** argv) {
     logger.error("{}", std::string(confinement.status().message()));
     return Fatal(std::string(confinement.status().message()));
   }
-  logger.info("{}", confinement->log_line);  // the one line on cgroups: used, or why not
+  // The one line on cgroups: used, or why not (an error when jobs cannot be
+  // confined as configured: the node then registers drained).
+  if (confinement->drain_reason.empty()) {
+    logger.info("{}", confinement->log_line);
+  } else {
+    logger.error("{}", confinement->log_line);
+  }
   job_options.cgroups = confinement->cgroups;
   job_options.cgroup_settings = confinement->settings;
   job_options.node_cpus = confinement->node_cpus;
@@ -151,6 +157,7 @@ int Run(int argc, char** argv) {
   registration.set_os(hw.os);
   registration.set_arch(hw.arch);
   registration.set_port(port);
+  registration.set_drain_reason(confinement->drain_reason);
   for (const NodeGres& g : *gres) {
     v1::Gres* out = registration.add_gres();
     out->set_name(g.name);

@@ -1257,8 +1257,8 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     spec.set_ntasks(*n);
   }
   if (o.priority) {
-    // A number, or TOP for the highest; ctld keeps it for operators only, as
-    // Slurm does (anyone else's is ignored).
+    // A number, or TOP for the highest; ctld takes it from operators only and
+    // refuses anyone else's (Slurm 22.05 drops it without a word).
     const std::string& v = *o.priority;
     std::optional<int64_t> n =
         absl::AsciiStrToUpper(v) == "TOP" ? std::optional<int64_t>(4294967294) : PositiveInt(v);

@@ -150,6 +150,10 @@ int main(int argc, char** argv) {
     widths.push_back(f.width);
   }
   std::cout << skiff::PrintFieldsHeader(names, widths, layout);
+  // 1 once a step's manager refused the caller (another user's job): Slurm's
+  // error line, and an exit status a script can see. A step not found running
+  // is only said, as Slurm's sstat does.
+  int rc = 0;
 
   for (const Wanted& w : wanted) {
     skiff::v1::GetStepsRequest step_request;
@@ -204,6 +208,7 @@ int main(int argc, char** argv) {
       if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
         Error(absl::StrCat("problem getting step_layout for StepId=", row.id, ": ",
                            status.error_message()));
+        rc = 1;
         continue;
       }
       if (!status.ok()) {
@@ -216,5 +221,5 @@ int main(int argc, char** argv) {
     body.no_header = true;
     std::cout << skiff::FormatSstat(rows, *fields, body);
   }
-  return 0;
+  return rc;
 }

@@ -1,6 +1,7 @@
 // ParseBurstBufferConfig: burst_buffer.conf as Slurm's burst_buffer/lua reads it.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,11 +49,16 @@ struct BurstBufferState {
 };
 
 absl::Status SetUsers(std::string_view value, const std::vector<std::string>& other,
-                      std::string_view other_key, std::vector<std::string>& out) {
+                      std::string_view other_key, std::vector<std::string>& out,
+                      BurstBufferState& b) {
   if (!other.empty()) {
     return Invalid(absl::StrCat("cannot be combined with ", AsAbsl(other_key)));
   }
   out = SplitList(value, ":,");
+  b.config.users_origin =
+      absl::StrCat(b.line->file, ":", b.line->line, ": ",
+                   config_internal::WrittenKey(*b.line, other_key == "DenyUsers" ? "AllowUsers"
+                                                                                 : "DenyUsers"));
   return absl::OkStatus();
 }
 
@@ -152,11 +158,11 @@ const KeyTable<BurstBufferState>& BurstBufferKeys() {
           {"Flags", SetBurstBufferFlags},
           {"AllowUsers",
            [](std::string_view v, B& b) {
-             return SetUsers(v, b.config.deny_users, "DenyUsers", b.config.allow_users);
+             return SetUsers(v, b.config.deny_users, "DenyUsers", b.config.allow_users, b);
            }},
           {"DenyUsers",
            [](std::string_view v, B& b) {
-             return SetUsers(v, b.config.allow_users, "AllowUsers", b.config.deny_users);
+             return SetUsers(v, b.config.allow_users, "AllowUsers", b.config.deny_users, b);
            }},
           {"DefaultPool",
            [](std::string_view v, B& b) { return SetString(v, b.config.default_pool); }},
@@ -189,6 +195,19 @@ bool BurstBufferConfig::HasFlag(std::string_view flag) const {
     if (EqualsIgnoreCase(have, flag)) return true;
   }
   return false;
+}
+
+absl::Status CheckBurstBufferUsers(const BurstBufferConfig& config,
+                                   const std::function<bool(const std::string&)>& user_exists) {
+  for (const std::vector<std::string>* users : {&config.allow_users, &config.deny_users}) {
+    for (const std::string& user : *users) {
+      if (user_exists(user)) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat(config.users_origin, ": no such user ", Quoted(user),
+                       " (Slurm would ignore it; correct the name or remove it)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<BurstBufferConfig> ParseBurstBufferConfig(std::string_view text,

@@ -507,6 +507,13 @@ absl::Status SetScriptPath(std::string_view value, std::string& out) {
   return SetAbsolutePath(value, out);
 }
 
+// A file a daemon writes or runs, empty for none (a log file: stderr). Slurm's
+// man page wants these "fully qualified": a relative one would resolve against
+// whatever directory the daemon happened to start in.
+absl::Status SetOptionalPath(std::string_view value, std::string& out) {
+  return SetScriptPath(value, out);
+}
+
 absl::Status SetMessageTimeout(std::string_view value, GlobalState& g) {
   absl::Status status = SetInt(value, 1, kMaxUint16, g.config.message_timeout);
   if (status.ok() && g.config.message_timeout > kMessageTimeoutWarnAbove) {
@@ -585,23 +592,23 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"SkiffOperators",
            [](std::string_view v, G& g) { return SetList(v, g.config.operators); }},
           {"StateSaveLocation",
-           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.state_save_location); }},
+           [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.state_save_location); }},
           {"SlurmdSpoolDir",
-           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.slurmd_spool_dir); }},
+           [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.slurmd_spool_dir); }},
           {"SlurmctldLogFile",
-           [](std::string_view v, G& g) { return SetString(v, g.config.ctld_log_file); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.ctld_log_file); }},
           {"SlurmctldDebug",
            [](std::string_view v, G& g) { return SetDebugLevel(v, g.config.ctld_debug); }},
           {"SlurmdLogFile",
-           [](std::string_view v, G& g) { return SetString(v, g.config.slurmd_log_file); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.slurmd_log_file); }},
           {"SlurmdDebug",
            [](std::string_view v, G& g) { return SetDebugLevel(v, g.config.slurmd_debug); }},
           {"SlurmctldPidFile",
-           [](std::string_view v, G& g) { return SetString(v, g.config.ctld_pid_file); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.ctld_pid_file); }},
           {"SlurmdPidFile",
-           [](std::string_view v, G& g) { return SetString(v, g.config.slurmd_pid_file); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.slurmd_pid_file); }},
           {"ScriptdSocket",
-           [](std::string_view v, G& g) { return SetString(v, g.config.scriptd_socket); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.scriptd_socket); }},
           // 0 is Slurm's "never mark nodes DOWN", refused in CheckNodeTimeouts.
           {"SlurmdTimeout",
            [](std::string_view v, G& g) {
@@ -652,7 +659,7 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"TaskPlugin",
            [](std::string_view v, G& g) { return SetString(v, g.config.task_plugin); }},
           {"HealthCheckProgram",
-           [](std::string_view v, G& g) { return SetString(v, g.config.health_check_program); }},
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.health_check_program); }},
           {"HealthCheckInterval",
            [](std::string_view v, G& g) {
              return SetInt(v, 0, kMaxInt64, g.config.health_check_interval);

@@ -260,6 +260,8 @@ struct BurstBufferConfig {
   std::vector<std::string> allow_users;  // AllowUsers=
   std::vector<std::string> deny_users;   // DenyUsers=
   std::string default_pool;              // DefaultPool=
+  // "<file>:<line>: AllowUsers" (or DenyUsers): where the list is, for messages.
+  std::string users_origin;
   std::vector<std::string> warnings;
 
   bool HasFlag(std::string_view flag) const;  // case-insensitive
@@ -272,6 +274,14 @@ struct BurstBufferConfig {
 absl::StatusOr<BurstBufferConfig> ParseBurstBufferConfig(std::string_view text,
                                                          std::string_view file_name,
                                                          const IncludeReader& include_reader);
+
+// AllowUsers/DenyUsers against the user database, which the parser cannot read:
+// `user_exists` says whether a name (or a uid written as a number) is a user.
+// Slurm logs "ignoring invalid user" and drops the name, so a typo in AllowUsers
+// becomes a denial nobody can explain; ctld refuses to start instead.
+// InvalidArgument "<file>:<line>: AllowUsers: no such user 'bob' (...)".
+absl::Status CheckBurstBufferUsers(const BurstBufferConfig& config,
+                                   const std::function<bool(const std::string&)>& user_exists);
 
 // cgroup.conf, as Slurm reads it. Nothing confines jobs with it yet; it is parsed
 // and checked so that a cluster's file is known good before it is used.

@@ -194,6 +194,35 @@ const std::vector<Row>& Rows() {
                  "with /)"),
       SkiffError("MailProg=mail\n",
                  "skiff.conf:2: MailProg: 'mail' is not an absolute path (start it with /)"),
+      // Slurm's man page wants these fully qualified; a relative one would follow
+      // whatever directory the daemon was started from.
+      SkiffError("StateSaveLocation=state/ctld\n",
+                 "skiff.conf:2: StateSaveLocation: 'state/ctld' is not an absolute path (start "
+                 "it with /)"),
+      SkiffError("SlurmdSpoolDir=spool/%n\n",
+                 "skiff.conf:2: SlurmdSpoolDir: 'spool/%n' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("SlurmctldLogFile=ctld.log\n",
+                 "skiff.conf:2: SlurmctldLogFile: 'ctld.log' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("SlurmdLogFile=log/%n.log\n",
+                 "skiff.conf:2: SlurmdLogFile: 'log/%n.log' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("SlurmctldPidFile=ctld.pid\n",
+                 "skiff.conf:2: SlurmctldPidFile: 'ctld.pid' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("SlurmdPidFile=./noded.pid\n",
+                 "skiff.conf:2: SlurmdPidFile: './noded.pid' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("ScriptdSocket=scriptd.sock\n",
+                 "skiff.conf:2: ScriptdSocket: 'scriptd.sock' is not an absolute path (start it "
+                 "with /)"),
+      SkiffError("HealthCheckProgram=health.sh\n",
+                 "skiff.conf:2: HealthCheckProgram: 'health.sh' is not an absolute path (start "
+                 "it with /)"),
+      SkiffError("Prolog=prolog.sh\n",
+                 "skiff.conf:2: Prolog: 'prolog.sh' is not an absolute path (start it with /)"),
+      SkiffError("StateSaveLocation=\n", "skiff.conf:2: StateSaveLocation: must not be empty"),
       SkiffWarning("SchedulerParameters=bf_interval=abc,bf_continue\n",
                    "skiff.conf:2: SchedulerParameters: bf_interval=abc is not a whole number "
                    "from 1 to 10800 or -1; ignored, the default applies"),
@@ -375,6 +404,12 @@ const std::vector<Row>& Rows() {
       GresOnNodesError("NodeName=n[1-2] Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-63\n",
                        "gres.conf:1: Cores: 0-63 names core 63, but NodeName=n1 has 32 CPUs "
                        "(cores count from 0)"),
+      GresOnNodesError("NodeName=c1 Name=gpu File=/dev/nvidia[0-1]\n",
+                       "gres.conf:1: NodeName: NodeName=c1 has no gpu in its Gres= in skiff.conf "
+                       "(it has no Gres=); add gpu to its Gres=, or take c1 off this line"),
+      GresOnNodesError("NodeName=n2 Name=mps Count=100\n",
+                       "gres.conf:1: NodeName: NodeName=n2 has no mps in its Gres= in skiff.conf "
+                       "(Gres=gpu:a100:4); add mps to its Gres=, or take n2 off this line"),
       GresOnNodesWarning("NodeName=c1 Name=nic Count=2\n",
                          "gres.conf:1: Name: 'nic' is not in GresTypes in skiff.conf; line "
                          "ignored, as Slurm does (add nic to GresTypes)"),
@@ -588,6 +623,29 @@ TEST(ConfigErrorsTest, ConfigsTheRepositoryWritesStayClean) {
       "burst_buffer.conf", nullptr);
   ASSERT_TRUE(bb.ok()) << bb.status();
   EXPECT_THAT(bb->warnings, IsEmpty());
+}
+
+// ctld checks AllowUsers/DenyUsers against the user database at start; the
+// parser records where the list is, so the error names the line.
+TEST(CheckBurstBufferUsersTest, AnUnknownUserIsAnErrorNamingFileLineKeyAndUser) {
+  auto exists = [](const std::string& user) { return user == "alice" || user == "1001"; };
+  absl::StatusOr<BurstBufferConfig> allow = ParseBurstBufferConfig(
+      "Flags=DisablePersistent\nAllowUsers=alice,1001,bobb\n", "burst_buffer.conf", nullptr);
+  ASSERT_TRUE(allow.ok()) << allow.status();
+  EXPECT_EQ(CheckBurstBufferUsers(*allow, exists).message(),
+            "burst_buffer.conf:2: AllowUsers: no such user 'bobb' (Slurm would ignore it; correct "
+            "the name or remove it)");
+  absl::StatusOr<BurstBufferConfig> deny =
+      ParseBurstBufferConfig("denyusers=carol:alice\n", "burst_buffer.conf", nullptr);
+  ASSERT_TRUE(deny.ok()) << deny.status();
+  EXPECT_EQ(CheckBurstBufferUsers(*deny, exists).message(),
+            "burst_buffer.conf:1: denyusers: no such user 'carol' (Slurm would ignore it; correct "
+            "the name or remove it)");
+  absl::StatusOr<BurstBufferConfig> known =
+      ParseBurstBufferConfig("AllowUsers=alice,1001\n", "burst_buffer.conf", nullptr);
+  ASSERT_TRUE(known.ok()) << known.status();
+  EXPECT_TRUE(CheckBurstBufferUsers(*known, exists).ok());
+  EXPECT_TRUE(CheckBurstBufferUsers(BurstBufferConfig{}, exists).ok());
 }
 
 // So must the example directory in etc/, loaded as the daemons load it.

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/config/config.h"
 #include "common/config/kv_parser.h"
 
@@ -280,6 +281,31 @@ absl::Status CheckCounts(const SkiffConfig& skiff, const GresConfig& gres) {
   return absl::OkStatus();
 }
 
+// A line naming a node whose Gres= has nothing of that name: ctld would never
+// hand those devices out (it schedules by Gres=), so the line is a mistake in one
+// file or the other. Lines without NodeName= apply to every node and are left to
+// CheckCounts, as Slurm ignores what a node has beyond its Gres=.
+absl::Status CheckNamedNodesHaveGres(const std::map<std::string, const NodeConfig*>& nodes,
+                                     const GresDevice& device) {
+  for (const std::string& name : device.node_names) {
+    const NodeConfig& node = *nodes.at(name);
+    std::vector<std::string> configured;
+    bool has = false;
+    for (const GresCount& gres : node.gres) {
+      has = has || EqualsIgnoreCase(gres.name, device.name);
+      configured.push_back(absl::StrCat(GresText(gres), ":", gres.count));
+    }
+    if (has) continue;
+    return DeviceError(
+        device, "NodeName",
+        absl::StrCat("NodeName=", name, " has no ", device.name, " in its Gres= in skiff.conf (",
+                     configured.empty() ? "it has no Gres="
+                                        : absl::StrCat("Gres=", absl::StrJoin(configured, ",")),
+                     "); add ", device.name, " to its Gres=, or take ", name, " off this line"));
+  }
+  return absl::OkStatus();
+}
+
 // Slurm refuses Cores= beyond the node's cores ("Invalid GRES data ... only N CPUs
 // are available"); CPUs bounds it from above whatever the topology.
 absl::Status CheckCores(const std::map<std::string, const NodeConfig*>& nodes,
@@ -363,6 +389,9 @@ absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres) {
   }
   gres.devices = std::move(kept);
 
+  for (const GresDevice& device : gres.devices) {
+    if (absl::Status status = CheckNamedNodesHaveGres(nodes, device); !status.ok()) return status;
+  }
   if (absl::Status status = CheckCounts(skiff, gres); !status.ok()) return status;
   for (const GresDevice& device : gres.devices) {
     if (absl::Status status = CheckCores(nodes, skiff, device); !status.ok()) return status;

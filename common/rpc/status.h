@@ -9,6 +9,12 @@
 
 namespace skiff {
 
+// A status message travels in metadata, which gRPC caps (8 KiB by default; a
+// longer one reaches the caller as "received initial metadata size exceeds
+// limit"). Messages longer than this are cut (common/truncate.h); the places
+// that pass on a script's words cut them shorter, to kMaxMessageBytes.
+inline constexpr size_t kMaxStatusMessageBytes = 4096;
+
 grpc::Status ToGrpcStatus(const absl::Status& status);
 absl::Status FromGrpcStatus(const grpc::Status& status);
 

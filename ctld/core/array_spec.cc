@@ -87,9 +87,15 @@ absl::StatusOr<ArraySpec> ParseArraySpec(const std::string& text, int64_t max_ar
   if (percent != std::string::npos) {
     int64_t throttle = 0;
     const std::string limit = body.substr(percent + 1);
+    const bool digits =
+        !limit.empty() && limit.find_first_not_of("0123456789") == std::string::npos;
     // Kept as an int32 with every task (ArrayTaskThrottle): a larger one would
     // come back negative.
-    if (!ParseNumber(limit, &throttle) || throttle == 0 || throttle > INT32_MAX) {
+    if (digits && (!ParseNumber(limit, &throttle) || throttle > INT32_MAX)) {
+      return Invalid(absl::StrCat("'%", limit, "': the running-task limit must be at most ",
+                                  INT32_MAX));
+    }
+    if (!digits || throttle == 0) {
       return Invalid(
           absl::StrCat("'%", limit, "': the running-task limit must be a number above 0"));
     }

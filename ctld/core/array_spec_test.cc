@@ -106,6 +106,16 @@ TEST(ParseArraySpec, ErrorsSayWhatIsWrong) {
       ErrorOf("1-10%0"),
       "Invalid job array specification: '%0': the running-task limit must be a number above 0");
   EXPECT_EQ(ErrorOf(""), "Invalid job array specification: no array indices given");
+  // A limit that is a number, only too large, is not "not a number above 0".
+  EXPECT_EQ(ErrorOf("0-3%99999999999"),
+            "Invalid job array specification: '%99999999999': the running-task limit must be at "
+            "most 2147483647");
+  EXPECT_EQ(ErrorOf("0-3%2147483648"),
+            "Invalid job array specification: '%2147483648': the running-task limit must be at "
+            "most 2147483647");
+  EXPECT_EQ(
+      ErrorOf("0-3%x"),
+      "Invalid job array specification: '%x': the running-task limit must be a number above 0");
 }
 
 TEST(FormatTaskIds, SlurmCompactText) {

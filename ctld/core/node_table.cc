@@ -113,6 +113,16 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
   node->gres = reg.gres;
   node->not_responding = false;
 
+  // A node that cannot confine jobs as its configuration asks: no job may start
+  // there unconfined. An earlier drain (an admin's) keeps its reason.
+  if (!reg.drain_reason.empty() && !node->drain) {
+    node->drain = true;
+    node->reason = reg.drain_reason;
+    node->reason_time = now;
+    node->reason_uid.reset();
+    Record(changes, *node, absl::StrCat("DRAIN (", reg.drain_reason, ")"));
+  }
+
   // Slurm drains a node that has less than it was configured with, so that jobs
   // sized by the configuration never land on it.
   if (!config_overrides && !node->drain) {

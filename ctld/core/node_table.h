@@ -10,7 +10,8 @@
 // 2 x heartbeat interval is marked not responding ("idle*"); silent for longer
 // than SlurmdTimeout it goes DOWN with Reason "Not responding" ("down*").
 // A node that registers with less hardware than configured is DRAINed with
-// Slurm's reason ("Low RealMemory", "Low CPUs") unless config_overrides is set.
+// Slurm's reason ("Low RealMemory", "Low CPUs") unless config_overrides is set;
+// one that says it cannot confine jobs as configured is DRAINed with its reason.
 #ifndef SKIFF_CTLD_CORE_NODE_TABLE_H_
 #define SKIFF_CTLD_CORE_NODE_TABLE_H_
 
@@ -53,6 +54,9 @@ struct NodeRegistration {
   std::string os;
   std::string arch;
   int port = 0;
+  // Non-empty: the node cannot confine jobs as configured (noded says why);
+  // it is drained with this reason whatever config_overrides says.
+  std::string drain_reason;
 };
 
 struct Node {

@@ -62,6 +62,30 @@ TEST(NodeTable, NodeWithLessMemoryThanConfiguredIsDrained) {
   EXPECT_EQ(table.Find("n1")->reason, "Low RealMemory");
 }
 
+TEST(NodeTable, NodeThatCannotConfineJobsIsDrainedWithItsReasonEvenWithConfigOverrides) {
+  NodeTable table(TwoNodeConfig());
+  NodeRegistration reg = Reg("n1");
+  reg.drain_reason = "cgroups unavailable (ConstrainRAMSpace=yes): no cgroup hierarchy";
+  std::vector<NodeChange> changes;
+  ASSERT_TRUE(table.Register(reg, 100, /*config_overrides=*/true, &changes).ok());
+  const Node* n1 = table.Find("n1");
+  EXPECT_TRUE(n1->drain);
+  EXPECT_FALSE(n1->Usable());
+  EXPECT_EQ(n1->reason, reg.drain_reason);
+  EXPECT_EQ(n1->reason_time, 100);
+  ASSERT_FALSE(changes.empty());
+  EXPECT_EQ(changes[0].what, "DRAIN (" + reg.drain_reason + ")");
+  // An admin's drain keeps its own reason.
+  ASSERT_TRUE(table.AdminUpdate("n2", "DRAIN", "disk swap", 7, 150, nullptr).ok());
+  reg.node_name = "n2";
+  ASSERT_TRUE(table.Register(reg, 200, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n2")->reason, "disk swap");
+  // A registration without one drains nothing.
+  NodeTable clean(TwoNodeConfig());
+  ASSERT_TRUE(clean.Register(Reg("n1"), 100, false, nullptr).ok());
+  EXPECT_FALSE(clean.Find("n1")->drain);
+}
+
 TEST(NodeTable, NodeWithGpusOfAnotherTypeThanConfiguredIsDrainedWithSlurmsReason) {
   SkiffConfig config = TwoNodeConfig();
   config.nodes[0].gres = {{"gpu", "a100", 2}};

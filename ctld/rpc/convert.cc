@@ -99,6 +99,7 @@ NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request) {
   reg.os = request.os();
   reg.arch = request.arch();
   reg.port = request.port();
+  reg.drain_reason = request.drain_reason();
   return reg;
 }
 

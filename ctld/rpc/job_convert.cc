@@ -20,6 +20,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.gid = submitter.gid;
   r.user_name = submitter.user_name;
   r.group_name = submitter.group_name;
+  r.privileged = submitter.privileged;
   r.script = spec.script();
   r.work_dir = spec.work_dir();
   r.name = spec.name();

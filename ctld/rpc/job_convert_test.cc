@@ -85,11 +85,19 @@ TEST(JobFromSpec, APartitionListTakesTheFirstThatCanRunTheJob) {
             "Requested node configuration is not available");
 }
 
-TEST(JobFromSpec, PriorityIsKeptForRootAndIgnoredForOthers) {
+TEST(JobFromSpec, PriorityIsKeptForOperatorsAndRefusedForOthers) {
   v1::JobSpec spec = Spec();
   spec.set_priority(500);
-  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), Nodes())->admin_priority, 0);
+  absl::StatusOr<Job> refused = JobFromSpec(spec, kAlice, Config(), Nodes());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(refused.status().message(),
+            "Access/permission denied (only an operator can set a job's priority)");
   EXPECT_EQ(JobFromSpec(spec, {0, 0, "root", "root"}, Config(), Nodes())->admin_priority, 500);
+  Submitter operator_alice = kAlice;
+  operator_alice.privileged = true;  // SlurmUser, SkiffOperators or an admin
+  EXPECT_EQ(JobFromSpec(spec, operator_alice, Config(), Nodes())->admin_priority, 500);
+  spec.clear_priority();
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), Nodes())->admin_priority, 0);
 }
 
 TEST(JobFromSpec, RejectsWithSlurmsMessages) {

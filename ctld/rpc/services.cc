@@ -168,7 +168,7 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Names come from the credential's ids, never from the request.
   const Submitter submitter{caller->uid, caller->gid, UserNames().Name(caller->uid),
-                            GroupNames().Name(caller->gid)};
+                            GroupNames().Name(caller->gid), controller_.IsPrivileged(caller->uid)};
   if (request->test_only()) {
     absl::StatusOr<Controller::WillRun> will =
         controller_.TestJob(SubmitRequestFromSpec(request->spec(), submitter));

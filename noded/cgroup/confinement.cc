@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 
 namespace skiff {
 namespace {
@@ -33,6 +34,16 @@ absl::StatusOr<std::vector<DeviceNumber>> GpuDevices(const std::vector<NodeGres>
   return devices;
 }
 
+// "ConstrainCores,ConstrainRAMSpace=yes": the constraints asked for, "" for none.
+std::string AskedConstraints(const CgroupSettings& s) {
+  std::vector<std::string> asked;
+  if (s.constrain_cores) asked.push_back("ConstrainCores");
+  if (s.constrain_ram) asked.push_back("ConstrainRAMSpace");
+  if (s.constrain_swap) asked.push_back("ConstrainSwapSpace");
+  if (s.constrain_devices) asked.push_back("ConstrainDevices");
+  return asked.empty() ? "" : absl::StrCat(absl::StrJoin(asked, ","), "=yes");
+}
+
 }  // namespace
 
 absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
@@ -48,20 +59,31 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
     return c;
   }
   const std::string fallback = "; jobs are tracked by process group (no limits, no cgroup kill)";
+  // Confinement asked for and not to be had: the node drains (the caller
+  // registers it so) rather than run jobs unconfined.
+  const std::string asked = AskedConstraints(c.settings);
+  auto unavailable = [&](absl::string_view why) {
+    c.log_line = absl::StrCat("cgroups unavailable: ", why, fallback);
+    if (!asked.empty()) {
+      c.drain_reason = absl::StrCat("cgroups unavailable (", asked, "): ", why);
+      absl::StrAppend(&c.log_line, "; cgroup.conf asks for ", asked,
+                      ", so this node registers drained (Reason=", c.drain_reason,
+                      "): make the hierarchy usable, restart noded, then scontrol update "
+                      "NodeName=",
+                      node.name, " State=RESUME");
+    }
+    return c;
+  };
   absl::StatusOr<CgroupVersion> version =
       DetectCgroupVersion(c.settings.mountpoint, c.settings.plugin);
-  if (!version.ok()) {
-    c.log_line = absl::StrCat("cgroups unavailable: ", version.status().message(), fallback);
-    return c;
-  }
+  if (!version.ok()) return unavailable(version.status().message());
   const std::vector<std::string> controllers =
       NeededControllers(*version, c.settings.mountpoint, c.settings);
   std::unique_ptr<Cgroups> cgroups = MakeCgroups(*version, c.settings.mountpoint, controllers);
   const std::string node_rel = NodeCgroupRelPath(node.name);
   if (absl::Status s = cgroups->PrepareNode(node_rel); !s.ok()) {
     if (c.settings.constrain_devices && *version == CgroupVersion::kV2) return s;
-    c.log_line = absl::StrCat("cgroups unavailable: ", s.message(), fallback);
-    return c;
+    return unavailable(s.message());
   }
   if (c.settings.constrain_devices) {
     absl::StatusOr<std::vector<DeviceNumber>> devices = GpuDevices(gres);
@@ -71,9 +93,7 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
   if (c.settings.constrain_cores) {
     c.host_cpus = cgroups->NodeCpus(node_rel);
     if (c.host_cpus.empty()) {
-      c.log_line =
-          absl::StrCat("cgroups unavailable: cannot read the cpuset of ", node_rel, fallback);
-      return c;
+      return unavailable(absl::StrCat("cannot read the cpuset of ", node_rel));
     }
   }
   c.log_line = absl::StrCat(

@@ -25,10 +25,17 @@ struct Confinement {
   std::vector<int> host_cpus;             // the node cgroup's cpuset (ConstrainCores)
   std::vector<DeviceNumber> gpu_devices;  // by GPU index (ConstrainDevices)
   std::string log_line;  // what noded says at start: the hierarchy used, or why none
+  // Non-empty when cgroup.conf asks for confinement (Constrain*=yes) that cannot
+  // be had: the node registers with it and ctld drains the node, so that no job
+  // runs here unconfined (Slurm's slurmd does not start when its task/cgroup
+  // plugin fails). Its one line: "cgroups unavailable (ConstrainCores=yes): why".
+  std::string drain_reason;
 };
 
 // Falls back (cgroups null, log_line naming why) when cgroups are not configured
-// or the hierarchy is missing or not writable. Errors, which noded treats as
+// or the hierarchy is missing or not writable; when constraints were asked for,
+// drain_reason says so too (tracking alone, ProctrackType=proctrack/cgroup
+// without Constrain*, only falls back). Errors, which noded treats as
 // fatal rather than running jobs unconfined: ConstrainDevices=yes where devices
 // cannot be confined (cgroup v2 without an eBPF device program; a gres File=
 // that is not a device node).

@@ -353,12 +353,14 @@ TEST(CgroupFallbackTest, WithoutProctrackCgroupJobsRunAndNodedSaysSo) {
   EXPECT_NE(log.find("cgroups not used: ProctrackType=proctrack/pgid"), std::string::npos) << log;
 }
 
-TEST(CgroupFallbackTest, AMissingHierarchyFallsBackToProcessGroups) {
+// Tracking alone (ProctrackType=proctrack/cgroup, no Constrain*) asks for no
+// limits: without a hierarchy jobs run tracked by process group.
+TEST(CgroupFallbackTest, AMissingHierarchyWithoutConstraintsFallsBackToProcessGroups) {
   LocalCluster::Options options;
   options.nodes = 1;
   options.gpu_nodes = 0;
   options.cgroups = true;
-  options.files["etc/cgroup.conf"] = "CgroupMountpoint=/nonexistent\nConstrainRAMSpace=yes\n";
+  options.files["etc/cgroup.conf"] = "CgroupMountpoint=/nonexistent\n";
   auto cluster = LocalCluster::Start(options);
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   CommandResult submit = (*cluster)->Run("sbatch -o /dev/null --mem=50 --wrap=true");
@@ -369,6 +371,33 @@ TEST(CgroupFallbackTest, AMissingHierarchyFallsBackToProcessGroups) {
   EXPECT_NE(log.find("cgroups unavailable: no cgroup hierarchy at CgroupMountpoint=/nonexistent"),
             std::string::npos)
       << log;
+  EXPECT_EQ(log.find("registers drained"), std::string::npos) << log;
+}
+
+// Constrain*=yes that cannot be had: the node registers drained with the
+// reason (as Slurm drains on a failed plugin), so no job runs there unconfined.
+TEST(CgroupFallbackTest, AMissingHierarchyWithConstraintsDrainsTheNodeSayingWhy) {
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.cgroups = true;
+  options.files["etc/cgroup.conf"] = "CgroupMountpoint=/nonexistent\nConstrainRAMSpace=yes\n";
+  auto cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string reason =
+      "cgroups unavailable (ConstrainRAMSpace=yes): no cgroup hierarchy at "
+      "CgroupMountpoint=/nonexistent";
+  std::string node;
+  EXPECT_TRUE(Eventually(30, [&] {
+    node = (*cluster)->Run("scontrol show node n1").out;
+    return node.find("Reason=" + reason) != std::string::npos;
+  })) << node;
+  EXPECT_NE(node.find("State=IDLE+DRAIN "), std::string::npos) << node;
+  const CommandResult reasons = (*cluster)->Run("sinfo -R -h -o '%E|%N'");
+  EXPECT_EQ(reasons.out.rfind(reason, 0), 0u) << reasons.out << reasons.err;
+  EXPECT_NE(reasons.out.find("|n1"), std::string::npos) << reasons.out;
+  const std::string log = (*cluster)->Log("noded-n1.log");
+  EXPECT_NE(log.find("so this node registers drained"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -39,8 +39,33 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, CtldBadConfigTest,
     ::testing::Values(BadConfigCase{"typo_key", "NodeName=n1 CPUs=2 RealMemroy=100", "RealMemroy"},
                       BadConfigCase{"cpus_not_a_number", "NodeName=n1 CPUs=abc", "CPUs"},
-                      BadConfigCase{"unclosed_bracket", "NodeName=n[1-4 CPUs=2", "NodeName"}),
+                      BadConfigCase{"unclosed_bracket", "NodeName=n[1-4 CPUs=2", "NodeName"},
+                      BadConfigCase{"relative_state_save_location", "StateSaveLocation=state",
+                                    "StateSaveLocation: 'state' is not an absolute path"}),
     [](const ::testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
+
+// Slurm drops an unknown user from AllowUsers with a log line, which leaves
+// the users meant there refused with no explanation; ctld refuses to start.
+TEST(CtldBadBurstBufferConfigTest, AnUnknownUserInAllowUsersStopsCtldNamingIt) {
+  const std::string dir = std::string(getenv("TEST_TMPDIR")) + "/bb_unknown_user";
+  ASSERT_EQ(RunShell("mkdir -p " + dir).exit_code, 0);
+  const std::string conf = dir + "/skiff.conf";
+  std::ofstream(conf) << "ClusterName=bad\n"
+                      << "SlurmctldHost=localhost(127.0.0.1)\n"
+                      << "StateSaveLocation=" << dir << "/state\n"
+                      << "BurstBufferType=burst_buffer/lua\n"
+                      << "NodeName=n1 CPUs=2\n"
+                      << "PartitionName=debug Nodes=ALL Default=YES\n";
+  std::ofstream(dir + "/burst_buffer.conf") << "Flags=DisablePersistent\n"
+                                            << "AllowUsers=root,nosuchuser_skiffbb\n";
+  CommandResult result = RunShell("timeout 20 " + RunfilesRoot() + "/ctld/ctld -f " + conf);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.exit_code, 124) << "ctld started instead of refusing";
+  EXPECT_NE(result.err.find("ctld: fatal: " + dir +
+                            "/burst_buffer.conf:2: AllowUsers: no such user 'nosuchuser_skiffbb'"),
+            std::string::npos)
+      << result.err;
+}
 
 }  // namespace
 }  // namespace skiff::testing

@@ -151,6 +151,50 @@ end
   EXPECT_TRUE(StopsOnSigterm(20)) << cluster_->Log("ctld.log");
 }
 
+// A hook's message of megabytes: the submitter gets its start and how long it
+// was, never gRPC's "received initial metadata size exceeds limit"; a stage's
+// goes into the job's Reason just as bounded.
+TEST_F(LuaBoundsTest, AHugeHookMessageIsTruncatedInTheErrorAndInTheReason) {
+  ASSERT_NO_FATAL_FAILURE(StartCluster(Script(R"lua(
+function slurm_bb_job_process(job_script, uid, gid, job_info)
+  if job_info.burst_buffer:find("huge_job_process", 1, true) then
+    return slurm.ERROR, "refused: " .. string.rep("x", 4 * 1024 * 1024)
+  end
+  return slurm.SUCCESS
+end
+function slurm_bb_data_in(job_id, job_script, uid, gid, job_info)
+  return slurm.ERROR, "stage-in refused: " .. string.rep("y", 512 * 1024)
+end
+)lua")));
+  CommandResult r = SubmitWithBb("huge_job_process");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err.substr(0, 2000);
+  EXPECT_EQ(r.err.find("metadata"), std::string::npos) << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find("sbatch: error: burst_buffer/lua: refused: xxxxxxxxxx"), std::string::npos)
+      << r.err.substr(0, 2000);
+  EXPECT_NE(r.err.find(" ... (truncated, 4194313 bytes in all)"), std::string::npos)
+      << r.err.substr(0, 2000);
+  EXPECT_LT(r.err.size(), 4000u);
+
+  // Accepted; data_in fails and the job is held with the hook's message.
+  CommandResult accepted = SubmitWithBb();
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  const std::vector<uint64_t> ids = SubmittedJobIds(accepted.out);
+  ASSERT_EQ(ids.size(), 1u) << accepted.out;
+  std::string shown;
+  EXPECT_TRUE(Eventually(60, [&] {
+    shown = cluster_->Run(absl::StrCat("scontrol show job ", ids[0])).out;
+    return shown.find("Reason=burst_buffer/lua:_data_in_failed:_stage-in_refused:_yyyy") !=
+           std::string::npos;
+  })) << shown.substr(0, 3000);
+  // scontrol writes the Reason's spaces as '_', as Slurm does.
+  EXPECT_NE(shown.find("yyyy_..._(truncated,_524306_bytes_in_all) Dependency="), std::string::npos)
+      << shown.substr(0, 3000);
+  EXPECT_LT(shown.size(), 4000u);
+  const CommandResult squeue = cluster_->Run(absl::StrCat("squeue -h -j ", ids[0], " -o %R"));
+  EXPECT_EQ(squeue.exit_code, 0) << squeue.err.substr(0, 2000);
+  EXPECT_LT(squeue.out.size(), 1200u);
+}
+
 TEST_F(LuaBoundsTest, TopLevelThatLoopsLeavesBurstBuffersUnavailableAndCtldStarts) {
   ASSERT_NO_FATAL_FAILURE(StartCluster(Script("while true do end\n")));
   const std::string path = cluster_->dir() + "/etc/burst_buffer.lua";

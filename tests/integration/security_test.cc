@@ -414,6 +414,49 @@ TEST_F(SecurityTest, UpdateCannotReachWhatSubmissionRefuses) {
   cluster_->Run(absl::StrCat("scancel ", id));
 }
 
+// Issue 32: sbatch --priority from a user was dropped without a word (as Slurm
+// 22.05 drops it), so the job ran at a priority its user did not ask for. Only
+// operators set a priority: root, SlurmUser, SkiffOperators and AdminLevel.
+TEST_F(SecurityTest, OnlyOperatorsSetAJobsPriority) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const std::string later = "--begin=now+3600 -t 5 -o /dev/null --wrap true";
+  const CommandResult users = cluster_->RunAs(kAlice, "sbatch --priority=1000 " + later);
+  EXPECT_EQ(users.exit_code, 1) << users.out;
+  EXPECT_EQ(users.err,
+            "sbatch: error: Batch job submission failed: Access/permission denied (only an "
+            "operator can set a job's priority)\n");
+  EXPECT_EQ(cluster_->Run("squeue -h -u " + std::string(kAlice)).out, "") << "nothing stored";
+
+  const CommandResult root_submit = cluster_->Run("cd /tmp && sbatch --priority=1000 " + later);
+  ASSERT_EQ(SubmittedJobIds(root_submit.out).size(), 1u) << root_submit.err;
+  const uint64_t roots = SubmittedJobIds(root_submit.out)[0];
+  EXPECT_EQ(ScontrolField(Show(roots), "Priority"), "1000");
+  ASSERT_EQ(cluster_->Run("sacctmgr -i add account lab").exit_code, 0);
+  const CommandResult made = cluster_->Run(
+      absl::StrCat("sacctmgr -i add user ", kBob, " account=lab adminlevel=operator"));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const uint64_t operators = SubmitAs(kBob, "--priority=900 " + later);
+  ASSERT_GT(operators, 0u);
+  EXPECT_EQ(ScontrolField(Show(operators), "Priority"), "900");
+
+  // scontrol update Priority= of one's own job: raising is an operator's too.
+  const uint64_t own = SubmitAs(kAlice, later);
+  ASSERT_GT(own, 0u);
+  const CommandResult raised =
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", own, " Priority=4000000"));
+  EXPECT_EQ(raised.exit_code, 1) << raised.out;
+  EXPECT_EQ(raised.err, absl::StrCat("Access/permission denied (only an operator can raise a "
+                                     "job's priority) for job ",
+                                     own, "\n"));
+  EXPECT_NE(ScontrolField(Show(own), "Priority"), "4000000");
+  EXPECT_EQ(cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", own, " Priority=4000000"))
+                .exit_code,
+            0);
+  EXPECT_EQ(ScontrolField(Show(own), "Priority"), "4000000");
+  cluster_->Run(absl::StrCat("scancel ", roots, " ", operators, " ", own));
+}
+
 // Issue 32: with associations enforced, sbatch -A lab2 and -q special were
 // refused, but scontrol update Account=lab2 QOS=special of one's own pending
 // job was accepted and the job ran charged to lab2. An update passes

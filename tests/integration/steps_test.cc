@@ -384,7 +384,14 @@ TEST_F(StepsTest, SstatShowsARunningStepsUsage) {
   const CommandResult none = cluster_->Run("sstat -n -j " + id + ".7");
   EXPECT_EQ(none.err, "sstat: error: StepId=" + id + ".7 not found running.\n");
   ASSERT_TRUE(cluster_->EnsureUser("skiffother").ok());
-  EXPECT_EQ(cluster_->RunAs("skiffother", query).out, "") << "another user's step";
+  const CommandResult other = cluster_->RunAs("skiffother", query);
+  EXPECT_EQ(other.out, "") << "another user's step";
+  EXPECT_EQ(other.exit_code, 1) << other.err;
+  const CommandResult other_step = cluster_->RunAs("skiffother", "sstat -n -j " + id + ".0");
+  EXPECT_EQ(other_step.err, "sstat: error: problem getting step_layout for StepId=" + id +
+                                ".0: Access/permission denied\n");
+  EXPECT_EQ(other_step.exit_code, 1);
+  EXPECT_EQ(none.exit_code, 0) << "a step not running is only said, as Slurm's sstat does";
   cluster_->Run("scancel " + id);
 }
 

@@ -299,8 +299,16 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.
   if (spec.nice < 0 && spec.uid != 0) return Invalid("Invalid nice value");
   job.nice = spec.nice;
-  // --priority: Slurm ignores it from anyone but an operator.
-  if (spec.uid == 0) job.admin_priority = spec.priority;
+  // --priority: an operator's. Slurm 22.05 drops anyone else's without a word
+  // (validate_job_create_req), so the job runs at a priority its user did not
+  // ask for; Skiff refuses it instead, in the words of an update's refusal.
+  if (spec.priority != 0) {
+    if (!spec.privileged && spec.uid != 0) {
+      return absl::PermissionDeniedError(
+          "Access/permission denied (only an operator can set a job's priority)");
+    }
+    job.admin_priority = spec.priority;
+  }
   if (spec.warn_signal < 0 || spec.warn_signal > 64 || spec.warn_time < 0) {
     return Invalid("Invalid --signal specification");
   }
