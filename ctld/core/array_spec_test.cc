@@ -47,8 +47,8 @@ TEST(ParseArraySpec, RangeListStepAndThrottle) {
 TEST(ParseArraySpec, ThrottleAndStepNeverWrap) {
   EXPECT_EQ(MustParse("1-3%2147483647").max_running, 2147483647u);
   EXPECT_EQ(ErrorOf("1-3%2147483648"),
-            "Invalid job array specification: '%2147483648': the running-task limit must be a "
-            "number above 0");
+            "Invalid job array specification: '%2147483648': the running-task limit must be at "
+            "most 2147483647");
   EXPECT_EQ(MustParse("0-1000:9999999999").task_ids, (std::vector<uint32_t>{0}));
 }
 
