@@ -76,7 +76,9 @@ TEST(ConnectionGuard, AUserPastTheirCapLosesTheirOwnOldestConnection) {
   ConnectionGuard guard(limits);
   for (int fd = 10; fd < 13; ++fd) {
     ASSERT_TRUE(guard.Accept(fd, fd, "a", fd).admitted);
-    if (fd < 12) EXPECT_TRUE(guard.Authenticated(fd, 1000, false).empty());
+    if (fd < 12) {
+      EXPECT_TRUE(guard.Authenticated(fd, 1000, false).empty());
+    }
   }
   std::vector<ConnectionGuard::Tracked> evicted = guard.Authenticated(12, 1000, false);
   EXPECT_EQ(Fds(evicted), std::vector<int>{10});
