@@ -16,15 +16,16 @@ absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& targe
       return absl::Status(s.code(), absl::StrCat("--conf-cache: ", s.message()));
     }
     start.hash = fetched->hash;
-    start.note = absl::StrCat("configless: fetched ", fetched->files.size(), " config file(s) from ",
-                              target, " into ", cache_dir, " (hash ", fetched->hash, ")");
+    start.note =
+        absl::StrCat("configless: fetched ", fetched->files.size(), " config file(s) from ", target,
+                     " into ", cache_dir, " (hash ", fetched->hash, ")");
     return start;
   }
   absl::StatusOr<ConfigFileSet> cached = ReadConfigCache(cache_dir);
   if (!cached.ok()) {
-    return absl::UnavailableError(absl::StrCat(
-        "configless: no configuration: ", fetched.status().message(),
-        ", and no cached copy to start from (", cached.status().message(), ")"));
+    return absl::UnavailableError(
+        absl::StrCat("configless: no configuration: ", fetched.status().message(),
+                     ", and no cached copy to start from (", cached.status().message(), ")"));
   }
   start.hash = cached->hash;
   start.note = absl::StrCat("configless: ", fetched.status().message(),

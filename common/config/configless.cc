@@ -71,7 +71,8 @@ std::string ConfigHash(const std::vector<ConfigFile>& files) {
   uint64_t hash = 14695981039346656037ull;
   auto mix = [&hash](const std::string& bytes) {
     // The length first, so that no two (name, text) lists run together alike.
-    for (char c : absl::StrCat(bytes.size(), ":")) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+    for (char c : absl::StrCat(bytes.size(), ":"))
+      hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
     for (char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
   };
   for (const ConfigFile* file : sorted) {
@@ -198,7 +199,8 @@ absl::StatusOr<std::string> PickSrvTarget(const std::vector<SrvRecord>& records)
       best = &record;
     }
   }
-  if (best == nullptr) return absl::NotFoundError(absl::StrCat("no usable ", kCtldSrvName, " record"));
+  if (best == nullptr)
+    return absl::NotFoundError(absl::StrCat("no usable ", kCtldSrvName, " record"));
   return absl::StrCat(best->target, ":", best->port);
 }
 

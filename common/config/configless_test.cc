@@ -60,8 +60,8 @@ TEST(ParseConfServer, BracketedIpv6WithAndWithoutPort) {
 }
 
 TEST(ParseConfServer, RefusesWhatIsNotHostPort) {
-  for (const char* bad : {"", ":6817", "ctl:", "ctl:0", "ctl:65536", "ctl:x", "::1", "[::1",
-                          "[::1]x", "[]:1"}) {
+  for (const char* bad :
+       {"", ":6817", "ctl:", "ctl:0", "ctl:65536", "ctl:x", "::1", "[::1", "[::1]x", "[]:1"}) {
     absl::StatusOr<std::string> parsed = ParseConfServer(bad, 6817);
     EXPECT_FALSE(parsed.ok()) << bad;
     EXPECT_THAT(std::string(parsed.status().message()), HasSubstr("HOST[:PORT]")) << bad;
@@ -204,8 +204,8 @@ TEST(ConfigHash, ChangesWithATextOrANameNotWithOrder) {
 TEST(CheckConfigFileName, RefusesNamesThatLeaveTheCache) {
   EXPECT_TRUE(CheckConfigFileName("skiff.conf").ok());
   EXPECT_TRUE(CheckConfigFileName("nodes/gpu.conf").ok());
-  for (const char* bad : {"", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", ".manifest",
-                          "a\nb"}) {
+  for (const char* bad :
+       {"", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", ".manifest", "a\nb"}) {
     EXPECT_FALSE(CheckConfigFileName(bad).ok()) << bad;
   }
 }

@@ -65,9 +65,9 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   ASSERT_TRUE(Eventually(60, [&] { return NodeResponding(cluster, "n2"); }));
   CommandResult node = cluster.Run("scontrol show node n2");
   EXPECT_NE(node.out.find("Gres=gpu:2"), std::string::npos) << node.out;
-  CommandResult submitted = cluster.Run(
-      absl::StrCat("cd /tmp && sbatch --parsable -w n2 --gres=gpu:1 -o ", dir,
-                   "/job.out --wrap 'echo ran on $SLURMD_NODENAME'"));
+  CommandResult submitted =
+      cluster.Run(absl::StrCat("cd /tmp && sbatch --parsable -w n2 --gres=gpu:1 -o ", dir,
+                               "/job.out --wrap 'echo ran on $SLURMD_NODENAME'"));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   EXPECT_TRUE(Eventually(60, [&] { return ReadFile(dir + "/job.out") == "ran on n2\n"; }))
       << ReadFile(dir + "/job.out");
@@ -92,11 +92,11 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   kill(ctld, SIGKILL);
   kill(noded, SIGTERM);
   ASSERT_TRUE(Eventually(60, [&] { return !Alive(ctld) && !Alive(noded); }));
-  CommandResult restarted = cluster.Run(absl::StrCat(
-      "setsid env SKIFF_MUNGE_SOCKET=", dir, "/run/munge/munge.socket ", dir,
-      "/bin/noded --conf-server 127.0.0.1:", port, " --conf-cache ", dir,
-      "/state/conf-cache/%n -N n2 </dev/null >>", dir, "/log/noded-n2.out 2>&1 & echo $! >", dir,
-      "/run/noded-n2.pid"));
+  CommandResult restarted =
+      cluster.Run(absl::StrCat("setsid env SKIFF_MUNGE_SOCKET=", dir, "/run/munge/munge.socket ",
+                               dir, "/bin/noded --conf-server 127.0.0.1:", port, " --conf-cache ",
+                               dir, "/state/conf-cache/%n -N n2 </dev/null >>", dir,
+                               "/log/noded-n2.out 2>&1 & echo $! >", dir, "/run/noded-n2.pid"));
   ASSERT_EQ(restarted.exit_code, 0) << restarted.err;
   EXPECT_TRUE(Eventually(60, [&] {
     return cluster.Log("noded-n2.log").find("starting from the cached copy") != std::string::npos;
