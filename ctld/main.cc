@@ -31,6 +31,7 @@
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/controller.h"
 #include "ctld/malloc_tuning.h"
+#include "ctld/rpc/served_config.h"
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
 #include "ctld/state/job_store.h"
@@ -185,8 +186,20 @@ int Run(int argc, char** argv) {
     return Fatal(
         absl::StrCat("recovering state from ", config.state_save_location, ": ", s.message()));
   }
-  CtldService ctld_service(controller, auth);
-  NodeService node_service(controller, auth);
+  // SlurmctldParameters=enable_configless: nodes and commands may fetch the
+  // config files (GetConfigFiles); their hash rides on every heartbeat answer.
+  std::unique_ptr<ServedConfig> served;
+  if (config.slurmctld_parameters.count("enable_configless") != 0) {
+    served = std::make_unique<ServedConfig>(loaded->conf_path);
+    for (const std::string& path : served->Set(*loaded)) {
+      logger.warn("enable_configless: {} is outside {} and is not served; nodes read it locally",
+                  path, loaded->conf_dir);
+    }
+    logger.info("enable_configless: serving {} config file(s) from {} (hash {})",
+                served->Get()->files.size(), loaded->conf_dir, served->Hash());
+  }
+  CtldService ctld_service(controller, auth, served.get());
+  NodeService node_service(controller, auth, served.get());
 
   const std::string listen_host = config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr;
   const std::string listen = absl::StrCat(listen_host, ":", config.ctld_port);
@@ -243,7 +256,12 @@ int Run(int argc, char** argv) {
     if (sig == SIGHUP) {
       // As slurmctld: SIGHUP is `scontrol reconfigure` (its outcome is logged).
       logger.info("SIGHUP: reconfiguring");
-      (void)controller.Reconfigure({0, 0});
+      if (controller.Reconfigure({0, 0}).ok() && served) {
+        if (absl::Status s = served->Reload(); !s.ok()) {
+          logger.error("enable_configless: still serving the previous files: {}",
+                       std::string(s.message()));
+        }
+      }
       continue;
     }
     logger.info("signal {}: shutting down", sig);

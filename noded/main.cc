@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
+#include "common/config/configless.h"
+#include "common/rpc/config_fetch.h"
 #include "common/daemon.h"
 #include "common/logging.h"
 #include "common/rpc/auth_metadata.h"
@@ -19,6 +21,7 @@
 #include "common/rpc/guarded_server.h"
 #include "noded/allocation_epilogs.h"
 #include "noded/cgroup/confinement.h"
+#include "noded/configless_node.h"
 #include "noded/ctld_node_control.h"
 #include "noded/hardware.h"
 #include "noded/health_check.h"
@@ -59,10 +62,44 @@ int Run(int argc, char** argv) {
                  "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
   app.add_flag("-D", foreground, "run in the foreground (noded always does)");
   app.add_flag("-v", verbose, "more logging (repeat for more)");
+  std::string conf_server;
+  std::string conf_cache = kDefaultConfCache;
+  app.add_option("--conf-server", conf_server,
+                 "HOST[:PORT] of ctld: fetch the config from it (SlurmctldParameters="
+                 "enable_configless there) instead of reading skiff.conf; munge's socket is "
+                 "$SKIFF_MUNGE_SOCKET or munge's default");
+  app.add_option("--conf-cache", conf_cache,
+                 "with --conf-server: where the fetched config is kept, %n = node name "
+                 "(default /var/spool/skiff/conf-cache)");
   CLI11_PARSE(app, argc, argv);
   if (node_name.empty()) node_name = ShortHostname();
 
-  absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_flag));
+  // Configless (as slurmd --conf-server): the config comes from ctld into a
+  // cache directory, and from that cache alone while ctld is down.
+  std::string conf_path = ResolveConfPath(conf_flag);
+  std::string conf_target;
+  std::string conf_hash;
+  std::string configless_note;
+  if (!conf_server.empty()) {
+    if (!conf_flag.empty()) return Fatal("use -f or --conf-server, not both");
+    absl::StatusOr<std::string> target = ParseConfServer(conf_server, SkiffConfig().ctld_port);
+    if (!target.ok()) return Fatal(std::string(target.status().message()));
+    conf_target = *target;
+    conf_cache = SubstituteNodeName(conf_cache, node_name);
+    MungeAuthenticator bootstrap_auth(ConfiglessMungeSocket());
+    absl::StatusOr<ConfiglessStart> start =
+        PrepareConfiglessConfig(conf_target, conf_cache, bootstrap_auth, 10);
+    if (!start.ok()) return Fatal(std::string(start.status().message()));
+    conf_path = start->conf_path;
+    conf_hash = start->hash;
+    configless_note = start->note;
+    fprintf(stderr, "noded: %s\n", configless_note.c_str());
+    // Jobs inherit noded's environment: their srun and squeue find this copy,
+    // as Slurm points SLURM_CONF at slurmd's conf-cache.
+    setenv("SKIFF_CONF", conf_path.c_str(), 1);
+  }
+
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(conf_path);
   if (!loaded.ok()) return Fatal(std::string(loaded.status().message()));
   const SkiffConfig& config = loaded->skiff;
   const NodeConfig* node = config.FindNode(node_name);
@@ -101,6 +138,7 @@ int Run(int argc, char** argv) {
                                 SubstituteNodeName(config.slurmd_log_file, node_name));
   if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
   spdlog::logger& logger = **logger_or;
+  if (!configless_note.empty()) logger.info("{}", configless_note);
   if (!detect_note.empty()) logger.info("{}", detect_note);
   SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
 
@@ -173,6 +211,12 @@ int Run(int argc, char** argv) {
   AllocationEpilogs epilogs(
       jobs, [&jobs](uint64_t id) { return jobs.JobDir(id); }, *other_nodes, logger);
   NodeAgent agent(ctld_target, registration, epilogs, auth, logger);
+  std::unique_ptr<ConfigFollower> follower;
+  if (!conf_target.empty()) {
+    follower = std::make_unique<ConfigFollower>(conf_target, conf_cache, conf_hash, auth, logger);
+    agent.SetConfigHashListener(
+        [&follower](const std::string& hash) { follower->OnAnnouncedHash(hash); });
+  }
   jobs.SetFinishedListener([&agent, &epilogs] {
     epilogs.Wake();
     agent.Wake();

@@ -125,6 +125,7 @@ bool NodeAgent::Register() {
     logger_.info("JobId={}: ctld no longer wants it", job_id);
     jobs_.Abandon(job_id);
   }
+  if (config_hash_listener_) config_hash_listener_(reply.config_hash());
   return true;
 }
 
@@ -157,6 +158,7 @@ bool NodeAgent::Heartbeat() {
     return false;
   }
   jobs_.RenewLeases();
+  if (config_hash_listener_ && reply.registered()) config_hash_listener_(reply.config_hash());
   if (!reply.registered())
     logger_.info("ctld asks NodeName={} to register again", hardware_.node_name());
   return reply.registered();

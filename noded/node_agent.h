@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,6 +54,12 @@ class NodeAgent {
   // Where the step manager queues its step reports (before Start; may be
   // null). They are sent with the job reports, in batches, before them.
   void SetStepReports(StepReportQueue* steps) { step_reports_ = steps; }
+  // Called on the agent's thread with the config hash of every Register and
+  // Heartbeat answer (empty unless ctld serves its config files): a configless
+  // node fetches again when it changed (configless_node.h). Before Start.
+  void SetConfigHashListener(std::function<void(const std::string&)> listener) {
+    config_hash_listener_ = std::move(listener);
+  }
   // A step report was queued: send within 0.1 s (sooner with a job report),
   // so that reports close together share one call.
   void WakeForSteps();
@@ -81,6 +88,7 @@ class NodeAgent {
   spdlog::logger& logger_;
   std::unique_ptr<v1::NodeService::Stub> stub_;
   StepReportQueue* step_reports_ = nullptr;
+  std::function<void(const std::string&)> config_hash_listener_;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
   bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)

@@ -2,18 +2,58 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
+#include "common/config/configless.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/config_fetch.h"
 
 namespace skiff {
 
+absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
+  const char* conf_env = std::getenv("SKIFF_CONF");
+  const bool local = !conf_path.empty() || (conf_env != nullptr && conf_env[0] != '\0') ||
+                     access(kDefaultConfPath, F_OK) == 0 || errno != ENOENT;
+  if (local) return LoadConfig(ResolveConfPath(conf_path));
+  std::string target;
+  const char* server = std::getenv("SKIFF_CONF_SERVER");
+  if (server != nullptr && server[0] != '\0') {
+    absl::StatusOr<std::string> parsed = ParseConfServer(server, SkiffConfig().ctld_port);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SKIFF_CONF_SERVER: ", parsed.status().message()));
+    }
+    target = *parsed;
+  } else {
+    absl::StatusOr<std::string> srv = LookupCtldSrv();
+    if (!srv.ok()) {
+      return absl::NotFoundError(absl::StrCat(
+          "no configuration: ", kDefaultConfPath,
+          " does not exist, SKIFF_CONF and SKIFF_CONF_SERVER are not set, and DNS has no ",
+          kCtldSrvName, " SRV record (", srv.status().message(), ")"));
+    }
+    target = *srv;
+  }
+  MungeAuthenticator auth(ConfiglessMungeSocket());
+  absl::StatusOr<ConfigFileSet> files = FetchConfigFiles(target, auth, 10);
+  if (!files.ok()) return files.status();
+  // Messages name the files as "/ctld@HOST:PORT/skiff.conf:LINE".
+  const std::string dir = absl::StrCat("/ctld@", target);
+  std::vector<std::pair<std::string, std::string>> in_memory;
+  for (const ConfigFile& file : files->files) {
+    in_memory.emplace_back(absl::StrCat(dir, "/", file.name), file.text);
+  }
+  return LoadConfigFromMemory(dir, in_memory);
+}
+
 absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path) {
-  absl::StatusOr<LoadedConfig> loaded = LoadConfig(ResolveConfPath(conf_path));
+  absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
   if (!loaded.ok()) return loaded.status();
   const SkiffConfig& config = loaded->skiff;
   std::string target = absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr,

@@ -21,9 +21,16 @@
 
 namespace skiff {
 
+// The commands' configuration: `conf_path` if given, else $SKIFF_CONF, else
+// /etc/skiff/skiff.conf when it exists. Otherwise (a login host with no config)
+// fetched from ctld (configless): at $SKIFF_CONF_SERVER=host[:port], else at
+// the target of the DNS SRV record _skiffctld._tcp, with munge's socket from
+// $SKIFF_MUNGE_SOCKET or munge's default. Nothing is written to disk.
+absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path);
+
 class CtldClient {
  public:
-  // Loads the configuration ($SKIFF_CONF unless `conf_path` is given).
+  // Loads the configuration (LoadClientConfig).
   static absl::StatusOr<std::unique_ptr<CtldClient>> Connect(const std::string& conf_path);
 
   const LoadedConfig& config() const { return config_; }

@@ -375,7 +375,7 @@ int main(int argc, char** argv) {
         Fail(absl::StrCat("Unable to create step for job ", job_id,
                           ": the job's environment lacks SKIFF_STEPMGR_ADDR (its step manager)")));
   }
-  absl::StatusOr<skiff::LoadedConfig> config = skiff::LoadConfig(skiff::ResolveConfPath(""));
+  absl::StatusOr<skiff::LoadedConfig> config = skiff::LoadClientConfig("");
   if (!config.ok()) finish(Fail(std::string(config.status().message())));
   skiff::MungeAuthenticator auth(config->skiff.auth_socket);
 

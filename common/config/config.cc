@@ -487,7 +487,7 @@ absl::Status SetCtldHost(std::string_view value, GlobalState& g) {
   return absl::OkStatus();
 }
 
-// "a=1,b" -> {a: "1", b: ""}: SchedulerParameters, SlurmdParameters.
+// "a=1,b" -> {a: "1", b: ""}: SchedulerParameters, SlurmctldParameters, SlurmdParameters.
 absl::Status SetParameterMap(std::string_view value, std::map<std::string, std::string>& out) {
   std::map<std::string, std::string> parameters;
   for (const std::string& item : SplitList(value, ",")) {
@@ -673,6 +673,10 @@ const KeyTable<GlobalState>& GlobalKeys() {
            }},
           {"GresTypes", [](std::string_view v, G& g) { return SetList(v, g.config.gres_types); }},
           {"SchedulerParameters", SetSchedulerParameters},
+          {"SlurmctldParameters",
+           [](std::string_view v, G& g) {
+             return SetParameterMap(v, g.config.slurmctld_parameters);
+           }},
           {"SlurmdParameters",
            [](std::string_view v, G& g) { return SetParameterMap(v, g.config.slurmd_parameters); }},
           {"PreemptType",
@@ -874,7 +878,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "ScronParameters",
        "SelectType",
        "SelectTypeParameters",
-       "SlurmctldParameters",
        "SlurmctldPrimaryOffProg",
        "SlurmctldPrimaryOnProg",
        "SlurmctldSyslogDebug",

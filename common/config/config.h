@@ -143,6 +143,9 @@ struct SkiffConfig {
   std::vector<std::string> gres_types;                      // GresTypes=gpu
   std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b
   std::map<std::string, std::string> slurmd_parameters;     // SlurmdParameters=config_overrides
+  // SlurmctldParameters=enable_configless,...: Skiff reads only enable_configless
+  // (ctld serves its config files to nodes and commands, GetConfigFiles).
+  std::map<std::string, std::string> slurmctld_parameters;
   std::string preempt_type = "preempt/none";                // PreemptType
   std::string preempt_mode = "OFF";                         // PreemptMode (cluster default)
   std::string priority_type = "priority/multifactor";       // PriorityType

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -69,16 +71,39 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, bool name_path) {
   return contents;
 }
 
-// The parsers word include failures as "<file>:<line>: Include: cannot read 'PATH': ...".
-absl::StatusOr<std::string> ReadInclude(const std::string& path) { return ReadFile(path, false); }
+// Reads one file; `name_path` as ReadFile's. Disk, or the files in memory.
+using FileSource = std::function<absl::StatusOr<std::string>(const std::string& path,
+                                                             bool name_path)>;
 
-// Reads an optional file in the config directory: nullopt when it does not exist.
-absl::StatusOr<std::optional<std::string>> ReadOptional(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (absl::IsNotFound(text.status())) return std::optional<std::string>();
-  if (!text.ok()) return text.status();
-  return std::optional<std::string>(*std::move(text));
-}
+// Reads through `source` and records what it read in `loaded.files_read`.
+class RecordingReader {
+ public:
+  RecordingReader(const FileSource& source, LoadedConfig& loaded)
+      : source_(source), loaded_(loaded) {}
+
+  absl::StatusOr<std::string> Read(const std::string& path, bool name_path) {
+    absl::StatusOr<std::string> text = source_(path, name_path);
+    if (text.ok()) loaded_.files_read.emplace_back(path, *text);
+    return text;
+  }
+  // The parsers word include failures as "<file>:<line>: Include: cannot read 'PATH': ...".
+  IncludeReader Includes() {
+    return [this](const std::string& path) { return Read(path, false); };
+  }
+  // An optional file in the config directory: nullopt when it does not exist.
+  absl::StatusOr<std::optional<std::string>> ReadOptional(const std::string& path) {
+    absl::StatusOr<std::string> text = Read(path, true);
+    if (absl::IsNotFound(text.status())) return std::optional<std::string>();
+    if (!text.ok()) return text.status();
+    return std::optional<std::string>(*std::move(text));
+  }
+
+ private:
+  const FileSource& source_;
+  LoadedConfig& loaded_;
+};
+
+absl::StatusOr<LoadedConfig> LoadConfigVia(const std::string& conf_path, const FileSource& source);
 
 }  // namespace
 
@@ -94,21 +119,43 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
+  return LoadConfigVia(conf_path, [](const std::string& path, bool name_path) {
+    return ReadFile(path, name_path);
+  });
+}
+
+absl::StatusOr<LoadedConfig> LoadConfigFromMemory(
+    const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files) {
+  std::map<std::string, std::string> by_path(files.begin(), files.end());
+  return LoadConfigVia(
+      absl::StrCat(dir, "/skiff.conf"),
+      [&by_path](const std::string& path, bool name_path) -> absl::StatusOr<std::string> {
+        auto it = by_path.find(std::filesystem::path(path).lexically_normal().string());
+        if (it == by_path.end()) return ErrnoStatus(ENOENT, path, name_path);
+        return it->second;
+      });
+}
+
+namespace {
+
+absl::StatusOr<LoadedConfig> LoadConfigVia(const std::string& conf_path, const FileSource& source) {
   LoadedConfig loaded;
   loaded.conf_path = Absolute(conf_path);
   loaded.conf_dir = DirectoryOf(loaded.conf_path);
+  RecordingReader reader(source, loaded);
+  const IncludeReader read_include = reader.Includes();
 
-  absl::StatusOr<std::string> text = ReadFileToString(loaded.conf_path);
+  absl::StatusOr<std::string> text = reader.Read(loaded.conf_path, true);
   if (!text.ok()) return text.status();
-  absl::StatusOr<SkiffConfig> skiff = ParseSkiffConfig(*text, loaded.conf_path, ReadInclude);
+  absl::StatusOr<SkiffConfig> skiff = ParseSkiffConfig(*text, loaded.conf_path, read_include);
   if (!skiff.ok()) return skiff.status();
   loaded.skiff = *std::move(skiff);
 
   std::string gres_path = absl::StrCat(loaded.conf_dir, "/gres.conf");
-  absl::StatusOr<std::optional<std::string>> gres_text = ReadOptional(gres_path);
+  absl::StatusOr<std::optional<std::string>> gres_text = reader.ReadOptional(gres_path);
   if (!gres_text.ok()) return gres_text.status();
   if (gres_text->has_value()) {
-    absl::StatusOr<GresConfig> gres = ParseGresConfig(**gres_text, gres_path, ReadInclude);
+    absl::StatusOr<GresConfig> gres = ParseGresConfig(**gres_text, gres_path, read_include);
     if (!gres.ok()) return gres.status();
     loaded.gres = *std::move(gres);
   }
@@ -117,20 +164,20 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
   }
 
   std::string bb_path = absl::StrCat(loaded.conf_dir, "/burst_buffer.conf");
-  absl::StatusOr<std::optional<std::string>> bb_text = ReadOptional(bb_path);
+  absl::StatusOr<std::optional<std::string>> bb_text = reader.ReadOptional(bb_path);
   if (!bb_text.ok()) return bb_text.status();
   if (bb_text->has_value()) {
-    absl::StatusOr<BurstBufferConfig> bb = ParseBurstBufferConfig(**bb_text, bb_path, ReadInclude);
+    absl::StatusOr<BurstBufferConfig> bb = ParseBurstBufferConfig(**bb_text, bb_path, read_include);
     if (!bb.ok()) return bb.status();
     loaded.burst_buffer = *std::move(bb);
   }
 
   std::string cgroup_path = absl::StrCat(loaded.conf_dir, "/cgroup.conf");
-  absl::StatusOr<std::optional<std::string>> cgroup_text = ReadOptional(cgroup_path);
+  absl::StatusOr<std::optional<std::string>> cgroup_text = reader.ReadOptional(cgroup_path);
   if (!cgroup_text.ok()) return cgroup_text.status();
   if (cgroup_text->has_value()) {
     absl::StatusOr<CgroupConfig> cgroup =
-        ParseCgroupConfig(**cgroup_text, cgroup_path, ReadInclude);
+        ParseCgroupConfig(**cgroup_text, cgroup_path, read_include);
     if (!cgroup.ok()) return cgroup.status();
     loaded.cgroup = *std::move(cgroup);
   }
@@ -145,4 +192,5 @@ absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
   return loaded;
 }
 
+}  // namespace
 }  // namespace skiff

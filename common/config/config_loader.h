@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -29,6 +30,9 @@ struct LoadedConfig {
   // gres.conf, burst_buffer.conf, cgroup.conf (the structs keep their own too). The
   // loader does not print them: each daemon logs them its own way.
   std::vector<std::string> warnings;
+  // Every file read, in the order read (skiff.conf, its Includes, gres.conf, ...):
+  // absolute path and text. What a configless ctld serves (configless.h).
+  std::vector<std::pair<std::string, std::string>> files_read;
 };
 
 // Path of skiff.conf to use: `explicit_path` if not empty, else $SKIFF_CONF, else
@@ -40,6 +44,13 @@ std::string ResolveConfPath(const std::string& explicit_path);
 // shown as its full path. Relative Include paths resolve against the including file.
 // gres.conf is checked against skiff.conf (CheckGresAgainstSkiff).
 absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path);
+
+// As LoadConfig, from files held in memory instead of disk: `files` maps each
+// file's absolute path to its text, and skiff.conf is `dir`/skiff.conf. A path
+// not in `files` reads as missing. What the commands of a login host use with
+// the files fetched from ctld.
+absl::StatusOr<LoadedConfig> LoadConfigFromMemory(
+    const std::string& dir, const std::vector<std::pair<std::string, std::string>>& files);
 
 // Reads a whole file; NotFound / PermissionDenied name the path.
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);

@@ -87,6 +87,7 @@ ConfigChange PrepareReconfigure(const SkiffConfig& running, SkiffConfig& next,
   Keep("GresTypes", running.gres_types, next.gres_types, n);
   Keep("SchedulerParameters", running.scheduler_parameters, next.scheduler_parameters, n);
   Keep("SlurmdParameters", running.slurmd_parameters, next.slurmd_parameters, n);
+  Keep("SlurmctldParameters", running.slurmctld_parameters, next.slurmctld_parameters, n);
   Keep("PreemptType", running.preempt_type, next.preempt_type, n);
   Keep("PreemptMode", running.preempt_mode, next.preempt_mode, n);
   Keep("PriorityType", running.priority_type, next.priority_type, n);

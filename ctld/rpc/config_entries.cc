@@ -219,7 +219,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"SlurmctldPrimaryOffProg", kNull},
       {"SlurmctldPrimaryOnProg", kNull},
       {"SlurmctldTimeout", "120 sec"},
-      {"SlurmctldParameters", kNull},
+      {"SlurmctldParameters", Map(c.slurmctld_parameters)},
       {"SlurmdDebug", c.slurmd_debug},
       {"SlurmdLogFile", OrNull(c.slurmd_log_file)},
       {"SlurmdParameters", Map(c.slurmd_parameters)},

@@ -41,8 +41,8 @@ std::vector<JobRef> Refs(const google::protobuf::RepeatedField<uint64_t>& ids,
 
 }  // namespace
 
-CtldService::CtldService(Controller& controller, Authenticator& auth)
-    : controller_(controller), auth_(auth) {}
+CtldService::CtldService(Controller& controller, Authenticator& auth, ServedConfig* served)
+    : controller_(controller), auth_(auth), served_(served) {}
 
 grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
                                v1::PingReply* reply) {
@@ -86,8 +86,8 @@ grpc::Status CtldService::GetPartitions(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-NodeService::NodeService(Controller& controller, Authenticator& auth)
-    : controller_(controller), auth_(auth) {}
+NodeService::NodeService(Controller& controller, Authenticator& auth, ServedConfig* served)
+    : controller_(controller), auth_(auth), served_(served) {}
 
 grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);
@@ -110,6 +110,7 @@ grpc::Status NodeService::Register(grpc::ServerContext* context, const v1::Regis
   if (!registration.ok()) return ToGrpcStatus(registration.status());
   reply->set_heartbeat_interval(registration->heartbeat_interval);
   for (uint64_t id : registration->jobs_to_terminate) reply->add_jobs_to_terminate(id);
+  if (served_ != nullptr) reply->set_config_hash(served_->Hash());
   return grpc::Status::OK;
 }
 
@@ -118,6 +119,7 @@ grpc::Status NodeService::Heartbeat(grpc::ServerContext* context,
                                     v1::HeartbeatReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
   reply->set_registered(controller_.Heartbeat(request->node_name()));
+  if (served_ != nullptr) reply->set_config_hash(served_->Hash());
   return grpc::Status::OK;
 }
 
@@ -452,6 +454,34 @@ grpc::Status CtldService::Reconfigure(grpc::ServerContext* context, const v1::Re
       controller_.Reconfigure({caller->uid, caller->gid});
   if (!notes.ok()) return ToGrpcStatus(notes.status());
   for (const std::string& note : *notes) reply->add_notes(note);
+  // Configless nodes see the new hash in their next heartbeat answer and fetch.
+  if (served_ != nullptr) {
+    if (absl::Status s = served_->Reload(); !s.ok()) {
+      reply->add_notes(absl::StrCat("configless: still serving the previous files: ", s.message()));
+    }
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetConfigFiles(grpc::ServerContext* context,
+                                         const v1::GetConfigFilesRequest*,
+                                         v1::GetConfigFilesReply* reply) {
+  // Any authenticated caller, as slurmctld serves its config to any client:
+  // the files hold no secrets (munge's key is not among them).
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  std::shared_ptr<const ConfigFileSet> files = served_ ? served_->Get() : nullptr;
+  if (files == nullptr) {
+    return ToGrpcStatus(absl::FailedPreconditionError(
+        "this controller does not serve its configuration: configless is not enabled "
+        "(SlurmctldParameters=enable_configless in skiff.conf, then restart ctld)"));
+  }
+  for (const ConfigFile& file : files->files) {
+    v1::ConfigFileText* out = reply->add_files();
+    out->set_name(file.name);
+    out->set_text(file.text);
+  }
+  reply->set_hash(files->hash);
   return grpc::Status::OK;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/auth/authenticator.h"
 #include "ctld/controller.h"
+#include "ctld/rpc/served_config.h"
 #include "proto/ctld.grpc.pb.h"
 
 namespace skiff {
@@ -14,7 +15,9 @@ namespace skiff {
 // For the CLIs: any authenticated user may read.
 class CtldService final : public v1::Ctld::Service {
  public:
-  CtldService(Controller& controller, Authenticator& auth);
+  // `served`: the config files of SlurmctldParameters=enable_configless, or
+  // null (GetConfigFiles refuses). It must outlive the service.
+  CtldService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::PingRequest* request,
                     v1::PingReply* reply) override;
@@ -62,16 +65,21 @@ class CtldService final : public v1::Ctld::Service {
                              v1::GetAccountingReply* reply) override;
   grpc::Status GetSteps(grpc::ServerContext* context, const v1::GetStepsRequest* request,
                         v1::GetStepsReply* reply) override;
+  grpc::Status GetConfigFiles(grpc::ServerContext* context,
+                              const v1::GetConfigFilesRequest* request,
+                              v1::GetConfigFilesReply* reply) override;
 
  private:
   Controller& controller_;
   Authenticator& auth_;
+  ServedConfig* served_;
 };
 
 // For node daemons: only root, SlurmUser or operator credentials are accepted.
 class NodeService final : public v1::NodeService::Service {
  public:
-  NodeService(Controller& controller, Authenticator& auth);
+  // `served` as CtldService's: its hash goes in every Register/Heartbeat answer.
+  NodeService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr);
 
   grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                         v1::RegisterReply* reply) override;
@@ -87,6 +95,7 @@ class NodeService final : public v1::NodeService::Service {
 
   Controller& controller_;
   Authenticator& auth_;
+  ServedConfig* served_;
 };
 
 }  // namespace skiff

@@ -1,0 +1,56 @@
+#include "noded/configless_node.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/rpc/config_fetch.h"
+
+namespace skiff {
+
+absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& target,
+                                                        const std::string& cache_dir,
+                                                        Authenticator& auth, int timeout_seconds) {
+  ConfiglessStart start;
+  start.conf_path = absl::StrCat(cache_dir, "/skiff.conf");
+  absl::StatusOr<ConfigFileSet> fetched = FetchConfigFiles(target, auth, timeout_seconds);
+  if (fetched.ok()) {
+    if (absl::Status s = WriteConfigCache(cache_dir, *fetched); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("--conf-cache: ", s.message()));
+    }
+    start.hash = fetched->hash;
+    start.note =
+        absl::StrCat("configless: fetched ", fetched->files.size(), " config file(s) from ", target,
+                     " into ", cache_dir, " (hash ", fetched->hash, ")");
+    return start;
+  }
+  absl::StatusOr<ConfigFileSet> cached = ReadConfigCache(cache_dir);
+  if (!cached.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("configless: no configuration: ", fetched.status().message(),
+                     ", and no cached copy to start from (", cached.status().message(), ")"));
+  }
+  start.hash = cached->hash;
+  start.note = absl::StrCat("configless: ", fetched.status().message(),
+                            "; starting from the cached copy in ", cache_dir, " (hash ",
+                            cached->hash, "), fetched again once ctld answers");
+  return start;
+}
+
+void ConfigFollower::OnAnnouncedHash(const std::string& announced) {
+  if (announced.empty() || announced == hash_) return;
+  absl::StatusOr<ConfigFileSet> fetched = FetchConfigFiles(target_, auth_, 10);
+  if (!fetched.ok()) {
+    logger_.warn("configless: ctld's configuration changed (hash {}) but fetching it failed: {}",
+                 announced, std::string(fetched.status().message()));
+    return;
+  }
+  if (absl::Status s = WriteConfigCache(cache_dir_, *fetched); !s.ok()) {
+    logger_.error("configless: cannot update the cache: {}", std::string(s.message()));
+    return;
+  }
+  logger_.info(
+      "configless: fetched {} config file(s) from {} into {} (hash {}, was {}); noded applies "
+      "them when it next starts",
+      fetched->files.size(), target_, cache_dir_, fetched->hash, hash_);
+  hash_ = fetched->hash;
+}
+
+}  // namespace skiff

@@ -1,0 +1,60 @@
+// A configless noded (`noded --conf-server HOST[:PORT]`, as Slurm's slurmd):
+// its config comes from ctld (Ctld.GetConfigFiles) and lives in a cache
+// directory, so that the node starts again while ctld is down.
+//
+// PrepareConfig runs once in main before anything else; ConfigFollower is
+// called on the agent's thread with the hash in each Register/Heartbeat answer
+// and fetches again when ctld's files changed (`scontrol reconfigure`).
+#ifndef SKIFF_NODED_CONFIGLESS_NODE_H_
+#define SKIFF_NODED_CONFIGLESS_NODE_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "common/auth/authenticator.h"
+#include "common/config/configless.h"
+#include "spdlog/spdlog.h"
+
+namespace skiff {
+
+struct ConfiglessStart {
+  std::string conf_path;  // skiff.conf in the cache directory
+  std::string hash;       // of the files there
+  std::string note;       // for the log: fetched, or started from the cache and why
+};
+
+// Fetches the files from `target` into `cache_dir` and returns where skiff.conf
+// is. When ctld cannot be reached (or refuses) and the cache holds a copy, starts
+// from that copy; with neither, the error names the server and the cache.
+absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& target,
+                                                        const std::string& cache_dir,
+                                                        Authenticator& auth, int timeout_seconds);
+
+// Fetches again when ctld announces another hash. Not thread-safe: one caller
+// (the agent's thread). `auth` and `logger` must outlive it.
+class ConfigFollower {
+ public:
+  ConfigFollower(std::string target, std::string cache_dir, std::string hash, Authenticator& auth,
+                 spdlog::logger& logger)
+      : target_(std::move(target)),
+        cache_dir_(std::move(cache_dir)),
+        hash_(std::move(hash)),
+        auth_(auth),
+        logger_(logger) {}
+
+  // `announced`: ctld's hash (empty: ctld does not serve configs; ignored).
+  // A failed fetch is logged and tried again on the next announcement.
+  void OnAnnouncedHash(const std::string& announced);
+  const std::string& hash() const { return hash_; }
+
+ private:
+  const std::string target_;
+  const std::string cache_dir_;
+  std::string hash_;
+  Authenticator& auth_;
+  spdlog::logger& logger_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_NODED_CONFIGLESS_NODE_H_
