@@ -256,6 +256,7 @@ grpc::Status NodedService::RunStep(
     launch->set_stdin_all(request.stdin_task() < 0);
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
+    if (request.has_window()) *launch->mutable_window() = request.window();
     launch->set_output_pattern(request.output_pattern());
     launch->set_error_pattern(request.error_pattern());
     launch->set_input_pattern(request.input_pattern());
@@ -621,6 +622,10 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     spawn.env = TaskEnvironment(step_env, node, task_id, local);
     spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
     spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
+    if (spawn.pty) {
+      spawn.rows = launch.window().rows();
+      spawn.cols = launch.window().cols();
+    }
     spec.tasks.push_back(std::move(spawn));
   }
   bool prolog_ran_here = false;

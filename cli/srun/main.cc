@@ -346,6 +346,9 @@ int main(int argc, char** argv) {
   };
   absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
   if (!request.ok()) finish(Fail(std::string(request.status().message())));
+  // The terminal's size travels with the request, so the task starts with it;
+  // later changes follow as SIGWINCH messages.
+  if (args.pty) *request->mutable_window() = WindowInput().window();
   if (args.multi_prog) {
     // The command is the configuration file, read here as Slurm's srun does.
     const std::string& file = args.command.front();

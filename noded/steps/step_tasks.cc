@@ -57,9 +57,15 @@ void CloseFd(int* fd) {
 // A pseudo-terminal for a --pty task: out = {master for reading, slave},
 // in = {-1, master for writing}; the slave is the task user's, as login
 // terminals are. Returns why not, or "".
-std::string OpenPty(const StepTasksSpec& spec, int out[2], int in[2]) {
+std::string OpenPty(const StepTasksSpec& spec, const TaskSpawn& spawn, int out[2], int in[2]) {
   const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (master < 0) return absl::StrCat("cannot open a pseudo-terminal: ", strerror(errno));
+  if (spawn.rows > 0 && spawn.cols > 0) {
+    struct winsize size {};
+    size.ws_row = static_cast<unsigned short>(spawn.rows);
+    size.ws_col = static_cast<unsigned short>(spawn.cols);
+    ioctl(master, TIOCSWINSZ, &size);
+  }
   char name[128];
   if (grantpt(master) != 0 || unlockpt(master) != 0 || ptsname_r(master, name, sizeof(name)) != 0) {
     const std::string why = strerror(errno);
@@ -149,7 +155,7 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     if (spawn.pty) {
       // The terminal: the master stays here (read for output, written for
       // input), the slave becomes the task's controlling terminal.
-      std::string failure = OpenPty(spec, out, in);
+      std::string failure = OpenPty(spec, spawn, out, in);
       if (!failure.empty()) {
         task.failure = failure;
         task.reaped = true;

@@ -28,6 +28,10 @@ struct TaskSpawn {
   // its stdin, stdout and stderr (its output comes as stdout); stdin_pipe is
   // implied.
   bool pty = false;
+  // The terminal's size from the start (srun's when it asked), so the task's
+  // first `stty size` is right; 0 leaves the kernel's 0x0 until a resize.
+  int rows = 0;
+  int cols = 0;
   // srun -o/-e/-i: files (opened by the task as its user, relative to the work
   // dir) instead of the streams; stderr_path empty with stdout_path set: the
   // same file. Truncated by the first task of this step here that opens it.
