@@ -232,7 +232,10 @@ TEST_F(CgroupTest, TheScriptsEndKillsWhatItLeftBehind) {
                    pid_file, "\"; sleep 1'"));
   const uint64_t id = JobIdFrom(submit);
   ASSERT_GT(id, 0u) << submit.out << submit.err;
-  WaitForState(*cluster_, id, "COMPLETED");
+  // Failed once under stress -c 2 without saying how the job ended: say it.
+  const std::string shown = WaitForState(*cluster_, id, "COMPLETED");
+  ASSERT_NE(shown.find("JobState=COMPLETED "), std::string::npos)
+      << shown << cluster_->Log("noded-n1.log");
   const pid_t left = static_cast<pid_t>(atoi(ReadFile(pid_file).c_str()));
   ASSERT_GT(left, 0);
   EXPECT_TRUE(Eventually(20, [&] { return Gone(left); })) << "pid " << left << " survived";
