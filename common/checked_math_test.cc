@@ -33,7 +33,8 @@ TEST(CheckedMathTest, SaturatingArithmeticPinsToTheBound) {
   EXPECT_EQ(SaturatingMul<uint64_t>(uint64_t{1} << 40, uint64_t{1} << 40),
             std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(SaturatingMul<int>(3, 7), 21);
-  EXPECT_EQ(SaturatingAdd<int>(std::numeric_limits<int>::max(), 5), std::numeric_limits<int>::max());
+  EXPECT_EQ(SaturatingAdd<int>(std::numeric_limits<int>::max(), 5),
+            std::numeric_limits<int>::max());
   EXPECT_EQ(SaturatingAdd<int>(std::numeric_limits<int>::min(), -5),
             std::numeric_limits<int>::min());
   EXPECT_EQ(SaturatingAdd<int>(2, 3), 5);

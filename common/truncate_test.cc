@@ -9,7 +9,8 @@ namespace {
 
 TEST(TruncateMessage, ShortTextIsUnchanged) {
   EXPECT_EQ(TruncateMessage("stage_in failed"), "stage_in failed");
-  EXPECT_EQ(TruncateMessage(std::string(kMaxMessageBytes, 'x')), std::string(kMaxMessageBytes, 'x'));
+  EXPECT_EQ(TruncateMessage(std::string(kMaxMessageBytes, 'x')),
+            std::string(kMaxMessageBytes, 'x'));
 }
 
 TEST(TruncateMessage, LongTextKeepsItsStartAndSaysHowLongItWas) {

@@ -179,9 +179,9 @@ absl::Status BbRuntime::LuaError(const std::string& function,
         absl::StrCat("burst_buffer/lua: ", TruncateMessage(result.status().message())));
   }
   // The script's own words go to the submitter as the status message.
-  return absl::InvalidArgumentError(
-      absl::StrCat("burst_buffer/lua: ", result->message.empty() ? function + " failed"
-                                                                 : TruncateMessage(result->message)));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "burst_buffer/lua: ",
+      result->message.empty() ? function + " failed" : TruncateMessage(result->message)));
 }
 
 std::string BbRuntime::JobScriptPath(uint64_t job_id) const {

@@ -64,8 +64,8 @@ BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& 
     }
     result.ok = false;
     // The job's Reason: the hook's words, bounded (scriptd passes up to 1 MiB).
-    result.error = absl::StrCat("burst_buffer/lua: ", OpName(function),
-                                " failed: ", TruncateMessage(failure));
+    result.error =
+        absl::StrCat("burst_buffer/lua: ", OpName(function), " failed: ", TruncateMessage(failure));
     return std::nullopt;
   };
   // test_data_in/out: poll every PollInterval until not BUSY, within `timeout`.

@@ -382,8 +382,8 @@ int LuaMakeUserDir(lua_State* L) {
   if (!lua_isnoneornil(L, 4) && (!NumberArgument(L, 4, 8, &mode) || mode > 07777)) {
     return luaL_argerror(L, 4, "mode: octal permissions such as \"0700\" expected");
   }
-  const absl::Status status = MakeUserDir(path, static_cast<uid_t>(uid),
-                                          static_cast<gid_t>(gid), static_cast<mode_t>(mode));
+  const absl::Status status = MakeUserDir(path, static_cast<uid_t>(uid), static_cast<gid_t>(gid),
+                                          static_cast<mode_t>(mode));
   if (status.ok()) {
     lua_pushboolean(L, 1);
     return 1;

@@ -2,8 +2,8 @@
 // production the asynchronous hooks run in a helper process scriptd execs; the
 // Lua code is the same.
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>

@@ -43,8 +43,7 @@ bool Permits(const struct stat& st, uid_t uid, const std::vector<gid_t>& groups,
 
 // Every directory above the file in `path` (following links, as a lookup
 // does) must let the user search it.
-bool CanSearchDirectoriesOf(const std::string& path, uid_t uid,
-                            const std::vector<gid_t>& groups) {
+bool CanSearchDirectoriesOf(const std::string& path, uid_t uid, const std::vector<gid_t>& groups) {
   for (size_t slash = path.find('/', 1); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     struct stat st;

@@ -91,8 +91,7 @@ TEST_F(MakeUserDirTest, AParentOthersCanRearrangeIsRefused) {
   ASSERT_EQ(mkdir(open_parent.c_str(), 0777), 0);
   ASSERT_EQ(chmod(open_parent.c_str(), 0777), 0);
   absl::Status status = MakeUserDir(open_parent + "/job_5", kUser, kGroup, 0700);
-  EXPECT_NE(status.message().find("writable by others without the sticky bit"),
-            std::string::npos)
+  EXPECT_NE(status.message().find("writable by others without the sticky bit"), std::string::npos)
       << status;
 
   const std::string users_parent = root_ + "/users";

@@ -336,10 +336,9 @@ TEST_F(JobManagerTest, TerminateOfUnknownJobIsNotFound) {
 // The batch shell traps USR1 and reports whether its background sleep died of
 // it. The test signals only once the sleep has exec'd (WaitForSleep): a
 // child still in bash between fork and exec catches USR1 with the inherited
-// trap and loses it at exec, and the sleep then lives on. A signalled sleep dies when it next runs, and on a loaded machine that
-// can be seconds later: the shell waits up to `tenths` tenths of a second for
-// it to be gone or a zombie (kill -0 still finds a zombie), and stops as soon
-// as it is.
+// trap and loses it at exec, and the sleep then lives on. A signalled sleep dies when it next runs,
+// and on a loaded machine that can be seconds later: the shell waits up to `tenths` tenths of a
+// second for it to be gone or a zombie (kill -0 still finds a zombie), and stops as soon as it is.
 std::string SignalScript(int tenths) {
   return absl::StrCat(
       "#!/bin/bash\n"
@@ -348,7 +347,8 @@ std::string SignalScript(int tenths) {
       "echo $! > $SLURM_JOB_ID.sleep\n"
       "wait\n"
       "pid=$(cat $SLURM_JOB_ID.sleep)\n"
-      "dead() { ! [ -e /proc/$pid ] || [ \"$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)\" = Z ]; }\n"
+      "dead() { ! [ -e /proc/$pid ] || [ \"$(cut -d' ' -f3 /proc/$pid/stat 2>/dev/null)\" = Z ]; "
+      "}\n"
       "for i in $(seq ",
       tenths,
       "); do dead && break; sleep 0.1; done\n"

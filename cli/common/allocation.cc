@@ -49,8 +49,7 @@ absl::StatusOr<v1::JobInfo> Allocate(CtldClient& client, const v1::JobSpec& spec
       detail = message.substr(0, cut + 1);
       message = message.substr(cut + 1);
     }
-    return absl::Status(s.code(),
-                        absl::StrCat(detail, "Job submit/allocate failed: ", message));
+    return absl::Status(s.code(), absl::StrCat(detail, "Job submit/allocate failed: ", message));
   }
   const uint64_t id = submitted.job_id();
   if (messages.verbose) Say(messages, absl::StrCat("Pending job allocation ", id));

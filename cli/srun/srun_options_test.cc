@@ -51,7 +51,8 @@ TEST(BuildStepRequest, MoreTasksThanTheJobsNodesAllowAreRefused) {
   args.cpus_per_task = 65536;
   absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "Unable to create step for job 42: Task count specification invalid");
+  EXPECT_EQ(r.status().message(),
+            "Unable to create step for job 42: Task count specification invalid");
   args.ntasks = 1024;
   EXPECT_TRUE(BuildStepRequest(args, JobEnv(), "/").ok()) << "the step manager counts CPUs";
   args.ntasks.reset();
@@ -59,13 +60,15 @@ TEST(BuildStepRequest, MoreTasksThanTheJobsNodesAllowAreRefused) {
   args.ntasks_per_node = 1073741824;  // x 2 nodes = 2^31
   r = BuildStepRequest(args, JobEnv(), "/");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "Unable to create step for job 42: Task count specification invalid");
+  EXPECT_EQ(r.status().message(),
+            "Unable to create step for job 42: Task count specification invalid");
 }
 
 TEST(BuildStepRequest, TimeLimitsPastSlurmsRangeAreRefused) {
   SrunArgs args = Command({"true"});
   args.time = "99999999999";  // minutes
-  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(), "Invalid --time specification");
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "Invalid --time specification");
 }
 
 TEST(BuildStepRequest, OneTaskInATwoNodeJob) {

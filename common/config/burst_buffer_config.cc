@@ -55,10 +55,9 @@ absl::Status SetUsers(std::string_view value, const std::vector<std::string>& ot
     return Invalid(absl::StrCat("cannot be combined with ", AsAbsl(other_key)));
   }
   out = SplitList(value, ":,");
-  b.config.users_origin =
-      absl::StrCat(b.line->file, ":", b.line->line, ": ",
-                   config_internal::WrittenKey(*b.line, other_key == "DenyUsers" ? "AllowUsers"
-                                                                                 : "DenyUsers"));
+  b.config.users_origin = absl::StrCat(
+      b.line->file, ":", b.line->line, ": ",
+      config_internal::WrittenKey(*b.line, other_key == "DenyUsers" ? "AllowUsers" : "DenyUsers"));
   return absl::OkStatus();
 }
 

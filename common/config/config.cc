@@ -592,7 +592,9 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"SkiffOperators",
            [](std::string_view v, G& g) { return SetList(v, g.config.operators); }},
           {"StateSaveLocation",
-           [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.state_save_location); }},
+           [](std::string_view v, G& g) {
+             return SetAbsolutePath(v, g.config.state_save_location);
+           }},
           {"SlurmdSpoolDir",
            [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.slurmd_spool_dir); }},
           {"SlurmctldLogFile",
@@ -659,7 +661,9 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"TaskPlugin",
            [](std::string_view v, G& g) { return SetString(v, g.config.task_plugin); }},
           {"HealthCheckProgram",
-           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.health_check_program); }},
+           [](std::string_view v, G& g) {
+             return SetOptionalPath(v, g.config.health_check_program);
+           }},
           {"HealthCheckInterval",
            [](std::string_view v, G& g) {
              return SetInt(v, 0, kMaxInt64, g.config.health_check_interval);

@@ -146,24 +146,24 @@ struct SkiffConfig {
   // SlurmctldParameters=enable_configless,...: Skiff reads only enable_configless
   // (ctld serves its config files to nodes and commands, GetConfigFiles).
   std::map<std::string, std::string> slurmctld_parameters;
-  std::string preempt_type = "preempt/none";                // PreemptType
-  std::string preempt_mode = "OFF";                         // PreemptMode (cluster default)
-  std::string priority_type = "priority/multifactor";       // PriorityType
-  int64_t priority_decay_half_life = 7 * 24 * 3600;         // PriorityDecayHalfLife seconds
-  int64_t priority_max_age = 7 * 24 * 3600;                 // PriorityMaxAge seconds
-  int64_t priority_weight_age = 0;                          // PriorityWeightAge
-  int64_t priority_weight_fairshare = 0;                    // PriorityWeightFairshare
-  int64_t priority_weight_job_size = 0;                     // PriorityWeightJobSize
-  int64_t priority_weight_partition = 0;                    // PriorityWeightPartition
-  int64_t priority_weight_qos = 0;                          // PriorityWeightQOS
-  int64_t first_job_id = 1;                                 // FirstJobId
-  int64_t max_job_count = 100000;                           // MaxJobCount
-  int64_t min_job_age = 300;                                // MinJobAge seconds
-  int64_t over_time_limit = 0;                              // OverTimeLimit minutes, -1 = UNLIMITED
-  int64_t max_array_size = 1001;                            // MaxArraySize
-  int return_to_service = 1;                                // ReturnToService 0, 1, 2
-  bool job_requeue = true;                                  // JobRequeue=1
-  bool disable_root_jobs = false;                           // DisableRootJobs=YES
+  std::string preempt_type = "preempt/none";           // PreemptType
+  std::string preempt_mode = "OFF";                    // PreemptMode (cluster default)
+  std::string priority_type = "priority/multifactor";  // PriorityType
+  int64_t priority_decay_half_life = 7 * 24 * 3600;    // PriorityDecayHalfLife seconds
+  int64_t priority_max_age = 7 * 24 * 3600;            // PriorityMaxAge seconds
+  int64_t priority_weight_age = 0;                     // PriorityWeightAge
+  int64_t priority_weight_fairshare = 0;               // PriorityWeightFairshare
+  int64_t priority_weight_job_size = 0;                // PriorityWeightJobSize
+  int64_t priority_weight_partition = 0;               // PriorityWeightPartition
+  int64_t priority_weight_qos = 0;                     // PriorityWeightQOS
+  int64_t first_job_id = 1;                            // FirstJobId
+  int64_t max_job_count = 100000;                      // MaxJobCount
+  int64_t min_job_age = 300;                           // MinJobAge seconds
+  int64_t over_time_limit = 0;                         // OverTimeLimit minutes, -1 = UNLIMITED
+  int64_t max_array_size = 1001;                       // MaxArraySize
+  int return_to_service = 1;                           // ReturnToService 0, 1, 2
+  bool job_requeue = true;                             // JobRequeue=1
+  bool disable_root_jobs = false;                      // DisableRootJobs=YES
   // AccountingStorageEnforce: associations, limits, qos, safe, ... (lower case;
   // empty = none): what ctld checks against sacctmgr's associations.
   std::vector<std::string> accounting_storage_enforce;

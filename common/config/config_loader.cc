@@ -72,8 +72,8 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, bool name_path) {
 }
 
 // Reads one file; `name_path` as ReadFile's. Disk, or the files in memory.
-using FileSource = std::function<absl::StatusOr<std::string>(const std::string& path,
-                                                             bool name_path)>;
+using FileSource =
+    std::function<absl::StatusOr<std::string>(const std::string& path, bool name_path)>;
 
 // Reads through `source` and records what it read in `loaded.files_read`.
 class RecordingReader {
@@ -119,9 +119,8 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 absl::StatusOr<LoadedConfig> LoadConfig(const std::string& conf_path) {
-  return LoadConfigVia(conf_path, [](const std::string& path, bool name_path) {
-    return ReadFile(path, name_path);
-  });
+  return LoadConfigVia(
+      conf_path, [](const std::string& path, bool name_path) { return ReadFile(path, name_path); });
 }
 
 absl::StatusOr<LoadedConfig> LoadConfigFromMemory(

@@ -92,8 +92,8 @@ absl::StatusOr<ArraySpec> ParseArraySpec(const std::string& text, int64_t max_ar
     // Kept as an int32 with every task (ArrayTaskThrottle): a larger one would
     // come back negative.
     if (digits && (!ParseNumber(limit, &throttle) || throttle > INT32_MAX)) {
-      return Invalid(absl::StrCat("'%", limit, "': the running-task limit must be at most ",
-                                  INT32_MAX));
+      return Invalid(
+          absl::StrCat("'%", limit, "': the running-task limit must be at most ", INT32_MAX));
     }
     if (!digits || throttle == 0) {
       return Invalid(

@@ -83,9 +83,7 @@ bool IsFinal(JobState state) {
   }
 }
 
-int64_t JobRequest::TotalCpus() const {
-  return SaturatingMul<int64_t>(ntasks, cpus_per_task);
-}
+int64_t JobRequest::TotalCpus() const { return SaturatingMul<int64_t>(ntasks, cpus_per_task); }
 
 int JobRequest::CpusPerNode() const {
   const int64_t nodes = num_nodes > 0 ? num_nodes : 1;
@@ -95,8 +93,7 @@ int JobRequest::CpusPerNode() const {
 
 uint64_t JobRequest::MemPerNodeMb() const {
   if (mem_per_node_mb > 0) return mem_per_node_mb;
-  return SaturatingMul<uint64_t>(mem_per_cpu_mb,
-                                 static_cast<uint64_t>(std::max(0, CpusPerNode())));
+  return SaturatingMul<uint64_t>(mem_per_cpu_mb, static_cast<uint64_t>(std::max(0, CpusPerNode())));
 }
 
 }  // namespace skiff

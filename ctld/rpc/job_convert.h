@@ -22,7 +22,8 @@ struct Submitter {
   gid_t gid = 0;
   std::string user_name;
   std::string group_name;
-  bool privileged = false;  // root, SlurmUser, SkiffOperators or an admin (Controller::IsPrivileged)
+  bool privileged =
+      false;  // root, SlurmUser, SkiffOperators or an admin (Controller::IsPrivileged)
 };
 
 // sbatch's spec as plain data, with the caller's identity from its credential.

@@ -184,8 +184,7 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
   }
   absl::StatusOr<uint64_t> id =
       controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter), [context] {
-        return context->IsCancelled() ||
-               context->deadline() < std::chrono::system_clock::now();
+        return context->IsCancelled() || context->deadline() < std::chrono::system_clock::now();
       });
   if (!id.ok()) return ToGrpcStatus(id.status());
   reply->set_job_id(*id);

@@ -5,10 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -158,8 +157,7 @@ absl::Status ReadJobs(sqlite3* db, sqlite3_stmt* stmt, bool with_spec, std::vect
 absl::Status MakePrivate(const std::string& path) {
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open ", path, ": ", strerror(errno)));
+    return absl::FailedPreconditionError(absl::StrCat("cannot open ", path, ": ", strerror(errno)));
   }
   const bool narrowed = fchmod(fd, 0600) == 0;
   const int err = errno;

@@ -29,7 +29,7 @@ class StateMarkerTest : public ::testing::Test {
 
 TEST_F(StateMarkerTest, AFirstStartAndAnUpgradeFromBeforeTheMarkerAreFine) {
   EXPECT_TRUE(CheckStateNotLost(dir_).ok());  // nothing yet
-  Write("ctld.db", "SQLite format 3");         // a database older than the marker
+  Write("ctld.db", "SQLite format 3");        // a database older than the marker
   EXPECT_TRUE(CheckStateNotLost(dir_).ok());
   ASSERT_TRUE(MarkStateKept(dir_).ok());
   EXPECT_TRUE(Exists("ctld.state"));

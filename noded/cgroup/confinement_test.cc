@@ -30,10 +30,11 @@ TEST(SetUpConfinement, ConstraintsWithoutAHierarchyDrainTheNodeSayingWhy) {
   absl::StatusOr<Confinement> c = SetUpConfinement(CgroupSkiffConfig(), cgroup, Node(), {});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->cgroups, nullptr);
-  EXPECT_EQ(c->drain_reason.rfind("cgroups unavailable (ConstrainCores,ConstrainRAMSpace=yes): "
-                                  "no cgroup hierarchy at CgroupMountpoint=/nonexistent-skiff-cgroup",
-                                  0),
-            0u)
+  EXPECT_EQ(
+      c->drain_reason.rfind("cgroups unavailable (ConstrainCores,ConstrainRAMSpace=yes): "
+                            "no cgroup hierarchy at CgroupMountpoint=/nonexistent-skiff-cgroup",
+                            0),
+      0u)
       << c->drain_reason;
   EXPECT_NE(c->log_line.find("registers drained"), std::string::npos) << c->log_line;
   EXPECT_NE(c->log_line.find("scontrol update NodeName=n1 State=RESUME"), std::string::npos)

@@ -212,14 +212,16 @@ TEST_F(BurstBufferTest, StagesCannotReadOrWriteWhatTheJobsUserCannot) {
   // then: a link that points at /etc/shadow only after submission reaches the
   // stage, which runs as the user.
   const std::string link = home_ + "/shadow_link";
-  ASSERT_EQ(cluster_->RunAs("skiffalice", "echo mine > mine.txt && ln -sfn " + home_ +
-                                              "/mine.txt " + link)
-                .exit_code,
-            0);
-  CommandResult steal = Submit(
-      "steal.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=", link, " destination=",
-                               cluster_->dir(), "/bb/shadow_%j\n#SBATCH -t 5\ntrue\n"),
-      "-H");
+  ASSERT_EQ(
+      cluster_
+          ->RunAs("skiffalice", "echo mine > mine.txt && ln -sfn " + home_ + "/mine.txt " + link)
+          .exit_code,
+      0);
+  CommandResult steal =
+      Submit("steal.sh",
+             absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=", link,
+                          " destination=", cluster_->dir(), "/bb/shadow_%j\n#SBATCH -t 5\ntrue\n"),
+             "-H");
   ASSERT_EQ(steal.exit_code, 0) << steal.err;
   const uint64_t a = SubmittedJobIds(steal.out).at(0);
   ASSERT_EQ(cluster_->RunAs("skiffalice", "ln -sfn /etc/shadow " + link).exit_code, 0);
@@ -272,16 +274,19 @@ TEST_F(BurstBufferTest, APlantedLinkNeverHandsAnotherUsersDirectoryOver) {
   const std::string link = absl::StrCat(cluster_->dir(), "/bb/job_", probe_id + 1);
   ASSERT_EQ(cluster_->RunAs("skiffalice", absl::StrCat("ln -s ", victim, " ", link)).exit_code, 0);
 
-  CommandResult r = Submit("grab.sh", "#!/bin/bash\n#BB_LUA pool=fast capacity=1M\n#SBATCH -t 5\n"
-                                      "ls $BB_JOB_DIR\n");
+  CommandResult r = Submit("grab.sh",
+                           "#!/bin/bash\n#BB_LUA pool=fast capacity=1M\n#SBATCH -t 5\n"
+                           "ls $BB_JOB_DIR\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_EQ(id, probe_id + 1) << "another job took the planted id";
-  EXPECT_TRUE(Eventually(30, [&] {
-    const std::string reason = Spaced(JobField(id, "Reason"));
-    return reason.find("setup failed") != std::string::npos &&
-           reason.find("symbolic link") != std::string::npos;
-  })) << cluster_->Run(absl::StrCat("scontrol show job ", id)).out << cluster_->Log("scriptd.log");
+  EXPECT_TRUE(Eventually(30,
+                         [&] {
+                           const std::string reason = Spaced(JobField(id, "Reason"));
+                           return reason.find("setup failed") != std::string::npos &&
+                                  reason.find("symbolic link") != std::string::npos;
+                         }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out << cluster_->Log("scriptd.log");
   EXPECT_EQ(RunShell("stat -c '%U %a' " + victim).out, "skiffbob 700\n");
   EXPECT_EQ(RunShell("stat -c %F " + link).out, "symbolic link\n");
   EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
@@ -295,9 +300,10 @@ TEST_F(BurstBufferTest, APlantedLinkNeverHandsAnotherUsersDirectoryOver) {
 // missing one, and a FIFO of the user's is refused at once instead of holding
 // a ctld thread (and later becoming a job whose sbatch had said it failed).
 TEST_F(BurstBufferTest, StageInSourcesAreCheckedAsTheUserWithoutOpeningThem) {
-  CommandResult root_only = Submit(
-      "shadow.sh", absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=/etc/shadow destination=",
-                                home_, "/shadow_%j\ntrue\n"));
+  CommandResult root_only =
+      Submit("shadow.sh",
+             absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=/etc/shadow destination=", home_,
+                          "/shadow_%j\ntrue\n"));
   EXPECT_EQ(root_only.exit_code, 1) << root_only.out;
   EXPECT_NE(root_only.err.find("burst_buffer/lua: stage_in source /etc/shadow not found"),
             std::string::npos)
@@ -306,13 +312,12 @@ TEST_F(BurstBufferTest, StageInSourcesAreCheckedAsTheUserWithoutOpeningThem) {
   const std::string fifo = home_ + "/pipe";
   ASSERT_EQ(cluster_->RunAs("skiffalice", "mkfifo " + fifo).exit_code, 0);
   const std::string before = cluster_->Run("squeue -h -t all -o %i | sort -n | tail -1").out;
-  std::ofstream(home_ + "/fifo.sh") << absl::StrCat(
-      "#!/bin/bash\n#BB_LUA stage_in source=", fifo, " destination=", home_, "/fifo_%j\ntrue\n");
+  std::ofstream(home_ + "/fifo.sh") << absl::StrCat("#!/bin/bash\n#BB_LUA stage_in source=", fifo,
+                                                    " destination=", home_, "/fifo_%j\ntrue\n");
   // Bounded so that a ctld that opens the FIFO fails this test instead of hanging it.
   CommandResult piped = cluster_->RunAs("skiffalice", "timeout 60 sbatch fifo.sh");
   EXPECT_EQ(piped.exit_code, 1) << piped.out;
-  EXPECT_NE(piped.err.find(absl::StrCat("stage_in source ", fifo, " not found")),
-            std::string::npos)
+  EXPECT_NE(piped.err.find(absl::StrCat("stage_in source ", fifo, " not found")), std::string::npos)
       << piped.err;
   EXPECT_EQ(cluster_->Run("squeue -h -t all -o %i | sort -n | tail -1").out, before);
 }

@@ -50,7 +50,8 @@ class SecurityTest : public ::testing::Test {
     ASSERT_TRUE(config.ok()) << config.status();
     munge_socket_ = config->skiff.auth_socket;
     ctld_target_ = absl::StrCat(config->skiff.ctld_addr, ":", config->skiff.ctld_port);
-    stub_ = v1::Ctld::NewStub(grpc::CreateChannel(ctld_target_, grpc::InsecureChannelCredentials()));
+    stub_ =
+        v1::Ctld::NewStub(grpc::CreateChannel(ctld_target_, grpc::InsecureChannelCredentials()));
   }
 
   // A raw call as `user`, with a credential minted by that user (what a
@@ -116,8 +117,7 @@ TEST_F(SecurityTest, StateAndSpoolFilesAreReadableOnlyByTheirDaemon) {
   }
   const std::string job_dir = absl::StrCat(cluster_->dir(), "/state/noded/", node, "/job", id);
   EXPECT_EQ(RunShell("stat -c %a " + job_dir).out, "711\n");
-  const CommandResult files =
-      RunShell("cd " + job_dir + " && stat -c '%n %a %U' * | sort");
+  const CommandResult files = RunShell("cd " + job_dir + " && stat -c '%n %a %U' * | sort");
   ASSERT_EQ(files.exit_code, 0) << files.err;
   EXPECT_NE(files.out.find("lease 600 root\n"), std::string::npos) << files.out;
   EXPECT_NE(files.out.find("pids 600 root\n"), std::string::npos) << files.out;
@@ -139,9 +139,9 @@ TEST_F(SecurityTest, StateAndSpoolFilesAreReadableOnlyByTheirDaemon) {
 TEST_F(SecurityTest, OneUsersConnectionsNeverCrowdOutRootOrOtherUsers) {
   StartCluster("", {{"SKIFF_CTLD_PREFIX", "prlimit --nofile=600:600 --"}});
   constexpr int kConnections = 320;
-  const CommandResult creds = RunShell(absl::StrCat(
-      "runuser -u ", kAlice, " -- sh -c 'for i in $(seq ", kConnections, "); do munge -n -S ",
-      munge_socket_, " || exit 1; done'"));
+  const CommandResult creds =
+      RunShell(absl::StrCat("runuser -u ", kAlice, " -- sh -c 'for i in $(seq ", kConnections,
+                            "); do munge -n -S ", munge_socket_, " || exit 1; done'"));
   ASSERT_EQ(creds.exit_code, 0) << creds.err;
   const std::vector<std::string> lines = absl::StrSplit(creds.out, '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), static_cast<size_t>(kConnections));
@@ -150,7 +150,8 @@ TEST_F(SecurityTest, OneUsersConnectionsNeverCrowdOutRootOrOtherUsers) {
   for (const std::string& cred : lines) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
-    auto channel = grpc::CreateCustomChannel(ctld_target_, grpc::InsecureChannelCredentials(), args);
+    auto channel =
+        grpc::CreateCustomChannel(ctld_target_, grpc::InsecureChannelCredentials(), args);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     context.AddMetadata(kCredentialMetadataKey, cred);
@@ -208,16 +209,15 @@ TEST_F(SecurityTest, StepStreamsCannotPinANodedsThreads) {
     std::unique_ptr<grpc::ClientReaderWriter<v1::StepInput, v1::StepOutput>> stream;
   };
   auto open_streams = [&](const std::string& user, int count, int seconds = 60) {
-    const CommandResult creds = RunShell(
-        absl::StrCat("runuser -u ", user, " -- sh -c 'for i in $(seq ", count,
-                     "); do munge -n -S ", munge_socket_, " || exit 1; done'"));
+    const CommandResult creds =
+        RunShell(absl::StrCat("runuser -u ", user, " -- sh -c 'for i in $(seq ", count,
+                              "); do munge -n -S ", munge_socket_, " || exit 1; done'"));
     EXPECT_EQ(creds.exit_code, 0) << creds.err;
     std::vector<Open> streams;
     for (absl::string_view cred : absl::StrSplit(creds.out, '\n', absl::SkipEmpty())) {
       Open open;
       open.context = std::make_unique<grpc::ClientContext>();
-      open.context->set_deadline(std::chrono::system_clock::now() +
-                                 std::chrono::seconds(seconds));
+      open.context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
       open.context->AddMetadata(kCredentialMetadataKey, std::string(cred));
       open.stream = stub->RunStep(open.context.get());
       streams.push_back(std::move(open));

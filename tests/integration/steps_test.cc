@@ -291,8 +291,8 @@ TEST_F(StepsTest, TaskAndCpuCountsThatWrapAreRefusedAndNodedLivesOn) {
   EXPECT_EQ(exit_code, 0) << out;
   EXPECT_TRUE(absl::StrContains(out, ": More processors requested than permitted\nrc=1\n")) << out;
   EXPECT_TRUE(absl::StrContains(out, ": Task count specification invalid\nrc=1\n")) << out;
-  EXPECT_EQ(std::vector<std::string>(absl::StrSplit(out, "Task count specification invalid")).size(),
-            3u)
+  EXPECT_EQ(
+      std::vector<std::string>(absl::StrSplit(out, "Task count specification invalid")).size(), 3u)
       << "the step manager's and srun's own refusal: " << out;
   EXPECT_TRUE(absl::StrContains(out, "still-here\n")) << out;
   EXPECT_TRUE(Alive(noded)) << "the step manager's noded is the one that was running";

@@ -349,9 +349,9 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     // -n with it: enough nodes that no node runs more; without -n: that many
     // tasks on every node, as Slurm.
     if (spec.ntasks > 0) {
-      request.num_nodes = std::max(request.num_nodes,
-                                   spec.ntasks / spec.ntasks_per_node +
-                                       (spec.ntasks % spec.ntasks_per_node != 0 ? 1 : 0));
+      request.num_nodes =
+          std::max(request.num_nodes, spec.ntasks / spec.ntasks_per_node +
+                                          (spec.ntasks % spec.ntasks_per_node != 0 ? 1 : 0));
     } else {
       std::optional<int> ntasks = CheckedMul(spec.ntasks_per_node, request.num_nodes);
       if (!ntasks) {

@@ -94,8 +94,7 @@ TEST(AdmissionTest, CpusAndMemoryPerNodeGetSlurmsDetailLine) {
   EXPECT_EQ(Admit([](SubmitRequest& r) { r.cpus_per_task = 4; }).message(),
             "CPU count per node can not be satisfied\n"
             "Requested node configuration is not available");
-  EXPECT_EQ(Admit([](SubmitRequest& r) { r.mem_per_node_mb = 100 * 1024; }).message(),
-            kBadMemory);
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.mem_per_node_mb = 100 * 1024; }).message(), kBadMemory);
   EXPECT_TRUE(Admit([](SubmitRequest& r) {
                 r.ntasks = 8;
                 r.min_nodes = 4;
