@@ -237,7 +237,8 @@ TEST_F(SecurityTest, StepStreamsCannotPinANodedsThreads) {
 
   // Alice has one: 256 empty streams wait (each on a thread of noded's), and
   // the next ones are refused.
-  const uint64_t id = SubmitAs(kAlice, "-w n1 --wrap='sleep 120'");
+  // Outlives the test's longest wait; cancelled at the end.
+  const uint64_t id = SubmitAs(kAlice, "-w n1 --wrap='sleep 1000'");
   ASSERT_TRUE(Eventually(30, [&] { return ScontrolField(Show(id), "JobState") == "RUNNING"; }))
       << Show(id);
   std::vector<Open> waiting = open_streams(kAlice, 256, 300);
