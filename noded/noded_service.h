@@ -41,7 +41,8 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
 StepAsk StepAskFromProto(const v1::StepRequest& request);
 
 // One user's concurrent srun streams to one step manager: far more than a job
-// runs steps at once, far fewer than the threads a node can spare.
+// runs steps at once, far fewer than the threads a node can spare. A site may
+// set another with SlurmdParameters=max_step_streams_per_user=N.
 inline constexpr int kMaxStepStreamsPerUser = 256;
 
 class NodedService final : public v1::Noded::Service {
@@ -82,6 +83,10 @@ class NodedService final : public v1::Noded::Service {
 
   // Where a failing Prolog before a job's first step here drains this node and
   // requeues the job held, and logs it (before serving; both may be null).
+  // Before the server starts: the most RunStep streams one unprivileged user
+  // may hold open here at once.
+  void SetMaxStepStreamsPerUser(int max) { max_step_streams_per_user_ = max; }
+
   void SetNodeControl(NodeControl* control, spdlog::logger* logger) {
     node_control_ = control;
     logger_ = logger;
@@ -125,7 +130,8 @@ class NodedService final : public v1::Noded::Service {
 
   // RunStep streams open now, per unprivileged user: each holds one of gRPC's
   // threads for its life, so one user may hold at most
-  // kMaxStepStreamsPerUser (6,000 empty streams took noded to 6,015 threads).
+  // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
+  int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
   std::mutex streams_mu_;
   std::map<uid_t, int> open_streams_;  // under streams_mu_
 

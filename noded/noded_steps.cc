@@ -149,7 +149,7 @@ grpc::Status NodedService::RunStep(
   if (!privileged) {
     std::lock_guard<std::mutex> lock(streams_mu_);
     int& open = open_streams_[caller->uid];
-    if (open >= kMaxStepStreamsPerUser) {
+    if (open >= max_step_streams_per_user_) {
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                           absl::StrCat("uid ", caller->uid, " has ", open,
                                        " step streams open on this node, the most one user may"));
