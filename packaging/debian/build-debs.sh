@@ -5,7 +5,7 @@
 #
 #   build-debs.sh --bin-from DIR --out DIR --version X.Y.Z [--revision N]
 #                 --daemons "ctld/ctld ..." --clis "cli/sinfo/sinfo ..."
-#                 [--no-shlibdeps] [--no-strip] [--keep-staging]
+#                 [--no-shlibdeps] [--no-strip] [--keep-staging] [--compression TYPE]
 #
 # DIR holds the binaries as bazel-bin does (ctld/ctld, cli/sinfo/sinfo, ...).
 # Makes skiff-common, skiff-controller, skiff-node and skiff-client, each from a
@@ -30,6 +30,9 @@ die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
 bin_from="" out="" version="" revision=1 daemons="" clis=""
 shlibdeps=1 strip=1 keep_staging=0
+# xz, as Debian's archive; tests that install the packages at once take none
+# (xz of the unoptimized commands alone took minutes on 2 cores).
+compression=xz
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin-from) bin_from=$2; shift 2 ;;
@@ -41,11 +44,13 @@ while [ $# -gt 0 ]; do
     --no-shlibdeps) shlibdeps=0; shift ;;
     --no-strip) strip=0; shift ;;
     --keep-staging) keep_staging=1; shift ;;
+    --compression) compression=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
 [ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$clis" ] ||
   die "needs --bin-from, --out, --version, --daemons and --clis"
+case "$compression" in xz | gzip | zstd | none) ;; *) die "--compression: '$compression' is not xz, gzip, zstd or none" ;; esac
 [[ "$version" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
 
@@ -195,7 +200,7 @@ finish_package() {  # finish_package PACKAGE: control, md5sums, .deb
   chmod 0644 "$root/DEBIAN/md5sums"
   local arch=$ARCH
   grep -q '^Architecture: all$' "$root/DEBIAN/control" && arch=all
-  dpkg-deb --build --root-owner-group -Zxz "$root" "$out/${pkg}_${DEB_VERSION}_${arch}.deb" >/dev/null
+  dpkg-deb --build --root-owner-group -Z"$compression" "$root" "$out/${pkg}_${DEB_VERSION}_${arch}.deb" >/dev/null
   echo "$out/${pkg}_${DEB_VERSION}_${arch}.deb"
 }
 

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# multihost_test: Skiff installed on three machines as README.md's "Install on
+# your cluster" says, word for word, and used across them.
+#
+# The machines (hosts.sh): head, node1 and node2 (two fake GPUs), each a fresh
+# Debian 12 tree booted with its own systemd in its own network, UTS, mount and
+# PID namespaces, reaching the others only over a bridge by their own addresses.
+# Each gets Skiff's .debs (built here by packaging/debian/build-debs.sh from
+# this build's binaries) copied into /root, as an admin would scp them, and runs
+# the README's blocks marked for it; the join command is the one `skiff init`
+# printed. Then: a 2-node batch job with a step on each host, srun across hosts
+# from the head node, a GPU job on node2, sacct on the head node, all as a user
+# that exists on every host; then node1 is powered off, booted again, and takes
+# jobs again without anyone touching it.
+set -euo pipefail
+
+SRC="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
+WORK="${TEST_TMPDIR:?}/multihost"
+# shellcheck source=tests/multihost/hosts.sh
+source "$SRC/tests/multihost/hosts.sh"
+
+fail() {
+  echo "FAIL: $*" >&2
+  local name
+  for name in "${!MH_PID[@]}"; do
+    echo "---- $name: skiff logs" >&2
+    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend' >&2 || true
+  done
+  exit 1
+}
+step() { printf '\n== %s\n' "$*"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# waitfor SECONDS DESCRIPTION COMMAND...: until COMMAND succeeds, or fail.
+waitfor() {
+  local seconds=$1 what=$2 deadline
+  shift 2
+  deadline=$(($(date +%s) + seconds))
+  until "$@" >/dev/null 2>&1; do
+    [ "$(date +%s)" -lt "$deadline" ] || fail "$what (not within ${seconds}s)"
+    sleep 0.2
+  done
+}
+
+[ "$(id -u)" = 0 ] || fail "needs root (machines are booted with systemd-nspawn)"
+for tool in systemd-nspawn debootstrap dpkg-deb nsenter; do
+  command -v "$tool" >/dev/null || fail "$tool is missing: run ./skiff setup"
+done
+
+# The README's block after the marker "<!-- multihost_test: NAME -->".
+readme_block() {
+  awk -v marker="<!-- multihost_test: $1 -->" '
+    index($0, marker) { found = 1; next }
+    found && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }' "$SRC/README.md"
+}
+HEAD_BLOCK=$(readme_block head)
+NODE_BLOCK=$(readme_block node)
+[ -n "$HEAD_BLOCK" ] || fail "README.md has no block marked multihost_test: head"
+[ -n "$NODE_BLOCK" ] || fail "README.md has no block marked multihost_test: node"
+
+# The arrays in ./skiff, one path per line.
+skiff_array() {
+  awk -v start="^$1=[(]" '$0 ~ start {on = 1} on {print} on && /[)]/ {exit}' "$SRC/skiff" |
+    sed -e "s/^$1=(//" -e 's/).*//' -e 's/#.*//' | tr ' ' '\n' | sed '/^$/d'
+}
+
+mkdir -p "$WORK"
+trap mh_cleanup EXIT
+
+step "packages from this build's binaries"
+version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/cli/common/version.h")
+"$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs" --version "$version" \
+  --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --clis "$(skiff_array CLIS | tr '\n' ' ')" \
+  --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
+ls -l "$WORK/debs"/*.deb
+
+step "three machines"
+mh_init "$WORK/hosts"
+tree=$(mh_deps_tar "$WORK/debs"/*.deb) || fail "the cached Debian tree"
+mh_create head "$MH_PREFIX.10" "$tree"
+mh_create node1 "$MH_PREFIX.11" "$tree"
+# node2's GPUs: NVIDIA's device files (stand-ins with numbers of their own) and
+# a fake libnvidia-ml.so.1 that reports minors 0 and 3.
+mh_create node2 "$MH_PREFIX.12" "$tree" --bind=/dev/full:/dev/nvidia0 --bind=/dev/zero:/dev/nvidia3
+cp "$SRC/tests/fake_nvml/libnvidia-ml.so.1" "$WORK/hosts/node2/usr/lib/x86_64-linux-gnu/"
+mh_hosts_file
+for name in head node1 node2; do cp "$WORK/debs"/*.deb "$WORK/hosts/$name/root/"; done
+mh_boot head node1 node2 || fail "booting the machines"
+# A lab's user, the same uid everywhere (as LDAP or the admin's useradd gives).
+for name in head node1 node2; do mh_run "$name" 'useradd -m -u 2001 -s /bin/bash ada'; done
+
+step "head: the README's commands"
+printf '%s\n' "$HEAD_BLOCK"
+started=$(now)
+mh_run head "$HEAD_BLOCK" >"$WORK/head.out" 2>&1 || { cat "$WORK/head.out" >&2; fail "the head's block"; }
+cat "$WORK/head.out"
+waitfor 60 "sinfo answers on the head" mh_run head sinfo
+echo "install + init to sinfo answering: $(since "$started") s"
+join=$(grep -E '^ *skiff join ' "$WORK/head.out" | tail -n 1 | sed 's/^ *//')
+[ -n "$join" ] || fail "skiff init printed no 'skiff join' command"
+
+idle() {  # idle NODE: NODE is in sinfo, idle
+  [ "$(mh_run head "sinfo -h -N -n $1 -o %t" 2>/dev/null)" = idle ]
+}
+for name in node1 node2; do
+  step "$name: the README's commands, then the join command skiff init printed"
+  block=${NODE_BLOCK//'skiff join HEAD --token TOKEN'/$join}
+  [ "$block" != "$NODE_BLOCK" ] || fail "the README's node block has no 'skiff join HEAD --token TOKEN' line"
+  mh_run "$name" "${block%%skiff join*}" >"$WORK/$name.out" 2>&1 ||
+    { cat "$WORK/$name.out" >&2; fail "$name: installing"; }
+  started=$(now)
+  mh_run "$name" "$join" >>"$WORK/$name.out" 2>&1 || { cat "$WORK/$name.out" >&2; fail "$name: $join"; }
+  waitfor 60 "$name idle in sinfo after joining" idle "$name"
+  echo "skiff join to idle in sinfo: $(since "$started") s"
+done
+mh_run head 'sinfo -N -o "%N %t %c %m %G"' | tee "$WORK/sinfo"
+grep -q '^node2 idle .*gpu:2' "$WORK/sinfo" || fail "node2 does not show its 2 GPUs"
+[ "$(mh_run head 'sinfo -h -N -n node1 -o %c')" -ge 1 ] || fail "node1 has no CPUs"
+
+as_ada() {  # as_ada HOST COMMAND: COMMAND as ada, in her home directory
+  mh_run "$1" "cd ~ada && runuser -u ada -- bash -c $(printf '%q' "$2")"
+}
+job_state() { as_ada head "sacct -n -P -X -j $1 -o State" | head -n 1; }
+finished() { [ "$(job_state "$1")" = COMPLETED ]; }
+
+step "a 2-node batch job with a step on each host"
+id=$(as_ada head 'sbatch --parsable -N2 -o job-%j.out --wrap "srun -l hostname | sort"') ||
+  fail "sbatch -N2"
+waitfor 90 "job $id COMPLETED" finished "$id"
+out=$(mh_run node1 "cat ~ada/job-$id.out" 2>/dev/null || mh_run node2 "cat ~ada/job-$id.out")
+echo "$out"
+[ "$out" = $'0: node1\n1: node2' ] || fail "job $id's step did not run on node1 and node2"
+
+step "srun across hosts from the head node"
+out=$(as_ada head 'srun -N2 -l hostname | sort')
+echo "$out"
+[ "$out" = $'0: node1\n1: node2' ] || fail "srun -N2 from the head node"
+
+step "a GPU job on node2"
+out=$(as_ada head 'srun --gres=gpu:1 bash -c "hostname; echo GPU \$CUDA_VISIBLE_DEVICES"')
+echo "$out"
+[ "$out" = $'node2\nGPU 0' ] || fail "srun --gres=gpu:1"
+
+step "sacct on the head node"
+as_ada head 'sacct -X -o JobID,User,NodeList,State,ExitCode' | tee "$WORK/sacct"
+[ "$(grep -c ' ada .*COMPLETED' "$WORK/sacct")" -ge 3 ] || fail "sacct does not show ada's 3 jobs"
+
+step "node1 powered off, booted again: it rejoins"
+before=$(mh_run head 'scontrol show node node1' | grep -o 'SlurmdStartTime=[^ ]*')
+mh_stop node1
+mh_boot node1 || fail "booting node1 again"
+rejoined() {
+  [ "$(mh_run head 'scontrol show node node1' | grep -o 'SlurmdStartTime=[^ ]*')" != "$before" ] &&
+    idle node1
+}
+waitfor 90 "node1 idle again after its reboot" rejoined
+out=$(as_ada head 'srun -w node1 hostname')
+[ "$out" = node1 ] || fail "a job on node1 after its reboot"
+echo "node1 back: $out"
+
+step "an upgrade (head, then nodes) while a job runs and one waits for it"
+"$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs2" --version "$version" \
+  --revision 2 --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" \
+  --clis "$(skiff_array CLIS | tr '\n' ' ')" --compression none >"$WORK/package2.log" 2>&1 ||
+  { cat "$WORK/package2.log" >&2; fail "build-debs.sh --revision 2"; }
+for name in head node1 node2; do
+  mkdir -p "$WORK/hosts/$name/root/upgrade"
+  cp "$WORK/debs2"/*.deb "$WORK/hosts/$name/root/upgrade/"
+done
+# Runs until the test lets it end (a file on node1), so it spans the upgrade.
+running=$(as_ada head 'sbatch --parsable -w node1 -o gate-%j.out --wrap "until [ -e /tmp/gate ]; do sleep 0.2; done; echo done"')
+running_now() { [ "$(job_state "$running")" = RUNNING ]; }
+waitfor 60 "job $running RUNNING" running_now
+pending=$(as_ada head "sbatch --parsable -d afterok:$running -o after-%j.out --wrap 'echo after'")
+upgrade=$(readme_block upgrade)
+[ -n "$upgrade" ] || fail "README.md has no block marked multihost_test: upgrade"
+for name in head node1 node2; do
+  mh_run "$name" "cd /root/upgrade && $upgrade" >"$WORK/upgrade-$name.out" 2>&1 ||
+    { cat "$WORK/upgrade-$name.out" >&2; fail "$name: upgrading"; }
+  [ "$(mh_run "$name" "dpkg-query -W -f='\${Version}' skiff-common")" = "$version-2" ] ||
+    fail "$name: skiff-common is not $version-2 after the upgrade"
+done
+[ "$(job_state "$running")" = RUNNING ] || fail "job $running is $(job_state "$running") after the upgrade"
+[ "$(job_state "$pending")" = PENDING ] || fail "job $pending is $(job_state "$pending") after the upgrade"
+mh_run node1 'touch /tmp/gate'
+waitfor 90 "job $running COMPLETED after the upgrade" finished "$running"
+waitfor 90 "job $pending COMPLETED after the upgrade" finished "$pending"
+echo "jobs $running (running) and $pending (pending) both completed across the upgrade"
+echo PASS
