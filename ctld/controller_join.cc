@@ -9,6 +9,11 @@
 #include "ctld/core/dynamic_nodes.h"
 
 namespace skiff {
+namespace {
+
+constexpr int64_t kForgetExpiredTokensAfter = 24 * 3600;
+
+}  // namespace
 
 absl::Status Controller::RecoverJoin() {
   absl::StatusOr<std::map<std::string, std::string>> node_rows =
@@ -78,6 +83,16 @@ absl::StatusOr<Controller::JoinTokenCreated> Controller::CreateJoinToken(const C
   stored.created_by_uid = caller.uid;
   {
     std::lock_guard<std::mutex> join(join_mu_);
+    // Tokens a day past their expiry (used or not) are dropped: `skiff token
+    // list` stays short, and an old token is then "not valid" like any other.
+    for (auto it = join_tokens_.begin(); it != join_tokens_.end();) {
+      if (it->second.expires + kForgetExpiredTokensAfter >= now ||
+          !store_.PutRecord(kJoinTokenKind, it->first, "").ok()) {
+        ++it;
+        continue;
+      }
+      it = join_tokens_.erase(it);
+    }
     if (join_tokens_.count(stored.id) != 0) {
       // 30 bits of id: a clash is rare; the caller asks again.
       return absl::UnavailableError("join token id clash: create the token again");

@@ -183,6 +183,11 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_TRUE(Eventually(60, [&] { return ReadFile(dir + "/n3.out") == "ran on n3\n"; }))
       << ReadFile(dir + "/n3.out");
 
+  // scontrol reconfigure keeps it (skiff.conf does not name it).
+  CommandResult reconfigured = cluster.Run("scontrol reconfigure");
+  EXPECT_EQ(reconfigured.exit_code, 0) << reconfigured.err;
+  EXPECT_EQ(cluster.Run("sinfo -h -N -n n3 -o %P").out, "all\n");
+
   // ctld restarts: the joined node is still defined, and back once it re-registers.
   const pid_t ctld = cluster.Pid("ctld");
   ASSERT_GT(ctld, 0);
