@@ -102,11 +102,11 @@ CommandRunner SystemCommandRunner() {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
-    return absl::InternalError(absl::StrCat(
-        command, " failed (",
-        WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
-                          : absl::StrCat("signal ", WTERMSIG(status)),
-        ")"));
+    return absl::InternalError(absl::StrCat(command, " failed (",
+                                            WIFEXITED(status)
+                                                ? absl::StrCat("exit ", WEXITSTATUS(status))
+                                                : absl::StrCat("signal ", WTERMSIG(status)),
+                                            ")"));
   };
 }
 

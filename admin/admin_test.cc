@@ -8,9 +8,7 @@
 namespace skiff {
 namespace {
 
-absl::StatusOr<std::string> NoInclude(const std::string& path) {
-  return absl::NotFoundError(path);
-}
+absl::StatusOr<std::string> NoInclude(const std::string& path) { return absl::NotFoundError(path); }
 
 TEST(AdminTest, HostPortTakesNamesAddressesAndDefaults) {
   EXPECT_EQ(ParseHostPort("head", 6820)->host, "head");

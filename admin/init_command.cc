@@ -55,18 +55,15 @@ absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::stri
       ".\n"
       "# Nodes join with the command `skiff token create` prints (skiff join): they\n"
       "# need no NodeName line here and go into every partition with Nodes=ALL.\n"
-      "ClusterName=", cluster, "\n",
-      "SlurmctldHost=", host, o.addr.empty() ? "" : absl::StrCat("(", o.addr, ")"), "\n",
-      "SlurmctldPort=", o.ctld_port, "\n",
-      "SlurmUser=", o.slurm_user, "\n",
-      "AuthType=auth/munge\n",
-      "StateSaveLocation=", Under(o.root, "/var/lib/skiff"), "\n",
+      "ClusterName=",
+      cluster, "\n", "SlurmctldHost=", host, o.addr.empty() ? "" : absl::StrCat("(", o.addr, ")"),
+      "\n", "SlurmctldPort=", o.ctld_port, "\n", "SlurmUser=", o.slurm_user, "\n",
+      "AuthType=auth/munge\n", "StateSaveLocation=", Under(o.root, "/var/lib/skiff"), "\n",
       "SlurmdSpoolDir=", Under(o.root, "/var/spool/skiff"), "\n",
       "SlurmctldLogFile=", Under(o.root, "/var/log/skiff/ctld.log"), "\n",
       "SlurmdLogFile=", Under(o.root, "/var/log/skiff/noded.log"), "\n",
       "# Nodes fetch this file from ctld (configless) and join on join_port.\n",
-      "SlurmctldParameters=enable_configless,join_port=", o.join_port, "\n",
-      "GresTypes=gpu\n");
+      "SlurmctldParameters=enable_configless,join_port=", o.join_port, "\n", "GresTypes=gpu\n");
   for (size_t i = 0; i < partitions.size(); ++i) {
     absl::StrAppend(&text, "PartitionName=", partitions[i], " Nodes=ALL",
                     i == 0 ? " Default=YES" : "", " MaxTime=UNLIMITED State=UP\n");
@@ -77,10 +74,11 @@ absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::stri
 absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& run) {
   const std::string conf_path = Under(o.root, "/etc/skiff/skiff.conf");
   if (PathExists(conf_path) && !o.force) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        conf_path, " exists: this host is already initialized (skiff token create prints "
-                   "the join command; skiff init --force writes a new skiff.conf, keeping the "
-                   "old one as skiff.conf.old)"));
+    return absl::AlreadyExistsError(
+        absl::StrCat(conf_path,
+                     " exists: this host is already initialized (skiff token create prints "
+                     "the join command; skiff init --force writes a new skiff.conf, keeping the "
+                     "old one as skiff.conf.old)"));
   }
   std::optional<std::pair<uid_t, gid_t>> slurm_user = UserIds(o.slurm_user);
   if (!slurm_user) {
@@ -128,8 +126,7 @@ absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& r
       return absl::FailedPreconditionError(absl::StrCat(state_dir, ": ", strerror(errno)));
     }
   }
-  if (absl::Status s = WriteFileAtomic(state_dir + "/munge.key", *key, 0400, slurm_user);
-      !s.ok()) {
+  if (absl::Status s = WriteFileAtomic(state_dir + "/munge.key", *key, 0400, slurm_user); !s.ok()) {
     return s;
   }
   if (!o.start) {

@@ -91,8 +91,10 @@ absl::Status CheckPin(const std::string& presented, const std::string& expected,
                       const std::string& where) {
   if (ConstantTimeEquals(presented, expected)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      "the controller at ", where, " presented a certificate that does not match the join "
-      "token's pin (its key's SHA-256 is ", presented, ", the token expects ", expected,
+      "the controller at ", where,
+      " presented a certificate that does not match the join "
+      "token's pin (its key's SHA-256 is ",
+      presented, ", the token expects ", expected,
       "): certificate pin mismatch, nothing was sent. Check the address, or create a new token "
       "on the controller (skiff token create)"));
 }
@@ -172,8 +174,8 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   if (!status.ok()) {
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-      return absl::UnavailableError(absl::StrCat("cannot reach the controller at ", where, ": ",
-                                                 status.error_message()));
+      return absl::UnavailableError(
+          absl::StrCat("cannot reach the controller at ", where, ": ", status.error_message()));
     }
     return FromGrpcStatus(status);
   }
@@ -194,20 +196,18 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   defaults.conf_server = FormatHostPort(target->host, reply.ctld_port());
   defaults.port = options.port;
   defaults.conf_cache = !options.conf_cache.empty() ? options.conf_cache
-                        : options.root.empty()     ? ""
-                                                   : Under(options.root, kNodedConfCache);
+                        : options.root.empty()      ? ""
+                                                    : Under(options.root, kNodedConfCache);
   const std::string defaults_path = options.defaults_file.empty()
                                         ? Under(options.root, "/etc/default/skiff-noded")
                                         : options.defaults_file;
-  if (absl::Status s = WriteFileAtomic(defaults_path, NodedDefaultsText(defaults), 0644);
-      !s.ok()) {
+  if (absl::Status s = WriteFileAtomic(defaults_path, NodedDefaultsText(defaults), 0644); !s.ok()) {
     return s;
   }
   std::string out = absl::StrCat("Joined cluster ", reply.cluster_name(), " as node ", node_name,
                                  " (CPUs=", hw.cpus, " RealMemory=", hw.real_memory_mb,
-                                 " Gres=", GresSummary(request), ", reached at ",
-                                 reply.node_addr(), ").\n", "Wrote ", key_path, " and ",
-                                 defaults_path, ".\n");
+                                 " Gres=", GresSummary(request), ", reached at ", reply.node_addr(),
+                                 ").\n", "Wrote ", key_path, " and ", defaults_path, ".\n");
   if (!options.start) {
     absl::StrAppend(&out,
                     "Not started (--no-start): run `systemctl restart munge` and "

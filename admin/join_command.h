@@ -47,12 +47,12 @@ absl::Status CheckPin(const std::string& presented, const std::string& expected,
                       const std::string& where);
 
 struct JoinOptions {
-  std::string target;  // HOST[:PORT] of ctld's join port
-  std::string token;   // ID.SECRET.PIN
-  std::string node_name;  // empty: the short host name
-  int port = 0;           // noded's port; 0: SlurmdPort
-  std::string addr;       // where ctld reaches noded; empty: where the join came from
-  std::string root;       // prefix for every path below (tests)
+  std::string target;         // HOST[:PORT] of ctld's join port
+  std::string token;          // ID.SECRET.PIN
+  std::string node_name;      // empty: the short host name
+  int port = 0;               // noded's port; 0: SlurmdPort
+  std::string addr;           // where ctld reaches noded; empty: where the join came from
+  std::string root;           // prefix for every path below (tests)
   std::string munge_key;      // empty: ROOT/etc/munge/munge.key
   std::string defaults_file;  // empty: ROOT/etc/default/skiff-noded
   std::string conf_cache;     // empty: noded's default (ROOT/var/spool/skiff/conf-cache with ROOT)

@@ -3,12 +3,11 @@
 //   skiff init [--cluster-name N] [--partition P]... [--no-start] [--force]
 //   skiff token create [--ttl 1h] | skiff token list
 //   skiff join HOST[:PORT] --token T [-N NAME] [--no-start]
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "absl/status/status.h"
 #include "admin/init_command.h"
@@ -39,14 +38,16 @@ int Run(int argc, char** argv) {
 
   InitOptions init;
   CLI::App* init_cmd = app.add_subcommand(
-      "init", "on the head node: write /etc/skiff/skiff.conf, make the munge key, start munge "
-              "and skiff-ctld, and print the command to run on each node");
+      "init",
+      "on the head node: write /etc/skiff/skiff.conf, make the munge key, start munge "
+      "and skiff-ctld, and print the command to run on each node");
   init_cmd->add_option("--cluster-name", init.cluster_name, "ClusterName (default: host name)");
   init_cmd->add_option("--partition", init.partitions,
                        "a partition of every node (Nodes=ALL); repeat for more, the first is "
                        "the default (default: batch)");
   init_cmd->add_option("--host", init.host, "SlurmctldHost (default: this host's short name)");
-  init_cmd->add_option("--addr", init.addr, "the address nodes reach ctld at (SlurmctldHost=HOST(ADDR))");
+  init_cmd->add_option("--addr", init.addr,
+                       "the address nodes reach ctld at (SlurmctldHost=HOST(ADDR))");
   init_cmd->add_option("--ctld-port", init.ctld_port, "SlurmctldPort")->capture_default_str();
   init_cmd->add_option("--join-port", init.join_port, "the port nodes join at")
       ->capture_default_str();
@@ -65,24 +66,28 @@ int Run(int argc, char** argv) {
   std::string ttl;
   CLI::App* create_cmd =
       token_cmd->add_subcommand("create", "a one-time token for one node to join");
-  create_cmd->add_option("--ttl", ttl, "how long it stays valid: seconds or 30m, 1h, 2d (default 1h)");
-  create_cmd->add_option("-f,--conf", conf, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  create_cmd->add_option("--ttl", ttl,
+                         "how long it stays valid: seconds or 30m, 1h, 2d (default 1h)");
+  create_cmd->add_option("-f,--conf", conf,
+                         "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
   CLI::App* list_cmd = token_cmd->add_subcommand("list", "the tokens ctld knows and their state");
-  list_cmd->add_option("-f,--conf", conf, "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  list_cmd->add_option("-f,--conf", conf,
+                       "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
 
   JoinOptions join;
   CLI::App* join_cmd = app.add_subcommand(
-      "join", "on a node: join the cluster whose controller is at HOST[:PORT] (the join port, "
-              "default 6820), install the munge key and start skiff-noded");
+      "join",
+      "on a node: join the cluster whose controller is at HOST[:PORT] (the join port, "
+      "default 6820), install the munge key and start skiff-noded");
   join_cmd->add_option("target", join.target, "HOST[:PORT] of the controller's join port")
       ->required();
-  join_cmd->add_option("--token", join.token, "the token `skiff token create` printed")
-      ->required();
+  join_cmd->add_option("--token", join.token, "the token `skiff token create` printed")->required();
   join_cmd->add_option("-N,--node-name", join.node_name, "NodeName (default: short host name)");
   join_cmd->add_option("--port", join.port, "noded's port (default: SlurmdPort)");
   join_cmd->add_option("--addr", join.addr,
                        "the address ctld reaches noded at (default: the one this join comes from)");
-  join_cmd->add_option("--munge-key", join.munge_key, "where to install the key (default /etc/munge/munge.key)");
+  join_cmd->add_option("--munge-key", join.munge_key,
+                       "where to install the key (default /etc/munge/munge.key)");
   join_cmd->add_option("--defaults-file", join.defaults_file,
                        "noded's settings (default /etc/default/skiff-noded)");
   join_cmd->add_option("--conf-cache", join.conf_cache, "noded's --conf-cache");

@@ -32,9 +32,9 @@ absl::StatusOr<Reply> Call(const std::string& conf_path, int wait_seconds,
   std::shared_ptr<grpc::Channel> channel = MakeChannel(target);
   std::unique_ptr<v1::JoinTokens::Stub> stub = v1::JoinTokens::NewStub(channel);
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::seconds(wait_seconds > 0 ? wait_seconds
-                                                             : config.message_timeout));
+  context.set_deadline(
+      std::chrono::system_clock::now() +
+      std::chrono::seconds(wait_seconds > 0 ? wait_seconds : config.message_timeout));
   context.set_wait_for_ready(true);
   if (absl::Status s = AttachCredential(auth, &context); !s.ok()) return s;
   Reply reply;
@@ -85,7 +85,8 @@ std::string FormatCreatedToken(const v1::CreateJoinTokenReply& reply, int64_t no
 }
 
 std::string FormatTokenList(const v1::ListJoinTokensReply& reply) {
-  std::string out = absl::StrFormat("%-8s %-19s %-19s %s\n", "TOKEN", "CREATED", "EXPIRES", "STATE");
+  std::string out =
+      absl::StrFormat("%-8s %-19s %-19s %s\n", "TOKEN", "CREATED", "EXPIRES", "STATE");
   for (const v1::JoinTokenInfo& t : reply.tokens()) {
     absl::StrAppend(&out, absl::StrFormat("%-8s %-19s %-19s %s\n", t.id(), When(t.created()),
                                           When(t.expires()), t.state()));

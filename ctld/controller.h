@@ -264,9 +264,9 @@ class Controller {
 
   // ---- init and join (controller_join.cc; docs/decisions.md, "Init and join")
   struct JoinSettings {
-    std::string pin;        // SHA-256 of the join certificate's public key (tls.h)
-    std::string munge_key;  // handed to nodes that join
-    std::string join_target;  // HOST:PORT of the join port, for printed commands
+    std::string pin;               // SHA-256 of the join certificate's public key (tls.h)
+    std::string munge_key;         // handed to nodes that join
+    std::string join_target;       // HOST:PORT of the join port, for printed commands
     std::set<uid_t> token_admins;  // who may create and list tokens (root, SlurmUser)
   };
   // SlurmctldParameters=join_port: tokens may be made and nodes may join. Call
@@ -401,8 +401,8 @@ class Controller {
   std::atomic<int64_t> next_full_pass_{0};
 
   // Init and join (controller_join.cc).
-  std::mutex join_mu_;  // see the lock order above
-  std::optional<JoinSettings> join_;  // set before Start, then read only
+  std::mutex join_mu_;                                  // see the lock order above
+  std::optional<JoinSettings> join_;                    // set before Start, then read only
   std::map<std::string, StoredJoinToken> join_tokens_;  // by id; under join_mu_
   // Nodes that joined, in join order; read and replaced with commit_mu_ held.
   std::vector<NodeConfig> joined_nodes_;

@@ -42,8 +42,8 @@ absl::Status Controller::RecoverJoin() {
   std::vector<std::string> notes;
   {
     std::lock_guard<std::mutex> serial(commit_mu_);
-    file_config_ = std::make_shared<const SkiffConfig>(
-        WithDynamicNodes(*file_config_, joined, &notes));
+    file_config_ =
+        std::make_shared<const SkiffConfig>(WithDynamicNodes(*file_config_, joined, &notes));
     joined_nodes_ = joined;
     InstallConfig(file_config_, nullptr);
   }
@@ -97,8 +97,7 @@ absl::StatusOr<Controller::JoinTokenCreated> Controller::CreateJoinToken(const C
       // 30 bits of id: a clash is rare; the caller asks again.
       return absl::UnavailableError("join token id clash: create the token again");
     }
-    if (absl::Status s =
-            store_.PutRecord(kJoinTokenKind, stored.id, EncodeStoredJoinToken(stored));
+    if (absl::Status s = store_.PutRecord(kJoinTokenKind, stored.id, EncodeStoredJoinToken(stored));
         !s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat("ctld could not store the join token: ", s.message()));
@@ -151,8 +150,8 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   {
     std::lock_guard<std::mutex> serial(commit_mu_);
     if (file_config_->FindNode(node.name) != nullptr || config()->FindNode(node.name) != nullptr) {
-      logger_.warn("join refused: node name {} is already taken (token {} stays unused)",
-                   node.name, token_id);
+      logger_.warn("join refused: node name {} is already taken (token {} stays unused)", node.name,
+                   token_id);
       return absl::AlreadyExistsError(absl::StrCat("node name ", node.name, " is already taken"));
     }
     StoredJoinToken used = token->second;

@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -87,8 +87,8 @@ absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
   if (it == config.slurmctld_parameters.end()) return std::optional<JoinSetup>();
   JoinSetup setup;
   if (!absl::SimpleAtoi(it->second, &setup.port) || setup.port < 1 || setup.port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SlurmctldParameters: join_port=\"", it->second, "\" is not a TCP port (1 to 65535)"));
+    return absl::InvalidArgumentError(absl::StrCat("SlurmctldParameters: join_port=\"", it->second,
+                                                   "\" is not a TCP port (1 to 65535)"));
   }
   if (setup.port == config.ctld_port) {
     return absl::InvalidArgumentError(
@@ -99,10 +99,10 @@ absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
         "SlurmctldParameters: join_port needs enable_configless too (a node that joins has no "
         "skiff.conf of its own and fetches ctld's)");
   }
-  absl::StatusOr<TlsIdentity> tls =
-      LoadOrCreateTlsIdentity(config.state_save_location + "/join-tls.crt",
-                              config.state_save_location + "/join-tls.key");
-  if (!tls.ok()) return absl::Status(tls.status().code(), absl::StrCat("join_port: ", tls.status().message()));
+  absl::StatusOr<TlsIdentity> tls = LoadOrCreateTlsIdentity(
+      config.state_save_location + "/join-tls.crt", config.state_save_location + "/join-tls.key");
+  if (!tls.ok())
+    return absl::Status(tls.status().code(), absl::StrCat("join_port: ", tls.status().message()));
   setup.tls = *std::move(tls);
   std::string key_path = config.state_save_location + "/munge.key";
   if (auto k = config.slurmctld_parameters.find("join_munge_key");
@@ -113,11 +113,11 @@ absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
   std::stringstream key;
   key << key_file.rdbuf();
   if (!key_file || key.str().empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "join_port: cannot read the munge key to hand to joining nodes from ", key_path, " (",
-        strerror(errno),
-        "): `skiff init` puts a copy there readable by SlurmUser, or set "
-        "SlurmctldParameters=join_munge_key=PATH"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("join_port: cannot read the munge key to hand to joining nodes from ",
+                     key_path, " (", strerror(errno),
+                     "): `skiff init` puts a copy there readable by SlurmUser, or set "
+                     "SlurmctldParameters=join_munge_key=PATH"));
   }
   setup.munge_key = key.str();
   return std::optional<JoinSetup>(std::move(setup));

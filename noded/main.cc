@@ -179,8 +179,7 @@ int Run(int argc, char** argv) {
   const int port = node->port != 0 ? node->port : config.slurmd_port;
   const std::string listen_host =
       listen_anywhere ? "" : (node->addr.empty() ? node_name : node->addr);
-  const std::string listen =
-      absl::StrCat(listen_host.empty() ? "*" : listen_host, ":", port);
+  const std::string listen = absl::StrCat(listen_host.empty() ? "*" : listen_host, ":", port);
 
   MungeAuthenticator auth(config.auth_socket);
 

@@ -200,7 +200,8 @@ TEST(ParseSkiffConfigTest, NodesAllIsKeptForNodesThatJoinLater) {
   EXPECT_TRUE(config.partitions[0].all_nodes);
   EXPECT_TRUE(config.partitions[0].nodes.empty());
   EXPECT_FALSE(config.partitions[1].all_nodes);
-  SkiffConfig named = ParseOk("NodeName=n[1-2]\nPartitionName=p Nodes=ALL\nPartitionName=q Nodes=n1\n");
+  SkiffConfig named =
+      ParseOk("NodeName=n[1-2]\nPartitionName=p Nodes=ALL\nPartitionName=q Nodes=n1\n");
   EXPECT_TRUE(named.partitions[0].all_nodes);
   EXPECT_EQ(named.partitions[0].nodes, (std::vector<std::string>{"n1", "n2"}));
   EXPECT_FALSE(named.partitions[1].all_nodes);

@@ -139,8 +139,7 @@ absl::StatusOr<StoredJoinToken> DecodeStoredJoinToken(const std::string& id,
   return t;
 }
 
-absl::Status CheckJoinToken(const StoredJoinToken* stored, absl::string_view secret,
-                            int64_t now) {
+absl::Status CheckJoinToken(const StoredJoinToken* stored, absl::string_view secret, int64_t now) {
   if (stored == nullptr) return NotValid();
   // The secret first: whoever lacks it learns nothing about the token.
   if (!ConstantTimeEquals(Sha256Hex(secret), stored->secret_hash)) return NotValid();

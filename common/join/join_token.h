@@ -77,8 +77,7 @@ absl::StatusOr<StoredJoinToken> DecodeStoredJoinToken(const std::string& id,
 // Errors (PermissionDenied, in these words): "join token is not valid" (no such
 // id, or the wrong secret: a caller without the secret learns nothing more),
 // "join token was already used" (by NODE), "join token has expired".
-absl::Status CheckJoinToken(const StoredJoinToken* stored, absl::string_view secret,
-                            int64_t now);
+absl::Status CheckJoinToken(const StoredJoinToken* stored, absl::string_view secret, int64_t now);
 
 // "valid", "used by n3", "expired".
 std::string JoinTokenStateText(const StoredJoinToken& token, int64_t now);

@@ -107,8 +107,9 @@ TEST(JoinTokenTest, StoredTokenRoundTrips) {
 }
 
 TEST(JoinTokenTest, BrokenStoredTokenIsDataLossNamingIt) {
-  for (const std::string& blob : std::vector<std::string>{"", "v2 x 1 2 3 0 0", "v1 short 1 2 3 0 0",
-                                 "v1 " + std::string(64, 'a') + " 1 2 3 7 0"}) {
+  for (const std::string& blob :
+       std::vector<std::string>{"", "v2 x 1 2 3 0 0", "v1 short 1 2 3 0 0",
+                                "v1 " + std::string(64, 'a') + " 1 2 3 7 0"}) {
     absl::StatusOr<StoredJoinToken> t = DecodeStoredJoinToken("abcdef", blob);
     ASSERT_FALSE(t.ok()) << blob;
     EXPECT_EQ(t.status().code(), absl::StatusCode::kDataLoss);

@@ -112,8 +112,8 @@ bool AddExtension(X509* cert, int nid, const char* value) {
 
 absl::StatusOr<TlsIdentity> Create(const std::string& cert_path, const std::string& key_path) {
   auto failed = [&](const std::string& what) {
-    return absl::InternalError(absl::StrCat("making the join certificate ", cert_path, ": ", what,
-                                            ": ", OpensslError()));
+    return absl::InternalError(
+        absl::StrCat("making the join certificate ", cert_path, ": ", what, ": ", OpensslError()));
   };
   PkeyPtr key(EVP_EC_gen("P-256"));
   if (!key) return failed("EC key");
@@ -169,8 +169,7 @@ absl::StatusOr<std::string> PublicKeyPin(const std::string& cert_pem) {
   BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())));
   X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
   if (!cert) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a PEM certificate: ", OpensslError()));
+    return absl::InvalidArgumentError(absl::StrCat("not a PEM certificate: ", OpensslError()));
   }
   unsigned char* der = nullptr;
   const int n = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert.get()), &der);
@@ -210,8 +209,7 @@ absl::StatusOr<TlsIdentity> LoadOrCreateTlsIdentity(const std::string& cert_path
   }
   if (X509_check_private_key(x509.get(), pkey.get()) != 1) {
     ERR_clear_error();
-    return absl::FailedPreconditionError(
-        absl::StrCat(key_path, " is not the key of ", cert_path));
+    return absl::FailedPreconditionError(absl::StrCat(key_path, " is not the key of ", cert_path));
   }
   absl::StatusOr<std::string> pin = PublicKeyPin(*cert);
   if (!pin.ok()) return pin.status();
@@ -285,9 +283,8 @@ absl::StatusOr<std::string> FetchPeerCertificate(const std::string& host, int po
   if (SSL_connect(ssl.get()) != 1) {
     const std::string error = OpensslError();
     close(fd);
-    return unreachable(absl::StrCat(
-        "no TLS handshake (is ", port, " ctld's join port, SlurmctldParameters=join_port?): ",
-        error));
+    return unreachable(absl::StrCat("no TLS handshake (is ", port,
+                                    " ctld's join port, SlurmctldParameters=join_port?): ", error));
   }
   X509Ptr cert(SSL_get1_peer_certificate(ssl.get()));
   // No close_notify: a server that has already closed would raise SIGPIPE.

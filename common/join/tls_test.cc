@@ -99,9 +99,7 @@ TEST(TlsTest, CertificateWithoutKeyOrForeignKeyIsRefused) {
   EXPECT_NE(mixed.status().message().find("is not the key of"), absl::string_view::npos);
 }
 
-TEST(TlsTest, PinOfGarbageIsAnError) {
-  EXPECT_FALSE(PublicKeyPin("not a certificate").ok());
-}
+TEST(TlsTest, PinOfGarbageIsAnError) { EXPECT_FALSE(PublicKeyPin("not a certificate").ok()); }
 
 TEST(TlsTest, FetchesTheCertificateTheServerPresents) {
   const std::string dir = TempDir("fetch");

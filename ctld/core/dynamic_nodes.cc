@@ -49,9 +49,8 @@ std::string EncodeDynamicNode(const NodeConfig& node) {
 
 absl::StatusOr<NodeConfig> DecodeDynamicNode(const std::string& name, const std::string& blob) {
   auto bad = [&](const std::string& why) {
-    return absl::DataLossError(
-        absl::StrCat("joined node '", name, "': stored record does not parse (", why, "): '",
-                     blob, "'"));
+    return absl::DataLossError(absl::StrCat(
+        "joined node '", name, "': stored record does not parse (", why, "): '", blob, "'"));
   };
   NodeConfig node;
   node.name = name;

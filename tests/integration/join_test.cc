@@ -76,19 +76,17 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   LocalCluster::Options options;
   options.nodes = 2;
   options.gpu_nodes = 0;
-  options.extra_config = absl::StrCat(
-      "SlurmctldParameters=enable_configless,join_port=", join_port,
-      ",join_munge_key=@DIR@/etc/munge/munge.key\n"
-      "PartitionName=all Nodes=ALL MaxTime=1:00:00\n"
-      "KillWait=2\n");
+  options.extra_config = absl::StrCat("SlurmctldParameters=enable_configless,join_port=", join_port,
+                                      ",join_munge_key=@DIR@/etc/munge/munge.key\n"
+                                      "PartitionName=all Nodes=ALL MaxTime=1:00:00\n"
+                                      "KillWait=2\n");
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
   const std::string dir = cluster.dir();
   const std::string target = absl::StrCat("127.0.0.1:", join_port);
   const std::string root = dir + "/n3root";
-  auto join = [&](const std::string& token, const std::string& name,
-                  const std::string& at = "") {
+  auto join = [&](const std::string& token, const std::string& name, const std::string& at = "") {
     return cluster.Run(absl::StrCat("skiff join ", at.empty() ? target : at, " --token ", token,
                                     " -N ", name, " --port ", noded_port, " --root ", root,
                                     " --no-start --timeout 30"));
@@ -142,7 +140,8 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_EQ(taken.err, "skiff: error: node name n1 is already taken\n");
   EXPECT_EQ(TokenState(cluster, token), "valid");
   struct stat st;
-  EXPECT_NE(stat((root + "/etc/munge/munge.key").c_str(), &st), 0) << "a refused join wrote the key";
+  EXPECT_NE(stat((root + "/etc/munge/munge.key").c_str(), &st), 0)
+      << "a refused join wrote the key";
 
   // The good join: the key and noded's settings under the test's root.
   CommandResult joined = join(token, "n3");
@@ -154,11 +153,11 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_EQ(ReadFile(root + "/etc/munge/munge.key"), ReadFile(dir + "/etc/munge/munge.key"));
   const std::string defaults = ReadFile(root + "/etc/default/skiff-noded");
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(defaults, m, std::regex("NODED_OPTIONS=\"([^\"]*)\"")))
-      << defaults;
+  ASSERT_TRUE(std::regex_search(defaults, m, std::regex("NODED_OPTIONS=\"([^\"]*)\""))) << defaults;
   const std::string noded_options = m[1].str();
-  EXPECT_NE(noded_options.find(absl::StrCat("--conf-server 127.0.0.1:", CtldPort(cluster.conf_path()))),
-            std::string::npos)
+  EXPECT_NE(
+      noded_options.find(absl::StrCat("--conf-server 127.0.0.1:", CtldPort(cluster.conf_path()))),
+      std::string::npos)
       << noded_options;
   EXPECT_NE(noded_options.find("-N n3 -Z"), std::string::npos) << noded_options;
   // Used once: never again.
