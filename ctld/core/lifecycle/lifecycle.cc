@@ -74,6 +74,7 @@ Lifecycle::Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int6
 void Lifecycle::SetConfig(const SkiffConfig& config, LifecycleSettings settings) {
   config_ = &config;
   settings_ = settings;
+  nodes_.AddMissingNodes(config);  // nodes that joined (dynamic_nodes.h)
   nodes_.SetPartitions(config);
 }
 

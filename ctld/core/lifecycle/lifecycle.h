@@ -188,8 +188,9 @@ class Lifecycle {
   // ---- configuration that changes at run time (not transactions)
   // Points the core at a new configuration (scontrol update partition,
   // reconfigure): partitions and per-job limits apply from the next event on;
-  // jobs already admitted keep what they were given. The node set must be the
-  // one the core was built with (adding or removing nodes needs a restart).
+  // jobs already admitted keep what they were given. Nodes `config` defines
+  // that the core lacks are added (nodes that joined); none is removed
+  // (removing nodes needs a restart).
   // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
   // object or the next SetConfig; the caller keeps it alive (the controller
   // holds it in the same shared_ptr it swaps under its lock).
