@@ -170,6 +170,7 @@ absl::Status Controller::Recover() {
   std::map<std::string, UserUsageRecord> usage;
   if (absl::Status s = RecoverQos(&usage); !s.ok()) return s;
   if (absl::Status s = RecoverAccounts(); !s.ok()) return s;
+  if (absl::Status s = RecoverJoin(); !s.ok()) return s;
   if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();

@@ -4,8 +4,11 @@
 // the job store. Decisions are the core's; this class only sequences them.
 //
 // Concurrency model and lock order:
-//   commit_mu_ -> mu_                (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
+//   join_mu_ -> commit_mu_ -> mu_    (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
 //                                     wake_mu_, admin_mu_ and steps_mu_ are leaves)
+// - join_mu_ serializes joins and token changes (controller_join.cc): a
+//   token is checked and stored as used with its node in one transaction
+//   under it, so two joins with one token cannot both pass.
 // - commit_mu_ also serializes configuration changes (scontrol update
 //   partition, reconfigure) with events, so no event is half-decided when the
 //   core is pointed at a new configuration.
@@ -45,6 +48,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -56,6 +60,7 @@
 #include "common/clock.h"
 #include "common/config/config.h"
 #include "common/config/config_loader.h"
+#include "common/join/join_token.h"
 #include "ctld/accounts/accounts_table.h"
 #include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
@@ -257,6 +262,34 @@ class Controller {
   // Runs one scheduling pass now (tests and the scheduler thread).
   void RunSchedulePass();
 
+  // ---- init and join (controller_join.cc; docs/decisions.md, "Init and join")
+  struct JoinSettings {
+    std::string pin;               // SHA-256 of the join certificate's public key (tls.h)
+    std::string munge_key;         // handed to nodes that join
+    std::string join_target;       // HOST:PORT of the join port, for printed commands
+    std::set<uid_t> token_admins;  // who may create and list tokens (root, SlurmUser)
+  };
+  // SlurmctldParameters=join_port: tokens may be made and nodes may join. Call
+  // before Start.
+  void EnableJoin(JoinSettings settings);
+  struct JoinTokenCreated {
+    std::string token;  // ID.SECRET.PIN
+    int64_t expires = 0;
+    std::string join_target;
+  };
+  // `skiff token create`: stored (as a hash) before it returns. PermissionDenied
+  // for callers other than token_admins; FailedPrecondition when join is off.
+  absl::StatusOr<JoinTokenCreated> CreateJoinToken(const Caller& caller, int64_t ttl_seconds);
+  // `skiff token list`: every stored token, oldest first.
+  absl::StatusOr<std::vector<StoredJoinToken>> ListJoinTokens(const Caller& caller);
+  // A node joins (Join.Join): the token is checked (join_token.h's errors),
+  // then the name (AlreadyExists "node name NAME is already taken"); the token,
+  // marked used, and the node are stored in one transaction before the node is
+  // added to the configuration in force (Nodes=ALL partitions) and the node
+  // table. Returns the munge key. `node` carries name, hardware, address, port.
+  absl::StatusOr<std::string> JoinNode(const std::string& token_id, const std::string& secret,
+                                       NodeConfig node);
+
  private:
   using Event = std::function<absl::StatusOr<Effects>(Lifecycle&, int64_t now)>;
 
@@ -304,6 +337,9 @@ class Controller {
   absl::Status RecoverQos(std::map<std::string, UserUsageRecord>* usage);
   // Loads accounts (seeding root on a new database). From Recover().
   absl::Status RecoverAccounts();
+  // Loads the nodes that joined (into file_config_ and the configuration in
+  // force) and the join tokens. From Recover(), before the partitions.
+  absl::Status RecoverJoin();
   // The core's AccountPolicy from accounts_ and the configuration in force.
   void InstallAccountPolicy() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -363,6 +399,13 @@ class Controller {
   // sched_interval: when a pass next looks at every job (the scheduler thread;
   // tests also run passes).
   std::atomic<int64_t> next_full_pass_{0};
+
+  // Init and join (controller_join.cc).
+  std::mutex join_mu_;                                  // see the lock order above
+  std::optional<JoinSettings> join_;                    // set before Start, then read only
+  std::map<std::string, StoredJoinToken> join_tokens_;  // by id; under join_mu_
+  // Nodes that joined, in join order; read and replaced with commit_mu_ held.
+  std::vector<NodeConfig> joined_nodes_;
 
   // The running srun steps as reported (a leaf lock: taken alone, or inside mu_
   // for nothing). Jobs that are no longer running are dropped by housekeeping.

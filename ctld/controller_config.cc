@@ -9,6 +9,7 @@
 #include "common/users.h"
 #include "ctld/controller.h"
 #include "ctld/core/config_change.h"
+#include "ctld/core/dynamic_nodes.h"
 
 namespace skiff {
 namespace {
@@ -107,13 +108,16 @@ absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& ca
       if (!IsFinal(job.state)) busy.insert(job.request.partition);
     }
   }
-  SkiffConfig next = loaded.skiff;
+  // Nodes that joined stay (skiff.conf does not name them).
+  std::vector<std::string> joined_notes;
+  SkiffConfig next = WithDynamicNodes(loaded.skiff, joined_nodes_, &joined_notes);
   ConfigChange change = PrepareReconfigure(*file_config_, next, busy);
   if (!change.refused.ok()) {
     logger_.error("reconfigure refused: {}", std::string(change.refused.message()));
     return change.refused;
   }
   std::vector<std::string> notes = change.notes;
+  notes.insert(notes.end(), joined_notes.begin(), joined_notes.end());
   PartitionOverrides overrides = partition_overrides_;
   const PartitionOverrides before = overrides;
   SkiffConfig in_force = ApplyPartitionOverrides(next, overrides, &notes);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "spdlog/sinks/null_sink.h"
@@ -261,6 +262,7 @@ class ControllerTest : public ::testing::Test {
     controller_ = std::make_unique<Controller>(
         config, "/etc/skiff/skiff.conf", std::set<uid_t>{},
         Controller::Deps{&clock_, logger_.get(), &store_, &nodes_, &scripts_});
+    if (join_) controller_->EnableJoin(*join_);
     ASSERT_TRUE(controller_->Recover().ok());
     controller_->Start();
     for (const char* name : {"n1", "n2"}) {
@@ -304,6 +306,7 @@ class ControllerTest : public ::testing::Test {
   }
 
   FakeClock clock_{1000};
+  std::optional<Controller::JoinSettings> join_;  // EnableJoin before Recover when set
   std::shared_ptr<spdlog::logger> logger_;
   FakeStore store_;
   FakeNodes nodes_;
@@ -655,6 +658,167 @@ TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {
       controller_->RegisterNode(reg, {{999, false, 0, 0, ""}});
   ASSERT_TRUE(registration.ok());
   EXPECT_EQ(registration->jobs_to_terminate, std::vector<uint64_t>{999});
+}
+
+}  // namespace
+}  // namespace skiff
+
+namespace skiff {
+namespace {
+
+// Init and join (controller_join.cc): tokens, a node that joins, its storage.
+class JoinControllerTest : public ControllerTest {
+ protected:
+  void SetUp() override {
+    ControllerTest::SetUp();
+    Controller::JoinSettings settings;
+    settings.pin = std::string(64, 'a');
+    settings.munge_key = "the-munge-key";
+    settings.join_target = "head:6820";
+    settings.token_admins = {0, 500};  // root and SlurmUser
+    join_ = settings;
+  }
+
+  // A config whose "all" partition is Nodes=ALL.
+  static SkiffConfig WithAllPartition() {
+    SkiffConfig config = TestConfig();
+    PartitionConfig all;
+    all.name = "all";
+    all.all_nodes = true;
+    all.nodes = {"n1", "n2"};
+    config.partitions.push_back(all);
+    return config;
+  }
+
+  static NodeConfig Node3() {
+    NodeConfig node;
+    node.name = "n3";
+    node.cpus = 4;
+    node.real_memory_mb = 3000;
+    node.addr = "10.0.0.3";
+    node.port = 7003;
+    return node;
+  }
+
+  JoinToken Create(uid_t uid = 0, int64_t ttl = 3600) {
+    absl::StatusOr<Controller::JoinTokenCreated> created =
+        controller_->CreateJoinToken({uid, 0}, ttl);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (!created.ok()) return {};
+    EXPECT_EQ(created->join_target, "head:6820");
+    EXPECT_EQ(created->expires, clock_.Now() + ttl);
+    return ParseJoinToken(created->token).value();
+  }
+
+  std::vector<std::string> PartitionNodes(const std::string& name) {
+    std::vector<PartitionConfig> p = controller_->SnapshotPartitions({name});
+    return p.empty() ? std::vector<std::string>{} : p[0].nodes;
+  }
+};
+
+TEST_F(JoinControllerTest, JoinedNodeIsStoredWithItsTokenUsedAndSurvivesARestart) {
+  Make(WithAllPartition());
+  const JoinToken token = Create(500);
+  EXPECT_EQ(token.pin, std::string(64, 'a'));
+  absl::StatusOr<std::string> key = controller_->JoinNode(token.id, token.secret, Node3());
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, "the-munge-key");
+  EXPECT_EQ(PartitionNodes("all"), (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(PartitionNodes("debug"), (std::vector<std::string>{"n1", "n2"}));
+  ASSERT_EQ(controller_->SnapshotNodes({"n3"}).size(), 1u);
+  EXPECT_EQ(controller_->NodeAddress("n3"), "10.0.0.3:7003");
+  // Stored: the node, and the token as used (never its secret).
+  std::map<std::string, std::string> nodes = store_.LoadRecords("dynamic_node").value();
+  EXPECT_EQ(nodes["n3"], "CPUs=4 RealMemory=3000 NodeAddr=10.0.0.3 Port=7003");
+  StoredJoinToken stored =
+      DecodeStoredJoinToken(token.id, store_.LoadRecords("join_token").value()[token.id]).value();
+  EXPECT_TRUE(stored.used);
+  EXPECT_EQ(stored.used_by, "n3");
+  EXPECT_EQ(stored.created_by_uid, 500u);
+  // It registers like any node, and runs jobs in its partition.
+  NodeRegistration reg;
+  reg.node_name = "n3";
+  reg.cpus = 4;
+  reg.real_memory_mb = 3000;
+  ASSERT_TRUE(controller_->RegisterNode(reg, {}).ok());
+  EXPECT_EQ(controller_->SnapshotNodes({"n3"})[0].state, NodeBaseState::kIdle);
+
+  // A new controller over the same store, skiff.conf unchanged.
+  controller_->Stop();
+  controller_.reset();
+  Make(WithAllPartition());
+  EXPECT_EQ(PartitionNodes("all"), (std::vector<std::string>{"n1", "n2", "n3"}));
+  ASSERT_EQ(controller_->SnapshotNodes({"n3"}).size(), 1u);
+  EXPECT_EQ(controller_->SnapshotNodes({"n3"})[0].config.cpus, 4);
+  ASSERT_TRUE(controller_->RegisterNode(reg, {}).ok());
+  std::vector<StoredJoinToken> tokens = controller_->ListJoinTokens({0, 0}).value();
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(JoinTokenStateText(tokens[0], clock_.Now()), "used by n3");
+}
+
+TEST_F(JoinControllerTest, RefusalsNameTheProblemAndChangeNothing) {
+  Make(WithAllPartition());
+  // Only root and SlurmUser make or list tokens.
+  EXPECT_EQ(controller_->CreateJoinToken({1001, 0}, 60).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(controller_->ListJoinTokens({1001, 0}).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  const JoinToken token = Create();
+  auto join = [&](const std::string& id, const std::string& secret, const std::string& name) {
+    NodeConfig node = Node3();
+    node.name = name;
+    return controller_->JoinNode(id, secret, node).status();
+  };
+  EXPECT_EQ(join("zzzzzz", token.secret, "n3").message(), "join token is not valid");
+  EXPECT_EQ(join(token.id, "wrong", "n3").message(), "join token is not valid");
+  absl::Status taken = join(token.id, token.secret, "n1");
+  EXPECT_EQ(taken.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(taken.message(), "node name n1 is already taken");
+  EXPECT_EQ(join(token.id, token.secret, "n[1-2]").code(), absl::StatusCode::kInvalidArgument);
+  // A store that cannot write: refused, nothing joined, the token still unused.
+  store_.SetFull(true);
+  EXPECT_EQ(join(token.id, token.secret, "n3").code(), absl::StatusCode::kResourceExhausted);
+  store_.SetFull(false);
+  EXPECT_TRUE(controller_->SnapshotNodes({"n3"}).empty());
+  EXPECT_TRUE(store_.LoadRecords("dynamic_node").value().empty());
+  // Now it joins, once.
+  EXPECT_TRUE(join(token.id, token.secret, "n3").ok());
+  EXPECT_EQ(join(token.id, token.secret, "n4").message(),
+            "join token was already used (by node n3)");
+  // A token past its expiry.
+  const JoinToken short_lived = Create(0, 5);
+  clock_.Advance(5);
+  EXPECT_EQ(join(short_lived.id, short_lived.secret, "n5").message(), "join token has expired");
+  EXPECT_TRUE(controller_->SnapshotNodes({"n5"}).empty());
+  // A day past their expiry, tokens are forgotten when the next one is made.
+  clock_.Advance(2 * 24 * 3600);
+  Create();
+  EXPECT_EQ(controller_->ListJoinTokens({0, 0}).value().size(), 1u);
+}
+
+TEST_F(JoinControllerTest, OneTokenJoinsOneNodeEvenWhenTwoRace) {
+  Make(WithAllPartition());
+  const JoinToken token = Create();
+  std::atomic<int> joined{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      NodeConfig node = Node3();
+      node.name = "r" + std::to_string(i);
+      if (controller_->JoinNode(token.id, token.secret, node).ok()) ++joined;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(joined.load(), 1);
+  EXPECT_EQ(store_.LoadRecords("dynamic_node").value().size(), 1u);
+}
+
+TEST_F(JoinControllerTest, WithoutJoinPortNoTokenIsMade) {
+  join_.reset();
+  Make();
+  absl::Status s = controller_->CreateJoinToken({0, 0}, 60).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.message().find("join_port"), absl::string_view::npos);
 }
 
 }  // namespace

@@ -6,21 +6,27 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/clock.h"
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
+#include "common/join/tls.h"
 #include "common/logging.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
@@ -31,6 +37,7 @@
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/controller.h"
 #include "ctld/malloc_tuning.h"
+#include "ctld/rpc/join_service.h"
 #include "ctld/rpc/served_config.h"
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
@@ -64,6 +71,56 @@ bool WaitForScriptd(const std::string& socket_path, spdlog::logger& logger) {
   }
   logger.info("scriptd ready: pid {} (parent {})", reply.pid(), reply.parent_pid());
   return true;
+}
+
+// SlurmctldParameters=join_port=N[,join_munge_key=PATH] (docs/decisions.md,
+// "Init and join"): the port, the certificate (made on first start) and the
+// key handed to joining nodes. nullopt when join is off.
+struct JoinSetup {
+  int port = 0;
+  TlsIdentity tls;
+  std::string munge_key;
+};
+
+absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
+  auto it = config.slurmctld_parameters.find("join_port");
+  if (it == config.slurmctld_parameters.end()) return std::optional<JoinSetup>();
+  JoinSetup setup;
+  if (!absl::SimpleAtoi(it->second, &setup.port) || setup.port < 1 || setup.port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("SlurmctldParameters: join_port=\"", it->second,
+                                                   "\" is not a TCP port (1 to 65535)"));
+  }
+  if (setup.port == config.ctld_port) {
+    return absl::InvalidArgumentError(
+        "SlurmctldParameters: join_port must differ from SlurmctldPort");
+  }
+  if (config.slurmctld_parameters.count("enable_configless") == 0) {
+    return absl::InvalidArgumentError(
+        "SlurmctldParameters: join_port needs enable_configless too (a node that joins has no "
+        "skiff.conf of its own and fetches ctld's)");
+  }
+  absl::StatusOr<TlsIdentity> tls = LoadOrCreateTlsIdentity(
+      config.state_save_location + "/join-tls.crt", config.state_save_location + "/join-tls.key");
+  if (!tls.ok())
+    return absl::Status(tls.status().code(), absl::StrCat("join_port: ", tls.status().message()));
+  setup.tls = *std::move(tls);
+  std::string key_path = config.state_save_location + "/munge.key";
+  if (auto k = config.slurmctld_parameters.find("join_munge_key");
+      k != config.slurmctld_parameters.end()) {
+    key_path = k->second;
+  }
+  std::ifstream key_file(key_path, std::ios::binary);
+  std::stringstream key;
+  key << key_file.rdbuf();
+  if (!key_file || key.str().empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("join_port: cannot read the munge key to hand to joining nodes from ",
+                     key_path, " (", strerror(errno),
+                     "): `skiff init` puts a copy there readable by SlurmUser, or set "
+                     "SlurmctldParameters=join_munge_key=PATH"));
+  }
+  setup.munge_key = key.str();
+  return std::optional<JoinSetup>(std::move(setup));
 }
 
 int Run(int argc, char** argv) {
@@ -113,6 +170,8 @@ int Run(int argc, char** argv) {
   } else if (absl::Status s = CheckStateNotLost(config.state_save_location); !s.ok()) {
     return Fatal(absl::StrCat("StateSaveLocation: ", s.message()));
   }
+  absl::StatusOr<std::optional<JoinSetup>> join = SetUpJoin(config);
+  if (!join.ok()) return Fatal(std::string(join.status().message()));
   const std::string scriptd_socket = config.scriptd_socket.empty()
                                          ? config.state_save_location + "/scriptd.sock"
                                          : config.scriptd_socket;
@@ -181,6 +240,15 @@ int Run(int argc, char** argv) {
       config, loaded->conf_path, privileged,
       {&clock, &logger, store->get(), &node_client, &scriptd_client, burst_buffers.get(),
        [path = loaded->conf_path] { return LoadConfig(path); }});
+  const std::string listen_host = config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr;
+  if (*join) {
+    Controller::JoinSettings settings;
+    settings.pin = (*join)->tls.pin;
+    settings.munge_key = (*join)->munge_key;
+    settings.join_target = absl::StrCat(listen_host, ":", (*join)->port);
+    settings.token_admins = {0, slurm_user_uid};
+    controller.EnableJoin(std::move(settings));
+  }
   if (absl::Status s = controller.Recover(); !s.ok()) {
     kill(scriptd->pid, SIGTERM);
     return Fatal(
@@ -201,7 +269,7 @@ int Run(int argc, char** argv) {
   CtldService ctld_service(controller, auth, served.get());
   NodeService node_service(controller, auth, served.get());
 
-  const std::string listen_host = config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr;
+  JoinTokensService join_tokens_service(controller, auth);
   const std::string listen = absl::StrCat(listen_host, ":", config.ctld_port);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
@@ -220,10 +288,37 @@ int Run(int argc, char** argv) {
   builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
   builder.RegisterService(&ctld_service);
   builder.RegisterService(&node_service);
+  builder.RegisterService(&join_tokens_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     kill(scriptd->pid, SIGTERM);
     return Fatal(absl::StrCat("cannot start the server for ", listen));
+  }
+  // The join port: TLS with ctld's own certificate, no munge (the joining node
+  // has no key yet); requests are small and few.
+  JoinService join_service(controller);
+  std::unique_ptr<grpc::Server> join_server;
+  if (*join) {
+    const std::string join_listen = absl::StrCat(listen_host, ":", (*join)->port);
+    grpc::SslServerCredentialsOptions tls;
+    tls.pem_key_cert_pairs.push_back({(*join)->tls.key_pem, (*join)->tls.cert_pem});
+    grpc::ServerBuilder join_builder;
+    int bound_port = 0;
+    join_builder.AddListeningPort(join_listen, grpc::SslServerCredentials(tls), &bound_port);
+    join_builder.SetMaxReceiveMessageSize(64 << 10);
+    grpc::ResourceQuota quota("ctld-join");
+    quota.SetMaxThreads(8);
+    join_builder.SetResourceQuota(quota);
+    join_builder.RegisterService(&join_service);
+    join_server = join_builder.BuildAndStart();
+    if (!join_server || bound_port == 0) {
+      server->Shutdown();
+      kill(scriptd->pid, SIGTERM);
+      return Fatal(absl::StrCat("cannot listen on ", join_listen,
+                                " (SlurmctldParameters=join_port): is the port in use?"));
+    }
+    logger.info("join_port: nodes join at {} (certificate sha256 pin {})", join_listen,
+                (*join)->tls.pin);
   }
   // Admins and nodes (which call as root or SlurmUser) always find a connection.
   (*listener)->Start(server.get(),
@@ -268,6 +363,7 @@ int Run(int argc, char** argv) {
     break;
   }
   (*listener)->Stop();
+  if (join_server) join_server->Shutdown(std::chrono::system_clock::now());
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   scriptd_client.Stop();
   // Closing the lifeline tells scriptd to stop its children and exit.

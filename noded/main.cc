@@ -72,6 +72,13 @@ int Run(int argc, char** argv) {
   app.add_option("--conf-cache", conf_cache,
                  "with --conf-server: where the fetched config is kept, %n = node name "
                  "(default /var/spool/skiff/conf-cache)");
+  bool dynamic = false;
+  int dynamic_port = 0;
+  app.add_flag("-Z,--dynamic", dynamic,
+               "a dynamic node (Slurm's slurmd -Z, `skiff join`): with no NodeName line for "
+               "this node, register with the CPUs, memory and GPUs found here");
+  app.add_option("--port", dynamic_port,
+                 "with -Z and no NodeName line: the port to listen on (default SlurmdPort)");
   CLI11_PARSE(app, argc, argv);
   if (node_name.empty()) node_name = ShortHostname();
 
@@ -103,10 +110,26 @@ int Run(int argc, char** argv) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(conf_path);
   if (!loaded.ok()) return Fatal(std::string(loaded.status().message()));
   const SkiffConfig& config = loaded->skiff;
+  const Hardware hw = DetectHardware();
   const NodeConfig* node = config.FindNode(node_name);
-  if (node == nullptr) {
-    return Fatal(absl::StrCat("NodeName=", node_name, " is not in ", loaded->conf_path));
+  // A dynamic node (joined with `skiff join`): what this machine has stands
+  // for the NodeName line; ctld knows the node from its join.
+  NodeConfig dynamic_node;
+  if (node == nullptr && dynamic) {
+    dynamic_node.name = node_name;
+    dynamic_node.hostname = node_name;
+    dynamic_node.cpus = hw.cpus;
+    dynamic_node.cores_per_socket = hw.cpus;
+    dynamic_node.real_memory_mb = hw.real_memory_mb;
+    dynamic_node.port = dynamic_port != 0 ? dynamic_port : config.slurmd_port;
+    // addr stays empty: listen on every address; ctld reaches the node where it joined from.
+    node = &dynamic_node;
   }
+  if (node == nullptr) {
+    return Fatal(absl::StrCat("NodeName=", node_name, " is not in ", loaded->conf_path,
+                              " (a node that joined with `skiff join` runs noded -Z)"));
+  }
+  const bool listen_anywhere = node == &dynamic_node;
   // AutoDetect=nvml: NVIDIA's library when the node has it, else gres.conf.
   std::vector<DetectedGpu> detected;
   std::string detect_note;
@@ -152,10 +175,11 @@ int Run(int argc, char** argv) {
   if (!detect_note.empty()) logger.info("{}", detect_note);
   SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
 
-  const Hardware hw = DetectHardware();
   const int64_t start_time = time(nullptr);
   const int port = node->port != 0 ? node->port : config.slurmd_port;
-  const std::string listen = absl::StrCat(node->addr.empty() ? node_name : node->addr, ":", port);
+  const std::string listen_host =
+      listen_anywhere ? "" : (node->addr.empty() ? node_name : node->addr);
+  const std::string listen = absl::StrCat(listen_host.empty() ? "*" : listen_host, ":", port);
 
   MungeAuthenticator auth(config.auth_socket);
 
@@ -250,8 +274,8 @@ int Run(int argc, char** argv) {
   service.SetMaxStepStreamsPerUser(max_step_streams_per_user);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
-  absl::StatusOr<std::unique_ptr<GuardedListener>> listener = GuardedListener::Listen(
-      node->addr.empty() ? node_name : node->addr, port, connection_limits, logger);
+  absl::StatusOr<std::unique_ptr<GuardedListener>> listener =
+      GuardedListener::Listen(listen_host, port, connection_limits, logger);
   if (!listener.ok()) {
     return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name,
                               " Port=): ", listener.status().message()));

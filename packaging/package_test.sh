@@ -23,8 +23,10 @@ skiff_array() {
 }
 mapfile -t DAEMONS < <(skiff_array DAEMONS)
 mapfile -t CLIS < <(skiff_array CLIS)
+mapfile -t ADMIN < <(skiff_array ADMIN)
 [ "${#DAEMONS[@]}" -ge 4 ] || { echo "FAIL: no DAEMONS in ./skiff" >&2; exit 1; }
 [ "${#CLIS[@]}" -ge 13 ] || { echo "FAIL: no CLIS in ./skiff" >&2; exit 1; }
+[ "${#ADMIN[@]}" -ge 1 ] || { echo "FAIL: no ADMIN in ./skiff" >&2; exit 1; }
 
 # One version: the commands', ctld's and noded's.
 version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/cli/common/version.h")
@@ -35,7 +37,7 @@ done
 
 # Stand-ins that answer --help, for help2man.
 bin="$TMP/bin"
-for rel in "${DAEMONS[@]}" "${CLIS[@]}"; do
+for rel in "${DAEMONS[@]}" "${CLIS[@]}" "${ADMIN[@]}"; do
   mkdir -p "$bin/$(dirname "$rel")"
   printf '#!/bin/sh\necho "Usage: %s [OPTIONS]"\n' "${rel##*/}" >"$bin/$rel"
   chmod 755 "$bin/$rel"
@@ -59,8 +61,8 @@ for pkg in skiff-common skiff-controller skiff-node skiff-client; do
   # --root-owner-group: nothing in a package belongs to the builder.
   check "$pkg: files not owned by root/root" \
     test -z "$(contents "$pkg" | awk '$2 != "root/root"')"
+  depends=$(field "$pkg" Depends)
   if [ "$pkg" != skiff-common ]; then
-    depends=$(field "$pkg" Depends)
     check "$pkg: Depends lacks munge: $depends" grep -qE '(^|, )munge(,|$)' <<<"$depends"
     check "$pkg: Depends lacks skiff-common (= $version-1): $depends" \
       grep -qF "skiff-common (= $version-1)" <<<"$depends"
@@ -90,6 +92,8 @@ has_path skiff-node /lib/systemd/system/skiff-noded.service
 has_path skiff-node /var/spool/skiff
 has_path skiff-common /var/log/skiff
 has_path skiff-common /etc/logrotate.d/skiff
+# The admin's tool, where head and nodes both have it.
+for rel in "${ADMIN[@]}"; do has_path skiff-common "/usr/sbin/${rel##*/}"; done
 
 # Conffiles: everything skiff-common puts in /etc.
 conffiles="$out/staging/skiff-common/DEBIAN/conffiles"
@@ -112,8 +116,17 @@ for unit in "$out"/staging/*/lib/systemd/system/*.service; do
   binary=${exec_start%% *}
   pkg_root=${unit%/lib/systemd/system/*}
   check "$(basename "$unit"): $binary is not in its package" test -L "$pkg_root$binary"
-  check "$(basename "$unit"): ExecStart does not read /etc/skiff/skiff.conf" \
-    grep -q -- '-f /etc/skiff/skiff.conf' <<<"$exec_start"
+  # noded reads /etc/skiff/skiff.conf unless NODED_OPTIONS (skiff join) says
+  # --conf-server: no -f, which would clash with it.
+  if [ "$(basename "$unit")" = skiff-noded.service ]; then
+    check "skiff-noded.service: ExecStart is not noded \$NODED_OPTIONS" \
+      [ "$exec_start" = '/usr/sbin/noded $NODED_OPTIONS' ]
+    check "skiff-noded.service does not read /etc/default/skiff-noded" \
+      grep -qx 'EnvironmentFile=-/etc/default/skiff-noded' "$unit"
+  else
+    check "$(basename "$unit"): ExecStart does not read /etc/skiff/skiff.conf" \
+      grep -q -- '-f /etc/skiff/skiff.conf' <<<"$exec_start"
+  fi
 done
 check "skiff-ctld.service does not run as the example's SlurmUser" \
   grep -qx 'User=skiff' "$out/staging/skiff-controller/lib/systemd/system/skiff-ctld.service"

@@ -314,6 +314,7 @@ struct PartitionLine {
 
 absl::Status SetPartitionNodes(std::string_view value, PartitionLine& p) {
   p.all_nodes = EqualsIgnoreCase(value, "ALL");
+  p.partition.all_nodes = p.all_nodes;
   p.partition.nodes.clear();
   if (p.all_nodes || value.empty()) return absl::OkStatus();
   absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(value);

@@ -76,6 +76,7 @@ struct NodeConfig {
 struct PartitionConfig {
   std::string name;                         // PartitionName
   std::vector<std::string> nodes;           // Nodes=, expanded; Nodes=ALL gives every node
+  bool all_nodes = false;                   // Nodes=ALL: nodes that join later are added too
   bool is_default = false;                  // Default=YES
   int64_t max_time = -1;                    // MaxTime seconds, -1 = UNLIMITED
   int64_t default_time = -1;                // DefaultTime seconds, -1 = use MaxTime

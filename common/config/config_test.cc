@@ -190,6 +190,23 @@ TEST(ParseSkiffConfigTest, DefaultsWhenKeysAreAbsent) {
   EXPECT_EQ(config.DefaultPartition(), nullptr);
 }
 
+// A head node's first skiff.conf (skiff init): no node yet; nodes join later
+// and Nodes=ALL partitions take them.
+TEST(ParseSkiffConfigTest, NodesAllIsKeptForNodesThatJoinLater) {
+  SkiffConfig config =
+      ParseOk("PartitionName=batch Nodes=ALL Default=YES\nPartitionName=none Nodes=\n");
+  EXPECT_TRUE(config.nodes.empty());
+  ASSERT_EQ(config.partitions.size(), 2u);
+  EXPECT_TRUE(config.partitions[0].all_nodes);
+  EXPECT_TRUE(config.partitions[0].nodes.empty());
+  EXPECT_FALSE(config.partitions[1].all_nodes);
+  SkiffConfig named =
+      ParseOk("NodeName=n[1-2]\nPartitionName=p Nodes=ALL\nPartitionName=q Nodes=n1\n");
+  EXPECT_TRUE(named.partitions[0].all_nodes);
+  EXPECT_EQ(named.partitions[0].nodes, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_FALSE(named.partitions[1].all_nodes);
+}
+
 // ---------------------------------------------------------------------------
 // skiff.conf: small good inputs, one behaviour each.
 

@@ -55,21 +55,33 @@ NodeBaseState UsageState(const Node& node) {
 
 NodeTable::NodeTable(const SkiffConfig& config, int64_t started_at) : started_at_(started_at) {
   nodes_.reserve(config.nodes.size());
-  for (const NodeConfig& node_config : config.nodes) {
-    Node node;
-    node.config = node_config;
-    node.state = InitialState(node_config);
-    node.drain = node_config.state == "DRAIN";
-    node.reason = node_config.reason;
-    for (const GresCount& gres : node_config.gres) {
-      if (gres.name != "gpu") continue;
-      node.gpu_type = gres.type;
-      node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
-    }
-    index_.emplace(node_config.name, nodes_.size());
-    nodes_.push_back(std::move(node));
-  }
+  for (const NodeConfig& node_config : config.nodes) AddNode(node_config);
   SetPartitions(config);
+}
+
+void NodeTable::AddNode(const NodeConfig& node_config) {
+  Node node;
+  node.config = node_config;
+  node.state = InitialState(node_config);
+  node.drain = node_config.state == "DRAIN";
+  node.reason = node_config.reason;
+  for (const GresCount& gres : node_config.gres) {
+    if (gres.name != "gpu") continue;
+    node.gpu_type = gres.type;
+    node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
+  }
+  index_.emplace(node_config.name, nodes_.size());
+  nodes_.push_back(std::move(node));
+}
+
+size_t NodeTable::AddMissingNodes(const SkiffConfig& config) {
+  size_t added = 0;
+  for (const NodeConfig& node_config : config.nodes) {
+    if (index_.count(node_config.name) != 0) continue;
+    AddNode(node_config);
+    ++added;
+  }
+  return added;
 }
 
 void NodeTable::SetPartitions(const SkiffConfig& config) {

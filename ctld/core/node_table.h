@@ -137,6 +137,10 @@ class NodeTable {
   // Recomputes each node's partition list from `config` (partitions changed
   // at run time); nodes `config` does not define are left as they are.
   void SetPartitions(const SkiffConfig& config);
+  // Adds the nodes `config` defines that the table lacks (nodes that joined,
+  // dynamic_nodes.h), as the constructor would have; their partitions come with
+  // the next SetPartitions. Returns how many were added.
+  size_t AddMissingNodes(const SkiffConfig& config);
 
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's
@@ -184,6 +188,7 @@ class NodeTable {
 
  private:
   Node* FindMutable(std::string_view name);
+  void AddNode(const NodeConfig& node_config);
   void UpdateUsageState(Node& node);
 
   int64_t started_at_;       // not const: the lifecycle core copies and restores tables

@@ -4,7 +4,7 @@
 # binaries (--no-shlibdeps) to check what goes where.
 #
 #   build-debs.sh --bin-from DIR --out DIR --version X.Y.Z [--revision N]
-#                 --daemons "ctld/ctld ..." --clis "cli/sinfo/sinfo ..."
+#                 --daemons "ctld/ctld ..." --clis "cli/sinfo/sinfo ..." --admin "admin/skiff"
 #                 [--no-shlibdeps] [--no-strip] [--keep-staging] [--compression TYPE]
 #
 # DIR holds the binaries as bazel-bin does (ctld/ctld, cli/sinfo/sinfo, ...).
@@ -16,6 +16,8 @@
 #   /usr/libexec/skiff/{ctld,scriptd}        where each finds its helper (scriptd,
 #   /usr/libexec/skiff/{noded,shepherd}      shepherd) next to its real path
 #   /usr/bin/<command>                       every command in --clis
+#   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
+#                                            skiff-common, which head and nodes both install
 #   /lib/systemd/system/skiff-{ctld,noded}.service
 #   /etc/skiff/                              cgroup.conf, skiff.conf.example, gres.conf.example
 #   /var/lib/skiff (ctld's state), /var/spool/skiff (noded's spool), /var/log/skiff
@@ -28,7 +30,7 @@ MAINTAINER="Skiff maintainers <maintainers@users.noreply.a-seed-1d7f10aa.example
 
 die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
-bin_from="" out="" version="" revision=1 daemons="" clis=""
+bin_from="" out="" version="" revision=1 daemons="" clis="" admin=""
 shlibdeps=1 strip=1 keep_staging=0
 # xz, as Debian's archive; tests that install the packages at once take none
 # (xz of the unoptimized commands alone took minutes on 2 cores).
@@ -41,6 +43,7 @@ while [ $# -gt 0 ]; do
     --revision) revision=$2; shift 2 ;;
     --daemons) daemons=$2; shift 2 ;;
     --clis) clis=$2; shift 2 ;;
+    --admin) admin=$2; shift 2 ;;
     --no-shlibdeps) shlibdeps=0; shift ;;
     --no-strip) strip=0; shift ;;
     --keep-staging) keep_staging=1; shift ;;
@@ -48,8 +51,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1'" ;;
   esac
 done
-[ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$clis" ] ||
-  die "needs --bin-from, --out, --version, --daemons and --clis"
+[ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$clis" ] &&
+  [ -n "$admin" ] || die "needs --bin-from, --out, --version, --daemons, --clis and --admin"
 case "$compression" in xz | gzip | zstd | none) ;; *) die "--compression: '$compression' is not xz, gzip, zstd or none" ;; esac
 [[ "$version" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
@@ -78,6 +81,7 @@ summary_of() {
   case "$1" in
     ctld) echo "the Skiff controller (Slurm's slurmctld)" ;;
     noded) echo "the Skiff node daemon (Slurm's slurmd)" ;;
+    skiff) echo "set up a Skiff cluster: init the head node, join nodes" ;;
     sbatch) echo "submit a batch script to Skiff" ;;
     srun) echo "run a parallel job step, allocating first if needed" ;;
     salloc) echo "obtain a job allocation and run a shell or command in it" ;;
@@ -226,6 +230,11 @@ sed -e 's|^SlurmUser=.*|SlurmUser=skiff|' \
 install_file 0644 "$ROOT/etc/gres.conf" "$c/etc/skiff/gres.conf.example"
 install_file 0644 "$HERE/etc/logrotate" "$c/etc/logrotate.d/skiff"
 mkdir -p "$c/var/log/skiff"
+# The admin's tool: skiff init on the head node, skiff join on each node.
+for rel in $admin; do
+  install_binary "$bin_from/$rel" "$c/usr/sbin/${rel##*/}"
+  install_man "${rel##*/}" 8 "$c/usr/sbin/${rel##*/}" skiff-common
+done
 install_docs skiff-common
 
 # ---- skiff-controller and skiff-node: the daemons

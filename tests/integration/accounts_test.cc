@@ -38,13 +38,13 @@ class AccountsTest : public ::testing::Test {
  protected:
   void SetUp() override { StartCluster("associations,limits,qos"); }
 
-  void StartCluster(const std::string& enforce) {
+  void StartCluster(const std::string& enforce, const std::string& extra_config = "") {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 0;
     options.extra_config =
-        absl::StrCat("AccountingStorageEnforce=", enforce, "\nClusterName=lab\n");
+        absl::StrCat("AccountingStorageEnforce=", enforce, "\nClusterName=lab\n", extra_config);
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
@@ -391,11 +391,70 @@ TEST_F(BankTest, SafeRefusesAtSubmitWhatCouldOverdrawWithTwentySubmittedAtOnce) 
       refused,
       "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job "
       "submit limit, user's size and/or time limits): AssocGrpBillingMinutes: account grant has "
-      "10.0 of 100.0 billing-minutes left (used 0.0, held by jobs 90.0); this job may use 30.0"))
+      "8.5 of 100.0 billing-minutes left (used 0.0, held by jobs 91.5); this job may use 30.5"))
       << refused;
+  // Each holds its limit and KillWait (30 s): what it may run if it ignores SIGTERM.
   const v1::GetAccountsReply reply = Accounts();
-  EXPECT_DOUBLE_EQ(reply.held_billing_mins().at("grant"), 90.0);
+  EXPECT_DOUBLE_EQ(reply.held_billing_mins().at("grant"), 91.5);
   cluster_->Run("scancel -u " + std::string(kAlice));
+}
+
+// Issue 32: a job that ignores SIGTERM runs its limit and then KillWait until
+// noded's SIGKILL. It was charged only its limit (used=5.000 of a 7.5-minute
+// run) while sshare's RawUsage had all of it. Now admission reserves the tail
+// (10 s limit + 5 s KillWait), the SIGKILL falls at that deadline, and the
+// allocation, RawUsage and sacct all show the 15 s the job held its CPU.
+TEST_F(BankTest, AJobThatIgnoresSigtermIsChargedItsKillWaitTailInEveryBook) {
+  StartCluster("associations,limits,safe", "KillWait=5\n");
+  AddGrant();
+  const CommandResult submitted =
+      cluster_->RunAs(kAlice,
+                      "sbatch --parsable -A grant -t 0:10 -o stubborn.out "
+                      "--wrap 'trap \"\" TERM; echo ignoring; sleep 120'");
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submitted.out));
+  // Held while it runs: 1 CPU x (10 s + 5 s).
+  EXPECT_TRUE(Eventually(30, [&] {
+    const v1::GetAccountsReply reply = Accounts();
+    auto held = reply.held_billing_mins().find("grant");
+    return held != reply.held_billing_mins().end() && std::abs(held->second - 0.25) < 1e-9;
+  }));
+  ASSERT_TRUE(Eventually(90, [&] {
+    return cluster_->Run(absl::StrCat("sacct -X -n -P -j ", id, " -o State")).out == "TIMEOUT\n";
+  })) << Show(id);
+  EXPECT_EQ(ReadFile(absl::StrCat(cluster_->dir(), "/home/", kAlice, "/stubborn.out")),
+            "ignoring\n")
+      << "the job was running and ignoring SIGTERM when its limit came";
+
+  // sacct: the run lasted until the SIGKILL, 15 s after its start (or a
+  // second more as ctld's whole-second clock saw it).
+  const CommandResult acct =
+      cluster_->Run(absl::StrCat("sacct -X -n -P -j ", id, " -o ElapsedRaw,AllocCPUS"));
+  ASSERT_EQ(acct.exit_code, 0) << acct.err;
+  const std::vector<std::string> fields =
+      absl::StrSplit(absl::StripTrailingAsciiWhitespace(acct.out), '|');
+  ASSERT_EQ(fields.size(), 2u) << acct.out;
+  int64_t elapsed = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(fields[0], &elapsed)) << acct.out;
+  EXPECT_EQ(fields[1], "1");
+  EXPECT_GE(elapsed, 15) << "SIGKILL came before the KillWait tail";
+  EXPECT_LE(elapsed, 20);
+  // Charged: what it held its CPU, up to the 15 s reserved (never past it).
+  const double charged_seconds = std::min<int64_t>(elapsed, 15);
+
+  // The allocation's used, in billing-minutes (1 CPU: billing 1).
+  double used = 0;
+  ASSERT_TRUE(absl::SimpleAtod(GrantUsed(), &used)) << GrantUsed();
+  EXPECT_NEAR(used, charged_seconds / 60, 1e-6) << "used " << used << " for " << elapsed << " s";
+  EXPECT_DOUBLE_EQ(Accounts().held_billing_mins().at("grant"), 0.0);
+  // sshare: the same run in billing-seconds, for the account and for alice.
+  const CommandResult share = cluster_->Run("sshare -a -A grant -P -n -o Account,User,RawUsage");
+  ASSERT_EQ(share.exit_code, 0) << share.err;
+  const std::vector<std::string> lines = absl::StrSplit(share.out, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 2u) << share.out;
+  const std::string raw = absl::StrCat(std::llround(charged_seconds));
+  EXPECT_EQ(lines[0], absl::StrCat(" grant||", raw)) << share.out;
+  EXPECT_EQ(lines[1], absl::StrCat("  grant|", kAlice, "|", raw)) << share.out;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/checked_math.h"
+#include "ctld/core/run_charge.h"
 #include "ctld/core/scheduler/priority.h"
 
 namespace skiff {
@@ -73,6 +74,7 @@ Lifecycle::Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int6
 void Lifecycle::SetConfig(const SkiffConfig& config, LifecycleSettings settings) {
   config_ = &config;
   settings_ = settings;
+  nodes_.AddMissingNodes(config);  // nodes that joined (dynamic_nodes.h)
   nodes_.SetPartitions(config);
 }
 
@@ -393,8 +395,7 @@ void Lifecycle::FinishJob(Job& job, int64_t now, Effects& effects) {
     return;
   }
   job.end_time = now;
-  TransitionJob(job, JobEvent::kFinish, effects);
-  AccrueUsage(job, effects);
+  TransitionJob(job, JobEvent::kFinish, effects);  // the run was charged when it ended
 }
 
 void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
@@ -545,11 +546,7 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
   return false;
 }
 
-void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
-  if (job.start_time <= 0 || job.end_time <= job.start_time || job.nodes.empty()) return;
-  // Billing-seconds: CPU-seconds unless the partition has TRESBillingWeights.
-  const double cpu_seconds =
-      JobBilling(job) * static_cast<double>(job.end_time - job.start_time - job.suspended_total);
+void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now, Effects& effects) {
   double factor = 1.0;
   for (const Qos& qos : qos_) {
     if (qos.name == job.qos) factor = qos.usage_factor;
@@ -559,9 +556,9 @@ void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
                                               ? std::nullopt
                                               : std::optional<UserUsageRecord>(found->second));
   UserUsageRecord& record = usage_[job.user_name];
-  record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, cpu_seconds, factor, job.end_time,
+  record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, billing_seconds, factor, now,
                                       settings_.decay_half_life);
-  record.as_of = job.end_time;
+  record.as_of = now;
   effects.records.push_back({kUsageKind, job.user_name,
                              absl::StrCat(record.usage, " ", record.as_of, " ", record.shares)});
   // The same per association, for sshare and the account tree's fair share.
@@ -571,9 +568,9 @@ void Lifecycle::AccrueUsage(const Job& job, Effects& effects) {
                                           ? std::nullopt
                                           : std::optional<UserUsageRecord>(assoc_found->second));
   UserUsageRecord& assoc = assoc_usage_[key];
-  assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, cpu_seconds, factor, job.end_time,
+  assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, billing_seconds, factor, now,
                                      settings_.decay_half_life);
-  assoc.as_of = job.end_time;
+  assoc.as_of = now;
   effects.records.push_back({kAssocUsageKind, key, absl::StrCat(assoc.usage, " ", assoc.as_of)});
 }
 
@@ -1119,7 +1116,7 @@ absl::StatusOr<Effects> Lifecycle::Top(const Caller& caller, bool privileged,
 Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   Begin();
   Effects effects;
-  const int64_t grace = config_->over_time_limit > 0 ? config_->over_time_limit * 60 : 0;
+  const int64_t grace = OverTimeSeconds(config_->over_time_limit);
   // Every second: the unfinished jobs only, not MinJobAge's finished ones.
   for (const auto& [id, unfinished] : unfinished_) {
     const Job& stored = *unfinished;
@@ -1139,7 +1136,16 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
     if (now < end + grace) continue;
     effects.log.push_back(
         absl::StrCat("JobId=", id, " reached its time limit of ", stored.request.time_limit, "s"));
-    Terminate(Mut(id), JobState::kTimeout, effects);
+    Job& job = Mut(id);
+    Terminate(job, JobState::kTimeout, effects);
+    // SIGKILL at the deadline admission reserved up to (limit, grace, KillWait),
+    // however late this check ran or was resent after a restart.
+    if (!effects.intents.empty()) {
+      if (auto* terminate = std::get_if<TerminateIntent>(&effects.intents.back());
+          terminate != nullptr && terminate->job_id == id) {
+        terminate->kill_wait = KillWaitLeft(end + grace, config_->kill_wait, now);
+      }
+    }
   }
   return Close(std::move(effects));
 }

@@ -164,7 +164,11 @@ class Lifecycle {
   // TRESBillingWeights): what it holds when allocated, else what it asked for,
   // whole nodes on an exclusive partition or with --exclusive.
   double JobBilling(const Job& job) const;
-  // The most a run of the job may cost: billing x time limit (infinite without one).
+  // The most a run of the job may last (run_charge.h): its time limit, the
+  // OverTimeLimit grace and KillWait; kUnlimited without a time limit.
+  int64_t MaxRun(const Job& job) const;
+  // The most a run of the job may cost: billing x MaxRun (infinite without a
+  // time limit). What admission (`safe`) and the scheduler reserve.
   double MaxCost(const Job& job) const;
   struct Balance {
     double limit = -1;  // GrpTRESMins=billing; -1 = none
@@ -184,8 +188,9 @@ class Lifecycle {
   // ---- configuration that changes at run time (not transactions)
   // Points the core at a new configuration (scontrol update partition,
   // reconfigure): partitions and per-job limits apply from the next event on;
-  // jobs already admitted keep what they were given. The node set must be the
-  // one the core was built with (adding or removing nodes needs a restart).
+  // jobs already admitted keep what they were given. Nodes `config` defines
+  // that the core lacks are added (nodes that joined); none is removed
+  // (removing nodes needs a restart).
   // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
   // object or the next SetConfig; the caller keeps it alive (the controller
   // holds it in the same shared_ptr it swaps under its lock).
@@ -381,9 +386,13 @@ class Lifecycle {
   void ReleaseResources(Job& job, int64_t now, Effects& effects);
   void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
   void ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects);
-  void AccrueUsage(const Job& job, Effects& effects);
-  // Charges the account the run that just gave its resources back (its
-  // actual cost, never above what it held), in the event's rows.
+  // Adds a run's billing-seconds (times its QOS's UsageFactor) to the fair-share
+  // usage of its user and association (sshare's RawUsage), as of `now`.
+  void AccrueUsage(const Job& job, double billing_seconds, int64_t now, Effects& effects);
+  // Charges the run that just gave its resources back what it used
+  // (ChargedSeconds: until now, the KillWait tail past its limit included,
+  // never above MaxRun, which admission reserved): the account's service units
+  // and the fair-share usage alike, in the event's rows.
   void ChargeRun(const Job& job, int64_t now, Effects& effects);
   // With AccountingStorageEnforce=safe: refuses `jobs` (each `each` times, in
   // order, each held with those before it) when the maximum cost does not fit

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/billing.h"
 #include "ctld/core/lifecycle/lifecycle.h"
+#include "ctld/core/run_charge.h"
 
 namespace skiff {
 namespace {
@@ -63,16 +64,26 @@ double Lifecycle::JobBilling(const Job& job) const {
                  nodes);
 }
 
+int64_t Lifecycle::MaxRun(const Job& job) const {
+  return MaxRunSeconds(job.request.time_limit, config_->over_time_limit, config_->kill_wait);
+}
+
 double Lifecycle::MaxCost(const Job& job) const {
-  if (job.request.time_limit == kUnlimited) return kInfinite;
-  return BillingMinutes(JobBilling(job), job.request.time_limit);
+  const int64_t max_run = MaxRun(job);
+  if (max_run == kUnlimited) return kInfinite;
+  return BillingMinutes(JobBilling(job), max_run);
 }
 
 void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
-  if (job.start_time <= 0 || job.nodes.empty() || job.account.empty()) return;
-  const int64_t seconds = std::max<int64_t>(0, now - job.start_time - job.suspended_total);
-  const double cost = std::min(BillingMinutes(JobBilling(job), seconds), MaxCost(job));
-  if (cost <= 0) return;
+  if (job.start_time <= 0 || job.nodes.empty()) return;
+  // One figure for every book: the account's service units, sshare's RawUsage
+  // and the fair share all charge these seconds.
+  const int64_t seconds = ChargedSeconds(job.start_time, now, job.suspended_total, MaxRun(job));
+  if (seconds <= 0) return;
+  const double billing = JobBilling(job);
+  AccrueUsage(job, billing * static_cast<double>(seconds), now, effects);
+  const double cost = BillingMinutes(billing, seconds);
+  if (job.account.empty() || cost <= 0) return;
   const std::string key = BankKey(job);
   auto found = bank_used_.find(key);
   Open().bank_used.try_emplace(

@@ -704,6 +704,72 @@ TEST_F(LifecycleTest, UpdatesGoThroughTheSubmitChecks) {
   EXPECT_EQ(store_[id].request.partition, "vip");
 }
 
+// Issue 32: a job that ignores SIGTERM runs its limit plus KillWait. It was
+// charged only its limit (5 of 7.5 billing-minutes) while RawUsage had all of
+// it. Admission reserves the tail, the SIGKILL falls at the reserved deadline
+// however late the check, and every book is charged what the run used.
+TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
+  config_.kill_wait = 150;
+  Reset();
+  AccountPolicy policy;
+  policy.enforce = *ParseEnforcement("associations,limits,safe");
+  policy.accounts["root"] = AccountAssoc{};
+  policy.accounts["grant"].parent = "root";
+  policy.accounts["grant"].grp_billing_mins = 10;
+  UserAssoc alice;
+  alice.account = "grant";
+  alice.user = "alice";
+  alice.qos = {"normal"};
+  policy.users = {alice};
+  policy.default_account["alice"] = "grant";
+  core_->SetAccountPolicy(policy);
+
+  SubmitRequest request = Request();  // 1 CPU: billing 1
+  request.time_limit = 300;
+  const uint64_t id = Submit(request);
+  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)), 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held, 7.5);
+  // A second one could overdraw the 10 minutes once both ran their tails.
+  const absl::StatusOr<Admitted> second = core_->Admit(request, now_);
+  EXPECT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("2.5 of 10.0 billing-minutes left (used 0.0, held by "
+                                           "jobs 7.5); this job may use 7.5"),
+            std::string::npos)
+      << second.status();
+
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  const int64_t start = core_->Find(id)->start_time;
+  // The once-a-second check ran 2 s late: the SIGKILL still falls at 450 s.
+  Effects timeout = Store(core_->EnforceTimeLimits(start + 302));
+  const TerminateIntent* terminate = nullptr;
+  for (const Intent& intent : timeout.intents) {
+    if (const auto* t = std::get_if<TerminateIntent>(&intent)) terminate = t;
+  }
+  ASSERT_NE(terminate, nullptr);
+  EXPECT_EQ(terminate->kill_wait, 148);
+
+  Store(
+      core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, SIGKILL, ""}, start + 450));
+  EXPECT_EQ(StateOf(id), JobState::kTimeout);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used, 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held, 0);
+  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(start + 450).at("grant|alice"), 450);
+  EXPECT_EQ(core_->Find(id)->end_time - core_->Find(id)->start_time, 450);
+
+  // Heard of late (a ctld restart): charged no more than was reserved.
+  policy.accounts["grant"].grp_billing_mins = 20;
+  core_->SetAccountPolicy(policy);
+  const uint64_t late = Submit(request);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(late), JobState::kRunning);
+  const int64_t late_start = core_->Find(late)->start_time;
+  Store(core_->JobComplete(core_->Find(late)->nodes.front(), {late, true, 0, SIGKILL, ""},
+                           late_start + 900));
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used, 15);
+  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at("grant|alice"), 900);
+}
+
 // Issue 32: with AccountingStorageEnforce=associations,limits,qos, sbatch -A
 // lab2 and -q special were refused but scontrol update Account=lab2
 // QOS=special on one's own pending job was accepted, and the job ran charged

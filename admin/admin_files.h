@@ -1,0 +1,42 @@
+// Files the admin tool writes (skiff init, skiff join): whole files replaced
+// through a temporary and a rename, with their mode and owner set before the
+// rename, so no reader ever sees a half-written key or one with loose modes.
+#ifndef SKIFF_ADMIN_ADMIN_FILES_H_
+#define SKIFF_ADMIN_ADMIN_FILES_H_
+
+#include <sys/types.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace skiff {
+
+// The uid and gid of user `name`, nullopt when there is none.
+std::optional<std::pair<uid_t, gid_t>> UserIds(const std::string& name);
+
+// Writes `text` to `path` (parent directories made 0755) with `mode`, owned by
+// `owner` when given. FailedPrecondition names the path.
+absl::Status WriteFileAtomic(const std::string& path, const std::string& text, mode_t mode,
+                             std::optional<std::pair<uid_t, gid_t>> owner = std::nullopt);
+
+// The whole file; NotFound when it does not exist.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+
+bool PathExists(const std::string& path);
+
+// The short host name (up to the first '.').
+std::string ShortHostname();
+
+// Runs a program (argv[0] looked up in PATH) and waits: OK on exit status 0,
+// else Internal "<command> failed (exit N)". Injected so tests run none.
+using CommandRunner = std::function<absl::Status(const std::vector<std::string>& argv)>;
+CommandRunner SystemCommandRunner();
+
+}  // namespace skiff
+
+#endif  // SKIFF_ADMIN_ADMIN_FILES_H_

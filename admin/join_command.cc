@@ -1,0 +1,231 @@
+#include "admin/join_command.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/join/join_token.h"
+#include "common/join/tls.h"
+#include "common/rpc/status.h"
+#include "noded/hardware.h"
+#include "noded/nvml.h"
+#include "proto/join.grpc.pb.h"
+
+namespace skiff {
+
+absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port) {
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", std::string(text), "' is not HOST[:PORT]: ", std::string(why)));
+  };
+  HostPort out;
+  absl::string_view port_text;
+  if (absl::StartsWith(text, "[")) {
+    const size_t end = text.find(']');
+    if (end == absl::string_view::npos) return bad("no ']'");
+    out.host = std::string(text.substr(1, end - 1));
+    absl::string_view rest = text.substr(end + 1);
+    if (!rest.empty()) {
+      if (rest[0] != ':') return bad("text after ']'");
+      port_text = rest.substr(1);
+      if (port_text.empty()) return bad("no port after ':'");
+    }
+  } else {
+    const size_t colon = text.find(':');
+    if (colon != absl::string_view::npos && text.find(':', colon + 1) != absl::string_view::npos) {
+      return bad("write an IPv6 address as [ADDR]:PORT");
+    }
+    out.host = std::string(text.substr(0, colon));
+    if (colon != absl::string_view::npos) {
+      port_text = text.substr(colon + 1);
+      if (port_text.empty()) return bad("no port after ':'");
+    }
+  }
+  if (out.host.empty()) return bad("no host");
+  out.port = default_port;
+  if (!port_text.empty() &&
+      (!absl::SimpleAtoi(port_text, &out.port) || out.port < 1 || out.port > 65535)) {
+    return bad("the port is not a number from 1 to 65535");
+  }
+  return out;
+}
+
+std::string FormatHostPort(const std::string& host, int port) {
+  return host.find(':') != std::string::npos ? absl::StrCat("[", host, "]:", port)
+                                             : absl::StrCat(host, ":", port);
+}
+
+std::string NodedDefaultsText(const NodedDefaults& d) {
+  std::vector<std::string> words = {"--conf-server", d.conf_server, "-N", d.node_name, "-Z"};
+  if (d.port != 0) {
+    words.push_back("--port");
+    words.push_back(std::to_string(d.port));
+  }
+  if (!d.conf_cache.empty()) {
+    words.push_back("--conf-cache");
+    words.push_back(d.conf_cache);
+  }
+  return absl::StrCat(
+      "# Written by `skiff join`: this node joined cluster ", d.cluster_name, " as ", d.node_name,
+      ".\n"
+      "# noded fetches its configuration from ctld (configless, --conf-server) and\n"
+      "# registers as a dynamic node (-Z): skiff.conf has no NodeName line for it.\n"
+      "NODED_OPTIONS=\"",
+      absl::StrJoin(words, " "), "\"\n");
+}
+
+std::string NodedOptionsOf(const std::string& text) {
+  const std::string key = "NODED_OPTIONS=\"";
+  const size_t start = text.find(key);
+  if (start == std::string::npos) return "";
+  const size_t end = text.find('"', start + key.size());
+  return text.substr(start + key.size(), end == std::string::npos ? end : end - start - key.size());
+}
+
+absl::Status CheckPin(const std::string& presented, const std::string& expected,
+                      const std::string& where) {
+  if (ConstantTimeEquals(presented, expected)) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "the controller at ", where,
+      " presented a certificate that does not match the join "
+      "token's pin (its key's SHA-256 is ",
+      presented, ", the token expects ", expected,
+      "): certificate pin mismatch, nothing was sent. Check the address, or create a new token "
+      "on the controller (skiff token create)"));
+}
+
+namespace {
+
+std::string Under(const std::string& root, const std::string& path) {
+  return root.empty() ? path : absl::StrCat(root, path);
+}
+
+std::string GresSummary(const v1::JoinRequest& request) {
+  std::vector<std::string> parts;
+  for (const v1::JoinGres& g : request.gres()) {
+    parts.push_back(g.type().empty() ? absl::StrCat(g.name(), ":", g.count())
+                                     : absl::StrCat(g.name(), ":", g.type(), ":", g.count()));
+  }
+  return parts.empty() ? "none" : absl::StrJoin(parts, ",");
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRunner& run) {
+  absl::StatusOr<JoinToken> token = ParseJoinToken(options.token);
+  if (!token.ok()) return token.status();
+  absl::StatusOr<HostPort> target = ParseHostPort(options.target, kDefaultJoinPort);
+  if (!target.ok()) return target.status();
+  const std::string where = FormatHostPort(target->host, target->port);
+  const std::string node_name = options.node_name.empty() ? ShortHostname() : options.node_name;
+  if (absl::Status s = CheckJoinNodeName(node_name); !s.ok()) return s;
+
+  // What this node has, as noded -Z will register it.
+  const Hardware hw = DetectHardware();
+  v1::JoinRequest request;
+  request.set_token_id(token->id);
+  request.set_token_secret(token->secret);
+  request.set_node_name(node_name);
+  request.set_cpus(hw.cpus);
+  request.set_real_memory_mb(hw.real_memory_mb);
+  request.set_addr(options.addr);
+  request.set_port(options.port);
+  absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus();
+  if (gpus.ok() && !gpus->empty()) {
+    NodeConfig none;
+    none.name = node_name;
+    absl::StatusOr<std::vector<NodeGres>> gres = CollectNodeGres(none, GresConfig{}, &*gpus);
+    if (gres.ok()) {
+      for (const NodeGres& g : *gres) {
+        v1::JoinGres* out = request.add_gres();
+        out->set_name(g.name);
+        out->set_type(g.type);
+        out->set_count(g.count);
+      }
+    }
+  }
+
+  // The certificate first, trusting nothing; the token goes only to a server
+  // that holds the pinned key.
+  absl::StatusOr<std::string> cert =
+      FetchPeerCertificate(target->host, target->port, options.timeout_seconds);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> pin = PublicKeyPin(*cert);
+  if (!pin.ok()) return pin.status();
+  if (absl::Status s = CheckPin(*pin, token->pin, where); !s.ok()) return s;
+
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = *cert;  // the only certificate this channel trusts
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride(kJoinTlsName);
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
+      FormatHostPort(target->host, target->port), grpc::SslCredentials(tls), args);
+  std::unique_ptr<v1::Join::Stub> stub = v1::Join::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(options.timeout_seconds));
+  v1::JoinReply reply;
+  grpc::Status status = stub->Join(&context, request, &reply);
+  if (!status.ok()) {
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot reach the controller at ", where, ": ", status.error_message()));
+    }
+    return FromGrpcStatus(status);
+  }
+  if (reply.munge_key().empty()) {
+    return absl::InternalError("the controller answered without a munge key");
+  }
+
+  // The key: munge's own file, readable by munge alone.
+  const std::string key_path =
+      options.munge_key.empty() ? Under(options.root, "/etc/munge/munge.key") : options.munge_key;
+  if (absl::Status s = WriteFileAtomic(key_path, reply.munge_key(), 0400, UserIds("munge"));
+      !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("installing the munge key: ", s.message()));
+  }
+  NodedDefaults defaults;
+  defaults.cluster_name = reply.cluster_name();
+  defaults.node_name = node_name;
+  defaults.conf_server = FormatHostPort(target->host, reply.ctld_port());
+  defaults.port = options.port;
+  defaults.conf_cache = !options.conf_cache.empty() ? options.conf_cache
+                        : options.root.empty()      ? ""
+                                                    : Under(options.root, kNodedConfCache);
+  const std::string defaults_path = options.defaults_file.empty()
+                                        ? Under(options.root, "/etc/default/skiff-noded")
+                                        : options.defaults_file;
+  if (absl::Status s = WriteFileAtomic(defaults_path, NodedDefaultsText(defaults), 0644); !s.ok()) {
+    return s;
+  }
+  std::string out = absl::StrCat("Joined cluster ", reply.cluster_name(), " as node ", node_name,
+                                 " (CPUs=", hw.cpus, " RealMemory=", hw.real_memory_mb,
+                                 " Gres=", GresSummary(request), ", reached at ", reply.node_addr(),
+                                 ").\n", "Wrote ", key_path, " and ", defaults_path, ".\n");
+  if (!options.start) {
+    absl::StrAppend(&out,
+                    "Not started (--no-start): run `systemctl restart munge` and "
+                    "`systemctl enable --now skiff-noded`.\n");
+    return out;
+  }
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"systemctl", "restart", "munge"},
+                                             {"systemctl", "enable", "skiff-noded"},
+                                             {"systemctl", "restart", "skiff-noded"}}) {
+    if (absl::Status s = run(command); !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat(s.message(), " (the node joined; start it by hand)"));
+    }
+  }
+  absl::StrAppend(&out, "Started munge and skiff-noded; `sinfo -N -n ", node_name,
+                  "` on the head node shows it.\n");
+  return out;
+}
+
+}  // namespace skiff

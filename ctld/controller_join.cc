@@ -1,0 +1,181 @@
+// Init and join (docs/decisions.md, "Init and join"): join tokens and nodes
+// that join. A join is decided under join_mu_ and commit_mu_, stored (token
+// marked used + node, one transaction), then swapped into the configuration in
+// force as UpdatePartition does (InstallConfig).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "ctld/controller.h"
+#include "ctld/core/dynamic_nodes.h"
+
+namespace skiff {
+namespace {
+
+constexpr int64_t kForgetExpiredTokensAfter = 24 * 3600;
+
+}  // namespace
+
+absl::Status Controller::RecoverJoin() {
+  absl::StatusOr<std::map<std::string, std::string>> node_rows =
+      store_.LoadRecords(kDynamicNodeKind);
+  if (!node_rows.ok()) return node_rows.status();
+  std::vector<NodeConfig> joined;
+  for (const auto& [name, blob] : *node_rows) {
+    absl::StatusOr<NodeConfig> node = DecodeDynamicNode(name, blob);
+    if (!node.ok()) return node.status();
+    joined.push_back(*std::move(node));
+  }
+  absl::StatusOr<std::map<std::string, std::string>> token_rows =
+      store_.LoadRecords(kJoinTokenKind);
+  if (!token_rows.ok()) return token_rows.status();
+  std::map<std::string, StoredJoinToken> tokens;
+  for (const auto& [id, blob] : *token_rows) {
+    absl::StatusOr<StoredJoinToken> token = DecodeStoredJoinToken(id, blob);
+    if (!token.ok()) return token.status();
+    tokens.emplace(id, *std::move(token));
+  }
+  {
+    std::lock_guard<std::mutex> join(join_mu_);
+    join_tokens_ = std::move(tokens);
+  }
+  if (joined.empty()) return absl::OkStatus();
+  std::vector<std::string> notes;
+  {
+    std::lock_guard<std::mutex> serial(commit_mu_);
+    file_config_ =
+        std::make_shared<const SkiffConfig>(WithDynamicNodes(*file_config_, joined, &notes));
+    joined_nodes_ = joined;
+    InstallConfig(file_config_, nullptr);
+  }
+  for (const std::string& note : notes) logger_.warn("{}", note);
+  for (const NodeConfig& node : joined) {
+    logger_.info("NodeName={} joined earlier: {}", node.name, EncodeDynamicNode(node));
+  }
+  return absl::OkStatus();
+}
+
+void Controller::EnableJoin(JoinSettings settings) {
+  settings.token_admins.insert(0);
+  join_ = std::move(settings);
+}
+
+absl::StatusOr<Controller::JoinTokenCreated> Controller::CreateJoinToken(const Caller& caller,
+                                                                         int64_t ttl_seconds) {
+  if (!join_) {
+    return absl::FailedPreconditionError(
+        "this controller does not take joining nodes: set SlurmctldParameters=join_port=PORT "
+        "(and enable_configless) in skiff.conf, then restart ctld");
+  }
+  if (join_->token_admins.count(caller.uid) == 0) {
+    return absl::PermissionDeniedError(
+        "Access/permission denied: only root and SlurmUser may create join tokens (a token "
+        "hands out the munge key)");
+  }
+  if (ttl_seconds <= 0) ttl_seconds = kDefaultJoinTokenTtl;
+  absl::StatusOr<JoinToken> token = NewJoinToken(join_->pin, SystemRandomBytes());
+  if (!token.ok()) return token.status();
+  const int64_t now = clock_.Now();
+  StoredJoinToken stored;
+  stored.id = token->id;
+  stored.secret_hash = Sha256Hex(token->secret);
+  stored.created = now;
+  stored.expires = now + ttl_seconds;
+  stored.created_by_uid = caller.uid;
+  {
+    std::lock_guard<std::mutex> join(join_mu_);
+    // Tokens a day past their expiry (used or not) are dropped: `skiff token
+    // list` stays short, and an old token is then "not valid" like any other.
+    for (auto it = join_tokens_.begin(); it != join_tokens_.end();) {
+      if (it->second.expires + kForgetExpiredTokensAfter >= now ||
+          !store_.PutRecord(kJoinTokenKind, it->first, "").ok()) {
+        ++it;
+        continue;
+      }
+      it = join_tokens_.erase(it);
+    }
+    if (join_tokens_.count(stored.id) != 0) {
+      // 30 bits of id: a clash is rare; the caller asks again.
+      return absl::UnavailableError("join token id clash: create the token again");
+    }
+    if (absl::Status s = store_.PutRecord(kJoinTokenKind, stored.id, EncodeStoredJoinToken(stored));
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("ctld could not store the join token: ", s.message()));
+    }
+    join_tokens_[stored.id] = stored;
+  }
+  logger_.info("join token {} created by uid {}, expires in {} s", stored.id, caller.uid,
+               ttl_seconds);
+  return JoinTokenCreated{FormatJoinToken(*token), stored.expires, join_->join_target};
+}
+
+absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Caller& caller) {
+  if (join_.has_value() ? join_->token_admins.count(caller.uid) == 0 : caller.uid != 0) {
+    return absl::PermissionDeniedError(
+        "Access/permission denied: only root and SlurmUser may list join tokens");
+  }
+  std::vector<StoredJoinToken> out;
+  {
+    std::lock_guard<std::mutex> join(join_mu_);
+    for (const auto& [id, token] : join_tokens_) out.push_back(token);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const StoredJoinToken& a, const StoredJoinToken& b) {
+    return a.created < b.created;
+  });
+  return out;
+}
+
+absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
+                                                 const std::string& secret, NodeConfig node) {
+  if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
+  std::lock_guard<std::mutex> join(join_mu_);
+  const int64_t now = clock_.Now();
+  auto token = join_tokens_.find(token_id);
+  if (absl::Status s =
+          CheckJoinToken(token == join_tokens_.end() ? nullptr : &token->second, secret, now);
+      !s.ok()) {
+    logger_.warn("join refused for NodeName={}: {} (token id '{}')", node.name,
+                 std::string(s.message()), token_id);
+    return s;
+  }
+  if (absl::Status s = CheckJoinNodeName(node.name); !s.ok()) return s;
+  if (node.cpus <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("node ", node.name, " reported no CPUs"));
+  }
+  node.hostname = node.name;
+  node.sockets = 1;
+  node.cores_per_socket = node.cpus;
+  node.threads_per_core = 1;
+  std::vector<std::string> notes;
+  {
+    std::lock_guard<std::mutex> serial(commit_mu_);
+    if (file_config_->FindNode(node.name) != nullptr || config()->FindNode(node.name) != nullptr) {
+      logger_.warn("join refused: node name {} is already taken (token {} stays unused)", node.name,
+                   token_id);
+      return absl::AlreadyExistsError(absl::StrCat("node name ", node.name, " is already taken"));
+    }
+    StoredJoinToken used = token->second;
+    used.used = true;
+    used.used_by = node.name;
+    used.used_at = now;
+    // An acknowledgement means stored: the token's use and the node together.
+    if (absl::Status s = store_.Save({}, {{kJoinTokenKind, used.id, EncodeStoredJoinToken(used)},
+                                          {kDynamicNodeKind, node.name, EncodeDynamicNode(node)}});
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("ctld could not store the joining node: ", s.message()));
+    }
+    token->second = used;
+    joined_nodes_.push_back(node);
+    file_config_ =
+        std::make_shared<const SkiffConfig>(WithDynamicNodes(*file_config_, {node}, &notes));
+    InstallConfig(std::make_shared<const SkiffConfig>(WithDynamicNodes(*config(), {node}, &notes)),
+                  nullptr);
+  }
+  logger_.info("NodeName={} joined with token {}: {}", node.name, token_id,
+               EncodeDynamicNode(node));
+  RequestSchedule();
+  return join_->munge_key;
+}
+
+}  // namespace skiff

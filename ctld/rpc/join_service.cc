@@ -1,0 +1,96 @@
+#include "ctld/rpc/join_service.h"
+
+#include <ctime>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/status.h"
+
+namespace skiff {
+
+std::string PeerAddress(const std::string& peer) {
+  if (absl::StartsWith(peer, "ipv4:")) {
+    const std::string rest = peer.substr(5);
+    return rest.substr(0, rest.rfind(':'));
+  }
+  if (absl::StartsWith(peer, "ipv6:[")) {
+    const std::string rest = peer.substr(6);
+    const size_t end = rest.find(']');
+    return end == std::string::npos ? "" : rest.substr(0, end);
+  }
+  return "";
+}
+
+JoinService::JoinService(Controller& controller) : controller_(controller) {}
+
+grpc::Status JoinService::Join(grpc::ServerContext* context, const v1::JoinRequest* request,
+                               v1::JoinReply* reply) {
+  NodeConfig node;
+  node.name = request->node_name();
+  node.cpus = request->cpus();
+  node.real_memory_mb = request->real_memory_mb();
+  for (const v1::JoinGres& g : request->gres()) {
+    if (g.name().empty() || g.count() <= 0) continue;
+    node.gres.push_back({g.name(), g.type(), g.count()});
+  }
+  node.addr = request->addr().empty() ? PeerAddress(context->peer()) : request->addr();
+  if (request->port() < 0 || request->port() > 65535) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                        absl::StrCat("port ", request->port(), " is not a TCP port"));
+  }
+  node.port = request->port();
+  absl::StatusOr<std::string> key =
+      controller_.JoinNode(request->token_id(), request->token_secret(), node);
+  if (!key.ok()) return ToGrpcStatus(key.status());
+  std::shared_ptr<const SkiffConfig> config = controller_.config();
+  reply->set_munge_key(*key);
+  reply->set_cluster_name(config->cluster_name);
+  reply->set_node_name(node.name);
+  reply->set_ctld_port(config->ctld_port);
+  reply->set_node_addr(node.addr);
+  return grpc::Status::OK;
+}
+
+JoinTokensService::JoinTokensService(Controller& controller, Authenticator& auth)
+    : controller_(controller), auth_(auth) {}
+
+grpc::Status JoinTokensService::CreateJoinToken(grpc::ServerContext* context,
+                                                const v1::CreateJoinTokenRequest* request,
+                                                v1::CreateJoinTokenReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<Controller::JoinTokenCreated> created =
+      controller_.CreateJoinToken({caller->uid, caller->gid}, request->ttl_seconds());
+  if (!created.ok()) return ToGrpcStatus(created.status());
+  reply->set_token(created->token);
+  reply->set_expires(created->expires);
+  reply->set_join_target(created->join_target);
+  return grpc::Status::OK;
+}
+
+grpc::Status JoinTokensService::ListJoinTokens(grpc::ServerContext* context,
+                                               const v1::ListJoinTokensRequest*,
+                                               v1::ListJoinTokensReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::vector<StoredJoinToken>> tokens =
+      controller_.ListJoinTokens({caller->uid, caller->gid});
+  if (!tokens.ok()) return ToGrpcStatus(tokens.status());
+  const int64_t now = time(nullptr);
+  for (const StoredJoinToken& t : *tokens) {
+    v1::JoinTokenInfo* info = reply->add_tokens();
+    info->set_id(t.id);
+    info->set_created(t.created);
+    info->set_expires(t.expires);
+    info->set_created_by_uid(t.created_by_uid);
+    info->set_used(t.used);
+    info->set_used_by(t.used_by);
+    info->set_used_at(t.used_at);
+    info->set_state(JoinTokenStateText(t, now));
+  }
+  reply->set_now(now);
+  return grpc::Status::OK;
+}
+
+}  // namespace skiff

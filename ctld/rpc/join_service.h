@@ -1,0 +1,47 @@
+// ctld's join services (docs/decisions.md, "Init and join"): thin handlers
+// over the Controller, as services.h's.
+//   JoinService        on the join port (TLS, no munge): a node presents a token.
+//   JoinTokensService  on ctld's own port (munge): skiff token create / list.
+#ifndef SKIFF_CTLD_RPC_JOIN_SERVICE_H_
+#define SKIFF_CTLD_RPC_JOIN_SERVICE_H_
+
+#include <string>
+
+#include "common/auth/authenticator.h"
+#include "ctld/controller.h"
+#include "proto/join.grpc.pb.h"
+
+namespace skiff {
+
+// "127.0.0.1" from gRPC's peer name "ipv4:127.0.0.1:4711" ("::1" from
+// "ipv6:[::1]:4711"); "" for anything else.
+std::string PeerAddress(const std::string& peer);
+
+class JoinService final : public v1::Join::Service {
+ public:
+  explicit JoinService(Controller& controller);
+  grpc::Status Join(grpc::ServerContext* context, const v1::JoinRequest* request,
+                    v1::JoinReply* reply) override;
+
+ private:
+  Controller& controller_;
+};
+
+class JoinTokensService final : public v1::JoinTokens::Service {
+ public:
+  JoinTokensService(Controller& controller, Authenticator& auth);
+  grpc::Status CreateJoinToken(grpc::ServerContext* context,
+                               const v1::CreateJoinTokenRequest* request,
+                               v1::CreateJoinTokenReply* reply) override;
+  grpc::Status ListJoinTokens(grpc::ServerContext* context,
+                              const v1::ListJoinTokensRequest* request,
+                              v1::ListJoinTokensReply* reply) override;
+
+ private:
+  Controller& controller_;
+  Authenticator& auth_;
+};
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_RPC_JOIN_SERVICE_H_
