@@ -130,10 +130,14 @@ int Run(int argc, char** argv) {
                               " (a node that joined with `skiff join` runs noded -Z)"));
   }
   const bool listen_anywhere = node == &dynamic_node;
-  // AutoDetect=nvml: NVIDIA's library when the node has it, else gres.conf.
+  // AutoDetect=nvml: NVIDIA's library when the node has it, else gres.conf. A
+  // joined node has no Gres= of its own: it finds its GPUs as `skiff join` did
+  // (which told ctld what it found), unless gres.conf says AutoDetect=off.
   std::vector<DetectedGpu> detected;
   std::string detect_note;
-  if (loaded->gres.auto_detect == "nvml") {
+  const bool detect_gpus = loaded->gres.auto_detect == "nvml" ||
+                           (node == &dynamic_node && loaded->gres.auto_detect.empty());
+  if (detect_gpus) {
     absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus();
     if (gpus.ok()) {
       detected = std::move(*gpus);
