@@ -24,7 +24,7 @@ fail() {
   local name
   for name in "${!MH_PID[@]}"; do
     echo "---- $name: skiff logs" >&2
-    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend' >&2 || true
+    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend' 2>&1 || true
   done
   exit 1
 }
@@ -67,13 +67,15 @@ skiff_array() {
 }
 
 mkdir -p "$WORK"
-trap mh_cleanup EXIT
+# MH_KEEP=1 leaves the machines running after a failure, to look at by hand
+# (nsenter -t PID -a, PID of each machine's systemd; then mh_cleanup).
+if [ "${MH_KEEP:-0}" = 1 ]; then trap 'echo "machines kept: $(pgrep -a -f "systemd-nspawn.*$MH_BRIDGE")"' EXIT; else trap mh_cleanup EXIT; fi
 
 step "packages from this build's binaries"
 version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/cli/common/version.h")
 "$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs" --version "$version" \
   --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --clis "$(skiff_array CLIS | tr '\n' ' ')" \
-  --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
+  --admin "$(skiff_array ADMIN | tr '\n' ' ')" --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
 ls -l "$WORK/debs"/*.deb
 
 step "three machines"
@@ -95,7 +97,8 @@ step "head: the README's commands"
 printf '%s\n' "$HEAD_BLOCK"
 started=$(now)
 mh_run head "$HEAD_BLOCK" >"$WORK/head.out" 2>&1 || { cat "$WORK/head.out" >&2; fail "the head's block"; }
-cat "$WORK/head.out"
+grep -v -e '^Reading database' -e '^(Reading database' -e '^Get:' -e '^Selecting' -e '^Preparing' \
+  -e '^Unpacking' -e '^debconf' "$WORK/head.out"
 waitfor 60 "sinfo answers on the head" mh_run head sinfo
 echo "install + init to sinfo answering: $(since "$started") s"
 join=$(grep -E '^ *skiff join ' "$WORK/head.out" | tail -n 1 | sed 's/^ *//')
@@ -104,8 +107,15 @@ join=$(grep -E '^ *skiff join ' "$WORK/head.out" | tail -n 1 | sed 's/^ *//')
 idle() {  # idle NODE: NODE is in sinfo, idle
   [ "$(mh_run head "sinfo -h -N -n $1 -o %t" 2>/dev/null)" = idle ]
 }
+TOKEN_BLOCK=$(readme_block token)
+[ -n "$TOKEN_BLOCK" ] || fail "README.md has no block marked multihost_test: token"
 for name in node1 node2; do
-  step "$name: the README's commands, then the join command skiff init printed"
+  if [ "$name" != node1 ]; then
+    step "head: a token for $name"
+    join=$(mh_run head "$TOKEN_BLOCK" | grep -E '^ *skiff join ' | tail -n 1 | sed 's/^ *//')
+    [ -n "$join" ] || fail "'$TOKEN_BLOCK' printed no 'skiff join' command"
+  fi
+  step "$name: the README's commands, then the join command the head printed"
   block=${NODE_BLOCK//'skiff join HEAD --token TOKEN'/$join}
   [ "$block" != "$NODE_BLOCK" ] || fail "the README's node block has no 'skiff join HEAD --token TOKEN' line"
   mh_run "$name" "${block%%skiff join*}" >"$WORK/$name.out" 2>&1 ||
@@ -116,7 +126,7 @@ for name in node1 node2; do
   echo "skiff join to idle in sinfo: $(since "$started") s"
 done
 mh_run head 'sinfo -N -o "%N %t %c %m %G"' | tee "$WORK/sinfo"
-grep -q '^node2 idle .*gpu:2' "$WORK/sinfo" || fail "node2 does not show its 2 GPUs"
+grep -Eq '^node2 idle .*gpu:([^:]+:)?2' "$WORK/sinfo" || fail "node2 does not show its 2 GPUs"
 [ "$(mh_run head 'sinfo -h -N -n node1 -o %c')" -ge 1 ] || fail "node1 has no CPUs"
 
 as_ada() {  # as_ada HOST COMMAND: COMMAND as ada, in her home directory
@@ -163,7 +173,8 @@ echo "node1 back: $out"
 step "an upgrade (head, then nodes) while a job runs and one waits for it"
 "$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs2" --version "$version" \
   --revision 2 --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" \
-  --clis "$(skiff_array CLIS | tr '\n' ' ')" --compression none >"$WORK/package2.log" 2>&1 ||
+  --clis "$(skiff_array CLIS | tr '\n' ' ')" --admin "$(skiff_array ADMIN | tr '\n' ' ')" \
+  --compression none >"$WORK/package2.log" 2>&1 ||
   { cat "$WORK/package2.log" >&2; fail "build-debs.sh --revision 2"; }
 for name in head node1 node2; do
   mkdir -p "$WORK/hosts/$name/root/upgrade"
