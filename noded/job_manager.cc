@@ -339,6 +339,7 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   }
 
   spec.node_name = options_.node_name;
+  if (!options_.job_conf_path.empty()) spec.environment["SKIFF_CONF"] = options_.job_conf_path;
   spec.prolog = options_.prolog;
   spec.epilog = options_.epilog;
   spec.task_prolog = options_.task_prolog;

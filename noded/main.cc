@@ -102,8 +102,9 @@ int Run(int argc, char** argv) {
     conf_hash = start->hash;
     configless_note = start->note;
     fprintf(stderr, "noded: %s\n", configless_note.c_str());
-    // Jobs inherit noded's environment: their srun and squeue find this copy,
-    // as Slurm points SLURM_CONF at slurmd's conf-cache.
+    // noded's own helpers (Prolog, Epilog) find this copy; jobs get it too
+    // (JobManagerOptions::job_conf_path), as Slurm points SLURM_CONF at
+    // slurmd's conf-cache.
     setenv("SKIFF_CONF", conf_path.c_str(), 1);
   }
 
@@ -190,6 +191,7 @@ int Run(int argc, char** argv) {
   JobManagerOptions job_options;
   job_options.spool_dir = spool;
   job_options.node_name = node_name;
+  if (!conf_target.empty()) job_options.job_conf_path = conf_path;
   job_options.shepherd_binary = FindShepherdBinary(shepherd_flag);
   job_options.kill_wait = static_cast<int>(config.kill_wait);
   job_options.prolog = config.prolog;

@@ -67,9 +67,12 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   EXPECT_NE(node.out.find("Gres=gpu:2"), std::string::npos) << node.out;
   CommandResult submitted =
       cluster.Run(absl::StrCat("cd /tmp && sbatch --parsable -w n2 --gres=gpu:1 -o ", dir,
-                               "/job.out --wrap 'echo ran on $SLURMD_NODENAME'"));
+                               "/job.out --wrap 'echo ran on $SLURMD_NODENAME with $SKIFF_CONF'"));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
-  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(dir + "/job.out") == "ran on n2\n"; }))
+  // The job's commands read the node's cached copy, not the path the job was
+  // submitted with (a file on the submit host, which a node need not have).
+  const std::string expected = absl::StrCat("ran on n2 with ", cache, "/skiff.conf\n");
+  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(dir + "/job.out") == expected; }))
       << ReadFile(dir + "/job.out");
 
   // scontrol reconfigure with an edited file: n2 fetches the new copy when
