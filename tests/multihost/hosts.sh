@@ -9,8 +9,11 @@
 # .debs depend on, so that a host installs Skiff's .debs with apt and no network.
 
 MH_CACHE=${MH_CACHE:-/var/cache/skiff-multihost}
-MH_BRIDGE=skiffmh0
-MH_PREFIX=10.77.0
+# A run's own bridge, subnet and machine names (MH_RUN), so that two runs on one
+# machine (the suite in a chroot beside the suite outside) share no link names.
+MH_RUN=$(printf '%04x' $((RANDOM % 65536)))
+MH_BRIDGE=skmh-$MH_RUN
+MH_PREFIX=10.77.$((RANDOM % 250 + 2))
 MH_ROOT=""          # where the hosts' trees live (mh_init)
 declare -A MH_IP    # host name -> address
 declare -A MH_PID   # host name -> systemd-nspawn's pid
@@ -56,6 +59,11 @@ mh_base_tar() {
 # the .debs themselves: each host installs those), cached by that list.
 mh_deps_tar() {
   local base deps key tar tree
+  # One run at a time makes the cached trees (callers run this in $(...), whose
+  # exit lets the lock go).
+  mkdir -p "$MH_CACHE"
+  exec 9>"$MH_CACHE/.lock"
+  flock 9
   base=$(mh_base_tar) || return 1
   deps=$(for deb in "$@"; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' |
     sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^skiff-' | sed '/^$/d' | sort -u)
@@ -95,7 +103,6 @@ mh_create() {
   local tree="$MH_ROOT/$name"
   MH_IP[$name]=$addr
   MH_ARGS[$name]="$*"
-  ip link del "vb-$name" 2>/dev/null || true  # left by a run that was killed
   rm -rf --one-file-system "$tree"
   mkdir -p "$tree"
   tar -C "$tree" -xf "$tar"
@@ -132,7 +139,7 @@ mh_boot() {
   for name in "$@"; do
     # shellcheck disable=SC2086
     systemd-nspawn --register=no --keep-unit --console=passive -q -D "$MH_ROOT/$name" \
-      -M "$name" --hostname="$name" --network-bridge="$MH_BRIDGE" ${MH_ARGS[$name]} -b \
+      -M "$name-$MH_RUN" --hostname="$name" --network-bridge="$MH_BRIDGE" ${MH_ARGS[$name]} -b \
       >>"$MH_ROOT/$name.console" 2>&1 &
     MH_PID[$name]=$!
   done
@@ -159,7 +166,7 @@ mh_wait_booted() {
       ;;
   esac
   # The host's end of its link comes up with the container's.
-  ip link set "vb-$name" up 2>/dev/null || true
+  ip link set "vb-$name-$MH_RUN" up 2>/dev/null || true
 }
 
 # mh_run NAME COMMAND...: runs COMMAND on NAME as root would at its shell.
