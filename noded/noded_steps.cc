@@ -315,8 +315,8 @@ grpc::Status NodedService::RunStep(
   StepOutcome outcome;  // under outcome_mu
   std::mutex ended_mu;  // with ended_cv: wakes the finisher as each node's tasks end
   std::condition_variable ended_cv;
-  size_t readers_done = 0;    // under ended_mu
-  bool srun_closed = false;   // under ended_mu: srun closed its side or went away
+  size_t readers_done = 0;     // under ended_mu
+  bool srun_closed = false;    // under ended_mu: srun closed its side or went away
   bool release_nodes = false;  // under ended_mu: the nodes' calls may close
   std::vector<std::thread> readers;
   for (auto& call_ptr : calls) {
@@ -433,9 +433,10 @@ grpc::Status NodedService::RunStep(
       failed = outcome.failed;
     }
     if (failed && logger_ != nullptr) {
-      logger_->info("StepId={}.{}: a task failed to start or was lost; the nodes' calls close once srun has "
-                    "heard why",
-                    job_id, grant->step_id);
+      logger_->info(
+          "StepId={}.{}: a task failed to start or was lost; the nodes' calls close once srun has "
+          "heard why",
+          job_id, grant->step_id);
     }
     {
       std::unique_lock<std::mutex> lock(ended_mu);

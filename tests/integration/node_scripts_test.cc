@@ -186,20 +186,23 @@ TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeue
   ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
   ASSERT_EQ(cluster_->Run("touch " + Dir() + "/stop-srun-prolog_slurmd-n2").exit_code, 0);
   const std::string out = Dir() + "/stepprolog-%j.out";
-  const std::string id = Submit("-N2 -o " + out + " --wrap='srun -N2 -n2 true & echo $! > " +
-                                Dir() + "/srun-$SLURM_JOB_ID.pid; wait $!; echo srun=$?; sleep 30'");
+  const std::string id =
+      Submit("-N2 -o " + out + " --wrap='srun -N2 -n2 true & echo $! > " + Dir() +
+             "/srun-$SLURM_JOB_ID.pid; wait $!; echo srun=$?; sleep 30'");
   // The step manager (n1) has sent srun the failure and the step's end, or
   // (the race this guards against) n2 reported before srun heard.
   const std::string waiting = absl::StrCat("StepId=", id, ".0: a task failed to start");
-  ASSERT_TRUE(Eventually(60, [&] {
-    return absl::StrContains(cluster_->Log("noded-n1.log"), waiting) ||
-           absl::StrContains(Show("node n2"), "Prolog error");
-  })) << Show("job " + id) << cluster_->Log("noded-n1.log");
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           return absl::StrContains(cluster_->Log("noded-n1.log"), waiting) ||
+                                  absl::StrContains(Show("node n2"), "Prolog error");
+                         }))
+      << Show("job " + id) << cluster_->Log("noded-n1.log");
   EXPECT_FALSE(absl::StrContains(Show("node n2"), "Prolog error")) << Show("node n2");
   EXPECT_EQ(ScontrolField(Show("job " + id), "Restarts"), "0") << Show("job " + id);
   // srun goes on, prints why its step failed and closes its stream: then n2 reports.
-  const pid_t srun = static_cast<pid_t>(
-      std::stol("0" + ReadFile(absl::StrCat(Dir(), "/srun-", id, ".pid"))));
+  const pid_t srun =
+      static_cast<pid_t>(std::stol("0" + ReadFile(absl::StrCat(Dir(), "/srun-", id, ".pid"))));
   ASSERT_GT(srun, 0);
   ASSERT_EQ(kill(srun, SIGCONT), 0);
   ASSERT_TRUE(WaitFor(id, "Restarts=1")) << Show("job " + id);
@@ -211,10 +214,11 @@ TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeue
                                                      ".0 failed on node n2: Job prolog failed")))
       << output;
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
-  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-prolog_slurmd-n2 " + Dir() +
-                          "/stop-srun-prolog_slurmd-n2")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      cluster_
+          ->Run("rm " + Dir() + "/fail-prolog_slurmd-n2 " + Dir() + "/stop-srun-prolog_slurmd-n2")
+          .exit_code,
+      0);
   ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
 }
 
