@@ -46,7 +46,7 @@ std::string ShellQuote(const std::string& s) {
 // process-wide count lets one process hold several such clusters at once.
 constexpr char kCgroupLockPath[] = "/tmp/skiff-test-cgroups.lock";
 std::mutex cgroup_lock_mu;
-int cgroup_lock_fd = -1;   // under cgroup_lock_mu
+int cgroup_lock_fd = -1;    // under cgroup_lock_mu
 int cgroup_lock_users = 0;  // under cgroup_lock_mu
 
 void LockCgroups() {
