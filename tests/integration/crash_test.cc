@@ -52,8 +52,9 @@ TEST(CrashTest, KillingCtldLosesNoAcceptedJob) {
   const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
   ASSERT_EQ(ids.size(), 24u) << submit.out;
 
-  ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const pid_t ctld = cluster->Pid("ctld");
+  ASSERT_EQ(kill(ctld, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(ctld); }));
   CommandResult up = cluster->Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   EXPECT_NE(up.out.find("started ctld"), std::string::npos);
@@ -79,8 +80,9 @@ TEST(CrashTest, NodeDrainsAndDownsSurviveACtldKill) {
   ASSERT_EQ(cluster->Run("scontrol update NodeName=n4 State=FAIL Reason=ecc").exit_code, 0);
   EXPECT_EQ(cluster->Run("sinfo -h -n n4 -o %t").out, "fail\n");
   const std::string before = cluster->Run("sinfo -R -h -o '%E|%U|%H|%N'").out;
-  ASSERT_EQ(kill(cluster->Pid("ctld"), SIGKILL), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const pid_t ctld = cluster->Pid("ctld");
+  ASSERT_EQ(kill(ctld, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(ctld); }));
   CommandResult up = cluster->Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   EXPECT_TRUE(Eventually(30, [&] { return cluster->Run("sinfo -h -n n3 -o %t").out == "idle\n"; }))
@@ -128,7 +130,10 @@ TEST(CrashTest, KillingScriptdKillsItsScriptsAndReRunsEachCutOffPrologOnce) {
         << ShowJob(*cluster, id) << "\n"
         << ReadFile(marks);
   }
-  std::this_thread::sleep_for(std::chrono::seconds(3));  // an orphan would be done by now
+  // Every run of the prolog has ended, so an orphan of a cut-off one would
+  // have written its mark by now.
+  const std::string prolog = cluster->dir() + "/etc/slow_prolog.sh";
+  EXPECT_TRUE(Eventually(60, [&] { return PidsWithCommandLine(prolog).empty(); }));
   const std::string text = ReadFile(marks);
   const pid_t new_scriptd = ScriptdPid(*cluster);
   EXPECT_GT(new_scriptd, 0);
@@ -166,7 +171,7 @@ TEST(CrashTest, ALaunchADeadNodedRefusesRequeuesTheJobAndDrainsTheNode) {
   ASSERT_NE(cluster, nullptr);
   const pid_t noded = cluster->Pid("noded-n3");
   ASSERT_EQ(kill(noded, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
 
   CommandResult submit = cluster->Run("sbatch -w n3 -o /dev/null --wrap=true");
   const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
@@ -241,7 +246,9 @@ TEST(CrashTest, AStoppedNodedsJobIsKilledBeforeItsRequeuedCopyStarts) {
   const std::string shown = ShowJob(*cluster, id);
   EXPECT_NE(shown.find("JobState=RUNNING "), std::string::npos) << shown;
   EXPECT_NE(shown.find(" NodeList=" + second + "\n"), std::string::npos) << shown;
-  // The first run stays dead: no mark of copy 0 after the requeued copy started.
+  // The first run stays dead: no mark of copy 0 after the requeued copy started,
+  // while the requeued copy goes on ticking.
+  EXPECT_TRUE(CopyTicked(marks, 1, 10)) << ReadFile(marks);
   EXPECT_TRUE(TheFirstCopyStayedDead(marks)) << ReadFile(marks);
   EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
 }
@@ -255,9 +262,19 @@ TEST(CrashTest, ATimedOutCtldFencesTheJobBeforeItsRequeue) {
   const std::string marks = cluster->dir() + "/log/fence_marks.txt";
   const uint64_t id = SubmitTickingJob(*cluster, marks);
   ASSERT_TRUE(Eventually(20, [&] { return !ReadMarks(marks).empty(); }));
+  const std::string first_node = ReadMarks(marks).front().node;
   const pid_t ctld = cluster->Pid("ctld");
   ASSERT_EQ(kill(ctld, SIGSTOP), 0);
-  std::this_thread::sleep_for(std::chrono::seconds(8));  // past the 4 s lease and SlurmdTimeout
+  const auto stopped = std::chrono::steady_clock::now();
+  // Stopped until the job was fenced (its 4 s lease ran out) and SlurmdTimeout
+  // has passed.
+  const std::string ended = absl::StrCat("JobId=", id, " ended: ");
+  EXPECT_TRUE(Eventually(60, [&] {
+    const std::string log = cluster->Log("noded-" + first_node + ".log");
+    const size_t at = log.find(ended);
+    return at != std::string::npos && log.find("fenced", at) != std::string::npos &&
+           std::chrono::steady_clock::now() - stopped >= std::chrono::seconds(6 + 2);
+  })) << cluster->Log("noded-" + first_node + ".log");
   ASSERT_EQ(kill(ctld, SIGCONT), 0);
   ExpectTheCopiesNeverOverlapped(*cluster, id, marks);
   EXPECT_EQ(cluster->Run(absl::StrCat("scancel ", id)).exit_code, 0);
@@ -294,7 +311,7 @@ TEST(CrashTest, RestartedNodedReattachesAndReportsTheExitCode) {
   ASSERT_TRUE(std::regex_search(shown, node, std::regex(" NodeList=(n[0-9]+)"))) << shown;
   const pid_t noded = cluster->Pid("noded-" + node[1].str());
   ASSERT_EQ(kill(noded, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
   CommandResult up = cluster->Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   EXPECT_TRUE(Eventually(30, [&] { return HasState(*cluster, ids[0], "FAILED"); }))

@@ -125,7 +125,7 @@ TEST_F(NodeScriptsTest, AFailingEpilogDrainsTheNodeAndTheJobCompletes) {
   ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
   const std::string id = Submit("-w n1 -o /dev/null --wrap=true");
   ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return absl::StrContains(Show("node n1"), "Reason=Epilog error");
   })) << Show("node n1");
   ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
@@ -147,7 +147,7 @@ TEST_F(NodeScriptsTest, AMultiNodeJobRunsTheScriptsOnEveryNode) {
   EXPECT_TRUE(absl::StrContains(output, "\nn[1-2] 2 1(x2)\n")) << output;
   EXPECT_TRUE(absl::EndsWith(output, "\nn1\nn2\n")) << output;
   // Both nodes given back together once the job has ended.
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return cluster_->Run("sinfo -h -N -n 'n[1-2]' -o %T").out == "idle\nidle\n";
   })) << cluster_->Run("sinfo -N").out;
   const std::string log = ReadFile(Dir() + "/scripts.log");
