@@ -331,8 +331,8 @@ TEST_F(JobCommandsTest, SuspendStopsAJobAndResumeContinuesIt) {
   const std::string counter = cluster_->dir() + "/counter";
   const std::string shell = cluster_->dir() + "/counter.pid";
   const std::string id =
-      Submit("-o /dev/null --wrap='echo $$ > " + shell + "; i=0; while true; do i=$((i+1)); echo $i > " +
-             counter + "; sleep 0.1; done'");
+      Submit("-o /dev/null --wrap='echo $$ > " + shell +
+             "; i=0; while true; do i=$((i+1)); echo $i > " + counter + "; sleep 0.1; done'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
   ASSERT_TRUE(Eventually(30, [&] { return !ReadFile(counter).empty(); }));
   CommandResult r = cluster_->Run("scontrol suspend " + id);
