@@ -170,9 +170,8 @@ void Controller::TryLaunch(std::shared_ptr<LaunchAttempt> attempt) {
     // and takes a repeated launch as the one it may already have.
     const int64_t now = clock_.Now();
     if (attempt->failures++ == 0) attempt->first_failure = now;
-    const std::optional<int64_t> delay_ms =
-        NextLaunchAttemptMs(status, attempt->failures, now - attempt->first_failure,
-                            config()->slurmd_timeout);
+    const std::optional<int64_t> delay_ms = NextLaunchAttemptMs(
+        status, attempt->failures, now - attempt->first_failure, config()->slurmd_timeout);
     bool starting = false;
     {
       absl::MutexLock lock(&mu_);

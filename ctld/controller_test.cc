@@ -200,7 +200,7 @@ class FakeNodes : public NodeDaemonClient {
   std::mutex mu_;
   std::vector<std::string> events;
   std::map<uint64_t, v1::LaunchJobRequest> launches;  // the launches noded took
-  std::map<uint64_t, int> attempts;                    // every launch call, per job
+  std::map<uint64_t, int> attempts;                   // every launch call, per job
   absl::Status launch_result;
   int unreachable_launches = 0;      // the next N launches cannot reach noded
   bool unreachable_forever = false;  // no launch reaches noded

@@ -33,9 +33,9 @@ class WorkQueue {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;              // under mu_
+  std::deque<std::function<void()>> tasks_;            // under mu_
   std::multimap<Due, std::function<void()>> delayed_;  // under mu_: by when each is due
-  bool stopping_ = false;                                // under mu_
+  bool stopping_ = false;                              // under mu_
   std::vector<std::thread> threads_;
 };
 

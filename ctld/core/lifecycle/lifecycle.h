@@ -301,7 +301,6 @@ class Lifecycle {
   bool StillStarting(uint64_t job_id, int restart_count) const;
 
  private:
-
   struct Reservation {
     uid_t uid = 0;
     std::string qos;
