@@ -347,6 +347,18 @@ class Controller {
   void RunProlog(const Job& job);
   void RunEpilog(const Job& job);
   void Launch(const LaunchIntent& launch);
+  // One batch launch and its attempts (a launch noded could not be reached
+  // for is tried again: ctld/launch_retry.h). Owned by the attempt's task.
+  struct LaunchAttempt {
+    LaunchIntent launch;
+    v1::LaunchJobRequest request;
+    int failures = 0;           // attempts that failed so far
+    int64_t first_failure = 0;  // clock_ seconds
+  };
+  // Sends the launch; reports its outcome (LaunchDone), or posts the next
+  // attempt when it may pass later. A work thread; takes mu_ only to ask
+  // whether the job still starts.
+  void TryLaunch(std::shared_ptr<LaunchAttempt> attempt);
   bool BbStageAbandoned(uint64_t job_id);
   void SendStageOutMail(const Job& job);
 

@@ -2,6 +2,9 @@
 // calls on noded, scriptd and the filesystem. It runs after the intents' rows
 // were stored, never under mu_, and every call that reports back does so as a
 // new event through CommitReport.
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <type_traits>
 #include <variant>
 
@@ -9,6 +12,7 @@
 #include "ctld/bb_stages.h"
 #include "ctld/controller.h"
 #include "ctld/launch_builder.h"
+#include "ctld/launch_retry.h"
 
 namespace skiff {
 namespace {
@@ -143,16 +147,56 @@ void Controller::Launch(const LaunchIntent& launch) {
       status = paths.status();
     }
   }
-  Lifecycle::LaunchBlame blame = Lifecycle::LaunchBlame::kJob;
-  if (status.ok()) {
-    const v1::LaunchJobRequest request = BuildLaunchRequest(
-        job, spec,
-        {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets});
-    status = node_client_.LaunchJob(launch.target, request);
-    // Unreachable, timed out or refusing: the node's fault. InvalidArgument is a
-    // request noded cannot take, which no other node would take either.
-    if (!status.ok() && !absl::IsInvalidArgument(status)) blame = Lifecycle::LaunchBlame::kNode;
+  if (!status.ok()) {
+    CommitReport([&](Lifecycle& core, int64_t now) {
+      return core.LaunchDone(job.id, job.restart_count, status, now);
+    });
+    return;
   }
+  auto attempt = std::make_shared<LaunchAttempt>();
+  attempt->launch = launch;
+  attempt->request = BuildLaunchRequest(
+      job, spec,
+      {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets});
+  TryLaunch(std::move(attempt));
+}
+
+void Controller::TryLaunch(std::shared_ptr<LaunchAttempt> attempt) {
+  const Job& job = attempt->launch.job;
+  const std::string& node = job.nodes.front();
+  absl::Status status = node_client_.LaunchJob(attempt->launch.target, attempt->request);
+  if (!status.ok() && LaunchMayPassLater(status)) {
+    // Unreachable or silent: a noded that is restarting is back in a moment,
+    // and takes a repeated launch as the one it may already have.
+    const int64_t now = clock_.Now();
+    if (attempt->failures++ == 0) attempt->first_failure = now;
+    const std::optional<int64_t> delay_ms = NextLaunchAttemptMs(
+        status, attempt->failures, now - attempt->first_failure, config()->slurmd_timeout);
+    bool starting = false;
+    {
+      absl::MutexLock lock(&mu_);
+      starting = core_.StillStarting(job.id, job.restart_count);
+    }
+    // Requeued meanwhile (its node went DOWN after SlurmdTimeout), or ended:
+    // nothing to report.
+    if (!starting) {
+      logger_.info("JobId={} launch on NodeName={} given up: the job moved on", job.id, node);
+      return;
+    }
+    if (delay_ms) {
+      logger_.warn("JobId={} launch on NodeName={} failed ({}); trying again in {} ms", job.id,
+                   node, std::string(status.message()), *delay_ms);
+      work_->PostAfter(std::chrono::milliseconds(*delay_ms),
+                       [this, attempt] { TryLaunch(attempt); });
+      return;
+    }
+  }
+  // Unreachable for SlurmdTimeout, timed out or refusing: the node's fault.
+  // InvalidArgument is a request noded cannot take, which no other node would
+  // take either.
+  const Lifecycle::LaunchBlame blame = !status.ok() && !absl::IsInvalidArgument(status)
+                                           ? Lifecycle::LaunchBlame::kNode
+                                           : Lifecycle::LaunchBlame::kJob;
   CommitReport([&](Lifecycle& core, int64_t now) {
     return core.LaunchDone(job.id, job.restart_count, status, now, blame);
   });

@@ -174,6 +174,12 @@ class FakeNodes : public NodeDaemonClient {
   absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override {
     std::lock_guard<std::mutex> lock(mu_);
     events.push_back("launch " + std::to_string(request.job_id()) + " on " + target);
+    ++attempts[request.job_id()];
+    if (unreachable_launches > 0) {
+      --unreachable_launches;
+      return absl::UnavailableError("failed to connect to all addresses");
+    }
+    if (unreachable_forever) return absl::UnavailableError("failed to connect to all addresses");
     launches[request.job_id()] = request;
     return launch_result;
   }
@@ -194,8 +200,11 @@ class FakeNodes : public NodeDaemonClient {
 
   std::mutex mu_;
   std::vector<std::string> events;
-  std::map<uint64_t, v1::LaunchJobRequest> launches;
+  std::map<uint64_t, v1::LaunchJobRequest> launches;  // the launches noded took
+  std::map<uint64_t, int> attempts;                   // every launch call, per job
   absl::Status launch_result;
+  int unreachable_launches = 0;      // the next N launches cannot reach noded
+  bool unreachable_forever = false;  // no launch reaches noded
 };
 
 class FakeScripts : public ScriptRunner {
@@ -457,6 +466,62 @@ TEST_F(ControllerTest, TimeLimitTerminatesAndEndsInTimeout) {
   }));
   ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 9, ""}).ok());
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kTimeout; }));
+}
+
+// A noded restarting (issue 32 item 10): the launches it cannot take are
+// tried again, and the job runs there; the node is not drained.
+TEST_F(ControllerTest, ALaunchThatCannotReachTheNodeIsTriedAgainAndNothingIsDrained) {
+  Make();
+  {
+    std::lock_guard<std::mutex> lock(nodes_.mu_);
+    nodes_.unreachable_launches = 3;
+  }
+  SubmitRequest job = NewJob();
+  job.nodelist = {"n1"};
+  absl::StatusOr<uint64_t> id = controller_->SubmitJob(job);
+  ASSERT_TRUE(id.ok()) << id.status();
+  ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kRunning; }));
+  {
+    std::lock_guard<std::mutex> lock(nodes_.mu_);
+    EXPECT_EQ(nodes_.attempts[*id], 4);
+  }
+  EXPECT_EQ(controller_->SnapshotJobs({{*id}})[0].restart_count, 0);
+  const std::vector<Node> n1 = controller_->SnapshotNodes({"n1"});
+  ASSERT_EQ(n1.size(), 1u);
+  EXPECT_FALSE(n1[0].drain) << n1[0].reason;
+}
+
+// A node that heartbeats but whose noded cannot be reached for SlurmdTimeout
+// is blamed: drained, and the job requeued.
+TEST_F(ControllerTest, ALaunchUnreachableForSlurmdTimeoutDrainsTheNodeAndRequeuesTheJob) {
+  Make();
+  {
+    std::lock_guard<std::mutex> lock(nodes_.mu_);
+    nodes_.unreachable_forever = true;
+  }
+  SubmitRequest job = NewJob();
+  job.nodelist = {"n1"};
+  absl::StatusOr<uint64_t> id = controller_->SubmitJob(job);
+  ASSERT_TRUE(id.ok()) << id.status();
+  auto attempts = [&] {
+    std::lock_guard<std::mutex> lock(nodes_.mu_);
+    return nodes_.attempts[*id];
+  };
+  ASSERT_TRUE(Eventually([&] { return attempts() >= 2; }));
+  EXPECT_EQ(StateOf(*id), JobState::kConfiguring);
+  EXPECT_FALSE(controller_->SnapshotNodes({"n1"})[0].drain);
+  // SlurmdTimeout (60 s) passes with both nodes heartbeating.
+  for (int i = 0; i < 13; ++i) {
+    clock_.Advance(5);
+    controller_->Heartbeat("n1");
+    controller_->Heartbeat("n2");
+  }
+  ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kPending; }))
+      << JobStateName(StateOf(*id));
+  EXPECT_EQ(controller_->SnapshotJobs({{*id}})[0].restart_count, 1);
+  const std::vector<Node> n1 = controller_->SnapshotNodes({"n1"});
+  EXPECT_TRUE(n1[0].drain);
+  EXPECT_EQ(n1[0].reason, "batch job launch failure");
 }
 
 TEST_F(ControllerTest, SilentNodeRequeuesOrFailsItsJobs) {

@@ -1,13 +1,17 @@
 // A fixed pool of threads running queued tasks: ctld's "act outside the lock"
 // half. Tasks may block (RPCs to noded and scriptd); the pool is sized so that a
-// few slow ones do not stall the rest. Destruction drains nothing: it stops the
-// threads after their current task and drops what is queued.
+// few slow ones do not stall the rest. A task may also be posted to run after a
+// delay (a launch tried again): until then it holds no thread. Destruction
+// drains nothing: it stops the threads after their current task and drops what
+// is queued or waiting for its time. Thread-safe.
 #ifndef SKIFF_CTLD_WORK_QUEUE_H_
 #define SKIFF_CTLD_WORK_QUEUE_H_
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,14 +24,18 @@ class WorkQueue {
   ~WorkQueue();
 
   void Post(std::function<void()> task);
+  // Queues `task` once `delay` has passed (steady clock).
+  void PostAfter(std::chrono::milliseconds delay, std::function<void()> task);
 
  private:
+  using Due = std::chrono::steady_clock::time_point;
   void Loop();
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
+  std::deque<std::function<void()>> tasks_;            // under mu_
+  std::multimap<Due, std::function<void()>> delayed_;  // under mu_: by when each is due
+  bool stopping_ = false;                              // under mu_
   std::vector<std::thread> threads_;
 };
 

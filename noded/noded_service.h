@@ -108,8 +108,9 @@ class NodedService final : public v1::Noded::Service {
   // call ran it (the others waited for its outcome).
   std::string PrologBeforeFirstStep(const v1::TaskLaunch& launch, bool* ran_here);
   // A failed Prolog: logged, this node drained and the job requeued held
-  // (node_control_). Called once the step's tasks were reported failed, so
-  // that srun has said why before the requeue ends the batch script.
+  // (node_control_). Called once the step manager has closed this node's call,
+  // which it does once srun has heard the step's end (or went away, or a bound
+  // passed), so that srun has said why before the requeue ends the batch script.
   void ReportPrologFailure(const v1::TaskLaunch& launch, const std::string& failure);
 
   const std::string node_name_;

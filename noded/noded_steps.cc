@@ -9,6 +9,12 @@
 // cancelling the node streams if the job ends here meanwhile, and sends srun
 // the last message. Writes to srun's stream are serialized by `write_mu`;
 // writes to a node's stream by that call's `mu`.
+//
+// A node's call is closed only once srun has heard the step's end (srun closes
+// its side after the last message, having printed every task's failure), or
+// srun went away, or the job ended here, or kSrunHearsTheEnd passed: a node
+// whose Prolog failed reports it when its call closes, and ctld's requeue then
+// ends the batch script and its srun, which must have said why first.
 #include <grp.h>
 #include <signal.h>
 
@@ -37,6 +43,11 @@
 
 namespace skiff {
 namespace {
+
+// How long the nodes' calls stay open after the step's last message waiting for
+// srun to close its side (it does at once unless stopped or stuck; a dead srun's
+// stream ends at once).
+constexpr std::chrono::seconds kSrunHearsTheEnd{30};
 
 std::vector<gid_t> GroupsOf(const std::string& user, gid_t gid) {
   std::vector<gid_t> groups(32);
@@ -304,7 +315,9 @@ grpc::Status NodedService::RunStep(
   StepOutcome outcome;  // under outcome_mu
   std::mutex ended_mu;  // with ended_cv: wakes the finisher as each node's tasks end
   std::condition_variable ended_cv;
-  size_t readers_done = 0;  // under ended_mu
+  size_t readers_done = 0;     // under ended_mu
+  bool srun_closed = false;    // under ended_mu: srun closed its side or went away
+  bool release_nodes = false;  // under ended_mu: the nodes' calls may close
   std::vector<std::thread> readers;
   for (auto& call_ptr : calls) {
     NodeCall* call = call_ptr.get();
@@ -339,6 +352,13 @@ grpc::Status NodedService::RunStep(
           break;
         }
       }
+      if (finished) {
+        // This node's part is told; its call stays open until srun has heard.
+        std::unique_lock<std::mutex> lock(ended_mu);
+        ++readers_done;
+        ended_cv.notify_all();
+        ended_cv.wait(lock, [&] { return release_nodes; });
+      }
       {
         std::lock_guard<std::mutex> lock(call->mu);
         call->closed = true;
@@ -360,12 +380,12 @@ grpc::Status NodedService::RunStep(
           outcome.Add(1, 0, true);
         }
         if (lost.task_exit_size() > 0) write(lost);
+        {
+          std::lock_guard<std::mutex> lock(ended_mu);
+          ++readers_done;
+        }
+        ended_cv.notify_all();
       }
-      {
-        std::lock_guard<std::mutex> lock(ended_mu);
-        ++readers_done;
-      }
-      ended_cv.notify_all();
     });
   }
   // Waits for every node's tasks, and meanwhile watches the job: its end here
@@ -403,11 +423,32 @@ grpc::Status NodedService::RunStep(
         ended_cv.wait_for(lock, std::chrono::milliseconds(100));
       }
     }
-    for (std::thread& t : readers) t.join();
     all_ended = true;
     v1::StepOutput last;
     last.set_finished(true);
     write(last);
+    bool failed = false;
+    {
+      std::lock_guard<std::mutex> lock(outcome_mu);
+      failed = outcome.failed;
+    }
+    if (failed && logger_ != nullptr) {
+      logger_->info(
+          "StepId={}.{}: a task failed to start or was lost; the nodes' calls close once srun has "
+          "heard why",
+          job_id, grant->step_id);
+    }
+    {
+      std::unique_lock<std::mutex> lock(ended_mu);
+      const auto deadline = std::chrono::steady_clock::now() + kSrunHearsTheEnd;
+      while (!srun_closed && jobs_.IsRunning(job_id) &&
+             std::chrono::steady_clock::now() < deadline) {
+        ended_cv.wait_for(lock, std::chrono::milliseconds(100));
+      }
+      release_nodes = true;
+    }
+    ended_cv.notify_all();
+    for (std::thread& t : readers) t.join();
   });
 
   // srun's input until it closes its side (after `finished`) or goes away.
@@ -432,6 +473,11 @@ grpc::Status NodedService::RunStep(
     }
     for (auto& call : calls) call->Send(forward);
   }
+  {
+    std::lock_guard<std::mutex> lock(ended_mu);
+    srun_closed = true;
+  }
+  ended_cv.notify_all();
   if (!all_ended) {
     for (auto& call : calls) call->stream->Cancel();  // srun went away: end the tasks
   }
@@ -646,7 +692,9 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     last.set_finished(true);
     peer.Write(last);
     v1::TaskInput ignored;
-    while (peer.Read(&ignored)) {  // until the step manager has passed the failure on
+    // Until the step manager closes the call, which it does once srun has heard
+    // the failure (RunStep): the report below makes ctld end the job and srun.
+    while (peer.Read(&ignored)) {
     }
     if (prolog_ran_here) ReportPrologFailure(launch, prolog);
     return;

@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/test_util.h"
@@ -53,7 +51,7 @@ std::pair<double, double> LastOfFirstAndStartOfSecond(const std::string& marks) 
 void ExpectTheCopiesNeverOverlapped(LocalCluster& cluster, uint64_t id, const std::string& marks) {
   ASSERT_TRUE(Eventually(60, [&] { return LastOfFirstAndStartOfSecond(marks).second != 0; }))
       << ShowJob(cluster, id) << ReadFile(marks);
-  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_TRUE(CopyTicked(marks, 1, 10)) << ReadFile(marks);
   const auto [first_last, second_start] = LastOfFirstAndStartOfSecond(marks);
   std::cout << "fencing: the first copy's last sign of life came " << second_start - first_last
             << " s before the requeued copy started\n";
@@ -61,6 +59,15 @@ void ExpectTheCopiesNeverOverlapped(LocalCluster& cluster, uint64_t id, const st
       << "the copies overlapped by " << first_last - second_start << " s\n"
       << ReadFile(marks);
   EXPECT_NE(ShowJob(cluster, id).find("Restarts=1 "), std::string::npos) << ShowJob(cluster, id);
+}
+
+bool CopyTicked(const std::string& marks, int copy, int ticks) {
+  auto count = [&] {
+    const std::vector<Mark> all = ReadMarks(marks);
+    return std::count_if(all.begin(), all.end(), [&](const Mark& m) { return m.copy == copy; });
+  };
+  const auto before = count();
+  return Eventually(60, [&] { return count() >= before + ticks; });
 }
 
 bool TheFirstCopyStayedDead(const std::string& marks) {

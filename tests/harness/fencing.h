@@ -39,6 +39,11 @@ void ExpectTheCopiesNeverOverlapped(LocalCluster& cluster, uint64_t id, const st
 // Whether no mark of the first copy came after the second copy's start.
 bool TheFirstCopyStayedDead(const std::string& marks);
 
+// Waits (up to 60 s) until copy `copy` has written `ticks` more marks than it
+// had at the call: a window in the job's own pace (a loaded machine slows every
+// copy alike) in which a copy that should be dead would have ticked too.
+bool CopyTicked(const std::string& marks, int copy, int ticks);
+
 }  // namespace skiff::testing
 
 #endif  // SKIFF_TESTS_HARNESS_FENCING_H_

@@ -1,14 +1,18 @@
 #include "tests/harness/local_cluster.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +37,35 @@ std::string ShellQuote(const std::string& s) {
     }
   }
   return out + "'";
+}
+
+// Job cgroups are named by node and job id (skiff/n1/job_1), the same in every
+// test cluster on this host: two at once (two test targets, or two people's
+// runs on one machine) killed, confined and removed each other's jobs. A
+// cluster that uses cgroups holds this host-wide lock for its life; the
+// process-wide count lets one process hold several such clusters at once.
+constexpr char kCgroupLockPath[] = "/tmp/skiff-test-cgroups.lock";
+std::mutex cgroup_lock_mu;
+int cgroup_lock_fd = -1;    // under cgroup_lock_mu
+int cgroup_lock_users = 0;  // under cgroup_lock_mu
+
+void LockCgroups() {
+  std::lock_guard<std::mutex> lock(cgroup_lock_mu);
+  if (cgroup_lock_users++ > 0) return;
+  cgroup_lock_fd = open(kCgroupLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (cgroup_lock_fd < 0) return;  // no lock to take: go on unguarded
+  if (flock(cgroup_lock_fd, LOCK_EX | LOCK_NB) == 0) return;
+  fprintf(stderr, "waiting for another test cluster on this host to stop using cgroups (%s)\n",
+          kCgroupLockPath);
+  while (flock(cgroup_lock_fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+void UnlockCgroups() {
+  std::lock_guard<std::mutex> lock(cgroup_lock_mu);
+  if (--cgroup_lock_users > 0 || cgroup_lock_fd < 0) return;
+  close(cgroup_lock_fd);  // releases the flock
+  cgroup_lock_fd = -1;
 }
 
 }  // namespace
@@ -104,6 +137,7 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
   if (mkdtemp(dir_template) == nullptr) return absl::InternalError("mkdtemp failed");
   // munged insists that every user can reach its socket, and jobs run as other users.
   chmod(dir_template, 0755);
+  if (options.cgroups) LockCgroups();  // released by the destructor
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(dir_template, options));
   std::map<std::string, std::string> files = options.files;
   if (options.cgroups) {
@@ -150,6 +184,7 @@ LocalCluster::~LocalCluster() {
     for (const char* controller : kV1Controllers) {
       rmdir(absl::StrCat(kCgroupMount, "/", controller, "/skiff").c_str());
     }
+    UnlockCgroups();
   }
   if (getenv("SKIFF_KEEP_CLUSTER") == nullptr) {
     RunShell(absl::StrCat("rm -rf ", ShellQuote(dir_)));

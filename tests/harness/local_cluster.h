@@ -49,7 +49,9 @@ class LocalCluster {
     // an etc/cgroup.conf constraining cores, RAM, swap and devices (unless
     // `files` brings its own). The fake GPUs are then character devices (the
     // skiff script mknods them as root). The destructor removes the nodes'
-    // skiff/<node> cgroups. Check CgroupsUnavailable() first.
+    // skiff/<node> cgroups. Check CgroupsUnavailable() first. Such clusters share
+    // the host's cgroup names (skiff/n1/job_1): one at a time per host, so Start
+    // waits for any other one's destructor.
     bool cgroups = false;
     // Environment for `skiff up`, e.g. {"SKIFF_NODE_ADDR_n2", "10.231.7.2"} and
     // {"SKIFF_NODED_PREFIX_n2", "nsenter --net=/run/netns/NS"} to run a noded in a

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -69,6 +70,39 @@ inline pid_t ParentOf(pid_t pid) {
   long parent = -1;
   fields >> state >> parent;
   return static_cast<pid_t>(parent);
+}
+
+// The state letter of `pid` (field 3 of /proc/PID/stat: R, S, D, T, Z...), or 0
+// when it is gone.
+inline char ProcessState(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren == std::string::npos || paren + 2 >= stat.size() ? 0 : stat[paren + 2];
+}
+
+// CPU seconds (user + system) `pid` has used, from /proc/PID/stat; -1 when gone.
+inline double CpuSeconds(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(paren + 1));
+  std::string skip;
+  for (int field = 3; field < 14; ++field) fields >> skip;  // state .. cmajflt
+  long long utime = 0, stime = 0;
+  if (!(fields >> utime >> stime)) return -1;
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// How many descriptors `pid` has open (entries of /proc/PID/fd), -1 when unknown.
+inline int OpenDescriptors(pid_t pid) {
+  DIR* dir = opendir(("/proc/" + std::to_string(pid) + "/fd").c_str());
+  if (dir == nullptr) return -1;
+  int count = 0;
+  while (dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') ++count;
+  }
+  closedir(dir);
+  return count;
 }
 
 // The value of `key` in `scontrol show job` output ("JobState", "Restarts"),

@@ -337,7 +337,7 @@ TEST_F(BankTest, NeverStartsMoreThanTheAccountHoldsAndChargesWhatRunsUsed) {
   // 4 CPUs are free, but 100 units allow three 30-unit jobs at a time.
   ASSERT_TRUE(Eventually(30, [&] { return Running() == 3; }));
   // The waiting jobs' reason is set by the scheduler's next pass.
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return absl::StrContains(Show(ids.back()), "Reason=AssocGrpBillingMinutes");
   })) << Show(ids.back());
   int most = 0;
@@ -349,7 +349,7 @@ TEST_F(BankTest, NeverStartsMoreThanTheAccountHoldsAndChargesWhatRunsUsed) {
       restarted = true;
       const pid_t ctld = cluster_->Pid("ctld");
       kill(ctld, SIGKILL);
-      Eventually(10, [&] { return kill(ctld, 0) != 0; });
+      Eventually(30, [&] { return kill(ctld, 0) != 0; });
       EXPECT_EQ(cluster_->Up().exit_code, 0);
       Connect();
     }

@@ -187,9 +187,9 @@ TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
   EXPECT_NE(ReadFile(absl::StrCat(home_, "/slurm-", id, ".out"))
                 .find(absl::StrCat("BB_JOB_DIR=", cluster_->dir(), "/bb/job_", id)),
             std::string::npos);
-  EXPECT_TRUE(Eventually(10, PoolsEmpty)) << Burst();
+  EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
   // --mail-type=stage_out: MailProg ran (through scriptd) with Slurm's subject.
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return ReadFile(cluster_->dir() + "/log/mail.txt")
                .find(absl::StrCat("-s Slurm Job_id=", id,
                                   " Name=stage.sh StageOut/Teardown Complete skiffalice")) !=
@@ -345,7 +345,7 @@ TEST_F(BurstBufferTest, JobWaitsForPoolSpaceThenRuns) {
                                 "true\n");
   ASSERT_EQ(second.exit_code, 0) << second.err;
   const uint64_t b = SubmittedJobIds(second.out).at(0);
-  EXPECT_TRUE(Eventually(10, [&] { return JobField(b, "Reason") == "BurstBufferResources"; }))
+  EXPECT_TRUE(Eventually(30, [&] { return JobField(b, "Reason") == "BurstBufferResources"; }))
       << JobField(b, "Reason");
   EXPECT_EQ(JobField(b, "BurstBufferState"), "pending");
   ASSERT_TRUE(Eventually(60, [&] { return JobField(b, "JobState") == "COMPLETED"; }));
@@ -377,7 +377,7 @@ TEST_F(BurstBufferTest, DataInPastStageInTimeoutHoldsTheJobAndLeavesNoProcess) {
                            "true\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
-  ASSERT_TRUE(Eventually(10, [] { return ProcessRunning("sleep 47"); }));
+  ASSERT_TRUE(Eventually(30, [] { return ProcessRunning("sleep 47"); }));
   ASSERT_TRUE(Eventually(30, [&] {
     // scontrol prints the reason with '_' for spaces, as Slurm.
     return JobField(id, "Reason").find("data_in_failed:_timed_out") != std::string::npos;
@@ -385,7 +385,7 @@ TEST_F(BurstBufferTest, DataInPastStageInTimeoutHoldsTheJobAndLeavesNoProcess) {
   EXPECT_EQ(JobField(id, "Reason").rfind("burst_buffer/lua:_", 0), 0u);
   EXPECT_EQ(JobField(id, "JobState"), "PENDING");
   EXPECT_EQ(JobField(id, "Priority"), "0");
-  EXPECT_TRUE(Eventually(5, [] { return !ProcessRunning("sleep 47"); }));
+  EXPECT_TRUE(Eventually(30, [] { return !ProcessRunning("sleep 47"); }));
   // scancel tears the held job's buffer down.
   EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", id)).exit_code, 0);
   EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
@@ -397,10 +397,10 @@ TEST_F(BurstBufferTest, ScancelDuringDataInKillsItsProcessGroupQuickly) {
                            "true\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const uint64_t id = SubmittedJobIds(r.out).at(0);
-  ASSERT_TRUE(Eventually(10, [] { return ProcessRunning("sleep 53"); }));
+  ASSERT_TRUE(Eventually(30, [] { return ProcessRunning("sleep 53"); }));
   ASSERT_EQ(cluster_->RunAs("skiffalice", absl::StrCat("scancel ", id)).exit_code, 0);
   const auto cancelled = std::chrono::steady_clock::now();
-  ASSERT_TRUE(Eventually(5, [] { return !ProcessRunning("sleep 53"); }));
+  ASSERT_TRUE(Eventually(30, [] { return !ProcessRunning("sleep 53"); }));
   EXPECT_LE(std::chrono::steady_clock::now() - cancelled, std::chrono::seconds(2));
   EXPECT_EQ(JobField(id, "JobState"), "CANCELLED");
   EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
@@ -474,7 +474,7 @@ TEST_F(BurstBufferTest, CtldKilledDuringStageInStagesInAgainAndLeaksNothing) {
   const uint64_t id = SubmittedJobIds(r.out).at(0);
   ASSERT_TRUE(Eventually(20, [&] { return JobField(id, "BurstBufferState") == "staging-in"; }));
   ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
-  ASSERT_TRUE(Eventually(10, [] { return !ProcessRunning("sleep 4 "); }));
+  ASSERT_TRUE(Eventually(30, [] { return !ProcessRunning("sleep 4 "); }));
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
       << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;

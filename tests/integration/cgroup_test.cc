@@ -257,7 +257,7 @@ TEST_F(CgroupTest, ARestartedNodedKeepsARunningJobsCpusAndCgroup) {
   }));
   const pid_t noded = cluster_->Pid("noded-n4");
   ASSERT_EQ(kill(noded, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(5, [&] { return !Alive(noded); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
   CommandResult up = cluster_->Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   ASSERT_TRUE(Eventually(30, [&] {

@@ -106,7 +106,7 @@ TEST_F(ClusterUpTest, UpRestartsOnlyTheKilledDaemon) {
   const pid_t n2 = cluster_->Pid("noded-n2");
   ASSERT_TRUE(Alive(n2));
   ASSERT_EQ(kill(n2, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(5, [&] { return !Alive(n2) || getpgid(n2) < 0; }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(n2) || getpgid(n2) < 0; }));
 
   CommandResult up = cluster_->Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
@@ -148,7 +148,7 @@ TEST_F(ClusterUpTest, ScriptdExitsWhenCtldIsKilled) {
   const pid_t scriptd = atoi(child.out.c_str());
   ASSERT_GT(scriptd, 0) << child.out;
   ASSERT_EQ(kill(ctld, SIGKILL), 0);
-  EXPECT_TRUE(Eventually(10,
+  EXPECT_TRUE(Eventually(30,
                          [&] {
                            CommandResult state = RunShell("cat /proc/" + std::to_string(scriptd) +
                                                           "/stat 2>/dev/null");

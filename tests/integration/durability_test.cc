@@ -114,7 +114,7 @@ TEST_F(DurabilityTest, FullStateDirectoryRefusesWithTheRealCauseAndRecovers) {
   const pid_t ctld = cluster_->Pid("ctld");
   ASSERT_GT(ctld, 0);
   kill(ctld, SIGKILL);
-  ASSERT_TRUE(Eventually(10, [&] { return !Alive(ctld); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(ctld); }));
   ASSERT_EQ(RunShell(absl::StrCat("rm -f ", mount_, "/filler")).exit_code, 0);
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
@@ -151,7 +151,7 @@ TEST_F(DurabilityTest, ALostDatabaseIsRefusedUntilTheAdminAsksForAFreshStart) {
 
   const pid_t ctld = cluster_->Pid("ctld");
   ASSERT_EQ(kill(ctld, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(10, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_TRUE(Eventually(30, [&] { return kill(ctld, 0) != 0; }));
   ASSERT_EQ(RunShell(absl::StrCat(": > ", state, "/ctld.db && rm -f ", state, "/ctld.db-wal ",
                                   state, "/ctld.db-shm"))
                 .exit_code,
@@ -204,7 +204,7 @@ TEST_F(DurabilityTest, UpdateIsAllOrNothingAndCommentIsKept) {
   // Stored, not just in memory: it survives a restart of ctld.
   const pid_t ctld = cluster_->Pid("ctld");
   kill(ctld, SIGKILL);
-  ASSERT_TRUE(Eventually(10, [&] { return !Alive(ctld); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(ctld); }));
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h").exit_code == 0; }));
   EXPECT_NE(Show(id).find("Comment=rerun_of_41"), std::string::npos) << Show(id);

@@ -15,7 +15,6 @@
 #include <chrono>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -53,6 +52,16 @@ std::vector<pid_t> StartFlood(int port, int processes, int per_process) {
     if (child > 0) children.push_back(child);
   }
   return children;
+}
+
+// Waits (up to 60 s) until every child of the flood has opened its connections.
+bool FloodOpen(const std::vector<pid_t>& children, int per_process) {
+  return Eventually(60, [&] {
+    for (pid_t child : children) {
+      if (OpenDescriptors(child) < per_process) return false;
+    }
+    return true;
+  });
 }
 
 void StopFlood(const std::vector<pid_t>& children) {
@@ -102,7 +111,7 @@ class FloodTest : public ::testing::Test {
 TEST_F(FloodTest, CtldServesNodesAndUsersThroughAFloodAndAnswersAtOnceAfterIt) {
   CapFiles(cluster_->Pid("ctld"), 512);
   std::vector<pid_t> flood = StartFlood(ctld_port_, 21, 1000);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_TRUE(FloodOpen(flood, 1000));
   // During the flood: a user's command and a job get through, nodes stay up.
   std::string out;
   const double during = Timed(*cluster_, "sinfo -h", &out);
@@ -119,8 +128,14 @@ TEST_F(FloodTest, CtldServesNodesAndUsersThroughAFloodAndAnswersAtOnceAfterIt) {
     if (ids.empty())
       std::cout << "sbatch attempt " << attempt << " during the flood: " << submit.err;
   }
+  if (ids.empty()) StopFlood(flood);
   ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // The job starts while the flood goes on.
+  EXPECT_TRUE(Eventually(60, [&] {
+    const std::string state =
+        ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", ids[0])).out, "JobState");
+    return state == "RUNNING" || state == "COMPLETING" || state == "COMPLETED";
+  }));
   StopFlood(flood);
 
   const double after = Timed(*cluster_, "sinfo -h -N", &out);
@@ -139,15 +154,22 @@ TEST_F(FloodTest, CtldServesNodesAndUsersThroughAFloodAndAnswersAtOnceAfterIt) {
 TEST_F(FloodTest, ANodedTakesJobsThroughAFloodAndAfterIt) {
   CapFiles(cluster_->Pid("noded-n1"), 256);
   std::vector<pid_t> flood = StartFlood(n1_port_, 8, 1000);
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_TRUE(FloodOpen(flood, 1000));
   std::vector<uint64_t> ids;
   for (int i = 0; i < 4; ++i) {
     CommandResult submit = cluster_->Run("sbatch -w n1 -o /dev/null --wrap=true");
     std::vector<uint64_t> one = SubmittedJobIds(submit.out);
-    ASSERT_EQ(one.size(), 1u) << submit.out << submit.err;
-    ids.push_back(one[0]);
+    EXPECT_EQ(one.size(), 1u) << submit.out << submit.err;
+    ids.insert(ids.end(), one.begin(), one.end());
   }
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // They start while the flood goes on.
+  for (uint64_t id : ids) {
+    EXPECT_TRUE(Eventually(60, [&] {
+      const std::string state =
+          ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, "JobState");
+      return state == "RUNNING" || state == "COMPLETING" || state == "COMPLETED";
+    })) << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  }
   StopFlood(flood);
   for (int i = 0; i < 4; ++i) {
     CommandResult submit = cluster_->Run("sbatch -w n1 -o /dev/null --wrap=true");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -21,12 +22,23 @@ TEST(HealthCheckTest, AFailingCheckDrainsAndAPassingOneUndrainsOnlyItsOwnDrain) 
   options.extra_config =
       "HealthCheckProgram=@DIR@/etc/health.sh\nHealthCheckInterval=1\nHealthCheckNodeState=ANY\n";
   options.files["etc/health.sh"] =
-      "#!/bin/sh\nif [ -e @DIR@/bad ]; then echo 'scratch full'; echo detail >&2; exit 1; fi\n";
+      "#!/bin/sh\necho run >> @DIR@/runs\n"
+      "if [ -e @DIR@/bad ]; then echo 'scratch full'; echo detail >&2; exit 1; fi\n";
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
   const std::string bad = cluster.dir() + "/bad";
   auto node = [&] { return cluster.Run("scontrol show node n1").out; };
+  // Waits until the check has started twice more: the run before the second
+  // one has been dealt with (one thread runs them in turn).
+  auto two_more_checks = [&] {
+    auto runs = [&] {
+      const std::string text = ReadFile(cluster.dir() + "/runs");
+      return std::count(text.begin(), text.end(), '\n');
+    };
+    const auto before = runs();
+    return Eventually(60, [&] { return runs() >= before + 2; });
+  };
   auto drained_for = [&](const std::string& reason) {
     const std::string shown = node();
     return shown.find("DRAIN") != std::string::npos &&
@@ -35,7 +47,7 @@ TEST(HealthCheckTest, AFailingCheckDrainsAndAPassingOneUndrainsOnlyItsOwnDrain) 
 
   ASSERT_TRUE(Eventually(20, [&] { return node().find("State=IDLE") != std::string::npos; }))
       << node();
-  sleep(2);
+  ASSERT_TRUE(two_more_checks());
   EXPECT_EQ(node().find("DRAIN"), std::string::npos) << "a passing check drains nothing\n"
                                                      << node();
 
@@ -47,10 +59,10 @@ TEST(HealthCheckTest, AFailingCheckDrainsAndAPassingOneUndrainsOnlyItsOwnDrain) 
       << node();
 
   ASSERT_EQ(cluster.Run("scontrol update NodeName=n1 State=DRAIN Reason=maintenance").exit_code, 0);
-  sleep(3);
+  ASSERT_TRUE(two_more_checks());
   EXPECT_TRUE(drained_for("maintenance")) << "an admin's drain stays\n" << node();
   std::ofstream(bad) << "";
-  sleep(3);
+  ASSERT_TRUE(two_more_checks());
   EXPECT_TRUE(drained_for("maintenance")) << "and keeps its reason\n" << node();
   EXPECT_NE(cluster.Log("noded-n1.log").find("HealthCheckProgram"), std::string::npos);
 }

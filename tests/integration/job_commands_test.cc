@@ -6,10 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <regex>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
@@ -331,24 +329,28 @@ TEST_F(JobCommandsTest, TestOnlyEstimatesAndSubmitsNothing) {
 
 TEST_F(JobCommandsTest, SuspendStopsAJobAndResumeContinuesIt) {
   const std::string counter = cluster_->dir() + "/counter";
-  const std::string id = Submit("-o /dev/null --wrap='i=0; while true; do i=$((i+1)); echo $i > " +
-                                counter + "; sleep 0.1; done'");
+  const std::string shell = cluster_->dir() + "/counter.pid";
+  const std::string id =
+      Submit("-o /dev/null --wrap='echo $$ > " + shell +
+             "; i=0; while true; do i=$((i+1)); echo $i > " + counter + "; sleep 0.1; done'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
-  ASSERT_TRUE(Eventually(10, [&] { return !ReadFile(counter).empty(); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !ReadFile(counter).empty(); }));
   CommandResult r = cluster_->Run("scontrol suspend " + id);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Field(id, "JobState"), "SUSPENDED");
   EXPECT_EQ(cluster_->Run("squeue -h -o %t -j " + id).out, "S\n");
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // a signal in flight lands
+  // No progress while suspended: the shell that counts is stopped.
+  const pid_t writer = static_cast<pid_t>(atoi(ReadFile(shell).c_str()));
+  ASSERT_GT(writer, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return ProcessState(writer) == 'T'; }))
+      << "state " << ProcessState(writer);
   const std::string stopped = ReadFile(counter);
-  std::this_thread::sleep_for(std::chrono::seconds(1));
-  EXPECT_EQ(ReadFile(counter), stopped);  // no progress while suspended
   r = cluster_->Run("scontrol suspend " + id);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "Job is not running for job " + id + "\n");
   ASSERT_EQ(cluster_->Run("scontrol resume " + id).exit_code, 0);
   EXPECT_EQ(Field(id, "JobState"), "RUNNING");
-  EXPECT_TRUE(Eventually(10, [&] { return ReadFile(counter) != stopped; }));
+  EXPECT_TRUE(Eventually(30, [&] { return ReadFile(counter) != stopped; }));
   cluster_->Run("scancel " + id);
   EXPECT_TRUE(WaitForField(id, "JobState", "CANCELLED"));
 }

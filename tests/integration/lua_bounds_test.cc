@@ -107,8 +107,10 @@ end
 
   // SIGTERM while a hook is looping: ctld still stops (the hook ends at its
   // budget and shutdown goes on).
+  const double busy_before = CpuSeconds(ctld);
   std::thread looping([&] { SubmitWithBb(); });
-  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // The hook is looping once ctld burns CPU (idle, it uses next to none).
+  EXPECT_TRUE(Eventually(30, [&] { return CpuSeconds(ctld) >= busy_before + 0.5; }));
   EXPECT_TRUE(StopsOnSigterm(20)) << cluster_->Log("ctld.log");
   looping.join();
 }

@@ -5,6 +5,7 @@
 // it, a failing Epilog drains the node and the job's result stands. A
 // multi-node job runs them on every node (Slurm's default: no PrologFlags=Alloc).
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <memory>
@@ -19,11 +20,17 @@
 namespace skiff::testing {
 namespace {
 
-// Each script logs what it saw; a flag file fail-<script>-<node> makes it fail.
+// Each script logs what it saw; a flag file fail-<script>-<node> makes it fail,
+// and stop-srun-<script>-<node> makes it first stop the srun whose pid the job
+// wrote to srun-<job>.pid (srun then reads nothing, as on a loaded machine).
 constexpr char kNodeScript[] =
     "#!/bin/sh\n"
     "echo \"$SLURM_JOB_ID $SLURM_JOB_USER $SLURMD_NODENAME $SLURM_SCRIPT_CONTEXT\" "
     ">> @DIR@/scripts.log\n"
+    "if [ -e @DIR@/stop-srun-$SLURM_SCRIPT_CONTEXT-$SLURMD_NODENAME ]; then\n"
+    "  while [ ! -s @DIR@/srun-$SLURM_JOB_ID.pid ]; do sleep 0.1; done\n"
+    "  kill -STOP \"$(cat @DIR@/srun-$SLURM_JOB_ID.pid)\"\n"
+    "fi\n"
     "if [ -e @DIR@/fail-$SLURM_SCRIPT_CONTEXT-$SLURMD_NODENAME ]; then\n"
     "  echo \"no scratch on $SLURMD_NODENAME\"; exit 3\n"
     "fi\n";
@@ -118,7 +125,7 @@ TEST_F(NodeScriptsTest, AFailingEpilogDrainsTheNodeAndTheJobCompletes) {
   ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
   const std::string id = Submit("-w n1 -o /dev/null --wrap=true");
   ASSERT_TRUE(WaitFor(id, "JobState=COMPLETED")) << Show("job " + id);
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return absl::StrContains(Show("node n1"), "Reason=Epilog error");
   })) << Show("node n1");
   ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-epilog_slurmd-n1").exit_code, 0);
@@ -140,7 +147,7 @@ TEST_F(NodeScriptsTest, AMultiNodeJobRunsTheScriptsOnEveryNode) {
   EXPECT_TRUE(absl::StrContains(output, "\nn[1-2] 2 1(x2)\n")) << output;
   EXPECT_TRUE(absl::EndsWith(output, "\nn1\nn2\n")) << output;
   // Both nodes given back together once the job has ended.
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     return cluster_->Run("sinfo -h -N -n 'n[1-2]' -o %T").out == "idle\nidle\n";
   })) << cluster_->Run("sinfo -N").out;
   const std::string log = ReadFile(Dir() + "/scripts.log");
@@ -172,11 +179,32 @@ TEST_F(NodeScriptsTest, AFailingEpilogOnAnotherNodeOfTheJobDrainsThatNode) {
   ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
 }
 
+// The failing node reports (drain, requeue, which ends the batch script and its
+// srun) only once srun has heard why its step failed: here srun is stopped
+// before the failure reaches it, and nothing is reported until it goes on.
 TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeuesTheJobHeld) {
   ASSERT_EQ(cluster_->Run("touch " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  ASSERT_EQ(cluster_->Run("touch " + Dir() + "/stop-srun-prolog_slurmd-n2").exit_code, 0);
   const std::string out = Dir() + "/stepprolog-%j.out";
   const std::string id =
-      Submit("-N2 -o " + out + " --wrap='srun -N2 -n2 true; echo srun=$?; sleep 30'");
+      Submit("-N2 -o " + out + " --wrap='srun -N2 -n2 true & echo $! > " + Dir() +
+             "/srun-$SLURM_JOB_ID.pid; wait $!; echo srun=$?; sleep 30'");
+  // The step manager (n1) has sent srun the failure and the step's end, or
+  // (the race this guards against) n2 reported before srun heard.
+  const std::string waiting = absl::StrCat("StepId=", id, ".0: a task failed to start");
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           return absl::StrContains(cluster_->Log("noded-n1.log"), waiting) ||
+                                  absl::StrContains(Show("node n2"), "Prolog error");
+                         }))
+      << Show("job " + id) << cluster_->Log("noded-n1.log");
+  EXPECT_FALSE(absl::StrContains(Show("node n2"), "Prolog error")) << Show("node n2");
+  EXPECT_EQ(ScontrolField(Show("job " + id), "Restarts"), "0") << Show("job " + id);
+  // srun goes on, prints why its step failed and closes its stream: then n2 reports.
+  const pid_t srun =
+      static_cast<pid_t>(std::stol("0" + ReadFile(absl::StrCat(Dir(), "/srun-", id, ".pid"))));
+  ASSERT_GT(srun, 0);
+  ASSERT_EQ(kill(srun, SIGCONT), 0);
   ASSERT_TRUE(WaitFor(id, "Restarts=1")) << Show("job " + id);
   const std::string held = Show("job " + id);
   EXPECT_TRUE(absl::StrContains(held, "JobState=PENDING")) << held;
@@ -186,7 +214,11 @@ TEST_F(NodeScriptsTest, AFailingPrologBeforeAStepOnAnotherNodeDrainsItAndRequeue
                                                      ".0 failed on node n2: Job prolog failed")))
       << output;
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
-  ASSERT_EQ(cluster_->Run("rm " + Dir() + "/fail-prolog_slurmd-n2").exit_code, 0);
+  ASSERT_EQ(
+      cluster_
+          ->Run("rm " + Dir() + "/fail-prolog_slurmd-n2 " + Dir() + "/stop-srun-prolog_slurmd-n2")
+          .exit_code,
+      0);
   ASSERT_EQ(cluster_->Run("scontrol update NodeName=n2 State=RESUME").exit_code, 0);
 }
 

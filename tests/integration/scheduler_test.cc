@@ -168,7 +168,7 @@ TEST_F(SchedulerTest, AfterOkChainRunsInOrderAndFailedParentNeverSatisfies) {
                                                  " --wrap='echo C >> chain.txt'"));
   ASSERT_EQ(c.exit_code, 0) << c.err;
   const uint64_t c_id = SubmittedJobIds(c.out).at(0);
-  EXPECT_TRUE(Eventually(10, [&] { return JobField(c_id, "Reason") == "Dependency"; }));
+  EXPECT_TRUE(Eventually(30, [&] { return JobField(c_id, "Reason") == "Dependency"; }));
   ASSERT_TRUE(Eventually(60, [&] { return JobField(c_id, "JobState") == "COMPLETED"; }));
   EXPECT_EQ(ReadFile(log), "A\nB\nC\n");
 

@@ -167,7 +167,7 @@ TEST_F(SecurityTest, OneUsersConnectionsNeverCrowdOutRootOrOtherUsers) {
   EXPECT_NE(id, 0u);
   // What alice still holds, once her channels have seen ctld close the rest.
   int alice_open = 0;
-  EXPECT_TRUE(Eventually(10, [&] {
+  EXPECT_TRUE(Eventually(30, [&] {
     alice_open = 0;
     for (const auto& channel : held) {
       if (channel->GetState(false) == GRPC_CHANNEL_READY) ++alice_open;

@@ -314,7 +314,7 @@ TEST_F(StepsTest, KillingTheStepManagerFailsItsStepsAndTheJobGoesOn) {
   const pid_t noded = cluster_->Pid("noded-n2");
   ASSERT_GT(noded, 0);
   ASSERT_EQ(kill(noded, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(10, [&] { return !Alive(noded); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   // srun hears its step manager went away; the job goes on and ends on its own.
   ASSERT_TRUE(Eventually(60, [&] {
@@ -406,7 +406,7 @@ TEST_F(StepsTest, StepIdsAreNotReusedAfterTheStepManagerRestarts) {
   const pid_t noded = cluster_->Pid("noded-n1");
   ASSERT_GT(noded, 0);
   ASSERT_EQ(kill(noded, SIGKILL), 0);
-  ASSERT_TRUE(Eventually(10, [&] { return !Alive(noded); }));
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   cluster_->Run("touch " + dir + "/go");
   const std::string rows = "sacct -P -n -j " + id + " -o JobID,State";

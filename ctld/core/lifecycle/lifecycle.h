@@ -301,11 +301,11 @@ class Lifecycle {
   const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
   uint64_t next_job_id() const { return next_job_id_; }
   std::string NodeTarget(const std::string& node_name) const;
-
- private:
-  // A prolog or launch report still about the job's current start.
+  // A prolog or launch report still about the job's current start (the job is
+  // CONFIGURING in the start `restart_count` names).
   bool StillStarting(uint64_t job_id, int restart_count) const;
 
+ private:
   struct Reservation {
     uid_t uid = 0;
     std::string qos;
