@@ -26,6 +26,17 @@ inline std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+// The last SlurmctldPort= line of a skiff.conf (later lines win); "" if none.
+inline std::string CtldPort(const std::string& conf) {
+  const std::string text = ReadFile(conf);
+  const std::regex key("SlurmctldPort=(\\d+)");
+  std::string port;
+  for (std::sregex_iterator it(text.begin(), text.end(), key), end; it != end; ++it) {
+    port = (*it)[1];
+  }
+  return port;
+}
+
 // Polls `predicate` every 200 ms for up to `seconds`; true as soon as it holds.
 // For waiting on daemons, never for timing: a loaded machine only makes it slower.
 template <typename Predicate>

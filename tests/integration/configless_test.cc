@@ -21,17 +21,6 @@
 namespace skiff::testing {
 namespace {
 
-// The last SlurmctldPort= line of skiff.conf (later lines win).
-std::string CtldPort(const std::string& conf) {
-  const std::string text = ReadFile(conf);
-  const std::regex key("SlurmctldPort=(\\d+)");
-  std::string port;
-  for (std::sregex_iterator it(text.begin(), text.end(), key), end; it != end; ++it) {
-    port = (*it)[1];
-  }
-  return port;
-}
-
 bool NodeResponding(const LocalCluster& cluster, const std::string& node) {
   CommandResult r = cluster.Run("sinfo -h -N -n " + node + " -o '%N %t'");
   return r.exit_code == 0 && r.out.find(node + " idle\n") != std::string::npos;

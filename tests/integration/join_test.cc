@@ -39,17 +39,6 @@ int FreePort() {
   return ntohs(addr.sin_port);
 }
 
-// The last SlurmctldPort= line of skiff.conf.
-std::string CtldPort(const std::string& conf) {
-  const std::string text = ReadFile(conf);
-  const std::regex key("SlurmctldPort=(\\d+)");
-  std::string port;
-  for (std::sregex_iterator it(text.begin(), text.end(), key), end; it != end; ++it) {
-    port = (*it)[1];
-  }
-  return port;
-}
-
 // The token in `skiff token create`'s output ("  skiff join HOST:PORT --token T").
 std::string TokenIn(const std::string& out) {
   std::smatch m;

@@ -191,8 +191,8 @@ int ThreadsOf(pid_t pid) {
 // with 256 it failed on CI's machine).
 TEST_F(SecurityTest, StepStreamsCannotPinANodedsThreads) {
   constexpr int kCap = 16;
-  StartCluster(absl::StrCat("SlurmdParameters=config_overrides,max_step_streams_per_user=", kCap,
-                            "\n"));
+  StartCluster(
+      absl::StrCat("SlurmdParameters=config_overrides,max_step_streams_per_user=", kCap, "\n"));
   auto config = LoadConfig(cluster_->conf_path());
   ASSERT_TRUE(config.ok()) << config.status();
   std::string target;
