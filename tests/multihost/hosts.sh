@@ -151,7 +151,7 @@ mh_wait_booted() {
   for i in $(seq 1 600); do
     leader=$(mh_leader "$name")
     if [ -n "$leader" ]; then
-      state=$(nsenter -t "$leader" -a systemctl is-system-running 2>/dev/null || true)
+      state=$(nsenter -t "$leader" -a -r -w systemctl is-system-running 2>/dev/null || true)
       case "$state" in running | degraded) break ;; esac
     fi
     kill -0 "${MH_PID[$name]}" 2>/dev/null || break
@@ -170,12 +170,13 @@ mh_wait_booted() {
 }
 
 # mh_run NAME COMMAND...: runs COMMAND on NAME as root would at its shell.
+# (nsenter -r -w: the machine's root, also when this runs in a chroot.)
 mh_run() {
   local name=$1 leader
   shift
   leader=$(mh_leader "$name")
   [ -n "$leader" ] || { echo "host $name is not running" >&2; return 1; }
-  nsenter -t "$leader" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+  nsenter -t "$leader" -a -r -w env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     HOME=/root LANG=C.UTF-8 TERM=dumb bash -c 'cd /root && eval "$1"' mh "$*"
 }
 

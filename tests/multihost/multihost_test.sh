@@ -44,9 +44,12 @@ waitfor() {
 }
 
 [ "$(id -u)" = 0 ] || fail "needs root (machines are booted with systemd-nspawn)"
-for tool in systemd-nspawn debootstrap dpkg-deb nsenter; do
+for tool in systemd-nspawn debootstrap dpkg-deb nsenter mountpoint; do
   command -v "$tool" >/dev/null || fail "$tool is missing: run ./skiff setup"
 done
+# systemd-nspawn makes / a slave mount: in a chroot whose root is no mount of
+# its own it fails with "Failed to mount n/a ... on /".
+mountpoint -q / || fail "/ is not a mount point (in a chroot, first: mount --bind DIR DIR)"
 
 # The README's block after the marker "<!-- multihost_test: NAME -->".
 readme_block() {
