@@ -59,14 +59,14 @@ namespace skiff {
 struct JobManagerOptions {
   std::string spool_dir;        // SlurmdSpoolDir with %n substituted; must exist
   std::string node_name;        // SLURMD_NODENAME
-  // SKIFF_CONF in every job's environment here: a configless noded's cached
-  // skiff.conf, since the path the job was submitted with names a file on the
-  // submit host (Slurm's slurmd sets SLURM_CONF so). Empty: the job keeps its own.
-  std::string job_conf_path;
   std::string shepherd_binary;  // see FindShepherdBinary
   int kill_wait = 30;           // KillWait: seconds TERM -> KILL for abandoned jobs
   std::chrono::milliseconds poll_interval{20};
   std::chrono::milliseconds ready_timeout{10000};  // Launch's wait for the shepherd
+  // SKIFF_CONF in every job's environment here: a configless noded's cached
+  // skiff.conf, since the path the job was submitted with names a file on the
+  // submit host (Slurm's slurmd sets SLURM_CONF so). Empty: the job keeps its own.
+  std::string job_conf_path;
   // Fencing (SkiffConfig::FenceLeaseSeconds): a job whose lease is not renewed
   // within this is killed by its shepherd. 0 = no lease, no fencing.
   std::chrono::seconds fence_lease{0};
