@@ -60,8 +60,8 @@ Job FinishedJob(uint64_t id, std::mt19937_64& rng) {
   job.start_time = end - 300;
   job.end_time = end;
   job.nodes = {"gpu" + std::to_string(id % 16)};
-  job.cpus_per_node = 4;
-  job.mem_per_node_mb = 16000;
+  job.cpus_by_node = {4};
+  job.mem_by_node_mb = {16000};
   job.gpu_indices = {static_cast<int>(id % 4)};
   job.gpus_by_node = {job.gpu_indices};
   job.launched = true;

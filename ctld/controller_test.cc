@@ -379,7 +379,7 @@ TEST_F(ControllerTest, FinishedJobsAccrueFairShareUsageThatSurvivesARestart) {
   ASSERT_TRUE(controller_->JobComplete("n1", {id, true, 0, 0, ""}).ok());
   ASSERT_TRUE(Eventually([&] { return StateOf(id) == JobState::kCompleted; }));
   const Job job = controller_->SnapshotJobs({{id}})[0];
-  const double expected = job.cpus_per_node * 100.0;  // one node, 100 s, UsageFactor 1
+  const double expected = job.CpusOn(0) * 100.0;  // one node, 100 s, UsageFactor 1
   EXPECT_NEAR(controller_->UserUsage(job.user_name).usage, expected, 1e-6);
   // Persisted: a new controller on the same store starts with it.
   ASSERT_TRUE(Eventually([&] { return store_.LoadRecords("usage")->size() == 1; }));

@@ -74,7 +74,7 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   const std::string nodelist = CompressHostlist(job.nodes);
   const std::string id = absl::StrCat(job.id);
   const std::string nodes = absl::StrCat(job.nodes.size());
-  const std::string cpus = absl::StrCat(job.cpus_per_node);
+  const std::string cpus = absl::StrCat(job.CpusOn(0));
   env["SLURM_JOB_ID"] = id;
   env["SLURM_JOBID"] = id;
   env["SLURM_JOB_NAME"] = job.name;
@@ -93,15 +93,17 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   if (spec.ntasks_per_node() > 0) {
     env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(spec.ntasks_per_node());
   }
-  const size_t node_count = std::max<size_t>(1, job.nodes.size());
-  env["SLURM_JOB_CPUS_PER_NODE"] = SlurmCountList(std::vector<int>(node_count, job.cpus_per_node));
-  env["SLURM_TASKS_PER_NODE"] = SlurmCountList(TasksPerNode(job.request.ntasks, node_count));
+  env["SLURM_JOB_CPUS_PER_NODE"] = SlurmCountList(job.cpus_by_node);
+  env["SLURM_TASKS_PER_NODE"] =
+      SlurmCountList(job.tasks_by_node.size() == job.nodes.size()
+                         ? job.tasks_by_node
+                         : TasksPerNode(job.request.ntasks, std::max<size_t>(1, job.nodes.size())));
   if (job.request.mem_per_cpu_mb > 0 && job.request.mem_per_node_mb == 0) {
     env["SLURM_MEM_PER_CPU"] = absl::StrCat(job.request.mem_per_cpu_mb);
   } else {
     // No --mem: the job may use the whole node, as Slurm without memory limits.
     env["SLURM_MEM_PER_NODE"] =
-        absl::StrCat(job.mem_per_node_mb > 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
+        absl::StrCat(job.MemOnMb(0) > 0 ? job.MemOnMb(0) : facts.node_real_memory_mb);
   }
   env["SLURM_SUBMIT_DIR"] = spec.submit_dir();
   env["SLURM_SUBMIT_HOST"] = spec.submit_host();
@@ -163,8 +165,8 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
   }
   request.set_stdin_path(spec.stdin_path());
   request.set_time_limit(job.request.time_limit);
-  request.set_cpus(job.cpus_per_node);
-  request.set_memory_mb(job.mem_per_node_mb);
+  request.set_cpus(job.CpusOn(0));
+  request.set_memory_mb(job.MemOnMb(0));
   for (int gpu : job.gpu_indices) request.add_gpu_indices(gpu);
   request.set_run(job.restart_count + 1);
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;
@@ -174,8 +176,8 @@ v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
     v1::JobNode* node = request.add_allocation();
     node->set_name(job.nodes[i]);
     node->set_address(facts.node_targets[i]);
-    node->set_cpus(job.cpus_per_node);
-    node->set_memory_mb(job.mem_per_node_mb != 0 ? job.mem_per_node_mb : facts.node_real_memory_mb);
+    node->set_cpus(job.CpusOn(i));
+    node->set_memory_mb(job.MemOnMb(i) != 0 ? job.MemOnMb(i) : facts.node_real_memory_mb);
     const std::vector<int>& gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
                                    : i == 0                    ? job.gpu_indices
                                                                : std::vector<int>{};

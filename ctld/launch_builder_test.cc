@@ -16,8 +16,9 @@ Job RunningJob() {
   job.request.partition = "gpu";
   job.request.ntasks = 2;
   job.nodes = {"n3", "n4"};
-  job.cpus_per_node = 1;
-  job.mem_per_node_mb = 500;
+  job.cpus_by_node = {1, 1};
+  job.mem_by_node_mb = {500, 500};
+  job.tasks_by_node = {1, 1};
   job.request.mem_per_node_mb = 500;
   job.gpu_indices = {0, 1};
   return job;
@@ -65,8 +66,15 @@ TEST(JobEnvironment, CarriesSlurmVariablesOverTheUsersOwn) {
   spec.set_ntasks(3);
   Job three_tasks = RunningJob();
   three_tasks.request.ntasks = 3;
+  three_tasks.cpus_by_node = {2, 1};
+  three_tasks.tasks_by_node = {2, 1};
   env = JobEnvironment(three_tasks, spec, {"lab", "/etc/skiff/skiff.conf", 4000});
   EXPECT_EQ(env["SLURM_NTASKS"], "3");
+  EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2,1");
+  EXPECT_EQ(env["SLURM_JOB_CPUS_PER_NODE"], "2,1");
+  // A record from before per-node tasks: blocks as Slurm lays them out.
+  three_tasks.tasks_by_node.clear();
+  env = JobEnvironment(three_tasks, spec, {"lab", "/etc/skiff/skiff.conf", 4000});
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2,1");
 }
 

@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   skiff::SbatchRawOptions o;
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
   bool hold = false, immediate = false;
+  bool overcommit = false, spread_job = false, use_min_nodes = false;
   int verbose = 0;
   app.add_option("-A,--account", o.account);
   app.add_option("-b,--begin", o.begin);
@@ -117,6 +118,10 @@ int main(int argc, char** argv) {
   app.add_option("--nice", o.nice)->expected(0, 1);
   app.add_flag("--no-shell", no_shell);
   app.add_option("-n,--ntasks", o.ntasks);
+  app.add_option("--mincpus", o.mincpus);
+  app.add_flag("-O,--overcommit", overcommit);
+  app.add_flag("--spread-job", spread_job);
+  app.add_flag("--use-min-nodes", use_min_nodes);
   app.add_option("--ntasks-per-node", o.ntasks_per_node);
   app.add_option("-N,--nodes", o.nodes);
   app.add_option("-w,--nodelist", o.nodelist);
@@ -142,6 +147,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (hold) o.hold = true;
+  if (overcommit) o.overcommit = true;
+  if (spread_job) o.spread_job = true;
+  if (use_min_nodes) o.use_min_nodes = true;
   if (command.empty() && !no_shell) {
     const char* shell = getenv("SHELL");
     command = {shell != nullptr && *shell != '\0' ? shell : "/bin/sh"};

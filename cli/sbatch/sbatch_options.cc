@@ -42,7 +42,6 @@ constexpr const char* kIgnoredWithValue[] = {
     "-m,--distribution",
     "--time-min",
     "--tmp",
-    "--mincpus",
     "--cpus-per-gpu",
     "--gpus-per-task",
     "--acctg-freq",
@@ -71,8 +70,7 @@ constexpr const char* kIgnoredWithValue[] = {
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "-k,--no-kill",    "-O,--overcommit",    "--contiguous", "--spread-job",
-    "--use-min-nodes", "-s,--oversubscribe", "--reboot",     "--ignore-pbs",
+    "-k,--no-kill", "--contiguous", "-s,--oversubscribe", "--reboot", "--ignore-pbs",
 };
 
 // The long name of a name list: "-w,--nodelist" -> "--nodelist".
@@ -179,6 +177,10 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--open-mode", &O::open_mode),
         Text("--ntasks-per-node,--tasks-per-node", &O::ntasks_per_node),
         Text("--priority", &O::priority),
+        Text("--mincpus", &O::mincpus),
+        Flag("-O,--overcommit", &O::overcommit),
+        Flag("--spread-job", &O::spread_job),
+        Flag("--use-min-nodes", &O::use_min_nodes),
         Text("--wrap", &O::wrap),
         Text("-a,--array", &O::array),
         Text("-w,--nodelist", &O::nodelist),
@@ -782,6 +784,9 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
   // A set but empty SBATCH_EXCLUSIVE means a bare --exclusive.
   if (o.exclusive && o.exclusive->empty()) o.exclusive = "exclusive";
   if (env.count("SBATCH_WAIT")) o.wait = true;
+  if (env.count("SBATCH_OVERCOMMIT")) o.overcommit = true;
+  if (env.count("SBATCH_SPREAD_JOB")) o.spread_job = true;
+  if (env.count("SBATCH_USE_MIN_NODES")) o.use_min_nodes = true;
   if (env.count("SBATCH_REQUEUE")) o.requeue = true;
   if (env.count("SBATCH_NO_REQUEUE")) o.requeue = false;
   return o;
@@ -839,6 +844,10 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.signal, high.signal);
   take(out.ntasks_per_node, high.ntasks_per_node);
   take(out.priority, high.priority);
+  take(out.mincpus, high.mincpus);
+  take(out.overcommit, high.overcommit);
+  take(out.spread_job, high.spread_job);
+  take(out.use_min_nodes, high.use_min_nodes);
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
@@ -1236,7 +1245,8 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
       return absl::InvalidArgumentError(absl::StrCat("\"", part, "\" is not a valid node count"));
     };
     const std::string min_text = v.substr(0, dash);
-    std::optional<int64_t> lo = PositiveInt(min_text);
+    // "-3": up to three nodes, at least one (Slurm's verify_node_count).
+    std::optional<int64_t> lo = dash == 0 ? std::optional<int64_t>(1) : PositiveInt(min_text);
     if (!lo) return not_a_count(min_text);
     std::optional<int64_t> hi = lo;
     if (dash != std::string::npos) {
@@ -1269,6 +1279,22 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<int32_t> n = CountOption("--ntasks-per-node", *o.ntasks_per_node);
     if (!n.ok()) return n.status();
     spec.set_ntasks_per_node(*n);
+  }
+  if (o.mincpus) {
+    absl::StatusOr<int32_t> n = CountOption("--mincpus", *o.mincpus);
+    if (!n.ok()) return n.status();
+    spec.set_min_cpus_per_node(*n);
+  }
+  spec.set_overcommit(o.overcommit.value_or(false));
+  spec.set_spread_job(o.spread_job.value_or(false));
+  spec.set_use_min_nodes(o.use_min_nodes.value_or(false));
+  // Slurm's sbatch and srun shrink -N to -n with this warning.
+  if (spec.ntasks() > 0 && spec.min_nodes() > spec.ntasks() && !spec.overcommit()) {
+    out.warnings.push_back(absl::StrCat("can't run ", spec.ntasks(), " processes on ",
+                                        spec.min_nodes(), " nodes, setting nnodes to ",
+                                        spec.ntasks()));
+    spec.set_min_nodes(spec.ntasks());
+    spec.set_max_nodes(spec.ntasks());
   }
   if (o.cpus_per_task) {
     absl::StatusOr<int32_t> n = CountOption("--cpus-per-task", *o.cpus_per_task);

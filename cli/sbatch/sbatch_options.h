@@ -76,6 +76,10 @@ struct SbatchRawOptions {
   std::optional<std::string> signal;      // --signal=[{R|B}:]SIG[@TIME]
   std::optional<std::string> ntasks_per_node;  // --ntasks-per-node, --tasks-per-node
   std::optional<std::string> priority;         // --priority: N or TOP
+  std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
+  std::optional<bool> overcommit;              // -O, --overcommit
+  std::optional<bool> spread_job;              // --spread-job
+  std::optional<bool> use_min_nodes;           // --use-min-nodes
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;

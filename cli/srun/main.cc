@@ -156,6 +156,10 @@ skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
   o.ntasks = text(args.ntasks);
   o.ntasks_per_node = text(args.ntasks_per_node);
   o.cpus_per_task = text(args.cpus_per_task);
+  o.mincpus = text(args.mincpus);
+  if (args.overcommit) o.overcommit = true;
+  if (args.spread_job) o.spread_job = true;
+  if (args.use_min_nodes) o.use_min_nodes = true;
   o.mem = args.mem;
   o.gres = args.gres;
   o.gpus = args.gpus;
@@ -263,6 +267,10 @@ int main(int argc, char** argv) {
   app.add_option("-N,--nodes", args.nodes);
   app.add_option("-w,--nodelist", args.nodelist);
   app.add_flag("--overlap", args.overlap);
+  app.add_flag("-O,--overcommit", args.overcommit);
+  app.add_flag("--spread-job", args.spread_job);
+  app.add_flag("--use-min-nodes", args.use_min_nodes);
+  app.add_option("--mincpus", args.mincpus);
   app.add_option("-p,--partition", args.partition);
   app.add_flag("--pty", args.pty);
   app.add_option("-q,--qos", args.qos);

@@ -51,6 +51,11 @@ struct SrunArgs {
   std::optional<std::string> qos;
   std::optional<std::string> constraint;
   bool exclusive = false;
+  // Allocation shape (srun outside a job), as sbatch's.
+  bool overcommit = false;           // -O
+  bool spread_job = false;           // --spread-job
+  bool use_min_nodes = false;        // --use-min-nodes
+  std::optional<int> mincpus;        // --mincpus
   std::vector<std::string> command;  // the program and its arguments
 };
 

@@ -22,8 +22,8 @@ void Count(const Job& job, int64_t now, v1::JobsInUse* in_use) {
   if (job.nodes.empty()) return;
   in_use->set_running_jobs(in_use->running_jobs() + 1);
   const int64_t nodes = static_cast<int64_t>(job.nodes.size());
-  const int64_t cpus = nodes * job.cpus_per_node;
-  const int64_t mem = nodes * static_cast<int64_t>(job.mem_per_node_mb);
+  const int64_t cpus = job.AllocCpus();
+  const int64_t mem = static_cast<int64_t>(job.AllocMemMb());
   int64_t gpus = 0;
   for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
   if (job.gpus_by_node.empty()) gpus = static_cast<int64_t>(job.gpu_indices.size());

@@ -15,8 +15,8 @@ Job Running(const std::string& account, const std::string& user, int nodes, int 
     job.nodes.push_back("n" + std::to_string(i));
     job.gpus_by_node.push_back({0});
   }
-  job.cpus_per_node = cpus;
-  job.mem_per_node_mb = 100;
+  job.cpus_by_node.assign(job.nodes.size(), cpus);
+  job.mem_by_node_mb.assign(job.nodes.size(), 100);
   job.start_time = 1000;
   job.request.time_limit = 600;
   return job;

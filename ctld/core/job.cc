@@ -91,6 +91,27 @@ int JobRequest::CpusPerNode() const {
   return SaturatingCast<int>(total / nodes + (total % nodes != 0 ? 1 : 0));
 }
 
+int JobRequest::MinCpusPerNode() const { return std::max({1, cpus_per_task, min_cpus_per_node}); }
+
+int JobRequest::MaxNodes() const {
+  int most = max_nodes > 0 ? max_nodes : (nodes_given ? num_nodes : std::max(num_nodes, ntasks));
+  if (spread_job) most = std::max(most, ntasks);
+  if (!overcommit) most = std::min(most, std::max(ntasks, 1));
+  return std::max(most, num_nodes);
+}
+
+int64_t Job::AllocCpus() const {
+  int64_t total = 0;
+  for (int cpus : cpus_by_node) total += cpus;
+  return total;
+}
+
+uint64_t Job::AllocMemMb() const {
+  uint64_t total = 0;
+  for (uint64_t mem : mem_by_node_mb) total += mem;
+  return total;
+}
+
 uint64_t JobRequest::MemPerNodeMb() const {
   if (mem_per_node_mb > 0) return mem_per_node_mb;
   return SaturatingMul<uint64_t>(mem_per_cpu_mb, static_cast<uint64_t>(std::max(0, CpusPerNode())));

@@ -47,9 +47,18 @@ inline constexpr int64_t kUnlimited = -1;
 // The resources and limits a job asked for, after validation and defaults.
 struct JobRequest {
   std::string partition;  // resolved (default partition filled in)
-  int num_nodes = 1;
+  int num_nodes = 1;      // the fewest nodes (-N min)
+  // -N min-max: at most this many; 0 = as many as the tasks spread over when
+  // -N was not given, else num_nodes. A job never gets more nodes than tasks.
+  int max_nodes = 0;
+  bool nodes_given = false;  // -N was given: without it -n spreads over as few nodes as fit
   int ntasks = 1;
   int cpus_per_task = 1;
+  int ntasks_per_node = 0;       // --ntasks-per-node; 0 = none
+  int min_cpus_per_node = 0;     // --mincpus
+  bool overcommit = false;       // -O: one task's CPUs per node, tasks past the CPUs
+  bool use_min_nodes = false;    // --use-min-nodes: a -N range is not filled to its top
+  bool spread_job = false;       // --spread-job: as many nodes as there are tasks
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N
@@ -69,6 +78,11 @@ struct JobRequest {
   int64_t TotalCpus() const;      // ntasks * cpus_per_task
   int CpusPerNode() const;        // ceil(TotalCpus() / num_nodes)
   uint64_t MemPerNodeMb() const;  // mem_per_node_mb, or mem_per_cpu_mb * CpusPerNode()
+  // The least CPUs one node of the job holds: one task's (or --mincpus).
+  int MinCpusPerNode() const;
+  // The most nodes it may be given: the top of -N, else (for -n alone) one a
+  // task, never more nodes than tasks without --overcommit.
+  int MaxNodes() const;
 };
 
 struct Job {
@@ -111,9 +125,12 @@ struct Job {
   int64_t suspend_time = 0;     // when last suspended (or resumed), 0 = never
   int64_t suspended_total = 0;  // seconds spent suspended this run: the time limit waits
 
-  std::vector<std::string> nodes;              // allocated; nodes[0] runs the batch script
-  int cpus_per_node = 0;                       // allocated
-  uint64_t mem_per_node_mb = 0;                // allocated
+  std::vector<std::string> nodes;  // allocated; nodes[0] runs the batch script
+  // Per entry of `nodes`: CPUs and memory held and tasks placed there
+  // (SLURM_JOB_CPUS_PER_NODE, SLURM_TASKS_PER_NODE).
+  std::vector<int> cpus_by_node;
+  std::vector<uint64_t> mem_by_node_mb;
+  std::vector<int> tasks_by_node;
   std::vector<int> gpu_indices;                // allocated on the batch host (nodes[0])
   std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
   // The logical CPU ids held on each of `nodes` (NodeTable chooses them).
@@ -173,6 +190,11 @@ struct Job {
   std::string dependency_text;  // remaining dependencies, Slurm's text (scontrol)
 
   bool IsHeld() const { return held; }
+  // What the job holds on its k-th node (0 past the end).
+  int CpusOn(size_t k) const { return k < cpus_by_node.size() ? cpus_by_node[k] : 0; }
+  uint64_t MemOnMb(size_t k) const { return k < mem_by_node_mb.size() ? mem_by_node_mb[k] : 0; }
+  int64_t AllocCpus() const;    // over all its nodes
+  uint64_t AllocMemMb() const;  // over all its nodes
 };
 
 }  // namespace skiff

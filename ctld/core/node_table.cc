@@ -351,6 +351,7 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.gpu_owner = node.gpu_owner;
     capacity.partitions = node.partitions;
     capacity.features = node.config.features;
+    capacity.weight = static_cast<uint32_t>(std::max(0, node.config.weight));
     out.push_back(std::move(capacity));
   }
   return out;
@@ -378,15 +379,15 @@ std::vector<std::vector<int>> NodeTable::Allocate(const Placement& placement) {
       for (size_t id = 0; id < node->cpu_owner.size(); ++id) {
         if (node->cpu_owner[id] != 0) used.insert(static_cast<int>(id));
       }
-      cpu_ids[i] = ChooseCpuIds(placement.cpus_per_node, node->config.cpus, used);
+      cpu_ids[i] = ChooseCpuIds(placement.cpus[i], node->config.cpus, used);
     }
     for (int id : cpu_ids[i]) {
       if (id >= 0 && static_cast<size_t>(id) < node->cpu_owner.size()) {
         node->cpu_owner[id] = placement.job_id;
       }
     }
-    node->alloc_cpus += placement.cpus_per_node;
-    node->alloc_memory_mb += placement.mem_per_node_mb;
+    node->alloc_cpus += placement.cpus[i];
+    node->alloc_memory_mb += placement.mem_mb[i];
     if (i < placement.gpu_indices.size()) {
       for (int gpu : placement.gpu_indices[i]) {
         if (gpu >= 0 && static_cast<size_t>(gpu) < node->gpu_owner.size()) {
@@ -403,8 +404,8 @@ bool NodeTable::CanAllocate(const Placement& placement) const {
   for (size_t i = 0; i < placement.nodes.size(); ++i) {
     const Node* node = Find(placement.nodes[i]);
     if (node == nullptr || !node->Usable()) return false;
-    if (node->config.cpus - node->alloc_cpus < placement.cpus_per_node) return false;
-    if (node->config.real_memory_mb < node->alloc_memory_mb + placement.mem_per_node_mb) {
+    if (node->config.cpus - node->alloc_cpus < placement.cpus[i]) return false;
+    if (node->config.real_memory_mb < node->alloc_memory_mb + placement.mem_mb[i]) {
       return false;
     }
     if (i < placement.gpu_indices.size()) {
@@ -420,9 +421,9 @@ bool NodeTable::CanAllocate(const Placement& placement) const {
 }
 
 void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_names,
-                        int cpus_per_node, uint64_t mem_per_node_mb) {
-  for (const std::string& name : node_names) {
-    Node* node = FindMutable(name);
+                        const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb) {
+  for (size_t k = 0; k < node_names.size(); ++k) {
+    Node* node = FindMutable(node_names[k]);
     if (node == nullptr) continue;
     for (uint64_t& owner : node->gpu_owner) {
       if (owner == job_id) owner = 0;
@@ -430,9 +431,10 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
     for (uint64_t& owner : node->cpu_owner) {
       if (owner == job_id) owner = 0;
     }
-    node->alloc_cpus = std::max(0, node->alloc_cpus - cpus_per_node);
-    node->alloc_memory_mb =
-        node->alloc_memory_mb > mem_per_node_mb ? node->alloc_memory_mb - mem_per_node_mb : 0;
+    const int cpus_held = k < cpus.size() ? cpus[k] : 0;
+    const uint64_t mem_held = k < mem_mb.size() ? mem_mb[k] : 0;
+    node->alloc_cpus = std::max(0, node->alloc_cpus - cpus_held);
+    node->alloc_memory_mb = node->alloc_memory_mb > mem_held ? node->alloc_memory_mb - mem_held : 0;
     UpdateUsageState(*node);
   }
 }

@@ -169,14 +169,16 @@ class NodeTable {
   // Takes resources for a started job / gives them back. REQUIRES: Release once
   // per Allocate, with the same figures (the Controller calls it when the job
   // leaves RUNNING/CONFIGURING). Returns the CPU ids taken on each node: the
-  // placement's, or (where it names none) the lowest free ones.
+  // placement's, or (where it names none) the lowest free ones. REQUIRES:
+  // placement.cpus and placement.mem_mb have an entry per node.
   std::vector<std::vector<int>> Allocate(const Placement& placement);
   // Whether `placement` still fits: every node usable with the CPUs, memory and
   // the very GPU indices free. The scheduler plans on a snapshot taken earlier;
   // the Controller re-checks each start against the live table.
   bool CanAllocate(const Placement& placement) const;
-  void Release(uint64_t job_id, const std::vector<std::string>& node_names, int cpus_per_node,
-               uint64_t mem_per_node_mb);
+  // `cpus` and `mem_mb`: what Allocate took on each of `node_names`.
+  void Release(uint64_t job_id, const std::vector<std::string>& node_names,
+               const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb);
 
   const std::vector<Node>& nodes() const { return nodes_; }
 

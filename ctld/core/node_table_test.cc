@@ -251,12 +251,13 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   Placement placement;
   placement.job_id = 9;
   placement.nodes = {"n1"};
-  placement.cpus_per_node = 2;
+  placement.cpus = {2};
+  placement.mem_mb = {0};
   placement.gpu_indices = {{1}};
   table.Allocate(placement);
   EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kMixed);
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 9}));
-  table.Release(9, {"n1"}, 2, 0);
+  table.Release(9, {"n1"}, {2}, {0});
   EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
@@ -268,14 +269,16 @@ TEST(NodeTableAllocation, JobsGetTheLowestFreeCpuIdsAndKeepStoredOnes) {
   Placement first;
   first.job_id = 1;
   first.nodes = {"n1"};
-  first.cpus_per_node = 1;
+  first.cpus = {1};
+  first.mem_mb = {0};
   EXPECT_EQ(table.Allocate(first), (std::vector<std::vector<int>>{{0}}));
   Placement second = first;
   second.job_id = 2;
   second.nodes = {"n1", "n2"};
-  second.cpus_per_node = 2;
+  second.cpus = {2, 2};
+  second.mem_mb = {0, 0};
   EXPECT_EQ(table.Allocate(second), (std::vector<std::vector<int>>{{1, 2}, {0, 1}}));
-  table.Release(1, {"n1"}, 1, 0);
+  table.Release(1, {"n1"}, {1}, {0});
   // A recovered job keeps the ids it had (here the one freed just now).
   Placement recovered = first;
   recovered.job_id = 3;
@@ -285,7 +288,7 @@ TEST(NodeTableAllocation, JobsGetTheLowestFreeCpuIdsAndKeepStoredOnes) {
   third.job_id = 4;
   EXPECT_EQ(table.Allocate(third), (std::vector<std::vector<int>>{{3}}));
   EXPECT_EQ(table.Find("n1")->cpu_owner, (std::vector<uint64_t>{3, 2, 2, 4}));
-  table.Release(2, {"n1", "n2"}, 2, 0);
+  table.Release(2, {"n1", "n2"}, {2, 2}, {0, 0});
   EXPECT_EQ(table.Find("n1")->cpu_owner, (std::vector<uint64_t>{3, 0, 0, 4}));
   EXPECT_EQ(table.Find("n2")->cpu_owner, (std::vector<uint64_t>{0, 0, 0, 0}));
 }
@@ -343,19 +346,19 @@ TEST(NodeTable, CanAllocateChecksLiveCpusMemoryAndUsability) {
   Placement p;
   p.job_id = 7;
   p.nodes = {"n1"};
-  p.cpus_per_node = 3;
-  p.mem_per_node_mb = 600;
+  p.cpus = {3};
+  p.mem_mb = {600};
   EXPECT_FALSE(table.CanAllocate(p));  // n1 has not registered: not usable
   ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
   EXPECT_TRUE(table.CanAllocate(p));
   table.Allocate(p);
   Placement q = p;
   q.job_id = 8;
-  q.cpus_per_node = 1;
+  q.cpus = {1};
   EXPECT_FALSE(table.CanAllocate(q));  // 1 CPU left, but only 400 MB
-  q.mem_per_node_mb = 400;
+  q.mem_mb = {400};
   EXPECT_TRUE(table.CanAllocate(q));
-  q.cpus_per_node = 2;
+  q.cpus = {2};
   EXPECT_FALSE(table.CanAllocate(q));
 }
 

@@ -14,10 +14,15 @@ bool GpuTypeMatches(const NodeCapacity& node, const JobRequest& request) {
   return request.gpu_type.empty() || request.gpu_type == node.gpu_type;
 }
 
-// Could the node hold the job's per-node share if it were empty?
+// Could the node hold one of the job's tasks (its least per-node share) if
+// it were empty?
 bool FitsEmpty(const NodeCapacity& node, const JobRequest& request) {
-  const Share want{request.CpusPerNode(), static_cast<int64_t>(request.MemPerNodeMb()),
-                   request.gpus_per_node};
+  const int64_t cpus =
+      request.overcommit ? std::max(1, request.cpus_per_task) : request.MinCpusPerNode();
+  const int64_t mem = request.mem_per_node_mb > 0
+                          ? static_cast<int64_t>(request.mem_per_node_mb)
+                          : static_cast<int64_t>(request.mem_per_cpu_mb) * cpus;
+  const Share want{cpus, mem, request.gpus_per_node};
   return ShareFits(want, node.Total()) &&
          (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
 }
@@ -95,7 +100,52 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
   if (fitting < request.num_nodes) {
     return absl::InvalidArgumentError("Requested node configuration is not available");
   }
+  // The whole job on the partition's nodes, all empty.
+  std::vector<PlacementCandidate> candidates;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const NodeCapacity& node = nodes[i];
+    if (!InPartition(node, request.partition) || listed(request.exclude, node.name)) continue;
+    bool has_features = true;
+    for (const std::string& f : request.features) has_features &= listed(node.features, f);
+    if (!has_features || !FitsEmpty(node, request)) continue;
+    PlacementCandidate c;
+    c.node = static_cast<int32_t>(i);
+    c.weight = node.weight;
+    c.required = listed(request.nodelist, node.name);
+    c.total_cpus = node.cpus;
+    c.total_mem_mb = node.memory_mb;
+    c.room = {node.cpus, static_cast<int64_t>(node.memory_mb),
+              static_cast<int64_t>(node.gpu_owner.size()), true};
+    candidates.push_back(c);
+  }
+  if (PlaceTasks(RequestShape(request), candidates).empty()) {
+    return absl::InvalidArgumentError("Requested node configuration is not available");
+  }
   return absl::OkStatus();
+}
+
+TaskShape RequestShape(const JobRequest& r) {
+  TaskShape shape;
+  shape.min_nodes = std::max(1, r.num_nodes);
+  shape.max_nodes = r.MaxNodes();
+  shape.want_nodes = shape.min_nodes;
+  if (r.max_nodes > 0 && !r.use_min_nodes)
+    shape.want_nodes = std::min(r.max_nodes, shape.max_nodes);
+  if (r.spread_job) shape.want_nodes = shape.max_nodes;
+  shape.want_nodes = std::max(shape.want_nodes, shape.min_nodes);
+  shape.ntasks = std::max(1, r.ntasks);
+  shape.cpus_per_task = std::max(1, r.cpus_per_task);
+  shape.ntasks_per_node = r.ntasks_per_node;
+  shape.min_cpus_per_node = r.min_cpus_per_node;
+  shape.overcommit = r.overcommit;
+  shape.exclusive = r.exclusive;
+  if (r.mem_per_node_mb > 0) {
+    shape.mem_per_node_mb = r.mem_per_node_mb;
+  } else {
+    shape.mem_per_cpu_mb = r.mem_per_cpu_mb;
+  }
+  shape.gpus_per_node = r.gpus_per_node;
+  return shape;
 }
 
 }  // namespace skiff

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "ctld/core/job.h"
+#include "ctld/core/scheduler/placement.h"
 
 namespace skiff {
 
@@ -43,6 +44,7 @@ struct NodeCapacity {
   std::vector<uint64_t> gpu_owner;  // one entry per GPU index: owning job id, 0 = free
   std::vector<std::string> partitions;
   std::vector<std::string> features;  // Features= of its NodeName line
+  uint32_t weight = 1;                // Weight=: the scheduler fills lighter nodes first
 
   int FreeGpus() const;
   Share Total() const;
@@ -52,8 +54,10 @@ struct NodeCapacity {
 struct Placement {
   uint64_t job_id = 0;
   std::vector<std::string> nodes;
-  int cpus_per_node = 0;
-  uint64_t mem_per_node_mb = 0;
+  // Per node in `nodes`: CPUs and memory taken there, tasks placed there.
+  std::vector<int> cpus;
+  std::vector<uint64_t> mem_mb;
+  std::vector<int> tasks;
   std::vector<std::vector<int>> gpu_indices;  // per node in `nodes`
   // Per node in `nodes`: the CPU ids to take; empty (as the scheduler leaves
   // it) = NodeTable::Allocate chooses the lowest free ones.
@@ -79,6 +83,11 @@ struct ScheduleResult {
 // "Requested node configuration is not available", "Node count specification
 // invalid", ...
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes);
+
+// The request as placement.h places it: -N min..max (filled to the top of a
+// range unless --use-min-nodes; -n alone spreads over as few nodes as hold
+// it), tasks, CPUs per task, per-node caps and memory.
+TaskShape RequestShape(const JobRequest& request);
 
 }  // namespace skiff
 

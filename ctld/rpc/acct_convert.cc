@@ -55,12 +55,14 @@ bool InStateDuring(const Job& job, const std::string& state, int64_t start, int6
 }
 
 int ReqCpus(const Job& job) {
-  return std::max(1, job.request.CpusPerNode()) * std::max(1, job.request.num_nodes);
+  const JobRequest& r = job.request;
+  return static_cast<int>(std::max<int64_t>(
+      r.TotalCpus(), static_cast<int64_t>(std::max(1, r.num_nodes)) * r.MinCpusPerNode()));
 }
 
 int AllocNodes(const Job& job) { return static_cast<int>(job.nodes.size()); }
 
-int AllocCpus(const Job& job) { return job.cpus_per_node * AllocNodes(job); }
+int AllocCpus(const Job& job) { return static_cast<int>(job.AllocCpus()); }
 
 uint64_t ReqMemTotalMb(const Job& job) {
   return job.request.MemPerNodeMb() * static_cast<uint64_t>(std::max(1, job.request.num_nodes));
@@ -176,7 +178,7 @@ std::string AcctAllocTres(const Job& job) {
   std::map<std::string, std::string> tres{{"billing", std::to_string(cpus)},
                                           {"cpu", std::to_string(cpus)},
                                           {"node", std::to_string(AllocNodes(job))}};
-  if (job.mem_per_node_mb > 0) tres["mem"] = Mem(job.mem_per_node_mb * job.nodes.size());
+  if (job.AllocMemMb() > 0) tres["mem"] = Mem(job.AllocMemMb());
   size_t gpus = 0;
   for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
   if (gpus > 0) tres["gres/gpu"] = std::to_string(gpus);
@@ -258,13 +260,12 @@ v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended) {
   BatchOutcome(job, &batch);
   batch.set_start_time(job.start_time);
   batch.set_end_time(job.end_time);
-  batch.set_alloc_cpus(job.cpus_per_node);
+  batch.set_alloc_cpus(job.CpusOn(0));
   batch.set_num_nodes(1);
   batch.set_node_list(job.nodes.empty() ? "" : job.nodes.front());
   batch.set_ntasks(1);
-  std::map<std::string, std::string> tres{{"cpu", std::to_string(job.cpus_per_node)},
-                                          {"node", "1"}};
-  if (job.mem_per_node_mb > 0) tres["mem"] = Mem(job.mem_per_node_mb);
+  std::map<std::string, std::string> tres{{"cpu", std::to_string(job.CpusOn(0))}, {"node", "1"}};
+  if (job.MemOnMb(0) > 0) tres["mem"] = Mem(job.MemOnMb(0));
   if (!job.gpu_indices.empty()) tres["gres/gpu"] = std::to_string(job.gpu_indices.size());
   batch.set_alloc_tres(Tres(tres));
   batch.set_suspended(suspended);

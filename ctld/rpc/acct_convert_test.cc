@@ -25,8 +25,8 @@ Job Finished(uint64_t id, JobState state) {
   job.start_time = 110;
   job.end_time = 200;
   job.nodes = {"n1"};
-  job.cpus_per_node = 1;
-  job.mem_per_node_mb = 100;
+  job.cpus_by_node = {1};
+  job.mem_by_node_mb = {100};
   job.gpu_indices = {0};
   job.gpus_by_node = {{0}};
   job.launched = true;

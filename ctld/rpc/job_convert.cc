@@ -38,6 +38,10 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.min_nodes = spec.min_nodes();
   r.max_nodes = spec.max_nodes();
   r.ntasks = spec.ntasks();
+  r.min_cpus_per_node = spec.min_cpus_per_node();
+  r.overcommit = spec.overcommit();
+  r.use_min_nodes = spec.use_min_nodes();
+  r.spread_job = spec.spread_job();
   r.cpus_per_task = spec.cpus_per_task();
   r.mem_per_node_mb = spec.mem_per_node_mb();
   r.mem_per_cpu_mb = spec.mem_per_cpu_mb();
@@ -179,7 +183,8 @@ constexpr const char* kPublicSpecFields[] = {
     "mem_per_cpu_mb", "mem_per_gpu_mb", "gres", "gpus", "gpus_per_node", "exclusive",
     "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
     "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
-    "interactive", "warn_signal", "warn_time", "warn_batch_only"};
+    "interactive", "warn_signal", "warn_time", "warn_batch_only", "min_cpus_per_node",
+    "overcommit", "use_min_nodes", "spread_job"};
 // clang-format on
 
 const std::vector<const google::protobuf::FieldDescriptor*>& PrivateSpecFieldDescriptors() {
@@ -258,10 +263,10 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->set_num_nodes(job.nodes.empty() ? job.request.num_nodes
                                        : static_cast<int>(job.nodes.size()));
   out->set_num_cpus(job.nodes.empty() ? job.request.ntasks * job.request.cpus_per_task
-                                      : job.cpus_per_node * static_cast<int>(job.nodes.size()));
+                                      : static_cast<int>(job.AllocCpus()));
   out->set_num_tasks(job.request.ntasks);
   out->set_cpus_per_task(job.request.cpus_per_task);
-  out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.mem_per_node_mb);
+  out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.MemOnMb(0));
   for (int gpu : job.gpu_indices) out->add_gpu_indices(gpu);
   for (size_t i = 0; whole && i < job.nodes.size() && i < job.cpu_ids_by_node.size(); ++i) {
     v1::JobNodeResources* node = out->add_node_resources();

@@ -238,7 +238,7 @@ TEST(JobToInfo, CarriesStateNodesAndExpandedPaths) {
   job->id = 12;
   job->state = JobState::kRunning;
   job->nodes = {"n1"};
-  job->cpus_per_node = 1;
+  job->cpus_by_node = {1};
   v1::JobInfo info;
   JobToInfo(*job, 100, &info, JobInfoReader::kOwnerOrOperator);
   EXPECT_EQ(info.job_id(), 12u);

@@ -40,8 +40,16 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_start_time(job.start_time);
   r.set_end_time(job.end_time);
   for (const std::string& node : job.nodes) r.add_nodes(node);
-  r.set_cpus_per_node(job.cpus_per_node);
-  r.set_mem_per_node_mb(job.mem_per_node_mb);
+  for (int cpus : job.cpus_by_node) r.add_alloc_cpus(cpus);
+  for (uint64_t mem : job.mem_by_node_mb) r.add_alloc_mem_mb(mem);
+  for (int tasks : job.tasks_by_node) r.add_alloc_tasks(tasks);
+  r.set_req_max_nodes(job.request.max_nodes);
+  r.set_req_nodes_given(job.request.nodes_given);
+  r.set_req_ntasks_per_node(job.request.ntasks_per_node);
+  r.set_req_min_cpus_per_node(job.request.min_cpus_per_node);
+  r.set_req_overcommit(job.request.overcommit);
+  r.set_req_use_min_nodes(job.request.use_min_nodes);
+  r.set_req_spread_job(job.request.spread_job);
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
   r.set_exit_code(job.exit_code);
   r.set_exit_signal(job.exit_signal);
@@ -127,8 +135,26 @@ Job FromRecord(const v1::JobRecord& r) {
   job.start_time = r.start_time();
   job.end_time = r.end_time();
   job.nodes.assign(r.nodes().begin(), r.nodes().end());
-  job.cpus_per_node = r.cpus_per_node();
-  job.mem_per_node_mb = r.mem_per_node_mb();
+  if (r.alloc_cpus_size() == r.nodes_size()) {
+    job.cpus_by_node.assign(r.alloc_cpus().begin(), r.alloc_cpus().end());
+  } else {  // written before per-node figures: the same on every node
+    job.cpus_by_node.assign(job.nodes.size(), r.cpus_per_node());
+  }
+  if (r.alloc_mem_mb_size() == r.nodes_size()) {
+    job.mem_by_node_mb.assign(r.alloc_mem_mb().begin(), r.alloc_mem_mb().end());
+  } else {
+    job.mem_by_node_mb.assign(job.nodes.size(), r.mem_per_node_mb());
+  }
+  if (r.alloc_tasks_size() == r.nodes_size()) {
+    job.tasks_by_node.assign(r.alloc_tasks().begin(), r.alloc_tasks().end());
+  }
+  q.max_nodes = r.req_max_nodes();
+  q.nodes_given = r.req_nodes_given();
+  q.ntasks_per_node = r.req_ntasks_per_node();
+  q.min_cpus_per_node = r.req_min_cpus_per_node();
+  q.overcommit = r.req_overcommit();
+  q.use_min_nodes = r.req_use_min_nodes();
+  q.spread_job = r.req_spread_job();
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
   job.exit_code = r.exit_code();
   job.exit_signal = r.exit_signal();

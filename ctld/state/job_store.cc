@@ -392,9 +392,7 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       sqlite3_bind_blob(stmt, 13, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
       sqlite3_bind_int64(stmt, 14, static_cast<int64_t>(job.array_job_id));
       sqlite3_bind_text(stmt, 15, job.account.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64(
-          stmt, 16,
-          static_cast<int64_t>(job.cpus_per_node) * static_cast<int64_t>(job.nodes.size()));
+      sqlite3_bind_int64(stmt, 16, job.AllocCpus());
       if (sqlite3_step(stmt) != SQLITE_DONE) {
         status = SqliteError(db_, absl::StrCat("save JobId=", job.id));
       }

@@ -301,11 +301,11 @@ TEST(SqliteJobStore, SumsAllocatedCpuSecondsInsideTheWindow) {
   Job across = MakeJob(2, JobState::kCompleted, 1);  // 2 CPUs, 150-300: 200-220 inside
   across.start_time = 150;
   across.end_time = 300;
-  across.cpus_per_node = 2;
+  across.cpus_by_node = {2};
   across.account = "research";
   Job running = MakeJob(3, JobState::kRunning, 1);  // 1 CPU since 180: to now=250, clipped at 220
   running.start_time = 180;
-  running.cpus_per_node = 1;
+  running.cpus_by_node = {1};
   running.account = "research";
   Job pending = MakeJob(4, JobState::kPending, 1);
   pending.nodes.clear();

@@ -50,13 +50,46 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
   if (k < 1 || static_cast<size_t>(k) > candidates.size() || static_cast<size_t>(k) < required) {
     return {};
   }
-  const std::vector<int> tasks = Blocks(ask.ntasks, k);
-  if (ask.ntasks_per_node > 0 && tasks.front() > ask.ntasks_per_node) return {};
   const std::vector<int> gpus_total = Blocks(ask.gpus_total, k);
+  // The first k nodes with room for a task, then the tasks dealt to them as
+  // Slurm's block layout deals them: a round at a time, one to each node with
+  // CPUs left for it. Even blocks where the nodes are alike; on an allocation
+  // of 3+1 CPUs, -n4 runs 3+1.
+  std::vector<size_t> chosen;
+  std::vector<int64_t> slots;
+  for (size_t c = 0; c < candidates.size() && chosen.size() < static_cast<size_t>(k); ++c) {
+    const Capacity have = cap(candidates[c]);
+    int64_t room = have.cpus / std::max(1, ask.cpus_per_task);
+    if (ask.ntasks_per_node > 0) room = std::min<int64_t>(room, ask.ntasks_per_node);
+    // The GPUs its share would hold with one task.
+    const int64_t gpus = ask.gpus_per_task > 0    ? ask.gpus_per_task
+                         : ask.gpus_total > 0     ? gpus_total[chosen.size()]
+                         : ask.gpus_per_node >= 0 ? ask.gpus_per_node
+                                                  : TotalOf(candidates[c]).gpus;
+    if (room < 1 || gpus > have.gpus || (ask.mem_given && ask.mem_per_node_mb > have.memory_mb)) {
+      if (c < required) return {};  // -w names it: it must take a share
+      continue;
+    }
+    chosen.push_back(c);
+    slots.push_back(room);
+  }
+  if (chosen.size() != static_cast<size_t>(k)) return {};
+  std::vector<int> tasks(chosen.size(), 0);
+  int placed = 0;
+  for (int64_t round = 0; placed < ask.ntasks; ++round) {
+    const int before = placed;
+    for (size_t i = 0; i < chosen.size() && placed < ask.ntasks; ++i) {
+      if (round < slots[i]) {
+        ++tasks[i];
+        ++placed;
+      }
+    }
+    if (placed == before) return {};  // more tasks than these nodes' CPUs
+  }
   std::vector<StepNodeShare> picked;
-  for (size_t c = 0; c < candidates.size() && picked.size() < static_cast<size_t>(k); ++c) {
+  for (size_t slot = 0; slot < chosen.size(); ++slot) {
+    const size_t c = chosen[slot];
     const size_t node = candidates[c];
-    const size_t slot = picked.size();
     const int count = tasks[slot];
     const Capacity have = cap(node);
     const Capacity all = TotalOf(node);
@@ -78,10 +111,7 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
     const int64_t cpus = int64_t{count} * ask.cpus_per_task;
     const bool fits =
         cpus <= have.cpus && gpus <= have.gpus && memory <= have.memory_mb && count >= 1;
-    if (!fits) {
-      if (c < required) return {};  // -w names it: it must take its share
-      continue;
-    }
+    if (!fits) return {};
     StepNodeShare share;
     share.node = node;
     share.task_ids.resize(static_cast<size_t>(count));

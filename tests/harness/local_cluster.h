@@ -34,6 +34,7 @@ class LocalCluster {
  public:
   struct Options {
     int nodes = 4;
+    int cpus = 4;       // per node
     int gpu_nodes = 2;  // the last gpu_nodes nodes have 2 fake GPUs each
     // Lines appended to the generated skiff.conf (later keys win), e.g.
     // "PrologSlurmctld=/path\nSlurmdTimeout=6". "@DIR@" is replaced with dir().

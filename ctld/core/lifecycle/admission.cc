@@ -40,8 +40,9 @@ constexpr char kBadTimeLimit[] = "Requested time limit is invalid (missing or ex
 //  - tasks x CPUs per task against the partition's CPUs: Slurm's
 //    _part_access_check (job_mgr.c), ESLURM_TOO_MANY_REQUESTED_CPUS; a product
 //    past int (where Slurm's own uint32 min_cpus would wrap) names its fields;
-//  - CPUs and memory per node against the partition's largest node: Slurm's
-//    err_msg lines, then "Requested node configuration is not available".
+//  - one task's CPUs and memory (the least a node of the job holds) against
+//    the partition's largest node: Slurm's err_msg lines, then "Requested node
+//    configuration is not available".
 absl::Status CheckRequestSize(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
   int64_t partition_cpus = 0;
   int64_t largest_cpus = 0;
@@ -62,13 +63,16 @@ absl::Status CheckRequestSize(const JobRequest& request, const std::vector<NodeC
     return Invalid(absl::StrCat("Requested CPU count overflows: NumTasks=", request.ntasks,
                                 " x CPUs/Task=", request.cpus_per_task, "\n", kTooManyCpus));
   }
-  if (*cpus > partition_cpus) return Invalid(kTooManyCpus);
-  if (request.CpusPerNode() > largest_cpus) return Invalid(kBadCpusPerNode);
-  if (request.mem_per_node_mb == 0 &&
-      !CheckedMul<uint64_t>(request.mem_per_cpu_mb, static_cast<uint64_t>(request.CpusPerNode()))) {
-    return Invalid(kBadMemory);
-  }
-  if (request.MemPerNodeMb() > largest_memory) return Invalid(kBadMemory);
+  // --overcommit: tasks beyond the CPUs are the point.
+  if (*cpus > partition_cpus && !request.overcommit) return Invalid(kTooManyCpus);
+  // Per node: one task (tasks spread over nodes, placement.h), or --mincpus.
+  const int per_node = request.MinCpusPerNode();
+  if (per_node > largest_cpus) return Invalid(kBadCpusPerNode);
+  const std::optional<uint64_t> mem_per_node =
+      request.mem_per_node_mb > 0
+          ? std::optional<uint64_t>(request.mem_per_node_mb)
+          : CheckedMul<uint64_t>(request.mem_per_cpu_mb, static_cast<uint64_t>(per_node));
+  if (!mem_per_node || *mem_per_node > largest_memory) return Invalid(kBadMemory);
   return absl::OkStatus();
 }
 
@@ -322,10 +326,16 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   if (spec.max_nodes != 0 && spec.max_nodes < request.num_nodes) {
     return Invalid("Node count specification invalid");
   }
+  request.nodes_given = spec.min_nodes > 0;
+  request.max_nodes = spec.max_nodes > request.num_nodes ? spec.max_nodes : 0;
   request.ntasks = spec.ntasks > 0 ? spec.ntasks : request.num_nodes;
-  if (spec.ntasks < 0 || spec.cpus_per_task < 0) {
+  if (spec.ntasks < 0 || spec.cpus_per_task < 0 || spec.min_cpus_per_node < 0) {
     return Invalid("Invalid task or CPU count specified");
   }
+  request.min_cpus_per_node = spec.min_cpus_per_node;
+  request.overcommit = spec.overcommit;
+  request.use_min_nodes = spec.use_min_nodes;
+  request.spread_job = spec.spread_job;
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
   if (spec.mem_per_node_mb > kMaxMemoryMb || spec.mem_per_cpu_mb > kMaxMemoryMb ||
@@ -345,6 +355,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   // -w names more nodes than -N: the job gets them all, as in Slurm.
   request.num_nodes = std::max<int>(request.num_nodes, request.nodelist.size());
   if (spec.ntasks_per_node < 0) return Invalid("Invalid task or CPU count specified");
+  request.ntasks_per_node = spec.ntasks_per_node;
   if (spec.ntasks_per_node > 0) {
     // -n with it: enough nodes that no node runs more; without -n: that many
     // tasks on every node, as Slurm.

@@ -46,9 +46,13 @@ struct SubmitRequest {
   int32_t warn_signal = 0;      // --signal
   int32_t warn_time = 0;
   bool warn_batch_only = false;  // --nice; < 0 is for root only (Slurm: operators)
-  int min_nodes = 0;
+  int min_nodes = 0;             // -N; 0 = not given
   int max_nodes = 0;
   int ntasks = 0;
+  int min_cpus_per_node = 0;  // --mincpus
+  bool overcommit = false;    // -O
+  bool use_min_nodes = false;
+  bool spread_job = false;
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;
   uint64_t mem_per_cpu_mb = 0;

@@ -297,8 +297,9 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
       Placement placement;
       placement.job_id = job.id;
       placement.nodes = job.nodes;
-      placement.cpus_per_node = job.cpus_per_node;
-      placement.mem_per_node_mb = job.mem_per_node_mb;
+      placement.cpus = job.cpus_by_node;
+      placement.mem_mb = job.mem_by_node_mb;
+      placement.tasks = job.tasks_by_node;
       placement.gpu_indices =
           job.gpus_by_node.size() == job.nodes.size()
               ? job.gpus_by_node
@@ -347,7 +348,7 @@ void Lifecycle::TrackUnfinished(Job& job) {
 }
 
 void Lifecycle::ReleaseResources(Job& job, int64_t now, Effects& effects) {
-  MutNodes().Release(job.id, job.nodes, job.cpus_per_node, job.mem_per_node_mb);
+  MutNodes().Release(job.id, job.nodes, job.cpus_by_node, job.mem_by_node_mb);
   ChargeRun(job, now, effects);
 }
 

@@ -43,12 +43,13 @@ double Lifecycle::JobBilling(const Job& job) const {
     int64_t gpus = 0;
     for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
     const auto nodes = static_cast<int64_t>(job.nodes.size());
-    return Billing(weights, nodes * job.cpus_per_node, job.mem_per_node_mb * nodes, gpus, nodes);
+    return Billing(weights, job.AllocCpus(), job.AllocMemMb(), gpus, nodes);
   }
+  // Not started: the most it could hold where it may be placed.
   const JobRequest& r = job.request;
-  const int64_t nodes = std::max(1, r.num_nodes);
-  int64_t cpus_per_node = r.CpusPerNode();
-  uint64_t mem_per_node = r.MemPerNodeMb();
+  const int64_t nodes = std::max(1, r.MaxNodes());
+  int64_t cpus_per_node = r.MinCpusPerNode();
+  uint64_t mem_per_node = r.mem_per_node_mb;
   if (r.exclusive && partition != nullptr) {
     // Whole nodes: the largest of the partition's, so the estimate is never low.
     for (const NodeCapacity& node : nodes_.Capacities()) {
@@ -60,8 +61,10 @@ double Lifecycle::JobBilling(const Job& job) const {
       mem_per_node = std::max(mem_per_node, node.memory_mb);
     }
   }
-  return Billing(weights, nodes * cpus_per_node, mem_per_node * nodes, nodes * r.gpus_per_node,
-                 nodes);
+  const int64_t cpus = std::max<int64_t>(nodes * cpus_per_node, r.TotalCpus());
+  const uint64_t mem = mem_per_node > 0 ? mem_per_node * static_cast<uint64_t>(nodes)
+                                        : r.mem_per_cpu_mb * static_cast<uint64_t>(cpus);
+  return Billing(weights, cpus, mem, nodes * r.gpus_per_node, nodes);
 }
 
 int64_t Lifecycle::MaxRun(const Job& job) const {

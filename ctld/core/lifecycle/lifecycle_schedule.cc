@@ -400,8 +400,9 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     Job& job = Mut(placement.job_id);
     job.cpu_ids_by_node = MutNodes().Allocate(placement);
     job.nodes = placement.nodes;
-    job.cpus_per_node = placement.cpus_per_node;
-    job.mem_per_node_mb = placement.mem_per_node_mb;
+    job.cpus_by_node = placement.cpus;
+    job.mem_by_node_mb = placement.mem_mb;
+    job.tasks_by_node = placement.tasks;
     job.gpus_by_node = placement.gpu_indices;
     job.gpu_indices =
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();

@@ -42,6 +42,26 @@ PartitionState StateOf(const std::string& state) {
 
 }  // namespace
 
+void SetShape(const JobRequest& request, PendingJob* pending) {
+  const TaskShape shape = RequestShape(request);
+  pending->num_nodes = shape.min_nodes;
+  pending->max_nodes = shape.max_nodes;
+  pending->want_nodes = shape.want_nodes;
+  pending->ntasks = shape.ntasks;
+  pending->cpus_per_task = shape.cpus_per_task;
+  pending->ntasks_per_node = shape.ntasks_per_node;
+  pending->min_cpus_per_node = shape.min_cpus_per_node;
+  pending->overcommit = shape.overcommit;
+  pending->gpus_per_node = shape.gpus_per_node;
+  // The least a node holds: one task (or --mincpus), and its memory.
+  pending->cpus_per_node = shape.overcommit ? shape.cpus_per_task : request.MinCpusPerNode();
+  pending->mem_per_cpu_mb = shape.mem_per_cpu_mb;
+  pending->mem_per_node_mb =
+      shape.mem_per_node_mb > 0
+          ? shape.mem_per_node_mb
+          : shape.mem_per_cpu_mb * static_cast<uint64_t>(pending->cpus_per_node);
+}
+
 CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
   CtldSnapshot snapshot;
   ClusterView& view = snapshot.view;
@@ -56,6 +76,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     node.memory_mb = capacity.memory_mb;
     node.gpu_count = static_cast<int32_t>(capacity.gpu_owner.size());
     node.gpu_type = capacity.gpu_type.empty() ? kNone : gpu_types.Get(capacity.gpu_type);
+    node.weight = capacity.weight;
     auto it = inputs.node_features.find(capacity.name);
     if (it != inputs.node_features.end()) {
       for (const std::string& f : it->second) node.features.push_back(features.Get(f));
@@ -159,8 +180,11 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       running.gpu_indices.emplace_back(gpus.begin(), gpus.end());
     }
     running.exclusive = job->request.exclusive;
-    running.cpus_per_node = job->cpus_per_node;
-    running.mem_per_node_mb = job->mem_per_node_mb;
+    for (size_t k = 0; k < job->nodes.size(); ++k) {
+      if (nodes.Find(job->nodes[k]) == kNone) continue;
+      running.cpus_by_node.push_back(job->CpusOn(k));
+      running.mem_by_node_mb.push_back(job->MemOnMb(k));
+    }
     // Time suspended moves the expected end later (a job suspended now is
     // planned as if it resumed now).
     int64_t suspended = job->suspended_total;
@@ -189,10 +213,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.submit_time = job->submit_time;
     pending.eligible_time = std::max(job->eligible_time, job->request.begin_time);
     pending.time_limit = job->request.time_limit;
-    pending.num_nodes = job->request.num_nodes;
-    pending.cpus_per_node = job->request.CpusPerNode();
-    pending.mem_per_node_mb = job->request.MemPerNodeMb();
-    pending.gpus_per_node = job->request.gpus_per_node;
+    SetShape(job->request, &pending);
     pending.gpu_type = job->request.gpu_type.empty() ? kNone : gpu_types.Get(job->request.gpu_type);
     pending.held = job->held;
     pending.held_by_admin = job->held_by_admin;
@@ -234,16 +255,12 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
   for (const JobStart& start : plan.starts) {
     Placement placement;
     placement.job_id = start.job_id;
-    placement.cpus_per_node = start.cpus_per_node;
-    placement.mem_per_node_mb = start.mem_per_node_mb;
+    placement.cpus.assign(start.cpus.begin(), start.cpus.end());
+    placement.mem_mb = start.mem_mb;
+    placement.tasks.assign(start.tasks.begin(), start.tasks.end());
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());
-      // An exclusive job holds its nodes whole: it gets (and shows) every CPU.
-      if (start.exclusive) {
-        const int32_t cpus = snapshot.view.nodes[start.nodes[k]].cpus;
-        placement.cpus_per_node = k == 0 ? cpus : std::min(placement.cpus_per_node, cpus);
-      }
     }
     result.placements.push_back(std::move(placement));
   }

@@ -65,6 +65,10 @@ struct CtldSnapshot {
 
 CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs);
 
+// A job's request as the scheduler's PendingJob shape (num_nodes ..
+// max_nodes, ntasks, the least a node holds).
+void SetShape(const JobRequest& request, PendingJob* pending);
+
 // Placements (node names, GPU indices per node) and a reason for every pending
 // job that does not start, for Controller::RunSchedulePass.
 ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan& plan);

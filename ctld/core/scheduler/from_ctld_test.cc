@@ -53,7 +53,8 @@ TEST(FromCtld, PlacesAroundRunningJobsAndNamesReasons) {
   Job running = MakeJob(10, "alice", 2);
   running.state = JobState::kRunning;
   running.nodes = {"g1"};
-  running.cpus_per_node = 1;
+  running.cpus_by_node = {1};
+  running.mem_by_node_mb = {0};
   running.gpu_indices = {0, 2};
   running.start_time = 0;
   inputs.running = {&running};

@@ -1,6 +1,7 @@
 #include "ctld/core/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace skiff {
 namespace {
@@ -56,11 +57,9 @@ WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   }
   const TresLimits& limit = qos.max_tres_per_job;
   const int64_t nodes = job.num_nodes;
-  if (Over(limit.gpus, nodes * job.gpus_per_node)) return WaitReason::kQosMaxGresPerJob;
-  if (Over(limit.cpus, nodes * job.cpus_per_node)) return WaitReason::kQosMaxCpuPerJobLimit;
-  if (Over(limit.mem_mb, nodes * static_cast<int64_t>(job.mem_per_node_mb))) {
-    return WaitReason::kQosMaxMemoryPerJob;
-  }
+  if (Over(limit.gpus, MinJobGpus(job))) return WaitReason::kQosMaxGresPerJob;
+  if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
+  if (Over(limit.mem_mb, MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerJob;
   if (Over(limit.nodes, nodes)) return WaitReason::kQosMaxNodePerJobLimit;
   return WaitReason::kNone;
 }
@@ -69,15 +68,9 @@ WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const PendingJob& jo
   if (Over(qos.max_jobs_per_user, usage.jobs + 1)) return WaitReason::kQosMaxJobsPerUserLimit;
   const TresLimits& limit = qos.max_tres_per_user;
   const int64_t nodes = job.num_nodes;
-  if (Over(limit.gpus, usage.gpus + nodes * job.gpus_per_node)) {
-    return WaitReason::kQosMaxGresPerUser;
-  }
-  if (Over(limit.cpus, usage.cpus + nodes * job.cpus_per_node)) {
-    return WaitReason::kQosMaxCpuPerUserLimit;
-  }
-  if (Over(limit.mem_mb, usage.mem + nodes * static_cast<int64_t>(job.mem_per_node_mb))) {
-    return WaitReason::kQosMaxMemoryPerUser;
-  }
+  if (Over(limit.gpus, usage.gpus + MinJobGpus(job))) return WaitReason::kQosMaxGresPerUser;
+  if (Over(limit.cpus, usage.cpus + MinJobCpus(job))) return WaitReason::kQosMaxCpuPerUserLimit;
+  if (Over(limit.mem_mb, usage.mem + MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerUser;
   if (Over(limit.nodes, usage.nodes + nodes)) return WaitReason::kQosMaxNodePerUserLimit;
   return WaitReason::kNone;
 }
@@ -96,13 +89,9 @@ WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
     const Usage& used = usage[a];
     if (Over(assoc.grp_jobs, used.jobs + 1)) return WaitReason::kAssocGrpJobsLimit;
     const TresLimits& limit = assoc.grp_tres;
-    if (Over(limit.gpus, used.gpus + nodes * job.gpus_per_node)) return WaitReason::kAssocGrpGres;
-    if (Over(limit.cpus, used.cpus + nodes * job.cpus_per_node)) {
-      return WaitReason::kAssocGrpCpuLimit;
-    }
-    if (Over(limit.mem_mb, used.mem + nodes * static_cast<int64_t>(job.mem_per_node_mb))) {
-      return WaitReason::kAssocGrpMemLimit;
-    }
+    if (Over(limit.gpus, used.gpus + MinJobGpus(job))) return WaitReason::kAssocGrpGres;
+    if (Over(limit.cpus, used.cpus + MinJobCpus(job))) return WaitReason::kAssocGrpCpuLimit;
+    if (Over(limit.mem_mb, used.mem + MinJobMemMb(job))) return WaitReason::kAssocGrpMemLimit;
     if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
     if (assoc.grp_billing_mins >= 0 &&
         assoc.billing_used + used.cost + job.max_cost > assoc.grp_billing_mins) {
@@ -144,8 +133,8 @@ class State {
         if (job.exclusive) {
           amount = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
         } else {
-          amount.cpus = job.cpus_per_node;
-          amount.mem = static_cast<int64_t>(job.mem_per_node_mb);
+          amount.cpus = job.CpusOn(k);
+          amount.mem = static_cast<int64_t>(job.MemOn(k));
           amount.gpus = job.gpu_indices.empty() ? 0 : job.gpu_indices[k].size();
         }
         Take(n, amount, ClampEnd(job.ExpectedEnd()));
@@ -153,11 +142,13 @@ class State {
           for (int32_t g : job.gpu_indices[k]) gpu_owner_[n][g] = job.id;
         }
       }
-      int64_t gpus = 0;
+      int64_t gpus = 0, cpus = 0, mem = 0;
       for (const auto& per_node : job.gpu_indices) gpus += per_node.size();
-      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, job.nodes.size(),
-             static_cast<int64_t>(job.nodes.size()) * job.cpus_per_node,
-             static_cast<int64_t>(job.nodes.size()) * static_cast<int64_t>(job.mem_per_node_mb),
+      for (size_t k = 0; k < job.nodes.size(); ++k) {
+        cpus += job.CpusOn(k);
+        mem += static_cast<int64_t>(job.MemOn(k));
+      }
+      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, job.nodes.size(), cpus, mem,
              gpus);
     }
   }
@@ -242,54 +233,100 @@ class State {
 
   // Whether `free` (of node n) can hold the job's share.
   bool FitsIn(int32_t n, const Amount& free, const PendingJob& job) const {
-    if (job.exclusive) {
-      const SchedNode& node = view_.nodes[n];
-      return free.cpus == node.cpus && free.mem == static_cast<int64_t>(node.memory_mb) &&
-             free.gpus == node.gpu_count;
-    }
+    if (job.exclusive) return Whole(n, free);
     return ShareFits(AmountOn(n, job), free);
   }
 
-  bool FitsNow(int32_t n, const PendingJob& job) const { return FitsIn(n, free_[n], job); }
+  // What node n has free now.
+  Amount FreeNow(int32_t n) const { return free_[n]; }
 
-  // Would a job ending at `end` on node `n` leave every reservation there room?
-  bool RespectsClaims(int32_t n, const PendingJob& job, int64_t end) const {
-    if (claims_[n].empty()) return true;
-    const Amount amount = AmountOn(n, job);
-    for (const Claim& claim : claims_[n]) {
-      if (end <= claim.start) continue;
-      if (!ShareFits(amount, claim.spare)) return false;
-    }
-    return true;
+  // Whether `room` is all of node n.
+  bool Whole(int32_t n, const Amount& room) const {
+    const SchedNode& node = view_.nodes[n];
+    return room.cpus == node.cpus && room.mem == static_cast<int64_t>(node.memory_mb) &&
+           room.gpus == node.gpu_count;
   }
 
-  // Picks the nodes: every -w node, then the partition's first nodes that pass
-  // `fit`. False when there are not enough.
-  template <typename Fit>
-  bool SelectNodes(const PendingJob& job, Fit fit, std::vector<int32_t>* out) const {
-    out->clear();
-    const size_t wanted = static_cast<size_t>(std::max(job.num_nodes, 1));
+  // What node n can give a job that runs from now until `end` without taking
+  // room any reservation there counts on.
+  Amount FreeUntil(int32_t n, int64_t end) const {
+    Amount room = free_[n];
+    for (const Claim& claim : claims_[n]) {
+      if (end <= claim.start) continue;
+      room.cpus = std::min(room.cpus, claim.spare.cpus);
+      room.mem = std::min(room.mem, claim.spare.mem);
+      room.gpus = std::min(room.gpus, claim.spare.gpus);
+    }
+    return room;
+  }
+
+  // Places the job (placement.h) on its -w nodes and the partition's eligible
+  // nodes, each giving room(n). False when it does not fit.
+  template <typename Room>
+  bool Place(const PendingJob& job, Room room, std::vector<NodeTake>* takes) const {
+    takes->clear();
+    candidates_.clear();
+    const TaskShape shape = ShapeOf(job);
+    auto add = [&](int32_t n, const Amount& a, bool required) {
+      const SchedNode& node = view_.nodes[n];
+      PlacementCandidate c;
+      c.node = n;
+      c.weight = node.weight;
+      c.required = required;
+      c.total_cpus = node.cpus;
+      c.total_mem_mb = node.memory_mb;
+      c.room = {a.cpus, a.mem, a.gpus, Whole(n, a)};
+      candidates_.push_back(c);
+    };
     for (int32_t r : job.nodelist) {
-      if (!Eligible(r, job) || !fit(r)) return false;
-      out->push_back(r);
+      if (!Eligible(r, job)) return false;
+      add(r, room(r), true);
     }
-    if (out->size() > wanted) return false;
+    const int64_t floor = job.overcommit ? 1 : job.cpus_per_node;
     for (int32_t n : view_.partitions[job.partition].nodes) {
-      if (out->size() == wanted) break;
       if (!job.nodelist.empty() && Contains(job.nodelist, n)) continue;
-      if (Eligible(n, job) && fit(n)) out->push_back(n);
+      if (!Eligible(n, job)) continue;
+      // Cheap early outs; PlaceTasks would drop these nodes too.
+      const Amount a = room(n);
+      if (a.gpus < job.gpus_per_node || a.cpus < floor) continue;
+      if (job.exclusive && !Whole(n, a)) continue;
+      add(n, a, false);
     }
-    return out->size() == wanted;
+    *takes = PlaceTasks(shape, candidates_);
+    return !takes->empty();
   }
 
   // Why a job that passed Precheck does not fit now.
   WaitReason NoFitReason(const PendingJob& job) const {
     const SchedPartition& partition = view_.partitions[job.partition];
     int64_t fits_empty = 0, fits_usable = 0;
+    // A spreading job also needs enough CPUs over the nodes (placed on them empty).
+    int64_t cpus_empty = 0, cpus_usable = 0;
+    const TaskShape shape = ShapeOf(job);
+    const bool spread = !shape.OneTaskPerNode();
     for (int32_t n : partition.nodes) {
       if (!StaticFit(n, job)) continue;
       ++fits_empty;
       if (view_.nodes[n].usable) ++fits_usable;
+      if (!spread) continue;
+      // What the node holds of the job when empty: whole tasks, within its
+      // memory and the job's per-node cap.
+      const SchedNode& node = view_.nodes[n];
+      const int64_t per_task = std::max(1, shape.cpus_per_task);
+      int64_t cpus = node.cpus;
+      if (shape.mem_per_cpu_mb > 0) {
+        cpus = std::min<int64_t>(cpus, node.memory_mb / shape.mem_per_cpu_mb);
+      }
+      cpus -= cpus % per_task;
+      if (shape.ntasks_per_node > 0)
+        cpus = std::min<int64_t>(cpus, shape.ntasks_per_node * per_task);
+      cpus_empty += cpus;
+      if (node.usable) cpus_usable += cpus;
+    }
+    if (spread && !shape.overcommit) {
+      const int64_t need = shape.MinCpus();
+      if (cpus_empty < need) return WaitReason::kBadConstraints;
+      if (cpus_usable < need) return WaitReason::kReqNodeNotAvail;
     }
     for (int32_t r : job.nodelist) {
       if (r < 0 || static_cast<size_t>(r) >= view_.nodes.size() ||
@@ -303,23 +340,35 @@ class State {
     return WaitReason::kResources;
   }
 
-  // Starts `job` on `nodes` now (REQUIRES: they fit): takes resources and the
+  // What the job holds on node n when placed there with `take`.
+  Amount Held(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem) const {
+    if (job.exclusive) {
+      const SchedNode& node = view_.nodes[n];
+      return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+    }
+    return {cpus, mem, job.gpus_per_node};
+  }
+
+  // Starts `job` as placed (REQUIRES: it fits): takes resources and the
   // lowest free GPU indices, charges QOS usage.
-  JobStart Start(uint32_t index, const PendingJob& job, const std::vector<int32_t>& nodes,
+  JobStart Start(uint32_t index, const PendingJob& job, const std::vector<NodeTake>& takes,
                  bool backfilled) {
     JobStart start;
     start.job_id = job.id;
     start.pending_index = index;
-    start.nodes = nodes;
-    start.cpus_per_node = job.cpus_per_node;
-    start.mem_per_node_mb = job.mem_per_node_mb;
     start.exclusive = job.exclusive;
     start.backfilled = backfilled;
     start.expected_end = job.time_limit == kNoLimit ? kNever : now_ + job.time_limit;
     const int64_t end = EndOf(job);
-    start.gpu_indices.resize(nodes.size());
-    for (size_t k = 0; k < nodes.size(); ++k) {
-      const int32_t n = nodes[k];
+    start.gpu_indices.resize(takes.size());
+    int64_t cpus = 0, mem = 0;
+    for (size_t k = 0; k < takes.size(); ++k) {
+      const int32_t n = takes[k].node;
+      start.nodes.push_back(n);
+      // An exclusive job holds its nodes whole: it gets (and shows) every CPU.
+      start.cpus.push_back(job.exclusive ? view_.nodes[n].cpus : takes[k].cpus);
+      start.mem_mb.push_back(takes[k].mem_mb);
+      start.tasks.push_back(takes[k].tasks);
       std::vector<int32_t>& gpus = start.gpu_indices[k];
       std::vector<uint64_t>& owner = gpu_owner_[n];
       for (size_t g = 0; g < owner.size() && static_cast<int32_t>(gpus.size()) < job.gpus_per_node;
@@ -329,7 +378,9 @@ class State {
           gpus.push_back(static_cast<int32_t>(g));
         }
       }
-      const Amount amount = AmountOn(n, job);
+      const Amount amount = Held(n, job, takes[k].cpus, static_cast<int64_t>(takes[k].mem_mb));
+      cpus += takes[k].cpus;
+      mem += static_cast<int64_t>(takes[k].mem_mb);
       Take(n, amount, end);
       for (Claim& claim : claims_[n]) {
         if (end > claim.start) {
@@ -339,9 +390,8 @@ class State {
         }
       }
     }
-    const int64_t count = static_cast<int64_t>(nodes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count,
-           count * job.cpus_per_node, count * static_cast<int64_t>(job.mem_per_node_mb),
+    const int64_t count = static_cast<int64_t>(takes.size());
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
            count * job.gpus_per_node);
     return start;
   }
@@ -349,25 +399,34 @@ class State {
   // Re-applies a start made by an earlier pass over the same view.
   void Replay(const PendingJob& job, const JobStart& start) {
     const int64_t end = EndOf(job);
+    int64_t cpus = 0, mem = 0;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       const int32_t n = start.nodes[k];
-      Take(n, AmountOn(n, job), end);
+      Take(n, Held(n, job, start.cpus[k], static_cast<int64_t>(start.mem_mb[k])), end);
       for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
+      cpus += start.cpus[k];
+      mem += static_cast<int64_t>(start.mem_mb[k]);
     }
     const int64_t count = static_cast<int64_t>(start.nodes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count,
-           count * job.cpus_per_node, count * static_cast<int64_t>(job.mem_per_node_mb),
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
            count * job.gpus_per_node);
   }
 
   // The earliest time `job` fits, counting running jobs until their ends and
   // reservations as held from now until their ends; and the nodes then.
-  // `spare` gets, per chosen node, the room left at that time after the job.
-  //
-  // Each node's room only grows with time here, so a node fits from its own
-  // earliest time on: the job starts when enough nodes (and every -w node) do.
-  // Cost: per candidate node, its releases up to the first that makes it fit.
-  StartEstimate Estimate(const PendingJob& job, std::vector<Amount>* spare) const {
+  // `need` gets, per chosen node, what the job holds there, and `spare` the
+  // room left at that time after it. Room only grows with time here.
+  StartEstimate Estimate(const PendingJob& job, std::vector<Amount>* need,
+                         std::vector<Amount>* spare) const {
+    if (!ShapeOf(job).OneTaskPerNode()) return EstimateSpread(job, need, spare);
+    return EstimateOneTaskPerNode(job, need, spare);
+  }
+
+  // Estimate for a job with one task per node: each node fits from its own
+  // earliest time on, so the job starts when enough nodes (and every -w node)
+  // do. Cost: per candidate node, its releases up to the first that makes it fit.
+  StartEstimate EstimateOneTaskPerNode(const PendingJob& job, std::vector<Amount>* need,
+                                       std::vector<Amount>* spare) const {
     StartEstimate estimate;
     const SchedPartition& partition = view_.partitions[job.partition];
     const size_t wanted = static_cast<size_t>(std::max(job.num_nodes, 1));
@@ -408,6 +467,7 @@ class State {
       if (fit_from[c] > when) continue;
       const int32_t n = candidates[c];
       estimate.nodes.push_back(n);
+      if (need != nullptr) need->push_back(AmountOn(n, job));
       if (spare != nullptr) {
         Amount free = FreeBeyondClaims(n);
         for (const Release& release : releases_[n]) {
@@ -421,15 +481,74 @@ class State {
     return estimate;
   }
 
-  // Reserves `estimate.nodes` for `job` from `estimate.start`.
+  // Estimate for a job whose tasks spread (placement.h): the first time,
+  // among now and the releases on its candidate nodes, at which it can be
+  // placed with every node's room then. Room only grows with time, so a
+  // binary search over those times finds it.
+  StartEstimate EstimateSpread(const PendingJob& job, std::vector<Amount>* need,
+                               std::vector<Amount>* spare) const {
+    StartEstimate estimate;
+    for (int32_t r : job.nodelist) {
+      if (!Eligible(r, job)) return estimate;
+    }
+    std::vector<int64_t> times{now_};
+    auto consider = [&](int32_t n) {
+      for (const Release& release : releases_[n]) times.push_back(std::max(release.end, now_));
+    };
+    for (int32_t r : job.nodelist) consider(r);
+    for (int32_t n : view_.partitions[job.partition].nodes) {
+      if (Eligible(n, job) && !Contains(job.nodelist, n)) consider(n);
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    auto room_at = [&](int64_t when) {
+      return [this, when](int32_t n) {
+        Amount free = FreeBeyondClaims(n);
+        for (const Release& release : releases_[n]) {
+          if (release.end > when) break;
+          Add(&free, release.amount);
+        }
+        return free;
+      };
+    };
+    std::vector<NodeTake> takes;
+    size_t lo = 0, hi = times.size();  // first fitting index in [lo, hi]; hi = none
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (Place(job, room_at(times[mid]), &takes)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (lo == times.size()) return estimate;
+    const int64_t when = times[lo];
+    const auto room = room_at(when);
+    Place(job, room, &takes);
+    estimate.start = when;
+    for (const NodeTake& take : takes) {
+      const int32_t n = take.node;
+      estimate.nodes.push_back(n);
+      const Amount held = Held(n, job, take.cpus, static_cast<int64_t>(take.mem_mb));
+      if (need != nullptr) need->push_back(held);
+      if (spare != nullptr) {
+        const Amount free = room(n);
+        spare->push_back({free.cpus - held.cpus, free.mem - held.mem, free.gpus - held.gpus});
+      }
+    }
+    return estimate;
+  }
+
+  // Reserves `estimate.nodes` for `job` from `estimate.start`, `need[k]` on
+  // the k-th.
   void Reserve(const PendingJob& job, const StartEstimate& estimate,
-               const std::vector<Amount>& spare) {
+               const std::vector<Amount>& need_by_node, const std::vector<Amount>& spare) {
     const int64_t end = job.time_limit == kNoLimit || estimate.start > kNever - job.time_limit
                             ? kNever
                             : estimate.start + job.time_limit;
     for (size_t k = 0; k < estimate.nodes.size(); ++k) {
       const int32_t n = estimate.nodes[k];
-      const Amount need = AmountOn(n, job);
+      const Amount need = need_by_node[k];
       for (Claim& claim : claims_[n]) {
         if (claim.start >= estimate.start && claim.start < end) {
           claim.spare.cpus -= need.cpus;
@@ -505,6 +624,7 @@ class State {
 
   const ClusterView& view_;
   const int64_t now_;
+  mutable std::vector<PlacementCandidate> candidates_;  // Place's scratch
   std::vector<Amount> free_;
   std::vector<std::vector<uint64_t>> gpu_owner_;  // per node, per GPU index: job id, 0 = free
   // Per node, what running jobs and reservations give back and when, by end.
@@ -519,16 +639,19 @@ class State {
 // A job's shape, for skipping backfill candidates that cannot fit when an
 // identical one with an earlier or equal end just failed.
 struct Shape {
-  int32_t partition, num_nodes, cpus_per_node, gpus_per_node, gpu_type;
-  uint64_t mem_per_node_mb;
-  bool exclusive;
+  const PendingJob* job;
   int64_t failed_end;
 
-  bool Same(const PendingJob& job) const {
-    return partition == job.partition && num_nodes == job.num_nodes &&
-           cpus_per_node == job.cpus_per_node && gpus_per_node == job.gpus_per_node &&
-           gpu_type == job.gpu_type && mem_per_node_mb == job.mem_per_node_mb &&
-           exclusive == job.exclusive;
+  bool Same(const PendingJob& other) const {
+    const PendingJob& a = *job;
+    return a.partition == other.partition && a.num_nodes == other.num_nodes &&
+           a.cpus_per_node == other.cpus_per_node && a.gpus_per_node == other.gpus_per_node &&
+           a.gpu_type == other.gpu_type && a.mem_per_node_mb == other.mem_per_node_mb &&
+           a.exclusive == other.exclusive && a.ntasks == other.ntasks &&
+           a.cpus_per_task == other.cpus_per_task && a.max_nodes == other.max_nodes &&
+           a.want_nodes == other.want_nodes && a.ntasks_per_node == other.ntasks_per_node &&
+           a.min_cpus_per_node == other.min_cpus_per_node && a.overcommit == other.overcommit &&
+           a.mem_per_cpu_mb == other.mem_per_cpu_mb;
   }
 };
 
@@ -580,7 +703,7 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
       }
     }
   }
-  std::vector<int32_t> nodes;
+  std::vector<NodeTake> takes;
   for (uint32_t index : order) {
     const PendingJob& job = pending[index];
     WaitReason reason = state.Precheck(job);
@@ -604,9 +727,9 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
       if (!failed[job.partition] && too_few_nodes) detail = WaitDetail::kNodesUnavailable;
     }
     if (reason == WaitReason::kNone) {
-      if (state.SelectNodes(
-              job, [&](int32_t n) { return state.FitsNow(n, job); }, &nodes)) {
-        result.starts.push_back(state.Start(index, job, nodes, /*backfilled=*/false));
+      if (state.Place(
+              job, [&](int32_t n) { return state.FreeNow(n); }, &takes)) {
+        result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/false));
         continue;
       }
       reason = state.NoFitReason(job);
@@ -644,15 +767,15 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
   auto plan = [&](uint32_t index) {
     planned[index] = 1;
     const PendingJob& job = pending[index];
-    std::vector<Amount> spare;
-    StartEstimate estimate = state.Estimate(job, &spare);
+    std::vector<Amount> need, spare;
+    StartEstimate estimate = state.Estimate(job, &need, &spare);
     if (estimate.start == kNever) return;
-    state.Reserve(job, estimate, spare);
+    state.Reserve(job, estimate, need, spare);
     result.reservations.push_back({job.id, index, estimate.start, std::move(estimate.nodes)});
   };
   for (uint32_t index : main.blocked) plan(index);
   std::vector<Shape> failed;
-  std::vector<int32_t> nodes;
+  std::vector<NodeTake> takes;
   for (uint32_t index : order) {
     const WaitReason reason = main.reasons[index];
     if (reason != WaitReason::kPriority && reason != WaitReason::kResources) continue;
@@ -674,12 +797,9 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
         if (shape.Same(job) && end >= shape.failed_end) skip = true;
       }
     }
-    if (!skip &&
-        state.SelectNodes(
-            job,
-            [&](int32_t n) { return state.FitsNow(n, job) && state.RespectsClaims(n, job, end); },
-            &nodes)) {
-      result.starts.push_back(state.Start(index, job, nodes, /*backfilled=*/true));
+    if (!skip && state.Place(
+                     job, [&](int32_t n) { return state.FreeUntil(n, end); }, &takes)) {
+      result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/true));
       // Starting consumed room: earlier failures stay failures.
       continue;
     }
@@ -692,8 +812,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
         }
       }
       if (!found && failed.size() < 256) {
-        failed.push_back({job.partition, job.num_nodes, job.cpus_per_node, job.gpus_per_node,
-                          job.gpu_type, job.mem_per_node_mb, job.exclusive, end});
+        failed.push_back({&job, end});
       }
     }
     plan(index);  // cannot start now: its own reservation, later jobs respect it
@@ -731,7 +850,7 @@ StartEstimate EarliestStart(const ClusterView& view, const PendingJob& job, int6
   if (job.partition < 0 || static_cast<size_t>(job.partition) >= view.partitions.size()) {
     return {};
   }
-  return state.Estimate(job, nullptr);
+  return state.Estimate(job, nullptr, nullptr);
 }
 
 absl::Status CheckSubmitLimits(const ClusterView& view, const PendingJob& job, int64_t user_jobs) {
@@ -764,8 +883,8 @@ ClusterView WithStarts(const ClusterView& view, const std::vector<PendingJob>& p
     running.qos = job.qos;
     running.partition = job.partition;
     running.nodes = start.nodes;
-    running.cpus_per_node = start.cpus_per_node;
-    running.mem_per_node_mb = start.mem_per_node_mb;
+    running.cpus_by_node = start.cpus;
+    running.mem_by_node_mb = start.mem_mb;
     running.gpu_indices = start.gpu_indices;
     running.exclusive = start.exclusive;
     running.start_time = now;

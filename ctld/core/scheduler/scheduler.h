@@ -9,8 +9,9 @@
 // Main pass: each job in order is checked against holds, begin time, its
 // partition (state, MaxTime, MaxNodes, Allow*), its job QOS and partition QOS
 // (MaxWall, MaxTRESPerJob, MaxJobsPerUser, MaxTRESPerUser) and then placed
-// first-fit on the partition's nodes (lowest node index, lowest free GPU index;
-// a GPU is never given twice). The first job of a partition that does not fit
+// as Slurm's cons_tres places it (placement.h: tasks spread over as many nodes
+// as they need, lighter nodes first, then best fit; lowest free GPU index; a
+// GPU is never given twice). The first job of a partition that does not fit
 // now pends with Resources and blocks its partition: every later job of that
 // partition, and of every lower-PriorityTier partition sharing a node with it,
 // pends with Priority (and is left to backfill), so the pass costs
@@ -67,9 +68,12 @@ struct SchedulerOptions {
 struct JobStart {
   uint64_t job_id = 0;
   uint32_t pending_index = 0;  // into the `pending` argument
-  std::vector<int32_t> nodes;  // indices into ClusterView::nodes
-  int32_t cpus_per_node = 0;   // as asked (an exclusive job holds its nodes whole)
-  uint64_t mem_per_node_mb = 0;
+  std::vector<int32_t> nodes;  // indices into ClusterView::nodes, ascending
+  // Per entry of `nodes`: CPUs held (every CPU for an exclusive job), memory
+  // as asked, and tasks (placement.h).
+  std::vector<int32_t> cpus;
+  std::vector<uint64_t> mem_mb;
+  std::vector<int32_t> tasks;
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`
   bool exclusive = false;
   bool backfilled = false;

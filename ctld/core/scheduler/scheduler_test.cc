@@ -59,7 +59,8 @@ TEST(Schedule, RespectsGpuType) {
   ASSERT_NE(StartOf(plan, 1), nullptr);
   EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
   ASSERT_NE(StartOf(plan, 2), nullptr);
-  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{0});
+  // Best fit, as Slurm's cons_tres: the node job 1 already uses has less room left.
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{1});
 }
 
 TEST(Schedule, MultiNodeJobGetsGpusOnEveryNode) {
@@ -316,8 +317,9 @@ TEST(Schedule, NodelistExcludeAndFeatures) {
   feature.features = {0};
   SchedulePlan plan = RunPass(view, {want, avoid, feature});
   ASSERT_EQ(plan.starts.size(), 3u);
-  EXPECT_EQ(StartOf(plan, 1)->nodes, (std::vector<int32_t>{2, 0}));
-  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 1)->nodes, (std::vector<int32_t>{0, 2}));  // in node order
+  // Best fit: n3, which job 1 half fills, before the empty n2.
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{2});
   EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{2});
 }
 
@@ -538,6 +540,54 @@ TEST(ValidateView, CatchesDoubleBookedGpus) {
   EXPECT_TRUE(ValidateView(view).ok());
   view.running[1].gpu_indices = {{4}};
   EXPECT_FALSE(ValidateView(view).ok());
+}
+
+}  // namespace
+}  // namespace skiff
+
+namespace skiff {
+namespace {
+
+using testing_util::MakeJob;
+using testing_util::MakeNode;
+using testing_util::MakeRunning;
+using testing_util::MakeView;
+using testing_util::StartOf;
+
+// -n tasks without -N: as many nodes as they need (placement.h).
+PendingJob Spread(uint64_t id, int ntasks, int64_t time_limit = 3600) {
+  PendingJob job = MakeJob(id, 0, 1, 0, 1, time_limit);
+  job.ntasks = ntasks;
+  job.max_nodes = ntasks;
+  return job;
+}
+
+TEST(SpreadTasks, StartsOverAsManyNodesAsItNeedsWithUnevenShares) {
+  ClusterView view = MakeView({MakeNode("n1", 2), MakeNode("n2", 2), MakeNode("n3", 2)});
+  const SchedulePlan plan = Schedule(view, {Spread(1, 3)}, SchedulerOptions{}, 1000);
+  const JobStart* start = StartOf(plan, 1);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->nodes, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(start->cpus, (std::vector<int32_t>{2, 1}));
+  EXPECT_EQ(start->tasks, (std::vector<int32_t>{2, 1}));
+}
+
+TEST(SpreadTasks, WaitingSpreadJobIsPlannedAndNotOvertaken) {
+  // n1 busy until 1100, n2 until 1300: a 3-task job fits at 1100 (n1 + n3);
+  // a later 1-CPU job that would run past 1100 on n3 must not delay it.
+  ClusterView view = MakeView({MakeNode("n1", 2), MakeNode("n2", 2), MakeNode("n3", 2)});
+  view.running.push_back(MakeRunning(50, 0, {0}, 2, {}, 900, 200));
+  view.running.push_back(MakeRunning(51, 0, {1}, 2, {}, 900, 400));
+  view.running.push_back(MakeRunning(52, 0, {2}, 1, {}, 900, 200));
+  const SchedulePlan plan =
+      Schedule(view, {Spread(1, 4), MakeJob(2, 0, 1, 0, 1, 500), MakeJob(3, 0, 1, 0, 1, 50)},
+               SchedulerOptions{}, 1000);
+  ASSERT_FALSE(plan.reservations.empty());
+  EXPECT_EQ(plan.reservations[0].job_id, 1u);
+  EXPECT_EQ(plan.reservations[0].start, 1100);
+  EXPECT_EQ(plan.reservations[0].nodes, (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(StartOf(plan, 2), nullptr);  // would hold n3's CPU past 1100
+  EXPECT_NE(StartOf(plan, 3), nullptr);  // ends before 1100: backfilled
 }
 
 }  // namespace

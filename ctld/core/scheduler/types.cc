@@ -145,8 +145,8 @@ absl::Status ValidateView(const ClusterView& view) {
       if (!InRange(n, view.nodes.size())) {
         return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": bad node index ", n));
       }
-      cpus[n] += job.exclusive ? view.nodes[n].cpus : job.cpus_per_node;
-      mem[n] += job.exclusive ? view.nodes[n].memory_mb : job.mem_per_node_mb;
+      cpus[n] += job.exclusive ? view.nodes[n].cpus : job.CpusOn(k);
+      mem[n] += job.exclusive ? view.nodes[n].memory_mb : job.MemOn(k);
       if (cpus[n] > view.nodes[n].cpus || mem[n] > view.nodes[n].memory_mb) {
         return absl::InvalidArgumentError(
             absl::StrCat("node ", view.nodes[n].name, " over-allocated by job ", job.id));
@@ -167,6 +167,52 @@ absl::Status ValidateView(const ClusterView& view) {
     }
   }
   return absl::OkStatus();
+}
+
+TaskShape ShapeOf(const PendingJob& job) {
+  TaskShape shape;
+  shape.min_nodes = std::max(job.num_nodes, 1);
+  shape.gpus_per_node = job.gpus_per_node;
+  shape.exclusive = job.exclusive;
+  if (job.ntasks <= 0) {
+    shape.max_nodes = shape.want_nodes = shape.ntasks = shape.min_nodes;
+    shape.cpus_per_task = std::max(job.cpus_per_node, 1);
+    shape.mem_per_node_mb = job.mem_per_node_mb;
+    return shape;
+  }
+  shape.ntasks = job.ntasks;
+  // A node without a task is no use to the job (Slurm's choose_nodes).
+  shape.max_nodes = job.max_nodes > 0 ? job.max_nodes : shape.min_nodes;
+  shape.want_nodes = job.want_nodes > 0 ? job.want_nodes : shape.min_nodes;
+  if (!job.overcommit) shape.max_nodes = std::min(shape.max_nodes, std::max(job.ntasks, 1));
+  shape.max_nodes = std::max(shape.max_nodes, shape.min_nodes);
+  shape.cpus_per_task = std::max(job.cpus_per_task, 1);
+  shape.ntasks_per_node = job.ntasks_per_node;
+  shape.min_cpus_per_node = job.min_cpus_per_node;
+  shape.overcommit = job.overcommit;
+  if (job.mem_per_cpu_mb > 0) {
+    shape.mem_per_cpu_mb = job.mem_per_cpu_mb;
+  } else {
+    shape.mem_per_node_mb = job.mem_per_node_mb;
+  }
+  return shape;
+}
+
+int64_t MinJobCpus(const PendingJob& job) {
+  if (job.ntasks <= 0) return static_cast<int64_t>(std::max(job.num_nodes, 1)) * job.cpus_per_node;
+  return ShapeOf(job).MinCpus();
+}
+
+int64_t MinJobMemMb(const PendingJob& job) {
+  if (job.ntasks > 0 && job.mem_per_cpu_mb > 0) {
+    return MinJobCpus(job) * static_cast<int64_t>(job.mem_per_cpu_mb);
+  }
+  return static_cast<int64_t>(std::max(job.num_nodes, 1)) *
+         static_cast<int64_t>(job.mem_per_node_mb);
+}
+
+int64_t MinJobGpus(const PendingJob& job) {
+  return static_cast<int64_t>(std::max(job.num_nodes, 1)) * job.gpus_per_node;
 }
 
 }  // namespace skiff

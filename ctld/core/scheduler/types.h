@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "ctld/core/resources.h"
+#include "ctld/core/scheduler/placement.h"
 
 namespace skiff {
 
@@ -43,6 +44,7 @@ struct SchedNode {
   uint64_t memory_mb = 0;
   int32_t gpu_type = kNone;       // index into ClusterView::gpu_types; kNone = untyped
   int32_t gpu_count = 0;          // GPU indices are 0 .. gpu_count-1
+  uint32_t weight = 1;            // Weight=: lower is used first
   std::vector<int32_t> features;  // indices into ClusterView::features
 };
 
@@ -116,8 +118,12 @@ struct RunningJob {
   int32_t assoc = kNone;       // index into ClusterView::assocs; kNone = not limited
   double max_cost = 0;         // billing-minutes it may use (GrpTRESMins=billing)
   std::vector<int32_t> nodes;  // indices into ClusterView::nodes
-  int32_t cpus_per_node = 0;
+  int32_t cpus_per_node = 0;   // on each node, unless cpus_by_node says otherwise
   uint64_t mem_per_node_mb = 0;
+  // Per entry of `nodes` when a job holds different amounts on its nodes
+  // (tasks spread by placement.h); empty = the uniform fields above.
+  std::vector<int32_t> cpus_by_node;
+  std::vector<uint64_t> mem_by_node_mb;
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`; may be empty
                                                   // when the job holds no GPU
   bool exclusive = false;                         // holds its nodes whole
@@ -125,6 +131,12 @@ struct RunningJob {
   int64_t time_limit = kNoLimit;  // seconds
 
   int64_t ExpectedEnd() const { return time_limit == kNoLimit ? kNever : start_time + time_limit; }
+  int32_t CpusOn(size_t k) const {
+    return k < cpus_by_node.size() ? cpus_by_node[k] : cpus_per_node;
+  }
+  uint64_t MemOn(size_t k) const {
+    return k < mem_by_node_mb.size() ? mem_by_node_mb[k] : mem_per_node_mb;
+  }
 };
 
 struct ClusterView {
@@ -156,12 +168,25 @@ struct PendingJob {
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
+  // The fewest nodes, and the least CPUs and memory one of them holds. With
+  // ntasks = 0 that is the whole shape: exactly num_nodes nodes holding
+  // cpus_per_node CPUs and mem_per_node_mb each.
   int32_t num_nodes = 1;
   int32_t cpus_per_node = 1;
   uint64_t mem_per_node_mb = 0;
   int32_t gpus_per_node = 0;
   int32_t gpu_type = kNone;  // kNone = any
   bool exclusive = false;
+  // With ntasks > 0, tasks spread over num_nodes..max_nodes nodes as
+  // placement.h places them (ShapeOf).
+  int32_t ntasks = 0;
+  int32_t cpus_per_task = 1;
+  int32_t max_nodes = 0;   // 0 = num_nodes
+  int32_t want_nodes = 0;  // 0 = num_nodes; the top of a -N range unless --use-min-nodes
+  int32_t ntasks_per_node = 0;
+  int32_t min_cpus_per_node = 0;  // --mincpus
+  bool overcommit = false;
+  uint64_t mem_per_cpu_mb = 0;  // with ntasks > 0: memory follows each node's CPUs
   bool held = false;
   bool held_by_admin = false;
   std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
@@ -214,6 +239,14 @@ const char* WaitReasonName(WaitReason reason);
 // state, its partitions and what runs on it. The main pass, backfill and
 // preemption all ask this.
 bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job);
+
+// The job's request as placement.h takes it.
+TaskShape ShapeOf(const PendingJob& job);
+// CPUs, memory and GPUs the job holds at least when it runs (QOS and
+// association limits count these, as Slurm counts its min_cpus).
+int64_t MinJobCpus(const PendingJob& job);
+int64_t MinJobMemMb(const PendingJob& job);
+int64_t MinJobGpus(const PendingJob& job);
 
 }  // namespace skiff
 
