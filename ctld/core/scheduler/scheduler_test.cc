@@ -505,7 +505,7 @@ TEST(Schedule, BillingLimitCountsUsedAndRunningMaxCosts) {
     pending.back().max_cost = 30;
   }
   SchedulePlan plan = RunPass(view, pending);
-  EXPECT_NE(StartOf(plan, 1), nullptr);  // 85
+  EXPECT_NE(StartOf(plan, 1), nullptr);                             // 85
   EXPECT_EQ(ReasonOf(plan, pending, 2), "AssocGrpBillingMinutes");  // 115 > 100
   EXPECT_EQ(ReasonOf(plan, pending, 3), "AssocGrpBillingMinutes");
 }
