@@ -47,6 +47,20 @@ ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
   return outcome;
 }
 
+v1::SignalScope ToProto(SignalScope scope) {
+  switch (scope) {
+    case SignalScope::kEveryProcess:
+      return v1::SIGNAL_EVERY_PROCESS;
+    case SignalScope::kBatchShell:
+      return v1::SIGNAL_BATCH_SHELL;
+    case SignalScope::kSteps:
+      return v1::SIGNAL_STEPS;
+    case SignalScope::kBatchAndSteps:
+      return v1::SIGNAL_BATCH_AND_STEPS;
+  }
+  return v1::SIGNAL_STEPS;
+}
+
 }  // namespace
 
 void Controller::Dispatch(std::vector<Intent> intents) {
@@ -74,7 +88,7 @@ void Controller::DispatchOne(Intent intent) {
         } else if constexpr (std::is_same_v<T, SignalIntent>) {
           work_->Post([this, s = std::move(it)] {
             absl::Status status =
-                node_client_.SignalJob(s.target, s.job_id, s.signal, s.batch_only);
+                node_client_.SignalJob(s.target, s.job_id, s.signal, ToProto(s.scope));
             if (!status.ok()) {
               logger_.warn("JobId={} signal {}: {}", s.job_id, s.signal,
                            std::string(status.message()));

@@ -183,7 +183,8 @@ class FakeNodes : public NodeDaemonClient {
     launches[request.job_id()] = request;
     return launch_result;
   }
-  absl::Status SignalJob(const std::string&, uint64_t job_id, int signal, bool) override {
+  absl::Status SignalJob(const std::string&, uint64_t job_id, int signal,
+                         v1::SignalScope) override {
     std::lock_guard<std::mutex> lock(mu_);
     events.push_back("signal " + std::to_string(job_id) + " " + std::to_string(signal));
     return absl::OkStatus();

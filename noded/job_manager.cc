@@ -515,7 +515,7 @@ absl::Status JobManager::Notify(uint64_t job_id, const std::string& message) {
   return absl::OkStatus();
 }
 
-absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
+absl::Status JobManager::Signal(uint64_t job_id, int sig, SignalTarget which) {
   if (sig <= 0 || sig >= NSIG) return absl::InvalidArgumentError(absl::StrCat("bad signal ", sig));
   pid_t target = 0;
   std::string cgroup;
@@ -533,8 +533,8 @@ absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
     if (job.pids.job_pgid <= 0) {
       return absl::UnavailableError(absl::StrCat("JobId=", job_id, " is still starting"));
     }
-    target = batch_only ? job.pids.job_pid : -job.pids.job_pgid;
-    if (!batch_only) cgroup = job.cgroup_path;
+    target = which == SignalTarget::kBatchShell ? job.pids.job_pid : -job.pids.job_pgid;
+    if (which == SignalTarget::kEveryProcess) cgroup = job.cgroup_path;
   }
   size_t in_cgroup = 0;
   if (options_.cgroups && !cgroup.empty()) {
@@ -552,7 +552,9 @@ absl::Status JobManager::Signal(uint64_t job_id, int sig, bool batch_only) {
     return absl::InternalError(ErrnoText("kill(", target, ", ", sig, ")"));
   }
   logger_.info("JobId={}: signal {} sent to {}", job_id, sig,
-               batch_only ? "the batch shell" : "every process");
+               which == SignalTarget::kBatchShell   ? "the batch shell"
+               : which == SignalTarget::kBatchGroup ? "the batch shell's process group"
+                                                    : "every process");
   return absl::OkStatus();
 }
 

@@ -108,10 +108,16 @@ class JobManager final : public JobReportSource {
   // job_id 0.
   absl::StatusOr<pid_t> Launch(LaunchSpec spec, const std::string& script);
 
-  // kill(-pgid, sig) for every process of the job, or only the batch shell with
-  // `batch_only`. NotFound: unknown job; FailedPrecondition: finished or no
-  // process left; Unavailable: still starting; InvalidArgument: bad signal.
-  absl::Status Signal(uint64_t job_id, int sig, bool batch_only);
+  // Which of the job's processes on this node Signal reaches.
+  enum class SignalTarget {
+    kEveryProcess,  // the batch shell's process group and all in the job's cgroup
+    kBatchShell,    // the batch shell alone
+    kBatchGroup,    // the batch shell and its children (its process group)
+  };
+  // Sends `sig` to `target`. NotFound: unknown job; FailedPrecondition:
+  // finished or no process left; Unavailable: still starting; InvalidArgument:
+  // bad signal.
+  absl::Status Signal(uint64_t job_id, int sig, SignalTarget target);
 
   // SIGCONT + SIGTERM to the job's process group now (or as soon as it is known),
   // SIGKILL `kill_wait` seconds later if the job has not ended. Returns at once.

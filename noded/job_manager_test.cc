@@ -329,7 +329,8 @@ TEST_F(JobManagerTest, TerminateSendsSigkillAfterKillWaitWhenTermIsIgnored) {
 
 TEST_F(JobManagerTest, TerminateOfUnknownJobIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(manager_->Terminate(999, 1)));
-  EXPECT_TRUE(absl::IsNotFound(manager_->Signal(999, SIGTERM, false)));
+  EXPECT_TRUE(
+      absl::IsNotFound(manager_->Signal(999, SIGTERM, JobManager::SignalTarget::kEveryProcess)));
 }
 
 // The batch shell traps USR1; its background sleep does not.
@@ -369,7 +370,7 @@ TEST_F(JobManagerTest, SignalBatchOnlyReachesOnlyTheBatchShell) {
   // A sleep the signal reached would die: half a second shows it did not.
   Launch(Spec(14), SignalScript(5));
   ASSERT_NE(WaitForSleep(WaitForFile(out_ + "/14.sleep")), 0);
-  ASSERT_TRUE(manager_->Signal(14, SIGUSR1, /*batch_only=*/true).ok());
+  ASSERT_TRUE(manager_->Signal(14, SIGUSR1, JobManager::SignalTarget::kBatchShell).ok());
   ASSERT_TRUE(WaitFinished(14));
   EXPECT_EQ(Slurp(Out(14)), "shell got USR1\nsleep alive\n");
 }
@@ -377,10 +378,19 @@ TEST_F(JobManagerTest, SignalBatchOnlyReachesOnlyTheBatchShell) {
 TEST_F(JobManagerTest, SignalReachesEveryProcessOfTheJob) {
   Launch(Spec(15), SignalScript(600));
   ASSERT_NE(WaitForSleep(WaitForFile(out_ + "/15.sleep")), 0);
-  ASSERT_TRUE(manager_->Signal(15, SIGUSR1, /*batch_only=*/false).ok());
+  ASSERT_TRUE(manager_->Signal(15, SIGUSR1, JobManager::SignalTarget::kEveryProcess).ok());
   ASSERT_TRUE(WaitFinished(15, milliseconds(90000)));
   EXPECT_EQ(Slurp(Out(15)), "shell got USR1\nsleep dead\n");
-  EXPECT_FALSE(manager_->Signal(15, SIGUSR1, false).ok());  // finished
+  EXPECT_FALSE(
+      manager_->Signal(15, SIGUSR1, JobManager::SignalTarget::kEveryProcess).ok());  // finished
+}
+
+TEST_F(JobManagerTest, SignalBatchGroupReachesTheShellAndItsChildren) {
+  Launch(Spec(19), SignalScript(600));
+  ASSERT_NE(WaitForSleep(WaitForFile(out_ + "/19.sleep")), 0);
+  ASSERT_TRUE(manager_->Signal(19, SIGUSR1, JobManager::SignalTarget::kBatchGroup).ok());
+  ASSERT_TRUE(WaitFinished(19, milliseconds(90000)));
+  EXPECT_EQ(Slurp(Out(19)), "shell got USR1\nsleep dead\n");
 }
 
 TEST_F(JobManagerTest, RunsAsTheJobsUserWhenRoot) {

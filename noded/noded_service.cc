@@ -1,5 +1,6 @@
 #include "noded/noded_service.h"
 
+#include <csignal>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -79,7 +80,45 @@ grpc::Status NodedService::LaunchJob(grpc::ServerContext* context,
 grpc::Status NodedService::SignalJob(grpc::ServerContext* context,
                                      const v1::SignalJobRequest* request, v1::SignalJobReply*) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
-  return ToGrpcStatus(jobs_.Signal(request->job_id(), request->signal(), request->batch_only()));
+  const uint64_t job_id = request->job_id();
+  const int sig = request->signal();
+  v1::SignalScope scope = request->scope();
+  if (scope == v1::SIGNAL_EVERY_PROCESS && request->batch_only()) scope = v1::SIGNAL_BATCH_SHELL;
+  switch (scope) {
+    case v1::SIGNAL_BATCH_SHELL:
+      return ToGrpcStatus(jobs_.Signal(job_id, sig, JobManager::SignalTarget::kBatchShell));
+    case v1::SIGNAL_STEPS:
+      return ToGrpcStatus(SignalLiveSteps(job_id, sig));
+    case v1::SIGNAL_BATCH_AND_STEPS: {
+      // The steps first: their tasks are in no process group of the batch shell.
+      absl::Status steps = SignalLiveSteps(job_id, sig);
+      if (!steps.ok()) return ToGrpcStatus(steps);
+      return ToGrpcStatus(jobs_.Signal(job_id, sig, JobManager::SignalTarget::kBatchGroup));
+    }
+    default:
+      return ToGrpcStatus(jobs_.Signal(job_id, sig, JobManager::SignalTarget::kEveryProcess));
+  }
+}
+
+absl::Status NodedService::SignalLiveSteps(uint64_t job_id, int sig) {
+  if (sig <= 0 || sig >= NSIG) return absl::InvalidArgumentError(absl::StrCat("bad signal ", sig));
+  if (!jobs_.IsRunning(job_id)) {
+    return absl::NotFoundError(
+        absl::StrCat("JobId=", job_id, " is not running on NodeName=", node_name_));
+  }
+  // This node is the job's step manager: every step of the job is here, each
+  // with a stream to the tasks on each of its nodes. No step is no error.
+  std::lock_guard<std::mutex> lock(live_mu_);
+  int signalled = 0;
+  for (auto it = live_steps_.lower_bound({job_id, 0});
+       it != live_steps_.end() && it->first.first == job_id; ++it) {
+    it->second.signal(sig);
+    ++signalled;
+  }
+  if (logger_ != nullptr) {
+    logger_->info("JobId={}: signal {} sent to {} step(s)", job_id, sig, signalled);
+  }
+  return absl::OkStatus();
 }
 
 grpc::Status NodedService::TerminateJob(grpc::ServerContext* context,

@@ -149,6 +149,10 @@ class NodedService final : public v1::Noded::Service {
   // The tasks RunTasks runs on this node now, for StatTasks (under live_mu_).
   std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;
 
+  // `sig` to every task of every step of `job_id` that this node manages, on
+  // all the step's nodes. NotFound when the job does not run here.
+  absl::Status SignalLiveSteps(uint64_t job_id, int sig);
+
   v1::Noded::Stub& StubFor(const std::string& address);
   std::mutex stubs_mu_;
   std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;  // by "addr:port"

@@ -450,8 +450,9 @@ TEST_F(ScriptdServiceTest, RunLuaTimeoutKillsTheHelperGroupWithItsSleepGrandchil
   // have run since, so give it a moment to die.
   EXPECT_TRUE(Eventually([&] { return ProcessGone(sleep_pid); }))
       << "sleep " << sleep_pid << " outlived the timeout";
-  EXPECT_TRUE(ProcessGone(reply.pid()));
-  EXPECT_EQ(GroupMembers(reply.pid()), std::vector<pid_t>{}) << "left in the helper's group";
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(reply.pid()); }));
+  EXPECT_TRUE(Eventually([&] { return GroupMembers(reply.pid()).empty(); }))
+      << GroupMembers(reply.pid()).size() << " left in the helper's group";
   EXPECT_EQ(Running(), 0);
 }
 
@@ -482,7 +483,10 @@ TEST_F(ScriptdServiceTest, KillScriptEndsALongLuaHookWithinTwoSeconds) {
   EXPECT_EQ(reply.rc(), -1);
   EXPECT_EQ(reply.message(), "slurm_bb_data_in was cancelled");
   EXPECT_TRUE(Eventually([&] { return ProcessGone(sleep_pid); }));
-  EXPECT_EQ(GroupMembers(reply.pid()), std::vector<pid_t>{});
+  // SIGKILL to the group was sent before the reply; a loaded machine may not
+  // have run the dying members since.
+  EXPECT_TRUE(Eventually([&] { return GroupMembers(reply.pid()).empty(); }))
+      << GroupMembers(reply.pid()).size() << " left in the helper's group";
 }
 
 TEST_F(ScriptdServiceTest, FlushJobKillsTheJobsScriptsAndLuaCallsOnly) {

@@ -1,9 +1,11 @@
 // scancel: cancel or signal jobs, as Slurm's scancel.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "cli/common/ctld_client.h"
@@ -19,13 +21,14 @@ constexpr char kProgram[] = "scancel";
 // Slurm's _usage and _help (src/scancel/opt.c), less the options Skiff does
 // not take.
 constexpr char kUsage[] =
-    "Usage: scancel [--batch] [-n job_name] [-p partition] [-Q] [-s signal | integer]\n"
+    "Usage: scancel [--batch] [--full] [-n job_name] [-p partition] [-Q] [-s signal | integer]\n"
     "               [-t PENDING | RUNNING] [--usage] [-u user_name] [--me]\n"
     "               [--hurry] [-V] [-v] [job_id[_array_id]]\n";
 
 constexpr char kHelp[] =
     "Usage: scancel [OPTIONS] [job_id[_array_id]]\n"
     "  -b, --batch                     signal batch shell for specified job\n"
+    "  -f, --full                      signal batch shell and all steps for specified job\n"
     "  -H, --hurry                     avoid burst buffer stage out\n"
     "      --me                        equivalent to --user=<current user>\n"
     "  -n, --name=job_name             act only on jobs with this name\n"
@@ -54,11 +57,15 @@ int main(int argc, char** argv) {
   CLI::App app{"scancel"};
   app.set_help_flag();  // --help is Slurm's text, above
   skiff::ScancelArgs args;
+  std::vector<std::string> env_errors;
+  skiff::ApplyScancelEnvironment([](const char* name) { return getenv(name); }, &args, &env_errors);
+  for (const std::string& error : env_errors) std::cerr << "scancel: error: " << error << "\n";
   bool version = false, help = false, usage = false, quiet = false, me = false, ctld = false;
   // In the order of Slurm's option table, which is the order getopt_long lists
   // the candidates of an ambiguous abbreviation in.
   app.add_flag("-b,--batch", args.batch);
   app.add_flag("--ctld", ctld);  // Skiff always asks ctld
+  app.add_flag("-f,--full", args.full);
   app.add_flag("--help", help);
   app.add_flag("-H,--hurry", args.hurry);
   app.add_option("-n,--jobname,--name", args.name);

@@ -17,6 +17,32 @@ constexpr int kExitAccessDenied = 2002 & 0xff;
 
 }  // namespace
 
+void ApplyScancelEnvironment(const std::function<const char*(const char*)>& getenv,
+                             ScancelArgs* args, std::vector<std::string>* errors) {
+  auto flag = [&](const char* name, auto set) {
+    const char* value = getenv(name);
+    if (value == nullptr) return;
+    if (absl::EqualsIgnoreCase(value, "true") || absl::EqualsIgnoreCase(value, "T")) {
+      set(true);
+    } else if (absl::EqualsIgnoreCase(value, "false") || absl::EqualsIgnoreCase(value, "F")) {
+      set(false);
+    } else {
+      errors->push_back(absl::StrCat("Unrecognized ", name, " value: ", value));
+    }
+  };
+  flag("SCANCEL_BATCH", [&](bool on) { args->batch = on; });
+  flag("SCANCEL_FULL", [&](bool on) { args->full = on; });
+  flag("SCANCEL_VERBOSE", [&](bool on) { args->verbose = on ? 1 : 0; });
+  if (getenv("SCANCEL_HURRY") != nullptr) args->hurry = true;  // set at all: on, as in Slurm
+  auto text = [&](const char* name, std::string* into) {
+    if (const char* value = getenv(name)) *into = value;
+  };
+  text("SCANCEL_NAME", &args->name);
+  text("SCANCEL_PARTITION", &args->partitions);
+  text("SCANCEL_STATE", &args->states);
+  text("SCANCEL_USER", &args->user);
+}
+
 absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   ScancelCommand command;
   command.verbose = args.verbose;
@@ -80,6 +106,7 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
     request.set_signal(*sig == SIGKILL ? 0 : *sig);
   }
   request.set_batch_only(args.batch);
+  request.set_full(args.full);
   request.set_hurry(args.hurry);
   if (request.job_ids_size() == 0 && request.refs_size() == 0 && request.steps_size() == 0 &&
       request.user().empty() && request.name().empty() && request.states_size() == 0 &&

@@ -5,6 +5,7 @@
 #define SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,9 +24,18 @@ struct ScancelArgs {
   std::string partitions;            // -p, comma list
   std::string signal;                // -s: name or number; empty = cancel
   bool batch = false;                // -b
+  bool full = false;                 // -f
   bool hurry = false;                // --hurry
   int verbose = 0;                   // -v, counted
 };
+
+// Slurm's SCANCEL_* input variables (BATCH, FULL, HURRY, NAME, PARTITION,
+// STATE, USER, VERBOSE) into `args`, before the command line overrides them.
+// `getenv` returns null for an unset variable. A boolean that is none of
+// true/T/false/F (any case) leaves the option alone and adds Slurm's
+// "Unrecognized SCANCEL_X value: V" to `errors`.
+void ApplyScancelEnvironment(const std::function<const char*(const char*)>& getenv,
+                             ScancelArgs* args, std::vector<std::string>* errors);
 
 struct ScancelCommand {
   v1::CancelJobsRequest request;

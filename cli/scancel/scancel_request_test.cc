@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <map>
 
 namespace skiff {
 namespace {
@@ -125,6 +126,42 @@ TEST(BuildScancelCommand, FillsTheRequest) {
   EXPECT_EQ(r.signal(), SIGTERM);
   EXPECT_TRUE(r.batch_only());
   EXPECT_TRUE(r.hurry());
+}
+
+TEST(BuildScancelCommand, FullAsksForTheBatchShellAndTheSteps) {
+  ScancelArgs args;
+  args.job_ids = {"7"};
+  args.signal = "USR1";
+  args.full = true;
+  absl::StatusOr<ScancelCommand> command = BuildScancelCommand(args);
+  ASSERT_TRUE(command.ok()) << command.status();
+  EXPECT_TRUE(command->request.full());
+  EXPECT_FALSE(command->request.batch_only());
+  EXPECT_EQ(command->request.signal(), SIGUSR1);
+}
+
+TEST(ApplyScancelEnvironment, ReadsSlurmsInputVariables) {
+  std::map<std::string, std::string> env = {
+      {"SCANCEL_BATCH", "T"},       {"SCANCEL_FULL", "true"},  {"SCANCEL_HURRY", ""},
+      {"SCANCEL_NAME", "train"},    {"SCANCEL_STATE", "PD"},   {"SCANCEL_USER", "ada"},
+      {"SCANCEL_PARTITION", "gpu"}, {"SCANCEL_VERBOSE", "yes"}};
+  ScancelArgs args;
+  std::vector<std::string> errors;
+  ApplyScancelEnvironment(
+      [&](const char* name) {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      &args, &errors);
+  EXPECT_TRUE(args.batch);
+  EXPECT_TRUE(args.full);
+  EXPECT_TRUE(args.hurry);
+  EXPECT_EQ(args.name, "train");
+  EXPECT_EQ(args.states, "PD");
+  EXPECT_EQ(args.user, "ada");
+  EXPECT_EQ(args.partitions, "gpu");
+  EXPECT_EQ(args.verbose, 0);
+  EXPECT_EQ(errors, std::vector<std::string>{"Unrecognized SCANCEL_VERBOSE value: yes"});
 }
 
 TEST(BuildScancelCommand, KillCancelsAsInSlurm) {

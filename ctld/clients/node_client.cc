@@ -38,13 +38,14 @@ absl::Status NodeClient::LaunchJob(const std::string& target, const v1::LaunchJo
 }
 
 absl::Status NodeClient::SignalJob(const std::string& target, uint64_t job_id, int signal,
-                                   bool batch_only) {
+                                   v1::SignalScope scope) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;
   v1::SignalJobRequest request;
   request.set_job_id(job_id);
   request.set_signal(signal);
-  request.set_batch_only(batch_only);
+  request.set_scope(scope);
+  request.set_batch_only(scope == v1::SIGNAL_BATCH_SHELL);  // for a noded before scope
   v1::SignalJobReply reply;
   return FromGrpcStatus(Stub(target).SignalJob(&context, request, &reply));
 }

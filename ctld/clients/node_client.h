@@ -22,7 +22,7 @@ class NodeDaemonClient {
   virtual absl::Status LaunchJob(const std::string& target,
                                  const v1::LaunchJobRequest& request) = 0;
   virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
-                                 bool batch_only) = 0;
+                                 v1::SignalScope scope) = 0;
   virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) = 0;
   // scontrol notify: to the batch job's first node.
   virtual absl::Status NotifyJob(const std::string& /*target*/, uint64_t /*job_id*/,
@@ -42,7 +42,7 @@ class NodeClient final : public NodeDaemonClient {
 
   absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override;
   absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
-                         bool batch_only) override;
+                         v1::SignalScope scope) override;
   absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) override;
   absl::Status SignalStep(const std::string& target, uint64_t job_id, uint32_t step_id,
                           int signal) override;

@@ -100,7 +100,8 @@ struct Job {
   int32_t nice = 0;            // --nice, Nice=: subtracted from the computed priority
   int64_t admin_priority = 0;  // Priority= set by update; 0 = computed by the scheduler
   // --signal: warn_signal goes to the job warn_time seconds before its time
-  // limit (once per run: warn_sent), to the batch shell alone when batch_only.
+  // limit (once per run: warn_sent), to the job's steps, or to the batch shell
+  // alone when warn_batch_only (B:), as in Slurm.
   int32_t warn_signal = 0;
   int32_t warn_time = 0;
   bool warn_batch_only = false;

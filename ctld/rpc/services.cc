@@ -350,6 +350,7 @@ grpc::Status CtldService::CancelJobs(grpc::ServerContext* context,
   spec.partitions = Names(request->partitions());
   spec.signal = request->signal();
   spec.batch_only = request->batch_only();
+  spec.full = request->full();
   spec.hurry = request->hurry();
   absl::StatusOr<std::vector<CancelOutcome>> outcomes =
       controller_.CancelJobs({caller->uid, caller->gid}, spec);

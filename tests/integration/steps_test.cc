@@ -479,5 +479,66 @@ TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   EXPECT_EQ(cluster_->Run("sacct -P -n -j " + id + ".1 -o JobID,State").out, id + ".1|FAILED\n");
 }
 
+// scancel --signal as Slurm 22.05 delivers it (checked against it): to the
+// steps' tasks on every node, not the batch shell; -b to the batch shell alone;
+// -f to both.
+TEST_F(StepsTest, ScancelSignalReachesTheStepsTheBatchShellOrBoth) {
+  const std::string script = cluster_->dir() + "/signal_job.sh";
+  cluster_->Run(absl::StrCat(
+      "cat > ", script, " <<'EOS'\n", "#!/bin/bash\n", "trap 'echo batch got USR1' USR1\n",
+      "srun -l bash -c 'trap \"echo step got USR1; exit 0\" USR1; echo ready; ",
+      "while :; do sleep 0.1; done' &\n", "pid=$!\n",
+      "while kill -0 $pid 2>/dev/null; do wait $pid; done\n", "echo step ended\n", "EOS"));
+  auto run = [&](const std::string& flags) {
+    const std::string out = absl::StrCat(cluster_->dir(), "/signal-", ++jobs_, ".out");
+    const CommandResult submit =
+        cluster_->Run(absl::StrCat("cd /tmp && sbatch --parsable -N2 -n2 -o ", out, " ", script));
+    EXPECT_EQ(submit.exit_code, 0) << submit.err;
+    const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+    EXPECT_TRUE(Eventually(30, [&] {
+      return absl::StrContains(ReadFile(out), "0: ready") &&
+             absl::StrContains(ReadFile(out), "1: ready");
+    })) << ReadFile(out);
+    const CommandResult signal = cluster_->Run(absl::StrCat("scancel ", flags, " -s USR1 ", id));
+    EXPECT_EQ(signal.exit_code, 0) << signal.err;
+    EXPECT_EQ(signal.err, "");
+    return std::make_pair(id, out);
+  };
+  auto state = [&](const std::string& id) {
+    return ScontrolField(cluster_->Run("scontrol show job " + id).out, "JobState");
+  };
+
+  // The steps only: each task traps it and ends; the shell goes on to the end.
+  auto [steps_id, steps_out] = run("");
+  ASSERT_TRUE(Eventually(30, [&] { return state(steps_id) == "COMPLETED"; }))
+      << state(steps_id) << "\n"
+      << ReadFile(steps_out);
+  std::string text = ReadFile(steps_out);
+  EXPECT_TRUE(absl::StrContains(text, "0: step got USR1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "1: step got USR1")) << text;
+  EXPECT_FALSE(absl::StrContains(text, "batch got USR1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "step ended\n")) << text;
+
+  // -b: the batch shell alone; the step runs on until cancelled.
+  auto [batch_id, batch_out] = run("-b");
+  ASSERT_TRUE(Eventually(30, [&] { return absl::StrContains(ReadFile(batch_out), "batch got"); }))
+      << ReadFile(batch_out);
+  EXPECT_EQ(state(batch_id), "RUNNING");
+  EXPECT_FALSE(absl::StrContains(ReadFile(batch_out), "step got")) << ReadFile(batch_out);
+  ASSERT_EQ(cluster_->Run("scancel " + batch_id).exit_code, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return state(batch_id) == "CANCELLED"; })) << state(batch_id);
+  EXPECT_FALSE(absl::StrContains(ReadFile(batch_out), "step got")) << ReadFile(batch_out);
+
+  // -f: both.
+  auto [full_id, full_out] = run("-f");
+  ASSERT_TRUE(Eventually(30, [&] { return state(full_id) == "COMPLETED"; }))
+      << state(full_id) << "\n"
+      << ReadFile(full_out);
+  text = ReadFile(full_out);
+  EXPECT_TRUE(absl::StrContains(text, "batch got USR1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "0: step got USR1")) << text;
+  EXPECT_TRUE(absl::StrContains(text, "1: step got USR1")) << text;
+}
+
 }  // namespace
 }  // namespace skiff::testing

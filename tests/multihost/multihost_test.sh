@@ -196,8 +196,11 @@ for name in head node1 node2; do
   [ "$(mh_run "$name" "dpkg-query -W -f='\${Version}' skiff-common")" = "$version-2" ] ||
     fail "$name: skiff-common is not $version-2 after the upgrade"
 done
-[ "$(job_state "$running")" = RUNNING ] || fail "job $running is $(job_state "$running") after the upgrade"
-[ "$(job_state "$pending")" = PENDING ] || fail "job $pending is $(job_state "$pending") after the upgrade"
+# Each daemon answers again soon after its package restarted it, not at once.
+waitfor 60 "ctld answering after the upgrade" mh_run head 'squeue -h -j 1 -t all'
+pending_now() { [ "$(job_state "$pending")" = PENDING ]; }
+waitfor 5 "job $running RUNNING after the upgrade" running_now
+waitfor 5 "job $pending PENDING after the upgrade" pending_now
 mh_run node1 'touch /tmp/gate'
 waitfor 90 "job $running COMPLETED after the upgrade" finished "$running"
 waitfor 90 "job $pending COMPLETED after the upgrade" finished "$pending"

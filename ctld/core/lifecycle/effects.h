@@ -49,12 +49,20 @@ struct TerminateIntent {
   std::string target;
   int64_t kill_wait = 0;
 };
-// scancel --signal.
+// Which of a job's processes a signal reaches.
+enum class SignalScope {
+  kEveryProcess,  // suspend/resume: all on the job's first node
+  kBatchShell,    // scancel -b, --signal=B:
+  kSteps,         // scancel -s, --signal=SIG@T: every step's tasks, not the batch shell
+  kBatchAndSteps  // scancel -f: the batch shell, its children and every step
+};
+// scancel --signal, the time-limit warning, suspend/resume: to the job's first
+// node, which is its step manager.
 struct SignalIntent {
   uint64_t job_id = 0;
   std::string target;
   int signal = 0;
-  bool batch_only = false;
+  SignalScope scope = SignalScope::kSteps;
 };
 // Run EpilogSlurmctld; report back with EpilogDone.
 struct RunEpilogIntent {

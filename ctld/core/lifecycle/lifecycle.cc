@@ -726,8 +726,12 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
         outcomes->push_back({id, absl::FailedPreconditionError("Job is pending execution")});
         continue;
       }
+      // Slurm: -f wins over -b; neither spares the batch shell.
+      const SignalScope scope = spec.full         ? SignalScope::kBatchAndSteps
+                                : spec.batch_only ? SignalScope::kBatchShell
+                                                  : SignalScope::kSteps;
       effects.intents.push_back(
-          SignalIntent{id, NodeTarget(current.nodes.front()), spec.signal, spec.batch_only});
+          SignalIntent{id, NodeTarget(current.nodes.front()), spec.signal, scope});
       outcomes->push_back({id, absl::OkStatus()});
       continue;
     }
@@ -1054,7 +1058,7 @@ absl::StatusOr<Effects> Lifecycle::Suspend(const Caller& caller, bool privileged
     if (resume) job.suspended_total += std::max<int64_t>(0, now - job.suspend_time);
     job.suspend_time = now;
     effects.intents.push_back(SignalIntent{job.id, NodeTarget(job.nodes.front()),
-                                           resume ? SIGCONT : SIGSTOP, /*batch_only=*/false});
+                                           resume ? SIGCONT : SIGSTOP, SignalScope::kEveryProcess});
     effects.log.push_back(
         absl::StrCat("JobId=", job.id, resume ? " resumed" : " suspended", " by uid ", caller.uid));
   }
@@ -1132,7 +1136,8 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
       effects.log.push_back(absl::StrCat("JobId=", id, " sent signal ", job.warn_signal, " ",
                                          job.warn_time, "s before its time limit"));
       effects.intents.push_back(
-          SignalIntent{id, NodeTarget(job.nodes.front()), job.warn_signal, job.warn_batch_only});
+          SignalIntent{id, NodeTarget(job.nodes.front()), job.warn_signal,
+                       job.warn_batch_only ? SignalScope::kBatchShell : SignalScope::kSteps});
     }
     if (now < end + grace) continue;
     effects.log.push_back(

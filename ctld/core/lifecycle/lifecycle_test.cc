@@ -238,12 +238,41 @@ TEST_F(LifecycleTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].job_id, id);
   EXPECT_EQ(sent[0].signal, 10);
-  EXPECT_TRUE(sent[0].batch_only);
+  EXPECT_EQ(sent[0].scope, SignalScope::kBatchShell);
   EXPECT_TRUE(store_[id].warn_sent);  // stored: a restarted ctld does not send it again
   EXPECT_TRUE(signals(Store(core_->EnforceTimeLimits(now_ + 500))).empty());
   // The time limit itself still ends the job.
   Effects timeout = Store(core_->EnforceTimeLimits(now_ + 600));
   EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
+}
+
+TEST_F(LifecycleTest, ScancelSignalReachesTheStepsUnlessBatchOrFull) {
+  const uint64_t id = Submit(Request());
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  auto scope_of = [&](bool batch_only, bool full) {
+    CancelSpec spec = CancelOf(id);
+    spec.signal = SIGUSR1;
+    spec.batch_only = batch_only;
+    spec.full = full;
+    std::vector<CancelOutcome> outcomes;
+    Effects effects = Store(core_->Cancel({0, 0}, true, spec, now_, &outcomes));
+    EXPECT_EQ(outcomes.size(), 1u);
+    EXPECT_TRUE(outcomes.empty() || outcomes[0].status.ok());
+    for (const Intent& intent : effects.intents) {
+      if (const auto* s = std::get_if<SignalIntent>(&intent)) {
+        EXPECT_EQ(s->signal, SIGUSR1);
+        return s->scope;
+      }
+    }
+    ADD_FAILURE() << "no signal sent";
+    return SignalScope::kEveryProcess;
+  };
+  EXPECT_EQ(scope_of(false, false), SignalScope::kSteps);
+  EXPECT_EQ(scope_of(true, false), SignalScope::kBatchShell);
+  EXPECT_EQ(scope_of(false, true), SignalScope::kBatchAndSteps);
+  EXPECT_EQ(scope_of(true, true), SignalScope::kBatchAndSteps);  // -f wins, as in Slurm
+  EXPECT_EQ(StateOf(id), JobState::kRunning);
 }
 
 TEST_F(LifecycleTest, ADeadlineTheTimeLimitCannotMeetIsRefusedOrEndsTheJobDeadline) {

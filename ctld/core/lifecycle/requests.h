@@ -56,8 +56,9 @@ struct CancelSpec {
   std::vector<JobState> states;
   std::vector<std::string> partitions;
   int signal = 0;  // 0 = cancel
-  bool batch_only = false;
-  bool hurry = false;  // --hurry: no burst-buffer stage-out
+  bool batch_only = false;  // -b: the batch shell alone (else the steps)
+  bool full = false;        // -f: the batch shell, its children and the steps
+  bool hurry = false;       // --hurry: no burst-buffer stage-out
 };
 
 struct CancelOutcome {
