@@ -340,12 +340,13 @@ absl::StatusOr<Controller::Registration> Controller::RegisterNode(
   return out;
 }
 
-bool Controller::Heartbeat(const std::string& node_name) {
+bool Controller::Heartbeat(const std::string& node_name, const ReportedLoad& load) {
   std::vector<NodeChange> changes;
   bool registered = false;
   // (A rollback restores the node tables it journaled: an older heartbeat.)
-  ChangeOutsideEvents(
-      [&](Lifecycle& core) { registered = core.Heartbeat(node_name, clock_.Now(), &changes); });
+  ChangeOutsideEvents([&](Lifecycle& core) {
+    registered = core.Heartbeat(node_name, clock_.Now(), &changes, load);
+  });
   for (const NodeChange& change : changes) {
     logger_.info("NodeName={} {}", change.node_name, change.what);
   }

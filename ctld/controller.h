@@ -120,7 +120,7 @@ class Controller {
   };
   absl::StatusOr<Registration> RegisterNode(const NodeRegistration& registration,
                                             const std::vector<JobReport>& jobs);
-  bool Heartbeat(const std::string& node_name);
+  bool Heartbeat(const std::string& node_name, const ReportedLoad& load = {});
   // A node reports a finished job. OK also for a job already recorded; an error
   // (the report could not be stored) tells noded to keep it and retry.
   absl::Status JobComplete(const std::string& node_name, const JobReport& report);

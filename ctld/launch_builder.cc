@@ -25,7 +25,10 @@ std::vector<int> TasksPerNode(int ntasks, size_t nodes) {
 
 std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
                                 const std::string& work_dir) {
-  const std::string& source = pattern.empty() ? std::string("slurm-%j.out") : pattern;
+  // Slurm's defaults: slurm-%j.out, and for an array task slurm-%A_%a.out.
+  const std::string source = !pattern.empty()         ? pattern
+                             : job.array_task_id >= 0 ? std::string("slurm-%A_%a.out")
+                                                      : std::string("slurm-%j.out");
   std::string out;
   for (size_t i = 0; i < source.size(); ++i) {
     if (source[i] != '%' || i + 1 == source.size()) {

@@ -27,7 +27,8 @@ struct ClusterFacts {
 // Slurm's filename patterns: %j job id, %x job name, %u user, %A array master
 // (the job id here), %a array index (4294967294 outside arrays, as Slurm), %N
 // first node, %% a percent sign. A relative result is made absolute against
-// `work_dir`. An empty pattern means Slurm's default "slurm-%j.out".
+// `work_dir`. An empty pattern means Slurm's default "slurm-%j.out", or
+// "slurm-%A_%a.out" for an array task.
 std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
                                 const std::string& work_dir);
 

@@ -34,6 +34,16 @@ TEST(ExpandOutputPattern, DefaultsToSlurmJobOutInWorkDir) {
   EXPECT_EQ(ExpandOutputPattern("", RunningJob(), "/home/a"), "/home/a/slurm-42.out");
 }
 
+// Slurm names an array task's default output slurm-%A_%a.out (slurm-15_3.out).
+TEST(ExpandOutputPattern, ArrayTasksDefaultToSlurmArrayJobAndTaskOut) {
+  Job task = RunningJob();
+  task.id = 17;
+  task.array_job_id = 15;
+  task.array_task_id = 3;
+  EXPECT_EQ(ExpandOutputPattern("", task, "/home/a"), "/home/a/slurm-15_3.out");
+  EXPECT_EQ(ExpandOutputPattern("out-%j.log", task, "/w"), "/w/out-17.log");
+}
+
 TEST(ExpandOutputPattern, AbsolutePathsStayAndUnknownCodesAreKept) {
   EXPECT_EQ(ExpandOutputPattern("/tmp/%q%j", RunningJob(), "/w"), "/tmp/%q42");
 }

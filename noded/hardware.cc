@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
@@ -90,6 +92,20 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
     if (!described) out.push_back(NodeGres{configured.name, configured.type, configured.count, {}});
   }
   return out;
+}
+
+NodeLoad NodeLoadFrom(unsigned long load_5min, unsigned long free_ram, unsigned int mem_unit) {
+  NodeLoad load;
+  load.cpu_load = static_cast<uint32_t>(static_cast<double>(load_5min) /
+                                        static_cast<double>(1 << SI_LOAD_SHIFT) * 100.0);
+  load.free_memory_mb = static_cast<uint64_t>(free_ram) * std::max(1u, mem_unit) / (1024 * 1024);
+  return load;
+}
+
+std::optional<NodeLoad> ReadNodeLoad() {
+  struct sysinfo info;
+  if (sysinfo(&info) != 0) return std::nullopt;
+  return NodeLoadFrom(info.loads[1], info.freeram, info.mem_unit);
 }
 
 }  // namespace skiff

@@ -3,6 +3,7 @@
 #define SKIFF_NODED_HARDWARE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,21 @@ struct Hardware {
 
 // Reads CPUs (online), memory and boot time from the running kernel.
 Hardware DetectHardware();
+
+// What slurmd reports with every registration and ping: the 5-minute load
+// average x 100 (scontrol's CPULoad=) and free memory in MB (FreeMem=),
+// both as sysinfo(2) gives them.
+struct NodeLoad {
+  uint32_t cpu_load = 0;
+  uint64_t free_memory_mb = 0;
+};
+
+// From sysinfo's raw values: `load_5min` fixed point with SI_LOAD_SHIFT bits,
+// `free_ram` in units of `mem_unit` bytes.
+NodeLoad NodeLoadFrom(unsigned long load_5min, unsigned long free_ram, unsigned int mem_unit);
+
+// The machine's now; nullopt when sysinfo fails.
+std::optional<NodeLoad> ReadNodeLoad();
 
 // One gres as found on this node: gres.conf's devices checked against the disk.
 struct NodeGres {

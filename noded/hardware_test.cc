@@ -22,6 +22,17 @@ TEST(DetectHardware, SeesAtLeastOneCpuAndSomeMemory) {
   EXPECT_FALSE(hw.arch.empty());
 }
 
+// As slurmd's get_cpu_load and get_free_mem: the 5-minute load x 100, MemFree in MB.
+TEST(NodeLoad, IsTheFiveMinuteLoadTimesHundredAndFreeMegabytes) {
+  const NodeLoad load = NodeLoadFrom(/*1.5 x 65536*/ 98304, /*pages*/ 2048, /*page*/ 4096);
+  EXPECT_EQ(load.cpu_load, 150u);
+  EXPECT_EQ(load.free_memory_mb, 8u);
+  EXPECT_EQ(NodeLoadFrom(0, 3u << 20, 1).free_memory_mb, 3u);
+  std::optional<NodeLoad> now = ReadNodeLoad();
+  ASSERT_TRUE(now.has_value());
+  EXPECT_GT(now->free_memory_mb, 0u);
+}
+
 TEST(CollectNodeGres, GroupsDevicesForThisNodeOnly) {
   NodeConfig node;
   node.name = "n3";

@@ -109,6 +109,10 @@ bool NodeAgent::Register() {
     return false;
   }
   v1::RegisterRequest request = hardware_;
+  if (std::optional<NodeLoad> load = load_source_()) {
+    request.set_cpu_load(load->cpu_load);
+    request.set_free_memory_mb(load->free_memory_mb);
+  }
   for (const JobReport& job : jobs_.Jobs()) ToProto(job, request.add_jobs());
   v1::RegisterReply reply;
   grpc::Status status = stub_->Register(&context, request, &reply);
@@ -150,6 +154,10 @@ bool NodeAgent::Heartbeat() {
   }
   v1::HeartbeatRequest request;
   request.set_node_name(hardware_.node_name());
+  if (std::optional<NodeLoad> load = load_source_()) {
+    request.set_cpu_load(load->cpu_load);
+    request.set_free_memory_mb(load->free_memory_mb);
+  }
   v1::HeartbeatReply reply;
   grpc::Status status = stub_->Heartbeat(&context, request, &reply);
   if (!status.ok()) {

@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "common/auth/authenticator.h"
+#include "noded/hardware.h"
 #include "noded/job_report.h"
 #include "noded/step_reports.h"
 #include "proto/ctld.grpc.pb.h"
@@ -60,6 +61,12 @@ class NodeAgent {
   void SetConfigHashListener(std::function<void(const std::string&)> listener) {
     config_hash_listener_ = std::move(listener);
   }
+  // What the node's load is now (scontrol's CPULoad=, FreeMem=), read at each
+  // registration and heartbeat; ReadNodeLoad unless replaced (before Start).
+  // nullopt: nothing is reported.
+  void SetLoadSource(std::function<std::optional<NodeLoad>()> source) {
+    load_source_ = std::move(source);
+  }
   // A step report was queued: send within 0.1 s (sooner with a job report),
   // so that reports close together share one call.
   void WakeForSteps();
@@ -89,6 +96,7 @@ class NodeAgent {
   std::unique_ptr<v1::NodeService::Stub> stub_;
   StepReportQueue* step_reports_ = nullptr;
   std::function<void(const std::string&)> config_hash_listener_;
+  std::function<std::optional<NodeLoad>()> load_source_ = ReadNodeLoad;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
   bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)

@@ -32,6 +32,7 @@
 #include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/peer_address.h"
 #include "common/rpc/status.h"
 #include "common/time_format.h"
 #include "noded/noded_service.h"
@@ -216,6 +217,8 @@ grpc::Status NodedService::RunStep(
   facts.step_id = grant->step_id;
   facts.ntasks = request.ntasks();
   facts.cpus_per_task = request.cpus_per_task() > 1 ? request.cpus_per_task() : 0;
+  facts.srun_address = PeerAddress(context->peer());
+
   v1::StepOutput created;
   created.set_created(true);
   created.set_step_id(grant->step_id);
@@ -641,6 +644,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   io.node_name = node_name_;
   io.user = launch.user_name();
   io.job_name = launch.job_name();
+  const TaskLimits limits = TaskLimitsFrom(step_env);
   TaskNodeFacts node;
   node.node_name = node_name_;
   node.node_id = launch.node_id();
@@ -666,6 +670,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     if (!launch.input_pattern().empty())
       spawn.stdin_path = ExpandIoPattern(launch.input_pattern(), io);
     spawn.env = TaskEnvironment(step_env, node, task_id, local);
+    spawn.umask = limits.umask;
+    spawn.rlimits = limits.rlimits;
     spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
     spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
     if (spawn.pty) {

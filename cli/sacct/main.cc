@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
   app.add_option("-S,--starttime", line.start_time);
   app.add_flag("-T,--truncate", line.truncate);
   app.add_option("-u,--uid,--user", line.users);
+  app.add_option("--units", line.units);
   app.add_flag("--usage", usage);
   app.add_flag("-V,--version", version);
   app.add_flag("-X,--allocations", line.allocations);
@@ -232,6 +233,10 @@ int main(int argc, char** argv) {
   if (!plan.ok()) {
     const std::string message(plan.status().message());
     // Slurm's sacct dies with fatal() for these, error() for the rest.
+    if (message.rfind("Invalid unit type '", 0) == 0) {  // get_unit_type's error, then fatal
+      std::cerr << "sacct: error: " << message << "\nsacct: fatal: Invalid unit type\n";
+      return 1;
+    }
     const bool fatal =
         message.rfind("unrecognized job state", 0) == 0 || message.rfind("Options -o", 0) == 0;
     std::cerr << "sacct: " << (fatal ? "fatal: " : "error: ") << message << "\n";

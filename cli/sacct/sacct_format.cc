@@ -65,6 +65,18 @@ enum Column {
   kUid,
   kUser,
   kWorkDir,
+  // Fields Skiff keeps no data for: blank, as Slurm prints them without a
+  // gathering plugin (jobacct_gather/none).
+  kNoData,
+  kAssocId,
+  kConsumedEnergy,
+  kDbIndex,
+  kReqCpuFreq,
+  kReserved,
+  kResvCpu,
+  kResvCpuRaw,
+  kSubmitLine,
+  kWckeyId,
 };
 
 struct Known {
@@ -73,30 +85,67 @@ struct Known {
   Column column;
 };
 
-// Slurm 22.05's names and default widths (src/sacct/sacct.c).
+// Slurm 22.05's names and default widths (src/sacct/sacct.c), in its order,
+// which sacct -e lists; ArrayJobID, ArrayTaskID and Restarts are Skiff's
+// (later Slurm's) too.
 constexpr Known kKnown[] = {
     {"Account", 10, kAccount},
+    {"AdminComment", 15, kNoData},
     {"AllocCPUS", 10, kAllocCpus},
     {"AllocNodes", 10, kAllocNodes},
     {"AllocTRES", 10, kAllocTres},
     {"ArrayJobID", 15, kArrayJobId},
     {"ArrayTaskID", 16, kArrayTaskId},
+    {"AssocID", 7, kAssocId},
+    {"AveCPU", 10, kNoData},
+    {"AveCPUFreq", 10, kNoData},
+    {"AveDiskRead", 14, kNoData},
+    {"AveDiskWrite", 14, kNoData},
+    {"AvePages", 10, kNoData},
+    {"AveRSS", 10, kNoData},
+    {"AveVMSize", 10, kNoData},
+    {"BlockID", 16, kNoData},
     {"Cluster", 10, kCluster},
     {"Comment", 14, kComment},
     {"Constraints", 19, kConstraints},
+    {"ConsumedEnergy", 14, kConsumedEnergy},
+    {"ConsumedEnergyRaw", 17, kConsumedEnergy},
+    {"Container", 19, kNoData},
     {"CPUTime", 10, kCpuTime},
     {"CPUTimeRAW", 10, kCpuTimeRaw},
+    {"DBIndex", -10, kDbIndex},
     {"DerivedExitCode", 15, kDerivedExitCode},
     {"Elapsed", 10, kElapsed},
     {"ElapsedRaw", 10, kElapsedRaw},
     {"Eligible", 19, kEligible},
     {"End", 19, kEnd},
     {"ExitCode", 8, kExitCode},
+    {"Flags", 19, kNoData},
     {"GID", 6, kGid},
     {"Group", 9, kGroup},
     {"JobID", -12, kJobId},
     {"JobIDRaw", -12, kJobIdRaw},
     {"JobName", 10, kJobName},
+    {"Layout", 9, kNoData},
+    {"MaxDiskRead", 12, kNoData},
+    {"MaxDiskReadNode", 15, kNoData},
+    {"MaxDiskReadTask", 15, kNoData},
+    {"MaxDiskWrite", 12, kNoData},
+    {"MaxDiskWriteNode", 16, kNoData},
+    {"MaxDiskWriteTask", 16, kNoData},
+    {"MaxPages", 8, kNoData},
+    {"MaxPagesNode", 12, kNoData},
+    {"MaxPagesTask", 14, kNoData},
+    {"MaxRSS", 10, kNoData},
+    {"MaxRSSNode", 10, kNoData},
+    {"MaxRSSTask", 10, kNoData},
+    {"MaxVMSize", 10, kNoData},
+    {"MaxVMSizeNode", 14, kNoData},
+    {"MaxVMSizeTask", 14, kNoData},
+    {"McsLabel", 12, kNoData},
+    {"MinCPU", 10, kNoData},
+    {"MinCPUNode", 10, kNoData},
+    {"MinCPUTask", 10, kNoData},
     {"NCPUS", 10, kNCpus},
     {"NNodes", 8, kNNodes},
     {"NodeList", 15, kNodeList},
@@ -104,21 +153,53 @@ constexpr Known kKnown[] = {
     {"Partition", 10, kPartition},
     {"Priority", 10, kPriority},
     {"QOS", 10, kQos},
+    {"QOSRAW", 6, kNoData},
     {"Reason", 22, kReason},
+    {"ReqCPUFreq", 10, kReqCpuFreq},
+    {"ReqCPUFreqGov", 13, kReqCpuFreq},
+    {"ReqCPUFreqMax", 13, kReqCpuFreq},
+    {"ReqCPUFreqMin", 13, kReqCpuFreq},
     {"ReqCPUS", 8, kReqCpus},
     {"ReqMem", 10, kReqMem},
     {"ReqNodes", 8, kReqNodes},
     {"ReqTRES", 10, kReqTres},
     {"Reservation", 20, kReservation},
+    {"ReservationId", 8, kNoData},
+    {"Reserved", 10, kReserved},
+    {"ResvCPU", 10, kResvCpu},
+    {"ResvCPURAW", 10, kResvCpuRaw},
     {"Restarts", 8, kRestarts},
     {"Start", 19, kStart},
     {"State", 10, kState},
     {"Submit", 19, kSubmit},
+    {"SubmitLine", 20, kSubmitLine},
     {"Suspended", 10, kSuspended},
+    {"SystemComment", 15, kNoData},
+    {"SystemCPU", 10, kNoData},
     {"Timelimit", 10, kTimelimit},
     {"TimelimitRaw", 10, kTimelimitRaw},
+    {"TotalCPU", 10, kNoData},
+    {"TRESUsageInAve", 14, kNoData},
+    {"TRESUsageInMax", 14, kNoData},
+    {"TRESUsageInMaxNode", 18, kNoData},
+    {"TRESUsageInMaxTask", 18, kNoData},
+    {"TRESUsageInMin", 14, kNoData},
+    {"TRESUsageInMinNode", 18, kNoData},
+    {"TRESUsageInMinTask", 18, kNoData},
+    {"TRESUsageInTot", 14, kNoData},
+    {"TRESUsageOutAve", 15, kNoData},
+    {"TRESUsageOutMax", 15, kNoData},
+    {"TRESUsageOutMaxNode", 19, kNoData},
+    {"TRESUsageOutMaxTask", 19, kNoData},
+    {"TRESUsageOutMin", 15, kNoData},
+    {"TRESUsageOutMinNode", 19, kNoData},
+    {"TRESUsageOutMinTask", 19, kNoData},
+    {"TRESUsageOutTot", 15, kNoData},
     {"UID", 6, kUid},
     {"User", 9, kUser},
+    {"UserCPU", 10, kNoData},
+    {"WCKey", 10, kNoData},
+    {"WCKeyID", 10, kWckeyId},
     {"WorkDir", 20, kWorkDir},
 };
 
@@ -153,7 +234,28 @@ std::string Duration(int64_t seconds) {
   return days > 0 ? absl::StrCat(days, "-", clock) : clock;
 }
 
-std::string Value(const Row& row, Column column, int64_t now) {
+// Slurm's convert_num_unit for a count of MB: to `units` (1 K ... 5 P) when
+// given, else to the largest unit that keeps it exact ("100M", "2G").
+std::string MegaBytes(uint64_t mb, int units) {
+  if (mb == 0) return "0";
+  constexpr char kUnit[] = " KMGTP";
+  double number = static_cast<double>(mb);
+  int unit = 2;  // M
+  if (units >= 1 && units <= 5) {
+    for (; unit < units; ++unit) number /= 1024;
+    for (; unit > units; --unit) number *= 1024;
+  } else {
+    while (number >= 1024 && static_cast<uint64_t>(number) % 512 == 0) {
+      number /= 1024;
+      ++unit;
+    }
+  }
+  const uint64_t whole = static_cast<uint64_t>(number);
+  if (static_cast<double>(whole) == number) return absl::StrCat(whole, std::string(1, kUnit[unit]));
+  return absl::StrFormat("%.2f%c", number, kUnit[unit]);
+}
+
+std::string Value(const Row& row, Column column, int64_t now, int units) {
   const v1::AcctJob& job = *row.job;
   const v1::AcctStep* step = row.step;
   switch (column) {
@@ -234,8 +336,7 @@ std::string Value(const Row& row, Column column, int64_t now) {
       return absl::StrCat(step ? step->alloc_cpus() : job.req_cpus());
     case kReqMem:
       if (step || job.req_mem_mb() == 0) return step ? "" : "0";
-      return job.req_mem_mb() % 1024 == 0 ? absl::StrCat(job.req_mem_mb() / 1024, "G")
-                                          : absl::StrCat(job.req_mem_mb(), "M");
+      return MegaBytes(job.req_mem_mb(), units);
     case kReqNodes:
       return absl::StrCat(step ? step->num_nodes() : job.req_nodes());
     case kReqTres:
@@ -271,6 +372,32 @@ std::string Value(const Row& row, Column column, int64_t now) {
       return step ? "" : job.user();
     case kWorkDir:
       return step ? "" : job.work_dir();
+    case kNoData:
+      return "";
+    case kAssocId:
+    case kConsumedEnergy:
+    case kWckeyId:
+      return "0";
+    case kDbIndex:
+      return absl::StrCat(job.job_id());
+    case kReqCpuFreq:
+      return "Unknown";
+    case kReserved:
+    case kResvCpu:
+    case kResvCpuRaw: {
+      // Slurm's Reserved: from eligible to start (or to now, still waiting).
+      if (step) return "";
+      const int64_t from = job.eligible_time();
+      const int64_t until = job.start_time() != 0 ? job.start_time()
+                            : job.end_time() != 0 ? job.end_time()
+                                                  : now;
+      const int64_t seconds = from != 0 && until > from ? until - from : 0;
+      if (column == kReserved) return Duration(seconds);
+      const int64_t cpu_seconds = seconds * job.req_cpus();
+      return column == kResvCpu ? Duration(cpu_seconds) : absl::StrCat(cpu_seconds);
+    }
+    case kSubmitLine:
+      return step ? "" : job.submit_line();
   }
   return "";
 }
@@ -351,7 +478,7 @@ std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<S
   for (const Row& row : Rows(reply)) {
     std::vector<std::string> cells;
     for (const SacctField& field : fields) {
-      std::string value = Value(row, static_cast<Column>(field.column), reply.now());
+      std::string value = Value(row, static_cast<Column>(field.column), reply.now(), layout.units);
       if (layout.truncate && (field.column == kStart || field.column == kEnd)) {
         const int64_t t = field.column == kStart
                               ? (row.step ? row.step->start_time() : row.job->start_time())
@@ -368,6 +495,18 @@ std::string FormatSacct(const v1::GetAccountingReply& reply, const std::vector<S
     out += PrintFieldsLine(cells, widths, print);
   }
   return out;
+}
+
+absl::StatusOr<int> ParseSacctUnits(const std::string& text) {
+  constexpr char kUnits[] = "KMGTP";
+  const char* at = text.empty()
+                       ? nullptr
+                       : std::strchr(kUnits, std::toupper(static_cast<unsigned char>(text[0])));
+  if (at == nullptr || *at == '\0') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid unit type '", text.substr(0, 1), "'. Possible options are 'KMGTP'"));
+  }
+  return static_cast<int>(at - kUnits) + 1;
 }
 
 std::string SacctHelpFormat() {

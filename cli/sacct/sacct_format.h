@@ -44,7 +44,13 @@ struct SacctLayout {
   bool truncate = false;   // -T: Start/End clipped to the window
   int64_t window_start = 0;
   int64_t window_end = 0;
+  int units = 0;  // --units: 1 K, 2 M, 3 G, 4 T, 5 P; 0 = Slurm's exact units
 };
+
+// --units=[KMGTP] (any case; Slurm reads the first letter) to
+// SacctLayout::units. Error: InvalidArgument "Invalid unit type 'X'. Possible
+// options are 'KMGTP'".
+absl::StatusOr<int> ParseSacctUnits(const std::string& text);
 
 // The table: a header (and dashes when fixed-width) unless no_header, then a row
 // per job (unless steps_only) followed by its steps. Pending array tasks that

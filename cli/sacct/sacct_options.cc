@@ -182,6 +182,11 @@ absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctCon
   plan.layout.delimiter = line.delimiter;
   if (!line.delimiter.empty() && !line.parsable) plan.layout.parsable2 = true;
   plan.layout.truncate = line.truncate;
+  if (!line.units.empty()) {
+    absl::StatusOr<int> units = ParseSacctUnits(line.units);
+    if (!units.ok()) return units.status();
+    plan.layout.units = *units;
+  }
   plan.layout.window_start = start;
   plan.layout.window_end = end;
   return plan;

@@ -42,6 +42,7 @@ struct SacctCommandLine {
   bool allocations = false;       // -X
   bool truncate = false;          // -T
   std::string delimiter;          // --delimiter
+  std::string units;              // --units=[KMGTP]
 };
 
 struct SacctPlan {

@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cli/sacct/sacct_format.h"
 #include "cli/sacct/sacct_options.h"
 #include "common/time_format.h"
@@ -209,6 +212,55 @@ TEST_F(SacctTest, BadInputGetsSlurmsMessages) {
   line = {};
   line.clusters = "other";
   EXPECT_EQ(PlanSacct(line, Context()).status().message(), "Invalid cluster name: other");
+}
+
+// Every field Slurm 22.05's `sacct --helpformat` lists is accepted; those of
+// usage gathering (MaxRSS, TotalCPU, ...) print blank, as without a gathering
+// plugin.
+TEST_F(SacctTest, EveryHelpformatFieldIsAccepted) {
+  std::string all;
+  for (absl::string_view word : absl::StrSplit(SacctHelpFormat(), ' ', absl::SkipWhitespace())) {
+    absl::StrAppend(&all, all.empty() ? "" : ",", absl::StripAsciiWhitespace(word));
+  }
+  absl::StatusOr<std::vector<SacctField>> fields = ParseSacctFormat(all);
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  EXPECT_EQ(fields->size(), 112u);  // Slurm's 109 and Skiff's 3
+  for (const char* name : {"TotalCPU", "MaxRSS", "AveRSS", "TRESUsageInMax", "SubmitLine",
+                           "ConsumedEnergyRaw", "ReqCPUFreqGov", "WCKeyID", "DBIndex"}) {
+    EXPECT_TRUE(ParseSacctFormat(name).ok()) << name;
+  }
+  SacctLayout layout;
+  layout.parsable2 = true;
+  layout.no_header = true;
+  v1::GetAccountingReply reply = Reference();
+  reply.mutable_jobs(0)->set_submit_line("sbatch env_job.sh");
+  reply.mutable_jobs()->DeleteSubrange(1, reply.jobs_size() - 1);
+  EXPECT_EQ(
+      FormatSacct(reply, *ParseSacctFormat("JobID,TotalCPU,MaxRSS,SubmitLine,ReqCPUFreq"), layout),
+      "15373|||sbatch env_job.sh|Unknown\n15373.batch||||Unknown\n");
+}
+
+// --units=[KMGTP]: memory in that unit, as Slurm's convert_num_unit.
+TEST_F(SacctTest, UnitsConvertMemory) {
+  EXPECT_EQ(*ParseSacctUnits("K"), 1);
+  EXPECT_EQ(*ParseSacctUnits("g"), 3);
+  EXPECT_EQ(*ParseSacctUnits("P"), 5);
+  EXPECT_EQ(ParseSacctUnits("X").status().message(),
+            "Invalid unit type 'X'. Possible options are 'KMGTP'");
+  v1::GetAccountingReply reply;
+  *reply.add_jobs() = Job(7, "a", "debug", "COMPLETED", 1);
+  reply.mutable_jobs(0)->set_req_mem_mb(100);
+  *reply.add_jobs() = Job(8, "b", "debug", "COMPLETED", 1);
+  reply.mutable_jobs(1)->set_req_mem_mb(2048);
+  SacctLayout layout;
+  layout.parsable2 = true;
+  layout.no_header = true;
+  const std::vector<SacctField> fields = *ParseSacctFormat("JobID,ReqMem");
+  EXPECT_EQ(FormatSacct(reply, fields, layout), "7|100M\n8|2G\n");
+  layout.units = 1;
+  EXPECT_EQ(FormatSacct(reply, fields, layout), "7|102400K\n8|2097152K\n");
+  layout.units = 3;
+  EXPECT_EQ(FormatSacct(reply, fields, layout), "7|0.10G\n8|2G\n");
 }
 
 TEST(SacctTresArray, SlurmsJsonTresList) {

@@ -31,6 +31,7 @@ constexpr char kUsage[] =
     "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
     "     -Q or --quiet: equivalent to \"quiet\" command\n"
     "     -r or --readonly: equivalent to \"readonly\" command\n"
+    "     -s or --associations: equivalent to \"associations\" command\n"
     "     -V or --version: equivalent to \"version\" command\n"
     "\n"
     "  Valid <COMMAND> values are:\n"
@@ -126,6 +127,8 @@ int RunAssoc(skiff::SacctmgrVerb verb, skiff::AssocEntity entity,
     std::cerr << command.status().message() << "\n";
     return 1;
   }
+  // -s/--associations is the WithAssoc word for the whole command line.
+  if (options.with_assoc) command->with_assoc = true;
   if (options.readonly && verb != skiff::SacctmgrVerb::kShow) {
     std::cerr << "Can't run this command in readonly mode.\n";
     return 1;

@@ -71,6 +71,31 @@ TEST(SacctmgrAssoc, ShowUsersAndAccountsParsable) {
   EXPECT_EQ(FormatAssocTable(*bad, Lab(), options).status().message(), "Unknown field 'Bogus'");
 }
 
+// What workflow managers run to check a user's accounts:
+// `sacctmgr -n -s list user NAME format=account%20`.
+TEST(SacctmgrAssoc, AssociationsOptionListsAUsersAccounts) {
+  absl::StatusOr<SacctmgrCommandLine> line =
+      ParseSacctmgrOptions({"-n", "-s", "list", "user", "alice", "format=account%20"});
+  ASSERT_TRUE(line.ok()) << line.status();
+  EXPECT_TRUE(line->options.with_assoc);
+  EXPECT_TRUE(line->options.no_header);
+  ASSERT_EQ(line->words.size(), 4u);
+  EXPECT_TRUE(ParseSacctmgrOptions({"--associations", "show", "account"})->options.with_assoc);
+  EXPECT_FALSE(ParseSacctmgrOptions({"show", "account"})->options.with_assoc);
+  auto command = ParseAssocCommand(SacctmgrVerb::kShow, AssocEntity::kUser,
+                                   {line->words.begin() + 2, line->words.end()});
+  ASSERT_TRUE(command.ok()) << command.status();
+  command->with_assoc = line->options.with_assoc;
+  EXPECT_EQ(*FormatAssocTable(*command, Lab(), line->options), "            research \n");
+  // Without -s Slurm lists the user's record alone, which has no account.
+  command->with_assoc = false;
+  EXPECT_EQ(*FormatAssocTable(*command, Lab(), line->options), std::string(21, ' ') + "\n");
+  SacctmgrOptions header;
+  command->with_assoc = true;
+  EXPECT_EQ(*FormatAssocTable(*command, Lab(), header),
+            "             Account \n-------------------- \n            research \n");
+}
+
 TEST(SacctmgrAssoc, AddAndModifyBuildTheRequest) {
   auto add = ParseAssocCommand(
       SacctmgrVerb::kAdd, AssocEntity::kUser,

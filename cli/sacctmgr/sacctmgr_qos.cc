@@ -691,8 +691,8 @@ absl::StatusOr<SacctmgrCommandLine> ParseSacctmgrOptions(const std::vector<std::
   SacctmgrCommandLine line;
   int verbose = 0;
   // Slurm's option table, in its order (getopt_long lists the candidates of an
-  // ambiguous abbreviation in it). -o/--oneliner and -s/--associations are
-  // Slurm's too, and not Skiff's.
+  // ambiguous abbreviation in it). -o/--oneliner is Slurm's too, and not
+  // Skiff's.
   CLI::App app;
   app.set_help_flag();
   app.add_flag("-h,--help,--usage", line.help);
@@ -702,6 +702,7 @@ absl::StatusOr<SacctmgrCommandLine> ParseSacctmgrOptions(const std::vector<std::
   app.add_flag("-P,--parsable2", line.options.parsable2);
   app.add_flag("-Q,--quiet", line.options.quiet);
   app.add_flag("-r,--readonly", line.options.readonly);
+  app.add_flag("-s,--associations", line.options.with_assoc);
   app.add_flag("-v,--verbose", verbose);  // Skiff's sacctmgr has nothing more to log
   app.add_flag("-V,--version", line.version);
   absl::StatusOr<std::vector<std::string>> normalized =

@@ -22,12 +22,13 @@
 namespace skiff {
 
 struct SacctmgrOptions {
-  bool immediate = false;  // -i: commit without asking
-  bool no_header = false;  // -n
-  bool parsable = false;   // -p: '|' after every field
-  bool parsable2 = false;  // -P: '|' between fields
-  bool quiet = false;      // -Q: only errors
-  bool readonly = false;   // -r: only show/list may run
+  bool immediate = false;   // -i: commit without asking
+  bool no_header = false;   // -n
+  bool parsable = false;    // -p: '|' after every field
+  bool parsable2 = false;   // -P: '|' between fields
+  bool quiet = false;       // -Q: only errors
+  bool readonly = false;    // -r: only show/list may run
+  bool with_assoc = false;  // -s, --associations: show account|user with their associations
 };
 
 // sacctmgr's options and the words of its command, as getopt_long reads

@@ -62,6 +62,18 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
   absl::Status status = client.Call(&Ctld::Stub::GetJobs, request, &reply);
   if ((status.code() == absl::StatusCode::kNotFound && !args.empty()) ||
       (status.ok() && !args.empty() && reply.jobs_size() == 0)) {
+    // "J_T" of an array that exists without that task (one cancelled before
+    // it started): Slurm's words for a task missing from its array.
+    if (request.refs_size() == 1 && request.refs(0).has_array_task_id()) {
+      skiff::v1::GetJobsRequest array;
+      array.add_job_ids(request.refs(0).job_id());
+      skiff::v1::GetJobsReply found;
+      if (client.Call(&Ctld::Stub::GetJobs, array, &found).ok() && found.jobs_size() > 0) {
+        std::cout << "Job " << request.refs(0).job_id() << "_" << request.refs(0).array_task_id()
+                  << " not found\n";
+        return 1;
+      }
+    }
     std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
     return 1;
   }
@@ -246,7 +258,14 @@ int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& ar
     std::cout << skiff::PartitionsJson(reply, nodes).Dump();
     return 0;
   }
-  std::cout << skiff::FormatPartitionRecords(reply, options);
+  // Slurm counts the burst-buffer pools in every partition's TRES.
+  skiff::ShowOptions o = options;
+  skiff::v1::GetBurstBuffersReply bb;
+  if (client.Call(&Ctld::Stub::GetBurstBuffers, skiff::v1::GetBurstBuffersRequest(), &bb).ok() &&
+      bb.enabled()) {
+    for (const skiff::v1::BbPoolInfo& pool : bb.pools()) o.bb_total_bytes += pool.total_bytes();
+  }
+  std::cout << skiff::FormatPartitionRecords(reply, o);
   return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
@@ -207,7 +208,7 @@ std::string ExpandPath(const std::string& pattern, const v1::JobInfo& job) {
 std::string StdOut(const v1::JobInfo& job) {
   if (!job.stdout_path().empty()) return job.stdout_path();
   std::string pattern = job.spec().stdout_pattern();
-  if (pattern.empty()) pattern = "slurm-%j.out";
+  if (pattern.empty()) pattern = IsArrayTask(job) ? "slurm-%A_%a.out" : "slurm-%j.out";
   return ExpandPath(pattern, job);
 }
 
@@ -279,6 +280,7 @@ std::string NodeGres(const v1::NodeInfo& node) {
 }
 
 std::string TimeOrNone(int64_t t) { return t == 0 ? "None" : FormatTimestamp(t); }
+std::string TimeOrUnknown(int64_t t) { return t == 0 ? "Unknown" : FormatTimestamp(t); }
 
 std::string NodeNames(const google::protobuf::RepeatedPtrField<std::string>& names) {
   return names.empty() ? "(null)" : CompressHostlist({names.begin(), names.end()});
@@ -395,7 +397,9 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                       " Dependency=", Dependency(job)));
   r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,
                       " Restarts=", job.restart_count(),
-                      " BatchFlag=1 Reboot=0 ExitCode=", job.exit_code(), ":", job.exit_signal()));
+                      // salloc's and srun's allocations have no batch script.
+                      " BatchFlag=", spec.interactive() ? 0 : 1,
+                      " Reboot=0 ExitCode=", job.exit_code(), ":", job.exit_signal()));
   // -d: the highest exit code of the job's steps (0:0 until a step ends), as Slurm.
   if (options.details > 0) {
     r.Line(
@@ -436,9 +440,18 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line(absl::StrCat("ReqNodeList=", NodeNames(spec.nodelist()),
                       " ExcNodeList=", NodeNames(spec.exclude())));
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
-  r.Line("NodeList=" + CompressHostlist(nodes));
+  // A pending job: where backfill plans to start it, as Slurm's.
+  r.Line(absl::StrCat("NodeList=", CompressHostlist(nodes),
+                      job.state() == v1::PENDING && !job.sched_nodes().empty()
+                          ? " SchedNodeList=" + job.sched_nodes()
+                          : ""));
   if (!nodes.empty()) r.Line("BatchHost=" + nodes.front());
-  r.Line(absl::StrCat("NumNodes=", NumNodes(job), " NumCPUs=", NumCpus(job),
+  // A pending job shows the -N range it asked for ("2-2" for -N2), as Slurm's.
+  const std::string num_nodes =
+      job.state() == v1::PENDING && spec.max_nodes() > 0
+          ? absl::StrCat(NumNodes(job), "-", std::max(spec.max_nodes(), NumNodes(job)))
+          : absl::StrCat(NumNodes(job));
+  r.Line(absl::StrCat("NumNodes=", num_nodes, " NumCPUs=", NumCpus(job),
                       " NumTasks=", job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
                       " CPUs/Task=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1,
                       " ReqB:S:C:T=0:0:*:*"));
@@ -503,6 +516,10 @@ bool IsPendingArrayTask(const v1::JobInfo& job) {
 
 }  // namespace
 
+std::string JobTresText(const v1::JobInfo& job) { return JobTres(job); }
+
+std::string JobDependencyText(const v1::JobInfo& job) { return Dependency(job); }
+
 std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) {
   return FormatJob(job, options, ArrayFields(job, {job.array_task_id()}));
 }
@@ -535,8 +552,10 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   Record r(options.one_liner);
   r.Line(absl::StrCat("NodeName=", node.name(), " Arch=", OrNull(node.arch()),
                       " CoresPerSocket=", node.cores_per_socket(), " "));
-  r.Line(absl::StrCat("CPUAlloc=", node.alloc_cpus(), " CPUEfctv=", node.cpus(),
-                      " CPUTot=", node.cpus(), " CPULoad=N/A"));
+  r.Line(absl::StrCat(
+      "CPUAlloc=", node.alloc_cpus(), " CPUEfctv=", node.cpus(), " CPUTot=", node.cpus(),
+      " CPULoad=",
+      node.has_cpu_load() ? absl::StrFormat("%.2f", node.cpu_load() / 100.0) : std::string("N/A")));
   r.Line("AvailableFeatures=" + JoinOr(node.features(), "(null)"));
   r.Line("ActiveFeatures=" + JoinOr(node.features(), "(null)"));
   r.Line("Gres=" + NodeGres(node));
@@ -546,8 +565,10 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   if (!node.version().empty()) absl::StrAppend(&addr, " Version=", node.version());
   r.Line(addr);
   if (!node.os().empty()) r.Line("OS=" + node.os() + " ");
-  r.Line(absl::StrCat("RealMemory=", node.real_memory_mb(), " AllocMem=", node.alloc_memory_mb(),
-                      " FreeMem=N/A Sockets=", node.sockets(), " Boards=1"));
+  r.Line(absl::StrCat(
+      "RealMemory=", node.real_memory_mb(), " AllocMem=", node.alloc_memory_mb(), " FreeMem=",
+      node.has_free_memory_mb() ? absl::StrCat(node.free_memory_mb()) : std::string("N/A"),
+      " Sockets=", node.sockets(), " Boards=1"));
   r.Line(absl::StrCat("State=", NodeState(node), " ThreadsPerCore=", node.threads_per_core(),
                       " TmpDisk=", node.tmp_disk_mb(), " Weight=", node.weight(),
                       " Owner=N/A MCS_label=N/A"));
@@ -555,7 +576,7 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
     r.Line("Partitions=" + absl::StrJoin(node.partitions(), ",") + " ");
   r.Line(absl::StrCat("BootTime=", TimeOrNone(node.boot_time()),
                       " SlurmdStartTime=", TimeOrNone(node.last_registered())));
-  r.Line("LastBusyTime=Unknown");
+  r.Line("LastBusyTime=" + TimeOrUnknown(node.last_busy_time()));
   std::vector<std::string> cfg = {absl::StrCat("cpu=", node.cpus()),
                                   "mem=" + FormatMemoryMb(node.real_memory_mb()),
                                   absl::StrCat("billing=", node.cpus())};
@@ -566,6 +587,9 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   std::vector<std::string> alloc;
   if (node.alloc_cpus() > 0) alloc.push_back(absl::StrCat("cpu=", node.alloc_cpus()));
   if (node.alloc_memory_mb() > 0) alloc.push_back("mem=" + FormatMemoryMb(node.alloc_memory_mb()));
+  if (node.alloc_gpu_indices_size() > 0) {
+    alloc.push_back(absl::StrCat("gres/gpu=", node.alloc_gpu_indices_size()));
+  }
   r.Line("AllocTRES=" + absl::StrJoin(alloc, ","));
   r.Line("CapWatts=n/a");
   r.Line("CurrentWatts=0 AveWatts=0");
@@ -616,6 +640,9 @@ std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
     std::vector<std::string> tres = {absl::StrCat("cpu=", cpus), "mem=" + FormatMemoryMb(mem),
                                      absl::StrCat("node=", p.nodes_size()),
                                      absl::StrCat("billing=", cpus)};
+    if (options.bb_total_bytes > 0) {
+      tres.push_back("bb/lua=" + FormatMemoryMb(options.bb_total_bytes / (1024 * 1024)));
+    }
     for (const auto& [name, count] : gres) tres.push_back(absl::StrCat("gres/", name, "=", count));
     r.Line("TRES=" + absl::StrJoin(tres, ","));
     out += r.End();

@@ -17,6 +17,8 @@ struct ShowOptions {
   bool one_liner = false;  // -o: one line per record
   int details = 0;         // -d (1), -dd (2): more of each record
   int64_t now = 0;         // the present: RunTime of running jobs, a buffer's unset CreateTime
+  // show partition: the burst-buffer pools' total size (TRES bb/lua=); 0 = none.
+  uint64_t bb_total_bytes = 0;
 };
 
 // One job record, ending with Slurm's "\n   \n\n" (or "\n" with one_liner).
@@ -34,6 +36,15 @@ struct ShowOptions {
 // TresPerJob (-G), TresPerNode (--gres, --gpus-per-node) and MailUser/MailType.
 std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options);
 
+// The job's TRES= text ("cpu=2,mem=200M,node=1,billing=2,gres/gpu=1"), which
+// squeue -O tres-alloc prints too.
+std::string JobTresText(const v1::JobInfo& job);
+
+// The job's Dependency= text: its remaining dependencies, each marked
+// "(unfulfilled)" or "(failed)" ("afterok:12(unfulfilled)"), "(null)" for none;
+// squeue's %E prints the same.
+std::string JobDependencyText(const v1::JobInfo& job);
+
 // Every job in the reply, in ctld's order; "No jobs in the system\n" for none.
 // As Slurm keeps an array's pending tasks in one record until they start, the
 // pending tasks of an array (alike in reason and hold) print as one record, at
@@ -42,13 +53,15 @@ std::string FormatJobRecords(const v1::GetJobsReply& reply, const ShowOptions& o
 
 // One node record ending with "\n\n". `slurmd_port` is the configured default
 // (SlurmdPort): as in Slurm, Port= is shown only when the node's differs.
-// CPULoad, FreeMem and LastBusyTime are not tracked by Skiff and print as
-// N/A, N/A and Unknown; AllocTRES has no gres (NodeInfo does not carry them).
+// CPULoad and FreeMem are what the node's noded last reported (N/A before it
+// reports), LastBusyTime when the node last became idle (Unknown before), and
+// AllocTRES counts the GPUs jobs hold (gres/gpu=N).
 std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& options, int slurmd_port);
 
 // Every partition in the reply, each ending with "\n\n". Totals (TotalCPUs,
-// TotalNodes, TRES) are summed over reply.nodes(). TRES has no bb/ entry
-// (PartitionInfo does not carry burst-buffer pools).
+// TotalNodes, TRES) are summed over reply.nodes(); as in Slurm, every
+// partition's TRES has bb/lua= with the size of all pools
+// (options.bb_total_bytes) when there are burst buffers.
 std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply, const ShowOptions& options);
 
 // "scontrol show config": a dated header, "Key = value" lines with the key padded

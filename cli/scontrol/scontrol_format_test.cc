@@ -705,8 +705,7 @@ v1::NodeInfo ReferenceNode(const std::string& name, int port, bool gpus) {
 }
 
 TEST_F(ScontrolFormatTest, NodeMatchesSlurm) {
-  // shared/reference/scontrol_show_node_n3.txt, with what Skiff does not track:
-  // CPU load, free memory, last busy time, and gres in AllocTRES.
+  // shared/reference/scontrol_show_node_n3.txt.
   std::string expected =
       "NodeName=n3 Arch=x86_64 CoresPerSocket=2 \n"
       "   CPUAlloc=2 CPUEfctv=2 CPUTot=2 CPULoad=0.91\n"
@@ -726,6 +725,13 @@ TEST_F(ScontrolFormatTest, NodeMatchesSlurm) {
       "   CurrentWatts=0 AveWatts=0\n"
       "   ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s\n"
       "\n";
+  v1::NodeInfo n3 = ReferenceNode("n3", 16903, true);
+  n3.set_cpu_load(91);
+  n3.set_free_memory_mb(23439);
+  n3.set_last_busy_time(T("2026-11-22T05:14:09"));
+  n3.add_alloc_gpu_indices(1);
+  EXPECT_EQ(FormatNodeRecord(n3, {}, 6818), expected);
+  // Before the node reports, and with no GPU held: what Slurm prints then.
   expected = Replace(expected, "CPULoad=0.91", "CPULoad=N/A");
   expected = Replace(expected, "FreeMem=23439", "FreeMem=N/A");
   expected = Replace(expected, "LastBusyTime=2026-11-22T05:14:09", "LastBusyTime=Unknown");
@@ -768,8 +774,8 @@ TEST_F(ScontrolFormatTest, PartitionsMatchSlurm) {
   *reply.add_nodes() = ReferenceNode("n2", 16902, false);
   *reply.add_nodes() = ReferenceNode("n3", 16903, true);
   *reply.add_nodes() = ReferenceNode("n4", 16904, true);
-  // shared/reference/scontrol_show_partition.txt, without the burst-buffer pools
-  // in TRES (PartitionInfo does not carry them).
+  // shared/reference/scontrol_show_partition.txt: pools fast (8 GiB) and bulk
+  // (64 GiB) count in every partition's TRES.
   std::string expected =
       "PartitionName=debug\n"
       "   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"
@@ -797,6 +803,10 @@ TEST_F(ScontrolFormatTest, PartitionsMatchSlurm) {
       "   DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED\n"
       "   TRES=cpu=4,mem=9642M,node=2,billing=4,bb/lua=72G,gres/gpu=4\n"
       "\n";
+  ShowOptions options;
+  options.bb_total_bytes = 72ull << 30;
+  EXPECT_EQ(FormatPartitionRecords(reply, options), expected);
+  // Without burst buffers, no bb/lua.
   expected = Replace(expected, ",bb/lua=72G,gres/gpu=4\n\nPartitionName=gpu",
                      ",gres/gpu=4\n\nPartitionName=gpu");
   expected = Replace(expected, "billing=4,bb/lua=72G,", "billing=4,");

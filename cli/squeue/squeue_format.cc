@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/common/job_text.h"
+#include "cli/scontrol/scontrol_format.h"
 #include "cli/squeue/squeue_sort.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
@@ -109,7 +110,159 @@ constexpr LongField kLongFields[] = {
     {"userid", 'U'},
     {"username", 'u'},
     {"workdir", 'Z'},
+    {"feature", 'f'},
+    {"gres", 'b'},
+    {"shared", 'h'},
+    {"timelimit", 'l'},
+    {"selectjobinfo", 's'},
 };
+
+// The -O names Slurm 22.05's squeue knows that have no -o letter: their
+// headers (src/squeue/print.c) and values. Where Skiff has no such thing the
+// value is what Slurm prints for a job without it.
+struct ExtraField {
+  const char* name;
+  const char* header;
+  std::string (*value)(const v1::JobInfo& job, int64_t now);
+};
+
+std::string NullText(const v1::JobInfo&, int64_t) { return "(null)"; }
+std::string NotApplicable(const v1::JobInfo&, int64_t) { return "N/A"; }
+std::string NotAvailable(const v1::JobInfo&, int64_t) { return "NA"; }
+std::string Zero(const v1::JobInfo&, int64_t) { return "0"; }
+std::string ZeroTime(const v1::JobInfo&, int64_t) { return FormatElapsed(0); }
+
+constexpr ExtraField kExtraFields[] = {
+    {"container", "CONTAINER", NullText},
+    {"cluster", "CLUSTER", NullText},
+    {"delayboot", "DELAY_BOOT", ZeroTime},
+    {"clusterfeature", "CLUSTER_FEATURES", NullText},
+    {"prefer", "PREFER", NullText},
+    {"admin_comment", "ADMIN_COMMENT", NullText},
+    {"system_comment", "SYSTEM_COMMENT", NullText},
+    {"lastschedeval", "LAST_SCHED_EVAL",
+     [](const v1::JobInfo& job, int64_t now) {
+       // Skiff's scheduler looks at every pending job on each pass.
+       return Timestamp(job.start_time() != 0 ? job.start_time() : now);
+     }},
+    {"pendingtime", "PENDING_TIME",
+     [](const v1::JobInfo& job, int64_t now) {
+       const int64_t until =
+           job.start_time() != 0 && job.start_time() < now ? job.start_time() : now;
+       return absl::StrCat(until - job.submit_time());
+     }},
+    {"accruetime", "ACCRUE_TIME",
+     [](const v1::JobInfo& job, int64_t) {
+       return Timestamp(job.held() || !job.dependency().empty() ? 0 : job.eligible_time());
+     }},
+    {"allocnodes", "ALLOC_NODES",
+     [](const v1::JobInfo& job, int64_t) { return OrNull(job.spec().submit_host()); }},
+    {"allocsid", "ALLOC_SID", Zero},
+    {"associd", "ASSOC_ID", Zero},
+    {"batchflag", "BATCH_FLAG",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       return job.spec().interactive() ? "0" : "1";
+     }},
+    {"boardspernode", "BOARDS_PER_NODE", Zero},
+    {"cpuspertask", "CPUS_PER_TASK",
+     [](const v1::JobInfo& job, int64_t) {
+       return absl::StrCat(std::max(1, job.cpus_per_task()));
+     }},
+    {"cpus-per-task", "CPUS_PER_TASK",
+     [](const v1::JobInfo& job, int64_t) {
+       return absl::StrCat(std::max(1, job.cpus_per_task()));
+     }},
+    {"derivedec", "DERIVED_EC",
+     [](const v1::JobInfo& job, int64_t) { return absl::StrCat(job.derived_exit_code()); }},
+    {"eligibletime", "ELIGIBLE_TIME",
+     [](const v1::JobInfo& job, int64_t) { return Timestamp(job.eligible_time()); }},
+    {"exit_code", "EXIT_CODE",
+     [](const v1::JobInfo& job, int64_t) {
+       // Slurm's wait status: code << 8, or the signal.
+       return absl::StrCat(job.exit_signal() != 0 ? job.exit_signal() : job.exit_code() << 8);
+     }},
+    {"origin", "ORIGIN", NotAvailable},
+    {"originraw", "ORIGIN_RAW", NotAvailable},
+    {"siblingsactive", "ACTIVE_SIBLINGS", NotAvailable},
+    {"siblingsactiveraw", "ACTIVE_SIBLINGS_RAW", NotAvailable},
+    {"siblingsviable", "VIABLE_SIBLINGS", NotAvailable},
+    {"siblingsviableraw", "VIALBLE_SIBLINGS_RAW", NotAvailable},  // sic, Slurm's header
+    {"maxcpus", "MAX_CPUS",
+     [](const v1::JobInfo& job, int64_t) {
+       return absl::StrCat(job.num_cpus() > 0 ? job.num_cpus() : 1);
+     }},
+    {"maxnodes", "MAX_NODES",
+     [](const v1::JobInfo& job, int64_t) {
+       const int32_t max = job.spec().max_nodes() > 0 ? job.spec().max_nodes() : job.num_nodes();
+       return absl::StrCat(max > 0 ? max : 1);
+     }},
+    {"network", "NETWORK", NullText},
+    {"ntpercore", "NTASKS_PER_CORE", NotApplicable},
+    {"ntpernode", "NTASKS_PER_NODE",
+     [](const v1::JobInfo& job, int64_t) { return absl::StrCat(job.spec().ntasks_per_node()); }},
+    {"ntpersocket", "NTASKS_PER_SOCKET", NotApplicable},
+    {"ntperboard", "NTASKS_PER_BOARD", Zero},
+    {"preempttime", "PREEMPT_TIME", NotApplicable},
+    {"profile", "PROFILE", [](const v1::JobInfo&, int64_t) -> std::string { return "NotSet"; }},
+    {"reboot", "REBOOT", Zero},
+    {"reqswitch", "REQ_SWITCH", Zero},
+    {"requeue", "REQUEUE",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       return job.spec().has_requeue() && !job.spec().requeue() ? "0" : "1";
+     }},
+    {"resizetime", "RESIZE_TIME", NotApplicable},
+    {"restartcnt", "RESTART_COUNT",
+     [](const v1::JobInfo& job, int64_t) { return absl::StrCat(job.restart_count()); }},
+    {"sperboard", "SOCKETS_PER_BOARD", Zero},
+    {"stderr", "STDERR",
+     [](const v1::JobInfo& job, int64_t) {
+       return OrNull(job.stderr_path().empty() ? job.stdout_path() : job.stderr_path());
+     }},
+    {"stdin", "STDIN",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       return job.spec().stdin_path().empty() ? "/dev/null" : job.spec().stdin_path();
+     }},
+    {"stdout", "STDOUT", [](const v1::JobInfo& job, int64_t) { return OrNull(job.stdout_path()); }},
+    {"mintime", "TIME_MIN", ZeroTime},
+    {"wait4switch", "WAIT4SWITCH", ZeroTime},
+    {"cpus-per-tres", "CPUS_PER_TRES", NotApplicable},
+    {"mem-per-tres", "MEM_PER_TRES",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       if (job.spec().mem_per_gpu_mb() == 0) return "N/A";
+       return absl::StrCat("gres:gpu:", job.spec().mem_per_gpu_mb());
+     }},
+    {"tres", "TRES_ALLOC", [](const v1::JobInfo& job, int64_t) { return JobTresText(job); }},
+    {"tres-alloc", "TRES_ALLOC", [](const v1::JobInfo& job, int64_t) { return JobTresText(job); }},
+    {"tres-bind", "TRES_BIND", NotApplicable},
+    {"tres-freq", "TRES_FREQ", NotApplicable},
+    {"tres-per-job", "TRES_PER_JOB",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       return job.spec().gpus().empty() ? "N/A" : "gres:gpu:" + job.spec().gpus();
+     }},
+    {"tres-per-socket", "TRES_PER_SOCKET", NotApplicable},
+    {"tres-per-task", "TRES_PER_TASK", NotApplicable},
+    {"mcslabel", "MCSLABEL", NullText},
+    {"deadline", "DEADLINE",
+     [](const v1::JobInfo& job, int64_t) { return Timestamp(job.spec().deadline()); }},
+    {"packjobid", "HET_JOB_ID", NotApplicable},
+    {"hetjobid", "HET_JOB_ID", NotApplicable},
+    {"packjoboffset", "HET_JOB_OFFSET", NotApplicable},
+    {"hetjoboffset", "HET_JOB_OFFSET", NotApplicable},
+    {"packjobidset", "HET_JOB_ID_SET", NotApplicable},
+    {"hetjobidset", "HET_JOB_ID_SET", NotApplicable},
+    {"numtasks", "TASKS",
+     [](const v1::JobInfo& job, int64_t) {
+       return absl::StrCat(job.num_tasks() > 0 ? job.num_tasks() : 1);
+     }},
+};
+
+constexpr int kExtraFieldCount = static_cast<int>(std::size(kExtraFields));
+
+// The kExtraFields entry of a field code, or nullptr.
+const ExtraField* ExtraFieldOf(char field) {
+  const int index = static_cast<unsigned char>(field) - static_cast<unsigned char>(kFieldExtraBase);
+  return index >= 0 && index < kExtraFieldCount ? &kExtraFields[index] : nullptr;
+}
 
 // Slurm prints these whole even when wider than their column (print.c calls
 // _print_str with cut_output false): node lists and durations.
@@ -280,6 +433,7 @@ std::string SqueueFieldHeader(char field) {
     case kFieldBurstBufferState:
       return "BURST_BUFFER_STATE";
     default:
+      if (const ExtraField* extra = ExtraFieldOf(field)) return extra->header;
       return "";
   }
 }
@@ -350,13 +504,21 @@ SqueueFormatSpec ParseSqueueLongFormat(std::string_view format) {
       suffix = token.substr(i);
     }
     std::string lower = absl::AsciiStrToLower(name);
+    // Slurm compares "numtasks" on its first 7 letters only.
+    if (lower.rfind("numtask", 0) == 0) lower = "numtasks";
     auto it = std::find_if(std::begin(kLongFields), std::end(kLongFields),
                            [&](const LongField& f) { return lower == f.name; });
-    if (it == std::end(kLongFields)) {
-      spec.errors.push_back(absl::StrCat("Invalid job format specification: ", name));
-    } else {
+    auto extra = std::find_if(std::begin(kExtraFields), std::end(kExtraFields),
+                              [&](const ExtraField& f) { return lower == f.name; });
+    if (it != std::end(kLongFields)) {
       item.field = it->field;
       spec.items.push_back(item);
+    } else if (extra != std::end(kExtraFields)) {
+      item.field = static_cast<char>(static_cast<unsigned char>(kFieldExtraBase) +
+                                     (extra - std::begin(kExtraFields)));
+      spec.items.push_back(item);
+    } else {
+      spec.errors.push_back(absl::StrCat("Invalid job format specification: ", name));
     }
     if (!suffix.empty()) {
       SqueueFormatItem literal;
@@ -381,6 +543,7 @@ namespace {
 // keeps in memory: %b gres, %E the dependency as submitted, %h exclusive,
 // %m memory, %o command, %Z working directory.
 bool ReadsWholeSpec(char field) {
+  if (ExtraFieldOf(field) != nullptr) return true;
   return std::string_view("bEhmoZ").find(field) != std::string_view::npos;
 }
 
@@ -427,7 +590,8 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
       return Timestamp(end);
     }
     case 'E':
-      return OrNull(spec.dependency());
+      // The dependencies still to be met, marked as Slurm marks them.
+      return JobDependencyText(job);
     case 'F':
       return absl::StrCat(IsArrayTask(job) ? job.array_job_id() : job.job_id());
     case 'g':
@@ -539,6 +703,7 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case kFieldBurstBufferState:
       return OrNull(job.burst_buffer_state());
     default:
+      if (const ExtraField* extra = ExtraFieldOf(field)) return extra->value(job, now);
       return "";
   }
 }

@@ -28,6 +28,10 @@ inline constexpr char kSqueueStepFormat[] = "%.15i %.8j %.9P %.8u %.9M %N";
 // Field codes for -O/--Format names that have no -o letter.
 inline constexpr char kFieldBurstBuffer = '\x01';       // -O BurstBuffer
 inline constexpr char kFieldBurstBufferState = '\x02';  // -O BurstBufferState
+// The other -O names without a letter (TRES_ALLOC, ACCRUE_TIME, ...) take codes
+// from here up, one per name of Slurm 22.05's list (SqueueFieldHeader knows
+// them all).
+inline constexpr char kFieldExtraBase = static_cast<char>(0x80);
 
 // One piece of a format: literal text, or a field with its width and side.
 using SqueueFormatItem = PercentFormatItem;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 
 namespace skiff {
@@ -311,6 +312,65 @@ TEST(ParseSqueueLongFormat, DefaultsAndBadNamesAsSlurm) {
   ASSERT_EQ(bad.items.size(), 2u);  // the bad field keeps only its suffix
   EXPECT_EQ(bad.items[1].literal, "|");
   EXPECT_TRUE(ParseSqueueLongFormat("").items.empty());
+}
+
+// Every -O name of Slurm 22.05's squeue (src/squeue/opts.c) is accepted.
+TEST(ParseSqueueLongFormat, AcceptsEveryNameSlurmKnows) {
+  const std::string kNames =
+      "account,container,jobid,gres,batchhost,burstbuffer,burstbufferstate,cluster,"
+      "delayboot,mincpus,numcpus,mintmpdisk,numnodes,numtasks,endtime,dependency,feature,"
+      "clusterfeature,prefer,arrayjobid,groupname,groupid,oversubscribe,shared,sockets,"
+      "jobarrayid,cores,name,threads,admin_comment,system_comment,comment,arraytaskid,"
+      "timelimit,timeleft,minmemory,timeused,reqnodes,nodelist,command,contiguous,"
+      "priority,partition,qos,prioritylong,reason,reasonlist,selectjobinfo,starttime,"
+      "lastschedeval,statecompact,state,userid,username,reservation,submittime,"
+      "pendingtime,wckey,licenses,corespec,nice,schednodes,sct,workdir,accruetime,"
+      "allocnodes,allocsid,associd,batchflag,boardspernode,cpuspertask,cpus-per-task,"
+      "derivedec,eligibletime,exit_code,origin,originraw,siblingsactive,"
+      "siblingsactiveraw,siblingsviable,siblingsviableraw,maxcpus,maxnodes,network,"
+      "ntpercore,ntpernode,ntpersocket,ntperboard,preempttime,profile,reboot,reqswitch,"
+      "requeue,resizetime,restartcnt,sperboard,stderr,stdin,stdout,mintime,wait4switch,"
+      "cpus-per-tres,mem-per-tres,tres,tres-alloc,tres-bind,tres-freq,tres-per-job,"
+      "tres-per-node,tres-per-socket,tres-per-task,mcslabel,deadline,packjobid,hetjobid,"
+      "packjoboffset,hetjoboffset,packjobidset,hetjobidset";
+  for (absl::string_view item : absl::StrSplit(kNames, ',')) {
+    const std::string name(item);
+    SqueueFormatSpec spec = ParseSqueueLongFormat(name);
+    EXPECT_TRUE(spec.errors.empty()) << name;
+    ASSERT_EQ(spec.items.size(), 1u) << name;
+    EXPECT_NE(SqueueFieldHeader(spec.items[0].field), "") << name;
+  }
+  EXPECT_EQ(SqueueFieldHeader(ParseSqueueLongFormat("TRES-Alloc").items[0].field), "TRES_ALLOC");
+  EXPECT_EQ(SqueueFieldHeader(ParseSqueueLongFormat("siblingsviableraw").items[0].field),
+            "VIALBLE_SIBLINGS_RAW");
+}
+
+// Slurm's output for `squeue -O tres-alloc,Feature,Dependency:30`: the job's
+// TRES as scontrol prints them, its -C text, its remaining dependencies.
+TEST(FormatSqueue, TresAllocFeatureAndDependencyAsSlurm) {
+  v1::GetJobsReply reply;
+  v1::JobInfo running = Running(12, "gpu", "train", "root", 5, {"n3"}, 1);
+  running.set_mem_per_node_mb(100);
+  running.mutable_spec()->add_gres("gpu:1");
+  running.mutable_spec()->set_constraint("a100");
+  *reply.add_jobs() = running;
+  v1::JobInfo waiting = Job(13, "debug", "after", "root", v1::PENDING, "Dependency", 1);
+  waiting.set_dependency("afterok:12");
+  waiting.set_mem_per_node_mb(100);
+  *reply.add_jobs() = waiting;
+  SqueueOptions options = At(kNow);
+  // Cut at its width, as Slurm cuts it.
+  options.format_fields = "JobID:6,tres-alloc:40,Feature:8,Dependency:30";
+  options.format_fields_given = true;
+  EXPECT_EQ(
+      FormatSqueue(reply, options),
+      "JOBID TRES_ALLOC                              FEATURESDEPENDENCY                    \n"
+      "13    cpu=1,mem=100M,node=1,billing=1         (null)  afterok:12(unfulfilled)       \n"
+      "12    cpu=1,mem=100M,node=1,billing=1,gres/gpua100    (null)                        \n");
+  options.format_given = true;
+  options.format = "%i %E";
+  EXPECT_EQ(FormatSqueue(reply, options),
+            "JOBID DEPENDENCY\n13 afterok:12(unfulfilled)\n12 (null)\n");
 }
 
 TEST(FormatSqueue, OneUsersJobsMatchSlurm) {

@@ -8,6 +8,8 @@
 // Writes to the stream are serialized by write_mu.
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -238,6 +241,13 @@ int main(int argc, char** argv) {
   bool help = false, usage = false, version = false, quiet = false;
   int verbose = 0;
   std::string immediate_secs;
+  // Slurm's input variables first; the command line overrides them.
+  std::map<std::string, std::string> env = Environment();
+  for (const std::string& error : skiff::ApplySrunEnvironment(env, &args, &verbose)) {
+    fprintf(stderr, "srun: error: %s\n", error.c_str());
+  }
+  std::optional<std::string> begin, tmp, threads, slurmd_debug;
+  bool hold = false, quit_on_interrupt = false;
   app.add_option("-A,--account", args.account);
   app.add_option("-c,--cpus-per-task", args.cpus_per_task);
   app.add_option("-C,--constraint", args.constraint);
@@ -281,6 +291,15 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
   app.add_option("-W,--wait", args.wait);
+  // An allocation's (srun outside a job), as sbatch's.
+  app.add_option("-b,--begin", begin);
+  app.add_flag("-H,--hold", hold);
+  app.add_option("--tmp", tmp);
+  // Accepted as Slurm's, with nothing to change here: srun's own fan-out
+  // threads (one stream serves every node) and slurmstepd's log level.
+  app.add_option("-T,--threads", threads);
+  app.add_option("--slurmd-debug", slurmd_debug);
+  app.add_flag("--quit-on-interrupt", quit_on_interrupt);
   if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.command,
                                              skiff::GetoptOrder::kStopAtOperand);
       rc >= 0) {
@@ -298,7 +317,8 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  std::map<std::string, std::string> env = Environment();
+  // Skiff keeps no TmpDisk per node, as sbatch says of it too.
+  if (tmp) fprintf(stderr, "srun: warning: --tmp is not supported by Skiff and was ignored\n");
   if (args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
   if (args.command.empty()) return Fail("No command given to execute.");
   char cwd_buf[4096];
@@ -309,6 +329,8 @@ int main(int argc, char** argv) {
   if (env.find("SLURM_JOB_ID") == env.end()) {
     skiff::SbatchCommandLine line;
     line.options = AllocationOptions(args);
+    line.options.begin = begin;
+    if (hold) line.options.hold = true;
     skiff::SubmitContext submit;
     submit.cwd = cwd;
     char host[256] = {};
@@ -352,6 +374,35 @@ int main(int argc, char** argv) {
     }
     _exit(code);
   };
+  // What Slurm's srun passes its tasks of itself: its umask (unless already
+  // set, as in a batch job), its nice value, and its resource limits
+  // (PropagateResourceLimits=ALL; noded applies them and drops these).
+  if (env.find("SLURM_UMASK") == env.end()) {
+    const mode_t mask = umask(0);
+    umask(mask);
+    char octal[8];
+    snprintf(octal, sizeof(octal), "%04o", static_cast<unsigned>(mask));
+    env["SLURM_UMASK"] = octal;
+  }
+  errno = 0;
+  const int nice_value = getpriority(PRIO_PROCESS, 0);
+  if (errno == 0) env["SLURM_PRIO_PROCESS"] = std::to_string(nice_value);
+  for (const auto& [name, resource] :
+       std::initializer_list<std::pair<const char*, int>>{{"CPU", RLIMIT_CPU},
+                                                          {"FSIZE", RLIMIT_FSIZE},
+                                                          {"DATA", RLIMIT_DATA},
+                                                          {"STACK", RLIMIT_STACK},
+                                                          {"CORE", RLIMIT_CORE},
+                                                          {"RSS", RLIMIT_RSS},
+                                                          {"NPROC", RLIMIT_NPROC},
+                                                          {"NOFILE", RLIMIT_NOFILE},
+                                                          {"MEMLOCK", RLIMIT_MEMLOCK},
+                                                          {"AS", RLIMIT_AS}}) {
+    struct rlimit limit {};
+    if (getrlimit(resource, &limit) == 0) {
+      env[absl::StrCat("SLURM_RLIMIT_", name)] = std::to_string(limit.rlim_cur);
+    }
+  }
   absl::StatusOr<skiff::v1::StepRequest> request = skiff::BuildStepRequest(args, env, cwd);
   if (!request.ok()) finish(Fail(std::string(request.status().message())));
   // The terminal's size travels with the request, so the task starts with it;
@@ -474,7 +525,7 @@ int main(int argc, char** argv) {
       }
       if (sig == SIGINT) {
         const auto now = std::chrono::steady_clock::now();
-        if (created && now - last_int > std::chrono::seconds(1)) {
+        if (created && !quit_on_interrupt && now - last_int > std::chrono::seconds(1)) {
           last_int = now;
           fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
           PrintStatus();
@@ -519,6 +570,12 @@ int main(int argc, char** argv) {
     if (out.created()) {
       created = true;
       step_id = out.step_id();
+      if (verbose > 0) {
+        for (const std::string& line :
+             skiff::VerboseLaunchLines(job_id, step_id, out.placement())) {
+          fprintf(stderr, "srun: %s\n", line.c_str());
+        }
+      }
       if (waited)
         fprintf(stderr, "srun: Step created for job %lu\n", static_cast<unsigned long>(job_id));
       if (args.pty) {

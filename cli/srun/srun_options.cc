@@ -93,9 +93,13 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   // SLURM_NTASKS_PER_NODE --ntasks-per-node, SLURM_CPUS_PER_TASK -c; the
   // command line wins. Inside `sbatch -N2` a bare srun therefore spans both
   // nodes, and `srun -n1` there shrinks to one node, as Slurm's does.
+  // (SLURM_JOB_NUM_NODES and SLURM_NPROCS are the same counts' other names.)
   int job_nodes = 0;
-  if (std::optional<std::string> n = Get(env, "SLURM_NNODES"))
+  if (std::optional<std::string> n = Get(env, "SLURM_NNODES")) {
     (void)absl::SimpleAtoi(*n, &job_nodes);
+  } else if (std::optional<std::string> m = Get(env, "SLURM_JOB_NUM_NODES")) {
+    (void)absl::SimpleAtoi(*m, &job_nodes);
+  }
   if (!args.nodes && !args.nodelist && job_nodes > 0) min_nodes = job_nodes;
   std::optional<int> ntasks_per_node = args.ntasks_per_node;
   if (!ntasks_per_node) {
@@ -111,7 +115,9 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     ntasks = *args.ntasks;
   } else if (ntasks_per_node) {
     ntasks = int64_t{*ntasks_per_node} * std::max(1, min_nodes);
-  } else if (std::optional<std::string> n = Get(env, "SLURM_NTASKS"); n && !args.nodes) {
+  } else if (std::optional<std::string> n =
+                 Get(env, "SLURM_NTASKS") ? Get(env, "SLURM_NTASKS") : Get(env, "SLURM_NPROCS");
+             n && !args.nodes) {
     absl::StatusOr<int> count = Count(*n, "SLURM_NTASKS");
     if (!count.ok()) return count.status();
     ntasks = *count;
@@ -215,6 +221,9 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     }
     request.set_time_limit(*seconds == kInfiniteDuration ? 0 : *seconds);
   }
+  // "none": discarded, as Slurm's (-o none, -e none).
+  if (args.output && *args.output == "none") request.set_output_pattern("/dev/null");
+  if (args.error && *args.error == "none") request.set_error_pattern("/dev/null");
   if (args.output && *args.output != "none" && *args.output != "all") {
     request.set_output_pattern(*args.output);
   }
@@ -285,6 +294,102 @@ std::vector<std::string> Words(const std::string& line) {
 
 }  // namespace
 
+std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::string>& env,
+                                              SrunArgs* args, int* verbose) {
+  std::vector<std::string> errors;
+  auto get = [&](const char* name) -> const std::string* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : &it->second;
+  };
+  auto text = [&](const char* name, std::optional<std::string>* into) {
+    if (const std::string* v = get(name)) *into = *v;
+  };
+  auto number = [&](const char* name, std::optional<int>* into) {
+    const std::string* v = get(name);
+    if (v == nullptr) return;
+    int n = 0;
+    if (absl::SimpleAtoi(*v, &n) && n >= 0) {
+      *into = n;
+    } else {
+      errors.push_back(absl::StrCat("Invalid ", name, ": ", *v));
+    }
+  };
+  // Set at all: on (Slurm's srun reads these so); "0" only for the two below.
+  auto flag = [&](const char* name, bool* into) {
+    if (get(name) != nullptr) *into = true;
+  };
+  auto zero_or_one = [&](const char* name, bool* into) {
+    if (const std::string* v = get(name)) *into = *v != "0";
+  };
+  text("SLURM_ACCOUNT", &args->account);
+  text("SLURM_CONSTRAINT", &args->constraint);
+  text("SLURM_CPU_BIND", &args->cpu_bind);
+  number("SRUN_CPUS_PER_TASK", &args->cpus_per_task);
+  if (const std::string* v = get("SLURM_DEBUG")) {
+    int level = 0;
+    if (absl::SimpleAtoi(*v, &level) && level >= 0) *verbose = level;
+  }
+  flag("SLURM_EXACT", &args->exact);
+  flag("SLURM_EXCLUSIVE", &args->exclusive);
+  text("SLURM_EXPORT_ENV", &args->export_env);
+  text("SLURM_GPUS", &args->gpus);
+  text("SLURM_GPUS_PER_NODE", &args->gpus_per_node);
+  number("SLURM_GPUS_PER_TASK", &args->gpus_per_task);
+  text("SLURM_GRES", &args->gres);
+  text("SLURM_STEP_GRES", &args->gres);  // steps: wins over SLURM_GRES
+  flag("SLURM_IMMEDIATE", &args->immediate);
+  if (get("SLURM_JOB_ID") == nullptr) text("SLURM_JOB_NAME", &args->job_name);
+  zero_or_one("SLURM_KILL_BAD_EXIT", &args->kill_on_bad_exit);
+  flag("SLURM_LABELIO", &args->label);
+  text("SLURM_MPI_TYPE", &args->mpi);
+  flag("SLURM_OVERCOMMIT", &args->overcommit);
+  flag("SLURM_OVERLAP", &args->overlap);
+  text("SLURM_PARTITION", &args->partition);
+  text("SLURM_QOS", &args->qos);
+  text("SLURM_REMOTE_CWD", &args->chdir);
+  flag("SLURM_SPREAD_JOB", &args->spread_job);
+  text("SLURM_STDOUTMODE", &args->output);
+  text("SLURM_STDERRMODE", &args->error);
+  text("SLURM_STDINMODE", &args->input);
+  text("SLURM_TIMELIMIT", &args->time);
+  flag("SLURM_UNBUFFEREDIO", &args->unbuffered);
+  number("SLURM_WAIT", &args->wait);
+  return errors;
+}
+
+std::vector<std::string> VerboseLaunchLines(
+    uint64_t job_id, uint32_t step_id,
+    const google::protobuf::RepeatedPtrField<v1::StepTaskPlacement>& placement) {
+  std::vector<std::string> nodes;
+  std::string counts;  // every run with its (xN), as Slurm's srun prints them
+  for (int i = 0; i < placement.size();) {
+    int run = 1;
+    while (i + run < placement.size() && placement[i + run].cpus() == placement[i].cpus()) ++run;
+    absl::StrAppend(&counts, counts.empty() ? "" : ",", placement[i].cpus(), "(x", run, ")");
+    i += run;
+  }
+  for (const v1::StepTaskPlacement& node : placement) nodes.push_back(node.node());
+  std::vector<std::string> lines = {absl::StrCat("jobid ", job_id, ": nodes(", placement.size(),
+                                                 "):`", CompressHostlist(nodes),
+                                                 "', cpu counts: ", counts)};
+  for (const v1::StepTaskPlacement& node : placement) {
+    std::vector<int> ids(node.task_ids().begin(), node.task_ids().end());
+    std::sort(ids.begin(), ids.end());
+    std::string ranges;
+    for (size_t k = 0; k < ids.size();) {
+      size_t end = k;
+      while (end + 1 < ids.size() && ids[end + 1] == ids[end] + 1) ++end;
+      absl::StrAppend(&ranges, ranges.empty() ? "" : ",", ids[k]);
+      if (end > k) absl::StrAppend(&ranges, "-", ids[end]);
+      k = end + 1;
+    }
+    if (ids.size() > 1) ranges = "[" + ranges + "]";
+    lines.push_back(absl::StrCat("launching StepId=", job_id, ".", step_id, " on host ",
+                                 node.node(), ", ", ids.size(), " tasks: ", ranges));
+  }
+  return lines;
+}
+
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
                                                                      const std::string& file,
                                                                      int ntasks) {
@@ -327,8 +432,11 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::
         ranges.push_back({low, high});
       }
     }
+    // %o counts the line's tasks in the order its ranges list them ("1,4":
+    // 0 and 1), as Slurm's; with "*", it is the task id.
+    int offset = 0;
     for (const auto& [low, high] : ranges) {
-      for (int task = low; task <= high; ++task) {
+      for (int task = low; task <= high; ++task, ++offset) {
         if (set[static_cast<size_t>(task)]) {
           if (words[0] == "*") continue;  // '*' fills what is left
           return absl::InvalidArgumentError(
@@ -337,7 +445,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::
         std::vector<std::string> argv;
         for (size_t w = 1; w < words.size(); ++w) {
           argv.push_back(absl::StrReplaceAll(
-              words[w], {{"%t", std::to_string(task)}, {"%o", std::to_string(task - low)}}));
+              words[w], {{"%t", std::to_string(task)}, {"%o", std::to_string(offset)}}));
         }
         commands[static_cast<size_t>(task)] = std::move(argv);
         set[static_cast<size_t>(task)] = true;

@@ -59,6 +59,21 @@ struct SrunArgs {
   std::vector<std::string> command;  // the program and its arguments
 };
 
+// Slurm's srun input variables into `args`, before the command line
+// overrides them: SLURM_ACCOUNT, SLURM_CONSTRAINT, SLURM_CPU_BIND,
+// SRUN_CPUS_PER_TASK, SLURM_DEBUG (-v), SLURM_EXACT, SLURM_EXCLUSIVE,
+// SLURM_EXPORT_ENV, SLURM_GPUS, SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK,
+// SLURM_GRES / SLURM_STEP_GRES, SLURM_IMMEDIATE, SLURM_JOB_NAME (outside an
+// allocation only, as Slurm's), SLURM_KILL_BAD_EXIT, SLURM_LABELIO,
+// SLURM_MPI_TYPE, SLURM_OVERCOMMIT, SLURM_OVERLAP, SLURM_PARTITION, SLURM_QOS,
+// SLURM_REMOTE_CWD, SLURM_SPREAD_JOB, SLURM_STDOUTMODE / SLURM_STDERRMODE /
+// SLURM_STDINMODE, SLURM_TIMELIMIT, SLURM_UNBUFFEREDIO, SLURM_WAIT. Task and
+// node counts (SLURM_NTASKS / SLURM_NPROCS, SLURM_NNODES /
+// SLURM_JOB_NUM_NODES) are BuildStepRequest's. Returns "Invalid NAME: VALUE"
+// lines for values that are not numbers where one is needed.
+std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::string>& env,
+                                              SrunArgs* args, int* verbose);
+
 // The step request, with Slurm's defaults from the job's environment
 // (SLURM_JOB_ID, SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK) and srun's
 // `environment` (passed on to the tasks, filtered by --export). Errors are
@@ -66,6 +81,14 @@ struct SrunArgs {
 absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                                                  const std::map<std::string, std::string>& env,
                                                  const std::string& cwd);
+
+// srun -v's lines once the step exists (each printed after "srun: "), as
+// Slurm 22.05's, which tools read: "jobid 18: nodes(2):`n[1-2]', cpu counts:
+// 2(x1),1(x1)", then per node "launching StepId=18.0 on host n1, 2 tasks:
+// [0-1]" (one task: "... 1 tasks: 2").
+std::vector<std::string> VerboseLaunchLines(
+    uint64_t job_id, uint32_t step_id,
+    const google::protobuf::RepeatedPtrField<v1::StepTaskPlacement>& placement);
 
 // --multi-prog: each task's command line from the configuration file's text
 // (Slurm's format: "RANKS PROGRAM ARGS...", RANKS "3", "0-2", "1,4" or "*"

@@ -172,6 +172,42 @@ TEST(ParseMultiProg, RanksRangesAsteriskAndSubstitutions) {
   EXPECT_EQ((*c)[4], (std::vector<std::string>{"hostname"}));
 }
 
+// As Slurm 22.05 printed it for the same file.
+TEST(ParseMultiProg, OffsetCountsTheLinesTasksAcrossItsRanges) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> c =
+      ParseMultiProg("1,3-4 echo t%t o%o\n* echo star %t %o\n", "mp.conf", 5);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*c)[0], (std::vector<std::string>{"echo", "star", "0", "0"}));
+  EXPECT_EQ((*c)[1], (std::vector<std::string>{"echo", "t1", "o0"}));
+  EXPECT_EQ((*c)[2], (std::vector<std::string>{"echo", "star", "2", "2"}));
+  EXPECT_EQ((*c)[3], (std::vector<std::string>{"echo", "t3", "o1"}));
+  EXPECT_EQ((*c)[4], (std::vector<std::string>{"echo", "t4", "o2"}));
+}
+
+// Slurm 22.05's srun -v -N2 -n3 on two 2-CPU nodes.
+TEST(VerboseLaunchLines, AsSlurmPrintsThem) {
+  google::protobuf::RepeatedPtrField<v1::StepTaskPlacement> placement;
+  v1::StepTaskPlacement* n1 = placement.Add();
+  n1->set_node("n1");
+  n1->add_task_ids(0);
+  n1->add_task_ids(1);
+  n1->set_cpus(2);
+  v1::StepTaskPlacement* n2 = placement.Add();
+  n2->set_node("n2");
+  n2->add_task_ids(2);
+  n2->set_cpus(1);
+  EXPECT_EQ(VerboseLaunchLines(18, 0, placement),
+            (std::vector<std::string>{"jobid 18: nodes(2):`n[1-2]', cpu counts: 2(x1),1(x1)",
+                                      "launching StepId=18.0 on host n1, 2 tasks: [0-1]",
+                                      "launching StepId=18.0 on host n2, 1 tasks: 2"}));
+  n2->set_cpus(2);
+  n2->add_task_ids(4);
+  EXPECT_EQ(VerboseLaunchLines(18, 3, placement)[0],
+            "jobid 18: nodes(2):`n[1-2]', cpu counts: 2(x2)");
+  EXPECT_EQ(VerboseLaunchLines(18, 3, placement)[2],
+            "launching StepId=18.3 on host n2, 2 tasks: [2,4]");
+}
+
 TEST(ParseMultiProg, SlurmsErrors) {
   EXPECT_EQ(ParseMultiProg("0 true\n", "mp.conf", 2).status().message(),
             "Configuration file mp.conf invalid, no record for task id 1");

@@ -1359,6 +1359,8 @@ class SkiffParser {
   }
 
   absl::Status FinishPartitions() {
+    config_.def_mem_per_cpu_mb = global_.def_mem_per_cpu_mb;
+    config_.max_mem_per_cpu_mb = global_.max_mem_per_cpu_mb;
     if (global_.max_mem_per_cpu_mb != 0 &&
         global_.def_mem_per_cpu_mb > global_.max_mem_per_cpu_mb) {
       const LogicalLine& line = *GlobalKeyLine("DefMemPerCPU");

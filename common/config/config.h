@@ -160,6 +160,8 @@ struct SkiffConfig {
   int64_t first_job_id = 1;                            // FirstJobId
   int64_t max_job_count = 100000;                      // MaxJobCount
   int64_t min_job_age = 300;                           // MinJobAge seconds
+  uint64_t def_mem_per_cpu_mb = 0;                     // DefMemPerCPU, 0 = unset
+  uint64_t max_mem_per_cpu_mb = 0;                     // MaxMemPerCPU, 0 = unset
   int64_t over_time_limit = 0;                         // OverTimeLimit minutes, -1 = UNLIMITED
   int64_t max_array_size = 1001;                       // MaxArraySize
   int return_to_service = 1;                           // ReturnToService 0, 1, 2

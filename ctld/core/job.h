@@ -99,6 +99,10 @@ struct Job {
   bool interactive = false;    // salloc/srun allocation: its script only holds the nodes
   int32_t nice = 0;            // --nice, Nice=: subtracted from the computed priority
   int64_t admin_priority = 0;  // Priority= set by update; 0 = computed by the scheduler
+  // priority/basic's place in line, as Slurm numbers it: 4294901759 for the
+  // first job, one less for each job (or whole array) after, given at submit or
+  // at release for a held job (so it goes last); 0 = none yet (held).
+  int64_t basic_priority = 0;
   // --signal: warn_signal goes to the job warn_time seconds before its time
   // limit (once per run: warn_sent), to the job's steps, or to the batch shell
   // alone when warn_batch_only (B:), as in Slurm.

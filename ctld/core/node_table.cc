@@ -124,6 +124,8 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
   node->port = reg.port;
   node->gres = reg.gres;
   node->not_responding = false;
+  if (reg.load.cpu_load) node->load.cpu_load = reg.load.cpu_load;
+  if (reg.load.free_memory_mb) node->load.free_memory_mb = reg.load.free_memory_mb;
 
   // A node that cannot confine jobs as its configuration asks: no job may start
   // there unconfined. An earlier drain (an admin's) keeps its reason.
@@ -185,6 +187,8 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
       (before == NodeBaseState::kDown && node->reason == kNotResponding)) {
     node->state = UsageState(*node);
     if (node->reason == kNotResponding) node->reason.clear();
+    // Slurm counts a node that comes up idle as busy until now.
+    if (node->state == NodeBaseState::kIdle) node->last_busy = now;
   }
   if (node->state != before) {
     Record(changes, *node,
@@ -194,10 +198,12 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
   return absl::OkStatus();
 }
 
-bool NodeTable::Heartbeat(std::string_view node_name, int64_t now,
-                          std::vector<NodeChange>* changes) {
+bool NodeTable::Heartbeat(std::string_view node_name, int64_t now, std::vector<NodeChange>* changes,
+                          const ReportedLoad& load) {
   Node* node = FindMutable(node_name);
   if (node == nullptr || node->last_registered == 0) return false;
+  if (load.cpu_load) node->load.cpu_load = load.cpu_load;
+  if (load.free_memory_mb) node->load.free_memory_mb = load.free_memory_mb;
   // Silence long enough to go DOWN needs a fresh registration (the node may have
   // rebooted); a shorter gap only clears the '*'.
   if (node->state == NodeBaseState::kDown && node->reason == kNotResponding) return false;
@@ -273,6 +279,7 @@ absl::Status NodeTable::AdminUpdate(std::string_view node_name, std::string_view
     if (node->state == NodeBaseState::kDown && !node->not_responding) {
       node->state = NodeBaseState::kIdle;
       UpdateUsageState(*node);
+      if (node->state == NodeBaseState::kIdle) node->last_busy = now;
     }
     node->reason.clear();
     node->reason_uid.reset();
@@ -421,7 +428,8 @@ bool NodeTable::CanAllocate(const Placement& placement) const {
 }
 
 void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_names,
-                        const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb) {
+                        const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb,
+                        int64_t now) {
   for (size_t k = 0; k < node_names.size(); ++k) {
     Node* node = FindMutable(node_names[k]);
     if (node == nullptr) continue;
@@ -435,6 +443,7 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
     const uint64_t mem_held = k < mem_mb.size() ? mem_mb[k] : 0;
     node->alloc_cpus = std::max(0, node->alloc_cpus - cpus_held);
     node->alloc_memory_mb = node->alloc_memory_mb > mem_held ? node->alloc_memory_mb - mem_held : 0;
+    if (now != 0 && cpus_held > 0 && node->alloc_cpus == 0) node->last_busy = now;
     UpdateUsageState(*node);
   }
 }

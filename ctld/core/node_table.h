@@ -43,6 +43,13 @@ struct ReportedGres {
 };
 
 // What a node daemon says about itself when it registers.
+// What a node measures of itself with each registration and heartbeat
+// (scontrol's CPULoad= and FreeMem=); nullopt when it did not say.
+struct ReportedLoad {
+  std::optional<uint32_t> cpu_load;  // 5-minute load average x 100
+  std::optional<uint64_t> free_memory_mb;
+};
+
 struct NodeRegistration {
   std::string node_name;
   int cpus = 0;
@@ -57,6 +64,7 @@ struct NodeRegistration {
   // Non-empty: the node cannot confine jobs as configured (noded says why);
   // it is drained with this reason whatever config_overrides says.
   std::string drain_reason;
+  ReportedLoad load;  // as the node measured it at registration
 };
 
 struct Node {
@@ -90,6 +98,8 @@ struct Node {
   std::string gpu_type;             // configured Gres=gpu:TYPE:N, empty when untyped
   std::vector<uint64_t> gpu_owner;  // per configured GPU index: owning job id, 0 = free
   std::vector<uint64_t> cpu_owner;  // per logical CPU id: owning job id, 0 = free
+  ReportedLoad load;                // the node's last report
+  int64_t last_busy = 0;            // when it last became idle (Slurm's last_busy), 0 = never
 };
 
 // What an administrator (or ctld's own drains: a failed launch, Prolog or
@@ -150,7 +160,9 @@ class NodeTable {
 
   // Returns false when the node has not registered since this ctld started (the
   // daemon should register again). Clears "not responding".
-  bool Heartbeat(std::string_view node_name, int64_t now, std::vector<NodeChange>* changes);
+  // `load` replaces the node's last one where it says something.
+  bool Heartbeat(std::string_view node_name, int64_t now, std::vector<NodeChange>* changes,
+                 const ReportedLoad& load = {});
 
   // An administrator's `scontrol update NodeName=... State=...`: DRAIN and DOWN
   // need a reason; RESUME/UNDRAIN/IDLE clear DRAIN and an admin DOWN.
@@ -176,9 +188,10 @@ class NodeTable {
   // the very GPU indices free. The scheduler plans on a snapshot taken earlier;
   // the Controller re-checks each start against the live table.
   bool CanAllocate(const Placement& placement) const;
-  // `cpus` and `mem_mb`: what Allocate took on each of `node_names`.
+  // `cpus` and `mem_mb`: what Allocate took on each of `node_names`. A node
+  // left with no job becomes idle at `now` (its last_busy; 0 leaves it).
   void Release(uint64_t job_id, const std::vector<std::string>& node_names,
-               const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb);
+               const std::vector<int>& cpus, const std::vector<uint64_t>& mem_mb, int64_t now = 0);
 
   const std::vector<Node>& nodes() const { return nodes_; }
 

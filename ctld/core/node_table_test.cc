@@ -262,6 +262,46 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
+// Slurm's last_busy: set when a node comes up idle and when its last job
+// ends; a busy node keeps the time it last became idle.
+TEST(NodeTableAllocation, LastBusyIsWhenTheNodeLastBecameIdle) {
+  NodeTable table(TwoNodeConfig());
+  EXPECT_EQ(table.Find("n1")->last_busy, 0);
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->last_busy, 100);
+  Placement placement;
+  placement.job_id = 7;
+  placement.nodes = {"n1"};
+  placement.cpus = {2};
+  placement.mem_mb = {0};
+  placement.gpu_indices = {{}};
+  table.Allocate(placement);
+  placement.job_id = 8;
+  table.Allocate(placement);
+  table.Release(7, {"n1"}, {2}, {0}, 150);
+  EXPECT_EQ(table.Find("n1")->last_busy, 100);  // job 8 still runs there
+  table.Release(8, {"n1"}, {2}, {0}, 200);
+  EXPECT_EQ(table.Find("n1")->last_busy, 200);
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+}
+
+TEST(NodeTable, HeartbeatsAndRegistrationsCarryTheNodesLoad) {
+  NodeTable table(TwoNodeConfig());
+  NodeRegistration reg = Reg("n1");
+  reg.load.cpu_load = 91;
+  ASSERT_TRUE(table.Register(reg, 100, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->load.cpu_load, 91u);
+  EXPECT_FALSE(table.Find("n1")->load.free_memory_mb.has_value());
+  ReportedLoad load;
+  load.cpu_load = 12;
+  load.free_memory_mb = 23439;
+  ASSERT_TRUE(table.Heartbeat("n1", 110, nullptr, load));
+  EXPECT_EQ(table.Find("n1")->load.cpu_load, 12u);
+  EXPECT_EQ(table.Find("n1")->load.free_memory_mb, 23439u);
+  ASSERT_TRUE(table.Heartbeat("n1", 120, nullptr));  // says nothing: the last one stays
+  EXPECT_EQ(table.Find("n1")->load.free_memory_mb, 23439u);
+}
+
 TEST(NodeTableAllocation, JobsGetTheLowestFreeCpuIdsAndKeepStoredOnes) {
   NodeTable table(TwoNodeConfig());
   ASSERT_TRUE(table.Register(Reg("n1"), 1, false, nullptr).ok());

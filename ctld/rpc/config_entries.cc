@@ -11,6 +11,8 @@ namespace {
 
 constexpr char kNull[] = "(null)";
 
+using ConfigPair = std::pair<std::string, std::string>;
+
 std::string OrNull(const std::string& value) { return value.empty() ? kNull : value; }
 std::string Seconds(int64_t value) { return absl::StrCat(value, " sec"); }
 
@@ -77,7 +79,9 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"CpuFreqGovernors", "OnDemand,Performance,UserSpace"},
       {"CredType", "cred/munge"},
       {"DebugFlags", kNull},
-      {"DefMemPerNode", "UNLIMITED"},
+      // Slurm prints the one that is set: DefMemPerCPU, else DefMemPerNode.
+      c.def_mem_per_cpu_mb != 0 ? ConfigPair{"DefMemPerCPU", absl::StrCat(c.def_mem_per_cpu_mb)}
+                                : ConfigPair{"DefMemPerNode", "UNLIMITED"},
       {"DependencyParameters", kNull},
       {"DisableRootJobs", c.disable_root_jobs ? "Yes" : "No"},
       {"EioTimeout", "60"},
@@ -129,7 +133,8 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
                          10000, c.max_job_count * 2 + static_cast<int64_t>(c.nodes.size()) * 4))},
       {"MaxJobCount", absl::StrCat(c.max_job_count)},
       {"MaxJobId", "67043328"},
-      {"MaxMemPerNode", "UNLIMITED"},
+      c.max_mem_per_cpu_mb != 0 ? ConfigPair{"MaxMemPerCPU", absl::StrCat(c.max_mem_per_cpu_mb)}
+                                : ConfigPair{"MaxMemPerNode", "UNLIMITED"},
       {"MaxNodeCount", absl::StrCat(c.nodes.size())},
       {"MaxStepCount", "40000"},
       {"MaxTasksPerNode", "512"},

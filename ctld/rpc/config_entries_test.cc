@@ -275,5 +275,22 @@ TEST(ConfigEntriesTest, ConfiguredValuesComeFromTheConfig) {
             "cpu,mem,energy,node,billing,fs/disk,vmem,pages,bb/lua,gres/gpu");
 }
 
+TEST(ConfigEntriesTest, DefMemPerCpuReplacesDefMemPerNodeWhenSet) {
+  SkiffConfig config;
+  EXPECT_EQ(Value(config, "DefMemPerNode"), "UNLIMITED");
+  EXPECT_EQ(Value(config, "MaxMemPerNode"), "UNLIMITED");
+  config.def_mem_per_cpu_mb = 100;
+  config.max_mem_per_cpu_mb = 4096;
+  std::vector<std::string> keys = Keys(config);
+  EXPECT_EQ(Value(config, "DefMemPerCPU"), "100");
+  EXPECT_EQ(Value(config, "DefMemPerNode"), "<missing>");
+  EXPECT_EQ(Value(config, "MaxMemPerCPU"), "4096");
+  EXPECT_EQ(Value(config, "MaxMemPerNode"), "<missing>");
+  // In DefMemPerNode's place, as Slurm prints it.
+  auto at = std::find(keys.begin(), keys.end(), "DefMemPerCPU");
+  ASSERT_NE(at, keys.end());
+  EXPECT_EQ(*(at - 1), "DebugFlags");
+}
+
 }  // namespace
 }  // namespace skiff

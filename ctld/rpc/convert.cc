@@ -53,8 +53,10 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   // Slurm clears the reason's time with the reason; the table keeps the last one.
   if (!node.reason.empty()) out->set_reason_time(node.reason_time);
   if (!node.reason.empty() && node.reason_uid.has_value()) out->set_reason_uid(*node.reason_uid);
-  // cpu_load and free_memory_mb stay absent: noded does not report them. A
-  // reason ctld set itself has no reason_uid (sinfo -R shows Unknown).
+  if (node.load.cpu_load) out->set_cpu_load(*node.load.cpu_load);
+  if (node.load.free_memory_mb) out->set_free_memory_mb(*node.load.free_memory_mb);
+  out->set_last_busy_time(node.last_busy);
+  // A reason ctld set itself has no reason_uid (sinfo -R shows Unknown).
   out->set_noded_start_time(node.noded_start_time);
 }
 
@@ -100,6 +102,8 @@ NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request) {
   reg.arch = request.arch();
   reg.port = request.port();
   reg.drain_reason = request.drain_reason();
+  if (request.has_cpu_load()) reg.load.cpu_load = request.cpu_load();
+  if (request.has_free_memory_mb()) reg.load.free_memory_mb = request.free_memory_mb();
   return reg;
 }
 

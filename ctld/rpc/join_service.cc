@@ -9,19 +9,6 @@
 
 namespace skiff {
 
-std::string PeerAddress(const std::string& peer) {
-  if (absl::StartsWith(peer, "ipv4:")) {
-    const std::string rest = peer.substr(5);
-    return rest.substr(0, rest.rfind(':'));
-  }
-  if (absl::StartsWith(peer, "ipv6:[")) {
-    const std::string rest = peer.substr(6);
-    const size_t end = rest.find(']');
-    return end == std::string::npos ? "" : rest.substr(0, end);
-  }
-  return "";
-}
-
 JoinService::JoinService(Controller& controller) : controller_(controller) {}
 
 grpc::Status JoinService::Join(grpc::ServerContext* context, const v1::JoinRequest* request,

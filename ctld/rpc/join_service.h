@@ -8,14 +8,11 @@
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "common/rpc/peer_address.h"
 #include "ctld/controller.h"
 #include "proto/join.grpc.pb.h"
 
 namespace skiff {
-
-// "127.0.0.1" from gRPC's peer name "ipv4:127.0.0.1:4711" ("::1" from
-// "ipv6:[::1]:4711"); "" for anything else.
-std::string PeerAddress(const std::string& peer);
 
 class JoinService final : public v1::Join::Service {
  public:

@@ -118,7 +118,10 @@ grpc::Status NodeService::Heartbeat(grpc::ServerContext* context,
                                     const v1::HeartbeatRequest* request,
                                     v1::HeartbeatReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
-  reply->set_registered(controller_.Heartbeat(request->node_name()));
+  ReportedLoad load;
+  if (request->has_cpu_load()) load.cpu_load = request->cpu_load();
+  if (request->has_free_memory_mb()) load.free_memory_mb = request->free_memory_mb();
+  reply->set_registered(controller_.Heartbeat(request->node_name(), load));
   if (served_ != nullptr) reply->set_config_hash(served_->Hash());
   return grpc::Status::OK;
 }
@@ -237,6 +240,12 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   bool any_named = false;  // a job named by id exists (and may be seen)
   auto selected = [&](const Job& job) {
     if (own_only && job.uid != caller->uid) return false;
+    // Slurm drops an array task cancelled before it started from the array's
+    // pending record: scontrol, squeue (even -t all) no longer know it; sacct
+    // still shows it CANCELLED.
+    if (job.array_task_id >= 0 && job.state == JobState::kCancelled && job.start_time == 0) {
+      return false;
+    }
     any_named = true;
     if (!wanted(users, job.user_name) || !wanted(partitions, job.request.partition) ||
         !wanted(names, job.name) || !wanted_nocase(request->accounts(), job.account) ||

@@ -85,6 +85,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_suspend_time(job.suspend_time);
   r.set_suspended_total(job.suspended_total);
   r.set_admin_priority(job.admin_priority);
+  r.set_basic_priority(job.basic_priority);
   r.set_requeue_request(static_cast<int32_t>(job.requeue_request));
   r.set_bb_directives(job.bb_directives);
   r.set_bb_state(BbStateName(job.bb_state));
@@ -189,6 +190,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.suspend_time = r.suspend_time();
   job.suspended_total = r.suspended_total();
   job.admin_priority = r.admin_priority();
+  job.basic_priority = r.basic_priority();
   job.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
   job.bb_directives = r.bb_directives();
   job.bb_state = ParseBbState(r.bb_state()).value_or(BbState::kPending);

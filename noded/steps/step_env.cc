@@ -1,5 +1,9 @@
 #include "noded/steps/step_env.h"
 
+#include <sys/resource.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
@@ -15,12 +19,51 @@ void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::strin
   e["SLURM_STEP_TASKS_PER_NODE"] = e["SLURM_TASKS_PER_NODE"] = SlurmCountList(facts.tasks_per_node);
   if (facts.cpus_per_task > 0) e["SLURM_CPUS_PER_TASK"] = absl::StrCat(facts.cpus_per_task);
   e["SLURM_JOB_ID"] = e["SLURM_JOBID"] = absl::StrCat(facts.job_id);
+  if (!facts.srun_address.empty()) {
+    e["SLURM_LAUNCH_NODE_IPADDR"] = e["SLURM_SRUN_COMM_HOST"] = facts.srun_address;
+  }
+}
+
+namespace {
+
+constexpr std::pair<const char*, int> kPropagatedLimits[] = {
+    {"CPU", RLIMIT_CPU},     {"FSIZE", RLIMIT_FSIZE},   {"DATA", RLIMIT_DATA},
+    {"STACK", RLIMIT_STACK}, {"CORE", RLIMIT_CORE},     {"RSS", RLIMIT_RSS},
+    {"NPROC", RLIMIT_NPROC}, {"NOFILE", RLIMIT_NOFILE}, {"MEMLOCK", RLIMIT_MEMLOCK},
+    {"AS", RLIMIT_AS}};
+
+}  // namespace
+
+TaskLimits TaskLimitsFrom(const std::map<std::string, std::string>& step_env) {
+  TaskLimits limits;
+  if (auto it = step_env.find("SLURM_UMASK"); it != step_env.end()) {
+    uint32_t mask = 0;
+    if (!it->second.empty() && it->second.size() <= 4 &&
+        it->second.find_first_not_of("01234567") == std::string::npos) {
+      for (char c : it->second) mask = mask * 8 + static_cast<uint32_t>(c - '0');
+      limits.umask = static_cast<int>(mask & 0777);
+    }
+  }
+  for (const auto& [name, resource] : kPropagatedLimits) {
+    auto it = step_env.find(absl::StrCat("SLURM_RLIMIT_", name));
+    uint64_t value = 0;
+    if (it != step_env.end() && absl::SimpleAtoi(it->second, &value)) {
+      limits.rlimits.emplace_back(resource, value);
+    }
+  }
+  return limits;
 }
 
 std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,
                                          const TaskNodeFacts& node, int task_id, int local_id) {
   std::map<std::string, std::string> env = step_env;
+  for (auto it = env.lower_bound("SLURM_RLIMIT_");
+       it != env.end() && absl::StartsWith(it->first, "SLURM_RLIMIT_");) {
+    it = env.erase(it);
+  }
   env["SLURMD_NODENAME"] = node.node_name;
+  env["SLURM_TOPOLOGY_ADDR"] = node.node_name;
+  env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
   env["SLURM_NODEID"] = absl::StrCat(node.node_id);
   env["SLURM_GTIDS"] = absl::StrJoin(node.task_ids, ",");
   env["SLURM_CPUS_ON_NODE"] = absl::StrCat(node.cpus);

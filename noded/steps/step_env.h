@@ -14,19 +14,33 @@ namespace skiff {
 // environment: SLURM_STEP_ID/SLURM_STEPID, SLURM_NTASKS/SLURM_NPROCS,
 // SLURM_STEP_NUM_TASKS, SLURM_STEP_NODELIST/SLURM_NODELIST,
 // SLURM_STEP_NUM_NODES/SLURM_NNODES, SLURM_STEP_TASKS_PER_NODE/
-// SLURM_TASKS_PER_NODE, SLURM_CPUS_PER_TASK (when -c was given).
+// SLURM_TASKS_PER_NODE, SLURM_CPUS_PER_TASK (when -c was given), and where
+// srun runs: SLURM_LAUNCH_NODE_IPADDR and SLURM_SRUN_COMM_HOST.
 struct StepFacts {
   uint64_t job_id = 0;
   uint32_t step_id = 0;
   int ntasks = 0;
   std::vector<std::string> nodes;  // the step's, in task order
   std::vector<int> tasks_per_node;
-  int cpus_per_task = 0;  // 0: not given
+  int cpus_per_task = 0;     // 0: not given
+  std::string srun_address;  // srun's IP address as the step manager saw it; "" = unknown
 };
 void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::string>* env);
 
+// srun's umask and resource limits, which Slurm's srun passes in its
+// environment (SLURM_UMASK, octal; SLURM_RLIMIT_<NAME>, the soft limit in
+// decimal, for CPU FSIZE DATA STACK CORE RSS NPROC NOFILE MEMLOCK AS, as
+// PropagateResourceLimits=ALL) and slurmstepd applies to each task.
+struct TaskLimits {
+  int umask = -1;                                 // -1: leave noded's
+  std::vector<std::pair<int, uint64_t>> rlimits;  // (RLIMIT_*, soft limit)
+};
+TaskLimits TaskLimitsFrom(const std::map<std::string, std::string>& step_env);
+
 // One node's part and one task's: SLURMD_NODENAME, SLURM_NODEID, SLURM_GTIDS,
-// SLURM_CPUS_ON_NODE, SLURM_PROCID, SLURM_LOCALID, and the step's GPUs on the
+// SLURM_CPUS_ON_NODE, SLURM_PROCID, SLURM_LOCALID, SLURM_TOPOLOGY_ADDR (the
+// node; topology/none's pattern "node"), without the SLURM_RLIMIT_* variables
+// (applied, not passed on, as Slurm's), and the step's GPUs on the
 // node in CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL and SLURM_STEP_GPUS (removed
 // when it has none, so an inherited value cannot point at another step's GPUs).
 struct TaskNodeFacts {

@@ -1,5 +1,7 @@
 #include "noded/steps/step_env.h"
 
+#include <sys/resource.h>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -36,6 +38,32 @@ TEST(StepEnvironment, TaskVariablesAndGpus) {
   std::vector<std::string> none = TaskEnvironment(step, {"n2", 1, {2}, 1, {}}, 2, 0);
   EXPECT_THAT(none, Not(Contains("CUDA_VISIBLE_DEVICES=0,1,2,3")));
   EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
+}
+
+TEST(StepEnvironment, TopologySrunAddressAndLimitsAsSlurms) {
+  StepFacts facts;
+  facts.job_id = 7;
+  facts.nodes = {"n1"};
+  facts.tasks_per_node = {1};
+  facts.srun_address = "10.0.0.5";
+  std::map<std::string, std::string> step{{"SLURM_UMASK", "0027"},
+                                          {"SLURM_RLIMIT_NOFILE", "555"},
+                                          {"SLURM_RLIMIT_CORE", "0"},
+                                          {"SLURM_RLIMIT_BOGUS", "1"},
+                                          {"SLURM_RLIMIT_AS", "x"}};
+  AddStepEnvironment(facts, &step);
+  EXPECT_EQ(step["SLURM_LAUNCH_NODE_IPADDR"], "10.0.0.5");
+  EXPECT_EQ(step["SLURM_SRUN_COMM_HOST"], "10.0.0.5");
+  std::vector<std::string> env = TaskEnvironment(step, {"n1", 0, {0}, 1, {}}, 0, 0);
+  EXPECT_THAT(env, Contains("SLURM_TOPOLOGY_ADDR=n1"));
+  EXPECT_THAT(env, Contains("SLURM_TOPOLOGY_ADDR_PATTERN=node"));
+  EXPECT_THAT(env, Contains("SLURM_UMASK=0027"));
+  for (const std::string& kv : env) EXPECT_EQ(kv.rfind("SLURM_RLIMIT_", 0), std::string::npos);
+  const TaskLimits limits = TaskLimitsFrom(step);
+  EXPECT_EQ(limits.umask, 027);
+  EXPECT_EQ(limits.rlimits,
+            (std::vector<std::pair<int, uint64_t>>{{RLIMIT_CORE, 0}, {RLIMIT_NOFILE, 555}}));
+  EXPECT_EQ(TaskLimitsFrom({{"SLURM_UMASK", "99"}}).umask, -1);
 }
 
 TEST(ExpandIoPatternTest, SlurmsLetters) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -146,8 +148,14 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     const std::string exe = ResolveCommand(spawn.argv[0], path_var);
     std::vector<std::string> argv_copy = spawn.argv;
     std::vector<std::string> env_copy = spawn.env;
+    // SLURM_TASK_PID: room for the digits, which the child writes in before
+    // exec (it knows its pid only then; nothing there may allocate).
+    constexpr char kTaskPid[] = "SLURM_TASK_PID=";
+    env_copy.push_back(std::string(kTaskPid) + std::string(20, '\0'));
+    const size_t task_pid_entry = env_copy.size() - 1;
     std::vector<char*> argv = CStrings(argv_copy);
     std::vector<char*> envp = CStrings(env_copy);
+    char* const task_pid_digits = envp[task_pid_entry] + sizeof(kTaskPid) - 1;
     std::vector<const char*> procs;
     for (const std::string& f : spec.cgroup_procs_files) procs.push_back(f.c_str());
 
@@ -233,6 +241,20 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
             syscall(SYS_setgid, spec.gid) != 0 || syscall(SYS_setuid, spec.uid) != 0) {
           fail(kDropPrivileges);
         }
+      }
+      if (spawn.umask >= 0) umask(static_cast<mode_t>(spawn.umask));
+      for (const auto& [resource, soft] : spawn.rlimits) {
+        struct rlimit limit {};
+        if (getrlimit(resource, &limit) != 0) continue;
+        limit.rlim_cur = std::min<rlim_t>(static_cast<rlim_t>(soft), limit.rlim_max);
+        setrlimit(resource, &limit);
+      }
+      {
+        char digits[20];
+        int n = 0;
+        for (pid_t self = getpid(); self > 0 && n < 20; self /= 10) digits[n++] = '0' + self % 10;
+        for (int k = 0; k < n; ++k) task_pid_digits[k] = digits[n - 1 - k];
+        task_pid_digits[n] = '\0';
       }
       if (chdir(work_dir.c_str()) != 0) (void)!chdir("/");
       // -o/-e/-i files: opened as the user, relative to the work dir.

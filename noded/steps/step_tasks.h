@@ -38,6 +38,11 @@ struct TaskSpawn {
   std::string stdout_path;
   std::string stderr_path;
   std::string stdin_path;
+  // srun's umask (-1: noded's) and resource limits (RLIMIT_*, soft limit,
+  // capped at the hard limit), applied before exec; and SLURM_TASK_PID, the
+  // task's own pid, added to `env`.
+  int umask = -1;
+  std::vector<std::pair<int, uint64_t>> rlimits;
 };
 
 struct StepTasksSpec {

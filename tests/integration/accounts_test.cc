@@ -227,6 +227,12 @@ TEST_F(AccountsTest, SacctmgrBuildsTheReferenceTree) {
             "       lab   research                          normal           \n"
             "       lab   research       root      high,low,normal    normal \n"
             "       lab   research skiffalice           low,normal    normal \n");
+  // What workflow managers run to check that a user may charge an account.
+  EXPECT_EQ(ok(absl::StrCat("sacctmgr -n -s list user ", kAlice, " format=account%20")),
+            "            research \n");
+  EXPECT_EQ(
+      ok(absl::StrCat("sacctmgr -n -P --associations list user ", kAlice, " format=User,Account")),
+      absl::StrCat(kAlice, "|research\n"));
   ok(absl::StrCat("sacctmgr -i modify user where name=", kAlice, " set MaxJobs=2"));
   EXPECT_EQ(ok(absl::StrCat("sacctmgr -n -P show assoc where user=", kAlice,
                             " format=Account,User,MaxJobs")),

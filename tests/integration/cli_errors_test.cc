@@ -257,7 +257,7 @@ TEST_F(CliErrorsTest, HelpAndUsageInSlurmsShape) {
        "[--job jobid]\n"},
       {"squeue", "--help", "Usage: squeue [OPTIONS]\n"},
       {"scancel", "--usage",
-       "Usage: scancel [--batch] [-n job_name] [-p partition] [-Q] "
+       "Usage: scancel [--batch] [--full] [-n job_name] [-p partition] [-Q] "
        "[-s signal | integer]\n"},
       {"scancel", "--help", "Usage: scancel [OPTIONS] [job_id[_array_id]]\n"},
       {"sprio", "--usage",

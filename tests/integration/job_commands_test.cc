@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
@@ -249,6 +250,62 @@ TEST_F(JobCommandsTest, UpdatesReachOneArrayTaskOrTheWholeArray) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(WaitForField(array + "_1", "JobState", "COMPLETED"));
   EXPECT_EQ(Field(array + "_3", "JobState"), "PENDING");
+  cluster_->Run("scancel " + array);
+}
+
+// squeue's -O TRES_ALLOC/FEATURES and %E, and scontrol show node's load,
+// free memory, last busy time and GPUs in AllocTRES, as Slurm 22.05 prints
+// them.
+TEST_F(JobCommandsTest, SqueueAndShowNodeFillWhatSlurmFills) {
+  const std::string running = Submit("-w n3 --gres=gpu:1 -o /dev/null --wrap='sleep 60'");
+  ASSERT_TRUE(WaitForField(running, "JobState", "RUNNING"));
+  const std::string waiting = Submit("-d afterok:" + running + " -o /dev/null --wrap=true");
+  EXPECT_EQ(cluster_->Run("squeue -h -j " + waiting + " -o %E").out,
+            "afterok:" + running + "(unfulfilled)\n");
+  EXPECT_EQ(cluster_->Run("squeue -h -j " + running + " -O Dependency").out,
+            "(null)              \n");
+  const CommandResult tres = cluster_->Run("squeue -h -j " + running + " -O tres-alloc:60,Feature");
+  EXPECT_EQ(tres.err, "");
+  EXPECT_TRUE(std::regex_match(
+      tres.out, std::regex("cpu=1,(mem=[0-9]+[MG],)?node=1,billing=1,gres/gpu=1 *\\(null\\) *\n")))
+      << tres.out;
+  const std::string node = cluster_->Run("scontrol show node n3").out;
+  EXPECT_TRUE(std::regex_search(node, std::regex(" CPULoad=[0-9]+\\.[0-9][0-9]\n"))) << node;
+  EXPECT_TRUE(std::regex_search(node, std::regex(" FreeMem=[0-9]+ "))) << node;
+  EXPECT_TRUE(std::regex_search(node, std::regex("LastBusyTime=20[0-9-]+T"))) << node;
+  EXPECT_TRUE(std::regex_search(node, std::regex("AllocTRES=cpu=1,(mem=[0-9]+[MG],)?gres/gpu=1\n")))
+      << node;
+  cluster_->Run("scancel " + running + " " + waiting);
+}
+
+// An array task without -o writes slurm-%A_%a.out; a pending task cancelled
+// alone leaves its array, as in Slurm 22.05 ("Job 15_7 not found"), and
+// stays in sacct.
+TEST_F(JobCommandsTest, ArrayTasksNameTheirOutputAndCancelledPendingTasksLeaveTheArray) {
+  const std::string dir = cluster_->dir() + "/array_out";
+  ASSERT_EQ(cluster_->Run("mkdir -p " + dir).exit_code, 0);
+  CommandResult r = cluster_->Run("cd " + dir + " && sbatch --parsable -a 1-2 --wrap='echo hi'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string outputs = r.out.substr(0, r.out.find_first_of(";\n"));
+  EXPECT_TRUE(Eventually(30, [&] {
+    return ReadFile(dir + "/slurm-" + outputs + "_1.out") == "hi\n" &&
+           ReadFile(dir + "/slurm-" + outputs + "_2.out") == "hi\n";
+  })) << cluster_->Run("ls " + dir).out;
+
+  const std::string array = Submit("-H -a 1-10 -o /dev/null --wrap=true");
+  r = cluster_->Run("scancel " + array + "_7");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Eventually(10, [&] {
+    return cluster_->Run("scontrol show job " + array + "_7").out ==
+           "Job " + array + "_7 not found\n";
+  }));
+  EXPECT_EQ(cluster_->Run("scontrol show job " + array + "_7").exit_code, 1);
+  EXPECT_EQ(Field(array, "ArrayTaskId"), "1-6,8-10");
+  const std::string listed = cluster_->Run("squeue -h -r -t all -j " + array + " -o %i").out;
+  EXPECT_FALSE(absl::StrContains(listed, array + "_7\n")) << listed;
+  EXPECT_TRUE(absl::StrContains(listed, array + "_8\n")) << listed;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("sacct -n -X -P -o State -j " + array + "_7").out,
+                                "CANCELLED"));
   cluster_->Run("scancel " + array);
 }
 

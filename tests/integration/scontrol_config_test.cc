@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "tests/harness/local_cluster.h"
@@ -31,11 +32,11 @@ void WriteFile(const std::string& path, const std::string& text) {
 
 class ScontrolConfigTest : public ::testing::Test {
  protected:
-  void StartCluster(bool burst_buffers) {
+  void StartCluster(bool burst_buffers, const std::string& extra_config = "") {
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 0;
-    options.extra_config = "KillWait=2\nMinJobAge=600\n";
+    options.extra_config = "KillWait=2\nMinJobAge=600\n" + extra_config;
     if (burst_buffers) {
       options.extra_config += "BurstBufferType=burst_buffer/lua\n";
       std::string lua = ReadFile(RunfilesRoot() + "/lua/burst_buffer.lua");
@@ -138,6 +139,22 @@ TEST_F(ScontrolConfigTest, PartitionUpdatesReachSchedulingAndSurviveACtldKill) {
   EXPECT_TRUE(Eventually(30, [&] { return PartitionField("debug", "MaxTime") == "00:10:00"; }));
   EXPECT_EQ(PartitionField("debug", "Nodes"), "n1");
   EXPECT_EQ(PartitionField("debug", "State"), "UP");
+}
+
+// A cluster-wide DefMemPerCPU shows under its own name (not DefMemPerNode),
+// and the burst-buffer pools (fast 8 GiB + bulk 64 GiB) count in every
+// partition's TRES, as in Slurm's scontrol_show_partition.txt.
+TEST_F(ScontrolConfigTest, ConfigShowsDefMemPerCpuAndPartitionsCountThePools) {
+  StartCluster(true, "DefMemPerCPU=100\n");
+  ASSERT_NE(cluster_, nullptr);
+  const std::string config = cluster_->Run("scontrol show config").out;
+  EXPECT_TRUE(absl::StrContains(config, "\nDefMemPerCPU            = 100\n")) << config;
+  EXPECT_FALSE(absl::StrContains(config, "DefMemPerNode")) << config;
+  EXPECT_TRUE(absl::StrContains(config, "\nMaxMemPerNode           = UNLIMITED\n")) << config;
+  EXPECT_TRUE(Eventually(
+      30, [&] { return absl::StrContains(PartitionField("debug", "TRES"), ",billing="); }));
+  EXPECT_TRUE(absl::EndsWith(PartitionField("debug", "TRES"), ",bb/lua=72G"))
+      << PartitionField("debug", "TRES");
 }
 
 TEST_F(ScontrolConfigTest, ReconfigureKeepsEveryJobAndAppliesPartitionsAndPools) {

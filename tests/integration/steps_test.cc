@@ -479,6 +479,48 @@ TEST_F(StepsTest, StepsAreListedCancelledOneByOneAndAccounted) {
   EXPECT_EQ(cluster_->Run("sacct -P -n -j " + id + ".1 -o JobID,State").out, id + ".1|FAILED\n");
 }
 
+// What tools read from srun -v and the tasks' environment, as Slurm 22.05's
+// (checked against it): the launch lines, SLURM_TOPOLOGY_ADDR per node,
+// SLURM_TASK_PID, srun's address, umask and resource limits; -e none; and
+// BatchFlag=0 for srun's own allocation.
+TEST_F(StepsTest, SrunVerboseLinesTaskEnvironmentAndLimitsAsSlurms) {
+  const std::string out = RunJob(
+      "-N2 -n3",
+      "umask 027; ulimit -n 555\n"
+      "srun -v -N2 -n3 -l bash -c 'echo \"$SLURM_TOPOLOGY_ADDR=$SLURMD_NODENAME "
+      "$SLURM_TOPOLOGY_ADDR_PATTERN pid=$((SLURM_TASK_PID == $$)) "
+      "ip=${SLURM_LAUNCH_NODE_IPADDR:+set}${SLURM_SRUN_COMM_HOST:+set} $(umask) $(ulimit -n) "
+      "${SLURM_RLIMIT_NOFILE:-none}\"' 2>&1 | sort\n"
+      "srun -n1 -e none bash -c 'echo out; echo err >&2'\n");
+  std::vector<std::string> lines = Lines(out);
+  int launching = 0;
+  bool jobid_line = false;
+  int tasks = 0;
+  for (const std::string& line : lines) {
+    if (absl::StartsWith(line, "srun: jobid ")) {
+      jobid_line =
+          absl::StrContains(line, ": nodes(2):`") && absl::StrContains(line, "', cpu counts: ");
+    }
+    if (absl::StartsWith(line, "srun: launching StepId=")) ++launching;
+    if (line.size() > 3 && line[1] == ':' && line[0] >= '0' && line[0] <= '2') {
+      ++tasks;
+      const std::string node = line.substr(3, line.find('=') - 3);
+      EXPECT_EQ(line.substr(3),
+                absl::StrCat(node, "=", node, " node pid=1 ip=setset 0027 555 none"))
+          << out;
+    }
+  }
+  EXPECT_TRUE(jobid_line) << out;
+  EXPECT_EQ(launching, 2) << out;
+  EXPECT_EQ(tasks, 3) << out;
+  EXPECT_TRUE(absl::StrContains(out, "\nout\n") || absl::StartsWith(out, "out\n")) << out;
+  EXPECT_FALSE(absl::StrContains(out, "err\n")) << out;
+
+  const CommandResult own = cluster_->Run(
+      "cd /tmp && srun -n1 bash -c 'scontrol show job $SLURM_JOB_ID' | grep -o 'BatchFlag=[0-9]'");
+  EXPECT_EQ(own.out, "BatchFlag=0\n") << own.err;
+}
+
 // scancel --signal as Slurm 22.05 delivers it (checked against it): to the
 // steps' tasks on every node, not the batch shell; -b to the batch shell alone;
 // -f to both.

@@ -598,7 +598,11 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   job.state = JobState::kPending;
   job.final_state = JobState::kCompleted;
   job.submit_time = now;
-  job.eligible_time = std::max(now, job.request.begin_time);
+  // Unknown (0) for a job held or waiting on a dependency, until a pass finds
+  // it eligible (Slurm's EligibleTime); a --begin time is known at once.
+  job.eligible_time = job.request.begin_time > now          ? job.request.begin_time
+                      : job.held || !job.dependency.empty() ? 0
+                                                            : now;
   if (job.held) job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
   Admitted admitted;
   admitted.first_id = next_job_id_;
@@ -673,6 +677,16 @@ Effects Lifecycle::Insert(Admitted admitted, int64_t now) {
   // held paid one per submission). The periodic full pass ranks them.
   effects.reschedule = std::any_of(admitted.jobs.begin(), admitted.jobs.end(),
                                    [](const Job& job) { return !job.held; });
+  // priority/basic's place in line: one for the whole array, as Slurm gives an
+  // array one priority; a held job takes its place when released.
+  if (!admitted.jobs.empty() && !admitted.jobs.front().held) {
+    const int64_t place = TakeBasicPriority();
+    const bool basic = config_->priority_type == "priority/basic";
+    for (Job& job : admitted.jobs) {
+      job.basic_priority = place;
+      if (basic && job.admin_priority == 0) job.priority = std::max<int64_t>(1, place - job.nice);
+    }
+  }
   // Moved in, not copied: the admitted tasks' strings become the table's, so
   // a large array leaves no freed copies between the jobs it keeps.
   for (Job& job : admitted.jobs) {

@@ -283,6 +283,13 @@ LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
   return launch;
 }
 
+int64_t Lifecycle::TakeBasicPriority() {
+  const int64_t place = next_basic_priority_;
+  // Slurm's last_prio never goes below 1; after four billion jobs, all tie.
+  if (next_basic_priority_ > 1) --next_basic_priority_;
+  return place;
+}
+
 TerminateIntent Lifecycle::MakeTerminate(const Job& job, int64_t grace_time) const {
   return {job.id, NodeTarget(job.nodes.front()), std::max<int64_t>(config_->kill_wait, grace_time)};
 }
@@ -292,6 +299,11 @@ TerminateIntent Lifecycle::MakeTerminate(const Job& job, int64_t grace_time) con
 void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
                      std::map<std::string, UserUsageRecord> usage) {
   next_job_id_ = std::max(next_job_id_, max_stored_id + 1);
+  for (const Job& job : jobs) {
+    if (job.basic_priority > 0 && job.basic_priority <= next_basic_priority_) {
+      next_basic_priority_ = job.basic_priority - 1;
+    }
+  }
   for (Job& job : jobs) {
     if (HoldsResources(job)) {
       Placement placement;
@@ -348,7 +360,7 @@ void Lifecycle::TrackUnfinished(Job& job) {
 }
 
 void Lifecycle::ReleaseResources(Job& job, int64_t now, Effects& effects) {
-  MutNodes().Release(job.id, job.nodes, job.cpus_by_node, job.mem_by_node_mb);
+  MutNodes().Release(job.id, job.nodes, job.cpus_by_node, job.mem_by_node_mb, now);
   ChargeRun(job, now, effects);
 }
 
@@ -514,6 +526,22 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
              (report.exit_code != 0 || report.exit_signal != 0)) {
     job.final_state = JobState::kFailed;
   }
+  // Slurm's reason for how the run ended (job_complete): a script killed by a
+  // signal counts as a launch failure there too.
+  switch (job.final_state) {
+    case JobState::kFailed:
+      job.reason =
+          report.failure.empty() && report.exit_code != 0 ? "NonZeroExitCode" : "JobLaunchFailure";
+      break;
+    case JobState::kOutOfMemory:
+      job.reason = "OutOfMemory";
+      break;
+    case JobState::kTimeout:
+      job.reason = "TimeLimit";
+      break;
+    default:
+      break;
+  }
   if (TransitionJob(job, JobEvent::kExited, effects)) FinishRun(job, now, effects);
 }
 
@@ -620,8 +648,8 @@ absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registra
 }
 
 bool Lifecycle::Heartbeat(const std::string& node_name, int64_t now,
-                          std::vector<NodeChange>* changes) {
-  return nodes_.Heartbeat(node_name, now, changes);
+                          std::vector<NodeChange>* changes, const ReportedLoad& load) {
+  return nodes_.Heartbeat(node_name, now, changes, load);
 }
 
 absl::StatusOr<Effects> Lifecycle::UpdateNodes(const std::vector<std::string>& names,
@@ -796,6 +824,9 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
       if (job.held_by_admin && !privileged) {
         return denied("the job was held by an administrator; only an operator can release it");
       }
+      // A released job goes to the end of the line, as in Slurm (its place is
+      // given when the update is applied).
+      if (job.held) job.basic_priority = 0;
       job.held = false;
       job.held_by_admin = false;
       job.reason = "None";
@@ -1027,7 +1058,12 @@ absl::StatusOr<Effects> Lifecycle::Update(const Caller& caller, bool privileged,
     if (absl::Status s = CheckPolicy(checked, 1, replacing, privileged); !s.ok()) return s;
   }
   Begin();
+  int64_t place = 0;  // one for all the tasks of an array released at once
   for (Job& job : changed) {
+    if (job.state == JobState::kPending && !job.held && job.basic_priority == 0) {
+      if (place == 0) place = TakeBasicPriority();
+      job.basic_priority = place;
+    }
     const uint64_t id = job.id;
     Mut(id) = std::move(job);
   }
@@ -1238,6 +1274,7 @@ Effects Lifecycle::LaunchDone(uint64_t job_id, int restart_count, const absl::St
     job.reason_detail =
         absl::StrCat("launch failed on ", job.nodes.front(), ": ", status.message());
     job.final_state = JobState::kFailed;
+    job.reason = "JobLaunchFailure";
     job.exit_code = 1;
     if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
   }

@@ -223,7 +223,8 @@ class Lifecycle {
                                        std::vector<NodeChange>* changes);
   // Not a transaction (node liveness is not persisted). False when the node must
   // register again.
-  bool Heartbeat(const std::string& node_name, int64_t now, std::vector<NodeChange>* changes);
+  bool Heartbeat(const std::string& node_name, int64_t now, std::vector<NodeChange>* changes,
+                 const ReportedLoad& load = {});
   // `by`: the uid of whoever asked (recorded with a DRAIN or DOWN reason).
   absl::StatusOr<Effects> UpdateNodes(const std::vector<std::string>& names,
                                       const std::string& state, const std::string& reason,
@@ -300,6 +301,8 @@ class Lifecycle {
   const std::vector<Qos>& qos() const { return qos_; }
   const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
   uint64_t next_job_id() const { return next_job_id_; }
+  // Slurm's TOP_PRIORITY (0xffff0000): priority/basic counts down from below it.
+  static constexpr int64_t kTopBasicPriority = 0xffff0000LL;
   std::string NodeTarget(const std::string& node_name) const;
   // A prolog or launch report still about the job's current start (the job is
   // CONFIGURING in the start `restart_count` names).
@@ -457,6 +460,11 @@ class Lifecycle {
   std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight
   std::set<uint64_t> terminate_sent_;  // jobs told to stop (not persisted: resent after restart)
   uint64_t next_job_id_ = 1;
+  // The next Job::basic_priority to give (Slurm's TOP_PRIORITY less one, then
+  // counting down); after a restart, one below the lowest a stored job has.
+  int64_t next_basic_priority_ = kTopBasicPriority - 1;
+  // Gives `job` (and the rest of its array, by the caller) the next place in line.
+  int64_t TakeBasicPriority();
   std::map<uint64_t, Reservation> reservations_;  // first id -> admitted, not yet inserted
   std::map<uint64_t, Dependency> dependencies_;   // parsed once per job (derived cache)
   // Frames in event order, oldest first; the newest may be open.

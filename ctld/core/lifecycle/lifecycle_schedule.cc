@@ -370,6 +370,13 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
   for (size_t i = 0; i < pending.size() && i < plan.priorities.size(); ++i) {
     Job* job = Derived(pending[i].id);
     if (job == nullptr || job->state != JobState::kPending) continue;
+    // Eligible from the first pass that finds it neither held nor waiting on a
+    // dependency (Slurm's EligibleTime and AccrueTime; age counts from then).
+    // Stored in this frame, after the snapshot's versions were taken.
+    if (job->eligible_time == 0 && !job->held) {
+      job = &Mut(job->id);
+      job->eligible_time = now;
+    }
     job->priority = job->held ? 0 : plan.priorities[i];
     job->ranked_version = job->held ? 0 : job->version;
     job->factors = plan.factors[i];

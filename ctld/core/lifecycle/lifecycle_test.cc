@@ -246,6 +246,90 @@ TEST_F(LifecycleTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
   EXPECT_EQ(core_->Find(id)->final_state, JobState::kTimeout);
 }
 
+TEST_F(LifecycleTest, PriorityBasicCountsDownBySubmissionAndAReleasedJobGoesLast) {
+  config_.priority_type = "priority/basic";
+  constexpr int64_t kFirst = Lifecycle::kTopBasicPriority - 1;  // Slurm's 4294901759
+  const uint64_t a = Submit(Request());
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t b = Submit(held);
+  SubmitRequest array = Request();
+  array.array = "1-2";
+  const uint64_t c = Submit(array);
+  SubmitRequest nice = Request();
+  nice.nice = 10;
+  const uint64_t d = Submit(nice);
+  EXPECT_EQ(store_[a].basic_priority, kFirst);
+  EXPECT_EQ(store_[a].priority, kFirst);
+  EXPECT_EQ(store_[b].basic_priority, 0);  // held: no place in line yet
+  EXPECT_EQ(store_[c].basic_priority, kFirst - 1);
+  EXPECT_EQ(store_[c + 1].basic_priority, kFirst - 1);  // one for the whole array
+  EXPECT_EQ(store_[d].basic_priority, kFirst - 2);
+  EXPECT_EQ(store_[d].priority, kFirst - 2 - 10);
+
+  JobUpdate release;
+  release.job_id = b;
+  release.held = false;
+  absl::StatusOr<Effects> released = core_->Update({1001, 1001}, false, release, now_);
+  ASSERT_TRUE(released.ok()) << released.status();
+  Store(std::move(*released));
+  EXPECT_EQ(store_[b].basic_priority, kFirst - 3);  // last in line
+
+  // After a restart the count goes on below the lowest place given.
+  std::vector<Job> jobs;
+  for (const auto& [id, job] : store_) jobs.push_back(job);
+  Lifecycle restarted(config_, settings_, now_);
+  restarted.SetQos({Qos{"normal"}});
+  restarted.Load(std::move(jobs), d, {});
+  absl::StatusOr<Admitted> next = restarted.Admit(Request(), now_);
+  ASSERT_TRUE(next.ok()) << next.status();
+  restarted.Insert(*next, now_);
+  EXPECT_EQ(restarted.Find(next->first_id)->basic_priority, kFirst - 4);
+}
+
+TEST_F(LifecycleTest, HeldAndDependentJobsAreEligibleOnlyOnceAPassFindsThemSo) {
+  const uint64_t first = Submit(Request());
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t h = Submit(held);
+  SubmitRequest dependent = Request();
+  dependent.dependency = absl::StrCat("afterok:", first);
+  const uint64_t dep = Submit(dependent);
+  SubmitRequest later = Request();
+  later.begin_time = now_ + 100;
+  const uint64_t begins = Submit(later);
+  EXPECT_EQ(store_[first].eligible_time, now_);
+  EXPECT_EQ(store_[h].eligible_time, 0);  // Slurm's EligibleTime=Unknown
+  EXPECT_EQ(store_[dep].eligible_time, 0);
+  EXPECT_EQ(store_[begins].eligible_time, now_ + 100);
+  now_ += 10;
+  Drive(Schedule());
+  EXPECT_EQ(store_[h].eligible_time, 0);
+  EXPECT_EQ(store_[dep].eligible_time, 0);
+  JobUpdate release;
+  release.job_id = h;
+  release.held = false;
+  Store(*core_->Update({1001, 1001}, false, release, now_));
+  now_ += 10;
+  Schedule();
+  EXPECT_EQ(store_[h].eligible_time, now_);
+}
+
+TEST_F(LifecycleTest, AFailedJobsReasonSaysWhy) {
+  const uint64_t exits = Submit(Request());
+  const uint64_t killed = Submit(Request());
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(exits), JobState::kRunning);
+  ASSERT_EQ(StateOf(killed), JobState::kRunning);
+  Drive(Store(core_->JobComplete("n1", {exits, true, 3, 0, ""}, now_)));
+  Drive(Store(
+      core_->JobComplete(core_->Find(killed)->nodes.front(), {killed, true, 0, 9, ""}, now_)));
+  EXPECT_EQ(core_->Find(exits)->final_state, JobState::kFailed);
+  EXPECT_EQ(core_->Find(exits)->reason, "NonZeroExitCode");
+  // A script killed by a signal: JobLaunchFailure, as Slurm's job_complete has it.
+  EXPECT_EQ(core_->Find(killed)->reason, "JobLaunchFailure");
+}
+
 TEST_F(LifecycleTest, ScancelSignalReachesTheStepsUnlessBatchOrFull) {
   const uint64_t id = Submit(Request());
   Drive(Schedule());

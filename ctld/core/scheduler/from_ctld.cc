@@ -211,7 +211,10 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     }
     pending.partition = partitions.Find(job->request.partition);  // kNone -> PartitionInactive
     pending.submit_time = job->submit_time;
-    pending.eligible_time = std::max(job->eligible_time, job->request.begin_time);
+    // Unknown (0) only while held: no age yet.
+    pending.eligible_time = job->eligible_time == 0
+                                ? std::max(inputs.now, job->request.begin_time)
+                                : std::max(job->eligible_time, job->request.begin_time);
     pending.time_limit = job->request.time_limit;
     SetShape(job->request, &pending);
     pending.gpu_type = job->request.gpu_type.empty() ? kNone : gpu_types.Get(job->request.gpu_type);
@@ -220,6 +223,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.exclusive = job->request.exclusive;
     pending.nice = job->nice;
     pending.admin_priority = job->admin_priority;
+    pending.basic_priority = job->basic_priority;
     for (const std::string& name : job->request.nodelist) {
       const int32_t n = nodes.Find(name);
       if (n != kNone) pending.nodelist.push_back(n);
@@ -345,6 +349,7 @@ PreemptOptions PreemptOptionsFromConfig(const SkiffConfig& config) {
 
 SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   SchedulerOptions options;
+  options.weights.basic = config.priority_type == "priority/basic";
   options.weights.age = config.priority_weight_age;
   options.weights.fairshare = config.priority_weight_fairshare;
   options.weights.job_size = config.priority_weight_job_size;

@@ -48,6 +48,12 @@ PriorityFactors ComputePriority(const ClusterView& view, const PriorityContext& 
                                 const PriorityWeights& weights, const PendingJob& job,
                                 int64_t now) {
   PriorityFactors f;
+  if (weights.basic) {
+    // Slurm's priority/basic: the place in line less the nice, never below 1.
+    f.priority = std::max<int64_t>(1, job.basic_priority - job.nice);
+    if (job.admin_priority > 0) f.priority = job.admin_priority;
+    return f;
+  }
   if (weights.max_age > 0) {
     const int64_t age = std::clamp<int64_t>(now - job.eligible_time, 0, weights.max_age);
     f.age = static_cast<double>(age) / static_cast<double>(weights.max_age);

@@ -11,6 +11,10 @@
 //   qos       = QOS Priority / the highest QOS Priority (0 when none is > 0)
 // less the job's nice (--nice, Nice=; the result never below 1 then); a
 // priority an operator set (scontrol update Priority=) replaces all of it.
+// With PriorityType=priority/basic the factors are unused: a job's priority is
+// its place in line (PendingJob::basic_priority, counting down from Slurm's
+// 4294901759 as jobs are submitted or released) less its nice, so the queue is
+// first come, first served and a released job goes last.
 // The queue order is the partition's PriorityTier descending (Slurm considers
 // higher-tier partitions' jobs first), then priority descending, then submit
 // time, then job id, so a pass is deterministic.
@@ -34,6 +38,7 @@ struct PriorityWeights {
   int64_t qos = 0;                          // PriorityWeightQOS
   int64_t max_age = 7 * 24 * 3600;          // PriorityMaxAge seconds
   int64_t decay_half_life = 7 * 24 * 3600;  // PriorityDecayHalfLife seconds, 0 = no decay
+  bool basic = false;                       // PriorityType=priority/basic
 };
 
 // The factors behind one job's priority (what `sprio` shows).

@@ -52,6 +52,34 @@ TEST(Priority, NiceLowersItNeverBelowOneAndAnOperatorsPriorityReplacesIt) {
   EXPECT_EQ(FactorsOf(view, weights, job, 5 * kDay).priority, 77);
 }
 
+TEST(Priority, BasicIsThePlaceInLineLessNiceAndOrdersTheQueueByIt) {
+  ClusterView view = MakeView({MakeNode("n1", 10)});
+  PriorityWeights weights;
+  weights.basic = true;
+  weights.age = 1000;  // unused with priority/basic
+  PendingJob first = MakeJob(1);
+  first.basic_priority = 4294901759;
+  first.submit_time = 10;
+  PendingJob released = MakeJob(2);  // submitted earlier, released later: behind
+  released.basic_priority = 4294901757;
+  released.submit_time = 5;
+  PendingJob second = MakeJob(3);
+  second.basic_priority = 4294901758;
+  second.submit_time = 20;
+  second.nice = 5;
+  EXPECT_EQ(FactorsOf(view, weights, first, 100 * kDay).priority, 4294901759);
+  EXPECT_DOUBLE_EQ(FactorsOf(view, weights, first, 100 * kDay).age, 0.0);
+  EXPECT_EQ(FactorsOf(view, weights, second, 0).priority, 4294901753);
+  second.admin_priority = 9;
+  EXPECT_EQ(FactorsOf(view, weights, second, 0).priority, 9);
+  second.admin_priority = 0;
+  second.nice = 0;
+  std::vector<int64_t> priorities;
+  EXPECT_EQ(OrderQueue(view, {first, released, second}, weights, 0, &priorities),
+            (std::vector<uint32_t>{0, 2, 1}));
+  EXPECT_EQ(priorities, (std::vector<int64_t>{4294901759, 4294901757, 4294901758}));
+}
+
 TEST(Priority, PartitionTierQosAndJobSize) {
   ClusterView view = MakeView({MakeNode("n1", 10), MakeNode("n2", 10)});
   SchedPartition high;

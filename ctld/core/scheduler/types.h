@@ -194,6 +194,7 @@ struct PendingJob {
   std::vector<int32_t> features;  // -C a&b: every one required
   int32_t nice = 0;               // subtracted from the computed priority
   int64_t admin_priority = 0;     // set by an operator: used as is; 0 = computed
+  int64_t basic_priority = 0;     // priority/basic's place in line (Job::basic_priority)
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).
