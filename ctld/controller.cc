@@ -21,12 +21,25 @@ constexpr int kWorkThreads = 32;
 constexpr int kBbStageThreads = 8;
 constexpr int64_t kPoolPollSeconds = 30;
 constexpr int64_t kTrimSeconds = 10;  // housekeeping returns freed memory at least this often
+// sdiag's pending and running counts are taken this often (Slurm's JOB_COUNT_INTERVAL).
+constexpr int64_t kJobCountSeconds = 30;
 // A report whose rows could not be stored is tried again after this long.
 constexpr auto kStoreRetry = std::chrono::seconds(1);
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
+
+// The scheduler's timer for backfill's cycle time (sdiag).
+class SteadyPhaseTimer final : public PhaseTimer {
+ public:
+  int64_t Micros() const override { return SteadyMicros(); }
+  static int64_t SteadyMicros() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+};
 
 LifecycleSettings SettingsFrom(const SkiffConfig& config, const BurstBufferConfig* bb) {
   LifecycleSettings settings;
@@ -61,7 +74,8 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       bb_config_(deps.bb != nullptr ? std::make_shared<const BurstBufferConfig>(deps.bb->config())
                                     : nullptr),
       core_(*config_, SettingsFrom(*config_, bb_config_.get()), start_time_),
-      file_config_(config_) {}
+      file_config_(config_),
+      stats_(start_time_) {}
 
 std::shared_ptr<const SkiffConfig> Controller::config() {
   absl::MutexLock lock(&mu_);
@@ -124,6 +138,7 @@ absl::Status Controller::Commit(const Event& event,
                                      config()->state_save_location, "): ", stored.message()));
   }
   for (const std::string& line : effects->log) logger_.info("{}", line);
+  stats_.CountJobs(effects->tally);
   if (effects->reschedule) RequestSchedule();
   Dispatch(std::move(effects->intents));
   return absl::OkStatus();
@@ -227,6 +242,7 @@ absl::Status Controller::Recover() {
 void Controller::Start() {
   work_ = std::make_unique<WorkQueue>(kWorkThreads);
   bb_work_ = std::make_unique<WorkQueue>(kBbStageThreads);
+  queues_started_.store(true, std::memory_order_release);
   PollBbPools();  // before the first pass: submissions and stage-ins need the pools
   next_pool_poll_ = clock_.Now() + kPoolPollSeconds;
   CommitReport([](Lifecycle& core, int64_t now) { return core.Resume(now); });
@@ -244,6 +260,7 @@ void Controller::Stop() {
   wake_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
   if (housekeeping_.joinable()) housekeeping_.join();
+  queues_started_.store(false, std::memory_order_release);
   bb_work_.reset();
   work_.reset();
 }
@@ -286,6 +303,16 @@ void Controller::HousekeepingLoop() {
     }
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
+    if (const int64_t now = clock_.Now(); now >= next_job_count_) {
+      next_job_count_ = now + kJobCountSeconds;
+      Lifecycle::StateCounts counts;
+      {
+        absl::MutexLock lock(&mu_);
+        counts = core_.CountPendingAndRunning();
+      }
+      stats_.SetJobStates(counts.pending, counts.running, now);
+    }
+    if (stats_.DailyReset(clock_.Now())) logger_.info("sdiag statistics reset (midnight UTC)");
     size_t purged = 0;
     // (A rollback would bring a purged job back.)
     ChangeOutsideEvents([&](Lifecycle& core) { purged = core.Purge(clock_.Now()); });
@@ -460,6 +487,7 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,
     logger_.error("JobId={} not accepted: {}", id, std::string(stored.message()));
     return refuse(stored);
   }
+  stats_.JobsSubmitted(static_cast<uint32_t>(count));  // Slurm counts each array task
   return id;
 }
 
@@ -563,6 +591,7 @@ UserUsageRecord Controller::UserUsage(const std::string& user) {
 // ---------------------------------------------------------------- scheduling
 
 void Controller::RunSchedulePass() {
+  const int64_t started_us = SteadyPhaseTimer::SteadyMicros();
   // Every sched_interval seconds a pass looks at every pending job; those in
   // between, one per burst of events, at each partition's first
   // default_queue_depth (and every job changed since a pass ranked it).
@@ -576,7 +605,12 @@ void Controller::RunSchedulePass() {
     input = PassInput{};
     return core.PrepareSchedule(now, &input, queue_depth);
   });
-  if (!prepared.ok() || input.snapshot.pending.empty()) return;
+  if (!prepared.ok()) return;
+  if (input.snapshot.pending.empty()) {
+    // A cycle with nothing to schedule is still one, as Slurm counts them.
+    stats_.MainCycle(SteadyPhaseTimer::SteadyMicros() - started_us, 0, 0);
+    return;
+  }
 
   // The plan, without the lock.
   const int64_t now = clock_.Now();
@@ -589,14 +623,51 @@ void Controller::RunSchedulePass() {
       next_backfill_ = now + options.bf_interval;
     }
   }
-  const PassPlan plan = PlanPass(input, options, preempt_options_, now);
+  const SteadyPhaseTimer timer;
+  const PassPlan plan = PlanPass(input, options, preempt_options_, now, &timer);
 
   bool replan = false;
   Commit([&](Lifecycle& core, int64_t now) {
     replan = false;
     return core.ApplySchedule(input, plan, now, &replan);
   }).IgnoreError();  // not stored: the jobs stay pending for the next pass
+  // sdiag: the main cycle is the whole pass but backfill's part, which is a
+  // backfill cycle of its own. Skiff's backfill keeps no time-slot table like
+  // Slurm's node_space map (it plans on per-node free times): table size 0.
+  const int64_t total_us = SteadyPhaseTimer::SteadyMicros() - started_us;
+  const PassPlan::Stats& s = plan.stats;
+  stats_.MainCycle(total_us - s.backfill_micros, static_cast<uint32_t>(s.main_tested),
+                   static_cast<uint32_t>(input.snapshot.pending.size()));
+  if (options.backfill) {
+    stats_.BackfillCycle({now, s.backfill_micros, static_cast<uint32_t>(s.backfill_tested),
+                          static_cast<uint32_t>(s.backfill_tried),
+                          static_cast<uint32_t>(s.backfill_queue), 0});
+  }
   if (replan) RequestSchedule();
+}
+
+DiagStats::Snapshot Controller::Stats() {
+  DiagStats::Snapshot snapshot = stats_.Get(clock_.Now());
+  // Slurm's agents send RPCs to nodes and retry them; Skiff's intents (launches,
+  // prologs, epilogs, signals, burst-buffer stages) run on two work queues.
+  if (!queues_started_.load(std::memory_order_acquire)) return snapshot;  // before Start
+  for (WorkQueue* queue : {work_.get(), bb_work_.get()}) {
+    const WorkQueue::Load load = queue->load();
+    snapshot.agents.queue_size += static_cast<uint32_t>(load.waiting);
+    snapshot.agents.count += static_cast<uint32_t>(load.running);
+    snapshot.agents.thread_count += static_cast<uint32_t>(load.running);
+  }
+  return snapshot;
+}
+
+absl::Status Controller::ResetStats(const Caller& caller) {
+  if (!IsPrivileged(caller.uid)) {
+    logger_.error("Security violation: REQUEST_STATS_INFO reset from uid={}", caller.uid);
+    return absl::PermissionDeniedError("Access/permission denied");
+  }
+  stats_.Reset(clock_.Now());
+  logger_.info("sdiag statistics reset by uid={}", caller.uid);
+  return absl::OkStatus();
 }
 
 }  // namespace skiff

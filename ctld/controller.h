@@ -30,6 +30,9 @@
 // - qos_write_mu_ serializes sacctmgr's QOS writers (read table, store, install)
 //   without holding mu_ across the database write.
 // - wake_mu_ guards the scheduler/housekeeping wake-up flags only.
+// - stats_ (DiagStats, sdiag's statistics) has its own leaf mutex: it is fed
+//   after an event's rows are stored, by the scheduler thread after a pass and
+//   by gRPC's threads, never while mu_ is held.
 // Intents are dispatched only after their event's rows were stored; they run on
 // the WorkQueues, which make the blocking calls and report back through events.
 //
@@ -67,6 +70,7 @@
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/partition_update.h"
+#include "ctld/diag_stats.h"
 #include "ctld/qos_table.h"
 #include "ctld/state/job_spec_parts.h"
 #include "ctld/state/job_store.h"
@@ -262,6 +266,15 @@ class Controller {
   // Runs one scheduling pass now (tests and the scheduler thread).
   void RunSchedulePass();
 
+  // ---- statistics (sdiag)
+  // Where RPCs are recorded (ctld/rpc/rpc_stats.h). Thread-safe.
+  DiagStats& stats() { return stats_; }
+  // sdiag: the statistics now, the intents' work queues as Slurm's agents.
+  DiagStats::Snapshot Stats();
+  // sdiag --reset: root, SlurmUser, operators and admins only
+  // (PermissionDenied "Access/permission denied" otherwise).
+  absl::Status ResetStats(const Caller& caller);
+
   // ---- init and join (controller_join.cc; docs/decisions.md, "Init and join")
   struct JoinSettings {
     std::string pin;               // SHA-256 of the join certificate's public key (tls.h)
@@ -405,6 +418,8 @@ class Controller {
   // Users with an AdminLevel; read by IsPrivileged from any thread.
   mutable absl::Mutex admin_mu_;
   std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
+  DiagStats stats_;
+  int64_t next_job_count_ = 0;             // housekeeping thread only: sdiag's "Job states ts"
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
   int64_t next_trim_ = 0;                  // housekeeping thread only
   std::atomic<int64_t> next_backfill_{0};  // bf_interval: when backfill runs next
@@ -433,6 +448,9 @@ class Controller {
   // Lua helper process in scriptd) neither starves launches and epilogs of work
   // threads nor buries a small machine in helper processes.
   std::unique_ptr<WorkQueue> bb_work_;
+  // Set once work_ and bb_work_ exist (Stats reads their load from gRPC's
+  // threads, which may run before Start).
+  std::atomic<bool> queues_started_{false};
   std::thread scheduler_;
   std::thread housekeeping_;
 };

@@ -47,6 +47,9 @@ ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
   return outcome;
 }
 
+template <typename T>
+constexpr bool AlwaysFalse = false;
+
 v1::SignalScope ToProto(SignalScope scope) {
   switch (scope) {
     case SignalScope::kEveryProcess:
@@ -111,6 +114,9 @@ void Controller::DispatchOne(Intent intent) {
           if (bb_ != nullptr) work_->Post([this, id = it.job_id] { bb_->RemoveJobFiles(id); });
         } else if constexpr (std::is_same_v<T, StageOutMailIntent>) {
           work_->Post([this, job = std::move(it.job)] { SendStageOutMail(job); });
+        } else {
+          // A new Intent that nothing carries out must not compile.
+          static_assert(AlwaysFalse<T>, "Controller::DispatchOne does not handle this Intent");
         }
       },
       std::move(intent));

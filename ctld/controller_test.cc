@@ -611,6 +611,48 @@ TEST_F(ControllerTest, BackfillStartsShortJobButNotOneThatWouldDelayTheBlockedJo
   EXPECT_EQ(StateOf(d), JobState::kPending) << "backfill must not delay the blocked job";
 }
 
+// sdiag's counters follow the jobs through the real event path, and only
+// privileged callers may zero them.
+TEST_F(ControllerTest, StatsCountJobsAndPassesAndOnlyAdminsResetThem) {
+  Make();
+  uint64_t a = *controller_->SubmitJob(NewJob(1001, 2));  // fills n1 for 600 s
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kRunning; }));
+  SubmitRequest wide = NewJob(1001, 2);  // needs both nodes: blocks the partition
+  wide.min_nodes = 2;
+  wide.ntasks = 2;
+  uint64_t b = *controller_->SubmitJob(wide);
+  SubmitRequest short_job = NewJob(1001, 2);
+  short_job.time_limit = 60;  // backfilled onto n2
+  uint64_t c = *controller_->SubmitJob(short_job);
+  ASSERT_TRUE(Eventually([&] { return StateOf(c) == JobState::kRunning; }));
+  CancelSpec spec;
+  spec.jobs = {{b}};
+  ASSERT_TRUE((*controller_->CancelJobs({1001, 1001}, spec))[0].status.ok());
+  ASSERT_TRUE(controller_->JobComplete("n1", {a, true, 0, 0, ""}).ok());
+  ASSERT_TRUE(Eventually([&] { return StateOf(a) == JobState::kCompleted; }));
+
+  DiagStats::Snapshot stats = controller_->Stats();
+  EXPECT_EQ(stats.jobs_submitted, 3u);
+  EXPECT_EQ(stats.jobs_started, 2u);
+  EXPECT_EQ(stats.jobs_completed, 1u);
+  EXPECT_EQ(stats.jobs_canceled, 1u);
+  EXPECT_EQ(stats.jobs_failed, 0u);
+  EXPECT_EQ(stats.bf_backfilled_jobs, 1u);
+  EXPECT_GE(stats.schedule_cycle_counter, 2u);
+  EXPECT_GE(stats.schedule_cycle_depth, 2u);
+  EXPECT_GE(stats.bf_cycle_counter, 1u);
+  EXPECT_EQ(stats.bf_when_last_cycle, clock_.Now());
+
+  EXPECT_EQ(controller_->ResetStats({1001, 1001}).code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(controller_->Stats().jobs_submitted, 3u);
+  ASSERT_TRUE(controller_->ResetStats({0, 0}).ok());
+  stats = controller_->Stats();
+  EXPECT_EQ(stats.jobs_submitted, 0u);
+  EXPECT_EQ(stats.jobs_started, 0u);
+  EXPECT_EQ(stats.bf_backfilled_jobs, 0u);
+  EXPECT_EQ(stats.req_time_start, clock_.Now());
+}
+
 // An acknowledgement means stored: with the store failing, every caller hears
 // it, nothing is dispatched, and nothing of the refused event stays in memory.
 TEST_F(ControllerTest, StoreFailureIsReportedAndNothingOfTheEventRemains) {

@@ -38,6 +38,7 @@
 #include "ctld/controller.h"
 #include "ctld/malloc_tuning.h"
 #include "ctld/rpc/join_service.h"
+#include "ctld/rpc/rpc_stats.h"
 #include "ctld/rpc/served_config.h"
 #include "ctld/rpc/services.h"
 #include "ctld/scriptd_launcher.h"
@@ -280,7 +281,19 @@ int Run(int argc, char** argv) {
     return Fatal(absl::StrCat("cannot listen on ", listen,
                               " (SlurmctldHost/SlurmctldPort): ", listener.status().message()));
   }
+  // sdiag's RPC statistics: every call is timed by an interceptor and
+  // attributed to the uid AuthenticateCall proved (rpc_stats.h). Declared
+  // before the server, so it outlives it.
+  RpcStatsRecorder rpc_stats(controller.stats());
+  SetCallerHook([&rpc_stats](const grpc::ServerContext& context, uid_t uid) {
+    rpc_stats.NoteCaller(&context, uid);
+  });
   grpc::ServerBuilder builder;
+  {
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+    creators.push_back(rpc_stats.InterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(creators));
+  }
   builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
   // gRPC's synchronous server keeps at most MAX_POLLERS idle threads (2 by
   // default): after a burst of concurrent calls every thread beyond that exits,

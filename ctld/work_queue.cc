@@ -36,6 +36,11 @@ void WorkQueue::PostAfter(std::chrono::milliseconds delay, std::function<void()>
   cv_.notify_all();
 }
 
+WorkQueue::Load WorkQueue::load() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {tasks_.size() + delayed_.size(), running_};
+}
+
 void WorkQueue::Loop() {
   for (;;) {
     std::function<void()> task;
@@ -57,8 +62,11 @@ void WorkQueue::Loop() {
       }
       task = std::move(tasks_.front());
       tasks_.pop_front();
+      ++running_;
     }
     task();
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
   }
 }
 

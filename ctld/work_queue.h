@@ -27,6 +27,13 @@ class WorkQueue {
   // Queues `task` once `delay` has passed (steady clock).
   void PostAfter(std::chrono::milliseconds delay, std::function<void()> task);
 
+  // What it holds now (sdiag's agent statistics).
+  struct Load {
+    size_t waiting = 0;  // queued for a thread, or waiting for their time
+    int running = 0;     // tasks being run (one thread each)
+  };
+  Load load();
+
  private:
   using Due = std::chrono::steady_clock::time_point;
   void Loop();
@@ -36,6 +43,7 @@ class WorkQueue {
   std::deque<std::function<void()>> tasks_;            // under mu_
   std::multimap<Due, std::function<void()>> delayed_;  // under mu_: by when each is due
   bool stopping_ = false;                              // under mu_
+  int running_ = 0;                                    // under mu_
   std::vector<std::thread> threads_;
 };
 

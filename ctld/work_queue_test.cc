@@ -62,5 +62,23 @@ TEST(WorkQueueTest, DestructionDropsATaskThatIsNotDueYet) {
   EXPECT_FALSE(ran);
 }
 
+TEST(WorkQueueTest, LoadCountsRunningAndWaitingTasks) {
+  std::mutex gate;
+  std::unique_lock<std::mutex> hold(gate);
+  Ran ran;
+  WorkQueue queue(1);
+  queue.Post([&] {
+    ran.Add("started");
+    std::lock_guard<std::mutex> wait(gate);  // blocks until the test lets go
+  });
+  queue.Post([] {});
+  queue.PostAfter(std::chrono::hours(1), [] {});
+  ran.WaitFor(1);
+  const WorkQueue::Load load = queue.load();
+  EXPECT_EQ(load.running, 1);
+  EXPECT_EQ(load.waiting, 2u);
+  hold.unlock();
+}
+
 }  // namespace
 }  // namespace skiff

@@ -271,6 +271,8 @@ grpc::Status NodedService::RunStep(
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
     if (request.has_window()) *launch->mutable_window() = request.window();
+    launch->set_task_prolog(request.task_prolog());
+    launch->set_task_epilog(request.task_epilog());
     launch->set_output_pattern(request.output_pattern());
     launch->set_error_pattern(request.error_pattern());
     launch->set_input_pattern(request.input_pattern());
@@ -346,6 +348,8 @@ grpc::Status NodedService::RunStep(
             bad = bad || exit.exit_code() != 0 || exit.signal() != 0;
             std::lock_guard<std::mutex> lock(outcome_mu);
             outcome.Add(exit.exit_code(), exit.signal(), !exit.failure().empty());
+            outcome.AddUsage(exit.task_id(), call->node, exit.user_cpu_usec(),
+                             exit.system_cpu_usec(), exit.max_rss_kb());
           }
           write(forward);
           if (bad && request.kill_on_bad_exit()) signal_all(SIGKILL);
@@ -627,6 +631,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
     spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
   }
+  spec.task_wrapper = jobs_.options().shepherd_binary;
   const std::map<std::string, std::string> step_env(launch.environment().begin(),
                                                     launch.environment().end());
   // --multi-prog: each task's own command line ("task_id\0arg0\0arg1...").
@@ -672,6 +677,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     spawn.env = TaskEnvironment(step_env, node, task_id, local);
     spawn.umask = limits.umask;
     spawn.rlimits = limits.rlimits;
+    spawn.task_prolog = launch.task_prolog();
+    spawn.task_epilog = launch.task_epilog();
     spawn.stdin_pipe = launch.stdin_all() || launch.stdin_task() == task_id;
     spawn.pty = launch.pty() && task_id == 0;  // --pty: task zero on a terminal
     if (spawn.pty) {
@@ -747,6 +754,9 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
           exit->set_exit_code(end.exit_code);
           exit->set_signal(end.signal);
           exit->set_failure(end.failure);
+          exit->set_user_cpu_usec(end.user_cpu_usec);
+          exit->set_system_cpu_usec(end.system_cpu_usec);
+          exit->set_max_rss_kb(end.max_rss_kb);
           peer.Write(out);
         });
   }

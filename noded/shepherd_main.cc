@@ -1,5 +1,6 @@
 // shepherd: runs one batch job for noded. See shepherd.h and shepherd_protocol.h.
 //   shepherd <job dir> [--ready-fd=N]
+//   shepherd --task-wrap [--prolog=P] [--epilog=E] -- PROGRAM ARGS...
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -7,8 +8,13 @@
 #include "absl/strings/numbers.h"
 #include "noded/shepherd.h"
 #include "noded/shepherd_protocol.h"
+#include "noded/task_wrapper.h"
 
 int main(int argc, char** argv) {
+  // A step's task with srun --task-prolog/--task-epilog (task_wrapper.h).
+  if (argc >= 2 && std::string(argv[1]) == "--task-wrap") {
+    return skiff::RunWrappedTask(argc - 2, argv + 2);
+  }
   std::string job_dir;
   int ready_fd = -1;
   for (int i = 1; i < argc; ++i) {

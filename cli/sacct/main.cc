@@ -15,114 +15,12 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sacct/sacct_format.h"
+#include "cli/sacct/sacct_help.h"
 #include "cli/sacct/sacct_options.h"
 
 namespace {
 
 constexpr char kProgram[] = "sacct";
-
-// Slurm's sacct usage (src/sacct/options.c _usage), the options Skiff takes.
-constexpr char kUsage[] =
-    "Usage: sacct [options]\n"
-    "\tUse --help for help\n";
-
-constexpr char kHelp[] =
-    "sacct [<OPTION>]\n"
-    "     Valid <OPTION> values are:\n"
-    "     -a, --allusers:\n"
-    "\t           Display jobs for all users. By default, only the\n"
-    "                   current user's jobs are displayed.  If ran by user root\n"
-    "                   this is the default.\n"
-    "     -A, --accounts:\n"
-    "\t           Use this comma separated list of accounts to select jobs\n"
-    "                   to display.  By default, all accounts are selected.\n"
-    "     -b, --brief:\n"
-    "\t           Equivalent to '--format=jobstep,state,error'.\n"
-    "     -D, --duplicates:\n"
-    "\t           If Slurm job ids are reset, some job numbers will\n"
-    "\t           probably appear more than once refering to different jobs.\n"
-    "\t           Without this option only the most recent jobs will be displayed.\n"
-    "     --delimiter:\n"
-    "\t           ASCII characters used to separate the fields when\n"
-    "\t           specifying the  -p  or  -P options. The default delimiter\n"
-    "\t           is a '|'. This option is ignored if -p or -P options\n"
-    "\t           are not specified.\n"
-    "     -e, --helpformat:\n"
-    "\t           Print a list of fields that can be specified with the\n"
-    "\t           '--format' option\n"
-    "     -E, --endtime:\n"
-    "                   Select jobs eligible before this time.  If states are\n"
-    "                   given with the -s option then return jobs in this\n"
-    "                   state before this period.\n"
-    "     -g, --gid, --group:\n"
-    "\t           Use this comma separated list of gids or group names\n"
-    "                   to select jobs to display.  By default, all groups are\n"
-    "                   selected.\n"
-    "     -h, --help:   Print this description of use.\n"
-    "     -j, --jobs:\n"
-    "\t           Format is <job(.step)>. Display information about this\n"
-    "                   job or comma-separated list of jobs. The default is all\n"
-    "                   jobs. Adding .step will display the specific job step of\n"
-    "                   that job. (A step id of 'batch' will display the\n"
-    "                   information about the batch step.)\n"
-    "     --json:\n"
-    "\t           Produce JSON output\n"
-    "     -l, --long:\n"
-    "\t           Equivalent to specifying\n"
-    "\t           '--format=jobid,jobidraw,jobname,partition,ntasks,alloccpus,elapsed,\n"
-    "\t           state,exitcode,reqmem,reqtres,alloctres'\n"
-    "     -M, --clusters:\n"
-    "\t           Only send data about these clusters. Use \"all\" for all\n"
-    "\t           clusters.\n"
-    "     -n, --noheader:\n"
-    "\t           No header will be added to the beginning of output.\n"
-    "                   The default is to print a header.\n"
-    "     --name:\n"
-    "\t           Display jobs that have any of these name(s).\n"
-    "     -N, --nodelist:\n"
-    "\t           Display jobs that ran on any of these nodes,\n"
-    "                   can be one or more using a ranged string.\n"
-    "     -o, --format:\n"
-    "\t           Comma separated list of fields. (use \"--helpformat\"\n"
-    "                   for a list of available fields).\n"
-    "     -p, --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P, --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -q, --qos:\n"
-    "\t           Only send data about jobs using these qos.  Default is all.\n"
-    "     -r, --partition:\n"
-    "\t           Comma separated list of partitions to select jobs and\n"
-    "                   job steps from. The default is all partitions.\n"
-    "     -s, --state:\n"
-    "\t           Select jobs based on their current state or the state\n"
-    "                   they were in during the time period given: running (r),\n"
-    "                   completed (cd), failed (f), timeout (to), resizing (rs),\n"
-    "                   deadline (dl) and node_fail (nf).\n"
-    "     -S, --starttime:\n"
-    "                   Select jobs eligible after this time.  Default is\n"
-    "                   00:00:00 of the current day, unless '-s' is set then\n"
-    "                   the default is 'now'.\n"
-    "     -T, --truncate:\n"
-    "                   Truncate time.  So if a job started before --starttime\n"
-    "                   the start time would be truncated to --starttime.\n"
-    "                   The same for end time and --endtime.\n"
-    "     -u, --uid, --user:\n"
-    "\t           Use this comma separated list of uids or user names\n"
-    "                   to select jobs to display.  By default, the running\n"
-    "                   user's uid is used.\n"
-    "     --usage:      Display brief usage message.\n"
-    "     -V, --version: Print version.\n"
-    "     -X, --allocations:\n"
-    "\t           Only show statistics relevant to the job allocation\n"
-    "\t           itself, not taking steps into consideration.\n"
-    "\n"
-    "     Note, valid start/end time formats are...\n"
-    "\t           HH:MM[:SS] [AM|PM]\n"
-    "\t           MMDD[YY] or MM/DD[/YY] or MM.DD[.YY]\n"
-    "\t           MM/DD[/YY]-HH:MM[:SS]\n"
-    "\t           YYYY-MM-DD[THH:MM[:SS]]\n"
-    "\t           today, midnight, noon, teatime, "
-    "now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n"
-    "\n";
 
 std::optional<uid_t> UidOf(const std::string& text) {
   uint32_t number = 0;
@@ -196,11 +94,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kHelp;
+    std::cout << skiff::SacctHelp();
     return 0;
   }
   if (usage) {
-    std::cout << kUsage;
+    std::cout << skiff::SacctUsage();
     return 0;
   }
   if (help_format) {

@@ -65,6 +65,14 @@ enum Column {
   kUid,
   kUser,
   kWorkDir,
+  // A step's usage, from its tasks' rusage (blank when not measured).
+  kTotalCpu,
+  kUserCpu,
+  kSystemCpu,
+  kMaxRss,
+  kMaxRssNode,
+  kMaxRssTask,
+  kAveRss,
   // Fields Skiff keeps no data for: blank, as Slurm prints them without a
   // gathering plugin (jobacct_gather/none).
   kNoData,
@@ -102,7 +110,7 @@ constexpr Known kKnown[] = {
     {"AveDiskRead", 14, kNoData},
     {"AveDiskWrite", 14, kNoData},
     {"AvePages", 10, kNoData},
-    {"AveRSS", 10, kNoData},
+    {"AveRSS", 10, kAveRss},
     {"AveVMSize", 10, kNoData},
     {"BlockID", 16, kNoData},
     {"Cluster", 10, kCluster},
@@ -136,9 +144,9 @@ constexpr Known kKnown[] = {
     {"MaxPages", 8, kNoData},
     {"MaxPagesNode", 12, kNoData},
     {"MaxPagesTask", 14, kNoData},
-    {"MaxRSS", 10, kNoData},
-    {"MaxRSSNode", 10, kNoData},
-    {"MaxRSSTask", 10, kNoData},
+    {"MaxRSS", 10, kMaxRss},
+    {"MaxRSSNode", 10, kMaxRssNode},
+    {"MaxRSSTask", 10, kMaxRssTask},
     {"MaxVMSize", 10, kNoData},
     {"MaxVMSizeNode", 14, kNoData},
     {"MaxVMSizeTask", 14, kNoData},
@@ -175,10 +183,10 @@ constexpr Known kKnown[] = {
     {"SubmitLine", 20, kSubmitLine},
     {"Suspended", 10, kSuspended},
     {"SystemComment", 15, kNoData},
-    {"SystemCPU", 10, kNoData},
+    {"SystemCPU", 10, kSystemCpu},
     {"Timelimit", 10, kTimelimit},
     {"TimelimitRaw", 10, kTimelimitRaw},
-    {"TotalCPU", 10, kNoData},
+    {"TotalCPU", 10, kTotalCpu},
     {"TRESUsageInAve", 14, kNoData},
     {"TRESUsageInMax", 14, kNoData},
     {"TRESUsageInMaxNode", 18, kNoData},
@@ -197,7 +205,7 @@ constexpr Known kKnown[] = {
     {"TRESUsageOutTot", 15, kNoData},
     {"UID", 6, kUid},
     {"User", 9, kUser},
-    {"UserCPU", 10, kNoData},
+    {"UserCPU", 10, kUserCpu},
     {"WCKey", 10, kNoData},
     {"WCKeyID", 10, kWckeyId},
     {"WorkDir", 20, kWorkDir},
@@ -234,13 +242,12 @@ std::string Duration(int64_t seconds) {
   return days > 0 ? absl::StrCat(days, "-", clock) : clock;
 }
 
-// Slurm's convert_num_unit for a count of MB: to `units` (1 K ... 5 P) when
-// given, else to the largest unit that keeps it exact ("100M", "2G").
-std::string MegaBytes(uint64_t mb, int units) {
-  if (mb == 0) return "0";
-  constexpr char kUnit[] = " KMGTP";
-  double number = static_cast<double>(mb);
-  int unit = 2;  // M
+// Slurm's convert_num_unit (sacct's CONVERT_NUM_UNIT_EXACT): `number` counted
+// in `unit` (0 none, 1 K, 2 M, ...), to `units` (1 K ... 5 P) when given, else
+// to the largest unit that keeps it exact, halves included ("100M", "1.50M").
+std::string ConvertNumUnit(double number, int unit, int units) {
+  if (static_cast<int64_t>(number) == 0) return "0";
+  constexpr char kUnit[] = "\0KMGTP";
   if (units >= 1 && units <= 5) {
     for (; unit < units; ++unit) number /= 1024;
     for (; unit > units; --unit) number *= 1024;
@@ -251,8 +258,42 @@ std::string MegaBytes(uint64_t mb, int units) {
     }
   }
   const uint64_t whole = static_cast<uint64_t>(number);
-  if (static_cast<double>(whole) == number) return absl::StrCat(whole, std::string(1, kUnit[unit]));
-  return absl::StrFormat("%.2f%c", number, kUnit[unit]);
+  const std::string suffix = unit == 0 ? "" : std::string(1, kUnit[unit]);
+  if (static_cast<double>(whole) == number) return absl::StrCat(whole, suffix);
+  return absl::StrCat(absl::StrFormat("%.2f", number), suffix);
+}
+
+// A count of MB as Slurm prints memory ("100M", "2G").
+std::string MegaBytes(uint64_t mb, int units) {
+  return ConvertNumUnit(static_cast<double>(mb), 2, units);
+}
+
+// CPU time as Slurm's sacct prints it (_elapsed_time): D-HH:MM:SS, HH:MM:SS,
+// MM:SS.mmm with a fraction of a second, else 00:MM:SS.
+std::string CpuTime(int64_t usec) {
+  const int64_t secs = usec / 1000000;
+  const int64_t millis = (usec % 1000000) / 1000;
+  const int64_t days = secs / 86400, hours = (secs / 3600) % 24;
+  const int64_t minutes = (secs / 60) % 60, seconds = secs % 60;
+  if (days > 0) return absl::StrFormat("%d-%02d:%02d:%02d", days, hours, minutes, seconds);
+  if (hours > 0) return absl::StrFormat("%02d:%02d:%02d", hours, minutes, seconds);
+  if (millis > 0) return absl::StrFormat("%02d:%02d.%03d", minutes, seconds, millis);
+  return absl::StrFormat("00:%02d:%02d", minutes, seconds);
+}
+
+// A row's CPU time in microseconds (`which`: user, system or both): a step's
+// own, a job's summed over its measured steps; -1 when none was measured.
+int64_t CpuUsec(const Row& row, Column which) {
+  auto of = [&](const v1::AcctStep& step) {
+    return (which == kSystemCpu ? 0 : step.user_cpu_usec()) +
+           (which == kUserCpu ? 0 : step.system_cpu_usec());
+  };
+  if (row.step != nullptr) return row.step->has_usage() ? of(*row.step) : -1;
+  int64_t total = -1;
+  for (const v1::AcctStep& step : row.job->steps()) {
+    if (step.has_usage()) total = std::max<int64_t>(total, 0) + of(step);
+  }
+  return total;
 }
 
 std::string Value(const Row& row, Column column, int64_t now, int units) {
@@ -372,6 +413,21 @@ std::string Value(const Row& row, Column column, int64_t now, int units) {
       return step ? "" : job.user();
     case kWorkDir:
       return step ? "" : job.work_dir();
+    case kTotalCpu:
+    case kUserCpu:
+    case kSystemCpu: {
+      const int64_t usec = CpuUsec(row, column);
+      return usec < 0 ? "" : CpuTime(usec);
+    }
+    // Memory high-water marks are the steps' (the job's own row is blank, as Slurm's).
+    case kMaxRss:
+      return step && step->has_usage() ? ConvertNumUnit(step->max_rss_kb() * 1024.0, 0, units) : "";
+    case kMaxRssNode:
+      return step && step->has_usage() ? step->max_rss_node() : "";
+    case kMaxRssTask:
+      return step && step->has_usage() ? absl::StrCat(step->max_rss_task()) : "";
+    case kAveRss:
+      return step && step->has_usage() ? ConvertNumUnit(step->ave_rss_kb() * 1024.0, 0, units) : "";
     case kNoData:
       return "";
     case kAssocId:

@@ -263,6 +263,47 @@ TEST_F(SacctTest, UnitsConvertMemory) {
   EXPECT_EQ(FormatSacct(reply, fields, layout), "7|0.10G\n8|2G\n");
 }
 
+// Slurm's forms: _elapsed_time for CPU time, convert_num_unit (exact) of
+// bytes for MaxRSS; the job's row sums its steps' CPU and has no MaxRSS.
+TEST_F(SacctTest, StepUsageAsSlurmPrintsIt) {
+  v1::GetAccountingReply reply;
+  v1::AcctJob* job = reply.add_jobs();
+  *job = Job(9, "u", "debug", "COMPLETED", 2);
+  v1::AcctStep* batch = Batch(job, "COMPLETED", 2);
+  batch->set_has_usage(true);
+  batch->set_user_cpu_usec(1234567);
+  batch->set_system_cpu_usec(0);
+  batch->set_max_rss_kb(2016);
+  batch->set_ave_rss_kb(1536);
+  batch->set_max_rss_node("n1");
+  v1::AcctStep* step = job->add_steps();
+  step->set_step_id("0");
+  step->set_name("sleep");
+  step->set_state("COMPLETED");
+  step->set_has_usage(true);
+  step->set_user_cpu_usec(3600LL * 1000000 + 5);
+  step->set_system_cpu_usec(61LL * 1000000);
+  step->set_max_rss_kb(2048);
+  step->set_ave_rss_kb(2048);
+  step->set_max_rss_node("n2");
+  step->set_max_rss_task(3);
+  v1::AcctStep* unmeasured = job->add_steps();
+  unmeasured->set_step_id("1");
+  unmeasured->set_name("x");
+  unmeasured->set_state("COMPLETED");
+  SacctLayout layout;
+  layout.parsable2 = true;
+  layout.no_header = true;
+  EXPECT_EQ(FormatSacct(reply,
+                        *ParseSacctFormat("JobID,TotalCPU,UserCPU,SystemCPU,MaxRSS,MaxRSSNode,"
+                                          "MaxRSSTask,AveRSS"),
+                        layout),
+            "9|01:01:02|01:00:01|00:01:01||||\n"
+            "9.batch|00:01.234|00:01.234|00:00:00|2016K|n1|0|1.50M\n"
+            "9.0|01:01:01|01:00:00|00:01:01|2M|n2|3|2M\n"
+            "9.1|||||||\n");
+}
+
 TEST(SacctTresArray, SlurmsJsonTresList) {
   EXPECT_EQ(SacctTresArray("bb/lua=2G,billing=1,cpu=2,gres/gpu=1,mem=100M,node=1").Dump(),
             SacctTresArray("cpu=2,mem=100M,node=1,billing=1,gres/gpu=1,bb/lua=2G").Dump())

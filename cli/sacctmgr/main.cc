@@ -12,71 +12,12 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sacctmgr/sacctmgr_assoc.h"
+#include "cli/sacctmgr/sacctmgr_help.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
 
 namespace {
 
 constexpr char kProgram[] = "sacctmgr";
-
-// Slurm's _usage (src/sacctmgr/sacctmgr.c), which -h, --help, --usage and
-// "help" print: its layout, with the options, commands and entities Skiff's
-// sacctmgr has.
-constexpr char kUsage[] =
-    "sacctmgr [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -i or --immediate: commit changes immediately\n"
-    "     -n or --noheader: no header will be added to the beginning of output\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -r or --readonly: equivalent to \"readonly\" command\n"
-    "     -s or --associations: equivalent to \"associations\" command\n"
-    "     -V or --version: equivalent to \"version\" command\n"
-    "\n"
-    "  Valid <COMMAND> values are:\n"
-    "     add <ENTITY> <SPECS>     add entity\n"
-    "     delete <ENTITY> <SPECS>  delete the specified entity(s)\n"
-    "     help                     print this description of use.\n"
-    "     list <ENTITY> [<SPECS>]  display info of identified entity, default\n"
-    "                              is display all.\n"
-    "     modify <ENTITY> <SPECS>  modify entity\n"
-    "     show                     same as list\n"
-    "     version                  display tool version number.\n"
-    "\n"
-    "  <ENTITY> may be \"account\", \"association\", \"cluster\", \"qos\" or \"user\"\n"
-    "\n"
-    "  <SPECS> are different for each command entity pair.\n"
-    "       list qos           - Format=, Names=\n"
-    "       add qos            - Description=, GraceTime=, MaxJobsPerUser=,\n"
-    "                            MaxSubmitJobsPerUser=, MaxTRESPerJob=,\n"
-    "                            MaxTRESPerUser=, MaxWall=, Names=, Preempt=,\n"
-    "                            PreemptMode=, Priority=, and UsageFactor=\n"
-    "       modify qos         - (set options) Description=, GraceTime=,\n"
-    "                            MaxJobsPerUser=, MaxSubmitJobsPerUser=,\n"
-    "                            MaxTRESPerJob=, MaxTRESPerUser=, MaxWall=,\n"
-    "                            Preempt=, PreemptMode=, Priority=, and\n"
-    "                            UsageFactor=\n"
-    "                            (where options) Names=\n"
-    "       delete qos         - Names=\n"
-    "       list account       - Descriptions=, Format=, Names=, Organizations=,\n"
-    "                            Parents=, WithAssoc\n"
-    "       add account        - Description=, Fairshare=, GrpTRESMins=billing=,\n"
-    "                            GrpTRES=, GrpJobs=, GrpSubmitJobs=, MaxJobs=,\n"
-    "                            MaxSubmitJobs=, MaxTRESPerJob=, MaxWall=, Names=,\n"
-    "                            Organization=, Parent=, QOS=, DefaultQOS=\n"
-    "       modify account     - (set options) the same as add, (where options) Names=\n"
-    "       delete account     - Names=\n"
-    "       list user          - DefaultAccount=, Format=, Names=, WithAssoc\n"
-    "       add user           - Accounts=, AdminLevel=, DefaultAccount=, Partition=,\n"
-    "                            Names= and the limits of add account\n"
-    "       modify user        - (set options) AdminLevel=, DefaultAccount= and the\n"
-    "                            limits, (where options) Accounts=, Names=\n"
-    "       delete user        - Accounts=, Names=\n"
-    "       list associations  - Accounts=, Format=, Users=\n"
-    "       list cluster       - Format=\n"
-    "\n"
-    "  All commands entitys, and options are case-insensitive.\n\n";
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
 
@@ -204,7 +145,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command.help) {
-    std::cout << kUsage;
+    std::cout << skiff::SacctmgrHelp();
     return 0;
   }
   const skiff::SacctmgrOptions& options = command.options;

@@ -18,6 +18,7 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
+#include "cli/salloc/salloc_help.h"
 #include "cli/sbatch/sbatch_options.h"
 
 extern char** environ;
@@ -25,58 +26,6 @@ extern char** environ;
 namespace {
 
 constexpr char kProgram[] = "salloc";
-
-constexpr char kUsage[] =
-    "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n"
-    "              [-c cpus-per-node] [-p partition] [--hold] [-I] [-J jobname]\n"
-    "              [--time=hours:minutes:seconds] [-D path] [--exclusive]\n"
-    "              [--account=name] [--dependency=type:jobid] [--comment=name]\n"
-    "              [--mem=MB] [--mem-per-cpu=MB] [--gres=list] [--gpus=n]\n"
-    "              [-w hosts...] [-x hosts...] [-C list] [--no-shell]\n"
-    "              [executable [args...]]\n";
-
-constexpr char kHelp[] =
-    "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n"
-    "\n"
-    "Parallel run options:\n"
-    "  -A, --account=name          charge job to specified account\n"
-    "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
-    "      --comment=name          arbitrary comment\n"
-    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
-    "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
-    "  -D, --chdir=path            change working directory\n"
-    "  -H, --hold                  submit job in held state\n"
-    "  -J, --job-name=jobname      name of job\n"
-    "  -n, --ntasks=N              number of processors required\n"
-    "      --nice[=value]          decrease scheduling priority by value\n"
-    "      --no-shell              only allocate, do not run a command\n"
-    "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
-    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
-    "  -p, --partition=partition   partition requested\n"
-    "  -q, --qos=qos               quality of service\n"
-    "  -Q, --quiet                 quiet mode (suppress informational messages)\n"
-    "  -t, --time=minutes          time limit\n"
-    "\n"
-    "Constraint options:\n"
-    "  -C, --constraint=list       specify a list of constraints\n"
-    "      --mem=MB                minimum amount of real memory\n"
-    "      --mem-per-cpu=MB        maximum amount of real memory per allocated\n"
-    "                              cpu required by the job.\n"
-    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
-    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
-    "      --exclusive             allocate nodes in exclusive mode\n"
-    "\n"
-    "GPU scheduling options:\n"
-    "  -G, --gpus=n                count of GPUs required for the job\n"
-    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
-    "      --gres=list             required generic resources\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -V, --version               output version information and exit\n";
 
 volatile std::sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
@@ -143,7 +92,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help || usage) {
-    std::cout << (help ? kHelp : kUsage);
+    std::cout << (help ? skiff::SallocHelp() : skiff::SallocUsage());
     return 0;
   }
   if (hold) o.hold = true;

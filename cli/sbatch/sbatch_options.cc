@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
+#include "cli/sbatch/sbatch_help.h"
 #include "common/checked_math.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -222,96 +223,6 @@ const std::vector<GetoptOption>& SbatchGetoptTable() {
   return *table;
 }
 
-// Slurm's _usage and _help (src/sbatch/opt.c) in their layout, listing the
-// options Skiff takes and acts on (not those it accepts and ignores with a
-// warning, nor -v/-Q, which change nothing here).
-constexpr char kUsage[] =
-    "Usage: sbatch [-N nnodes] [-n ntasks]\n"
-    "              [-c ncpus] [-p partition] [--hold] [--parsable] [-t minutes]\n"
-    "              [-D path] [--input file] [--output file] [--error file]\n"
-    "              [--chdir=directory] [-J jobname]\n"
-    "              [--mem=MB] [-C list]\n"
-    "              [--account=name] [--dependency=type:jobid[+time]] [--comment=name]\n"
-    "              [--mail-type=type] [--mail-user=user] [--nice[=value]] [--wait]\n"
-    "              [--requeue] [--no-requeue] [--ntasks-per-node=n]\n"
-    "              [--nodelist=hosts] [--exclude=hosts]\n"
-    "              [--mem-per-cpu=MB] [--qos=qos] [--gres=list]\n"
-    "              [--bb=burst_buffer_spec] [--bbf=burst_buffer_file]\n"
-    "              [--array=index_values] [--export=names]\n"
-    "              [--gpus=n] [--gpus-per-node=n] [--mem-per-gpu=MB]\n"
-    "              executable [args...]\n";
-
-constexpr char kHelp[] =
-    "Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n"
-    "\n"
-    "Parallel run options:\n"
-    "  -a, --array=indexes         job array index values\n"
-    "  -A, --account=name          charge job to specified account\n"
-    "      --bb=<spec>             burst buffer specifications\n"
-    "      --bbf=<file_name>       burst buffer specification file\n"
-    "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n"
-    "      --comment=name          arbitrary comment\n"
-    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
-    "      --deadline=time         remove the job if no ending possible before\n"
-    "                              this deadline (start > (deadline - time[-min]))\n"
-    "  -d, --dependency=type:jobid[:time] defer job until condition on jobid is satisfied\n"
-    "  -D, --chdir=directory       set working directory for batch script\n"
-    "  -e, --error=err             file for batch script's standard error\n"
-    "      --export[=names]        specify environment variables to export\n"
-    "      --export-file=file|fd   specify environment variables file or file\n"
-    "                              descriptor to export\n"
-    "      --get-user-env          load environment from local cluster\n"
-    "      --gres=list             required generic resources\n"
-    "  -H, --hold                  submit job in held state\n"
-    "  -i, --input=in              file for batch script's standard input\n"
-    "  -J, --job-name=jobname      name of job\n"
-    "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
-    "      --mail-user=user        who to send email notification for job state\n"
-    "                              changes\n"
-    "  -n, --ntasks=ntasks         number of tasks to run\n"
-    "      --nice[=value]          decrease scheduling priority by value\n"
-    "      --no-requeue            if set, do not permit the job to be requeued\n"
-    "      --ntasks-per-node=n     number of tasks to invoke on each node\n"
-    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
-    "      --open-mode={append|truncate} output file open mode\n"
-    "  -o, --output=out            file for batch script's standard output\n"
-    "  -p, --partition=partition   partition requested\n"
-    "      --priority=value        set the priority of the job to value\n"
-    "      --parsable              outputs only the jobid and cluster name (if present),\n"
-    "                              separated by semicolon, only on successful submission.\n"
-    "  -q, --qos=qos               quality of service\n"
-    "      --requeue               if set, permit the job to be requeued\n"
-    "      --signal=[[R][B]:]num[@time] send signal when time limit within time seconds\n"
-    "  -t, --time=minutes          time limit\n"
-    "      --test-only             validate job and estimate its start, do not submit it\n"
-    "  -W, --wait                  wait for completion of submitted job\n"
-    "      --wrap[=command string] wrap command string in a sh script and submit\n"
-    "\n"
-    "Constraint options:\n"
-    "  -C, --constraint=list       specify a list of constraints\n"
-    "      --mem=MB                minimum amount of real memory\n"
-    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
-    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
-    "\n"
-    "Consumable resources related options:\n"
-    "      --exclusive             allocate nodes in exclusive mode\n"
-    "      --mem-per-cpu=MB        maximum amount of real memory per allocated\n"
-    "                              cpu required by the job.\n"
-    "                              --mem >= --mem-per-cpu if --mem is specified.\n"
-    "\n"
-    "GPU scheduling options:\n"
-    "  -G, --gpus=n                count of GPUs required for the job\n"
-    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
-    "      --mem-per-gpu=n         real memory required per allocated GPU\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -V, --version               output version information and exit\n"
-    "\n";
-
 // The long names of Slurm 22.05's sbatch option table (common_options in
 // src/common/slurm_opt.c, those sbatch takes), in its order: getopt_long lists
 // the candidates of an ambiguous abbreviation in this order.
@@ -459,7 +370,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
     }
   }
   parsed.rest = std::move(read->operands);
-  if (parsed.help || parsed.usage) parsed.help_text = parsed.help ? kHelp : kUsage;
+  if (parsed.help || parsed.usage) parsed.help_text = parsed.help ? SbatchHelp() : SbatchUsage();
   parsed.help = parsed.help || parsed.usage;
   return parsed;
 }

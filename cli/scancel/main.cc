@@ -12,37 +12,12 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
+#include "cli/scancel/scancel_help.h"
 #include "cli/scancel/scancel_request.h"
 
 namespace {
 
 constexpr char kProgram[] = "scancel";
-
-// Slurm's _usage and _help (src/scancel/opt.c), less the options Skiff does
-// not take.
-constexpr char kUsage[] =
-    "Usage: scancel [--batch] [--full] [-n job_name] [-p partition] [-Q] [-s signal | integer]\n"
-    "               [-t PENDING | RUNNING] [--usage] [-u user_name] [--me]\n"
-    "               [--hurry] [-V] [-v] [job_id[_array_id]]\n";
-
-constexpr char kHelp[] =
-    "Usage: scancel [OPTIONS] [job_id[_array_id]]\n"
-    "  -b, --batch                     signal batch shell for specified job\n"
-    "  -f, --full                      signal batch shell and all steps for specified job\n"
-    "  -H, --hurry                     avoid burst buffer stage out\n"
-    "      --me                        equivalent to --user=<current user>\n"
-    "  -n, --name=job_name             act only on jobs with this name\n"
-    "  -p, --partition=partition       act only on jobs in this partition\n"
-    "  -Q, --quiet                     disable warnings\n"
-    "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n"
-    "  -t, --state=states              act only on jobs in this state.  Valid job\n"
-    "                                  states are PENDING and RUNNING\n"
-    "  -u, --user=user_name            act only on jobs of this user\n"
-    "  -V, --version                   output version information and exit\n"
-    "  -v, --verbose                   verbosity level\n"
-    "\nHelp options:\n"
-    "  --help                          show this help message\n"
-    "  --usage                         display brief usage message\n";
 
 // Slurm's scancel prints these value errors bare (fprintf), the rest through
 // error() as "scancel: error: ...".
@@ -55,7 +30,7 @@ bool PrintedBare(const absl::Status& status) {
 
 int main(int argc, char** argv) {
   CLI::App app{"scancel"};
-  app.set_help_flag();  // --help is Slurm's text, above
+  app.set_help_flag();  // --help is Slurm's text (scancel_help.h)
   skiff::ScancelArgs args;
   std::vector<std::string> env_errors;
   skiff::ApplyScancelEnvironment([](const char* name) { return getenv(name); }, &args, &env_errors);
@@ -88,11 +63,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kHelp;
+    std::cout << skiff::ScancelHelp();
     return 0;
   }
   if (usage) {
-    std::cout << kUsage;
+    std::cout << skiff::ScancelUsage();
     return 0;
   }
   if (me) args.user = std::to_string(getuid());

@@ -24,6 +24,7 @@
 #include "cli/scontrol/assoc_mgr_format.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
+#include "cli/scontrol/scontrol_help.h"
 #include "cli/sinfo/sinfo_json.h"
 #include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
@@ -442,22 +443,14 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "scontrol: view and change Skiff jobs, nodes, partitions and configuration\n"
-      "commands: show job|node|partition|config|reservation|step|assoc_mgr [ID|NAME],\n"
-      "          show burstbuffer, show bbstat [WORDS...],\n"
-      "          show hostnames|hostlist|hostlistsorted LIST,\n"
-      "          update JobId=N Key=Value..., update NodeName=LIST State=... Reason=TEXT,\n"
-      "          update PartitionName=NAME Key=Value..., reconfigure,\n"
-      "          hold|uhold|release|requeue ID..., write batch_script ID [FILE|-],\n"
-      "          notify ID MESSAGE,\n"
-      "          ping, version"};
-  app.set_help_flag("-h,--help,--usage", "print this help and exit");
+  CLI::App app{"scontrol"};
+  app.set_help_flag();  // --help is Slurm's text (scontrol_help.h)
   skiff::ShowOptions options;
-  bool version = false, quiet = false, all = false, future = false, hide = false, local = false,
-       sibling = false, federation = false;
+  bool help = false, version = false, quiet = false, all = false, future = false, hide = false,
+       local = false, sibling = false, federation = false;
   int details = 0, verbose = 0;
   std::string clusters, uid;
+  app.add_flag("-h,--help,--usage", help);
   app.add_flag("-a,--all", all, "accepted for Slurm compatibility (Skiff hides nothing)");
   app.add_flag("-d,--details", details, "more detail (-dd: even more)");
   app.add_flag("-F,--future", future, "accepted for Slurm compatibility");
@@ -484,6 +477,10 @@ int main(int argc, char** argv) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
+  if (help) {
+    std::cout << skiff::ScontrolHelp();
+    return 0;
+  }
   if (!clusters.empty()) {
     return Fail(
         absl::InvalidArgumentError("Skiff manages one cluster; -M/--clusters is not supported"));
@@ -496,9 +493,9 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<std::string> command = skiff::MatchKeyword(
       words[0],
-      {"show",    "update", "hold",   "uhold",  "release",      "requeue",      "requeuehold",
-       "suspend", "resume", "top",    "write",  "ping",         "version",      "reconfigure",
-       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot"});
+      {"show",    "update", "hold",   "uhold",  "release",      "requeue",       "requeuehold",
+       "suspend", "resume", "top",    "write",  "ping",         "version",       "reconfigure",
+       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot", "help"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   // Partitions come from skiff.conf (and scontrol update); creating and
@@ -508,6 +505,10 @@ int main(int argc, char** argv) {
               << " is not supported by Skiff: add or remove the PartitionName line in "
                  "skiff.conf, then run scontrol reconfigure\n";
     return 1;
+  }
+  if (*command == "help") {
+    std::cout << skiff::ScontrolHelp();
+    return 0;
   }
   if (*command == "version") {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";

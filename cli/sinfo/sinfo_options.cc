@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/help_text.h"
 #include "cli/common/version.h"
 #include "common/hostlist.h"
 
@@ -329,41 +330,47 @@ std::string SinfoUsageText() {
          "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n";
 }
 
+// The lines of Slurm's sinfo --help that Skiff does not support (its own
+// --help marks them, cli/common/help_text.h).
+constexpr std::string_view kUnsupportedOptions[] = {"--yaml"};
+
 std::string SinfoHelpText() {
-  return "Usage: sinfo [OPTIONS]\n"
-         "  -a, --all                  show all partitions (including hidden and those\n"
-         "\t\t\t     not accessible)\n"
-         "  -d, --dead                 show only non-responding nodes\n"
-         "  -e, --exact                group nodes only on exact match of configuration\n"
-         "      --federation           Report federated information if a member of one\n"
-         "  -h, --noheader             no headers on output\n"
-         "  --hide                     do not show hidden or non-accessible partitions\n"
-         "  -i, --iterate=seconds      specify an iteration period\n"
-         "      --json                 Produce JSON output\n"
-         "      --local                show only local cluster in a federation.\n"
-         "                             Overrides --federation.\n"
-         "  -l, --long                 long output - displays more information\n"
-         "  -M, --clusters=names       clusters to issue commands to. Implies --local.\n"
-         "                             NOTE: SlurmDBD must be up.\n"
-         "  -n, --nodes=NODES          report on specific node(s)\n"
-         "  --noconvert                don't convert units from their original type\n"
-         "\t\t\t     (e.g. 2048M won't be converted to 2G).\n"
-         "  -N, --Node                 Node-centric format\n"
-         "  -o, --format=format        format specification\n"
-         "  -O, --Format=format        long format specification\n"
-         "  -p, --partition=PARTITION  report on specific partition\n"
-         "  -r, --responding           report only responding nodes\n"
-         "  -R, --list-reasons         list reason nodes are down or drained\n"
-         "  -s, --summarize            report state summary only\n"
-         "  -S, --sort=fields          comma separated list of fields to sort on\n"
-         "  -t, --states=node_state    specify the what states of nodes to view\n"
-         "  -T, --reservation          show only reservation information\n"
-         "  -v, --verbose              verbosity level\n"
-         "  -V, --version              output version information and exit\n"
-         "      --yaml                 Produce YAML output\n"
-         "\nHelp options:\n"
-         "  --help                     show this help message\n"
-         "  --usage                    display brief usage message\n";
+  return MarkUnsupported(
+      "Usage: sinfo [OPTIONS]\n"
+      "  -a, --all                  show all partitions (including hidden and those\n"
+      "\t\t\t     not accessible)\n"
+      "  -d, --dead                 show only non-responding nodes\n"
+      "  -e, --exact                group nodes only on exact match of configuration\n"
+      "      --federation           Report federated information if a member of one\n"
+      "  -h, --noheader             no headers on output\n"
+      "  --hide                     do not show hidden or non-accessible partitions\n"
+      "  -i, --iterate=seconds      specify an iteration period\n"
+      "      --json                 Produce JSON output\n"
+      "      --local                show only local cluster in a federation.\n"
+      "                             Overrides --federation.\n"
+      "  -l, --long                 long output - displays more information\n"
+      "  -M, --clusters=names       clusters to issue commands to. Implies --local.\n"
+      "                             NOTE: SlurmDBD must be up.\n"
+      "  -n, --nodes=NODES          report on specific node(s)\n"
+      "  --noconvert                don't convert units from their original type\n"
+      "\t\t\t     (e.g. 2048M won't be converted to 2G).\n"
+      "  -N, --Node                 Node-centric format\n"
+      "  -o, --format=format        format specification\n"
+      "  -O, --Format=format        long format specification\n"
+      "  -p, --partition=PARTITION  report on specific partition\n"
+      "  -r, --responding           report only responding nodes\n"
+      "  -R, --list-reasons         list reason nodes are down or drained\n"
+      "  -s, --summarize            report state summary only\n"
+      "  -S, --sort=fields          comma separated list of fields to sort on\n"
+      "  -t, --states=node_state    specify the what states of nodes to view\n"
+      "  -T, --reservation          show only reservation information\n"
+      "  -v, --verbose              verbosity level\n"
+      "  -V, --version              output version information and exit\n"
+      "      --yaml                 Produce YAML output\n"
+      "\nHelp options:\n"
+      "  --help                     show this help message\n"
+      "  --usage                    display brief usage message\n",
+      kUnsupportedOptions);
 }
 
 }  // namespace skiff

@@ -10,32 +10,13 @@
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/sprio/sprio_format.h"
+#include "cli/sprio/sprio_help.h"
 
 namespace {
 
 constexpr char kProgram[] = "sprio";
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
-
-// Slurm's _usage and _help (src/sprio/opts.c), less the options Skiff does not
-// take (-M, -p, -S, -v, --federation, --local, --sibling).
-constexpr char kUsage[] =
-    "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [--usage] [-hlnVw]\n";
-
-constexpr char kHelp[] =
-    "Usage: sprio [OPTIONS]\n"
-    "  -h, --noheader                  no headers on output\n"
-    "  -j, --jobs                      comma separated list of jobs\n"
-    "                                  to view, default is all\n"
-    "  -l, --long                      long report\n"
-    "  -n, --norm                      display normalized values\n"
-    "  -o, --format=format             format specification\n"
-    "  -u, --user=user_name            comma separated list of users to view\n"
-    "  -V, --version                   output version information and exit\n"
-    "  -w, --weights                   show the weights for each priority factor\n"
-    "\nHelp options:\n"
-    "  --help                          show this help message\n"
-    "  --usage                         display a brief summary of sprio options\n";
 
 }  // namespace
 
@@ -67,11 +48,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kHelp;
+    std::cout << skiff::SprioHelp();
     return 0;
   }
   if (usage) {
-    std::cout << kUsage;
+    std::cout << skiff::SprioUsage();
     return 0;
   }
   const bool job_flag = jobs_option->count() > 0;
@@ -80,7 +61,7 @@ int main(int argc, char** argv) {
   if (next < operands.size()) {
     // Slurm: error() on stderr, then _usage() on stdout.
     std::cerr << "sprio: error: Unrecognized option: " << operands[next] << "\n";
-    std::cout << kUsage;
+    std::cout << skiff::SprioUsage();
     return 1;
   }
   if (options.long_format && !options.format.empty()) {

@@ -20,109 +20,12 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
+#include "cli/sreport/sreport_help.h"
 #include "cli/sreport/sreport_report.h"
 
 namespace {
 
 constexpr char kProgram[] = "sreport";
-
-constexpr char kUsage[] =
-    "sreport [<OPTION>] [<COMMAND>]\n"
-    "    Valid <OPTION> values are:\n"
-    "     -a or --all_clusters: Use all clusters instead of current\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -n or --noheader: equivalent to \"noheader\" command\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -s or --sort <Name|Time>: order of users in user reports\n"
-    "     -t <time_format>: Second, Minute, Hour, Percent, SecPer, MinPer, HourPer\n"
-    "     -T or --tres: comma separated list of TRES (Skiff keeps cpu)\n"
-    "     -v or --verbose: equivalent to \"verbose\" command\n"
-    "     -V or --version: equivalent to \"version\" command\n"
-    "\n"
-    "  <keyword> may be omitted from the execute line and sreport will execute\n"
-    "  in interactive mode. It will process commands as entered until explicitly\n"
-    "  terminated.\n"
-    "\n"
-    "    Valid <COMMAND> values are:\n"
-    "     exit                Terminate sreport\n"
-    "     help                Print this description of use.\n"
-    "     nonparsable         Return output to normal\n"
-    "     parsable            Output will be | delimited with an ending '|'\n"
-    "     parsable2           Output will be | delimited without an ending '|'\n"
-    "     quit                Terminate this command.\n"
-    "     time <time_format>  Second, Minute, Hour, Percent, SecPer, MinPer, HourPer\n"
-    "     version             Display tool version number.\n"
-    "     !!                  Repeat the last command entered.\n"
-    "\n"
-    "    Valid report types are:\n"
-    "     cluster <REPORT> <OPTIONS>\n"
-    "     user <REPORT> <OPTIONS>\n"
-    "\n"
-    "  <REPORT> is different for each report type.\n"
-    "     cluster - AccountUtilizationByUser, UserUtilizationByAccount, Utilization\n"
-    "     user    - TopUsage\n"
-    "\n"
-    "  <OPTIONS> are different for each report type.\n"
-    "\n"
-    "     COMMON FOR ALL TYPES\n"
-    "             - All_Clusters     - Use all monitored clusters default is\n"
-    "                                  local cluster.\n"
-    "             - Clusters=<OPT>   - List of clusters to include in report\n"
-    "                                  Default is local cluster.\n"
-    "             - End=<OPT>        - Period ending for report.\n"
-    "                                  Default is 23:59:59 of previous day.\n"
-    "             - Format=<OPT>     - Comma separated list of fields to display\n"
-    "                                  in report.\n"
-    "             - Start=<OPT>      - Period start for report.\n"
-    "                                  Default is 00:00:00 of previous day.\n"
-    "\n"
-    "     cluster - Accounts=<OPT>   - When used with the UserUtilizationByAccount,\n"
-    "                                  or AccountUtilizationByUser, List of accounts\n"
-    "                                  to include in report.  Default is all.\n"
-    "             - Tree             - When used with the AccountUtilizationByUser\n"
-    "                                  report will span the accounts as they\n"
-    "                                  in the hierarchy.\n"
-    "             - Users=<OPT>      - When used with any report other than\n"
-    "                                  Utilization, List of users to include in\n"
-    "                                  report.  Default is all.\n"
-    "\n"
-    "     user    - Accounts=<OPT>   - List of accounts to use for the report\n"
-    "                                  Default is all.\n"
-    "             - Group            - Group all accounts together for each user.\n"
-    "                                  Default is a separate entry for each user\n"
-    "                                  and account reference.\n"
-    "             - TopCount=<OPT>   - Used in the TopUsage report.  Change the\n"
-    "                                  number of users displayed.  Default is 10.\n"
-    "             - Users=<OPT>      - List of users jobs to include in report.\n"
-    "                                  Default is all.\n"
-    "\n"
-    "  Below are the format options for each report.\n"
-    "\n"
-    "  One can get an number of characters by following the field option with\n"
-    "  a %NUMBER option.  i.e. format=name%30 will print 30 chars of field name.\n"
-    "\n"
-    "       Cluster\n"
-    "       - AccountUtilizationByUser\n"
-    "       - UserUtilizationByAccount\n"
-    "             - Accounts, Cluster, Count, Login, Proper, Used\n"
-    "       - Utilization\n"
-    "             - Allocated, Cluster, Count, Down, Idle, Overcommitted,\n"
-    "               Planned, PlannedDown, Reported\n"
-    "\n"
-    "       User\n"
-    "       - TopUsage\n"
-    "             - Account, Cluster, Login, Proper, Used\n"
-    "\n"
-    "  Note, valid start/end time formats are...\n"
-    "       HH:MM[:SS] [AM|PM]\n"
-    "       MMDD[YY] or MM/DD[/YY] or MM.DD[.YY]\n"
-    "       MM/DD[/YY]-HH:MM[:SS]\n"
-    "       YYYY-MM-DD[THH:MM[:SS]]\n"
-    "       now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n"
-    "\n"
-    "  All commands and options are case-insensitive.\n\n";
 
 // Slurm's "Proper Name": the GECOS field up to its first comma.
 std::string ProperName(const std::string& user) {
@@ -186,7 +89,7 @@ class Sreport {
     if (is("exit", 1) || keyword == "\\q" || is("quit", 4)) {
       done_ = true;
     } else if (is("help", 2)) {
-      std::cout << kUsage;
+      std::cout << skiff::SreportHelp();
     } else if (is("nonparsable", 4)) {
       style_.layout.parsable = style_.layout.parsable2 = false;
     } else if (keyword == "parsable") {
@@ -311,7 +214,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (help) {
-    std::cout << kUsage;
+    std::cout << skiff::SreportHelp();
     return 0;
   }
   if (version) {

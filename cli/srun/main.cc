@@ -33,9 +33,11 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sbatch/sbatch_options.h"
+#include "cli/srun/srun_help.h"
 #include "cli/srun/srun_options.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
+#include "common/propagated_limits.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "proto/noded.grpc.pb.h"
@@ -45,58 +47,6 @@ extern char** environ;
 namespace {
 
 constexpr char kProgram[] = "srun";
-
-constexpr char kUsage[] =
-    "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [--exact] [--overlap]\n"
-    "            [-w hosts] [-x hosts] [--gres=list] [--gpus=n] [--gpus-per-task=n]\n"
-    "            [--mem=MB] [-J jobname] [-l] [-u] [-K] [-i in] [-D path]\n"
-    "            [--export=env_vars] [--mpi=none] [-I] [-o out] [-e err]\n"
-    "            [--multi-prog] [--pty] executable [args...]\n";
-
-constexpr char kHelp[] =
-    "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
-    "Parallel run options:\n"
-    "  -c, --cpus-per-task=ncpus   number of cpus required per task\n"
-    "  -D, --chdir=path            change remote current working directory\n"
-    "  -e, --error=err             location of stderr redirection\n"
-    "      --export=env_vars|NONE  environment variables passed to launcher with\n"
-    "                              optional values or NONE (pass no variables)\n"
-    "  -i, --input=in              location of stdin redirection\n"
-    "  -I, --immediate[=secs]      exit if resources not available in \"secs\"\n"
-    "  -J, --job-name=jobname      name of job\n"
-    "  -K, --kill-on-bad-exit      kill the job if any task terminates with a\n"
-    "                              non-zero exit code\n"
-    "  -l, --label                 prepend task number to lines of stdout/err\n"
-    "      --multi-prog            if set the program name specified is the\n"
-    "                              configuration specification for multiple programs\n"
-    "      --mpi=type              type of MPI being used (Skiff: none)\n"
-    "  -n, --ntasks=ntasks         number of tasks to run\n"
-    "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
-    "  -o, --output=out            location of stdout redirection\n"
-    "      --overlap               Allow other steps to overlap this step\n"
-    "      --pty                   run task zero in pseudo terminal\n"
-    "  -u, --unbuffered            do not line-buffer stdout/err\n"
-    "  -W, --wait=sec              seconds to wait after first task exits\n"
-    "                              before killing job\n"
-    "\n"
-    "Constraint options:\n"
-    "      --exact                 use only the resources requested for the step\n"
-    "      --mem=MB                minimum amount of real memory\n"
-    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
-    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
-    "\n"
-    "GPU scheduling options:\n"
-    "  -G, --gpus=n                count of GPUs required for the job\n"
-    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
-    "      --gpus-per-task=n       number of GPUs required per spawned task\n"
-    "      --gres=list             required generic resources\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -V, --version               output version information and exit\n";
 
 std::map<std::string, std::string> Environment() {
   std::map<std::string, std::string> env;
@@ -300,6 +250,8 @@ int main(int argc, char** argv) {
   app.add_option("-T,--threads", threads);
   app.add_option("--slurmd-debug", slurmd_debug);
   app.add_flag("--quit-on-interrupt", quit_on_interrupt);
+  app.add_option("--task-prolog", args.task_prolog);
+  app.add_option("--task-epilog", args.task_epilog);
   if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.command,
                                              skiff::GetoptOrder::kStopAtOperand);
       rc >= 0) {
@@ -310,11 +262,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kHelp;
+    std::cout << skiff::SrunHelp();
     return 0;
   }
   if (usage) {
-    std::cout << kUsage;
+    std::cout << skiff::SrunUsage();
     return 0;
   }
   // Skiff keeps no TmpDisk per node, as sbatch says of it too.
@@ -387,17 +339,7 @@ int main(int argc, char** argv) {
   errno = 0;
   const int nice_value = getpriority(PRIO_PROCESS, 0);
   if (errno == 0) env["SLURM_PRIO_PROCESS"] = std::to_string(nice_value);
-  for (const auto& [name, resource] :
-       std::initializer_list<std::pair<const char*, int>>{{"CPU", RLIMIT_CPU},
-                                                          {"FSIZE", RLIMIT_FSIZE},
-                                                          {"DATA", RLIMIT_DATA},
-                                                          {"STACK", RLIMIT_STACK},
-                                                          {"CORE", RLIMIT_CORE},
-                                                          {"RSS", RLIMIT_RSS},
-                                                          {"NPROC", RLIMIT_NPROC},
-                                                          {"NOFILE", RLIMIT_NOFILE},
-                                                          {"MEMLOCK", RLIMIT_MEMLOCK},
-                                                          {"AS", RLIMIT_AS}}) {
+  for (const auto& [name, resource] : skiff::kPropagatedLimits) {
     struct rlimit limit {};
     if (getrlimit(resource, &limit) == 0) {
       env[absl::StrCat("SLURM_RLIMIT_", name)] = std::to_string(limit.rlim_cur);

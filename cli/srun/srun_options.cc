@@ -237,6 +237,8 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                      "their own launcher inside the allocation"));
   }
   request.set_work_dir(args.chdir ? *args.chdir : cwd);
+  if (args.task_prolog) request.set_task_prolog(*args.task_prolog);
+  if (args.task_epilog) request.set_task_epilog(*args.task_epilog);
 
   // The tasks' environment: srun's, as --export says.
   const std::string exports = args.export_env.value_or("ALL");
@@ -351,6 +353,8 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   text("SLURM_STDOUTMODE", &args->output);
   text("SLURM_STDERRMODE", &args->error);
   text("SLURM_STDINMODE", &args->input);
+  text("SLURM_TASK_PROLOG", &args->task_prolog);
+  text("SLURM_TASK_EPILOG", &args->task_epilog);
   text("SLURM_TIMELIMIT", &args->time);
   flag("SLURM_UNBUFFEREDIO", &args->unbuffered);
   number("SLURM_WAIT", &args->wait);

@@ -44,6 +44,8 @@ struct SrunArgs {
   bool multi_prog = false;            // command[0] is a --multi-prog configuration file
   std::optional<std::string> output;  // -o FILE pattern
   std::optional<std::string> error;   // -e FILE pattern
+  std::optional<std::string> task_prolog;  // --task-prolog PROGRAM
+  std::optional<std::string> task_epilog;  // --task-epilog PROGRAM
   // For an allocation made by srun itself (outside one).
   std::optional<std::string> partition;
   std::optional<std::string> time;
@@ -67,8 +69,8 @@ struct SrunArgs {
 // allocation only, as Slurm's), SLURM_KILL_BAD_EXIT, SLURM_LABELIO,
 // SLURM_MPI_TYPE, SLURM_OVERCOMMIT, SLURM_OVERLAP, SLURM_PARTITION, SLURM_QOS,
 // SLURM_REMOTE_CWD, SLURM_SPREAD_JOB, SLURM_STDOUTMODE / SLURM_STDERRMODE /
-// SLURM_STDINMODE, SLURM_TIMELIMIT, SLURM_UNBUFFEREDIO, SLURM_WAIT. Task and
-// node counts (SLURM_NTASKS / SLURM_NPROCS, SLURM_NNODES /
+// SLURM_STDINMODE, SLURM_TASK_PROLOG / SLURM_TASK_EPILOG, SLURM_TIMELIMIT, SLURM_UNBUFFEREDIO,
+// SLURM_WAIT. Task and node counts (SLURM_NTASKS / SLURM_NPROCS, SLURM_NNODES /
 // SLURM_JOB_NUM_NODES) are BuildStepRequest's. Returns "Invalid NAME: VALUE"
 // lines for values that are not numbers where one is needed.
 std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::string>& env,

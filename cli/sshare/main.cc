@@ -13,6 +13,7 @@
 #include "cli/common/job_text.h"
 #include "cli/common/version.h"
 #include "cli/sshare/sshare_format.h"
+#include "cli/sshare/sshare_help.h"
 #include "common/users.h"
 
 namespace {
@@ -20,33 +21,6 @@ namespace {
 constexpr char kProgram[] = "sshare";
 
 int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
-
-// Slurm's _usage/_help (src/sshare/sshare.c), less -M's federation details.
-constexpr char kUsage[] =
-    "Usage:  sshare [OPTION]\n"
-    "  Valid OPTIONs are:\n"
-    "    -a or --all            list all users\n"
-    "    -A or --accounts=      display specific accounts (comma separated list)\n"
-    "    -e or --helpformat     Print a list of fields that can be specified\n"
-    "                           with the '--format' option\n"
-    "    -l or --long           include normalized usage in output\n"
-    "    -m or --partition      print the partition part of the association\n"
-    "    -M or --cluster=name   cluster to issue commands to.  Default is\n"
-    "                           current cluster.  cluster with no name will\n"
-    "                           reset to default.\n"
-    "                           NOTE: SlurmDBD must be up.\n"
-    "    -n or --noheader       omit header from output\n"
-    "    -o or --format=        Comma separated list of fields (use\n"
-    "                           \"--helpformat\" for a list of available fields).\n"
-    "    -p or --parsable       '|' delimited output with a trailing '|'\n"
-    "    -P or --parsable2      '|' delimited output without a trailing '|'\n"
-    "    -u or --users=         display specific users (comma separated list)\n"
-    "    -U or --Users          display only user information\n"
-    "    -v or --verbose        display more information\n"
-    "    -V or --version        display tool version number\n"
-    "          --help           display this usage description\n"
-    "          --usage          display this usage description\n"
-    "\n";
 
 constexpr char kHelpFormat[] =
     "Account             Cluster             EffectvUsage        FairShare           \n"
@@ -87,7 +61,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kUsage;
+    std::cout << skiff::SshareHelp();
     return 0;
   }
   if (help_format) {
@@ -95,7 +69,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!operands.empty()) {
-    std::cerr << "sshare: error: Unrecognized option: " << operands[0] << "\n" << kUsage;
+    std::cerr << "sshare: error: Unrecognized option: " << operands[0] << "\n"
+              << skiff::SshareHelp();
     return 1;
   }
   if (partition && options.format.empty()) {

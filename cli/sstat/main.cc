@@ -18,6 +18,7 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/version.h"
 #include "cli/sstat/sstat_format.h"
+#include "cli/sstat/sstat_help.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "proto/noded.grpc.pb.h"
@@ -25,43 +26,6 @@
 namespace {
 
 constexpr char kProgram[] = "sstat";
-
-constexpr char kUsage[] =
-    "Usage: sstat [options] -j <job(.stepid)>\n"
-    "\tUse --help for help\n";
-
-constexpr char kHelp[] =
-    "sstat [<OPTION>] -j <job(.stepid)>\n"
-    "    Valid <OPTION> values are:\n"
-    "      -a, --allsteps:\n"
-    "                   Print all steps for the given job(s) when no step is\n"
-    "                   specified.\n"
-    "      -e, --helpformat:\n"
-    "\t           Print a list of fields that can be specified with the\n"
-    "\t           '--format' option\n"
-    "     -h, --help:   Print this description of use.\n"
-    "     -i, --pidformat:\n"
-    "                   Predefined format to list the pids running for each\n"
-    "                   job step.  (JobId,Nodes,Pids)\n"
-    "     -j, --jobs:\n"
-    "\t           Format is <job(.step)>. Stat this job step\n"
-    "                   or comma-separated list of job steps. This option is\n"
-    "                   required.  The step portion will default to the lowest\n"
-    "                   numbered (not batch, extern, etc) step running if not\n"
-    "                   specified, unless the --allsteps flag is set where not\n"
-    "                   specifying a step will result in all running steps\n"
-    "                   to be displayed. A step id of 'batch' will display the\n"
-    "                   information about the batch step.\n"
-    "     -n, --noheader:\n"
-    "\t           No header will be added to the beginning of output.\n"
-    "                   The default is to print a header.\n"
-    "     -o, --format:\n"
-    "\t           Comma separated list of fields. (use \"--helpformat\"\n"
-    "                   for a list of available fields).\n"
-    "     -p, --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P, --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     --usage:      Display brief usage message.\n"
-    "     -V, --version: Print version.\n";
 
 void Error(const std::string& message) {
   fprintf(stderr, "%s: error: %s\n", kProgram, message.c_str());
@@ -101,11 +65,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << kHelp;
+    std::cout << skiff::SstatHelp();
     return 0;
   }
   if (usage) {
-    std::cout << kUsage;
+    std::cout << skiff::SstatUsage();
     return 0;
   }
   if (help_format) {

@@ -24,6 +24,11 @@ std::function<void(const std::string&, uid_t)>& AuthenticatedHook() {
   return *hook;
 }
 
+std::function<void(const grpc::ServerContext&, uid_t)>& CallerHook() {
+  static auto* const hook = new std::function<void(const grpc::ServerContext&, uid_t)>();
+  return *hook;
+}
+
 std::function<std::string(const std::string&)>& Describer() {
   static auto* const describe = new std::function<std::string(const std::string&)>();
   return *describe;
@@ -50,6 +55,10 @@ void SetAuthenticatedHook(std::function<void(const std::string& peer, uid_t uid)
   AuthenticatedHook() = std::move(hook);
 }
 
+void SetCallerHook(std::function<void(const grpc::ServerContext& context, uid_t uid)> hook) {
+  CallerHook() = std::move(hook);
+}
+
 void SetPeerDescriber(std::function<std::string(const std::string& peer)> describe) {
   Describer() = std::move(describe);
 }
@@ -73,6 +82,7 @@ absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::Serve
     return Refused(context, identity.status());
   }
   if (identity.ok() && AuthenticatedHook()) AuthenticatedHook()(context.peer(), identity->uid);
+  if (identity.ok() && CallerHook()) CallerHook()(context, identity->uid);
   return identity;
 }
 

@@ -32,6 +32,11 @@ absl::StatusOr<Identity> AuthenticateCall(Authenticator& auth, const grpc::Serve
 void SetAuthenticatedHook(std::function<void(const std::string& peer, uid_t uid)> hook);
 void SetPeerDescriber(std::function<std::string(const std::string& peer)> describe);
 
+// Called with the call's context and the caller's uid of every call whose
+// credential was valid (ctld's RPC statistics, ctld/rpc/rpc_stats.h). Set
+// before serving; may be empty.
+void SetCallerHook(std::function<void(const grpc::ServerContext& context, uid_t uid)> hook);
+
 // Where a daemon logs refused requests ("refused a request from 127.0.0.1:
 // invalid munge credential ..."). Set once at start, before serving.
 void SetLoginFailureSink(std::function<void(const std::string& line)> sink);

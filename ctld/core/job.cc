@@ -78,9 +78,17 @@ bool IsFinal(JobState state) {
     case JobState::kCompleting:
     case JobState::kSuspended:
       return false;
-    default:
+    case JobState::kCompleted:
+    case JobState::kFailed:
+    case JobState::kCancelled:
+    case JobState::kTimeout:
+    case JobState::kNodeFail:
+    case JobState::kOutOfMemory:
+    case JobState::kPreempted:
+    case JobState::kDeadline:
       return true;
   }
+  return true;  // not a JobState (a corrupt record): never scheduled again
 }
 
 int64_t JobRequest::TotalCpus() const { return SaturatingMul<int64_t>(ntasks, cpus_per_task); }

@@ -3,19 +3,30 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace skiff {
 namespace {
 
-constexpr JobState kAllStates[] = {
-    JobState::kPending,   JobState::kConfiguring, JobState::kRunning,   JobState::kCompleting,
-    JobState::kCompleted, JobState::kFailed,      JobState::kCancelled, JobState::kTimeout,
-    JobState::kNodeFail,  JobState::kOutOfMemory, JobState::kPreempted, JobState::kSuspended};
-constexpr JobEvent kAllEvents[] = {
-    JobEvent::kAllocate, JobEvent::kLaunched,      JobEvent::kPrologFailed, JobEvent::kAbort,
-    JobEvent::kExited,   JobEvent::kCancelPending, JobEvent::kFinish,       JobEvent::kRequeue,
-    JobEvent::kSuspend,  JobEvent::kResume};
+// Every value of each enum, from 0 up to the first that has no name: the name
+// functions switch without a default (-Wswitch), so a new state or event is
+// named, and so tested here, or the build warns.
+std::vector<JobState> AllStates() {
+  std::vector<JobState> all;
+  for (int v = 0; std::string(JobStateName(static_cast<JobState>(v))) != "UNKNOWN"; ++v) {
+    all.push_back(static_cast<JobState>(v));
+  }
+  return all;
+}
+std::vector<JobEvent> AllEvents() {
+  std::vector<JobEvent> all;
+  for (int v = 0; std::string(JobEventName(static_cast<JobEvent>(v))) != "?"; ++v) {
+    all.push_back(static_cast<JobEvent>(v));
+  }
+  return all;
+}
 
 // The whole legal table; every other (state, event) pair must be refused.
 const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
@@ -42,13 +53,18 @@ const std::map<std::pair<JobState, JobEvent>, JobState>& LegalTable() {
       {{JobState::kNodeFail, JobEvent::kRequeue}, JobState::kPending},
       {{JobState::kOutOfMemory, JobEvent::kRequeue}, JobState::kPending},
       {{JobState::kPreempted, JobEvent::kRequeue}, JobState::kPending},
+      {{JobState::kDeadline, JobEvent::kRequeue}, JobState::kPending},
+      // --deadline that can no longer be met.
+      {{JobState::kPending, JobEvent::kMissDeadline}, JobState::kDeadline},
   };
   return *table;
 }
 
 TEST(NextState, ExhaustiveTableMatches) {
-  for (JobState from : kAllStates) {
-    for (JobEvent event : kAllEvents) {
+  EXPECT_EQ(AllStates().size(), 13u);  // as many as job.h declares
+  EXPECT_EQ(AllEvents().size(), 11u);  // as many as job_state.h declares
+  for (JobState from : AllStates()) {
+    for (JobEvent event : AllEvents()) {
       absl::StatusOr<JobState> next = NextState(from, event, JobState::kTimeout);
       auto it = LegalTable().find({from, event});
       if (it == LegalTable().end()) {

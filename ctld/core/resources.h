@@ -62,6 +62,7 @@ struct Placement {
   // Per node in `nodes`: the CPU ids to take; empty (as the scheduler leaves
   // it) = NodeTable::Allocate chooses the lowest free ones.
   std::vector<std::vector<int>> cpu_ids;
+  bool backfilled = false;  // placed by backfill, not by the main pass (sdiag counts them)
 };
 
 struct PendingReason {

@@ -68,6 +68,8 @@ class CtldService final : public v1::Ctld::Service {
   grpc::Status GetConfigFiles(grpc::ServerContext* context,
                               const v1::GetConfigFilesRequest* request,
                               v1::GetConfigFilesReply* reply) override;
+  grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
+                        v1::GetStatsReply* reply) override;
 
  private:
   Controller& controller_;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
+#include "common/propagated_limits.h"
 
 namespace skiff {
 
@@ -23,16 +24,6 @@ void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::strin
     e["SLURM_LAUNCH_NODE_IPADDR"] = e["SLURM_SRUN_COMM_HOST"] = facts.srun_address;
   }
 }
-
-namespace {
-
-constexpr std::pair<const char*, int> kPropagatedLimits[] = {
-    {"CPU", RLIMIT_CPU},     {"FSIZE", RLIMIT_FSIZE},   {"DATA", RLIMIT_DATA},
-    {"STACK", RLIMIT_STACK}, {"CORE", RLIMIT_CORE},     {"RSS", RLIMIT_RSS},
-    {"NPROC", RLIMIT_NPROC}, {"NOFILE", RLIMIT_NOFILE}, {"MEMLOCK", RLIMIT_MEMLOCK},
-    {"AS", RLIMIT_AS}};
-
-}  // namespace
 
 TaskLimits TaskLimitsFrom(const std::map<std::string, std::string>& step_env) {
   TaskLimits limits;

@@ -64,8 +64,30 @@ void StepOutcome::Add(int task_exit_code, int task_signal, bool task_failed) {
   failed = failed || task_failed;
 }
 
+void StepOutcome::AddUsage(int task_id, const std::string& node, int64_t task_user_cpu_usec,
+                           int64_t task_system_cpu_usec, int64_t task_max_rss_kb) {
+  ++tasks_measured;
+  user_cpu_usec += task_user_cpu_usec;
+  system_cpu_usec += task_system_cpu_usec;
+  rss_total_kb += task_max_rss_kb;
+  if (task_max_rss_kb > max_rss_kb) {
+    max_rss_kb = task_max_rss_kb;
+    max_rss_node = node;
+    max_rss_task = task_id;
+  }
+}
+
 void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* record) {
   record->set_end_time(now > record->start_time() ? now : record->start_time());
+  if (outcome.tasks_measured > 0) {
+    record->set_has_usage(true);
+    record->set_user_cpu_usec(outcome.user_cpu_usec);
+    record->set_system_cpu_usec(outcome.system_cpu_usec);
+    record->set_max_rss_kb(outcome.max_rss_kb);
+    record->set_max_rss_node(outcome.max_rss_node);
+    record->set_max_rss_task(outcome.max_rss_task);
+    record->set_ave_rss_kb(outcome.rss_total_kb / outcome.tasks_measured);
+  }
   record->set_exit_code(outcome.exit_code);
   record->set_exit_signal(outcome.signal);
   if (outcome.timed_out) {

@@ -79,5 +79,25 @@ TEST(StepRecordTest, EndStateFromTheTasks) {
   EXPECT_EQ(record.end_time(), 100);  // never before its start
 }
 
+TEST(StepRecordTest, UsageSumsCpuAndKeepsTheLargestTasksMemory) {
+  v1::AcctStep record;
+  StepOutcome none;
+  none.Add(0, 0, false);
+  FinishStepRecord(none, 150, &record);
+  EXPECT_FALSE(record.has_usage());  // no task reported usage: not measured
+  StepOutcome used;
+  used.AddUsage(0, "n1", 1500000, 250000, 2048);
+  used.AddUsage(1, "n2", 500000, 250000, 4096);
+  used.AddUsage(2, "n2", 0, 0, 0);
+  FinishStepRecord(used, 150, &record);
+  EXPECT_TRUE(record.has_usage());
+  EXPECT_EQ(record.user_cpu_usec(), 2000000);
+  EXPECT_EQ(record.system_cpu_usec(), 500000);
+  EXPECT_EQ(record.max_rss_kb(), 4096);
+  EXPECT_EQ(record.max_rss_node(), "n2");
+  EXPECT_EQ(record.max_rss_task(), 1);
+  EXPECT_EQ(record.ave_rss_kb(), 2048);
+}
+
 }  // namespace
 }  // namespace skiff

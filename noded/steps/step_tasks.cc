@@ -145,12 +145,31 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       task.wstatus = 2 << 8;
       continue;
     }
-    const std::string exe = ResolveCommand(spawn.argv[0], path_var);
+    std::string exe = ResolveCommand(spawn.argv[0], path_var);
     std::vector<std::string> argv_copy = spawn.argv;
+    if (!spawn.task_prolog.empty() || !spawn.task_epilog.empty()) {
+      if (spec.task_wrapper.empty()) {
+        task.failure = "task prolog/epilog: this node has no shepherd to run them";
+        task.reaped = true;
+        task.wstatus = 2 << 8;
+        continue;
+      }
+      argv_copy = {spec.task_wrapper, "--task-wrap"};
+      if (!spawn.task_prolog.empty()) argv_copy.push_back("--prolog=" + spawn.task_prolog);
+      if (!spawn.task_epilog.empty()) argv_copy.push_back("--epilog=" + spawn.task_epilog);
+      argv_copy.push_back("--");
+      argv_copy.push_back(exe);
+      argv_copy.insert(argv_copy.end(), spawn.argv.begin() + 1, spawn.argv.end());
+      exe = spec.task_wrapper;
+    }
     std::vector<std::string> env_copy = spawn.env;
     // SLURM_TASK_PID: room for the digits, which the child writes in before
     // exec (it knows its pid only then; nothing there may allocate).
     constexpr char kTaskPid[] = "SLURM_TASK_PID=";
+    env_copy.erase(
+        std::remove_if(env_copy.begin(), env_copy.end(),
+                       [&](const std::string& kv) { return kv.rfind(kTaskPid, 0) == 0; }),
+        env_copy.end());  // srun's own (a batch script's) is not the task's
     env_copy.push_back(std::string(kTaskPid) + std::string(20, '\0'));
     const size_t task_pid_entry = env_copy.size() - 1;
     std::vector<char*> argv = CStrings(argv_copy);
@@ -411,7 +430,7 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
     absl::MutexLock lock(&mu_);
     for (Task& task : tasks_) {
       if (task.reaped || task.pid <= 0) continue;
-      const pid_t r = waitpid(task.pid, &task.wstatus, WNOHANG);
+      const pid_t r = wait4(task.pid, &task.wstatus, WNOHANG, &task.usage);
       if (r == task.pid || (r < 0 && errno == ECHILD)) {
         task.reaped = true;
         // What the task left running in its group ends with it (Slurm's step end).
@@ -439,6 +458,12 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
     TaskEnd end;
     end.task_id = task.task_id;
     end.failure = task.failure;
+    auto usec = [](const struct timeval& tv) {
+      return static_cast<int64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
+    };
+    end.user_cpu_usec = usec(task.usage.ru_utime);
+    end.system_cpu_usec = usec(task.usage.ru_stime);
+    end.max_rss_kb = task.usage.ru_maxrss;
     if (WIFSIGNALED(task.wstatus)) {
       end.signal = WTERMSIG(task.wstatus);
     } else if (WIFEXITED(task.wstatus)) {

@@ -8,6 +8,7 @@
 #ifndef SKIFF_NODED_STEPS_STEP_TASKS_H_
 #define SKIFF_NODED_STEPS_STEP_TASKS_H_
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -43,6 +44,10 @@ struct TaskSpawn {
   // task's own pid, added to `env`.
   int umask = -1;
   std::vector<std::pair<int, uint64_t>> rlimits;
+  // srun --task-prolog / --task-epilog (noded/task_wrapper.h): the task then runs
+  // under StepTasksSpec::task_wrapper.
+  std::string task_prolog;
+  std::string task_epilog;
 };
 
 struct StepTasksSpec {
@@ -53,6 +58,9 @@ struct StepTasksSpec {
   // Each task writes its pid to these before exec (the job's cgroup), as the
   // batch script does (shepherd.h).
   std::vector<std::string> cgroup_procs_files;
+  // The shepherd binary, whose --task-wrap mode runs a task's prolog and
+  // epilog around it; "" refuses tasks that have either.
+  std::string task_wrapper;
   std::vector<TaskSpawn> tasks;
 };
 
@@ -60,6 +68,10 @@ struct TaskEnd {
   int task_id = 0;
   int exit_code = 0;
   int signal = 0;
+  // Its wait4 rusage: CPU time in microseconds, peak resident set in KiB.
+  int64_t user_cpu_usec = 0;
+  int64_t system_cpu_usec = 0;
+  int64_t max_rss_kb = 0;
   std::string failure;  // could not start: "execve(): nosuch: No such file or directory"
 };
 
@@ -104,6 +116,7 @@ class StepTasks {
     bool pty = false;  // in_fd is the pseudo-terminal's master
     bool reaped = false;
     int wstatus = 0;
+    struct rusage usage {};  // from wait4 when reaped
     std::string failure;
     bool reported = false;
   };

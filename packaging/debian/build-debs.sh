@@ -95,6 +95,7 @@ summary_of() {
     sreport) echo "report usage from accounting data" ;;
     sprio) echo "view the priority factors of pending jobs" ;;
     sstat) echo "view the CPU and memory use of running job steps" ;;
+    sdiag) echo "view the controller's scheduling and RPC statistics" ;;
     *) echo "a Skiff command" ;;
   esac
 }

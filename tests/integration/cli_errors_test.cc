@@ -48,7 +48,8 @@ std::string Getopt(const std::string& program, const std::string& message) {
 }
 
 const std::string kSprioUsage =
-    "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [--usage] [-hlnVw]\n";
+    "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n"
+    "   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
 std::vector<Case> Cases() {
   return {
@@ -239,37 +240,106 @@ TEST_F(CliErrorsTest, EveryCliRefusesMalformedCommandLinesAsSlurmDoes) {
   }
 }
 
-// --help and --usage print Slurm's texts on stdout and exit 0, before any
-// configuration is read.
+// --help and --usage print Slurm 22.05's texts on stdout and exit 0, before
+// any configuration is read: byte for byte, except that the options and
+// commands Skiff does not support have a '*' in the first column and the text
+// then ends with kMarkNote (cli/common/help_text.h).
 TEST_F(CliErrorsTest, HelpAndUsageInSlurmsShape) {
+  const std::string kMarkNote =
+      "\nEntries marked * are not supported by Skiff (refused, or accepted and ignored).\n";
   struct HelpCase {
     const char* program;
     const char* args;
-    const char* starts;  // stdout's first line
+    const char* starts;    // stdout's first line
+    const char* contains;  // a line people and scripts grep Slurm's text for
+    bool marked;           // whether it ends with kMarkNote
   };
   const HelpCase cases[] = {
       {"sinfo", "--usage",
-       "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] "
-       "[-n nodes]\n"},
-      {"sinfo", "--help", "Usage: sinfo [OPTIONS]\n"},
+       "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n",
+       "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n", false},
+      {"sinfo", "--help", "Usage: sinfo [OPTIONS]\n",
+       "  -R, --list-reasons         list reason nodes are down or drained\n", true},
       {"squeue", "--usage",
-       "Usage: squeue [-A account] [--clusters names] [-i seconds] "
-       "[--job jobid]\n"},
-      {"squeue", "--help", "Usage: squeue [OPTIONS]\n"},
+       "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n",
+       "              [-n name] [-o format] [-p partitions] [--qos qos]\n", false},
+      {"squeue", "--help", "Usage: squeue [OPTIONS]\n",
+       "  -S, --sort=fields               comma separated list of fields to sort on\n", true},
       {"scancel", "--usage",
-       "Usage: scancel [--batch] [--full] [-n job_name] [-p partition] [-Q] "
-       "[-s signal | integer]\n"},
-      {"scancel", "--help", "Usage: scancel [OPTIONS] [job_id[_array_id]]\n"},
+       "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n",
+       "               [job_id[_array_id][.step_id]]\n", false},
+      {"scancel", "--help", "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n",
+       "  -s, --signal=name | integer     signal to send to job, default is SIGKILL\n", true},
       {"sprio", "--usage",
-       "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [--usage] "
-       "[-hlnVw]\n"},
-      {"sprio", "--help", "Usage: sprio [OPTIONS]\n"},
-      {"sbatch", "--usage", "Usage: sbatch [-N nnodes] [-n ntasks]\n"},
-      {"sbatch", "--help", "Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n"},
-      {"sbatch", "-h", "Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n"},
-      {"sacctmgr", "--help", "sacctmgr [<OPTION>] [<COMMAND>]\n"},
-      {"sacctmgr", "--usage", "sacctmgr [<OPTION>] [<COMMAND>]\n"},
-      {"sacctmgr", "-h", "sacctmgr [<OPTION>] [<COMMAND>]\n"},
+       "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n",
+       "   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n", false},
+      {"sprio", "--help", "Usage: sprio [OPTIONS]\n",
+       "  -w, --weights                   show the weights for each priority factor\n", true},
+      {"sbatch", "--usage", "Usage: sbatch [-N nnodes] [-n ntasks]\n",
+       "              executable [args...]\n", false},
+      {"sbatch", "--help",
+       "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n",
+       "      --wrap[=command string] wrap command string in a sh script and submit\n", true},
+      {"sbatch", "-h",
+       "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n",
+       "* -L, --licenses=names        required license, comma separated\n", true},
+      {"srun", "--usage", "Usage: srun [-N nnodes] [-n ntasks] [-i in] [-o out] [-e err]\n",
+       "            executable [args...]\n", false},
+      {"srun", "--help",
+       "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] "
+       "executable(N) [args(N)...]\n",
+       "  -b, --begin=time            defer job until HH:MM MM/DD/YY\n", true},
+      {"salloc", "--usage",
+       "Usage: salloc [-N numnodes|[min nodes]-[max nodes]] [-n num-processors]\n",
+       "              [command [args...]]\n", false},
+      {"salloc", "--help",
+       "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)]] [command(0) [args(0)...]]\n",
+       "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n", true},
+      {"sacct", "--usage", "Usage: sacct [options]\n", "\tUse --help for help\n", false},
+      {"sacct", "--help",
+       "sacct [<OPTION>]                                                            \n",
+       "     -S, --starttime:                                                       \n", true},
+      {"sstat", "--usage", "Usage: sstat [options] -j <job(.stepid)>\n", "\tUse --help for help\n",
+       false},
+      {"sstat", "--help",
+       "sstat [<OPTION>] -j <job(.stepid)>                                          \n",
+       "     -j, --jobs:                                                            \n", false},
+      {"sshare", "--help",
+       "Usage:  sshare [OPTION]                                                    \n",
+       "    -l or --long           include normalized usage in output              \n", false},
+      {"sshare", "--usage",
+       "Usage:  sshare [OPTION]                                                    \n",
+       "  Valid OPTIONs are:                                                       \n", false},
+      {"sreport", "--help",
+       "sreport [<OPTION>] [<COMMAND>]                                             \n",
+       "    Valid report types are:                                                \n", true},
+      {"sreport", "--usage",
+       "sreport [<OPTION>] [<COMMAND>]                                             \n",
+       "     user    - TopUsage                                                    \n", true},
+      {"sacctmgr", "--help",
+       "sacctmgr [<OPTION>] [<COMMAND>]                                            \n",
+       "  Valid <COMMAND> values are:                                              \n", true},
+      {"sacctmgr", "--usage",
+       "sacctmgr [<OPTION>] [<COMMAND>]                                            \n",
+       "     list <ENTITY> [<SPECS>]  display info of identified entity, default   \n", true},
+      {"sacctmgr", "-h",
+       "sacctmgr [<OPTION>] [<COMMAND>]                                            \n",
+       "*    dump <CLUSTER> [File=<FILENAME>]                                      \n", true},
+      {"sacctmgr", "help",
+       "sacctmgr [<OPTION>] [<COMMAND>]                                            \n",
+       "     help                     print this description of use.               \n", true},
+      {"scontrol", "--help",
+       "scontrol [<OPTION>] [<COMMAND>]                                            \n",
+       "    Valid <COMMAND> values are:                                            \n", true},
+      {"scontrol", "--usage",
+       "scontrol [<OPTION>] [<COMMAND>]                                            \n",
+       "     show <ENTITY> [<ID>]     display state of identified entity, default  \n", true},
+      {"scontrol", "-h",
+       "scontrol [<OPTION>] [<COMMAND>]                                            \n",
+       "*    takeover                 ask slurm backup controller to take over     \n", true},
+      {"scontrol", "help",
+       "scontrol [<OPTION>] [<COMMAND>]                                            \n",
+       "     update <SPECIFICATIONS>  update job, node, partition, reservation, or \n", true},
   };
   for (const HelpCase& c : cases) {
     CommandResult r = Run(c.program, c.args);
@@ -277,6 +347,12 @@ TEST_F(CliErrorsTest, HelpAndUsageInSlurmsShape) {
     EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
     EXPECT_EQ(r.err, "") << line;
     EXPECT_EQ(r.out.substr(0, std::string(c.starts).size()), c.starts) << line << "\n" << r.out;
+    EXPECT_NE(r.out.find(absl::StrCat("\n", c.contains)), std::string::npos) << line << "\n"
+                                                                             << r.out;
+    const bool ends_with_note =
+        r.out.size() >= kMarkNote.size() &&
+        r.out.compare(r.out.size() - kMarkNote.size(), kMarkNote.size(), kMarkNote) == 0;
+    EXPECT_EQ(ends_with_note, c.marked) << line << "\n" << r.out;
   }
 }
 

@@ -521,6 +521,61 @@ TEST_F(StepsTest, SrunVerboseLinesTaskEnvironmentAndLimitsAsSlurms) {
   EXPECT_EQ(own.out, "BatchFlag=0\n") << own.err;
 }
 
+// sacct's usage fields for a step, from its tasks' rusage: what seff and web
+// portals read.
+TEST_F(StepsTest, SacctShowsAStepsCpuTimeAndMemory) {
+  const std::string out = absl::StrCat(cluster_->dir(), "/usage.out");
+  const CommandResult submit = cluster_->Run(absl::StrCat(
+      "cd /tmp && sbatch --parsable -W -N2 -n2 -o ", out,
+      " --wrap 'srun -n2 sh -c \"i=0; while [ \\$i -lt 300000 ]; do i=\\$((i+1)); done\"'"));
+  ASSERT_EQ(submit.exit_code, 0) << submit.err << ReadFile(out);
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  const std::string query =
+      "sacct -P -n -j " + id + ".0 -o TotalCPU,UserCPU,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS";
+  std::string row;
+  ASSERT_TRUE(Eventually(30, [&] {
+    row = cluster_->Run(query).out;
+    return !row.empty();
+  }));
+  const std::vector<std::string> fields =
+      absl::StrSplit(absl::StripTrailingAsciiWhitespace(row), '|');
+  ASSERT_EQ(fields.size(), 6u) << row;
+  EXPECT_NE(fields[0], "00:00:00") << row;  // the loops took CPU time
+  EXPECT_FALSE(fields[0].empty()) << row;
+  EXPECT_FALSE(fields[1].empty()) << row;
+  EXPECT_TRUE(absl::EndsWith(fields[2], "K") || absl::EndsWith(fields[2], "M")) << row;
+  EXPECT_TRUE(absl::StartsWith(fields[3], "n")) << row;
+  EXPECT_TRUE(fields[4] == "0" || fields[4] == "1") << row;
+  EXPECT_FALSE(fields[5].empty()) << row;
+}
+
+// srun --task-prolog/--task-epilog as Slurm 22.05 runs them (checked against
+// it): the prolog's export and print lines reach each task, which it sees by
+// SLURM_TASK_PID; the epilog runs after each task.
+TEST_F(StepsTest, TaskPrologAndEpilogRunAroundEachTask) {
+  const std::string dir = cluster_->dir();
+  cluster_->Run(absl::StrCat(
+      "printf '#!/bin/sh\\necho \"export GREETING=hi\"\\necho \"print prolog saw "
+      "$SLURM_TASK_PID\"\\n' > ",
+      dir, "/tp.sh; printf '#!/bin/sh\\necho \"epilog $SLURM_PROCID\" > ", dir,
+      "/epi.$SLURM_PROCID\\n' > ", dir, "/te.sh; chmod +x ", dir, "/tp.sh ", dir, "/te.sh"));
+  const std::string out =
+      RunJob("-N2 -n2", absl::StrCat("srun -l --task-prolog=", dir, "/tp.sh --task-epilog=", dir,
+                                     "/te.sh bash -c 'echo \"$GREETING task $$\"' | sort"));
+  std::vector<std::string> lines = Lines(out);
+  ASSERT_EQ(lines.size(), 4u) << out;
+  for (int t = 0; t < 2; ++t) {
+    const std::string said = lines[2 * t];  // sorted: "N: hi task P" before "N: prolog saw P"
+    const std::string saw = lines[2 * t + 1];
+    ASSERT_TRUE(absl::StartsWith(said, absl::StrCat(t, ": hi task "))) << out;
+    ASSERT_TRUE(absl::StartsWith(saw, absl::StrCat(t, ": prolog saw "))) << out;
+    EXPECT_EQ(said.substr(said.rfind(' ')), saw.substr(saw.rfind(' '))) << out;
+    EXPECT_TRUE(Eventually(30, [&] {
+      return ReadFile(absl::StrCat(dir, "/epi.", t)) == absl::StrCat("epilog ", t, "\n");
+    })) << ReadFile(absl::StrCat(dir, "/epi.", t));
+  }
+}
+
 // scancel --signal as Slurm 22.05 delivers it (checked against it): to the
 // steps' tasks on every node, not the batch shell; -b to the batch shell alone;
 // -f to both.

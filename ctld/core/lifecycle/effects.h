@@ -98,12 +98,27 @@ struct RecordRow {
   std::string blob;  // empty = delete
 };
 
+// sdiag's job counters for one event, with Slurm's meanings (ctld/diag_stats.h);
+// counted by Lifecycle::TransitionJob, added up by the Controller once stored.
+struct JobTally {
+  uint32_t started = 0;     // allocated: PENDING -> CONFIGURING
+  uint32_t backfilled = 0;  // of those, placed by backfill
+  uint32_t completed = 0;   // a run ended (any exit code, time limit, memory, preemption)
+  uint32_t canceled = 0;    // ended CANCELLED, pending or after a run
+  uint32_t failed = 0;      // ended NODE_FAIL, or put back to pending by a node or prolog failure
+
+  bool empty() const {
+    return started == 0 && backfilled == 0 && completed == 0 && canceled == 0 && failed == 0;
+  }
+};
+
 struct Effects {
   std::vector<Job> rows;           // after-images, versions bumped; durable before intents run
   std::vector<RecordRow> records;  // stored in the same step as `rows`
   std::vector<Intent> intents;     // in the order the event produced them
   std::vector<std::string> log;    // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
   bool reschedule = false;         // resources or eligibility changed: run a pass soon
+  JobTally tally;                  // sdiag's counters for this event's transitions
   // The journal frame holding the event's before-images (Lifecycle::Confirm,
   // RollbackFrom); 0 when the event changed nothing that needs one.
   uint64_t frame = 0;

@@ -30,6 +30,43 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// sdiag's counters for one transition (effects.h's JobTally), with Slurm's
+// meanings: a job counts as started when it is allocated, and once as
+// completed, canceled or failed for each run (or pending life) that ends:
+// when it reaches its final state, or when it goes back to pending after its
+// run ended (completed), its node failed under it or its prolog failed.
+void TallyTransition(JobState from, JobEvent event, JobState to, JobTally& tally) {
+  switch (event) {
+    case JobEvent::kAllocate:
+      ++tally.started;
+      return;
+    case JobEvent::kPrologFailed:
+      ++tally.failed;
+      return;
+    case JobEvent::kRequeue:
+      if (from == JobState::kCompleting) {
+        ++tally.completed;  // its run ended (preempted, scontrol requeue) before it went back
+      } else if (!IsFinal(from)) {
+        ++tally.failed;  // its node failed under it
+      }
+      return;  // a finished job requeued was counted when it finished
+    case JobEvent::kCancelPending:
+      ++tally.canceled;
+      return;
+    case JobEvent::kFinish:
+      if (to == JobState::kCancelled) {
+        ++tally.canceled;
+      } else if (to == JobState::kNodeFail) {
+        ++tally.failed;
+      } else {
+        ++tally.completed;
+      }
+      return;
+    default:
+      return;  // launched, aborted, exited (counted at kFinish), suspend, resume, deadline
+  }
+}
+
 void Place(std::set<uint64_t>& set, uint64_t id, bool member) {
   if (member) {
     set.insert(id);
@@ -347,10 +384,22 @@ Effects Lifecycle::Resume(int64_t now) {
 // ---------------------------------------------------------------- job steps
 
 bool Lifecycle::TransitionJob(Job& job, JobEvent event, Effects& effects) {
+  const JobState from = job.state;
   absl::StatusOr<std::string> line = Transition(job, event);
   effects.log.push_back(line.ok() ? std::move(*line) : std::string(line.status().message()));
-  if (line.ok()) TrackUnfinished(job);  // a requeued finished job is pending again
-  return line.ok();
+  if (!line.ok()) return false;
+  TrackUnfinished(job);  // a requeued finished job is pending again
+  TallyTransition(from, event, job.state, effects.tally);
+  return true;
+}
+
+Lifecycle::StateCounts Lifecycle::CountPendingAndRunning() const {
+  StateCounts counts;
+  for (const auto& [id, job] : unfinished_) {
+    if (job->state == JobState::kPending) ++counts.pending;
+    if (job->state == JobState::kRunning || job->state == JobState::kConfiguring) ++counts.running;
+  }
+  return counts;
 }
 
 void Lifecycle::TrackUnfinished(Job& job) {

@@ -105,6 +105,14 @@ struct PassPlan {
   };
   std::vector<Victim> victims;
   uint64_t preemptor = 0;
+  // sdiag's view of the pass (SchedulePlan's statistics); nothing decides on them.
+  struct Stats {
+    int32_t main_tested = 0;
+    int32_t backfill_tested = 0;
+    int32_t backfill_tried = 0;
+    int32_t backfill_queue = 0;
+    int64_t backfill_micros = 0;
+  } stats;
 };
 
 struct LifecycleSettings {
@@ -293,6 +301,13 @@ class Lifecycle {
 
   // ---- reads
   const std::map<uint64_t, Job>& jobs() const { return jobs_; }
+  // sdiag's "Jobs pending" and "Jobs running" (configuring ones included, as
+  // Slurm counts them): a walk over the unfinished jobs only.
+  struct StateCounts {
+    uint32_t pending = 0;
+    uint32_t running = 0;
+  };
+  StateCounts CountPendingAndRunning() const;
   const Job* Find(uint64_t id) const;
   // The jobs `ref` names (every task for an array's id); empty when none.
   std::vector<const Job*> Resolve(const JobRef& ref) const;
@@ -473,9 +488,10 @@ class Lifecycle {
 };
 
 // The plan for `input`, made without the Controller's lock. `options.backfill`
-// says whether backfill (and so the start estimates) runs this pass.
+// says whether backfill (and so the start estimates) runs this pass. `timer`,
+// when given, times backfill for sdiag (scheduler.h).
 PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
-                  const PreemptOptions& preempt, int64_t now);
+                  const PreemptOptions& preempt, int64_t now, const PhaseTimer* timer = nullptr);
 
 // The dependency checks admission and the pass share (lifecycle_schedule.cc).
 DependentJob DependentOf(const Job& job);

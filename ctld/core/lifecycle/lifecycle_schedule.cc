@@ -296,11 +296,13 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
 }
 
 PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
-                  const PreemptOptions& preempt, int64_t now) {
+                  const PreemptOptions& preempt, int64_t now, const PhaseTimer* timer) {
   PassPlan out;
   const CtldSnapshot& snapshot = input.snapshot;
   if (snapshot.pending.empty()) return out;
-  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, options, now);
+  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, options, now, timer);
+  out.stats = {plan.main_tested, plan.backfill_tested, plan.backfill_tried, plan.backfill_queue,
+               plan.backfill_micros};
   out.result = ToScheduleResult(snapshot, plan);
   out.priorities = plan.priorities;
   out.estimates = options.backfill;
@@ -420,6 +422,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.reason = "None";
     job.launched = false;
     if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;
+    if (placement.backfilled) ++effects.tally.backfilled;
     ContinueStart(job, now, effects);
   }
   return Close(std::move(effects));

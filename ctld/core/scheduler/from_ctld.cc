@@ -262,6 +262,7 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
     placement.cpus.assign(start.cpus.begin(), start.cpus.end());
     placement.mem_mb = start.mem_mb;
     placement.tasks.assign(start.tasks.begin(), start.tasks.end());
+    placement.backfilled = start.backfilled;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());

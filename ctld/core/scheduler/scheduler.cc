@@ -727,6 +727,7 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
       if (!failed[job.partition] && too_few_nodes) detail = WaitDetail::kNodesUnavailable;
     }
     if (reason == WaitReason::kNone) {
+      ++result.tested;
       if (state.Place(
               job, [&](int32_t n) { return state.FreeNow(n); }, &takes)) {
         result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/false));
@@ -774,6 +775,10 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     result.reservations.push_back({job.id, index, estimate.start, std::move(estimate.nodes)});
   };
   for (uint32_t index : main.blocked) plan(index);
+  result.queue_length = static_cast<int32_t>(
+      std::count_if(main.reasons.begin(), main.reasons.end(), [](WaitReason reason) {
+        return reason == WaitReason::kPriority || reason == WaitReason::kResources;
+      }));
   std::vector<Shape> failed;
   std::vector<NodeTake> takes;
   for (uint32_t index : order) {
@@ -797,6 +802,7 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
         if (shape.Same(job) && end >= shape.failed_end) skip = true;
       }
     }
+    if (!skip) ++result.tried;
     if (!skip && state.Place(
                      job, [&](int32_t n) { return state.FreeUntil(n, end); }, &takes)) {
       result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/true));
@@ -821,13 +827,18 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
 }
 
 SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pending,
-                      const SchedulerOptions& options, int64_t now) {
+                      const SchedulerOptions& options, int64_t now, const PhaseTimer* timer) {
   SchedulePlan plan;
   const std::vector<uint32_t> order =
       OrderQueue(view, pending, options.weights, now, &plan.priorities);
   MainPassResult main = MainPass(view, pending, order, now);
+  plan.main_tested = main.tested;
   BackfillResult backfill;
-  if (options.backfill) backfill = Backfill(view, pending, order, main, options, now);
+  if (options.backfill) {
+    const int64_t started = timer != nullptr ? timer->Micros() : 0;
+    backfill = Backfill(view, pending, order, main, options, now);
+    if (timer != nullptr) plan.backfill_micros = timer->Micros() - started;
+  }
   plan.reasons = std::move(main.reasons);
   plan.details = std::move(main.details);
   plan.starts = std::move(main.starts);
@@ -842,6 +853,8 @@ SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pe
   }
   plan.reservations = std::move(backfill.reservations);
   plan.backfill_tested = backfill.tested;
+  plan.backfill_tried = backfill.tried;
+  plan.backfill_queue = backfill.queue_length;
   return plan;
 }
 

@@ -103,12 +103,15 @@ struct MainPassResult {
   std::vector<WaitReason> reasons;  // indexed like `pending`; kNone for started jobs
   std::vector<WaitDetail> details;  // indexed like `pending`
   std::vector<uint32_t> blocked;    // each partition's top Resources job, in queue order
+  int32_t tested = 0;               // jobs it tried to place (held, blocked, ... not counted)
 };
 
 struct BackfillResult {
   std::vector<JobStart> starts;
   std::vector<Reservation> reservations;
   int32_t tested = 0;                     // jobs examined (<= bf_max_job_test)
+  int32_t tried = 0;                      // of those, jobs it tried to start now
+  int32_t queue_length = 0;               // jobs it could examine (Priority or Resources)
   std::vector<uint32_t> newly_limited;    // jobs now over a per-user QOS limit ...
   std::vector<WaitReason> limit_reasons;  // ... and why (parallel to newly_limited)
 };
@@ -120,6 +123,20 @@ struct SchedulePlan {
   std::vector<int64_t> priorities;  // indexed like `pending`
   std::vector<Reservation> reservations;
   int32_t backfill_tested = 0;
+  // For sdiag's statistics only (ctld/diag_stats.h); no decision depends on them.
+  int32_t main_tested = 0;      // MainPassResult::tested
+  int32_t backfill_tried = 0;   // BackfillResult::tried
+  int32_t backfill_queue = 0;   // BackfillResult::queue_length
+  int64_t backfill_micros = 0;  // how long backfill took, when Schedule was given a timer
+};
+
+// A monotonic clock in microseconds, which Schedule reads only to say how long
+// backfill took (sdiag's cycle times): no decision depends on it, so plans stay
+// deterministic. The daemon passes a steady clock; tests and tools pass none.
+class PhaseTimer {
+ public:
+  virtual ~PhaseTimer() = default;
+  virtual int64_t Micros() const = 0;
 };
 
 // `order`: indices into `pending`, as OrderQueue returns. REQUIRES:
@@ -133,8 +150,10 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
                         const std::vector<uint32_t>& order, const MainPassResult& main,
                         const SchedulerOptions& options, int64_t now);
 
+// `timer`, when given, times backfill (SchedulePlan::backfill_micros).
 SchedulePlan Schedule(const ClusterView& view, const std::vector<PendingJob>& pending,
-                      const SchedulerOptions& options, int64_t now);
+                      const SchedulerOptions& options, int64_t now,
+                      const PhaseTimer* timer = nullptr);
 
 // When and where `job` could start on `view` if nothing else started, with the
 // running jobs ending at their expected ends. start = kNever when it cannot

@@ -1,0 +1,18 @@
+// salloc's help texts: Slurm 22.05's (src/salloc/opt.c _help and _usage), byte for byte, with the
+// options and commands Skiff does not support marked (cli/common/help_text.h).
+#ifndef SKIFF_CLI_SALLOC_SALLOC_HELP_H_
+#define SKIFF_CLI_SALLOC_SALLOC_HELP_H_
+
+#include <string>
+
+namespace skiff {
+
+// What --help prints.
+std::string SallocHelp();
+
+// What --usage prints: Slurm's synopsis, unmarked.
+std::string SallocUsage();
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SALLOC_SALLOC_HELP_H_

@@ -1,0 +1,18 @@
+// scancel's help texts: Slurm 22.05's (src/scancel/opt.c _help and _usage), byte for byte, with the
+// options and commands Skiff does not support marked (cli/common/help_text.h).
+#ifndef SKIFF_CLI_SCANCEL_SCANCEL_HELP_H_
+#define SKIFF_CLI_SCANCEL_SCANCEL_HELP_H_
+
+#include <string>
+
+namespace skiff {
+
+// What --help prints.
+std::string ScancelHelp();
+
+// What --usage prints: Slurm's synopsis, unmarked.
+std::string ScancelUsage();
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SCANCEL_SCANCEL_HELP_H_

@@ -1,0 +1,18 @@
+// sprio's help texts: Slurm 22.05's (src/sprio/opts.c _help and _usage), byte for byte, with the
+// options and commands Skiff does not support marked (cli/common/help_text.h).
+#ifndef SKIFF_CLI_SPRIO_SPRIO_HELP_H_
+#define SKIFF_CLI_SPRIO_SPRIO_HELP_H_
+
+#include <string>
+
+namespace skiff {
+
+// What --help prints.
+std::string SprioHelp();
+
+// What --usage prints: Slurm's synopsis, unmarked.
+std::string SprioUsage();
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SPRIO_SPRIO_HELP_H_

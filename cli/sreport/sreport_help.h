@@ -1,0 +1,15 @@
+// sreport's help texts: Slurm 22.05's (src/sreport/sreport.c _usage), byte for byte, with the
+// options and commands Skiff does not support marked (cli/common/help_text.h).
+#ifndef SKIFF_CLI_SREPORT_SREPORT_HELP_H_
+#define SKIFF_CLI_SREPORT_SREPORT_HELP_H_
+
+#include <string>
+
+namespace skiff {
+
+// What --help, --usage and "help" print.
+std::string SreportHelp();
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SREPORT_SREPORT_HELP_H_
