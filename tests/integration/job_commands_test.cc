@@ -118,9 +118,9 @@ TEST_F(JobCommandsTest, ScontrolOptionsMayFollowTheCommand) {
 // share a CPU id, and the GPU index is the one the job was given.
 TEST_F(JobCommandsTest, ShowJobDetailsTheCpusAndGpusEachJobHolds) {
   const std::string a = Submit("-w n4 -c 1 --mem=10 --wrap='sleep 60'");
-  const std::string b = Submit(
-      "-w n4 -c 1 --mem=10 --gres=gpu:1 -o /tmp/skiff-d-%j.out "
-      "--wrap='echo gpus=$CUDA_VISIBLE_DEVICES; sleep 60'");
+  const std::string b = Submit("-w n4 -c 1 --mem=10 --gres=gpu:1 -o " + cluster_->dir() +
+                               "/skiff-d-%j.out "
+                               "--wrap='echo gpus=$CUDA_VISIBLE_DEVICES; sleep 60'");
   ASSERT_TRUE(WaitForField(a, "JobState", "RUNNING"));
   ASSERT_TRUE(WaitForField(b, "JobState", "RUNNING"));
   auto details = [&](const std::string& id) {
@@ -137,7 +137,7 @@ TEST_F(JobCommandsTest, ShowJobDetailsTheCpusAndGpusEachJobHolds) {
           "\n   JOB_GRES=gpu:1\n     Nodes=n4 CPU_IDs=(\\d+) Mem=10 GRES=gpu:1\\(IDX:(\\d)\\)\n")))
       << db;
   EXPECT_NE(ma[1], mb[1]);
-  const std::string out = "/tmp/skiff-d-" + b + ".out";
+  const std::string out = cluster_->dir() + "/skiff-d-" + b + ".out";
   ASSERT_TRUE(Eventually(30, [&] { return !ReadFile(out).empty(); }));
   EXPECT_EQ(ReadFile(out), "gpus=" + std::string(mb[2]) + "\n");
   // Without -d: none of it.
@@ -169,11 +169,12 @@ TEST_F(JobCommandsTest, DeadlinesRefuseOrEndJobsThatCannotFinishInTime) {
 // --export=NONE (as --get-user-env): the job starts from the user's login
 // environment on the node, with what it was submitted with on top.
 TEST_F(JobCommandsTest, ExportNoneLoadsTheLoginEnvironmentOnTheNode) {
-  const std::string out = "/tmp/skiff-userenv-%j.out";
+  // In the cluster's own directory: another run of this test has the same job ids.
+  const std::string out = cluster_->dir() + "/skiff-userenv-%j.out";
   const std::string id = Submit("--export=NONE -o " + out +
                                 " --wrap='echo \"L=$LOGNAME H=$HOME G=$SLURM_GET_USER_ENV\"'");
   ASSERT_TRUE(WaitForField(id, "JobState", "COMPLETED"));
-  const std::string path = "/tmp/skiff-userenv-" + id + ".out";
+  const std::string path = cluster_->dir() + "/skiff-userenv-" + id + ".out";
   EXPECT_EQ(ReadFile(path), "L=root H=/root G=1\n");
   unlink(path.c_str());
 }
@@ -181,11 +182,11 @@ TEST_F(JobCommandsTest, ExportNoneLoadsTheLoginEnvironmentOnTheNode) {
 // scontrol notify: the message lands in the running batch job's error output
 // as Slurm's slurmstepd logs it there.
 TEST_F(JobCommandsTest, NotifyWritesToTheRunningJobsErrorOutput) {
-  const std::string id = Submit("-o /tmp/skiff-notify-%j.out --wrap='sleep 60'");
+  const std::string id = Submit("-o " + cluster_->dir() + "/skiff-notify-%j.out --wrap='sleep 60'");
   ASSERT_TRUE(WaitForField(id, "JobState", "RUNNING"));
   CommandResult r = cluster_->Run("scontrol notify " + id + " checkpoint  now, please");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string path = "/tmp/skiff-notify-" + id + ".out";
+  const std::string path = cluster_->dir() + "/skiff-notify-" + id + ".out";
   EXPECT_EQ(ReadFile(path), "slurmstepd: error: checkpoint now, please\n");
   const std::string held = Submit("-H --wrap=true");
   r = cluster_->Run("scontrol notify " + held + " hello");
