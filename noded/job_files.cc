@@ -253,6 +253,11 @@ std::string FormatJobStatus(const JobResult& result) {
   if (result.oom_kills != 0) AddLine(&out, "oom_kills", result.oom_kills);
   if (!result.prolog_error.empty()) AddLine(&out, "prolog_error", result.prolog_error);
   if (!result.epilog_error.empty()) AddLine(&out, "epilog_error", result.epilog_error);
+  if (result.has_usage) {
+    AddLine(
+        &out, "usage",
+        absl::StrCat(result.user_cpu_usec, " ", result.system_cpu_usec, " ", result.max_rss_kb));
+  }
   return out;
 }
 
@@ -282,6 +287,16 @@ absl::StatusOr<JobResult> ParseJobStatus(const std::string& text) {
       result.prolog_error = line.value;
     } else if (line.key == "epilog_error") {
       result.epilog_error = line.value;
+    } else if (line.key == "usage") {
+      // "user_usec system_usec max_rss_kb"
+      std::vector<std::string> parts = absl::StrSplit(line.value, ' ');
+      if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &result.user_cpu_usec) ||
+          !absl::SimpleAtoi(parts[1], &result.system_cpu_usec) ||
+          !absl::SimpleAtoi(parts[2], &result.max_rss_kb)) {
+        s = absl::InvalidArgumentError(absl::StrCat("bad usage line: ", line.value));
+      } else {
+        result.has_usage = true;
+      }
     }
     if (!s.ok()) return s;
   }

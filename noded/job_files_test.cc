@@ -94,6 +94,19 @@ TEST(JobStatusFile, RoundTripsExitSignalAndFailure) {
   }
 }
 
+TEST(JobStatusFile, RoundTripsTheBatchScriptsUsage) {
+  JobResult result{0, 0, ""};
+  result.has_usage = true;
+  result.user_cpu_usec = 1234567;
+  result.system_cpu_usec = 89;
+  result.max_rss_kb = 2016;
+  EXPECT_NE(FormatJobStatus(result).find("\nusage=1234567 89 2016\n"), std::string::npos);
+  absl::StatusOr<JobResult> parsed = ParseJobStatus(FormatJobStatus(result));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(*parsed == result) << FormatJobStatus(result);
+  EXPECT_FALSE(ParseJobStatus("exit_code=0\nsignal=0\nusage=1 2\n").ok());
+}
+
 TEST(JobStatusFile, IsKeyValueLines) {
   EXPECT_EQ(FormatJobStatus(JobResult{3, 0, "x"}),
             "# skiff job status\nexit_code=3\nsignal=0\nfailure=x\n");

@@ -35,12 +35,20 @@ struct JobResult {
   // shepherd's, added by AllocationEpilogs (allocation_epilogs.h) from the job
   // directory's node_epilogs file.
   std::vector<NodeScriptError> node_epilog_errors;
+  // What the batch script used (its wait4 rusage, with the children it waited
+  // for): sacct's batch step. has_usage false: not measured (a launch failure).
+  bool has_usage = false;
+  int64_t user_cpu_usec = 0;
+  int64_t system_cpu_usec = 0;
+  int64_t max_rss_kb = 0;
 
   bool operator==(const JobResult& o) const {
     return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
            fenced == o.fenced && run == o.run && oom_kills == o.oom_kills &&
            prolog_error == o.prolog_error && epilog_error == o.epilog_error &&
-           node_epilog_errors == o.node_epilog_errors;
+           node_epilog_errors == o.node_epilog_errors && has_usage == o.has_usage &&
+           user_cpu_usec == o.user_cpu_usec && system_cpu_usec == o.system_cpu_usec &&
+           max_rss_kb == o.max_rss_kb;
   }
 };
 

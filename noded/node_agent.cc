@@ -37,6 +37,12 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
     f->set_error(failure.error);
   }
   out->set_run(report.result.run);
+  if (report.result.has_usage) {
+    out->set_has_usage(true);
+    out->set_user_cpu_usec(report.result.user_cpu_usec);
+    out->set_system_cpu_usec(report.result.system_cpu_usec);
+    out->set_max_rss_kb(report.result.max_rss_kb);
+  }
 }
 
 SteadyClock::time_point After(double seconds) {

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -526,7 +527,8 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   const bool fenced = WaitWithinLease(job_dir, child);
   kill(-child, SIGKILL);
   int wstatus = 0;
-  while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (wait4(child, &wstatus, 0, &usage) < 0 && errno == EINTR) {
   }
   const uint64_t oom_kills = cgroups ? EndCgroup(*cgroups, spec->cgroup_path) : 0;
   if (oom_kills > 0) AppendToJobOutput(*spec, job_dir, OomMessage(spec->job_id, oom_kills));
@@ -547,6 +549,12 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   result.run = spec->run;
   result.oom_kills = oom_kills;
   result.prolog_error = prolog_error;
+  if (failure.empty()) {
+    result.has_usage = true;
+    result.user_cpu_usec = int64_t{usage.ru_utime.tv_sec} * 1000000 + usage.ru_utime.tv_usec;
+    result.system_cpu_usec = int64_t{usage.ru_stime.tv_sec} * 1000000 + usage.ru_stime.tv_usec;
+    result.max_rss_kb = usage.ru_maxrss;
+  }
   RunEpilogs(*spec, child, result, &result.epilog_error);
   if (fenced) {
     result.fenced = true;

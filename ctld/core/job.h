@@ -85,6 +85,15 @@ struct JobRequest {
   int MaxNodes() const;
 };
 
+// What a batch script used, from its rusage (sacct's batch step: TotalCPU,
+// MaxRSS, ...); measured false: not reported (a launch failure, an older noded).
+struct BatchUsage {
+  bool measured = false;
+  int64_t user_cpu_usec = 0;
+  int64_t system_cpu_usec = 0;
+  int64_t max_rss_kb = 0;
+};
+
 struct Job {
   uint64_t id = 0;
   uid_t uid = 0;
@@ -110,6 +119,7 @@ struct Job {
   int32_t warn_time = 0;
   bool warn_batch_only = false;
   bool warn_sent = false;
+  BatchUsage batch_usage;  // the last run's, from its end report
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure

@@ -269,6 +269,15 @@ v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended) {
   if (!job.gpu_indices.empty()) tres["gres/gpu"] = std::to_string(job.gpu_indices.size());
   batch.set_alloc_tres(Tres(tres));
   batch.set_suspended(suspended);
+  if (job.batch_usage.measured) {
+    batch.set_has_usage(true);
+    batch.set_user_cpu_usec(job.batch_usage.user_cpu_usec);
+    batch.set_system_cpu_usec(job.batch_usage.system_cpu_usec);
+    batch.set_max_rss_kb(job.batch_usage.max_rss_kb);
+    batch.set_ave_rss_kb(job.batch_usage.max_rss_kb);  // one task
+    batch.set_max_rss_node(job.nodes.front());
+    batch.set_max_rss_task(0);
+  }
   return batch;
 }
 

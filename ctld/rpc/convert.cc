@@ -122,6 +122,12 @@ JobReport ReportFromProto(const v1::NodeJobReport& report) {
     out.node_epilog_errors.emplace_back(f.node(), f.error());
   }
   out.run = report.run();
+  if (report.has_usage()) {
+    out.usage.measured = true;
+    out.usage.user_cpu_usec = report.user_cpu_usec();
+    out.usage.system_cpu_usec = report.system_cpu_usec();
+    out.usage.max_rss_kb = report.max_rss_kb();
+  }
   return out;
 }
 

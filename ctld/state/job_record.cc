@@ -82,6 +82,10 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_warn_time(job.warn_time);
   r.set_warn_batch_only(job.warn_batch_only);
   r.set_warn_sent(job.warn_sent);
+  r.set_batch_usage_measured(job.batch_usage.measured);
+  r.set_batch_user_cpu_usec(job.batch_usage.user_cpu_usec);
+  r.set_batch_system_cpu_usec(job.batch_usage.system_cpu_usec);
+  r.set_batch_max_rss_kb(job.batch_usage.max_rss_kb);
   r.set_suspend_time(job.suspend_time);
   r.set_suspended_total(job.suspended_total);
   r.set_admin_priority(job.admin_priority);
@@ -187,6 +191,8 @@ Job FromRecord(const v1::JobRecord& r) {
   job.warn_time = r.warn_time();
   job.warn_batch_only = r.warn_batch_only();
   job.warn_sent = r.warn_sent();
+  job.batch_usage = {r.batch_usage_measured(), r.batch_user_cpu_usec(), r.batch_system_cpu_usec(),
+                     r.batch_max_rss_kb()};
   job.suspend_time = r.suspend_time();
   job.suspended_total = r.suspended_total();
   job.admin_priority = r.admin_priority();

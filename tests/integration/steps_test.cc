@@ -547,6 +547,15 @@ TEST_F(StepsTest, SacctShowsAStepsCpuTimeAndMemory) {
   EXPECT_TRUE(absl::StartsWith(fields[3], "n")) << row;
   EXPECT_TRUE(fields[4] == "0" || fields[4] == "1") << row;
   EXPECT_FALSE(fields[5].empty()) << row;
+  // The batch script's own usage, and the job's row summing its steps' CPU.
+  const std::string batch =
+      cluster_->Run("sacct -P -n -j " + id + ".batch -o TotalCPU,MaxRSS,MaxRSSNode").out;
+  const std::vector<std::string> b = absl::StrSplit(absl::StripTrailingAsciiWhitespace(batch), '|');
+  ASSERT_EQ(b.size(), 3u) << batch;
+  EXPECT_FALSE(b[0].empty()) << batch;
+  EXPECT_TRUE(absl::EndsWith(b[1], "K") || absl::EndsWith(b[1], "M")) << batch;
+  EXPECT_TRUE(absl::StartsWith(b[2], "n")) << batch;
+  EXPECT_FALSE(cluster_->Run("sacct -P -n -X -j " + id + " -o TotalCPU").out.empty());
 }
 
 // srun --task-prolog/--task-epilog as Slurm 22.05 runs them (checked against

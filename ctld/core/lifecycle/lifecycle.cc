@@ -566,6 +566,7 @@ void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effe
   }
   job.exit_code = report.exit_code;
   job.exit_signal = report.exit_signal;
+  job.batch_usage = report.usage;
   if (!report.failure.empty()) {
     job.reason_detail = report.failure;
     job.final_state = JobState::kFailed;
