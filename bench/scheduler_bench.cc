@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
   printf("without per-user QOS limits (stress for placement and backfill):\n");
   ClusterView open = view;
   for (Qos& qos : open.qos) {
-    qos.max_tres_per_user = TresLimits{};
+    qos.max_tres_per_user = TresCaps{};
     qos.max_jobs_per_user = kNoLimit;
   }
   for (int jobs : {10'000, 100'000}) Bench(open, jobs);

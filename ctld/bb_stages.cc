@@ -31,8 +31,8 @@ bool TouchesUserData(const std::string& function) {
 
 }  // namespace
 
-BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
-                         bool hurry, const std::function<bool()>& abandoned) {
+BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const Job& job,
+                         BbStage stage, bool hurry, const std::function<bool()>& abandoned) {
   const BurstBufferConfig config = bb.config();
   const std::string id = absl::StrCat(job.id);
   const std::string uid = absl::StrCat(job.uid);

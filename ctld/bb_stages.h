@@ -16,8 +16,8 @@
 
 namespace skiff {
 
-BbStageResult RunBbStage(ScriptRunner& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
-                         bool hurry, const std::function<bool()>& abandoned);
+BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const Job& job,
+                         BbStage stage, bool hurry, const std::function<bool()>& abandoned);
 
 }  // namespace skiff
 

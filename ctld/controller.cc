@@ -348,7 +348,7 @@ void Controller::HousekeepingLoop() {
 // ---------------------------------------------------------------- nodes
 
 absl::StatusOr<Controller::Registration> Controller::RegisterNode(
-    const NodeRegistration& registration, const std::vector<JobReport>& reports) {
+    const NodeRegistration& registration, const std::vector<NodeRunReport>& reports) {
   Registration out;
   std::vector<NodeChange> changes;
   absl::Status status = Commit([&](Lifecycle& core, int64_t now) {
@@ -380,7 +380,7 @@ bool Controller::Heartbeat(const std::string& node_name, const ReportedLoad& loa
   return registered;
 }
 
-absl::Status Controller::JobComplete(const std::string& node_name, const JobReport& report) {
+absl::Status Controller::JobComplete(const std::string& node_name, const NodeRunReport& report) {
   return Commit(
       [&](Lifecycle& core, int64_t now) { return core.JobComplete(node_name, report, now); });
 }

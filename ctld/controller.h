@@ -87,7 +87,7 @@ class Controller {
     spdlog::logger* logger;
     JobStore* store;
     NodeDaemonClient* nodes;
-    ScriptRunner* scripts;
+    ScriptDaemonClient* scripts;
     BbRuntime* bb = nullptr;  // null without BurstBufferType=burst_buffer/lua
     // Reads skiff.conf, gres.conf and burst_buffer.conf again (scontrol
     // reconfigure); null: reconfigure is refused.
@@ -123,11 +123,11 @@ class Controller {
     std::vector<uint64_t> jobs_to_terminate;
   };
   absl::StatusOr<Registration> RegisterNode(const NodeRegistration& registration,
-                                            const std::vector<JobReport>& jobs);
+                                            const std::vector<NodeRunReport>& jobs);
   bool Heartbeat(const std::string& node_name, const ReportedLoad& load = {});
   // A node reports a finished job. OK also for a job already recorded; an error
   // (the report could not be stored) tells noded to keep it and retry.
-  absl::Status JobComplete(const std::string& node_name, const JobReport& report);
+  absl::Status JobComplete(const std::string& node_name, const NodeRunReport& report);
   absl::Status UpdateNodes(const Caller& caller, const std::vector<std::string>& names,
                            const std::string& state, const std::string& reason);
   void CheckNodeTimeouts();
@@ -382,7 +382,7 @@ class Controller {
   spdlog::logger& logger_;
   JobStore& store_;
   NodeDaemonClient& node_client_;
-  ScriptRunner& scripts_;
+  ScriptDaemonClient& scripts_;
   BbRuntime* const bb_;
   const int64_t start_time_;
   const SchedulerOptions scheduler_options_;

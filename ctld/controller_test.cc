@@ -208,7 +208,7 @@ class FakeNodes : public NodeDaemonClient {
   bool unreachable_forever = false;  // no launch reaches noded
 };
 
-class FakeScripts : public ScriptRunner {
+class FakeScripts : public ScriptDaemonClient {
  public:
   absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -215,7 +215,7 @@ Qos ToSchedQos(const v1::QosInfo& info) {
   q.name = info.name();
   q.priority = info.priority();
   auto tres = [](const v1::Tres& t) {
-    TresLimits l;
+    TresCaps l;
     l.cpus = t.has_cpu() ? t.cpu() : kNoLimit;
     l.mem_mb = t.has_mem_mb() ? t.mem_mb() : kNoLimit;
     l.nodes = t.has_node() ? t.node() : kNoLimit;

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &config);
   if (!status.ok()) return Fail(status);
-  skiff::PriorityWeights weights = skiff::WeightsFromConfig(config);
+  skiff::PublishedWeights weights = skiff::WeightsFromConfig(config);
   if (absl::Status s = skiff::CheckPriorityType(weights); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 1;

@@ -101,7 +101,7 @@ std::string Header(char field) {
 }
 
 // The "Weights" line of sprio -w.
-std::string WeightValue(char field, const PriorityWeights& w) {
+std::string WeightValue(char field, const PublishedWeights& w) {
   switch (field) {
     case 'i':
       return "Weights";
@@ -132,7 +132,7 @@ std::string WeightValue(char field, const PriorityWeights& w) {
   }
 }
 
-std::string JobValue(const v1::JobInfo& job, char field, const PriorityWeights& w) {
+std::string JobValue(const v1::JobInfo& job, char field, const PublishedWeights& w) {
   const v1::PriorityFactors& f = job.priority_factors();
   switch (field) {
     case 'a':
@@ -187,8 +187,8 @@ std::string JobValue(const v1::JobInfo& job, char field, const PriorityWeights& 
 
 }  // namespace
 
-PriorityWeights WeightsFromConfig(const v1::GetConfigReply& config) {
-  PriorityWeights w;
+PublishedWeights WeightsFromConfig(const v1::GetConfigReply& config) {
+  PublishedWeights w;
   for (const v1::ConfigEntry& e : config.entries()) {
     if (e.key() == "PriorityWeightAge") w.age = ParseWeight(e.value());
     if (e.key() == "PriorityWeightFairshare") w.fairshare = ParseWeight(e.value());
@@ -201,14 +201,14 @@ PriorityWeights WeightsFromConfig(const v1::GetConfigReply& config) {
   return w;
 }
 
-absl::Status CheckPriorityType(const PriorityWeights& weights) {
+absl::Status CheckPriorityType(const PublishedWeights& weights) {
   if (absl::AsciiStrToLower(weights.priority_type) != "priority/basic") return absl::OkStatus();
   return absl::FailedPreconditionError(
       absl::StrCat("You are not running a supported priority plugin\n(", weights.priority_type,
                    ").\nOnly 'priority/multifactor' is supported."));
 }
 
-std::string SprioDefaultFormat(const SprioOptions& options, const PriorityWeights& w) {
+std::string SprioDefaultFormat(const SprioOptions& options, const PublishedWeights& w) {
   if (options.long_format) {
     return options.normalized
                ? "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t"
@@ -232,7 +232,7 @@ absl::StatusOr<std::vector<SprioFormatItem>> ParseSprioFormat(std::string_view f
 }
 
 absl::StatusOr<std::string> FormatSprio(const v1::GetJobsReply& reply,
-                                        const PriorityWeights& weights,
+                                        const PublishedWeights& weights,
                                         const SprioOptions& options) {
   std::string format =
       options.format.empty() ? SprioDefaultFormat(options, weights) : options.format;

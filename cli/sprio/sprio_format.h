@@ -20,7 +20,7 @@ namespace skiff {
 
 // The multifactor weights, from GetConfig. Unset = ctld did not publish that
 // entry; sprio then shows the column, as it does for a non-zero weight.
-struct PriorityWeights {
+struct PublishedWeights {
   std::optional<int64_t> age;        // PriorityWeightAge
   std::optional<int64_t> fairshare;  // PriorityWeightFairshare
   std::optional<int64_t> job_size;   // PriorityWeightJobSize
@@ -32,12 +32,12 @@ struct PriorityWeights {
 
 // Reads the weights out of `scontrol show config` entries; values that are not
 // whole numbers count as not published.
-PriorityWeights WeightsFromConfig(const v1::GetConfigReply& config);
+PublishedWeights WeightsFromConfig(const v1::GetConfigReply& config);
 
 // OK unless PriorityType is priority/basic, which has no factors to show:
 // FailedPrecondition with Slurm's text ("You are not running a supported priority
 // plugin\n(priority/basic).\nOnly 'priority/multifactor' is supported.").
-absl::Status CheckPriorityType(const PriorityWeights& weights);
+absl::Status CheckPriorityType(const PublishedWeights& weights);
 
 struct SprioOptions {
   std::string format;        // -o; empty = the default for the other options
@@ -53,7 +53,7 @@ struct SprioOptions {
 // -u, then " %.10Y %.10S" and " %.10A %.10F %.10J %.10P %.10Q" for each factor
 // whose weight is not zero (unpublished weights count as non-zero). -n uses the
 // lower-case, left-justified "%10y %10a ..." forms; -l a fixed list of every column.
-std::string SprioDefaultFormat(const SprioOptions& options, const PriorityWeights& weights);
+std::string SprioDefaultFormat(const SprioOptions& options, const PublishedWeights& weights);
 
 // One piece of a format: literal text, or a field with its width and side.
 using SprioFormatItem = PercentFormatItem;
@@ -68,7 +68,7 @@ absl::StatusOr<std::vector<SprioFormatItem>> ParseSprioFormat(std::string_view f
 // no pending job: Slurm's "Unable to find jobs matching user/id(s) specified" line
 // alone. Errors as ParseSprioFormat.
 absl::StatusOr<std::string> FormatSprio(const v1::GetJobsReply& reply,
-                                        const PriorityWeights& weights,
+                                        const PublishedWeights& weights,
                                         const SprioOptions& options);
 
 }  // namespace skiff

@@ -22,8 +22,8 @@ v1::JobInfo Pending(uint64_t id, const std::string& partition, const std::string
   return job;
 }
 
-PriorityWeights Weights() {
-  PriorityWeights w;
+PublishedWeights Weights() {
+  PublishedWeights w;
   w.age = 1000;
   w.fairshare = 10000;
   w.job_size = 1000;
@@ -50,7 +50,7 @@ TEST(SprioDefaultFormat, FollowsTheWeightsLikeSlurm) {
   SprioOptions options;
   EXPECT_EQ(SprioDefaultFormat(options, Weights()),
             "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q");
-  PriorityWeights w = Weights();
+  PublishedWeights w = Weights();
   w.fairshare = 0;
   w.qos = 0;
   options.show_user = true;
@@ -59,7 +59,7 @@ TEST(SprioDefaultFormat, FollowsTheWeightsLikeSlurm) {
   options.normalized = true;
   EXPECT_EQ(SprioDefaultFormat(options, Weights()), "%.15i %9r %10y %10a %10f %10j %10p %10q");
   // Weights ctld does not publish count as non-zero.
-  EXPECT_EQ(SprioDefaultFormat(SprioOptions(), PriorityWeights()),
+  EXPECT_EQ(SprioDefaultFormat(SprioOptions(), PublishedWeights()),
             "%.15i %9r %.10Y %.10S %.10A %.10F %.10J %.10P %.10Q");
 }
 
@@ -137,7 +137,7 @@ TEST(WeightsFromConfig, ReadsPublishedEntries) {
   add("PriorityWeightQOS", "0");
   add("PriorityWeightTRES", "(null)");
   add("PriorityWeightFairshare", "lots");
-  PriorityWeights w = WeightsFromConfig(config);
+  PublishedWeights w = WeightsFromConfig(config);
   EXPECT_EQ(w.age, 1000);
   EXPECT_EQ(w.qos, 0);
   EXPECT_FALSE(w.fairshare.has_value());
@@ -147,7 +147,7 @@ TEST(WeightsFromConfig, ReadsPublishedEntries) {
 }
 
 TEST(CheckPriorityType, BasicHasNoFactors) {
-  PriorityWeights w;
+  PublishedWeights w;
   w.priority_type = "priority/basic";
   EXPECT_EQ(CheckPriorityType(w).message(),
             "You are not running a supported priority plugin\n(priority/basic).\n"

@@ -1,4 +1,4 @@
-// ctld's calls to scriptd. ScriptRunner is the interface (tests fake it);
+// ctld's calls to scriptd. ScriptDaemonClient is the interface (tests fake it);
 // ScriptdClient is the real one over scriptd's Unix socket.
 //
 // A script or Lua call in flight when scriptd dies is not dropped: RunScript and
@@ -25,9 +25,9 @@
 
 namespace skiff {
 
-class ScriptRunner {
+class ScriptDaemonClient {
  public:
-  virtual ~ScriptRunner() = default;
+  virtual ~ScriptDaemonClient() = default;
   virtual absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) = 0;
   virtual void KillScript(const std::string& request_id) = 0;
 
@@ -35,7 +35,7 @@ class ScriptRunner {
   // returns when it has ended (rc, message, timed_out, killed). KillScript with
   // its request_id cancels it. The default is for fakes that run no Lua.
   virtual absl::StatusOr<v1::RunLuaReply> RunLua(const v1::RunLuaRequest& request) {
-    return absl::UnimplementedError("this ScriptRunner cannot run burst_buffer.lua");
+    return absl::UnimplementedError("this ScriptDaemonClient cannot run burst_buffer.lua");
   }
 
   // Kills every script and Lua call running for the job (scancel, teardown);
@@ -43,7 +43,7 @@ class ScriptRunner {
   virtual absl::StatusOr<int> FlushJob(uint64_t job_id) { return 0; }
 };
 
-class ScriptdClient final : public ScriptRunner {
+class ScriptdClient final : public ScriptDaemonClient {
  public:
   ScriptdClient(const std::string& socket_path, int retry_window_seconds);
 

@@ -234,7 +234,7 @@ TEST_F(ScriptdClientTest, RunLuaGivesUpAfterTheRetryWindow) {
 
 // Fakes written before RunLua existed keep compiling and get these answers.
 TEST(ScriptRunnerInterface, DefaultsRunNoLuaAndFlushNothing) {
-  class OldFake : public ScriptRunner {
+  class OldFake : public ScriptDaemonClient {
    public:
     absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest&) override {
       return v1::RunScriptReply();

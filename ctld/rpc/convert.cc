@@ -107,8 +107,8 @@ NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request) {
   return reg;
 }
 
-JobReport ReportFromProto(const v1::NodeJobReport& report) {
-  JobReport out;
+NodeRunReport ReportFromProto(const v1::NodeJobReport& report) {
+  NodeRunReport out;
   out.job_id = report.job_id();
   out.finished = report.finished();
   out.exit_code = report.exit_code();

@@ -13,7 +13,7 @@ namespace skiff {
 void NodeToProto(const Node& node, v1::NodeInfo* out);
 void PartitionToProto(const PartitionConfig& partition, v1::PartitionInfo* out);
 NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request);
-JobReport ReportFromProto(const v1::NodeJobReport& report);
+NodeRunReport ReportFromProto(const v1::NodeJobReport& report);
 
 }  // namespace skiff
 

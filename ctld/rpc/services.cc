@@ -103,7 +103,7 @@ grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
 grpc::Status NodeService::Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                                    v1::RegisterReply* reply) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
-  std::vector<JobReport> reports;
+  std::vector<NodeRunReport> reports;
   for (const v1::NodeJobReport& job : request->jobs()) reports.push_back(ReportFromProto(job));
   absl::StatusOr<Controller::Registration> registration =
       controller_.RegisterNode(RegistrationFromProto(*request), reports);

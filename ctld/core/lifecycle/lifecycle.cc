@@ -508,7 +508,7 @@ void Lifecycle::Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t pre
   Terminate(job, JobState::kPreempted, effects, grace_time);
 }
 
-void Lifecycle::ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects) {
+void Lifecycle::ApplyReport(Job& job, const NodeRunReport& report, int64_t now, Effects& effects) {
   if (report.finished && report.run != 0 && report.run != job.restart_count + 1) {
     // The end of an earlier run of a requeued job, sent again after the job
     // started anew (on this node): it says nothing about the current run.
@@ -656,7 +656,8 @@ void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now,
 // ---------------------------------------------------------------- nodes
 
 absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registration,
-                                                const std::vector<JobReport>& reports, int64_t now,
+                                                const std::vector<NodeRunReport>& reports,
+                                                int64_t now,
                                                 std::vector<uint64_t>* jobs_to_terminate,
                                                 std::vector<NodeChange>* changes) {
   Begin();
@@ -667,7 +668,7 @@ absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registra
     return status;
   }
   std::set<uint64_t> reported;
-  for (const JobReport& report : reports) {
+  for (const NodeRunReport& report : reports) {
     reported.insert(report.job_id);
     const Job* job = Find(report.job_id);
     const bool ours = job != nullptr && !job->nodes.empty() &&
@@ -736,7 +737,7 @@ Effects Lifecycle::CheckNodeTimeouts(int64_t now, std::vector<NodeChange>* chang
 // ---------------------------------------------------------------- jobs
 
 absl::StatusOr<Effects> Lifecycle::JobComplete(const std::string& node_name,
-                                               const JobReport& report, int64_t now) {
+                                               const NodeRunReport& report, int64_t now) {
   Begin();
   const Job* job = Find(report.job_id);
   // Purged long ago, or already recorded (a repeated report): nothing to do.
@@ -747,7 +748,7 @@ absl::StatusOr<Effects> Lifecycle::JobComplete(const std::string& node_name,
         absl::StrCat("JobId=", report.job_id, " does not run on NodeName=", node_name));
   }
   Effects effects;
-  JobReport finished = report;
+  NodeRunReport finished = report;
   finished.finished = true;
   ApplyReport(Mut(report.job_id), finished, now, effects);
   return Close(std::move(effects));

@@ -226,7 +226,7 @@ class Lifecycle {
 
   // ---- nodes
   absl::StatusOr<Effects> RegisterNode(const NodeRegistration& registration,
-                                       const std::vector<JobReport>& reports, int64_t now,
+                                       const std::vector<NodeRunReport>& reports, int64_t now,
                                        std::vector<uint64_t>* jobs_to_terminate,
                                        std::vector<NodeChange>* changes);
   // Not a transaction (node liveness is not persisted). False when the node must
@@ -242,7 +242,7 @@ class Lifecycle {
   // ---- jobs
   // A node reports a finished job. OK (no rows) for a job already recorded;
   // FailedPrecondition when the job does not run there.
-  absl::StatusOr<Effects> JobComplete(const std::string& node_name, const JobReport& report,
+  absl::StatusOr<Effects> JobComplete(const std::string& node_name, const NodeRunReport& report,
                                       int64_t now);
   Effects Cancel(const Caller& caller, bool privileged, const CancelSpec& spec, int64_t now,
                  std::vector<CancelOutcome>* outcomes);
@@ -403,7 +403,7 @@ class Lifecycle {
   void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
   void ReleaseResources(Job& job, int64_t now, Effects& effects);
   void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
-  void ApplyReport(Job& job, const JobReport& report, int64_t now, Effects& effects);
+  void ApplyReport(Job& job, const NodeRunReport& report, int64_t now, Effects& effects);
   // Adds a run's billing-seconds (times its QOS's UsageFactor) to the fair-share
   // usage of its user and association (sshare's RawUsage), as of `now`.
   void AccrueUsage(const Job& job, double billing_seconds, int64_t now, Effects& effects);

@@ -1136,7 +1136,7 @@ TEST_F(LaunchFailureTest, NodeScriptFailuresDrainTheNode) {
   Drive(Schedule());
   ASSERT_EQ(StateOf(id), JobState::kRunning);
   const std::string node = core_->Find(id)->nodes.front();
-  JobReport prolog{id, true, 0, 0, "Prolog error on n1: exit code 1: no scratch"};
+  NodeRunReport prolog{id, true, 0, 0, "Prolog error on n1: exit code 1: no scratch"};
   prolog.prolog_error = "exit code 1: no scratch";
   Drive(Store(core_->JobComplete(node, prolog, now_)));
   EXPECT_EQ(StateOf(id), JobState::kPending);
@@ -1151,7 +1151,7 @@ TEST_F(LaunchFailureTest, NodeScriptFailuresDrainTheNode) {
   ASSERT_EQ(StateOf(other), JobState::kRunning);
   const std::string other_node = core_->Find(other)->nodes.front();
   ASSERT_NE(other_node, node);
-  JobReport epilog{other, true, 0, 0, ""};
+  NodeRunReport epilog{other, true, 0, 0, ""};
   epilog.epilog_error = "exit code 2";
   Drive(Store(core_->JobComplete(other_node, epilog, now_)));
   EXPECT_EQ(StateOf(other), JobState::kCompleted);
@@ -1169,7 +1169,7 @@ TEST_F(LaunchFailureTest, EpilogFailuresOnAMultiNodeJobsOtherNodesDrainThem) {
   ASSERT_EQ(StateOf(id), JobState::kRunning);
   const std::vector<std::string> nodes = core_->Find(id)->nodes;
   ASSERT_EQ(nodes.size(), 2u);
-  JobReport end{id, true, 0, 0, ""};
+  NodeRunReport end{id, true, 0, 0, ""};
   end.node_epilog_errors = {{nodes[1], "exit code 3: no scratch"}, {"elsewhere", "exit code 1"}};
   Drive(Store(core_->JobComplete(nodes[0], end, now_)));
   EXPECT_EQ(StateOf(id), JobState::kCompleted);
@@ -1227,7 +1227,7 @@ TEST_F(LifecycleTest, AFencedRunIsRequeuedAndAnEarlierRunsEndIsIgnored) {
   Drive(Schedule());
   ASSERT_EQ(StateOf(id), JobState::kRunning);
   const std::string node = core_->Find(id)->nodes.front();
-  JobReport fenced{id, true, 0, 9, "fenced: ...", true, 1};
+  NodeRunReport fenced{id, true, 0, 9, "fenced: ...", true, 1};
   Drive(Store(core_->JobComplete(node, fenced, now_)));
   EXPECT_EQ(core_->Find(id)->restart_count, 1);
   Drive(Schedule());

@@ -23,7 +23,7 @@ struct Caller {
 };
 
 // What a node daemon says about one of its jobs.
-struct JobReport {
+struct NodeRunReport {
   uint64_t job_id = 0;
   bool finished = false;
   int exit_code = 0;

@@ -55,7 +55,7 @@ WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   if (qos.max_wall != kNoLimit && (job.time_limit == kNoLimit || job.time_limit > qos.max_wall)) {
     return WaitReason::kQosMaxWallDurationPerJobLimit;
   }
-  const TresLimits& limit = qos.max_tres_per_job;
+  const TresCaps& limit = qos.max_tres_per_job;
   const int64_t nodes = job.num_nodes;
   if (Over(limit.gpus, MinJobGpus(job))) return WaitReason::kQosMaxGresPerJob;
   if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
@@ -66,7 +66,7 @@ WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
 
 WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const PendingJob& job) {
   if (Over(qos.max_jobs_per_user, usage.jobs + 1)) return WaitReason::kQosMaxJobsPerUserLimit;
-  const TresLimits& limit = qos.max_tres_per_user;
+  const TresCaps& limit = qos.max_tres_per_user;
   const int64_t nodes = job.num_nodes;
   if (Over(limit.gpus, usage.gpus + MinJobGpus(job))) return WaitReason::kQosMaxGresPerUser;
   if (Over(limit.cpus, usage.cpus + MinJobCpus(job))) return WaitReason::kQosMaxCpuPerUserLimit;
@@ -88,7 +88,7 @@ WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
     const SchedAssoc& assoc = view.assocs[a];
     const Usage& used = usage[a];
     if (Over(assoc.grp_jobs, used.jobs + 1)) return WaitReason::kAssocGrpJobsLimit;
-    const TresLimits& limit = assoc.grp_tres;
+    const TresCaps& limit = assoc.grp_tres;
     if (Over(limit.gpus, used.gpus + MinJobGpus(job))) return WaitReason::kAssocGrpGres;
     if (Over(limit.cpus, used.cpus + MinJobCpus(job))) return WaitReason::kAssocGrpCpuLimit;
     if (Over(limit.mem_mb, used.mem + MinJobMemMb(job))) return WaitReason::kAssocGrpMemLimit;

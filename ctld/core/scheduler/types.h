@@ -65,7 +65,7 @@ struct SchedPartition {
 };
 
 // Trackable resources of one job or one user; kNoLimit where unlimited.
-struct TresLimits {
+struct TresCaps {
   int64_t cpus = kNoLimit;
   int64_t mem_mb = kNoLimit;
   int64_t nodes = kNoLimit;
@@ -75,8 +75,8 @@ struct TresLimits {
 struct Qos {
   std::string name;
   int64_t priority = 0;
-  TresLimits max_tres_per_user;  // over the user's running jobs in this QOS
-  TresLimits max_tres_per_job;
+  TresCaps max_tres_per_user;  // over the user's running jobs in this QOS
+  TresCaps max_tres_per_job;
   int64_t max_jobs_per_user = kNoLimit;         // running
   int64_t max_submit_jobs_per_user = kNoLimit;  // pending + running; see CheckSubmitLimits
   int64_t max_wall = kNoLimit;                  // seconds
@@ -94,7 +94,7 @@ struct SchedAssoc {
   int32_t parent = kNone;       // the association above (an account's); kNone at root
   int64_t max_jobs = kNoLimit;  // running jobs of this association
   int64_t grp_jobs = kNoLimit;  // running jobs of this subtree
-  TresLimits grp_tres;          // resources of the running jobs of this subtree
+  TresCaps grp_tres;            // resources of the running jobs of this subtree
   // GrpTRESMins=billing: service units of the subtree; a job starts only if
   // what ended runs used (billing_used) plus the maximum cost of the running
   // jobs and its own stays within it. Negative = no limit.
