@@ -93,6 +93,8 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
     env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
   }
   if (spec.cpus_per_task() > 0) env["SLURM_CPUS_PER_TASK"] = absl::StrCat(spec.cpus_per_task());
+  // -O: srun in the job reads it and overcommits its steps too, as in Slurm.
+  if (job.request.overcommit) env["SLURM_OVERCOMMIT"] = "1";
   if (spec.ntasks_per_node() > 0) {
     env["SLURM_NTASKS_PER_NODE"] = absl::StrCat(spec.ntasks_per_node());
   }

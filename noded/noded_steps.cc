@@ -113,6 +113,7 @@ StepAsk StepAskFromProto(const v1::StepRequest& request) {
   ask.exclude.assign(request.exclude().begin(), request.exclude().end());
   ask.exact = request.exact();
   ask.overlap = request.overlap();
+  ask.overcommit = request.overcommit();
   return ask;
 }
 

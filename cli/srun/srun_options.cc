@@ -237,6 +237,7 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                      "their own launcher inside the allocation"));
   }
   request.set_work_dir(args.chdir ? *args.chdir : cwd);
+  request.set_overcommit(args.overcommit);
   if (args.task_prolog) request.set_task_prolog(*args.task_prolog);
   if (args.task_epilog) request.set_task_epilog(*args.task_epilog);
 

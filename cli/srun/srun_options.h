@@ -54,7 +54,7 @@ struct SrunArgs {
   std::optional<std::string> constraint;
   bool exclusive = false;
   // Allocation shape (srun outside a job), as sbatch's.
-  bool overcommit = false;           // -O
+  bool overcommit = false;           // -O (the allocation's and the step's)
   bool spread_job = false;           // --spread-job
   bool use_min_nodes = false;        // --use-min-nodes
   std::optional<int> mincpus;        // --mincpus

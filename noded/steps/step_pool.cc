@@ -84,7 +84,14 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
         ++placed;
       }
     }
-    if (placed == before) return {};  // more tasks than these nodes' CPUs
+    if (placed == before) {
+      if (!ask.overcommit) return {};  // more tasks than these nodes' CPUs
+      // -O: the rest a round at a time over the chosen nodes, as Slurm's block layout.
+      for (size_t i = 0; placed < ask.ntasks; i = (i + 1) % chosen.size()) {
+        ++tasks[i];
+        ++placed;
+      }
+    }
   }
   std::vector<StepNodeShare> picked;
   for (size_t slot = 0; slot < chosen.size(); ++slot) {
@@ -108,7 +115,8 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
       gpus = all.gpus;
     }
     const uint64_t memory = ask.mem_given ? ask.mem_per_node_mb : 0;
-    const int64_t cpus = int64_t{count} * ask.cpus_per_task;
+    int64_t cpus = int64_t{count} * ask.cpus_per_task;
+    if (ask.overcommit) cpus = std::min<int64_t>(cpus, have.cpus);  // room >= 1 task's
     const bool fits =
         cpus <= have.cpus && gpus <= have.gpus && memory <= have.memory_mb && count >= 1;
     if (!fits) return {};

@@ -56,6 +56,9 @@ struct StepAsk {
   std::vector<std::string> exclude;   // -x
   bool exact = false;
   bool overlap = false;
+  // -O: tasks past the nodes' CPUs, dealt round-robin once each node's CPUs
+  // are full; a node needs one task's CPUs.
+  bool overcommit = false;
 };
 
 // What a step holds on one node.

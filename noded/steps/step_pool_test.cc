@@ -35,6 +35,23 @@ TEST(StepPool, TasksGoToTheFewestNodesInBlocks) {
   EXPECT_THAT(six.share.nodes[1].task_ids, ElementsAre(3, 4, 5));
 }
 
+// srun -O in an allocation of 1 CPU on each of two nodes: six tasks, three a
+// node, as Slurm 22.05 lays out -O -N2 -n6 (checked against it); without -O
+// they do not fit.
+TEST(StepPool, OvercommitDealsTasksPastTheCpus) {
+  StepPool pool({{"n1", "h:1", 1, 1000, {}}, {"n2", "h:2", 1, 1000, {}}});
+  StepAsk ask = Tasks(6);
+  ask.min_nodes = 2;
+  EXPECT_EQ(pool.Plan(ask).fit, StepFit::kNever);
+  ask.overcommit = true;
+  StepPlan plan = pool.Plan(ask);
+  ASSERT_EQ(plan.fit, StepFit::kNow) << plan.reason;
+  ASSERT_EQ(plan.share.nodes.size(), 2u);
+  EXPECT_THAT(plan.share.nodes[0].task_ids, ElementsAre(0, 1, 2));
+  EXPECT_THAT(plan.share.nodes[1].task_ids, ElementsAre(3, 4, 5));
+  EXPECT_EQ(plan.share.nodes[0].cpus, 1);
+}
+
 // Issue 32 item 5: tasks x CPUs per task at 2^32 wrapped to 0 and "fit".
 TEST(StepPool, TasksTimesCpusThatWrapNeverFit) {
   StepPool pool = TwoNodes();

@@ -88,8 +88,9 @@ TEST_F(PlacementTest, NodeRangesFillToTheirTop) {
 }
 
 TEST_F(PlacementTest, OvercommitAndExclusive) {
-  // The allocation only: a step's own --overcommit is not there yet (issue 31).
-  EXPECT_EQ(Layout("-O -N 2 -n 6", /*with_srun=*/false), "NL=n[1-2] TPN=3(x2) CPN=1(x2)\n");
+  // srun in it overcommits too (SLURM_OVERCOMMIT=1 in the job's environment).
+  EXPECT_EQ(Layout("-O -N 2 -n 6"),
+            "NL=n[1-2] TPN=3(x2) CPN=1(x2)\n0: n1 1: n1 2: n1 3: n2 4: n2 5: n2 ");
   EXPECT_EQ(Layout("--exclusive -n 3"), "NL=n[1-2] TPN=2,1 CPN=2(x2)\n0: n1 1: n1 2: n2 ");
 }
 
