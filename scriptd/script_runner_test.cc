@@ -367,7 +367,7 @@ TEST_F(ScriptRunnerTest, KillAllEndsEverythingAndRefusesNewRequests) {
 
 // Waits until the script has written `path` (a sign that it got past its set-up).
 bool WaitForFile(const std::string& path) {
-  const auto until = Clock::now() + std::chrono::seconds(5);
+  const auto until = Clock::now() + std::chrono::seconds(30);
   while (Clock::now() < until) {
     if (access(path.c_str(), F_OK) == 0) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -414,10 +414,29 @@ TEST_F(ScriptRunnerTest, KillWithAGraceSendsSigtermFirst) {
   const std::string ready = TempDir() + "/term-trap.ready";
   unlink(ready.c_str());
   ScriptRequest request =
-      Shell("graceful", "trap 'echo got TERM; exit 3' TERM; sleep 100 & touch " + ready + "; wait");
+      Shell("graceful", "trap 'echo got TERM; exit 3' TERM; sleep 100 & echo $! > " + ready +
+                            ".tmp; mv " + ready + ".tmp " + ready + "; wait");
   request.kill_grace = absl::Seconds(5);
   auto run = std::async(std::launch::async, [this, &request] { return runner_.Run(request); });
   ASSERT_TRUE(WaitForFile(ready));
+  // Only once the background child has exec'd sleep: a child still in bash
+  // between fork and exec runs the inherited trap instead of dying, and on a
+  // loaded machine the sleep it then becomes outlives the shell until the grace.
+  std::ifstream pid_file(ready);
+  pid_t sleep_pid = 0;
+  pid_file >> sleep_pid;
+  ASSERT_GT(sleep_pid, 0);
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  auto comm = [&] {
+    std::ifstream in("/proc/" + std::to_string(sleep_pid) + "/comm");
+    std::string name;
+    std::getline(in, name);
+    return name;
+  };
+  while (comm() != "sleep" && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(comm(), "sleep");
   const auto start = Clock::now();
   EXPECT_TRUE(runner_.Kill("graceful"));
   absl::StatusOr<ScriptResult> result = run.get();
