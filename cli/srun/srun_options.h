@@ -41,9 +41,9 @@ struct SrunArgs {
   std::optional<std::string> export_env;
   std::optional<std::string> chdir;
   bool pty = false;
-  bool multi_prog = false;            // command[0] is a --multi-prog configuration file
-  std::optional<std::string> output;  // -o FILE pattern
-  std::optional<std::string> error;   // -e FILE pattern
+  bool multi_prog = false;                 // command[0] is a --multi-prog configuration file
+  std::optional<std::string> output;       // -o FILE pattern
+  std::optional<std::string> error;        // -e FILE pattern
   std::optional<std::string> task_prolog;  // --task-prolog PROGRAM
   std::optional<std::string> task_epilog;  // --task-epilog PROGRAM
   // For an allocation made by srun itself (outside one).

@@ -56,7 +56,7 @@ struct CancelSpec {
   std::string name;
   std::vector<JobState> states;
   std::vector<std::string> partitions;
-  int signal = 0;  // 0 = cancel
+  int signal = 0;           // 0 = cancel
   bool batch_only = false;  // -b: the batch shell alone (else the steps)
   bool full = false;        // -f: the batch shell, its children and the steps
   bool hurry = false;       // --hurry: no burst-buffer stage-out
