@@ -91,4 +91,18 @@ std::optional<uid_t> UidOf(const std::string& name) {
   return std::nullopt;
 }
 
+std::vector<gid_t> GroupsOfUser(const std::string& user, gid_t gid) {
+  std::vector<gid_t> groups(32);
+  for (;;) {
+    int n = static_cast<int>(groups.size());
+    if (getgrouplist(user.c_str(), gid, groups.data(), &n) >= 0) {
+      groups.resize(static_cast<size_t>(n));
+      return groups;
+    }
+    // Too small: n now says how many there are (older glibc: grow by half).
+    groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
+                                                         : groups.size() * 2);
+  }
+}
+
 }  // namespace skiff

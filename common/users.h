@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace skiff {
 
@@ -23,6 +24,9 @@ std::optional<uid_t> UidOf(const std::string& name);
 // The names the databases hold, nullopt when they hold none.
 std::optional<std::string> LookUpUserName(uid_t uid);
 std::optional<std::string> LookUpGroupName(gid_t gid);
+// `user`'s groups, with `gid` (getgrouplist): what a process of the user runs
+// with. Resolve before fork in a threaded program (NSS is not fork-safe).
+std::vector<gid_t> GroupsOfUser(const std::string& user, gid_t gid);
 
 // Names of ids, remembered for a while (as nscd would): ctld names the user
 // and group of every submission, and asking NSS each time (opening and reading

@@ -16,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/users.h"
 #include "noded/file_io.h"
 #include "noded/recovery.h"
 #include "noded/shepherd.h"
@@ -52,17 +53,7 @@ std::string ResolveUser(LaunchSpec* spec) {
                         " on this node, not uid ", spec->uid);
   }
   spec->user_name = pw.pw_name;
-  std::vector<gid_t> groups(32);
-  for (;;) {
-    int n = static_cast<int>(groups.size());
-    if (getgrouplist(spec->user_name.c_str(), spec->gid, groups.data(), &n) >= 0) {
-      groups.resize(static_cast<size_t>(n));
-      break;
-    }
-    groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
-                                                         : groups.size() * 2);
-  }
-  spec->groups = std::move(groups);
+  spec->groups = GroupsOfUser(spec->user_name, spec->gid);
   return "";
 }
 

@@ -22,6 +22,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
 #include "common/rpc/guarded_server.h"
+#include "common/version.h"
 #include "noded/allocation_epilogs.h"
 #include "noded/cgroup/confinement.h"
 #include "noded/configless_node.h"
@@ -36,8 +37,6 @@
 
 namespace skiff {
 namespace {
-
-constexpr char kVersion[] = "0.1.0";
 
 int Fatal(const std::string& message) {
   fprintf(stderr, "noded: fatal: %s\n", message.c_str());
@@ -233,7 +232,7 @@ int Run(int argc, char** argv) {
   registration.set_real_memory_mb(hw.real_memory_mb);
   registration.set_boot_time(hw.boot_time);
   registration.set_noded_start_time(start_time);
-  registration.set_version(kVersion);
+  registration.set_version(kSkiffVersion);
   registration.set_os(hw.os);
   registration.set_arch(hw.arch);
   registration.set_port(port);

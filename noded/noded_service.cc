@@ -112,7 +112,7 @@ absl::Status NodedService::SignalLiveSteps(uint64_t job_id, int sig) {
   int signalled = 0;
   for (auto it = live_steps_.lower_bound({job_id, 0});
        it != live_steps_.end() && it->first.first == job_id; ++it) {
-    it->second.signal(sig);
+    it->second.run->Signal(sig);
     ++signalled;
   }
   if (logger_ != nullptr) {

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/auth/authenticator.h"
@@ -28,7 +29,10 @@
 #include "noded/job_manager.h"
 #include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
+#include "noded/steps/step_record.h"
+#include "noded/steps/step_run.h"
 #include "noded/steps/step_tasks.h"
+#include "noded/steps/step_watchers.h"
 #include "noded/task_streams.h"
 #include "proto/noded.grpc.pb.h"
 
@@ -47,8 +51,8 @@ inline constexpr int kMaxStepStreamsPerUser = 256;
 
 class NodedService final : public v1::Noded::Service {
  public:
-  // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep and
-  // EndAllocation, which the job's user may call too. `auth`, `jobs`, `steps`
+  // Only root and `slurm_user_uid` (ctld's user) may call, except RunStep,
+  // EndAllocation and BroadcastFile, which the job's user may call too. `auth`, `jobs`, `steps`
   // and `step_reports` (where RunStep reports its steps for ctld) must outlive
   // the service.
   NodedService(std::string node_name, int64_t start_time, Authenticator& auth, uid_t slurm_user_uid,
@@ -77,6 +81,14 @@ class NodedService final : public v1::Noded::Service {
                         v1::StatStepReply* reply) override;
   grpc::Status StatTasks(grpc::ServerContext* context, const v1::StatStepRequest* request,
                          v1::StatStepReply* reply) override;
+  // noded_attach.cc.
+  grpc::Status AttachStep(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::StepOutput, v1::AttachInput>* stream) override;
+  // noded_bcast.cc: sbcast.
+  grpc::Status BroadcastFile(grpc::ServerContext* context,
+                             grpc::ServerReader<v1::FileChunk>* reader,
+                             v1::BroadcastFileReply* reply) override;
   // noded_node_scripts.cc.
   grpc::Status EndJobOnNode(grpc::ServerContext* context, const v1::EndJobOnNodeRequest* request,
                             v1::EndJobOnNodeReply* reply) override;
@@ -98,6 +110,16 @@ class NodedService final : public v1::Noded::Service {
   // them through `peer` (a RunTasks call, or the step manager in this process)
   // until they have all ended and the step manager has closed its side.
   void ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer);
+  // RunStep's stream to `node`'s tasks, `launch` sent: ServeTasks in this
+  // process for this node, else a RunTasks call to the node's noded.
+  std::unique_ptr<TaskStream> OpenTaskStream(const v1::TaskInput& launch, const StepNode& node);
+  // RunStep's StepRun has told srun the step's end: a failure is logged.
+  void StepToldSrun(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome);
+  // RunStep's last part, once its StepRun has ended (`outcome`): the step is
+  // no longer reachable (live_steps_, sattach's `watchers`), ctld hears its end
+  // (`record` settled) and its resources are given back.
+  void EndStep(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome,
+               StepWatchers* watchers, v1::AcctStep* record);
   // A running job of this node that `caller` may act on (its user, root or
   // SlurmUser): NotFound / PermissionDenied with Slurm's texts otherwise.
   absl::StatusOr<LaunchSpec> JobOfCaller(const Identity& caller, uint64_t job_id);
@@ -129,20 +151,38 @@ class NodedService final : public v1::Noded::Service {
   std::mutex prologs_mu_;
   std::map<uint64_t, std::shared_future<std::string>> prologs_;  // under prologs_mu_
 
-  // RunStep streams open now, per unprivileged user: each holds one of gRPC's
-  // threads for its life, so one user may hold at most
+  // RunStep and AttachStep streams open now, per unprivileged user: each holds
+  // one of gRPC's threads for its life, so one user may hold at most
   // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
   int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
   std::mutex streams_mu_;
   std::map<uid_t, int> open_streams_;  // under streams_mu_
+  // One stream's place in open_streams_, given back when it goes.
+  class StreamSlot {
+   public:
+    StreamSlot(NodedService* service, uid_t uid) : service_(service), uid_(uid) {}
+    StreamSlot(const StreamSlot&) = delete;
+    StreamSlot& operator=(const StreamSlot&) = delete;
+    ~StreamSlot();
 
-  // The steps this node's step manager runs now: how to signal each (RunStep
-  // registers and removes them; SignalStep calls them).
+   private:
+    NodedService* service_;
+    uid_t uid_;
+  };
+  // A place for a stream of `uid` (none needed for root and SlurmUser):
+  // PermissionDenied for a user with no job here, ResourceExhausted at the cap.
+  absl::Status TakeStreamSlot(uid_t uid, std::optional<StreamSlot>* slot);
+
+  // The steps this node's step manager runs now: how to reach each (RunStep
+  // registers each and removes it before its StepRun goes; SignalStep,
+  // SignalLiveSteps, AttachStep, StatStep and BroadcastFile use them under
+  // live_mu_).
   struct LiveStep {
-    std::function<void(int)> signal;
-    std::atomic<bool>* cancelled;                            // set by a SIGKILL from SignalStep
+    StepRun* run;  // signals, scancel N.S and stdin go to it (RunStep owns it)
     std::vector<std::pair<std::string, std::string>> nodes;  // (name, noded address)
     int ntasks = 0;
+    std::vector<std::vector<int>> task_ids;  // per node of `nodes`
+    std::shared_ptr<StepWatchers> watchers;  // sattach's copies of the output
   };
   std::mutex live_mu_;
   std::map<std::pair<uint64_t, uint32_t>, LiveStep> live_steps_;  // under live_mu_

@@ -3,12 +3,10 @@
 // noded/steps/.
 //
 // Threads of one RunStep call: the gRPC thread reads srun's input (stdin,
-// signals) until srun closes its side; one thread per node of the step reads
-// that node's tasks' stream (a RunTasks call, or for this node a LocalTaskStream
-// with its own thread) and forwards it to srun; a finisher waits for them,
-// cancelling the node streams if the job ends here meanwhile, and sends srun
-// the last message. Writes to srun's stream are serialized by `write_mu`;
-// writes to a node's stream by that call's `mu`.
+// signals) until srun closes its side and passes it to the step's StepRun
+// (noded/steps/step_run.h), whose threads read the nodes' streams (a RunTasks
+// call, or for this node a LocalTaskStream with its own thread), forward them
+// to srun through `write` (serialized by `write_mu`) and end the step.
 //
 // A node's call is closed only once srun has heard the step's end (srun closes
 // its side after the last message, having printed every task's failure), or
@@ -19,11 +17,8 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -34,10 +29,11 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/peer_address.h"
 #include "common/rpc/status.h"
-#include "common/time_format.h"
+#include "common/users.h"
 #include "noded/noded_service.h"
 #include "noded/steps/step_env.h"
 #include "noded/steps/step_record.h"
+#include "noded/steps/step_run.h"
 #include "noded/steps/step_tasks.h"
 #include "noded/steps/task_usage.h"
 #include "noded/task_streams.h"
@@ -50,34 +46,130 @@ namespace {
 // stream ends at once).
 constexpr std::chrono::seconds kSrunHearsTheEnd{30};
 
-std::vector<gid_t> GroupsOf(const std::string& user, gid_t gid) {
-  std::vector<gid_t> groups(32);
-  for (;;) {
-    int n = static_cast<int>(groups.size());
-    if (getgrouplist(user.c_str(), gid, groups.data(), &n) >= 0) {
-      groups.resize(static_cast<size_t>(n));
-      return groups;
-    }
-    groups.resize(static_cast<size_t>(n) > groups.size() ? static_cast<size_t>(n)
-                                                         : groups.size() * 2);
+// How far one sattach may fall behind the step's output before it is dropped.
+constexpr size_t kAttachBufferBytes = 8 << 20;
+
+// The job's nodes a step is carved from, once its request is known runnable.
+absl::StatusOr<std::vector<StepNode>> StepNodesOf(const v1::StepRequest& request,
+                                                  const LaunchSpec& job) {
+  if (request.ntasks() < 1 || request.argv().empty()) {
+    return absl::InvalidArgumentError("a step needs a command and ntasks >= 1");
   }
+  std::vector<StepNode> nodes;
+  for (const AllocatedNode& n : job.allocation) {
+    nodes.push_back({n.name, n.address, n.cpus, n.memory_mb, n.gpus});
+  }
+  if (nodes.empty()) {
+    return absl::FailedPreconditionError(
+        "the job was launched without its allocation (an older ctld): no steps");
+  }
+  return nodes;
 }
 
-// One node's RunTasks call, made by the step manager.
-// One node's tasks of the step, as the step manager drives them.
-struct NodeCall {
-  std::string node;
-  std::vector<int> task_ids;
-  std::unique_ptr<TaskStream> stream;
-  std::mutex mu;        // guards writes to `stream` and `closed`
-  bool closed = false;  // WritesDone sent: no more writes
-  std::set<int> ended;  // tasks whose end was forwarded (its reader thread only)
-
-  void Send(const v1::TaskInput& input) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!closed) stream->Write(input);
+// srun's first answer: the step exists, and where its tasks run.
+v1::StepOutput StepCreated(const StepGrant& grant) {
+  v1::StepOutput created;
+  created.set_created(true);
+  created.set_step_id(grant.step_id);
+  for (const StepNodeShare& share : grant.share.nodes) {
+    v1::StepTaskPlacement* place = created.add_placement();
+    place->set_node(grant.nodes[share.node].name);
+    for (int t : share.task_ids) place->add_task_ids(t);
+    place->set_cpus(share.cpus);
+    place->set_memory_mb(share.memory_mb);
+    for (int g : share.gpus) place->add_gpu_indices(g);
   }
-};
+  return created;
+}
+
+// The launch of each node's tasks, in the grant's order, with the step's
+// environment. `manager_node` (this node) needs no job spec: its Prolog ran
+// with the job.
+std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const LaunchSpec& job,
+                                        const StepGrant& grant, const std::string& srun_address,
+                                        const std::string& manager_node) {
+  StepFacts facts;
+  facts.job_id = request.job_id();
+  facts.step_id = grant.step_id;
+  facts.ntasks = request.ntasks();
+  facts.cpus_per_task = request.cpus_per_task() > 1 ? request.cpus_per_task() : 0;
+  facts.srun_address = srun_address;
+  for (const StepNodeShare& share : grant.share.nodes) {
+    facts.nodes.push_back(grant.nodes[share.node].name);
+    facts.tasks_per_node.push_back(static_cast<int>(share.task_ids.size()));
+  }
+  std::map<std::string, std::string> env(request.environment().begin(),
+                                         request.environment().end());
+  AddStepEnvironment(facts, &env);
+  const std::string job_spec_text = FormatLaunchSpec(job);
+  std::vector<v1::TaskInput> launches;
+  for (size_t i = 0; i < grant.share.nodes.size(); ++i) {
+    const StepNodeShare& share = grant.share.nodes[i];
+    const StepNode& node = grant.nodes[share.node];
+    v1::TaskLaunch* launch = launches.emplace_back().mutable_launch();
+    launch->set_job_id(request.job_id());
+    launch->set_step_id(grant.step_id);
+    launch->set_uid(job.uid);
+    launch->set_gid(job.gid);
+    launch->set_user_name(job.user_name);
+    for (int t : share.task_ids) launch->add_task_ids(t);
+    for (const std::string& arg : request.argv()) launch->add_argv(arg);
+    for (const std::string& arg : request.task_argv()) launch->add_task_argv(arg);
+    for (const auto& [key, value] : env) (*launch->mutable_environment())[key] = value;
+    launch->set_work_dir(request.work_dir());
+    launch->set_node_id(static_cast<int>(i));
+    launch->set_cpus(share.cpus);
+    for (int g : share.gpus) launch->add_gpu_indices(g);
+    launch->set_stdin_all(request.stdin_task() < 0);
+    launch->set_stdin_task(request.stdin_task());
+    launch->set_pty(request.pty());
+    if (request.has_window()) *launch->mutable_window() = request.window();
+    launch->set_task_prolog(request.task_prolog());
+    launch->set_task_epilog(request.task_epilog());
+    launch->set_output_pattern(request.output_pattern());
+    launch->set_error_pattern(request.error_pattern());
+    launch->set_input_pattern(request.input_pattern());
+    if (auto name = job.environment.find("SLURM_JOB_NAME"); name != job.environment.end()) {
+      launch->set_job_name(name->second);
+    }
+    // Another node runs its Prolog with it before the job's first step there.
+    if (node.name != manager_node) launch->set_job_spec(job_spec_text);
+  }
+  return launches;
+}
+
+StepRunSpec StepRunSpecOf(const v1::StepRequest& request, const StepGrant& grant,
+                          const std::string& manager_node, int kill_wait) {
+  StepRunSpec spec;
+  spec.job_id = request.job_id();
+  spec.step_id = grant.step_id;
+  spec.manager_node = manager_node;
+  for (const StepNodeShare& share : grant.share.nodes) {
+    spec.nodes.push_back(grant.nodes[share.node].name);
+    spec.task_ids.push_back(share.task_ids);
+  }
+  spec.time_limit = std::chrono::seconds(std::max<int64_t>(0, request.time_limit()));
+  spec.kill_wait = std::chrono::seconds(kill_wait);
+  spec.kill_on_bad_exit = request.kill_on_bad_exit();
+  spec.srun_hears_the_end = kSrunHearsTheEnd;
+  return spec;
+}
+
+// (name, noded address) of each node of the step, in the grant's order.
+std::vector<std::pair<std::string, std::string>> StepNodeAddresses(const StepGrant& grant) {
+  std::vector<std::pair<std::string, std::string>> nodes;
+  for (const StepNodeShare& share : grant.share.nodes) {
+    nodes.emplace_back(grant.nodes[share.node].name, grant.nodes[share.node].address);
+  }
+  return nodes;
+}
+
+// The step's task ids on each node, in the grant's order.
+std::vector<std::vector<int>> StepTaskIds(const StepGrant& grant) {
+  std::vector<std::vector<int>> ids;
+  for (const StepNodeShare& share : grant.share.nodes) ids.push_back(share.task_ids);
+  return ids;
+}
 
 void AddTaskUsage(int task_id, const std::string& node, const TaskUsage& usage,
                   v1::StatStepReply* reply) {
@@ -117,6 +209,25 @@ StepAsk StepAskFromProto(const v1::StepRequest& request) {
   return ask;
 }
 
+NodedService::StreamSlot::~StreamSlot() {
+  std::lock_guard<std::mutex> lock(service_->streams_mu_);
+  if (--service_->open_streams_[uid_] == 0) service_->open_streams_.erase(uid_);
+}
+
+absl::Status NodedService::TakeStreamSlot(uid_t uid, std::optional<StreamSlot>* slot) {
+  if (uid == 0 || uid == slurm_user_uid_) return absl::OkStatus();
+  if (!jobs_.RunsAJobOf(uid)) return absl::PermissionDeniedError("Access/permission denied");
+  std::lock_guard<std::mutex> lock(streams_mu_);
+  int& open = open_streams_[uid];
+  if (open >= max_step_streams_per_user_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "uid ", uid, " has ", open, " step streams open on this node, the most one user may"));
+  }
+  ++open;
+  slot->emplace(this, uid);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<LaunchSpec> NodedService::JobOfCaller(const Identity& caller, uint64_t job_id) {
   absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(job_id);
   if (!job.ok()) return absl::NotFoundError("Job/step already completing or completed");
@@ -133,43 +244,32 @@ v1::Noded::Stub& NodedService::StubFor(const std::string& address) {
   return *stub;
 }
 
+std::unique_ptr<TaskStream> NodedService::OpenTaskStream(const v1::TaskInput& launch,
+                                                         const StepNode& node) {
+  if (node.name == node_name_) {
+    // This node's own tasks: the same service, without a call to itself.
+    return std::make_unique<LocalTaskStream>(
+        [this, launch = launch.launch()](TaskPeer& peer) { ServeTasks(launch, peer); });
+  }
+  v1::Noded::Stub& stub = StubFor(node.address);
+  return std::make_unique<RemoteTaskStream>(
+      [&](grpc::ClientContext* context)
+          -> std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>> {
+        if (!AttachCredential(auth_, context).ok()) return nullptr;
+        auto stream = stub.RunTasks(context);
+        stream->Write(launch);
+        return stream;
+      });
+}
+
 grpc::Status NodedService::RunStep(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Refused before this thread waits for the request: a user with no job here
   // has nothing to run, and one user's streams are capped.
-  const bool privileged = caller->uid == 0 || caller->uid == slurm_user_uid_;
-  if (!privileged && !jobs_.RunsAJobOf(caller->uid)) {
-    return grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied");
-  }
-  // Gives the stream's place back when the call ends.
-  class StreamSlot {
-   public:
-    StreamSlot(NodedService* service, uid_t uid) : service_(service), uid_(uid) {}
-    StreamSlot(const StreamSlot&) = delete;
-    StreamSlot& operator=(const StreamSlot&) = delete;
-    ~StreamSlot() {
-      std::lock_guard<std::mutex> lock(service_->streams_mu_);
-      if (--service_->open_streams_[uid_] == 0) service_->open_streams_.erase(uid_);
-    }
-
-   private:
-    NodedService* service_;
-    uid_t uid_;
-  };
   std::optional<StreamSlot> slot;
-  if (!privileged) {
-    std::lock_guard<std::mutex> lock(streams_mu_);
-    int& open = open_streams_[caller->uid];
-    if (open >= max_step_streams_per_user_) {
-      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          absl::StrCat("uid ", caller->uid, " has ", open,
-                                       " step streams open on this node, the most one user may"));
-    }
-    ++open;
-    slot.emplace(this, caller->uid);
-  }
+  if (absl::Status s = TakeStreamSlot(caller->uid, &slot); !s.ok()) return ToGrpcStatus(s);
   v1::StepInput first;
   if (!stream->Read(&first) || !first.has_request()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
@@ -179,26 +279,19 @@ grpc::Status NodedService::RunStep(
   const uint64_t job_id = request.job_id();
   absl::StatusOr<LaunchSpec> job = JobOfCaller(*caller, job_id);
   if (!job.ok()) return ToGrpcStatus(job.status());
-  if (request.ntasks() < 1 || request.argv().empty()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "a step needs a command and ntasks >= 1");
-  }
-  std::vector<StepNode> nodes;
-  for (const AllocatedNode& n : job->allocation) {
-    nodes.push_back({n.name, n.address, n.cpus, n.memory_mb, n.gpus});
-  }
-  if (nodes.empty()) {
-    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                        "the job was launched without its allocation (an older ctld): no steps");
-  }
+  absl::StatusOr<std::vector<StepNode>> nodes = StepNodesOf(request, *job);
+  if (!nodes.ok()) return ToGrpcStatus(nodes.status());
 
+  // sattach's copies: whatever srun is sent from the moment one attaches.
+  auto watchers = std::make_shared<StepWatchers>(kAttachBufferBytes);
   std::mutex write_mu;
   auto write = [&](const v1::StepOutput& out) {
     std::lock_guard<std::mutex> lock(write_mu);
     stream->Write(out);
+    watchers->Publish(out);
   };
   absl::StatusOr<StepGrant> grant = steps_.CreateStep(
-      job_id, nodes, StepAskFromProto(request), request.immediate(),
+      job_id, *nodes, StepAskFromProto(request), request.immediate(),
       [&](const std::string& reason) {
         v1::StepOutput out;
         out.set_waiting_reason(reason);
@@ -211,299 +304,57 @@ grpc::Status NodedService::RunStep(
     }
     return ToGrpcStatus(grant.status());
   }
-
-  // The step's layout and its environment.
-  StepFacts facts;
-  facts.job_id = job_id;
-  facts.step_id = grant->step_id;
-  facts.ntasks = request.ntasks();
-  facts.cpus_per_task = request.cpus_per_task() > 1 ? request.cpus_per_task() : 0;
-  facts.srun_address = PeerAddress(context->peer());
-
-  v1::StepOutput created;
-  created.set_created(true);
-  created.set_step_id(grant->step_id);
-  for (const StepNodeShare& share : grant->share.nodes) {
-    const StepNode& node = grant->nodes[share.node];
-    facts.nodes.push_back(node.name);
-    facts.tasks_per_node.push_back(static_cast<int>(share.task_ids.size()));
-    v1::StepTaskPlacement* place = created.add_placement();
-    place->set_node(node.name);
-    for (int t : share.task_ids) place->add_task_ids(t);
-    place->set_cpus(share.cpus);
-    place->set_memory_mb(share.memory_mb);
-    for (int g : share.gpus) place->add_gpu_indices(g);
-  }
-  std::map<std::string, std::string> env(request.environment().begin(),
-                                         request.environment().end());
-  AddStepEnvironment(facts, &env);
-  write(created);
-
+  write(StepCreated(*grant));
   // ctld hears about the step now and at its end (for squeue -s and sacct),
   // after the fact: it is not on the step's path.
   v1::AcctStep record = StepRecordAtStart(request, *grant, time(nullptr));
   step_reports_.Push(job_id, record);
 
-  // One RunTasks call per node.
-  const std::string job_spec_text = FormatLaunchSpec(*job);
-  std::vector<std::unique_ptr<NodeCall>> calls;
-  for (size_t i = 0; i < grant->share.nodes.size(); ++i) {
-    const StepNodeShare& share = grant->share.nodes[i];
-    const StepNode& node = grant->nodes[share.node];
-    auto call = std::make_unique<NodeCall>();
-    call->node = node.name;
-    call->task_ids = share.task_ids;
-    v1::TaskInput launch_input;
-    v1::TaskLaunch* launch = launch_input.mutable_launch();
-    launch->set_job_id(job_id);
-    launch->set_step_id(grant->step_id);
-    launch->set_uid(job->uid);
-    launch->set_gid(job->gid);
-    launch->set_user_name(job->user_name);
-    for (int t : share.task_ids) launch->add_task_ids(t);
-    for (const std::string& arg : request.argv()) launch->add_argv(arg);
-    for (const std::string& arg : request.task_argv()) launch->add_task_argv(arg);
-    for (const auto& [key, value] : env) (*launch->mutable_environment())[key] = value;
-    launch->set_work_dir(request.work_dir());
-    launch->set_node_id(static_cast<int>(i));
-    launch->set_cpus(share.cpus);
-    for (int g : share.gpus) launch->add_gpu_indices(g);
-    launch->set_stdin_all(request.stdin_task() < 0);
-    launch->set_stdin_task(request.stdin_task());
-    launch->set_pty(request.pty());
-    if (request.has_window()) *launch->mutable_window() = request.window();
-    launch->set_task_prolog(request.task_prolog());
-    launch->set_task_epilog(request.task_epilog());
-    launch->set_output_pattern(request.output_pattern());
-    launch->set_error_pattern(request.error_pattern());
-    launch->set_input_pattern(request.input_pattern());
-    if (auto name = job->environment.find("SLURM_JOB_NAME"); name != job->environment.end()) {
-      launch->set_job_name(name->second);
-    }
-    // Another node runs its Prolog with it before the job's first step there.
-    if (node.name != node_name_) launch->set_job_spec(job_spec_text);
-    if (node.name == node_name_) {
-      // This node's own tasks: the same service, without a call to itself.
-      call->stream = std::make_unique<LocalTaskStream>(
-          [this, launch = *launch](TaskPeer& peer) { ServeTasks(launch, peer); });
-    } else {
-      v1::Noded::Stub& stub = StubFor(node.address);
-      call->stream = std::make_unique<RemoteTaskStream>(
-          [&](grpc::ClientContext* context)
-              -> std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>> {
-            if (!AttachCredential(auth_, context).ok()) return nullptr;
-            auto stream = stub.RunTasks(context);
-            stream->Write(launch_input);
-            return stream;
-          });
-    }
-    calls.push_back(std::move(call));
-  }
-
-  std::atomic<bool> all_ended{false};
-  std::atomic<bool> cancelled{false};  // scancel N.S
-  std::atomic<bool> timed_out{false};  // srun -t
-  auto signal_all = [&](int sig) {
-    v1::TaskInput input;
-    input.set_signal(sig);
-    for (auto& call : calls) call->Send(input);
+  const std::vector<v1::TaskInput> launches =
+      TaskLaunches(request, *job, *grant, PeerAddress(context->peer()), node_name_);
+  StepRunDeps deps;
+  deps.open_stream = [&](size_t i) {
+    return OpenTaskStream(launches[i], grant->nodes[grant->share.nodes[i].node]);
   };
-  const std::pair<uint64_t, uint32_t> live_key{job_id, grant->step_id};
+  deps.sink = write;
+  deps.job_running = [&] { return jobs_.IsRunning(job_id); };
+  deps.told_srun = [&](const StepOutcome& outcome) { StepToldSrun(job_id, *grant, outcome); };
+  StepRun run(StepRunSpecOf(request, *grant, node_name_, jobs_.kill_wait()), std::move(deps));
   {
     std::lock_guard<std::mutex> lock(live_mu_);
-    LiveStep live{signal_all, &cancelled, {}, request.ntasks()};
-    for (const StepNodeShare& share : grant->share.nodes) {
-      live.nodes.emplace_back(grant->nodes[share.node].name, grant->nodes[share.node].address);
-    }
-    live_steps_[live_key] = std::move(live);
+    live_steps_[{job_id, grant->step_id}] =
+        LiveStep{&run, StepNodeAddresses(*grant), request.ntasks(), StepTaskIds(*grant), watchers};
   }
-  std::mutex outcome_mu;
-  StepOutcome outcome;  // under outcome_mu
-  std::mutex ended_mu;  // with ended_cv: wakes the finisher as each node's tasks end
-  std::condition_variable ended_cv;
-  size_t readers_done = 0;     // under ended_mu
-  bool srun_closed = false;    // under ended_mu: srun closed its side or went away
-  bool release_nodes = false;  // under ended_mu: the nodes' calls may close
-  std::vector<std::thread> readers;
-  for (auto& call_ptr : calls) {
-    NodeCall* call = call_ptr.get();
-    readers.emplace_back([&, call] {
-      v1::TaskOutput out;
-      bool finished = false;
-      while (call->stream->Read(&out)) {
-        if (!out.data().empty()) {
-          v1::StepOutput forward;
-          forward.set_task_id(out.task_id());
-          forward.set_is_stderr(out.is_stderr());
-          forward.set_data(out.data());
-          write(forward);
-        }
-        if (out.task_exit_size() > 0) {
-          v1::StepOutput forward;
-          bool bad = false;
-          for (const v1::TaskExit& exit : out.task_exit()) {
-            v1::TaskExit* e = forward.add_task_exit();
-            *e = exit;
-            e->set_node(call->node);
-            call->ended.insert(exit.task_id());
-            bad = bad || exit.exit_code() != 0 || exit.signal() != 0;
-            std::lock_guard<std::mutex> lock(outcome_mu);
-            outcome.Add(exit.exit_code(), exit.signal(), !exit.failure().empty());
-            outcome.AddUsage(exit.task_id(), call->node, exit.user_cpu_usec(),
-                             exit.system_cpu_usec(), exit.max_rss_kb());
-          }
-          write(forward);
-          if (bad && request.kill_on_bad_exit()) signal_all(SIGKILL);
-        }
-        if (out.finished()) {
-          finished = true;
-          break;
-        }
-      }
-      if (finished) {
-        // This node's part is told; its call stays open until srun has heard.
-        std::unique_lock<std::mutex> lock(ended_mu);
-        ++readers_done;
-        ended_cv.notify_all();
-        ended_cv.wait(lock, [&] { return release_nodes; });
-      }
-      {
-        std::lock_guard<std::mutex> lock(call->mu);
-        call->closed = true;
-        call->stream->WritesDone();
-      }
-      const grpc::Status status = call->stream->Finish();
-      if (!finished) {
-        // The node's call broke: its tasks that were not reported end here.
-        v1::StepOutput lost;
-        for (int t : call->task_ids) {
-          if (call->ended.count(t) != 0) continue;
-          v1::TaskExit* e = lost.add_task_exit();
-          e->set_task_id(t);
-          e->set_node(call->node);
-          e->set_exit_code(1);
-          e->set_failure(absl::StrCat("node ", call->node,
-                                      " lost the step's tasks: ", status.error_message()));
-          std::lock_guard<std::mutex> lock(outcome_mu);
-          outcome.Add(1, 0, true);
-        }
-        if (lost.task_exit_size() > 0) write(lost);
-        {
-          std::lock_guard<std::mutex> lock(ended_mu);
-          ++readers_done;
-        }
-        ended_cv.notify_all();
-      }
-    });
-  }
-  // Waits for every node's tasks, and meanwhile watches the job: its end here
-  // (scancel, time limit) ends its steps everywhere; and the step's own time
-  // limit (srun -t): SIGTERM, then SIGKILL KillWait later.
-  const auto started = std::chrono::steady_clock::now();
-  std::thread finisher([&] {
-    {
-      std::unique_lock<std::mutex> lock(ended_mu);
-      bool cancelled_calls = false, killed = false;
-      std::optional<std::chrono::steady_clock::time_point> termed_at;
-      while (readers_done < calls.size()) {
-        if (!cancelled_calls && !jobs_.IsRunning(job_id)) {
-          for (auto& call : calls) call->stream->Cancel();
-          cancelled_calls = true;
-        }
-        const auto now = std::chrono::steady_clock::now();
-        if (request.time_limit() > 0 && !termed_at &&
-            now - started >= std::chrono::seconds(request.time_limit())) {
-          termed_at = now;
-          timed_out = true;
-          v1::StepOutput note;
-          note.set_task_id(0);
-          note.set_is_stderr(true);
-          note.set_data(absl::StrCat("slurmstepd: error: *** STEP ", job_id, ".", grant->step_id,
-                                     " ON ", node_name_, " CANCELLED AT ",
-                                     FormatTimestamp(time(nullptr)), " DUE TO TIME LIMIT ***\n"));
-          write(note);
-          signal_all(SIGTERM);
-        }
-        if (termed_at && !killed && now - *termed_at >= std::chrono::seconds(jobs_.kill_wait())) {
-          signal_all(SIGKILL);
-          killed = true;
-        }
-        ended_cv.wait_for(lock, std::chrono::milliseconds(100));
-      }
-    }
-    all_ended = true;
-    v1::StepOutput last;
-    last.set_finished(true);
-    write(last);
-    bool failed = false;
-    {
-      std::lock_guard<std::mutex> lock(outcome_mu);
-      failed = outcome.failed;
-    }
-    if (failed && logger_ != nullptr) {
-      logger_->info(
-          "StepId={}.{}: a task failed to start or was lost; the nodes' calls close once srun has "
-          "heard why",
-          job_id, grant->step_id);
-    }
-    {
-      std::unique_lock<std::mutex> lock(ended_mu);
-      const auto deadline = std::chrono::steady_clock::now() + kSrunHearsTheEnd;
-      while (!srun_closed && jobs_.IsRunning(job_id) &&
-             std::chrono::steady_clock::now() < deadline) {
-        ended_cv.wait_for(lock, std::chrono::milliseconds(100));
-      }
-      release_nodes = true;
-    }
-    ended_cv.notify_all();
-    for (std::thread& t : readers) t.join();
-  });
-
   // srun's input until it closes its side (after `finished`) or goes away.
-  v1::StepInput input;
-  while (stream->Read(&input)) {
-    v1::TaskInput forward;
-    switch (input.what_case()) {
-      case v1::StepInput::kStdin:
-        forward.set_stdin(input.stdin());
-        break;
-      case v1::StepInput::kStdinEof:
-        forward.set_stdin_eof(true);
-        break;
-      case v1::StepInput::kSignal:
-        forward.set_signal(input.signal());
-        break;
-      case v1::StepInput::kWindow:
-        *forward.mutable_window() = input.window();
-        break;
-      default:
-        continue;
-    }
-    for (auto& call : calls) call->Send(forward);
+  for (v1::StepInput input; stream->Read(&input);) {
+    if (std::optional<v1::TaskInput> forward = TaskInputFromSrun(input)) run.Input(*forward);
   }
-  {
-    std::lock_guard<std::mutex> lock(ended_mu);
-    srun_closed = true;
+  run.SrunClosed();
+  EndStep(job_id, *grant, run.Wait(), watchers.get(), &record);
+  return grpc::Status::OK;
+}
+
+void NodedService::StepToldSrun(uint64_t job_id, const StepGrant& grant,
+                                const StepOutcome& outcome) {
+  if (outcome.failed && logger_ != nullptr) {
+    logger_->info(
+        "StepId={}.{}: a task failed to start or was lost; the nodes' calls close once srun has "
+        "heard why",
+        job_id, grant.step_id);
   }
-  ended_cv.notify_all();
-  if (!all_ended) {
-    for (auto& call : calls) call->stream->Cancel();  // srun went away: end the tasks
-  }
-  finisher.join();
+}
+
+void NodedService::EndStep(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome,
+                           StepWatchers* watchers, v1::AcctStep* record) {
   {
     std::lock_guard<std::mutex> lock(live_mu_);
-    live_steps_.erase(live_key);
+    live_steps_.erase({job_id, grant.step_id});
   }
-  {
-    std::lock_guard<std::mutex> lock(outcome_mu);
-    outcome.cancelled = cancelled || !jobs_.IsRunning(job_id);
-    outcome.timed_out = timed_out;
-    FinishStepRecord(outcome, time(nullptr), &record);
-  }
-  step_reports_.Push(job_id, record);
-  steps_.EndStep(job_id, *grant);
+  watchers->Close();
+  FinishStepRecord(outcome, time(nullptr), record);
+  step_reports_.Push(job_id, *record);
+  steps_.EndStep(job_id, grant);
   steps_.ForgetEndedJobs([this](uint64_t id) { return jobs_.IsRunning(id); });
-  return grpc::Status::OK;
 }
 
 grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
@@ -514,8 +365,11 @@ grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
   if (it == live_steps_.end()) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
   }
-  if (request->signal() == SIGKILL) *it->second.cancelled = true;
-  it->second.signal(request->signal());
+  if (request->signal() == SIGKILL) {
+    it->second.run->Cancel();  // the step's record says CANCELLED
+  } else {
+    it->second.run->Signal(request->signal());
+  }
   return grpc::Status::OK;
 }
 
@@ -626,7 +480,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   StepTasksSpec spec;
   spec.uid = launch.uid();
   spec.gid = launch.gid();
-  spec.groups = GroupsOf(launch.user_name(), launch.gid());
+  spec.groups = GroupsOfUser(launch.user_name(), launch.gid());
   spec.work_dir = launch.work_dir();
   // On the job's own node its tasks join the job's cgroup.
   if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
@@ -728,6 +582,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     while (peer.Read(&input)) {
       if (input.what_case() == v1::TaskInput::kStdin) {
         tasks->WriteStdin(launch.stdin_all() ? -1 : launch.stdin_task(), input.stdin());
+      } else if (input.what_case() == v1::TaskInput::kTaskStdin) {
+        tasks->WriteStdin(input.task_stdin().task_id(), input.task_stdin().data());
       } else if (input.what_case() == v1::TaskInput::kStdinEof) {
         tasks->CloseStdin();
       } else if (input.what_case() == v1::TaskInput::kSignal) {

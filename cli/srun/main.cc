@@ -31,7 +31,7 @@
 #include "cli/common/allocation.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
+#include "cli/common/task_output.h"
 #include "cli/sbatch/sbatch_options.h"
 #include "cli/srun/srun_help.h"
 #include "cli/srun/srun_options.h"
@@ -40,6 +40,7 @@
 #include "common/propagated_limits.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/version.h"
 #include "proto/noded.grpc.pb.h"
 
 extern char** environ;
@@ -112,6 +113,7 @@ skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
   o.mincpus = text(args.mincpus);
   if (args.overcommit) o.overcommit = true;
   if (args.spread_job) o.spread_job = true;
+  if (args.contiguous) o.contiguous = true;
   if (args.use_min_nodes) o.use_min_nodes = true;
   o.mem = args.mem;
   o.gres = args.gres;
@@ -136,51 +138,6 @@ skiff::SbatchRawOptions AllocationOptions(const skiff::SrunArgs& args) {
 int Fail(const std::string& message, int code = 1) {
   return skiff::ReportError(kProgram, absl::UnknownError(message), code);
 }
-
-void WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-// Task output, with -l labels on every line (partial lines wait for the rest).
-class OutputWriter {
- public:
-  OutputWriter(bool label, int ntasks) : label_(label), ntasks_(ntasks) {}
-  void Add(int task, bool is_stderr, const std::string& data) {
-    const int fd = is_stderr ? 2 : 1;
-    if (!label_) {
-      WriteAll(fd, data);
-      return;
-    }
-    std::string& pending = pending_[{task, is_stderr}];
-    pending += data;
-    std::string out;
-    size_t start = 0;
-    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      out += skiff::TaskLabel(task, ntasks_) + pending.substr(start, nl + 1 - start);
-    }
-    pending.erase(0, start);
-    WriteAll(fd, out);
-  }
-  void Flush(int task) {
-    for (bool is_stderr : {false, true}) {
-      auto it = pending_.find({task, is_stderr});
-      if (it == pending_.end() || it->second.empty()) continue;
-      WriteAll(is_stderr ? 2 : 1, skiff::TaskLabel(task, ntasks_) + it->second + "\n");
-      it->second.clear();
-    }
-  }
-
- private:
-  const bool label_;
-  const int ntasks_;
-  std::map<std::pair<int, bool>, std::string> pending_;
-};
 
 }  // namespace
 
@@ -229,6 +186,7 @@ int main(int argc, char** argv) {
   app.add_flag("--overlap", args.overlap);
   app.add_flag("-O,--overcommit", args.overcommit);
   app.add_flag("--spread-job", args.spread_job);
+  app.add_flag("--contiguous", args.contiguous);
   app.add_flag("--use-min-nodes", args.use_min_nodes);
   app.add_option("--mincpus", args.mincpus);
   app.add_option("-p,--partition", args.partition);
@@ -499,7 +457,7 @@ int main(int argc, char** argv) {
     }
   }).detach();
 
-  OutputWriter output(args.label, request->ntasks());
+  skiff::LabeledOutput output(args.label, request->ntasks(), skiff::WriteAll);
   bool waited = false;
   bool finished = false;
   skiff::v1::StepOutput out;

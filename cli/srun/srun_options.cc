@@ -498,13 +498,6 @@ std::vector<std::string> StepStatusLines(uint64_t job_id, uint32_t step_id, int 
   return lines;
 }
 
-std::string TaskLabel(int task_id, int ntasks) {
-  const int width = static_cast<int>(absl::StrCat(std::max(0, ntasks - 1)).size());
-  std::string id = absl::StrCat(task_id);
-  if (static_cast<int>(id.size()) < width) id.insert(0, width - id.size(), ' ');
-  return absl::StrCat(id, ": ");
-}
-
 std::string TaskRanges(std::vector<int> ids) {
   std::sort(ids.begin(), ids.end());
   std::vector<std::string> parts;

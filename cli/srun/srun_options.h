@@ -56,6 +56,7 @@ struct SrunArgs {
   // Allocation shape (srun outside a job), as sbatch's.
   bool overcommit = false;           // -O (the allocation's and the step's)
   bool spread_job = false;           // --spread-job
+  bool contiguous = false;           // --contiguous (the allocation's; a step ignores it)
   bool use_min_nodes = false;        // --use-min-nodes
   std::optional<int> mincpus;        // --mincpus
   std::vector<std::string> command;  // the program and its arguments
@@ -101,10 +102,6 @@ std::vector<std::string> VerboseLaunchLines(
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
                                                                      const std::string& file,
                                                                      int ntasks);
-
-// "%d" width of the largest task id, for -l labels: "0: " with fewer than 10
-// tasks, " 0: " with 10 to 100.
-std::string TaskLabel(int task_id, int ntasks);
 
 // Task ids folded as Slurm prints them: {0,1,2,5} -> "0-2,5".
 std::string TaskRanges(std::vector<int> ids);

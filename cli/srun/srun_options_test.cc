@@ -121,12 +121,6 @@ TEST(BuildStepRequest, BadInputIsNamed) {
   EXPECT_FALSE(BuildStepRequest(Command({}), JobEnv(), "/").ok());
 }
 
-TEST(TaskLabel, PadsToTheWidestTaskId) {
-  EXPECT_EQ(TaskLabel(3, 4), "3: ");
-  EXPECT_EQ(TaskLabel(3, 12), " 3: ");
-  EXPECT_EQ(TaskLabel(11, 12), "11: ");
-}
-
 TEST(TaskResults, ExitCodeAndLinesAsSrun) {
   std::vector<TaskResult> results = {
       {0, "n1", 4, 0, ""}, {1, "n1", 4, 0, ""}, {2, "n2", 0, 0, ""}, {3, "n2", 1, 0, ""}};
