@@ -13,8 +13,8 @@
 #include "admin/init_command.h"
 #include "admin/join_command.h"
 #include "admin/token_commands.h"
-#include "cli/common/version.h"
 #include "common/join/join_token.h"
+#include "common/version.h"
 
 namespace skiff {
 namespace {

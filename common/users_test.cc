@@ -1,5 +1,6 @@
 #include "common/users.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 namespace skiff {
@@ -50,6 +51,21 @@ TEST(IdNameCache, KeepsANameForItsTimeAndAMissForLess) {
 TEST(IdNameCache, SystemCachesNameRoot) {
   EXPECT_EQ(UserNames().Name(0), "root");
   EXPECT_EQ(GroupNames().Name(0), "root");
+}
+
+}  // namespace
+}  // namespace skiff
+
+namespace skiff {
+namespace {
+
+TEST(GroupsOfUser, HoldsTheGivenGroupAndTheUsersOthers) {
+  const std::vector<gid_t> groups = GroupsOfUser("root", 0);
+  ASSERT_FALSE(groups.empty());
+  EXPECT_NE(std::find(groups.begin(), groups.end(), 0), groups.end());
+  // A gid the user is not a member of is still there: it is the one asked for.
+  const std::vector<gid_t> with = GroupsOfUser("root", 4242);
+  EXPECT_NE(std::find(with.begin(), with.end(), 4242u), with.end());
 }
 
 }  // namespace

@@ -187,6 +187,7 @@ absl::Status Controller::Recover() {
   if (absl::Status s = RecoverAccounts(); !s.ok()) return s;
   if (absl::Status s = RecoverJoin(); !s.ok()) return s;
   if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
+  if (absl::Status s = RecoverTriggers(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();
   absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config()->min_job_age);
@@ -246,6 +247,8 @@ void Controller::Start() {
   PollBbPools();  // before the first pass: submissions and stage-ins need the pools
   next_pool_poll_ = clock_.Now() + kPoolPollSeconds;
   CommitReport([](Lifecycle& core, int64_t now) { return core.Resume(now); });
+  // The triggers' first observation: node changes from here on are events.
+  ProcessTriggers();
   scheduler_ = std::thread([this] { SchedulerLoop(); });
   housekeeping_ = std::thread([this] { HousekeepingLoop(); });
   RequestSchedule();
@@ -303,6 +306,7 @@ void Controller::HousekeepingLoop() {
     }
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
+    ProcessTriggers();  // after the node and time-limit changes it may match
     if (const int64_t now = clock_.Now(); now >= next_job_count_) {
       next_job_count_ = now + kJobCountSeconds;
       Lifecycle::StateCounts counts;

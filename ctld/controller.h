@@ -5,6 +5,7 @@
 //
 // Concurrency model and lock order:
 //   join_mu_ -> commit_mu_ -> mu_    (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
+//                                     triggers_write_mu_ -> commit_mu_ -> mu_;
 //                                     wake_mu_, admin_mu_ and steps_mu_ are leaves)
 // - join_mu_ serializes joins and token changes (controller_join.cc): a
 //   token is checked and stored as used with its node in one transaction
@@ -70,6 +71,7 @@
 #include "ctld/clients/scriptd_client.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/partition_update.h"
+#include "ctld/core/triggers/trigger_table.h"
 #include "ctld/diag_stats.h"
 #include "ctld/qos_table.h"
 #include "ctld/state/job_spec_parts.h"
@@ -303,6 +305,18 @@ class Controller {
   absl::StatusOr<std::string> JoinNode(const std::string& token_id, const std::string& secret,
                                        NodeConfig node);
 
+  // ---- event triggers (controller_triggers.cc; strigger)
+  // --set: who may is trigger_table.h's Prepare; the program is checked (a
+  // regular file the caller may execute) outside every lock. Stored before it
+  // returns the new trigger's id.
+  absl::StatusOr<uint32_t> SetTrigger(const Caller& caller, const TriggerRequest& request);
+  // --get: every trigger not pulled, by id.
+  std::vector<Trigger> SnapshotTriggers();
+  // --clear: removes (stored) what the caller may; returns how many, or Slurm's
+  // error (which some removals may accompany: TriggerTable::PlanClear).
+  absl::StatusOr<size_t> ClearTriggers(const Caller& caller,
+                                       const TriggerTable::ClearFilter& filter);
+
  private:
   using Event = std::function<absl::StatusOr<Effects>(Lifecycle&, int64_t now)>;
 
@@ -355,6 +369,16 @@ class Controller {
   absl::Status RecoverJoin();
   // The core's AccountPolicy from accounts_ and the configuration in force.
   void InstallAccountPolicy() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Loads the stored triggers. From Recover().
+  absl::Status RecoverTriggers();
+  // Observes nodes and jobs against the triggers (housekeeping, every second):
+  // stores what changed, then runs the programs that are due.
+  void ProcessTriggers();
+  // The nodes, and the jobs `job_ids` names, as the trigger core sees them.
+  TriggerWorld TriggerWorldOf(const Lifecycle& core, const std::set<uint64_t>& job_ids) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A trigger's program in scriptd (a work thread).
+  void RunTrigger(const RunTriggerIntent& trigger);
 
   // Intent workers (controller_dispatch.cc, controller_bb.cc).
   void RunProlog(const Job& job);
@@ -433,6 +457,15 @@ class Controller {
   std::map<std::string, StoredJoinToken> join_tokens_;  // by id; under join_mu_
   // Nodes that joined, in join order; read and replaced with commit_mu_ held.
   std::vector<NodeConfig> joined_nodes_;
+
+  // Event triggers (controller_triggers.cc). triggers_write_mu_ serializes
+  // their writers (set, clear, the housekeeping observation) from decision to
+  // the installation of the stored result, without holding mu_ across the store.
+  std::mutex triggers_write_mu_;
+  TriggerTable triggers_ ABSL_GUARDED_BY(mu_);
+  // scontrol reconfigure happened since the last observation (reconfig triggers).
+  std::atomic<bool> reconfigured_{false};
+  std::atomic<uint64_t> trigger_runs_{0};  // makes scriptd request ids unique
 
   // The running srun steps as reported (a leaf lock: taken alone, or inside mu_
   // for nothing). Jobs that are no longer running are dropped by housekeeping.

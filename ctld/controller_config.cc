@@ -91,6 +91,7 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
   }
   absl::StatusOr<std::vector<std::string>> notes = SwapConfig(caller, *loaded);
   if (!notes.ok()) return notes;
+  reconfigured_ = true;  // strigger --reconfig (Slurm's trigger_reconfig)
   // After commit_mu_ is released: PollBbPools takes it.
   if (bb_ != nullptr) PollBbPools();
   RequestSchedule();

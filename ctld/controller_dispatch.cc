@@ -114,6 +114,8 @@ void Controller::DispatchOne(Intent intent) {
           if (bb_ != nullptr) work_->Post([this, id = it.job_id] { bb_->RemoveJobFiles(id); });
         } else if constexpr (std::is_same_v<T, StageOutMailIntent>) {
           work_->Post([this, job = std::move(it.job)] { SendStageOutMail(job); });
+        } else if constexpr (std::is_same_v<T, RunTriggerIntent>) {
+          work_->Post([this, trigger = std::move(it)] { RunTrigger(trigger); });
         } else {
           // A new Intent that nothing carries out must not compile.
           static_assert(AlwaysFalse<T>, "Controller::DispatchOne does not handle this Intent");
@@ -177,7 +179,8 @@ void Controller::Launch(const LaunchIntent& launch) {
   attempt->launch = launch;
   attempt->request = BuildLaunchRequest(
       job, spec,
-      {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets});
+      {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets,
+       WorkingCluster(config()->cluster_name, config()->ctld_addr, config()->ctld_port)});
   TryLaunch(std::move(attempt));
 }
 

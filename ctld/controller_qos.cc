@@ -28,6 +28,7 @@ absl::Status Controller::RecoverQos(std::map<std::string, UserUsageRecord>* usag
   if (table.empty()) {
     // A new database: Slurm's default QOS, so jobs without --qos have one.
     v1::QosInfo normal = DefaultQosInfo("normal");
+    normal.set_id(1);  // Slurm's id for its default QOS
     if (absl::Status s = store_.PutRecord(kQosKind, "normal", normal.SerializeAsString());
         !s.ok()) {
       return s;
@@ -55,9 +56,9 @@ absl::Status Controller::RecoverQos(std::map<std::string, UserUsageRecord>* usag
 std::vector<v1::QosInfo> Controller::SnapshotQos(const std::vector<std::string>& names) {
   absl::MutexLock lock(&mu_);
   std::vector<v1::QosInfo> out;
-  for (const auto& [name, info] : qos_) {
-    if (names.empty() || std::find(names.begin(), names.end(), name) != names.end()) {
-      out.push_back(info);
+  for (v1::QosInfo& info : QosInIdOrder(qos_)) {
+    if (names.empty() || std::find(names.begin(), names.end(), info.name()) != names.end()) {
+      out.push_back(std::move(info));
     }
   }
   return out;

@@ -71,6 +71,14 @@ std::string ExpandOutputPattern(const std::string& pattern, const Job& job,
   return out;
 }
 
+std::string WorkingCluster(const std::string& cluster_name, const std::string& ctld_addr,
+                           int ctld_port) {
+  constexpr int kSlurm2205ProtocolVersion = 38 << 8;  // SLURM_22_05_PROTOCOL_VERSION
+  constexpr int kSelectConsTres = 109;                // SELECT_PLUGIN_CONS_TRES
+  return absl::StrCat(cluster_name, ":", ctld_addr, ":", ctld_port, ":", kSlurm2205ProtocolVersion,
+                      ":", kSelectConsTres);
+}
+
 std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobSpec& spec,
                                                   const ClusterFacts& facts) {
   std::map<std::string, std::string> env(spec.environment().begin(), spec.environment().end());
@@ -119,6 +127,7 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   env["SLURM_JOB_UID"] = absl::StrCat(job.uid);
   env["SLURM_JOB_GID"] = absl::StrCat(job.gid);
   env["SLURM_CLUSTER_NAME"] = facts.cluster_name;
+  if (!facts.working_cluster.empty()) env["SLURM_WORKING_CLUSTER"] = facts.working_cluster;
   // Never SLURM_CONF: a real Slurm client on the same host would read
   // skiff.conf as slurm.conf and fail. Skiff's own commands read SKIFF_CONF.
   env.erase("SLURM_CONF");

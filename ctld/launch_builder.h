@@ -22,7 +22,15 @@ struct ClusterFacts {
   // "addr:port" of each of the job's nodes' noded, in job.nodes order: the
   // allocation the job's step manager (nodes[0]'s noded) carves steps from.
   std::vector<std::string> node_targets = {};
+  // SLURM_WORKING_CLUSTER's value (WorkingCluster()); "" = not set.
+  std::string working_cluster = "";
 };
+
+// Slurm 22.05's SLURM_WORKING_CLUSTER: "ClusterName:address:SlurmctldPort:
+// protocol version:select plugin id", the address being SlurmctldAddr, else
+// SlurmctldHost's (env.c). Skiff speaks 22.05's protocol (9728) with cons_tres (109).
+std::string WorkingCluster(const std::string& cluster_name, const std::string& ctld_addr,
+                           int ctld_port);
 
 // Slurm's filename patterns: %j job id, %x job name, %u user, %A array master
 // (the job id here), %a array index (4294967294 outside arrays, as Slurm), %N

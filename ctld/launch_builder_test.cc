@@ -88,6 +88,16 @@ TEST(JobEnvironment, CarriesSlurmVariablesOverTheUsersOwn) {
   EXPECT_EQ(env["SLURM_TASKS_PER_NODE"], "2,1");
 }
 
+TEST(JobEnvironment, NamesTheWorkingClusterAsSlurm2205) {
+  // tests/reference/slurm-22.05/job_env_plain.txt: lab:127.0.0.1:PORT:9728:109.
+  EXPECT_EQ(WorkingCluster("lab", "127.0.0.1", 6817), "lab:127.0.0.1:6817:9728:109");
+  ClusterFacts facts{"lab", "/etc/skiff/skiff.conf", 4000};
+  EXPECT_EQ(JobEnvironment(RunningJob(), v1::JobSpec(), facts).count("SLURM_WORKING_CLUSTER"), 0u);
+  facts.working_cluster = WorkingCluster("lab", "10.0.0.1", 7817);
+  EXPECT_EQ(JobEnvironment(RunningJob(), v1::JobSpec(), facts)["SLURM_WORKING_CLUSTER"],
+            "lab:10.0.0.1:7817:9728:109");
+}
+
 TEST(TasksPerNode, BlocksAsSlurm) {
   EXPECT_EQ(TasksPerNode(5, 2), (std::vector<int>{3, 2}));
   EXPECT_EQ(TasksPerNode(1, 3), (std::vector<int>{1, 1, 1}));

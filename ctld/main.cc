@@ -59,19 +59,32 @@ int Fatal(const std::string& message) {
 }
 
 // Waits until scriptd answers on its socket, so a broken scriptd is reported at start.
-bool WaitForScriptd(const std::string& socket_path, spdlog::logger& logger) {
+// Waits for scriptd's first answer as long as it runs, up to a minute: a
+// loaded machine (a fresh install paging in, many daemons starting at once)
+// may take longer than one ping's 10 seconds, and a ctld that gave up then
+// would leave the service failed for nothing. A scriptd that exited fails at once.
+bool WaitForScriptd(const std::string& socket_path, pid_t scriptd_pid, spdlog::logger& logger) {
   auto stub = v1::Scriptd::NewStub(MakeChannel("unix:" + socket_path));
-  grpc::ClientContext context;
-  context.set_wait_for_ready(true);  // the socket appears a moment after the fork
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  v1::ScriptdPingReply reply;
-  grpc::Status status = stub->Ping(&context, v1::ScriptdPingRequest(), &reply);
-  if (!status.ok()) {
-    logger.error("scriptd ping: {}", status.error_message());
-    return false;
+  constexpr int kTries = 6;
+  for (int attempt = 1; attempt <= kTries; ++attempt) {
+    grpc::ClientContext context;
+    context.set_wait_for_ready(true);  // the socket appears a moment after the fork
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::ScriptdPingReply reply;
+    grpc::Status status = stub->Ping(&context, v1::ScriptdPingRequest(), &reply);
+    if (status.ok()) {
+      logger.info("scriptd ready: pid {} (parent {})", reply.pid(), reply.parent_pid());
+      return true;
+    }
+    int wstatus = 0;
+    if (waitpid(scriptd_pid, &wstatus, WNOHANG) == scriptd_pid) {
+      logger.error("scriptd (pid {}) exited before answering: {}", scriptd_pid,
+                   status.error_message());
+      return false;
+    }
+    logger.warn("scriptd ping {} of {}: {}", attempt, kTries, status.error_message());
   }
-  logger.info("scriptd ready: pid {} (parent {})", reply.pid(), reply.parent_pid());
-  return true;
+  return false;
 }
 
 // SlurmctldParameters=join_port=N[,join_munge_key=PATH] (docs/decisions.md,
@@ -202,7 +215,7 @@ int Run(int argc, char** argv) {
   for (const std::string& warning : loaded->warnings) logger.warn("{}", warning);
 
   // Serve nothing until scriptd answers: a ctld that is up can run scripts.
-  if (!WaitForScriptd(scriptd_socket, logger)) {
+  if (!WaitForScriptd(scriptd_socket, scriptd->pid, logger)) {
     kill(scriptd->pid, SIGKILL);
     return Fatal(
         absl::StrCat("scriptd (pid ", scriptd->pid, ") does not answer on ", scriptd_socket));

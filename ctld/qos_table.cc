@@ -143,6 +143,16 @@ v1::QosInfo DefaultQosInfo(const std::string& name) {
   return q;
 }
 
+std::vector<v1::QosInfo> QosInIdOrder(const QosTable& table) {
+  std::vector<v1::QosInfo> rows;
+  for (const auto& [name, info] : table) rows.push_back(info);
+  // Stable over the name order the map gives: equal ids (0, rows older than
+  // ids) stay by name.
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const v1::QosInfo& a, const v1::QosInfo& b) { return a.id() < b.id(); });
+  return rows;
+}
+
 absl::StatusOr<QosUpdateResult> ApplyQosUpdate(const QosTable& table,
                                                const v1::UpdateQosRequest& request,
                                                const std::vector<std::string>& in_use) {
@@ -155,17 +165,23 @@ absl::StatusOr<QosUpdateResult> ApplyQosUpdate(const QosTable& table,
   }
   QosUpdateResult result;
   switch (request.op()) {
-    case v1::UpdateQosRequest::ADD:
+    case v1::UpdateQosRequest::ADD: {
+      // Slurm numbers QOS as they are added (in the order the request names
+      // them), and lists them so.
+      uint32_t next_id = 1;
+      for (const auto& [name, info] : table) next_id = std::max(next_id, info.id() + 1);
       for (const std::string& name : names) {
         if (table.count(name) > 0) {
           return absl::AlreadyExistsError(absl::StrCat("QOS '", name, "' already exists"));
         }
         v1::QosInfo q = DefaultQosInfo(name);
+        q.set_id(next_id++);
         if (absl::Status s = ApplyChanges(request.changes(), table, names, &q); !s.ok()) return s;
         result.put.push_back(std::move(q));
         result.affected.push_back(name);
       }
       return result;
+    }
     case v1::UpdateQosRequest::MODIFY:
       for (const std::string& name : names) {
         auto it = table.find(name);

@@ -20,8 +20,11 @@ namespace skiff {
 using QosTable = std::map<std::string, v1::QosInfo>;
 
 // A QOS with Slurm's defaults: no limits, priority 0, UsageFactor 1,
-// PreemptMode "cluster".
+// PreemptMode "cluster"; its id is left 0 for the caller.
 v1::QosInfo DefaultQosInfo(const std::string& name);
+
+// The rows in Slurm's order, by id (creation order), then by name.
+std::vector<v1::QosInfo> QosInIdOrder(const QosTable& table);
 
 struct QosUpdateResult {
   std::vector<v1::QosInfo> put;      // rows to store (added or changed)

@@ -32,6 +32,20 @@ TEST(QosTableTest, AddWithLimitsThenSchedulerSeesThem) {
   EXPECT_DOUBLE_EQ(q.usage_factor, 1.0);
 }
 
+TEST(QosTableTest, AddedQosAreNumberedInOrderAndListedByIdNotName) {
+  QosTable table = WithNormal();
+  table["normal"].set_id(1);
+  auto result = ApplyQosUpdate(table, Request(v1::UpdateQosRequest::ADD, {"zeta", "alpha"}), {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->put.size(), 2u);
+  EXPECT_EQ(result->put[0].id(), 2u);
+  EXPECT_EQ(result->put[1].id(), 3u);
+  for (const v1::QosInfo& row : result->put) table[row.name()] = row;
+  std::vector<std::string> order;
+  for (const v1::QosInfo& row : QosInIdOrder(table)) order.push_back(row.name());
+  EXPECT_EQ(order, (std::vector<std::string>{"normal", "zeta", "alpha"}));
+}
+
 TEST(QosTableTest, AddExistingIsAnError) {
   auto result = ApplyQosUpdate(WithNormal(), Request(v1::UpdateQosRequest::ADD, {"normal"}), {});
   EXPECT_EQ(result.status().code(), absl::StatusCode::kAlreadyExists);

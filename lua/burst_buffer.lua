@@ -55,6 +55,7 @@ local lua_script_name = "burst_buffer.lua"
 local DIRECTIVE = "#BB_LUA"
 -- Where per-job directories live. The environment override is for tests.
 local BB_ROOT = os.getenv("SKIFF_BB_ROOT") or "/tmp/skiff-bb"
+-- scriptd sets SKIFF_CLUSTER_NAME to skiff.conf's ClusterName.
 local CLUSTER_NAME = os.getenv("SKIFF_CLUSTER_NAME") or "skiff"
 
 ------------------------------------------------------------------------------

@@ -159,6 +159,9 @@ int Run(int argc, char** argv) {
   LuaRunner::Options lua_options;
   lua_options.helper_argv0 = OwnPath();
   lua_options.environment = CurrentEnvironment();
+  // The Lua hooks run in helpers that see no skiff.conf; a site's script names
+  // the cluster from here (the example's bbstat line), so it is ClusterName.
+  lua_options.environment["SKIFF_CLUSTER_NAME"] = loaded->skiff.cluster_name;
   LuaRunner lua(runner, logger, lua_options);
   ScriptdService service(runner, lua, journal.get());
   grpc::ServerBuilder builder;

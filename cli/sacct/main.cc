@@ -13,10 +13,10 @@
 #include "absl/strings/numbers.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sacct/sacct_format.h"
 #include "cli/sacct/sacct_help.h"
 #include "cli/sacct/sacct_options.h"
+#include "common/version.h"
 
 namespace {
 

@@ -10,10 +10,10 @@
 
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sacctmgr/sacctmgr_assoc.h"
 #include "cli/sacctmgr/sacctmgr_help.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
+#include "common/version.h"
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include "cli/common/allocation.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/salloc/salloc_help.h"
 #include "cli/sbatch/sbatch_options.h"
+#include "common/version.h"
 
 extern char** environ;
 
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   skiff::SbatchRawOptions o;
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
   bool hold = false, immediate = false;
-  bool overcommit = false, spread_job = false, use_min_nodes = false;
+  bool overcommit = false, spread_job = false, use_min_nodes = false, contiguous = false;
   int verbose = 0;
   app.add_option("-A,--account", o.account);
   app.add_option("-b,--begin", o.begin);
@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   app.add_option("--mincpus", o.mincpus);
   app.add_flag("-O,--overcommit", overcommit);
   app.add_flag("--spread-job", spread_job);
+  app.add_flag("--contiguous", contiguous);
   app.add_flag("--use-min-nodes", use_min_nodes);
   app.add_option("--ntasks-per-node", o.ntasks_per_node);
   app.add_option("-N,--nodes", o.nodes);
@@ -98,6 +99,7 @@ int main(int argc, char** argv) {
   if (hold) o.hold = true;
   if (overcommit) o.overcommit = true;
   if (spread_job) o.spread_job = true;
+  if (contiguous) o.contiguous = true;
   if (use_min_nodes) o.use_min_nodes = true;
   if (command.empty() && !no_shell) {
     const char* shell = getenv("SHELL");

@@ -198,7 +198,6 @@ constexpr std::string_view kUnsupported[] = {
     "--uid=",
     "--wckey=",
     "--cluster-constraint=",
-    "--contiguous",
     "-F, --nodefile=",
     "--reservation=",
     "--tmp=",

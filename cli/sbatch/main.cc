@@ -17,8 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sbatch/sbatch_options.h"
+#include "common/version.h"
 
 extern char** environ;
 

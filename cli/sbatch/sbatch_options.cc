@@ -71,7 +71,10 @@ constexpr const char* kIgnoredWithValue[] = {
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "-k,--no-kill", "--contiguous", "-s,--oversubscribe", "--reboot", "--ignore-pbs",
+    "-k,--no-kill",
+    "-s,--oversubscribe",
+    "--reboot",
+    "--ignore-pbs",
 };
 
 // The long name of a name list: "-w,--nodelist" -> "--nodelist".
@@ -181,6 +184,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--mincpus", &O::mincpus),
         Flag("-O,--overcommit", &O::overcommit),
         Flag("--spread-job", &O::spread_job),
+        Flag("--contiguous", &O::contiguous),
         Flag("--use-min-nodes", &O::use_min_nodes),
         Text("--wrap", &O::wrap),
         Text("-a,--array", &O::array),
@@ -758,6 +762,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.mincpus, high.mincpus);
   take(out.overcommit, high.overcommit);
   take(out.spread_job, high.spread_job);
+  take(out.contiguous, high.contiguous);
   take(out.use_min_nodes, high.use_min_nodes);
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
@@ -1198,6 +1203,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   }
   spec.set_overcommit(o.overcommit.value_or(false));
   spec.set_spread_job(o.spread_job.value_or(false));
+  spec.set_contiguous(o.contiguous.value_or(false));
   spec.set_use_min_nodes(o.use_min_nodes.value_or(false));
   // Slurm's sbatch and srun shrink -N to -n with this warning.
   if (spec.ntasks() > 0 && spec.min_nodes() > spec.ntasks() && !spec.overcommit()) {

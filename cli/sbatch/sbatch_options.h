@@ -79,6 +79,7 @@ struct SbatchRawOptions {
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
   std::optional<bool> overcommit;              // -O, --overcommit
   std::optional<bool> spread_job;              // --spread-job
+  std::optional<bool> contiguous;              // --contiguous
   std::optional<bool> use_min_nodes;           // --use-min-nodes
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.

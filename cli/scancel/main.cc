@@ -11,9 +11,9 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
-#include "cli/common/version.h"
 #include "cli/scancel/scancel_help.h"
 #include "cli/scancel/scancel_request.h"
+#include "common/version.h"
 
 namespace {
 

@@ -20,7 +20,6 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
-#include "cli/common/version.h"
 #include "cli/scontrol/assoc_mgr_format.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
@@ -29,6 +28,7 @@
 #include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
 #include "common/users.h"
+#include "common/version.h"
 
 namespace {
 

@@ -434,17 +434,22 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
           : 0,
       " LastSchedEval=",
       FormatTimestamp(job.start_time() != 0 ? job.start_time() : job.submit_time()),
-      " Scheduler=", estimated ? "Backfill:*" : "Main"));
+      // Backfill:* while backfill plans it; Backfill for a job it planned that
+      // ended without running (ctld sends no plan for any other).
+      " Scheduler=",
+      estimated                   ? "Backfill:*"
+      : job.expected_start() != 0 ? "Backfill"
+                                  : "Main"));
   r.Line(absl::StrCat("Partition=", job.partition().empty() ? spec.partition() : job.partition(),
                       " AllocNode:Sid=", OrNull(spec.submit_host()), ":0"));
   r.Line(absl::StrCat("ReqNodeList=", NodeNames(spec.nodelist()),
                       " ExcNodeList=", NodeNames(spec.exclude())));
   std::vector<std::string> nodes(job.nodes().begin(), job.nodes().end());
-  // A pending job: where backfill plans to start it, as Slurm's.
-  r.Line(absl::StrCat("NodeList=", CompressHostlist(nodes),
-                      job.state() == v1::PENDING && !job.sched_nodes().empty()
-                          ? " SchedNodeList=" + job.sched_nodes()
-                          : ""));
+  // A pending job (or one that ended pending): where backfill planned to start
+  // it, as Slurm's.
+  r.Line(absl::StrCat(
+      "NodeList=", CompressHostlist(nodes),
+      nodes.empty() && !job.sched_nodes().empty() ? " SchedNodeList=" + job.sched_nodes() : ""));
   if (!nodes.empty()) r.Line("BatchHost=" + nodes.front());
   // A pending job shows the -N range it asked for ("2-2" for -N2), as Slurm's.
   const std::string num_nodes =
@@ -469,8 +474,8 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
                       min_memory, " MinTmpDiskNode=0"));
   r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
-  r.Line(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK",
-                      " Contiguous=0 Licenses=(null) Network=(null)"));
+  r.Line(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK", " Contiguous=",
+                      spec.contiguous() ? 1 : 0, " Licenses=(null) Network=(null)"));
   r.Line("Command=" +
          (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
   r.Line("WorkDir=" + spec.work_dir());

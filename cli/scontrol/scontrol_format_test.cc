@@ -437,6 +437,55 @@ TEST_F(ScontrolFormatTest, PendingWithBackfillEstimateMatchesSlurm) {
   EXPECT_EQ(FormatJobRecord(job, {}), expected);
 }
 
+// tests/reference/slurm-22.05/scontrol_show_job_after_scancel.txt: a pending job
+// cancelled keeps its reason and backfill's plan; its start is its end.
+TEST_F(ScontrolFormatTest, CancelledWhilePendingMatchesSlurm) {
+  v1::JobInfo job = RootJob(15396, "waiting2");
+  job.set_priority(4294899366u);
+  job.set_state(v1::CANCELLED);
+  job.set_state_reason("Priority");
+  job.set_submit_time(T("2026-11-22T05:14:46"));
+  job.set_eligible_time(T("2026-11-22T05:14:46"));
+  job.set_start_time(T("2026-11-22T05:14:50"));  // ctld sends the end as the start
+  job.set_end_time(T("2026-11-22T05:14:50"));
+  job.set_expected_start(T("2026-11-22T06:14:46"));
+  job.set_sched_nodes("n3");
+  job.set_num_tasks(0);  // no -n, never ran
+  std::string expected = WithoutSid(
+      "JobId=15396 JobName=waiting2\n"
+      "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+      "   Priority=4294899366 Nice=0 Account=research QOS=normal\n"
+      "   JobState=CANCELLED Reason=Priority Dependency=(null)\n"
+      "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+      "   RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A\n"
+      "   SubmitTime=2026-11-22T05:14:46 EligibleTime=2026-11-22T05:14:46\n"
+      "   AccrueTime=2026-11-22T05:14:46\n"
+      "   StartTime=2026-11-22T05:14:50 EndTime=2026-11-22T05:14:50 Deadline=N/A\n"
+      "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=2026-11-22T05:14:49 "
+      "Scheduler=Backfill\n"
+      "   Partition=debug AllocNode:Sid=localhost:5370\n"
+      "   ReqNodeList=(null) ExcNodeList=(null)\n"
+      "   NodeList= SchedNodeList=n3\n"
+      "   NumNodes=1 NumCPUs=1 NumTasks=N/A CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+      "   TRES=cpu=1,mem=100M,node=1,billing=1\n"
+      "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+      "   MinCPUsNode=1 MinMemoryCPU=100M MinTmpDiskNode=0\n"
+      "   Features=(null) DelayBoot=00:00:00\n"
+      "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+      "   Command=(null)\n"
+      "   WorkDir=/srv/slurm/jobs/root-golden\n"
+      "   StdErr=/dev/null\n"
+      "   StdIn=/dev/null\n"
+      "   StdOut=/dev/null\n"
+      "   Power=\n"
+      "   \n"
+      "\n");
+  // Skiff does not record when a job was last evaluated: it shows the start.
+  expected =
+      Replace(expected, "LastSchedEval=2026-11-22T05:14:49", "LastSchedEval=2026-11-22T05:14:50");
+  EXPECT_EQ(FormatJobRecord(job, {}), expected);
+}
+
 // shared/reference/scontrol_show_job_bb_too_big.txt. Skiff refuses such a job
 // at submit; the record is still how Skiff would show a job held up by its
 // burst buffer with a start estimate.

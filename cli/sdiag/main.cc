@@ -6,8 +6,8 @@
 
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sdiag/sdiag_format.h"
+#include "common/version.h"
 
 namespace {
 

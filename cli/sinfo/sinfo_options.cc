@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/common/help_text.h"
-#include "cli/common/version.h"
 #include "common/hostlist.h"
+#include "common/version.h"
 
 namespace skiff {
 namespace {

@@ -8,9 +8,9 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
-#include "cli/common/version.h"
 #include "cli/sprio/sprio_format.h"
 #include "cli/sprio/sprio_help.h"
+#include "common/version.h"
 
 namespace {
 

@@ -16,11 +16,11 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
-#include "cli/common/version.h"
 #include "cli/squeue/squeue_cli.h"
 #include "cli/squeue/squeue_format.h"
 #include "cli/squeue/squeue_json.h"
 #include "cli/squeue/squeue_sort.h"
+#include "common/version.h"
 
 namespace {
 

@@ -541,10 +541,10 @@ namespace {
 
 // The fields SqueueFieldValue reads from the submitted spec beyond what ctld
 // keeps in memory: %b gres, %E the dependency as submitted, %h exclusive,
-// %m memory, %o command, %Z working directory.
+// %m memory, %o command, %O contiguous, %Z working directory.
 bool ReadsWholeSpec(char field) {
   if (ExtraFieldOf(field) != nullptr) return true;
-  return std::string_view("bEhmoZ").find(field) != std::string_view::npos;
+  return std::string_view("bEhmoOZ").find(field) != std::string_view::npos;
 }
 
 }  // namespace
@@ -675,7 +675,7 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'n':
       return CompressHostlist({spec.nodelist().begin(), spec.nodelist().end()});
     case 'O':
-      return "0";
+      return spec.contiguous() ? "1" : "0";
     case 'p': {
       char text[32];
       snprintf(text, sizeof(text), "%16.14f",

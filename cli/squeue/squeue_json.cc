@@ -70,7 +70,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   j.Add("command", StringOrNull(spec.command() == "(wrap)" ? "" : spec.command()));
   j.Add("comment", StringOrNull(spec.comment()));
   j.Add("container", Json());
-  j.Add("contiguous", false);
+  j.Add("contiguous", spec.contiguous());
   j.Add("core_spec", Json());
   j.Add("thread_spec", Json());
   j.Add("cores_per_socket", Json());

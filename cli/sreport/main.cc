@@ -19,9 +19,9 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sreport/sreport_help.h"
 #include "cli/sreport/sreport_report.h"
+#include "common/version.h"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
-#include "cli/common/version.h"
 #include "cli/sshare/sshare_format.h"
 #include "cli/sshare/sshare_help.h"
 #include "common/users.h"
+#include "common/version.h"
 
 namespace {
 

@@ -16,11 +16,11 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/version.h"
 #include "cli/sstat/sstat_format.h"
 #include "cli/sstat/sstat_help.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/version.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace {

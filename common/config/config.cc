@@ -581,7 +581,11 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"SlurmctldHost", SetCtldHost},
           {"ControlMachine", SetCtldHost},  // Slurm's old name
           {"SlurmctldAddr",
-           [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.ctld_addr); }},
+           [](std::string_view v, G& g) {
+             absl::Status s = SetNonEmpty(v, g.config.slurmctld_addr);
+             if (s.ok()) g.config.ctld_addr = g.config.slurmctld_addr;
+             return s;
+           }},
           {"ControlAddr",
            [](std::string_view v, G& g) { return SetNonEmpty(v, g.config.ctld_addr); }},
           {"SlurmctldPort",

@@ -108,6 +108,9 @@ struct SkiffConfig {
   std::string ctld_host;               // SlurmctldHost=name(addr): name
   std::string ctld_addr;  // SlurmctldHost=name(addr): addr, or SlurmctldAddr; defaults to ctld_host
   int ctld_port = 6817;   // SlurmctldPort
+  // SlurmctldAddr as configured ("" = not set; it also sets ctld_addr): kept
+  // apart because Slurm shows it, and only it, as SlurmctldAddr.
+  std::string slurmctld_addr;
   int slurmd_port = 6818;              // SlurmdPort: default node port
   std::string slurm_user = "root";     // SlurmUser: may administer, like root
   std::vector<std::string> operators;  // SkiffOperators=alice,bob: may administer

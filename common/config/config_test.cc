@@ -396,6 +396,19 @@ TEST(ParseSkiffConfigTest, ControlMachineAndControlAddrAreAliases) {
   EXPECT_EQ(config->ctld_addr, "192.168.1.1");
 }
 
+TEST(ParseSkiffConfigTest, SlurmctldAddrIsKeptApartFromSlurmctldHostsAddress) {
+  absl::StatusOr<SkiffConfig> host_only =
+      ParseSkiffConfig("SlurmctldHost=ctl(192.168.1.1)\n", "skiff.conf", nullptr);
+  ASSERT_TRUE(host_only.ok()) << host_only.status();
+  EXPECT_EQ(host_only->ctld_addr, "192.168.1.1");
+  EXPECT_EQ(host_only->slurmctld_addr, "");  // scontrol show config: (null), as Slurm
+  absl::StatusOr<SkiffConfig> both = ParseSkiffConfig(
+      "SlurmctldHost=ctl(192.168.1.1)\nSlurmctldAddr=10.0.0.9\n", "skiff.conf", nullptr);
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->ctld_addr, "10.0.0.9");  // what clients and nodes connect to
+  EXPECT_EQ(both->slurmctld_addr, "10.0.0.9");
+}
+
 TEST(ParseSkiffConfigTest, UnknownKeyFarFromAnyKnownKeyIsAWarning) {
   SkiffConfig config =
       ParseOk("FrobnicateLevel=3\nNodeName=n1 Colour=red\nPartitionName=p Foo=1\n");

@@ -59,6 +59,7 @@ struct JobRequest {
   bool overcommit = false;       // -O: one task's CPUs per node, tasks past the CPUs
   bool use_min_nodes = false;    // --use-min-nodes: a -N range is not filled to its top
   bool spread_job = false;       // --spread-job: as many nodes as there are tasks
+  bool contiguous = false;       // --contiguous: consecutive nodes (in slurm.conf order)
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N

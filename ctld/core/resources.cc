@@ -139,6 +139,7 @@ TaskShape RequestShape(const JobRequest& r) {
   shape.min_cpus_per_node = r.min_cpus_per_node;
   shape.overcommit = r.overcommit;
   shape.exclusive = r.exclusive;
+  shape.contiguous = r.contiguous;
   if (r.mem_per_node_mb > 0) {
     shape.mem_per_node_mb = r.mem_per_node_mb;
   } else {

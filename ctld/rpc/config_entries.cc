@@ -214,7 +214,8 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"SelectType", "select/cons_tres"},
       {"SelectTypeParameters", "CR_CPU_MEMORY"},
       {"SlurmUser", slurm_user},
-      {"SlurmctldAddr", OrNull(c.ctld_addr)},
+      // Only when configured: Slurm prints (null) for SlurmctldHost's address.
+      {"SlurmctldAddr", OrNull(c.slurmctld_addr)},
       {"SlurmctldDebug", c.ctld_debug},
       {"SlurmctldHost[0]",
        c.ctld_addr.empty() ? c.ctld_host : absl::StrCat(c.ctld_host, "(", c.ctld_addr, ")")},

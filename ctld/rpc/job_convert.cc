@@ -42,6 +42,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.overcommit = spec.overcommit();
   r.use_min_nodes = spec.use_min_nodes();
   r.spread_job = spec.spread_job();
+  r.contiguous = spec.contiguous();
   r.cpus_per_task = spec.cpus_per_task();
   r.mem_per_node_mb = spec.mem_per_node_mb();
   r.mem_per_cpu_mb = spec.mem_per_cpu_mb();
@@ -184,7 +185,7 @@ constexpr const char* kPublicSpecFields[] = {
     "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
     "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
     "interactive", "warn_signal", "warn_time", "warn_batch_only", "min_cpus_per_node",
-    "overcommit", "use_min_nodes", "spread_job"};
+    "overcommit", "use_min_nodes", "spread_job", "contiguous"};
 // clang-format on
 
 const std::vector<const google::protobuf::FieldDescriptor*>& PrivateSpecFieldDescriptors() {
@@ -253,7 +254,11 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->set_state_description(StateDescription(job));
   out->set_submit_time(job.submit_time);
   out->set_eligible_time(job.eligible_time);
-  out->set_start_time(job.start_time);
+  // A job that ended while pending (scancel, a dependency never met): Slurm
+  // sets its start time to its end (job_mgr.c _job_signal), so scontrol shows
+  // StartTime=EndTime and squeue a start. Its accounting keeps Start=None.
+  const bool ended_pending = IsFinal(job.state) && job.start_time == 0 && job.nodes.empty();
+  out->set_start_time(ended_pending ? job.end_time : job.start_time);
   out->set_end_time(job.end_time);
   out->set_time_limit(job.request.time_limit);
   out->set_partition(job.request.partition);
@@ -265,8 +270,17 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->set_num_cpus(job.nodes.empty() ? job.request.ntasks * job.request.cpus_per_task
                                       : static_cast<int>(job.AllocCpus()));
   out->set_num_tasks(job.request.ntasks);
+  // Without -n Slurm counts a job's tasks from its nodes once it has some, from
+  // its -N while pending, and has none (N/A, 0 here) for one that ended
+  // without ever running. Only the stored spec knows whether -n was given.
+  if (ended_pending && whole && out->spec().ntasks() == 0) out->set_num_tasks(0);
   out->set_cpus_per_task(job.request.cpus_per_task);
   out->set_mem_per_node_mb(job.nodes.empty() ? job.request.MemPerNodeMb() : job.MemOnMb(0));
+  // Memory from DefMemPerCPU is per CPU, as an explicit --mem-per-cpu: Slurm
+  // stores the default in the job (MinMemoryCPU=, squeue's MIN_MEMORY).
+  if (job.request.mem_per_node_mb == 0 && job.request.mem_per_cpu_mb > 0) {
+    out->mutable_spec()->set_mem_per_cpu_mb(job.request.mem_per_cpu_mb);
+  }
   for (int gpu : job.gpu_indices) out->add_gpu_indices(gpu);
   for (size_t i = 0; whole && i < job.nodes.size() && i < job.cpu_ids_by_node.size(); ++i) {
     v1::JobNodeResources* node = out->add_node_resources();
@@ -308,7 +322,9 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
     f->set_partition(job.factors.partition);
     f->set_qos(job.factors.qos);
   }
-  if (job.state == JobState::kPending) {
+  // A job that ended while pending keeps the last plan for it, as Slurm keeps
+  // its sched_nodes (SchedNodeList=) and backfill mark (Scheduler=Backfill).
+  if (job.state == JobState::kPending || ended_pending) {
     out->set_expected_start(job.expected_start);
     out->set_sched_nodes(job.sched_nodes);
   }

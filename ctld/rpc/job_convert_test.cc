@@ -77,7 +77,7 @@ TEST(JobFromSpec, APartitionListTakesTheFirstThatCanRunTheJob) {
   EXPECT_EQ(job->request.partition, "gpu");
   spec.set_partition("gpu,nosuch");
   EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), nodes).status().message(),
-            "Invalid partition name specified");
+            "invalid partition specified: nosuch\nInvalid partition name specified");
   spec.set_partition("debug,gpu");
   spec.clear_gres();
   spec.add_gres("gpu:3");
@@ -106,7 +106,9 @@ TEST(JobFromSpec, RejectsWithSlurmsMessages) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {[](v1::JobSpec& s) { s.set_partition("nosuch"); }, "Invalid partition name specified"},
+      // tests/reference/slurm-22.05/sbatch_err_bad_partition.txt: slurmctld's err_msg first.
+      {[](v1::JobSpec& s) { s.set_partition("nosuch"); },
+       "invalid partition specified: nosuch\nInvalid partition name specified"},
       {[](v1::JobSpec& s) { s.set_time_limit(2 * 86400); },
        "Requested time limit is invalid (missing or exceeds some limit)"},
       {[](v1::JobSpec& s) { s.set_time_limit(-1); },
@@ -285,6 +287,37 @@ TEST(JobToInfo, ASummaryIsTheWholeInfoWithoutTheStoredSpecPathsAndFactors) {
   whole.clear_priority_factors();
   whole.clear_node_resources();
   EXPECT_EQ(whole.SerializeAsString(), summary.SerializeAsString());
+}
+
+// tests/reference/slurm-22.05/scontrol_show_job_after_scancel.txt.
+TEST(JobToInfo, AJobThatEndedPendingShowsSlurmsStartPlanAndNoTaskCount) {
+  absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok());
+  job->id = 12;
+  job->request.mem_per_cpu_mb = 100;  // DefMemPerCPU
+  job->state = JobState::kCancelled;
+  job->reason = "Priority";
+  job->end_time = 900;
+  job->expected_start = 1200;
+  job->sched_nodes = "n3";
+  for (const JobInfoDetail detail : {JobInfoDetail::kWhole, JobInfoDetail::kSummary}) {
+    v1::JobInfo info;
+    JobToInfo(*job, 1000, &info, JobInfoReader::kOwnerOrOperator, detail);
+    EXPECT_EQ(info.start_time(), 900);  // Slurm's start time of a cancelled pending job
+    EXPECT_EQ(info.state_reason(), "Priority");
+    EXPECT_EQ(info.sched_nodes(), "n3");
+    EXPECT_EQ(info.expected_start(), 1200);
+    EXPECT_EQ(info.spec().mem_per_cpu_mb(), 100u);                        // MinMemoryCPU=100M
+    if (detail == JobInfoDetail::kWhole) EXPECT_EQ(info.num_tasks(), 0);  // NumTasks=N/A
+  }
+  // One that ran keeps its own start and no plan.
+  job->nodes = {"n1"};
+  job->start_time = 800;
+  v1::JobInfo ran;
+  JobToInfo(*job, 1000, &ran, JobInfoReader::kOwnerOrOperator);
+  EXPECT_EQ(ran.start_time(), 800);
+  EXPECT_EQ(ran.num_tasks(), 1);
+  EXPECT_EQ(ran.sched_nodes(), "");
 }
 
 // Issue 32: --export=VAR=value values reached every user in the spec's

@@ -41,6 +41,9 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.Ctld/UpdateAccounts", "DBD_MODIFY_ASSOCS", 1429},  // add and delete too
     {"/skiff.v1.Ctld/GetSteps", "REQUEST_JOB_STEP_INFO", 2005},
     {"/skiff.v1.Ctld/GetStats", "REQUEST_STATS_INFO", 2035},
+    {"/skiff.v1.Ctld/SetTrigger", "REQUEST_TRIGGER_SET", 2017},
+    {"/skiff.v1.Ctld/GetTriggers", "REQUEST_TRIGGER_GET", 2018},
+    {"/skiff.v1.Ctld/ClearTriggers", "REQUEST_TRIGGER_CLEAR", 2019},
     {"/skiff.v1.NodeService/Register", "MESSAGE_NODE_REGISTRATION_STATUS", 1002},
     {"/skiff.v1.NodeService/JobComplete", "REQUEST_COMPLETE_BATCH_SCRIPT", 5018},
     // Slurm's controller pings its nodes; Skiff's nodes report in.

@@ -15,6 +15,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "common/version.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
@@ -22,8 +23,6 @@
 
 namespace skiff {
 namespace {
-
-constexpr char kVersion[] = "0.1.0";
 
 std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
   return {names.begin(), names.end()};
@@ -49,7 +48,7 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   reply->set_cluster_name(controller_.config()->cluster_name);
-  reply->set_version(kVersion);
+  reply->set_version(kSkiffVersion);
   reply->set_start_time(controller_.start_time());
   reply->set_caller_uid(caller->uid);
   reply->set_caller_gid(caller->gid);
@@ -776,6 +775,72 @@ grpc::Status CtldService::GetStats(grpc::ServerContext* context, const v1::GetSt
     out->set_count(user.count);
     out->set_total_time(user.total_micros);
   }
+  return grpc::Status::OK;
+}
+
+// ---------------------------------------------------------------- strigger
+
+grpc::Status CtldService::SetTrigger(grpc::ServerContext* context,
+                                     const v1::SetTriggerRequest* request,
+                                     v1::SetTriggerReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const v1::TriggerInfo& in = request->trigger();
+  if (in.res_type() < 1 || in.res_type() > 7) {
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("res_type ", in.res_type(), " is not a trigger resource type")));
+  }
+  if (in.flags() & ~static_cast<uint32_t>(kTriggerFlagPerm)) {
+    return ToGrpcStatus(
+        absl::InvalidArgumentError(absl::StrCat("flags ", in.flags(), ": only PERM (1) exists")));
+  }
+  if (in.program().empty() || in.program()[0] != '/') {
+    return ToGrpcStatus(absl::InvalidArgumentError("The --program value must start with \"/\""));
+  }
+  TriggerRequest trigger;
+  trigger.res_type = static_cast<TriggerResType>(in.res_type());
+  trigger.res_id = in.res_id();
+  trigger.type = in.trig_type();
+  trigger.offset = in.offset();
+  trigger.flags = static_cast<uint16_t>(in.flags());
+  trigger.program = in.program();
+  absl::StatusOr<uint32_t> id = controller_.SetTrigger(Caller{caller->uid, caller->gid}, trigger);
+  if (!id.ok()) return ToGrpcStatus(id.status());
+  reply->set_trig_id(*id);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetTriggers(grpc::ServerContext* context, const v1::GetTriggersRequest*,
+                                      v1::GetTriggersReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (const Trigger& t : controller_.SnapshotTriggers()) {
+    v1::TriggerInfo* out = reply->add_triggers();
+    out->set_trig_id(t.id);
+    out->set_res_type(static_cast<uint32_t>(t.res_type));
+    out->set_res_id(t.res_id);
+    out->set_trig_type(t.type);
+    out->set_offset(t.offset);
+    out->set_user_id(t.uid);
+    out->set_flags(t.flags);
+    out->set_program(t.program);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::ClearTriggers(grpc::ServerContext* context,
+                                        const v1::ClearTriggersRequest* request,
+                                        v1::ClearTriggersReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  TriggerTable::ClearFilter filter;
+  filter.id = request->trig_id();
+  filter.job_id = request->job_id();
+  if (request->has_user_id()) filter.user = request->user_id();
+  absl::StatusOr<size_t> cleared =
+      controller_.ClearTriggers(Caller{caller->uid, caller->gid}, filter);
+  if (!cleared.ok()) return ToGrpcStatus(cleared.status());
+  reply->set_cleared(static_cast<uint32_t>(*cleared));
   return grpc::Status::OK;
 }
 

@@ -50,6 +50,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_req_overcommit(job.request.overcommit);
   r.set_req_use_min_nodes(job.request.use_min_nodes);
   r.set_req_spread_job(job.request.spread_job);
+  r.set_req_contiguous(job.request.contiguous);
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
   r.set_exit_code(job.exit_code);
   r.set_exit_signal(job.exit_signal);
@@ -160,6 +161,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.overcommit = r.req_overcommit();
   q.use_min_nodes = r.req_use_min_nodes();
   q.spread_job = r.req_spread_job();
+  q.contiguous = r.req_contiguous();
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
   job.exit_code = r.exit_code();
   job.exit_signal = r.exit_signal();

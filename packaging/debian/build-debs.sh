@@ -96,6 +96,9 @@ summary_of() {
     sprio) echo "view the priority factors of pending jobs" ;;
     sstat) echo "view the CPU and memory use of running job steps" ;;
     sdiag) echo "view the controller's scheduling and RPC statistics" ;;
+    sattach) echo "attach to a running job step's output and input" ;;
+    strigger) echo "set, get or clear event triggers (programs run on node and job events)" ;;
+    sbcast) echo "copy a file to every node of a job" ;;
     *) echo "a Skiff command" ;;
   esac
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
@@ -105,6 +106,36 @@ TEST_F(PlacementTest, BestFitPutsASmallJobBesideARunningOne) {
   EXPECT_EQ(Layout("-n 1"), "NL=n2 TPN=1 CPN=1\n0: n2 ");
   EXPECT_EQ(Layout("-n 3"), "NL=n[1-2] TPN=2,1 CPN=2,1\n0: n1 1: n1 2: n2 ");
   cluster_->Run("scancel " + id);
+  ASSERT_TRUE(Eventually(60, [&] { return cluster_->Run("squeue -h").out.empty(); }));
+}
+
+TEST_F(PlacementTest, ContiguousTakesNeighbouringNodesOnly) {
+  // n2 full: n1 and n3 are free but not neighbours.
+  CommandResult busy =
+      cluster_->RunAs("skiffalice", "sbatch --parsable -w n2 -n 2 --wrap='sleep 300'");
+  ASSERT_EQ(busy.exit_code, 0) << busy.err;
+  const std::string id(absl::StripAsciiWhitespace(busy.out));
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("squeue -h -o %T -j " + id).out.find("RUNNING") != std::string::npos;
+  }));
+  EXPECT_EQ(Layout("-N 2", false), "NL=n[1,3] TPN=1(x2) CPN=1(x2)\n");
+  EXPECT_EQ(Layout("-N 2 --contiguous", false), "NL=n[3-4] TPN=1(x2) CPN=1(x2)\n");
+  EXPECT_EQ(Layout("-n 3 --contiguous"), "NL=n[3-4] TPN=2,1 CPN=2,1\n0: n3 1: n3 2: n4 ");
+  // Three free nodes, no three in a row: it waits, and says it asked.
+  CommandResult wide =
+      cluster_->RunAs("skiffalice", "sbatch --parsable -N 3 --contiguous -o /dev/null --wrap=true");
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  const std::string wide_id(absl::StripAsciiWhitespace(wide.out));
+  EXPECT_TRUE(Eventually(30, [&] {
+    return absl::StartsWith(cluster_->Run("squeue -h -o '%t %r %O' -j " + wide_id).out,
+                            "PD Resources 1");
+  })) << cluster_->Run("squeue -j " + wide_id).out;
+  EXPECT_NE(cluster_->Run("scontrol show job " + wide_id).out.find(" Contiguous=1 "),
+            std::string::npos);
+  cluster_->Run("scancel " + id);
+  EXPECT_TRUE(Eventually(60, [&] {
+    return cluster_->Run("sacct -n -X -P -o State -j " + wide_id).out == "COMPLETED\n";
+  })) << cluster_->Run("scontrol show job " + wide_id).out;
   ASSERT_TRUE(Eventually(60, [&] { return cluster_->Run("squeue -h").out.empty(); }));
 }
 

@@ -24,7 +24,7 @@ fail() {
   local name
   for name in "${!MH_PID[@]}"; do
     echo "---- $name: skiff logs" >&2
-    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend' 2>&1 || true
+    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend; journalctl -u skiff-ctld -u skiff-noded -u skiff-scriptd --no-pager -n 25' 2>&1 || true
   done
   exit 1
 }
@@ -75,7 +75,7 @@ mkdir -p "$WORK"
 if [ "${MH_KEEP:-0}" = 1 ]; then trap 'echo "machines kept: $(pgrep -a -f "systemd-nspawn.*$MH_BRIDGE")"' EXIT; else trap mh_cleanup EXIT; fi
 
 step "packages from this build's binaries"
-version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/cli/common/version.h")
+version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/version.h")
 "$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs" --version "$version" \
   --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --clis "$(skiff_array CLIS | tr '\n' ' ')" \
   --admin "$(skiff_array ADMIN | tr '\n' ' ')" --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }

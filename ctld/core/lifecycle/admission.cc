@@ -24,6 +24,13 @@ namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
+// Slurm's controller sends the partition it did not find as a detail line
+// before the summary (_get_job_parts' err_msg), which its clients print first.
+absl::Status InvalidPartition(const std::string& name) {
+  return Invalid(
+      absl::StrCat("invalid partition specified: ", name, "\nInvalid partition name specified"));
+}
+
 // Slurm's refusals of sizes (src/common/slurm_errno.c; the first line of the
 // two-line ones is slurmctld's err_msg, node_scheduler.c _set_err_msg, which
 // sbatch prints before "Batch job submission failed: ...").
@@ -238,7 +245,7 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& spec, const SkiffConfig&
   // whichever frees first; Skiff decides at submit).
   std::vector<std::string> names = absl::StrSplit(spec.partition, ',', absl::SkipEmpty());
   for (const std::string& name : names) {
-    if (config.FindPartition(name) == nullptr) return Invalid("Invalid partition name specified");
+    if (config.FindPartition(name) == nullptr) return InvalidPartition(name);
   }
   absl::Status first_error;
   for (const std::string& name : names) {
@@ -273,8 +280,8 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   const PartitionConfig* partition =
       spec.partition.empty() ? config.DefaultPartition() : config.FindPartition(spec.partition);
   if (partition == nullptr) {
-    return Invalid(spec.partition.empty() ? "No partition specified or system default partition"
-                                          : "Invalid partition name specified");
+    return spec.partition.empty() ? Invalid("No partition specified or system default partition")
+                                  : InvalidPartition(spec.partition);
   }
 
   Job job;
@@ -336,6 +343,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.overcommit = spec.overcommit;
   request.use_min_nodes = spec.use_min_nodes;
   request.spread_job = spec.spread_job;
+  request.contiguous = spec.contiguous;
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
   if (spec.mem_per_node_mb > kMaxMemoryMb || spec.mem_per_cpu_mb > kMaxMemoryMb ||
@@ -545,7 +553,8 @@ absl::Status Lifecycle::CheckPolicy(const std::vector<const Job*>& jobs, size_t 
   return CheckBalance(jobs, each, replacing);
 }
 
-absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
+absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest& request,
+                                                             int64_t now) const {
   std::vector<std::string> qos_names;
   for (const Qos& qos : qos_) qos_names.push_back(qos.name);
   // The user's DefaultAccount and the association's DefaultQOS, when not named.
@@ -592,6 +601,21 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
     if (!dependency.ok()) return dependency.status();
     if (absl::Status s = ValidateDependencyOf(job, *dependency, jobs_); !s.ok()) return s;
   }
+  CheckedSubmission checked;
+  checked.job = std::move(job);
+  checked.tasks = std::move(tasks);
+  checked.max_running = max_running;
+  checked.count = count;
+  return checked;
+}
+
+absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t now) {
+  absl::StatusOr<CheckedSubmission> checked = CheckSubmission(request, now);
+  if (!checked.ok()) return checked.status();
+  Job& job = checked->job;
+  const std::vector<uint32_t>& tasks = checked->tasks;
+  const uint32_t max_running = checked->max_running;
+  const size_t count = checked->count;
 
   // Accepted: reserve the ids (an array's tasks take consecutive ids; the
   // first is the array's id) and fill in what submission fixes.

@@ -53,6 +53,7 @@ struct SubmitRequest {
   bool overcommit = false;    // -O
   bool use_min_nodes = false;
   bool spread_job = false;
+  bool contiguous = false;
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;
   uint64_t mem_per_cpu_mb = 0;
@@ -80,6 +81,15 @@ struct SubmitRequest {
   // submission, with the first job, and read back from the store when a job
   // launches. Never held in ctld's memory: they are most of a spec's size.
   std::string payload_blob;
+};
+
+// A submission that passed every admission rule (Lifecycle::CheckSubmission):
+// the job it makes (no id yet) and, for an array, its task ids.
+struct CheckedSubmission {
+  Job job;
+  std::vector<uint32_t> tasks;  // empty: not an array
+  uint32_t max_running = 0;     // the array's %N throttle; 0 = none
+  size_t count = 1;             // jobs it makes: its tasks, or 1
 };
 
 // An admitted submission: ids reserved, not yet in the table.

@@ -87,9 +87,20 @@ struct StageOutMailIntent {
   Job job;
 };
 
-using Intent =
-    std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, SignalIntent, RunEpilogIntent,
-                 RunBbStageIntent, FlushBbStageIntent, RemoveBbFilesIntent, StageOutMailIntent>;
+// strigger: run a trigger's program in scriptd as the trigger's owner
+// (ctld/core/triggers/trigger_table.h); nothing reports back.
+struct RunTriggerIntent {
+  uint32_t trigger_id = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string path;
+  std::vector<std::string> argv;  // after the path; the event's nodes or job id last
+  std::string what;               // "node:down", for the log
+};
+
+using Intent = std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, SignalIntent,
+                            RunEpilogIntent, RunBbStageIntent, FlushBbStageIntent,
+                            RemoveBbFilesIntent, StageOutMailIntent, RunTriggerIntent>;
 
 // A keyed record besides the jobs (fair-share usage), stored with the rows.
 struct RecordRow {

@@ -819,7 +819,8 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
     if (job.state == JobState::kPending) {
       job.end_time = now;
       job.final_state = JobState::kCancelled;
-      job.reason = "None";
+      // The reason it waited for stays (scontrol's Reason=Priority), as
+      // Slurm's _job_signal leaves state_reason alone.
       TransitionJob(job, JobEvent::kCancelPending, effects);
       BbCancelPending(job, spec.hurry, effects);
     } else {

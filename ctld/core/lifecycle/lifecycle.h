@@ -212,10 +212,15 @@ class Lifecycle {
 
   // ---- admission (admission.cc)
   // Checks `request` against every rule that decides whether a submission is
-  // accepted and, in the same step, reserves its ids (consecutive for an
-  // array; the first is the array's id) and counts it toward MaxJobCount and
-  // MaxSubmitJobsPerUser. Nothing changes on error. Not a transaction: the
-  // reservation is memory only until Insert.
+  // accepted, changing nothing: the job it would be (with its user's default
+  // account and QOS filled in) and its array's tasks. sbatch --test-only is
+  // this check alone, so it refuses what a submission would be refused.
+  absl::StatusOr<CheckedSubmission> CheckSubmission(const SubmitRequest& request,
+                                                    int64_t now) const;
+  // CheckSubmission, then, in the same step, reserves the ids (consecutive
+  // for an array; the first is the array's id) and counts the job toward
+  // MaxJobCount and MaxSubmitJobsPerUser. Nothing changes on error. Not a
+  // transaction: the reservation is memory only until Insert.
   absl::StatusOr<Admitted> Admit(const SubmitRequest& request, int64_t now);
   // Makes admitted jobs part of the table (a transaction: their rows are the
   // Effects' rows). REQUIRES: `admitted` came from Admit and was not released.
@@ -294,7 +299,7 @@ class Lifecycle {
   // node that went away, waits: `*replan` is set).
   Effects ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now, bool* replan);
 
-  // sbatch --test-only: `request` checked as admission checks it (nothing
+  // sbatch --test-only: `request` checked by CheckSubmission (nothing
   // reserved) and a snapshot of the running jobs with it as the one pending
   // job (snapshot.pending[0], id = the next job id), for EarliestStart.
   absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now) const;
@@ -431,6 +436,10 @@ class Lifecycle {
   // The scheduler's billing inputs (used per account, each job's maximum cost),
   // when some account has a billing limit.
   void FillBilling(CtldSchedulerInputs& inputs) const;
+  // The one builder of the scheduler's snapshot: `inputs` holds the jobs
+  // (running and pending); the cluster's side (nodes, partitions, QOS, usage,
+  // accounts, billing) is filled in here, for a pass and for --test-only alike.
+  CtldSnapshot SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t now) const;
   LaunchIntent MakeLaunch(const Job& job) const;
   TerminateIntent MakeTerminate(const Job& job, int64_t grace_time = 0) const;
 

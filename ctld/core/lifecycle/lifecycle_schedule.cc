@@ -250,28 +250,29 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
     inputs.pending = std::move(within);
   }
   for (const Job* job : inputs.pending) input->versions[job->id] = job->version;
-  if (!inputs.pending.empty()) {
-    inputs.nodes = nodes_.Capacities();
-    for (const Node& node : nodes_.nodes()) {
-      inputs.node_features[node.config.name] = node.config.features;
-    }
-    inputs.partitions = config_->partitions;
-    inputs.qos = qos_;
-    inputs.now = now;
-    inputs.usage = usage_;
-    inputs.accounts = &account_policy_;
-    FillBilling(inputs);
-    input->snapshot = BuildSnapshot(inputs);
-  }
+  if (!inputs.pending.empty()) input->snapshot = SchedulerSnapshot(inputs, now);
   return Close(std::move(effects));
+}
+
+CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t now) const {
+  inputs.nodes = nodes_.Capacities();
+  for (const Node& node : nodes_.nodes()) {
+    inputs.node_features[node.config.name] = node.config.features;
+  }
+  inputs.partitions = config_->partitions;
+  inputs.qos = qos_;
+  inputs.now = now;
+  inputs.usage = usage_;
+  inputs.accounts = &account_policy_;
+  FillBilling(inputs);
+  return BuildSnapshot(inputs);
 }
 
 absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& request,
                                                         int64_t now) const {
-  std::vector<std::string> qos_names;
-  for (const Qos& qos : qos_) qos_names.push_back(qos.name);
-  absl::StatusOr<Job> job = JobFromRequest(request, *config_, nodes_.Capacities(), qos_names);
-  if (!job.ok()) return job.status();
+  absl::StatusOr<CheckedSubmission> checked = CheckSubmission(request, now);
+  if (!checked.ok()) return checked.status();
+  Job* job = &checked->job;
   job->id = next_job_id_;
   job->submit_time = now;
   job->eligible_time = now;
@@ -282,17 +283,8 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
       inputs.running.push_back(&running);
     }
   }
-  inputs.pending.push_back(&*job);
-  inputs.nodes = nodes_.Capacities();
-  for (const Node& node : nodes_.nodes())
-    inputs.node_features[node.config.name] = node.config.features;
-  inputs.partitions = config_->partitions;
-  inputs.qos = qos_;
-  inputs.now = now;
-  inputs.usage = usage_;
-  inputs.accounts = &account_policy_;
-  FillBilling(inputs);
-  return BuildSnapshot(inputs);
+  inputs.pending.push_back(job);
+  return SchedulerSnapshot(inputs, now);
 }
 
 PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,

@@ -408,6 +408,20 @@ TEST_F(LifecycleTest, RequeueStopsARunningJobAndQueuesItAgainHeldOrNot) {
   EXPECT_EQ(core_->Update({1002, 1002}, false, update, now_).status().message(), "Invalid user id");
 }
 
+TEST_F(LifecycleTest, APendingJobCancelledKeepsTheReasonItWaitedFor) {
+  const uint64_t id = Submit(Request());
+  JobUpdate hold;
+  hold.job_id = id;
+  hold.held = true;
+  Store(core_->Update({0, 0}, true, hold, now_));
+  std::vector<CancelOutcome> outcomes;
+  Store(core_->Cancel({0, 0}, true, CancelOf(id), now_ + 5, &outcomes));
+  EXPECT_EQ(StateOf(id), JobState::kCancelled);
+  EXPECT_EQ(core_->Find(id)->reason, "JobHeldAdmin");  // as Slurm's scontrol shows it
+  EXPECT_EQ(core_->Find(id)->start_time, 0);           // never started (sacct: Start=None)
+  EXPECT_EQ(core_->Find(id)->end_time, now_ + 5);
+}
+
 TEST_F(LifecycleTest, ScancelWinsOverARequeueInFlight) {
   const uint64_t id = Submit(Request());
   Drive(Schedule());
@@ -1058,6 +1072,23 @@ TEST_F(LifecycleTest, ConcurrentAdmissionsCannotExceedMaxSubmitJobsPerUser) {
   EXPECT_NE(third.status().message().find("job submit limit"), std::string::npos);
 }
 
+TEST_F(LifecycleTest, TestOnlyIsRefusedWhatASubmissionWouldBe) {
+  Qos limited{"normal"};
+  limited.max_submit_jobs_per_user = 1;
+  core_->SetQos({limited});
+  ASSERT_TRUE(core_->WillRunSnapshot(Request(), now_).ok());
+  Submit(Request());
+  absl::StatusOr<CtldSnapshot> over = core_->WillRunSnapshot(Request(), now_);
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(over.status().message().find("job submit limit"), std::string::npos);
+  // Nothing is reserved by the checks: room for one job is room for any
+  // number of --test-only submissions.
+  config_.max_job_count = 1;
+  SetUp();
+  EXPECT_TRUE(core_->WillRunSnapshot(Request(), now_).ok());
+  EXPECT_TRUE(core_->WillRunSnapshot(Request(), now_).ok());
+}
+
 TEST_F(LifecycleTest, MaxJobCountCountsReservations) {
   config_.max_job_count = 3;
   SetUp();
@@ -1390,6 +1421,9 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
                 return it.job_id;
               } else if constexpr (std::is_same_v<T, SignalIntent>) {
                 return it.job_id;
+              } else if constexpr (std::is_same_v<T, RunTriggerIntent>) {
+                ADD_FAILURE() << "trigger programs are the Controller's, never the core's";
+                return 0;
               } else {
                 return it.job.id;
               }

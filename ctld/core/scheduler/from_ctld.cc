@@ -52,6 +52,7 @@ void SetShape(const JobRequest& request, PendingJob* pending) {
   pending->ntasks_per_node = shape.ntasks_per_node;
   pending->min_cpus_per_node = shape.min_cpus_per_node;
   pending->overcommit = shape.overcommit;
+  pending->contiguous = shape.contiguous;
   pending->gpus_per_node = shape.gpus_per_node;
   // The least a node holds: one task (or --mincpus), and its memory.
   pending->cpus_per_node = shape.overcommit ? shape.cpus_per_task : request.MinCpusPerNode();

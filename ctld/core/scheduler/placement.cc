@@ -30,6 +30,24 @@ int64_t Avail(const TaskShape& shape, const PlacementCandidate& c) {
   return cpus >= floor ? cpus : 0;
 }
 
+std::vector<NodeTake> Deal(const TaskShape& shape, std::vector<NodeTake> taken);
+std::vector<NodeTake> PlaceContiguous(const TaskShape& shape,
+                                      const std::vector<PlacementCandidate>& candidates,
+                                      const std::vector<int64_t>& avail, int64_t floor);
+
+// Slurm's _cpus_to_use: all a node can give (`avail`), less a task for each
+// node still wanted after it, never below `floor`.
+int64_t CpusToUse(const TaskShape& shape, int64_t avail, int64_t rem_max_cpus,
+                  int64_t nodes_after, int64_t floor) {
+  if (shape.exclusive) return avail;
+  const int64_t per_task = PerTask(shape);
+  const int64_t limit = rem_max_cpus - std::max<int64_t>(nodes_after - 1, 0) * per_task;
+  if (avail <= limit) return avail;
+  int64_t cpus = std::max(limit, floor);
+  cpus -= shape.overcommit ? 0 : cpus % per_task;
+  return std::max(cpus, floor);
+}
+
 // Slurm's _enough_nodes for one node: would it complete the node count?
 bool EnoughNodes(int64_t rem_nodes, const TaskShape& shape) {
   const int64_t needed = shape.want_nodes > shape.min_nodes
@@ -65,18 +83,9 @@ std::vector<NodeTake> PlaceTasks(const TaskShape& shape,
 
   std::vector<NodeTake> taken;
   std::vector<uint8_t> used(candidates.size(), 0);
-  // Slurm's _cpus_to_use: all the node can give, less a task for each node
-  // still wanted after it.
+  // Takes candidate i with the CPUs it should give (CpusToUse).
   auto take = [&](size_t i, int64_t nodes_after) {
-    int64_t cpus = avail[i];
-    if (!shape.exclusive) {
-      const int64_t limit = rem_max_cpus - std::max<int64_t>(nodes_after - 1, 0) * per_task;
-      if (cpus > limit) {
-        cpus = std::max(limit, floor);
-        cpus -= shape.overcommit ? 0 : cpus % per_task;
-        cpus = std::max(cpus, floor);
-      }
-    }
+    const int64_t cpus = CpusToUse(shape, avail[i], rem_max_cpus, nodes_after, floor);
     NodeTake t;
     t.node = candidates[i].node;
     t.cpus = static_cast<int32_t>(cpus);
@@ -89,6 +98,9 @@ std::vector<NodeTake> PlaceTasks(const TaskShape& shape,
     --max_nodes;
   };
 
+  if (shape.contiguous) {
+    return Deal(shape, PlaceContiguous(shape, candidates, avail, floor));
+  }
   for (size_t i = 0; i < candidates.size(); ++i) {
     if (!candidates[i].required) continue;
     if (avail[i] == 0 || max_nodes <= 0) return {};
@@ -115,7 +127,14 @@ std::vector<NodeTake> PlaceTasks(const TaskShape& shape,
     take(static_cast<size_t>(best), rem_nodes);
   }
   if (rem_cpus > 0 || min_rem_nodes > 0) return {};
+  return Deal(shape, std::move(taken));
+}
 
+namespace {
+
+std::vector<NodeTake> Deal(const TaskShape& shape, std::vector<NodeTake> taken) {
+  if (taken.empty()) return taken;
+  const int64_t per_task = PerTask(shape);
   std::sort(taken.begin(), taken.end(),
             [](const NodeTake& a, const NodeTake& b) { return a.node < b.node; });
   std::vector<int32_t> cpus;
@@ -130,6 +149,103 @@ std::vector<NodeTake> PlaceTasks(const TaskShape& shape,
   }
   return taken;
 }
+
+// Takes nodes in order from `begin` (< end) while the job wants more, as
+// PlaceTasks's `take` does; empty when [begin, end) cannot hold the job or
+// leaves a -w node out.
+std::vector<NodeTake> TakeRun(const TaskShape& shape, const std::vector<PlacementCandidate>& sorted,
+                              const std::vector<int64_t>& avail, size_t begin, size_t end,
+                              int64_t floor) {
+  int64_t rem_cpus = shape.MinCpus();
+  int64_t rem_max_cpus = rem_cpus;
+  int64_t rem_nodes = std::max(shape.want_nodes, shape.min_nodes);
+  int64_t min_rem_nodes = shape.min_nodes;
+  int64_t max_nodes = std::max(shape.max_nodes, shape.min_nodes);
+  size_t last_required = begin;
+  bool any_required = false;
+  for (size_t i = begin; i < end; ++i) {
+    if (sorted[i].required) {
+      last_required = i;
+      any_required = true;
+    }
+  }
+  std::vector<NodeTake> taken;
+  size_t i = begin;
+  for (; i < end && max_nodes > 0; ++i) {
+    const bool more_required = any_required && i <= last_required;
+    if (rem_nodes <= 0 && rem_cpus <= 0 && !more_required) break;
+    const int64_t cpus = CpusToUse(shape, avail[i], rem_max_cpus, rem_nodes, floor);
+    NodeTake t;
+    t.node = sorted[i].node;
+    t.cpus = static_cast<int32_t>(cpus);
+    taken.push_back(t);
+    rem_cpus -= cpus;
+    rem_max_cpus -= cpus;
+    --rem_nodes;
+    --min_rem_nodes;
+    --max_nodes;
+  }
+  if (rem_cpus > 0 || min_rem_nodes > 0) return {};
+  if (any_required && i <= last_required) return {};
+  return taken;
+}
+
+std::vector<NodeTake> PlaceContiguous(const TaskShape& shape,
+                                      const std::vector<PlacementCandidate>& candidates,
+                                      const std::vector<int64_t>& unsorted_avail, int64_t floor) {
+  std::vector<size_t> order(candidates.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return candidates[a].node < candidates[b].node; });
+  std::vector<PlacementCandidate> sorted;
+  std::vector<int64_t> avail;
+  size_t required = 0;
+  for (size_t i : order) {
+    sorted.push_back(candidates[i]);
+    avail.push_back(unsorted_avail[i]);
+    if (candidates[i].required) ++required;
+  }
+  std::vector<NodeTake> best;
+  int64_t best_spare = 0;
+  for (size_t begin = 0; begin < sorted.size();) {
+    if (avail[begin] == 0) {
+      ++begin;
+      continue;
+    }
+    size_t end = begin + 1;
+    while (end < sorted.size() && avail[end] > 0 && sorted[end].node == sorted[end - 1].node + 1) {
+      ++end;
+    }
+    size_t run_required = 0;
+    size_t first = begin;
+    for (size_t i = begin; i < end; ++i) {
+      if (!sorted[i].required) continue;
+      if (run_required++ == 0) first = i;
+    }
+    // Every -w node must lie in the run; the take starts at the first of them
+    // (the nodes before it may be needed too: step back while short).
+    if (run_required == required) {
+      std::vector<NodeTake> taken;
+      for (size_t start = required > 0 ? first + 1 : begin + 1; start-- > begin;) {
+        taken = TakeRun(shape, sorted, avail, start, end, floor);
+        if (!taken.empty()) break;
+        if (required == 0) break;
+      }
+      if (!taken.empty()) {
+        int64_t spare = 0;
+        for (size_t i = begin; i < end; ++i) spare += avail[i];
+        if (best.empty() || spare < best_spare) {
+          best = std::move(taken);
+          best_spare = spare;
+        }
+      }
+    }
+    begin = end;
+  }
+  return best;
+}
+
+}  // namespace
 
 std::vector<int32_t> DealTasks(const std::vector<int32_t>& cpus, int32_t ntasks,
                                int32_t cpus_per_task) {

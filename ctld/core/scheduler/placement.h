@@ -14,6 +14,10 @@
 //    then (with --overcommit) round-robin past them.
 //  - --overcommit allocates one task's CPUs per node and places every task.
 //  - --exclusive takes every CPU and all memory of each node.
+//  - --contiguous takes consecutive nodes (consecutive `node` indices, all
+//    usable): of each run of such nodes, from its first node (or first -w
+//    node) on, in order; the run that fits with the fewest CPUs to spare
+//    wins, ties to the lower index (Slurm's _eval_nodes_consec: best fit).
 //
 // Pure: no I/O, no clock, no locks. The caller owns every argument.
 #ifndef SKIFF_CTLD_CORE_SCHEDULER_PLACEMENT_H_
@@ -37,6 +41,7 @@ struct TaskShape {
   int32_t min_cpus_per_node = 0;  // --mincpus
   bool overcommit = false;
   bool exclusive = false;
+  bool contiguous = false;       // --contiguous
   uint64_t mem_per_node_mb = 0;  // --mem (0 = see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;   // --mem-per-cpu
   int32_t gpus_per_node = 0;
@@ -45,7 +50,7 @@ struct TaskShape {
   // and every job with one node): the scheduler's fast paths apply.
   bool OneTaskPerNode() const {
     return min_nodes == max_nodes && want_nodes == min_nodes && ntasks == min_nodes &&
-           !overcommit && ntasks_per_node <= 1;
+           !overcommit && ntasks_per_node <= 1 && !contiguous;
   }
   // CPUs the job holds at least (Slurm's min_cpus).
   int64_t MinCpus() const;

@@ -118,6 +118,38 @@ TEST(PlaceTasks, LighterNodesFirstAndRequiredNodesAlways) {
   EXPECT_EQ(Show(PlaceTasks(Tasks(3), nodes)), "n1,n3 cpus 2,1 tasks 2,1");
 }
 
+TEST(PlaceTasks, ContiguousTakesConsecutiveNodesOfTheBestFittingRun) {
+  TaskShape two_nodes = Tasks(2, 2, 2, 2);
+  two_nodes.contiguous = true;
+  // n2 is full: n1 and n3 are not neighbours.
+  EXPECT_EQ(Show(PlaceTasks(two_nodes, Nodes({2, 0, 2, 2}))), "n3,n4 cpus 1,1 tasks 1,1");
+  TaskShape three = Tasks(3);
+  three.contiguous = true;
+  EXPECT_EQ(Show(PlaceTasks(three, Nodes({2, 0, 2, 2}))), "n3,n4 cpus 2,1 tasks 2,1");
+  EXPECT_TRUE(PlaceTasks(two_nodes, Nodes({2, 0, 2, 0, 2})).empty());
+  // Of the runs that fit, the one with the fewest CPUs to spare.
+  EXPECT_EQ(Show(PlaceTasks(two_nodes, Nodes({2, 2, 0, 2, 2, 2}))), "n1,n2 cpus 1,1 tasks 1,1");
+  EXPECT_EQ(Show(PlaceTasks(two_nodes, Nodes({2, 2, 2, 0, 2, 2}))), "n5,n6 cpus 1,1 tasks 1,1");
+  // Consecutive means consecutive indices: a gap in the candidates breaks a run.
+  std::vector<PlacementCandidate> gap = Nodes({2, 2});
+  gap[1].node = 2;
+  EXPECT_TRUE(PlaceTasks(two_nodes, gap).empty());
+  EXPECT_FALSE(TaskShape(two_nodes).OneTaskPerNode());
+}
+
+TEST(PlaceTasks, ContiguousKeepsTheRequiredNodesInItsRun) {
+  TaskShape two_nodes = Tasks(2, 2, 2, 2);
+  two_nodes.contiguous = true;
+  std::vector<PlacementCandidate> nodes = Nodes({2, 2, 2, 2});
+  nodes[2].required = true;
+  EXPECT_EQ(Show(PlaceTasks(two_nodes, nodes)), "n3,n4 cpus 1,1 tasks 1,1");
+  nodes[2].required = false;
+  nodes[3].required = true;  // the last node: its neighbour before it comes too
+  EXPECT_EQ(Show(PlaceTasks(two_nodes, nodes)), "n3,n4 cpus 1,1 tasks 1,1");
+  nodes[0].required = true;  // n1 and n4 cannot be two consecutive nodes
+  EXPECT_TRUE(PlaceTasks(two_nodes, nodes).empty());
+}
+
 TEST(PlaceTasks, MemoryPerCpuLimitsTheCpusANodeGives) {
   TaskShape s = Tasks(3);
   s.mem_per_cpu_mb = 1500;  // a node's 4000 MB hold two CPUs' worth

@@ -651,7 +651,7 @@ struct Shape {
            a.cpus_per_task == other.cpus_per_task && a.max_nodes == other.max_nodes &&
            a.want_nodes == other.want_nodes && a.ntasks_per_node == other.ntasks_per_node &&
            a.min_cpus_per_node == other.min_cpus_per_node && a.overcommit == other.overcommit &&
-           a.mem_per_cpu_mb == other.mem_per_cpu_mb;
+           a.contiguous == other.contiguous && a.mem_per_cpu_mb == other.mem_per_cpu_mb;
   }
 };
 

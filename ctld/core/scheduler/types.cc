@@ -174,6 +174,7 @@ TaskShape ShapeOf(const PendingJob& job) {
   shape.min_nodes = std::max(job.num_nodes, 1);
   shape.gpus_per_node = job.gpus_per_node;
   shape.exclusive = job.exclusive;
+  shape.contiguous = job.contiguous;
   if (job.ntasks <= 0) {
     shape.max_nodes = shape.want_nodes = shape.ntasks = shape.min_nodes;
     shape.cpus_per_task = std::max(job.cpus_per_node, 1);

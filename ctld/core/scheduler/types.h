@@ -186,6 +186,7 @@ struct PendingJob {
   int32_t ntasks_per_node = 0;
   int32_t min_cpus_per_node = 0;  // --mincpus
   bool overcommit = false;
+  bool contiguous = false;      // --contiguous: consecutive nodes (by index)
   uint64_t mem_per_cpu_mb = 0;  // with ntasks > 0: memory follows each node's CPUs
   bool held = false;
   bool held_by_admin = false;
