@@ -78,13 +78,13 @@ void JobManager::SetFinishedListener(std::function<void()> listener) {
 bool JobManager::IsRunning(uint64_t job_id) {
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(job_id);
-  return it != jobs_.end() && it->second.state == Job::kRunning;
+  return it != jobs_.end() && Started(it->second);
 }
 
 bool JobManager::RunsAJobOf(uid_t uid) {
   absl::MutexLock lock(&mu_);
   return std::any_of(jobs_.begin(), jobs_.end(), [uid](const auto& entry) {
-    return entry.second.state == Job::kRunning && entry.second.uid == uid;
+    return Started(entry.second) && entry.second.uid == uid;
   });
 }
 

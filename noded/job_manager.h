@@ -138,7 +138,10 @@ class JobManager final : public JobReportSource {
   // The job's directory (whether or not it exists).
   std::string JobDir(uint64_t job_id) const;
 
-  // Job steps (noded/steps/). Whether the job's batch script still runs here.
+  // Job steps (noded/steps/). Whether the job's batch script still runs here:
+  // from the moment its shepherd may have started it (still kLaunching while
+  // Launch reads the shepherd's pids, when a fast `srun` in the script may
+  // already ask for a step) until it ended.
   bool IsRunning(uint64_t job_id);
   // Whether any job of `uid` runs here now: who may open a step stream at all.
   bool RunsAJobOf(uid_t uid);
@@ -186,6 +189,12 @@ class JobManager final : public JobReportSource {
     std::string cgroup_path;
     uid_t uid = 0;  // the job's user: who may start steps here
   };
+  // A launching job counts as started: its script may run before Launch has
+  // marked it kRunning.
+  static bool Started(const Job& job) {
+    return job.state == Job::kLaunching || job.state == Job::kRunning;
+  }
+
   struct SignalAction {
     pid_t target;  // kill(target, sig)
     int sig;
