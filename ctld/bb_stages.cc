@@ -118,12 +118,10 @@ BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const
     case BbStage::kPreRun:
       call("slurm_bb_pre_run", {id, script, uid, gid}, config.other_timeout);
       return result;
+    case BbStage::kPostRun:
+      call("slurm_bb_post_run", {id, script, uid, gid}, config.other_timeout);
+      return result;
     case BbStage::kStageOut:
-      if (job.bb_state == BbState::kPostRun &&
-          !call("slurm_bb_post_run", {id, script, uid, gid}, config.other_timeout)) {
-        return result;
-      }
-      result.post_run_done = true;
       if (!call("slurm_bb_data_out", {id, script, uid, gid}, config.stage_out_timeout)) {
         return result;
       }

@@ -25,7 +25,8 @@ namespace skiff {
 enum class BbStage {
   kStageIn,   // slurm_bb_setup, slurm_bb_data_in (+ test_data_in polls), slurm_bb_real_size
   kPreRun,    // slurm_bb_pre_run
-  kStageOut,  // slurm_bb_post_run (when still due), slurm_bb_data_out (+ test_data_out polls)
+  kPostRun,   // slurm_bb_post_run (the job ended: post-run)
+  kStageOut,  // slurm_bb_data_out (+ test_data_out polls) (staging-out)
   kTeardown,  // slurm_bb_job_teardown
 };
 const char* BbStageName(BbStage stage);

@@ -95,6 +95,8 @@ const char* BbStageName(BbStage stage) {
       return "stage-in";
     case BbStage::kPreRun:
       return "pre-run";
+    case BbStage::kPostRun:
+      return "post-run";
     case BbStage::kStageOut:
       return "stage-out";
     case BbStage::kTeardown:

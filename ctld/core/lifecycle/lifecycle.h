@@ -80,7 +80,6 @@ struct BbStageResult {
   bool killed = false;
   std::string error;       // "burst_buffer/lua: <op> failed: <message>"
   uint64_t real_size = 0;  // slurm_bb_real_size's answer, bytes; 0 = none
-  bool post_run_done = false;
 };
 
 // What a scheduling pass plans on: copied out under the lock, planned on without it.

@@ -115,8 +115,14 @@ bool Lifecycle::BbBeforeFinish(Job& job, Effects& effects) {
       [[fallthrough]];
     case BbState::kPostRun:
     case BbState::kStagingOut:
+      // post_run, then data_out, each its own stage so that the state shows
+      // which runs (Slurm's post-run, then staging-out).
       job.reason = kStageOutReason;
-      if (bb_busy_.count(job.id) == 0) BbQueueStage(job, BbStage::kStageOut, false, effects);
+      if (bb_busy_.count(job.id) == 0) {
+        BbQueueStage(job,
+                     job.bb_state == BbState::kPostRun ? BbStage::kPostRun : BbStage::kStageOut,
+                     false, effects);
+      }
       return true;
     case BbState::kStagingIn:
     case BbState::kStagedIn:
@@ -208,10 +214,22 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
         ContinueStart(job, now, effects);
       }
       break;
-    case BbStage::kStageOut:
-      if (result.post_run_done && job.bb_state == BbState::kPostRun) {
-        BbTransition(job, BbEvent::kPostRunDone, effects);
+    case BbStage::kPostRun:
+      if (result.ok && BbTransition(job, BbEvent::kPostRunDone, effects)) {
+        BbQueueStage(job, BbStage::kStageOut, false, effects);
+        break;
       }
+      if (!result.ok) {
+        job.reason_detail = result.error;
+        effects.log.push_back(absl::StrCat("JobId=", job_id, " ", result.error));
+        BbTeardown(job, true, effects);
+      }
+      if (job.state == JobState::kCompleting) {
+        job.reason = "None";
+        FinishJob(job, now, effects);
+      }
+      break;
+    case BbStage::kStageOut:
       if (!result.ok) {
         job.reason_detail = result.error;
         effects.log.push_back(absl::StrCat("JobId=", job_id, " ", result.error));

@@ -150,7 +150,6 @@ class LifecycleTest : public ::testing::Test {
               return Store(core_->EpilogDone(it.job.id, {true, true, "exit code 0", 2}, now_));
             } else if constexpr (std::is_same_v<T, RunBbStageIntent>) {
               BbStageResult ok;
-              ok.post_run_done = true;
               return Store(core_->BbStageDone(it.job.id, it.stage, ok, now_));
             } else {
               return Effects{};
@@ -1313,10 +1312,13 @@ TEST_F(LifecycleBbTest, TeardownRetriesKeepTheEndTime) {
   ASSERT_EQ(StateOf(id), JobState::kRunning);
   now_ += 50;
   Effects exited = Store(core_->JobComplete("n1", {id, true, 0, 0, ""}, now_));
-  // stage-out, then a teardown that fails.
+  // post-run, stage-out, then a teardown that fails.
   ASSERT_EQ(exited.intents.size(), 1u);
   BbStageResult ok;
-  ok.post_run_done = true;
+  Effects post_run = Store(core_->BbStageDone(id, BbStage::kPostRun, ok, now_));
+  EXPECT_EQ(core_->Find(id)->bb_state, BbState::kStagingOut);
+  EXPECT_EQ(StateOf(id), JobState::kCompleting);
+  ASSERT_EQ(post_run.intents.size(), 1u);
   Effects staged_out = Store(core_->BbStageDone(id, BbStage::kStageOut, ok, now_));
   EXPECT_EQ(StateOf(id), JobState::kCompleted);
   const int64_t end_time = core_->Find(id)->end_time;
