@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/environment.h"
 #include "cli/sbcast/sbcast_help.h"
 #include "cli/sbcast/sbcast_options.h"
 #include "common/hostlist.h"
@@ -30,23 +31,11 @@
 #include "proto/ctld.grpc.pb.h"
 #include "proto/noded.grpc.pb.h"
 
-extern char** environ;
-
 namespace {
 
 // Slurm's SLURM_ERROR, as sbcast's exit status.
 constexpr int kSlurmError = 255;
 constexpr char kLdd[] = "/usr/bin/ldd";
-
-std::map<std::string, std::string> Environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos && eq > 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
 
 void Line(const std::string& text) { fprintf(stderr, "%s\n", text.c_str()); }
 void Verbose(const skiff::SbcastArgs& args, const std::string& text) {
@@ -222,7 +211,7 @@ int Send(const skiff::SbcastArgs& args, Target& target, const Source& source,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::map<std::string, std::string> env = Environment();
+  const std::map<std::string, std::string> env = skiff::ProcessEnvironment();
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) != nullptr ? cwd_buf : "/";
   const skiff::SbcastParse parsed =

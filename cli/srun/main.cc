@@ -30,6 +30,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/common/allocation.h"
 #include "cli/common/ctld_client.h"
+#include "cli/common/environment.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/task_output.h"
 #include "cli/sbatch/sbatch_options.h"
@@ -43,21 +44,9 @@
 #include "common/version.h"
 #include "proto/noded.grpc.pb.h"
 
-extern char** environ;
-
 namespace {
 
 constexpr char kProgram[] = "srun";
-
-std::map<std::string, std::string> Environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos && eq > 0) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  return env;
-}
 
 volatile std::sig_atomic_t g_interrupted = 0;
 void OnInterrupt(int) { g_interrupted = 1; }
@@ -149,7 +138,7 @@ int main(int argc, char** argv) {
   int verbose = 0;
   std::string immediate_secs;
   // Slurm's input variables first; the command line overrides them.
-  std::map<std::string, std::string> env = Environment();
+  std::map<std::string, std::string> env = skiff::ProcessEnvironment();
   for (const std::string& error : skiff::ApplySrunEnvironment(env, &args, &verbose)) {
     fprintf(stderr, "srun: error: %s\n", error.c_str());
   }
