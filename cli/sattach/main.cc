@@ -85,7 +85,10 @@ int main(int argc, char** argv) {
   if (job.state() == skiff::v1::PENDING) {
     Fail("Could not get job step info: Job is pending execution");
   }
-  if (job.state() != skiff::v1::RUNNING || job.stepmgr_address().empty()) {
+  // CONFIGURING: its script may already run (ctld hears of the launch after
+  // it started); the step manager decides.
+  if ((job.state() != skiff::v1::RUNNING && job.state() != skiff::v1::CONFIGURING) ||
+      job.stepmgr_address().empty()) {
     Fail("Could not get job step info: Job/step already completing or completed");
   }
 

@@ -111,6 +111,7 @@ struct Target {
   std::string address;
   std::shared_ptr<grpc::Channel> channel;
   int timeout_seconds = 10;  // per chunk, as Slurm's per message
+  bool configuring = false;  // ctld had the job CONFIGURING: not launched yet, or just
 };
 
 // One file to `destination` on every node; the exit code Slurm's sbcast would
@@ -196,7 +197,8 @@ int Send(const skiff::SbcastArgs& args, Target& target, const Source& source,
       Line(skiff::LookupError(args.job, "Invalid user id"));
       return kSlurmError;
     case grpc::StatusCode::NOT_FOUND:
-      Line(skiff::LookupError(args.job, status.error_message()));
+      Line(skiff::LookupError(
+          args.job, target.configuring ? "Job is pending execution" : status.error_message()));
       return kSlurmError;
     case grpc::StatusCode::INVALID_ARGUMENT:
       Line(absl::StrCat("sbcast: error: ", status.error_message()));
@@ -285,6 +287,7 @@ int main(int argc, char** argv) {
   target.ctld = ctld->get();
   target.first_node = job.nodes(0);
   target.address = job.stepmgr_address();
+  target.configuring = job.state() == skiff::v1::CONFIGURING;
   target.timeout_seconds = args.timeout_seconds > 0
                                ? args.timeout_seconds
                                : static_cast<int>((*ctld)->config().skiff.message_timeout);

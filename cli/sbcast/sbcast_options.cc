@@ -376,9 +376,11 @@ BroadcastOutcome OutcomeOf(const v1::BroadcastFileReply& reply) {
 std::string JobStateRefusal(int job_state) {
   switch (job_state) {
     case v1::RUNNING:
+    // Its batch script may already run (ctld hears of the launch after it
+    // started): the step manager decides (NOT_FOUND: not launched there yet).
+    case v1::CONFIGURING:
       return "";
     case v1::PENDING:
-    case v1::CONFIGURING:  // its nodes are not running it yet
       return "Job is pending execution";
     default:
       return "Job/step already completing or completed";

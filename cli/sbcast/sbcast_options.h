@@ -101,7 +101,7 @@ struct BroadcastOutcome {
 BroadcastOutcome OutcomeOf(const v1::BroadcastFileReply& reply);
 
 // Why a job's state leaves nothing to broadcast to (Slurm's job_alloc_info
-// texts), or "" for a running job.
+// texts), or "" for a running or configuring job (the step manager decides).
 std::string JobStateRefusal(int job_state);
 
 // "Slurm job 12.3 lookup error: TEXT", printed as an error; sbcast then ends 255.

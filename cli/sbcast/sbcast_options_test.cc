@@ -254,6 +254,7 @@ TEST(OutcomeOfTest, ReportsEachFailedNodeAndExitsWithTheLastErrno) {
 
 TEST(JobStateRefusalTest, UsesSlurmsTexts) {
   EXPECT_EQ(JobStateRefusal(v1::RUNNING), "");
+  EXPECT_EQ(JobStateRefusal(v1::CONFIGURING), "") << "its script may already run";
   EXPECT_EQ(JobStateRefusal(v1::PENDING), "Job is pending execution");
   EXPECT_EQ(JobStateRefusal(v1::COMPLETED), "Job/step already completing or completed");
   EXPECT_EQ(JobStateRefusal(v1::COMPLETING), "Job/step already completing or completed");
