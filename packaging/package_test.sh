@@ -47,7 +47,8 @@ deb_of() { ls "$out/$1"_"$version"-*_*.deb 2>/dev/null | head -n 1; }
 field() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
 contents() { dpkg-deb -c "$(deb_of "$1")"; }
 has_path() {  # has_path PACKAGE PATH: the .deb holds PATH (a file, dir or link)
-  contents "$1" | awk '{print $6}' | grep -qx "\\.$2/\\?" ||
+  # grep -c, not -q: an early exit would kill awk with SIGPIPE (pipefail).
+  contents "$1" | awk '{print $6}' | grep -cx "\\.$2/\\?" >/dev/null ||
     fail "$1 does not hold $2"
 }
 

@@ -168,8 +168,11 @@ shlib_depends() {
   command -v dpkg-shlibdeps >/dev/null || die "dpkg-shlibdeps is missing (apt-get install dpkg-dev)"
   # Dynamically linked programs only: srun and the shepherd are fully static
   # (docs/decisions.md, "Build"), the CLIs static but for glibc.
+  # (grep -c, not -q: grep -q exits at the first match, and readelf's next
+  # write then dies of SIGPIPE, which pipefail takes for "no NEEDED": ctld
+  # was left out now and then, and with it skiff-controller's libsqlite3-0.)
   while IFS= read -r -d '' f; do
-    readelf -d "$f" 2>/dev/null | grep -q '(NEEDED)' && files+=("$f")
+    readelf -d "$f" 2>/dev/null | grep -c '(NEEDED)' >/dev/null && files+=("$f")
   done < <(find "$STAGING/$pkg" -path "$STAGING/$pkg/DEBIAN" -prune -o -type f -perm -0100 -print0)
   if [ "${#files[@]}" -eq 0 ]; then echo "libc6"; return 0; fi
   tmp=$(mktemp -d)

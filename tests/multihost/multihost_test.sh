@@ -80,6 +80,13 @@ version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/vers
   --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --clis "$(skiff_array CLIS | tr '\n' ' ')" \
   --admin "$(skiff_array ADMIN | tr '\n' ' ')" --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
 ls -l "$WORK/debs"/*.deb
+# ctld links SQLite: its package must say so, or a host installs it without.
+controller_depends=$(dpkg-deb -f "$WORK/debs"/skiff-controller_*.deb Depends)
+echo "skiff-controller Depends: $controller_depends"
+case "$controller_depends" in
+  *libsqlite3-0*) ;;
+  *) fail "skiff-controller does not depend on libsqlite3-0: $controller_depends" ;;
+esac
 
 step "three machines"
 mh_init "$WORK/hosts"
