@@ -1,7 +1,8 @@
 #include "common/users.h"
 
-#include <algorithm>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace skiff {
 namespace {

@@ -37,8 +37,8 @@ std::vector<NodeTake> PlaceContiguous(const TaskShape& shape,
 
 // Slurm's _cpus_to_use: all a node can give (`avail`), less a task for each
 // node still wanted after it, never below `floor`.
-int64_t CpusToUse(const TaskShape& shape, int64_t avail, int64_t rem_max_cpus,
-                  int64_t nodes_after, int64_t floor) {
+int64_t CpusToUse(const TaskShape& shape, int64_t avail, int64_t rem_max_cpus, int64_t nodes_after,
+                  int64_t floor) {
   if (shape.exclusive) return avail;
   const int64_t per_task = PerTask(shape);
   const int64_t limit = rem_max_cpus - std::max<int64_t>(nodes_after - 1, 0) * per_task;
