@@ -3,8 +3,8 @@
 // Threads of one call: the gRPC thread sends the step's layout, then drains
 // this call's watcher (StepWatchers) into the stream until the step ends or
 // sattach goes away; a reader thread forwards sattach's stdin to the step's
-// tasks through the live step's `input`, under live_mu_ (RunStep erases the
-// step under it before its node calls go).
+// tasks through its handle in the StepManager, which keeps the handle valid
+// for the call (RunStep ends the step there before its StepRun goes).
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -39,28 +39,18 @@ grpc::Status NodedService::AttachStep(
   const v1::AttachRequest& request = first.request();
   absl::StatusOr<LaunchSpec> job = JobOfCaller(*caller, request.job_id());
   if (!job.ok()) return ToGrpcStatus(job.status());
-  const std::pair<uint64_t, uint32_t> key{request.job_id(), request.step_id()};
 
+  std::optional<LiveStep> live = steps_.FindLive(request.job_id(), request.step_id());
+  if (!live) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
   v1::StepOutput layout;
-  std::shared_ptr<StepWatchers> watchers;
-  {
-    std::lock_guard<std::mutex> lock(live_mu_);
-    auto it = live_steps_.find(key);
-    if (it == live_steps_.end()) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
-    }
-    const LiveStep& live = it->second;
-    layout.set_created(true);
-    layout.set_step_id(request.step_id());
-    for (size_t i = 0; i < live.nodes.size(); ++i) {
-      v1::StepTaskPlacement* place = layout.add_placement();
-      place->set_node(live.nodes[i].first);
-      if (i < live.task_ids.size()) {
-        for (int t : live.task_ids[i]) place->add_task_ids(t);
-      }
-    }
-    watchers = live.watchers;
+  layout.set_created(true);
+  layout.set_step_id(request.step_id());
+  for (const StepNodeShare& share : live->grant.share.nodes) {
+    v1::StepTaskPlacement* place = layout.add_placement();
+    place->set_node(live->grant.nodes[share.node].name);
+    for (int t : share.task_ids) place->add_task_ids(t);
   }
+  const std::shared_ptr<StepWatchers>& watchers = live->watchers;
   // Attached before the layout is sent, so that nothing after it is missed.
   std::shared_ptr<StepWatchers::Watcher> watcher =
       request.layout_only() ? nullptr : watchers->Attach();
@@ -87,9 +77,8 @@ grpc::Status NodedService::AttachStep(
       } else {
         continue;
       }
-      std::lock_guard<std::mutex> lock(live_mu_);
-      auto it = live_steps_.find(key);
-      if (it != live_steps_.end()) it->second.run->Input(forward);
+      steps_.ActOnLive(request.job_id(), request.step_id(),
+                       [&](StepHandle& step) { step.Input(forward); });
     }
     std::lock_guard<std::mutex> lock(closed_mu);
     sattach_closed = true;

@@ -115,12 +115,9 @@ grpc::Status NodedService::BroadcastFile(grpc::ServerContext* context,
   if (header.has_step() && header.batch_step()) {
     nodes.emplace_back(node_name_, "");
   } else if (header.has_step()) {
-    std::lock_guard<std::mutex> lock(live_mu_);
-    auto it = live_steps_.find({job_id, header.step_id()});
-    if (it == live_steps_.end()) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
-    }
-    nodes = it->second.nodes;
+    std::optional<LiveStep> live = steps_.FindLive(job_id, header.step_id());
+    if (!live) return grpc::Status(grpc::StatusCode::NOT_FOUND, "Invalid job id specified");
+    nodes = StepNodeAddresses(live->grant);
   } else {
     for (const AllocatedNode& n : job->allocation) nodes.emplace_back(n.name, n.address);
     if (nodes.empty()) nodes.emplace_back(node_name_, "");  // launched by an older ctld

@@ -122,7 +122,7 @@ grpc::Status NodedService::EndJobOnNode(grpc::ServerContext* context,
   for (int attempt = 0; attempt < 500; ++attempt) {
     bool any = false;
     {
-      std::lock_guard<std::mutex> lock(live_mu_);
+      std::lock_guard<std::mutex> lock(tasks_mu_);
       for (auto& [key, tasks] : local_tasks_) {
         if (key.first != request->job_id()) continue;
         if (attempt % 50 == 0) tasks->Signal(SIGKILL);

@@ -108,13 +108,7 @@ absl::Status NodedService::SignalLiveSteps(uint64_t job_id, int sig) {
   }
   // This node is the job's step manager: every step of the job is here, each
   // with a stream to the tasks on each of its nodes. No step is no error.
-  std::lock_guard<std::mutex> lock(live_mu_);
-  int signalled = 0;
-  for (auto it = live_steps_.lower_bound({job_id, 0});
-       it != live_steps_.end() && it->first.first == job_id; ++it) {
-    it->second.run->Signal(sig);
-    ++signalled;
-  }
+  const int signalled = steps_.SignalLive(job_id, sig);
   if (logger_ != nullptr) {
     logger_->info("JobId={}: signal {} sent to {} step(s)", job_id, sig, signalled);
   }

@@ -30,7 +30,6 @@
 #include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
 #include "noded/steps/step_record.h"
-#include "noded/steps/step_run.h"
 #include "noded/steps/step_tasks.h"
 #include "noded/steps/step_watchers.h"
 #include "noded/task_streams.h"
@@ -115,9 +114,9 @@ class NodedService final : public v1::Noded::Service {
   std::unique_ptr<TaskStream> OpenTaskStream(const v1::TaskInput& launch, const StepNode& node);
   // RunStep's StepRun has told srun the step's end: a failure is logged.
   void StepToldSrun(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome);
-  // RunStep's last part, once its StepRun has ended (`outcome`): the step is
-  // no longer reachable (live_steps_, sattach's `watchers`), ctld hears its end
-  // (`record` settled) and its resources are given back.
+  // RunStep's last part, once its StepRun has ended (`outcome`): sattach's
+  // `watchers` hear the end, ctld hears it (`record` settled), and the step
+  // manager takes the step's resources back and makes it unreachable.
   void EndStep(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome,
                StepWatchers* watchers, v1::AcctStep* record);
   // A running job of this node that `caller` may act on (its user, root or
@@ -173,21 +172,10 @@ class NodedService final : public v1::Noded::Service {
   // PermissionDenied for a user with no job here, ResourceExhausted at the cap.
   absl::Status TakeStreamSlot(uid_t uid, std::optional<StreamSlot>* slot);
 
-  // The steps this node's step manager runs now: how to reach each (RunStep
-  // registers each and removes it before its StepRun goes; SignalStep,
-  // SignalLiveSteps, AttachStep, StatStep and BroadcastFile use them under
-  // live_mu_).
-  struct LiveStep {
-    StepRun* run;  // signals, scancel N.S and stdin go to it (RunStep owns it)
-    std::vector<std::pair<std::string, std::string>> nodes;  // (name, noded address)
-    int ntasks = 0;
-    std::vector<std::vector<int>> task_ids;  // per node of `nodes`
-    std::shared_ptr<StepWatchers> watchers;  // sattach's copies of the output
-  };
-  std::mutex live_mu_;
-  std::map<std::pair<uint64_t, uint32_t>, LiveStep> live_steps_;  // under live_mu_
-  // The tasks RunTasks runs on this node now, for StatTasks (under live_mu_).
-  std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;
+  // The tasks RunTasks runs on this node now, for StatTasks and EndJobOnNode
+  // (the steps this node manages are StepManager's).
+  std::mutex tasks_mu_;
+  std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;  // under tasks_mu_
 
   // `sig` to every task of every step of `job_id` that this node manages, on
   // all the step's nodes. NotFound when the job does not run here.

@@ -155,22 +155,6 @@ StepRunSpec StepRunSpecOf(const v1::StepRequest& request, const StepGrant& grant
   return spec;
 }
 
-// (name, noded address) of each node of the step, in the grant's order.
-std::vector<std::pair<std::string, std::string>> StepNodeAddresses(const StepGrant& grant) {
-  std::vector<std::pair<std::string, std::string>> nodes;
-  for (const StepNodeShare& share : grant.share.nodes) {
-    nodes.emplace_back(grant.nodes[share.node].name, grant.nodes[share.node].address);
-  }
-  return nodes;
-}
-
-// The step's task ids on each node, in the grant's order.
-std::vector<std::vector<int>> StepTaskIds(const StepGrant& grant) {
-  std::vector<std::vector<int>> ids;
-  for (const StepNodeShare& share : grant.share.nodes) ids.push_back(share.task_ids);
-  return ids;
-}
-
 void AddTaskUsage(int task_id, const std::string& node, const TaskUsage& usage,
                   v1::StatStepReply* reply) {
   v1::TaskUsage* out = reply->add_tasks();
@@ -320,11 +304,7 @@ grpc::Status NodedService::RunStep(
   deps.job_running = [&] { return jobs_.IsRunning(job_id); };
   deps.told_srun = [&](const StepOutcome& outcome) { StepToldSrun(job_id, *grant, outcome); };
   StepRun run(StepRunSpecOf(request, *grant, node_name_, jobs_.kill_wait()), std::move(deps));
-  {
-    std::lock_guard<std::mutex> lock(live_mu_);
-    live_steps_[{job_id, grant->step_id}] =
-        LiveStep{&run, StepNodeAddresses(*grant), request.ntasks(), StepTaskIds(*grant), watchers};
-  }
+  steps_.AddLive(job_id, *grant, &run, watchers);
   // srun's input until it closes its side (after `finished`) or goes away.
   for (v1::StepInput input; stream->Read(&input);) {
     if (std::optional<v1::TaskInput> forward = TaskInputFromSrun(input)) run.Input(*forward);
@@ -346,10 +326,6 @@ void NodedService::StepToldSrun(uint64_t job_id, const StepGrant& grant,
 
 void NodedService::EndStep(uint64_t job_id, const StepGrant& grant, const StepOutcome& outcome,
                            StepWatchers* watchers, v1::AcctStep* record) {
-  {
-    std::lock_guard<std::mutex> lock(live_mu_);
-    live_steps_.erase({job_id, grant.step_id});
-  }
   watchers->Close();
   FinishStepRecord(outcome, time(nullptr), record);
   step_reports_.Push(job_id, *record);
@@ -360,15 +336,16 @@ void NodedService::EndStep(uint64_t job_id, const StepGrant& grant, const StepOu
 grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
                                       const v1::SignalStepRequest* request, v1::SignalStepReply*) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
-  std::lock_guard<std::mutex> lock(live_mu_);
-  auto it = live_steps_.find({request->job_id(), request->step_id()});
-  if (it == live_steps_.end()) {
+  const bool running =
+      steps_.ActOnLive(request->job_id(), request->step_id(), [&](StepHandle& step) {
+        if (request->signal() == SIGKILL) {
+          step.Cancel();  // the step's record says CANCELLED
+        } else {
+          step.Signal(request->signal());
+        }
+      });
+  if (!running) {
     return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
-  }
-  if (request->signal() == SIGKILL) {
-    it->second.run->Cancel();  // the step's record says CANCELLED
-  } else {
-    it->second.run->Signal(request->signal());
   }
   return grpc::Status::OK;
 }
@@ -378,7 +355,7 @@ grpc::Status NodedService::StatTasks(grpc::ServerContext* context,
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
   std::vector<std::pair<int, pid_t>> running;
   {
-    std::lock_guard<std::mutex> lock(live_mu_);
+    std::lock_guard<std::mutex> lock(tasks_mu_);
     auto it = local_tasks_.find({request->job_id(), request->step_id()});
     if (it == local_tasks_.end()) return grpc::Status::OK;  // none left here
     running = it->second->RunningTasks();
@@ -406,18 +383,13 @@ grpc::Status NodedService::StatStep(grpc::ServerContext* context,
     reply->set_node_list(node_name_);
     return grpc::Status::OK;
   }
-  std::vector<std::pair<std::string, std::string>> nodes;
-  {
-    std::lock_guard<std::mutex> lock(live_mu_);
-    auto it = live_steps_.find({request->job_id(), request->step_id()});
-    if (it == live_steps_.end()) {
-      return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
-    }
-    nodes = it->second.nodes;
-    reply->set_ntasks(it->second.ntasks);
+  std::optional<LiveStep> live = steps_.FindLive(request->job_id(), request->step_id());
+  if (!live) {
+    return grpc::Status(grpc::StatusCode::NOT_FOUND, "Job/step already completing or completed");
   }
+  reply->set_ntasks(StepTaskCount(live->grant));
   std::vector<std::string> names;
-  for (const auto& [name, address] : nodes) {
+  for (const auto& [name, address] : StepNodeAddresses(live->grant)) {
     names.push_back(name);
     grpc::ClientContext call;
     call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -570,7 +542,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
   const std::pair<uint64_t, uint32_t> local_key{launch.job_id(), launch.step_id()};
   {
-    std::lock_guard<std::mutex> lock(live_mu_);
+    std::lock_guard<std::mutex> lock(tasks_mu_);
     local_tasks_[local_key] = tasks.get();
   }
   v1::TaskOutput started;
@@ -623,7 +595,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   peer.Write(last);
   reader.join();  // the step manager closes its side once it has `finished`
   {
-    std::lock_guard<std::mutex> lock(live_mu_);
+    std::lock_guard<std::mutex> lock(tasks_mu_);
     local_tasks_.erase(local_key);
   }
   tasks.reset();  // kills what is left and reaps it

@@ -92,15 +92,22 @@ absl::Status CtldClient::Explain(const grpc::Status& status) const {
 }
 
 int ReportError(const std::string& program, const absl::Status& status, int exit_code) {
-  std::string message(status.message());
+  for (const std::string& line : ErrorLines(program, std::string(status.message()))) {
+    fprintf(stderr, "%s\n", line.c_str());
+  }
+  return exit_code;
+}
+
+std::vector<std::string> ErrorLines(const std::string& program, const std::string& message) {
+  std::vector<std::string> lines;
   size_t start = 0;
   do {
     size_t end = message.find('\n', start);
     if (end == std::string::npos) end = message.size();
-    fprintf(stderr, "%s: error: %s\n", program.c_str(), message.substr(start, end - start).c_str());
+    lines.push_back(absl::StrCat(program, ": error: ", message.substr(start, end - start)));
     start = end + 1;
   } while (start < message.size());
-  return exit_code;
+  return lines;
 }
 
 void ExitNow(int exit_code) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -68,6 +69,8 @@ class CtldClient {
 // message and returns `exit_code` (1 unless the command has its own, like sbatch's
 // 255 for a bad option value).
 int ReportError(const std::string& program, const absl::Status& status, int exit_code = 1);
+// ReportError's lines for `message`, without their newlines.
+std::vector<std::string> ErrorLines(const std::string& program, const std::string& message);
 
 // Flushes stdout and stderr and ends the process with `exit_code` at once,
 // without destructors: tearing down gRPC's threads and channel takes a

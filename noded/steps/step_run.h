@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "noded/steps/step_manager.h"
 #include "noded/steps/step_record.h"
 #include "noded/task_streams.h"
 #include "proto/noded.pb.h"
@@ -104,21 +105,22 @@ struct StepRunDeps {
   std::function<void(const StepOutcome&)> told_srun;
 };
 
-class StepRun {
+// The StepManager reaches it as the step's StepHandle while the step runs.
+class StepRun final : public StepHandle {
  public:
   StepRun(StepRunSpec spec, StepRunDeps deps);
   // If Wait was not called: cancels the node streams and waits for the threads.
-  ~StepRun();
+  ~StepRun() override;
   StepRun(const StepRun&) = delete;
   StepRun& operator=(const StepRun&) = delete;
 
   // To every task on every node (srun, scancel -s, SignalJob).
-  void Signal(int sig);
+  void Signal(int sig) override;
   // scancel N.S: SIGKILL to every task, and the step's record says CANCELLED.
-  void Cancel();
+  void Cancel() override;
   // stdin, its end, the window size, one task's stdin: to every node (a node
   // passes it to the tasks it concerns).
-  void Input(const v1::TaskInput& input);
+  void Input(const v1::TaskInput& input) override;
   // srun closed its side of the stream or went away. Before the step's end
   // this ends its tasks (their streams are cancelled); after it, the nodes'
   // calls may close.

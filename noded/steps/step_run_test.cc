@@ -436,6 +436,29 @@ TEST_F(StepRunTest, ASignalGoesToEveryNode) {
   EXPECT_FALSE(run->Wait().cancelled);
 }
 
+TEST_F(StepRunTest, ASignalFromSrunReachesEveryNodeAndTheTasksItKillsEndTheStep) {
+  auto run = Start();
+  v1::StepInput in;
+  in.set_signal(SIGTERM);  // `kill -TERM` on srun, which forwards it on its stream
+  run->Input(*TaskInputFromSrun(in));
+  EXPECT_EQ(n1().SignalCount(SIGTERM), 1);
+  EXPECT_EQ(n2().SignalCount(SIGTERM), 1);
+  n1().Push(Exit(0, 0, SIGTERM));
+  n1().Push(Exit(1, 0, SIGTERM));
+  n1().Push(Finished());
+  n2().Push(Exit(2, 0, SIGTERM));
+  n2().Push(Finished());
+  ASSERT_TRUE(srun_.WaitForFinished());
+  run->SrunClosed();
+  const StepOutcome outcome = run->Wait();
+  EXPECT_EQ(outcome.signal, SIGTERM);
+  EXPECT_FALSE(outcome.cancelled) << "a signal is not scancel N.S";
+  EXPECT_FALSE(outcome.timed_out);
+  const std::vector<v1::TaskExit> exits = srun_.exits();
+  ASSERT_EQ(exits.size(), 3u);
+  for (const v1::TaskExit& e : exits) EXPECT_EQ(e.signal(), SIGTERM) << "task " << e.task_id();
+}
+
 TEST_F(StepRunTest, InputGoesToEveryNode) {
   auto run = Start();
   v1::StepInput in;

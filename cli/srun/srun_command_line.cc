@@ -1,0 +1,74 @@
+#include "cli/srun/srun_command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/common/getopt_args.h"
+
+namespace skiff {
+
+int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
+                         SrunCommandLine* line) {
+  CLI::App app{"srun"};
+  app.set_help_flag();
+  SrunArgs& args = line->args;
+  for (const std::string& error : ApplySrunEnvironment(env, &args, &line->verbose)) {
+    fprintf(stderr, "srun: error: %s\n", error.c_str());
+  }
+  app.add_option("-A,--account", args.account);
+  app.add_option("-c,--cpus-per-task", args.cpus_per_task);
+  app.add_option("-C,--constraint", args.constraint);
+  app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
+  app.add_option("-D,--chdir", args.chdir);
+  app.add_option("-i,--input", args.input);
+  app.add_option("-o,--output", args.output);
+  app.add_option("-e,--error", args.error);
+  app.add_flag("--multi-prog", args.multi_prog);
+  app.add_flag("--exact", args.exact);
+  app.add_flag("--exclusive", args.exclusive);
+  app.add_option("--export", args.export_env);
+  app.add_option("-x,--exclude", args.exclude);
+  app.add_option("-G,--gpus", args.gpus);
+  app.add_option("--gpus-per-node", args.gpus_per_node);
+  app.add_option("--gpus-per-task", args.gpus_per_task);
+  app.add_option("--gres", args.gres);
+  app.add_flag("-h,--help", line->help);
+  app.add_flag("-I,--immediate", args.immediate);
+  app.add_option("-J,--job-name", args.job_name);
+  app.add_flag("-K,--kill-on-bad-exit", args.kill_on_bad_exit);
+  app.add_flag("-l,--label", args.label);
+  app.add_option("--mem", args.mem);
+  app.add_option("--mpi", args.mpi);
+  app.add_option("-n,--ntasks", args.ntasks);
+  app.add_option("--ntasks-per-node", args.ntasks_per_node);
+  app.add_option("-N,--nodes", args.nodes);
+  app.add_option("-w,--nodelist", args.nodelist);
+  app.add_flag("--overlap", args.overlap);
+  app.add_flag("-O,--overcommit", args.overcommit);
+  app.add_flag("--spread-job", args.spread_job);
+  app.add_flag("--contiguous", args.contiguous);
+  app.add_flag("--use-min-nodes", args.use_min_nodes);
+  app.add_option("--mincpus", args.mincpus);
+  app.add_option("-p,--partition", args.partition);
+  app.add_flag("--pty", args.pty);
+  app.add_option("-q,--qos", args.qos);
+  app.add_flag("-Q,--quiet", line->quiet);
+  app.add_option("-t,--time", args.time);
+  app.add_flag("-u,--unbuffered", args.unbuffered);
+  app.add_flag("--usage", line->usage);
+  app.add_flag("-v,--verbose", line->verbose);
+  app.add_flag("-V,--version", line->version);
+  app.add_option("-W,--wait", args.wait);
+  app.add_option("-b,--begin", line->begin);
+  app.add_flag("-H,--hold", line->hold);
+  app.add_option("--tmp", line->tmp);
+  app.add_option("-T,--threads", line->threads);
+  app.add_option("--slurmd-debug", line->slurmd_debug);
+  app.add_flag("--quit-on-interrupt", line->quit_on_interrupt);
+  app.add_option("--task-prolog", args.task_prolog);
+  app.add_option("--task-epilog", args.task_epilog);
+  return ParseGetoptCommandLine(app, "srun", argc, argv, &args.command,
+                                GetoptOrder::kStopAtOperand);
+}
+
+}  // namespace skiff

@@ -1,0 +1,41 @@
+// srun's command line as getopt_long reads it, over Slurm's input variables:
+// the CLI11 declarations of every option srun takes. The options' meaning is
+// srun_options.h's.
+#ifndef SKIFF_CLI_SRUN_SRUN_COMMAND_LINE_H_
+#define SKIFF_CLI_SRUN_SRUN_COMMAND_LINE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cli/srun/srun_options.h"
+
+namespace skiff {
+
+struct SrunCommandLine {
+  SrunArgs args;
+  bool help = false;
+  bool usage = false;
+  bool version = false;
+  bool quiet = false;  // -Q: accepted; nothing reads it
+  int verbose = 0;     // -v, repeated
+  bool quit_on_interrupt = false;
+  // An allocation's (srun outside a job), as sbatch's.
+  std::optional<std::string> begin;
+  bool hold = false;
+  std::optional<std::string> tmp;  // ignored, with a warning
+  // Accepted as Slurm's, with nothing to change here: srun's own fan-out
+  // threads (one stream serves every node) and slurmstepd's log level.
+  std::optional<std::string> threads;
+  std::optional<std::string> slurmd_debug;
+};
+
+// Slurm's input variables in `env` first (each bad one printed as an "srun:
+// error: " line), then argv over them. Returns -1 when srun goes on, or the
+// exit code srun ends with (ParseGetoptCommandLine's).
+int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
+                         SrunCommandLine* line);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CLI_SRUN_SRUN_COMMAND_LINE_H_
