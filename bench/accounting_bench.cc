@@ -64,8 +64,8 @@ Job FinishedJob(uint64_t id, std::mt19937_64& rng) {
   job.mem_by_node_mb = {16000};
   job.gpu_indices = {static_cast<int>(id % 4)};
   job.gpus_by_node = {job.gpu_indices};
-  job.launched = true;
-  job.prolog_done = true;
+  job.progress.launched = true;
+  job.progress.prolog_done = true;
   job.work_dir = "/home/" + job.user_name + "/experiments/imagenet";
   job.spec_blob.assign(3000, 'x');  // script + environment, dropped once purged
   return job;

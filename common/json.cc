@@ -69,15 +69,7 @@ const JsonValue::Array& JsonValue::as_array() const {
   assert(type_ == Type::kArray);
   return array_;
 }
-JsonValue::Array& JsonValue::mutable_array() {
-  assert(type_ == Type::kArray);
-  return array_;
-}
 const JsonValue::Object& JsonValue::as_object() const {
-  assert(type_ == Type::kObject);
-  return object_;
-}
-JsonValue::Object& JsonValue::mutable_object() {
   assert(type_ == Type::kObject);
   return object_;
 }

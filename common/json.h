@@ -46,9 +46,7 @@ class JsonValue {
   double as_double() const;  // also for kInteger
   const std::string& as_string() const;
   const Array& as_array() const;
-  Array& mutable_array();
   const Object& as_object() const;
-  Object& mutable_object();
 
   // nullptr when this is not an object or the key is absent.
   const JsonValue* Find(std::string_view key) const;

@@ -24,7 +24,7 @@ constexpr int64_t kTrimSeconds = 10;  // housekeeping returns freed memory at le
 // sdiag's pending and running counts are taken this often (Slurm's JOB_COUNT_INTERVAL).
 constexpr int64_t kJobCountSeconds = 30;
 // A report whose rows could not be stored is tried again after this long.
-constexpr auto kStoreRetry = std::chrono::seconds(1);
+constexpr absl::Duration kStoreRetry = absl::Seconds(1);
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
@@ -89,7 +89,6 @@ void Controller::InstallConfig(std::shared_ptr<const SkiffConfig> config,
   config_ = std::move(config);
   if (bb != nullptr) bb_config_ = std::move(bb);
   core_.SetConfig(*config_, SettingsFrom(*config_, bb_config_.get()));
-  InstallAccountPolicy();  // AccountingStorageEnforce may have changed
 }
 
 uint64_t Controller::NextJobId() {
@@ -103,7 +102,7 @@ Controller::~Controller() { Stop(); }
 
 absl::Status Controller::Commit(const Event& event,
                                 const std::function<void(Effects*)>& before_store) {
-  std::unique_lock<std::mutex> serial(commit_mu_);
+  absl::ReleasableMutexLock serial(&commit_mu_);
   absl::StatusOr<Effects> effects;
   bool after_others = false;  // frames of earlier events are still being stored
   {
@@ -124,11 +123,12 @@ absl::Status Controller::Commit(const Event& event,
   const bool has_consequences = effects->frame != 0 || !effects->intents.empty();
   std::unique_ptr<JobStore::Ticket> ticket;
   if (has_rows || (after_others && has_consequences)) {
-    ticket = store_.SaveInOrder(std::move(effects->rows), std::move(effects->records));
+    ticket =
+        store_.SaveInOrder(std::move(effects->rows), EncodeRecords(std::move(effects->records)));
   }
   // The next event may be decided while these rows are written: the store
   // writes in queue order, so several events share one commit.
-  serial.unlock();
+  serial.Release();
   const absl::Status stored = ticket != nullptr ? ticket->Wait() : absl::OkStatus();
   EndFrame(effects->frame, stored);
   if (!stored.ok()) {
@@ -163,7 +163,7 @@ void Controller::EndFrame(uint64_t frame, const absl::Status& stored) {
 }
 
 void Controller::ChangeOutsideEvents(const std::function<void(Lifecycle&)>& change) {
-  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock serial(&commit_mu_);
   absl::MutexLock lock(&mu_, absl::Condition(this, &Controller::NoPendingFrames));
   change(core_);
 }
@@ -174,17 +174,24 @@ void Controller::CommitReport(const Event& event) {
     const bool store_failed = status.code() == absl::StatusCode::kResourceExhausted ||
                               status.code() == absl::StatusCode::kInternal;
     if (!store_failed) return;
-    std::unique_lock<std::mutex> lock(wake_mu_);
-    if (wake_cv_.wait_for(lock, kStoreRetry, [this] { return stopping_; })) return;
+    absl::MutexLock lock(&wake_mu_);
+    if (wake_mu_.AwaitWithTimeout(absl::Condition(&stopping_), kStoreRetry)) return;
   }
 }
 
 // ---------------------------------------------------------------- start / stop
 
 absl::Status Controller::Recover() {
-  std::map<std::string, UserUsageRecord> usage;
-  if (absl::Status s = RecoverQos(&usage); !s.ok()) return s;
-  if (absl::Status s = RecoverAccounts(); !s.ok()) return s;
+  absl::StatusOr<StoredRecords> records = LoadStoredRecords(store_);
+  if (!records.ok()) return records.status();
+  // A new database: Slurm's default QOS and root account, stored before use.
+  if (std::vector<RecordRow> seed = SeedNewDatabase(*records); !seed.empty()) {
+    if (absl::Status s = store_.Save({}, std::move(seed)); !s.ok()) return s;
+  }
+  {
+    absl::MutexLock lock(&admin_mu_);
+    admin_uids_ = AdminUids(records->accounts);
+  }
   if (absl::Status s = RecoverJoin(); !s.ok()) return s;
   if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
   if (absl::Status s = RecoverTriggers(); !s.ok()) return s;
@@ -195,44 +202,14 @@ absl::Status Controller::Recover() {
   const size_t loaded = jobs->size();
   const size_t active =
       std::count_if(jobs->begin(), jobs->end(), [](const Job& job) { return !IsFinal(job.state); });
-  // Service units used by ended runs ("account|user" -> billing-minutes).
-  absl::StatusOr<std::map<std::string, std::string>> bank_rows = store_.LoadRecords("bank");
-  if (!bank_rows.ok()) return bank_rows.status();
-  std::map<std::string, double> bank;
-  for (const auto& [key, text] : *bank_rows) {
-    double used = 0;
-    if (!absl::SimpleAtod(text, &used)) {
-      return absl::DataLossError(absl::StrCat("bank record '", key, "' does not parse: ", text));
-    }
-    bank[key] = used;
-  }
-  // Fair-share usage per association ("USAGE AS_OF"; a row that does not parse
-  // is dropped, as for users: usage only shapes priority).
-  absl::StatusOr<std::map<std::string, std::string>> assoc_rows = store_.LoadRecords("assoc_usage");
-  if (!assoc_rows.ok()) return assoc_rows.status();
-  std::map<std::string, UserUsageRecord> assoc_usage;
-  for (const auto& [key, text] : *assoc_rows) {
-    UserUsageRecord record;
-    if (sscanf(text.c_str(), "%lf %ld", &record.usage, &record.as_of) == 2) {
-      assoc_usage[key] = record;
-    }
-  }
-  // Drains and admin DOWNs with their reasons, as they were.
-  absl::StatusOr<std::map<std::string, std::string>> node_rows = store_.LoadRecords(kNodeAdminKind);
-  if (!node_rows.ok()) return node_rows.status();
-  std::map<std::string, NodeAdminState> node_admin;
-  for (const auto& [name, text] : *node_rows) {
-    absl::StatusOr<NodeAdminState> state = ParseNodeAdminState(name, text);
-    if (!state.ok()) return state.status();
-    node_admin[name] = *state;
-  }
   uint64_t next_id = 0;
   {
     absl::MutexLock lock(&mu_);
-    core_.LoadNodeAdmin(node_admin);
-    core_.Load(std::move(*jobs), *max_id, std::move(usage));
-    core_.LoadAssocUsage(std::move(assoc_usage));
-    core_.LoadBank(std::move(bank));
+    core_.LoadAccounting(std::move(records->qos), std::move(records->accounts));
+    core_.LoadNodeAdmin(records->node_admin);
+    core_.Load(std::move(*jobs), *max_id, std::move(records->usage));
+    core_.LoadAssocUsage(std::move(records->assoc_usage));
+    core_.LoadBank(std::move(records->bank));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.
@@ -256,11 +233,10 @@ void Controller::Start() {
 
 void Controller::Stop() {
   {
-    std::lock_guard<std::mutex> lock(wake_mu_);
+    absl::MutexLock lock(&wake_mu_);
     if (stopping_) return;
     stopping_ = true;
   }
-  wake_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
   if (housekeeping_.joinable()) housekeeping_.join();
   queues_started_.store(false, std::memory_order_release);
@@ -269,11 +245,8 @@ void Controller::Stop() {
 }
 
 void Controller::RequestSchedule() {
-  {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    schedule_requested_ = true;
-  }
-  wake_cv_.notify_all();
+  absl::MutexLock lock(&wake_mu_);
+  schedule_requested_ = true;
 }
 
 void Controller::SchedulerLoop() {
@@ -287,9 +260,9 @@ void Controller::SchedulerLoop() {
   }
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(wake_mu_);
-      wake_cv_.wait_for(lock, std::chrono::seconds(5),
-                        [this] { return stopping_ || schedule_requested_; });
+      absl::MutexLock lock(&wake_mu_);
+      wake_mu_.AwaitWithTimeout(absl::Condition(this, &Controller::WakeScheduler),
+                                absl::Seconds(5));
       if (stopping_) return;
       schedule_requested_ = false;
     }
@@ -301,8 +274,8 @@ void Controller::SchedulerLoop() {
 void Controller::HousekeepingLoop() {
   for (;;) {
     {
-      std::unique_lock<std::mutex> lock(wake_mu_);
-      if (wake_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) return;
+      absl::MutexLock lock(&wake_mu_);
+      if (wake_mu_.AwaitWithTimeout(absl::Condition(&stopping_), absl::Seconds(1))) return;
     }
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
@@ -320,7 +293,7 @@ void Controller::HousekeepingLoop() {
     size_t purged = 0;
     // (A rollback would bring a purged job back.)
     ChangeOutsideEvents([&](Lifecycle& core) { purged = core.Purge(clock_.Now()); });
-    RetainStepsOfRunningJobs();
+    ChangeOutsideEvents([](Lifecycle& core) { core.RetainStepsOfRunningJobs(); });
     // Purged jobs can never run again: their scripts and environments go; the
     // records stay for sacct. Outside the lock: it writes to the database.
     if (absl::Status s = store_.ForgetSpecs(clock_.Now() - config()->min_job_age); !s.ok()) {

@@ -4,18 +4,21 @@
 // the job store. Decisions are the core's; this class only sequences them.
 //
 // Concurrency model and lock order:
-//   join_mu_ -> commit_mu_ -> mu_    (qos_write_mu_ -> mu_; accounts_write_mu_ -> mu_;
-//                                     triggers_write_mu_ -> commit_mu_ -> mu_;
-//                                     wake_mu_, admin_mu_ and steps_mu_ are leaves)
+//   join_mu_ -> commit_mu_ -> mu_ -> admin_mu_
+//                                    (triggers_write_mu_ -> commit_mu_ -> mu_;
+//                                     wake_mu_ is a leaf)
+// Every one is an absl::Mutex whose place in that order is annotated
+// (ABSL_ACQUIRED_BEFORE); `bazel build --config=tsa` checks it with clang.
 // - join_mu_ serializes joins and token changes (controller_join.cc): a
 //   token is checked and stored as used with its node in one transaction
 //   under it, so two joins with one token cannot both pass.
 // - commit_mu_ also serializes configuration changes (scontrol update
 //   partition, reconfigure) with events, so no event is half-decided when the
 //   core is pointed at a new configuration.
-// - mu_ (absl::Mutex) guards the Lifecycle (jobs, nodes, pools, usage) and the
-//   QOS table. Code holding it only calls the core and copies data out: no I/O,
-//   no fork, no RPC, no Lua, no logging.
+// - mu_ (absl::Mutex) guards the Lifecycle: jobs, nodes, pools, usage, the
+//   service units, sacctmgr's QOS and accounts tables and the reported steps.
+//   Code holding it only calls the core and copies data out: no I/O, no fork,
+//   no RPC, no Lua, no logging.
 // - commit_mu_ serializes mutating events from decision to the queueing of
 //   their rows: an event runs under mu_ and its rows are queued in the store in
 //   event order; commit_mu_ is then released, so the next event is decided
@@ -28,8 +31,9 @@
 // - Changes made outside events (heartbeats, purges, pool polls, a new
 //   configuration) are not journaled: they hold commit_mu_ and wait under mu_
 //   until no frame is pending, so no rollback can put back what they changed.
-// - qos_write_mu_ serializes sacctmgr's QOS writers (read table, store, install)
-//   without holding mu_ across the database write.
+// - admin_mu_ guards the uids with an AdminLevel (IsPrivileged, from any
+//   thread, also under mu_); it is set from the accounts table once a change
+//   of it is stored.
 // - wake_mu_ guards the scheduler/housekeeping wake-up flags only.
 // - stats_ (DiagStats, sdiag's statistics) has its own leaf mutex: it is fed
 //   after an event's rows are stored, by the scheduler thread after a pass and
@@ -65,18 +69,20 @@
 #include "common/config/config.h"
 #include "common/config/config_loader.h"
 #include "common/join/join_token.h"
-#include "ctld/accounts/accounts_table.h"
 #include "ctld/bb_runtime.h"
 #include "ctld/clients/node_client.h"
 #include "ctld/clients/scriptd_client.h"
+#include "ctld/core/accounting/accounts.h"
+#include "ctld/core/accounting/accounts_snapshot.h"
+#include "ctld/core/accounting/qos.h"
+#include "ctld/core/accounting/step_book.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/partition_update.h"
 #include "ctld/core/triggers/trigger_table.h"
 #include "ctld/diag_stats.h"
-#include "ctld/qos_table.h"
 #include "ctld/state/job_spec_parts.h"
 #include "ctld/state/job_store.h"
-#include "ctld/step_book.h"
+#include "ctld/state/records.h"
 #include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
 
@@ -194,10 +200,10 @@ class Controller {
   // OK (the error otherwise: noded keeps them and retries). Reports about jobs
   // ctld does not know, or from a node that is not the job's first, are dropped.
   absl::Status ReportSteps(const std::string& node_name,
-                           const std::vector<std::pair<uint64_t, v1::AcctStep>>& reports);
+                           const std::vector<std::pair<uint64_t, StepRecord>>& reports);
   // squeue -s / scontrol show step: the batch step of each running batch job
   // and the running srun steps, of the jobs `refs` names (all when empty).
-  std::vector<v1::StepInfo> SnapshotSteps(const std::vector<JobRef>& refs);
+  std::vector<JobStep> SnapshotSteps(const std::vector<JobRef>& refs);
   // scancel N.S: `signal` to the step's tasks through the job's step manager
   // (its first node's noded). The job's owner or an operator; NOT_FOUND
   // "Job/step already completing or completed" when it is not running.
@@ -210,16 +216,15 @@ class Controller {
   // completing or completed".
   absl::Status NotifyJob(const Caller& caller, uint64_t job_id, const std::string& message);
   // sacct: every stored step of `job_id`, in step order.
-  absl::StatusOr<std::vector<v1::AcctStep>> StoredSteps(uint64_t job_id) {
+  absl::StatusOr<std::vector<StepRecord>> StoredSteps(uint64_t job_id) {
     const auto range = StepRecordRange(job_id);
     absl::StatusOr<std::vector<std::string>> blobs =
-        store_.LoadRecordRange(kStepRecordKind, range.first, range.second);
+        store_.LoadRecordRange(kStepKind, range.first, range.second);
     if (!blobs.ok()) return blobs.status();
     return StepsFromRecords(*blobs);
   }
 
   // ---- burst buffers (controller_bb.cc)
-  bool BurstBuffersEnabled() const { return bb_ != nullptr; }
   const BbRuntime* burst_buffers() const { return bb_; }
   struct BurstBufferSnapshot {
     bool enabled = false;
@@ -235,20 +240,19 @@ class Controller {
   void PollBbPools();
 
   // ---- QOS (controller_qos.cc)
-  // Empty `names` = all, in name order.
-  std::vector<v1::QosInfo> SnapshotQos(const std::vector<std::string>& names);
+  // Empty `names` = all; in Slurm's order (QosInIdOrder).
+  std::vector<QosDefinition> SnapshotQos(const std::vector<std::string>& names);
   // sacctmgr add/modify/delete qos: root/operators only; durable before it
   // returns. Returns the names affected.
-  absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller,
-                                                     const v1::UpdateQosRequest& request);
+  absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller, const QosUpdate& update);
 
   // ---- accounts, users, associations (controller_accounts.cc)
-  v1::GetAccountsReply SnapshotAccounts();
+  AccountsSnapshot SnapshotAccounts();
   // sacctmgr add/modify/delete account|user: privileged callers only; durable
   // (one transaction) before it returns. `uids` resolves the user names named.
-  absl::StatusOr<v1::UpdateAccountsReply> UpdateAccounts(
-      const Caller& caller, const v1::UpdateAccountsRequest& request,
-      const std::map<std::string, int64_t>& uids);
+  absl::StatusOr<AccountsAffected> UpdateAccounts(const Caller& caller,
+                                                  const AccountsUpdate& update,
+                                                  const std::map<std::string, int64_t>& uids);
 
   // ---- configuration at run time (controller_config.cc)
   // scontrol update PartitionName=NAME Key=Value...: root/SlurmUser/operators
@@ -334,7 +338,8 @@ class Controller {
   // Runs `change` on the core outside any event (not journaled): holds
   // commit_mu_ and waits under mu_ until no frame is pending, so no rollback
   // can put back what it changed. `change` only calls the core (no I/O).
-  void ChangeOutsideEvents(const std::function<void(Lifecycle&)>& change);
+  void ChangeOutsideEvents(const std::function<void(Lifecycle&)>& change)
+      ABSL_LOCKS_EXCLUDED(commit_mu_, mu_);
   // Conditions on mu_ (absl::Condition).
   bool StoreWritable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !recovering_; }
   bool NoPendingFrames() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -348,27 +353,21 @@ class Controller {
   void DispatchOne(Intent intent);
   void RequestSchedule();
   void SchedulerLoop();
-  // Drops the reported steps of jobs no longer running (housekeeping).
-  void RetainStepsOfRunningJobs();
   void HousekeepingLoop();
   // Applies the stored partition overrides over skiff.conf. From Recover().
   absl::Status RecoverPartitions();
   // Makes `config` (and `bb`, when not null) the configuration in force: the
-  // core is pointed at it under mu_. REQUIRES: commit_mu_ held.
+  // core is pointed at it under mu_.
   void InstallConfig(std::shared_ptr<const SkiffConfig> config,
-                     std::shared_ptr<const BurstBufferConfig> bb);
+                     std::shared_ptr<const BurstBufferConfig> bb)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(commit_mu_) ABSL_LOCKS_EXCLUDED(mu_);
   // Reconfigure's decision and swap, under commit_mu_ (and mu_ for the swap).
   absl::StatusOr<std::vector<std::string>> SwapConfig(const Caller& caller,
-                                                      const LoadedConfig& loaded);
-  // Loads the QOS table (seeding "normal" on a new database). From Recover().
-  absl::Status RecoverQos(std::map<std::string, UserUsageRecord>* usage);
-  // Loads accounts (seeding root on a new database). From Recover().
-  absl::Status RecoverAccounts();
+                                                      const LoadedConfig& loaded)
+      ABSL_LOCKS_EXCLUDED(commit_mu_, mu_);
   // Loads the nodes that joined (into file_config_ and the configuration in
   // force) and the join tokens. From Recover(), before the partitions.
   absl::Status RecoverJoin();
-  // The core's AccountPolicy from accounts_ and the configuration in force.
-  void InstallAccountPolicy() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Loads the stored triggers. From Recover().
   absl::Status RecoverTriggers();
   // Observes nodes and jobs against the triggers (housekeeping, every second):
@@ -397,7 +396,9 @@ class Controller {
   // whether the job still starts.
   void TryLaunch(std::shared_ptr<LaunchAttempt> attempt);
   bool BbStageAbandoned(uint64_t job_id);
-  void SendStageOutMail(const Job& job);
+  // Runs MailProg in scriptd for a decided mail and reports MailSent once it
+  // answered (controller_mail.cc). A work thread.
+  void SendMail(const MailIntent& mail);
 
   const std::string conf_path_;
   const std::function<absl::StatusOr<LoadedConfig>()> load_config_;
@@ -412,8 +413,9 @@ class Controller {
   const SchedulerOptions scheduler_options_;
   const PreemptOptions preempt_options_;
 
-  std::mutex commit_mu_;  // see the lock order above
-  absl::Mutex mu_;
+  // The lock order above, as --config=tsa checks it.
+  absl::Mutex commit_mu_ ABSL_ACQUIRED_BEFORE(mu_);
+  absl::Mutex mu_ ABSL_ACQUIRED_BEFORE(admin_mu_);
   // Configuration ownership: config_ is the configuration in force, skiff.conf
   // with the stored partition overrides applied. It is never changed in place:
   // UpdatePartition and Reconfigure build a new SkiffConfig outside mu_, then,
@@ -435,10 +437,6 @@ class Controller {
   // overrides; read and replaced only with commit_mu_ held.
   std::shared_ptr<const SkiffConfig> file_config_;
   PartitionOverrides partition_overrides_;
-  QosTable qos_ ABSL_GUARDED_BY(mu_);
-  std::mutex qos_write_mu_;
-  AccountsState accounts_ ABSL_GUARDED_BY(mu_);
-  std::mutex accounts_write_mu_;  // serializes sacctmgr's account writers, as qos_write_mu_
   // Users with an AdminLevel; read by IsPrivileged from any thread.
   mutable absl::Mutex admin_mu_;
   std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
@@ -452,30 +450,30 @@ class Controller {
   std::atomic<int64_t> next_full_pass_{0};
 
   // Init and join (controller_join.cc).
-  std::mutex join_mu_;                                  // see the lock order above
-  std::optional<JoinSettings> join_;                    // set before Start, then read only
-  std::map<std::string, StoredJoinToken> join_tokens_;  // by id; under join_mu_
+  absl::Mutex join_mu_ ABSL_ACQUIRED_BEFORE(commit_mu_);
+  std::optional<JoinSettings> join_;  // set before Start, then read only
+  std::map<std::string, StoredJoinToken> join_tokens_ ABSL_GUARDED_BY(join_mu_);  // by id
   // Nodes that joined, in join order; read and replaced with commit_mu_ held.
   std::vector<NodeConfig> joined_nodes_;
 
   // Event triggers (controller_triggers.cc). triggers_write_mu_ serializes
   // their writers (set, clear, the housekeeping observation) from decision to
   // the installation of the stored result, without holding mu_ across the store.
-  std::mutex triggers_write_mu_;
+  absl::Mutex triggers_write_mu_ ABSL_ACQUIRED_BEFORE(commit_mu_);
   TriggerTable triggers_ ABSL_GUARDED_BY(mu_);
   // scontrol reconfigure happened since the last observation (reconfig triggers).
   std::atomic<bool> reconfigured_{false};
   std::atomic<uint64_t> trigger_runs_{0};  // makes scriptd request ids unique
 
-  // The running srun steps as reported (a leaf lock: taken alone, or inside mu_
-  // for nothing). Jobs that are no longer running are dropped by housekeeping.
-  absl::Mutex steps_mu_;
-  StepBook steps_ ABSL_GUARDED_BY(steps_mu_);
-
-  std::mutex wake_mu_;
-  std::condition_variable wake_cv_;
-  bool schedule_requested_ = false;
-  bool stopping_ = false;
+  // The scheduler's and housekeeping's wake-ups (a leaf: waited on with
+  // Await, so no condition variable is needed).
+  absl::Mutex wake_mu_;
+  bool schedule_requested_ ABSL_GUARDED_BY(wake_mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(wake_mu_) = false;
+  // Conditions on wake_mu_.
+  bool WakeScheduler() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(wake_mu_) {
+    return stopping_ || schedule_requested_;
+  }
   std::unique_ptr<WorkQueue> work_;
   // Burst-buffer stages: on their own small queue, so a burst of stages (each a
   // Lua helper process in scriptd) neither starves launches and epilogs of work

@@ -1,6 +1,6 @@
 // The Controller's burst-buffer I/O (burst_buffer/lua): running a stage's
 // hooks in scriptd (RunBbStage, from the dispatcher's burst-buffer queue),
-// polling slurm_bb_pools, scontrol show burst/bbstat, and the stage-out mail.
+// polling slurm_bb_pools, and scontrol show burst/bbstat.
 // Every decision (which stage, when, what a result means) is the lifecycle
 // core's (ctld/core/lifecycle/lifecycle_bb.cc).
 #include <algorithm>
@@ -8,7 +8,6 @@
 #include <optional>
 #include <thread>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/truncate.h"
@@ -65,36 +64,6 @@ absl::StatusOr<std::string> Controller::BbStatus(const Caller& caller,
                                                         : TruncateMessage(reply->message()));
   }
   return reply->message();
-}
-
-// ---------------------------------------------------------------- mail
-
-void Controller::SendStageOutMail(const Job& job) {
-  if (config()->mail_prog.empty()) return;
-  const uint64_t job_id = job.id;
-  v1::JobSpec spec;
-  spec.ParseFromString(job.spec_blob);
-  const std::string types = absl::AsciiStrToUpper(spec.mail_type());
-  if (types.find("STAGE_OUT") == std::string::npos && types.find("ALL") == std::string::npos) {
-    return;
-  }
-  const std::string user = spec.mail_user().empty() ? job.user_name : spec.mail_user();
-  // Slurm's subject: "Slurm Job_id=N Name=NAME StageOut/Teardown Complete".
-  v1::RunScriptRequest request;
-  request.set_request_id(absl::StrCat("mail-stage_out-", job_id));
-  request.set_path(config()->mail_prog);
-  request.add_argv("-s");
-  request.add_argv(
-      absl::StrCat("Slurm Job_id=", job_id, " Name=", job.name, " StageOut/Teardown Complete"));
-  request.add_argv(user);
-  request.set_timeout_seconds(60);
-  request.set_job_id(job_id);
-  request.set_run_once(true);
-  (*request.mutable_environment())["PATH"] = "/usr/local/bin:/usr/bin:/bin";
-  absl::StatusOr<v1::RunScriptReply> reply = scripts_.RunScript(request);
-  if (!reply.ok() || reply->exit_code() != 0) {
-    logger_.warn("JobId={} MailProg {} failed", job_id, config()->mail_prog);
-  }
 }
 
 }  // namespace skiff

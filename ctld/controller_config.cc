@@ -21,7 +21,7 @@ constexpr char kPartitionKind[] = "partition_override";
 absl::Status Controller::RecoverPartitions() {
   absl::StatusOr<std::map<std::string, std::string>> rows = store_.LoadRecords(kPartitionKind);
   if (!rows.ok()) return rows.status();
-  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock serial(&commit_mu_);
   PartitionOverrides overrides;
   for (const auto& [name, blob] : *rows) overrides[name] = DecodePartitionOverrides(blob);
   if (overrides.empty()) return absl::OkStatus();
@@ -30,11 +30,15 @@ absl::Status Controller::RecoverPartitions() {
   auto config = std::make_shared<const SkiffConfig>(
       ApplyPartitionOverrides(*file_config_, overrides, &notes));
   // Forget what skiff.conf has since overruled, so it stays overruled.
+  std::vector<RecordRow> changed;
   for (const auto& [name, list] : before) {
     auto now = overrides.find(name);
     const std::string blob = now == overrides.end() ? "" : EncodePartitionOverrides(now->second);
     if (blob == EncodePartitionOverrides(list)) continue;
-    if (absl::Status s = store_.PutRecord(kPartitionKind, name, blob); !s.ok()) return s;
+    changed.push_back({kPartitionKind, name, blob});
+  }
+  if (!changed.empty()) {
+    if (absl::Status s = store_.Save({}, std::move(changed)); !s.ok()) return s;
   }
   for (const std::string& note : notes) logger_.warn("{}", note);
   for (const auto& [name, list] : overrides) {
@@ -52,7 +56,7 @@ absl::Status Controller::UpdatePartition(
     const Caller& caller, const std::string& name,
     const std::vector<std::pair<std::string, std::string>>& settings) {
   if (!IsPrivileged(caller.uid)) return absl::PermissionDeniedError("Access/permission denied");
-  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock serial(&commit_mu_);
   std::vector<PartitionOverride> stored;
   if (auto it = partition_overrides_.find(name); it != partition_overrides_.end()) {
     stored = it->second;
@@ -62,7 +66,7 @@ absl::Status Controller::UpdatePartition(
   if (!update.ok()) return update.status();
   // An acknowledgement means stored: the override first, then the swap.
   if (absl::Status s =
-          store_.PutRecord(kPartitionKind, name, EncodePartitionOverrides(update->override));
+          store_.Save({}, {{kPartitionKind, name, EncodePartitionOverrides(update->override)}});
       !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("ctld could not store the change: ", s.message()));
   }
@@ -100,7 +104,7 @@ absl::StatusOr<std::vector<std::string>> Controller::Reconfigure(const Caller& c
 
 absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& caller,
                                                                 const LoadedConfig& loaded) {
-  std::lock_guard<std::mutex> serial(commit_mu_);
+  absl::MutexLock serial(&commit_mu_);
   std::shared_ptr<const SkiffConfig> running = config();
   std::set<std::string> busy;
   {
@@ -146,11 +150,15 @@ absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& ca
     }
     bb = std::make_shared<const BurstBufferConfig>(std::move(bb_conf));
   }
+  std::vector<RecordRow> rows;
   for (const auto& [name, list] : before) {
     auto now = overrides.find(name);
     const std::string blob = now == overrides.end() ? "" : EncodePartitionOverrides(now->second);
     if (blob == EncodePartitionOverrides(list)) continue;
-    if (absl::Status s = store_.PutRecord(kPartitionKind, name, blob); !s.ok()) return s;
+    rows.push_back({kPartitionKind, name, blob});
+  }
+  if (!rows.empty()) {
+    if (absl::Status s = store_.Save({}, std::move(rows)); !s.ok()) return s;
   }
   partition_overrides_ = std::move(overrides);
   file_config_ = std::make_shared<const SkiffConfig>(std::move(next));

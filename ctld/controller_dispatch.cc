@@ -112,8 +112,8 @@ void Controller::DispatchOne(Intent intent) {
           work_->Post([this, id = it.job_id] { (void)scripts_.FlushJob(id); });
         } else if constexpr (std::is_same_v<T, RemoveBbFilesIntent>) {
           if (bb_ != nullptr) work_->Post([this, id = it.job_id] { bb_->RemoveJobFiles(id); });
-        } else if constexpr (std::is_same_v<T, StageOutMailIntent>) {
-          work_->Post([this, job = std::move(it.job)] { SendStageOutMail(job); });
+        } else if constexpr (std::is_same_v<T, MailIntent>) {
+          work_->Post([this, mail = std::move(it)] { SendMail(mail); });
         } else if constexpr (std::is_same_v<T, RunTriggerIntent>) {
           work_->Post([this, trigger = std::move(it)] { RunTrigger(trigger); });
         } else {

@@ -35,13 +35,13 @@ absl::Status Controller::RecoverJoin() {
     tokens.emplace(id, *std::move(token));
   }
   {
-    std::lock_guard<std::mutex> join(join_mu_);
+    absl::MutexLock join(&join_mu_);
     join_tokens_ = std::move(tokens);
   }
   if (joined.empty()) return absl::OkStatus();
   std::vector<std::string> notes;
   {
-    std::lock_guard<std::mutex> serial(commit_mu_);
+    absl::MutexLock serial(&commit_mu_);
     file_config_ =
         std::make_shared<const SkiffConfig>(WithDynamicNodes(*file_config_, joined, &notes));
     joined_nodes_ = joined;
@@ -82,22 +82,24 @@ absl::StatusOr<Controller::JoinTokenCreated> Controller::CreateJoinToken(const C
   stored.expires = now + ttl_seconds;
   stored.created_by_uid = caller.uid;
   {
-    std::lock_guard<std::mutex> join(join_mu_);
+    absl::MutexLock join(&join_mu_);
     // Tokens a day past their expiry (used or not) are dropped: `skiff token
     // list` stays short, and an old token is then "not valid" like any other.
-    for (auto it = join_tokens_.begin(); it != join_tokens_.end();) {
-      if (it->second.expires + kForgetExpiredTokensAfter >= now ||
-          !store_.PutRecord(kJoinTokenKind, it->first, "").ok()) {
-        ++it;
-        continue;
+    std::vector<RecordRow> forgotten;
+    for (const auto& [id, token] : join_tokens_) {
+      if (token.expires + kForgetExpiredTokensAfter < now) {
+        forgotten.push_back({kJoinTokenKind, id, ""});
       }
-      it = join_tokens_.erase(it);
+    }
+    if (!forgotten.empty() && store_.Save({}, forgotten).ok()) {
+      for (const RecordRow& row : forgotten) join_tokens_.erase(row.key);
     }
     if (join_tokens_.count(stored.id) != 0) {
       // 30 bits of id: a clash is rare; the caller asks again.
       return absl::UnavailableError("join token id clash: create the token again");
     }
-    if (absl::Status s = store_.PutRecord(kJoinTokenKind, stored.id, EncodeStoredJoinToken(stored));
+    if (absl::Status s =
+            store_.Save({}, {{kJoinTokenKind, stored.id, EncodeStoredJoinToken(stored)}});
         !s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat("ctld could not store the join token: ", s.message()));
@@ -116,7 +118,7 @@ absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Ca
   }
   std::vector<StoredJoinToken> out;
   {
-    std::lock_guard<std::mutex> join(join_mu_);
+    absl::MutexLock join(&join_mu_);
     for (const auto& [id, token] : join_tokens_) out.push_back(token);
   }
   std::stable_sort(out.begin(), out.end(), [](const StoredJoinToken& a, const StoredJoinToken& b) {
@@ -128,7 +130,7 @@ absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Ca
 absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
                                                  const std::string& secret, NodeConfig node) {
   if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
-  std::lock_guard<std::mutex> join(join_mu_);
+  absl::MutexLock join(&join_mu_);
   const int64_t now = clock_.Now();
   auto token = join_tokens_.find(token_id);
   if (absl::Status s =
@@ -148,7 +150,7 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   node.threads_per_core = 1;
   std::vector<std::string> notes;
   {
-    std::lock_guard<std::mutex> serial(commit_mu_);
+    absl::MutexLock serial(&commit_mu_);
     if (file_config_->FindNode(node.name) != nullptr || config()->FindNode(node.name) != nullptr) {
       logger_.warn("join refused: node name {} is already taken (token {} stays unused)", node.name,
                    token_id);

@@ -27,7 +27,13 @@ class FakeStore : public JobStore {
       auto it = jobs_.find(job.id);
       if (it == jobs_.end() || it->second.version < job.version) jobs_[job.id] = job;
     }
-    for (RecordRow& record : records) records_[record.kind][record.key] = record.blob;
+    for (RecordRow& record : records) {
+      if (record.blob.empty()) {
+        records_[record.kind].erase(record.key);  // as the real store deletes it
+      } else {
+        records_[record.kind][record.key] = record.blob;
+      }
+    }
     for (Job& job : jobs) specs_.emplace(job.id, job.spec_blob);  // the first save's
     return absl::OkStatus();
   }
@@ -120,16 +126,6 @@ class FakeStore : public JobStore {
   absl::Status ForgetSpecs(int64_t) override { return absl::OkStatus(); }
   absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t, int64_t, int64_t) override {
     return std::vector<UsageSum>{};
-  }
-  absl::Status PutRecord(const std::string& kind, const std::string& key,
-                         const std::string& blob) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (blob.empty()) {
-      records_[kind].erase(key);
-    } else {
-      records_[kind][key] = blob;
-    }
-    return absl::OkStatus();
   }
   absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -691,6 +687,35 @@ TEST_F(ControllerTest, StoreFailureIsReportedAndNothingOfTheEventRemains) {
   absl::StatusOr<uint64_t> next = controller_->SubmitJob(NewJob());
   ASSERT_TRUE(next.ok());
   EXPECT_GT(*next, id);
+}
+
+TEST_F(ControllerTest, SacctmgrChangesAreStoredWholeOrNotAtAllAndSurviveARestart) {
+  Make();
+  QosUpdate add;
+  add.op = QosOp::kAdd;
+  add.names = {"high", "low"};
+  store_.SetFull(true);
+  EXPECT_EQ(controller_->UpdateQos({0, 0}, add).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(controller_->SnapshotQos({}).size(), 1u) << "only normal: nothing half-added";
+  AccountsUpdate lab;
+  lab.op = AccountsOp::kAddAccount;
+  lab.names = {"lab"};
+  lab.parent = "root";
+  EXPECT_FALSE(controller_->UpdateAccounts({0, 0}, lab, {}).ok());
+  EXPECT_EQ(controller_->SnapshotAccounts().accounts.size(), 1u) << "only root";
+  store_.SetFull(false);
+
+  // Users are refused by the core, with Slurm's text.
+  EXPECT_EQ(controller_->UpdateQos({1001, 1001}, add).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  ASSERT_TRUE(controller_->UpdateQos({0, 0}, add).ok());
+  ASSERT_TRUE(controller_->UpdateAccounts({0, 0}, lab, {}).ok());
+  controller_->Stop();
+  controller_.reset();
+  Make();
+  EXPECT_EQ(controller_->SnapshotQos({}).size(), 3u);
+  EXPECT_EQ(controller_->SnapshotAccounts().accounts.size(), 2u);
 }
 
 TEST_F(ControllerTest, AnEventIsDecidedWhileTheRowsOfEarlierOnesAreStored) {

@@ -110,7 +110,7 @@ absl::StatusOr<uint32_t> Controller::SetTrigger(const Caller& caller,
   policy.max_count = config->max_job_count;
   // stat: I/O, outside every lock.
   const bool program_ok = ProgramExecutable(request.program, caller.uid, caller.gid);
-  std::lock_guard<std::mutex> writer(triggers_write_mu_);
+  absl::MutexLock writer(&triggers_write_mu_);
   std::optional<Trigger> prepared;
   absl::Status status = Commit([&](Lifecycle& core, int64_t) -> absl::StatusOr<Effects> {
     mu_.AssertHeld();
@@ -151,7 +151,7 @@ std::vector<Trigger> Controller::SnapshotTriggers() {
 
 absl::StatusOr<size_t> Controller::ClearTriggers(const Caller& caller,
                                                  const TriggerTable::ClearFilter& filter) {
-  std::lock_guard<std::mutex> writer(triggers_write_mu_);
+  absl::MutexLock writer(&triggers_write_mu_);
   TriggerTable::ClearPlan plan;
   absl::Status stored = Commit([&](Lifecycle&, int64_t) -> absl::StatusOr<Effects> {
     mu_.AssertHeld();
@@ -174,7 +174,7 @@ absl::StatusOr<size_t> Controller::ClearTriggers(const Caller& caller,
 }
 
 void Controller::ProcessTriggers() {
-  std::lock_guard<std::mutex> writer(triggers_write_mu_);
+  absl::MutexLock writer(&triggers_write_mu_);
   const bool reconfigured = reconfigured_.exchange(false);
   std::optional<TriggerTable> next;
   TriggerTable::Outcome outcome;

@@ -643,12 +643,6 @@ Json SacctTresArray(const std::string& tres) {
   return out;
 }
 
-std::string FormatSacctJson(const v1::GetAccountingReply& reply) {
-  std::string out;
-  WriteSacctJson(reply, [&out](std::string_view piece) { out.append(piece); });
-  return out;
-}
-
 void WriteSacctJson(const v1::GetAccountingReply& reply,
                     const std::function<void(std::string_view)>& write) {
   auto time_object = [](const auto& record, int64_t submit, int64_t eligible, int64_t limit,

@@ -71,10 +71,8 @@ std::string SacctHelpFormat();
 Json SacctTresArray(const std::string& tres);
 
 // Slurm's JSON (--json, v0.0.38 layout of `jobs`), one object per job with its
-// steps.
-std::string FormatSacctJson(const v1::GetAccountingReply& reply);
-// The same text handed to `write` a piece at a time, made one job at a time
-// (a year of a lab's jobs is hundreds of MB of JSON).
+// steps, handed to `write` a piece at a time, made one job at a time (a year
+// of a lab's jobs is hundreds of MB of JSON).
 void WriteSacctJson(const v1::GetAccountingReply& reply,
                     const std::function<void(std::string_view)>& write);
 

@@ -4,8 +4,9 @@
 // see shared/reference/sacctmgr_show_qos.txt), the " Adding QOS(s)" / " Modified
 // qos..." / " Deleting QOS(s)..." messages and its error lines.
 //
-// Skiff keeps QOS in ctld, not in a separate accounting daemon; sacctmgr manages
-// QOS only. Names are kept in lower case, as Slurm's database keeps them.
+// Skiff keeps QOS in ctld, not in a separate accounting daemon (accounts, users
+// and associations: sacctmgr_assoc.h). Names are kept in lower case, as Slurm's
+// database keeps them.
 #ifndef SKIFF_CLI_SACCTMGR_SACCTMGR_QOS_H_
 #define SKIFF_CLI_SACCTMGR_SACCTMGR_QOS_H_
 

@@ -1,5 +1,5 @@
 // Accounts and associations as the core enforces them (AccountingStorageEnforce):
-// plain structs built by ctld from sacctmgr's tables (ctld/accounts), with each
+// plain structs built by ctld from sacctmgr's tables (ctld/core/accounting), with each
 // association's limits already resolved through Slurm's inheritance (a limit
 // not set on a user's association comes from its account's, then that
 // account's parent's, up to root).

@@ -38,36 +38,9 @@ const char* JobStateName(JobState state) {
   return "UNKNOWN";
 }
 
-const char* JobStateCode(JobState state) {
-  switch (state) {
-    case JobState::kPending:
-      return "PD";
-    case JobState::kConfiguring:
-      return "CF";
-    case JobState::kRunning:
-      return "R";
-    case JobState::kCompleting:
-      return "CG";
-    case JobState::kSuspended:
-      return "S";
-    case JobState::kCompleted:
-      return "CD";
-    case JobState::kFailed:
-      return "F";
-    case JobState::kCancelled:
-      return "CA";
-    case JobState::kTimeout:
-      return "TO";
-    case JobState::kNodeFail:
-      return "NF";
-    case JobState::kOutOfMemory:
-      return "OOM";
-    case JobState::kPreempted:
-      return "PR";
-    case JobState::kDeadline:
-      return "DL";
-  }
-  return "??";
+bool HoldsResources(JobState state) {
+  return state == JobState::kConfiguring || state == JobState::kRunning ||
+         state == JobState::kSuspended;
 }
 
 bool IsFinal(JobState state) {

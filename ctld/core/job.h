@@ -4,7 +4,8 @@
 // copied into JobRequest; everything else (script, environment, paths) stays in
 // `spec_blob`, the serialized v1::JobSpec that only the rpc/ edge reads.
 //
-// Ownership: Jobs live in the Controller's JobTable, under its mutex.
+// Ownership: Jobs live in the lifecycle core's JournaledState
+// (ctld/core/lifecycle/journaled_state.h), under the Controller's mutex.
 #ifndef SKIFF_CTLD_CORE_JOB_H_
 #define SKIFF_CTLD_CORE_JOB_H_
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "ctld/core/burst_buffer/bb_state.h"
+#include "ctld/core/job_mail.h"
 
 namespace skiff {
 
@@ -37,10 +39,12 @@ enum class JobState {
 
 // Slurm's upper-case name: "PENDING", "NODE_FAIL", ...
 const char* JobStateName(JobState state);
-// Slurm's squeue code: "PD", "R", "CG", "CD", "F", "CA", "TO", "NF", "OOM", "PR", "CF".
-const char* JobStateCode(JobState state);
-// True for the states a job never leaves (COMPLETED ... PREEMPTED).
+// True for the final states (COMPLETED ... DEADLINE): a job leaves one only
+// through scontrol requeue.
 bool IsFinal(JobState state);
+// True for the states in which a job holds its nodes' resources (CONFIGURING,
+// RUNNING, SUSPENDED; a COMPLETING job has given them back).
+bool HoldsResources(JobState state);
 
 inline constexpr int64_t kUnlimited = -1;
 
@@ -95,6 +99,21 @@ struct BatchUsage {
   int64_t max_rss_kb = 0;
 };
 
+// The lifecycle's bookkeeping of one run, persisted so that a restarted ctld
+// resumes where it was. Which combinations each JobState allows is written
+// next to NextState (job_state.h); Requeue resets it for the next run.
+struct RunProgress {
+  bool prolog_done = false;       // PrologSlurmctld finished OK (or none)
+  bool launched = false;          // noded accepted LaunchJob
+  bool cancel_requested = false;  // scancel (or preemption) arrived while CONFIGURING
+  bool preempt_requeue = false;   // preempted with PreemptMode=REQUEUE: back to PENDING at the end
+  // scontrol requeue / requeuehold of a job that holds resources: once it has
+  // been torn down it goes back to PENDING (held, for requeuehold) instead of
+  // ending. A later scancel wins.
+  enum class RequeueRequest { kNone = 0, kRequeue = 1, kRequeueHold = 2 };
+  RequeueRequest requeue_request = RequeueRequest::kNone;
+};
+
 struct Job {
   uint64_t id = 0;
   uid_t uid = 0;
@@ -120,6 +139,15 @@ struct Job {
   int32_t warn_time = 0;
   bool warn_batch_only = false;
   bool warn_sent = false;
+  // --mail-type as Slurm's MAIL_* bits (job_mail.h) and --mail-user ("" = the
+  // job's user). mail_sent: the events already mailed (TIME_LIMIT* and
+  // STAGE_OUT once per job, as Slurm clears them; the others once per run).
+  // mail_outbox: mails decided and not yet answered by MailProg
+  // (ctld/core/lifecycle/mail.h).
+  uint16_t mail_type = 0;
+  std::string mail_user;
+  uint16_t mail_sent = 0;
+  std::vector<MailMessage> mail_outbox;
   BatchUsage batch_usage;  // the last run's, from its end report
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
@@ -156,17 +184,9 @@ struct Job {
   int exit_signal = 0;
   int restart_count = 0;
 
-  // Lifecycle bookkeeping (persisted, so a restarted ctld resumes where it was).
-  bool prolog_done = false;       // PrologSlurmctld finished OK (or none)
-  bool launched = false;          // noded accepted LaunchJob
-  bool cancel_requested = false;  // scancel arrived while CONFIGURING
+  RunProgress progress;  // how far this run has got (job_state.h: legal combinations)
+  using RequeueRequest = RunProgress::RequeueRequest;
   int64_t cancelled_by = -1;  // uid whose scancel ended the job (sacct "CANCELLED by N"); -1 = none
-  bool preempt_requeue = false;  // preempted with PreemptMode=REQUEUE: back to PENDING at the end
-  // scontrol requeue / requeuehold of a job that holds resources: once it has
-  // been torn down it goes back to PENDING (held, for requeuehold) instead of
-  // ending. A later scancel wins.
-  enum class RequeueRequest { kNone = 0, kRequeue = 1, kRequeueHold = 2 };
-  RequeueRequest requeue_request = RequeueRequest::kNone;
 
   // Arrays: every task is its own Job; array_job_id is the first task's id.
   uint64_t array_job_id = 0;      // 0 = not an array task
@@ -205,7 +225,6 @@ struct Job {
   } factors;
   std::string dependency_text;  // remaining dependencies, Slurm's text (scontrol)
 
-  bool IsHeld() const { return held; }
   // What the job holds on its k-th node (0 past the end).
   int CpusOn(size_t k) const { return k < cpus_by_node.size() ? cpus_by_node[k] : 0; }
   uint64_t MemOnMb(size_t k) const { return k < mem_by_node_mb.size() ? mem_by_node_mb[k] : 0; }

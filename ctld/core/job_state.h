@@ -32,6 +32,24 @@ enum class JobEvent {
 
 const char* JobEventName(JobEvent event);
 
+// A job's RunProgress (job.h) in each state, as the lifecycle keeps it (the
+// core's terminate_sent set, journaled_state.h, is not persisted: a restarted
+// ctld sends the stop again):
+//   PENDING       all clear: a new job, or Requeue cleared them for its next run.
+//   CONFIGURING   launched clear; prolog_done once PrologSlurmctld passed (or
+//                 there is none); cancel_requested when scancel or a preemption
+//                 came during the start (the prolog or launch report then ends
+//                 the run), with preempt_requeue for PreemptMode=REQUEUE;
+//                 requeue_request after scontrol requeue.
+//   RUNNING,      prolog_done and launched set; cancel_requested only when the
+//   SUSPENDED     cancel came during the start (the job is being stopped);
+//                 preempt_requeue and requeue_request while it is being stopped.
+//   COMPLETING    as in the state it left; launched clear when it never started.
+//                 At its end preempt_requeue or requeue_request sends the job
+//                 back to PENDING instead of final_state (a later scancel
+//                 clears requeue_request).
+//   final         as the run left them; scontrol requeue clears them.
+//
 // `final_state` is used by kFinish only. REQUIRES: IsFinal(final_state) for kFinish.
 absl::StatusOr<JobState> NextState(JobState from, JobEvent event,
                                    JobState final_state = JobState::kCompleted);

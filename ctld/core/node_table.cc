@@ -316,33 +316,6 @@ void NodeTable::RestoreAdminState(std::string_view node_name, const NodeAdminSta
   node->reason_uid = state.reason_uid;
 }
 
-std::string FormatNodeAdminState(const NodeAdminState& state) {
-  // One line: drain fail down reason_time uid(-1 = ctld) reason (the rest, free text).
-  return absl::StrCat(
-      state.drain ? 1 : 0, " ", state.fail ? 1 : 0, " ", state.down ? 1 : 0, " ", state.reason_time,
-      " ", state.reason_uid ? static_cast<int64_t>(*state.reason_uid) : -1, " ", state.reason);
-}
-
-absl::StatusOr<NodeAdminState> ParseNodeAdminState(const std::string& node_name,
-                                                   const std::string& text) {
-  std::vector<std::string> parts = absl::StrSplit(text, absl::MaxSplits(' ', 5));
-  NodeAdminState state;
-  int drain = 0, fail = 0, down = 0;
-  int64_t uid = -1;
-  if (parts.size() != 6 || !absl::SimpleAtoi(parts[0], &drain) ||
-      !absl::SimpleAtoi(parts[1], &fail) || !absl::SimpleAtoi(parts[2], &down) ||
-      !absl::SimpleAtoi(parts[3], &state.reason_time) || !absl::SimpleAtoi(parts[4], &uid)) {
-    return absl::DataLossError(
-        absl::StrCat("node state record of ", node_name, " does not parse: ", text));
-  }
-  state.drain = drain != 0;
-  state.fail = fail != 0;
-  state.down = down != 0;
-  if (uid >= 0) state.reason_uid = static_cast<uint32_t>(uid);
-  state.reason = parts[5];
-  return state;
-}
-
 std::vector<NodeCapacity> NodeTable::Capacities() const {
   std::vector<NodeCapacity> out;
   out.reserve(nodes_.size());

@@ -106,9 +106,7 @@ struct Node {
 // Epilog) decided about a node, which must outlive a ctld restart: Slurm keeps
 // it in its node_state file. Everything else a node reports again when it
 // registers.
-// The record kind NodeAdminStates are stored under (key: the node's name).
-inline constexpr char kNodeAdminKind[] = "node_admin";
-
+// Stored as "node_admin" records (ctld/state/records.h).
 struct NodeAdminState {
   bool drain = false;
   bool fail = false;
@@ -124,12 +122,6 @@ struct NodeAdminState {
   }
   bool operator!=(const NodeAdminState& o) const { return !(*this == o); }
 };
-
-// The stored form of a NodeAdminState (a RecordRow's blob) and back. Parse
-// errors are DataLoss naming the node.
-std::string FormatNodeAdminState(const NodeAdminState& state);
-absl::StatusOr<NodeAdminState> ParseNodeAdminState(const std::string& node_name,
-                                                   const std::string& text);
 
 // A node whose state changed, for logging and persistence by the caller.
 struct NodeChange {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 #include "common/size.h"
-#include "ctld/step_book.h"
+#include "ctld/core/accounting/batch_step.h"
 
 namespace skiff {
 namespace {
@@ -75,36 +75,6 @@ std::string Tres(const std::map<std::string, std::string>& values) {
 }
 
 std::string Mem(uint64_t mb) { return FormatSize(mb * kMiB); }
-
-// The batch step's state and exit status as Slurm records them: the script's
-// own end, or CANCELLED by SIGTERM when the job was ended from outside.
-void BatchOutcome(const Job& job, v1::AcctStep* step) {
-  JobState state = job.state == JobState::kCompleting ? job.final_state : job.state;
-  switch (state) {
-    case JobState::kCancelled:
-    case JobState::kTimeout:
-    case JobState::kPreempted:
-    case JobState::kNodeFail:
-      step->set_state("CANCELLED");
-      step->set_exit_code(0);
-      step->set_exit_signal(job.exit_signal != 0 ? job.exit_signal : 15);
-      return;
-    case JobState::kOutOfMemory:
-      step->set_state("OUT_OF_MEMORY");
-      step->set_exit_code(0);
-      step->set_exit_signal(125);
-      return;
-    case JobState::kPending:
-    case JobState::kConfiguring:
-    case JobState::kRunning:
-      step->set_state("RUNNING");
-      return;
-    default:
-      step->set_state(JobStateName(state));
-      step->set_exit_code(job.exit_code);
-      step->set_exit_signal(job.exit_signal);
-  }
-}
 
 }  // namespace
 
@@ -248,52 +218,353 @@ v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluste
   out.set_nice(job.nice);
   out.set_req_gpus(job.request.gpus_per_node * std::max(1, job.request.num_nodes));
   out.set_gpu_type(job.request.gpu_type);
-  if (!with_steps || !job.launched || job.nodes.empty() || job.interactive) return out;
-  *out.add_steps() = AcctBatchStep(job, suspended);
+  if (!with_steps || !job.progress.launched || job.nodes.empty() || job.interactive) return out;
+  *out.add_steps() = StepToProto(BatchStep(job, suspended));
   return out;
 }
 
-v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended) {
-  v1::AcctStep batch;
-  batch.set_step_id("batch");
-  batch.set_name("batch");
-  BatchOutcome(job, &batch);
-  batch.set_start_time(job.start_time);
-  batch.set_end_time(job.end_time);
-  batch.set_alloc_cpus(job.CpusOn(0));
-  batch.set_num_nodes(1);
-  batch.set_node_list(job.nodes.empty() ? "" : job.nodes.front());
-  batch.set_ntasks(1);
-  std::map<std::string, std::string> tres{{"cpu", std::to_string(job.CpusOn(0))}, {"node", "1"}};
-  if (job.MemOnMb(0) > 0) tres["mem"] = Mem(job.MemOnMb(0));
-  if (!job.gpu_indices.empty()) tres["gres/gpu"] = std::to_string(job.gpu_indices.size());
-  batch.set_alloc_tres(Tres(tres));
-  batch.set_suspended(suspended);
-  if (job.batch_usage.measured) {
-    batch.set_has_usage(true);
-    batch.set_user_cpu_usec(job.batch_usage.user_cpu_usec);
-    batch.set_system_cpu_usec(job.batch_usage.system_cpu_usec);
-    batch.set_max_rss_kb(job.batch_usage.max_rss_kb);
-    batch.set_ave_rss_kb(job.batch_usage.max_rss_kb);  // one task
-    batch.set_max_rss_node(job.nodes.front());
-    batch.set_max_rss_task(0);
-  }
-  return batch;
-}
-
-void AddStoredSteps(const Job& job, const std::vector<v1::AcctStep>& stored, bool add_rows,
+void AddStoredSteps(const Job& job, const std::vector<StepRecord>& stored, bool add_rows,
                     v1::AcctJob* out) {
-  for (const v1::AcctStep& step : stored) {
-    v1::AcctStep settled = SettleStep(step, IsFinal(job.state), job.end_time);
+  for (const StepRecord& step : stored) {
+    const StepRecord settled = SettleStep(step, IsFinal(job.state), job.end_time);
     // DerivedExitCode: the highest exit code of the job's srun steps (the
     // signal of the step that has it).
-    if (settled.exit_code() > out->derived_exit_code() ||
-        (settled.exit_code() == out->derived_exit_code() && out->derived_exit_signal() == 0)) {
-      out->set_derived_exit_code(settled.exit_code());
-      out->set_derived_exit_signal(settled.exit_signal());
+    if (settled.exit_code > out->derived_exit_code() ||
+        (settled.exit_code == out->derived_exit_code() && out->derived_exit_signal() == 0)) {
+      out->set_derived_exit_code(settled.exit_code);
+      out->set_derived_exit_signal(settled.exit_signal);
     }
-    if (add_rows) *out->add_steps() = std::move(settled);
+    if (add_rows) *out->add_steps() = StepToProto(settled);
   }
+}
+
+v1::Tres TresToProto(const TresSpec& tres) {
+  v1::Tres out;
+  if (tres.cpu) out.set_cpu(*tres.cpu);
+  if (tres.mem_mb) out.set_mem_mb(*tres.mem_mb);
+  if (tres.node) out.set_node(*tres.node);
+  if (tres.gpu) out.set_gpu(*tres.gpu);
+  return out;
+}
+
+TresSpec TresFromProto(const v1::Tres& tres) {
+  TresSpec out;
+  if (tres.has_cpu()) out.cpu = tres.cpu();
+  if (tres.has_mem_mb()) out.mem_mb = tres.mem_mb();
+  if (tres.has_node()) out.node = tres.node();
+  if (tres.has_gpu()) out.gpu = tres.gpu();
+  return out;
+}
+
+v1::QosInfo QosToProto(const QosDefinition& qos) {
+  v1::QosInfo out;
+  out.set_name(qos.name);
+  out.set_description(qos.description);
+  out.set_priority(qos.priority);
+  *out.mutable_max_tres_per_user() = TresToProto(qos.max_tres_per_user);
+  *out.mutable_max_tres_per_job() = TresToProto(qos.max_tres_per_job);
+  out.set_max_jobs_per_user(qos.max_jobs_per_user);
+  out.set_max_submit_jobs_per_user(qos.max_submit_jobs_per_user);
+  out.set_max_wall(qos.max_wall);
+  for (const std::string& name : qos.preempt) out.add_preempt(name);
+  out.set_preempt_mode(qos.preempt_mode);
+  out.set_usage_factor(qos.usage_factor);
+  out.set_grace_time(qos.grace_time);
+  out.set_id(qos.id);
+  return out;
+}
+
+QosDefinition QosFromProto(const v1::QosInfo& info) {
+  QosDefinition out;
+  out.name = info.name();
+  out.description = info.description();
+  out.priority = info.priority();
+  out.max_tres_per_user = TresFromProto(info.max_tres_per_user());
+  out.max_tres_per_job = TresFromProto(info.max_tres_per_job());
+  out.max_jobs_per_user = info.max_jobs_per_user();
+  out.max_submit_jobs_per_user = info.max_submit_jobs_per_user();
+  out.max_wall = info.max_wall();
+  out.preempt.assign(info.preempt().begin(), info.preempt().end());
+  out.preempt_mode = info.preempt_mode();
+  out.usage_factor = info.usage_factor();
+  out.grace_time = info.grace_time();
+  out.id = info.id();
+  return out;
+}
+
+QosUpdate QosUpdateFromProto(const v1::UpdateQosRequest& request) {
+  QosUpdate out;
+  switch (request.op()) {
+    case v1::UpdateQosRequest::ADD:
+      out.op = QosOp::kAdd;
+      break;
+    case v1::UpdateQosRequest::MODIFY:
+      out.op = QosOp::kModify;
+      break;
+    case v1::UpdateQosRequest::DELETE:
+      out.op = QosOp::kDelete;
+      break;
+    default:
+      out.op = QosOp::kUnspecified;
+  }
+  out.names.assign(request.names().begin(), request.names().end());
+  const v1::QosChanges& c = request.changes();
+  QosChanges& changes = out.changes;
+  if (c.has_description()) changes.description = c.description();
+  if (c.has_priority()) changes.priority = c.priority();
+  changes.max_tres_per_user = TresFromProto(c.max_tres_per_user());
+  changes.max_tres_per_job = TresFromProto(c.max_tres_per_job());
+  if (c.has_max_jobs_per_user()) changes.max_jobs_per_user = c.max_jobs_per_user();
+  if (c.has_max_submit_jobs_per_user()) {
+    changes.max_submit_jobs_per_user = c.max_submit_jobs_per_user();
+  }
+  if (c.has_max_wall()) changes.max_wall = c.max_wall();
+  if (c.has_preempt()) changes.preempt = c.preempt();
+  changes.preempt_op = c.preempt_op();
+  if (c.has_preempt_mode()) changes.preempt_mode = c.preempt_mode();
+  if (c.has_usage_factor()) changes.usage_factor = c.usage_factor();
+  if (c.has_grace_time()) changes.grace_time = c.grace_time();
+  return out;
+}
+
+v1::AccountInfo AccountToProto(const Account& account) {
+  v1::AccountInfo out;
+  out.set_name(account.name);
+  out.set_description(account.description);
+  out.set_organization(account.organization);
+  out.set_parent(account.parent);
+  return out;
+}
+
+Account AccountFromProto(const v1::AccountInfo& info) {
+  Account out;
+  out.name = info.name();
+  out.description = info.description();
+  out.organization = info.organization();
+  out.parent = info.parent();
+  return out;
+}
+
+v1::UserInfo AcctUserToProto(const AcctUser& user) {
+  v1::UserInfo out;
+  out.set_name(user.name);
+  out.set_default_account(user.default_account);
+  out.set_admin_level(user.admin_level);
+  out.set_uid(user.uid);
+  return out;
+}
+
+AcctUser AcctUserFromProto(const v1::UserInfo& info) {
+  AcctUser out;
+  out.name = info.name();
+  out.default_account = info.default_account();
+  out.admin_level = info.admin_level();
+  out.uid = info.uid();
+  return out;
+}
+
+namespace {
+
+v1::AssocLimits AssocLimitsToProto(const AssocLimits& limits) {
+  v1::AssocLimits out;
+  if (limits.fairshare) out.set_fairshare(*limits.fairshare);
+  if (limits.grp_tres) *out.mutable_grp_tres() = TresToProto(*limits.grp_tres);
+  if (limits.grp_jobs) out.set_grp_jobs(*limits.grp_jobs);
+  if (limits.grp_submit_jobs) out.set_grp_submit_jobs(*limits.grp_submit_jobs);
+  if (limits.max_jobs) out.set_max_jobs(*limits.max_jobs);
+  if (limits.max_submit_jobs) out.set_max_submit_jobs(*limits.max_submit_jobs);
+  if (limits.max_tres_per_job)
+    *out.mutable_max_tres_per_job() = TresToProto(*limits.max_tres_per_job);
+  if (limits.max_wall) out.set_max_wall(*limits.max_wall);
+  if (limits.grp_billing_mins) out.set_grp_billing_mins(*limits.grp_billing_mins);
+  return out;
+}
+
+AssocLimits AssocLimitsFromProto(const v1::AssocLimits& limits) {
+  AssocLimits out;
+  if (limits.has_fairshare()) out.fairshare = limits.fairshare();
+  if (limits.has_grp_tres()) out.grp_tres = TresFromProto(limits.grp_tres());
+  if (limits.has_grp_jobs()) out.grp_jobs = limits.grp_jobs();
+  if (limits.has_grp_submit_jobs()) out.grp_submit_jobs = limits.grp_submit_jobs();
+  if (limits.has_max_jobs()) out.max_jobs = limits.max_jobs();
+  if (limits.has_max_submit_jobs()) out.max_submit_jobs = limits.max_submit_jobs();
+  if (limits.has_max_tres_per_job())
+    out.max_tres_per_job = TresFromProto(limits.max_tres_per_job());
+  if (limits.has_max_wall()) out.max_wall = limits.max_wall();
+  if (limits.has_grp_billing_mins()) out.grp_billing_mins = limits.grp_billing_mins();
+  return out;
+}
+
+}  // namespace
+
+v1::AssocInfo AssocToProto(const Association& assoc) {
+  v1::AssocInfo out;
+  out.set_id(assoc.id);
+  out.set_account(assoc.account);
+  out.set_user(assoc.user);
+  out.set_partition(assoc.partition);
+  out.set_parent_account(assoc.parent_account);
+  if (assoc.limits) *out.mutable_limits() = AssocLimitsToProto(*assoc.limits);
+  for (const std::string& qos : assoc.qos) out.add_qos(qos);
+  out.set_default_qos(assoc.default_qos);
+  return out;
+}
+
+Association AssocFromProto(const v1::AssocInfo& info) {
+  Association out;
+  out.id = info.id();
+  out.account = info.account();
+  out.user = info.user();
+  out.partition = info.partition();
+  out.parent_account = info.parent_account();
+  if (info.has_limits()) out.limits = AssocLimitsFromProto(info.limits());
+  out.qos.assign(info.qos().begin(), info.qos().end());
+  out.default_qos = info.default_qos();
+  return out;
+}
+
+AccountsUpdate AccountsUpdateFromProto(const v1::UpdateAccountsRequest& request) {
+  AccountsUpdate out;
+  switch (request.op()) {
+    case v1::UpdateAccountsRequest::ADD_ACCOUNT:
+      out.op = AccountsOp::kAddAccount;
+      break;
+    case v1::UpdateAccountsRequest::ADD_USER:
+      out.op = AccountsOp::kAddUser;
+      break;
+    case v1::UpdateAccountsRequest::MODIFY_ACCOUNT:
+      out.op = AccountsOp::kModifyAccount;
+      break;
+    case v1::UpdateAccountsRequest::MODIFY_USER:
+      out.op = AccountsOp::kModifyUser;
+      break;
+    case v1::UpdateAccountsRequest::DELETE_ACCOUNT:
+      out.op = AccountsOp::kDeleteAccount;
+      break;
+    case v1::UpdateAccountsRequest::DELETE_USER:
+      out.op = AccountsOp::kDeleteUser;
+      break;
+    default:
+      out.op = AccountsOp::kUnspecified;
+  }
+  out.names.assign(request.names().begin(), request.names().end());
+  out.accounts.assign(request.accounts().begin(), request.accounts().end());
+  if (request.has_description()) out.description = request.description();
+  if (request.has_organization()) out.organization = request.organization();
+  if (request.has_parent()) out.parent = request.parent();
+  if (request.has_default_account()) out.default_account = request.default_account();
+  if (request.has_admin_level()) out.admin_level = request.admin_level();
+  out.limits = AssocLimitsFromProto(request.limits());
+  out.qos.assign(request.qos().begin(), request.qos().end());
+  out.qos_op = request.qos_op();
+  if (request.has_default_qos()) out.default_qos = request.default_qos();
+  out.partitions.assign(request.partitions().begin(), request.partitions().end());
+  return out;
+}
+
+v1::UpdateAccountsReply AccountsAffectedToProto(const AccountsAffected& affected) {
+  v1::UpdateAccountsReply out;
+  for (const std::string& name : affected.names) out.add_affected(name);
+  for (const std::string& key : affected.associations) out.add_associations(key);
+  return out;
+}
+
+v1::JobsInUse JobsInUseToProto(const JobsInUse& in_use) {
+  v1::JobsInUse out;
+  out.set_running_jobs(in_use.running_jobs);
+  out.set_submitted_jobs(in_use.submitted_jobs);
+  *out.mutable_running_tres() = TresToProto(in_use.running_tres);
+  *out.mutable_running_tres_secs() = TresToProto(in_use.running_tres_secs);
+  return out;
+}
+
+v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
+  v1::GetAccountsReply out;
+  out.set_cluster(snapshot.cluster);
+  for (const Account& account : snapshot.accounts) *out.add_accounts() = AccountToProto(account);
+  for (const AcctUser& user : snapshot.users) *out.add_users() = AcctUserToProto(user);
+  for (const Association& assoc : snapshot.assocs) *out.add_assocs() = AssocToProto(assoc);
+  out.mutable_used_billing_mins()->insert(snapshot.used_billing_mins.begin(),
+                                          snapshot.used_billing_mins.end());
+  out.mutable_held_billing_mins()->insert(snapshot.held_billing_mins.begin(),
+                                          snapshot.held_billing_mins.end());
+  out.mutable_raw_usage()->insert(snapshot.raw_usage.begin(), snapshot.raw_usage.end());
+  out.mutable_norm_shares()->insert(snapshot.norm_shares.begin(), snapshot.norm_shares.end());
+  for (const auto& [key, in_use] : snapshot.assoc_in_use) {
+    (*out.mutable_assoc_in_use())[key] = JobsInUseToProto(in_use);
+  }
+  for (const auto& [key, in_use] : snapshot.qos_in_use) {
+    (*out.mutable_qos_in_use())[key] = JobsInUseToProto(in_use);
+  }
+  return out;
+}
+
+v1::AcctStep StepToProto(const StepRecord& step) {
+  v1::AcctStep out;
+  out.set_step_id(step.step_id);
+  out.set_name(step.name);
+  out.set_state(step.state);
+  out.set_exit_code(step.exit_code);
+  out.set_exit_signal(step.exit_signal);
+  out.set_start_time(step.start_time);
+  out.set_end_time(step.end_time);
+  out.set_alloc_cpus(step.alloc_cpus);
+  out.set_num_nodes(step.num_nodes);
+  out.set_node_list(step.node_list);
+  out.set_ntasks(step.ntasks);
+  out.set_alloc_tres(step.alloc_tres);
+  out.set_req_tres(step.req_tres);
+  out.set_suspended(step.suspended);
+  out.set_srun_host(step.srun_host);
+  out.set_srun_pid(step.srun_pid);
+  out.set_has_usage(step.has_usage);
+  out.set_user_cpu_usec(step.user_cpu_usec);
+  out.set_system_cpu_usec(step.system_cpu_usec);
+  out.set_max_rss_kb(step.max_rss_kb);
+  out.set_max_rss_node(step.max_rss_node);
+  out.set_max_rss_task(step.max_rss_task);
+  out.set_ave_rss_kb(step.ave_rss_kb);
+  return out;
+}
+
+StepRecord StepFromProto(const v1::AcctStep& step) {
+  StepRecord out;
+  out.step_id = step.step_id();
+  out.name = step.name();
+  out.state = step.state();
+  out.exit_code = step.exit_code();
+  out.exit_signal = step.exit_signal();
+  out.start_time = step.start_time();
+  out.end_time = step.end_time();
+  out.alloc_cpus = step.alloc_cpus();
+  out.num_nodes = step.num_nodes();
+  out.node_list = step.node_list();
+  out.ntasks = step.ntasks();
+  out.alloc_tres = step.alloc_tres();
+  out.req_tres = step.req_tres();
+  out.suspended = step.suspended();
+  out.srun_host = step.srun_host();
+  out.srun_pid = step.srun_pid();
+  out.has_usage = step.has_usage();
+  out.user_cpu_usec = step.user_cpu_usec();
+  out.system_cpu_usec = step.system_cpu_usec();
+  out.max_rss_kb = step.max_rss_kb();
+  out.max_rss_node = step.max_rss_node();
+  out.max_rss_task = step.max_rss_task();
+  out.ave_rss_kb = step.ave_rss_kb();
+  return out;
+}
+
+v1::StepInfo JobStepToProto(const JobStep& step) {
+  v1::StepInfo out;
+  out.set_job_id(step.job_id);
+  out.set_array_job_id(step.array_job_id);
+  out.set_array_task_id(step.array_task_id);
+  out.set_uid(step.uid);
+  out.set_user(step.user);
+  out.set_partition(step.partition);
+  *out.mutable_step() = StepToProto(step.step);
+  return out;
 }
 
 }  // namespace skiff

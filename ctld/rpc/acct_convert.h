@@ -1,6 +1,9 @@
 // sacct's view of stored jobs: which records a GetAccountingRequest selects,
-// and each job as an AcctJob with its steps. Pure (no clock, no I/O); the
-// caller passes `now` and the node names it expanded.
+// and each job as an AcctJob with its steps. And the proto <-> plain
+// conversions of sacctmgr's tables and of job steps (ctld/core/accounting):
+// the RPC edge converts with them, and ctld/state/records.h stores the same
+// messages. Pure (no clock, no I/O); the caller passes `now` and the node
+// names it expanded.
 #ifndef SKIFF_CTLD_RPC_ACCT_CONVERT_H_
 #define SKIFF_CTLD_RPC_ACCT_CONVERT_H_
 
@@ -9,8 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "ctld/core/accounting/accounts.h"
+#include "ctld/core/accounting/accounts_snapshot.h"
+#include "ctld/core/accounting/jobs_in_use.h"
+#include "ctld/core/accounting/qos.h"
+#include "ctld/core/accounting/step_book.h"
+#include "ctld/core/accounting/tres_spec.h"
 #include "ctld/core/job.h"
 #include "proto/accounting.pb.h"
+#include "proto/ctld.pb.h"
 
 namespace skiff {
 
@@ -43,19 +53,51 @@ std::string AcctStateName(const Job& job);
 std::string AcctReqTres(const Job& job);
 std::string AcctAllocTres(const Job& job);  // "" until allocated
 
-// The record, with its batch step (when the script was launched) unless
-// `with_steps` is false.
+// The record, with its batch step (BatchStep, when the script was launched)
+// unless `with_steps` is false.
 v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now);
-
-// The batch step of a launched batch job (`suspended`: seconds so far).
-v1::AcctStep AcctBatchStep(const Job& job, int64_t suspended);
 
 // Raises `out`'s DerivedExitCode to the highest of the job's srun steps as their
 // step managers reported them (stored records, in step order), and with
 // `add_rows` appends them to its steps, settling the ones whose step manager
 // never reported an end (SettleStep).
-void AddStoredSteps(const Job& job, const std::vector<v1::AcctStep>& stored, bool add_rows,
+void AddStoredSteps(const Job& job, const std::vector<StepRecord>& stored, bool add_rows,
                     v1::AcctJob* out);
+
+// ---- proto <-> plain. Every field is copied, and what the message may leave
+// unset (a TRES, an association's limits and their TRES lists, the optional
+// settings of requests) stays unset in the struct and back, so a QosInfo,
+// AccountInfo, UserInfo, AssocInfo or AcctStep converted to its struct and
+// back is the same message, byte for byte (a QosInfo: one with both TRES
+// lists, as every QOS ctld has stored); records_test and acct_convert_test
+// hold this.
+
+v1::Tres TresToProto(const TresSpec& tres);
+TresSpec TresFromProto(const v1::Tres& tres);
+
+// A QOS always carries both TRES lists (as QosWithDefaults makes every QOS).
+v1::QosInfo QosToProto(const QosDefinition& qos);
+QosDefinition QosFromProto(const v1::QosInfo& info);
+// An op this Skiff does not know reads as QosOp::kUnspecified (refused).
+QosUpdate QosUpdateFromProto(const v1::UpdateQosRequest& request);
+
+v1::AccountInfo AccountToProto(const Account& account);
+Account AccountFromProto(const v1::AccountInfo& info);
+v1::UserInfo AcctUserToProto(const AcctUser& user);
+AcctUser AcctUserFromProto(const v1::UserInfo& info);
+v1::AssocInfo AssocToProto(const Association& assoc);
+Association AssocFromProto(const v1::AssocInfo& info);
+// An op this Skiff does not know reads as AccountsOp::kUnspecified (refused).
+AccountsUpdate AccountsUpdateFromProto(const v1::UpdateAccountsRequest& request);
+v1::UpdateAccountsReply AccountsAffectedToProto(const AccountsAffected& affected);
+// running_tres and running_tres_secs are always present, so that scontrol
+// prints "(0)" as a count and not as "not known".
+v1::JobsInUse JobsInUseToProto(const JobsInUse& in_use);
+v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot);
+
+v1::AcctStep StepToProto(const StepRecord& step);
+StepRecord StepFromProto(const v1::AcctStep& step);
+v1::StepInfo JobStepToProto(const JobStep& step);
 
 }  // namespace skiff
 

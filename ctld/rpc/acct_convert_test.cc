@@ -29,7 +29,7 @@ Job Finished(uint64_t id, JobState state) {
   job.mem_by_node_mb = {100};
   job.gpu_indices = {0};
   job.gpus_by_node = {{0}};
-  job.launched = true;
+  job.progress.launched = true;
   job.work_dir = "/home/alice";
   return job;
 }
@@ -79,7 +79,7 @@ TEST(AcctConvert, FailedJobKeepsItsExitCodeOnJobAndBatch) {
 
 TEST(AcctConvert, NeverLaunchedJobHasNoBatchStepAndRequestedCpus) {
   Job job = Finished(15395, JobState::kCancelled);
-  job.launched = false;
+  job.progress.launched = false;
   job.nodes.clear();
   job.start_time = 0;
   job.request.ntasks = 2;
@@ -180,6 +180,419 @@ TEST(AcctConvert, NodeFilterMatchesAnyAllocatedNode) {
   EXPECT_FALSE(AcctSelected(job, selection));
   job.nodes = {"n1", "n2"};
   EXPECT_TRUE(AcctSelected(job, selection));
+}
+
+// ---- proto <-> plain
+
+v1::QosInfo FullQosInfo() {
+  v1::QosInfo info;
+  info.set_name("high");
+  info.set_description("the high one");
+  info.set_priority(1000);
+  info.mutable_max_tres_per_user()->set_gpu(4);  // the other TRES unset
+  info.mutable_max_tres_per_job()->set_cpu(64);
+  info.mutable_max_tres_per_job()->set_mem_mb(-1);
+  info.mutable_max_tres_per_job()->set_node(2);
+  info.mutable_max_tres_per_job()->set_gpu(0);
+  info.set_max_jobs_per_user(2);
+  info.set_max_submit_jobs_per_user(10);
+  info.set_max_wall(3600);
+  info.add_preempt("normal");
+  info.add_preempt("scav");
+  info.set_preempt_mode("REQUEUE");
+  info.set_usage_factor(2.5);
+  info.set_grace_time(30);
+  info.set_id(7);
+  return info;
+}
+
+TEST(AcctConvert, QosRoundTripsFieldForField) {
+  const v1::QosInfo info = FullQosInfo();
+  const QosDefinition qos = QosFromProto(info);
+  EXPECT_EQ(qos.name, "high");
+  EXPECT_EQ(qos.description, "the high one");
+  EXPECT_EQ(qos.priority, 1000);
+  EXPECT_EQ(qos.max_tres_per_user, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 4}));
+  EXPECT_EQ(qos.max_tres_per_job, (TresSpec{64, -1, 2, 0}));
+  EXPECT_EQ(qos.max_jobs_per_user, 2);
+  EXPECT_EQ(qos.max_submit_jobs_per_user, 10);
+  EXPECT_EQ(qos.max_wall, 3600);
+  EXPECT_EQ(qos.preempt, (std::vector<std::string>{"normal", "scav"}));
+  EXPECT_EQ(qos.preempt_mode, "REQUEUE");
+  EXPECT_DOUBLE_EQ(qos.usage_factor, 2.5);
+  EXPECT_EQ(qos.grace_time, 30);
+  EXPECT_EQ(qos.id, 7u);
+  EXPECT_EQ(QosToProto(qos).SerializeAsString(), info.SerializeAsString());
+  EXPECT_EQ(QosFromProto(QosToProto(QosWithDefaults("normal"))), QosWithDefaults("normal"));
+  // Both TRES lists are always sent, as every stored QOS has them.
+  QosDefinition bare;
+  bare.max_tres_per_user = TresSpec{};
+  EXPECT_TRUE(QosToProto(bare).has_max_tres_per_user());
+  EXPECT_TRUE(QosToProto(bare).has_max_tres_per_job());
+}
+
+TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
+  v1::UpdateQosRequest request;
+  request.set_op(v1::UpdateQosRequest::MODIFY);
+  request.add_names("a");
+  request.add_names("B");
+  v1::QosChanges* c = request.mutable_changes();
+  c->set_description("d");
+  c->set_priority(5);
+  c->mutable_max_tres_per_user()->set_cpu(-1);
+  c->mutable_max_tres_per_job()->set_gpu(2);
+  c->set_max_jobs_per_user(1);
+  c->set_max_submit_jobs_per_user(2);
+  c->set_max_wall(60);
+  c->set_preempt("low");
+  c->set_preempt_op("+=");
+  c->set_preempt_mode("cancel");
+  c->set_usage_factor(0.5);
+  c->set_grace_time(9);
+  QosUpdate update = QosUpdateFromProto(request);
+  EXPECT_EQ(update.op, QosOp::kModify);
+  EXPECT_EQ(update.names, (std::vector<std::string>{"a", "B"}));
+  EXPECT_EQ(update.changes.description, "d");
+  EXPECT_EQ(update.changes.priority, 5);
+  EXPECT_EQ(update.changes.max_tres_per_user,
+            (TresSpec{-1, std::nullopt, std::nullopt, std::nullopt}));
+  EXPECT_EQ(update.changes.max_tres_per_job,
+            (TresSpec{std::nullopt, std::nullopt, std::nullopt, 2}));
+  EXPECT_EQ(update.changes.max_jobs_per_user, 1);
+  EXPECT_EQ(update.changes.max_submit_jobs_per_user, 2);
+  EXPECT_EQ(update.changes.max_wall, 60);
+  EXPECT_EQ(update.changes.preempt, "low");
+  EXPECT_EQ(update.changes.preempt_op, "+=");
+  EXPECT_EQ(update.changes.preempt_mode, "cancel");
+  EXPECT_EQ(update.changes.usage_factor, 0.5);
+  EXPECT_EQ(update.changes.grace_time, 9);
+
+  v1::UpdateQosRequest bare;
+  bare.set_op(v1::UpdateQosRequest::ADD);
+  update = QosUpdateFromProto(bare);
+  EXPECT_EQ(update.op, QosOp::kAdd);
+  EXPECT_FALSE(update.changes.description || update.changes.priority ||
+               update.changes.max_jobs_per_user || update.changes.max_submit_jobs_per_user ||
+               update.changes.max_wall || update.changes.preempt || update.changes.preempt_mode ||
+               update.changes.usage_factor || update.changes.grace_time);
+  EXPECT_EQ(update.changes.max_tres_per_user, TresSpec{});
+  EXPECT_EQ(QosUpdateFromProto(v1::UpdateQosRequest()).op, QosOp::kUnspecified);
+  bare.set_op(v1::UpdateQosRequest::DELETE);
+  EXPECT_EQ(QosUpdateFromProto(bare).op, QosOp::kDelete);
+  bare.set_op(static_cast<v1::UpdateQosRequest::Op>(42));  // from a newer sacctmgr
+  EXPECT_EQ(QosUpdateFromProto(bare).op, QosOp::kUnspecified);
+}
+
+v1::AssocInfo FullAssocInfo() {
+  v1::AssocInfo info;
+  info.set_id(4);
+  info.set_account("research");
+  info.set_user("alice");
+  info.set_partition("gpu");
+  info.set_parent_account("root");
+  v1::AssocLimits* l = info.mutable_limits();
+  l->set_fairshare(3);
+  l->mutable_grp_tres();  // given once, every TRES cleared since
+  l->set_grp_jobs(10);
+  l->set_grp_submit_jobs(20);
+  l->set_max_jobs(4);
+  l->set_max_submit_jobs(8);
+  l->mutable_max_tres_per_job()->set_gpu(2);
+  l->set_max_wall(7200);
+  l->set_grp_billing_mins(5000);
+  info.add_qos("low");
+  info.add_qos("normal");
+  info.set_default_qos("normal");
+  return info;
+}
+
+TEST(AcctConvert, AccountsUsersAndAssociationsRoundTripByteForByte) {
+  v1::AccountInfo account;
+  account.set_name("research");
+  account.set_description("Research group");
+  account.set_organization("science");
+  account.set_parent("root");
+  EXPECT_EQ(AccountFromProto(account), (Account{"research", "Research group", "science", "root"}));
+  EXPECT_EQ(AccountToProto(AccountFromProto(account)).SerializeAsString(),
+            account.SerializeAsString());
+
+  v1::UserInfo user;
+  user.set_name("alice");
+  user.set_default_account("research");
+  user.set_admin_level("Operator");
+  user.set_uid(1000);
+  EXPECT_EQ(AcctUserFromProto(user), (AcctUser{"alice", "research", "Operator", 1000}));
+  EXPECT_EQ(AcctUserToProto(AcctUserFromProto(user)).SerializeAsString(), user.SerializeAsString());
+  user.set_uid(-1);
+  EXPECT_EQ(AcctUserFromProto(user).uid, -1);
+
+  const v1::AssocInfo info = FullAssocInfo();
+  const Association assoc = AssocFromProto(info);
+  EXPECT_EQ(assoc.id, 4u);
+  EXPECT_EQ(assoc.account, "research");
+  EXPECT_EQ(assoc.user, "alice");
+  EXPECT_EQ(assoc.partition, "gpu");
+  EXPECT_EQ(assoc.parent_account, "root");
+  ASSERT_TRUE(assoc.limits.has_value());
+  EXPECT_EQ(assoc.limits->fairshare, 3);
+  EXPECT_EQ(assoc.limits->grp_tres, TresSpec{});
+  EXPECT_EQ(assoc.limits->grp_jobs, 10);
+  EXPECT_EQ(assoc.limits->grp_submit_jobs, 20);
+  EXPECT_EQ(assoc.limits->max_jobs, 4);
+  EXPECT_EQ(assoc.limits->max_submit_jobs, 8);
+  EXPECT_EQ(assoc.limits->max_tres_per_job,
+            (TresSpec{std::nullopt, std::nullopt, std::nullopt, 2}));
+  EXPECT_EQ(assoc.limits->max_wall, 7200);
+  EXPECT_EQ(assoc.limits->grp_billing_mins, 5000);
+  EXPECT_EQ(assoc.qos, (std::vector<std::string>{"low", "normal"}));
+  EXPECT_EQ(assoc.default_qos, "normal");
+  EXPECT_EQ(AssocToProto(assoc).SerializeAsString(), info.SerializeAsString());
+  EXPECT_EQ(AssocFromProto(AssocToProto(assoc)), assoc);
+
+  // Absent limits, and limits with nothing set, are different bytes and stay so.
+  v1::AssocInfo bare;
+  bare.set_account("root");
+  EXPECT_FALSE(AssocFromProto(bare).limits.has_value());
+  EXPECT_FALSE(AssocToProto(AssocFromProto(bare)).has_limits());
+  bare.mutable_limits();
+  EXPECT_EQ(AssocFromProto(bare).limits, AssocLimits{});
+  EXPECT_EQ(AssocToProto(AssocFromProto(bare)).SerializeAsString(), bare.SerializeAsString());
+  EXPECT_FALSE(AssocToProto(AssocFromProto(bare)).limits().has_grp_tres());
+}
+
+TEST(AcctConvert, AccountsUpdateCarriesEveryField) {
+  v1::UpdateAccountsRequest request;
+  request.set_op(v1::UpdateAccountsRequest::ADD_USER);
+  request.add_names("alice");
+  request.add_accounts("Research");
+  request.set_description("d");
+  request.set_organization("o");
+  request.set_parent("p");
+  request.set_default_account("research");
+  request.set_admin_level("Operator");
+  request.mutable_limits()->set_max_jobs(-1);
+  request.mutable_limits()->mutable_grp_tres()->set_cpu(8);
+  request.add_qos("normal");
+  request.set_qos_op("+=");
+  request.set_default_qos("normal");
+  request.add_partitions("gpu");
+  AccountsUpdate update = AccountsUpdateFromProto(request);
+  EXPECT_EQ(update.op, AccountsOp::kAddUser);
+  EXPECT_EQ(update.names, std::vector<std::string>{"alice"});
+  EXPECT_EQ(update.accounts, std::vector<std::string>{"Research"});
+  EXPECT_EQ(update.description, "d");
+  EXPECT_EQ(update.organization, "o");
+  EXPECT_EQ(update.parent, "p");
+  EXPECT_EQ(update.default_account, "research");
+  EXPECT_EQ(update.admin_level, "Operator");
+  EXPECT_EQ(update.limits.max_jobs, -1);
+  EXPECT_EQ(update.limits.grp_tres, (TresSpec{8, std::nullopt, std::nullopt, std::nullopt}));
+  EXPECT_FALSE(update.limits.max_tres_per_job.has_value());
+  EXPECT_FALSE(update.limits.fairshare.has_value());
+  EXPECT_EQ(update.qos, std::vector<std::string>{"normal"});
+  EXPECT_EQ(update.qos_op, "+=");
+  EXPECT_EQ(update.default_qos, "normal");
+  EXPECT_EQ(update.partitions, std::vector<std::string>{"gpu"});
+
+  const std::pair<v1::UpdateAccountsRequest::Op, AccountsOp> ops[] = {
+      {v1::UpdateAccountsRequest::ADD_ACCOUNT, AccountsOp::kAddAccount},
+      {v1::UpdateAccountsRequest::ADD_USER, AccountsOp::kAddUser},
+      {v1::UpdateAccountsRequest::MODIFY_ACCOUNT, AccountsOp::kModifyAccount},
+      {v1::UpdateAccountsRequest::MODIFY_USER, AccountsOp::kModifyUser},
+      {v1::UpdateAccountsRequest::DELETE_ACCOUNT, AccountsOp::kDeleteAccount},
+      {v1::UpdateAccountsRequest::DELETE_USER, AccountsOp::kDeleteUser},
+      {v1::UpdateAccountsRequest::OP_UNSPECIFIED, AccountsOp::kUnspecified},
+      {static_cast<v1::UpdateAccountsRequest::Op>(42), AccountsOp::kUnspecified},
+  };
+  for (const auto& [proto, plain] : ops) {
+    v1::UpdateAccountsRequest r;
+    r.set_op(proto);
+    EXPECT_EQ(AccountsUpdateFromProto(r).op, plain) << proto;
+    // The log names the op as the proto does.
+    if (proto != 42) EXPECT_EQ(AccountsOpName(plain), v1::UpdateAccountsRequest::Op_Name(proto));
+  }
+  v1::UpdateAccountsRequest bare;
+  update = AccountsUpdateFromProto(bare);
+  EXPECT_FALSE(update.description || update.organization || update.parent ||
+               update.default_account || update.admin_level || update.default_qos);
+  EXPECT_EQ(update.limits, AssocLimits{});
+
+  v1::UpdateAccountsReply reply = AccountsAffectedToProto({{"alice"}, {"research|alice|"}});
+  ASSERT_EQ(reply.affected_size(), 1);
+  EXPECT_EQ(reply.affected(0), "alice");
+  ASSERT_EQ(reply.associations_size(), 1);
+  EXPECT_EQ(reply.associations(0), "research|alice|");
+}
+
+TEST(AcctConvert, QosOpNamesAreTheProtosNames) {
+  for (const auto& [proto, plain] : std::vector<std::pair<v1::UpdateQosRequest::Op, QosOp>>{
+           {v1::UpdateQosRequest::ADD, QosOp::kAdd},
+           {v1::UpdateQosRequest::MODIFY, QosOp::kModify},
+           {v1::UpdateQosRequest::DELETE, QosOp::kDelete},
+           {v1::UpdateQosRequest::OP_UNSPECIFIED, QosOp::kUnspecified}}) {
+    EXPECT_EQ(QosOpName(plain), v1::UpdateQosRequest::Op_Name(proto));
+  }
+}
+
+TEST(AcctConvert, JobsInUseAlwaysCarryTheirTres) {
+  JobsInUse pending;  // only pending jobs counted: nothing running
+  pending.submitted_jobs = 1;
+  const v1::JobsInUse out = JobsInUseToProto(pending);
+  EXPECT_EQ(out.submitted_jobs(), 1);
+  EXPECT_EQ(out.running_jobs(), 0);
+  EXPECT_TRUE(out.has_running_tres());  // so that "(0)" prints as a count
+  EXPECT_TRUE(out.has_running_tres_secs());
+  EXPECT_FALSE(out.running_tres().has_cpu());
+  JobsInUse running;
+  running.running_jobs = 1;
+  running.submitted_jobs = 1;
+  running.running_tres = TresSpec{8, 200, 2, 0};
+  running.running_tres_secs = TresSpec{4000, 100000, 1000, 0};
+  const v1::JobsInUse both = JobsInUseToProto(running);
+  EXPECT_EQ(both.running_tres().cpu(), 8);
+  EXPECT_TRUE(both.running_tres().has_gpu());
+  EXPECT_EQ(both.running_tres_secs().mem_mb(), 100000);
+}
+
+TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
+  AccountsTable table = InitialAccounts();
+  AccountsContext context;
+  context.qos_names = {"normal"};
+  AccountsUpdate research;
+  research.op = AccountsOp::kAddAccount;
+  research.names = {"Research"};
+  table = ApplyAccountsUpdate(table, research, context, "lab")->table;
+  AccountsUpdate users;
+  users.op = AccountsOp::kAddUser;
+  users.names = {"alice", "root"};
+  users.accounts = {"research"};
+  table = ApplyAccountsUpdate(table, users, context, "lab")->table;
+
+  AccountsSnapshot snapshot;
+  snapshot.cluster = "lab";
+  for (const auto& [name, account] : table.accounts) snapshot.accounts.push_back(account);
+  for (const auto& [name, user] : table.users) snapshot.users.push_back(user);
+  snapshot.assocs = AssocsDepthFirst(table);
+  snapshot.used_billing_mins = {{"research", 1.5}};
+  snapshot.held_billing_mins = {{"research|alice", 2.5}};
+  snapshot.raw_usage = {{"research|alice", 3.5}};
+  snapshot.norm_shares = NormalizedShares(table);
+  snapshot.assoc_in_use["research"].submitted_jobs = 2;
+  snapshot.qos_in_use["normal|alice"].running_jobs = 1;
+  const v1::GetAccountsReply reply = AccountsSnapshotToProto(snapshot);
+
+  EXPECT_EQ(reply.cluster(), "lab");
+  std::vector<std::string> rows;
+  for (const v1::AssocInfo& assoc : reply.assocs()) {
+    rows.push_back(assoc.account() + "/" + assoc.user());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"root/", "root/root", "research/", "research/alice",
+                                            "research/root"}));
+  ASSERT_EQ(reply.accounts_size(), 2);
+  EXPECT_EQ(reply.accounts(0).name(), "research");
+  EXPECT_EQ(reply.accounts(0).organization(), "research");
+  EXPECT_EQ(reply.accounts(0).parent(), "root");
+  ASSERT_EQ(reply.users_size(), 2);
+  EXPECT_EQ(reply.users(0).name(), "alice");
+  EXPECT_EQ(reply.used_billing_mins().at("research"), 1.5);
+  EXPECT_EQ(reply.held_billing_mins().at("research|alice"), 2.5);
+  EXPECT_EQ(reply.raw_usage().at("research|alice"), 3.5);
+  EXPECT_DOUBLE_EQ(reply.norm_shares().at("research||"), 0.5);
+  EXPECT_EQ(reply.assoc_in_use().at("research").submitted_jobs(), 2);
+  EXPECT_TRUE(reply.assoc_in_use().at("research").has_running_tres());
+  EXPECT_EQ(reply.qos_in_use().at("normal|alice").running_jobs(), 1);
+}
+
+TEST(AcctConvert, StepsRoundTripFieldForField) {
+  v1::AcctStep step;
+  step.set_step_id("3");
+  step.set_name("train");
+  step.set_state("COMPLETED");
+  step.set_exit_code(2);
+  step.set_exit_signal(9);
+  step.set_start_time(1000);
+  step.set_end_time(1100);
+  step.set_alloc_cpus(8);
+  step.set_num_nodes(2);
+  step.set_node_list("n[1-2]");
+  step.set_ntasks(4);
+  step.set_alloc_tres("cpu=8,node=2");
+  step.set_req_tres("cpu=8");
+  step.set_suspended(5);
+  step.set_srun_host("login1");
+  step.set_srun_pid(4242);
+  step.set_has_usage(true);
+  step.set_user_cpu_usec(123456);
+  step.set_system_cpu_usec(7890);
+  step.set_max_rss_kb(2048);
+  step.set_max_rss_node("n2");
+  step.set_max_rss_task(3);
+  step.set_ave_rss_kb(1024);
+  const StepRecord record = StepFromProto(step);
+  EXPECT_EQ(record.step_id, "3");
+  EXPECT_EQ(record.srun_pid, 4242);
+  EXPECT_EQ(record.ave_rss_kb, 1024);
+  EXPECT_EQ(StepToProto(record).SerializeAsString(), step.SerializeAsString());
+  EXPECT_EQ(StepFromProto(StepToProto(record)), record);
+
+  JobStep running;
+  running.job_id = 42;
+  running.array_job_id = 40;
+  running.array_task_id = 2;
+  running.uid = 1000;
+  running.user = "alice";
+  running.partition = "gpu";
+  running.step = record;
+  const v1::StepInfo info = JobStepToProto(running);
+  EXPECT_EQ(info.job_id(), 42u);
+  EXPECT_EQ(info.array_job_id(), 40u);
+  EXPECT_EQ(info.array_task_id(), 2);
+  EXPECT_EQ(info.uid(), 1000u);
+  EXPECT_EQ(info.user(), "alice");
+  EXPECT_EQ(info.partition(), "gpu");
+  EXPECT_EQ(info.step().SerializeAsString(), step.SerializeAsString());
+}
+
+TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
+  // The conversions above copy these many fields: a field added to one of
+  // these messages fails here until its struct and conversion carry it.
+  EXPECT_EQ(v1::Tres::descriptor()->field_count(), 4);
+  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 13);
+  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 12);
+  EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
+  EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
+  EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);
+  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 9);
+  EXPECT_EQ(v1::AssocInfo::descriptor()->field_count(), 8);
+  EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
+  EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
+  EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
+  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 10);
+  EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
+  EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);
+}
+
+TEST(AcctConvert, StoredStepsSettleAndGiveTheDerivedExitCode) {
+  Job job = Finished(9, JobState::kCompleted);
+  StepRecord ok;
+  ok.step_id = "0";
+  ok.state = "COMPLETED";
+  ok.start_time = 120;
+  ok.end_time = 130;
+  StepRecord lost;  // its step manager never reported an end
+  lost.step_id = "1";
+  lost.state = "RUNNING";
+  lost.start_time = 140;
+  v1::AcctJob out;
+  AddStoredSteps(job, {ok, lost}, /*add_rows=*/true, &out);
+  EXPECT_EQ(out.derived_exit_code(), 1);
+  ASSERT_EQ(out.steps_size(), 2);
+  EXPECT_EQ(out.steps(1).state(), "FAILED");
+  EXPECT_EQ(out.steps(1).end_time(), 200);
+  v1::AcctJob no_rows;
+  AddStoredSteps(job, {ok, lost}, /*add_rows=*/false, &no_rows);
+  EXPECT_EQ(no_rows.steps_size(), 0);
+  EXPECT_EQ(no_rows.derived_exit_code(), 1);
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.account = spec.account();
   r.qos = spec.qos();
   r.comment = spec.comment();
+  r.mail_type = spec.mail_type();
+  r.mail_user = spec.mail_user();
   r.interactive = spec.interactive();
   r.nice = spec.nice();
   r.ntasks_per_node = spec.ntasks_per_node();

@@ -137,9 +137,9 @@ grpc::Status NodeService::ReportSteps(grpc::ServerContext* context,
                                       const v1::ReportStepsRequest* request,
                                       v1::ReportStepsReply*) {
   if (grpc::Status auth = AuthenticateNode(*context); !auth.ok()) return auth;
-  std::vector<std::pair<uint64_t, v1::AcctStep>> reports;
+  std::vector<std::pair<uint64_t, StepRecord>> reports;
   for (const v1::StepReport& report : request->steps()) {
-    reports.emplace_back(report.job_id(), report.step());
+    reports.emplace_back(report.job_id(), StepFromProto(report.step()));
   }
   return ToGrpcStatus(controller_.ReportSteps(request->node_name(), reports));
 }
@@ -156,10 +156,10 @@ grpc::Status CtldService::GetSteps(grpc::ServerContext* context, const v1::GetSt
   };
   const bool own_only =
       controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
-  for (v1::StepInfo& step : controller_.SnapshotSteps(ids)) {
-    if (own_only && step.uid() != caller->uid) continue;
-    if (!wanted(users, step.user()) || !wanted(partitions, step.partition())) continue;
-    *reply->add_steps() = std::move(step);
+  for (const JobStep& step : controller_.SnapshotSteps(ids)) {
+    if (own_only && step.uid != caller->uid) continue;
+    if (!wanted(users, step.user) || !wanted(partitions, step.partition)) continue;
+    *reply->add_steps() = JobStepToProto(step);
   }
   reply->set_now(time(nullptr));
   return grpc::Status::OK;
@@ -299,7 +299,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
         info->set_stepmgr_address(controller_.NodeAddress(job.nodes.front()));
       }
       if (request->with_details() && job.start_time != 0) {
-        absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
+        absl::StatusOr<std::vector<StepRecord>> stored = controller_.StoredSteps(job.id);
         if (stored.ok()) {
           v1::AcctJob derived;
           AddStoredSteps(job, *stored, /*add_rows=*/false, &derived);
@@ -552,8 +552,8 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
     v1::AcctJob* record = reply->add_jobs();
     const bool with_steps = request->steps() || !steps.empty();
     *record = ToAcctJob(job, with_steps, cluster, now);
-    if (job.launched) {  // srun steps: rows, and the DerivedExitCode even with -X
-      absl::StatusOr<std::vector<v1::AcctStep>> stored = controller_.StoredSteps(job.id);
+    if (job.progress.launched) {  // srun steps: rows, and the DerivedExitCode even with -X
+      absl::StatusOr<std::vector<StepRecord>> stored = controller_.StoredSteps(job.id);
       if (!stored.ok()) return ToGrpcStatus(stored.status());
       AddStoredSteps(job, *stored, with_steps, record);
     }
@@ -576,7 +576,7 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
                                       v1::GetAccountsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  *reply = controller_.SnapshotAccounts();
+  *reply = AccountsSnapshotToProto(controller_.SnapshotAccounts());
   return grpc::Status::OK;
 }
 
@@ -593,10 +593,10 @@ grpc::Status CtldService::UpdateAccounts(grpc::ServerContext* context,
       uids[name] = uid ? static_cast<int64_t>(*uid) : -1;
     }
   }
-  absl::StatusOr<v1::UpdateAccountsReply> result =
-      controller_.UpdateAccounts(Caller{caller->uid, caller->gid}, *request, uids);
+  absl::StatusOr<AccountsAffected> result = controller_.UpdateAccounts(
+      Caller{caller->uid, caller->gid}, AccountsUpdateFromProto(*request), uids);
   if (!result.ok()) return ToGrpcStatus(result.status());
-  *reply = std::move(*result);
+  *reply = AccountsAffectedToProto(*result);
   return grpc::Status::OK;
 }
 
@@ -640,8 +640,8 @@ grpc::Status CtldService::GetQos(grpc::ServerContext* context, const v1::GetQosR
                                  v1::GetQosReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  for (v1::QosInfo& info : controller_.SnapshotQos(Names(request->names()))) {
-    *reply->add_qos() = std::move(info);
+  for (const QosDefinition& qos : controller_.SnapshotQos(Names(request->names()))) {
+    *reply->add_qos() = QosToProto(qos);
   }
   return grpc::Status::OK;
 }
@@ -652,7 +652,7 @@ grpc::Status CtldService::UpdateQos(grpc::ServerContext* context,
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   absl::StatusOr<std::vector<std::string>> affected =
-      controller_.UpdateQos(Caller{caller->uid, caller->gid}, *request);
+      controller_.UpdateQos(Caller{caller->uid, caller->gid}, QosUpdateFromProto(*request));
   if (!affected.ok()) return ToGrpcStatus(affected.status());
   for (const std::string& name : *affected) reply->add_affected(name);
   return grpc::Status::OK;

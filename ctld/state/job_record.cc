@@ -1,5 +1,9 @@
 #include "ctld/state/job_record.h"
 
+#include <utility>
+
+#include "proto/job.pb.h"
+
 namespace skiff {
 
 v1::JobRecord ToRecord(const Job& job) {
@@ -55,9 +59,9 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_exit_code(job.exit_code);
   r.set_exit_signal(job.exit_signal);
   r.set_restart_count(job.restart_count);
-  r.set_prolog_done(job.prolog_done);
-  r.set_launched(job.launched);
-  r.set_cancel_requested(job.cancel_requested);
+  r.set_prolog_done(job.progress.prolog_done);
+  r.set_launched(job.progress.launched);
+  r.set_cancel_requested(job.progress.cancel_requested);
   r.set_version(job.version);
   for (const std::vector<int>& gpus : job.gpus_by_node) {
     v1::GpuList* list = r.add_gpus_by_node();
@@ -77,12 +81,23 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_array_max_running(job.array_max_running);
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
-  r.set_preempt_requeue(job.preempt_requeue);
+  r.set_preempt_requeue(job.progress.preempt_requeue);
   r.set_nice(job.nice);
   r.set_warn_signal(job.warn_signal);
   r.set_warn_time(job.warn_time);
   r.set_warn_batch_only(job.warn_batch_only);
   r.set_warn_sent(job.warn_sent);
+  r.set_mail_type(job.mail_type);
+  r.set_mail_user(job.mail_user);
+  r.set_mail_sent(job.mail_sent);
+  for (const MailMessage& mail : job.mail_outbox) {
+    v1::MailRecord* out = r.add_mail_outbox();
+    out->set_kind(mail.kind);
+    out->set_run(mail.run);
+    out->set_user(mail.user);
+    out->set_subject(mail.subject);
+    for (const auto& [key, value] : mail.env) (*out->mutable_env())[key] = value;
+  }
   r.set_batch_usage_measured(job.batch_usage.measured);
   r.set_batch_user_cpu_usec(job.batch_usage.user_cpu_usec);
   r.set_batch_system_cpu_usec(job.batch_usage.system_cpu_usec);
@@ -91,7 +106,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_suspended_total(job.suspended_total);
   r.set_admin_priority(job.admin_priority);
   r.set_basic_priority(job.basic_priority);
-  r.set_requeue_request(static_cast<int32_t>(job.requeue_request));
+  r.set_requeue_request(static_cast<int32_t>(job.progress.requeue_request));
   r.set_bb_directives(job.bb_directives);
   r.set_bb_state(BbStateName(job.bb_state));
   r.set_bb_pool(job.bb_pool);
@@ -166,9 +181,9 @@ Job FromRecord(const v1::JobRecord& r) {
   job.exit_code = r.exit_code();
   job.exit_signal = r.exit_signal();
   job.restart_count = r.restart_count();
-  job.prolog_done = r.prolog_done();
-  job.launched = r.launched();
-  job.cancel_requested = r.cancel_requested();
+  job.progress.prolog_done = r.prolog_done();
+  job.progress.launched = r.launched();
+  job.progress.cancel_requested = r.cancel_requested();
   job.version = r.version();
   for (const v1::GpuList& list : r.gpus_by_node()) {
     job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
@@ -187,19 +202,39 @@ Job FromRecord(const v1::JobRecord& r) {
   job.array_max_running = r.array_max_running();
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
-  job.preempt_requeue = r.preempt_requeue();
+  job.progress.preempt_requeue = r.preempt_requeue();
   job.nice = r.nice();
   job.warn_signal = r.warn_signal();
   job.warn_time = r.warn_time();
   job.warn_batch_only = r.warn_batch_only();
   job.warn_sent = r.warn_sent();
+  if (r.has_mail_type()) {
+    job.mail_type = static_cast<uint16_t>(r.mail_type());
+    job.mail_user = r.mail_user();
+  } else {  // a record from before mail was kept: the spec has what was asked
+    v1::JobSpec spec;
+    if (spec.ParseFromString(job.spec_blob)) {
+      job.mail_type = ParseMailType(spec.mail_type());
+      job.mail_user = spec.mail_user();
+    }
+  }
+  job.mail_sent = static_cast<uint16_t>(r.mail_sent());
+  for (const v1::MailRecord& mail : r.mail_outbox()) {
+    MailMessage message;
+    message.kind = static_cast<uint16_t>(mail.kind());
+    message.run = mail.run();
+    message.user = mail.user();
+    message.subject = mail.subject();
+    message.env.insert(mail.env().begin(), mail.env().end());
+    job.mail_outbox.push_back(std::move(message));
+  }
   job.batch_usage = {r.batch_usage_measured(), r.batch_user_cpu_usec(), r.batch_system_cpu_usec(),
                      r.batch_max_rss_kb()};
   job.suspend_time = r.suspend_time();
   job.suspended_total = r.suspended_total();
   job.admin_priority = r.admin_priority();
   job.basic_priority = r.basic_priority();
-  job.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
+  job.progress.requeue_request = static_cast<Job::RequeueRequest>(r.requeue_request());
   job.bb_directives = r.bb_directives();
   job.bb_state = ParseBbState(r.bb_state()).value_or(BbState::kPending);
   job.bb_pool = r.bb_pool();

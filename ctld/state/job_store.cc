@@ -616,12 +616,6 @@ absl::StatusOr<uint64_t> SqliteJobStore::MaxJobId() {
   return max_id;
 }
 
-absl::Status SqliteJobStore::PutRecord(const std::string& kind, const std::string& key,
-                                       const std::string& blob) {
-  std::lock_guard<std::mutex> lock(db_mu_);
-  return PutRecordLocked({kind, key, blob});
-}
-
 absl::Status SqliteJobStore::PutRecordLocked(const RecordRow& record) {
   const std::string& kind = record.kind;
   const std::string& key = record.key;

@@ -110,11 +110,8 @@ class JobStore {
   // The highest job id ever stored (0 when empty): ids are never reused.
   virtual absl::StatusOr<uint64_t> MaxJobId() = 0;
 
-  // Small keyed records besides jobs (the QOS table): `kind` + `key` -> `blob`.
-  // An empty blob deletes the record. Durable when it returns OK; rare, so
-  // written at once rather than grouped.
-  virtual absl::Status PutRecord(const std::string& kind, const std::string& key,
-                                 const std::string& blob) = 0;
+  // Small keyed records besides jobs (ctld/state/records.h): `kind` + `key` ->
+  // `blob`, written by Save and SaveInOrder with the jobs.
   virtual absl::StatusOr<std::map<std::string, std::string>> LoadRecords(
       const std::string& kind) = 0;
   // The blobs of `kind`'s records with keys in [from, to), in key order (a
@@ -148,8 +145,6 @@ class SqliteJobStore final : public JobStore {
   void ReleaseMemory() override;
   absl::StatusOr<std::string> LoadSpec(uint64_t id) override;
   absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end, int64_t now) override;
-  absl::Status PutRecord(const std::string& kind, const std::string& key,
-                         const std::string& blob) override;
   absl::StatusOr<std::map<std::string, std::string>> LoadRecords(const std::string& kind) override;
   absl::StatusOr<std::vector<std::string>> LoadRecordRange(const std::string& kind,
                                                            const std::string& from,
@@ -171,6 +166,7 @@ class SqliteJobStore final : public JobStore {
   // Returns once `batch` is done, writing the queue when no one else is.
   absl::Status AwaitWritten(const std::shared_ptr<Batch>& batch);
   absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches);
+  // One record of a batch being written (an empty blob deletes it).
   absl::Status PutRecordLocked(const RecordRow& record);
 
   sqlite3* db_;

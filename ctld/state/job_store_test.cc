@@ -384,11 +384,9 @@ TEST(SqliteJobStoreTest, RecordsPutReplaceDeleteAndSurviveReopen) {
   {
     auto store = SqliteJobStore::Open(path);
     ASSERT_TRUE(store.ok());
-    ASSERT_TRUE((*store)->PutRecord("qos", "normal", "a").ok());
-    ASSERT_TRUE((*store)->PutRecord("qos", "high", "b").ok());
-    ASSERT_TRUE((*store)->PutRecord("qos", "high", "c").ok());
-    ASSERT_TRUE((*store)->PutRecord("other", "x", "y").ok());
-    ASSERT_TRUE((*store)->PutRecord("qos", "normal", "").ok());
+    ASSERT_TRUE((*store)->Save({}, {{"qos", "normal", "a"}, {"qos", "high", "b"}}).ok());
+    ASSERT_TRUE((*store)->Save({}, {{"qos", "high", "c"}, {"other", "x", "y"}}).ok());
+    ASSERT_TRUE((*store)->Save({}, {{"qos", "normal", ""}}).ok());
   }
   auto store = SqliteJobStore::Open(path);
   ASSERT_TRUE(store.ok());

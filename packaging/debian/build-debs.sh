@@ -15,6 +15,7 @@
 #   /usr/sbin/ctld, /usr/sbin/noded          links to the daemons in /usr/libexec/skiff,
 #   /usr/libexec/skiff/{ctld,scriptd}        where each finds its helper (scriptd,
 #   /usr/libexec/skiff/{noded,shepherd}      shepherd) next to its real path
+#   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
 #   /usr/bin/<command>                       every command in --clis
 #   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
 #                                            skiff-common, which head and nodes both install
@@ -69,7 +70,7 @@ mkdir -p "$STAGING"
 # name (a link in /usr/sbin); the others are helpers their daemon finds.
 package_of_daemon() {
   case "$1" in
-    ctld|scriptd) echo skiff-controller ;;
+    ctld|scriptd|skiff-notify) echo skiff-controller ;;
     noded|shepherd) echo skiff-node ;;
     *) die "no package for daemon '$1' (add it to package_of_daemon in $0)" ;;
   esac
@@ -111,7 +112,8 @@ install_file() {  # install_file MODE SRC DEST
 install_binary() {  # install_binary SRC DEST
   [ -x "$1" ] || die "missing $1 (build first)"
   install -D -m 0755 "$1" "$2"
-  if [ "$strip" -eq 1 ]; then
+  # (skiff-notify is a shell script: nothing to strip.)
+  if [ "$strip" -eq 1 ] && [ "$(head -c 4 "$2" | tr -d '\177')" = "ELF" ]; then
     # What dh_strip does; the build keeps its symbols.
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$2"
   fi

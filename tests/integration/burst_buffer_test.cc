@@ -188,11 +188,12 @@ TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
                 .find(absl::StrCat("BB_JOB_DIR=", cluster_->dir(), "/bb/job_", id)),
             std::string::npos);
   EXPECT_TRUE(Eventually(30, PoolsEmpty)) << Burst();
-  // --mail-type=stage_out: MailProg ran (through scriptd) with Slurm's subject.
+  // --mail-type=stage_out: MailProg ran (through scriptd) with Slurm 22.05's
+  // subject, " time " and all (its duration is only in the environment).
   EXPECT_TRUE(Eventually(30, [&] {
     return ReadFile(cluster_->dir() + "/log/mail.txt")
                .find(absl::StrCat("-s Slurm Job_id=", id,
-                                  " Name=stage.sh StageOut/Teardown Complete skiffalice")) !=
+                                  " Name=stage.sh StageOut/Teardown time  skiffalice")) !=
            std::string::npos;
   })) << ReadFile(cluster_->dir() + "/log/mail.txt");
 }

@@ -65,7 +65,9 @@ mh_deps_tar() {
   exec 9>"$MH_CACHE/.lock"
   flock 9
   base=$(mh_base_tar) || return 1
-  deps=$(for deb in "$@"; do dpkg-deb -f "$deb" Depends; done | tr ',' '\n' |
+  # Recommends too: apt installs them with the .debs, as on a lab's machine.
+  deps=$(for deb in "$@"; do dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z]*: *//'; done |
+    tr ',' '\n' |
     sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^skiff-' | sed '/^$/d' | sort -u)
   key=$(printf '%s\n' "$deps" | sha256sum | cut -c1-16)
   tar="$MH_CACHE/deps-$key.tar"

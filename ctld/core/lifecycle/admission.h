@@ -38,14 +38,16 @@ struct SubmitRequest {
   std::string account;
   std::string qos;
   std::string comment;
+  std::string mail_type;     // --mail-type as written ("END,FAIL")
+  std::string mail_user;     // --mail-user; "" = the submitting user
   bool interactive = false;  // salloc/srun allocation: no batch step
-  int32_t nice = 0;
+  int32_t nice = 0;          // --nice; < 0 is for root only (Slurm: operators)
   int32_t ntasks_per_node = 0;  // --ntasks-per-node; 0 = not given
   bool privileged = false;      // root, SlurmUser, SkiffOperators or an admin: from the credential
   int64_t priority = 0;         // --priority; 0 = none; operators only (refused for others)
   int32_t warn_signal = 0;      // --signal
   int32_t warn_time = 0;
-  bool warn_batch_only = false;  // --nice; < 0 is for root only (Slurm: operators)
+  bool warn_batch_only = false;  // --signal=B:...: the batch shell only
   int min_nodes = 0;             // -N; 0 = not given
   int max_nodes = 0;
   int ntasks = 0;

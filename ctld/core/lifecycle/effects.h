@@ -13,11 +13,17 @@
 #define SKIFF_CTLD_CORE_LIFECYCLE_EFFECTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "ctld/core/accounting/accounts.h"
+#include "ctld/core/accounting/qos.h"
+#include "ctld/core/accounting/step_book.h"
 #include "ctld/core/job.h"
+#include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/from_ctld.h"
 
 namespace skiff {
 
@@ -29,7 +35,6 @@ enum class BbStage {
   kStageOut,  // slurm_bb_data_out (+ test_data_out polls) (staging-out)
   kTeardown,  // slurm_bb_job_teardown
 };
-const char* BbStageName(BbStage stage);
 
 // Run PrologSlurmctld for `job` in scriptd; report back with PrologDone.
 struct RunPrologIntent {
@@ -83,8 +88,12 @@ struct FlushBbStageIntent {
 struct RemoveBbFilesIntent {
   uint64_t job_id = 0;
 };
-// --mail-type=STAGE_OUT (or ALL): mail through MailProg.
-struct StageOutMailIntent {
+// --mail-type: run MailProg in scriptd with the decided subject and
+// environment (ctld/core/lifecycle/mail.h); report back with MailSent. `job`
+// is a snapshot for what only the spec knows (its output paths).
+struct MailIntent {
+  uint64_t job_id = 0;  // the job whose outbox holds `message`
+  MailMessage message;
   Job job;
 };
 
@@ -101,14 +110,55 @@ struct RunTriggerIntent {
 
 using Intent = std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, SignalIntent,
                             RunEpilogIntent, RunBbStageIntent, FlushBbStageIntent,
-                            RemoveBbFilesIntent, StageOutMailIntent, RunTriggerIntent>;
+                            RemoveBbFilesIntent, MailIntent, RunTriggerIntent>;
 
-// A keyed record besides the jobs (fair-share usage), stored with the rows.
+// A keyed record besides the jobs, as the store keeps it (kind, key, blob).
+// The core names what it changes with the typed changes below; the Controller
+// encodes them into rows (ctld/state/records.h) when it stores the event.
+// Records the Controller keeps itself (event triggers) come as rows.
 struct RecordRow {
   std::string kind;
   std::string key;
   std::string blob;  // empty = delete
 };
+
+// A user's fair-share usage ("usage").
+struct UsageChange {
+  std::string user;
+  UserUsageRecord usage;
+};
+// An association's fair-share usage ("assoc_usage", key "account|user").
+struct AssocUsageChange {
+  std::string key;
+  UserUsageRecord usage;
+};
+// Service units used by ended runs ("bank", key "account|user"), billing-minutes.
+struct BankChange {
+  std::string key;
+  double used = 0;
+};
+// A node's drain, fail or admin DOWN ("node_admin"); empty: the record goes.
+struct NodeAdminChange {
+  std::string node;
+  NodeAdminState state;
+};
+// A QOS ("qos"); nullopt: deleted.
+struct QosChange {
+  std::string name;
+  std::optional<QosDefinition> qos;
+};
+// Accounts, users and associations ("account", "acct_user", "assoc").
+struct AccountsChange {
+  AccountsDiff diff;
+};
+// A job step as its step manager reported it ("step").
+struct StepChange {
+  uint64_t job_id = 0;
+  StepRecord step;
+};
+
+using RecordChange = std::variant<RecordRow, UsageChange, AssocUsageChange, BankChange,
+                                  NodeAdminChange, QosChange, AccountsChange, StepChange>;
 
 // sdiag's job counters for one event, with Slurm's meanings (ctld/diag_stats.h);
 // counted by Lifecycle::TransitionJob, added up by the Controller once stored.
@@ -126,7 +176,7 @@ struct JobTally {
 
 struct Effects {
   std::vector<Job> rows;           // after-images, versions bumped; durable before intents run
-  std::vector<RecordRow> records;  // stored in the same step as `rows`
+  std::vector<RecordChange> records;  // stored in the same step as `rows`
   std::vector<Intent> intents;     // in the order the event produced them
   std::vector<std::string> log;    // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
   bool reschedule = false;         // resources or eligibility changed: run a pass soon

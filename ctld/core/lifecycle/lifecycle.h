@@ -5,25 +5,10 @@
 // rows to persist, the intents to carry out once they are durable, and the log
 // lines. No threads, no clock reads, no I/O, no protobuf here.
 //
-// Transactions. A mutating event opens a transaction: every job, node, pool,
-// usage record and bookkeeping set it touches is journaled (its before-image
-// kept) the first time it changes. When the event ends, every touched job gets
-// exactly one version bump and appears once in Effects::rows. The caller then
-// stores the rows and calls Confirm(), or calls Rollback() when they could not be
-// stored, which puts back every before-image: the table is as if the event never
-// happened, and none of its intents may be carried out. An event that fails
-// (a StatusOr holding an error) has already rolled itself back. Only one
-// transaction may be open at a time (REQUIRES, checked).
-//
-// Frames. A closed transaction stays in the journal as a frame (Effects::frame)
-// until it is confirmed or rolled back, so the next event may be decided while
-// the rows of earlier ones are being stored (the store writes them in event
-// order, several in one commit). Frames end in order of their numbers:
-// Confirm(frame) keeps a frame's before-images until every earlier frame has
-// ended too, and RollbackFrom(frame) puts back that frame and every later one,
-// newest first, since later events were decided on top of it. The caller must
-// never roll back a frame it confirmed: a store that writes in order and fails
-// every write after a failed one guarantees it.
+// Transactions and frames: every change goes through the JournaledState
+// (journaled_state.h), which keeps each event's before-images until its rows
+// are stored (Confirm) or puts them back (RollbackFrom). An event that fails
+// (a StatusOr holding an error) has already rolled itself back.
 //
 // Derived fields (reason set by a scheduling pass, priority, factors, the
 // expected start, the dependency text) are written without journaling: they are
@@ -39,7 +24,6 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -59,7 +43,9 @@
 #include "ctld/core/job_state.h"
 #include "ctld/core/lifecycle/admission.h"
 #include "ctld/core/lifecycle/effects.h"
+#include "ctld/core/lifecycle/journaled_state.h"
 #include "ctld/core/lifecycle/requests.h"
+#include "ctld/core/lifecycle/schedule_pass.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/scheduler/types.h"
@@ -82,38 +68,6 @@ struct BbStageResult {
   uint64_t real_size = 0;  // slurm_bb_real_size's answer, bytes; 0 = none
 };
 
-// What a scheduling pass plans on: copied out under the lock, planned on without it.
-struct PassInput {
-  CtldSnapshot snapshot;
-  std::unordered_map<uint64_t, uint64_t> versions;  // pending job id -> version planned on
-  std::vector<uint64_t> leaving;                    // running jobs already being stopped
-};
-
-// What a scheduling pass decided (schedule_pass.h makes it without the lock).
-struct PassPlan {
-  ScheduleResult result;
-  std::vector<int64_t> priorities;    // parallel to PassInput::snapshot.pending
-  std::vector<Job::Factors> factors;  // parallel to PassInput::snapshot.pending
-  bool estimates = false;             // expected_start below is fresh (backfill ran)
-  std::unordered_map<uint64_t, int64_t> expected_start;
-  std::unordered_map<uint64_t, std::string> sched_nodes;  // with expected_start: where
-  struct Victim {
-    uint64_t job_id = 0;
-    bool requeue = false;
-    int64_t grace_time = 0;
-  };
-  std::vector<Victim> victims;
-  uint64_t preemptor = 0;
-  // sdiag's view of the pass (SchedulePlan's statistics); nothing decides on them.
-  struct Stats {
-    int32_t main_tested = 0;
-    int32_t backfill_tested = 0;
-    int32_t backfill_tried = 0;
-    int32_t backfill_queue = 0;
-    int64_t backfill_micros = 0;
-  } stats;
-};
-
 struct LifecycleSettings {
   bool prolog = false;  // PrologSlurmctld configured
   bool epilog = false;  // EpilogSlurmctld configured
@@ -128,23 +82,23 @@ class Lifecycle {
   // REQUIRES: `config` passed ParseSkiffConfig's checks and outlives this
   // object, or until SetConfig points the core at another one.
   Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int64_t started_at);
-  // unfinished_ points into jobs_.
+  // Its JournaledState is not copyable.
   Lifecycle(const Lifecycle&) = delete;
   Lifecycle& operator=(const Lifecycle&) = delete;
 
-  // ---- transactions (see Frames above)
-  // The frame's rows are stored.
-  void Confirm(uint64_t frame);
-  // Every closed frame (single-threaded callers: tests, tools).
-  void Confirm();
-  // `frame` and every later frame, newest first; frames already ended are
-  // skipped (a no-op when `frame` and all after it have ended).
-  void RollbackFrom(uint64_t frame);
-  // The newest frame, open or closed.
-  void Rollback();
-  bool in_transaction() const { return !journal_.empty() && journal_.back().open; }
-  // Frames not yet confirmed or rolled back (the open one included).
-  size_t pending_frames() const { return journal_.size(); }
+  // ---- transactions (journaled_state.h)
+  void Confirm(uint64_t frame) { state_.Confirm(frame); }
+  void Confirm() { state_.Confirm(); }
+  void RollbackFrom(uint64_t frame) {
+    state_.RollbackFrom(frame);
+    RefreshAccountingViews();
+  }
+  void Rollback() {
+    state_.Rollback();
+    RefreshAccountingViews();
+  }
+  bool in_transaction() const { return state_.in_transaction(); }
+  size_t pending_frames() const { return state_.pending_frames(); }
 
   // ---- recovery (before any event; not a transaction)
   // Installs stored jobs (re-taking the node resources of CONFIGURING/RUNNING
@@ -153,16 +107,19 @@ class Lifecycle {
             std::map<std::string, UserUsageRecord> usage);
   // Service units used by ended runs, "account|user" -> billing-minutes (the
   // stored "bank" records). Call with Load.
-  void LoadBank(std::map<std::string, double> used) { bank_used_ = std::move(used); }
+  void LoadBank(std::map<std::string, double> used) { state_.LoadBank(std::move(used)); }
   // Stored node drains and admin DOWNs (kNodeAdminKind records), at start.
   void LoadNodeAdmin(const std::map<std::string, NodeAdminState>& states) {
-    for (const auto& [name, state] : states) nodes_.RestoreAdminState(name, state);
+    for (const auto& [name, admin] : states)
+      state_.UnjournaledNodes().RestoreAdminState(name, admin);
   }
   // Fair-share usage per association ("account|user" -> decayed billing-seconds,
   // the stored "assoc_usage" records).
   void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {
-    assoc_usage_ = std::move(usage);
+    state_.LoadAssocUsage(std::move(usage));
   }
+  // sacctmgr's stored QOS and accounts tables (each seeded on a new database).
+  void LoadAccounting(QosTable qos, AccountsTable accounts);
   // Decayed to `now`, for sshare.
   std::map<std::string, double> AssocUsageAt(int64_t now) const;
 
@@ -185,7 +142,7 @@ class Lifecycle {
   // Per account (its subtree) and per "account|user" (its own jobs). The jobs
   // in `leaving` (an update's jobs, before it) hold nothing.
   std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
-  const std::map<std::string, double>& bank_used() const { return bank_used_; }
+  const std::map<std::string, double>& bank_used() const { return state_.bank_used(); }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
   // space and stages (an interrupted stage-in is torn down and staged in
@@ -203,11 +160,11 @@ class Lifecycle {
   // holds it in the same shared_ptr it swaps under its lock).
   void SetConfig(const SkiffConfig& config, LifecycleSettings settings);
   const SkiffConfig& config() const { return *config_; }
-  void SetQos(std::vector<Qos> qos) { qos_ = std::move(qos); }
-  // Accounts, associations and AccountingStorageEnforce (sacctmgr's tables).
-  void SetAccountPolicy(AccountPolicy policy) { account_policy_ = std::move(policy); }
-  const AccountPolicy& account_policy() const { return account_policy_; }
-  void SetBbPools(const std::vector<BbPoolDef>& defs) { bb_pools_.Update(defs); }
+  // The scheduler's QOS view and the account policy, set directly (tests that
+  // need no tables): replaced by the next change of the tables.
+  void SetQosViewForTest(std::vector<Qos> qos) { qos_ = std::move(qos); }
+  void SetAccountPolicyForTest(AccountPolicy policy) { account_policy_ = std::move(policy); }
+  void SetBbPools(const std::vector<BbPoolDef>& defs) { state_.UnjournaledPools().Update(defs); }
 
   // ---- admission (admission.cc)
   // Checks `request` against every rule that decides whether a submission is
@@ -279,6 +236,10 @@ class Lifecycle {
   Effects LaunchDone(uint64_t job_id, int restart_count, const absl::Status& status, int64_t now,
                      LaunchBlame blame = LaunchBlame::kJob);
   Effects EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int64_t now);
+  // MailProg answered the mail `kind` about run `run` (any exit status: a
+  // mailer that failed is not tried again, as in Slurm): it leaves the job's
+  // outbox (mail.h). OK with no rows for a job or mail already gone.
+  Effects MailSent(uint64_t job_id, uint16_t kind, int32_t run);
   Effects BbStageDone(uint64_t job_id, BbStage stage, const BbStageResult& result, int64_t now);
   // Teardowns that failed are tried again a minute after each failure.
   Effects RetryBbTeardowns(int64_t now);
@@ -303,8 +264,33 @@ class Lifecycle {
   // job (snapshot.pending[0], id = the next job id), for EarliestStart.
   absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now) const;
 
+  // ---- sacctmgr's tables and job steps (accounting_events.cc)
+  // add/modify/delete qos: `privileged` callers only (root, SlurmUser,
+  // operators, admins); `affected` gets the QOS names for sacctmgr.
+  absl::StatusOr<Effects> UpdateQos(const Caller& caller, bool privileged, const QosUpdate& update,
+                                    int64_t now, std::vector<std::string>* affected);
+  // add/modify/delete account|user: `privileged` callers only; `uids` resolves
+  // the user names the update names (-1: no such user).
+  absl::StatusOr<Effects> UpdateAccounts(const Caller& caller, bool privileged,
+                                         const AccountsUpdate& update,
+                                         const std::map<std::string, int64_t>& uids, int64_t now,
+                                         AccountsAffected* affected);
+  // A job's step manager reports its steps. Reports about jobs ctld does not
+  // know, or from a node that is not the job's first, are dropped (logged);
+  // `stored_first_nodes` gives the first node of jobs already purged from
+  // memory (the Controller reads them from the store before the event).
+  Effects ReportSteps(const std::string& node_name,
+                      const std::vector<std::pair<uint64_t, StepRecord>>& reports,
+                      const std::map<uint64_t, std::string>& stored_first_nodes, int64_t now);
+  // Forgets the steps of jobs no longer running (their end report never
+  // came). Not a transaction: housekeeping, with no frame pending.
+  void RetainStepsOfRunningJobs();
+  const QosTable& qos_table() const { return state_.qos(); }
+  const AccountsTable& accounts() const { return state_.accounts(); }
+  const StepBook& steps() const { return state_.steps(); }
+
   // ---- reads
-  const std::map<uint64_t, Job>& jobs() const { return jobs_; }
+  const std::map<uint64_t, Job>& jobs() const { return state_.jobs(); }
   // sdiag's "Jobs pending" and "Jobs running" (configuring ones included, as
   // Slurm counts them): a walk over the unfinished jobs only.
   struct StateCounts {
@@ -312,13 +298,13 @@ class Lifecycle {
     uint32_t running = 0;
   };
   StateCounts CountPendingAndRunning() const;
-  const Job* Find(uint64_t id) const;
+  const Job* Find(uint64_t id) const { return state_.Find(id); }
   // The jobs `ref` names (every task for an array's id); empty when none.
   std::vector<const Job*> Resolve(const JobRef& ref) const;
-  const NodeTable& nodes() const { return nodes_; }
-  const BbPoolTable& bb_pools() const { return bb_pools_; }
+  const NodeTable& nodes() const { return state_.nodes(); }
+  const BbPoolTable& bb_pools() const { return state_.bb_pools(); }
   const std::vector<Qos>& qos() const { return qos_; }
-  const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
+  const std::map<std::string, UserUsageRecord>& usage() const { return state_.usage(); }
   uint64_t next_job_id() const { return next_job_id_; }
   // Slurm's TOP_PRIORITY (0xffff0000): priority/basic counts down from below it.
   static constexpr int64_t kTopBasicPriority = 0xffff0000LL;
@@ -328,62 +314,20 @@ class Lifecycle {
   bool StillStarting(uint64_t job_id, int restart_count) const;
 
  private:
-  struct Reservation {
-    uid_t uid = 0;
-    std::string qos;
-    std::string partition;
-    size_t count = 0;
-    std::string account;  // for the association limits
-    std::string user_name;
-    double cost = 0;  // the tasks' maximum cost in billing-minutes (service units)
-  };
-  // Before-images of what one event changed: a frame.
-  struct Journal {
-    uint64_t frame = 0;
-    bool open = false;       // the event is still deciding
-    bool confirmed = false;  // stored; kept until every earlier frame has ended
-    // Null: the job did not exist (an insertion's image costs a pointer, not a
-    // Job: a 10,000-task array journals 10,000 of them).
-    std::map<uint64_t, std::unique_ptr<Job>> jobs;
-    std::optional<NodeTable> nodes;
-    std::optional<BbPoolTable> bb_pools;
-    std::map<std::string, std::optional<UserUsageRecord>> usage;
-    std::map<std::string, std::optional<double>> bank_used;
-    std::map<std::string, std::optional<UserUsageRecord>> assoc_usage;
-    std::map<uint64_t, bool> bb_busy;         // membership before
-    std::map<uint64_t, bool> terminate_sent;  // membership before
-    std::map<uint64_t, Reservation> reservations_taken;
-    bool Empty() const;  // nothing to put back
-  };
-
-  // ---- transaction plumbing (lifecycle.cc)
-  void Begin();
-  // The open frame. REQUIRES: a transaction is open.
-  Journal& Open();
-  // Puts back `frame`'s before-images.
-  void Restore(Journal& frame);
-  // Marks the closed frames `chosen` confirmed and drops the confirmed ones
-  // that no unended frame precedes.
-  void ConfirmWhere(const std::function<bool(uint64_t frame)>& chosen);
-  // Closes the event: one version bump per touched job, rows into `effects`.
-  Effects Close(Effects effects);
-  // The job, journaled for change. REQUIRES: the job exists and a transaction is open.
-  Job& Mut(uint64_t id);
-  Job& Mut(const Job& job) { return Mut(job.id); }
-  // Derived fields only (never persisted on their own): no journaling.
-  Job* Derived(uint64_t id);
-  NodeTable& MutNodes();
-  BbPoolTable& MutPools();
-  void SetBusy(uint64_t id, bool busy);
-  void SetTerminateSent(uint64_t id, bool sent);
-
-  // ---- job steps (lifecycle.cc); all on a journaled job
+  // ---- transitions (lifecycle.cc); all on a journaled job
   bool TransitionJob(Job& job, JobEvent event, Effects& effects);
+  // The start, from where it is: slurm_bb_pre_run, PrologSlurmctld, the launch
+  // (each waits for its report), or the end when a cancel came meanwhile.
   void ContinueStart(Job& job, int64_t now, Effects& effects);
-  void FinishRun(Job& job, int64_t now, Effects& effects);
-  void EpilogOrFinish(Job& job, int64_t now, Effects& effects);
-  void Finish(Job& job, int64_t now, Effects& effects);
-  void FinishJob(Job& job, int64_t now, Effects& effects);
+  // The end of a run, a chain of stages named for what each one waits on:
+  // ReleaseAndRunEpilog (the run is over: its resources go back and are
+  // charged) -> RunEpilog (EpilogSlurmctld, when there is one; EpilogDone
+  // resumes) -> AfterEpilog (burst-buffer post_run and stage-out; BbStageDone
+  // resumes) -> AfterStageOut (requeue, or the job's final state).
+  void ReleaseAndRunEpilog(Job& job, int64_t now, Effects& effects);
+  void RunEpilog(Job& job, int64_t now, Effects& effects);
+  void AfterEpilog(Job& job, int64_t now, Effects& effects);
+  void AfterStageOut(Job& job, int64_t now, Effects& effects);
   void Requeue(Job& job, const std::string& detail, Effects& effects);
   // scontrol requeue[hold] of one job: a running one is stopped and requeued
   // once torn down; a finished one goes back to the queue now.
@@ -464,42 +408,22 @@ class Lifecycle {
   const SkiffConfig* config_;  // never null; see SetConfig
   LifecycleSettings settings_;
 
-  std::map<uint64_t, Job> jobs_;
-  // Every job of jobs_ not in a final state, and maybe some that reached one
-  // since (PrepareSchedule drops those as it meets them): what a scheduling
-  // pass walks, so that MinJobAge's finished jobs cost it nothing. Derived: kept
-  // by Insert, Load, TransitionJob (a requeued finished job comes back), Rollback
-  // and Purge. Pointers into jobs_'s nodes, which stay put until erased. A
-  // B-tree: walked on every pass, in id order, faster than a red-black tree.
-  absl::btree_map<uint64_t, Job*> unfinished_;
-  void TrackUnfinished(Job& job);
-  NodeTable nodes_;
+  // Every table an event changes, with its undo journal.
+  JournaledState state_;
+  // Views derived from the QOS and accounts tables (RefreshAccountingViews).
   std::vector<Qos> qos_;
   AccountPolicy account_policy_;
-  std::map<std::string, UserUsageRecord> usage_;
-  std::map<std::string, double> bank_used_;             // "account|user" -> billing-minutes
-  std::map<std::string, UserUsageRecord> assoc_usage_;  // "account|user" -> billing-seconds
-  BbPoolTable bb_pools_;
-  std::set<uint64_t> bb_busy_;         // jobs with a burst-buffer stage in flight
-  std::set<uint64_t> terminate_sent_;  // jobs told to stop (not persisted: resent after restart)
+  uint64_t views_generation_ = 0;  // the tables' generation the views show (empty: 0)
+  // Rebuilds the views when the tables changed since (an event, a rollback).
+  void RefreshAccountingViews();
   uint64_t next_job_id_ = 1;
   // The next Job::basic_priority to give (Slurm's TOP_PRIORITY less one, then
   // counting down); after a restart, one below the lowest a stored job has.
   int64_t next_basic_priority_ = kTopBasicPriority - 1;
   // Gives `job` (and the rest of its array, by the caller) the next place in line.
   int64_t TakeBasicPriority();
-  std::map<uint64_t, Reservation> reservations_;  // first id -> admitted, not yet inserted
-  std::map<uint64_t, Dependency> dependencies_;   // parsed once per job (derived cache)
-  // Frames in event order, oldest first; the newest may be open.
-  std::deque<Journal> journal_;
-  uint64_t next_frame_ = 1;
+  std::map<uint64_t, Dependency> dependencies_;  // parsed once per job (derived cache)
 };
-
-// The plan for `input`, made without the Controller's lock. `options.backfill`
-// says whether backfill (and so the start estimates) runs this pass. `timer`,
-// when given, times backfill for sdiag (scheduler.h).
-PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
-                  const PreemptOptions& preempt, int64_t now, const PhaseTimer* timer = nullptr);
 
 // The dependency checks admission and the pass share (lifecycle_schedule.cc).
 DependentJob DependentOf(const Job& job);

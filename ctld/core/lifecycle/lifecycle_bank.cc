@@ -17,16 +17,9 @@
 namespace skiff {
 namespace {
 
-constexpr char kBankKind[] = "bank";
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
 std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.user_name); }
-
-// Slurm's states in which a job holds resources (its run is being charged).
-bool Running(const Job& job) {
-  return job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
-         job.state == JobState::kSuspended;
-}
 
 std::string Units(double value) { return absl::StrFormat("%.1f", value); }
 
@@ -52,7 +45,7 @@ double Lifecycle::JobBilling(const Job& job) const {
   uint64_t mem_per_node = r.mem_per_node_mb;
   if (r.exclusive && partition != nullptr) {
     // Whole nodes: the largest of the partition's, so the estimate is never low.
-    for (const NodeCapacity& node : nodes_.Capacities()) {
+    for (const NodeCapacity& node : state_.nodes().Capacities()) {
       if (std::find(partition->nodes.begin(), partition->nodes.end(), node.name) ==
           partition->nodes.end()) {
         continue;
@@ -88,12 +81,9 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   const double cost = BillingMinutes(billing, seconds);
   if (job.account.empty() || cost <= 0) return;
   const std::string key = BankKey(job);
-  auto found = bank_used_.find(key);
-  Open().bank_used.try_emplace(
-      key, found == bank_used_.end() ? std::nullopt : std::optional<double>(found->second));
-  double& used = bank_used_[key];
+  double& used = state_.MutBankUsed(key);
   used += cost;
-  effects.records.push_back({kBankKind, key, absl::StrFormat("%.6f", used)});
+  effects.records.push_back(BankChange{key, used});
 }
 
 std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
@@ -111,15 +101,16 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
       out[up].held += held;
     }
   };
-  for (const auto& [key, used] : bank_used_) {
+  for (const auto& [key, used] : state_.bank_used()) {
     const size_t bar = key.find('|');
     add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, 0);
   }
-  for (const auto& [id, job] : jobs_) {
+  for (const auto& [id, job] : state_.jobs()) {
     if (IsFinal(job.state) || job.account.empty() || leaving.count(id) != 0) continue;
     // Running jobs hold their maximum cost; pending ones too when `safe`
     // admitted them against it.
-    if (Running(job) || (job.state == JobState::kPending && account_policy_.enforce.safe)) {
+    if (HoldsResources(job.state) ||
+        (job.state == JobState::kPending && account_policy_.enforce.safe)) {
       add(job.account, job.user_name, 0, MaxCost(job));
     }
   }
@@ -128,7 +119,7 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
 
 std::map<std::string, double> Lifecycle::AssocUsageAt(int64_t now) const {
   std::map<std::string, double> out;
-  for (const auto& [key, record] : assoc_usage_) {
+  for (const auto& [key, record] : state_.assoc_usage()) {
     out[key] = DecayedUsage(record.usage, record.as_of, now, settings_.decay_half_life);
   }
   return out;
@@ -166,7 +157,7 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
       if (!computed) {
         balances = Balances(replacing);
         // Admissions not yet inserted hold too.
-        for (const auto& [first, r] : reservations_) {
+        for (const auto& [first, r] : state_.reservations()) {
           for (const std::string& up : account_policy_.Lineage(r.account))
             balances[up].held += r.cost;
         }
@@ -189,6 +180,25 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
     }
   }
   return absl::OkStatus();
+}
+
+void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now, Effects& effects) {
+  double factor = 1.0;
+  for (const Qos& qos : qos_) {
+    if (qos.name == job.qos) factor = qos.usage_factor;
+  }
+  UserUsageRecord& record = state_.MutUsage(job.user_name);
+  record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, billing_seconds, factor, now,
+                                      settings_.decay_half_life);
+  record.as_of = now;
+  effects.records.push_back(UsageChange{job.user_name, record});
+  // The same per association, for sshare and the account tree's fair share.
+  const std::string key = absl::StrCat(job.account, "|", job.user_name);
+  UserUsageRecord& assoc = state_.MutAssocUsage(key);
+  assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, billing_seconds, factor, now,
+                                     settings_.decay_half_life);
+  assoc.as_of = now;
+  effects.records.push_back(AssocUsageChange{key, assoc});
 }
 
 }  // namespace skiff

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle.h"
+#include "ctld/core/lifecycle/mail.h"
 
 namespace skiff {
 namespace {
@@ -31,7 +32,7 @@ bool Lifecycle::BbTransition(Job& job, BbEvent event, Effects& effects) {
 }
 
 void Lifecycle::BbQueueStage(Job& job, BbStage stage, bool hurry, Effects& effects) {
-  SetBusy(job.id, true);
+  state_.SetBusy(job.id, true);
   effects.intents.push_back(RunBbStageIntent{job, stage, hurry});
 }
 
@@ -53,21 +54,29 @@ bool Lifecycle::BbReady(Job& job) {
       if (job.held) return true;  // the scheduler reports the hold
       job.reason = "BurstBufferResources";
       return false;
-    default:
+    case BbState::kStagingIn:
+    case BbState::kPreRun:
+    case BbState::kRunning:
+    case BbState::kPostRun:
+    case BbState::kStagingOut:
+    case BbState::kTeardown:
+    case BbState::kTeardownFail:
+    case BbState::kComplete:
       // A stage-in that failed holds the job with the hook's message: keep it.
       if (!job.held) job.reason = "BurstBufferStageIn";
       return false;
   }
+  return false;
 }
 
 void Lifecycle::BbStartStageIns(std::vector<uint64_t> candidates, int64_t now, Effects& effects) {
   // Expected-start order (the last pass's priority), stopping at the first job
   // that lacks space: a smaller job behind it must not take what it waits for.
   std::stable_sort(candidates.begin(), candidates.end(), [&](uint64_t a, uint64_t b) {
-    return jobs_.at(a).priority > jobs_.at(b).priority;
+    return state_.jobs().at(a).priority > state_.jobs().at(b).priority;
   });
   for (uint64_t id : candidates) {
-    const Job& current = jobs_.at(id);
+    const Job& current = state_.jobs().at(id);
     if (!current.bb_pool.empty() && current.bb_size > 0) {
       BbAllocation allocation;
       allocation.job_id = static_cast<uint32_t>(id);
@@ -75,14 +84,14 @@ void Lifecycle::BbStartStageIns(std::vector<uint64_t> candidates, int64_t now, E
       allocation.pool = current.bb_pool;
       allocation.size = current.bb_size;
       allocation.create_time = now;
-      absl::Status reserved = MutPools().Reserve(allocation);
+      absl::Status reserved = state_.MutPools().Reserve(allocation);
       if (!reserved.ok()) {
-        Derived(id)->reason = "BurstBufferResources";
+        state_.Derived(id)->reason = "BurstBufferResources";
         if (reserved.code() == absl::StatusCode::kResourceExhausted) break;
         continue;
       }
     }
-    Job& job = Mut(id);
+    Job& job = state_.Mut(id);
     job.bb_create_time = now;
     if (!BbTransition(job, BbEvent::kStageInQueued, effects)) continue;
     job.reason = "BurstBufferStageIn";
@@ -97,7 +106,7 @@ bool Lifecycle::BbBeforeLaunch(Job& job, Effects& effects) {
     if (!BbTransition(job, BbEvent::kPreRunQueued, effects)) return false;
   }
   if (job.bb_state != BbState::kPreRun) return false;
-  if (bb_busy_.count(job.id) == 0) BbQueueStage(job, BbStage::kPreRun, false, effects);
+  if (!state_.bb_busy(job.id)) BbQueueStage(job, BbStage::kPreRun, false, effects);
   return true;
 }
 
@@ -118,7 +127,7 @@ bool Lifecycle::BbBeforeFinish(Job& job, Effects& effects) {
       // post_run, then data_out, each its own stage so that the state shows
       // which runs (Slurm's post-run, then staging-out).
       job.reason = kStageOutReason;
-      if (bb_busy_.count(job.id) == 0) {
+      if (!state_.bb_busy(job.id)) {
         BbQueueStage(job,
                      job.bb_state == BbState::kPostRun ? BbStage::kPostRun : BbStage::kStageOut,
                      false, effects);
@@ -130,9 +139,13 @@ bool Lifecycle::BbBeforeFinish(Job& job, Effects& effects) {
       // The job never ran: no stage-out, straight to teardown.
       BbTeardown(job, true, effects);
       return false;
-    default:
-      return false;
+    case BbState::kPending:
+    case BbState::kTeardown:
+    case BbState::kTeardownFail:
+    case BbState::kComplete:
+      return false;  // nothing staged, or already being given back
   }
+  return false;
 }
 
 void Lifecycle::BbCancelPending(Job& job, bool hurry, Effects& effects) {
@@ -142,7 +155,7 @@ void Lifecycle::BbCancelPending(Job& job, bool hurry, Effects& effects) {
     BbTransition(job, BbEvent::kCancelPending, effects);
     return;
   }
-  if (bb_busy_.count(job.id) > 0) {
+  if (state_.bb_busy(job.id)) {
     // A stage is running: kill its process group; its report starts teardown.
     effects.intents.push_back(FlushBbStageIntent{job.id});
     return;
@@ -154,33 +167,33 @@ void Lifecycle::BbCancelPending(Job& job, bool hurry, Effects& effects) {
 
 bool Lifecycle::BbStageAbandoned(uint64_t job_id) const {
   const Job* job = Find(job_id);
-  return job == nullptr || IsFinal(job->state) || job->cancel_requested;
+  return job == nullptr || IsFinal(job->state) || job->progress.cancel_requested;
 }
 
 Effects Lifecycle::RetryBbTeardowns(int64_t now) {
-  Begin();
+  state_.Begin();
   Effects effects;
   if (BbEnabled()) {
-    for (const auto& [id, stored] : jobs_) {
+    for (const auto& [id, stored] : state_.jobs()) {
       if (stored.UsesBurstBuffer() && stored.bb_state == BbState::kTeardownFail &&
-          bb_busy_.count(id) == 0 && now >= stored.bb_teardown_retry_at) {
-        Job& job = Mut(id);
+          !state_.bb_busy(id) && now >= stored.bb_teardown_retry_at) {
+        Job& job = state_.Mut(id);
         job.bb_teardown_retry_at = now + kTeardownRetrySeconds;
         BbTeardown(job, /*hurry=*/true, effects);
       }
     }
   }
-  return Close(std::move(effects));
+  return state_.Close(std::move(effects));
 }
 
 Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResult& result,
                                int64_t now) {
-  Begin();
+  state_.Begin();
   Effects effects;
-  SetBusy(job_id, false);
-  if (Find(job_id) == nullptr) return Close(std::move(effects));
-  Job& job = Mut(job_id);
-  const bool gone = IsFinal(job.state) || job.cancel_requested;
+  state_.SetBusy(job_id, false);
+  if (Find(job_id) == nullptr) return state_.Close(std::move(effects));
+  Job& job = state_.Mut(job_id);
+  const bool gone = IsFinal(job.state) || job.progress.cancel_requested;
   switch (stage) {
     case BbStage::kStageIn:
       if (gone) {
@@ -195,7 +208,7 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
       } else {
         if (result.real_size > 0) {
           absl::StatusOr<uint64_t> grown =
-              MutPools().GrowAllocation(static_cast<uint32_t>(job_id), result.real_size);
+              state_.MutPools().GrowAllocation(static_cast<uint32_t>(job_id), result.real_size);
           if (grown.ok()) job.bb_size = *grown;
         }
         if (BbTransition(job, BbEvent::kStageInDone, effects)) job.reason = "None";
@@ -209,7 +222,7 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
         job.final_state = JobState::kFailed;
         job.exit_code = 1;
         effects.log.push_back(absl::StrCat("JobId=", job_id, " ", result.error));
-        if (TransitionJob(job, JobEvent::kAbort, effects)) FinishRun(job, now, effects);
+        if (TransitionJob(job, JobEvent::kAbort, effects)) ReleaseAndRunEpilog(job, now, effects);
       } else if (BbTransition(job, BbEvent::kPreRunDone, effects)) {
         ContinueStart(job, now, effects);
       }
@@ -226,7 +239,7 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
       }
       if (job.state == JobState::kCompleting) {
         job.reason = "None";
-        FinishJob(job, now, effects);
+        AfterStageOut(job, now, effects);
       }
       break;
     case BbStage::kStageOut:
@@ -236,11 +249,10 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
         BbTeardown(job, true, effects);
       } else if (BbTransition(job, BbEvent::kStageOutDone, effects)) {
         BbQueueStage(job, BbStage::kTeardown, false, effects);
-        effects.intents.push_back(StageOutMailIntent{job});
       }
       if (job.state == JobState::kCompleting) {
         job.reason = "None";
-        FinishJob(job, now, effects);
+        AfterStageOut(job, now, effects);
       }
       break;
     case BbStage::kTeardown:
@@ -251,21 +263,22 @@ Effects Lifecycle::BbStageDone(uint64_t job_id, BbStage stage, const BbStageResu
         }
         break;
       }
-      MutPools().Release(static_cast<uint32_t>(job_id)).IgnoreError();  // none: nothing held
+      state_.MutPools().Release(static_cast<uint32_t>(job_id)).IgnoreError();  // none: nothing held
       if (job.state == JobState::kPending && !job.held) {
         // Torn down to stage in again (crash recovery, or a requeue).
         BbTransition(job, BbEvent::kRestage, effects);
       } else if (BbTransition(job, BbEvent::kTeardownDone, effects)) {
         effects.intents.push_back(RemoveBbFilesIntent{job_id});
+        MailRules(state_, *config_).OnTeardown(job, now, effects);
       }
       effects.reschedule = true;  // space is free again
       break;
   }
-  return Close(std::move(effects));
+  return state_.Close(std::move(effects));
 }
 
 void Lifecycle::BbResume(Effects& effects) {
-  for (auto& [id, stored] : jobs_) {
+  for (auto& [id, stored] : state_.jobs()) {
     if (!stored.UsesBurstBuffer()) continue;
     // Space the stored jobs hold, re-charged after slurm_bb_pools has named the
     // pools (so their order, PoolName[i], stays the script's).
@@ -276,7 +289,7 @@ void Lifecycle::BbResume(Effects& effects) {
       allocation.pool = stored.bb_pool;
       allocation.size = stored.bb_size;
       allocation.create_time = stored.bb_create_time;
-      MutPools().Restore(allocation).IgnoreError();
+      state_.MutPools().Restore(allocation).IgnoreError();
     }
     if (!BbEnabled()) continue;
     switch (stored.bb_state) {
@@ -285,18 +298,24 @@ void Lifecycle::BbResume(Effects& effects) {
         // An interrupted stage-in: tear down (hurry), then stage in again.
         effects.log.push_back(absl::StrCat("JobId=", id, " was ", BbStateName(stored.bb_state),
                                            ": tearing down to stage in again"));
-        BbTeardown(Mut(id), true, effects);
+        BbTeardown(state_.Mut(id), true, effects);
         break;
       }
       case BbState::kTeardown:
       case BbState::kTeardownFail:
         effects.log.push_back(absl::StrCat("JobId=", id, " burst buffer teardown again"));
-        BbQueueStage(Mut(id), BbStage::kTeardown, true, effects);
+        BbQueueStage(state_.Mut(id), BbStage::kTeardown, true, effects);
         break;
-      default:
+      case BbState::kPreRun:
+      case BbState::kPostRun:
+      case BbState::kStagingOut:
         // pre-run: ContinueStart re-runs it; post-run/staging-out: the COMPLETING
         // job's finish runs stage-out again (Resume).
         break;
+      case BbState::kPending:
+      case BbState::kRunning:
+      case BbState::kComplete:
+        break;  // nothing was in flight
     }
   }
 }

@@ -8,13 +8,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle.h"
+#include "ctld/core/lifecycle/mail.h"
 #include "ctld/core/scheduler/queue_depth.h"
 
 namespace skiff {
 namespace {
-
-// Jobs examined for preemption per pass (in queue order).
-constexpr int kMaxPreemptorsTested = 50;
 
 DependencyJobStatus StatusOf(const Job& job) {
   DependencyJobStatus status;
@@ -97,7 +95,7 @@ const Dependency* Lifecycle::ParsedDependency(const Job& job) {
 // (derived) reason and scontrol's Dependency= text. A never-satisfiable
 // dependency cancels the job when it asked for --kill-on-invalid-dep.
 bool Lifecycle::DependencyAllows(uint64_t id, int64_t now, Effects& effects) {
-  Job& view = *Derived(id);
+  Job& view = *state_.Derived(id);
   if (view.dependency.empty()) return true;
   const Dependency* dependency = ParsedDependency(view);
   if (dependency == nullptr) {  // accepted at submit, so only a changed MaxArraySize gets here
@@ -105,7 +103,7 @@ bool Lifecycle::DependencyAllows(uint64_t id, int64_t now, Effects& effects) {
     return false;
   }
   const DependencyEvaluation evaluation =
-      EvaluateDependency(*dependency, DependentOf(view), JobTableLookup(jobs_), now);
+      EvaluateDependency(*dependency, DependentOf(view), JobTableLookup(state_.jobs()), now);
   view.dependency_text = FormatRemaining(*dependency, evaluation);
   switch (evaluation.overall) {
     case DependencyResult::kSatisfied:
@@ -115,8 +113,9 @@ bool Lifecycle::DependencyAllows(uint64_t id, int64_t now, Effects& effects) {
       return false;
     case DependencyResult::kNeverSatisfied:
       view.reason = "DependencyNeverSatisfied";
+      MailRules(state_, *config_).OnInvalidDependency(id, now, effects);
       if (view.kill_on_invalid_dep) {
-        Job& job = Mut(id);
+        Job& job = state_.Mut(id);
         job.end_time = now;
         job.final_state = JobState::kCancelled;
         TransitionJob(job, JobEvent::kCancelPending, effects);
@@ -137,7 +136,7 @@ bool Lifecycle::DeadlineAllows(uint64_t id, int64_t now, Effects& effects) {
       now + view.request.time_limit <= view.request.deadline) {
     return true;
   }
-  Job& job = Mut(id);
+  Job& job = state_.Mut(id);
   job.start_time = now;
   job.end_time = now;
   job.exit_code = 1;
@@ -151,7 +150,7 @@ bool Lifecycle::DeadlineAllows(uint64_t id, int64_t now, Effects& effects) {
 }
 
 Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_depth) {
-  Begin();
+  state_.Begin();
   Effects effects;
   CtldSchedulerInputs inputs;
   // One walk over the jobs not yet finished (a deep queue makes it the pass's
@@ -159,17 +158,11 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
   // many tasks of each throttled array (%N) hold resources.
   std::unordered_map<uint64_t, int32_t> array_running;
   std::vector<Job*> pending;
-  for (auto it = unfinished_.begin(); it != unfinished_.end();) {
-    const uint64_t id = it->first;
-    Job& job = *it->second;
-    if (IsFinal(job.state)) {
-      it = unfinished_.erase(it);
-      continue;
-    }
-    ++it;
+  state_.VisitUnfinished([&](Job& job) {
+    const uint64_t id = job.id;
     if (job.state == JobState::kPending) {
       pending.push_back(&job);
-      continue;
+      return;
     }
     const bool holding = job.state == JobState::kConfiguring || job.state == JobState::kRunning ||
                          job.state == JobState::kSuspended;
@@ -182,7 +175,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
         (holding || job.state == JobState::kCompleting)) {
       ++array_running[job.array_job_id];
     }
-  }
+  });
   std::vector<uint64_t> stage_in;
   for (Job* pending_job : pending) {
     Job& job = *pending_job;
@@ -200,7 +193,7 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
     if (queue_depth > 0 && job.held) continue;  // a full pass gives them their reasons
     if (job.array_job_id != 0 && job.array_max_running > 0 && !job.held) {
       // Only as many tasks as the throttle leaves room for are offered to the
-      // scheduler (lowest task ids first: jobs_ is in id order).
+      // scheduler (lowest task ids first: state_.jobs() is in id order).
       int32_t& count = array_running[job.array_job_id];
       if (count >= job.array_max_running) {
         job.reason = "JobArrayTaskLimit";  // derived
@@ -251,18 +244,18 @@ Effects Lifecycle::PrepareSchedule(int64_t now, PassInput* input, int32_t queue_
   }
   for (const Job* job : inputs.pending) input->versions[job->id] = job->version;
   if (!inputs.pending.empty()) input->snapshot = SchedulerSnapshot(inputs, now);
-  return Close(std::move(effects));
+  return state_.Close(std::move(effects));
 }
 
 CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t now) const {
-  inputs.nodes = nodes_.Capacities();
-  for (const Node& node : nodes_.nodes()) {
+  inputs.nodes = state_.nodes().Capacities();
+  for (const Node& node : state_.nodes().nodes()) {
     inputs.node_features[node.config.name] = node.config.features;
   }
   inputs.partitions = config_->partitions;
   inputs.qos = qos_;
   inputs.now = now;
-  inputs.usage = usage_;
+  inputs.usage = state_.usage();
   inputs.accounts = &account_policy_;
   FillBilling(inputs);
   return BuildSnapshot(inputs);
@@ -277,7 +270,7 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   job->submit_time = now;
   job->eligible_time = now;
   CtldSchedulerInputs inputs;
-  for (const auto& [id, running] : jobs_) {
+  for (const auto& [id, running] : state_.jobs()) {
     if (running.state == JobState::kConfiguring || running.state == JobState::kRunning ||
         running.state == JobState::kSuspended) {
       inputs.running.push_back(&running);
@@ -287,68 +280,9 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   return SchedulerSnapshot(inputs, now);
 }
 
-PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
-                  const PreemptOptions& preempt, int64_t now, const PhaseTimer* timer) {
-  PassPlan out;
-  const CtldSnapshot& snapshot = input.snapshot;
-  if (snapshot.pending.empty()) return out;
-  const SchedulePlan plan = Schedule(snapshot.view, snapshot.pending, options, now, timer);
-  out.stats = {plan.main_tested, plan.backfill_tested, plan.backfill_tried, plan.backfill_queue,
-               plan.backfill_micros};
-  out.result = ToScheduleResult(snapshot, plan);
-  out.priorities = plan.priorities;
-  out.estimates = options.backfill;
-  for (const Reservation& reservation : plan.reservations) {
-    if (reservation.start != kNever) out.expected_start[reservation.job_id] = reservation.start;
-  }
-  const std::vector<std::string> sched_nodes = ScheduledNodes(snapshot, plan);
-  for (size_t i = 0; i < sched_nodes.size(); ++i) {
-    if (!sched_nodes[i].empty()) out.sched_nodes[snapshot.pending[i].id] = sched_nodes[i];
-  }
-
-  // Preemption: the first job in queue order that waits for resources and could
-  // start once some running jobs it may preempt are gone. One preemptor per pass
-  // keeps the plan simple; the victims' ends wake the scheduler again, and the
-  // preemptor is then first in line for what they free.
-  if (preempt.type != PreemptType::kNone) {
-    PreemptExclusions exclusions;
-    exclusions.leaving = input.leaving;
-    const std::vector<uint32_t> order =
-        OrderQueue(snapshot.view, snapshot.pending, options.weights, now, nullptr);
-    int tested = 0;
-    for (uint32_t i : order) {
-      const WaitReason reason = plan.reasons[i];
-      if (reason != WaitReason::kResources && reason != WaitReason::kPriority) continue;
-      if (++tested > kMaxPreemptorsTested) break;
-      PreemptPlan candidate =
-          PlanPreemption(snapshot.view, snapshot.pending[i], preempt, exclusions, now);
-      if (candidate.fits && !candidate.victims.empty()) {
-        for (const PreemptVictim& victim : candidate.victims) {
-          out.victims.push_back(
-              {victim.job_id, victim.mode == PreemptMode::kRequeue, victim.grace_time});
-        }
-        out.preemptor = snapshot.pending[i].id;
-        break;
-      }
-    }
-  }
-
-  // sprio's weighted factors.
-  const PriorityContext context = MakePriorityContext(snapshot.view, options.weights, now);
-  const PriorityWeights& w = options.weights;
-  out.factors.resize(snapshot.pending.size());
-  for (size_t i = 0; i < snapshot.pending.size(); ++i) {
-    const PriorityFactors f = ComputePriority(snapshot.view, context, w, snapshot.pending[i], now);
-    out.factors[i] = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
-                      std::llround(f.job_size * w.job_size),
-                      std::llround(f.partition * w.partition), std::llround(f.qos * w.qos)};
-  }
-  return out;
-}
-
 Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now,
                                  bool* replan) {
-  Begin();
+  state_.Begin();
   Effects effects;
   for (const PassPlan::Victim& victim : plan.victims) {
     const Job* job = Find(victim.job_id);
@@ -357,18 +291,18 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
         job->final_state != JobState::kCompleted) {
       continue;  // ended or already being stopped since the snapshot
     }
-    Preempt(Mut(victim.job_id), victim.requeue && job->requeue, victim.grace_time, plan.preemptor,
-            effects);
+    Preempt(state_.Mut(victim.job_id), victim.requeue && job->requeue, victim.grace_time,
+            plan.preemptor, effects);
   }
   const std::vector<PendingJob>& pending = input.snapshot.pending;
   for (size_t i = 0; i < pending.size() && i < plan.priorities.size(); ++i) {
-    Job* job = Derived(pending[i].id);
+    Job* job = state_.Derived(pending[i].id);
     if (job == nullptr || job->state != JobState::kPending) continue;
     // Eligible from the first pass that finds it neither held nor waiting on a
     // dependency (Slurm's EligibleTime and AccrueTime; age counts from then).
     // Stored in this frame, after the snapshot's versions were taken.
     if (job->eligible_time == 0 && !job->held) {
-      job = &Mut(job->id);
+      job = &state_.Mut(job->id);
       job->eligible_time = now;
     }
     job->priority = job->held ? 0 : plan.priorities[i];
@@ -383,7 +317,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job->sched_description.clear();
   }
   for (const PendingReason& reason : plan.result.pending) {
-    Job* job = Derived(reason.job_id);
+    Job* job = state_.Derived(reason.job_id);
     if (job != nullptr && job->state == JobState::kPending) {
       job->reason = reason.reason;
       job->sched_description = reason.description;
@@ -394,12 +328,12 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     auto planned = input.versions.find(placement.job_id);
     if (current == nullptr || current->state != JobState::kPending ||
         planned == input.versions.end() || current->version != planned->second ||
-        !nodes_.CanAllocate(placement)) {
+        !state_.nodes().CanAllocate(placement)) {
       *replan = true;  // changed since the snapshot: the next pass decides again
       continue;
     }
-    Job& job = Mut(placement.job_id);
-    job.cpu_ids_by_node = MutNodes().Allocate(placement);
+    Job& job = state_.Mut(placement.job_id);
+    job.cpu_ids_by_node = state_.MutNodes().Allocate(placement);
     job.nodes = placement.nodes;
     job.cpus_by_node = placement.cpus;
     job.mem_by_node_mb = placement.mem_mb;
@@ -412,12 +346,12 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.sched_nodes.clear();
     job.sched_description.clear();
     job.reason = "None";
-    job.launched = false;
+    job.progress.launched = false;
     if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;
     if (placement.backfilled) ++effects.tally.backfilled;
     ContinueStart(job, now, effects);
   }
-  return Close(std::move(effects));
+  return state_.Close(std::move(effects));
 }
 
 }  // namespace skiff

@@ -322,12 +322,6 @@ std::vector<std::string> ScheduledNodes(const CtldSnapshot& snapshot, const Sche
   return out;
 }
 
-ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
-                               int64_t now) {
-  const CtldSnapshot snapshot = BuildSnapshot(inputs);
-  return ToScheduleResult(snapshot, Schedule(snapshot.view, snapshot.pending, options, now));
-}
-
 PreemptMode ParsePreemptMode(const std::string& text) {
   std::string first = text.substr(0, text.find(','));
   for (char& c : first) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -5,7 +5,8 @@
 // PendingReason with Slurm's reason names).
 //
 // Node usage comes from the running jobs (`running`: CONFIGURING, RUNNING and
-// COMPLETING jobs), not from NodeCapacity's alloc fields, so that every
+// SUSPENDED jobs; COMPLETING ones gave their resources back), not from
+// NodeCapacity's alloc fields, so that every
 // allocation has an expected end for backfill. Names the view does not know
 // (a QOS that was deleted, a partition gone from the config) make the job pend
 // with InvalidQOS / PartitionInactive.
@@ -29,7 +30,8 @@
 
 namespace skiff {
 
-// Per-user fair-share record (from the accounting store, later).
+// Fair-share usage of a user or an association: decayed billing-seconds as of
+// `as_of` (stored as "usage" and "assoc_usage" records).
 struct UserUsageRecord {
   double usage = 0;
   int64_t as_of = 0;
@@ -88,10 +90,6 @@ ReasonText DescribeWaitReason(const ClusterView& view, const PendingJob& job, Wa
 // Per pending job (parallel to snapshot.pending) the node names of its
 // reservation, for squeue's SCHEDNODES; "" where backfill made none.
 std::vector<std::string> ScheduledNodes(const CtldSnapshot& snapshot, const SchedulePlan& plan);
-
-// BuildSnapshot + Schedule + ToScheduleResult.
-ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
-                               int64_t now);
 
 // PreemptMode text ("REQUEUE", "cancel", "Cluster", "SUSPEND,GANG") as the
 // preemption planner takes it; SUSPEND and GANG are not supported and read as OFF.

@@ -8,6 +8,13 @@
 namespace skiff {
 namespace {
 
+// BuildSnapshot + Schedule + ToScheduleResult: one pass as ctld runs it.
+ScheduleResult ScheduleForCtld(const CtldSchedulerInputs& inputs, const SchedulerOptions& options,
+                               int64_t now) {
+  const CtldSnapshot snapshot = BuildSnapshot(inputs);
+  return ToScheduleResult(snapshot, Schedule(snapshot.view, snapshot.pending, options, now));
+}
+
 NodeCapacity Capacity(const std::string& name, int gpus, const std::string& type) {
   NodeCapacity node;
   node.name = name;

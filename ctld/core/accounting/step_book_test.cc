@@ -1,16 +1,16 @@
-#include "ctld/step_book.h"
+#include "ctld/core/accounting/step_book.h"
 
 #include "gtest/gtest.h"
 
 namespace skiff {
 namespace {
 
-v1::AcctStep Step(const std::string& id, int64_t start, int64_t end) {
-  v1::AcctStep step;
-  step.set_step_id(id);
-  step.set_start_time(start);
-  step.set_end_time(end);
-  step.set_state(end == 0 ? "RUNNING" : "COMPLETED");
+StepRecord Step(const std::string& id, int64_t start, int64_t end) {
+  StepRecord step;
+  step.step_id = id;
+  step.start_time = start;
+  step.end_time = end;
+  step.state = end == 0 ? "RUNNING" : "COMPLETED";
   return step;
 }
 
@@ -28,21 +28,13 @@ TEST(StepRecordKeyTest, SortsByJobThenStepNumberWithNamedStepsLast) {
   EXPECT_LT(StepRecordKey(41, "extern"), from);
 }
 
-TEST(StepRecordTest, RowsRoundTrip) {
-  const RecordRow row = StepRecordRow(7, Step("2", 100, 0));
-  EXPECT_EQ(row.kind, "step");
-  const std::vector<v1::AcctStep> steps = StepsFromRecords({row.blob, "not a step \xff"});
-  ASSERT_GE(steps.size(), 1u);
-  EXPECT_EQ(steps[0].step_id(), "2");
-}
-
 TEST(SettleStepTest, ARunningStepOfAnEndedJobFailedWhenTheJobEnded) {
-  const v1::AcctStep lost = SettleStep(Step("0", 100, 0), true, 250);
-  EXPECT_EQ(lost.state(), "FAILED");
-  EXPECT_EQ(lost.end_time(), 250);
-  EXPECT_EQ(lost.exit_code(), 1);
-  EXPECT_EQ(SettleStep(Step("0", 100, 0), false, 0).state(), "RUNNING");
-  EXPECT_EQ(SettleStep(Step("0", 100, 200), true, 250).state(), "COMPLETED");
+  const StepRecord lost = SettleStep(Step("0", 100, 0), true, 250);
+  EXPECT_EQ(lost.state, "FAILED");
+  EXPECT_EQ(lost.end_time, 250);
+  EXPECT_EQ(lost.exit_code, 1);
+  EXPECT_EQ(SettleStep(Step("0", 100, 0), false, 0).state, "RUNNING");
+  EXPECT_EQ(SettleStep(Step("0", 100, 200), true, 250).state, "COMPLETED");
 }
 
 TEST(StepBookTest, KeepsRunningStepsUntilTheyEndOrTheirJobDoes) {
@@ -55,7 +47,7 @@ TEST(StepBookTest, KeepsRunningStepsUntilTheyEndOrTheirJobDoes) {
   std::set<uint64_t> only1{1};
   auto running = book.Running(&only1);
   ASSERT_EQ(running.size(), 1u);
-  EXPECT_EQ(running[0].second.step_id(), "1");
+  EXPECT_EQ(running[0].second.step_id, "1");
   EXPECT_EQ(book.Running(nullptr).size(), 2u);
   book.Retain({2});
   running = book.Running(nullptr);

@@ -1,4 +1,4 @@
-#include "ctld/accounts/jobs_in_use.h"
+#include "ctld/core/accounting/jobs_in_use.h"
 
 #include <algorithm>
 
@@ -7,31 +7,28 @@
 namespace skiff {
 namespace {
 
-void Add(v1::Tres* tres, int64_t cpu, int64_t mem_mb, int64_t node, int64_t gpu) {
-  tres->set_cpu(tres->cpu() + cpu);
-  tres->set_mem_mb(tres->mem_mb() + mem_mb);
-  tres->set_node(tres->node() + node);
-  tres->set_gpu(tres->gpu() + gpu);
+void Add(TresSpec* tres, int64_t cpu, int64_t mem_mb, int64_t node, int64_t gpu) {
+  tres->cpu = tres->cpu.value_or(0) + cpu;
+  tres->mem_mb = tres->mem_mb.value_or(0) + mem_mb;
+  tres->node = tres->node.value_or(0) + node;
+  tres->gpu = tres->gpu.value_or(0) + gpu;
 }
 
-void Count(const Job& job, int64_t now, v1::JobsInUse* in_use) {
-  in_use->set_submitted_jobs(in_use->submitted_jobs() + 1);
-  // Always present, so that "(0)" prints as a count and not as "not known".
-  v1::Tres* tres = in_use->mutable_running_tres();
-  v1::Tres* secs = in_use->mutable_running_tres_secs();
+void Count(const Job& job, int64_t now, JobsInUse* in_use) {
+  ++in_use->submitted_jobs;
   if (job.nodes.empty()) return;
-  in_use->set_running_jobs(in_use->running_jobs() + 1);
+  ++in_use->running_jobs;
   const int64_t nodes = static_cast<int64_t>(job.nodes.size());
   const int64_t cpus = job.AllocCpus();
   const int64_t mem = static_cast<int64_t>(job.AllocMemMb());
   int64_t gpus = 0;
   for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
   if (job.gpus_by_node.empty()) gpus = static_cast<int64_t>(job.gpu_indices.size());
-  Add(tres, cpus, mem, nodes, gpus);
+  Add(&in_use->running_tres, cpus, mem, nodes, gpus);
   if (job.request.time_limit > 0 && job.start_time > 0) {
     const int64_t ran = std::max<int64_t>(0, now - job.start_time - job.suspended_total);
     const int64_t left = std::max<int64_t>(0, job.request.time_limit - ran);
-    Add(secs, cpus * left, mem * left, nodes * left, gpus * left);
+    Add(&in_use->running_tres_secs, cpus * left, mem * left, nodes * left, gpus * left);
   }
 }
 

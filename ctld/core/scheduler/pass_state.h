@@ -1,0 +1,657 @@
+// One scheduling pass's working state (scheduler.cc's passes use it; nothing
+// else may): the nodes' free resources and GPU owners over time, the holds and
+// reservations the pass has made, and the QOS and association usage they add
+// up to, with the limit checks that read them. Built from a ClusterView at the
+// pass's start and thrown away at its end.
+//
+// Everything is defined in this header so that the passes' inner loops inline
+// it as they did when it lived in scheduler.cc; include it from scheduler.cc only.
+//
+// Thread-safety: none; one pass, one thread.
+#ifndef SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_
+#define SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "ctld/core/scheduler/scheduler.h"
+
+namespace skiff {
+namespace pass {
+
+// What a job takes on one node (an exclusive job takes the node whole).
+using Amount = Share;
+
+// What a running (or just started) job or a reservation gives back on one
+// node at `end`.
+struct Release {
+  int64_t end;
+  Amount amount;
+};
+
+// A reservation's claim on one node from `start` to `end`, and how much room the
+// node has left at `start` once the claim and every job still running then are
+// counted.
+struct Claim {
+  int64_t start;
+  int64_t end;
+  Amount need;
+  Amount spare;
+};
+
+// Per-user usage within one QOS.
+struct Usage {
+  double cost = 0;  // billing-minutes held (associations only)
+  int64_t jobs = 0;
+  int64_t cpus = 0;
+  int64_t mem = 0;
+  int64_t nodes = 0;
+  int64_t gpus = 0;
+};
+
+inline bool Over(int64_t limit, int64_t value) { return limit != kNoLimit && value > limit; }
+
+inline bool Contains(const std::vector<int32_t>& list, int32_t value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+// The QOS whose limits apply to a job: its own and its partition's.
+inline int QosList(const ClusterView& view, int32_t qos, int32_t partition, int32_t out[2]) {
+  int count = 0;
+  if (qos != kNone) out[count++] = qos;
+  const int32_t part_qos = view.partitions[partition].qos;
+  if (part_qos != kNone && part_qos != qos) out[count++] = part_qos;
+  return count;
+}
+
+inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
+  if (qos.max_wall != kNoLimit && (job.time_limit == kNoLimit || job.time_limit > qos.max_wall)) {
+    return WaitReason::kQosMaxWallDurationPerJobLimit;
+  }
+  const TresCaps& limit = qos.max_tres_per_job;
+  const int64_t nodes = job.num_nodes;
+  if (Over(limit.gpus, MinJobGpus(job))) return WaitReason::kQosMaxGresPerJob;
+  if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
+  if (Over(limit.mem_mb, MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerJob;
+  if (Over(limit.nodes, nodes)) return WaitReason::kQosMaxNodePerJobLimit;
+  return WaitReason::kNone;
+}
+
+inline WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const PendingJob& job) {
+  if (Over(qos.max_jobs_per_user, usage.jobs + 1)) return WaitReason::kQosMaxJobsPerUserLimit;
+  const TresCaps& limit = qos.max_tres_per_user;
+  const int64_t nodes = job.num_nodes;
+  if (Over(limit.gpus, usage.gpus + MinJobGpus(job))) return WaitReason::kQosMaxGresPerUser;
+  if (Over(limit.cpus, usage.cpus + MinJobCpus(job))) return WaitReason::kQosMaxCpuPerUserLimit;
+  if (Over(limit.mem_mb, usage.mem + MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerUser;
+  if (Over(limit.nodes, usage.nodes + nodes)) return WaitReason::kQosMaxNodePerUserLimit;
+  return WaitReason::kNone;
+}
+
+// The first association limit a job would exceed if it started now: its own
+// association's MaxJobs, then the Grp limits of it and every one above it.
+inline WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
+                             const PendingJob& job) {
+  if (job.assoc == kNone) return WaitReason::kNone;
+  const int64_t nodes = job.num_nodes;
+  if (Over(view.assocs[job.assoc].max_jobs, usage[job.assoc].jobs + 1)) {
+    return WaitReason::kAssocMaxJobsLimit;
+  }
+  for (int32_t a = job.assoc; a != kNone; a = view.assocs[a].parent) {
+    const SchedAssoc& assoc = view.assocs[a];
+    const Usage& used = usage[a];
+    if (Over(assoc.grp_jobs, used.jobs + 1)) return WaitReason::kAssocGrpJobsLimit;
+    const TresCaps& limit = assoc.grp_tres;
+    if (Over(limit.gpus, used.gpus + MinJobGpus(job))) return WaitReason::kAssocGrpGres;
+    if (Over(limit.cpus, used.cpus + MinJobCpus(job))) return WaitReason::kAssocGrpCpuLimit;
+    if (Over(limit.mem_mb, used.mem + MinJobMemMb(job))) return WaitReason::kAssocGrpMemLimit;
+    if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
+    if (assoc.grp_billing_mins >= 0 &&
+        assoc.billing_used + used.cost + job.max_cost > assoc.grp_billing_mins) {
+      return WaitReason::kAssocGrpBillingMinutes;
+    }
+  }
+  return WaitReason::kNone;
+}
+
+// Nodes' free resources, GPU owners, holds over time, reservations and QOS usage
+// during one pass.
+class State {
+ public:
+  State(const ClusterView& view, int64_t now)
+      : view_(view),
+        now_(now),
+        free_(view.nodes.size()),
+        gpu_owner_(view.nodes.size()),
+        releases_(view.nodes.size()),
+        claimed_(view.nodes.size()),
+        claims_(view.nodes.size()),
+        in_partition_(view.partitions.size()),
+        usage_(view.qos.size() * view.users.size()),
+        assoc_usage_(view.assocs.size()) {
+    for (size_t n = 0; n < view.nodes.size(); ++n) {
+      const SchedNode& node = view.nodes[n];
+      free_[n] = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+      gpu_owner_[n].assign(node.gpu_count, 0);
+    }
+    for (size_t p = 0; p < view.partitions.size(); ++p) {
+      in_partition_[p].assign(view.nodes.size(), 0);
+      for (int32_t n : view.partitions[p].nodes) in_partition_[p][n] = 1;
+    }
+    for (const RunningJob& job : view.running) {
+      for (size_t k = 0; k < job.nodes.size(); ++k) {
+        const int32_t n = job.nodes[k];
+        const SchedNode& node = view.nodes[n];
+        Amount amount;
+        if (job.exclusive) {
+          amount = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+        } else {
+          amount.cpus = job.CpusOn(k);
+          amount.mem = static_cast<int64_t>(job.MemOn(k));
+          amount.gpus = job.gpu_indices.empty() ? 0 : job.gpu_indices[k].size();
+        }
+        Take(n, amount, ClampEnd(job.ExpectedEnd()));
+        if (!job.gpu_indices.empty()) {
+          for (int32_t g : job.gpu_indices[k]) gpu_owner_[n][g] = job.id;
+        }
+      }
+      int64_t gpus = 0, cpus = 0, mem = 0;
+      for (const auto& per_node : job.gpu_indices) gpus += per_node.size();
+      for (size_t k = 0; k < job.nodes.size(); ++k) {
+        cpus += job.CpusOn(k);
+        mem += static_cast<int64_t>(job.MemOn(k));
+      }
+      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, job.nodes.size(), cpus, mem,
+             gpus);
+    }
+  }
+
+  int64_t now() const { return now_; }
+
+  int64_t EndOf(const PendingJob& job) const {
+    return ClampEnd(job.time_limit == kNoLimit ? kNever : now_ + job.time_limit);
+  }
+
+  // Checks that do not depend on resources: holds, begin time, partition, QOS.
+  WaitReason Precheck(const PendingJob& job) const {
+    if (job.held) return job.held_by_admin ? WaitReason::kJobHeldAdmin : WaitReason::kJobHeldUser;
+    if (job.eligible_time > now_) return WaitReason::kBeginTime;
+    if (job.partition < 0 || static_cast<size_t>(job.partition) >= view_.partitions.size()) {
+      return WaitReason::kPartitionInactive;
+    }
+    const SchedPartition& partition = view_.partitions[job.partition];
+    switch (partition.state) {
+      case PartitionState::kUp:
+      case PartitionState::kDrain:  // Slurm: queued jobs of a DRAIN partition still run
+        break;
+      case PartitionState::kDown:
+        return WaitReason::kPartitionDown;
+      case PartitionState::kInactive:
+        return WaitReason::kPartitionInactive;
+    }
+    if (job.qos != kNone && (job.qos < 0 || static_cast<size_t>(job.qos) >= view_.qos.size())) {
+      return WaitReason::kInvalidQos;
+    }
+    if ((!partition.allow_accounts.empty() && !Contains(partition.allow_accounts, job.account)) ||
+        (!partition.allow_groups.empty() && !Contains(partition.allow_groups, job.group)) ||
+        (!partition.allow_qos.empty() && !Contains(partition.allow_qos, job.qos))) {
+      return WaitReason::kPartitionConfig;
+    }
+    if (partition.max_time != kNoLimit &&
+        (job.time_limit == kNoLimit || job.time_limit > partition.max_time)) {
+      return WaitReason::kPartitionTimeLimit;
+    }
+    if (partition.max_nodes != kNoLimit && job.num_nodes > partition.max_nodes) {
+      return WaitReason::kPartitionNodeLimit;
+    }
+    int32_t qos[2];
+    const int count = QosList(view_, job.qos, job.partition, qos);
+    for (int i = 0; i < count; ++i) {
+      const WaitReason reason = PerJobLimit(view_.qos[qos[i]], job);
+      if (reason != WaitReason::kNone) return reason;
+    }
+    return UserLimit(job);
+  }
+
+  // The first per-user QOS limit the job would exceed if it started now.
+  WaitReason UserLimit(const PendingJob& job) const {
+    int32_t qos[2];
+    const int count = QosList(view_, job.qos, job.partition, qos);
+    const bool known_user = job.user >= 0 && static_cast<size_t>(job.user) < view_.users.size();
+    const Usage none;
+    for (int i = 0; i < count; ++i) {
+      const Usage& usage = known_user ? usage_[UsageIndex(qos[i], job.user)] : none;
+      const WaitReason reason = PerUserLimit(view_.qos[qos[i]], usage, job);
+      if (reason != WaitReason::kNone) return reason;
+    }
+    return AssocLimit(view_, assoc_usage_, job);
+  }
+
+  bool StaticFit(int32_t n, const PendingJob& job) const {
+    return NodeCouldHold(view_.nodes[n], n, job);
+  }
+
+  bool Eligible(int32_t n, const PendingJob& job) const {
+    return n >= 0 && static_cast<size_t>(n) < view_.nodes.size() &&
+           in_partition_[job.partition][n] && view_.nodes[n].usable && StaticFit(n, job);
+  }
+
+  Amount AmountOn(int32_t n, const PendingJob& job) const {
+    if (job.exclusive) {
+      const SchedNode& node = view_.nodes[n];
+      return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+    }
+    return {job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node};
+  }
+
+  // Whether `free` (of node n) can hold the job's share.
+  bool FitsIn(int32_t n, const Amount& free, const PendingJob& job) const {
+    if (job.exclusive) return Whole(n, free);
+    return ShareFits(AmountOn(n, job), free);
+  }
+
+  // What node n has free now.
+  Amount FreeNow(int32_t n) const { return free_[n]; }
+
+  // Whether `room` is all of node n.
+  bool Whole(int32_t n, const Amount& room) const {
+    const SchedNode& node = view_.nodes[n];
+    return room.cpus == node.cpus && room.mem == static_cast<int64_t>(node.memory_mb) &&
+           room.gpus == node.gpu_count;
+  }
+
+  // What node n can give a job that runs from now until `end` without taking
+  // room any reservation there counts on.
+  Amount FreeUntil(int32_t n, int64_t end) const {
+    Amount room = free_[n];
+    for (const Claim& claim : claims_[n]) {
+      if (end <= claim.start) continue;
+      room.cpus = std::min(room.cpus, claim.spare.cpus);
+      room.mem = std::min(room.mem, claim.spare.mem);
+      room.gpus = std::min(room.gpus, claim.spare.gpus);
+    }
+    return room;
+  }
+
+  // Places the job (placement.h) on its -w nodes and the partition's eligible
+  // nodes, each giving room(n). False when it does not fit.
+  template <typename Room>
+  bool Place(const PendingJob& job, Room room, std::vector<NodeTake>* takes) const {
+    takes->clear();
+    candidates_.clear();
+    const TaskShape shape = ShapeOf(job);
+    auto add = [&](int32_t n, const Amount& a, bool required) {
+      const SchedNode& node = view_.nodes[n];
+      PlacementCandidate c;
+      c.node = n;
+      c.weight = node.weight;
+      c.required = required;
+      c.total_cpus = node.cpus;
+      c.total_mem_mb = node.memory_mb;
+      c.room = {a.cpus, a.mem, a.gpus, Whole(n, a)};
+      candidates_.push_back(c);
+    };
+    for (int32_t r : job.nodelist) {
+      if (!Eligible(r, job)) return false;
+      add(r, room(r), true);
+    }
+    const int64_t floor = job.overcommit ? 1 : job.cpus_per_node;
+    for (int32_t n : view_.partitions[job.partition].nodes) {
+      if (!job.nodelist.empty() && Contains(job.nodelist, n)) continue;
+      if (!Eligible(n, job)) continue;
+      // Cheap early outs; PlaceTasks would drop these nodes too.
+      const Amount a = room(n);
+      if (a.gpus < job.gpus_per_node || a.cpus < floor) continue;
+      if (job.exclusive && !Whole(n, a)) continue;
+      add(n, a, false);
+    }
+    *takes = PlaceTasks(shape, candidates_);
+    return !takes->empty();
+  }
+
+  // Why a job that passed Precheck does not fit now.
+  WaitReason NoFitReason(const PendingJob& job) const {
+    const SchedPartition& partition = view_.partitions[job.partition];
+    int64_t fits_empty = 0, fits_usable = 0;
+    // A spreading job also needs enough CPUs over the nodes (placed on them empty).
+    int64_t cpus_empty = 0, cpus_usable = 0;
+    const TaskShape shape = ShapeOf(job);
+    const bool spread = !shape.OneTaskPerNode();
+    for (int32_t n : partition.nodes) {
+      if (!StaticFit(n, job)) continue;
+      ++fits_empty;
+      if (view_.nodes[n].usable) ++fits_usable;
+      if (!spread) continue;
+      // What the node holds of the job when empty: whole tasks, within its
+      // memory and the job's per-node cap.
+      const SchedNode& node = view_.nodes[n];
+      const int64_t per_task = std::max(1, shape.cpus_per_task);
+      int64_t cpus = node.cpus;
+      if (shape.mem_per_cpu_mb > 0) {
+        cpus = std::min<int64_t>(cpus, node.memory_mb / shape.mem_per_cpu_mb);
+      }
+      cpus -= cpus % per_task;
+      if (shape.ntasks_per_node > 0)
+        cpus = std::min<int64_t>(cpus, shape.ntasks_per_node * per_task);
+      cpus_empty += cpus;
+      if (node.usable) cpus_usable += cpus;
+    }
+    if (spread && !shape.overcommit) {
+      const int64_t need = shape.MinCpus();
+      if (cpus_empty < need) return WaitReason::kBadConstraints;
+      if (cpus_usable < need) return WaitReason::kReqNodeNotAvail;
+    }
+    for (int32_t r : job.nodelist) {
+      if (r < 0 || static_cast<size_t>(r) >= view_.nodes.size() ||
+          !in_partition_[job.partition][r] || !StaticFit(r, job)) {
+        return WaitReason::kBadConstraints;
+      }
+      if (!view_.nodes[r].usable) return WaitReason::kReqNodeNotAvail;
+    }
+    if (fits_empty < job.num_nodes) return WaitReason::kBadConstraints;
+    if (fits_usable < job.num_nodes) return WaitReason::kReqNodeNotAvail;
+    return WaitReason::kResources;
+  }
+
+  // What the job holds on node n when placed there with `take`.
+  Amount Held(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem) const {
+    if (job.exclusive) {
+      const SchedNode& node = view_.nodes[n];
+      return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+    }
+    return {cpus, mem, job.gpus_per_node};
+  }
+
+  // Starts `job` as placed (REQUIRES: it fits): takes resources and the
+  // lowest free GPU indices, charges QOS usage.
+  JobStart Start(uint32_t index, const PendingJob& job, const std::vector<NodeTake>& takes,
+                 bool backfilled) {
+    JobStart start;
+    start.job_id = job.id;
+    start.pending_index = index;
+    start.exclusive = job.exclusive;
+    start.backfilled = backfilled;
+    start.expected_end = job.time_limit == kNoLimit ? kNever : now_ + job.time_limit;
+    const int64_t end = EndOf(job);
+    start.gpu_indices.resize(takes.size());
+    int64_t cpus = 0, mem = 0;
+    for (size_t k = 0; k < takes.size(); ++k) {
+      const int32_t n = takes[k].node;
+      start.nodes.push_back(n);
+      // An exclusive job holds its nodes whole: it gets (and shows) every CPU.
+      start.cpus.push_back(job.exclusive ? view_.nodes[n].cpus : takes[k].cpus);
+      start.mem_mb.push_back(takes[k].mem_mb);
+      start.tasks.push_back(takes[k].tasks);
+      std::vector<int32_t>& gpus = start.gpu_indices[k];
+      std::vector<uint64_t>& owner = gpu_owner_[n];
+      for (size_t g = 0; g < owner.size() && static_cast<int32_t>(gpus.size()) < job.gpus_per_node;
+           ++g) {
+        if (owner[g] == 0) {
+          owner[g] = job.id;
+          gpus.push_back(static_cast<int32_t>(g));
+        }
+      }
+      const Amount amount = Held(n, job, takes[k].cpus, static_cast<int64_t>(takes[k].mem_mb));
+      cpus += takes[k].cpus;
+      mem += static_cast<int64_t>(takes[k].mem_mb);
+      Take(n, amount, end);
+      for (Claim& claim : claims_[n]) {
+        if (end > claim.start) {
+          claim.spare.cpus -= amount.cpus;
+          claim.spare.mem -= amount.mem;
+          claim.spare.gpus -= amount.gpus;
+        }
+      }
+    }
+    const int64_t count = static_cast<int64_t>(takes.size());
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
+           count * job.gpus_per_node);
+    return start;
+  }
+
+  // Re-applies a start made by an earlier pass over the same view.
+  void Replay(const PendingJob& job, const JobStart& start) {
+    const int64_t end = EndOf(job);
+    int64_t cpus = 0, mem = 0;
+    for (size_t k = 0; k < start.nodes.size(); ++k) {
+      const int32_t n = start.nodes[k];
+      Take(n, Held(n, job, start.cpus[k], static_cast<int64_t>(start.mem_mb[k])), end);
+      for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
+      cpus += start.cpus[k];
+      mem += static_cast<int64_t>(start.mem_mb[k]);
+    }
+    const int64_t count = static_cast<int64_t>(start.nodes.size());
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
+           count * job.gpus_per_node);
+  }
+
+  // The earliest time `job` fits, counting running jobs until their ends and
+  // reservations as held from now until their ends; and the nodes then.
+  // `need` gets, per chosen node, what the job holds there, and `spare` the
+  // room left at that time after it. Room only grows with time here.
+  StartEstimate Estimate(const PendingJob& job, std::vector<Amount>* need,
+                         std::vector<Amount>* spare) const {
+    if (!ShapeOf(job).OneTaskPerNode()) return EstimateSpread(job, need, spare);
+    return EstimateOneTaskPerNode(job, need, spare);
+  }
+
+  // Estimate for a job with one task per node: each node fits from its own
+  // earliest time on, so the job starts when enough nodes (and every -w node)
+  // do. Cost: per candidate node, its releases up to the first that makes it fit.
+  StartEstimate EstimateOneTaskPerNode(const PendingJob& job, std::vector<Amount>* need,
+                                       std::vector<Amount>* spare) const {
+    StartEstimate estimate;
+    const SchedPartition& partition = view_.partitions[job.partition];
+    const size_t wanted = static_cast<size_t>(std::max(job.num_nodes, 1));
+    for (int32_t r : job.nodelist) {
+      if (!Eligible(r, job)) return estimate;
+    }
+    // Candidates: -w nodes first, then the partition's other eligible nodes.
+    std::vector<int32_t> candidates(job.nodelist.begin(), job.nodelist.end());
+    for (int32_t n : partition.nodes) {
+      if (!job.nodelist.empty() && Contains(job.nodelist, n)) continue;
+      if (Eligible(n, job)) candidates.push_back(n);
+    }
+    if (candidates.size() < wanted) return estimate;
+    std::vector<int64_t> fit_from(candidates.size(), kNever);
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      const int32_t n = candidates[c];
+      Amount free = FreeBeyondClaims(n);
+      if (FitsIn(n, free, job)) {
+        fit_from[c] = now_;
+        continue;
+      }
+      for (const Release& release : releases_[n]) {
+        Add(&free, release.amount);
+        if (FitsIn(n, free, job)) {
+          fit_from[c] = std::max(release.end, now_);
+          break;
+        }
+      }
+    }
+    int64_t when = now_;
+    for (size_t c = 0; c < job.nodelist.size(); ++c) when = std::max(when, fit_from[c]);
+    std::vector<int64_t> sorted = fit_from;
+    std::nth_element(sorted.begin(), sorted.begin() + (wanted - 1), sorted.end());
+    when = std::max(when, sorted[wanted - 1]);
+    if (when == kNever) return estimate;
+    estimate.start = when;
+    for (size_t c = 0; c < candidates.size() && estimate.nodes.size() < wanted; ++c) {
+      if (fit_from[c] > when) continue;
+      const int32_t n = candidates[c];
+      estimate.nodes.push_back(n);
+      if (need != nullptr) need->push_back(AmountOn(n, job));
+      if (spare != nullptr) {
+        Amount free = FreeBeyondClaims(n);
+        for (const Release& release : releases_[n]) {
+          if (release.end > when) break;
+          Add(&free, release.amount);
+        }
+        const Amount need = AmountOn(n, job);
+        spare->push_back({free.cpus - need.cpus, free.mem - need.mem, free.gpus - need.gpus});
+      }
+    }
+    return estimate;
+  }
+
+  // Estimate for a job whose tasks spread (placement.h): the first time,
+  // among now and the releases on its candidate nodes, at which it can be
+  // placed with every node's room then. Room only grows with time, so a
+  // binary search over those times finds it.
+  StartEstimate EstimateSpread(const PendingJob& job, std::vector<Amount>* need,
+                               std::vector<Amount>* spare) const {
+    StartEstimate estimate;
+    for (int32_t r : job.nodelist) {
+      if (!Eligible(r, job)) return estimate;
+    }
+    std::vector<int64_t> times{now_};
+    auto consider = [&](int32_t n) {
+      for (const Release& release : releases_[n]) times.push_back(std::max(release.end, now_));
+    };
+    for (int32_t r : job.nodelist) consider(r);
+    for (int32_t n : view_.partitions[job.partition].nodes) {
+      if (Eligible(n, job) && !Contains(job.nodelist, n)) consider(n);
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    auto room_at = [&](int64_t when) {
+      return [this, when](int32_t n) {
+        Amount free = FreeBeyondClaims(n);
+        for (const Release& release : releases_[n]) {
+          if (release.end > when) break;
+          Add(&free, release.amount);
+        }
+        return free;
+      };
+    };
+    std::vector<NodeTake> takes;
+    size_t lo = 0, hi = times.size();  // first fitting index in [lo, hi]; hi = none
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (Place(job, room_at(times[mid]), &takes)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (lo == times.size()) return estimate;
+    const int64_t when = times[lo];
+    const auto room = room_at(when);
+    Place(job, room, &takes);
+    estimate.start = when;
+    for (const NodeTake& take : takes) {
+      const int32_t n = take.node;
+      estimate.nodes.push_back(n);
+      const Amount held = Held(n, job, take.cpus, static_cast<int64_t>(take.mem_mb));
+      if (need != nullptr) need->push_back(held);
+      if (spare != nullptr) {
+        const Amount free = room(n);
+        spare->push_back({free.cpus - held.cpus, free.mem - held.mem, free.gpus - held.gpus});
+      }
+    }
+    return estimate;
+  }
+
+  // Reserves `estimate.nodes` for `job` from `estimate.start`, `need[k]` on
+  // the k-th.
+  void Reserve(const PendingJob& job, const StartEstimate& estimate,
+               const std::vector<Amount>& need_by_node, const std::vector<Amount>& spare) {
+    const int64_t end = job.time_limit == kNoLimit || estimate.start > kNever - job.time_limit
+                            ? kNever
+                            : estimate.start + job.time_limit;
+    for (size_t k = 0; k < estimate.nodes.size(); ++k) {
+      const int32_t n = estimate.nodes[k];
+      const Amount need = need_by_node[k];
+      for (Claim& claim : claims_[n]) {
+        if (claim.start >= estimate.start && claim.start < end) {
+          claim.spare.cpus -= need.cpus;
+          claim.spare.mem -= need.mem;
+          claim.spare.gpus -= need.gpus;
+        }
+      }
+      claims_[n].push_back({estimate.start, end, need, spare[k]});
+      Add(&claimed_[n], need);
+      AddRelease(n, end, need);
+    }
+  }
+
+ private:
+  size_t UsageIndex(int32_t qos, int32_t user) const {
+    return static_cast<size_t>(qos) * view_.users.size() + static_cast<size_t>(user);
+  }
+
+  int64_t ClampEnd(int64_t end) const { return end == kNever ? kNever : std::max(end, now_ + 1); }
+
+  void Take(int32_t n, const Amount& amount, int64_t end) {
+    free_[n].cpus -= amount.cpus;
+    free_[n].mem -= amount.mem;
+    free_[n].gpus -= amount.gpus;
+    AddRelease(n, end, amount);
+  }
+
+  static void Add(Amount* to, const Amount& amount) {
+    to->cpus += amount.cpus;
+    to->mem += amount.mem;
+    to->gpus += amount.gpus;
+  }
+
+  // Free now once every reservation on `n` is counted as held from now.
+  Amount FreeBeyondClaims(int32_t n) const {
+    const Amount& f = free_[n];
+    const Amount& c = claimed_[n];
+    return {f.cpus - c.cpus, f.mem - c.mem, f.gpus - c.gpus};
+  }
+
+  // Keeps releases_[n] sorted by end (equal ends in arrival order).
+  void AddRelease(int32_t n, int64_t end, const Amount& amount) {
+    if (end == kNever) return;
+    std::vector<Release>& list = releases_[n];
+    auto at = std::upper_bound(list.begin(), list.end(), end,
+                               [](int64_t e, const Release& r) { return e < r.end; });
+    list.insert(at, Release{end, amount});
+  }
+
+  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc, double cost,
+              int64_t nodes, int64_t cpus, int64_t mem, int64_t gpus) {
+    for (int32_t a = assoc; a != kNone; a = view_.assocs[a].parent) {
+      Usage& usage = assoc_usage_[a];
+      usage.cost += cost;
+      usage.jobs += 1;
+      usage.nodes += nodes;
+      usage.cpus += cpus;
+      usage.mem += mem;
+      usage.gpus += gpus;
+    }
+    if (user < 0 || static_cast<size_t>(user) >= view_.users.size()) return;
+    int32_t qos[2];
+    const int count = QosList(view_, job_qos, partition, qos);
+    for (int i = 0; i < count; ++i) {
+      Usage& usage = usage_[UsageIndex(qos[i], user)];
+      usage.jobs += 1;
+      usage.nodes += nodes;
+      usage.cpus += cpus;
+      usage.mem += mem;
+      usage.gpus += gpus;
+    }
+  }
+
+  const ClusterView& view_;
+  const int64_t now_;
+  mutable std::vector<PlacementCandidate> candidates_;  // Place's scratch
+  std::vector<Amount> free_;
+  std::vector<std::vector<uint64_t>> gpu_owner_;  // per node, per GPU index: job id, 0 = free
+  // Per node, what running jobs and reservations give back and when, by end.
+  std::vector<std::vector<Release>> releases_;
+  std::vector<Amount> claimed_;                     // per node: what its reservations hold
+  std::vector<std::vector<Claim>> claims_;          // per node
+  std::vector<std::vector<uint8_t>> in_partition_;  // [partition][node]
+  std::vector<Usage> usage_;                        // [qos x users + user]
+  std::vector<Usage> assoc_usage_;                  // per association, its subtree's
+};
+
+}  // namespace pass
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_

@@ -1,0 +1,129 @@
+// The codec of the records ctld stores for sacctmgr's tables and job steps,
+// in one place: each record's `kind` in the job store's records table, its
+// key, and the bytes of its blob. Blobs are the serialized v1 messages
+// (QosInfo, AccountInfo, UserInfo, AssocInfo, AcctStep) or the text lines that
+// ctld has always stored, so existing databases load and a row written now has
+// the bytes it had before; the plain structs are ctld/core's (accounting's
+// converted by ctld/rpc/acct_convert.h). The lifecycle core names what an
+// event changes with typed RecordChanges (effects.h); EncodeRecords makes
+// them rows when the Controller stores the event.
+//
+//   kind        key                          blob
+//   qos         QOS name                     v1::QosInfo
+//   account     account name                 v1::AccountInfo
+//   acct_user   user name                    v1::UserInfo
+//   assoc       AssocKey ("acct|user|part")  v1::AssocInfo
+//   step        StepRecordKey (job, step)    v1::AcctStep
+//   usage       user name                    "USAGE AS_OF SHARES" (fair share)
+//   assoc_usage "account|user"               "USAGE AS_OF"
+//   bank        "account|user"               billing-minutes used, "%.6f"
+//   node_admin  node name                    "DRAIN FAIL DOWN TIME UID REASON"
+//
+// (Partition overrides, join tokens and event triggers are the Controller's
+// own records: ctld/core/partition_update.h, common/join, ctld/core/triggers.)
+//
+// An empty blob in a RecordRow removes the record.
+//
+// Threads: none; pure functions (no I/O: the caller reads and writes the store).
+#ifndef SKIFF_CTLD_STATE_RECORDS_H_
+#define SKIFF_CTLD_STATE_RECORDS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ctld/core/accounting/accounts.h"
+#include "ctld/core/accounting/qos.h"
+#include "ctld/core/accounting/step_book.h"
+#include "ctld/core/lifecycle/effects.h"
+#include "ctld/core/node_table.h"
+#include "ctld/core/scheduler/from_ctld.h"
+#include "ctld/state/job_store.h"
+
+namespace skiff {
+
+inline constexpr char kQosKind[] = "qos";
+inline constexpr char kAccountKind[] = "account";
+inline constexpr char kAcctUserKind[] = "acct_user";
+inline constexpr char kAssocKind[] = "assoc";
+inline constexpr char kStepKind[] = "step";
+inline constexpr char kUsageKind[] = "usage";
+inline constexpr char kAssocUsageKind[] = "assoc_usage";
+inline constexpr char kBankKind[] = "bank";
+inline constexpr char kNodeAdminKind[] = "node_admin";
+
+// Encode/Decode pairs. Decode's error is DataLoss naming the record by `key`
+// ("QOS record 'high' does not parse").
+std::string EncodeQos(const QosDefinition& qos);
+absl::StatusOr<QosDefinition> DecodeQos(const std::string& key, const std::string& blob);
+std::string EncodeAccount(const Account& account);
+absl::StatusOr<Account> DecodeAccount(const std::string& key, const std::string& blob);
+std::string EncodeAcctUser(const AcctUser& user);
+absl::StatusOr<AcctUser> DecodeAcctUser(const std::string& key, const std::string& blob);
+std::string EncodeAssoc(const Association& assoc);
+absl::StatusOr<Association> DecodeAssoc(const std::string& key, const std::string& blob);
+std::string EncodeStep(const StepRecord& step);
+absl::StatusOr<StepRecord> DecodeStep(const std::string& key, const std::string& blob);
+
+// Fair-share usage. nullopt when the row does not parse: usage only shapes
+// priority, so such a row is dropped rather than refused at start-up.
+std::string EncodeUsage(const UserUsageRecord& usage);
+std::optional<UserUsageRecord> DecodeUsage(const std::string& blob);
+std::string EncodeAssocUsage(const UserUsageRecord& usage);
+std::optional<UserUsageRecord> DecodeAssocUsage(const std::string& blob);
+// Service units: a row that does not parse is DataLoss (money is never guessed).
+std::string EncodeBank(double used_billing_minutes);
+absl::StatusOr<double> DecodeBank(const std::string& key, const std::string& blob);
+// DataLoss names the node.
+std::string EncodeNodeAdmin(const NodeAdminState& state);
+absl::StatusOr<NodeAdminState> DecodeNodeAdmin(const std::string& node, const std::string& blob);
+
+// The rows of an event's typed changes, in the order the event made them.
+std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes);
+
+// Every stored record Recover needs besides the jobs and the Controller's own.
+struct StoredRecords {
+  QosTable qos;
+  AccountsTable accounts;
+  std::map<std::string, UserUsageRecord> usage;        // by user
+  std::map<std::string, UserUsageRecord> assoc_usage;  // by "account|user"
+  std::map<std::string, double> bank;                  // by "account|user"
+  std::map<std::string, NodeAdminState> node_admin;    // by node
+};
+// Reads and decodes them (the store's reads: call without locks). DataLoss
+// names a row that does not parse, except usage rows (dropped, see above).
+absl::StatusOr<StoredRecords> LoadStoredRecords(JobStore& store);
+// A new database has neither QOS nor accounts: Slurm's default QOS "normal"
+// (id 1) and its initial accounts (InitialAccounts) go into `records`, and
+// their rows are returned to be stored before ctld serves anything.
+std::vector<RecordRow> SeedNewDatabase(StoredRecords& records);
+
+// ---- whole tables, as JobStore::LoadRecords returns them (key -> blob)
+
+// The QOS table, by key. DataLoss names a row that does not parse.
+absl::StatusOr<QosTable> QosFromRecords(const std::map<std::string, std::string>& rows);
+// The accounts tables, by key. DataLoss names a row that does not parse.
+absl::StatusOr<AccountsTable> AccountsFromRecords(
+    const std::map<std::string, std::string>& accounts,
+    const std::map<std::string, std::string>& users,
+    const std::map<std::string, std::string>& assocs);
+// The steps of stored records (LoadRecordRange), in their order; records that
+// do not parse are skipped.
+std::vector<StepRecord> StepsFromRecords(const std::vector<std::string>& blobs);
+
+// ---- rows to store (JobStore::Save's records)
+
+// An update's rows: the rows put, then the QOS deleted.
+std::vector<RecordRow> QosRows(const QosUpdateResult& result);
+RecordRow QosRow(const QosDefinition& qos);
+// Per kind (account, acct_user, assoc): the rows added or changed, then the
+// rows removed, each in key order.
+std::vector<RecordRow> AccountsRows(const AccountsDiff& diff);
+RecordRow StepRow(uint64_t job_id, const StepRecord& step);
+
+}  // namespace skiff
+
+#endif  // SKIFF_CTLD_STATE_RECORDS_H_

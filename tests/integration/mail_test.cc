@@ -1,0 +1,310 @@
+// --mail-type through the real daemons (issue 34, part 3): ctld decides each
+// mail, scriptd runs MailProg with Slurm 22.05's arguments and environment;
+// BEGIN then END, FAIL, TIME_LIMIT_50; a kill -9 of ctld while a mail is
+// being sent neither loses it nor sends it twice; skiff-notify posts to the
+// webhook a user registered (a local HTTP listener here) and mails otherwise.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/json.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kUser[] = "mailalice";
+
+// MailProg: one line per mail in log/mail.txt, "JOBID|MAIL_TYPE|STATE|
+// EXIT_CODE_MAX|USER|ARGS", written once the file mail.hold is gone (it notes
+// in log/mail.started that it began). A job named hook* goes to skiff-notify.
+constexpr char kMailProg[] =
+    "#!/bin/sh\n"
+    "case \"$SLURM_JOB_NAME\" in hook*) exec @DIR@/bin/skiff-notify \"$@\" ;; esac\n"
+    "echo \"$SLURM_JOB_ID $SLURM_JOB_MAIL_TYPE\" >> @DIR@/log/mail.started\n"
+    "while [ -e @DIR@/mail.hold ]; do sleep 0.1; done\n"
+    "echo \"$SLURM_JOB_ID|$SLURM_JOB_MAIL_TYPE|$SLURM_JOB_STATE|$SLURM_JOB_EXIT_CODE_MAX|"
+    "$SLURM_JOB_USER|$*\" >> @DIR@/log/mail.txt\n";
+// The real mailer skiff-notify falls back to (notify.conf's Mailer=).
+constexpr char kFakeMailer[] = "#!/bin/sh\necho \"$*\" >> @DIR@/log/mailer.txt\n";
+
+// One HTTP listener on 127.0.0.1 that answers every POST 200 and keeps its body.
+class HookServer {
+ public:
+  HookServer() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || listen(fd_, 8) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      return;
+    }
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~HookServer() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    if (thread_.joinable()) thread_.join();
+  }
+  int port() const { return port_; }
+  std::vector<std::string> bodies() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bodies_;
+  }
+
+ private:
+  void Serve() {
+    while (!stop_) {
+      const int conn = accept(fd_, nullptr, nullptr);
+      if (conn < 0) return;
+      std::string request;
+      char buffer[4096];
+      size_t header_end = std::string::npos;
+      size_t length = 0;
+      while (true) {
+        const ssize_t n = read(conn, buffer, sizeof(buffer));
+        if (n <= 0) break;
+        request.append(buffer, static_cast<size_t>(n));
+        if (header_end == std::string::npos) {
+          header_end = request.find("\r\n\r\n");
+          if (header_end == std::string::npos) continue;
+          for (absl::string_view line : absl::StrSplit(request.substr(0, header_end), "\r\n")) {
+            if (absl::StartsWithIgnoreCase(line, "content-length:")) {
+              (void)absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(15)), &length);
+            }
+          }
+        }
+        if (request.size() >= header_end + 4 + length) break;
+      }
+      const std::string reply =
+          "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+      (void)!write(conn, reply.data(), reply.size());
+      close(conn);
+      if (header_end != std::string::npos && absl::StartsWith(request, "POST ")) {
+        std::lock_guard<std::mutex> lock(mu_);
+        bodies_.push_back(request.substr(header_end + 4));
+      }
+    }
+  }
+
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> bodies_;
+};
+
+class MailTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.cpus = 2;
+    options.gpu_nodes = 0;
+    options.extra_config = "MailProg=@DIR@/etc/mail.sh\n";
+    options.files["etc/mail.sh"] = kMailProg;
+    options.files["etc/fake-mail.sh"] = kFakeMailer;
+    options.files["etc/notify.conf"] = "Mailer=@DIR@/etc/fake-mail.sh\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+    ASSERT_EQ(RunShell(absl::StrCat("chmod 755 ", cluster_->dir(), "/etc/mail.sh ", cluster_->dir(),
+                                    "/etc/fake-mail.sh"))
+                  .exit_code,
+              0);
+    absl::StatusOr<uid_t> uid = cluster_->EnsureUser(kUser);
+    ASSERT_TRUE(uid.ok()) << uid.status();
+    // skiff-notify finds ~/.config/skiff/notify through the user's passwd entry.
+    const CommandResult home = RunShell(absl::StrCat("usermod -d ", Home(), " ", kUser));
+    ASSERT_EQ(home.exit_code, 0) << home.err;
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+
+  static std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", kUser); }
+  static uint64_t Submit(const std::string& options) {
+    const CommandResult r = cluster_->RunAs(kUser, "sbatch -o /dev/null " + options);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+    return ids.empty() ? 0 : ids.front();
+  }
+  // The MailProg lines about job `id`, in the order they were written.
+  static std::vector<std::string> Mails(uint64_t id) {
+    std::vector<std::string> out;
+    for (absl::string_view line :
+         absl::StrSplit(ReadFile(cluster_->dir() + "/log/mail.txt"), '\n', absl::SkipEmpty())) {
+      if (absl::StartsWith(line, absl::StrCat(id, "|"))) out.emplace_back(line);
+    }
+    return out;
+  }
+  static bool HasMails(uint64_t id, size_t count) { return Mails(id).size() >= count; }
+  static std::string Context(uint64_t id) {
+    return absl::StrCat(ReadFile(cluster_->dir() + "/log/mail.txt"), "\n",
+                        cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
+                        cluster_->Log("ctld.log").substr(0, 20000));
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* MailTest::cluster_ = nullptr;
+
+TEST_F(MailTest, AllMailsBeginThenEndWithSlurmsSubjectsAndEnvironment) {
+  const uint64_t id = Submit("--mail-type=ALL -J mailjob --wrap 'sleep 1'");
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 2); })) << Context(id);
+  const std::vector<std::string> mails = Mails(id);
+  ASSERT_EQ(mails.size(), 2u) << Context(id);
+  const std::string begin = absl::StrCat(id, "|Began|RUNNING||", kUser, "|-s Slurm Job_id=", id,
+                                         " Name=mailjob Began, Queued time 00:00:0");
+  EXPECT_TRUE(absl::StartsWith(mails[0], begin)) << mails[0];
+  EXPECT_TRUE(absl::EndsWith(mails[0], absl::StrCat(" ", kUser))) << mails[0];
+  const std::string end = absl::StrCat(id, "|Ended|COMPLETED|0|", kUser, "|-s Slurm Job_id=", id,
+                                       " Name=mailjob Ended, Run time 00:00:0");
+  EXPECT_TRUE(absl::StartsWith(mails[1], end)) << mails[1];
+  EXPECT_TRUE(absl::EndsWith(mails[1], absl::StrCat(", COMPLETED, ExitCode 0 ", kUser)))
+      << mails[1];
+}
+
+TEST_F(MailTest, AFailingJobMailsFailed) {
+  const uint64_t id =
+      Submit("--mail-type=END,FAIL -J failjob --mail-user=lab@example.org --wrap 'exit 3'");
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 1); })) << Context(id);
+  const std::vector<std::string> mails = Mails(id);
+  ASSERT_EQ(mails.size(), 1u) << Context(id);
+  EXPECT_TRUE(absl::StartsWith(mails[0],
+                               absl::StrCat(id, "|Failed|FAILED|3|", kUser, "|-s Slurm Job_id=", id,
+                                            " Name=failjob Failed, Run time 00:00:0")))
+      << mails[0];
+  EXPECT_TRUE(absl::EndsWith(mails[0], ", FAILED, ExitCode 3 lab@example.org")) << mails[0];
+}
+
+TEST_F(MailTest, HalfTheTimeLimitMailsTimeLimit50) {
+  const std::string gate = Home() + "/tl.gate";
+  const uint64_t id =
+      Submit(absl::StrCat("-t 1 --mail-type=TIME_LIMIT_50 -J tljob --wrap 'while [ ! -e ", gate,
+                          " ]; do sleep 0.2; done'"));
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(70, [&] { return HasMails(id, 1); })) << Context(id);
+  const std::vector<std::string> mails = Mails(id);
+  EXPECT_TRUE(absl::StartsWith(mails[0], absl::StrCat(id, "|Reached 50% of time limit|RUNNING||",
+                                                      kUser, "|-s Slurm Job_id=", id,
+                                                      " Name=tljob Reached 50% of time limit, "
+                                                      "Run time 00:00:3")))
+      << mails[0];
+  ASSERT_EQ(RunShell("touch " + gate).exit_code, 0);
+}
+
+TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
+  const std::string hold = cluster_->dir() + "/mail.hold";
+  const std::string gate = Home() + "/kill.gate";
+  ASSERT_EQ(RunShell("touch " + hold).exit_code, 0);
+  const uint64_t id = Submit(absl::StrCat("--mail-type=BEGIN,END -J killjob --wrap 'while [ ! -e ",
+                                          gate, " ]; do sleep 0.2; done'"));
+  ASSERT_NE(id, 0u);
+  // The BEGIN mail is decided, stored and being sent (MailProg waits on the
+  // hold file) when ctld dies.
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(ReadFile(cluster_->dir() + "/log/mail.started"),
+                             absl::StrCat(id, " Began"));
+  })) << Context(id);
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_EQ(RunShell("rm -f " + hold).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 1); })) << Context(id);
+  // ctld dies again after the mail was sent: the restarted one has nothing to
+  // repeat, and the job's end mails once.
+  const pid_t again = cluster_->Pid("ctld");
+  ASSERT_GT(again, 0);
+  kill(again, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(again, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_EQ(RunShell("touch " + gate).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 2); })) << Context(id);
+  // A third ctld start re-sends nothing either.
+  const pid_t third = cluster_->Pid("ctld");
+  kill(third, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(third, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(
+      30, [&] { return cluster_->Run(absl::StrCat("scontrol show job ", id)).exit_code == 0; }));
+  const std::vector<std::string> mails = Mails(id);
+  ASSERT_EQ(mails.size(), 2u) << Context(id);
+  EXPECT_TRUE(absl::StrContains(mails[0], "|Began|")) << mails[0];
+  EXPECT_TRUE(absl::StrContains(mails[1], "|Ended|COMPLETED|")) << mails[1];
+}
+
+TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
+  HookServer server;
+  ASSERT_NE(server.port(), 0);
+  const std::string config = Home() + "/.config/skiff";
+  ASSERT_EQ(cluster_
+                ->RunAs(kUser, absl::StrCat("mkdir -p ", config, " && printf '# mine\\nurl=",
+                                            "http://127.0.0.1:", server.port(), "/hook\\n' > ",
+                                            config, "/notify"))
+                .exit_code,
+            0);
+  const uint64_t id = Submit("--mail-type=END -J hookjob --wrap true");
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return !server.bodies().empty(); })) << Context(id);
+  const std::vector<std::string> bodies = server.bodies();
+  ASSERT_EQ(bodies.size(), 1u);
+  absl::StatusOr<JsonValue> json = ParseJson(bodies[0]);
+  ASSERT_TRUE(json.ok()) << json.status() << "\n" << bodies[0];
+  const JsonValue* text = json->Find("text");
+  ASSERT_NE(text, nullptr) << bodies[0];
+  EXPECT_TRUE(
+      absl::StartsWith(text->as_string(),
+                       absl::StrCat("Slurm Job_id=", id, " Name=hookjob Ended, Run time 00:00:0")))
+      << text->as_string();
+  EXPECT_TRUE(absl::EndsWith(text->as_string(), ", COMPLETED, ExitCode 0")) << text->as_string();
+  const JsonValue* skiff = json->Find("skiff");
+  ASSERT_NE(skiff, nullptr) << bodies[0];
+  EXPECT_EQ(skiff->Find("job_id")->as_string(), absl::StrCat(id));
+  EXPECT_EQ(skiff->Find("event")->as_string(), "Ended");
+  EXPECT_EQ(skiff->Find("state")->as_string(), "COMPLETED");
+  EXPECT_EQ(skiff->Find("user")->as_string(), kUser);
+
+  // Without a registered URL, the real mailer gets the mail.
+  ASSERT_EQ(RunShell(absl::StrCat("rm -f ", config, "/notify")).exit_code, 0);
+  const uint64_t plain = Submit("--mail-type=END -J hookplain --wrap true");
+  ASSERT_NE(plain, 0u);
+  const std::string expected = absl::StrCat("-s Slurm Job_id=", plain, " Name=hookplain Ended, ");
+  ASSERT_TRUE(Eventually(
+      60,
+      [&] { return absl::StrContains(ReadFile(cluster_->dir() + "/log/mailer.txt"), expected); }))
+      << ReadFile(cluster_->dir() + "/log/mailer.txt") << Context(plain);
+  EXPECT_TRUE(absl::StrContains(ReadFile(cluster_->dir() + "/log/mailer.txt"),
+                                absl::StrCat(", COMPLETED, ExitCode 0 ", kUser, "\n")));
+  EXPECT_EQ(server.bodies().size(), 1u);
+}
+
+}  // namespace
+}  // namespace skiff::testing
