@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace skiff {
+namespace skiff::cli {
 
 std::optional<std::pair<uid_t, gid_t>> UserIds(const std::string& name) {
   struct passwd* pw = getpwnam(name.c_str());
@@ -110,4 +110,4 @@ CommandRunner SystemCommandRunner() {
   };
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

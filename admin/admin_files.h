@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The uid and gid of user `name`, nullopt when there is none.
 std::optional<std::pair<uid_t, gid_t>> UserIds(const std::string& name);
@@ -37,6 +37,6 @@ std::string ShortHostname();
 using CommandRunner = std::function<absl::Status(const std::vector<std::string>& argv)>;
 CommandRunner SystemCommandRunner();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_ADMIN_ADMIN_FILES_H_

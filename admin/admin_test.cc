@@ -5,7 +5,7 @@
 #include "admin/token_commands.h"
 #include "common/config/config.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 absl::StatusOr<std::string> NoInclude(const std::string& path) { return absl::NotFoundError(path); }
@@ -119,4 +119,4 @@ TEST(AdminTest, TokenListShowsStates) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -12,7 +12,7 @@
 #include "common/daemon.h"
 #include "common/join/join_token.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string Under(const std::string& root, const std::string& path) {
@@ -155,4 +155,4 @@ absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& r
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "admin/admin_files.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct InitOptions {
   std::string cluster_name;             // empty: the short host name
@@ -35,6 +35,6 @@ absl::StatusOr<std::string> InitConfigText(const InitOptions& options, const std
 // Runs init; returns what to print. `run` starts services (systemctl).
 absl::StatusOr<std::string> RunInit(const InitOptions& options, const CommandRunner& run);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_ADMIN_INIT_COMMAND_H_

@@ -16,7 +16,15 @@
 #include "noded/nvml.h"
 #include "proto/join.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
+
+// The machine as noded will see it: what `skiff join` reports to ctld.
+using noded::CollectNodeGres;
+using noded::DetectedGpu;
+using noded::DetectHardware;
+using noded::DetectNvmlGpus;
+using noded::Hardware;
+using noded::NodeGres;
 
 absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port) {
   auto bad = [&](absl::string_view why) {
@@ -228,4 +236,4 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

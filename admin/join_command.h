@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "admin/admin_files.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // ctld's join port when HOST has no :PORT (and `skiff init`'s join_port).
 inline constexpr int kDefaultJoinPort = 6820;
@@ -64,6 +64,6 @@ struct JoinOptions {
 // "skiff: error: " (the controller's own words for a refused token or name).
 absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRunner& run);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_ADMIN_JOIN_COMMAND_H_

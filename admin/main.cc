@@ -16,7 +16,7 @@
 #include "common/join/join_token.h"
 #include "common/version.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 int Report(const absl::Status& status) {
@@ -134,10 +134,10 @@ int Run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli
 
 int main(int argc, char** argv) {
   // A peer that closes a TLS connection first must not kill the tool.
   signal(SIGPIPE, SIG_IGN);
-  return skiff::Run(argc, argv);
+  return skiff::cli::Run(argc, argv);
 }

@@ -15,7 +15,7 @@
 #include "common/time_format.h"
 #include "proto/join.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 template <typename Request, typename Reply>
@@ -94,4 +94,4 @@ std::string FormatTokenList(const v1::ListJoinTokensReply& reply) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

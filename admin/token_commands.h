@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "proto/join.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // `conf_path` as the commands take it (-f, else $SKIFF_CONF, /etc/skiff/skiff.conf).
 // `wait_seconds`: how long ctld may take to answer (skiff init waits for a
@@ -25,6 +25,6 @@ std::string FormatTokenList(const v1::ListJoinTokensReply& reply);
 // "59m", "2h", "3d", "40s".
 std::string ShortDuration(int64_t seconds);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_ADMIN_TOKEN_COMMANDS_H_

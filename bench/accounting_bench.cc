@@ -20,7 +20,7 @@
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/state/job_store.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -194,7 +194,7 @@ int Run(int jobs, const std::string& dir) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 int main(int argc, char** argv) {
   int jobs = 1000000;
@@ -203,5 +203,5 @@ int main(int argc, char** argv) {
     if (strcmp(argv[i], "--jobs") == 0) jobs = atoi(argv[i + 1]);
     if (strcmp(argv[i], "--dir") == 0) dir = argv[i + 1];
   }
-  return skiff::Run(jobs, dir);
+  return skiff::ctld::Run(jobs, dir);
 }

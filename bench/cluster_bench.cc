@@ -21,7 +21,7 @@
 
 #include "cli/common/ctld_client.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -164,7 +164,7 @@ int BenchEndToEnd(CtldClient& client, int count) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli
 
 int main(int argc, char** argv) {
   CLI::App app{"cluster_bench: submit throughput and end-to-end job throughput"};
@@ -180,12 +180,13 @@ int main(int argc, char** argv) {
   app.add_flag("--in-flight-only", in_flight_only,
                "submit benchmark: only the submissions with several calls in flight (profiling)");
   CLI11_PARSE(app, argc, argv);
-  auto client = skiff::CtldClient::Connect(conf);
+  auto client = skiff::cli::CtldClient::Connect(conf);
   if (!client.ok()) {
     fprintf(stderr, "%s\n", std::string(client.status().message()).c_str());
     return 1;
   }
-  if (submit > 0 && skiff::BenchSubmit(**client, sbatch, submit, in_flight_only) != 0) return 1;
-  if (e2e > 0 && skiff::BenchEndToEnd(**client, e2e) != 0) return 1;
+  if (submit > 0 && skiff::cli::BenchSubmit(**client, sbatch, submit, in_flight_only) != 0)
+    return 1;
+  if (e2e > 0 && skiff::cli::BenchEndToEnd(**client, e2e) != 0) return 1;
   return 0;
 }

@@ -14,7 +14,7 @@
 
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -206,10 +206,10 @@ void Bench(const ClusterView& view, int jobs) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 int main(int argc, char** argv) {
-  using namespace skiff;
+  using namespace skiff::ctld;
   std::mt19937_64 rng(42);
   ClusterView view = MakeCluster();
   FillCluster(view, rng);

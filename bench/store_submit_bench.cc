@@ -28,13 +28,13 @@ int main(int argc, char** argv) {
   }
   const std::string path = dir + "/store_submit_bench.db";
   for (const char* suffix : {"", "-wal", "-shm"}) unlink((path + suffix).c_str());
-  auto store = skiff::SqliteJobStore::Open(path);
+  auto store = skiff::ctld::SqliteJobStore::Open(path);
   if (!store.ok()) return 1;
   const auto start = std::chrono::steady_clock::now();
   for (int first = 1; first <= jobs; first += 100) {
-    std::vector<skiff::Job> batch;
+    std::vector<skiff::ctld::Job> batch;
     for (int id = first; id < first + 100 && id <= jobs; ++id) {
-      skiff::Job job;
+      skiff::ctld::Job job;
       job.id = static_cast<uint64_t>(id);
       job.version = 1;
       job.uid = 1000 + id % 14;
@@ -58,15 +58,15 @@ int main(int argc, char** argv) {
   // drops their specs after MinJobAge, which holds the store while it runs.
   const uint64_t array_id = static_cast<uint64_t>(jobs) + 1;
   for (int first = 0; first < array; first += 1000) {
-    std::vector<skiff::Job> batch;
+    std::vector<skiff::ctld::Job> batch;
     for (int task = first; task < first + 1000 && task < array; ++task) {
-      skiff::Job job;
+      skiff::ctld::Job job;
       job.id = array_id + static_cast<uint64_t>(task);
       job.version = 1;
       job.user_name = "user";
       job.array_job_id = array_id;
       job.array_task_id = task;
-      job.state = skiff::JobState::kCancelled;
+      job.state = skiff::ctld::JobState::kCancelled;
       job.submit_time = 1800000000;
       job.end_time = 1800000100;
       if (task == 0) job.spec_blob.assign(3000, 'x');

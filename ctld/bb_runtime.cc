@@ -15,7 +15,7 @@
 #include "common/truncate.h"
 #include "lua/bb_lua_json.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 BbLuaLogger LoggerFor(spdlog::logger* logger) {
@@ -301,4 +301,4 @@ v1::RunLuaRequest BbRuntime::StatusRequest(uid_t uid, gid_t gid,
   return request;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

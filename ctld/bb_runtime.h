@@ -35,7 +35,7 @@
 #include "proto/scriptd.pb.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class BbRuntime {
  public:
@@ -121,6 +121,6 @@ class BbRuntime {
   mutable std::optional<LoadFailure> failure_;        // guarded by pool_mu_
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_BB_RUNTIME_H_

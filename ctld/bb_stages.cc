@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/truncate.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::string OpName(const std::string& function) {
@@ -135,4 +135,4 @@ BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const
   return result;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -14,11 +14,11 @@
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const Job& job,
                          BbStage stage, bool hurry, const std::function<bool()>& abandoned);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_BB_STAGES_H_

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "ctld/core/burst_buffer/directives.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr int kWorkThreads = 32;
@@ -647,4 +647,4 @@ absl::Status Controller::ResetStats(const Caller& caller) {
   return absl::OkStatus();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

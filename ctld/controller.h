@@ -86,7 +86,7 @@
 #include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class Controller {
  public:
@@ -486,6 +486,6 @@ class Controller {
   std::thread housekeeping_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CONTROLLER_H_

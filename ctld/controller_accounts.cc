@@ -9,7 +9,7 @@
 #include "ctld/controller.h"
 #include "ctld/core/accounting/jobs_in_use.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 bool Controller::IsPrivileged(uid_t uid) const {
   if (privileged_uids_.count(uid) > 0) return true;
@@ -66,4 +66,4 @@ absl::StatusOr<AccountsAffected> Controller::UpdateAccounts(
   return affected;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -15,7 +15,7 @@
 #include "ctld/controller.h"
 #include "ctld/core/burst_buffer/directives.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 void Controller::PollBbPools() {
   if (bb_ == nullptr) return;
@@ -66,4 +66,4 @@ absl::StatusOr<std::string> Controller::BbStatus(const Caller& caller,
   return reply->message();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

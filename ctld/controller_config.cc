@@ -11,7 +11,7 @@
 #include "ctld/core/config_change.h"
 #include "ctld/core/dynamic_nodes.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr char kPartitionKind[] = "partition_override";
@@ -169,4 +169,4 @@ absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& ca
   return notes;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

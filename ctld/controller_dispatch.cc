@@ -14,7 +14,7 @@
 #include "ctld/launch_builder.h"
 #include "ctld/launch_retry.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
@@ -225,4 +225,4 @@ void Controller::TryLaunch(std::shared_ptr<LaunchAttempt> attempt) {
   });
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -8,7 +8,7 @@
 #include "ctld/controller.h"
 #include "ctld/core/dynamic_nodes.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr int64_t kForgetExpiredTokensAfter = 24 * 3600;
@@ -180,4 +180,4 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   return join_->munge_key;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

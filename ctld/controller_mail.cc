@@ -9,7 +9,7 @@
 #include "ctld/core/lifecycle/mail.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Slurm's MAIL_PROG_TIMEOUT (agent.c).
@@ -92,4 +92,4 @@ void Controller::SendMail(const MailIntent& mail) {
   });
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

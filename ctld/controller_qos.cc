@@ -5,7 +5,7 @@
 
 #include "ctld/controller.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 std::vector<QosDefinition> Controller::SnapshotQos(const std::vector<std::string>& names) {
   absl::MutexLock lock(&mu_);
@@ -29,4 +29,4 @@ absl::StatusOr<std::vector<std::string>> Controller::UpdateQos(const Caller& cal
   return affected;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -7,7 +7,7 @@
 #include "ctld/controller.h"
 #include "ctld/core/accounting/batch_step.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 absl::Status Controller::ReportSteps(const std::string& node_name,
                                      const std::vector<std::pair<uint64_t, StepRecord>>& reports) {
@@ -119,4 +119,4 @@ absl::Status Controller::NotifyJob(const Caller& caller, uint64_t job_id,
   return node_client_.NotifyJob(target, job_id, message);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

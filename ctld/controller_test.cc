@@ -15,7 +15,7 @@
 
 #include "spdlog/sinks/null_sink.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 class FakeStore : public JobStore {
@@ -794,9 +794,9 @@ TEST_F(ControllerTest, UnknownRunningJobOnANodeIsTerminated) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Init and join (controller_join.cc): tokens, a node that joins, its storage.
@@ -955,4 +955,4 @@ TEST_F(JoinControllerTest, WithoutJoinPortNoTokenIsMade) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

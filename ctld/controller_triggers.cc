@@ -16,7 +16,7 @@
 #include "common/users.h"
 #include "ctld/controller.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Slurm's MAX_PROG_TIME: a program still running after 5 minutes is killed.
@@ -238,4 +238,4 @@ void Controller::RunTrigger(const RunTriggerIntent& trigger) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr int64_t kDay = 86400;
@@ -172,4 +172,4 @@ uint32_t MeasureClockLatency() {
   return Clamp32(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -33,7 +33,7 @@
 #include "absl/synchronization/mutex.h"
 #include "ctld/core/lifecycle/effects.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // One RPC message type as sdiag names it.
 struct RpcType {
@@ -147,6 +147,6 @@ class DiagStats {
 // any lock.
 uint32_t MeasureClockLatency();
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_DIAG_STATS_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr int64_t kStart = 1'700'000'000;  // 22:13:20 UTC
@@ -140,4 +140,4 @@ TEST(DiagStatsTest, DailyResetAtMidnightKeepsRpcsAndBackfilledTotal) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

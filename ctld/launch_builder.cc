@@ -7,7 +7,7 @@
 #include "common/hostlist.h"
 #include "ctld/core/array_spec.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr char kNoArrayIndex[] = "4294967294";
@@ -248,4 +248,4 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
   return request;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

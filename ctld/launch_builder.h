@@ -13,7 +13,7 @@
 #include "proto/noded.pb.h"
 #include "proto/scriptd.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct ClusterFacts {
   std::string cluster_name;
@@ -60,6 +60,6 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
                                             int64_t timeout_seconds, const Job& job,
                                             const ClusterFacts& facts);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_LAUNCH_BUILDER_H_

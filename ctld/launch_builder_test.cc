@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 Job RunningJob() {
@@ -133,4 +133,4 @@ TEST(BuildCtldScriptRequest, EpilogSeesExitCodeAndContext) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::ctld {
 
 bool LaunchMayPassLater(const absl::Status& status) {
   return absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status);
@@ -19,4 +19,4 @@ std::optional<int64_t> NextLaunchAttemptMs(const absl::Status& status, int failu
   return std::min(delay, kMaxLaunchBackoffMs);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Whether a launch that failed with `status` may succeed if tried again.
 bool LaunchMayPassLater(const absl::Status& status);
@@ -36,6 +36,6 @@ std::optional<int64_t> NextLaunchAttemptMs(const absl::Status& status, int failu
 inline constexpr int64_t kFirstLaunchBackoffMs = 250;
 inline constexpr int64_t kMaxLaunchBackoffMs = 4000;
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_LAUNCH_RETRY_H_

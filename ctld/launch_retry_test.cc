@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST(LaunchRetryTest, AnUnreachableOrSilentNodeIsTriedAgainOtherFailuresAreNot) {
@@ -38,4 +38,4 @@ TEST(LaunchRetryTest, AFailureRetryingCannotMendIsGivenUpOnAtOnce) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -46,7 +46,7 @@
 #include "ctld/state/state_marker.h"
 #include "proto/scriptd.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // How long a prolog/epilog waits for a dead scriptd to be replaced before it is
@@ -408,11 +408,11 @@ int Run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 int main(int argc, char** argv) {
   // First: it may start the program again (malloc_tuning.h).
-  skiff::TuneAllocator(argv);
+  skiff::ctld::TuneAllocator(argv);
   // glibc gives each thread that allocates its own arena (up to 8 per core):
   // gRPC's handler threads then hold freed reply buffers in arenas the others
   // never reuse, and ctld's resident size grew with every large squeue. Two
@@ -427,5 +427,5 @@ int main(int argc, char** argv) {
   // went through the deadlock detector's global graph (a debugging aid the
   // unit tests keep): ~1% of ctld's time under a flood of submissions.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  return skiff::Run(argc, argv);
+  return skiff::ctld::Run(argc, argv);
 }

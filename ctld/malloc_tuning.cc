@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr char kNoThreadCaches[] = "glibc.malloc.tcache_count=0";
@@ -61,4 +61,4 @@ void TuneAllocator(char** argv) {
   unsetenv(kNameBefore);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // The GLIBC_TUNABLES value to re-execute with, given the current one (null
 // when unset); nullopt when it already sets glibc.malloc.tcache_count.
@@ -33,6 +33,6 @@ std::optional<std::string> TunablesWithoutThreadCaches(const char* current);
 // ctld then runs with the caches.
 void TuneAllocator(char** argv);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_MALLOC_TUNING_H_

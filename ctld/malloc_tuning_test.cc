@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST(TunablesWithoutThreadCachesTest, UnsetOrEmptyGetsOnlyTheCacheSetting) {
@@ -22,4 +22,4 @@ TEST(TunablesWithoutThreadCachesTest, AnAdminsOwnCacheSettingWins) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

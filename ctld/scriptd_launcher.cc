@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 bool IsExecutable(const std::string& path) { return access(path.c_str(), X_OK) == 0; }
@@ -120,4 +120,4 @@ absl::StatusOr<ScriptdProcess> RespawnScriptd(const std::string& binary,
   return ScriptdProcess{pid, fds[1]};
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

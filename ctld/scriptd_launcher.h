@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct ScriptdProcess {
   pid_t pid = -1;
@@ -40,6 +40,6 @@ absl::StatusOr<ScriptdProcess> RespawnScriptd(const std::string& binary,
                                               const std::vector<std::string>& args,
                                               const ScriptdProcess& old);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_SCRIPTD_LAUNCHER_H_

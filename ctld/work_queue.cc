@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace skiff {
+namespace skiff::ctld {
 
 WorkQueue::WorkQueue(int threads) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
@@ -70,4 +70,4 @@ void WorkQueue::Loop() {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 
 class WorkQueue {
  public:
@@ -47,6 +47,6 @@ class WorkQueue {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_WORK_QUEUE_H_

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Records what ran, in order, and wakes a waiter.
@@ -81,4 +81,4 @@ TEST(WorkQueueTest, LoadCountsRunningAndWaitingTasks) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -16,6 +16,9 @@
 namespace skiff {
 namespace {
 
+using ctld::BbPoolDef;  // the pools ctld reads from slurm_bb_pools
+using ctld::ParseBbPoolsJson;
+
 std::string TmpDir() {
   const char* dir = std::getenv("TEST_TMPDIR");
   return dir != nullptr ? dir : "/tmp";

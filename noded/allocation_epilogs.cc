@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "noded/file_io.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 std::vector<AllocatedNode> OtherNodesOf(const LaunchSpec& spec) {
   if (spec.allocation.size() <= 1) return {};
@@ -194,4 +194,4 @@ void AllocationEpilogs::EndOnOtherNodes(uint64_t job_id, const JobResult& result
   if (complete && listener_) listener_();
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

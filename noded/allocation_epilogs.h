@@ -43,7 +43,7 @@
 #include "noded/job_report.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // How the batch host reaches the job's other nodes (Noded.EndJobOnNode over
 // gRPC in noded; a fake in tests). Thread-safe.
@@ -111,6 +111,6 @@ class AllocationEpilogs final : public JobReportSource {
   std::thread worker_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_ALLOCATION_EPILOGS_H_

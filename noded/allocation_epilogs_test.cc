@@ -18,7 +18,7 @@
 #include "noded/job_files.h"
 #include "spdlog/sinks/null_sink.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // The job manager's side: finished jobs as set by the test.
@@ -218,4 +218,4 @@ TEST_F(AllocationEpilogsTest, NodeEpilogsFileRoundTrips) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

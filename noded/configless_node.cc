@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/config_fetch.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& target,
                                                         const std::string& cache_dir,
@@ -53,4 +53,4 @@ void ConfigFollower::OnAnnouncedHash(const std::string& announced) {
   hash_ = fetched->hash;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

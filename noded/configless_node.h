@@ -15,7 +15,7 @@
 #include "common/config/configless.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 struct ConfiglessStart {
   std::string conf_path;  // skiff.conf in the cache directory
@@ -55,6 +55,6 @@ class ConfigFollower {
   spdlog::logger& logger_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_CONFIGLESS_NODE_H_

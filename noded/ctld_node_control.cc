@@ -9,7 +9,7 @@
 #include "common/rpc/channel.h"
 #include "proto/ctld.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 constexpr std::chrono::seconds kCallTimeout{10};
@@ -89,4 +89,4 @@ std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::string& ctld_target,
   return std::make_unique<CtldNodeControl>(ctld_target, node_name, auth);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

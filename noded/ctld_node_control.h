@@ -11,12 +11,12 @@
 #include "common/auth/authenticator.h"
 #include "noded/health_check.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // `auth` must outlive the result.
 std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::string& ctld_target,
                                                  const std::string& node_name, Authenticator& auth);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_CTLD_NODE_CONTROL_H_

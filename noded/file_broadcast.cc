@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 std::string ErrnoText(int error_number) {
@@ -222,4 +222,4 @@ bool BroadcastCopy::Finish(uint32_t mode, const std::optional<FileTimes>& times,
   return true;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 // Whose file it is.
 struct FileOwner {
@@ -80,6 +80,6 @@ class BroadcastCopy {
   uint64_t written_ = 0;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_FILE_BROADCAST_H_

@@ -12,7 +12,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // nobody: a user that owns nothing here.
@@ -151,4 +151,4 @@ TEST_F(FileBroadcastTest, TheCopyIsTheOwnersAndOnlyWhereTheyMayWrite) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // errno is read first thing, before building the message can change it.
@@ -144,4 +144,4 @@ std::string ReadProcCmdline(pid_t pid) {
   return text.ok() ? *text : std::string();
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

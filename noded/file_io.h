@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The whole file. NotFound when it does not exist; other errors name the path.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
@@ -39,6 +39,6 @@ absl::StatusOr<std::vector<std::string>> ListDir(const std::string& dir);
 // a zombie or a process that does not exist.
 std::string ReadProcCmdline(pid_t pid);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_FILE_IO_H_

@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 class FileIoTest : public ::testing::Test {
@@ -51,4 +51,4 @@ TEST_F(FileIoTest, WriteFileAtomicallyReportsAMissingDirectory) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 Hardware DetectHardware() {
   Hardware hw;
@@ -108,4 +108,4 @@ std::optional<NodeLoad> ReadNodeLoad() {
   return NodeLoadFrom(info.loads[1], info.freeram, info.mem_unit);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

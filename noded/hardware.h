@@ -11,7 +11,7 @@
 #include "common/config/config.h"
 #include "noded/nvml.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 struct Hardware {
   int cpus = 0;
@@ -58,6 +58,6 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(
     const NodeConfig& node, const GresConfig& gres_conf,
     const std::vector<DetectedGpu>* detected = nullptr);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_HARDWARE_H_

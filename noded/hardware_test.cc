@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 std::string MakeFakeDevice(const std::string& name) {
@@ -80,4 +80,4 @@ TEST(CollectNodeGres, ConfiguredGresWithoutDevicesIsReportedByCount) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -14,7 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "noded/run_captured.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 std::string HealthDrainReason(const HealthCheckResult& result) {
   for (absl::string_view line : absl::StrSplit(result.output, '\n')) {
@@ -133,4 +133,4 @@ void HealthChecker::RunOnce() {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 inline constexpr std::chrono::seconds kHealthCheckTimeout{60};  // as Slurm's slurmd
 
@@ -114,6 +114,6 @@ class HealthChecker {
   std::thread thread_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_HEALTH_CHECK_H_

@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "spdlog/sinks/null_sink.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::HasSubstr;
@@ -182,4 +182,4 @@ TEST(HealthChecker, DrainsThenUndrainsItsOwnButNotAnAdmins) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 std::vector<std::string> BuildJobEnvironment(const LaunchSpec& spec, pid_t task_pid) {
   std::map<std::string, std::string> env = spec.environment;
@@ -32,4 +32,4 @@ std::vector<std::string> BuildJobEnvironment(const LaunchSpec& spec, pid_t task_
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

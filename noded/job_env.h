@@ -9,7 +9,7 @@
 
 #include "noded/job_files.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The environment the batch script runs with, as "NAME=VALUE" strings sorted by
 // name: the request's environment (the user's exported variables plus ctld's
@@ -24,6 +24,6 @@ namespace skiff {
 // other jobs hold (noded has no device cgroup to stop it).
 std::vector<std::string> BuildJobEnvironment(const LaunchSpec& spec, pid_t task_pid);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_JOB_ENV_H_

@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using testing::Contains;
@@ -83,4 +83,4 @@ TEST(JobEnvironment, IsSortedByName) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 int64_t MonotonicMillis() {
   struct timespec now;
@@ -390,4 +390,4 @@ std::optional<uint64_t> ParseJobDirName(const std::string& name) {
   return id;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "noded/job_report.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 inline constexpr char kScriptFileName[] = "slurm_script";
 inline constexpr char kSpecFileName[] = "spec";
@@ -149,6 +149,6 @@ std::string JobDirName(uint64_t job_id);
 // 42 for "job42"; nullopt for anything else ("job", "job0", "job4x", "spec").
 std::optional<uint64_t> ParseJobDirName(const std::string& name);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_JOB_FILES_H_

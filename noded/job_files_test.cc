@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 LaunchSpec FullSpec() {
@@ -138,4 +138,4 @@ TEST(JobDirName, ParsesOnlyJobDirectories) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -22,7 +22,7 @@
 #include "noded/shepherd.h"
 #include "noded/shepherd_launcher.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -762,4 +762,4 @@ void JobManager::Abandon(uint64_t job_id) {
   if (finished) Acknowledge(job_id);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

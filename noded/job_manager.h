@@ -54,7 +54,7 @@
 #include "noded/job_report.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 struct JobManagerOptions {
   std::string spool_dir;        // SlurmdSpoolDir with %n substituted; must exist
@@ -234,6 +234,6 @@ class JobManager final : public JobReportSource {
   std::thread monitor_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_JOB_MANAGER_H_

@@ -27,7 +27,7 @@
 #include "noded/file_io.h"
 #include "noded/job_files.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using std::chrono::milliseconds;
@@ -648,4 +648,4 @@ TEST_F(JobManagerCgroupTest, ARestartedManagerKnowsTheCpusOfTheJobsItReadopts) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 // A node script that failed on another node of the job: which node, and why.
 struct NodeScriptError {
@@ -85,6 +85,6 @@ class JobReportSource {
   virtual void RenewLeases() {}
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_JOB_REPORT_H_

@@ -35,7 +35,7 @@
 #include "noded/other_nodes_grpc.h"
 #include "noded/shepherd_launcher.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 int Fatal(const std::string& message) {
@@ -348,6 +348,6 @@ int Run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded
 
-int main(int argc, char** argv) { return skiff::Run(argc, argv); }
+int main(int argc, char** argv) { return skiff::noded::Run(argc, argv); }

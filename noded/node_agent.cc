@@ -9,7 +9,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
@@ -287,4 +287,4 @@ void NodeAgent::Loop() {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -36,7 +36,7 @@
 #include "proto/ctld.grpc.pb.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 class NodeAgent {
  public:
@@ -110,6 +110,6 @@ class NodeAgent {
   std::thread thread_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_NODE_AGENT_H_

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using std::chrono::milliseconds;
@@ -274,4 +274,4 @@ TEST_F(NodeAgentTest, NotFoundFromJobCompleteMakesTheAgentRegisterAgain) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // What the job's environment already says that Slurm gives the node scripts.
@@ -106,4 +106,4 @@ void ApplyTaskProlog(const TaskPrologOutput& output, std::vector<std::string>* e
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -20,7 +20,7 @@
 #include "noded/job_files.h"
 #include "noded/run_captured.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // How the job child tells the shepherd that the Prolog failed (before the
 // reason), on its error pipe.
@@ -53,6 +53,6 @@ TaskPrologOutput ParseTaskPrologOutput(const std::string& output);
 // unsets remove), in the order Slurm applies them.
 void ApplyTaskProlog(const TaskPrologOutput& output, std::vector<std::string>* environment);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_NODE_SCRIPTS_H_

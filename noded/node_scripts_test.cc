@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 bool Has(const std::vector<std::string>& env, const std::string& entry) {
@@ -69,4 +69,4 @@ TEST(NodeScripts, TaskPrologLinesShapeTheEnvironment) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -15,7 +15,7 @@
 #include "common/rpc/status.h"
 #include "noded/noded_service.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // How long a call waits, once the step ended and sattach was told, for
@@ -119,4 +119,4 @@ grpc::Status NodedService::AttachStep(
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

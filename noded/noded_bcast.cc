@@ -20,7 +20,7 @@
 #include "noded/file_broadcast.h"
 #include "noded/noded_service.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 void SetError(const CopyError& error, v1::BroadcastNodeResult* result) {
@@ -223,4 +223,4 @@ grpc::Status NodedService::BroadcastFile(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -15,7 +15,7 @@
 #include "noded/noded_service.h"
 #include "noded/run_captured.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // The batch host's spec as this node's: its name, and its part of the
@@ -147,4 +147,4 @@ grpc::Status NodedService::EndJobOnNode(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

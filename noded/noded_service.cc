@@ -7,7 +7,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   LaunchSpec spec;
@@ -128,4 +128,4 @@ grpc::Status NodedService::NotifyJob(grpc::ServerContext* context,
   return ToGrpcStatus(jobs_.Notify(request->job_id(), request->message()));
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

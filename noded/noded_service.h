@@ -35,7 +35,7 @@
 #include "noded/task_streams.h"
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The request as the job manager takes it (groups and node_name unresolved).
 LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
@@ -186,6 +186,6 @@ class NodedService final : public v1::Noded::Service {
   std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;  // by "addr:port"
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_NODED_SERVICE_H_

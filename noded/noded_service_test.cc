@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 TEST(LaunchSpecFromProto, CopiesEveryRequestField) {
@@ -45,4 +45,4 @@ TEST(LaunchSpecFromProto, CopiesEveryRequestField) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -38,7 +38,7 @@
 #include "noded/steps/task_usage.h"
 #include "noded/task_streams.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // How long the nodes' calls stay open after the step's last message waiting for
@@ -601,4 +601,4 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   tasks.reset();  // kills what is left and reaps it
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

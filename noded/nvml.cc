@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // NVML's C interface (nvml.h), as much as Skiff uses; nvmlReturn_t is an int
@@ -97,4 +97,4 @@ std::string NvmlGpuType(const std::string& name) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 inline constexpr char kNvmlLibrary[] = "libnvidia-ml.so.1";
 
@@ -32,6 +32,6 @@ absl::StatusOr<std::vector<DetectedGpu>> DetectNvmlGpus(const std::string& libra
 // lower case, blanks to '_' ("NVIDIA A100-SXM4-40GB" -> "nvidia_a100-sxm4-40gb").
 std::string NvmlGpuType(const std::string& name);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_NVML_H_

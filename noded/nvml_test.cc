@@ -6,7 +6,7 @@
 
 #include "noded/hardware.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // The fake library from //tests/fake_nvml, in this test's runfiles.
@@ -60,4 +60,4 @@ TEST(Nvml, DetectedGpusReplaceGresConfsGpuLinesAndTakeTheConfiguredType) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -15,7 +15,7 @@
 #include "noded/node_scripts.h"
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // A node that does not answer at once (noded restarting) is asked again for
@@ -98,4 +98,4 @@ std::unique_ptr<OtherNodes> MakeGrpcOtherNodes(Authenticator& auth, int64_t prol
   return std::make_unique<GrpcOtherNodes>(auth, prolog_epilog_timeout);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -9,12 +9,12 @@
 #include "common/auth/authenticator.h"
 #include "noded/allocation_epilogs.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // `prolog_epilog_timeout` (seconds, 0 = unlimited) bounds how long a node's
 // Epilog may take; `auth` must outlive the result.
 std::unique_ptr<OtherNodes> MakeGrpcOtherNodes(Authenticator& auth, int64_t prolog_epilog_timeout);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_OTHER_NODES_GRPC_H_

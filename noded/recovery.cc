@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 JobResult ShepherdLostResult() {
   JobResult result;
@@ -52,4 +52,4 @@ Adoption DecideAdoption(const std::string& job_dir, const JobDirSnapshot& snapsh
   return adoption;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -9,7 +9,7 @@
 #include "noded/job_files.h"
 #include "noded/job_report.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The failure text of a job whose shepherd is gone without writing a status.
 inline constexpr char kShepherdLost[] = "shepherd lost";
@@ -42,6 +42,6 @@ bool IsShepherdCmdline(const std::string& cmdline, const std::string& job_dir);
 // The result reported for a job whose shepherd vanished without a status file.
 JobResult ShepherdLostResult();
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_RECOVERY_H_

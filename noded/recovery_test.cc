@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 const char kDir[] = "/var/spool/skiff/d/n1/job42";
@@ -90,4 +90,4 @@ TEST(ShepherdCmdline, MatchesOnlyAShepherdForThatDirectory) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                         const std::string& what, const RunSetup& setup) {
@@ -102,4 +102,4 @@ CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milli
   return result;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 struct CapturedRun {
   bool ok = false;     // exited 0 in time
@@ -39,6 +39,6 @@ struct RunSetup {
 CapturedRun RunCaptured(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
                         const std::string& what, const RunSetup& setup = {});
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_RUN_CAPTURED_H_

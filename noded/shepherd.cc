@@ -32,7 +32,7 @@
 #include "noded/shepherd_protocol.h"
 #include "noded/user_env.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // ------------------------------------------------------------ the job child
@@ -565,4 +565,4 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
   return WriteStatus(job_dir, result, &*spec);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

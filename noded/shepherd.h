@@ -27,7 +27,7 @@
 
 #include "noded/job_files.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // Runs the job in `job_dir`; `ready_fd` is the pipe to noded (-1: none). Returns
 // the shepherd's exit status: 0 once a status file is written, 1 when even that
@@ -40,6 +40,6 @@ int RunShepherd(const std::string& job_dir, int ready_fd);
 void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
                        const std::string& message);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_SHEPHERD_H_

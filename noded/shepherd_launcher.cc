@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "noded/shepherd_protocol.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 std::string SelfDir() {
@@ -118,4 +118,4 @@ absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary, const s
   return started;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -10,7 +10,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The shepherd binary: `flag_value` when set, else $SKIFF_SHEPHERD, else
 // "shepherd" next to the running executable or in ../noded/ (bazel-bin layout).
@@ -30,6 +30,6 @@ struct StartedShepherd {
 absl::StatusOr<StartedShepherd> StartShepherd(const std::string& binary, const std::string& job_dir,
                                               std::chrono::milliseconds timeout);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_SHEPHERD_LAUNCHER_H_

@@ -13,13 +13,13 @@
 int main(int argc, char** argv) {
   // A step's task with srun --task-prolog/--task-epilog (task_wrapper.h).
   if (argc >= 2 && std::string(argv[1]) == "--task-wrap") {
-    return skiff::RunWrappedTask(argc - 2, argv + 2);
+    return skiff::noded::RunWrappedTask(argc - 2, argv + 2);
   }
   std::string job_dir;
   int ready_fd = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const std::string flag = skiff::kShepherdReadyFdFlag;
+    const std::string flag = skiff::noded::kShepherdReadyFdFlag;
     if (arg.compare(0, flag.size(), flag) == 0) {
       if (!absl::SimpleAtoi(arg.substr(flag.size()), &ready_fd) || ready_fd < 0) {
         fprintf(stderr, "shepherd: bad %s\n", arg.c_str());
@@ -28,13 +28,14 @@ int main(int argc, char** argv) {
     } else if (job_dir.empty() && !arg.empty() && arg[0] == '/') {
       job_dir = arg;
     } else {
-      fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n", skiff::kShepherdReadyFdFlag);
+      fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n",
+              skiff::noded::kShepherdReadyFdFlag);
       return 2;
     }
   }
   if (job_dir.empty()) {
-    fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n", skiff::kShepherdReadyFdFlag);
+    fprintf(stderr, "usage: shepherd /path/to/job/dir [%sN]\n", skiff::noded::kShepherdReadyFdFlag);
     return 2;
   }
-  return skiff::RunShepherd(job_dir, ready_fd);
+  return skiff::noded::RunShepherd(job_dir, ready_fd);
 }

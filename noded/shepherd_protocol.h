@@ -12,12 +12,12 @@
 #ifndef SKIFF_NODED_SHEPHERD_PROTOCOL_H_
 #define SKIFF_NODED_SHEPHERD_PROTOCOL_H_
 
-namespace skiff {
+namespace skiff::noded {
 
 inline constexpr char kShepherdReadyByte = 'R';
 inline constexpr char kShepherdExecFailedByte = 'E';
 inline constexpr char kShepherdReadyFdFlag[] = "--ready-fd=";
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_SHEPHERD_PROTOCOL_H_

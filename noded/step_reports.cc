@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace skiff {
+namespace skiff::noded {
 
 void StepReportQueue::SetWake(std::function<void()> wake) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -56,4 +56,4 @@ void StepReportQueue::TrimLocked() {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -21,7 +21,7 @@
 
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 class StepReportQueue {
  public:
@@ -47,6 +47,6 @@ class StepReportQueue {
   std::function<void()> wake_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEP_REPORTS_H_

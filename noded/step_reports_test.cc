@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 v1::AcctStep Step(const std::string& id) {
@@ -43,4 +43,4 @@ TEST(StepReportQueueTest, DropsTheOldestBeyondItsBound) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace skiff {
+namespace skiff::noded {
 
 RemoteTaskStream::RemoteTaskStream(
     const std::function<std::unique_ptr<grpc::ClientReaderWriter<v1::TaskInput, v1::TaskOutput>>(
@@ -107,4 +107,4 @@ bool LocalTaskStream::Cancelled() {
   return cancelled_;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -25,7 +25,7 @@
 
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 class TaskStream {
  public:
@@ -91,6 +91,6 @@ class LocalTaskStream final : public TaskStream, private TaskPeer {
   std::thread thread_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_TASK_STREAMS_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // A node's side that echoes stdin as output until the step manager closes its
@@ -51,4 +51,4 @@ TEST(LocalTaskStreamTest, CancelEndsTheOtherSide) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // Slurm gives a task prolog as long as the task may wait; a stuck one must not
@@ -116,4 +116,4 @@ int RunWrappedTask(int argc, char** argv, std::chrono::milliseconds epilog_timeo
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

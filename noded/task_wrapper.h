@@ -12,7 +12,7 @@
 
 #include <chrono>
 
-namespace skiff {
+namespace skiff::noded {
 
 // The arguments after --task-wrap: [--prolog=PATH] [--epilog=PATH] --
 // PROGRAM ARGS... (PROGRAM a path). Runs the prolog, applies its output and
@@ -22,6 +22,6 @@ namespace skiff {
 int RunWrappedTask(int argc, char** argv,
                    std::chrono::milliseconds epilog_timeout = std::chrono::seconds(5));
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_TASK_WRAPPER_H_

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 class WrappedTaskTest : public ::testing::Test {
@@ -78,4 +78,4 @@ TEST_F(WrappedTaskTest, EpilogRunsAfterTheTaskWhichEndsAsTheTaskDid) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 constexpr char kMarker[] = "SKIFF_LOGIN_ENV_FOLLOWS";
@@ -67,4 +67,4 @@ std::string FindRunuser() {
   return "";
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

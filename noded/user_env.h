@@ -16,7 +16,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // Whether the job asked for it: SLURM_GET_USER_ENV=1 in its environment.
 bool WantsLoginEnvironment(const std::map<std::string, std::string>& environment);
@@ -42,6 +42,6 @@ void AddLoginEnvironment(const std::map<std::string, std::string>& login,
 // runuser, where Debian and others install it; "" when absent.
 std::string FindRunuser();
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_USER_ENV_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 TEST(UserEnv, OnlyJobsThatAskGetTheirLoginEnvironment) {
@@ -42,4 +42,4 @@ TEST(UserEnv, TheJobsOwnVariablesWin) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "lua/bb_lua_json.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 // The request is a few KiB; anything near this is not from scriptd.
@@ -235,4 +235,4 @@ int RunLuaHelper(const std::string& function, const std::string& script_path, in
   return answer.exit_status;
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

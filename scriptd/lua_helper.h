@@ -40,7 +40,7 @@
 #include "lua/bb_lua.h"
 #include "lua/bb_lua_json.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 
 // Exit statuses of `scriptd --run-lua`.
 inline constexpr int kLuaHelperSuccess = 0;      // slurm.SUCCESS (message may be "BUSY")
@@ -79,6 +79,6 @@ int RunLuaHelper(const std::string& function, const std::string& script_path, in
 // "LEVEL: message\n" lines for one log message, as the helper writes them.
 std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message);
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_LUA_HELPER_H_

@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 using ::testing::ElementsAre;
@@ -157,4 +157,4 @@ TEST(FormatLuaLogLines, OneLinePerMessageLineWithTheLevel) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 bool IsHook(const std::string& function) {
@@ -164,4 +164,4 @@ absl::StatusOr<LuaCallResult> LuaRunner::Run(const LuaCall& call) {
   return result;
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

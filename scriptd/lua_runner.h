@@ -27,7 +27,7 @@
 #include "scriptd/script_runner.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 
 struct LuaCall {
   std::string request_id;   // unique among running requests (scripts included)
@@ -79,6 +79,6 @@ class LuaRunner {
 // The calling process's environment as a map (call before threads start).
 std::map<std::string, std::string> CurrentEnvironment();
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_LUA_RUNNER_H_

@@ -39,7 +39,7 @@
 #include "scriptd/script_runner.h"
 #include "scriptd/scriptd_service.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 // RunScript and RunLua hold a gRPC thread for as long as their child runs: room for
@@ -208,6 +208,6 @@ int Run(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
-int main(int argc, char** argv) { return skiff::Run(argc, argv); }
+int main(int argc, char** argv) { return skiff::scriptd::Run(argc, argv); }

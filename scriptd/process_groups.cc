@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 struct StatFields {
@@ -82,4 +82,4 @@ int KillGroupLeftovers(pid_t pgid, uint64_t leader_start_ticks) {
   return static_cast<int>(killed.size());
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

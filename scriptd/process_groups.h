@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace skiff {
+namespace skiff::scriptd {
 
 // The process's start time in clock ticks since boot (/proc/PID/stat field 22);
 // nullopt when it does not exist.
@@ -30,6 +30,6 @@ std::optional<uint64_t> ProcessStartTicks(pid_t pid);
 // processes it killed.
 int KillGroupLeftovers(pid_t pgid, uint64_t leader_start_ticks);
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_PROCESS_GROUPS_H_

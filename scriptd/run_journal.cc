@@ -16,7 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "scriptd/process_groups.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 std::string ErrnoText(int err) { return strerror(err); }
@@ -193,4 +193,4 @@ std::optional<std::string> RunJournal::Result(const std::string& request_id) con
   return it->second.reply;
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -38,7 +38,7 @@
 #include "scriptd/script_runner.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 
 class RunJournal final : public ChildObserver {
  public:
@@ -102,6 +102,6 @@ class RunJournal final : public ChildObserver {
   std::map<std::string, Recorded> results_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_RUN_JOURNAL_H_

@@ -15,7 +15,7 @@
 #include "scriptd/process_groups.h"
 #include "spdlog/sinks/null_sink.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 using ::testing::ElementsAre;
@@ -158,4 +158,4 @@ TEST_F(RunJournalTest, AGroupStartedBeforeTheRecordedLeaderIsNotKilled) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -21,7 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -773,4 +773,4 @@ int ScriptRunner::Running() {
   return static_cast<int>(running_.size());
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -43,7 +43,7 @@
 #include "absl/time/time.h"
 #include "spdlog/spdlog.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 
 struct ScriptRequest {
   std::string request_id;                          // unique among running requests
@@ -166,6 +166,6 @@ class ScriptRunner {
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_SCRIPT_RUNNER_H_

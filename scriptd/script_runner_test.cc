@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "spdlog/sinks/stdout_sinks.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 using ::testing::HasSubstr;
@@ -512,4 +512,4 @@ TEST_F(ScriptRunnerTest, KillJobEndsEveryRequestOfThatJobOnly) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -7,7 +7,7 @@
 
 #include "common/rpc/status.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 // Of a recorded result's output, enough for ctld's log line; keeps the journal small.
@@ -102,4 +102,4 @@ grpc::Status ScriptdService::FlushJob(grpc::ServerContext*, const v1::FlushJobRe
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::scriptd

@@ -17,7 +17,7 @@
 #include "scriptd/run_journal.h"
 #include "scriptd/script_runner.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 
 class ScriptdService final : public v1::Scriptd::Service {
  public:
@@ -43,6 +43,6 @@ class ScriptdService final : public v1::Scriptd::Service {
   RunJournal* const journal_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
 #endif  // SKIFF_SCRIPTD_SCRIPTD_SERVICE_H_

@@ -23,7 +23,7 @@
 #include "proto/scriptd.grpc.pb.h"
 #include "scriptd/test_support.h"
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -647,9 +647,9 @@ TEST_F(ScriptdServiceTest, ExampleScriptStagesThroughRunLua) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 // scriptd killed with SIGKILL: the script dies with it (parent-death signal), what
@@ -711,9 +711,9 @@ TEST_F(ScriptdServiceTest, ARunOnceScriptThatEndedIsAnsweredFromTheJournalAfterA
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd
 
-namespace skiff {
+namespace skiff::scriptd {
 namespace {
 
 // A hook with run_as_uid runs as that user, after the script loaded, and reads
@@ -751,4 +751,4 @@ end
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::scriptd

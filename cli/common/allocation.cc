@@ -12,7 +12,7 @@
 #include "common/rpc/channel.h"
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 bool Ended(v1::JobState state) {
@@ -154,4 +154,4 @@ absl::Status Relinquish(CtldClient& client, const v1::JobInfo& job, int exit_cod
   return client.Call(&v1::Ctld::Stub::CancelJobs, cancel, &cancelled);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

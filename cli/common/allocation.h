@@ -17,7 +17,7 @@
 #include "proto/ctld.pb.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The script of an allocation's job: it holds the nodes until relinquished.
 inline constexpr char kAllocationHolderScript[] =
@@ -55,6 +55,6 @@ std::map<std::string, std::string> AllocationEnvironment(const v1::JobInfo& job,
 // cannot be reached, cancels the job through ctld instead.
 absl::Status Relinquish(CtldClient& client, const v1::JobInfo& job, int exit_code);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_ALLOCATION_H_

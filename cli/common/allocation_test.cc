@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(AllocationEnvironment, AsSallocSetsIt) {
@@ -34,4 +34,4 @@ TEST(AllocationEnvironment, AsSallocSetsIt) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -14,7 +14,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
   const char* conf_env = std::getenv("SKIFF_CONF");
@@ -118,4 +118,4 @@ void ExitNow(int exit_code) {
   _exit(exit_code);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

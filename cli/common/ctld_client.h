@@ -20,7 +20,7 @@
 #include "common/rpc/status.h"
 #include "proto/ctld.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The commands' configuration: `conf_path` if given, else $SKIFF_CONF, else
 // /etc/skiff/skiff.conf when it exists. Otherwise (a login host with no config)
@@ -78,6 +78,6 @@ std::vector<std::string> ErrorLines(const std::string& program, const std::strin
 // manager's squeue). Only where nothing is left to write or release.
 [[noreturn]] void ExitNow(int exit_code);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_CTLD_CLIENT_H_

@@ -2,7 +2,7 @@
 
 extern char** environ;
 
-namespace skiff {
+namespace skiff::cli {
 
 std::map<std::string, std::string> ProcessEnvironment() {
   std::map<std::string, std::string> env;
@@ -14,4 +14,4 @@ std::map<std::string, std::string> ProcessEnvironment() {
   return env;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -6,12 +6,12 @@
 #include <map>
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // NAME -> value for every NAME=value in environ (entries without '=' or with
 // an empty name are skipped).
 std::map<std::string, std::string> ProcessEnvironment();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_ENVIRONMENT_H_

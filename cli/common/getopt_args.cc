@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 enum class Arity { kFlag, kRequired, kOptional };
@@ -321,4 +321,4 @@ int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
   return -1;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 enum class GetoptOrder {
   // GNU's default: options may follow operands ("squeue -u a -l" and
@@ -94,6 +94,6 @@ int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
                            const char* const* argv, std::vector<std::string>* operands = nullptr,
                            GetoptOrder order = GetoptOrder::kPermute);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_GETOPT_ARGS_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // An option table shaped like sinfo's: flags, options with values, two names
@@ -193,4 +193,4 @@ TEST(GetoptArgs, ParseFailsWithSlurmsTwoLinesAndExitOne) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

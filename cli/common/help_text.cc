@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <map>
 
-namespace skiff {
+namespace skiff::cli {
 
 std::string MarkUnsupported(std::string_view slurm_text,
                             absl::Span<const std::string_view> unsupported) {
@@ -45,4 +45,4 @@ std::string MarkUnsupported(std::string_view slurm_text,
   return text + kUnsupportedNote;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

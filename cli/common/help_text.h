@@ -14,7 +14,7 @@
 
 #include "absl/types/span.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The line a marked text ends with.
 inline constexpr char kUnsupportedNote[] =
@@ -30,6 +30,6 @@ inline constexpr char kUnsupportedNote[] =
 std::string MarkUnsupported(std::string_view slurm_text,
                             absl::Span<const std::string_view> unsupported);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_HELP_TEXT_H_

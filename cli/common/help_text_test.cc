@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kText[] =
@@ -53,4 +53,4 @@ TEST(MarkUnsupportedDeathTest, AnEntryThatStartsNoLineOrTooManyCrashes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

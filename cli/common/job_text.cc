@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/size.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 struct StateWords {
@@ -362,4 +362,4 @@ std::vector<std::string> SplitCommaList(std::string_view text) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

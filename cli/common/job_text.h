@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // ---- Job states -----------------------------------------------------------
 
@@ -127,6 +127,6 @@ std::string SlurmJobErrorText(const absl::Status& status, JobRpc rpc);
 // Splits on ',' and drops empty entries.
 std::vector<std::string> SplitCommaList(std::string_view text);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_JOB_TEXT_H_

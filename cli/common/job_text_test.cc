@@ -4,7 +4,7 @@
 
 #include <csignal>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(JobStates, NamesAndCodesFollowSlurm) {
@@ -203,4 +203,4 @@ TEST(Errors, SlurmTextsForJobRpcCodes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Printable ASCII other than '"' and '\\' goes out as it is.
@@ -201,4 +201,4 @@ Json SlurmJsonEnvelope() {
   return envelope;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace skiff {
+namespace skiff::cli {
 
 class Json {
  public:
@@ -84,6 +84,6 @@ class Json {
 // its own top-level key ("jobs", "nodes", ...).
 Json SlurmJsonEnvelope();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_JSON_WRITER_H_

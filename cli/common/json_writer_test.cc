@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(JsonWriter, ObjectsKeepTheOrderKeysWereFirstSet) {
@@ -67,4 +67,4 @@ TEST(JsonWriter, DumpWithElementsPrintsWhatDumpPrintsAPieceAtATime) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 absl::StatusOr<std::vector<PercentFormatItem>> ParsePercentFormat(
     std::string_view format, const std::function<bool(char)>& known) {
@@ -57,4 +57,4 @@ absl::StatusOr<std::vector<PercentFormatItem>> ParsePercentFormat(
   return items;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

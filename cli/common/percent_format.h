@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct PercentFormatItem {
   std::string literal;  // set for text between fields; field == 0 then
@@ -27,6 +27,6 @@ struct PercentFormatItem {
 absl::StatusOr<std::vector<PercentFormatItem>> ParsePercentFormat(
     std::string_view format, const std::function<bool(char)>& known);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_PERCENT_FORMAT_H_

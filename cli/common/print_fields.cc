@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-namespace skiff {
+namespace skiff::cli {
 
 std::vector<FieldRequest> SplitFieldList(const std::string& format) {
   std::vector<FieldRequest> out;
@@ -65,4 +65,4 @@ std::string PrintFieldsHeader(const std::vector<std::string>& names, const std::
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::cli {
 
 struct PrintFieldsLayout {
   bool no_header = false;  // -n
@@ -36,6 +36,6 @@ std::string PrintFieldsLine(const std::vector<std::string>& cells, const std::ve
 std::string PrintFieldsHeader(const std::vector<std::string>& names, const std::vector<int>& widths,
                               const PrintFieldsLayout& layout);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_PRINT_FIELDS_H_

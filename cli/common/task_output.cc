@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 std::string TaskLabel(int task_id, int ntasks) {
   const int width = static_cast<int>(absl::StrCat(std::max(0, ntasks - 1)).size());
@@ -52,4 +52,4 @@ void WriteAll(int fd, const std::string& data) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

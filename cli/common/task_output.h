@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-namespace skiff {
+namespace skiff::cli {
 
 // "%d" width of the largest task id, for -l labels: "0: " with fewer than 10
 // tasks, " 0: " with 10 to 100.
@@ -36,6 +36,6 @@ class LabeledOutput {
 // Writes all of `data` to `fd` (retrying short writes; gives up on an error).
 void WriteAll(int fd, const std::string& data);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_COMMON_TASK_OUTPUT_H_

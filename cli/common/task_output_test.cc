@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(TaskLabel, PadsToTheWidestTaskId) {
@@ -39,4 +39,4 @@ TEST(LabeledOutput, LabelsWholeLinesAndKeepsAPartialLineUntilItsRestOrTheTaskEnd
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -51,7 +51,7 @@ std::optional<gid_t> GidOf(const std::string& text) {
 int main(int argc, char** argv) {
   CLI::App app{"sacct"};
   app.set_help_flag();
-  skiff::SacctCommandLine line;
+  skiff::cli::SacctCommandLine line;
   bool help = false, usage = false, version = false, help_format = false, json = false;
   bool duplicates = false, all_clusters = false;
   // Slurm's long_options order (getopt lists ambiguous candidates in it).
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   app.add_flag("-V,--version", version);
   app.add_flag("-X,--allocations", line.allocations);
   std::vector<std::string> operands;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   if (version) {
@@ -94,15 +94,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << skiff::SacctHelp();
+    std::cout << skiff::cli::SacctHelp();
     return 0;
   }
   if (usage) {
-    std::cout << skiff::SacctUsage();
+    std::cout << skiff::cli::SacctUsage();
     return 0;
   }
   if (help_format) {
-    std::cout << skiff::SacctHelpFormat();
+    std::cout << skiff::cli::SacctHelpFormat();
     return 0;
   }
   if (!operands.empty()) {
@@ -114,9 +114,10 @@ int main(int argc, char** argv) {
   (void)duplicates;
   (void)all_clusters;
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
-  skiff::SacctContext context;
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  skiff::cli::SacctContext context;
   context.now = time(nullptr);
   context.uid = getuid();
   context.uid_of = UidOf;
@@ -124,10 +125,10 @@ int main(int argc, char** argv) {
   if (!line.clusters.empty()) {
     skiff::v1::PingReply ping;
     absl::Status s = (*client)->Call(&skiff::v1::Ctld::Stub::Ping, skiff::v1::PingRequest(), &ping);
-    if (!s.ok()) return skiff::ReportError(kProgram, s);
+    if (!s.ok()) return skiff::cli::ReportError(kProgram, s);
     context.cluster = ping.cluster_name();
   }
-  absl::StatusOr<skiff::SacctPlan> plan = skiff::PlanSacct(line, context);
+  absl::StatusOr<skiff::cli::SacctPlan> plan = skiff::cli::PlanSacct(line, context);
   if (!plan.ok()) {
     const std::string message(plan.status().message());
     // Slurm's sacct dies with fatal() for these, error() for the rest.
@@ -143,13 +144,13 @@ int main(int argc, char** argv) {
   skiff::v1::GetAccountingReply reply;
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::GetAccounting, plan->request, &reply);
-  if (!status.ok()) return skiff::ReportError(kProgram, status);
+  if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
   if (json) {
-    skiff::WriteSacctJson(reply, [](std::string_view piece) {
+    skiff::cli::WriteSacctJson(reply, [](std::string_view piece) {
       std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
     });
     return 0;
   }
-  std::cout << skiff::FormatSacct(reply, plan->fields, plan->layout);
+  std::cout << skiff::cli::FormatSacct(reply, plan->fields, plan->layout);
   return 0;
 }

@@ -16,7 +16,7 @@
 #include "cli/common/print_fields.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 enum Column {
@@ -758,4 +758,4 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
       [&](size_t i) { return job_json(reply.jobs(static_cast<int>(i))); }, write);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -14,7 +14,7 @@
 #include "cli/common/json_writer.h"
 #include "proto/accounting.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's default field lists.
 inline constexpr char kSacctDefaultFields[] =
@@ -76,6 +76,6 @@ Json SacctTresArray(const std::string& tres);
 void WriteSacctJson(const v1::GetAccountingReply& reply,
                     const std::function<void(std::string_view)>& write);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCT_SACCT_FORMAT_H_

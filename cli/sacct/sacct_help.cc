@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sacct --help`, byte for byte.
@@ -197,4 +197,4 @@ std::string SacctHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SacctUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SacctHelp();
@@ -13,6 +13,6 @@ std::string SacctHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SacctUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCT_SACCT_HELP_H_

@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -192,4 +192,4 @@ absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctCon
   return plan;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

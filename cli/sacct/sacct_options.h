@@ -17,7 +17,7 @@
 #include "cli/sacct/sacct_format.h"
 #include "proto/accounting.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SacctCommandLine {
   bool all_users = false;         // -a
@@ -71,6 +71,6 @@ absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctCon
 // "CA" -> "CANCELLED", "completed" -> "COMPLETED"; nullopt when unknown.
 std::optional<std::string> SacctStateName(const std::string& text);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCT_SACCT_OPTIONS_H_

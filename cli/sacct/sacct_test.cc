@@ -9,7 +9,7 @@
 #include "cli/sacct/sacct_options.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 class SacctTest : public ::testing::Test {
@@ -320,4 +320,4 @@ TEST(SacctTresArray, SlurmsJsonTresList) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -13,7 +13,7 @@
 #include "common/time_format.h"
 #include "common/tres.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -594,4 +594,4 @@ std::string AssocChangeMessage(const AssocCommand& command, const v1::UpdateAcco
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -14,7 +14,7 @@
 #include "cli/sacctmgr/sacctmgr_qos.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 enum class AssocEntity { kAccount, kUser, kAssociation, kCluster };
 
@@ -57,6 +57,6 @@ absl::StatusOr<std::string> FormatAssocTable(const AssocCommand& command,
 std::string AssocChangeMessage(const AssocCommand& command, const v1::UpdateAccountsReply& reply,
                                const std::string& cluster);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCTMGR_SACCTMGR_ASSOC_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::AssocInfo Assoc(const std::string& account, const std::string& user, const std::string& parent,
@@ -151,4 +151,4 @@ TEST(SacctmgrAssoc, MessagesSayWhatChanged) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help, --usage and "help" print.
 std::string SacctmgrHelp();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCTMGR_SACCTMGR_HELP_H_

@@ -16,7 +16,7 @@
 #include "cli/common/getopt_args.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string Lower(std::string_view text) {
@@ -995,4 +995,4 @@ v1::UpdateQosRequest BuildUpdateQosRequest(const SacctmgrCommand& command,
   return request;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -20,7 +20,7 @@
 #include "common/tres.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SacctmgrOptions {
   bool immediate = false;   // -i: commit without asking
@@ -144,6 +144,6 @@ std::vector<std::string> MissingQos(const v1::GetQosReply& reply,
 v1::UpdateQosRequest BuildUpdateQosRequest(const SacctmgrCommand& command,
                                            const std::vector<std::string>& names);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCTMGR_SACCTMGR_QOS_H_

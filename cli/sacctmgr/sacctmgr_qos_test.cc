@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::QosInfo Qos(const std::string& name, int64_t priority) {
@@ -312,4 +312,4 @@ TEST(Tres, ProtoRoundTrip) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

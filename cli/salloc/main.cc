@@ -40,7 +40,7 @@ std::string Basename(const std::string& path) {
 int main(int argc, char** argv) {
   CLI::App app{"salloc"};
   app.set_help_flag();
-  skiff::SbatchRawOptions o;
+  skiff::cli::SbatchRawOptions o;
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
   bool hold = false, immediate = false;
   bool overcommit = false, spread_job = false, use_min_nodes = false, contiguous = false;
@@ -83,8 +83,8 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
   std::vector<std::string> command;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
-                                             skiff::GetoptOrder::kStopAtOperand);
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
+                                                  skiff::cli::GetoptOrder::kStopAtOperand);
       rc >= 0) {
     return rc;
   }
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help || usage) {
-    std::cout << (help ? skiff::SallocHelp() : skiff::SallocUsage());
+    std::cout << (help ? skiff::cli::SallocHelp() : skiff::cli::SallocUsage());
     return 0;
   }
   if (hold) o.hold = true;
@@ -108,37 +108,38 @@ int main(int argc, char** argv) {
   if (!o.job_name) o.job_name = command.empty() ? "interactive" : Basename(command.front());
   o.output = "/dev/null";
 
-  skiff::SbatchCommandLine line;
+  skiff::cli::SbatchCommandLine line;
   line.options = o;
   // The allocation's environment is the job's own (SLURM_*), not the caller's.
   line.options.export_env = "NONE";
-  skiff::SubmitContext context;
+  skiff::cli::SubmitContext context;
   char cwd[4096];
   context.cwd = getcwd(cwd, sizeof(cwd)) ? cwd : "/";
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   context.hostname = std::string(host).substr(0, std::string(host).find('.'));
   context.now = time(nullptr);
-  absl::StatusOr<skiff::SbatchSubmission> submission =
-      skiff::BuildSubmission(line, skiff::kAllocationHolderScript, context);
-  if (!submission.ok()) return skiff::ReportError(kProgram, submission.status());
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<skiff::cli::SbatchSubmission> submission =
+      skiff::cli::BuildSubmission(line, skiff::cli::kAllocationHolderScript, context);
+  if (!submission.ok()) return skiff::cli::ReportError(kProgram, submission.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
 
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  absl::StatusOr<skiff::v1::JobInfo> job = skiff::Allocate(
+  absl::StatusOr<skiff::v1::JobInfo> job = skiff::cli::Allocate(
       **client, submission->spec, {kProgram, !quiet}, [] { return g_interrupted != 0; });
   if (!job.ok()) {
     if (absl::IsCancelled(job.status()) || absl::IsUnavailable(job.status())) {
       fprintf(stderr, "salloc: %s\n", std::string(job.status().message()).c_str());
       return 1;
     }
-    return skiff::ReportError(kProgram, job.status());
+    return skiff::cli::ReportError(kProgram, job.status());
   }
   if (no_shell) return 0;
 
-  const std::map<std::string, std::string> alloc_env = skiff::AllocationEnvironment(
+  const std::map<std::string, std::string> alloc_env = skiff::cli::AllocationEnvironment(
       *job, (*client)->config().skiff.cluster_name, context.cwd, context.hostname);
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -172,8 +173,8 @@ int main(int argc, char** argv) {
   if (!quiet)
     fprintf(stderr, "salloc: Relinquishing job allocation %lu\n",
             static_cast<unsigned long>(job->job_id()));
-  if (absl::Status s = skiff::Relinquish(**client, *job, code); !s.ok()) {
-    skiff::ReportError(kProgram, s);
+  if (absl::Status s = skiff::cli::Relinquish(**client, *job, code); !s.ok()) {
+    skiff::cli::ReportError(kProgram, s);
   }
   return code;
 }

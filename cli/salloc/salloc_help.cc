@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `salloc --help`, byte for byte.
@@ -223,4 +223,4 @@ std::string SallocHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SallocUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SallocHelp();
@@ -13,6 +13,6 @@ std::string SallocHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SallocUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SALLOC_SALLOC_HELP_H_

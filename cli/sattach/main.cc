@@ -46,22 +46,22 @@ void RestoreTerminal() {
 
 int main(int argc, char** argv) {
   std::string warning;
-  g_error_exit = skiff::SattachErrorExit(getenv("SLURM_EXIT_ERROR"), &warning);
+  g_error_exit = skiff::cli::SattachErrorExit(getenv("SLURM_EXIT_ERROR"), &warning);
   if (!warning.empty()) fprintf(stderr, "%s\n", warning.c_str());
-  const skiff::SattachParse parsed =
-      skiff::ParseSattachArgs(std::vector<std::string>(argv, argv + argc));
+  const skiff::cli::SattachParse parsed =
+      skiff::cli::ParseSattachArgs(std::vector<std::string>(argv, argv + argc));
   if (!parsed.args) {
     for (const std::string& line : parsed.errors) fprintf(stderr, "%s\n", line.c_str());
-    if (parsed.print_usage) std::cout << skiff::SattachUsage();
+    if (parsed.print_usage) std::cout << skiff::cli::SattachUsage();
     return g_error_exit;
   }
-  const skiff::SattachArgs& args = *parsed.args;
+  const skiff::cli::SattachArgs& args = *parsed.args;
   if (args.help) {
-    std::cout << skiff::SattachHelp();
+    std::cout << skiff::cli::SattachHelp();
     return 0;
   }
   if (args.usage) {
-    std::cout << skiff::SattachUsage();
+    std::cout << skiff::cli::SattachUsage();
     return 0;
   }
   if (args.version) {
@@ -69,9 +69,10 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
-  if (!connected.ok()) return skiff::ReportError("sattach", connected.status(), g_error_exit);
-  skiff::CtldClient& client = **connected;
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+      skiff::cli::CtldClient::Connect("");
+  if (!connected.ok()) return skiff::cli::ReportError("sattach", connected.status(), g_error_exit);
+  skiff::cli::CtldClient& client = **connected;
   // Slurm asks slurmctld for the step's layout, which answers for the job
   // (job_alloc_info) with these texts.
   skiff::v1::GetJobsRequest job_request;
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
   auto stub = skiff::v1::Noded::NewStub(skiff::MakeChannel(job.stepmgr_address()));
   grpc::ClientContext context;
   if (absl::Status s = skiff::AttachCredential(client.auth(), &context); !s.ok()) {
-    return skiff::ReportError("sattach", s, g_error_exit);
+    return skiff::cli::ReportError("sattach", s, g_error_exit);
   }
   auto stream = stub->AttachStep(&context);
   std::mutex write_mu;
@@ -126,10 +127,10 @@ int main(int argc, char** argv) {
   if (args.layout_only) {
     close_input();
     stream->Finish();
-    std::cout << skiff::SattachLayout(layout);
+    std::cout << skiff::cli::SattachLayout(layout);
     return 0;
   }
-  const int ntasks = skiff::StepTaskCount(layout);
+  const int ntasks = skiff::cli::StepTaskCount(layout);
 
   if (args.pty && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &g_saved_terminal) == 0) {
     termios raw = g_saved_terminal;
@@ -156,7 +157,7 @@ int main(int argc, char** argv) {
     }
   }).detach();
 
-  skiff::LabeledOutput output(args.label, ntasks, skiff::WriteAll);
+  skiff::cli::LabeledOutput output(args.label, ntasks, skiff::cli::WriteAll);
   int exit_code = 0;
   bool finished = false;
   std::string error;

@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kUsage[] = "Usage: sattach [options] <jobid.stepid>\n";
@@ -223,4 +223,4 @@ int SattachErrorExit(const char* slurm_exit_error, std::string* warning) {
   return code;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -10,7 +10,7 @@
 
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SattachArgs {
   uint64_t job_id = 0;
@@ -53,6 +53,6 @@ int StepTaskCount(const v1::StepOutput& layout);
 // invalid or 0; `warning` then says why).
 int SattachErrorExit(const char* slurm_exit_error, std::string* warning);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SATTACH_SATTACH_OPTIONS_H_

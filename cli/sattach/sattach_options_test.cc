@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 SattachParse Parse(std::vector<std::string> args) {
@@ -88,4 +88,4 @@ TEST(SattachErrorExit, SlurmExitErrorOrOne) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

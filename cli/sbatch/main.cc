@@ -27,11 +27,11 @@ namespace {
 constexpr char kProgram[] = "sbatch";
 
 int Fail(const absl::Status& status) {
-  if (skiff::IsGetoptError(status)) {
-    std::cerr << skiff::GetoptErrorText(kProgram, std::string(status.message()));
-    return skiff::SbatchExitCode(status);
+  if (skiff::cli::IsGetoptError(status)) {
+    std::cerr << skiff::cli::GetoptErrorText(kProgram, std::string(status.message()));
+    return skiff::cli::SbatchExitCode(status);
   }
-  return skiff::ReportError(kProgram, status, skiff::SbatchExitCode(status));
+  return skiff::cli::ReportError(kProgram, status, skiff::cli::SbatchExitCode(status));
 }
 
 // The whole file at `path`, read as the user running sbatch; the error message
@@ -50,8 +50,8 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return text;
 }
 
-skiff::SubmitContext CurrentContext() {
-  skiff::SubmitContext context;
+skiff::cli::SubmitContext CurrentContext() {
+  skiff::cli::SubmitContext context;
   std::vector<char> cwd(4096);
   while (getcwd(cwd.data(), cwd.size()) == nullptr && errno == ERANGE) cwd.resize(cwd.size() * 2);
   context.cwd = cwd.data();
@@ -78,7 +78,7 @@ skiff::SubmitContext CurrentContext() {
 // and returns its exit code. Slurm looks after 2, 10, 42, ... s; Skiff looks
 // sooner (a short job's pipeline should not wait 2 s for nothing) and backs off
 // to one look every 2 s.
-int WaitForJob(skiff::CtldClient& client, uint64_t job_id) {
+int WaitForJob(skiff::cli::CtldClient& client, uint64_t job_id) {
   skiff::v1::GetJobsRequest request;
   request.add_job_ids(job_id);
   int delay_ms = 50;
@@ -97,7 +97,7 @@ int WaitForJob(skiff::CtldClient& client, uint64_t job_id) {
               kProgram, std::string(status.message()).c_str());
       continue;
     }
-    std::optional<int> code = skiff::WaitExitCode(
+    std::optional<int> code = skiff::cli::WaitExitCode(
         std::vector<skiff::v1::JobInfo>(reply.jobs().begin(), reply.jobs().end()));
     if (code.has_value()) return *code;
   }
@@ -130,8 +130,8 @@ absl::StatusOr<std::string> ReadScriptFile(const std::string& path) {
 }
 
 int main(int argc, char** argv) {
-  absl::StatusOr<skiff::SbatchCommandLine> command_line =
-      skiff::ParseSbatchCommandLine(std::vector<std::string>(argv + 1, argv + argc));
+  absl::StatusOr<skiff::cli::SbatchCommandLine> command_line =
+      skiff::cli::ParseSbatchCommandLine(std::vector<std::string>(argv + 1, argv + argc));
   if (!command_line.ok()) return Fail(command_line.status());
   if (command_line->help) {
     std::cout << command_line->help_text;
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
 
   std::string script;
   if (command_line->options.wrap) {
-    script = skiff::WrapScript(*command_line->options.wrap);
+    script = skiff::cli::WrapScript(*command_line->options.wrap);
   } else if (!command_line->script_path.empty()) {
     absl::StatusOr<std::string> read = ReadScriptFile(command_line->script_path);
     if (!read.ok()) return Fail(read.status());
@@ -155,22 +155,24 @@ int main(int argc, char** argv) {
     script = in.str();
   }
 
-  absl::StatusOr<skiff::SbatchSubmission> submission =
-      skiff::BuildSubmission(*command_line, script, CurrentContext());
+  absl::StatusOr<skiff::cli::SbatchSubmission> submission =
+      skiff::cli::BuildSubmission(*command_line, script, CurrentContext());
   if (!submission.ok()) return Fail(submission.status());
   for (const std::string& warning : submission->warnings) {
     fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   // ctld refuses it too; checked here first so that a huge script is not sent
   // only to be cut off by gRPC's message limit with a transport error.
   const int64_t max_script = (*client)->config().skiff.MaxScriptSize();
   if (static_cast<int64_t>(script.size()) > max_script) {
-    return skiff::ReportError(kProgram, absl::InvalidArgumentError(absl::StrCat(
-                                            "Batch job submission failed: ",
-                                            skiff::ScriptTooLarge(script.size(), max_script))));
+    return skiff::cli::ReportError(
+        kProgram,
+        absl::InvalidArgumentError(absl::StrCat("Batch job submission failed: ",
+                                                skiff::ScriptTooLarge(script.size(), max_script))));
   }
   // A gres the cluster does not define at all is refused by sbatch itself, as
   // Slurm's does (without "Batch job submission failed").
@@ -179,7 +181,7 @@ int main(int argc, char** argv) {
     const std::string name = entry.substr(0, entry.find(':'));
     if (name != "gpu" &&
         std::find(gres_types.begin(), gres_types.end(), name) == gres_types.end()) {
-      return skiff::ReportError(
+      return skiff::cli::ReportError(
           kProgram, absl::InvalidArgumentError("Invalid generic resource (gres) specification"));
     }
   }
@@ -194,12 +196,12 @@ int main(int argc, char** argv) {
       if (const size_t cut = message.rfind('\n'); cut != std::string::npos) {
         message = message.substr(cut + 1);
       }
-      return skiff::ReportError(
+      return skiff::cli::ReportError(
           kProgram, absl::Status(status.code(), absl::StrCat("allocation failure: ", message)));
     }
     fprintf(stderr, "%s: %s\n", kProgram,
-            skiff::FormatWillRun(will.job_id(), will.will_start(), will.will_cpus(),
-                                 will.will_nodes(), will.will_partition())
+            skiff::cli::FormatWillRun(will.job_id(), will.will_start(), will.will_cpus(),
+                                      will.will_nodes(), will.will_partition())
                 .c_str());
     return 0;
   }
@@ -216,12 +218,12 @@ int main(int argc, char** argv) {
       detail = message.substr(0, cut + 1);
       message = message.substr(cut + 1);
     }
-    return skiff::ReportError(
+    return skiff::cli::ReportError(
         kProgram, absl::Status(status.code(),
                                absl::StrCat(detail, "Batch job submission failed: ", message)));
   }
-  std::cout << skiff::FormatSubmitted(reply.job_id(), submission->parsable);
-  if (!submission->wait) skiff::ExitNow(0);
+  std::cout << skiff::cli::FormatSubmitted(reply.job_id(), submission->parsable);
+  if (!submission->wait) skiff::cli::ExitNow(0);
   std::cout.flush();
   return WaitForJob(**client, reply.job_id());
 }

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sbatch --help`, byte for byte.
@@ -227,4 +227,4 @@ std::string SbatchHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SbatchUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

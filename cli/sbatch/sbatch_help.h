@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SbatchHelp();
@@ -13,6 +13,6 @@ std::string SbatchHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SbatchUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SBATCH_SBATCH_HELP_H_

@@ -27,7 +27,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/stubs/common.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // ---- Option table -----------------------------------------------------------
@@ -1362,4 +1362,4 @@ int SbatchExitCode(const absl::Status& status) {
   return status.code() == absl::StatusCode::kInvalidArgument ? 255 : 1;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -24,7 +24,7 @@
 #include "absl/status/statusor.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Every option as written, unset when not given at that level.
 struct SbatchRawOptions {
@@ -195,6 +195,6 @@ bool IsGetoptError(const absl::Status& status);
 // option getopt refuses), else 1.
 int SbatchExitCode(const absl::Status& status);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SBATCH_SBATCH_OPTIONS_H_

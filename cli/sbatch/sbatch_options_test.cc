@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 SubmitContext Context() {
@@ -774,4 +774,4 @@ TEST_F(ParseBeginTimeTest, Forms) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -38,7 +38,7 @@ constexpr int kSlurmError = 255;
 constexpr char kLdd[] = "/usr/bin/ldd";
 
 void Line(const std::string& text) { fprintf(stderr, "%s\n", text.c_str()); }
-void Verbose(const skiff::SbcastArgs& args, const std::string& text) {
+void Verbose(const skiff::cli::SbcastArgs& args, const std::string& text) {
   if (args.verbose > 0) fprintf(stderr, "sbcast: %s\n", text.c_str());
 }
 
@@ -49,7 +49,7 @@ struct Source {
   struct stat st {};
 };
 
-bool OpenSource(const skiff::SbcastArgs& args, const std::string& path, Source* source) {
+bool OpenSource(const skiff::cli::SbcastArgs& args, const std::string& path, Source* source) {
   source->path = path;
   source->fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (source->fd < 0) {
@@ -61,8 +61,8 @@ bool OpenSource(const skiff::SbcastArgs& args, const std::string& path, Source* 
     return false;
   }
   const struct stat& st = source->st;
-  for (const std::string& line : skiff::SourceLines(st.st_mode, st.st_uid, st.st_gid, st.st_atime,
-                                                    st.st_mtime, st.st_ctime, st.st_size)) {
+  for (const std::string& line : skiff::cli::SourceLines(
+           st.st_mode, st.st_uid, st.st_gid, st.st_atime, st.st_mtime, st.st_ctime, st.st_size)) {
     Verbose(args, line);
   }
   if (st.st_size == 0) Line(absl::StrCat("sbcast: error: Warning: file `", path, "` is empty."));
@@ -101,12 +101,12 @@ std::optional<std::vector<std::string>> LddLibraries(const std::string& path) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return skiff::LibrariesFromLdd(output);
+  return skiff::cli::LibrariesFromLdd(output);
 }
 
 // The job's step manager, and how sbcast talks to it.
 struct Target {
-  skiff::CtldClient* ctld = nullptr;
+  skiff::cli::CtldClient* ctld = nullptr;
   std::string first_node;
   std::string address;
   std::shared_ptr<grpc::Channel> channel;
@@ -116,10 +116,10 @@ struct Target {
 
 // One file to `destination` on every node; the exit code Slurm's sbcast would
 // end with (0 when every copy was written).
-int Send(const skiff::SbcastArgs& args, Target& target, const Source& source,
+int Send(const skiff::cli::SbcastArgs& args, Target& target, const Source& source,
          const std::string& destination, bool make_libs_dir) {
   const uint64_t size = static_cast<uint64_t>(source.st.st_size);
-  const uint64_t chunk = skiff::ChunkSize(args.block_size, size);
+  const uint64_t chunk = skiff::cli::ChunkSize(args.block_size, size);
   const uint64_t blocks = size == 0 ? 1 : (size + chunk - 1) / chunk;
   if (!target.channel) {
     target.channel = skiff::MakeChannel(target.address);
@@ -187,17 +187,17 @@ int Send(const skiff::SbcastArgs& args, Target& target, const Source& source,
   if (open) writer->WritesDone();
   const grpc::Status status = writer->Finish();
   if (status.ok()) {
-    const skiff::BroadcastOutcome outcome = skiff::OutcomeOf(reply);
+    const skiff::cli::BroadcastOutcome outcome = skiff::cli::OutcomeOf(reply);
     for (const std::string& line : outcome.errors) Line(line);
     return outcome.exit_code;
   }
   switch (status.error_code()) {
     case grpc::StatusCode::PERMISSION_DENIED:
       // Slurm's slurmctld refuses another user's job with this text.
-      Line(skiff::LookupError(args.job, "Invalid user id"));
+      Line(skiff::cli::LookupError(args.job, "Invalid user id"));
       return kSlurmError;
     case grpc::StatusCode::NOT_FOUND:
-      Line(skiff::LookupError(
+      Line(skiff::cli::LookupError(
           args.job, target.configuring ? "Job is pending execution" : status.error_message()));
       return kSlurmError;
     case grpc::StatusCode::INVALID_ARGUMENT:
@@ -213,43 +213,44 @@ int Send(const skiff::SbcastArgs& args, Target& target, const Source& source,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::map<std::string, std::string> env = skiff::ProcessEnvironment();
+  const std::map<std::string, std::string> env = skiff::cli::ProcessEnvironment();
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) != nullptr ? cwd_buf : "/";
-  const skiff::SbcastParse parsed =
-      skiff::ParseSbcastArgs(std::vector<std::string>(argv + 1, argv + argc), env, cwd);
+  const skiff::cli::SbcastParse parsed =
+      skiff::cli::ParseSbcastArgs(std::vector<std::string>(argv + 1, argv + argc), env, cwd);
   for (const std::string& line : parsed.warnings) Line(line);
   if (!parsed.args) {
     for (const std::string& line : parsed.errors) Line(line);
     return parsed.exit_code;
   }
-  const skiff::SbcastArgs& args = *parsed.args;
+  const skiff::cli::SbcastArgs& args = *parsed.args;
   if (args.version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
   if (args.help) {
-    std::cout << skiff::SbcastHelp();
+    std::cout << skiff::cli::SbcastHelp();
     return 0;
   }
   if (args.usage) {
-    std::cout << skiff::SbcastUsage();
+    std::cout << skiff::cli::SbcastUsage();
     return 0;
   }
-  for (const std::string& line : skiff::SbcastOptionLines(args)) Verbose(args, line);
+  for (const std::string& line : skiff::cli::SbcastOptionLines(args)) Verbose(args, line);
 
   // Slurm's order: the source file, then the job, then the transfer.
   Source source;
-  if (!OpenSource(args, args.source, &source)) skiff::ExitNow(kSlurmError);
+  if (!OpenSource(args, args.source, &source)) skiff::cli::ExitNow(kSlurmError);
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> ctld = skiff::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> ctld =
+      skiff::cli::CtldClient::Connect("");
   if (!ctld.ok()) {
-    Line(skiff::LookupError(args.job, std::string(ctld.status().message())));
-    skiff::ExitNow(kSlurmError);
+    Line(skiff::cli::LookupError(args.job, std::string(ctld.status().message())));
+    skiff::cli::ExitNow(kSlurmError);
   }
   if (args.job.het_offset) {  // Skiff has no heterogeneous jobs
-    Line(skiff::LookupError(args.job, "Invalid job id specified"));
-    skiff::ExitNow(kSlurmError);
+    Line(skiff::cli::LookupError(args.job, "Invalid job id specified"));
+    skiff::cli::ExitNow(kSlurmError);
   }
   skiff::v1::GetJobsRequest request;
   if (args.job.array_task) {
@@ -261,23 +262,23 @@ int main(int argc, char** argv) {
   }
   skiff::v1::GetJobsReply jobs;
   if (absl::Status s = (*ctld)->Call(&skiff::v1::Ctld::Stub::GetJobs, request, &jobs); !s.ok()) {
-    Line(skiff::LookupError(args.job, std::string(s.message())));
-    skiff::ExitNow(kSlurmError);
+    Line(skiff::cli::LookupError(args.job, std::string(s.message())));
+    skiff::cli::ExitNow(kSlurmError);
   }
   if (args.job.job_id == 0 || jobs.jobs_size() == 0) {
-    Line(skiff::LookupError(args.job, "Invalid job id specified"));
-    skiff::ExitNow(kSlurmError);
+    Line(skiff::cli::LookupError(args.job, "Invalid job id specified"));
+    skiff::cli::ExitNow(kSlurmError);
   }
   const skiff::v1::JobInfo& job = jobs.jobs(0);
-  std::string refusal = skiff::JobStateRefusal(job.state());
+  std::string refusal = skiff::cli::JobStateRefusal(job.state());
   if (refusal.empty() && (job.stepmgr_address().empty() || job.nodes().empty())) {
     refusal = "Job/step already completing or completed";
   }
   if (!refusal.empty()) {
-    Line(skiff::LookupError(args.job, refusal));
-    skiff::ExitNow(kSlurmError);
+    Line(skiff::cli::LookupError(args.job, refusal));
+    skiff::cli::ExitNow(kSlurmError);
   }
-  skiff::SbcastArgs sending = args;
+  skiff::cli::SbcastArgs sending = args;
   sending.job.job_id = job.job_id();  // an array task's own id
   Verbose(args, absl::StrCat("jobid      = ", args.job.text));
   Verbose(args, absl::StrCat("node_list  = ",
@@ -305,33 +306,34 @@ int main(int argc, char** argv) {
   }
   int rc = Send(sending, target, source, args.destination, libraries.has_value());
   close(source.fd);
-  if (rc != 0 || !libraries) skiff::ExitNow(rc);
+  if (rc != 0 || !libraries) skiff::cli::ExitNow(rc);
   if (libraries->empty()) {
     Verbose(args, absl::StrCat("No shared objects detected for '", args.source, "'"));
-    skiff::ExitNow(0);
+    skiff::cli::ExitNow(0);
   }
   std::vector<std::string> warnings;
-  const std::vector<std::string> excluded = skiff::ExcludedDirectories(args.exclude, &warnings);
+  const std::vector<std::string> excluded =
+      skiff::cli::ExcludedDirectories(args.exclude, &warnings);
   for (const std::string& line : warnings) Line(line);
   size_t sent = 0;
   for (const std::string& library : *libraries) {
-    if (skiff::IsExcluded(library, excluded)) {
+    if (skiff::cli::IsExcluded(library, excluded)) {
       Verbose(args, absl::StrCat("Skipping broadcast of excluded '", library, "'"));
       continue;
     }
     Source lib;
     rc = OpenSource(args, library, &lib)
-             ? Send(sending, target, lib, skiff::LibraryDestination(args.destination, library),
+             ? Send(sending, target, lib, skiff::cli::LibraryDestination(args.destination, library),
                     false)
              : kSlurmError;
     if (lib.fd >= 0) close(lib.fd);
     if (rc != 0) {
       Line(absl::StrCat("sbcast: error: Broadcast of '", library, "' failed"));
-      skiff::ExitNow(rc);
+      skiff::cli::ExitNow(rc);
     }
     Verbose(args, absl::StrCat("Broadcast of shared object '", library,
                                "' to destination cache directory succeeded (", ++sent, "/",
                                libraries->size(), ")"));
   }
-  skiff::ExitNow(0);
+  skiff::cli::ExitNow(0);
 }

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sbcast --help`, byte for byte.
@@ -39,4 +39,4 @@ std::string SbcastHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SbcastUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

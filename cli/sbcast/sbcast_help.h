@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SbcastHelp();
@@ -13,6 +13,6 @@ std::string SbcastHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SbcastUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SBCAST_SBCAST_HELP_H_

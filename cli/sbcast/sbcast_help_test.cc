@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(SbcastHelpTest, IsSlurmsTextWithTheIgnoredFanoutMarked) {
@@ -19,4 +19,4 @@ TEST(SbcastHelpTest, UsageIsSlurms) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -11,7 +11,7 @@
 #include "cli/common/getopt_args.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm's step ids for the special steps.
@@ -403,4 +403,4 @@ std::vector<std::string> SourceLines(uint32_t mode, uid_t uid, gid_t gid, int64_
   };
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

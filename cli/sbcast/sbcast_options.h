@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's BcastExclude default: the system's own library directories.
 inline constexpr char kDefaultBcastExclude[] = "/lib,/usr/lib,/lib64,/usr/lib64";
@@ -111,6 +111,6 @@ std::string LookupError(const JobStepId& job, const std::string& text);
 std::vector<std::string> SourceLines(uint32_t mode, uid_t uid, gid_t gid, int64_t atime,
                                      int64_t mtime, int64_t ctime, int64_t size);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SBCAST_SBCAST_OPTIONS_H_

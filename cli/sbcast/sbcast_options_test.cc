@@ -4,7 +4,7 @@
 #include "gtest/gtest.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 using ::testing::ElementsAre;
@@ -265,4 +265,4 @@ TEST(JobStateRefusalTest, UsesSlurmsTexts) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -31,9 +31,10 @@ bool PrintedBare(const absl::Status& status) {
 int main(int argc, char** argv) {
   CLI::App app{"scancel"};
   app.set_help_flag();  // --help is Slurm's text (scancel_help.h)
-  skiff::ScancelArgs args;
+  skiff::cli::ScancelArgs args;
   std::vector<std::string> env_errors;
-  skiff::ApplyScancelEnvironment([](const char* name) { return getenv(name); }, &args, &env_errors);
+  skiff::cli::ApplyScancelEnvironment([](const char* name) { return getenv(name); }, &args,
+                                      &env_errors);
   for (const std::string& error : env_errors) std::cerr << "scancel: error: " << error << "\n";
   bool version = false, help = false, usage = false, quiet = false, me = false, ctld = false;
   // In the order of Slurm's option table, which is the order getopt_long lists
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
   app.add_option("-u,--user", args.user);
   app.add_flag("-v,--verbose", args.verbose);
   app.add_flag("-V,--version", version);
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.job_ids); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &args.job_ids);
+      rc >= 0) {
     return rc;
   }
   // Slurm acts on the first of these it meets; Skiff reads them after the whole
@@ -63,43 +65,44 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << skiff::ScancelHelp();
+    std::cout << skiff::cli::ScancelHelp();
     return 0;
   }
   if (usage) {
-    std::cout << skiff::ScancelUsage();
+    std::cout << skiff::cli::ScancelUsage();
     return 0;
   }
   if (me) args.user = std::to_string(getuid());
   if (quiet) args.verbose = 0;
 
-  absl::StatusOr<skiff::ScancelCommand> command = skiff::BuildScancelCommand(args);
+  absl::StatusOr<skiff::cli::ScancelCommand> command = skiff::cli::BuildScancelCommand(args);
   if (!command.ok()) {
     if (PrintedBare(command.status())) {
       std::cerr << command.status().message() << "\n";
       return 1;
     }
-    return skiff::ReportError(kProgram, command.status());
+    return skiff::cli::ReportError(kProgram, command.status());
   }
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   skiff::v1::CancelJobsReply reply;
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::CancelJobs, command->request, &reply);
-  if (!status.ok()) return skiff::ReportError(kProgram, status);
+  if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
   // Results carry job ids only; look up how to print the ones scancel reports on,
   // so that array tasks show as "15400_2". Best effort: ids stay plain on failure.
-  skiff::JobNames names;
-  if (std::vector<uint64_t> ids = skiff::JobsToName(reply, *command); !ids.empty()) {
+  skiff::cli::JobNames names;
+  if (std::vector<uint64_t> ids = skiff::cli::JobsToName(reply, *command); !ids.empty()) {
     skiff::v1::GetJobsRequest lookup;
     for (uint64_t id : ids) lookup.add_job_ids(id);
-    for (skiff::v1::JobState s : skiff::AllJobStates()) lookup.add_states(s);
+    for (skiff::v1::JobState s : skiff::cli::AllJobStates()) lookup.add_states(s);
     skiff::v1::GetJobsReply jobs;
     if ((*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, lookup, &jobs).ok()) {
-      names = skiff::NamesOf(jobs);
+      names = skiff::cli::NamesOf(jobs);
     }
   }
-  skiff::ScancelOutcome outcome = skiff::DescribeCancelResults(reply, *command, names);
+  skiff::cli::ScancelOutcome outcome = skiff::cli::DescribeCancelResults(reply, *command, names);
   std::cerr << outcome.stderr_text;
   return outcome.exit_code;
 }

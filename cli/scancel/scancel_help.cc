@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `scancel --help`, byte for byte.
@@ -58,4 +58,4 @@ std::string ScancelHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string ScancelUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

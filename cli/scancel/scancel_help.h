@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string ScancelHelp();
@@ -13,6 +13,6 @@ std::string ScancelHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string ScancelUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SCANCEL_SCANCEL_HELP_H_

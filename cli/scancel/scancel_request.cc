@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/common/job_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm's scancel exits with the error number truncated to 8 bits:
@@ -184,4 +184,4 @@ JobNames NamesOf(const v1::GetJobsReply& jobs) {
   return names;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The command line as CLI11 collected it, before validation.
 struct ScancelArgs {
@@ -82,6 +82,6 @@ std::vector<uint64_t> JobsToName(const v1::CancelJobsReply& reply, const Scancel
 // Names for the jobs in a GetJobs reply: "15400_2" for array tasks, the id otherwise.
 JobNames NamesOf(const v1::GetJobsReply& jobs);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SCANCEL_SCANCEL_REQUEST_H_

@@ -5,7 +5,7 @@
 #include <csignal>
 #include <map>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // grpc::StatusCode values, as CancelJobResult.code carries them.
@@ -288,4 +288,4 @@ TEST(DescribeCancelResults, StepResultsAsSlurmPrintsThem) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

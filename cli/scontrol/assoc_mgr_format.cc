@@ -13,7 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/sshare/sshare_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr size_t kTresCount = 9;
@@ -394,4 +394,4 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct AssocMgrRequest {
   std::vector<std::string> accounts;  // Accounts=: only these associations
@@ -41,6 +41,6 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
                            const AssocMgrRequest& request, bool one_liner,
                            const std::function<int64_t(const std::string&)>& uid_of);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SCONTROL_ASSOC_MGR_FORMAT_H_

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // root (root user), research under it with alice (MaxJobs=2 inherited from
@@ -207,4 +207,4 @@ TEST(AssocMgrFormatTest, BadArgumentsGetSlurmsMessages) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -35,7 +35,7 @@ namespace {
 constexpr char kProgram[] = "scontrol";
 using skiff::v1::Ctld;
 
-int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
 
 std::optional<std::string> UserName(uint32_t uid) {
   struct passwd pw;
@@ -47,11 +47,11 @@ std::optional<std::string> UserName(uint32_t uid) {
   return std::string(result->pw_name);
 }
 
-int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
-             const skiff::ShowOptions& options) {
+int ShowJobs(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+             const skiff::cli::ShowOptions& options) {
   skiff::v1::GetJobsRequest request;
   if (!args.empty()) {
-    absl::StatusOr<skiff::v1::GetJobsRequest> parsed = skiff::ShowJobRequest(args[0]);
+    absl::StatusOr<skiff::v1::GetJobsRequest> parsed = skiff::cli::ShowJobRequest(args[0]);
     if (!parsed.ok()) {
       std::cerr << "scontrol_print_job error: " << parsed.status().message() << "\n";
       return 1;
@@ -82,20 +82,21 @@ int ShowJobs(skiff::CtldClient& client, const std::vector<std::string>& args,
   if (options.json) {
     std::vector<const skiff::v1::JobInfo*> jobs;
     for (const skiff::v1::JobInfo& job : reply.jobs()) jobs.push_back(&job);
-    skiff::WriteSqueueJson(jobs, client.config().skiff.cluster_name, [](std::string_view piece) {
-      std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-    });
+    skiff::cli::WriteSqueueJson(
+        jobs, client.config().skiff.cluster_name, [](std::string_view piece) {
+          std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+        });
     return 0;
   }
-  skiff::ShowOptions o = options;
+  skiff::cli::ShowOptions o = options;
   o.now = reply.now() != 0 ? reply.now() : time(nullptr);
-  std::cout << skiff::FormatJobRecords(reply, o);
+  std::cout << skiff::cli::FormatJobRecords(reply, o);
   return 0;
 }
 
 // show step [JOB[_TASK][.STEP]]: the running steps, as Slurm prints them.
-int ShowSteps(skiff::CtldClient& client, const std::vector<std::string>& args,
-              const skiff::ShowOptions& options) {
+int ShowSteps(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+              const skiff::cli::ShowOptions& options) {
   skiff::v1::GetStepsRequest request;
   std::string job_text, step_text;
   int64_t array_task = -1;
@@ -120,7 +121,7 @@ int ShowSteps(skiff::CtldClient& client, const std::vector<std::string>& args,
   for (const skiff::v1::StepInfo& step : reply.steps()) {
     if (array_task >= 0 && step.array_task_id() != array_task) continue;
     if (!step_text.empty() && step.step().step_id() != step_text) continue;
-    std::cout << skiff::FormatStepRecord(step, options);
+    std::cout << skiff::cli::FormatStepRecord(step, options);
     ++printed;
   }
   if (printed > 0) return 0;
@@ -134,12 +135,12 @@ int ShowSteps(skiff::CtldClient& client, const std::vector<std::string>& args,
 
 // write batch_script JOBID [FILE|-]: the script as stored by ctld, which sends
 // it only to the job's owner and operators (Slurm's rule).
-int WriteBatchScript(skiff::CtldClient& client, const std::vector<std::string>& args) {
+int WriteBatchScript(skiff::cli::CtldClient& client, const std::vector<std::string>& args) {
   if (args.empty() || args.size() > 2) {
     std::cerr << (args.empty() ? "too few" : "too many") << " arguments for keyword:write\n";
     return 1;
   }
-  absl::StatusOr<uint64_t> id = skiff::ParseJobId(args[0]);
+  absl::StatusOr<uint64_t> id = skiff::cli::ParseJobId(args[0]);
   if (!id.ok()) return Fail(id.status());
   skiff::v1::GetJobsRequest request;
   request.add_job_ids(*id);
@@ -198,9 +199,9 @@ int ShowHosts(const std::string& entity, const std::vector<std::string>& args) {
     text << in.rdbuf();
     list = std::string(absl::StripTrailingAsciiWhitespace(text.str()));
   }
-  absl::StatusOr<std::string> out = entity == "hostnames"
-                                        ? skiff::ShowHostnames(list)
-                                        : skiff::EncodeHostlist(list, entity == "hostlistsorted");
+  absl::StatusOr<std::string> out =
+      entity == "hostnames" ? skiff::cli::ShowHostnames(list)
+                            : skiff::cli::EncodeHostlist(list, entity == "hostlistsorted");
   if (!out.ok()) {
     if (entity == "hostnames" && list.empty()) {
       std::cerr << "scontrol: error: " << out.status().message() << "\n";
@@ -213,8 +214,8 @@ int ShowHosts(const std::string& entity, const std::vector<std::string>& args) {
   return 0;
 }
 
-int ShowNodes(skiff::CtldClient& client, const std::vector<std::string>& args,
-              const skiff::ShowOptions& options) {
+int ShowNodes(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+              const skiff::cli::ShowOptions& options) {
   skiff::v1::GetNodesRequest request;
   if (!args.empty()) {
     absl::StatusOr<std::vector<std::string>> names = skiff::ExpandHostlist(args[0]);
@@ -230,17 +231,17 @@ int ShowNodes(skiff::CtldClient& client, const std::vector<std::string>& args,
   }
   if (!status.ok()) return Fail(status);
   if (options.json) {
-    std::cout << skiff::NodesJson(reply, UserName).Dump();
+    std::cout << skiff::cli::NodesJson(reply, UserName).Dump();
     return 0;
   }
   for (const skiff::v1::NodeInfo& node : reply.nodes()) {
-    std::cout << skiff::FormatNodeRecord(node, options, client.config().skiff.slurmd_port);
+    std::cout << skiff::cli::FormatNodeRecord(node, options, client.config().skiff.slurmd_port);
   }
   return 0;
 }
 
-int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& args,
-                   const skiff::ShowOptions& options) {
+int ShowPartitions(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+                   const skiff::cli::ShowOptions& options) {
   skiff::v1::GetPartitionsRequest request;
   if (!args.empty()) request.add_names(args[0]);
   skiff::v1::GetPartitionsReply reply;
@@ -256,22 +257,22 @@ int ShowPartitions(skiff::CtldClient& client, const std::vector<std::string>& ar
     skiff::v1::GetNodesReply nodes;
     status = client.Call(&Ctld::Stub::GetNodes, skiff::v1::GetNodesRequest(), &nodes);
     if (!status.ok()) return Fail(status);
-    std::cout << skiff::PartitionsJson(reply, nodes).Dump();
+    std::cout << skiff::cli::PartitionsJson(reply, nodes).Dump();
     return 0;
   }
   // Slurm counts the burst-buffer pools in every partition's TRES.
-  skiff::ShowOptions o = options;
+  skiff::cli::ShowOptions o = options;
   skiff::v1::GetBurstBuffersReply bb;
   if (client.Call(&Ctld::Stub::GetBurstBuffers, skiff::v1::GetBurstBuffersRequest(), &bb).ok() &&
       bb.enabled()) {
     for (const skiff::v1::BbPoolInfo& pool : bb.pools()) o.bb_total_bytes += pool.total_bytes();
   }
-  std::cout << skiff::FormatPartitionRecords(reply, o);
+  std::cout << skiff::cli::FormatPartitionRecords(reply, o);
   return 0;
 }
 
 // "show burst": nothing at all when no burst-buffer plugin is configured.
-int ShowBurstBuffers(skiff::CtldClient& client, const skiff::ShowOptions& options) {
+int ShowBurstBuffers(skiff::cli::CtldClient& client, const skiff::cli::ShowOptions& options) {
   skiff::v1::GetBurstBuffersReply reply;
   absl::Status status =
       client.Call(&Ctld::Stub::GetBurstBuffers, skiff::v1::GetBurstBuffersRequest(), &reply);
@@ -279,14 +280,14 @@ int ShowBurstBuffers(skiff::CtldClient& client, const skiff::ShowOptions& option
     std::cerr << "slurm_load_burst_buffer_info error: " << status.message() << "\n";
     return 1;
   }
-  skiff::ShowOptions o = options;
+  skiff::cli::ShowOptions o = options;
   o.now = time(nullptr);
-  std::cout << skiff::FormatBurstBuffers(reply, o);
+  std::cout << skiff::cli::FormatBurstBuffers(reply, o);
   return 0;
 }
 
 // "show bbstat WORDS...": the Lua script's slurm_bb_get_status message.
-int ShowBbStatus(skiff::CtldClient& client, const std::vector<std::string>& args) {
+int ShowBbStatus(skiff::cli::CtldClient& client, const std::vector<std::string>& args) {
   skiff::v1::GetBbStatusRequest request;
   for (const std::string& arg : args) request.add_args(arg);
   skiff::v1::GetBbStatusReply reply;
@@ -295,11 +296,11 @@ int ShowBbStatus(skiff::CtldClient& client, const std::vector<std::string>& args
     std::cerr << "slurm_load_burst_buffer_stat error: " << status.message() << "\n";
     return 1;
   }
-  std::cout << skiff::FormatBbStatus(reply);
+  std::cout << skiff::cli::FormatBbStatus(reply);
   return 0;
 }
 
-bool Ping(skiff::CtldClient& client) {
+bool Ping(skiff::cli::CtldClient& client) {
   skiff::v1::PingReply reply;
   return client.Call(&Ctld::Stub::Ping, skiff::v1::PingRequest(), &reply).ok();
 }
@@ -310,14 +311,15 @@ int Notify(const std::vector<std::string>& args) {
     std::cerr << "too few arguments for keyword:notify\n";
     return 1;
   }
-  absl::StatusOr<std::vector<skiff::v1::JobRef>> ids = skiff::ParseJobIdArgs({args[0]});
+  absl::StatusOr<std::vector<skiff::v1::JobRef>> ids = skiff::cli::ParseJobIdArgs({args[0]});
   if (!ids.ok() || ids->size() != 1 || (*ids)[0].has_array_task_id()) {
     std::cerr << "Invalid job id " << args[0] << "\n";
     return 1;
   }
   std::string message;
   for (size_t i = 1; i < args.size(); ++i) message += (i > 1 ? " " : "") + args[i];
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   skiff::v1::JobNotifyRequest request;
   request.set_job_id((*ids)[0].job_id());
@@ -336,8 +338,8 @@ int Notify(const std::vector<std::string>& args) {
 }
 
 // show assoc_mgr: the accounts tree with what jobs hold, and the QOS.
-int ShowAssocMgr(skiff::CtldClient& client, const skiff::AssocMgrRequest& request,
-                 const skiff::ShowOptions& options) {
+int ShowAssocMgr(skiff::cli::CtldClient& client, const skiff::cli::AssocMgrRequest& request,
+                 const skiff::cli::ShowOptions& options) {
   skiff::v1::GetAccountsReply accounts;
   absl::Status status =
       client.Call(&Ctld::Stub::GetAccounts, skiff::v1::GetAccountsRequest(), &accounts);
@@ -345,25 +347,25 @@ int ShowAssocMgr(skiff::CtldClient& client, const skiff::AssocMgrRequest& reques
   skiff::v1::GetQosReply qos;
   status = client.Call(&Ctld::Stub::GetQos, skiff::v1::GetQosRequest(), &qos);
   if (!status.ok()) return Fail(status);
-  std::cout << skiff::FormatAssocMgr(accounts, qos, request, options.one_liner,
-                                     [](const std::string& user) -> int64_t {
-                                       std::optional<uid_t> uid = skiff::UidOf(user);
-                                       return uid ? static_cast<int64_t>(*uid) : -1;
-                                     });
+  std::cout << skiff::cli::FormatAssocMgr(accounts, qos, request, options.one_liner,
+                                          [](const std::string& user) -> int64_t {
+                                            std::optional<uid_t> uid = skiff::UidOf(user);
+                                            return uid ? static_cast<int64_t>(*uid) : -1;
+                                          });
   return 0;
 }
 
-int ShowConfig(skiff::CtldClient& client) {
+int ShowConfig(skiff::cli::CtldClient& client) {
   skiff::v1::GetConfigReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &reply);
   if (!status.ok()) return Fail(status);
-  std::cout << skiff::FormatConfig(reply, time(nullptr), client.config().skiff.ctld_host,
-                                   Ping(client));
+  std::cout << skiff::cli::FormatConfig(reply, time(nullptr), client.config().skiff.ctld_host,
+                                        Ping(client));
   return 0;
 }
 
 // One UpdateJob call; prints Slurm's error lines on failure.
-bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& request,
+bool UpdateJob(skiff::cli::CtldClient& client, const skiff::v1::UpdateJobRequest& request,
                const std::string& command) {
   skiff::v1::UpdateJobReply reply;
   absl::Status status = client.Call(&Ctld::Stub::UpdateJob, request, &reply);
@@ -376,14 +378,15 @@ bool UpdateJob(skiff::CtldClient& client, const skiff::v1::UpdateJobRequest& req
     skiff::v1::JobRef ref;
     ref.set_job_id(request.job_id());
     if (request.has_array_task_id()) ref.set_array_task_id(request.array_task_id());
-    std::cerr << skiff::DescribeUpdateError(skiff::JobRefText(ref), status, command);
+    std::cerr << skiff::cli::DescribeUpdateError(skiff::cli::JobRefText(ref), status, command);
   }
   return false;
 }
 
 // Slurm prints its own checks of a partition update as errors of scontrol,
 // and the controller's refusals as "slurm_update error: <text>".
-int UpdatePartition(skiff::CtldClient& client, const skiff::v1::UpdatePartitionRequest& request) {
+int UpdatePartition(skiff::cli::CtldClient& client,
+                    const skiff::v1::UpdatePartitionRequest& request) {
   skiff::v1::UpdatePartitionReply reply;
   absl::Status status = client.Call(&Ctld::Stub::UpdatePartition, request, &reply);
   if (status.ok()) return 0;
@@ -405,7 +408,7 @@ int UpdatePartition(skiff::CtldClient& client, const skiff::v1::UpdatePartitionR
 
 // scontrol reconfigure: nothing on success (notes on stderr), Slurm's
 // "slurm_reconfigure error: <text>" and exit 1 when refused.
-int Reconfigure(skiff::CtldClient& client) {
+int Reconfigure(skiff::cli::CtldClient& client) {
   skiff::v1::ReconfigureReply reply;
   absl::Status status =
       client.Call(&Ctld::Stub::Reconfigure, skiff::v1::ReconfigureRequest(), &reply);
@@ -421,7 +424,7 @@ int Reconfigure(skiff::CtldClient& client) {
   return 0;
 }
 
-int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
+int Update(skiff::cli::CtldClient& client, const skiff::cli::UpdateCommand& command) {
   if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
     skiff::v1::UpdateNodeReply reply;
@@ -445,7 +448,7 @@ int Update(skiff::CtldClient& client, const skiff::UpdateCommand& command) {
 int main(int argc, char** argv) {
   CLI::App app{"scontrol"};
   app.set_help_flag();  // --help is Slurm's text (scontrol_help.h)
-  skiff::ShowOptions options;
+  skiff::cli::ShowOptions options;
   bool help = false, version = false, quiet = false, all = false, future = false, hide = false,
        local = false, sibling = false, federation = false;
   int details = 0, verbose = 0;
@@ -469,7 +472,7 @@ int main(int argc, char** argv) {
   // Options may come before or after the command ("scontrol show job -d 5"),
   // as getopt permutes Slurm's command lines.
   std::vector<std::string> words;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &words); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &words); rc >= 0) {
     return rc;
   }
   options.details = details;
@@ -478,7 +481,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << skiff::ScontrolHelp();
+    std::cout << skiff::cli::ScontrolHelp();
     return 0;
   }
   if (!clusters.empty()) {
@@ -491,7 +494,7 @@ int main(int argc, char** argv) {
   if (words.empty()) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
-  absl::StatusOr<std::string> command = skiff::MatchKeyword(
+  absl::StatusOr<std::string> command = skiff::cli::MatchKeyword(
       words[0],
       {"show",    "update", "hold",   "uhold",  "release",      "requeue",       "requeuehold",
        "suspend", "resume", "top",    "write",  "ping",         "version",       "reconfigure",
@@ -507,7 +510,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (*command == "help") {
-    std::cout << skiff::ScontrolHelp();
+    std::cout << skiff::cli::ScontrolHelp();
     return 0;
   }
   if (*command == "version") {
@@ -527,7 +530,7 @@ int main(int argc, char** argv) {
   if (*command == "write") {
     absl::StatusOr<std::string> matched =
         args.empty() ? absl::InvalidArgumentError("too few arguments for keyword:write")
-                     : skiff::MatchKeyword(args[0], {"batch_script"});
+                     : skiff::cli::MatchKeyword(args[0], {"batch_script"});
     if (!matched.ok()) return Fail(matched.status());
     args.erase(args.begin());
   }
@@ -542,9 +545,10 @@ int main(int argc, char** argv) {
     absl::StatusOr<std::string> matched =
         absl::AsciiStrToLower(args[0]) == "jobid"
             ? absl::StatusOr<std::string>("job")
-            : skiff::MatchKeyword(args[0], {"job", "node", "partition", "config", "burstbuffer",
-                                            "bbstat", "hostnames", "hostlist", "hostlistsorted",
-                                            "reservation", "steps", "assoc_mgr"});
+            : skiff::cli::MatchKeyword(
+                  args[0],
+                  {"job", "node", "partition", "config", "burstbuffer", "bbstat", "hostnames",
+                   "hostlist", "hostlistsorted", "reservation", "steps", "assoc_mgr"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
@@ -564,18 +568,18 @@ int main(int argc, char** argv) {
     }
   }
   // Check the arguments before contacting ctld.
-  absl::StatusOr<skiff::AssocMgrRequest> assoc_mgr;
+  absl::StatusOr<skiff::cli::AssocMgrRequest> assoc_mgr;
   if (entity == "assoc_mgr") {
-    assoc_mgr = skiff::ParseAssocMgrArgs(args);
+    assoc_mgr = skiff::cli::ParseAssocMgrArgs(args);
     if (!assoc_mgr.ok()) {
       std::cerr << assoc_mgr.status().message() << "\n";
       return 1;
     }
   }
-  absl::StatusOr<skiff::UpdateCommand> update;
+  absl::StatusOr<skiff::cli::UpdateCommand> update;
   absl::StatusOr<std::vector<skiff::v1::JobRef>> ids;
   if (*command == "update") {
-    update = skiff::ParseUpdate(args);
+    update = skiff::cli::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
   } else if (*command != "show" && *command != "ping" && *command != "write" &&
              *command != "reconfigure") {
@@ -583,17 +587,18 @@ int main(int argc, char** argv) {
       std::cerr << "too " << (args.empty() ? "few" : "many") << " arguments for keyword:top\n";
       return 1;
     }
-    ids = skiff::ParseJobIdArgs(args);
+    ids = skiff::cli::ParseJobIdArgs(args);
     if (!ids.ok()) return Fail(ids.status());
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+      skiff::cli::CtldClient::Connect("");
   if (!connected.ok()) return Fail(connected.status());
-  skiff::CtldClient& client = **connected;
+  skiff::cli::CtldClient& client = **connected;
 
   if (*command == "ping") {
     bool up = Ping(client);
-    std::cout << skiff::FormatPing(client.config().skiff.ctld_host, up);
+    std::cout << skiff::cli::FormatPing(client.config().skiff.ctld_host, up);
     return up ? 0 : 1;
   }
   if (*command == "show") {
@@ -629,7 +634,7 @@ int main(int argc, char** argv) {
   // hold, uhold, release, requeue, requeuehold, suspend, resume.
   int rc = 0;
   for (const skiff::v1::JobRef& ref : *ids) {
-    if (!UpdateJob(client, skiff::JobCommandRequest(ref, *command), *command)) rc = 1;
+    if (!UpdateJob(client, skiff::cli::JobCommandRequest(ref, *command), *command)) rc = 1;
   }
   return rc;
 }

@@ -14,7 +14,7 @@
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string Lower(std::string_view s) { return absl::AsciiStrToLower(std::string(s)); }
@@ -369,4 +369,4 @@ std::string DescribeUpdateError(const std::string& job_id, const absl::Status& s
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

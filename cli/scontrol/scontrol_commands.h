@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The keyword `word` abbreviates, case-insensitively: an exact match, else the one
 // keyword it is a prefix of. A trailing 's' is forgiven ("jobs" -> "job").
@@ -82,6 +82,6 @@ v1::UpdateJobRequest JobCommandRequest(const v1::JobRef& job, const std::string&
 std::string DescribeUpdateError(const std::string& job_id, const absl::Status& status,
                                 const std::string& command);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SCONTROL_SCONTROL_COMMANDS_H_

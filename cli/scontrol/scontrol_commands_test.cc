@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(DescribeUpdateError, HoldOfUnknownJobMatchesSlurm) {
@@ -220,4 +220,4 @@ TEST(ShowHosts, HostnamesExpandInOrderAndListsEncodeAsSlurmDoes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

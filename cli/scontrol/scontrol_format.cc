@@ -18,7 +18,7 @@
 #include "common/size.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string OrNull(const std::string& text) { return text.empty() ? "(null)" : text; }
@@ -774,4 +774,4 @@ std::string FormatStepRecord(const v1::StepInfo& step, const ShowOptions& option
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -10,7 +10,7 @@
 
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct ShowOptions {
   bool json = false;       // --json: show job|node|partition print Slurm's JSON
@@ -92,6 +92,6 @@ std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const Show
 // "scontrol show bbstat": the Lua hook's message, newline-terminated; "" for none.
 std::string FormatBbStatus(const v1::GetBbStatusReply& reply);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SCONTROL_SCONTROL_FORMAT_H_

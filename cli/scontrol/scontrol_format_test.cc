@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Times in shared/reference are local times; the tests run in UTC.
@@ -1106,4 +1106,4 @@ TEST(FormatStepRecord, AsSlurmPrintsAStep) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `scontrol --help`, byte for byte.
@@ -189,4 +189,4 @@ constexpr std::string_view kUnsupported[] = {
 
 std::string ScontrolHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   app.add_flag("-V,--version", version);
   app.add_flag("--json", json);
   std::vector<std::string> operands;  // ignored, as Slurm's sdiag ignores them
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   if (help) {
@@ -75,16 +75,17 @@ int main(int argc, char** argv) {
   }
   // getopt's last sort option wins in Slurm; CLI11 keeps no order across
   // flags, so the strongest named one wins here: -T, then -t, then -i.
-  skiff::SdiagSort sort = skiff::SdiagSort::kCount;
-  if (by_id) sort = skiff::SdiagSort::kId;
-  if (by_time) sort = skiff::SdiagSort::kTime;
-  if (by_time2) sort = skiff::SdiagSort::kTime2;
+  skiff::cli::SdiagSort sort = skiff::cli::SdiagSort::kCount;
+  if (by_id) sort = skiff::cli::SdiagSort::kId;
+  if (by_time) sort = skiff::cli::SdiagSort::kTime;
+  if (by_time2) sort = skiff::cli::SdiagSort::kTime2;
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   const std::string& local = (*client)->config().skiff.cluster_name;
   if (cluster_option->count() > 0 && cluster != local) {
-    return skiff::ReportError(
+    return skiff::cli::ReportError(
         kProgram, absl::InvalidArgumentError(
                       "Skiff has no multi-cluster support: -M/--cluster takes only this cluster (" +
                       local + ")"));
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!status.ok()) return Perror("slurm_get_statistics", status);
-  skiff::SortSdiagRpcs(&reply, sort);
-  std::cout << (json ? skiff::FormatSdiagJson(reply) : skiff::FormatSdiag(reply));
+  skiff::cli::SortSdiagRpcs(&reply, sort);
+  std::cout << (json ? skiff::cli::FormatSdiagJson(reply) : skiff::cli::FormatSdiag(reply));
   return 0;
 }

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/common/json_writer.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm's slurm_ctime2: "Fri Nov 27 18:35:53 2026" in local time.
@@ -249,4 +249,4 @@ std::string FormatSdiagJson(const v1::GetStatsReply& s) {
   return document.Dump();
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

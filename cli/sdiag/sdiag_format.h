@@ -13,7 +13,7 @@
 
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 enum class SdiagSort {
   kCount,  // default: most calls first
@@ -31,6 +31,6 @@ std::string FormatSdiag(const v1::GetStatsReply& stats);
 // sdiag --json. REQUIRES: the RPC lists already sorted.
 std::string FormatSdiagJson(const v1::GetStatsReply& stats);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SDIAG_SDIAG_FORMAT_H_

@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 class SdiagFormatTest : public ::testing::Test {
@@ -267,4 +267,4 @@ TEST_F(SdiagFormatTest, JsonHasSlurmrestdsDiagShape) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

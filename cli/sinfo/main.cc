@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   app.set_help_flag();
   // One string per value-taking option; CLI11 keeps every occurrence's value.
   std::deque<std::string> values;
-  for (const skiff::SinfoOptionSpec& spec : skiff::SinfoOptionSpecs()) {
+  for (const skiff::cli::SinfoOptionSpec& spec : skiff::cli::SinfoOptionSpecs()) {
     if (std::string(spec.long_name) == "clusters") continue;  // a second name of -M
     std::string names = spec.short_name != 0 ? std::string("-") + spec.short_name + "," : "";
     names += std::string("--") + spec.long_name;
@@ -49,10 +49,10 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<std::string> operands;  // Slurm's sinfo ignores operands
-  const int parsed = skiff::ParseGetoptCommandLine(app, "sinfo", argc, argv, &operands);
+  const int parsed = skiff::cli::ParseGetoptCommandLine(app, "sinfo", argc, argv, &operands);
   if (parsed >= 0) return parsed;
 
-  std::vector<skiff::SinfoArg> args;
+  std::vector<skiff::cli::SinfoArg> args;
   std::map<const CLI::Option*, size_t> seen;
   for (const CLI::Option* option : app.parse_order()) {
     const std::string name = option->get_lnames().front();
@@ -68,14 +68,15 @@ int main(int argc, char** argv) {
     if (const char* value = getenv(key)) env[key] = value;
   }
 
-  skiff::SinfoCommand cmd = skiff::ResolveSinfoCommand(args, env);
+  skiff::cli::SinfoCommand cmd = skiff::cli::ResolveSinfoCommand(args, env);
   std::cout << cmd.out << std::flush;
   std::cerr << cmd.err << std::flush;
   if (cmd.exit_code >= 0) return cmd.exit_code;
   cmd.view.user_name = UserName;
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError("sinfo", client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError("sinfo", client.status());
 
   if (cmd.json) {
     skiff::v1::GetNodesReply nodes;
@@ -86,14 +87,14 @@ int main(int argc, char** argv) {
       status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions,
                                skiff::v1::GetPartitionsRequest(), &partitions);
     }
-    if (!status.ok()) return skiff::ReportError("sinfo", status);
-    std::cout << skiff::SinfoJson(nodes, partitions, UserName).Dump();
+    if (!status.ok()) return skiff::cli::ReportError("sinfo", status);
+    std::cout << skiff::cli::SinfoJson(nodes, partitions, UserName).Dump();
     return 0;
   }
 
   int rc = 0;
   while (true) {
-    if (cmd.print_date) std::cout << skiff::SinfoDateLine(time(nullptr));
+    if (cmd.print_date) std::cout << skiff::cli::SinfoDateLine(time(nullptr));
     if (cmd.reservations) {
       std::cout << "No reservations in the system\n";
     } else {
@@ -109,12 +110,13 @@ int main(int argc, char** argv) {
         known = status.ok() && nodes.nodes_size() > 0;
       }
       if (!status.ok()) {
-        rc = skiff::ReportError("sinfo", status);
+        rc = skiff::cli::ReportError("sinfo", status);
       } else if (!known) {
         std::cerr << "slurm_load_node: Invalid node name specified\n";
         rc = 1;
       } else {
-        std::cout << skiff::PrintSinfoRecords(skiff::BuildSinfoRecords(reply, cmd.view), cmd.view);
+        std::cout << skiff::cli::PrintSinfoRecords(skiff::cli::BuildSinfoRecords(reply, cmd.view),
+                                                   cmd.view);
       }
     }
     if (cmd.iterate <= 0) break;
@@ -125,5 +127,5 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << std::flush;
-  skiff::ExitNow(rc);  // without tearing gRPC down: monitoring polls sinfo
+  skiff::cli::ExitNow(rc);  // without tearing gRPC down: monitoring polls sinfo
 }

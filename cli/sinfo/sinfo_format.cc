@@ -16,7 +16,7 @@
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 using sinfo::kFlagCompleting;
@@ -1241,4 +1241,4 @@ std::string SinfoDateLine(int64_t now) {
   return absl::StrCat(buf, "\n");
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

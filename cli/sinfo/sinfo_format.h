@@ -24,7 +24,7 @@
 #include "cli/sinfo/sinfo_state.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // What sinfo can print, one per -o letter / -O name.
 enum class SinfoField {
@@ -167,6 +167,6 @@ std::string IndexRanges(const std::vector<int>& indices);
 // Slurm's "Sun Nov 22 05:14:50 2026" line (print_date), in local time.
 std::string SinfoDateLine(int64_t now);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SINFO_SINFO_FORMAT_H_

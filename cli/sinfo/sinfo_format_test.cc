@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // The reference cluster of shared/reference: n[1-4] in debug (default), n[3-4]
@@ -206,4 +206,4 @@ TEST(IndexRanges, FoldsConsecutiveIndices) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -11,7 +11,7 @@
 #include "cli/sinfo/sinfo_state.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 Json StringOrNull(const std::string& value) { return value.empty() ? Json() : Json(value); }
@@ -225,4 +225,4 @@ Json PartitionsJson(const v1::GetPartitionsReply& partitions, const v1::GetNodes
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -16,7 +16,7 @@
 #include "cli/common/json_writer.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The whole document: SlurmJsonEnvelope() with "nodes" (every node of
 // `nodes`) and "partitions" (every partition of `partitions`). `user_name`
@@ -34,6 +34,6 @@ Json NodesJson(const v1::GetNodesReply& nodes,
 // totals).
 Json PartitionsJson(const v1::GetPartitionsReply& partitions, const v1::GetNodesReply& nodes);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SINFO_SINFO_JSON_H_

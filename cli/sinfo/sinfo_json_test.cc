@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(SinfoJson, NodesCarrySlurmsKeysAndUnsetValues) {
@@ -67,4 +67,4 @@ TEST(SinfoJson, ScontrolGetsNodesOrPartitionsAlone) {
             true);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -8,7 +8,7 @@
 #include "common/hostlist.h"
 #include "common/version.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm's _next_tok over ",": names without empty ones.
@@ -373,4 +373,4 @@ std::string SinfoHelpText() {
       kUnsupportedOptions);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

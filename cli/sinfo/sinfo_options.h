@@ -16,7 +16,7 @@
 
 #include "cli/sinfo/sinfo_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // One option as given: its long name ("format", "iterate"; "M" for -M) and
 // its value (empty for flags).
@@ -56,6 +56,6 @@ SinfoCommand ResolveSinfoCommand(const std::vector<SinfoArg>& args,
 std::string SinfoHelpText();
 std::string SinfoUsageText();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SINFO_SINFO_OPTIONS_H_

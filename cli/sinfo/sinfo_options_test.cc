@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 SinfoCommand Resolve(const std::vector<SinfoArg>& args,
@@ -87,4 +87,4 @@ TEST(ResolveSinfoCommand, ClustersCannotBeReachedWithoutADatabase) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff::sinfo {
+namespace skiff::cli::sinfo {
 namespace {
 
 uint32_t BaseOf(const std::string& name) {
@@ -324,4 +324,4 @@ bool MatchesStateFilter(const StateFilter& filter, uint32_t state, int alloc_cpu
   return match;
 }
 
-}  // namespace skiff::sinfo
+}  // namespace skiff::cli::sinfo

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "proto/types.pb.h"
 
-namespace skiff::sinfo {
+namespace skiff::cli::sinfo {
 
 // Base states (node_states in slurm.h).
 inline constexpr uint32_t kStateUnknown = 0;
@@ -89,6 +89,6 @@ std::string ValidStatesList();
 // with allocated CPUs, a flag any node with that flag, else the base state).
 bool MatchesStateFilter(const StateFilter& filter, uint32_t state, int alloc_cpus);
 
-}  // namespace skiff::sinfo
+}  // namespace skiff::cli::sinfo
 
 #endif  // SKIFF_CLI_SINFO_SINFO_STATE_H_

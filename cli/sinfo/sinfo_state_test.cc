@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff::sinfo {
+namespace skiff::cli::sinfo {
 namespace {
 
 v1::NodeInfo Node(const std::string& state, bool drain = false, bool no_respond = false,
@@ -74,4 +74,4 @@ TEST(MatchesStateFilter, IdleMatchesDrainedIdleNodesAndAllocMatchesMixed) {
 }
 
 }  // namespace
-}  // namespace skiff::sinfo
+}  // namespace skiff::cli::sinfo

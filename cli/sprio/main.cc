@@ -16,14 +16,14 @@ namespace {
 
 constexpr char kProgram[] = "sprio";
 
-int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"sprio"};
   app.set_help_flag();  // --help is Slurm's text, above
-  skiff::SprioOptions options;
+  skiff::cli::SprioOptions options;
   std::string job_list, user_list;
   bool version = false, help = false, usage = false;
   // In the order of Slurm's option table (getopt_long lists the candidates of
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   app.add_flag("--help", help);
   app.add_flag("--usage", usage);
   std::vector<std::string> operands;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   if (version) {
@@ -48,11 +48,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << skiff::SprioHelp();
+    std::cout << skiff::cli::SprioHelp();
     return 0;
   }
   if (usage) {
-    std::cout << skiff::SprioUsage();
+    std::cout << skiff::cli::SprioUsage();
     return 0;
   }
   const bool job_flag = jobs_option->count() > 0;
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   if (next < operands.size()) {
     // Slurm: error() on stderr, then _usage() on stdout.
     std::cerr << "sprio: error: Unrecognized option: " << operands[next] << "\n";
-    std::cout << skiff::SprioUsage();
+    std::cout << skiff::cli::SprioUsage();
     return 1;
   }
   if (options.long_format && !options.format.empty()) {
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   skiff::v1::GetJobsRequest request;
   request.add_states(skiff::v1::PENDING);
   for (const std::string& text : jobs) {
-    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::ParseJobRefList(text);
+    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::cli::ParseJobRefList(text);
     if (!refs.ok()) return Fail(refs.status());
     for (const skiff::v1::JobRef& ref : *refs) {
       if (ref.has_array_task_id()) {
@@ -86,26 +86,27 @@ int main(int argc, char** argv) {
     }
   }
   for (const std::string& user : users) {
-    absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
+    absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
     if (!name.ok()) return Fail(name.status());
     request.add_users(*name);
   }
   options.jobs_named = !jobs.empty();
   options.show_user = !users.empty();
   if (!options.format.empty()) {
-    if (absl::Status s = skiff::ParseSprioFormat(options.format).status(); !s.ok()) {
+    if (absl::Status s = skiff::cli::ParseSprioFormat(options.format).status(); !s.ok()) {
       return Fail(s);
     }
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   skiff::v1::GetConfigReply config;
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &config);
   if (!status.ok()) return Fail(status);
-  skiff::PublishedWeights weights = skiff::WeightsFromConfig(config);
-  if (absl::Status s = skiff::CheckPriorityType(weights); !s.ok()) {
+  skiff::cli::PublishedWeights weights = skiff::cli::WeightsFromConfig(config);
+  if (absl::Status s = skiff::cli::CheckPriorityType(weights); !s.ok()) {
     std::cerr << s.message() << "\n";
     return 1;
   }
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
   if (!status.ok() && !(status.code() == absl::StatusCode::kNotFound && options.jobs_named)) {
     return Fail(status);
   }
-  absl::StatusOr<std::string> out = skiff::FormatSprio(reply, weights, options);
+  absl::StatusOr<std::string> out = skiff::cli::FormatSprio(reply, weights, options);
   if (!out.ok()) return Fail(out.status());
   std::cout << *out;
   return 0;

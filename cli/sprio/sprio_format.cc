@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/common/job_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Job priorities are 32-bit in Slurm; -n shows them as a fraction of the maximum.
@@ -269,4 +269,4 @@ absl::StatusOr<std::string> FormatSprio(const v1::GetJobsReply& reply,
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -16,7 +16,7 @@
 #include "cli/common/percent_format.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The multifactor weights, from GetConfig. Unset = ctld did not publish that
 // entry; sprio then shows the column, as it does for a non-zero weight.
@@ -71,6 +71,6 @@ absl::StatusOr<std::string> FormatSprio(const v1::GetJobsReply& reply,
                                         const PublishedWeights& weights,
                                         const SprioOptions& options);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SPRIO_SPRIO_FORMAT_H_

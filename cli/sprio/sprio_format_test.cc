@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::JobInfo Pending(uint64_t id, const std::string& partition, const std::string& user, int64_t age,
@@ -155,4 +155,4 @@ TEST(CheckPriorityType, BasicHasNoFactors) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sprio --help`, byte for byte.
@@ -50,4 +50,4 @@ std::string SprioHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SprioUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

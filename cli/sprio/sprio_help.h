@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SprioHelp();
@@ -13,6 +13,6 @@ std::string SprioHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SprioUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SPRIO_SPRIO_HELP_H_

@@ -81,7 +81,7 @@ void ReadSqueueEnvironment(const std::vector<EnvDefault>& defaults, Given given,
 int main(int argc, char** argv) {
   CLI::App app{"squeue"};
   app.set_help_flag();  // --help is Slurm's text, below
-  skiff::SqueueOptions options;
+  skiff::cli::SqueueOptions options;
   std::string accounts, iterate, jobs, licenses, clusters, names, nodes, partitions, qos,
       reservation, sort, steps, states, users, format, format_fields;
   bool help = false, usage = false, me = false, version = false, json = false, yaml = false;
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json);
   app.add_flag("--yaml", yaml);
   std::vector<std::string> operands;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   // Options given on the command line, or (as Slurm's opts.c reads them) set
@@ -134,11 +134,11 @@ int main(int argc, char** argv) {
   };
   // Slurm acts on these as getopt meets them; any of them ends the command.
   if (help) {
-    std::cout << skiff::SqueueHelpText();
+    std::cout << skiff::cli::SqueueHelpText();
     return 0;
   }
   if (usage) {
-    std::cout << skiff::SqueueUsageText();
+    std::cout << skiff::cli::SqueueUsageText();
     return 0;
   }
   if (version) {
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
   options.format_fields = format_fields;
   int iterate_seconds = 0;
   if (given("--iterate")) {
-    absl::StatusOr<int> seconds = skiff::ParseSqueueIterate(iterate);
+    absl::StatusOr<int> seconds = skiff::cli::ParseSqueueIterate(iterate);
     if (!seconds.ok()) return Error(std::string(seconds.status().message()));
     iterate_seconds = *seconds;
   }
@@ -205,24 +205,24 @@ int main(int argc, char** argv) {
   }
   if (next < operands.size()) {
     Error("Unrecognized option: " + operands[next]);
-    std::cout << skiff::SqueueUsageText();
+    std::cout << skiff::cli::SqueueUsageText();
     return 1;
   }
   if (jobs_flag && steps_flag && jobs.empty())
     return Error("Incompatible options --jobs and --steps");
   std::vector<skiff::v1::JobRef> job_refs;
   if (!jobs.empty()) {
-    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::ParseSqueueJobs(jobs);
+    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::cli::ParseSqueueJobs(jobs);
     if (!refs.ok()) return Error(std::string(refs.status().message()));
     job_refs = *refs;
   }
   if (!steps.empty()) {
-    if (absl::Status s = skiff::CheckSqueueSteps(steps); !s.ok()) {
+    if (absl::Status s = skiff::cli::CheckSqueueSteps(steps); !s.ok()) {
       return Error(std::string(s.message()));
     }
   }
   if (given("--states")) {
-    absl::StatusOr<skiff::SqueueStates> parsed = skiff::ParseSqueueStates(states);
+    absl::StatusOr<skiff::cli::SqueueStates> parsed = skiff::cli::ParseSqueueStates(states);
     if (!parsed.ok()) {
       const std::string message(parsed.status().message());
       const size_t cut = message.find('\n');
@@ -239,15 +239,16 @@ int main(int argc, char** argv) {
   }
   options.sort = sort;
   if (given("--sort")) {
-    absl::StatusOr<skiff::SqueueSort> parsed = skiff::ParseSqueueSort(sort);
+    absl::StatusOr<skiff::cli::SqueueSort> parsed = skiff::cli::ParseSqueueSort(sort);
     if (!parsed.ok()) return Error(std::string(parsed.status().message()));
     for (const std::string& note : parsed->notes) std::cerr << kProgram << ": " << note << "\n";
   }
   options.licenses_given = given("--licenses");
   if (yaml) return Error("--yaml is not supported by Skiff; use --json");
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   const std::string cluster = (*client)->config().skiff.cluster_name;
   if (given("--clusters") && clusters != cluster) {
     return Error("Skiff has no multi-cluster support: -M/--clusters takes only this cluster (" +
@@ -259,8 +260,8 @@ int main(int argc, char** argv) {
   if (me) users = std::to_string(getuid());
   if (given("--user") || me) {
     int valid = 0;
-    for (const std::string& user : skiff::SplitCommaList(users)) {
-      absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
+    for (const std::string& user : skiff::cli::SplitCommaList(users)) {
+      absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
       if (!name.ok()) {
         Error("Invalid user: " + user + "\n");  // Slurm's text, newline and all
         continue;
@@ -277,26 +278,26 @@ int main(int argc, char** argv) {
       request.add_job_ids(ref.job_id());
     }
   }
-  for (const std::string& p : skiff::SplitCommaList(partitions)) request.add_partitions(p);
-  for (const std::string& n : skiff::SplitCommaList(names)) request.add_names(n);
-  for (const std::string& a : skiff::SplitCommaList(accounts)) request.add_accounts(a);
-  for (const std::string& q : skiff::SplitCommaList(qos)) request.add_qos(q);
+  for (const std::string& p : skiff::cli::SplitCommaList(partitions)) request.add_partitions(p);
+  for (const std::string& n : skiff::cli::SplitCommaList(names)) request.add_names(n);
+  for (const std::string& a : skiff::cli::SplitCommaList(accounts)) request.add_accounts(a);
+  for (const std::string& q : skiff::cli::SplitCommaList(qos)) request.add_qos(q);
   if (given("--nodelist")) request.add_nodes(nodes);
   if (options.states_given) {
     for (skiff::v1::JobState s : options.states) request.add_states(s);
     if (options.states.empty()) match_none = true;
   } else if (!options.licenses_given) {
     // Finished jobs ctld still holds (MinJobAge) are not shown: not sent either.
-    for (skiff::v1::JobState s : skiff::ActiveJobStates()) request.add_states(s);
+    for (skiff::v1::JobState s : skiff::cli::ActiveJobStates()) request.add_states(s);
   }
   // --json prints every field; a format that shows only what ctld keeps in
   // memory gets a summary (a fraction of the reply with large queues).
-  request.set_summary(!json && skiff::SqueueNeedsOnlySummary(options));
+  request.set_summary(!json && skiff::cli::SqueueNeedsOnlySummary(options));
   // Without -r a waiting array is one line: one record from ctld too.
   request.set_collapse_pending_arrays(request.summary() && !options.array);
 
   if (verbose > 0) {
-    skiff::SqueueVerboseOptions v;
+    skiff::cli::SqueueVerboseOptions v;
     v.array = options.array;
     v.start = options.start;
     v.steps_flag = steps_flag;
@@ -305,7 +306,7 @@ int main(int argc, char** argv) {
     v.verbose = verbose;
     v.format = format, v.format_set = options.format_given;
     if (options.start && !options.format_given)
-      v.format = skiff::kSqueueStartFormat, v.format_set = true;
+      v.format = skiff::cli::kSqueueStartFormat, v.format_set = true;
     v.jobs = jobs, v.jobs_set = !jobs.empty();
     v.licenses = licenses, v.licenses_set = options.licenses_given;
     v.names = names, v.names_set = given("--name");
@@ -318,7 +319,7 @@ int main(int argc, char** argv) {
     v.states_set = given("--states") || options.start;
     v.steps = steps, v.steps_set = !steps.empty();
     v.users = users, v.users_set = given("--user") || me;
-    std::cout << skiff::SqueueVerboseText(v);
+    std::cout << skiff::cli::SqueueVerboseText(v);
   }
 
   while (true) {
@@ -335,20 +336,20 @@ int main(int argc, char** argv) {
       if (!match_none) {
         absl::Status status =
             (*client)->Call(&skiff::v1::Ctld::Stub::GetSteps, step_request, &step_reply);
-        if (!status.ok()) return skiff::ReportError(kProgram, status);
+        if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
       }
       // -s LIST: only the steps named ("15.0", "15.batch").
-      const std::vector<std::string> named = skiff::SplitCommaList(steps);
+      const std::vector<std::string> named = skiff::cli::SplitCommaList(steps);
       std::vector<skiff::v1::StepInfo> shown;
       for (const skiff::v1::StepInfo& step : step_reply.steps()) {
-        const std::string id = skiff::SqueueStepId(step);
+        const std::string id = skiff::cli::SqueueStepId(step);
         const std::string plain = absl::StrCat(step.job_id(), ".", step.step().step_id());
         if (named.empty() || std::find(named.begin(), named.end(), id) != named.end() ||
             std::find(named.begin(), named.end(), plain) != named.end()) {
           shown.push_back(step);
         }
       }
-      std::cout << skiff::FormatSqueueSteps(
+      std::cout << skiff::cli::FormatSqueueSteps(
           format, options.no_header, shown,
           step_reply.now() != 0 ? step_reply.now() : time(nullptr));
     } else {
@@ -362,30 +363,30 @@ int main(int argc, char** argv) {
         if (status.code() == absl::StatusCode::kInvalidArgument) {
           return Error(std::string(status.message()));
         }
-        if (!status.ok()) return skiff::ReportError(kProgram, status);
+        if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
       }
       options.now = reply.now() != 0 ? reply.now() : time(nullptr);
       if (json) {
-        skiff::SqueueOptions every = options;
+        skiff::cli::SqueueOptions every = options;
         every.array = true;  // one record per job, as Slurm's
         std::vector<const skiff::v1::JobInfo*> selected;
-        for (const skiff::SqueueRow& row : skiff::SelectAndSortRows(reply, every)) {
+        for (const skiff::cli::SqueueRow& row : skiff::cli::SelectAndSortRows(reply, every)) {
           selected.push_back(row.job);
         }
-        skiff::WriteSqueueJson(selected, cluster, [](std::string_view piece) {
+        skiff::cli::WriteSqueueJson(selected, cluster, [](std::string_view piece) {
           std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
         });
-        skiff::ExitNow(0);
+        skiff::cli::ExitNow(0);
       }
-      for (const std::string& e : skiff::SqueueFormatFor(options).errors) Error(e);
+      for (const std::string& e : skiff::cli::SqueueFormatFor(options).errors) Error(e);
       if (verbose > 0) {
         std::cout << "last_update_time=" << options.now << " records=" << reply.jobs_size() << "\n";
       }
-      std::cout << skiff::FormatSqueue(reply, options);
+      std::cout << skiff::cli::FormatSqueue(reply, options);
     }
     if (iterate_seconds <= 0) break;
     std::cout << "\n" << std::flush;
     sleep(static_cast<unsigned>(iterate_seconds));
   }
-  skiff::ExitNow(0);  // without tearing gRPC down: scripts poll squeue
+  skiff::cli::ExitNow(0);  // without tearing gRPC down: scripts poll squeue
 }

@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 struct SlurmState {
@@ -223,4 +223,4 @@ std::string SqueueVerboseText(const SqueueVerboseOptions& o) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

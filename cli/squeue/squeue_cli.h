@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // `squeue --help` and `squeue --usage`, Slurm's texts.
 std::string SqueueHelpText();
@@ -57,6 +57,6 @@ struct SqueueVerboseOptions {
 };
 std::string SqueueVerboseText(const SqueueVerboseOptions& options);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SQUEUE_SQUEUE_CLI_H_

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(ParseSqueueStates, AcceptsEverySlurmStateAndKeepsSkiffsOwn) {
@@ -80,4 +80,4 @@ TEST(SqueueVerboseText, ListsOptionsAsSlurmsPrintOptions) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -19,7 +19,7 @@
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string OrNull(const std::string& text) { return text.empty() ? "(null)" : text; }
@@ -860,4 +860,4 @@ std::string FormatSqueueSteps(const std::string& format, bool no_header,
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -16,7 +16,7 @@
 #include "cli/common/percent_format.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's default format, the one -l/--long uses and the one --start uses.
 inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
@@ -121,6 +121,6 @@ std::string FormatSqueueSteps(const std::string& format, bool no_header,
                               const std::vector<v1::StepInfo>& steps, int64_t now);
 std::string SqueueStepId(const v1::StepInfo& step);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SQUEUE_SQUEUE_FORMAT_H_

@@ -7,7 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr int64_t kNow = 1795324490;  // any instant; only differences matter
@@ -553,4 +553,4 @@ TEST(SqueueNeedsOnlySummary, UnlessAFieldOrSortKeyReadsTheSubmittedSpec) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -7,7 +7,7 @@
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm prints a NULL string as null.
@@ -222,4 +222,4 @@ void WriteSqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::str
       document, jobs.size(), [&](size_t i) { return SqueueJobJson(*jobs[i], cluster); }, write);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -14,7 +14,7 @@
 #include "cli/common/json_writer.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // One job as v0.0.38 prints it. `cluster` is ClusterName.
 Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster);
@@ -27,6 +27,6 @@ Json SqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& 
 void WriteSqueueJson(const std::vector<const v1::JobInfo*>& jobs, const std::string& cluster,
                      const std::function<void(std::string_view)>& write);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SQUEUE_SQUEUE_JSON_H_

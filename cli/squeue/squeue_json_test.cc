@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 TEST(SqueueJson, PendingJobHasV0038KeysWithSlurmsDefaults) {
@@ -75,4 +75,4 @@ TEST(SqueueJson, WrittenAJobAtATimeIsTheSameDocument) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

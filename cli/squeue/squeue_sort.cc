@@ -9,7 +9,7 @@
 #include "cli/common/job_text.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kSortable[] = "BCdDegGHiIjJlLmMNpPQStTuUvVz";
@@ -175,4 +175,4 @@ void SortSqueueJobs(const std::vector<SqueueSortKey>& keys, int64_t now,
   });
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's default sorts: partition, state, priority (highest first); and with
 // --start, expected start time.
@@ -43,6 +43,6 @@ absl::StatusOr<SqueueSort> ParseSqueueSort(std::string_view spec);
 void SortSqueueJobs(const std::vector<SqueueSortKey>& keys, int64_t now,
                     std::vector<const v1::JobInfo*>* jobs);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SQUEUE_SQUEUE_SORT_H_

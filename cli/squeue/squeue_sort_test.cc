@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::JobInfo Job(uint64_t id, const std::string& partition, v1::JobState state, uint32_t priority) {
@@ -66,4 +66,4 @@ TEST(SortSqueueJobs, StartTimeSortsUnknownLastEitherWay) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -74,7 +74,7 @@ std::vector<std::string> SplitLine(const std::string& line) {
 
 class Sreport {
  public:
-  explicit Sreport(skiff::ReportStyle style) : style_(std::move(style)) {}
+  explicit Sreport(skiff::cli::ReportStyle style) : style_(std::move(style)) {}
 
   int exit_code() const { return exit_code_; }
   bool done() const { return done_; }
@@ -89,7 +89,7 @@ class Sreport {
     if (is("exit", 1) || keyword == "\\q" || is("quit", 4)) {
       done_ = true;
     } else if (is("help", 2)) {
-      std::cout << skiff::SreportHelp();
+      std::cout << skiff::cli::SreportHelp();
     } else if (is("nonparsable", 4)) {
       style_.layout.parsable = style_.layout.parsable2 = false;
     } else if (keyword == "parsable") {
@@ -109,7 +109,8 @@ class Sreport {
         Fail("too few arguments for keyword:" + words[0] + "\n");
         return;
       }
-      absl::StatusOr<skiff::ReportTimeFormat> format = skiff::ParseReportTimeFormat(words[1]);
+      absl::StatusOr<skiff::cli::ReportTimeFormat> format =
+          skiff::cli::ParseReportTimeFormat(words[1]);
       if (!format.ok()) {
         Fail(std::string(format.status().message()) + "\n");
         return;
@@ -128,22 +129,24 @@ class Sreport {
 
   void Report(const std::vector<std::string>& words) {
     const int64_t now = Now();
-    skiff::ReportOutput parsed;
-    absl::StatusOr<skiff::ReportRequest> request = skiff::ParseReportCommand(words, now, &parsed);
+    skiff::cli::ReportOutput parsed;
+    absl::StatusOr<skiff::cli::ReportRequest> request =
+        skiff::cli::ParseReportCommand(words, now, &parsed);
     std::cerr << parsed.err;
     if (parsed.exit_code != 0) exit_code_ = parsed.exit_code;
     if (!request.ok()) return;
 
     if (!client_) {
-      absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+      absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+          skiff::cli::CtldClient::Connect("");
       if (!client.ok()) {
-        exit_code_ = skiff::ReportError(kProgram, client.status());
+        exit_code_ = skiff::cli::ReportError(kProgram, client.status());
         return;
       }
       client_ = std::move(*client);
     }
-    skiff::UsageData data;
-    data.window = skiff::RoundReportWindow(request->start, request->end, now);
+    skiff::cli::UsageData data;
+    data.window = skiff::cli::RoundReportWindow(request->start, request->end, now);
     skiff::v1::GetUsageReportRequest usage_request;
     usage_request.set_start(data.window.start);
     usage_request.set_end(data.window.end);
@@ -151,7 +154,7 @@ class Sreport {
     if (absl::Status s =
             client_->Call(&skiff::v1::Ctld::Stub::GetUsageReport, usage_request, &usage);
         !s.ok()) {
-      exit_code_ = skiff::ReportError(kProgram, s);
+      exit_code_ = skiff::cli::ReportError(kProgram, s);
       return;
     }
     data.cluster = usage.cluster();
@@ -159,26 +162,26 @@ class Sreport {
     for (const skiff::v1::UsageRow& row : usage.rows()) {
       data.usage.push_back({row.account(), row.user(), row.cpu_seconds()});
     }
-    if (request->kind == skiff::ReportKind::kAccountUtilizationByUser) {
+    if (request->kind == skiff::cli::ReportKind::kAccountUtilizationByUser) {
       skiff::v1::GetAccountsReply accounts;
       if (absl::Status s = client_->Call(&skiff::v1::Ctld::Stub::GetAccounts,
                                          skiff::v1::GetAccountsRequest(), &accounts);
           !s.ok()) {
-        exit_code_ = skiff::ReportError(kProgram, s);
+        exit_code_ = skiff::cli::ReportError(kProgram, s);
         return;
       }
       for (const skiff::v1::AssocInfo& assoc : accounts.assocs()) {
         data.tree.push_back({assoc.account(), assoc.user(), assoc.parent_account()});
       }
     }
-    skiff::ReportOutput output = skiff::RenderReport(*request, data, style_);
+    skiff::cli::ReportOutput output = skiff::cli::RenderReport(*request, data, style_);
     std::cerr << output.err;
     std::cout << output.out << std::flush;
     if (output.exit_code != 0) exit_code_ = output.exit_code;
   }
 
-  skiff::ReportStyle style_;
-  std::unique_ptr<skiff::CtldClient> client_;
+  skiff::cli::ReportStyle style_;
+  std::unique_ptr<skiff::cli::CtldClient> client_;
   int exit_code_ = 0;
   bool done_ = false;
 };
@@ -210,11 +213,11 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
   std::vector<std::string> operands;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   if (help) {
-    std::cout << skiff::SreportHelp();
+    std::cout << skiff::cli::SreportHelp();
     return 0;
   }
   if (version) {
@@ -225,13 +228,14 @@ int main(int argc, char** argv) {
     std::cerr << "Only one cluster option can be used (--all_clusters OR --cluster OR --local)\n";
     return 1;
   }
-  skiff::ReportStyle style;
+  skiff::cli::ReportStyle style;
   style.layout.no_header = no_header;
   style.layout.parsable = parsable && !parsable2;
   style.layout.parsable2 = parsable2;
   style.proper_name = ProperName;
   if (!time_format.empty()) {
-    absl::StatusOr<skiff::ReportTimeFormat> format = skiff::ParseReportTimeFormat(time_format);
+    absl::StatusOr<skiff::cli::ReportTimeFormat> format =
+        skiff::cli::ParseReportTimeFormat(time_format);
     if (!format.ok()) {
       std::cerr << format.status().message() << "\n";
       return 1;

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sreport --help`, byte for byte.
@@ -197,4 +197,4 @@ constexpr std::string_view kUnsupported[] = {
 
 std::string SreportHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -19,7 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm's xstrncasecmp(name, word, MAX(strlen(word), min)) == 0: `word` is a
@@ -681,4 +681,4 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
   return output;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "cli/common/print_fields.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // -t: how usage values print.
 enum class ReportTimeFormat {
@@ -133,6 +133,6 @@ struct ReportStyle {
 ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
                           const ReportStyle& style);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SREPORT_SREPORT_REPORT_H_

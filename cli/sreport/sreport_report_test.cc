@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // 2026-11-24T00:00:00Z and the day after.
@@ -272,4 +272,4 @@ TEST_F(SreportTest, AnotherClusterHasNoLines) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

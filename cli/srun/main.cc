@@ -25,26 +25,26 @@
 namespace {
 
 int Fail(const std::string& message) {
-  return skiff::ReportError("srun", absl::UnknownError(message), 1);
+  return skiff::cli::ReportError("srun", absl::UnknownError(message), 1);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   // Slurm's input variables first; the command line overrides them.
-  std::map<std::string, std::string> env = skiff::ProcessEnvironment();
-  skiff::SrunCommandLine line;
-  if (int rc = skiff::ParseSrunCommandLine(argc, argv, env, &line); rc >= 0) return rc;
+  std::map<std::string, std::string> env = skiff::cli::ProcessEnvironment();
+  skiff::cli::SrunCommandLine line;
+  if (int rc = skiff::cli::ParseSrunCommandLine(argc, argv, env, &line); rc >= 0) return rc;
   if (line.version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
   if (line.help) {
-    std::cout << skiff::SrunHelp();
+    std::cout << skiff::cli::SrunHelp();
     return 0;
   }
   if (line.usage) {
-    std::cout << skiff::SrunUsage();
+    std::cout << skiff::cli::SrunUsage();
     return 0;
   }
   // Skiff keeps no TmpDisk per node, as sbatch says of it too.
@@ -54,9 +54,9 @@ int main(int argc, char** argv) {
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
   // Outside a job: an allocation of srun's own first, relinquished at the end.
-  std::optional<skiff::SrunAllocation> own;
+  std::optional<skiff::cli::SrunAllocation> own;
   if (env.find("SLURM_JOB_ID") == env.end()) {
-    if (int rc = skiff::AllocateForStep(line, cwd, &env, &own); rc >= 0) return rc;
+    if (int rc = skiff::cli::AllocateForStep(line, cwd, &env, &own); rc >= 0) return rc;
   }
-  skiff::EndSrun(own ? &*own : nullptr, skiff::LaunchStep(line, cwd, env));
+  skiff::cli::EndSrun(own ? &*own : nullptr, skiff::cli::LaunchStep(line, cwd, env));
 }

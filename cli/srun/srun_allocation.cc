@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "cli/common/allocation.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kProgram[] = "srun";
@@ -119,4 +119,4 @@ void EndSrun(SrunAllocation* own, int code) {
   _exit(code);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -14,7 +14,7 @@
 #include "cli/srun/srun_command_line.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SrunAllocation {
   std::unique_ptr<CtldClient> ctld;
@@ -38,6 +38,6 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
 // only slow srun's end (cli/common/ctld_client.h: ExitNow).
 [[noreturn]] void EndSrun(SrunAllocation* own, int code);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_SRUN_ALLOCATION_H_

@@ -5,7 +5,7 @@
 
 #include "cli/common/getopt_args.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
                          SrunCommandLine* line) {
@@ -71,4 +71,4 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
                                 GetoptOrder::kStopAtOperand);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

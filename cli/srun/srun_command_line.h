@@ -10,7 +10,7 @@
 
 #include "cli/srun/srun_options.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SrunCommandLine {
   SrunArgs args;
@@ -36,6 +36,6 @@ struct SrunCommandLine {
 int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
                          SrunCommandLine* line);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_SRUN_COMMAND_LINE_H_

@@ -4,7 +4,7 @@
 
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `srun --help`, byte for byte.
@@ -288,4 +288,4 @@ std::string SrunHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
 
 std::string SrunUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SrunHelp();
@@ -13,6 +13,6 @@ std::string SrunHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SrunUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_SRUN_HELP_H_

@@ -15,7 +15,7 @@
 #include "common/size.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::optional<std::string> Get(const std::map<std::string, std::string>& env,
@@ -547,4 +547,4 @@ std::vector<std::string> TaskErrorLines(const std::vector<TaskResult>& results) 
   return lines;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

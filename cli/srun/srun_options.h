@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The options as given (strings where srun validates them later).
 struct SrunArgs {
@@ -127,6 +127,6 @@ std::vector<std::string> StepStatusLines(uint64_t job_id, uint32_t step_id, int 
 // "srun: error: n2: task 3: Killed".
 std::vector<std::string> TaskErrorLines(const std::vector<TaskResult>& results);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_SRUN_OPTIONS_H_

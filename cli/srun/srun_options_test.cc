@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 using ::testing::ElementsAre;
@@ -239,4 +239,4 @@ TEST(StepStatusLines, GroupedAsSlurm) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -27,7 +27,7 @@
 #include "common/rpc/channel.h"
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kProgram[] = "srun";
@@ -217,4 +217,4 @@ int LaunchStep(const SrunCommandLine& line, const std::string& cwd,
   return session->Run(stream);
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

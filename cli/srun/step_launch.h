@@ -10,7 +10,7 @@
 
 #include "cli/srun/srun_command_line.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Runs the step that `line` asks for in the job of `env` (SLURM_JOB_ID and the
 // step manager's address; srun's own umask, nice value and resource limits
@@ -20,6 +20,6 @@ namespace skiff {
 int LaunchStep(const SrunCommandLine& line, const std::string& cwd,
                std::map<std::string, std::string> env);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_STEP_LAUNCH_H_

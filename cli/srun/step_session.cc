@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // The session's writes to the stream: the request first, then srun's input
 // until Run closes it. Shared with the stdin thread, which may outlive the
@@ -219,4 +219,4 @@ void StepSession::ForwardStdin(std::shared_ptr<Link> link, int fd) {
   }).detach();
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

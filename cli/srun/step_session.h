@@ -31,7 +31,7 @@
 #include "cli/srun/srun_options.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // srun's end of a RunStep call: the gRPC stream in srun, a fake in tests.
 // Writes come one at a time; Cancel may come from any thread.
@@ -126,6 +126,6 @@ class StepSession {
   std::chrono::steady_clock::time_point last_interrupt_;  // under signal_mu_
 };
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SRUN_STEP_SESSION_H_

@@ -10,7 +10,7 @@
 #include <future>
 #include <optional>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 using std::chrono::milliseconds;
@@ -444,4 +444,4 @@ TEST_F(StepSessionTest, WaitEndsTheStepThatLongAfterTheFirstTaskEnded) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

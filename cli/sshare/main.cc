@@ -20,7 +20,7 @@ namespace {
 
 constexpr char kProgram[] = "sshare";
 
-int Fail(const absl::Status& status) { return skiff::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
 
 constexpr char kHelpFormat[] =
     "Account             Cluster             EffectvUsage        FairShare           \n"
@@ -33,7 +33,7 @@ constexpr char kHelpFormat[] =
 int main(int argc, char** argv) {
   CLI::App app{"sshare"};
   app.set_help_flag();
-  skiff::SshareOptions options;
+  skiff::cli::SshareOptions options;
   std::string accounts, users, cluster;
   bool help_format = false, partition = false, verbose = false, version = false, help = false;
   app.add_flag("-a,--all", options.all_users);
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_flag("-V,--version", version);
   app.add_flag("--help,--usage", help);
   std::vector<std::string> operands;
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
   if (version) {
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (help) {
-    std::cout << skiff::SshareHelp();
+    std::cout << skiff::cli::SshareHelp();
     return 0;
   }
   if (help_format) {
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   }
   if (!operands.empty()) {
     std::cerr << "sshare: error: Unrecognized option: " << operands[0] << "\n"
-              << skiff::SshareHelp();
+              << skiff::cli::SshareHelp();
     return 1;
   }
   if (partition && options.format.empty()) {
@@ -88,13 +88,14 @@ int main(int argc, char** argv) {
   }
   for (const std::string& user :
        std::vector<std::string>(absl::StrSplit(users, ',', absl::SkipEmpty()))) {
-    absl::StatusOr<std::string> name = skiff::ResolveUserName(user);
+    absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
     if (!name.ok()) return Fail(name.status());
     options.users.push_back(*name);
   }
   options.caller = skiff::UserName(getuid());
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   if (!cluster.empty()) {
     skiff::v1::PingReply ping;
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::GetAccounts, skiff::v1::GetAccountsRequest(), &reply);
   if (!status.ok()) return Fail(status);
-  absl::StatusOr<std::string> out = skiff::FormatSshare(reply, options);
+  absl::StatusOr<std::string> out = skiff::cli::FormatSshare(reply, options);
   if (!out.ok()) {
     std::cerr << "sshare: error: " << out.status().message() << "\n";
     return 1;

@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::string Key(const std::string& account, const std::string& user, const std::string& partition) {
@@ -295,4 +295,4 @@ absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 struct SshareOptions {
   bool all_users = false;             // -a
@@ -56,6 +56,6 @@ std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply);
 absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
                                          const SshareOptions& options);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_

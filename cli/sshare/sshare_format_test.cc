@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::AssocInfo Assoc(const std::string& account, const std::string& user, const std::string& parent,
@@ -106,4 +106,4 @@ TEST(Sshare, FormatFieldsByPrefixAndBadOnesNamed) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

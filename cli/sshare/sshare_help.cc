@@ -1,6 +1,6 @@
 #include "cli/sshare/sshare_help.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sshare --help`, byte for byte.
@@ -34,4 +34,4 @@ constexpr char kSlurmHelp[] =
 // Skiff supports every option of kSlurmHelp: nothing to mark.
 std::string SshareHelp() { return kSlurmHelp; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

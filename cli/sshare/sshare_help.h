@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help, --usage print.
 std::string SshareHelp();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SSHARE_SSHARE_HELP_H_

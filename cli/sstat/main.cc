@@ -59,26 +59,27 @@ int main(int argc, char** argv) {
   app.add_flag("--usage", usage);
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
-  if (int rc = skiff::ParseGetoptCommandLine(app, kProgram, argc, argv); rc >= 0) return rc;
+  if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv); rc >= 0) return rc;
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
   }
   if (help) {
-    std::cout << skiff::SstatHelp();
+    std::cout << skiff::cli::SstatHelp();
     return 0;
   }
   if (usage) {
-    std::cout << skiff::SstatUsage();
+    std::cout << skiff::cli::SstatUsage();
     return 0;
   }
   if (help_format) {
-    std::cout << skiff::SstatHelpFormat();
+    std::cout << skiff::cli::SstatHelpFormat();
     return 0;
   }
-  absl::StatusOr<std::vector<skiff::SstatField>> fields = skiff::ParseSstatFormat(
-      !format.empty() ? format
-                      : (pid_format ? skiff::kSstatPidFields : skiff::kSstatDefaultFields));
+  absl::StatusOr<std::vector<skiff::cli::SstatField>> fields = skiff::cli::ParseSstatFormat(
+      !format.empty()
+          ? format
+          : (pid_format ? skiff::cli::kSstatPidFields : skiff::cli::kSstatDefaultFields));
   if (!fields.ok()) {
     Error(std::string(fields.status().message()));
     return 1;
@@ -100,20 +101,21 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> connected = skiff::CtldClient::Connect("");
-  if (!connected.ok()) return skiff::ReportError(kProgram, connected.status());
-  skiff::CtldClient& client = **connected;
-  skiff::PrintFieldsLayout layout;
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+      skiff::cli::CtldClient::Connect("");
+  if (!connected.ok()) return skiff::cli::ReportError(kProgram, connected.status());
+  skiff::cli::CtldClient& client = **connected;
+  skiff::cli::PrintFieldsLayout layout;
   layout.no_header = no_header;
   layout.parsable = parsable;
   layout.parsable2 = parsable2;
   std::vector<std::string> names;
   std::vector<int> widths;
-  for (const skiff::SstatField& f : *fields) {
+  for (const skiff::cli::SstatField& f : *fields) {
     names.push_back(f.name);
     widths.push_back(f.width);
   }
-  std::cout << skiff::PrintFieldsHeader(names, widths, layout);
+  std::cout << skiff::cli::PrintFieldsHeader(names, widths, layout);
   // 1 once a step's manager refused the caller (another user's job): Slurm's
   // error line, and an exit status a script can see. A step not found running
   // is only said, as Slurm's sstat does.
@@ -148,7 +150,7 @@ int main(int argc, char** argv) {
       continue;
     }
     auto stub = skiff::v1::Noded::NewStub(skiff::MakeChannel(job.jobs(0).stepmgr_address()));
-    std::vector<skiff::SstatStep> rows;
+    std::vector<skiff::cli::SstatStep> rows;
     for (const std::string& id : chosen) {
       skiff::v1::StatStepRequest request;
       request.set_job_id(w.job_id);
@@ -164,9 +166,9 @@ int main(int argc, char** argv) {
       context.set_deadline(std::chrono::system_clock::now() +
                            std::chrono::seconds(client.config().skiff.message_timeout));
       if (absl::Status s = skiff::AttachCredential(client.auth(), &context); !s.ok()) {
-        return skiff::ReportError(kProgram, s);
+        return skiff::cli::ReportError(kProgram, s);
       }
-      skiff::SstatStep row;
+      skiff::cli::SstatStep row;
       row.id = absl::StrCat(w.job_id, ".", id);
       const grpc::Status status = stub->StatStep(&context, request, &row.usage);
       if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
@@ -181,9 +183,9 @@ int main(int argc, char** argv) {
       }
       rows.push_back(std::move(row));
     }
-    skiff::PrintFieldsLayout body = layout;
+    skiff::cli::PrintFieldsLayout body = layout;
     body.no_header = true;
-    std::cout << skiff::FormatSstat(rows, *fields, body);
+    std::cout << skiff::cli::FormatSstat(rows, *fields, body);
   }
   return rc;
 }

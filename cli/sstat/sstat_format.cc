@@ -12,7 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 enum Column {
@@ -410,4 +410,4 @@ std::string SstatHelpFormat() {
   return out + "\n";
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

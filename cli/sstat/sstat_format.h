@@ -12,7 +12,7 @@
 #include "cli/common/print_fields.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's default field list (STAT_FIELDS) and -i's.
 inline constexpr char kSstatDefaultFields[] =
@@ -55,6 +55,6 @@ std::string SstatSize(double value);
 // Slurm's sstat CPU times: "00:01:05", "02:00:00", "1-00:00:00".
 std::string SstatCpuTime(uint64_t seconds);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SSTAT_SSTAT_FORMAT_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 v1::TaskUsage Task(int id, const std::string& node, double cpu, uint64_t rss, uint64_t read) {
@@ -78,4 +78,4 @@ TEST(ParseSstatFormat, PrefixesAndUnknownFields) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

@@ -1,6 +1,6 @@
 #include "cli/sstat/sstat_help.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 // Slurm 22.05.8's `sstat --help`, byte for byte.
@@ -57,4 +57,4 @@ std::string SstatHelp() { return kSlurmHelp; }
 
 std::string SstatUsage() { return kSlurmUsage; }
 
-}  // namespace skiff
+}  // namespace skiff::cli

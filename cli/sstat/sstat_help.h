@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::cli {
 
 // What --help prints.
 std::string SstatHelp();
@@ -13,6 +13,6 @@ std::string SstatHelp();
 // What --usage prints: Slurm's synopsis, unmarked.
 std::string SstatUsage();
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SSTAT_SSTAT_HELP_H_

@@ -44,7 +44,7 @@ void Perror(const char* call, const absl::Status& status) {
   std::cerr << call << ": " << status.message() << "\n";
 }
 
-void Verbose(const skiff::StriggerParams& params, const std::string& line) {
+void Verbose(const skiff::cli::StriggerParams& params, const std::string& line) {
   if (params.verbose > 0) std::cerr << kProgram << ": " << line << "\n";
 }
 
@@ -52,14 +52,15 @@ void Verbose(const skiff::StriggerParams& params, const std::string& line) {
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  skiff::StriggerParse parsed = skiff::ParseStrigger(
+  skiff::cli::StriggerParse parsed = skiff::cli::ParseStrigger(
       args, UidFromString, CheckProgram, std::string("skiff ") + skiff::kSkiffVersion + "\n");
   std::cout << parsed.out;
   std::cerr << parsed.err;
   if (!parsed.params) return parsed.exit_code;
-  const skiff::StriggerParams& params = *parsed.params;
+  const skiff::cli::StriggerParams& params = *parsed.params;
   if (params.mode_set) {
-    if (std::vector<std::string> lacking = skiff::UnsupportedEvents(params); !lacking.empty()) {
+    if (std::vector<std::string> lacking = skiff::cli::UnsupportedEvents(params);
+        !lacking.empty()) {
       std::cerr << kProgram << ": error: " << lacking.front()
                 << ": Skiff has no backup controller, slurmdbd, front end nodes or burst buffer "
                    "triggers; only node and job events may be set\n";
@@ -67,11 +68,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::CtldClient>> client = skiff::CtldClient::Connect("");
-  if (!client.ok()) return skiff::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect("");
+  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   const std::string& local = (*client)->config().skiff.cluster_name;
   if (params.cluster && *params.cluster != local) {
-    return skiff::ReportError(
+    return skiff::cli::ReportError(
         kProgram, absl::InvalidArgumentError(
                       "Skiff has no multi-cluster support: -M/--cluster takes only this cluster (" +
                       local + ")"));
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
 
   if (params.mode_set) {
     skiff::v1::SetTriggerRequest request;
-    *request.mutable_trigger() = skiff::TriggerToSet(params);
+    *request.mutable_trigger() = skiff::cli::TriggerToSet(params);
     for (;;) {
       skiff::v1::SetTriggerReply reply;
       absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::SetTrigger, request, &reply);
@@ -102,8 +104,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     Verbose(params, "Read " + std::to_string(reply.triggers_size()) + " trigger records");
-    std::cout << skiff::FormatTriggers({reply.triggers().begin(), reply.triggers().end()}, params,
-                                       UserName);
+    std::cout << skiff::cli::FormatTriggers({reply.triggers().begin(), reply.triggers().end()},
+                                            params, UserName);
     return 0;
   }
 

@@ -11,7 +11,7 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/help_text.h"
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 constexpr char kProgram[] = "strigger";
@@ -608,4 +608,4 @@ std::string FormatTriggers(const std::vector<v1::TriggerInfo>& triggers,
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::cli

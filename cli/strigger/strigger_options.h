@@ -12,7 +12,7 @@
 
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::cli {
 
 // Slurm's struct strigger_parameters.
 struct StriggerParams {
@@ -70,6 +70,6 @@ std::string FormatTriggers(const std::vector<v1::TriggerInfo>& triggers,
                            const StriggerParams& params,
                            const std::function<std::string(uint32_t)>& user_name);
 
-}  // namespace skiff
+}  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_STRIGGER_STRIGGER_OPTIONS_H_

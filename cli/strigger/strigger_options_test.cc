@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::cli {
 namespace {
 
 std::optional<uint32_t> Uids(const std::string& name) {
@@ -158,4 +158,4 @@ TEST(StriggerGet, PrintsSlurmsColumnsAndFilters) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::cli

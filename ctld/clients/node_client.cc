@@ -6,7 +6,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 NodeClient::NodeClient(Authenticator& auth, int timeout_seconds)
     : auth_(auth), timeout_seconds_(timeout_seconds) {}
@@ -83,4 +83,4 @@ absl::Status NodeClient::TerminateJob(const std::string& target, uint64_t job_id
   return FromGrpcStatus(Stub(target).TerminateJob(&context, request, &reply));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

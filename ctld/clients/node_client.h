@@ -13,7 +13,7 @@
 #include "common/auth/authenticator.h"
 #include "proto/noded.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class NodeDaemonClient {
  public:
@@ -59,6 +59,6 @@ class NodeClient final : public NodeDaemonClient {
   std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_

@@ -10,7 +10,7 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 ScriptdClient::ScriptdClient(const std::string& socket_path, int retry_window_seconds)
     : channel_(MakeChannel("unix:" + socket_path)),
@@ -154,4 +154,4 @@ absl::StatusOr<int> ScriptdClient::FlushJob(uint64_t job_id) {
   return reply.killed();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

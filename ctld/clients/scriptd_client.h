@@ -23,7 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "proto/scriptd.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class ScriptDaemonClient {
  public:
@@ -80,6 +80,6 @@ class ScriptdClient final : public ScriptDaemonClient {
   std::map<uint64_t, InFlight> in_flight_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CLIENTS_SCRIPTD_CLIENT_H_

@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "scriptd/test_support.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -248,4 +248,4 @@ TEST(ScriptRunnerInterface, DefaultsRunNoLuaAndFlushNothing) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

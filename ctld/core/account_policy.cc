@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -135,4 +135,4 @@ SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

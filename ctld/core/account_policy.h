@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // AccountingStorageEnforce=associations,limits,qos,safe (limits and qos imply
 // associations, as in Slurm).
@@ -119,6 +119,6 @@ absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64
 // The counts CheckAssociation needs, from the jobs not yet final.
 SubmitCounts CountSubmitted(const AccountPolicy& policy, const std::vector<const Job*>& live);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNT_POLICY_H_

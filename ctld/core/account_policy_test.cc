@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 AccountPolicy LabPolicy() {
@@ -131,4 +131,4 @@ TEST(AccountPolicy, CountsEveryAncestorOfAJobsAccount) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

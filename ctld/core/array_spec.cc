@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Invalid(const std::string& detail) {
@@ -170,4 +170,4 @@ std::string FormatArrayTaskId(uint64_t array_job_id, uint32_t task_id) {
   return absl::StrCat(array_job_id, "_", task_id);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

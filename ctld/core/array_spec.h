@@ -24,7 +24,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Slurm's MaxArraySize default: task ids 0..1000.
 inline constexpr int64_t kDefaultMaxArraySize = 1001;
@@ -53,6 +53,6 @@ std::string FormatArrayJobId(uint64_t array_job_id, const std::vector<uint32_t>&
 // One task: "123_7".
 std::string FormatArrayTaskId(uint64_t array_job_id, uint32_t task_id);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ARRAY_SPEC_H_

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::vector<uint32_t> Range(uint32_t first, uint32_t last, uint32_t step = 1) {
@@ -171,4 +171,4 @@ TEST(ArraySpecRoundTrip, FormatThenParseGivesTheSameIds) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 bool SameGres(const std::vector<GresCount>& a, const std::vector<GresCount>& b) {
@@ -104,4 +104,4 @@ ConfigChange PrepareReconfigure(const SkiffConfig& running, SkiffConfig& next,
   return change;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "common/config/config.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct ConfigChange {
   absl::Status refused;            // not OK: nothing may change
@@ -35,6 +35,6 @@ struct ConfigChange {
 ConfigChange PrepareReconfigure(const SkiffConfig& running, SkiffConfig& next,
                                 const std::set<std::string>& busy_partitions);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_CONFIG_CHANGE_H_

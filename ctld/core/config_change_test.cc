@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 SkiffConfig Small() {
@@ -51,4 +51,4 @@ TEST(ConfigChangeTest, RemovingAPartitionWithJobsIsRefused) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

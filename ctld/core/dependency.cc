@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Problem(const std::string& detail) {
@@ -436,4 +436,4 @@ std::string FormatRemaining(const Dependency& dependency, const DependencyEvalua
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

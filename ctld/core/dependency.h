@@ -63,7 +63,7 @@
 #include "ctld/core/array_spec.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 inline constexpr char kDependencyError[] = "Job dependency problem";
 
@@ -186,6 +186,6 @@ DependencyEvaluation EvaluateDependency(const Dependency& dependency, const Depe
 // scontrol's Dependency= text for `evaluation` of `dependency` ("" = none left).
 std::string FormatRemaining(const Dependency& dependency, const DependencyEvaluation& evaluation);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_DEPENDENCY_H_

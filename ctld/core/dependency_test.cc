@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using R = DependencyResult;
@@ -559,4 +559,4 @@ TEST(FormatRemaining, TextParsesBackToTheSameDecision) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

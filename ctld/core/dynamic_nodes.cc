@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::string GresText(const std::vector<GresCount>& gres) {
@@ -109,4 +109,4 @@ SkiffConfig WithDynamicNodes(SkiffConfig config, const std::vector<NodeConfig>& 
   return config;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

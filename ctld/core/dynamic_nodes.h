@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 inline constexpr char kDynamicNodeKind[] = "dynamic_node";
 
@@ -30,6 +30,6 @@ absl::StatusOr<NodeConfig> DecodeDynamicNode(const std::string& name, const std:
 SkiffConfig WithDynamicNodes(SkiffConfig config, const std::vector<NodeConfig>& joined,
                              std::vector<std::string>* notes);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_DYNAMIC_NODES_H_

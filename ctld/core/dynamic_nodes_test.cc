@@ -4,7 +4,7 @@
 
 #include "ctld/core/node_table.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 NodeConfig Joined(const std::string& name) {
@@ -106,4 +106,4 @@ TEST(DynamicNodes, NodeTableTakesJoinedNodesAtRunTime) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -4,7 +4,7 @@
 
 #include "common/checked_math.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 const char* JobStateName(JobState state) {
   switch (state) {
@@ -98,4 +98,4 @@ uint64_t JobRequest::MemPerNodeMb() const {
   return SaturatingMul<uint64_t>(mem_per_cpu_mb, static_cast<uint64_t>(std::max(0, CpusPerNode())));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

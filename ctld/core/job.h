@@ -18,7 +18,7 @@
 #include "ctld/core/burst_buffer/bb_state.h"
 #include "ctld/core/job_mail.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 enum class JobState {
   kPending,
@@ -232,6 +232,6 @@ struct Job {
   uint64_t AllocMemMb() const;  // over all its nodes
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_JOB_H_

@@ -3,7 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 uint16_t ParseMailType(const std::string& text) {
   uint16_t bits = 0;
@@ -28,4 +28,4 @@ uint16_t ParseMailType(const std::string& text) {
   return bits;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

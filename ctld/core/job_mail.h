@@ -11,7 +11,7 @@
 #include <map>
 #include <string>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Slurm 22.05's MAIL_* bits (slurm.h), so that a stored or printed value
 // means what it means to Slurm.
@@ -47,6 +47,6 @@ struct MailMessage {
   std::map<std::string, std::string> env;  // Slurm's MailProg environment
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_JOB_MAIL_H_

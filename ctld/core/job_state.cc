@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 const char* JobEventName(JobEvent event) {
   switch (event) {
@@ -90,4 +90,4 @@ absl::StatusOr<std::string> Transition(Job& job, JobEvent event) {
                       JobEventName(event), ")");
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

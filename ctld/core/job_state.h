@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 enum class JobEvent {
   kAllocate,       // PENDING -> CONFIGURING: resources chosen, prolog/launch next
@@ -58,6 +58,6 @@ absl::StatusOr<JobState> NextState(JobState from, JobEvent event,
 // the lifecycle core once per event (lifecycle.h), not here.
 absl::StatusOr<std::string> Transition(Job& job, JobEvent event);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_JOB_STATE_H_

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Every value of each enum, from 0 up to the first that has no name: the name
@@ -126,4 +126,4 @@ TEST(JobRequest, CpusAndMemoryPerNode) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -10,7 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "common/cpu_list.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 const char* NodeBaseStateName(NodeBaseState state) {
   switch (state) {
@@ -421,4 +421,4 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -27,7 +27,7 @@
 #include "common/config/config.h"
 #include "ctld/core/resources.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 enum class NodeBaseState { kUnknown, kIdle, kMixed, kAllocated, kDown, kFuture };
 
@@ -203,6 +203,6 @@ class NodeTable {
   std::map<std::string, size_t, std::less<>> index_;  // name -> position in nodes_
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_NODE_TABLE_H_

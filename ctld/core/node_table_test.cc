@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 SkiffConfig TwoNodeConfig() {
@@ -185,9 +185,9 @@ TEST(NodeTable, AdminDownNodeStaysDownAfterRegistering) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST(NodeTableStartTime, NeverRegisteredNodeGoesDownAfterTimeoutSinceStart) {
@@ -392,4 +392,4 @@ TEST(NodeTable, CanAllocateChecksLiveCpusMemoryAndUsability) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

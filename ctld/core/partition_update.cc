@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 const std::vector<std::string>& UpdatableKeys() {
@@ -179,4 +179,4 @@ std::vector<PartitionOverride> DecodePartitionOverrides(const std::string& blob)
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

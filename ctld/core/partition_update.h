@@ -21,7 +21,7 @@
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct PartitionOverride {
   std::string key;    // canonical spelling ("MaxTime")
@@ -71,6 +71,6 @@ SkiffConfig ApplyPartitionOverrides(SkiffConfig file, PartitionOverrides& overri
 std::string EncodePartitionOverrides(const std::vector<PartitionOverride>& overrides);
 std::vector<PartitionOverride> DecodePartitionOverrides(const std::string& blob);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_PARTITION_UPDATE_H_

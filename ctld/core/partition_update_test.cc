@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 SkiffConfig TwoPartitions() {
@@ -104,4 +104,4 @@ TEST(PartitionUpdateTest, OverridesRoundTripThroughTheBlob) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 bool InPartition(const NodeCapacity& node, const std::string& partition) {
@@ -149,4 +149,4 @@ TaskShape RequestShape(const JobRequest& r) {
   return shape;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

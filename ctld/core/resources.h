@@ -15,7 +15,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/scheduler/placement.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // A per-node amount of CPUs, memory (MB) and GPUs: what a job takes on one node,
 // or how much a node has (in total or free).
@@ -90,6 +90,6 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
 // it), tasks, CPUs per task, per-node caps and memory.
 TaskShape RequestShape(const JobRequest& request);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_RESOURCES_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 NodeCapacity MakeNode(const std::string& name, int cpus, int gpus = 0) {
@@ -79,4 +79,4 @@ TEST(CheckSatisfiable, RejectsARequiredNodeThatCouldNeverHoldTheJob) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

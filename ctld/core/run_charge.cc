@@ -5,7 +5,7 @@
 #include "common/checked_math.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 int64_t OverTimeSeconds(int64_t over_time_limit_minutes) {
   return over_time_limit_minutes > 0 ? SaturatingMul<int64_t>(over_time_limit_minutes, 60) : 0;
@@ -27,4 +27,4 @@ int64_t ChargedSeconds(int64_t start, int64_t end, int64_t suspended, int64_t ma
   return max_run == kUnlimited ? held : std::min(held, max_run);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // OverTimeLimit (minutes; 0 or UNLIMITED = -1) as the seconds a job may run
 // past its time limit before it is told to stop. Skiff enforces UNLIMITED as
@@ -39,6 +39,6 @@ int64_t KillWaitLeft(int64_t limit_end, int64_t kill_wait, int64_t now);
 // ends a run at `max_run`, and admission reserved no more.
 int64_t ChargedSeconds(int64_t start, int64_t end, int64_t suspended, int64_t max_run);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_RUN_CHARGE_H_

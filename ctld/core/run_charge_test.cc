@@ -6,7 +6,7 @@
 
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST(RunChargeTest, ARunMayLastItsLimitThenOverTimeLimitThenKillWait) {
@@ -65,4 +65,4 @@ TEST(RunChargeTest, TheSigkillFallsAtTheDeadlineHoweverLateTheSigterm) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -10,7 +10,7 @@
 #include "common/size.h"
 #include "ctld/core/accounting/batch_step.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 template <typename List, typename T>
@@ -567,4 +567,4 @@ v1::StepInfo JobStepToProto(const JobStep& step) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -22,7 +22,7 @@
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // The request's filters, resolved once.
 struct AcctSelection {
@@ -99,6 +99,6 @@ v1::AcctStep StepToProto(const StepRecord& step);
 StepRecord StepFromProto(const v1::AcctStep& step);
 v1::StepInfo JobStepToProto(const JobStep& step);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_ACCT_CONVERT_H_

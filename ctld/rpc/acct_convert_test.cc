@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 Job Finished(uint64_t id, JobState state) {
@@ -596,4 +596,4 @@ TEST(AcctConvert, StoredStepsSettleAndGiveTheDerivedExitCode) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -6,7 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr char kNull[] = "(null)";
@@ -274,4 +274,4 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
   return e;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -18,7 +18,7 @@
 
 #include "common/config/config.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct ConfigContext {
   int64_t boot_time = 0;     // BOOT_TIME
@@ -30,6 +30,6 @@ struct ConfigContext {
 std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig& config,
                                                                const ConfigContext& context);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_CONFIG_ENTRIES_H_

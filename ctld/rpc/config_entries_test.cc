@@ -7,7 +7,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // The keys of a real Slurm 22.05 `scontrol show config` with
@@ -293,4 +293,4 @@ TEST(ConfigEntriesTest, DefMemPerCpuReplacesDefMemPerNodeWhenSet) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

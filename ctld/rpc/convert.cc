@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace skiff {
+namespace skiff::ctld {
 
 void NodeToProto(const Node& node, v1::NodeInfo* out) {
   const NodeConfig& config = node.config;
@@ -131,4 +131,4 @@ NodeRunReport ReportFromProto(const v1::NodeJobReport& report) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

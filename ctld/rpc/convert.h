@@ -8,13 +8,13 @@
 #include "proto/ctld.pb.h"
 #include "proto/types.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 void NodeToProto(const Node& node, v1::NodeInfo* out);
 void PartitionToProto(const PartitionConfig& partition, v1::PartitionInfo* out);
 NodeRegistration RegistrationFromProto(const v1::RegisterRequest& request);
 NodeRunReport ReportFromProto(const v1::NodeJobReport& report);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_CONVERT_H_

@@ -13,7 +13,7 @@
 #include "ctld/launch_builder.h"
 #include "ctld/state/job_spec_parts.h"
 
-namespace skiff {
+namespace skiff::ctld {
 SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& submitter) {
   SubmitRequest r;
   r.uid = submitter.uid;
@@ -334,4 +334,4 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   if (reader == JobInfoReader::kOtherUser) WithholdPrivateSpecFields(out->mutable_spec());
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

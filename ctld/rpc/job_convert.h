@@ -15,7 +15,7 @@
 #include "ctld/core/resources.h"
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct Submitter {
   uid_t uid = 0;
@@ -76,6 +76,6 @@ std::vector<std::string> PrivateSpecFields();
 // Clears them from `spec`.
 void WithholdPrivateSpecFields(v1::JobSpec* spec);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_JOB_CONVERT_H_

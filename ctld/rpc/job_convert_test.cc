@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 SkiffConfig Config() {
@@ -366,4 +366,4 @@ TEST(JobToInfo, TheSpecsPrivateFieldsAreTheseAndNewOnes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -7,7 +7,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 JoinService::JoinService(Controller& controller) : controller_(controller) {}
 
@@ -80,4 +80,4 @@ grpc::Status JoinTokensService::ListJoinTokens(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

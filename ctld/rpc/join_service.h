@@ -12,7 +12,7 @@
 #include "ctld/controller.h"
 #include "proto/join.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class JoinService final : public v1::Join::Service {
  public:
@@ -39,6 +39,6 @@ class JoinTokensService final : public v1::JoinTokens::Service {
   Authenticator& auth_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_JOIN_SERVICE_H_

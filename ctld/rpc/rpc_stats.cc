@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using grpc::experimental::InterceptionHookPoints;
@@ -151,4 +151,4 @@ void RpcStatsRecorder::Finished(const grpc::ServerContextBase* context, const Rp
   stats_.RpcFinished(type, uid, micros);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -32,7 +32,7 @@
 #include "absl/synchronization/mutex.h"
 #include "ctld/diag_stats.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // The message type sdiag reports for gRPC method `method`
 // ("/skiff.v1.Ctld/GetJobs"). A method missing from the table (none should be:
@@ -60,6 +60,6 @@ class RpcStatsRecorder {
   std::map<const grpc::ServerContextBase*, uid_t> callers_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_RPC_STATS_H_

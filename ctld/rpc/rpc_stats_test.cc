@@ -8,7 +8,7 @@
 #include "proto/ctld.grpc.pb.h"
 #include "proto/join.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST(RpcStatsTest, NamesSkiffRpcsAfterSlurmsRequests) {
@@ -46,4 +46,4 @@ TEST(RpcStatsTest, EveryCtldMethodHasADistinctType) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

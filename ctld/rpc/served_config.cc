@@ -4,7 +4,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 std::vector<std::string> ServedConfig::Set(const LoadedConfig& loaded) {
   std::vector<std::string> skipped;
@@ -31,4 +31,4 @@ std::string ServedConfig::Hash() const {
   return files ? files->hash : std::string();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

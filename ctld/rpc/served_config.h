@@ -15,7 +15,7 @@
 #include "common/config/config_loader.h"
 #include "common/config/configless.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 class ServedConfig {
  public:
@@ -38,6 +38,6 @@ class ServedConfig {
   std::shared_ptr<const ConfigFileSet> files_;  // guarded by mu_
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_SERVED_CONFIG_H_

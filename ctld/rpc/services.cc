@@ -21,7 +21,7 @@
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
@@ -511,9 +511,9 @@ grpc::Status CtldService::GetConfig(grpc::ServerContext* context, const v1::GetC
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
-namespace skiff {
+namespace skiff::ctld {
 
 grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
                                         const v1::GetAccountingRequest* request,
@@ -844,4 +844,4 @@ grpc::Status CtldService::ClearTriggers(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

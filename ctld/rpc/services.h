@@ -10,7 +10,7 @@
 #include "ctld/rpc/served_config.h"
 #include "proto/ctld.grpc.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // For the CLIs: any authenticated user may read.
 class CtldService final : public v1::Ctld::Service {
@@ -106,6 +106,6 @@ class NodeService final : public v1::NodeService::Service {
   ServedConfig* served_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_RPC_SERVICES_H_

@@ -4,7 +4,7 @@
 
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 v1::JobRecord ToRecord(const Job& job) {
   v1::JobRecord r;
@@ -246,4 +246,4 @@ Job FromRecord(const v1::JobRecord& r) {
   return job;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -5,11 +5,11 @@
 #include "ctld/core/job.h"
 #include "proto/job_record.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 v1::JobRecord ToRecord(const Job& job);
 Job FromRecord(const v1::JobRecord& record);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_STATE_JOB_RECORD_H_

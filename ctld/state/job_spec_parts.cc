@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 void MovePayload(v1::JobSpec* from, v1::JobSpec* to) {
@@ -44,4 +44,4 @@ v1::JobSpec JoinSpec(const std::string& light, const std::string& stored) {
   return spec;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -22,7 +22,7 @@
 
 #include "proto/job.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct SpecParts {
   std::string light;
@@ -37,6 +37,6 @@ std::string LightPart(const std::string& stored);
 // submission's first job's row).
 v1::JobSpec JoinSpec(const std::string& light, const std::string& stored);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_STATE_JOB_SPEC_PARTS_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 v1::JobSpec Whole() {
@@ -59,4 +59,4 @@ TEST(JobSpecParts, JoinTakesOnlyThePayloadOfTheStoredRow) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -15,7 +15,7 @@
 #include "ctld/state/job_record.h"
 #include "ctld/state/job_spec_parts.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr char kSchema[] = R"sql(
@@ -684,4 +684,4 @@ absl::StatusOr<std::vector<std::string>> SqliteJobStore::LoadRecordRange(const s
   return blobs;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

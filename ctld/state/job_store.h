@@ -33,7 +33,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Which jobs QueryJobs reads. The caller filters the rest (names, states,
 // the exact window) from the jobs it gets.
@@ -192,6 +192,6 @@ class SqliteJobStore final : public JobStore {
   bool stopping_ = false;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_STATE_JOB_STORE_H_

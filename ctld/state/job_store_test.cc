@@ -10,7 +10,7 @@
 
 #include "ctld/state/job_record.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::string DbPath(const std::string& name) {
@@ -411,4 +411,4 @@ TEST(SqliteJobStoreTest, RecordRangeReadsOneKindsKeysInOrder) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

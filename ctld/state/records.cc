@@ -12,7 +12,7 @@
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // `what` as DataLoss names it ("QOS", "account", "user", "association", "step").
@@ -296,4 +296,4 @@ std::vector<RecordRow> SeedNewDatabase(StoredRecords& records) {
   return rows;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

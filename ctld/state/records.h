@@ -43,7 +43,7 @@
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/state/job_store.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 inline constexpr char kQosKind[] = "qos";
 inline constexpr char kAccountKind[] = "account";
@@ -124,6 +124,6 @@ RecordRow QosRow(const QosDefinition& qos);
 std::vector<RecordRow> AccountsRows(const AccountsDiff& diff);
 RecordRow StepRow(uint64_t job_id, const StepRecord& step);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_STATE_RECORDS_H_

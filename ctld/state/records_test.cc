@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // For comparing rows here (found by argument lookup, so in RecordRow's namespace).
 bool operator==(const RecordRow& a, const RecordRow& b) {
@@ -390,4 +390,4 @@ TEST(Records, ANewDatabaseIsSeededOnceWithNormalAndRoot) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::string PathIn(const std::string& dir, const std::string& name) {
@@ -77,4 +77,4 @@ absl::Status MarkStateKept(const std::string& state_dir) {
   return absl::OkStatus();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 inline constexpr char kStateDatabaseName[] = "ctld.db";
 inline constexpr char kStateMarkerName[] = "ctld.state";
@@ -37,6 +37,6 @@ absl::StatusOr<std::string> ClearState(const std::string& state_dir, int64_t now
 // Writes the marker (0600) if it is missing: call once the database is open.
 absl::Status MarkStateKept(const std::string& state_dir);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_STATE_STATE_MARKER_H_

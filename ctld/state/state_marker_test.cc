@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 class StateMarkerTest : public ::testing::Test {
@@ -64,4 +64,4 @@ TEST_F(StateMarkerTest, ClearingMovesTheDatabaseAsideAndDeletesNothing) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

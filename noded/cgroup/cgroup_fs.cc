@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
@@ -621,4 +621,4 @@ int WritePidAsyncSignalSafe(const char* path, pid_t pid) {
   return err;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

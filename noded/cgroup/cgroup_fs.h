@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "noded/cgroup/cgroup_plan.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 enum class CgroupVersion { kNone = 0, kV1 = 1, kV2 = 2 };
 
@@ -104,6 +104,6 @@ std::vector<std::string> NeededControllers(CgroupVersion version, const std::str
 // for a forked child. Returns 0 or the errno.
 int WritePidAsyncSignalSafe(const char* path, pid_t pid);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_CGROUP_CGROUP_FS_H_

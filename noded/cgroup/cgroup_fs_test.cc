@@ -13,7 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::Contains;
@@ -275,4 +275,4 @@ TEST(WritePidAsyncSignalSafe, WritesDecimal) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

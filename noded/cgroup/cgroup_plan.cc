@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 CgroupSettings CgroupSettingsFromConfig(const SkiffConfig& config,
                                         const std::optional<CgroupConfig>& cgroup_conf) {
@@ -118,4 +118,4 @@ std::string OomMessage(uint64_t job_id, uint64_t oom_kills) {
                       ".batch. Some of the step tasks have been OOM Killed.\n");
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -19,7 +19,7 @@
 #include "common/config/config.h"
 #include "common/cpu_list.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // What noded does with cgroups, from its configuration.
 struct CgroupSettings {
@@ -94,6 +94,6 @@ std::vector<DeviceNumber> DeniedDevices(const std::vector<DeviceNumber>& gpus,
 // step tasks have been OOM Killed.\n"
 std::string OomMessage(uint64_t job_id, uint64_t oom_kills);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_CGROUP_CGROUP_PLAN_H_

@@ -3,7 +3,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::ElementsAre;
@@ -166,4 +166,4 @@ TEST(OomMessage, IsSlurms) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 absl::StatusOr<std::vector<DeviceNumber>> GpuDevices(const std::vector<NodeGres>& gres) {
@@ -113,4 +113,4 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
   return c;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -16,7 +16,7 @@
 #include "noded/cgroup/cgroup_plan.h"
 #include "noded/hardware.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 struct Confinement {
   std::shared_ptr<Cgroups> cgroups;  // null: process-group tracking only
@@ -44,6 +44,6 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
                                              const NodeConfig& node,
                                              const std::vector<NodeGres>& gres);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_CGROUP_CONFINEMENT_H_

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 SkiffConfig CgroupSkiffConfig() {
@@ -67,4 +67,4 @@ TEST(SetUpConfinement, WithoutProctrackCgroupNothingIsAskedAndNothingDrains) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -9,7 +9,7 @@
 #include "common/hostlist.h"
 #include "common/propagated_limits.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::string>* env) {
   std::map<std::string, std::string>& e = *env;
@@ -133,4 +133,4 @@ std::string ExpandIoPattern(const std::string& pattern, const IoPatternFacts& fa
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 // What every task of the step shares, added by the step manager to srun's
 // environment: SLURM_STEP_ID/SLURM_STEPID, SLURM_NTASKS/SLURM_NPROCS,
@@ -69,6 +69,6 @@ struct IoPatternFacts {
 };
 std::string ExpandIoPattern(const std::string& pattern, const IoPatternFacts& facts);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_ENV_H_

@@ -5,7 +5,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::Contains;
@@ -82,4 +82,4 @@ TEST(ExpandIoPatternTest, SlurmsLetters) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

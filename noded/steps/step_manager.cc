@@ -6,7 +6,7 @@
 
 #include "absl/time/time.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 std::vector<std::pair<std::string, std::string>> StepNodeAddresses(const StepGrant& grant) {
   std::vector<std::pair<std::string, std::string>> nodes;
@@ -173,4 +173,4 @@ int StepManager::RunningSteps(uint64_t job_id) {
   return it == jobs_.end() ? 0 : it->second->running;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

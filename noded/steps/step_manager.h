@@ -28,12 +28,13 @@
 #include "absl/synchronization/mutex.h"
 #include "noded/steps/step_pool.h"
 
-namespace skiff {
+namespace skiff::v1 {
+class TaskInput;  // proto/noded.proto
+}  // namespace skiff::v1
+
+namespace skiff::noded {
 
 class StepWatchers;  // noded/steps/step_watchers.h
-namespace v1 {
-class TaskInput;  // proto/noded.proto
-}  // namespace v1
 
 struct StepGrant {
   uint32_t step_id = 0;
@@ -143,6 +144,6 @@ class StepManager {
   uint64_t releases_ ABSL_GUARDED_BY(mu_) = 0;  // bumped by EndStep: waiters re-plan
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_MANAGER_H_

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "noded/steps/step_watchers.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 std::vector<StepNode> OneNode() { return {{"n1", "h:1", 2, 1000, {0}}}; }
@@ -195,4 +195,4 @@ TEST(StepManagerLive, SignallingAJobReachesEveryRunningStepOfThatJobOnly) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

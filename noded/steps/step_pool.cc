@@ -5,7 +5,7 @@
 
 #include "common/checked_math.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 constexpr char kBadNodes[] = "Requested node configuration is not available";
@@ -277,4 +277,4 @@ void StepPool::Give(const StepShare& share) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

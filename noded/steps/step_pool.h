@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 // One node of the job's allocation.
 struct StepNode {
@@ -129,6 +129,6 @@ class StepPool {
   std::vector<std::set<int>> free_gpus_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_POOL_H_

@@ -3,7 +3,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::ElementsAre;
@@ -238,4 +238,4 @@ TEST(StepPool, GpusPerTaskAndTotalAreSpread) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

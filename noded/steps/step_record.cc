@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // "100M", "2G": sacct's memory TRES.
@@ -101,4 +101,4 @@ void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* rec
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 #include "proto/accounting.pb.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The step RUNNING since `now`: its id, name (-J, else the command's base
 // name, as Slurm names steps), nodes, CPUs, tasks and TRES.
@@ -45,6 +45,6 @@ struct StepOutcome {
 // reported it (CPU summed, MaxRSS the largest task's, AveRSS their mean).
 void FinishStepRecord(const StepOutcome& outcome, int64_t now, v1::AcctStep* record);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_RECORD_H_

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 StepGrant TwoNodeGrant() {
@@ -100,4 +100,4 @@ TEST(StepRecordTest, UsageSumsCpuAndKeepsTheLargestTasksMemory) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

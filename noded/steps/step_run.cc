@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/time_format.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 StepTimeLimit::Action StepTimeLimit::Tick(TimePoint now) {
   if (limit_.count() <= 0 || killed_) return Action::kNone;
@@ -241,4 +241,4 @@ void StepRun::Finish() {
   for (std::thread& t : readers_) t.join();
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -40,7 +40,7 @@
 #include "noded/task_streams.h"
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 // The step's own time limit (srun -t) as a pure state machine over the
 // injected clock: SIGTERM once the limit has passed, SIGKILL `kill_wait`
@@ -170,6 +170,6 @@ class StepRun final : public StepHandle {
   std::thread finisher_;              // joined by Wait or the destructor
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_RUN_H_

@@ -8,7 +8,7 @@
 #include <deque>
 #include <future>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using std::chrono::seconds;
@@ -536,4 +536,4 @@ TEST(TaskInputFromSrunTest, ForwardsStdinEofSignalAndWindowOnly) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -23,7 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "noded/cgroup/cgroup_fs.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 // What a task child reports through its close-on-exec pipe when it cannot
@@ -532,4 +532,4 @@ void StepTasks::Signal(int sig) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -18,7 +18,7 @@
 
 #include "absl/synchronization/mutex.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 struct TaskSpawn {
   int task_id = 0;
@@ -128,6 +128,6 @@ class StepTasks {
   std::string chdir_note_;        // slurmstepd's line when the work dir was not usable
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_TASKS_H_

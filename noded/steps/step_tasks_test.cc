@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using ::testing::HasSubstr;
@@ -160,4 +160,4 @@ TEST(StepTasks, OutputAndInputFilesReplaceTheStreams) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

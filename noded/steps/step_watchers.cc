@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::noded {
 
 std::shared_ptr<StepWatchers::Watcher> StepWatchers::Attach() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -66,4 +66,4 @@ WatchEvent StepWatchers::Watcher::Next(std::chrono::milliseconds wait, v1::StepO
   return owner_->closed_ ? WatchEvent::kEnded : WatchEvent::kTimeout;
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

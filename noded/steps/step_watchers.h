@@ -19,7 +19,7 @@
 
 #include "proto/noded.pb.h"
 
-namespace skiff {
+namespace skiff::noded {
 
 enum class WatchEvent {
   kMessage,     // *out holds the next message
@@ -66,6 +66,6 @@ class StepWatchers {
   bool closed_ = false;                             // under mu_
 };
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_STEP_WATCHERS_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 using std::chrono::milliseconds;
@@ -78,4 +78,4 @@ TEST(StepWatchersTest, ADetachedWatcherGetsNothingMore) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -11,7 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 std::string Slurp(const std::string& path) {
@@ -120,4 +120,4 @@ TaskUsage SampleTaskUsage(pid_t root) {
   return SumTaskTree(root, stats, memory, io, sysconf(_SC_CLK_TCK), sysconf(_SC_PAGESIZE));
 }
 
-}  // namespace skiff
+}  // namespace skiff::noded

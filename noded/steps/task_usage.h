@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::noded {
 
 // The fields of /proc/PID/stat that usage needs (times in clock ticks).
 struct ProcStat {
@@ -59,6 +59,6 @@ TaskUsage SumTaskTree(pid_t root, const std::vector<ProcStat>& stats,
 // Reads /proc for every process and sums the tree of `root`.
 TaskUsage SampleTaskUsage(pid_t root);
 
-}  // namespace skiff
+}  // namespace skiff::noded
 
 #endif  // SKIFF_NODED_STEPS_TASK_USAGE_H_

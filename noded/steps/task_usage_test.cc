@@ -4,7 +4,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::noded {
 namespace {
 
 TEST(TaskUsageTest, ParsesStatWithAnOddCommandName) {
@@ -65,4 +65,4 @@ TEST(TaskUsageTest, SamplesThisProcess) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::noded

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -674,4 +674,4 @@ std::set<uid_t> AdminUids(const AccountsTable& table) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -22,7 +22,7 @@
 #include "ctld/core/account_policy.h"
 #include "ctld/core/accounting/tres_spec.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct Account {
   std::string name;  // lower case, as Slurm's database keeps it
@@ -193,6 +193,6 @@ std::map<std::string, double> NormalizedShares(const AccountsTable& table);
 // Users whose AdminLevel is Operator or Administrator, by uid (known uids only).
 std::set<uid_t> AdminUids(const AccountsTable& table);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_ACCOUNTS_H_

@@ -13,7 +13,7 @@
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/jobs_in_use.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct AccountsSnapshot {
   std::string cluster;
@@ -34,6 +34,6 @@ struct AccountsSnapshot {
   std::map<std::string, JobsInUse> qos_in_use;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_ACCOUNTS_SNAPSHOT_H_

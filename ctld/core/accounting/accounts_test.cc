@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 AccountsContext Context() {
@@ -236,4 +236,4 @@ TEST(AccountsTable, NoNamesOrNoOperationIsRefused) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

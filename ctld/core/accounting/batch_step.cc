@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "common/size.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // The batch step's state and exit status as Slurm records them: the script's
@@ -71,4 +71,4 @@ StepRecord BatchStep(const Job& job, int64_t suspended) {
   return batch;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

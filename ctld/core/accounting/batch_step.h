@@ -10,13 +10,13 @@
 #include "ctld/core/accounting/step_book.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // `suspended`: seconds so far. State and exit status as Slurm records them:
 // the script's own end, or CANCELLED by SIGTERM when the job was ended from
 // outside; RUNNING while the job runs.
 StepRecord BatchStep(const Job& job, int64_t suspended);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_BATCH_STEP_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 Job Launched(JobState state) {
@@ -60,4 +60,4 @@ TEST(BatchStep, CompletingJobShowsItsComingStateAndMeasuredUsage) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 void Add(TresSpec* tres, int64_t cpu, int64_t mem_mb, int64_t node, int64_t gpu) {
@@ -55,4 +55,4 @@ JobsInUseTables CountJobsInUse(const std::vector<const Job*>& jobs,
   return tables;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -15,7 +15,7 @@
 #include "ctld/core/accounting/tres_spec.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct JobsInUse {
   int64_t running_jobs = 0;    // holding nodes now
@@ -39,6 +39,6 @@ struct JobsInUseTables {
 JobsInUseTables CountJobsInUse(const std::vector<const Job*>& jobs,
                                const std::map<std::string, std::string>& parents, int64_t now);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_JOBS_IN_USE_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 Job Running(const std::string& account, const std::string& user, int nodes, int cpus) {
@@ -62,4 +62,4 @@ TEST(JobsInUseTest, RunningAndPendingJobsCountUpTheTree) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

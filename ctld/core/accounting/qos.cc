@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "ctld/core/scheduler/from_ctld.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -278,4 +278,4 @@ std::vector<Qos> ToSchedQosTable(const QosTable& table) {
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

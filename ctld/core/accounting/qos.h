@@ -19,7 +19,7 @@
 #include "ctld/core/accounting/tres_spec.h"
 #include "ctld/core/scheduler/types.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // One QOS, every field sacctmgr shows. Limits are kNoLimit (-1) where there
 // is none; QosWithDefaults gives a new QOS its defaults.
@@ -105,6 +105,6 @@ Qos ToSchedQos(const QosDefinition& qos);
 // resolved to indices into the result.
 std::vector<Qos> ToSchedQosTable(const QosTable& table);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_QOS_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 QosTable WithNormal() { return {{"normal", QosWithDefaults("normal")}}; }
@@ -147,4 +147,4 @@ TEST(QosTableTest, SchedulerTableResolvesPreemptNamesToIndices) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace skiff {
+namespace skiff::ctld {
 
 bool operator==(const StepRecord& a, const StepRecord& b) {
   return a.step_id == b.step_id && a.name == b.name && a.state == b.state &&
@@ -88,4 +88,4 @@ void StepBook::Restore(const std::string& key, std::optional<Entry> entry) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

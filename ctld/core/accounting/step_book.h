@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // One step of a job as sacct shows it: the batch script (step "batch") and
 // srun's steps.
@@ -102,6 +102,6 @@ class StepBook {
   std::map<std::string, Entry> steps_;  // by StepRecordKey
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_STEP_BOOK_H_

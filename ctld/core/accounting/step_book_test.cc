@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 StepRecord Step(const std::string& id, int64_t start, int64_t end) {
@@ -56,4 +56,4 @@ TEST(StepBookTest, KeepsRunningStepsUntilTheyEndOrTheirJobDoes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

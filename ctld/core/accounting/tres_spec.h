@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct TresSpec {
   std::optional<int64_t> cpu;
@@ -24,6 +24,6 @@ inline bool operator==(const TresSpec& a, const TresSpec& b) {
 }
 inline bool operator!=(const TresSpec& a, const TresSpec& b) { return !(a == b); }
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_ACCOUNTING_TRES_SPEC_H_

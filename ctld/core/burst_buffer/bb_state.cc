@@ -5,7 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr BbState kAllStates[] = {BbState::kPending,    BbState::kStagingIn, BbState::kStagedIn,
@@ -134,4 +134,4 @@ absl::StatusOr<BbState> NextBbState(BbState from, BbEvent event) {
       "illegal burst buffer transition: ", BbStateName(from), " on ", BbEventName(event)));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 enum class BbState {
   kPending,       // "pending": waiting for pool space / its turn to stage in
@@ -63,6 +63,6 @@ bool BbHoldsSpace(BbState state);
 
 absl::StatusOr<BbState> NextBbState(BbState from, BbEvent event);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_BURST_BUFFER_BB_STATE_H_

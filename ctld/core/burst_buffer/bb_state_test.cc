@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr BbState kAllStates[] = {BbState::kPending,    BbState::kStagingIn, BbState::kStagedIn,
@@ -112,4 +112,4 @@ TEST(BbHoldsSpace, FromStageInUntilTeardownCompletes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

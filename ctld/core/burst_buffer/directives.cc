@@ -8,7 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "common/size.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::string_view AsAbsl(std::string_view s) { return {s.data(), s.size()}; }
@@ -295,4 +295,4 @@ absl::Status CheckBbUser(uint32_t uid, std::string_view user_name, const BurstBu
   return absl::OkStatus();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -23,7 +23,7 @@
 #include "common/config/config.h"
 #include "ctld/core/burst_buffer/pools.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Slurm's submit errors as sbatch prints them after "Batch job submission
 // failed: ". Functions here return InvalidArgument for the first and
@@ -105,6 +105,6 @@ absl::StatusOr<BbRequest> ParseBbRequest(const std::vector<std::string>& lines,
 absl::Status CheckBbUser(uint32_t uid, std::string_view user_name, const BurstBufferConfig& config,
                          bool allow_root = false);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_BURST_BUFFER_DIRECTIVES_H_

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using Lines = std::vector<std::string>;
@@ -265,4 +265,4 @@ TEST(RemoveBbDirectives, DropsDirectivesAndTheirContinuationsOnly) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

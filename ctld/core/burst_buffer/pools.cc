@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/json.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status PoolError(size_t index, std::string_view name, std::string_view problem) {
@@ -221,4 +221,4 @@ const BbAllocation* BbPoolTable::FindAllocation(uint32_t job_id) const {
   return it == allocations_.end() ? nullptr : &it->second;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // One pool as slurm_bb_pools() defines it, converted to bytes.
 struct BbPoolDef {
@@ -117,6 +117,6 @@ class BbPoolTable {
   std::map<uint32_t, BbAllocation> allocations_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_BURST_BUFFER_POOLS_H_

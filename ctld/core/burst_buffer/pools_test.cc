@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr uint64_t kMiB = 1024 * 1024;
@@ -198,4 +198,4 @@ TEST(BbPoolTable, RealSizeOnlyRaisesTheCharge) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

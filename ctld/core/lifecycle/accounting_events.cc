@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 Enforcement EnforcementOf(const SkiffConfig& config) {
@@ -138,4 +138,4 @@ void Lifecycle::RetainStepsOfRunningJobs() {
   state_.RetainSteps(running);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -8,7 +8,7 @@
 
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr uint32_t kRoot = 0;
@@ -135,4 +135,4 @@ TEST_F(AccountingEventsTest, OnlyTheStepManagerReportsStepsAndARollbackForgetsTh
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

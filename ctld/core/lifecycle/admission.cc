@@ -20,7 +20,7 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/lifecycle/mail.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
@@ -448,4 +448,4 @@ absl::Status CheckPartitionTakesJobs(const PartitionConfig& partition) {
   return absl::OkStatus();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -22,7 +22,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/resources.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // sbatch's request, as plain data. Field meanings are v1::JobSpec's.
 struct SubmitRequest {
@@ -137,6 +137,6 @@ absl::StatusOr<Job> JobFromRequest(const SubmitRequest& request, const SkiffConf
 absl::Status AdmitBurstBuffer(const SubmitRequest& request, const BurstBufferConfig* bb,
                               const BbPoolTable& pools, Job& job);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_ADMISSION_H_

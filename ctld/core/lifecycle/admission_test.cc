@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Slurm 22.05's reference cluster: 4 nodes of 2 CPUs and 1000 MB, the last two
@@ -161,4 +161,4 @@ TEST(AdmissionTest, TheJobsProductsStayExactOrPinned) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -25,7 +25,7 @@
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // The burst-buffer stages scriptd runs for a job (burst_buffer.lua hooks).
 enum class BbStage {
@@ -188,6 +188,6 @@ struct Effects {
   bool empty() const { return rows.empty() && records.empty() && intents.empty(); }
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_EFFECTS_H_

@@ -16,7 +16,7 @@
 #include "ctld/core/run_charge.h"
 #include "ctld/core/scheduler/priority.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpec& spec,
                           int64_t now, std::vector<CancelOutcome>* outcomes) {
@@ -515,4 +515,4 @@ size_t Lifecycle::Purge(int64_t now) {
   return done.size();
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

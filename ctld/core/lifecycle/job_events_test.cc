@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST_F(LifecycleTest, SignalOptionWarnsOnceBeforeTheTimeLimit) {
@@ -411,4 +411,4 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

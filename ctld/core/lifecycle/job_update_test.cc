@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST_F(LifecycleTest, UpdateIsAllOrNothing) {
@@ -290,4 +290,4 @@ TEST_F(LifecycleTest, NoUpdateMovesAJobIntoAPartitionThatTakesNone) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 void Place(std::set<uint64_t>& set, uint64_t id, bool member) {
@@ -277,4 +277,4 @@ void JournaledState::Forget(uint64_t id) {
   jobs_.erase(id);
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -56,7 +56,7 @@
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Admitted jobs not yet inserted: they count toward MaxJobCount, the submit
 // limits and the service units held, from Admit until Insert or release.
@@ -244,6 +244,6 @@ class JournaledState {
   uint64_t next_frame_ = 1;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_JOURNALED_STATE_H_

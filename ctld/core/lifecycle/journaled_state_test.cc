@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 SkiffConfig TwoNodes() {
@@ -226,4 +226,4 @@ TEST_F(JournaledStateTest, ForgetRemovesAJobEverywhere) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -20,7 +20,7 @@
 #include "ctld/core/run_charge.h"
 #include "ctld/core/scheduler/priority.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // sdiag's counters for one transition (effects.h's JobTally), with Slurm's
@@ -324,4 +324,4 @@ void Lifecycle::RequeueAfterTeardown(Job& job, Effects& effects) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -50,7 +50,7 @@
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/scheduler/types.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // How a PrologSlurmctld / EpilogSlurmctld run went, as the dispatcher saw it.
 struct ScriptOutcome {
@@ -430,6 +430,6 @@ DependentJob DependentOf(const Job& job);
 absl::Status ValidateDependencyOf(const Job& job, const Dependency& dependency,
                                   const std::map<uint64_t, Job>& jobs);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_LIFECYCLE_H_

@@ -17,7 +17,7 @@
 #include "ctld/core/lifecycle/admission.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 namespace {
 
@@ -289,4 +289,4 @@ Effects Lifecycle::Insert(Admitted admitted, int64_t now) {
 
 void Lifecycle::ReleaseReservation(uint64_t first_id) { state_.ReleaseReservation(first_id); }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

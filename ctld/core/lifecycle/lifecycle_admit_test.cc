@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST_F(LifecycleTest, AGresTypeNoNodeHasIsRefused) {
@@ -71,4 +71,4 @@ TEST_F(LifecycleTest, MaxJobCountCountsReservations) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -14,7 +14,7 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/run_charge.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
@@ -188,17 +188,17 @@ void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now,
     if (qos.name == job.qos) factor = qos.usage_factor;
   }
   UserUsageRecord& record = state_.MutUsage(job.user_name);
-  record.usage = ::skiff::AccrueUsage(record.usage, record.as_of, billing_seconds, factor, now,
-                                      settings_.decay_half_life);
+  record.usage = ::skiff::ctld::AccrueUsage(record.usage, record.as_of, billing_seconds, factor,
+                                            now, settings_.decay_half_life);
   record.as_of = now;
   effects.records.push_back(UsageChange{job.user_name, record});
   // The same per association, for sshare and the account tree's fair share.
   const std::string key = absl::StrCat(job.account, "|", job.user_name);
   UserUsageRecord& assoc = state_.MutAssocUsage(key);
-  assoc.usage = ::skiff::AccrueUsage(assoc.usage, assoc.as_of, billing_seconds, factor, now,
-                                     settings_.decay_half_life);
+  assoc.usage = ::skiff::ctld::AccrueUsage(assoc.usage, assoc.as_of, billing_seconds, factor, now,
+                                           settings_.decay_half_life);
   assoc.as_of = now;
   effects.records.push_back(AssocUsageChange{key, assoc});
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

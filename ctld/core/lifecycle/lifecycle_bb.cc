@@ -13,7 +13,7 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 #include "ctld/core/lifecycle/mail.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 constexpr char kStageOutReason[] = "burst_buffer/lua: Stage-out in progress";
 // A failed slurm_bb_job_teardown is tried again this long after it failed.
@@ -320,4 +320,4 @@ void Lifecycle::BbResume(Effects& effects) {
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Burst buffers: a teardown that failed is retried from its own field, and the
@@ -54,4 +54,4 @@ TEST_F(LifecycleBbTest, TeardownRetriesKeepTheEndTime) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

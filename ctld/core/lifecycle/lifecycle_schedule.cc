@@ -11,7 +11,7 @@
 #include "ctld/core/lifecycle/mail.h"
 #include "ctld/core/scheduler/queue_depth.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 DependencyJobStatus StatusOf(const Job& job) {
@@ -354,4 +354,4 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
   return state_.Close(std::move(effects));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 TEST_F(LifecycleWithScriptsTest, SubmissionRunsThroughPrologLaunchEpilogToCompleted) {
@@ -450,4 +450,4 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

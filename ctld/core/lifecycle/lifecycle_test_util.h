@@ -19,7 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 inline SkiffConfig TestConfig() {
   SkiffConfig config;
@@ -180,6 +180,6 @@ class LifecycleWithScriptsTest : public LifecycleTest {
   LifecycleWithScriptsTest() : LifecycleTest({true, true, nullptr, false, 0}) {}
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_LIFECYCLE_TEST_UTIL_H_

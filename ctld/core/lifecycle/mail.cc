@@ -10,7 +10,7 @@
 #include "common/hostlist.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // The kinds a requeue gives back to the next run (Slurm keeps these bits in
@@ -410,4 +410,4 @@ Effects Lifecycle::MailSent(uint64_t job_id, uint16_t kind, int32_t run) {
   return state_.Close(std::move(effects));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

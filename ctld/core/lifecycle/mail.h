@@ -36,7 +36,7 @@
 #include "ctld/core/lifecycle/effects.h"
 #include "ctld/core/lifecycle/journaled_state.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Slurm's _mail_type_str: "Began", "Ended", "Reached 90% of time limit", ...
 const char* MailEventText(uint16_t kind);
@@ -82,6 +82,6 @@ class MailRules {
   const SkiffConfig& config_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_MAIL_H_

@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 class MailTest : public LifecycleTest {
@@ -286,4 +286,4 @@ TEST_F(MailTest, NoMailTypeMailsNothing) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // How long a freshly launched job may be missing from its node's report before
@@ -126,4 +126,4 @@ void Lifecycle::DrainNode(const std::string& node_name, const std::string& reaso
   }
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 void Lifecycle::ApplyReport(Job& job, const NodeRunReport& report, int64_t now, Effects& effects) {
   if (report.finished && report.run != 0 && report.run != job.restart_count + 1) {
@@ -234,4 +234,4 @@ Effects Lifecycle::EpilogDone(uint64_t job_id, const ScriptOutcome& outcome, int
   return state_.Close(std::move(effects));
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

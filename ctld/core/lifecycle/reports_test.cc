@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Fails every launch the effects ask for, blaming `blame`.
@@ -174,4 +174,4 @@ TEST_F(LifecycleTest, IllegalReportsChangeNothing) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -15,7 +15,7 @@
 #include "absl/status/status.h"
 #include "ctld/core/job.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct Caller {
   uid_t uid = 0;
@@ -93,6 +93,6 @@ struct JobUpdate {
   Requeue requeue = Requeue::kNone;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_REQUESTS_H_

@@ -4,7 +4,7 @@
 
 #include "ctld/core/scheduler/priority.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Jobs examined for preemption per pass (in queue order).
@@ -71,4 +71,4 @@ PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -16,7 +16,7 @@
 #include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // What a scheduling pass plans on: copied out under the lock, planned on without it.
 struct PassInput {
@@ -56,6 +56,6 @@ struct PassPlan {
 PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
                   const PreemptOptions& preempt, int64_t now, const PhaseTimer* timer = nullptr);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_LIFECYCLE_SCHEDULE_PASS_H_

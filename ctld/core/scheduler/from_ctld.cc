@@ -8,7 +8,7 @@
 
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // Names -> dense indices, appending unknown names to `table`.
@@ -371,4 +371,4 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   return options;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

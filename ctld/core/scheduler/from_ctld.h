@@ -28,7 +28,7 @@
 #include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Fair-share usage of a user or an association: decayed billing-seconds as of
 // `as_of` (stored as "usage" and "assoc_usage" records).
@@ -102,6 +102,6 @@ PreemptOptions PreemptOptionsFromConfig(const SkiffConfig& config);
 // bf_max_job_test.
 SchedulerOptions OptionsFromConfig(const SkiffConfig& config);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_FROM_CTLD_H_

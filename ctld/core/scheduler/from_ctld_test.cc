@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // BuildSnapshot + Schedule + ToScheduleResult: one pass as ctld runs it.
@@ -163,4 +163,4 @@ TEST(DescribeWaitReason, UsesSlurmsWordsForUnavailableNodes) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

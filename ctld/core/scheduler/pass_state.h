@@ -18,7 +18,7 @@
 
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace pass {
 
 // What a job takes on one node (an exclusive job takes the node whole).
@@ -652,6 +652,6 @@ class State {
 };
 
 }  // namespace pass
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_

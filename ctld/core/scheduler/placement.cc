@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 int64_t PerTask(const TaskShape& shape) { return std::max<int64_t>(1, shape.cpus_per_task); }
@@ -272,4 +272,4 @@ std::vector<int32_t> DealTasks(const std::vector<int32_t>& cpus, int32_t ntasks,
   return tasks;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

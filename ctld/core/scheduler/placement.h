@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 
 // A job's resource request in the terms placement needs.
 struct TaskShape {
@@ -92,6 +92,6 @@ std::vector<NodeTake> PlaceTasks(const TaskShape& shape,
 std::vector<int32_t> DealTasks(const std::vector<int32_t>& cpus, int32_t ntasks,
                                int32_t cpus_per_task);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_PLACEMENT_H_

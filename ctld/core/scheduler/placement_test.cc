@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 std::vector<PlacementCandidate> Nodes(const std::vector<int>& free_cpus, int total = 2) {
@@ -169,4 +169,4 @@ TEST(DealTasks, RoundRobinWithinCpusThenPastThem) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -6,7 +6,7 @@
 
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 bool Contains(const std::vector<int32_t>& list, int32_t value) {
@@ -187,4 +187,4 @@ PreemptPlan PlanPreemption(const ClusterView& view, const PendingJob& job,
   return plan;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

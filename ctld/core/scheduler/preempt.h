@@ -35,7 +35,7 @@
 
 #include "ctld/core/scheduler/types.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 enum class PreemptType : uint8_t {
   kNone,           // preempt/none
@@ -88,6 +88,6 @@ PreemptPlan PlanPreemption(const ClusterView& view, const PendingJob& job,
                            const PreemptOptions& options, const PreemptExclusions& exclusions,
                            int64_t now);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_PREEMPT_H_

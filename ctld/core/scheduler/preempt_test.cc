@@ -11,7 +11,7 @@
 #include "ctld/core/scheduler/scheduler.h"
 #include "ctld/core/scheduler/test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using testing_util::MakeJob;
@@ -539,4 +539,4 @@ TEST(PreemptProperty, VictimsAreEligibleSufficientAndEachNeeded) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace skiff {
+namespace skiff::ctld {
 
 double DecayedUsage(double usage, int64_t as_of, int64_t now, int64_t half_life) {
   if (half_life <= 0 || now <= as_of) return usage;
@@ -125,4 +125,4 @@ std::vector<uint32_t> OrderQueue(const ClusterView& view, const std::vector<Pend
   return order;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

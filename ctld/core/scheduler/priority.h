@@ -28,7 +28,7 @@
 
 #include "ctld/core/scheduler/types.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct PriorityWeights {
   int64_t age = 0;                          // PriorityWeightAge
@@ -80,6 +80,6 @@ std::vector<uint32_t> OrderQueue(const ClusterView& view, const std::vector<Pend
                                  const PriorityWeights& weights, int64_t now,
                                  std::vector<int64_t>* priorities);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_PRIORITY_H_

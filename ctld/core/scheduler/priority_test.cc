@@ -6,7 +6,7 @@
 
 #include "ctld/core/scheduler/test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using testing_util::MakeJob;
@@ -157,4 +157,4 @@ TEST(OrderQueue, PriorityThenSubmitTimeThenId) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -11,7 +11,7 @@
 #include "ctld/core/scheduler/scheduler.h"
 #include "ctld/core/scheduler/test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using testing_util::MakeNode;
@@ -225,4 +225,4 @@ TEST(Property, BackfillNeverDelaysTheReservedStart) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

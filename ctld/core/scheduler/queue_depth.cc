@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-namespace skiff {
+namespace skiff::ctld {
 
 std::vector<size_t> WithinQueueDepth(const std::vector<QueueCandidate>& candidates, int32_t depth) {
   std::vector<size_t> out;
@@ -39,4 +39,4 @@ std::vector<size_t> WithinQueueDepth(const std::vector<QueueCandidate>& candidat
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct QueueCandidate {
   // The job's partition (list) as requested, as a number: the same for jobs
@@ -35,6 +35,6 @@ struct QueueCandidate {
 // depth <= 0: all of them.
 std::vector<size_t> WithinQueueDepth(const std::vector<QueueCandidate>& candidates, int32_t depth);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_QUEUE_DEPTH_H_

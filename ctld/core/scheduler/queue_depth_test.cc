@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 QueueCandidate Ranked(uint64_t id, const std::string& partition, int64_t priority) {
@@ -53,4 +53,4 @@ TEST(WithinQueueDepth, JobsNoPassRankedAreAlwaysLookedAt) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -5,7 +5,7 @@
 
 #include "ctld/core/scheduler/pass_state.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using pass::Amount;
@@ -284,4 +284,4 @@ ClusterView WithStarts(const ClusterView& view, const std::vector<PendingJob>& p
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

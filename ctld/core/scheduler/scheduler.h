@@ -47,7 +47,7 @@
 #include "ctld/core/scheduler/priority.h"
 #include "ctld/core/scheduler/types.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 struct SchedulerOptions {
   PriorityWeights weights;
@@ -174,6 +174,6 @@ absl::Status CheckSubmitLimits(const ClusterView& view, const PendingJob& job, i
 ClusterView WithStarts(const ClusterView& view, const std::vector<PendingJob>& pending,
                        const std::vector<JobStart>& starts, int64_t now);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_SCHEDULER_H_

@@ -8,7 +8,7 @@
 
 #include "ctld/core/scheduler/test_util.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using testing_util::MakeJob;
@@ -543,9 +543,9 @@ TEST(ValidateView, CatchesDoubleBookedGpus) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 using testing_util::MakeJob;
@@ -591,4 +591,4 @@ TEST(SpreadTasks, WaitingSpreadJobIsPlannedAndNotOvertaken) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld

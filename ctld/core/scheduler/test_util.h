@@ -7,7 +7,7 @@
 
 #include "ctld/core/scheduler/scheduler.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace testing_util {
 
 inline SchedNode MakeNode(const std::string& name, int cpus, int gpus = 0, int32_t gpu_type = kNone,
@@ -97,6 +97,6 @@ inline const JobStart* StartOf(const SchedulePlan& plan, uint64_t id) {
 }
 
 }  // namespace testing_util
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_TEST_UTIL_H_

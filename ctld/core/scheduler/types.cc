@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 bool InRange(int32_t index, size_t size) { return index >= 0 && static_cast<size_t>(index) < size; }
@@ -216,4 +216,4 @@ int64_t MinJobGpus(const PendingJob& job) {
   return static_cast<int64_t>(std::max(job.num_nodes, 1)) * job.gpus_per_node;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

@@ -21,7 +21,7 @@
 #include "ctld/core/resources.h"
 #include "ctld/core/scheduler/placement.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // "No limit" for every int64 limit below (same value as ctld's kUnlimited).
 inline constexpr int64_t kNoLimit = -1;
@@ -250,6 +250,6 @@ int64_t MinJobCpus(const PendingJob& job);
 int64_t MinJobMemMb(const PendingJob& job);
 int64_t MinJobGpus(const PendingJob& job);
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_TYPES_H_

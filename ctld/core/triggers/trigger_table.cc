@@ -10,7 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "common/hostlist.h"
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 // The stored form's version: the first field of every blob.
@@ -384,4 +384,4 @@ TriggerTable::Outcome TriggerTable::Observe(const TriggerWorld& world, int64_t n
   return out;
 }
 
-}  // namespace skiff
+}  // namespace skiff::ctld

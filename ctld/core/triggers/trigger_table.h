@@ -43,7 +43,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace skiff {
+namespace skiff::ctld {
 
 // Slurm's TRIGGER_RES_TYPE_* (slurm.h), numbered as there.
 enum class TriggerResType : uint16_t {
@@ -239,6 +239,6 @@ class TriggerTable {
   std::optional<std::map<std::string, NodeSample>> previous_;
 };
 
-}  // namespace skiff
+}  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_TRIGGERS_TRIGGER_TABLE_H_

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace skiff {
+namespace skiff::ctld {
 namespace {
 
 constexpr uid_t kAlice = 1001;
@@ -397,4 +397,4 @@ TEST(TriggerNames, AreSlurms) {
 }
 
 }  // namespace
-}  // namespace skiff
+}  // namespace skiff::ctld
