@@ -535,6 +535,9 @@ v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
   for (const Account& account : snapshot.accounts) *out.add_accounts() = AccountToProto(account);
   for (const AcctUser& user : snapshot.users) *out.add_users() = AcctUserToProto(user);
   for (const Association& assoc : snapshot.assocs) *out.add_assocs() = AssocToProto(assoc);
+  for (const auto& [key, minutes] : snapshot.used_tres_mins) {
+    (*out.mutable_used_tres_mins())[key].mutable_amounts()->insert(minutes.begin(), minutes.end());
+  }
   out.mutable_used_billing_mins()->insert(snapshot.used_billing_mins.begin(),
                                           snapshot.used_billing_mins.end());
   out.mutable_held_billing_mins()->insert(snapshot.held_billing_mins.begin(),

@@ -521,6 +521,7 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   snapshot.used_billing_mins = {{"research", 1.5}};
   snapshot.held_billing_mins = {{"research|alice", 2.5}};
   snapshot.raw_usage = {{"research|alice", 3.5}};
+  snapshot.used_tres_mins = {{"research|alice", {{"gres/gpu", 4.5}}}};
   snapshot.norm_shares = NormalizedShares(table);
   snapshot.assoc_in_use["research"].submitted_jobs = 2;
   snapshot.qos_in_use["normal|alice"].running_jobs = 1;
@@ -542,6 +543,7 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   EXPECT_EQ(reply.used_billing_mins().at("research"), 1.5);
   EXPECT_EQ(reply.held_billing_mins().at("research|alice"), 2.5);
   EXPECT_EQ(reply.raw_usage().at("research|alice"), 3.5);
+  EXPECT_EQ(reply.used_tres_mins().at("research|alice").amounts().at("gres/gpu"), 4.5);
   EXPECT_DOUBLE_EQ(reply.norm_shares().at("research||"), 0.5);
   EXPECT_EQ(reply.assoc_in_use().at("research").submitted_jobs(), 2);
   EXPECT_TRUE(reply.assoc_in_use().at("research").has_running_tres());
@@ -612,7 +614,7 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
   EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 10);
+  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 11);
   EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
   EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);
 }

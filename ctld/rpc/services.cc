@@ -576,7 +576,15 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
                                       v1::GetAccountsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  *reply = AccountsSnapshotToProto(controller_.SnapshotAccounts());
+  AccountsSnapshot snapshot = controller_.SnapshotAccounts();
+  absl::StatusOr<std::vector<JobStore::UsageSum>> ended = controller_.EndedUsageSums();
+  if (!ended.ok()) return ToGrpcStatus(ended.status());
+  for (const JobStore::UsageSum& sum : *ended) {
+    std::map<std::string, double>& minutes =
+        snapshot.used_tres_mins[absl::StrCat(sum.account, "|", sum.user)];
+    for (const auto& [name, seconds] : sum.tres_seconds) minutes[name] += seconds / 60;
+  }
+  *reply = AccountsSnapshotToProto(snapshot);
   return grpc::Status::OK;
 }
 

@@ -160,9 +160,10 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
       "sreport: unrecognized option '--bogus'\nTry \"sreport --help\" for more information\n");
 }
 
-// GPU-hours: a 2-GPU job's GPU time in sacct's AllocTRES and in every sreport
-// report with -T, against its elapsed time; fair share bills the GPUs
-// (./skiff up's TRESBillingWeights: a GPU as 2 of the 4 CPUs of a node).
+// GPU-hours: a 2-GPU job's GPU time in sacct's AllocTRES, in every sreport
+// report with -T and in sshare's GrpTRESRaw, against its elapsed time; fair
+// share bills the GPUs (./skiff up's TRESBillingWeights: a GPU as 2 of the 4
+// CPUs of a node).
 class SreportGpuTest : public SreportTest {
  protected:
   void SetUp() override {
@@ -175,6 +176,19 @@ class SreportGpuTest : public SreportTest {
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
     ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+  }
+
+  // sshare's RawUsage (fair share's billing-seconds) of `user` in research.
+  int64_t RawUsage(const std::string& user) {
+    const CommandResult share = cluster_->Run("sshare -a -P -n -A research -o User,RawUsage");
+    for (const std::string& line : Lines(share.out)) {
+      std::vector<std::string> cells = absl::StrSplit(line, '|');
+      int64_t value = 0;
+      if (cells.size() == 2 && cells[0] == user && absl::SimpleAtoi(cells[1], &value)) return value;
+    }
+    ADD_FAILURE() << "no RawUsage for " << user << " in\n" << share.out << share.err;
+    return -1;
   }
 };
 
@@ -184,7 +198,7 @@ TEST_F(SreportGpuTest, GpuJobsGpuTimeShowsInSacctAndEveryReport) {
   const CommandResult job =
       cluster_->RunAs(kAlice,
                       "sbatch --parsable --wait -o /dev/null -A research -p gpu -n 1 --gres=gpu:2 "
-                      "--wrap 'sleep 2'");
+                      "--wrap 'sleep 30'");
   ASSERT_EQ(job.exit_code, 0) << job.err;
   const std::string id(absl::StripAsciiWhitespace(job.out));
 
@@ -250,11 +264,50 @@ TEST_F(SreportGpuTest, GpuJobsGpuTimeShowsInSacctAndEveryReport) {
   ASSERT_EQ(all.exit_code, 0) << all.err;
   EXPECT_EQ(all.out, "cpu\nmem\nenergy\nnode\nbilling\nfs/disk\nvmem\npages\ngres/gpu\n");
 
+  // sshare: GrpTRESRaw in GPU-minutes (2 GPUs x 30 s or more: 1 or more),
+  // and fair share's RawUsage counts the GPUs through billing (5 x seconds).
+  const CommandResult share = cluster_->Run(
+      absl::StrCat("sshare -P -n -u ", kAlice, " -A research -o Account,User,GrpTRESRaw,RawUsage"));
+  ASSERT_EQ(share.exit_code, 0) << share.err;
+  std::vector<std::string> mine;
+  for (const std::string& line : Lines(share.out)) {
+    std::vector<std::string> cells = absl::StrSplit(line, '|');
+    if (cells.size() == 4 && cells[1] == kAlice) mine = cells;
+  }
+  ASSERT_EQ(mine.size(), 4u) << share.out;
+  EXPECT_TRUE(absl::StrContains(mine[2], absl::StrCat(",gres/gpu=", gpu_seconds / 60))) << mine[2];
+  EXPECT_TRUE(absl::StartsWith(mine[2], absl::StrCat("cpu=", elapsed / 60, ","))) << mine[2];
+  int64_t raw_usage = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(mine[3], &raw_usage)) << share.out;
+  EXPECT_NEAR(raw_usage, 5 * elapsed, 1) << share.out;
+
   // No TRES it knows: Slurm's fatal.
   const CommandResult bad = Sreport("-T gres/fpga cluster Utilization");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.out, "");
   EXPECT_EQ(bad.err, "sreport: fatal: No valid TRES given\n");
+}
+
+// Fair share orders users by GPU time: bob's CPU job uses three times the
+// CPU time of alice's GPU job, yet alice's 2 GPUs make her usage the larger.
+TEST_F(SreportGpuTest, FairShareCountsGpuTimeOverCpuTime) {
+  Ok("sacctmgr -i add account research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, ",", kBob, " account=research"));
+  const CommandResult alice = cluster_->RunAs(
+      kAlice, "sbatch --wait -o /dev/null -A research -p gpu -n 1 --gres=gpu:2 --wrap 'sleep 10'");
+  ASSERT_EQ(alice.exit_code, 0) << alice.err;
+  const CommandResult bob = cluster_->RunAs(
+      kBob, "sbatch --wait -o /dev/null -A research -p debug -w n1 -n 3 --wrap 'sleep 10'");
+  ASSERT_EQ(bob.exit_code, 0) << bob.err;
+  const CommandResult cpu = Sreport(
+      absl::StrCat("-t Seconds -P -n cluster UserUtilizationByAccount start=now-2hours end=now "
+                   "format=Login,Used"));
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  // By CPU time bob comes first ...
+  ASSERT_EQ(Lines(cpu.out).size(), 2u) << cpu.out;
+  EXPECT_TRUE(absl::StartsWith(Lines(cpu.out)[0], absl::StrCat(kBob, "|"))) << cpu.out;
+  // ... by fair share's usage (billing: 1 CPU + 2 GPUs x 2 against 3 CPUs), alice.
+  EXPECT_GT(RawUsage(kAlice), RawUsage(kBob));
 }
 
 }  // namespace
