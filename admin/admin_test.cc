@@ -77,6 +77,9 @@ TEST(AdminTest, InitWritesAConfigTheParserTakes) {
   EXPECT_TRUE(config->partitions[0].is_default);
   EXPECT_TRUE(config->partitions[1].all_nodes);
   EXPECT_FALSE(config->partitions[1].is_default);
+  // Fair share counts GPU time from the start.
+  EXPECT_EQ(config->partitions[0].tres_billing_weights, "CPU=1.0,GRES/gpu=8.0");
+  EXPECT_EQ(config->partitions[1].tres_billing_weights, "CPU=1.0,GRES/gpu=8.0");
 }
 
 TEST(AdminTest, InitRefusesBadNamesAndPorts) {

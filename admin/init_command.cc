@@ -64,9 +64,14 @@ absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::stri
       "SlurmdLogFile=", Under(o.root, "/var/log/skiff/noded.log"), "\n",
       "# Nodes fetch this file from ctld (configless) and join on join_port.\n",
       "SlurmctldParameters=enable_configless,join_port=", o.join_port, "\n", "GresTypes=gpu\n");
+  absl::StrAppend(&text,
+                  "# Fair share and GrpTRESMins=billing budgets count GPU time: a GPU bills as\n"
+                  "# 8 CPUs, the CPUs per GPU of a typical 8-GPU server. Set GRES/gpu to your GPU\n"
+                  "# nodes' CPUs per GPU (without weights billing is the CPU count alone).\n");
   for (size_t i = 0; i < partitions.size(); ++i) {
     absl::StrAppend(&text, "PartitionName=", partitions[i], " Nodes=ALL",
-                    i == 0 ? " Default=YES" : "", " MaxTime=UNLIMITED State=UP\n");
+                    i == 0 ? " Default=YES" : "",
+                    " MaxTime=UNLIMITED State=UP TRESBillingWeights=CPU=1.0,GRES/gpu=8.0\n");
   }
   return text;
 }

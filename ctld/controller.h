@@ -187,6 +187,11 @@ class Controller {
   absl::StatusOr<std::vector<JobStore::UsageSum>> UsageSums(int64_t start, int64_t end) {
     return store_.SumUsage(start, end, clock_.Now());
   }
+  // sshare's GrpTRESRaw: TRES-seconds of every run that has ended (running
+  // ones count up to "now" = 0, that is not at all), from the store (no lock).
+  absl::StatusOr<std::vector<JobStore::UsageSum>> EndedUsageSums() {
+    return store_.SumUsage(0, clock_.Now(), /*now=*/0);
+  }
   // Per-job outcomes; an error for the whole call when it could not be stored.
   absl::StatusOr<std::vector<CancelOutcome>> CancelJobs(const Caller& caller,
                                                         const CancelSpec& spec);

@@ -74,7 +74,8 @@ std::vector<std::string> SplitLine(const std::string& line) {
 
 class Sreport {
  public:
-  explicit Sreport(skiff::cli::ReportStyle style) : style_(std::move(style)) {}
+  Sreport(skiff::cli::ReportStyle style, std::string tres_text)
+      : style_(std::move(style)), tres_text_(std::move(tres_text)) {}
 
   int exit_code() const { return exit_code_; }
   bool done() const { return done_; }
@@ -160,8 +161,28 @@ class Sreport {
     data.cluster = usage.cluster();
     data.total_cpus = usage.total_cpus();
     for (const skiff::v1::UsageRow& row : usage.rows()) {
-      data.usage.push_back({row.account(), row.user(), row.cpu_seconds()});
+      data.usage.push_back({row.account(),
+                            row.user(),
+                            row.cpu_seconds(),
+                            {row.tres_seconds().begin(), row.tres_seconds().end()}});
     }
+    std::vector<std::string> cluster_tres;
+    for (const skiff::v1::ClusterTres& tres : usage.tres()) {
+      data.cluster_tres.emplace_back(tres.name(), tres.count());
+      cluster_tres.push_back(tres.name());
+    }
+    if (cluster_tres.empty()) cluster_tres.push_back("cpu");  // a ctld that sums CPUs only
+    // Slurm resolves -T against its database's TRES once, at start-up, and
+    // stops there (fatal) when none is known.
+    absl::StatusOr<std::vector<std::string>> tres =
+        skiff::cli::SelectReportTres(tres_text_, cluster_tres, style_.time_format);
+    if (!tres.ok()) {
+      std::cerr << kProgram << ": fatal: " << tres.status().message() << "\n";
+      exit_code_ = 1;
+      done_ = true;
+      return;
+    }
+    style_.tres = *tres;
     if (request->kind == skiff::cli::ReportKind::kAccountUtilizationByUser) {
       skiff::v1::GetAccountsReply accounts;
       if (absl::Status s = client_->Call(&skiff::v1::Ctld::Stub::GetAccounts,
@@ -181,6 +202,7 @@ class Sreport {
   }
 
   skiff::cli::ReportStyle style_;
+  std::string tres_text_;  // -T (or SREPORT_TRES) as given; "" = cpu
   std::unique_ptr<skiff::cli::CtldClient> client_;
   int exit_code_ = 0;
   bool done_ = false;
@@ -254,20 +276,9 @@ int main(int argc, char** argv) {
     }
   }
   if (const char* env = getenv("SREPORT_TRES"); tres.empty() && env) tres = env;
-  if (!tres.empty()) {
-    // Skiff sums CPU-seconds per job; any other TRES would print made-up zeros.
-    for (const std::string& name :
-         std::vector<std::string>(absl::StrSplit(tres, ',', absl::SkipEmpty()))) {
-      if (!absl::EqualsIgnoreCase(name, "cpu") && !absl::EqualsIgnoreCase(name, "ALL")) {
-        std::cerr << "sreport: error: TRES '" << name
-                  << "' is not reported: Skiff's usage records count CPU time only\n";
-        return 1;
-      }
-    }
-    style.tres_named = true;
-  }
+  style.tres_named = !tres.empty();
 
-  Sreport sreport(style);
+  Sreport sreport(style, tres);
   if (!operands.empty()) {
     sreport.Run(operands);
     return sreport.exit_code();

@@ -46,6 +46,10 @@ bool StartsLike(const std::string& word, const std::string& name, size_t n) {
   return true;
 }
 
+bool EqualsNoCase(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && Abbreviates(a, b, a.size());
+}
+
 bool WithPercent(ReportTimeFormat format) {
   return format == ReportTimeFormat::kSecondsPercent ||
          format == ReportTimeFormat::kMinutesPercent || format == ReportTimeFormat::kHoursPercent;
@@ -152,15 +156,32 @@ std::optional<ColumnSpec> UserColumn(const std::string& word, ReportTimeFormat f
   return std::nullopt;
 }
 
-// One printed line: what each column shows for it.
+// One association or user: what each column shows for it, once per TRES.
 struct Line {
   std::string account;  // as printed (tree-indented where asked)
   std::string login;
-  uint64_t used = 0;
+  std::map<std::string, uint64_t> used;  // per TRES name, TRES-seconds
+  uint64_t Used(const std::string& tres) const {
+    auto it = used.find(tres);
+    return it == used.end() ? 0 : it->second;
+  }
 };
 
 uint64_t Seconds(double value) {
   return value <= 0 ? 0 : static_cast<uint64_t>(std::llround(value));
+}
+
+// An association's TRES-seconds of `tres`; ctld answers that list only the
+// cpu figure carry it in cpu_seconds alone.
+double UsageOf(const UsageByAssociation& usage, const std::string& tres) {
+  if (usage.tres_seconds.empty()) return tres == "cpu" ? usage.cpu_seconds : 0;
+  auto it = usage.tres_seconds.find(tres);
+  return it == usage.tres_seconds.end() ? 0 : it->second;
+}
+
+bool AllZero(const Line& line, const std::vector<std::string>& tres) {
+  return std::all_of(tres.begin(), tres.end(),
+                     [&](const std::string& name) { return line.Used(name) == 0; });
 }
 
 std::string Banner(const std::string& title, ReportTimeFormat format, bool tres_named) {
@@ -187,7 +208,8 @@ bool Listed(const std::vector<std::string>& list, const std::string& name) {
 // The association lines of AccountUtilizationByUser: every account and user
 // association with usage in the window, depth first as Slurm's hierarchical
 // sort lists them; an account counts its whole subtree.
-std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& data) {
+std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& data,
+                               const std::vector<std::string>& tres) {
   std::vector<AccountNode> tree = data.tree;
   std::set<std::string> known_accounts, seen;
   for (const AccountNode& node : tree) {
@@ -231,12 +253,15 @@ std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& da
     }
     return chain;
   };
-  std::map<std::string, double> user_usage, account_usage;
+  std::map<std::string, std::map<std::string, double>> user_usage, account_usage;
   for (const UsageByAssociation& usage : data.usage) {
     if (!Listed(request.users, usage.user)) continue;
-    user_usage[usage.account + "|" + usage.user] += usage.cpu_seconds;
-    for (const std::string& account : ancestors(usage.account)) {
-      account_usage[account] += usage.cpu_seconds;
+    for (const std::string& name : tres) {
+      const double seconds = UsageOf(usage, name);
+      user_usage[usage.account + "|" + usage.user][name] += seconds;
+      for (const std::string& account : ancestors(usage.account)) {
+        account_usage[account][name] += seconds;
+      }
     }
   }
   // Accounts=: those accounts and their subtrees.
@@ -255,32 +280,32 @@ std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& da
     const std::string key = node.account + "|" + node.user;
     if (!seen.insert(key).second) continue;  // partition associations: one line
     if (!in_requested_subtree(node.account)) continue;
-    double used = 0;
+    Line line;
     if (node.user.empty()) {
       if (!request.users.empty()) continue;  // Users=: user associations only
-      used = account_usage[node.account];
+      for (const auto& [name, seconds] : account_usage[node.account])
+        line.used[name] = Seconds(seconds);
     } else {
-      used = user_usage[key];
+      for (const auto& [name, seconds] : user_usage[key]) line.used[name] = Seconds(seconds);
     }
-    if (Seconds(used) == 0) continue;
+    if (AllZero(line, tres)) continue;
     const std::string& above = node.user.empty() ? node.parent : node.account;
     auto parent = printed_depth.find(above);
     const int indent = parent == printed_depth.end() ? 0 : parent->second + 1;
     if (node.user.empty()) printed_depth[node.account] = indent;
-    Line line;
     line.account = request.tree ? std::string(indent, ' ') + node.account : node.account;
     line.login = node.user;
-    line.used = Seconds(used);
     lines.push_back(std::move(line));
   }
   return lines;
 }
 
 // TopUsage's lines (and UserUtilizationByAccount's): a line per user and
-// account (per user with Group, accounts joined by ", "), the largest first,
-// then by name.
+// account (per user with Group, accounts joined by ", "), the largest use of
+// `sort_tres` first, then by name.
 std::vector<Line> UserLines(const ReportRequest& request, const UsageData& data, bool group,
-                            bool by_name, size_t limit) {
+                            bool by_name, size_t limit, const std::vector<std::string>& tres,
+                            const std::string& sort_tres) {
   std::vector<Line> lines;
   std::map<std::string, size_t> by_user;
   for (const UsageByAssociation& usage : data.usage) {
@@ -288,22 +313,29 @@ std::vector<Line> UserLines(const ReportRequest& request, const UsageData& data,
         !Listed(request.accounts, usage.account)) {
       continue;
     }
+    Line* line = nullptr;
     if (group) {
       auto [at, inserted] = by_user.emplace(usage.user, lines.size());
       if (inserted) {
-        lines.push_back({usage.account, usage.user, 0});
+        lines.push_back({usage.account, usage.user, {}});
       } else if (lines[at->second].account != usage.account) {
         lines[at->second].account += ", " + usage.account;
       }
-      lines[at->second].used += Seconds(usage.cpu_seconds);
+      line = &lines[at->second];
     } else {
-      lines.push_back({usage.account, usage.user, Seconds(usage.cpu_seconds)});
+      lines.push_back({usage.account, usage.user, {}});
+      line = &lines.back();
     }
+    for (const std::string& name : tres) line->used[name] += Seconds(UsageOf(usage, name));
+    if (std::find(tres.begin(), tres.end(), sort_tres) == tres.end())
+      line->used[sort_tres] += Seconds(UsageOf(usage, sort_tres));
   }
-  lines.erase(std::remove_if(lines.begin(), lines.end(), [](const Line& l) { return l.used == 0; }),
-              lines.end());
+  lines.erase(
+      std::remove_if(lines.begin(), lines.end(), [&](const Line& l) { return AllZero(l, tres); }),
+      lines.end());
   std::stable_sort(lines.begin(), lines.end(), [&](const Line& a, const Line& b) {
-    if (!by_name && a.used != b.used) return a.used > b.used;
+    if (!by_name && a.Used(sort_tres) != b.Used(sort_tres))
+      return a.Used(sort_tres) > b.Used(sort_tres);
     return a.login < b.login;
   });
   if (lines.size() > limit) lines.resize(limit);
@@ -327,6 +359,29 @@ const char* DefaultFormat(ReportKind kind, bool tres_named) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> SelectReportTres(const std::string& text,
+                                                          const std::vector<std::string>& cluster,
+                                                          ReportTimeFormat format) {
+  if (text.empty()) return std::vector<std::string>{"cpu"};
+  std::vector<std::string> out;
+  for (const std::string& token :
+       std::vector<std::string>(absl::StrSplit(text, ',', absl::SkipEmpty()))) {
+    if (EqualsNoCase(token, "ALL")) return cluster;
+    for (const std::string& name : cluster) {
+      if (!EqualsNoCase(name, token)) continue;
+      if (name == "node" && (WithPercent(format) || format == ReportTimeFormat::kPercent)) {
+        return absl::InvalidArgumentError(
+            "TRES node usage is no longer reported in percent format reports.  Please use TRES "
+            "CPU instead.");
+      }
+      out.push_back(name);
+      break;
+    }
+  }
+  if (out.empty()) return absl::InvalidArgumentError("No valid TRES given");
+  return out;
+}
 
 absl::StatusOr<ReportTimeFormat> ParseReportTimeFormat(const std::string& text) {
   if (Abbreviates("SecPer", text, 6)) return ReportTimeFormat::kSecondsPercent;
@@ -545,15 +600,34 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     columns.push_back(*spec);
   }
   const bool this_cluster = Listed(request.clusters, data.cluster);
+  const std::vector<std::string> tres =
+      style.tres.empty() ? std::vector<std::string>{"cpu"} : style.tres;
   const ReportWindow& window = data.window;
   const uint64_t window_secs =
       static_cast<uint64_t>(std::max<int64_t>(0, window.end - window.start));
-  const uint64_t capacity =
-      window_secs * static_cast<uint64_t>(std::max<int64_t>(0, data.total_cpus));
-  uint64_t allocated = 0;
-  for (const UsageByAssociation& usage : data.usage) allocated += Seconds(usage.cpu_seconds);
-  const uint64_t idle = capacity > allocated ? capacity - allocated : 0;
-  const uint64_t reported = allocated + idle;  // Slurm: alloc + down + pdown + idle + plan
+  // Per TRES: the cluster's count, what jobs used of it, and Slurm's totals.
+  struct Totals {
+    double count = 0;
+    uint64_t capacity = 0, allocated = 0, idle = 0, reported = 0;
+  };
+  std::map<std::string, Totals> totals;
+  for (const std::string& name : tres) {
+    Totals& t = totals[name];
+    if (data.cluster_tres.empty()) {
+      t.count = name == "cpu" ? static_cast<double>(data.total_cpus) : 0;
+    } else {
+      for (const auto& [cluster_name, count] : data.cluster_tres) {
+        if (cluster_name == name) t.count = count;
+      }
+    }
+    t.capacity = Seconds(static_cast<double>(window_secs) * std::max(0.0, t.count));
+    for (const UsageByAssociation& usage : data.usage) t.allocated += Seconds(UsageOf(usage, name));
+    t.idle = t.capacity > t.allocated ? t.capacity - t.allocated : 0;
+    t.reported = t.allocated + t.idle;  // Slurm: alloc + down + pdown + idle + plan
+    // Slurm reports energy against what was reported when no power cap
+    // gives it a count.
+    if (t.count <= 0) t.capacity = t.reported;
+  }
 
   std::vector<Line> lines;
   std::string title;
@@ -564,43 +638,51 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
       break;
     case ReportKind::kAccountUtilizationByUser:
       title = absl::StrCat("Cluster/Account/User Utilization ", WindowText(window), secs);
-      if (this_cluster) lines = AccountLines(request, data);
+      if (this_cluster) lines = AccountLines(request, data, tres);
       break;
     case ReportKind::kUserUtilizationByAccount:
       title = absl::StrCat("Cluster/User/Account Utilization ", WindowText(window), secs);
-      if (this_cluster) lines = UserLines(request, data, false, style.sort_by_name, SIZE_MAX);
+      // Slurm's cluster reports sort users by CPU time whatever -T lists.
+      if (this_cluster)
+        lines = UserLines(request, data, false, style.sort_by_name, SIZE_MAX, tres, "cpu");
       break;
     case ReportKind::kTopUsage:
       title = absl::StrCat("Top ", request.top_count, " Users ", WindowText(window), secs);
+      // TopUsage sorts by the first TRES listed (user_reports.c).
       if (this_cluster)
-        lines = UserLines(request, data, request.group, style.sort_by_name, request.top_count);
+        lines = UserLines(request, data, request.group, style.sort_by_name, request.top_count, tres,
+                          tres.front());
       break;
   }
   const bool header = !style.layout.no_header;
   if (header) output.out += Banner(title, format, style.tres_named);
 
-  // Column widths from the largest value, as sreport_set_usage_col_width.
+  // Column widths from the largest value of any listed TRES, as
+  // sreport_set_usage_col_width.
   for (ColumnSpec& column : columns) {
     if (!column.usage) continue;
     uint64_t largest = 0;
     if (request.kind == ReportKind::kUtilization) {
-      switch (column.column) {
-        case Column::kAllocated:
-        case Column::kEnergy:
-          largest = allocated;
-          break;
-        case Column::kIdle:
-          largest = idle;
-          break;
-        case Column::kReported:
-          largest = reported;
-          break;
-        default:
-          break;
+      for (const auto& [name, t] : totals) {
+        switch (column.column) {
+          case Column::kAllocated:
+          case Column::kEnergy:
+            largest = std::max(largest, t.allocated);
+            break;
+          case Column::kIdle:
+            largest = std::max(largest, t.idle);
+            break;
+          case Column::kReported:
+            largest = std::max(largest, t.reported);
+            break;
+          default:
+            break;
+        }
       }
       if (!this_cluster) largest = 0;
     } else if (column.column == Column::kUsed && !lines.empty()) {
-      largest = lines.front().used;  // Slurm peeks at the first line: the largest
+      // Slurm peeks at the first line: the largest.
+      for (const std::string& name : tres) largest = std::max(largest, lines.front().Used(name));
     } else if (column.column != Column::kEnergy && column.column != Column::kUsed) {
       continue;  // only Used and Energy are sized in these reports
     }
@@ -624,13 +706,16 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     return text;
   };
   if (!this_cluster) return output;
-  // One cell: of Utilization's single row (line == nullptr) or of a report line.
-  auto cell = [&](const ColumnSpec& column, const Line* line) -> std::string {
+  // One cell for TRES `name`: of Utilization's row (line == nullptr) or of a
+  // report line.
+  auto cell = [&](const ColumnSpec& column, const Line* line,
+                  const std::string& name) -> std::string {
+    const Totals& t = totals.at(name);
     switch (column.column) {
       case Column::kCluster:
         return data.cluster;
       case Column::kTresName:
-        return "cpu";
+        return name;
       case Column::kEnergy:
         return time_cell(column, 0, 0);
       default:
@@ -639,18 +724,18 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     if (line == nullptr) {
       switch (column.column) {
         case Column::kTresCount:
-          return absl::StrCat(data.total_cpus);
+          return absl::StrCat(Seconds(t.count));
         case Column::kAllocated:
-          return time_cell(column, allocated, reported);
+          return time_cell(column, t.allocated, t.reported);
         case Column::kIdle:
-          return time_cell(column, idle, reported);
+          return time_cell(column, t.idle, t.reported);
         case Column::kReported:
-          return time_cell(column, reported, capacity);
+          return time_cell(column, t.reported, t.capacity);
         case Column::kDown:
         case Column::kPlannedDown:
         case Column::kPlanned:
         case Column::kOverCommitted:
-          return time_cell(column, 0, reported);
+          return time_cell(column, 0, t.reported);
         default:
           return "";
       }
@@ -663,15 +748,19 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
       case Column::kProper:
         return line->login.empty() || !style.proper_name ? "" : style.proper_name(line->login);
       case Column::kUsed:
-        return time_cell(column, line->used, reported);
+        return time_cell(column, line->Used(name), t.reported);
       default:
         return "";
     }
   };
+  // Slurm prints one line per listed TRES for the cluster (Utilization) and
+  // for each association or user, in the -T order.
   auto emit = [&](const Line* line) {
-    std::vector<std::string> cells;
-    for (const ColumnSpec& column : columns) cells.push_back(cell(column, line));
-    output.out += PrintFieldsLine(cells, widths, style.layout);
+    for (const std::string& name : tres) {
+      std::vector<std::string> cells;
+      for (const ColumnSpec& column : columns) cells.push_back(cell(column, line, name));
+      output.out += PrintFieldsLine(cells, widths, style.layout);
+    }
   };
   if (request.kind == ReportKind::kUtilization) {
     emit(nullptr);

@@ -4,17 +4,21 @@
 // common.c): the 80-dash banner, "Usage reported in CPU Minutes", columns sized
 // by the largest value, times as seconds, minutes, hours or percentages.
 //
-// Skiff keeps CPU-seconds per account and user (JobStore::SumUsage), summed
-// from job records rather than Slurm's hourly rollups; the window is rounded to
-// whole hours as Slurm's is. Node down time is not recorded, so Down and
-// PLND Down are 0 and Idle is what no job used; reservations do not exist, so
-// Planned is 0.
+// Skiff keeps TRES-seconds (cpu, mem, node, billing, gres/gpu, gres/gpu:TYPE)
+// per account and user (JobStore::SumUsage), summed from job records rather
+// than Slurm's hourly rollups; the window is rounded to whole hours as
+// Slurm's is. With -T, every report prints one line per listed TRES for each
+// association, user or (Utilization) the cluster, with its TRES Name. Node
+// down time is not recorded, so Down and PLND Down are 0 and Idle is what no
+// job used; reservations do not exist, so Planned is 0.
 #ifndef SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 #define SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -103,6 +107,8 @@ struct UsageByAssociation {
   std::string account;
   std::string user;
   double cpu_seconds = 0;
+  // Per TRES name; empty from a ctld that sums CPUs only (cpu_seconds counts).
+  std::map<std::string, double> tres_seconds;
 };
 struct AccountNode {  // depth first from root, as GetAccounts lists them
   std::string account;
@@ -115,14 +121,29 @@ struct UsageData {
   ReportWindow window;  // as applied
   std::vector<UsageByAssociation> usage;
   std::vector<AccountNode> tree;
+  // The cluster's TRES and their counts in Slurm's order (GetUsageReport's
+  // `tres`); empty from a ctld that sums CPUs only (total_cpus counts).
+  std::vector<std::pair<std::string, double>> cluster_tres;
 };
+
+// sreport.c's _build_tres_list over the cluster's TRES names: -T's
+// comma-separated names (any case) in the order given, unknown ones left out
+// silently as Slurm does; "ALL" (any case) is every TRES of the cluster. An
+// empty `text` is cpu alone. Errors (InvalidArgument, Slurm's fatal text): no
+// name known ("No valid TRES given"), node with a percentage format ("TRES
+// node usage is no longer reported in percent format reports.  Please use
+// TRES CPU instead.").
+absl::StatusOr<std::vector<std::string>> SelectReportTres(const std::string& text,
+                                                          const std::vector<std::string>& cluster,
+                                                          ReportTimeFormat format);
 
 struct ReportStyle {
   ReportTimeFormat time_format = ReportTimeFormat::kMinutes;
   PrintFieldsLayout layout;
   // -T given: "Usage reported in TRES ...", and the default formats gain a
-  // TRES Name column. Skiff sums CPUs only, so the one TRES is cpu.
+  // TRES Name column.
   bool tres_named = false;
+  std::vector<std::string> tres;  // SelectReportTres's; empty = cpu
   bool sort_by_name = false;  // -s Name: users by name instead of by usage
   // The first field of the user's GECOS, as Slurm's "Proper Name"; may return "".
   std::function<std::string(const std::string& user)> proper_name;

@@ -251,6 +251,113 @@ TEST_F(SreportTest, TopUsageListsTheLargestUsersFirst) {
   EXPECT_EQ(out.out, "alice|120\nalice|10\n");
 }
 
+// The scenario with GPUs: 2 nodes of 4 CPUs and 2 a100s each. alice ran 2
+// GPUs for 90 s (180 GPU-seconds), bob none.
+UsageData GpuScenario() {
+  UsageData data = Scenario();
+  data.usage = {
+      {"research", "alice", 7200, {{"cpu", 7200}, {"gres/gpu", 180}, {"gres/gpu:a100", 180}}},
+      {"research", "bob", 3600, {{"cpu", 3600}}}};
+  data.cluster_tres = {{"cpu", 8},      {"mem", 2048},       {"energy", 0}, {"node", 2},
+                       {"billing", 8},  {"fs/disk", 0},      {"vmem", 0},   {"pages", 0},
+                       {"gres/gpu", 4}, {"gres/gpu:a100", 4}};
+  return data;
+}
+
+std::vector<std::string> Names(const UsageData& data) {
+  std::vector<std::string> names;
+  for (const auto& [name, count] : data.cluster_tres) names.push_back(name);
+  return names;
+}
+
+TEST_F(SreportTest, TresListFollowsSlurmsBuildTresList) {
+  const std::vector<std::string> cluster = Names(GpuScenario());
+  EXPECT_EQ(*SelectReportTres("", cluster, ReportTimeFormat::kMinutes),
+            (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(*SelectReportTres("GRES/GPU,cpu,bogus", cluster, ReportTimeFormat::kMinutes),
+            (std::vector<std::string>{"gres/gpu", "cpu"}));
+  EXPECT_EQ(*SelectReportTres("cpu,all", cluster, ReportTimeFormat::kMinutes), cluster);
+  absl::StatusOr<std::vector<std::string>> none =
+      SelectReportTres("gres/fpga", cluster, ReportTimeFormat::kMinutes);
+  EXPECT_EQ(none.status().message(), "No valid TRES given");
+  absl::StatusOr<std::vector<std::string>> node =
+      SelectReportTres("node", cluster, ReportTimeFormat::kPercent);
+  EXPECT_FALSE(node.ok());
+  EXPECT_TRUE(SelectReportTres("node", cluster, ReportTimeFormat::kHours).ok());
+}
+
+TEST_F(SreportTest, UtilizationPrintsALinePerTres) {
+  ReportStyle style = Style(ReportTimeFormat::kSeconds);
+  style.tres_named = true;
+  style.tres = {"cpu", "gres/gpu"};
+  ReportOutput out = RenderReport(Parse({"cluster", "Utilization"}), GpuScenario(), style);
+  EXPECT_EQ(out.err, "");
+  // GPUs: 180 of 4 x 86400 GPU-seconds.
+  EXPECT_EQ(out.out, kDashes +
+                         "\n"
+                         "Cluster Utilization 2026-11-24T00:00:00 - 2026-11-24T23:59:59\n"
+                         "Usage reported in TRES Seconds\n" +
+                         kDashes +
+                         "\n"
+                         "  Cluster      TRES Name Allocate     Down PLND Dow     Idle  Planned "
+                         "Reported \n"
+                         "--------- -------------- -------- -------- -------- -------- -------- "
+                         "-------- \n"
+                         "      lab            cpu    10800        0        0   680400        0 "
+                         "  691200 \n"
+                         "      lab       gres/gpu      180        0        0   345420        0 "
+                         "  345600 \n");
+}
+
+TEST_F(SreportTest, AssociationReportsPrintALinePerTresOfEachLine) {
+  ReportStyle style = Style(ReportTimeFormat::kSeconds);
+  style.tres_named = true;
+  style.tres = {"cpu", "gres/gpu"};
+  style.layout.no_header = true;
+  style.layout.parsable2 = true;
+  ReportOutput out =
+      RenderReport(Parse({"cluster", "AccountUtilizationByUser"}), GpuScenario(), style);
+  EXPECT_EQ(out.out,
+            "lab|root|||cpu|10800\n"
+            "lab|root|||gres/gpu|180\n"
+            "lab|research|||cpu|10800\n"
+            "lab|research|||gres/gpu|180\n"
+            "lab|research|alice|Alice Liddell|cpu|7200\n"
+            "lab|research|alice|Alice Liddell|gres/gpu|180\n"
+            "lab|research|bob||cpu|3600\n"
+            "lab|research|bob||gres/gpu|0\n");
+  // GPU time alone: bob used none and has no line; the typed TRES counts too.
+  style.tres = {"gres/gpu:a100"};
+  out = RenderReport(Parse({"cluster", "UserUtilizationByAccount"}), GpuScenario(), style);
+  EXPECT_EQ(out.out, "lab|alice|Alice Liddell|research|gres/gpu:a100|180\n");
+  style.tres = {"gres/gpu"};
+  style.time_format = ReportTimeFormat::kMinutes;
+  out = RenderReport(Parse({"user", "TopUsage"}), GpuScenario(), style);
+  EXPECT_EQ(out.out, "lab|alice|Alice Liddell|research|gres/gpu|3\n");
+}
+
+TEST_F(SreportTest, TopUsageSortsByTheFirstTresListed) {
+  UsageData data = GpuScenario();
+  // bob: more CPU time, less GPU time than carol.
+  data.usage = {{"research", "bob", 9000, {{"cpu", 9000}, {"gres/gpu", 60}}},
+                {"physics", "carol", 60, {{"cpu", 60}, {"gres/gpu", 3600}}}};
+  ReportStyle style = Style(ReportTimeFormat::kSeconds);
+  style.tres_named = true;
+  style.layout.no_header = true;
+  style.layout.parsable2 = true;
+  style.tres = {"gres/gpu", "cpu"};
+  ReportOutput out =
+      RenderReport(Parse({"user", "TopUsage", "format=Login,TresName,Used"}), data, style);
+  EXPECT_EQ(out.out,
+            "carol|gres/gpu|3600\ncarol|cpu|60\n"
+            "bob|gres/gpu|60\nbob|cpu|9000\n");
+  style.tres = {"cpu", "gres/gpu"};
+  out = RenderReport(Parse({"user", "TopUsage", "format=Login,TresName,Used"}), data, style);
+  EXPECT_EQ(out.out,
+            "bob|cpu|9000\nbob|gres/gpu|60\n"
+            "carol|cpu|60\ncarol|gres/gpu|3600\n");
+}
+
 TEST_F(SreportTest, UnknownFieldsAreLeftOutWithSlurmsMessage) {
   ReportStyle style = Style();
   style.layout.parsable2 = true;

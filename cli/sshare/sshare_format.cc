@@ -106,6 +106,28 @@ std::string Billing(double minutes) {
   return absl::StrCat("billing=", static_cast<int64_t>(std::floor(minutes)));
 }
 
+// Every TRES as Slurm's sshare prints GrpTRESRaw and TRESRunMins (its
+// assoc_mgr's TRES in id order): the base eight, gres/gpu, then any other
+// (typed GPUs) by name; whole minutes.
+std::string TresMinutes(const std::map<std::string, double>& minutes, double billing) {
+  std::vector<std::string> names = {"cpu",     "mem",  "energy", "node",    "billing",
+                                    "fs/disk", "vmem", "pages",  "gres/gpu"};
+  for (const auto& [name, value] : minutes) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string out;
+  for (const std::string& name : names) {
+    double value = name == "billing" ? billing : 0;
+    if (name != "billing") {
+      auto it = minutes.find(name);
+      if (it != minutes.end()) value = it->second;
+    }
+    absl::StrAppend(&out, out.empty() ? "" : ",", name, "=",
+                    static_cast<int64_t>(std::floor(std::max(0.0, value))));
+  }
+  return out;
+}
+
 std::string Cell(const ShareRow& row, Column column, const std::string& cluster) {
   switch (column) {
     case Column::kAccount:
@@ -119,7 +141,7 @@ std::string Cell(const ShareRow& row, Column column, const std::string& cluster)
     case Column::kGrpTresMins:
       return row.grp_billing_mins >= 0 ? Billing(row.grp_billing_mins) : "";
     case Column::kGrpTresRaw:
-      return Billing(row.used_billing_mins);
+      return TresMinutes(row.used_tres_mins, row.used_billing_mins);
     case Column::kId:
       return absl::StrCat(row.id);
     case Column::kLevelFs:
@@ -135,7 +157,7 @@ std::string Cell(const ShareRow& row, Column column, const std::string& cluster)
     case Column::kRawUsage:
       return absl::StrCat(static_cast<uint64_t>(std::llround(std::max(0.0, row.raw_usage))));
     case Column::kTresRunMins:
-      return Billing(row.held_billing_mins);
+      return TresMinutes(row.run_tres_mins, row.held_billing_mins);
     case Column::kUser:
       return row.user;
   }
@@ -154,6 +176,19 @@ double Lookup(const google::protobuf::Map<std::string, double>& map, const std::
   return it == map.end() ? 0.0 : it->second;
 }
 
+// What the running jobs of `key` hold for the rest of their time limits, in
+// TRES-minutes (billing aside).
+std::map<std::string, double> RunMinutes(const v1::GetAccountsReply& reply,
+                                         const std::string& key) {
+  auto it = reply.assoc_in_use().find(key);
+  if (it == reply.assoc_in_use().end()) return {};
+  const v1::Tres& secs = it->second.running_tres_secs();
+  return {{"cpu", secs.cpu() / 60.0},
+          {"mem", secs.mem_mb() / 60.0},
+          {"node", secs.node() / 60.0},
+          {"gres/gpu", secs.gpu() / 60.0}};
+}
+
 }  // namespace
 
 std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
@@ -162,6 +197,8 @@ std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
   std::map<std::string, std::string> parent_of;  // account -> parent account
   std::vector<ShareRow> rows;
   std::map<std::string, double> subtree_usage;  // account -> raw usage of its subtree
+  // account -> GrpTRESRaw's TRES-minutes of its subtree
+  std::map<std::string, std::map<std::string, double>> subtree_tres;
   for (const v1::AssocInfo& assoc : reply.assocs()) {
     ShareRow row;
     row.account = assoc.account();
@@ -180,17 +217,23 @@ std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
           assoc.limits().has_grp_billing_mins() ? assoc.limits().grp_billing_mins() : -1;
       row.used_billing_mins = Lookup(reply.used_billing_mins(), assoc.account());
       row.held_billing_mins = Lookup(reply.held_billing_mins(), assoc.account());
+      row.run_tres_mins = RunMinutes(reply, assoc.account());
     } else {
       row.depth = account_depth[assoc.account()] + 1;
       const std::string key = absl::StrCat(assoc.account(), "|", assoc.user());
       row.raw_usage = Lookup(reply.raw_usage(), key);
       row.used_billing_mins = Lookup(reply.used_billing_mins(), key);
       row.held_billing_mins = Lookup(reply.held_billing_mins(), key);
+      row.run_tres_mins = RunMinutes(reply, key);
+      if (auto used = reply.used_tres_mins().find(key); used != reply.used_tres_mins().end()) {
+        row.used_tres_mins.insert(used->second.amounts().begin(), used->second.amounts().end());
+      }
       // A user's usage counts in every account above it.
       std::string up = assoc.account();
       for (size_t guard = 0; !up.empty() && guard <= static_cast<size_t>(reply.assocs_size());
            ++guard) {
         subtree_usage[up] += row.raw_usage;
+        for (const auto& [name, minutes] : row.used_tres_mins) subtree_tres[up][name] += minutes;
         auto next = parent_of.find(up);
         up = next == parent_of.end() ? "" : next->second;
       }
@@ -207,7 +250,10 @@ std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
   }
   std::map<std::string, double> effective;  // account -> its effective usage
   for (ShareRow& row : rows) {
-    if (row.user.empty()) row.raw_usage = subtree_usage[row.account];
+    if (row.user.empty()) {
+      row.raw_usage = subtree_usage[row.account];
+      row.used_tres_mins = subtree_tres[row.account];
+    }
     row.norm_usage = total > 0 ? row.raw_usage / total : 0;
     if (row.depth == 0) {
       row.effective_usage = row.norm_usage;

@@ -5,11 +5,16 @@
 // (PriorityFlags without FAIR_TREE), for account and user lines alike.
 //
 // Service units show in the long listing: GrpTRESMins is the account's
-// GrpTRESMins=billing allocation, GrpTRESRaw the billing-minutes its ended runs
-// used, TRESRunMins what its running jobs hold.
+// GrpTRESMins=billing allocation. GrpTRESRaw and TRESRunMins list every TRES
+// as Slurm's sshare does (cpu, mem, energy, node, billing, fs/disk, vmem,
+// pages, gres/gpu, then typed GPUs), in TRES-minutes: GrpTRESRaw what the
+// ended runs used (billing: the billing-minutes charged), TRESRunMins what the
+// running jobs hold for the rest of their time limits (billing: the most the
+// jobs not yet ended may cost).
 #ifndef SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_
 #define SKIFF_CLI_SSHARE_SSHARE_FORMAT_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +52,8 @@ struct ShareRow {
   double grp_billing_mins = -1;  // -1 = none
   double used_billing_mins = 0;
   double held_billing_mins = 0;
+  std::map<std::string, double> used_tres_mins;  // by TRES name, billing aside
+  std::map<std::string, double> run_tres_mins;   // by TRES name, billing aside
 };
 
 // Every association in the reply's (depth-first) order, with the figures.

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 namespace skiff::cli {
 namespace {
+
+// GrpTRESRaw or TRESRunMins with nothing used.
+const std::string kNoTres =
+    "cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0,gres/gpu=0";
 
 v1::AssocInfo Assoc(const std::string& account, const std::string& user, const std::string& parent,
                     int shares = 1) {
@@ -85,9 +91,11 @@ TEST(Sshare, LongParsableAllUsersShowServiceUnits) {
   EXPECT_EQ(*out,
             "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|"
             "GrpTRESMins|TRESRunMins\n"
-            " research||1|0.500000|4000|1.000000|1.000000|0.250000|billing=100|billing=30\n"
-            "  research|alice|1|0.250000|3000|0.750000|0.875000|0.088388||billing=0\n"
-            "  research|bob|1|0.250000|1000|0.250000|0.625000|0.176777||billing=0\n");
+            " research||1|0.500000|4000|1.000000|1.000000|0.250000|billing=100|"
+            "cpu=0,mem=0,energy=0,node=0,billing=30,fs/disk=0,vmem=0,pages=0,gres/gpu=0\n"
+            "  research|alice|1|0.250000|3000|0.750000|0.875000|0.088388||" +
+                kNoTres + "\n  research|bob|1|0.250000|1000|0.250000|0.625000|0.176777||" +
+                kNoTres + "\n");
 }
 
 TEST(Sshare, FormatFieldsByPrefixAndBadOnesNamed) {
@@ -99,10 +107,43 @@ TEST(Sshare, FormatFieldsByPrefixAndBadOnesNamed) {
   options.format = "acc,u,grptresraw";
   absl::StatusOr<std::string> out = FormatSshare(Lab(), options);
   ASSERT_TRUE(out.ok());
-  EXPECT_EQ(*out,
-            " root|root|billing=0|\n  research|alice|billing=0|\n  research|bob|billing=0|\n");
+  EXPECT_EQ(*out, absl::StrCat(" root|root|", kNoTres, "|\n  research|alice|", kNoTres,
+                               "|\n  research|bob|", kNoTres, "|\n"));
   options.format = "Account,Bogus";
   EXPECT_EQ(FormatSshare(Lab(), options).status().message(), "Invalid field requested: \"Bogus\"");
+}
+
+TEST(Sshare, GpuMinutesShowInGrpTresRawAndTresRunMinsUpTheTree) {
+  v1::GetAccountsReply reply = Lab();
+  // alice's ended runs: 2 GPUs x 90 s (3 GPU-minutes) and 1 typed a100 minute;
+  // bob's running job holds 1 GPU for 10 more minutes.
+  auto& alice = *(*reply.mutable_used_tres_mins())["research|alice"].mutable_amounts();
+  alice["cpu"] = 1.5;
+  alice["gres/gpu"] = 3;
+  alice["gres/gpu:a100"] = 1;
+  alice["billing"] = 999;  // the charged figure (used_billing_mins) is what shows
+  v1::Tres* run = (*reply.mutable_assoc_in_use())["research|bob"].mutable_running_tres_secs();
+  run->set_cpu(1200);
+  run->set_gpu(600);
+  (*reply.mutable_used_billing_mins())["research|alice"] = 7.5;
+  SshareOptions options;
+  options.all_users = true;
+  options.no_header = true;
+  options.parsable2 = true;
+  options.format = "Account,User,GrpTRESRaw,TRESRunMins";
+  absl::StatusOr<std::string> out = FormatSshare(reply, options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::string gpus = "fs/disk=0,vmem=0,pages=0,gres/gpu=3,gres/gpu:a100=1";
+  EXPECT_EQ(
+      *out,
+      absl::StrCat(
+          "root||cpu=1,mem=0,energy=0,node=0,billing=0,", gpus, "|", kNoTres, "\n", " root|root|",
+          kNoTres, "|", kNoTres, "\n", " research||cpu=1,mem=0,energy=0,node=0,billing=66,", gpus,
+          "|cpu=0,mem=0,energy=0,node=0,billing=30,fs/disk=0,vmem=0,pages=0,"
+          "gres/gpu=0\n",
+          "  research|alice|cpu=1,mem=0,energy=0,node=0,billing=7,", gpus, "|", kNoTres, "\n",
+          "  research|bob|", kNoTres, "|",
+          "cpu=20,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0,gres/gpu=10\n"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tres_usage.h"
 #include "ctld/core/burst_buffer/bb_state.h"
 #include "ctld/core/job_mail.h"
 
@@ -179,6 +180,12 @@ struct Job {
   std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
   // The logical CPU ids held on each of `nodes` (NodeTable chooses them).
   std::vector<std::vector<int>> cpu_ids_by_node;
+  // What this run holds per TRES (common/tres_usage.h: cpu, mem, node,
+  // billing under its partition's TRESBillingWeights, gres/gpu and
+  // gres/gpu:TYPE), fixed when it is allocated: sacct's AllocTRES and, times
+  // its elapsed time, sreport's usage. Empty until allocated, and for runs
+  // stored before Skiff kept it (then cpu alone counts: alloc_cpus).
+  TresCounts alloc_tres;
 
   int exit_code = 0;
   int exit_signal = 0;

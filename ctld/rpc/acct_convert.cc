@@ -1,13 +1,16 @@
 #include "ctld/rpc/acct_convert.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/billing.h"
 #include "common/hostlist.h"
 #include "common/size.h"
+#include "common/tres_usage.h"
 #include "ctld/core/accounting/batch_step.h"
 
 namespace skiff::ctld {
@@ -144,6 +147,15 @@ std::string AcctReqTres(const Job& job) {
 
 std::string AcctAllocTres(const Job& job) {
   if (job.nodes.empty()) return "";
+  if (!job.alloc_tres.empty()) {
+    TresCounts counts = job.alloc_tres;
+    std::string text = FormatTresForSacct(counts);
+    // Bytes, not a count: outside the usage counts, first by name as Slurm sorts.
+    if (job.UsesBurstBuffer() && job.bb_size > 0) {
+      text = absl::StrCat("bb/lua=", FormatSize(job.bb_size), ",", text);
+    }
+    return text;
+  }
   const int cpus = AllocCpus(job);
   std::map<std::string, std::string> tres{{"billing", std::to_string(cpus)},
                                           {"cpu", std::to_string(cpus)},
@@ -154,6 +166,45 @@ std::string AcctAllocTres(const Job& job) {
   if (gpus > 0) tres["gres/gpu"] = std::to_string(gpus);
   if (job.UsesBurstBuffer() && job.bb_size > 0) tres["bb/lua"] = FormatSize(job.bb_size);
   return Tres(tres);
+}
+
+std::vector<std::pair<std::string, double>> ClusterTres(
+    const std::vector<Node>& nodes, const std::vector<PartitionConfig>& partitions,
+    bool burst_buffer) {
+  std::map<std::string, double> counts;
+  for (const char* name : kBaseTres) counts[name] = 0;
+  if (burst_buffer) counts["bb/lua"] = 0;
+  for (const Node& node : nodes) {
+    int64_t gpus = 0;
+    for (const GresCount& gres : node.config.gres) {
+      if (gres.name == "gpu") gpus += gres.count;
+    }
+    counts["cpu"] += node.config.cpus;
+    counts["mem"] += static_cast<double>(node.config.real_memory_mb);
+    counts["node"] += 1;
+    double billing = 0;
+    bool in_partition = false;
+    for (const PartitionConfig& partition : partitions) {
+      if (std::find(partition.nodes.begin(), partition.nodes.end(), node.config.name) ==
+          partition.nodes.end()) {
+        continue;
+      }
+      in_partition = true;
+      absl::StatusOr<BillingWeights> weights = ParseBillingWeights(partition.tres_billing_weights);
+      if (!weights.ok()) continue;  // checked when skiff.conf was read
+      billing = std::max(billing,
+                         Billing(*weights, node.config.cpus, node.config.real_memory_mb, gpus, 1));
+    }
+    counts["billing"] += in_partition ? std::floor(billing) : node.config.cpus;
+    if (gpus > 0) {
+      counts["gres/gpu"] += static_cast<double>(gpus);
+      if (!node.gpu_type.empty()) counts["gres/gpu:" + node.gpu_type] += static_cast<double>(gpus);
+    }
+  }
+  std::vector<std::pair<std::string, double>> out(counts.begin(), counts.end());
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return TresBefore(a.first, b.first); });
+  return out;
 }
 
 v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now) {
@@ -484,6 +535,9 @@ v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
   for (const Account& account : snapshot.accounts) *out.add_accounts() = AccountToProto(account);
   for (const AcctUser& user : snapshot.users) *out.add_users() = AcctUserToProto(user);
   for (const Association& assoc : snapshot.assocs) *out.add_assocs() = AssocToProto(assoc);
+  for (const auto& [key, minutes] : snapshot.used_tres_mins) {
+    (*out.mutable_used_tres_mins())[key].mutable_amounts()->insert(minutes.begin(), minutes.end());
+  }
   out.mutable_used_billing_mins()->insert(snapshot.used_billing_mins.begin(),
                                           snapshot.used_billing_mins.end());
   out.mutable_held_billing_mins()->insert(snapshot.held_billing_mins.begin(),

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config/config.h"
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/accounts_snapshot.h"
 #include "ctld/core/accounting/jobs_in_use.h"
@@ -19,6 +20,7 @@
 #include "ctld/core/accounting/step_book.h"
 #include "ctld/core/accounting/tres_spec.h"
 #include "ctld/core/job.h"
+#include "ctld/core/node_table.h"
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
 
@@ -49,9 +51,22 @@ std::string AcctStateName(const Job& job);
 
 // The trackable resources as sacct prints them, sorted by name:
 // "billing=2,cpu=2,gres/gpu=1,mem=200M,node=1", and "bb/lua=2G" first when the
-// job holds a burst buffer. Billing is the CPU count (no TRESBillingWeights).
+// job holds a burst buffer. ReqTRES's billing is the CPU count; AllocTRES is
+// Job::alloc_tres (billing under the partition's TRESBillingWeights, and
+// gres/gpu:TYPE beside gres/gpu for typed GPUs), or for a run stored before
+// Skiff kept it, what the job's nodes and GPUs add up to with billing = CPUs.
 std::string AcctReqTres(const Job& job);
 std::string AcctAllocTres(const Job& job);  // "" until allocated
+
+// The cluster's TRES as Slurm's database lists them for sreport -T, in its
+// order (TresBefore): the eight base TRES (cpu, mem in MiB, node, and billing
+// counted; energy, fs/disk, vmem and pages 0), bb/lua when `burst_buffer`,
+// then gres/gpu and gres/gpu:TYPE when any node has GPUs. A node's billing is
+// the most any of its partitions' TRESBillingWeights make of it, as Slurm's
+// controller.c sets it.
+std::vector<std::pair<std::string, double>> ClusterTres(
+    const std::vector<Node>& nodes, const std::vector<PartitionConfig>& partitions,
+    bool burst_buffer);
 
 // The record, with its batch step (BatchStep, when the script was launched)
 // unless `with_steps` is false.

@@ -44,6 +44,51 @@ TEST(AcctConvert, TresStringsAreSortedByNameWithBurstBufferFirst) {
   EXPECT_EQ(AcctAllocTres(job), "");
 }
 
+TEST(AcctConvert, AllocTresIsWhatTheRunHeldWithWeightedBillingAndTypedGpus) {
+  Job job = Finished(1, JobState::kCompleted);
+  job.gpus_by_node = {{0, 1}};
+  job.alloc_tres = RunTres(1, 100, 1, 17, {{"a100", 2}});
+  EXPECT_EQ(AcctAllocTres(job), "billing=17,cpu=1,gres/gpu=2,gres/gpu:a100=2,mem=100M,node=1");
+  job.bb_directives = "#BB_LUA pool=p capacity=2G";
+  job.bb_size = 2ull << 30;
+  EXPECT_EQ(AcctAllocTres(job),
+            "bb/lua=2G,billing=17,cpu=1,gres/gpu=2,gres/gpu:a100=2,mem=100M,node=1");
+  job.nodes.clear();  // requeued: holds nothing now
+  EXPECT_EQ(AcctAllocTres(job), "");
+}
+
+TEST(AcctConvert, ClusterTresCountsNodesGpusAndTheirBestBilling) {
+  Node cpu;
+  cpu.config.name = "c1";
+  cpu.config.cpus = 8;
+  cpu.config.real_memory_mb = 1000;
+  Node gpu;
+  gpu.config.name = "g1";
+  gpu.config.cpus = 16;
+  gpu.config.real_memory_mb = 2000;
+  gpu.config.gres = {{"gpu", "a100", 4}};
+  gpu.gpu_type = "a100";
+  PartitionConfig all;
+  all.nodes = {"c1", "g1"};
+  PartitionConfig gpus;
+  gpus.nodes = {"g1"};
+  gpus.tres_billing_weights = "CPU=1.0,GRES/gpu=4.0";
+  const std::vector<std::pair<std::string, double>> tres =
+      ClusterTres({cpu, gpu}, {all, gpus}, /*burst_buffer=*/true);
+  // g1 bills 16 + 4 x 4 = 32 in the gpu partition (more than its 16 CPUs in all).
+  EXPECT_EQ(tres, (std::vector<std::pair<std::string, double>>{{"cpu", 24},
+                                                               {"mem", 3000},
+                                                               {"energy", 0},
+                                                               {"node", 2},
+                                                               {"billing", 8 + 32},
+                                                               {"fs/disk", 0},
+                                                               {"vmem", 0},
+                                                               {"pages", 0},
+                                                               {"bb/lua", 0},
+                                                               {"gres/gpu", 4},
+                                                               {"gres/gpu:a100", 4}}));
+}
+
 TEST(AcctConvert, CancelledRunningJobHasABatchStepKilledBySigterm) {
   Job job = Finished(15392, JobState::kCancelled);
   job.cancelled_by = 0;
@@ -476,6 +521,7 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   snapshot.used_billing_mins = {{"research", 1.5}};
   snapshot.held_billing_mins = {{"research|alice", 2.5}};
   snapshot.raw_usage = {{"research|alice", 3.5}};
+  snapshot.used_tres_mins = {{"research|alice", {{"gres/gpu", 4.5}}}};
   snapshot.norm_shares = NormalizedShares(table);
   snapshot.assoc_in_use["research"].submitted_jobs = 2;
   snapshot.qos_in_use["normal|alice"].running_jobs = 1;
@@ -497,6 +543,7 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   EXPECT_EQ(reply.used_billing_mins().at("research"), 1.5);
   EXPECT_EQ(reply.held_billing_mins().at("research|alice"), 2.5);
   EXPECT_EQ(reply.raw_usage().at("research|alice"), 3.5);
+  EXPECT_EQ(reply.used_tres_mins().at("research|alice").amounts().at("gres/gpu"), 4.5);
   EXPECT_DOUBLE_EQ(reply.norm_shares().at("research||"), 0.5);
   EXPECT_EQ(reply.assoc_in_use().at("research").submitted_jobs(), 2);
   EXPECT_TRUE(reply.assoc_in_use().at("research").has_running_tres());
@@ -567,7 +614,7 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
   EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 10);
+  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 11);
   EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
   EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);
 }

@@ -576,7 +576,15 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
                                       v1::GetAccountsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  *reply = AccountsSnapshotToProto(controller_.SnapshotAccounts());
+  AccountsSnapshot snapshot = controller_.SnapshotAccounts();
+  absl::StatusOr<std::vector<JobStore::UsageSum>> ended = controller_.EndedUsageSums();
+  if (!ended.ok()) return ToGrpcStatus(ended.status());
+  for (const JobStore::UsageSum& sum : *ended) {
+    std::map<std::string, double>& minutes =
+        snapshot.used_tres_mins[absl::StrCat(sum.account, "|", sum.user)];
+    for (const auto& [name, seconds] : sum.tres_seconds) minutes[name] += seconds / 60;
+  }
+  *reply = AccountsSnapshotToProto(snapshot);
   return grpc::Status::OK;
 }
 
@@ -626,10 +634,19 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
     row->set_account(sum.account);
     row->set_user(sum.user);
     row->set_cpu_seconds(sum.cpu_seconds);
+    for (const auto& [name, seconds] : sum.tres_seconds)
+      (*row->mutable_tres_seconds())[name] = seconds;
   }
+  const std::vector<Node> nodes = controller_.SnapshotNodes({});
   int64_t cpus = 0;
-  for (const Node& node : controller_.SnapshotNodes({})) cpus += node.config.cpus;
+  for (const Node& node : nodes) cpus += node.config.cpus;
   reply->set_total_cpus(cpus);
+  for (const auto& [name, count] : ClusterTres(nodes, controller_.config()->partitions,
+                                               !controller_.config()->burst_buffer_type.empty())) {
+    v1::ClusterTres* tres = reply->add_tres();
+    tres->set_name(name);
+    tres->set_count(count);
+  }
   reply->set_cluster(controller_.config()->cluster_name);
   reply->set_start(request->start());
   reply->set_end(end);

@@ -71,6 +71,7 @@ v1::JobRecord ToRecord(const Job& job) {
     v1::GpuList* list = r.add_cpus_by_node();
     for (int cpu : cpus) list->add_indices(cpu);
   }
+  for (const auto& [name, count] : job.alloc_tres) (*r.mutable_alloc_tres())[name] = count;
   r.set_req_mem_per_gpu_mb(q.mem_per_gpu_mb);
   r.set_exclusive(q.exclusive);
   for (const std::string& n : q.nodelist) r.add_nodelist(n);
@@ -191,6 +192,7 @@ Job FromRecord(const v1::JobRecord& r) {
   for (const v1::GpuList& list : r.cpus_by_node()) {
     job.cpu_ids_by_node.emplace_back(list.indices().begin(), list.indices().end());
   }
+  job.alloc_tres.insert(r.alloc_tres().begin(), r.alloc_tres().end());
   q.mem_per_gpu_mb = r.req_mem_per_gpu_mb();
   q.exclusive = r.exclusive();
   q.nodelist.assign(r.nodelist().begin(), r.nodelist().end());

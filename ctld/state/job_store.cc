@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/tres_usage.h"
 #include "ctld/state/job_record.h"
 #include "ctld/state/job_spec_parts.h"
 
@@ -59,11 +60,15 @@ constexpr struct {
     // For sreport's sums, read without decoding records.
     {"account", "ALTER TABLE jobs ADD COLUMN account TEXT NOT NULL DEFAULT ''"},
     {"alloc_cpus", "ALTER TABLE jobs ADD COLUMN alloc_cpus INTEGER NOT NULL DEFAULT 0"},
+    // Job::alloc_tres (EncodeTres), so sreport sums every TRES without
+    // decoding records; '' for runs stored before it (alloc_cpus counts then).
+    {"alloc_tres", "ALTER TABLE jobs ADD COLUMN alloc_tres TEXT NOT NULL DEFAULT ''"},
 };
 
-// Indexes over columns added later. jobs_usage starts with (final, end_time),
-// which loading and sacct's windows range over, and covers sreport's sums so
-// they never touch the table; it replaces the first schema's jobs_active.
+// Indexes over columns added later. jobs_tres_usage starts with (final,
+// end_time), which loading and sacct's windows range over, and covers
+// sreport's sums so they never touch the table; it replaces the first
+// schema's jobs_active and jobs_usage (the same without alloc_tres).
 // jobs_array_final answers "is a task of this array not final?" with one seek;
 // the first schema's jobs_array (array_job_id alone) made ForgetSpecs read
 // every task of the array for each of them (an ended 10,000-task array: 5 s
@@ -71,20 +76,22 @@ constexpr struct {
 constexpr char kLaterIndexes[] = R"sql(
 CREATE INDEX IF NOT EXISTS jobs_array_final ON jobs(array_job_id, final) WHERE array_job_id != 0;
 DROP INDEX IF EXISTS jobs_array;
-CREATE INDEX IF NOT EXISTS jobs_usage
-  ON jobs(final, end_time, start_time, alloc_cpus, account, user_name);
+CREATE INDEX IF NOT EXISTS jobs_tres_usage
+  ON jobs(final, end_time, start_time, alloc_cpus, account, user_name, alloc_tres);
+DROP INDEX IF EXISTS jobs_usage;
 DROP INDEX IF EXISTS jobs_active;
 )sql";
 
 constexpr char kUpsert[] = R"sql(
 INSERT INTO jobs (id, version, state, final, uid, user_name, name, partition, submit_time,
-                  start_time, end_time, exit_code, record, array_job_id, account, alloc_cpus)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+                  start_time, end_time, exit_code, record, array_job_id, account, alloc_cpus,
+                  alloc_tres)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
 ON CONFLICT(id) DO UPDATE SET
   version = excluded.version, state = excluded.state, final = excluded.final,
   name = excluded.name, partition = excluded.partition, start_time = excluded.start_time,
   end_time = excluded.end_time, exit_code = excluded.exit_code, record = excluded.record,
-  account = excluded.account, alloc_cpus = excluded.alloc_cpus
+  account = excluded.account, alloc_cpus = excluded.alloc_cpus, alloc_tres = excluded.alloc_tres
 WHERE excluded.version > jobs.version
 )sql";
 
@@ -393,6 +400,8 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       sqlite3_bind_int64(stmt, 14, static_cast<int64_t>(job.array_job_id));
       sqlite3_bind_text(stmt, 15, job.account.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_int64(stmt, 16, job.AllocCpus());
+      const std::string alloc_tres = EncodeTres(job.alloc_tres);
+      sqlite3_bind_text(stmt, 17, alloc_tres.c_str(), -1, SQLITE_TRANSIENT);
       if (sqlite3_step(stmt) != SQLITE_DONE) {
         status = SqliteError(db_, absl::StrCat("save JobId=", job.id));
       }
@@ -508,19 +517,21 @@ absl::StatusOr<std::vector<Job>> SqliteJobStore::QueryJobs(const JobQuery& query
 absl::StatusOr<std::vector<JobStore::UsageSum>> SqliteJobStore::SumUsage(int64_t start, int64_t end,
                                                                          int64_t now) {
   std::lock_guard<std::mutex> lock(read_mu_);
-  // Two index ranges (ended in or after the window; not ended), then the sums.
+  // Two index ranges (ended in or after the window; not ended), then the
+  // seconds inside the window per association and allocation shape: runs of
+  // the same shape share one row, so the TRES are multiplied out per shape
+  // below rather than decoded per run.
   const char* sql = R"sql(
-SELECT account, user_name,
-       SUM(alloc_cpus * (MIN(CASE WHEN end_time = 0 THEN ?3 ELSE end_time END, ?2)
-                         - MAX(start_time, ?1)))
-FROM (SELECT account, user_name, alloc_cpus, start_time, end_time FROM jobs
+SELECT account, user_name, alloc_cpus, alloc_tres,
+       SUM(MIN(CASE WHEN end_time = 0 THEN ?3 ELSE end_time END, ?2) - MAX(start_time, ?1))
+FROM (SELECT account, user_name, alloc_cpus, alloc_tres, start_time, end_time FROM jobs
         WHERE final = 1 AND end_time > ?1
       UNION ALL
-      SELECT account, user_name, alloc_cpus, start_time, end_time FROM jobs
+      SELECT account, user_name, alloc_cpus, alloc_tres, start_time, end_time FROM jobs
         WHERE final = 0 AND start_time > 0)
 WHERE start_time > 0 AND start_time < ?2 AND alloc_cpus > 0
   AND MIN(CASE WHEN end_time = 0 THEN ?3 ELSE end_time END, ?2) > MAX(start_time, ?1)
-GROUP BY account, user_name ORDER BY account, user_name)sql";
+GROUP BY account, user_name, alloc_cpus, alloc_tres ORDER BY account, user_name)sql";
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(read_db_, sql, -1, &stmt, nullptr) != SQLITE_OK) {
     return SqliteError(read_db_, "prepare usage sums");
@@ -531,11 +542,29 @@ GROUP BY account, user_name ORDER BY account, user_name)sql";
   std::vector<UsageSum> out;
   int rc;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    UsageSum sum;
-    sum.account = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    sum.user = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
-    sum.cpu_seconds = sqlite3_column_double(stmt, 2);
-    out.push_back(std::move(sum));
+    std::string account = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    std::string user = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+    const int64_t alloc_cpus = sqlite3_column_int64(stmt, 2);
+    const std::string alloc_tres = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 3));
+    const double seconds = sqlite3_column_double(stmt, 4);
+    TresCounts counts;
+    if (!alloc_tres.empty()) {
+      absl::StatusOr<TresCounts> decoded = DecodeTres(alloc_tres);
+      if (!decoded.ok()) {
+        sqlite3_finalize(stmt);
+        return absl::DataLossError(absl::StrCat("sqlite: a job's alloc_tres does not parse: ",
+                                                decoded.status().message()));
+      }
+      counts = *std::move(decoded);
+    } else {
+      counts["cpu"] = static_cast<double>(alloc_cpus);  // a run stored before alloc_tres
+    }
+    // Rows come ordered by association: shapes of one association are adjacent.
+    if (out.empty() || out.back().account != account || out.back().user != user) {
+      out.push_back(UsageSum{std::move(account), std::move(user), 0, {}});
+    }
+    AddTresUsage(counts, seconds, &out.back().tres_seconds);
+    out.back().cpu_seconds = out.back().tres_seconds["cpu"];
   }
   sqlite3_finalize(stmt);
   if (rc != SQLITE_DONE) return SqliteError(read_db_, "usage sums");

@@ -27,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/tres_usage.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/effects.h"
 
@@ -81,13 +82,16 @@ class JobStore {
   // their specs. Reads the last commit; never waits for Save.
   virtual absl::StatusOr<std::vector<Job>> QueryJobs(const JobQuery& query) = 0;
 
-  // Allocated CPU-seconds per (account, user) of every run that overlapped
-  // [start, end), clipped to it; runs still going count up to `now`. Summed in
-  // SQL from the jobs table's columns, without decoding records.
+  // Allocated TRES-seconds per (account, user) of every run that overlapped
+  // [start, end), clipped to it; runs still going count up to `now`: each
+  // run's Job::alloc_tres times its seconds in the window (cpu alone, from
+  // alloc_cpus, for runs stored before alloc_tres). Seconds are summed in SQL
+  // from the jobs table's columns, without decoding records.
   struct UsageSum {
     std::string account;
     std::string user;
-    double cpu_seconds = 0;
+    double cpu_seconds = 0;   // tres_seconds["cpu"]
+    TresCounts tres_seconds;  // per TRES name: count x seconds
   };
   virtual absl::StatusOr<std::vector<UsageSum>> SumUsage(int64_t start, int64_t end,
                                                          int64_t now) = 0;

@@ -38,7 +38,9 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   {
     auto store = SqliteJobStore::Open(path);
     ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->Save({MakeJob(1, JobState::kRunning, 3)}).ok());
+    Job job = MakeJob(1, JobState::kRunning, 3);
+    job.alloc_tres = RunTres(1, 0, 1, 1, {{"a100", 2}});
+    ASSERT_TRUE((*store)->Save({job}).ok());
   }
   auto store = SqliteJobStore::Open(path);
   ASSERT_TRUE(store.ok());
@@ -52,6 +54,7 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(job.gpu_indices, (std::vector<int>{0, 1}));
   EXPECT_EQ(job.gpus_by_node, (std::vector<std::vector<int>>{{0, 1}}));
   EXPECT_EQ(job.request.gpus_per_node, 2);
+  EXPECT_EQ(job.alloc_tres, RunTres(1, 0, 1, 1, {{"a100", 2}}));
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }
 
@@ -316,6 +319,41 @@ TEST(SqliteJobStore, SumsAllocatedCpuSecondsInsideTheWindow) {
   EXPECT_EQ((*sums)[0].account, "research");
   EXPECT_EQ((*sums)[0].user, "alice");
   EXPECT_DOUBLE_EQ((*sums)[0].cpu_seconds, 2 * 20 + 1 * 20);
+}
+
+TEST(SqliteJobStore, SumsEveryTresOfEachRunInsideTheWindow) {
+  auto store = SqliteJobStore::Open(DbPath("tres_usage"));
+  ASSERT_TRUE(store.ok());
+  // 2 GPUs (typed a100) for 90 s, all inside the window: 180 GPU-seconds.
+  Job gpu = MakeJob(1, JobState::kCompleted, 1);
+  gpu.start_time = 1000;
+  gpu.end_time = 1090;
+  gpu.cpus_by_node = {2};
+  gpu.account = "lab";
+  gpu.alloc_tres = RunTres(2, 1024, 1, 22, {{"a100", 2}});
+  // The same shape again, half inside: one more 60 s at the same counts.
+  Job again = gpu;
+  again.id = 2;
+  again.start_time = 3540;
+  again.end_time = 3660;
+  // Stored before alloc_tres existed: its CPUs alone count.
+  Job old = MakeJob(3, JobState::kCompleted, 1);
+  old.start_time = 1000;
+  old.end_time = 1010;
+  old.cpus_by_node = {4};
+  old.account = "lab";
+  ASSERT_TRUE((*store)->Save({gpu, again, old}).ok());
+  auto sums = (*store)->SumUsage(0, 3600, 4000);
+  ASSERT_TRUE(sums.ok()) << sums.status();
+  ASSERT_EQ(sums->size(), 1u);
+  const TresCounts& tres = (*sums)[0].tres_seconds;
+  EXPECT_DOUBLE_EQ(tres.at("gres/gpu"), 2 * 150);
+  EXPECT_DOUBLE_EQ(tres.at("gres/gpu:a100"), 2 * 150);
+  EXPECT_DOUBLE_EQ(tres.at("billing"), 22 * 150);
+  EXPECT_DOUBLE_EQ(tres.at("mem"), 1024 * 150);
+  EXPECT_DOUBLE_EQ(tres.at("node"), 150);
+  EXPECT_DOUBLE_EQ(tres.at("cpu"), 2 * 150 + 4 * 10);
+  EXPECT_DOUBLE_EQ((*sums)[0].cpu_seconds, 2 * 150 + 4 * 10);
 }
 
 TEST(SqliteJobStore, ConcurrentSaversAllLand) {

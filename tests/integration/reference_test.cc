@@ -105,7 +105,8 @@ class ReferenceTest : public ::testing::Test {
     options.files = {{"etc/burst_buffer.conf",
                       "Directive=BB_LUA\nFlags=DisablePersistent\nStageInTimeout=120\n"
                       "StageOutTimeout=120\nOtherTimeout=120\nPollInterval=1\n"}};
-    options.environment = {{"SKIFF_REAL_MEMORY", "4821"}};
+    // The reference cluster had no TRESBillingWeights (billing = CPUs).
+    options.environment = {{"SKIFF_REAL_MEMORY", "4821"}, {"SKIFF_TRES_BILLING_WEIGHTS", ""}};
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);

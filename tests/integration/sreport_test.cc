@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -157,6 +158,156 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
   EXPECT_EQ(
       option.err,
       "sreport: unrecognized option '--bogus'\nTry \"sreport --help\" for more information\n");
+}
+
+// GPU-hours: a 2-GPU job's GPU time in sacct's AllocTRES, in every sreport
+// report with -T and in sshare's GrpTRESRaw, against its elapsed time; fair
+// share bills the GPUs (./skiff up's TRESBillingWeights: a GPU as 2 of the 4
+// CPUs of a node).
+class SreportGpuTest : public SreportTest {
+ protected:
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 1;  // n2: 2 fake GPUs
+    options.extra_config = "AccountingStorageEnforce=associations\nClusterName=lab\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster);
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+  }
+
+  // sshare's RawUsage (fair share's billing-seconds) of `user` in research.
+  int64_t RawUsage(const std::string& user) {
+    const CommandResult share = cluster_->Run("sshare -a -P -n -A research -o User,RawUsage");
+    for (const std::string& line : Lines(share.out)) {
+      std::vector<std::string> cells = absl::StrSplit(line, '|');
+      int64_t value = 0;
+      if (cells.size() == 2 && cells[0] == user && absl::SimpleAtoi(cells[1], &value)) return value;
+    }
+    ADD_FAILURE() << "no RawUsage for " << user << " in\n" << share.out << share.err;
+    return -1;
+  }
+};
+
+TEST_F(SreportGpuTest, GpuJobsGpuTimeShowsInSacctAndEveryReport) {
+  Ok("sacctmgr -i add account research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=research"));
+  const CommandResult job =
+      cluster_->RunAs(kAlice,
+                      "sbatch --parsable --wait -o /dev/null -A research -p gpu -n 1 --gres=gpu:2 "
+                      "--wrap 'sleep 30'");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const std::string id(absl::StripAsciiWhitespace(job.out));
+
+  const CommandResult sacct =
+      cluster_->Run("sacct -X -P -n -j " + id + " --format=AllocTRES,ElapsedRaw");
+  ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
+  std::vector<std::string> f = absl::StrSplit(absl::StripAsciiWhitespace(sacct.out), '|');
+  ASSERT_EQ(f.size(), 2u) << sacct.out;
+  // billing = 1 CPU x 1.0 + 2 GPUs x 2.0.
+  EXPECT_TRUE(absl::StartsWith(f[0], "billing=5,cpu=1,gres/gpu=2,")) << f[0];
+  EXPECT_TRUE(absl::EndsWith(f[0], ",node=1")) << f[0];
+  int64_t elapsed = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(f[1], &elapsed)) << sacct.out;
+  ASSERT_GT(elapsed, 0);
+  const int64_t gpu_seconds = 2 * elapsed;
+
+  const CommandResult by_user = Sreport(
+      "-T gres/gpu -t Seconds -P -n cluster AccountUtilizationByUser start=now-2hours end=now "
+      "format=Account,Login,TresName,Used");
+  ASSERT_EQ(by_user.exit_code, 0) << by_user.err;
+  EXPECT_EQ(by_user.out,
+            absl::StrCat("root||gres/gpu|", gpu_seconds, "\nresearch||gres/gpu|", gpu_seconds,
+                         "\nresearch|", kAlice, "|gres/gpu|", gpu_seconds, "\n"));
+
+  const CommandResult by_account = Sreport(
+      "-T cpu,gres/gpu -t Seconds -P -n cluster UserUtilizationByAccount start=now-2hours "
+      "end=now format=Login,Account,TresName,Used");
+  ASSERT_EQ(by_account.exit_code, 0) << by_account.err;
+  EXPECT_EQ(by_account.out, absl::StrCat(kAlice, "|research|cpu|", elapsed, "\n", kAlice,
+                                         "|research|gres/gpu|", gpu_seconds, "\n"));
+
+  const CommandResult top = Sreport(
+      "-T gres/gpu,billing -t Seconds -P -n user TopUsage start=now-2hours end=now "
+      "format=Login,TresName,Used");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  EXPECT_EQ(top.out, absl::StrCat(kAlice, "|gres/gpu|", gpu_seconds, "\n", kAlice, "|billing|",
+                                  5 * elapsed, "\n"));
+
+  // Utilization: a line per TRES with the cluster's count of it; the GPUs'
+  // reported time is whole hours of the cluster's 2 GPUs.
+  const CommandResult utilization = Sreport(
+      "-T cpu,gres/gpu -t Seconds -P cluster Utilization start=now-2hours end=now "
+      "format=Cluster,TresName,TresCount,Allocated,Reported");
+  ASSERT_EQ(utilization.exit_code, 0) << utilization.err;
+  const std::vector<std::string> lines = Lines(utilization.out);
+  ASSERT_EQ(lines.size(), 7u) << utilization.out;
+  EXPECT_EQ(lines[2], "Usage reported in TRES Seconds");
+  EXPECT_EQ(lines[4], "Cluster|TRES Name|TRES Count|Allocated|Reported");
+  EXPECT_TRUE(absl::StartsWith(lines[5], absl::StrCat("lab|cpu|8|", elapsed, "|"))) << lines[5];
+  std::vector<std::string> gpu = absl::StrSplit(lines[6], '|');
+  ASSERT_EQ(gpu.size(), 5u) << lines[6];
+  EXPECT_EQ(gpu[1], "gres/gpu");
+  EXPECT_EQ(gpu[2], "2");
+  EXPECT_EQ(gpu[3], absl::StrCat(gpu_seconds));
+  int64_t reported = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(gpu[4], &reported));
+  EXPECT_GT(reported, 0);
+  EXPECT_EQ(reported % (2 * 3600), 0) << reported;
+
+  // ALL: every TRES the cluster has, in Slurm's order.
+  const CommandResult all =
+      Sreport("-T ALL -P -n cluster Utilization start=now-2hours end=now format=TresName");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.out, "cpu\nmem\nenergy\nnode\nbilling\nfs/disk\nvmem\npages\ngres/gpu\n");
+
+  // sshare: GrpTRESRaw in GPU-minutes (2 GPUs x 30 s or more: 1 or more),
+  // and fair share's RawUsage counts the GPUs through billing (5 x seconds).
+  const CommandResult share = cluster_->Run(
+      absl::StrCat("sshare -P -n -u ", kAlice, " -A research -o Account,User,GrpTRESRaw,RawUsage"));
+  ASSERT_EQ(share.exit_code, 0) << share.err;
+  std::vector<std::string> mine;
+  for (const std::string& line : Lines(share.out)) {
+    std::vector<std::string> cells = absl::StrSplit(line, '|');
+    if (cells.size() == 4 && cells[1] == kAlice) mine = cells;
+  }
+  ASSERT_EQ(mine.size(), 4u) << share.out;
+  EXPECT_TRUE(absl::StrContains(mine[2], absl::StrCat(",gres/gpu=", gpu_seconds / 60))) << mine[2];
+  EXPECT_TRUE(absl::StartsWith(mine[2], absl::StrCat("cpu=", elapsed / 60, ","))) << mine[2];
+  int64_t raw_usage = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(mine[3], &raw_usage)) << share.out;
+  EXPECT_NEAR(raw_usage, 5 * elapsed, 1) << share.out;
+
+  // No TRES it knows: Slurm's fatal.
+  const CommandResult bad = Sreport("-T gres/fpga cluster Utilization");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err, "sreport: fatal: No valid TRES given\n");
+}
+
+// Fair share orders users by GPU time: bob's CPU job uses three times the
+// CPU time of alice's GPU job, yet alice's 2 GPUs make her usage the larger.
+TEST_F(SreportGpuTest, FairShareCountsGpuTimeOverCpuTime) {
+  Ok("sacctmgr -i add account research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, ",", kBob, " account=research"));
+  const CommandResult alice = cluster_->RunAs(
+      kAlice, "sbatch --wait -o /dev/null -A research -p gpu -n 1 --gres=gpu:2 --wrap 'sleep 10'");
+  ASSERT_EQ(alice.exit_code, 0) << alice.err;
+  const CommandResult bob = cluster_->RunAs(
+      kBob, "sbatch --wait -o /dev/null -A research -p debug -w n1 -n 3 --wrap 'sleep 10'");
+  ASSERT_EQ(bob.exit_code, 0) << bob.err;
+  const CommandResult cpu = Sreport(
+      absl::StrCat("-t Seconds -P -n cluster UserUtilizationByAccount start=now-2hours end=now "
+                   "format=Login,Used"));
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+  // By CPU time bob comes first ...
+  ASSERT_EQ(Lines(cpu.out).size(), 2u) << cpu.out;
+  EXPECT_TRUE(absl::StartsWith(Lines(cpu.out)[0], absl::StrCat(kBob, "|"))) << cpu.out;
+  // ... by fair share's usage (billing: 1 CPU + 2 GPUs x 2 against 3 CPUs), alice.
+  EXPECT_GT(RawUsage(kAlice), RawUsage(kBob));
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ struct AccountsSnapshot {
   std::map<std::string, double> held_billing_mins;
   // sshare's RawUsage, decayed to now, by "account|user".
   std::map<std::string, double> raw_usage;
+  // sshare's GrpTRESRaw: TRES-minutes of ended runs per TRES name, by
+  // "account|user" (the caller fills it from the job store, outside the lock).
+  std::map<std::string, std::map<std::string, double>> used_tres_mins;
   // sshare's NormShares by AssocKey (NormalizedShares).
   std::map<std::string, double> norm_shares;
   // What the jobs not yet ended hold (CountJobsInUse).

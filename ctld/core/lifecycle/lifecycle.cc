@@ -262,6 +262,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   job.gpu_indices.clear();
   job.gpus_by_node.clear();
   job.cpu_ids_by_node.clear();
+  job.alloc_tres.clear();
   job.progress = RunProgress{};
   job.cancelled_by = -1;
   job.warn_sent = false;

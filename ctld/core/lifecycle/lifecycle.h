@@ -128,6 +128,9 @@ class Lifecycle {
   // TRESBillingWeights): what it holds when allocated, else what it asked for,
   // whole nodes on an exclusive partition or with --exclusive.
   double JobBilling(const Job& job) const;
+  // What an allocated job holds per TRES (Job::alloc_tres): its CPUs, memory,
+  // nodes, JobBilling, and its GPUs by their nodes' configured type.
+  TresCounts RunTresOf(const Job& job) const;
   // The most a run of the job may last (run_charge.h): its time limit, the
   // OverTimeLimit grace and KillWait; kUnlimited without a time limit.
   int64_t MaxRun(const Job& job) const;

@@ -60,6 +60,17 @@ double Lifecycle::JobBilling(const Job& job) const {
   return Billing(weights, cpus, mem, nodes * r.gpus_per_node, nodes);
 }
 
+TresCounts Lifecycle::RunTresOf(const Job& job) const {
+  std::map<std::string, int64_t> gpus_by_type;
+  for (size_t k = 0; k < job.nodes.size() && k < job.gpus_by_node.size(); ++k) {
+    const Node* node = state_.nodes().Find(job.nodes[k]);
+    gpus_by_type[node == nullptr ? "" : node->gpu_type] +=
+        static_cast<int64_t>(job.gpus_by_node[k].size());
+  }
+  return RunTres(job.AllocCpus(), job.AllocMemMb(), static_cast<int64_t>(job.nodes.size()),
+                 JobBilling(job), gpus_by_type);
+}
+
 int64_t Lifecycle::MaxRun(const Job& job) const {
   return MaxRunSeconds(job.request.time_limit, config_->over_time_limit, config_->kill_wait);
 }

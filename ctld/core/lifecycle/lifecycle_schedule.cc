@@ -341,6 +341,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.gpus_by_node = placement.gpu_indices;
     job.gpu_indices =
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
+    job.alloc_tres = RunTresOf(job);
     job.start_time = now;
     job.expected_start = 0;
     job.sched_nodes.clear();

@@ -162,6 +162,7 @@ Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOu
       job.gpu_indices.clear();
       job.gpus_by_node.clear();
       job.cpu_ids_by_node.clear();
+      job.alloc_tres.clear();
       job.start_time = 0;
       job.progress.prolog_done = false;
     }
