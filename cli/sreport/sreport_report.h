@@ -144,7 +144,7 @@ struct ReportStyle {
   // TRES Name column.
   bool tres_named = false;
   std::vector<std::string> tres;  // SelectReportTres's; empty = cpu
-  bool sort_by_name = false;  // -s Name: users by name instead of by usage
+  bool sort_by_name = false;      // -s Name: users by name instead of by usage
   // The first field of the user's GECOS, as Slurm's "Proper Name"; may return "".
   std::function<std::string(const std::string& user)> proper_name;
 };

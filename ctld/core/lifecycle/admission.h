@@ -38,10 +38,10 @@ struct SubmitRequest {
   std::string account;
   std::string qos;
   std::string comment;
-  std::string mail_type;     // --mail-type as written ("END,FAIL")
-  std::string mail_user;     // --mail-user; "" = the submitting user
-  bool interactive = false;  // salloc/srun allocation: no batch step
-  int32_t nice = 0;          // --nice; < 0 is for root only (Slurm: operators)
+  std::string mail_type;        // --mail-type as written ("END,FAIL")
+  std::string mail_user;        // --mail-user; "" = the submitting user
+  bool interactive = false;     // salloc/srun allocation: no batch step
+  int32_t nice = 0;             // --nice; < 0 is for root only (Slurm: operators)
   int32_t ntasks_per_node = 0;  // --ntasks-per-node; 0 = not given
   bool privileged = false;      // root, SlurmUser, SkiffOperators or an admin: from the credential
   int64_t priority = 0;         // --priority; 0 = none; operators only (refused for others)

@@ -175,12 +175,12 @@ struct JobTally {
 };
 
 struct Effects {
-  std::vector<Job> rows;           // after-images, versions bumped; durable before intents run
+  std::vector<Job> rows;              // after-images, versions bumped; durable before intents run
   std::vector<RecordChange> records;  // stored in the same step as `rows`
-  std::vector<Intent> intents;     // in the order the event produced them
-  std::vector<std::string> log;    // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
-  bool reschedule = false;         // resources or eligibility changed: run a pass soon
-  JobTally tally;                  // sdiag's counters for this event's transitions
+  std::vector<Intent> intents;        // in the order the event produced them
+  std::vector<std::string> log;       // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
+  bool reschedule = false;            // resources or eligibility changed: run a pass soon
+  JobTally tally;                     // sdiag's counters for this event's transitions
   // The journal frame holding the event's before-images (Lifecycle::Confirm,
   // RollbackFrom); 0 when the event changed nothing that needs one.
   uint64_t frame = 0;
