@@ -273,32 +273,30 @@ absl::StatusOr<std::map<std::string, std::string>> BbRuntime::Paths(const Job& j
   return env;
 }
 
-v1::RunLuaRequest BbRuntime::StageRequest(const Job& job, const std::string& function,
-                                          std::vector<std::string> args, int64_t timeout_seconds,
-                                          int attempt) const {
-  v1::RunLuaRequest request;
-  request.set_request_id(absl::StrCat("bb-", function, "-", job.id, "-", attempt));
-  request.set_job_id(job.id);
-  request.set_script_path(script_path_);
-  request.set_function(function);
-  for (std::string& arg : args) request.add_args(std::move(arg));
-  request.set_job_info_json(BbJobInfoToJson(JobInfoOf(job)));
-  request.set_timeout_seconds(timeout_seconds);
-  return request;
+LuaCall BbRuntime::StageCall(const Job& job, const std::string& function,
+                             std::vector<std::string> args, int64_t timeout_seconds,
+                             int attempt) const {
+  LuaCall call;
+  call.request_id = absl::StrCat("bb-", function, "-", job.id, "-", attempt);
+  call.job_id = job.id;
+  call.script_path = script_path_;
+  call.function = function;
+  call.args = std::move(args);
+  call.job_info_json = BbJobInfoToJson(JobInfoOf(job));
+  call.timeout_seconds = timeout_seconds;
+  return call;
 }
 
-v1::RunLuaRequest BbRuntime::StatusRequest(uid_t uid, gid_t gid,
-                                           const std::vector<std::string>& words) const {
-  v1::RunLuaRequest request;
+LuaCall BbRuntime::StatusCall(uid_t uid, gid_t gid, const std::vector<std::string>& words) const {
+  LuaCall call;
   static std::atomic<uint64_t> sequence{0};
-  request.set_request_id(absl::StrCat("bb-status-", ++sequence));
-  request.set_script_path(script_path_);
-  request.set_function("slurm_bb_get_status");
-  request.add_args(absl::StrCat(uid));
-  request.add_args(absl::StrCat(gid));
-  for (const std::string& word : words) request.add_args(word);
-  request.set_timeout_seconds(config().other_timeout);
-  return request;
+  call.request_id = absl::StrCat("bb-status-", ++sequence);
+  call.script_path = script_path_;
+  call.function = "slurm_bb_get_status";
+  call.args = {absl::StrCat(uid), absl::StrCat(gid)};
+  call.args.insert(call.args.end(), words.begin(), words.end());
+  call.timeout_seconds = config().other_timeout;
+  return call;
 }
 
 }  // namespace skiff::ctld

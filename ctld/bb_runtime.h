@@ -1,7 +1,7 @@
 // burst_buffer/lua as ctld runs it: the loaded configuration, the synchronous
 // Lua calls (slurm_bb_job_process, slurm_bb_pools, slurm_bb_paths) through a
 // small pool of BbLua states, the per-job files the hooks read, and the
-// RunLuaRequests for the asynchronous hooks that scriptd runs.
+// LuaCalls for the asynchronous hooks that scriptd runs.
 //
 // Threads: any. Each synchronous call borrows one BbLua from the pool (one
 // lua_State is never used by two threads at once) and may block in the script
@@ -29,10 +29,10 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
+#include "ctld/clients/scriptd_port.h"
 #include "ctld/core/burst_buffer/pools.h"
 #include "ctld/core/job.h"
 #include "lua/bb_lua.h"
-#include "proto/scriptd.pb.h"
 #include "spdlog/spdlog.h"
 
 namespace skiff::ctld {
@@ -77,12 +77,10 @@ class BbRuntime {
   absl::StatusOr<std::map<std::string, std::string>> Paths(const Job& job) const;
 
   // An asynchronous hook for scriptd, with the job's job_info table.
-  v1::RunLuaRequest StageRequest(const Job& job, const std::string& function,
-                                 std::vector<std::string> args, int64_t timeout_seconds,
-                                 int attempt) const;
+  LuaCall StageCall(const Job& job, const std::string& function, std::vector<std::string> args,
+                    int64_t timeout_seconds, int attempt) const;
   // slurm_bb_get_status(uid, gid, words...) for scontrol show bbstat.
-  v1::RunLuaRequest StatusRequest(uid_t uid, gid_t gid,
-                                  const std::vector<std::string>& words) const;
+  LuaCall StatusCall(uid_t uid, gid_t gid, const std::vector<std::string>& words) const;
 
   static BbJobInfo JobInfoOf(const Job& job);
 

@@ -31,8 +31,8 @@ bool TouchesUserData(const std::string& function) {
 
 }  // namespace
 
-BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const Job& job,
-                         BbStage stage, bool hurry, const std::function<bool()>& abandoned) {
+BbStageResult RunBbStage(ScriptdPort& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
+                         bool hurry, const std::function<bool()>& abandoned) {
   const BurstBufferConfig config = bb.config();
   const std::string id = absl::StrCat(job.id);
   const std::string uid = absl::StrCat(job.uid);
@@ -42,23 +42,23 @@ BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const
   BbStageResult result;
   // One hook; false (and `result` says why) when it failed or was killed.
   auto call = [&](const std::string& function, std::vector<std::string> args,
-                  int64_t timeout) -> std::optional<v1::RunLuaReply> {
-    v1::RunLuaRequest request = bb.StageRequest(job, function, std::move(args), timeout, attempt++);
+                  int64_t timeout) -> std::optional<LuaEnd> {
+    LuaCall lua = bb.StageCall(job, function, std::move(args), timeout, attempt++);
     if (TouchesUserData(function)) {
-      request.set_run_as_uid(job.uid);
-      request.set_run_as_gid(job.gid);
+      lua.run_as_uid = job.uid;
+      lua.run_as_gid = job.gid;
     }
-    absl::StatusOr<v1::RunLuaReply> reply = scripts.RunLua(request);
+    absl::StatusOr<LuaEnd> reply = scripts.RunLua(lua);
     std::string failure;
     if (!reply.ok()) {
       failure = std::string(reply.status().message());
-    } else if (reply->killed()) {
+    } else if (reply->killed) {
       result.killed = true;
       failure = "killed";
-    } else if (reply->timed_out()) {
+    } else if (reply->timed_out) {
       failure = absl::StrCat("timed out after ", timeout, " seconds");
-    } else if (reply->rc() != 0) {
-      failure = reply->message().empty() ? absl::StrCat("rc=", reply->rc()) : reply->message();
+    } else if (reply->rc != 0) {
+      failure = reply->message.empty() ? absl::StrCat("rc=", reply->rc) : reply->message;
     } else {
       return *reply;
     }
@@ -81,9 +81,9 @@ BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const
                                     " failed: timed out after ", timeout, " seconds");
         return false;
       }
-      std::optional<v1::RunLuaReply> reply = call(function, {id, script, uid, gid}, left);
+      std::optional<LuaEnd> reply = call(function, {id, script, uid, gid}, left);
       if (!reply) return false;
-      if (reply->message() != kBbLuaBusy) return true;
+      if (reply->message != kBbLuaBusy) return true;
       if (abandoned()) {
         result.ok = false;
         result.killed = true;
@@ -105,11 +105,11 @@ BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const
       }
       if (!poll("slurm_bb_test_data_in", config.stage_in_timeout)) return result;
       if (!job.bb_pool.empty() && job.bb_size > 0) {
-        std::optional<v1::RunLuaReply> real =
+        std::optional<LuaEnd> real =
             call("slurm_bb_real_size", {id, uid, gid}, config.other_timeout);
         if (!real) return result;
         uint64_t bytes = 0;
-        if (!real->message().empty() && absl::SimpleAtoi(real->message(), &bytes)) {
+        if (!real->message.empty() && absl::SimpleAtoi(real->message, &bytes)) {
           result.real_size = bytes;
         }
       }

@@ -10,14 +10,14 @@
 #include <functional>
 
 #include "ctld/bb_runtime.h"
-#include "ctld/clients/scriptd_client.h"
+#include "ctld/clients/scriptd_port.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
 namespace skiff::ctld {
 
-BbStageResult RunBbStage(ScriptDaemonClient& scripts, const BbRuntime& bb, const Job& job,
-                         BbStage stage, bool hurry, const std::function<bool()>& abandoned);
+BbStageResult RunBbStage(ScriptdPort& scripts, const BbRuntime& bb, const Job& job, BbStage stage,
+                         bool hurry, const std::function<bool()>& abandoned);
 
 }  // namespace skiff::ctld
 

@@ -70,8 +70,8 @@
 #include "common/config/config_loader.h"
 #include "common/join/join_token.h"
 #include "ctld/bb_runtime.h"
-#include "ctld/clients/node_client.h"
-#include "ctld/clients/scriptd_client.h"
+#include "ctld/clients/noded_port.h"
+#include "ctld/clients/scriptd_port.h"
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/accounts_snapshot.h"
 #include "ctld/core/accounting/qos.h"
@@ -80,7 +80,6 @@
 #include "ctld/core/partition_update.h"
 #include "ctld/core/triggers/trigger_table.h"
 #include "ctld/diag_stats.h"
-#include "ctld/state/job_spec_parts.h"
 #include "ctld/state/job_store.h"
 #include "ctld/state/records.h"
 #include "ctld/work_queue.h"
@@ -94,8 +93,8 @@ class Controller {
     const Clock* clock;
     spdlog::logger* logger;
     JobStore* store;
-    NodeDaemonClient* nodes;
-    ScriptDaemonClient* scripts;
+    NodedPort* nodes;
+    ScriptdPort* scripts;
     BbRuntime* bb = nullptr;  // null without BurstBufferType=burst_buffer/lua
     // Reads skiff.conf, gres.conf and burst_buffer.conf again (scontrol
     // reconfigure); null: reconfigure is refused.
@@ -171,10 +170,11 @@ class Controller {
   // under ctld's lock: `visit` must be quick and do no I/O (squeue's filters
   // and summaries: no copy of every Job).
   void VisitJobs(const std::vector<JobRef>& refs, const std::function<void(const Job&)>& visit);
-  // `job`'s whole spec: its own light part with the script, arguments and
-  // environment of its submission, read from the store (job_spec_parts.h).
-  // I/O: call without any lock (a launch, scontrol write batch_script).
-  absl::Status LoadWholeSpec(const Job& job, v1::JobSpec* spec);
+  // The script, arguments and environment of `job`'s submission as the store
+  // holds them, once per job or array (JoinSpec with job.spec_blob makes the
+  // whole spec: job_spec_parts.h). I/O: call without any lock (a launch,
+  // scontrol write batch_script).
+  absl::StatusOr<std::string> StoredSpec(const Job& job);
   // "addr:port" of `node_name`'s noded as ctld reaches it ("" for an unknown
   // node): a job's step manager is its first node's.
   std::string NodeAddress(const std::string& node_name);
@@ -392,7 +392,7 @@ class Controller {
   // for is tried again: ctld/launch_retry.h). Owned by the attempt's task.
   struct LaunchAttempt {
     LaunchIntent launch;
-    v1::LaunchJobRequest request;
+    BatchLaunch message;
     int failures = 0;           // attempts that failed so far
     int64_t first_failure = 0;  // clock_ seconds
   };
@@ -411,8 +411,8 @@ class Controller {
   const Clock& clock_;
   spdlog::logger& logger_;
   JobStore& store_;
-  NodeDaemonClient& node_client_;
-  ScriptDaemonClient& scripts_;
+  NodedPort& node_client_;
+  ScriptdPort& scripts_;
   BbRuntime* const bb_;
   const int64_t start_time_;
   const SchedulerOptions scheduler_options_;

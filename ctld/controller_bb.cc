@@ -55,15 +55,14 @@ absl::StatusOr<std::string> Controller::BbStatus(const Caller& caller,
   if (bb_ == nullptr) {
     return absl::FailedPreconditionError("burst_buffer/lua is not configured");
   }
-  absl::StatusOr<v1::RunLuaReply> reply =
-      scripts_.RunLua(bb_->StatusRequest(caller.uid, caller.gid, words));
+  absl::StatusOr<LuaEnd> reply = scripts_.RunLua(bb_->StatusCall(caller.uid, caller.gid, words));
   if (!reply.ok()) return reply.status();
-  if (reply->timed_out()) return absl::DeadlineExceededError("slurm_bb_get_status timed out");
-  if (reply->rc() != 0) {
-    return absl::InternalError(reply->message().empty() ? "slurm_bb_get_status failed"
-                                                        : TruncateMessage(reply->message()));
+  if (reply->timed_out) return absl::DeadlineExceededError("slurm_bb_get_status timed out");
+  if (reply->rc != 0) {
+    return absl::InternalError(reply->message.empty() ? "slurm_bb_get_status failed"
+                                                      : TruncateMessage(reply->message));
   }
-  return reply->message();
+  return reply->message;
 }
 
 }  // namespace skiff::ctld

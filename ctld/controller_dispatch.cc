@@ -17,28 +17,27 @@
 namespace skiff::ctld {
 namespace {
 
-ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
+ScriptOutcome OutcomeOf(const absl::StatusOr<ScriptEnd>& result) {
   ScriptOutcome outcome;
   if (!result.ok()) {
     outcome.description = std::string(result.status().message());
     return outcome;
   }
-  const v1::RunScriptReply& reply = *result;
+  const ScriptEnd& end = *result;
   outcome.ran = true;
-  outcome.pid = reply.pid();
-  outcome.succeeded =
-      reply.error().empty() && !reply.timed_out() && reply.signal() == 0 && reply.exit_code() == 0;
-  if (!reply.error().empty()) {
-    outcome.description = reply.error();
-  } else if (reply.timed_out()) {
+  outcome.pid = end.pid;
+  outcome.succeeded = end.Succeeded();
+  if (!end.error.empty()) {
+    outcome.description = end.error;
+  } else if (end.timed_out) {
     outcome.description = "timed out";
-  } else if (reply.signal() != 0) {
-    outcome.description = absl::StrCat("killed by signal ", reply.signal());
+  } else if (end.signal != 0) {
+    outcome.description = absl::StrCat("killed by signal ", end.signal);
   } else {
-    outcome.description = absl::StrCat("exit code ", reply.exit_code());
+    outcome.description = absl::StrCat("exit code ", end.exit_code);
   }
-  if (!reply.output_tail().empty()) {
-    std::string tail = reply.output_tail();
+  if (!end.output_tail.empty()) {
+    std::string tail = end.output_tail;
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
     const size_t cut = tail.rfind('\n');
     absl::StrAppend(&outcome.description, ": ",
@@ -49,20 +48,6 @@ ScriptOutcome OutcomeOf(const absl::StatusOr<v1::RunScriptReply>& result) {
 
 template <typename T>
 constexpr bool AlwaysFalse = false;
-
-v1::SignalScope ToProto(SignalScope scope) {
-  switch (scope) {
-    case SignalScope::kEveryProcess:
-      return v1::SIGNAL_EVERY_PROCESS;
-    case SignalScope::kBatchShell:
-      return v1::SIGNAL_BATCH_SHELL;
-    case SignalScope::kSteps:
-      return v1::SIGNAL_STEPS;
-    case SignalScope::kBatchAndSteps:
-      return v1::SIGNAL_BATCH_AND_STEPS;
-  }
-  return v1::SIGNAL_STEPS;
-}
 
 }  // namespace
 
@@ -90,8 +75,7 @@ void Controller::DispatchOne(Intent intent) {
           });
         } else if constexpr (std::is_same_v<T, SignalIntent>) {
           work_->Post([this, s = std::move(it)] {
-            absl::Status status =
-                node_client_.SignalJob(s.target, s.job_id, s.signal, ToProto(s.scope));
+            absl::Status status = node_client_.SignalJob(s.target, s.job_id, s.signal, s.scope);
             if (!status.ok()) {
               logger_.warn("JobId={} signal {}: {}", s.job_id, s.signal,
                            std::string(status.message()));
@@ -125,24 +109,24 @@ void Controller::DispatchOne(Intent intent) {
 }
 
 void Controller::RunProlog(const Job& job) {
-  const v1::RunScriptRequest request = BuildCtldScriptRequest(
-      CtldScript::kProlog, config()->prolog_ctld, config()->prolog_epilog_timeout, job,
-      {config()->cluster_name, conf_path_, 0});
-  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
+  const ScriptCall call = BuildCtldScriptCall(CtldScript::kProlog, config()->prolog_ctld,
+                                              config()->prolog_epilog_timeout, job,
+                                              {config()->cluster_name, conf_path_, 0});
+  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(call));
   CommitReport([&](Lifecycle& core, int64_t now) {
     return core.PrologDone(job.id, job.restart_count, outcome, now);
   });
 }
 
 void Controller::RunEpilog(const Job& job) {
-  const v1::RunScriptRequest request = BuildCtldScriptRequest(
-      CtldScript::kEpilog, config()->epilog_ctld, config()->prolog_epilog_timeout, job,
-      {config()->cluster_name, conf_path_, 0});
-  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(request));
+  const ScriptCall call = BuildCtldScriptCall(CtldScript::kEpilog, config()->epilog_ctld,
+                                              config()->prolog_epilog_timeout, job,
+                                              {config()->cluster_name, conf_path_, 0});
+  const ScriptOutcome outcome = OutcomeOf(scripts_.RunScript(call));
   CommitReport([&](Lifecycle& core, int64_t now) { return core.EpilogDone(job.id, outcome, now); });
 }
 
-absl::Status Controller::LoadWholeSpec(const Job& job, v1::JobSpec* spec) {
+absl::StatusOr<std::string> Controller::StoredSpec(const Job& job) {
   const uint64_t first = job.array_job_id != 0 ? job.array_job_id : job.id;
   absl::StatusOr<std::string> stored = store_.LoadSpec(first);
   if (!stored.ok()) {
@@ -150,21 +134,21 @@ absl::Status Controller::LoadWholeSpec(const Job& job, v1::JobSpec* spec) {
                         absl::StrCat("its batch script could not be read from the job store: ",
                                      stored.status().message()));
   }
-  *spec = JoinSpec(job.spec_blob, *stored);
-  return absl::OkStatus();
+  return stored;
 }
 
 void Controller::Launch(const LaunchIntent& launch) {
   const Job& job = launch.job;
-  // Parsing the spec and building the environment happen here, on a worker
+  // Reading the spec and building the environment happen here, on a worker
   // thread, not under mu_.
-  v1::JobSpec spec;
-  absl::Status status = LoadWholeSpec(job, &spec);
+  absl::StatusOr<std::string> stored = StoredSpec(job);
+  absl::Status status = stored.status();
+  // slurm_bb_paths: its NAME=value lines join the job's environment.
+  std::map<std::string, std::string> bb_paths;
   if (status.ok() && job.UsesBurstBuffer() && bb_ != nullptr) {
-    // slurm_bb_paths: its NAME=value lines join the job's environment.
     absl::StatusOr<std::map<std::string, std::string>> paths = bb_->Paths(job);
     if (paths.ok()) {
-      for (const auto& [key, value] : *paths) (*spec.mutable_environment())[key] = value;
+      bb_paths = std::move(*paths);
     } else {
       status = paths.status();
     }
@@ -177,8 +161,8 @@ void Controller::Launch(const LaunchIntent& launch) {
   }
   auto attempt = std::make_shared<LaunchAttempt>();
   attempt->launch = launch;
-  attempt->request = BuildLaunchRequest(
-      job, spec,
+  attempt->message = BuildBatchLaunch(
+      job, *stored, bb_paths,
       {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets,
        WorkingCluster(config()->cluster_name, config()->ctld_addr, config()->ctld_port)});
   TryLaunch(std::move(attempt));
@@ -187,7 +171,7 @@ void Controller::Launch(const LaunchIntent& launch) {
 void Controller::TryLaunch(std::shared_ptr<LaunchAttempt> attempt) {
   const Job& job = attempt->launch.job;
   const std::string& node = job.nodes.front();
-  absl::Status status = node_client_.LaunchJob(attempt->launch.target, attempt->request);
+  absl::Status status = node_client_.LaunchJob(attempt->launch.target, attempt->message);
   if (!status.ok() && LaunchMayPassLater(status)) {
     // Unreachable or silent: a noded that is restarting is back in a moment,
     // and takes a repeated launch as the one it may already have.

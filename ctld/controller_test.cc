@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "proto/job.pb.h"  // the spec blob sbatch would send
 #include "spdlog/sinks/null_sink.h"
 
 namespace skiff::ctld {
@@ -165,22 +166,21 @@ class FakeStore : public JobStore {
   std::map<std::string, std::map<std::string, std::string>> records_;
 };
 
-class FakeNodes : public NodeDaemonClient {
+class FakeNodes : public NodedPort {
  public:
-  absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override {
+  absl::Status LaunchJob(const std::string& target, const BatchLaunch& launch) override {
     std::lock_guard<std::mutex> lock(mu_);
-    events.push_back("launch " + std::to_string(request.job_id()) + " on " + target);
-    ++attempts[request.job_id()];
+    events.push_back("launch " + std::to_string(launch.job_id) + " on " + target);
+    ++attempts[launch.job_id];
     if (unreachable_launches > 0) {
       --unreachable_launches;
       return absl::UnavailableError("failed to connect to all addresses");
     }
     if (unreachable_forever) return absl::UnavailableError("failed to connect to all addresses");
-    launches[request.job_id()] = request;
+    launches[launch.job_id] = launch;
     return launch_result;
   }
-  absl::Status SignalJob(const std::string&, uint64_t job_id, int signal,
-                         v1::SignalScope) override {
+  absl::Status SignalJob(const std::string&, uint64_t job_id, int signal, SignalScope) override {
     std::lock_guard<std::mutex> lock(mu_);
     events.push_back("signal " + std::to_string(job_id) + " " + std::to_string(signal));
     return absl::OkStatus();
@@ -197,22 +197,22 @@ class FakeNodes : public NodeDaemonClient {
 
   std::mutex mu_;
   std::vector<std::string> events;
-  std::map<uint64_t, v1::LaunchJobRequest> launches;  // the launches noded took
-  std::map<uint64_t, int> attempts;                   // every launch call, per job
+  std::map<uint64_t, BatchLaunch> launches;  // the launches noded took
+  std::map<uint64_t, int> attempts;          // every launch call, per job
   absl::Status launch_result;
   int unreachable_launches = 0;      // the next N launches cannot reach noded
   bool unreachable_forever = false;  // no launch reaches noded
 };
 
-class FakeScripts : public ScriptDaemonClient {
+class FakeScripts : public ScriptdPort {
  public:
-  absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) override {
+  absl::StatusOr<ScriptEnd> RunScript(const ScriptCall& call) override {
     std::lock_guard<std::mutex> lock(mu_);
-    runs.push_back(request.request_id());
-    v1::RunScriptReply reply;
-    reply.set_exit_code(request.request_id().rfind("prolog", 0) == 0 ? prolog_exit : 0);
-    reply.set_output_tail("prolog says no\n");
-    return reply;
+    runs.push_back(call.request_id);
+    ScriptEnd end;
+    end.exit_code = call.request_id.rfind("prolog", 0) == 0 ? prolog_exit : 0;
+    end.output_tail = "prolog says no\n";
+    return end;
   }
   void KillScript(const std::string&) override {}
   std::vector<std::string> Runs() {
@@ -334,8 +334,8 @@ TEST_F(ControllerTest, JobRunsAndCompletesThroughPrologLaunchAndEpilog) {
   ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kRunning; }));
   EXPECT_EQ(scripts_.Runs(), std::vector<std::string>{"prolog-1-0"});
   ASSERT_TRUE(Launched(*id));
-  EXPECT_EQ(nodes_.launches[*id].environment().at("SLURM_JOB_ID"), "1");
-  EXPECT_EQ(nodes_.launches[*id].stdout_path(), "/tmp/slurm-1.out");
+  EXPECT_EQ(nodes_.launches[*id].environment.at("SLURM_JOB_ID"), "1");
+  EXPECT_EQ(nodes_.launches[*id].stdout_path, "/tmp/slurm-1.out");
 
   ASSERT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
   ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kCompleted; }));

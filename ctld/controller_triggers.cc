@@ -209,32 +209,31 @@ void Controller::ProcessTriggers() {
 }
 
 void Controller::RunTrigger(const RunTriggerIntent& trigger) {
-  v1::RunScriptRequest request;
-  request.set_request_id(absl::StrCat("trigger-", trigger.trigger_id, "-", ++trigger_runs_));
-  request.set_path(trigger.path);
-  for (const std::string& arg : trigger.argv) request.add_argv(arg);
-  request.set_timeout_seconds(kTriggerProgramSeconds);
-  request.set_uid(trigger.uid);
-  request.set_gid(trigger.gid);
+  ScriptCall call;
+  call.request_id = absl::StrCat("trigger-", trigger.trigger_id, "-", ++trigger_runs_);
+  call.path = trigger.path;
+  call.argv = trigger.argv;
+  call.timeout_seconds = kTriggerProgramSeconds;
+  call.uid = trigger.uid;
+  call.gid = trigger.gid;
   // Slurm's programs inherit slurmctld's environment; Skiff's get its PATH
   // and the configuration, so that a program can set its next trigger.
-  auto& env = *request.mutable_environment();
+  std::map<std::string, std::string>& env = call.environment;
   const char* path = getenv("PATH");
   env["PATH"] = path != nullptr && *path != '\0' ? path : "/usr/sbin:/usr/bin:/sbin:/bin";
   env["SKIFF_CONF"] = conf_path_;
   env["SLURM_CONF"] = conf_path_;
   logger_.info("launching program for trigger[{}]: uid={} gid={} program={} type={}",
                trigger.trigger_id, trigger.uid, trigger.gid, trigger.path, trigger.what);
-  absl::StatusOr<v1::RunScriptReply> reply = scripts_.RunScript(request);
+  absl::StatusOr<ScriptEnd> reply = scripts_.RunScript(call);
   if (!reply.ok()) {
     logger_.warn("trigger[{}] program {} not run: {}", trigger.trigger_id, trigger.path,
                  std::string(reply.status().message()));
-  } else if (!reply->error().empty() || reply->exit_code() != 0 || reply->signal() != 0 ||
-             reply->timed_out()) {
+  } else if (!reply->Succeeded()) {
     // Slurm's "trigger uid=%u type=%s:%s exit=%u:%u".
     logger_.info("trigger uid={} type={} exit={}:{}{}{}", trigger.uid, trigger.what,
-                 reply->exit_code(), reply->signal(), reply->timed_out() ? " (timed out)" : "",
-                 reply->error().empty() ? "" : absl::StrCat(" (", reply->error(), ")"));
+                 reply->exit_code, reply->signal, reply->timed_out ? " (timed out)" : "",
+                 reply->error.empty() ? "" : absl::StrCat(" (", reply->error, ")"));
   }
 }
 

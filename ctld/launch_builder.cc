@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 #include "ctld/core/array_spec.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff::ctld {
 namespace {
@@ -160,70 +161,92 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   return env;
 }
 
-v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
-                                        const ClusterFacts& facts) {
-  v1::LaunchJobRequest request;
-  request.set_job_id(job.id);
-  request.set_uid(job.uid);
-  request.set_gid(job.gid);
-  request.set_user_name(job.user_name);
-  request.set_script(spec.script());
-  for (const std::string& arg : spec.argv()) request.add_argv(arg);
-  for (const auto& [key, value] : JobEnvironment(job, spec, facts)) {
-    (*request.mutable_environment())[key] = value;
-  }
-  request.set_work_dir(spec.work_dir());
-  request.set_stdout_path(ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir()));
+BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const ClusterFacts& facts) {
+  BatchLaunch launch;
+  launch.job_id = job.id;
+  launch.uid = job.uid;
+  launch.gid = job.gid;
+  launch.user_name = job.user_name;
+  launch.script = spec.script();
+  launch.argv.assign(spec.argv().begin(), spec.argv().end());
+  launch.environment = JobEnvironment(job, spec, facts);
+  launch.work_dir = spec.work_dir();
+  launch.stdout_path = ExpandOutputPattern(spec.stdout_pattern(), job, spec.work_dir());
   if (!spec.stderr_pattern().empty()) {
-    request.set_stderr_path(ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir()));
+    launch.stderr_path = ExpandOutputPattern(spec.stderr_pattern(), job, spec.work_dir());
   }
-  request.set_stdin_path(spec.stdin_path());
-  request.set_time_limit(job.request.time_limit);
-  request.set_cpus(job.CpusOn(0));
-  request.set_memory_mb(job.MemOnMb(0));
-  for (int gpu : job.gpu_indices) request.add_gpu_indices(gpu);
-  request.set_run(job.restart_count + 1);
+  launch.stdin_path = spec.stdin_path();
+  launch.time_limit = job.request.time_limit;
+  launch.cpus = job.CpusOn(0);
+  launch.memory_mb = job.MemOnMb(0);
+  launch.gpu_indices = job.gpu_indices;
+  launch.run = job.restart_count + 1;
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;
   // a requeued run appends, keeping what the earlier runs wrote.
-  request.set_truncate_output(job.restart_count == 0 && spec.open_mode() != "append");
+  launch.truncate_output = job.restart_count == 0 && spec.open_mode() != "append";
   for (size_t i = 0; i < job.nodes.size() && i < facts.node_targets.size(); ++i) {
-    v1::JobNode* node = request.add_allocation();
-    node->set_name(job.nodes[i]);
-    node->set_address(facts.node_targets[i]);
-    node->set_cpus(job.CpusOn(i));
-    node->set_memory_mb(job.MemOnMb(i) != 0 ? job.MemOnMb(i) : facts.node_real_memory_mb);
-    const std::vector<int>& gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
-                                   : i == 0                    ? job.gpu_indices
-                                                               : std::vector<int>{};
-    for (int gpu : gpus) node->add_gpu_indices(gpu);
-    if (i < job.cpu_ids_by_node.size()) {
-      for (int cpu : job.cpu_ids_by_node[i]) node->add_cpu_ids(cpu);
-    }
+    NodeShare share;
+    share.name = job.nodes[i];
+    share.address = facts.node_targets[i];
+    share.cpus = job.CpusOn(i);
+    share.memory_mb = job.MemOnMb(i) != 0 ? job.MemOnMb(i) : facts.node_real_memory_mb;
+    share.gpu_indices = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
+                        : i == 0                    ? job.gpu_indices
+                                                    : std::vector<int>{};
+    if (i < job.cpu_ids_by_node.size()) share.cpu_ids = job.cpu_ids_by_node[i];
+    launch.allocation.push_back(std::move(share));
   }
-  if (!job.cpu_ids_by_node.empty()) {
-    for (int cpu : job.cpu_ids_by_node.front()) request.add_cpu_ids(cpu);
-  }
+  if (!job.cpu_ids_by_node.empty()) launch.cpu_ids = job.cpu_ids_by_node.front();
   // srun inside the job finds its step manager here (Slurm 24.05 names the
   // node in SLURM_STEPMGR; Skiff also gives its noded's address).
   if (!facts.node_targets.empty()) {
-    (*request.mutable_environment())["SLURM_STEPMGR"] = job.nodes.front();
-    (*request.mutable_environment())["SKIFF_STEPMGR_ADDR"] = facts.node_targets.front();
+    launch.environment["SLURM_STEPMGR"] = job.nodes.front();
+    launch.environment["SKIFF_STEPMGR_ADDR"] = facts.node_targets.front();
   }
-  return request;
+  return launch;
 }
 
-v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string& path,
-                                            int64_t timeout_seconds, const Job& job,
-                                            const ClusterFacts& facts) {
+BatchLaunch BuildBatchLaunch(const Job& job, const std::string& stored_spec,
+                             const std::map<std::string, std::string>& extra_environment,
+                             const ClusterFacts& facts) {
+  v1::JobSpec spec = JoinSpec(job.spec_blob, stored_spec);
+  for (const auto& [key, value] : extra_environment) (*spec.mutable_environment())[key] = value;
+  return BuildBatchLaunch(job, spec, facts);
+}
+
+std::map<std::string, std::string> JobDetailsEnvironment(const Job& job) {
+  std::map<std::string, std::string> env;
+  v1::JobSpec spec;
+  if (!spec.ParseFromString(job.spec_blob)) return env;
+  if (!spec.stderr_pattern().empty()) env["SLURM_JOB_STDERR"] = spec.stderr_pattern();
+  if (!spec.stdin_path().empty()) env["SLURM_JOB_STDIN"] = spec.stdin_path();
+  if (!spec.stdout_pattern().empty()) env["SLURM_JOB_STDOUT"] = spec.stdout_pattern();
+  if (job.array_job_id == 0 || spec.array().empty()) return env;
+  // The spec was validated at submit; the MaxArraySize bound does not matter here.
+  absl::StatusOr<ArraySpec> array = ParseArraySpec(spec.array(), kMaxMaxArraySize);
+  if (!array.ok() || array->task_ids.empty()) return env;
+  const std::vector<uint32_t>& ids = array->task_ids;
+  uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] - ids[i - 1] != step) step = 1;
+  }
+  env["SLURM_ARRAY_TASK_COUNT"] = absl::StrCat(ids.size());
+  env["SLURM_ARRAY_TASK_MIN"] = absl::StrCat(ids.front());
+  env["SLURM_ARRAY_TASK_MAX"] = absl::StrCat(ids.back());
+  env["SLURM_ARRAY_TASK_STEP"] = absl::StrCat(step);
+  return env;
+}
+
+ScriptCall BuildCtldScriptCall(CtldScript which, const std::string& path, int64_t timeout_seconds,
+                               const Job& job, const ClusterFacts& facts) {
   const bool prolog = which == CtldScript::kProlog;
-  v1::RunScriptRequest request;
-  request.set_request_id(
-      absl::StrCat(prolog ? "prolog-" : "epilog-", job.id, "-", job.restart_count));
-  request.set_path(path);
-  request.set_timeout_seconds(timeout_seconds);
-  request.set_job_id(job.id);
-  request.set_run_once(true);
-  auto& env = *request.mutable_environment();
+  ScriptCall call;
+  call.request_id = absl::StrCat(prolog ? "prolog-" : "epilog-", job.id, "-", job.restart_count);
+  call.path = path;
+  call.timeout_seconds = timeout_seconds;
+  call.job_id = job.id;
+  call.run_once = true;
+  std::map<std::string, std::string>& env = call.environment;
   env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
   env["SLURM_SCRIPT_CONTEXT"] = prolog ? "prolog_slurmctld" : "epilog_slurmctld";
   env["SLURM_JOB_ID"] = absl::StrCat(job.id);
@@ -245,7 +268,7 @@ v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string&
     env["SLURM_JOB_EXIT_CODE2"] = absl::StrCat(job.exit_code, ":", job.exit_signal);
     env["SLURM_JOB_DERIVED_EC"] = absl::StrCat(job.exit_code);
   }
-  return request;
+  return call;
 }
 
 }  // namespace skiff::ctld

@@ -1,6 +1,7 @@
 // What ctld sends to run a job: the batch launch for noded and the
-// PrologSlurmctld/EpilogSlurmctld requests for scriptd. Pure functions of the job,
-// its submitted spec and a few cluster facts.
+// PrologSlurmctld/EpilogSlurmctld calls for scriptd, as the ports' plain data.
+// Pure functions of the job, its submitted spec and a few cluster facts; the one
+// place besides ctld/rpc and ctld/state that reads the submitted spec.
 #ifndef SKIFF_CTLD_LAUNCH_BUILDER_H_
 #define SKIFF_CTLD_LAUNCH_BUILDER_H_
 
@@ -8,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "ctld/clients/noded_port.h"
+#include "ctld/clients/scriptd_port.h"
 #include "ctld/core/job.h"
 #include "proto/job.pb.h"
-#include "proto/noded.pb.h"
-#include "proto/scriptd.pb.h"
 
 namespace skiff::ctld {
 
@@ -49,16 +50,27 @@ std::vector<int> TasksPerNode(int ntasks, size_t nodes);
 std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobSpec& spec,
                                                   const ClusterFacts& facts);
 
-v1::LaunchJobRequest BuildLaunchRequest(const Job& job, const v1::JobSpec& spec,
-                                        const ClusterFacts& facts);
+BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const ClusterFacts& facts);
+
+// The same from what the job store holds: the job's own spec blob joined with
+// the script and environment stored once per job or array (`stored_spec`,
+// JobStore::LoadSpec), with `extra_environment` (slurm_bb_paths' lines) among
+// the user's variables.
+BatchLaunch BuildBatchLaunch(const Job& job, const std::string& stored_spec,
+                             const std::map<std::string, std::string>& extra_environment,
+                             const ClusterFacts& facts);
+
+// What Slurm's job_common_env_vars takes from the job's details, which only
+// the submitted spec holds (for MailProg): the output paths as given, and the
+// array's shape.
+std::map<std::string, std::string> JobDetailsEnvironment(const Job& job);
 
 enum class CtldScript { kProlog, kEpilog };
 
-// A RunScript request for PrologSlurmctld/EpilogSlurmctld with Slurm's
-// environment for them (SLURM_JOB_ID, SLURM_JOB_USER, SLURM_SCRIPT_CONTEXT, ...).
-v1::RunScriptRequest BuildCtldScriptRequest(CtldScript which, const std::string& path,
-                                            int64_t timeout_seconds, const Job& job,
-                                            const ClusterFacts& facts);
+// PrologSlurmctld/EpilogSlurmctld with Slurm's environment for them
+// (SLURM_JOB_ID, SLURM_JOB_USER, SLURM_SCRIPT_CONTEXT, ...).
+ScriptCall BuildCtldScriptCall(CtldScript which, const std::string& path, int64_t timeout_seconds,
+                               const Job& job, const ClusterFacts& facts);
 
 }  // namespace skiff::ctld
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ctld/state/job_spec_parts.h"
+
 namespace skiff::ctld {
 namespace {
 
@@ -103,33 +105,75 @@ TEST(TasksPerNode, BlocksAsSlurm) {
   EXPECT_EQ(TasksPerNode(1, 3), (std::vector<int>{1, 1, 1}));
 }
 
-TEST(BuildLaunchRequest, CarriesScriptPathsAndGpus) {
+TEST(BuildBatchLaunch, CarriesScriptPathsAndGpus) {
   v1::JobSpec spec;
   spec.set_script("#!/bin/sh\necho hi\n");
   spec.set_work_dir("/w");
   spec.set_stdout_pattern("o-%j");
   spec.set_stderr_pattern("/e/%x.err");
-  v1::LaunchJobRequest request = BuildLaunchRequest(RunningJob(), spec, {"lab", "/c", 1});
-  EXPECT_EQ(request.job_id(), 42u);
-  EXPECT_EQ(request.uid(), 1001u);
-  EXPECT_EQ(request.stdout_path(), "/w/o-42");
-  EXPECT_EQ(request.stderr_path(), "/e/train.err");
-  EXPECT_EQ(request.gpu_indices_size(), 2);
-  EXPECT_EQ(request.environment().at("SLURM_JOB_NAME"), "train");
+  BatchLaunch launch = BuildBatchLaunch(RunningJob(), spec, {"lab", "/c", 1});
+  EXPECT_EQ(launch.job_id, 42u);
+  EXPECT_EQ(launch.uid, 1001u);
+  EXPECT_EQ(launch.stdout_path, "/w/o-42");
+  EXPECT_EQ(launch.stderr_path, "/e/train.err");
+  EXPECT_EQ(launch.gpu_indices.size(), 2u);
+  EXPECT_EQ(launch.environment.at("SLURM_JOB_NAME"), "train");
 }
 
-TEST(BuildCtldScriptRequest, EpilogSeesExitCodeAndContext) {
+// A launch as ctld makes it: the job's own light spec joined with the
+// script and environment stored once for its submission, and slurm_bb_paths'
+// lines among the user's variables (SLURM_* still win).
+TEST(BuildBatchLaunch, JoinsTheStoredPayloadAndBurstBufferPaths) {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\necho hi\n");
+  spec.add_argv("--epochs=3");
+  (*spec.mutable_environment())["HOME"] = "/home/alice";
+  spec.set_work_dir("/w");
+  const SpecParts parts = SplitSpec(spec);
+  Job job = RunningJob();
+  job.spec_blob = parts.light;
+  const BatchLaunch launch = BuildBatchLaunch(
+      job, parts.light + parts.payload,
+      {{"DW_JOB_STRIPED", "/bb/42"}, {"SLURM_JOB_ID", "from-lua"}}, {"lab", "/c", 1});
+  EXPECT_EQ(launch.script, "#!/bin/sh\necho hi\n");
+  EXPECT_EQ(launch.argv, std::vector<std::string>{"--epochs=3"});
+  EXPECT_EQ(launch.environment.at("HOME"), "/home/alice");
+  EXPECT_EQ(launch.environment.at("DW_JOB_STRIPED"), "/bb/42");
+  EXPECT_EQ(launch.environment.at("SLURM_JOB_ID"), "42");
+  EXPECT_EQ(launch.work_dir, "/w");
+}
+
+TEST(JobDetailsEnvironment, GivesOutputPathsAsSubmittedAndTheArraysShape) {
+  v1::JobSpec spec;
+  spec.set_stdout_pattern("out-%A_%a");
+  spec.set_array("1-7:3");
+  Job task = RunningJob();
+  task.array_job_id = 40;
+  task.array_task_id = 4;
+  task.spec_blob = spec.SerializeAsString();
+  std::map<std::string, std::string> env = JobDetailsEnvironment(task);
+  EXPECT_EQ(env["SLURM_JOB_STDOUT"], "out-%A_%a");
+  EXPECT_EQ(env.count("SLURM_JOB_STDERR"), 0u);
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_COUNT"], "3");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_MIN"], "1");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_MAX"], "7");
+  EXPECT_EQ(env["SLURM_ARRAY_TASK_STEP"], "3");
+  task.spec_blob = "not a spec";
+  EXPECT_TRUE(JobDetailsEnvironment(task).empty());
+}
+
+TEST(BuildCtldScriptCall, EpilogSeesExitCodeAndContext) {
   Job job = RunningJob();
   job.exit_code = 3;
-  v1::RunScriptRequest request =
-      BuildCtldScriptRequest(CtldScript::kEpilog, "/etc/epilog", 60, job, {"lab", "/c", 1});
-  EXPECT_EQ(request.path(), "/etc/epilog");
-  EXPECT_EQ(request.timeout_seconds(), 60);
-  EXPECT_EQ(request.environment().at("SLURM_SCRIPT_CONTEXT"), "epilog_slurmctld");
-  EXPECT_EQ(request.environment().at("SLURM_JOB_EXIT_CODE2"), "3:0");
-  EXPECT_EQ(request.request_id(), "epilog-42-0");
+  ScriptCall call =
+      BuildCtldScriptCall(CtldScript::kEpilog, "/etc/epilog", 60, job, {"lab", "/c", 1});
+  EXPECT_EQ(call.path, "/etc/epilog");
+  EXPECT_EQ(call.timeout_seconds, 60);
+  EXPECT_EQ(call.environment.at("SLURM_SCRIPT_CONTEXT"), "epilog_slurmctld");
+  EXPECT_EQ(call.environment.at("SLURM_JOB_EXIT_CODE2"), "3:0");
+  EXPECT_EQ(call.request_id, "epilog-42-0");
   // A retried epilog whose first run ended is answered from scriptd's journal.
-  EXPECT_TRUE(request.run_once());
+  EXPECT_TRUE(call.run_once);
 }
 
 }  // namespace

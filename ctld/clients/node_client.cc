@@ -7,6 +7,56 @@
 #include "common/rpc/status.h"
 
 namespace skiff::ctld {
+namespace {
+
+void CopyShare(const NodeShare& share, v1::JobNode* node) {
+  node->set_name(share.name);
+  node->set_address(share.address);
+  node->set_cpus(share.cpus);
+  node->set_memory_mb(share.memory_mb);
+  for (int gpu : share.gpu_indices) node->add_gpu_indices(gpu);
+  for (int cpu : share.cpu_ids) node->add_cpu_ids(cpu);
+}
+
+v1::LaunchJobRequest ToProto(const BatchLaunch& launch) {
+  v1::LaunchJobRequest request;
+  request.set_job_id(launch.job_id);
+  request.set_uid(launch.uid);
+  request.set_gid(launch.gid);
+  request.set_user_name(launch.user_name);
+  request.set_script(launch.script);
+  for (const std::string& arg : launch.argv) request.add_argv(arg);
+  request.mutable_environment()->insert(launch.environment.begin(), launch.environment.end());
+  request.set_work_dir(launch.work_dir);
+  request.set_stdout_path(launch.stdout_path);
+  request.set_stderr_path(launch.stderr_path);
+  request.set_stdin_path(launch.stdin_path);
+  request.set_time_limit(launch.time_limit);
+  request.set_cpus(launch.cpus);
+  request.set_memory_mb(launch.memory_mb);
+  for (int gpu : launch.gpu_indices) request.add_gpu_indices(gpu);
+  for (int cpu : launch.cpu_ids) request.add_cpu_ids(cpu);
+  request.set_run(launch.run);
+  request.set_truncate_output(launch.truncate_output);
+  for (const NodeShare& share : launch.allocation) CopyShare(share, request.add_allocation());
+  return request;
+}
+
+v1::SignalScope ToProto(SignalScope scope) {
+  switch (scope) {
+    case SignalScope::kEveryProcess:
+      return v1::SIGNAL_EVERY_PROCESS;
+    case SignalScope::kBatchShell:
+      return v1::SIGNAL_BATCH_SHELL;
+    case SignalScope::kSteps:
+      return v1::SIGNAL_STEPS;
+    case SignalScope::kBatchAndSteps:
+      return v1::SIGNAL_BATCH_AND_STEPS;
+  }
+  return v1::SIGNAL_STEPS;
+}
+
+}  // namespace
 
 NodeClient::NodeClient(Authenticator& auth, int timeout_seconds)
     : auth_(auth), timeout_seconds_(timeout_seconds) {}
@@ -24,7 +74,8 @@ absl::Status NodeClient::Prepare(grpc::ClientContext* context, bool wait_for_rea
   return AttachCredential(auth_, context);
 }
 
-absl::Status NodeClient::LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) {
+absl::Status NodeClient::LaunchJob(const std::string& target, const BatchLaunch& launch) {
+  const v1::LaunchJobRequest request = ToProto(launch);
   grpc::ClientContext context;
   // A channel whose last connect failed (noded was restarting) fails new calls at
   // once until its reconnect backoff ends; a launch waits for the connection
@@ -38,14 +89,14 @@ absl::Status NodeClient::LaunchJob(const std::string& target, const v1::LaunchJo
 }
 
 absl::Status NodeClient::SignalJob(const std::string& target, uint64_t job_id, int signal,
-                                   v1::SignalScope scope) {
+                                   SignalScope scope) {
   grpc::ClientContext context;
   if (absl::Status s = Prepare(&context); !s.ok()) return s;
   v1::SignalJobRequest request;
   request.set_job_id(job_id);
   request.set_signal(signal);
-  request.set_scope(scope);
-  request.set_batch_only(scope == v1::SIGNAL_BATCH_SHELL);  // for a noded before scope
+  request.set_scope(ToProto(scope));
+  request.set_batch_only(scope == SignalScope::kBatchShell);  // for a noded before scope
   v1::SignalJobReply reply;
   return FromGrpcStatus(Stub(target).SignalJob(&context, request, &reply));
 }

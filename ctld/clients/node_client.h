@@ -1,6 +1,6 @@
-// ctld's calls to node daemons. An interface so the Controller can be tested
-// without gRPC; NodeClient is the real one (one channel per node, cached).
-// Thread-safe; calls block for at most MessageTimeout.
+// ctld's calls to node daemons over gRPC: the real NodedPort (noded_port.h),
+// one channel per node, cached. Thread-safe; calls block for at most
+// MessageTimeout.
 #ifndef SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_
 #define SKIFF_CTLD_CLIENTS_NODE_CLIENT_H_
 
@@ -11,38 +11,18 @@
 
 #include "absl/status/status.h"
 #include "common/auth/authenticator.h"
+#include "ctld/clients/noded_port.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace skiff::ctld {
 
-class NodeDaemonClient {
- public:
-  virtual ~NodeDaemonClient() = default;
-  // `target` is "addr:port" of the node's noded.
-  virtual absl::Status LaunchJob(const std::string& target,
-                                 const v1::LaunchJobRequest& request) = 0;
-  virtual absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
-                                 v1::SignalScope scope) = 0;
-  virtual absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) = 0;
-  // scontrol notify: to the batch job's first node.
-  virtual absl::Status NotifyJob(const std::string& /*target*/, uint64_t /*job_id*/,
-                                 const std::string& /*message*/) {
-    return absl::UnimplementedError("this node client cannot notify jobs");
-  }
-  // scancel N.S: to the job's step manager.
-  virtual absl::Status SignalStep(const std::string& /*target*/, uint64_t /*job_id*/,
-                                  uint32_t /*step_id*/, int /*signal*/) {
-    return absl::UnimplementedError("this node client cannot signal steps");
-  }
-};
-
-class NodeClient final : public NodeDaemonClient {
+class NodeClient final : public NodedPort {
  public:
   NodeClient(Authenticator& auth, int timeout_seconds);
 
-  absl::Status LaunchJob(const std::string& target, const v1::LaunchJobRequest& request) override;
+  absl::Status LaunchJob(const std::string& target, const BatchLaunch& launch) override;
   absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
-                         v1::SignalScope scope) override;
+                         SignalScope scope) override;
   absl::Status TerminateJob(const std::string& target, uint64_t job_id, int kill_wait) override;
   absl::Status SignalStep(const std::string& target, uint64_t job_id, uint32_t step_id,
                           int signal) override;

@@ -85,40 +85,74 @@ absl::Status ScriptdClient::Issue(const std::string& request_id, uint64_t job_id
   return result;
 }
 
-absl::StatusOr<v1::RunScriptReply> ScriptdClient::RunScript(const v1::RunScriptRequest& request) {
+absl::StatusOr<ScriptEnd> ScriptdClient::RunScript(const ScriptCall& call) {
+  v1::RunScriptRequest request;
+  request.set_request_id(call.request_id);
+  request.set_path(call.path);
+  for (const std::string& arg : call.argv) request.add_argv(arg);
+  request.mutable_environment()->insert(call.environment.begin(), call.environment.end());
+  request.set_timeout_seconds(call.timeout_seconds);
+  request.set_work_dir(call.work_dir);
+  request.set_job_id(call.job_id);
+  request.set_uid(call.uid);
+  request.set_gid(call.gid);
+  request.set_stdin(call.stdin_data);
+  request.set_run_once(call.run_once);
   v1::RunScriptReply reply;
-  absl::Status status = Issue(request.request_id(), request.job_id(), request.timeout_seconds(),
-                              [&](grpc::ClientContext* context) {
-                                reply.Clear();
-                                return stub_->RunScript(context, request, &reply);
-                              });
+  absl::Status status =
+      Issue(call.request_id, call.job_id, call.timeout_seconds, [&](grpc::ClientContext* context) {
+        reply.Clear();
+        return stub_->RunScript(context, request, &reply);
+      });
+  ScriptEnd end;
   if (absl::IsCancelled(status)) {
     // As scriptd answers a script that KillScript ended.
-    reply.Clear();
-    reply.set_killed(true);
-    reply.set_signal(SIGKILL);
-    return reply;
+    end.killed = true;
+    end.signal = SIGKILL;
+    return end;
   }
   if (!status.ok()) return status;
-  return reply;
+  end.exit_code = reply.exit_code();
+  end.signal = reply.signal();
+  end.timed_out = reply.timed_out();
+  end.killed = reply.killed();
+  end.output_tail = reply.output_tail();
+  end.pid = reply.pid();
+  end.error = reply.error();
+  return end;
 }
 
-absl::StatusOr<v1::RunLuaReply> ScriptdClient::RunLua(const v1::RunLuaRequest& request) {
+absl::StatusOr<LuaEnd> ScriptdClient::RunLua(const LuaCall& call) {
+  v1::RunLuaRequest request;
+  request.set_request_id(call.request_id);
+  request.set_job_id(call.job_id);
+  request.set_script_path(call.script_path);
+  request.set_function(call.function);
+  for (const std::string& arg : call.args) request.add_args(arg);
+  request.set_job_info_json(call.job_info_json);
+  request.set_timeout_seconds(call.timeout_seconds);
+  request.set_run_as_uid(call.run_as_uid);
+  request.set_run_as_gid(call.run_as_gid);
   v1::RunLuaReply reply;
-  absl::Status status = Issue(request.request_id(), request.job_id(), request.timeout_seconds(),
-                              [&](grpc::ClientContext* context) {
-                                reply.Clear();
-                                return stub_->RunLua(context, request, &reply);
-                              });
+  absl::Status status =
+      Issue(call.request_id, call.job_id, call.timeout_seconds, [&](grpc::ClientContext* context) {
+        reply.Clear();
+        return stub_->RunLua(context, request, &reply);
+      });
+  LuaEnd end;
   if (absl::IsCancelled(status)) {
-    reply.Clear();
-    reply.set_rc(-1);
-    reply.set_killed(true);
-    reply.set_message(request.function() + " was cancelled");
-    return reply;
+    end.rc = -1;
+    end.killed = true;
+    end.message = call.function + " was cancelled";
+    return end;
   }
   if (!status.ok()) return status;
-  return reply;
+  end.rc = reply.rc();
+  end.message = reply.message();
+  end.timed_out = reply.timed_out();
+  end.killed = reply.killed();
+  end.pid = reply.pid();
+  return end;
 }
 
 void ScriptdClient::KillScript(const std::string& request_id) {

@@ -1,5 +1,5 @@
-// ctld's calls to scriptd. ScriptDaemonClient is the interface (tests fake it);
-// ScriptdClient is the real one over scriptd's Unix socket.
+// ctld's calls to scriptd over its Unix socket: the real ScriptdPort
+// (scriptd_port.h).
 //
 // A script or Lua call in flight when scriptd dies is not dropped: RunScript and
 // RunLua wait for scriptd to come back (ctld's main restarts it) and issue the
@@ -21,35 +21,18 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "ctld/clients/scriptd_port.h"
 #include "proto/scriptd.grpc.pb.h"
 
 namespace skiff::ctld {
 
-class ScriptDaemonClient {
- public:
-  virtual ~ScriptDaemonClient() = default;
-  virtual absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) = 0;
-  virtual void KillScript(const std::string& request_id) = 0;
-
-  // Calls one asynchronous burst_buffer.lua function in a scriptd helper and
-  // returns when it has ended (rc, message, timed_out, killed). KillScript with
-  // its request_id cancels it. The default is for fakes that run no Lua.
-  virtual absl::StatusOr<v1::RunLuaReply> RunLua(const v1::RunLuaRequest& request) {
-    return absl::UnimplementedError("this ScriptDaemonClient cannot run burst_buffer.lua");
-  }
-
-  // Kills every script and Lua call running for the job (scancel, teardown);
-  // returns how many were running. The default does nothing.
-  virtual absl::StatusOr<int> FlushJob(uint64_t job_id) { return 0; }
-};
-
-class ScriptdClient final : public ScriptDaemonClient {
+class ScriptdClient final : public ScriptdPort {
  public:
   ScriptdClient(const std::string& socket_path, int retry_window_seconds);
 
-  absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest& request) override;
+  absl::StatusOr<ScriptEnd> RunScript(const ScriptCall& call) override;
   void KillScript(const std::string& request_id) override;
-  absl::StatusOr<v1::RunLuaReply> RunLua(const v1::RunLuaRequest& request) override;
+  absl::StatusOr<LuaEnd> RunLua(const LuaCall& call) override;
   // The job's requests in flight here are not issued again even when this fails
   // (Unavailable: scriptd is down, and its children died with it).
   absl::StatusOr<int> FlushJob(uint64_t job_id) override;

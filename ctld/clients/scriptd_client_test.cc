@@ -128,15 +128,15 @@ class ScriptdClientTest : public ::testing::Test {
     pid_ = -1;
   }
 
-  v1::RunLuaRequest DataIn(const std::string& id, uint64_t job_id) {
-    v1::RunLuaRequest request;
-    request.set_request_id(id);
-    request.set_job_id(job_id);
-    request.set_script_path(script_);
-    request.set_function("slurm_bb_data_in");
-    request.add_args(std::to_string(job_id));
-    request.set_timeout_seconds(60);
-    return request;
+  LuaCall DataIn(const std::string& id, uint64_t job_id) {
+    LuaCall call;
+    call.request_id = id;
+    call.job_id = job_id;
+    call.script_path = script_;
+    call.function = "slurm_bb_data_in";
+    call.args = {std::to_string(job_id)};
+    call.timeout_seconds = 60;
+    return call;
   }
 
   std::string dir_, log_path_, socket_path_, counter_, script_;
@@ -149,18 +149,18 @@ TEST_F(ScriptdClientTest, RunLuaAnswersAndFlushJobEndsARunningCall) {
   auto first = std::async(std::launch::async, [this] { return client_->RunLua(DataIn("a", 1)); });
   ASSERT_TRUE(Eventually([this] { return CountLines(counter_) == 1; }));
   // A second call of the same hook does not sleep: it answers at once.
-  absl::StatusOr<v1::RunLuaReply> second = client_->RunLua(DataIn("b", 2));
+  absl::StatusOr<LuaEnd> second = client_->RunLua(DataIn("b", 2));
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(second->rc(), 0);
-  EXPECT_EQ(second->message(), "attempt 2");
+  EXPECT_EQ(second->rc, 0);
+  EXPECT_EQ(second->message, "attempt 2");
 
   absl::StatusOr<int> flushed = client_->FlushJob(1);
   ASSERT_TRUE(flushed.ok()) << flushed.status();
   EXPECT_EQ(*flushed, 1);
-  absl::StatusOr<v1::RunLuaReply> reply = first.get();
+  absl::StatusOr<LuaEnd> reply = first.get();
   ASSERT_TRUE(reply.ok()) << reply.status();
-  EXPECT_TRUE(reply->killed());
-  EXPECT_EQ(reply->rc(), -1);
+  EXPECT_TRUE(reply->killed);
+  EXPECT_EQ(reply->rc, -1);
   EXPECT_EQ(*client_->FlushJob(1), 0);
 }
 
@@ -171,11 +171,11 @@ TEST_F(ScriptdClientTest, RunLuaInFlightWhenScriptdDiesIsIssuedAgain) {
   KillScriptd();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // ctld notices, restarts
   StartScriptd();
-  absl::StatusOr<v1::RunLuaReply> reply = run.get();
+  absl::StatusOr<LuaEnd> reply = run.get();
   ASSERT_TRUE(reply.ok()) << reply.status();
-  EXPECT_EQ(reply->rc(), 0);
-  EXPECT_EQ(reply->message(), "attempt 2");
-  EXPECT_FALSE(reply->killed());
+  EXPECT_EQ(reply->rc, 0);
+  EXPECT_EQ(reply->message, "attempt 2");
+  EXPECT_FALSE(reply->killed);
 }
 
 TEST_F(ScriptdClientTest, FlushJobWhileScriptdIsDownStopsTheReissue) {
@@ -186,10 +186,10 @@ TEST_F(ScriptdClientTest, FlushJobWhileScriptdIsDownStopsTheReissue) {
   EXPECT_FALSE(flushed.ok());
   EXPECT_EQ(flushed.status().code(), absl::StatusCode::kUnavailable) << flushed.status();
   StartScriptd();
-  absl::StatusOr<v1::RunLuaReply> reply = run.get();
+  absl::StatusOr<LuaEnd> reply = run.get();
   ASSERT_TRUE(reply.ok()) << reply.status();
-  EXPECT_TRUE(reply->killed());
-  EXPECT_EQ(reply->rc(), -1);
+  EXPECT_TRUE(reply->killed);
+  EXPECT_EQ(reply->rc, -1);
   // Give a wrongly re-issued call time to show up.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(CountLines(counter_), 1);
@@ -198,21 +198,20 @@ TEST_F(ScriptdClientTest, FlushJobWhileScriptdIsDownStopsTheReissue) {
 TEST_F(ScriptdClientTest, KillScriptWhileScriptdIsDownStopsTheReissueOfAScript) {
   const std::string started = dir_ + "/script-started";
   unlink(started.c_str());
-  v1::RunScriptRequest request;
-  request.set_request_id("prolog-5");
-  request.set_job_id(5);
-  request.set_path("/bin/sh");
-  request.add_argv("-c");
-  request.add_argv("echo $$ >> " + started + "; exec sleep 100");
-  auto run = std::async(std::launch::async, [&] { return client_->RunScript(request); });
+  ScriptCall call;
+  call.request_id = "prolog-5";
+  call.job_id = 5;
+  call.path = "/bin/sh";
+  call.argv = {"-c", "echo $$ >> " + started + "; exec sleep 100"};
+  auto run = std::async(std::launch::async, [&] { return client_->RunScript(call); });
   ASSERT_TRUE(Eventually([&] { return CountLines(started) == 1; }));
   KillScriptd();
   client_->KillScript("prolog-5");
   StartScriptd();
-  absl::StatusOr<v1::RunScriptReply> reply = run.get();
+  absl::StatusOr<ScriptEnd> reply = run.get();
   ASSERT_TRUE(reply.ok()) << reply.status();
-  EXPECT_TRUE(reply->killed());
-  EXPECT_EQ(reply->signal(), SIGKILL);
+  EXPECT_TRUE(reply->killed);
+  EXPECT_EQ(reply->signal, SIGKILL);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(CountLines(started), 1);
   // Scripts, unlike Lua helpers, outlive a scriptd killed with SIGKILL.
@@ -226,22 +225,20 @@ TEST_F(ScriptdClientTest, RunLuaGivesUpAfterTheRetryWindow) {
   ASSERT_TRUE(Eventually([this] { return CountLines(counter_) == 1; }));
   KillScriptd();
   const auto start = Clock::now();
-  absl::StatusOr<v1::RunLuaReply> reply = run.get();
+  absl::StatusOr<LuaEnd> reply = run.get();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 5.0);
   ASSERT_FALSE(reply.ok());
   EXPECT_EQ(reply.status().code(), absl::StatusCode::kUnavailable) << reply.status();
 }
 
 // Fakes written before RunLua existed keep compiling and get these answers.
-TEST(ScriptRunnerInterface, DefaultsRunNoLuaAndFlushNothing) {
-  class OldFake : public ScriptDaemonClient {
+TEST(ScriptdPortInterface, DefaultsRunNoLuaAndFlushNothing) {
+  class OldFake : public ScriptdPort {
    public:
-    absl::StatusOr<v1::RunScriptReply> RunScript(const v1::RunScriptRequest&) override {
-      return v1::RunScriptReply();
-    }
+    absl::StatusOr<ScriptEnd> RunScript(const ScriptCall&) override { return ScriptEnd(); }
     void KillScript(const std::string&) override {}
   } fake;
-  EXPECT_EQ(fake.RunLua(v1::RunLuaRequest()).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(fake.RunLua(LuaCall()).status().code(), absl::StatusCode::kUnimplemented);
   absl::StatusOr<int> flushed = fake.FlushJob(42);
   ASSERT_TRUE(flushed.ok());
   EXPECT_EQ(*flushed, 0);

@@ -20,6 +20,7 @@
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff::ctld {
 namespace {
@@ -310,8 +311,9 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
       // Memory holds no job's script: it is read from the store for its owner and
       // operators when asked.
       if (request->with_script() && (job.uid == caller->uid || privileged)) {
-        v1::JobSpec whole;
-        if (controller_.LoadWholeSpec(job, &whole).ok()) {
+        absl::StatusOr<std::string> stored = controller_.StoredSpec(job);
+        if (stored.ok()) {
+          const v1::JobSpec whole = JoinSpec(job.spec_blob, *stored);
           info->mutable_spec()->set_script(whole.script());
           *info->mutable_spec()->mutable_argv() = whole.argv();
           *info->mutable_spec()->mutable_environment() = whole.environment();
