@@ -194,7 +194,6 @@ absl::Status Controller::Recover() {
   }
   if (absl::Status s = RecoverJoin(); !s.ok()) return s;
   if (absl::Status s = RecoverPartitions(); !s.ok()) return s;
-  if (absl::Status s = RecoverTriggers(); !s.ok()) return s;
   absl::StatusOr<uint64_t> max_id = store_.MaxJobId();
   if (!max_id.ok()) return max_id.status();
   absl::StatusOr<std::vector<Job>> jobs = store_.LoadActive(clock_.Now() - config()->min_job_age);
@@ -210,6 +209,7 @@ absl::Status Controller::Recover() {
     core_.Load(std::move(*jobs), *max_id, std::move(records->usage));
     core_.LoadAssocUsage(std::move(records->assoc_usage));
     core_.LoadBank(std::move(records->bank));
+    core_.LoadTriggers(std::move(records->triggers));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.

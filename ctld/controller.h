@@ -4,9 +4,7 @@
 // the job store. Decisions are the core's; this class only sequences them.
 //
 // Concurrency model and lock order:
-//   join_mu_ -> commit_mu_ -> mu_ -> admin_mu_
-//                                    (triggers_write_mu_ -> commit_mu_ -> mu_;
-//                                     wake_mu_ is a leaf)
+//   join_mu_ -> commit_mu_ -> mu_ -> admin_mu_   (wake_mu_ is a leaf)
 // Every one is an absl::Mutex whose place in that order is annotated
 // (ABSL_ACQUIRED_BEFORE); `bazel build --config=tsa` checks it with clang.
 // - join_mu_ serializes joins and token changes (controller_join.cc): a
@@ -16,7 +14,8 @@
 //   partition, reconfigure) with events, so no event is half-decided when the
 //   core is pointed at a new configuration.
 // - mu_ (absl::Mutex) guards the Lifecycle: jobs, nodes, pools, usage, the
-//   service units, sacctmgr's QOS and accounts tables and the reported steps.
+//   service units, sacctmgr's QOS and accounts tables, the reported steps and
+//   the event triggers.
 //   Code holding it only calls the core and copies data out: no I/O, no fork,
 //   no RPC, no Lua, no logging.
 // - commit_mu_ serializes mutating events from decision to the queueing of
@@ -373,14 +372,9 @@ class Controller {
   // Loads the nodes that joined (into file_config_ and the configuration in
   // force) and the join tokens. From Recover(), before the partitions.
   absl::Status RecoverJoin();
-  // Loads the stored triggers. From Recover().
-  absl::Status RecoverTriggers();
   // Observes nodes and jobs against the triggers (housekeeping, every second):
   // stores what changed, then runs the programs that are due.
   void ProcessTriggers();
-  // The nodes, and the jobs `job_ids` names, as the trigger core sees them.
-  TriggerWorld TriggerWorldOf(const Lifecycle& core, const std::set<uint64_t>& job_ids) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A trigger's program in scriptd (a work thread).
   void RunTrigger(const RunTriggerIntent& trigger);
 
@@ -461,11 +455,6 @@ class Controller {
   // Nodes that joined, in join order; read and replaced with commit_mu_ held.
   std::vector<NodeConfig> joined_nodes_;
 
-  // Event triggers (controller_triggers.cc). triggers_write_mu_ serializes
-  // their writers (set, clear, the housekeeping observation) from decision to
-  // the installation of the stored result, without holding mu_ across the store.
-  absl::Mutex triggers_write_mu_ ABSL_ACQUIRED_BEFORE(commit_mu_);
-  TriggerTable triggers_ ABSL_GUARDED_BY(mu_);
   // scontrol reconfigure happened since the last observation (reconfig triggers).
   std::atomic<bool> reconfigured_{false};
   std::atomic<uint64_t> trigger_runs_{0};  // makes scriptd request ids unique

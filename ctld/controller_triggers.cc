@@ -1,9 +1,8 @@
-// Event triggers (strigger): the wiring around ctld/core/triggers. The table
-// lives under mu_; its writers (set, clear, and the housekeeping thread's
-// observation every second) are serialized by triggers_write_mu_, decide under
-// mu_ inside a Commit (so their records are stored in order with every other
-// event's rows), and install the result only once it is stored. Programs run
-// in scriptd as the trigger's owner, dispatched after the records are stored.
+// Event triggers (strigger): the wiring around the core's trigger events
+// (ctld/core/lifecycle/trigger_events.cc), which own the table. This file
+// checks the program on disk, fills in the policy from the configuration, and
+// runs the programs in scriptd as the trigger's owner, dispatched after the
+// records are stored.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,66 +38,7 @@ bool ProgramExecutable(const std::string& program, uid_t uid, gid_t gid) {
   return (modes & 01) != 0;
 }
 
-RecordRow TriggerRow(const TriggerTable& table, uint32_t id) {
-  auto it = table.triggers().find(id);
-  return RecordRow{kTriggerRecordKind, absl::StrCat(id),
-                   it != table.triggers().end() ? EncodeTrigger(it->second) : std::string()};
-}
-
 }  // namespace
-
-TriggerWorld Controller::TriggerWorldOf(const Lifecycle& core,
-                                        const std::set<uint64_t>& job_ids) const {
-  TriggerWorld world;
-  for (const Node& node : core.nodes().nodes()) {
-    TriggerNodeView view;
-    view.name = node.config.name;
-    view.down = node.state == NodeBaseState::kDown;
-    view.idle = node.state == NodeBaseState::kIdle;
-    view.busy = node.alloc_cpus > 0 || node.state == NodeBaseState::kAllocated ||
-                node.state == NodeBaseState::kMixed;
-    view.drain = node.drain;
-    view.fail = node.fail;
-    view.last_busy = node.last_busy;
-    world.nodes.push_back(std::move(view));
-  }
-  for (uint64_t id : job_ids) {
-    const Job* job = core.Find(id);
-    if (job == nullptr) continue;
-    TriggerJobView view;
-    view.pending = job->state == JobState::kPending;
-    view.finished = IsFinal(job->state);
-    if (view.finished || job->state == JobState::kCompleting) {
-      view.end = job->end_time;
-    } else if (job->state != JobState::kSuspended && job->start_time != 0 &&
-               job->request.time_limit != kUnlimited) {
-      // Running (or configuring): its time limit, the time it spent
-      // suspended added, as EnforceTimeLimits counts it.
-      view.end = job->start_time + job->request.time_limit + job->suspended_total;
-    }
-    view.nodes = job->nodes;
-    world.jobs[id] = std::move(view);
-  }
-  return world;
-}
-
-absl::Status Controller::RecoverTriggers() {
-  absl::StatusOr<std::map<std::string, std::string>> rows = store_.LoadRecords(kTriggerRecordKind);
-  if (!rows.ok()) return rows.status();
-  std::vector<Trigger> triggers;
-  for (const auto& [key, blob] : *rows) {
-    absl::StatusOr<Trigger> trigger = DecodeTrigger(blob);
-    if (!trigger.ok()) return trigger.status();
-    triggers.push_back(std::move(*trigger));
-  }
-  const size_t count = triggers.size();
-  {
-    absl::MutexLock lock(&mu_);
-    triggers_.Load(std::move(triggers));
-  }
-  if (count > 0) logger_.info("State of {} triggers recovered", count);
-  return absl::OkStatus();
-}
 
 absl::StatusOr<uint32_t> Controller::SetTrigger(const Caller& caller,
                                                 const TriggerRequest& request) {
@@ -110,102 +50,43 @@ absl::StatusOr<uint32_t> Controller::SetTrigger(const Caller& caller,
   policy.max_count = config->max_job_count;
   // stat: I/O, outside every lock.
   const bool program_ok = ProgramExecutable(request.program, caller.uid, caller.gid);
-  absl::MutexLock writer(&triggers_write_mu_);
-  std::optional<Trigger> prepared;
-  absl::Status status = Commit([&](Lifecycle& core, int64_t) -> absl::StatusOr<Effects> {
-    mu_.AssertHeld();
-    std::set<uint64_t> job_ids;
-    if (request.res_type == TriggerResType::kJob) {
-      uint64_t id = 0;
-      if (absl::SimpleAtoi(request.res_id, &id)) job_ids.insert(id);
-    }
-    absl::StatusOr<Trigger> trigger = triggers_.Prepare(request, caller.uid, caller.gid, policy,
-                                                        TriggerWorldOf(core, job_ids), program_ok);
-    if (!trigger.ok()) return trigger.status();
-    prepared = *trigger;
-    Effects effects;
-    effects.records.push_back(
-        RecordRow{kTriggerRecordKind, absl::StrCat(trigger->id), EncodeTrigger(*trigger)});
-    return effects;
+  uint32_t id = 0;
+  absl::Status status = Commit([&](Lifecycle& core, int64_t now) {
+    return core.SetTrigger(caller, request, policy, program_ok, now, &id);
   });
-  if (!status.ok()) {
-    if (absl::IsPermissionDenied(status)) {
-      logger_.info("trigger set by uid {} refused: {} (program {})", caller.uid,
-                   std::string(status.message()), request.program);
-    }
-    return status;
+  if (absl::IsPermissionDenied(status)) {
+    logger_.info("trigger set by uid {} refused: {} (program {})", caller.uid,
+                 std::string(status.message()), request.program);
   }
-  const uint32_t id = prepared->id;
-  logger_.info("trigger[{}] set by uid {}: {} {} {} offset {} program {}", id, caller.uid,
-               TriggerResTypeName(prepared->res_type), prepared->res_id,
-               TriggerTypeName(prepared->type), prepared->offset, prepared->program);
-  absl::MutexLock lock(&mu_);
-  triggers_.Add(std::move(*prepared));
+  if (!status.ok()) return status;
   return id;
 }
 
 std::vector<Trigger> Controller::SnapshotTriggers() {
   absl::MutexLock lock(&mu_);
-  return triggers_.Visible();
+  return core_.triggers().Visible();
 }
 
 absl::StatusOr<size_t> Controller::ClearTriggers(const Caller& caller,
                                                  const TriggerTable::ClearFilter& filter) {
-  absl::MutexLock writer(&triggers_write_mu_);
-  TriggerTable::ClearPlan plan;
-  absl::Status stored = Commit([&](Lifecycle&, int64_t) -> absl::StatusOr<Effects> {
-    mu_.AssertHeld();
-    plan = triggers_.PlanClear(filter, caller.uid);
-    if (plan.ids.empty()) return plan.status;
-    Effects effects;
-    for (uint32_t id : plan.ids) {
-      effects.records.push_back(RecordRow{kTriggerRecordKind, absl::StrCat(id), ""});
-    }
-    return effects;
+  std::vector<uint32_t> removed;
+  absl::Status answer;
+  absl::Status stored = Commit([&](Lifecycle& core, int64_t now) {
+    return core.ClearTriggers(caller, filter, now, &removed, &answer);
   });
   if (!stored.ok()) return stored;
-  {
-    absl::MutexLock lock(&mu_);
-    triggers_.Remove(plan.ids);
-  }
-  for (uint32_t id : plan.ids) logger_.info("trigger[{}] cleared by uid {}", id, caller.uid);
-  if (!plan.status.ok()) return plan.status;
-  return plan.ids.size();
+  if (!answer.ok()) return answer;
+  return removed.size();
 }
 
 void Controller::ProcessTriggers() {
-  absl::MutexLock writer(&triggers_write_mu_);
   const bool reconfigured = reconfigured_.exchange(false);
-  std::optional<TriggerTable> next;
-  TriggerTable::Outcome outcome;
   absl::Status stored = Commit([&](Lifecycle& core, int64_t now) -> absl::StatusOr<Effects> {
-    mu_.AssertHeld();
-    // Observed on a copy, installed once its records are stored: a failed
-    // store leaves the table (and the observation it compares with) as it was,
-    // so the next pass sees the same events again.
-    next = triggers_;
-    TriggerWorld world = TriggerWorldOf(core, next->JobIds());
-    world.reconfigured = reconfigured;
-    outcome = next->Observe(world, now);
-    Effects effects;
-    for (uint32_t id : outcome.changed) effects.records.push_back(TriggerRow(*next, id));
-    for (TriggerFiring& fired : outcome.fired) {
-      effects.intents.push_back(RunTriggerIntent{
-          fired.trigger_id, static_cast<uint32_t>(fired.uid), static_cast<uint32_t>(fired.gid),
-          std::move(fired.path), std::move(fired.argv),
-          absl::StrCat(TriggerResTypeName(fired.res_type), ":", TriggerTypeName(fired.type))});
-    }
-    return effects;
+    return core.ObserveTriggers(reconfigured, now);
   });
-  if (!stored.ok()) {
-    if (reconfigured) reconfigured_ = true;
-    return;
-  }
-  {
-    absl::MutexLock lock(&mu_);
-    triggers_ = std::move(*next);
-  }
-  for (const std::string& line : outcome.log) logger_.info("{}", line);
+  // Not stored: the table and its observation are as they were, so the next
+  // pass sees the same events again.
+  if (!stored.ok() && reconfigured) reconfigured_ = true;
 }
 
 void Controller::RunTrigger(const RunTriggerIntent& trigger) {

@@ -223,6 +223,9 @@ std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes) {
             for (RecordRow& row : AccountsRows(c.diff)) rows.push_back(std::move(row));
           } else if constexpr (std::is_same_v<T, StepChange>) {
             rows.push_back(StepRow(c.job_id, c.step));
+          } else if constexpr (std::is_same_v<T, TriggerChange>) {
+            rows.push_back({kTriggerRecordKind, absl::StrCat(c.id),
+                            c.trigger ? EncodeTrigger(*c.trigger) : ""});
           } else {
             static_assert(sizeof(T) == 0, "a RecordChange with no encoding");
           }
@@ -272,6 +275,13 @@ absl::StatusOr<StoredRecords> LoadStoredRecords(JobStore& store) {
     absl::StatusOr<NodeAdminState> state = DecodeNodeAdmin(node, blob);
     if (!state.ok()) return state.status();
     out.node_admin[node] = *state;
+  }
+  absl::StatusOr<std::map<std::string, std::string>> triggers = load(kTriggerRecordKind);
+  if (!triggers.ok()) return triggers.status();
+  for (const auto& [key, blob] : *triggers) {
+    absl::StatusOr<Trigger> trigger = DecodeTrigger(blob);
+    if (!trigger.ok()) return trigger.status();
+    out.triggers.push_back(std::move(*trigger));
   }
   return out;
 }

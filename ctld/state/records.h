@@ -92,6 +92,7 @@ struct StoredRecords {
   std::map<std::string, UserUsageRecord> assoc_usage;  // by "account|user"
   std::map<std::string, double> bank;                  // by "account|user"
   std::map<std::string, NodeAdminState> node_admin;    // by node
+  std::vector<Trigger> triggers;
 };
 // Reads and decodes them (the store's reads: call without locks). DataLoss
 // names a row that does not parse, except usage rows (dropped, see above).

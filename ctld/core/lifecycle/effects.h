@@ -24,6 +24,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
+#include "ctld/core/triggers/trigger_table.h"
 
 namespace skiff::ctld {
 
@@ -115,7 +116,8 @@ using Intent = std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, Sign
 // A keyed record besides the jobs, as the store keeps it (kind, key, blob).
 // The core names what it changes with the typed changes below; the Controller
 // encodes them into rows (ctld/state/records.h) when it stores the event.
-// Records the Controller keeps itself (event triggers) come as rows.
+// Records the Controller keeps itself (partition overrides, join tokens) come
+// as rows.
 struct RecordRow {
   std::string kind;
   std::string key;
@@ -157,8 +159,15 @@ struct StepChange {
   StepRecord step;
 };
 
-using RecordChange = std::variant<RecordRow, UsageChange, AssocUsageChange, BankChange,
-                                  NodeAdminChange, QosChange, AccountsChange, StepChange>;
+// An event trigger ("trigger", key its id); nullopt: cleared or spent.
+struct TriggerChange {
+  uint32_t id = 0;
+  std::optional<Trigger> trigger;
+};
+
+using RecordChange =
+    std::variant<RecordRow, UsageChange, AssocUsageChange, BankChange, NodeAdminChange, QosChange,
+                 AccountsChange, StepChange, TriggerChange>;
 
 // sdiag's job counters for one event, with Slurm's meanings (ctld/diag_stats.h);
 // counted by Lifecycle::TransitionJob, added up by the Controller once stored.

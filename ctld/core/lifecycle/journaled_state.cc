@@ -106,7 +106,7 @@ Effects JournaledState::Close(Effects effects) {
 bool JournaledState::Journal::Empty() const {
   return jobs.empty() && !nodes && !bb_pools && usage.empty() && bank_used.empty() &&
          assoc_usage.empty() && bb_busy.empty() && terminate_sent.empty() &&
-         reservations_taken.empty() && !qos && !accounts && steps.empty();
+         reservations_taken.empty() && !qos && !accounts && steps.empty() && !triggers;
 }
 
 void JournaledState::Confirm(uint64_t frame) {
@@ -163,6 +163,7 @@ void JournaledState::Restore(Journal& frame) {
   if (frame.qos) qos_ = std::move(*frame.qos);
   if (frame.accounts) accounts_ = std::move(*frame.accounts);
   for (auto& [key, before] : frame.steps) steps_.Restore(key, std::move(before));
+  if (frame.triggers) triggers_ = std::move(*frame.triggers);
 }
 
 // ---------------------------------------------------------------- journaled changes
@@ -231,6 +232,12 @@ AccountsTable& JournaledState::MutAccounts() {
   if (!frame.accounts) frame.accounts.emplace(accounts_);
   ++accounting_generation_;
   return accounts_;
+}
+
+TriggerTable& JournaledState::MutTriggers() {
+  Journal& frame = Open();
+  if (!frame.triggers) frame.triggers.emplace(triggers_);
+  return triggers_;
 }
 
 void JournaledState::ApplyStep(uint64_t job_id, const StepRecord& step) {

@@ -1,7 +1,8 @@
 // The lifecycle core's tables and their undo journal: the jobs, the nodes, the
 // burst-buffer pools, the fair-share usage and service-unit books, sacctmgr's
-// QOS and accounts tables, the running job steps, and the bookkeeping sets, each changed through a
-// method that keeps its before-image the first time it changes in a transaction. The rules that
+// QOS and accounts tables, the running job steps, strigger's event triggers
+// and the bookkeeping sets, each changed through a method that keeps its
+// before-image the first time it changes in a transaction. The rules that
 // decide what changes are Lifecycle's (lifecycle.h); this class only keeps the tables and knows how
 // to put them back.
 //
@@ -55,6 +56,7 @@
 #include "ctld/core/lifecycle/effects.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
+#include "ctld/core/triggers/trigger_table.h"
 
 namespace skiff::ctld {
 
@@ -98,6 +100,7 @@ class JournaledState {
   const AccountsTable& accounts() const { return accounts_; }
   // The running steps as their step managers reported them.
   const StepBook& steps() const { return steps_; }
+  const TriggerTable& triggers() const { return triggers_; }
   // Changes whenever the QOS or accounts tables change, rollbacks included:
   // the views derived from them are stale when it moved.
   uint64_t accounting_generation() const { return accounting_generation_; }
@@ -138,6 +141,8 @@ class JournaledState {
   // The whole table, journaled (both are small: sacctmgr's rows).
   QosTable& MutQos();
   AccountsTable& MutAccounts();
+  // The whole table, journaled (a few triggers; its last observation included).
+  TriggerTable& MutTriggers();
   // A step report, journaled by its key.
   void ApplyStep(uint64_t job_id, const StepRecord& step);
   // Removes the reservation of admitted jobs being inserted (a rollback puts
@@ -187,6 +192,7 @@ class JournaledState {
     assoc_usage_ = std::move(usage);
   }
   void LoadAccounting(QosTable qos, AccountsTable accounts);
+  void LoadTriggers(std::vector<Trigger> triggers) { triggers_.Load(std::move(triggers)); }
   // Forgets the steps of jobs not in `running_jobs` (their step manager's end
   // report never came): housekeeping, outside events.
   void RetainSteps(const std::set<uint64_t>& running_jobs) { steps_.Retain(running_jobs); }
@@ -213,6 +219,7 @@ class JournaledState {
     std::optional<QosTable> qos;
     std::optional<AccountsTable> accounts;
     std::map<std::string, std::optional<StepBook::Entry>> steps;  // by StepRecordKey
+    std::optional<TriggerTable> triggers;
     bool Empty() const;                                           // nothing to put back
   };
 
@@ -238,6 +245,7 @@ class JournaledState {
   QosTable qos_;
   AccountsTable accounts_;
   StepBook steps_;
+  TriggerTable triggers_;
   uint64_t accounting_generation_ = 0;
   // Frames in event order, oldest first; the newest may be open.
   std::deque<Journal> journal_;

@@ -41,12 +41,13 @@ struct Picture {
   std::vector<std::pair<std::string, uint64_t>> pools;  // name, allocated
   std::map<std::string, double> usage, assoc_usage, bank_used;
   std::vector<uint64_t> busy, terminate_sent, reservations;
+  std::vector<uint32_t> triggers;
 
   bool operator==(const Picture& o) const {
     return jobs == o.jobs && unfinished == o.unfinished && drained == o.drained &&
            pools == o.pools && usage == o.usage && assoc_usage == o.assoc_usage &&
            bank_used == o.bank_used && busy == o.busy && terminate_sent == o.terminate_sent &&
-           reservations == o.reservations;
+           reservations == o.reservations && triggers == o.triggers;
   }
 };
 
@@ -67,6 +68,7 @@ Picture Take(const JournaledState& state) {
     if (state.terminate_sent(id)) p.terminate_sent.push_back(id);
   }
   for (const auto& [first, r] : state.reservations()) p.reservations.push_back(first);
+  for (const auto& [id, t] : state.triggers().triggers()) p.triggers.push_back(id);
   return p;
 }
 
@@ -110,6 +112,10 @@ class JournaledStateTest : public ::testing::Test {
     state_.MutBankUsed("lab|alice") = 99;
     state_.MutBankUsed("lab|bob") = 1;
     state_.TakeReservation(7);
+    Trigger trigger;
+    trigger.id = 5;
+    trigger.program = "/bin/true";
+    state_.MutTriggers().Add(trigger);
   }
 
   SkiffConfig config_;

@@ -292,6 +292,26 @@ class Lifecycle {
   const AccountsTable& accounts() const { return state_.accounts(); }
   const StepBook& steps() const { return state_.steps(); }
 
+  // ---- event triggers (trigger_events.cc; strigger)
+  // --set: trigger_table.h's Prepare against the live nodes and jobs
+  // (`program_ok`: the caller may execute the program, checked outside); `id`
+  // gets the new trigger's.
+  absl::StatusOr<Effects> SetTrigger(const Caller& caller, const TriggerRequest& request,
+                                     const TriggerPolicy& policy, bool program_ok, int64_t now,
+                                     uint32_t* id);
+  // --clear: removes what the caller may (`removed`) with Slurm's answer, which
+  // may be an error beside removals (TriggerTable::PlanClear); fails with it
+  // when nothing was removed.
+  absl::StatusOr<Effects> ClearTriggers(const Caller& caller,
+                                        const TriggerTable::ClearFilter& filter, int64_t now,
+                                        std::vector<uint32_t>* removed, absl::Status* answer);
+  // The nodes and jobs observed against the triggers (housekeeping, every
+  // second): pulls what matched, fires what is due (RunTriggerIntent).
+  // `reconfigured`: scontrol reconfigure since the previous observation.
+  Effects ObserveTriggers(bool reconfigured, int64_t now);
+  void LoadTriggers(std::vector<Trigger> triggers) { state_.LoadTriggers(std::move(triggers)); }
+  const TriggerTable& triggers() const { return state_.triggers(); }
+
   // ---- reads
   const std::map<uint64_t, Job>& jobs() const { return state_.jobs(); }
   // sdiag's "Jobs pending" and "Jobs running" (configuring ones included, as
