@@ -28,8 +28,10 @@ AccountsSnapshot Controller::SnapshotAccounts() {
   snapshot.raw_usage = core_.AssocUsageAt(clock_.Now());
   snapshot.norm_shares = NormalizedShares(accounts);
   for (const auto& [key, balance] : core_.Balances()) {
-    snapshot.used_billing_mins[key] = balance.used;
-    snapshot.held_billing_mins[key] = balance.held;
+    snapshot.used_billing_mins[key] = balance.used.billing;
+    snapshot.held_billing_mins[key] = balance.held.billing;
+    snapshot.used_budget_mins[key] = balance.used;
+    snapshot.held_budget_mins[key] = balance.held;
   }
   std::map<std::string, std::string> parents;
   for (const Association& assoc : snapshot.assocs) {

@@ -104,15 +104,33 @@ absl::StatusOr<bool> ApplySetting(const std::string& key, const std::string& op,
       l->set_max_wall(*seconds < 0 ? -1 : *seconds);
     }
   } else if (Is(key, {"GrpTRESMins"})) {
-    // Service units: billing=N (the only TRES Skiff counts in minutes).
-    std::vector<std::string> parts = absl::StrSplit(value, '=');
-    int64_t n = 0;
-    if (value == "-1" || (parts.size() == 2 && Is(parts[0], {"billing"}) &&
-                          absl::SimpleAtoi(parts[1], &n) && n >= -1)) {
-      l->set_grp_billing_mins(value == "-1" ? -1 : n);
-    } else {
-      return Invalid(absl::StrCat(" Bad GrpTRESMins value: ", value,
-                                  " (Skiff counts service units as billing=N)"));
+    // Budgets in TRES-minutes: billing=N (service units), cpu, mem, node and
+    // gres/gpu; -1 clears one, or all of them alone.
+    if (value == "-1") {
+      l->set_grp_billing_mins(-1);
+      v1::Tres* t = l->mutable_grp_tres_mins();
+      t->set_cpu(-1);
+      t->set_mem_mb(-1);
+      t->set_node(-1);
+      t->set_gpu(-1);
+      return true;
+    }
+    std::vector<std::string> others;
+    for (const std::string& item : Items(value)) {
+      std::vector<std::string> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      if (parts.size() == 2 && Is(parts[0], {"billing"})) {
+        int64_t n = 0;
+        if (!absl::SimpleAtoi(parts[1], &n) || n < -1) {
+          return Invalid(absl::StrCat(" Bad GrpTRESMins value: ", value));
+        }
+        l->set_grp_billing_mins(n);
+      } else {
+        others.push_back(item);
+      }
+    }
+    if (!others.empty()) {
+      absl::Status s = SetTres(key, absl::StrJoin(others, ","), l->mutable_grp_tres_mins());
+      if (!s.ok()) return s;
     }
   } else if (Is(key, {"QOS", "QOSLevel"})) {
     for (const std::string& qos : Items(value)) r->add_qos(Lower(qos));
@@ -186,6 +204,20 @@ std::string TresText(const v1::Tres& t) {
   return FormatTres(limits);
 }
 
+// GrpTRESMins in Slurm's TRES order: cpu, mem, node, billing, gres/gpu.
+std::string GrpTresMinsText(const v1::AssocLimits& l) {
+  std::vector<std::string> parts;
+  const v1::Tres& t = l.grp_tres_mins();
+  v1::Tres before_billing = t;
+  before_billing.clear_gpu();
+  if (std::string text = TresText(before_billing); !text.empty()) parts.push_back(text);
+  if (l.has_grp_billing_mins() && l.grp_billing_mins() >= 0) {
+    parts.push_back(absl::StrCat("billing=", l.grp_billing_mins()));
+  }
+  if (t.has_gpu() && t.gpu() >= 0) parts.push_back(absl::StrCat("gres/gpu=", t.gpu()));
+  return absl::StrJoin(parts, ",");
+}
+
 std::string WallText(int64_t seconds) {
   // Slurm prints MaxWall in its time-limit form ("1-00:00:00", "02:00:00").
   return FormatTimeLimit(seconds);
@@ -234,9 +266,7 @@ std::string AssocValue(const std::string& key, const v1::AssocInfo& a,
   if (key == "grptres") return TresText(l.grp_tres());
   if (key == "maxtres" || key == "maxtresperjob") return TresText(l.max_tres_per_job());
   if (key == "maxwall") return l.has_max_wall() ? WallText(l.max_wall()) : "";
-  if (key == "grptresmins") {
-    return l.has_grp_billing_mins() ? absl::StrCat("billing=", l.grp_billing_mins()) : "";
-  }
+  if (key == "grptresmins") return GrpTresMinsText(l);
   if (key == "qos") return Effective(reply, a, false);
   if (key == "defaultqos" || key == "defqos") return Effective(reply, a, true);
   if (key == "id") return absl::StrCat(a.id());

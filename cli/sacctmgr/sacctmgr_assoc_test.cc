@@ -128,8 +128,18 @@ TEST(SacctmgrAssoc, AddAndModifyBuildTheRequest) {
                 .status()
                 .message(),
             " Unknown option: Bogus=1");
+  // Budgets in any TRES Skiff counts; billing beside them.
+  auto budget = ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount,
+                                  {"x", "GrpTRESMins=gres/gpu=600,billing=100,cpu=5"});
+  ASSERT_TRUE(budget.ok()) << budget.status();
+  EXPECT_EQ(budget->request.limits().grp_tres_mins().gpu(), 600);
+  EXPECT_EQ(budget->request.limits().grp_tres_mins().cpu(), 5);
+  EXPECT_EQ(budget->request.limits().grp_billing_mins(), 100);
   EXPECT_FALSE(
-      ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=cpu=5"})
+      ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=gres/fpga=5"})
+          .ok());
+  EXPECT_FALSE(
+      ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=billing=x"})
           .ok());
 }
 

@@ -28,6 +28,7 @@ enum class Column {
   kFairShare,
   kGrpTresMins,
   kGrpTresRaw,
+  kGrpTresLeft,
   kId,
   kLevelFs,
   kNormShares,
@@ -53,6 +54,7 @@ constexpr Field kFields[] = {
     {"FairShare", 10, Column::kFairShare},
     {"GrpTRESMins", 30, Column::kGrpTresMins},
     {"GrpTRESRaw", 30, Column::kGrpTresRaw},
+    {"GrpTRESLeft", 30, Column::kGrpTresLeft},  // Skiff's
     {"ID", 6, Column::kId},
     {"LevelFS", 10, Column::kLevelFs},
     {"NormShares", 11, Column::kNormShares},
@@ -102,8 +104,47 @@ std::string DefaultFormat(bool long_format) {
 
 std::string Double(double value) { return absl::StrFormat("%f", value); }
 
-std::string Billing(double minutes) {
-  return absl::StrCat("billing=", static_cast<int64_t>(std::floor(minutes)));
+// Budget amounts in Slurm's TRES order, whole minutes (what is left: never
+// below 0).
+std::string BudgetText(const std::map<std::string, double>& minutes) {
+  std::string out;
+  for (const char* name : {"cpu", "mem", "node", "billing", "gres/gpu"}) {
+    auto it = minutes.find(name);
+    if (it == minutes.end()) continue;
+    absl::StrAppend(&out, out.empty() ? "" : ",", name, "=",
+                    static_cast<int64_t>(std::floor(std::max(0.0, it->second))));
+  }
+  return out;
+}
+
+// An account's GrpTRESMins by TRES name, and what is left of each.
+void FillBudget(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc, ShareRow& row) {
+  const v1::AssocLimits& l = assoc.limits();
+  if (l.has_grp_billing_mins() && l.grp_billing_mins() >= 0) {
+    row.grp_tres_mins["billing"] = static_cast<double>(l.grp_billing_mins());
+  }
+  const v1::Tres& t = l.grp_tres_mins();
+  if (t.has_cpu() && t.cpu() >= 0) row.grp_tres_mins["cpu"] = static_cast<double>(t.cpu());
+  if (t.has_mem_mb() && t.mem_mb() >= 0) row.grp_tres_mins["mem"] = static_cast<double>(t.mem_mb());
+  if (t.has_node() && t.node() >= 0) row.grp_tres_mins["node"] = static_cast<double>(t.node());
+  if (t.has_gpu() && t.gpu() >= 0) row.grp_tres_mins["gres/gpu"] = static_cast<double>(t.gpu());
+  v1::BudgetMinutes used, held;
+  if (auto it = reply.used_budget_mins().find(assoc.account());
+      it != reply.used_budget_mins().end()) {
+    used = it->second;
+  }
+  if (auto it = reply.held_budget_mins().find(assoc.account());
+      it != reply.held_budget_mins().end()) {
+    held = it->second;
+  }
+  auto taken = [&](const std::string& name) {
+    if (name == "billing") return used.billing() + held.billing();
+    if (name == "cpu") return used.cpu() + held.cpu();
+    if (name == "mem") return used.mem() + held.mem();
+    if (name == "node") return used.node() + held.node();
+    return used.gpu() + held.gpu();
+  };
+  for (const auto& [name, limit] : row.grp_tres_mins) row.grp_tres_left[name] = limit - taken(name);
 }
 
 // Every TRES as Slurm's sshare prints GrpTRESRaw and TRESRunMins (its
@@ -139,7 +180,9 @@ std::string Cell(const ShareRow& row, Column column, const std::string& cluster)
     case Column::kFairShare:
       return Double(row.fairshare);
     case Column::kGrpTresMins:
-      return row.grp_billing_mins >= 0 ? Billing(row.grp_billing_mins) : "";
+      return BudgetText(row.grp_tres_mins);
+    case Column::kGrpTresLeft:
+      return BudgetText(row.grp_tres_left);
     case Column::kGrpTresRaw:
       return TresMinutes(row.used_tres_mins, row.used_billing_mins);
     case Column::kId:
@@ -213,8 +256,7 @@ std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
       auto parent = account_depth.find(assoc.parent_account());
       row.depth = parent == account_depth.end() ? 0 : parent->second + 1;
       account_depth[assoc.account()] = row.depth;
-      row.grp_billing_mins =
-          assoc.limits().has_grp_billing_mins() ? assoc.limits().grp_billing_mins() : -1;
+      FillBudget(reply, assoc, row);
       row.used_billing_mins = Lookup(reply.used_billing_mins(), assoc.account());
       row.held_billing_mins = Lookup(reply.held_billing_mins(), assoc.account());
       row.run_tres_mins = RunMinutes(reply, assoc.account());

@@ -4,8 +4,10 @@
 // factor. Skiff computes Slurm's classic factor, 2^(-EffectvUsage/NormShares)
 // (PriorityFlags without FAIR_TREE), for account and user lines alike.
 //
-// Service units show in the long listing: GrpTRESMins is the account's
-// GrpTRESMins=billing allocation. GrpTRESRaw and TRESRunMins list every TRES
+// Budgets show in the long listing: GrpTRESMins is the account's
+// GrpTRESMins (billing, cpu, mem, node, gres/gpu). Beyond Slurm, -o
+// GrpTRESLeft shows what is left of each: the limit less what ended runs used
+// and what the jobs not yet ended may still use. GrpTRESRaw and TRESRunMins list every TRES
 // as Slurm's sshare does (cpu, mem, energy, node, billing, fs/disk, vmem,
 // pages, gres/gpu, then typed GPUs), in TRES-minutes: GrpTRESRaw what the
 // ended runs used (billing: the billing-minutes charged), TRESRunMins what the
@@ -49,7 +51,11 @@ struct ShareRow {
   double norm_usage = 0;  // over the root's
   double effective_usage = 0;
   double fairshare = 0;
-  double grp_billing_mins = -1;  // -1 = none
+  // GrpTRESMins by TRES name (billing, cpu, mem, node, gres/gpu); only those set.
+  std::map<std::string, double> grp_tres_mins;
+  // What is left of them: the limit less what ended runs used and what the
+  // jobs not yet ended hold (Skiff's GrpTRESLeft), by the same names.
+  std::map<std::string, double> grp_tres_left;
   double used_billing_mins = 0;
   double held_billing_mins = 0;
   std::map<std::string, double> used_tres_mins;  // by TRES name, billing aside

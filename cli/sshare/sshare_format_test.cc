@@ -62,6 +62,37 @@ TEST(Sshare, UsageIsNormalizedOverTheRootAndPulledTowardTheParent) {
   EXPECT_DOUBLE_EQ(rows[1].effective_usage, 0.5);
 }
 
+// A GPU-minutes budget beside service units: GrpTRESMins lists both in
+// Slurm's TRES order, GrpTRESLeft what ended runs and live jobs left of them.
+TEST(Sshare, BudgetsShowTheirLimitsAndWhatIsLeft) {
+  v1::GetAccountsReply reply = Lab();
+  reply.mutable_assocs(2)->mutable_limits()->mutable_grp_tres_mins()->set_gpu(600);
+  v1::BudgetMinutes used;
+  used.set_billing(66.7);
+  used.set_gpu(450.5);
+  (*reply.mutable_used_budget_mins())["research"] = used;
+  v1::BudgetMinutes held;
+  held.set_billing(30);
+  held.set_gpu(120);
+  (*reply.mutable_held_budget_mins())["research"] = held;
+  SshareOptions options;
+  options.all_users = true;
+  options.parsable2 = true;
+  options.no_header = true;
+  options.format = "Account,User,GrpTRESMins,GrpTRESLeft";
+  absl::StatusOr<std::string> out = FormatSshare(reply, options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NE(out->find(" research||billing=100,gres/gpu=600|billing=3,gres/gpu=29\n"),
+            std::string::npos)
+      << *out;
+  // Overdrawn cannot happen, but rounding never shows a negative.
+  used.set_gpu(700);
+  (*reply.mutable_used_budget_mins())["research"] = used;
+  out = FormatSshare(reply, options);
+  ASSERT_TRUE(out.ok());
+  EXPECT_NE(out->find("|billing=3,gres/gpu=0\n"), std::string::npos) << *out;
+}
+
 TEST(Sshare, DefaultTableShowsTheTreeAndOnlyTheCallersUserLines) {
   SshareOptions options;
   options.caller = "alice";

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "ctld/core/budget.h"
 #include "ctld/core/job.h"
 
 namespace skiff::ctld {
@@ -62,9 +63,9 @@ struct AccountAssoc {
   int64_t grp_jobs = kNoAssocLimit;
   int64_t grp_submit_jobs = kNoAssocLimit;
   AssocTres grp_tres;
-  // GrpTRESMins=billing=N: service units (billing-minutes) the subtree may use
-  // in all, ended runs plus what running (and, with `safe`, pending) jobs hold.
-  double grp_billing_mins = kNoAssocLimit;
+  // GrpTRESMins: TRES-minutes the subtree may use in all (budget.h), ended
+  // runs plus what running (and, with `safe`, pending) jobs hold.
+  TresMinutes grp_tres_mins = kNoBudget;
 };
 
 struct AccountPolicy {

@@ -428,6 +428,7 @@ v1::AssocLimits AssocLimitsToProto(const AssocLimits& limits) {
     *out.mutable_max_tres_per_job() = TresToProto(*limits.max_tres_per_job);
   if (limits.max_wall) out.set_max_wall(*limits.max_wall);
   if (limits.grp_billing_mins) out.set_grp_billing_mins(*limits.grp_billing_mins);
+  if (limits.grp_tres_mins) *out.mutable_grp_tres_mins() = TresToProto(*limits.grp_tres_mins);
   return out;
 }
 
@@ -443,6 +444,7 @@ AssocLimits AssocLimitsFromProto(const v1::AssocLimits& limits) {
     out.max_tres_per_job = TresFromProto(limits.max_tres_per_job());
   if (limits.has_max_wall()) out.max_wall = limits.max_wall();
   if (limits.has_grp_billing_mins()) out.grp_billing_mins = limits.grp_billing_mins();
+  if (limits.has_grp_tres_mins()) out.grp_tres_mins = TresFromProto(limits.grp_tres_mins());
   return out;
 }
 
@@ -542,6 +544,21 @@ v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
                                           snapshot.used_billing_mins.end());
   out.mutable_held_billing_mins()->insert(snapshot.held_billing_mins.begin(),
                                           snapshot.held_billing_mins.end());
+  auto budget = [](const TresMinutes& minutes) {
+    v1::BudgetMinutes out;
+    out.set_billing(minutes.billing);
+    out.set_cpu(minutes.cpu);
+    out.set_mem(minutes.mem);
+    out.set_node(minutes.node);
+    out.set_gpu(minutes.gpu);
+    return out;
+  };
+  for (const auto& [key, minutes] : snapshot.used_budget_mins) {
+    (*out.mutable_used_budget_mins())[key] = budget(minutes);
+  }
+  for (const auto& [key, minutes] : snapshot.held_budget_mins) {
+    (*out.mutable_held_budget_mins())[key] = budget(minutes);
+  }
   out.mutable_raw_usage()->insert(snapshot.raw_usage.begin(), snapshot.raw_usage.end());
   out.mutable_norm_shares()->insert(snapshot.norm_shares.begin(), snapshot.norm_shares.end());
   for (const auto& [key, in_use] : snapshot.assoc_in_use) {

@@ -345,6 +345,7 @@ v1::AssocInfo FullAssocInfo() {
   l->mutable_max_tres_per_job()->set_gpu(2);
   l->set_max_wall(7200);
   l->set_grp_billing_mins(5000);
+  l->mutable_grp_tres_mins()->set_gpu(600);
   info.add_qos("low");
   info.add_qos("normal");
   info.set_default_qos("normal");
@@ -389,6 +390,7 @@ TEST(AcctConvert, AccountsUsersAndAssociationsRoundTripByteForByte) {
             (TresSpec{std::nullopt, std::nullopt, std::nullopt, 2}));
   EXPECT_EQ(assoc.limits->max_wall, 7200);
   EXPECT_EQ(assoc.limits->grp_billing_mins, 5000);
+  EXPECT_EQ(assoc.limits->grp_tres_mins, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 600}));
   EXPECT_EQ(assoc.qos, (std::vector<std::string>{"low", "normal"}));
   EXPECT_EQ(assoc.default_qos, "normal");
   EXPECT_EQ(AssocToProto(assoc).SerializeAsString(), info.SerializeAsString());
@@ -520,6 +522,8 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   snapshot.assocs = AssocsDepthFirst(table);
   snapshot.used_billing_mins = {{"research", 1.5}};
   snapshot.held_billing_mins = {{"research|alice", 2.5}};
+  snapshot.used_budget_mins = {{"research", TresMinutes{1.5, 0, 0, 0, 6}}};
+  snapshot.held_budget_mins = {{"research|alice", TresMinutes{2.5, 0, 0, 0, 7}}};
   snapshot.raw_usage = {{"research|alice", 3.5}};
   snapshot.used_tres_mins = {{"research|alice", {{"gres/gpu", 4.5}}}};
   snapshot.norm_shares = NormalizedShares(table);
@@ -542,6 +546,9 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   EXPECT_EQ(reply.users(0).name(), "alice");
   EXPECT_EQ(reply.used_billing_mins().at("research"), 1.5);
   EXPECT_EQ(reply.held_billing_mins().at("research|alice"), 2.5);
+  EXPECT_EQ(reply.used_budget_mins().at("research").gpu(), 6);
+  EXPECT_EQ(reply.held_budget_mins().at("research|alice").gpu(), 7);
+  EXPECT_EQ(reply.held_budget_mins().at("research|alice").billing(), 2.5);
   EXPECT_EQ(reply.raw_usage().at("research|alice"), 3.5);
   EXPECT_EQ(reply.used_tres_mins().at("research|alice").amounts().at("gres/gpu"), 4.5);
   EXPECT_DOUBLE_EQ(reply.norm_shares().at("research||"), 0.5);
@@ -609,12 +616,13 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
   EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
   EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 9);
+  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 10);
   EXPECT_EQ(v1::AssocInfo::descriptor()->field_count(), 8);
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
   EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 11);
+  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 13);
+  EXPECT_EQ(v1::BudgetMinutes::descriptor()->field_count(), 5);
   EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
   EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);
 }

@@ -160,14 +160,43 @@ std::optional<UserUsageRecord> DecodeAssocUsage(const std::string& blob) {
   return usage;
 }
 
-std::string EncodeBank(double used_billing_minutes) {
-  return absl::StrFormat("%.6f", used_billing_minutes);
+std::string EncodeBank(const TresMinutes& used) {
+  // Billing alone keeps the form records had before the other TRES (a bare
+  // number), so an older ctld still reads them.
+  if (used.cpu == 0 && used.mem == 0 && used.node == 0 && used.gpu == 0) {
+    return absl::StrFormat("%.6f", used.billing);
+  }
+  std::string out;
+  for (BudgetTres tres : kBudgetTres) {
+    if (!out.empty()) out += ",";
+    absl::StrAppendFormat(&out, "%s=%.6f", BudgetTresName(tres), used[tres]);
+  }
+  return out;
 }
 
-absl::StatusOr<double> DecodeBank(const std::string& key, const std::string& blob) {
-  double used = 0;
-  if (!absl::SimpleAtod(blob, &used)) {
+absl::StatusOr<TresMinutes> DecodeBank(const std::string& key, const std::string& blob) {
+  auto bad = [&] {
     return absl::DataLossError(absl::StrCat("bank record '", key, "' does not parse: ", blob));
+  };
+  TresMinutes used;
+  if (blob.find('=') == std::string::npos) {
+    if (!absl::SimpleAtod(blob, &used.billing)) return bad();
+    return used;
+  }
+  for (absl::string_view item : absl::StrSplit(blob, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == absl::string_view::npos) return bad();
+    const absl::string_view name = item.substr(0, eq);
+    double value = 0;
+    if (!absl::SimpleAtod(item.substr(eq + 1), &value)) return bad();
+    bool known = false;
+    for (BudgetTres tres : kBudgetTres) {
+      if (name == BudgetTresName(tres)) {
+        used[tres] = value;
+        known = true;
+      }
+    }
+    if (!known) return bad();
   }
   return used;
 }
@@ -265,7 +294,7 @@ absl::StatusOr<StoredRecords> LoadStoredRecords(JobStore& store) {
   absl::StatusOr<std::map<std::string, std::string>> bank = load(kBankKind);
   if (!bank.ok()) return bank.status();
   for (const auto& [key, blob] : *bank) {
-    absl::StatusOr<double> used = DecodeBank(key, blob);
+    absl::StatusOr<TresMinutes> used = DecodeBank(key, blob);
     if (!used.ok()) return used.status();
     out.bank[key] = *used;
   }

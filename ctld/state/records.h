@@ -75,8 +75,10 @@ std::optional<UserUsageRecord> DecodeUsage(const std::string& blob);
 std::string EncodeAssocUsage(const UserUsageRecord& usage);
 std::optional<UserUsageRecord> DecodeAssocUsage(const std::string& blob);
 // Service units: a row that does not parse is DataLoss (money is never guessed).
-std::string EncodeBank(double used_billing_minutes);
-absl::StatusOr<double> DecodeBank(const std::string& key, const std::string& blob);
+// "billing=B,cpu=C,mem=M,node=N,gres/gpu=G"; billing alone as a bare number,
+// the form of records written before the other TRES.
+std::string EncodeBank(const TresMinutes& used);
+absl::StatusOr<TresMinutes> DecodeBank(const std::string& key, const std::string& blob);
 // DataLoss names the node.
 std::string EncodeNodeAdmin(const NodeAdminState& state);
 absl::StatusOr<NodeAdminState> DecodeNodeAdmin(const std::string& node, const std::string& blob);
@@ -90,7 +92,7 @@ struct StoredRecords {
   AccountsTable accounts;
   std::map<std::string, UserUsageRecord> usage;        // by user
   std::map<std::string, UserUsageRecord> assoc_usage;  // by "account|user"
-  std::map<std::string, double> bank;                  // by "account|user"
+  std::map<std::string, TresMinutes> bank;             // by "account|user"
   std::map<std::string, NodeAdminState> node_admin;    // by node
   std::vector<Trigger> triggers;
 };

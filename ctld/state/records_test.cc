@@ -318,9 +318,9 @@ TEST(Records, UsageBankAndNodeAdminRowsAreTheTextAlwaysStored) {
   usage.usage = 1234.5;
   usage.as_of = 1700000000;
   usage.shares = 2;
-  const std::vector<RecordRow> rows =
-      EncodeRecords({UsageChange{"alice", usage}, AssocUsageChange{"lab|alice", usage},
-                     BankChange{"lab|alice", 12.25}, NodeAdminChange{"n1", NodeAdminState{}}});
+  const std::vector<RecordRow> rows = EncodeRecords(
+      {UsageChange{"alice", usage}, AssocUsageChange{"lab|alice", usage},
+       BankChange{"lab|alice", TresMinutes{12.25}}, NodeAdminChange{"n1", NodeAdminState{}}});
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0], (RecordRow{"usage", "alice", "1234.5 1700000000 2"}));
   EXPECT_EQ(rows[1], (RecordRow{"assoc_usage", "lab|alice", "1234.5 1700000000"}));
@@ -328,7 +328,20 @@ TEST(Records, UsageBankAndNodeAdminRowsAreTheTextAlwaysStored) {
   EXPECT_EQ(rows[3], (RecordRow{"node_admin", "n1", ""}));  // nothing decided: deleted
   EXPECT_EQ(DecodeUsage(rows[0].blob)->shares, 2);
   EXPECT_EQ(DecodeAssocUsage(rows[1].blob)->as_of, 1700000000);
-  EXPECT_EQ(*DecodeBank("lab|alice", rows[2].blob), 12.25);
+  EXPECT_EQ(DecodeBank("lab|alice", rows[2].blob)->billing, 12.25);
+}
+
+// Other TRES than billing: every budget TRES by name; the bare number of
+// older records stays billing.
+TEST(Records, BankRowsCarryEveryBudgetTres) {
+  const TresMinutes used{12.5, 60, 1024, 1, 3};
+  const std::string blob = EncodeBank(used);
+  EXPECT_EQ(blob,
+            "billing=12.500000,cpu=60.000000,mem=1024.000000,node=1.000000,gres/gpu=3.000000");
+  EXPECT_EQ(*DecodeBank("lab|alice", blob), used);
+  EXPECT_EQ(*DecodeBank("lab|alice", "7.000000"), TresMinutes{7});
+  EXPECT_FALSE(DecodeBank("lab|alice", "billing=1,watts=2").ok());
+  EXPECT_FALSE(DecodeBank("lab|alice", "gres/gpu=x").ok());
 }
 
 TEST(Records, UsageRowsThatDoNotParseAreDroppedBankRowsAreRefused) {

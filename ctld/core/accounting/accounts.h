@@ -53,6 +53,9 @@ struct AssocLimits {
   // GrpTRESMins=billing=N: service units (billing TRES-minutes) the subtree
   // may use in all.
   std::optional<int64_t> grp_billing_mins;
+  // GrpTRESMins=cpu=N,mem=N,node=N,gres/gpu=N: TRES-minutes (mem in
+  // MB-minutes) the subtree may use in all (ctld/core/budget.h).
+  std::optional<TresSpec> grp_tres_mins;
   // grp_tres and max_tres_per_job are optional as a whole too: once a GrpTRES=
   // or MaxTRES= was given they stay set, even with every TRES cleared, as the
   // stored rows have always kept them (records.h stores them byte for byte).

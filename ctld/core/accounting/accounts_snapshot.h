@@ -12,6 +12,7 @@
 
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/jobs_in_use.h"
+#include "ctld/core/budget.h"
 
 namespace skiff::ctld {
 
@@ -25,6 +26,9 @@ struct AccountsSnapshot {
   // "account|user" (that user's own jobs in it).
   std::map<std::string, double> used_billing_mins;
   std::map<std::string, double> held_billing_mins;
+  // The same for every budget TRES (GrpTRESMins, ctld/core/budget.h).
+  std::map<std::string, TresMinutes> used_budget_mins;
+  std::map<std::string, TresMinutes> held_budget_mins;
   // sshare's RawUsage, decayed to now, by "account|user".
   std::map<std::string, double> raw_usage;
   // sshare's GrpTRESRaw: TRES-minutes of ended runs per TRES name, by

@@ -77,7 +77,15 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
       const AssocLimits& l = LimitsOf(assoc);
       if (l.grp_jobs) account.grp_jobs = *l.grp_jobs;
       if (l.grp_submit_jobs) account.grp_submit_jobs = *l.grp_submit_jobs;
-      if (l.grp_billing_mins) account.grp_billing_mins = static_cast<double>(*l.grp_billing_mins);
+      if (l.grp_billing_mins)
+        account.grp_tres_mins.billing = static_cast<double>(*l.grp_billing_mins);
+      if (l.grp_tres_mins) {
+        const TresSpec& mins = *l.grp_tres_mins;
+        if (mins.cpu) account.grp_tres_mins.cpu = static_cast<double>(*mins.cpu);
+        if (mins.mem_mb) account.grp_tres_mins.mem = static_cast<double>(*mins.mem_mb);
+        if (mins.node) account.grp_tres_mins.node = static_cast<double>(*mins.node);
+        if (mins.gpu) account.grp_tres_mins.gpu = static_cast<double>(*mins.gpu);
+      }
       account.grp_tres = tres(l.grp_tres);
       policy.accounts[assoc.account] = account;
       continue;

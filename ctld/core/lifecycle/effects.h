@@ -134,10 +134,10 @@ struct AssocUsageChange {
   std::string key;
   UserUsageRecord usage;
 };
-// Service units used by ended runs ("bank", key "account|user"), billing-minutes.
+// What ended runs used of the budgets ("bank", key "account|user").
 struct BankChange {
   std::string key;
-  double used = 0;
+  TresMinutes used;
 };
 // A node's drain, fail or admin DOWN ("node_admin"); empty: the record goes.
 struct NodeAdminChange {

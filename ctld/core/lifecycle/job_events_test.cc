@@ -355,7 +355,7 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   policy.enforce = *ParseEnforcement("associations,limits,safe");
   policy.accounts["root"] = AccountAssoc{};
   policy.accounts["grant"].parent = "root";
-  policy.accounts["grant"].grp_billing_mins = 10;
+  policy.accounts["grant"].grp_tres_mins.billing = 10;
   UserAssoc alice;
   alice.account = "grant";
   alice.user = "alice";
@@ -367,8 +367,8 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   SubmitRequest request = Request();  // 1 CPU: billing 1
   request.time_limit = 300;
   const uint64_t id = Submit(request);
-  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)), 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held, 7.5);
+  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).billing, 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held.billing, 7.5);
   // A second one could overdraw the 10 minutes once both ran their tails.
   const absl::StatusOr<Admitted> second = core_->Admit(request, now_);
   EXPECT_FALSE(second.ok());
@@ -392,13 +392,13 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   Store(
       core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, SIGKILL, ""}, start + 450));
   EXPECT_EQ(StateOf(id), JobState::kTimeout);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used, 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held, 0);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used.billing, 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held.billing, 0);
   EXPECT_DOUBLE_EQ(core_->AssocUsageAt(start + 450).at("grant|alice"), 450);
   EXPECT_EQ(core_->Find(id)->end_time - core_->Find(id)->start_time, 450);
 
   // Heard of late (a ctld restart): charged no more than was reserved.
-  policy.accounts["grant"].grp_billing_mins = 20;
+  policy.accounts["grant"].grp_tres_mins.billing = 20;
   core_->SetAccountPolicyForTest(policy);
   const uint64_t late = Submit(request);
   Drive(Schedule());
@@ -406,8 +406,60 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   const int64_t late_start = core_->Find(late)->start_time;
   Store(core_->JobComplete(core_->Find(late)->nodes.front(), {late, true, 0, SIGKILL, ""},
                            late_start + 900));
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used, 15);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used.billing, 15);
   EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at("grant|alice"), 900);
+}
+
+// GrpTRESMins=gres/gpu=N: a budget in GPU-minutes, held at a job's most and
+// charged what its run used, with its own reason; CPU-only jobs are not held
+// against it.
+TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
+  for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
+  config_.kill_wait = 0;
+  Reset();
+  AccountPolicy policy;
+  policy.enforce = *ParseEnforcement("associations,limits,safe");
+  policy.accounts["root"] = AccountAssoc{};
+  policy.accounts["lab"].parent = "root";
+  policy.accounts["lab"].grp_tres_mins.gpu = 30;  // half a GPU-hour
+  UserAssoc alice;
+  alice.account = "lab";
+  alice.user = "alice";
+  alice.qos = {"normal"};
+  policy.users = {alice};
+  policy.default_account["alice"] = "lab";
+  core_->SetAccountPolicyForTest(policy);
+
+  SubmitRequest two_gpus = Request();
+  two_gpus.gres = {"gpu:2"};
+  two_gpus.time_limit = 600;  // may use 2 x 10 = 20 GPU-minutes
+  const uint64_t id = Submit(two_gpus);
+  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).gpu, 20);
+  // A second would hold 40 of 30.
+  const absl::StatusOr<Admitted> second = core_->Admit(two_gpus, now_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(
+                "AssocGrpGRESMinutes: account lab has 10.0 of 30.0 GPU-minutes left"),
+            std::string::npos)
+      << second.status();
+  // Without GPUs a job costs the budget nothing.
+  SubmitRequest cpu_only = Request();
+  cpu_only.time_limit = 600;
+  absl::StatusOr<Admitted> cpu = core_->Admit(cpu_only, now_);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  core_->ReleaseReservation(cpu->first_id);
+
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning) << core_->Find(id)->reason;
+  const int64_t start = core_->Find(id)->start_time;
+  // It ran 90 s on 2 GPUs: 3 GPU-minutes (0.05 GPU-hours) charged.
+  Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, start + 90));
+  EXPECT_DOUBLE_EQ(core_->Balances().at("lab").used.gpu, 3);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("lab").held.gpu, 0);
+  EXPECT_DOUBLE_EQ(core_->Balances().at("lab|alice").used.gpu, 3);
+  // 27 left: one more 20-minute job fits, a second pends (the scheduler's
+  // check) or is refused (admission's).
+  EXPECT_TRUE(core_->Admit(two_gpus, now_).ok());
 }
 
 }  // namespace

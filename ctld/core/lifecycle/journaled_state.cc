@@ -216,7 +216,7 @@ UserUsageRecord& JournaledState::MutAssocUsage(const std::string& key) {
   return MutEntry(assoc_usage_, Open().assoc_usage, key);
 }
 
-double& JournaledState::MutBankUsed(const std::string& key) {
+TresMinutes& JournaledState::MutBankUsed(const std::string& key) {
   return MutEntry(bank_used_, Open().bank_used, key);
 }
 

@@ -51,6 +51,7 @@
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/qos.h"
 #include "ctld/core/accounting/step_book.h"
+#include "ctld/core/budget.h"
 #include "ctld/core/burst_buffer/pools.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/effects.h"
@@ -69,7 +70,7 @@ struct AdmissionReservation {
   size_t count = 0;
   std::string account;  // for the association limits
   std::string user_name;
-  double cost = 0;  // the tasks' maximum cost in billing-minutes (service units)
+  TresMinutes cost;  // the tasks' most, in TRES-minutes (GrpTRESMins budgets)
 };
 
 class JournaledState {
@@ -86,8 +87,9 @@ class JournaledState {
   const BbPoolTable& bb_pools() const { return bb_pools_; }
   // Fair-share usage by user (sshare's RawUsage, priority/multifactor).
   const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
-  // Service units used by ended runs, "account|user" -> billing-minutes.
-  const std::map<std::string, double>& bank_used() const { return bank_used_; }
+  // What ended runs used of the GrpTRESMins budgets, "account|user" ->
+  // TRES-minutes (billing-minutes are the service units).
+  const std::map<std::string, TresMinutes>& bank_used() const { return bank_used_; }
   // Fair-share usage per association, "account|user" -> billing-seconds.
   const std::map<std::string, UserUsageRecord>& assoc_usage() const { return assoc_usage_; }
   // Jobs with a burst-buffer stage in flight.
@@ -137,7 +139,7 @@ class JournaledState {
   // The record, created empty when missing.
   UserUsageRecord& MutUsage(const std::string& user);
   UserUsageRecord& MutAssocUsage(const std::string& key);
-  double& MutBankUsed(const std::string& key);
+  TresMinutes& MutBankUsed(const std::string& key);
   // The whole table, journaled (both are small: sacctmgr's rows).
   QosTable& MutQos();
   AccountsTable& MutAccounts();
@@ -187,7 +189,7 @@ class JournaledState {
   // Recovery, before any event.
   Job& Install(Job job);
   void LoadUsage(std::map<std::string, UserUsageRecord> usage) { usage_ = std::move(usage); }
-  void LoadBank(std::map<std::string, double> used) { bank_used_ = std::move(used); }
+  void LoadBank(std::map<std::string, TresMinutes> used) { bank_used_ = std::move(used); }
   void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {
     assoc_usage_ = std::move(usage);
   }
@@ -211,7 +213,7 @@ class JournaledState {
     std::optional<NodeTable> nodes;
     std::optional<BbPoolTable> bb_pools;
     std::map<std::string, std::optional<UserUsageRecord>> usage;
-    std::map<std::string, std::optional<double>> bank_used;
+    std::map<std::string, std::optional<TresMinutes>> bank_used;
     std::map<std::string, std::optional<UserUsageRecord>> assoc_usage;
     std::map<uint64_t, bool> bb_busy;         // membership before
     std::map<uint64_t, bool> terminate_sent;  // membership before
@@ -237,7 +239,7 @@ class JournaledState {
   NodeTable nodes_;
   BbPoolTable bb_pools_;
   std::map<std::string, UserUsageRecord> usage_;
-  std::map<std::string, double> bank_used_;
+  std::map<std::string, TresMinutes> bank_used_;
   std::map<std::string, UserUsageRecord> assoc_usage_;
   std::set<uint64_t> bb_busy_;
   std::set<uint64_t> terminate_sent_;

@@ -62,7 +62,7 @@ Picture Take(const JournaledState& state) {
     p.pools.push_back({pool.name, pool.allocated});
   for (const auto& [k, v] : state.usage()) p.usage[k] = v.usage;
   for (const auto& [k, v] : state.assoc_usage()) p.assoc_usage[k] = v.usage;
-  p.bank_used = state.bank_used();
+  for (const auto& [k, v] : state.bank_used()) p.bank_used[k] = v.billing + v.gpu;
   for (uint64_t id : {1, 2, 3, 7}) {
     if (state.bb_busy(id)) p.busy.push_back(id);
     if (state.terminate_sent(id)) p.terminate_sent.push_back(id);
@@ -80,7 +80,7 @@ class JournaledStateTest : public ::testing::Test {
     state_.UnjournaledPools().Update({{"fast", 1, 1000}});
     state_.LoadUsage({{"alice", {5.0, 100, 1.0}}});
     state_.LoadAssocUsage({{"lab|alice", {5.0, 100, 0}}});
-    state_.LoadBank({{"lab|alice", 12.0}});
+    state_.LoadBank({{"lab|alice", TresMinutes{12.0, 0, 0, 0, 3.0}}});
     AdmissionReservation reservation;
     reservation.count = 1;
     state_.Reserve(7, reservation);
@@ -109,8 +109,8 @@ class JournaledStateTest : public ::testing::Test {
     state_.MutUsage("alice").usage = 50;
     state_.MutUsage("bob").usage = 1;  // new: a rollback removes it
     state_.MutAssocUsage("lab|alice").usage = 50;
-    state_.MutBankUsed("lab|alice") = 99;
-    state_.MutBankUsed("lab|bob") = 1;
+    state_.MutBankUsed("lab|alice").gpu = 99;
+    state_.MutBankUsed("lab|bob").billing = 1;
     state_.TakeReservation(7);
     Trigger trigger;
     trigger.id = 5;

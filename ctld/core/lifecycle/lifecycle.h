@@ -105,9 +105,9 @@ class Lifecycle {
   // ones), the id counter and the usage records.
   void Load(std::vector<Job> jobs, uint64_t max_stored_id,
             std::map<std::string, UserUsageRecord> usage);
-  // Service units used by ended runs, "account|user" -> billing-minutes (the
+  // What ended runs used of the budgets, "account|user" -> TRES-minutes (the
   // stored "bank" records). Call with Load.
-  void LoadBank(std::map<std::string, double> used) { state_.LoadBank(std::move(used)); }
+  void LoadBank(std::map<std::string, TresMinutes> used) { state_.LoadBank(std::move(used)); }
   // Stored node drains and admin DOWNs (kNodeAdminKind records), at start.
   void LoadNodeAdmin(const std::map<std::string, NodeAdminState>& states) {
     for (const auto& [name, admin] : states)
@@ -128,24 +128,35 @@ class Lifecycle {
   // TRESBillingWeights): what it holds when allocated, else what it asked for,
   // whole nodes on an exclusive partition or with --exclusive.
   double JobBilling(const Job& job) const;
+  // What the job holds (allocated) or may hold at most (pending), as
+  // JobBilling counts it.
+  struct HeldTres {
+    int64_t cpus = 0;
+    uint64_t mem_mb = 0;
+    int64_t nodes = 0;
+    int64_t gpus = 0;
+  };
+  HeldTres JobHeldTres(const Job& job) const;
+  // What holding that for `seconds` costs, per budget TRES.
+  TresMinutes JobMinutes(const Job& job, int64_t seconds) const;
   // What an allocated job holds per TRES (Job::alloc_tres): its CPUs, memory,
   // nodes, JobBilling, and its GPUs by their nodes' configured type.
   TresCounts RunTresOf(const Job& job) const;
   // The most a run of the job may last (run_charge.h): its time limit, the
   // OverTimeLimit grace and KillWait; kUnlimited without a time limit.
   int64_t MaxRun(const Job& job) const;
-  // The most a run of the job may cost: billing x MaxRun (infinite without a
-  // time limit). What admission (`safe`) and the scheduler reserve.
-  double MaxCost(const Job& job) const;
+  // The most a run of the job may cost: JobMinutes over MaxRun (infinite
+  // without a time limit). What admission (`safe`) and the scheduler reserve.
+  TresMinutes MaxCost(const Job& job) const;
   struct Balance {
-    double limit = -1;  // GrpTRESMins=billing; -1 = none
-    double used = 0;    // ended runs of the subtree
-    double held = 0;    // the maximum cost of the subtree's jobs not yet ended
+    TresMinutes limit = kNoBudget;  // GrpTRESMins; negative = none
+    TresMinutes used;               // ended runs of the subtree
+    TresMinutes held;               // the most the subtree's jobs not yet ended may use
   };
   // Per account (its subtree) and per "account|user" (its own jobs). The jobs
   // in `leaving` (an update's jobs, before it) hold nothing.
   std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
-  const std::map<std::string, double>& bank_used() const { return state_.bank_used(); }
+  const std::map<std::string, TresMinutes>& bank_used() const { return state_.bank_used(); }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
   // space and stages (an interrupted stage-in is torn down and staged in

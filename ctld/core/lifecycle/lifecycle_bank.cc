@@ -1,7 +1,7 @@
-// Service units (GrpTRESMins=billing=N on an account): what jobs cost, what
-// ended runs used, what jobs not yet ended hold, and the check that no account
-// is ever overdrawn. Runs under the Controller's mutex like the rest of the
-// Lifecycle; the used amounts are stored as "bank" records in the same
+// Budgets (GrpTRESMins on an account: billing, cpu, mem, node, gres/gpu;
+// ctld/core/budget.h): what jobs cost, what ended runs used, what jobs not yet
+// ended hold, and the check that no account is ever overdrawn. Runs under the Controller's mutex
+// like the rest of the Lifecycle; the used amounts are stored as "bank" records in the same
 // transaction as the event that charged them, so a restart neither loses nor
 // repeats a charge.
 #include <algorithm>
@@ -25,20 +25,17 @@ std::string Units(double value) { return absl::StrFormat("%.1f", value); }
 
 }  // namespace
 
-double Lifecycle::JobBilling(const Job& job) const {
-  const PartitionConfig* partition = config_->FindPartition(job.request.partition);
-  BillingWeights weights;
-  if (partition != nullptr) {
-    absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition->tres_billing_weights);
-    if (parsed.ok()) weights = *parsed;  // checked when skiff.conf was read
-  }
+Lifecycle::HeldTres Lifecycle::JobHeldTres(const Job& job) const {
+  HeldTres held;
   if (!job.nodes.empty()) {
-    int64_t gpus = 0;
-    for (const std::vector<int>& on_node : job.gpus_by_node) gpus += on_node.size();
-    const auto nodes = static_cast<int64_t>(job.nodes.size());
-    return Billing(weights, job.AllocCpus(), job.AllocMemMb(), gpus, nodes);
+    for (const std::vector<int>& on_node : job.gpus_by_node) held.gpus += on_node.size();
+    held.cpus = job.AllocCpus();
+    held.mem_mb = job.AllocMemMb();
+    held.nodes = static_cast<int64_t>(job.nodes.size());
+    return held;
   }
   // Not started: the most it could hold where it may be placed.
+  const PartitionConfig* partition = config_->FindPartition(job.request.partition);
   const JobRequest& r = job.request;
   const int64_t nodes = std::max(1, r.MaxNodes());
   int64_t cpus_per_node = r.MinCpusPerNode();
@@ -54,10 +51,30 @@ double Lifecycle::JobBilling(const Job& job) const {
       mem_per_node = std::max(mem_per_node, node.memory_mb);
     }
   }
-  const int64_t cpus = std::max<int64_t>(nodes * cpus_per_node, r.TotalCpus());
-  const uint64_t mem = mem_per_node > 0 ? mem_per_node * static_cast<uint64_t>(nodes)
-                                        : r.mem_per_cpu_mb * static_cast<uint64_t>(cpus);
-  return Billing(weights, cpus, mem, nodes * r.gpus_per_node, nodes);
+  held.cpus = std::max<int64_t>(nodes * cpus_per_node, r.TotalCpus());
+  held.mem_mb = mem_per_node > 0 ? mem_per_node * static_cast<uint64_t>(nodes)
+                                 : r.mem_per_cpu_mb * static_cast<uint64_t>(held.cpus);
+  held.nodes = nodes;
+  held.gpus = nodes * r.gpus_per_node;
+  return held;
+}
+
+double Lifecycle::JobBilling(const Job& job) const {
+  const PartitionConfig* partition = config_->FindPartition(job.request.partition);
+  BillingWeights weights;
+  if (partition != nullptr) {
+    absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition->tres_billing_weights);
+    if (parsed.ok()) weights = *parsed;  // checked when skiff.conf was read
+  }
+  const HeldTres held = JobHeldTres(job);
+  return Billing(weights, held.cpus, held.mem_mb, held.gpus, held.nodes);
+}
+
+TresMinutes Lifecycle::JobMinutes(const Job& job, int64_t seconds) const {
+  const HeldTres held = JobHeldTres(job);
+  return RunMinutes(JobBilling(job), static_cast<double>(held.cpus),
+                    static_cast<double>(held.mem_mb), static_cast<double>(held.nodes),
+                    static_cast<double>(held.gpus), static_cast<double>(seconds));
 }
 
 TresCounts Lifecycle::RunTresOf(const Job& job) const {
@@ -75,24 +92,25 @@ int64_t Lifecycle::MaxRun(const Job& job) const {
   return MaxRunSeconds(job.request.time_limit, config_->over_time_limit, config_->kill_wait);
 }
 
-double Lifecycle::MaxCost(const Job& job) const {
+TresMinutes Lifecycle::MaxCost(const Job& job) const {
   const int64_t max_run = MaxRun(job);
-  if (max_run == kUnlimited) return kInfinite;
-  return BillingMinutes(JobBilling(job), max_run);
+  if (max_run == kUnlimited)
+    return TresMinutes{kInfinite, kInfinite, kInfinite, kInfinite, kInfinite};
+  return JobMinutes(job, max_run);
 }
 
 void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   if (job.start_time <= 0 || job.nodes.empty()) return;
-  // One figure for every book: the account's service units, sshare's RawUsage
-  // and the fair share all charge these seconds.
+  // One figure for every book: the account's budgets, sshare's RawUsage and
+  // the fair share all charge these seconds.
   const int64_t seconds = ChargedSeconds(job.start_time, now, job.suspended_total, MaxRun(job));
   if (seconds <= 0) return;
   const double billing = JobBilling(job);
   AccrueUsage(job, billing * static_cast<double>(seconds), now, effects);
-  const double cost = BillingMinutes(billing, seconds);
-  if (job.account.empty() || cost <= 0) return;
+  const TresMinutes cost = JobMinutes(job, seconds);
+  if (job.account.empty() || cost.IsZero()) return;
   const std::string key = BankKey(job);
-  double& used = state_.MutBankUsed(key);
+  TresMinutes& used = state_.MutBankUsed(key);
   used += cost;
   effects.records.push_back(BankChange{key, used});
 }
@@ -101,9 +119,10 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
     const std::set<uint64_t>& leaving) const {
   std::map<std::string, Balance> out;
   for (const auto& [name, account] : account_policy_.accounts) {
-    out[name].limit = account.grp_billing_mins;
+    out[name].limit = account.grp_tres_mins;
   }
-  auto add = [&](const std::string& account, const std::string& user, double used, double held) {
+  auto add = [&](const std::string& account, const std::string& user, const TresMinutes& used,
+                 const TresMinutes& held) {
     Balance& own = out[absl::StrCat(account, "|", user)];
     own.used += used;
     own.held += held;
@@ -114,7 +133,7 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
   };
   for (const auto& [key, used] : state_.bank_used()) {
     const size_t bar = key.find('|');
-    add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, 0);
+    add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, {});
   }
   for (const auto& [id, job] : state_.jobs()) {
     if (IsFinal(job.state) || job.account.empty() || leaving.count(id) != 0) continue;
@@ -122,7 +141,7 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
     // admitted them against it.
     if (HoldsResources(job.state) ||
         (job.state == JobState::kPending && account_policy_.enforce.safe)) {
-      add(job.account, job.user_name, 0, MaxCost(job));
+      add(job.account, job.user_name, {}, MaxCost(job));
     }
   }
   return out;
@@ -140,10 +159,10 @@ void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
   if (!account_policy_.enforce.limits) return;
   const bool limited =
       std::any_of(account_policy_.accounts.begin(), account_policy_.accounts.end(),
-                  [](const auto& entry) { return entry.second.grp_billing_mins >= 0; });
+                  [](const auto& entry) { return NamesAnyTres(entry.second.grp_tres_mins); });
   if (!limited) return;
   for (const auto& [name, balance] : Balances()) {
-    if (name.find('|') == std::string::npos) inputs.billing_used[name] = balance.used;
+    if (name.find('|') == std::string::npos) inputs.tres_mins_used[name] = balance.used;
   }
   for (const Job* job : inputs.running) inputs.max_cost[job->id] = MaxCost(*job);
   for (const Job* job : inputs.pending) inputs.max_cost[job->id] = MaxCost(*job);
@@ -158,11 +177,11 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
   std::map<std::string, Balance> balances;
   bool computed = false;
   for (const Job* job : jobs) {
-    const double cost = MaxCost(*job) * static_cast<double>(each);
+    const TresMinutes cost = MaxCost(*job) * static_cast<double>(each);
     const std::vector<std::string> lineage = account_policy_.Lineage(job->account);
     for (const std::string& account : lineage) {
       auto policy = account_policy_.accounts.find(account);
-      if (policy == account_policy_.accounts.end() || policy->second.grp_billing_mins < 0) {
+      if (policy == account_policy_.accounts.end() || !NamesAnyTres(policy->second.grp_tres_mins)) {
         continue;
       }
       if (!computed) {
@@ -175,15 +194,16 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
         computed = true;
       }
       const Balance& b = balances[account];
-      const double left = b.limit - b.used - b.held;
-      if (cost > left) {
+      if (std::optional<BudgetTres> over = OverBudget(b.limit, b.used + b.held, cost)) {
+        const BudgetTres t = *over;
+        const double left = b.limit[t] - b.used[t] - b.held[t];
         return absl::InvalidArgumentError(absl::StrCat(
             "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
-            "limits): AssocGrpBillingMinutes: account ",
-            account, " has ", Units(std::max(0.0, left)), " of ", Units(b.limit),
-            " billing-minutes left (used ", Units(b.used), ", held by jobs ", Units(b.held),
-            "); this job may use ",
-            std::isinf(cost) ? std::string("unlimited (no time limit)") : Units(cost)));
+            "limits): ",
+            AssocGrpMinutesReason(t), ": account ", account, " has ", Units(std::max(0.0, left)),
+            " of ", Units(b.limit[t]), " ", BudgetUnit(t), " left (used ", Units(b.used[t]),
+            ", held by jobs ", Units(b.held[t]), "); this job may use ",
+            std::isinf(cost[t]) ? std::string("unlimited (no time limit)") : Units(cost[t])));
       }
     }
     if (computed) {

@@ -91,11 +91,14 @@ class LifecycleTest : public ::testing::Test {
     store_.clear();
     core_ = std::make_unique<Lifecycle>(config_, settings_, now_);
     core_->SetQosViewForTest({Qos{"normal"}});
-    for (const char* name : {"n1", "n2"}) {
+    for (const NodeConfig& node : config_.nodes) {
       NodeRegistration reg;
-      reg.node_name = name;
+      reg.node_name = node.name;
       reg.cpus = 2;
       reg.real_memory_mb = 1000;
+      // What the configuration says the node has (Gres=).
+      for (const GresCount& gres : node.gres)
+        reg.gres.push_back({gres.name, gres.type, gres.count});
       std::vector<uint64_t> terminate;
       std::vector<NodeChange> changes;
       Store(core_->RegisterNode(reg, {}, now_, &terminate, &changes));

@@ -138,9 +138,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       assoc.grp_jobs = account.grp_jobs;
       assoc.grp_tres = {account.grp_tres.cpus, account.grp_tres.mem_mb, account.grp_tres.nodes,
                         account.grp_tres.gpus};
-      assoc.grp_billing_mins = account.grp_billing_mins;
-      auto used = inputs.billing_used.find(name);
-      if (used != inputs.billing_used.end()) assoc.billing_used = used->second;
+      assoc.grp_tres_mins = account.grp_tres_mins;
+      auto used = inputs.tres_mins_used.find(name);
+      if (used != inputs.tres_mins_used.end()) assoc.tres_mins_used = used->second;
       view.assocs.push_back(assoc);
     }
     for (const auto& [name, account] : inputs.accounts->accounts) {

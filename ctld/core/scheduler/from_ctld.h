@@ -49,11 +49,10 @@ struct CtldSchedulerInputs {
   // Associations and their limits; applied when AccountingStorageEnforce has
   // limits. Null = none.
   const AccountPolicy* accounts = nullptr;
-  // With billing limits (GrpTRESMins=billing): per account, the service units
-  // its subtree's ended runs used, and per job (running and pending) its
-  // maximum cost.
-  std::map<std::string, double> billing_used;
-  std::map<uint64_t, double> max_cost;
+  // With GrpTRESMins budgets: per account, the TRES-minutes its subtree's
+  // ended runs used, and per job (running and pending) the most it may use.
+  std::map<std::string, TresMinutes> tres_mins_used;
+  std::map<uint64_t, TresMinutes> max_cost;
   // Running jobs already being stopped (cancelled, preempted: final_state is
   // not COMPLETED) are expected to end at `now`, so backfill plans the space
   // they free for the jobs waiting on it (a preemptor) instead of handing it out.

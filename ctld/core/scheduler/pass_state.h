@@ -43,7 +43,7 @@ struct Claim {
 
 // Per-user usage within one QOS.
 struct Usage {
-  double cost = 0;  // billing-minutes held (associations only)
+  TresMinutes cost;  // TRES-minutes held (associations only)
   int64_t jobs = 0;
   int64_t cpus = 0;
   int64_t mem = 0;
@@ -108,9 +108,9 @@ inline WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& 
     if (Over(limit.cpus, used.cpus + MinJobCpus(job))) return WaitReason::kAssocGrpCpuLimit;
     if (Over(limit.mem_mb, used.mem + MinJobMemMb(job))) return WaitReason::kAssocGrpMemLimit;
     if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
-    if (assoc.grp_billing_mins >= 0 &&
-        assoc.billing_used + used.cost + job.max_cost > assoc.grp_billing_mins) {
-      return WaitReason::kAssocGrpBillingMinutes;
+    if (std::optional<BudgetTres> over =
+            OverBudget(assoc.grp_tres_mins, assoc.tres_mins_used + used.cost, job.max_cost)) {
+      return AssocGrpMinutes(*over);
     }
   }
   return WaitReason::kNone;
@@ -613,8 +613,8 @@ class State {
     list.insert(at, Release{end, amount});
   }
 
-  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc, double cost,
-              int64_t nodes, int64_t cpus, int64_t mem, int64_t gpus) {
+  void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc,
+              const TresMinutes& cost, int64_t nodes, int64_t cpus, int64_t mem, int64_t gpus) {
     for (int32_t a = assoc; a != kNone; a = view_.assocs[a].parent) {
       Usage& usage = assoc_usage_[a];
       usage.cost += cost;

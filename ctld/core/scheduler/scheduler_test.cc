@@ -492,22 +492,47 @@ TEST(Schedule, AssociationLimitsHoldJobsWithSlurmsReasons) {
 TEST(Schedule, BillingLimitCountsUsedAndRunningMaxCosts) {
   ClusterView view = MakeView({MakeNode("n1", 8), MakeNode("n2", 8)});
   view.assocs.resize(2);
-  view.assocs[0].grp_billing_mins = 100;
-  view.assocs[0].billing_used = 25;  // ended runs
+  view.assocs[0].grp_tres_mins.billing = 100;
+  view.assocs[0].tres_mins_used.billing = 25;  // ended runs
   view.assocs[1].parent = 0;
   view.running.push_back(MakeRunning(50, 0, {0}, 1, {}, kNow, 1800));
   view.running.back().assoc = 1;
-  view.running.back().max_cost = 30;  // 25 + 30 = 55 of 100 taken
+  view.running.back().max_cost.billing = 30;  // 25 + 30 = 55 of 100 taken
   std::vector<PendingJob> pending;
   for (uint64_t id = 1; id <= 3; ++id) {
     pending.push_back(MakeJob(id, 0, 1, 0, 1, 1800));
     pending.back().assoc = 1;
-    pending.back().max_cost = 30;
+    pending.back().max_cost.billing = 30;
   }
   SchedulePlan plan = RunPass(view, pending);
   EXPECT_NE(StartOf(plan, 1), nullptr);                             // 85
   EXPECT_EQ(ReasonOf(plan, pending, 2), "AssocGrpBillingMinutes");  // 115 > 100
   EXPECT_EQ(ReasonOf(plan, pending, 3), "AssocGrpBillingMinutes");
+}
+
+// A GPU-minutes budget (GrpTRESMins=gres/gpu) binds only what uses GPUs: the
+// CPU-only job starts whatever the GPU jobs used.
+TEST(Schedule, GpuMinutesLimitHoldsGpuJobsOnly) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4)});
+  view.assocs.resize(2);
+  view.assocs[0].grp_tres_mins.gpu = 60;
+  view.assocs[0].tres_mins_used.gpu = 40;
+  view.assocs[1].parent = 0;
+  std::vector<PendingJob> pending;
+  pending.push_back(MakeJob(1, 0, 1, 0, 1, 600));
+  pending.back().assoc = 1;
+  pending.back().max_cost.gpu = 30;  // 40 + 30 > 60
+  pending.back().max_cost.cpu = 10;
+  pending.push_back(MakeJob(2, 0, 1, 0, 1, 600));
+  pending.back().assoc = 1;
+  pending.back().max_cost.cpu = 10;
+  pending.push_back(MakeJob(3, 0, 1, 0, 1, 600));
+  pending.back().assoc = 1;
+  pending.back().max_cost.gpu = 20;  // exactly 60
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "AssocGrpGRESMinutes");
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_NE(StartOf(plan, 3), nullptr);
 }
 
 TEST(Schedule, DeterministicWhateverTheInputOrder) {

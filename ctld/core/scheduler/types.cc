@@ -91,9 +91,33 @@ const char* WaitReasonName(WaitReason reason) {
     case WaitReason::kAssocGrpGres:
       return "AssocGrpGRES";
     case WaitReason::kAssocGrpBillingMinutes:
-      return "AssocGrpBillingMinutes";
+      return AssocGrpMinutesReason(BudgetTres::kBilling);
+    case WaitReason::kAssocGrpCpuMinutes:
+      return AssocGrpMinutesReason(BudgetTres::kCpu);
+    case WaitReason::kAssocGrpMemMinutes:
+      return AssocGrpMinutesReason(BudgetTres::kMem);
+    case WaitReason::kAssocGrpNodeMinutes:
+      return AssocGrpMinutesReason(BudgetTres::kNode);
+    case WaitReason::kAssocGrpGresMinutes:
+      return AssocGrpMinutesReason(BudgetTres::kGpu);
   }
   return "None";
+}
+
+WaitReason AssocGrpMinutes(BudgetTres tres) {
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return WaitReason::kAssocGrpBillingMinutes;
+    case BudgetTres::kCpu:
+      return WaitReason::kAssocGrpCpuMinutes;
+    case BudgetTres::kMem:
+      return WaitReason::kAssocGrpMemMinutes;
+    case BudgetTres::kNode:
+      return WaitReason::kAssocGrpNodeMinutes;
+    case BudgetTres::kGpu:
+      return WaitReason::kAssocGrpGresMinutes;
+  }
+  return WaitReason::kAssocGrpBillingMinutes;
 }
 
 absl::Status ValidateView(const ClusterView& view) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "ctld/core/budget.h"
 #include "ctld/core/resources.h"
 #include "ctld/core/scheduler/placement.h"
 
@@ -95,11 +96,11 @@ struct SchedAssoc {
   int64_t max_jobs = kNoLimit;  // running jobs of this association
   int64_t grp_jobs = kNoLimit;  // running jobs of this subtree
   TresCaps grp_tres;            // resources of the running jobs of this subtree
-  // GrpTRESMins=billing: service units of the subtree; a job starts only if
-  // what ended runs used (billing_used) plus the maximum cost of the running
-  // jobs and its own stays within it. Negative = no limit.
-  double grp_billing_mins = -1;
-  double billing_used = 0;
+  // GrpTRESMins (budget.h): TRES-minutes of the subtree; a job starts only if
+  // what ended runs used (tres_mins_used) plus the maximum cost of the running
+  // jobs and its own stays within it, in every TRES named. Negative = no limit.
+  TresMinutes grp_tres_mins = kNoBudget;
+  TresMinutes tres_mins_used;
 };
 
 struct SchedUser {
@@ -116,7 +117,7 @@ struct RunningJob {
   int32_t qos = kNone;
   int32_t partition = 0;
   int32_t assoc = kNone;       // index into ClusterView::assocs; kNone = not limited
-  double max_cost = 0;         // billing-minutes it may use (GrpTRESMins=billing)
+  TresMinutes max_cost;        // the TRES-minutes it may use (GrpTRESMins)
   std::vector<int32_t> nodes;  // indices into ClusterView::nodes
   int32_t cpus_per_node = 0;   // on each node, unless cpus_by_node says otherwise
   uint64_t mem_per_node_mb = 0;
@@ -164,7 +165,7 @@ struct PendingJob {
   int32_t qos = kNone;
   int32_t partition = 0;
   int32_t assoc = kNone;  // index into ClusterView::assocs; kNone = not limited
-  double max_cost = 0;    // billing-minutes it may use if started (GrpTRESMins=billing)
+  TresMinutes max_cost;   // the TRES-minutes it may use if started (GrpTRESMins)
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
@@ -230,8 +231,14 @@ enum class WaitReason : uint8_t {
   kAssocGrpMemLimit,
   kAssocGrpNodeLimit,
   kAssocGrpGres,
-  kAssocGrpBillingMinutes,
+  kAssocGrpBillingMinutes,  // GrpTRESMins, one reason per budget TRES (budget.h)
+  kAssocGrpCpuMinutes,
+  kAssocGrpMemMinutes,
+  kAssocGrpNodeMinutes,
+  kAssocGrpGresMinutes,
 };
+// The reason for an association over its GrpTRESMins in `tres`.
+WaitReason AssocGrpMinutes(BudgetTres tres);
 
 // "Priority", "QOSMaxGRESPerUser", ...
 const char* WaitReasonName(WaitReason reason);

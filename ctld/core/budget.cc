@@ -1,0 +1,116 @@
+#include "ctld/core/budget.h"
+
+namespace skiff::ctld {
+
+const char* BudgetTresName(BudgetTres tres) {
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return "billing";
+    case BudgetTres::kCpu:
+      return "cpu";
+    case BudgetTres::kMem:
+      return "mem";
+    case BudgetTres::kNode:
+      return "node";
+    case BudgetTres::kGpu:
+      return "gres/gpu";
+  }
+  return "billing";
+}
+
+const char* AssocGrpMinutesReason(BudgetTres tres) {
+  // slurm_protocol_defs.c's job_reason_string.
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return "AssocGrpBillingMinutes";
+    case BudgetTres::kCpu:
+      return "AssocGrpCPUMinutesLimit";
+    case BudgetTres::kMem:
+      return "AssocGrpMemMinutes";
+    case BudgetTres::kNode:
+      return "AssocGrpNodeMinutes";
+    case BudgetTres::kGpu:
+      return "AssocGrpGRESMinutes";
+  }
+  return "AssocGrpBillingMinutes";
+}
+
+const char* BudgetUnit(BudgetTres tres) {
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return "billing-minutes";
+    case BudgetTres::kCpu:
+      return "CPU-minutes";
+    case BudgetTres::kMem:
+      return "MB-minutes";
+    case BudgetTres::kNode:
+      return "node-minutes";
+    case BudgetTres::kGpu:
+      return "GPU-minutes";
+  }
+  return "billing-minutes";
+}
+
+double& TresMinutes::operator[](BudgetTres tres) {
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return billing;
+    case BudgetTres::kCpu:
+      return cpu;
+    case BudgetTres::kMem:
+      return mem;
+    case BudgetTres::kNode:
+      return node;
+    case BudgetTres::kGpu:
+      return gpu;
+  }
+  return billing;
+}
+
+double TresMinutes::operator[](BudgetTres tres) const {
+  return const_cast<TresMinutes&>(*this)[tres];
+}
+
+TresMinutes& TresMinutes::operator+=(const TresMinutes& other) {
+  for (BudgetTres tres : kBudgetTres) (*this)[tres] += other[tres];
+  return *this;
+}
+
+bool TresMinutes::operator==(const TresMinutes& other) const {
+  for (BudgetTres tres : kBudgetTres) {
+    if ((*this)[tres] != other[tres]) return false;
+  }
+  return true;
+}
+
+TresMinutes operator*(const TresMinutes& minutes, double factor) {
+  TresMinutes out;
+  for (BudgetTres tres : kBudgetTres) out[tres] = minutes[tres] * factor;
+  return out;
+}
+
+TresMinutes operator+(TresMinutes a, const TresMinutes& b) { return a += b; }
+
+bool NamesAnyTres(const TresMinutes& limit) {
+  for (BudgetTres tres : kBudgetTres) {
+    if (limit[tres] >= 0) return true;
+  }
+  return false;
+}
+
+std::optional<BudgetTres> OverBudget(const TresMinutes& limit, const TresMinutes& used,
+                                     const TresMinutes& cost) {
+  for (BudgetTres tres : kBudgetTres) {
+    if (limit[tres] >= 0 && used[tres] + cost[tres] > limit[tres]) return tres;
+  }
+  return std::nullopt;
+}
+
+TresMinutes RunMinutes(double billing, double cpus, double mem_mb, double nodes, double gpus,
+                       double seconds) {
+  const double minutes = seconds / 60.0;
+  return TresMinutes{billing * minutes, cpus * minutes, mem_mb * minutes, nodes * minutes,
+                     gpus * minutes};
+}
+
+}  // namespace skiff::ctld

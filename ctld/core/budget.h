@@ -1,0 +1,67 @@
+// GrpTRESMins budgets: the TRES an account's budget may name, and amounts of
+// them in TRES-minutes. A budget holds what ended runs used plus the most the
+// jobs not yet ended may use; a job starts (and, with
+// AccountingStorageEnforce=safe, is admitted) only if its own most fits what
+// is left, in every TRES the budget names, so no account is ever overdrawn.
+//
+// The TRES are Slurm's names: billing (service units), cpu, mem (MB-minutes),
+// node and gres/gpu (any type).
+//
+// Threads: none; plain values.
+#ifndef SKIFF_CTLD_CORE_BUDGET_H_
+#define SKIFF_CTLD_CORE_BUDGET_H_
+
+#include <array>
+#include <optional>
+
+namespace skiff::ctld {
+
+enum class BudgetTres { kBilling, kCpu, kMem, kNode, kGpu };
+inline constexpr std::array<BudgetTres, 5> kBudgetTres = {
+    BudgetTres::kBilling, BudgetTres::kCpu, BudgetTres::kMem, BudgetTres::kNode, BudgetTres::kGpu};
+
+// "billing", "cpu", "mem", "node", "gres/gpu".
+const char* BudgetTresName(BudgetTres tres);
+// Slurm's pending reason for an association over its GrpTRESMins in `tres`
+// ("AssocGrpBillingMinutes", "AssocGrpCPUMinutesLimit", "AssocGrpMemMinutes",
+// "AssocGrpNodeMinutes", "AssocGrpGRESMinutes").
+const char* AssocGrpMinutesReason(BudgetTres tres);
+// What the amounts are counted in, for messages: "billing-minutes",
+// "CPU-minutes", "MB-minutes", "node-minutes", "GPU-minutes".
+const char* BudgetUnit(BudgetTres tres);
+
+// TRES-minutes per budget TRES. As a limit, a negative amount means none.
+struct TresMinutes {
+  double billing = 0;
+  double cpu = 0;
+  double mem = 0;
+  double node = 0;
+  double gpu = 0;
+
+  double& operator[](BudgetTres tres);
+  double operator[](BudgetTres tres) const;
+  TresMinutes& operator+=(const TresMinutes& other);
+  bool operator==(const TresMinutes& other) const;
+  bool operator!=(const TresMinutes& other) const { return !(*this == other); }
+  bool IsZero() const { return *this == TresMinutes{}; }
+};
+TresMinutes operator*(const TresMinutes& minutes, double factor);
+TresMinutes operator+(TresMinutes a, const TresMinutes& b);
+
+// A limit that names nothing.
+inline constexpr TresMinutes kNoBudget{-1, -1, -1, -1, -1};
+bool NamesAnyTres(const TresMinutes& limit);
+
+// The first budget TRES (in kBudgetTres order) in which `used` plus `cost`
+// goes over `limit`; nullopt when every limited TRES still fits.
+std::optional<BudgetTres> OverBudget(const TresMinutes& limit, const TresMinutes& used,
+                                     const TresMinutes& cost);
+
+// A run's TRES-minutes: its billing, CPUs, memory (MB), nodes and GPUs held
+// for `seconds`.
+TresMinutes RunMinutes(double billing, double cpus, double mem_mb, double nodes, double gpus,
+                       double seconds);
+
+}  // namespace skiff::ctld
+
+#endif  // SKIFF_CTLD_CORE_BUDGET_H_
