@@ -38,11 +38,12 @@ class AccountsTest : public ::testing::Test {
  protected:
   void SetUp() override { StartCluster("associations,limits,qos"); }
 
-  void StartCluster(const std::string& enforce, const std::string& extra_config = "") {
+  void StartCluster(const std::string& enforce, const std::string& extra_config = "",
+                    int gpu_nodes = 0) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
     LocalCluster::Options options;
     options.nodes = 2;
-    options.gpu_nodes = 0;
+    options.gpu_nodes = gpu_nodes;
     options.extra_config =
         absl::StrCat("AccountingStorageEnforce=", enforce, "\nClusterName=lab\n", extra_config);
     auto cluster = LocalCluster::Start(options);
@@ -407,6 +408,62 @@ TEST_F(BankTest, SafeRefusesAtSubmitWhatCouldOverdrawWithTwentySubmittedAtOnce) 
   // Each holds its limit and KillWait (30 s): what it may run if it ignores SIGTERM.
   const v1::GetAccountsReply reply = Accounts();
   EXPECT_DOUBLE_EQ(reply.held_billing_mins().at("grant"), 91.5);
+  cluster_->Run("scancel -u " + std::string(kAlice));
+}
+
+// Issue 34: a budget in GPU-minutes (GrpTRESMins=gres/gpu=N), set and shown
+// with sacctmgr. Each 1-GPU, 10-minute job may use 10.5 GPU-minutes with
+// KillWait's 30 s, so of twenty submitted at once only two fit 25; what runs
+// is charged its GPU time, sshare shows the limit and what is left, and
+// CPU-only jobs of the account are not held against it.
+TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
+  StartCluster("associations,limits,safe", "", /*gpu_nodes=*/2);
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    return r.out;
+  };
+  ok("sacctmgr -i add account gpulab GrpTRESMins=gres/gpu=25");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=gpulab"));
+  EXPECT_EQ(ok("sacctmgr -n -P show assoc where account=gpulab format=Account,User,GrpTRESMins"),
+            absl::StrCat("gpulab||gres/gpu=25\ngpulab|", kAlice, "|\n"));
+
+  const CommandResult burst = cluster_->RunAs(
+      kAlice,
+      "for i in $(seq 20); do (sbatch --parsable -A gpulab --gres=gpu:1 -t 10 --wrap 'sleep 3' "
+      ">> ok.txt 2>> refused.txt) & done; wait");
+  const std::string home = absl::StrCat(cluster_->dir(), "/home/", kAlice);
+  const std::string accepted = ReadFile(home + "/ok.txt");
+  const std::string refused = ReadFile(home + "/refused.txt");
+  EXPECT_EQ(std::count(accepted.begin(), accepted.end(), '\n'), 2) << accepted << refused;
+  EXPECT_EQ(std::count(refused.begin(), refused.end(), '\n'), 18) << refused;
+  EXPECT_TRUE(absl::StrContains(refused,
+                                "AssocGrpGRESMinutes: account gpulab has 4.0 of 25.0 GPU-minutes "
+                                "left (used 0.0, held by jobs 21.0); this job may use 10.5"))
+      << refused;
+  // A CPU-only job costs the GPU budget nothing.
+  const CommandResult cpu_only =
+      cluster_->RunAs(kAlice, "sbatch --parsable -A gpulab -t 10 --wrap 'sleep 1'");
+  EXPECT_EQ(cpu_only.exit_code, 0) << cpu_only.err;
+
+  ASSERT_TRUE(Eventually(120, [&] {
+    const CommandResult left = cluster_->Run("squeue -h -A gpulab -o %i");
+    return left.exit_code == 0 && left.out.empty();
+  }));
+  const v1::GetAccountsReply reply = Accounts();
+  const double used = reply.used_budget_mins().at("gpulab").gpu();
+  // Two runs of a few seconds on one GPU each.
+  EXPECT_GE(used, 2 * 3.0 / 60);
+  EXPECT_LT(used, 2 * 30.0 / 60);
+  EXPECT_DOUBLE_EQ(reply.held_budget_mins().at("gpulab").gpu(), 0);
+  const std::string share = ok("sshare -A gpulab -P -n -o Account,User,GrpTRESMins,GrpTRESLeft");
+  EXPECT_TRUE(absl::StrContains(
+      share, absl::StrCat(" gpulab||gres/gpu=25|gres/gpu=", static_cast<int>(25 - used), "\n")))
+      << share;
+  // With the runs charged, another job fits again.
+  const CommandResult again =
+      cluster_->RunAs(kAlice, "sbatch --parsable -A gpulab --gres=gpu:1 -t 10 --wrap true");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
   cluster_->Run("scancel -u " + std::string(kAlice));
 }
 
