@@ -411,7 +411,8 @@ std::vector<PartitionConfig> Controller::SnapshotPartitions(const std::vector<st
 // ---------------------------------------------------------------- jobs
 
 absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,
-                                               const std::function<bool()>& caller_gone) {
+                                               const std::function<bool()>& caller_gone,
+                                               std::vector<std::string>* warnings) {
   absl::StatusOr<Admitted> admitted;
   {
     absl::MutexLock lock(&mu_);
@@ -419,6 +420,7 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,
   }
   if (!admitted.ok()) return admitted.status();
   const uint64_t id = admitted->first_id;
+  std::vector<std::string> warnings_given = admitted->warnings;
   const uint64_t count = admitted->jobs.size();  // ids id ... id + count - 1
   auto refuse = [&](absl::Status status) {
     if (bb_ != nullptr) {
@@ -465,6 +467,7 @@ absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,
     return refuse(stored);
   }
   stats_.JobsSubmitted(static_cast<uint32_t>(count));  // Slurm counts each array task
+  if (warnings != nullptr) *warnings = std::move(warnings_given);
   return id;
 }
 
@@ -483,10 +486,11 @@ absl::Status Controller::SuspendJob(const Caller& caller, const JobRef& ref, boo
 
 absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& request) {
   const int64_t now = clock_.Now();
+  std::vector<std::string> warnings;
   absl::StatusOr<CtldSnapshot> snapshot;
   {
     absl::MutexLock lock(&mu_);
-    snapshot = core_.WillRunSnapshot(request, now);
+    snapshot = core_.WillRunSnapshot(request, now, &warnings);
   }
   if (!snapshot.ok()) return snapshot.status();
   const PendingJob& job = snapshot->pending.front();
@@ -496,6 +500,7 @@ absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& req
         "Unable to estimate a start time: the jobs it would wait for have no time limit");
   }
   WillRun out;
+  out.warnings = std::move(warnings);
   out.job_id = job.id;
   out.start = std::max(estimate.start, now);
   for (int32_t n : estimate.nodes) out.nodes.push_back(snapshot->view.nodes[n].name);

@@ -147,8 +147,10 @@ class Controller {
   // is stored, says whether the submitter has stopped waiting (its deadline
   // passed, its connection closed): such a submission is refused with
   // Cancelled, never stored, since its caller has already been told it failed.
+  // `warnings` (when given) gets what to tell the submitter beside the id.
   absl::StatusOr<uint64_t> SubmitJob(const SubmitRequest& request,
-                                     const std::function<bool()>& caller_gone = nullptr);
+                                     const std::function<bool()>& caller_gone = nullptr,
+                                     std::vector<std::string>* warnings = nullptr);
   // sbatch --test-only: when and where `request` could start given the jobs
   // running now. Nothing is stored. Planned outside the lock.
   struct WillRun {
@@ -157,6 +159,7 @@ class Controller {
     std::vector<std::string> nodes;
     int32_t cpus = 0;
     std::string partition;
+    std::vector<std::string> warnings;  // as SubmitJob's
   };
   absl::StatusOr<WillRun> TestJob(const SubmitRequest& request);
   // scontrol suspend (resume = false) / resume: operators only.

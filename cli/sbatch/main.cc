@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
       return skiff::cli::ReportError(
           kProgram, absl::Status(status.code(), absl::StrCat("allocation failure: ", message)));
     }
+    for (const std::string& warning : will.warnings()) {
+      fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
+    }
     fprintf(stderr, "%s: %s\n", kProgram,
             skiff::cli::FormatWillRun(will.job_id(), will.will_start(), will.will_cpus(),
                                       will.will_nodes(), will.will_partition())
@@ -221,6 +224,9 @@ int main(int argc, char** argv) {
     return skiff::cli::ReportError(
         kProgram, absl::Status(status.code(),
                                absl::StrCat(detail, "Batch job submission failed: ", message)));
+  }
+  for (const std::string& warning : reply.warnings()) {
+    fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }
   std::cout << skiff::cli::FormatSubmitted(reply.job_id(), submission->parsable);
   if (!submission->wait) skiff::cli::ExitNow(0);

@@ -183,14 +183,19 @@ grpc::Status CtldService::SubmitJob(grpc::ServerContext* context,
     reply->set_will_nodes(CompressHostlist(will->nodes));
     reply->set_will_cpus(will->cpus);
     reply->set_will_partition(will->partition);
+    for (const std::string& warning : will->warnings) reply->add_warnings(warning);
     return grpc::Status::OK;
   }
-  absl::StatusOr<uint64_t> id =
-      controller_.SubmitJob(SubmitRequestFromSpec(request->spec(), submitter), [context] {
+  std::vector<std::string> warnings;
+  absl::StatusOr<uint64_t> id = controller_.SubmitJob(
+      SubmitRequestFromSpec(request->spec(), submitter),
+      [context] {
         return context->IsCancelled() || context->deadline() < std::chrono::system_clock::now();
-      });
+      },
+      &warnings);
   if (!id.ok()) return ToGrpcStatus(id.status());
   reply->set_job_id(*id);
+  for (const std::string& warning : warnings) reply->add_warnings(warning);
   return grpc::Status::OK;
 }
 

@@ -92,11 +92,14 @@ struct CheckedSubmission {
   std::vector<uint32_t> tasks;  // empty: not an array
   uint32_t max_running = 0;     // the array's %N throttle; 0 = none
   size_t count = 1;             // jobs it makes: its tasks, or 1
+  // What the submitter is told beside acceptance (Lifecycle::BudgetWarnings).
+  std::vector<std::string> warnings;
 };
 
 // An admitted submission: ids reserved, not yet in the table.
 struct Admitted {
   uint64_t first_id = 0;
+  std::vector<std::string> warnings;  // CheckedSubmission's
   std::vector<Job> jobs;  // one per array task (ids first_id, first_id+1, ...)
   // burst_buffer/lua: per job, the script the Lua hooks open (directives expanded
   // and merged); empty when the job uses no buffer.

@@ -433,6 +433,12 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
   SubmitRequest two_gpus = Request();
   two_gpus.gres = {"gpu:2"};
   two_gpus.time_limit = 600;  // may use 2 x 10 = 20 GPU-minutes
+  // 20 of 30 left is more than half: the submitter is told.
+  absl::StatusOr<CheckedSubmission> checked = core_->CheckSubmission(two_gpus, now_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(
+      checked->warnings,
+      std::vector<std::string>{"this job may use up to 0.3 GPU-hours; account lab has 0.5 left"});
   const uint64_t id = Submit(two_gpus);
   EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).gpu, 20);
   // A second would hold 40 of 30.

@@ -156,6 +156,11 @@ class Lifecycle {
   // Per account (its subtree) and per "account|user" (its own jobs). The jobs
   // in `leaving` (an update's jobs, before it) hold nothing.
   std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
+  // One line for a submission of `count` such jobs whose most would take more
+  // than SchedulerParameters=budget_warn_percent (default 50) of what a
+  // budget above it has left: "this job may use up to 16.0 GPU-hours; account
+  // lab has 12.5 left". None when nothing is that close (or the percent is 0).
+  std::vector<std::string> BudgetWarnings(const Job& job, size_t count) const;
   const std::map<std::string, TresMinutes>& bank_used() const { return state_.bank_used(); }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
@@ -276,7 +281,9 @@ class Lifecycle {
   // sbatch --test-only: `request` checked by CheckSubmission (nothing
   // reserved) and a snapshot of the running jobs with it as the one pending
   // job (snapshot.pending[0], id = the next job id), for EarliestStart.
-  absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now) const;
+  // `warnings` (when given) gets CheckSubmission's.
+  absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now,
+                                               std::vector<std::string>* warnings = nullptr) const;
 
   // ---- sacctmgr's tables and job steps (accounting_events.cc)
   // add/modify/delete qos: `privileged` callers only (root, SlurmUser,

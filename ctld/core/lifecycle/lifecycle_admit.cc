@@ -180,6 +180,7 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
   checked.tasks = std::move(tasks);
   checked.max_running = max_running;
   checked.count = count;
+  checked.warnings = BudgetWarnings(checked.job, count);
   return checked;
 }
 
@@ -204,6 +205,7 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   if (job.held) job.reason = job.held_by_admin ? "JobHeldAdmin" : "JobHeldUser";
   Admitted admitted;
   admitted.first_id = next_job_id_;
+  admitted.warnings = std::move(checked->warnings);
   next_job_id_ += count;
   AdmissionReservation reservation;
   reservation.uid = job.uid;

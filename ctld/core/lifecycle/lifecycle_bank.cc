@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/billing.h"
@@ -22,6 +23,23 @@ constexpr double kInfinite = std::numeric_limits<double>::infinity();
 std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.user_name); }
 
 std::string Units(double value) { return absl::StrFormat("%.1f", value); }
+
+// What an hour of each budget TRES is called in a warning ("GPU" -> GPU-hours).
+const char* BudgetHoursUnit(BudgetTres tres) {
+  switch (tres) {
+    case BudgetTres::kBilling:
+      return "billing";
+    case BudgetTres::kCpu:
+      return "CPU";
+    case BudgetTres::kMem:
+      return "MB";
+    case BudgetTres::kNode:
+      return "node";
+    case BudgetTres::kGpu:
+      return "GPU";
+  }
+  return "billing";
+}
 
 }  // namespace
 
@@ -211,6 +229,43 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count) const {
+  int64_t percent = 50;
+  if (auto it = config_->scheduler_parameters.find("budget_warn_percent");
+      it != config_->scheduler_parameters.end()) {
+    if (!absl::SimpleAtoi(it->second, &percent)) percent = 50;
+  }
+  if (percent <= 0 || job.account.empty()) return {};
+  const std::vector<std::string> lineage = account_policy_.Lineage(job.account);
+  if (std::none_of(lineage.begin(), lineage.end(), [&](const std::string& account) {
+        auto policy = account_policy_.accounts.find(account);
+        return policy != account_policy_.accounts.end() &&
+               NamesAnyTres(policy->second.grp_tres_mins);
+      })) {
+    return {};
+  }
+  std::map<std::string, Balance> balances = Balances();
+  for (const auto& [first, r] : state_.reservations()) {
+    for (const std::string& up : account_policy_.Lineage(r.account)) balances[up].held += r.cost;
+  }
+  const TresMinutes cost = MaxCost(job) * static_cast<double>(count);
+  for (const std::string& account : lineage) {
+    const Balance& b = balances[account];
+    for (BudgetTres t : kBudgetTres) {
+      if (b.limit[t] < 0 || cost[t] <= 0) continue;
+      const double left = std::max(0.0, b.limit[t] - b.used[t] - b.held[t]);
+      if (cost[t] <= left * static_cast<double>(percent) / 100.0) continue;
+      const std::string unit = absl::StrCat(BudgetHoursUnit(t), "-hours");
+      return {absl::StrCat(
+          "this job may use ",
+          std::isinf(cost[t]) ? absl::StrCat("unlimited ", unit, " (it has no time limit)")
+                              : absl::StrFormat("up to %.1f %s", cost[t] / 60.0, unit),
+          "; account ", account, " has ", absl::StrFormat("%.1f", left / 60.0), " left")};
+    }
+  }
+  return {};
 }
 
 void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now, Effects& effects) {

@@ -261,10 +261,11 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
   return BuildSnapshot(inputs);
 }
 
-absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& request,
-                                                        int64_t now) const {
+absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& request, int64_t now,
+                                                        std::vector<std::string>* warnings) const {
   absl::StatusOr<CheckedSubmission> checked = CheckSubmission(request, now);
   if (!checked.ok()) return checked.status();
+  if (warnings != nullptr) *warnings = checked->warnings;
   Job* job = &checked->job;
   job->id = next_job_id_;
   job->submit_time = now;
