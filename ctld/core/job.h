@@ -113,6 +113,9 @@ struct RunProgress {
   // ending. A later scancel wins.
   enum class RequeueRequest { kNone = 0, kRequeue = 1, kRequeueHold = 2 };
   RequeueRequest requeue_request = RequeueRequest::kNone;
+  // Preempted with a GraceTime: warned (its --signal, else SIGTERM) and
+  // stopped at this time (seconds since the epoch); 0 = not in a grace period.
+  int64_t preempt_stop_at = 0;
 };
 
 struct Job {

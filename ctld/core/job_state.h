@@ -43,7 +43,9 @@ const char* JobEventName(JobEvent event);
 //                 requeue_request after scontrol requeue.
 //   RUNNING,      prolog_done and launched set; cancel_requested only when the
 //   SUSPENDED     cancel came during the start (the job is being stopped);
-//                 preempt_requeue and requeue_request while it is being stopped.
+//                 preempt_requeue and requeue_request while it is being stopped;
+//                 preempt_stop_at (RUNNING only) while a preempted job has its
+//                 GraceTime, until EnforceTimeLimits stops it.
 //   COMPLETING    as in the state it left; launched clear when it never started.
 //                 At its end preempt_requeue or requeue_request sends the job
 //                 back to PENDING instead of final_state (a later scancel

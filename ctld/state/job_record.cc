@@ -83,6 +83,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   r.set_preempt_requeue(job.progress.preempt_requeue);
+  r.set_preempt_stop_at(job.progress.preempt_stop_at);
   r.set_nice(job.nice);
   r.set_warn_signal(job.warn_signal);
   r.set_warn_time(job.warn_time);
@@ -205,6 +206,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   job.progress.preempt_requeue = r.preempt_requeue();
+  job.progress.preempt_stop_at = r.preempt_stop_at();
   job.nice = r.nice();
   job.warn_signal = r.warn_signal();
   job.warn_time = r.warn_time();

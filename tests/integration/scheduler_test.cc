@@ -1,11 +1,13 @@
 // The scheduler through the real daemons: QOS limits, preemption, arrays with
 // a throttle, and dependency chains. One cluster for the suite: 4 nodes with 4
 // CPUs; n2-n4 have 2 fake GPUs each; n4 is also in a best-effort and a
-// high-priority partition (the seed's default/besteffort setup).
+// high-priority partition (the seed's default/besteffort setup), n3 in a
+// partition with GraceTime and one that preempts it.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +34,10 @@ class SchedulerTest : public ::testing::Test {
         "PartitionName=besteffort Nodes=n4 PriorityTier=1 PreemptMode=REQUEUE "
         "MaxTime=1-00:00:00 DefaultTime=01:00:00 State=UP\n"
         "PartitionName=high Nodes=n4 PriorityTier=10 MaxTime=1-00:00:00 "
+        "DefaultTime=01:00:00 State=UP\n"
+        "PartitionName=graceful Nodes=n3 PriorityTier=1 PreemptMode=REQUEUE GraceTime=5 "
+        "MaxTime=1-00:00:00 DefaultTime=01:00:00 State=UP\n"
+        "PartitionName=urgent Nodes=n3 PriorityTier=10 MaxTime=1-00:00:00 "
         "DefaultTime=01:00:00 State=UP\n";
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
@@ -223,6 +229,51 @@ TEST_F(SchedulerTest, HighPriorityPartitionPreemptsAndRequeuesBestEffortJobs) {
     EXPECT_TRUE(Eventually(30, [&] { return JobField(id, "JobState") == "RUNNING"; })) << id;
   }
   EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", victims[0], " ", victims[1])).exit_code, 0);
+}
+
+// Issue 34 item 5: warned before preemption too. A job preempted from a
+// partition with GraceTime=5 gets its own --signal at once and is requeued
+// only when the grace is over; and scontrol update TimeLimit= moves the
+// time-limit warning with the limit.
+TEST_F(SchedulerTest, APreemptedJobHearsItsSignalBeforeItsGraceTimeEnds) {
+  const std::string home = absl::StrCat(cluster_->dir(), "/home/skiffalice");
+  // The batch shell notes USR1 and keeps running until it is stopped.
+  const std::string script =
+      "#!/bin/bash\n"
+      "trap 'date +%s > usr1.$SLURM_JOB_ID' USR1\n"
+      "while true; do sleep 1 & wait; done\n";
+  std::ofstream(home + "/checkpointing.sh") << script;
+  cluster_->Run("chown skiffalice " + home + "/checkpointing.sh");
+  CommandResult r =
+      cluster_->RunAs("skiffalice", "sbatch -p graceful -t 10 --signal=B:USR1@30 checkpointing.sh");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t victim = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(victim, "JobState") == "RUNNING"; }));
+
+  CommandResult urgent = cluster_->Run("sbatch -p urgent --exclusive -t 5 --wrap 'sleep 1'");
+  ASSERT_EQ(urgent.exit_code, 0) << urgent.err;
+  const std::string marker = absl::StrCat(home, "/usr1.", victim);
+  ASSERT_TRUE(Eventually(30, [&] { return !ReadFile(marker).empty(); }))
+      << cluster_->Log("ctld.log");
+  EXPECT_TRUE(Eventually(40, [&] { return JobField(victim, "Restarts") == "1"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", victim)).out;
+  const std::string log = cluster_->Log("ctld.log");
+  EXPECT_TRUE(absl::StrContains(
+      log, absl::StrCat("JobId=", victim, " sent signal 10, stopped 5s from now (GraceTime)")))
+      << log;
+  EXPECT_TRUE(absl::StrContains(log, absl::StrCat("JobId=", victim, " GraceTime over")));
+  cluster_->Run(absl::StrCat("scancel ", victim));
+
+  // A 10-minute job warned 50 s before its end, cut to 1 minute: warned 10 s in.
+  r = cluster_->RunAs("skiffalice", "sbatch -t 10 --signal=B:USR1@50 checkpointing.sh");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t cut = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(cut, "JobState") == "RUNNING"; }));
+  ASSERT_EQ(cluster_->Run(absl::StrCat("scontrol update JobId=", cut, " TimeLimit=1")).exit_code,
+            0);
+  EXPECT_TRUE(Eventually(40, [&] { return !ReadFile(absl::StrCat(home, "/usr1.", cut)).empty(); }))
+      << cluster_->Log("ctld.log");
+  cluster_->Run(absl::StrCat("scancel ", cut));
 }
 
 }  // namespace

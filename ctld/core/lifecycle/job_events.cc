@@ -469,8 +469,16 @@ Effects Lifecycle::EnforceTimeLimits(int64_t now) {
   // Every second: the unfinished jobs only, not MinJobAge's finished ones.
   for (const auto& [id, unfinished] : state_.unfinished()) {
     const Job& stored = *unfinished;
-    if (stored.state != JobState::kRunning || stored.request.time_limit == kUnlimited) continue;
-    if (state_.terminate_sent(id)) continue;
+    if (stored.state != JobState::kRunning || state_.terminate_sent(id)) continue;
+    if (stored.progress.preempt_stop_at != 0) {
+      // Preempted in its GraceTime: stopped when it ends.
+      if (now >= stored.progress.preempt_stop_at) {
+        effects.log.push_back(absl::StrCat("JobId=", id, " GraceTime over: stopping it"));
+        Terminate(state_.Mut(id), JobState::kPreempted, effects);
+      }
+      continue;
+    }
+    if (stored.request.time_limit == kUnlimited) continue;
     // Time spent suspended does not count against the limit, as in Slurm.
     const int64_t end = stored.start_time + stored.request.time_limit + stored.suspended_total;
     if (stored.warn_signal != 0 && !stored.warn_sent && now >= end - stored.warn_time &&

@@ -468,5 +468,77 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
   EXPECT_TRUE(core_->Admit(two_gpus, now_).ok());
 }
 
+// Issue 34 item 5: a job preempted with a GraceTime hears its own --signal
+// at once (SIGTERM without one) and is stopped only when the grace ends; the
+// preemptor starts once it is gone.
+TEST_F(LifecycleTest, APreemptedJobHearsItsSignalAndIsStoppedWhenGraceTimeEnds) {
+  PartitionConfig low = config_.partitions[0];
+  low.name = "low";
+  low.is_default = false;
+  low.preempt_mode = "REQUEUE";
+  low.grace_time = 60;
+  PartitionConfig high = low;
+  high.name = "high";
+  high.priority_tier = 10;
+  high.grace_time = 0;
+  config_.partitions = {low, high};
+  config_.preempt_mode = "REQUEUE";
+  Reset();
+  auto pass = [&] {
+    PassInput input;
+    Store(core_->PrepareSchedule(now_, &input));
+    const PassPlan plan =
+        PlanPass(input, SchedulerOptions{},
+                 PreemptOptions{PreemptType::kPartitionPrio, PreemptMode::kRequeue}, now_);
+    bool replan = false;
+    return Store(core_->ApplySchedule(input, plan, now_, &replan));
+  };
+  SubmitRequest victim = Request(2);
+  victim.partition = "low";
+  victim.nodelist = {"n1"};
+  victim.warn_signal = 10;  // --signal=B:USR1@120
+  victim.warn_time = 120;
+  victim.warn_batch_only = true;
+  SubmitRequest plain = victim;  // no --signal
+  plain.nodelist = {"n2"};
+  plain.warn_signal = 0;
+  const uint64_t a = Submit(victim);
+  const uint64_t b = Submit(plain);
+  Drive(pass());
+  ASSERT_EQ(StateOf(a), JobState::kRunning);
+  ASSERT_EQ(StateOf(b), JobState::kRunning);
+
+  SubmitRequest urgent = Request(2);
+  urgent.partition = "high";
+  urgent.min_nodes = 2;
+  const uint64_t u = Submit(urgent);
+  Effects preempted = pass();
+  std::map<uint64_t, SignalIntent> warned;
+  for (const Intent& intent : preempted.intents) {
+    if (const auto* signal = std::get_if<SignalIntent>(&intent)) warned[signal->job_id] = *signal;
+    EXPECT_FALSE(std::holds_alternative<TerminateIntent>(intent)) << "stopped before its grace";
+  }
+  ASSERT_EQ(warned.count(a), 1u);
+  EXPECT_EQ(warned[a].signal, 10);
+  EXPECT_EQ(warned[a].scope, SignalScope::kBatchShell);
+  ASSERT_EQ(warned.count(b), 1u);
+  EXPECT_EQ(warned[b].signal, SIGTERM);
+  EXPECT_EQ(core_->Find(a)->progress.preempt_stop_at, now_ + 60);
+  EXPECT_EQ(StateOf(a), JobState::kRunning);
+  EXPECT_EQ(StateOf(u), JobState::kPending);
+  // Nothing more before the grace ends; then both are stopped.
+  EXPECT_TRUE(Store(core_->EnforceTimeLimits(now_ + 59)).intents.empty());
+  now_ += 60;
+  Drive(Store(core_->EnforceTimeLimits(now_)));
+  EXPECT_EQ(terminated_, (std::vector<uint64_t>{a, b}));
+  for (uint64_t id : {a, b}) {
+    Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, SIGTERM, ""}, now_));
+    EXPECT_EQ(StateOf(id), JobState::kPending) << "requeued";
+    EXPECT_EQ(core_->Find(id)->progress.preempt_stop_at, 0);
+  }
+  Drive(pass());
+  EXPECT_EQ(StateOf(u), JobState::kRunning);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

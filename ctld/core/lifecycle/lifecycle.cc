@@ -127,8 +127,8 @@ int64_t Lifecycle::TakeBasicPriority() {
   return place;
 }
 
-TerminateIntent Lifecycle::MakeTerminate(const Job& job, int64_t grace_time) const {
-  return {job.id, NodeTarget(job.nodes.front()), std::max<int64_t>(config_->kill_wait, grace_time)};
+TerminateIntent Lifecycle::MakeTerminate(const Job& job) const {
+  return {job.id, NodeTarget(job.nodes.front()), config_->kill_wait};
 }
 
 // ---------------------------------------------------------------- recovery
@@ -277,7 +277,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
   effects.reschedule = true;
 }
 
-void Lifecycle::Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time) {
+void Lifecycle::Terminate(Job& job, JobState final_state, Effects& effects) {
   job.final_state = final_state;
   if (job.state == JobState::kConfiguring && !job.progress.launched) {
     // The prolog or launch is in flight; its report checks cancel_requested.
@@ -286,18 +286,38 @@ void Lifecycle::Terminate(Job& job, JobState final_state, Effects& effects, int6
   }
   if (HoldsResources(job.state)) {
     state_.SetTerminateSent(job.id, true);
-    effects.intents.push_back(MakeTerminate(job, grace_time));
+    effects.intents.push_back(MakeTerminate(job));
   }
 }
 
-void Lifecycle::Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor,
+void Lifecycle::Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, int64_t now,
                         Effects& effects) {
   job.progress.preempt_requeue = requeue;
   job.reason_detail = absl::StrCat("preempted by JobId=", preemptor);
   effects.log.push_back(absl::StrCat("JobId=", job.id, " preempted by JobId=", preemptor, " (",
                                      requeue ? "REQUEUE" : "CANCEL", ", GraceTime=", grace_time,
                                      ")"));
-  Terminate(job, JobState::kPreempted, effects, grace_time);
+  if (grace_time <= 0 || job.state != JobState::kRunning || !job.progress.launched ||
+      job.nodes.empty()) {
+    Terminate(job, JobState::kPreempted, effects);
+    return;
+  }
+  // GraceTime (Slurm's preempt.c): warned now, stopped when it ends
+  // (EnforceTimeLimits). The warning is the job's own --signal when it has one
+  // not yet sent (Slurm does so with SchedulerParameters=preempt_send_user_signal;
+  // Skiff always, so a checkpointing job hears what it asked to hear), else
+  // SIGTERM to the whole job.
+  job.final_state = JobState::kPreempted;
+  job.progress.preempt_stop_at = now + grace_time;
+  SignalIntent warn{job.id, NodeTarget(job.nodes.front()), SIGTERM, SignalScope::kBatchAndSteps};
+  if (job.warn_signal != 0 && !job.warn_sent) {
+    job.warn_sent = true;
+    warn.signal = job.warn_signal;
+    warn.scope = job.warn_batch_only ? SignalScope::kBatchShell : SignalScope::kSteps;
+  }
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " sent signal ", warn.signal, ", stopped ",
+                                     grace_time, "s from now (GraceTime)"));
+  effects.intents.push_back(std::move(warn));
 }
 
 bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, int64_t now,

@@ -388,8 +388,11 @@ class Lifecycle {
   // drained already.
   void DrainNode(const std::string& node_name, const std::string& reason, int64_t now,
                  Effects& effects);
-  void Terminate(Job& job, JobState final_state, Effects& effects, int64_t grace_time = 0);
-  void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, Effects& effects);
+  void Terminate(Job& job, JobState final_state, Effects& effects);
+  // Stops `job` for `preemptor` at once, or, with a GraceTime, warns it now
+  // and stops it when the grace ends (RunProgress::preempt_stop_at).
+  void Preempt(Job& job, bool requeue, int64_t grace_time, uint64_t preemptor, int64_t now,
+               Effects& effects);
   void ReleaseResources(Job& job, int64_t now, Effects& effects);
   void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
   void ApplyReport(Job& job, const NodeRunReport& report, int64_t now, Effects& effects);
@@ -425,7 +428,7 @@ class Lifecycle {
   // accounts, billing) is filled in here, for a pass and for --test-only alike.
   CtldSnapshot SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t now) const;
   LaunchIntent MakeLaunch(const Job& job) const;
-  TerminateIntent MakeTerminate(const Job& job, int64_t grace_time = 0) const;
+  TerminateIntent MakeTerminate(const Job& job) const;
 
   // ---- burst buffers (lifecycle_bb.cc)
   bool BbEnabled() const { return settings_.burst_buffer != nullptr; }

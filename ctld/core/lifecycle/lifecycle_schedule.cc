@@ -293,7 +293,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
       continue;  // ended or already being stopped since the snapshot
     }
     Preempt(state_.Mut(victim.job_id), victim.requeue && job->requeue, victim.grace_time,
-            plan.preemptor, effects);
+            plan.preemptor, now, effects);
   }
   const std::vector<PendingJob>& pending = input.snapshot.pending;
   for (size_t i = 0; i < pending.size() && i < plan.priorities.size(); ++i) {

@@ -195,7 +195,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     running.start_time = job->start_time + suspended;
     running.time_limit = job->request.time_limit;
     if (job->final_state != JobState::kCompleted && inputs.now > 0) {
-      running.time_limit = std::max<int64_t>(0, inputs.now - job->start_time);
+      // Being stopped: it ends now, or when its preemption GraceTime does.
+      const int64_t ends = std::max(inputs.now, job->progress.preempt_stop_at);
+      running.time_limit = std::max<int64_t>(0, ends - job->start_time);
     }
     view.running.push_back(std::move(running));
   }
