@@ -9,7 +9,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/time_format.h"
 #include "ctld/core/burst_buffer/directives.h"
+#include "ctld/core/scheduler/explain.h"
 
 namespace skiff::ctld {
 namespace {
@@ -482,6 +484,34 @@ absl::Status Controller::SuspendJob(const Caller& caller, const JobRef& ref, boo
   return Commit([&](Lifecycle& core, int64_t now) {
     return core.Suspend(caller, privileged, ref, resume, now);
   });
+}
+
+absl::StatusOr<std::string> Controller::ExplainJob(uint64_t id) {
+  const int64_t now = clock_.Now();
+  absl::StatusOr<CtldSnapshot> snapshot;
+  ExplainRequest request;
+  JobState state = JobState::kPending;
+  {
+    absl::MutexLock lock(&mu_);
+    const Job* job = core_.Find(id);
+    if (job == nullptr) return absl::NotFoundError("Invalid job id specified");
+    state = job->state;
+    request.name = job->name;
+    request.reason = job->reason;
+    request.reason_detail = job->reason_detail;
+    if (state == JobState::kPending) snapshot = core_.ExplainSnapshot(id, now);
+  }
+  if (state != JobState::kPending) {
+    return absl::StrCat("Job ", id, " (", request.name, ") is ", JobStateName(state),
+                        ", not pending: nothing holds it back.");
+  }
+  if (!snapshot.ok()) return snapshot.status();
+  // The paragraph is built outside mu_: it plans the job a few times over.
+  request.view = &snapshot->view;
+  request.job = snapshot->pending.front();
+  request.now = now;
+  request.format_time = FormatTimestamp;
+  return ExplainPending(request);
 }
 
 absl::StatusOr<Controller::WillRun> Controller::TestJob(const SubmitRequest& request) {

@@ -162,6 +162,9 @@ class Controller {
     std::vector<std::string> warnings;  // as SubmitJob's
   };
   absl::StatusOr<WillRun> TestJob(const SubmitRequest& request);
+  // squeue --explain: why job `id` waits, in a paragraph (scheduler/explain.h);
+  // for a job that is not pending, its state. NotFound "Invalid job id specified".
+  absl::StatusOr<std::string> ExplainJob(uint64_t id);
   // scontrol suspend (resume = false) / resume: operators only.
   absl::Status SuspendJob(const Caller& caller, const JobRef& ref, bool resume);
   // scontrol top.

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   app.set_help_flag();  // --help is Slurm's text, below
   skiff::cli::SqueueOptions options;
   std::string accounts, iterate, jobs, licenses, clusters, names, nodes, partitions, qos,
-      reservation, sort, steps, states, users, format, format_fields;
+      reservation, sort, steps, states, users, format, format_fields, explain;
   bool help = false, usage = false, me = false, version = false, json = false, yaml = false;
   bool ignored = false;
   int verbose = 0;
@@ -122,6 +123,7 @@ int main(int argc, char** argv) {
   app.add_flag("-V,--version", version);
   app.add_flag("--json", json);
   app.add_flag("--yaml", yaml);
+  app.add_option("--explain", explain);  // Skiff's: why a pending job waits
   std::vector<std::string> operands;
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
@@ -249,6 +251,22 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
       skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  if (given("--explain")) {
+    uint64_t id = 0;
+    if (!absl::SimpleAtoi(explain, &id) || id == 0) return Error("Invalid job id: " + explain);
+    skiff::v1::ExplainJobRequest explain_request;
+    explain_request.set_job_id(id);
+    skiff::v1::ExplainJobReply explanation;
+    absl::Status status =
+        (*client)->Call(&skiff::v1::Ctld::Stub::ExplainJob, explain_request, &explanation);
+    if (status.code() == absl::StatusCode::kNotFound) {
+      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+    if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+    std::cout << explanation.text() << "\n";
+    return 0;
+  }
   const std::string cluster = (*client)->config().skiff.cluster_name;
   if (given("--clusters") && clusters != cluster) {
     return Error("Skiff has no multi-cluster support: -M/--clusters takes only this cluster (" +

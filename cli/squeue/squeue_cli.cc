@@ -94,6 +94,8 @@ std::string SqueueHelpText() {
       "\t\t\t\t  to view, default is all\n"
       "  -S, --sort=fields               comma separated list of fields to sort on\n"
       "      --start                     print expected start times of pending jobs\n"
+      "      --explain=job_id            why a pending job waits, and what would start\n"
+      "                                  it sooner (Skiff's)\n"
       "  -t, --states=states             comma separated list of states to view,\n"
       "\t\t\t\t  default is pending and running,\n"
       "\t\t\t\t  '--states=all' reports all states\n"

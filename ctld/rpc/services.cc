@@ -736,6 +736,17 @@ grpc::Status CtldService::GetBbStatus(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status CtldService::ExplainJob(grpc::ServerContext* context,
+                                     const v1::ExplainJobRequest* request,
+                                     v1::ExplainJobReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::string> text = controller_.ExplainJob(request->job_id());
+  if (!text.ok()) return ToGrpcStatus(text.status());
+  reply->set_text(*text);
+  return grpc::Status::OK;
+}
+
 grpc::Status CtldService::GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                                    v1::GetStatsReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);

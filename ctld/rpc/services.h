@@ -70,6 +70,8 @@ class CtldService final : public v1::Ctld::Service {
                               v1::GetConfigFilesReply* reply) override;
   grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                         v1::GetStatsReply* reply) override;
+  grpc::Status ExplainJob(grpc::ServerContext* context, const v1::ExplainJobRequest* request,
+                          v1::ExplainJobReply* reply) override;
   grpc::Status SetTrigger(grpc::ServerContext* context, const v1::SetTriggerRequest* request,
                           v1::SetTriggerReply* reply) override;
   grpc::Status GetTriggers(grpc::ServerContext* context, const v1::GetTriggersRequest* request,

@@ -276,5 +276,41 @@ TEST_F(SchedulerTest, APreemptedJobHearsItsSignalBeforeItsGraceTimeEnds) {
   cluster_->Run(absl::StrCat("scancel ", cut));
 }
 
+// Issue 34 item 6: squeue --explain says why a pending job waits and when it
+// would start, naming the job that holds its node.
+TEST_F(SchedulerTest, ExplainSaysWhyAJobWaitsAndWhichJobHoldsItsNode) {
+  CommandResult r =
+      cluster_->RunAs("skiffalice", "sbatch -p graceful --exclusive -t 20 --wrap 'sleep 300'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t holder = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(holder, "JobState") == "RUNNING"; }));
+  r = cluster_->RunAs("skiffalice", "sbatch -p graceful --gres=gpu:2 -t 5 -J waiter --wrap true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t waiter = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(30, [&] { return JobField(waiter, "Reason") == "Resources"; }))
+      << cluster_->Run("squeue").out;
+  const CommandResult explained =
+      cluster_->RunAs("skiffalice", absl::StrCat("squeue --explain ", waiter));
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  EXPECT_TRUE(absl::StartsWith(
+      explained.out, absl::StrCat("Job ", waiter,
+                                  " (waiter) is pending (Resources): the nodes it could use are "
+                                  "busy. It asks for 1 node with 1 CPU, 2 GPUs for 5 minutes in "
+                                  "partition graceful. Its nodes are busy: n3 until ")))
+      << explained.out;
+  EXPECT_TRUE(absl::StrContains(explained.out, absl::StrCat("(job ", holder, ")")))
+      << explained.out;
+  EXPECT_TRUE(absl::StrContains(explained.out,
+                                "If no job ahead of it took them first, it would "
+                                "start at "))
+      << explained.out;
+  const CommandResult unknown = cluster_->Run("squeue --explain 999999");
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n");
+  const CommandResult running = cluster_->Run(absl::StrCat("squeue --explain ", holder));
+  EXPECT_TRUE(absl::StrContains(running.out, "is RUNNING, not pending")) << running.out;
+  cluster_->Run(absl::StrCat("scancel ", holder, " ", waiter));
+}
+
 }  // namespace
 }  // namespace skiff::testing

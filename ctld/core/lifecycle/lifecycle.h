@@ -281,6 +281,10 @@ class Lifecycle {
   // sbatch --test-only: `request` checked by CheckSubmission (nothing
   // reserved) and a snapshot of the running jobs with it as the one pending
   // job (snapshot.pending[0], id = the next job id), for EarliestStart.
+  // squeue --explain: a snapshot of the running jobs with the pending job
+  // `job_id` as snapshot.pending[0], for ExplainPending (scheduler/explain.h).
+  // NotFound "Invalid job id specified"; FailedPrecondition when not pending.
+  absl::StatusOr<CtldSnapshot> ExplainSnapshot(uint64_t job_id, int64_t now) const;
   // `warnings` (when given) gets CheckSubmission's.
   absl::StatusOr<CtldSnapshot> WillRunSnapshot(const SubmitRequest& request, int64_t now,
                                                std::vector<std::string>* warnings = nullptr) const;

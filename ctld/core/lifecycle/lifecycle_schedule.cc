@@ -281,6 +281,23 @@ absl::StatusOr<CtldSnapshot> Lifecycle::WillRunSnapshot(const SubmitRequest& req
   return SchedulerSnapshot(inputs, now);
 }
 
+absl::StatusOr<CtldSnapshot> Lifecycle::ExplainSnapshot(uint64_t job_id, int64_t now) const {
+  const Job* job = Find(job_id);
+  if (job == nullptr) return absl::NotFoundError("Invalid job id specified");
+  if (job->state != JobState::kPending) {
+    return absl::FailedPreconditionError(absl::StrCat("JobId=", job_id, " is not pending"));
+  }
+  CtldSchedulerInputs inputs;
+  for (const auto& [id, running] : state_.jobs()) {
+    if (running.state == JobState::kConfiguring || running.state == JobState::kRunning ||
+        running.state == JobState::kSuspended) {
+      inputs.running.push_back(&running);
+    }
+  }
+  inputs.pending.push_back(job);
+  return SchedulerSnapshot(inputs, now);
+}
+
 Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, int64_t now,
                                  bool* replan) {
   state_.Begin();

@@ -181,30 +181,12 @@ class State {
     if (job.partition < 0 || static_cast<size_t>(job.partition) >= view_.partitions.size()) {
       return WaitReason::kPartitionInactive;
     }
-    const SchedPartition& partition = view_.partitions[job.partition];
-    switch (partition.state) {
-      case PartitionState::kUp:
-      case PartitionState::kDrain:  // Slurm: queued jobs of a DRAIN partition still run
-        break;
-      case PartitionState::kDown:
-        return WaitReason::kPartitionDown;
-      case PartitionState::kInactive:
-        return WaitReason::kPartitionInactive;
-    }
     if (job.qos != kNone && (job.qos < 0 || static_cast<size_t>(job.qos) >= view_.qos.size())) {
       return WaitReason::kInvalidQos;
     }
-    if ((!partition.allow_accounts.empty() && !Contains(partition.allow_accounts, job.account)) ||
-        (!partition.allow_groups.empty() && !Contains(partition.allow_groups, job.group)) ||
-        (!partition.allow_qos.empty() && !Contains(partition.allow_qos, job.qos))) {
-      return WaitReason::kPartitionConfig;
-    }
-    if (partition.max_time != kNoLimit &&
-        (job.time_limit == kNoLimit || job.time_limit > partition.max_time)) {
-      return WaitReason::kPartitionTimeLimit;
-    }
-    if (partition.max_nodes != kNoLimit && job.num_nodes > partition.max_nodes) {
-      return WaitReason::kPartitionNodeLimit;
+    if (const WaitReason refused = PartitionRefuses(view_.partitions[job.partition], job);
+        refused != WaitReason::kNone) {
+      return refused;
     }
     int32_t qos[2];
     const int count = QosList(view_, job.qos, job.partition, qos);

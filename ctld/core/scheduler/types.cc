@@ -104,6 +104,33 @@ const char* WaitReasonName(WaitReason reason) {
   return "None";
 }
 
+WaitReason PartitionRefuses(const SchedPartition& partition, const PendingJob& job) {
+  switch (partition.state) {
+    case PartitionState::kUp:
+    case PartitionState::kDrain:  // Slurm: queued jobs of a DRAIN partition still run
+      break;
+    case PartitionState::kDown:
+      return WaitReason::kPartitionDown;
+    case PartitionState::kInactive:
+      return WaitReason::kPartitionInactive;
+  }
+  auto allows = [](const std::vector<int32_t>& list, int32_t value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!allows(partition.allow_accounts, job.account) ||
+      !allows(partition.allow_groups, job.group) || !allows(partition.allow_qos, job.qos)) {
+    return WaitReason::kPartitionConfig;
+  }
+  if (partition.max_time != kNoLimit &&
+      (job.time_limit == kNoLimit || job.time_limit > partition.max_time)) {
+    return WaitReason::kPartitionTimeLimit;
+  }
+  if (partition.max_nodes != kNoLimit && job.num_nodes > partition.max_nodes) {
+    return WaitReason::kPartitionNodeLimit;
+  }
+  return WaitReason::kNone;
+}
+
 WaitReason AssocGrpMinutes(BudgetTres tres) {
   switch (tres) {
     case BudgetTres::kBilling:

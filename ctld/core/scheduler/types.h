@@ -240,6 +240,10 @@ enum class WaitReason : uint8_t {
 // The reason for an association over its GrpTRESMins in `tres`.
 WaitReason AssocGrpMinutes(BudgetTres tres);
 
+// Why `partition` does not run `job` whatever its resources (its state, the
+// accounts, groups and QOS it allows, MaxTime, MaxNodes); kNone when it does.
+WaitReason PartitionRefuses(const SchedPartition& partition, const PendingJob& job);
+
 // "Priority", "QOSMaxGRESPerUser", ...
 const char* WaitReasonName(WaitReason reason);
 
