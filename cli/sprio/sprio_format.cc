@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <map>
 #include <system_error>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 
 namespace skiff::cli {
@@ -47,6 +51,34 @@ std::string Normalized(int64_t weighted, const std::optional<int64_t>& weight) {
 
 std::string WeightText(const std::optional<int64_t>& weight) {
   return absl::StrCat(weight.value_or(0));
+}
+
+// PriorityWeightTRES's factors as Slurm's sprio prints them: the TRES with a
+// weighted factor, "cpu=250,gres/gpu=1500" (T), or divided by their weights,
+// "cpu=0.25,gres/gpu=0.50" (t).
+std::string TresFactors(const v1::PriorityFactors& f, const PublishedWeights& w, bool normalized) {
+  std::map<std::string, double> weights;
+  for (absl::string_view item : absl::StrSplit(w.tres, ',', absl::SkipEmpty())) {
+    const size_t eq = item.find('=');
+    double weight = 0;
+    if (eq == absl::string_view::npos || !absl::SimpleAtod(item.substr(eq + 1), &weight)) continue;
+    weights[absl::AsciiStrToLower(item.substr(0, eq))] = weight;
+  }
+  const std::pair<const char*, int64_t> factors[] = {{"cpu", f.tres_cpu()},
+                                                     {"mem", f.tres_mem()},
+                                                     {"node", f.tres_node()},
+                                                     {"gres/gpu", f.tres_gpu()}};
+  std::string out;
+  for (const auto& [name, weighted] : factors) {
+    if (weighted == 0) continue;
+    const double weight = weights.count(name) > 0 ? weights[name] : 0;
+    absl::StrAppend(
+        &out, out.empty() ? "" : ",", name, "=",
+        normalized
+            ? absl::StrFormat("%.2f", weight > 0 ? static_cast<double>(weighted) / weight : 0.0)
+            : absl::StrCat(weighted));
+  }
+  return out;
 }
 
 int64_t JobPriority(const v1::JobInfo& job) {
@@ -173,7 +205,7 @@ std::string JobValue(const v1::JobInfo& job, char field, const PublishedWeights&
       return "0";  // no site factor
     case 't':
     case 'T':
-      return "";  // no TRES factors
+      return TresFactors(f, w, field == 't');
     case 'u':
       return job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
     case 'y':

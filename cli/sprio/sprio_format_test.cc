@@ -93,6 +93,21 @@ TEST(FormatSprio, NormalizedFactors) {
             "          15402 0.00000143 0.0120000  0.5000000  0.0100000 \n");
 }
 
+TEST(FormatSprio, TresFactorsWeightedAndNormalized) {
+  v1::GetJobsReply reply;
+  v1::JobInfo job = Pending(20, "gpu", "alice", 0, 0, 0, 0, 0);
+  job.mutable_priority_factors()->set_tres_cpu(250);
+  job.mutable_priority_factors()->set_tres_gpu(1000);
+  *reply.add_jobs() = job;
+  PublishedWeights w = Weights();
+  w.tres = "CPU=1000,GRES/gpu=4000";
+  SprioOptions options;
+  options.no_header = true;
+  options.format = "%.5i %.25T %.25t";
+  EXPECT_EQ(*FormatSprio(reply, w, options),
+            "   20     cpu=250,gres/gpu=1000    cpu=0.25,gres/gpu=0.25\n");
+}
+
 TEST(FormatSprio, LongFormatAndUsers) {
   SprioOptions options;
   options.long_format = true;

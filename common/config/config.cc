@@ -56,6 +56,33 @@ using config_internal::SplitList;
 using config_internal::ToUpper;
 using config_internal::WrittenKey;
 
+// PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000: a weight per TRES, names
+// without case, as Slurm takes them. Skiff's priority counts cpu, mem, node and
+// gres/gpu; another name is refused rather than silently weighing nothing.
+absl::Status SetTresWeights(std::string_view value, std::string& written,
+                            std::map<std::string, int64_t>& weights) {
+  std::map<std::string, int64_t> parsed;
+  for (const std::string& item : SplitList(value, ",")) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", item, "' is not TRES=weight (e.g. GRES/gpu=3000)"));
+    }
+    std::string name = absl::AsciiStrToLower(item.substr(0, eq));
+    if (name != "cpu" && name != "mem" && name != "node" && name != "gres/gpu") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown TRES '", item.substr(0, eq), "' (Skiff weighs CPU, Mem, Node and GRES/gpu)"));
+    }
+    absl::StatusOr<int64_t> weight =
+        ParseInteger(std::string_view(item).substr(eq + 1), 0, kMaxUint32);
+    if (!weight.ok()) return weight.status();
+    parsed[name] = *weight;
+  }
+  written = std::string(value);
+  weights = std::move(parsed);
+  return absl::OkStatus();
+}
+
 // Generous upper bounds that still keep Sockets * CoresPerSocket * ThreadsPerCore
 // inside an int.
 constexpr int64_t kMaxSockets = 1024;
@@ -728,6 +755,11 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) {
              return SetInt(v, 0, kMaxUint32, g.config.priority_weight_qos);
            }},
+          {"PriorityWeightTRES",
+           [](std::string_view v, G& g) {
+             return SetTresWeights(v, g.config.priority_weight_tres,
+                                   g.config.priority_tres_weights);
+           }},
           {"FirstJobId",
            [](std::string_view v, G& g) { return SetInt(v, 1, kMaxInt64, g.config.first_job_id); }},
           {"MaxJobCount", [](std::string_view v,
@@ -864,7 +896,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "PrioritySiteFactorPlugin",
        "PriorityUsageResetPeriod",
        "PriorityWeightAssoc",
-       "PriorityWeightTRES",
        "PrivateData",
        "PrologFlags",
        "PropagatePrioProcess",

@@ -160,6 +160,10 @@ struct SkiffConfig {
   int64_t priority_weight_job_size = 0;                // PriorityWeightJobSize
   int64_t priority_weight_partition = 0;               // PriorityWeightPartition
   int64_t priority_weight_qos = 0;                     // PriorityWeightQOS
+  // PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000 as written, and its
+  // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
+  std::string priority_weight_tres;
+  std::map<std::string, int64_t> priority_tres_weights;
   int64_t first_job_id = 1;                            // FirstJobId
   int64_t max_job_count = 100000;                      // MaxJobCount
   int64_t min_job_age = 300;                           // MinJobAge seconds

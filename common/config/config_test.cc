@@ -172,6 +172,21 @@ TEST(ParseSkiffConfigTest, AppliesClusterDefMemPerCpuToPartitionsWithoutTheirOwn
   EXPECT_EQ(config.FindPartition("b")->def_mem_per_cpu_mb, 512u);
 }
 
+TEST(ParseSkiffConfigTest, PriorityWeightTresTakesSlurmsNamesInAnyCase) {
+  absl::StatusOr<SkiffConfig> config =
+      Parse("PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->priority_weight_tres, "CPU=1000,Mem=2000,GRES/gpu=3000");
+  EXPECT_EQ(config->priority_tres_weights,
+            (std::map<std::string, int64_t>{{"cpu", 1000}, {"gres/gpu", 3000}, {"mem", 2000}}));
+  const absl::Status unknown = Parse("PriorityWeightTRES=GRES/fpga=5\n").status();
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(std::string(unknown.message()).find("unknown TRES 'GRES/fpga'"), std::string::npos)
+      << unknown;
+  EXPECT_FALSE(Parse("PriorityWeightTRES=CPU=x\n").ok());
+  EXPECT_FALSE(Parse("PriorityWeightTRES=CPU\n").ok());
+}
+
 TEST(ParseSkiffConfigTest, DefaultsWhenKeysAreAbsent) {
   SkiffConfig config = ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n");
   EXPECT_EQ(config.cluster_name, "skiff");

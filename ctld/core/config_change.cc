@@ -100,6 +100,8 @@ ConfigChange PrepareReconfigure(const SkiffConfig& running, SkiffConfig& next,
   Keep("PriorityWeightPartition", running.priority_weight_partition, next.priority_weight_partition,
        n);
   Keep("PriorityWeightQOS", running.priority_weight_qos, next.priority_weight_qos, n);
+  Keep("PriorityWeightTRES", running.priority_weight_tres, next.priority_weight_tres, n);
+  next.priority_tres_weights = running.priority_tres_weights;  // parsed from the text kept
   Keep("FirstJobId", running.first_job_id, next.first_job_id, n);
   return change;
 }

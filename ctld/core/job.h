@@ -232,6 +232,7 @@ struct Job {
   std::string sched_description;
   struct Factors {
     int64_t age = 0, fairshare = 0, job_size = 0, partition = 0, qos = 0;
+    int64_t tres_cpu = 0, tres_mem = 0, tres_node = 0, tres_gpu = 0;  // PriorityWeightTRES
   } factors;
   std::string dependency_text;  // remaining dependencies, Slurm's text (scontrol)
 

@@ -180,7 +180,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
         {"PriorityWeightJobSize", absl::StrCat(c.priority_weight_job_size)},
         {"PriorityWeightPartition", absl::StrCat(c.priority_weight_partition)},
         {"PriorityWeightQOS", absl::StrCat(c.priority_weight_qos)},
-        {"PriorityWeightTRES", kNull},
+        {"PriorityWeightTRES", OrNull(c.priority_weight_tres)},
     };
     e.insert(e.end(), multifactor.begin(), multifactor.end());
   }

@@ -323,6 +323,10 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
     f->set_job_size(job.factors.job_size);
     f->set_partition(job.factors.partition);
     f->set_qos(job.factors.qos);
+    f->set_tres_cpu(job.factors.tres_cpu);
+    f->set_tres_mem(job.factors.tres_mem);
+    f->set_tres_node(job.factors.tres_node);
+    f->set_tres_gpu(job.factors.tres_gpu);
   }
   // A job that ended while pending keeps the last plan for it, as Slurm keeps
   // its sched_nodes (SchedNodeList=) and backfill mark (Scheduler=Backfill).

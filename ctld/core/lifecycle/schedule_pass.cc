@@ -64,9 +64,12 @@ PassPlan PlanPass(const PassInput& input, const SchedulerOptions& options,
   out.factors.resize(snapshot.pending.size());
   for (size_t i = 0; i < snapshot.pending.size(); ++i) {
     const PriorityFactors f = ComputePriority(snapshot.view, context, w, snapshot.pending[i], now);
-    out.factors[i] = {std::llround(f.age * w.age), std::llround(f.fairshare * w.fairshare),
-                      std::llround(f.job_size * w.job_size),
-                      std::llround(f.partition * w.partition), std::llround(f.qos * w.qos)};
+    out.factors[i] = {
+        std::llround(f.age * w.age),           std::llround(f.fairshare * w.fairshare),
+        std::llround(f.job_size * w.job_size), std::llround(f.partition * w.partition),
+        std::llround(f.qos * w.qos),           std::llround(f.tres_cpu * w.tres.cpu),
+        std::llround(f.tres_mem * w.tres.mem), std::llround(f.tres_node * w.tres.node),
+        std::llround(f.tres_gpu * w.tres.gpu)};
   }
   return out;
 }

@@ -353,6 +353,14 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   options.weights.job_size = config.priority_weight_job_size;
   options.weights.partition = config.priority_weight_partition;
   options.weights.qos = config.priority_weight_qos;
+  auto tres_weight = [&](const char* name) {
+    auto it = config.priority_tres_weights.find(name);
+    return it == config.priority_tres_weights.end() ? int64_t{0} : it->second;
+  };
+  options.weights.tres.cpu = tres_weight("cpu");
+  options.weights.tres.mem = tres_weight("mem");
+  options.weights.tres.node = tres_weight("node");
+  options.weights.tres.gpu = tres_weight("gres/gpu");
   options.weights.max_age = config.priority_max_age;
   options.weights.decay_half_life = config.priority_decay_half_life;
   // The config loader dropped values outside Slurm's ranges.

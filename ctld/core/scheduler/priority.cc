@@ -25,6 +25,19 @@ PriorityContext MakePriorityContext(const ClusterView& view, const PriorityWeigh
   for (const Qos& qos : view.qos) {
     context.max_qos_priority = std::max(context.max_qos_priority, qos.priority);
   }
+  if (weights.tres.any()) {
+    for (const SchedPartition& partition : view.partitions) {
+      PriorityContext::TresTotals totals;
+      for (int32_t n : partition.nodes) {
+        const SchedNode& node = view.nodes[n];
+        totals.cpu += node.cpus;
+        totals.mem += static_cast<double>(node.memory_mb);
+        totals.node += 1;
+        totals.gpu += node.gpu_count;
+      }
+      context.partition_tres.push_back(totals);
+    }
+  }
   double total_usage = 0, total_shares = 0;
   std::vector<double> usage(view.users.size());
   for (size_t u = 0; u < view.users.size(); ++u) {
@@ -77,9 +90,25 @@ PriorityFactors ComputePriority(const ClusterView& view, const PriorityContext& 
     f.qos = static_cast<double>(std::max<int64_t>(0, view.qos[job.qos].priority)) /
             static_cast<double>(context.max_qos_priority);
   }
+  if (weights.tres.any() && job.partition >= 0 &&
+      static_cast<size_t>(job.partition) < context.partition_tres.size()) {
+    const PriorityContext::TresTotals& total = context.partition_tres[job.partition];
+    const double nodes = std::max(1, job.num_nodes);
+    const double cpus =
+        std::max(nodes * job.cpus_per_node, static_cast<double>(job.ntasks) * job.cpus_per_task);
+    const double mem = job.mem_per_node_mb > 0 ? nodes * static_cast<double>(job.mem_per_node_mb)
+                                               : cpus * static_cast<double>(job.mem_per_cpu_mb);
+    auto share = [](double asked, double of) { return of > 0 ? std::min(1.0, asked / of) : 0.0; };
+    f.tres_cpu = share(cpus, total.cpu);
+    f.tres_mem = share(mem, total.mem);
+    f.tres_node = share(nodes, total.node);
+    f.tres_gpu = share(nodes * job.gpus_per_node, total.gpu);
+  }
   const double sum = weights.age * f.age + weights.fairshare * f.fairshare +
                      weights.job_size * f.job_size + weights.partition * f.partition +
-                     weights.qos * f.qos;
+                     weights.qos * f.qos + weights.tres.cpu * f.tres_cpu +
+                     weights.tres.mem * f.tres_mem + weights.tres.node * f.tres_node +
+                     weights.tres.gpu * f.tres_gpu;
   // Slurm's: the weighted sum less the job's nice, never below 1; a priority an
   // operator set (scontrol update Priority=) replaces the sum.
   f.priority = static_cast<int64_t>(std::llround(sum));

@@ -9,6 +9,9 @@
 //   job_size  = CPUs asked (nodes x cpus/node) / the cluster's CPUs
 //   partition = PriorityTier / the highest PriorityTier
 //   qos       = QOS Priority / the highest QOS Priority (0 when none is > 0)
+// plus, with PriorityWeightTRES, w_tres(t) * tres(t) for cpu, mem, node and
+// gres/gpu: what the job asks for of the TRES over its partition's total
+// (Slurm's priority_tres factors).
 // less the job's nice (--nice, Nice=; the result never below 1 then); a
 // priority an operator set (scontrol update Priority=) replaces all of it.
 // With PriorityType=priority/basic the factors are unused: a job's priority is
@@ -36,6 +39,11 @@ struct PriorityWeights {
   int64_t job_size = 0;                     // PriorityWeightJobSize
   int64_t partition = 0;                    // PriorityWeightPartition
   int64_t qos = 0;                          // PriorityWeightQOS
+  // PriorityWeightTRES per TRES.
+  struct Tres {
+    int64_t cpu = 0, mem = 0, node = 0, gpu = 0;
+    bool any() const { return cpu != 0 || mem != 0 || node != 0 || gpu != 0; }
+  } tres;
   int64_t max_age = 7 * 24 * 3600;          // PriorityMaxAge seconds
   int64_t decay_half_life = 7 * 24 * 3600;  // PriorityDecayHalfLife seconds, 0 = no decay
   bool basic = false;                       // PriorityType=priority/basic
@@ -48,6 +56,9 @@ struct PriorityFactors {
   double job_size = 0;
   double partition = 0;
   double qos = 0;
+  // What the job asks for of each TRES over its partition's total, in [0, 1]
+  // (computed only with PriorityWeightTRES).
+  double tres_cpu = 0, tres_mem = 0, tres_node = 0, tres_gpu = 0;
   int64_t priority = 0;
 };
 
@@ -57,6 +68,12 @@ struct PriorityContext {
   int32_t max_tier = 1;
   int64_t max_qos_priority = 0;
   std::vector<double> fairshare;  // per user
+  // Per partition, its nodes' CPUs, memory (MB), nodes and GPUs (with
+  // PriorityWeightTRES only).
+  struct TresTotals {
+    double cpu = 0, mem = 0, node = 0, gpu = 0;
+  };
+  std::vector<TresTotals> partition_tres;
 };
 
 // `usage` recorded at `as_of`, decayed to `now`.

@@ -108,6 +108,23 @@ TEST(Priority, PartitionTierQosAndJobSize) {
   EXPECT_EQ(f.priority, 1000 + 1000 + 500);
 }
 
+// PriorityWeightTRES: what the job asks for of each TRES over its partition's
+// total, times its weight.
+TEST(Priority, TresWeightsCountWhatTheJobAsksOfItsPartition) {
+  ClusterView view = MakeView({MakeNode("g1", 8, 4), MakeNode("g2", 8, 4)});
+  PriorityWeights weights;
+  weights.tres.cpu = 1000;
+  weights.tres.gpu = 4000;
+  PendingJob job = MakeJob(1, 0, 4, 2);  // 4 of 16 CPUs, 2 of 8 GPUs
+  PriorityFactors f = FactorsOf(view, weights, job, 100);
+  EXPECT_DOUBLE_EQ(f.tres_cpu, 0.25);
+  EXPECT_DOUBLE_EQ(f.tres_gpu, 0.25);
+  EXPECT_DOUBLE_EQ(f.tres_mem, 0);  // no memory asked
+  EXPECT_EQ(f.priority, 250 + 1000);
+  // Without TRES weights nothing is computed.
+  EXPECT_EQ(FactorsOf(view, PriorityWeights{}, job, 100).tres_gpu, 0);
+}
+
 TEST(Priority, FairShareFavoursLightUsersAndDecays) {
   ClusterView view = MakeView({MakeNode("n1", 10)}, /*users=*/2);
   view.users[0].usage = 3000;
