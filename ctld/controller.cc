@@ -210,6 +210,7 @@ absl::Status Controller::Recover() {
     core_.Load(std::move(*jobs), *max_id, std::move(records->usage));
     core_.LoadAssocUsage(std::move(records->assoc_usage));
     core_.LoadBank(std::move(records->bank));
+    core_.LoadAdvanceReservations(std::move(records->advance_reservations));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.

@@ -44,6 +44,8 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.Ctld/SetTrigger", "REQUEST_TRIGGER_SET", 2017},
     {"/skiff.v1.Ctld/GetTriggers", "REQUEST_TRIGGER_GET", 2018},
     {"/skiff.v1.Ctld/ClearTriggers", "REQUEST_TRIGGER_CLEAR", 2019},
+    {"/skiff.v1.Ctld/GetReservations", "REQUEST_RESERVATION_INFO", 2024},
+    {"/skiff.v1.Ctld/UpdateReservation", "REQUEST_UPDATE_RESERVATION", 3009},  // create, delete too
     {"/skiff.v1.NodeService/Register", "MESSAGE_NODE_REGISTRATION_STATUS", 1002},
     {"/skiff.v1.NodeService/JobComplete", "REQUEST_COMPLETE_BATCH_SCRIPT", 5018},
     // Slurm's controller pings its nodes; Skiff's nodes report in.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
+#include "ctld/rpc/resv_convert.h"
 
 namespace skiff::ctld {
 namespace {
@@ -672,6 +674,65 @@ grpc::Status CtldService::UpdateQos(grpc::ServerContext* context,
       controller_.UpdateQos(Caller{caller->uid, caller->gid}, QosUpdateFromProto(*request));
   if (!affected.ok()) return ToGrpcStatus(affected.status());
   for (const std::string& name : *affected) reply->add_affected(name);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
+                                          const v1::GetReservationsRequest*,
+                                          v1::GetReservationsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const int64_t now = time(nullptr);
+  std::map<std::string, const Node*> by_name;
+  const std::vector<Node> nodes = controller_.SnapshotNodes({});
+  for (const Node& node : nodes) by_name[node.config.name] = &node;
+  for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
+    v1::ReservationInfo* info = reply->add_reservations();
+    *info = ResvToProto(resv);
+    // The occurrence in force, or the next one, as Slurm shows a repeating
+    // reservation (it moves its times on at each end).
+    const ResvWindow window = WindowAt(resv, now);
+    info->set_start_time(window.start);
+    info->set_end_time(window.end);
+    info->set_active(window.Contains(now));
+    info->set_flags_text(ResvFlagsString(resv.flags));
+    int64_t cpus = 0;
+    if (resv.WholeNodes()) {
+      for (const std::string& name : resv.nodes) {
+        if (auto it = by_name.find(name); it != by_name.end()) cpus += it->second->config.cpus;
+      }
+      info->set_tres(absl::StrCat("cpu=", cpus));
+    } else {
+      info->set_tres(absl::StrCat("gres/gpu=", resv.Gpus()));
+    }
+    info->set_core_cnt(cpus);
+  }
+  reply->set_now(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::UpdateReservation(grpc::ServerContext* context,
+                                            const v1::UpdateReservationRequest* request,
+                                            v1::UpdateReservationReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // User names resolved here, at the edge: NSS lookups never run under ctld's lock.
+  std::set<std::string> known_users;
+  if (request->has_users()) {
+    for (const std::string& name : request->users().items()) {
+      if (UidOf(name)) known_users.insert(name);
+    }
+  }
+  // An update that adds no users checks the ones it keeps: they were known.
+  for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
+    if (resv.name != request->name()) continue;
+    for (const std::string& user : resv.users) known_users.insert(user);
+  }
+  absl::StatusOr<std::string> name = controller_.UpdateReservation(
+      Caller{caller->uid, caller->gid}, UserNames().Name(caller->uid),
+      ResvOpFromProto(request->op()), ResvRequestFromProto(*request), known_users);
+  if (!name.ok()) return ToGrpcStatus(name.status());
+  reply->set_name(*name);
   return grpc::Status::OK;
 }
 

@@ -54,6 +54,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/effects.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/reservations/reservation.h"
 #include "ctld/core/scheduler/from_ctld.h"
 
 namespace skiff::ctld {
@@ -98,6 +99,8 @@ class JournaledState {
   const AccountsTable& accounts() const { return accounts_; }
   // The running steps as their step managers reported them.
   const StepBook& steps() const { return steps_; }
+  // scontrol's advance reservations (ctld/core/reservations), by name.
+  const ResvTable& advance_reservations() const { return advance_resv_; }
   // Changes whenever the QOS or accounts tables change, rollbacks included:
   // the views derived from them are stale when it moved.
   uint64_t accounting_generation() const { return accounting_generation_; }
@@ -138,6 +141,7 @@ class JournaledState {
   // The whole table, journaled (both are small: sacctmgr's rows).
   QosTable& MutQos();
   AccountsTable& MutAccounts();
+  ResvTable& MutAdvanceReservations();
   // A step report, journaled by its key.
   void ApplyStep(uint64_t job_id, const StepRecord& step);
   // Removes the reservation of admitted jobs being inserted (a rollback puts
@@ -187,6 +191,7 @@ class JournaledState {
     assoc_usage_ = std::move(usage);
   }
   void LoadAccounting(QosTable qos, AccountsTable accounts);
+  void LoadAdvanceReservations(ResvTable table) { advance_resv_ = std::move(table); }
   // Forgets the steps of jobs not in `running_jobs` (their step manager's end
   // report never came): housekeeping, outside events.
   void RetainSteps(const std::set<uint64_t>& running_jobs) { steps_.Retain(running_jobs); }
@@ -212,6 +217,7 @@ class JournaledState {
     std::map<uint64_t, AdmissionReservation> reservations_taken;
     std::optional<QosTable> qos;
     std::optional<AccountsTable> accounts;
+    std::optional<ResvTable> advance_resv;
     std::map<std::string, std::optional<StepBook::Entry>> steps;  // by StepRecordKey
     bool Empty() const;                                           // nothing to put back
   };
@@ -237,6 +243,7 @@ class JournaledState {
   std::map<uint64_t, AdmissionReservation> reservations_;
   QosTable qos_;
   AccountsTable accounts_;
+  ResvTable advance_resv_;
   StepBook steps_;
   uint64_t accounting_generation_ = 0;
   // Frames in event order, oldest first; the newest may be open.

@@ -161,6 +161,13 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
         absl::StrCat("Job count limit reached (MaxJobCount=", config_->max_job_count, ")"));
   }
   if (absl::Status s = CheckPolicy({&job}, count, {}, /*privileged=*/false); !s.ok()) return s;
+  if (!job.reservation.empty()) {
+    if (absl::Status s = CheckJobReservation(state_.advance_reservations(), job.reservation,
+                                             job.user_name, job.account, now);
+        !s.ok()) {
+      return s;
+    }
+  }
   // --deadline: already past, or the time limit cannot fit before it (Slurm's
   // _valid_job_min_mem... job_desc checks: ESLURM_INVALID_TIME_LIMIT).
   if (job.request.deadline != 0 &&

@@ -423,6 +423,18 @@ bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
   return !(resv.users.empty() && resv.accounts.empty());
 }
 
+absl::Status CheckJobReservation(const ResvTable& table, const std::string& name,
+                                 const std::string& user, const std::string& account, int64_t now) {
+  auto it = table.find(name);
+  if (it == table.end() || ResvEnded(it->second, now)) {
+    return absl::InvalidArgumentError("Requested reservation is invalid");
+  }
+  if (!MayUseReservation(it->second, user, account)) {
+    return absl::PermissionDeniedError("Access denied to requested reservation");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int64_t> ParseResvTres(const std::string& text) {
   int64_t total = 0;
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {

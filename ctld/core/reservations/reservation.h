@@ -109,6 +109,8 @@ bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
 
 // ---- requests (scontrol create|update|delete reservation)
 
+enum class ResvOp { kCreate, kUpdate, kDelete };
+
 // Users= / Users+= / Users-= (likewise Accounts, Flags).
 enum class ListOp { kSet, kAdd, kRemove };
 struct ListEdit {
@@ -185,6 +187,13 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
 // "Access/permission denied" otherwise.
 absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const std::string& user,
                          const std::set<std::string>& user_accounts);
+
+// A job asking for `name` (--reservation): InvalidArgument "Requested
+// reservation is invalid" when there is no such reservation (or it has
+// ended), PermissionDenied "Access denied to requested reservation" when
+// `user` charged to `account` may not use it.
+absl::Status CheckJobReservation(const ResvTable& table, const std::string& name,
+                                 const std::string& user, const std::string& account, int64_t now);
 
 // Parses a TRES= value: "gres/gpu=N" (also "gres/gpu:N"); the GPU count.
 absl::StatusOr<int64_t> ParseResvTres(const std::string& text);

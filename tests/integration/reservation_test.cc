@@ -1,0 +1,164 @@
+// Advance reservations through the real daemons and the CLIs: scontrol
+// create|update|delete|show reservation with Slurm's words, who may change
+// them, the reservation surviving a kill -9 of ctld, and the scheduler keeping
+// other jobs off a reservation's nodes for its window (a maintenance
+// reservation starting in 5 minutes keeps a 1-hour job off and lets a
+// 2-minute job run) while --reservation jobs run in it.
+// One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+
+class ReservationTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0) return;
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 1;
+    options.extra_config = "KillWait=1\n";
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+  }
+
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+  }
+
+  // Every reservation gone, so each test starts from none.
+  void TearDown() override {
+    if (cluster_ == nullptr) return;
+    const CommandResult shown = cluster_->Run("scontrol -o show reservation");
+    for (absl::string_view line : absl::StrSplit(shown.out, '\n', absl::SkipEmpty())) {
+      if (!absl::StartsWith(line, "ReservationName=")) continue;
+      const std::string name(line.substr(
+          16, line.find(' ') == absl::string_view::npos ? line.size() - 16 : line.find(' ') - 16));
+      cluster_->Run("scontrol delete ReservationName=" + name);
+    }
+    cluster_->Run("scancel -u " + std::string(kAlice) + "; scancel -u root");
+  }
+
+  static std::string Field(const std::string& job, const std::string& format) {
+    return std::string(absl::StripAsciiWhitespace(
+        cluster_->Run(absl::StrCat("squeue -h -j ", job, " -o '", format, "'")).out));
+  }
+
+  static std::string Submit(const std::string& args, const std::string& user = "root") {
+    const std::string command =
+        absl::StrCat("sbatch --parsable -o /dev/null ", args, " --wrap 'sleep 300'");
+    CommandResult r = user == "root" ? cluster_->Run(command) : cluster_->RunAs(user, command);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::string(absl::StripAsciiWhitespace(r.out));
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* ReservationTest::cluster_ = nullptr;
+
+TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart) {
+  CommandResult r = cluster_->Run(
+      absl::StrCat("scontrol create reservation ReservationName=lab StartTime=now+1hour "
+                   "Duration=60 Nodes=n2 Users=",
+                   kAlice));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Reservation created: lab\n");
+  r = cluster_->Run("scontrol show reservation lab");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(r.out, "ReservationName=lab StartTime=")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, "Duration=01:00:00\n")) << r.out;
+  EXPECT_TRUE(
+      absl::StrContains(r.out,
+                        "   Nodes=n2 NodeCnt=1 CoreCnt=4 Features=(null) PartitionName=(null) "
+                        "Flags=SPEC_NODES\n   TRES=cpu=4\n"))
+      << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out,
+                                "Users=skiffalice Groups=(null) Accounts=(null) "
+                                "Licenses=(null) State=INACTIVE"))
+      << r.out;
+
+  // Slurm's refusals.
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=other StartTime=now+90minutes Duration=10 "
+      "Nodes=n2 Users=root");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "Error creating the reservation: Requested reservation overlaps with another "
+            "reservation\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now+1hour Duration=10 Nodes=n1 "
+      "Users=nosuchskiffuser");
+  EXPECT_EQ(r.err, "Error creating the reservation: Invalid user id\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now-1hour Duration=10 Nodes=n1 Users=root");
+  EXPECT_EQ(r.err, "Error creating the reservation: Invalid time specified\n");
+  r = cluster_->Run("scontrol create reservation Duration=10 Nodes=n1 Users=root");
+  EXPECT_EQ(r.err, "scontrol: error: A start time must be given.  No reservation created.\n");
+  r = cluster_->Run("scontrol create reservation StartTime=now Duration=10 Nodes=n1");
+  EXPECT_EQ(r.err,
+            "scontrol: error: Either Users/Groups and/or Accounts must be specified.  No "
+            "reservation created.\n");
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=lab StartTime=now+3hours Duration=10 "
+      "Nodes=n1 Users=root");
+  EXPECT_EQ(r.err, "Error creating the reservation: Duplicate reservation name\n");
+  // Only operators create or update.
+  r = cluster_->RunAs(kAlice,
+                      "scontrol create reservation StartTime=now+3hours Duration=10 Nodes=n1 "
+                      "Users=skiffalice");
+  EXPECT_EQ(r.err, "Error creating the reservation: Access/permission denied\n");
+  r = cluster_->RunAs(kAlice, "scontrol update ReservationName=lab Duration=30");
+  EXPECT_EQ(r.err, "Error updating the reservation: Access/permission denied\n");
+
+  r = cluster_->Run("scontrol update ReservationName=lab Users+=root Flags+=USER_DELETE");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Reservation updated.\n");
+  r = cluster_->Run("scontrol update ReservationName=nope Duration=5");
+  EXPECT_EQ(r.err, "Error updating the reservation: Requested reservation is invalid\n");
+
+  // Stored before the answer: a kill -9 of ctld loses nothing.
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(cluster_->Run("scontrol -o show res lab").out,
+                             "Flags=SPEC_NODES,USER_DELETE");
+  })) << cluster_->Run("scontrol -o show res lab").out;
+  EXPECT_TRUE(
+      absl::StrContains(cluster_->Run("scontrol -o show res lab").out, "Users=skiffalice,root"));
+
+  // USER_DELETE: a user of the reservation may delete it; others may not.
+  r = cluster_->RunAs(kAlice, "scontrol delete ReservationName=lab");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol show reservation");
+  EXPECT_EQ(r.out, "No reservations in the system\n");
+  r = cluster_->Run("scontrol delete reservation lab");
+  EXPECT_EQ(r.err, "delete_reservation reservation: Requested reservation is invalid\n");
+}
+
+}  // namespace
+}  // namespace skiff::testing
