@@ -57,14 +57,36 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
   return grpc::Status::OK;
 }
 
+namespace {
+
+// Marks the nodes an advance reservation holds whole now (sinfo's resv and
+// maint states).
+void MarkReserved(const std::vector<AdvanceReservation>& reservations, int64_t now,
+                  v1::NodeInfo* node) {
+  for (const AdvanceReservation& resv : reservations) {
+    if (!resv.WholeNodes() || !ResvActive(resv, now)) continue;
+    if (std::find(resv.nodes.begin(), resv.nodes.end(), node->name()) == resv.nodes.end()) {
+      continue;
+    }
+    node->set_reserved(true);
+    if (resv.HasFlag(kResvMaint)) node->set_maint(true);
+  }
+}
+
+}  // namespace
+
 grpc::Status CtldService::GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
                                    v1::GetNodesReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const std::vector<AdvanceReservation> reservations = controller_.SnapshotReservations();
+  const int64_t now = time(nullptr);
   for (const Node& node : controller_.SnapshotNodes(Names(request->names()))) {
-    NodeToProto(node, reply->add_nodes());
+    v1::NodeInfo* info = reply->add_nodes();
+    NodeToProto(node, info);
+    MarkReserved(reservations, now, info);
   }
-  reply->set_now(time(nullptr));
+  reply->set_now(now);
   return grpc::Status::OK;
 }
 
@@ -79,8 +101,12 @@ grpc::Status CtldService::GetPartitions(grpc::ServerContext* context,
     node_names.insert(node_names.end(), partition.nodes.begin(), partition.nodes.end());
   }
   if (!node_names.empty()) {
+    const std::vector<AdvanceReservation> reservations = controller_.SnapshotReservations();
+    const int64_t now = time(nullptr);
     for (const Node& node : controller_.SnapshotNodes(node_names)) {
-      NodeToProto(node, reply->add_nodes());
+      v1::NodeInfo* info = reply->add_nodes();
+      NodeToProto(node, info);
+      MarkReserved(reservations, now, info);
     }
   }
   reply->set_now(time(nullptr));

@@ -160,5 +160,59 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
   EXPECT_EQ(r.err, "delete_reservation reservation: Requested reservation is invalid\n");
 }
 
+TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinutesRun) {
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=maint StartTime=now+5minutes Duration=60 "
+      "Nodes=ALL Users=root Flags=MAINT,IGNORE_JOBS");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string hour = Submit("-t 60");
+  ASSERT_TRUE(Eventually(30, [&] {
+    return Field(hour, "%T %r") == "PENDING ReqNodeNotAvail, Reserved for maintenance";
+  })) << Field(hour, "%T %r");
+  const std::string minutes = Submit("-t 2");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(minutes, "%T") == "RUNNING"; }))
+      << Field(minutes, "%T %r");
+  EXPECT_EQ(Field(hour, "%T"), "PENDING");
+
+  // A job of the reservation waits for it to open, and squeue names it.
+  const std::string inside = Submit("-t 10 --reservation=maint");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(inside, "%T %r") == "PENDING Reservation"; }))
+      << Field(inside, "%T %r");
+  r = cluster_->Run("squeue -h -R maint -o '%i %v'");
+  EXPECT_EQ(r.out, inside + " maint\n");
+  // Only its users may ask for it; an unknown one is refused at submit.
+  r = cluster_->RunAs(kAlice, "sbatch -o /dev/null --reservation=maint --wrap true");
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Access denied to requested "
+            "reservation\n");
+  r = cluster_->Run("sbatch -o /dev/null --reservation=nope --wrap true");
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Requested reservation is invalid\n");
+
+  // Opened now: its job runs inside it, the hour job still waits, and the
+  // nodes show as in maintenance.
+  cluster_->Run("scancel " + minutes);
+  r = cluster_->Run("scontrol update ReservationName=maint StartTime=now");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(Eventually(30, [&] { return Field(inside, "%T") == "RUNNING"; }))
+      << Field(inside, "%T %r");
+  EXPECT_EQ(Field(hour, "%T"), "PENDING");
+  ASSERT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, " maint\n");
+  })) << cluster_->Run("sinfo -h -N -o '%N %t'").out;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol show res maint").out, "State=ACTIVE"));
+
+  // A reservation its jobs run in stays; once they are gone it goes, and the
+  // hour job starts.
+  r = cluster_->Run("scontrol delete ReservationName=maint");
+  EXPECT_EQ(r.err, "delete_reservation ReservationName=maint: Requested reservation is in use\n");
+  cluster_->Run("scancel " + inside);
+  ASSERT_TRUE(Eventually(
+      30, [&] { return cluster_->Run("scontrol delete ReservationName=maint").exit_code == 0; }));
+  ASSERT_TRUE(Eventually(30, [&] { return Field(hour, "%T") == "RUNNING"; }))
+      << Field(hour, "%T %r");
+  EXPECT_FALSE(absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, "maint"));
+}
+
 }  // namespace
 }  // namespace skiff::testing

@@ -92,6 +92,10 @@ const char* WaitReasonName(WaitReason reason) {
       return "AssocGrpGRES";
     case WaitReason::kAssocGrpBillingMinutes:
       return "AssocGrpBillingMinutes";
+    case WaitReason::kReservation:
+      return "Reservation";
+    case WaitReason::kReservationDeleted:
+      return "ReservationDeleted";
   }
   return "None";
 }
