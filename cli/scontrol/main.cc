@@ -465,6 +465,8 @@ int CreateOrUpdateReservation(skiff::cli::CtldClient& client,
   if (!status.ok()) {
     std::cerr << (create ? "Error creating the reservation: " : "Error updating the reservation: ")
               << status.message() << "\n";
+    // scontrol's update then reports the same error once more, as Slurm's does.
+    if (!create) std::cerr << "slurm_update error: " << status.message() << "\n";
     if (create && status.message() == "Requested nodes are busy") {
       std::cout << "Note, unless nodes are directly requested a reservation must exist in a "
                    "single partition.\nIf no partition is requested the default partition is "

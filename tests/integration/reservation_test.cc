@@ -128,15 +128,29 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
   r = cluster_->RunAs(kAlice,
                       "scontrol create reservation StartTime=now+3hours Duration=10 Nodes=n1 "
                       "Users=skiffalice");
-  EXPECT_EQ(r.err, "Error creating the reservation: Access/permission denied\n");
+  // (Slurm's words for it.)
+  EXPECT_EQ(r.err, "Error creating the reservation: Invalid user id\n");
   r = cluster_->RunAs(kAlice, "scontrol update ReservationName=lab Duration=30");
-  EXPECT_EQ(r.err, "Error updating the reservation: Access/permission denied\n");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Invalid user id\nslurm_update error: Invalid user "
+            "id\n");
+
+  r = cluster_->RunAs(kAlice, "scontrol delete ReservationName=lab");
+  EXPECT_EQ(r.err, "delete_reservation ReservationName=lab: Invalid user id\n");
+  r = cluster_->Run("sinfo -T");
+  EXPECT_TRUE(absl::StartsWith(r.out,
+                               "RESV_NAME     STATE           START_TIME             "
+                               "END_TIME     DURATION  NODELIST\nlab        INACTIVE  "))
+      << r.out;
+  EXPECT_TRUE(absl::EndsWith(r.out, "     01:00:00  n2\n")) << r.out;
 
   r = cluster_->Run("scontrol update ReservationName=lab Users+=root Flags+=USER_DELETE");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "Reservation updated.\n");
   r = cluster_->Run("scontrol update ReservationName=nope Duration=5");
-  EXPECT_EQ(r.err, "Error updating the reservation: Requested reservation is invalid\n");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Requested reservation is invalid\nslurm_update "
+            "error: Requested reservation is invalid\n");
 
   // Stored before the answer: a kill -9 of ctld loses nothing.
   const pid_t ctld = cluster_->Pid("ctld");

@@ -96,7 +96,8 @@ absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool 
       }
     }
   } else {
-    if (!privileged) return absl::PermissionDeniedError("Access/permission denied");
+    // Slurm's words for a caller who is not an operator (ESLURM_USER_ID_MISSING).
+    if (!privileged) return absl::PermissionDeniedError("Invalid user id");
     const ResvContext context = ContextOf(state_, *config_, known_users);
     absl::StatusOr<AdvanceReservation> planned = op == ResvOp::kCreate
                                                      ? PlanCreate(table, request, context, now)

@@ -551,7 +551,7 @@ absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const 
     }
     if (user_ok && account_ok) return absl::OkStatus();
   }
-  return absl::PermissionDeniedError("Access/permission denied");
+  return absl::PermissionDeniedError("Invalid user id");
 }
 
 }  // namespace skiff::ctld

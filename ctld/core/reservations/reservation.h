@@ -184,7 +184,8 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
 
 // Whether `user` (in `user_accounts`) may delete it: operators always, users
 // only with USER_DELETE and only if they may use it. PermissionDenied
-// "Access/permission denied" otherwise.
+// "Invalid user id" otherwise: Slurm's words (ESLURM_USER_ID_MISSING) for a
+// caller who may not change reservations.
 absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const std::string& user,
                          const std::set<std::string>& user_accounts);
 

@@ -101,7 +101,7 @@ TEST(ResvAccess, UsersAndAccountsMustBothMatchWhenBothGiven) {
 TEST(ResvDelete, OnlyOperatorsOrItsUsersWithUserDelete) {
   AdvanceReservation r = Make("a", 0, 10);
   EXPECT_TRUE(CheckDelete(r, true, "root", {}).ok());
-  EXPECT_EQ(CheckDelete(r, false, "alice", {}).message(), "Access/permission denied");
+  EXPECT_EQ(CheckDelete(r, false, "alice", {}).message(), "Invalid user id");
   r.flags |= kResvUserDelete;
   EXPECT_TRUE(CheckDelete(r, false, "alice", {}).ok());
   EXPECT_FALSE(CheckDelete(r, false, "bob", {}).ok());
