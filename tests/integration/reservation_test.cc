@@ -215,6 +215,11 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
     return absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, " maint\n");
   })) << cluster_->Run("sinfo -h -N -o '%N %t'").out;
   EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol show res maint").out, "State=ACTIVE"));
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol show job " + inside).out,
+                                "\n   Reservation=maint\n"));
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol show node").out,
+                                "+MAINTENANCE+RESERVED ThreadsPerCore="))
+      << cluster_->Run("scontrol show node").out;
 
   // A reservation its jobs run in stays; once they are gone it goes, and the
   // hour job starts.
@@ -226,6 +231,36 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
   ASSERT_TRUE(Eventually(30, [&] { return Field(hour, "%T") == "RUNNING"; }))
       << Field(hour, "%T %r");
   EXPECT_FALSE(absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, "maint"));
+}
+
+TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {
+  CommandResult r = cluster_->Run(
+      absl::StrCat("scontrol create reservation ReservationName=gpus StartTime=now Duration=60 "
+                   "TRES=gres/gpu=1 Users=",
+                   kAlice));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res gpus");
+  EXPECT_TRUE(absl::StrContains(r.out, " Nodes=n2 NodeCnt=1 ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, " TRES=gres/gpu=1 ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, " State=ACTIVE ")) << r.out;
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now Duration=60 TRES=gres/tpu=1 "
+      "Users=root");
+  EXPECT_EQ(r.err,
+            "Error creating the reservation: Invalid Trackable RESource (TRES) specification\n");
+
+  // n2 has two GPUs and one is set aside: a two-GPU job waits, a one-GPU job
+  // runs beside the reservation, and the reservation's own job gets the other.
+  const std::string two = Submit("-t 10 --gres=gpu:2");
+  const std::string one = Submit("-t 10 --gres=gpu:1");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(one, "%T") == "RUNNING"; })) << Field(one, "%T %r");
+  const std::string inside = Submit("-t 10 --gres=gpu:1 --reservation=gpus", kAlice);
+  ASSERT_TRUE(Eventually(30, [&] { return Field(inside, "%T %N") == "RUNNING n2"; }))
+      << Field(inside, "%T %r");
+  EXPECT_EQ(Field(two, "%T"), "PENDING");
+  // Its CPUs are not reserved: a CPU job still runs on n2's other CPUs.
+  const std::string cpu = Submit("-t 10 -w n2");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(cpu, "%T") == "RUNNING"; })) << Field(cpu, "%T %r");
 }
 
 }  // namespace
