@@ -194,6 +194,18 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
       << Field(inside, "%T %r");
   r = cluster_->Run("squeue -h -R maint -o '%i %v'");
   EXPECT_EQ(r.out, inside + " maint\n");
+  // The job's reservation is stored with it: a kill -9 of ctld keeps both.
+  const pid_t ctld = cluster_->Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  kill(ctld, SIGKILL);
+  ASSERT_TRUE(Eventually(30, [&] { return kill(ctld, 0) != 0; }));
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return Field(inside, "%T %r %v") == "PENDING Reservation maint";
+  })) << Field(inside, "%T %r %v");
+  ASSERT_TRUE(Eventually(30, [&] {
+    return Field(hour, "%T %r") == "PENDING ReqNodeNotAvail, Reserved for maintenance";
+  })) << Field(hour, "%T %r");
   // Only its users may ask for it; an unknown one is refused at submit.
   r = cluster_->RunAs(kAlice, "sbatch -o /dev/null --reservation=maint --wrap true");
   EXPECT_EQ(r.err,
