@@ -144,6 +144,26 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
       << r.out;
   EXPECT_TRUE(absl::EndsWith(r.out, "     01:00:00  n2\n")) << r.out;
 
+  // A one-off reservation that has ended is gone; a DAILY one waits for
+  // tomorrow's window.
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=once StartTime=now-5minutes Duration=2 "
+      "Nodes=n1 Users=root");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(cluster_->Run("scontrol show res once").out, "Reservation once not found\n");
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=daily StartTime=now-5minutes Duration=2 "
+      "Nodes=n1 Users=root Flags=DAILY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res daily");
+  EXPECT_TRUE(absl::StrContains(r.out, " Flags=DAILY,SPEC_NODES ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, " State=INACTIVE ")) << r.out;
+  const std::string tomorrow = absl::StrCat(
+      "StartTime=",
+      absl::StripAsciiWhitespace(cluster_->Run("date -d 'now + 1 day - 5 minutes' +%Y-%m-%d").out));
+  EXPECT_TRUE(absl::StrContains(r.out, tomorrow)) << r.out << " wanted " << tomorrow;
+  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=daily").exit_code, 0);
+
   r = cluster_->Run("scontrol update ReservationName=lab Users+=root Flags+=USER_DELETE");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "Reservation updated.\n");
