@@ -132,6 +132,14 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
   // The user's DefaultAccount and the association's DefaultQOS, when not named.
   SubmitRequest filled = request;
   FillAccountDefaults(account_policy_, request.user_name, &filled.account, &filled.qos);
+  // As in Slurm, a job in a reservation that names a partition runs in that
+  // partition unless it names its own.
+  if (filled.partition.empty() && !filled.reservation.empty()) {
+    const auto& table = state_.advance_reservations();
+    if (auto it = table.find(filled.reservation); it != table.end()) {
+      filled.partition = it->second.partition;
+    }
+  }
   absl::StatusOr<Job> made =
       JobFromRequest(filled, *config_, state_.nodes().Capacities(), qos_names);
   if (!made.ok()) return made.status();

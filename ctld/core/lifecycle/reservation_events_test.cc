@@ -112,5 +112,42 @@ TEST_F(ReservationEventsTest, SubmitChecksTheReservationAndWhoMayUseIt) {
   EXPECT_TRUE(core_->CheckSubmission(job, now_).ok());
 }
 
+TEST_F(ReservationEventsTest, JobTakesItsReservationsPartitionUnlessItNamesOne) {
+  PartitionConfig other;
+  other.name = "other";
+  other.nodes = {"n2"};
+  config_.partitions.push_back(other);
+  Reset();
+  ResvRequest request = Maint("m", now_, 600, "n2");
+  request.partition = "other";
+  Store(Change(ResvOp::kCreate, request));
+  SubmitRequest job = Request();
+  job.reservation = "m";
+  absl::StatusOr<CheckedSubmission> checked = core_->CheckSubmission(job, now_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(checked->job.request.partition, "other");
+  job.partition = "debug";
+  checked = core_->CheckSubmission(job, now_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(checked->job.request.partition, "debug");
+}
+
+TEST_F(ReservationEventsTest, ThePassKeepsOthersOffAnOpenReservationAndRunsItsJobThere) {
+  Store(Change(ResvOp::kCreate, Maint("m", now_, 600, "n1")));
+  SubmitRequest whole = Request(2);  // both CPUs of a node
+  const uint64_t first = Submit(whole);
+  const uint64_t second = Submit(whole);
+  SubmitRequest inside = Request(2);
+  inside.reservation = "m";
+  const uint64_t member = Submit(inside);
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(first), JobState::kRunning);
+  EXPECT_EQ(core_->Find(first)->nodes, std::vector<std::string>{"n2"});
+  EXPECT_EQ(StateOf(second), JobState::kPending);
+  EXPECT_EQ(core_->Find(second)->reason, "Resources");
+  ASSERT_EQ(StateOf(member), JobState::kRunning);
+  EXPECT_EQ(core_->Find(member)->nodes, std::vector<std::string>{"n1"});
+}
+
 }  // namespace
 }  // namespace skiff::ctld
