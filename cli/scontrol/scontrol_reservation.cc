@@ -38,6 +38,15 @@ std::string OrNull(const std::string& text) { return text.empty() ? "(null)" : t
 }  // namespace
 
 bool NamesReservation(const std::vector<std::string>& words) {
+  // Slurm's order: an update naming a job (or a step) is the job's, even with
+  // a ReservationName= among its keys.
+  for (const std::string& word : words) {
+    const std::string tag = word.substr(0, word.find('='));
+    if (Abbreviates(tag, "JobId", 3) || Abbreviates(tag, "JobNAME", 3) ||
+        Abbreviates(tag, "StepId", 4)) {
+      return false;
+    }
+  }
   for (const std::string& word : words) {
     const size_t eq = word.find('=');
     std::string tag = eq == std::string::npos ? word : word.substr(0, eq);

@@ -69,6 +69,7 @@ TEST_F(ReservationArgsTest, UpdateTakesPlusMinusOnListsOnly) {
   EXPECT_TRUE(NamesReservation({"ReservationName=x", "Users=a"}));
   EXPECT_TRUE(NamesReservation({"reservation", "Users=a"}));
   EXPECT_FALSE(NamesReservation({"JobId=5", "TimeLimit=5"}));
+  EXPECT_FALSE(NamesReservation({"ReservationName=x", "JobId=5"}));
 }
 
 TEST_F(ReservationArgsTest, ShowHasSlurmsLayout) {

@@ -214,6 +214,15 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
       << Field(inside, "%T %r");
   r = cluster_->Run("squeue -h -R maint -o '%i %v'");
   EXPECT_EQ(r.out, inside + " maint\n");
+  // scontrol update JobId= ReservationName= moves a pending job into one.
+  const std::string moved = Submit("--hold");
+  r = cluster_->Run(absl::StrCat("scontrol update JobId=", moved, " ReservationName=nope"));
+  EXPECT_EQ(r.err, absl::StrCat("Requested reservation is invalid for job ", moved, "\n"));
+  r = cluster_->Run(absl::StrCat("scontrol update JobId=", moved, " ReservationName=maint"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(moved, "%v"), "maint");
+  cluster_->Run("scancel " + moved);
+
   // The job's reservation is stored with it: a kill -9 of ctld keeps both.
   const pid_t ctld = cluster_->Pid("ctld");
   ASSERT_GT(ctld, 0);
