@@ -212,6 +212,7 @@ absl::Status Controller::Recover() {
     core_.LoadAssocUsage(std::move(records->assoc_usage));
     core_.LoadBank(std::move(records->bank));
     core_.LoadTriggers(std::move(records->triggers));
+    core_.LoadAdvanceReservations(std::move(records->advance_reservations));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.

@@ -256,6 +256,16 @@ class Controller {
   // returns. Returns the names affected.
   absl::StatusOr<std::vector<std::string>> UpdateQos(const Caller& caller, const QosUpdate& update);
 
+  // ---- advance reservations (controller_reservations.cc)
+  // scontrol show reservation: every reservation not ended, by name.
+  std::vector<AdvanceReservation> SnapshotReservations();
+  // scontrol create|update|delete reservation: the rules are the core's
+  // (Lifecycle::UpdateReservation); stored before it returns the name.
+  absl::StatusOr<std::string> UpdateReservation(const Caller& caller,
+                                                const std::string& caller_name, ResvOp op,
+                                                const ResvRequest& request,
+                                                const std::set<std::string>& known_users);
+
   // ---- accounts, users, associations (controller_accounts.cc)
   AccountsSnapshot SnapshotAccounts();
   // sacctmgr add/modify/delete account|user: privileged callers only; durable

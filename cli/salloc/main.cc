@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   app.add_option("-w,--nodelist", o.nodelist);
   app.add_option("-p,--partition", o.partition);
   app.add_option("-q,--qos", o.qos);
+  app.add_option("--reservation", o.reservation);
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
   app.add_flag("--usage", usage);

@@ -199,7 +199,6 @@ constexpr std::string_view kUnsupported[] = {
     "--wckey=",
     "--cluster-constraint=",
     "-F, --nodefile=",
-    "--reservation=",
     "--tmp=",
     "--exclusive[=mcs]",
     "--sockets-per-node=",

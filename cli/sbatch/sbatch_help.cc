@@ -196,7 +196,6 @@ constexpr std::string_view kUnsupported[] = {
     "--thread-spec=",
     "--time-min=",
     "--wckey=",
-    "--reservation=",
     "--tmp=",
     "--exclusive[=mcs]",
     "--sockets-per-node=",

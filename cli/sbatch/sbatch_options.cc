@@ -37,7 +37,6 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--reservation",
     "--wckey",
     "-L,--licenses",
     "-m,--distribution",
@@ -166,6 +165,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--export", &O::export_env),
         Text("--export-file", &O::export_file),
         Text("-q,--qos", &O::qos),
+        Text("--reservation", &O::reservation),
         Text("-A,--account", &O::account),
         Text("--gres", &O::gres),
         Text("-G,--gpus", &O::gpus),
@@ -679,6 +679,7 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_JOB_NAME", &SbatchRawOptions::job_name},
       {"SBATCH_PARTITION", &SbatchRawOptions::partition},
       {"SBATCH_QOS", &SbatchRawOptions::qos},
+      {"SBATCH_RESERVATION", &SbatchRawOptions::reservation},
       {"SBATCH_TIMELIMIT", &SbatchRawOptions::time},
       {"SBATCH_EXPORT", &SbatchRawOptions::export_env},
       {"SBATCH_GRES", &SbatchRawOptions::gres},
@@ -734,6 +735,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.export_env, high.export_env);
   take(out.export_file, high.export_file);
   take(out.qos, high.qos);
+  take(out.reservation, high.reservation);
   take(out.account, high.account);
   take(out.gres, high.gres);
   take(out.gpus, high.gpus);
@@ -1049,6 +1051,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.partition) spec.set_partition(*o.partition);
   if (o.account) spec.set_account(*o.account);
   if (o.qos) spec.set_qos(*o.qos);
+  if (o.reservation) spec.set_reservation(*o.reservation);
   if (o.comment) spec.set_comment(*o.comment);
   if (o.dependency) spec.set_dependency(*o.dependency);
   if (o.hold) spec.set_hold(*o.hold);

@@ -44,6 +44,7 @@ struct SbatchRawOptions {
   std::optional<std::string> export_env;           // --export
   std::optional<std::string> export_file;          // --export-file: a file, or an fd >= 3
   std::optional<std::string> qos;                  // -q, --qos
+  std::optional<std::string> reservation;          // --reservation
   std::optional<std::string> account;              // -A, --account
   std::optional<std::string> gres;                 // --gres, comma list
   std::optional<std::string> gpus;                 // -G, --gpus: [type:]N for the whole job

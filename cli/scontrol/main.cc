@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/common/ctld_client.h"
@@ -24,6 +25,7 @@
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
 #include "cli/scontrol/scontrol_help.h"
+#include "cli/scontrol/scontrol_reservation.h"
 #include "cli/sinfo/sinfo_json.h"
 #include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
@@ -424,6 +426,82 @@ int Reconfigure(skiff::cli::CtldClient& client) {
   return 0;
 }
 
+// scontrol show reservation [NAME]: Slurm's records, or its words for none.
+int ShowReservations(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+                     const skiff::cli::ShowOptions& options) {
+  skiff::v1::GetReservationsReply reply;
+  absl::Status status =
+      client.Call(&Ctld::Stub::GetReservations, skiff::v1::GetReservationsRequest(), &reply);
+  if (!status.ok()) {
+    std::cerr << "slurm_load_reservations error: " << status.message() << "\n";
+    return 1;
+  }
+  int printed = 0;
+  for (const skiff::v1::ReservationInfo& resv : reply.reservations()) {
+    if (!args.empty() && resv.name() != args[0]) continue;
+    std::cout << skiff::cli::FormatReservation(resv, options.one_liner);
+    ++printed;
+  }
+  if (printed > 0) return 0;
+  if (!args.empty()) {
+    std::cout << "Reservation " << args[0] << " not found\n";
+    return 1;
+  }
+  std::cout << "No reservations in the system\n";
+  return 0;
+}
+
+// scontrol create reservation / update ReservationName=: Slurm's own checks
+// as "scontrol: error: ..." lines, ctld's refusals after Slurm's prefix.
+int CreateOrUpdateReservation(skiff::cli::CtldClient& client,
+                              const skiff::v1::UpdateReservationRequest& request) {
+  const bool create = request.op() == skiff::v1::UpdateReservationRequest::CREATE;
+  skiff::v1::UpdateReservationReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::UpdateReservation, request, &reply);
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  if (!status.ok()) {
+    std::cerr << (create ? "Error creating the reservation: " : "Error updating the reservation: ")
+              << status.message() << "\n";
+    // scontrol's update then reports the same error once more, as Slurm's does.
+    if (!create) std::cerr << "slurm_update error: " << status.message() << "\n";
+    if (create && status.message() == "Requested nodes are busy") {
+      std::cout << "Note, unless nodes are directly requested a reservation must exist in a "
+                   "single partition.\nIf no partition is requested the default partition is "
+                   "assumed.\n";
+    }
+    return 1;
+  }
+  if (create) {
+    std::cout << "Reservation created: " << reply.name() << "\n";
+  } else {
+    std::cout << "Reservation updated.\n";
+  }
+  return 0;
+}
+
+// scontrol delete ReservationName=NAME (or "delete reservation NAME"):
+// nothing on success, "delete_reservation WORD: <error>" when refused.
+int DeleteReservation(skiff::cli::CtldClient& client, const std::string& word,
+                      const std::string& name) {
+  skiff::v1::UpdateReservationRequest request;
+  request.set_op(skiff::v1::UpdateReservationRequest::DELETE);
+  request.set_name(name);
+  skiff::v1::UpdateReservationReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::UpdateReservation, request, &reply);
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  if (!status.ok()) {
+    std::cerr << "delete_reservation " << word << ": " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int Update(skiff::cli::CtldClient& client, const skiff::cli::UpdateCommand& command) {
   if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
@@ -501,6 +579,43 @@ int main(int argc, char** argv) {
        "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot", "help"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
+  // Reservations: created, updated and deleted in ctld (stored there).
+  const bool reservation_command =
+      (*command == "create" || *command == "update") && skiff::cli::NamesReservation(args);
+  if (reservation_command) {
+    absl::StatusOr<skiff::v1::UpdateReservationRequest> request =
+        skiff::cli::ParseReservationArgs(args, *command == "create", time(nullptr));
+    if (!request.ok()) {
+      std::cerr << "scontrol: error: " << request.status().message() << "\n";
+      return 1;
+    }
+    absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+        skiff::cli::CtldClient::Connect("");
+    if (!connected.ok()) return Fail(connected.status());
+    return CreateOrUpdateReservation(**connected, *request);
+  }
+  if (*command == "delete") {
+    // Slurm's two forms: "delete ENTITY=ID" and "delete ENTITY ID".
+    std::string tag, id;
+    if (args.size() == 1 && args[0].find('=') != std::string::npos) {
+      tag = args[0].substr(0, args[0].find('='));
+      id = args[0].substr(args[0].find('=') + 1);
+    } else if (args.size() == 2) {
+      tag = args[0];
+      id = args[1];
+    } else {
+      std::cerr << "scontrol: error: Proper format is 'delete <ENTITY>=<ID>' or 'delete "
+                   "<ENTITY> <ID>'\n";
+      return 1;
+    }
+    if (tag.size() >= 3 && tag.size() <= 15 &&
+        absl::EqualsIgnoreCase(tag, std::string("ReservationName").substr(0, tag.size()))) {
+      absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+          skiff::cli::CtldClient::Connect("");
+      if (!connected.ok()) return Fail(connected.status());
+      return DeleteReservation(**connected, args[0], id);
+    }
+  }
   // Partitions come from skiff.conf (and scontrol update); creating and
   // deleting them at run time is not supported.
   if (*command == "create" || *command == "delete") {
@@ -552,16 +667,6 @@ int main(int argc, char** argv) {
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
-    // Skiff has no reservations yet, and job steps come with srun: Slurm's
-    // answer for none of them.
-    if (entity == "reservation") {
-      if (!args.empty()) {
-        std::cout << "Reservation " << args[0] << " not found\n";
-        return 1;
-      }
-      std::cout << "No reservations in the system\n";
-      return 0;
-    }
     // Host lists need no ctld.
     if (entity == "hostnames" || entity == "hostlist" || entity == "hostlistsorted") {
       return ShowHosts(entity, args);
@@ -609,6 +714,7 @@ int main(int argc, char** argv) {
     if (entity == "burstbuffer") return ShowBurstBuffers(client, options);
     if (entity == "bbstat") return ShowBbStatus(client, args);
     if (entity == "assoc_mgr") return ShowAssocMgr(client, *assoc_mgr, options);
+    if (entity == "reservation") return ShowReservations(client, args, options);
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);

@@ -70,6 +70,8 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(
       changes.set_account(value);
     } else if (key == "comment") {
       changes.set_comment(value);
+    } else if (key == "reservationname" || key == "reservation") {
+      changes.set_reservation(value);
     } else if (key == "nice") {
       // "Nice" alone is Slurm's +100.
       std::optional<int64_t> n =

@@ -266,7 +266,10 @@ std::string NodeState(const v1::NodeInfo& node) {
   std::string state = OrWord(node.state(), "UNKNOWN");
   if (node.drain()) state += "+DRAIN";
   if (node.fail()) state += "+FAIL";
+  // Slurm names the flags in alphabetical order ("MIXED+MAINTENANCE+RESERVED").
+  if (node.maint()) state += "+MAINTENANCE";
   if (node.not_responding()) state += "+NOT_RESPONDING";
+  if (node.reserved()) state += "+RESERVED";
   return state;
 }
 
@@ -474,6 +477,7 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
                       min_memory, " MinTmpDiskNode=0"));
   r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
+  if (!spec.reservation().empty()) r.Line("Reservation=" + spec.reservation());
   r.Line(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK", " Contiguous=",
                       spec.contiguous() ? 1 : 0, " Licenses=(null) Network=(null)"));
   r.Line("Command=" +

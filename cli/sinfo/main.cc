@@ -96,7 +96,11 @@ int main(int argc, char** argv) {
   while (true) {
     if (cmd.print_date) std::cout << skiff::cli::SinfoDateLine(time(nullptr));
     if (cmd.reservations) {
-      std::cout << "No reservations in the system\n";
+      skiff::v1::GetReservationsReply reply;
+      absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetReservations,
+                                            skiff::v1::GetReservationsRequest(), &reply);
+      if (!status.ok()) return skiff::cli::ReportError("sinfo", status);
+      std::cout << skiff::cli::FormatSinfoReservations(reply, cmd.view.no_header);
     } else {
       skiff::v1::GetPartitionsReply reply;
       absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions,

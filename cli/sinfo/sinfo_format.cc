@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/hostlist.h"
@@ -1239,6 +1240,32 @@ std::string SinfoDateLine(int64_t now) {
   char buf[64];
   strftime(buf, sizeof(buf), "%a %b %d %T %Y", &tm);
   return absl::StrCat(buf, "\n");
+}
+
+std::string FormatSinfoReservations(const v1::GetReservationsReply& reply, bool no_header) {
+  if (reply.reservations_size() == 0) return "No reservations in the system\n";
+  size_t width = 9;
+  for (const v1::ReservationInfo& resv : reply.reservations()) {
+    width = std::max(width, resv.name().size());
+  }
+  auto line = [width](const std::string& name, const std::string& state, const std::string& start,
+                      const std::string& end, const std::string& duration,
+                      const std::string& nodes) {
+    return absl::StrFormat("%-*s  %8s  %19s  %19s  %11s  %s\n", static_cast<int>(width), name,
+                           state, start, end, duration, nodes);
+  };
+  std::string out;
+  if (!no_header) {
+    out += line("RESV_NAME", "STATE", "START_TIME", "END_TIME", "DURATION", "NODELIST");
+  }
+  for (const v1::ReservationInfo& resv : reply.reservations()) {
+    const std::vector<std::string> nodes(resv.nodes().begin(), resv.nodes().end());
+    out +=
+        line(resv.name(), resv.active() ? "ACTIVE" : "INACTIVE", FormatTimestamp(resv.start_time()),
+             FormatTimestamp(resv.end_time()), FormatTimeLimit(resv.end_time() - resv.start_time()),
+             nodes.empty() ? "(null)" : CompressHostlist(nodes));
+  }
+  return out;
 }
 
 }  // namespace skiff::cli

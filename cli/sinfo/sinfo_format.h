@@ -167,6 +167,11 @@ std::string IndexRanges(const std::vector<int>& indices);
 // Slurm's "Sun Nov 22 05:14:50 2026" line (print_date), in local time.
 std::string SinfoDateLine(int64_t now);
 
+// sinfo -T: the advance reservations as Slurm's print_sinfo_reservation
+// prints them (the name column as wide as the longest name, at least 9), or
+// "No reservations in the system".
+std::string FormatSinfoReservations(const v1::GetReservationsReply& reply, bool no_header);
+
 }  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SINFO_SINFO_FORMAT_H_

@@ -205,5 +205,28 @@ TEST(IndexRanges, FoldsConsecutiveIndices) {
   EXPECT_EQ(IndexRanges({2}), "2");
 }
 
+TEST(SinfoReservations, SlurmsColumnsWithTheNameAsWideAsTheLongest) {
+  setenv("TZ", "UTC", 1);
+  v1::GetReservationsReply reply;
+  EXPECT_EQ(FormatSinfoReservations(reply, false), "No reservations in the system\n");
+  v1::ReservationInfo* resv = reply.add_reservations();
+  resv->set_name("lab");
+  resv->set_start_time(1800000000);
+  resv->set_end_time(1800003600);
+  resv->add_nodes("n1");
+  resv->add_nodes("n2");
+  v1::ReservationInfo* maint = reply.add_reservations();
+  *maint = *resv;
+  maint->set_name("maintenance_window");
+  maint->set_active(true);
+  EXPECT_EQ(FormatSinfoReservations(reply, false),
+            "RESV_NAME              STATE           START_TIME             END_TIME     DURATION  "
+            "NODELIST\n"
+            "lab                 INACTIVE  2027-01-15T08:00:00  2027-01-15T09:00:00     01:00:00  "
+            "n[1-2]\n"
+            "maintenance_window    ACTIVE  2027-01-15T08:00:00  2027-01-15T09:00:00     01:00:00  "
+            "n[1-2]\n");
+}
+
 }  // namespace
 }  // namespace skiff::cli

@@ -33,6 +33,8 @@ uint32_t ReportedState(const v1::NodeInfo& node) {
   if (node.drain()) state |= sinfo::kFlagDrain;
   if (node.fail()) state |= sinfo::kFlagFail;
   if (node.not_responding()) state |= sinfo::kFlagNoRespond;
+  if (node.reserved()) state |= sinfo::kFlagRes;
+  if (node.maint()) state |= sinfo::kFlagMaint;
   return state;
 }
 

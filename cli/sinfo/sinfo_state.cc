@@ -227,6 +227,8 @@ uint32_t NodeStateWord(const v1::NodeInfo& node) {
   if (drain) state |= kFlagDrain;
   if (node.fail()) state |= kFlagFail;
   if (node.not_responding()) state |= kFlagNoRespond;
+  if (node.reserved()) state |= kFlagRes;
+  if (node.maint()) state |= kFlagMaint;
   return state;
 }
 

@@ -22,6 +22,20 @@ TEST(NodeStateWord, PartlyAllocatedNodeIsMixedAndDrainingOneIsAllocated) {
   EXPECT_EQ(NodeStateWord(Node("IDLE", true, true)), kStateIdle | kFlagDrain | kFlagNoRespond);
 }
 
+TEST(NodeStateWord, AdvanceReservationsShowAsResvAndMaint) {
+  v1::NodeInfo reserved = Node("IDLE");
+  reserved.set_reserved(true);
+  EXPECT_EQ(NodeStateStringCompact(NodeStateWord(reserved)), "RESV");
+  v1::NodeInfo maint = reserved;
+  maint.set_maint(true);
+  EXPECT_EQ(NodeStateStringCompact(NodeStateWord(maint)), "MAINT");
+  EXPECT_EQ(NodeStateString(NodeStateWord(maint)), "MAINT");
+  v1::NodeInfo busy = Node("MIXED", false, false, 1);
+  busy.set_maint(true);
+  busy.set_reserved(true);
+  EXPECT_EQ(NodeStateStringCompact(NodeStateWord(busy)), "MIX$");  // real Slurm: mix$
+}
+
 TEST(NodeStateString, NamesStatesAsSlurmDoes) {
   EXPECT_EQ(NodeStateString(kStateIdle), "IDLE");
   EXPECT_EQ(NodeStateString(kStateIdle | kFlagDrain), "DRAINED");

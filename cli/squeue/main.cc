@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
   }
 
   skiff::v1::GetJobsRequest request;
-  bool match_none = given("--reservation");  // no Skiff job runs in a reservation
+  bool match_none = false;
   if (me) users = std::to_string(getuid());
   if (given("--user") || me) {
     int valid = 0;
@@ -382,6 +382,17 @@ int main(int argc, char** argv) {
           return Error(std::string(status.message()));
         }
         if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+      }
+      if (given("--reservation")) {
+        // -R NAME[,NAME...]: only the jobs that run (or wait) in those reservations.
+        const std::vector<std::string> names = skiff::cli::SplitCommaList(reservation);
+        auto* jobs = reply.mutable_jobs();
+        jobs->erase(std::remove_if(jobs->begin(), jobs->end(),
+                                   [&](const skiff::v1::JobInfo& job) {
+                                     return std::find(names.begin(), names.end(),
+                                                      job.spec().reservation()) == names.end();
+                                   }),
+                    jobs->end());
       }
       options.now = reply.now() != 0 ? reply.now() : time(nullptr);
       if (json) {

@@ -685,6 +685,7 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 's':
       return "";
     case 'v':
+      return spec.reservation().empty() ? "(null)" : spec.reservation();
     case 'w':
     case 'W':
       return "(null)";

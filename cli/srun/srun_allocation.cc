@@ -41,6 +41,7 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   o.time = args.time;
   o.account = args.account;
   o.qos = args.qos;
+  o.reservation = args.reservation;
   o.constraint = args.constraint;
   if (args.exclusive) o.exclusive = "exclusive";
   o.nodes = args.nodes;

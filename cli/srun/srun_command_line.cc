@@ -52,6 +52,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("-p,--partition", args.partition);
   app.add_flag("--pty", args.pty);
   app.add_option("-q,--qos", args.qos);
+  app.add_option("--reservation", args.reservation);
   app.add_flag("-Q,--quiet", line->quiet);
   app.add_option("-t,--time", args.time);
   app.add_flag("-u,--unbuffered", args.unbuffered);

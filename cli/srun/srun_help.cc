@@ -262,7 +262,6 @@ constexpr std::string_view kUnsupported[] = {
     "--wckey=",
     "-X, --disable-status",
     "--cluster-constraint=",
-    "--reservation=",
     "-Z, --no-allocate",
     "--exclusive[=mcs]",
     "--mem-per-cpu=",

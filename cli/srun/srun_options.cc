@@ -349,6 +349,7 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   flag("SLURM_OVERLAP", &args->overlap);
   text("SLURM_PARTITION", &args->partition);
   text("SLURM_QOS", &args->qos);
+  text("SLURM_RESERVATION", &args->reservation);
   text("SLURM_REMOTE_CWD", &args->chdir);
   flag("SLURM_SPREAD_JOB", &args->spread_job);
   text("SLURM_STDOUTMODE", &args->output);

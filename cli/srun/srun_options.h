@@ -51,6 +51,7 @@ struct SrunArgs {
   std::optional<std::string> time;
   std::optional<std::string> account;
   std::optional<std::string> qos;
+  std::optional<std::string> reservation;  // --reservation
   std::optional<std::string> constraint;
   bool exclusive = false;
   // Allocation shape (srun outside a job), as sbatch's.

@@ -127,6 +127,7 @@ struct Job {
   std::string name;
   std::string account;
   std::string qos;
+  std::string reservation;     // --reservation: the advance reservation it runs in, "" = none
   std::string comment;         // --comment, scontrol update Comment=
   std::string work_dir;        // -D as resolved at submit (sacct WorkDir)
   bool interactive = false;    // salloc/srun allocation: its script only holds the nodes

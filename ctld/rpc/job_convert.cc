@@ -27,6 +27,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.partition = spec.partition();
   r.account = spec.account();
   r.qos = spec.qos();
+  r.reservation = spec.reservation();
   r.comment = spec.comment();
   r.mail_type = spec.mail_type();
   r.mail_user = spec.mail_user();
@@ -187,7 +188,7 @@ constexpr const char* kPublicSpecFields[] = {
     "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
     "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
     "interactive", "warn_signal", "warn_time", "warn_batch_only", "min_cpus_per_node",
-    "overcommit", "use_min_nodes", "spread_job", "contiguous"};
+    "overcommit", "use_min_nodes", "spread_job", "contiguous", "reservation"};
 // clang-format on
 
 const std::vector<const google::protobuf::FieldDescriptor*>& PrivateSpecFieldDescriptors() {
@@ -233,6 +234,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->mutable_spec()->set_partition(job.request.partition);
   out->mutable_spec()->set_account(job.account);
   out->mutable_spec()->set_qos(job.qos);
+  out->mutable_spec()->set_reservation(job.reservation);
   out->mutable_spec()->set_comment(job.comment);
   // ... and the request fields scontrol update may change.
   out->mutable_spec()->set_begin_time(job.request.begin_time);

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
 #include "ctld/state/job_spec_parts.h"
+#include "ctld/rpc/resv_convert.h"
 
 namespace skiff::ctld {
 namespace {
@@ -56,14 +58,36 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
   return grpc::Status::OK;
 }
 
+namespace {
+
+// Marks the nodes an advance reservation holds whole now (sinfo's resv and
+// maint states).
+void MarkReserved(const std::vector<AdvanceReservation>& reservations, int64_t now,
+                  v1::NodeInfo* node) {
+  for (const AdvanceReservation& resv : reservations) {
+    if (!resv.WholeNodes() || !ResvActive(resv, now)) continue;
+    if (std::find(resv.nodes.begin(), resv.nodes.end(), node->name()) == resv.nodes.end()) {
+      continue;
+    }
+    node->set_reserved(true);
+    if (resv.HasFlag(kResvMaint)) node->set_maint(true);
+  }
+}
+
+}  // namespace
+
 grpc::Status CtldService::GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
                                    v1::GetNodesReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const std::vector<AdvanceReservation> reservations = controller_.SnapshotReservations();
+  const int64_t now = time(nullptr);
   for (const Node& node : controller_.SnapshotNodes(Names(request->names()))) {
-    NodeToProto(node, reply->add_nodes());
+    v1::NodeInfo* info = reply->add_nodes();
+    NodeToProto(node, info);
+    MarkReserved(reservations, now, info);
   }
-  reply->set_now(time(nullptr));
+  reply->set_now(now);
   return grpc::Status::OK;
 }
 
@@ -78,8 +102,12 @@ grpc::Status CtldService::GetPartitions(grpc::ServerContext* context,
     node_names.insert(node_names.end(), partition.nodes.begin(), partition.nodes.end());
   }
   if (!node_names.empty()) {
+    const std::vector<AdvanceReservation> reservations = controller_.SnapshotReservations();
+    const int64_t now = time(nullptr);
     for (const Node& node : controller_.SnapshotNodes(node_names)) {
-      NodeToProto(node, reply->add_nodes());
+      v1::NodeInfo* info = reply->add_nodes();
+      NodeToProto(node, info);
+      MarkReserved(reservations, now, info);
     }
   }
   reply->set_now(time(nullptr));
@@ -394,6 +422,7 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
   if (request->has_name()) update.name = request->name();
   if (request->has_account()) update.account = request->account();
   if (request->has_comment()) update.comment = request->comment();
+  if (request->has_reservation()) update.reservation = request->reservation();
   if (request->has_array_task_id()) update.array_task_id = request->array_task_id();
   if (request->has_nice()) update.nice = request->nice();
   if (request->has_begin_time()) update.begin_time = request->begin_time();
@@ -679,6 +708,65 @@ grpc::Status CtldService::UpdateQos(grpc::ServerContext* context,
       controller_.UpdateQos(Caller{caller->uid, caller->gid}, QosUpdateFromProto(*request));
   if (!affected.ok()) return ToGrpcStatus(affected.status());
   for (const std::string& name : *affected) reply->add_affected(name);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
+                                          const v1::GetReservationsRequest*,
+                                          v1::GetReservationsReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const int64_t now = time(nullptr);
+  std::map<std::string, const Node*> by_name;
+  const std::vector<Node> nodes = controller_.SnapshotNodes({});
+  for (const Node& node : nodes) by_name[node.config.name] = &node;
+  for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
+    v1::ReservationInfo* info = reply->add_reservations();
+    *info = ResvToProto(resv);
+    // The occurrence in force, or the next one, as Slurm shows a repeating
+    // reservation (it moves its times on at each end).
+    const ResvWindow window = WindowAt(resv, now);
+    info->set_start_time(window.start);
+    info->set_end_time(window.end);
+    info->set_active(window.Contains(now));
+    info->set_flags_text(ResvFlagsString(resv.flags));
+    int64_t cpus = 0;
+    if (resv.WholeNodes()) {
+      for (const std::string& name : resv.nodes) {
+        if (auto it = by_name.find(name); it != by_name.end()) cpus += it->second->config.cpus;
+      }
+      info->set_tres(absl::StrCat("cpu=", cpus));
+    } else {
+      info->set_tres(absl::StrCat("gres/gpu=", resv.Gpus()));
+    }
+    info->set_core_cnt(cpus);
+  }
+  reply->set_now(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::UpdateReservation(grpc::ServerContext* context,
+                                            const v1::UpdateReservationRequest* request,
+                                            v1::UpdateReservationReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  // User names resolved here, at the edge: NSS lookups never run under ctld's lock.
+  std::set<std::string> known_users;
+  if (request->has_users()) {
+    for (const std::string& name : request->users().items()) {
+      if (UidOf(name)) known_users.insert(name);
+    }
+  }
+  // An update that adds no users checks the ones it keeps: they were known.
+  for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
+    if (resv.name != request->name()) continue;
+    for (const std::string& user : resv.users) known_users.insert(user);
+  }
+  absl::StatusOr<std::string> name = controller_.UpdateReservation(
+      Caller{caller->uid, caller->gid}, UserNames().Name(caller->uid),
+      ResvOpFromProto(request->op()), ResvRequestFromProto(*request), known_users);
+  if (!name.ok()) return ToGrpcStatus(name.status());
+  reply->set_name(*name);
   return grpc::Status::OK;
 }
 

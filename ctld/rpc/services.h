@@ -46,6 +46,12 @@ class CtldService final : public v1::Ctld::Service {
                            v1::ReconfigureReply* reply) override;
   grpc::Status GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                       v1::GetQosReply* reply) override;
+  grpc::Status GetReservations(grpc::ServerContext* context,
+                               const v1::GetReservationsRequest* request,
+                               v1::GetReservationsReply* reply) override;
+  grpc::Status UpdateReservation(grpc::ServerContext* context,
+                                 const v1::UpdateReservationRequest* request,
+                                 v1::UpdateReservationReply* reply) override;
   grpc::Status UpdateQos(grpc::ServerContext* context, const v1::UpdateQosRequest* request,
                          v1::UpdateQosReply* reply) override;
   grpc::Status GetBurstBuffers(grpc::ServerContext* context,

@@ -16,6 +16,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_name(job.name);
   r.set_account(job.account);
   r.set_qos(job.qos);
+  r.set_reservation(job.reservation);
   const JobRequest& q = job.request;
   r.set_partition(q.partition);
   r.set_num_nodes(q.num_nodes);
@@ -130,6 +131,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.name = r.name();
   job.account = r.account();
   job.qos = r.qos();
+  job.reservation = r.reservation();
   JobRequest& q = job.request;
   q.partition = r.partition();
   q.num_nodes = r.num_nodes();

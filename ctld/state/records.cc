@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "ctld/rpc/acct_convert.h"
+#include "ctld/rpc/resv_convert.h"
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
 
@@ -228,6 +229,14 @@ absl::StatusOr<NodeAdminState> DecodeNodeAdmin(const std::string& node_name,
   return state;
 }
 
+std::string EncodeResv(const AdvanceReservation& resv) {
+  return ResvToProto(resv).SerializeAsString();
+}
+
+absl::StatusOr<AdvanceReservation> DecodeResv(const std::string& key, const std::string& blob) {
+  return Decode<v1::ReservationInfo, AdvanceReservation>("reservation", key, blob, ResvFromProto);
+}
+
 std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes) {
   std::vector<RecordRow> rows;
   rows.reserve(changes.size());
@@ -255,6 +264,8 @@ std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes) {
           } else if constexpr (std::is_same_v<T, TriggerChange>) {
             rows.push_back({kTriggerRecordKind, absl::StrCat(c.id),
                             c.trigger ? EncodeTrigger(*c.trigger) : ""});
+          } else if constexpr (std::is_same_v<T, ResvChange>) {
+            rows.push_back({kResvKind, c.name, c.resv ? EncodeResv(*c.resv) : ""});
           } else {
             static_assert(sizeof(T) == 0, "a RecordChange with no encoding");
           }
@@ -312,6 +323,9 @@ absl::StatusOr<StoredRecords> LoadStoredRecords(JobStore& store) {
     if (!trigger.ok()) return trigger.status();
     out.triggers.push_back(std::move(*trigger));
   }
+  absl::StatusOr<std::map<std::string, std::string>> resv = load(kResvKind);
+  if (!resv.ok()) return resv.status();
+  if (absl::Status s = DecodeAll(*resv, DecodeResv, &out.advance_reservations); !s.ok()) return s;
   return out;
 }
 

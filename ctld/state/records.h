@@ -18,6 +18,7 @@
 //   assoc_usage "account|user"               "USAGE AS_OF"
 //   bank        "account|user"               billing-minutes used, "%.6f"
 //   node_admin  node name                    "DRAIN FAIL DOWN TIME UID REASON"
+//   resv        reservation name             v1::ReservationInfo (its stored fields)
 //
 // (Partition overrides, join tokens and event triggers are the Controller's
 // own records: ctld/core/partition_update.h, common/join, ctld/core/triggers.)
@@ -54,6 +55,7 @@ inline constexpr char kUsageKind[] = "usage";
 inline constexpr char kAssocUsageKind[] = "assoc_usage";
 inline constexpr char kBankKind[] = "bank";
 inline constexpr char kNodeAdminKind[] = "node_admin";
+inline constexpr char kResvKind[] = "resv";
 
 // Encode/Decode pairs. Decode's error is DataLoss naming the record by `key`
 // ("QOS record 'high' does not parse").
@@ -83,6 +85,9 @@ absl::StatusOr<TresMinutes> DecodeBank(const std::string& key, const std::string
 std::string EncodeNodeAdmin(const NodeAdminState& state);
 absl::StatusOr<NodeAdminState> DecodeNodeAdmin(const std::string& node, const std::string& blob);
 
+// Advance reservations. DataLoss names the reservation.
+std::string EncodeResv(const AdvanceReservation& resv);
+absl::StatusOr<AdvanceReservation> DecodeResv(const std::string& key, const std::string& blob);
 // The rows of an event's typed changes, in the order the event made them.
 std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes);
 
@@ -95,6 +100,7 @@ struct StoredRecords {
   std::map<std::string, TresMinutes> bank;             // by "account|user"
   std::map<std::string, NodeAdminState> node_admin;    // by node
   std::vector<Trigger> triggers;
+  ResvTable advance_reservations;                      // by name
 };
 // Reads and decodes them (the store's reads: call without locks). DataLoss
 // names a row that does not parse, except usage rows (dropped, see above).

@@ -402,5 +402,36 @@ TEST(Records, ANewDatabaseIsSeededOnceWithNormalAndRoot) {
   EXPECT_TRUE(SeedNewDatabase(records).empty());  // seeded: nothing more
 }
 
+TEST(Records, ReservationsRoundTripAndDeleteWithAnEmptyBlob) {
+  AdvanceReservation resv;
+  resv.name = "gpus";
+  resv.start = 1800000000;
+  resv.end = 1800003600;
+  resv.nodes = {"n1", "n2"};
+  resv.node_gpus = {1, 2};
+  resv.partition = "gpu";
+  resv.users = {"alice", "bob"};
+  resv.accounts = {"lab"};
+  resv.flags = kResvDaily | kResvUserDelete;
+  const std::vector<RecordRow> rows =
+      EncodeRecords({ResvChange{"gpus", resv}, ResvChange{"old", std::nullopt}});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "resv");
+  EXPECT_EQ(rows[0].key, "gpus");
+  absl::StatusOr<AdvanceReservation> back = DecodeResv(rows[0].key, rows[0].blob);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->name, resv.name);
+  EXPECT_EQ(back->start, resv.start);
+  EXPECT_EQ(back->end, resv.end);
+  EXPECT_EQ(back->nodes, resv.nodes);
+  EXPECT_EQ(back->node_gpus, resv.node_gpus);
+  EXPECT_EQ(back->partition, resv.partition);
+  EXPECT_EQ(back->users, resv.users);
+  EXPECT_EQ(back->accounts, resv.accounts);
+  EXPECT_EQ(back->flags, resv.flags);
+  EXPECT_EQ(rows[1].blob, "");  // removes the record
+  EXPECT_EQ(DecodeResv("bad", "\xff\xff").status().code(), absl::StatusCode::kDataLoss);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

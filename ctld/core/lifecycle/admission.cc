@@ -292,6 +292,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   job.group_name = submitter.group_name;
   job.name = spec.name.empty() ? "sbatch" : spec.name;
   job.account = spec.account;
+  job.reservation = spec.reservation;
   job.qos = spec.qos.empty() ? "normal" : spec.qos;
   if (std::find(qos_names.begin(), qos_names.end(), job.qos) == qos_names.end()) {
     return Invalid("Invalid qos specification");

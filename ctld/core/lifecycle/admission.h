@@ -37,6 +37,7 @@ struct SubmitRequest {
   std::string partition;
   std::string account;
   std::string qos;
+  std::string reservation;  // --reservation
   std::string comment;
   std::string mail_type;        // --mail-type as written ("END,FAIL")
   std::string mail_user;        // --mail-user; "" = the submitting user

@@ -23,6 +23,7 @@
 #include "ctld/core/accounting/step_book.h"
 #include "ctld/core/job.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/reservations/reservation.h"
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/triggers/trigger_table.h"
 
@@ -165,9 +166,15 @@ struct TriggerChange {
   std::optional<Trigger> trigger;
 };
 
+// An advance reservation ("resv"); nullopt: deleted.
+struct ResvChange {
+  std::string name;
+  std::optional<AdvanceReservation> resv;
+};
+
 using RecordChange =
     std::variant<RecordRow, UsageChange, AssocUsageChange, BankChange, NodeAdminChange, QosChange,
-                 AccountsChange, StepChange, TriggerChange>;
+                 AccountsChange, StepChange, TriggerChange, ResvChange>;
 
 // sdiag's job counters for one event, with Slurm's meanings (ctld/diag_stats.h);
 // counted by Lifecycle::TransitionJob, added up by the Controller once stored.

@@ -179,6 +179,19 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
     job.account = account;
   }
   if (update.comment.has_value()) job.comment = *update.comment;
+  if (update.reservation.has_value()) {
+    // As at submit: a reservation that exists and that the job's user and
+    // account may use; a started job keeps the one it started in.
+    if (!pending) return not_pending();
+    if (!update.reservation->empty()) {
+      if (absl::Status s = CheckJobReservation(state_.advance_reservations(), *update.reservation,
+                                               job.user_name, job.account, /*now=*/0);
+          !s.ok()) {
+        return s;
+      }
+    }
+    job.reservation = *update.reservation;
+  }
   if (update.qos.has_value()) {
     if (!pending) return not_pending();
     const bool known =

@@ -106,7 +106,8 @@ Effects JournaledState::Close(Effects effects) {
 bool JournaledState::Journal::Empty() const {
   return jobs.empty() && !nodes && !bb_pools && usage.empty() && bank_used.empty() &&
          assoc_usage.empty() && bb_busy.empty() && terminate_sent.empty() &&
-         reservations_taken.empty() && !qos && !accounts && steps.empty() && !triggers;
+         reservations_taken.empty() && !qos && !accounts && !advance_resv && steps.empty() &&
+         !triggers;
 }
 
 void JournaledState::Confirm(uint64_t frame) {
@@ -162,6 +163,7 @@ void JournaledState::Restore(Journal& frame) {
   if (frame.qos || frame.accounts) ++accounting_generation_;
   if (frame.qos) qos_ = std::move(*frame.qos);
   if (frame.accounts) accounts_ = std::move(*frame.accounts);
+  if (frame.advance_resv) advance_resv_ = std::move(*frame.advance_resv);
   for (auto& [key, before] : frame.steps) steps_.Restore(key, std::move(before));
   if (frame.triggers) triggers_ = std::move(*frame.triggers);
 }
@@ -225,6 +227,12 @@ QosTable& JournaledState::MutQos() {
   if (!frame.qos) frame.qos.emplace(qos_);
   ++accounting_generation_;
   return qos_;
+}
+
+ResvTable& JournaledState::MutAdvanceReservations() {
+  Journal& frame = Open();
+  if (!frame.advance_resv) frame.advance_resv.emplace(advance_resv_);
+  return advance_resv_;
 }
 
 AccountsTable& JournaledState::MutAccounts() {

@@ -56,6 +56,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/effects.h"
 #include "ctld/core/node_table.h"
+#include "ctld/core/reservations/reservation.h"
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/triggers/trigger_table.h"
 
@@ -103,6 +104,8 @@ class JournaledState {
   // The running steps as their step managers reported them.
   const StepBook& steps() const { return steps_; }
   const TriggerTable& triggers() const { return triggers_; }
+  // scontrol's advance reservations (ctld/core/reservations), by name.
+  const ResvTable& advance_reservations() const { return advance_resv_; }
   // Changes whenever the QOS or accounts tables change, rollbacks included:
   // the views derived from them are stale when it moved.
   uint64_t accounting_generation() const { return accounting_generation_; }
@@ -145,6 +148,7 @@ class JournaledState {
   AccountsTable& MutAccounts();
   // The whole table, journaled (a few triggers; its last observation included).
   TriggerTable& MutTriggers();
+  ResvTable& MutAdvanceReservations();
   // A step report, journaled by its key.
   void ApplyStep(uint64_t job_id, const StepRecord& step);
   // Removes the reservation of admitted jobs being inserted (a rollback puts
@@ -195,6 +199,7 @@ class JournaledState {
   }
   void LoadAccounting(QosTable qos, AccountsTable accounts);
   void LoadTriggers(std::vector<Trigger> triggers) { triggers_.Load(std::move(triggers)); }
+  void LoadAdvanceReservations(ResvTable table) { advance_resv_ = std::move(table); }
   // Forgets the steps of jobs not in `running_jobs` (their step manager's end
   // report never came): housekeeping, outside events.
   void RetainSteps(const std::set<uint64_t>& running_jobs) { steps_.Retain(running_jobs); }
@@ -220,6 +225,7 @@ class JournaledState {
     std::map<uint64_t, AdmissionReservation> reservations_taken;
     std::optional<QosTable> qos;
     std::optional<AccountsTable> accounts;
+    std::optional<ResvTable> advance_resv;
     std::map<std::string, std::optional<StepBook::Entry>> steps;  // by StepRecordKey
     std::optional<TriggerTable> triggers;
     bool Empty() const;                                           // nothing to put back
@@ -246,6 +252,7 @@ class JournaledState {
   std::map<uint64_t, AdmissionReservation> reservations_;
   QosTable qos_;
   AccountsTable accounts_;
+  ResvTable advance_resv_;
   StepBook steps_;
   TriggerTable triggers_;
   uint64_t accounting_generation_ = 0;

@@ -311,6 +311,21 @@ class Lifecycle {
   // came). Not a transaction: housekeeping, with no frame pending.
   void RetainStepsOfRunningJobs();
   const QosTable& qos_table() const { return state_.qos(); }
+
+  // ---- advance reservations (reservation_events.cc)
+  // scontrol create|update|delete reservation: create and update by
+  // `privileged` callers only; delete also by a user who may use one with
+  // USER_DELETE (`caller_name`). `known_users`: the user names the request
+  // names that exist (resolved at the edge). `name` gets the reservation's.
+  absl::StatusOr<Effects> UpdateReservation(const Caller& caller, bool privileged,
+                                            const std::string& caller_name, ResvOp op,
+                                            const ResvRequest& request,
+                                            const std::set<std::string>& known_users, int64_t now,
+                                            std::string* name);
+  const ResvTable& advance_reservations() const { return state_.advance_reservations(); }
+  void LoadAdvanceReservations(ResvTable table) {
+    state_.LoadAdvanceReservations(std::move(table));
+  }
   const AccountsTable& accounts() const { return state_.accounts(); }
   const StepBook& steps() const { return state_.steps(); }
 

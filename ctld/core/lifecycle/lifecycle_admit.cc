@@ -132,6 +132,14 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
   // The user's DefaultAccount and the association's DefaultQOS, when not named.
   SubmitRequest filled = request;
   FillAccountDefaults(account_policy_, request.user_name, &filled.account, &filled.qos);
+  // As in Slurm, a job in a reservation that names a partition runs in that
+  // partition unless it names its own.
+  if (filled.partition.empty() && !filled.reservation.empty()) {
+    const auto& table = state_.advance_reservations();
+    if (auto it = table.find(filled.reservation); it != table.end()) {
+      filled.partition = it->second.partition;
+    }
+  }
   absl::StatusOr<Job> made =
       JobFromRequest(filled, *config_, state_.nodes().Capacities(), qos_names);
   if (!made.ok()) return made.status();
@@ -161,6 +169,13 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
         absl::StrCat("Job count limit reached (MaxJobCount=", config_->max_job_count, ")"));
   }
   if (absl::Status s = CheckPolicy({&job}, count, {}, /*privileged=*/false); !s.ok()) return s;
+  if (!job.reservation.empty()) {
+    if (absl::Status s = CheckJobReservation(state_.advance_reservations(), job.reservation,
+                                             job.user_name, job.account, now);
+        !s.ok()) {
+      return s;
+    }
+  }
   // --deadline: already past, or the time limit cannot fit before it (Slurm's
   // _valid_job_min_mem... job_desc checks: ESLURM_INVALID_TIME_LIMIT).
   if (job.request.deadline != 0 &&

@@ -257,6 +257,7 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
   inputs.now = now;
   inputs.usage = state_.usage();
   inputs.accounts = &account_policy_;
+  inputs.reservations = &state_.advance_reservations();  // read by BuildSnapshot only
   FillBilling(inputs);
   return BuildSnapshot(inputs);
 }

@@ -78,6 +78,7 @@ struct JobUpdate {
   std::optional<std::string> name;
   std::optional<std::string> account;
   std::optional<std::string> comment;
+  std::optional<std::string> reservation;  // ReservationName=; "" = none
   std::optional<int> min_nodes;
   // With it, job_id is an array's id and only this task changes; without it,
   // an array's id changes every task not yet finished.

@@ -201,8 +201,35 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     }
     view.running.push_back(std::move(running));
   }
+  // Advance reservations: the windows that may still matter to a plan (a
+  // repeating one's next two weeks).
+  std::map<std::string, int32_t> resv_index;
+  if (inputs.reservations != nullptr) {
+    for (const auto& [name, resv] : *inputs.reservations) {
+      if (ResvEnded(resv, inputs.now)) continue;
+      SchedResv sched;
+      sched.name = name;
+      for (size_t k = 0; k < resv.nodes.size(); ++k) {
+        const int32_t n = nodes.Find(resv.nodes[k]);
+        if (n == kNone) continue;
+        sched.nodes.push_back(n);
+        if (!resv.WholeNodes()) sched.gpus.push_back(resv.node_gpus[k]);
+      }
+      for (const ResvWindow& w : WindowsBetween(resv, inputs.now, inputs.now + 2 * kWeekSeconds)) {
+        sched.windows.push_back({w.start, w.end});
+      }
+      sched.maint = resv.HasFlag(kResvMaint);
+      sched.flex = resv.HasFlag(kResvFlex);
+      resv_index[name] = static_cast<int32_t>(view.resvs.size());
+      view.resvs.push_back(std::move(sched));
+    }
+  }
   for (const Job* job : inputs.pending) {
     PendingJob pending;
+    if (!job->reservation.empty()) {
+      auto it = resv_index.find(job->reservation);
+      pending.resv = it == resv_index.end() ? kResvGone : it->second;
+    }
     pending.id = job->id;
     pending.user = users.Get(job->user_name);
     pending.account = accounts.Get(job->account);
@@ -288,6 +315,8 @@ ReasonText DescribeWaitReason(const ClusterView& view, const PendingJob& job, Wa
   switch (detail) {
     case WaitDetail::kNone:
       break;
+    case WaitDetail::kReservedForMaintenance:
+      return {"ReqNodeNotAvail", "ReqNodeNotAvail, Reserved for maintenance"};
     case WaitDetail::kNodesUnavailable:
       return {"Resources",
               "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "

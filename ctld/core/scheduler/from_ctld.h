@@ -24,6 +24,7 @@
 #include "common/config/config.h"
 #include "ctld/core/account_policy.h"
 #include "ctld/core/job.h"
+#include "ctld/core/reservations/reservation.h"
 #include "ctld/core/resources.h"
 #include "ctld/core/scheduler/preempt.h"
 #include "ctld/core/scheduler/scheduler.h"
@@ -53,6 +54,9 @@ struct CtldSchedulerInputs {
   // ended runs used, and per job (running and pending) the most it may use.
   std::map<std::string, TresMinutes> tres_mins_used;
   std::map<uint64_t, TresMinutes> max_cost;
+  // scontrol's advance reservations (null: none); their windows from `now`
+  // on become ClusterView::resvs, and a job's --reservation its index there.
+  const ResvTable* reservations = nullptr;
   // Running jobs already being stopped (cancelled, preempted: final_state is
   // not COMPLETED) are expected to end at `now`, so backfill plans the space
   // they free for the jobs waiting on it (a preemptor) instead of handing it out.

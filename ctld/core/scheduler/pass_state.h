@@ -130,7 +130,19 @@ class State {
         claims_(view.nodes.size()),
         in_partition_(view.partitions.size()),
         usage_(view.qos.size() * view.users.size()),
-        assoc_usage_(view.assocs.size()) {
+        assoc_usage_(view.assocs.size()),
+        blocks_(view.nodes.size()) {
+    for (size_t r = 0; r < view.resvs.size(); ++r) {
+      const SchedResv& resv = view.resvs[r];
+      for (size_t k = 0; k < resv.nodes.size(); ++k) {
+        const int32_t n = resv.nodes[k];
+        if (n < 0 || static_cast<size_t>(n) >= view.nodes.size()) continue;
+        const int32_t gpus = resv.gpus.empty() ? 0 : resv.gpus[k];
+        for (const SchedResv::Window& w : resv.windows) {
+          blocks_[n].push_back({w.start, w.end, static_cast<int32_t>(r), gpus, resv.maint});
+        }
+      }
+    }
     for (size_t n = 0; n < view.nodes.size(); ++n) {
       const SchedNode& node = view.nodes[n];
       free_[n] = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
@@ -178,6 +190,10 @@ class State {
   WaitReason Precheck(const PendingJob& job) const {
     if (job.held) return job.held_by_admin ? WaitReason::kJobHeldAdmin : WaitReason::kJobHeldUser;
     if (job.eligible_time > now_) return WaitReason::kBeginTime;
+    if (job.resv == kResvGone) return WaitReason::kReservationDeleted;
+    if (job.resv >= 0 && !view_.resvs[job.resv].flex && !OwnWindowOpen(job, now_)) {
+      return WaitReason::kReservation;
+    }
     if (job.partition < 0 || static_cast<size_t>(job.partition) >= view_.partitions.size()) {
       return WaitReason::kPartitionInactive;
     }
@@ -255,6 +271,67 @@ class State {
       room.gpus = std::min(room.gpus, claim.spare.gpus);
     }
     return room;
+  }
+
+  // ---- advance reservations (ClusterView::resvs)
+
+  bool HasResvs() const { return !view_.resvs.empty(); }
+
+  // What node n leaves of `room` to a job running [start, end), given the
+  // advance reservations: nothing where one holds the node whole for part of
+  // that time (unless it is the job's own), fewer GPUs where one holds some;
+  // and, for a job in a reservation (not FLEX), nothing off its nodes.
+  Amount ResvRoom(int32_t n, const PendingJob& job, Amount room, int64_t start, int64_t end) const {
+    if (!HasResvs()) return room;
+    if (job.resv >= 0 && !view_.resvs[job.resv].flex && !InResv(job.resv, n)) return Amount{};
+    for (const Block& b : blocks_[n]) {
+      if (b.resv == job.resv || !(b.start < end && start < b.end)) continue;
+      if (b.gpus == 0) return Amount{};
+      room.gpus = std::max<int64_t>(0, room.gpus - b.gpus);
+    }
+    return room;
+  }
+
+  // Whether a MAINT reservation other than the job's own holds some node of
+  // its partition during [now, end): what Slurm calls "Reserved for maintenance".
+  bool MaintBlocks(const PendingJob& job, int64_t end) const {
+    for (int32_t n : view_.partitions[job.partition].nodes) {
+      for (const Block& b : blocks_[n]) {
+        if (b.maint && b.resv != job.resv && b.start < end && now_ < b.end) return true;
+      }
+    }
+    return false;
+  }
+
+  // The earliest time from `t` at which the job may run on node n for its
+  // whole time limit without meeting another reservation's window there (and,
+  // in a reservation, within one of its own windows); kNever if none. Room on
+  // a node only grows with time in this model, so a later start still fits.
+  int64_t ResvFitFrom(int32_t n, const PendingJob& job, int64_t t) const {
+    if (t == kNever || !HasResvs()) return t;
+    const bool bound = job.resv >= 0 && !view_.resvs[job.resv].flex;
+    if (bound && !InResv(job.resv, n)) return kNever;
+    for (int round = 0; round < 64; ++round) {
+      const int64_t before = t;
+      if (bound) {
+        t = OwnWindowFrom(job, t);
+        if (t == kNever) return kNever;
+      }
+      const int64_t end =
+          job.time_limit == kNoLimit || t > kNever - job.time_limit ? kNever : t + job.time_limit;
+      for (const Block& b : blocks_[n]) {
+        if (b.resv == job.resv) continue;
+        // A GPU reservation is in the way only of a job that could not fit
+        // beside it on the node (what else runs there the releases model).
+        if (b.gpus != 0 && !job.exclusive &&
+            job.gpus_per_node + b.gpus <= view_.nodes[n].gpu_count) {
+          continue;
+        }
+        if (b.start < end && t < b.end) t = std::max(t, b.end);
+      }
+      if (t == before) return t;
+    }
+    return kNever;
   }
 
   // Places the job (placement.h) on its -w nodes and the partition's eligible
@@ -442,13 +519,13 @@ class State {
       const int32_t n = candidates[c];
       Amount free = FreeBeyondClaims(n);
       if (FitsIn(n, free, job)) {
-        fit_from[c] = now_;
+        fit_from[c] = ResvFitFrom(n, job, now_);
         continue;
       }
       for (const Release& release : releases_[n]) {
         Add(&free, release.amount);
         if (FitsIn(n, free, job)) {
-          fit_from[c] = std::max(release.end, now_);
+          fit_from[c] = ResvFitFrom(n, job, std::max(release.end, now_));
           break;
         }
       }
@@ -496,20 +573,42 @@ class State {
     for (int32_t n : view_.partitions[job.partition].nodes) {
       if (Eligible(n, job) && !Contains(job.nodelist, n)) consider(n);
     }
+    // Advance reservations: a window's end (and its own window's start) may
+    // be the time it fits.
+    for (const std::vector<Block>& blocks : blocks_) {
+      for (const Block& b : blocks) {
+        if (b.end > now_) times.push_back(b.end);
+        if (b.resv == job.resv && b.start > now_) times.push_back(b.start);
+      }
+    }
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
     auto room_at = [&](int64_t when) {
-      return [this, when](int32_t n) {
+      return [this, when, &job](int32_t n) {
         Amount free = FreeBeyondClaims(n);
         for (const Release& release : releases_[n]) {
           if (release.end > when) break;
           Add(&free, release.amount);
         }
-        return free;
+        const int64_t end = job.time_limit == kNoLimit || when > kNever - job.time_limit
+                                ? kNever
+                                : when + job.time_limit;
+        return ResvRoom(n, job, free, when, end);
       };
     };
     std::vector<NodeTake> takes;
     size_t lo = 0, hi = times.size();  // first fitting index in [lo, hi]; hi = none
+    if (HasResvs()) {
+      // Windows make room come and go: no longer monotonic, so look in order.
+      // A job in a reservation also needs one of its windows open.
+      for (lo = 0; lo < times.size(); ++lo) {
+        if (job.resv >= 0 && !view_.resvs[job.resv].flex && !OwnWindowOpen(job, times[lo])) {
+          continue;
+        }
+        if (Place(job, room_at(times[lo]), &takes)) break;
+      }
+      hi = lo;
+    }
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
       if (Place(job, room_at(times[mid]), &takes)) {
@@ -560,6 +659,34 @@ class State {
   }
 
  private:
+  // A reservation's window on one node.
+  struct Block {
+    int64_t start;
+    int64_t end;
+    int32_t resv;  // index into ClusterView::resvs
+    int32_t gpus;  // GPUs held; 0 = the node whole
+    bool maint;
+  };
+
+  bool InResv(int32_t resv, int32_t n) const { return Contains(view_.resvs[resv].nodes, n); }
+
+  // Whether one of the job's reservation's windows is open at `t`.
+  bool OwnWindowOpen(const PendingJob& job, int64_t t) const {
+    for (const SchedResv::Window& w : view_.resvs[job.resv].windows) {
+      if (w.start <= t && t < w.end) return true;
+    }
+    return false;
+  }
+
+  // The first time from `t` at which one of the job's reservation's windows
+  // is open; kNever after the last.
+  int64_t OwnWindowFrom(const PendingJob& job, int64_t t) const {
+    for (const SchedResv::Window& w : view_.resvs[job.resv].windows) {
+      if (t < w.end) return std::max(t, w.start);
+    }
+    return kNever;
+  }
+
   size_t UsageIndex(int32_t qos, int32_t user) const {
     return static_cast<size_t>(qos) * view_.users.size() + static_cast<size_t>(user);
   }
@@ -631,6 +758,7 @@ class State {
   std::vector<std::vector<uint8_t>> in_partition_;  // [partition][node]
   std::vector<Usage> usage_;                        // [qos x users + user]
   std::vector<Usage> assoc_usage_;                  // per association, its subtree's
+  std::vector<std::vector<Block>> blocks_;          // per node: advance reservations' windows
 };
 
 }  // namespace pass

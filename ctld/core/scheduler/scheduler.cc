@@ -105,19 +105,37 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
     }
     if (reason == WaitReason::kNone) {
       ++result.tested;
+      const int64_t end = state.EndOf(job);
       if (state.Place(
-              job, [&](int32_t n) { return state.FreeNow(n); }, &takes)) {
+              job, [&](int32_t n) { return state.ResvRoom(n, job, state.FreeNow(n), now, end); },
+              &takes)) {
         result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/false));
         continue;
       }
       reason = state.NoFitReason(job);
-      if (reason == WaitReason::kReqNodeNotAvail) {
+      // A job that would fit now but for an advance reservation's window
+      // waits for resources like any other (its partition is blocked and
+      // backfill plans it after the window), with Slurm's words when the
+      // reservation is a maintenance one.
+      bool kept_off = false;
+      if (reason == WaitReason::kResources && state.HasResvs() &&
+          state.Place(
+              job, [&](int32_t n) { return state.FreeNow(n); }, &takes)) {
+        kept_off = true;
+        if (state.MaintBlocks(job, end)) {
+          reason = WaitReason::kReqNodeNotAvail;
+          detail = WaitDetail::kReservedForMaintenance;
+        }
+      }
+      if (kept_off) {
+        // detail as set above
+      } else if (reason == WaitReason::kReqNodeNotAvail) {
         detail = job.nodelist.empty() && too_few_nodes ? WaitDetail::kNodesUnavailable
                                                        : WaitDetail::kUnavailableNodes;
       } else if (reason == WaitReason::kResources && too_few_nodes) {
         detail = WaitDetail::kNodesUnavailable;
       }
-      if (reason == WaitReason::kResources) {
+      if (reason == WaitReason::kResources || kept_off) {
         blocked[job.partition] = 1;
         for (int32_t q : shadowed[job.partition]) blocked[q] = 1;
         result.blocked.push_back(index);
@@ -180,8 +198,11 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
       }
     }
     if (!skip) ++result.tried;
-    if (!skip && state.Place(
-                     job, [&](int32_t n) { return state.FreeUntil(n, end); }, &takes)) {
+    if (!skip &&
+        state.Place(
+            job,
+            [&](int32_t n) { return state.ResvRoom(n, job, state.FreeUntil(n, end), now, end); },
+            &takes)) {
       result.starts.push_back(state.Start(index, job, takes, /*backfilled=*/true));
       // Starting consumed room: earlier failures stay failures.
       continue;

@@ -96,6 +96,10 @@ enum class WaitDetail : uint8_t {
   // Slurm's reason ReqNodeNotAvail with "ReqNodeNotAvail,
   // UnavailableNodes:<the partition's (or -w's) unusable nodes>".
   kUnavailableNodes,
+  // Slurm's reason ReqNodeNotAvail with "ReqNodeNotAvail, Reserved for
+  // maintenance": only a MAINT reservation's window keeps it off nodes it
+  // would otherwise fit.
+  kReservedForMaintenance,
 };
 
 struct MainPassResult {

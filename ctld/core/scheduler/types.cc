@@ -100,6 +100,10 @@ const char* WaitReasonName(WaitReason reason) {
       return AssocGrpMinutesReason(BudgetTres::kNode);
     case WaitReason::kAssocGrpGresMinutes:
       return AssocGrpMinutesReason(BudgetTres::kGpu);
+    case WaitReason::kReservation:
+      return "Reservation";
+    case WaitReason::kReservationDeleted:
+      return "ReservationDeleted";
   }
   return "None";
 }

@@ -140,6 +140,28 @@ struct RunningJob {
   }
 };
 
+// An advance reservation (scontrol create reservation) as a pass sees it:
+// during each window, jobs outside it may not use what it holds on its nodes
+// (the nodes whole, or `gpus` of them), and the jobs in it
+// (PendingJob::resv) run only on its nodes, only while a window is open
+// (unless `flex`). Not to be confused with backfill's Reservation
+// (scheduler.h), where a pending job is planned.
+struct SchedResv {
+  std::string name;
+  std::vector<int32_t> nodes;  // indices into ClusterView::nodes
+  std::vector<int32_t> gpus;   // per entry of `nodes`: GPUs held; empty = the nodes whole
+  struct Window {
+    int64_t start = 0;
+    int64_t end = 0;
+  };
+  std::vector<Window> windows;  // the current or next ones, by start, none ended
+  bool maint = false;           // Flags=MAINT: "ReqNodeNotAvail, Reserved for maintenance"
+  bool flex = false;            // Flags=FLEX: its jobs may start early and use other nodes
+};
+
+// PendingJob::resv of a job whose reservation is gone (deleted, or ended).
+inline constexpr int32_t kResvGone = -2;
+
 struct ClusterView {
   std::vector<SchedNode> nodes;
   std::vector<SchedPartition> partitions;
@@ -151,6 +173,7 @@ struct ClusterView {
   std::vector<std::string> gpu_types;
   std::vector<std::string> features;
   std::vector<RunningJob> running;
+  std::vector<SchedResv> resvs;  // advance reservations not ended
 };
 
 // Checks indices, capacities and that no GPU index is held twice. Schedule()
@@ -197,6 +220,9 @@ struct PendingJob {
   int32_t nice = 0;               // subtracted from the computed priority
   int64_t admin_priority = 0;     // set by an operator: used as is; 0 = computed
   int64_t basic_priority = 0;     // priority/basic's place in line (Job::basic_priority)
+  // --reservation: index into ClusterView::resvs; kNone = none, kResvGone =
+  // named one that no longer exists.
+  int32_t resv = kNone;
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).
@@ -236,6 +262,8 @@ enum class WaitReason : uint8_t {
   kAssocGrpMemMinutes,
   kAssocGrpNodeMinutes,
   kAssocGrpGresMinutes,
+  kReservation,         // its reservation's window has not begun
+  kReservationDeleted,  // its reservation is gone
 };
 // The reason for an association over its GrpTRESMins in `tres`.
 WaitReason AssocGrpMinutes(BudgetTres tres);

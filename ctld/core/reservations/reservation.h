@@ -1,0 +1,204 @@
+// Advance reservations (scontrol create|update|delete reservation) as plain
+// structs and the pure rules over them: when a reservation is in force (its
+// windows, DAILY and WEEKLY repeats included), whether two reservations
+// collide, who may use or delete one, and what a create or update request
+// turns into, with Slurm's error texts.
+//
+// Not to be confused with the scheduler's backfill reservations
+// (ctld/core/scheduler/scheduler.h's Reservation: where backfill plans a
+// pending job), nor with admission's reservations of job ids
+// (journaled_state.h's AdmissionReservation). Here: what an operator sets
+// aside, stored, shown by `scontrol show reservation`.
+//
+// Time is an argument (`now`); repeats are whole days and weeks of seconds
+// (86400, 604800), so a DAILY reservation keeps its UTC hour across a
+// daylight-saving change where Slurm keeps the local hour.
+//
+// Pure: no I/O, no clock, no locks. Thread-safety: none needed.
+#ifndef SKIFF_CTLD_CORE_RESERVATIONS_RESERVATION_H_
+#define SKIFF_CTLD_CORE_RESERVATIONS_RESERVATION_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace skiff::ctld {
+
+// Reservation flags, Slurm's names (ResvFlagsString prints them in Slurm's
+// order). SPEC_NODES, ALL_NODES and PART_NODES say how the nodes were chosen.
+enum ResvFlag : uint32_t {
+  kResvMaint = 1u << 0,
+  kResvFlex = 1u << 1,
+  kResvOverlap = 1u << 2,
+  kResvIgnoreJobs = 1u << 3,
+  kResvDaily = 1u << 4,
+  kResvWeekly = 1u << 5,
+  kResvSpecNodes = 1u << 6,
+  kResvAllNodes = 1u << 7,
+  kResvPartNodes = 1u << 8,
+  kResvUserDelete = 1u << 9,
+};
+
+// "MAINT,IGNORE_JOBS,...": Slurm's reservation_flags_string order.
+std::string ResvFlagsString(uint32_t flags);
+// One flag word as typed in Flags= (any case); nullopt when unknown.
+std::optional<uint32_t> ParseResvFlag(const std::string& word);
+
+inline constexpr int64_t kDaySeconds = 86400;
+inline constexpr int64_t kWeekSeconds = 7 * kDaySeconds;
+// Duration=UNLIMITED: Slurm makes it a year.
+inline constexpr int64_t kYearSeconds = 365 * kDaySeconds;
+// Slurm accepts a start up to this far in the past (MAX_RESV_DELAY).
+inline constexpr int64_t kMaxResvDelay = 600;
+
+struct AdvanceReservation {
+  std::string name;
+  // The first occurrence (a repeating reservation moves on by its period;
+  // WindowAt says which one is in force).
+  int64_t start = 0;
+  int64_t end = 0;
+  std::vector<std::string> nodes;  // in the cluster's node order
+  // TRES=gres/gpu=N: GPUs set aside per entry of `nodes` (a GPU reservation
+  // holds only these, not the whole nodes); empty = the nodes whole.
+  std::vector<int32_t> node_gpus;
+  std::string partition;              // "" = none named
+  std::vector<std::string> users;     // who may use it (with `accounts`: both must match)
+  std::vector<std::string> accounts;  // which accounts may use it
+  uint32_t flags = 0;
+
+  bool WholeNodes() const { return node_gpus.empty(); }
+  int64_t Gpus() const;
+  // 0 for a one-off reservation, else a day or a week in seconds.
+  int64_t Period() const;
+  bool HasFlag(uint32_t flag) const { return (flags & flag) != 0; }
+};
+
+// name -> reservation.
+using ResvTable = std::map<std::string, AdvanceReservation>;
+
+struct ResvWindow {
+  int64_t start = 0;
+  int64_t end = 0;
+  bool Contains(int64_t t) const { return start <= t && t < end; }
+  bool Overlaps(int64_t from, int64_t to) const { return start < to && from < end; }
+};
+
+// The occurrence in force at `now`, or the next one to come; for a one-off
+// reservation that has ended, its only window (end <= now).
+ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now);
+// A one-off reservation whose end has passed: gone, as Slurm drops it.
+bool ResvEnded(const AdvanceReservation& resv, int64_t now);
+bool ResvActive(const AdvanceReservation& resv, int64_t now);
+// The occurrences that intersect [from, to), in time order.
+std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to);
+// Whether some occurrence of `a` meets some occurrence of `b` from `now` on
+// (both repeat with periods that divide a week, so two weeks decide it).
+bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int64_t now);
+
+// Whether a job of `user` charged to `account` may run in the reservation:
+// listed by user and by account where each list is given (Slurm: a job must
+// match both when both are given).
+bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
+                       const std::string& account);
+
+// ---- requests (scontrol create|update|delete reservation)
+
+enum class ResvOp { kCreate, kUpdate, kDelete };
+
+// Users= / Users+= / Users-= (likewise Accounts, Flags).
+enum class ListOp { kSet, kAdd, kRemove };
+struct ListEdit {
+  ListOp op = ListOp::kSet;
+  std::vector<std::string> items;
+};
+
+struct ResvRequest {
+  std::string name;                  // "" on create: generated
+  std::optional<int64_t> start;      // unix seconds
+  std::optional<int64_t> end;        // unix seconds
+  std::optional<int64_t> duration;   // seconds; -1 = UNLIMITED
+  std::optional<std::string> nodes;  // hostlist expression or "ALL"
+  std::optional<int32_t> node_cnt;
+  std::optional<std::string> partition;
+  std::optional<ListEdit> users;
+  std::optional<ListEdit> accounts;
+  std::optional<ListEdit> flags;    // flag words
+  std::optional<std::string> tres;  // "gres/gpu=4" (TRES=)
+};
+
+// A node as reservations see it.
+struct ResvNode {
+  std::string name;
+  int32_t gpus = 0;     // configured
+  bool usable = false;  // responding and not down or drained (NodeCnt picks only these)
+};
+
+// A job holding resources now: a new reservation may not start on its nodes
+// before it ends (unless IGNORE_JOBS).
+struct ResvBusy {
+  std::string node;
+  int64_t end = 0;  // its expected end; kResvForever without a time limit
+  int32_t gpus = 0;
+  std::string reservation;  // the job's own reservation ("" = none)
+};
+inline constexpr int64_t kResvForever = INT64_MAX;
+
+// What a request is checked against, gathered by the caller.
+struct ResvContext {
+  std::vector<ResvNode> nodes;                                 // the cluster's, in order
+  std::map<std::string, std::vector<std::string>> partitions;  // name -> its nodes
+  std::string default_partition;
+  // Users the request names that exist (the edge resolves them: no NSS
+  // lookups in the core).
+  std::set<std::string> known_users;
+  // With AccountingStorageEnforce=associations the accounts must exist
+  // (Slurm's rule); otherwise any name is taken.
+  bool check_accounts = false;
+  std::set<std::string> accounts;
+  std::vector<ResvBusy> busy;
+};
+
+// The reservation a create request makes, checked against the others and
+// the running jobs; Slurm's errors (InvalidArgument unless said):
+// "Invalid time specified" (a start more than 10 minutes ago, an end not
+// after the start), "Invalid node name specified", "Invalid partition name
+// specified", "Reservation request lacks users, groups or accounts",
+// "Invalid user id", "Invalid account or account/partition combination
+// specified", "Duplicate reservation name" (AlreadyExists), "Requested
+// reservation overlaps with another reservation", "Requested nodes are busy"
+// (FailedPrecondition), "Invalid Trackable RESource (TRES) specification".
+absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const ResvRequest& request,
+                                              const ResvContext& context, int64_t now);
+
+// `request` applied to the reservation it names, checked as on create (a
+// new node list against running jobs too). NotFound "Reservation NAME not
+// found" when there is none.
+absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const ResvRequest& request,
+                                              const ResvContext& context, int64_t now);
+
+// Whether `user` (in `user_accounts`) may delete it: operators always, users
+// only with USER_DELETE and only if they may use it. PermissionDenied
+// "Invalid user id" otherwise: Slurm's words (ESLURM_USER_ID_MISSING) for a
+// caller who may not change reservations.
+absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const std::string& user,
+                         const std::set<std::string>& user_accounts);
+
+// A job asking for `name` (--reservation): InvalidArgument "Requested
+// reservation is invalid" when there is no such reservation (or it has
+// ended), PermissionDenied "Access denied to requested reservation" when
+// `user` charged to `account` may not use it.
+absl::Status CheckJobReservation(const ResvTable& table, const std::string& name,
+                                 const std::string& user, const std::string& account, int64_t now);
+
+// Parses a TRES= value: "gres/gpu=N" (also "gres/gpu:N"); the GPU count.
+absl::StatusOr<int64_t> ParseResvTres(const std::string& text);
+
+}  // namespace skiff::ctld
+
+#endif  // SKIFF_CTLD_CORE_RESERVATIONS_RESERVATION_H_
