@@ -28,7 +28,13 @@
 namespace skiff::testing {
 namespace {
 
-constexpr char kUser[] = "mailalice";
+// The test's user, one per run: two copies of the test at once (bazel
+// --runs_per_test) must not point one user's home at two clusters. Removed
+// when the suite ends.
+const std::string& User() {
+  static const std::string* const user = new std::string(absl::StrCat("mail", getpid()));
+  return *user;
+}
 
 // MailProg: one line per mail in log/mail.txt, "JOBID|MAIL_TYPE|STATE|
 // EXIT_CODE_MAX|USER|ARGS", written once the file mail.hold is gone (it notes
@@ -132,21 +138,22 @@ class MailTest : public ::testing::Test {
                                     "/etc/fake-mail.sh"))
                   .exit_code,
               0);
-    absl::StatusOr<uid_t> uid = cluster_->EnsureUser(kUser);
+    absl::StatusOr<uid_t> uid = cluster_->EnsureUser(User());
     ASSERT_TRUE(uid.ok()) << uid.status();
     // skiff-notify finds ~/.config/skiff/notify through the user's passwd entry.
-    const CommandResult home = RunShell(absl::StrCat("usermod -d ", Home(), " ", kUser));
+    const CommandResult home = RunShell(absl::StrCat("usermod -d ", Home(), " ", User()));
     ASSERT_EQ(home.exit_code, 0) << home.err;
   }
   static void TearDownTestSuite() {
     delete cluster_;
     cluster_ = nullptr;
+    RunShell(absl::StrCat("userdel ", User(), " 2>/dev/null"));
   }
   void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
-  static std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", kUser); }
+  static std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", User()); }
   static uint64_t Submit(const std::string& options) {
-    const CommandResult r = cluster_->RunAs(kUser, "sbatch -o /dev/null " + options);
+    const CommandResult r = cluster_->RunAs(User(), "sbatch -o /dev/null " + options);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
     return ids.empty() ? 0 : ids.front();
@@ -178,14 +185,14 @@ TEST_F(MailTest, AllMailsBeginThenEndWithSlurmsSubjectsAndEnvironment) {
   ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 2); })) << Context(id);
   const std::vector<std::string> mails = Mails(id);
   ASSERT_EQ(mails.size(), 2u) << Context(id);
-  const std::string begin = absl::StrCat(id, "|Began|RUNNING||", kUser, "|-s Slurm Job_id=", id,
+  const std::string begin = absl::StrCat(id, "|Began|RUNNING||", User(), "|-s Slurm Job_id=", id,
                                          " Name=mailjob Began, Queued time 00:00:0");
   EXPECT_TRUE(absl::StartsWith(mails[0], begin)) << mails[0];
-  EXPECT_TRUE(absl::EndsWith(mails[0], absl::StrCat(" ", kUser))) << mails[0];
-  const std::string end = absl::StrCat(id, "|Ended|COMPLETED|0|", kUser, "|-s Slurm Job_id=", id,
+  EXPECT_TRUE(absl::EndsWith(mails[0], absl::StrCat(" ", User()))) << mails[0];
+  const std::string end = absl::StrCat(id, "|Ended|COMPLETED|0|", User(), "|-s Slurm Job_id=", id,
                                        " Name=mailjob Ended, Run time 00:00:0");
   EXPECT_TRUE(absl::StartsWith(mails[1], end)) << mails[1];
-  EXPECT_TRUE(absl::EndsWith(mails[1], absl::StrCat(", COMPLETED, ExitCode 0 ", kUser)))
+  EXPECT_TRUE(absl::EndsWith(mails[1], absl::StrCat(", COMPLETED, ExitCode 0 ", User())))
       << mails[1];
 }
 
@@ -196,9 +203,9 @@ TEST_F(MailTest, AFailingJobMailsFailed) {
   ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 1); })) << Context(id);
   const std::vector<std::string> mails = Mails(id);
   ASSERT_EQ(mails.size(), 1u) << Context(id);
-  EXPECT_TRUE(absl::StartsWith(mails[0],
-                               absl::StrCat(id, "|Failed|FAILED|3|", kUser, "|-s Slurm Job_id=", id,
-                                            " Name=failjob Failed, Run time 00:00:0")))
+  EXPECT_TRUE(absl::StartsWith(
+      mails[0], absl::StrCat(id, "|Failed|FAILED|3|", User(), "|-s Slurm Job_id=", id,
+                             " Name=failjob Failed, Run time 00:00:0")))
       << mails[0];
   EXPECT_TRUE(absl::EndsWith(mails[0], ", FAILED, ExitCode 3 lab@example.org")) << mails[0];
 }
@@ -212,7 +219,7 @@ TEST_F(MailTest, HalfTheTimeLimitMailsTimeLimit50) {
   ASSERT_TRUE(Eventually(70, [&] { return HasMails(id, 1); })) << Context(id);
   const std::vector<std::string> mails = Mails(id);
   EXPECT_TRUE(absl::StartsWith(mails[0], absl::StrCat(id, "|Reached 50% of time limit|RUNNING||",
-                                                      kUser, "|-s Slurm Job_id=", id,
+                                                      User(), "|-s Slurm Job_id=", id,
                                                       " Name=tljob Reached 50% of time limit, "
                                                       "Run time 00:00:3")))
       << mails[0];
@@ -266,9 +273,9 @@ TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
   ASSERT_NE(server.port(), 0);
   const std::string config = Home() + "/.config/skiff";
   ASSERT_EQ(cluster_
-                ->RunAs(kUser, absl::StrCat("mkdir -p ", config, " && printf '# mine\\nurl=",
-                                            "http://127.0.0.1:", server.port(), "/hook\\n' > ",
-                                            config, "/notify"))
+                ->RunAs(User(), absl::StrCat("mkdir -p ", config, " && printf '# mine\\nurl=",
+                                             "http://127.0.0.1:", server.port(), "/hook\\n' > ",
+                                             config, "/notify"))
                 .exit_code,
             0);
   const uint64_t id = Submit("--mail-type=END -J hookjob --wrap true");
@@ -290,7 +297,7 @@ TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
   EXPECT_EQ(skiff->Find("job_id")->as_string(), absl::StrCat(id));
   EXPECT_EQ(skiff->Find("event")->as_string(), "Ended");
   EXPECT_EQ(skiff->Find("state")->as_string(), "COMPLETED");
-  EXPECT_EQ(skiff->Find("user")->as_string(), kUser);
+  EXPECT_EQ(skiff->Find("user")->as_string(), User());
 
   // Without a registered URL, the real mailer gets the mail.
   ASSERT_EQ(RunShell(absl::StrCat("rm -f ", config, "/notify")).exit_code, 0);
@@ -302,7 +309,7 @@ TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
       [&] { return absl::StrContains(ReadFile(cluster_->dir() + "/log/mailer.txt"), expected); }))
       << ReadFile(cluster_->dir() + "/log/mailer.txt") << Context(plain);
   EXPECT_TRUE(absl::StrContains(ReadFile(cluster_->dir() + "/log/mailer.txt"),
-                                absl::StrCat(", COMPLETED, ExitCode 0 ", kUser, "\n")));
+                                absl::StrCat(", COMPLETED, ExitCode 0 ", User(), "\n")));
   EXPECT_EQ(server.bodies().size(), 1u);
 }
 
