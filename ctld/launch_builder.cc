@@ -13,6 +13,24 @@ namespace {
 
 constexpr char kNoArrayIndex[] = "4294967294";
 
+// SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP of the array `array_text`
+// (--array as written; validated at submit, so MaxArraySize does not matter
+// here). Nothing for a spec without one.
+void AddArrayShape(const std::string& array_text, std::map<std::string, std::string>& env) {
+  if (array_text.empty()) return;
+  absl::StatusOr<ArraySpec> array = ParseArraySpec(array_text, kMaxMaxArraySize);
+  if (!array.ok() || array->task_ids.empty()) return;
+  const std::vector<uint32_t>& ids = array->task_ids;
+  uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] - ids[i - 1] != step) step = 1;
+  }
+  env["SLURM_ARRAY_TASK_COUNT"] = absl::StrCat(ids.size());
+  env["SLURM_ARRAY_TASK_MIN"] = absl::StrCat(ids.front());
+  env["SLURM_ARRAY_TASK_MAX"] = absl::StrCat(ids.back());
+  env["SLURM_ARRAY_TASK_STEP"] = absl::StrCat(step);
+}
+
 }  // namespace
 
 std::vector<int> TasksPerNode(int ntasks, size_t nodes) {
@@ -144,19 +162,7 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
   if (job.array_job_id != 0) {
     env["SLURM_ARRAY_JOB_ID"] = absl::StrCat(job.array_job_id);
     env["SLURM_ARRAY_TASK_ID"] = absl::StrCat(job.array_task_id);
-    // The spec was validated at submit; the MaxArraySize bound does not matter here.
-    absl::StatusOr<ArraySpec> array = ParseArraySpec(spec.array(), kMaxMaxArraySize);
-    if (array.ok()) {
-      const std::vector<uint32_t>& ids = array->task_ids;
-      uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
-      for (size_t i = 1; i < ids.size(); ++i) {
-        if (ids[i] - ids[i - 1] != step) step = 1;
-      }
-      env["SLURM_ARRAY_TASK_COUNT"] = absl::StrCat(ids.size());
-      env["SLURM_ARRAY_TASK_MIN"] = absl::StrCat(ids.front());
-      env["SLURM_ARRAY_TASK_MAX"] = absl::StrCat(ids.back());
-      env["SLURM_ARRAY_TASK_STEP"] = absl::StrCat(step);
-    }
+    AddArrayShape(spec.array(), env);
   }
   return env;
 }
@@ -221,19 +227,7 @@ std::map<std::string, std::string> JobDetailsEnvironment(const Job& job) {
   if (!spec.stderr_pattern().empty()) env["SLURM_JOB_STDERR"] = spec.stderr_pattern();
   if (!spec.stdin_path().empty()) env["SLURM_JOB_STDIN"] = spec.stdin_path();
   if (!spec.stdout_pattern().empty()) env["SLURM_JOB_STDOUT"] = spec.stdout_pattern();
-  if (job.array_job_id == 0 || spec.array().empty()) return env;
-  // The spec was validated at submit; the MaxArraySize bound does not matter here.
-  absl::StatusOr<ArraySpec> array = ParseArraySpec(spec.array(), kMaxMaxArraySize);
-  if (!array.ok() || array->task_ids.empty()) return env;
-  const std::vector<uint32_t>& ids = array->task_ids;
-  uint32_t step = ids.size() > 1 ? ids[1] - ids[0] : 1;
-  for (size_t i = 1; i < ids.size(); ++i) {
-    if (ids[i] - ids[i - 1] != step) step = 1;
-  }
-  env["SLURM_ARRAY_TASK_COUNT"] = absl::StrCat(ids.size());
-  env["SLURM_ARRAY_TASK_MIN"] = absl::StrCat(ids.front());
-  env["SLURM_ARRAY_TASK_MAX"] = absl::StrCat(ids.back());
-  env["SLURM_ARRAY_TASK_STEP"] = absl::StrCat(step);
+  if (job.array_job_id != 0) AddArrayShape(spec.array(), env);
   return env;
 }
 
