@@ -138,6 +138,10 @@ TEST(SacctmgrAssoc, AddAndModifyBuildTheRequest) {
   EXPECT_FALSE(
       ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=gres/fpga=5"})
           .ok());
+  auto per_job = ParseAssocCommand(SacctmgrVerb::kModify, AssocEntity::kUser,
+                                   {"alice", "set", "MaxTRESMins=gres/gpu=30"});
+  ASSERT_TRUE(per_job.ok()) << per_job.status();
+  EXPECT_EQ(per_job->request.limits().max_tres_mins_per_job().gpu(), 30);
   EXPECT_FALSE(
       ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=billing=x"})
           .ok());

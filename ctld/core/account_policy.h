@@ -53,6 +53,7 @@ struct UserAssoc {
   int64_t max_submit_jobs = kNoAssocLimit;  // pending + running
   int64_t max_wall = kNoAssocLimit;         // seconds
   AssocTres max_tres_per_job;
+  AssocTres max_tres_mins_per_job;  // MaxTRESMinsPerJob: TRES-minutes (mem: MB-minutes)
   std::vector<std::string> qos;  // allowed QOS (effective)
   std::string default_qos;       // "" = none
 };

@@ -429,6 +429,9 @@ v1::AssocLimits AssocLimitsToProto(const AssocLimits& limits) {
   if (limits.max_wall) out.set_max_wall(*limits.max_wall);
   if (limits.grp_billing_mins) out.set_grp_billing_mins(*limits.grp_billing_mins);
   if (limits.grp_tres_mins) *out.mutable_grp_tres_mins() = TresToProto(*limits.grp_tres_mins);
+  if (limits.max_tres_mins_per_job) {
+    *out.mutable_max_tres_mins_per_job() = TresToProto(*limits.max_tres_mins_per_job);
+  }
   return out;
 }
 
@@ -445,6 +448,9 @@ AssocLimits AssocLimitsFromProto(const v1::AssocLimits& limits) {
   if (limits.has_max_wall()) out.max_wall = limits.max_wall();
   if (limits.has_grp_billing_mins()) out.grp_billing_mins = limits.grp_billing_mins();
   if (limits.has_grp_tres_mins()) out.grp_tres_mins = TresFromProto(limits.grp_tres_mins());
+  if (limits.has_max_tres_mins_per_job()) {
+    out.max_tres_mins_per_job = TresFromProto(limits.max_tres_mins_per_job());
+  }
   return out;
 }
 

@@ -346,6 +346,7 @@ v1::AssocInfo FullAssocInfo() {
   l->set_max_wall(7200);
   l->set_grp_billing_mins(5000);
   l->mutable_grp_tres_mins()->set_gpu(600);
+  l->mutable_max_tres_mins_per_job()->set_cpu(120);
   info.add_qos("low");
   info.add_qos("normal");
   info.set_default_qos("normal");
@@ -391,6 +392,8 @@ TEST(AcctConvert, AccountsUsersAndAssociationsRoundTripByteForByte) {
   EXPECT_EQ(assoc.limits->max_wall, 7200);
   EXPECT_EQ(assoc.limits->grp_billing_mins, 5000);
   EXPECT_EQ(assoc.limits->grp_tres_mins, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 600}));
+  EXPECT_EQ(assoc.limits->max_tres_mins_per_job,
+            (TresSpec{120, std::nullopt, std::nullopt, std::nullopt}));
   EXPECT_EQ(assoc.qos, (std::vector<std::string>{"low", "normal"}));
   EXPECT_EQ(assoc.default_qos, "normal");
   EXPECT_EQ(AssocToProto(assoc).SerializeAsString(), info.SerializeAsString());
@@ -616,7 +619,7 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
   EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
   EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 10);
+  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 11);
   EXPECT_EQ(v1::AssocInfo::descriptor()->field_count(), 8);
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);

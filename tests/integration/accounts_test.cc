@@ -485,6 +485,19 @@ TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
       cluster_->RunAs(kAlice, "sbatch --parsable -A gpulab --gres=gpu:1 -t 15 --wrap true");
   EXPECT_EQ(close.exit_code, 0) << close.err;
   EXPECT_EQ(close.err, warning);
+  // MaxTRESMinsPerJob on the user's association: a job whose most is over it
+  // is refused, whatever the budget has left.
+  ok(absl::StrCat("sacctmgr -i modify user ", kAlice, " set MaxTRESMins=gres/gpu=8"));
+  EXPECT_EQ(
+      ok(absl::StrCat("sacctmgr -n -P show assoc where user=", kAlice, " format=User,MaxTRESMins")),
+      absl::StrCat(kAlice, "|gres/gpu=8\n"));
+  const CommandResult over_per_job =
+      cluster_->RunAs(kAlice, "sbatch --parsable -A gpulab --gres=gpu:1 -t 10 --wrap true");
+  EXPECT_NE(over_per_job.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(over_per_job.err,
+                                "AssocMaxGRESMinutesPerJob: this job may use 10.5 GPU-minutes; its "
+                                "association allows 8 per job"))
+      << over_per_job.err;
   cluster_->Run("scancel -u " + std::string(kAlice));
 }
 

@@ -56,6 +56,9 @@ struct AssocLimits {
   // GrpTRESMins=cpu=N,mem=N,node=N,gres/gpu=N: TRES-minutes (mem in
   // MB-minutes) the subtree may use in all (ctld/core/budget.h).
   std::optional<TresSpec> grp_tres_mins;
+  // MaxTRESMinsPerJob (MaxTRESMins): the most TRES-minutes one job of this
+  // association may use (what it holds x its time limit).
+  std::optional<TresSpec> max_tres_mins_per_job;
   // grp_tres and max_tres_per_job are optional as a whole too: once a GrpTRES=
   // or MaxTRES= was given they stay set, even with every TRES cleared, as the
   // stored rows have always kept them (records.h stores them byte for byte).

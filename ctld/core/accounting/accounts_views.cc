@@ -110,6 +110,16 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
     user.max_tres_per_job.mem_mb = per_job(&TresSpec::mem_mb);
     user.max_tres_per_job.nodes = per_job(&TresSpec::node);
     user.max_tres_per_job.gpus = per_job(&TresSpec::gpu);
+    auto mins_per_job = [&](std::optional<int64_t> TresSpec::*field) {
+      return Limit(Inherited(table, assoc, [&](const Association& a) -> std::optional<int64_t> {
+        const std::optional<TresSpec>& t = LimitsOf(a).max_tres_mins_per_job;
+        return t ? (*t).*field : std::nullopt;
+      }));
+    };
+    user.max_tres_mins_per_job.cpus = mins_per_job(&TresSpec::cpu);
+    user.max_tres_mins_per_job.mem_mb = mins_per_job(&TresSpec::mem_mb);
+    user.max_tres_mins_per_job.nodes = mins_per_job(&TresSpec::node);
+    user.max_tres_mins_per_job.gpus = mins_per_job(&TresSpec::gpu);
     using OptList = std::optional<std::vector<std::string>>;
     OptList qos = Inherited(table, assoc, [](const Association& a) {
       return a.qos.empty() ? OptList() : OptList(a.qos);

@@ -540,5 +540,38 @@ TEST_F(LifecycleTest, APreemptedJobHearsItsSignalAndIsStoppedWhenGraceTimeEnds) 
   EXPECT_EQ(StateOf(u), JobState::kRunning);
 }
 
+// MaxTRESMinsPerJob of the association: a job whose most is over it is
+// refused with Slurm's reason; one within it is admitted.
+TEST_F(LifecycleTest, MaxTresMinsPerJobRefusesAJobThatMayUseMore) {
+  for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
+  config_.kill_wait = 0;
+  Reset();
+  AccountPolicy policy;
+  policy.enforce = *ParseEnforcement("associations,limits");
+  policy.accounts["root"] = AccountAssoc{};
+  policy.accounts["lab"].parent = "root";
+  UserAssoc alice;
+  alice.account = "lab";
+  alice.user = "alice";
+  alice.qos = {"normal"};
+  alice.max_tres_mins_per_job.gpus = 30;
+  policy.users = {alice};
+  policy.default_account["alice"] = "lab";
+  core_->SetAccountPolicyForTest(policy);
+  SubmitRequest hour = Request();
+  hour.gres = {"gpu:1"};
+  hour.time_limit = 3600;
+  const absl::StatusOr<Admitted> refused = core_->Admit(hour, now_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "AssocMaxGRESMinutesPerJob: this job may use 60.0 GPU-minutes; its association "
+                "allows 30 per job"),
+            std::string::npos)
+      << refused.status();
+  SubmitRequest short_job = hour;
+  short_job.time_limit = 1800;
+  EXPECT_TRUE(core_->Admit(short_job, now_).ok());
+}
+
 }  // namespace
 }  // namespace skiff::ctld

@@ -439,6 +439,9 @@ class Lifecycle {
   // update, which Slurm lets past all but a missing association.
   absl::Status CheckPolicy(const std::vector<const Job*>& jobs, size_t each,
                            const std::set<uint64_t>& replacing, bool privileged) const;
+  // MaxTRESMinsPerJob of the job's association: the most the job may use
+  // (MaxCost) over it is refused with Slurm's reason and the figures.
+  absl::Status CheckTresMinsPerJob(const Job& job) const;
   // The scheduler's billing inputs (used per account, each job's maximum cost),
   // when some account has a billing limit.
   void FillBilling(CtldSchedulerInputs& inputs) const;

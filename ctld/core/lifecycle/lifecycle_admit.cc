@@ -3,12 +3,14 @@
 // association limits and service units, MaxJobCount, dependencies), Admit
 // reserves the ids, Insert makes admitted jobs part of the table.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "ctld/core/array_spec.h"
@@ -57,6 +59,34 @@ constexpr char kPolicyViolation[] =
     "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
 
 }  // namespace
+
+absl::Status Lifecycle::CheckTresMinsPerJob(const Job& job) const {
+  const UserAssoc* assoc = account_policy_.Find(job.user_name, job.account, job.request.partition);
+  if (assoc == nullptr) return absl::OkStatus();
+  const AssocTres& limit = assoc->max_tres_mins_per_job;
+  const TresMinutes most = MaxCost(job);
+  // Slurm's reasons (slurm_protocol_defs.c), checked in its TRES order.
+  const struct {
+    int64_t limit;
+    double most;
+    const char* reason;
+    const char* unit;
+  } checks[] = {
+      {limit.cpus, most.cpu, "AssocMaxCpuMinutesPerJobLimit", "CPU-minutes"},
+      {limit.mem_mb, most.mem, "AssocMaxMemMinutesPerJob", "MB-minutes"},
+      {limit.nodes, most.node, "AssocMaxNodeMinutesPerJob", "node-minutes"},
+      {limit.gpus, most.gpu, "AssocMaxGRESMinutesPerJob", "GPU-minutes"},
+  };
+  for (const auto& check : checks) {
+    if (check.limit == kNoAssocLimit || check.most <= static_cast<double>(check.limit)) continue;
+    return absl::InvalidArgumentError(
+        absl::StrCat(kPolicyViolation, ": ", check.reason, ": this job may use ",
+                     std::isinf(check.most) ? std::string("unlimited (no time limit)")
+                                            : absl::StrFormat("%.1f", check.most),
+                     " ", check.unit, "; its association allows ", check.limit, " per job"));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Lifecycle::CheckPolicy(const std::vector<const Job*>& jobs, size_t each,
                                     const std::set<uint64_t>& replacing, bool privileged) const {
@@ -122,6 +152,11 @@ absl::Status Lifecycle::CheckPolicy(const std::vector<const Job*>& jobs, size_t 
     counts.Add(account_policy_, job->account, job->user_name, n);
   }
   if (privileged) return absl::OkStatus();
+  if (account_policy_.enforce.limits) {
+    for (const Job* job : jobs) {
+      if (absl::Status s = CheckTresMinsPerJob(*job); !s.ok()) return s;
+    }
+  }
   return CheckBalance(jobs, each, replacing);
 }
 
