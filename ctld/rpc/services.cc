@@ -21,8 +21,8 @@
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
-#include "ctld/state/job_spec_parts.h"
 #include "ctld/rpc/resv_convert.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff::ctld {
 namespace {

@@ -100,7 +100,7 @@ struct StoredRecords {
   std::map<std::string, TresMinutes> bank;             // by "account|user"
   std::map<std::string, NodeAdminState> node_admin;    // by node
   std::vector<Trigger> triggers;
-  ResvTable advance_reservations;                      // by name
+  ResvTable advance_reservations;  // by name
 };
 // Reads and decodes them (the store's reads: call without locks). DataLoss
 // names a row that does not parse, except usage rows (dropped, see above).
