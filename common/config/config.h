@@ -164,16 +164,16 @@ struct SkiffConfig {
   // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
   std::string priority_weight_tres;
   std::map<std::string, int64_t> priority_tres_weights;
-  int64_t first_job_id = 1;                            // FirstJobId
-  int64_t max_job_count = 100000;                      // MaxJobCount
-  int64_t min_job_age = 300;                           // MinJobAge seconds
-  uint64_t def_mem_per_cpu_mb = 0;                     // DefMemPerCPU, 0 = unset
-  uint64_t max_mem_per_cpu_mb = 0;                     // MaxMemPerCPU, 0 = unset
-  int64_t over_time_limit = 0;                         // OverTimeLimit minutes, -1 = UNLIMITED
-  int64_t max_array_size = 1001;                       // MaxArraySize
-  int return_to_service = 1;                           // ReturnToService 0, 1, 2
-  bool job_requeue = true;                             // JobRequeue=1
-  bool disable_root_jobs = false;                      // DisableRootJobs=YES
+  int64_t first_job_id = 1;         // FirstJobId
+  int64_t max_job_count = 100000;   // MaxJobCount
+  int64_t min_job_age = 300;        // MinJobAge seconds
+  uint64_t def_mem_per_cpu_mb = 0;  // DefMemPerCPU, 0 = unset
+  uint64_t max_mem_per_cpu_mb = 0;  // MaxMemPerCPU, 0 = unset
+  int64_t over_time_limit = 0;      // OverTimeLimit minutes, -1 = UNLIMITED
+  int64_t max_array_size = 1001;    // MaxArraySize
+  int return_to_service = 1;        // ReturnToService 0, 1, 2
+  bool job_requeue = true;          // JobRequeue=1
+  bool disable_root_jobs = false;   // DisableRootJobs=YES
   // AccountingStorageEnforce: associations, limits, qos, safe, ... (lower case;
   // empty = none): what ctld checks against sacctmgr's associations.
   std::vector<std::string> accounting_storage_enforce;

@@ -54,8 +54,8 @@ struct UserAssoc {
   int64_t max_wall = kNoAssocLimit;         // seconds
   AssocTres max_tres_per_job;
   AssocTres max_tres_mins_per_job;  // MaxTRESMinsPerJob: TRES-minutes (mem: MB-minutes)
-  std::vector<std::string> qos;  // allowed QOS (effective)
-  std::string default_qos;       // "" = none
+  std::vector<std::string> qos;     // allowed QOS (effective)
+  std::string default_qos;          // "" = none
 };
 
 // An account's own association: limits over its whole subtree.

@@ -101,7 +101,7 @@ struct CheckedSubmission {
 struct Admitted {
   uint64_t first_id = 0;
   std::vector<std::string> warnings;  // CheckedSubmission's
-  std::vector<Job> jobs;  // one per array task (ids first_id, first_id+1, ...)
+  std::vector<Job> jobs;              // one per array task (ids first_id, first_id+1, ...)
   // burst_buffer/lua: per job, the script the Lua hooks open (directives expanded
   // and merged); empty when the job uses no buffer.
   std::vector<std::string> bb_scripts;

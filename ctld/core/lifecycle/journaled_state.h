@@ -228,7 +228,7 @@ class JournaledState {
     std::optional<ResvTable> advance_resv;
     std::map<std::string, std::optional<StepBook::Entry>> steps;  // by StepRecordKey
     std::optional<TriggerTable> triggers;
-    bool Empty() const;                                           // nothing to put back
+    bool Empty() const;  // nothing to put back
   };
 
   // The open frame. REQUIRES: a transaction is open.

@@ -34,11 +34,11 @@
 namespace skiff::ctld {
 
 struct PriorityWeights {
-  int64_t age = 0;                          // PriorityWeightAge
-  int64_t fairshare = 0;                    // PriorityWeightFairshare
-  int64_t job_size = 0;                     // PriorityWeightJobSize
-  int64_t partition = 0;                    // PriorityWeightPartition
-  int64_t qos = 0;                          // PriorityWeightQOS
+  int64_t age = 0;        // PriorityWeightAge
+  int64_t fairshare = 0;  // PriorityWeightFairshare
+  int64_t job_size = 0;   // PriorityWeightJobSize
+  int64_t partition = 0;  // PriorityWeightPartition
+  int64_t qos = 0;        // PriorityWeightQOS
   // PriorityWeightTRES per TRES.
   struct Tres {
     int64_t cpu = 0, mem = 0, node = 0, gpu = 0;
