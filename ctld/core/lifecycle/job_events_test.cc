@@ -410,6 +410,22 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at("grant|alice"), 900);
 }
 
+// Accounts root > lab, with user alice in lab (her default account), under
+// AccountingStorageEnforce=`enforce`.
+AccountPolicy AliceInLab(const std::string& enforce) {
+  AccountPolicy policy;
+  policy.enforce = *ParseEnforcement(enforce);
+  policy.accounts["root"] = AccountAssoc{};
+  policy.accounts["lab"].parent = "root";
+  UserAssoc alice;
+  alice.account = "lab";
+  alice.user = "alice";
+  alice.qos = {"normal"};
+  policy.users = {alice};
+  policy.default_account["alice"] = "lab";
+  return policy;
+}
+
 // GrpTRESMins=gres/gpu=N: a budget in GPU-minutes, held at a job's most and
 // charged what its run used, with its own reason; CPU-only jobs are not held
 // against it.
@@ -417,17 +433,8 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
   for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
   config_.kill_wait = 0;
   Reset();
-  AccountPolicy policy;
-  policy.enforce = *ParseEnforcement("associations,limits,safe");
-  policy.accounts["root"] = AccountAssoc{};
-  policy.accounts["lab"].parent = "root";
+  AccountPolicy policy = AliceInLab("associations,limits,safe");
   policy.accounts["lab"].grp_tres_mins.gpu = 30;  // half a GPU-hour
-  UserAssoc alice;
-  alice.account = "lab";
-  alice.user = "alice";
-  alice.qos = {"normal"};
-  policy.users = {alice};
-  policy.default_account["alice"] = "lab";
   core_->SetAccountPolicyForTest(policy);
 
   SubmitRequest two_gpus = Request();
@@ -546,17 +553,8 @@ TEST_F(LifecycleTest, MaxTresMinsPerJobRefusesAJobThatMayUseMore) {
   for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
   config_.kill_wait = 0;
   Reset();
-  AccountPolicy policy;
-  policy.enforce = *ParseEnforcement("associations,limits");
-  policy.accounts["root"] = AccountAssoc{};
-  policy.accounts["lab"].parent = "root";
-  UserAssoc alice;
-  alice.account = "lab";
-  alice.user = "alice";
-  alice.qos = {"normal"};
-  alice.max_tres_mins_per_job.gpus = 30;
-  policy.users = {alice};
-  policy.default_account["alice"] = "lab";
+  AccountPolicy policy = AliceInLab("associations,limits");
+  policy.users[0].max_tres_mins_per_job.gpus = 30;
   core_->SetAccountPolicyForTest(policy);
   SubmitRequest hour = Request();
   hour.gres = {"gpu:1"};
