@@ -154,7 +154,8 @@ class Lifecycle {
     TresMinutes held;               // the most the subtree's jobs not yet ended may use
   };
   // Per account (its subtree) and per "account|user" (its own jobs). The jobs
-  // in `leaving` (an update's jobs, before it) hold nothing.
+  // in `leaving` (an update's jobs, before it) hold nothing; admissions not yet
+  // inserted hold their most, in their accounts.
   std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
   // One line for a submission of `count` such jobs whose most would take more
   // than SchedulerParameters=budget_warn_percent (default 50) of what a

@@ -162,6 +162,10 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
       add(job.account, job.user_name, {}, MaxCost(job));
     }
   }
+  // Admissions not yet inserted hold too.
+  for (const auto& [first, r] : state_.reservations()) {
+    for (const std::string& up : account_policy_.Lineage(r.account)) out[up].held += r.cost;
+  }
   return out;
 }
 
@@ -204,11 +208,6 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
       }
       if (!computed) {
         balances = Balances(replacing);
-        // Admissions not yet inserted hold too.
-        for (const auto& [first, r] : state_.reservations()) {
-          for (const std::string& up : account_policy_.Lineage(r.account))
-            balances[up].held += r.cost;
-        }
         computed = true;
       }
       const Balance& b = balances[account];
@@ -247,9 +246,6 @@ std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count)
     return {};
   }
   std::map<std::string, Balance> balances = Balances();
-  for (const auto& [first, r] : state_.reservations()) {
-    for (const std::string& up : account_policy_.Lineage(r.account)) balances[up].held += r.cost;
-  }
   const TresMinutes cost = MaxCost(job) * static_cast<double>(count);
   for (const std::string& account : lineage) {
     const Balance& b = balances[account];
