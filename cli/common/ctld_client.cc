@@ -8,6 +8,7 @@
 #include <iostream>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/configless.h"
@@ -89,6 +90,25 @@ absl::Status CtldClient::Explain(const grpc::Status& status) const {
     default:
       return FromGrpcStatus(status);
   }
+}
+
+int PrintJobExplanation(CtldClient& client, const std::string& program,
+                        const std::string& id_text) {
+  uint64_t id = 0;
+  if (!absl::SimpleAtoi(id_text, &id) || id == 0) {
+    return ReportError(program, absl::InvalidArgumentError("Invalid job id: " + id_text));
+  }
+  v1::ExplainJobRequest request;
+  request.set_job_id(id);
+  v1::ExplainJobReply explanation;
+  absl::Status status = client.Call(&v1::Ctld::Stub::ExplainJob, request, &explanation);
+  if (status.code() == absl::StatusCode::kNotFound) {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!status.ok()) return ReportError(program, status);
+  std::cout << explanation.text() << "\n";
+  return 0;
 }
 
 int ReportError(const std::string& program, const absl::Status& status, int exit_code) {

@@ -576,7 +576,8 @@ int main(int argc, char** argv) {
       words[0],
       {"show",    "update", "hold",   "uhold",  "release",      "requeue",       "requeuehold",
        "suspend", "resume", "top",    "write",  "ping",         "version",       "reconfigure",
-       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot", "help"});
+       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot", "help",
+       "explain"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   // Reservations: created, updated and deleted in ctld (stored there).
@@ -633,6 +634,26 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*command == "notify") return Notify(args);
+  if (*command == "explain") {
+    // Skiff's: "explain job ID" (also "explain JobId=ID" and "explain ID"),
+    // squeue --explain's paragraph.
+    std::string id;
+    if (args.size() == 2 && (absl::EqualsIgnoreCase(args[0], "job") ||
+                             absl::EqualsIgnoreCase(args[0], "jobid"))) {
+      id = args[1];
+    } else if (args.size() == 1 && absl::StartsWithIgnoreCase(args[0], "jobid=")) {
+      id = args[0].substr(6);
+    } else if (args.size() == 1) {
+      id = args[0];
+    } else {
+      std::cerr << "scontrol: error: Proper format is 'explain job <JOBID>'\n";
+      return 1;
+    }
+    absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+        skiff::cli::CtldClient::Connect("");
+    if (!connected.ok()) return Fail(connected.status());
+    return skiff::cli::PrintJobExplanation(**connected, "scontrol", id);
+  }
   // Skiff has no RebootProgram: a node is rebooted by its admin, around a drain.
   if (*command == "reboot" || *command == "reboot_nodes" || *command == "cancel_reboot") {
     std::cerr << "scontrol: error: " << *command

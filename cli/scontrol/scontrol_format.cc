@@ -143,7 +143,7 @@ std::string MailType(const std::string& text) {
       break;
     }
     if (t == "ALL") {
-      types.insert({"BEGIN", "END", "FAIL", "REQUEUE", "STAGE_OUT"});
+      types.insert({"INVALID_DEPEND", "BEGIN", "END", "FAIL", "REQUEUE", "STAGE_OUT"});
     } else {
       types.insert(t);
     }

@@ -52,6 +52,8 @@ constexpr char kSlurmHelp[] =
     "     errnumstr <ERRNO>        Given a Slurm error number, return a         \n"
     "                              descriptive string.                          \n"
     "     exit                     terminate scontrol                           \n"
+    "     explain job <job_id>     (Skiff) why a pending job waits, and what    \n"
+    "\t\t\t      would let it start sooner                    \n"
     "     fsdampeningfactor <factor> Set the FairShareDampeningFactor in slurmctld\n"
     "     help                     print this description of use.               \n"
     "     hold <job_list>          prevent specified job from starting. <job_list>\n"

@@ -251,22 +251,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
       skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
-  if (given("--explain")) {
-    uint64_t id = 0;
-    if (!absl::SimpleAtoi(explain, &id) || id == 0) return Error("Invalid job id: " + explain);
-    skiff::v1::ExplainJobRequest explain_request;
-    explain_request.set_job_id(id);
-    skiff::v1::ExplainJobReply explanation;
-    absl::Status status =
-        (*client)->Call(&skiff::v1::Ctld::Stub::ExplainJob, explain_request, &explanation);
-    if (status.code() == absl::StatusCode::kNotFound) {
-      std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
-      return 1;
-    }
-    if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
-    std::cout << explanation.text() << "\n";
-    return 0;
-  }
+  if (given("--explain")) return skiff::cli::PrintJobExplanation(**client, kProgram, explain);
   const std::string cluster = (*client)->config().skiff.cluster_name;
   if (given("--clusters") && clusters != cluster) {
     return Error("Skiff has no multi-cluster support: -M/--clusters takes only this cluster (" +

@@ -1,6 +1,6 @@
 // --mail-type through the real daemons (issue 34, part 3): ctld decides each
 // mail, scriptd runs MailProg with Slurm 22.05's arguments and environment;
-// BEGIN then END, FAIL, TIME_LIMIT_50; a kill -9 of ctld while a mail is
+// BEGIN then END, FAIL, TIME_LIMIT_50 and TIME_LIMIT; a kill -9 of ctld while a mail is
 // being sent neither loses it nor sends it twice; skiff-notify posts to the
 // webhook a user registered (a local HTTP listener here) and mails otherwise.
 #include <arpa/inet.h>
@@ -210,20 +210,30 @@ TEST_F(MailTest, AFailingJobMailsFailed) {
   EXPECT_TRUE(absl::EndsWith(mails[0], ", FAILED, ExitCode 3 lab@example.org")) << mails[0];
 }
 
-TEST_F(MailTest, HalfTheTimeLimitMailsTimeLimit50) {
-  const std::string gate = Home() + "/tl.gate";
-  const uint64_t id =
-      Submit(absl::StrCat("-t 1 --mail-type=TIME_LIMIT_50 -J tljob --wrap 'while [ ! -e ", gate,
-                          " ]; do sleep 0.2; done'"));
+TEST_F(MailTest, HalfTheTimeLimitThenTheLimitMailAndTheJobTimesOut) {
+  const uint64_t id = Submit(
+      "-t 1 --mail-type=TIME_LIMIT_50,TIME_LIMIT -J tljob --wrap 'while true; do sleep 0.2; done'");
   ASSERT_NE(id, 0u);
   ASSERT_TRUE(Eventually(70, [&] { return HasMails(id, 1); })) << Context(id);
-  const std::vector<std::string> mails = Mails(id);
+  std::vector<std::string> mails = Mails(id);
   EXPECT_TRUE(absl::StartsWith(mails[0], absl::StrCat(id, "|Reached 50% of time limit|RUNNING||",
                                                       User(), "|-s Slurm Job_id=", id,
                                                       " Name=tljob Reached 50% of time limit, "
                                                       "Run time 00:00:3")))
       << mails[0];
-  ASSERT_EQ(RunShell("touch " + gate).exit_code, 0);
+  // The limit itself: Slurm's TIME_LIMIT mail, then the job ends TIMEOUT.
+  ASSERT_TRUE(Eventually(90, [&] { return HasMails(id, 2); })) << Context(id);
+  mails = Mails(id);
+  ASSERT_EQ(mails.size(), 2u) << Context(id);
+  EXPECT_TRUE(absl::StartsWith(mails[1], absl::StrCat(id, "|Reached time limit|RUNNING||", User(),
+                                                      "|-s Slurm Job_id=", id,
+                                                      " Name=tljob Reached time limit, "
+                                                      "Run time 00:01:0")))
+      << mails[1];
+  EXPECT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
+                             "JobState=TIMEOUT");
+  })) << Context(id);
 }
 
 TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {

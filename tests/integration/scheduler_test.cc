@@ -276,7 +276,7 @@ TEST_F(SchedulerTest, APreemptedJobHearsItsSignalBeforeItsGraceTimeEnds) {
   cluster_->Run(absl::StrCat("scancel ", cut));
 }
 
-// Issue 34 item 6: squeue --explain says why a pending job waits and when it
+// Issue 34 item 6: squeue --explain (and scontrol explain job) says why a pending job waits and when it
 // would start, naming the job that holds its node.
 TEST_F(SchedulerTest, ExplainSaysWhyAJobWaitsAndWhichJobHoldsItsNode) {
   CommandResult r =
@@ -304,9 +304,17 @@ TEST_F(SchedulerTest, ExplainSaysWhyAJobWaitsAndWhichJobHoldsItsNode) {
                                 "If no job ahead of it took them first, it would "
                                 "start at "))
       << explained.out;
-  const CommandResult unknown = cluster_->Run("squeue --explain 999999");
-  EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n");
+  // scontrol's form says the same.
+  const CommandResult scontrol =
+      cluster_->RunAs("skiffalice", absl::StrCat("scontrol explain job ", waiter));
+  ASSERT_EQ(scontrol.exit_code, 0) << scontrol.err;
+  EXPECT_TRUE(absl::StartsWith(scontrol.out, absl::StrCat("Job ", waiter, " (waiter) is pending")))
+      << scontrol.out;
+  for (const char* command : {"squeue --explain 999999", "scontrol explain job 999999"}) {
+    const CommandResult unknown = cluster_->Run(command);
+    EXPECT_EQ(unknown.exit_code, 1) << command;
+    EXPECT_EQ(unknown.err, "slurm_load_jobs error: Invalid job id specified\n") << command;
+  }
   const CommandResult running = cluster_->Run(absl::StrCat("squeue --explain ", holder));
   EXPECT_TRUE(absl::StrContains(running.out, "is RUNNING, not pending")) << running.out;
   cluster_->Run(absl::StrCat("scancel ", holder, " ", waiter));

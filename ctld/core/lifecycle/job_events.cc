@@ -300,8 +300,8 @@ absl::Status Lifecycle::RequeueOne(Job& job, bool hold, int64_t now, Effects& ef
       return absl::FailedPreconditionError("Requested operation is presently disabled");
     }
     job.progress.requeue_request = request;
+    RequeueAfterTeardown(job, now, effects);  // its REQUEUE mail says the run it had
     job.end_time = 0;
-    RequeueAfterTeardown(job, effects);
     return absl::OkStatus();
   }
   job.progress.requeue_request = request;

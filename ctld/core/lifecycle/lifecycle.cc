@@ -244,19 +244,25 @@ void Lifecycle::AfterEpilog(Job& job, int64_t now, Effects& effects) {
 
 void Lifecycle::AfterStageOut(Job& job, int64_t now, Effects& effects) {
   if (job.final_state == JobState::kPreempted && job.progress.preempt_requeue) {
-    Requeue(job, "requeued: preempted", effects);
+    Requeue(job, "requeued: preempted", now, effects);
     return;
   }
   if (job.progress.requeue_request != Job::RequeueRequest::kNone) {
-    RequeueAfterTeardown(job, effects);
+    RequeueAfterTeardown(job, now, effects);
     return;
   }
   job.end_time = now;
   TransitionJob(job, JobEvent::kFinish, effects);  // the run was charged when it ended
 }
 
-void Lifecycle::Requeue(Job& job, const std::string& detail, Effects& effects) {
-  if (!TransitionJob(job, JobEvent::kRequeue, effects)) return;
+void Lifecycle::Requeue(Job& job, const std::string& detail, int64_t now, Effects& effects) {
+  // The run that ends here ends now: its REQUEUE (and FAIL) mail says its Run
+  // time, as Slurm's does. A pending job shows no end, so it is cleared after.
+  const bool run_ends = job.start_time != 0 && job.end_time < job.start_time;
+  if (run_ends) job.end_time = now;
+  const bool moved = TransitionJob(job, JobEvent::kRequeue, effects);
+  if (run_ends) job.end_time = 0;
+  if (!moved) return;
   ++job.restart_count;
   job.nodes.clear();
   job.gpu_indices.clear();
@@ -325,7 +331,7 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
   // Cancelled or preempted meanwhile: final_state already says how it ends.
   if (job.requeue && job.final_state == JobState::kCompleted) {
     ReleaseResources(job, now, effects);
-    Requeue(job, detail, effects);
+    Requeue(job, detail, now, effects);
     return true;
   }
   if (job.final_state == JobState::kCompleted) job.final_state = JobState::kNodeFail;
@@ -336,9 +342,9 @@ bool Lifecycle::RequeueOrEndOnNodeFailure(Job& job, const std::string& detail, i
   return false;
 }
 
-void Lifecycle::RequeueAfterTeardown(Job& job, Effects& effects) {
+void Lifecycle::RequeueAfterTeardown(Job& job, int64_t now, Effects& effects) {
   const bool hold = job.progress.requeue_request == Job::RequeueRequest::kRequeueHold;
-  Requeue(job, hold ? "job requeued in held state" : "", effects);
+  Requeue(job, hold ? "job requeued in held state" : "", now, effects);
   if (hold) {
     job.held = true;
     job.reason = "JobHeldUser";

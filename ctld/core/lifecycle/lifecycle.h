@@ -389,11 +389,11 @@ class Lifecycle {
   void RunEpilog(Job& job, int64_t now, Effects& effects);
   void AfterEpilog(Job& job, int64_t now, Effects& effects);
   void AfterStageOut(Job& job, int64_t now, Effects& effects);
-  void Requeue(Job& job, const std::string& detail, Effects& effects);
+  void Requeue(Job& job, const std::string& detail, int64_t now, Effects& effects);
   // scontrol requeue[hold] of one job: a running one is stopped and requeued
   // once torn down; a finished one goes back to the queue now.
   absl::Status RequeueOne(Job& job, bool hold, int64_t now, Effects& effects);
-  void RequeueAfterTeardown(Job& job, Effects& effects);
+  void RequeueAfterTeardown(Job& job, int64_t now, Effects& effects);
   // `current` with `update`'s fields applied and checked (Update's per-job part).
   absl::StatusOr<Job> Updated(const Job& current, bool privileged, const JobUpdate& update) const;
   // The job's node failed it (down, fenced, a launch it could not take): requeue

@@ -172,12 +172,13 @@ TEST_F(MailTest, ARequeuedRunMailsRequeueAndThenBeginsAndEndsAgain) {
   update.job_id = id;
   update.requeue = JobUpdate::Requeue::kRequeue;
   Drive(Store(core_->Update({1001, 1001}, false, update, now_)));
-  Drive(Store(core_->JobComplete("n1", {id, true, 0, 15, ""}, now_)));
+  Drive(Store(core_->JobComplete("n1", {id, true, 0, 15, ""}, now_ + 305)));
   ASSERT_EQ(StateOf(id), JobState::kPending);
   std::vector<std::string> requeued = TakeMail(id);
   ASSERT_EQ(requeued.size(), 1u);
-  EXPECT_EQ(requeued[0].rfind(absl::StrCat("Slurm Job_id=", id, " Name=j Requeued"), 0), 0u)
-      << requeued[0];
+  // The run's time, as Slurm's REQUEUE mail says it; a pending job shows no end.
+  EXPECT_EQ(requeued[0], absl::StrCat("Slurm Job_id=", id, " Name=j Requeued, Run time 00:05:05"));
+  EXPECT_EQ(store_[id].end_time, 0);
   // The next run begins (and would end) with mail again; TIME_LIMIT_50 was
   // the job's, as Slurm clears it once sent.
   Drive(Schedule());
