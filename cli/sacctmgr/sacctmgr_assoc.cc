@@ -93,6 +93,8 @@ absl::StatusOr<bool> ApplySetting(const std::string& key, const std::string& op,
     l->set_max_submit_jobs(*n);
   } else if (Is(key, {"GrpTRES"})) {
     if (absl::Status s = SetTres(key, value, l->mutable_grp_tres()); !s.ok()) return s;
+  } else if (Is(key, {"GrpTRESRunMins"})) {
+    if (absl::Status s = SetTres(key, value, l->mutable_grp_tres_run_mins()); !s.ok()) return s;
   } else if (Is(key, {"MaxTRESMinsPerJob", "MaxTRESMins"})) {
     if (absl::Status s = SetTres(key, value, l->mutable_max_tres_mins_per_job()); !s.ok()) return s;
   } else if (Is(key, {"MaxTRESPerJob", "MaxTRES"})) {
@@ -271,6 +273,7 @@ std::string AssocValue(const std::string& key, const v1::AssocInfo& a,
   if (key == "grptresmins") return GrpTresMinsText(l);
   if (key == "maxtresmins" || key == "maxtresminsperjob")
     return TresText(l.max_tres_mins_per_job());
+  if (key == "grptresrunmins") return TresText(l.grp_tres_run_mins());
   if (key == "qos") return Effective(reply, a, false);
   if (key == "defaultqos" || key == "defqos") return Effective(reply, a, true);
   if (key == "id") return absl::StrCat(a.id());

@@ -142,6 +142,11 @@ TEST(SacctmgrAssoc, AddAndModifyBuildTheRequest) {
                                    {"alice", "set", "MaxTRESMins=gres/gpu=30"});
   ASSERT_TRUE(per_job.ok()) << per_job.status();
   EXPECT_EQ(per_job->request.limits().max_tres_mins_per_job().gpu(), 30);
+  auto run_mins = ParseAssocCommand(SacctmgrVerb::kModify, AssocEntity::kAccount,
+                                    {"lab", "set", "GrpTRESRunMins=gres/gpu=480,cpu=-1"});
+  ASSERT_TRUE(run_mins.ok()) << run_mins.status();
+  EXPECT_EQ(run_mins->request.limits().grp_tres_run_mins().gpu(), 480);
+  EXPECT_EQ(run_mins->request.limits().grp_tres_run_mins().cpu(), -1);
   EXPECT_FALSE(
       ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"x", "GrpTRESMins=billing=x"})
           .ok());

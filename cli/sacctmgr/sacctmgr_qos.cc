@@ -117,6 +117,9 @@ enum class Setting {
   kMaxSubmitPerUser,
   kMaxTresPerJob,
   kMaxTresPerUser,
+  kGrpTresRunMins,
+  kMaxTresRunMinsPerUser,
+  kMaxTresMinsPerJob,
   kMaxWall,
   kPreemptMode,
   kPreempt,
@@ -147,7 +150,7 @@ constexpr SettingKey kSettingKeys[] = {
     {"GrpSubmitJobs", 4, Setting::kUnsupported},
     {"GrpTRES", 7, Setting::kUnsupported},
     {"GrpTRESMins", 8, Setting::kUnsupported},
-    {"GrpTRESRunMins", 8, Setting::kUnsupported},
+    {"GrpTRESRunMins", 8, Setting::kGrpTresRunMins},
     {"GrpWall", 4, Setting::kUnsupported},
     {"LimitFactor", 6, Setting::kUnsupported},
     {"MaxCPUMinsPerJob", 7, Setting::kUnsupported},
@@ -176,9 +179,10 @@ constexpr SettingKey kSettingKeys[] = {
     {"MaxTRESPerNode", 11, Setting::kUnsupported},
     {"MaxTRESPerUser", 11, Setting::kMaxTresPerUser},
     {"MaxTRESPU", 9, Setting::kMaxTresPerUser},
-    {"MaxTRESMinsPerJob", 8, Setting::kUnsupported},
+    {"MaxTRESMinsPerJob", 8, Setting::kMaxTresMinsPerJob},
     {"MaxTRESRunMinsPA", 16, Setting::kUnsupported},
-    {"MaxTRESRunMinsPU", 8, Setting::kUnsupported},
+    {"MaxTRESRunMinsPerUser", 16, Setting::kMaxTresRunMinsPerUser},
+    {"MaxTRESRunMinsPU", 8, Setting::kMaxTresRunMinsPerUser},
     {"MaxWallDurationPerJob", 4, Setting::kMaxWall},
     {"MinCPUsPerJob", 7, Setting::kUnsupported},
     {"MinPrioThresh", 4, Setting::kUnsupported},
@@ -202,7 +206,8 @@ const SettingKey* FindSetting(std::string_view key) {
 constexpr char kSupportedKeys[] =
     "Description, Priority, GraceTime, MaxTRESPerUser, MaxTRESPerJob, MaxCPUsPerJob, "
     "MaxCPUsPerUser, MaxNodesPerJob, MaxNodesPerUser, MaxJobsPerUser, MaxSubmitJobsPerUser, "
-    "MaxWall, Preempt, PreemptMode, UsageFactor";
+    "MaxWall, Preempt, PreemptMode, UsageFactor, GrpTRESRunMins, MaxTRESRunMinsPerUser, "
+    "MaxTRESMinsPerJob";
 
 absl::Status BadValue(const Word& w, std::string_view expected) {
   return Invalid(
@@ -278,13 +283,22 @@ absl::Status ApplySetting(const SettingKey& key, const Word& w, v1::QosChanges* 
       return absl::OkStatus();
     }
     case Setting::kMaxTresPerJob:
-    case Setting::kMaxTresPerUser: {
+    case Setting::kMaxTresPerUser:
+    case Setting::kGrpTresRunMins:
+    case Setting::kMaxTresRunMinsPerUser:
+    case Setting::kMaxTresMinsPerJob: {
       absl::StatusOr<TresLimits> limits = ParseTres(StripQuotes(w.value));
       if (!limits.ok()) {
         return Invalid(absl::StrCat(w.key, ": ", std::string(limits.status().message())));
       }
-      MergeTres(*limits, key.setting == Setting::kMaxTresPerJob ? c->mutable_max_tres_per_job()
-                                                                : c->mutable_max_tres_per_user());
+      v1::Tres* target = c->mutable_max_tres_per_user();
+      if (key.setting == Setting::kMaxTresPerJob) target = c->mutable_max_tres_per_job();
+      if (key.setting == Setting::kGrpTresRunMins) target = c->mutable_grp_tres_run_mins();
+      if (key.setting == Setting::kMaxTresRunMinsPerUser) {
+        target = c->mutable_max_tres_run_mins_per_user();
+      }
+      if (key.setting == Setting::kMaxTresMinsPerJob) target = c->mutable_max_tres_mins_per_job();
+      MergeTres(*limits, target);
       return absl::OkStatus();
     }
     case Setting::kMaxWall: {
@@ -460,6 +474,9 @@ enum class Column {
   kUsageFactor,
   kMaxTresPerJob,
   kMaxTresPerUser,
+  kGrpTresRunMins,
+  kMaxTresRunMinsPerUser,
+  kMaxTresMinsPerJob,
   kMaxCpusPerJob,
   kMaxCpusPerUser,
   kMaxNodesPerJob,
@@ -492,7 +509,7 @@ constexpr FieldSpec kFields[] = {
     {"GrpCPURunMins", 7, "GrpCPURunMins", 13, Column::kBlank, Kind::kNumber},
     {"GrpTRES", 7, "GrpTRES", 13, Column::kBlank, Kind::kString},
     {"GrpTRESMins", 7, "GrpTRESMins", 13, Column::kBlank, Kind::kString},
-    {"GrpTRESRunMins", 7, "GrpTRESRunMins", 13, Column::kBlank, Kind::kString},
+    {"GrpTRESRunMins", 7, "GrpTRESRunMins", 13, Column::kGrpTresRunMins, Kind::kString},
     {"GrpJobs", 4, "GrpJobs", 7, Column::kBlank, Kind::kNumber},
     {"GrpJobsAccrue", 8, "GrpJobsAccrue", 13, Column::kBlank, Kind::kNumber},
     {"GrpMemory", 4, "GrpMem", 7, Column::kBlank, Kind::kNumber},
@@ -509,12 +526,13 @@ constexpr FieldSpec kFields[] = {
     {"MaxTRES", 7, "MaxTRES", 13, Column::kMaxTresPerJob, Kind::kString},
     {"MaxTRESPerJob", 11, "MaxTRES", 13, Column::kMaxTresPerJob, Kind::kString},
     {"MaxTRESPerNode", 11, "MaxTRESPerNode", 14, Column::kBlank, Kind::kString},
-    {"MaxTRESMinsPerJob", 8, "MaxTRESMins", 13, Column::kBlank, Kind::kString},
+    {"MaxTRESMinsPerJob", 8, "MaxTRESMins", 13, Column::kMaxTresMinsPerJob, Kind::kString},
     {"MaxTRESRunMinsPerAccount", 18, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
     {"MaxTRESRunMinsPerAcct", 18, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
     {"MaxTRESRunMinsPA", 15, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
-    {"MaxTRESRunMinsPerUser", 8, "MaxTRESRunMinsPU", 15, Column::kBlank, Kind::kString},
-    {"MaxTRESRunMinsPU", 8, "MaxTRESRunMinsPU", 15, Column::kBlank, Kind::kString},
+    {"MaxTRESRunMinsPerUser", 8, "MaxTRESRunMinsPU", 15, Column::kMaxTresRunMinsPerUser,
+     Kind::kString},
+    {"MaxTRESRunMinsPU", 8, "MaxTRESRunMinsPU", 15, Column::kMaxTresRunMinsPerUser, Kind::kString},
     {"MaxTRESPerAccount", 11, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
     {"MaxTRESPerAcct", 11, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
     {"MaxTRESPA", 9, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
@@ -617,6 +635,12 @@ std::optional<std::string> Value(const v1::QosInfo& qos, Column column) {
       return non_empty(TresText(qos.max_tres_per_job()));
     case Column::kMaxTresPerUser:
       return non_empty(TresText(qos.max_tres_per_user()));
+    case Column::kGrpTresRunMins:
+      return non_empty(TresText(qos.grp_tres_run_mins()));
+    case Column::kMaxTresRunMinsPerUser:
+      return non_empty(TresText(qos.max_tres_run_mins_per_user()));
+    case Column::kMaxTresMinsPerJob:
+      return non_empty(TresText(qos.max_tres_mins_per_job()));
     case Column::kMaxCpusPerJob:
       return qos.max_tres_per_job().has_cpu() ? Count(qos.max_tres_per_job().cpu()) : std::nullopt;
     case Column::kMaxCpusPerUser:

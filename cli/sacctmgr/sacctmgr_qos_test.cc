@@ -143,6 +143,16 @@ TEST(ParseSacctmgrCommandLine, AddWithSettings) {
   EXPECT_DOUBLE_EQ(ch.usage_factor(), 2.0);
   EXPECT_EQ(ch.grace_time(), 60);
   EXPECT_EQ(ch.description(), "Urgent work");
+  // The TRES-minutes limits.
+  SacctmgrCommand minutes = Parse({"add", "qos", "gpu", "GrpTRESRunMins=gres/gpu=600",
+                                   "MaxTRESRunMinsPU=gres/gpu=240", "MaxTRESMins=gres/gpu=120"});
+  EXPECT_EQ(minutes.changes.grp_tres_run_mins().gpu(), 600);
+  EXPECT_EQ(minutes.changes.max_tres_run_mins_per_user().gpu(), 240);
+  EXPECT_EQ(minutes.changes.max_tres_mins_per_job().gpu(), 120);
+  EXPECT_EQ(Parse({"add", "qos", "g", "MaxTRESRunMinsPerUser=cpu=10"})
+                .changes.max_tres_run_mins_per_user()
+                .cpu(),
+            10);
   v1::UpdateQosRequest request = BuildUpdateQosRequest(c, {"urgent"});
   EXPECT_EQ(request.op(), v1::UpdateQosRequest::ADD);
   ASSERT_EQ(request.names_size(), 1);

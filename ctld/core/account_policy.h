@@ -54,8 +54,12 @@ struct UserAssoc {
   int64_t max_wall = kNoAssocLimit;         // seconds
   AssocTres max_tres_per_job;
   AssocTres max_tres_mins_per_job;  // MaxTRESMinsPerJob: TRES-minutes (mem: MB-minutes)
-  std::vector<std::string> qos;     // allowed QOS (effective)
-  std::string default_qos;          // "" = none
+  // This association's own GrpTRESMins and GrpTRESRunMins (budget.h; Grp
+  // limits are not inherited: an account's hold over its whole subtree).
+  TresMinutes grp_tres_mins = kNoBudget;
+  TresMinutes grp_tres_run_mins = kNoBudget;
+  std::vector<std::string> qos;  // allowed QOS (effective)
+  std::string default_qos;       // "" = none
 };
 
 // An account's own association: limits over its whole subtree.
@@ -67,6 +71,8 @@ struct AccountAssoc {
   // GrpTRESMins: TRES-minutes the subtree may use in all (budget.h), ended
   // runs plus what running (and, with `safe`, pending) jobs hold.
   TresMinutes grp_tres_mins = kNoBudget;
+  // GrpTRESRunMins: what the subtree's running jobs may still use (budget.h).
+  TresMinutes grp_tres_run_mins = kNoBudget;
 };
 
 struct AccountPolicy {

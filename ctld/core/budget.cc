@@ -1,5 +1,7 @@
 #include "ctld/core/budget.h"
 
+#include <limits>
+
 namespace skiff::ctld {
 
 const char* BudgetTresName(BudgetTres tres) {
@@ -19,20 +21,34 @@ const char* BudgetTresName(BudgetTres tres) {
 }
 
 const char* AssocGrpMinutesReason(BudgetTres tres) {
-  // slurm_protocol_defs.c's job_reason_string.
-  switch (tres) {
-    case BudgetTres::kBilling:
-      return "AssocGrpBillingMinutes";
-    case BudgetTres::kCpu:
-      return "AssocGrpCPUMinutesLimit";
-    case BudgetTres::kMem:
-      return "AssocGrpMemMinutes";
-    case BudgetTres::kNode:
-      return "AssocGrpNodeMinutes";
-    case BudgetTres::kGpu:
-      return "AssocGrpGRESMinutes";
+  return MinutesLimitReason(MinutesLimit::kAssocGrpMins, tres);
+}
+
+const char* MinutesLimitReason(MinutesLimit limit, BudgetTres tres) {
+  // job_state_reason strings, in kBudgetTres order (billing, cpu, mem, node, gres/gpu).
+  static const char* const kReasons[][5] = {
+      {"AssocGrpBillingMinutes", "AssocGrpCPUMinutesLimit", "AssocGrpMemMinutes",
+       "AssocGrpNodeMinutes", "AssocGrpGRESMinutes"},
+      {"AssocGrpBillingRunMinutes", "AssocGrpCPURunMinutesLimit", "AssocGrpMemRunMinutes",
+       "AssocGrpNodeRunMinutes", "AssocGrpGRESRunMinutes"},
+      {"QOSGrpBillingRunMinutes", "QOSGrpCPURunMinutesLimit", "QOSGrpMemoryRunMinutes",
+       "QOSGrpNodeRunMinutes", "QOSGrpGRESRunMinutes"},
+      {"MaxBillingRunMinsPerUser", "MaxCpuRunMinsPerUser", "MaxMemoryRunMinsPerUser",
+       "MaxNodeRunMinsPerUser", "MaxGRESRunMinsPerUser"},
+      {"QOSMaxBillingMinutesPerJob", "QOSMaxCpuMinutesPerJobLimit", "QOSMaxMemoryMinutesPerJob",
+       "QOSMaxNodeMinutesPerJob", "QOSMaxGRESMinutesPerJob"},
+  };
+  return kReasons[static_cast<int>(limit)][static_cast<int>(tres)];
+}
+
+TresMinutes MinutesOver(const TresMinutes& per_minute, int64_t seconds) {
+  TresMinutes out;
+  for (BudgetTres t : kBudgetTres) {
+    if (per_minute[t] == 0) continue;
+    out[t] = seconds < 0 ? std::numeric_limits<double>::infinity()
+                         : per_minute[t] * static_cast<double>(seconds) / 60.0;
   }
-  return "AssocGrpBillingMinutes";
+  return out;
 }
 
 const char* BudgetUnit(BudgetTres tres) {

@@ -12,6 +12,7 @@
 #define SKIFF_CTLD_CORE_BUDGET_H_
 
 #include <array>
+#include <cstdint>
 #include <optional>
 
 namespace skiff::ctld {
@@ -26,6 +27,21 @@ const char* BudgetTresName(BudgetTres tres);
 // ("AssocGrpBillingMinutes", "AssocGrpCPUMinutesLimit", "AssocGrpMemMinutes",
 // "AssocGrpNodeMinutes", "AssocGrpGRESMinutes").
 const char* AssocGrpMinutesReason(BudgetTres tres);
+// The TRES-minutes limits beside GrpTRESMins (Slurm 24.05's), each with its
+// own pending reasons. "Run minutes" are what running jobs may still use:
+// what each holds times what is left of its time limit; a job starts only if
+// its own (what it would hold times its time limit) fits beside them.
+enum class MinutesLimit {
+  kAssocGrpMins,          // GrpTRESMins on an association
+  kAssocGrpRunMins,       // GrpTRESRunMins on an association (its subtree)
+  kQosGrpRunMins,         // GrpTRESRunMins on a QOS (all its running jobs)
+  kQosMaxRunMinsPerUser,  // MaxTRESRunMinsPerUser (MaxTRESRunMinsPU) on a QOS
+  kQosMaxMinsPerJob,      // MaxTRESMinsPerJob (MaxTRESMins) on a QOS
+};
+// Slurm's reason for a job held by `limit` in `tres` ("AssocGrpGRESRunMinutes",
+// "QOSGrpCPURunMinutesLimit", "MaxGRESRunMinsPerUser", "QOSMaxGRESMinutesPerJob", ...).
+const char* MinutesLimitReason(MinutesLimit limit, BudgetTres tres);
+
 // What the amounts are counted in, for messages: "billing-minutes",
 // "CPU-minutes", "MB-minutes", "node-minutes", "GPU-minutes".
 const char* BudgetUnit(BudgetTres tres);
@@ -56,6 +72,10 @@ bool NamesAnyTres(const TresMinutes& limit);
 // goes over `limit`; nullopt when every limited TRES still fits.
 std::optional<BudgetTres> OverBudget(const TresMinutes& limit, const TresMinutes& used,
                                      const TresMinutes& cost);
+
+// What holding `per_minute` (the TRES-minutes of one minute) for `seconds`
+// uses; `seconds` < 0 means without end: infinite in every TRES held.
+TresMinutes MinutesOver(const TresMinutes& per_minute, int64_t seconds);
 
 // A run's TRES-minutes: its billing, CPUs, memory (MB), nodes and GPUs held
 // for `seconds`.

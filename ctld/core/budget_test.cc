@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 namespace skiff::ctld {
@@ -43,6 +44,28 @@ TEST(Budget, NamesAndReasonsAreSlurms) {
   EXPECT_STREQ(AssocGrpMinutesReason(BudgetTres::kGpu), "AssocGrpGRESMinutes");
   EXPECT_STREQ(AssocGrpMinutesReason(BudgetTres::kCpu), "AssocGrpCPUMinutesLimit");
   EXPECT_STREQ(AssocGrpMinutesReason(BudgetTres::kBilling), "AssocGrpBillingMinutes");
+  EXPECT_STREQ(MinutesLimitReason(MinutesLimit::kAssocGrpRunMins, BudgetTres::kGpu),
+               "AssocGrpGRESRunMinutes");
+  EXPECT_STREQ(MinutesLimitReason(MinutesLimit::kQosGrpRunMins, BudgetTres::kCpu),
+               "QOSGrpCPURunMinutesLimit");
+  EXPECT_STREQ(MinutesLimitReason(MinutesLimit::kQosMaxRunMinsPerUser, BudgetTres::kGpu),
+               "MaxGRESRunMinsPerUser");
+  EXPECT_STREQ(MinutesLimitReason(MinutesLimit::kQosMaxMinsPerJob, BudgetTres::kMem),
+               "QOSMaxMemoryMinutesPerJob");
+}
+
+TEST(Budget, MinutesOverATimeLimitAndWithoutOne) {
+  const TresMinutes per_minute{0, 4, 0, 1, 2};
+  const TresMinutes half_hour = MinutesOver(per_minute, 1800);
+  EXPECT_DOUBLE_EQ(half_hour.gpu, 60.0);
+  EXPECT_DOUBLE_EQ(half_hour.cpu, 120.0);
+  EXPECT_DOUBLE_EQ(half_hour.mem, 0.0);
+  // Without end: infinite only in what it holds, so a limit on another TRES passes.
+  const TresMinutes forever = MinutesOver(per_minute, -1);
+  EXPECT_TRUE(std::isinf(forever.gpu));
+  EXPECT_EQ(forever.mem, 0.0);
+  EXPECT_FALSE(OverBudget(TresMinutes{-1, -1, 100, -1, -1}, {}, forever).has_value());
+  EXPECT_EQ(OverBudget(TresMinutes{-1, -1, -1, -1, 100}, {}, forever), BudgetTres::kGpu);
 }
 
 }  // namespace

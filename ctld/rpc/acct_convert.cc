@@ -314,6 +314,9 @@ v1::QosInfo QosToProto(const QosDefinition& qos) {
   out.set_priority(qos.priority);
   *out.mutable_max_tres_per_user() = TresToProto(qos.max_tres_per_user);
   *out.mutable_max_tres_per_job() = TresToProto(qos.max_tres_per_job);
+  *out.mutable_grp_tres_run_mins() = TresToProto(qos.grp_tres_run_mins);
+  *out.mutable_max_tres_run_mins_per_user() = TresToProto(qos.max_tres_run_mins_per_user);
+  *out.mutable_max_tres_mins_per_job() = TresToProto(qos.max_tres_mins_per_job);
   out.set_max_jobs_per_user(qos.max_jobs_per_user);
   out.set_max_submit_jobs_per_user(qos.max_submit_jobs_per_user);
   out.set_max_wall(qos.max_wall);
@@ -332,6 +335,9 @@ QosDefinition QosFromProto(const v1::QosInfo& info) {
   out.priority = info.priority();
   out.max_tres_per_user = TresFromProto(info.max_tres_per_user());
   out.max_tres_per_job = TresFromProto(info.max_tres_per_job());
+  out.grp_tres_run_mins = TresFromProto(info.grp_tres_run_mins());
+  out.max_tres_run_mins_per_user = TresFromProto(info.max_tres_run_mins_per_user());
+  out.max_tres_mins_per_job = TresFromProto(info.max_tres_mins_per_job());
   out.max_jobs_per_user = info.max_jobs_per_user();
   out.max_submit_jobs_per_user = info.max_submit_jobs_per_user();
   out.max_wall = info.max_wall();
@@ -365,6 +371,9 @@ QosUpdate QosUpdateFromProto(const v1::UpdateQosRequest& request) {
   if (c.has_priority()) changes.priority = c.priority();
   changes.max_tres_per_user = TresFromProto(c.max_tres_per_user());
   changes.max_tres_per_job = TresFromProto(c.max_tres_per_job());
+  changes.grp_tres_run_mins = TresFromProto(c.grp_tres_run_mins());
+  changes.max_tres_run_mins_per_user = TresFromProto(c.max_tres_run_mins_per_user());
+  changes.max_tres_mins_per_job = TresFromProto(c.max_tres_mins_per_job());
   if (c.has_max_jobs_per_user()) changes.max_jobs_per_user = c.max_jobs_per_user();
   if (c.has_max_submit_jobs_per_user()) {
     changes.max_submit_jobs_per_user = c.max_submit_jobs_per_user();
@@ -432,6 +441,9 @@ v1::AssocLimits AssocLimitsToProto(const AssocLimits& limits) {
   if (limits.max_tres_mins_per_job) {
     *out.mutable_max_tres_mins_per_job() = TresToProto(*limits.max_tres_mins_per_job);
   }
+  if (limits.grp_tres_run_mins) {
+    *out.mutable_grp_tres_run_mins() = TresToProto(*limits.grp_tres_run_mins);
+  }
   return out;
 }
 
@@ -450,6 +462,9 @@ AssocLimits AssocLimitsFromProto(const v1::AssocLimits& limits) {
   if (limits.has_grp_tres_mins()) out.grp_tres_mins = TresFromProto(limits.grp_tres_mins());
   if (limits.has_max_tres_mins_per_job()) {
     out.max_tres_mins_per_job = TresFromProto(limits.max_tres_mins_per_job());
+  }
+  if (limits.has_grp_tres_run_mins()) {
+    out.grp_tres_run_mins = TresFromProto(limits.grp_tres_run_mins());
   }
   return out;
 }

@@ -501,6 +501,54 @@ TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
   cluster_->Run("scancel -u " + std::string(kAlice));
 }
 
+// Issue 34: GrpTRESRunMins on an account and MaxTRESRunMinsPerUser on a QOS
+// (Slurm 24.05's run-minute limits): what running jobs hold times what is
+// left of their time limits, plus a new job's whole limit, must fit; a job
+// that does not waits with Slurm's reason and starts when room is freed.
+TEST_F(BankTest, RunMinuteLimitsHoldGpuJobsUntilRunningOnesFreeRoom) {
+  StartCluster("associations,limits,qos", "", /*gpu_nodes=*/2);
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    return r.out;
+  };
+  ok("sacctmgr -i add qos gpuq MaxTRESRunMinsPU=gres/gpu=15");
+  ok("sacctmgr -i add account runlab GrpTRESRunMins=gres/gpu=30");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=runlab qos=normal,gpuq"));
+  EXPECT_EQ(ok("sacctmgr -n -P show assoc where account=runlab format=Account,User,GrpTRESRunMins"),
+            absl::StrCat("runlab||gres/gpu=30\nrunlab|", kAlice, "|\n"));
+  EXPECT_EQ(ok("sacctmgr -n -P show qos gpuq format=Name,MaxTRESRunMinsPU"), "gpuq|gres/gpu=15\n");
+  auto submit = [&](const std::string& options) {
+    const CommandResult r = cluster_->RunAs(
+        kAlice,
+        absl::StrCat("sbatch --parsable -A runlab --gres=gpu:1 ", options, " --wrap 'sleep 300'"));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return std::string(absl::StripAsciiWhitespace(r.out));
+  };
+  auto state = [&](const std::string& id) { return Show(id); };
+  const std::string first = submit("-t 20");  // 20 GPU-minutes
+  ASSERT_TRUE(Eventually(60, [&] { return absl::StrContains(state(first), "JobState=RUNNING"); }))
+      << state(first);
+  const std::string second = submit("-t 20");  // ~20 + 20 > 30: waits
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(state(second), "Reason=AssocGrpGRESRunMinutes");
+  })) << state(second);
+  const std::string short_one = submit("-t 5");  // ~20 + 5 fits
+  EXPECT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(state(short_one), "JobState=RUNNING");
+  })) << state(short_one);
+  ok(absl::StrCat("scancel ", first));
+  EXPECT_TRUE(Eventually(60, [&] { return absl::StrContains(state(second), "JobState=RUNNING"); }))
+      << state(second);
+  ok(absl::StrCat("scancel ", second, " ", short_one));
+  // The QOS's per-user run minutes: 20 GPU-minutes never fit 15.
+  const std::string in_qos = submit("--qos=gpuq -t 20");
+  EXPECT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(state(in_qos), "Reason=MaxGRESRunMinsPerUser");
+  })) << state(in_qos);
+  ok(absl::StrCat("scancel ", in_qos));
+}
+
 // Issue 34: PriorityWeightTRES weighs what a job asks of its partition's
 // TRES, as sprio shows: 2 of the partition's 4 GPUs at weight 4000 is 2000.
 TEST_F(BankTest, PriorityWeightTresCountsTheGpusAJobAsksFor) {

@@ -62,6 +62,10 @@ void MergeLimits(const AssocLimits& change, AssocLimits* limits) {
     if (!limits->max_tres_mins_per_job) limits->max_tres_mins_per_job.emplace();
     MergeTres(*change.max_tres_mins_per_job, &*limits->max_tres_mins_per_job);
   }
+  if (change.grp_tres_run_mins) {
+    if (!limits->grp_tres_run_mins) limits->grp_tres_run_mins.emplace();
+    MergeTres(*change.grp_tres_run_mins, &*limits->grp_tres_run_mins);
+  }
 }
 
 // QOS=, QOS+=, QOS-= and DefaultQOS= on one association.
@@ -429,7 +433,8 @@ bool operator==(const AssocLimits& a, const AssocLimits& b) {
          a.grp_submit_jobs == b.grp_submit_jobs && a.max_jobs == b.max_jobs &&
          a.max_submit_jobs == b.max_submit_jobs && a.max_tres_per_job == b.max_tres_per_job &&
          a.max_wall == b.max_wall && a.grp_billing_mins == b.grp_billing_mins &&
-         a.grp_tres_mins == b.grp_tres_mins && a.max_tres_mins_per_job == b.max_tres_mins_per_job;
+         a.grp_tres_mins == b.grp_tres_mins && a.max_tres_mins_per_job == b.max_tres_mins_per_job &&
+         a.grp_tres_run_mins == b.grp_tres_run_mins;
 }
 
 bool operator==(const Association& a, const Association& b) {

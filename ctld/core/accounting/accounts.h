@@ -59,6 +59,10 @@ struct AssocLimits {
   // MaxTRESMinsPerJob (MaxTRESMins): the most TRES-minutes one job of this
   // association may use (what it holds x its time limit).
   std::optional<TresSpec> max_tres_mins_per_job;
+  // GrpTRESRunMins=cpu=N,mem=N,node=N,gres/gpu=N: TRES-minutes the running
+  // jobs of the association (an account's: of its subtree) may still use,
+  // what each holds times what is left of its time limit (budget.h).
+  std::optional<TresSpec> grp_tres_run_mins;
   // grp_tres and max_tres_per_job are optional as a whole too: once a GrpTRES=
   // or MaxTRES= was given they stay set, even with every TRES cleared, as the
   // stored rows have always kept them (records.h stores them byte for byte).

@@ -38,6 +38,24 @@ auto Inherited(const AccountsTable& table, const Association& assoc, Get get)
 
 int64_t Limit(const std::optional<int64_t>& value) { return value ? *value : kNoAssocLimit; }
 
+// A TRES-minutes limit as budget.h counts it: billing from GrpTRESMins=billing
+// (kept apart in the rows), the rest from the TRES given; none where unset or -1.
+TresMinutes MinutesLimitOf(const std::optional<int64_t>& billing,
+                           const std::optional<TresSpec>& spec) {
+  TresMinutes out = kNoBudget;
+  auto set = [](const std::optional<int64_t>& value, double* field) {
+    if (value && *value >= 0) *field = static_cast<double>(*value);
+  };
+  set(billing, &out.billing);
+  if (spec) {
+    set(spec->cpu, &out.cpu);
+    set(spec->mem_mb, &out.mem);
+    set(spec->node, &out.node);
+    set(spec->gpu, &out.gpu);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Association> AssocsDepthFirst(const AccountsTable& table) {
@@ -77,15 +95,8 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
       const AssocLimits& l = LimitsOf(assoc);
       if (l.grp_jobs) account.grp_jobs = *l.grp_jobs;
       if (l.grp_submit_jobs) account.grp_submit_jobs = *l.grp_submit_jobs;
-      if (l.grp_billing_mins)
-        account.grp_tres_mins.billing = static_cast<double>(*l.grp_billing_mins);
-      if (l.grp_tres_mins) {
-        const TresSpec& mins = *l.grp_tres_mins;
-        if (mins.cpu) account.grp_tres_mins.cpu = static_cast<double>(*mins.cpu);
-        if (mins.mem_mb) account.grp_tres_mins.mem = static_cast<double>(*mins.mem_mb);
-        if (mins.node) account.grp_tres_mins.node = static_cast<double>(*mins.node);
-        if (mins.gpu) account.grp_tres_mins.gpu = static_cast<double>(*mins.gpu);
-      }
+      account.grp_tres_mins = MinutesLimitOf(l.grp_billing_mins, l.grp_tres_mins);
+      account.grp_tres_run_mins = MinutesLimitOf(std::nullopt, l.grp_tres_run_mins);
       account.grp_tres = tres(l.grp_tres);
       policy.accounts[assoc.account] = account;
       continue;
@@ -94,6 +105,9 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
     user.account = assoc.account;
     user.user = assoc.user;
     user.partition = assoc.partition;
+    user.grp_tres_mins =
+        MinutesLimitOf(LimitsOf(assoc).grp_billing_mins, LimitsOf(assoc).grp_tres_mins);
+    user.grp_tres_run_mins = MinutesLimitOf(std::nullopt, LimitsOf(assoc).grp_tres_run_mins);
     user.max_jobs =
         Limit(Inherited(table, assoc, [](const Association& a) { return LimitsOf(a).max_jobs; }));
     user.max_submit_jobs = Limit(

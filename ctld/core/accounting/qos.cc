@@ -49,6 +49,20 @@ absl::Status ApplyChanges(const QosChanges& c, const QosTable& table,
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = MergeTres("GrpTRESRunMins", c.grp_tres_run_mins, &q->grp_tres_run_mins);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = MergeTres("MaxTRESRunMinsPerUser", c.max_tres_run_mins_per_user,
+                                 &q->max_tres_run_mins_per_user);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          MergeTres("MaxTRESMinsPerJob", c.max_tres_mins_per_job, &q->max_tres_mins_per_job);
+      !s.ok()) {
+    return s;
+  }
   auto limit = [](const char* field, int64_t value, int64_t* out) -> absl::Status {
     if (value < kNoLimit) return Invalid(absl::StrCat(field, ": must be -1 (none) or more"));
     *out = value;
@@ -121,6 +135,9 @@ absl::Status ApplyChanges(const QosChanges& c, const QosTable& table,
 bool operator==(const QosDefinition& a, const QosDefinition& b) {
   return a.name == b.name && a.description == b.description && a.priority == b.priority &&
          a.max_tres_per_user == b.max_tres_per_user && a.max_tres_per_job == b.max_tres_per_job &&
+         a.grp_tres_run_mins == b.grp_tres_run_mins &&
+         a.max_tres_run_mins_per_user == b.max_tres_run_mins_per_user &&
+         a.max_tres_mins_per_job == b.max_tres_mins_per_job &&
          a.max_jobs_per_user == b.max_jobs_per_user &&
          a.max_submit_jobs_per_user == b.max_submit_jobs_per_user && a.max_wall == b.max_wall &&
          a.preempt == b.preempt && a.preempt_mode == b.preempt_mode &&
@@ -251,6 +268,20 @@ Qos ToSchedQos(const QosDefinition& qos) {
   };
   q.max_tres_per_user = tres(qos.max_tres_per_user);
   q.max_tres_per_job = tres(qos.max_tres_per_job);
+  auto minutes = [](const TresSpec& t) {
+    TresMinutes l = kNoBudget;
+    auto set = [](const std::optional<int64_t>& value, double* field) {
+      if (value && *value >= 0) *field = static_cast<double>(*value);
+    };
+    set(t.cpu, &l.cpu);
+    set(t.mem_mb, &l.mem);
+    set(t.node, &l.node);
+    set(t.gpu, &l.gpu);
+    return l;
+  };
+  q.grp_tres_run_mins = minutes(qos.grp_tres_run_mins);
+  q.max_tres_run_mins_per_user = minutes(qos.max_tres_run_mins_per_user);
+  q.max_tres_mins_per_job = minutes(qos.max_tres_mins_per_job);
   q.max_jobs_per_user = qos.max_jobs_per_user;
   q.max_submit_jobs_per_user = qos.max_submit_jobs_per_user;
   q.max_wall = qos.max_wall;

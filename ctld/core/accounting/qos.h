@@ -27,8 +27,13 @@ struct QosDefinition {
   std::string name;  // lower case
   std::string description;
   int64_t priority = 0;
-  TresSpec max_tres_per_user;                   // MaxTRESPerUser; unset or -1 = none
-  TresSpec max_tres_per_job;                    // MaxTRESPerJob (MaxTRES)
+  TresSpec max_tres_per_user;  // MaxTRESPerUser; unset or -1 = none
+  TresSpec max_tres_per_job;   // MaxTRESPerJob (MaxTRES)
+  // TRES-minutes limits (ctld/core/budget.h): GrpTRESRunMins,
+  // MaxTRESRunMinsPerUser (MaxTRESRunMinsPU), MaxTRESMinsPerJob (MaxTRESMins).
+  TresSpec grp_tres_run_mins;
+  TresSpec max_tres_run_mins_per_user;
+  TresSpec max_tres_mins_per_job;
   int64_t max_jobs_per_user = kNoLimit;         // MaxJobsPerUser
   int64_t max_submit_jobs_per_user = kNoLimit;  // MaxSubmitJobsPerUser
   int64_t max_wall = kNoLimit;                  // MaxWall, seconds
@@ -62,6 +67,9 @@ struct QosChanges {
   std::optional<int64_t> priority;
   TresSpec max_tres_per_user;  // per TRES: unset keeps, -1 clears
   TresSpec max_tres_per_job;
+  TresSpec grp_tres_run_mins;
+  TresSpec max_tres_run_mins_per_user;
+  TresSpec max_tres_mins_per_job;
   std::optional<int64_t> max_jobs_per_user;
   std::optional<int64_t> max_submit_jobs_per_user;
   std::optional<int64_t> max_wall;

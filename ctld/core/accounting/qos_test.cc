@@ -30,6 +30,37 @@ TEST(QosTableTest, AddWithLimitsThenSchedulerSeesThem) {
   EXPECT_EQ(q.max_jobs_per_user, 2);
   EXPECT_EQ(q.max_wall, kNoLimit);
   EXPECT_DOUBLE_EQ(q.usage_factor, 1.0);
+  EXPECT_FALSE(NamesAnyTres(q.max_tres_run_mins_per_user));
+}
+
+TEST(QosTableTest, TresMinuteLimitsReachTheSchedulerAndMinusOneClears) {
+  QosUpdate add = Request(QosOp::kAdd, {"gpu"});
+  add.changes.grp_tres_run_mins.gpu = 600;
+  add.changes.max_tres_run_mins_per_user.gpu = 240;
+  add.changes.max_tres_run_mins_per_user.cpu = 1000;
+  add.changes.max_tres_mins_per_job.gpu = 120;
+  auto added = ApplyQosUpdate(WithNormal(), add, {});
+  ASSERT_TRUE(added.ok()) << added.status();
+  Qos q = ToSchedQos(added->put[0]);
+  EXPECT_DOUBLE_EQ(q.grp_tres_run_mins.gpu, 600);
+  EXPECT_DOUBLE_EQ(q.max_tres_run_mins_per_user.gpu, 240);
+  EXPECT_DOUBLE_EQ(q.max_tres_run_mins_per_user.cpu, 1000);
+  EXPECT_LT(q.max_tres_run_mins_per_user.mem, 0);
+  EXPECT_DOUBLE_EQ(q.max_tres_mins_per_job.gpu, 120);
+  QosTable table = WithNormal();
+  table["gpu"] = added->put[0];
+  QosUpdate clear = Request(QosOp::kModify, {"gpu"});
+  clear.changes.max_tres_run_mins_per_user.gpu = -1;
+  auto cleared = ApplyQosUpdate(table, clear, {});
+  ASSERT_TRUE(cleared.ok()) << cleared.status();
+  q = ToSchedQos(cleared->put[0]);
+  EXPECT_LT(q.max_tres_run_mins_per_user.gpu, 0);
+  EXPECT_DOUBLE_EQ(q.max_tres_run_mins_per_user.cpu, 1000);  // the others stay
+  QosUpdate bad = Request(QosOp::kModify, {"gpu"});
+  bad.changes.grp_tres_run_mins.gpu = -5;
+  auto refused = ApplyQosUpdate(table, bad, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("GrpTRESRunMins"), std::string::npos);
 }
 
 TEST(QosTableTest, AddedQosAreNumberedInOrderAndListedByIdNotName) {

@@ -571,5 +571,30 @@ TEST_F(LifecycleTest, MaxTresMinsPerJobRefusesAJobThatMayUseMore) {
   EXPECT_TRUE(core_->Admit(short_job, now_).ok());
 }
 
+// GrpTRESMins on a user's own association: held against that user's jobs in
+// the account only, with the same no-overdraw rule and the holder named.
+TEST_F(LifecycleTest, AUsersOwnGpuBudgetHoldsOnlyTheirJobs) {
+  for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
+  Reset();
+  AccountPolicy policy = AliceInLab("associations,limits,safe");
+  policy.users[0].grp_tres_mins.gpu = 25;
+  core_->SetAccountPolicyForTest(policy);
+  SubmitRequest job = Request();
+  job.gres = {"gpu:2"};
+  job.time_limit = 600;  // 20 GPU-minutes at most
+  absl::StatusOr<CheckedSubmission> checked = core_->CheckSubmission(job, now_);
+  ASSERT_TRUE(checked.ok()) << checked.status();
+  EXPECT_EQ(checked->warnings,
+            std::vector<std::string>{
+                "this job may use up to 0.3 GPU-hours; user alice in account lab has 0.4 left"});
+  Submit(job);
+  const absl::StatusOr<Admitted> second = core_->Admit(job, now_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("AssocGrpGRESMinutes: user alice in account lab has "
+                                           "5.0 of 25.0 GPU-minutes left"),
+            std::string::npos)
+      << second.status();
+}
+
 }  // namespace
 }  // namespace skiff::ctld

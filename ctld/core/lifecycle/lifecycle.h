@@ -150,13 +150,16 @@ class Lifecycle {
   TresMinutes MaxCost(const Job& job) const;
   struct Balance {
     TresMinutes limit = kNoBudget;  // GrpTRESMins; negative = none
-    TresMinutes used;               // ended runs of the subtree
-    TresMinutes held;               // the most the subtree's jobs not yet ended may use
+    TresMinutes used;               // ended runs of the subtree (or association)
+    TresMinutes held;               // the most its jobs not yet ended may use
   };
   // Per account (its subtree) and per "account|user" (its own jobs). The jobs
   // in `leaving` (an update's jobs, before it) hold nothing; admissions not yet
   // inserted hold their most, in their accounts.
   std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
+  // The balances whose GrpTRESMins a job counts against: its own
+  // association's ("account|user") and its accounts' up to root, where set.
+  std::vector<std::string> BudgetKeys(const Job& job) const;
   // One line for a submission of `count` such jobs whose most would take more
   // than SchedulerParameters=budget_warn_percent (default 50) of what a
   // budget above it has left: "this job may use up to 16.0 GPU-hours; account

@@ -24,6 +24,13 @@ std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.
 
 std::string Units(double value) { return absl::StrFormat("%.1f", value); }
 
+// Who a balance key's budget is: "account lab" or "user alice in account lab".
+std::string BudgetHolder(const std::string& key) {
+  const size_t bar = key.find('|');
+  if (bar == std::string::npos) return absl::StrCat("account ", key);
+  return absl::StrCat("user ", key.substr(bar + 1), " in account ", key.substr(0, bar));
+}
+
 // What an hour of each budget TRES is called in a warning ("GPU" -> GPU-hours).
 const char* BudgetHoursUnit(BudgetTres tres) {
   switch (tres) {
@@ -133,11 +140,34 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   effects.records.push_back(BankChange{key, used});
 }
 
+std::vector<std::string> Lifecycle::BudgetKeys(const Job& job) const {
+  std::vector<std::string> keys;
+  if (job.account.empty()) return keys;
+  if (const UserAssoc* own =
+          account_policy_.Find(job.user_name, job.account, job.request.partition);
+      own != nullptr && NamesAnyTres(own->grp_tres_mins)) {
+    keys.push_back(BankKey(job));
+  }
+  for (const std::string& account : account_policy_.Lineage(job.account)) {
+    auto policy = account_policy_.accounts.find(account);
+    if (policy != account_policy_.accounts.end() && NamesAnyTres(policy->second.grp_tres_mins)) {
+      keys.push_back(account);
+    }
+  }
+  return keys;
+}
+
 std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
     const std::set<uint64_t>& leaving) const {
   std::map<std::string, Balance> out;
   for (const auto& [name, account] : account_policy_.accounts) {
     out[name].limit = account.grp_tres_mins;
+  }
+  // A user's own GrpTRESMins: its partition-less association's (else the
+  // first per-partition one's); the bank keeps one balance per account|user.
+  for (const UserAssoc& user : account_policy_.users) {
+    Balance& own = out[absl::StrCat(user.account, "|", user.user)];
+    if (user.partition.empty() || !NamesAnyTres(own.limit)) own.limit = user.grp_tres_mins;
   }
   auto add = [&](const std::string& account, const std::string& user, const TresMinutes& used,
                  const TresMinutes& held) {
@@ -163,9 +193,7 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
     }
   }
   // Admissions not yet inserted hold too.
-  for (const auto& [first, r] : state_.reservations()) {
-    for (const std::string& up : account_policy_.Lineage(r.account)) out[up].held += r.cost;
-  }
+  for (const auto& [first, r] : state_.reservations()) add(r.account, r.user_name, {}, r.cost);
   return out;
 }
 
@@ -178,14 +206,29 @@ std::map<std::string, double> Lifecycle::AssocUsageAt(int64_t now) const {
 }
 
 void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
-  if (!account_policy_.enforce.limits) return;
-  const bool limited =
-      std::any_of(account_policy_.accounts.begin(), account_policy_.accounts.end(),
-                  [](const auto& entry) { return NamesAnyTres(entry.second.grp_tres_mins); });
-  if (!limited) return;
-  for (const auto& [name, balance] : Balances()) {
-    if (name.find('|') == std::string::npos) inputs.tres_mins_used[name] = balance.used;
-  }
+  // QOS limits hold whatever AccountingStorageEnforce says, as the other QOS
+  // limits do; association limits only with `limits`.
+  const bool qos_limited = std::any_of(qos_.begin(), qos_.end(), [](const Qos& q) {
+    return NamesAnyTres(q.grp_tres_run_mins) || NamesAnyTres(q.max_tres_run_mins_per_user) ||
+           NamesAnyTres(q.max_tres_mins_per_job);
+  });
+  const bool assoc_limited =
+      account_policy_.enforce.limits &&
+      (std::any_of(account_policy_.accounts.begin(), account_policy_.accounts.end(),
+                   [](const auto& entry) {
+                     return NamesAnyTres(entry.second.grp_tres_mins) ||
+                            NamesAnyTres(entry.second.grp_tres_run_mins);
+                   }) ||
+       std::any_of(
+           account_policy_.users.begin(), account_policy_.users.end(), [](const UserAssoc& user) {
+             return NamesAnyTres(user.grp_tres_mins) || NamesAnyTres(user.grp_tres_run_mins);
+           }));
+  if (!qos_limited && !assoc_limited) return;
+  for (const Job* job : inputs.running) inputs.per_minute[job->id] = JobMinutes(*job, 60);
+  for (const Job* job : inputs.pending) inputs.per_minute[job->id] = JobMinutes(*job, 60);
+  if (!assoc_limited) return;
+  // Per account and per "account|user" association.
+  for (const auto& [name, balance] : Balances()) inputs.tres_mins_used[name] = balance.used;
   for (const Job* job : inputs.running) inputs.max_cost[job->id] = MaxCost(*job);
   for (const Job* job : inputs.pending) inputs.max_cost[job->id] = MaxCost(*job);
 }
@@ -200,31 +243,30 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
   bool computed = false;
   for (const Job* job : jobs) {
     const TresMinutes cost = MaxCost(*job) * static_cast<double>(each);
-    const std::vector<std::string> lineage = account_policy_.Lineage(job->account);
-    for (const std::string& account : lineage) {
-      auto policy = account_policy_.accounts.find(account);
-      if (policy == account_policy_.accounts.end() || !NamesAnyTres(policy->second.grp_tres_mins)) {
-        continue;
-      }
+    const std::vector<std::string> keys = BudgetKeys(*job);
+    for (const std::string& key : keys) {
       if (!computed) {
         balances = Balances(replacing);
         computed = true;
       }
-      const Balance& b = balances[account];
+      const Balance& b = balances[key];
       if (std::optional<BudgetTres> over = OverBudget(b.limit, b.used + b.held, cost)) {
         const BudgetTres t = *over;
         const double left = b.limit[t] - b.used[t] - b.held[t];
         return absl::InvalidArgumentError(absl::StrCat(
             "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
             "limits): ",
-            AssocGrpMinutesReason(t), ": account ", account, " has ", Units(std::max(0.0, left)),
+            AssocGrpMinutesReason(t), ": ", BudgetHolder(key), " has ", Units(std::max(0.0, left)),
             " of ", Units(b.limit[t]), " ", BudgetUnit(t), " left (used ", Units(b.used[t]),
             ", held by jobs ", Units(b.held[t]), "); this job may use ",
             std::isinf(cost[t]) ? std::string("unlimited (no time limit)") : Units(cost[t])));
       }
     }
     if (computed) {
-      for (const std::string& up : lineage) balances[up].held += cost;
+      // Every balance above the job holds it, limited or not: a later job
+      // may be checked against one of them.
+      balances[BankKey(*job)].held += cost;
+      for (const std::string& up : account_policy_.Lineage(job->account)) balances[up].held += cost;
     }
   }
   return absl::OkStatus();
@@ -237,18 +279,12 @@ std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count)
     if (!absl::SimpleAtoi(it->second, &percent)) percent = 50;
   }
   if (percent <= 0 || job.account.empty()) return {};
-  const std::vector<std::string> lineage = account_policy_.Lineage(job.account);
-  if (std::none_of(lineage.begin(), lineage.end(), [&](const std::string& account) {
-        auto policy = account_policy_.accounts.find(account);
-        return policy != account_policy_.accounts.end() &&
-               NamesAnyTres(policy->second.grp_tres_mins);
-      })) {
-    return {};
-  }
+  const std::vector<std::string> keys = BudgetKeys(job);
+  if (keys.empty()) return {};
   std::map<std::string, Balance> balances = Balances();
   const TresMinutes cost = MaxCost(job) * static_cast<double>(count);
-  for (const std::string& account : lineage) {
-    const Balance& b = balances[account];
+  for (const std::string& key : keys) {
+    const Balance& b = balances[key];
     for (BudgetTres t : kBudgetTres) {
       if (b.limit[t] < 0 || cost[t] <= 0) continue;
       const double left = std::max(0.0, b.limit[t] - b.used[t] - b.held[t]);
@@ -258,7 +294,7 @@ std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count)
           "this job may use ",
           std::isinf(cost[t]) ? absl::StrCat("unlimited ", unit, " (it has no time limit)")
                               : absl::StrFormat("up to %.1f %s", cost[t] / 60.0, unit),
-          "; account ", account, " has ", absl::StrFormat("%.1f", left / 60.0), " left")};
+          "; ", BudgetHolder(key), " has ", absl::StrFormat("%.1f", left / 60.0), " left")};
     }
   }
   return {};

@@ -139,6 +139,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       assoc.grp_tres = {account.grp_tres.cpus, account.grp_tres.mem_mb, account.grp_tres.nodes,
                         account.grp_tres.gpus};
       assoc.grp_tres_mins = account.grp_tres_mins;
+      assoc.grp_tres_run_mins = account.grp_tres_run_mins;
       auto used = inputs.tres_mins_used.find(name);
       if (used != inputs.tres_mins_used.end()) assoc.tres_mins_used = used->second;
       view.assocs.push_back(assoc);
@@ -154,6 +155,10 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       auto parent = account_assoc.find(user.account);
       assoc.parent = parent == account_assoc.end() ? kNone : parent->second;
       assoc.max_jobs = user.max_jobs;
+      assoc.grp_tres_mins = user.grp_tres_mins;
+      assoc.grp_tres_run_mins = user.grp_tres_run_mins;
+      auto used = inputs.tres_mins_used.find(user.account + "|" + user.user);
+      if (used != inputs.tres_mins_used.end()) assoc.tres_mins_used = used->second;
       user_assoc[user.account + "|" + user.user + "|" + user.partition] =
           static_cast<int32_t>(view.assocs.size());
       view.assocs.push_back(assoc);
@@ -167,6 +172,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     running.assoc = assoc_of(*job);
     if (auto cost = inputs.max_cost.find(job->id); cost != inputs.max_cost.end()) {
       running.max_cost = cost->second;
+    }
+    if (auto rate = inputs.per_minute.find(job->id); rate != inputs.per_minute.end()) {
+      running.per_minute = rate->second;
     }
     if (running.qos == unknown_qos) running.qos = kNone;  // already running: no limits
     running.partition = partitions.Find(job->request.partition);
@@ -238,6 +246,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     pending.assoc = assoc_of(*job);
     if (auto cost = inputs.max_cost.find(job->id); cost != inputs.max_cost.end()) {
       pending.max_cost = cost->second;
+    }
+    if (auto rate = inputs.per_minute.find(job->id); rate != inputs.per_minute.end()) {
+      pending.per_minute = rate->second;
     }
     pending.partition = partitions.Find(job->request.partition);  // kNone -> PartitionInactive
     pending.submit_time = job->submit_time;

@@ -50,10 +50,12 @@ struct CtldSchedulerInputs {
   // Associations and their limits; applied when AccountingStorageEnforce has
   // limits. Null = none.
   const AccountPolicy* accounts = nullptr;
-  // With GrpTRESMins budgets: per account, the TRES-minutes its subtree's
-  // ended runs used, and per job (running and pending) the most it may use.
+  // With TRES-minutes limits (budget.h): per account, and per "account|user"
+  // association, the TRES-minutes the ended runs under it used; per job
+  // (running and pending) the most it may use, and what it holds in a minute.
   std::map<std::string, TresMinutes> tres_mins_used;
   std::map<uint64_t, TresMinutes> max_cost;
+  std::map<uint64_t, TresMinutes> per_minute;
   // scontrol's advance reservations (null: none); their windows from `now`
   // on become ClusterView::resvs, and a job's --reservation its index there.
   const ResvTable* reservations = nullptr;

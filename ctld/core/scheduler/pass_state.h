@@ -43,7 +43,8 @@ struct Claim {
 
 // Per-user usage within one QOS.
 struct Usage {
-  TresMinutes cost;  // TRES-minutes held (associations only)
+  TresMinutes cost;      // TRES-minutes held (associations only)
+  TresMinutes run_mins;  // what the running jobs may still use (GrpTRESRunMins)
   int64_t jobs = 0;
   int64_t cpus = 0;
   int64_t mem = 0;
@@ -66,6 +67,19 @@ inline int QosList(const ClusterView& view, int32_t qos, int32_t partition, int3
   return count;
 }
 
+// What a job may use if it starts now: what it holds times its time limit
+// (infinite without one), as the TRES-minutes limits count a job's start.
+inline TresMinutes JobRunMinutes(const PendingJob& job) {
+  return MinutesOver(job.per_minute, job.time_limit == kNoLimit ? -1 : job.time_limit);
+}
+
+// What a running job may still use at `now`.
+inline TresMinutes RunMinutesLeft(const RunningJob& job, int64_t now) {
+  return MinutesOver(job.per_minute, job.time_limit == kNoLimit
+                                         ? -1
+                                         : std::max<int64_t>(0, job.ExpectedEnd() - now));
+}
+
 inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   if (qos.max_wall != kNoLimit && (job.time_limit == kNoLimit || job.time_limit > qos.max_wall)) {
     return WaitReason::kQosMaxWallDurationPerJobLimit;
@@ -76,6 +90,10 @@ inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
   if (Over(limit.mem_mb, MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerJob;
   if (Over(limit.nodes, nodes)) return WaitReason::kQosMaxNodePerJobLimit;
+  if (std::optional<BudgetTres> over =
+          OverBudget(qos.max_tres_mins_per_job, {}, JobRunMinutes(job))) {
+    return MinutesWait(MinutesLimit::kQosMaxMinsPerJob, *over);
+  }
   return WaitReason::kNone;
 }
 
@@ -87,6 +105,10 @@ inline WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const Pending
   if (Over(limit.cpus, usage.cpus + MinJobCpus(job))) return WaitReason::kQosMaxCpuPerUserLimit;
   if (Over(limit.mem_mb, usage.mem + MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerUser;
   if (Over(limit.nodes, usage.nodes + nodes)) return WaitReason::kQosMaxNodePerUserLimit;
+  if (std::optional<BudgetTres> over =
+          OverBudget(qos.max_tres_run_mins_per_user, usage.run_mins, JobRunMinutes(job))) {
+    return MinutesWait(MinutesLimit::kQosMaxRunMinsPerUser, *over);
+  }
   return WaitReason::kNone;
 }
 
@@ -112,6 +134,10 @@ inline WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& 
             OverBudget(assoc.grp_tres_mins, assoc.tres_mins_used + used.cost, job.max_cost)) {
       return AssocGrpMinutes(*over);
     }
+    if (std::optional<BudgetTres> over =
+            OverBudget(assoc.grp_tres_run_mins, used.run_mins, JobRunMinutes(job))) {
+      return MinutesWait(MinutesLimit::kAssocGrpRunMins, *over);
+    }
   }
   return WaitReason::kNone;
 }
@@ -131,6 +157,7 @@ class State {
         in_partition_(view.partitions.size()),
         usage_(view.qos.size() * view.users.size()),
         assoc_usage_(view.assocs.size()),
+        qos_run_mins_(view.qos.size()),
         blocks_(view.nodes.size()) {
     for (size_t r = 0; r < view.resvs.size(); ++r) {
       const SchedResv& resv = view.resvs[r];
@@ -175,8 +202,8 @@ class State {
         cpus += job.CpusOn(k);
         mem += static_cast<int64_t>(job.MemOn(k));
       }
-      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, job.nodes.size(), cpus, mem,
-             gpus);
+      Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, RunMinutesLeft(job, now),
+             job.nodes.size(), cpus, mem, gpus);
     }
   }
 
@@ -223,6 +250,10 @@ class State {
       const Usage& usage = known_user ? usage_[UsageIndex(qos[i], job.user)] : none;
       const WaitReason reason = PerUserLimit(view_.qos[qos[i]], usage, job);
       if (reason != WaitReason::kNone) return reason;
+      if (std::optional<BudgetTres> over = OverBudget(view_.qos[qos[i]].grp_tres_run_mins,
+                                                      qos_run_mins_[qos[i]], JobRunMinutes(job))) {
+        return MinutesWait(MinutesLimit::kQosGrpRunMins, *over);
+      }
     }
     return AssocLimit(view_, assoc_usage_, job);
   }
@@ -465,8 +496,8 @@ class State {
       }
     }
     const int64_t count = static_cast<int64_t>(takes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
-           count * job.gpus_per_node);
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, JobRunMinutes(job), count,
+           cpus, mem, count * job.gpus_per_node);
     return start;
   }
 
@@ -482,8 +513,8 @@ class State {
       mem += static_cast<int64_t>(start.mem_mb[k]);
     }
     const int64_t count = static_cast<int64_t>(start.nodes.size());
-    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, count, cpus, mem,
-           count * job.gpus_per_node);
+    Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, JobRunMinutes(job), count,
+           cpus, mem, count * job.gpus_per_node);
   }
 
   // The earliest time `job` fits, counting running jobs until their ends and
@@ -723,21 +754,25 @@ class State {
   }
 
   void Charge(int32_t user, int32_t job_qos, int32_t partition, int32_t assoc,
-              const TresMinutes& cost, int64_t nodes, int64_t cpus, int64_t mem, int64_t gpus) {
+              const TresMinutes& cost, const TresMinutes& run_mins, int64_t nodes, int64_t cpus,
+              int64_t mem, int64_t gpus) {
     for (int32_t a = assoc; a != kNone; a = view_.assocs[a].parent) {
       Usage& usage = assoc_usage_[a];
       usage.cost += cost;
+      usage.run_mins += run_mins;
       usage.jobs += 1;
       usage.nodes += nodes;
       usage.cpus += cpus;
       usage.mem += mem;
       usage.gpus += gpus;
     }
-    if (user < 0 || static_cast<size_t>(user) >= view_.users.size()) return;
     int32_t qos[2];
     const int count = QosList(view_, job_qos, partition, qos);
+    for (int i = 0; i < count; ++i) qos_run_mins_[qos[i]] += run_mins;
+    if (user < 0 || static_cast<size_t>(user) >= view_.users.size()) return;
     for (int i = 0; i < count; ++i) {
       Usage& usage = usage_[UsageIndex(qos[i], user)];
+      usage.run_mins += run_mins;
       usage.jobs += 1;
       usage.nodes += nodes;
       usage.cpus += cpus;
@@ -758,6 +793,7 @@ class State {
   std::vector<std::vector<uint8_t>> in_partition_;  // [partition][node]
   std::vector<Usage> usage_;                        // [qos x users + user]
   std::vector<Usage> assoc_usage_;                  // per association, its subtree's
+  std::vector<TresMinutes> qos_run_mins_;           // per QOS: its running jobs' run minutes
   std::vector<std::vector<Block>> blocks_;          // per node: advance reservations' windows
 };
 

@@ -535,6 +535,67 @@ TEST(Schedule, GpuMinutesLimitHoldsGpuJobsOnly) {
   EXPECT_NE(StartOf(plan, 3), nullptr);
 }
 
+// GrpTRESRunMins=gres/gpu: what running jobs hold times what is left of
+// their time limits, plus what a new job holds times its time limit. A job
+// near its end leaves room that a fresh one does not.
+TEST(Schedule, GpuRunMinutesCountWhatRunningJobsHaveLeft) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4)});
+  view.assocs.resize(2);
+  view.assocs[0].grp_tres_run_mins.gpu = 100;  // the account's subtree
+  view.assocs[1].parent = 0;
+  // 1 GPU, 60 minutes limit, started 30 minutes ago: 30 GPU-minutes left.
+  view.running.push_back(MakeRunning(50, 0, {0}, 1, {{0}}, kNow - 1800, 3600));
+  view.running.back().assoc = 1;
+  view.running.back().per_minute.gpu = 1;
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 2; ++id) {
+    pending.push_back(MakeJob(id, 0, 1, 1, 1, 3600));  // 60 GPU-minutes each
+    pending.back().assoc = 1;
+    pending.back().per_minute.gpu = 1;
+  }
+  pending.push_back(MakeJob(3, 0, 1, 0, 1, 3600));  // no GPU: not limited
+  pending.back().assoc = 1;
+  pending.back().per_minute.cpu = 1;
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 1), nullptr);                             // 30 + 60 = 90
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "AssocGrpGRESRunMinutes");  // 150 > 100
+  EXPECT_NE(StartOf(plan, 3), nullptr);
+  // Later, with the running job 20 minutes from its end and job 1 not started:
+  // 20 + 60 fits.
+  view.running.back().start_time = kNow - 2400;
+  std::vector<PendingJob> one = {pending[1]};
+  EXPECT_NE(StartOf(RunPass(view, one), 2), nullptr);
+}
+
+// A QOS's TRES-minutes limits: MaxTRESMinsPerJob per job (held x time limit),
+// MaxTRESRunMinsPerUser over a user's running jobs, GrpTRESRunMins over all.
+TEST(QosLimits, TresMinuteLimitsPerJobPerUserAndInAll) {
+  ClusterView view = MakeView({MakeNode("n1", 16, 8), MakeNode("n2", 16, 8)});
+  view.qos[0].max_tres_mins_per_job.gpu = 120;
+  view.qos[0].max_tres_run_mins_per_user.gpu = 200;
+  view.qos[0].grp_tres_run_mins.gpu = 300;
+  auto gpu_job = [](uint64_t id, int32_t user, int gpus, int64_t minutes) {
+    PendingJob job = MakeJob(id, user, 1, gpus, 1, minutes * 60);
+    job.per_minute.gpu = gpus;
+    return job;
+  };
+  std::vector<PendingJob> pending = {
+      gpu_job(1, 0, 2, 61),  // 122 GPU-minutes: over the per-job limit
+      gpu_job(2, 0, 2, 60),  // 120
+      gpu_job(3, 0, 1, 90),  // 120 + 90 = 210 for user 0: over the per-user limit
+      gpu_job(4, 1, 2, 60),  // user 1: 120; in all 240
+      gpu_job(5, 2, 1, 61),  // user 2: 61; in all 301: over the QOS's
+      gpu_job(6, 2, 1, 60),  // exactly 300
+  };
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "QOSMaxGRESMinutesPerJob");
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "MaxGRESRunMinsPerUser");
+  EXPECT_NE(StartOf(plan, 4), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 5), "QOSGrpGRESRunMinutes");
+  EXPECT_NE(StartOf(plan, 6), nullptr);
+}
+
 TEST(Schedule, DeterministicWhateverTheInputOrder) {
   ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
   std::vector<PendingJob> pending;

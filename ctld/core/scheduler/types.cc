@@ -104,6 +104,25 @@ const char* WaitReasonName(WaitReason reason) {
       return "Reservation";
     case WaitReason::kReservationDeleted:
       return "ReservationDeleted";
+    default:
+      break;
+  }
+  // The blocks of TRES-minutes reasons (MinutesWait).
+  const auto value = static_cast<int>(reason);
+  const struct {
+    WaitReason first;
+    MinutesLimit limit;
+  } blocks[] = {
+      {WaitReason::kAssocGrpBillingRunMinutes, MinutesLimit::kAssocGrpRunMins},
+      {WaitReason::kQosGrpBillingRunMinutes, MinutesLimit::kQosGrpRunMins},
+      {WaitReason::kQosMaxBillingRunMinsPerUser, MinutesLimit::kQosMaxRunMinsPerUser},
+      {WaitReason::kQosMaxBillingMinutesPerJob, MinutesLimit::kQosMaxMinsPerJob},
+  };
+  for (const auto& block : blocks) {
+    const int offset = value - static_cast<int>(block.first);
+    if (offset >= 0 && offset < static_cast<int>(kBudgetTres.size())) {
+      return MinutesLimitReason(block.limit, kBudgetTres[offset]);
+    }
   }
   return "None";
 }
@@ -149,6 +168,27 @@ WaitReason AssocGrpMinutes(BudgetTres tres) {
       return WaitReason::kAssocGrpGresMinutes;
   }
   return WaitReason::kAssocGrpBillingMinutes;
+}
+
+WaitReason MinutesWait(MinutesLimit limit, BudgetTres tres) {
+  WaitReason first = WaitReason::kAssocGrpBillingMinutes;
+  switch (limit) {
+    case MinutesLimit::kAssocGrpMins:
+      return AssocGrpMinutes(tres);
+    case MinutesLimit::kAssocGrpRunMins:
+      first = WaitReason::kAssocGrpBillingRunMinutes;
+      break;
+    case MinutesLimit::kQosGrpRunMins:
+      first = WaitReason::kQosGrpBillingRunMinutes;
+      break;
+    case MinutesLimit::kQosMaxRunMinsPerUser:
+      first = WaitReason::kQosMaxBillingRunMinsPerUser;
+      break;
+    case MinutesLimit::kQosMaxMinsPerJob:
+      first = WaitReason::kQosMaxBillingMinutesPerJob;
+      break;
+  }
+  return static_cast<WaitReason>(static_cast<int>(first) + static_cast<int>(tres));
 }
 
 absl::Status ValidateView(const ClusterView& view) {

@@ -82,6 +82,11 @@ struct Qos {
   int64_t max_submit_jobs_per_user = kNoLimit;  // pending + running; see CheckSubmitLimits
   int64_t max_wall = kNoLimit;                  // seconds
   double usage_factor = 1.0;                    // scales accrued fair-share usage
+  // TRES-minutes limits (budget.h's MinutesLimit); negative = none. Run
+  // minutes: what running jobs hold times what is left of their time limits.
+  TresMinutes grp_tres_run_mins = kNoBudget;           // of all its running jobs
+  TresMinutes max_tres_run_mins_per_user = kNoBudget;  // of each user's running jobs
+  TresMinutes max_tres_mins_per_job = kNoBudget;       // held x time limit, per job
   // Preemption (preempt.h), used with PreemptType=preempt/qos:
   std::vector<int32_t> preempt;                      // Preempt=: QOS (indices) this one may preempt
   PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of jobs in this QOS
@@ -101,6 +106,8 @@ struct SchedAssoc {
   // jobs and its own stays within it, in every TRES named. Negative = no limit.
   TresMinutes grp_tres_mins = kNoBudget;
   TresMinutes tres_mins_used;
+  // GrpTRESRunMins: the run minutes (Qos) of the subtree's running jobs.
+  TresMinutes grp_tres_run_mins = kNoBudget;
 };
 
 struct SchedUser {
@@ -118,6 +125,7 @@ struct RunningJob {
   int32_t partition = 0;
   int32_t assoc = kNone;       // index into ClusterView::assocs; kNone = not limited
   TresMinutes max_cost;        // the TRES-minutes it may use (GrpTRESMins)
+  TresMinutes per_minute;      // what it holds: the TRES-minutes of one minute
   std::vector<int32_t> nodes;  // indices into ClusterView::nodes
   int32_t cpus_per_node = 0;   // on each node, unless cpus_by_node says otherwise
   uint64_t mem_per_node_mb = 0;
@@ -187,8 +195,9 @@ struct PendingJob {
   int32_t group = kNone;
   int32_t qos = kNone;
   int32_t partition = 0;
-  int32_t assoc = kNone;  // index into ClusterView::assocs; kNone = not limited
-  TresMinutes max_cost;   // the TRES-minutes it may use if started (GrpTRESMins)
+  int32_t assoc = kNone;   // index into ClusterView::assocs; kNone = not limited
+  TresMinutes max_cost;    // the TRES-minutes it may use if started (GrpTRESMins)
+  TresMinutes per_minute;  // what it would hold: the TRES-minutes of one minute
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
@@ -264,9 +273,21 @@ enum class WaitReason : uint8_t {
   kAssocGrpGresMinutes,
   kReservation,         // its reservation's window has not begun
   kReservationDeleted,  // its reservation is gone
+  // The other TRES-minutes limits (budget.h's MinutesLimit), five reasons
+  // each in kBudgetTres order: MinutesWait gives them.
+  kAssocGrpBillingRunMinutes,
+  kAssocGrpGresRunMinutes = kAssocGrpBillingRunMinutes + 4,
+  kQosGrpBillingRunMinutes,
+  kQosGrpGresRunMinutes = kQosGrpBillingRunMinutes + 4,
+  kQosMaxBillingRunMinsPerUser,
+  kQosMaxGresRunMinsPerUser = kQosMaxBillingRunMinsPerUser + 4,
+  kQosMaxBillingMinutesPerJob,
+  kQosMaxGresMinutesPerJob = kQosMaxBillingMinutesPerJob + 4,
 };
 // The reason for an association over its GrpTRESMins in `tres`.
 WaitReason AssocGrpMinutes(BudgetTres tres);
+// The reason for a job held by `limit` in `tres`.
+WaitReason MinutesWait(MinutesLimit limit, BudgetTres tres);
 
 // Why `partition` does not run `job` whatever its resources (its state, the
 // accounts, groups and QOS it allows, MaxTime, MaxNodes); kNone when it does.
