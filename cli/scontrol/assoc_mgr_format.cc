@@ -299,15 +299,29 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
                       " GrpWall=N(0.00)", nl);
       const TresUsed running = UsedOf(in_use.running_tres());
       absl::StrAppend(&lines, TresLine("GrpTRES", LimitsOf(own.grp_tres()), &running), nl);
-      TresLimits grp_mins;
+      TresLimits grp_mins = LimitsOf(own.grp_tres_mins());
       if (own.has_grp_billing_mins() && own.grp_billing_mins() >= 0) {
         grp_mins[kBilling] = static_cast<uint64_t>(own.grp_billing_mins());
       }
       TresUsed usage{};
       usage[kBilling] = static_cast<uint64_t>(std::max(0.0, share.raw_usage));
+      // The other budget TRES: what the bank charged (minutes; shown / 60).
+      const std::string bank_key =
+          assoc.user().empty() ? assoc.account() : absl::StrCat(assoc.account(), "|", assoc.user());
+      if (auto it = accounts.used_budget_mins().find(bank_key);
+          it != accounts.used_budget_mins().end()) {
+        auto seconds = [](double minutes) {
+          return static_cast<uint64_t>(std::max(0.0, minutes * 60));
+        };
+        usage[0] = seconds(it->second.cpu());
+        usage[1] = seconds(it->second.mem());
+        usage[3] = seconds(it->second.node());
+        usage[8] = seconds(it->second.gpu());
+      }
       absl::StrAppend(&lines, TresLine("GrpTRESMins", grp_mins, &usage, 60), nl);
       const TresUsed run_secs = UsedOf(in_use.running_tres_secs());
-      absl::StrAppend(&lines, TresLine("GrpTRESRunMins", TresLimits{}, &run_secs, 60), nl);
+      absl::StrAppend(
+          &lines, TresLine("GrpTRESRunMins", LimitsOf(own.grp_tres_run_mins()), &run_secs, 60), nl);
       absl::StrAppend(
           &lines, "MaxJobs=",
           limits.max_jobs && *limits.max_jobs >= 0
@@ -347,12 +361,14 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
       const TresUsed run_secs = UsedOf(in_use.running_tres_secs());
       absl::StrAppend(&lines, TresLine("GrpTRES", TresLimits{}, &running), nl,
                       TresLine("GrpTRESMins", TresLimits{}, &none, 60), nl,
-                      TresLine("GrpTRESRunMins", TresLimits{}, &run_secs, 60), nl);
+                      TresLine("GrpTRESRunMins", LimitsOf(q.grp_tres_run_mins()), &run_secs, 60),
+                      nl);
       absl::StrAppend(&lines,
                       "MaxWallPJ=", q.max_wall() >= 0 ? absl::StrCat(q.max_wall() / 60) : "", nl);
       absl::StrAppend(&lines, TresLine("MaxTRESPJ", LimitsOf(q.max_tres_per_job()), nullptr), nl,
-                      "MaxTRESPN=", nl, "MaxTRESMinsPJ=", nl, "MinPrioThresh= ", nl,
-                      "MinTRESPJ=", nl);
+                      "MaxTRESPN=", nl,
+                      TresLine("MaxTRESMinsPJ", LimitsOf(q.max_tres_mins_per_job()), nullptr), nl,
+                      "MinPrioThresh= ", nl, "MinTRESPJ=", nl);
       std::string mode = absl::AsciiStrToUpper(q.preempt_mode());
       if (mode.empty() || mode == "CLUSTER") mode = "OFF";
       absl::StrAppend(&lines, "PreemptMode=", mode, one_liner ? " " : "\n    ",

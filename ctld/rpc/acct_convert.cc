@@ -314,9 +314,17 @@ v1::QosInfo QosToProto(const QosDefinition& qos) {
   out.set_priority(qos.priority);
   *out.mutable_max_tres_per_user() = TresToProto(qos.max_tres_per_user);
   *out.mutable_max_tres_per_job() = TresToProto(qos.max_tres_per_job);
-  *out.mutable_grp_tres_run_mins() = TresToProto(qos.grp_tres_run_mins);
-  *out.mutable_max_tres_run_mins_per_user() = TresToProto(qos.max_tres_run_mins_per_user);
-  *out.mutable_max_tres_mins_per_job() = TresToProto(qos.max_tres_mins_per_job);
+  // The TRES-minutes limits only where set, so a row stored before they
+  // existed is written byte for byte as it was.
+  if (qos.grp_tres_run_mins != TresSpec{}) {
+    *out.mutable_grp_tres_run_mins() = TresToProto(qos.grp_tres_run_mins);
+  }
+  if (qos.max_tres_run_mins_per_user != TresSpec{}) {
+    *out.mutable_max_tres_run_mins_per_user() = TresToProto(qos.max_tres_run_mins_per_user);
+  }
+  if (qos.max_tres_mins_per_job != TresSpec{}) {
+    *out.mutable_max_tres_mins_per_job() = TresToProto(qos.max_tres_mins_per_job);
+  }
   out.set_max_jobs_per_user(qos.max_jobs_per_user);
   out.set_max_submit_jobs_per_user(qos.max_submit_jobs_per_user);
   out.set_max_wall(qos.max_wall);

@@ -248,6 +248,9 @@ v1::QosInfo FullQosInfo() {
   info.set_usage_factor(2.5);
   info.set_grace_time(30);
   info.set_id(7);
+  info.mutable_grp_tres_run_mins()->set_gpu(600);
+  info.mutable_max_tres_run_mins_per_user()->set_gpu(240);
+  info.mutable_max_tres_mins_per_job()->set_cpu(-1);
   return info;
 }
 
@@ -267,6 +270,10 @@ TEST(AcctConvert, QosRoundTripsFieldForField) {
   EXPECT_DOUBLE_EQ(qos.usage_factor, 2.5);
   EXPECT_EQ(qos.grace_time, 30);
   EXPECT_EQ(qos.id, 7u);
+  EXPECT_EQ(qos.grp_tres_run_mins, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 600}));
+  EXPECT_EQ(qos.max_tres_run_mins_per_user,
+            (TresSpec{std::nullopt, std::nullopt, std::nullopt, 240}));
+  EXPECT_EQ(qos.max_tres_mins_per_job, (TresSpec{-1, std::nullopt, std::nullopt, std::nullopt}));
   EXPECT_EQ(QosToProto(qos).SerializeAsString(), info.SerializeAsString());
   EXPECT_EQ(QosFromProto(QosToProto(QosWithDefaults("normal"))), QosWithDefaults("normal"));
   // Both TRES lists are always sent, as every stored QOS has them.
@@ -274,6 +281,9 @@ TEST(AcctConvert, QosRoundTripsFieldForField) {
   bare.max_tres_per_user = TresSpec{};
   EXPECT_TRUE(QosToProto(bare).has_max_tres_per_user());
   EXPECT_TRUE(QosToProto(bare).has_max_tres_per_job());
+  // The TRES-minutes limits only when set: older rows keep their bytes.
+  EXPECT_FALSE(QosToProto(bare).has_grp_tres_run_mins());
+  EXPECT_FALSE(QosToProto(bare).has_max_tres_mins_per_job());
 }
 
 TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
@@ -294,6 +304,9 @@ TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
   c->set_preempt_mode("cancel");
   c->set_usage_factor(0.5);
   c->set_grace_time(9);
+  c->mutable_grp_tres_run_mins()->set_gpu(100);
+  c->mutable_max_tres_run_mins_per_user()->set_node(-1);
+  c->mutable_max_tres_mins_per_job()->set_mem_mb(5);
   QosUpdate update = QosUpdateFromProto(request);
   EXPECT_EQ(update.op, QosOp::kModify);
   EXPECT_EQ(update.names, (std::vector<std::string>{"a", "B"}));
@@ -311,6 +324,12 @@ TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
   EXPECT_EQ(update.changes.preempt_mode, "cancel");
   EXPECT_EQ(update.changes.usage_factor, 0.5);
   EXPECT_EQ(update.changes.grace_time, 9);
+  EXPECT_EQ(update.changes.grp_tres_run_mins,
+            (TresSpec{std::nullopt, std::nullopt, std::nullopt, 100}));
+  EXPECT_EQ(update.changes.max_tres_run_mins_per_user,
+            (TresSpec{std::nullopt, std::nullopt, -1, std::nullopt}));
+  EXPECT_EQ(update.changes.max_tres_mins_per_job,
+            (TresSpec{std::nullopt, 5, std::nullopt, std::nullopt}));
 
   v1::UpdateQosRequest bare;
   bare.set_op(v1::UpdateQosRequest::ADD);
@@ -347,6 +366,7 @@ v1::AssocInfo FullAssocInfo() {
   l->set_grp_billing_mins(5000);
   l->mutable_grp_tres_mins()->set_gpu(600);
   l->mutable_max_tres_mins_per_job()->set_cpu(120);
+  l->mutable_grp_tres_run_mins()->set_gpu(480);
   info.add_qos("low");
   info.add_qos("normal");
   info.set_default_qos("normal");
@@ -394,6 +414,8 @@ TEST(AcctConvert, AccountsUsersAndAssociationsRoundTripByteForByte) {
   EXPECT_EQ(assoc.limits->grp_tres_mins, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 600}));
   EXPECT_EQ(assoc.limits->max_tres_mins_per_job,
             (TresSpec{120, std::nullopt, std::nullopt, std::nullopt}));
+  EXPECT_EQ(assoc.limits->grp_tres_run_mins,
+            (TresSpec{std::nullopt, std::nullopt, std::nullopt, 480}));
   EXPECT_EQ(assoc.qos, (std::vector<std::string>{"low", "normal"}));
   EXPECT_EQ(assoc.default_qos, "normal");
   EXPECT_EQ(AssocToProto(assoc).SerializeAsString(), info.SerializeAsString());
@@ -614,12 +636,12 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   // The conversions above copy these many fields: a field added to one of
   // these messages fails here until its struct and conversion carry it.
   EXPECT_EQ(v1::Tres::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 13);
-  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 12);
+  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 16);
+  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 15);
   EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
   EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
   EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 11);
+  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 12);
   EXPECT_EQ(v1::AssocInfo::descriptor()->field_count(), 8);
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);

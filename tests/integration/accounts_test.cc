@@ -529,6 +529,10 @@ TEST_F(BankTest, RunMinuteLimitsHoldGpuJobsUntilRunningOnesFreeRoom) {
   const std::string first = submit("-t 20");  // 20 GPU-minutes
   ASSERT_TRUE(Eventually(60, [&] { return absl::StrContains(state(first), "JobState=RUNNING"); }))
       << state(first);
+  // scontrol show assoc_mgr shows the limit beside what the running job holds.
+  const CommandResult mgr = cluster_->Run("scontrol -o show assoc_mgr accounts=runlab flags=assoc");
+  EXPECT_TRUE(absl::StrContains(mgr.out, "GrpTRESRunMins=cpu=N(")) << mgr.out;
+  EXPECT_TRUE(absl::StrContains(mgr.out, ",gres/gpu=30(")) << mgr.out;
   const std::string second = submit("-t 20");  // ~20 + 20 > 30: waits
   ASSERT_TRUE(Eventually(60, [&] {
     return absl::StrContains(state(second), "Reason=AssocGrpGRESRunMinutes");

@@ -124,7 +124,31 @@ std::string PlainReason(const std::string& reason) {
       {"QOSMaxWallDurationPerJobLimit", "its time limit is over its QOS's MaxWall"},
   };
   auto it = kWords.find(reason);
-  return it == kWords.end() ? "" : it->second;
+  if (it != kWords.end()) return it->second;
+  // The run-minute and per-job TRES-minute limits (budget.h), by family.
+  const struct {
+    MinutesLimit limit;
+    const char* words;
+  } families[] = {
+      {MinutesLimit::kAssocGrpRunMins,
+       "its account's running jobs, held until their time limits, leave too little of its "
+       "GrpTRESRunMins for this job's whole time limit"},
+      {MinutesLimit::kQosGrpRunMins,
+       "its QOS's running jobs, held until their time limits, leave too little of the QOS's "
+       "GrpTRESRunMins for this job"},
+      {MinutesLimit::kQosMaxRunMinsPerUser,
+       "its user's running jobs in its QOS, held until their time limits, leave too little of "
+       "MaxTRESRunMinsPerUser for this job (a shorter time limit or fewer GPUs may fit)"},
+      {MinutesLimit::kQosMaxMinsPerJob,
+       "what it holds times its time limit is over its QOS's MaxTRESMinsPerJob (a shorter time "
+       "limit or fewer GPUs would fit)"},
+  };
+  for (const auto& family : families) {
+    for (BudgetTres t : kBudgetTres) {
+      if (reason == MinutesLimitReason(family.limit, t)) return family.words;
+    }
+  }
+  return "";
 }
 
 std::string ExplainPending(const ExplainRequest& request) {

@@ -96,6 +96,10 @@ TEST(Explain, ReasonsWithoutPlainWordsAreQuotedAndUnknownPartitionsStopEarly) {
   EXPECT_EQ(PlainReason("AssocGrpGRESMinutes"),
             "its account's GPU-minutes budget (GrpTRESMins=gres/gpu) has too little left for the "
             "most it may use");
+  // Every TRES of a family reads the same.
+  EXPECT_EQ(PlainReason("MaxGRESRunMinsPerUser"), PlainReason("MaxCpuRunMinsPerUser"));
+  EXPECT_NE(PlainReason("QOSMaxGRESMinutesPerJob").find("MaxTRESMinsPerJob"), std::string::npos);
+  EXPECT_NE(PlainReason("AssocGrpGRESRunMinutes").find("GrpTRESRunMins"), std::string::npos);
 }
 
 }  // namespace
