@@ -131,17 +131,18 @@ std::vector<std::string> AcctSelectedSteps(const Job& job,
   return steps;
 }
 
-std::string AcctReqTres(const Job& job) {
+std::string AcctReqTres(const Job& job, const BillingWeights& weights) {
   const int cpus = ReqCpus(job);
-  std::map<std::string, std::string> tres{
-      {"billing", std::to_string(cpus)},
-      {"cpu", std::to_string(cpus)},
-      {"node", std::to_string(std::max(1, job.request.num_nodes))}};
-  if (uint64_t mem = ReqMemTotalMb(job); mem > 0) tres["mem"] = Mem(mem);
-  if (job.request.gpus_per_node > 0) {
-    tres["gres/gpu"] =
-        std::to_string(job.request.gpus_per_node * std::max(1, job.request.num_nodes));
-  }
+  const int nodes = std::max(1, job.request.num_nodes);
+  const uint64_t mem = ReqMemTotalMb(job);
+  const int gpus = job.request.gpus_per_node * nodes;
+  // Whole units, as Slurm's TRES strings print billing (and AllocTRES here).
+  const double billing = std::floor(Billing(weights, cpus, mem, gpus, nodes));
+  std::map<std::string, std::string> tres{{"billing", absl::StrCat(static_cast<int64_t>(billing))},
+                                          {"cpu", std::to_string(cpus)},
+                                          {"node", std::to_string(nodes)}};
+  if (mem > 0) tres["mem"] = Mem(mem);
+  if (gpus > 0) tres["gres/gpu"] = std::to_string(gpus);
   return Tres(tres);
 }
 
@@ -207,7 +208,8 @@ std::vector<std::pair<std::string, double>> ClusterTres(
   return out;
 }
 
-v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now) {
+v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now,
+                      const BillingWeights& weights) {
   v1::AcctJob out;
   out.set_job_id(job.id);
   out.set_array_job_id(job.array_job_id);
@@ -244,7 +246,7 @@ v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluste
   out.set_time_limit(job.request.time_limit);
   out.set_req_cpus(ReqCpus(job));
   out.set_alloc_cpus(job.nodes.empty() ? ReqCpus(job) : AllocCpus(job));
-  out.set_req_tres(AcctReqTres(job));
+  out.set_req_tres(AcctReqTres(job, weights));
   out.set_alloc_tres(AcctAllocTres(job));
   if (job.request.mem_per_cpu_mb > 0 && job.request.mem_per_node_mb == 0) {
     out.set_req_mem_mb(job.request.mem_per_cpu_mb);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/billing.h"
 #include "common/config/config.h"
 #include "ctld/core/accounting/accounts.h"
 #include "ctld/core/accounting/accounts_snapshot.h"
@@ -51,11 +52,12 @@ std::string AcctStateName(const Job& job);
 
 // The trackable resources as sacct prints them, sorted by name:
 // "billing=2,cpu=2,gres/gpu=1,mem=200M,node=1", and "bb/lua=2G" first when the
-// job holds a burst buffer. ReqTRES's billing is the CPU count; AllocTRES is
+// job holds a burst buffer. ReqTRES's billing is what the request makes under
+// `weights`, its partition's TRESBillingWeights (the CPU count without); AllocTRES is
 // Job::alloc_tres (billing under the partition's TRESBillingWeights, and
 // gres/gpu:TYPE beside gres/gpu for typed GPUs), or for a run stored before
 // Skiff kept it, what the job's nodes and GPUs add up to with billing = CPUs.
-std::string AcctReqTres(const Job& job);
+std::string AcctReqTres(const Job& job, const BillingWeights& weights = {});
 std::string AcctAllocTres(const Job& job);  // "" until allocated
 
 // The cluster's TRES as Slurm's database lists them for sreport -T, in its
@@ -69,8 +71,10 @@ std::vector<std::pair<std::string, double>> ClusterTres(
     bool burst_buffer);
 
 // The record, with its batch step (BatchStep, when the script was launched)
-// unless `with_steps` is false.
-v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now);
+// unless `with_steps` is false. `weights`: the job's partition's
+// TRESBillingWeights, for ReqTRES's billing.
+v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluster, int64_t now,
+                      const BillingWeights& weights = {});
 
 // Raises `out`'s DerivedExitCode to the highest of the job's srun steps as their
 // step managers reported them (stored records, in step order), and with

@@ -39,6 +39,10 @@ TEST(AcctConvert, TresStringsAreSortedByNameWithBurstBufferFirst) {
   job.bb_directives = "#BB_LUA pool=p capacity=2G";
   job.bb_size = 2ull << 30;
   EXPECT_EQ(AcctReqTres(job), "billing=1,cpu=1,gres/gpu=1,mem=100M,node=1");
+  // Billing under the partition's TRESBillingWeights: a GPU weighs 10.
+  absl::StatusOr<BillingWeights> weights = ParseBillingWeights("CPU=1.0,GRES/gpu=10");
+  ASSERT_TRUE(weights.ok());
+  EXPECT_EQ(AcctReqTres(job, *weights), "billing=11,cpu=1,gres/gpu=1,mem=100M,node=1");
   EXPECT_EQ(AcctAllocTres(job), "bb/lua=2G,billing=1,cpu=1,gres/gpu=1,mem=100M,node=1");
   job.nodes.clear();
   EXPECT_EQ(AcctAllocTres(job), "");

@@ -581,13 +581,24 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
   const bool own_only =
       controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
   const std::string cluster = controller_.config()->cluster_name;
+  // Each partition's TRESBillingWeights, for ReqTRES's billing (checked when
+  // skiff.conf was read).
+  std::map<std::string, BillingWeights> billing_weights;
+  for (const PartitionConfig& partition : controller_.config()->partitions) {
+    if (absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition.tres_billing_weights);
+        parsed.ok()) {
+      billing_weights[partition.name] = *parsed;
+    }
+  }
   for (const Job& job : *jobs) {
     if (own_only && job.uid != caller->uid) continue;
     if (!AcctSelected(job, selection)) continue;
     const std::vector<std::string> steps = AcctSelectedSteps(job, *request);
     v1::AcctJob* record = reply->add_jobs();
     const bool with_steps = request->steps() || !steps.empty();
-    *record = ToAcctJob(job, with_steps, cluster, now);
+    auto weights = billing_weights.find(job.request.partition);
+    *record = ToAcctJob(job, with_steps, cluster, now,
+                        weights == billing_weights.end() ? BillingWeights{} : weights->second);
     if (job.progress.launched) {  // srun steps: rows, and the DerivedExitCode even with -X
       absl::StatusOr<std::vector<StepRecord>> stored = controller_.StoredSteps(job.id);
       if (!stored.ok()) return ToGrpcStatus(stored.status());

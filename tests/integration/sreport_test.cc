@@ -203,13 +203,14 @@ TEST_F(SreportGpuTest, GpuJobsGpuTimeShowsInSacctAndEveryReport) {
   const std::string id(absl::StripAsciiWhitespace(job.out));
 
   const CommandResult sacct =
-      cluster_->Run("sacct -X -P -n -j " + id + " --format=AllocTRES,ElapsedRaw");
+      cluster_->Run("sacct -X -P -n -j " + id + " --format=AllocTRES,ElapsedRaw,ReqTRES");
   ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
   std::vector<std::string> f = absl::StrSplit(absl::StripAsciiWhitespace(sacct.out), '|');
-  ASSERT_EQ(f.size(), 2u) << sacct.out;
-  // billing = 1 CPU x 1.0 + 2 GPUs x 2.0.
+  ASSERT_EQ(f.size(), 3u) << sacct.out;
+  // billing = 1 CPU x 1.0 + 2 GPUs x 2.0, allocated and requested alike.
   EXPECT_TRUE(absl::StartsWith(f[0], "billing=5,cpu=1,gres/gpu=2,")) << f[0];
   EXPECT_TRUE(absl::EndsWith(f[0], ",node=1")) << f[0];
+  EXPECT_TRUE(absl::StartsWith(f[2], "billing=5,cpu=1,gres/gpu=2,")) << f[2];
   int64_t elapsed = 0;
   ASSERT_TRUE(absl::SimpleAtoi(f[1], &elapsed)) << sacct.out;
   ASSERT_GT(elapsed, 0);
