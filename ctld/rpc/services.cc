@@ -17,6 +17,7 @@
 #include "common/rpc/status.h"
 #include "common/users.h"
 #include "common/version.h"
+#include "ctld/local_calendar.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
@@ -65,7 +66,7 @@ namespace {
 void MarkReserved(const std::vector<AdvanceReservation>& reservations, int64_t now,
                   v1::NodeInfo* node) {
   for (const AdvanceReservation& resv : reservations) {
-    if (!resv.WholeNodes() || !ResvActive(resv, now)) continue;
+    if (!resv.WholeNodes() || !ResvActive(resv, now, LocalCalendar())) continue;
     if (std::find(resv.nodes.begin(), resv.nodes.end(), node->name()) == resv.nodes.end()) {
       continue;
     }
@@ -725,7 +726,7 @@ grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
     *info = ResvToProto(resv);
     // The occurrence in force, or the next one, as Slurm shows a repeating
     // reservation (it moves its times on at each end).
-    const ResvWindow window = WindowAt(resv, now);
+    const ResvWindow window = WindowAt(resv, now, LocalCalendar());
     info->set_start_time(window.start);
     info->set_end_time(window.end);
     info->set_active(window.Contains(now));

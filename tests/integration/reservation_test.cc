@@ -3,7 +3,8 @@
 // them, the reservation surviving a kill -9 of ctld, and the scheduler keeping
 // other jobs off a reservation's nodes for its window (a maintenance
 // reservation starting in 5 minutes keeps a 1-hour job off and lets a
-// 2-minute job run) while --reservation jobs run in it.
+// 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
+// WEEKEND repeats as Flags=.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -163,6 +164,32 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
       absl::StripAsciiWhitespace(cluster_->Run("date -d 'now + 1 day - 5 minutes' +%Y-%m-%d").out));
   EXPECT_TRUE(absl::StrContains(r.out, tomorrow)) << r.out << " wanted " << tomorrow;
   ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=daily").exit_code, 0);
+
+  // HOURLY waits for the next hour's window; WEEKDAY and WEEKEND are taken
+  // and shown in Slurm's order; two repeats at once are refused.
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=hourly StartTime=now-5minutes Duration=2 "
+      "Nodes=n1 Users=root Flags=HOURLY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res hourly");
+  EXPECT_TRUE(absl::StrContains(r.out, " Flags=HOURLY,SPEC_NODES ")) << r.out;
+  const std::string next_hour = absl::StrCat(
+      "StartTime=", absl::StripAsciiWhitespace(
+                        cluster_->Run("date -d 'now + 1 hour - 5 minutes' +%Y-%m-%dT%H").out));
+  EXPECT_TRUE(absl::StrContains(r.out, next_hour)) << r.out << " wanted " << next_hour;
+  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=hourly").exit_code, 0);
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=weekday StartTime=now+1day Duration=2 "
+      "Nodes=n1 Users=root Flags=weekday,overlap");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol -o show res weekday").out,
+                                " Flags=OVERLAP,WEEKDAY,SPEC_NODES "));
+  r = cluster_->Run("scontrol update ReservationName=weekday Flags+=WEEKEND");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Error parsing flags WEEKDAY,WEEKEND: choose one "
+            "repeat\nslurm_update error: Error parsing flags WEEKDAY,WEEKEND: choose one "
+            "repeat\n");
+  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=weekday").exit_code, 0);
 
   r = cluster_->Run("scontrol update ReservationName=lab Users+=root Flags+=USER_DELETE");
   ASSERT_EQ(r.exit_code, 0) << r.err;

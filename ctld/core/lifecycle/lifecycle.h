@@ -75,6 +75,8 @@ struct LifecycleSettings {
   const BurstBufferConfig* burst_buffer = nullptr;
   bool config_overrides = false;  // SlurmdParameters=config_overrides
   double decay_half_life = 0;     // PriorityDecayHalfLife seconds, for usage accrual
+  // Local time that repeating reservations follow; outlives the Lifecycle.
+  const ResvCalendar* resv_calendar = &UtcResvCalendar();
 };
 
 class Lifecycle {

@@ -258,6 +258,7 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
   inputs.usage = state_.usage();
   inputs.accounts = &account_policy_;
   inputs.reservations = &state_.advance_reservations();  // read by BuildSnapshot only
+  inputs.resv_calendar = settings_.resv_calendar;
   FillBilling(inputs);
   return BuildSnapshot(inputs);
 }

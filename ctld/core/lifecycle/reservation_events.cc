@@ -36,8 +36,9 @@ const char* OpName(ResvOp op) {
 
 // What the reservation rules check a request against.
 ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
-                      const std::set<std::string>& known_users) {
+                      const LifecycleSettings& settings, const std::set<std::string>& known_users) {
   ResvContext context;
+  context.calendar = settings.resv_calendar;
   for (const Node& node : state.nodes().nodes()) {
     context.nodes.push_back(
         {node.config.name, static_cast<int32_t>(node.gpu_owner.size()), node.Usable()});
@@ -98,7 +99,7 @@ absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool 
   } else {
     // Slurm's words for a caller who is not an operator (ESLURM_USER_ID_MISSING).
     if (!privileged) return absl::PermissionDeniedError("Invalid user id");
-    const ResvContext context = ContextOf(state_, *config_, known_users);
+    const ResvContext context = ContextOf(state_, *config_, settings_, known_users);
     absl::StatusOr<AdvanceReservation> planned = op == ResvOp::kCreate
                                                      ? PlanCreate(table, request, context, now)
                                                      : PlanUpdate(table, request, context, now);

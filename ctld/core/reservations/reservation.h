@@ -1,6 +1,7 @@
 // Advance reservations (scontrol create|update|delete reservation) as plain
 // structs and the pure rules over them: when a reservation is in force (its
-// windows, DAILY and WEEKLY repeats included), whether two reservations
+// windows, HOURLY, DAILY, WEEKDAY, WEEKEND and WEEKLY repeats included),
+// whether two reservations
 // collide, who may use or delete one, and what a create or update request
 // turns into, with Slurm's error texts.
 //
@@ -10,9 +11,12 @@
 // (journaled_state.h's AdmissionReservation). Here: what an operator sets
 // aside, stored, shown by `scontrol show reservation`.
 //
-// Time is an argument (`now`); repeats are whole days and weeks of seconds
-// (86400, 604800), so a DAILY reservation keeps its UTC hour across a
-// daylight-saving change where Slurm keeps the local hour.
+// Time is an argument (`now`). Repeats follow local time as Slurm's do
+// (it moves a reservation on with localtime_r and mktime): a DAILY
+// reservation keeps its local hour across a daylight-saving change. The
+// local-time arithmetic is an argument too (ResvCalendar): the edge passes
+// one over the process's time zone, tests a fake; HOURLY repeats are plain
+// 3600 seconds.
 //
 // Pure: no I/O, no clock, no locks. Thread-safety: none needed.
 #ifndef SKIFF_CTLD_CORE_RESERVATIONS_RESERVATION_H_
@@ -43,13 +47,20 @@ enum ResvFlag : uint32_t {
   kResvAllNodes = 1u << 7,
   kResvPartNodes = 1u << 8,
   kResvUserDelete = 1u << 9,
+  kResvHourly = 1u << 10,
+  kResvWeekday = 1u << 11,  // repeats Monday to Friday
+  kResvWeekend = 1u << 12,  // repeats Saturday and Sunday
 };
+// The repeat flags; a reservation has at most one.
+inline constexpr uint32_t kResvRepeats =
+    kResvHourly | kResvDaily | kResvWeekday | kResvWeekend | kResvWeekly;
 
 // "MAINT,IGNORE_JOBS,...": Slurm's reservation_flags_string order.
 std::string ResvFlagsString(uint32_t flags);
 // One flag word as typed in Flags= (any case); nullopt when unknown.
 std::optional<uint32_t> ParseResvFlag(const std::string& word);
 
+inline constexpr int64_t kHourSeconds = 3600;
 inline constexpr int64_t kDaySeconds = 86400;
 inline constexpr int64_t kWeekSeconds = 7 * kDaySeconds;
 // Duration=UNLIMITED: Slurm makes it a year.
@@ -74,13 +85,28 @@ struct AdvanceReservation {
 
   bool WholeNodes() const { return node_gpus.empty(); }
   int64_t Gpus() const;
-  // 0 for a one-off reservation, else a day or a week in seconds.
-  int64_t Period() const;
+  bool Repeats() const { return (flags & kResvRepeats) != 0; }
   bool HasFlag(uint32_t flag) const { return (flags & flag) != 0; }
 };
 
 // name -> reservation.
 using ResvTable = std::map<std::string, AdvanceReservation>;
+
+// Local wall-clock arithmetic that repeats follow. Implementations are pure
+// functions of their arguments and safe to call from any thread; the edge's
+// reads the process's time zone (ctld/local_calendar.h).
+class ResvCalendar {
+ public:
+  virtual ~ResvCalendar() = default;
+  // `t` moved on by `days` calendar days at the same local wall-clock time
+  // (Slurm's _advance_time: tm_mday += days, then mktime with tm_isdst -1).
+  virtual int64_t AddDays(int64_t t, int64_t days) const = 0;
+  // The local day of the week of `t`: 0 = Sunday ... 6 = Saturday.
+  virtual int WeekDay(int64_t t) const = 0;
+};
+// Days of 86400 seconds, weeks starting on the UTC Sunday (no time zone).
+// A static object; lives for the whole program.
+const ResvCalendar& UtcResvCalendar();
 
 struct ResvWindow {
   int64_t start = 0;
@@ -90,16 +116,22 @@ struct ResvWindow {
 };
 
 // The occurrence in force at `now`, or the next one to come; for a one-off
-// reservation that has ended, its only window (end <= now).
-ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now);
+// reservation that has ended, its only window (end <= now). A repeating
+// reservation's occurrences are its first window moved on by whole local
+// days (HOURLY: by hours): every day (DAILY), every seventh (WEEKLY), the
+// days that fall Monday to Friday (WEEKDAY) or on Saturday and Sunday
+// (WEEKEND); the first window counts whatever its day.
+ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar);
 // A one-off reservation whose end has passed: gone, as Slurm drops it.
 bool ResvEnded(const AdvanceReservation& resv, int64_t now);
-bool ResvActive(const AdvanceReservation& resv, int64_t now);
+bool ResvActive(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar);
 // The occurrences that intersect [from, to), in time order.
-std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to);
+std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to,
+                                       const ResvCalendar& calendar);
 // Whether some occurrence of `a` meets some occurrence of `b` from `now` on
-// (both repeat with periods that divide a week, so two weeks decide it).
-bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int64_t now);
+// (every repeat comes back each week, so two weeks decide it).
+bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int64_t now,
+                  const ResvCalendar& calendar);
 
 // Whether a job of `user` charged to `account` may run in the reservation:
 // listed by user and by account where each list is given (Slurm: a job must
@@ -162,6 +194,8 @@ struct ResvContext {
   bool check_accounts = false;
   std::set<std::string> accounts;
   std::vector<ResvBusy> busy;
+  // Local time for repeats; outlives the context.
+  const ResvCalendar* calendar = &UtcResvCalendar();
 };
 
 // The reservation a create request makes, checked against the others and

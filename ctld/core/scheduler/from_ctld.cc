@@ -215,7 +215,8 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
         sched.nodes.push_back(n);
         if (!resv.WholeNodes()) sched.gpus.push_back(resv.node_gpus[k]);
       }
-      for (const ResvWindow& w : WindowsBetween(resv, inputs.now, inputs.now + 2 * kWeekSeconds)) {
+      for (const ResvWindow& w :
+           WindowsBetween(resv, inputs.now, inputs.now + 2 * kWeekSeconds, *inputs.resv_calendar)) {
         sched.windows.push_back({w.start, w.end});
       }
       sched.maint = resv.HasFlag(kResvMaint);
