@@ -4,7 +4,8 @@
 // other jobs off a reservation's nodes for its window (a maintenance
 // reservation starting in 5 minutes keeps a 1-hour job off and lets a
 // 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
-// WEEKEND repeats as Flags=.
+// WEEKEND repeats as Flags=, and two OVERLAP reservations on one node both
+// running their jobs.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -299,6 +300,29 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
   ASSERT_TRUE(Eventually(30, [&] { return Field(hour, "%T") == "RUNNING"; }))
       << Field(hour, "%T %r");
   EXPECT_FALSE(absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, "maint"));
+}
+
+TEST_F(ReservationTest, OverlapReservationsOnOneNodeBothRunTheirJobs) {
+  // The jobs an earlier test cancelled have left n1.
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  for (const char* name : {"first", "second"}) {
+    CommandResult r =
+        cluster_->Run(absl::StrCat("scontrol create reservation ReservationName=", name,
+                                   " StartTime=now Duration=60 Nodes=n1 Users=root Flags=OVERLAP"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // n1 has 4 CPUs: a 2-CPU job in each reservation runs there at once.
+  const std::string in_first = Submit("-t 10 -n 2 --reservation=first");
+  const std::string in_second = Submit("-t 10 -n 2 --reservation=second");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(in_first, "%T %N") == "RUNNING n1"; }))
+      << Field(in_first, "%T %r");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(in_second, "%T %N") == "RUNNING n1"; }))
+      << Field(in_second, "%T %r");
+  // A job in neither keeps off n1.
+  const std::string outside = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return !Field(outside, "%r").empty(); }));
+  EXPECT_EQ(Field(outside, "%T"), "PENDING");
 }
 
 TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {

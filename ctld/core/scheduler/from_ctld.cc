@@ -221,6 +221,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       }
       sched.maint = resv.HasFlag(kResvMaint);
       sched.flex = resv.HasFlag(kResvFlex);
+      sched.overlap = resv.HasFlag(kResvOverlap);
       resv_index[name] = static_cast<int32_t>(view.resvs.size());
       view.resvs.push_back(std::move(sched));
     }

@@ -157,6 +157,9 @@ struct SchedResv {
   std::vector<Window> windows;  // the current or next ones, by start, none ended
   bool maint = false;           // Flags=MAINT: "ReqNodeNotAvail, Reserved for maintenance"
   bool flex = false;            // Flags=FLEX: its jobs may start early and use other nodes
+  // Flags=OVERLAP: its jobs may use its nodes while other reservations (but
+  // MAINT ones) hold them too, as Slurm's job_test_resv lets them.
+  bool overlap = false;
 };
 
 // PendingJob::resv of a job whose reservation is gone (deleted, or ended).
