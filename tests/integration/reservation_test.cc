@@ -4,8 +4,8 @@
 // other jobs off a reservation's nodes for its window (a maintenance
 // reservation starting in 5 minutes keeps a 1-hour job off and lets a
 // 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
-// WEEKEND repeats as Flags=, and two OVERLAP reservations on one node both
-// running their jobs.
+// WEEKEND repeats as Flags=, two OVERLAP reservations on one node both
+// running their jobs, and a MAGNETIC one drawing jobs that did not ask for it.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -49,17 +49,20 @@ class ReservationTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
   }
 
-  // Every reservation gone, so each test starts from none.
+  // Every job and reservation gone, so each test starts from none (a
+  // reservation its jobs still use is kept until they have left).
   void TearDown() override {
     if (cluster_ == nullptr) return;
+    cluster_->Run("scancel -u " + std::string(kAlice) + "; scancel -u root");
     const CommandResult shown = cluster_->Run("scontrol -o show reservation");
     for (absl::string_view line : absl::StrSplit(shown.out, '\n', absl::SkipEmpty())) {
       if (!absl::StartsWith(line, "ReservationName=")) continue;
       const std::string name(line.substr(
           16, line.find(' ') == absl::string_view::npos ? line.size() - 16 : line.find(' ') - 16));
-      cluster_->Run("scontrol delete ReservationName=" + name);
+      EXPECT_TRUE(Eventually(30, [&] {
+        return cluster_->Run("scontrol delete ReservationName=" + name).exit_code == 0;
+      })) << name;
     }
-    cluster_->Run("scancel -u " + std::string(kAlice) + "; scancel -u root");
   }
 
   static std::string Field(const std::string& job, const std::string& format) {
@@ -323,6 +326,28 @@ TEST_F(ReservationTest, OverlapReservationsOnOneNodeBothRunTheirJobs) {
   const std::string outside = Submit("-t 10 -w n1");
   ASSERT_TRUE(Eventually(30, [&] { return !Field(outside, "%r").empty(); }));
   EXPECT_EQ(Field(outside, "%T"), "PENDING");
+}
+
+TEST_F(ReservationTest, MagneticReservationDrawsJobsThatDidNotAskForIt) {
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=mag StartTime=now Duration=60 Nodes=n1 "
+      "Users=root Flags=MAGNETIC");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol -o show res mag").out,
+                                " Flags=SPEC_NODES,MAGNETIC "));
+  // root may use it: a job asking for n1 (and no reservation) runs there, in it.
+  const std::string drawn = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(drawn, "%T %N %v") == "RUNNING n1 mag"; }))
+      << Field(drawn, "%T %N %v %r");
+  // skiffalice may not: her job keeps off n1.
+  const std::string kept = Submit("-t 10 -w n1", kAlice);
+  ASSERT_TRUE(Eventually(30, [&] { return !Field(kept, "%r").empty(); }));
+  EXPECT_EQ(Field(kept, "%T"), "PENDING");
+  // The reservation is in use by the job it drew.
+  r = cluster_->Run("scontrol delete ReservationName=mag");
+  EXPECT_EQ(r.err, "delete_reservation ReservationName=mag: Requested reservation is in use\n");
 }
 
 TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {

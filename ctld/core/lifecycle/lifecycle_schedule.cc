@@ -368,6 +368,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.sched_description.clear();
     job.reason = "None";
     job.progress.launched = false;
+    if (!placement.reservation.empty()) job.reservation = placement.reservation;  // MAGNETIC
     if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;
     if (placement.backfilled) ++effects.tally.backfilled;
     ContinueStart(job, now, effects);

@@ -19,23 +19,17 @@ struct FlagName {
   const char* name;
 };
 constexpr FlagName kFlagNames[] = {
-    {kResvMaint, "MAINT"},
-    {kResvFlex, "FLEX"},
-    {kResvOverlap, "OVERLAP"},
-    {kResvIgnoreJobs, "IGNORE_JOBS"},
-    {kResvHourly, "HOURLY"},
-    {kResvDaily, "DAILY"},
-    {kResvWeekday, "WEEKDAY"},
-    {kResvWeekend, "WEEKEND"},
-    {kResvWeekly, "WEEKLY"},
-    {kResvSpecNodes, "SPEC_NODES"},
-    {kResvAllNodes, "ALL_NODES"},
-    {kResvPartNodes, "PART_NODES"},
-    {kResvUserDelete, "USER_DELETE"},
+    {kResvMaint, "MAINT"},        {kResvFlex, "FLEX"},
+    {kResvOverlap, "OVERLAP"},    {kResvIgnoreJobs, "IGNORE_JOBS"},
+    {kResvHourly, "HOURLY"},      {kResvDaily, "DAILY"},
+    {kResvWeekday, "WEEKDAY"},    {kResvWeekend, "WEEKEND"},
+    {kResvWeekly, "WEEKLY"},      {kResvSpecNodes, "SPEC_NODES"},
+    {kResvAllNodes, "ALL_NODES"}, {kResvPartNodes, "PART_NODES"},
+    {kResvMagnetic, "MAGNETIC"},  {kResvUserDelete, "USER_DELETE"},
 };
 // What an operator may set in Flags= (the others say how nodes were chosen).
-constexpr uint32_t kUserFlags =
-    kResvMaint | kResvFlex | kResvOverlap | kResvIgnoreJobs | kResvRepeats | kResvUserDelete;
+constexpr uint32_t kUserFlags = kResvMaint | kResvFlex | kResvOverlap | kResvIgnoreJobs |
+                                kResvRepeats | kResvMagnetic | kResvUserDelete;
 
 // Days of 86400 seconds from the epoch, which was a Thursday.
 class UtcCalendar final : public ResvCalendar {

@@ -50,6 +50,9 @@ enum ResvFlag : uint32_t {
   kResvHourly = 1u << 10,
   kResvWeekday = 1u << 11,  // repeats Monday to Friday
   kResvWeekend = 1u << 12,  // repeats Saturday and Sunday
+  // Jobs that name no reservation may run in it when its users/accounts
+  // allow them (the scheduler tries it first, as Slurm 20.02+ does).
+  kResvMagnetic = 1u << 13,
 };
 // The repeat flags; a reservation has at most one.
 inline constexpr uint32_t kResvRepeats =

@@ -203,6 +203,8 @@ TEST(ResvFlags, PrintedInSlurmsOrder) {
                             kResvOverlap),
             "OVERLAP,HOURLY,DAILY,WEEKDAY,WEEKEND,WEEKLY");
   EXPECT_EQ(ParseResvFlag("weekday"), kResvWeekday);
+  EXPECT_EQ(ResvFlagsString(kResvUserDelete | kResvMagnetic | kResvSpecNodes),
+            "SPEC_NODES,MAGNETIC,USER_DELETE");
 }
 
 TEST(ResvFlags, OneRepeatAtATime) {

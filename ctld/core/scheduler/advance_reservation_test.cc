@@ -115,6 +115,35 @@ TEST(AdvanceReservation, OverlapJobStillKeepsOffAMaintenanceWindow) {
   EXPECT_NE(StartOf(plan, 2), nullptr);  // ends before it
 }
 
+TEST(AdvanceReservation, MagneticReservationDrawsJobsThatMayUseIt) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.resvs.push_back(Resv("mag", {1}, kNow - 10, kNow + 3600));
+  PendingJob drawn = MakeJob(1, 0, 4, 0, 1, 600);
+  drawn.magnetic = {0};
+  const PendingJob plain = MakeJob(2, 0, 4, 0, 1, 600);
+  const PendingJob second_plain = MakeJob(3, 0, 4, 0, 1, 600);
+  const std::vector<PendingJob> pending = {drawn, plain, second_plain};
+  const SchedulePlan plan = Schedule(view, pending, {}, kNow);
+  // Tried in the reservation first, and placed there.
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 1)->magnetic, 0);
+  // Others keep off its nodes: one runs on n1, one waits.
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 2)->magnetic, kNone);
+  EXPECT_EQ(StartOf(plan, 3), nullptr);
+}
+
+TEST(AdvanceReservation, MagneticJobRunsOutsideWhenTheReservationIsNotOpen) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.resvs.push_back(Resv("mag", {1}, kNow + 3600, kNow + 7200));
+  PendingJob drawn = MakeJob(1, 0, 4, 0, 1, 600);
+  drawn.magnetic = {0};
+  const SchedulePlan plan = Schedule(view, {drawn}, {}, kNow);
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->magnetic, kNone);
+}
+
 TEST(AdvanceReservation, JobWaitsForItsReservationToOpenOrWhenItIsGone) {
   ClusterView view = MakeView({MakeNode("n1", 4)});
   view.resvs.push_back(Resv("later", {0}, kNow + 600, kNow + 1200));

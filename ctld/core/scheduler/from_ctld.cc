@@ -231,6 +231,13 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     if (!job->reservation.empty()) {
       auto it = resv_index.find(job->reservation);
       pending.resv = it == resv_index.end() ? kResvGone : it->second;
+    } else if (inputs.reservations != nullptr) {
+      for (const auto& [name, index] : resv_index) {
+        const AdvanceReservation& resv = inputs.reservations->at(name);
+        if (resv.HasFlag(kResvMagnetic) && MayUseReservation(resv, job->user_name, job->account)) {
+          pending.magnetic.push_back(index);
+        }
+      }
     }
     pending.id = job->id;
     pending.user = users.Get(job->user_name);
@@ -295,6 +302,7 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
     placement.mem_mb = start.mem_mb;
     placement.tasks.assign(start.tasks.begin(), start.tasks.end());
     placement.backfilled = start.backfilled;
+    if (start.magnetic >= 0) placement.reservation = snapshot.view.resvs[start.magnetic].name;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());

@@ -226,6 +226,10 @@ struct PendingJob {
   // --reservation: index into ClusterView::resvs; kNone = none, kResvGone =
   // named one that no longer exists.
   int32_t resv = kNone;
+  // Without --reservation: the MAGNETIC reservations (indices into
+  // ClusterView::resvs) the job may use, by name; the main pass tries each
+  // before placing it outside them (backfill does not).
+  std::vector<int32_t> magnetic;
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).
