@@ -5,7 +5,8 @@
 // reservation starting in 5 minutes keeps a 1-hour job off and lets a
 // 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
 // WEEKEND repeats as Flags=, two OVERLAP reservations on one node both
-// running their jobs, and a MAGNETIC one drawing jobs that did not ask for it.
+// running their jobs, a MAGNETIC one drawing jobs that did not ask for it,
+// and a TIME_FLOAT one staying ahead of now.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -348,6 +349,33 @@ TEST_F(ReservationTest, MagneticReservationDrawsJobsThatDidNotAskForIt) {
   // The reservation is in use by the job it drew.
   r = cluster_->Run("scontrol delete ReservationName=mag");
   EXPECT_EQ(r.err, "delete_reservation ReservationName=mag: Requested reservation is in use\n");
+}
+
+TEST_F(ReservationTest, TimeFloatStaysAheadAndKeepsLongJobsOff) {
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=float StartTime=now+30minutes Duration=60 "
+      "Nodes=n1 Users=root Flags=TIME_FLOAT");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res float");
+  EXPECT_TRUE(absl::StrContains(r.out, " Flags=SPEC_NODES,TIME_FLOAT ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, " State=INACTIVE ")) << r.out;
+  // Always 30 minutes away: an hour job on n1 waits, a 10-minute one runs.
+  const std::string hour = Submit("-t 60 -w n1");
+  const std::string short_job = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(short_job, "%T") == "RUNNING"; }))
+      << Field(short_job, "%T %r");
+  EXPECT_EQ(Field(hour, "%T"), "PENDING");
+  r = cluster_->Run("scontrol update ReservationName=float Flags-=TIME_FLOAT");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Invalid time specified\nslurm_update error: Invalid "
+            "time specified\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now Duration=60 Nodes=n2 Users=root "
+      "Flags=TIME_FLOAT,DAILY");
+  EXPECT_EQ(r.err,
+            "Error creating the reservation: Requested operation not supported on this system\n");
 }
 
 TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {

@@ -19,17 +19,25 @@ struct FlagName {
   const char* name;
 };
 constexpr FlagName kFlagNames[] = {
-    {kResvMaint, "MAINT"},        {kResvFlex, "FLEX"},
-    {kResvOverlap, "OVERLAP"},    {kResvIgnoreJobs, "IGNORE_JOBS"},
-    {kResvHourly, "HOURLY"},      {kResvDaily, "DAILY"},
-    {kResvWeekday, "WEEKDAY"},    {kResvWeekend, "WEEKEND"},
-    {kResvWeekly, "WEEKLY"},      {kResvSpecNodes, "SPEC_NODES"},
-    {kResvAllNodes, "ALL_NODES"}, {kResvPartNodes, "PART_NODES"},
-    {kResvMagnetic, "MAGNETIC"},  {kResvUserDelete, "USER_DELETE"},
+    {kResvMaint, "MAINT"},
+    {kResvFlex, "FLEX"},
+    {kResvOverlap, "OVERLAP"},
+    {kResvIgnoreJobs, "IGNORE_JOBS"},
+    {kResvHourly, "HOURLY"},
+    {kResvDaily, "DAILY"},
+    {kResvWeekday, "WEEKDAY"},
+    {kResvWeekend, "WEEKEND"},
+    {kResvWeekly, "WEEKLY"},
+    {kResvSpecNodes, "SPEC_NODES"},
+    {kResvAllNodes, "ALL_NODES"},
+    {kResvPartNodes, "PART_NODES"},
+    {kResvTimeFloat, "TIME_FLOAT"},
+    {kResvMagnetic, "MAGNETIC"},
+    {kResvUserDelete, "USER_DELETE"},
 };
 // What an operator may set in Flags= (the others say how nodes were chosen).
 constexpr uint32_t kUserFlags = kResvMaint | kResvFlex | kResvOverlap | kResvIgnoreJobs |
-                                kResvRepeats | kResvMagnetic | kResvUserDelete;
+                                kResvRepeats | kResvMagnetic | kResvTimeFloat | kResvUserDelete;
 
 // Days of 86400 seconds from the epoch, which was a Thursday.
 class UtcCalendar final : public ResvCalendar {
@@ -74,6 +82,32 @@ std::optional<ResvWindow> Occurrence(const AdvanceReservation& resv, int64_t uni
 int64_t FirstUnitAfter(const AdvanceReservation& resv, int64_t t) {
   if (resv.HasFlag(kResvHourly)) return (t - resv.end) / kHourSeconds + 1;
   return std::max<int64_t>(0, (t - resv.end) / kDaySeconds - 1);
+}
+
+// `resv` with TIME_FLOAT's offsets made times from `now` (and the flag
+// cleared); others as they are.
+AdvanceReservation AtTimesFrom(const AdvanceReservation& resv, int64_t now) {
+  AdvanceReservation out = resv;
+  if (!resv.HasFlag(kResvTimeFloat)) return out;
+  out.flags &= ~kResvTimeFloat;
+  out.start += now;
+  out.end += now;
+  return out;
+}
+
+// Back to offsets from `now`, with the flag.
+void Float(int64_t now, AdvanceReservation* resv) {
+  resv->flags |= kResvTimeFloat;
+  resv->start -= now;
+  resv->end -= now;
+}
+
+bool NamesFlag(const std::optional<ListEdit>& edit, uint32_t flag) {
+  if (!edit) return false;
+  for (const std::string& word : edit->items) {
+    if (ParseResvFlag(word) == flag) return true;
+  }
+  return false;
 }
 
 absl::Status TimeError() { return absl::InvalidArgumentError("Invalid time specified"); }
@@ -420,6 +454,7 @@ std::optional<uint32_t> ParseResvFlag(const std::string& word) {
 }
 
 ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar) {
+  if (resv.HasFlag(kResvTimeFloat)) return {now + resv.start, now + resv.end};
   if (!resv.Repeats() || now < resv.end) return {resv.start, resv.end};
   for (int64_t unit = FirstUnitAfter(resv, now);; ++unit) {
     std::optional<ResvWindow> window = Occurrence(resv, unit, calendar);
@@ -428,7 +463,7 @@ ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now, const ResvCalen
 }
 
 bool ResvEnded(const AdvanceReservation& resv, int64_t now) {
-  return !resv.Repeats() && resv.end <= now;
+  return !resv.Repeats() && !resv.HasFlag(kResvTimeFloat) && resv.end <= now;
 }
 
 bool ResvActive(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar) {
@@ -439,7 +474,9 @@ std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t f
                                        const ResvCalendar& calendar) {
   std::vector<ResvWindow> out;
   if (!resv.Repeats()) {
-    const ResvWindow window{resv.start, resv.end};
+    const ResvWindow window = resv.HasFlag(kResvTimeFloat)
+                                  ? ResvWindow{from + resv.start, from + resv.end}
+                                  : ResvWindow{resv.start, resv.end};
     if (window.Overlaps(from, to)) out.push_back(window);
     return out;
   }
@@ -453,8 +490,10 @@ std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t f
   return out;
 }
 
-bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int64_t now,
+bool TimesOverlap(const AdvanceReservation& float_a, const AdvanceReservation& float_b, int64_t now,
                   const ResvCalendar& calendar) {
+  const AdvanceReservation a = AtTimesFrom(float_a, now);
+  const AdvanceReservation b = AtTimesFrom(float_b, now);
   const int64_t from = std::max(now, std::min(a.start, b.start));
   // Every repeat comes back each week: if no occurrence meets within two
   // weeks past the later first start (plus the longest window), none does.
@@ -519,12 +558,21 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
     }
   }
   resv.start = now;
-  if (absl::Status s = ApplyTimes(request, now, &resv); !s.ok()) return s;
+  // TIME_FLOAT: a start in the past is now (Slurm's rule); the reservation
+  // is planned at its times from now and stored as offsets at the end.
+  const bool floating = NamesFlag(request.flags, kResvTimeFloat);
+  ResvRequest timed = request;
+  if (floating && timed.start && *timed.start < now) timed.start = now;
+  if (absl::Status s = ApplyTimes(timed, now, &resv); !s.ok()) return s;
   if (request.flags) {
     ListEdit set = *request.flags;
     set.op = ListOp::kSet;
     if (absl::Status s = ApplyFlags(set, &resv.flags); !s.ok()) return s;
   }
+  if (floating && resv.Repeats()) {
+    return absl::InvalidArgumentError("Requested operation not supported on this system");
+  }
+  resv.flags &= ~kResvTimeFloat;
   if (request.partition) {
     resv.partition = *request.partition;
     if (!context.partitions.count(resv.partition)) {
@@ -552,6 +600,7 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
       !s.ok()) {
     return s;
   }
+  if (floating) Float(now, &resv);
   return resv;
 }
 
@@ -561,7 +610,10 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (it == table.end() || ResvEnded(it->second, now)) {
     return absl::NotFoundError("Requested reservation is invalid");
   }
-  AdvanceReservation resv = it->second;
+  if (NamesFlag(request.flags, kResvTimeFloat)) return TimeError();
+  // A TIME_FLOAT one is planned at its times from now and floats again after.
+  const bool floating = it->second.HasFlag(kResvTimeFloat);
+  AdvanceReservation resv = AtTimesFrom(it->second, now);
   // A repeating reservation is updated from the occurrence in force.
   const ResvWindow window = WindowAt(resv, now, *context.calendar);
   resv.start = window.start;
@@ -594,6 +646,7 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (absl::Status s = CheckReservation(table, resv, context, now, nodes_changed); !s.ok()) {
     return s;
   }
+  if (floating) Float(now, &resv);
   return resv;
 }
 

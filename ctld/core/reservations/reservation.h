@@ -53,6 +53,10 @@ enum ResvFlag : uint32_t {
   // Jobs that name no reservation may run in it when its users/accounts
   // allow them (the scheduler tries it first, as Slurm 20.02+ does).
   kResvMagnetic = 1u << 13,
+  // Its times are relative to now and move on with it: `start` and `end`
+  // hold offsets from now (StartTime=now+10minutes stays 10 minutes away).
+  // Never repeats; set only at create.
+  kResvTimeFloat = 1u << 14,
 };
 // The repeat flags; a reservation has at most one.
 inline constexpr uint32_t kResvRepeats =
@@ -74,7 +78,7 @@ inline constexpr int64_t kMaxResvDelay = 600;
 struct AdvanceReservation {
   std::string name;
   // The first occurrence (a repeating reservation moves on by its period;
-  // WindowAt says which one is in force).
+  // WindowAt says which one is in force); with TIME_FLOAT, offsets from now.
   int64_t start = 0;
   int64_t end = 0;
   std::vector<std::string> nodes;  // in the cluster's node order
@@ -123,12 +127,15 @@ struct ResvWindow {
 // reservation's occurrences are its first window moved on by whole local
 // days (HOURLY: by hours): every day (DAILY), every seventh (WEEKLY), the
 // days that fall Monday to Friday (WEEKDAY) or on Saturday and Sunday
-// (WEEKEND); the first window counts whatever its day.
+// (WEEKEND); the first window counts whatever its day. A TIME_FLOAT
+// reservation's only window is its offsets from `now`.
 ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar);
-// A one-off reservation whose end has passed: gone, as Slurm drops it.
+// A one-off reservation whose end has passed: gone, as Slurm drops it
+// (never a repeating or TIME_FLOAT one).
 bool ResvEnded(const AdvanceReservation& resv, int64_t now);
 bool ResvActive(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar);
-// The occurrences that intersect [from, to), in time order.
+// The occurrences that intersect [from, to), in time order (TIME_FLOAT:
+// its window as seen at `from`).
 std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to,
                                        const ResvCalendar& calendar);
 // Whether some occurrence of `a` meets some occurrence of `b` from `now` on
@@ -209,13 +216,17 @@ struct ResvContext {
 // "Invalid user id", "Invalid account or account/partition combination
 // specified", "Duplicate reservation name" (AlreadyExists), "Requested
 // reservation overlaps with another reservation", "Requested nodes are busy"
-// (FailedPrecondition), "Invalid Trackable RESource (TRES) specification".
+// (FailedPrecondition), "Invalid Trackable RESource (TRES) specification",
+// "Requested operation not supported on this system" (TIME_FLOAT with a
+// repeat). TIME_FLOAT: a start in the past is now; checked at its times from
+// now, stored as offsets.
 absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const ResvRequest& request,
                                               const ResvContext& context, int64_t now);
 
 // `request` applied to the reservation it names, checked as on create (a
 // new node list against running jobs too). NotFound "Reservation NAME not
-// found" when there is none.
+// found" when there is none; "Invalid time specified" for Flags naming
+// TIME_FLOAT (Slurm sets it only at create).
 absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const ResvRequest& request,
                                               const ResvContext& context, int64_t now);
 

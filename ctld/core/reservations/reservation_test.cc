@@ -360,5 +360,66 @@ TEST(ResvUpdate, ChangesWhatIsNamedAndChecksAgain) {
   EXPECT_FALSE(PlanUpdate(table, update, Cluster(), kNow).ok());
 }
 
+TEST(ResvTimeFloat, StartStaysTheSameTimeAheadOfNow) {
+  ResvRequest request = Request("float", kNow + 600, 3600);
+  request.nodes = "n1";
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->start, 600);  // offsets from now
+  EXPECT_EQ(made->end, 4200);
+  EXPECT_EQ(ResvFlagsString(made->flags), "SPEC_NODES,TIME_FLOAT");
+  const ResvWindow later = WindowAt(*made, kNow + 5000, kUtc);
+  EXPECT_EQ(later.start, kNow + 5600);
+  EXPECT_EQ(later.end, kNow + 9200);
+  EXPECT_FALSE(ResvActive(*made, kNow + 5000, kUtc));
+  EXPECT_FALSE(ResvEnded(*made, kNow + 100 * kDaySeconds));
+  // Another reservation on n1 meets it wherever it has floated to.
+  ResvTable table;
+  table["float"] = *made;
+  ResvRequest other = Request("other", kNow + 3 * kDaySeconds + 1000, 600);
+  other.nodes = "n1";
+  absl::StatusOr<AdvanceReservation> blocked =
+      PlanCreate(table, other, Cluster(), kNow + 3 * kDaySeconds);
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_EQ(blocked.status().message(), "Requested reservation overlaps with another reservation");
+  other.start = kNow + 3 * kDaySeconds + 5000;
+  EXPECT_TRUE(PlanCreate(table, other, Cluster(), kNow + 3 * kDaySeconds).ok());
+}
+
+TEST(ResvTimeFloat, PastStartIsNowAndRepeatsAreRefused) {
+  ResvRequest request = Request("float", kNow - 3600, 600);
+  request.nodes = "n1";
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->start, 0);
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT", "DAILY"}};
+  made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(), "Requested operation not supported on this system");
+}
+
+TEST(ResvTimeFloat, UpdateKeepsItFloatingAndMayNotSetTheFlag) {
+  ResvTable table;
+  AdvanceReservation floating = Make("f", 600, 4200, kResvTimeFloat | kResvSpecNodes);
+  table["f"] = floating;
+  table["a"] = Make("a", kNow + 100, kNow + 200, 0, {"n2"});
+  ResvRequest update;
+  update.name = "f";
+  update.duration = 60;
+  absl::StatusOr<AdvanceReservation> r = PlanUpdate(table, update, Cluster(), kNow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->start, 600);
+  EXPECT_EQ(r->end, 660);
+  EXPECT_TRUE(r->HasFlag(kResvTimeFloat));
+  update = ResvRequest();
+  update.name = "a";
+  update.flags = ListEdit{ListOp::kAdd, {"TIME_FLOAT"}};
+  r = PlanUpdate(table, update, Cluster(), kNow);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "Invalid time specified");
+}
+
 }  // namespace
 }  // namespace skiff::ctld
