@@ -6,7 +6,7 @@
 // 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
 // WEEKEND repeats as Flags=, two OVERLAP reservations on one node both
 // running their jobs, a MAGNETIC one drawing jobs that did not ask for it,
-// and a TIME_FLOAT one staying ahead of now.
+// a TIME_FLOAT one staying ahead of now, and Groups= letting members in.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -376,6 +376,37 @@ TEST_F(ReservationTest, TimeFloatStaysAheadAndKeepsLongJobsOff) {
       "Flags=TIME_FLOAT,DAILY");
   EXPECT_EQ(r.err,
             "Error creating the reservation: Requested operation not supported on this system\n");
+}
+
+TEST_F(ReservationTest, GroupsLetTheirMembersIn) {
+  ASSERT_EQ(cluster_
+                ->Run(absl::StrCat("getent group skiffresv >/dev/null || groupadd skiffresv; "
+                                   "usermod -a -G skiffresv ",
+                                   kAlice))
+                .exit_code,
+            0);
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=grp StartTime=now+1hour Duration=60 "
+      "Nodes=n1 Groups=skiffresv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res grp");
+  EXPECT_TRUE(absl::StrContains(r.out, " Users=(null) Groups=skiffresv Accounts=(null) ")) << r.out;
+  // A member may submit to it; root, not a member, is refused.
+  const std::string in = Submit("-t 10 --reservation=grp", kAlice);
+  EXPECT_EQ(Field(in, "%v"), "grp");
+  r = cluster_->Run("sbatch -o /dev/null --reservation=grp --wrap true");
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Access denied to requested "
+            "reservation\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now+1hour Duration=60 Nodes=n2 "
+      "Groups=nosuchskiffgroup");
+  EXPECT_EQ(r.err, "Error creating the reservation: Invalid group id\n");
+  r = cluster_->Run("scontrol update ReservationName=grp Users=root");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Reservations can't have users and groups specified, "
+            "only one or the other\nslurm_update error: Reservations can't have users and "
+            "groups specified, only one or the other\n");
 }
 
 TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {

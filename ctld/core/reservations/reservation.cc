@@ -143,6 +143,24 @@ void ApplyList(const ListEdit& edit, std::vector<std::string>* list) {
   }
 }
 
+// Groups= applied: the groups, and their users from the edge's answers;
+// "Invalid group id" for a group it did not find.
+absl::Status ApplyGroups(const ListEdit& edit, const ResvContext& context,
+                         AdvanceReservation* resv) {
+  ApplyList(edit, &resv->groups);
+  resv->group_members.clear();
+  for (const std::string& group : resv->groups) {
+    auto it = context.group_members.find(group);
+    if (it == context.group_members.end()) {
+      return absl::InvalidArgumentError("Invalid group id");
+    }
+    for (const std::string& member : it->second) {
+      if (!Contains(resv->group_members, member)) resv->group_members.push_back(member);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ApplyFlags(const ListEdit& edit, uint32_t* flags) {
   uint32_t named = 0;
   for (const std::string& word : edit.items) {
@@ -356,7 +374,11 @@ absl::Status PlaceGpus(const ResvTable& table, const ResvContext& context, int64
 // The checks create and update share, on the finished reservation.
 absl::Status CheckReservation(const ResvTable& table, const AdvanceReservation& resv,
                               const ResvContext& context, int64_t now, bool nodes_changed) {
-  if (resv.users.empty() && resv.accounts.empty()) {
+  if (!resv.users.empty() && !resv.groups.empty()) {
+    return absl::InvalidArgumentError(
+        "Reservations can't have users and groups specified, only one or the other");
+  }
+  if (resv.users.empty() && resv.groups.empty() && resv.accounts.empty()) {
     return absl::InvalidArgumentError("Reservation request lacks users, groups or accounts");
   }
   for (const std::string& user : resv.users) {
@@ -414,6 +436,7 @@ absl::Status ApplyTimes(const ResvRequest& request, int64_t now, AdvanceReservat
 std::string GenerateName(const ResvTable& table, const AdvanceReservation& resv, int64_t now) {
   const std::string base = !resv.users.empty()      ? resv.users.front()
                            : !resv.accounts.empty() ? resv.accounts.front()
+                           : !resv.groups.empty()   ? resv.groups.front()
                                                     : std::string("resv");
   for (int n = 1;; ++n) {
     std::string name = absl::StrCat(base, "_", n);
@@ -515,8 +538,9 @@ bool TimesOverlap(const AdvanceReservation& float_a, const AdvanceReservation& f
 bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
                        const std::string& account) {
   if (!resv.users.empty() && !Contains(resv.users, user)) return false;
+  if (!resv.groups.empty() && !Contains(resv.group_members, user)) return false;
   if (!resv.accounts.empty() && !Contains(resv.accounts, account)) return false;
-  return !(resv.users.empty() && resv.accounts.empty());
+  return !(resv.users.empty() && resv.groups.empty() && resv.accounts.empty());
 }
 
 absl::Status CheckJobReservation(const ResvTable& table, const std::string& name,
@@ -581,6 +605,11 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
   }
   if (request.users) resv.users = request.users->items;
   if (request.accounts) resv.accounts = request.accounts->items;
+  if (request.groups) {
+    ListEdit set = *request.groups;
+    set.op = ListOp::kSet;
+    if (absl::Status s = ApplyGroups(set, context, &resv); !s.ok()) return s;
+  }
   int64_t gpus = 0;
   if (request.tres) {
     absl::StatusOr<int64_t> parsed = ParseResvTres(*request.tres);
@@ -626,6 +655,9 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (request.partition) resv.partition = *request.partition;
   if (request.users) ApplyList(*request.users, &resv.users);
   if (request.accounts) ApplyList(*request.accounts, &resv.accounts);
+  if (request.groups) {
+    if (absl::Status s = ApplyGroups(*request.groups, context, &resv); !s.ok()) return s;
+  }
   int64_t gpus = resv.WholeNodes() ? 0 : resv.Gpus();
   if (request.tres) {
     absl::StatusOr<int64_t> parsed = ParseResvTres(*request.tres);
@@ -654,7 +686,8 @@ absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const 
                          const std::set<std::string>& user_accounts) {
   if (privileged) return absl::OkStatus();
   if (resv.HasFlag(kResvUserDelete)) {
-    const bool user_ok = resv.users.empty() || Contains(resv.users, user);
+    const bool user_ok = (resv.users.empty() || Contains(resv.users, user)) &&
+                         (resv.groups.empty() || Contains(resv.group_members, user));
     bool account_ok = resv.accounts.empty();
     for (const std::string& account : user_accounts) {
       if (Contains(resv.accounts, account)) account_ok = true;

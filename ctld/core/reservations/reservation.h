@@ -88,6 +88,11 @@ struct AdvanceReservation {
   std::string partition;              // "" = none named
   std::vector<std::string> users;     // who may use it (with `accounts`: both must match)
   std::vector<std::string> accounts;  // which accounts may use it
+  // Groups= (never with `users`): who may use it are `group_members`, the
+  // groups' users as the edge resolved them when Groups= was set (Slurm
+  // resolves them then too).
+  std::vector<std::string> groups;
+  std::vector<std::string> group_members;
   uint32_t flags = 0;
 
   bool WholeNodes() const { return node_gpus.empty(); }
@@ -144,8 +149,8 @@ bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int6
                   const ResvCalendar& calendar);
 
 // Whether a job of `user` charged to `account` may run in the reservation:
-// listed by user and by account where each list is given (Slurm: a job must
-// match both when both are given).
+// listed by user (or a member of its groups) and by account where each list
+// is given (Slurm: a job must match both when both are given).
 bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
                        const std::string& account);
 
@@ -170,6 +175,7 @@ struct ResvRequest {
   std::optional<std::string> partition;
   std::optional<ListEdit> users;
   std::optional<ListEdit> accounts;
+  std::optional<ListEdit> groups;
   std::optional<ListEdit> flags;    // flag words
   std::optional<std::string> tres;  // "gres/gpu=4" (TRES=)
 };
@@ -191,6 +197,14 @@ struct ResvBusy {
 };
 inline constexpr int64_t kResvForever = INT64_MAX;
 
+// What the edge looked up for a request (NSS lookups never run in the core
+// nor under ctld's lock): the user names it names that exist, and the users
+// of the groups it names that exist.
+struct ResvLookups {
+  std::set<std::string> known_users;
+  std::map<std::string, std::vector<std::string>> group_members;
+};
+
 // What a request is checked against, gathered by the caller.
 struct ResvContext {
   std::vector<ResvNode> nodes;                                 // the cluster's, in order
@@ -199,6 +213,9 @@ struct ResvContext {
   // Users the request names that exist (the edge resolves them: no NSS
   // lookups in the core).
   std::set<std::string> known_users;
+  // Group -> its users, for the groups the request names that exist (the
+  // edge resolves them too).
+  std::map<std::string, std::vector<std::string>> group_members;
   // With AccountingStorageEnforce=associations the accounts must exist
   // (Slurm's rule); otherwise any name is taken.
   bool check_accounts = false;
@@ -213,7 +230,8 @@ struct ResvContext {
 // "Invalid time specified" (a start more than 10 minutes ago, an end not
 // after the start), "Invalid node name specified", "Invalid partition name
 // specified", "Reservation request lacks users, groups or accounts",
-// "Invalid user id", "Invalid account or account/partition combination
+// "Invalid user id", "Invalid group id", "Reservations can't have users and
+// groups specified, only one or the other", "Invalid account or account/partition combination
 // specified", "Duplicate reservation name" (AlreadyExists), "Requested
 // reservation overlaps with another reservation", "Requested nodes are busy"
 // (FailedPrecondition), "Invalid Trackable RESource (TRES) specification",

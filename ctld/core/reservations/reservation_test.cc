@@ -421,5 +421,39 @@ TEST(ResvTimeFloat, UpdateKeepsItFloatingAndMayNotSetTheFlag) {
   EXPECT_EQ(r.status().message(), "Invalid time specified");
 }
 
+TEST(ResvGroups, MembersOfItsGroupsMayUseIt) {
+  ResvContext context = Cluster();
+  context.group_members = {{"lab", {"alice", "carol"}}, {"ops", {"bob"}}};
+  ResvRequest request = Request("g", kNow + 100, 600);
+  request.users.reset();
+  request.nodes = "n1";
+  request.groups = ListEdit{ListOp::kSet, {"lab"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, context, kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->groups, std::vector<std::string>{"lab"});
+  EXPECT_TRUE(MayUseReservation(*made, "carol", "any"));
+  EXPECT_FALSE(MayUseReservation(*made, "bob", "any"));
+  // Groups+= resolves the new set.
+  ResvTable table;
+  table["g"] = *made;
+  ResvRequest update;
+  update.name = "g";
+  update.groups = ListEdit{ListOp::kAdd, {"ops"}};
+  absl::StatusOr<AdvanceReservation> updated = PlanUpdate(table, update, context, kNow);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_TRUE(MayUseReservation(*updated, "bob", "any"));
+  // A group the edge did not find, and users with groups, are refused.
+  request.groups = ListEdit{ListOp::kSet, {"nosuch"}};
+  made = PlanCreate({}, request, context, kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(), "Invalid group id");
+  request.groups = ListEdit{ListOp::kSet, {"lab"}};
+  request.users = ListEdit{ListOp::kSet, {"alice"}};
+  made = PlanCreate({}, request, context, kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(),
+            "Reservations can't have users and groups specified, only one or the other");
+}
+
 }  // namespace
 }  // namespace skiff::ctld
