@@ -12,6 +12,7 @@
 #include "common/time_format.h"
 #include "ctld/core/burst_buffer/directives.h"
 #include "ctld/core/scheduler/explain.h"
+#include "ctld/local_calendar.h"
 
 namespace skiff::ctld {
 namespace {
@@ -50,6 +51,7 @@ LifecycleSettings SettingsFrom(const SkiffConfig& config, const BurstBufferConfi
   settings.burst_buffer = bb;
   settings.config_overrides = config.slurmd_parameters.count("config_overrides") > 0;
   settings.decay_half_life = OptionsFromConfig(config).weights.decay_half_life;
+  settings.resv_calendar = &LocalCalendar();
   return settings;
 }
 

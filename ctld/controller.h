@@ -264,7 +264,7 @@ class Controller {
   absl::StatusOr<std::string> UpdateReservation(const Caller& caller,
                                                 const std::string& caller_name, ResvOp op,
                                                 const ResvRequest& request,
-                                                const std::set<std::string>& known_users);
+                                                const ResvLookups& lookups);
 
   // ---- accounts, users, associations (controller_accounts.cc)
   AccountsSnapshot SnapshotAccounts();

@@ -16,13 +16,14 @@ std::vector<AdvanceReservation> Controller::SnapshotReservations() {
   return out;
 }
 
-absl::StatusOr<std::string> Controller::UpdateReservation(
-    const Caller& caller, const std::string& caller_name, ResvOp op, const ResvRequest& request,
-    const std::set<std::string>& known_users) {
+absl::StatusOr<std::string> Controller::UpdateReservation(const Caller& caller,
+                                                          const std::string& caller_name, ResvOp op,
+                                                          const ResvRequest& request,
+                                                          const ResvLookups& lookups) {
   const bool privileged = IsPrivileged(caller.uid);
   std::string name;
   absl::Status status = Commit([&](Lifecycle& core, int64_t now) {
-    return core.UpdateReservation(caller, privileged, caller_name, op, request, known_users, now,
+    return core.UpdateReservation(caller, privileged, caller_name, op, request, lookups, now,
                                   &name);
   });
   if (!status.ok()) return status;

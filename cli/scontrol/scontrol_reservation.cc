@@ -96,7 +96,11 @@ absl::StatusOr<v1::UpdateReservationRequest> ParseReservationArgs(
       *request.mutable_users() = ListOf(value, plus_minus);
       list = true;
     } else if (Abbreviates(tag, "Groups", 1)) {
-      return fail(absl::StrCat("Groups= is not supported by Skiff: name the Users.  ", msg));
+      if (request.has_groups()) {
+        return fail(absl::StrCat("Parameter ", word, " specified more than once"));
+      }
+      *request.mutable_groups() = ListOf(value, plus_minus);
+      list = true;
     } else if (Abbreviates(tag, "ReservationName", 1)) {
       request.set_name(value);
       named = true;
@@ -161,6 +165,7 @@ absl::StatusOr<v1::UpdateReservationRequest> ParseReservationArgs(
         "reservation created.");
   }
   if ((!request.has_users() || request.users().items().empty()) &&
+      (!request.has_groups() || request.groups().items().empty()) &&
       (!request.has_accounts() || request.accounts().items().empty())) {
     return fail("Either Users/Groups and/or Accounts must be specified.  No reservation created.");
   }
@@ -181,7 +186,8 @@ std::string FormatReservation(const v1::ReservationInfo& resv, bool one_liner) {
                   " Flags=", resv.flags_text(), end_of_line);
   absl::StrAppend(&out, "TRES=", resv.tres(), end_of_line);
   absl::StrAppend(&out, "Users=", OrNull(absl::StrJoin(resv.users(), ",")),
-                  " Groups=(null) Accounts=", OrNull(absl::StrJoin(resv.accounts(), ",")),
+                  " Groups=", OrNull(absl::StrJoin(resv.groups(), ",")),
+                  " Accounts=", OrNull(absl::StrJoin(resv.accounts(), ",")),
                   " Licenses=(null) State=", resv.active() ? "ACTIVE" : "INACTIVE",
                   " BurstBuffer=(null) Watts=n/a", end_of_line);
   absl::StrAppend(&out, "MaxStartDelay=(null)", one_liner ? "\n" : "\n\n");

@@ -61,6 +61,14 @@ TEST_F(ReservationArgsTest, UpdateTakesPlusMinusOnListsOnly) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->users().op(), v1::ResvListEdit::ADD);
   EXPECT_EQ(r->flags().op(), v1::ResvListEdit::REMOVE);
+  r = ParseReservationArgs({"ReservationName=x", "Groups-=ops"}, false, kNow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->groups().op(), v1::ResvListEdit::REMOVE);
+  EXPECT_EQ(r->groups().items(0), "ops");
+  r = ParseReservationArgs({"res", "Nodes=n1", "StartTime=now", "Duration=5", "Groups=lab"}, true,
+                           kNow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->groups().items(0), "lab");
   EXPECT_EQ(
       ParseReservationArgs({"ReservationName=x", "Nodes+=n3"}, false, kNow).status().message(),
       "The +=/-= notation is not supported when updating Nodes.  No reservation update.");

@@ -9,8 +9,12 @@
 // than Slurm's hourly rollups; the window is rounded to whole hours as
 // Slurm's is. With -T, every report prints one line per listed TRES for each
 // association, user or (Utilization) the cluster, with its TRES Name. Node
-// down time is not recorded, so Down and PLND Down are 0 and Idle is what no
-// job used; reservations do not exist, so Planned is 0.
+// down time is not recorded, so Down is 0 and Idle is what no job used.
+// Planned (22.05's sreport.1: idle time while eligible jobs waited) is not
+// computed, so it is 0. Advance reservations are not counted either: Slurm's
+// rollup adds a reservation's time to Allocated (to PLND Down for MAINT; not
+// at all for IGNORE_JOBS) with its jobs' time bundled in, and ctld keeps no
+// history of ended or deleted reservations to do it, so PLND Down is 0 too.
 #ifndef SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 #define SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 

@@ -63,6 +63,9 @@ struct Placement {
   // it) = NodeTable::Allocate chooses the lowest free ones.
   std::vector<std::vector<int>> cpu_ids;
   bool backfilled = false;  // placed by backfill, not by the main pass (sdiag counts them)
+  // A MAGNETIC reservation the job was placed in without asking for it: it
+  // becomes the job's reservation. "" = none.
+  std::string reservation;
 };
 
 struct PendingReason {

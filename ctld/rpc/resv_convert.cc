@@ -33,6 +33,8 @@ v1::ReservationInfo ResvToProto(const AdvanceReservation& resv) {
   info.set_partition(resv.partition);
   for (const std::string& user : resv.users) info.add_users(user);
   for (const std::string& account : resv.accounts) info.add_accounts(account);
+  for (const std::string& group : resv.groups) info.add_groups(group);
+  for (const std::string& member : resv.group_members) info.add_group_members(member);
   info.set_flags(resv.flags);
   return info;
 }
@@ -47,6 +49,8 @@ AdvanceReservation ResvFromProto(const v1::ReservationInfo& info) {
   resv.partition = info.partition();
   resv.users.assign(info.users().begin(), info.users().end());
   resv.accounts.assign(info.accounts().begin(), info.accounts().end());
+  resv.groups.assign(info.groups().begin(), info.groups().end());
+  resv.group_members.assign(info.group_members().begin(), info.group_members().end());
   resv.flags = info.flags();
   return resv;
 }
@@ -73,6 +77,7 @@ ResvRequest ResvRequestFromProto(const v1::UpdateReservationRequest& request) {
   if (request.has_partition()) out.partition = request.partition();
   out.users = EditFromProto(request.has_users(), request.users());
   out.accounts = EditFromProto(request.has_accounts(), request.accounts());
+  out.groups = EditFromProto(request.has_groups(), request.groups());
   out.flags = EditFromProto(request.has_flags(), request.flags());
   if (request.has_tres()) out.tres = request.tres();
   return out;

@@ -1,10 +1,15 @@
 #include "ctld/rpc/services.h"
 
+#include <grp.h>
+#include <pwd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <ctime>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,6 +22,7 @@
 #include "common/rpc/status.h"
 #include "common/users.h"
 #include "common/version.h"
+#include "ctld/local_calendar.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
@@ -60,12 +66,44 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
 
 namespace {
 
+// The users of `group` (Slurm's get_groups_members): its listed members and
+// the users whose primary group it is; nullopt when there is no such group.
+// NSS lookups: call without ctld's lock.
+std::optional<std::vector<std::string>> GroupMembers(const std::string& group) {
+  struct group gr;
+  struct group* found = nullptr;
+  std::vector<char> buf(65536);
+  if (getgrnam_r(group.c_str(), &gr, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+    return std::nullopt;
+  }
+  std::vector<std::string> members;
+  for (char** member = gr.gr_mem; member != nullptr && *member != nullptr; ++member) {
+    members.emplace_back(*member);
+  }
+  const gid_t gid = gr.gr_gid;
+  // setpwent/getpwent_r walk one process-wide cursor: one walk at a time.
+  static std::mutex* const walk = new std::mutex();
+  std::lock_guard<std::mutex> hold(*walk);
+  struct passwd pw;
+  struct passwd* next = nullptr;
+  std::vector<char> pw_buf(16384);
+  setpwent();
+  while (getpwent_r(&pw, pw_buf.data(), pw_buf.size(), &next) == 0 && next != nullptr) {
+    const std::string name = pw.pw_name;
+    if (pw.pw_gid == gid && std::find(members.begin(), members.end(), name) == members.end()) {
+      members.push_back(name);
+    }
+  }
+  endpwent();
+  return members;
+}
+
 // Marks the nodes an advance reservation holds whole now (sinfo's resv and
 // maint states).
 void MarkReserved(const std::vector<AdvanceReservation>& reservations, int64_t now,
                   v1::NodeInfo* node) {
   for (const AdvanceReservation& resv : reservations) {
-    if (!resv.WholeNodes() || !ResvActive(resv, now)) continue;
+    if (!resv.WholeNodes() || !ResvActive(resv, now, LocalCalendar())) continue;
     if (std::find(resv.nodes.begin(), resv.nodes.end(), node->name()) == resv.nodes.end()) {
       continue;
     }
@@ -736,7 +774,7 @@ grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
     *info = ResvToProto(resv);
     // The occurrence in force, or the next one, as Slurm shows a repeating
     // reservation (it moves its times on at each end).
-    const ResvWindow window = WindowAt(resv, now);
+    const ResvWindow window = WindowAt(resv, now, LocalCalendar());
     info->set_start_time(window.start);
     info->set_end_time(window.end);
     info->set_active(window.Contains(now));
@@ -761,21 +799,32 @@ grpc::Status CtldService::UpdateReservation(grpc::ServerContext* context,
                                             v1::UpdateReservationReply* reply) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
-  // User names resolved here, at the edge: NSS lookups never run under ctld's lock.
-  std::set<std::string> known_users;
+  // User and group names resolved here, at the edge: NSS lookups never run
+  // under ctld's lock.
+  ResvLookups lookups;
   if (request->has_users()) {
     for (const std::string& name : request->users().items()) {
-      if (UidOf(name)) known_users.insert(name);
+      if (UidOf(name)) lookups.known_users.insert(name);
     }
   }
+  std::set<std::string> groups;
+  if (request->has_groups())
+    groups.insert(request->groups().items().begin(), request->groups().items().end());
   // An update that adds no users checks the ones it keeps: they were known.
+  // Groups+= and Groups-= resolve the groups it keeps again.
   for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
     if (resv.name != request->name()) continue;
-    for (const std::string& user : resv.users) known_users.insert(user);
+    for (const std::string& user : resv.users) lookups.known_users.insert(user);
+    if (request->has_groups()) groups.insert(resv.groups.begin(), resv.groups.end());
+  }
+  for (const std::string& group : groups) {
+    if (std::optional<std::vector<std::string>> members = GroupMembers(group)) {
+      lookups.group_members[group] = std::move(*members);
+    }
   }
   absl::StatusOr<std::string> name = controller_.UpdateReservation(
       Caller{caller->uid, caller->gid}, UserNames().Name(caller->uid),
-      ResvOpFromProto(request->op()), ResvRequestFromProto(*request), known_users);
+      ResvOpFromProto(request->op()), ResvRequestFromProto(*request), lookups);
   if (!name.ok()) return ToGrpcStatus(name.status());
   reply->set_name(*name);
   return grpc::Status::OK;

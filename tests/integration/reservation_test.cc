@@ -3,7 +3,10 @@
 // them, the reservation surviving a kill -9 of ctld, and the scheduler keeping
 // other jobs off a reservation's nodes for its window (a maintenance
 // reservation starting in 5 minutes keeps a 1-hour job off and lets a
-// 2-minute job run) while --reservation jobs run in it.
+// 2-minute job run) while --reservation jobs run in it; HOURLY, WEEKDAY and
+// WEEKEND repeats as Flags=, two OVERLAP reservations on one node both
+// running their jobs, a MAGNETIC one drawing jobs that did not ask for it,
+// a TIME_FLOAT one staying ahead of now, and Groups= letting members in.
 // One cluster for the suite: 2 nodes with 4 CPUs, n2 with 2 fake GPUs.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -47,17 +50,20 @@ class ReservationTest : public ::testing::Test {
     ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
   }
 
-  // Every reservation gone, so each test starts from none.
+  // Every job and reservation gone, so each test starts from none (a
+  // reservation its jobs still use is kept until they have left).
   void TearDown() override {
     if (cluster_ == nullptr) return;
+    cluster_->Run("scancel -u " + std::string(kAlice) + "; scancel -u root");
     const CommandResult shown = cluster_->Run("scontrol -o show reservation");
     for (absl::string_view line : absl::StrSplit(shown.out, '\n', absl::SkipEmpty())) {
       if (!absl::StartsWith(line, "ReservationName=")) continue;
       const std::string name(line.substr(
           16, line.find(' ') == absl::string_view::npos ? line.size() - 16 : line.find(' ') - 16));
-      cluster_->Run("scontrol delete ReservationName=" + name);
+      EXPECT_TRUE(Eventually(30, [&] {
+        return cluster_->Run("scontrol delete ReservationName=" + name).exit_code == 0;
+      })) << name;
     }
-    cluster_->Run("scancel -u " + std::string(kAlice) + "; scancel -u root");
   }
 
   static std::string Field(const std::string& job, const std::string& format) {
@@ -163,6 +169,32 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
       absl::StripAsciiWhitespace(cluster_->Run("date -d 'now + 1 day - 5 minutes' +%Y-%m-%d").out));
   EXPECT_TRUE(absl::StrContains(r.out, tomorrow)) << r.out << " wanted " << tomorrow;
   ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=daily").exit_code, 0);
+
+  // HOURLY waits for the next hour's window; WEEKDAY and WEEKEND are taken
+  // and shown in Slurm's order; two repeats at once are refused.
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=hourly StartTime=now-5minutes Duration=2 "
+      "Nodes=n1 Users=root Flags=HOURLY");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res hourly");
+  EXPECT_TRUE(absl::StrContains(r.out, " Flags=HOURLY,SPEC_NODES ")) << r.out;
+  const std::string next_hour = absl::StrCat(
+      "StartTime=", absl::StripAsciiWhitespace(
+                        cluster_->Run("date -d 'now + 1 hour - 5 minutes' +%Y-%m-%dT%H").out));
+  EXPECT_TRUE(absl::StrContains(r.out, next_hour)) << r.out << " wanted " << next_hour;
+  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=hourly").exit_code, 0);
+  r = cluster_->Run(
+      "scontrol create reservation ReservationName=weekday StartTime=now+1day Duration=2 "
+      "Nodes=n1 Users=root Flags=weekday,overlap");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol -o show res weekday").out,
+                                " Flags=OVERLAP,WEEKDAY,SPEC_NODES "));
+  r = cluster_->Run("scontrol update ReservationName=weekday Flags+=WEEKEND");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Error parsing flags WEEKDAY,WEEKEND: choose one "
+            "repeat\nslurm_update error: Error parsing flags WEEKDAY,WEEKEND: choose one "
+            "repeat\n");
+  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=weekday").exit_code, 0);
 
   r = cluster_->Run("scontrol update ReservationName=lab Users+=root Flags+=USER_DELETE");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -272,6 +304,109 @@ TEST_F(ReservationTest, MaintenanceInFiveMinutesKeepsAnHourJobOffAndLetsTwoMinut
   ASSERT_TRUE(Eventually(30, [&] { return Field(hour, "%T") == "RUNNING"; }))
       << Field(hour, "%T %r");
   EXPECT_FALSE(absl::StrContains(cluster_->Run("sinfo -h -N -o '%N %t'").out, "maint"));
+}
+
+TEST_F(ReservationTest, OverlapReservationsOnOneNodeBothRunTheirJobs) {
+  // The jobs an earlier test cancelled have left n1.
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  for (const char* name : {"first", "second"}) {
+    CommandResult r =
+        cluster_->Run(absl::StrCat("scontrol create reservation ReservationName=", name,
+                                   " StartTime=now Duration=60 Nodes=n1 Users=root Flags=OVERLAP"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // n1 has 4 CPUs: a 2-CPU job in each reservation runs there at once.
+  const std::string in_first = Submit("-t 10 -n 2 --reservation=first");
+  const std::string in_second = Submit("-t 10 -n 2 --reservation=second");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(in_first, "%T %N") == "RUNNING n1"; }))
+      << Field(in_first, "%T %r");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(in_second, "%T %N") == "RUNNING n1"; }))
+      << Field(in_second, "%T %r");
+  // A job in neither keeps off n1.
+  const std::string outside = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return !Field(outside, "%r").empty(); }));
+  EXPECT_EQ(Field(outside, "%T"), "PENDING");
+}
+
+TEST_F(ReservationTest, MagneticReservationDrawsJobsThatDidNotAskForIt) {
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=mag StartTime=now Duration=60 Nodes=n1 "
+      "Users=root Flags=MAGNETIC");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("scontrol -o show res mag").out,
+                                " Flags=SPEC_NODES,MAGNETIC "));
+  // root may use it: a job asking for n1 (and no reservation) runs there, in it.
+  const std::string drawn = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(drawn, "%T %N %v") == "RUNNING n1 mag"; }))
+      << Field(drawn, "%T %N %v %r");
+  // skiffalice may not: her job keeps off n1.
+  const std::string kept = Submit("-t 10 -w n1", kAlice);
+  ASSERT_TRUE(Eventually(30, [&] { return !Field(kept, "%r").empty(); }));
+  EXPECT_EQ(Field(kept, "%T"), "PENDING");
+  // The reservation is in use by the job it drew.
+  r = cluster_->Run("scontrol delete ReservationName=mag");
+  EXPECT_EQ(r.err, "delete_reservation ReservationName=mag: Requested reservation is in use\n");
+}
+
+TEST_F(ReservationTest, TimeFloatStaysAheadAndKeepsLongJobsOff) {
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -w n1").out.empty(); }))
+      << cluster_->Run("squeue -w n1").out;
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=float StartTime=now+30minutes Duration=60 "
+      "Nodes=n1 Users=root Flags=TIME_FLOAT");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res float");
+  EXPECT_TRUE(absl::StrContains(r.out, " Flags=SPEC_NODES,TIME_FLOAT ")) << r.out;
+  EXPECT_TRUE(absl::StrContains(r.out, " State=INACTIVE ")) << r.out;
+  // Always 30 minutes away: an hour job on n1 waits, a 10-minute one runs.
+  const std::string hour = Submit("-t 60 -w n1");
+  const std::string short_job = Submit("-t 10 -w n1");
+  ASSERT_TRUE(Eventually(30, [&] { return Field(short_job, "%T") == "RUNNING"; }))
+      << Field(short_job, "%T %r");
+  EXPECT_EQ(Field(hour, "%T"), "PENDING");
+  r = cluster_->Run("scontrol update ReservationName=float Flags-=TIME_FLOAT");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Invalid time specified\nslurm_update error: Invalid "
+            "time specified\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now Duration=60 Nodes=n2 Users=root "
+      "Flags=TIME_FLOAT,DAILY");
+  EXPECT_EQ(r.err,
+            "Error creating the reservation: Requested operation not supported on this system\n");
+}
+
+TEST_F(ReservationTest, GroupsLetTheirMembersIn) {
+  ASSERT_EQ(cluster_
+                ->Run(absl::StrCat("getent group skiffresv >/dev/null || groupadd skiffresv; "
+                                   "usermod -a -G skiffresv ",
+                                   kAlice))
+                .exit_code,
+            0);
+  CommandResult r = cluster_->Run(
+      "scontrol create reservation ReservationName=grp StartTime=now+1hour Duration=60 "
+      "Nodes=n1 Groups=skiffresv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = cluster_->Run("scontrol -o show res grp");
+  EXPECT_TRUE(absl::StrContains(r.out, " Users=(null) Groups=skiffresv Accounts=(null) ")) << r.out;
+  // A member may submit to it; root, not a member, is refused.
+  const std::string in = Submit("-t 10 --reservation=grp", kAlice);
+  EXPECT_EQ(Field(in, "%v"), "grp");
+  r = cluster_->Run("sbatch -o /dev/null --reservation=grp --wrap true");
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Access denied to requested "
+            "reservation\n");
+  r = cluster_->Run(
+      "scontrol create reservation StartTime=now+1hour Duration=60 Nodes=n2 "
+      "Groups=nosuchskiffgroup");
+  EXPECT_EQ(r.err, "Error creating the reservation: Invalid group id\n");
+  r = cluster_->Run("scontrol update ReservationName=grp Users=root");
+  EXPECT_EQ(r.err,
+            "Error updating the reservation: Reservations can't have users and groups specified, "
+            "only one or the other\nslurm_update error: Reservations can't have users and "
+            "groups specified, only one or the other\n");
 }
 
 TEST_F(ReservationTest, GpuReservationSetsAsideGpusNotWholeNodes) {

@@ -75,6 +75,8 @@ struct LifecycleSettings {
   const BurstBufferConfig* burst_buffer = nullptr;
   bool config_overrides = false;  // SlurmdParameters=config_overrides
   double decay_half_life = 0;     // PriorityDecayHalfLife seconds, for usage accrual
+  // Local time that repeating reservations follow; outlives the Lifecycle.
+  const ResvCalendar* resv_calendar = &UtcResvCalendar();
 };
 
 class Lifecycle {
@@ -319,13 +321,12 @@ class Lifecycle {
   // ---- advance reservations (reservation_events.cc)
   // scontrol create|update|delete reservation: create and update by
   // `privileged` callers only; delete also by a user who may use one with
-  // USER_DELETE (`caller_name`). `known_users`: the user names the request
+  // USER_DELETE (`caller_name`). `lookups`: the users and groups the request
   // names that exist (resolved at the edge). `name` gets the reservation's.
   absl::StatusOr<Effects> UpdateReservation(const Caller& caller, bool privileged,
                                             const std::string& caller_name, ResvOp op,
-                                            const ResvRequest& request,
-                                            const std::set<std::string>& known_users, int64_t now,
-                                            std::string* name);
+                                            const ResvRequest& request, const ResvLookups& lookups,
+                                            int64_t now, std::string* name);
   const ResvTable& advance_reservations() const { return state_.advance_reservations(); }
   void LoadAdvanceReservations(ResvTable table) {
     state_.LoadAdvanceReservations(std::move(table));

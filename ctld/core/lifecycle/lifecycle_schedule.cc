@@ -258,6 +258,7 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
   inputs.usage = state_.usage();
   inputs.accounts = &account_policy_;
   inputs.reservations = &state_.advance_reservations();  // read by BuildSnapshot only
+  inputs.resv_calendar = settings_.resv_calendar;
   FillBilling(inputs);
   return BuildSnapshot(inputs);
 }
@@ -367,6 +368,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.sched_description.clear();
     job.reason = "None";
     job.progress.launched = false;
+    if (!placement.reservation.empty()) job.reservation = placement.reservation;  // MAGNETIC
     if (!TransitionJob(job, JobEvent::kAllocate, effects)) continue;
     if (placement.backfilled) ++effects.tally.backfilled;
     ContinueStart(job, now, effects);

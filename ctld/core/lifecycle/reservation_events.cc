@@ -36,8 +36,9 @@ const char* OpName(ResvOp op) {
 
 // What the reservation rules check a request against.
 ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
-                      const std::set<std::string>& known_users) {
+                      const LifecycleSettings& settings, const ResvLookups& lookups) {
   ResvContext context;
+  context.calendar = settings.resv_calendar;
   for (const Node& node : state.nodes().nodes()) {
     context.nodes.push_back(
         {node.config.name, static_cast<int32_t>(node.gpu_owner.size()), node.Usable()});
@@ -49,7 +50,8 @@ ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
   if (const PartitionConfig* d = config.DefaultPartition(); d != nullptr) {
     context.default_partition = d->name;
   }
-  context.known_users = known_users;
+  context.known_users = lookups.known_users;
+  context.group_members = lookups.group_members;
   context.check_accounts = EnforcesAssociations(config);
   for (const auto& [name, account] : state.accounts().accounts) context.accounts.insert(name);
   for (const auto& [id, job] : state.unfinished()) {
@@ -71,8 +73,8 @@ ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
 absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool privileged,
                                                      const std::string& caller_name, ResvOp op,
                                                      const ResvRequest& request,
-                                                     const std::set<std::string>& known_users,
-                                                     int64_t now, std::string* name) {
+                                                     const ResvLookups& lookups, int64_t now,
+                                                     std::string* name) {
   const ResvTable& table = state_.advance_reservations();
   std::optional<AdvanceReservation> put;
   std::string target = request.name;
@@ -98,7 +100,7 @@ absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool 
   } else {
     // Slurm's words for a caller who is not an operator (ESLURM_USER_ID_MISSING).
     if (!privileged) return absl::PermissionDeniedError("Invalid user id");
-    const ResvContext context = ContextOf(state_, *config_, known_users);
+    const ResvContext context = ContextOf(state_, *config_, settings_, lookups);
     absl::StatusOr<AdvanceReservation> planned = op == ResvOp::kCreate
                                                      ? PlanCreate(table, request, context, now)
                                                      : PlanUpdate(table, request, context, now);

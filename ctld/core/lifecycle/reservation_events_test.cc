@@ -27,7 +27,7 @@ class ReservationEventsTest : public LifecycleTest {
                                  const std::string& caller = "root") {
     std::string name;
     return core_->UpdateReservation(Caller{privileged ? 0u : 1001u, 0}, privileged, caller, op,
-                                    request, {"alice", "root"}, now_, &name);
+                                    request, ResvLookups{{"alice", "root"}, {}}, now_, &name);
   }
 
   Caller root_{0, 0};

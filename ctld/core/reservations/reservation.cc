@@ -19,15 +19,96 @@ struct FlagName {
   const char* name;
 };
 constexpr FlagName kFlagNames[] = {
-    {kResvMaint, "MAINT"},          {kResvFlex, "FLEX"},
-    {kResvOverlap, "OVERLAP"},      {kResvIgnoreJobs, "IGNORE_JOBS"},
-    {kResvDaily, "DAILY"},          {kResvWeekly, "WEEKLY"},
-    {kResvSpecNodes, "SPEC_NODES"}, {kResvAllNodes, "ALL_NODES"},
-    {kResvPartNodes, "PART_NODES"}, {kResvUserDelete, "USER_DELETE"},
+    {kResvMaint, "MAINT"},
+    {kResvFlex, "FLEX"},
+    {kResvOverlap, "OVERLAP"},
+    {kResvIgnoreJobs, "IGNORE_JOBS"},
+    {kResvHourly, "HOURLY"},
+    {kResvDaily, "DAILY"},
+    {kResvWeekday, "WEEKDAY"},
+    {kResvWeekend, "WEEKEND"},
+    {kResvWeekly, "WEEKLY"},
+    {kResvSpecNodes, "SPEC_NODES"},
+    {kResvAllNodes, "ALL_NODES"},
+    {kResvPartNodes, "PART_NODES"},
+    {kResvTimeFloat, "TIME_FLOAT"},
+    {kResvMagnetic, "MAGNETIC"},
+    {kResvUserDelete, "USER_DELETE"},
 };
 // What an operator may set in Flags= (the others say how nodes were chosen).
 constexpr uint32_t kUserFlags = kResvMaint | kResvFlex | kResvOverlap | kResvIgnoreJobs |
-                                kResvDaily | kResvWeekly | kResvUserDelete;
+                                kResvRepeats | kResvMagnetic | kResvTimeFloat | kResvUserDelete;
+
+// Days of 86400 seconds from the epoch, which was a Thursday.
+class UtcCalendar final : public ResvCalendar {
+ public:
+  int64_t AddDays(int64_t t, int64_t days) const override { return t + days * kDaySeconds; }
+  int WeekDay(int64_t t) const override {
+    const int64_t day = t >= 0 ? t / kDaySeconds : (t - kDaySeconds + 1) / kDaySeconds;
+    return static_cast<int>(((day + 4) % 7 + 7) % 7);
+  }
+};
+
+// A repeating reservation's occurrences are counted in units after its
+// first: hours for HOURLY, local days otherwise.
+int64_t UnitStart(const AdvanceReservation& resv, int64_t unit, const ResvCalendar& calendar) {
+  if (resv.HasFlag(kResvHourly)) return resv.start + unit * kHourSeconds;
+  return calendar.AddDays(resv.start, unit);
+}
+
+// The occurrence `unit` units after the first; nullopt where that unit has
+// none (WEEKLY's other days, WEEKDAY's weekends, WEEKEND's weekdays). As
+// Slurm moves start and end on alike, the end moves by the same local days.
+std::optional<ResvWindow> Occurrence(const AdvanceReservation& resv, int64_t unit,
+                                     const ResvCalendar& calendar) {
+  if (resv.HasFlag(kResvHourly)) {
+    return ResvWindow{resv.start + unit * kHourSeconds, resv.end + unit * kHourSeconds};
+  }
+  const ResvWindow window{calendar.AddDays(resv.start, unit), calendar.AddDays(resv.end, unit)};
+  if (unit == 0 || resv.HasFlag(kResvDaily)) return window;
+  if (resv.HasFlag(kResvWeekly)) {
+    if (unit % 7 == 0) return window;
+    return std::nullopt;
+  }
+  const int day = calendar.WeekDay(window.start);
+  const bool weekend = day == 0 || day == 6;
+  if (resv.HasFlag(kResvWeekday) ? !weekend : weekend) return window;
+  return std::nullopt;
+}
+
+// A unit no later than the first whose occurrence ends after `t` (REQUIRES:
+// t >= resv.end): local days differ from 86400 seconds by a daylight-saving
+// shift at most, so one day's margin keeps the search from overshooting.
+int64_t FirstUnitAfter(const AdvanceReservation& resv, int64_t t) {
+  if (resv.HasFlag(kResvHourly)) return (t - resv.end) / kHourSeconds + 1;
+  return std::max<int64_t>(0, (t - resv.end) / kDaySeconds - 1);
+}
+
+// `resv` with TIME_FLOAT's offsets made times from `now` (and the flag
+// cleared); others as they are.
+AdvanceReservation AtTimesFrom(const AdvanceReservation& resv, int64_t now) {
+  AdvanceReservation out = resv;
+  if (!resv.HasFlag(kResvTimeFloat)) return out;
+  out.flags &= ~kResvTimeFloat;
+  out.start += now;
+  out.end += now;
+  return out;
+}
+
+// Back to offsets from `now`, with the flag.
+void Float(int64_t now, AdvanceReservation* resv) {
+  resv->flags |= kResvTimeFloat;
+  resv->start -= now;
+  resv->end -= now;
+}
+
+bool NamesFlag(const std::optional<ListEdit>& edit, uint32_t flag) {
+  if (!edit) return false;
+  for (const std::string& word : edit->items) {
+    if (ParseResvFlag(word) == flag) return true;
+  }
+  return false;
+}
 
 absl::Status TimeError() { return absl::InvalidArgumentError("Invalid time specified"); }
 absl::Status NodeNameError() { return absl::InvalidArgumentError("Invalid node name specified"); }
@@ -62,6 +143,24 @@ void ApplyList(const ListEdit& edit, std::vector<std::string>* list) {
   }
 }
 
+// Groups= applied: the groups, and their users from the edge's answers;
+// "Invalid group id" for a group it did not find.
+absl::Status ApplyGroups(const ListEdit& edit, const ResvContext& context,
+                         AdvanceReservation* resv) {
+  ApplyList(edit, &resv->groups);
+  resv->group_members.clear();
+  for (const std::string& group : resv->groups) {
+    auto it = context.group_members.find(group);
+    if (it == context.group_members.end()) {
+      return absl::InvalidArgumentError("Invalid group id");
+    }
+    for (const std::string& member : it->second) {
+      if (!Contains(resv->group_members, member)) resv->group_members.push_back(member);
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ApplyFlags(const ListEdit& edit, uint32_t* flags) {
   uint32_t named = 0;
   for (const std::string& word : edit.items) {
@@ -82,8 +181,10 @@ absl::Status ApplyFlags(const ListEdit& edit, uint32_t* flags) {
       *flags &= ~named;
       break;
   }
-  if ((*flags & kResvDaily) && (*flags & kResvWeekly)) {
-    return absl::InvalidArgumentError("Error parsing flags DAILY,WEEKLY: choose one repeat");
+  const uint32_t repeats = *flags & kResvRepeats;
+  if ((repeats & (repeats - 1)) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Error parsing flags ", ResvFlagsString(repeats), ": choose one repeat"));
   }
   return absl::OkStatus();
 }
@@ -121,7 +222,8 @@ int32_t GpusTaken(const ResvTable& table, const AdvanceReservation& resv, const 
   }
   for (const auto& [name, other] : table) {
     if (name == resv.name || ResvEnded(other, now) || MayShare(resv, other)) continue;
-    if (!Contains(other.nodes, node) || !TimesOverlap(resv, other, now)) continue;
+    if (!Contains(other.nodes, node) || !TimesOverlap(resv, other, now, *context.calendar))
+      continue;
     taken += GpusOn(other, node, context.nodes);
   }
   return taken;
@@ -138,7 +240,8 @@ bool NodeFree(const ResvTable& table, const AdvanceReservation& resv, const std:
   }
   for (const auto& [name, other] : table) {
     if (name == resv.name || ResvEnded(other, now) || MayShare(resv, other)) continue;
-    if (Contains(other.nodes, node) && TimesOverlap(resv, other, now)) return false;
+    if (Contains(other.nodes, node) && TimesOverlap(resv, other, now, *context.calendar))
+      return false;
   }
   return true;
 }
@@ -271,7 +374,11 @@ absl::Status PlaceGpus(const ResvTable& table, const ResvContext& context, int64
 // The checks create and update share, on the finished reservation.
 absl::Status CheckReservation(const ResvTable& table, const AdvanceReservation& resv,
                               const ResvContext& context, int64_t now, bool nodes_changed) {
-  if (resv.users.empty() && resv.accounts.empty()) {
+  if (!resv.users.empty() && !resv.groups.empty()) {
+    return absl::InvalidArgumentError(
+        "Reservations can't have users and groups specified, only one or the other");
+  }
+  if (resv.users.empty() && resv.groups.empty() && resv.accounts.empty()) {
     return absl::InvalidArgumentError("Reservation request lacks users, groups or accounts");
   }
   for (const std::string& user : resv.users) {
@@ -295,7 +402,7 @@ absl::Status CheckReservation(const ResvTable& table, const AdvanceReservation& 
       if (name == resv.name || ResvEnded(other, now) || MayShare(resv, other)) continue;
       const bool shares = std::any_of(resv.nodes.begin(), resv.nodes.end(),
                                       [&](const auto& n) { return Contains(other.nodes, n); });
-      if (shares && TimesOverlap(resv, other, now)) return OverlapError();
+      if (shares && TimesOverlap(resv, other, now, *context.calendar)) return OverlapError();
     }
     if (nodes_changed && !resv.HasFlag(kResvIgnoreJobs)) {
       for (const ResvBusy& busy : context.busy) {
@@ -329,6 +436,7 @@ absl::Status ApplyTimes(const ResvRequest& request, int64_t now, AdvanceReservat
 std::string GenerateName(const ResvTable& table, const AdvanceReservation& resv, int64_t now) {
   const std::string base = !resv.users.empty()      ? resv.users.front()
                            : !resv.accounts.empty() ? resv.accounts.front()
+                           : !resv.groups.empty()   ? resv.groups.front()
                                                     : std::string("resv");
   for (int n = 1;; ++n) {
     std::string name = absl::StrCat(base, "_", n);
@@ -345,10 +453,9 @@ int64_t AdvanceReservation::Gpus() const {
   return total;
 }
 
-int64_t AdvanceReservation::Period() const {
-  if (flags & kResvDaily) return kDaySeconds;
-  if (flags & kResvWeekly) return kWeekSeconds;
-  return 0;
+const ResvCalendar& UtcResvCalendar() {
+  static const UtcCalendar* const calendar = new UtcCalendar();
+  return *calendar;
 }
 
 std::string ResvFlagsString(uint32_t flags) {
@@ -369,45 +476,57 @@ std::optional<uint32_t> ParseResvFlag(const std::string& word) {
   return std::nullopt;
 }
 
-ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now) {
-  const int64_t period = resv.Period();
-  if (period == 0 || now < resv.end) return {resv.start, resv.end};
-  const int64_t k = (now - resv.end) / period + 1;
-  return {resv.start + k * period, resv.end + k * period};
+ResvWindow WindowAt(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar) {
+  if (resv.HasFlag(kResvTimeFloat)) return {now + resv.start, now + resv.end};
+  if (!resv.Repeats() || now < resv.end) return {resv.start, resv.end};
+  for (int64_t unit = FirstUnitAfter(resv, now);; ++unit) {
+    std::optional<ResvWindow> window = Occurrence(resv, unit, calendar);
+    if (window && window->end > now) return *window;
+  }
 }
 
 bool ResvEnded(const AdvanceReservation& resv, int64_t now) {
-  return resv.Period() == 0 && resv.end <= now;
+  return !resv.Repeats() && !resv.HasFlag(kResvTimeFloat) && resv.end <= now;
 }
 
-bool ResvActive(const AdvanceReservation& resv, int64_t now) {
-  return WindowAt(resv, now).Contains(now);
+bool ResvActive(const AdvanceReservation& resv, int64_t now, const ResvCalendar& calendar) {
+  return WindowAt(resv, now, calendar).Contains(now);
 }
 
-std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to) {
+std::vector<ResvWindow> WindowsBetween(const AdvanceReservation& resv, int64_t from, int64_t to,
+                                       const ResvCalendar& calendar) {
   std::vector<ResvWindow> out;
-  const int64_t period = resv.Period();
-  ResvWindow window = WindowAt(resv, from);
-  while (window.start < to) {
+  if (!resv.Repeats()) {
+    const ResvWindow window = resv.HasFlag(kResvTimeFloat)
+                                  ? ResvWindow{from + resv.start, from + resv.end}
+                                  : ResvWindow{resv.start, resv.end};
     if (window.Overlaps(from, to)) out.push_back(window);
-    if (period == 0) break;
-    window.start += period;
-    window.end += period;
+    return out;
+  }
+  for (int64_t unit = from < resv.end ? 0 : FirstUnitAfter(resv, from);; ++unit) {
+    std::optional<ResvWindow> window = Occurrence(resv, unit, calendar);
+    if (window && window->start >= to) break;
+    // A day without an occurrence (WEEKDAY's weekend): stop once it is past `to`.
+    if (!window && UnitStart(resv, unit, calendar) >= to) break;
+    if (window && window->Overlaps(from, to)) out.push_back(*window);
   }
   return out;
 }
 
-bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int64_t now) {
-  const int64_t from = std::min(now, std::min(a.start, b.start));
-  // Periods divide a week: if no occurrence meets within two weeks past the
-  // later first start (plus the longest window), none ever does.
+bool TimesOverlap(const AdvanceReservation& float_a, const AdvanceReservation& float_b, int64_t now,
+                  const ResvCalendar& calendar) {
+  const AdvanceReservation a = AtTimesFrom(float_a, now);
+  const AdvanceReservation b = AtTimesFrom(float_b, now);
+  const int64_t from = std::max(now, std::min(a.start, b.start));
+  // Every repeat comes back each week: if no occurrence meets within two
+  // weeks past the later first start (plus the longest window), none does.
   int64_t to = std::max(a.end, b.end);
-  if (a.Period() != 0 || b.Period() != 0) {
+  if (a.Repeats() || b.Repeats()) {
     to = std::max(to, std::max({now, a.start, b.start}) + 2 * kWeekSeconds +
                           std::max(a.end - a.start, b.end - b.start));
   }
-  const std::vector<ResvWindow> wa = WindowsBetween(a, std::max(from, now), to);
-  const std::vector<ResvWindow> wb = WindowsBetween(b, std::max(from, now), to);
+  const std::vector<ResvWindow> wa = WindowsBetween(a, from, to, calendar);
+  const std::vector<ResvWindow> wb = WindowsBetween(b, from, to, calendar);
   for (const ResvWindow& x : wa) {
     for (const ResvWindow& y : wb) {
       if (x.Overlaps(y.start, y.end)) return true;
@@ -419,8 +538,9 @@ bool TimesOverlap(const AdvanceReservation& a, const AdvanceReservation& b, int6
 bool MayUseReservation(const AdvanceReservation& resv, const std::string& user,
                        const std::string& account) {
   if (!resv.users.empty() && !Contains(resv.users, user)) return false;
+  if (!resv.groups.empty() && !Contains(resv.group_members, user)) return false;
   if (!resv.accounts.empty() && !Contains(resv.accounts, account)) return false;
-  return !(resv.users.empty() && resv.accounts.empty());
+  return !(resv.users.empty() && resv.groups.empty() && resv.accounts.empty());
 }
 
 absl::Status CheckJobReservation(const ResvTable& table, const std::string& name,
@@ -462,12 +582,21 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
     }
   }
   resv.start = now;
-  if (absl::Status s = ApplyTimes(request, now, &resv); !s.ok()) return s;
+  // TIME_FLOAT: a start in the past is now (Slurm's rule); the reservation
+  // is planned at its times from now and stored as offsets at the end.
+  const bool floating = NamesFlag(request.flags, kResvTimeFloat);
+  ResvRequest timed = request;
+  if (floating && timed.start && *timed.start < now) timed.start = now;
+  if (absl::Status s = ApplyTimes(timed, now, &resv); !s.ok()) return s;
   if (request.flags) {
     ListEdit set = *request.flags;
     set.op = ListOp::kSet;
     if (absl::Status s = ApplyFlags(set, &resv.flags); !s.ok()) return s;
   }
+  if (floating && resv.Repeats()) {
+    return absl::InvalidArgumentError("Requested operation not supported on this system");
+  }
+  resv.flags &= ~kResvTimeFloat;
   if (request.partition) {
     resv.partition = *request.partition;
     if (!context.partitions.count(resv.partition)) {
@@ -476,6 +605,11 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
   }
   if (request.users) resv.users = request.users->items;
   if (request.accounts) resv.accounts = request.accounts->items;
+  if (request.groups) {
+    ListEdit set = *request.groups;
+    set.op = ListOp::kSet;
+    if (absl::Status s = ApplyGroups(set, context, &resv); !s.ok()) return s;
+  }
   int64_t gpus = 0;
   if (request.tres) {
     absl::StatusOr<int64_t> parsed = ParseResvTres(*request.tres);
@@ -495,6 +629,7 @@ absl::StatusOr<AdvanceReservation> PlanCreate(const ResvTable& table, const Resv
       !s.ok()) {
     return s;
   }
+  if (floating) Float(now, &resv);
   return resv;
 }
 
@@ -504,9 +639,12 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (it == table.end() || ResvEnded(it->second, now)) {
     return absl::NotFoundError("Requested reservation is invalid");
   }
-  AdvanceReservation resv = it->second;
+  if (NamesFlag(request.flags, kResvTimeFloat)) return TimeError();
+  // A TIME_FLOAT one is planned at its times from now and floats again after.
+  const bool floating = it->second.HasFlag(kResvTimeFloat);
+  AdvanceReservation resv = AtTimesFrom(it->second, now);
   // A repeating reservation is updated from the occurrence in force.
-  const ResvWindow window = WindowAt(resv, now);
+  const ResvWindow window = WindowAt(resv, now, *context.calendar);
   resv.start = window.start;
   resv.end = window.end;
   // Slurm keeps the end when only the start moves.
@@ -517,6 +655,9 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (request.partition) resv.partition = *request.partition;
   if (request.users) ApplyList(*request.users, &resv.users);
   if (request.accounts) ApplyList(*request.accounts, &resv.accounts);
+  if (request.groups) {
+    if (absl::Status s = ApplyGroups(*request.groups, context, &resv); !s.ok()) return s;
+  }
   int64_t gpus = resv.WholeNodes() ? 0 : resv.Gpus();
   if (request.tres) {
     absl::StatusOr<int64_t> parsed = ParseResvTres(*request.tres);
@@ -537,6 +678,7 @@ absl::StatusOr<AdvanceReservation> PlanUpdate(const ResvTable& table, const Resv
   if (absl::Status s = CheckReservation(table, resv, context, now, nodes_changed); !s.ok()) {
     return s;
   }
+  if (floating) Float(now, &resv);
   return resv;
 }
 
@@ -544,7 +686,8 @@ absl::Status CheckDelete(const AdvanceReservation& resv, bool privileged, const 
                          const std::set<std::string>& user_accounts) {
   if (privileged) return absl::OkStatus();
   if (resv.HasFlag(kResvUserDelete)) {
-    const bool user_ok = resv.users.empty() || Contains(resv.users, user);
+    const bool user_ok = (resv.users.empty() || Contains(resv.users, user)) &&
+                         (resv.groups.empty() || Contains(resv.group_members, user));
     bool account_ok = resv.accounts.empty();
     for (const std::string& account : user_accounts) {
       if (Contains(resv.accounts, account)) account_ok = true;

@@ -6,6 +6,7 @@ namespace skiff::ctld {
 namespace {
 
 constexpr int64_t kNow = 1'800'000'000;  // a whole-day multiple is not needed
+const ResvCalendar& kUtc = UtcResvCalendar();
 
 ResvContext Cluster() {
   ResvContext context;
@@ -40,51 +41,137 @@ AdvanceReservation Make(const std::string& name, int64_t start, int64_t end, uin
 
 TEST(ResvWindows, OneOffWindowIsItsOwnAndEndsForGood) {
   const AdvanceReservation r = Make("a", 100, 200);
-  EXPECT_EQ(WindowAt(r, 50).start, 100);
-  EXPECT_TRUE(ResvActive(r, 150));
-  EXPECT_FALSE(ResvActive(r, 200));
+  EXPECT_EQ(WindowAt(r, 50, kUtc).start, 100);
+  EXPECT_TRUE(ResvActive(r, 150, kUtc));
+  EXPECT_FALSE(ResvActive(r, 200, kUtc));
   EXPECT_TRUE(ResvEnded(r, 200));
   EXPECT_FALSE(ResvEnded(r, 199));
 }
 
 TEST(ResvWindows, DailyMovesOnByADayAndNeverEnds) {
   const AdvanceReservation r = Make("a", 1000, 1000 + 3600, kResvDaily);
-  const ResvWindow next = WindowAt(r, 1000 + 3600);  // the first just ended
+  const ResvWindow next = WindowAt(r, 1000 + 3600, kUtc);  // the first just ended
   EXPECT_EQ(next.start, 1000 + kDaySeconds);
   EXPECT_EQ(next.end, 1000 + kDaySeconds + 3600);
   EXPECT_FALSE(ResvEnded(r, 1000 + 10 * kDaySeconds));
-  EXPECT_TRUE(ResvActive(r, 1000 + 3 * kDaySeconds + 10));
-  EXPECT_FALSE(ResvActive(r, 1000 + 3 * kDaySeconds + 3600));
-  const std::vector<ResvWindow> windows = WindowsBetween(r, 0, 1000 + 2 * kDaySeconds + 1);
+  EXPECT_TRUE(ResvActive(r, 1000 + 3 * kDaySeconds + 10, kUtc));
+  EXPECT_FALSE(ResvActive(r, 1000 + 3 * kDaySeconds + 3600, kUtc));
+  const std::vector<ResvWindow> windows = WindowsBetween(r, 0, 1000 + 2 * kDaySeconds + 1, kUtc);
   ASSERT_EQ(windows.size(), 3u);
   EXPECT_EQ(windows[2].start, 1000 + 2 * kDaySeconds);
 }
 
 TEST(ResvWindows, WeeklyRepeatsEverySevenDays) {
   const AdvanceReservation r = Make("a", 0, 3600, kResvWeekly);
-  EXPECT_FALSE(ResvActive(r, kDaySeconds + 10));
-  EXPECT_TRUE(ResvActive(r, kWeekSeconds + 10));
+  EXPECT_FALSE(ResvActive(r, kDaySeconds + 10, kUtc));
+  EXPECT_TRUE(ResvActive(r, kWeekSeconds + 10, kUtc));
+}
+
+// The epoch was a Thursday: day 4 is a Monday.
+constexpr int64_t kMonday9 = 4 * kDaySeconds + 9 * kHourSeconds;
+
+TEST(ResvWindows, HourlyMovesOnByAnHour) {
+  const AdvanceReservation r = Make("a", 0, 600, kResvHourly);
+  EXPECT_EQ(WindowAt(r, 700, kUtc).start, kHourSeconds);
+  EXPECT_TRUE(ResvActive(r, 5 * kHourSeconds + 10, kUtc));
+  EXPECT_FALSE(ResvActive(r, 5 * kHourSeconds + 700, kUtc));
+  EXPECT_EQ(WindowsBetween(r, 0, kDaySeconds, kUtc).size(), 24u);
+}
+
+TEST(ResvWindows, WeekdayRepeatsMondayToFriday) {
+  const AdvanceReservation r = Make("a", kMonday9, kMonday9 + kHourSeconds, kResvWeekday);
+  const std::vector<ResvWindow> week = WindowsBetween(r, 0, kMonday9 + kWeekSeconds, kUtc);
+  ASSERT_EQ(week.size(), 5u);
+  EXPECT_EQ(week[4].start, kMonday9 + 4 * kDaySeconds);  // Friday
+  // After Friday's window: the next Monday's.
+  EXPECT_EQ(WindowAt(r, kMonday9 + 4 * kDaySeconds + kHourSeconds, kUtc).start,
+            kMonday9 + kWeekSeconds);
+  EXPECT_FALSE(ResvActive(r, kMonday9 + 5 * kDaySeconds + 10, kUtc));
+}
+
+TEST(ResvWindows, WeekdayStartedOnASaturdayNextRunsOnMonday) {
+  const int64_t saturday = kMonday9 + 5 * kDaySeconds;
+  const AdvanceReservation r = Make("a", saturday, saturday + kHourSeconds, kResvWeekday);
+  EXPECT_TRUE(ResvActive(r, saturday + 10, kUtc));  // the first counts whatever its day
+  EXPECT_EQ(WindowAt(r, saturday + kHourSeconds, kUtc).start, kMonday9 + kWeekSeconds);
+}
+
+TEST(ResvWindows, WeekendRepeatsSaturdayAndSunday) {
+  const AdvanceReservation r = Make("a", kMonday9, kMonday9 + kHourSeconds, kResvWeekend);
+  const std::vector<ResvWindow> windows = WindowsBetween(r, 0, kMonday9 + 2 * kWeekSeconds, kUtc);
+  ASSERT_EQ(windows.size(), 5u);  // Monday (the first), then two weekends
+  EXPECT_EQ(windows[1].start, kMonday9 + 5 * kDaySeconds);
+  EXPECT_EQ(windows[2].start, kMonday9 + 6 * kDaySeconds);
+  EXPECT_EQ(windows[3].start, kMonday9 + 12 * kDaySeconds);
+  EXPECT_EQ(UtcResvCalendar().WeekDay(windows[3].start), 6);
+}
+
+// A zone at UTC-5 that moves to UTC-4 at `shift` (a spring change), with
+// mktime's answers: a local time is read in the offset in force then.
+class FakeZone : public ResvCalendar {
+ public:
+  explicit FakeZone(int64_t shift) : shift_(shift) {}
+  int64_t AddDays(int64_t t, int64_t days) const override {
+    const int64_t local = t + Offset(t) + days * kDaySeconds;
+    const int64_t standard = local + 5 * kHourSeconds;
+    return Offset(standard) == -5 * kHourSeconds ? standard : local + 4 * kHourSeconds;
+  }
+  int WeekDay(int64_t t) const override { return UtcResvCalendar().WeekDay(t + Offset(t)); }
+
+ private:
+  int64_t Offset(int64_t t) const { return t < shift_ ? -5 * kHourSeconds : -4 * kHourSeconds; }
+  int64_t shift_;
+};
+
+TEST(ResvWindows, DailyKeepsItsLocalHourAcrossADaylightSavingChange) {
+  // 09:00 local = 14:00 UTC until the change on day 10; 13:00 UTC after.
+  const FakeZone zone(10 * kDaySeconds + 7 * kHourSeconds);
+  const int64_t first = 4 * kDaySeconds + 14 * kHourSeconds;
+  const AdvanceReservation r = Make("a", first, first + kHourSeconds, kResvDaily);
+  const ResvWindow before = WindowAt(r, 9 * kDaySeconds, zone);
+  EXPECT_EQ(before.start, 9 * kDaySeconds + 14 * kHourSeconds);
+  const ResvWindow after = WindowAt(r, 12 * kDaySeconds, zone);
+  EXPECT_EQ(after.start, 12 * kDaySeconds + 13 * kHourSeconds);
+  EXPECT_EQ(after.end, 12 * kDaySeconds + 14 * kHourSeconds);
+  // A one-off at 13:30 UTC on day 12 meets it in local time, not in UTC days.
+  const AdvanceReservation other =
+      Make("b", 12 * kDaySeconds + 13 * kHourSeconds + 1800, 12 * kDaySeconds + 14 * kHourSeconds);
+  EXPECT_TRUE(TimesOverlap(r, other, 5 * kDaySeconds, zone));
+  EXPECT_FALSE(TimesOverlap(r, other, 5 * kDaySeconds, kUtc));
+}
+
+TEST(ResvWindows, WeekdayFollowsTheLocalDay) {
+  // 22:00 local on a Friday is 02:00 UTC on Saturday: still a weekday there.
+  const FakeZone zone(0);  // UTC-4 throughout
+  const int64_t friday22 = kMonday9 + 4 * kDaySeconds + 17 * kHourSeconds;
+  EXPECT_EQ(zone.WeekDay(friday22), 5);
+  const AdvanceReservation r =
+      Make("a", friday22 - kDaySeconds, friday22 - kDaySeconds + 600, kResvWeekday);
+  EXPECT_EQ(WindowAt(r, friday22 - 60, zone).start, friday22);
+  EXPECT_EQ(WindowAt(r, friday22 + 600, zone).start, friday22 + 3 * kDaySeconds);
 }
 
 TEST(ResvOverlap, OneOffsOverlapOnlyWhenTheirTimesMeet) {
-  EXPECT_TRUE(TimesOverlap(Make("a", 100, 200), Make("b", 150, 300), 0));
-  EXPECT_FALSE(TimesOverlap(Make("a", 100, 200), Make("b", 200, 300), 0));
+  EXPECT_TRUE(TimesOverlap(Make("a", 100, 200), Make("b", 150, 300), 0, kUtc));
+  EXPECT_FALSE(TimesOverlap(Make("a", 100, 200), Make("b", 200, 300), 0, kUtc));
 }
 
 TEST(ResvOverlap, DailyMeetsAOneOffOnALaterDay) {
   const AdvanceReservation daily = Make("d", 0, 3600, kResvDaily);
   // Five days later, half an hour into that day's window.
-  EXPECT_TRUE(TimesOverlap(daily, Make("b", 5 * kDaySeconds + 1800, 5 * kDaySeconds + 7200), 0));
+  EXPECT_TRUE(
+      TimesOverlap(daily, Make("b", 5 * kDaySeconds + 1800, 5 * kDaySeconds + 7200), 0, kUtc));
   // The same day, outside the daily hour.
-  EXPECT_FALSE(TimesOverlap(daily, Make("b", 5 * kDaySeconds + 3600, 5 * kDaySeconds + 7200), 0));
+  EXPECT_FALSE(
+      TimesOverlap(daily, Make("b", 5 * kDaySeconds + 3600, 5 * kDaySeconds + 7200), 0, kUtc));
 }
 
 TEST(ResvOverlap, DailyMeetsWeeklyOnlyAtTheSameHour) {
   const AdvanceReservation daily = Make("d", 0, 3600, kResvDaily);
-  EXPECT_TRUE(
-      TimesOverlap(daily, Make("w", 3 * kDaySeconds + 600, 3 * kDaySeconds + 900, kResvWeekly), 0));
+  EXPECT_TRUE(TimesOverlap(
+      daily, Make("w", 3 * kDaySeconds + 600, 3 * kDaySeconds + 900, kResvWeekly), 0, kUtc));
   EXPECT_FALSE(TimesOverlap(
-      daily, Make("w", 3 * kDaySeconds + 3600, 3 * kDaySeconds + 7200, kResvWeekly), 0));
+      daily, Make("w", 3 * kDaySeconds + 3600, 3 * kDaySeconds + 7200, kResvWeekly), 0, kUtc));
 }
 
 TEST(ResvAccess, UsersAndAccountsMustBothMatchWhenBothGiven) {
@@ -112,6 +199,25 @@ TEST(ResvFlags, PrintedInSlurmsOrder) {
             "MAINT,IGNORE_JOBS,SPEC_NODES");
   EXPECT_EQ(ParseResvFlag("maint"), kResvMaint);
   EXPECT_EQ(ParseResvFlag("bogus"), std::nullopt);
+  EXPECT_EQ(ResvFlagsString(kResvWeekly | kResvWeekend | kResvWeekday | kResvHourly | kResvDaily |
+                            kResvOverlap),
+            "OVERLAP,HOURLY,DAILY,WEEKDAY,WEEKEND,WEEKLY");
+  EXPECT_EQ(ParseResvFlag("weekday"), kResvWeekday);
+  EXPECT_EQ(ResvFlagsString(kResvUserDelete | kResvMagnetic | kResvSpecNodes),
+            "SPEC_NODES,MAGNETIC,USER_DELETE");
+}
+
+TEST(ResvFlags, OneRepeatAtATime) {
+  ResvRequest request = Request("r", kNow + 100, 600);
+  request.nodes = "n1";
+  request.flags = ListEdit{ListOp::kSet, {"WEEKDAY", "WEEKEND"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(), "Error parsing flags WEEKDAY,WEEKEND: choose one repeat");
+  request.flags = ListEdit{ListOp::kSet, {"hourly"}};
+  made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->flags, kResvHourly | kResvSpecNodes);
 }
 
 TEST(ResvCreate, NamedNodesInClusterOrderWithSpecNodes) {
@@ -252,6 +358,101 @@ TEST(ResvUpdate, ChangesWhatIsNamedAndChecksAgain) {
   update.name = "a";
   update.flags = ListEdit{ListOp::kAdd, {"DAILY", "WEEKLY"}};
   EXPECT_FALSE(PlanUpdate(table, update, Cluster(), kNow).ok());
+}
+
+TEST(ResvTimeFloat, StartStaysTheSameTimeAheadOfNow) {
+  ResvRequest request = Request("float", kNow + 600, 3600);
+  request.nodes = "n1";
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->start, 600);  // offsets from now
+  EXPECT_EQ(made->end, 4200);
+  EXPECT_EQ(ResvFlagsString(made->flags), "SPEC_NODES,TIME_FLOAT");
+  const ResvWindow later = WindowAt(*made, kNow + 5000, kUtc);
+  EXPECT_EQ(later.start, kNow + 5600);
+  EXPECT_EQ(later.end, kNow + 9200);
+  EXPECT_FALSE(ResvActive(*made, kNow + 5000, kUtc));
+  EXPECT_FALSE(ResvEnded(*made, kNow + 100 * kDaySeconds));
+  // Another reservation on n1 meets it wherever it has floated to.
+  ResvTable table;
+  table["float"] = *made;
+  ResvRequest other = Request("other", kNow + 3 * kDaySeconds + 1000, 600);
+  other.nodes = "n1";
+  absl::StatusOr<AdvanceReservation> blocked =
+      PlanCreate(table, other, Cluster(), kNow + 3 * kDaySeconds);
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_EQ(blocked.status().message(), "Requested reservation overlaps with another reservation");
+  other.start = kNow + 3 * kDaySeconds + 5000;
+  EXPECT_TRUE(PlanCreate(table, other, Cluster(), kNow + 3 * kDaySeconds).ok());
+}
+
+TEST(ResvTimeFloat, PastStartIsNowAndRepeatsAreRefused) {
+  ResvRequest request = Request("float", kNow - 3600, 600);
+  request.nodes = "n1";
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->start, 0);
+  request.flags = ListEdit{ListOp::kSet, {"TIME_FLOAT", "DAILY"}};
+  made = PlanCreate({}, request, Cluster(), kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(), "Requested operation not supported on this system");
+}
+
+TEST(ResvTimeFloat, UpdateKeepsItFloatingAndMayNotSetTheFlag) {
+  ResvTable table;
+  AdvanceReservation floating = Make("f", 600, 4200, kResvTimeFloat | kResvSpecNodes);
+  table["f"] = floating;
+  table["a"] = Make("a", kNow + 100, kNow + 200, 0, {"n2"});
+  ResvRequest update;
+  update.name = "f";
+  update.duration = 60;
+  absl::StatusOr<AdvanceReservation> r = PlanUpdate(table, update, Cluster(), kNow);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->start, 600);
+  EXPECT_EQ(r->end, 660);
+  EXPECT_TRUE(r->HasFlag(kResvTimeFloat));
+  update = ResvRequest();
+  update.name = "a";
+  update.flags = ListEdit{ListOp::kAdd, {"TIME_FLOAT"}};
+  r = PlanUpdate(table, update, Cluster(), kNow);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "Invalid time specified");
+}
+
+TEST(ResvGroups, MembersOfItsGroupsMayUseIt) {
+  ResvContext context = Cluster();
+  context.group_members = {{"lab", {"alice", "carol"}}, {"ops", {"bob"}}};
+  ResvRequest request = Request("g", kNow + 100, 600);
+  request.users.reset();
+  request.nodes = "n1";
+  request.groups = ListEdit{ListOp::kSet, {"lab"}};
+  absl::StatusOr<AdvanceReservation> made = PlanCreate({}, request, context, kNow);
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->groups, std::vector<std::string>{"lab"});
+  EXPECT_TRUE(MayUseReservation(*made, "carol", "any"));
+  EXPECT_FALSE(MayUseReservation(*made, "bob", "any"));
+  // Groups+= resolves the new set.
+  ResvTable table;
+  table["g"] = *made;
+  ResvRequest update;
+  update.name = "g";
+  update.groups = ListEdit{ListOp::kAdd, {"ops"}};
+  absl::StatusOr<AdvanceReservation> updated = PlanUpdate(table, update, context, kNow);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_TRUE(MayUseReservation(*updated, "bob", "any"));
+  // A group the edge did not find, and users with groups, are refused.
+  request.groups = ListEdit{ListOp::kSet, {"nosuch"}};
+  made = PlanCreate({}, request, context, kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(), "Invalid group id");
+  request.groups = ListEdit{ListOp::kSet, {"lab"}};
+  request.users = ListEdit{ListOp::kSet, {"alice"}};
+  made = PlanCreate({}, request, context, kNow);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().message(),
+            "Reservations can't have users and groups specified, only one or the other");
 }
 
 }  // namespace

@@ -76,6 +76,74 @@ TEST(AdvanceReservation, ActiveWindowHoldsItsNodesOnlyForItsJobs) {
   EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{0});
 }
 
+TEST(AdvanceReservation, OverlapReservationsOnOneNodeBothRunTheirJobs) {
+  ClusterView view = MakeView({MakeNode("n1", 4)});
+  view.resvs.push_back(Resv("a", {0}, kNow - 10, kNow + 3600));
+  view.resvs.push_back(Resv("b", {0}, kNow - 10, kNow + 3600));
+  view.resvs[0].overlap = true;
+  view.resvs[1].overlap = true;
+  PendingJob in_a = MakeJob(1, 0, 2, 0, 1, 600);
+  in_a.resv = 0;
+  PendingJob in_b = MakeJob(2, 0, 2, 0, 1, 600);
+  in_b.resv = 1;
+  const PendingJob outside = MakeJob(3, 0, 1, 0, 1, 60);
+  const std::vector<PendingJob> pending = {in_a, in_b, outside};
+  SchedulePlan plan = Schedule(view, pending, {}, kNow);
+  EXPECT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 3), nullptr);  // a job in neither still keeps off
+  // Without OVERLAP each window keeps the other's job off the node.
+  view.resvs[0].overlap = false;
+  view.resvs[1].overlap = false;
+  plan = Schedule(view, pending, {}, kNow);
+  EXPECT_EQ(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 2), nullptr);
+}
+
+TEST(AdvanceReservation, OverlapJobStillKeepsOffAMaintenanceWindow) {
+  ClusterView view = MakeView({MakeNode("n1", 4)});
+  view.resvs.push_back(Resv("a", {0}, kNow - 10, kNow + 3600));
+  view.resvs.push_back(Resv("maint", {0}, kNow + 300, kNow + 900, /*maint=*/true));
+  view.resvs[0].overlap = true;
+  PendingJob in_a = MakeJob(1, 0, 2, 0, 1, 600);
+  in_a.resv = 0;
+  PendingJob short_in_a = MakeJob(2, 0, 2, 0, 1, 120);
+  short_in_a.resv = 0;
+  const std::vector<PendingJob> pending = {in_a, short_in_a};
+  const SchedulePlan plan = Schedule(view, pending, {}, kNow);
+  EXPECT_EQ(StartOf(plan, 1), nullptr);  // would run into the maintenance
+  EXPECT_NE(StartOf(plan, 2), nullptr);  // ends before it
+}
+
+TEST(AdvanceReservation, MagneticReservationDrawsJobsThatMayUseIt) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.resvs.push_back(Resv("mag", {1}, kNow - 10, kNow + 3600));
+  PendingJob drawn = MakeJob(1, 0, 4, 0, 1, 600);
+  drawn.magnetic = {0};
+  const PendingJob plain = MakeJob(2, 0, 4, 0, 1, 600);
+  const PendingJob second_plain = MakeJob(3, 0, 4, 0, 1, 600);
+  const std::vector<PendingJob> pending = {drawn, plain, second_plain};
+  const SchedulePlan plan = Schedule(view, pending, {}, kNow);
+  // Tried in the reservation first, and placed there.
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 1)->magnetic, 0);
+  // Others keep off its nodes: one runs on n1, one waits.
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 2)->magnetic, kNone);
+  EXPECT_EQ(StartOf(plan, 3), nullptr);
+}
+
+TEST(AdvanceReservation, MagneticJobRunsOutsideWhenTheReservationIsNotOpen) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.resvs.push_back(Resv("mag", {1}, kNow + 3600, kNow + 7200));
+  PendingJob drawn = MakeJob(1, 0, 4, 0, 1, 600);
+  drawn.magnetic = {0};
+  const SchedulePlan plan = Schedule(view, {drawn}, {}, kNow);
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->magnetic, kNone);
+}
+
 TEST(AdvanceReservation, JobWaitsForItsReservationToOpenOrWhenItIsGone) {
   ClusterView view = MakeView({MakeNode("n1", 4)});
   view.resvs.push_back(Resv("later", {0}, kNow + 600, kNow + 1200));

@@ -223,11 +223,13 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
         sched.nodes.push_back(n);
         if (!resv.WholeNodes()) sched.gpus.push_back(resv.node_gpus[k]);
       }
-      for (const ResvWindow& w : WindowsBetween(resv, inputs.now, inputs.now + 2 * kWeekSeconds)) {
+      for (const ResvWindow& w :
+           WindowsBetween(resv, inputs.now, inputs.now + 2 * kWeekSeconds, *inputs.resv_calendar)) {
         sched.windows.push_back({w.start, w.end});
       }
       sched.maint = resv.HasFlag(kResvMaint);
       sched.flex = resv.HasFlag(kResvFlex);
+      sched.overlap = resv.HasFlag(kResvOverlap);
       resv_index[name] = static_cast<int32_t>(view.resvs.size());
       view.resvs.push_back(std::move(sched));
     }
@@ -237,6 +239,13 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     if (!job->reservation.empty()) {
       auto it = resv_index.find(job->reservation);
       pending.resv = it == resv_index.end() ? kResvGone : it->second;
+    } else if (inputs.reservations != nullptr) {
+      for (const auto& [name, index] : resv_index) {
+        const AdvanceReservation& resv = inputs.reservations->at(name);
+        if (resv.HasFlag(kResvMagnetic) && MayUseReservation(resv, job->user_name, job->account)) {
+          pending.magnetic.push_back(index);
+        }
+      }
     }
     pending.id = job->id;
     pending.user = users.Get(job->user_name);
@@ -304,6 +313,7 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
     placement.mem_mb = start.mem_mb;
     placement.tasks.assign(start.tasks.begin(), start.tasks.end());
     placement.backfilled = start.backfilled;
+    if (start.magnetic >= 0) placement.reservation = snapshot.view.resvs[start.magnetic].name;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());

@@ -59,6 +59,8 @@ struct CtldSchedulerInputs {
   // scontrol's advance reservations (null: none); their windows from `now`
   // on become ClusterView::resvs, and a job's --reservation its index there.
   const ResvTable* reservations = nullptr;
+  // Local time for their repeats; outlives the inputs.
+  const ResvCalendar* resv_calendar = &UtcResvCalendar();
   // Running jobs already being stopped (cancelled, preempted: final_state is
   // not COMPLETED) are expected to end at `now`, so backfill plans the space
   // they free for the jobs waiting on it (a preemptor) instead of handing it out.

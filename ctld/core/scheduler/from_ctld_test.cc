@@ -162,5 +162,32 @@ TEST(DescribeWaitReason, UsesSlurmsWordsForUnavailableNodes) {
   EXPECT_EQ(text.description, "");
 }
 
+TEST(FromCtld, MagneticReservationTakesTheJobsItsUsersSubmit) {
+  CtldSchedulerInputs inputs = Inputs();
+  inputs.now = 1000;
+  ResvTable reservations;
+  AdvanceReservation mag;
+  mag.name = "mag";
+  mag.start = 900;
+  mag.end = 5000;
+  mag.nodes = {"g2"};
+  mag.users = {"alice"};
+  mag.flags = kResvMagnetic | kResvSpecNodes;
+  reservations["mag"] = mag;
+  inputs.reservations = &reservations;
+  Job alice = MakeJob(1, "alice", 1);
+  alice.request.nodelist = {"g2"};
+  Job bob = MakeJob(2, "bob", 1);
+  bob.request.nodelist = {"g2"};
+  inputs.pending = {&alice, &bob};
+  const ScheduleResult result = ScheduleForCtld(inputs, SchedulerOptions(), inputs.now);
+  ASSERT_EQ(result.placements.size(), 1u);
+  EXPECT_EQ(result.placements[0].job_id, 1u);
+  EXPECT_EQ(result.placements[0].reservation, "mag");
+  // Without MAGNETIC alice's job keeps off too.
+  reservations["mag"].flags = kResvSpecNodes;
+  EXPECT_TRUE(ScheduleForCtld(inputs, SchedulerOptions(), inputs.now).placements.empty());
+}
+
 }  // namespace
 }  // namespace skiff::ctld

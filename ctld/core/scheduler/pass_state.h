@@ -310,13 +310,14 @@ class State {
 
   // What node n leaves of `room` to a job running [start, end), given the
   // advance reservations: nothing where one holds the node whole for part of
-  // that time (unless it is the job's own), fewer GPUs where one holds some;
-  // and, for a job in a reservation (not FLEX), nothing off its nodes.
+  // that time (unless the job may pass it: PassesBlock), fewer GPUs where
+  // one holds some; and, for a job in a reservation (not FLEX), nothing off
+  // its nodes.
   Amount ResvRoom(int32_t n, const PendingJob& job, Amount room, int64_t start, int64_t end) const {
     if (!HasResvs()) return room;
     if (job.resv >= 0 && !view_.resvs[job.resv].flex && !InResv(job.resv, n)) return Amount{};
     for (const Block& b : blocks_[n]) {
-      if (b.resv == job.resv || !(b.start < end && start < b.end)) continue;
+      if (PassesBlock(job, b) || !(b.start < end && start < b.end)) continue;
       if (b.gpus == 0) return Amount{};
       room.gpus = std::max<int64_t>(0, room.gpus - b.gpus);
     }
@@ -328,7 +329,7 @@ class State {
   bool MaintBlocks(const PendingJob& job, int64_t end) const {
     for (int32_t n : view_.partitions[job.partition].nodes) {
       for (const Block& b : blocks_[n]) {
-        if (b.maint && b.resv != job.resv && b.start < end && now_ < b.end) return true;
+        if (b.maint && !PassesBlock(job, b) && b.start < end && now_ < b.end) return true;
       }
     }
     return false;
@@ -351,7 +352,7 @@ class State {
       const int64_t end =
           job.time_limit == kNoLimit || t > kNever - job.time_limit ? kNever : t + job.time_limit;
       for (const Block& b : blocks_[n]) {
-        if (b.resv == job.resv) continue;
+        if (PassesBlock(job, b)) continue;
         // A GPU reservation is in the way only of a job that could not fit
         // beside it on the node (what else runs there the releases model).
         if (b.gpus != 0 && !job.exclusive &&
@@ -700,6 +701,17 @@ class State {
   };
 
   bool InResv(int32_t resv, int32_t n) const { return Contains(view_.resvs[resv].nodes, n); }
+
+  // Whether a job may use what reservation window `b` holds: its own
+  // reservation's; for a job in a MAINT reservation any other's, and for one
+  // in an OVERLAP reservation any other's but a MAINT one's (Slurm's
+  // job_test_resv: two OVERLAP reservations on a node both run their jobs).
+  bool PassesBlock(const PendingJob& job, const Block& b) const {
+    if (b.resv == job.resv) return true;
+    if (job.resv < 0) return false;
+    const SchedResv& own = view_.resvs[job.resv];
+    return own.maint || (own.overlap && !b.maint);
+  }
 
   // Whether one of the job's reservation's windows is open at `t`.
   bool OwnWindowOpen(const PendingJob& job, int64_t t) const {

@@ -106,6 +106,24 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
     if (reason == WaitReason::kNone) {
       ++result.tested;
       const int64_t end = state.EndOf(job);
+      // MAGNETIC reservations the job may use come first, as if it had asked
+      // for each (Slurm queues it once per such reservation, then alone).
+      bool started = false;
+      for (int32_t m : job.magnetic) {
+        PendingJob in = job;
+        in.resv = m;
+        if (state.Precheck(in) != WaitReason::kNone) continue;  // its window is not open
+        if (state.Place(
+                in, [&](int32_t n) { return state.ResvRoom(n, in, state.FreeNow(n), now, end); },
+                &takes)) {
+          JobStart start = state.Start(index, in, takes, /*backfilled=*/false);
+          start.magnetic = m;
+          result.starts.push_back(std::move(start));
+          started = true;
+          break;
+        }
+      }
+      if (started) continue;
       if (state.Place(
               job, [&](int32_t n) { return state.ResvRoom(n, job, state.FreeNow(n), now, end); },
               &takes)) {

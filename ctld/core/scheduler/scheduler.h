@@ -78,6 +78,9 @@ struct JobStart {
   bool exclusive = false;
   bool backfilled = false;
   int64_t expected_end = kNever;
+  // The MAGNETIC reservation (index into ClusterView::resvs) the job was
+  // placed in; kNone = none, or the one it asked for.
+  int32_t magnetic = kNone;
 };
 
 struct Reservation {

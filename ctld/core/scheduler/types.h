@@ -165,6 +165,9 @@ struct SchedResv {
   std::vector<Window> windows;  // the current or next ones, by start, none ended
   bool maint = false;           // Flags=MAINT: "ReqNodeNotAvail, Reserved for maintenance"
   bool flex = false;            // Flags=FLEX: its jobs may start early and use other nodes
+  // Flags=OVERLAP: its jobs may use its nodes while other reservations (but
+  // MAINT ones) hold them too, as Slurm's job_test_resv lets them.
+  bool overlap = false;
 };
 
 // PendingJob::resv of a job whose reservation is gone (deleted, or ended).
@@ -232,6 +235,10 @@ struct PendingJob {
   // --reservation: index into ClusterView::resvs; kNone = none, kResvGone =
   // named one that no longer exists.
   int32_t resv = kNone;
+  // Without --reservation: the MAGNETIC reservations (indices into
+  // ClusterView::resvs) the job may use, by name; the main pass tries each
+  // before placing it outside them (backfill does not).
+  std::vector<int32_t> magnetic;
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).
