@@ -75,6 +75,7 @@ enum Column {
   kAveRss,
   // Fields Skiff keeps no data for: blank, as Slurm prints them without a
   // gathering plugin (jobacct_gather/none).
+  kTresUsageInTot,
   kNoData,
   kAssocId,
   kConsumedEnergy,
@@ -194,7 +195,7 @@ constexpr Known kKnown[] = {
     {"TRESUsageInMin", 14, kNoData},
     {"TRESUsageInMinNode", 18, kNoData},
     {"TRESUsageInMinTask", 18, kNoData},
-    {"TRESUsageInTot", 14, kNoData},
+    {"TRESUsageInTot", 14, kTresUsageInTot},
     {"TRESUsageOutAve", 15, kNoData},
     {"TRESUsageOutMax", 15, kNoData},
     {"TRESUsageOutMaxNode", 19, kNoData},
@@ -428,6 +429,16 @@ std::string Value(const Row& row, Column column, int64_t now, int units) {
       return step && step->has_usage() ? absl::StrCat(step->max_rss_task()) : "";
     case kAveRss:
       return step && step->has_usage() ? ConvertNumUnit(step->ave_rss_kb() * 1024.0, 0, units) : "";
+    case kTresUsageInTot: {
+      // What Skiff measures of a step's tasks: their CPU time and their
+      // memory summed (average x tasks). Slurm's other input TRES (energy,
+      // fs/disk, pages, vmem) are not measured, so not printed.
+      if (!step || !step->has_usage()) return "";
+      const int64_t tasks = std::max(1, step->ntasks());
+      return absl::StrCat(
+          "cpu=", CpuTime(step->user_cpu_usec() + step->system_cpu_usec()), ",mem=",
+          ConvertNumUnit(static_cast<double>(step->ave_rss_kb()) * 1024.0 * tasks, 0, units));
+    }
     case kNoData:
       return "";
     case kAssocId:

@@ -302,6 +302,11 @@ TEST_F(SacctTest, StepUsageAsSlurmPrintsIt) {
             "9.batch|00:01.234|00:01.234|00:00:00|2016K|n1|0|1.50M\n"
             "9.0|01:01:01|01:00:00|00:01:01|2M|n2|3|2M\n"
             "9.1|||||||\n");
+  // TRESUsageInTot: what is measured, the tasks' CPU time and memory summed
+  // (4 tasks of 2 MB on average: 8 MB).
+  step->set_ntasks(4);
+  EXPECT_EQ(FormatSacct(reply, *ParseSacctFormat("JobID,TRESUsageInTot"), layout),
+            "9|\n9.batch|cpu=00:01.234,mem=1.50M\n9.0|cpu=01:01:01,mem=8M\n9.1|\n");
 }
 
 TEST(SacctTresArray, SlurmsJsonTresList) {

@@ -120,6 +120,7 @@ enum class Setting {
   kGrpTresRunMins,
   kMaxTresRunMinsPerUser,
   kMaxTresMinsPerJob,
+  kGrpTresMins,
   kMaxWall,
   kPreemptMode,
   kPreempt,
@@ -149,7 +150,7 @@ constexpr SettingKey kSettingKeys[] = {
     {"GrpNodes", 4, Setting::kUnsupported},
     {"GrpSubmitJobs", 4, Setting::kUnsupported},
     {"GrpTRES", 7, Setting::kUnsupported},
-    {"GrpTRESMins", 8, Setting::kUnsupported},
+    {"GrpTRESMins", 8, Setting::kGrpTresMins},
     {"GrpTRESRunMins", 8, Setting::kGrpTresRunMins},
     {"GrpWall", 4, Setting::kUnsupported},
     {"LimitFactor", 6, Setting::kUnsupported},
@@ -207,7 +208,7 @@ constexpr char kSupportedKeys[] =
     "Description, Priority, GraceTime, MaxTRESPerUser, MaxTRESPerJob, MaxCPUsPerJob, "
     "MaxCPUsPerUser, MaxNodesPerJob, MaxNodesPerUser, MaxJobsPerUser, MaxSubmitJobsPerUser, "
     "MaxWall, Preempt, PreemptMode, UsageFactor, GrpTRESRunMins, MaxTRESRunMinsPerUser, "
-    "MaxTRESMinsPerJob";
+    "MaxTRESMinsPerJob, GrpTRESMins";
 
 absl::Status BadValue(const Word& w, std::string_view expected) {
   return Invalid(
@@ -286,7 +287,8 @@ absl::Status ApplySetting(const SettingKey& key, const Word& w, v1::QosChanges* 
     case Setting::kMaxTresPerUser:
     case Setting::kGrpTresRunMins:
     case Setting::kMaxTresRunMinsPerUser:
-    case Setting::kMaxTresMinsPerJob: {
+    case Setting::kMaxTresMinsPerJob:
+    case Setting::kGrpTresMins: {
       absl::StatusOr<TresLimits> limits = ParseTres(StripQuotes(w.value));
       if (!limits.ok()) {
         return Invalid(absl::StrCat(w.key, ": ", std::string(limits.status().message())));
@@ -298,6 +300,7 @@ absl::Status ApplySetting(const SettingKey& key, const Word& w, v1::QosChanges* 
         target = c->mutable_max_tres_run_mins_per_user();
       }
       if (key.setting == Setting::kMaxTresMinsPerJob) target = c->mutable_max_tres_mins_per_job();
+      if (key.setting == Setting::kGrpTresMins) target = c->mutable_grp_tres_mins();
       MergeTres(*limits, target);
       return absl::OkStatus();
     }
@@ -477,6 +480,7 @@ enum class Column {
   kGrpTresRunMins,
   kMaxTresRunMinsPerUser,
   kMaxTresMinsPerJob,
+  kGrpTresMins,
   kMaxCpusPerJob,
   kMaxCpusPerUser,
   kMaxNodesPerJob,
@@ -508,7 +512,7 @@ constexpr FieldSpec kFields[] = {
     {"GrpCPUMins", 7, "GrpCPUMins", 11, Column::kBlank, Kind::kNumber},
     {"GrpCPURunMins", 7, "GrpCPURunMins", 13, Column::kBlank, Kind::kNumber},
     {"GrpTRES", 7, "GrpTRES", 13, Column::kBlank, Kind::kString},
-    {"GrpTRESMins", 7, "GrpTRESMins", 13, Column::kBlank, Kind::kString},
+    {"GrpTRESMins", 7, "GrpTRESMins", 13, Column::kGrpTresMins, Kind::kString},
     {"GrpTRESRunMins", 7, "GrpTRESRunMins", 13, Column::kGrpTresRunMins, Kind::kString},
     {"GrpJobs", 4, "GrpJobs", 7, Column::kBlank, Kind::kNumber},
     {"GrpJobsAccrue", 8, "GrpJobsAccrue", 13, Column::kBlank, Kind::kNumber},
@@ -641,6 +645,8 @@ std::optional<std::string> Value(const v1::QosInfo& qos, Column column) {
       return non_empty(TresText(qos.max_tres_run_mins_per_user()));
     case Column::kMaxTresMinsPerJob:
       return non_empty(TresText(qos.max_tres_mins_per_job()));
+    case Column::kGrpTresMins:
+      return non_empty(TresText(qos.grp_tres_mins()));
     case Column::kMaxCpusPerJob:
       return qos.max_tres_per_job().has_cpu() ? Count(qos.max_tres_per_job().cpu()) : std::nullopt;
     case Column::kMaxCpusPerUser:

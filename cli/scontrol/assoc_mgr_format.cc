@@ -63,6 +63,19 @@ std::string TresLine(const char* name, const TresLimits& limits, const TresUsed*
   return out;
 }
 
+// A bank balance (TRES-minutes) as TRES-seconds, for lines shown per minute;
+// billing too.
+TresUsed BudgetSeconds(const v1::BudgetMinutes& minutes) {
+  auto seconds = [](double m) { return static_cast<uint64_t>(std::max(0.0, m * 60)); };
+  TresUsed used{};
+  used[0] = seconds(minutes.cpu());
+  used[1] = seconds(minutes.mem());
+  used[3] = seconds(minutes.node());
+  used[kBilling] = seconds(minutes.billing());
+  used[8] = seconds(minutes.gpu());
+  return used;
+}
+
 // "N(used)" or "limit(used)".
 std::string Grp(std::optional<int64_t> limit, int64_t used) {
   return absl::StrCat(limit && *limit >= 0 ? absl::StrCat(*limit) : "N", "(", used, ")");
@@ -310,13 +323,8 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
           assoc.user().empty() ? assoc.account() : absl::StrCat(assoc.account(), "|", assoc.user());
       if (auto it = accounts.used_budget_mins().find(bank_key);
           it != accounts.used_budget_mins().end()) {
-        auto seconds = [](double minutes) {
-          return static_cast<uint64_t>(std::max(0.0, minutes * 60));
-        };
-        usage[0] = seconds(it->second.cpu());
-        usage[1] = seconds(it->second.mem());
-        usage[3] = seconds(it->second.node());
-        usage[8] = seconds(it->second.gpu());
+        const TresUsed charged = BudgetSeconds(it->second);
+        for (size_t t : {0, 1, 3, 8}) usage[t] = charged[t];
       }
       absl::StrAppend(&lines, TresLine("GrpTRESMins", grp_mins, &usage, 60), nl);
       const TresUsed run_secs = UsedOf(in_use.running_tres_secs());
@@ -357,10 +365,15 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
       absl::StrAppend(&lines, "GrpJobs=N(", in_use.running_jobs(), ") GrpJobsAccrue=N(0) ",
                       "GrpSubmitJobs=N(", in_use.submitted_jobs(), ") GrpWall=N(0.00)", nl);
       const TresUsed running = UsedOf(in_use.running_tres());
-      const TresUsed none{};
+      // What the QOS's ended runs used (the bank's "qos=NAME"; minutes, shown / 60).
+      TresUsed qos_used{};
+      if (auto it = accounts.used_budget_mins().find(absl::StrCat("qos=", q.name()));
+          it != accounts.used_budget_mins().end()) {
+        qos_used = BudgetSeconds(it->second);
+      }
       const TresUsed run_secs = UsedOf(in_use.running_tres_secs());
       absl::StrAppend(&lines, TresLine("GrpTRES", TresLimits{}, &running), nl,
-                      TresLine("GrpTRESMins", TresLimits{}, &none, 60), nl,
+                      TresLine("GrpTRESMins", LimitsOf(q.grp_tres_mins()), &qos_used, 60), nl,
                       TresLine("GrpTRESRunMins", LimitsOf(q.grp_tres_run_mins()), &run_secs, 60),
                       nl);
       absl::StrAppend(&lines,

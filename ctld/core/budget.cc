@@ -37,6 +37,8 @@ const char* MinutesLimitReason(MinutesLimit limit, BudgetTres tres) {
        "MaxNodeRunMinsPerUser", "MaxGRESRunMinsPerUser"},
       {"QOSMaxBillingMinutesPerJob", "QOSMaxCpuMinutesPerJobLimit", "QOSMaxMemoryMinutesPerJob",
        "QOSMaxNodeMinutesPerJob", "QOSMaxGRESMinutesPerJob"},
+      {"QOSGrpBillingMinutes", "QOSGrpCPUMinutesLimit", "QOSGrpMemoryMinutes", "QOSGrpNodeMinutes",
+       "QOSGrpGRESMinutes"},
   };
   return kReasons[static_cast<int>(limit)][static_cast<int>(tres)];
 }

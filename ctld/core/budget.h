@@ -37,6 +37,7 @@ enum class MinutesLimit {
   kQosGrpRunMins,         // GrpTRESRunMins on a QOS (all its running jobs)
   kQosMaxRunMinsPerUser,  // MaxTRESRunMinsPerUser (MaxTRESRunMinsPU) on a QOS
   kQosMaxMinsPerJob,      // MaxTRESMinsPerJob (MaxTRESMins) on a QOS
+  kQosGrpMins,            // GrpTRESMins on a QOS (what its jobs used and may use)
 };
 // Slurm's reason for a job held by `limit` in `tres` ("AssocGrpGRESRunMinutes",
 // "QOSGrpCPURunMinutesLimit", "MaxGRESRunMinsPerUser", "QOSMaxGRESMinutesPerJob", ...).

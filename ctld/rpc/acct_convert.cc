@@ -327,6 +327,9 @@ v1::QosInfo QosToProto(const QosDefinition& qos) {
   if (qos.max_tres_mins_per_job != TresSpec{}) {
     *out.mutable_max_tres_mins_per_job() = TresToProto(qos.max_tres_mins_per_job);
   }
+  if (qos.grp_tres_mins != TresSpec{}) {
+    *out.mutable_grp_tres_mins() = TresToProto(qos.grp_tres_mins);
+  }
   out.set_max_jobs_per_user(qos.max_jobs_per_user);
   out.set_max_submit_jobs_per_user(qos.max_submit_jobs_per_user);
   out.set_max_wall(qos.max_wall);
@@ -348,6 +351,7 @@ QosDefinition QosFromProto(const v1::QosInfo& info) {
   out.grp_tres_run_mins = TresFromProto(info.grp_tres_run_mins());
   out.max_tres_run_mins_per_user = TresFromProto(info.max_tres_run_mins_per_user());
   out.max_tres_mins_per_job = TresFromProto(info.max_tres_mins_per_job());
+  out.grp_tres_mins = TresFromProto(info.grp_tres_mins());
   out.max_jobs_per_user = info.max_jobs_per_user();
   out.max_submit_jobs_per_user = info.max_submit_jobs_per_user();
   out.max_wall = info.max_wall();
@@ -384,6 +388,7 @@ QosUpdate QosUpdateFromProto(const v1::UpdateQosRequest& request) {
   changes.grp_tres_run_mins = TresFromProto(c.grp_tres_run_mins());
   changes.max_tres_run_mins_per_user = TresFromProto(c.max_tres_run_mins_per_user());
   changes.max_tres_mins_per_job = TresFromProto(c.max_tres_mins_per_job());
+  changes.grp_tres_mins = TresFromProto(c.grp_tres_mins());
   if (c.has_max_jobs_per_user()) changes.max_jobs_per_user = c.max_jobs_per_user();
   if (c.has_max_submit_jobs_per_user()) {
     changes.max_submit_jobs_per_user = c.max_submit_jobs_per_user();

@@ -255,6 +255,7 @@ v1::QosInfo FullQosInfo() {
   info.mutable_grp_tres_run_mins()->set_gpu(600);
   info.mutable_max_tres_run_mins_per_user()->set_gpu(240);
   info.mutable_max_tres_mins_per_job()->set_cpu(-1);
+  info.mutable_grp_tres_mins()->set_gpu(6000);
   return info;
 }
 
@@ -278,6 +279,7 @@ TEST(AcctConvert, QosRoundTripsFieldForField) {
   EXPECT_EQ(qos.max_tres_run_mins_per_user,
             (TresSpec{std::nullopt, std::nullopt, std::nullopt, 240}));
   EXPECT_EQ(qos.max_tres_mins_per_job, (TresSpec{-1, std::nullopt, std::nullopt, std::nullopt}));
+  EXPECT_EQ(qos.grp_tres_mins, (TresSpec{std::nullopt, std::nullopt, std::nullopt, 6000}));
   EXPECT_EQ(QosToProto(qos).SerializeAsString(), info.SerializeAsString());
   EXPECT_EQ(QosFromProto(QosToProto(QosWithDefaults("normal"))), QosWithDefaults("normal"));
   // Both TRES lists are always sent, as every stored QOS has them.
@@ -311,6 +313,7 @@ TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
   c->mutable_grp_tres_run_mins()->set_gpu(100);
   c->mutable_max_tres_run_mins_per_user()->set_node(-1);
   c->mutable_max_tres_mins_per_job()->set_mem_mb(5);
+  c->mutable_grp_tres_mins()->set_node(7);
   QosUpdate update = QosUpdateFromProto(request);
   EXPECT_EQ(update.op, QosOp::kModify);
   EXPECT_EQ(update.names, (std::vector<std::string>{"a", "B"}));
@@ -334,6 +337,7 @@ TEST(AcctConvert, QosUpdateKeepsWhatIsUnsetUnset) {
             (TresSpec{std::nullopt, std::nullopt, -1, std::nullopt}));
   EXPECT_EQ(update.changes.max_tres_mins_per_job,
             (TresSpec{std::nullopt, 5, std::nullopt, std::nullopt}));
+  EXPECT_EQ(update.changes.grp_tres_mins, (TresSpec{std::nullopt, std::nullopt, 7, std::nullopt}));
 
   v1::UpdateQosRequest bare;
   bare.set_op(v1::UpdateQosRequest::ADD);
@@ -640,8 +644,8 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   // The conversions above copy these many fields: a field added to one of
   // these messages fails here until its struct and conversion carry it.
   EXPECT_EQ(v1::Tres::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 16);
-  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 15);
+  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 17);
+  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 16);
   EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
   EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
   EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);

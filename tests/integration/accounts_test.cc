@@ -501,10 +501,10 @@ TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
   cluster_->Run("scancel -u " + std::string(kAlice));
 }
 
-// Issue 34: GrpTRESRunMins on an account and MaxTRESRunMinsPerUser on a QOS
-// (Slurm 24.05's run-minute limits): what running jobs hold times what is
-// left of their time limits, plus a new job's whole limit, must fit; a job
-// that does not waits with Slurm's reason and starts when room is freed.
+// Issue 34: GrpTRESRunMins on an account, MaxTRESRunMinsPerUser and
+// GrpTRESMins on a QOS (Slurm 24.05's run-minute limits, and a QOS budget): what running jobs hold
+// times what is left of their time limits, plus a new job's whole limit, must fit; a job that does
+// not waits with Slurm's reason and starts when room is freed.
 TEST_F(BankTest, RunMinuteLimitsHoldGpuJobsUntilRunningOnesFreeRoom) {
   StartCluster("associations,limits,qos", "", /*gpu_nodes=*/2);
   auto ok = [&](const std::string& command) {
@@ -549,6 +549,13 @@ TEST_F(BankTest, RunMinuteLimitsHoldGpuJobsUntilRunningOnesFreeRoom) {
   const std::string in_qos = submit("--qos=gpuq -t 20");
   EXPECT_TRUE(Eventually(60, [&] {
     return absl::StrContains(state(in_qos), "Reason=MaxGRESRunMinsPerUser");
+  })) << state(in_qos);
+  // A GPU-minutes budget on the QOS instead: the job's most is over it.
+  ok("sacctmgr -i modify qos gpuq set MaxTRESRunMinsPU=gres/gpu=-1 GrpTRESMins=gres/gpu=5");
+  EXPECT_EQ(ok("sacctmgr -n -P show qos gpuq format=Name,GrpTRESMins,MaxTRESRunMinsPU"),
+            "gpuq|gres/gpu=5|\n");
+  EXPECT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(state(in_qos), "Reason=QOSGrpGRESMinutes");
   })) << state(in_qos);
   ok(absl::StrCat("scancel ", in_qos));
 }

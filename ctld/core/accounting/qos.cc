@@ -63,6 +63,9 @@ absl::Status ApplyChanges(const QosChanges& c, const QosTable& table,
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = MergeTres("GrpTRESMins", c.grp_tres_mins, &q->grp_tres_mins); !s.ok()) {
+    return s;
+  }
   auto limit = [](const char* field, int64_t value, int64_t* out) -> absl::Status {
     if (value < kNoLimit) return Invalid(absl::StrCat(field, ": must be -1 (none) or more"));
     *out = value;
@@ -137,7 +140,7 @@ bool operator==(const QosDefinition& a, const QosDefinition& b) {
          a.max_tres_per_user == b.max_tres_per_user && a.max_tres_per_job == b.max_tres_per_job &&
          a.grp_tres_run_mins == b.grp_tres_run_mins &&
          a.max_tres_run_mins_per_user == b.max_tres_run_mins_per_user &&
-         a.max_tres_mins_per_job == b.max_tres_mins_per_job &&
+         a.max_tres_mins_per_job == b.max_tres_mins_per_job && a.grp_tres_mins == b.grp_tres_mins &&
          a.max_jobs_per_user == b.max_jobs_per_user &&
          a.max_submit_jobs_per_user == b.max_submit_jobs_per_user && a.max_wall == b.max_wall &&
          a.preempt == b.preempt && a.preempt_mode == b.preempt_mode &&
@@ -282,6 +285,7 @@ Qos ToSchedQos(const QosDefinition& qos) {
   q.grp_tres_run_mins = minutes(qos.grp_tres_run_mins);
   q.max_tres_run_mins_per_user = minutes(qos.max_tres_run_mins_per_user);
   q.max_tres_mins_per_job = minutes(qos.max_tres_mins_per_job);
+  q.grp_tres_mins = minutes(qos.grp_tres_mins);
   q.max_jobs_per_user = qos.max_jobs_per_user;
   q.max_submit_jobs_per_user = qos.max_submit_jobs_per_user;
   q.max_wall = qos.max_wall;

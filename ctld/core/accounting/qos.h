@@ -34,6 +34,7 @@ struct QosDefinition {
   TresSpec grp_tres_run_mins;
   TresSpec max_tres_run_mins_per_user;
   TresSpec max_tres_mins_per_job;
+  TresSpec grp_tres_mins;                       // GrpTRESMins: a budget over the QOS's jobs
   int64_t max_jobs_per_user = kNoLimit;         // MaxJobsPerUser
   int64_t max_submit_jobs_per_user = kNoLimit;  // MaxSubmitJobsPerUser
   int64_t max_wall = kNoLimit;                  // MaxWall, seconds
@@ -70,6 +71,7 @@ struct QosChanges {
   TresSpec grp_tres_run_mins;
   TresSpec max_tres_run_mins_per_user;
   TresSpec max_tres_mins_per_job;
+  TresSpec grp_tres_mins;
   std::optional<int64_t> max_jobs_per_user;
   std::optional<int64_t> max_submit_jobs_per_user;
   std::optional<int64_t> max_wall;

@@ -596,5 +596,35 @@ TEST_F(LifecycleTest, AUsersOwnGpuBudgetHoldsOnlyTheirJobs) {
       << second.status();
 }
 
+// GrpTRESMins on a QOS: with `safe`, a job that could overdraw the QOS's
+// budget is refused at submit with the QOS's reason; what runs is charged to
+// the QOS's balance too.
+TEST_F(LifecycleTest, AQosGpuBudgetIsNeverOverdrawn) {
+  for (NodeConfig& node : config_.nodes) node.gres = {GresCount{"gpu", "", 2}};
+  config_.kill_wait = 0;
+  Reset();
+  core_->SetAccountPolicyForTest(AliceInLab("associations,limits,qos,safe"));
+  Qos normal;
+  normal.name = "normal";
+  normal.grp_tres_mins.gpu = 25;
+  core_->SetQosViewForTest({normal});
+  SubmitRequest job = Request();
+  job.qos = "normal";
+  job.gres = {"gpu:2"};
+  job.time_limit = 600;  // 20 GPU-minutes at most
+  const uint64_t id = Submit(job);
+  const absl::StatusOr<Admitted> second = core_->Admit(job, now_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find(
+                "QOSGrpGRESMinutes: QOS normal has 5.0 of 25.0 GPU-minutes left"),
+            std::string::npos)
+      << second.status();
+  // Run 3 minutes: the QOS is charged 6 GPU-minutes.
+  Drive(Schedule());
+  Drive(
+      Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, now_ + 180)));
+  EXPECT_DOUBLE_EQ(core_->Balances().at("qos=normal").used.gpu, 6);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

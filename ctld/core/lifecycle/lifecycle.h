@@ -162,6 +162,9 @@ class Lifecycle {
   // The balances whose GrpTRESMins a job counts against: its own
   // association's ("account|user") and its accounts' up to root, where set.
   std::vector<std::string> BudgetKeys(const Job& job) const;
+  // The QOS whose limits and budgets a job counts against: its own and its
+  // partition's QOS.
+  std::vector<std::string> QosOf(const std::string& qos, const std::string& partition) const;
   // One line for a submission of `count` such jobs whose most would take more
   // than SchedulerParameters=budget_warn_percent (default 50) of what a
   // budget above it has left: "this job may use up to 16.0 GPU-hours; account

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,10 +23,16 @@ constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
 std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.user_name); }
 
+// A QOS's balance in the bank: "qos=NAME" (no account name holds '=').
+constexpr char kQosBankPrefix[] = "qos=";
+std::string QosBankKey(const std::string& qos) { return absl::StrCat(kQosBankPrefix, qos); }
+bool IsQosBankKey(const std::string& key) { return absl::StartsWith(key, kQosBankPrefix); }
+
 std::string Units(double value) { return absl::StrFormat("%.1f", value); }
 
 // Who a balance key's budget is: "account lab" or "user alice in account lab".
 std::string BudgetHolder(const std::string& key) {
+  if (IsQosBankKey(key)) return absl::StrCat("QOS ", key.substr(sizeof(kQosBankPrefix) - 1));
   const size_t bar = key.find('|');
   if (bar == std::string::npos) return absl::StrCat("account ", key);
   return absl::StrCat("user ", key.substr(bar + 1), " in account ", key.substr(0, bar));
@@ -133,25 +140,47 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   const double billing = JobBilling(job);
   AccrueUsage(job, billing * static_cast<double>(seconds), now, effects);
   const TresMinutes cost = JobMinutes(job, seconds);
-  if (job.account.empty() || cost.IsZero()) return;
-  const std::string key = BankKey(job);
-  TresMinutes& used = state_.MutBankUsed(key);
-  used += cost;
-  effects.records.push_back(BankChange{key, used});
+  if (cost.IsZero()) return;
+  std::vector<std::string> keys;
+  if (!job.account.empty()) keys.push_back(BankKey(job));
+  for (const std::string& qos : QosOf(job.qos, job.request.partition))
+    keys.push_back(QosBankKey(qos));
+  for (const std::string& key : keys) {
+    TresMinutes& used = state_.MutBankUsed(key);
+    used += cost;
+    effects.records.push_back(BankChange{key, used});
+  }
+}
+
+std::vector<std::string> Lifecycle::QosOf(const std::string& qos,
+                                          const std::string& partition) const {
+  std::vector<std::string> out;
+  if (!qos.empty()) out.push_back(qos);
+  if (const PartitionConfig* p = config_->FindPartition(partition);
+      p != nullptr && !p->qos.empty() && p->qos != qos) {
+    out.push_back(p->qos);
+  }
+  return out;
 }
 
 std::vector<std::string> Lifecycle::BudgetKeys(const Job& job) const {
   std::vector<std::string> keys;
-  if (job.account.empty()) return keys;
-  if (const UserAssoc* own =
-          account_policy_.Find(job.user_name, job.account, job.request.partition);
-      own != nullptr && NamesAnyTres(own->grp_tres_mins)) {
-    keys.push_back(BankKey(job));
+  if (!job.account.empty()) {
+    if (const UserAssoc* own =
+            account_policy_.Find(job.user_name, job.account, job.request.partition);
+        own != nullptr && NamesAnyTres(own->grp_tres_mins)) {
+      keys.push_back(BankKey(job));
+    }
+    for (const std::string& account : account_policy_.Lineage(job.account)) {
+      auto policy = account_policy_.accounts.find(account);
+      if (policy != account_policy_.accounts.end() && NamesAnyTres(policy->second.grp_tres_mins)) {
+        keys.push_back(account);
+      }
+    }
   }
-  for (const std::string& account : account_policy_.Lineage(job.account)) {
-    auto policy = account_policy_.accounts.find(account);
-    if (policy != account_policy_.accounts.end() && NamesAnyTres(policy->second.grp_tres_mins)) {
-      keys.push_back(account);
+  for (const std::string& name : QosOf(job.qos, job.request.partition)) {
+    for (const Qos& qos : qos_) {
+      if (qos.name == name && NamesAnyTres(qos.grp_tres_mins)) keys.push_back(QosBankKey(name));
     }
   }
   return keys;
@@ -179,21 +208,35 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
       out[up].held += held;
     }
   };
+  for (const Qos& qos : qos_) out[QosBankKey(qos.name)].limit = qos.grp_tres_mins;
+  auto add_qos = [&](const std::string& job_qos, const std::string& partition,
+                     const TresMinutes& held) {
+    for (const std::string& qos : QosOf(job_qos, partition)) out[QosBankKey(qos)].held += held;
+  };
   for (const auto& [key, used] : state_.bank_used()) {
+    if (IsQosBankKey(key)) {
+      out[key].used += used;
+      continue;
+    }
     const size_t bar = key.find('|');
     add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, {});
   }
   for (const auto& [id, job] : state_.jobs()) {
-    if (IsFinal(job.state) || job.account.empty() || leaving.count(id) != 0) continue;
+    if (IsFinal(job.state) || leaving.count(id) != 0) continue;
     // Running jobs hold their maximum cost; pending ones too when `safe`
     // admitted them against it.
     if (HoldsResources(job.state) ||
         (job.state == JobState::kPending && account_policy_.enforce.safe)) {
-      add(job.account, job.user_name, {}, MaxCost(job));
+      const TresMinutes most = MaxCost(job);
+      if (!job.account.empty()) add(job.account, job.user_name, {}, most);
+      add_qos(job.qos, job.request.partition, most);
     }
   }
   // Admissions not yet inserted hold too.
-  for (const auto& [first, r] : state_.reservations()) add(r.account, r.user_name, {}, r.cost);
+  for (const auto& [first, r] : state_.reservations()) {
+    if (!r.account.empty()) add(r.account, r.user_name, {}, r.cost);
+    add_qos(r.qos, r.partition, r.cost);
+  }
   return out;
 }
 
@@ -223,12 +266,21 @@ void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
            account_policy_.users.begin(), account_policy_.users.end(), [](const UserAssoc& user) {
              return NamesAnyTres(user.grp_tres_mins) || NamesAnyTres(user.grp_tres_run_mins);
            }));
-  if (!qos_limited && !assoc_limited) return;
+  const bool qos_budget = std::any_of(qos_.begin(), qos_.end(),
+                                      [](const Qos& q) { return NamesAnyTres(q.grp_tres_mins); });
+  if (!qos_limited && !assoc_limited && !qos_budget) return;
   for (const Job* job : inputs.running) inputs.per_minute[job->id] = JobMinutes(*job, 60);
   for (const Job* job : inputs.pending) inputs.per_minute[job->id] = JobMinutes(*job, 60);
-  if (!assoc_limited) return;
-  // Per account and per "account|user" association.
-  for (const auto& [name, balance] : Balances()) inputs.tres_mins_used[name] = balance.used;
+  if (!assoc_limited && !qos_budget) return;
+  // Per account, per "account|user" association and per QOS.
+  const std::map<std::string, Balance> balances = Balances();
+  for (const auto& [name, balance] : balances) {
+    if (!IsQosBankKey(name)) inputs.tres_mins_used[name] = balance.used;
+  }
+  for (Qos& qos : inputs.qos) {
+    auto balance = balances.find(QosBankKey(qos.name));
+    if (balance != balances.end()) qos.tres_mins_used = balance->second.used;
+  }
   for (const Job* job : inputs.running) inputs.max_cost[job->id] = MaxCost(*job);
   for (const Job* job : inputs.pending) inputs.max_cost[job->id] = MaxCost(*job);
 }
@@ -256,17 +308,26 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
         return absl::InvalidArgumentError(absl::StrCat(
             "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
             "limits): ",
-            AssocGrpMinutesReason(t), ": ", BudgetHolder(key), " has ", Units(std::max(0.0, left)),
-            " of ", Units(b.limit[t]), " ", BudgetUnit(t), " left (used ", Units(b.used[t]),
-            ", held by jobs ", Units(b.held[t]), "); this job may use ",
+            IsQosBankKey(key) ? MinutesLimitReason(MinutesLimit::kQosGrpMins, t)
+                              : AssocGrpMinutesReason(t),
+            ": ", BudgetHolder(key), " has ", Units(std::max(0.0, left)), " of ", Units(b.limit[t]),
+            " ", BudgetUnit(t), " left (used ", Units(b.used[t]), ", held by jobs ",
+            Units(b.held[t]), "); this job may use ",
             std::isinf(cost[t]) ? std::string("unlimited (no time limit)") : Units(cost[t])));
       }
     }
     if (computed) {
       // Every balance above the job holds it, limited or not: a later job
       // may be checked against one of them.
-      balances[BankKey(*job)].held += cost;
-      for (const std::string& up : account_policy_.Lineage(job->account)) balances[up].held += cost;
+      if (!job->account.empty()) {
+        balances[BankKey(*job)].held += cost;
+        for (const std::string& up : account_policy_.Lineage(job->account)) {
+          balances[up].held += cost;
+        }
+      }
+      for (const std::string& qos : QosOf(job->qos, job->request.partition)) {
+        balances[QosBankKey(qos)].held += cost;
+      }
     }
   }
   return absl::OkStatus();

@@ -158,6 +158,7 @@ class State {
         usage_(view.qos.size() * view.users.size()),
         assoc_usage_(view.assocs.size()),
         qos_run_mins_(view.qos.size()),
+        qos_cost_(view.qos.size()),
         blocks_(view.nodes.size()) {
     for (size_t r = 0; r < view.resvs.size(); ++r) {
       const SchedResv& resv = view.resvs[r];
@@ -250,9 +251,14 @@ class State {
       const Usage& usage = known_user ? usage_[UsageIndex(qos[i], job.user)] : none;
       const WaitReason reason = PerUserLimit(view_.qos[qos[i]], usage, job);
       if (reason != WaitReason::kNone) return reason;
-      if (std::optional<BudgetTres> over = OverBudget(view_.qos[qos[i]].grp_tres_run_mins,
-                                                      qos_run_mins_[qos[i]], JobRunMinutes(job))) {
+      const Qos& limits = view_.qos[qos[i]];
+      if (std::optional<BudgetTres> over =
+              OverBudget(limits.grp_tres_run_mins, qos_run_mins_[qos[i]], JobRunMinutes(job))) {
         return MinutesWait(MinutesLimit::kQosGrpRunMins, *over);
+      }
+      if (std::optional<BudgetTres> over = OverBudget(
+              limits.grp_tres_mins, limits.tres_mins_used + qos_cost_[qos[i]], job.max_cost)) {
+        return MinutesWait(MinutesLimit::kQosGrpMins, *over);
       }
     }
     return AssocLimit(view_, assoc_usage_, job);
@@ -780,7 +786,10 @@ class State {
     }
     int32_t qos[2];
     const int count = QosList(view_, job_qos, partition, qos);
-    for (int i = 0; i < count; ++i) qos_run_mins_[qos[i]] += run_mins;
+    for (int i = 0; i < count; ++i) {
+      qos_run_mins_[qos[i]] += run_mins;
+      qos_cost_[qos[i]] += cost;
+    }
     if (user < 0 || static_cast<size_t>(user) >= view_.users.size()) return;
     for (int i = 0; i < count; ++i) {
       Usage& usage = usage_[UsageIndex(qos[i], user)];
@@ -806,6 +815,7 @@ class State {
   std::vector<Usage> usage_;                        // [qos x users + user]
   std::vector<Usage> assoc_usage_;                  // per association, its subtree's
   std::vector<TresMinutes> qos_run_mins_;           // per QOS: its running jobs' run minutes
+  std::vector<TresMinutes> qos_cost_;               // per QOS: its running jobs' max costs
   std::vector<std::vector<Block>> blocks_;          // per node: advance reservations' windows
 };
 

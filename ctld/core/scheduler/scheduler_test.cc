@@ -596,6 +596,24 @@ TEST(QosLimits, TresMinuteLimitsPerJobPerUserAndInAll) {
   EXPECT_NE(StartOf(plan, 6), nullptr);
 }
 
+// GrpTRESMins on a QOS: what its ended runs used plus the most of its
+// running jobs and a new one stays within it, with the QOS's reason.
+TEST(QosLimits, AQosGpuBudgetCountsUsedAndRunningMaxCosts) {
+  ClusterView view = MakeView({MakeNode("n1", 8, 4)});
+  view.qos[0].grp_tres_mins.gpu = 100;
+  view.qos[0].tres_mins_used.gpu = 40;
+  view.running.push_back(MakeRunning(50, 1, {0}, 1, {{0}}, kNow, 1800));
+  view.running.back().max_cost.gpu = 30;  // 70 of 100 taken
+  std::vector<PendingJob> pending;
+  for (uint64_t id = 1; id <= 2; ++id) {
+    pending.push_back(MakeJob(id, 0, 1, 1, 1, 1200));
+    pending.back().max_cost.gpu = 20;
+  }
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_NE(StartOf(plan, 1), nullptr);                        // 90
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "QOSGrpGRESMinutes");  // 110 > 100
+}
+
 TEST(Schedule, DeterministicWhateverTheInputOrder) {
   ClusterView view = MakeView({MakeNode("n1", 8, 4), MakeNode("n2", 8, 4)});
   std::vector<PendingJob> pending;

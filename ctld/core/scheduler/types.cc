@@ -117,6 +117,7 @@ const char* WaitReasonName(WaitReason reason) {
       {WaitReason::kQosGrpBillingRunMinutes, MinutesLimit::kQosGrpRunMins},
       {WaitReason::kQosMaxBillingRunMinsPerUser, MinutesLimit::kQosMaxRunMinsPerUser},
       {WaitReason::kQosMaxBillingMinutesPerJob, MinutesLimit::kQosMaxMinsPerJob},
+      {WaitReason::kQosGrpBillingMinutes, MinutesLimit::kQosGrpMins},
   };
   for (const auto& block : blocks) {
     const int offset = value - static_cast<int>(block.first);
@@ -186,6 +187,9 @@ WaitReason MinutesWait(MinutesLimit limit, BudgetTres tres) {
       break;
     case MinutesLimit::kQosMaxMinsPerJob:
       first = WaitReason::kQosMaxBillingMinutesPerJob;
+      break;
+    case MinutesLimit::kQosGrpMins:
+      first = WaitReason::kQosGrpBillingMinutes;
       break;
   }
   return static_cast<WaitReason>(static_cast<int>(first) + static_cast<int>(tres));

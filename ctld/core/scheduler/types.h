@@ -87,6 +87,10 @@ struct Qos {
   TresMinutes grp_tres_run_mins = kNoBudget;           // of all its running jobs
   TresMinutes max_tres_run_mins_per_user = kNoBudget;  // of each user's running jobs
   TresMinutes max_tres_mins_per_job = kNoBudget;       // held x time limit, per job
+  // GrpTRESMins: what ended runs in the QOS used (tres_mins_used) plus the
+  // most its running jobs and a new one may use stays within it.
+  TresMinutes grp_tres_mins = kNoBudget;
+  TresMinutes tres_mins_used;
   // Preemption (preempt.h), used with PreemptType=preempt/qos:
   std::vector<int32_t> preempt;                      // Preempt=: QOS (indices) this one may preempt
   PreemptMode preempt_mode = PreemptMode::kCluster;  // PreemptMode= of jobs in this QOS
@@ -290,6 +294,8 @@ enum class WaitReason : uint8_t {
   kQosMaxGresRunMinsPerUser = kQosMaxBillingRunMinsPerUser + 4,
   kQosMaxBillingMinutesPerJob,
   kQosMaxGresMinutesPerJob = kQosMaxBillingMinutesPerJob + 4,
+  kQosGrpBillingMinutes,
+  kQosGrpGresMinutes = kQosGrpBillingMinutes + 4,
 };
 // The reason for an association over its GrpTRESMins in `tres`.
 WaitReason AssocGrpMinutes(BudgetTres tres);
