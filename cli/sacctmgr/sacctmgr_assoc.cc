@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/budget_text.h"
 #include "common/time_format.h"
 #include "common/tres.h"
 
@@ -180,6 +181,8 @@ const std::map<std::string, Column>& Columns() {
       {"defaultqos", {"Def QOS", 9}},
       {"defqos", {"Def QOS", 9}},
       {"grptresrunmins", {"GrpTRESRunMins", 13}},
+      // Skiff's: what is left of GrpTRESMins (used and held by jobs taken).
+      {"grptresleft", {"GrpTRESLeft", 13}},
       {"id", {"ID", 6}},
       {"parentname", {"Par Name", 10}},
       {"descr", {"Descr", 20}},
@@ -274,6 +277,7 @@ std::string AssocValue(const std::string& key, const v1::AssocInfo& a,
   if (key == "maxtresmins" || key == "maxtresminsperjob")
     return TresText(l.max_tres_mins_per_job());
   if (key == "grptresrunmins") return TresText(l.grp_tres_run_mins());
+  if (key == "grptresleft") return BudgetText(GrpTresLeftOf(reply, a));
   if (key == "qos") return Effective(reply, a, false);
   if (key == "defaultqos" || key == "defqos") return Effective(reply, a, true);
   if (key == "id") return absl::StrCat(a.id());

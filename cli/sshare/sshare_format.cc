@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/budget_text.h"
 
 namespace skiff::cli {
 namespace {
@@ -106,45 +107,10 @@ std::string Double(double value) { return absl::StrFormat("%f", value); }
 
 // Budget amounts in Slurm's TRES order, whole minutes (what is left: never
 // below 0).
-std::string BudgetText(const std::map<std::string, double>& minutes) {
-  std::string out;
-  for (const char* name : {"cpu", "mem", "node", "billing", "gres/gpu"}) {
-    auto it = minutes.find(name);
-    if (it == minutes.end()) continue;
-    absl::StrAppend(&out, out.empty() ? "" : ",", name, "=",
-                    static_cast<int64_t>(std::floor(std::max(0.0, it->second))));
-  }
-  return out;
-}
-
-// An account's GrpTRESMins by TRES name, and what is left of each.
+// An association's GrpTRESMins by TRES name, and what is left of each.
 void FillBudget(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc, ShareRow& row) {
-  const v1::AssocLimits& l = assoc.limits();
-  if (l.has_grp_billing_mins() && l.grp_billing_mins() >= 0) {
-    row.grp_tres_mins["billing"] = static_cast<double>(l.grp_billing_mins());
-  }
-  const v1::Tres& t = l.grp_tres_mins();
-  if (t.has_cpu() && t.cpu() >= 0) row.grp_tres_mins["cpu"] = static_cast<double>(t.cpu());
-  if (t.has_mem_mb() && t.mem_mb() >= 0) row.grp_tres_mins["mem"] = static_cast<double>(t.mem_mb());
-  if (t.has_node() && t.node() >= 0) row.grp_tres_mins["node"] = static_cast<double>(t.node());
-  if (t.has_gpu() && t.gpu() >= 0) row.grp_tres_mins["gres/gpu"] = static_cast<double>(t.gpu());
-  v1::BudgetMinutes used, held;
-  if (auto it = reply.used_budget_mins().find(assoc.account());
-      it != reply.used_budget_mins().end()) {
-    used = it->second;
-  }
-  if (auto it = reply.held_budget_mins().find(assoc.account());
-      it != reply.held_budget_mins().end()) {
-    held = it->second;
-  }
-  auto taken = [&](const std::string& name) {
-    if (name == "billing") return used.billing() + held.billing();
-    if (name == "cpu") return used.cpu() + held.cpu();
-    if (name == "mem") return used.mem() + held.mem();
-    if (name == "node") return used.node() + held.node();
-    return used.gpu() + held.gpu();
-  };
-  for (const auto& [name, limit] : row.grp_tres_mins) row.grp_tres_left[name] = limit - taken(name);
+  row.grp_tres_mins = GrpTresMinsOf(assoc.limits());
+  row.grp_tres_left = GrpTresLeftOf(reply, assoc);
 }
 
 // Every TRES as Slurm's sshare prints GrpTRESRaw and TRESRunMins (its

@@ -464,6 +464,10 @@ TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
   EXPECT_TRUE(absl::StrContains(
       share, absl::StrCat(" gpulab||gres/gpu=25|gres/gpu=", static_cast<int>(25 - used), "\n")))
       << share;
+  // sacctmgr says the same (Skiff's GrpTRESLeft field).
+  EXPECT_EQ(
+      ok("sacctmgr -n -P show assoc where account=gpulab format=Account,User,GrpTRESLeft"),
+      absl::StrCat("gpulab||gres/gpu=", static_cast<int>(25 - used), "\ngpulab|", kAlice, "|\n"));
   // With the runs charged, another job fits again, quietly.
   const CommandResult again =
       cluster_->RunAs(kAlice, "sbatch --parsable -A gpulab --gres=gpu:1 -t 10 --wrap true");

@@ -1,8 +1,9 @@
 // --mail-type through the real daemons (issue 34, part 3): ctld decides each
 // mail, scriptd runs MailProg with Slurm 22.05's arguments and environment;
-// BEGIN then END, FAIL, TIME_LIMIT_50 and TIME_LIMIT; a kill -9 of ctld while a mail is
-// being sent neither loses it nor sends it twice; skiff-notify posts to the
-// webhook a user registered (a local HTTP listener here) and mails otherwise.
+// BEGIN then END, FAIL, TIME_LIMIT_50 and TIME_LIMIT; a kill -9 of ctld or of
+// scriptd while a mail is being sent neither loses it nor sends it twice;
+// skiff-notify posts to the webhook a user registered (a local HTTP listener
+// here) and mails otherwise.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -225,10 +226,10 @@ TEST_F(MailTest, HalfTheTimeLimitThenTheLimitMailAndTheJobTimesOut) {
   ASSERT_TRUE(Eventually(90, [&] { return HasMails(id, 2); })) << Context(id);
   mails = Mails(id);
   ASSERT_EQ(mails.size(), 2u) << Context(id);
-  EXPECT_TRUE(absl::StartsWith(mails[1], absl::StrCat(id, "|Reached time limit|RUNNING||", User(),
-                                                      "|-s Slurm Job_id=", id,
-                                                      " Name=tljob Reached time limit, "
-                                                      "Run time 00:01:0")))
+  EXPECT_TRUE(absl::StartsWith(
+      mails[1], absl::StrCat(id, "|Reached time limit|RUNNING||", User(), "|-s Slurm Job_id=", id,
+                             " Name=tljob Reached time limit, "
+                             "Run time 00:01:0")))
       << mails[1];
   EXPECT_TRUE(Eventually(60, [&] {
     return absl::StrContains(cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
@@ -272,6 +273,45 @@ TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_TRUE(Eventually(
       30, [&] { return cluster_->Run(absl::StrCat("scontrol show job ", id)).exit_code == 0; }));
+  const std::vector<std::string> mails = Mails(id);
+  ASSERT_EQ(mails.size(), 2u) << Context(id);
+  EXPECT_TRUE(absl::StrContains(mails[0], "|Began|")) << mails[0];
+  EXPECT_TRUE(absl::StrContains(mails[1], "|Ended|COMPLETED|")) << mails[1];
+}
+
+// scriptd killed while MailProg runs a mail: ctld starts a new scriptd and
+// asks again; the mail reaches MailProg's log once, and the job's end once.
+TEST_F(MailTest, AKilledScriptdNeitherLosesNorRepeatsAMail) {
+  const std::string hold = cluster_->dir() + "/mail.hold";
+  const std::string gate = Home() + "/scriptd.gate";
+  ASSERT_EQ(RunShell("touch " + hold).exit_code, 0);
+  const uint64_t id = Submit(absl::StrCat("--mail-type=BEGIN,END -J sdjob --wrap 'while [ ! -e ",
+                                          gate, " ]; do sleep 0.2; done'"));
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(ReadFile(cluster_->dir() + "/log/mail.started"),
+                             absl::StrCat(id, " Began"));
+  })) << Context(id);
+  const pid_t ctld = cluster_->Pid("ctld");
+  // scriptd is ctld's only child.
+  const pid_t scriptd =
+      atoi(ReadFile(absl::StrCat("/proc/", ctld, "/task/", ctld, "/children")).c_str());
+  ASSERT_GT(scriptd, 0);
+  ASSERT_EQ(kill(scriptd, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    const pid_t now =
+        atoi(ReadFile(absl::StrCat("/proc/", ctld, "/task/", ctld, "/children")).c_str());
+    return now > 0 && now != scriptd;
+  })) << Context(id);
+  ASSERT_EQ(RunShell("rm -f " + hold).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 1); })) << Context(id);
+  ASSERT_EQ(RunShell("touch " + gate).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 2); })) << Context(id);
+  // The job is done and its mails answered: nothing more comes.
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
+                             "JobState=COMPLETED");
+  }));
   const std::vector<std::string> mails = Mails(id);
   ASSERT_EQ(mails.size(), 2u) << Context(id);
   EXPECT_TRUE(absl::StrContains(mails[0], "|Began|")) << mails[0];
