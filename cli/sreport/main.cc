@@ -160,6 +160,7 @@ class Sreport {
     }
     data.cluster = usage.cluster();
     data.total_cpus = usage.total_cpus();
+    for (const auto& [name, seconds] : usage.waiting_tres_seconds()) data.waiting[name] = seconds;
     for (const skiff::v1::UsageRow& row : usage.rows()) {
       data.usage.push_back({row.account(),
                             row.user(),

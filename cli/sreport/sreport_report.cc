@@ -608,7 +608,7 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
   // Per TRES: the cluster's count, what jobs used of it, and Slurm's totals.
   struct Totals {
     double count = 0;
-    uint64_t capacity = 0, allocated = 0, idle = 0, reported = 0;
+    uint64_t capacity = 0, allocated = 0, idle = 0, planned = 0, over_committed = 0, reported = 0;
   };
   std::map<std::string, Totals> totals;
   for (const std::string& name : tres) {
@@ -622,8 +622,13 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     }
     t.capacity = Seconds(static_cast<double>(window_secs) * std::max(0.0, t.count));
     for (const UsageByAssociation& usage : data.usage) t.allocated += Seconds(UsageOf(usage, name));
-    t.idle = t.capacity > t.allocated ? t.capacity - t.allocated : 0;
-    t.reported = t.allocated + t.idle;  // Slurm: alloc + down + pdown + idle + plan
+    const uint64_t unused = t.capacity > t.allocated ? t.capacity - t.allocated : 0;
+    auto waited = data.waiting.find(name);
+    const uint64_t waiting = waited == data.waiting.end() ? 0 : Seconds(waited->second);
+    t.planned = std::min(waiting, unused);
+    t.over_committed = waiting - t.planned;
+    t.idle = unused - t.planned;
+    t.reported = t.allocated + t.idle + t.planned;  // Slurm: alloc + down + pdown + idle + plan
     // Slurm reports energy against what was reported when no power cap
     // gives it a count.
     if (t.count <= 0) t.capacity = t.reported;
@@ -731,10 +736,12 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
           return time_cell(column, t.idle, t.reported);
         case Column::kReported:
           return time_cell(column, t.reported, t.capacity);
+        case Column::kPlanned:
+          return time_cell(column, t.planned, t.reported);
+        case Column::kOverCommitted:
+          return time_cell(column, t.over_committed, t.reported);
         case Column::kDown:
         case Column::kPlannedDown:
-        case Column::kPlanned:
-        case Column::kOverCommitted:
           return time_cell(column, 0, t.reported);
         default:
           return "";

@@ -9,12 +9,13 @@
 // than Slurm's hourly rollups; the window is rounded to whole hours as
 // Slurm's is. With -T, every report prints one line per listed TRES for each
 // association, user or (Utilization) the cluster, with its TRES Name. Node
-// down time is not recorded, so Down is 0 and Idle is what no job used.
-// Planned (22.05's sreport.1: idle time while eligible jobs waited) is not
-// computed, so it is 0. Advance reservations are not counted either: Slurm's
-// rollup adds a reservation's time to Allocated (to PLND Down for MAINT; not
-// at all for IGNORE_JOBS) with its jobs' time bundled in, and ctld keeps no
-// history of ended or deleted reservations to do it, so PLND Down is 0 too.
+// down time is not recorded, so Down is 0. Planned (22.05's sreport.1: idle
+// time while eligible jobs waited) is what waiting jobs asked for times their
+// wait, capped by what no job used over the whole window (Slurm caps each
+// hour), OverCommitted the rest; Idle is what is left. Advance reservations are not counted either:
+// Slurm's rollup adds a reservation's time to Allocated (to PLND Down for MAINT; not at all for
+// IGNORE_JOBS) with its jobs' time bundled in, and ctld keeps no history of ended or deleted
+// reservations to do it, so PLND Down is 0 too.
 #ifndef SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 #define SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 
@@ -128,6 +129,10 @@ struct UsageData {
   // The cluster's TRES and their counts in Slurm's order (GetUsageReport's
   // `tres`); empty from a ctld that sums CPUs only (total_cpus counts).
   std::vector<std::pair<std::string, double>> cluster_tres;
+  // Per TRES: what eligible jobs asked for times the seconds they waited in
+  // the window (GetUsageReport's waiting_tres_seconds): Planned up to the idle
+  // time, OverCommitted beyond it.
+  std::map<std::string, double> waiting;
 };
 
 // sreport.c's _build_tres_list over the cluster's TRES names: -T's

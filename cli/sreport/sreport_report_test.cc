@@ -190,6 +190,28 @@ TEST_F(SreportTest, ClusterUtilizationAsSlurmPrintsIt) {
                          "lab|1.82%|0.00%|0.00%|98.18%|0.00%|100.00%\n");
 }
 
+// Planned: what eligible jobs waited for, up to the time no job used;
+// OverCommitted what waited beyond it; Idle what is left. (format=Planned is
+// PLND Down, as Slurm matches PlannedDown first; Reserved is Planned.)
+TEST_F(SreportTest, PlannedIsWaitingJobsTimeUpToTheIdleTime) {
+  UsageData data = Scenario();
+  data.waiting["cpu"] = 60 * 1000;  // 1000 CPU-minutes waited
+  ReportStyle style = Style();
+  style.layout.parsable2 = true;
+  style.layout.no_header = true;
+  ReportOutput out = RenderReport(Parse({"cluster", "Utilization",
+                                         "format=Cluster,Allocated,Idle,Reserved,OverCommitted,"
+                                         "Reported"}),
+                                  data, style);
+  EXPECT_EQ(out.out, "lab|210|10310|1000|0|11520\n");
+  data.waiting["cpu"] = 60 * 12000;  // more than was idle
+  out = RenderReport(Parse({"cluster", "Utilization",
+                            "format=Cluster,Allocated,Idle,Reserved,OverCommitted,"
+                            "Reported"}),
+                     data, style);
+  EXPECT_EQ(out.out, "lab|210|0|11310|690|11520\n");
+}
+
 TEST_F(SreportTest, AccountUtilizationByUserRollsUpTheTree) {
   ReportStyle style = Style(ReportTimeFormat::kSeconds);
   style.layout.no_header = true;

@@ -146,6 +146,27 @@ std::string AcctReqTres(const Job& job, const BillingWeights& weights) {
   return Tres(tres);
 }
 
+void AddWaitingTres(const Job& job, int64_t start, int64_t end, int64_t now,
+                    const BillingWeights& weights, std::map<std::string, double>* out) {
+  if (job.eligible_time <= 0) return;
+  const int64_t until = job.start_time > 0   ? job.start_time
+                        : IsFinal(job.state) ? job.end_time
+                                             : now;
+  const int64_t from = std::max(job.eligible_time, start);
+  const int64_t to = std::min(until, end);
+  if (to <= from) return;
+  const double seconds = static_cast<double>(to - from);
+  const int cpus = ReqCpus(job);
+  const int nodes = std::max(1, job.request.num_nodes);
+  const uint64_t mem = ReqMemTotalMb(job);
+  const int gpus = job.request.gpus_per_node * nodes;
+  (*out)["cpu"] += cpus * seconds;
+  (*out)["node"] += nodes * seconds;
+  if (mem > 0) (*out)["mem"] += static_cast<double>(mem) * seconds;
+  if (gpus > 0) (*out)["gres/gpu"] += gpus * seconds;
+  (*out)["billing"] += std::floor(Billing(weights, cpus, mem, gpus, nodes)) * seconds;
+}
+
 std::string AcctAllocTres(const Job& job) {
   if (job.nodes.empty()) return "";
   if (!job.alloc_tres.empty()) {

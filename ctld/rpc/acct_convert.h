@@ -60,6 +60,14 @@ std::string AcctStateName(const Job& job);
 std::string AcctReqTres(const Job& job, const BillingWeights& weights = {});
 std::string AcctAllocTres(const Job& job);  // "" until allocated
 
+// sreport's Planned (22.05's sreport.1: time eligible jobs waited): adds to
+// `out`, per TRES the job asks for (cpu, mem in MiB, node, gres/gpu, and
+// billing under `weights`), the count times its seconds inside [start, end)
+// from its eligible time until it started (or ended unstarted, or `now`).
+// Held jobs (no eligible time) add nothing.
+void AddWaitingTres(const Job& job, int64_t start, int64_t end, int64_t now,
+                    const BillingWeights& weights, std::map<std::string, double>* out);
+
 // The cluster's TRES as Slurm's database lists them for sreport -T, in its
 // order (TresBefore): the eight base TRES (cpu, mem in MiB, node, and billing
 // counted; energy, fs/disk, vmem and pages 0), bb/lua when `burst_buffer`,

@@ -34,6 +34,31 @@ Job Finished(uint64_t id, JobState state) {
   return job;
 }
 
+// sreport's Planned: what a job asked for times its eligible wait inside the
+// window; held jobs and the time before eligibility add nothing.
+TEST(AcctConvert, WaitingTresCountsTheEligibleWaitInsideTheWindow) {
+  Job job = Finished(1, JobState::kCompleted);  // 1 CPU, 1 GPU, 100 MB
+  job.eligible_time = 100;
+  job.start_time = 400;
+  std::map<std::string, double> waiting;
+  AddWaitingTres(job, 200, 1000, 1000, {}, &waiting);  // waited 200..400 in the window
+  EXPECT_DOUBLE_EQ(waiting["cpu"], 200);
+  EXPECT_DOUBLE_EQ(waiting["gres/gpu"], 200);
+  EXPECT_DOUBLE_EQ(waiting["mem"], 100 * 200);
+  EXPECT_DOUBLE_EQ(waiting["billing"], 200);
+  Job pending = job;
+  pending.state = JobState::kPending;
+  pending.start_time = 0;
+  pending.end_time = 0;
+  std::map<std::string, double> still;
+  AddWaitingTres(pending, 0, 1000, 700, {}, &still);  // still waiting at 700
+  EXPECT_DOUBLE_EQ(still["cpu"], 600);
+  pending.eligible_time = 0;  // held
+  std::map<std::string, double> held;
+  AddWaitingTres(pending, 0, 1000, 700, {}, &held);
+  EXPECT_TRUE(held.empty());
+}
+
 TEST(AcctConvert, TresStringsAreSortedByNameWithBurstBufferFirst) {
   Job job = Finished(1, JobState::kCompleted);
   job.bb_directives = "#BB_LUA pool=p capacity=2G";

@@ -33,6 +33,19 @@
 namespace skiff::ctld {
 namespace {
 
+// Each partition's TRESBillingWeights, by partition name (checked when
+// skiff.conf was read; one that does not parse is left out: billing = CPUs).
+std::map<std::string, BillingWeights> PartitionBillingWeights(const SkiffConfig& config) {
+  std::map<std::string, BillingWeights> out;
+  for (const PartitionConfig& partition : config.partitions) {
+    if (absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition.tres_billing_weights);
+        parsed.ok()) {
+      out[partition.name] = *parsed;
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> Names(const google::protobuf::RepeatedPtrField<std::string>& names) {
   return {names.begin(), names.end()};
 }
@@ -619,15 +632,9 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
   const bool own_only =
       controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
   const std::string cluster = controller_.config()->cluster_name;
-  // Each partition's TRESBillingWeights, for ReqTRES's billing (checked when
-  // skiff.conf was read).
-  std::map<std::string, BillingWeights> billing_weights;
-  for (const PartitionConfig& partition : controller_.config()->partitions) {
-    if (absl::StatusOr<BillingWeights> parsed = ParseBillingWeights(partition.tres_billing_weights);
-        parsed.ok()) {
-      billing_weights[partition.name] = *parsed;
-    }
-  }
+  // For ReqTRES's billing.
+  const std::map<std::string, BillingWeights> billing_weights =
+      PartitionBillingWeights(*controller_.config());
   for (const Job& job : *jobs) {
     if (own_only && job.uid != caller->uid) continue;
     if (!AcctSelected(job, selection)) continue;
@@ -722,6 +729,23 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
     for (const auto& [name, seconds] : sum.tres_seconds)
       (*row->mutable_tres_seconds())[name] = seconds;
   }
+  // Planned: what eligible jobs waited for inside the window, from every job
+  // not done by its start (the records sacct reads).
+  JobQuery waiting_query;
+  waiting_query.done_since = request->start();
+  absl::StatusOr<std::vector<Job>> jobs = controller_.AccountingJobs(waiting_query);
+  if (!jobs.ok()) return ToGrpcStatus(jobs.status());
+  const std::map<std::string, BillingWeights> billing_weights =
+      PartitionBillingWeights(*controller_.config());
+  std::map<std::string, double> waiting;
+  const int64_t now = time(nullptr);
+  for (const Job& job : *jobs) {
+    auto weights = billing_weights.find(job.request.partition);
+    AddWaitingTres(job, request->start(), end, now,
+                   weights == billing_weights.end() ? BillingWeights{} : weights->second, &waiting);
+  }
+  for (const auto& [name, seconds] : waiting)
+    (*reply->mutable_waiting_tres_seconds())[name] = seconds;
   const std::vector<Node> nodes = controller_.SnapshotNodes({});
   int64_t cpus = 0;
   for (const Node& node : nodes) cpus += node.config.cpus;

@@ -127,10 +127,11 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
   ASSERT_EQ(cells.size(), 7u) << lines[5];
   EXPECT_EQ(cells[0], "lab");
   EXPECT_EQ(cells[1], absl::StrCat(total));
-  int64_t idle = 0, reported = 0;
+  int64_t idle = 0, planned = 0, reported = 0;
   ASSERT_TRUE(absl::SimpleAtoi(cells[4], &idle));
+  ASSERT_TRUE(absl::SimpleAtoi(cells[5], &planned));
   ASSERT_TRUE(absl::SimpleAtoi(cells[6], &reported));
-  EXPECT_EQ(idle + total, reported);
+  EXPECT_EQ(idle + planned + total, reported);
   const CommandResult cpus = cluster_->Run("sinfo -h -o %C");
   std::vector<std::string> counts = absl::StrSplit(absl::StripAsciiWhitespace(cpus.out), '/');
   ASSERT_EQ(counts.size(), 4u) << cpus.out;
@@ -158,6 +159,44 @@ TEST_F(SreportTest, ReportsAgreeWithWhatSacctSaysTheJobsUsed) {
   EXPECT_EQ(
       option.err,
       "sreport: unrecognized option '--bogus'\nTry \"sreport --help\" for more information\n");
+}
+
+// Planned (Slurm's "Reserved" before 22.05): the CPU time eligible jobs
+// waited, as sacct's ResvCPURAW says each job waited, up to the idle time.
+TEST_F(SreportTest, PlannedIsTheCpuTimeEligibleJobsWaited) {
+  Ok("sacctmgr -i add account research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=research"));
+  const CommandResult holder =
+      cluster_->RunAs(kAlice, "sbatch --parsable -o /dev/null --exclusive -N 2 --wrap 'sleep 4'");
+  ASSERT_EQ(holder.exit_code, 0) << holder.err;
+  const std::string holder_id(absl::StripAsciiWhitespace(holder.out));
+  ASSERT_TRUE(Eventually(30, [&] {
+    return absl::StrContains(cluster_->Run("scontrol show job " + holder_id).out,
+                             "JobState=RUNNING");
+  }));
+  // Waits for the holder's nodes.
+  const CommandResult waiter =
+      cluster_->RunAs(kAlice, "sbatch --wait -o /dev/null -n 1 --wrap true");
+  ASSERT_EQ(waiter.exit_code, 0) << waiter.err;
+  ASSERT_TRUE(Eventually(30, [&] { return cluster_->Run("squeue -h -o %i").out.empty(); }));
+  const CommandResult sacct =
+      cluster_->Run("sacct -a -X -P -n -S now-1hour --format=JobID,ResvCPURAW");
+  ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
+  int64_t waited = 0;
+  for (const std::string& line : Lines(sacct.out)) {
+    std::vector<std::string> f = absl::StrSplit(line, '|');
+    ASSERT_EQ(f.size(), 2u) << line;
+    int64_t seconds = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(f[1], &seconds)) << line;
+    waited += seconds;
+  }
+  EXPECT_GE(waited, 2) << sacct.out;  // the waiter, behind a 4 s job
+  // format=Reserved is Planned (format=Planned is PLND Down, as in Slurm).
+  const CommandResult planned = Sreport(
+      "-t Seconds -P -n cluster Utilization start=now-2hours end=now "
+      "format=Reserved,OverCommitted");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_EQ(planned.out, absl::StrCat(waited, "|0\n")) << sacct.out;
 }
 
 // GPU-hours: a 2-GPU job's GPU time in sacct's AllocTRES, in every sreport
