@@ -68,8 +68,7 @@ class CtldClient {
 // Skiff's why-pending paragraph for job `id_text` (squeue --explain JOBID,
 // scontrol explain job JOBID) on stdout; Slurm's "slurm_load_jobs error:
 // Invalid job id specified" for an id that is not a job. Returns the exit code.
-int PrintJobExplanation(CtldClient& client, const std::string& program,
-                        const std::string& id_text);
+int PrintJobExplanation(CtldClient& client, const std::string& program, const std::string& id_text);
 
 // Prints "<program>: error: <line>" to stderr for each line of the status
 // message and returns `exit_code` (1 unless the command has its own, like sbatch's

@@ -573,11 +573,10 @@ int main(int argc, char** argv) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
   absl::StatusOr<std::string> command = skiff::cli::MatchKeyword(
-      words[0],
-      {"show",    "update", "hold",   "uhold",  "release",      "requeue",       "requeuehold",
-       "suspend", "resume", "top",    "write",  "ping",         "version",       "reconfigure",
-       "create",  "delete", "notify", "reboot", "reboot_nodes", "cancel_reboot", "help",
-       "explain"});
+      words[0], {"show",         "update",        "hold",   "uhold",  "release", "requeue",
+                 "requeuehold",  "suspend",       "resume", "top",    "write",   "ping",
+                 "version",      "reconfigure",   "create", "delete", "notify",  "reboot",
+                 "reboot_nodes", "cancel_reboot", "help",   "explain"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   // Reservations: created, updated and deleted in ctld (stored there).
@@ -638,8 +637,8 @@ int main(int argc, char** argv) {
     // Skiff's: "explain job ID" (also "explain JobId=ID" and "explain ID"),
     // squeue --explain's paragraph.
     std::string id;
-    if (args.size() == 2 && (absl::EqualsIgnoreCase(args[0], "job") ||
-                             absl::EqualsIgnoreCase(args[0], "jobid"))) {
+    if (args.size() == 2 &&
+        (absl::EqualsIgnoreCase(args[0], "job") || absl::EqualsIgnoreCase(args[0], "jobid"))) {
       id = args[1];
     } else if (args.size() == 1 && absl::StartsWithIgnoreCase(args[0], "jobid=")) {
       id = args[0].substr(6);

@@ -570,7 +570,8 @@ TEST_F(ScontrolFormatTest, PlacementGpuAndMailOptionsShowAsSlurmShowsThem) {
            "   MemPerTres=gres:gpu:2048\n"
            "   TresPerJob=gres:gpu:a100:4\n"
            "   TresPerNode=gres:nic:1,gres:gpu:2\n"
-           "   MailUser=root MailType=INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT,TIME_LIMIT_80\n"
+           "   MailUser=root "
+           "MailType=INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT,TIME_LIMIT_80\n"
            "   \n\n",
        }) {
     EXPECT_NE(out.find(line), std::string::npos) << line << "\nin:\n" << out;

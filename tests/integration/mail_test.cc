@@ -169,6 +169,21 @@ class MailTest : public ::testing::Test {
     return out;
   }
   static bool HasMails(uint64_t id, size_t count) { return Mails(id).size() >= count; }
+  // A job named `name` that runs until `gate` exists, once MailProg has begun
+  // its BEGIN mail and waits on `hold` (created here); 0 when it did not get there.
+  static uint64_t SubmitWithBeginMailHeld(const std::string& name, const std::string& hold,
+                                          const std::string& gate) {
+    if (RunShell("touch " + hold).exit_code != 0) return 0;
+    const uint64_t id =
+        Submit(absl::StrCat("--mail-type=BEGIN,END -J ", name, " --wrap 'while [ ! -e ", gate,
+                            " ]; do sleep 0.2; done'"));
+    const bool begun = id != 0 && Eventually(60, [&] {
+                         return absl::StrContains(ReadFile(cluster_->dir() + "/log/mail.started"),
+                                                  absl::StrCat(id, " Began"));
+                       });
+    EXPECT_TRUE(begun) << Context(id);
+    return begun ? id : 0;
+  }
   static std::string Context(uint64_t id) {
     return absl::StrCat(ReadFile(cluster_->dir() + "/log/mail.txt"), "\n",
                         cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
@@ -240,16 +255,10 @@ TEST_F(MailTest, HalfTheTimeLimitThenTheLimitMailAndTheJobTimesOut) {
 TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
   const std::string hold = cluster_->dir() + "/mail.hold";
   const std::string gate = Home() + "/kill.gate";
-  ASSERT_EQ(RunShell("touch " + hold).exit_code, 0);
-  const uint64_t id = Submit(absl::StrCat("--mail-type=BEGIN,END -J killjob --wrap 'while [ ! -e ",
-                                          gate, " ]; do sleep 0.2; done'"));
-  ASSERT_NE(id, 0u);
   // The BEGIN mail is decided, stored and being sent (MailProg waits on the
   // hold file) when ctld dies.
-  ASSERT_TRUE(Eventually(60, [&] {
-    return absl::StrContains(ReadFile(cluster_->dir() + "/log/mail.started"),
-                             absl::StrCat(id, " Began"));
-  })) << Context(id);
+  const uint64_t id = SubmitWithBeginMailHeld("killjob", hold, gate);
+  ASSERT_NE(id, 0u);
   const pid_t ctld = cluster_->Pid("ctld");
   ASSERT_GT(ctld, 0);
   kill(ctld, SIGKILL);
@@ -284,23 +293,18 @@ TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
 TEST_F(MailTest, AKilledScriptdNeitherLosesNorRepeatsAMail) {
   const std::string hold = cluster_->dir() + "/mail.hold";
   const std::string gate = Home() + "/scriptd.gate";
-  ASSERT_EQ(RunShell("touch " + hold).exit_code, 0);
-  const uint64_t id = Submit(absl::StrCat("--mail-type=BEGIN,END -J sdjob --wrap 'while [ ! -e ",
-                                          gate, " ]; do sleep 0.2; done'"));
+  const uint64_t id = SubmitWithBeginMailHeld("sdjob", hold, gate);
   ASSERT_NE(id, 0u);
-  ASSERT_TRUE(Eventually(60, [&] {
-    return absl::StrContains(ReadFile(cluster_->dir() + "/log/mail.started"),
-                             absl::StrCat(id, " Began"));
-  })) << Context(id);
-  const pid_t ctld = cluster_->Pid("ctld");
   // scriptd is ctld's only child.
-  const pid_t scriptd =
-      atoi(ReadFile(absl::StrCat("/proc/", ctld, "/task/", ctld, "/children")).c_str());
+  auto scriptd_pid = [] {
+    const pid_t ctld = cluster_->Pid("ctld");
+    return atoi(ReadFile(absl::StrCat("/proc/", ctld, "/task/", ctld, "/children")).c_str());
+  };
+  const pid_t scriptd = scriptd_pid();
   ASSERT_GT(scriptd, 0);
   ASSERT_EQ(kill(scriptd, SIGKILL), 0);
   ASSERT_TRUE(Eventually(30, [&] {
-    const pid_t now =
-        atoi(ReadFile(absl::StrCat("/proc/", ctld, "/task/", ctld, "/children")).c_str());
+    const pid_t now = scriptd_pid();
     return now > 0 && now != scriptd;
   })) << Context(id);
   ASSERT_EQ(RunShell("rm -f " + hold).exit_code, 0);

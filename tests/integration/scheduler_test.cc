@@ -276,8 +276,8 @@ TEST_F(SchedulerTest, APreemptedJobHearsItsSignalBeforeItsGraceTimeEnds) {
   cluster_->Run(absl::StrCat("scancel ", cut));
 }
 
-// Issue 34 item 6: squeue --explain (and scontrol explain job) says why a pending job waits and when it
-// would start, naming the job that holds its node.
+// Issue 34 item 6: squeue --explain (and scontrol explain job) says why a pending job waits and
+// when it would start, naming the job that holds its node.
 TEST_F(SchedulerTest, ExplainSaysWhyAJobWaitsAndWhichJobHoldsItsNode) {
   CommandResult r =
       cluster_->RunAs("skiffalice", "sbatch -p graceful --exclusive -t 20 --wrap 'sleep 300'");
