@@ -80,6 +80,14 @@ inline TresMinutes RunMinutesLeft(const RunningJob& job, int64_t now) {
                                          : std::max<int64_t>(0, job.ExpectedEnd() - now));
 }
 
+// OverBudget for a run-minute limit and what the job would add; the job's
+// run minutes are worked out only when the limit names a TRES (most don't).
+inline std::optional<BudgetTres> OverRunMinutes(const TresMinutes& limit, const TresMinutes& used,
+                                                const PendingJob& job) {
+  if (!NamesAnyTres(limit)) return std::nullopt;
+  return OverBudget(limit, used, JobRunMinutes(job));
+}
+
 inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   if (qos.max_wall != kNoLimit && (job.time_limit == kNoLimit || job.time_limit > qos.max_wall)) {
     return WaitReason::kQosMaxWallDurationPerJobLimit;
@@ -90,8 +98,7 @@ inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
   if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
   if (Over(limit.mem_mb, MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerJob;
   if (Over(limit.nodes, nodes)) return WaitReason::kQosMaxNodePerJobLimit;
-  if (std::optional<BudgetTres> over =
-          OverBudget(qos.max_tres_mins_per_job, {}, JobRunMinutes(job))) {
+  if (std::optional<BudgetTres> over = OverRunMinutes(qos.max_tres_mins_per_job, {}, job)) {
     return MinutesWait(MinutesLimit::kQosMaxMinsPerJob, *over);
   }
   return WaitReason::kNone;
@@ -106,7 +113,7 @@ inline WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const Pending
   if (Over(limit.mem_mb, usage.mem + MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerUser;
   if (Over(limit.nodes, usage.nodes + nodes)) return WaitReason::kQosMaxNodePerUserLimit;
   if (std::optional<BudgetTres> over =
-          OverBudget(qos.max_tres_run_mins_per_user, usage.run_mins, JobRunMinutes(job))) {
+          OverRunMinutes(qos.max_tres_run_mins_per_user, usage.run_mins, job)) {
     return MinutesWait(MinutesLimit::kQosMaxRunMinsPerUser, *over);
   }
   return WaitReason::kNone;
@@ -135,7 +142,7 @@ inline WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& 
       return AssocGrpMinutes(*over);
     }
     if (std::optional<BudgetTres> over =
-            OverBudget(assoc.grp_tres_run_mins, used.run_mins, JobRunMinutes(job))) {
+            OverRunMinutes(assoc.grp_tres_run_mins, used.run_mins, job)) {
       return MinutesWait(MinutesLimit::kAssocGrpRunMins, *over);
     }
   }
@@ -253,7 +260,7 @@ class State {
       if (reason != WaitReason::kNone) return reason;
       const Qos& limits = view_.qos[qos[i]];
       if (std::optional<BudgetTres> over =
-              OverBudget(limits.grp_tres_run_mins, qos_run_mins_[qos[i]], JobRunMinutes(job))) {
+              OverRunMinutes(limits.grp_tres_run_mins, qos_run_mins_[qos[i]], job)) {
         return MinutesWait(MinutesLimit::kQosGrpRunMins, *over);
       }
       if (std::optional<BudgetTres> over = OverBudget(
