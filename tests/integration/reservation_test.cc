@@ -79,6 +79,25 @@ class ReservationTest : public ::testing::Test {
     return std::string(absl::StripAsciiWhitespace(r.out));
   }
 
+  // A reservation `name` with repeat `flag` whose window began 5 minutes ago
+  // and lasted 2: shown waiting for its next window, which starts as `date -d
+  // next +format` says; deleted afterwards.
+  static void ExpectNextWindow(const std::string& name, const std::string& flag,
+                               const std::string& next, const std::string& format) {
+    CommandResult r = cluster_->Run(
+        absl::StrCat("scontrol create reservation ReservationName=", name,
+                     " StartTime=now-5minutes Duration=2 Nodes=n1 Users=root Flags=", flag));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = cluster_->Run("scontrol -o show res " + name);
+    EXPECT_TRUE(absl::StrContains(r.out, absl::StrCat(" Flags=", flag, ",SPEC_NODES "))) << r.out;
+    EXPECT_TRUE(absl::StrContains(r.out, " State=INACTIVE ")) << r.out;
+    const std::string start = absl::StrCat(
+        "StartTime=", absl::StripAsciiWhitespace(
+                          cluster_->Run(absl::StrCat("date -d '", next, "' +", format)).out));
+    EXPECT_TRUE(absl::StrContains(r.out, start)) << r.out << " wanted " << start;
+    ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=" + name).exit_code, 0);
+  }
+
   static LocalCluster* cluster_;
 };
 
@@ -157,32 +176,11 @@ TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart)
       "Nodes=n1 Users=root");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(cluster_->Run("scontrol show res once").out, "Reservation once not found\n");
-  r = cluster_->Run(
-      "scontrol create reservation ReservationName=daily StartTime=now-5minutes Duration=2 "
-      "Nodes=n1 Users=root Flags=DAILY");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = cluster_->Run("scontrol -o show res daily");
-  EXPECT_TRUE(absl::StrContains(r.out, " Flags=DAILY,SPEC_NODES ")) << r.out;
-  EXPECT_TRUE(absl::StrContains(r.out, " State=INACTIVE ")) << r.out;
-  const std::string tomorrow = absl::StrCat(
-      "StartTime=",
-      absl::StripAsciiWhitespace(cluster_->Run("date -d 'now + 1 day - 5 minutes' +%Y-%m-%d").out));
-  EXPECT_TRUE(absl::StrContains(r.out, tomorrow)) << r.out << " wanted " << tomorrow;
-  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=daily").exit_code, 0);
+  ExpectNextWindow("daily", "DAILY", "now + 1 day - 5 minutes", "%Y-%m-%d");
 
   // HOURLY waits for the next hour's window; WEEKDAY and WEEKEND are taken
   // and shown in Slurm's order; two repeats at once are refused.
-  r = cluster_->Run(
-      "scontrol create reservation ReservationName=hourly StartTime=now-5minutes Duration=2 "
-      "Nodes=n1 Users=root Flags=HOURLY");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = cluster_->Run("scontrol -o show res hourly");
-  EXPECT_TRUE(absl::StrContains(r.out, " Flags=HOURLY,SPEC_NODES ")) << r.out;
-  const std::string next_hour = absl::StrCat(
-      "StartTime=", absl::StripAsciiWhitespace(
-                        cluster_->Run("date -d 'now + 1 hour - 5 minutes' +%Y-%m-%dT%H").out));
-  EXPECT_TRUE(absl::StrContains(r.out, next_hour)) << r.out << " wanted " << next_hour;
-  ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=hourly").exit_code, 0);
+  ExpectNextWindow("hourly", "HOURLY", "now + 1 hour - 5 minutes", "%Y-%m-%dT%H");
   r = cluster_->Run(
       "scontrol create reservation ReservationName=weekday StartTime=now+1day Duration=2 "
       "Nodes=n1 Users=root Flags=weekday,overlap");
