@@ -192,6 +192,9 @@ class Controller {
   absl::StatusOr<std::vector<JobStore::UsageSum>> UsageSums(int64_t start, int64_t end) {
     return store_.SumUsage(start, end, clock_.Now());
   }
+  // sreport's reservation time: every stored change to an advance
+  // reservation, from the store (no lock).
+  absl::StatusOr<std::vector<ResvEvent>> ReservationEvents() { return LoadResvEvents(store_); }
   // sshare's GrpTRESRaw: TRES-seconds of every run that has ended (running
   // ones count up to "now" = 0, that is not at all), from the store (no lock).
   absl::StatusOr<std::vector<JobStore::UsageSum>> EndedUsageSums() {

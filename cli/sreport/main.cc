@@ -160,7 +160,11 @@ class Sreport {
     }
     data.cluster = usage.cluster();
     data.total_cpus = usage.total_cpus();
-    for (const auto& [name, seconds] : usage.waiting_tres_seconds()) data.waiting[name] = seconds;
+    data.waiting = {usage.waiting_tres_seconds().begin(), usage.waiting_tres_seconds().end()};
+    data.reserved = {usage.reserved_tres_seconds().begin(), usage.reserved_tres_seconds().end()};
+    data.maint = {usage.maint_tres_seconds().begin(), usage.maint_tres_seconds().end()};
+    data.in_reservation = {usage.in_reservation_tres_seconds().begin(),
+                           usage.in_reservation_tres_seconds().end()};
     for (const skiff::v1::UsageRow& row : usage.rows()) {
       data.usage.push_back({row.account(),
                             row.user(),

@@ -608,7 +608,12 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
   // Per TRES: the cluster's count, what jobs used of it, and Slurm's totals.
   struct Totals {
     double count = 0;
-    uint64_t capacity = 0, allocated = 0, idle = 0, planned = 0, over_committed = 0, reported = 0;
+    uint64_t capacity = 0, allocated = 0, planned_down = 0, idle = 0, planned = 0,
+             over_committed = 0, reported = 0;
+  };
+  auto seconds_of = [](const std::map<std::string, double>& by_tres, const std::string& name) {
+    auto it = by_tres.find(name);
+    return it == by_tres.end() ? 0 : Seconds(it->second);
   };
   std::map<std::string, Totals> totals;
   for (const std::string& name : tres) {
@@ -622,13 +627,18 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
     }
     t.capacity = Seconds(static_cast<double>(window_secs) * std::max(0.0, t.count));
     for (const UsageByAssociation& usage : data.usage) t.allocated += Seconds(UsageOf(usage, name));
-    const uint64_t unused = t.capacity > t.allocated ? t.capacity - t.allocated : 0;
-    auto waited = data.waiting.find(name);
-    const uint64_t waiting = waited == data.waiting.end() ? 0 : Seconds(waited->second);
+    // Jobs in a reservation are inside its time already.
+    const uint64_t bundled = std::min(t.allocated, seconds_of(data.in_reservation, name));
+    t.allocated = t.allocated - bundled + seconds_of(data.reserved, name);
+    t.planned_down = seconds_of(data.maint, name);
+    const uint64_t used = t.allocated + t.planned_down;
+    const uint64_t unused = t.capacity > used ? t.capacity - used : 0;
+    const uint64_t waiting = seconds_of(data.waiting, name);
     t.planned = std::min(waiting, unused);
     t.over_committed = waiting - t.planned;
     t.idle = unused - t.planned;
-    t.reported = t.allocated + t.idle + t.planned;  // Slurm: alloc + down + pdown + idle + plan
+    // Slurm: alloc + down + pdown + idle + plan
+    t.reported = t.allocated + t.planned_down + t.idle + t.planned;
     // Slurm reports energy against what was reported when no power cap
     // gives it a count.
     if (t.count <= 0) t.capacity = t.reported;
@@ -740,8 +750,9 @@ ReportOutput RenderReport(const ReportRequest& request, const UsageData& data,
           return time_cell(column, t.planned, t.reported);
         case Column::kOverCommitted:
           return time_cell(column, t.over_committed, t.reported);
-        case Column::kDown:
         case Column::kPlannedDown:
+          return time_cell(column, t.planned_down, t.reported);
+        case Column::kDown:
           return time_cell(column, 0, t.reported);
         default:
           return "";

@@ -12,10 +12,11 @@
 // down time is not recorded, so Down is 0. Planned (22.05's sreport.1: idle
 // time while eligible jobs waited) is what waiting jobs asked for times their
 // wait, capped by what no job used over the whole window (Slurm caps each
-// hour), OverCommitted the rest; Idle is what is left. Advance reservations are not counted either:
-// Slurm's rollup adds a reservation's time to Allocated (to PLND Down for MAINT; not at all for
-// IGNORE_JOBS) with its jobs' time bundled in, and ctld keeps no history of ended or deleted
-// reservations to do it, so PLND Down is 0 too.
+// hour), OverCommitted the rest; Idle is what is left. Advance reservations
+// count as Slurm's rollup counts them: a reservation's time is Allocated with
+// its jobs' time inside it (PLND Down for MAINT; IGNORE_JOBS ones not at all,
+// their jobs as any other's); association lines count jobs only (Slurm spreads
+// a reservation's unused time over its associations; Skiff does not).
 #ifndef SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 #define SKIFF_CLI_SREPORT_SREPORT_REPORT_H_
 
@@ -133,6 +134,12 @@ struct UsageData {
   // the window (GetUsageReport's waiting_tres_seconds): Planned up to the idle
   // time, OverCommitted beyond it.
   std::map<std::string, double> waiting;
+  // Per TRES, advance reservations' time in the window (GetUsageReport's
+  // reserved_/maint_/in_reservation_tres_seconds): the cluster's Allocated is
+  // the jobs' time outside reservations plus `reserved`; PLND Down is `maint`.
+  std::map<std::string, double> reserved;
+  std::map<std::string, double> maint;
+  std::map<std::string, double> in_reservation;
 };
 
 // sreport.c's _build_tres_list over the cluster's TRES names: -T's

@@ -212,6 +212,26 @@ TEST_F(SreportTest, PlannedIsWaitingJobsTimeUpToTheIdleTime) {
   EXPECT_EQ(out.out, "lab|210|0|11310|690|11520\n");
 }
 
+// Reservations: their time is Allocated (MAINT's PLND Down), with the time of
+// the jobs that ran in them counted once; association lines count jobs only.
+TEST_F(SreportTest, ReservationTimeIsAllocatedOrPlannedDown) {
+  UsageData data = Scenario();
+  data.reserved["cpu"] = 60 * 600;        // 600 CPU-minutes held
+  data.in_reservation["cpu"] = 60 * 120;  // alice's 120 minutes were inside it
+  data.maint["cpu"] = 60 * 2000;
+  ReportStyle style = Style();
+  style.layout.parsable2 = true;
+  style.layout.no_header = true;
+  ReportOutput out = RenderReport(
+      Parse({"cluster", "Utilization", "format=Cluster,Allocated,Down,PlannedDown,Idle,Reported"}),
+      data, style);
+  // 210 - 120 + 600 allocated, 2000 down for maintenance, the rest of 11520 idle.
+  EXPECT_EQ(out.out, "lab|690|0|2000|8830|11520\n");
+  out = RenderReport(Parse({"cluster", "AccountUtilizationByUser", "format=Login,Used"}), data,
+                     style);
+  EXPECT_EQ(out.out, "|210\n|210\nalice|120\nbob|60\n|30\ncarol|30\n");
+}
+
 TEST_F(SreportTest, AccountUtilizationByUserRollsUpTheTree) {
   ReportStyle style = Style(ReportTimeFormat::kSeconds);
   style.layout.no_header = true;

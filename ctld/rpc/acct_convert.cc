@@ -148,7 +148,9 @@ std::string AcctReqTres(const Job& job, const BillingWeights& weights) {
 
 void AddWaitingTres(const Job& job, int64_t start, int64_t end, int64_t now,
                     const BillingWeights& weights, std::map<std::string, double>* out) {
-  if (job.eligible_time <= 0) return;
+  // Slurm's rollup leaves out jobs that named a reservation: they may have
+  // waited for it rather than for the cluster.
+  if (job.eligible_time <= 0 || !job.reservation.empty()) return;
   const int64_t until = job.start_time > 0   ? job.start_time
                         : IsFinal(job.state) ? job.end_time
                                              : now;

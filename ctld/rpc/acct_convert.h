@@ -64,7 +64,7 @@ std::string AcctAllocTres(const Job& job);  // "" until allocated
 // `out`, per TRES the job asks for (cpu, mem in MiB, node, gres/gpu, and
 // billing under `weights`), the count times its seconds inside [start, end)
 // from its eligible time until it started (or ended unstarted, or `now`).
-// Held jobs (no eligible time) add nothing.
+// Held jobs (no eligible time) and jobs that named a reservation add nothing.
 void AddWaitingTres(const Job& job, int64_t start, int64_t end, int64_t now,
                     const BillingWeights& weights, std::map<std::string, double>* out);
 

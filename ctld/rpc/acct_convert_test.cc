@@ -35,7 +35,8 @@ Job Finished(uint64_t id, JobState state) {
 }
 
 // sreport's Planned: what a job asked for times its eligible wait inside the
-// window; held jobs and the time before eligibility add nothing.
+// window; held jobs, jobs in a reservation and the time before eligibility
+// add nothing.
 TEST(AcctConvert, WaitingTresCountsTheEligibleWaitInsideTheWindow) {
   Job job = Finished(1, JobState::kCompleted);  // 1 CPU, 1 GPU, 100 MB
   job.eligible_time = 100;
@@ -57,6 +58,11 @@ TEST(AcctConvert, WaitingTresCountsTheEligibleWaitInsideTheWindow) {
   std::map<std::string, double> held;
   AddWaitingTres(pending, 0, 1000, 700, {}, &held);
   EXPECT_TRUE(held.empty());
+  Job in_resv = job;  // waited for its reservation, not for the cluster
+  in_resv.reservation = "lab";
+  std::map<std::string, double> reserved;
+  AddWaitingTres(in_resv, 200, 1000, 1000, {}, &reserved);
+  EXPECT_TRUE(reserved.empty());
 }
 
 TEST(AcctConvert, TresStringsAreSortedByNameWithBurstBufferFirst) {

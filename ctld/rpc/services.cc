@@ -22,6 +22,7 @@
 #include "common/rpc/status.h"
 #include "common/users.h"
 #include "common/version.h"
+#include "ctld/core/reservations/resv_usage.h"
 #include "ctld/local_calendar.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
@@ -746,6 +747,24 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
   }
   for (const auto& [name, seconds] : waiting)
     (*reply->mutable_waiting_tres_seconds())[name] = seconds;
+  // Reservations' time, and the time of the jobs that ran in them.
+  absl::StatusOr<std::vector<ResvEvent>> resv_events = controller_.ReservationEvents();
+  if (!resv_events.ok()) return ToGrpcStatus(resv_events.status());
+  std::vector<ResvJobRun> runs;
+  for (const Job& job : *jobs) {
+    if (job.reservation.empty() || job.start_time <= 0) continue;
+    runs.push_back({job.reservation, job.start_time, IsFinal(job.state) ? job.end_time : 0,
+                    job.alloc_tres.empty() ? TresCounts{{"cpu", static_cast<double>(job.AllocCpus())}}
+                                           : job.alloc_tres});
+  }
+  const ResvUsage resv_usage = SumResvUsage(ResvPeriods(*std::move(resv_events)), runs,
+                                            request->start(), end, now, LocalCalendar());
+  for (const auto& [name, seconds] : resv_usage.allocated)
+    (*reply->mutable_reserved_tres_seconds())[name] = seconds;
+  for (const auto& [name, seconds] : resv_usage.planned_down)
+    (*reply->mutable_maint_tres_seconds())[name] = seconds;
+  for (const auto& [name, seconds] : resv_usage.bundled)
+    (*reply->mutable_in_reservation_tres_seconds())[name] = seconds;
   const std::vector<Node> nodes = controller_.SnapshotNodes({});
   int64_t cpus = 0;
   for (const Node& node : nodes) cpus += node.config.cpus;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/tres_usage.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/resv_convert.h"
 #include "proto/accounting.pb.h"
@@ -237,6 +238,49 @@ absl::StatusOr<AdvanceReservation> DecodeResv(const std::string& key, const std:
   return Decode<v1::ReservationInfo, AdvanceReservation>("reservation", key, blob, ResvFromProto);
 }
 
+std::string ResvEventKey(const ResvEvent& event) {
+  return absl::StrCat(event.name, "|", absl::StrFormat("%020d", event.time));
+}
+
+std::string EncodeResvEvent(const ResvEvent& event) {
+  v1::ResvEventRecord record;
+  record.set_time(event.time);
+  record.set_created(event.created);
+  if (event.resv) *record.mutable_resv() = ResvToProto(*event.resv);
+  record.set_tres(EncodeTres(event.tres));
+  return record.SerializeAsString();
+}
+
+absl::StatusOr<ResvEvent> DecodeResvEvent(const std::string& key, const std::string& blob) {
+  auto bad = [&key](const std::string& why) {
+    return absl::DataLossError(absl::StrCat("reservation change record '", key, "' ", why));
+  };
+  v1::ResvEventRecord record;
+  if (!record.ParseFromString(blob)) return bad("does not parse");
+  ResvEvent event;
+  event.name = key.substr(0, key.rfind('|'));
+  event.time = record.time();
+  event.created = record.created();
+  if (record.has_resv()) event.resv = ResvFromProto(record.resv());
+  absl::StatusOr<TresCounts> tres = DecodeTres(record.tres());
+  if (!tres.ok()) return bad(std::string(tres.status().message()));
+  event.tres = std::move(*tres);
+  return event;
+}
+
+absl::StatusOr<std::vector<ResvEvent>> LoadResvEvents(JobStore& store) {
+  absl::StatusOr<std::map<std::string, std::string>> rows = store.LoadRecords(kResvEventKind);
+  if (!rows.ok()) return rows.status();
+  std::vector<ResvEvent> out;
+  out.reserve(rows->size());
+  for (const auto& [key, blob] : *rows) {
+    absl::StatusOr<ResvEvent> event = DecodeResvEvent(key, blob);
+    if (!event.ok()) return event.status();
+    out.push_back(std::move(*event));
+  }
+  return out;
+}
+
 std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes) {
   std::vector<RecordRow> rows;
   rows.reserve(changes.size());
@@ -266,6 +310,8 @@ std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes) {
                             c.trigger ? EncodeTrigger(*c.trigger) : ""});
           } else if constexpr (std::is_same_v<T, ResvChange>) {
             rows.push_back({kResvKind, c.name, c.resv ? EncodeResv(*c.resv) : ""});
+          } else if constexpr (std::is_same_v<T, ResvEventChange>) {
+            rows.push_back({kResvEventKind, ResvEventKey(c.event), EncodeResvEvent(c.event)});
           } else {
             static_assert(sizeof(T) == 0, "a RecordChange with no encoding");
           }

@@ -19,6 +19,7 @@
 //   bank        "account|user"               billing-minutes used, "%.6f"
 //   node_admin  node name                    "DRAIN FAIL DOWN TIME UID REASON"
 //   resv        reservation name             v1::ReservationInfo (its stored fields)
+//   resv_event  "name|time" (time 20 digits) v1::ResvEventRecord (one per change, kept)
 //
 // (Partition overrides, join tokens and event triggers are the Controller's
 // own records: ctld/core/partition_update.h, common/join, ctld/core/triggers.)
@@ -56,6 +57,7 @@ inline constexpr char kAssocUsageKind[] = "assoc_usage";
 inline constexpr char kBankKind[] = "bank";
 inline constexpr char kNodeAdminKind[] = "node_admin";
 inline constexpr char kResvKind[] = "resv";
+inline constexpr char kResvEventKind[] = "resv_event";
 
 // Encode/Decode pairs. Decode's error is DataLoss naming the record by `key`
 // ("QOS record 'high' does not parse").
@@ -88,6 +90,14 @@ absl::StatusOr<NodeAdminState> DecodeNodeAdmin(const std::string& node, const st
 // Advance reservations. DataLoss names the reservation.
 std::string EncodeResv(const AdvanceReservation& resv);
 absl::StatusOr<AdvanceReservation> DecodeResv(const std::string& key, const std::string& blob);
+// A reservation's change as sreport reads it back; its key sorts a
+// reservation's changes by time. Two changes of one reservation in the same
+// second share a key: the later one, which stands, is kept.
+std::string ResvEventKey(const ResvEvent& event);
+std::string EncodeResvEvent(const ResvEvent& event);
+absl::StatusOr<ResvEvent> DecodeResvEvent(const std::string& key, const std::string& blob);
+// Every stored reservation change (the store's reads: call without locks).
+absl::StatusOr<std::vector<ResvEvent>> LoadResvEvents(JobStore& store);
 // The rows of an event's typed changes, in the order the event made them.
 std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes);
 

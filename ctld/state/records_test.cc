@@ -433,5 +433,35 @@ TEST(Records, ReservationsRoundTripAndDeleteWithAnEmptyBlob) {
   EXPECT_EQ(DecodeResv("bad", "\xff\xff").status().code(), absl::StatusCode::kDataLoss);
 }
 
+// Reservation changes are kept (never removed) under keys that sort a
+// reservation's changes by time.
+TEST(Records, ReservationChangesRoundTripInTimeOrder) {
+  AdvanceReservation resv;
+  resv.name = "lab|x";
+  resv.start = 1800000000;
+  resv.end = 1800003600;
+  resv.nodes = {"n1"};
+  resv.flags = kResvMaint;
+  const std::vector<RecordRow> rows = EncodeRecords(
+      {ResvEventChange{{"lab|x", 999, true, resv, {{"cpu", 8}, {"node", 1}}}},
+       ResvEventChange{{"lab|x", 1000, false, std::nullopt, {}}}});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kind, "resv_event");
+  EXPECT_LT(rows[0].key, rows[1].key);
+  EXPECT_NE(rows[1].blob, "");  // a delete is a change kept, not a removal
+  absl::StatusOr<ResvEvent> created = DecodeResvEvent(rows[0].key, rows[0].blob);
+  ASSERT_TRUE(created.ok()) << created.status();
+  EXPECT_EQ(created->name, "lab|x");
+  EXPECT_EQ(created->time, 999);
+  EXPECT_TRUE(created->created);
+  ASSERT_TRUE(created->resv.has_value());
+  EXPECT_EQ(created->resv->flags, kResvMaint);
+  EXPECT_EQ(created->tres, (TresCounts{{"cpu", 8}, {"node", 1}}));
+  absl::StatusOr<ResvEvent> deleted = DecodeResvEvent(rows[1].key, rows[1].blob);
+  ASSERT_TRUE(deleted.ok()) << deleted.status();
+  EXPECT_FALSE(deleted->resv.has_value());
+  EXPECT_EQ(DecodeResvEvent("x|1", "\xff\xff").status().code(), absl::StatusCode::kDataLoss);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

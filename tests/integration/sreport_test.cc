@@ -199,6 +199,69 @@ TEST_F(SreportTest, PlannedIsTheCpuTimeEligibleJobsWaited) {
   EXPECT_EQ(planned.out, absl::StrCat(waited, "|0\n")) << sacct.out;
 }
 
+// Advance reservations as Slurm's rollup counts them: a MAINT reservation's
+// time is PLND Down; another's is Allocated, with the time of the jobs that
+// ran in it counted once (still in their user's line); an IGNORE_JOBS one's
+// not at all; a deleted one counts until it was deleted.
+TEST_F(SreportTest, ReservationTimeIsAllocatedOrPlannedDown) {
+  Ok("sacctmgr -i add account research");
+  Ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=research"));
+  // Over already (a reservation may start up to 10 minutes back): 3 minutes each.
+  Ok("scontrol create reservation ReservationName=fix StartTime=now-9minutes Duration=3 "
+     "Nodes=n1 Users=root Flags=MAINT");
+  Ok("scontrol create reservation ReservationName=held StartTime=now-9minutes Duration=3 "
+     "Nodes=n2 Users=root");
+  Ok("scontrol create reservation ReservationName=ignored StartTime=now-5minutes Duration=3 "
+     "Nodes=n1,n2 Users=root Flags=IGNORE_JOBS");
+  // One in force now, with a job of 4 CPUs for 3 s in it, deleted afterwards.
+  Ok(absl::StrCat("scontrol create reservation ReservationName=live StartTime=now Duration=60 "
+                  "Nodes=n2 Users=",
+                  kAlice));
+  const CommandResult shown = cluster_->Run("scontrol -o show res live");
+  const size_t at = shown.out.find("StartTime=");
+  ASSERT_NE(at, std::string::npos) << shown.out;
+  const std::string start_text = shown.out.substr(at + 10, 19);  // YYYY-MM-DDTHH:MM:SS
+  int64_t live_start = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(
+      absl::StripAsciiWhitespace(cluster_->Run("date -d " + start_text + " +%s").out),
+      &live_start))
+      << start_text;
+  const CommandResult job = cluster_->RunAs(
+      kAlice, "sbatch --wait --reservation=live -t 5 --exclusive -o /dev/null --wrap 'sleep 3'");
+  ASSERT_EQ(job.exit_code, 0) << job.out << job.err;
+  const int64_t before_delete = time(nullptr);
+  Ok("scontrol delete ReservationName=live");
+  const int64_t after_delete = time(nullptr) + 1;  // ctld's clock may have turned the second
+
+  const CommandResult utilization = Sreport(
+      "-t Seconds -P -n cluster Utilization start=now-2hours end=now "
+      "format=Allocated,PlannedDown");
+  ASSERT_EQ(utilization.exit_code, 0) << utilization.err;
+  std::vector<std::string> cells = absl::StrSplit(absl::StripAsciiWhitespace(utilization.out), '|');
+  ASSERT_EQ(cells.size(), 2u) << utilization.out;
+  int64_t allocated = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(cells[0], &allocated)) << utilization.out;
+  EXPECT_EQ(cells[1], "720") << utilization.out;  // fix: 4 CPUs x 180 s
+  // held's 720, and live's 4 CPUs from its start to its delete; the job's 12
+  // CPU-seconds are inside that (counted twice, they would be above it).
+  EXPECT_GE(allocated, 720 + 4 * (before_delete - live_start)) << utilization.out;
+  EXPECT_LE(allocated, 720 + 4 * (after_delete - live_start)) << utilization.out;
+  const CommandResult by_user = Sreport(
+      "-t Seconds -P -n cluster AccountUtilizationByUser start=now-2hours end=now "
+      "format=Login,Used");
+  ASSERT_EQ(by_user.exit_code, 0) << by_user.err;
+  bool found = false;
+  for (const std::string& line : Lines(by_user.out)) {
+    std::vector<std::string> f = absl::StrSplit(line, '|');
+    int64_t used = 0;
+    if (f.size() == 2 && f[0] == kAlice && absl::SimpleAtoi(f[1], &used)) {
+      found = true;
+      EXPECT_GE(used, 12) << by_user.out;
+    }
+  }
+  EXPECT_TRUE(found) << by_user.out;
+}
+
 // GPU-hours: a 2-GPU job's GPU time in sacct's AllocTRES, in every sreport
 // report with -T and in sshare's GrpTRESRaw, against its elapsed time; fair
 // share bills the GPUs (./skiff up's TRESBillingWeights: a GPU as 2 of the 4

@@ -24,6 +24,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/reservations/reservation.h"
+#include "ctld/core/reservations/resv_usage.h"
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/core/triggers/trigger_table.h"
 
@@ -172,9 +173,15 @@ struct ResvChange {
   std::optional<AdvanceReservation> resv;
 };
 
+// A create, update or delete of an advance reservation, kept for sreport's
+// reservation time ("resv_event").
+struct ResvEventChange {
+  ResvEvent event;
+};
+
 using RecordChange =
     std::variant<RecordRow, UsageChange, AssocUsageChange, BankChange, NodeAdminChange, QosChange,
-                 AccountsChange, StepChange, TriggerChange, ResvChange>;
+                 AccountsChange, StepChange, TriggerChange, ResvChange, ResvEventChange>;
 
 // sdiag's job counters for one event, with Slurm's meanings (ctld/diag_stats.h);
 // counted by Lifecycle::TransitionJob, added up by the Controller once stored.

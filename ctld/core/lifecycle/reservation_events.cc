@@ -68,6 +68,21 @@ ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
   return context;
 }
 
+// What reservation `resv` holds of the nodes as they are now (kept with each
+// change for sreport).
+TresCounts ResvHeldTres(const JournaledState& state, const AdvanceReservation& resv) {
+  std::vector<ResvNodeTres> nodes;
+  for (const Node& node : state.nodes().nodes()) {
+    double gpus = 0;
+    for (const GresCount& gres : node.config.gres) {
+      if (gres.name == "gpu") gpus += static_cast<double>(gres.count);
+    }
+    nodes.push_back({node.config.name, static_cast<double>(node.config.cpus),
+                     static_cast<double>(node.config.real_memory_mb), gpus, node.gpu_type});
+  }
+  return ResvTres(resv, nodes);
+}
+
 }  // namespace
 
 absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool privileged,
@@ -127,6 +142,9 @@ absl::StatusOr<Effects> Lifecycle::UpdateReservation(const Caller& caller, bool 
     }
   }
   effects.records.push_back(ResvChange{target, put});
+  ResvEvent event{target, now, op == ResvOp::kCreate, put, {}};
+  if (put) event.tres = ResvHeldTres(state_, *put);
+  effects.records.push_back(ResvEventChange{std::move(event)});
   effects.log.push_back(absl::StrCat("ReservationName=", target, " ", OpName(op), " by uid ",
                                      caller.uid,
                                      put ? absl::StrCat(" Nodes=", absl::StrJoin(put->nodes, ","),

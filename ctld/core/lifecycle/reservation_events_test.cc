@@ -37,12 +37,21 @@ TEST_F(ReservationEventsTest, CreateIsOneFrameWithItsRecordAndRollsBackWhole) {
   absl::StatusOr<Effects> created = Change(ResvOp::kCreate, Maint("m", now_ + 300, 3600));
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_NE(created->frame, 0u);
-  ASSERT_EQ(created->records.size(), 1u);
+  // The reservation, and the change kept for sreport with what it holds.
+  ASSERT_EQ(created->records.size(), 2u);
   const auto* change = std::get_if<ResvChange>(&created->records[0]);
   ASSERT_NE(change, nullptr);
   EXPECT_EQ(change->name, "m");
   ASSERT_TRUE(change->resv.has_value());
   EXPECT_EQ(change->resv->nodes, (std::vector<std::string>{"n1"}));
+  const auto* event = std::get_if<ResvEventChange>(&created->records[1]);
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(event->event.name, "m");
+  EXPECT_EQ(event->event.time, now_);
+  EXPECT_TRUE(event->event.created);
+  ASSERT_TRUE(event->event.resv.has_value());
+  EXPECT_EQ(event->event.tres.at("node"), 1);
+  EXPECT_GT(event->event.tres.at("cpu"), 0);
   EXPECT_TRUE(created->reschedule);
   EXPECT_EQ(core_->advance_reservations().count("m"), 1u);
   core_->Rollback();  // the store refused the row
@@ -91,9 +100,14 @@ TEST_F(ReservationEventsTest, DeleteByItsUserNeedsUserDeleteAndNoRunningJob) {
   Drive(Store(core_->JobComplete(core_->Find(id)->nodes.at(0), report, now_)));
   absl::StatusOr<Effects> deleted = Change(ResvOp::kDelete, del, false, "alice");
   ASSERT_TRUE(deleted.ok()) << deleted.status();
-  const auto* change = std::get_if<ResvChange>(&deleted->records.back());
+  ASSERT_GE(deleted->records.size(), 2u);
+  const auto* change = std::get_if<ResvChange>(&deleted->records.end()[-2]);
   ASSERT_NE(change, nullptr);
   EXPECT_FALSE(change->resv.has_value());
+  const auto* event = std::get_if<ResvEventChange>(&deleted->records.back());
+  ASSERT_NE(event, nullptr);
+  EXPECT_FALSE(event->event.resv.has_value());
+  EXPECT_FALSE(event->event.created);
   Store(std::move(deleted));
   EXPECT_TRUE(core_->advance_reservations().empty());
 }
