@@ -93,7 +93,10 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers &&
          allocation == o.allocation && prolog == o.prolog && epilog == o.epilog &&
          task_prolog == o.task_prolog && task_epilog == o.task_epilog &&
-         prolog_epilog_timeout == o.prolog_epilog_timeout;
+         prolog_epilog_timeout == o.prolog_epilog_timeout &&
+         container_bundle == o.container_bundle && oci_conf == o.oci_conf &&
+         container_config_json == o.container_config_json &&
+         container_devices == o.container_devices;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -127,6 +130,14 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   if (!spec.task_epilog.empty()) AddLine(&out, "task_epilog", spec.task_epilog);
   if (spec.prolog_epilog_timeout != 0) {
     AddLine(&out, "prolog_epilog_timeout", spec.prolog_epilog_timeout);
+  }
+  if (!spec.container_bundle.empty()) {
+    AddLine(&out, "container_bundle", spec.container_bundle);
+    if (!spec.oci_conf.empty()) AddLine(&out, "oci_conf", spec.oci_conf);
+    if (!spec.container_config_json) AddLine(&out, "container_config_json", 0);
+    for (const std::string& device : spec.container_devices) {
+      AddLine(&out, "container_device", device);
+    }
   }
   for (const AllocatedNode& node : spec.allocation) {
     AddLine(&out, "alloc",
@@ -210,6 +221,16 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.task_epilog = line.value;
     } else if (line.key == "prolog_epilog_timeout") {
       s = ParseInt(line, &spec.prolog_epilog_timeout);
+    } else if (line.key == "container_bundle") {
+      spec.container_bundle = line.value;
+    } else if (line.key == "oci_conf") {
+      spec.oci_conf = line.value;
+    } else if (line.key == "container_config_json") {
+      int flag = 1;
+      s = ParseInt(line, &flag);
+      spec.container_config_json = flag != 0;
+    } else if (line.key == "container_device") {
+      spec.container_devices.push_back(line.value);
     } else if (line.key == "alloc") {
       std::vector<std::string> words = absl::StrSplit(line.value, ' ');
       AllocatedNode node;

@@ -113,6 +113,15 @@ struct LaunchSpec {
   std::string task_prolog;
   std::string task_epilog;
   int64_t prolog_epilog_timeout = 0;  // seconds; 0 = Slurm's unlimited
+  // --container (noded/container/oci_runner.h): the batch script runs in this
+  // OCI bundle, through the runtime oci.conf names (`oci_conf`, "" = Skiff's
+  // default, crun). `container_config_json`: the bundle must have a
+  // config.json (not with IgnoreFileConfigJson). `container_devices`: the
+  // job's GPU device files (and NVIDIA's control devices) bound in.
+  std::string container_bundle;
+  std::string oci_conf;
+  bool container_config_json = true;
+  std::vector<std::string> container_devices;
 
   bool operator==(const LaunchSpec& o) const;
 };

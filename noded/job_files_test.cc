@@ -37,6 +37,10 @@ LaunchSpec FullSpec() {
   spec.epilog = "/etc/skiff/epilog.sh";
   spec.task_prolog = "/etc/skiff/task prolog.sh";
   spec.task_epilog = "/etc/skiff/task_epilog.sh";
+  spec.container_bundle = "/srv/bundles/alpine";
+  spec.oci_conf = "/etc/skiff/oci.conf";
+  spec.container_config_json = false;
+  spec.container_devices = {"/dev/nvidia1", "/dev/nvidiactl"};
   spec.prolog_epilog_timeout = 30;
   return spec;
 }

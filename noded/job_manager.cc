@@ -337,6 +337,23 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   spec.task_epilog = options_.task_epilog;
   spec.prolog_epilog_timeout = options_.prolog_epilog_timeout;
   const std::string dir = JobDir(id);
+  if (!spec.container_bundle.empty()) {
+    if (!options_.container_unavailable.empty()) {
+      FinishLaunchFailure(id, dir, absl::StrCat("container: ", options_.container_unavailable));
+      return 0;
+    }
+    spec.oci_conf = options_.oci_conf;
+    spec.container_config_json = options_.container_config_json;
+    for (int32_t gpu : spec.gpu_indices) {
+      if (gpu >= 0 && static_cast<size_t>(gpu) < options_.gpu_files.size()) {
+        spec.container_devices.push_back(options_.gpu_files[gpu]);
+      }
+    }
+    if (!spec.gpu_indices.empty()) {
+      spec.container_devices.insert(spec.container_devices.end(), options_.control_devices.begin(),
+                                    options_.control_devices.end());
+    }
+  }
   if (std::string failure = SetUpCgroup(spec); !failure.empty()) {
     FinishLaunchFailure(id, dir, failure);
     return 0;

@@ -84,6 +84,15 @@ struct JobManagerOptions {
   // Node scripts (node_scripts.h), put in every launch spec for the shepherd.
   std::string prolog, epilog, task_prolog, task_epilog;
   int64_t prolog_epilog_timeout = 0;
+  // --container (noded/container/): oci.conf's path ("" = Skiff's default
+  // runtime), whether bundles need a config.json, the GPU device files by
+  // index (gres.conf File=) and NVIDIA's control devices this node has, bound
+  // into a job's container; and why containers cannot run here ("" = they can).
+  std::string oci_conf;
+  bool container_config_json = true;
+  std::vector<std::string> gpu_files;
+  std::vector<std::string> control_devices;
+  std::string container_unavailable;
 };
 
 class JobManager final : public JobReportSource {

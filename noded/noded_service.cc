@@ -28,6 +28,7 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   spec.memory_mb = request.memory_mb();
   spec.gpu_indices.assign(request.gpu_indices().begin(), request.gpu_indices().end());
   spec.cpu_ids.assign(request.cpu_ids().begin(), request.cpu_ids().end());
+  spec.container_bundle = request.container().bundle();
   for (const v1::JobNode& node : request.allocation()) {
     spec.allocation.push_back({node.name(),
                                node.address(),

@@ -24,6 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "noded/cgroup/cgroup_fs.h"
 #include "noded/cgroup/cgroup_plan.h"
+#include "noded/container/oci_runner.h"
+#include "noded/container/oci_task.h"
 #include "noded/file_io.h"
 #include "noded/job_env.h"
 #include "noded/job_files.h"
@@ -37,6 +39,36 @@ namespace {
 
 // ------------------------------------------------------------ the job child
 // Runs in the forked child of the (single-threaded) shepherd, so it may allocate.
+// This binary, which the batch script runs through in a container
+// (--oci-run, noded/container/oci_runner.h). readlink only: safe in a child.
+std::string SelfBinary() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
+}
+
+// The runner's flags for the batch script's container (its command follows "--").
+std::vector<std::string> OciRunnerFlags(const LaunchSpec& spec, const std::string& job_dir) {
+  std::vector<std::string> flags = {
+      absl::StrCat("--oci-conf=", spec.oci_conf),
+      absl::StrCat("--bundle=", spec.container_bundle),
+      absl::StrCat("--node=", spec.node_name),
+      absl::StrCat("--user=", spec.user_name),
+      absl::StrCat("--job=", spec.job_id),
+      absl::StrCat("--step=", kBatchStepId),
+      "--task=0",
+      absl::StrCat("--job-dir=", job_dir),
+      absl::StrCat("--slurmd-spool=", job_dir.substr(0, job_dir.rfind('/'))),
+      absl::StrCat("--stdin=", spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path),
+      absl::StrCat("--stdout=", spec.stdout_path.empty() ? "/dev/null" : spec.stdout_path),
+      absl::StrCat("--stderr=", spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path),
+  };
+  for (const std::string& device : spec.container_devices) {
+    flags.push_back(absl::StrCat("--device=", device));
+  }
+  return flags;
+}
+
 // Failures go to `err_fd` (close-on-exec: empty at EOF means exec succeeded).
 class JobChild {
  public:
@@ -65,8 +97,10 @@ class JobChild {
     JoinCgroup();
     ResetSignals();
     setpgid(0, 0);
+    if (!spec_.container_bundle.empty()) PrepareContainerSpool();
     DropPrivileges();
     ApplyUmask();
+    if (!spec_.container_bundle.empty()) CheckBundle();
     if (spec_.work_dir.empty()) Fail("work_dir is empty");
     if (chdir(spec_.work_dir.c_str()) != 0) {
       FailErrno("cannot chdir to work_dir ", spec_.work_dir);
@@ -186,6 +220,26 @@ class JobChild {
     }
   }
 
+  // The default ContainerPath's parent, in the job's directory (root's, 0711):
+  // created for the user, who makes the task's directory in it.
+  void PrepareContainerSpool() {
+    const std::string dir = absl::StrCat(job_dir_, "/oci-job", spec_.job_id, "-batch");
+    if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      FailErrno("container: cannot create ", dir);
+    if (chown(dir.c_str(), spec_.uid, spec_.gid) != 0) FailErrno("container: cannot chown ", dir);
+  }
+
+  // As the job's user: the bundle must be theirs to use.
+  void CheckBundle() {
+    const std::string& bundle = spec_.container_bundle;
+    if (bundle[0] != '/') Fail(absl::StrCat("container: ", bundle, " is not an absolute path"));
+    if (access(bundle.c_str(), X_OK) != 0) FailErrno("container: cannot use bundle ", bundle);
+    const std::string config = absl::StrCat(bundle, "/config.json");
+    if (spec_.container_config_json && access(config.c_str(), R_OK) != 0) {
+      FailErrno("container: cannot read ", config);
+    }
+  }
+
   [[noreturn]] void Exec() {
     const std::string script = absl::StrCat(job_dir_, "/", kScriptFileName);
     std::vector<std::string> env = BuildJobEnvironment(spec_, getpid());
@@ -210,6 +264,19 @@ class JobChild {
 
     std::vector<std::string> args = {script};
     args.insert(args.end(), spec_.argv.begin(), spec_.argv.end());
+    if (!spec_.container_bundle.empty()) {
+      // The script runs in the container, through this binary as its runner.
+      const std::string runner = SelfBinary();
+      std::vector<std::string> wrapped = {runner, kOciRunFlag};
+      for (std::string& flag : OciRunnerFlags(spec_, job_dir_)) wrapped.push_back(std::move(flag));
+      wrapped.push_back("--");
+      wrapped.insert(wrapped.end(), args.begin(), args.end());
+      std::vector<char*> wrapped_argv;
+      for (std::string& a : wrapped) wrapped_argv.push_back(a.data());
+      wrapped_argv.push_back(nullptr);
+      execve(runner.c_str(), wrapped_argv.data(), envp.data());
+      FailErrno("container: cannot execute ", runner);
+    }
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -425,6 +492,16 @@ void AppendToJobOutput(const LaunchSpec& spec, const std::string& job_dir,
 
 namespace {
 
+// After a container job: the runtime's kill and delete of the container, as
+// the user, for a runner that was killed before it could (scancel, time limit).
+void EndContainer(const LaunchSpec& spec, const std::string& job_dir) {
+  std::vector<std::string> argv = {SelfBinary(), kOciCleanupFlag};
+  for (std::string& flag : OciRunnerFlags(spec, job_dir)) argv.push_back(std::move(flag));
+  RunSetup as_user{{}, std::nullopt, job_dir};
+  if (geteuid() == 0) as_user.as = RunIdentity{spec.uid, spec.gid, spec.groups};
+  (void)RunCaptured(argv, std::chrono::seconds(120), "container cleanup", as_user);
+}
+
 // After the job: TaskEpilog as the user (when the script ran), then the node's
 // Epilog as root; the Epilog's failure goes to `epilog_error`.
 void RunEpilogs(const LaunchSpec& spec, pid_t job_pid, const JobResult& result,
@@ -555,6 +632,7 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
     result.system_cpu_usec = int64_t{usage.ru_stime.tv_sec} * 1000000 + usage.ru_stime.tv_usec;
     result.max_rss_kb = usage.ru_maxrss;
   }
+  if (!spec->container_bundle.empty()) EndContainer(*spec, job_dir);
   RunEpilogs(*spec, child, result, &result.epilog_error);
   if (fenced) {
     result.fenced = true;

@@ -1,11 +1,14 @@
 // shepherd: runs one batch job for noded. See shepherd.h and shepherd_protocol.h.
 //   shepherd <job dir> [--ready-fd=N]
 //   shepherd --task-wrap [--prolog=P] [--epilog=E] -- PROGRAM ARGS...
+//   shepherd --oci-run FLAGS -- PROGRAM ARGS...   (container/oci_runner.h)
+//   shepherd --oci-cleanup FLAGS
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "noded/container/oci_runner.h"
 #include "noded/shepherd.h"
 #include "noded/shepherd_protocol.h"
 #include "noded/task_wrapper.h"
@@ -14,6 +17,13 @@ int main(int argc, char** argv) {
   // A step's task with srun --task-prolog/--task-epilog (task_wrapper.h).
   if (argc >= 2 && std::string(argv[1]) == "--task-wrap") {
     return skiff::noded::RunWrappedTask(argc - 2, argv + 2);
+  }
+  // A task in its OCI container, and the container's end (oci_runner.h).
+  if (argc >= 2 && std::string(argv[1]) == skiff::noded::kOciRunFlag) {
+    return skiff::noded::RunOciTask(argc - 2, argv + 2);
+  }
+  if (argc >= 2 && std::string(argv[1]) == skiff::noded::kOciCleanupFlag) {
+    return skiff::noded::CleanUpOciTask(argc - 2, argv + 2);
   }
   std::string job_dir;
   int ready_fd = -1;

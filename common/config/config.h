@@ -332,6 +332,46 @@ struct CgroupConfig {
 absl::StatusOr<CgroupConfig> ParseCgroupConfig(std::string_view text, std::string_view file_name,
                                                const IncludeReader& include_reader);
 
+// oci.conf, as Slurm 24.05 reads it: how noded calls the OCI runtime for
+// --container. The patterns (%b bundle, %j job, %u user, ...) are expanded by
+// noded/container. Without the file noded uses DefaultOciConfig().
+struct OciConfig {
+  std::string container_path;  // ContainerPath; "" = the job's spool directory
+  // CreateEnvFile: "null" (NUL-terminated entries), "newline" or "disabled".
+  std::string create_env_file = "disabled";
+  std::vector<std::string> disable_hooks;  // DisableHooks: hook types removed from config.json
+  std::string env_exclude;                 // EnvExclude: extended regex over "NAME=value"
+  std::string run_time_env_exclude;        // RunTimeEnvExclude: the same, for the runtime's own
+  std::string mount_spool_dir;             // MountSpoolDir; "" = /var/run/slurm/
+  bool ignore_file_config_json = false;    // IgnoreFileConfigJson
+  bool disable_cleanup = false;            // DisableCleanup
+  std::string run_time_create;             // RunTimeCreate
+  std::string run_time_delete;             // RunTimeDelete
+  std::string run_time_kill;               // RunTimeKill
+  std::string run_time_query;              // RunTimeQuery
+  std::string run_time_run;                // RunTimeRun
+  std::string run_time_start;              // RunTimeStart
+  std::vector<std::string> warnings;
+
+  bool UsesRun() const { return !run_time_run.empty(); }
+};
+
+// Skiff's runtime when oci.conf is absent: crun's run, rootless, its state
+// under the container's spool directory (%m), so nothing outside the job's
+// own directories is needed.
+OciConfig DefaultOciConfig();
+
+// Parses oci.conf. Errors as Slurm rejects the file: an unknown key, a
+// CreateEnvFile value it does not know, an EnvExclude or RunTimeEnvExclude
+// that is not an extended regular expression, and (unless
+// IgnoreFileConfigJson=true) a set of RunTime* keys that is neither run
+// (RunTimeRun, RunTimeKill, RunTimeDelete; no Create or Start) nor
+// create/start (Create, Start, Query, Kill, Delete; no Run). The debug keys
+// (StdIODebug, SyslogDebug, FileDebug, DebugFlags) and scrun's SrunPath and
+// SrunArgs are accepted and ignored, with a warning.
+absl::StatusOr<OciConfig> ParseOciConfig(std::string_view text, std::string_view file_name,
+                                         const IncludeReader& include_reader);
+
 }  // namespace skiff
 
 #endif  // SKIFF_COMMON_CONFIG_CONFIG_H_

@@ -181,10 +181,20 @@ absl::StatusOr<LoadedConfig> LoadConfigVia(const std::string& conf_path, const F
     loaded.cgroup = *std::move(cgroup);
   }
 
+  std::string oci_path = absl::StrCat(loaded.conf_dir, "/oci.conf");
+  absl::StatusOr<std::optional<std::string>> oci_text = reader.ReadOptional(oci_path);
+  if (!oci_text.ok()) return oci_text.status();
+  if (oci_text->has_value()) {
+    absl::StatusOr<OciConfig> oci = ParseOciConfig(**oci_text, oci_path, read_include);
+    if (!oci.ok()) return oci.status();
+    loaded.oci = *std::move(oci);
+  }
+
   for (const std::vector<std::string>* warnings :
        {&loaded.skiff.warnings, &loaded.gres.warnings,
         loaded.burst_buffer ? &loaded.burst_buffer->warnings : nullptr,
-        loaded.cgroup ? &loaded.cgroup->warnings : nullptr}) {
+        loaded.cgroup ? &loaded.cgroup->warnings : nullptr,
+        loaded.oci ? &loaded.oci->warnings : nullptr}) {
     if (warnings == nullptr) continue;
     loaded.warnings.insert(loaded.warnings.end(), warnings->begin(), warnings->end());
   }

@@ -26,8 +26,9 @@ struct LoadedConfig {
   GresConfig gres;                                // empty when gres.conf is absent
   std::optional<BurstBufferConfig> burst_buffer;  // set when burst_buffer.conf exists
   std::optional<CgroupConfig> cgroup;             // set when cgroup.conf exists
+  std::optional<OciConfig> oci;                   // set when oci.conf exists
   // Every file's warnings, "<file>:<line>: <Key>: <what>", in the order skiff.conf,
-  // gres.conf, burst_buffer.conf, cgroup.conf (the structs keep their own too). The
+  // gres.conf, burst_buffer.conf, cgroup.conf, oci.conf (the structs keep their own too). The
   // loader does not print them: each daemon logs them its own way.
   std::vector<std::string> warnings;
   // Every file read, in the order read (skiff.conf, its Includes, gres.conf, ...):
