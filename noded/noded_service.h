@@ -109,6 +109,7 @@ class NodedService final : public v1::Noded::Service {
   // them through `peer` (a RunTasks call, or the step manager in this process)
   // until they have all ended and the step manager has closed its side.
   void ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer);
+  void EndStepContainers(const StepTasksSpec& spec, const std::string& spool);
   // RunStep's stream to `node`'s tasks, `launch` sent: ServeTasks in this
   // process for this node, else a RunTasks call to the node's noded.
   std::unique_ptr<TaskStream> OpenTaskStream(const v1::TaskInput& launch, const StepNode& node);

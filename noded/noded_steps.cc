@@ -15,9 +15,13 @@
 // ends the batch script and its srun, which must have said why first.
 #include <grp.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -30,7 +34,10 @@
 #include "common/rpc/peer_address.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "noded/container/oci_runner.h"
+#include "noded/file_io.h"
 #include "noded/noded_service.h"
+#include "noded/run_captured.h"
 #include "noded/steps/step_env.h"
 #include "noded/steps/step_record.h"
 #include "noded/steps/step_run.h"
@@ -126,6 +133,7 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
     if (request.has_window()) *launch->mutable_window() = request.window();
     launch->set_task_prolog(request.task_prolog());
     launch->set_task_epilog(request.task_epilog());
+    *launch->mutable_container() = request.container();
     launch->set_output_pattern(request.output_pattern());
     launch->set_error_pattern(request.error_pattern());
     launch->set_input_pattern(request.input_pattern());
@@ -514,8 +522,51 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     }
     spec.tasks.push_back(std::move(spawn));
   }
+  // srun --container: each task through the shepherd's --oci-run
+  // (noded/container/oci_runner.h), its container's directory under
+  // <SlurmdSpoolDir>/oci-job<J>-<S> (Slurm's default), made here for the user
+  // and removed after the step.
+  std::string container_spool;
+  std::string container_failure;
+  if (!launch.container().bundle().empty()) {
+    const JobManagerOptions& options = jobs_.options();
+    container_spool =
+        absl::StrCat(options.spool_dir, "/oci-job", launch.job_id(), "-", launch.step_id());
+    if (!options.container_unavailable.empty()) {
+      container_failure = absl::StrCat("container: ", options.container_unavailable);
+    } else if ((mkdir(container_spool.c_str(), 0700) != 0 && errno != EEXIST) ||
+               chown(container_spool.c_str(), spec.uid, spec.gid) != 0) {
+      container_failure =
+          absl::StrCat("container: cannot create ", container_spool, ": ", strerror(errno));
+    }
+    for (TaskSpawn& spawn : spec.tasks) {
+      spawn.container_flags = {
+          absl::StrCat("--oci-conf=", options.oci_conf),
+          absl::StrCat("--bundle=", launch.container().bundle()),
+          absl::StrCat("--node=", node_name_),
+          absl::StrCat("--user=", launch.user_name()),
+          absl::StrCat("--job=", launch.job_id()),
+          absl::StrCat("--step=", launch.step_id()),
+          absl::StrCat("--task=", spawn.task_id),
+          absl::StrCat("--job-dir=", options.spool_dir),
+          absl::StrCat("--slurmd-spool=", options.spool_dir),
+      };
+      if (spawn.pty) spawn.container_flags.push_back("--pty");
+      for (int gpu : launch.gpu_indices()) {
+        if (gpu >= 0 && static_cast<size_t>(gpu) < options.gpu_files.size()) {
+          spawn.container_flags.push_back(absl::StrCat("--device=", options.gpu_files[gpu]));
+        }
+      }
+      if (launch.gpu_indices_size() > 0) {
+        for (const std::string& device : options.control_devices) {
+          spawn.container_flags.push_back(absl::StrCat("--device=", device));
+        }
+      }
+    }
+  }
   bool prolog_ran_here = false;
-  if (const std::string prolog = PrologBeforeFirstStep(launch, &prolog_ran_here); !prolog.empty()) {
+  std::string prolog = PrologBeforeFirstStep(launch, &prolog_ran_here);
+  if (!prolog.empty() || !container_failure.empty()) {
     // As slurmd answers srun: every task of this node fails to launch.
     v1::TaskOutput started;
     started.set_started(true);
@@ -524,8 +575,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
       exit->set_task_id(task_id);
       exit->set_exit_code(1);
       exit->set_failure(absl::StrCat("Task launch for StepId=", launch.job_id(), ".",
-                                     launch.step_id(), " failed on node ", node_name_,
-                                     ": Job prolog failed"));
+                                     launch.step_id(), " failed on node ", node_name_, ": ",
+                                     prolog.empty() ? container_failure : "Job prolog failed"));
     }
     peer.Write(started);
     v1::TaskOutput last;
@@ -536,7 +587,8 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     // the failure (RunStep): the report below makes ctld end the job and srun.
     while (peer.Read(&ignored)) {
     }
-    if (prolog_ran_here) ReportPrologFailure(launch, prolog);
+    if (prolog_ran_here && !prolog.empty()) ReportPrologFailure(launch, prolog);
+    if (!container_spool.empty()) (void)RemoveJobDir(container_spool);
     return;
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
@@ -599,6 +651,21 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     local_tasks_.erase(local_key);
   }
   tasks.reset();  // kills what is left and reaps it
+  if (!container_spool.empty()) EndStepContainers(spec, container_spool);
+}
+
+// After a container step: each task's container killed and deleted if the
+// runtime still has it (a task killed before its runner could), as the user;
+// then the step's container directories go.
+void NodedService::EndStepContainers(const StepTasksSpec& spec, const std::string& spool) {
+  for (const TaskSpawn& spawn : spec.tasks) {
+    std::vector<std::string> argv = {spec.task_wrapper, kOciCleanupFlag};
+    argv.insert(argv.end(), spawn.container_flags.begin(), spawn.container_flags.end());
+    RunSetup as_user{{}, std::nullopt, spool};
+    if (geteuid() == 0) as_user.as = RunIdentity{spec.uid, spec.gid, spec.groups};
+    (void)RunCaptured(argv, std::chrono::seconds(120), "container cleanup", as_user);
+  }
+  (void)RemoveJobDir(spool);
 }
 
 }  // namespace skiff::noded

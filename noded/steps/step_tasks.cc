@@ -147,7 +147,14 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     }
     std::string exe = ResolveCommand(spawn.argv[0], path_var);
     std::vector<std::string> argv_copy = spawn.argv;
-    if (!spawn.task_prolog.empty() || !spawn.task_epilog.empty()) {
+    if (!spawn.container_flags.empty()) {
+      // The command is found in the container's PATH, not the host's.
+      argv_copy = {spec.task_wrapper, "--oci-run"};
+      argv_copy.insert(argv_copy.end(), spawn.container_flags.begin(), spawn.container_flags.end());
+      argv_copy.push_back("--");
+      argv_copy.insert(argv_copy.end(), spawn.argv.begin(), spawn.argv.end());
+      exe = spec.task_wrapper;
+    } else if (!spawn.task_prolog.empty() || !spawn.task_epilog.empty()) {
       if (spec.task_wrapper.empty()) {
         task.failure = "task prolog/epilog: this node has no shepherd to run them";
         task.reaped = true;

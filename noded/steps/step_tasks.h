@@ -48,6 +48,10 @@ struct TaskSpawn {
   // under StepTasksSpec::task_wrapper.
   std::string task_prolog;
   std::string task_epilog;
+  // srun --container: the runner's flags (noded/container/oci_runner.h); the
+  // task then runs as `task_wrapper --oci-run FLAGS -- ARGV` (its prolog and
+  // epilog are not run). Empty: on the host.
+  std::vector<std::string> container_flags;
 };
 
 struct StepTasksSpec {
