@@ -203,6 +203,9 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
     launch.allocation.push_back(std::move(share));
   }
   if (!job.cpu_ids_by_node.empty()) launch.cpu_ids = job.cpu_ids_by_node.front();
+  // The job's container is the batch script's; its steps bring their own
+  // (srun's StepRequest.container), as in Slurm.
+  launch.container = job.request.container;
   // srun inside the job finds its step manager here (Slurm 24.05 names the
   // node in SLURM_STEPMGR; Skiff also gives its noded's address).
   if (!facts.node_targets.empty()) {

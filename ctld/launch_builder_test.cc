@@ -143,6 +143,20 @@ TEST(BuildBatchLaunch, JoinsTheStoredPayloadAndBurstBufferPaths) {
   EXPECT_EQ(launch.work_dir, "/w");
 }
 
+TEST(BuildBatchLaunch, TheBatchScriptRunsInTheJobsContainer) {
+  Job job = RunningJob();
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\ntrue\n");
+  EXPECT_TRUE(BuildBatchLaunch(job, spec, {"lab", "/c", 1}).container.IsEmpty());
+  job.request.container.bundle = "/srv/oci/alpine";
+  EXPECT_EQ(BuildBatchLaunch(job, spec, {"lab", "/c", 1}).container.bundle, "/srv/oci/alpine");
+  job.request.container = {};
+  job.request.container.image = "ubuntu:22.04";
+  job.request.container.mounts = {"/data:/data"};
+  const BatchLaunch launch = BuildBatchLaunch(job, spec, {"lab", "/c", 1});
+  EXPECT_EQ(launch.container, job.request.container);
+}
+
 TEST(JobDetailsEnvironment, GivesOutputPathsAsSubmittedAndTheArraysShape) {
   v1::JobSpec spec;
   spec.set_stdout_pattern("out-%A_%a");

@@ -45,4 +45,17 @@ std::string MarkUnsupported(std::string_view slurm_text,
   return text + kUnsupportedNote;
 }
 
+std::string WithPluginOptions(std::string_view slurm_text, std::string_view next_heading) {
+  const std::string marker = "\n\n" + std::string(next_heading) + "\n";
+  const size_t at = slurm_text.find(marker);
+  if (at == std::string_view::npos || slurm_text.find(marker, at + 1) != std::string_view::npos) {
+    fprintf(stderr, "help text: the heading \"%.*s\" is not there once\n",
+            static_cast<int>(next_heading.size()), next_heading.data());
+    abort();
+  }
+  std::string text(slurm_text);
+  text.insert(at + 1, kPyxisOptionsHelp);
+  return text;
+}
+
 }  // namespace skiff::cli

@@ -20,6 +20,54 @@ namespace skiff::cli {
 inline constexpr char kUnsupportedNote[] =
     "Entries marked * are not supported by Skiff (refused, or accepted and ignored).\n";
 
+// What Slurm's commands print among their options (spank_print_options) when
+// NVIDIA's pyxis plugin is loaded: sbatch, salloc and srun take its container
+// options (cli/common/container_options.h). Laid out as Slurm lays out a
+// plugin's options (6 blanks, a 30-column name, the text wrapped at 80),
+// with descriptions of Skiff's own.
+inline constexpr char kPyxisOptionsHelp[] =
+    "\n"
+    "Options provided by plugins:\n"
+    "\n"
+    "      --container-image=[USER@][REGISTRY#]IMAGE[:TAG]|PATH\n"
+    "                              [pyxis] the image the tasks' container is made\n"
+    "                              from: an enroot URI of a docker image, or the path\n"
+    "                              of a squashfs file on the nodes\n"
+    "\n"
+    "      --container-mounts=SRC[:DST[:FLAGS]][,SRC[:DST...]]\n"
+    "                              [pyxis] bind mounts inside the container; a\n"
+    "                              mount's flags are separated by \"+\", as in\n"
+    "                              \"ro+rprivate\"\n"
+    "\n"
+    "      --container-workdir=PATH\n"
+    "                              [pyxis] the working directory inside the container\n"
+    "\n"
+    "      --container-name=NAME[:FLAG]\n"
+    "                              [pyxis] keep the container on the nodes under this\n"
+    "                              name and use it again while it exists; FLAG is\n"
+    "                              auto (the default), create, exec or no_exec\n"
+    "      --container-mount-home  [pyxis] bind mount the user's home directory\n"
+    "\n"
+    "      --no-container-mount-home\n"
+    "                              [pyxis] do not bind mount the user's home\n"
+    "                              directory\n"
+    "      --container-remap-root  [pyxis] be root inside the container (in a user\n"
+    "                              namespace: no privilege on the host)\n"
+    "\n"
+    "      --no-container-remap-root\n"
+    "                              [pyxis] do not remap to root inside the container\n"
+    "\n"
+    "      --container-env=NAME[,NAME...]\n"
+    "                              [pyxis] environment variables whose values from\n"
+    "                              the host win over the image's\n";
+
+// `slurm_text` with kPyxisOptionsHelp where Slurm prints its plugins' options:
+// before the blank line that precedes the heading `next_heading` ("GPU
+// scheduling options:" for sbatch and srun, "Help options:" for salloc).
+// REQUIRES: `slurm_text` has that heading once, after a blank line; else it
+// crashes, as MarkUnsupported does for a bad table.
+std::string WithPluginOptions(std::string_view slurm_text, std::string_view next_heading);
+
 // `slurm_text` with a '*' in the first column of each line that, after its
 // leading blanks, starts with one of `unsupported`, then (after a blank line)
 // kUnsupportedNote when any line was marked.

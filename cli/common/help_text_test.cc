@@ -52,5 +52,24 @@ TEST(MarkUnsupportedDeathTest, AnEntryThatStartsNoLineOrTooManyCrashes) {
   EXPECT_DEATH(MarkUnsupported(kText, kUnmarkable), "Usage");
 }
 
+TEST(WithPluginOptionsTest, PyxisOptionsGoWhereSlurmPrintsPluginOptions) {
+  const std::string text = WithPluginOptions(
+      "Usage: x\n"
+      "      --mem-bind=             Bind memory\n"
+      "\n"
+      "GPU scheduling options:\n"
+      "  -G, --gpus=n                count of GPUs\n",
+      "GPU scheduling options:");
+  EXPECT_EQ(text, std::string("Usage: x\n"
+                              "      --mem-bind=             Bind memory\n") +
+                      kPyxisOptionsHelp +
+                      "\n"
+                      "GPU scheduling options:\n"
+                      "  -G, --gpus=n                count of GPUs\n");
+  EXPECT_NE(text.find("Bind memory\n\nOptions provided by plugins:\n\n      --container-image="),
+            std::string::npos);
+  EXPECT_NE(text.find("over the image's\n\nGPU scheduling options:\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace skiff::cli

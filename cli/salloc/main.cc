@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/common/allocation.h"
+#include "cli/common/container_options.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/salloc/salloc_help.h"
@@ -83,12 +84,19 @@ int main(int argc, char** argv) {
   app.add_flag("--usage", usage);
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
+  skiff::cli::ContainerFlags container_flags;
+  skiff::cli::AddContainerOptions(app, &o.container, &container_flags);
+  // Slurm's input variable (set but empty: none); the command line overrides it.
+  if (const char* bundle = getenv("SALLOC_CONTAINER"); bundle != nullptr && *bundle != '\0') {
+    o.container.bundle = bundle;
+  }
   std::vector<std::string> command;
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
                                                   skiff::cli::GetoptOrder::kStopAtOperand);
       rc >= 0) {
     return rc;
   }
+  skiff::cli::ApplyContainerFlags(app, container_flags, &o.container);
   if (version) {
     std::cout << "skiff " << skiff::kSkiffVersion << "\n";
     return 0;
@@ -123,6 +131,9 @@ int main(int argc, char** argv) {
   absl::StatusOr<skiff::cli::SbatchSubmission> submission =
       skiff::cli::BuildSubmission(line, skiff::cli::kAllocationHolderScript, context);
   if (!submission.ok()) return skiff::cli::ReportError(kProgram, submission.status());
+  for (const std::string& warning : submission->warnings) {
+    fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
+  }
   absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
       skiff::cli::CtldClient::Connect("");
   if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());

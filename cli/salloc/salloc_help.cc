@@ -169,7 +169,6 @@ constexpr std::string_view kUnsupported[] = {
     "--bell",
     "--bb=",
     "--bbf=",
-    "--container",
     "--cpu-freq=",
     "--delay-boot=",
     "--deadline=",
@@ -218,7 +217,10 @@ constexpr std::string_view kUnsupported[] = {
 
 }  // namespace
 
-std::string SallocHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
+// Slurm's text, with pyxis's options where Slurm prints a loaded plugin's.
+std::string SallocHelp() {
+  return MarkUnsupported(WithPluginOptions(kSlurmHelp, "Help options:"), kUnsupported);
+}
 
 std::string SallocUsage() { return kSlurmUsage; }
 

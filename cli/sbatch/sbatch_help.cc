@@ -212,7 +212,6 @@ constexpr std::string_view kUnsupported[] = {
     "--gpus-per-task=",
     "--gid=",
     "-M, --clusters=",
-    "--container",
     "--propagate",
     "--uid=",
     "--cluster-constraint=",
@@ -222,7 +221,10 @@ constexpr std::string_view kUnsupported[] = {
 
 }  // namespace
 
-std::string SbatchHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
+// Slurm's text, with pyxis's options where Slurm prints a loaded plugin's.
+std::string SbatchHelp() {
+  return MarkUnsupported(WithPluginOptions(kSlurmHelp, "GPU scheduling options:"), kUnsupported);
+}
 
 std::string SbatchUsage() { return kSlurmUsage; }
 

@@ -102,6 +102,10 @@ struct SbatchOption {
   bool flag_value = true;
   bool ParsedArgs::*command = nullptr;  // --help, --usage, --version
   bool ignored = false;                 // accepted with a warning
+  // The container options (SbatchRawOptions::container): a value, or a flag
+  // set to `flag_value`.
+  std::optional<std::string> ContainerOptions::*container_text = nullptr;
+  std::optional<bool> ContainerOptions::*container_flag = nullptr;
 };
 
 SbatchOption Text(const char* names, std::optional<std::string> SbatchRawOptions::*field) {
@@ -124,6 +128,20 @@ SbatchOption Flag(const char* names, std::optional<bool> SbatchRawOptions::*fiel
                   bool value = true) {
   SbatchOption option{{names, GetoptArgument::kNone}};
   option.flag = field;
+  option.flag_value = value;
+  return option;
+}
+
+SbatchOption ContainerText(const char* names, std::optional<std::string> ContainerOptions::*field) {
+  SbatchOption option{{names, GetoptArgument::kRequired}};
+  option.container_text = field;
+  return option;
+}
+
+SbatchOption ContainerFlag(const char* names, std::optional<bool> ContainerOptions::*field,
+                           bool value) {
+  SbatchOption option{{names, GetoptArgument::kNone}};
+  option.container_flag = field;
   option.flag_value = value;
   return option;
 }
@@ -202,6 +220,17 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Flag("-W,--wait", &O::wait),
         Flag("--requeue", &O::requeue),
         Flag("--no-requeue", &O::requeue, false),
+        ContainerText("--container", &ContainerOptions::bundle),
+        // pyxis's, which Slurm's getopt table has after its own (SPANK options).
+        ContainerText("--container-image", &ContainerOptions::image),
+        ContainerText("--container-mounts", &ContainerOptions::mounts),
+        ContainerText("--container-workdir", &ContainerOptions::workdir),
+        ContainerText("--container-name", &ContainerOptions::name),
+        ContainerFlag("--container-mount-home", &ContainerOptions::mount_home, true),
+        ContainerFlag("--no-container-mount-home", &ContainerOptions::mount_home, false),
+        ContainerFlag("--container-remap-root", &ContainerOptions::remap_root, true),
+        ContainerFlag("--no-container-remap-root", &ContainerOptions::remap_root, false),
+        ContainerText("--container-env", &ContainerOptions::env),
     };
     for (const char* names : kIgnoredWithValue) {
       options->push_back(Ignored(names, GetoptArgument::kRequired));
@@ -371,6 +400,10 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
       parsed.*option.command = true;
     } else if (option.ignored) {
       parsed.options.ignored.push_back(LongName(option.getopt.names));
+    } else if (option.container_text != nullptr) {
+      parsed.options.container.*option.container_text = std::move(*found.value);
+    } else if (option.container_flag != nullptr) {
+      parsed.options.container.*option.container_flag = option.flag_value;
     }
   }
   parsed.rest = std::move(read->operands);
@@ -697,6 +730,10 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
     auto it = env.find(name);
     if (it != env.end()) o.*field = it->second;
   }
+  // Set but empty: no container (what an exported empty variable means).
+  if (auto it = env.find("SBATCH_CONTAINER"); it != env.end() && !it->second.empty()) {
+    o.container.bundle = it->second;
+  }
   // A set but empty SBATCH_EXCLUSIVE means a bare --exclusive.
   if (o.exclusive && o.exclusive->empty()) o.exclusive = "exclusive";
   if (env.count("SBATCH_WAIT")) o.wait = true;
@@ -706,6 +743,32 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
   if (env.count("SBATCH_REQUEUE")) o.requeue = true;
   if (env.count("SBATCH_NO_REQUEUE")) o.requeue = false;
   return o;
+}
+
+// The container options of `high` over `low`'s, option by option, except
+// that the container itself is one choice: Slurm's bundle at the higher level
+// replaces the lower's pyxis image and name, and an image or a name replaces
+// the lower's bundle ("sbatch --container-image=x" over "#SBATCH
+// --container=/b" is no conflict; only options at one level conflict).
+ContainerOptions MergeContainer(const ContainerOptions& low, const ContainerOptions& high) {
+  ContainerOptions out = low;
+  if (high.bundle) {
+    out.image.reset();
+    out.name.reset();
+  }
+  if (high.image || high.name) out.bundle.reset();
+  auto take = [](auto& dst, const auto& src) {
+    if (src.has_value()) dst = src;
+  };
+  take(out.bundle, high.bundle);
+  take(out.image, high.image);
+  take(out.mounts, high.mounts);
+  take(out.workdir, high.workdir);
+  take(out.env, high.env);
+  take(out.name, high.name);
+  take(out.remap_root, high.remap_root);
+  take(out.mount_home, high.mount_home);
+  return out;
 }
 
 // `high` over `low`, field by field. Setting any memory option at the higher
@@ -771,6 +834,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.constraint, high.constraint);
   take(out.mail_type, high.mail_type);
   take(out.mail_user, high.mail_user);
+  out.container = MergeContainer(low.container, high.container);
   out.ignored.insert(out.ignored.end(), high.ignored.begin(), high.ignored.end());
   return out;
 }
@@ -1052,6 +1116,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.account) spec.set_account(*o.account);
   if (o.qos) spec.set_qos(*o.qos);
   if (o.reservation) spec.set_reservation(*o.reservation);
+  // A relative --container is the submitting directory's, not -D's.
+  absl::StatusOr<ContainerBuild> container = BuildContainerRequest(o.container, context.cwd);
+  if (!container.ok()) return container.status();
+  if (HasContainer(container->request)) *spec.mutable_container() = std::move(container->request);
+  for (std::string& warning : container->warnings) out.warnings.push_back(std::move(warning));
   if (o.comment) spec.set_comment(*o.comment);
   if (o.dependency) spec.set_dependency(*o.dependency);
   if (o.hold) spec.set_hold(*o.hold);

@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/common/container_options.h"
 #include "proto/job.pb.h"
 
 namespace skiff::cli {
@@ -82,6 +83,9 @@ struct SbatchRawOptions {
   std::optional<bool> spread_job;              // --spread-job
   std::optional<bool> contiguous;              // --contiguous
   std::optional<bool> use_min_nodes;           // --use-min-nodes
+  // --container (SBATCH_CONTAINER) and pyxis's --container-image,
+  // --container-mounts, ... (cli/common/container_options.h).
+  ContainerOptions container;
   // Slurm options Skiff accepts and ignores, by long name ("--signal"), with a
   // warning each.
   std::vector<std::string> ignored;
@@ -159,8 +163,11 @@ struct SbatchSubmission {
 // or hostlist per line, '#' comments), duplicates dropped. --bbf's file text is
 // appended to --bb's on a line of its own. --array, -G, --gpus-per-node and -C
 // are checked for form only and sent as written; ctld checks them fully.
+// The container options make spec.container (BuildContainerRequest; a
+// relative --container against cwd), set only when a container is asked for.
 // Errors beyond InvalidArgument (exit 255): FailedPrecondition (exit 1) for
-// "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", an
+// "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", for
+// "--container and --container-image options are mutually exclusive", an
 // unreadable --bbf file ("Could not open burst buffer specification file ...")
 // or node file, as Slurm's sbatch exits 1 for those.
 absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& command_line,

@@ -380,10 +380,11 @@ TEST(ParseSbatchCommandLine, UnknownOptionsAndHelp) {
   EXPECT_EQ(SbatchExitCode(bad.status()), 255);
   EXPECT_EQ(ParseSbatchCommandLine({"--mem-per", "1", "j.sh"}).status().message(),
             "option '--mem-per' is ambiguous; possibilities: '--mem-per-cpu' '--mem-per-gpu'");
-  // Candidates in Slurm's table order, not Skiff's order of declaration.
+  // Candidates in Slurm's table order, not Skiff's order of declaration;
+  // pyxis's options come after Slurm's, as a SPANK plugin's do.
   EXPECT_EQ(ParseSbatchCommandLine({"--no", "j.sh"}).status().message(),
             "option '--no' is ambiguous; possibilities: '--no-kill' '--no-requeue' '--nodelist' "
-            "'--nodes'");
+            "'--nodes' '--no-container-mount-home' '--no-container-remap-root'");
   EXPECT_EQ(ParseSbatchCommandLine({"--hold=yes", "j.sh"}).status().message(),
             "option '--hold' doesn't allow an argument");
   EXPECT_EQ(ParseSbatchCommandLine({"-t"}).status().message(),
@@ -576,6 +577,130 @@ TEST(BuildSubmission, ExclusiveAndOversubscribeConflict) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "--exclusive and --oversubscribe options are mutually exclusive");
   EXPECT_EQ(SbatchExitCode(s.status()), 1);
+}
+
+TEST(BuildSubmission, ContainerBundleIsMadeAbsoluteAgainstTheSubmittingDirectory) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-D", "runs", "--container=bundles/alpine", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->spec.has_container());
+  EXPECT_EQ(s->spec.container().bundle(), "/home/alice/work/bundles/alpine");
+  EXPECT_TRUE(s->spec.container().image().empty());
+  s = Submit({"--container", "/srv/oci/alpine", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().bundle(), "/srv/oci/alpine");
+  // No container option: no container at all.
+  s = Submit({"j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.has_container());
+}
+
+TEST(BuildSubmission, PyxisOptionsOnTheCommandLineAndAsDirectives) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"--container-image=ubuntu:22.04", "--container-mounts=/data:/data:ro,/scratch",
+              "--container-workdir=/work", "--container-env=A,B", "--container-name=u:create",
+              "--container-remap-root", "--no-container-mount-home", "j.sh"},
+             "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const v1::ContainerRequest& c = s->spec.container();
+  EXPECT_EQ(c.image(), "ubuntu:22.04");
+  EXPECT_EQ(std::vector<std::string>(c.mounts().begin(), c.mounts().end()),
+            (std::vector<std::string>{"/data:/data:ro", "/scratch"}));
+  EXPECT_EQ(c.workdir(), "/work");
+  EXPECT_EQ(std::vector<std::string>(c.env().begin(), c.env().end()),
+            (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(c.name(), "u:create");
+  EXPECT_TRUE(c.remap_root());
+  EXPECT_TRUE(c.no_mount_home());
+
+  const std::string script =
+      "#!/bin/sh\n"
+      // Quoted: an unquoted '#' starts a comment in an #SBATCH line, as in Slurm.
+      "#SBATCH --container-image='nvcr.io#nvidia/pytorch:24.01-py3'\n"
+      "#SBATCH --container-mounts=/data:/data --no-container-remap-root\n"
+      "#SBATCH --container-remap-root\n"
+      "python train.py\n";
+  s = Submit({"j.sh"}, script);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().image(), "nvcr.io#nvidia/pytorch:24.01-py3");
+  EXPECT_EQ(s->spec.container().mounts_size(), 1);
+  EXPECT_TRUE(s->spec.container().remap_root()) << "the last of the two flags wins";
+  // The command line over the script, option by option.
+  s = Submit({"--container-mounts=/other", "--no-container-remap-root", "j.sh"}, script);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().image(), "nvcr.io#nvidia/pytorch:24.01-py3");
+  EXPECT_EQ(s->spec.container().mounts(0), "/other");
+  EXPECT_FALSE(s->spec.container().remap_root());
+  // --container on the command line replaces the script's image instead of
+  // conflicting with it (the script's pyxis options then go, with a warning).
+  s = Submit({"--container=/b", "j.sh"}, script);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().bundle(), "/b");
+  EXPECT_TRUE(s->spec.container().image().empty());
+  EXPECT_EQ(s->spec.container().mounts_size(), 0);
+  EXPECT_EQ(s->warnings,
+            (std::vector<std::string>{
+                "ignoring --container-mounts because neither --container-image nor "
+                "--container-name is set",
+                "ignoring --[no-]container-remap-root because neither --container-image nor "
+                "--container-name is set"}));
+}
+
+TEST(BuildSubmission, ContainerFromSbatchContainerBelowTheCommandLine) {
+  SubmitContext context = Context();
+  context.environment["SBATCH_CONTAINER"] = "oci/env";
+  absl::StatusOr<SbatchSubmission> s = Submit({"j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().bundle(), "/home/alice/work/oci/env");
+  // Over the script's directive, under the command line.
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --container=/script\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().bundle(), "/home/alice/work/oci/env");
+  s = Submit({"--container=/cli", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.container().bundle(), "/cli");
+  // An image on the command line replaces the variable's bundle.
+  s = Submit({"--container-image=alpine", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.container().bundle().empty());
+  EXPECT_EQ(s->spec.container().image(), "alpine");
+  context.environment["SBATCH_CONTAINER"] = "";  // set but empty: none
+  s = Submit({"j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.has_container());
+}
+
+TEST(BuildSubmission, BadContainerOptionsAreRefused) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"--container=/b", "--container-image=ubuntu", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "--container and --container-image options are mutually exclusive");
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+  // At one level only: in the script too.
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --container=/b --container-image=ubuntu\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--container-image=u", "--container-mounts=/a,,/b"},
+       "--container-mounts: empty entry in /a,,/b"},
+      {{"--container-image=u", "--container-mounts=/a:/b:ro+fast"},
+       "--container-mounts: unknown mount flag \"fast\" in /a:/b:ro+fast (flags are separated "
+       "by \"+\")"},
+      {{"--container-image=u", "--container-name=n:keep"},
+       "--container-name: flag must be \"auto\", \"create\", \"exec\" or \"no_exec\""},
+      {{"--container-image="}, "--container-image: argument required"},
+      {{"--container="},
+       "Invalid --container specification: the path of an OCI bundle is required"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> with_script = args;
+    with_script.push_back("j.sh");
+    s = Submit(with_script, "#!/bin/sh\n");
+    ASSERT_FALSE(s.ok()) << message;
+    EXPECT_EQ(s.status().message(), message);
+    EXPECT_EQ(SbatchExitCode(s.status()), 255) << message;
+  }
 }
 
 TEST(BuildSubmission, NiceAloneIsAHundredAndOutOfRangeIsRefused) {

@@ -509,6 +509,10 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
     r.Line(absl::StrCat("MailUser=", spec.mail_user().empty() ? user : spec.mail_user(),
                         " MailType=", mail));
   }
+  // Slurm's --container, its OCI bundle (job_info.c's line after MailUser=).
+  // A pyxis image is a SPANK option Slurm's job record never holds, so a job
+  // with one shows nothing here, as in Slurm.
+  if (!spec.container().bundle().empty()) r.Line("Container=" + spec.container().bundle());
   return r.EndJob();
 }
 

@@ -584,6 +584,30 @@ TEST_F(ScontrolFormatTest, PlacementGpuAndMailOptionsShowAsSlurmShowsThem) {
             std::string::npos);
 }
 
+// Slurm 22.05's job_info.c: "Container=PATH" on a line of its own after
+// MailUser=, the record's last; a pyxis image adds nothing (Slurm's record
+// never holds a SPANK option).
+TEST_F(ScontrolFormatTest, ContainerLineAfterMailAsSlurmPrintsIt) {
+  v1::JobInfo job = RootJob(89, "oci");
+  job.mutable_spec()->set_mail_type("END");
+  job.mutable_spec()->mutable_container()->set_bundle("/srv/oci/alpine");
+  std::string out = FormatJobRecord(job, {});
+  EXPECT_NE(out.find("   MailUser=root MailType=END\n"
+                     "   Container=/srv/oci/alpine\n"
+                     "   \n\n"),
+            std::string::npos)
+      << out;
+  job.mutable_spec()->clear_mail_type();
+  out = FormatJobRecord(job, {});
+  EXPECT_NE(out.find("   Power=\n   Container=/srv/oci/alpine\n   \n\n"), std::string::npos) << out;
+  ShowOptions one;
+  one.one_liner = true;
+  EXPECT_NE(FormatJobRecord(job, one).find(" Container=/srv/oci/alpine \n"), std::string::npos);
+  job.mutable_spec()->mutable_container()->Clear();
+  job.mutable_spec()->mutable_container()->set_image("ubuntu:22.04");
+  EXPECT_EQ(FormatJobRecord(job, {}).find("Container="), std::string::npos);
+}
+
 TEST_F(ScontrolFormatTest, ArrayPatternsInOutputPaths) {
   v1::JobInfo job = RootJob(207, "arr");
   job.clear_stdout_path();

@@ -133,7 +133,8 @@ std::string Zero(const v1::JobInfo&, int64_t) { return "0"; }
 std::string ZeroTime(const v1::JobInfo&, int64_t) { return FormatElapsed(0); }
 
 constexpr ExtraField kExtraFields[] = {
-    {"container", "CONTAINER", NullText},
+    {"container", "CONTAINER",
+     [](const v1::JobInfo& job, int64_t) { return OrNull(job.spec().container().bundle()); }},
     {"cluster", "CLUSTER", NullText},
     {"delayboot", "DELAY_BOOT", ZeroTime},
     {"clusterfeature", "CLUSTER_FEATURES", NullText},

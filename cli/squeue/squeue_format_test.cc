@@ -428,6 +428,20 @@ TEST(FormatSqueue, StateDescriptionWinsOverReasonCode) {
   EXPECT_EQ(SqueueFieldValue(job, 'r', kNow), "prolog exited 3");
 }
 
+// -O container: Slurm's OCI bundle, "(null)" for a job without one (and for a
+// pyxis image, which Slurm's job record does not hold).
+TEST(FormatSqueue, ContainerIsTheBundle) {
+  v1::JobInfo job = Running(9, "gpu", "x", "root", 3700, {"n3"}, 1);
+  const char field = ParseSqueueLongFormat("container").items[0].field;
+  EXPECT_EQ(SqueueFieldHeader(field), "CONTAINER");
+  EXPECT_EQ(SqueueFieldValue(job, field, kNow), "(null)");
+  job.mutable_spec()->mutable_container()->set_image("ubuntu");
+  EXPECT_EQ(SqueueFieldValue(job, field, kNow), "(null)");
+  job.mutable_spec()->mutable_container()->Clear();
+  job.mutable_spec()->mutable_container()->set_bundle("/srv/oci/alpine");
+  EXPECT_EQ(SqueueFieldValue(job, field, kNow), "/srv/oci/alpine");
+}
+
 TEST(FormatSqueue, MoreFields) {
   v1::JobInfo job = Running(9, "gpu", "x", "root", 3700, {"n3", "n4"}, 1);
   job.mutable_spec()->add_gres("gpu:1");

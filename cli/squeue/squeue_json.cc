@@ -69,7 +69,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   j.Add("cluster_features", Json());
   j.Add("command", StringOrNull(spec.command() == "(wrap)" ? "" : spec.command()));
   j.Add("comment", StringOrNull(spec.comment()));
-  j.Add("container", Json());
+  j.Add("container", StringOrNull(spec.container().bundle()));
   j.Add("contiguous", spec.contiguous());
   j.Add("core_spec", Json());
   j.Add("thread_spec", Json());

@@ -57,6 +57,15 @@ TEST(SqueueJson, RunningJobShowsItsResourcesAndUnlimitedTimeAsNull) {
             std::string::npos);
 }
 
+TEST(SqueueJson, ContainerIsTheBundleOrNull) {
+  v1::JobInfo job;
+  job.set_job_id(3);
+  EXPECT_NE(SqueueJobJson(job, "c").Dump().find("\"container\": null"), std::string::npos);
+  job.mutable_spec()->mutable_container()->set_bundle("/srv/oci/alpine");
+  EXPECT_NE(SqueueJobJson(job, "c").Dump().find("\"container\": \"/srv/oci/alpine\""),
+            std::string::npos);
+}
+
 TEST(SqueueJson, WrittenAJobAtATimeIsTheSameDocument) {
   std::vector<v1::JobInfo> jobs(3);
   std::vector<const v1::JobInfo*> pointers;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/common/container_options.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/environment.h"
 #include "cli/srun/srun_allocation.h"
@@ -53,6 +54,15 @@ int main(int argc, char** argv) {
   if (line.args.command.empty()) return Fail("No command given to execute.");
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
+  // The container options are checked before srun makes an allocation of its
+  // own, and their warnings printed here once (BuildStepRequest only drops
+  // what they warn of).
+  absl::StatusOr<skiff::cli::ContainerBuild> container =
+      skiff::cli::BuildContainerRequest(line.args.container, cwd);
+  if (!container.ok()) return Fail(std::string(container.status().message()));
+  for (const std::string& warning : container->warnings) {
+    fprintf(stderr, "srun: warning: %s\n", warning.c_str());
+  }
   // Outside a job: an allocation of srun's own first, relinquished at the end.
   std::optional<skiff::cli::SrunAllocation> own;
   if (env.find("SLURM_JOB_ID") == env.end()) {

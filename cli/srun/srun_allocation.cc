@@ -68,6 +68,8 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
                              : (args.command.empty() ? "srun" : Basename(args.command.front()));
   o.output = "/dev/null";
   o.export_env = "NONE";
+  // The container options are the step's (BuildStepRequest), not the
+  // allocation's: its job only holds the nodes.
   return o;
 }
 

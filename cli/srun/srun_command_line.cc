@@ -68,8 +68,12 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_flag("--quit-on-interrupt", line->quit_on_interrupt);
   app.add_option("--task-prolog", args.task_prolog);
   app.add_option("--task-epilog", args.task_epilog);
-  return ParseGetoptCommandLine(app, "srun", argc, argv, &args.command,
-                                GetoptOrder::kStopAtOperand);
+  ContainerFlags container_flags;
+  AddContainerOptions(app, &args.container, &container_flags);
+  const int rc =
+      ParseGetoptCommandLine(app, "srun", argc, argv, &args.command, GetoptOrder::kStopAtOperand);
+  if (rc < 0) ApplyContainerFlags(app, container_flags, &args.container);
+  return rc;
 }
 
 }  // namespace skiff::cli

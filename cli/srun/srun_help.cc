@@ -227,7 +227,6 @@ constexpr std::string_view kUnsupported[] = {
     "--bcast-exclude=",
     "--comment=",
     "--compress",
-    "--container",
     "--cpu-freq=",
     "-d, --dependency=",
     "--deadline=",
@@ -283,7 +282,10 @@ constexpr std::string_view kUnsupported[] = {
 
 }  // namespace
 
-std::string SrunHelp() { return MarkUnsupported(kSlurmHelp, kUnsupported); }
+// Slurm's text, with pyxis's options where Slurm prints a loaded plugin's.
+std::string SrunHelp() {
+  return MarkUnsupported(WithPluginOptions(kSlurmHelp, "GPU scheduling options:"), kUnsupported);
+}
 
 std::string SrunUsage() { return kSlurmUsage; }
 

@@ -240,6 +240,9 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   request.set_overcommit(args.overcommit);
   if (args.task_prolog) request.set_task_prolog(*args.task_prolog);
   if (args.task_epilog) request.set_task_epilog(*args.task_epilog);
+  absl::StatusOr<ContainerBuild> container = BuildContainerRequest(args.container, cwd);
+  if (!container.ok()) return container.status();
+  if (HasContainer(container->request)) *request.mutable_container() = container->request;
 
   // The tasks' environment: srun's, as --export says.
   const std::string exports = args.export_env.value_or("ALL");
@@ -360,6 +363,10 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   text("SLURM_TIMELIMIT", &args->time);
   flag("SLURM_UNBUFFEREDIO", &args->unbuffered);
   number("SLURM_WAIT", &args->wait);
+  // Set but empty: no container (what an exported empty variable means).
+  if (const std::string* v = get("SRUN_CONTAINER"); v != nullptr && !v->empty()) {
+    args->container.bundle = *v;
+  }
   return errors;
 }
 

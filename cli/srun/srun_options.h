@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "cli/common/container_options.h"
 #include "proto/noded.pb.h"
 
 namespace skiff::cli {
@@ -46,6 +47,9 @@ struct SrunArgs {
   std::optional<std::string> error;        // -e FILE pattern
   std::optional<std::string> task_prolog;  // --task-prolog PROGRAM
   std::optional<std::string> task_epilog;  // --task-epilog PROGRAM
+  // --container (SRUN_CONTAINER), --container-image...: the step's own. As in
+  // Slurm a step never takes its job's container; only what srun is given.
+  ContainerOptions container;
   // For an allocation made by srun itself (outside one).
   std::optional<std::string> partition;
   std::optional<std::string> time;
@@ -72,7 +76,9 @@ struct SrunArgs {
 // SLURM_MPI_TYPE, SLURM_OVERCOMMIT, SLURM_OVERLAP, SLURM_PARTITION, SLURM_QOS,
 // SLURM_REMOTE_CWD, SLURM_SPREAD_JOB, SLURM_STDOUTMODE / SLURM_STDERRMODE /
 // SLURM_STDINMODE, SLURM_TASK_PROLOG / SLURM_TASK_EPILOG, SLURM_TIMELIMIT, SLURM_UNBUFFEREDIO,
-// SLURM_WAIT. Task and node counts (SLURM_NTASKS / SLURM_NPROCS, SLURM_NNODES /
+// SLURM_WAIT, SRUN_CONTAINER (not SLURM_CONTAINER, Slurm's output variable
+// of a job with a container: a step does not inherit the job's). Task and
+// node counts (SLURM_NTASKS / SLURM_NPROCS, SLURM_NNODES /
 // SLURM_JOB_NUM_NODES) are BuildStepRequest's. Returns "Invalid NAME: VALUE"
 // lines for values that are not numbers where one is needed.
 std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::string>& env,
@@ -80,8 +86,10 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
 
 // The step request, with Slurm's defaults from the job's environment
 // (SLURM_JOB_ID, SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK) and srun's
-// `environment` (passed on to the tasks, filtered by --export). Errors are
-// srun's texts without the "srun: error: " prefix.
+// `environment` (passed on to the tasks, filtered by --export). The container
+// options make request.container (BuildContainerRequest, a relative
+// --container against `cwd`; their warnings are the caller's to print). Errors
+// are srun's texts without the "srun: error: " prefix.
 absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                                                  const std::map<std::string, std::string>& env,
                                                  const std::string& cwd);

@@ -121,6 +121,53 @@ TEST(BuildStepRequest, BadInputIsNamed) {
   EXPECT_FALSE(BuildStepRequest(Command({}), JobEnv(), "/").ok());
 }
 
+TEST(BuildStepRequest, TheStepsOwnContainerOptions) {
+  SrunArgs args = Command({"python", "train.py"});
+  args.container.image = "nvcr.io#nvidia/pytorch:24.01-py3";
+  args.container.mounts = "/data:/data:ro";
+  args.container.remap_root = true;
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/w");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->has_container());
+  EXPECT_EQ(r->container().image(), "nvcr.io#nvidia/pytorch:24.01-py3");
+  ASSERT_EQ(r->container().mounts_size(), 1);
+  EXPECT_EQ(r->container().mounts(0), "/data:/data:ro");
+  EXPECT_TRUE(r->container().remap_root());
+  args = Command({"true"});
+  args.container.bundle = "oci/alpine";
+  r = BuildStepRequest(args, JobEnv(), "/w");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->container().bundle(), "/w/oci/alpine") << "against srun's directory";
+  args.container.image = "alpine";
+  r = BuildStepRequest(args, JobEnv(), "/w");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "--container and --container-image options are mutually exclusive");
+}
+
+TEST(BuildStepRequest, AStepDoesNotInheritItsJobsContainer) {
+  // Inside `sbatch --container=/b`: the job's SLURM_CONTAINER is an output
+  // variable, not srun's input; a plain srun runs its tasks on the host.
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_CONTAINER"] = "/b";
+  SrunArgs args = Command({"hostname"});
+  int verbose = 0;
+  EXPECT_TRUE(ApplySrunEnvironment(env, &args, &verbose).empty());
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, env, "/w");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->has_container());
+  // SRUN_CONTAINER is srun's --container; the command line overrides it.
+  env["SRUN_CONTAINER"] = "/srv/oci/step";
+  ApplySrunEnvironment(env, &args, &verbose);
+  r = BuildStepRequest(args, env, "/w");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->container().bundle(), "/srv/oci/step");
+  env["SRUN_CONTAINER"] = "";
+  args = Command({"hostname"});
+  ApplySrunEnvironment(env, &args, &verbose);
+  EXPECT_FALSE(args.container.bundle.has_value()) << "set but empty: none";
+}
+
 TEST(TaskResults, ExitCodeAndLinesAsSrun) {
   std::vector<TaskResult> results = {
       {0, "n1", 4, 0, ""}, {1, "n1", 4, 0, ""}, {2, "n2", 0, 0, ""}, {3, "n2", 1, 0, ""}};

@@ -5,6 +5,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/status.h"
+#include "ctld/rpc/container_convert.h"
 
 namespace skiff::ctld {
 namespace {
@@ -18,7 +19,23 @@ void CopyShare(const NodeShare& share, v1::JobNode* node) {
   for (int cpu : share.cpu_ids) node->add_cpu_ids(cpu);
 }
 
-v1::LaunchJobRequest ToProto(const BatchLaunch& launch) {
+v1::SignalScope ToProto(SignalScope scope) {
+  switch (scope) {
+    case SignalScope::kEveryProcess:
+      return v1::SIGNAL_EVERY_PROCESS;
+    case SignalScope::kBatchShell:
+      return v1::SIGNAL_BATCH_SHELL;
+    case SignalScope::kSteps:
+      return v1::SIGNAL_STEPS;
+    case SignalScope::kBatchAndSteps:
+      return v1::SIGNAL_BATCH_AND_STEPS;
+  }
+  return v1::SIGNAL_STEPS;
+}
+
+}  // namespace
+
+v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch) {
   v1::LaunchJobRequest request;
   request.set_job_id(launch.job_id);
   request.set_uid(launch.uid);
@@ -39,24 +56,9 @@ v1::LaunchJobRequest ToProto(const BatchLaunch& launch) {
   request.set_run(launch.run);
   request.set_truncate_output(launch.truncate_output);
   for (const NodeShare& share : launch.allocation) CopyShare(share, request.add_allocation());
+  if (!launch.container.IsEmpty()) ContainerToProto(launch.container, request.mutable_container());
   return request;
 }
-
-v1::SignalScope ToProto(SignalScope scope) {
-  switch (scope) {
-    case SignalScope::kEveryProcess:
-      return v1::SIGNAL_EVERY_PROCESS;
-    case SignalScope::kBatchShell:
-      return v1::SIGNAL_BATCH_SHELL;
-    case SignalScope::kSteps:
-      return v1::SIGNAL_STEPS;
-    case SignalScope::kBatchAndSteps:
-      return v1::SIGNAL_BATCH_AND_STEPS;
-  }
-  return v1::SIGNAL_STEPS;
-}
-
-}  // namespace
 
 NodeClient::NodeClient(Authenticator& auth, int timeout_seconds)
     : auth_(auth), timeout_seconds_(timeout_seconds) {}
@@ -75,7 +77,7 @@ absl::Status NodeClient::Prepare(grpc::ClientContext* context, bool wait_for_rea
 }
 
 absl::Status NodeClient::LaunchJob(const std::string& target, const BatchLaunch& launch) {
-  const v1::LaunchJobRequest request = ToProto(launch);
+  const v1::LaunchJobRequest request = ToLaunchJobRequest(launch);
   grpc::ClientContext context;
   // A channel whose last connect failed (noded was restarting) fails new calls at
   // once until its reconnect backoff ends; a launch waits for the connection

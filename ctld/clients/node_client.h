@@ -16,6 +16,9 @@
 
 namespace skiff::ctld {
 
+// noded's LaunchJob request for `launch`, as NodeClient sends it.
+v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch);
+
 class NodeClient final : public NodedPort {
  public:
   NodeClient(Authenticator& auth, int timeout_seconds);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "ctld/core/container_spec.h"
 #include "ctld/core/lifecycle/effects.h"
 
 namespace skiff::ctld {
@@ -48,6 +49,9 @@ struct BatchLaunch {
   // O_TRUNC (a first run with --open-mode=truncate); else O_APPEND.
   bool truncate_output = false;
   std::vector<NodeShare> allocation;  // every node of the job, this one first
+  // What the batch script runs in (the job's --container or --container-image
+  // ...); empty: on the host.
+  ContainerSpec container;
 };
 
 class NodedPort {

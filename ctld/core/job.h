@@ -17,6 +17,7 @@
 
 #include "common/tres_usage.h"
 #include "ctld/core/burst_buffer/bb_state.h"
+#include "ctld/core/container_spec.h"
 #include "ctld/core/job_mail.h"
 
 namespace skiff::ctld {
@@ -77,6 +78,9 @@ struct JobRequest {
   std::vector<std::string> nodelist;  // -w: every one of these nodes
   std::vector<std::string> exclude;   // -x
   std::vector<std::string> features;  // -C a&b: every one required
+  // --container or --container-image ...: what the batch script runs in
+  // (LaunchJobRequest.container); empty: on the host. Steps send their own.
+  ContainerSpec container;
 
   // The products below never wrap: a request too large for the type is pinned
   // to its maximum, which no node holds (admission refuses such requests; the

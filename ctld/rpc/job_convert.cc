@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "ctld/core/dependency.h"
 #include "ctld/launch_builder.h"
+#include "ctld/rpc/container_convert.h"
 #include "ctld/state/job_spec_parts.h"
 
 namespace skiff::ctld {
@@ -66,6 +67,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.nodelist.assign(spec.nodelist().begin(), spec.nodelist().end());
   r.exclude.assign(spec.exclude().begin(), spec.exclude().end());
   r.constraint = spec.constraint();
+  r.container = ContainerFromProto(spec.container());
   SpecParts parts = SplitSpec(spec);
   r.spec_blob = std::move(parts.light);
   r.payload_blob = std::move(parts.payload);
@@ -188,7 +190,10 @@ constexpr const char* kPublicSpecFields[] = {
     "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
     "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
     "interactive", "warn_signal", "warn_time", "warn_batch_only", "min_cpus_per_node",
-    "overcommit", "use_min_nodes", "spread_job", "contiguous", "reservation"};
+    "overcommit", "use_min_nodes", "spread_job", "contiguous", "reservation",
+    // Slurm shows every reader a job's Container= (the bundle's path, as it
+    // shows WorkDir=); pyxis's image and mounts go with it.
+    "container"};
 // clang-format on
 
 const std::vector<const google::protobuf::FieldDescriptor*>& PrivateSpecFieldDescriptors() {
@@ -244,6 +249,12 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   for (const std::string& name : job.request.nodelist) out->mutable_spec()->add_nodelist(name);
   out->mutable_spec()->clear_exclude();
   for (const std::string& name : job.request.exclude) out->mutable_spec()->add_exclude(name);
+  // The job's own copy, so that a summary (squeue -O container) has it too.
+  if (job.request.container.IsEmpty()) {
+    out->mutable_spec()->clear_container();
+  } else {
+    ContainerToProto(job.request.container, out->mutable_spec()->mutable_container());
+  }
   out->set_nice(job.nice);
   out->set_suspend_time(job.suspend_time);
   out->set_suspended_seconds(

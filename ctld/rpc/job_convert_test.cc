@@ -289,6 +289,54 @@ TEST(JobToInfo, ASummaryIsTheWholeInfoWithoutTheStoredSpecPathsAndFactors) {
   EXPECT_EQ(whole.SerializeAsString(), summary.SerializeAsString());
 }
 
+TEST(JobFromSpec, TheSpecsContainerBecomesTheRequestsAndComesBackInEveryInfo) {
+  v1::JobSpec spec = Spec();
+  spec.mutable_container()->set_bundle("/srv/oci/alpine");
+  absl::StatusOr<Job> job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.container.bundle, "/srv/oci/alpine");
+  EXPECT_TRUE(job->request.container.image.empty());
+  v1::ContainerRequest& image = *spec.mutable_container();
+  image.Clear();
+  image.set_image("ubuntu:22.04");
+  image.add_mounts("/data:/data:ro");
+  image.add_env("HOME");
+  image.set_name("u:exec");
+  image.set_remap_root(true);
+  image.set_no_mount_home(true);
+  job = JobFromSpec(spec, kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok()) << job.status();
+  const ContainerSpec& c = job->request.container;
+  EXPECT_EQ(c.image, "ubuntu:22.04");
+  EXPECT_EQ(c.mounts, std::vector<std::string>{"/data:/data:ro"});
+  EXPECT_EQ(c.env, std::vector<std::string>{"HOME"});
+  EXPECT_EQ(c.name, "u:exec");
+  EXPECT_TRUE(c.remap_root);
+  EXPECT_TRUE(c.no_mount_home);
+  // squeue's summary, scontrol's whole info and another user's alike.
+  job->id = 5;
+  for (const JobInfoDetail detail : {JobInfoDetail::kWhole, JobInfoDetail::kSummary}) {
+    for (const JobInfoReader reader :
+         {JobInfoReader::kOwnerOrOperator, JobInfoReader::kOtherUser}) {
+      v1::JobInfo info;
+      JobToInfo(*job, 100, &info, reader, detail);
+      EXPECT_EQ(info.spec().container().SerializeAsString(), image.SerializeAsString());
+    }
+  }
+  // Admission holds a request from elsewhere to sbatch's checks.
+  image.set_bundle("relative/bundle");
+  image.clear_image();
+  image.clear_name();
+  EXPECT_EQ(JobFromSpec(spec, kAlice, Config(), Nodes()).status().message(),
+            "Container bundle path must be absolute: relative/bundle");
+  // No container: none in the info either.
+  job = JobFromSpec(Spec(), kAlice, Config(), Nodes());
+  ASSERT_TRUE(job.ok());
+  v1::JobInfo info;
+  JobToInfo(*job, 100, &info, JobInfoReader::kOwnerOrOperator);
+  EXPECT_FALSE(info.spec().has_container());
+}
+
 // tests/reference/slurm-22.05/scontrol_show_job_after_scancel.txt.
 TEST(JobToInfo, AJobThatEndedPendingShowsSlurmsStartPlanAndNoTaskCount) {
   absl::StatusOr<Job> job = JobFromSpec(Spec(), kAlice, Config(), Nodes());

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "ctld/rpc/container_convert.h"
 #include "proto/job.pb.h"
 
 namespace skiff::ctld {
@@ -56,6 +57,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_req_use_min_nodes(job.request.use_min_nodes);
   r.set_req_spread_job(job.request.spread_job);
   r.set_req_contiguous(job.request.contiguous);
+  if (!q.container.IsEmpty()) ContainerToProto(q.container, r.mutable_container());
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
   r.set_exit_code(job.exit_code);
   r.set_exit_signal(job.exit_signal);
@@ -181,6 +183,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.use_min_nodes = r.req_use_min_nodes();
   q.spread_job = r.req_spread_job();
   q.contiguous = r.req_contiguous();
+  q.container = ContainerFromProto(r.container());
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
   job.exit_code = r.exit_code();
   job.exit_signal = r.exit_signal();

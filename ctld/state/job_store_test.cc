@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "ctld/state/job_record.h"
@@ -67,6 +68,38 @@ mode_t ModeOf(const std::string& path) {
 // Every job's script and environment is in the database: it and the files
 // SQLite keeps beside it are private whatever the umask, and a database an
 // older ctld left readable is narrowed when opened.
+TEST(SqliteJobStore, AJobsContainerSurvivesReopen) {
+  const std::string path = DbPath("container");
+  Job image = MakeJob(1, JobState::kPending, 1);
+  image.request.container.image = "nvcr.io#nvidia/pytorch:24.01-py3";
+  image.request.container.mounts = {"/data:/data:ro+rprivate", "./out:/out"};
+  image.request.container.workdir = "/workspace";
+  image.request.container.env = {"NCCL_DEBUG"};
+  image.request.container.name = "torch:create";
+  image.request.container.remap_root = true;
+  image.request.container.no_mount_home = true;
+  Job bundle = MakeJob(2, JobState::kRunning, 1);
+  bundle.request.container.bundle = "/srv/oci/alpine";
+  Job plain = MakeJob(3, JobState::kPending, 1);
+  {
+    auto store = SqliteJobStore::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_TRUE((*store)->Save({image, bundle, plain}).ok());
+  }
+  auto store = SqliteJobStore::Open(path);
+  ASSERT_TRUE(store.ok());
+  auto jobs = (*store)->LoadActive(0);
+  ASSERT_TRUE(jobs.ok()) << jobs.status();
+  ASSERT_EQ(jobs->size(), 3u);
+  std::sort(jobs->begin(), jobs->end(), [](const Job& a, const Job& b) { return a.id < b.id; });
+  EXPECT_EQ((*jobs)[0].request.container, image.request.container);
+  EXPECT_EQ((*jobs)[1].request.container, bundle.request.container);
+  EXPECT_TRUE((*jobs)[2].request.container.IsEmpty());
+  // The record itself: nothing stored for a job without one.
+  EXPECT_FALSE(ToRecord(plain).has_container());
+  EXPECT_EQ(FromRecord(ToRecord(image)).request.container, image.request.container);
+}
+
 TEST(SqliteJobStore, TheDatabaseAndItsWalAndShmArePrivateWhateverTheUmask) {
   const std::string path = DbPath("private");
   const mode_t old_umask = umask(0);

@@ -275,6 +275,18 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   if (!spec.work_dir.empty() && spec.work_dir[0] != '/') {
     return Invalid(absl::StrCat("Working directory must be absolute: ", spec.work_dir));
   }
+  // sbatch and salloc check these too (cli/common/container_options.h); a
+  // request from elsewhere is held to the same: a bundle is a path on the
+  // nodes, and a script runs in one container, a bundle or an image.
+  const ContainerSpec& container = spec.container;
+  if (!container.bundle.empty() && container.bundle[0] != '/') {
+    return Invalid(absl::StrCat("Container bundle path must be absolute: ", container.bundle));
+  }
+  if (!container.bundle.empty() && (!container.image.empty() || !container.name.empty())) {
+    return Invalid(container.image.empty()
+                       ? "--container and --container-name options are mutually exclusive"
+                       : "--container and --container-image options are mutually exclusive");
+  }
   if (config.disable_root_jobs && submitter.uid == 0) {
     return Invalid("User not permitted to submit jobs (DisableRootJobs=YES)");
   }
@@ -348,6 +360,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.use_min_nodes = spec.use_min_nodes;
   request.spread_job = spec.spread_job;
   request.contiguous = spec.contiguous;
+  request.container = spec.container;
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
   if (spec.mem_per_node_mb > kMaxMemoryMb || spec.mem_per_cpu_mb > kMaxMemoryMb ||

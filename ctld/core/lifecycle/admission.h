@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
 #include "ctld/core/burst_buffer/pools.h"
+#include "ctld/core/container_spec.h"
 #include "ctld/core/job.h"
 #include "ctld/core/resources.h"
 
@@ -77,6 +78,7 @@ struct SubmitRequest {
   std::vector<std::string> nodelist;
   std::vector<std::string> exclude;
   std::string constraint;
+  ContainerSpec container;  // --container / --container-image ...
   // The serialized spec without its script, arguments and environment, kept
   // opaque with every job (and every array task) in memory.
   std::string spec_blob;

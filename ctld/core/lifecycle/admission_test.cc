@@ -160,5 +160,34 @@ TEST(AdmissionTest, TheJobsProductsStayExactOrPinned) {
   EXPECT_EQ(request.MemPerNodeMb(), ~uint64_t{0});
 }
 
+TEST(AdmissionTest, TheContainerIsKeptWithTheJobsRequest) {
+  SubmitRequest request = Request();
+  request.container.image = "ubuntu:22.04";
+  request.container.mounts = {"/data:/data:ro"};
+  request.container.remap_root = true;
+  absl::StatusOr<Job> job = JobFromRequest(request, Config(), Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.container, request.container);
+  EXPECT_TRUE(
+      JobFromRequest(Request(), Config(), Nodes(), {"normal"})->request.container.IsEmpty());
+}
+
+TEST(AdmissionTest, ARelativeBundleOrABundleWithAnImageIsRefused) {
+  absl::Status s = Admit([](SubmitRequest& r) { r.container.bundle = "oci/alpine"; });
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "Container bundle path must be absolute: oci/alpine");
+  s = Admit([](SubmitRequest& r) {
+    r.container.bundle = "/oci/alpine";
+    r.container.image = "alpine";
+  });
+  EXPECT_EQ(s.message(), "--container and --container-image options are mutually exclusive");
+  s = Admit([](SubmitRequest& r) {
+    r.container.bundle = "/oci/alpine";
+    r.container.name = "saved";
+  });
+  EXPECT_EQ(s.message(), "--container and --container-name options are mutually exclusive");
+  EXPECT_TRUE(Admit([](SubmitRequest& r) { r.container.bundle = "/oci/alpine"; }).ok());
+}
+
 }  // namespace
 }  // namespace skiff::ctld
