@@ -119,6 +119,9 @@ struct LaunchSpec {
   // config.json (not with IgnoreFileConfigJson). `container_devices`: the
   // job's GPU device files (and NVIDIA's control devices) bound in.
   std::string container_bundle;
+  // --container-image / --container-name (pyxis): not run yet; the launch
+  // fails saying so rather than running the job on the host.
+  std::string container_image;
   std::string oci_conf;
   bool container_config_json = true;
   std::vector<std::string> container_devices;

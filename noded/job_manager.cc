@@ -337,6 +337,10 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   spec.task_epilog = options_.task_epilog;
   spec.prolog_epilog_timeout = options_.prolog_epilog_timeout;
   const std::string dir = JobDir(id);
+  if (!spec.container_image.empty()) {
+    FinishLaunchFailure(id, dir, kContainerImagesUnsupported);
+    return 0;
+  }
   if (!spec.container_bundle.empty()) {
     if (!options_.container_unavailable.empty()) {
       FinishLaunchFailure(id, dir, absl::StrCat("container: ", options_.container_unavailable));

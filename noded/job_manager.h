@@ -56,6 +56,11 @@
 
 namespace skiff::noded {
 
+// Why a job or step with pyxis's --container-image or --container-name fails.
+inline constexpr char kContainerImagesUnsupported[] =
+    "container: this node cannot run container images (--container-image, --container-name) "
+    "yet; use --container with an OCI bundle";
+
 struct JobManagerOptions {
   std::string spool_dir;        // SlurmdSpoolDir with %n substituted; must exist
   std::string node_name;        // SLURMD_NODENAME

@@ -13,7 +13,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
 #include "common/config/configless.h"
@@ -27,6 +26,7 @@
 #include "noded/allocation_epilogs.h"
 #include "noded/cgroup/confinement.h"
 #include "noded/configless_node.h"
+#include "noded/container/container_support.h"
 #include "noded/ctld_node_control.h"
 #include "noded/hardware.h"
 #include "noded/health_check.h"
@@ -49,59 +49,6 @@ std::string ShortHostname() {
   gethostname(buf, sizeof(buf) - 1);
   std::string name(buf);
   return name.substr(0, name.find('.'));
-}
-
-// What --container needs on this node (noded/container/): oci.conf, the
-// runtime it names, the GPUs' device files.
-struct ContainerSupport {
-  std::string oci_conf;  // "" = none: Skiff's default runtime
-  bool config_json = true;
-  std::vector<std::string> gpu_files;        // by GPU index
-  std::vector<std::string> control_devices;  // NVIDIA's, those present
-  std::string unavailable;                   // why a container job cannot run here
-  std::string drain_reason;                  // set when oci.conf exists but cannot work
-};
-
-// The first word of a RunTime* pattern, found in PATH as /bin/sh would.
-bool ProgramInstalled(const std::string& pattern) {
-  const std::string program = pattern.substr(0, pattern.find_first_of(" \t"));
-  if (program.empty()) return false;
-  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
-  const char* path = getenv("PATH");
-  for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
-    if (access(absl::StrCat(dir, "/", program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
-ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
-                                       const std::vector<NodeGres>& gres) {
-  ContainerSupport out;
-  for (const NodeGres& g : gres) {
-    if (g.name == "gpu") out.gpu_files.insert(out.gpu_files.end(), g.files.begin(), g.files.end());
-  }
-  for (const char* device :
-       {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
-    if (access(device, F_OK) == 0) out.control_devices.push_back(device);
-  }
-  const OciConfig config = loaded.oci ? *loaded.oci : DefaultOciConfig();
-  if (loaded.oci) {
-    out.oci_conf = absl::StrCat(loaded.conf_dir, "/oci.conf");
-    out.config_json = !loaded.oci->ignore_file_config_json;
-  }
-  const char* key = config.UsesRun() ? "RunTimeRun" : "RunTimeCreate";
-  const std::string& pattern = config.UsesRun() ? config.run_time_run : config.run_time_create;
-  if (ProgramInstalled(pattern)) return out;
-  const std::string program = pattern.substr(0, pattern.find_first_of(" \t"));
-  if (loaded.oci) {
-    out.unavailable = absl::StrCat("oci.conf's ", key, " runs '", program,
-                                   "', which is not installed on this node");
-    out.drain_reason = out.unavailable;
-  } else {
-    out.unavailable = absl::StrCat("no oci.conf, and ", program,
-                                   " (the default OCI runtime) is not installed on this node");
-  }
-  return out;
 }
 
 int Run(int argc, char** argv) {
@@ -272,7 +219,11 @@ int Run(int argc, char** argv) {
   job_options.node_cpus = confinement->node_cpus;
   job_options.host_cpus = confinement->host_cpus;
   job_options.gpu_devices = confinement->gpu_devices;
-  const ContainerSupport containers = CheckContainerSupport(*loaded, *gres);
+  std::vector<std::string> gpu_files;  // by GPU index
+  for (const NodeGres& g : *gres) {
+    if (g.name == "gpu") gpu_files.insert(gpu_files.end(), g.files.begin(), g.files.end());
+  }
+  const ContainerSupport containers = CheckContainerSupport(*loaded, gpu_files);
   job_options.oci_conf = containers.oci_conf;
   job_options.container_config_json = containers.config_json;
   job_options.gpu_files = containers.gpu_files;

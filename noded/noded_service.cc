@@ -29,6 +29,8 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   spec.gpu_indices.assign(request.gpu_indices().begin(), request.gpu_indices().end());
   spec.cpu_ids.assign(request.cpu_ids().begin(), request.cpu_ids().end());
   spec.container_bundle = request.container().bundle();
+  spec.container_image = !request.container().image().empty() ? request.container().image()
+                                                              : request.container().name();
   for (const v1::JobNode& node : request.allocation()) {
     spec.allocation.push_back({node.name(),
                                node.address(),

@@ -528,7 +528,9 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   // and removed after the step.
   std::string container_spool;
   std::string container_failure;
-  if (!launch.container().bundle().empty()) {
+  if (!launch.container().image().empty() || !launch.container().name().empty()) {
+    container_failure = kContainerImagesUnsupported;
+  } else if (!launch.container().bundle().empty()) {
     const JobManagerOptions& options = jobs_.options();
     container_spool =
         absl::StrCat(options.spool_dir, "/oci-job", launch.job_id(), "-", launch.step_id());

@@ -1,0 +1,60 @@
+#include "noded/container/container_support.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+
+namespace skiff::noded {
+namespace {
+
+std::string ProgramOf(const std::string& pattern) {
+  return pattern.substr(0, pattern.find_first_of(" \t"));
+}
+
+// The first word of a RunTime* pattern, found in PATH as /bin/sh would.
+bool ProgramInstalled(const std::string& program) {
+  if (program.empty()) return false;
+  if (program.find('/') != std::string::npos) return access(program.c_str(), X_OK) == 0;
+  const char* path = getenv("PATH");
+  for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/usr/bin:/bin", ':')) {
+    if (access(absl::StrCat(dir, "/", program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
+                                       std::vector<std::string> gpu_files) {
+  ContainerSupport out;
+  out.gpu_files = std::move(gpu_files);
+  for (const char* device :
+       {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
+    if (access(device, F_OK) == 0) out.control_devices.push_back(device);
+  }
+  const OciConfig config = loaded.oci ? *loaded.oci : DefaultOciConfig();
+  if (loaded.oci) {
+    out.oci_conf = absl::StrCat(loaded.conf_dir, "/oci.conf");
+    out.config_json = !loaded.oci->ignore_file_config_json;
+  }
+  const char* key = config.UsesRun() ? "RunTimeRun" : "RunTimeCreate";
+  const std::string program =
+      ProgramOf(config.UsesRun() ? config.run_time_run : config.run_time_create);
+  if (ProgramInstalled(program)) return out;
+  if (loaded.oci) {
+    out.unavailable = absl::StrCat("oci.conf's ", key, " runs '", program,
+                                   "', which is not installed on this node");
+    out.drain_reason = out.unavailable;
+  } else {
+    out.unavailable = absl::StrCat("no oci.conf, and ", program,
+                                   " (the default OCI runtime) is not installed on this node");
+  }
+  return out;
+}
+
+}  // namespace skiff::noded

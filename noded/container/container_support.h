@@ -1,0 +1,31 @@
+// What --container needs on a node, found once when noded starts: oci.conf
+// (or Skiff's default runtime), whether the runtime it names is installed,
+// and the device files a container's GPUs are bound from.
+//
+// I/O: looks at the file system (access). Called from noded's main.
+#ifndef SKIFF_NODED_CONTAINER_CONTAINER_SUPPORT_H_
+#define SKIFF_NODED_CONTAINER_CONTAINER_SUPPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "common/config/config_loader.h"
+
+namespace skiff::noded {
+
+struct ContainerSupport {
+  std::string oci_conf;                      // its path; "" = none: Skiff's default runtime
+  bool config_json = true;                   // bundles need a config.json
+  std::vector<std::string> gpu_files;        // by GPU index
+  std::vector<std::string> control_devices;  // NVIDIA's, those present
+  std::string unavailable;                   // why a container job cannot run here
+  std::string drain_reason;                  // set when oci.conf exists but cannot work
+};
+
+// `gpu_files`: the node's GPU device files by index (gres.conf File=).
+ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
+                                       std::vector<std::string> gpu_files);
+
+}  // namespace skiff::noded
+
+#endif  // SKIFF_NODED_CONTAINER_CONTAINER_SUPPORT_H_
