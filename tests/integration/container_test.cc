@@ -49,6 +49,15 @@ class ContainerTest : public ::testing::Test {
     absl::StatusOr<uid_t> uid = cluster_->EnsureUser(kAlice);
     ASSERT_TRUE(uid.ok()) << uid.status();
     uid_ = *uid;
+    // A rootless runtime needs the user to be able to make a user namespace,
+    // which a chroot (or a host with them turned off) does not allow.
+    const CommandResult userns = cluster_->Run(
+        absl::StrCat("runuser -u ", kAlice, " -- unshare --user --map-root-user true 2>&1"));
+    if (userns.exit_code != 0) {
+      no_user_namespaces_ = absl::StrCat("this host gives users no user namespaces (",
+                                         absl::StripAsciiWhitespace(userns.out),
+                                         "): rootless containers cannot run here");
+    }
     // The runtime's state directory, which systemd makes at login (Slurm's guide).
     const std::string run_user = absl::StrCat("/run/user/", uid_);
     mkdir("/run/user", 0755);
@@ -91,14 +100,21 @@ class ContainerTest : public ::testing::Test {
 
   static LocalCluster* cluster_;
   static uid_t uid_;
+  static std::string no_user_namespaces_;  // why containers cannot run here; "" = they can
   static std::string bundle_;
 };
 
 LocalCluster* ContainerTest::cluster_ = nullptr;
 uid_t ContainerTest::uid_ = 0;
 std::string ContainerTest::bundle_;
+std::string ContainerTest::no_user_namespaces_;
+
+// For the tests that start a container.
+#define SKIP_WITHOUT_USER_NAMESPACES() \
+  if (!no_user_namespaces_.empty()) GTEST_SKIP() << no_user_namespaces_
 
 TEST_F(ContainerTest, TheBatchScriptRunsInTheBundleAsItsUser) {
+  SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id = Submit(absl::StrCat(
       "--container=", bundle_, " -o c.out --wrap 'ls /bin | head -3; cat /proc/self/uid_map'"));
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
@@ -114,6 +130,7 @@ TEST_F(ContainerTest, TheBatchScriptRunsInTheBundleAsItsUser) {
 }
 
 TEST_F(ContainerTest, TheContainersExitCodeIsTheJobs) {
+  SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id =
       Submit(absl::StrCat("--container=", bundle_, " -o /dev/null --wrap 'exit 3'"));
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
@@ -121,6 +138,7 @@ TEST_F(ContainerTest, TheContainersExitCodeIsTheJobs) {
 }
 
 TEST_F(ContainerTest, AJobSeesOnlyItsOwnGpu) {
+  SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id = Submit(
       absl::StrCat("--container=", bundle_, " --gres=gpu:1 -o g.out --wrap 'ls /dev | grep nv'"));
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
@@ -131,6 +149,7 @@ TEST_F(ContainerTest, AJobSeesOnlyItsOwnGpu) {
 
 // As in Slurm, a step does not inherit the job's container: srun asks again.
 TEST_F(ContainerTest, SrunStepsRunInTheBundleTheBatchShellOnTheHost) {
+  SKIP_WITHOUT_USER_NAMESPACES();
   const std::string script = Home() + "/steps.sh";
   {
     std::ofstream out(script);
@@ -177,6 +196,7 @@ TEST_F(ContainerTest, AnImageJobFailsRatherThanRunOnTheHost) {
 }
 
 TEST_F(ContainerTest, ACancelledContainerLeavesNothingBehind) {
+  SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id =
       Submit(absl::StrCat("--container=", bundle_, " -o /dev/null --wrap 'sleep 300'"));
   const std::string name = absl::StrCat("n1.", kAlice, ".", id, ".4294967291.0");
