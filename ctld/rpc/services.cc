@@ -754,8 +754,9 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
   for (const Job& job : *jobs) {
     if (job.reservation.empty() || job.start_time <= 0) continue;
     runs.push_back({job.reservation, job.start_time, IsFinal(job.state) ? job.end_time : 0,
-                    job.alloc_tres.empty() ? TresCounts{{"cpu", static_cast<double>(job.AllocCpus())}}
-                                           : job.alloc_tres});
+                    job.alloc_tres.empty()
+                        ? TresCounts{{"cpu", static_cast<double>(job.AllocCpus())}}
+                        : job.alloc_tres});
   }
   const ResvUsage resv_usage = SumResvUsage(ResvPeriods(*std::move(resv_events)), runs,
                                             request->start(), end, now, LocalCalendar());

@@ -442,9 +442,9 @@ TEST(Records, ReservationChangesRoundTripInTimeOrder) {
   resv.end = 1800003600;
   resv.nodes = {"n1"};
   resv.flags = kResvMaint;
-  const std::vector<RecordRow> rows = EncodeRecords(
-      {ResvEventChange{{"lab|x", 999, true, resv, {{"cpu", 8}, {"node", 1}}}},
-       ResvEventChange{{"lab|x", 1000, false, std::nullopt, {}}}});
+  const std::vector<RecordRow> rows =
+      EncodeRecords({ResvEventChange{{"lab|x", 999, true, resv, {{"cpu", 8}, {"node", 1}}}},
+                     ResvEventChange{{"lab|x", 1000, false, std::nullopt, {}}}});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].kind, "resv_event");
   EXPECT_LT(rows[0].key, rows[1].key);

@@ -214,17 +214,17 @@ TEST_F(SreportTest, ReservationTimeIsAllocatedOrPlannedDown) {
   Ok("scontrol create reservation ReservationName=ignored StartTime=now-5minutes Duration=3 "
      "Nodes=n1,n2 Users=root Flags=IGNORE_JOBS");
   // One in force now, with a job of 4 CPUs for 3 s in it, deleted afterwards.
-  Ok(absl::StrCat("scontrol create reservation ReservationName=live StartTime=now Duration=60 "
-                  "Nodes=n2 Users=",
-                  kAlice));
+  Ok(
+      absl::StrCat("scontrol create reservation ReservationName=live StartTime=now Duration=60 "
+                   "Nodes=n2 Users=",
+                   kAlice));
   const CommandResult shown = cluster_->Run("scontrol -o show res live");
   const size_t at = shown.out.find("StartTime=");
   ASSERT_NE(at, std::string::npos) << shown.out;
   const std::string start_text = shown.out.substr(at + 10, 19);  // YYYY-MM-DDTHH:MM:SS
   int64_t live_start = 0;
   ASSERT_TRUE(absl::SimpleAtoi(
-      absl::StripAsciiWhitespace(cluster_->Run("date -d " + start_text + " +%s").out),
-      &live_start))
+      absl::StripAsciiWhitespace(cluster_->Run("date -d " + start_text + " +%s").out), &live_start))
       << start_text;
   const CommandResult job = cluster_->RunAs(
       kAlice, "sbatch --wait --reservation=live -t 5 --exclusive -o /dev/null --wrap 'sleep 3'");

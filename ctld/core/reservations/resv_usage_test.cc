@@ -29,9 +29,9 @@ TEST(ResvPeriods, EachChangeLastsUntilTheNextOfTheSameName) {
   const AdvanceReservation a = Make("a", 1000, 5000);
   AdvanceReservation wider = a;
   wider.end = 9000;
-  const std::vector<ResvPeriod> periods = ResvPeriods(
-      {Deleted("a", 3000), Event(Make("b", 100, 200), 50, true, 1), Event(a, 500, true, 4),
-       Event(wider, 2000, false, 8)});
+  const std::vector<ResvPeriod> periods =
+      ResvPeriods({Deleted("a", 3000), Event(Make("b", 100, 200), 50, true, 1),
+                   Event(a, 500, true, 4), Event(wider, 2000, false, 8)});
   ASSERT_EQ(periods.size(), 3u);
   EXPECT_EQ(periods[0].resv.end, 5000);
   EXPECT_EQ(periods[0].from, 500);
@@ -53,9 +53,9 @@ TEST(ResvTres, WholeNodesCountTheirResourcesAGpuReservationItsGpus) {
   const std::vector<ResvNodeTres> nodes = {{"n1", 8, 1000, 2, "a100"}, {"n2", 4, 500, 0, ""}};
   AdvanceReservation whole = Make("a", 0, 10);
   whole.nodes = {"n1", "n2", "gone"};
-  EXPECT_EQ(ResvTres(whole, nodes),
-            (TresCounts{{"cpu", 12}, {"mem", 1500}, {"node", 2}, {"gres/gpu", 2},
-                        {"gres/gpu:a100", 2}}));
+  EXPECT_EQ(
+      ResvTres(whole, nodes),
+      (TresCounts{{"cpu", 12}, {"mem", 1500}, {"node", 2}, {"gres/gpu", 2}, {"gres/gpu:a100", 2}}));
   AdvanceReservation gpus = Make("g", 0, 10);
   gpus.node_gpus = {1};
   EXPECT_EQ(ResvTres(gpus, nodes), (TresCounts{{"gres/gpu", 1}, {"gres/gpu:a100", 1}}));
@@ -97,9 +97,9 @@ TEST(SumResvUsage, JobsInsideAReservationAreBundledOnlyWhileItHoldsThem) {
 }
 
 TEST(SumResvUsage, RepeatsCountEachOccurrenceAndFloatingOnesNothing) {
-  const std::vector<ResvPeriod> periods = ResvPeriods(
-      {Event(Make("d", 0, 3600, kResvDaily), 0, true, 1),
-       Event(Make("f", 600, 1200, kResvTimeFloat), 0, true, 1)});
+  const std::vector<ResvPeriod> periods =
+      ResvPeriods({Event(Make("d", 0, 3600, kResvDaily), 0, true, 1),
+                   Event(Make("f", 600, 1200, kResvTimeFloat), 0, true, 1)});
   const ResvUsage usage =
       SumResvUsage(periods, {}, 1800, 2 * kDaySeconds + 1800, 10 * kDaySeconds, kUtc);
   // Half of the first day's hour, the second's whole, half of the third's.
