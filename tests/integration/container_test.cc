@@ -1,8 +1,9 @@
 // Slurm's --container through the real daemons: an OCI bundle built here
 // (a static busybox and `runc spec --rootless`), the oci.conf for runc from
 // Slurm's containers guide copied unchanged, and jobs that run in it as their
-// user: their output, their exit code, their GPUs, a bundle without
-// config.json, and a cancelled container that leaves nothing behind.
+// user: their output, their exit code, their GPUs, their memory limit (in
+// cgroups where the host has them), srun steps, a bundle without config.json,
+// and a cancelled container that leaves nothing behind.
 // Runs as root: it creates a test user. Needs runc and busybox-static
 // (./skiff setup installs both).
 #include <gtest/gtest.h>
@@ -43,6 +44,10 @@ class ContainerTest : public ::testing::Test {
     options.nodes = 1;
     options.gpu_nodes = 1;  // n1: 2 fake GPUs
     options.files = {{"etc/oci.conf", kSlurmRuncOciConf}};
+    // In cgroups where the host has them, as a lab's nodes do: the container
+    // must stay inside the job's.
+    no_cgroups_ = LocalCluster::CgroupsUnavailable();
+    options.cgroups = no_cgroups_.empty();
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster).release();
@@ -69,7 +74,7 @@ class ContainerTest : public ::testing::Test {
     const CommandResult made = cluster_->RunAs(
         kAlice, absl::StrCat("set -e; mkdir -p ", bundle_, "/rootfs/bin; cd ", bundle_,
                              "; cp /bin/busybox rootfs/bin/; for c in sh ls id cat echo sleep "
-                             "head; do ln -s busybox rootfs/bin/$c; done; "
+                             "head tail yes; do ln -s busybox rootfs/bin/$c; done; "
                              "mkdir -p rootfs/proc rootfs/dev rootfs/sys rootfs/tmp; "
                              "runc spec --rootless"));
     ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
@@ -101,6 +106,7 @@ class ContainerTest : public ::testing::Test {
   static LocalCluster* cluster_;
   static uid_t uid_;
   static std::string no_user_namespaces_;  // why containers cannot run here; "" = they can
+  static std::string no_cgroups_;          // why jobs are not in cgroups here; "" = they are
   static std::string bundle_;
 };
 
@@ -108,6 +114,7 @@ LocalCluster* ContainerTest::cluster_ = nullptr;
 uid_t ContainerTest::uid_ = 0;
 std::string ContainerTest::bundle_;
 std::string ContainerTest::no_user_namespaces_;
+std::string ContainerTest::no_cgroups_;
 
 // For the tests that start a container.
 #define SKIP_WITHOUT_USER_NAMESPACES() \
@@ -182,6 +189,23 @@ TEST_F(ContainerTest, ABundleWithoutConfigJsonFailsTheJobSayingSo) {
   EXPECT_TRUE(absl::StrContains(shown, absl::StrCat("Reason=container:_cannot_read_", empty,
                                                     "/config.json:_No_such_file_or_directory")))
       << shown;
+}
+
+// The container's processes count against the job's memory: over it, the job
+// ends OUT_OF_MEMORY as any other would.
+TEST_F(ContainerTest, AContainerOverTheJobsMemoryEndsOutOfMemory) {
+  SKIP_WITHOUT_USER_NAMESPACES();
+  if (!no_cgroups_.empty()) GTEST_SKIP() << "no writable cgroup hierarchy: " << no_cgroups_;
+  // tail -c keeps the last 300 MiB of a pipe in memory: far over --mem=50
+  // (busybox takes plain byte counts; /dev/zero is a fake GPU of this node).
+  const std::string id = Submit(absl::StrCat(
+      "--container=", bundle_,
+      " --mem=50 -o oom.out --wrap 'yes | head -c 314572800 | tail -c 314572800 >/dev/null'"));
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(Show(id), "JobState=OUT_OF_MEMORY") || Done(id);
+  })) << Show(id);
+  EXPECT_TRUE(absl::StrContains(Show(id), "JobState=OUT_OF_MEMORY"))
+      << Show(id) << ReadFile(Home() + "/oom.out");
 }
 
 // pyxis's images are parsed but not run yet: the job fails saying so, and
