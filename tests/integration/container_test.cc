@@ -239,5 +239,28 @@ TEST_F(ContainerTest, ACancelledContainerLeavesNothingBehind) {
             0);
 }
 
+// A node whose oci.conf names a runtime it does not have registers drained,
+// saying so in sinfo -R, rather than failing each container job sent to it.
+TEST(ContainerRuntimeTest, AMissingRuntimeDrainsTheNodeWithTheReason) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to start a cluster with noded as root";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.files = {{"etc/oci.conf",
+                    "RunTimeRun=\"no-such-runtime run --bundle %b %n.%u.%j.%s.%t\"\n"
+                    "RunTimeKill=\"no-such-runtime kill %n.%u.%j.%s.%t\"\n"
+                    "RunTimeDelete=\"no-such-runtime delete %n.%u.%j.%s.%t\"\n"}};
+  auto cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  std::string reasons;
+  EXPECT_TRUE(Eventually(30, [&] {
+    reasons = (*cluster)->Run("sinfo -R -h -o '%N|%E'").out;
+    return absl::StrContains(reasons, "n1|");
+  })) << reasons;
+  EXPECT_TRUE(absl::StrContains(
+      reasons, "oci.conf's RunTimeRun runs 'no-such-runtime', which is not installed on this node"))
+      << reasons;
+}
+
 }  // namespace
 }  // namespace skiff::testing
