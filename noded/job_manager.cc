@@ -17,6 +17,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/users.h"
+#include "noded/container/container_support.h"
 #include "noded/file_io.h"
 #include "noded/recovery.h"
 #include "noded/shepherd.h"
@@ -348,15 +349,8 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     }
     spec.oci_conf = options_.oci_conf;
     spec.container_config_json = options_.container_config_json;
-    for (int32_t gpu : spec.gpu_indices) {
-      if (gpu >= 0 && static_cast<size_t>(gpu) < options_.gpu_files.size()) {
-        spec.container_devices.push_back(options_.gpu_files[gpu]);
-      }
-    }
-    if (!spec.gpu_indices.empty()) {
-      spec.container_devices.insert(spec.container_devices.end(), options_.control_devices.begin(),
-                                    options_.control_devices.end());
-    }
+    spec.container_devices =
+        ContainerDevices(options_.gpu_files, options_.control_devices, spec.gpu_indices);
   }
   if (std::string failure = SetUpCgroup(spec); !failure.empty()) {
     FinishLaunchFailure(id, dir, failure);

@@ -34,6 +34,7 @@
 #include "common/rpc/peer_address.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "noded/container/container_support.h"
 #include "noded/container/oci_runner.h"
 #include "noded/file_io.h"
 #include "noded/noded_service.h"
@@ -542,28 +543,18 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
           absl::StrCat("container: cannot create ", container_spool, ": ", strerror(errno));
     }
     for (TaskSpawn& spawn : spec.tasks) {
-      spawn.container_flags = {
-          absl::StrCat("--oci-conf=", options.oci_conf),
-          absl::StrCat("--bundle=", launch.container().bundle()),
-          absl::StrCat("--node=", node_name_),
-          absl::StrCat("--user=", launch.user_name()),
-          absl::StrCat("--job=", launch.job_id()),
-          absl::StrCat("--step=", launch.step_id()),
-          absl::StrCat("--task=", spawn.task_id),
-          absl::StrCat("--job-dir=", options.spool_dir),
-          absl::StrCat("--slurmd-spool=", options.spool_dir),
-      };
-      if (spawn.pty) spawn.container_flags.push_back("--pty");
-      for (int gpu : launch.gpu_indices()) {
-        if (gpu >= 0 && static_cast<size_t>(gpu) < options.gpu_files.size()) {
-          spawn.container_flags.push_back(absl::StrCat("--device=", options.gpu_files[gpu]));
-        }
-      }
-      if (launch.gpu_indices_size() > 0) {
-        for (const std::string& device : options.control_devices) {
-          spawn.container_flags.push_back(absl::StrCat("--device=", device));
-        }
-      }
+      OciTask task;
+      task.bundle = launch.container().bundle();
+      task.node_name = node_name_;
+      task.user_name = launch.user_name();
+      task.job_id = launch.job_id();
+      task.step_id = launch.step_id();
+      task.task_id = spawn.task_id;
+      task.job_dir = options.spool_dir;
+      task.terminal = spawn.pty;
+      task.devices = ContainerDevices(options.gpu_files, options.control_devices,
+                                      {launch.gpu_indices().begin(), launch.gpu_indices().end()});
+      spawn.container_flags = OciRunnerFlags(task, options.oci_conf, options.spool_dir);
     }
   }
   bool prolog_ran_here = false;

@@ -48,25 +48,19 @@ std::string SelfBinary() {
 }
 
 // The runner's flags for the batch script's container (its command follows "--").
-std::vector<std::string> OciRunnerFlags(const LaunchSpec& spec, const std::string& job_dir) {
-  std::vector<std::string> flags = {
-      absl::StrCat("--oci-conf=", spec.oci_conf),
-      absl::StrCat("--bundle=", spec.container_bundle),
-      absl::StrCat("--node=", spec.node_name),
-      absl::StrCat("--user=", spec.user_name),
-      absl::StrCat("--job=", spec.job_id),
-      absl::StrCat("--step=", kBatchStepId),
-      "--task=0",
-      absl::StrCat("--job-dir=", job_dir),
-      absl::StrCat("--slurmd-spool=", job_dir.substr(0, job_dir.rfind('/'))),
-      absl::StrCat("--stdin=", spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path),
-      absl::StrCat("--stdout=", spec.stdout_path.empty() ? "/dev/null" : spec.stdout_path),
-      absl::StrCat("--stderr=", spec.stderr_path.empty() ? spec.stdout_path : spec.stderr_path),
-  };
-  for (const std::string& device : spec.container_devices) {
-    flags.push_back(absl::StrCat("--device=", device));
-  }
-  return flags;
+std::vector<std::string> BatchOciRunnerFlags(const LaunchSpec& spec, const std::string& job_dir) {
+  OciTask task;
+  task.bundle = spec.container_bundle;
+  task.node_name = spec.node_name;
+  task.user_name = spec.user_name;
+  task.job_id = spec.job_id;
+  task.step_id = kBatchStepId;
+  task.job_dir = job_dir;
+  task.stdin_path = spec.stdin_path.empty() ? "/dev/null" : spec.stdin_path;
+  task.stdout_path = spec.stdout_path.empty() ? "/dev/null" : spec.stdout_path;
+  task.stderr_path = spec.stderr_path.empty() ? task.stdout_path : spec.stderr_path;
+  task.devices = spec.container_devices;
+  return OciRunnerFlags(task, spec.oci_conf, job_dir.substr(0, job_dir.rfind('/')));
 }
 
 // Failures go to `err_fd` (close-on-exec: empty at EOF means exec succeeded).
@@ -268,7 +262,8 @@ class JobChild {
       // The script runs in the container, through this binary as its runner.
       const std::string runner = SelfBinary();
       std::vector<std::string> wrapped = {runner, kOciRunFlag};
-      for (std::string& flag : OciRunnerFlags(spec_, job_dir_)) wrapped.push_back(std::move(flag));
+      for (std::string& flag : BatchOciRunnerFlags(spec_, job_dir_))
+        wrapped.push_back(std::move(flag));
       wrapped.push_back("--");
       wrapped.insert(wrapped.end(), args.begin(), args.end());
       std::vector<char*> wrapped_argv;
@@ -496,7 +491,7 @@ namespace {
 // the user, for a runner that was killed before it could (scancel, time limit).
 void EndContainer(const LaunchSpec& spec, const std::string& job_dir) {
   std::vector<std::string> argv = {SelfBinary(), kOciCleanupFlag};
-  for (std::string& flag : OciRunnerFlags(spec, job_dir)) argv.push_back(std::move(flag));
+  for (std::string& flag : BatchOciRunnerFlags(spec, job_dir)) argv.push_back(std::move(flag));
   RunSetup as_user{{}, std::nullopt, job_dir};
   if (geteuid() == 0) as_user.as = RunIdentity{spec.uid, spec.gid, spec.groups};
   (void)RunCaptured(argv, std::chrono::seconds(120), "container cleanup", as_user);

@@ -57,4 +57,17 @@ ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
   return out;
 }
 
+std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_files,
+                                          const std::vector<std::string>& control_devices,
+                                          const std::vector<int32_t>& gpu_indices) {
+  std::vector<std::string> devices;
+  for (int32_t gpu : gpu_indices) {
+    if (gpu >= 0 && static_cast<size_t>(gpu) < gpu_files.size()) devices.push_back(gpu_files[gpu]);
+  }
+  if (!gpu_indices.empty()) {
+    devices.insert(devices.end(), control_devices.begin(), control_devices.end());
+  }
+  return devices;
+}
+
 }  // namespace skiff::noded

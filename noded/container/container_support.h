@@ -6,6 +6,7 @@
 #ifndef SKIFF_NODED_CONTAINER_CONTAINER_SUPPORT_H_
 #define SKIFF_NODED_CONTAINER_CONTAINER_SUPPORT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct ContainerSupport {
 // `gpu_files`: the node's GPU device files by index (gres.conf File=).
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
                                        std::vector<std::string> gpu_files);
+
+// The device files bound into a container holding GPUs `gpu_indices` of the
+// node: those GPUs' files, then the control devices when it holds any.
+std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_files,
+                                          const std::vector<std::string>& control_devices,
+                                          const std::vector<int32_t>& gpu_indices);
 
 }  // namespace skiff::noded
 

@@ -243,9 +243,7 @@ absl::StatusOr<Runtime> Prepare(const RunnerArgs& args, bool write) {
   runtime.values.rootfs = plan->rootfs;
   runtime.values.env_file = absl::StrCat(runtime.spool_dir, "/", kContainerEnvFile);
   runtime.values.argv = plan->argv;
-  for (const std::string& entry : runtime.task.env) {
-    if (!EnvExcluded(runtime.config.run_time_env_exclude, entry)) runtime.env.push_back(entry);
-  }
+  runtime.env = WithoutExcluded(runtime.config.run_time_env_exclude, runtime.task.env);
   if (!write) return runtime;
   if (!MakePath(runtime.spool_dir)) {
     return absl::PermissionDeniedError(
@@ -345,6 +343,26 @@ int RunWithCreateStart(const Runtime& runtime) {
 }
 
 }  // namespace
+
+std::vector<std::string> OciRunnerFlags(const OciTask& task, const std::string& oci_conf,
+                                        const std::string& slurmd_spool) {
+  std::vector<std::string> flags = {
+      absl::StrCat("--oci-conf=", oci_conf),         absl::StrCat("--bundle=", task.bundle),
+      absl::StrCat("--node=", task.node_name),       absl::StrCat("--user=", task.user_name),
+      absl::StrCat("--job=", task.job_id),           absl::StrCat("--step=", task.step_id),
+      absl::StrCat("--task=", task.task_id),         absl::StrCat("--job-dir=", task.job_dir),
+      absl::StrCat("--slurmd-spool=", slurmd_spool),
+  };
+  const std::pair<const char*, const std::string*> files[] = {{"--stdin=", &task.stdin_path},
+                                                              {"--stdout=", &task.stdout_path},
+                                                              {"--stderr=", &task.stderr_path}};
+  for (const auto& [flag, path] : files) {
+    if (!path->empty()) flags.push_back(absl::StrCat(flag, *path));
+  }
+  for (const std::string& device : task.devices) flags.push_back(absl::StrCat("--device=", device));
+  if (task.terminal) flags.push_back("--pty");
+  return flags;
+}
 
 int RunOciTask(int argc, char** argv) {
   RunnerArgs args;

@@ -28,10 +28,20 @@
 #ifndef SKIFF_NODED_CONTAINER_OCI_RUNNER_H_
 #define SKIFF_NODED_CONTAINER_OCI_RUNNER_H_
 
+#include <string>
+#include <vector>
+
+#include "noded/container/oci_task.h"
+
 namespace skiff::noded {
 
 inline constexpr char kOciRunFlag[] = "--oci-run";
 inline constexpr char kOciCleanupFlag[] = "--oci-cleanup";
+
+// The FLAGS above for `task` (not its command, which follows "--"): what
+// the shepherd and noded's step tasks pass to the runner.
+std::vector<std::string> OciRunnerFlags(const OciTask& task, const std::string& oci_conf,
+                                        const std::string& slurmd_spool);
 
 // argv as after the mode flag. Returns the exit code for usage or setup
 // errors; otherwise ends as the container did.

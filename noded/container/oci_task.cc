@@ -2,6 +2,7 @@
 
 #include <regex.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -122,13 +123,19 @@ absl::StatusOr<std::string> OciSpoolDir(const OciConfig& config, const OciTask& 
       absl::StrCat(task.job_dir, "/oci-job%j-", StepPart(task.step_id), "/task-%t"), task, values);
 }
 
-bool EnvExcluded(const std::string& regex, const std::string& entry) {
-  if (regex.empty()) return false;
+std::vector<std::string> WithoutExcluded(const std::string& regex,
+                                         std::vector<std::string> entries) {
   regex_t compiled;
-  if (regcomp(&compiled, regex.c_str(), REG_EXTENDED | REG_NOSUB) != 0) return false;
-  const bool matched = regexec(&compiled, entry.c_str(), 0, nullptr, 0) == 0;
+  if (regex.empty() || regcomp(&compiled, regex.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+    return entries;
+  }
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [&](const std::string& entry) {
+                                 return regexec(&compiled, entry.c_str(), 0, nullptr, 0) == 0;
+                               }),
+                entries.end());
   regfree(&compiled);
-  return matched;
+  return entries;
 }
 
 absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::string& bundle_config,
@@ -152,6 +159,11 @@ absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::stri
     }
   };
   for (const std::string& entry : task.env) put(entry);
+  auto container_env = [&] {
+    std::vector<std::string> entries;
+    for (const auto& [name, value] : env) entries.push_back(absl::StrCat(name, "=", value));
+    return WithoutExcluded(config.env_exclude, std::move(entries));
+  };
 
   if (config.ignore_file_config_json || bundle_config.empty()) {
     plan.rootfs = task.bundle;
@@ -210,22 +222,12 @@ absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::stri
         for (const std::string& hook : config.disable_hooks) hooks->erase(hook);
       }
     }
-    std::vector<std::string> kept;
-    for (const auto& [name, value] : env) {
-      std::string entry = absl::StrCat(name, "=", value);
-      if (!EnvExcluded(config.env_exclude, entry)) kept.push_back(std::move(entry));
-    }
-    process["env"] = kept;
+    plan.env = container_env();
+    process["env"] = plan.env;
     process["args"] = plan.argv;
-    plan.env = std::move(kept);
     plan.config_json = json.dump(2, ' ', false, Json::error_handler_t::replace);
   }
-  if (plan.env.empty()) {
-    for (const auto& [name, value] : env) {
-      std::string entry = absl::StrCat(name, "=", value);
-      if (!EnvExcluded(config.env_exclude, entry)) plan.env.push_back(std::move(entry));
-    }
-  }
+  if (plan.config_json.empty()) plan.env = container_env();
   if (config.create_env_file == "null") {
     for (const std::string& entry : plan.env)
       absl::StrAppend(&plan.env_file, entry, std::string(1, '\0'));

@@ -96,9 +96,10 @@ struct OciTaskPlan {
 absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::string& bundle_config,
                                         const OciTask& task, const std::string& spool_dir);
 
-// Whether "NAME=value" matches `regex` (an extended regular expression,
-// checked when oci.conf was read; "" matches nothing).
-bool EnvExcluded(const std::string& regex, const std::string& entry);
+// `entries` ("NAME=value") without those `regex` matches (an extended regular
+// expression, checked when oci.conf was read; "" matches nothing).
+std::vector<std::string> WithoutExcluded(const std::string& regex,
+                                         std::vector<std::string> entries);
 
 }  // namespace skiff::noded
 
