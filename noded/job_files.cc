@@ -96,7 +96,13 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          prolog_epilog_timeout == o.prolog_epilog_timeout &&
          container_bundle == o.container_bundle && oci_conf == o.oci_conf &&
          container_config_json == o.container_config_json &&
-         container_devices == o.container_devices;
+         container_devices == o.container_devices && container_image == o.container_image &&
+         container_name == o.container_name && container_mounts == o.container_mounts &&
+         container_workdir == o.container_workdir && container_env == o.container_env &&
+         container_remap_root == o.container_remap_root &&
+         container_mount_home == o.container_mount_home && image_cache == o.image_cache &&
+         image_cache_bytes == o.image_cache_bytes && registry_mirror == o.registry_mirror &&
+         container_user_helper == o.container_user_helper && home_dir == o.home_dir;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -138,6 +144,28 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
     for (const std::string& device : spec.container_devices) {
       AddLine(&out, "container_device", device);
     }
+  }
+  if (spec.HasImageContainer()) {
+    if (!spec.container_image.empty()) AddLine(&out, "container_image", spec.container_image);
+    if (!spec.container_name.empty()) AddLine(&out, "container_name", spec.container_name);
+    for (const std::string& mount : spec.container_mounts) AddLine(&out, "container_mount", mount);
+    if (!spec.container_workdir.empty()) {
+      AddLine(&out, "container_workdir", spec.container_workdir);
+    }
+    for (const std::string& name : spec.container_env) AddLine(&out, "container_env", name);
+    if (spec.container_remap_root) AddLine(&out, "container_remap_root", 1);
+    if (!spec.container_mount_home) AddLine(&out, "container_mount_home", 0);
+    AddLine(&out, "image_cache", spec.image_cache);
+    AddLine(&out, "image_cache_bytes", spec.image_cache_bytes);
+    if (!spec.registry_mirror.empty()) AddLine(&out, "registry_mirror", spec.registry_mirror);
+    if (!spec.container_user_helper.empty()) {
+      AddLine(&out, "container_user_helper", spec.container_user_helper);
+    }
+    if (!spec.home_dir.empty()) AddLine(&out, "home_dir", spec.home_dir);
+    for (const std::string& device : spec.container_devices) {
+      AddLine(&out, "container_device", device);
+    }
+    if (!spec.oci_conf.empty()) AddLine(&out, "oci_conf", spec.oci_conf);
   }
   for (const AllocatedNode& node : spec.allocation) {
     AddLine(&out, "alloc",
@@ -231,6 +259,34 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.container_config_json = flag != 0;
     } else if (line.key == "container_device") {
       spec.container_devices.push_back(line.value);
+    } else if (line.key == "container_image") {
+      spec.container_image = line.value;
+    } else if (line.key == "container_name") {
+      spec.container_name = line.value;
+    } else if (line.key == "container_mount") {
+      spec.container_mounts.push_back(line.value);
+    } else if (line.key == "container_workdir") {
+      spec.container_workdir = line.value;
+    } else if (line.key == "container_env") {
+      spec.container_env.push_back(line.value);
+    } else if (line.key == "container_remap_root") {
+      int flag = 0;
+      s = ParseInt(line, &flag);
+      spec.container_remap_root = flag != 0;
+    } else if (line.key == "container_mount_home") {
+      int flag = 1;
+      s = ParseInt(line, &flag);
+      spec.container_mount_home = flag != 0;
+    } else if (line.key == "image_cache") {
+      spec.image_cache = line.value;
+    } else if (line.key == "image_cache_bytes") {
+      s = ParseInt(line, &spec.image_cache_bytes);
+    } else if (line.key == "registry_mirror") {
+      spec.registry_mirror = line.value;
+    } else if (line.key == "container_user_helper") {
+      spec.container_user_helper = line.value;
+    } else if (line.key == "home_dir") {
+      spec.home_dir = line.value;
     } else if (line.key == "alloc") {
       std::vector<std::string> words = absl::StrSplit(line.value, ' ');
       AllocatedNode node;

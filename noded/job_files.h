@@ -119,12 +119,26 @@ struct LaunchSpec {
   // config.json (not with IgnoreFileConfigJson). `container_devices`: the
   // job's GPU device files (and NVIDIA's control devices) bound in.
   std::string container_bundle;
-  // --container-image / --container-name (pyxis): not run yet; the launch
-  // fails saying so rather than running the job on the host.
-  std::string container_image;
   std::string oci_conf;
   bool container_config_json = true;
   std::vector<std::string> container_devices;
+  // --container-image / --container-name (pyxis; noded/container/
+  // image_container.h): the shepherd makes the container from the image, as
+  // root, before the script runs in it as in a bundle; and the node's image
+  // cache, registry mirror and user helper it does that with.
+  std::string container_image;
+  std::string container_name;
+  std::vector<std::string> container_mounts;
+  std::string container_workdir;
+  std::vector<std::string> container_env;
+  bool container_remap_root = false;
+  bool container_mount_home = true;
+  std::string image_cache;
+  uint64_t image_cache_bytes = 0;
+  std::string registry_mirror;
+  std::string container_user_helper;
+  std::string home_dir;  // the user's (noded resolves it: the shepherd makes no NSS calls)
+  bool HasImageContainer() const { return !container_image.empty() || !container_name.empty(); }
 
   bool operator==(const LaunchSpec& o) const;
 };

@@ -55,6 +55,7 @@ std::string ResolveUser(LaunchSpec* spec) {
   }
   spec->user_name = pw.pw_name;
   spec->groups = GroupsOfUser(spec->user_name, spec->gid);
+  if (spec->HasImageContainer() && pw.pw_dir != nullptr) spec->home_dir = pw.pw_dir;
   return "";
 }
 
@@ -338,9 +339,22 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   spec.task_epilog = options_.task_epilog;
   spec.prolog_epilog_timeout = options_.prolog_epilog_timeout;
   const std::string dir = JobDir(id);
-  if (!spec.container_image.empty()) {
-    FinishLaunchFailure(id, dir, kContainerImagesUnsupported);
-    return 0;
+  if (spec.HasImageContainer()) {
+    if (options_.container_user_helper.empty()) {
+      FinishLaunchFailure(id, dir, kContainerImagesUnsupported);
+      return 0;
+    }
+    if (!options_.container_unavailable.empty()) {
+      FinishLaunchFailure(id, dir, absl::StrCat("container: ", options_.container_unavailable));
+      return 0;
+    }
+    spec.oci_conf = options_.oci_conf;
+    spec.container_devices =
+        ContainerDevices(options_.gpu_files, options_.control_devices, spec.gpu_indices);
+    spec.image_cache = options_.image_cache;
+    spec.image_cache_bytes = options_.image_cache_bytes;
+    spec.registry_mirror = options_.registry_mirror;
+    spec.container_user_helper = options_.container_user_helper;
   }
   if (!spec.container_bundle.empty()) {
     if (!options_.container_unavailable.empty()) {

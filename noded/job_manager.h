@@ -56,10 +56,11 @@
 
 namespace skiff::noded {
 
-// Why a job or step with pyxis's --container-image or --container-name fails.
+// Why a job or step with pyxis's --container-image or --container-name fails
+// when the node has no way to run images.
 inline constexpr char kContainerImagesUnsupported[] =
-    "container: this node cannot run container images (--container-image, --container-name) "
-    "yet; use --container with an OCI bundle";
+    "container: this node cannot run container images (--container-image, --container-name): "
+    "skiff-container-user is not installed beside noded";
 
 struct JobManagerOptions {
   std::string spool_dir;        // SlurmdSpoolDir with %n substituted; must exist
@@ -98,6 +99,13 @@ struct JobManagerOptions {
   std::vector<std::string> gpu_files;
   std::vector<std::string> control_devices;
   std::string container_unavailable;
+  // --container-image (image_container.h): the node's image cache
+  // (ContainerImageCache, its size), registry mirror, and the user helper
+  // bound into each image container.
+  std::string image_cache;
+  uint64_t image_cache_bytes = 0;
+  std::string registry_mirror;
+  std::string container_user_helper;
 };
 
 class JobManager final : public JobReportSource {

@@ -230,6 +230,19 @@ int Run(int argc, char** argv) {
   job_options.control_devices = containers.control_devices;
   job_options.container_unavailable = containers.unavailable;
   if (!containers.unavailable.empty()) logger.warn("containers: {}", containers.unavailable);
+  // Images (--container-image): the cache, the mirror, and the user helper
+  // installed beside the shepherd.
+  job_options.image_cache = config.container_image_cache.empty()
+                                ? absl::StrCat(job_options.spool_dir, "/images")
+                                : config.container_image_cache;
+  job_options.image_cache_bytes = config.container_image_cache_bytes;
+  job_options.registry_mirror = config.container_registry_mirror;
+  if (const std::string helper = ContainerUserHelperBeside(job_options.shepherd_binary);
+      access(helper.c_str(), X_OK) == 0) {
+    job_options.container_user_helper = helper;
+  } else {
+    logger.warn("containers: {} is missing: jobs with --container-image will fail here", helper);
+  }
   if (access(job_options.shepherd_binary.c_str(), X_OK) != 0) {
     logger.error(
         "shepherd {} is not executable: every job launched here will fail "

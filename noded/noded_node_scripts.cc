@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/rpc/status.h"
+#include "noded/container/image_container.h"
 #include "noded/node_scripts.h"
 #include "noded/noded_service.h"
 #include "noded/run_captured.h"
@@ -136,6 +137,8 @@ grpc::Status NodedService::EndJobOnNode(grpc::ServerContext* context,
     std::lock_guard<std::mutex> lock(prologs_mu_);
     prologs_.erase(request->job_id());
   }
+  // The job's image containers here (--container-name ones live until now).
+  ReleaseJobImageContainers(ContainersDir(), request->job_id());
   const JobManagerOptions& scripts = jobs_.options();
   if (scripts.epilog.empty()) return grpc::Status::OK;
   const CapturedRun run = RunCaptured(

@@ -29,8 +29,14 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request) {
   spec.gpu_indices.assign(request.gpu_indices().begin(), request.gpu_indices().end());
   spec.cpu_ids.assign(request.cpu_ids().begin(), request.cpu_ids().end());
   spec.container_bundle = request.container().bundle();
-  spec.container_image = !request.container().image().empty() ? request.container().image()
-                                                              : request.container().name();
+  const v1::ContainerRequest& container = request.container();
+  spec.container_image = container.image();
+  spec.container_name = container.name();
+  spec.container_mounts.assign(container.mounts().begin(), container.mounts().end());
+  spec.container_workdir = container.workdir();
+  spec.container_env.assign(container.env().begin(), container.env().end());
+  spec.container_remap_root = container.remap_root();
+  spec.container_mount_home = !container.no_mount_home();
   for (const v1::JobNode& node : request.allocation()) {
     spec.allocation.push_back({node.name(),
                                node.address(),

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "noded/container/image_container.h"
 #include "noded/health_check.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
@@ -110,6 +111,12 @@ class NodedService final : public v1::Noded::Service {
   // until they have all ended and the step manager has closed its side.
   void ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer);
   void EndStepContainers(const StepTasksSpec& spec, const std::string& spool);
+  // srun --container-image: the step's container on this node (as root, in
+  // the step's thread), or the reason its tasks fail.
+  absl::StatusOr<PreparedContainer> PrepareStepImage(const v1::TaskLaunch& launch,
+                                                     const StepTasksSpec& spec);
+  // <SlurmdSpoolDir>/containers: image containers (image_container.h).
+  std::string ContainersDir() const;
   // RunStep's stream to `node`'s tasks, `launch` sent: ServeTasks in this
   // process for this node, else a RunTasks call to the node's noded.
   std::unique_ptr<TaskStream> OpenTaskStream(const v1::TaskInput& launch, const StepNode& node);

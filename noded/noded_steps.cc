@@ -14,6 +14,7 @@
 // whose Prolog failed reports it when its call closes, and ctld's requeue then
 // ends the batch script and its srun, which must have said why first.
 #include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include "common/rpc/status.h"
 #include "common/users.h"
 #include "noded/container/container_support.h"
+#include "noded/container/image_container.h"
 #include "noded/container/oci_runner.h"
 #include "noded/file_io.h"
 #include "noded/noded_service.h"
@@ -529,13 +531,25 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   // and removed after the step.
   std::string container_spool;
   std::string container_failure;
-  if (!launch.container().image().empty() || !launch.container().name().empty()) {
-    container_failure = kContainerImagesUnsupported;
-  } else if (!launch.container().bundle().empty()) {
-    const JobManagerOptions& options = jobs_.options();
+  std::string image_bundle;  // an unnamed image container, released after the step
+  std::vector<std::string> entry;
+  const JobManagerOptions& options = jobs_.options();
+  const bool image = !launch.container().image().empty() || !launch.container().name().empty();
+  if (image) {
+    absl::StatusOr<PreparedContainer> prepared = PrepareStepImage(launch, spec);
+    if (prepared.ok()) {
+      entry = prepared->entry;
+      if (!prepared->named) image_bundle = prepared->bundle;
+    } else {
+      container_failure = std::string(prepared.status().message());
+    }
+  }
+  if (image || !launch.container().bundle().empty()) {
     container_spool =
         absl::StrCat(options.spool_dir, "/oci-job", launch.job_id(), "-", launch.step_id());
-    if (!options.container_unavailable.empty()) {
+    if (!container_failure.empty()) {
+      container_spool.clear();
+    } else if (!options.container_unavailable.empty()) {
       container_failure = absl::StrCat("container: ", options.container_unavailable);
     } else if ((mkdir(container_spool.c_str(), 0700) != 0 && errno != EEXIST) ||
                chown(container_spool.c_str(), spec.uid, spec.gid) != 0) {
@@ -544,7 +558,10 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     }
     for (TaskSpawn& spawn : spec.tasks) {
       OciTask task;
-      task.bundle = launch.container().bundle();
+      task.bundle = image ? ImageContainerDir(ContainersDir(), launch.job_id(), launch.step_id(),
+                                              launch.container().name())
+                          : launch.container().bundle();
+      task.entry = entry;
       task.node_name = node_name_;
       task.user_name = launch.user_name();
       task.job_id = launch.job_id();
@@ -582,6 +599,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
     }
     if (prolog_ran_here && !prolog.empty()) ReportPrologFailure(launch, prolog);
     if (!container_spool.empty()) (void)RemoveJobDir(container_spool);
+    if (!image_bundle.empty()) ReleaseImageContainer(image_bundle);
     return;
   }
   std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
@@ -645,6 +663,62 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   }
   tasks.reset();  // kills what is left and reaps it
   if (!container_spool.empty()) EndStepContainers(spec, container_spool);
+  if (!image_bundle.empty()) ReleaseImageContainer(image_bundle);
+}
+
+namespace {
+
+std::string HomeOf(uid_t uid) {
+  std::vector<char> buf(16384);
+  struct passwd pw;
+  struct passwd* found = nullptr;
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) != 0 || found == nullptr) return "";
+  return pw.pw_dir != nullptr ? pw.pw_dir : "";
+}
+
+}  // namespace
+
+std::string NodedService::ContainersDir() const {
+  return absl::StrCat(jobs_.options().spool_dir, "/containers");
+}
+
+absl::StatusOr<PreparedContainer> NodedService::PrepareStepImage(const v1::TaskLaunch& launch,
+                                                                 const StepTasksSpec& spec) {
+  const JobManagerOptions& options = jobs_.options();
+  if (options.container_user_helper.empty()) {
+    return absl::FailedPreconditionError(kContainerImagesUnsupported);
+  }
+  if (!options.container_unavailable.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("container: ", options.container_unavailable));
+  }
+  ImageNode node;
+  node.node_name = node_name_;
+  node.containers_dir = ContainersDir();
+  node.cache_dir = options.image_cache;
+  node.cache_bytes = options.image_cache_bytes;
+  node.mirror = options.registry_mirror;
+  node.user_helper = options.container_user_helper;
+  const v1::ContainerRequest& container = launch.container();
+  ImageRequest request;
+  request.image = container.image();
+  request.mounts.assign(container.mounts().begin(), container.mounts().end());
+  request.workdir = container.workdir();
+  request.env_names.assign(container.env().begin(), container.env().end());
+  request.name = container.name();
+  request.remap_root = container.remap_root();
+  request.mount_home = !container.no_mount_home();
+  request.uid = spec.uid;
+  request.gid = spec.gid;
+  request.groups = spec.groups;
+  request.home = HomeOf(spec.uid);
+  request.cwd = spec.work_dir;
+  request.job_id = launch.job_id();
+  request.step_id = launch.step_id();
+  if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
+    request.memory_bytes = job->memory_mb << 20;  // else /dev/shm gets runc's default
+  }
+  return PrepareImageContainer(node, request);
 }
 
 // After a container step: each task's container killed and deleted if the

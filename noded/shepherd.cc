@@ -24,6 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "noded/cgroup/cgroup_fs.h"
 #include "noded/cgroup/cgroup_plan.h"
+#include "noded/container/image_bundle.h"
+#include "noded/container/image_container.h"
 #include "noded/container/oci_runner.h"
 #include "noded/container/oci_task.h"
 #include "noded/file_io.h"
@@ -47,10 +49,42 @@ std::string SelfBinary() {
   return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
 }
 
+// The node's SlurmdSpoolDir: the job's directory is in it.
+std::string SpoolOf(const std::string& job_dir) { return job_dir.substr(0, job_dir.rfind('/')); }
+
+bool InContainer(const LaunchSpec& spec) {
+  return !spec.container_bundle.empty() || spec.HasImageContainer();
+}
+
+// The image container's side of the batch script (image_container.h).
+ImageNode ImageNodeOf(const LaunchSpec& spec, const std::string& job_dir) {
+  ImageNode node;
+  node.node_name = spec.node_name;
+  node.containers_dir = absl::StrCat(SpoolOf(job_dir), "/containers");
+  node.cache_dir = spec.image_cache;
+  node.cache_bytes = spec.image_cache_bytes;
+  node.mirror = spec.registry_mirror;
+  node.user_helper = spec.container_user_helper;
+  return node;
+}
+
+ImageBundleOptions EntryOptions(const LaunchSpec& spec) {
+  ImageBundleOptions options;
+  options.uid = spec.uid;
+  options.gid = spec.gid;
+  options.remap_root = spec.container_remap_root;
+  return options;
+}
+
 // The runner's flags for the batch script's container (its command follows "--").
 std::vector<std::string> BatchOciRunnerFlags(const LaunchSpec& spec, const std::string& job_dir) {
   OciTask task;
   task.bundle = spec.container_bundle;
+  if (spec.HasImageContainer()) {
+    task.bundle = ImageContainerDir(ImageNodeOf(spec, job_dir).containers_dir, spec.job_id,
+                                    kBatchStepId, spec.container_name);
+    task.entry = ContainerEntry(EntryOptions(spec));
+  }
   task.node_name = spec.node_name;
   task.user_name = spec.user_name;
   task.job_id = spec.job_id;
@@ -60,7 +94,7 @@ std::vector<std::string> BatchOciRunnerFlags(const LaunchSpec& spec, const std::
   task.stdout_path = spec.stdout_path.empty() ? "/dev/null" : spec.stdout_path;
   task.stderr_path = spec.stderr_path.empty() ? task.stdout_path : spec.stderr_path;
   task.devices = spec.container_devices;
-  return OciRunnerFlags(task, spec.oci_conf, job_dir.substr(0, job_dir.rfind('/')));
+  return OciRunnerFlags(task, spec.oci_conf, SpoolOf(job_dir));
 }
 
 // Failures go to `err_fd` (close-on-exec: empty at EOF means exec succeeded).
@@ -91,10 +125,11 @@ class JobChild {
     JoinCgroup();
     ResetSignals();
     setpgid(0, 0);
-    if (!spec_.container_bundle.empty()) PrepareContainerSpool();
+    if (spec_.HasImageContainer()) PrepareImage();
+    if (InContainer(spec_)) PrepareContainerSpool();
     DropPrivileges();
     ApplyUmask();
-    if (!spec_.container_bundle.empty()) CheckBundle();
+    if (!spec_.container_bundle.empty()) CheckBundle();  // an image's is root's own
     if (spec_.work_dir.empty()) Fail("work_dir is empty");
     if (chdir(spec_.work_dir.c_str()) != 0) {
       FailErrno("cannot chdir to work_dir ", spec_.work_dir);
@@ -223,6 +258,29 @@ class JobChild {
     if (chown(dir.c_str(), spec_.uid, spec_.gid) != 0) FailErrno("container: cannot chown ", dir);
   }
 
+  // As root: the image's container, made for the script (image_container.h).
+  void PrepareImage() {
+    ImageRequest request;
+    request.image = spec_.container_image;
+    request.mounts = spec_.container_mounts;
+    request.workdir = spec_.container_workdir;
+    request.env_names = spec_.container_env;
+    request.name = spec_.container_name;
+    request.remap_root = spec_.container_remap_root;
+    request.mount_home = spec_.container_mount_home;
+    request.uid = spec_.uid;
+    request.gid = spec_.gid;
+    request.groups = spec_.groups;
+    request.home = spec_.home_dir;
+    request.cwd = spec_.work_dir;
+    request.job_id = spec_.job_id;
+    request.step_id = kBatchStepId;
+    request.memory_bytes = spec_.memory_mb << 20;
+    absl::StatusOr<PreparedContainer> prepared =
+        PrepareImageContainer(ImageNodeOf(spec_, job_dir_), request);
+    if (!prepared.ok()) Fail(std::string(prepared.status().message()));
+  }
+
   // As the job's user: the bundle must be theirs to use.
   void CheckBundle() {
     const std::string& bundle = spec_.container_bundle;
@@ -258,7 +316,7 @@ class JobChild {
 
     std::vector<std::string> args = {script};
     args.insert(args.end(), spec_.argv.begin(), spec_.argv.end());
-    if (!spec_.container_bundle.empty()) {
+    if (InContainer(spec_)) {
       // The script runs in the container, through this binary as its runner.
       const std::string runner = SelfBinary();
       std::vector<std::string> wrapped = {runner, kOciRunFlag};
@@ -627,7 +685,10 @@ int RunShepherd(const std::string& job_dir, int ready_fd) {
     result.system_cpu_usec = int64_t{usage.ru_stime.tv_sec} * 1000000 + usage.ru_stime.tv_usec;
     result.max_rss_kb = usage.ru_maxrss;
   }
-  if (!spec->container_bundle.empty()) EndContainer(*spec, job_dir);
+  if (InContainer(*spec)) EndContainer(*spec, job_dir);
+  // Every image container of the job on this node: the script's, and named
+  // ones its steps made here.
+  ReleaseJobImageContainers(absl::StrCat(SpoolOf(job_dir), "/containers"), spec->job_id);
   RunEpilogs(*spec, child, result, &result.epilog_error);
   if (fenced) {
     result.fenced = true;

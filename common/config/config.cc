@@ -18,6 +18,7 @@
 #include "common/billing.h"
 #include "common/config/kv_parser.h"
 #include "common/hostlist.h"
+#include "common/size.h"
 #include "common/time_format.h"
 
 namespace skiff {
@@ -629,6 +630,21 @@ const KeyTable<GlobalState>& GlobalKeys() {
            }},
           {"SlurmdSpoolDir",
            [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.slurmd_spool_dir); }},
+          {"ContainerImageCache",
+           [](std::string_view v, G& g) {
+             return SetAbsolutePath(v, g.config.container_image_cache);
+           }},
+          {"ContainerImageCacheSize",
+           [](std::string_view v, G& g) {
+             absl::StatusOr<uint64_t> bytes = ParseSize(v, kMiB);
+             if (!bytes.ok()) return bytes.status();
+             g.config.container_image_cache_bytes = *bytes;
+             return absl::OkStatus();
+           }},
+          {"ContainerRegistryMirror",
+           [](std::string_view v, G& g) {
+             return SetNonEmpty(v, g.config.container_registry_mirror);
+           }},
           {"SlurmctldLogFile",
            [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.ctld_log_file); }},
           {"SlurmctldDebug",

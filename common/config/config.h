@@ -116,6 +116,13 @@ struct SkiffConfig {
   std::vector<std::string> operators;  // SkiffOperators=alice,bob: may administer
   std::string state_save_location = "/var/spool/skiff/ctld";  // StateSaveLocation
   std::string slurmd_spool_dir = "/var/spool/skiff/d";        // SlurmdSpoolDir (%n = node name)
+  // Images for --container-image (Skiff's own keys; pyxis leaves them to
+  // enroot's config): the node's unpacked-image cache ("" = <SlurmdSpoolDir>/
+  // images), its size, least recently used images evicted beyond it, and
+  // the registry mirror references are pulled through ("" = their own registry).
+  std::string container_image_cache;                          // ContainerImageCache
+  uint64_t container_image_cache_bytes = uint64_t{50} << 30;  // ContainerImageCacheSize
+  std::string container_registry_mirror;                      // ContainerRegistryMirror
   std::string ctld_log_file;                                  // SlurmctldLogFile, empty = stderr
   std::string ctld_debug = "info";                            // SlurmctldDebug
   std::string slurmd_log_file;            // SlurmdLogFile (%n = node name), empty = stderr

@@ -963,5 +963,28 @@ TEST(ParseSkiffConfigParameters, SlurmdParametersBecomeAMap) {
   EXPECT_TRUE(config->warnings.empty());
 }
 
+TEST(ParseSkiffConfigTest, ContainerImageKeys) {
+  absl::StatusOr<SkiffConfig> defaults = ParseSkiffConfig(kFullConf, "skiff.conf", FakeFiles({}));
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->container_image_cache, "");
+  EXPECT_EQ(defaults->container_image_cache_bytes, uint64_t{50} << 30);
+  EXPECT_EQ(defaults->container_registry_mirror, "");
+
+  const std::string text = std::string(kFullConf) +
+                           "ContainerImageCache=/scratch/images\n"
+                           "ContainerImageCacheSize=200G\n"
+                           "ContainerRegistryMirror=mirror.lab:5000\n";
+  absl::StatusOr<SkiffConfig> parsed = ParseSkiffConfig(text, "skiff.conf", FakeFiles({}));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->container_image_cache, "/scratch/images");
+  EXPECT_EQ(parsed->container_image_cache_bytes, uint64_t{200} << 30);
+  EXPECT_EQ(parsed->container_registry_mirror, "mirror.lab:5000");
+
+  absl::StatusOr<SkiffConfig> bad = ParseSkiffConfig(
+      std::string(kFullConf) + "ContainerImageCacheSize=lots\n", "skiff.conf", FakeFiles({}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("ContainerImageCacheSize"));
+}
+
 }  // namespace
 }  // namespace skiff

@@ -70,4 +70,10 @@ std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_fi
   return devices;
 }
 
+std::string ContainerUserHelperBeside(const std::string& shepherd_binary) {
+  const size_t slash = shepherd_binary.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : shepherd_binary.substr(0, slash);
+  return dir + "/skiff-container-user";
+}
+
 }  // namespace skiff::noded

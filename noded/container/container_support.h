@@ -27,6 +27,9 @@ struct ContainerSupport {
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
                                        std::vector<std::string> gpu_files);
 
+// skiff-container-user (image_bundle.h), installed beside the shepherd.
+std::string ContainerUserHelperBeside(const std::string& shepherd_binary);
+
 // The device files bound into a container holding GPUs `gpu_indices` of the
 // node: those GPUs' files, then the control devices when it holds any.
 std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_files,

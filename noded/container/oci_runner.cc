@@ -81,6 +81,8 @@ bool ParseArgs(int argc, char** argv, bool command_wanted, RunnerArgs* out, std:
       task.stderr_path = value;
     } else if (name == "--device") {
       task.devices.push_back(value);
+    } else if (name == "--entry") {
+      task.entry.push_back(value);
     } else if (name == "--pty") {
       task.terminal = true;
     } else {
@@ -360,6 +362,7 @@ std::vector<std::string> OciRunnerFlags(const OciTask& task, const std::string& 
     if (!path->empty()) flags.push_back(absl::StrCat(flag, *path));
   }
   for (const std::string& device : task.devices) flags.push_back(absl::StrCat("--device=", device));
+  for (const std::string& arg : task.entry) flags.push_back(absl::StrCat("--entry=", arg));
   if (task.terminal) flags.push_back("--pty");
   return flags;
 }

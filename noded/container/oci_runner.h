@@ -19,7 +19,8 @@
 // FLAGS: --oci-conf=PATH ("" or absent: DefaultOciConfig), --bundle=PATH,
 // --node=NAME, --user=NAME, --job=ID, --step=ID, --task=ID, --job-dir=DIR,
 // --slurmd-spool=DIR, --stdin= --stdout= --stderr= (batch), --device=FILE
-// (repeated), --pty. The uid is the caller's.
+// (repeated), --entry=ARG (repeated: what the command goes through inside), --pty. The uid is the
+// caller's.
 //
 // Errors go to stderr as "slurmstepd: error: container: ..." and end the
 // runner with exit code 1 before anything runs.

@@ -223,6 +223,7 @@ absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::stri
       }
     }
     plan.env = container_env();
+    plan.argv.insert(plan.argv.begin(), task.entry.begin(), task.entry.end());
     process["env"] = plan.env;
     process["args"] = plan.argv;
     plan.config_json = json.dump(2, ' ', false, Json::error_handler_t::replace);

@@ -58,6 +58,9 @@ struct OciTask {
   std::string stdout_path;
   std::string stderr_path;
   std::vector<std::string> devices;  // host device files to bind at /dev/<base name>
+  // Inside the container the command goes through these first (an image
+  // container's user helper, image_bundle.h); empty for Slurm's bundles.
+  std::vector<std::string> entry;
 };
 
 // The values a pattern's %-letters stand for (oci.conf(5), "OCI Pattern").

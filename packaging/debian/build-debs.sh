@@ -14,7 +14,8 @@
 # Where things go:
 #   /usr/sbin/ctld, /usr/sbin/noded          links to the daemons in /usr/libexec/skiff,
 #   /usr/libexec/skiff/{ctld,scriptd}        where each finds its helper (scriptd,
-#   /usr/libexec/skiff/{noded,shepherd}      shepherd) next to its real path
+#   /usr/libexec/skiff/{noded,shepherd}      shepherd, skiff-container-user) next to its
+#   /usr/libexec/skiff/skiff-container-user  real path
 #   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
 #   /usr/bin/<command>                       every command in --clis
 #   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
@@ -71,7 +72,7 @@ mkdir -p "$STAGING"
 package_of_daemon() {
   case "$1" in
     ctld|scriptd|skiff-notify) echo skiff-controller ;;
-    noded|shepherd) echo skiff-node ;;
+    noded|shepherd|skiff-container-user) echo skiff-node ;;
     *) die "no package for daemon '$1' (add it to package_of_daemon in $0)" ;;
   esac
 }

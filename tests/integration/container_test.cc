@@ -208,17 +208,6 @@ TEST_F(ContainerTest, AContainerOverTheJobsMemoryEndsOutOfMemory) {
       << Show(id) << ReadFile(Home() + "/oom.out");
 }
 
-// pyxis's images are parsed but not run yet: the job fails saying so, and
-// never runs on the host instead.
-TEST_F(ContainerTest, AnImageJobFailsRatherThanRunOnTheHost) {
-  const std::string id = Submit("--container-image=busybox -o i.out --wrap 'echo ran'");
-  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
-  EXPECT_TRUE(
-      absl::StrContains(Show(id), "Reason=container:_this_node_cannot_run_container_images"))
-      << Show(id);
-  EXPECT_EQ(ReadFile(Home() + "/i.out"), "");
-}
-
 TEST_F(ContainerTest, ACancelledContainerLeavesNothingBehind) {
   SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id =

@@ -1,0 +1,692 @@
+#include "noded/container/image_container.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <linux/mount.h>
+#include <openssl/sha.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "noded/container/image_bundle.h"
+#include "noded/container/image_ref.h"
+#include "noded/run_captured.h"
+
+namespace skiff::noded {
+namespace {
+
+constexpr auto kToolTimeout = std::chrono::minutes(30);  // a pull of a large image
+constexpr char kImageConfigFile[] = "image-config.json";
+constexpr char kBytesFile[] = "bytes";
+constexpr char kReadyFile[] = "ready";  // a container whose root is mounted
+
+absl::Status Failure(const std::string& what) {
+  return absl::FailedPreconditionError(absl::StrCat("container: ", what));
+}
+
+absl::Status ErrnoFailure(const std::string& what, const std::string& path) {
+  return Failure(absl::StrCat(what, " ", path, ": ", strerror(errno)));
+}
+
+std::string FindTool(const std::string& name) {
+  for (const char* dir : {"/usr/bin", "/usr/local/bin", "/bin", "/usr/sbin", "/sbin"}) {
+    const std::string path = absl::StrCat(dir, "/", name);
+    if (access(path.c_str(), X_OK) == 0) return path;
+  }
+  return "";
+}
+
+bool ReadWhole(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  *out = text.str();
+  return true;
+}
+
+bool WriteWhole(const std::string& path, const std::string& text, mode_t mode) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) return false;
+  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  fchmod(fd, mode);
+  return close(fd) == 0 && ok;
+}
+
+std::string Sha256Hex(const std::string& data) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char byte : digest) {
+    hex.push_back(kHex[byte >> 4]);
+    hex.push_back(kHex[byte & 15]);
+  }
+  return hex;
+}
+
+// The last line of a tool's output: its error.
+std::string LastLine(const std::string& output) {
+  std::string text(absl::StripTrailingAsciiWhitespace(output));
+  const size_t newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+
+// A directory made (or found) with this owner and mode.
+absl::Status MakeDir(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
+    return ErrnoFailure("cannot create", path);
+  }
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Failure(absl::StrCat(path, " is not a directory"));
+  }
+  if (chown(path.c_str(), uid, gid) != 0 || chmod(path.c_str(), mode) != 0) {
+    return ErrnoFailure("cannot set the owner of", path);
+  }
+  return absl::OkStatus();
+}
+
+// Removes a tree without following links or leaving its file system (a
+// mount still under it is left alone rather than emptied).
+void RemoveTree(const std::string& path) {
+  nftw(
+      path.c_str(),
+      [](const char* entry, const struct stat*, int type, struct FTW*) {
+        if (type == FTW_DP) {
+          rmdir(entry);
+        } else {
+          unlink(entry);
+        }
+        return 0;
+      },
+      32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+// Holds an exclusive flock on `path` (created) for its lifetime.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path)
+      : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_ >= 0) {
+      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+RunSetup AsUser(const ImageRequest& request, const std::string& work_dir) {
+  RunSetup setup;
+  setup.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", absl::StrCat("TMPDIR=", work_dir),
+                       absl::StrCat("HOME=", work_dir)};
+  setup.work_dir = work_dir;
+  setup.as = RunIdentity{request.uid, request.gid, request.groups};
+  return setup;
+}
+
+// As the user: each path must be readable (and a directory searchable), or
+// the job fails naming it.
+absl::Status CheckUserCanRead(const ImageRequest& request,
+                              const std::vector<std::pair<std::string, std::string>>& paths) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return ErrnoFailure("cannot check", "mounts");
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    if (setgroups(request.groups.size(), request.groups.data()) != 0 || setgid(request.gid) != 0 ||
+        setuid(request.uid) != 0) {
+      _exit(255);
+    }
+    for (size_t i = 0; i < paths.size(); ++i) {
+      struct stat st {};
+      const char* path = paths[i].first.c_str();
+      int mode = R_OK;
+      if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) mode |= X_OK;
+      if (access(path, mode) != 0) {
+        const int error = errno;
+        const int report[2] = {static_cast<int>(i), error};
+        ssize_t ignored = write(pipe_fds[1], report, sizeof(report));
+        (void)ignored;
+        _exit(1);
+      }
+    }
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  if (child < 0) {
+    close(pipe_fds[0]);
+    return ErrnoFailure("cannot fork to check", "mounts");
+  }
+  int report[2] = {-1, 0};
+  const ssize_t got = read(pipe_fds[0], report, sizeof(report));
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got == sizeof(report) && report[0] >= 0 && static_cast<size_t>(report[0]) < paths.size()) {
+    const auto& [path, what] = paths[report[0]];
+    return Failure(absl::StrCat(what, ": cannot read ", path, ": ", strerror(report[1])));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Failure("cannot check the mounts as the job's user");
+  }
+  return absl::OkStatus();
+}
+
+// A mirror written http://HOST[:PORT] speaks plain HTTP (a lab's own).
+bool PlainHttpMirror(const ImageNode& node) { return absl::StartsWith(node.mirror, "http://"); }
+
+// skopeo's name for `image` (a path made absolute against the job's cwd).
+absl::StatusOr<std::vector<std::string>> SkopeoSources(const ImageNode& node,
+                                                       const ImageRequest& request) {
+  absl::StatusOr<ImageRef> ref = ParseImageRef(request.image);
+  if (!ref.ok()) return Failure(std::string(ref.status().message()));
+  if (!ref->is_path) {
+    absl::string_view mirror = node.mirror;
+    if (!absl::ConsumePrefix(&mirror, "https://")) absl::ConsumePrefix(&mirror, "http://");
+    return std::vector<std::string>{SkopeoSource(*ref, std::string(mirror))};
+  }
+  std::string path = ref->path;
+  if (path[0] != '/') path = absl::StrCat(request.cwd, "/", path);
+  // A directory is an OCI layout; a file is one of the two archives (the
+  // user's skopeo tells which: root does not look at the user's file).
+  return std::vector<std::string>{absl::StrCat("oci:", path), absl::StrCat("docker-archive:", path),
+                                  absl::StrCat("oci-archive:", path)};
+}
+
+// As the user: the image's config blob, written to `config_path`, and the
+// source that read it.
+absl::StatusOr<std::string> InspectAsUser(const ImageNode& node, const ImageRequest& request,
+                                          const std::string& stage,
+                                          const std::string& config_path) {
+  absl::StatusOr<std::vector<std::string>> sources = SkopeoSources(node, request);
+  if (!sources.ok()) return sources.status();
+  const std::string skopeo = FindTool("skopeo");
+  if (skopeo.empty()) return Failure("skopeo is not installed on this node");
+  std::string error;
+  for (const std::string& source : *sources) {
+    const std::string tls = PlainHttpMirror(node) ? " --tls-verify=false" : "";
+    const std::vector<std::string> argv = {
+        "/bin/sh",
+        "-c",
+        absl::StrCat("exec \"$0\" inspect", tls, " --config --raw \"$1\" > \"$2\""),
+        skopeo,
+        source,
+        config_path};
+    const CapturedRun run = RunCaptured(argv, kToolTimeout, "skopeo", AsUser(request, stage));
+    if (run.ok) return source;
+    if (error.empty()) error = LastLine(run.output);
+  }
+  return Failure(absl::StrCat("cannot read image ", request.image, ": ", error));
+}
+
+// ------------------------------------------------------------------ the cache
+
+// Whether a mount on this host shows the cache entry `key` (a container uses it).
+bool EntryMounted(const std::string& key) {
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string line;
+  const std::string needle = absl::StrCat("/", key, "/rootfs ");
+  while (std::getline(mountinfo, line)) {
+    if (line.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<CachedImage> CacheEntries(const std::string& cache_dir) {
+  std::vector<CachedImage> entries;
+  DIR* dir = opendir(cache_dir.c_str());
+  if (dir == nullptr) return entries;
+  while (struct dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      continue;
+    }
+    CachedImage image;
+    image.key = name;
+    struct stat st {};
+    const std::string path = absl::StrCat(cache_dir, "/", name);
+    if (stat(path.c_str(), &st) == 0) image.last_used = st.st_mtime;
+    std::string bytes;
+    if (ReadWhole(absl::StrCat(path, "/", kBytesFile), &bytes)) {
+      image.bytes = strtoull(bytes.c_str(), nullptr, 10);
+    }
+    image.in_use = EntryMounted(name);
+    entries.push_back(image);
+  }
+  closedir(dir);
+  return entries;
+}
+
+// Makes the unpacked tree safe to share: root's, no set-id bits, no device
+// files, no group or other write. Returns its size on disk.
+uint64_t SanitizeTree(const std::string& root) {
+  static thread_local uint64_t bytes;
+  bytes = 0;
+  nftw(
+      root.c_str(),
+      [](const char* path, const struct stat* st, int, struct FTW*) {
+        if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
+          unlink(path);
+          return 0;
+        }
+        (void)lchown(path, 0, 0);
+        if (!S_ISLNK(st->st_mode)) {
+          chmod(path, st->st_mode & 0755 & ~static_cast<mode_t>(S_ISUID | S_ISGID));
+        }
+        bytes += static_cast<uint64_t>(st->st_blocks) * 512;
+        return 0;
+      },
+      32, FTW_PHYS | FTW_MOUNT);
+  return bytes;
+}
+
+// The user's copy `stage` (an OCI layout, tag "image") into the cache as
+// `key`: copied and checked by root, unpacked, made safe, then put in place
+// after evicting what must go. Returns the seconds it took.
+absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string& key,
+                                       const std::string& user_stage,
+                                       const std::string& root_stage) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string skopeo = FindTool("skopeo");
+  const std::string umoci = FindTool("umoci");
+  if (umoci.empty()) return Failure("umoci is not installed on this node");
+  RemoveTree(root_stage);
+  RunSetup as_root;
+  as_root.environment = {"PATH=/usr/bin:/bin", absl::StrCat("TMPDIR=", node.cache_dir)};
+  const CapturedRun copy =
+      RunCaptured({skopeo, "copy", "--quiet", absl::StrCat("oci:", user_stage, ":image"),
+                   absl::StrCat("oci:", root_stage, ":image")},
+                  kToolTimeout, "skopeo", as_root);
+  if (!copy.ok) return Failure(absl::StrCat("cannot copy the image: ", LastLine(copy.output)));
+  const std::string config_path = absl::StrCat(root_stage, "/", kImageConfigFile);
+  const CapturedRun inspect =
+      RunCaptured({"/bin/sh", "-c", "exec \"$0\" inspect --config --raw \"$1\" > \"$2\"", skopeo,
+                   absl::StrCat("oci:", root_stage, ":image"), config_path},
+                  kToolTimeout, "skopeo", as_root);
+  std::string config;
+  if (!inspect.ok || !ReadWhole(config_path, &config) || Sha256Hex(config) != key) {
+    return Failure("the image changed while it was being read; try again");
+  }
+  const std::string unpacked = absl::StrCat(node.cache_dir, "/.unpack-", key, "-", getpid(), "-",
+                                            static_cast<uint64_t>(gettid()));
+  RemoveTree(unpacked);
+  // --rootless: no device files made, no owners taken from the image.
+  const CapturedRun unpack = RunCaptured(
+      {umoci, "unpack", "--rootless", "--image", absl::StrCat(root_stage, ":image"), unpacked},
+      kToolTimeout, "umoci", as_root);
+  if (!unpack.ok) {
+    RemoveTree(unpacked);
+    return Failure(absl::StrCat("cannot unpack the image: ", LastLine(unpack.output)));
+  }
+  // Only the root file system stays, with the image's configuration.
+  for (const char* extra : {"config.json", "umoci.json"}) {
+    unlink(absl::StrCat(unpacked, "/", extra).c_str());
+  }
+  if (DIR* dir = opendir(unpacked.c_str())) {
+    while (struct dirent* entry = readdir(dir)) {
+      if (absl::EndsWith(entry->d_name, ".mtree")) {
+        unlinkat(dirfd(dir), entry->d_name, 0);
+      }
+    }
+    closedir(dir);
+  }
+  const uint64_t bytes = SanitizeTree(absl::StrCat(unpacked, "/rootfs"));
+  chmod(unpacked.c_str(), 0755);
+  if (!WriteWhole(absl::StrCat(unpacked, "/", kImageConfigFile), config, 0644) ||
+      !WriteWhole(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0644)) {
+    RemoveTree(unpacked);
+    return ErrnoFailure("cannot write into", unpacked);
+  }
+  {
+    FileLock lock(absl::StrCat(node.cache_dir, "/.lock"));
+    const std::string entry = absl::StrCat(node.cache_dir, "/", key);
+    if (access(entry.c_str(), F_OK) == 0) {
+      RemoveTree(unpacked);  // another job unpacked it meanwhile
+    } else {
+      const EvictionPlan plan = PlanEviction(CacheEntries(node.cache_dir), bytes, node.cache_bytes);
+      if (!plan.fits) {
+        RemoveTree(unpacked);
+        return Failure(absl::StrCat("image ", key.substr(0, 12), " needs ", bytes,
+                                    " bytes and does not fit in ContainerImageCacheSize=",
+                                    node.cache_bytes, " beside the images in use"));
+      }
+      for (const std::string& evicted : plan.evict) {
+        RemoveTree(absl::StrCat(node.cache_dir, "/", evicted));
+      }
+      if (rename(unpacked.c_str(), entry.c_str()) != 0) {
+        RemoveTree(unpacked);
+        return ErrnoFailure("cannot add to the cache", entry);
+      }
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// -------------------------------------------------------------- the mounts
+
+// Binds `source` at `target` with root's files (and only those) shown as
+// uid:gid's: the cached image, owned by root, becomes the user's to run.
+absl::Status MountIdmapped(const std::string& source, const std::string& target, uid_t uid,
+                           gid_t gid) {
+  // A user namespace holding the mapping: a child that waits in it.
+  int ready[2];
+  int release[2];
+  if (pipe2(ready, O_CLOEXEC) != 0) return ErrnoFailure("pipe for", target);
+  if (pipe2(release, O_CLOEXEC) != 0) {
+    close(ready[0]);
+    close(ready[1]);
+    return ErrnoFailure("pipe for", target);
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    close(release[1]);  // so that the parent's close is our end of file
+    close(ready[0]);
+    char byte = unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
+    ssize_t ignored = write(ready[1], &byte, 1);
+    (void)ignored;
+    ignored = read(release[0], &byte, 1);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(release[0]);
+  auto finish = [&](absl::Status status) {
+    close(release[1]);
+    close(ready[0]);
+    if (child > 0) {
+      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    return status;
+  };
+  if (child < 0) return finish(ErrnoFailure("cannot fork for", target));
+  char byte = 0;
+  if (read(ready[0], &byte, 1) != 1 || byte != 1) {
+    return finish(Failure("this node cannot make user namespaces"));
+  }
+  const std::string proc = absl::StrCat("/proc/", child);
+  if (!WriteWhole(absl::StrCat(proc, "/uid_map"), absl::StrCat("0 ", uid, " 1\n"), 0644) ||
+      !WriteWhole(absl::StrCat(proc, "/gid_map"), absl::StrCat("0 ", gid, " 1\n"), 0644)) {
+    return finish(ErrnoFailure("cannot map the user for", target));
+  }
+  const int userns = open(absl::StrCat(proc, "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
+  if (userns < 0) return finish(ErrnoFailure("cannot open the user namespace for", target));
+  const int tree = static_cast<int>(
+      syscall(SYS_open_tree, AT_FDCWD, source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  if (tree < 0) {
+    close(userns);
+    return finish(ErrnoFailure("cannot clone", source));
+  }
+  struct mount_attr attr {};
+  attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  attr.userns_fd = static_cast<uint64_t>(userns);
+  absl::Status status;
+  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0) {
+    status = Failure(absl::StrCat("this node's kernel cannot map ", source,
+                                  " to the user (idmapped mounts): ", strerror(errno)));
+  } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) !=
+             0) {
+    status = ErrnoFailure("cannot mount at", target);
+  }
+  close(tree);
+  close(userns);
+  return finish(status);
+}
+
+void Unmount(const std::string& path) {
+  while (umount2(path.c_str(), MNT_DETACH) == 0) {
+  }
+}
+
+// A tree the user owns (their stage, their container's upper layer) emptied
+// as the user, so that a link they put in it cannot turn root's removal
+// elsewhere; then its now empty directory, which sits in root's, by root.
+void RemoveUserTree(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode) && st.st_uid != 0) {
+    RunSetup setup;
+    setup.as = RunIdentity{st.st_uid, st.st_gid, {}};
+    setup.work_dir = "/";
+    (void)RunCaptured({"/usr/bin/find", path, "-mindepth", "1", "-delete"}, kToolTimeout,
+                      "container cleanup", setup);
+  }
+  RemoveTree(path);
+}
+
+// The name without its flag, made safe as a file name; and the flag.
+std::pair<std::string, std::string> SplitName(const std::string& name) {
+  const size_t colon = name.find(':');
+  std::string base = name.substr(0, colon);
+  std::string flag = colon == std::string::npos ? "auto" : name.substr(colon + 1);
+  if (flag.empty()) flag = "auto";
+  for (char& c : base) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+  }
+  return {base, flag};
+}
+
+}  // namespace
+
+std::string ImageContainerDir(const std::string& containers_dir, uint64_t job_id, uint32_t step_id,
+                              const std::string& name) {
+  const std::string job = absl::StrCat(containers_dir, "/job", job_id);
+  if (!name.empty()) return absl::StrCat(job, "/name-", SplitName(name).first);
+  if (step_id == 0xfffffffb) return absl::StrCat(job, "/batch");
+  return absl::StrCat(job, "/step-", step_id);
+}
+
+absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
+                                                        const ImageRequest& request) {
+  PreparedContainer prepared;
+  prepared.named = !request.name.empty();
+  const std::string flag = prepared.named ? SplitName(request.name).second : "";
+  prepared.bundle =
+      ImageContainerDir(node.containers_dir, request.job_id, request.step_id, request.name);
+  const std::string job_dir = prepared.bundle.substr(0, prepared.bundle.rfind('/'));
+  ImageBundleOptions options;
+  options.uid = request.uid;
+  options.gid = request.gid;
+  options.remap_root = request.remap_root;
+  options.user_helper = node.user_helper;
+  prepared.entry = ContainerEntry(options);
+
+  if (absl::Status s = MakeDir(node.containers_dir, 0, 0, 0711); !s.ok()) return s;
+  if (absl::Status s = MakeDir(job_dir, 0, 0, 0711); !s.ok()) return s;
+  // One container of the job made at a time: steps naming the same container
+  // wait for the first to make it.
+  FileLock job_lock(absl::StrCat(job_dir, "/.lock"));
+  const std::string ready = absl::StrCat(prepared.bundle, "/", kReadyFile);
+  const bool exists = access(ready.c_str(), F_OK) == 0;
+  if (prepared.named && exists && flag != "create") return prepared;
+  if (prepared.named && !exists && flag == "exec") {
+    return Failure(absl::StrCat("--container-name: no container named ",
+                                SplitName(request.name).first, " in this job on this node"));
+  }
+  if (request.image.empty()) {
+    return Failure(absl::StrCat("--container-name: no container named ",
+                                SplitName(request.name).first,
+                                " in this job on this node, and no --container-image to make it"));
+  }
+  if (exists) ReleaseImageContainer(prepared.bundle);
+
+  // The mounts, each checked as the user.
+  std::vector<ContainerMount> mounts;
+  std::vector<std::pair<std::string, std::string>> readable;
+  auto add_bind = [&](const std::string& path, const char* what) {
+    if (path.empty()) return;
+    for (const ContainerMount& m : mounts) {
+      if (m.target == path) return;
+    }
+    mounts.push_back({path, path, {}});
+    readable.emplace_back(path, what);
+  };
+  add_bind(request.cwd, "the job's working directory");
+  // A home that does not exist on this node (a user without one) is no error.
+  if (request.mount_home && request.home != "/" && !request.home.empty() &&
+      access(request.home.c_str(), F_OK) == 0) {
+    add_bind(request.home, "the user's home");
+  }
+  for (const std::string& entry : request.mounts) {
+    absl::StatusOr<ContainerMount> mount = ParseContainerMount(entry, request.cwd);
+    if (!mount.ok()) return Failure(std::string(mount.status().message()));
+    if (!mount->tmpfs()) readable.emplace_back(mount->source, "--container-mounts");
+    mounts.push_back(*mount);
+  }
+  if (absl::Status s = CheckUserCanRead(request, readable); !s.ok()) return s;
+
+  // The image, as the user; into the cache if new.
+  if (absl::Status s = MakeDir(node.cache_dir, 0, 0, 0755); !s.ok()) return s;
+  const std::string suffix = absl::StrCat(request.step_id);
+  const std::string user_stage = absl::StrCat(job_dir, "/stage-", suffix);
+  const std::string root_stage = absl::StrCat(job_dir, "/rootstage-", suffix);
+  RemoveUserTree(user_stage);
+  if (absl::Status s = MakeDir(user_stage, request.uid, request.gid, 0700); !s.ok()) return s;
+  const std::string claimed = absl::StrCat(user_stage, "/config");
+  absl::StatusOr<std::string> source = InspectAsUser(node, request, user_stage, claimed);
+  std::string config;
+  if (source.ok() && !ReadWhole(claimed, &config)) source = ErrnoFailure("cannot read", claimed);
+  if (!source.ok()) {
+    RemoveUserTree(user_stage);
+    return source.status();
+  }
+  const std::string key = Sha256Hex(config);
+  const std::string entry = absl::StrCat(node.cache_dir, "/", key);
+  if (access(entry.c_str(), F_OK) != 0) {
+    std::vector<std::string> argv = {FindTool("skopeo"), "copy", "--quiet"};
+    if (PlainHttpMirror(node) && absl::StartsWith(*source, "docker://")) {
+      argv.push_back("--src-tls-verify=false");
+    }
+    argv.push_back(*source);
+    argv.push_back(absl::StrCat("oci:", user_stage, "/layout:image"));
+    const CapturedRun copy = RunCaptured(argv, kToolTimeout, "skopeo", AsUser(request, user_stage));
+    if (!copy.ok) {
+      RemoveUserTree(user_stage);
+      return Failure(
+          absl::StrCat("cannot read image ", request.image, ": ", LastLine(copy.output)));
+    }
+    absl::StatusOr<double> seconds =
+        UnpackIntoCache(node, key, absl::StrCat(user_stage, "/layout"), root_stage);
+    RemoveTree(root_stage);
+    if (!seconds.ok()) {
+      RemoveUserTree(user_stage);
+      return seconds.status();
+    }
+    prepared.unpack_seconds = *seconds;
+  }
+  RemoveUserTree(user_stage);
+
+  // The container: the cached root, idmapped, under the user's overlay.
+  ReleaseImageContainer(prepared.bundle);
+  const std::string lower = absl::StrCat(prepared.bundle, "/lower");
+  const std::string upper = absl::StrCat(prepared.bundle, "/upper");
+  const std::string work = absl::StrCat(prepared.bundle, "/work");
+  const std::string rootfs = absl::StrCat(prepared.bundle, "/rootfs");
+  for (const auto& [path, owner, mode] :
+       {std::tuple<std::string, uid_t, mode_t>{prepared.bundle, 0, 0711},
+        {lower, 0, 0700},
+        {upper, request.uid, 0755},
+        {work, 0, 0700},
+        {rootfs, 0, 0755}}) {
+    if (absl::Status s = MakeDir(path, owner, owner == 0 ? 0 : request.gid, mode); !s.ok()) {
+      return s;
+    }
+  }
+  std::string image_config;
+  {
+    FileLock cache_lock(absl::StrCat(node.cache_dir, "/.lock"));
+    if (!ReadWhole(absl::StrCat(entry, "/", kImageConfigFile), &image_config)) {
+      return Failure(absl::StrCat("image ", key.substr(0, 12), " left the cache; try again"));
+    }
+    utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // used now
+    if (absl::Status s =
+            MountIdmapped(absl::StrCat(entry, "/rootfs"), lower, request.uid, request.gid);
+        !s.ok()) {
+      return s;
+    }
+  }
+  const std::string overlay =
+      absl::StrCat("lowerdir=", lower, ",upperdir=", upper, ",workdir=", work);
+  if (mount("overlay", rootfs.c_str(), "overlay", MS_NOSUID | MS_NODEV, overlay.c_str()) != 0) {
+    const absl::Status failure = ErrnoFailure("cannot mount the container's root at", rootfs);
+    Unmount(lower);
+    return failure;
+  }
+
+  options.hostname = node.node_name;
+  options.rootfs = rootfs;
+  options.mounts = std::move(mounts);
+  options.host_env_names = request.env_names;
+  options.shm_bytes = request.memory_bytes;
+  options.cwd = !request.workdir.empty() ? request.workdir
+                : !request.cwd.empty()   ? request.cwd
+                                         : ImageWorkingDir(image_config);
+  absl::StatusOr<std::string> bundle_config = ImageBundleConfig(image_config, options);
+  if (!bundle_config.ok()) {
+    ReleaseImageContainer(prepared.bundle);
+    return Failure(std::string(bundle_config.status().message()));
+  }
+  if (!WriteWhole(absl::StrCat(prepared.bundle, "/config.json"), *bundle_config, 0644) ||
+      !WriteWhole(ready, key, 0644)) {
+    const absl::Status failure = ErrnoFailure("cannot write into", prepared.bundle);
+    ReleaseImageContainer(prepared.bundle);
+    return failure;
+  }
+  return prepared;
+}
+
+void ReleaseImageContainer(const std::string& bundle) {
+  Unmount(absl::StrCat(bundle, "/rootfs"));
+  Unmount(absl::StrCat(bundle, "/lower"));
+  RemoveUserTree(absl::StrCat(bundle, "/upper"));
+  RemoveTree(bundle);
+}
+
+void ReleaseJobImageContainers(const std::string& containers_dir, uint64_t job_id) {
+  const std::string job_dir = absl::StrCat(containers_dir, "/job", job_id);
+  DIR* dir = opendir(job_dir.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (struct dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  for (const std::string& name : names) {
+    const std::string path = absl::StrCat(job_dir, "/", name);
+    if (absl::StartsWith(name, "stage-")) {
+      RemoveUserTree(path);
+    } else {
+      ReleaseImageContainer(path);
+    }
+  }
+  RemoveTree(job_dir);
+}
+
+}  // namespace skiff::noded

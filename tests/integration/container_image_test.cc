@@ -1,0 +1,364 @@
+// pyxis-style images (--container-image) through the real daemons. The images
+// are built here, offline: a static busybox packed as an OCI image layout by
+// umoci (and copied to a docker-archive tar by skopeo). Jobs written for pyxis
+// run unchanged, as their user, with their mounts and GPUs; two users share
+// the node's cache and cannot change it; the cache evicts when full; a named
+// container keeps its files across a job's steps; bad input fails the job
+// with a reason; scancel leaves no process, mount or directory behind.
+// Runs as root: it creates test users. Needs runc, skopeo, umoci,
+// docker-registry and busybox-static (./skiff setup installs them).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kBob[] = "skiffbob";
+
+// Slurm's containers.shtml, "oci.conf example for runc using run", as is.
+constexpr char kSlurmRuncOciConf[] =
+    "EnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
+    "RunTimeEnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
+    "RunTimeQuery=\"runc --rootless=true --root=/run/user/%U/ state %n.%u.%j.%s.%t\"\n"
+    "RunTimeKill=\"runc --rootless=true --root=/run/user/%U/ kill -a %n.%u.%j.%s.%t\"\n"
+    "RunTimeDelete=\"runc --rootless=true --root=/run/user/%U/ delete --force "
+    "%n.%u.%j.%s.%t\"\n"
+    "RunTimeRun=\"runc --rootless=true --root=/run/user/%U/ run %n.%u.%j.%s.%t -b %b\"\n";
+
+class ContainerImageTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0) return;
+    // The lab's registry mirror: Debian's docker-registry on a free local
+    // port, plain HTTP, started before the cluster that is told of it.
+    registry_dir_ = MakeTempDir();
+    const int port = FreePort();
+    ASSERT_GT(port, 0);
+    registry_ = absl::StrCat("127.0.0.1:", port);
+    WriteFile(registry_dir_ + "/config.yml",
+              absl::StrCat("version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: ",
+                           registry_dir_, "/data\nhttp:\n  addr: ", registry_, "\n"));
+    ASSERT_EQ(
+        system(absl::StrCat("sh -c 'echo $$ > ", registry_dir_, "/pid; exec docker-registry serve ",
+                            registry_dir_, "/config.yml' > ", registry_dir_, "/log 2>&1 &")
+                   .c_str()),
+        0);
+    LocalCluster::Options options;
+    options.nodes = 1;
+    options.gpu_nodes = 1;  // n1: 2 fake GPUs
+    options.files = {{"etc/oci.conf", kSlurmRuncOciConf}};
+    // Room for one of the test's images (about 2 MB each), not two.
+    options.extra_config = absl::StrCat(
+        "ContainerImageCacheSize=3M\nContainerRegistryMirror=http://", registry_, "\n");
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster).release();
+    for (const char* user : {kAlice, kBob}) {
+      absl::StatusOr<uid_t> uid = cluster_->EnsureUser(user);
+      ASSERT_TRUE(uid.ok()) << uid.status();
+      const std::string run_user = absl::StrCat("/run/user/", *uid);
+      mkdir("/run/user", 0755);
+      mkdir(run_user.c_str(), 0700);
+      ASSERT_EQ(chown(run_user.c_str(), *uid, static_cast<gid_t>(-1)), 0);
+    }
+    const CommandResult userns = cluster_->Run(
+        absl::StrCat("runuser -u ", kAlice, " -- unshare --user --map-root-user true 2>&1"));
+    if (userns.exit_code != 0) {
+      no_user_namespaces_ = absl::StrCat("this host gives users no user namespaces (",
+                                         absl::StripAsciiWhitespace(userns.out),
+                                         "): rootless containers cannot run here");
+    }
+    // Two images: busybox, and busybox with a marker file (another id).
+    images_ = absl::StrCat(cluster_->dir(), "/images");
+    const CommandResult made = cluster_->Run(absl::StrCat(
+        "set -e; mkdir -p ", images_, "/root/bin; cd ", images_,
+        "; cp /bin/busybox root/bin/; for c in sh ls id cat echo sleep touch stat wc; do "
+        "ln -s busybox root/bin/$c; done; mkdir -p root/tmp root/etc; chmod 1777 root/tmp;"
+        " umoci init --layout busybox; umoci new --image busybox:latest;"
+        " umoci insert --image busybox:latest root /;"
+        " umoci config --image busybox:latest --config.env PATH=/bin --config.env "
+        "IMAGE_VAR=fromimage"
+        " --config.workingdir /;"
+        " cp -r busybox second; echo second > marker;"
+        " umoci insert --image second:latest marker /etc/marker;"
+        " skopeo copy --quiet oci:busybox:latest docker-archive:busybox.tar:busybox:latest;"
+        " chmod -R a+rX ",
+        images_));
+    ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+    // The second image in the mirror, as lab/tools:v2.
+    ASSERT_TRUE(Eventually(30, [&] {
+      return cluster_
+                 ->Run(absl::StrCat("skopeo copy --quiet --dest-tls-verify=false oci:", images_,
+                                    "/second:latest docker://", registry_, "/lab/tools:v2"))
+                 .exit_code == 0;
+    })) << ReadFile(registry_dir_ + "/log");
+  }
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+    const std::string pid = ReadFile(registry_dir_ + "/pid");
+    if (!pid.empty()) kill(atoi(pid.c_str()), SIGKILL);
+    if (!registry_dir_.empty()) system(("rm -rf " + registry_dir_).c_str());
+  }
+  static std::string MakeTempDir() {
+    char dir[] = "/tmp/skiff-registry-XXXXXX";
+    return mkdtemp(dir) != nullptr ? dir : "";
+  }
+  static int FreePort() {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(addr);
+    int port = -1;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0) {
+      port = ntohs(addr.sin_port);
+    }
+    close(fd);
+    return port;
+  }
+  static void WriteFile(const std::string& path, const std::string& text) {
+    std::ofstream(path) << text;
+  }
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    ASSERT_NE(cluster_, nullptr);
+    if (!no_user_namespaces_.empty()) GTEST_SKIP() << no_user_namespaces_;
+  }
+
+  std::string Submit(const std::string& user, const std::string& args) {
+    const CommandResult r = cluster_->RunAs(user, "sbatch --parsable " + args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return std::string(absl::StripAsciiWhitespace(r.out));
+  }
+  std::string Show(const std::string& id) { return cluster_->Run("scontrol show job " + id).out; }
+  bool Done(const std::string& id) {
+    const std::string shown = Show(id);
+    return absl::StrContains(shown, "JobState=COMPLETED") ||
+           absl::StrContains(shown, "JobState=FAILED") ||
+           absl::StrContains(shown, "JobState=CANCELLED");
+  }
+  // Waits for the job's end; its output file (in the user's home).
+  std::string RunToEnd(const std::string& user, const std::string& id, const std::string& out) {
+    EXPECT_TRUE(Eventually(90, [&] { return Done(id); })) << Show(id);
+    return ReadFile(absl::StrCat(Home(user), "/", out));
+  }
+  std::string Home(const std::string& user) {
+    return absl::StrCat(cluster_->dir(), "/home/", user);
+  }
+  std::string Cache() { return absl::StrCat(cluster_->dir(), "/state/noded/n1/images"); }
+  std::string Containers() { return absl::StrCat(cluster_->dir(), "/state/noded/n1/containers"); }
+  std::vector<std::string> CacheEntries() {
+    const CommandResult r = cluster_->Run("ls " + Cache());
+    std::vector<std::string> entries;
+    for (absl::string_view line : absl::StrSplit(r.out, '\n', absl::SkipEmpty())) {
+      if (line.size() == 64) entries.emplace_back(line);
+    }
+    return entries;
+  }
+  // Mounts under the node's containers directory, as the kernel lists them.
+  std::string ContainerMounts() {
+    std::string found;
+    for (absl::string_view line : absl::StrSplit(ReadFile("/proc/self/mountinfo"), '\n')) {
+      if (absl::StrContains(line, Containers())) absl::StrAppend(&found, line, "\n");
+    }
+    return found;
+  }
+
+  static LocalCluster* cluster_;
+  static std::string images_;
+  static std::string no_user_namespaces_;
+  static std::string registry_;      // HOST:PORT
+  static std::string registry_dir_;  // its config, data, log and pid
+};
+
+LocalCluster* ContainerImageTest::cluster_ = nullptr;
+std::string ContainerImageTest::registry_;
+std::string ContainerImageTest::registry_dir_;
+std::string ContainerImageTest::images_;
+std::string ContainerImageTest::no_user_namespaces_;
+
+// A job script written for pyxis, unchanged: the image and a read-only mount
+// from #SBATCH lines. It runs as its user (not root: no --container-remap-root),
+// in its working directory, with the image's environment under its own.
+TEST_F(ContainerImageTest, APyxisJobScriptRunsUnchangedAsItsUser) {
+  const std::string data = absl::StrCat(Home(kAlice), "/dataset");
+  ASSERT_EQ(
+      cluster_->RunAs(kAlice, "mkdir -p " + data + " && echo 42 > " + data + "/in.txt").exit_code,
+      0);
+  const std::string script = absl::StrCat(Home(kAlice), "/pyxis.sh");
+  ASSERT_EQ(cluster_
+                ->RunAs(kAlice, absl::StrCat("cat > ", script, " <<'EOF'\n#!/bin/sh\n",
+                                             "#SBATCH --container-image=", images_, "/busybox\n",
+                                             "#SBATCH --container-mounts=", data, ":/data:ro\n",
+                                             "#SBATCH -o pyxis.out\n",
+                                             "id -u; pwd; cat /data/in.txt; echo $IMAGE_VAR\n"
+                                             "echo written > result.txt\n"
+                                             "touch /data/nope 2>/dev/null || echo read-only\n"
+                                             "ls /.skiff\nEOF"))
+                .exit_code,
+            0);
+  const uid_t uid = *cluster_->EnsureUser(kAlice);
+  const std::string id = Submit(kAlice, script);
+  const std::string out = RunToEnd(kAlice, id, "pyxis.out");
+  EXPECT_TRUE(absl::StrContains(Show(id), "JobState=COMPLETED")) << Show(id) << out;
+  EXPECT_EQ(out,
+            absl::StrCat(uid, "\n", Home(kAlice), "\n42\nfromimage\nread-only\ncontainer-user\n"));
+  struct stat st {};
+  ASSERT_EQ(stat(absl::StrCat(Home(kAlice), "/result.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, uid);  // written as the user, on the host
+}
+
+TEST_F(ContainerImageTest, RemapRootMakesTheUserRootInsideOnly) {
+  const std::string id =
+      Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                  "/busybox --container-remap-root -o remap.out --wrap 'id -u; "
+                                  "echo x > /bin/mine && echo wrote-own-root'"));
+  EXPECT_EQ(RunToEnd(kAlice, id, "remap.out"), "0\nwrote-own-root\n") << Show(id);
+}
+
+// A docker-archive tar is an image too; the same image as the OCI layout, so
+// the cache holds it once, root's, and no user can change it.
+TEST_F(ContainerImageTest, TwoUsersShareOneCachedImageAndCannotWriteIt) {
+  const std::string a = Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                                    "/busybox -o share.out --wrap "
+                                                    "'echo alice > /etc/written && rm /bin/ls "
+                                                    "&& echo done'"));
+  EXPECT_EQ(RunToEnd(kAlice, a, "share.out"), "done\n") << Show(a);
+  const std::string b =
+      Submit(kBob, absl::StrCat("--container-image=", images_,
+                                "/busybox.tar -o share.out --wrap "
+                                "'cat /etc/written; ls /bin/ls; wc -c < /bin/busybox'"));
+  const std::string bob_out = RunToEnd(kBob, b, "share.out");
+  EXPECT_TRUE(absl::StrContains(Show(b), "JobState=COMPLETED")) << Show(b) << bob_out;
+  // bob sees the image as built: alice's write and removal stayed in her
+  // container's own layer.
+  struct stat busybox {};
+  ASSERT_EQ(stat("/bin/busybox", &busybox), 0);
+  EXPECT_EQ(bob_out, absl::StrCat("cat: can't open '/etc/written': No such file or directory\n",
+                                  "/bin/ls\n", busybox.st_size, "\n"));
+  const std::vector<std::string> entries = CacheEntries();
+  ASSERT_EQ(entries.size(), 1u) << cluster_->Run("ls -la " + Cache()).out;
+  const std::string cached = absl::StrCat(Cache(), "/", entries[0], "/rootfs/bin/busybox");
+  struct stat st {};
+  ASSERT_EQ(stat(cached.c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ(st.st_mode & 022, 0u);
+  EXPECT_EQ(st.st_size, busybox.st_size);
+  EXPECT_NE(access(absl::StrCat(Cache(), "/", entries[0], "/rootfs/etc/written").c_str(), F_OK), 0);
+  EXPECT_NE(cluster_->RunAs(kBob, absl::StrCat("sh -c 'echo bob >> ", cached, "'")).exit_code, 0);
+}
+
+TEST_F(ContainerImageTest, TheCacheEvictsTheLeastRecentlyUsedImageWhenFull) {
+  const std::string first = Submit(
+      kAlice, absl::StrCat("--container-image=", images_, "/busybox -o /dev/null --wrap true"));
+  RunToEnd(kAlice, first, "none");
+  ASSERT_EQ(CacheEntries().size(), 1u);
+  const std::string kept = CacheEntries()[0];
+  const std::string second = Submit(
+      kAlice,
+      absl::StrCat("--container-image=", images_, "/second -o evict.out --wrap 'cat /etc/marker'"));
+  EXPECT_EQ(RunToEnd(kAlice, second, "evict.out"), "second\n") << Show(second);
+  const std::vector<std::string> entries = CacheEntries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_NE(entries[0], kept);  // 3M holds one image: the older went
+}
+
+// A registry reference goes through the node's mirror (nothing is pulled
+// from the internet); one the mirror does not have fails the job.
+TEST_F(ContainerImageTest, ARegistryImageComesThroughTheNodesMirror) {
+  const std::string id =
+      Submit(kAlice, "--container-image=lab/tools:v2 -o registry.out --wrap 'cat /etc/marker'");
+  EXPECT_EQ(RunToEnd(kAlice, id, "registry.out"), "second\n") << Show(id);
+  const std::string missing =
+      Submit(kAlice, "--container-image=lab/nosuch -o registry2.out --wrap 'echo ran'");
+  EXPECT_EQ(RunToEnd(kAlice, missing, "registry2.out"), "");
+  EXPECT_TRUE(absl::StrContains(Show(missing), "Reason=container:_cannot_read_image_lab/nosuch"))
+      << Show(missing);
+}
+
+TEST_F(ContainerImageTest, AJobSeesOnlyItsOwnGpu) {
+  const std::string id = Submit(
+      kAlice, absl::StrCat("--container-image=", images_,
+                           "/busybox --gres=gpu:1 -o gpu.out --wrap 'ls /dev | grep nvidia'"));
+  const std::string out = RunToEnd(kAlice, id, "gpu.out");
+  EXPECT_TRUE(out == "nvidia0\n" || out == "nvidia1\n") << out << Show(id);
+}
+
+// --container-name: the first step makes the container from the image, the
+// next finds the file it wrote; all of it goes when the job ends.
+TEST_F(ContainerImageTest, ANamedContainerKeepsItsFilesAcrossSteps) {
+  const std::string id = Submit(
+      kAlice, absl::StrCat("-o named.out --wrap 'srun --container-image=", images_,
+                           "/busybox --container-name=work sh -c \"echo kept > /tmp/state\"; "
+                           "srun --container-name=work cat /tmp/state; cat /tmp/state 2>&1 "
+                           "| grep -c kept'"));
+  EXPECT_EQ(RunToEnd(kAlice, id, "named.out"), "kept\n0\n") << Show(id);
+  EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
+  EXPECT_TRUE(Eventually(
+      30, [&] { return access(absl::StrCat(Containers(), "/job", id).c_str(), F_OK) != 0; }));
+}
+
+TEST_F(ContainerImageTest, BadInputFailsTheJobWithTheReason) {
+  const std::string unknown = Submit(
+      kAlice, absl::StrCat("--container-image=", images_, "/nosuch -o bad.out --wrap 'echo ran'"));
+  EXPECT_EQ(RunToEnd(kAlice, unknown, "bad.out"), "");
+  EXPECT_TRUE(absl::StrContains(Show(unknown), "Reason=container:_cannot_read_image"))
+      << Show(unknown);
+
+  // A mount of a path alice cannot read (root's, 0700).
+  const std::string secret = absl::StrCat(cluster_->dir(), "/secret");
+  ASSERT_EQ(cluster_->Run("mkdir -p " + secret + " && chmod 700 " + secret).exit_code, 0);
+  const std::string mount = Submit(
+      kAlice, absl::StrCat("--container-image=", images_, "/busybox --container-mounts=", secret,
+                           ":/s -o bad2.out --wrap 'echo ran'"));
+  EXPECT_EQ(RunToEnd(kAlice, mount, "bad2.out"), "");
+  EXPECT_TRUE(absl::StrContains(Show(mount), "--container-mounts:_cannot_read_" + secret))
+      << Show(mount);
+
+  // An image path alice cannot read is no image to her, even if root could.
+  const std::string hidden = absl::StrCat(secret, "/img");
+  ASSERT_EQ(cluster_->Run(absl::StrCat("cp -r ", images_, "/busybox ", hidden)).exit_code, 0);
+  const std::string private_image =
+      Submit(kAlice, absl::StrCat("--container-image=", hidden, " -o bad3.out --wrap 'echo ran'"));
+  EXPECT_EQ(RunToEnd(kAlice, private_image, "bad3.out"), "");
+  EXPECT_TRUE(absl::StrContains(Show(private_image), "Reason=container:_cannot_read_image"))
+      << Show(private_image);
+}
+
+TEST_F(ContainerImageTest, ACancelledImageJobLeavesNoProcessMountOrDirectory) {
+  const std::string id = Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                                     "/busybox -o /dev/null --wrap 'sleep 301'"));
+  ASSERT_TRUE(Eventually(60, [&] { return !PidsWithCommandLine("sleep 301").empty(); }))
+      << Show(id);
+  EXPECT_FALSE(ContainerMounts().empty());
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
+  EXPECT_TRUE(Eventually(30, [&] { return PidsWithCommandLine("sleep 301").empty(); }));
+  EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
+  EXPECT_TRUE(Eventually(
+      30, [&] { return access(absl::StrCat(Containers(), "/job", id).c_str(), F_OK) != 0; }));
+}
+
+}  // namespace
+}  // namespace skiff::testing
