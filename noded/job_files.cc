@@ -102,7 +102,8 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          container_remap_root == o.container_remap_root &&
          container_mount_home == o.container_mount_home && image_cache == o.image_cache &&
          image_cache_bytes == o.image_cache_bytes && registry_mirror == o.registry_mirror &&
-         container_user_helper == o.container_user_helper && home_dir == o.home_dir;
+         container_user_helper == o.container_user_helper && home_dir == o.home_dir &&
+         container_driver_files == o.container_driver_files;
 }
 
 std::string FormatLaunchSpec(const LaunchSpec& spec) {
@@ -162,6 +163,9 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
       AddLine(&out, "container_user_helper", spec.container_user_helper);
     }
     if (!spec.home_dir.empty()) AddLine(&out, "home_dir", spec.home_dir);
+    for (const std::string& file : spec.container_driver_files) {
+      AddLine(&out, "container_driver_file", file);
+    }
     for (const std::string& device : spec.container_devices) {
       AddLine(&out, "container_device", device);
     }
@@ -287,6 +291,8 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       spec.container_user_helper = line.value;
     } else if (line.key == "home_dir") {
       spec.home_dir = line.value;
+    } else if (line.key == "container_driver_file") {
+      spec.container_driver_files.push_back(line.value);
     } else if (line.key == "alloc") {
       std::vector<std::string> words = absl::StrSplit(line.value, ' ');
       AllocatedNode node;

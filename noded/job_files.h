@@ -137,6 +137,7 @@ struct LaunchSpec {
   uint64_t image_cache_bytes = 0;
   std::string registry_mirror;
   std::string container_user_helper;
+  std::vector<std::string> container_driver_files;  // NVIDIA's, bound in with GPUs
   std::string home_dir;  // the user's (noded resolves it: the shepherd makes no NSS calls)
   bool HasImageContainer() const { return !container_image.empty() || !container_name.empty(); }
 

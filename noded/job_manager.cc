@@ -355,6 +355,7 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
     spec.image_cache_bytes = options_.image_cache_bytes;
     spec.registry_mirror = options_.registry_mirror;
     spec.container_user_helper = options_.container_user_helper;
+    if (!spec.gpu_indices.empty()) spec.container_driver_files = options_.container_driver_files;
   }
   if (!spec.container_bundle.empty()) {
     if (!options_.container_unavailable.empty()) {

@@ -106,6 +106,7 @@ struct JobManagerOptions {
   uint64_t image_cache_bytes = 0;
   std::string registry_mirror;
   std::string container_user_helper;
+  std::vector<std::string> container_driver_files;  // ContainerSupport::driver_files
 };
 
 class JobManager final : public JobReportSource {

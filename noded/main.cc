@@ -237,6 +237,7 @@ int Run(int argc, char** argv) {
                                 : config.container_image_cache;
   job_options.image_cache_bytes = config.container_image_cache_bytes;
   job_options.registry_mirror = config.container_registry_mirror;
+  job_options.container_driver_files = containers.driver_files;
   if (const std::string helper = ContainerUserHelperBeside(job_options.shepherd_binary);
       access(helper.c_str(), X_OK) == 0) {
     job_options.container_user_helper = helper;

@@ -715,6 +715,7 @@ absl::StatusOr<PreparedContainer> NodedService::PrepareStepImage(const v1::TaskL
   request.cwd = spec.work_dir;
   request.job_id = launch.job_id();
   request.step_id = launch.step_id();
+  if (launch.gpu_indices_size() > 0) request.driver_files = options.container_driver_files;
   if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
     request.memory_bytes = job->memory_mb << 20;  // else /dev/shm gets runc's default
   }

@@ -276,6 +276,7 @@ class JobChild {
     request.job_id = spec_.job_id;
     request.step_id = kBatchStepId;
     request.memory_bytes = spec_.memory_mb << 20;
+    request.driver_files = spec_.container_driver_files;
     absl::StatusOr<PreparedContainer> prepared =
         PrepareImageContainer(ImageNodeOf(spec_, job_dir_), request);
     if (!prepared.ok()) Fail(std::string(prepared.status().message()));

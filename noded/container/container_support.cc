@@ -1,7 +1,12 @@
 #include "noded/container/container_support.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <utility>
 
@@ -27,6 +32,43 @@ bool ProgramInstalled(const std::string& program) {
   return false;
 }
 
+// NVIDIA's user-space driver files, by name (enroot's hook binds the same).
+constexpr const char* kDriverLibraryPrefixes[] = {"libcuda.so", "libnvidia-", "libnvcuvid.so",
+                                                  "libcudadebugger.so"};
+constexpr const char* kDriverPrograms[] = {"nvidia-smi", "nvidia-debugdump", "nvidia-persistenced"};
+
+// The driver's libraries, where the dynamic loader finds NVML (its directory
+// holds the rest, whatever the distribution calls it), and its programs.
+std::vector<std::string> FindDriverFiles() {
+  std::vector<std::string> files;
+  if (void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    char origin[PATH_MAX] = "";
+    if (dlinfo(nvml, RTLD_DI_ORIGIN, origin) == 0) {
+      if (DIR* dir = opendir(origin)) {
+        while (struct dirent* entry = readdir(dir)) {
+          const std::string name = entry->d_name;
+          for (const char* prefix : kDriverLibraryPrefixes) {
+            if (name.rfind(prefix, 0) == 0) files.push_back(absl::StrCat(origin, "/", name));
+          }
+        }
+        closedir(dir);
+      }
+    }
+    dlclose(nvml);
+  }
+  std::sort(files.begin(), files.end());
+  for (const char* program : kDriverPrograms) {
+    for (const char* dir : {"/usr/bin", "/usr/local/bin"}) {
+      const std::string path = absl::StrCat(dir, "/", program);
+      if (access(path.c_str(), X_OK) == 0) {
+        files.push_back(path);
+        break;
+      }
+    }
+  }
+  return files;
+}
+
 }  // namespace
 
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
@@ -37,6 +79,7 @@ ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
        {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
     if (access(device, F_OK) == 0) out.control_devices.push_back(device);
   }
+  out.driver_files = FindDriverFiles();
   const OciConfig config = loaded.oci ? *loaded.oci : DefaultOciConfig();
   if (loaded.oci) {
     out.oci_conf = absl::StrCat(loaded.conf_dir, "/oci.conf");

@@ -19,8 +19,11 @@ struct ContainerSupport {
   bool config_json = true;                   // bundles need a config.json
   std::vector<std::string> gpu_files;        // by GPU index
   std::vector<std::string> control_devices;  // NVIDIA's, those present
-  std::string unavailable;                   // why a container job cannot run here
-  std::string drain_reason;                  // set when oci.conf exists but cannot work
+  // NVIDIA's user-space driver (libcuda, libnvidia-*, nvidia-smi) on this
+  // node, bound into image containers that hold GPUs (image_bundle.h).
+  std::vector<std::string> driver_files;
+  std::string unavailable;   // why a container job cannot run here
+  std::string drain_reason;  // set when oci.conf exists but cannot work
 };
 
 // `gpu_files`: the node's GPU device files by index (gres.conf File=).

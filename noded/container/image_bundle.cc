@@ -121,10 +121,18 @@ absl::StatusOr<std::string> ImageBundleConfig(const std::string& image_config,
       }
     }
   }
-  if (std::none_of(env.begin(), env.end(),
-                   [](const std::string& e) { return e.compare(0, 5, "PATH=") == 0; }) &&
-      host_names.count("PATH") == 0) {
+  auto has = [&](const std::string& name) {
+    return host_names.count(name) > 0 ||
+           std::any_of(env.begin(), env.end(), [&](const std::string& e) {
+             return e.compare(0, name.size() + 1, name + "=") == 0;
+           });
+  };
+  if (!has("PATH")) {
     env.push_back("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  }
+  // The host's LD_LIBRARY_PATH means nothing inside; the driver's does.
+  if (!options.driver_files.empty() && !has("LD_LIBRARY_PATH")) {
+    env.push_back(absl::StrCat("LD_LIBRARY_PATH=", kContainerDriverLibDir));
   }
 
   const std::vector<std::string> capabilities(std::begin(kCapabilities), std::end(kCapabilities));
@@ -152,6 +160,13 @@ absl::StatusOr<std::string> ImageBundleConfig(const std::string& image_config,
   });
   if (!options.user_helper.empty()) {
     mounts.push_back(BindMount(options.user_helper, kContainerUserHelper, {"ro"}));
+  }
+  for (const std::string& file : options.driver_files) {
+    const std::string base = file.substr(file.rfind('/') + 1);
+    const bool library = base.find(".so") != std::string::npos;
+    mounts.push_back(BindMount(
+        file, absl::StrCat(library ? kContainerDriverLibDir : kContainerDriverBinDir, "/", base),
+        {"ro"}));
   }
   for (const ContainerMount& mount : options.mounts) {
     if (mount.tmpfs()) {

@@ -13,6 +13,8 @@
 //    values (the runner adds the task's environment under it);
 //  - /dev/shm a tmpfs sized to the job (Docker's --ipc=host, within the job's
 //    memory, since tmpfs pages count in its cgroup);
+//  - for a job with GPUs, the host's NVIDIA user-space driver, as enroot's
+//    hook binds it (the GPU device files themselves are the runner's);
 //  - bind mounts: the job's working directory, the user's home (unless
 //    --no-container-mount-home) and --container-mounts, each where it is on the
 //    host unless a target is given.
@@ -31,6 +33,8 @@ namespace skiff::noded {
 
 // Where the user helper is bound inside every image container (read-only).
 inline constexpr char kContainerUserHelper[] = "/.skiff/container-user";
+inline constexpr char kContainerDriverLibDir[] = "/usr/local/nvidia/lib64";
+inline constexpr char kContainerDriverBinDir[] = "/usr/local/nvidia/bin";
 
 // One --container-mounts entry, SRC[:DST[:FLAGS]], as enroot's mount takes it.
 struct ContainerMount {
@@ -58,6 +62,10 @@ struct ImageBundleOptions {
   bool remap_root = false;
   uint64_t shm_bytes = 0;   // 0: 64 MiB, runc's default
   std::string user_helper;  // the helper on the host, bound at kContainerUserHelper
+  // The host's NVIDIA driver files (a GPU job's): libraries bound read-only
+  // at /usr/local/nvidia/lib64, programs at /usr/local/nvidia/bin, where
+  // NVIDIA's CUDA images look (their LD_LIBRARY_PATH and PATH).
+  std::vector<std::string> driver_files;
 };
 
 // config.json for an image whose configuration (the OCI image config blob,

@@ -120,6 +120,27 @@ TEST(ImageBundleConfigTest, HostEnvironmentNamesAndMounts) {
   EXPECT_THAT((*MountAt(config, "/dev/shm"))["options"], Contains("size=8589934592"));
 }
 
+TEST(ImageBundleConfigTest, TheHostsNvidiaDriverWhereCudaImagesLook) {
+  ImageBundleOptions options = Options();
+  options.driver_files = {"/usr/lib/x86_64-linux-gnu/libcuda.so.535.104.05",
+                          "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "/usr/bin/nvidia-smi"};
+  const Json config = Json::parse(*ImageBundleConfig(R"({"config": {}})", options));
+  const Json* cuda = MountAt(config, "/usr/local/nvidia/lib64/libcuda.so.535.104.05");
+  ASSERT_NE(cuda, nullptr);
+  EXPECT_THAT((*cuda)["options"], Contains("ro"));
+  ASSERT_NE(MountAt(config, "/usr/local/nvidia/lib64/libnvidia-ml.so.1"), nullptr);
+  ASSERT_NE(MountAt(config, "/usr/local/nvidia/bin/nvidia-smi"), nullptr);
+  EXPECT_THAT(config["process"]["env"], Contains("LD_LIBRARY_PATH=/usr/local/nvidia/lib64"));
+  // An image's own LD_LIBRARY_PATH (NVIDIA's name /usr/local/nvidia/lib64) stays.
+  const Json cuda_image = Json::parse(*ImageBundleConfig(
+      R"({"config": {"Env": ["LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64"]}})",
+      options));
+  EXPECT_THAT(cuda_image["process"]["env"],
+              Contains("LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64"));
+  EXPECT_THAT(cuda_image["process"]["env"],
+              Not(Contains("LD_LIBRARY_PATH=/usr/local/nvidia/lib64")));
+}
+
 TEST(ImageBundleConfigTest, ImageWithoutPathGetsADefaultOne) {
   const Json config = Json::parse(*ImageBundleConfig(R"({"config": {"Env": ["A=1"]}})", Options()));
   EXPECT_THAT(

@@ -644,6 +644,7 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   options.mounts = std::move(mounts);
   options.host_env_names = request.env_names;
   options.shm_bytes = request.memory_bytes;
+  options.driver_files = request.driver_files;
   options.cwd = !request.workdir.empty() ? request.workdir
                 : !request.cwd.empty()   ? request.cwd
                                          : ImageWorkingDir(image_config);

@@ -65,6 +65,7 @@ struct ImageRequest {
   uint64_t job_id = 0;
   uint32_t step_id = 0;
   uint64_t memory_bytes = 0;  // the job's memory on this node (0 unknown): /dev/shm's size
+  std::vector<std::string> driver_files;  // NVIDIA's, for a job with GPUs (image_bundle.h)
 };
 
 struct PreparedContainer {

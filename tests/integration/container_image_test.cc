@@ -66,6 +66,16 @@ class ContainerImageTest : public ::testing::Test {
     options.nodes = 1;
     options.gpu_nodes = 1;  // n1: 2 fake GPUs
     options.files = {{"etc/oci.conf", kSlurmRuncOciConf}};
+    // The fake NVIDIA driver (its NVML), where noded's loader finds it, in a
+    // directory everyone can read, as /usr/lib is.
+    const std::string driver = registry_dir_ + "/driver";
+    chmod(registry_dir_.c_str(), 0755);
+    ASSERT_EQ(system(absl::StrCat("mkdir -p ", driver, " && cp ", RunfilesRoot(),
+                                  "/tests/fake_nvml/libnvidia-ml.so.1 ", driver,
+                                  " && chmod -R a+rX ", driver)
+                         .c_str()),
+              0);
+    options.environment = {{"LD_LIBRARY_PATH", driver}};
     // Room for one of the test's images (about 2 MB each), not two.
     options.extra_config = absl::StrCat(
         "ContainerImageCacheSize=3M\nContainerRegistryMirror=http://", registry_, "\n");
@@ -297,12 +307,22 @@ TEST_F(ContainerImageTest, ARegistryImageComesThroughTheNodesMirror) {
       << Show(missing);
 }
 
-TEST_F(ContainerImageTest, AJobSeesOnlyItsOwnGpu) {
-  const std::string id = Submit(
-      kAlice, absl::StrCat("--container-image=", images_,
-                           "/busybox --gres=gpu:1 -o gpu.out --wrap 'ls /dev | grep nvidia'"));
+// One GPU of the node's two: its device file and the host's driver library,
+// nothing of the other GPU; a job without GPUs gets neither.
+TEST_F(ContainerImageTest, AJobSeesOnlyItsOwnGpuAndTheHostsDriver) {
+  const std::string id =
+      Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                  "/busybox --gres=gpu:1 -o gpu.out --wrap 'ls /dev | grep nvidia; "
+                                  "ls /usr/local/nvidia/lib64; echo $LD_LIBRARY_PATH'"));
   const std::string out = RunToEnd(kAlice, id, "gpu.out");
-  EXPECT_TRUE(out == "nvidia0\n" || out == "nvidia1\n") << out << Show(id);
+  EXPECT_TRUE(out == "nvidia0\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64\n" ||
+              out == "nvidia1\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64\n")
+      << out << Show(id);
+  const std::string none =
+      Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                  "/busybox -o nogpu.out --wrap 'ls /dev | grep -c nvidia; "
+                                  "ls /usr/local/nvidia 2>&1 | grep -c lib64'"));
+  EXPECT_EQ(RunToEnd(kAlice, none, "nogpu.out"), "0\n0\n") << Show(none);
 }
 
 // --container-name: the first step makes the container from the image, the
