@@ -76,6 +76,9 @@ class ContainerImageTest : public ::testing::Test {
                          .c_str()),
               0);
     options.environment = {{"LD_LIBRARY_PATH", driver}};
+    // In cgroups where the host has them: the container stays in the job's.
+    no_cgroups_ = LocalCluster::CgroupsUnavailable();
+    options.cgroups = no_cgroups_.empty();
     // Room for one of the test's images (about 2 MB each), not two.
     options.extra_config = absl::StrCat(
         "ContainerImageCacheSize=3M\nContainerRegistryMirror=http://", registry_, "\n");
@@ -101,7 +104,8 @@ class ContainerImageTest : public ::testing::Test {
     images_ = absl::StrCat(cluster_->dir(), "/images");
     const CommandResult made = cluster_->Run(absl::StrCat(
         "set -e; mkdir -p ", images_, "/root/bin; cd ", images_,
-        "; cp /bin/busybox root/bin/; for c in sh ls id cat echo sleep touch stat wc; do "
+        "; cp /bin/busybox root/bin/; for c in sh ls id cat echo sleep touch stat wc grep head "
+        "tail yes; do "
         "ln -s busybox root/bin/$c; done; mkdir -p root/tmp root/etc; chmod 1777 root/tmp;"
         " umoci init --layout busybox; umoci new --image busybox:latest;"
         " umoci insert --image busybox:latest root /;"
@@ -198,12 +202,14 @@ class ContainerImageTest : public ::testing::Test {
   static LocalCluster* cluster_;
   static std::string images_;
   static std::string no_user_namespaces_;
+  static std::string no_cgroups_;    // why jobs are not in cgroups here; "" = they are
   static std::string registry_;      // HOST:PORT
   static std::string registry_dir_;  // its config, data, log and pid
 };
 
 LocalCluster* ContainerImageTest::cluster_ = nullptr;
 std::string ContainerImageTest::registry_;
+std::string ContainerImageTest::no_cgroups_;
 std::string ContainerImageTest::registry_dir_;
 std::string ContainerImageTest::images_;
 std::string ContainerImageTest::no_user_namespaces_;
@@ -337,6 +343,22 @@ TEST_F(ContainerImageTest, ANamedContainerKeepsItsFilesAcrossSteps) {
   EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
   EXPECT_TRUE(Eventually(
       30, [&] { return access(absl::StrCat(Containers(), "/job", id).c_str(), F_OK) != 0; }));
+}
+
+// The container's processes count in the job's cgroup: over --mem, the job
+// ends OUT_OF_MEMORY (tail -c holds 300 MiB of a pipe in memory).
+TEST_F(ContainerImageTest, AContainerOverTheJobsMemoryEndsOutOfMemory) {
+  if (!no_cgroups_.empty()) GTEST_SKIP() << "no writable cgroup hierarchy: " << no_cgroups_;
+  const std::string id =
+      Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                  "/busybox --mem=50 -o oom.out --wrap "
+                                  "'yes | head -c 314572800 | tail -c 314572800 >/dev/null'"));
+  ASSERT_TRUE(Eventually(90, [&] {
+    return absl::StrContains(Show(id), "JobState=OUT_OF_MEMORY") || Done(id);
+  })) << Show(id);
+  EXPECT_TRUE(absl::StrContains(Show(id), "JobState=OUT_OF_MEMORY"))
+      << Show(id) << ReadFile(Home(kAlice) + "/oom.out");
+  EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
 }
 
 TEST_F(ContainerImageTest, BadInputFailsTheJobWithTheReason) {
