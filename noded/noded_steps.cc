@@ -538,6 +538,11 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   if (image) {
     absl::StatusOr<PreparedContainer> prepared = PrepareStepImage(launch, spec);
     if (prepared.ok()) {
+      if (prepared->unpack_seconds >= 0 && logger_ != nullptr) {
+        logger_->info("StepId={}.{}: image {} unpacked into the node's cache in {:.3f} s",
+                      launch.job_id(), launch.step_id(), launch.container().image(),
+                      prepared->unpack_seconds);
+      }
       entry = prepared->entry;
       if (!prepared->named) image_bundle = prepared->bundle;
     } else {
