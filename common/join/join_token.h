@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/sha256.h"  // Sha256Hex, for the stored secret
 
 namespace skiff {
 
@@ -47,9 +48,6 @@ RandomBytes SystemRandomBytes();
 // A new token for a controller whose key hashes to `pin`. Internal when
 // `random` fails.
 absl::StatusOr<JoinToken> NewJoinToken(const std::string& pin, const RandomBytes& random);
-
-// SHA-256 of `data` in lower-case hex.
-std::string Sha256Hex(absl::string_view data);
 
 // Equal strings, in time that depends only on their lengths.
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b);

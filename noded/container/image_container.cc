@@ -5,7 +5,6 @@
 #include <ftw.h>
 #include <grp.h>
 #include <linux/mount.h>
-#include <openssl/sha.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -25,8 +24,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/sha256.h"
 #include "noded/container/image_bundle.h"
 #include "noded/container/image_ref.h"
+#include "noded/container/oci_task.h"
 #include "noded/run_captured.h"
 
 namespace skiff::noded {
@@ -68,18 +69,6 @@ bool WriteWhole(const std::string& path, const std::string& text, mode_t mode) {
   const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   fchmod(fd, mode);
   return close(fd) == 0 && ok;
-}
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char byte : digest) {
-    hex.push_back(kHex[byte >> 4]);
-    hex.push_back(kHex[byte & 15]);
-  }
-  return hex;
 }
 
 // The last line of a tool's output: its error.
@@ -465,17 +454,23 @@ void Unmount(const std::string& path) {
 }
 
 // A tree the user owns (their stage, their container's upper layer) emptied
-// as the user, so that a link they put in it cannot turn root's removal
-// elsewhere; then its now empty directory, which sits in root's, by root.
+// as the user, so that a link they swap in cannot turn a removal elsewhere;
+// then its directory, which sits in root's, by root, only if it is empty.
 void RemoveUserTree(const std::string& path) {
   struct stat st {};
   if (lstat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode) && st.st_uid != 0) {
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path.c_str());
+    return;
+  }
+  if (st.st_uid != 0) {
     RunSetup setup;
     setup.as = RunIdentity{st.st_uid, st.st_gid, {}};
     setup.work_dir = "/";
     (void)RunCaptured({"/usr/bin/find", path, "-mindepth", "1", "-delete"}, kToolTimeout,
                       "container cleanup", setup);
+    rmdir(path.c_str());
+    return;
   }
   RemoveTree(path);
 }
@@ -498,7 +493,7 @@ std::string ImageContainerDir(const std::string& containers_dir, uint64_t job_id
                               const std::string& name) {
   const std::string job = absl::StrCat(containers_dir, "/job", job_id);
   if (!name.empty()) return absl::StrCat(job, "/name-", SplitName(name).first);
-  if (step_id == 0xfffffffb) return absl::StrCat(job, "/batch");
+  if (step_id == kBatchStepId) return absl::StrCat(job, "/batch");
   return absl::StrCat(job, "/step-", step_id);
 }
 

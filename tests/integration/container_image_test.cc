@@ -27,22 +27,13 @@
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/container_fixture.h"
 
 namespace skiff::testing {
 namespace {
 
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
-
-// Slurm's containers.shtml, "oci.conf example for runc using run", as is.
-constexpr char kSlurmRuncOciConf[] =
-    "EnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
-    "RunTimeEnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
-    "RunTimeQuery=\"runc --rootless=true --root=/run/user/%U/ state %n.%u.%j.%s.%t\"\n"
-    "RunTimeKill=\"runc --rootless=true --root=/run/user/%U/ kill -a %n.%u.%j.%s.%t\"\n"
-    "RunTimeDelete=\"runc --rootless=true --root=/run/user/%U/ delete --force "
-    "%n.%u.%j.%s.%t\"\n"
-    "RunTimeRun=\"runc --rootless=true --root=/run/user/%U/ run %n.%u.%j.%s.%t -b %b\"\n";
 
 class ContainerImageTest : public ::testing::Test {
  protected:
@@ -88,18 +79,9 @@ class ContainerImageTest : public ::testing::Test {
     for (const char* user : {kAlice, kBob}) {
       absl::StatusOr<uid_t> uid = cluster_->EnsureUser(user);
       ASSERT_TRUE(uid.ok()) << uid.status();
-      const std::string run_user = absl::StrCat("/run/user/", *uid);
-      mkdir("/run/user", 0755);
-      mkdir(run_user.c_str(), 0700);
-      ASSERT_EQ(chown(run_user.c_str(), *uid, static_cast<gid_t>(-1)), 0);
+      ASSERT_TRUE(MakeRunUserDir(*uid));
     }
-    const CommandResult userns = cluster_->Run(
-        absl::StrCat("runuser -u ", kAlice, " -- unshare --user --map-root-user true 2>&1"));
-    if (userns.exit_code != 0) {
-      no_user_namespaces_ = absl::StrCat("this host gives users no user namespaces (",
-                                         absl::StripAsciiWhitespace(userns.out),
-                                         "): rootless containers cannot run here");
-    }
+    no_user_namespaces_ = UserNamespacesUnavailable(*cluster_, kAlice);
     // Two images: busybox, and busybox with a marker file (another id).
     images_ = absl::StrCat(cluster_->dir(), "/images");
     const CommandResult made = cluster_->Run(absl::StrCat(
@@ -161,17 +143,12 @@ class ContainerImageTest : public ::testing::Test {
   }
 
   std::string Submit(const std::string& user, const std::string& args) {
-    const CommandResult r = cluster_->RunAs(user, "sbatch --parsable " + args);
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    return std::string(absl::StripAsciiWhitespace(r.out));
+    const std::string id = SubmitAs(*cluster_, user, args);
+    EXPECT_FALSE(id.empty()) << args;
+    return id;
   }
-  std::string Show(const std::string& id) { return cluster_->Run("scontrol show job " + id).out; }
-  bool Done(const std::string& id) {
-    const std::string shown = Show(id);
-    return absl::StrContains(shown, "JobState=COMPLETED") ||
-           absl::StrContains(shown, "JobState=FAILED") ||
-           absl::StrContains(shown, "JobState=CANCELLED");
-  }
+  std::string Show(const std::string& id) { return ShowJob(*cluster_, id); }
+  bool Done(const std::string& id) { return JobEnded(*cluster_, id); }
   // Waits for the job's end; its output file (in the user's home).
   std::string RunToEnd(const std::string& user, const std::string& id, const std::string& out) {
     EXPECT_TRUE(Eventually(90, [&] { return Done(id); })) << Show(id);

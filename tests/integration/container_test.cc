@@ -20,21 +20,12 @@
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/container_fixture.h"
 
 namespace skiff::testing {
 namespace {
 
 constexpr char kAlice[] = "skiffalice";
-
-// Slurm's containers.shtml, "oci.conf example for runc using run", as is.
-constexpr char kSlurmRuncOciConf[] =
-    "EnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
-    "RunTimeEnvExclude=\"^(SLURM_CONF|SLURM_CONF_SERVER)=\"\n"
-    "RunTimeQuery=\"runc --rootless=true --root=/run/user/%U/ state %n.%u.%j.%s.%t\"\n"
-    "RunTimeKill=\"runc --rootless=true --root=/run/user/%U/ kill -a %n.%u.%j.%s.%t\"\n"
-    "RunTimeDelete=\"runc --rootless=true --root=/run/user/%U/ delete --force "
-    "%n.%u.%j.%s.%t\"\n"
-    "RunTimeRun=\"runc --rootless=true --root=/run/user/%U/ run %n.%u.%j.%s.%t -b %b\"\n";
 
 class ContainerTest : public ::testing::Test {
  protected:
@@ -56,18 +47,8 @@ class ContainerTest : public ::testing::Test {
     uid_ = *uid;
     // A rootless runtime needs the user to be able to make a user namespace,
     // which a chroot (or a host with them turned off) does not allow.
-    const CommandResult userns = cluster_->Run(
-        absl::StrCat("runuser -u ", kAlice, " -- unshare --user --map-root-user true 2>&1"));
-    if (userns.exit_code != 0) {
-      no_user_namespaces_ = absl::StrCat("this host gives users no user namespaces (",
-                                         absl::StripAsciiWhitespace(userns.out),
-                                         "): rootless containers cannot run here");
-    }
-    // The runtime's state directory, which systemd makes at login (Slurm's guide).
-    const std::string run_user = absl::StrCat("/run/user/", uid_);
-    mkdir("/run/user", 0755);
-    mkdir(run_user.c_str(), 0700);
-    ASSERT_EQ(chown(run_user.c_str(), uid_, static_cast<gid_t>(-1)), 0);
+    no_user_namespaces_ = UserNamespacesUnavailable(*cluster_, kAlice);
+    ASSERT_TRUE(MakeRunUserDir(uid_));
     // The bundle: a static busybox as the whole root file system, and
     // runc's rootless config.json made by the user.
     bundle_ = absl::StrCat(cluster_->dir(), "/home/", kAlice, "/bundle");
@@ -90,17 +71,12 @@ class ContainerTest : public ::testing::Test {
 
   // Submits `args` as alice; the job's id.
   std::string Submit(const std::string& args) {
-    const CommandResult r = cluster_->RunAs(kAlice, "sbatch --parsable " + args);
-    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-    return std::string(absl::StripAsciiWhitespace(r.out));
+    const std::string id = SubmitAs(*cluster_, kAlice, args);
+    EXPECT_FALSE(id.empty()) << args;
+    return id;
   }
-  std::string Show(const std::string& id) { return cluster_->Run("scontrol show job " + id).out; }
-  bool Done(const std::string& id) {
-    const std::string shown = Show(id);
-    return absl::StrContains(shown, "JobState=COMPLETED") ||
-           absl::StrContains(shown, "JobState=FAILED") ||
-           absl::StrContains(shown, "JobState=CANCELLED");
-  }
+  std::string Show(const std::string& id) { return ShowJob(*cluster_, id); }
+  bool Done(const std::string& id) { return JobEnded(*cluster_, id); }
   std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", kAlice); }
 
   static LocalCluster* cluster_;
