@@ -154,6 +154,20 @@ TEST_F(ContainerTest, SrunStepsRunInTheBundleTheBatchShellOnTheHost) {
   }));
 }
 
+// salloc --container: as in Slurm (without use_interactive_step), salloc's
+// command runs where salloc does; the job records its container, and steps
+// name their own.
+TEST_F(ContainerTest, SallocWithAContainerRunsItsCommandAndItsSteps) {
+  SKIP_WITHOUT_USER_NAMESPACES();
+  const CommandResult r = cluster_->RunAs(
+      kAlice, absl::StrCat("salloc -Q --container=", bundle_,
+                           " sh -c 'scontrol show job $SLURM_JOB_ID | grep -o \"Container=[^ ]*\"; "
+                           "srun --container=",
+                           bundle_, " ls /bin | head -1'"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("Container=", bundle_, "\nbusybox\n")) << r.err;
+}
+
 TEST_F(ContainerTest, ABundleWithoutConfigJsonFailsTheJobSayingSo) {
   const std::string empty = Home() + "/empty-bundle";
   ASSERT_EQ(cluster_->RunAs(kAlice, "mkdir -p " + empty).exit_code, 0);
