@@ -160,6 +160,20 @@ absl::StatusOr<OciTaskPlan> PlanOciTask(const OciConfig& config, const std::stri
   };
   for (const std::string& entry : task.env) put(entry);
   auto container_env = [&] {
+    // Inside, the job's GPUs are the only ones CUDA can open: it numbers
+    // them from 0, so the lists Slurm set from the node's indices are
+    // renumbered (SLURM_JOB_GPUS keeps the node's, as Slurm's does).
+    if (!task.devices.empty()) {
+      for (const char* name : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}) {
+        auto it = index.find(name);
+        if (it == index.end() || env[it->second].second.empty()) continue;
+        const size_t count =
+            std::count(env[it->second].second.begin(), env[it->second].second.end(), ',') + 1;
+        std::string renumbered;
+        for (size_t i = 0; i < count; ++i) absl::StrAppend(&renumbered, i == 0 ? "" : ",", i);
+        env[it->second].second = renumbered;
+      }
+    }
     std::vector<std::string> entries;
     for (const auto& [name, value] : env) entries.push_back(absl::StrCat(name, "=", value));
     return WithoutExcluded(config.env_exclude, std::move(entries));

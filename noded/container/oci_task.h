@@ -12,7 +12,8 @@
 // values winning (its PATH) and EnvExclude's matches dropped. Beyond Slurm:
 // process.noNewPrivileges set, and the job's allocated GPU device files (plus
 // NVIDIA's control devices the node has) bound in under /dev, so the
-// container sees its GPUs and no others.
+// container sees its GPUs and no others, with CUDA_VISIBLE_DEVICES and
+// GPU_DEVICE_ORDINAL numbered as CUDA numbers them inside (0..N-1).
 //
 // Pure; thread-safe.
 #ifndef SKIFF_NODED_CONTAINER_OCI_TASK_H_

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
@@ -120,6 +121,28 @@ TEST(PlanOciTask, StepsRunTheirCommandAndEnvFilesFollowCreateEnvFile) {
   plan = PlanOciTask(config, kBundleConfig, task, "/spool");
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->env_file.substr(0, 4), std::string("A=1\0", 4));
+}
+
+TEST(PlanOciTask, GpuListsAreNumberedAsInsideTheContainer) {
+  OciTask task = Batch();
+  task.step_id = 0;
+  task.argv = {"nvidia-smi"};
+  task.env = {"CUDA_VISIBLE_DEVICES=2,3", "GPU_DEVICE_ORDINAL=2,3", "SLURM_JOB_GPUS=2,3"};
+  task.devices = {"/dev/nvidia2", "/dev/nvidia3", "/dev/nvidiactl"};
+  absl::StatusOr<OciTaskPlan> plan = PlanOciTask(OciConfig{}, kBundleConfig, task, "/spool");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const Json env = Json::parse(plan->config_json)["process"]["env"];
+  auto has = [&](const std::string& entry) {
+    return std::find(env.begin(), env.end(), entry) != env.end();
+  };
+  EXPECT_TRUE(has("CUDA_VISIBLE_DEVICES=0,1")) << env;
+  EXPECT_TRUE(has("GPU_DEVICE_ORDINAL=0,1")) << env;
+  EXPECT_TRUE(has("SLURM_JOB_GPUS=2,3")) << env;  // the node's, as in Slurm
+  // Without GPUs bound in, nothing is renumbered.
+  task.devices.clear();
+  plan = PlanOciTask(OciConfig{}, kBundleConfig, task, "/spool");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->config_json.find("CUDA_VISIBLE_DEVICES=2,3"), std::string::npos);
 }
 
 TEST(PlanOciTask, IgnoreFileConfigJsonUsesTheBundleAsItsRoot) {

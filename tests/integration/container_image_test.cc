@@ -24,6 +24,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
@@ -56,7 +57,11 @@ class ContainerImageTest : public ::testing::Test {
     LocalCluster::Options options;
     options.nodes = 1;
     options.gpu_nodes = 1;  // n1: 2 fake GPUs
-    options.files = {{"etc/oci.conf", kSlurmRuncOciConf}};
+    // Slurm's runc example with a state directory of its own: container_test
+    // may run beside this test with the same user, node and job ids.
+    options.files = {
+        {"etc/oci.conf",
+         absl::StrReplaceAll(kSlurmRuncOciConf, {{"/run/user/%U/", "/run/user/%U/images/"}})}};
     // The fake NVIDIA driver (its NVML), where noded's loader finds it, in a
     // directory everyone can read, as /usr/lib is.
     const std::string driver = registry_dir_ + "/driver";
@@ -296,10 +301,11 @@ TEST_F(ContainerImageTest, AJobSeesOnlyItsOwnGpuAndTheHostsDriver) {
   const std::string id =
       Submit(kAlice, absl::StrCat("--container-image=", images_,
                                   "/busybox --gres=gpu:1 -o gpu.out --wrap 'ls /dev | grep nvidia; "
-                                  "ls /usr/local/nvidia/lib64; echo $LD_LIBRARY_PATH'"));
+                                  "ls /usr/local/nvidia/lib64; echo $LD_LIBRARY_PATH "
+                                  "$CUDA_VISIBLE_DEVICES'"));
   const std::string out = RunToEnd(kAlice, id, "gpu.out");
-  EXPECT_TRUE(out == "nvidia0\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64\n" ||
-              out == "nvidia1\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64\n")
+  EXPECT_TRUE(out == "nvidia0\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64 0\n" ||
+              out == "nvidia1\nlibnvidia-ml.so.1\n/usr/local/nvidia/lib64 0\n")
       << out << Show(id);
   const std::string none =
       Submit(kAlice, absl::StrCat("--container-image=", images_,
