@@ -58,6 +58,16 @@ int Fatal(const std::string& message) {
   return 1;
 }
 
+// AuthAltParameters=jwt_key=PATH: the key's bytes (Slurm reads the whole file).
+absl::StatusOr<std::string> ReadJwtKey(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read jwt_key ", path));
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (bytes.str().empty()) return absl::InvalidArgumentError(absl::StrCat(path, " is empty"));
+  return bytes.str();
+}
+
 // Waits until scriptd answers on its socket, so a broken scriptd is reported at start.
 // Waits for scriptd's first answer as long as it runs, up to a minute: a
 // loaded machine (a fresh install paging in, many daemons starting at once)
@@ -280,7 +290,26 @@ int Run(int argc, char** argv) {
     logger.info("enable_configless: serving {} config file(s) from {} (hash {})",
                 served->Get()->files.size(), loaded->conf_dir, served->Hash());
   }
-  CtldService ctld_service(controller, auth, served.get());
+  // AuthAltTypes=auth/jwt: scontrol token's key, read once (root's file).
+  TokenSettings token_settings;
+  token_settings.max_lifespan = config.max_token_lifespan;
+  token_settings.disable_creation = config.disable_token_creation;
+  if (config.auth_jwt) {
+    absl::StatusOr<std::string> key = config.jwt_key.empty()
+                                          ? absl::FailedPreconditionError("no jwt_key= set")
+                                          : ReadJwtKey(config.jwt_key);
+    if (key.ok()) {
+      token_settings.enabled = true;
+      token_settings.key = *std::move(key);
+    } else {
+      logger.error(
+          "AuthAltTypes=auth/jwt: {} (AuthAltParameters=jwt_key=PATH); scontrol token "
+          "is refused",
+          std::string(key.status().message()));
+    }
+  }
+  const TokenIssuer token_issuer(token_settings);
+  CtldService ctld_service(controller, auth, served.get(), &token_issuer);
   NodeService node_service(controller, auth, served.get());
 
   JoinTokensService join_tokens_service(controller, auth);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -357,6 +358,41 @@ int ShowAssocMgr(skiff::cli::CtldClient& client, const skiff::cli::AssocMgrReque
   return 0;
 }
 
+// scontrol token [lifespan=SECONDS|infinite] [username=USER]: Slurm's
+// SLURM_JWT=... line (AuthAltTypes=auth/jwt), its texts on failure.
+int FetchToken(const std::vector<std::string>& args) {
+  skiff::v1::RequestTokenRequest request;
+  for (const std::string& arg : args) {
+    if (absl::StartsWithIgnoreCase(arg, "lifespan=")) {
+      const std::string value = arg.substr(9);
+      int64_t seconds = 0;
+      if (absl::EqualsIgnoreCase(value, "infinite") || absl::EqualsIgnoreCase(value, "unlimited")) {
+        seconds = std::numeric_limits<int>::max() - 1;
+      } else if (!absl::SimpleAtoi(value, &seconds) || seconds < 0) {
+        std::cerr << "scontrol: error: Invalid numeric value \"" << value << "\" for lifespan.\n";
+        return 1;
+      }
+      request.set_lifespan(seconds);
+    } else if (absl::StartsWithIgnoreCase(arg, "username=")) {
+      request.set_username(arg.substr(9));
+    } else {
+      std::cerr << "Invalid option: `" << arg << "`\n";
+      return 1;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
+      skiff::cli::CtldClient::Connect("");
+  if (!connected.ok()) return Fail(connected.status());
+  skiff::v1::RequestTokenReply reply;
+  if (absl::Status s = (*connected)->Call(&skiff::v1::Ctld::Stub::RequestToken, request, &reply);
+      !s.ok()) {
+    std::cerr << "scontrol: error: slurm_fetch_token: error with request: " << s.message() << "\n";
+    return 1;
+  }
+  std::cout << "SLURM_JWT=" << reply.token() << "\n";
+  return 0;
+}
+
 int ShowConfig(skiff::cli::CtldClient& client) {
   skiff::v1::GetConfigReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &reply);
@@ -573,12 +609,13 @@ int main(int argc, char** argv) {
     return Fail(absl::InvalidArgumentError("no command given (try scontrol --help)"));
   }
   absl::StatusOr<std::string> command = skiff::cli::MatchKeyword(
-      words[0], {"show",         "update",        "hold",   "uhold",  "release", "requeue",
-                 "requeuehold",  "suspend",       "resume", "top",    "write",   "ping",
-                 "version",      "reconfigure",   "create", "delete", "notify",  "reboot",
-                 "reboot_nodes", "cancel_reboot", "help",   "explain"});
+      words[0], {"show",         "update",        "hold",   "uhold",   "release", "requeue",
+                 "requeuehold",  "suspend",       "resume", "top",     "write",   "ping",
+                 "version",      "reconfigure",   "create", "delete",  "notify",  "reboot",
+                 "reboot_nodes", "cancel_reboot", "help",   "explain", "token"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
+  if (*command == "token") return FetchToken(args);
   // Reservations: created, updated and deleted in ctld (stored there).
   const bool reservation_command =
       (*command == "create" || *command == "update") && skiff::cli::NamesReservation(args);

@@ -589,6 +589,48 @@ absl::Status SetSchedulerParameters(std::string_view value, GlobalState& g) {
   return absl::OkStatus();
 }
 
+// AuthAltTypes=auth/jwt: Slurm's only other type, auth/none, is refused.
+absl::Status SetAuthAltTypes(std::string_view value, GlobalState& g) {
+  std::vector<std::string> types;
+  if (absl::Status s = SetList(value, types); !s.ok()) return s;
+  for (const std::string& type : types) {
+    if (type != "auth/jwt") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", type, "' is not supported; auth/jwt is the one alternative type"));
+    }
+  }
+  g.config.auth_jwt = !types.empty();
+  return absl::OkStatus();
+}
+
+// AuthAltParameters=jwt_key=PATH,max_token_lifespan=N,disable_token_creation:
+// Slurm's options for auth/jwt (jwks= is for RS256 keys, not supported).
+absl::Status SetAuthAltParameters(std::string_view value, GlobalState& g) {
+  for (const std::string& item : SplitList(value, ",")) {
+    const size_t equals = item.find('=');
+    const std::string name = item.substr(0, equals);
+    const std::string setting = equals == std::string::npos ? "" : item.substr(equals + 1);
+    if (EqualsIgnoreCase(name, "jwt_key")) {
+      if (absl::Status s = SetAbsolutePath(setting, g.config.jwt_key); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("jwt_key: ", s.message()));
+      }
+    } else if (EqualsIgnoreCase(name, "max_token_lifespan")) {
+      absl::StatusOr<int64_t> seconds = ParseInteger(setting, 1, kMaxInt);
+      if (!seconds.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("max_token_lifespan: '", setting, "' is not a number of seconds"));
+      }
+      g.config.max_token_lifespan = *seconds;
+    } else if (EqualsIgnoreCase(name, "disable_token_creation")) {
+      g.config.disable_token_creation = true;
+    } else {
+      g.warnings.push_back(LineWarning(*g.line, "AuthAltParameters",
+                                       absl::StrCat("'", item, "' is not supported; ignored")));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // AuthInfo=socket=/run/munge/munge.socket.2[,ttl=...]: only socket= matters here.
 absl::Status SetAuthInfo(std::string_view value, GlobalState& g) {
   for (const std::string& item : SplitList(value, ",")) {
@@ -628,6 +670,8 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) {
              return SetAbsolutePath(v, g.config.state_save_location);
            }},
+          {"AuthAltTypes", SetAuthAltTypes},
+          {"AuthAltParameters", SetAuthAltParameters},
           {"SlurmdSpoolDir",
            [](std::string_view v, G& g) { return SetAbsolutePath(v, g.config.slurmd_spool_dir); }},
           {"ContainerImageCache",
@@ -832,8 +876,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "AcctGatherNodeFreq",
        "AcctGatherProfileType",
        "AllowSpecResourcesUsage",
-       "AuthAltParameters",
-       "AuthAltTypes",
        "BackupAddr",
        "BackupController",
        "BatchStartTimeout",

@@ -144,7 +144,13 @@ struct SkiffConfig {
   int64_t prolog_epilog_timeout = 65534;  // PrologEpilogTimeout seconds
   std::string auth_type = "auth/munge";   // AuthType: auth/munge (only)
   std::string auth_socket;                // AuthInfo=socket=PATH, empty = munge's default
-  std::string burst_buffer_type;          // BurstBufferType: "" or burst_buffer/lua
+  // AuthAltTypes=auth/jwt and AuthAltParameters=jwt_key=PATH[,max_token_lifespan=N]
+  // [,disable_token_creation]: JSON Web Tokens (scontrol token, the REST daemon).
+  bool auth_jwt = false;
+  std::string jwt_key;                            // the HS256 key file (root's, 0600)
+  int64_t max_token_lifespan = 0;                 // seconds; 0 = no limit
+  bool disable_token_creation = false;            // only root and SlurmUser get tokens
+  std::string burst_buffer_type;                  // BurstBufferType: "" or burst_buffer/lua
   std::string proctrack_type = "proctrack/pgid";  // ProctrackType; proctrack/cgroup: noded
                                                   //   tracks each job in a cgroup
   std::string health_check_program;               // HealthCheckProgram, run by noded

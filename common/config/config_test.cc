@@ -986,5 +986,28 @@ TEST(ParseSkiffConfigTest, ContainerImageKeys) {
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("ContainerImageCacheSize"));
 }
 
+TEST(ParseSkiffConfigTest, AuthJwtKeys) {
+  absl::StatusOr<SkiffConfig> parsed = ParseSkiffConfig(
+      std::string(kFullConf) +
+          "AuthAltTypes=auth/jwt\n"
+          "AuthAltParameters=jwt_key=/etc/skiff/jwt_hs256.key,max_token_lifespan=3600,"
+          "disable_token_creation\n",
+      "skiff.conf", FakeFiles({}));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->auth_jwt);
+  EXPECT_EQ(parsed->jwt_key, "/etc/skiff/jwt_hs256.key");
+  EXPECT_EQ(parsed->max_token_lifespan, 3600);
+  EXPECT_TRUE(parsed->disable_token_creation);
+
+  absl::StatusOr<SkiffConfig> none = ParseSkiffConfig(kFullConf, "skiff.conf", FakeFiles({}));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->auth_jwt);
+
+  absl::StatusOr<SkiffConfig> bad = ParseSkiffConfig(
+      std::string(kFullConf) + "AuthAltTypes=auth/none\n", "skiff.conf", FakeFiles({}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("AuthAltTypes"));
+}
+
 }  // namespace
 }  // namespace skiff

@@ -14,6 +14,17 @@ constexpr char kNull[] = "(null)";
 using ConfigPair = std::pair<std::string, std::string>;
 
 std::string OrNull(const std::string& value) { return value.empty() ? kNull : value; }
+
+// AuthAltParameters as Slurm keeps it: the options as written, in one line.
+std::string AuthAltParameters(const SkiffConfig& c) {
+  std::vector<std::string> parts;
+  if (!c.jwt_key.empty()) parts.push_back(absl::StrCat("jwt_key=", c.jwt_key));
+  if (c.max_token_lifespan > 0) {
+    parts.push_back(absl::StrCat("max_token_lifespan=", c.max_token_lifespan));
+  }
+  if (c.disable_token_creation) parts.push_back("disable_token_creation");
+  return parts.empty() ? kNull : absl::StrJoin(parts, ",");
+}
 std::string Seconds(int64_t value) { return absl::StrCat(value, " sec"); }
 
 std::string Map(const std::map<std::string, std::string>& values) {
@@ -61,8 +72,8 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"AcctGatherNodeFreq", "0 sec"},
       {"AcctGatherProfileType", "acct_gather_profile/none"},
       {"AllowSpecResourcesUsage", "No"},
-      {"AuthAltTypes", kNull},
-      {"AuthAltParameters", kNull},
+      {"AuthAltTypes", c.auth_jwt ? "auth/jwt" : kNull},
+      {"AuthAltParameters", AuthAltParameters(c)},
       {"AuthInfo", c.auth_socket.empty() ? kNull : absl::StrCat("socket=", c.auth_socket)},
       {"AuthType", c.auth_type},
       {"BatchStartTimeout", "10 sec"},

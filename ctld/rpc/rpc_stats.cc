@@ -46,6 +46,7 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.Ctld/ClearTriggers", "REQUEST_TRIGGER_CLEAR", 2019},
     // Beyond Slurm: squeue --explain.
     {"/skiff.v1.Ctld/ExplainJob", "SKIFF_EXPLAIN_JOB", 60005},
+    {"/skiff.v1.Ctld/RequestToken", "REQUEST_AUTH_TOKEN", 5039},
     {"/skiff.v1.Ctld/GetReservations", "REQUEST_RESERVATION_INFO", 2024},
     {"/skiff.v1.Ctld/UpdateReservation", "REQUEST_UPDATE_RESERVATION", 3009},  // create, delete too
     {"/skiff.v1.NodeService/Register", "MESSAGE_NODE_REGISTRATION_STATUS", 1002},

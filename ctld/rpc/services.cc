@@ -63,8 +63,9 @@ std::vector<JobRef> Refs(const google::protobuf::RepeatedField<uint64_t>& ids,
 
 }  // namespace
 
-CtldService::CtldService(Controller& controller, Authenticator& auth, ServedConfig* served)
-    : controller_(controller), auth_(auth), served_(served) {}
+CtldService::CtldService(Controller& controller, Authenticator& auth, ServedConfig* served,
+                         const TokenIssuer* tokens)
+    : controller_(controller), auth_(auth), served_(served), tokens_(tokens) {}
 
 grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
                                v1::PingReply* reply) {
@@ -936,6 +937,24 @@ grpc::Status CtldService::ExplainJob(grpc::ServerContext* context,
   absl::StatusOr<std::string> text = controller_.ExplainJob(request->job_id());
   if (!text.ok()) return ToGrpcStatus(text.status());
   reply->set_text(*text);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::RequestToken(grpc::ServerContext* context,
+                                       const v1::RequestTokenRequest* request,
+                                       v1::RequestTokenReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  const std::optional<uid_t> slurm_user = UidOf(controller_.config()->slurm_user);
+  TokenCaller who;
+  who.name = LookUpUserName(caller->uid).value_or("");
+  who.slurm_user = caller->uid == 0 || (slurm_user && *slurm_user == caller->uid);
+  const TokenIssuer off(TokenSettings{});
+  absl::StatusOr<std::string> token =
+      (tokens_ != nullptr ? *tokens_ : off)
+          .Issue(who, request->username(), request->lifespan(), time(nullptr));
+  if (!token.ok()) return ToGrpcStatus(token.status());
+  reply->set_token(*token);
   return grpc::Status::OK;
 }
 

@@ -8,6 +8,7 @@
 #include "common/auth/authenticator.h"
 #include "ctld/controller.h"
 #include "ctld/rpc/served_config.h"
+#include "ctld/rpc/token_issuer.h"
 #include "proto/ctld.grpc.pb.h"
 
 namespace skiff::ctld {
@@ -17,7 +18,10 @@ class CtldService final : public v1::Ctld::Service {
  public:
   // `served`: the config files of SlurmctldParameters=enable_configless, or
   // null (GetConfigFiles refuses). It must outlive the service.
-  CtldService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr);
+  // `tokens`: scontrol token's issuer (null: every request is refused as
+  // without auth/jwt). It must outlive the service.
+  CtldService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr,
+              const TokenIssuer* tokens = nullptr);
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::PingRequest* request,
                     v1::PingReply* reply) override;
@@ -78,6 +82,8 @@ class CtldService final : public v1::Ctld::Service {
                         v1::GetStatsReply* reply) override;
   grpc::Status ExplainJob(grpc::ServerContext* context, const v1::ExplainJobRequest* request,
                           v1::ExplainJobReply* reply) override;
+  grpc::Status RequestToken(grpc::ServerContext* context, const v1::RequestTokenRequest* request,
+                            v1::RequestTokenReply* reply) override;
   grpc::Status SetTrigger(grpc::ServerContext* context, const v1::SetTriggerRequest* request,
                           v1::SetTriggerReply* reply) override;
   grpc::Status GetTriggers(grpc::ServerContext* context, const v1::GetTriggersRequest* request,
@@ -89,6 +95,7 @@ class CtldService final : public v1::Ctld::Service {
   Controller& controller_;
   Authenticator& auth_;
   ServedConfig* served_;
+  const TokenIssuer* tokens_;
 };
 
 // For node daemons: only root, SlurmUser or operator credentials are accepted.

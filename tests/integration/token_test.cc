@@ -1,0 +1,92 @@
+// scontrol token through the real daemons (AuthAltTypes=auth/jwt): a user
+// gets their own JSON Web Token, signed with the cluster's jwt_key, for
+// Slurm's default lifespan or the one asked for within max_token_lifespan;
+// only root gets one for someone else; without auth/jwt it is refused with
+// Slurm's words. Runs as root: it creates a test user.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "common/auth/jwt.h"
+#include "tests/harness/local_cluster.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kKey[] = "a test cluster's jwt_hs256 key, 48 bytes long..";
+
+// The token in `out` ("SLURM_JWT=...\n"), checked with the cluster's key.
+absl::StatusOr<JwtClaims> Claims(const CommandResult& r) {
+  absl::string_view line = absl::StripTrailingAsciiWhitespace(r.out);
+  if (!absl::ConsumePrefix(&line, "SLURM_JWT=")) {
+    return absl::InvalidArgumentError("no SLURM_JWT= line in: " + r.out + r.err);
+  }
+  return VerifyJwt(kKey, line, time(nullptr));
+}
+
+TEST(TokenTest, ScontrolTokenFollowsSlurmsRules) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.files = {{"etc/jwt_hs256.key", kKey}};
+  options.extra_config =
+      "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key,"
+      "max_token_lifespan=3600\n";
+  auto cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->EnsureUser(kAlice).ok());
+
+  absl::StatusOr<JwtClaims> own = Claims((*cluster)->RunAs(kAlice, "scontrol token"));
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(own->username, kAlice);
+  EXPECT_EQ(own->expires_at - own->issued_at, 1800);
+
+  absl::StatusOr<JwtClaims> short_lived =
+      Claims((*cluster)->RunAs(kAlice, "scontrol token lifespan=60"));
+  ASSERT_TRUE(short_lived.ok()) << short_lived.status();
+  EXPECT_EQ(short_lived->expires_at - short_lived->issued_at, 60);
+
+  const CommandResult other = (*cluster)->RunAs(kAlice, "scontrol token username=root");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(other.out, "");
+  EXPECT_EQ(other.err, "scontrol: error: slurm_fetch_token: error with request: Invalid user id\n");
+
+  const CommandResult too_long = (*cluster)->RunAs(kAlice, "scontrol token lifespan=7200");
+  EXPECT_EQ(too_long.exit_code, 1);
+  EXPECT_TRUE(absl::StrContains(too_long.err, "Requested time limit is invalid")) << too_long.err;
+
+  // root may have anyone's, for longer than max_token_lifespan.
+  absl::StatusOr<JwtClaims> for_alice =
+      Claims((*cluster)->Run(std::string("scontrol token username=") + kAlice + " lifespan=7200"));
+  ASSERT_TRUE(for_alice.ok()) << for_alice.status();
+  EXPECT_EQ(for_alice->username, kAlice);
+  EXPECT_EQ(for_alice->expires_at - for_alice->issued_at, 7200);
+
+  const CommandResult bad = (*cluster)->RunAs(kAlice, "scontrol token bogus=1");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "Invalid option: `bogus=1`\n");
+}
+
+TEST(TokenTest, WithoutAuthJwtTokensAreRefused) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  auto cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const CommandResult r = (*cluster)->Run("scontrol token");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "scontrol: error: slurm_fetch_token: error with request: Required plugin type not "
+            "loaded or initialized\n");
+}
+
+}  // namespace
+}  // namespace skiff::testing
