@@ -101,6 +101,7 @@ summary_of() {
     sattach) echo "attach to a running job step's output and input" ;;
     strigger) echo "set, get or clear event triggers (programs run on node and job events)" ;;
     sbcast) echo "copy a file to every node of a job" ;;
+    sstatus) echo "view GPU usage, free nodes and your GPU limits and jobs" ;;
     *) echo "a Skiff command" ;;
   esac
 }
