@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/auth/jwt_authenticator.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/clock.h"
 #include "common/config/config_loader.h"
@@ -309,7 +310,14 @@ int Run(int argc, char** argv) {
     }
   }
   const TokenIssuer token_issuer(token_settings);
-  CtldService ctld_service(controller, auth, served.get(), &token_issuer);
+  // The commands' service also takes a token as a credential (SLURM_JWT=).
+  std::unique_ptr<JwtOrMungeAuthenticator> command_auth;
+  if (token_settings.enabled) {
+    command_auth = std::make_unique<JwtOrMungeAuthenticator>(auth, token_settings.key);
+  }
+  CtldService ctld_service(controller,
+                           command_auth ? static_cast<Authenticator&>(*command_auth) : auth,
+                           served.get(), &token_issuer);
   NodeService node_service(controller, auth, served.get());
 
   JoinTokensService join_tokens_service(controller, auth);

@@ -10,6 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/auth/jwt_authenticator.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/configless.h"
 #include "common/rpc/channel.h"
@@ -59,7 +60,14 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
   const SkiffConfig& config = loaded->skiff;
   std::string target = absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr,
                                     ":", config.ctld_port);
-  auto auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
+  // SLURM_JWT=TOKEN: the token is the credential (AuthAltTypes=auth/jwt), as
+  // Slurm's commands do; no munged is needed then.
+  std::unique_ptr<Authenticator> auth;
+  if (const char* token = getenv(kJwtEnvironmentVariable); token != nullptr && *token != '\0') {
+    auth = std::make_unique<TokenCredential>(token);
+  } else {
+    auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
+  }
   return std::unique_ptr<CtldClient>(
       new CtldClient(std::move(*loaded), std::move(target), std::move(auth)));
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "common/auth/jwt.h"
@@ -72,6 +73,35 @@ TEST(TokenTest, ScontrolTokenFollowsSlurmsRules) {
   const CommandResult bad = (*cluster)->RunAs(kAlice, "scontrol token bogus=1");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(bad.err, "Invalid option: `bogus=1`\n");
+
+  // SLURM_JWT=: the commands send the token, and ctld takes it as alice's
+  // identity, whoever runs them: root's sbatch makes alice's job, and with
+  // her token root cannot cancel its own job.
+  const std::string alice_token = std::string(
+      absl::StripTrailingAsciiWhitespace((*cluster)->RunAs(kAlice, "scontrol token").out));
+  const CommandResult as_alice = (*cluster)->Run(
+      "env " + alice_token + " sbatch --parsable -D /tmp -o /dev/null --wrap 'sleep 300'");
+  ASSERT_EQ(as_alice.exit_code, 0) << as_alice.err;
+  const std::string alice_job(absl::StripAsciiWhitespace(as_alice.out));
+  EXPECT_TRUE(absl::StrContains((*cluster)->Run("scontrol show job " + alice_job).out,
+                                std::string("UserId=") + kAlice + "("))
+      << (*cluster)->Run("scontrol show job " + alice_job).out;
+  const CommandResult roots = (*cluster)->Run("sbatch --parsable -o /dev/null --wrap 'sleep 300'");
+  ASSERT_EQ(roots.exit_code, 0) << roots.err;
+  const std::string root_job(absl::StripAsciiWhitespace(roots.out));
+  const CommandResult refused = (*cluster)->Run("env " + alice_token + " scancel " + root_job);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(refused.err, "Access/permission denied")) << refused.err;
+  // A forged or expired token is no identity at all.
+  const CommandResult forged = (*cluster)->Run(
+      "env SLURM_JWT=" + MakeJwt("not the key", "root", time(nullptr), 600) + " squeue");
+  EXPECT_NE(forged.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(forged.err, "invalid token: bad signature")) << forged.err;
+  const CommandResult expired = (*cluster)->Run(
+      "env SLURM_JWT=" + MakeJwt(kKey, kAlice, time(nullptr) - 3600, 60) + " squeue");
+  EXPECT_NE(expired.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(expired.err, "invalid token: token expired")) << expired.err;
+  EXPECT_EQ((*cluster)->Run("scancel " + alice_job + " " + root_job).exit_code, 0);
 }
 
 TEST(TokenTest, WithoutAuthJwtTokensAreRefused) {
