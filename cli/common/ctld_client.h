@@ -44,10 +44,19 @@ class CtldClient {
   absl::Status Call(grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Reply*),
                     const Request& request, Reply* reply) {
+    return CallAs(*auth_, method, request, reply);
+  }
+  // The same with `as`'s credential: restd calls for each request's user
+  // (their token) over one channel. Thread-safe.
+  template <typename Request, typename Reply>
+  absl::Status CallAs(Authenticator& as,
+                      grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                             Reply*),
+                      const Request& request, Reply* reply) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::seconds(config_.skiff.message_timeout));
-    if (absl::Status s = AttachCredential(*auth_, &context); !s.ok()) return s;
+    if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
     // A busy controller may take longer than one connection attempt to answer
     // the handshake: keep trying until the deadline, as Slurm's commands retry.
     context.set_wait_for_ready(true);

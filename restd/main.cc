@@ -1,0 +1,84 @@
+// restd: Skiff's REST daemon, slurmrestd's API (issue 36). A client of ctld
+// like the commands: every request goes to ctld as its user (rest_service.h).
+//
+//   restd [-f skiff.conf] [LISTEN...]
+//     LISTEN: HOST:PORT (IPv4) or unix:/path; default 127.0.0.1:6820, as
+//     slurmrestd's port. Runs until SIGINT or SIGTERM.
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "cli/common/ctld_client.h"
+#include "restd/http/http_server.h"
+#include "restd/rest_service.h"
+
+namespace {
+
+int Usage() {
+  fprintf(stderr, "usage: restd [-f skiff.conf] [HOST:PORT | unix:/path ...]\n");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string conf;
+  skiff::restd::HttpServer::Options options;
+  bool any = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-f" && i + 1 < argc) {
+      conf = argv[++i];
+    } else if (absl::StartsWith(arg, "unix:")) {
+      options.unix_path = arg.substr(5);
+      any = true;
+    } else if (const size_t colon = arg.rfind(':'); colon != std::string::npos) {
+      options.tcp_host = arg.substr(0, colon);
+      if (!absl::SimpleAtoi(arg.substr(colon + 1), &options.tcp_port) || options.tcp_port < 0 ||
+          options.tcp_port > 65535) {
+        fprintf(stderr, "restd: error: bad port in %s\n", arg.c_str());
+        return 1;
+      }
+      any = true;
+    } else {
+      return Usage();
+    }
+  }
+  if (!any) options.tcp_port = 6820;
+  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
+      skiff::cli::CtldClient::Connect(conf);
+  if (!client.ok()) {
+    fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
+    return 1;
+  }
+  skiff::restd::RestService service(**client);
+  // Signals are waited for here, not handled: blocked before any thread starts.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  absl::StatusOr<std::unique_ptr<skiff::restd::HttpServer>> server =
+      skiff::restd::HttpServer::Start(options, [&service](const skiff::restd::HttpRequest& request,
+                                                          const skiff::restd::HttpPeer& peer) {
+        return service.Handle(request, peer);
+      });
+  if (!server.ok()) {
+    fprintf(stderr, "restd: error: %s\n", std::string(server.status().message()).c_str());
+    return 1;
+  }
+  if ((*server)->tcp_port() >= 0) {
+    printf("restd: listening on %s:%d\n", options.tcp_host.c_str(), (*server)->tcp_port());
+  }
+  if (!options.unix_path.empty())
+    printf("restd: listening on unix:%s\n", options.unix_path.c_str());
+  fflush(stdout);
+  int signal_number = 0;
+  sigwait(&stop, &signal_number);
+  (*server)->Stop();
+  return 0;
+}

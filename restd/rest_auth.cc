@@ -1,0 +1,48 @@
+#include "restd/rest_auth.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace skiff::restd {
+namespace {
+
+// The token's "sun" (or "username") claim, unverified: only to compare with
+// X-SLURM-USER-NAME; ctld verifies the token itself.
+std::string ClaimedUser(const std::string& token) {
+  const std::vector<std::string> parts = absl::StrSplit(token, '.');
+  std::string payload;
+  if (parts.size() != 3 || !absl::WebSafeBase64Unescape(parts[1], &payload)) return "";
+  const nlohmann::json claims = nlohmann::json::parse(payload, nullptr, false);
+  if (!claims.is_object()) return "";
+  for (const char* name : {"sun", "username"}) {
+    auto it = claims.find(name);
+    if (it != claims.end() && it->is_string()) return it->get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& peer) {
+  RestCaller caller;
+  caller.token = request.Header("X-SLURM-USER-TOKEN");
+  if (!caller.token.empty()) {
+    const std::string named = request.Header("X-SLURM-USER-NAME");
+    if (!named.empty() && named != ClaimedUser(caller.token)) {
+      return absl::UnauthenticatedError(
+          absl::StrCat("X-SLURM-USER-NAME ", named, " is not the token's user"));
+    }
+    return caller;
+  }
+  if (peer.unix_socket && peer.uid) {
+    caller.uid = peer.uid;
+    return caller;
+  }
+  return absl::UnauthenticatedError(
+      "authentication required: send X-SLURM-USER-TOKEN (scontrol token), or connect to "
+      "restd's Unix socket");
+}
+
+}  // namespace skiff::restd

@@ -1,0 +1,35 @@
+// Who a REST request acts as (issue 36), as slurmrestd decides it:
+//  - X-SLURM-USER-TOKEN (auth/jwt): the token, passed on to ctld, which
+//    checks it and treats the request as the token's user, exactly as it
+//    treats that user's commands; X-SLURM-USER-NAME, when given, must name
+//    the token's user (slurmrestd's rule for tokens not made for SlurmUser);
+//  - no token on the Unix socket: the peer's uid (auth/local);
+//  - neither: refused, 401.
+//
+// Pure; thread-safe.
+#ifndef SKIFF_RESTD_REST_AUTH_H_
+#define SKIFF_RESTD_REST_AUTH_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "restd/http/http_message.h"
+#include "restd/http/http_server.h"
+
+namespace skiff::restd {
+
+struct RestCaller {
+  std::string token;         // the request's own token, or ""
+  std::optional<uid_t> uid;  // a Unix-socket peer without a token
+};
+
+// Unauthenticated, saying what to send, when the request names nobody.
+absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& peer);
+
+}  // namespace skiff::restd
+
+#endif  // SKIFF_RESTD_REST_AUTH_H_
