@@ -13,13 +13,27 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "cli/common/ctld_client.h"
+#include "common/version.h"
 #include "restd/http/http_server.h"
 #include "restd/rest_service.h"
 
 namespace {
 
+constexpr char kUsage[] =
+    "Usage: restd [-f skiff.conf] [HOST:PORT | unix:/path ...]\n"
+    "Serve Slurm's REST API (slurmrestd's, data_parser v0.0.42) over Skiff's controller.\n"
+    "\n"
+    "  HOST:PORT       listen on an IPv4 address (default 127.0.0.1:6820)\n"
+    "  unix:/path      listen on a Unix socket; its peers act as their own user\n"
+    "  -f FILE         skiff.conf (default: $SKIFF_CONF, else /etc/skiff/skiff.conf)\n"
+    "  -h, --help      show this help and exit\n"
+    "  -V, --version   show the version and exit\n"
+    "\n"
+    "Requests act as the user of their X-SLURM-USER-TOKEN (scontrol token), or on the\n"
+    "Unix socket as the connecting user; ctld decides what each may see and do.\n";
+
 int Usage() {
-  fprintf(stderr, "usage: restd [-f skiff.conf] [HOST:PORT | unix:/path ...]\n");
+  fputs(kUsage, stderr);
   return 1;
 }
 
@@ -31,6 +45,14 @@ int main(int argc, char** argv) {
   bool any = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "-V" || arg == "--version") {
+      printf("restd %s\n", skiff::kSkiffVersion);
+      return 0;
+    }
     if (arg == "-f" && i + 1 < argc) {
       conf = argv[++i];
     } else if (absl::StartsWith(arg, "unix:")) {

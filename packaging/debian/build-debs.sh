@@ -17,6 +17,7 @@
 #   /usr/libexec/skiff/{noded,shepherd}      shepherd, skiff-container-user) next to its
 #   /usr/libexec/skiff/skiff-container-user  real path
 #   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
+#   /usr/sbin/restd                          a link to /usr/libexec/skiff/restd (REST API)
 #   /usr/bin/<command>                       every command in --clis
 #   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
 #                                            skiff-common, which head and nodes both install
@@ -71,18 +72,19 @@ mkdir -p "$STAGING"
 # name (a link in /usr/sbin); the others are helpers their daemon finds.
 package_of_daemon() {
   case "$1" in
-    ctld|scriptd|skiff-notify) echo skiff-controller ;;
+    ctld|scriptd|skiff-notify|restd) echo skiff-controller ;;
     noded|shepherd|skiff-container-user) echo skiff-node ;;
     *) die "no package for daemon '$1' (add it to package_of_daemon in $0)" ;;
   esac
 }
-in_sbin() { [ "$1" = ctld ] || [ "$1" = noded ]; }
+in_sbin() { [ "$1" = ctld ] || [ "$1" = noded ] || [ "$1" = restd ]; }
 
 # One line for each man page's NAME section.
 summary_of() {
   case "$1" in
     ctld) echo "the Skiff controller (Slurm's slurmctld)" ;;
     noded) echo "the Skiff node daemon (Slurm's slurmd)" ;;
+    restd) echo "the Skiff REST API daemon (Slurm's slurmrestd)" ;;
     skiff) echo "set up a Skiff cluster: init the head node, join nodes" ;;
     sbatch) echo "submit a batch script to Skiff" ;;
     srun) echo "run a parallel job step, allocating first if needed" ;;
