@@ -2,8 +2,11 @@
 #ifndef SKIFF_TESTS_HARNESS_TEST_UTIL_H_
 #define SKIFF_TESTS_HARNESS_TEST_UTIL_H_
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -139,6 +142,23 @@ inline std::vector<uint64_t> SubmittedJobIds(const std::string& text) {
     ids.push_back(std::stoull((*it)[1]));
   }
   return ids;
+}
+
+// A TCP port of 127.0.0.1 free now (the kernel's choice), for a daemon a
+// test starts; -1 if none could be had.
+inline int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  close(fd);
+  return port;
 }
 
 }  // namespace skiff::testing

@@ -124,20 +124,6 @@ class ContainerImageTest : public ::testing::Test {
     char dir[] = "/tmp/skiff-registry-XXXXXX";
     return mkdtemp(dir) != nullptr ? dir : "";
   }
-  static int FreePort() {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(addr);
-    int port = -1;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) == 0) {
-      port = ntohs(addr.sin_port);
-    }
-    close(fd);
-    return port;
-  }
   static void WriteFile(const std::string& path, const std::string& text) {
     std::ofstream(path) << text;
   }

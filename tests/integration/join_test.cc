@@ -26,19 +26,6 @@
 namespace skiff::testing {
 namespace {
 
-// A TCP port on 127.0.0.1 that nothing listens on now.
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 // The token in `skiff token create`'s output ("  skiff join HOST:PORT --token T").
 std::string TokenIn(const std::string& out) {
   std::smatch m;

@@ -31,21 +31,6 @@ using Json = nlohmann::json;
 constexpr char kAlice[] = "skiffalice";
 constexpr char kKey[] = "restd test key: thirty-two bytes or more, please.";
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
 // curl's answer: the body, then the status code on its own last line.
 struct HttpAnswer {
   int status = 0;
