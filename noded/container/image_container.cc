@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +27,7 @@
 #include "noded/container/image_bundle.h"
 #include "noded/container/image_ref.h"
 #include "noded/container/oci_task.h"
+#include "noded/file_io.h"
 #include "noded/run_captured.h"
 
 namespace skiff::noded {
@@ -54,16 +54,8 @@ std::string FindTool(const std::string& name) {
   return "";
 }
 
-bool ReadWhole(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  *out = text.str();
-  return true;
-}
-
-bool WriteWhole(const std::string& path, const std::string& text, mode_t mode) {
+// A /proc map file is written in place, in one write (not through a rename).
+bool WriteInPlace(const std::string& path, const std::string& text, mode_t mode) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd < 0) return false;
   const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
@@ -262,9 +254,9 @@ std::vector<CachedImage> CacheEntries(const std::string& cache_dir) {
     struct stat st {};
     const std::string path = absl::StrCat(cache_dir, "/", name);
     if (stat(path.c_str(), &st) == 0) image.last_used = st.st_mtime;
-    std::string bytes;
-    if (ReadWhole(absl::StrCat(path, "/", kBytesFile), &bytes)) {
-      image.bytes = strtoull(bytes.c_str(), nullptr, 10);
+    if (absl::StatusOr<std::string> bytes = ReadFile(absl::StrCat(path, "/", kBytesFile));
+        bytes.ok()) {
+      image.bytes = strtoull(bytes->c_str(), nullptr, 10);
     }
     image.in_use = EntryMounted(name);
     entries.push_back(image);
@@ -319,8 +311,8 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string&
       RunCaptured({"/bin/sh", "-c", "exec \"$0\" inspect --config --raw \"$1\" > \"$2\"", skopeo,
                    absl::StrCat("oci:", root_stage, ":image"), config_path},
                   kToolTimeout, "skopeo", as_root);
-  std::string config;
-  if (!inspect.ok || !ReadWhole(config_path, &config) || Sha256Hex(config) != key) {
+  const absl::StatusOr<std::string> config = ReadFile(config_path);
+  if (!inspect.ok || !config.ok() || Sha256Hex(*config) != key) {
     return Failure("the image changed while it was being read; try again");
   }
   const std::string unpacked = absl::StrCat(node.cache_dir, "/.unpack-", key, "-", getpid(), "-",
@@ -348,8 +340,9 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string&
   }
   const uint64_t bytes = SanitizeTree(absl::StrCat(unpacked, "/rootfs"));
   chmod(unpacked.c_str(), 0755);
-  if (!WriteWhole(absl::StrCat(unpacked, "/", kImageConfigFile), config, 0644) ||
-      !WriteWhole(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0644)) {
+  if (!WriteFileAtomically(absl::StrCat(unpacked, "/", kImageConfigFile), *config, 0644).ok() ||
+      !WriteFileAtomically(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0644)
+           .ok()) {
     RemoveTree(unpacked);
     return ErrnoFailure("cannot write into", unpacked);
   }
@@ -420,8 +413,8 @@ absl::Status MountIdmapped(const std::string& source, const std::string& target,
     return finish(Failure("this node cannot make user namespaces"));
   }
   const std::string proc = absl::StrCat("/proc/", child);
-  if (!WriteWhole(absl::StrCat(proc, "/uid_map"), absl::StrCat("0 ", uid, " 1\n"), 0644) ||
-      !WriteWhole(absl::StrCat(proc, "/gid_map"), absl::StrCat("0 ", gid, " 1\n"), 0644)) {
+  if (!WriteInPlace(absl::StrCat(proc, "/uid_map"), absl::StrCat("0 ", uid, " 1\n"), 0644) ||
+      !WriteInPlace(absl::StrCat(proc, "/gid_map"), absl::StrCat("0 ", gid, " 1\n"), 0644)) {
     return finish(ErrnoFailure("cannot map the user for", target));
   }
   const int userns = open(absl::StrCat(proc, "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
@@ -565,13 +558,13 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   if (absl::Status s = MakeDir(user_stage, request.uid, request.gid, 0700); !s.ok()) return s;
   const std::string claimed = absl::StrCat(user_stage, "/config");
   absl::StatusOr<std::string> source = InspectAsUser(node, request, user_stage, claimed);
-  std::string config;
-  if (source.ok() && !ReadWhole(claimed, &config)) source = ErrnoFailure("cannot read", claimed);
-  if (!source.ok()) {
+  absl::StatusOr<std::string> config =
+      source.ok() ? ReadFile(claimed) : absl::StatusOr<std::string>(source.status());
+  if (!config.ok()) {
     RemoveUserTree(user_stage);
-    return source.status();
+    return source.ok() ? Failure(std::string(config.status().message())) : source.status();
   }
-  const std::string key = Sha256Hex(config);
+  const std::string key = Sha256Hex(*config);
   const std::string entry = absl::StrCat(node.cache_dir, "/", key);
   if (access(entry.c_str(), F_OK) != 0) {
     std::vector<std::string> argv = {FindTool("skopeo"), "copy", "--quiet"};
@@ -616,7 +609,9 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   std::string image_config;
   {
     FileLock cache_lock(absl::StrCat(node.cache_dir, "/.lock"));
-    if (!ReadWhole(absl::StrCat(entry, "/", kImageConfigFile), &image_config)) {
+    absl::StatusOr<std::string> cached = ReadFile(absl::StrCat(entry, "/", kImageConfigFile));
+    if (cached.ok()) image_config = *std::move(cached);
+    if (!cached.ok()) {
       return Failure(absl::StrCat("image ", key.substr(0, 12), " left the cache; try again"));
     }
     utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // used now
@@ -648,8 +643,9 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
     ReleaseImageContainer(prepared.bundle);
     return Failure(std::string(bundle_config.status().message()));
   }
-  if (!WriteWhole(absl::StrCat(prepared.bundle, "/config.json"), *bundle_config, 0644) ||
-      !WriteWhole(ready, key, 0644)) {
+  if (!WriteFileAtomically(absl::StrCat(prepared.bundle, "/config.json"), *bundle_config, 0644)
+           .ok() ||
+      !WriteFileAtomically(ready, key, 0644).ok()) {
     const absl::Status failure = ErrnoFailure("cannot write into", prepared.bundle);
     ReleaseImageContainer(prepared.bundle);
     return failure;
