@@ -29,8 +29,9 @@ absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& 
   RestCaller caller;
   caller.token = request.Header("X-SLURM-USER-TOKEN");
   if (!caller.token.empty()) {
+    caller.user_name = ClaimedUser(caller.token);
     const std::string named = request.Header("X-SLURM-USER-NAME");
-    if (!named.empty() && named != ClaimedUser(caller.token)) {
+    if (!named.empty() && named != caller.user_name) {
       return absl::UnauthenticatedError(
           absl::StrCat("X-SLURM-USER-NAME ", named, " is not the token's user"));
     }

@@ -24,6 +24,7 @@ namespace skiff::restd {
 
 struct RestCaller {
   std::string token;         // the request's own token, or ""
+  std::string user_name;     // the token's claimed user (ctld checks the claim)
   std::optional<uid_t> uid;  // a Unix-socket peer without a token
 };
 

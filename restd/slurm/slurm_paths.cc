@@ -1,0 +1,7 @@
+#include "restd/slurm/slurm_paths.h"
+
+namespace skiff::restd {
+
+void AddSlurmPaths(Router& router) { AddPingAndDiagPaths(router); }
+
+}  // namespace skiff::restd
