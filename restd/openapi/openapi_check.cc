@@ -35,10 +35,18 @@ class Checker {
         Check(properties[name], field, absl::StrCat(where, ".", name), depth + 1);
       }
       if (schema.contains("required")) {
+        // Slurm writes a required nested field as "outer/inner".
         for (const Json& name : schema["required"]) {
-          if (!value.contains(name.get<std::string>())) {
-            Problem(where, "required field \"" + name.get<std::string>() + "\" is missing");
+          const Json* at = &value;
+          for (absl::string_view part : absl::StrSplit(name.get<std::string>(), '/')) {
+            auto it = at->is_object() ? at->find(std::string(part)) : at->end();
+            if (it == at->end()) {
+              at = nullptr;
+              break;
+            }
+            at = &*it;
           }
+          if (!at) Problem(where, "required field \"" + name.get<std::string>() + "\" is missing");
         }
       }
     } else if (type == "array") {

@@ -18,7 +18,8 @@ const Json& Document() {
         "default": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/resp"}}}}}}}
     },
     "components": {"schemas": {
-      "resp": {"type": "object", "required": ["jobs"], "properties": {
+      "resp": {"type": "object", "required": ["jobs", "last/time"], "properties": {
+        "last": {"type": "object", "properties": {"time": {"type": "integer"}}},
         "jobs": {"type": "array", "items": {"$ref": "#/components/schemas/job"}}}},
       "job": {"type": "object", "properties": {
         "job_id": {"type": "integer"},
@@ -30,13 +31,15 @@ const Json& Document() {
 }
 
 TEST(OpenapiCheckTest, AConformingAnswerHasNoProblems) {
-  const Json body = Json::parse(R"({"jobs": [{"job_id": 4, "job_state": ["RUNNING"]}]})");
+  const Json body =
+      Json::parse(R"({"jobs": [{"job_id": 4, "job_state": ["RUNNING"]}], "last": {"time": 1}})");
   EXPECT_TRUE(ResponseProblems(Document(), "GET", "/slurm/v0.0.42/job/4", 200, body).empty());
 }
 
 TEST(OpenapiCheckTest, WrongTypesUnknownFieldsBadEnumsAndMissingFieldsAreProblems) {
   const Json body =
-      Json::parse(R"({"jobs": [{"job_id": "4", "job_state": ["RUNING"], "hold": 1, "jobid": 4}]})");
+      Json::parse(R"({"jobs": [{"job_id": "4", "job_state": ["RUNING"], "hold": 1, "jobid": 4}],
+          "last": {"time": 2}})");
   const std::vector<std::string> problems =
       ResponseProblems(Document(), "GET", "/slurm/v0.0.42/job/4/", 200, body);
   ASSERT_EQ(problems.size(), 4u) << ::testing::PrintToString(problems);
@@ -45,7 +48,8 @@ TEST(OpenapiCheckTest, WrongTypesUnknownFieldsBadEnumsAndMissingFieldsAreProblem
   EXPECT_EQ(problems[2], R"($.jobs[0].job_state[0]: "RUNING" is not one of ["PENDING","RUNNING"])");
   EXPECT_EQ(problems[3], R"($.jobs[0]: field "jobid" is not in the schema)");
   EXPECT_EQ(ResponseProblems(Document(), "GET", "/slurm/v0.0.42/job/4", 200, Json::object()),
-            std::vector<std::string>{R"($: required field "jobs" is missing)"});
+            (std::vector<std::string>{R"($: required field "jobs" is missing)",
+                                      R"($: required field "last/time" is missing)"}));
 }
 
 TEST(OpenapiCheckTest, AnUndocumentedPathOrMethodIsAProblem) {

@@ -2,6 +2,10 @@
 
 namespace skiff::restd {
 
-void AddSlurmPaths(Router& router) { AddPingAndDiagPaths(router); }
+void AddSlurmPaths(Router& router) {
+  AddPingAndDiagPaths(router);
+  AddJobPaths(router);
+  AddClusterPaths(router);
+}
 
 }  // namespace skiff::restd

@@ -15,6 +15,8 @@ void AddSlurmPaths(Router& router);
 
 // Each file's share of them.
 void AddPingAndDiagPaths(Router& router);
+void AddJobPaths(Router& router);
+void AddClusterPaths(Router& router);
 
 }  // namespace skiff::restd
 

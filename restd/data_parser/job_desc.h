@@ -1,0 +1,39 @@
+// A job description as data_parser v0.0.42 reads it (JOB_DESC_MSG: the "job"
+// of POST /slurm/{version}/job/submit) to the JobSpec sbatch would send.
+// Numbers may come plain (4) or as data_parser's {"set":true,"number":4};
+// times are minutes and unix seconds, memory MiB, as Slurm's.
+//
+// Fields of the schema that Skiff cannot honour (licenses, x11, cpu binding,
+// ...) are not errors: each comes back as a warning naming it, as slurmrestd
+// warns of fields it ignores. A field of the wrong type or a bad value is
+// InvalidArgument naming the field.
+//
+// Pure; thread-safe.
+#ifndef SKIFF_RESTD_DATA_PARSER_JOB_DESC_H_
+#define SKIFF_RESTD_DATA_PARSER_JOB_DESC_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+#include "proto/job.pb.h"
+
+namespace skiff::restd {
+
+struct JobDescDefaults {
+  std::string work_dir;     // the user's home: slurmrestd has no cwd of its own
+  std::string submit_host;  // restd's host
+};
+
+struct ParsedJobDesc {
+  v1::JobSpec spec;
+  std::vector<std::string> warnings;
+};
+
+absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const nlohmann::json& desc,
+                                              const JobDescDefaults& defaults);
+
+}  // namespace skiff::restd
+
+#endif  // SKIFF_RESTD_DATA_PARSER_JOB_DESC_H_

@@ -1,0 +1,102 @@
+#include "restd/data_parser/job_desc.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff::restd {
+namespace {
+
+using Json = nlohmann::json;
+
+const JobDescDefaults kDefaults = {"/home/alice", "head"};
+
+absl::StatusOr<ParsedJobDesc> Parse(const char* text) {
+  return JobSpecFromDesc(Json::parse(text), kDefaults);
+}
+
+TEST(JobDescTest, ReadsWhatSbatchWouldSend) {
+  auto parsed = Parse(R"({"script": "#!/bin/bash\nhostname\n", "name": "train",
+      "partition": "gpu", "account": "lab", "qos": "normal", "nodes": "1-2", "tasks": 4,
+      "cpus_per_task": {"set": true, "infinite": false, "number": 2},
+      "memory_per_node": {"set": true, "number": 4096}, "time_limit": 90,
+      "tres_per_node": "gres/gpu:a100:2", "tres_per_job": "gres/gpu:4",
+      "environment": ["PATH=/bin", "A=b=c"], "current_working_directory": "/scratch",
+      "standard_output": "out-%j.txt", "hold": true, "mail_type": ["END", "FAIL"],
+      "shared": ["none"], "required_nodes": "g[1-2]", "open_mode": ["APPEND"]})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const v1::JobSpec& spec = parsed->spec;
+  EXPECT_EQ(spec.name(), "train");
+  EXPECT_EQ(spec.partition(), "gpu");
+  EXPECT_EQ(spec.min_nodes(), 1);
+  EXPECT_EQ(spec.max_nodes(), 2);
+  EXPECT_EQ(spec.ntasks(), 4);
+  EXPECT_EQ(spec.cpus_per_task(), 2);
+  EXPECT_EQ(spec.mem_per_node_mb(), 4096u);
+  EXPECT_EQ(spec.time_limit(), 90 * 60);
+  ASSERT_EQ(spec.gres_size(), 1);
+  EXPECT_EQ(spec.gres(0), "gpu:a100:2");
+  EXPECT_EQ(spec.gpus(), "4");
+  EXPECT_EQ(spec.environment().at("A"), "b=c");
+  EXPECT_EQ(spec.work_dir(), "/scratch");
+  EXPECT_EQ(spec.stdout_pattern(), "out-%j.txt");
+  EXPECT_TRUE(spec.hold());
+  EXPECT_EQ(spec.mail_type(), "END,FAIL");
+  EXPECT_TRUE(spec.exclusive());
+  EXPECT_EQ(spec.nodelist_size(), 2);
+  EXPECT_EQ(spec.open_mode(), "append");
+  EXPECT_EQ(spec.submit_host(), "head");
+  EXPECT_TRUE(parsed->warnings.empty());
+}
+
+TEST(JobDescTest, DefaultsAreTheUsersHomeAndNoExportedEnvironment) {
+  auto parsed = Parse(R"({"script": "#!/bin/sh\ntrue\n"})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->spec.work_dir(), "/home/alice");
+  EXPECT_EQ(parsed->spec.export_mode(), "NONE");
+  EXPECT_FALSE(parsed->spec.has_time_limit());
+}
+
+TEST(JobDescTest, AnUnlimitedTimeIsInfinite) {
+  auto parsed = Parse(R"({"script": "#!/bin/sh\n", "time_limit": {"infinite": true}})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->spec.time_limit(), -1);
+}
+
+TEST(JobDescTest, UnsupportedFieldsAreWarningsNotFailures) {
+  auto parsed = Parse(R"({"script": "#!/bin/sh\n", "licenses": "matlab:1", "x11": ["ALL"]})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->warnings,
+            (std::vector<std::string>{"job.licenses is not supported by Skiff; ignored",
+                                      "job.x11 is not supported by Skiff; ignored"}));
+}
+
+TEST(JobDescTest, BadValuesNameTheirField) {
+  struct Case {
+    const char* desc;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({})", "job.script: a batch script is required"},
+           {R"({"script": "echo hi"})", "job.script: the batch script must start with \"#!\""},
+           {R"({"script": "#!/bin/sh\n", "tasks": "many"})", "job.tasks: expected a number"},
+           {R"({"script": "#!/bin/sh\n", "tasks": 0})", "job.tasks: must be at least 1"},
+           {R"({"script": "#!/bin/sh\n", "nodes": "2-1"})",
+            "job.nodes: \"2-1\" is not N or MIN-MAX"},
+           {R"({"script": "#!/bin/sh\n", "environment": ["NOEQUALS"]})",
+            "job.environment: \"NOEQUALS\" is not NAME=VALUE"},
+           {R"({"script": "#!/bin/sh\n", "current_working_directory": "rel"})",
+            "job.current_working_directory: must be an absolute path"},
+           {R"({"script": "#!/bin/sh\n", "tres_per_node": "gpu:1"})",
+            "job.tres_per_node: \"gpu:1\" is not a gres TRES (gres/NAME[:TYPE]:COUNT)"},
+           {R"({"script": "#!/bin/sh\n", "hold": "yes"})", "job.hold: expected true or false"},
+           {R"({"script": "#!/bin/sh\n", "memory_per_node": 1, "memory_per_cpu": 1})",
+            "job.memory_per_cpu: memory_per_node and memory_per_cpu are mutually exclusive"},
+       }) {
+    auto parsed = Parse(c.desc);
+    ASSERT_FALSE(parsed.ok()) << c.desc;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(parsed.status().message(), c.message) << c.desc;
+  }
+}
+
+}  // namespace
+}  // namespace skiff::restd

@@ -1,0 +1,131 @@
+// /slurm/{version}/nodes, node/{node_name}, partitions,
+// partition/{partition_name}, reservations, reservation/{reservation_name}
+// and shares: sinfo, scontrol show and sshare over REST.
+#include "absl/strings/str_split.h"
+#include "common/users.h"
+#include "restd/data_parser/cluster_json.h"
+#include "restd/data_parser/values.h"
+#include "restd/slurm/slurm_paths.h"
+
+namespace skiff::restd {
+namespace {
+
+std::string Cluster(const RestCall& call) { return call.ctld.config().skiff.cluster_name; }
+
+HttpResponse NodesAnswer(RestCall& call, const v1::GetNodesRequest& request) {
+  v1::GetNodesReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::GetNodes, request, &reply); !s.ok()) {
+    return Failure(call, s);
+  }
+  if (!request.names().empty() && reply.nodes().empty()) {
+    return Failure(call, absl::NotFoundError("Invalid node name specified"));
+  }
+  Json nodes = Json::array();
+  const std::string cluster = Cluster(call);
+  for (const v1::NodeInfo& node : reply.nodes()) {
+    nodes.push_back(NodeJson(node, cluster, [](uint32_t uid) { return UserName(uid); }));
+  }
+  return Answer(call, {{"nodes", std::move(nodes)}, {"last_update", Time(reply.now())}});
+}
+
+HttpResponse GetNodes(RestCall& call) { return NodesAnswer(call, v1::GetNodesRequest()); }
+
+HttpResponse GetNode(RestCall& call) {
+  v1::GetNodesRequest request;
+  request.add_names(call.args[0]);
+  return NodesAnswer(call, request);
+}
+
+HttpResponse PartitionsAnswer(RestCall& call, const v1::GetPartitionsRequest& request) {
+  v1::GetPartitionsReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::GetPartitions, request, &reply); !s.ok()) {
+    return Failure(call, s);
+  }
+  if (!request.names().empty() && reply.partitions().empty()) {
+    return Failure(call, absl::NotFoundError("Invalid partition name specified"));
+  }
+  std::map<std::string, const v1::NodeInfo*> nodes;
+  for (const v1::NodeInfo& node : reply.nodes()) nodes[node.name()] = &node;
+  Json partitions = Json::array();
+  for (const v1::PartitionInfo& partition : reply.partitions()) {
+    partitions.push_back(PartitionJson(partition, nodes, Cluster(call)));
+  }
+  return Answer(call, {{"partitions", std::move(partitions)}, {"last_update", Time(reply.now())}});
+}
+
+HttpResponse GetPartitions(RestCall& call) {
+  return PartitionsAnswer(call, v1::GetPartitionsRequest());
+}
+
+HttpResponse GetPartition(RestCall& call) {
+  v1::GetPartitionsRequest request;
+  request.add_names(call.args[0]);
+  return PartitionsAnswer(call, request);
+}
+
+HttpResponse ReservationsAnswer(RestCall& call, const std::string& only) {
+  v1::GetReservationsReply reply;
+  if (absl::Status s =
+          call.Call(&v1::Ctld::Stub::GetReservations, v1::GetReservationsRequest(), &reply);
+      !s.ok()) {
+    return Failure(call, s);
+  }
+  Json reservations = Json::array();
+  for (const v1::ReservationInfo& reservation : reply.reservations()) {
+    if (!only.empty() && reservation.name() != only) continue;
+    reservations.push_back(ReservationJson(reservation));
+  }
+  if (!only.empty() && reservations.empty()) {
+    return Failure(call, absl::NotFoundError("Reservation not found"));
+  }
+  return Answer(call,
+                {{"reservations", std::move(reservations)}, {"last_update", Time(reply.now())}});
+}
+
+HttpResponse GetReservations(RestCall& call) { return ReservationsAnswer(call, ""); }
+
+HttpResponse GetReservation(RestCall& call) { return ReservationsAnswer(call, call.args[0]); }
+
+// sshare -A/-u: ?accounts=a,b&users=u,v keep those accounts' lines and their
+// users' lines, and those users' lines.
+HttpResponse GetShares(RestCall& call) {
+  v1::GetAccountsReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::GetAccounts, v1::GetAccountsRequest(), &reply);
+      !s.ok()) {
+    return Failure(call, s);
+  }
+  Json shares = SharesJson(reply);
+  const std::vector<std::string> accounts =
+      absl::StrSplit(call.Query("accounts"), ',', absl::SkipEmpty());
+  const std::vector<std::string> users =
+      absl::StrSplit(call.Query("users"), ',', absl::SkipEmpty());
+  auto listed = [](const std::vector<std::string>& list, const std::string& name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  if (!accounts.empty() || !users.empty()) {
+    Json kept = Json::array();
+    for (Json& row : shares["shares"]) {
+      const bool is_user = row["type"][0] == "USER";
+      const std::string account = is_user ? row["parent"] : row["name"];
+      if (!accounts.empty() && !listed(accounts, account)) continue;
+      if (!users.empty() && is_user && !listed(users, row["name"])) continue;
+      kept.push_back(std::move(row));
+    }
+    shares["shares"] = std::move(kept);
+  }
+  return Answer(call, {{"shares", std::move(shares)}});
+}
+
+}  // namespace
+
+void AddClusterPaths(Router& router) {
+  router.Add("GET", "/slurm/{version}/nodes", GetNodes);
+  router.Add("GET", "/slurm/{version}/node/{node_name}", GetNode);
+  router.Add("GET", "/slurm/{version}/partitions", GetPartitions);
+  router.Add("GET", "/slurm/{version}/partition/{partition_name}", GetPartition);
+  router.Add("GET", "/slurm/{version}/reservations", GetReservations);
+  router.Add("GET", "/slurm/{version}/reservation/{reservation_name}", GetReservation);
+  router.Add("GET", "/slurm/{version}/shares", GetShares);
+}
+
+}  // namespace skiff::restd
