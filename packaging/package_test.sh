@@ -85,6 +85,7 @@ check "/usr/sbin/ctld is not a link to ../libexec/skiff/ctld" \
 check "/usr/sbin/noded is not a link to ../libexec/skiff/noded" \
   grep -q '\./usr/sbin/noded -> \.\./libexec/skiff/noded$' <(contents skiff-node)
 has_path skiff-controller /lib/systemd/system/skiff-ctld.service
+has_path skiff-controller /lib/systemd/system/skiff-restd.service
 has_path skiff-controller /var/lib/skiff
 has_path skiff-node /lib/systemd/system/skiff-noded.service
 has_path skiff-node /var/spool/skiff
@@ -128,6 +129,13 @@ for unit in "$out"/staging/*/lib/systemd/system/*.service; do
 done
 check "skiff-ctld.service does not run as the example's SlurmUser" \
   grep -qx 'User=skiff' "$out/staging/skiff-controller/lib/systemd/system/skiff-ctld.service"
+# restd runs as SlurmUser too (it has ctld make tokens for Unix-socket peers),
+# never as root, and listens on loopback unless told otherwise.
+check "skiff-restd.service does not run as the example's SlurmUser" \
+  grep -qx 'User=skiff' "$out/staging/skiff-controller/lib/systemd/system/skiff-restd.service"
+check "skiff-restd.service does not listen on 127.0.0.1 by default" \
+  grep -q '^Environment="RESTD_LISTEN=127.0.0.1:6820 ' \
+  "$out/staging/skiff-controller/lib/systemd/system/skiff-restd.service"
 
 # systemd-analyze verify, in a root holding systemd's own units, /bin/kill and
 # the two packages (it checks that each command exists).
@@ -138,7 +146,8 @@ if command -v systemd-analyze >/dev/null 2>&1 && [ -d /lib/systemd/system ]; the
   cp /bin/kill "$vroot/bin/"
   cp -a "$out/staging/skiff-controller/." "$out/staging/skiff-node/." "$vroot/"
   if ! verify=$(systemd-analyze verify --man=no --root="$vroot" \
-      /lib/systemd/system/skiff-ctld.service /lib/systemd/system/skiff-noded.service 2>&1) ||
+      /lib/systemd/system/skiff-ctld.service /lib/systemd/system/skiff-noded.service \
+      /lib/systemd/system/skiff-restd.service 2>&1) ||
       [ -n "$verify" ]; then
     fail "systemd-analyze verify: $verify"
   fi

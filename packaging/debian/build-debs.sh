@@ -21,7 +21,7 @@
 #   /usr/bin/<command>                       every command in --clis
 #   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
 #                                            skiff-common, which head and nodes both install
-#   /lib/systemd/system/skiff-{ctld,noded}.service
+#   /lib/systemd/system/skiff-{ctld,noded,restd}.service (restd's not enabled)
 #   /etc/skiff/                              cgroup.conf, skiff.conf.example, gres.conf.example
 #   /var/lib/skiff (ctld's state), /var/spool/skiff (noded's spool), /var/log/skiff
 set -euo pipefail
@@ -263,6 +263,8 @@ for rel in $daemons; do
 done
 install_file 0644 "$HERE/systemd/skiff-ctld.service" \
   "$STAGING/skiff-controller/lib/systemd/system/skiff-ctld.service"
+install_file 0644 "$HERE/systemd/skiff-restd.service" \
+  "$STAGING/skiff-controller/lib/systemd/system/skiff-restd.service"
 install_file 0644 "$HERE/systemd/skiff-noded.service" \
   "$STAGING/skiff-node/lib/systemd/system/skiff-noded.service"
 mkdir -p "$STAGING/skiff-controller/var/lib/skiff" "$STAGING/skiff-node/var/spool/skiff"

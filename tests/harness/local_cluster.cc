@@ -210,7 +210,8 @@ CommandResult LocalCluster::Up() const {
     absl::StrAppend(&environment, name, "=", ShellQuote(value), " ");
   }
   return RunShell(
-      absl::StrCat(environment, "SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
+      absl::StrCat(environment, "SKIFF_RESTD=", options_.restd ? 1 : 0,
+                   " SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
                    " SKIFF_GPU_NODES=", options_.gpu_nodes, " SKIFF_CONF_EXTRA=", ShellQuote(extra),
                    " ", ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_), " --nodes ",
                    options_.nodes, " --cpus ", options_.cpus, " --bin-from ", ShellQuote(root)));

@@ -58,6 +58,8 @@ class LocalCluster {
     // {"SKIFF_NODED_PREFIX_n2", "nsenter --net=/run/netns/NS"} to run a noded in a
     // network namespace at that address.
     std::map<std::string, std::string> environment;
+    // Start restd as `./skiff up` does (etc/restd.env says where it listens).
+    bool restd = false;
   };
 
   // Why this host cannot confine jobs with cgroups (not root; no v1 freezer,

@@ -4,14 +4,9 @@
 // for a local user on the Unix socket (their uid, no token) and a token's user
 // over TCP; every answer checked against Slurm's v0.0.42 OpenAPI document. A
 // user is refused someone else's job; no token, a forged or an expired one is
-// refused in Slurm's error array. Runs as root: it creates test users, and
-// restd (like slurmrestd under its service user) may have tokens made for
-// local peers.
+// refused in Slurm's error array. restd is the one `./skiff up` starts, with
+// the token key it writes. Runs as root: it creates test users.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -36,7 +31,6 @@ using Json = nlohmann::json;
 
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
-constexpr char kKey[] = "restd test key: thirty-two bytes or more, please.";
 
 // curl's answer: the body, then the status code on its own last line.
 struct HttpAnswer {
@@ -65,9 +59,7 @@ class RestdTest : public ::testing::Test {
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 1;
-    options.files = {{"etc/jwt_hs256.key", kKey}};
-    options.extra_config =
-        "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key\n";
+    options.restd = true;  // as ./skiff up starts it, with its token key
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster).release();
@@ -77,29 +69,20 @@ class RestdTest : public ::testing::Test {
     // user's is in the way.
     work_ = cluster_->dir() + "/work";
     ASSERT_EQ(RunShell("mkdir -p " + work_ + " && chmod 1777 " + work_).exit_code, 0);
-    port_ = FreePort();
-    socket_ = cluster_->dir() + "/run/restd.sock";
-    const std::string binary = RunfilesRoot() + "/restd/restd";
-    const std::string conf = cluster_->conf_path();
-    const std::string log = cluster_->dir() + "/log/restd.log";
-    restd_ = fork();
-    if (restd_ == 0) {
-      setenv("SKIFF_CONF", conf.c_str(), 1);
-      freopen(log.c_str(), "w", stdout);
-      freopen(log.c_str(), "a", stderr);
-      const std::string tcp = absl::StrCat("127.0.0.1:", port_);
-      const std::string unix_listen = "unix:" + socket_;
-      execl(binary.c_str(), binary.c_str(), tcp.c_str(), unix_listen.c_str(), nullptr);
-      _exit(127);
-    }
+    // etc/restd.env: RESTD_LISTEN="127.0.0.1:PORT unix:PATH".
+    const std::string listen = ReadFile(cluster_->dir() + "/etc/restd.env");
+    const size_t colon = listen.find("127.0.0.1:");
+    const size_t unix_at = listen.find(" unix:");
+    ASSERT_TRUE(colon != std::string::npos && unix_at != std::string::npos) << listen;
+    port_ = atoi(listen.c_str() + colon + strlen("127.0.0.1:"));
+    socket_ = listen.substr(unix_at + strlen(" unix:"));
+    socket_ = socket_.substr(0, socket_.find('"'));
+    key_ = ReadFile(cluster_->dir() + "/etc/jwt_hs256.key");
+    ASSERT_FALSE(key_.empty());
     ASSERT_TRUE(Eventually(30, [&] { return access(socket_.c_str(), F_OK) == 0; }))
-        << ReadFile(log);
+        << ReadFile(cluster_->dir() + "/log/restd.out");
   }
   static void TearDownTestSuite() {
-    if (restd_ > 0) {
-      kill(restd_, SIGTERM);
-      waitpid(restd_, nullptr, 0);
-    }
     delete cluster_;
     cluster_ = nullptr;
     delete openapi_;
@@ -161,7 +144,7 @@ class RestdTest : public ::testing::Test {
 
   static LocalCluster* cluster_;
   static Json* openapi_;
-  static pid_t restd_;
+  static std::string key_;
   static int port_;
   static std::string socket_;
   static std::string work_;
@@ -169,7 +152,7 @@ class RestdTest : public ::testing::Test {
 
 LocalCluster* RestdTest::cluster_ = nullptr;
 Json* RestdTest::openapi_ = nullptr;
-pid_t RestdTest::restd_ = -1;
+std::string RestdTest::key_;
 int RestdTest::port_ = -1;
 std::string RestdTest::socket_;
 std::string RestdTest::work_;
@@ -358,7 +341,7 @@ TEST_F(RestdTest, NoTokenABadTokenOrAnUnknownPathIsRefused) {
       << bad.body;
   const HttpAnswer expired =
       Curl(*cluster_, "",
-           "-H 'X-SLURM-USER-TOKEN: " + MakeJwt(kKey, kAlice, time(nullptr) - 7200, 60) + "' " +
+           "-H 'X-SLURM-USER-TOKEN: " + MakeJwt(key_, kAlice, time(nullptr) - 7200, 60) + "' " +
                Url("/slurm/v0.0.42/ping"));
   EXPECT_EQ(expired.status, 401);
   const HttpAnswer unknown =
