@@ -10,6 +10,7 @@
 #include "cli/common/job_text.h"
 #include "cli/scontrol/scontrol_format.h"
 #include "common/hostlist.h"
+#include "restd/data_parser/json_out.h"
 #include "restd/data_parser/values.h"
 
 namespace skiff::restd {
@@ -23,8 +24,8 @@ bool Active(v1::JobState state) { return cli::IsActiveJobState(state); }
 
 // "gpu:a100:1(IDX:0)" per node, as scontrol show job -d's GRES= and
 // data_parser's gres_detail.
-Json GresDetail(const v1::JobInfo& job, const JobJsonContext& context) {
-  Json detail = Json::array();
+std::vector<std::string> GresDetail(const v1::JobInfo& job, const JobJsonContext& context) {
+  std::vector<std::string> detail;
   if (!Started(job) || !Active(job.state())) return detail;
   for (int i = 0; i < job.node_resources_size() && i < job.nodes_size(); ++i) {
     const auto& gpus = job.node_resources(i).gpu_indices();
@@ -114,13 +115,35 @@ std::string TresPerNode(const v1::JobSpec& spec) {
   return absl::StrJoin(parts, ",");
 }
 
-// The time a running job will end by its limit, else its end or nothing.
-Json EndTime(const v1::JobInfo& job) {
-  if (job.end_time() > 0) return Number(job.end_time());
-  if (Started(job) && job.time_limit() > 0) {
-    return Number(job.start_time() + job.suspended_seconds() + job.time_limit());
+// data_parser's process_exit_code_verbose, as values.h's ExitCode builds it.
+void WriteExitCode(JsonOut& out, bool ended, int return_code, int signal) {
+  const char* status = "PENDING";
+  if (ended) status = signal != 0 ? "SIGNALED" : (return_code == 0 ? "SUCCESS" : "ERROR");
+  out.BeginObject();
+  out.Key("status").BeginArray().String(status).EndArray();
+  out.Key("return_code");
+  if (ended) {
+    out.Number(return_code);
+  } else {
+    out.NoNumber();
   }
-  return Number(0);
+  out.Key("signal").BeginObject().Key("id");
+  if (signal != 0) {
+    out.Number(signal);
+  } else {
+    out.NoNumber();
+  }
+  out.Field("name", SignalName(signal)).EndObject();
+  out.EndObject();
+}
+
+// The time a running job will end by its limit, else its end or nothing.
+int64_t EndTime(const v1::JobInfo& job) {
+  if (job.end_time() > 0) return job.end_time();
+  if (Started(job) && job.time_limit() > 0) {
+    return job.start_time() + job.suspended_seconds() + job.time_limit();
+  }
+  return 0;
 }
 
 std::string ArrayTaskString(const v1::JobInfo& job) {
@@ -160,91 +183,129 @@ Json MailTypeList(const std::string& mail_type) {
   return list;
 }
 
-Json JobJson(const v1::JobInfo& job, const JobJsonContext& context) {
+void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& out) {
   const v1::JobSpec& spec = job.spec();
   const bool started = Started(job);
   const bool pending = job.state() == v1::PENDING;
   const bool ended = !Active(job.state()) && job.state() != v1::PENDING;
-  Json out = {
-      {"account", job.account()},
-      {"accrue_time", Time(job.eligible_time())},
-      {"array_job_id", Number(job.array_job_id())},
-      {"array_task_id", job.array_task_id() >= 0 ? Number(job.array_task_id()) : NoNumber()},
-      {"array_max_tasks", Number(job.array_max_running())},
-      {"array_task_string", ArrayTaskString(job)},
-      {"batch_flag", !spec.interactive()},
-      {"batch_host", started && job.nodes_size() > 0 ? job.nodes(0) : ""},
-      {"flags", Json::array()},
-      {"burst_buffer", spec.burst_buffer()},
-      {"burst_buffer_state", job.burst_buffer_state()},
-      {"cluster", context.cluster},
-      {"command", spec.command()},
-      {"comment", spec.comment()},
-      {"contiguous", spec.contiguous()},
-      {"cpus_per_task", Number(std::max(1, job.cpus_per_task()))},
-      {"deadline", Time(spec.deadline())},
-      {"dependency", job.dependency()},
-      {"derived_exit_code", job.has_derived_exit_code()
-                                ? ExitCode(true, job.derived_exit_code(), job.derived_exit_signal())
-                                : ExitCode(ended, 0, 0)},
-      {"eligible_time", Time(job.eligible_time())},
-      {"end_time", EndTime(job)},
-      {"excluded_nodes", CompressHostlist({spec.exclude().begin(), spec.exclude().end()})},
-      {"exit_code", ExitCode(ended, job.exit_code(), job.exit_signal())},
-      {"features", spec.constraint()},
-      {"gres_detail", GresDetail(job, context)},
-      {"group_id", job.group_id()},
-      {"group_name", job.group_name()},
-      {"job_id", job.job_id()},
-      {"job_state", Json::array({cli::JobStateName(job.state())})},
-      {"last_sched_evaluation", Time(job.now())},
-      {"mail_type", MailTypeList(spec.mail_type())},
-      {"mail_user", spec.mail_user().empty() ? job.user_name() : spec.mail_user()},
-      {"max_nodes", Number(spec.max_nodes())},
-      {"name", spec.name()},
-      {"nodes", CompressHostlist({job.nodes().begin(), job.nodes().end()})},
-      {"nice", job.nice()},
-      {"tasks_per_node", spec.ntasks_per_node() > 0 ? Number(spec.ntasks_per_node()) : NoNumber()},
-      {"cpus", Number(job.num_cpus())},
-      {"node_count", Number(std::max(1, job.num_nodes()))},
-      {"tasks", Number(std::max(1, job.num_tasks()))},
-      {"partition", job.partition()},
-      {"memory_per_cpu", spec.mem_per_cpu_mb() > 0 ? Number(spec.mem_per_cpu_mb()) : NoNumber()},
-      {"memory_per_node",
-       job.mem_per_node_mb() > 0
-           ? Number(job.mem_per_node_mb())
-           : (spec.mem_per_node_mb() > 0 ? Number(spec.mem_per_node_mb()) : NoNumber())},
-      {"minimum_cpus_per_node",
-       spec.min_cpus_per_node() > 0 ? Number(spec.min_cpus_per_node()) : NoNumber()},
-      {"hold", job.held()},
-      {"priority", Number(job.priority())},
-      {"qos", job.qos()},
-      {"requeue", spec.has_requeue() ? spec.requeue() : false},
-      {"required_nodes", CompressHostlist({spec.nodelist().begin(), spec.nodelist().end()})},
-      {"restart_cnt", job.restart_count()},
-      {"resv_name", spec.reservation()},
-      {"scheduled_nodes", job.sched_nodes()},
-      {"shared", spec.exclusive() ? Json::array({"none"}) : Json::array()},
-      {"start_time", Time(started ? job.start_time() : job.expected_start())},
-      {"state_description", job.state_description()},
-      {"state_reason", job.state_reason().empty() ? "None" : job.state_reason()},
-      {"standard_error", job.stderr_path().empty() ? job.stdout_path() : job.stderr_path()},
-      {"standard_input", spec.stdin_path().empty() ? "/dev/null" : spec.stdin_path()},
-      {"standard_output", job.stdout_path()},
-      {"submit_time", Time(job.submit_time())},
-      {"suspend_time", Time(job.suspend_time())},
-      {"time_limit", Minutes(job.time_limit())},
-      {"tres_per_job", TresPer(spec.gpus())},
-      {"tres_per_node", TresPerNode(spec)},
-      {"tres_req_str", cli::JobTresText(job)},
-      {"tres_alloc_str", started ? cli::JobTresText(job) : ""},
-      {"user_id", job.user_id()},
-      {"user_name", job.user_name()},
-      {"current_working_directory", spec.work_dir()},
+  // Slurm's times: set, 0 when there is none.
+  const auto time = [&out](absl::string_view name, int64_t unix_seconds) {
+    out.Key(name).Number(unix_seconds > 0 ? unix_seconds : 0);
   };
-  if (started && !pending && job.nodes_size() > 0)
-    out["job_resources"] = JobResources(job, context);
-  return out;
+  const auto number_or_unset = [&out](absl::string_view name, int64_t value, bool set) {
+    out.Key(name);
+    if (set) {
+      out.Number(value);
+    } else {
+      out.NoNumber();
+    }
+  };
+  out.BeginObject();
+  out.Field("account", job.account());
+  time("accrue_time", job.eligible_time());
+  out.Key("array_job_id").Number(static_cast<int64_t>(job.array_job_id()));
+  number_or_unset("array_task_id", job.array_task_id(), job.array_task_id() >= 0);
+  out.Key("array_max_tasks").Number(job.array_max_running());
+  out.Field("array_task_string", ArrayTaskString(job));
+  out.Field("batch_flag", !spec.interactive());
+  out.Field("batch_host", started && job.nodes_size() > 0 ? job.nodes(0) : std::string());
+  out.Key("flags").BeginArray().EndArray();
+  out.Field("burst_buffer", spec.burst_buffer());
+  out.Field("burst_buffer_state", job.burst_buffer_state());
+  out.Field("cluster", context.cluster);
+  out.Field("command", spec.command());
+  out.Field("comment", spec.comment());
+  out.Field("contiguous", spec.contiguous());
+  out.Key("cpus_per_task").Number(std::max(1, job.cpus_per_task()));
+  time("deadline", spec.deadline());
+  out.Field("dependency", job.dependency());
+  out.Key("derived_exit_code");
+  if (job.has_derived_exit_code()) {
+    WriteExitCode(out, true, job.derived_exit_code(), job.derived_exit_signal());
+  } else {
+    WriteExitCode(out, ended, 0, 0);
+  }
+  time("eligible_time", job.eligible_time());
+  out.Key("end_time").Number(EndTime(job));
+  out.Field("excluded_nodes", CompressHostlist({spec.exclude().begin(), spec.exclude().end()}));
+  out.Key("exit_code");
+  WriteExitCode(out, ended, job.exit_code(), job.exit_signal());
+  out.Field("features", spec.constraint());
+  out.Key("gres_detail").BeginArray();
+  for (const std::string& detail : GresDetail(job, context)) out.String(detail);
+  out.EndArray();
+  out.Field("group_id", job.group_id());
+  out.Field("group_name", job.group_name());
+  out.Field("job_id", job.job_id());
+  out.Key("job_state").BeginArray().String(cli::JobStateName(job.state())).EndArray();
+  time("last_sched_evaluation", job.now());
+  out.Key("mail_type").BeginArray();
+  if (!spec.mail_type().empty()) {
+    for (const Json& flag : MailTypeList(spec.mail_type())) out.String(flag.get<std::string>());
+  }
+  out.EndArray();
+  out.Field("mail_user", spec.mail_user().empty() ? job.user_name() : spec.mail_user());
+  out.Key("max_nodes").Number(spec.max_nodes());
+  out.Field("name", spec.name());
+  out.Field("nodes", CompressHostlist({job.nodes().begin(), job.nodes().end()}));
+  out.Field("nice", job.nice());
+  number_or_unset("tasks_per_node", spec.ntasks_per_node(), spec.ntasks_per_node() > 0);
+  out.Key("cpus").Number(job.num_cpus());
+  out.Key("node_count").Number(std::max(1, job.num_nodes()));
+  out.Key("tasks").Number(std::max(1, job.num_tasks()));
+  out.Field("partition", job.partition());
+  number_or_unset("memory_per_cpu", spec.mem_per_cpu_mb(), spec.mem_per_cpu_mb() > 0);
+  const uint64_t memory_per_node =
+      job.mem_per_node_mb() > 0 ? job.mem_per_node_mb() : spec.mem_per_node_mb();
+  number_or_unset("memory_per_node", memory_per_node, memory_per_node > 0);
+  number_or_unset("minimum_cpus_per_node", spec.min_cpus_per_node(), spec.min_cpus_per_node() > 0);
+  out.Field("hold", job.held());
+  out.Key("priority").Number(job.priority());
+  out.Field("qos", job.qos());
+  out.Field("requeue", spec.has_requeue() ? spec.requeue() : false);
+  out.Field("required_nodes", CompressHostlist({spec.nodelist().begin(), spec.nodelist().end()}));
+  out.Field("restart_cnt", job.restart_count());
+  out.Field("resv_name", spec.reservation());
+  out.Field("scheduled_nodes", job.sched_nodes());
+  out.Key("shared").BeginArray();
+  if (spec.exclusive()) out.String("none");
+  out.EndArray();
+  time("start_time", started ? job.start_time() : job.expected_start());
+  out.Field("state_description", job.state_description());
+  out.Field("state_reason", job.state_reason().empty() ? std::string("None") : job.state_reason());
+  out.Field("standard_error", job.stderr_path().empty() ? job.stdout_path() : job.stderr_path());
+  out.Field("standard_input",
+            spec.stdin_path().empty() ? std::string("/dev/null") : spec.stdin_path());
+  out.Field("standard_output", job.stdout_path());
+  time("submit_time", job.submit_time());
+  time("suspend_time", job.suspend_time());
+  out.Key("time_limit");
+  if (job.time_limit() < 0) {
+    out.Infinite();
+  } else if (job.time_limit() == 0) {
+    out.NoNumber();
+  } else {
+    out.Number((job.time_limit() + 59) / 60);
+  }
+  out.Field("tres_per_job", TresPer(spec.gpus()));
+  out.Field("tres_per_node", TresPerNode(spec));
+  const std::string tres = cli::JobTresText(job);
+  out.Field("tres_req_str", tres);
+  out.Field("tres_alloc_str", started ? tres : std::string());
+  out.Field("user_id", job.user_id());
+  out.Field("user_name", job.user_name());
+  out.Field("current_working_directory", spec.work_dir());
+  if (started && !pending && job.nodes_size() > 0) {
+    out.Field("job_resources", JobResources(job, context));
+  }
+  out.EndObject();
+}
+
+Json JobJson(const v1::JobInfo& job, const JobJsonContext& context) {
+  std::string text;
+  JsonOut out(&text);
+  WriteJob(job, context, out);
+  return Json::parse(text);
 }
 
 }  // namespace skiff::restd

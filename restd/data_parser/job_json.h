@@ -12,6 +12,7 @@
 
 #include "nlohmann/json.hpp"
 #include "proto/ctld.pb.h"
+#include "restd/data_parser/json_out.h"
 
 namespace skiff::restd {
 
@@ -22,6 +23,10 @@ struct JobJsonContext {
   std::map<std::string, const v1::NodeInfo*> nodes;
 };
 
+// Written straight into `out` (GET /jobs writes 10,000 of them).
+void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& out);
+
+// The same as a tree, for tests and single answers.
 nlohmann::json JobJson(const v1::JobInfo& job, const JobJsonContext& context);
 
 // "END,FAIL" as data_parser's mail_type list, keeping only the flags it names.

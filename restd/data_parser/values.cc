@@ -41,6 +41,12 @@ std::string MemoryText(int64_t mib) {
 
 }  // namespace
 
+std::string SignalName(int signal) {
+  if (signal == 0) return "";
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev ? absl::StrCat("SIG", abbrev) : absl::StrCat(signal);
+}
+
 Json Number(int64_t n) { return {{"set", true}, {"infinite", false}, {"number", n}}; }
 
 Json NoNumber() { return {{"set", false}, {"infinite", false}, {"number", 0}}; }
@@ -60,14 +66,10 @@ Json Float(double x) { return {{"set", true}, {"infinite", false}, {"number", x}
 Json ExitCode(bool ended, int return_code, int signal) {
   std::string status = "PENDING";
   if (ended) status = signal != 0 ? "SIGNALED" : (return_code == 0 ? "SUCCESS" : "ERROR");
-  std::string signal_name;
-  if (signal != 0) {
-    const char* abbrev = sigabbrev_np(signal);
-    signal_name = abbrev ? absl::StrCat("SIG", abbrev) : absl::StrCat(signal);
-  }
   return {{"status", Json::array({status})},
           {"return_code", ended ? Number(return_code) : NoNumber()},
-          {"signal", {{"id", signal != 0 ? Number(signal) : NoNumber()}, {"name", signal_name}}}};
+          {"signal",
+           {{"id", signal != 0 ? Number(signal) : NoNumber()}, {"name", SignalName(signal)}}}};
 }
 
 int TresId(const std::string& type_and_name) {

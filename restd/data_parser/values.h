@@ -35,6 +35,8 @@ Json Float(double x);
 // "signal": {"id": {...}, "name": "..."}}; status is "SUCCESS", "ERROR" or
 // "SIGNALED" (and "PENDING" before the process ran).
 Json ExitCode(bool ended, int return_code, int signal);
+// "SIGKILL" for 9; "" for 0.
+std::string SignalName(int signal);
 
 // Slurm's TRES list: [{"type": "cpu", "name": "", "id": 1, "count": n}, ...].
 // `counts` by Slurm's TRES names: "cpu", "mem" (MiB), "node", "billing",

@@ -199,7 +199,7 @@ const char* HttpReason(int status) {
   }
 }
 
-std::string FormatHttpResponse(const HttpResponse& response, bool head_request) {
+std::string FormatHttpHead(const HttpResponse& response) {
   std::string out =
       absl::StrCat("HTTP/1.1 ", response.status, " ", HttpReason(response.status),
                    "\r\nContent-Type: ", response.content_type,
@@ -210,6 +210,11 @@ std::string FormatHttpResponse(const HttpResponse& response, bool head_request) 
     absl::StrAppend(&out, name, ": ", value, "\r\n");
   }
   absl::StrAppend(&out, "\r\n");
+  return out;
+}
+
+std::string FormatHttpResponse(const HttpResponse& response, bool head_request) {
+  std::string out = FormatHttpHead(response);
   if (!head_request) out += response.body;
   return out;
 }

@@ -75,6 +75,9 @@ struct HttpResponse {
 // Connection: close, the extra headers, the body). A HEAD request's answer
 // carries the length but not the body.
 std::string FormatHttpResponse(const HttpResponse& response, bool head_request = false);
+// Its status line and headers alone, up to the blank line: the server sends
+// a large body after it without copying it.
+std::string FormatHttpHead(const HttpResponse& response);
 
 // The reason phrase of a status code ("Not Found"); "Unknown" for others.
 const char* HttpReason(int status);

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -172,11 +173,16 @@ void HttpServer::AcceptLoop() {
   }
 }
 
+constexpr size_t kTrimAfterBytes = 4 << 20;
+
 void HttpServer::Serve(int fd, HttpPeer peer) {
   timeval timeout{};
   timeout.tv_sec = options_.read_timeout.count() / 1000;
   timeout.tv_usec = (options_.read_timeout.count() % 1000) * 1000;
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  // A client that stops reading a long answer frees its thread as one that
+  // stops sending does: a send that makes no progress for as long fails.
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
   HttpRequestParser parser(options_.limits);
   char buffer[16384];
   HttpResponse response;
@@ -203,9 +209,16 @@ void HttpServer::Serve(int fd, HttpPeer peer) {
     }
   }
   const bool head = parser.Done() && parser.request().method == "HEAD";
-  WriteAll(fd, FormatHttpResponse(response, head));
+  WriteAll(fd, FormatHttpHead(response));
+  if (!head) WriteAll(fd, response.body);
   shutdown(fd, SHUT_WR);
   close(fd);
+  // A large answer (GET /jobs of a big queue: tens of MiB) is given back to
+  // the system, not kept by malloc for the next one.
+  if (response.body.size() > kTrimAfterBytes) {
+    response = HttpResponse();
+    malloc_trim(0);
+  }
 }
 
 }  // namespace skiff::restd
