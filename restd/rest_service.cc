@@ -9,6 +9,7 @@
 #include "common/users.h"
 #include "restd/rest_auth.h"
 #include "restd/slurm/slurm_paths.h"
+#include "restd/slurmdb/slurmdb_paths.h"
 
 namespace skiff::restd {
 namespace {
@@ -17,7 +18,10 @@ constexpr int64_t kMintedLifespan = 600;
 
 }  // namespace
 
-RestService::RestService(cli::CtldClient& client) : client_(client) { AddSlurmPaths(router_); }
+RestService::RestService(cli::CtldClient& client) : client_(client) {
+  AddSlurmPaths(router_);
+  AddSlurmdbPaths(router_);
+}
 
 absl::StatusOr<std::string> RestService::TokenFor(uid_t uid) {
   const int64_t now = time(nullptr);

@@ -1,0 +1,44 @@
+// slurmrestd's /slurmdb/{version}/ paths (openapi/slurmdbd), answered from
+// ctld's accounting records and account tree in data_parser v0.0.42's shapes
+// (issue 36), GET only:
+//   jobs, job/{job_id}                          jobs_paths.cc (GetAccounting)
+//   accounts, account/{account_name},
+//   associations, users, user/{name}            accounts_paths.cc (GetAccounts)
+//   qos, qos/{qos}, tres                        qos_tres_paths.cc (GetQos,
+//                                               GetUsageReport)
+// Each handler calls ctld as the request's user (RestCall::Call), so ctld
+// decides what that user may see (PrivateData=jobs), exactly as for sacct and
+// sacctmgr; restd neither filters nor widens that. A single record that is not
+// there (or not visible) is a 404 in Slurm's error array.
+//
+// The handlers keep no state; thread-safe.
+#ifndef SKIFF_RESTD_SLURMDB_SLURMDB_PATHS_H_
+#define SKIFF_RESTD_SLURMDB_SLURMDB_PATHS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "restd/http/http_message.h"
+#include "restd/rest_call.h"
+#include "restd/router.h"
+
+namespace skiff::restd {
+
+void AddSlurmdbPaths(Router& router);
+
+// Each file's share of them.
+void AddJobsPaths(Router& router);
+void AddAccountsPaths(Router& router);
+void AddQosAndTresPaths(Router& router);
+
+// Answer() and Failure() with meta naming the slurmdbd plugin, as
+// slurmrestd's /slurmdb/ answers do. A failure carries the path's list
+// (`list_key`: "jobs", "accounts", ...) empty, as slurmrestd's do: the
+// document's schemas require it in every answer, errors included.
+HttpResponse SlurmdbAnswer(const RestCall& call, Json body);
+HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
+                            const std::string& list_key);
+
+}  // namespace skiff::restd
+
+#endif  // SKIFF_RESTD_SLURMDB_SLURMDB_PATHS_H_
