@@ -79,11 +79,11 @@ HttpResponse Answer(const RestCall& call, Json body, int status) {
   return response;
 }
 
-HttpResponse Failure(const RestCall& call, const absl::Status& status) {
-  Json body = {{"errors", Json::array({{{"description", std::string(status.message())},
-                                        {"error_number", static_cast<int>(status.code())},
-                                        {"error", ErrorNameOf(status)},
-                                        {"source", "restd"}}})}};
+HttpResponse Failure(const RestCall& call, const absl::Status& status, Json body) {
+  body["errors"] = Json::array({{{"description", std::string(status.message())},
+                                 {"error_number", static_cast<int>(status.code())},
+                                 {"error", ErrorNameOf(status)},
+                                 {"source", "restd"}}});
   HttpResponse response = Answer(call, std::move(body), HttpStatusOf(status));
   if (status.code() == absl::StatusCode::kUnauthenticated) {
     response.headers["WWW-Authenticate"] = "Bearer";

@@ -50,8 +50,10 @@ Json Meta(const RestCall& call);
 HttpResponse Answer(const RestCall& call, Json body, int status = 200);
 
 // Slurm's error array (with meta) for `status`, a failure of ctld or of the
-// request; the HTTP status follows HttpStatusOf.
-HttpResponse Failure(const RestCall& call, const absl::Status& status);
+// request; the HTTP status follows HttpStatusOf. `body` holds what the path's
+// schema requires even of a failure (an empty "jobs" list, ...), as
+// slurmrestd answers with its whole response structure.
+HttpResponse Failure(const RestCall& call, const absl::Status& status, Json body = Json::object());
 
 // The HTTP status for a status from ctld: 401, 403, 404, 400, 503, else 500.
 int HttpStatusOf(const absl::Status& status);

@@ -12,13 +12,17 @@ namespace {
 
 std::string Cluster(const RestCall& call) { return call.ctld.config().skiff.cluster_name; }
 
+// `list` empty and no update time: what the path's schema requires of a
+// failure too.
+Json Nothing(const char* list) { return {{list, Json::array()}, {"last_update", NoNumber()}}; }
+
 HttpResponse NodesAnswer(RestCall& call, const v1::GetNodesRequest& request) {
   v1::GetNodesReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetNodes, request, &reply); !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, Nothing("nodes"));
   }
   if (!request.names().empty() && reply.nodes().empty()) {
-    return Failure(call, absl::NotFoundError("Invalid node name specified"));
+    return Failure(call, absl::NotFoundError("Invalid node name specified"), Nothing("nodes"));
   }
   Json nodes = Json::array();
   const std::string cluster = Cluster(call);
@@ -39,10 +43,11 @@ HttpResponse GetNode(RestCall& call) {
 HttpResponse PartitionsAnswer(RestCall& call, const v1::GetPartitionsRequest& request) {
   v1::GetPartitionsReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetPartitions, request, &reply); !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, Nothing("partitions"));
   }
   if (!request.names().empty() && reply.partitions().empty()) {
-    return Failure(call, absl::NotFoundError("Invalid partition name specified"));
+    return Failure(call, absl::NotFoundError("Invalid partition name specified"),
+                   Nothing("partitions"));
   }
   std::map<std::string, const v1::NodeInfo*> nodes;
   for (const v1::NodeInfo& node : reply.nodes()) nodes[node.name()] = &node;
@@ -68,7 +73,7 @@ HttpResponse ReservationsAnswer(RestCall& call, const std::string& only) {
   if (absl::Status s =
           call.Call(&v1::Ctld::Stub::GetReservations, v1::GetReservationsRequest(), &reply);
       !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, Nothing("reservations"));
   }
   Json reservations = Json::array();
   for (const v1::ReservationInfo& reservation : reply.reservations()) {
@@ -76,7 +81,7 @@ HttpResponse ReservationsAnswer(RestCall& call, const std::string& only) {
     reservations.push_back(ReservationJson(reservation));
   }
   if (!only.empty() && reservations.empty()) {
-    return Failure(call, absl::NotFoundError("Reservation not found"));
+    return Failure(call, absl::NotFoundError("Reservation not found"), Nothing("reservations"));
   }
   return Answer(call,
                 {{"reservations", std::move(reservations)}, {"last_update", Time(reply.now())}});
@@ -92,7 +97,7 @@ HttpResponse GetShares(RestCall& call) {
   v1::GetAccountsReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetAccounts, v1::GetAccountsRequest(), &reply);
       !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, {{"shares", {{"shares", Json::array()}, {"total_shares", 0}}}});
   }
   Json shares = SharesJson(reply);
   const std::vector<std::string> accounts =

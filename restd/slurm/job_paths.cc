@@ -18,6 +18,12 @@
 namespace skiff::restd {
 namespace {
 
+// What JOB_INFO_RESP and KILL_JOBS_RESP require of a failure too.
+Json NoJobs() {
+  return {{"jobs", Json::array()}, {"last_backfill", NoNumber()}, {"last_update", NoNumber()}};
+}
+Json NoStatus() { return {{"status", Json::array()}}; }
+
 // The nodes by name, for job_resources and gres_detail. Kept in `reply`.
 JobJsonContext ContextFor(RestCall& call, v1::GetNodesReply* reply) {
   JobJsonContext context;
@@ -31,7 +37,7 @@ JobJsonContext ContextFor(RestCall& call, v1::GetNodesReply* reply) {
 HttpResponse JobsAnswer(RestCall& call, const v1::GetJobsRequest& request) {
   v1::GetJobsReply jobs;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetJobs, request, &jobs); !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, NoJobs());
   }
   v1::GetNodesReply nodes;
   const JobJsonContext context = ContextFor(call, &nodes);
@@ -63,7 +69,7 @@ HttpResponse GetJobs(RestCall& call) { return JobsAnswer(call, v1::GetJobsReques
 
 HttpResponse GetJob(RestCall& call) {
   absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(call.args[0]);
-  if (!refs.ok()) return Failure(call, refs.status());
+  if (!refs.ok()) return Failure(call, refs.status(), NoJobs());
   v1::GetJobsRequest request;
   for (const v1::JobRef& ref : *refs) *request.add_refs() = ref;
   return JobsAnswer(call, request);
@@ -109,23 +115,19 @@ absl::Status FirstFailure(const v1::CancelJobsReply& reply) {
 HttpResponse KillAnswer(RestCall& call, const v1::CancelJobsRequest& request) {
   v1::CancelJobsReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::CancelJobs, request, &reply); !s.ok()) {
-    return Failure(call, s);
+    return Failure(call, s, NoStatus());
   }
   Json body = {{"status", KillResults(reply)}};
   const absl::Status failed = FirstFailure(reply);
   if (failed.ok()) return Answer(call, std::move(body));
-  HttpResponse refused = Failure(call, failed);
-  Json with_status = Json::parse(refused.body);
-  with_status["status"] = body["status"];
-  refused.body = JsonText(with_status);
-  return refused;
+  return Failure(call, failed, std::move(body));
 }
 
 HttpResponse DeleteJob(RestCall& call) {
   absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(call.args[0]);
-  if (!refs.ok()) return Failure(call, refs.status());
+  if (!refs.ok()) return Failure(call, refs.status(), NoStatus());
   absl::StatusOr<int> signal = SignalOf(call.Query("signal"));
-  if (!signal.ok()) return Failure(call, signal.status());
+  if (!signal.ok()) return Failure(call, signal.status(), NoStatus());
   v1::CancelJobsRequest request;
   for (const v1::JobRef& ref : *refs) *request.add_refs() = ref;
   request.set_signal(*signal);
@@ -142,22 +144,24 @@ HttpResponse DeleteJob(RestCall& call) {
 HttpResponse DeleteJobs(RestCall& call) {
   const Json body = Json::parse(call.request.body, nullptr, false);
   if (!body.is_object()) {
-    return Failure(call, absl::InvalidArgumentError("the body must be a JSON kill_jobs_msg"));
+    return Failure(call, absl::InvalidArgumentError("the body must be a JSON kill_jobs_msg"),
+                   NoStatus());
   }
   v1::CancelJobsRequest request;
   if (body.contains("jobs")) {
     if (!body["jobs"].is_array()) {
-      return Failure(call, absl::InvalidArgumentError("jobs: expected a list of job ids"));
+      return Failure(call, absl::InvalidArgumentError("jobs: expected a list of job ids"),
+                     NoStatus());
     }
     for (const Json& id : body["jobs"]) {
       const std::string text = id.is_string() ? id.get<std::string>() : id.dump();
       absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(text);
-      if (!refs.ok()) return Failure(call, refs.status());
+      if (!refs.ok()) return Failure(call, refs.status(), NoStatus());
       for (const v1::JobRef& ref : *refs) *request.add_refs() = ref;
     }
   }
   absl::StatusOr<int> signal = SignalOf(body.value("signal", std::string()));
-  if (!signal.ok()) return Failure(call, signal.status());
+  if (!signal.ok()) return Failure(call, signal.status(), NoStatus());
   request.set_signal(*signal);
   request.set_user(body.value("user_name", std::string()));
   request.set_name(body.value("job_name", std::string()));
@@ -167,13 +171,14 @@ HttpResponse DeleteJobs(RestCall& call) {
   if (body.contains("job_state") && body["job_state"].is_array()) {
     for (const Json& state : body["job_state"]) {
       absl::StatusOr<v1::JobState> parsed = cli::ParseJobState(state.get<std::string>());
-      if (!parsed.ok()) return Failure(call, parsed.status());
+      if (!parsed.ok()) return Failure(call, parsed.status(), NoStatus());
       request.add_states(*parsed);
     }
   }
   if (request.refs().empty() && request.user().empty() && request.name().empty() &&
       request.partitions().empty() && request.states().empty()) {
-    return Failure(call, absl::InvalidArgumentError("no jobs and no filter: nothing to signal"));
+    return Failure(call, absl::InvalidArgumentError("no jobs and no filter: nothing to signal"),
+                   NoStatus());
   }
   return KillAnswer(call, request);
 }

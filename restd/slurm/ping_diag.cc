@@ -16,7 +16,7 @@ HttpResponse Ping(RestCall& call) {
                               std::chrono::steady_clock::now() - start)
                               .count();
   if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
-    return Failure(call, status);
+    return Failure(call, status, {{"pings", Json::array()}});
   }
   const bool up = status.ok();
   Json body = {{"pings", Json::array({{{"hostname", call.ctld.config().skiff.ctld_host},
@@ -40,7 +40,7 @@ HttpResponse Diag(RestCall& call) {
   v1::GetStatsReply s;
   if (absl::Status status = call.Call(&v1::Ctld::Stub::GetStats, v1::GetStatsRequest(), &s);
       !status.ok()) {
-    return Failure(call, status);
+    return Failure(call, status, {{"statistics", Json::object()}});
   }
   const int64_t minutes = std::max<int64_t>(1, (s.req_time() - s.req_time_start()) / 60);
   Json by_type = Json::array();

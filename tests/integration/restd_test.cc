@@ -230,9 +230,14 @@ TEST_F(RestdTest, EveryReadPathAnswersInSlurmsShapes) {
   EXPECT_EQ(resv.body["reservations"][0]["flags"][0], "MAINT");  // then SPEC_NODES,ALL_NODES
   EXPECT_EQ(resv.body["reservations"][0]["users"], "root");
 
-  EXPECT_EQ(AsPeer(kAlice, "GET", v + "job/999999").status, 404);
-  EXPECT_EQ(AsPeer(kAlice, "GET", v + "node/nosuchnode").status, 404);
-  EXPECT_EQ(AsPeer(kAlice, "GET", v + "partition/nosuch").status, 404);
+  // Failures answer in the path's shape too, with Slurm's error array.
+  for (const std::string& path : {v + "job/999999", v + "node/nosuchnode", v + "partition/nosuch",
+                                  v + "reservation/nosuch"}) {
+    const HttpAnswer missing = AsPeer(kAlice, "GET", path);
+    EXPECT_EQ(missing.status, 404) << path;
+    EXPECT_EQ(Problems("GET", path, missing), "") << path;
+    EXPECT_FALSE(missing.body["errors"].empty()) << path;
+  }
   EXPECT_EQ(AsPeer(kAlice, "PUT", v + "jobs").status, 405);
   cluster_->Run("scontrol delete ReservationName=lab_maint");
   cluster_->Run(absl::StrCat("scancel ", gpu_job));
