@@ -7,6 +7,8 @@
 #include "absl/strings/str_join.h"
 #include "common/auth/jwt_authenticator.h"
 #include "common/users.h"
+#include "restd/dashboard/dashboard_files.h"
+#include "restd/dashboard/skiff_paths.h"
 #include "restd/rest_auth.h"
 #include "restd/slurm/slurm_paths.h"
 #include "restd/slurmdb/slurmdb_paths.h"
@@ -21,6 +23,7 @@ constexpr int64_t kMintedLifespan = 600;
 RestService::RestService(cli::CtldClient& client) : client_(client) {
   AddSlurmPaths(router_);
   AddSlurmdbPaths(router_);
+  AddSkiffPaths(router_);
 }
 
 absl::StatusOr<std::string> RestService::TokenFor(uid_t uid) {
@@ -46,6 +49,8 @@ absl::StatusOr<std::string> RestService::TokenFor(uid_t uid) {
 }
 
 HttpResponse RestService::Handle(const HttpRequest& request, const HttpPeer& peer) {
+  // The dashboard's static files need no user: the page asks for a token.
+  if (std::optional<HttpResponse> page = DashboardResponse(request, peer)) return *page;
   absl::StatusOr<RestCaller> caller = CallerOf(request, peer);
   if (!caller.ok()) {
     HttpResponse refused = HttpErrorResponse(401, std::string(caller.status().message()));

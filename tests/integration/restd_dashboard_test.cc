@@ -1,0 +1,438 @@
+// restd's lab dashboard in a real headless browser (issue 36): Debian's
+// Chromium, driven over its DevTools pipe (restd/dashboard/chromium_pipe.h),
+// loads the page restd serves from a LocalCluster with a GPU node. The page
+// must load with no console error, show the cluster's real state (a running
+// GPU job with its GPUs, the nodes' GPUs), cancel the signed-in user's own
+// job through its cancel button (squeue and scontrol then say CANCELLED)
+// while another user's job has no button and the API refuses it, and tail a
+// job's output read with the caller's own permissions. Screenshots at
+// 1440x900 and 390x844 go to $TEST_UNDECLARED_OUTPUTS_DIR and
+// /tmp/dashboard-shots/.
+//
+// Runs as root: it creates test users, and Chromium runs without its sandbox.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "nlohmann/json.hpp"
+#include "restd/dashboard/chromium_pipe.h"
+#include "restd/openapi/openapi_check.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+using Json = nlohmann::json;
+using restd::ChromiumPipe;
+
+constexpr char kAlice[] = "skiffdashalice";
+constexpr char kBob[] = "skiffdashbob";
+constexpr char kKey[] = "dashboard test key: thirty-two bytes or more, please.";
+constexpr char kChromium[] = "/usr/bin/chromium";
+
+struct HttpAnswer {
+  int status = 0;
+  Json body;
+};
+
+class RestdDashboardTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0 || access(kChromium, X_OK) != 0) return;
+    std::ifstream document(RunfilesRoot() + "/third_party/slurm_openapi/v0.0.42.json");
+    openapi_ = new Json(Json::parse(document, nullptr, false));
+    ASSERT_TRUE(openapi_->is_object()) << "cannot read Slurm's OpenAPI document";
+    LocalCluster::Options options;
+    options.nodes = 2;
+    options.gpu_nodes = 1;
+    options.files = {{"etc/jwt_hs256.key", kKey}};
+    options.extra_config =
+        "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key\n"
+        "MaxArraySize=10001\nMaxJobCount=20000\n";  // the 10,000-job queue
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = std::move(*cluster).release();
+    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
+    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    work_ = cluster_->dir() + "/work";
+    mkdir(work_.c_str(), 0777);
+    chmod(work_.c_str(), 01777);
+    port_ = FreePort();
+    const std::string binary = RunfilesRoot() + "/restd/restd";
+    const std::string conf = cluster_->conf_path();
+    const std::string log = cluster_->dir() + "/log/restd.log";
+    restd_ = fork();
+    if (restd_ == 0) {
+      setenv("SKIFF_CONF", conf.c_str(), 1);
+      freopen(log.c_str(), "w", stdout);
+      freopen(log.c_str(), "a", stderr);
+      const std::string tcp = absl::StrCat("127.0.0.1:", port_);
+      execl(binary.c_str(), binary.c_str(), tcp.c_str(), nullptr);
+      _exit(127);
+    }
+    ASSERT_TRUE(Eventually(30, [&] {
+      return cluster_->Run(absl::StrCat("curl -sf http://127.0.0.1:", port_, "/dashboard/"))
+                 .exit_code == 0;
+    })) << ReadFile(log);
+    ChromiumPipe::Options browser;
+    browser.binary = kChromium;
+    browser.user_data_dir = cluster_->dir() + "/chromium";
+    browser.log_path = cluster_->dir() + "/log/chromium.log";
+    auto started = ChromiumPipe::Start(browser);
+    ASSERT_TRUE(started.ok()) << started.status() << ReadFile(browser.log_path);
+    browser_ = started->release();
+  }
+  static void TearDownTestSuite() {
+    delete browser_;
+    browser_ = nullptr;
+    if (restd_ > 0) {
+      kill(restd_, SIGTERM);
+      waitpid(restd_, nullptr, 0);
+      restd_ = -1;
+    }
+    delete cluster_;
+    cluster_ = nullptr;
+    delete openapi_;
+    openapi_ = nullptr;
+  }
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    if (access(kChromium, X_OK) != 0) GTEST_SKIP() << "needs Debian's chromium";
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_NE(browser_, nullptr);
+    ErrorsText();  // another test's
+  }
+
+  static std::string Url(const std::string& path) {
+    return absl::StrCat("http://127.0.0.1:", port_, path);
+  }
+  static std::string TokenOf(const std::string& user) {
+    const CommandResult r =
+        user == "root" ? cluster_->Run("scontrol token") : cluster_->RunAs(user, "scontrol token");
+    return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
+  }
+  static HttpAnswer WithToken(const std::string& token, const std::string& method,
+                              const std::string& path) {
+    const CommandResult r =
+        cluster_->Run(absl::StrCat("curl -s -w '\\n%{http_code}' -X ", method,
+                                   " -H 'X-SLURM-USER-TOKEN: ", token, "' '", Url(path), "'"));
+    HttpAnswer answer;
+    const size_t newline = r.out.rfind('\n');
+    if (newline == std::string::npos) return answer;
+    answer.status = atoi(r.out.c_str() + newline + 1);
+    answer.body = Json::parse(r.out.substr(0, newline), nullptr, false);
+    return answer;
+  }
+  static std::string Problems(const std::string& method, const std::string& path,
+                              const HttpAnswer& answer) {
+    return absl::StrJoin(
+        restd::ResponseProblems(*openapi_, method, path, answer.status, answer.body), "\n");
+  }
+  // `user`'s batch job running `script_body`, once it runs.
+  static uint64_t RunningJob(const std::string& user, const std::string& options,
+                             const std::string& script_body) {
+    const CommandResult r =
+        cluster_->RunAs(user, absl::StrCat("cd ", work_, " && sbatch --parsable ", options,
+                                           " --wrap='", script_body, "'"));
+    const uint64_t id = strtoull(r.out.c_str(), nullptr, 10);
+    EXPECT_GT(id, 0u) << r.out << r.err;
+    EXPECT_TRUE(Eventually(60, [&] {
+      return cluster_->Run(absl::StrCat("squeue -h -o %T -j ", id)).out == "RUNNING\n";
+    })) << cluster_->Run(absl::StrCat("squeue -j ", id)).out;
+    return id;
+  }
+  static std::string JobState(uint64_t id) {
+    return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, "JobState");
+  }
+  // Signs `user` in through the URL's fragment and waits for the page to draw.
+  static void OpenAs(const std::string& user) {
+    // From a blank page: a fragment alone does not reload the dashboard.
+    ASSERT_TRUE(browser_->Navigate("about:blank").ok());
+    ASSERT_TRUE(browser_->Navigate(Url("/#token=" + TokenOf(user))).ok());
+    ASSERT_TRUE(
+        browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok())
+        << browser_->Evaluate("document.body.innerText")->dump();
+  }
+  static void SaveScreenshot(const std::string& name) {
+    ASSERT_TRUE(browser_->Evaluate("window.scrollTo(0, 0)").ok());  // the header on top
+    absl::StatusOr<std::string> png = browser_->Screenshot();
+    ASSERT_TRUE(png.ok()) << png.status();
+    ASSERT_GT(png->size(), 1000u);
+    std::vector<std::string> dirs = {"/tmp/dashboard-shots"};
+    if (const char* outputs = getenv("TEST_UNDECLARED_OUTPUTS_DIR")) dirs.push_back(outputs);
+    mkdir("/tmp/dashboard-shots", 0755);
+    for (const std::string& dir : dirs) {
+      std::ofstream file(dir + "/" + name, std::ios::binary);
+      file << *png;
+      EXPECT_TRUE(file.flush()) << dir << "/" << name;
+    }
+  }
+  // The text of the cells of the row of `table` whose first cell is `first`.
+  static Json RowCells(const std::string& table, const std::string& first) {
+    return *browser_->Evaluate(
+        absl::StrCat("(() => { for (const tr of document.querySelectorAll('#", table,
+                     " tbody tr')) { const cells = Array.from(tr.cells, (c) => c.innerText);"
+                     " if (cells[0] === ",
+                     Json(first).dump(), ") return cells; } return null; })()"));
+  }
+  // What the page logged as errors since the last look.
+  static std::string ErrorsText() { return absl::StrJoin(browser_->TakeErrors(), "\n"); }
+
+  static LocalCluster* cluster_;
+  static Json* openapi_;
+  static ChromiumPipe* browser_;
+  static std::string work_;
+  static int port_;
+  static pid_t restd_;
+};
+
+LocalCluster* RestdDashboardTest::cluster_ = nullptr;
+Json* RestdDashboardTest::openapi_ = nullptr;
+ChromiumPipe* RestdDashboardTest::browser_ = nullptr;
+std::string RestdDashboardTest::work_;
+int RestdDashboardTest::port_ = 0;
+pid_t RestdDashboardTest::restd_ = -1;
+
+TEST_F(RestdDashboardTest, StaticFilesNeedNoTokenAndCarryTheirTypes) {
+  for (const auto& [path, type] : std::vector<std::pair<std::string, std::string>>{
+           {"/", "text/html"},
+           {"/dashboard/", "text/html"},
+           {"/dashboard/dashboard.js", "text/javascript"},
+           {"/dashboard/dashboard.css", "text/css"},
+           {"/dashboard/session.json", "application/json"}}) {
+    const CommandResult r = cluster_->Run(
+        absl::StrCat("curl -s -o /dev/null -w '%{http_code} %{content_type}' ", Url(path)));
+    EXPECT_TRUE(absl::StartsWith(r.out, "200 " + type)) << path << ": " << r.out;
+  }
+  // The API itself still wants a token.
+  EXPECT_EQ(WithToken("", "GET", "/slurm/v0.0.42/ping").status, 401);
+}
+
+TEST_F(RestdDashboardTest, ShowsTheClusterAndCancelsOnlyTheUsersOwnJob) {
+  const uint64_t gpu_job =
+      RunningJob(kAlice, "--gres=gpu:2 -J gpujob", "echo hello-from-alice; sleep 300");
+  const uint64_t own_job = RunningJob(kAlice, "-J tocancel", "sleep 300");
+  const uint64_t bobs_job = RunningJob(kBob, "-J bobsjob", "sleep 300");
+
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+  OpenAs(kAlice);
+  // The token left the address bar at once.
+  EXPECT_FALSE(absl::StrContains(browser_->Evaluate("location.href")->get<std::string>(), "token"));
+  EXPECT_EQ(
+      browser_->Evaluate("document.getElementById('user-name').textContent")->get<std::string>(),
+      kAlice);
+
+  // The running GPU job, with its two GPUs, in the queue and in "my jobs".
+  const Json queue_row = RowCells("queue-table", std::to_string(gpu_job));
+  ASSERT_TRUE(queue_row.is_array())
+      << browser_->Evaluate("document.getElementById('queue').innerText")->dump();
+  EXPECT_EQ(queue_row[1], kAlice);
+  EXPECT_EQ(queue_row[4], "RUNNING");
+  EXPECT_TRUE(absl::StartsWith(queue_row[6].get<std::string>(), "2")) << queue_row;
+  const Json my_row = RowCells("my-jobs-table", std::to_string(gpu_job));
+  ASSERT_TRUE(my_row.is_array());
+  EXPECT_TRUE(absl::StartsWith(my_row[3].get<std::string>(), "2")) << my_row;
+  // The GPU node's GPUs: 2 fake GPUs, both held by the job.
+  const std::string glance =
+      browser_->Evaluate("document.getElementById('glance').innerText")->get<std::string>();
+  EXPECT_TRUE(absl::StrContains(glance, "0 / 2")) << glance;
+  // Bob's job is in the queue, without a cancel button; Alice's have one.
+  EXPECT_TRUE(RowCells("queue-table", std::to_string(bobs_job)).is_array());
+  EXPECT_EQ(
+      *browser_->Evaluate(absl::StrCat("document.querySelectorAll('[data-cancel-job]').length")),
+      2);
+  EXPECT_TRUE(browser_
+                  ->Evaluate(absl::StrCat("document.querySelector('[data-cancel-job=\"", bobs_job,
+                                          "\"]') === null"))
+                  ->get<bool>());
+
+  // The GPU job's output, through the page's button.
+  ASSERT_TRUE(browser_->Click(absl::StrCat("[data-output-job=\"", gpu_job, "\"]")).ok());
+  ASSERT_TRUE(browser_
+                  ->WaitFor("document.getElementById('output-text').textContent.includes("
+                            "'hello-from-alice')",
+                            absl::Seconds(30))
+                  .ok())
+      << browser_->Evaluate("document.getElementById('output-panel').innerText")->dump();
+  SaveScreenshot("dashboard-desktop-1440.png");
+
+  // A phone: the same page, one column; the token is remembered.
+  ASSERT_TRUE(browser_->SetViewport(390, 844, true).ok());
+  ASSERT_TRUE(browser_->Navigate(Url("/")).ok());
+  ASSERT_TRUE(browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok());
+  EXPECT_LE(*browser_->Evaluate("document.documentElement.scrollWidth"), 390)
+      << "the page is wider than a phone";
+  SaveScreenshot("dashboard-phone-390.png");
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+
+  // Cancel: the first click arms the button, the second cancels.
+  const std::string button = absl::StrCat("[data-cancel-job=\"", own_job, "\"]");
+  ASSERT_TRUE(browser_->Click(button).ok());
+  ASSERT_TRUE(browser_
+                  ->WaitFor(absl::StrCat("document.querySelector('", button,
+                                         "').classList.contains('confirm')"),
+                            absl::Seconds(10))
+                  .ok());
+  ASSERT_TRUE(browser_->Click(button).ok());
+  EXPECT_TRUE(Eventually(60, [&] { return JobState(own_job) == "CANCELLED"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", own_job)).out;
+  EXPECT_TRUE(absl::StrContains(
+      cluster_->Run(absl::StrCat("squeue -h -t all -o %T -j ", own_job)).out, "CANCELLED"));
+  // Only that one: the GPU job and Bob's run on.
+  EXPECT_EQ(JobState(gpu_job), "RUNNING");
+  EXPECT_EQ(JobState(bobs_job), "RUNNING");
+
+  // Alice's token cannot cancel Bob's job, nor read its output.
+  const std::string alice = TokenOf(kAlice);
+  const std::string path = absl::StrCat("/slurm/v0.0.42/job/", bobs_job);
+  const HttpAnswer refused = WithToken(alice, "DELETE", path);
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(Problems("DELETE", path, refused), "");
+  EXPECT_EQ(WithToken(alice, "GET", absl::StrCat("/skiff/v1/job/", bobs_job, "/output")).status,
+            403);
+  EXPECT_EQ(JobState(bobs_job), "RUNNING");
+
+  EXPECT_EQ(ErrorsText(), "") << "the page logged errors";
+  const Json timings = *browser_->Evaluate("window.skiffDashboard.timings");
+  std::cout << "dashboard timings (ms since script start): " << timings.dump() << "\n";
+  cluster_->Run(absl::StrCat("scancel ", gpu_job, " ", bobs_job));
+}
+
+TEST_F(RestdDashboardTest, OutputIsReadWithTheCallersOwnPermissions) {
+  const uint64_t id = RunningJob(kAlice, "-J lines", "seq 1 5000; sleep 300");
+  const std::string alice = TokenOf(kAlice);
+  const std::string path = absl::StrCat("/skiff/v1/job/", id, "/output");
+  HttpAnswer tail;
+  ASSERT_TRUE(Eventually(30, [&] {
+    tail = WithToken(alice, "GET", path + "?lines=3");
+    return tail.status == 200 && tail.body["output"] == "4998\n4999\n5000\n";
+  })) << tail.body;
+  EXPECT_EQ(tail.body["truncated"], true);
+  EXPECT_EQ(WithToken(alice, "GET", path + "?lines=5000").body["output"].get<std::string>().size(),
+            std::string("4001\n").size() * 1000);  // capped at 1000 lines
+  EXPECT_EQ(WithToken(alice, "GET", path + "?lines=zero").status, 400);
+  // Root may read it; so may Alice, until the file is root's alone: restd
+  // reads as Alice, not as itself.
+  EXPECT_EQ(WithToken(TokenOf("root"), "GET", path + "?lines=1").body["output"], "5000\n");
+  const std::string file = absl::StrCat(work_, "/slurm-", id, ".out");
+  ASSERT_EQ(cluster_->Run("chown root:root " + file + " && chmod 600 " + file).exit_code, 0);
+  const HttpAnswer refused = WithToken(alice, "GET", path + "?lines=1");
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(WithToken(TokenOf("root"), "GET", path + "?lines=1").status, 200);
+  EXPECT_EQ(WithToken(alice, "GET", "/skiff/v1/job/999999/output").status, 404);
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
+TEST_F(RestdDashboardTest, StatusIsSstatusReport) {
+  const uint64_t id = RunningJob(kAlice, "--gres=gpu:1 -J statusjob", "sleep 300");
+  const HttpAnswer status = WithToken(TokenOf(kAlice), "GET", "/skiff/v1/status");
+  ASSERT_EQ(status.status, 200) << status.body;
+  Json report = status.body;
+  report.erase("meta");
+  report.erase("errors");
+  report.erase("warnings");
+  const Json sstatus = Json::parse(cluster_->RunAs(kAlice, "sstatus --json").out, nullptr, false);
+  EXPECT_EQ(report, sstatus);
+  EXPECT_EQ(report["user"], kAlice);
+  EXPECT_EQ(report["user_gpus"], 1);
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
+TEST_F(RestdDashboardTest, SignsInWithAPastedTokenAndOutAgain) {
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+  ASSERT_TRUE(browser_->Navigate(Url("/")).ok());
+  (void)browser_->Evaluate("localStorage.clear()");
+  ASSERT_TRUE(browser_->Navigate(Url("/")).ok());
+  ASSERT_TRUE(
+      browser_->WaitFor("document.body.dataset.state === 'signed-out'", absl::Seconds(30)).ok());
+  // As `scontrol token` prints it, prefix and newline included.
+  const std::string pasted = absl::StrCat("SLURM_JWT=", TokenOf(kBob), "\n");
+  ASSERT_TRUE(browser_
+                  ->Evaluate(absl::StrCat("document.getElementById('token-input').value = ",
+                                          Json(pasted).dump()))
+                  .ok());
+  ASSERT_TRUE(browser_->Click("#sign-in-form button[type=submit]").ok());
+  ASSERT_TRUE(browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok());
+  EXPECT_EQ(
+      browser_->Evaluate("document.getElementById('user-name').textContent")->get<std::string>(),
+      kBob);
+  ASSERT_TRUE(browser_->Click("#sign-out").ok());
+  ASSERT_TRUE(
+      browser_->WaitFor("document.body.dataset.state === 'signed-out'", absl::Seconds(10)).ok());
+  EXPECT_TRUE(browser_->Evaluate("localStorage.length === 0")->get<bool>());
+  EXPECT_EQ(ErrorsText(), "");
+}
+
+TEST_F(RestdDashboardTest, BehindAProxyThatSendsTheTokenNoSignInIsAsked) {
+  ASSERT_TRUE(browser_->Navigate(Url("/")).ok());
+  (void)browser_->Evaluate("localStorage.clear()");
+  ASSERT_TRUE(browser_->Call("Network.enable").ok());
+  ASSERT_TRUE(browser_
+                  ->Call("Network.setExtraHTTPHeaders",
+                         {{"headers", {{"X-SLURM-USER-TOKEN", TokenOf(kBob)}}}})
+                  .ok());
+  ASSERT_TRUE(browser_->Navigate(Url("/")).ok());
+  EXPECT_TRUE(browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok());
+  EXPECT_EQ(
+      browser_->Evaluate("document.getElementById('user-name').textContent")->get<std::string>(),
+      kBob);
+  EXPECT_TRUE(browser_->Evaluate("document.getElementById('sign-out').hidden")->get<bool>());
+  ASSERT_TRUE(browser_->Call("Network.setExtraHTTPHeaders", {{"headers", Json::object()}}).ok());
+  EXPECT_EQ(ErrorsText(), "");
+}
+
+// 10,000 jobs (a held array: each task is a job record) are counted by state
+// and reason, and only the first 200 drawn; the page paints its frame at once
+// and its queue within a few seconds even on a loaded test machine.
+TEST_F(RestdDashboardTest, TenThousandJobsAreCountedAndTwoHundredDrawn) {
+  const CommandResult submitted =
+      cluster_->RunAs(kAlice, absl::StrCat("cd ", work_,
+                                           " && sbatch --parsable --hold --array=0-9999 -J many "
+                                           "--wrap=true"));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+  const absl::Time started = absl::Now();
+  OpenAs(kAlice);
+  const absl::Duration to_ready = absl::Now() - started;
+  const std::string summary =
+      browser_->Evaluate("document.getElementById('queue-summary').innerText")->get<std::string>();
+  EXPECT_TRUE(absl::StrContains(summary, "10000")) << summary;
+  EXPECT_EQ(*browser_->Evaluate("document.querySelectorAll('#queue-table tbody tr').length"), 200);
+  EXPECT_TRUE(absl::StrContains(
+      browser_->Evaluate("document.getElementById('queue-more').textContent")->get<std::string>(),
+      "of 10000"));
+  // The filter finds a job beyond the first 200.
+  ASSERT_TRUE(browser_
+                  ->Evaluate("const f = document.getElementById('queue-filter');"
+                             " f.value = 'many _9999'; f.dispatchEvent(new Event('input')); true")
+                  .ok());
+  EXPECT_TRUE(browser_
+                  ->WaitFor("document.querySelectorAll('#queue-table tbody tr').length === 1",
+                            absl::Seconds(10))
+                  .ok());
+  const Json paint = *browser_->Evaluate(
+      "(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null");
+  const Json timings = *browser_->Evaluate("window.skiffDashboard.timings");
+  std::cout << "10000 jobs: first contentful paint " << paint.dump() << " ms, timings "
+            << timings.dump() << ", navigation to ready " << to_ready << "\n";
+  ASSERT_TRUE(paint.is_number());
+  EXPECT_LT(paint.get<double>(), 1000) << "first paint";
+  EXPECT_EQ(ErrorsText(), "");
+  cluster_->Run(absl::StrCat("scancel -u ", kAlice));
+}
+
+}  // namespace
+}  // namespace skiff::testing
