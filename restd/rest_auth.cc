@@ -1,6 +1,8 @@
 #include "restd/rest_auth.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
@@ -23,11 +25,25 @@ std::string ClaimedUser(const std::string& token) {
   return "";
 }
 
+// The token of "Authorization: Bearer <token>" (RFC 6750; the scheme in any
+// case), or "" for no header or another scheme.
+std::string BearerToken(const HttpRequest& request) {
+  const std::string header = request.Header("Authorization");
+  const absl::string_view value = absl::StripAsciiWhitespace(header);
+  constexpr absl::string_view kScheme = "bearer ";
+  if (value.size() <= kScheme.size() ||
+      !absl::EqualsIgnoreCase(value.substr(0, kScheme.size()), kScheme)) {
+    return "";
+  }
+  return std::string(absl::StripAsciiWhitespace(value.substr(kScheme.size())));
+}
+
 }  // namespace
 
 absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& peer) {
   RestCaller caller;
   caller.token = request.Header("X-SLURM-USER-TOKEN");
+  if (caller.token.empty()) caller.token = BearerToken(request);
   if (!caller.token.empty()) {
     caller.user_name = ClaimedUser(caller.token);
     const std::string named = request.Header("X-SLURM-USER-NAME");
@@ -42,8 +58,8 @@ absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& 
     return caller;
   }
   return absl::UnauthenticatedError(
-      "authentication required: send X-SLURM-USER-TOKEN (scontrol token), or connect to "
-      "restd's Unix socket");
+      "authentication required: send X-SLURM-USER-TOKEN (scontrol token) or "
+      "Authorization: Bearer TOKEN, or connect to restd's Unix socket");
 }
 
 }  // namespace skiff::restd

@@ -3,6 +3,8 @@
 //    checks it and treats the request as the token's user, exactly as it
 //    treats that user's commands; X-SLURM-USER-NAME, when given, must name
 //    the token's user (slurmrestd's rule for tokens not made for SlurmUser);
+//  - else "Authorization: Bearer <token>", the same way: what a scraper such
+//    as Prometheus can send (its scrape config's `authorization`);
 //  - no token on the Unix socket: the peer's uid (auth/local);
 //  - neither: refused, 401.
 //

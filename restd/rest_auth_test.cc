@@ -32,6 +32,49 @@ TEST(CallerOfTest, ATokenActsAsItsUserOverTcpOrTheSocket) {
       "X-SLURM-USER-NAME bob is not the token's user");
 }
 
+TEST(CallerOfTest, ABearerTokenActsAsItsUserAndXSlurmUserTokenWins) {
+  const std::string alice = MakeJwt("key", "alice", 100, 60);
+  const std::string bob = MakeJwt("key", "bob", 100, 60);
+  HttpPeer tcp;
+  // Prometheus's `authorization: {credentials_file: ...}` sends this.
+  absl::StatusOr<RestCaller> caller =
+      CallerOf(WithHeaders({{"authorization", "Bearer " + alice}}), tcp);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->token, alice);
+  EXPECT_EQ(caller->user_name, "alice");
+  // The scheme in any case, spaces around the token ignored.
+  caller = CallerOf(WithHeaders({{"authorization", "  bEaReR   " + alice + " "}}), tcp);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->token, alice);
+  // With both, X-SLURM-USER-TOKEN is the request's.
+  caller = CallerOf(
+      WithHeaders({{"authorization", "Bearer " + bob}, {"x-slurm-user-token", alice}}), tcp);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->token, alice);
+  // X-SLURM-USER-NAME must name a bearer token's user too.
+  EXPECT_EQ(
+      CallerOf(WithHeaders({{"authorization", "Bearer " + alice}, {"x-slurm-user-name", "bob"}}),
+               tcp)
+          .status()
+          .message(),
+      "X-SLURM-USER-NAME bob is not the token's user");
+  // Another scheme, or Bearer without a token, is no token.
+  for (const std::string& value : {std::string("Basic YWxpY2U6c2VjcmV0"), std::string("Bearer"),
+                                   std::string("Bearer   "), std::string("Bearerx " + alice)}) {
+    EXPECT_EQ(CallerOf(WithHeaders({{"authorization", value}}), tcp).status().code(),
+              absl::StatusCode::kUnauthenticated)
+        << value;
+  }
+  // On the Unix socket a bearer token still decides, not the peer's uid.
+  HttpPeer local;
+  local.unix_socket = true;
+  local.uid = 1001;
+  caller = CallerOf(WithHeaders({{"authorization", "Bearer " + alice}}), local);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->token, alice);
+  EXPECT_FALSE(caller->uid);
+}
+
 TEST(CallerOfTest, TheUnixSocketsPeerWithoutAToken) {
   HttpPeer local;
   local.unix_socket = true;

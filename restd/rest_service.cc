@@ -9,6 +9,7 @@
 #include "common/users.h"
 #include "restd/dashboard/dashboard_files.h"
 #include "restd/dashboard/skiff_paths.h"
+#include "restd/metrics/metrics_paths.h"
 #include "restd/rest_auth.h"
 #include "restd/slurm/slurm_paths.h"
 #include "restd/slurmdb/slurmdb_paths.h"
@@ -24,6 +25,7 @@ RestService::RestService(cli::CtldClient& client) : client_(client) {
   AddSlurmPaths(router_);
   AddSlurmdbPaths(router_);
   AddSkiffPaths(router_);
+  AddMetricsPaths(router_);
 }
 
 absl::StatusOr<std::string> RestService::TokenFor(uid_t uid) {
