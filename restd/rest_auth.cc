@@ -47,10 +47,7 @@ absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& 
   if (!caller.token.empty()) {
     caller.user_name = ClaimedUser(caller.token);
     const std::string named = request.Header("X-SLURM-USER-NAME");
-    if (!named.empty() && named != caller.user_name) {
-      return absl::UnauthenticatedError(
-          absl::StrCat("X-SLURM-USER-NAME ", named, " is not the token's user"));
-    }
+    if (!named.empty() && named != caller.user_name) caller.act_as = named;
     return caller;
   }
   if (peer.unix_socket && peer.uid) {

@@ -1,8 +1,13 @@
 // Who a REST request acts as (issue 36), as slurmrestd decides it:
 //  - X-SLURM-USER-TOKEN (auth/jwt): the token, passed on to ctld, which
 //    checks it and treats the request as the token's user, exactly as it
-//    treats that user's commands; X-SLURM-USER-NAME, when given, must name
-//    the token's user (slurmrestd's rule for tokens not made for SlurmUser);
+//    treats that user's commands;
+//  - with X-SLURM-USER-NAME naming someone else: a reverse proxy (Open
+//    OnDemand, a login portal) holding root's or SlurmUser's token acts for
+//    the user it logged in, as slurmrestd lets SlurmUser's tokens do. restd
+//    asks ctld, with the proxy's token, for a token of that user; ctld makes
+//    one only for root and SlurmUser, so anyone else naming another user is
+//    refused;
 //  - else "Authorization: Bearer <token>", the same way: what a scraper such
 //    as Prometheus can send (its scrape config's `authorization`);
 //  - no token on the Unix socket: the peer's uid (auth/local);
@@ -27,6 +32,7 @@ namespace skiff::restd {
 struct RestCaller {
   std::string token;         // the request's own token, or ""
   std::string user_name;     // the token's claimed user (ctld checks the claim)
+  std::string act_as;        // X-SLURM-USER-NAME when it names another user, else ""
   std::optional<uid_t> uid;  // a Unix-socket peer without a token
 };
 

@@ -18,6 +18,9 @@ namespace skiff::restd {
 namespace {
 
 constexpr int64_t kMintedLifespan = 600;
+// How long a token made for a proxy's user is used, and how many are kept.
+constexpr int64_t kProxiedReuse = 60;
+constexpr size_t kMaxProxied = 4096;
 
 }  // namespace
 
@@ -50,6 +53,35 @@ absl::StatusOr<std::string> RestService::TokenFor(uid_t uid) {
   return reply.token();
 }
 
+absl::StatusOr<std::string> RestService::TokenActingFor(const std::string& proxy_token,
+                                                        const std::string& user) {
+  const int64_t now = time(nullptr);
+  const auto key = std::make_pair(proxy_token, user);
+  {
+    std::lock_guard<std::mutex> lock(tokens_mu_);
+    auto it = proxied_.find(key);
+    if (it != proxied_.end() && it->second.second > now) return it->second.first;
+  }
+  TokenCredential proxy(proxy_token);
+  v1::RequestTokenRequest request;
+  request.set_username(user);
+  request.set_lifespan(kMintedLifespan);
+  v1::RequestTokenReply reply;
+  if (absl::Status s = client_.CallAs(proxy, &v1::Ctld::Stub::RequestToken, request, &reply);
+      !s.ok()) {
+    if (absl::IsPermissionDenied(s)) {
+      return absl::UnauthenticatedError(
+          absl::StrCat("X-SLURM-USER-NAME names ", user,
+                       ", but only root's and SlurmUser's tokens may act for another user"));
+    }
+    return s;
+  }
+  std::lock_guard<std::mutex> lock(tokens_mu_);
+  if (proxied_.size() >= kMaxProxied) proxied_.clear();
+  proxied_[key] = {reply.token(), now + kProxiedReuse};
+  return reply.token();
+}
+
 HttpResponse RestService::Handle(const HttpRequest& request, const HttpPeer& peer) {
   // The dashboard's static files need no user: the page asks for a token.
   if (std::optional<HttpResponse> page = DashboardResponse(request, peer)) return *page;
@@ -76,14 +108,20 @@ HttpResponse RestService::Handle(const HttpRequest& request, const HttpPeer& pee
     }
     token = *minted;
   }
+  std::string user_name = caller->uid ? UserName(*caller->uid) : caller->user_name;
+  if (!caller->act_as.empty()) {
+    absl::StatusOr<std::string> acting = TokenActingFor(token, caller->act_as);
+    if (!acting.ok()) {
+      HttpResponse refused =
+          HttpErrorResponse(HttpStatusOf(acting.status()), std::string(acting.status().message()));
+      if (absl::IsUnauthenticated(acting.status())) refused.headers["WWW-Authenticate"] = "Bearer";
+      return refused;
+    }
+    token = *acting;
+    user_name = caller->act_as;
+  }
   TokenCredential as_user(token);
-  RestCall call{request,
-                peer,
-                client_,
-                as_user,
-                caller->uid ? UserName(*caller->uid) : caller->user_name,
-                route->version,
-                route->args};
+  RestCall call{request, peer, client_, as_user, user_name, route->version, route->args};
   return (*route->handler)(call);
 }
 

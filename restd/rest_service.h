@@ -36,11 +36,18 @@ class RestService {
  private:
   // A token for `uid`'s user, made by ctld and kept until a minute before it expires.
   absl::StatusOr<std::string> TokenFor(uid_t uid);
+  // A token for `user`, made by ctld at the request of `proxy_token`'s user
+  // (X-SLURM-USER-NAME): ctld makes it only for root and SlurmUser. Kept a
+  // minute per (proxy token, user), so that a revoked proxy loses it soon.
+  absl::StatusOr<std::string> TokenActingFor(const std::string& proxy_token,
+                                             const std::string& user);
 
   cli::CtldClient& client_;
   Router router_;
   std::mutex tokens_mu_;
   std::map<uid_t, std::pair<std::string, int64_t>> tokens_;  // token, expiry; guarded by tokens_mu_
+  // (proxy token, user) -> token, expiry; guarded by tokens_mu_.
+  std::map<std::pair<std::string, std::string>, std::pair<std::string, int64_t>> proxied_;
 };
 
 }  // namespace skiff::restd

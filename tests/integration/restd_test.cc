@@ -116,8 +116,11 @@ class RestdTest : public ::testing::Test {
     return Curl(*cluster_, "", args);
   }
   std::string TokenOf(const std::string& user) {
-    return std::string(absl::StripAsciiWhitespace(
-        cluster_->RunAs(user, "scontrol token").out.substr(strlen("SLURM_JWT="))));
+    const CommandResult r =
+        user == "root" ? cluster_->Run("scontrol token") : cluster_->RunAs(user, "scontrol token");
+    EXPECT_TRUE(absl::StartsWith(r.out, "SLURM_JWT=")) << r.out << r.err;
+    if (!absl::StartsWith(r.out, "SLURM_JWT=")) return "";
+    return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
   }
   // What in `answer` breaks Slurm's document for `method` `path`.
   static std::string Problems(const std::string& method, const std::string& path,
@@ -329,6 +332,35 @@ TEST_F(RestdTest, ABadJobDescriptionIsRefusedNamingTheField) {
   EXPECT_TRUE(absl::StrContains(bad_partition.body["errors"][0]["description"].get<std::string>(),
                                 "partition"))
       << bad_partition.body;
+}
+
+TEST_F(RestdTest, AProxyWithRootsTokenActsForTheUserItNames) {
+  // A reverse proxy holds root's (or SlurmUser's) token and names the user it
+  // logged in; restd acts as that user, not as root.
+  const std::string root = TokenOf("root");
+  const std::string v = "/slurm/v0.0.42/";
+  const uint64_t bobs = RunningJob(kBob, "");
+  auto as_alice_via_proxy = [&](const std::string& method, const std::string& path) {
+    return Curl(*cluster_, "",
+                absl::StrCat("-X ", method, " -H 'X-SLURM-USER-TOKEN: ", root,
+                             "' -H 'X-SLURM-USER-NAME: ", kAlice, "' '", Url(path), "'"));
+  };
+  const HttpAnswer ping = as_alice_via_proxy("GET", v + "ping");
+  ASSERT_EQ(ping.status, 200) << ping.body;
+  EXPECT_EQ(ping.body["meta"]["client"]["user"], kAlice);
+  // As Alice, not root: Bob's job is not hers to cancel.
+  EXPECT_EQ(as_alice_via_proxy("DELETE", absl::StrCat(v, "job/", bobs)).status, 403);
+  EXPECT_EQ(cluster_->Run(absl::StrCat("squeue -h -o %T -j ", bobs)).out, "RUNNING\n");
+  // A user's own token may not name someone else.
+  const HttpAnswer refused =
+      Curl(*cluster_, "",
+           absl::StrCat("-H 'X-SLURM-USER-TOKEN: ", TokenOf(kAlice),
+                        "' -H 'X-SLURM-USER-NAME: ", kBob, "' '", Url(v + "ping"), "'"));
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_TRUE(absl::StrContains(refused.body["errors"][0]["description"].get<std::string>(),
+                                "only root's and SlurmUser's tokens may act for another user"))
+      << refused.body;
+  cluster_->Run(absl::StrCat("scancel ", bobs));
 }
 
 TEST_F(RestdTest, NoTokenABadTokenOrAnUnknownPathIsRefused) {
