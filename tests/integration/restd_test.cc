@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -20,7 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "common/auth/jwt.h"
 #include "nlohmann/json.hpp"
-#include "restd/openapi/openapi_check.h"
+#include "restd/openapi/openapi_documents.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
@@ -53,9 +52,6 @@ class RestdTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    std::ifstream document(RunfilesRoot() + "/third_party/slurm_openapi/v0.0.42.json");
-    openapi_ = new Json(Json::parse(document, nullptr, false));
-    ASSERT_TRUE(openapi_->is_object()) << "cannot read Slurm's OpenAPI document";
     LocalCluster::Options options;
     options.nodes = 2;
     options.gpu_nodes = 1;
@@ -85,8 +81,6 @@ class RestdTest : public ::testing::Test {
   static void TearDownTestSuite() {
     delete cluster_;
     cluster_ = nullptr;
-    delete openapi_;
-    openapi_ = nullptr;
   }
   void SetUp() override {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
@@ -122,15 +116,10 @@ class RestdTest : public ::testing::Test {
     if (!absl::StartsWith(r.out, "SLURM_JWT=")) return "";
     return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
   }
-  // What in `answer` breaks Slurm's document for `method` `path`.
+  // What in `answer` breaks Slurm's document (of the path's version).
   static std::string Problems(const std::string& method, const std::string& path,
                               const HttpAnswer& answer) {
-    std::string text;
-    for (const std::string& problem :
-         restd::ResponseProblems(*openapi_, method, path, answer.status, answer.body)) {
-      absl::StrAppend(&text, problem, "\n");
-    }
-    return text;
+    return restd::AnswerProblems(method, path, answer.status, answer.body);
   }
   // A job of `user`'s that sleeps, and its id, once it runs.
   uint64_t RunningJob(const std::string& user, const std::string& options) {
@@ -146,7 +135,6 @@ class RestdTest : public ::testing::Test {
   }
 
   static LocalCluster* cluster_;
-  static Json* openapi_;
   static std::string key_;
   static int port_;
   static std::string socket_;
@@ -154,7 +142,6 @@ class RestdTest : public ::testing::Test {
 };
 
 LocalCluster* RestdTest::cluster_ = nullptr;
-Json* RestdTest::openapi_ = nullptr;
 std::string RestdTest::key_;
 int RestdTest::port_ = -1;
 std::string RestdTest::socket_;
@@ -196,17 +183,22 @@ TEST_F(RestdTest, EveryReadPathAnswersInSlurmsShapes) {
   const std::string first_node(absl::StripAsciiWhitespace(node));
   const std::string partition(
       absl::StripAsciiWhitespace(cluster_->Run("sinfo -h -o %R | head -1").out));
-  const std::string v = "/slurm/v0.0.42/";
-  for (const std::string& path :
-       {v + "ping", v + "diag", v + "jobs", absl::StrCat(v, "job/", gpu_job), v + "nodes/",
-        v + "node/" + first_node, v + "partitions", v + "partition/" + partition,
-        v + "reservations", v + "reservation/lab_maint", v + "shares"}) {
-    const HttpAnswer answer = AsPeer(kAlice, "GET", path);
-    EXPECT_EQ(answer.status, 200) << path << ": " << answer.body;
-    EXPECT_EQ(Problems("GET", path, answer), "") << path;
-    EXPECT_EQ(answer.body["meta"]["client"]["user"], kAlice) << path;
-    EXPECT_TRUE(answer.body["errors"].empty()) << path << ": " << answer.body;
+  // Each version restd serves, against that version's document.
+  for (const std::string version : {"v0.0.42", "v0.0.43", "v0.0.44"}) {
+    const std::string v = "/slurm/" + version + "/";
+    for (const std::string& path :
+         {v + "ping", v + "diag", v + "jobs", absl::StrCat(v, "job/", gpu_job), v + "nodes/",
+          v + "node/" + first_node, v + "partitions", v + "partition/" + partition,
+          v + "reservations", v + "reservation/lab_maint", v + "shares"}) {
+      const HttpAnswer answer = AsPeer(kAlice, "GET", path);
+      EXPECT_EQ(answer.status, 200) << path << ": " << answer.body;
+      EXPECT_EQ(Problems("GET", path, answer), "") << path;
+      EXPECT_EQ(answer.body["meta"]["client"]["user"], kAlice) << path;
+      EXPECT_EQ(answer.body["meta"]["plugin"]["data_parser"], "data_parser/" + version) << path;
+      EXPECT_TRUE(answer.body["errors"].empty()) << path << ": " << answer.body;
+    }
   }
+  const std::string v = "/slurm/v0.0.42/";
 
   // The values are the cluster's: the running GPU job with its GPU.
   const HttpAnswer job = AsPeer(kAlice, "GET", absl::StrCat(v, "job/", gpu_job));
