@@ -5,8 +5,9 @@
 # one `./skiff up` started (DIR/etc/restd.env); requests go over its Unix
 # socket as the caller.
 #
-# Usage: restd_bench.sh LABEL DIR [PATH...]
-#   PATH defaults to /slurm/v0.0.42/jobs /slurm/v0.0.42/nodes /metrics
+# Usage: [DASHBOARD_BENCH=bazel-bin/bench/dashboard_bench] restd_bench.sh LABEL DIR [PATH...]
+#   PATH defaults to the paths the dashboard and a Prometheus exporter poll.
+#   DASHBOARD_BENCH: also time the dashboard's first paint in headless Chromium.
 # Prints one line per figure, prefixed with LABEL.
 set -euo pipefail
 
@@ -14,7 +15,9 @@ label=${1:?label}
 dir=${2:?cluster directory}
 shift 2
 paths=("$@")
-[ "${#paths[@]}" -gt 0 ] || paths=(/slurm/v0.0.42/jobs /slurm/v0.0.42/nodes /metrics)
+now=$(date +%s)
+[ "${#paths[@]}" -gt 0 ] || paths=(/slurm/v0.0.42/jobs /slurm/v0.0.42/nodes /metrics
+  /skiff/v1/status "/slurmdb/v0.0.42/jobs?start_time=$((now - 86400))&end_time=$now")
 
 listen=$(. "$dir/etc/restd.env" && echo "$RESTD_LISTEN")
 socket=${listen#* unix:}
@@ -39,3 +42,10 @@ for path in "${paths[@]}"; do
   echo "$label restd GET $path: best $(head -1 <<<"$sorted") ms, median $(sed -n 3p <<<"$sorted") ms, $((bytes / 1024)) KiB"
 done
 echo "$label restd: RSS $(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status") KiB after these requests"
+
+# The dashboard in headless Chromium (bench/dashboard_bench), where there is one.
+if [ -n "${DASHBOARD_BENCH:-}" ] && [ -x /usr/bin/chromium ]; then
+  tcp=${listen%% *}
+  token=$(SKIFF_CONF="$dir/etc/skiff.conf" "$dir/bin/scontrol" token | cut -d= -f2)
+  "$DASHBOARD_BENCH" "http://$tcp/" "$token" | sed "s/^/$label /"
+fi

@@ -43,8 +43,12 @@ absl::StatusOr<std::unique_ptr<ChromiumPipe>> ChromiumPipe::Start(const Options&
   const pid_t pid = fork();
   if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", strerror(errno)));
   if (pid == 0) {
-    // dup2 clears close-on-exec on the copies Chromium needs.
-    if (dup2(in[0], 3) < 0 || dup2(out[1], 4) < 0) _exit(126);
+    // dup2 clears close-on-exec on the copies Chromium needs, but not when a
+    // pipe end already is fd 3 or 4 (a process with few files open), nor may
+    // one end land on the other's number: move both above them first.
+    const int commands = fcntl(in[0], F_DUPFD, 10);
+    const int replies = fcntl(out[1], F_DUPFD, 10);
+    if (commands < 0 || replies < 0 || dup2(commands, 3) < 0 || dup2(replies, 4) < 0) _exit(126);
     const std::string log = options.log_path.empty() ? "/dev/null" : options.log_path;
     const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log_fd >= 0) {
