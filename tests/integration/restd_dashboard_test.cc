@@ -441,5 +441,39 @@ TEST_F(RestdDashboardTest, TenThousandJobsAreCountedAndTwoHundredDrawn) {
   cluster_->Run(absl::StrCat("scancel -u ", kAlice));
 }
 
+// "My limits and balance" from the cluster's own limits: a QOS capping
+// Alice at 4 GPUs, an account with a 10 GPU-hour budget, her fair-share line.
+// Last: the associations it adds would change what the tests above see.
+TEST_F(RestdDashboardTest, MyLimitsShowTheGpuCapBudgetAndFairShare) {
+  for (const std::string& command :
+       {std::string("sacctmgr -i add qos gpu4 set MaxTRESPerUser=gres/gpu=4"),
+        std::string("sacctmgr -i add account lab GrpTRESMins=gres/gpu=600"),
+        absl::StrCat("sacctmgr -i add user ", kAlice, " account=lab qos=normal,gpu4")}) {
+    const CommandResult r = cluster_->Run(command);
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+  }
+  const uint64_t id = RunningJob(kAlice, "-A lab -q gpu4 --gres=gpu:1 -J capped", "sleep 300");
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+  OpenAs(kAlice);
+  ASSERT_TRUE(browser_
+                  ->WaitFor("document.getElementById('limits-body').innerText.includes('gpu4')",
+                            absl::Seconds(30))
+                  .ok())
+      << browser_->Evaluate("document.getElementById('limits-body').innerText")->dump();
+  const std::string limits =
+      browser_->Evaluate("document.getElementById('limits-body').innerText")->get<std::string>();
+  EXPECT_TRUE(absl::StrContains(limits, "You hold 1 GPU now.")) << limits;
+  EXPECT_TRUE(absl::StrContains(limits, "GPUs on QOS gpu4")) << limits;
+  EXPECT_TRUE(absl::StrContains(limits, "1 / 4")) << limits;
+  // The budget: 600 GPU-minutes, 10 hours, on the account.
+  const Json budget = RowCells("limits-body table:last-of-type", "account lab");
+  ASSERT_EQ(budget.size(), 3u) << limits;
+  EXPECT_EQ(budget[2], "10 h") << limits;
+  // Her fair-share line in the account.
+  EXPECT_FALSE(RowCells("limits-body table:first-of-type", "lab").empty()) << limits;
+  EXPECT_EQ(ErrorsText(), "");
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
 }  // namespace
 }  // namespace skiff::testing
