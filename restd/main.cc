@@ -21,7 +21,8 @@ namespace {
 
 constexpr char kUsage[] =
     "Usage: restd [-f skiff.conf] [HOST:PORT | unix:/path ...]\n"
-    "Serve Slurm's REST API (slurmrestd's, data_parser v0.0.42 to v0.0.44) over Skiff's controller.\n"
+    "Serve Slurm's REST API (slurmrestd's, data_parser v0.0.42 to v0.0.44) over Skiff's "
+    "controller.\n"
     "\n"
     "  HOST:PORT       listen on an IPv4 address (default 127.0.0.1:6820)\n"
     "  unix:/path      listen on a Unix socket; its peers act as their own user\n"
