@@ -2,26 +2,17 @@
 // shapes: the values, and each record against Slurm's own schema for it.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-
 #include "restd/data_parser/cluster_json.h"
 #include "restd/data_parser/job_json.h"
 #include "restd/openapi/openapi_check.h"
+#include "restd/openapi/openapi_documents.h"
 
 namespace skiff::restd {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json& Document() {
-  static const Json document = [] {
-    std::ifstream in(std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") +
-                     "/third_party/slurm_openapi/v0.0.42.json");
-    return Json::parse(in);
-  }();
-  return document;
-}
+const Json& Document() { return SlurmOpenapiDocument("v0.0.42"); }
 
 std::string Problems(const std::string& schema, const Json& value) {
   std::string text;

@@ -4,24 +4,15 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-
 #include "restd/openapi/openapi_check.h"
+#include "restd/openapi/openapi_documents.h"
 
 namespace skiff::restd {
 namespace {
 
 using Json = nlohmann::json;
 
-const Json& Document() {
-  static const Json document = [] {
-    std::ifstream in(std::string(getenv("TEST_SRCDIR")) + "/" + getenv("TEST_WORKSPACE") +
-                     "/third_party/slurm_openapi/v0.0.42.json");
-    return Json::parse(in);
-  }();
-  return document;
-}
+const Json& Document() { return SlurmOpenapiDocument("v0.0.42"); }
 
 std::string Problems(const Json& jobs) {
   std::string text;

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/sacct/sacct_options.h"
 #include "common/time_format.h"
 
 namespace skiff::restd {
@@ -52,21 +53,6 @@ bool FlagOn(const std::map<std::string, std::string>& query, const char* name) {
 }
 
 }  // namespace
-
-std::optional<std::string> JobStateNameOf(const std::string& text) {
-  static const std::pair<const char*, const char*> kStates[] = {
-      {"BF", "BOOT_FAIL"},      {"CA", "CANCELLED"}, {"CD", "COMPLETED"}, {"CF", "CONFIGURING"},
-      {"CG", "COMPLETING"},     {"DL", "DEADLINE"},  {"F", "FAILED"},     {"NF", "NODE_FAIL"},
-      {"OOM", "OUT_OF_MEMORY"}, {"PD", "PENDING"},   {"PR", "PREEMPTED"}, {"R", "RUNNING"},
-      {"RQ", "REQUEUED"},       {"RS", "RESIZING"},  {"RV", "REVOKED"},   {"S", "SUSPENDED"},
-      {"TO", "TIMEOUT"},
-  };
-  const std::string upper = absl::AsciiStrToUpper(text);
-  for (const auto& [code, name] : kStates) {
-    if (upper == code || upper == name) return std::string(name);
-  }
-  return std::nullopt;
-}
 
 absl::StatusOr<v1::AcctJobSelector> JobSelectorOf(const std::string& text) {
   const absl::Status invalid = absl::InvalidArgumentError(absl::StrCat("Invalid job id: ", text));
@@ -137,7 +123,7 @@ absl::StatusOr<v1::GetAccountingRequest> JobsRequestOf(
   }
   if (const std::string* states = Find(query, "state")) {
     for (const std::string& state : CsvOf(*states)) {
-      std::optional<std::string> name = JobStateNameOf(state);
+      std::optional<std::string> name = cli::SacctStateName(state);
       if (!name)
         return Invalid("state", absl::StrCat("unrecognized job state value '", state, "'"));
       request.add_states(*name);

@@ -51,10 +51,6 @@ absl::StatusOr<v1::AcctJobSelector> JobSelectorOf(const std::string& text);
 // step) with its steps, from the epoch to now.
 absl::StatusOr<v1::GetAccountingRequest> JobRequestOf(const std::string& job_id);
 
-// "CD" or "completed" -> "COMPLETED", as sacct -s reads them; nullopt when
-// unknown.
-std::optional<std::string> JobStateNameOf(const std::string& text);
-
 }  // namespace skiff::restd
 
 #endif  // SKIFF_RESTD_SLURMDB_JOBS_QUERY_H_

@@ -133,11 +133,5 @@ TEST(JobsQueryTest, AJobIdNamesAJobAnArrayTaskOrAStep) {
   }
 }
 
-TEST(JobsQueryTest, StatesReadAsSacctReadsThem) {
-  EXPECT_EQ(JobStateNameOf("ca"), "CANCELLED");
-  EXPECT_EQ(JobStateNameOf("Timeout"), "TIMEOUT");
-  EXPECT_EQ(JobStateNameOf("done"), std::nullopt);
-}
-
 }  // namespace
 }  // namespace skiff::restd

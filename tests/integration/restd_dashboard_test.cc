@@ -31,6 +31,7 @@
 #include "restd/openapi/openapi_check.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
@@ -42,11 +43,6 @@ constexpr char kAlice[] = "skiffdashalice";
 constexpr char kBob[] = "skiffdashbob";
 constexpr char kKey[] = "dashboard test key: thirty-two bytes or more, please.";
 constexpr char kChromium[] = "/usr/bin/chromium";
-
-struct HttpAnswer {
-  int status = 0;
-  Json body;
-};
 
 class RestdDashboardTest : public ::testing::Test {
  protected:
@@ -119,11 +115,8 @@ class RestdDashboardTest : public ::testing::Test {
   static std::string Url(const std::string& path) {
     return absl::StrCat("http://127.0.0.1:", port_, path);
   }
-  static std::string TokenOf(const std::string& user) {
-    const CommandResult r =
-        user == "root" ? cluster_->Run("scontrol token") : cluster_->RunAs(user, "scontrol token");
-    return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
-  }
+  static std::string TokenOf(const std::string& user) { return testing::TokenOf(*cluster_, user); }
+
   static HttpAnswer WithToken(const std::string& token, const std::string& method,
                               const std::string& path) {
     const CommandResult r =

@@ -27,6 +27,7 @@
 #include "restd/openapi/openapi_documents.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
@@ -35,23 +36,6 @@ using Json = nlohmann::json;
 
 constexpr char kAlice[] = "skiffdbalice";
 constexpr char kBob[] = "skiffdbbob";
-
-struct HttpAnswer {
-  int status = 0;
-  Json body;
-};
-
-// curl's answer: the body, then the status code on its own last line.
-HttpAnswer Curl(const LocalCluster& cluster, const std::string& user, const std::string& args) {
-  const std::string command = absl::StrCat("curl -s -w '\\n%{http_code}' ", args);
-  const CommandResult r = user.empty() ? cluster.Run(command) : cluster.RunAs(user, command);
-  HttpAnswer answer;
-  const size_t newline = r.out.rfind('\n');
-  if (newline == std::string::npos) return answer;
-  answer.status = atoi(r.out.c_str() + newline + 1);
-  answer.body = Json::parse(r.out.substr(0, newline), nullptr, false);
-  return answer;
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   return absl::StrSplit(text, '\n', absl::SkipEmpty());

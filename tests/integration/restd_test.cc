@@ -22,6 +22,7 @@
 #include "restd/openapi/openapi_documents.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
@@ -30,23 +31,6 @@ using Json = nlohmann::json;
 
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
-
-// curl's answer: the body, then the status code on its own last line.
-struct HttpAnswer {
-  int status = 0;
-  Json body;
-};
-
-HttpAnswer Curl(const LocalCluster& cluster, const std::string& user, const std::string& args) {
-  const std::string command = absl::StrCat("curl -s -w '\\n%{http_code}' ", args);
-  const CommandResult r = user.empty() ? cluster.Run(command) : cluster.RunAs(user, command);
-  HttpAnswer answer;
-  const size_t newline = r.out.rfind('\n');
-  if (newline == std::string::npos) return answer;
-  answer.status = atoi(r.out.c_str() + newline + 1);
-  answer.body = Json::parse(r.out.substr(0, newline), nullptr, false);
-  return answer;
-}
 
 class RestdTest : public ::testing::Test {
  protected:
@@ -110,12 +94,11 @@ class RestdTest : public ::testing::Test {
     return Curl(*cluster_, "", args);
   }
   std::string TokenOf(const std::string& user) {
-    const CommandResult r =
-        user == "root" ? cluster_->Run("scontrol token") : cluster_->RunAs(user, "scontrol token");
-    EXPECT_TRUE(absl::StartsWith(r.out, "SLURM_JWT=")) << r.out << r.err;
-    if (!absl::StartsWith(r.out, "SLURM_JWT=")) return "";
-    return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
+    const std::string token = testing::TokenOf(*cluster_, user);
+    EXPECT_NE(token, "") << "scontrol token as " << user;
+    return token;
   }
+
   // What in `answer` breaks Slurm's document (of the path's version).
   static std::string Problems(const std::string& method, const std::string& path,
                               const HttpAnswer& answer) {
