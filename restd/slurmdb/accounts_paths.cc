@@ -31,8 +31,7 @@ HttpResponse Account(RestCall& call) {
     return SlurmdbAnswer(call,
                          {{"accounts", Json::array({AccountJson(reply, account, with_assocs)})}});
   }
-  return SlurmdbFailure(call, absl::NotFoundError(absl::StrCat("Account ", name, " not found")),
-                        "accounts");
+  return SlurmdbFoundNothing(call, "accounts", "slurmdb_accounts_get");
 }
 
 HttpResponse Associations(RestCall& call) {
@@ -57,8 +56,7 @@ HttpResponse User(RestCall& call) {
     const bool with_assocs = QueryFlag(call.request.query, "with_assocs");
     return SlurmdbAnswer(call, {{"users", Json::array({UserJson(reply, user, with_assocs)})}});
   }
-  return SlurmdbFailure(call, absl::NotFoundError(absl::StrCat("User ", name, " not found")),
-                        "users");
+  return SlurmdbFoundNothing(call, "users", "slurmdb_users_get");
 }
 
 }  // namespace

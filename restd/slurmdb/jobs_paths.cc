@@ -48,8 +48,7 @@ HttpResponse AnswerJobs(RestCall& call, const v1::GetAccountingRequest& request,
   if (one_job && reply.jobs().empty()) {
     // No record, or one PrivateData=jobs hides from this user: sacct -j
     // prints nothing for either.
-    return SlurmdbFailure(call, absl::NotFoundError(absl::StrCat("Job ", job_id, " not found")),
-                          "jobs");
+    return SlurmdbFoundNothing(call, "jobs", "slurmdb_jobs_get");
   }
   v1::GetAccountsReply accounts;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetAccounts, v1::GetAccountsRequest(), &accounts);

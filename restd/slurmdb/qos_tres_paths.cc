@@ -30,7 +30,7 @@ HttpResponse OneQos(RestCall& call) {
   for (const v1::QosInfo& qos : reply.qos()) {
     if (qos.name() == name) return SlurmdbAnswer(call, {{"qos", Json::array({QosJson(qos)})}});
   }
-  return SlurmdbFailure(call, absl::NotFoundError(absl::StrCat("QOS ", name, " not found")), "qos");
+  return SlurmdbFoundNothing(call, "qos", "slurmdb_qos_get");
 }
 
 HttpResponse Tres(RestCall& call) {

@@ -28,6 +28,14 @@ HttpResponse SlurmdbAnswer(const RestCall& call, Json body) {
   return response;
 }
 
+HttpResponse SlurmdbFoundNothing(const RestCall& call, const std::string& list_key,
+                                 const std::string& query) {
+  return SlurmdbAnswer(
+      call, {{list_key, Json::array()},
+             {"warnings",
+              Json::array({{{"description", query + "() found nothing"}, {"source", query}}})}});
+}
+
 HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
                             const std::string& list_key) {
   // An error body is small: read Failure()'s back, rename the plugin and add

@@ -9,7 +9,8 @@
 // Each handler calls ctld as the request's user (RestCall::Call), so ctld
 // decides what that user may see (PrivateData=jobs), exactly as for sacct and
 // sacctmgr; restd neither filters nor widens that. A single record that is not
-// there (or not visible) is a 404 in Slurm's error array.
+// there (or not visible) is, as slurmrestd answers it, 200 with an empty list
+// and the warning "slurmdb_..._get() found nothing".
 //
 // The handlers keep no state; thread-safe.
 #ifndef SKIFF_RESTD_SLURMDB_SLURMDB_PATHS_H_
@@ -38,6 +39,10 @@ void AddQosAndTresPaths(Router& router);
 HttpResponse SlurmdbAnswer(const RestCall& call, Json body);
 HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
                             const std::string& list_key);
+// 200, `list_key` empty and slurmrestd's warning that `query` ("slurmdb_jobs_get")
+// found nothing: what slurmrestd answers for a name or id it has no record of.
+HttpResponse SlurmdbFoundNothing(const RestCall& call, const std::string& list_key,
+                                 const std::string& query);
 
 }  // namespace skiff::restd
 

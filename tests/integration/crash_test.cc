@@ -104,10 +104,13 @@ TEST(CrashTest, KillingScriptdKillsItsScriptsAndReRunsEachCutOffPrologOnce) {
   auto cluster = StartCluster("PrologSlurmctld=@DIR@/etc/slow_prolog.sh\n");
   ASSERT_NE(cluster, nullptr);
   const std::string marks = cluster->dir() + "/log/prolog_marks.txt";
-  // $PPID is the scriptd that ran it, in the subshell too.
+  // Each prolog ends only once the test has killed scriptd (the release file):
+  // on a loaded machine a fixed sleep could end before the kill. $PPID is the
+  // scriptd that ran it, in the subshell too.
+  const std::string release = cluster->dir() + "/run/release_prologs";
   std::ofstream(cluster->dir() + "/etc/slow_prolog.sh")
-      << "#!/bin/sh\necho start $SLURM_JOB_ID $PPID >> " << marks
-      << "\n(sleep 2; echo done $SLURM_JOB_ID $PPID >> " << marks << ") &\nwait\n";
+      << "#!/bin/sh\necho start $SLURM_JOB_ID $PPID >> " << marks << "\n(while [ ! -e " << release
+      << " ]; do sleep 0.1; done; echo done $SLURM_JOB_ID $PPID >> " << marks << ") &\nwait\n";
   ASSERT_EQ(RunShell("chmod 755 " + cluster->dir() + "/etc/slow_prolog.sh").exit_code, 0);
 
   CommandResult submit =
@@ -124,6 +127,10 @@ TEST(CrashTest, KillingScriptdKillsItsScriptsAndReRunsEachCutOffPrologOnce) {
   const pid_t scriptd = ScriptdPid(*cluster);
   ASSERT_GT(scriptd, 0);
   ASSERT_EQ(kill(scriptd, SIGKILL), 0);
+  // Once the killed scriptd is gone, its prologs' orphans (if any survived it)
+  // and the new scriptd's runs may finish.
+  ASSERT_TRUE(Eventually(30, [&] { return kill(scriptd, 0) != 0; }));
+  std::ofstream(release) << "go\n";
 
   for (uint64_t id : ids) {
     EXPECT_TRUE(Eventually(60, [&] { return HasState(*cluster, id, "COMPLETED"); }))

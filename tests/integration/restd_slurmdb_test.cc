@@ -3,9 +3,9 @@
 // qos/{name} and tres, set up with sacctmgr and sbatch, read as a normal user
 // and as root, and checked against what sacct and sacctmgr print; every answer
 // checked against Slurm's v0.0.42 OpenAPI document. With PrivateData=jobs a
-// user sees only their own jobs, as sacct shows them; unknown names are 404s;
-// no token or a bad one is a 401. restd is the one `./skiff up` starts. Runs
-// as root: it creates test users.
+// user sees only their own jobs, as sacct shows them; unknown names find nothing (200, a warning),
+// as slurmrestd's; no token or a bad one is a 401. restd is the one `./skiff up` starts. Runs as
+// root: it creates test users.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -237,12 +237,13 @@ TEST_F(RestdSlurmdbTest, AUserSeesOnlyWhatSacctShowsThem) {
   ASSERT_EQ(alice.status, 200) << alice.body;
   EXPECT_EQ(JobIds(alice.body), SacctIds(kAlice));
   EXPECT_EQ(JobIds(alice.body), (std::set<uint64_t>{failed_, completed_}));
-  // Bob's job is not there for her: sacct prints nothing, restd says 404.
+  // Bob's job is not there for her: sacct prints nothing, restd finds nothing.
   EXPECT_EQ(cluster_->RunAs(kAlice, absl::StrCat("sacct -n -X -j ", bobs_)).out, "");
   const HttpAnswer hidden = Get(kAlice, absl::StrCat("/slurmdb/v0.0.42/job/", bobs_));
-  EXPECT_EQ(hidden.status, 404) << hidden.body;
-  ASSERT_FALSE(hidden.body["errors"].empty());
-  EXPECT_EQ(hidden.body["errors"][0]["error"], "Not found");
+  EXPECT_EQ(hidden.status, 200) << hidden.body;
+  EXPECT_EQ(hidden.body["jobs"], Json::array());
+  ASSERT_EQ(hidden.body["warnings"].size(), 1u) << hidden.body;
+  EXPECT_EQ(hidden.body["warnings"][0]["description"], "slurmdb_jobs_get() found nothing");
   // Root sees it; bob sees his own.
   EXPECT_EQ(Get("", absl::StrCat("/slurmdb/v0.0.42/job/", bobs_)).status, 200);
   EXPECT_EQ(JobIds(Get(kBob, "/slurmdb/v0.0.42/jobs").body), (std::set<uint64_t>{bobs_}));
@@ -386,14 +387,21 @@ TEST_F(RestdSlurmdbTest, UsersQosAndTresHoldWhatTheCommandsPrint) {
   EXPECT_EQ(counts["gres/gpu"], 2);
 }
 
-TEST_F(RestdSlurmdbTest, UnknownNamesAre404sAndNoOrABadTokenIs401) {
-  for (const std::string path :
-       {"/slurmdb/v0.0.42/job/999999", "/slurmdb/v0.0.42/account/nosuch",
-        "/slurmdb/v0.0.42/qos/nosuch", "/slurmdb/v0.0.42/user/nosuchuser"}) {
+// As slurmrestd: an unknown name is no error, an empty list with a warning.
+TEST_F(RestdSlurmdbTest, UnknownNamesFindNothingAndNoOrABadTokenIs401) {
+  for (const auto& [path, list] : std::vector<std::pair<std::string, std::string>>{
+           {"/slurmdb/v0.0.42/job/999999", "jobs"},
+           {"/slurmdb/v0.0.42/account/nosuch", "accounts"},
+           {"/slurmdb/v0.0.42/qos/nosuch", "qos"},
+           {"/slurmdb/v0.0.42/user/nosuchuser", "users"}}) {
     const HttpAnswer answer = Get(kAlice, path);
-    EXPECT_EQ(answer.status, 404) << path << "\n" << answer.body;
-    ASSERT_FALSE(answer.body["errors"].empty()) << path;
-    EXPECT_EQ(answer.body["errors"][0]["error"], "Not found") << path;
+    EXPECT_EQ(answer.status, 200) << path << "\n" << answer.body;
+    EXPECT_EQ(answer.body[list], Json::array()) << path;
+    EXPECT_TRUE(answer.body["errors"].empty()) << path;
+    ASSERT_EQ(answer.body["warnings"].size(), 1u) << path;
+    EXPECT_TRUE(absl::EndsWith(answer.body["warnings"][0]["description"].get<std::string>(),
+                               "() found nothing"))
+        << path;
   }
   const std::string url = absl::StrCat("http://127.0.0.1:", port_, "/slurmdb/v0.0.42/jobs");
   EXPECT_EQ(Curl(*cluster_, "", url).status, 401);
