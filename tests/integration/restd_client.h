@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 
@@ -40,6 +41,24 @@ inline std::string TokenOf(const LocalCluster& cluster, const std::string& user)
       user == "root" ? cluster.Run("scontrol token") : cluster.RunAs(user, "scontrol token");
   if (!absl::StartsWith(r.out, "SLURM_JWT=")) return "";
   return std::string(absl::StripAsciiWhitespace(r.out.substr(strlen("SLURM_JWT="))));
+}
+
+// Where the cluster's restd listens, from the etc/restd.env `./skiff up`
+// wrote (RESTD_LISTEN="127.0.0.1:PORT unix:PATH"); port -1 when it has none.
+struct RestdAddress {
+  int port = -1;
+  std::string socket;
+};
+inline RestdAddress RestdAddressOf(const LocalCluster& cluster) {
+  const std::string listen = ReadFile(cluster.dir() + "/etc/restd.env");
+  RestdAddress address;
+  const size_t tcp_at = listen.find("127.0.0.1:");
+  const size_t unix_at = listen.find(" unix:");
+  if (tcp_at == std::string::npos || unix_at == std::string::npos) return address;
+  address.port = atoi(listen.c_str() + tcp_at + strlen("127.0.0.1:"));
+  address.socket = listen.substr(unix_at + strlen(" unix:"));
+  address.socket = address.socket.substr(0, address.socket.find('"'));
+  return address;
 }
 
 }  // namespace skiff::testing

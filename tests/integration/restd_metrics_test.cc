@@ -33,6 +33,7 @@
 #include "nlohmann/json.hpp"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
@@ -105,15 +106,11 @@ class RestdMetricsTest : public ::testing::Test {
       return absl::StartsWith(cluster_->Run("squeue -h -o %T -j " + running_job_).out, "RUNNING");
     })) << cluster_->Run("squeue").out;
 
-    const std::string token_line = cluster_->RunAs(kAlice, "scontrol token").out;
-    token_ = std::string(absl::StripAsciiWhitespace(absl::StripPrefix(token_line, "SLURM_JWT=")));
-    ASSERT_FALSE(token_.empty()) << token_line;
+    token_ = TokenOf(*cluster_, kAlice);
+    ASSERT_FALSE(token_.empty()) << "scontrol token as " << kAlice;
 
-    // etc/restd.env: RESTD_LISTEN="127.0.0.1:PORT unix:PATH".
-    const std::string listen = ReadFile(cluster_->dir() + "/etc/restd.env");
-    const size_t at = listen.find("127.0.0.1:");
-    ASSERT_NE(at, std::string::npos) << listen;
-    port_ = atoi(listen.c_str() + at + strlen("127.0.0.1:"));
+    port_ = RestdAddressOf(*cluster_).port;
+    ASSERT_GT(port_, 0) << ReadFile(cluster_->dir() + "/etc/restd.env");
     ASSERT_TRUE(Eventually(30, [&] {
       return cluster_->Run(absl::StrCat("curl -s -o /dev/null http://127.0.0.1:", port_, "/"))
                  .exit_code == 0;

@@ -55,13 +55,10 @@ class RestdSlurmdbTest : public ::testing::Test {
     cluster_ = std::move(*cluster).release();
     ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
     ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
-    const std::string listen = ReadFile(cluster_->dir() + "/etc/restd.env");
-    const size_t unix_at = listen.find(" unix:");
-    const size_t tcp_at = listen.find("127.0.0.1:");
-    ASSERT_TRUE(unix_at != std::string::npos && tcp_at != std::string::npos) << listen;
-    port_ = atoi(listen.c_str() + tcp_at + strlen("127.0.0.1:"));
-    socket_ = listen.substr(unix_at + strlen(" unix:"));
-    socket_ = socket_.substr(0, socket_.find('"'));
+    const RestdAddress restd = RestdAddressOf(*cluster_);
+    ASSERT_GT(restd.port, 0) << ReadFile(cluster_->dir() + "/etc/restd.env");
+    port_ = restd.port;
+    socket_ = restd.socket;
     ASSERT_TRUE(Eventually(30, [&] { return access(socket_.c_str(), F_OK) == 0; }))
         << ReadFile(cluster_->dir() + "/log/restd.out");
 

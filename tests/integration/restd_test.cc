@@ -49,14 +49,10 @@ class RestdTest : public ::testing::Test {
     // user's is in the way.
     work_ = cluster_->dir() + "/work";
     ASSERT_EQ(RunShell("mkdir -p " + work_ + " && chmod 1777 " + work_).exit_code, 0);
-    // etc/restd.env: RESTD_LISTEN="127.0.0.1:PORT unix:PATH".
-    const std::string listen = ReadFile(cluster_->dir() + "/etc/restd.env");
-    const size_t colon = listen.find("127.0.0.1:");
-    const size_t unix_at = listen.find(" unix:");
-    ASSERT_TRUE(colon != std::string::npos && unix_at != std::string::npos) << listen;
-    port_ = atoi(listen.c_str() + colon + strlen("127.0.0.1:"));
-    socket_ = listen.substr(unix_at + strlen(" unix:"));
-    socket_ = socket_.substr(0, socket_.find('"'));
+    const RestdAddress restd = RestdAddressOf(*cluster_);
+    ASSERT_GT(restd.port, 0) << ReadFile(cluster_->dir() + "/etc/restd.env");
+    port_ = restd.port;
+    socket_ = restd.socket;
     key_ = ReadFile(cluster_->dir() + "/etc/jwt_hs256.key");
     ASSERT_FALSE(key_.empty());
     ASSERT_TRUE(Eventually(30, [&] { return access(socket_.c_str(), F_OK) == 0; }))
