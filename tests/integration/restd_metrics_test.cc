@@ -29,7 +29,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
