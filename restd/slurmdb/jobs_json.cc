@@ -215,10 +215,4 @@ Json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context) {
   return out;
 }
 
-Json SlurmdbJobsJson(const v1::GetAccountingReply& reply, const SlurmdbJobContext& context) {
-  Json jobs = Json::array();
-  for (const v1::AcctJob& job : reply.jobs()) jobs.push_back(SlurmdbJobJson(job, context));
-  return jobs;
-}
-
 }  // namespace skiff::restd

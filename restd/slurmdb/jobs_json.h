@@ -37,10 +37,6 @@ std::map<std::string, int64_t> TresCountsOf(const std::string& text);
 
 nlohmann::json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context);
 
-// "jobs": every record of the reply, in its order.
-nlohmann::json SlurmdbJobsJson(const v1::GetAccountingReply& reply,
-                               const SlurmdbJobContext& context);
-
 }  // namespace skiff::restd
 
 #endif  // SKIFF_RESTD_SLURMDB_JOBS_JSON_H_

@@ -16,6 +16,12 @@ void AddSlurmdbPaths(Router& router) {
   AddQosAndTresPaths(router);
 }
 
+Json SlurmdbMeta(const RestCall& call) {
+  Json body = {{"meta", Meta(call)}};
+  NameSlurmdbPlugin(body);
+  return body["meta"];
+}
+
 HttpResponse SlurmdbAnswer(const RestCall& call, Json body) {
   // Answer()'s envelope, with this plugin's meta (Answer() would write
   // slurmctld's over it).

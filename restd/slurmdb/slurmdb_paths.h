@@ -37,6 +37,8 @@ void AddQosAndTresPaths(Router& router);
 // (`list_key`: "jobs", "accounts", ...) empty, as slurmrestd's do: the
 // document's schemas require it in every answer, errors included.
 HttpResponse SlurmdbAnswer(const RestCall& call, Json body);
+// slurmrestd's meta for a /slurmdb/ answer (the slurmdbd plugin's).
+Json SlurmdbMeta(const RestCall& call);
 HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
                             const std::string& list_key);
 // 200, `list_key` empty and slurmrestd's warning that `query` ("slurmdb_jobs_get")
