@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "cli/common/job_text.h"
 #include "cli/common/json_writer.h"
+#include "cli/common/node_gpus.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
@@ -64,24 +65,16 @@ bool NodeIsFree(const v1::NodeInfo& node) {
          node.alloc_gpu_indices_size() == 0;
 }
 
-// Adds the node's GPUs to the totals. A node's GPUs are numbered across its
-// gpu entries in configured order (as sinfo's GresUsed reads them).
+// Adds the node's GPUs to the totals, and the typed ones to `typed`.
 void CountGpus(const v1::NodeInfo& node, GpuCount* total, std::map<std::string, GpuCount>* typed) {
-  int64_t base = 0;
-  for (const v1::Gres& gres : node.gres()) {
-    if (gres.name() != "gpu") continue;
-    int64_t held = 0;
-    for (int index : node.alloc_gpu_indices()) {
-      if (index >= base && index < base + gres.count()) ++held;
-    }
-    base += gres.count();
-    total->total += gres.count();
-    total->allocated += held;
-    if (!gres.type().empty()) {
-      GpuCount& count = (*typed)[gres.type()];
-      count.type = gres.type();
-      count.total += gres.count();
-      count.allocated += held;
+  for (const NodeGpuEntry& entry : NodeGpuEntries(node)) {
+    total->total += entry.count;
+    total->allocated += entry.held;
+    if (!entry.type.empty()) {
+      GpuCount& count = (*typed)[entry.type];
+      count.type = entry.type;
+      count.total += entry.count;
+      count.allocated += entry.held;
     }
   }
 }

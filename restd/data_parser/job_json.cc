@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/job_text.h"
 #include "cli/scontrol/scontrol_format.h"
+#include "cli/sinfo/sinfo_format.h"
 #include "common/hostlist.h"
 #include "restd/data_parser/json_out.h"
 #include "restd/data_parser/values.h"
@@ -39,16 +40,8 @@ std::vector<std::string> GresDetail(const v1::JobInfo& job, const JobJsonContext
     }
     std::vector<int> indices(gpus.begin(), gpus.end());
     std::sort(indices.begin(), indices.end());
-    std::vector<std::string> ranges;
-    for (size_t k = 0; k < indices.size();) {
-      size_t end = k;
-      while (end + 1 < indices.size() && indices[end + 1] == indices[end] + 1) ++end;
-      ranges.push_back(end == k ? absl::StrCat(indices[k])
-                                : absl::StrCat(indices[k], "-", indices[end]));
-      k = end + 1;
-    }
     detail.push_back(absl::StrCat("gpu", type.empty() ? "" : ":" + type, ":", indices.size(),
-                                  "(IDX:", absl::StrJoin(ranges, ","), ")"));
+                                  "(IDX:", cli::IndexRanges(indices), ")"));
   }
   return detail;
 }
@@ -148,15 +141,9 @@ int64_t EndTime(const v1::JobInfo& job) {
 
 std::string ArrayTaskString(const v1::JobInfo& job) {
   if (job.collapsed_task_ids().empty()) return "";
-  std::vector<int32_t> ids(job.collapsed_task_ids().begin(), job.collapsed_task_ids().end());
-  std::vector<std::string> ranges;
-  for (size_t k = 0; k < ids.size();) {
-    size_t end = k;
-    while (end + 1 < ids.size() && ids[end + 1] == ids[end] + 1) ++end;
-    ranges.push_back(end == k ? absl::StrCat(ids[k]) : absl::StrCat(ids[k], "-", ids[end]));
-    k = end + 1;
-  }
-  std::string text = absl::StrJoin(ranges, ",");
+  // Ascending, as ctld lists them.
+  std::string text = cli::IndexRanges(
+      std::vector<int>(job.collapsed_task_ids().begin(), job.collapsed_task_ids().end()));
   if (job.array_max_running() > 0) absl::StrAppend(&text, "%", job.array_max_running());
   return text;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cli/common/node_gpus.h"
 #include "restd/metrics/exposition.h"
 
 namespace skiff::restd {
@@ -725,22 +726,14 @@ bool TakesJobs(const v1::NodeInfo& node) {
          !node.fail() && !node.not_responding();
 }
 
-// The node's GPUs by type ("" untyped). A node numbers its GPUs across its gpu
-// entries in configured order, as its alloc_gpu_indices do (and sinfo reads them).
+// The node's GPUs by type ("" untyped).
 void TallyGpus(const v1::NodeInfo& node, std::map<std::string, GpuTally>& by_type) {
   const bool usable = TakesJobs(node);
-  int64_t base = 0;
-  for (const v1::Gres& gres : node.gres()) {
-    if (gres.name() != "gpu") continue;
-    int64_t held = 0;
-    for (int index : node.alloc_gpu_indices()) {
-      if (index >= base && index < base + gres.count()) ++held;
-    }
-    base += gres.count();
-    GpuTally& tally = by_type[gres.type()];
-    tally.total += gres.count();
-    tally.allocated += held;
-    (usable ? tally.idle : tally.unavailable) += gres.count() - held;
+  for (const cli::NodeGpuEntry& entry : cli::NodeGpuEntries(node)) {
+    GpuTally& tally = by_type[entry.type];
+    tally.total += entry.count;
+    tally.allocated += entry.held;
+    (usable ? tally.idle : tally.unavailable) += entry.count - entry.held;
   }
 }
 
