@@ -169,12 +169,29 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   spec.set_script(script);
   ASSIGN_OR_RETURN_FIELD(name, f.String("name"));
   spec.set_name(name.empty() ? "restd" : name);
-  ASSIGN_OR_RETURN_FIELD(partition, f.String("partition"));
-  spec.set_partition(partition);
-  ASSIGN_OR_RETURN_FIELD(account, f.String("account"));
-  spec.set_account(account);
-  ASSIGN_OR_RETURN_FIELD(qos, f.String("qos"));
-  spec.set_qos(qos);
+  // The strings the spec takes as they are (sbatch's -p, -A, -q, -o, -e, -i,
+  // -d, -a, --comment, -C, --bb, --reservation, --mail-user).
+  using StringSetter = void (*)(v1::JobSpec&, std::string);
+  static const std::pair<const char*, StringSetter> kPlainStrings[] = {
+      {"partition", [](v1::JobSpec& s, std::string v) { s.set_partition(std::move(v)); }},
+      {"account", [](v1::JobSpec& s, std::string v) { s.set_account(std::move(v)); }},
+      {"qos", [](v1::JobSpec& s, std::string v) { s.set_qos(std::move(v)); }},
+      {"standard_output",
+       [](v1::JobSpec& s, std::string v) { s.set_stdout_pattern(std::move(v)); }},
+      {"standard_error", [](v1::JobSpec& s, std::string v) { s.set_stderr_pattern(std::move(v)); }},
+      {"standard_input", [](v1::JobSpec& s, std::string v) { s.set_stdin_path(std::move(v)); }},
+      {"dependency", [](v1::JobSpec& s, std::string v) { s.set_dependency(std::move(v)); }},
+      {"array", [](v1::JobSpec& s, std::string v) { s.set_array(std::move(v)); }},
+      {"comment", [](v1::JobSpec& s, std::string v) { s.set_comment(std::move(v)); }},
+      {"constraints", [](v1::JobSpec& s, std::string v) { s.set_constraint(std::move(v)); }},
+      {"burst_buffer", [](v1::JobSpec& s, std::string v) { s.set_burst_buffer(std::move(v)); }},
+      {"reservation", [](v1::JobSpec& s, std::string v) { s.set_reservation(std::move(v)); }},
+      {"mail_user", [](v1::JobSpec& s, std::string v) { s.set_mail_user(std::move(v)); }},
+  };
+  for (const auto& [field, set] : kPlainStrings) {
+    ASSIGN_OR_RETURN_FIELD(value, f.String(field));
+    set(spec, std::move(value));
+  }
   ASSIGN_OR_RETURN_FIELD(argv, f.List("argv"));
   for (const std::string& arg : argv) spec.add_argv(arg);
 
@@ -196,13 +213,6 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   spec.set_submit_dir(spec.work_dir());
   spec.set_submit_host(defaults.submit_host);
   spec.set_command("(restd)");
-
-  ASSIGN_OR_RETURN_FIELD(stdout_path, f.String("standard_output"));
-  spec.set_stdout_pattern(stdout_path);
-  ASSIGN_OR_RETURN_FIELD(stderr_path, f.String("standard_error"));
-  spec.set_stderr_pattern(stderr_path);
-  ASSIGN_OR_RETURN_FIELD(stdin_path, f.String("standard_input"));
-  spec.set_stdin_path(stdin_path);
 
   ASSIGN_OR_RETURN_FIELD(time_limit, f.Number("time_limit"));
   if (time_limit) {
@@ -266,18 +276,6 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   if (begin && *begin > 0) spec.set_begin_time(*begin);
   ASSIGN_OR_RETURN_FIELD(deadline, f.Number("deadline"));
   if (deadline && *deadline > 0) spec.set_deadline(*deadline);
-  ASSIGN_OR_RETURN_FIELD(dependency, f.String("dependency"));
-  spec.set_dependency(dependency);
-  ASSIGN_OR_RETURN_FIELD(array, f.String("array"));
-  spec.set_array(array);
-  ASSIGN_OR_RETURN_FIELD(comment, f.String("comment"));
-  spec.set_comment(comment);
-  ASSIGN_OR_RETURN_FIELD(constraint, f.String("constraints"));
-  spec.set_constraint(constraint);
-  ASSIGN_OR_RETURN_FIELD(burst_buffer, f.String("burst_buffer"));
-  spec.set_burst_buffer(burst_buffer);
-  ASSIGN_OR_RETURN_FIELD(reservation, f.String("reservation"));
-  spec.set_reservation(reservation);
   ASSIGN_OR_RETURN_FIELD(contiguous, f.Bool("contiguous"));
   spec.set_contiguous(contiguous);
   ASSIGN_OR_RETURN_FIELD(overcommit, f.Bool("overcommit"));
@@ -292,8 +290,6 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   if (priority && *priority > 0) spec.set_priority(*priority);
   ASSIGN_OR_RETURN_FIELD(mail_types, f.List("mail_type"));
   spec.set_mail_type(absl::StrJoin(mail_types, ","));
-  ASSIGN_OR_RETURN_FIELD(mail_user, f.String("mail_user"));
-  spec.set_mail_user(mail_user);
   ASSIGN_OR_RETURN_FIELD(shared, f.List("shared"));
   for (const std::string& mode : shared) {
     if (mode == "none") spec.set_exclusive(true);
