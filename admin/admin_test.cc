@@ -1,4 +1,9 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "admin/init_command.h"
 #include "admin/join_command.h"
@@ -101,9 +106,106 @@ TEST(AdminTest, CreatedTokenPrintsTheJoinCommand) {
   reply.set_join_target("head:6820");
   reply.set_expires(1000 + 3600);
   const std::string text = FormatCreatedToken(reply, 1000);
-  EXPECT_NE(text.find("  skiff join head:6820 --token " + reply.token() + "\n"), std::string::npos)
-      << text;
+  // The command, and the token on a line of its own: never the two together.
+  EXPECT_NE(text.find("\n  skiff join head:6820\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    " + reply.token() + "\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("--token "), std::string::npos) << text;
   EXPECT_NE(text.find("(60m)"), std::string::npos) << text;
+}
+
+// Issue 47 item 7: the join token from standard input, a file or the
+// environment; as --token's value it is refused.
+class ReadJoinTokenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/skiff-admin-test-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+  }
+  void TearDown() override { system(("rm -rf " + dir_).c_str()); }
+
+  // A pipe whose read end holds `text` (closed for writing).
+  int Stdin(const std::string& text) {
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    EXPECT_EQ(write(fds[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    close(fds[1]);
+    return fds[0];
+  }
+  std::string File(const std::string& name, const std::string& text, mode_t mode) {
+    const std::string path = dir_ + "/" + name;
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    fchmod(fd, mode);
+    close(fd);
+    return path;
+  }
+
+  std::string dir_;
+  const std::string token_ = "abcdef.ghijklmnopqrstuvwxyz234567." + std::string(64, 'a');
+};
+
+TEST_F(ReadJoinTokenTest, FromStandardInputWhenNothingElseIsGiven) {
+  EXPECT_EQ(ReadJoinToken({}, Stdin(token_ + "\nmore\n")).value(), token_);
+  JoinTokenSource dash;
+  dash.arg = "-";
+  EXPECT_EQ(ReadJoinToken(dash, Stdin("  " + token_)).value(), token_);
+  JoinTokenSource file_dash;
+  file_dash.file = "-";
+  EXPECT_EQ(ReadJoinToken(file_dash, Stdin(token_ + "\n")).value(), token_);
+  absl::Status empty = ReadJoinToken({}, Stdin("")).status();
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(empty.message().find("no join token"), absl::string_view::npos) << empty;
+  EXPECT_EQ(ReadJoinToken({}, Stdin(std::string(5000, 'a'))).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(ReadJoinTokenTest, FromTheEnvironmentUnlessAFlagSaysOtherwise) {
+  JoinTokenSource env;
+  env.env = token_ + "\n";
+  EXPECT_EQ(ReadJoinToken(env, Stdin("other")).value(), token_);
+  env.arg = "-";
+  EXPECT_EQ(ReadJoinToken(env, Stdin("other")).value(), "other");
+}
+
+TEST_F(ReadJoinTokenTest, AsAnArgumentItIsRefusedSayingWhereToGiveIt) {
+  JoinTokenSource arg;
+  arg.arg = token_;
+  absl::Status s = ReadJoinToken(arg, Stdin(token_)).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("/proc/PID/cmdline"), absl::string_view::npos) << s;
+  EXPECT_NE(s.message().find("--token-file"), absl::string_view::npos) << s;
+  EXPECT_NE(s.message().find("skiff token create"), absl::string_view::npos) << s;
+  EXPECT_EQ(s.message().find(token_), absl::string_view::npos) << s;
+}
+
+TEST_F(ReadJoinTokenTest, AFileMustBePrivateRegularAndSmall) {
+  JoinTokenSource source;
+  source.file = File("token", token_ + "\n", 0600);
+  EXPECT_EQ(ReadJoinToken(source, Stdin("")).value(), token_);
+  for (mode_t loose : {0644, 0640, 0604, 0620}) {
+    source.file = File("loose", token_, loose);
+    absl::Status s = ReadJoinToken(source, Stdin("")).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << loose;
+    EXPECT_NE(s.message().find("may be read or replaced by other users"), absl::string_view::npos)
+        << s;
+    EXPECT_NE(s.message().find(source.file), absl::string_view::npos) << s;
+  }
+  source.file = dir_ + "/link";
+  ASSERT_EQ(symlink((dir_ + "/token").c_str(), source.file.c_str()), 0);
+  EXPECT_NE(ReadJoinToken(source, Stdin("")).status().message().find("symbolic link"),
+            absl::string_view::npos);
+  source.file = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(source.file.c_str(), 0600), 0);
+  EXPECT_NE(ReadJoinToken(source, Stdin("")).status().message().find("not a regular file"),
+            absl::string_view::npos);
+  source.file = File("big", std::string(5000, 'a'), 0600);
+  EXPECT_EQ(ReadJoinToken(source, Stdin("")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  source.file = dir_ + "/none";
+  EXPECT_EQ(ReadJoinToken(source, Stdin("")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(AdminTest, TokenListShowsStates) {

@@ -1,10 +1,18 @@
 #include "admin/join_command.h"
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -109,6 +117,86 @@ absl::Status CheckPin(const std::string& presented, const std::string& expected,
 
 namespace {
 
+// Where to give the token instead of the command line, for the errors below.
+constexpr char kTokenWays[] =
+    "give it on standard input (paste it when skiff join asks, or --token -), in a file "
+    "(--token-file FILE, root's, mode 0600) or in SKIFF_JOIN_TOKEN";
+
+// Up to kMaxJoinTokenText bytes from `fd`, stopping after a newline when
+// `line` (a terminal, or a pipe that stays open), else at end of file.
+absl::StatusOr<std::string> ReadTokenText(int fd, bool line, const std::string& what) {
+  std::string text;
+  char c = 0;
+  for (;;) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot read the join token from ", what, ": ", strerror(errno)));
+    }
+    if (n == 0 || (line && c == '\n')) break;
+    if (text.size() >= kMaxJoinTokenText) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the join token from ", what, " is longer than ", kMaxJoinTokenText, " bytes"));
+    }
+    text.push_back(c);
+  }
+  return text;
+}
+
+absl::StatusOr<std::string> TokenFromStdin(int fd) {
+  if (!isatty(fd)) return ReadTokenText(fd, true, "standard input");
+  // A terminal: ask, and keep the pasted token off the screen (and out of
+  // whatever records it).
+  fputs("Join token (printed by `skiff token create` on the head node; not shown): ", stderr);
+  fflush(stderr);
+  struct termios saved;
+  const bool quiet = tcgetattr(fd, &saved) == 0;
+  if (quiet) {
+    struct termios silent = saved;
+    silent.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    tcsetattr(fd, TCSAFLUSH, &silent);
+  }
+  absl::StatusOr<std::string> text = ReadTokenText(fd, true, "the terminal");
+  if (quiet) tcsetattr(fd, TCSAFLUSH, &saved);
+  fputs("\n", stderr);
+  return text;
+}
+
+absl::StatusOr<std::string> TokenFromFile(const std::string& path) {
+  // O_NOFOLLOW and O_NONBLOCK: a link is refused, and a FIFO cannot hold
+  // the open; the type, size, owner and mode are those of what was opened.
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "--token-file ", path, ": ", errno == ELOOP ? "is a symbolic link" : strerror(errno)));
+  }
+  struct stat st;
+  std::string refused;
+  if (fstat(fd, &st) != 0) {
+    refused = strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    refused = "is not a regular file";
+  } else if (st.st_size > static_cast<off_t>(kMaxJoinTokenText)) {
+    refused = absl::StrCat("is ", st.st_size, " bytes long; a token is 98");
+  } else if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    refused = absl::StrCat(
+        "may be read or replaced by other users (owner uid ", st.st_uid, ", mode ", mode,
+        "): whoever reads it can join first and get the munge key, and whoever writes it can "
+        "send this node to a controller of theirs. Keep it yours, mode 0600 (umask 077 when "
+        "writing it)");
+  }
+  if (!refused.empty()) {
+    close(fd);
+    return absl::FailedPreconditionError(absl::StrCat("--token-file ", path, " ", refused));
+  }
+  absl::StatusOr<std::string> text = ReadTokenText(fd, false, path);
+  close(fd);
+  return text;
+}
+
 std::string Under(const std::string& root, const std::string& path) {
   return root.empty() ? path : absl::StrCat(root, path);
 }
@@ -123,6 +211,37 @@ std::string GresSummary(const v1::JoinRequest& request) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> ReadJoinToken(const JoinTokenSource& source, int stdin_fd) {
+  if (source.arg.has_value() && *source.arg != "-") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--token takes no token: on the command line every user of this machine can read it "
+        "(/proc/PID/cmdline) and join first with it; ",
+        kTokenWays,
+        ". If you typed the token there, create a new one on the head node (skiff token "
+        "create)"));
+  }
+  const bool stdin_flag = source.arg.has_value() || source.file == "-";
+  if (stdin_flag && !source.file.empty() && source.file != "-") {
+    return absl::InvalidArgumentError("give the join token one way: --token - or --token-file");
+  }
+  absl::StatusOr<std::string> text;
+  if (stdin_flag) {
+    text = TokenFromStdin(stdin_fd);
+  } else if (!source.file.empty()) {
+    text = TokenFromFile(source.file);
+  } else if (source.env.has_value()) {
+    text = *source.env;
+  } else {
+    text = TokenFromStdin(stdin_fd);
+  }
+  if (!text.ok()) return text.status();
+  std::string token(absl::StripAsciiWhitespace(*text));
+  if (token.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("no join token: ", kTokenWays));
+  }
+  return token;
+}
 
 absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRunner& run) {
   absl::StatusOr<JoinToken> token = ParseJoinToken(options.token);

@@ -1,10 +1,12 @@
-// `skiff join HOST[:PORT] --token T` (docs/decisions.md, "Init and join"): on
-// a node, check the controller's certificate against the token's pin, join over
-// TLS, then install the munge key and noded's configless settings and start
-// munge and noded.
+// `skiff join HOST[:PORT]` (docs/decisions.md, "Init and join"): on a node,
+// take the join token from standard input, a file or SKIFF_JOIN_TOKEN (never
+// the command line), check the controller's certificate against the token's
+// pin, join over TLS, then install the munge key and noded's configless
+// settings and start munge and noded.
 #ifndef SKIFF_ADMIN_JOIN_COMMAND_H_
 #define SKIFF_ADMIN_JOIN_COMMAND_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -46,9 +48,32 @@ std::string NodedOptionsOf(const std::string& defaults_text);
 absl::Status CheckPin(const std::string& presented, const std::string& expected,
                       const std::string& where);
 
+// Where `skiff join` takes its token from. Never its command line: every user
+// of the machine can read a process's arguments (/proc/PID/cmdline) while it
+// runs, and whoever joins first with the token gets the cluster's munge key.
+struct JoinTokenSource {
+  std::string file;                // --token-file PATH; "-" is standard input
+  std::optional<std::string> arg;  // --token's value when given: only "-" is taken
+  std::optional<std::string> env;  // SKIFF_JOIN_TOKEN when set
+};
+
+// The longest token text read (a token is 98 characters).
+inline constexpr size_t kMaxJoinTokenText = 4096;
+
+// The token text, without surrounding white space: from --token-file, from
+// standard input (--token - or --token-file -), else from SKIFF_JOIN_TOKEN,
+// else from standard input. Standard input (`stdin_fd`) gives its first line;
+// a terminal is asked for it, without echo. A file must be a regular file, no
+// link, of at most kMaxJoinTokenText bytes, owned by the caller and closed to
+// group and others (its owner could otherwise read the token, or put their own
+// there and send this node to a controller of theirs). InvalidArgument for a
+// token given as --token's value (saying where to give it instead), for more
+// than one source, and for no token; FailedPrecondition names a file refused.
+absl::StatusOr<std::string> ReadJoinToken(const JoinTokenSource& source, int stdin_fd);
+
 struct JoinOptions {
   std::string target;         // HOST[:PORT] of ctld's join port
-  std::string token;          // ID.SECRET.PIN
+  std::string token;          // ID.SECRET.PIN (ReadJoinToken)
   std::string node_name;      // empty: the short host name
   int port = 0;               // noded's port; 0: SlurmdPort
   std::string addr;           // where ctld reaches noded; empty: where the join came from

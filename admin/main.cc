@@ -2,10 +2,15 @@
 // and join"). Thin main: subcommands and flags; the work is in *_command.cc.
 //   skiff init [--cluster-name N] [--partition P]... [--no-start] [--force]
 //   skiff token create [--ttl 1h] | skiff token list
-//   skiff join HOST[:PORT] --token T [-N NAME] [--no-start]
+//   skiff join HOST[:PORT] [--token-file F | --token -] [-N NAME] [--no-start]
+//     (the token on standard input, in a file or in SKIFF_JOIN_TOKEN: never
+//     on the command line, where every user of the node can read it)
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <string>
 
@@ -81,7 +86,16 @@ int Run(int argc, char** argv) {
       "default 6820), install the munge key and start skiff-noded");
   join_cmd->add_option("target", join.target, "HOST[:PORT] of the controller's join port")
       ->required();
-  join_cmd->add_option("--token", join.token, "the token `skiff token create` printed")->required();
+  JoinTokenSource token_source;
+  std::string token_arg;
+  join_cmd->add_option("--token-file", token_source.file,
+                       "a file holding the token `skiff token create` printed (yours, mode "
+                       "0600); - for standard input. Without it the token is read from "
+                       "SKIFF_JOIN_TOKEN, else from standard input (asked for on a terminal)");
+  CLI::Option* token_opt = join_cmd->add_option(
+      "--token", token_arg,
+      "only `--token -`: the token on standard input. A token here is refused: every user "
+      "of the machine can read a command line");
   join_cmd->add_option("-N,--node-name", join.node_name, "NodeName (default: short host name)");
   join_cmd->add_option("--port", join.port, "noded's port (default: SlurmdPort)");
   join_cmd->add_option("--addr", join.addr,
@@ -128,6 +142,13 @@ int Run(int argc, char** argv) {
   if (join_cmd->parsed()) {
     join.root = root;
     join.start = !join_no_start;
+    if (token_opt->count() > 0) token_source.arg = token_arg;
+    if (const char* env = getenv("SKIFF_JOIN_TOKEN")) token_source.env = std::string(env);
+    // Nothing this command starts (systemctl) needs it.
+    unsetenv("SKIFF_JOIN_TOKEN");
+    absl::StatusOr<std::string> token = ReadJoinToken(token_source, STDIN_FILENO);
+    if (!token.ok()) return Report(token.status());
+    join.token = *std::move(token);
     return Print(RunJoin(join, SystemCommandRunner()));
   }
   return 1;

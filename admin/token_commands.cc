@@ -77,11 +77,17 @@ std::string ShortDuration(int64_t seconds) {
 }
 
 std::string FormatCreatedToken(const v1::CreateJoinTokenReply& reply, int64_t now) {
-  return absl::StrCat("Join token for one node, valid until ", When(reply.expires()), " (",
-                      ShortDuration(reply.expires() - now),
-                      "). Run this on the node, as root:\n\n  skiff join ", reply.join_target(),
-                      " --token ", reply.token(), "\n\n",
-                      "Keep it secret: whoever holds it can join a node and gets the munge key.\n");
+  // The command carries no token: on the node's command line every user
+  // there could read it (/proc/PID/cmdline) and join first.
+  return absl::StrCat(
+      "Join token for one node, valid until ", When(reply.expires()), " (",
+      ShortDuration(reply.expires() - now), "):\n\n    ", reply.token(),
+      "\n\nRun this on the node, as root, and paste the token when it asks for it:\n\n  skiff "
+      "join ",
+      reply.join_target(),
+      "\n\n(or give it on standard input, in a file with --token-file FILE, or in\n"
+      "SKIFF_JOIN_TOKEN; never on the command line, where every user of the node can read\n"
+      "it). Keep it secret: whoever holds it can join a node and gets the munge key.\n");
 }
 
 std::string FormatTokenList(const v1::ListJoinTokensReply& reply) {

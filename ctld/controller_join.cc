@@ -3,8 +3,10 @@
 // marked used + node, one transaction), then swapped into the configuration in
 // force as UpdatePartition does (InstallConfig).
 #include <algorithm>
+#include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "common/join/join_token.h"
 #include "ctld/controller.h"
 #include "ctld/core/dynamic_nodes.h"
 
@@ -12,6 +14,33 @@ namespace skiff::ctld {
 namespace {
 
 constexpr int64_t kForgetExpiredTokensAfter = 24 * 3600;
+
+// A GRES name or type a joining node reports: a plain word, as in gres.conf.
+absl::Status CheckJoinGresWord(const char* what, const std::string& word, bool may_be_empty) {
+  bool plain = word.size() <= 64 && (may_be_empty || !word.empty());
+  for (char c : word) {
+    plain =
+        plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.');
+  }
+  if (plain) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("gres ", what, " '", QuotedForLog(word),
+                   "' is not valid: use at most 64 letters, digits, '-', '_' and '.'"));
+}
+
+// Everything a join request carries that ctld keeps or logs, checked before
+// either: anyone who reaches the join port can send anything (a 60 KB name
+// with newlines wrote lines of its own into ctld's log).
+absl::Status CheckJoinRequest(const std::string& token_id, const NodeConfig& node) {
+  if (absl::Status s = CheckJoinTokenId(token_id); !s.ok()) return s;
+  if (absl::Status s = CheckJoinNodeName(node.name); !s.ok()) return s;
+  if (absl::Status s = CheckJoinAddress(node.addr); !s.ok()) return s;
+  for (const auto& g : node.gres) {
+    if (absl::Status s = CheckJoinGresWord("name", g.name, false); !s.ok()) return s;
+    if (absl::Status s = CheckJoinGresWord("type", g.type, true); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -130,6 +159,11 @@ absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Ca
 absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
                                                  const std::string& secret, NodeConfig node) {
   if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
+  if (absl::Status s = CheckJoinRequest(token_id, node); !s.ok()) {
+    // The message quotes what was sent escaped and cut short (QuotedForLog).
+    logger_.warn("join refused: {}", std::string(s.message()));
+    return s;
+  }
   absl::MutexLock join(&join_mu_);
   const int64_t now = clock_.Now();
   auto token = join_tokens_.find(token_id);
@@ -140,7 +174,6 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
                  std::string(s.message()), token_id);
     return s;
   }
-  if (absl::Status s = CheckJoinNodeName(node.name); !s.ok()) return s;
   if (node.cpus <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("node ", node.name, " reported no CPUs"));
   }

@@ -1,7 +1,9 @@
 // ctld: the Skiff controller. Thin main: flags, config, scriptd, server, signals.
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <malloc.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +44,7 @@
 #include "ctld/rpc/rpc_stats.h"
 #include "ctld/rpc/served_config.h"
 #include "ctld/rpc/services.h"
+#include "ctld/rpc/token_issuer.h"
 #include "ctld/scriptd_launcher.h"
 #include "ctld/state/job_store.h"
 #include "ctld/state/state_marker.h"
@@ -59,14 +62,62 @@ int Fatal(const std::string& message) {
   return 1;
 }
 
-// AuthAltParameters=jwt_key=PATH: the key's bytes (Slurm reads the whole file).
-absl::StatusOr<std::string> ReadJwtKey(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read jwt_key ", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (bytes.str().empty()) return absl::InvalidArgumentError(absl::StrCat(path, " is empty"));
-  return bytes.str();
+// AuthAltParameters=jwt_key=PATH: the key's bytes (Slurm reads the whole
+// file), from a file CheckJwtKeyFile accepts: whoever can read the key can
+// make anyone's token, root's too. The checks are on what was opened
+// (O_NONBLOCK: a FIFO cannot hold ctld's start).
+absl::StatusOr<std::string> ReadJwtKey(const std::string& path, uid_t slurm_user) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("AuthAltParameters: jwt_key ", path, " cannot be read: ", strerror(errno)));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const std::string why = strerror(errno);
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("AuthAltParameters: jwt_key ", path, ": ", why));
+  }
+  JwtKeyFile file;
+  file.regular = S_ISREG(st.st_mode);
+  file.mode = st.st_mode & 07777;
+  file.owner = st.st_uid;
+  file.size = st.st_size;
+  if (absl::Status s = CheckJwtKeyFile(path, file, slurm_user); !s.ok()) {
+    close(fd);
+    return s;
+  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = read(fd, &bytes[done], bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  bytes.resize(done);
+  file.size = static_cast<int64_t>(done);  // what was read is what counts
+  if (absl::Status s = CheckJwtKeyFile(path, file, slurm_user); !s.ok()) return s;
+  return bytes;
+}
+
+// The join port's share of ctld's descriptors, under the same guard as its
+// main port. Nothing authenticates there (a joining node has no munge key
+// yet), so every connection counts as unauthenticated: few at once, few per
+// address, and none for longer than a join takes on a loaded machine. A flood
+// of idle connections then costs ctld at most kJoinPortConnections
+// descriptors, and a joining node's connection, which speaks at once, pushes
+// out a silent one.
+constexpr int kJoinPortConnections = 64;
+ConnectionLimits JoinPortLimits() {
+  ConnectionLimits limits;
+  limits.max_connections = kJoinPortConnections;
+  limits.max_unauthenticated = kJoinPortConnections;
+  limits.max_unauthenticated_per_peer = 16;
+  limits.unauthenticated_ms = 30000;
+  return limits;
 }
 
 // Waits until scriptd answers on its socket, so a broken scriptd is reported at start.
@@ -177,6 +228,15 @@ int Run(int argc, char** argv) {
         !s.ok()) {
       return Fatal(std::string(s.message()));
     }
+  }
+  // AuthAltTypes=auth/jwt: scontrol token's key, read once, before anything
+  // starts: a key others can read, or one short enough to guess, stops ctld.
+  std::optional<std::string> jwt_key;
+  if (config.auth_jwt && !config.jwt_key.empty()) {
+    const std::optional<uid_t> slurm_user = UidOf(config.slurm_user);
+    absl::StatusOr<std::string> key = ReadJwtKey(config.jwt_key, slurm_user.value_or(0));
+    if (!key.ok()) return Fatal(std::string(key.status().message()));
+    jwt_key = *std::move(key);
   }
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.ctld_debug);
   if (!level.ok()) return Fatal(absl::StrCat("SlurmctldDebug: ", level.status().message()));
@@ -295,19 +355,13 @@ int Run(int argc, char** argv) {
   TokenSettings token_settings;
   token_settings.max_lifespan = config.max_token_lifespan;
   token_settings.disable_creation = config.disable_token_creation;
-  if (config.auth_jwt) {
-    absl::StatusOr<std::string> key = config.jwt_key.empty()
-                                          ? absl::FailedPreconditionError("no jwt_key= set")
-                                          : ReadJwtKey(config.jwt_key);
-    if (key.ok()) {
-      token_settings.enabled = true;
-      token_settings.key = *std::move(key);
-    } else {
-      logger.error(
-          "AuthAltTypes=auth/jwt: {} (AuthAltParameters=jwt_key=PATH); scontrol token "
-          "is refused",
-          std::string(key.status().message()));
-    }
+  if (jwt_key) {
+    token_settings.enabled = true;
+    token_settings.key = *std::move(jwt_key);
+  } else if (config.auth_jwt) {
+    logger.error(
+        "AuthAltTypes=auth/jwt: no jwt_key= set (AuthAltParameters=jwt_key=PATH); scontrol token "
+        "is refused");
   }
   const TokenIssuer token_issuer(token_settings);
   // The commands' service also takes a token as a credential (SLURM_JWT=).
@@ -358,28 +412,44 @@ int Run(int argc, char** argv) {
     return Fatal(absl::StrCat("cannot start the server for ", listen));
   }
   // The join port: TLS with ctld's own certificate, no munge (the joining node
-  // has no key yet); requests are small and few.
+  // has no key yet); requests are small and few. Its connections are accepted
+  // by a guarded listener as the main port's are (JoinPortLimits), and handed
+  // to a server that has no listener of its own.
   JoinService join_service(controller);
+  std::unique_ptr<GuardedListener> join_listener;  // declared first: it outlives join_server
   std::unique_ptr<grpc::Server> join_server;
   if (*join) {
     const std::string join_listen = absl::StrCat(listen_host, ":", (*join)->port);
+    absl::StatusOr<std::unique_ptr<GuardedListener>> listening =
+        GuardedListener::Listen(listen_host, (*join)->port, JoinPortLimits(), logger);
+    if (!listening.ok()) {
+      server->Shutdown();
+      kill(scriptd->pid, SIGTERM);
+      return Fatal(
+          absl::StrCat("cannot listen on ", join_listen,
+                       " (SlurmctldParameters=join_port): ", listening.status().message()));
+    }
+    join_listener = *std::move(listening);
     grpc::SslServerCredentialsOptions tls;
     tls.pem_key_cert_pairs.push_back({(*join)->tls.key_pem, (*join)->tls.cert_pem});
     grpc::ServerBuilder join_builder;
-    int bound_port = 0;
-    join_builder.AddListeningPort(join_listen, grpc::SslServerCredentials(tls), &bound_port);
+    std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor =
+        join_builder.experimental().AddExternalConnectionAcceptor(
+            grpc::ServerBuilder::experimental_type::ExternalConnectionType::FROM_FD,
+            grpc::SslServerCredentials(tls));
     join_builder.SetMaxReceiveMessageSize(64 << 10);
     grpc::ResourceQuota quota("ctld-join");
     quota.SetMaxThreads(8);
     join_builder.SetResourceQuota(quota);
     join_builder.RegisterService(&join_service);
     join_server = join_builder.BuildAndStart();
-    if (!join_server || bound_port == 0) {
+    if (!join_server) {
       server->Shutdown();
       kill(scriptd->pid, SIGTERM);
-      return Fatal(absl::StrCat("cannot listen on ", join_listen,
-                                " (SlurmctldParameters=join_port): is the port in use?"));
+      return Fatal(absl::StrCat("cannot start the join server for ", join_listen,
+                                " (SlurmctldParameters=join_port)"));
     }
+    join_listener->StartExternal(std::move(acceptor));
     logger.info("join_port: nodes join at {} (certificate sha256 pin {})", join_listen,
                 (*join)->tls.pin);
   }
@@ -426,6 +496,7 @@ int Run(int argc, char** argv) {
     break;
   }
   (*listener)->Stop();
+  if (join_listener) join_listener->Stop();
   if (join_server) join_server->Shutdown(std::chrono::system_clock::now());
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   scriptd_client.Stop();

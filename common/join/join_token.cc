@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -190,10 +191,39 @@ absl::StatusOr<int64_t> ParseJoinTtl(absl::string_view text) {
   return value;
 }
 
+std::string QuotedForLog(absl::string_view text, size_t max_chars) {
+  std::string out = absl::CHexEscape(text.substr(0, max_chars));
+  if (text.size() > max_chars) absl::StrAppend(&out, "... (", text.size(), " bytes)");
+  return out;
+}
+
+absl::Status CheckJoinTokenId(absl::string_view id) {
+  if (id.size() == static_cast<size_t>(kJoinTokenIdLength) && AllBase32(id)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("join token id '", QuotedForLog(id),
+                                                 "' is malformed: it is not ", kJoinTokenIdLength,
+                                                 " characters of a-z, 2-7"));
+}
+
+absl::Status CheckJoinAddress(absl::string_view addr) {
+  if (addr.empty()) return absl::OkStatus();
+  bool plain = addr.size() <= 255;
+  for (char c : addr) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == ':' ||
+                      c == '-' || c == '_' || c == '%');
+  }
+  if (plain) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("address '", QuotedForLog(addr),
+                   "' is not valid: use a host name or an IP address (letters, digits, '.', "
+                   "':', '-', '_' and '%', at most 255)"));
+}
+
 absl::Status CheckJoinNodeName(absl::string_view name) {
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
-        absl::StrCat("node name '", std::string(name), "' is not valid: ", std::string(why)));
+        absl::StrCat("node name '", QuotedForLog(name), "' is not valid: ", std::string(why)));
   };
   if (name.empty()) return bad("it is empty");
   if (name.size() > 64) return bad("it is longer than 64 characters");

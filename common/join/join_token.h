@@ -87,8 +87,24 @@ absl::StatusOr<int64_t> ParseJoinTtl(absl::string_view text);
 
 // A name a node may join under: 1 to 64 of letters, digits, '-', '_' and '.',
 // starting with a letter or digit (no hostlist brackets or commas).
-// InvalidArgument "node name 'x y' is not valid: ...".
+// InvalidArgument "node name 'x y' is not valid: ...", the name as
+// QuotedForLog shows it.
 absl::Status CheckJoinNodeName(absl::string_view name);
+
+// A token id as NewJoinToken makes them (kJoinTokenIdLength characters of
+// a-z, 2-7). InvalidArgument "join token id '...' is malformed: ...".
+absl::Status CheckJoinTokenId(absl::string_view id);
+
+// The address a joining node says ctld reaches it at: empty (where the join
+// came from), or 1 to 255 of letters, digits, '.', ':', '-', '_' and '%' (a
+// host name, an IPv4 or IPv6 address, with a zone). InvalidArgument "address '...' is not valid".
+absl::Status CheckJoinAddress(absl::string_view addr);
+
+// `text` as it may go into a log line or an error: at most `max_chars` of it,
+// with anything but printable ASCII escaped (C style: "\n", "\x1b"), and
+// "... (N bytes)" when it was cut. Whatever a client sends cannot then start a
+// line of its own in a log.
+std::string QuotedForLog(absl::string_view text, size_t max_chars = 64);
 
 }  // namespace skiff
 

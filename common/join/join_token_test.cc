@@ -179,5 +179,41 @@ TEST(JoinTokenTest, NodeNamesAreSingleHostNames) {
   }
 }
 
+// Issue 47 item 8: what a joiner sends is checked before ctld logs it, and an
+// error quotes it escaped and cut short, so that it cannot write log lines.
+TEST(JoinTokenTest, ANodeNameInAnErrorIsEscapedAndCutShort) {
+  const std::string name = std::string(60000, 'x') + "\n[ctld] forged line\n";
+  absl::Status s = CheckJoinNodeName(name);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "node name '" + std::string(64, 'x') +
+                             "... (60020 bytes)' is not valid: it is longer than 64 characters");
+  EXPECT_EQ(CheckJoinNodeName("a\nb").message(),
+            "node name 'a\\nb' is not valid: only letters, digits, '-', '_' and '.' may be used");
+  EXPECT_EQ(QuotedForLog("tab\there\x1b"), "tab\\there\\x1b");
+  EXPECT_EQ(QuotedForLog("abcdef", 3), "abc... (6 bytes)");
+}
+
+TEST(JoinTokenTest, TokenIdsAreSixBase32Characters) {
+  EXPECT_TRUE(CheckJoinTokenId("abc234").ok());
+  for (const char* bad : {"", "abc23", "abc2345", "ABC234", "abc18z", "abc\n23"}) {
+    absl::Status s = CheckJoinTokenId(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("join token id"), absl::string_view::npos) << s;
+    EXPECT_EQ(s.message().find('\n'), absl::string_view::npos) << s;
+  }
+}
+
+TEST(JoinTokenTest, AJoinAddressIsAHostNameOrAnIpAddress) {
+  for (const char* good : {"", "10.0.0.5", "fd00::1", "node-3.lab", "n_3"}) {
+    EXPECT_TRUE(CheckJoinAddress(good).ok()) << good;
+  }
+  for (const std::string& bad :
+       {std::string("a b"), std::string("x\ny"), std::string(256, 'a'), std::string("[::1]")}) {
+    absl::Status s = CheckJoinAddress(bad);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(s.message().find('\n'), absl::string_view::npos) << s;
+  }
+}
+
 }  // namespace
 }  // namespace skiff

@@ -142,6 +142,12 @@ void GuardedListener::Start(grpc::Server* server, std::function<bool(uid_t)> pri
   thread_ = std::thread([this] { Loop(); });
 }
 
+void GuardedListener::StartExternal(
+    std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor) {
+  acceptor_ = std::move(acceptor);
+  thread_ = std::thread([this] { Loop(); });
+}
+
 void GuardedListener::Stop() {
   if (stopping_.exchange(true)) return;
   if (thread_.joinable()) thread_.join();
@@ -204,7 +210,14 @@ void GuardedListener::AcceptReady() {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    grpc::AddInsecureChannelFromFd(server_, fd);
+    if (acceptor_ != nullptr) {
+      grpc::experimental::ExternalConnectionAcceptor::NewConnectionParameters connection;
+      connection.listener_fd = listen_fd_;
+      connection.fd = fd;
+      acceptor_->HandleNewConnection(&connection);
+    } else {
+      grpc::AddInsecureChannelFromFd(server_, fd);
+    }
   }
 }
 

@@ -15,9 +15,16 @@
 // each valid credential's peer here (Authenticated) and logs refusals with the
 // real address (Describe) through the hooks in auth_metadata.h.
 //
-// Threads: Start() runs one listener thread (accept, plus a sweep every 250 ms
-// that forgets closed connections and shuts down expired ones). Authenticated()
-// and Describe() are called from gRPC's threads. One mutex guards the guard.
+// The same listener guards a server with credentials of its own (ctld's join
+// port, TLS): StartExternal hands its connections to the server's external
+// connection acceptor instead. Its calls carry no credential the guard sees,
+// so every connection there counts as unauthenticated: capped, in all and per
+// address, and shut down `unauthenticated_ms` after accept.
+//
+// Threads: Start() or StartExternal() runs one listener thread (accept, plus a
+// sweep every 250 ms that forgets closed connections and shuts down expired
+// ones). Authenticated() and Describe() are called from gRPC's threads. One
+// mutex guards the guard.
 #ifndef SKIFF_COMMON_RPC_GUARDED_SERVER_H_
 #define SKIFF_COMMON_RPC_GUARDED_SERVER_H_
 
@@ -60,6 +67,11 @@ class GuardedListener {
   // whether a uid's connections are never evicted (root, SlurmUser; nodes
   // call as one of them); called from gRPC's threads.
   void Start(grpc::Server* server, std::function<bool(uid_t)> privileged);
+  // Starts handing connections to `acceptor` (ServerBuilder's
+  // AddExternalConnectionAcceptor, FROM_FD), whose server must outlive Stop().
+  // Installs no auth_metadata hooks: Authenticated and Describe stay the main
+  // listener's.
+  void StartExternal(std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor);
   // Stops accepting (before the server shuts down).
   void Stop();
 
@@ -83,7 +95,8 @@ class GuardedListener {
   const int listen_fd_;
   const int port_;
   spdlog::logger& logger_;
-  grpc::Server* server_ = nullptr;
+  grpc::Server* server_ = nullptr;                                            // Start's; or
+  std::unique_ptr<grpc::experimental::ExternalConnectionAcceptor> acceptor_;  // StartExternal's
   std::function<bool(uid_t)> privileged_;  // set by Start, then only read
   std::thread thread_;
   std::atomic<bool> stopping_{false};

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "common/auth/jwt.h"
 
 namespace skiff::ctld {
@@ -38,7 +42,9 @@ TEST(TokenIssuerTest, MaxTokenLifespanCapsUsersNotSlurmUser) {
   const JwtClaims defaulted = Claims(capped.Issue({"alice", false}, "", 0, 100));
   EXPECT_EQ(defaulted.expires_at - defaulted.issued_at, 600);
   EXPECT_EQ(capped.Issue({"alice", false}, "", 601, 100).status().message(),
-            "Requested time limit is invalid (missing or exceeds some limit)");
+            "Requested time limit is invalid (missing or exceeds some limit): lifespan=601 is "
+            "longer than the 600 s a user's token may last "
+            "(AuthAltParameters=max_token_lifespan); only root and SlurmUser may ask for longer");
   EXPECT_TRUE(capped.Issue({"root", true}, "", 86400, 100).ok());
 }
 
@@ -49,6 +55,74 @@ TEST(TokenIssuerTest, WithoutAuthJwtOrWithCreationDisabled) {
   EXPECT_EQ(Issuer(0, true).Issue({"alice", false}, "", 0, 100).status().message(),
             "Access/permission denied");
   EXPECT_TRUE(Issuer(0, true).Issue({"root", true}, "alice", 0, 100).ok());
+}
+
+// Issue 47 item 12: without max_token_lifespan a user asked for any lifespan,
+// "infinite" and overflowing ones included.
+TEST(TokenIssuerTest, WithoutMaxTokenLifespanUsersGetADayAtMost) {
+  EXPECT_EQ(Claims(Issuer().Issue({"alice", false}, "", kMaxUserTokenLifespan, 100)).expires_at,
+            100 + kMaxUserTokenLifespan);
+  for (int64_t lifespan : {kMaxUserTokenLifespan + 1, kMaxTokenLifespan}) {
+    absl::Status s = Issuer().Issue({"alice", false}, "", lifespan, 100).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << lifespan;
+    EXPECT_NE(s.message().find("lifespan="), absl::string_view::npos) << s;
+    EXPECT_NE(s.message().find("only root and SlurmUser may ask for longer"),
+              absl::string_view::npos)
+        << s;
+  }
+  EXPECT_NE(Issuer()
+                .Issue({"alice", false}, "", kMaxTokenLifespan, 100)
+                .status()
+                .message()
+                .find("lifespan=infinite"),
+            absl::string_view::npos);
+  // max_token_lifespan set by the admin is the users' cap, above a day too.
+  EXPECT_TRUE(Issuer(7 * 86400).Issue({"alice", false}, "", 7 * 86400, 100).ok());
+}
+
+TEST(TokenIssuerTest, NoLifespanOverflowsForAnyone) {
+  const JwtClaims forever = Claims(Issuer().Issue({"root", true}, "alice", kMaxTokenLifespan, 100));
+  EXPECT_EQ(forever.expires_at, 100 + kMaxTokenLifespan);
+  for (int64_t lifespan : {kMaxTokenLifespan + 1, std::numeric_limits<int64_t>::max(), int64_t{-1},
+                           std::numeric_limits<int64_t>::min()}) {
+    for (bool root : {true, false}) {
+      absl::Status s = Issuer().Issue({root ? "root" : "alice", root}, "", lifespan, 100).status();
+      EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << lifespan;
+      EXPECT_NE(s.message().find(absl::StrCat("lifespan=", lifespan)), absl::string_view::npos)
+          << s;
+    }
+  }
+}
+
+TEST(TokenIssuerTest, AKeyFileOthersCanReadOrThatIsShortIsRefused) {
+  const uid_t skiff = 990;
+  JwtKeyFile good{true, 0600, skiff, 48};
+  EXPECT_TRUE(CheckJwtKeyFile("/k", good, skiff).ok());
+  good.owner = 0;
+  EXPECT_TRUE(CheckJwtKeyFile("/k", good, skiff).ok());
+  good.mode = 0400;
+  EXPECT_TRUE(CheckJwtKeyFile("/k", good, skiff).ok());
+  good.size = kMinJwtKeyBytes;
+  EXPECT_TRUE(CheckJwtKeyFile("/k", good, skiff).ok());
+  struct Bad {
+    JwtKeyFile file;
+    std::string says;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {{true, 0644, 0, 48},
+            "AuthAltParameters: jwt_key /k is open to group or other users "
+            "(mode 0644)"},
+           {{true, 0640, 0, 48}, "(mode 0640)"},
+           {{true, 0602, 0, 48}, "(mode 0602)"},
+           {{true, 0600, 1000, 48}, "AuthAltParameters: jwt_key /k is owned by uid 1000"},
+           {{true, 0600, 0, 1}, "AuthAltParameters: jwt_key /k is 1 bytes long"},
+           {{true, 0600, 0, kMinJwtKeyBytes - 1}, "is 31 bytes long"},
+           {{true, 0600, 0, kMaxJwtKeyBytes + 1}, "bytes long: a key is at most"},
+           {{false, 0600, 0, 48}, "AuthAltParameters: jwt_key /k is not a regular file"}}) {
+    absl::Status s = CheckJwtKeyFile("/k", bad.file, skiff);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << bad.says;
+    EXPECT_NE(s.message().find(bad.says), absl::string_view::npos) << s;
+  }
 }
 
 }  // namespace

@@ -154,6 +154,10 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const Options&
     }
     std::ofstream(path) << text;
     if (text.rfind("#!", 0) == 0) chmod(path.c_str(), 0755);  // a script to run
+    // A key (jwt_hs256.key): as an admin keeps it, or ctld refuses it.
+    if (relative.size() > 4 && relative.compare(relative.size() - 4, 4, ".key") == 0) {
+      chmod(path.c_str(), 0600);
+    }
   }
   CommandResult up = cluster->Up();
   if (up.exit_code != 0) {

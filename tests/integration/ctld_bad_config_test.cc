@@ -1,11 +1,14 @@
 // ctld refuses to start on a bad skiff.conf, naming file, line and key, with a
 // non-zero exit code (and starts nothing).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
 
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
@@ -66,6 +69,61 @@ TEST(CtldBadBurstBufferConfigTest, AnUnknownUserInAllowUsersStopsCtldNamingIt) {
             std::string::npos)
       << result.err;
 }
+
+// Issue 47 item 12: a token key that others can read lets them forge any
+// user's token, root's too, and a short one is found by brute force from any
+// token: ctld refuses to start on either, naming the file and what to do.
+struct BadJwtKeyCase {
+  std::string name;
+  std::string key;
+  mode_t mode;
+  std::string owner;     // chown'ed to this user when not empty
+  std::string must_say;  // after "ctld: fatal: AuthAltParameters: jwt_key "
+};
+
+class CtldBadJwtKeyTest : public ::testing::TestWithParam<BadJwtKeyCase> {};
+
+TEST_P(CtldBadJwtKeyTest, RefusesToStartNamingTheKeyFile) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to give the key another owner";
+  const BadJwtKeyCase& c = GetParam();
+  const std::string dir = std::string(getenv("TEST_TMPDIR")) + "/jwt_" + c.name;
+  ASSERT_EQ(RunShell("mkdir -p " + dir).exit_code, 0);
+  const std::string key = dir + "/jwt_hs256.key";
+  std::ofstream(key) << c.key;
+  ASSERT_EQ(chmod(key.c_str(), c.mode), 0);
+  if (!c.owner.empty()) {
+    ASSERT_EQ(RunShell("chown " + c.owner + " " + key).exit_code, 0);
+  }
+  const std::string conf = dir + "/skiff.conf";
+  std::ofstream(conf) << "ClusterName=bad\n"
+                      << "SlurmctldHost=localhost(127.0.0.1)\n"
+                      << "SlurmctldPort=" << FreePort() << "\n"
+                      << "SlurmUser=root\n"
+                      << "StateSaveLocation=" << dir << "/state\n"
+                      << "AuthAltTypes=auth/jwt\n"
+                      << "AuthAltParameters=jwt_key=" << key << "\n"
+                      << "NodeName=n1 CPUs=2\n"
+                      << "PartitionName=debug Nodes=ALL Default=YES\n";
+  CommandResult result = RunShell("timeout 20 " + RunfilesRoot() + "/ctld/ctld -f " + conf);
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.exit_code, 124) << "ctld started instead of refusing";
+  EXPECT_NE(result.err.find("ctld: fatal: AuthAltParameters: jwt_key " + key + " " + c.must_say),
+            std::string::npos)
+      << result.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CtldBadJwtKeyTest,
+    ::testing::Values(BadJwtKeyCase{"world_readable", std::string(48, 'k'), 0644, "",
+                                    "is open to group or other users (mode 0644)"},
+                      BadJwtKeyCase{"group_readable", std::string(48, 'k'), 0640, "",
+                                    "is open to group or other users (mode 0640)"},
+                      BadJwtKeyCase{"one_byte", "k", 0600, "", "is 1 bytes long"},
+                      BadJwtKeyCase{"thirty_one_bytes", std::string(31, 'k'), 0600, "",
+                                    "is 31 bytes long"},
+                      BadJwtKeyCase{"owned_by_nobody", std::string(48, 'k'), 0600, "nobody",
+                                    "is owned by uid 65534"}),
+    [](const ::testing::TestParamInfo<BadJwtKeyCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace skiff::testing

@@ -8,28 +8,139 @@
 // registers and is idle in sinfo with this machine's CPUs, runs a job, and is
 // still there after ctld restarts. `skiff init` writes a config once and
 // refuses the second time.
+//
+// Issue 47: the token is never on a command line another user can read
+// (/proc/PID/cmdline): `skiff join` takes it on standard input, from a file or
+// from SKIFF_JOIN_TOKEN, and refuses it as an argument (item 7); idle
+// connections to the join port leave ctld serving and joins going on, and a
+// join request's node name and token id are checked before they are logged
+// (item 8).
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <iostream>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/join/tls.h"
+#include "proto/join.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-// The token in `skiff token create`'s output ("  skiff join HOST:PORT --token T").
+// The token in `skiff token create`'s output: ID.SECRET.PIN wherever it is.
 std::string TokenIn(const std::string& out) {
   std::smatch m;
-  return std::regex_search(out, m, std::regex("--token (\\S+)")) ? m[1].str() : "";
+  return std::regex_search(out, m, std::regex("[a-z2-7]{6}\\.[a-z2-7]{26}\\.[0-9a-f]{64}"))
+             ? m[0].str()
+             : "";
+}
+
+// The command `skiff token create` prints to run on the node ("skiff join ...").
+std::string JoinLineIn(const std::string& out) {
+  std::smatch m;
+  return std::regex_search(out, m, std::regex("(^|\\n) *(skiff join [^\\n]*)")) ? m[2].str() : "";
+}
+
+// Writes `text` to `path`, mode `mode`, owned by root (the test).
+void WriteSecretFile(const std::string& path, const std::string& text, mode_t mode = 0600) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << path;
+  ASSERT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ASSERT_EQ(fchmod(fd, mode), 0);
+  close(fd);
+}
+
+// A cluster whose ctld takes joining nodes on `join_port`.
+absl::StatusOr<std::unique_ptr<LocalCluster>> StartJoinCluster(int join_port) {
+  LocalCluster::Options options;
+  options.nodes = 2;
+  options.gpu_nodes = 0;
+  options.extra_config = absl::StrCat("SlurmctldParameters=enable_configless,join_port=", join_port,
+                                      ",join_munge_key=@DIR@/etc/munge/munge.key\n"
+                                      "PartitionName=all Nodes=ALL MaxTime=1:00:00\n"
+                                      "KillWait=2\n");
+  return LocalCluster::Start(options);
+}
+
+// A TCP listener on 127.0.0.1 that accepts and never answers: a join aimed at
+// it waits there (for its --timeout), long enough to look at its process.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+        listen(fd_, 16) == 0 &&
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      port_ = ntohs(address.sin_port);
+    }
+  }
+  ~SilentListener() {
+    for (int fd : accepted_) close(fd);
+    close(fd_);
+  }
+  int port() const { return port_; }
+  // Whether a connection came within `seconds` (it is kept open, unanswered).
+  bool Accepted(int seconds) {
+    struct pollfd ready = {fd_, POLLIN, 0};
+    if (poll(&ready, 1, seconds * 1000) <= 0) return false;
+    const int fd = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return false;
+    accepted_.push_back(fd);
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  int port_ = -1;
+  std::vector<int> accepted_;
+};
+
+// A child process holding `count` idle TCP connections to 127.0.0.1:`port`
+// (opened as fast as they go, never written to) until killed.
+pid_t StartFlood(int port, int count) {
+  const pid_t child = fork();
+  if (child == 0) {
+    struct rlimit files = {static_cast<rlim_t>(count + 64), static_cast<rlim_t>(count + 64)};
+    setrlimit(RLIMIT_NOFILE, &files);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    for (int i = 0; i < count; ++i) {
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      if (fd < 0) break;
+      connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    }
+    pause();
+    _exit(0);
+  }
+  return child;
+}
+
+void StopFlood(pid_t child) {
+  if (child <= 0) return;
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
 }
 
 // The token's state in `skiff token list` ("valid", "expired", "used by n3").
@@ -62,10 +173,16 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   const std::string dir = cluster.dir();
   const std::string target = absl::StrCat("127.0.0.1:", join_port);
   const std::string root = dir + "/n3root";
+  // The token on standard input, from a file only root reads (as pasted).
+  auto join_with = [&](const std::string& token, const std::string& name, const std::string& at,
+                       const std::string& how) {
+    WriteSecretFile(dir + "/join-token", token + "\n");
+    return cluster.Run(absl::StrCat("skiff join ", at.empty() ? target : at, " -N ", name,
+                                    " --port ", noded_port, " --root ", root,
+                                    " --no-start --timeout 30 ", how));
+  };
   auto join = [&](const std::string& token, const std::string& name, const std::string& at = "") {
-    return cluster.Run(absl::StrCat("skiff join ", at.empty() ? target : at, " --token ", token,
-                                    " -N ", name, " --port ", noded_port, " --root ", root,
-                                    " --no-start --timeout 30"));
+    return join_with(token, name, at, absl::StrCat("<", dir, "/join-token"));
   };
   auto create = [&](const std::string& flags) {
     CommandResult r = cluster.Run("skiff token create " + flags);
@@ -119,8 +236,34 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_NE(stat((root + "/etc/munge/munge.key").c_str(), &st), 0)
       << "a refused join wrote the key";
 
-  // The good join: the key and noded's settings under the test's root.
-  CommandResult joined = join(token, "n3");
+  // The token as an argument: refused, naming the ways to give it (issue 47).
+  CommandResult as_argument = join_with(token, "n3", "", "--token " + token);
+  EXPECT_NE(as_argument.exit_code, 0);
+  EXPECT_NE(as_argument.err.find("skiff: error: --token takes no token: on the command line every "
+                                 "user of this machine can read it"),
+            std::string::npos)
+      << as_argument.err;
+  // From a file others may read: refused, naming it.
+  WriteSecretFile(dir + "/open-token", token + "\n", 0644);
+  CommandResult open_file =
+      join_with(token, "n3", "", absl::StrCat("--token-file ", dir, "/open-token"));
+  EXPECT_NE(open_file.exit_code, 0);
+  EXPECT_NE(open_file.err.find(absl::StrCat("skiff: error: --token-file ", dir,
+                                            "/open-token may be read or replaced by other users")),
+            std::string::npos)
+      << open_file.err;
+  // SKIFF_JOIN_TOKEN is read (a wrong secret here: refused by ctld).
+  CommandResult from_env = cluster.Run(
+      absl::StrCat("SKIFF_JOIN_TOKEN=", id, ".bbbbbbbbbbbbbbbbbbbbbbbbbb.", pin, " skiff join ",
+                   target, " -N n3 --root ", root, " --no-start --timeout 30 </dev/null"));
+  EXPECT_EQ(from_env.err, "skiff: error: join token is not valid\n");
+  EXPECT_EQ(TokenState(cluster, token), "valid");
+
+  // The good join, the token in root's file: the key and noded's settings
+  // under the test's root.
+  WriteSecretFile(dir + "/good-token", token + "\n");
+  CommandResult joined =
+      join_with(token, "n3", "", absl::StrCat("--token-file ", dir, "/good-token"));
   ASSERT_EQ(joined.exit_code, 0) << joined.err;
   EXPECT_NE(joined.out.find("as node n3"), std::string::npos) << joined.out;
   EXPECT_EQ(TokenState(cluster, token), "used by n3");
@@ -204,6 +347,184 @@ TEST(JoinTest, InitWritesTheHeadNodesConfigOnce) {
       << second.err;
   EXPECT_EQ(ReadFile(root + "/etc/skiff/skiff.conf"), conf);
   RunShell("rm -rf " + root);
+}
+
+// Issue 47 item 7: a token on the command line is anyone's (/proc/PID/cmdline
+// is world-readable), and whoever joins first with it gets the munge key. The
+// command `skiff token create` prints carries no token; run as printed, with
+// the token pasted on its standard input, another user reading every command
+// line on the machine while the join waits finds no trace of it.
+TEST(JoinTest, TheTokenIsOnNoCommandLineAnotherUserCanRead) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create a second user";
+  const int join_port = FreePort();
+  auto started = StartJoinCluster(join_port);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  constexpr char kWatcher[] = "skiffwatch";
+  ASSERT_TRUE(cluster.EnsureUser(kWatcher).ok());
+
+  CommandResult created = cluster.Run("skiff token create");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string token = TokenIn(created.out);
+  ASSERT_FALSE(token.empty()) << created.out;
+  const std::string secret = token.substr(7, 26);
+  std::string command = JoinLineIn(created.out);
+  ASSERT_FALSE(command.empty()) << created.out;
+  EXPECT_EQ(command.find(secret), std::string::npos)
+      << "the join command printed carries the token: " << command;
+
+  // The printed command toward a controller that never answers, so that it
+  // waits; the token on its standard input, from a file only root reads.
+  SilentListener silent;
+  ASSERT_GT(silent.port(), 0);
+  const std::string target = absl::StrCat("127.0.0.1:", join_port);
+  ASSERT_NE(command.find(target), std::string::npos) << command;
+  command.replace(command.find(target), target.size(), absl::StrCat("127.0.0.1:", silent.port()));
+  WriteSecretFile(dir + "/token", token + "\n");
+  CommandResult launched = cluster.Run(absl::StrCat("setsid ", command, " -N n7 --root ", dir,
+                                                    "/n7root --no-start --timeout 60 <", dir,
+                                                    "/token >", dir, "/join.out 2>&1 &"));
+  ASSERT_EQ(launched.exit_code, 0) << launched.err;
+  // It has its token and is connecting: now it waits for an answer.
+  ASSERT_TRUE(silent.Accepted(60)) << ReadFile(dir + "/join.out");
+  const std::vector<pid_t> joins =
+      PidsWithCommandLine(absl::StrCat("join 127.0.0.1:", silent.port()));
+  ASSERT_FALSE(joins.empty());
+
+  // The other user: the join's own command line, then every command line on
+  // the machine, searched for the secret (given to grep in a file, so that
+  // grep's own command line does not carry it).
+  const std::string pattern = absl::StrCat(dir, "/home/", kWatcher, "/secret");
+  WriteSecretFile(pattern, secret + "\n");
+  ASSERT_EQ(RunShell(absl::StrCat("chown ", kWatcher, " ", pattern)).exit_code, 0);
+  bool seen_join = false;  // the other user does see the join's command line
+  for (pid_t pid : joins) {
+    CommandResult seen =
+        cluster.RunAs(kWatcher, absl::StrCat("tr '\\0' ' ' </proc/", pid, "/cmdline"));
+    seen_join = seen_join || seen.out.find("skiff join") != std::string::npos;
+    EXPECT_EQ(seen.out.find(secret), std::string::npos) << "another user read: " << seen.out;
+  }
+  EXPECT_TRUE(seen_join);
+  CommandResult scan = cluster.RunAs(
+      kWatcher, absl::StrCat("grep -l -a -F -f ", pattern, " /proc/[0-9]*/cmdline 2>/dev/null"));
+  EXPECT_EQ(scan.out, "") << "command lines carrying the token's secret";
+  for (pid_t pid : joins) kill(pid, SIGTERM);
+}
+
+// Issue 47 item 8: the join port was gRPC's own listener, with no cap: idle
+// connections there took ctld's descriptors, and with them the main port
+// (sinfo, sbatch) and the join port itself. Behind the main port's guard, a
+// flood of them costs ctld a few descriptors, and a join gets through it.
+TEST(JoinTest, IdleConnectionsToTheJoinPortLeaveCtldServingAndJoinsGoingOn) {
+  const int join_port = FreePort();
+  auto started = StartJoinCluster(join_port);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  const std::string token = TokenIn(cluster.Run("skiff token create").out);
+  ASSERT_FALSE(token.empty());
+  WriteSecretFile(dir + "/token", token + "\n");
+
+  // ctld's descriptors capped below the flood's size, so that an unguarded
+  // listener runs out of them.
+  const pid_t ctld = cluster.Pid("ctld");
+  ASSERT_GT(ctld, 0);
+  ASSERT_EQ(RunShell(absl::StrCat("prlimit --nofile=512:512 --pid ", ctld)).exit_code, 0);
+  constexpr int kFlood = 700;
+  const pid_t flood = StartFlood(join_port, kFlood);
+  ASSERT_GT(flood, 0);
+  EXPECT_TRUE(Eventually(60, [&] { return OpenDescriptors(flood) >= kFlood; }));
+
+  CommandResult listed = cluster.Run("sinfo -h -N -o '%N %t'");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("n1 idle\n"), std::string::npos) << listed.out << listed.err;
+  EXPECT_NE(listed.out.find("n2 idle\n"), std::string::npos) << listed.out << listed.err;
+  CommandResult submitted = cluster.Run("sbatch -o /dev/null --wrap=true");
+  std::vector<uint64_t> ids = SubmittedJobIds(submitted.out);
+  EXPECT_EQ(ids.size(), 1u) << submitted.out << submitted.err;
+  for (uint64_t id : ids) {
+    EXPECT_TRUE(Eventually(60, [&] {
+      return ScontrolField(cluster.Run(absl::StrCat("scontrol show job ", id)).out, "JobState") ==
+             "COMPLETED";
+    })) << cluster.Run(absl::StrCat("scontrol show job ", id)).out;
+  }
+  CommandResult joined =
+      cluster.Run(absl::StrCat("skiff join 127.0.0.1:", join_port, " -N n5 --root ", dir,
+                               "/n5root --no-start --timeout 60 <", dir, "/token"));
+  EXPECT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_NE(joined.out.find("as node n5"), std::string::npos) << joined.out << joined.err;
+  std::cout << "ctld held " << OpenDescriptors(ctld) << " descriptors with " << kFlood
+            << " idle connections on its join port\n";
+  StopFlood(flood);
+}
+
+// Issue 47 item 8: a join request's node name and token id were logged before
+// they were checked: a 60 KB name with newlines wrote lines of its own into
+// ctld's log. Now both are refused first, and what is logged of them is
+// escaped and short.
+TEST(JoinTest, AJoinsNodeNameAndTokenIdAreCheckedBeforeTheyAreLogged) {
+  const int join_port = FreePort();
+  auto started = StartJoinCluster(join_port);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  absl::StatusOr<std::string> cert = FetchPeerCertificate("127.0.0.1", join_port, 30);
+  ASSERT_TRUE(cert.ok()) << cert.status();
+  grpc::SslCredentialsOptions tls;
+  tls.pem_root_certs = *cert;
+  grpc::ChannelArguments args;
+  args.SetSslTargetNameOverride(kJoinTlsName);
+  auto stub = v1::Join::NewStub(grpc::CreateCustomChannel(absl::StrCat("127.0.0.1:", join_port),
+                                                          grpc::SslCredentials(tls), args));
+  auto join = [&](const std::string& token_id, const std::string& node_name) {
+    v1::JoinRequest request;
+    request.set_token_id(token_id);
+    request.set_token_secret("aaaaaaaaaaaaaaaaaaaaaaaaaa");
+    request.set_node_name(node_name);
+    request.set_cpus(1);
+    request.set_real_memory_mb(100);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::JoinReply reply;
+    return stub->Join(&context, request, &reply);
+  };
+  const std::string forged = "[ctld] [info] NodeName=evil joined with token abcdef";
+  auto refusals = [&] {
+    const std::string log = cluster.Log("ctld.log");
+    size_t count = 0;
+    for (size_t at = log.find("join refused"); at != std::string::npos;
+         at = log.find("join refused", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+
+  grpc::Status long_name =
+      join("abcdef", absl::StrCat(std::string(60000, 'x'), "\n", forged, "\n"));
+  EXPECT_EQ(long_name.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+      << long_name.error_message().substr(0, 200);
+  EXPECT_NE(long_name.error_message().find("node name"), std::string::npos)
+      << long_name.error_message().substr(0, 200);
+  EXPECT_LT(long_name.error_message().size(), 400u);
+  EXPECT_TRUE(Eventually(30, [&] { return refusals() >= 1; })) << cluster.Log("ctld.log");
+
+  grpc::Status bad_id = join(absl::StrCat("abcdef\n", forged), "n9");
+  EXPECT_EQ(bad_id.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << bad_id.error_message();
+  EXPECT_NE(bad_id.error_message().find("token id"), std::string::npos) << bad_id.error_message();
+  EXPECT_TRUE(Eventually(30, [&] { return refusals() >= 2; })) << cluster.Log("ctld.log");
+
+  const std::string log = cluster.Log("ctld.log");
+  EXPECT_EQ(log.find("\n" + forged), std::string::npos) << "a forged line in ctld.log";
+  EXPECT_EQ(log.find(std::string(200, 'x')), std::string::npos) << "the whole name in ctld.log";
+  // What is logged of them: escaped and cut short.
+  EXPECT_NE(log.find(absl::StrCat("join refused: node name '", std::string(64, 'x'), "... (",
+                                  60000 + forged.size() + 2, " bytes)' is not valid")),
+            std::string::npos)
+      << log;
+  EXPECT_NE(
+      log.find(absl::StrCat("join refused: join token id 'abcdef\\n", forged, "' is malformed")),
+      std::string::npos)
+      << log;
 }
 
 }  // namespace

@@ -118,5 +118,44 @@ TEST(TokenTest, WithoutAuthJwtTokensAreRefused) {
             "loaded or initialized\n");
 }
 
+// Issue 47 item 12: without max_token_lifespan a user could ask for a token
+// that never expires (lifespan=infinite) or whose expiry overflows. A user's
+// token now lasts at most a day (kMaxUserTokenLifespan, unless
+// max_token_lifespan says otherwise); root and SlurmUser may ask for longer,
+// up to "infinite" (68 years, as scontrol sends it), never past it.
+TEST(TokenTest, LifespansAreCappedForUsersAndNeverOverflow) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.files = {{"etc/jwt_hs256.key", kKey}};
+  options.extra_config =
+      "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key\n";
+  auto cluster = LocalCluster::Start(options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ASSERT_TRUE((*cluster)->EnsureUser(kAlice).ok());
+
+  for (const char* lifespan : {"infinite", "86401", "9223372036854775807"}) {
+    const CommandResult r =
+        (*cluster)->RunAs(kAlice, std::string("scontrol token lifespan=") + lifespan);
+    EXPECT_EQ(r.exit_code, 1) << lifespan << ": " << r.out;
+    EXPECT_EQ(r.out, "") << lifespan;
+    EXPECT_TRUE(absl::StrContains(r.err, "Requested time limit is invalid")) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "lifespan")) << r.err;
+  }
+  absl::StatusOr<JwtClaims> day =
+      Claims((*cluster)->RunAs(kAlice, "scontrol token lifespan=86400"));
+  ASSERT_TRUE(day.ok()) << day.status();
+  EXPECT_EQ(day->expires_at - day->issued_at, 86400);
+
+  // root: long lifespans, "infinite" included; one that overflows, never.
+  const CommandResult overflow = (*cluster)->Run("scontrol token lifespan=9223372036854775807");
+  EXPECT_EQ(overflow.exit_code, 1) << overflow.out;
+  EXPECT_TRUE(absl::StrContains(overflow.err, "lifespan")) << overflow.err;
+  absl::StatusOr<JwtClaims> forever = Claims((*cluster)->Run("scontrol token lifespan=infinite"));
+  ASSERT_TRUE(forever.ok()) << forever.status();
+  EXPECT_EQ(forever->expires_at - forever->issued_at, 2147483646);
+}
+
 }  // namespace
 }  // namespace skiff::testing

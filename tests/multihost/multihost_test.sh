@@ -113,6 +113,12 @@ waitfor 60 "sinfo answers on the head" mh_run head sinfo
 echo "install + init to sinfo answering: $(since "$started") s"
 join=$(grep -E '^ *skiff join ' "$WORK/head.out" | tail -n 1 | sed 's/^ *//')
 [ -n "$join" ] || fail "skiff init printed no 'skiff join' command"
+# The token, on a line of its own: the command never carries it (on the node's
+# command line every user there could read it); it is pasted when asked.
+token_in() { grep -Eo '[a-z2-7]{6}\.[a-z2-7]{26}\.[0-9a-f]{64}' | tail -n 1; }
+token=$(token_in <"$WORK/head.out")
+[ -n "$token" ] || fail "skiff init printed no join token"
+case "$join" in *"$token"* | *"${token#*.}"*) fail "the join command carries the token: $join" ;; esac
 
 idle() {  # idle NODE: NODE is in sinfo, idle
   [ "$(mh_run head "sinfo -h -N -n $1 -o %t" 2>/dev/null)" = idle ]
@@ -122,16 +128,20 @@ TOKEN_BLOCK=$(readme_block token)
 for name in node1 node2; do
   if [ "$name" != node1 ]; then
     step "head: a token for $name"
-    join=$(mh_run head "$TOKEN_BLOCK" | grep -E '^ *skiff join ' | tail -n 1 | sed 's/^ *//')
+    mh_run head "$TOKEN_BLOCK" >"$WORK/token-$name.out"
+    join=$(grep -E '^ *skiff join ' "$WORK/token-$name.out" | tail -n 1 | sed 's/^ *//')
     [ -n "$join" ] || fail "'$TOKEN_BLOCK' printed no 'skiff join' command"
+    token=$(token_in <"$WORK/token-$name.out")
+    [ -n "$token" ] || fail "'$TOKEN_BLOCK' printed no join token"
   fi
-  step "$name: the README's commands, then the join command the head printed"
-  block=${NODE_BLOCK//'skiff join HEAD --token TOKEN'/$join}
-  [ "$block" != "$NODE_BLOCK" ] || fail "the README's node block has no 'skiff join HEAD --token TOKEN' line"
+  step "$name: the README's commands, then the join command the head printed, the token pasted"
+  block=${NODE_BLOCK//'skiff join HEAD'/$join}
+  [ "$block" != "$NODE_BLOCK" ] || fail "the README's node block has no 'skiff join HEAD' line"
   mh_run "$name" "${block%%skiff join*}" >"$WORK/$name.out" 2>&1 ||
     { cat "$WORK/$name.out" >&2; fail "$name: installing"; }
   started=$(now)
-  mh_run "$name" "$join" >>"$WORK/$name.out" 2>&1 || { cat "$WORK/$name.out" >&2; fail "$name: $join"; }
+  printf '%s\n' "$token" | mh_run "$name" "$join" >>"$WORK/$name.out" 2>&1 ||
+    { cat "$WORK/$name.out" >&2; fail "$name: $join"; }
   waitfor 60 "$name idle in sinfo after joining" idle "$name"
   echo "skiff join to idle in sinfo: $(since "$started") s"
 done
