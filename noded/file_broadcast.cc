@@ -131,7 +131,12 @@ std::unique_ptr<BroadcastCopy> BroadcastCopy::Open(const FileOwner& owner, const
     *error = {EINVAL, bad};
     return nullptr;
   }
-  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | (force ? O_TRUNC : O_EXCL);
+  // O_NONBLOCK: opening a FIFO for writing otherwise waits for a reader,
+  // holding this thread for as long as the user likes (it is cleared below,
+  // once the file is known to be regular). O_NOFOLLOW: the destination is the
+  // file named, not where a link of the user's points.
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW |
+                    (force ? O_TRUNC : O_EXCL);
   const char* file = path.c_str();
   int fd = -1;
   int rc = AsOwner(
@@ -142,6 +147,14 @@ std::unique_ptr<BroadcastCopy> BroadcastCopy::Open(const FileOwner& owner, const
         return SendFd(sock, opened);
       },
       &fd);
+  if (rc == ELOOP) {
+    *error = {ELOOP, absl::StrCat("`", path, "` is a symbolic link")};
+    return nullptr;
+  }
+  if (rc == ENXIO) {  // a FIFO with no reader (O_NONBLOCK), a device without its driver
+    *error = {EINVAL, absl::StrCat("`", path, "` is not a regular file")};
+    return nullptr;
+  }
   if (rc != 0) {
     *error = FromErrno(rc);
     return nullptr;
@@ -152,6 +165,13 @@ std::unique_ptr<BroadcastCopy> BroadcastCopy::Open(const FileOwner& owner, const
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     *error = {EINVAL, absl::StrCat("`", path, "` is not a regular file")};
+    return nullptr;
+  }
+  const int status_flags = fcntl(fd, F_GETFL);
+  if (status_flags < 0 || fcntl(fd, F_SETFL, status_flags & ~O_NONBLOCK) != 0) {
+    const int failed = errno;
+    close(fd);
+    *error = FromErrno(failed);
     return nullptr;
   }
   if (make_libs_dir) {

@@ -150,5 +150,44 @@ TEST_F(FileBroadcastTest, TheCopyIsTheOwnersAndOnlyWhereTheyMayWrite) {
   EXPECT_EQ(Slurp(roots_file), "root's\n");
 }
 
+// Issue 47, item 15: a FIFO opened for writing waited for a reader and held
+// the thread; a link was followed. Both are refused at once, -f or not, and
+// the copy that follows still works.
+TEST_F(FileBroadcastTest, AFifoALinkOrADeviceIsRefusedAtOnce) {
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0666), 0);
+  CopyError error;
+  EXPECT_EQ(BroadcastCopy::Open(Me(), fifo, true, false, &error), nullptr);
+  EXPECT_EQ(error.error_number, EINVAL);
+  EXPECT_EQ(error.text, "`" + fifo + "` is not a regular file");
+  // With a reader waiting the open succeeds; fstat refuses it.
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  error = {};
+  EXPECT_EQ(BroadcastCopy::Open(Me(), fifo, true, false, &error), nullptr);
+  EXPECT_EQ(error.text, "`" + fifo + "` is not a regular file");
+  close(reader);
+
+  const std::string link = dir_ + "/link";
+  std::ofstream(dir_ + "/target") << "mine\n";
+  ASSERT_EQ(symlink("target", link.c_str()), 0);
+  error = {};
+  EXPECT_EQ(BroadcastCopy::Open(Me(), link, true, false, &error), nullptr);
+  EXPECT_EQ(error.error_number, ELOOP);
+  EXPECT_EQ(error.text, "`" + link + "` is a symbolic link");
+  EXPECT_EQ(Slurp(dir_ + "/target"), "mine\n");
+
+  error = {};
+  EXPECT_EQ(BroadcastCopy::Open(Me(), "/dev/null", true, false, &error), nullptr);
+  EXPECT_EQ(error.text, "`/dev/null` is not a regular file");
+
+  // The regular file after them: written, and blocking as before.
+  auto copy = BroadcastCopy::Open(Me(), dir_ + "/after", false, false, &error);
+  ASSERT_NE(copy, nullptr) << error.text;
+  ASSERT_TRUE(copy->Write("ok\n", &error));
+  ASSERT_TRUE(copy->Finish(0644, std::nullopt, &error)) << error.text;
+  EXPECT_EQ(Slurp(dir_ + "/after"), "ok\n");
+}
+
 }  // namespace
 }  // namespace skiff::noded

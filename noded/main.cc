@@ -1,11 +1,14 @@
 // noded: the Skiff node daemon. Thin main: flags, config, hardware, server, agent.
 #include <grpcpp/grpcpp.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -42,6 +45,38 @@ namespace {
 int Fatal(const std::string& message) {
   fprintf(stderr, "noded: fatal: %s\n", message.c_str());
   return 1;
+}
+
+// noded keeps job scripts, credentials and step sockets in SlurmdSpoolDir and
+// reads and runs them as root: whoever else may write the directory (its
+// owner, or group and others through its mode) can plant or swap them. Why
+// `spool` is not noded's alone, "" when it is.
+std::string SpoolDirProblem(const std::string& spool) {
+  struct stat st {};
+  if (stat(spool.c_str(), &st) != 0) return absl::StrCat(spool, ": ", strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return absl::StrCat(spool, " is not a directory");
+  const uid_t self = geteuid();
+  auto name_of = [](uid_t uid) {
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    char buffer[4096];
+    return getpwuid_r(uid, &pw, buffer, sizeof(buffer), &found) == 0 && found != nullptr
+               ? std::string(pw.pw_name)
+               : absl::StrCat(uid);
+  };
+  if (st.st_uid != self) {
+    const std::string owner = name_of(st.st_uid);
+    const std::string wanted = name_of(self);
+    return absl::StrCat(spool, " is owned by ", owner, " (uid ", st.st_uid, "), not by ", wanted,
+                        ", which noded runs as: chown ", wanted, " ", spool);
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return absl::StrCat(spool, " has mode ", mode,
+                        ": group and others must not write it (chmod go-w ", spool, ")");
+  }
+  return "";
 }
 
 std::string ShortHostname() {
@@ -168,6 +203,9 @@ int Run(int argc, char** argv) {
   const std::string spool = SubstituteNodeName(config.slurmd_spool_dir, node_name);
   if (absl::Status s = MakeDirs(spool, 0755); !s.ok()) {
     return Fatal(absl::StrCat("SlurmdSpoolDir: ", s.message()));
+  }
+  if (std::string problem = SpoolDirProblem(spool); !problem.empty()) {
+    return Fatal(absl::StrCat("SlurmdSpoolDir ", problem));
   }
   uid_t slurm_user_uid = 0;
   if (struct passwd* pw = getpwnam(config.slurm_user.c_str())) slurm_user_uid = pw->pw_uid;

@@ -100,8 +100,6 @@ constexpr int64_t kMessageTimeoutWarnAbove = 100;
 // Value setters shared by the skiff.conf key tables (the generic ones are in
 // kv_parser.h). Each returns only <what>.
 
-// PrivateData=jobs,usage,...: what users see only of their own. Skiff applies
-// "jobs" (other users' jobs are hidden); the rest are Slurm's and accepted.
 // HealthCheckNodeState: a comma list of Slurm's states, kept upper case.
 absl::Status SetHealthCheckNodeState(std::string_view value, SkiffConfig& config) {
   static const char* const kKnown[] = {"ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE"};
@@ -119,17 +117,27 @@ absl::Status SetHealthCheckNodeState(std::string_view value, SkiffConfig& config
   return absl::OkStatus();
 }
 
+// PrivateData=jobs,usage,...: what users see only of their own. Each value
+// Skiff takes it enforces (ctld/rpc/private_data.h, services.cc); Slurm's
+// others (cloud, events, nodes, partitions) are refused rather than taken and
+// ignored, so that no site believes them applied.
 absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& out) {
-  static const char* const kKnown[] = {"accounts",   "cloud",        "events", "jobs", "nodes",
-                                       "partitions", "reservations", "usage",  "users"};
+  static const char* const kEnforced[] = {"accounts", "jobs", "reservations", "usage", "users"};
+  static const char* const kNotEnforced[] = {"cloud", "events", "nodes", "partitions"};
   std::vector<std::string> items = SplitList(value, ",");
   for (std::string& item : items) {
     item = absl::AsciiStrToLower(item);
-    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
-      return Invalid(absl::StrCat(Quoted(item),
-                                  " is not one of accounts, cloud, events, jobs, nodes, "
-                                  "partitions, reservations, usage, users"));
+    if (std::find(std::begin(kEnforced), std::end(kEnforced), item) != std::end(kEnforced)) {
+      continue;
     }
+    if (std::find(std::begin(kNotEnforced), std::end(kNotEnforced), item) !=
+        std::end(kNotEnforced)) {
+      return Invalid(absl::StrCat(Quoted(item),
+                                  " is Slurm's but not enforced by Skiff (it enforces accounts, "
+                                  "jobs, reservations, usage and users)"));
+    }
+    return Invalid(
+        absl::StrCat(Quoted(item), " is not one of accounts, jobs, reservations, usage, users"));
   }
   out = std::move(items);
   return absl::OkStatus();

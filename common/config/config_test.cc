@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 
 namespace skiff {
@@ -560,14 +561,29 @@ TEST(ParseSkiffConfigTest, ErrorMessagesAreExactlyFileLineKeyWhat) {
 }
 
 TEST(ParseSkiffConfigTest, PrivateDataListsWhatUsersSeeOnlyOfTheirOwn) {
-  SkiffConfig config = ParseOk("PrivateData=Jobs,usage\nNodeName=n1\n");
+  SkiffConfig config = ParseOk("PrivateData=Jobs,usage,Reservations,users,accounts\nNodeName=n1\n");
   EXPECT_TRUE(config.IsPrivate("jobs"));
   EXPECT_TRUE(config.IsPrivate("usage"));
+  EXPECT_TRUE(config.IsPrivate("reservations"));
+  EXPECT_TRUE(config.IsPrivate("users"));
+  EXPECT_TRUE(config.IsPrivate("accounts"));
   EXPECT_FALSE(config.IsPrivate("nodes"));
   EXPECT_FALSE(ParseOk("NodeName=n1\n").IsPrivate("jobs"));
   EXPECT_EQ(Parse("PrivateData=jobs,secrets\n").status().message(),
-            "skiff.conf:2: PrivateData: 'secrets' is not one of accounts, cloud, events, jobs, "
-            "nodes, partitions, reservations, usage, users");
+            "skiff.conf:2: PrivateData: 'secrets' is not one of accounts, jobs, reservations, "
+            "usage, users");
+}
+
+// Issue 47, item 15: Slurm's values Skiff does not enforce are refused, not
+// taken and ignored.
+TEST(ParseSkiffConfigTest, PrivateDataRefusesSlurmsValuesSkiffDoesNotEnforce) {
+  for (const char* value : {"nodes", "partitions", "events", "cloud", "Nodes"}) {
+    EXPECT_EQ(Parse(absl::StrCat("PrivateData=jobs,", value, "\n")).status().message(),
+              absl::StrCat("skiff.conf:2: PrivateData: '", absl::AsciiStrToLower(value),
+                           "' is Slurm's but not enforced by Skiff (it enforces accounts, jobs, "
+                           "reservations, usage and users)"))
+        << value;
+  }
 }
 
 TEST(ParseSkiffConfigTest, MissingSlurmctldHostIsAnError) {

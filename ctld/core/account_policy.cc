@@ -94,9 +94,15 @@ absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64
   if (assoc == nullptr)
     return Invalid("Invalid account or account/partition combination specified");
   if (checks == AssocChecks::kExistence) return absl::OkStatus();
-  if (policy.enforce.qos &&
-      std::find(assoc->qos.begin(), assoc->qos.end(), job.qos) == assoc->qos.end()) {
-    return Invalid("Invalid qos specification");
+  const bool qos_allowed =
+      std::find(assoc->qos.begin(), assoc->qos.end(), job.qos) != assoc->qos.end();
+  if (policy.enforce.qos && !qos_allowed) return Invalid("Invalid qos specification");
+  // Without qos enforcement any QOS may be named, as in Slurm; but a QOS's
+  // budget is money some associations were given, not a pool for any user.
+  if (!qos_allowed && policy.budget_qos.count(job.qos) > 0) {
+    return Invalid(absl::StrCat("Invalid qos specification (QOS ", job.qos,
+                                " has a GrpTRESMins budget; association ", assoc->account, "/",
+                                assoc->user, " may not use it)"));
   }
   if (!policy.enforce.limits) return absl::OkStatus();
   const JobRequest& r = job.request;

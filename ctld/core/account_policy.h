@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ struct AccountPolicy {
   // an association's shares over its siblings', times its parent's), summed
   // over the user's associations: the fair-share factor's S.
   std::map<std::string, double> user_shares;
+  // QOS with a budget (GrpTRESMins naming any TRES): only associations whose
+  // QOS list allows one may spend it, with or without
+  // AccountingStorageEnforce=qos (Lifecycle fills it from its QOS table).
+  std::set<std::string> budget_qos;
 
   // The association a job of `user` in `account` and `partition` runs under: one
   // for that partition first, else the partition-less one. nullptr = none.
@@ -106,7 +111,8 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
 // including those being admitted with this one.
 // Errors (InvalidArgument, Slurm's texts): no association for the user and
 // account ("Invalid account or account/partition combination specified"), a QOS
-// the association does not allow ("Invalid qos specification"), a job over
+// the association does not allow ("Invalid qos specification"; for a QOS in
+// `budget_qos` even without enforce.qos, naming the QOS), a job over
 // MaxWall, MaxTRESPerJob, MaxSubmitJobs or GrpSubmitJobs ("Job violates
 // accounting/QOS policy (job submit limit, user's size and/or time limits)").
 struct SubmitCounts {

@@ -130,5 +130,24 @@ TEST(AccountPolicy, CountsEveryAncestorOfAJobsAccount) {
   EXPECT_EQ(policy.Lineage("research"), (std::vector<std::string>{"research", "root"}));
 }
 
+// Issue 47, item 15: a QOS with a budget is spent only by associations whose
+// QOS list allows it, even without AccountingStorageEnforce=qos.
+TEST(AccountPolicy, AQosBudgetIsSpentOnlyByAssociationsAllowedIt) {
+  AccountPolicy policy = LabPolicy();
+  policy.enforce = *ParseEnforcement("associations,limits");
+  Job funded = AliceJob();
+  funded.qos = "funded";
+  EXPECT_TRUE(CheckAssociation(policy, funded, 1, {}).ok());  // any QOS, as in Slurm
+  policy.budget_qos = {"funded"};
+  EXPECT_EQ(CheckAssociation(policy, funded, 1, {}).message(),
+            "Invalid qos specification (QOS funded has a GrpTRESMins budget; association "
+            "research/alice may not use it)");
+  policy.users[0].qos.push_back("funded");
+  EXPECT_TRUE(CheckAssociation(policy, funded, 1, {}).ok());
+  // An operator's update is held to the association's existence only.
+  policy.users[0].qos.pop_back();
+  EXPECT_TRUE(CheckAssociation(policy, funded, 1, {}, AssocChecks::kExistence).ok());
+}
+
 }  // namespace
 }  // namespace skiff::ctld

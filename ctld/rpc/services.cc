@@ -28,6 +28,7 @@
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
 #include "ctld/rpc/job_convert.h"
+#include "ctld/rpc/private_data.h"
 #include "ctld/rpc/resv_convert.h"
 #include "ctld/state/job_spec_parts.h"
 
@@ -679,6 +680,13 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
     for (const auto& [name, seconds] : sum.tres_seconds) minutes[name] += seconds / 60;
   }
   *reply = AccountsSnapshotToProto(snapshot);
+  // PrivateData=users,accounts,usage (private_data.h): operators see all.
+  const SkiffConfig& config = *controller_.config();
+  const PrivateAccountsData hidden{config.IsPrivate("users"), config.IsPrivate("accounts"),
+                                   config.IsPrivate("usage")};
+  if ((hidden.users || hidden.accounts || hidden.usage) && !controller_.IsPrivileged(caller->uid)) {
+    HidePrivateAccounts(hidden, LookUpUserName(caller->uid).value_or(""), reply);
+  }
   return grpc::Status::OK;
 }
 
@@ -730,6 +738,10 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
     row->set_cpu_seconds(sum.cpu_seconds);
     for (const auto& [name, seconds] : sum.tres_seconds)
       (*row->mutable_tres_seconds())[name] = seconds;
+  }
+  // PrivateData=usage: a user's own rows only (operators see all).
+  if (controller_.config()->IsPrivate("usage") && !controller_.IsPrivileged(caller->uid)) {
+    HidePrivateUsageRows(LookUpUserName(caller->uid).value_or(""), reply);
   }
   // Planned: what eligible jobs waited for inside the window, from every job
   // not done by its start (the records sacct reads).
@@ -814,7 +826,20 @@ grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
   std::map<std::string, const Node*> by_name;
   const std::vector<Node> nodes = controller_.SnapshotNodes({});
   for (const Node& node : nodes) by_name[node.config.name] = &node;
+  // PrivateData=reservations: a user sees those they may use (by name, group
+  // or an account of theirs); operators see all.
+  const bool own_only =
+      controller_.config()->IsPrivate("reservations") && !controller_.IsPrivileged(caller->uid);
+  std::string viewer;
+  std::set<std::string> viewer_accounts;
+  if (own_only) {
+    viewer = LookUpUserName(caller->uid).value_or("");
+    for (const Association& assoc : controller_.SnapshotAccounts().assocs) {
+      if (!viewer.empty() && assoc.user == viewer) viewer_accounts.insert(assoc.account);
+    }
+  }
   for (const AdvanceReservation& resv : controller_.SnapshotReservations()) {
+    if (own_only && !ReservationVisibleTo(resv, viewer, viewer_accounts)) continue;
     v1::ReservationInfo* info = reply->add_reservations();
     *info = ResvToProto(resv);
     // The occurrence in force, or the next one, as Slurm shows a repeating

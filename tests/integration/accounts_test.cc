@@ -642,5 +642,45 @@ TEST_F(BankTest, AJobThatIgnoresSigtermIsChargedItsKillWaitTailInEveryBook) {
   EXPECT_EQ(lines[1], absl::StrCat("  grant|", kAlice, "|", raw)) << share.out;
 }
 
+// Issue 47, item 15: without AccountingStorageEnforce=qos any QOS may be named,
+// and one with a budget (GrpTRESMins) was spent by any user. A QOS budget is
+// spent only by associations allowed that QOS: alice's lists it, bob's does
+// not; bob is refused with Slurm's words and may still use his own QOS.
+TEST_F(BankTest, AQosBudgetIsSpentOnlyByAssociationsAllowedThatQos) {
+  StartCluster("associations,limits");
+  auto ok = [&](const std::string& command) {
+    const CommandResult r = cluster_->Run(command);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    return r.out;
+  };
+  ok("sacctmgr -i add qos funded GrpTRESMins=cpu=1000");
+  ok("sacctmgr -i add qos plain");
+  ok("sacctmgr -i add account lab");
+  ok(absl::StrCat("sacctmgr -i add user ", kAlice, " account=lab qos=normal,funded"));
+  ok(absl::StrCat("sacctmgr -i add user ", kBob, " account=lab"));
+  auto submit = [&](const std::string& user, const std::string& qos) {
+    return cluster_->RunAs(user, absl::StrCat("sbatch --parsable -A lab -t 1 --qos=", qos,
+                                              " -o /dev/null --hold --wrap true"));
+  };
+  const CommandResult alices = submit(kAlice, "funded");
+  EXPECT_EQ(alices.exit_code, 0) << alices.err;
+  const CommandResult bobs = submit(kBob, "funded");
+  EXPECT_EQ(bobs.exit_code, 1) << bobs.out;
+  EXPECT_EQ(bobs.err,
+            "sbatch: error: Batch job submission failed: Invalid qos specification (QOS funded "
+            "has a GrpTRESMins budget; association lab/skiffbob may not use it)\n");
+  // A QOS without a budget is still open without qos enforcement, as in Slurm.
+  const CommandResult plain = submit(kBob, "plain");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  // Nor can bob move a job of his into it.
+  const std::string id(absl::StripAsciiWhitespace(plain.out));
+  const CommandResult moved =
+      cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", id, " QOS=funded"));
+  EXPECT_NE(moved.exit_code, 0) << moved.out;
+  EXPECT_TRUE(absl::StrContains(moved.err, "Invalid qos specification")) << moved.err;
+  EXPECT_TRUE(absl::StrContains(Show(id), "QOS=plain")) << Show(id);
+  cluster_->Run("scancel -u " + std::string(kAlice) + " ; scancel -u " + std::string(kBob));
+}
+
 }  // namespace
 }  // namespace skiff::testing

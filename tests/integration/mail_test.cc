@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -50,10 +51,13 @@ constexpr char kMailProg[] =
 // The real mailer skiff-notify falls back to (notify.conf's Mailer=).
 constexpr char kFakeMailer[] = "#!/bin/sh\necho \"$*\" >> @DIR@/log/mailer.txt\n";
 
-// One HTTP listener on 127.0.0.1 that answers every POST 200 and keeps its body.
+// One HTTP listener on 127.0.0.1 that answers every request with `reply`
+// (200 unless told) and keeps it whole, and the body of every POST.
 class HookServer {
  public:
-  HookServer() {
+  explicit HookServer(
+      std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+      : reply_(std::move(reply)) {
     fd_ = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -76,6 +80,11 @@ class HookServer {
   std::vector<std::string> bodies() {
     std::lock_guard<std::mutex> lock(mu_);
     return bodies_;
+  }
+  // Every request, head and body, whatever its method.
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
   }
 
  private:
@@ -102,23 +111,24 @@ class HookServer {
         }
         if (request.size() >= header_end + 4 + length) break;
       }
-      const std::string reply =
-          "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-      (void)!write(conn, reply.data(), reply.size());
+      (void)!write(conn, reply_.data(), reply_.size());
       close(conn);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!request.empty()) requests_.push_back(request);
       if (header_end != std::string::npos && absl::StartsWith(request, "POST ")) {
-        std::lock_guard<std::mutex> lock(mu_);
         bodies_.push_back(request.substr(header_end + 4));
       }
     }
   }
 
+  const std::string reply_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::mutex mu_;
   std::vector<std::string> bodies_;
+  std::vector<std::string> requests_;
 };
 
 class MailTest : public ::testing::Test {
@@ -153,6 +163,34 @@ class MailTest : public ::testing::Test {
   void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   static std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", User()); }
+  // notify.conf: the fake mailer, then `lines` (skiff-notify reads it at every run).
+  static void WriteNotifyConf(const std::string& lines) {
+    std::ofstream(cluster_->dir() + "/etc/notify.conf")
+        << "Mailer=" << cluster_->dir() << "/etc/fake-mail.sh\n"
+        << lines;
+  }
+  // The user's ~/.config/skiff/notify, written as the user: one URL a line.
+  static void RegisterHooks(const std::vector<std::string>& urls) {
+    const std::string config = Home() + "/.config/skiff";
+    std::string text;
+    for (const std::string& url : urls) absl::StrAppend(&text, url, "\\n");
+    const CommandResult r = cluster_->RunAs(
+        User(), absl::StrCat("mkdir -p ", config, " && printf '", text, "' > ", config, "/notify"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // MailProg has answered the mail `kind` ("END") about job `id` (ctld logs it then).
+  static bool Answered(uint64_t id, const std::string& kind) {
+    return absl::StrContains(cluster_->Log("ctld.log"),
+                             absl::StrCat("JobId=", id, " mailed ", kind));
+  }
+  // The fake mailer's line for job `id`, "" until there is one.
+  static std::string MailerLine(uint64_t id) {
+    for (absl::string_view line :
+         absl::StrSplit(ReadFile(cluster_->dir() + "/log/mailer.txt"), '\n', absl::SkipEmpty())) {
+      if (absl::StrContains(line, absl::StrCat("Job_id=", id, " "))) return std::string(line);
+    }
+    return "";
+  }
   static uint64_t Submit(const std::string& options) {
     const CommandResult r = cluster_->RunAs(User(), "sbatch -o /dev/null " + options);
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -325,6 +363,8 @@ TEST_F(MailTest, AKilledScriptdNeitherLosesNorRepeatsAMail) {
 TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
   HookServer server;
   ASSERT_NE(server.port(), 0);
+  // The listener is on loopback: the site allows it by name and address.
+  WriteNotifyConf("AllowedWebhookHosts=127.0.0.1\nAllowPrivateWebhookAddresses=yes\n");
   const std::string config = Home() + "/.config/skiff";
   ASSERT_EQ(cluster_
                 ->RunAs(User(), absl::StrCat("mkdir -p ", config, " && printf '# mine\\nurl=",
@@ -365,6 +405,114 @@ TEST_F(MailTest, SkiffNotifyPostsJsonToTheUsersWebhookAndMailsWithoutOne) {
   EXPECT_TRUE(absl::StrContains(ReadFile(cluster_->dir() + "/log/mailer.txt"),
                                 absl::StrCat(", COMPLETED, ExitCode 0 ", User(), "\n")));
   EXPECT_EQ(server.bodies().size(), 1u);
+}
+
+// Issue 47, item 13: skiff-notify runs on the controller host, where a URL
+// reaches what no user should (restd's and other daemons' loopback ports, a
+// cloud's metadata service). A webhook goes only to a host notify.conf's
+// AllowedWebhookHosts lists, at an address that is not loopback or private
+// unless AllowPrivateWebhookAddresses=yes; every other URL is refused and the
+// mail goes to the mailer. Nothing of the user's steers curl: no ~/.curlrc
+// (a header, another method, a trace file, following redirects).
+TEST_F(MailTest, SkiffNotifyPostsOnlyToAllowedHostsAndIgnoresTheUsersCurlrc) {
+  HookServer admin;  // stands for a loopback admin endpoint
+  ASSERT_NE(admin.port(), 0);
+  const std::string port = absl::StrCat(admin.port());
+  // The plain URL, one whose user part names an allowed host, and the same
+  // address written as one number (curl takes it as 127.0.0.1).
+  RegisterHooks({"http://127.0.0.1:" + port + "/admin/drain",
+                 "http://hooks.example.org@127.0.0.1:" + port + "/admin/userinfo",
+                 "http://2130706433:" + port + "/admin/decimal"});
+  const std::pair<std::string, std::string> refused[] = {
+      {"", "no AllowedWebhookHosts: no webhooks at all"},
+      {"AllowedWebhookHosts=hooks.example.org\n", "a host the site did not list"},
+      {"AllowedWebhookHosts=localhost,127.0.0.1,2130706433\n",
+       "listed hosts at a loopback address, without AllowPrivateWebhookAddresses"},
+  };
+  for (const auto& [conf, why] : refused) {
+    WriteNotifyConf(conf);
+    const uint64_t id = Submit("--mail-type=END -J hookdeny --wrap true");
+    ASSERT_NE(id, 0u);
+    // Refused URLs leave the mail to the mailer.
+    ASSERT_TRUE(
+        Eventually(60, [&] { return !MailerLine(id).empty() || !admin.requests().empty(); }))
+        << why << "\n"
+        << Context(id);
+    EXPECT_TRUE(admin.requests().empty()) << why << ": " << admin.requests().front();
+    ASSERT_FALSE(MailerLine(id).empty()) << why;
+    EXPECT_TRUE(absl::EndsWith(MailerLine(id), absl::StrCat(", COMPLETED, ExitCode 0 ", User())))
+        << MailerLine(id);
+  }
+
+  // An allowed URL that answers with a redirect to the admin endpoint; the
+  // user's ~/.curlrc asks for a header, PUT, a trace file and redirects.
+  HookServer hook(
+      absl::StrCat("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:", port,
+                   "/admin/redirected\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+  ASSERT_NE(hook.port(), 0);
+  WriteNotifyConf("AllowedWebhookHosts=127.0.0.1\nAllowPrivateWebhookAddresses=yes\n");
+  RegisterHooks({absl::StrCat("http://127.0.0.1:", hook.port(), "/hook")});
+  const std::string trace = Home() + "/curl-trace.txt";
+  ASSERT_EQ(cluster_
+                ->RunAs(User(), absl::StrCat("printf '%s\\n' 'header = \"X-From-Curlrc: yes\"' "
+                                             "'request = PUT' 'trace-ascii = ",
+                                             trace, "' 'location' > .curlrc"))
+                .exit_code,
+            0);
+  const uint64_t id = Submit("--mail-type=END -J hookrc --wrap true");
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return Answered(id, "END"); })) << Context(id);
+  const std::vector<std::string> requests = hook.requests();
+  ASSERT_EQ(requests.size(), 1u) << Context(id);
+  EXPECT_TRUE(absl::StartsWith(requests[0], "POST /hook HTTP/1.1\r\n")) << requests[0];
+  EXPECT_FALSE(absl::StrContains(requests[0], "X-From-Curlrc")) << requests[0];
+  EXPECT_FALSE(absl::StrContains(requests[0], "x-from-curlrc")) << requests[0];
+  EXPECT_EQ(ReadFile(trace), "") << "curl wrote the user's trace file";
+  EXPECT_TRUE(admin.requests().empty())
+      << "the redirect was followed: " << admin.requests().front();
+  EXPECT_TRUE(MailerLine(id).empty()) << MailerLine(id);
+  RunShell(absl::StrCat("rm -f ", Home(), "/.curlrc ", Home(), "/.config/skiff/notify"));
+}
+
+// Issue 47, item 14: ctld runs MailProg as Slurm does, `MailProg -s SUBJECT
+// RECIPIENT`, so a --mail-user that starts with '-' or holds blanks would be
+// the mailer's options (sendmail's -oQ, -C, mailx's -r ...): refused at
+// submission naming --mail-user. A job name's control characters (a newline
+// starting a mail header) never reach the subject.
+TEST_F(MailTest, AMailUserThatCouldBeAnOptionIsRefusedAndSubjectsHoldNoControlCharacters) {
+  for (const char* bad :
+       {"-oQ/tmp/x", "lab@example.org -C/tmp/evil.cf", "-r", "a\tb@example.org"}) {
+    const CommandResult r = cluster_->RunAs(
+        User(), absl::StrCat("sbatch -o /dev/null --mail-type=END --mail-user=\"$(printf -- '", bad,
+                             "')\" --wrap true"));
+    EXPECT_NE(r.exit_code, 0) << bad << ": " << r.out;
+    EXPECT_TRUE(absl::StrContains(r.err, "sbatch: error: ")) << bad << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "--mail-user")) << bad << ": " << r.err;
+    EXPECT_TRUE(SubmittedJobIds(r.out).empty()) << bad << ": " << r.out;
+  }
+  // Addresses and lists of them are still taken.
+  const uint64_t listed = Submit(
+      "--mail-type=END -J listed --mail-user=lab@example.org,pi+slurm@lab.example.org --wrap true");
+  ASSERT_NE(listed, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return HasMails(listed, 1); })) << Context(listed);
+  EXPECT_TRUE(absl::EndsWith(Mails(listed)[0], " lab@example.org,pi+slurm@lab.example.org"))
+      << Mails(listed)[0];
+
+  // A name with a newline and a carriage return: one subject line.
+  const uint64_t id =
+      Submit("--mail-type=END -J \"$(printf 'nl\\nBcc: evil@example.org\\rX')\" --wrap true");
+  ASSERT_NE(id, 0u);
+  ASSERT_TRUE(Eventually(60, [&] { return Answered(id, "END"); })) << Context(id);
+  const std::vector<std::string> mails = Mails(id);
+  ASSERT_EQ(mails.size(), 1u) << Context(id);
+  EXPECT_TRUE(absl::StrContains(
+      mails[0], absl::StrCat("-s Slurm Job_id=", id, " Name=nl Bcc: evil@example.org X Ended, ")))
+      << mails[0];
+  for (absl::string_view line :
+       absl::StrSplit(ReadFile(cluster_->dir() + "/log/mail.txt"), '\n', absl::SkipEmpty())) {
+    EXPECT_FALSE(absl::StartsWith(line, "Bcc:")) << line;
+    EXPECT_FALSE(absl::StrContains(line, "\r")) << line;
+  }
 }
 
 }  // namespace

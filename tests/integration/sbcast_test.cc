@@ -297,5 +297,39 @@ TEST_F(SbcastTest, SlurmsMessagesForWhatCannotStart) {
             "Need two file names, have 1 names\nTry \"sbcast --help\" for more information\n");
 }
 
+// Issue 47, item 15: `sbcast -f` onto a FIFO opened it for writing and waited
+// for a reader, holding a noded thread (and the job's step manager) for as
+// long as none came. Now a destination that is not a regular file (a FIFO, a
+// device) or is a symbolic link is refused at once, with the reason, and the
+// node goes on copying.
+TEST_F(SbcastTest, AFifoOrALinkDestinationIsRefusedAtOnce) {
+  const uint64_t id = RunningJob();
+  ASSERT_NE(id, 0u);
+  const std::string node = NodeOf(id);
+  const std::string fifo = Home(kUser) + "/fifo";
+  const std::string link = Home(kUser) + "/link";
+  ASSERT_EQ(
+      cluster_->RunAs(kUser, "rm -f fifo link && mkfifo fifo && ln -s rel.bin link").exit_code, 0);
+  CommandResult r =
+      cluster_->RunAs(kUser, absl::StrCat("timeout 30 sbcast -f -j ", id, " ", Src(), " ", fifo));
+  if (r.exit_code == 124) {
+    // The old noded waits on the FIFO: let it go before failing.
+    RunShell(absl::StrCat("timeout 5 cat ", fifo, " > /dev/null"));
+  }
+  EXPECT_EQ(r.exit_code, 22) << r.err;  // EINVAL
+  EXPECT_EQ(r.err, absl::StrCat("sbcast: error: REQUEST_FILE_BCAST(", node, "): `", fifo,
+                                "` is not a regular file\n"));
+  r = cluster_->RunAs(kUser, absl::StrCat("timeout 30 sbcast -f -j ", id, " ", Src(), " ", link));
+  EXPECT_EQ(r.exit_code, 40) << r.err;  // ELOOP
+  EXPECT_EQ(r.err, absl::StrCat("sbcast: error: REQUEST_FILE_BCAST(", node, "): `", link,
+                                "` is a symbolic link\n"));
+  // The node still copies.
+  r = cluster_->RunAs(kUser,
+                      absl::StrCat("timeout 30 sbcast -f -j ", id, " ", Src(), " after.bin"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Md5(Home(kUser) + "/after.bin"), Md5(Src()));
+  cluster_->Run(absl::StrCat("scancel ", id));
+}
+
 }  // namespace
 }  // namespace skiff::testing

@@ -4,8 +4,10 @@
 // creates test users and mints their munge credentials with runuser).
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -15,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/config/config_loader.h"
@@ -603,6 +606,148 @@ TEST_F(SecurityTest, SbatchRefusesBadRequestsWithSlurmsWords) {
             "parameter too long (the batch script has 5000016 bytes; "
             "SchedulerParameters=max_script_size allows 4194304)\n");
   EXPECT_EQ(cluster_->Run("squeue -h").out, "");
+}
+
+// Issue 47, item 15: PrivateData=reservations,users,accounts,usage were taken
+// and meant nothing. Now, as Slurm's: a user sees only the reservations they
+// may use; only their own user record and associations (users); no account
+// definitions (accounts: Slurm shows a non-coordinator none, and Skiff has no
+// coordinators); no one else's usage, nor an account's totals (usage).
+// Operators see everything. Checked through raw calls (what sacctmgr, sshare,
+// sreport and restd read) and through the commands.
+TEST_F(SecurityTest, PrivateDataReservationsUsersAccountsAndUsageAreEnforced) {
+  StartCluster(
+      "PrivateData=reservations,users,accounts,usage\nAccountingStorageEnforce=associations\n");
+  if (cluster_ == nullptr) return;
+  for (const std::string& command :
+       {std::string("sacctmgr -i add account lab,other"),
+        absl::StrCat("sacctmgr -i add user ", kAlice, " account=lab"),
+        absl::StrCat("sacctmgr -i add user ", kBob, " account=other"),
+        absl::StrCat("scontrol create reservation ReservationName=alices StartTime=now+1hour "
+                     "Duration=10 Nodes=n1 Users=",
+                     kAlice),
+        std::string("scontrol create reservation ReservationName=labs StartTime=now+2hours "
+                    "Duration=10 Nodes=n1 Accounts=lab")}) {
+    const CommandResult r = cluster_->Run(command);
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.err;
+  }
+  // Usage of alice's: a job that holds its association's counts.
+  const uint64_t held = SubmitAs(kAlice, "-A lab --hold --wrap true");
+  ASSERT_NE(held, 0u);
+
+  // Reservations: alice sees both (by user, by account); bob none; root both.
+  auto reservations = [&](const std::string& user) {
+    v1::GetReservationsReply reply;
+    const grpc::Status status = CallAs(user, [&](grpc::ClientContext* context) {
+      return stub_->GetReservations(context, v1::GetReservationsRequest(), &reply);
+    });
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    std::vector<std::string> names;
+    for (const v1::ReservationInfo& r : reply.reservations()) names.push_back(r.name());
+    return absl::StrJoin(names, ",");
+  };
+  EXPECT_EQ(reservations(kAlice), "alices,labs");
+  EXPECT_EQ(reservations(kBob), "");
+  EXPECT_EQ(reservations("root"), "alices,labs");
+  EXPECT_EQ(cluster_->RunAs(kBob, "scontrol show reservation").out,
+            "No reservations in the system\n");
+  EXPECT_TRUE(absl::StrContains(cluster_->RunAs(kAlice, "scontrol show reservation").out,
+                                "ReservationName=labs"));
+
+  auto accounts = [&](const std::string& user) {
+    v1::GetAccountsReply reply;
+    const grpc::Status status = CallAs(user, [&](grpc::ClientContext* context) {
+      return stub_->GetAccounts(context, v1::GetAccountsRequest(), &reply);
+    });
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return reply;
+  };
+  // Every key of every usage map of a reply, "map:key".
+  auto usage_keys = [](const v1::GetAccountsReply& reply) {
+    std::vector<std::string> keys;
+    auto add = [&](const char* map, const auto& entries) {
+      for (const auto& entry : entries) keys.push_back(absl::StrCat(map, ":", entry.first));
+    };
+    add("used_billing_mins", reply.used_billing_mins());
+    add("held_billing_mins", reply.held_billing_mins());
+    add("raw_usage", reply.raw_usage());
+    add("assoc_in_use", reply.assoc_in_use());
+    add("qos_in_use", reply.qos_in_use());
+    add("used_tres_mins", reply.used_tres_mins());
+    add("used_budget_mins", reply.used_budget_mins());
+    add("held_budget_mins", reply.held_budget_mins());
+    return keys;
+  };
+  const v1::GetAccountsReply as_root = accounts("root");
+  EXPECT_GE(as_root.accounts_size(), 3);
+  EXPECT_GE(as_root.users_size(), 3);
+  std::vector<std::string> root_keys = usage_keys(as_root);
+  EXPECT_TRUE(std::find(root_keys.begin(), root_keys.end(),
+                        absl::StrCat("assoc_in_use:lab|", kAlice)) != root_keys.end())
+      << absl::StrJoin(root_keys, " ");
+
+  const v1::GetAccountsReply as_bob = accounts(kBob);
+  EXPECT_EQ(as_bob.accounts_size(), 0);  // accounts
+  ASSERT_EQ(as_bob.users_size(), 1);     // users
+  EXPECT_EQ(as_bob.users(0).name(), kBob);
+  for (const v1::AssocInfo& assoc : as_bob.assocs()) {
+    EXPECT_EQ(assoc.user(), kBob) << assoc.account() << "/" << assoc.user();
+  }
+  EXPECT_EQ(as_bob.assocs_size(), 1);
+  for (const std::string& key : usage_keys(as_bob)) {  // usage
+    const std::vector<std::string> parts = absl::StrSplit(key, '|');
+    EXPECT_TRUE(parts.size() == 2 && parts[1] == kBob) << key;
+  }
+  const v1::GetAccountsReply as_alice = accounts(kAlice);
+  std::vector<std::string> alice_keys = usage_keys(as_alice);
+  EXPECT_TRUE(std::find(alice_keys.begin(), alice_keys.end(),
+                        absl::StrCat("assoc_in_use:lab|", kAlice)) != alice_keys.end())
+      << absl::StrJoin(alice_keys, " ");
+  // The commands show the same.
+  const CommandResult assocs =
+      cluster_->RunAs(kBob, "sacctmgr -n -P show assoc format=Account,User");
+  EXPECT_EQ(assocs.out, absl::StrCat("other|", kBob, "\n")) << assocs.err;
+  const CommandResult users = cluster_->RunAs(kBob, "sacctmgr -n -P show user format=User");
+  EXPECT_EQ(users.out, absl::StrCat(kBob, "\n")) << users.err;
+  EXPECT_EQ(cluster_->RunAs(kBob, "sacctmgr -n -P show account format=Account").out, "");
+  EXPECT_EQ(cluster_->Run("scancel " + std::to_string(held)).exit_code, 0);
+}
+
+// Issue 47, item 15: noded keeps job scripts, credentials and step sockets in
+// SlurmdSpoolDir, as root. A spool a user owns, or one group or others may
+// write, lets them plant or swap what root then reads and runs: noded refuses
+// to start on one, naming SlurmdSpoolDir, its owner and mode. The node comes
+// back once the directory is root's again.
+TEST_F(SecurityTest, NodedRefusesASpoolDirectoryThatIsNotRootsAlone) {
+  StartCluster("");
+  if (cluster_ == nullptr) return;
+  const pid_t noded = cluster_->Pid("noded-n2");
+  ASSERT_GT(noded, 0);
+  ASSERT_EQ(kill(noded, SIGTERM), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
+  const std::string spool = cluster_->dir() + "/state/noded/n2";
+  const std::string start = absl::StrCat("timeout 20 ", cluster_->dir(), "/bin/noded -f ",
+                                         cluster_->conf_path(), " -N n2");
+  const std::pair<std::string, std::string> bad[] = {
+      {absl::StrCat("chown ", kAlice, " ", spool), absl::StrCat("is owned by ", kAlice)},
+      {absl::StrCat("chown root ", spool, " && chmod 0777 ", spool), "mode 0777"},
+      {absl::StrCat("chmod 0775 ", spool), "mode 0775"},
+  };
+  for (const auto& [make, words] : bad) {
+    ASSERT_EQ(RunShell(make).exit_code, 0) << make;
+    const CommandResult r = RunShell(start);
+    EXPECT_EQ(r.exit_code, 1) << make << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, "noded: fatal: SlurmdSpoolDir ")) << make << ": " << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, spool)) << r.err;
+    EXPECT_TRUE(absl::StrContains(r.err, words)) << make << ": " << r.err;
+  }
+  ASSERT_EQ(RunShell(absl::StrCat("chown root:root ", spool, " && chmod 0755 ", spool)).exit_code,
+            0);
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  const uint64_t id = SubmitAs(kAlice, "-w n2 -o /dev/null --wrap true");
+  ASSERT_NE(id, 0u);
+  EXPECT_TRUE(Eventually(60, [&] { return ScontrolField(Show(id), "JobState") == "COMPLETED"; }))
+      << Show(id);
 }
 
 }  // namespace

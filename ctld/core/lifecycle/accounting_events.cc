@@ -34,6 +34,9 @@ void Lifecycle::RefreshAccountingViews() {
   views_generation_ = state_.accounting_generation();
   qos_ = ToSchedQosTable(state_.qos());
   account_policy_ = ToAccountPolicy(state_.accounts(), EnforcementOf(*config_));
+  for (const Qos& qos : qos_) {
+    if (NamesAnyTres(qos.grp_tres_mins)) account_policy_.budget_qos.insert(qos.name);
+  }
 }
 
 absl::StatusOr<Effects> Lifecycle::UpdateQos(const Caller& caller, bool privileged,

@@ -321,6 +321,9 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   job.comment = spec.comment;
   job.work_dir = spec.work_dir;
   job.mail_type = ParseMailType(spec.mail_type);
+  if (std::string problem = MailUserProblem(spec.mail_user); !problem.empty()) {
+    return Invalid(absl::StrCat("Invalid --mail-user specification: ", problem));
+  }
   job.mail_user = spec.mail_user;
   job.interactive = spec.interactive;
   // Slurm's ESLURM_INVALID_NICE: a negative nice raises the job above others.

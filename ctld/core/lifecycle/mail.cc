@@ -5,8 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/hostlist.h"
 #include "ctld/core/lifecycle/lifecycle.h"
 
@@ -127,6 +130,39 @@ std::string MailDuration(int64_t seconds) {
   return buffer;
 }
 
+std::string MailUserProblem(const std::string& mail_user) {
+  constexpr size_t kMaxMailUser = 1024;
+  if (mail_user.empty()) return "";  // the job's user
+  if (mail_user.size() > kMaxMailUser) {
+    return absl::StrCat("longer than ", kMaxMailUser, " characters");
+  }
+  for (absl::string_view item : absl::StrSplit(mail_user, ',')) {
+    if (item.empty()) return absl::StrCat("'", absl::CHexEscape(mail_user), "' has an empty item");
+    if (item.front() == '-') {
+      return absl::StrCat("'", absl::CHexEscape(item), "' starts with '-'");
+    }
+    for (char c : item) {
+      if (absl::ascii_isalnum(static_cast<unsigned char>(c)) ||
+          absl::string_view("._%+=@~-").find(c) != absl::string_view::npos) {
+        continue;
+      }
+      return absl::StrCat("'", absl::CHexEscape(mail_user), "' holds '",
+                          absl::CHexEscape(absl::string_view(&c, 1)),
+                          "' (a recipient is user names or addresses: letters, digits and "
+                          "._%+=@~-, comma-separated)");
+    }
+  }
+  return "";
+}
+
+std::string CleanMailSubject(std::string subject) {
+  for (char& c : subject) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
+  }
+  return subject;
+}
+
 // ---------------------------------------------------------------- arrays
 
 bool MailRules::ArrayTasksDone(const Job& task) const {
@@ -161,7 +197,10 @@ MailMessage MailRules::Compose(const Job& job, uint16_t kind, int64_t now, bool 
   MailMessage m;
   m.kind = kind;
   m.run = job.restart_count;
-  m.user = job.mail_user.empty() ? job.user_name : job.mail_user;
+  // A recipient admitted before --mail-user was checked (a job from an older
+  // ctld's database) goes to the job's user rather than become an option.
+  m.user = job.mail_user.empty() || !MailUserProblem(job.mail_user).empty() ? job.user_name
+                                                                            : job.mail_user;
   auto& env = m.env;
 
   // job_common_env_vars
@@ -282,6 +321,8 @@ MailMessage MailRules::Compose(const Job& job, uint16_t kind, int64_t now, bool 
     m.subject = absl::StrCat("Slurm Job_id=", j.id, " Name=", j.name, " ", MailEventText(kind),
                              job_time, term);
   }
+  // A job's name is the user's bytes: never a second line of the mail.
+  m.subject = CleanMailSubject(std::move(m.subject));
   return m;
 }
 

@@ -45,6 +45,18 @@ const char* MailKindName(uint16_t kind);
 // Slurm's secs2time_str: "00:01:02", "1-02:03:04".
 std::string MailDuration(int64_t seconds);
 
+// Why `mail_user` (--mail-user) cannot be MailProg's last argument; "" when it
+// can (and for "", the job's user). ctld runs MailProg as Slurm does,
+// `MailProg -s SUBJECT RECIPIENT`, without a "--" (sites' MailProgs read $3),
+// so a recipient starting with '-' or holding blanks would be the mailer's
+// options (sendmail's -C, -oQ; mailx's -r): a recipient is user names or
+// addresses, comma-separated, each of letters, digits and . _ % + = @ ~ -
+// and not starting with '-'.
+std::string MailUserProblem(const std::string& mail_user);
+// `subject` with every control character (a newline would start a mail
+// header) made a blank.
+std::string CleanMailSubject(std::string subject);
+
 // The mail rules, each called by the lifecycle event named. `state` is the
 // core's table, with a transaction open; each function journals (Mut) only a
 // job it mails for.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"
 
@@ -284,6 +285,74 @@ TEST_F(MailTest, NoMailTypeMailsNothing) {
   Drive(Store(core_->JobComplete("n1", {id, true, 1, 0, ""}, now_)));
   EXPECT_TRUE(store_[id].mail_outbox.empty());
   EXPECT_EQ(store_[id].mail_sent, 0);
+}
+
+// Issue 47, item 14: what MailProg would take as its options never reaches it.
+TEST(MailUserTest, RefusesARecipientMailProgWouldTakeAsAnOption) {
+  EXPECT_EQ(MailUserProblem(""), "");  // the job's user
+  EXPECT_EQ(MailUserProblem("alice"), "");
+  EXPECT_EQ(MailUserProblem("lab@example.org,pi+slurm@lab.example.org"), "");
+  EXPECT_EQ(MailUserProblem("first.last_1%x=y~z@sub-domain.example.org"), "");
+  EXPECT_EQ(MailUserProblem("-oQ/tmp/x"), "'-oQ/tmp/x' starts with '-'");
+  EXPECT_EQ(MailUserProblem("lab@example.org,-r"), "'-r' starts with '-'");
+  EXPECT_EQ(MailUserProblem("a@x -C/tmp/evil.cf"),
+            "'a@x -C/tmp/evil.cf' holds ' ' (a recipient is user names or addresses: letters, "
+            "digits and ._%+=@~-, comma-separated)");
+  EXPECT_TRUE(absl::StartsWith(MailUserProblem("a\tb"), "'a\\tb' holds '\\t'"))
+      << MailUserProblem("a\tb");
+  EXPECT_TRUE(absl::StartsWith(MailUserProblem("a\nBcc: b"), "'a\\nBcc: b' holds '\\n'"));
+  EXPECT_EQ(MailUserProblem("a,,b"), "'a,,b' has an empty item");
+  EXPECT_NE(MailUserProblem("a;b"), "");
+  EXPECT_NE(MailUserProblem("$(id)"), "");
+  EXPECT_EQ(MailUserProblem(std::string(1025, 'a')), "longer than 1024 characters");
+}
+
+TEST(MailUserTest, CleanSubjectMakesEveryControlCharacterABlank) {
+  EXPECT_EQ(CleanMailSubject("Name=a\nBcc: b\r\x7f\tc"), "Name=a Bcc: b   c");
+  EXPECT_EQ(CleanMailSubject("Name=caf\xc3\xa9"), "Name=caf\xc3\xa9");  // UTF-8 kept
+}
+
+TEST_F(MailTest, ASubmissionWithAMailUserThatCouldBeAnOptionIsRefused) {
+  SubmitRequest request = Mailing("END");
+  request.mail_user = "-oQ/tmp/x";
+  absl::StatusOr<Admitted> admitted = core_->Admit(request, now_);
+  ASSERT_FALSE(admitted.ok());
+  EXPECT_EQ(admitted.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(admitted.status().message(),
+            "Invalid --mail-user specification: '-oQ/tmp/x' starts with '-'");
+  request.mail_user = "lab@example.org";
+  EXPECT_TRUE(core_->Admit(request, now_).ok());
+}
+
+TEST_F(MailTest, ANameWithControlCharactersMailsOneSubjectLine) {
+  SubmitRequest request = Mailing("END");
+  request.name = "nl\nBcc: evil@example.org\r";
+  const uint64_t id = Submit(request);
+  Drive(Schedule());
+  now_ += 5;
+  Drive(Store(core_->JobComplete("n1", {id, true, 0, 0, ""}, now_)));
+  EXPECT_EQ(TakeMail(id), std::vector<std::string>{absl::StrCat(
+                              "Slurm Job_id=", id,
+                              " Name=nl Bcc: evil@example.org  Ended, Run time 00:00:05, "
+                              "COMPLETED, ExitCode 0")});
+  // MailProg's environment keeps the name as it is, as Slurm's.
+}
+
+// A job admitted before --mail-user was checked (an older ctld's row) mails
+// its user instead.
+TEST_F(MailTest, AStoredRecipientThatCouldBeAnOptionMailsTheJobsUser) {
+  const uint64_t id = Submit(Mailing("END"));
+  Drive(Schedule());
+  ASSERT_EQ(StateOf(id), JobState::kRunning);
+  store_[id].mail_user = "-oQ/tmp/x";
+  Effects resumed;
+  std::unique_ptr<Lifecycle> restarted = Restart(&resumed);
+  now_ += 5;
+  absl::StatusOr<Effects> ended = restarted->JobComplete("n1", {id, true, 0, 0, ""}, now_);
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  const std::vector<MailIntent> end = MailsIn(*ended);
+  ASSERT_EQ(end.size(), 1u);
+  EXPECT_EQ(end[0].message.user, "alice");
 }
 
 }  // namespace
