@@ -5,10 +5,12 @@
 #include <ftw.h>
 #include <grp.h>
 #include <linux/mount.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,9 +26,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/sha256.h"
+#include "nlohmann/json.hpp"
 #include "noded/container/image_bundle.h"
 #include "noded/container/image_ref.h"
 #include "noded/container/oci_task.h"
+#include "noded/container/user_files.h"
 #include "noded/file_io.h"
 #include "noded/run_captured.h"
 
@@ -36,7 +40,8 @@ namespace {
 constexpr auto kToolTimeout = std::chrono::minutes(30);  // a pull of a large image
 constexpr char kImageConfigFile[] = "image-config.json";
 constexpr char kBytesFile[] = "bytes";
-constexpr char kReadyFile[] = "ready";  // a container whose root is mounted
+constexpr char kReadyFile[] = "ready";    // a container whose root is mounted
+constexpr char kLayersFile[] = "layers";  // the layer sets proven to unpack to an entry
 
 absl::Status Failure(const std::string& what) {
   return absl::FailedPreconditionError(absl::StrCat("container: ", what));
@@ -85,21 +90,21 @@ absl::Status MakeDir(const std::string& path, uid_t uid, gid_t gid, mode_t mode)
   return absl::OkStatus();
 }
 
-// Removes a tree without following links or leaving its file system (a
-// mount still under it is left alone rather than emptied).
-void RemoveTree(const std::string& path) {
-  nftw(
-      path.c_str(),
-      [](const char* entry, const struct stat*, int type, struct FTW*) {
-        if (type == FTW_DP) {
-          rmdir(entry);
-        } else {
-          unlink(entry);
-        }
-        return 0;
-      },
-      32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+// Removal that fails is reported on standard error (noded's noded-<node>.out;
+// this library is also linked into the static shepherd, which has no logger),
+// never fails the job, and is not redone by path: what is left stays in place
+// for an administrator (user_files.h).
+void Report(const absl::Status& status) {
+  if (status.ok()) return;
+  const std::string line = absl::StrCat("container: cleanup: ", status.message(), "\n");
+  ssize_t ignored = write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
 }
+
+// A tree of root's (a container's directory, a root stage, a cache entry),
+// removed through descriptors: links inside it, which a user may have made,
+// are removed, never followed.
+void RemoveTree(const std::string& path) { Report(RemoveTreePath(path)); }
 
 // Holds an exclusive flock on `path` (created) for its lifetime.
 class FileLock {
@@ -201,8 +206,8 @@ absl::StatusOr<std::vector<std::string>> SkopeoSources(const ImageNode& node,
                                   absl::StrCat("oci-archive:", path)};
 }
 
-// As the user: the image's config blob, written to `config_path`, and the
-// source that read it.
+// As the user: the source that reads the image (its config blob is written
+// to `config_path`; root keeps none of what the user's tools print).
 absl::StatusOr<std::string> InspectAsUser(const ImageNode& node, const ImageRequest& request,
                                           const std::string& stage,
                                           const std::string& config_path) {
@@ -288,43 +293,298 @@ uint64_t SanitizeTree(const std::string& root) {
   return bytes;
 }
 
-// The user's copy `stage` (an OCI layout, tag "image") into the cache as
-// `key`: copied and checked by root, unpacked, made safe, then put in place
-// after evicting what must go. Returns the seconds it took.
-absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string& key,
-                                       const std::string& user_stage,
+// Bytes on disk under `root` (blocks, as SanitizeTree counts them).
+uint64_t DiskBytes(const std::string& root) {
+  static thread_local uint64_t bytes;
+  bytes = 0;
+  nftw(
+      root.c_str(),
+      [](const char*, const struct stat* st, int, struct FTW*) {
+        bytes += static_cast<uint64_t>(st->st_blocks) * 512;
+        return 0;
+      },
+      32, FTW_PHYS | FTW_MOUNT);
+  return bytes;
+}
+
+// Runs the unpacking tool `argv` as root, writing into `unpacked`, and stops
+// it once `unpacked` holds more than the cache's size: a small download of a
+// large (or sparse, or highly compressed) layer must not fill the spool's
+// file system before it is measured. No single file may be bigger than the
+// cache either (RLIMIT_FSIZE), which bounds what one write adds between checks.
+absl::Status UnpackBounded(const std::vector<std::string>& argv, const std::string& unpacked,
+                           const ImageNode& node) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return ErrnoFailure("cannot unpack into", unpacked);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  char path_env[] = "PATH=/usr/bin:/bin";
+  char* envp[] = {path_env, nullptr};
+  const struct rlimit fsize = {node.cache_bytes, node.cache_bytes};
+  const pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(out[1], STDERR_FILENO);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    setrlimit(RLIMIT_FSIZE, &fsize);
+    signal(SIGXFSZ, SIG_IGN);  // an over-size write fails with EFBIG instead
+    execve(args[0], args.data(), envp);
+    _exit(127);
+  }
+  close(out[1]);
+  if (child < 0) {
+    close(out[0]);
+    return ErrnoFailure("cannot start umoci for", unpacked);
+  }
+  setpgid(child, child);
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  std::string output;
+  const auto deadline = std::chrono::steady_clock::now() + kToolTimeout;
+  int status = 0;
+  bool over = false;
+  bool timed_out = false;
+  for (;;) {
+    pollfd pfd{out[0], POLLIN, 0};
+    poll(&pfd, 1, 200);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(out[0], buf, sizeof(buf))) > 0) {
+      if (output.size() < (64 << 10)) output.append(buf, static_cast<size_t>(n));
+    }
+    const pid_t done = waitpid(child, &status, WNOHANG);
+    if (done == child) break;
+    if (DiskBytes(unpacked) > node.cache_bytes) {
+      over = true;
+    } else if (std::chrono::steady_clock::now() > deadline) {
+      timed_out = true;
+    }
+    if (over || timed_out) {
+      kill(-child, SIGKILL);
+      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+  }
+  close(out[0]);
+  if (over) {
+    return Failure(absl::StrCat("the image unpacks to more than ContainerImageCacheSize=",
+                                node.cache_bytes, " bytes; stopped unpacking it"));
+  }
+  if (timed_out) return Failure("unpacking the image took too long");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) ||
+        absl::StrContains(output, "file too large")) {
+      return Failure(absl::StrCat("the image holds a file bigger than ContainerImageCacheSize=",
+                                  node.cache_bytes, " bytes; stopped unpacking it"));
+    }
+    return Failure(absl::StrCat("cannot unpack the image: ", LastLine(output)));
+  }
+  return absl::OkStatus();
+}
+
+// An image as root copied it out of the user's stage: every blob checked
+// against its digest, so that holding it proves the user could read the whole
+// image (a cache hit needs this proof, not only the config blob, issue 47).
+struct VerifiedImage {
+  std::string key;           // the config blob's sha256 (the image id)
+  std::string config;        // the config blob
+  std::string layers;        // the manifest's layer digests, comma-separated
+  uint64_t layer_bytes = 0;  // their sizes as the manifest declares them
+};
+
+constexpr uint64_t kMaxMetadataBytes = 4 << 20;  // an index, a manifest or a config blob
+constexpr char kOciManifest[] = "application/vnd.oci.image.manifest.v1+json";
+constexpr char kRefName[] = "org.opencontainers.image.ref.name";
+
+// "sha256:<64 hex>" -> the hex; "" for anything else (no other algorithm is
+// accepted, and the hex becomes a file name).
+std::string Sha256Of(const nlohmann::json& digest) {
+  if (!digest.is_string()) return "";
+  absl::string_view text = digest.get_ref<const std::string&>();
+  if (!absl::ConsumePrefix(&text, "sha256:") || text.size() != 64 ||
+      text.find_first_not_of("0123456789abcdef") != absl::string_view::npos) {
+    return "";
+  }
+  return std::string(text);
+}
+
+// The user's OCI layout `<user_stage>/layout` (tag "image", written by their
+// skopeo) copied by root into `root_stage` (root's, empty) through
+// descriptors: links, FIFOs and devices refused, each blob's sha256 and size
+// checked, and no more than `budget` bytes of layers, checked against the
+// manifest before a byte of them is copied (ContainerImageCacheSize). Root's
+// index names only this image.
+absl::StatusOr<VerifiedImage> CopyUserLayout(const std::string& user_stage,
+                                             const std::string& root_stage, uint64_t budget) {
+  using Json = nlohmann::json;
+  const int stage = open(user_stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (stage < 0) return ErrnoFailure("cannot open", user_stage);
+  const int root = open(root_stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  std::vector<int> fds = {stage, root};
+  auto cleanup = [&] {
+    for (int fd : fds) {
+      if (fd >= 0) close(fd);
+    }
+  };
+  auto fail = [&](const std::string& what) {
+    cleanup();
+    return Failure(absl::StrCat("the image's copy in ", user_stage, "/layout: ", what));
+  };
+  if (root < 0) return fail(absl::StrCat("cannot open ", root_stage, ": ", strerror(errno)));
+  auto open_dir = [&](int at, const std::string& name) -> int {
+    absl::StatusOr<int> fd = OpenDirectoryAt(at, name);
+    if (!fd.ok()) return -1;
+    fds.push_back(*fd);
+    return *fd;
+  };
+  const int layout = open_dir(stage, "layout");
+  const int blobs = layout < 0 ? -1 : open_dir(layout, "blobs");
+  const int from = blobs < 0 ? -1 : open_dir(blobs, "sha256");
+  if (from < 0) return fail("no blobs/sha256 directory");
+  if (mkdirat(root, "blobs", 0700) != 0) return fail(strerror(errno));
+  const int root_blobs = open_dir(root, "blobs");
+  if (root_blobs < 0 || mkdirat(root_blobs, "sha256", 0700) != 0) return fail(strerror(errno));
+  const int to = open_dir(root_blobs, "sha256");
+  if (to < 0) return fail(strerror(errno));
+
+  absl::StatusOr<std::string> index_text =
+      ReadRegularFileAt(layout, "index.json", kMaxMetadataBytes, "index.json");
+  if (!index_text.ok()) return fail(std::string(index_text.status().message()));
+  const Json index = Json::parse(*index_text, nullptr, /*allow_exceptions=*/false);
+  Json descriptor;
+  if (index.is_object() && index.contains("manifests") && index["manifests"].is_array()) {
+    for (const Json& m : index["manifests"]) {
+      if (m.is_object() && m.contains("annotations") && m["annotations"].is_object() &&
+          m["annotations"].value(kRefName, "") == "image") {
+        descriptor = m;
+      }
+    }
+  }
+  const std::string manifest_hex =
+      descriptor.is_object() && descriptor.contains("digest") ? Sha256Of(descriptor["digest"]) : "";
+  if (manifest_hex.empty() || descriptor.value("mediaType", "") != kOciManifest) {
+    return fail("index.json names no OCI manifest tagged image");
+  }
+  // The blob at `hex`, copied and checked; at most `*left` bytes.
+  auto copy_blob = [&](const std::string& hex, uint64_t* left) -> absl::Status {
+    if (faccessat(to, hex.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) return absl::OkStatus();
+    absl::StatusOr<std::string> got =
+        CopyRegularFileAt(from, hex, to, left, absl::StrCat("blobs/sha256/", hex));
+    if (!got.ok()) return got.status();
+    if (*got != hex) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("blobs/sha256/", hex, " does not match its digest"));
+    }
+    return absl::OkStatus();
+  };
+  uint64_t metadata_left = kMaxMetadataBytes;
+  if (absl::Status s = copy_blob(manifest_hex, &metadata_left); !s.ok()) {
+    return fail(std::string(s.message()));
+  }
+  absl::StatusOr<std::string> manifest_text =
+      ReadRegularFileAt(to, manifest_hex, kMaxMetadataBytes, "the manifest");
+  if (!manifest_text.ok()) return fail(std::string(manifest_text.status().message()));
+  const Json manifest = Json::parse(*manifest_text, nullptr, /*allow_exceptions=*/false);
+  if (!manifest.is_object() || !manifest.contains("config") || !manifest["config"].is_object() ||
+      !manifest.contains("layers") || !manifest["layers"].is_array()) {
+    return fail("the manifest is not an OCI image manifest");
+  }
+  VerifiedImage image;
+  image.key = Sha256Of(manifest["config"].value("digest", Json()));
+  if (image.key.empty()) return fail("the manifest's config has no sha256 digest");
+  std::vector<std::pair<std::string, uint64_t>> layers;
+  for (const Json& layer : manifest["layers"]) {
+    const std::string hex = layer.is_object() ? Sha256Of(layer.value("digest", Json())) : "";
+    if (hex.empty() || !layer.contains("size") || !layer["size"].is_number_unsigned()) {
+      return fail("a layer without a sha256 digest and size");
+    }
+    layers.emplace_back(hex, layer["size"].get<uint64_t>());
+    image.layer_bytes += layers.back().second;
+    if (!image.layers.empty()) image.layers += ",";
+    image.layers += hex;
+  }
+  // Before a byte of them is copied or unpacked: what the manifest declares.
+  if (image.layer_bytes > budget) {
+    cleanup();
+    return Failure(absl::StrCat("image ", image.key.substr(0, 12), " has ", image.layer_bytes,
+                                " bytes of layers, more than ContainerImageCacheSize=", budget));
+  }
+  metadata_left = kMaxMetadataBytes;
+  if (absl::Status s = copy_blob(image.key, &metadata_left); !s.ok()) {
+    return fail(std::string(s.message()));
+  }
+  absl::StatusOr<std::string> config =
+      ReadRegularFileAt(to, image.key, kMaxMetadataBytes, "the config");
+  if (!config.ok()) return fail(std::string(config.status().message()));
+  image.config = *config;
+  // umoci checks each layer against the config's diff_id at its place; the
+  // count is checked here, so that a prefix of an image's layers (a config
+  // blob with only public layers beside it) is no proof of the whole.
+  const Json config_json = Json::parse(image.config, nullptr, /*allow_exceptions=*/false);
+  if (!config_json.is_object() || !config_json.contains("rootfs") ||
+      !config_json["rootfs"].is_object() || !config_json["rootfs"].contains("diff_ids") ||
+      !config_json["rootfs"]["diff_ids"].is_array() ||
+      config_json["rootfs"]["diff_ids"].size() != layers.size()) {
+    return fail(absl::StrCat("the manifest's ", layers.size(),
+                             " layers are not the config's rootfs.diff_ids"));
+  }
+  for (const auto& [hex, size] : layers) {
+    // Each layer exactly its declared size: the budget is the manifest's total.
+    uint64_t left = size;
+    if (absl::Status s = copy_blob(hex, &left); !s.ok()) return fail(std::string(s.message()));
+  }
+  Json root_index = {{"schemaVersion", 2},
+                     {"manifests", Json::array({{{"mediaType", kOciManifest},
+                                                 {"digest", descriptor["digest"]},
+                                                 {"size", manifest_text->size()},
+                                                 {"annotations", {{kRefName, "image"}}}}})}};
+  cleanup();
+  if (!WriteFileAtomically(absl::StrCat(root_stage, "/oci-layout"),
+                           "{\"imageLayoutVersion\":\"1.0.0\"}", 0600)
+           .ok() ||
+      !WriteFileAtomically(absl::StrCat(root_stage, "/index.json"), root_index.dump(), 0600).ok()) {
+    return ErrnoFailure("cannot write into", root_stage);
+  }
+  return image;
+}
+
+// Whether the cache entry `entry` was unpacked from these layers (its
+// `layers` file lists each set of layer digests seen to unpack to it).
+bool EntryHasLayers(const std::string& entry, const std::string& layers) {
+  absl::StatusOr<std::string> known = ReadFile(absl::StrCat(entry, "/", kLayersFile));
+  if (!known.ok()) return false;
+  for (absl::string_view line : absl::StrSplit(*known, '\n', absl::SkipEmpty())) {
+    if (line == layers) return true;
+  }
+  return false;
+}
+
+// Root's checked copy `root_stage` (an OCI layout, tag "image") unpacked into
+// the cache as image.key: umoci checks each layer against the config's
+// diff_ids, so layers that are not the image's fail here. An entry already
+// there (unpacked from another copy of the image, a docker archive's
+// uncompressed layers say) learns these layers instead. Unpacked as root,
+// stopped once it holds more than the cache's size, made safe, then put in
+// place after evicting what must go. Returns the seconds it took.
+absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const VerifiedImage& image,
                                        const std::string& root_stage) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string skopeo = FindTool("skopeo");
+  const std::string& key = image.key;
   const std::string umoci = FindTool("umoci");
   if (umoci.empty()) return Failure("umoci is not installed on this node");
-  RemoveTree(root_stage);
-  RunSetup as_root;
-  as_root.environment = {"PATH=/usr/bin:/bin", absl::StrCat("TMPDIR=", node.cache_dir)};
-  const CapturedRun copy =
-      RunCaptured({skopeo, "copy", "--quiet", absl::StrCat("oci:", user_stage, ":image"),
-                   absl::StrCat("oci:", root_stage, ":image")},
-                  kToolTimeout, "skopeo", as_root);
-  if (!copy.ok) return Failure(absl::StrCat("cannot copy the image: ", LastLine(copy.output)));
-  const std::string config_path = absl::StrCat(root_stage, "/", kImageConfigFile);
-  const CapturedRun inspect =
-      RunCaptured({"/bin/sh", "-c", "exec \"$0\" inspect --config --raw \"$1\" > \"$2\"", skopeo,
-                   absl::StrCat("oci:", root_stage, ":image"), config_path},
-                  kToolTimeout, "skopeo", as_root);
-  const absl::StatusOr<std::string> config = ReadFile(config_path);
-  if (!inspect.ok || !config.ok() || Sha256Hex(*config) != key) {
-    return Failure("the image changed while it was being read; try again");
-  }
   const std::string unpacked = absl::StrCat(node.cache_dir, "/.unpack-", key, "-", getpid(), "-",
                                             static_cast<uint64_t>(gettid()));
   RemoveTree(unpacked);
   // --rootless: no device files made, no owners taken from the image.
-  const CapturedRun unpack = RunCaptured(
+  absl::Status unpack = UnpackBounded(
       {umoci, "unpack", "--rootless", "--image", absl::StrCat(root_stage, ":image"), unpacked},
-      kToolTimeout, "umoci", as_root);
-  if (!unpack.ok) {
+      unpacked, node);
+  if (!unpack.ok()) {
     RemoveTree(unpacked);
-    return Failure(absl::StrCat("cannot unpack the image: ", LastLine(unpack.output)));
+    return unpack;
   }
   // Only the root file system stays, with the image's configuration.
   for (const char* extra : {"config.json", "umoci.json"}) {
@@ -339,9 +599,15 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string&
     closedir(dir);
   }
   const uint64_t bytes = SanitizeTree(absl::StrCat(unpacked, "/rootfs"));
-  chmod(unpacked.c_str(), 0755);
-  if (!WriteFileAtomically(absl::StrCat(unpacked, "/", kImageConfigFile), *config, 0644).ok() ||
-      !WriteFileAtomically(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0644)
+  // Root's alone: a user reaches an image only through a container's mount,
+  // made after the proof above.
+  chmod(unpacked.c_str(), 0700);
+  if (!WriteFileAtomically(absl::StrCat(unpacked, "/", kImageConfigFile), image.config, 0600)
+           .ok() ||
+      !WriteFileAtomically(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0600)
+           .ok() ||
+      !WriteFileAtomically(absl::StrCat(unpacked, "/", kLayersFile),
+                           absl::StrCat(image.layers, "\n"), 0600)
            .ok()) {
     RemoveTree(unpacked);
     return ErrnoFailure("cannot write into", unpacked);
@@ -350,7 +616,15 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const std::string&
     FileLock lock(absl::StrCat(node.cache_dir, "/.lock"));
     const std::string entry = absl::StrCat(node.cache_dir, "/", key);
     if (access(entry.c_str(), F_OK) == 0) {
-      RemoveTree(unpacked);  // another job unpacked it meanwhile
+      // The same image from other layers (or another job unpacked it
+      // meanwhile): these layers are now known to give it.
+      RemoveTree(unpacked);
+      if (!EntryHasLayers(entry, image.layers)) {
+        absl::StatusOr<std::string> known = ReadFile(absl::StrCat(entry, "/", kLayersFile));
+        WriteFileAtomically(absl::StrCat(entry, "/", kLayersFile),
+                            absl::StrCat(known.ok() ? *known : "", image.layers, "\n"), 0600)
+            .IgnoreError();
+      }
     } else {
       const EvictionPlan plan = PlanEviction(CacheEntries(node.cache_dir), bytes, node.cache_bytes);
       if (!plan.fits) {
@@ -426,7 +700,10 @@ absl::Status MountIdmapped(const std::string& source, const std::string& target,
     return finish(ErrnoFailure("cannot clone", source));
   }
   struct mount_attr attr {};
-  attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+  // Read-only: through this mapping the cache's root-owned files are the
+  // user's, so a writable one would let them change what every later
+  // container of the image runs, or plant set-uid files in the cache.
+  attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
   attr.userns_fd = static_cast<uint64_t>(userns);
   absl::Status status;
   if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0) {
@@ -442,31 +719,13 @@ absl::Status MountIdmapped(const std::string& source, const std::string& target,
 }
 
 void Unmount(const std::string& path) {
-  while (umount2(path.c_str(), MNT_DETACH) == 0) {
+  while (umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
   }
 }
 
 // A tree the user owns (their stage, their container's upper layer) emptied
-// as the user, so that a link they swap in cannot turn a removal elsewhere;
-// then its directory, which sits in root's, by root, only if it is empty.
-void RemoveUserTree(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path.c_str());
-    return;
-  }
-  if (st.st_uid != 0) {
-    RunSetup setup;
-    setup.as = RunIdentity{st.st_uid, st.st_gid, {}};
-    setup.work_dir = "/";
-    (void)RunCaptured({"/usr/bin/find", path, "-mindepth", "1", "-delete"}, kToolTimeout,
-                      "container cleanup", setup);
-    rmdir(path.c_str());
-    return;
-  }
-  RemoveTree(path);
-}
+// as the user, through descriptors (user_files.h); a failure is reported.
+void RemoveUserTree(const std::string& path) { Report(RemoveTreeAsOwner(path)); }
 
 // The name without its flag, made safe as a file name; and the flag.
 std::pair<std::string, std::string> SplitName(const std::string& name) {
@@ -549,24 +808,30 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   }
   if (absl::Status s = CheckUserCanRead(request, readable); !s.ok()) return s;
 
-  // The image, as the user; into the cache if new.
-  if (absl::Status s = MakeDir(node.cache_dir, 0, 0, 0755); !s.ok()) return s;
+  // The image, as the user: their skopeo reads all of it, every time, and
+  // root checks what they read (CopyUserLayout). Only a user who could read
+  // the whole image gets it from the cache.
+  if (absl::Status s = MakeDir(node.cache_dir, 0, 0, 0700); !s.ok()) return s;
   const std::string suffix = absl::StrCat(request.step_id);
   const std::string user_stage = absl::StrCat(job_dir, "/stage-", suffix);
   const std::string root_stage = absl::StrCat(job_dir, "/rootstage-", suffix);
   RemoveUserTree(user_stage);
+  RemoveTree(root_stage);
   if (absl::Status s = MakeDir(user_stage, request.uid, request.gid, 0700); !s.ok()) return s;
-  const std::string claimed = absl::StrCat(user_stage, "/config");
-  absl::StatusOr<std::string> source = InspectAsUser(node, request, user_stage, claimed);
-  absl::StatusOr<std::string> config =
-      source.ok() ? ReadFile(claimed) : absl::StatusOr<std::string>(source.status());
-  if (!config.ok()) {
-    RemoveUserTree(user_stage);
-    return source.ok() ? Failure(std::string(config.status().message())) : source.status();
-  }
-  const std::string key = Sha256Hex(*config);
-  const std::string entry = absl::StrCat(node.cache_dir, "/", key);
-  if (access(entry.c_str(), F_OK) != 0) {
+  // Both stages go whatever happens below.
+  struct Stages {
+    std::string user, root;
+    ~Stages() {
+      RemoveTree(root);
+      RemoveUserTree(user);
+    }
+  } stages{user_stage, root_stage};
+  // The user's skopeo finds which source reads (for a path: a layout or one
+  // of the archives). What it prints of the config is not kept: root reads
+  // nothing the user wrote except through CopyUserLayout's descriptors.
+  absl::StatusOr<std::string> source = InspectAsUser(node, request, user_stage, "/dev/null");
+  if (!source.ok()) return source.status();
+  {
     std::vector<std::string> argv = {FindTool("skopeo"), "copy", "--quiet"};
     if (PlainHttpMirror(node) && absl::StartsWith(*source, "docker://")) {
       argv.push_back("--src-tls-verify=false");
@@ -575,33 +840,43 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
     argv.push_back(absl::StrCat("oci:", user_stage, "/layout:image"));
     const CapturedRun copy = RunCaptured(argv, kToolTimeout, "skopeo", AsUser(request, user_stage));
     if (!copy.ok) {
-      RemoveUserTree(user_stage);
       return Failure(
           absl::StrCat("cannot read image ", request.image, ": ", LastLine(copy.output)));
     }
-    absl::StatusOr<double> seconds =
-        UnpackIntoCache(node, key, absl::StrCat(user_stage, "/layout"), root_stage);
-    RemoveTree(root_stage);
-    if (!seconds.ok()) {
-      RemoveUserTree(user_stage);
-      return seconds.status();
-    }
+  }
+  if (absl::Status s = MakeDir(root_stage, 0, 0, 0700); !s.ok()) return s;
+  absl::StatusOr<VerifiedImage> image = CopyUserLayout(user_stage, root_stage, node.cache_bytes);
+  if (!image.ok()) return image.status();
+  const std::string key = image->key;
+  const std::string entry = absl::StrCat(node.cache_dir, "/", key);
+  bool proven = false;
+  {
+    FileLock cache_lock(absl::StrCat(node.cache_dir, "/.lock"));
+    proven = access(entry.c_str(), F_OK) == 0 && EntryHasLayers(entry, image->layers);
+  }
+  if (!proven) {
+    absl::StatusOr<double> seconds = UnpackIntoCache(node, *image, root_stage);
+    if (!seconds.ok()) return seconds.status();
     prepared.unpack_seconds = *seconds;
   }
-  RemoveUserTree(user_stage);
 
-  // The container: the cached root, idmapped, under the user's overlay.
+  // The container: the cached root, idmapped read-only, under the user's
+  // overlay. The idmapped mount sits in `private` (root's, 0700), where no
+  // user reaches it; the overlay's root takes the mode and owner of `upper`
+  // (the user's, 0700), so no other user reads the container's files.
   ReleaseImageContainer(prepared.bundle);
-  const std::string lower = absl::StrCat(prepared.bundle, "/lower");
+  const std::string private_dir = absl::StrCat(prepared.bundle, "/private");
+  const std::string lower = absl::StrCat(private_dir, "/lower");
+  const std::string work = absl::StrCat(private_dir, "/work");
   const std::string upper = absl::StrCat(prepared.bundle, "/upper");
-  const std::string work = absl::StrCat(prepared.bundle, "/work");
   const std::string rootfs = absl::StrCat(prepared.bundle, "/rootfs");
   for (const auto& [path, owner, mode] :
        {std::tuple<std::string, uid_t, mode_t>{prepared.bundle, 0, 0711},
+        {private_dir, 0, 0700},
         {lower, 0, 0700},
-        {upper, request.uid, 0755},
         {work, 0, 0700},
-        {rootfs, 0, 0755}}) {
+        {upper, request.uid, 0700},
+        {rootfs, 0, 0700}}) {
     if (absl::Status s = MakeDir(path, owner, owner == 0 ? 0 : request.gid, mode); !s.ok()) {
       return s;
     }
@@ -643,9 +918,12 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
     ReleaseImageContainer(prepared.bundle);
     return Failure(std::string(bundle_config.status().message()));
   }
-  if (!WriteFileAtomically(absl::StrCat(prepared.bundle, "/config.json"), *bundle_config, 0644)
-           .ok() ||
-      !WriteFileAtomically(ready, key, 0644).ok()) {
+  // The user's runtime reads config.json; no one else may (it holds the
+  // image's environment and the job's mounts).
+  const std::string config_json = absl::StrCat(prepared.bundle, "/config.json");
+  if (!WriteFileAtomically(config_json, *bundle_config, 0600).ok() ||
+      chown(config_json.c_str(), request.uid, request.gid) != 0 ||
+      !WriteFileAtomically(ready, key, 0600).ok()) {
     const absl::Status failure = ErrnoFailure("cannot write into", prepared.bundle);
     ReleaseImageContainer(prepared.bundle);
     return failure;
@@ -655,7 +933,8 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
 
 void ReleaseImageContainer(const std::string& bundle) {
   Unmount(absl::StrCat(bundle, "/rootfs"));
-  Unmount(absl::StrCat(bundle, "/lower"));
+  Unmount(absl::StrCat(bundle, "/private/lower"));
+  Unmount(absl::StrCat(bundle, "/lower"));  // where containers made before issue 47 have it
   RemoveUserTree(absl::StrCat(bundle, "/upper"));
   RemoveTree(bundle);
 }

@@ -2,22 +2,37 @@
 // issue 35): the image fetched as the user, unpacked once into the node's
 // shared cache, and given to each container as a writable root of its own.
 //
-//  1. As the job's user, skopeo reads the image (an OCI layout directory, an
-//     OCI or docker-archive tar, or a registry reference through the node's
-//     mirror): the user can only use images they can read. Its config blob's
-//     sha256 (the image id) is the cache key.
-//  2. On a miss, the user's copy (made by skopeo as the user) is copied again
-//     by root, which checks every blob's digest, and unpacked by umoci as
-//     root into <cache>/<key>: owned by root, without set-id bits, device
-//     files or group/other write, so no user can change what another runs and
-//     nothing in it gives privilege on the host. Entries are evicted least
-//     recently used first to keep the cache under its size; one a mounted
-//     container uses never is.
-//  3. Each container gets <containers>/job<J>/<name>/: the cached root
-//     mounted idmapped (root's files appear as the user's), under an overlay
-//     whose upper layer is the user's, so the container may write anywhere
-//     in its root and the cache stays untouched; config.json (image_bundle.h)
-//     beside it. The runner then runs it like any bundle.
+//  1. As the job's user, skopeo reads the whole image (an OCI layout
+//     directory, an OCI or docker-archive tar, or a registry reference through
+//     the node's mirror) into the user's stage: the user can only use images
+//     they can read, every blob of them, every time.
+//  2. Root copies the user's stage into its own through descriptors (links,
+//     FIFOs and devices refused; user_files.h), checking every blob's digest
+//     and size and the layers' total against ContainerImageCacheSize before a
+//     byte of them is copied. The config blob's sha256 (the image id) is the
+//     cache key. A cache hit needs this proof: the layers the user holds must
+//     be ones already seen to unpack to the entry (its `layers` file); other
+//     layers are unpacked again and umoci checks them against the config's
+//     diff_ids. So a config blob alone, leaked or guessed, opens nothing.
+//  3. On a miss, umoci unpacks root's copy as root into <cache>/<key>, stopped
+//     once it holds more than the cache's size: owned by root, without set-id
+//     bits, device files or group/other write. The cache and its entries are
+//     root's alone (0700). Entries are evicted least recently used first to
+//     keep the cache under its size; one a mounted container uses never is.
+//  4. Each container gets <containers>/job<J>/<name>/: the cached root mounted
+//     idmapped (root's files appear as the user's), read-only, nosuid and
+//     nodev, in private/ (root's, 0700) where no user reaches it, under an
+//     overlay whose upper layer is the user's (0700, which the overlay's root
+//     shows too: no other user reads a running container's files). The
+//     container may write anywhere in its root and the cache stays untouched;
+//     config.json (image_bundle.h) beside it. The runner then runs it like any
+//     bundle. The mounts are in the host's mount namespace: runc, started as
+//     the user by the runner, must see them, and the paths above are what
+//     keeps them private.
+//  5. Releasing a container removes what the user wrote as the user, through
+//     descriptors; root then removes its own directories the same way and
+//     never follows a link (user_files.h). Failures are reported on standard
+//     error, never retried by path.
 //
 // A --container-name container lives until the job ends on the node and is
 // shared by the job's steps there; an unnamed one is released after its step.
@@ -82,12 +97,14 @@ std::string ImageContainerDir(const std::string& containers_dir, uint64_t job_id
 
 // Makes (or, for a name already there, reuses) the container. Errors read as
 // job reasons ("container: ..."): an image that cannot be read or does not
-// exist, a mount source the user cannot read, an image too big for the cache.
+// exist, a mount source the user cannot read, an image too big for the cache,
+// a link, FIFO or device where the user's stage should hold a file.
 absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
                                                         const ImageRequest& request);
 
 // Unmounts and removes one container (a step's, unnamed), or every container
-// of a job on the node (at its end). Best effort; never fails the job.
+// of a job on the node (at its end). Best effort; never fails the job: what
+// cannot be removed is reported on standard error and left in place.
 void ReleaseImageContainer(const std::string& bundle);
 void ReleaseJobImageContainers(const std::string& containers_dir, uint64_t job_id);
 

@@ -4,19 +4,26 @@
 // run unchanged, as their user, with their mounts and GPUs; two users share
 // the node's cache and cannot change it; the cache evicts when full; a named
 // container keeps its files across a job's steps; bad input fails the job
-// with a reason; scancel leaves no process, mount or directory behind.
+// with a reason; scancel leaves no process, mount or directory behind. Issue
+// 47: a user can neither change the cache through their container, nor read
+// another's container or image, nor make root follow a link, read a FIFO or
+// unpack past the cache's size; each attempt ends with the node healthy.
 // Runs as root: it creates test users. Needs runc, skopeo, umoci,
 // docker-registry and busybox-static (./skiff setup installs them).
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -158,6 +165,75 @@ class ContainerImageTest : public ::testing::Test {
     }
     return entries;
   }
+  // The batch script's container of job `id`.
+  std::string Bundle(const std::string& id) {
+    return absl::StrCat(Containers(), "/job", id, "/batch");
+  }
+  // The batch script's image stage (the user's) of job `id`.
+  std::string Stage(const std::string& id) {
+    return absl::StrCat(Containers(), "/job", id, "/stage-4294967291");
+  }
+  // The sha256 hex of `what` ("config" or the first of "layers") in the OCI
+  // layout `layout`'s image, read from its JSON as umoci writes it.
+  static std::string LayoutDigest(const std::string& layout, const std::string& what) {
+    auto digest_after = [](const std::string& json, const std::string& key) -> std::string {
+      const size_t at = json.find(absl::StrCat("\"", key, "\""));
+      if (at == std::string::npos) return "";
+      const size_t digest = json.find("\"digest\":\"sha256:", at);
+      return digest == std::string::npos ? "" : json.substr(digest + 17, 64);
+    };
+    const std::string manifest = digest_after(ReadFile(layout + "/index.json"), "manifests");
+    const std::string text = ReadFile(absl::StrCat(layout, "/blobs/sha256/", manifest));
+    return digest_after(text, what);
+  }
+  // Runs `body` in a child process as `user` (the test's stand-in for a
+  // process of theirs on the node). Returns its pid; the caller ends it.
+  pid_t ForkAs(const std::string& user, const std::function<void()>& body) {
+    const uid_t uid = *cluster_->EnsureUser(user);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      if (setgroups(0, nullptr) != 0 || setgid(uid) != 0 || setuid(uid) != 0) _exit(2);
+      body();
+      _exit(0);
+    }
+    return pid;
+  }
+  static void EndChild(pid_t pid) {
+    if (pid <= 0) return;
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  // The registry mirror paused (SIGSTOP) or resumed: a user's skopeo that
+  // reads through it waits meanwhile, which leaves the test time to act as
+  // the user on their stage.
+  void PauseRegistry(bool pause) {
+    const std::string pid = ReadFile(registry_dir_ + "/pid");
+    ASSERT_FALSE(pid.empty());
+    ASSERT_EQ(kill(atoi(pid.c_str()), pause ? SIGSTOP : SIGCONT), 0);
+  }
+  // Submits alice's job of the mirror's lab/tools:v2 with the registry
+  // paused, waits until her skopeo reads it, runs `as_alice` in her stage,
+  // resumes the registry. Returns the job's id.
+  std::string SubmitWhileReading(const std::string& out, const std::string& as_alice) {
+    PauseRegistry(true);
+    const std::string id = Submit(
+        kAlice, absl::StrCat("--container-image=lab/tools:v2 -o ", out, " --wrap 'echo ran'"));
+    // Her skopeo (the code before issue 47 had its shell create stage/config first).
+    const bool reading = Eventually(60, [&] {
+      return access((Stage(id) + "/config").c_str(), F_OK) == 0 ||
+             !PidsWithCommandLine("skopeo inspect").empty();
+    });
+    EXPECT_TRUE(reading) << Show(id);
+    EXPECT_EQ(cluster_->RunAs(kAlice, absl::StrCat("cd ", Stage(id), " && ", as_alice)).exit_code,
+              0);
+    PauseRegistry(false);
+    return id;
+  }
+  bool Healthy() {
+    const std::string id = Submit(kBob, absl::StrCat("--container-image=", images_,
+                                                     "/busybox -o healthy.out --wrap 'id -u'"));
+    return RunToEnd(kBob, id, "healthy.out") == absl::StrCat(*cluster_->EnsureUser(kBob), "\n");
+  }
   // Mounts under the node's containers directory, as the kernel lists them.
   std::string ContainerMounts() {
     std::string found;
@@ -221,8 +297,9 @@ TEST_F(ContainerImageTest, RemapRootMakesTheUserRootInsideOnly) {
   EXPECT_EQ(RunToEnd(kAlice, id, "remap.out"), "0\nwrote-own-root\n") << Show(id);
 }
 
-// A docker-archive tar is an image too; the same image as the OCI layout, so
-// the cache holds it once, root's, and no user can change it.
+// A docker-archive tar is an image too, with the OCI layout's files (its
+// config, converted by skopeo, makes it an entry of its own; 3M holds one);
+// the cache holds it root's, and no user can change it.
 TEST_F(ContainerImageTest, TwoUsersShareOneCachedImageAndCannotWriteIt) {
   const std::string a = Submit(kAlice, absl::StrCat("--container-image=", images_,
                                                     "/busybox -o share.out --wrap "
@@ -369,6 +446,257 @@ TEST_F(ContainerImageTest, ACancelledImageJobLeavesNoProcessMountOrDirectory) {
   EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
   EXPECT_TRUE(Eventually(
       30, [&] { return access(absl::StrCat(Containers(), "/job", id).c_str(), F_OK) != 0; }));
+}
+
+// Issue 47, item 1. The cache's root, mapped to the user for their
+// container, is read-only and out of their reach: they cannot replace a file
+// that every later container of the image runs, nor plant a set-uid one.
+TEST_F(ContainerImageTest, AUserCannotChangeTheCachedImageThroughTheirContainer) {
+  const std::string id = Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                                     "/busybox -o /dev/null --wrap 'sleep 311'"));
+  ASSERT_TRUE(Eventually(60, [&] { return !PidsWithCommandLine("sleep 311").empty(); }))
+      << Show(id);
+  // Where the mapped cache is mounted (under the container's directory).
+  const std::string bundle = Bundle(id);
+  const CommandResult attempt = cluster_->RunAs(
+      kAlice, absl::StrCat("for d in ", bundle, "/lower ", bundle,
+                           "/private/lower; do rm -f $d/bin/id 2>&1; printf '#!/bin/sh\\necho "
+                           "replaced\\n' > $d/bin/id && chmod 4755 $d/bin/id && echo WROTE $d; "
+                           "done 2>&1"));
+  EXPECT_FALSE(absl::StrContains(attempt.out, "WROTE")) << attempt.out;
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
+  // bob's container of the same image runs the image's id.
+  const std::string b = Submit(kBob, absl::StrCat("--container-image=", images_,
+                                                  "/busybox -o change.out --wrap '/bin/id -u'"));
+  EXPECT_EQ(RunToEnd(kBob, b, "change.out"), absl::StrCat(*cluster_->EnsureUser(kBob), "\n"))
+      << Show(b);
+  for (const std::string& entry : CacheEntries()) {
+    struct stat st {};
+    ASSERT_EQ(lstat(absl::StrCat(Cache(), "/", entry, "/rootfs/bin/id").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode)) << entry;
+  }
+}
+
+// Issue 47, item 6. A running container's files are its user's alone, and
+// the cache is root's: bob reads neither alice's container nor the images.
+TEST_F(ContainerImageTest, AnotherUserCannotReadARunningContainerOrTheCache) {
+  const std::string id =
+      Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                  "/busybox -o /dev/null --wrap 'echo secret > /tmp/mine; "
+                                  "sleep 312'"));
+  ASSERT_TRUE(Eventually(60, [&] { return !PidsWithCommandLine("sleep 312").empty(); }))
+      << Show(id);
+  const std::string bundle = Bundle(id);
+  const CommandResult bob = cluster_->RunAs(
+      kBob, absl::StrCat("cat ", bundle, "/rootfs/tmp/mine ", bundle, "/upper/tmp/mine ", Cache(),
+                         "/*/image-config.json; ls ", Cache(), " 2>&1"));
+  EXPECT_FALSE(absl::StrContains(bob.out, "secret")) << bob.out;
+  EXPECT_FALSE(absl::StrContains(bob.out, "architecture")) << bob.out;  // an image config
+  for (const std::string& entry : CacheEntries()) {
+    EXPECT_EQ(cluster_->RunAs(kBob, absl::StrCat("ls ", Cache(), "/", entry)).exit_code == 0,
+              false);
+  }
+  struct stat st {};
+  ASSERT_EQ(stat(Cache().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  // alice herself still reads her own container.
+  EXPECT_EQ(cluster_->RunAs(kAlice, absl::StrCat("cat ", bundle, "/rootfs/tmp/mine")).out,
+            "secret\n");
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
+}
+
+// Issue 47, item 6. A cache hit needs proof that the user could read the
+// whole image: bob, holding only the config blob of alice's private image
+// (a leaked, or guessed, one), gets nothing of it from the cache.
+TEST_F(ContainerImageTest, OnlyTheConfigOfAPrivateImageDoesNotGetItFromTheCache) {
+  // alice's private image: busybox with a secret, readable by her alone.
+  const std::string priv = absl::StrCat(Home(kAlice), "/private");
+  ASSERT_EQ(
+      cluster_
+          ->RunAs(kAlice, absl::StrCat("rm -rf ", priv, " && cp -r ", images_, "/busybox ", priv,
+                                       " && echo topsecret > s && umoci insert "
+                                       "--rootless --image ",
+                                       priv, ":latest s /etc/secret && chmod -R go-rwx ", priv))
+          .exit_code,
+      0);
+  const std::string a = Submit(
+      kAlice, absl::StrCat("--container-image=", priv, " -o private.out --wrap 'cat /etc/secret'"));
+  ASSERT_EQ(RunToEnd(kAlice, a, "private.out"), "topsecret\n") << Show(a);
+  // bob's layout: the public busybox with alice's config blob in its place.
+  const std::string config_hex = LayoutDigest(priv, "config");
+  const std::string fake = absl::StrCat(Home(kBob), "/fake");
+  const std::string pub = absl::StrCat(images_, "/busybox");
+  const std::string old_hex = LayoutDigest(pub, "config");
+  ASSERT_EQ(config_hex.size(), 64u);
+  ASSERT_EQ(cluster_
+                ->Run(absl::StrCat("rm -rf ", fake, " && cp -r ", pub, " ", fake, " && cp ", priv,
+                                   "/blobs/sha256/", config_hex, " ", fake, "/blobs/sha256/"))
+                .exit_code,
+            0);
+  const std::string manifest_hex =
+      ReadFile(fake + "/index.json").substr(ReadFile(fake + "/index.json").find("sha256:") + 7, 64);
+  std::string manifest = ReadFile(absl::StrCat(fake, "/blobs/sha256/", manifest_hex));
+  const std::string old_size =
+      absl::StrCat("\"size\":", ReadFile(absl::StrCat(pub, "/blobs/sha256/", old_hex)).size());
+  const std::string new_size =
+      absl::StrCat("\"size\":", ReadFile(absl::StrCat(fake, "/blobs/sha256/", config_hex)).size());
+  manifest = absl::StrReplaceAll(manifest, {{old_hex, config_hex}});
+  const size_t size_at = manifest.find(old_size);
+  ASSERT_NE(size_at, std::string::npos) << manifest;
+  manifest.replace(size_at, old_size.size(), new_size);
+  WriteFile(fake + "/manifest", manifest);
+  ASSERT_EQ(cluster_
+                ->Run(absl::StrCat("cd ", fake,
+                                   " && h=$(sha256sum manifest | cut -c1-64) && mv "
+                                   "manifest blobs/sha256/$h && sed -i \"s/",
+                                   manifest_hex, "/$h/; s/\\\"size\\\":[0-9]*/\\\"size\\\":",
+                                   manifest.size(), "/\" index.json && chown -R ", kBob, " ", fake))
+                .exit_code,
+            0);
+  const std::string b = Submit(
+      kBob, absl::StrCat("--container-image=", fake, " -o fake.out --wrap 'cat /etc/secret'"));
+  const std::string bob_out = RunToEnd(kBob, b, "fake.out");
+  EXPECT_FALSE(absl::StrContains(bob_out, "topsecret")) << bob_out;
+  EXPECT_TRUE(absl::StrContains(Show(b), "Reason=container:")) << Show(b);
+  EXPECT_TRUE(Healthy());
+}
+
+// Issue 47, item 2. Removing a container, root never follows a link the user
+// swaps in for a directory of theirs: root's files elsewhere stay.
+TEST_F(ContainerImageTest, RemovingAContainerNeverFollowsALinkTheUserSwapsIn) {
+  // Root's files outside, at <canary>/d/f<N>: the names under alice's p/.
+  const std::string canary = absl::StrCat(cluster_->dir(), "/canary");
+  constexpr int kFiles = 2000;
+  ASSERT_EQ(mkdir(canary.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((canary + "/d").c_str(), 0755), 0);
+  for (int i = 0; i < kFiles; ++i) WriteFile(absl::StrCat(canary, "/d/f", i), "root's\n");
+  const std::string id = Submit(kAlice, absl::StrCat("--container-image=", images_,
+                                                     "/busybox -o /dev/null --wrap 'sleep 313'"));
+  ASSERT_TRUE(Eventually(60, [&] { return !PidsWithCommandLine("sleep 313").empty(); }))
+      << Show(id);
+  const std::string upper = Bundle(id) + "/upper";
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  // alice's process: p/d/f<N> in her container's layer, d read-only (she
+  // cannot empty it as it is); then p swapped for a link to root's directory
+  // now and then, until p is gone. A walk that already entered p by a
+  // descriptor but removes by path would remove root's files.
+  const pid_t swapper = ForkAs(kAlice, [&] {
+    const std::string p = upper + "/p";
+    const std::string q = upper + "/q";
+    if (mkdir(p.c_str(), 0755) != 0 || mkdir((p + "/d").c_str(), 0755) != 0) _exit(3);
+    for (int i = 0; i < kFiles; ++i) {
+      close(open(absl::StrCat(p, "/d/f", i).c_str(), O_CREAT | O_WRONLY, 0644));
+    }
+    chmod((p + "/d").c_str(), 0555);
+    ssize_t ignored = write(ready[1], "r", 1);
+    (void)ignored;
+    for (;;) {
+      // Mostly the directory (so that a walk meets it as one), briefly the link.
+      for (volatile int spin = 0; spin < 50000; ++spin) {
+      }
+      if (rename(p.c_str(), q.c_str()) != 0) {
+        if (access(q.c_str(), F_OK) != 0) _exit(0);  // removed
+        continue;
+      }
+      symlink(canary.c_str(), p.c_str());
+      for (volatile int spin = 0; spin < 3000; ++spin) {
+      }
+      unlink(p.c_str());
+      rename(q.c_str(), p.c_str());
+    }
+  });
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
+  // Until the removal is over: alice's process ends once p is gone.
+  Eventually(60, [&] {
+    return waitpid(swapper, nullptr, WNOHANG) == swapper || access(Bundle(id).c_str(), F_OK) != 0;
+  });
+  EndChild(swapper);
+  int left = 0;
+  for (int i = 0; i < kFiles; ++i) {
+    left += access(absl::StrCat(canary, "/d/f", i).c_str(), F_OK) == 0;
+  }
+  EXPECT_EQ(left, kFiles) << "root removed " << kFiles - left << " of its own files";
+  EXPECT_TRUE(Healthy());
+}
+
+// Issue 47, item 3. The image config the user's skopeo writes into their
+// stage is theirs to swap: for a link to a FIFO no one writes, or a FIFO, root
+// (which read it, following links, blocking) stayed pinned past scancel. Root
+// now reads nothing of the stage but through CopyUserLayout's descriptors, so
+// the swap changes nothing: the job runs.
+TEST_F(ContainerImageTest, ALinkOrFifoSwappedForTheImagesConfigPinsNothing) {
+  const std::string pin = absl::StrCat(Home(kAlice), "/pin");
+  for (const std::string& swap :
+       {absl::StrCat("ln -s ", pin, " config"), std::string("mkfifo config")}) {
+    ASSERT_EQ(cluster_->RunAs(kAlice, "rm -f pin pinned.out && mkfifo pin").exit_code, 0);
+    const std::string id = SubmitWhileReading("pinned.out", "rm -f config && " + swap);
+    const bool ended = Eventually(60, [&] { return Done(id); });
+    // Whoever still waits on a FIFO is let go, so the node recovers either way.
+    for (const std::string& fifo : {pin, Stage(id) + "/config"}) {
+      const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) close(fd);
+    }
+    EXPECT_TRUE(ended) << swap << ": " << Show(id);
+    EXPECT_TRUE(absl::StrContains(Show(id), "JobState=COMPLETED")) << swap << ": " << Show(id);
+    EXPECT_EQ(ReadFile(Home(kAlice) + "/pinned.out"), "ran\n") << swap;
+    if (!ended) cluster_->Run("scancel " + id);
+  }
+  EXPECT_TRUE(Healthy());
+}
+
+// Issue 47, item 5. Root copies the user's staged image only through
+// descriptors: a blob planted in the stage as a link (here to a FIFO), which
+// her skopeo then takes for the blob, is refused with a clear reason.
+TEST_F(ContainerImageTest, RootRefusesALinkPlantedInTheUsersStage) {
+  // lab/tools:v2 is the second image, whose first layer is busybox's.
+  const std::string layer = LayoutDigest(images_ + "/busybox", "layers");
+  ASSERT_EQ(layer.size(), 64u);
+  const std::string pin = absl::StrCat(Home(kAlice), "/pin5");
+  ASSERT_EQ(cluster_->RunAs(kAlice, "rm -f pin5 && mkfifo pin5").exit_code, 0);
+  // Not in the cache: the image is copied.
+  cluster_->Run(absl::StrCat("rm -rf ", Cache(), "/*"));
+  const std::string id = SubmitWhileReading(
+      "planted.out",
+      absl::StrCat("mkdir -p layout/blobs/sha256 && ln -s ", pin, " layout/blobs/sha256/", layer));
+  const bool ended = Eventually(60, [&] { return Done(id); });
+  const int fd = open(pin.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) close(fd);
+  EXPECT_TRUE(ended) << Show(id);
+  EXPECT_TRUE(absl::StrContains(Show(id), "Reason=container:_the_image's_copy_in_")) << Show(id);
+  EXPECT_TRUE(absl::StrContains(
+      Show(id), absl::StrCat("blobs/sha256/", layer, "_is_a_link,_not_a_regular_file")))
+      << Show(id);
+  EXPECT_EQ(ReadFile(Home(kAlice) + "/planted.out"), "");
+  if (!ended) cluster_->Run("scancel " + id);
+  EXPECT_TRUE(Healthy());
+}
+
+// Issue 47, item 4. An image whose small layer unpacks to far more than the
+// cache holds (64 MiB of zeros, compressed to about 64 KiB) is stopped while
+// it unpacks, not measured after it has filled the disk.
+TEST_F(ContainerImageTest, AnImageThatUnpacksPastTheCacheIsStoppedWhileUnpacking) {
+  const std::string bomb = absl::StrCat(Home(kAlice), "/bomb");
+  ASSERT_EQ(
+      cluster_
+          ->RunAs(kAlice, absl::StrCat("rm -rf ", bomb, " && cp -r ", images_, "/busybox ", bomb,
+                                       " && head -c 67108864 /dev/zero > zeros && "
+                                       "umoci insert --rootless --image ",
+                                       bomb, ":latest zeros /zeros && rm zeros"))
+          .exit_code,
+      0);
+  const std::string id =
+      Submit(kAlice, absl::StrCat("--container-image=", bomb, " -o bomb.out --wrap 'echo ran'"));
+  EXPECT_EQ(RunToEnd(kAlice, id, "bomb.out"), "");
+  EXPECT_TRUE(absl::StrContains(Show(id), "stopped_unpacking_it")) << Show(id);
+  EXPECT_TRUE(Healthy());
 }
 
 }  // namespace
