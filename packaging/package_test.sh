@@ -87,6 +87,7 @@ check "/usr/sbin/noded is not a link to ../libexec/skiff/noded" \
 has_path skiff-controller /lib/systemd/system/skiff-ctld.service
 has_path skiff-controller /lib/systemd/system/skiff-restd.service
 has_path skiff-controller /var/lib/skiff
+has_path skiff-controller /usr/share/doc/skiff-controller/examples/notify.conf
 has_path skiff-node /lib/systemd/system/skiff-noded.service
 has_path skiff-node /var/spool/skiff
 has_path skiff-common /var/log/skiff

@@ -271,6 +271,8 @@ mkdir -p "$STAGING/skiff-controller/var/lib/skiff" "$STAGING/skiff-node/var/spoo
 examples="$STAGING/skiff-controller/usr/share/doc/skiff-controller/examples"
 install_file 0644 "$ROOT/etc/burst_buffer.conf" "$examples/burst_buffer.conf"
 install_file 0644 "$ROOT/lua/burst_buffer.lua" "$examples/burst_buffer.lua"
+# skiff-notify reads /etc/skiff/notify.conf: without AllowedWebhookHosts= it posts no webhook.
+install_file 0644 "$ROOT/etc/notify.conf" "$examples/notify.conf"
 install_docs skiff-controller
 install_docs skiff-node
 
