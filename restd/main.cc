@@ -1,12 +1,14 @@
 // restd: Skiff's REST daemon, slurmrestd's API (issue 36). A client of ctld
 // like the commands: every request goes to ctld as its user (rest_service.h).
 //
-//   restd [-f skiff.conf] [LISTEN...]
+//   restd [-f skiff.conf] [--allow-origin ORIGIN]... [--max-connections N]
+//         [--max-connections-per-peer N] [LISTEN...]
 //     LISTEN: HOST:PORT (IPv4) or unix:/path; default 127.0.0.1:6820, as
 //     slurmrestd's port. Runs until SIGINT or SIGTERM.
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,19 +16,26 @@
 #include "absl/strings/numbers.h"
 #include "cli/common/ctld_client.h"
 #include "common/version.h"
+#include "restd/http/cross_site.h"
 #include "restd/http/http_server.h"
 #include "restd/rest_service.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "Usage: restd [-f skiff.conf] [HOST:PORT | unix:/path ...]\n"
+    "Usage: restd [-f skiff.conf] [--allow-origin ORIGIN]... [--max-connections N]\n"
+    "             [--max-connections-per-peer N] [HOST:PORT | unix:/path ...]\n"
     "Serve Slurm's REST API (slurmrestd's, data_parser v0.0.42 to v0.0.44) over Skiff's "
     "controller.\n"
     "\n"
     "  HOST:PORT       listen on an IPv4 address (default 127.0.0.1:6820)\n"
     "  unix:/path      listen on a Unix socket; its peers act as their own user\n"
     "  -f FILE         skiff.conf (default: $SKIFF_CONF, else /etc/skiff/skiff.conf)\n"
+    "  --allow-origin ORIGIN\n"
+    "                  let pages of ORIGIN (https://portal.example.org) submit and cancel\n"
+    "                  jobs; other sites' pages may only read (repeatable)\n"
+    "  --max-connections N           connections open at once, in all (default 512)\n"
+    "  --max-connections-per-peer N  the same per user or remote address (default 32)\n"
     "  -h, --help      show this help and exit\n"
     "  -V, --version   show the version and exit\n"
     "\n"
@@ -38,10 +47,21 @@ int Usage() {
   return 1;
 }
 
+// A positive count from `text`, for the option `name`; else an error and nullopt.
+std::optional<int> PositiveCount(const std::string& name, const char* text) {
+  int value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value <= 0) {
+    fprintf(stderr, "restd: error: %s takes a positive number, not '%s'\n", name.c_str(), text);
+    return std::nullopt;
+  }
+  return value;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string conf;
+  std::vector<std::string> allowed_origins;
   skiff::restd::HttpServer::Options options;
   bool any = false;
   for (int i = 1; i < argc; ++i) {
@@ -56,6 +76,21 @@ int main(int argc, char** argv) {
     }
     if (arg == "-f" && i + 1 < argc) {
       conf = argv[++i];
+    } else if (arg == "--allow-origin" && i + 1 < argc) {
+      const std::string origin = argv[++i];
+      if (!skiff::restd::NormalizedOrigin(origin)) {
+        fprintf(stderr,
+                "restd: error: --allow-origin: '%s' is not an origin (https://host[:port])\n",
+                origin.c_str());
+        return 1;
+      }
+      allowed_origins.push_back(origin);
+    } else if ((arg == "--max-connections" || arg == "--max-connections-per-peer") &&
+               i + 1 < argc) {
+      std::optional<int> count = PositiveCount(arg, argv[++i]);
+      if (!count) return 1;
+      (arg == "--max-connections" ? options.max_connections : options.max_connections_per_peer) =
+          *count;
     } else if (absl::StartsWith(arg, "unix:")) {
       options.unix_path = arg.substr(5);
       any = true;
@@ -78,7 +113,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
     return 1;
   }
-  skiff::restd::RestService service(**client);
+  skiff::restd::RestService service(**client, allowed_origins);
   // Signals are waited for here, not handled: blocked before any thread starts.
   sigset_t stop;
   sigemptyset(&stop);
@@ -86,10 +121,14 @@ int main(int argc, char** argv) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   absl::StatusOr<std::unique_ptr<skiff::restd::HttpServer>> server =
-      skiff::restd::HttpServer::Start(options, [&service](const skiff::restd::HttpRequest& request,
-                                                          const skiff::restd::HttpPeer& peer) {
-        return service.Handle(request, peer);
-      });
+      skiff::restd::HttpServer::Start(
+          options,
+          [&service](const skiff::restd::HttpRequest& request, const skiff::restd::HttpPeer& peer) {
+            return service.Handle(request, peer);
+          },
+          [&service](const skiff::restd::HttpRequest& head, const skiff::restd::HttpPeer& peer) {
+            return service.CheckHead(head, peer);
+          });
   if (!server.ok()) {
     fprintf(stderr, "restd: error: %s\n", std::string(server.status().message()).c_str());
     return 1;

@@ -3,12 +3,14 @@
 #include <ctime>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/auth/jwt_authenticator.h"
 #include "common/users.h"
 #include "restd/dashboard/dashboard_files.h"
 #include "restd/dashboard/skiff_paths.h"
+#include "restd/http/cross_site.h"
 #include "restd/metrics/metrics_paths.h"
 #include "restd/rest_auth.h"
 #include "restd/slurm/slurm_paths.h"
@@ -21,10 +23,20 @@ constexpr int64_t kMintedLifespan = 600;
 // How long a token made for a proxy's user is used, and how many are kept.
 constexpr int64_t kProxiedReuse = 60;
 constexpr size_t kMaxProxied = 4096;
+// The largest body read before anything vouches for who sends it: enough
+// for any request of the dashboard's and for most job scripts.
+constexpr uint64_t kUnvouchedBodyBytes = 64 * 1024;
+
+HttpResponse Unauthenticated(const absl::Status& status) {
+  HttpResponse refused = HttpErrorResponse(401, std::string(status.message()));
+  refused.headers["WWW-Authenticate"] = "Bearer";
+  return refused;
+}
 
 }  // namespace
 
-RestService::RestService(cli::CtldClient& client) : client_(client) {
+RestService::RestService(cli::CtldClient& client, std::vector<std::string> allowed_origins)
+    : client_(client), allowed_origins_(std::move(allowed_origins)) {
   AddSlurmPaths(router_);
   AddSlurmdbPaths(router_);
   AddSkiffPaths(router_);
@@ -82,15 +94,56 @@ absl::StatusOr<std::string> RestService::TokenActingFor(const std::string& proxy
   return reply.token();
 }
 
+std::optional<HttpResponse> RestService::CheckHead(const HttpRequest& head, const HttpPeer& peer) {
+  if (std::optional<CrossSiteRefusal> refused = CheckOrigin(head, allowed_origins_)) {
+    return HttpErrorResponse(refused->status, refused->description);
+  }
+  uint64_t body_bytes = 0;
+  (void)absl::SimpleAtoi(head.Header("Content-Length"), &body_bytes);  // checked by the parser
+  const bool large = body_bytes > kUnvouchedBodyBytes;
+  if (IsDashboardPath(head.path)) {
+    // The dashboard's files need no user, and take no body.
+    if (!large) return std::nullopt;
+    return HttpErrorResponse(
+        413, absl::StrCat(head.path, " takes no body over ", kUnvouchedBodyBytes / 1024, " KiB"));
+  }
+  absl::StatusOr<RestCaller> caller = CallerOf(head, peer);
+  if (!caller.ok()) return Unauthenticated(caller.status());
+  // A path or method that does not exist is Handle's to answer (404, 405).
+  std::optional<RouteMatch> route = router_.Find(head.method, head.path);
+  if (!route || !route->handler) return std::nullopt;
+  if (std::optional<CrossSiteRefusal> refused = CheckContentType(head)) {
+    return HttpErrorResponse(refused->status, refused->description);
+  }
+  if (large && !caller->token.empty()) {
+    // A token is checked with ctld before a large body is read: anyone can
+    // send a header that looks like one.
+    TokenCredential credential(caller->token);
+    v1::PingReply reply;
+    const absl::Status checked =
+        client_.CallAs(credential, &v1::Ctld::Stub::Ping, v1::PingRequest(), &reply);
+    if (absl::IsUnauthenticated(checked) || absl::IsPermissionDenied(checked)) {
+      return Unauthenticated(checked);
+    }
+  }
+  return std::nullopt;
+}
+
 HttpResponse RestService::Handle(const HttpRequest& request, const HttpPeer& peer) {
   // The dashboard's static files need no user: the page asks for a token.
   if (std::optional<HttpResponse> page = DashboardResponse(request, peer)) return *page;
-  absl::StatusOr<RestCaller> caller = CallerOf(request, peer);
-  if (!caller.ok()) {
-    HttpResponse refused = HttpErrorResponse(401, std::string(caller.status().message()));
-    refused.headers["WWW-Authenticate"] = "Bearer";
-    return refused;
+  HttpResponse response = HandleApi(request, peer);
+  MarkPerUser(response);
+  return response;
+}
+
+HttpResponse RestService::HandleApi(const HttpRequest& request, const HttpPeer& peer) {
+  // Also here, for a request that reached Handle without the head check.
+  if (std::optional<CrossSiteRefusal> refused = CheckOrigin(request, allowed_origins_)) {
+    return HttpErrorResponse(refused->status, refused->description);
   }
+  absl::StatusOr<RestCaller> caller = CallerOf(request, peer);
+  if (!caller.ok()) return Unauthenticated(caller.status());
   std::optional<RouteMatch> route = router_.Find(request.method, request.path);
   if (!route) return HttpErrorResponse(404, absl::StrCat("Unable to find path ", request.path));
   if (!route->handler) {
@@ -98,6 +151,9 @@ HttpResponse RestService::Handle(const HttpRequest& request, const HttpPeer& pee
         405, absl::StrCat(request.path, " takes ", absl::StrJoin(route->allowed, ", ")));
     refused.headers["Allow"] = absl::StrJoin(route->allowed, ", ");
     return refused;
+  }
+  if (std::optional<CrossSiteRefusal> refused = CheckContentType(request)) {
+    return HttpErrorResponse(refused->status, refused->description);
   }
   std::string token = caller->token;
   if (token.empty()) {

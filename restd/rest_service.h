@@ -4,7 +4,15 @@
 // does the commands', so a REST user sees and changes only what they could
 // with them.
 //
-// Thread-safe: Handle runs on the server's connection threads; tokens_mu_
+// Before a request's body is read, CheckHead refuses from its head what
+// Handle would refuse anyway (issue 47, item 10): a request that changes
+// state from another site's page or without JSON (cross_site.h, item 9), an
+// API request with no credential at all, a body over 64 KiB that no
+// credential vouches for (a token's is checked with ctld first). Every API
+// answer is for its requester alone: Cache-Control: no-store, and Vary by
+// the headers that name who asks (item 11).
+//
+// Thread-safe: Handle and CheckHead run on the server's connection threads; tokens_mu_
 // guards the minted-token cache, and no call is made under it. The router is
 // built in the constructor and only read after.
 #ifndef SKIFF_RESTD_REST_SERVICE_H_
@@ -15,8 +23,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cli/common/ctld_client.h"
 #include "restd/http/http_message.h"
@@ -29,8 +39,13 @@ class RestService {
  public:
   // `client` (restd's own credential: root or SlurmUser, which may have a
   // token made for a Unix-socket peer) must outlive the service.
-  explicit RestService(cli::CtldClient& client);
+  // `allowed_origins`: other sites whose pages may change state through
+  // restd (cross_site.h), e.g. a portal's "https://portal.example.org".
+  explicit RestService(cli::CtldClient& client, std::vector<std::string> allowed_origins = {});
 
+  // The server's head check (http_server.h): the refusal for a request's
+  // head, or nullopt to read its body and Handle it.
+  std::optional<HttpResponse> CheckHead(const HttpRequest& head, const HttpPeer& peer);
   HttpResponse Handle(const HttpRequest& request, const HttpPeer& peer);
 
  private:
@@ -42,7 +57,10 @@ class RestService {
   absl::StatusOr<std::string> TokenActingFor(const std::string& proxy_token,
                                              const std::string& user);
 
+  HttpResponse HandleApi(const HttpRequest& request, const HttpPeer& peer);
+
   cli::CtldClient& client_;
+  const std::vector<std::string> allowed_origins_;
   Router router_;
   std::mutex tokens_mu_;
   std::map<uid_t, std::pair<std::string, int64_t>> tokens_;  // token, expiry; guarded by tokens_mu_

@@ -32,6 +32,7 @@ HttpResponse SessionResponse(const HttpRequest& request, const HttpPeer& peer) {
   HttpResponse response;
   response.body = nlohmann::json{{"authenticated_by", how}}.dump();
   AddStaticHeaders(response);
+  MarkPerUser(response);
   return response;
 }
 
@@ -56,6 +57,10 @@ std::string ContentTypeFor(absl::string_view name) {
     if (absl::EndsWith(name, type.extension)) return type.content_type;
   }
   return "application/octet-stream";
+}
+
+bool IsDashboardPath(absl::string_view path) {
+  return path == "/" || path == "/dashboard" || absl::StartsWith(path, kPrefix);
 }
 
 std::optional<HttpResponse> DashboardResponseFrom(const HttpRequest& request, const HttpPeer& peer,

@@ -8,7 +8,8 @@
 // X-SLURM-USER-TOKEN itself (or on restd's Unix socket) need not ask for a
 // token: {"authenticated_by": "header" | "unix_peer" | "none"}. It is
 // answered 200 either way, so the page learns it without a refused request
-// (which a browser logs as an error).
+// (which a browser logs as an error), and, being about the requester, never
+// stored by a cache (MarkPerUser).
 //
 // Pure; thread-safe.
 #ifndef SKIFF_RESTD_DASHBOARD_DASHBOARD_FILES_H_
@@ -24,6 +25,9 @@
 #include "restd/http/http_server.h"
 
 namespace skiff::restd {
+
+// Whether `path` is one of the dashboard's ("/", "/dashboard", "/dashboard/...").
+bool IsDashboardPath(absl::string_view path);
 
 // The answer for `request` when its path is one of the dashboard's, from
 // the compiled-in files; nullopt for any other path (the API's).

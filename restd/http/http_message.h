@@ -31,8 +31,10 @@ struct HttpRequest {
 };
 
 struct HttpLimits {
-  size_t max_head_bytes = 64 * 1024;         // request line and headers
-  size_t max_body_bytes = 16 * 1024 * 1024;  // a job submission with its script
+  size_t max_head_bytes = 64 * 1024;  // request line and headers
+  // A job submission with its script. Read only once the head passed the
+  // server's head check (authentication): see HttpServer.
+  size_t max_body_bytes = 16 * 1024 * 1024;
 };
 
 // Feeds a connection's bytes in as they come. Done() once a whole request is
@@ -43,11 +45,17 @@ class HttpRequestParser {
   explicit HttpRequestParser(HttpLimits limits = {}) : limits_(limits) {}
 
   void Feed(absl::string_view bytes);
+  // The request line and headers are in (and good): request() holds them,
+  // without the body yet, so that the server can refuse the request before
+  // reading a body (HttpServer's head check).
+  bool HeadDone() const { return head_done_; }
+  // REQUIRES: HeadDone(). The length of the body still to come or in.
+  size_t body_length() const { return body_length_; }
   bool Done() const { return done_; }
   bool Failed() const { return error_status_ != 0; }
   int error_status() const { return error_status_; }
   const std::string& error() const { return error_; }
-  // REQUIRES: Done().
+  // REQUIRES: Done(), or HeadDone() for the head alone (an empty body).
   const HttpRequest& request() const { return request_; }
 
  private:

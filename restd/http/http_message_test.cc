@@ -32,6 +32,21 @@ TEST(HttpRequestParserTest, ReadsSlurmrestdsRequests) {
   EXPECT_EQ(request.body, "");
 }
 
+TEST(HttpRequestParserTest, ShowsTheHeadBeforeTheBodyArrives) {
+  HttpRequestParser parser;
+  parser.Feed("POST /slurm/v0.0.42/job/submit HTTP/1.1\r\nContent-Length: 10\r\n");
+  EXPECT_FALSE(parser.HeadDone());
+  parser.Feed("X-SLURM-USER-TOKEN: t\r\n\r\nabc");
+  ASSERT_TRUE(parser.HeadDone());
+  EXPECT_FALSE(parser.Done());
+  EXPECT_EQ(parser.body_length(), 10u);
+  EXPECT_EQ(parser.request().Header("X-SLURM-USER-TOKEN"), "t");
+  EXPECT_EQ(parser.request().body, "");
+  parser.Feed("defghij");
+  ASSERT_TRUE(parser.Done());
+  EXPECT_EQ(parser.request().body, "abcdefghij");
+}
+
 TEST(HttpRequestParserTest, TakesTheBodyInPiecesAsTheyArrive) {
   const std::string body = R"({"job":{"script":"#!/bin/sh\nhostname"}})";
   const std::string bytes =

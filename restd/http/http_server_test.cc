@@ -1,17 +1,22 @@
 // The server over real sockets: TCP on a free port of 127.0.0.1 and a Unix
 // socket whose peer's uid reaches the handler; bad requests answered before
-// the handler; a client that never finishes gets 408.
+// the handler; a client that never finishes gets 408, one that trickles its
+// head in gets it at the head's deadline; one peer gets only its share of
+// connections; the head check answers before the body is read.
 #include "restd/http/http_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace skiff::restd {
 namespace {
@@ -55,14 +60,21 @@ class HttpServerTest : public ::testing::Test {
     options.tcp_port = 0;
     options.unix_path = dir_ + "/restd.sock";
     options.read_timeout = std::chrono::milliseconds(300);
-    absl::StatusOr<std::unique_ptr<HttpServer>> server =
-        HttpServer::Start(options, [](const HttpRequest& request, const HttpPeer& peer) {
+    options.head_timeout = std::chrono::milliseconds(2000);
+    options.max_connections_per_peer = 4;
+    absl::StatusOr<std::unique_ptr<HttpServer>> server = HttpServer::Start(
+        options,
+        [](const HttpRequest& request, const HttpPeer& peer) {
           HttpResponse response;
           response.body = request.method + " " + request.path + " " +
                           (peer.unix_socket ? "unix uid=" + std::to_string(*peer.uid)
                                             : "tcp " + peer.address.substr(0, 10)) +
-                          " " + request.body;
+                          " " + request.body + " (" + peer.quota_key + ")";
           return response;
+        },
+        [](const HttpRequest& head, const HttpPeer&) -> std::optional<HttpResponse> {
+          if (head.Header("X-Refuse").empty()) return std::nullopt;
+          return HttpErrorResponse(401, "refused from the head");
         });
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = std::move(*server);
@@ -84,6 +96,79 @@ TEST_F(HttpServerTest, AnswersOverTcpAndNamesTheUnixPeer) {
                                      "POST /x HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody");
   EXPECT_NE(local.find("POST /x unix uid=" + std::to_string(getuid()) + " body"), std::string::npos)
       << local;
+  // A TCP peer on this host counts as its user, whichever loopback address.
+  EXPECT_NE(tcp.find("(uid " + std::to_string(getuid()) + ")"), std::string::npos) << tcp;
+}
+
+TEST_F(HttpServerTest, AHeadTrickledInIsCutOffAtItsDeadline) {
+  const int fd = ConnectTcp(server_->tcp_port());
+  send(fd, "GET /x HTTP/1.1\r\n", 17, MSG_NOSIGNAL);
+  // A line every 100 ms: each read comes well within read_timeout (300 ms),
+  // the whole head never within head_timeout (2 s).
+  const auto started = std::chrono::steady_clock::now();
+  bool answered = false;
+  while (!answered && std::chrono::steady_clock::now() - started < std::chrono::seconds(10)) {
+    pollfd readable{fd, POLLIN, 0};
+    answered = poll(&readable, 1, 100) == 1;
+    if (!answered) send(fd, "X-A: b\r\n", 8, MSG_NOSIGNAL);
+  }
+  ASSERT_TRUE(answered);
+  const std::string answer = Exchange(fd, "");
+  EXPECT_EQ(answer.substr(0, 12), "HTTP/1.1 408") << answer;
+  EXPECT_NE(answer.find("no whole request head within 2 s"), std::string::npos) << answer;
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
+}
+
+TEST_F(HttpServerTest, OnePeerGetsOnlyItsShareOfConnections) {
+  // This process's user holds its 4 (the cap per peer), TCP and Unix alike.
+  std::vector<int> held;
+  for (int i = 0; i < 2; ++i) held.push_back(ConnectTcp(server_->tcp_port()));
+  for (int i = 0; i < 2; ++i) held.push_back(ConnectUnix(dir_ + "/restd.sock"));
+  for (int fd : held) send(fd, "GET /x HTTP/1.1\r\n", 17, MSG_NOSIGNAL);
+  // The server takes connections in order: the fifth is refused.
+  const std::string refused =
+      Exchange(ConnectUnix(dir_ + "/restd.sock"), "GET /x HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 503") << refused;
+  EXPECT_NE(refused.find("too many connections from uid " + std::to_string(getuid())),
+            std::string::npos)
+      << refused;
+  const std::string over_tcp = Exchange(ConnectTcp(server_->tcp_port()), "GET /x HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(over_tcp.substr(0, 12), "HTTP/1.1 503") << over_tcp;
+  // One finishes: room again.
+  EXPECT_EQ(Exchange(held.back(), "\r\n").substr(0, 15), "HTTP/1.1 200 OK");
+  held.pop_back();
+  // Its share is given back once its thread is done, just after it closed.
+  std::string again;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  do {
+    again = Exchange(ConnectUnix(dir_ + "/restd.sock"), "GET /x HTTP/1.1\r\n\r\n");
+  } while (again.substr(0, 12) == "HTTP/1.1 503" && std::chrono::steady_clock::now() < until);
+  EXPECT_EQ(again.substr(0, 15), "HTTP/1.1 200 OK") << again;
+  for (int fd : held) close(fd);
+}
+
+TEST_F(HttpServerTest, TheHeadCheckAnswersBeforeTheBodyIsRead) {
+  // No body is sent: the answer can only come from the head.
+  const int fd = ConnectTcp(server_->tcp_port());
+  const std::string head = "POST /x HTTP/1.1\r\nX-Refuse: 1\r\nContent-Length: 1000000\r\n\r\n";
+  send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+  pollfd readable{fd, POLLIN, 0};
+  ASSERT_EQ(poll(&readable, 1, 5000), 1);
+  const std::string refused = Exchange(fd, "");
+  EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 401") << refused;
+  EXPECT_NE(refused.find("refused from the head"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("Cache-Control: no-store"), std::string::npos) << refused;
+  // A head that passes, asking to continue, is told to before its body.
+  const int go_on = ConnectTcp(server_->tcp_port());
+  const std::string expect =
+      "POST /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n";
+  send(go_on, expect.data(), expect.size(), MSG_NOSIGNAL);
+  char interim[64] = {};
+  ASSERT_GT(recv(go_on, interim, sizeof(interim) - 1, 0), 0);
+  EXPECT_EQ(std::string(interim), "HTTP/1.1 100 Continue\r\n\r\n");
+  const std::string answer = Exchange(go_on, "body");
+  EXPECT_NE(answer.find("POST /x tcp"), std::string::npos) << answer;
+  EXPECT_NE(answer.find(" body "), std::string::npos) << answer;
 }
 
 TEST_F(HttpServerTest, RefusesBadRequestsAndSlowClients) {

@@ -154,6 +154,14 @@ class RestdDashboardTest : public ::testing::Test {
   static void OpenAs(const std::string& user) {
     // From a blank page: a fragment alone does not reload the dashboard.
     ASSERT_TRUE(browser_->Navigate("about:blank").ok());
+    // No token kept from before: a link's token replaces a stored one only
+    // when the user says so. (Cleared through DevTools: a page of restd's
+    // that is not the dashboard's would have the browser ask for
+    // /favicon.ico, which needs a token.)
+    ASSERT_TRUE(browser_
+                    ->Call("Storage.clearDataForOrigin",
+                           {{"origin", Url("")}, {"storageTypes", "local_storage"}})
+                    .ok());
     ASSERT_TRUE(browser_->Navigate(Url("/#token=" + TokenOf(user))).ok());
     ASSERT_TRUE(
         browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok())
@@ -393,6 +401,55 @@ TEST_F(RestdDashboardTest, BehindAProxyThatSendsTheTokenNoSignInIsAsked) {
   EXPECT_TRUE(browser_->Evaluate("document.getElementById('sign-out').hidden")->get<bool>());
   ASSERT_TRUE(browser_->Call("Network.setExtraHTTPHeaders", {{"headers", Json::object()}}).ok());
   EXPECT_EQ(ErrorsText(), "");
+}
+
+// Item 11 of issue 47: a link carrying someone else's token ("#token=", login
+// CSRF) does not silently replace the token the browser keeps: the page names
+// the link's user and asks; keeping the stored one keeps its user, and the
+// token leaves the address bar either way.
+TEST_F(RestdDashboardTest, ALinksTokenReplacesTheStoredOneOnlyWhenTheUserSaysSo) {
+  ASSERT_TRUE(browser_->SetViewport(1440, 900, false).ok());
+  OpenAs(kAlice);
+  const std::string stored =
+      browser_->Evaluate("localStorage.getItem('skiff.dashboard.token')")->get<std::string>();
+  ASSERT_FALSE(stored.empty());
+  auto open_link_of = [&](const std::string& user) {
+    ASSERT_TRUE(browser_->Navigate("about:blank").ok());
+    ASSERT_TRUE(browser_->Navigate(Url("/#token=" + TokenOf(user))).ok());
+    ASSERT_TRUE(browser_
+                    ->WaitFor("['confirm-token', 'ready'].includes(document.body.dataset.state)",
+                              absl::Seconds(60))
+                    .ok());
+  };
+  open_link_of(kBob);
+  EXPECT_EQ(browser_->Evaluate("localStorage.getItem('skiff.dashboard.token')")->get<std::string>(),
+            stored);
+  ASSERT_EQ(browser_->Evaluate("document.body.dataset.state")->get<std::string>(), "confirm-token");
+  EXPECT_FALSE(absl::StrContains(browser_->Evaluate("location.href")->get<std::string>(), "token"));
+  const std::string question =
+      browser_->Evaluate("document.getElementById('token-confirm').innerText")->get<std::string>();
+  EXPECT_TRUE(absl::StrContains(question, kBob)) << question;
+  EXPECT_TRUE(absl::StrContains(question, kAlice)) << question;
+  // Keep: still Alice, with her token.
+  ASSERT_TRUE(browser_->Click("#token-keep").ok());
+  ASSERT_TRUE(browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok());
+  EXPECT_EQ(
+      browser_->Evaluate("document.getElementById('user-name').textContent")->get<std::string>(),
+      kAlice);
+  EXPECT_EQ(browser_->Evaluate("localStorage.getItem('skiff.dashboard.token')")->get<std::string>(),
+            stored);
+  // Switch: now Bob, whose token is kept.
+  open_link_of(kBob);
+  ASSERT_EQ(browser_->Evaluate("document.body.dataset.state")->get<std::string>(), "confirm-token");
+  ASSERT_TRUE(browser_->Click("#token-switch").ok());
+  ASSERT_TRUE(browser_->WaitFor("document.body.dataset.state === 'ready'", absl::Seconds(60)).ok());
+  EXPECT_EQ(
+      browser_->Evaluate("document.getElementById('user-name').textContent")->get<std::string>(),
+      kBob);
+  EXPECT_NE(browser_->Evaluate("localStorage.getItem('skiff.dashboard.token')")->get<std::string>(),
+            stored);
+  EXPECT_EQ(ErrorsText(), "");
+  (void)browser_->Evaluate("localStorage.clear()");
 }
 
 // 10,000 jobs (a held array: each task is a job record) are counted by state

@@ -6,9 +6,18 @@
 // user is refused someone else's job; no token, a forged or an expired one is
 // refused in Slurm's error array. restd is the one `./skiff up` starts, with
 // the token key it writes. Runs as root: it creates test users.
+#include <arpa/inet.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -28,6 +37,66 @@ namespace skiff::testing {
 namespace {
 
 using Json = nlohmann::json;
+
+// A raw connection to restd over TCP (from `source`, an address of the
+// loopback) or its Unix socket; -1 when it failed. Used after fork too:
+// no allocation.
+int ConnectTcp(int port, const char* source = "127.0.0.1") {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof(from)) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+int ConnectUnix(const char* path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un to{};
+  to.sun_family = AF_UNIX;
+  strncpy(to.sun_path, path, sizeof(to.sun_path) - 1);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+void SendText(int fd, const char* text) { (void)!send(fd, text, strlen(text), MSG_NOSIGNAL); }
+// Whether `fd` has something to read (an answer, or its end) within `ms`.
+bool Readable(int fd, int ms) {
+  pollfd p{fd, POLLIN, 0};
+  return poll(&p, 1, ms) == 1;
+}
+// The description of the first error in a Slurm error array, or "".
+std::string FirstError(const Json& body) {
+  if (!body.is_object() || !body.contains("errors") || !body["errors"].is_array() ||
+      body["errors"].empty() || !body["errors"][0].is_object()) {
+    return "";
+  }
+  return body["errors"][0].value("description", "");
+}
+// What the server sent on `fd` until it closed (or `seconds` passed).
+std::string ReadAnswer(int fd, int seconds) {
+  std::string out;
+  char buffer[4096];
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !Readable(fd, static_cast<int>(left.count()))) break;
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  return out;
+}
 
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
@@ -355,6 +424,228 @@ TEST_F(RestdTest, NoTokenABadTokenOrAnUnknownPathIsRefused) {
   const HttpAnswer unknown =
       Curl(*cluster_, kAlice, "--unix-socket " + socket_ + " http://localhost/slurm/v0.0.42/nope");
   EXPECT_EQ(unknown.status, 404);
+}
+
+// Item 9 of issue 47: a page on another site must not change anything as the
+// user whose browser it runs in, even where a proxy adds the user's token
+// (here the token stands for what such a proxy adds). A form can send only
+// text/plain, urlencoded or multipart bodies, and its browser names the page's
+// origin; restd refuses both before acting.
+TEST_F(RestdTest, AStateChangingRequestFromAnotherSiteOrNotJsonIsRefused) {
+  const std::string alice = TokenOf(kAlice);
+  const std::string v = "/slurm/v0.0.42/";
+  const std::string self = absl::StrCat("http://127.0.0.1:", port_);
+  auto submit = [&](const std::string& name, const std::string& headers) {
+    const std::string body = absl::StrCat(R"({"job": {"name": ")", name,
+                                          R"(", "script": "#!/bin/bash\nsleep 300\n",
+        "current_working_directory": ")",
+                                          work_, R"(", "environment": ["PATH=/usr/bin:/bin"]}})");
+    return Curl(
+        *cluster_, "",
+        absl::StrCat("-X POST -H 'X-SLURM-USER-TOKEN: ", alice, "' ", headers,
+                     " --data-binary @- '", Url(v + "job/submit"), "' <<'EOF'\n", body, "\nEOF"));
+  };
+  auto submitted = [&](const std::string& name) {
+    return cluster_->Run("squeue -h -o %j -u " + std::string(kAlice)).out.find(name) !=
+           std::string::npos;
+  };
+  // A form's text/plain POST (what a cross-site form sends).
+  const HttpAnswer plain = submit("csrfplain", "-H 'Content-Type: text/plain'");
+  EXPECT_EQ(plain.status, 415) << plain.body;
+  EXPECT_TRUE(absl::StrContains(FirstError(plain.body), "Content-Type")) << plain.body;
+  // curl's default for --data: a form's urlencoded body.
+  EXPECT_EQ(submit("csrfform", "").status, 415);
+  // JSON, but from a page of another site: by its Origin, or its Sec-Fetch-Site.
+  const HttpAnswer foreign =
+      submit("csrforigin", "-H 'Content-Type: application/json' -H 'Origin: https://evil.example'");
+  EXPECT_EQ(foreign.status, 403) << foreign.body;
+  EXPECT_TRUE(absl::StrContains(FirstError(foreign.body), "Origin")) << foreign.body;
+  EXPECT_EQ(
+      submit("csrffetch", "-H 'Content-Type: application/json' -H 'Sec-Fetch-Site: cross-site'")
+          .status,
+      403);
+  // Another port of the same host is another origin.
+  EXPECT_EQ(
+      submit("csrfport", "-H 'Content-Type: application/json' -H 'Origin: http://127.0.0.1:1'")
+          .status,
+      403);
+  for (const char* name : {"csrfplain", "csrfform", "csrforigin", "csrffetch", "csrfport"}) {
+    EXPECT_FALSE(submitted(name)) << name << " ran";
+  }
+  // The dashboard's own page (same origin) and clients that send no Origin at all.
+  const HttpAnswer same = submit("samesite",
+                                 "-H 'Content-Type: application/json; charset=utf-8' "
+                                 "-H 'Sec-Fetch-Site: same-origin' -H 'Origin: " +
+                                     self + "'");
+  ASSERT_EQ(same.status, 200) << same.body;
+  const uint64_t id = same.body["job_id"].get<uint64_t>();
+  // A DELETE has no body and needs no Content-Type, but not from another site.
+  const std::string job = absl::StrCat(v, "job/", id);
+  const HttpAnswer foreign_cancel =
+      Curl(*cluster_, "",
+           absl::StrCat("-X DELETE -H 'X-SLURM-USER-TOKEN: ", alice,
+                        "' -H 'Origin: https://evil.example' '", Url(job), "'"));
+  EXPECT_EQ(foreign_cancel.status, 403) << foreign_cancel.body;
+  EXPECT_NE(cluster_->Run(absl::StrCat("squeue -h -o %T -j ", id)).out, "");
+  EXPECT_FALSE(
+      absl::StrContains(cluster_->Run(absl::StrCat("squeue -h -o %T -j ", id)).out, "CANCELLED"));
+  const HttpAnswer cancel = Curl(*cluster_, "",
+                                 absl::StrCat("-X DELETE -H 'X-SLURM-USER-TOKEN: ", alice,
+                                              "' -H 'Origin: ", self, "' '", Url(job), "'"));
+  EXPECT_EQ(cancel.status, 200) << cancel.body;
+}
+
+// Item 10 of issue 47: one peer's connections that never finish their head
+// take only that peer's share. Alice (a process of hers, no token) holds
+// connections over TCP, from several loopback addresses, and over the Unix
+// socket, until restd refuses her more; Bob's requests, over TCP from the same
+// address and over the socket, are still answered.
+TEST_F(RestdTest, OnePeersUnfinishedConnectionsLockNoOneElseOut) {
+  const std::string bob = TokenOf(kBob);
+  struct passwd* entry = getpwnam(kAlice);
+  ASSERT_NE(entry, nullptr);
+  const uid_t uid = entry->pw_uid;
+  const gid_t gid = entry->pw_gid;
+  int ready[2];
+  int done[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(done), 0);
+  constexpr int kConnections = 100;  // per transport: more than any cap restd had
+  const std::string socket_path = socket_;
+  const int port = port_;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Alice's process: no allocation after fork.
+    close(ready[0]);
+    close(done[1]);
+    if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(2);
+    static const char* const kSources[] = {"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"};
+    int tcp[kConnections];
+    int unix_fds[kConnections];
+    for (int i = 0; i < kConnections; ++i) {
+      tcp[i] = ConnectTcp(port, kSources[i % 4]);
+      unix_fds[i] = ConnectUnix(socket_path.c_str());
+      for (int fd : {tcp[i], unix_fds[i]}) {
+        if (fd >= 0) SendText(fd, "GET /slurm/v0.0.42/ping HTTP/1.1\r\nHost: x\r\n");
+      }
+    }
+    // restd accepts in order: once the last of each is answered (refused),
+    // it has taken all the others in.
+    if (!Readable(tcp[kConnections - 1], 30000) || !Readable(unix_fds[kConnections - 1], 30000)) {
+      _exit(3);
+    }
+    (void)!write(ready[1], "r", 1);
+    char byte;
+    (void)!read(done[0], &byte, 1);
+    _exit(0);
+  }
+  close(ready[1]);
+  close(done[0]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1) << "Alice's connections were never refused";
+  const auto started = std::chrono::steady_clock::now();
+  const HttpAnswer tcp =
+      Curl(*cluster_, kBob,
+           absl::StrCat("-H 'X-SLURM-USER-TOKEN: ", bob, "' ", Url("/slurm/v0.0.42/ping")));
+  const HttpAnswer unix =
+      Curl(*cluster_, kBob, "--unix-socket " + socket_ + " http://localhost/slurm/v0.0.42/ping");
+  const auto took = std::chrono::steady_clock::now() - started;
+  (void)!write(done[1], "d", 1);
+  close(done[1]);
+  close(ready[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // A refusal has no "meta": read it without assuming one.
+  const Json::json_pointer user("/meta/client/user");
+  EXPECT_EQ(tcp.status, 200) << tcp.body;
+  EXPECT_EQ(tcp.body.is_object() ? tcp.body.value(user, "") : "", kBob);
+  EXPECT_EQ(unix.status, 200) << unix.body;
+  EXPECT_EQ(unix.body.is_object() ? unix.body.value(user, "") : "", kBob);
+  EXPECT_LT(took, std::chrono::seconds(5));
+}
+
+// Item 10: the request head has one deadline in all, not one per read: a
+// client that sends a header line now and then is answered 408 and let go.
+TEST_F(RestdTest, AHeadTrickledInIsCutOffAtItsDeadline) {
+  const int fd = ConnectTcp(port_);
+  ASSERT_GE(fd, 0);
+  SendText(fd, "GET /slurm/v0.0.42/ping HTTP/1.1\r\n");
+  const auto started = std::chrono::steady_clock::now();
+  bool answered = false;
+  while (std::chrono::steady_clock::now() - started < std::chrono::seconds(30)) {
+    if (Readable(fd, 500)) {
+      answered = true;
+      break;
+    }
+    SendText(fd, "X-Trickle: 1\r\n");
+  }
+  const std::string answer = answered ? ReadAnswer(fd, 5) : "";
+  close(fd);
+  ASSERT_TRUE(answered) << "still reading a 30 s head";
+  EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 408")) << answer;
+  EXPECT_TRUE(absl::StrContains(answer, "\"errors\"")) << answer;
+}
+
+// Item 10: a request without a credential is refused from its head, before
+// its body is read; a body for a path that needs none is kept small.
+TEST_F(RestdTest, ABodyWithoutATokenIsRefusedBeforeItIsRead) {
+  const int fd = ConnectTcp(port_);
+  ASSERT_GE(fd, 0);
+  SendText(fd,
+           "POST /slurm/v0.0.42/job/submit HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           "Content-Type: application/json\r\nContent-Length: 8000000\r\n\r\n");
+  // No body is sent: an answer can only come from the head.
+  const std::string answer = ReadAnswer(fd, 5);
+  close(fd);
+  EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 401")) << answer;
+  EXPECT_TRUE(absl::StrContains(answer, "authentication required")) << answer;
+
+  // A token is checked with ctld before a large body is read: anyone can send
+  // a header that looks like one.
+  const int forged = ConnectTcp(port_);
+  ASSERT_GE(forged, 0);
+  SendText(forged, absl::StrCat("POST /slurm/v0.0.42/job/submit HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Content-Type: application/json\r\nX-SLURM-USER-TOKEN: ",
+                                MakeJwt("not the key", kAlice, time(nullptr), 600),
+                                "\r\nContent-Length: 8000000\r\n\r\n")
+                       .c_str());
+  const std::string refused = ReadAnswer(forged, 5);
+  close(forged);
+  EXPECT_TRUE(absl::StartsWith(refused, "HTTP/1.1 401")) << refused;
+
+  const int page = ConnectTcp(port_);
+  ASSERT_GE(page, 0);
+  SendText(page, "GET /dashboard/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n");
+  const std::string large = ReadAnswer(page, 5);
+  close(page);
+  EXPECT_TRUE(absl::StartsWith(large, "HTTP/1.1 413")) << large;
+}
+
+// Item 11 of issue 47: an answer for one user is never kept by a cache for
+// the next, and says which request headers chose it.
+TEST_F(RestdTest, PerUserAnswersAreNotStoredByCaches) {
+  const std::string alice = TokenOf(kAlice);
+  for (const std::string path : {"/slurm/v0.0.42/ping", "/slurm/v0.0.42/jobs",
+                                 "/dashboard/session.json", "/slurm/v0.0.42/nosuch"}) {
+    const CommandResult r = cluster_->Run(absl::StrCat(
+        "curl -s -o /dev/null -D - -H 'X-SLURM-USER-TOKEN: ", alice, "' '", Url(path), "'"));
+    const std::string head = absl::AsciiStrToLower(r.out);
+    EXPECT_TRUE(absl::StrContains(head, "cache-control: no-store")) << path << ":\n" << r.out;
+    const size_t vary_at = head.find("\nvary: ");
+    ASSERT_NE(vary_at, std::string::npos) << path << ":\n" << r.out;
+    const std::string vary = head.substr(vary_at, head.find('\n', vary_at + 1) - vary_at);
+    for (const char* header :
+         {"authorization", "x-slurm-user-token", "x-slurm-user-name", "cookie"}) {
+      EXPECT_TRUE(absl::StrContains(vary, header)) << path << " varies by " << header << ":\n"
+                                                   << r.out;
+    }
+  }
+  // Refusals too: a 401 must not be cached for the next user either.
+  const CommandResult refused =
+      cluster_->Run("curl -s -o /dev/null -D - " + Url("/slurm/v0.0.42/ping"));
+  EXPECT_TRUE(absl::StrContains(absl::AsciiStrToLower(refused.out), "cache-control: no-store"))
+      << refused.out;
 }
 
 }  // namespace

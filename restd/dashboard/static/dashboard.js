@@ -8,6 +8,9 @@
 // localStorage until "Sign out"), or "#token=..." in the URL (taken and
 // removed from the address at once), or none at all when a reverse proxy
 // adds X-SLURM-USER-TOKEN itself (restd's /dashboard/session.json says so).
+// A link's token never silently replaces the one kept (issue 47, item 11: a
+// link from anyone could otherwise sign the user in as someone else): the
+// page names the link's user, as ctld knows it, and asks.
 // Every API call sends the token in X-SLURM-USER-TOKEN; ctld decides what
 // the user may see and do.
 //
@@ -257,10 +260,56 @@
     }
   }
 
+  // The user ctld takes `token` for, or "" when it refuses the token.
+  async function userOf(token) {
+    try {
+      const response = await fetch(API + "/ping", {
+        headers: { "Accept": "application/json", "X-SLURM-USER-TOKEN": token }, cache: "no-store",
+      });
+      if (!response.ok) return "";
+      const ping = await response.json();
+      return (ping.meta && ping.meta.client && ping.meta.client.user) || "";
+    } catch (e) {
+      return "";
+    }
+  }
+
+  // A link brought `linked` while `stored` is kept: ask whether to switch.
+  // Resolves once the user chose, with the token to use.
+  async function confirmLinkedToken(linked, stored) {
+    const [linkedUser, storedUser] = await Promise.all([userOf(linked), userOf(stored)]);
+    if (!linkedUser) return stored;  // a token ctld refuses changes nothing
+    document.body.dataset.state = "confirm-token";
+    $("sign-in").hidden = true;
+    $("main").hidden = true;
+    $("nav").hidden = true;
+    $("token-confirm-text").textContent = "This link signs you in as " + linkedUser +
+        ". This browser is signed in as " + (storedUser || "a user whose token has expired") +
+        ". Switch to " + linkedUser + "?";
+    $("token-switch").textContent = "Switch to " + linkedUser;
+    $("token-keep").textContent = storedUser ? "Stay " + storedUser : "Keep the old token";
+    $("token-confirm").hidden = false;
+    return new Promise((resolve) => {
+      const choose = (token) => {
+        $("token-confirm").hidden = true;
+        $("token-switch").onclick = null;
+        $("token-keep").onclick = null;
+        resolve(token);
+      };
+      $("token-switch").onclick = () => choose(linked);
+      $("token-keep").onclick = () => choose(stored);
+    });
+  }
+
   async function start() {
     const fromFragment = tokenFromFragment();
-    if (fromFragment) localStorage.setItem(TOKEN_KEY, fromFragment);
-    state.token = localStorage.getItem(TOKEN_KEY) || "";
+    const stored = localStorage.getItem(TOKEN_KEY) || "";
+    let token = fromFragment || stored;
+    if (fromFragment && stored && fromFragment !== stored) {
+      token = await confirmLinkedToken(fromFragment, stored);
+    }
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    state.token = token;
     if (!state.token) {
       // Without a token of our own, a reverse proxy may be signing us in.
       try {
