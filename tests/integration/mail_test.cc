@@ -305,7 +305,13 @@ TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
   ASSERT_EQ(RunShell("rm -f " + hold).exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 1); })) << Context(id);
   // ctld dies again after the mail was sent: the restarted one has nothing to
-  // repeat, and the job's end mails once.
+  // repeat, and the job's end mails once. Sent means ctld heard MailProg's
+  // answer and stored it; a MailProg that wrote its line but was cut off
+  // before answering may run again (docs/decisions.md, "Mail and webhooks").
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(cluster_->Log("ctld.log"),
+                             absl::StrCat("JobId=", id, " mailed BEGIN"));
+  })) << Context(id);
   const pid_t again = cluster_->Pid("ctld");
   ASSERT_GT(again, 0);
   kill(again, SIGKILL);
@@ -313,6 +319,9 @@ TEST_F(MailTest, AKilledCtldNeitherLosesNorRepeatsAMail) {
   ASSERT_EQ(cluster_->Up().exit_code, 0);
   ASSERT_EQ(RunShell("touch " + gate).exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return HasMails(id, 2); })) << Context(id);
+  ASSERT_TRUE(Eventually(60, [&] {
+    return absl::StrContains(cluster_->Log("ctld.log"), absl::StrCat("JobId=", id, " mailed END"));
+  })) << Context(id);
   // A third ctld start re-sends nothing either.
   const pid_t third = cluster_->Pid("ctld");
   kill(third, SIGKILL);
