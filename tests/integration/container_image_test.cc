@@ -7,7 +7,8 @@
 // with a reason; scancel leaves no process, mount or directory behind. Issue
 // 47: a user can neither change the cache through their container, nor read
 // another's container or image, nor make root follow a link, read a FIFO or
-// unpack past the cache's size; each attempt ends with the node healthy.
+// unpack past the cache's size, nor outlive their container; each attempt
+// ends with the node healthy.
 // Runs as root: it creates test users. Needs runc, skopeo, umoci,
 // docker-registry and busybox-static (./skiff setup installs them).
 #include <arpa/inet.h>
@@ -696,6 +697,78 @@ TEST_F(ContainerImageTest, AnImageThatUnpacksPastTheCacheIsStoppedWhileUnpacking
       Submit(kAlice, absl::StrCat("--container-image=", bomb, " -o bomb.out --wrap 'echo ran'"));
   EXPECT_EQ(RunToEnd(kAlice, id, "bomb.out"), "");
   EXPECT_TRUE(absl::StrContains(Show(id), "stopped_unpacking_it")) << Show(id);
+  EXPECT_TRUE(Healthy());
+}
+
+// Issue 47: a user cannot outlive their container. alice's job leaves two
+// processes behind that escape its shell (one in a session of its own, one
+// double-forked), ignore SIGTERM, SIGHUP and SIGINT and hold the image's
+// mounted root: their working directory in it and its /bin/busybox open. Once
+// the job ends, none of them is left, nor a mount or the job's container
+// directory, and bob's next container of the image runs.
+TEST_F(ContainerImageTest, AProcessThatEscapesItsJobDoesNotOutliveTheContainer) {
+  const std::string id =
+      Submit(kAlice,
+             absl::StrCat(
+                 "--container-image=", images_,
+                 "/busybox -o /dev/null --wrap '"
+                 "busybox setsid sh -c \"trap \\\"\\\" TERM HUP INT; cd /etc; exec 3</bin/busybox; "
+                 "exec sleep 321\" </dev/null >/dev/null 2>&1 & "
+                 "( ( trap \"\" TERM HUP INT; cd /bin; exec 3</bin/busybox; exec sleep 323 ) "
+                 "</dev/null >/dev/null 2>&1 & ); "
+                 "while [ ! -e /tmp/go ]; do sleep 1; done'"));
+  const uid_t alice = *cluster_->EnsureUser(kAlice);
+  const std::string job_dir = absl::StrCat(Containers(), "/job", id);
+  ASSERT_TRUE(Eventually(60, [&] {
+    return PidsWithCommandLine("sleep 321").size() == 1 &&
+           PidsWithCommandLine("sleep 323").size() == 1;
+  })) << Show(id);
+  // The container's root, as the node sees it (its paths in /proc are the
+  // container's own: it has a mount namespace of its own).
+  struct stat rootfs {};
+  ASSERT_EQ(stat((Bundle(id) + "/rootfs").c_str(), &rootfs), 0);
+  auto same_file = [](const std::string& a, const std::string& b) {
+    struct stat x {};
+    struct stat y {};
+    return stat(a.c_str(), &x) == 0 && stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev &&
+           x.st_ino == y.st_ino;
+  };
+  // Both run in the container, holding its root: cwd and descriptor 3 in it.
+  for (const auto& [marker, cwd] : std::vector<std::pair<std::string, std::string>>{
+           {"sleep 321", "/etc"}, {"sleep 323", "/bin"}}) {
+    const std::string proc = absl::StrCat("/proc/", PidsWithCommandLine(marker)[0]);
+    EXPECT_TRUE(same_file(proc + "/root", Bundle(id) + "/rootfs")) << marker;
+    EXPECT_TRUE(same_file(proc + "/cwd", Bundle(id) + "/rootfs" + cwd)) << marker;
+    EXPECT_TRUE(same_file(proc + "/fd/3", Bundle(id) + "/rootfs/bin/busybox")) << marker;
+  }
+  // alice's processes in this container, or the escapees wherever they are
+  // (container_test may run other jobs of alice's beside this one).
+  auto left_behind = [&] {
+    std::string found;
+    for (const char* marker : {"sleep 321", "sleep 323"}) {
+      for (pid_t pid : PidsWithCommandLine(marker)) absl::StrAppend(&found, marker, ": ", pid, " ");
+    }
+    for (pid_t pid : PidsWithCommandLine("")) {
+      struct stat owner {};
+      struct stat root {};
+      const std::string proc = absl::StrCat("/proc/", pid);
+      if (stat(proc.c_str(), &owner) == 0 && owner.st_uid == alice &&
+          stat((proc + "/root").c_str(), &root) == 0 && root.st_dev == rootfs.st_dev &&
+          root.st_ino == rootfs.st_ino) {
+        absl::StrAppend(&found, "in the container: ", pid, " ");
+      }
+    }
+    return found;
+  };
+  EXPECT_FALSE(ContainerMounts().empty());
+  // The job's shell ends by itself; the escapees do not.
+  ASSERT_EQ(cluster_->RunAs(kAlice, absl::StrCat("touch ", Bundle(id), "/rootfs/tmp/go")).exit_code,
+            0);
+  ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
+  EXPECT_TRUE(Eventually(30, [&] { return left_behind().empty(); })) << left_behind();
+  EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
+  EXPECT_TRUE(Eventually(30, [&] { return access(job_dir.c_str(), F_OK) != 0; }))
+      << cluster_->Run("ls -laR " + job_dir).out;
   EXPECT_TRUE(Healthy());
 }
 
