@@ -35,6 +35,7 @@
 #include "common/rpc/peer_address.h"
 #include "common/rpc/status.h"
 #include "common/users.h"
+#include "noded/container/container_namespace.h"
 #include "noded/container/container_support.h"
 #include "noded/container/image_container.h"
 #include "noded/container/oci_runner.h"
@@ -577,6 +578,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
       task.devices = ContainerDevices(options.gpu_files, options.control_devices,
                                       {launch.gpu_indices().begin(), launch.gpu_indices().end()});
       spawn.container_flags = OciRunnerFlags(task, options.oci_conf, options.spool_dir);
+      if (image) spawn.mount_namespace = ContainerNamespaceFile(task.bundle);
     }
   }
   bool prolog_ran_here = false;

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -280,6 +281,14 @@ class JobChild {
     absl::StatusOr<PreparedContainer> prepared =
         PrepareImageContainer(ImageNodeOf(spec_, job_dir_), request);
     if (!prepared.ok()) Fail(std::string(prepared.status().message()));
+    // Its root is mounted only in its own namespace: the script's runner, and
+    // the runtime it starts, work there (container_namespace.h).
+    const int ns = open(prepared->mount_namespace.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (ns < 0 || setns(ns, CLONE_NEWNS) != 0) {
+      FailErrno("container: cannot enter the container's mount namespace ",
+                prepared->mount_namespace);
+    }
+    close(ns);
   }
 
   // As the job's user: the bundle must be theirs to use.

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
-#include <linux/mount.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,7 +18,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -27,6 +26,8 @@
 #include "absl/strings/strip.h"
 #include "common/sha256.h"
 #include "nlohmann/json.hpp"
+#include "noded/container/container_namespace.h"
+#include "noded/container/file_lock.h"
 #include "noded/container/image_bundle.h"
 #include "noded/container/image_ref.h"
 #include "noded/container/oci_task.h"
@@ -41,6 +42,7 @@ constexpr auto kToolTimeout = std::chrono::minutes(30);  // a pull of a large im
 constexpr char kImageConfigFile[] = "image-config.json";
 constexpr char kBytesFile[] = "bytes";
 constexpr char kReadyFile[] = "ready";    // a container whose root is mounted
+constexpr char kInUseFile[] = "in-use";   // in private/: the cache entry a container uses
 constexpr char kLayersFile[] = "layers";  // the layer sets proven to unpack to an entry
 
 absl::Status Failure(const std::string& what) {
@@ -57,15 +59,6 @@ std::string FindTool(const std::string& name) {
     if (access(path.c_str(), X_OK) == 0) return path;
   }
   return "";
-}
-
-// A /proc map file is written in place, in one write (not through a rename).
-bool WriteInPlace(const std::string& path, const std::string& text, mode_t mode) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) return false;
-  const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  fchmod(fd, mode);
-  return close(fd) == 0 && ok;
 }
 
 // The last line of a tool's output: its error.
@@ -105,27 +98,6 @@ void Report(const absl::Status& status) {
 // removed through descriptors: links inside it, which a user may have made,
 // are removed, never followed.
 void RemoveTree(const std::string& path) { Report(RemoveTreePath(path)); }
-
-// Holds an exclusive flock on `path` (created) for its lifetime.
-class FileLock {
- public:
-  explicit FileLock(const std::string& path)
-      : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    if (fd_ >= 0) {
-      while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-    }
-  }
-  ~FileLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  bool ok() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
 
 RunSetup AsUser(const ImageRequest& request, const std::string& work_dir) {
   RunSetup setup;
@@ -234,18 +206,35 @@ absl::StatusOr<std::string> InspectAsUser(const ImageNode& node, const ImageRequ
 
 // ------------------------------------------------------------------ the cache
 
-// Whether a mount on this host shows the cache entry `key` (a container uses it).
-bool EntryMounted(const std::string& key) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
-  std::string line;
-  const std::string needle = absl::StrCat("/", key, "/rootfs ");
-  while (std::getline(mountinfo, line)) {
-    if (line.find(needle) != std::string::npos) return true;
+// The entries that this node's containers use: each container's in-use
+// file names its entry from before its root is mounted until it is released
+// (the mounts themselves are in the containers' own namespaces).
+std::set<std::string> EntriesInUse(const std::string& containers_dir) {
+  std::set<std::string> keys;
+  auto names_in = [](const std::string& path) {
+    std::vector<std::string> names;
+    if (DIR* dir = opendir(path.c_str())) {
+      while (struct dirent* entry = readdir(dir)) {
+        if (entry->d_name[0] != '.') names.push_back(entry->d_name);
+      }
+      closedir(dir);
+    }
+    return names;
+  };
+  for (const std::string& job : names_in(containers_dir)) {
+    if (!absl::StartsWith(job, "job")) continue;
+    const std::string job_dir = absl::StrCat(containers_dir, "/", job);
+    for (const std::string& container : names_in(job_dir)) {
+      absl::StatusOr<std::string> key =
+          ReadFile(absl::StrCat(job_dir, "/", container, "/private/", kInUseFile));
+      if (key.ok()) keys.insert(*key);
+    }
   }
-  return false;
+  return keys;
 }
 
-std::vector<CachedImage> CacheEntries(const std::string& cache_dir) {
+std::vector<CachedImage> CacheEntries(const std::string& cache_dir,
+                                      const std::set<std::string>& in_use) {
   std::vector<CachedImage> entries;
   DIR* dir = opendir(cache_dir.c_str());
   if (dir == nullptr) return entries;
@@ -263,7 +252,7 @@ std::vector<CachedImage> CacheEntries(const std::string& cache_dir) {
         bytes.ok()) {
       image.bytes = strtoull(bytes->c_str(), nullptr, 10);
     }
-    image.in_use = EntryMounted(name);
+    image.in_use = in_use.count(name) > 0;
     entries.push_back(image);
   }
   closedir(dir);
@@ -626,7 +615,8 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const VerifiedImag
             .IgnoreError();
       }
     } else {
-      const EvictionPlan plan = PlanEviction(CacheEntries(node.cache_dir), bytes, node.cache_bytes);
+      const EvictionPlan plan = PlanEviction(
+          CacheEntries(node.cache_dir, EntriesInUse(node.containers_dir)), bytes, node.cache_bytes);
       if (!plan.fits) {
         RemoveTree(unpacked);
         return Failure(absl::StrCat("image ", key.substr(0, 12), " needs ", bytes,
@@ -647,77 +637,8 @@ absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const VerifiedImag
 
 // -------------------------------------------------------------- the mounts
 
-// Binds `source` at `target` with root's files (and only those) shown as
-// uid:gid's: the cached image, owned by root, becomes the user's to run.
-absl::Status MountIdmapped(const std::string& source, const std::string& target, uid_t uid,
-                           gid_t gid) {
-  // A user namespace holding the mapping: a child that waits in it.
-  int ready[2];
-  int release[2];
-  if (pipe2(ready, O_CLOEXEC) != 0) return ErrnoFailure("pipe for", target);
-  if (pipe2(release, O_CLOEXEC) != 0) {
-    close(ready[0]);
-    close(ready[1]);
-    return ErrnoFailure("pipe for", target);
-  }
-  const pid_t child = fork();
-  if (child == 0) {
-    close(release[1]);  // so that the parent's close is our end of file
-    close(ready[0]);
-    char byte = unshare(CLONE_NEWUSER) == 0 ? 1 : 0;
-    ssize_t ignored = write(ready[1], &byte, 1);
-    (void)ignored;
-    ignored = read(release[0], &byte, 1);
-    _exit(0);
-  }
-  close(ready[1]);
-  close(release[0]);
-  auto finish = [&](absl::Status status) {
-    close(release[1]);
-    close(ready[0]);
-    if (child > 0) {
-      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-    return status;
-  };
-  if (child < 0) return finish(ErrnoFailure("cannot fork for", target));
-  char byte = 0;
-  if (read(ready[0], &byte, 1) != 1 || byte != 1) {
-    return finish(Failure("this node cannot make user namespaces"));
-  }
-  const std::string proc = absl::StrCat("/proc/", child);
-  if (!WriteInPlace(absl::StrCat(proc, "/uid_map"), absl::StrCat("0 ", uid, " 1\n"), 0644) ||
-      !WriteInPlace(absl::StrCat(proc, "/gid_map"), absl::StrCat("0 ", gid, " 1\n"), 0644)) {
-    return finish(ErrnoFailure("cannot map the user for", target));
-  }
-  const int userns = open(absl::StrCat(proc, "/ns/user").c_str(), O_RDONLY | O_CLOEXEC);
-  if (userns < 0) return finish(ErrnoFailure("cannot open the user namespace for", target));
-  const int tree = static_cast<int>(
-      syscall(SYS_open_tree, AT_FDCWD, source.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
-  if (tree < 0) {
-    close(userns);
-    return finish(ErrnoFailure("cannot clone", source));
-  }
-  struct mount_attr attr {};
-  // Read-only: through this mapping the cache's root-owned files are the
-  // user's, so a writable one would let them change what every later
-  // container of the image runs, or plant set-uid files in the cache.
-  attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-  attr.userns_fd = static_cast<uint64_t>(userns);
-  absl::Status status;
-  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) != 0) {
-    status = Failure(absl::StrCat("this node's kernel cannot map ", source,
-                                  " to the user (idmapped mounts): ", strerror(errno)));
-  } else if (syscall(SYS_move_mount, tree, "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) !=
-             0) {
-    status = ErrnoFailure("cannot mount at", target);
-  }
-  close(tree);
-  close(userns);
-  return finish(status);
-}
-
+// What containers made before their mounts had a namespace of their own
+// left in the host's.
 void Unmount(const std::string& path) {
   while (umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW) == 0) {
   }
@@ -756,6 +677,7 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   const std::string flag = prepared.named ? SplitName(request.name).second : "";
   prepared.bundle =
       ImageContainerDir(node.containers_dir, request.job_id, request.step_id, request.name);
+  prepared.mount_namespace = ContainerNamespaceFile(prepared.bundle);
   const std::string job_dir = prepared.bundle.substr(0, prepared.bundle.rfind('/'));
   ImageBundleOptions options;
   options.uid = request.uid;
@@ -861,22 +783,28 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
   }
 
   // The container: the cached root, idmapped read-only, under the user's
-  // overlay. The idmapped mount sits in `private` (root's, 0700), where no
-  // user reaches it; the overlay's root takes the mode and owner of `upper`
-  // (the user's, 0700), so no other user reads the container's files.
+  // overlay, mounted in the container's own mount namespace
+  // (container_namespace.h). The host's paths lead to empty directories:
+  // `private` (root's, 0700) and `rootfs`; in the namespace, the overlay's
+  // root takes the mode and owner of `upper` (the user's, 0700), so no other
+  // user reads the container's files there either.
   ReleaseImageContainer(prepared.bundle);
   const std::string private_dir = absl::StrCat(prepared.bundle, "/private");
-  const std::string lower = absl::StrCat(private_dir, "/lower");
-  const std::string work = absl::StrCat(private_dir, "/work");
-  const std::string upper = absl::StrCat(prepared.bundle, "/upper");
-  const std::string rootfs = absl::StrCat(prepared.bundle, "/rootfs");
+  ContainerRootMounts root;
+  root.image_root = absl::StrCat(entry, "/rootfs");
+  root.lower = absl::StrCat(private_dir, "/lower");
+  root.work = absl::StrCat(private_dir, "/work");
+  root.upper = absl::StrCat(prepared.bundle, "/upper");
+  root.rootfs = absl::StrCat(prepared.bundle, "/rootfs");
+  root.uid = request.uid;
+  root.gid = request.gid;
   for (const auto& [path, owner, mode] :
        {std::tuple<std::string, uid_t, mode_t>{prepared.bundle, 0, 0711},
         {private_dir, 0, 0700},
-        {lower, 0, 0700},
-        {work, 0, 0700},
-        {upper, request.uid, 0700},
-        {rootfs, 0, 0700}}) {
+        {root.lower, 0, 0700},
+        {root.work, 0, 0700},
+        {root.upper, request.uid, 0700},
+        {root.rootfs, 0, 0700}}) {
     if (absl::Status s = MakeDir(path, owner, owner == 0 ? 0 : request.gid, mode); !s.ok()) {
       return s;
     }
@@ -890,22 +818,18 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
       return Failure(absl::StrCat("image ", key.substr(0, 12), " left the cache; try again"));
     }
     utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // used now
-    if (absl::Status s =
-            MountIdmapped(absl::StrCat(entry, "/rootfs"), lower, request.uid, request.gid);
-        !s.ok()) {
+    // In use from here until released: eviction passes the entry by.
+    if (!WriteFileAtomically(absl::StrCat(private_dir, "/", kInUseFile), key, 0600).ok()) {
+      return ErrnoFailure("cannot write into", private_dir);
+    }
+    if (absl::Status s = MakeContainerNamespace(prepared.bundle, root); !s.ok()) {
+      ReleaseImageContainer(prepared.bundle);
       return s;
     }
   }
-  const std::string overlay =
-      absl::StrCat("lowerdir=", lower, ",upperdir=", upper, ",workdir=", work);
-  if (mount("overlay", rootfs.c_str(), "overlay", MS_NOSUID | MS_NODEV, overlay.c_str()) != 0) {
-    const absl::Status failure = ErrnoFailure("cannot mount the container's root at", rootfs);
-    Unmount(lower);
-    return failure;
-  }
 
   options.hostname = node.node_name;
-  options.rootfs = rootfs;
+  options.rootfs = root.rootfs;
   options.mounts = std::move(mounts);
   options.host_env_names = request.env_names;
   options.shm_bytes = request.memory_bytes;
@@ -932,9 +856,10 @@ absl::StatusOr<PreparedContainer> PrepareImageContainer(const ImageNode& node,
 }
 
 void ReleaseImageContainer(const std::string& bundle) {
+  Report(ReleaseContainerNamespace(bundle));
   Unmount(absl::StrCat(bundle, "/rootfs"));
   Unmount(absl::StrCat(bundle, "/private/lower"));
-  Unmount(absl::StrCat(bundle, "/lower"));  // where containers made before issue 47 have it
+  Unmount(absl::StrCat(bundle, "/lower"));
   RemoveUserTree(absl::StrCat(bundle, "/upper"));
   RemoveTree(bundle);
 }

@@ -19,16 +19,17 @@
 //     bits, device files or group/other write. The cache and its entries are
 //     root's alone (0700). Entries are evicted least recently used first to
 //     keep the cache under its size; one a mounted container uses never is.
-//  4. Each container gets <containers>/job<J>/<name>/: the cached root mounted
+//  4. Each container gets <containers>/job<J>/<name>/ and a mount namespace
+//     of its own (container_namespace.h), where the cached root is mounted
 //     idmapped (root's files appear as the user's), read-only, nosuid and
-//     nodev, in private/ (root's, 0700) where no user reaches it, under an
-//     overlay whose upper layer is the user's (0700, which the overlay's root
-//     shows too: no other user reads a running container's files). The
-//     container may write anywhere in its root and the cache stays untouched;
-//     config.json (image_bundle.h) beside it. The runner then runs it like any
-//     bundle. The mounts are in the host's mount namespace: runc, started as
-//     the user by the runner, must see them, and the paths above are what
-//     keeps them private.
+//     nodev, under an overlay whose upper layer is the user's (0700, which
+//     the overlay's root shows too). Those mounts are in no other namespace:
+//     on the host, private/ (root's, 0700) and rootfs/ are empty directories.
+//     The container may write anywhere in its root and the cache stays
+//     untouched; config.json (image_bundle.h) beside it. Each of its tasks
+//     enters the namespace as root, then runs the bundle like any other as
+//     the user. private/in-use names the entry the container uses: eviction
+//     passes it by (the cache is the node's own).
 //  5. Releasing a container removes what the user wrote as the user, through
 //     descriptors; root then removes its own directories the same way and
 //     never follows a link (user_files.h). Failures are reported on standard
@@ -85,6 +86,8 @@ struct ImageRequest {
 
 struct PreparedContainer {
   std::string bundle;              // the container's directory: config.json, rootfs
+  // Its mount namespace, which each task enters before it drops privileges.
+  std::string mount_namespace;
   std::vector<std::string> entry;  // the runner's --entry: commands go through these
   bool named = false;              // kept for the job's next steps on this node
   double unpack_seconds = -1;      // this call unpacked the image: how long it took

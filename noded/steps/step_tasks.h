@@ -52,6 +52,9 @@ struct TaskSpawn {
   // task then runs as `task_wrapper --oci-run FLAGS -- ARGV` (its prolog and
   // epilog are not run). Empty: on the host.
   std::vector<std::string> container_flags;
+  // An image container's mount namespace (container_namespace.h): entered
+  // before privileges are dropped. Empty: noded's.
+  std::string mount_namespace;
 };
 
 struct StepTasksSpec {

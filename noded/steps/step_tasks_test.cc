@@ -159,5 +159,21 @@ TEST(StepTasks, OutputAndInputFilesReplaceTheStreams) {
                                            "/no/such/dir/out: No such file or directory"));
 }
 
+// A container task whose namespace is gone (a container released under it)
+// fails to launch with the reason; the step's other tasks run.
+TEST(StepTasksTest, ATaskWhoseMountNamespaceIsGoneFailsWithTheReason) {
+  TaskSpawn lost{0, {"true"}, kEnv, false};
+  lost.mount_namespace = "/nonexistent/namespaces/job1.batch";
+  TaskSpawn fine{1, {"sh", "-c", "echo ran"}, kEnv, false};
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(Spec({lost, fine}));
+  Collected c = RunAll(*tasks);
+  EXPECT_EQ(c.ends[0].exit_code, 1);
+  EXPECT_EQ(c.ends[0].failure,
+            "container: cannot enter the container's mount namespace "
+            "/nonexistent/namespaces/job1.batch: No such file or directory");
+  EXPECT_EQ(c.out[1], "ran\n");
+  EXPECT_EQ(c.ends[1].exit_code, 0);
+}
+
 }  // namespace
 }  // namespace skiff::noded

@@ -170,6 +170,16 @@ class ContainerImageTest : public ::testing::Test {
   std::string Bundle(const std::string& id) {
     return absl::StrCat(Containers(), "/job", id, "/batch");
   }
+  // Where the batch script's container of job `id` pins its mount namespace
+  // (container_namespace.h), and `command` run as root in that namespace.
+  std::string Pin(const std::string& id) {
+    return absl::StrCat(Containers(), "/namespaces/job", id, ".batch");
+  }
+  CommandResult InContainerNamespace(const std::string& id, const std::string& command) {
+    return cluster_->Run(absl::StrCat("nsenter --mount=", Pin(id), " ", command));
+  }
+  // The root of the container a process runs in, as the host reaches it.
+  static std::string RootOf(pid_t pid) { return absl::StrCat("/proc/", pid, "/root"); }
   // The batch script's image stage (the user's) of job `id`.
   std::string Stage(const std::string& id) {
     return absl::StrCat(Containers(), "/job", id, "/stage-4294967291");
@@ -465,6 +475,20 @@ TEST_F(ContainerImageTest, AUserCannotChangeTheCachedImageThroughTheirContainer)
                            "replaced\\n' > $d/bin/id && chmod 4755 $d/bin/id && echo WROTE $d; "
                            "done 2>&1"));
   EXPECT_FALSE(absl::StrContains(attempt.out, "WROTE")) << attempt.out;
+  // The mapped cache and the container's root are mounted in the container's
+  // own namespace and nowhere else: the host's table lists no overlay and no
+  // mapping of the cache (only the pin of the namespace), and the bundle's
+  // directories are empty there.
+  const std::string host_mounts = ContainerMounts();
+  EXPECT_FALSE(absl::StrContains(host_mounts, " - overlay ")) << host_mounts;
+  EXPECT_FALSE(absl::StrContains(host_mounts, "/rootfs")) << host_mounts;
+  EXPECT_FALSE(absl::StrContains(host_mounts, "/private/lower")) << host_mounts;
+  EXPECT_TRUE(absl::StrContains(host_mounts, " - nsfs ")) << host_mounts;
+  EXPECT_EQ(cluster_->Run(absl::StrCat("ls -A ", bundle, "/rootfs ", bundle, "/private/lower")).out,
+            absl::StrCat(bundle, "/private/lower:\n\n", bundle, "/rootfs:\n"));
+  const std::string inside = InContainerNamespace(id, "cat /proc/self/mountinfo").out;
+  EXPECT_TRUE(absl::StrContains(inside, absl::StrCat(" ", bundle, "/rootfs "))) << inside;
+  EXPECT_TRUE(absl::StrContains(inside, absl::StrCat(" ", bundle, "/private/lower ro,"))) << inside;
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
   // bob's container of the same image runs the image's id.
@@ -489,9 +513,11 @@ TEST_F(ContainerImageTest, AnotherUserCannotReadARunningContainerOrTheCache) {
   ASSERT_TRUE(Eventually(60, [&] { return !PidsWithCommandLine("sleep 312").empty(); }))
       << Show(id);
   const std::string bundle = Bundle(id);
-  const CommandResult bob = cluster_->RunAs(
-      kBob, absl::StrCat("cat ", bundle, "/rootfs/tmp/mine ", bundle, "/upper/tmp/mine ", Cache(),
-                         "/*/image-config.json; ls ", Cache(), " 2>&1"));
+  const std::string root = RootOf(PidsWithCommandLine("sleep 312")[0]);
+  const CommandResult bob =
+      cluster_->RunAs(kBob, absl::StrCat("cat ", root, "/tmp/mine ", bundle, "/rootfs/tmp/mine ",
+                                         bundle, "/upper/tmp/mine ", Cache(),
+                                         "/*/image-config.json; ls ", Cache(), " 2>&1"));
   EXPECT_FALSE(absl::StrContains(bob.out, "secret")) << bob.out;
   EXPECT_FALSE(absl::StrContains(bob.out, "architecture")) << bob.out;  // an image config
   for (const std::string& entry : CacheEntries()) {
@@ -501,9 +527,8 @@ TEST_F(ContainerImageTest, AnotherUserCannotReadARunningContainerOrTheCache) {
   struct stat st {};
   ASSERT_EQ(stat(Cache().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
-  // alice herself still reads her own container.
-  EXPECT_EQ(cluster_->RunAs(kAlice, absl::StrCat("cat ", bundle, "/rootfs/tmp/mine")).out,
-            "secret\n");
+  // alice herself still reads her own container, through her process.
+  EXPECT_EQ(cluster_->RunAs(kAlice, absl::StrCat("cat ", root, "/tmp/mine")).out, "secret\n");
   ASSERT_EQ(cluster_->Run("scancel " + id).exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
 }
@@ -723,23 +748,26 @@ TEST_F(ContainerImageTest, AProcessThatEscapesItsJobDoesNotOutliveTheContainer) 
     return PidsWithCommandLine("sleep 321").size() == 1 &&
            PidsWithCommandLine("sleep 323").size() == 1;
   })) << Show(id);
-  // The container's root, as the node sees it (its paths in /proc are the
-  // container's own: it has a mount namespace of its own).
+  // The container's root, as the node sees it (in the container's own mount
+  // namespace, and through the processes in it).
+  const std::string go = RootOf(PidsWithCommandLine("sleep 321")[0]) + "/tmp/go";
   struct stat rootfs {};
-  ASSERT_EQ(stat((Bundle(id) + "/rootfs").c_str(), &rootfs), 0);
-  auto same_file = [](const std::string& a, const std::string& b) {
-    struct stat x {};
-    struct stat y {};
-    return stat(a.c_str(), &x) == 0 && stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev &&
-           x.st_ino == y.st_ino;
+  ASSERT_EQ(stat(RootOf(PidsWithCommandLine("sleep 321")[0]).c_str(), &rootfs), 0);
+  auto identity = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 ? absl::StrCat(st.st_dev, " ", st.st_ino, "\n") : "";
+  };
+  auto identity_inside = [&](const std::string& path) {
+    return InContainerNamespace(id, absl::StrCat("stat -L -c '%d %i' ", path)).out;
   };
   // Both run in the container, holding its root: cwd and descriptor 3 in it.
   for (const auto& [marker, cwd] : std::vector<std::pair<std::string, std::string>>{
            {"sleep 321", "/etc"}, {"sleep 323", "/bin"}}) {
     const std::string proc = absl::StrCat("/proc/", PidsWithCommandLine(marker)[0]);
-    EXPECT_TRUE(same_file(proc + "/root", Bundle(id) + "/rootfs")) << marker;
-    EXPECT_TRUE(same_file(proc + "/cwd", Bundle(id) + "/rootfs" + cwd)) << marker;
-    EXPECT_TRUE(same_file(proc + "/fd/3", Bundle(id) + "/rootfs/bin/busybox")) << marker;
+    EXPECT_EQ(identity(proc + "/root"), identity_inside(Bundle(id) + "/rootfs")) << marker;
+    EXPECT_EQ(identity(proc + "/cwd"), identity_inside(Bundle(id) + "/rootfs" + cwd)) << marker;
+    EXPECT_EQ(identity(proc + "/fd/3"), identity_inside(Bundle(id) + "/rootfs/bin/busybox"))
+        << marker;
   }
   // alice's processes in this container, or the escapees wherever they are
   // (container_test may run other jobs of alice's beside this one).
@@ -762,8 +790,7 @@ TEST_F(ContainerImageTest, AProcessThatEscapesItsJobDoesNotOutliveTheContainer) 
   };
   EXPECT_FALSE(ContainerMounts().empty());
   // The job's shell ends by itself; the escapees do not.
-  ASSERT_EQ(cluster_->RunAs(kAlice, absl::StrCat("touch ", Bundle(id), "/rootfs/tmp/go")).exit_code,
-            0);
+  ASSERT_EQ(cluster_->RunAs(kAlice, "touch " + go).exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return Done(id); })) << Show(id);
   EXPECT_TRUE(Eventually(30, [&] { return left_behind().empty(); })) << left_behind();
   EXPECT_TRUE(Eventually(30, [&] { return ContainerMounts().empty(); })) << ContainerMounts();
