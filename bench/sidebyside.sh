@@ -3,60 +3,75 @@
 # ../shared/slurm-anchor/sidebyside.sh plus one large array, run on Skiff and,
 # when the anchor's Slurm is up (setup.sh there: /tmp/slurm-anchor), on Slurm
 # too, alternating so that drift hits both alike. Without Slurm it prints
-# Skiff's figures alone.
+# Skiff's figures alone. With SKIFF_OLD_ROOT=DIR (a checkout of an older
+# commit, built: what `./skiff bench regression COMMIT` makes), that build runs
+# the same workloads in the same sitting as "old" (issue 48). SKIFF_SBS_SLURM=0
+# leaves Slurm out even when it is up.
 #
 #   bench/sidebyside.sh [REPS] [ARRAY_N] [SEQ_M] [BB_K] [BIG_N]   defaults: 1 1000 300 200 10000
 #
 # Skiff runs in /tmp/skiff-sbs-bench (started here with ./skiff up: 4 nodes x 2
 # CPUs, PrologSlurmctld/EpilogSlurmctld = `exit 0`, burst_buffer/lua with the
-# anchor's burst_buffer.lua when it is there, MaxArraySize as the anchor's).
+# anchor's burst_buffer.lua when it is there, MaxArraySize as the anchor's);
+# the old build the same way in /tmp/skiff-sbs-old, with its own ./skiff.
 # Figures, each "system workload seconds":
 #   arrayN   an array of N x `true`, submit to queue empty
 #   seqM     M sequential sbatch processes: submit time, then to queue empty
 #   bbK      K burst-buffer jobs (2G of the 8 GiB pool, stage-in/out copies), as anchoruser
 #   bigN     an array of BIG_N x `true`, submit to queue empty (and per job)
-# then medians and Slurm/Skiff (above 1: Skiff is faster).
+# then medians, Slurm/Skiff and old/Skiff (above 1: this Skiff is faster).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPS=${1:-1}; N=${2:-1000}; M=${3:-300}; K=${4:-200}; BIG=${5:-10000}
 ANCHOR=${SLURM_ANCHOR_DIR:-$ROOT/../shared/slurm-anchor}
 SA=/tmp/slurm-anchor; SK=${SKIFF_SBS_DIR:-/tmp/skiff-sbs-bench}
+OLD_ROOT=${SKIFF_OLD_ROOT:-}; SKO=${SKIFF_SBS_OLD_DIR:-/tmp/skiff-sbs-old}
 OUT=$(mktemp -d /tmp/skiff-sbs-results-XXXXXX); TSV="$OUT/runs.tsv"
 now() { date +%s.%N; }
 
 systems="skiff"
-if [ -f "$SA/env.sh" ] && bash -c "source $SA/env.sh; PATH=/usr/bin:\$PATH scontrol ping" 2>/dev/null | grep -q UP; then
+if [ "${SKIFF_SBS_SLURM:-1}" = 0 ]; then
+  echo "# SKIFF_SBS_SLURM=0: Slurm left out"
+elif [ -f "$SA/env.sh" ] && bash -c "source $SA/env.sh; PATH=/usr/bin:\$PATH scontrol ping" 2>/dev/null | grep -q UP; then
   systems="slurm skiff"
 else
   echo "# Slurm is not running (see $ANCHOR/README.md): Skiff's figures only"
 fi
 
-# A cluster left from an earlier run (or an earlier boot) that does not answer
-# is started afresh.
-if [ -f "$SK/env.sh" ] && ! (source "$SK/env.sh" && timeout 10 sinfo -h >/dev/null 2>&1); then
-  "$ROOT/skiff" down --dir "$SK" >/dev/null 2>&1 || true
-  rm -rf "$SK"
-fi
-if [ ! -f "$SK/env.sh" ]; then
-  mkdir -p "$SK/etc" "$SK/bb/data" "$SK/bb/out"; chmod -R 777 "$SK/bb"; chmod 755 "$SK"
-  head -c 4096 /dev/urandom >"$SK/bb/data/input.dat"; chmod 644 "$SK/bb/data/input.dat"
-  printf '#!/bin/sh\nexit 0\n' >"$SK/prolog_ctld.sh"; cp "$SK/prolog_ctld.sh" "$SK/epilog_ctld.sh"; chmod 755 "$SK"/*.sh
-  extra="PrologSlurmctld=$SK/prolog_ctld.sh
-EpilogSlurmctld=$SK/epilog_ctld.sh
+# skiff_cluster CHECKOUT DIR: that checkout's Skiff up in DIR, the anchor's
+# shape. A cluster left from an earlier run (or an earlier boot) that does
+# not answer is started afresh.
+skiff_cluster() {
+  local root=$1 dir=$2 extra
+  if [ -f "$dir/env.sh" ] && ! (source "$dir/env.sh" && timeout 10 sinfo -h >/dev/null 2>&1); then
+    "$root/skiff" down --dir "$dir" >/dev/null 2>&1 || true
+    rm -rf "$dir"
+  fi
+  [ -f "$dir/env.sh" ] && return 0
+  mkdir -p "$dir/etc" "$dir/bb/data" "$dir/bb/out"; chmod -R 777 "$dir/bb"; chmod 755 "$dir"
+  head -c 4096 /dev/urandom >"$dir/bb/data/input.dat"; chmod 644 "$dir/bb/data/input.dat"
+  printf '#!/bin/sh\nexit 0\n' >"$dir/prolog_ctld.sh"; cp "$dir/prolog_ctld.sh" "$dir/epilog_ctld.sh"; chmod 755 "$dir"/*.sh
+  extra="PrologSlurmctld=$dir/prolog_ctld.sh
+EpilogSlurmctld=$dir/epilog_ctld.sh
 MaxArraySize=100001
 MaxJobCount=200000"
   if [ -f "$ANCHOR/burst_buffer.lua.in" ]; then
-    sed -e "s#@BBROOT@#$SK/bb#g" -e 's/@FAST@/8192/' -e 's/@BULK@/64/' "$ANCHOR/burst_buffer.lua.in" >"$SK/etc/burst_buffer.lua"
+    sed -e "s#@BBROOT@#$dir/bb#g" -e 's/@FAST@/8192/' -e 's/@BULK@/64/' "$ANCHOR/burst_buffer.lua.in" >"$dir/etc/burst_buffer.lua"
     extra="$extra
 BurstBufferType=burst_buffer/lua"
   fi
-  SKIFF_CONF_EXTRA="$extra" "$ROOT/skiff" up --dir "$SK" --nodes 4 --cpus 2 >"$OUT/skiff_up.log" 2>&1 ||
-    { echo "skiff up failed:"; tail "$OUT/skiff_up.log"; exit 1; }
+  SKIFF_CONF_EXTRA="$extra" "$root/skiff" up --dir "$dir" --nodes 4 --cpus 2 >"$OUT/up-$(basename "$dir").log" 2>&1 ||
+    { echo "skiff up failed in $dir:"; tail "$OUT/up-$(basename "$dir").log"; exit 1; }
+}
+skiff_cluster "$ROOT" "$SK"
+if [ -n "$OLD_ROOT" ]; then
+  skiff_cluster "$OLD_ROOT" "$SKO"
+  systems="$systems old"
 fi
 [ -f "$SK/etc/burst_buffer.lua" ] || K=0
 
-env_of() { case $1 in slurm) echo "source $SA/env.sh; export PATH=/usr/bin:/bin:/usr/sbin:/sbin";; skiff) echo "export PATH=/usr/bin:/bin:/usr/sbin:/sbin; source $SK/env.sh";; esac; }
-root_of() { case $1 in slurm) echo "$SA";; skiff) echo "$SK";; esac; }
+env_of() { case $1 in slurm) echo "source $SA/env.sh; export PATH=/usr/bin:/bin:/usr/sbin:/sbin";; skiff) echo "export PATH=/usr/bin:/bin:/usr/sbin:/sbin; source $SK/env.sh";; old) echo "export PATH=/usr/bin:/bin:/usr/sbin:/sbin; source $SKO/env.sh";; esac; }
+root_of() { case $1 in slurm) echo "$SA";; skiff) echo "$SK";; old) echo "$SKO";; esac; }
 run() { local sys=$1; shift; bash -c "$(env_of "$sys"); $*"; }
 runu() { local sys=$1; shift; runuser -u anchoruser -- bash -c "$(env_of "$sys"); $*"; }
 wait_empty() {
@@ -103,11 +118,17 @@ EOS
   done
 done
 
-echo "# medians (seconds) and Slurm/Skiff; per job for the arrays"
+echo "# medians (seconds), Slurm/Skiff and old/Skiff (above 1: Skiff is faster); per job for the arrays"
 awk -F'\t' -v n="$N" -v big="$BIG" '{v[$1,$2]=v[$1,$2] " " $4; keys[$2]=1}
   function med(s,  a,k,i,j,t){k=split(s,a," "); if(k==0) return 0; for(i=1;i<=k;i++)for(j=i+1;j<=k;j++)if(a[j]<a[i]){t=a[i];a[i]=a[j];a[j]=t}; return (k%2)?a[(k+1)/2]:(a[k/2]+a[k/2+1])/2}
-  END{for(k in keys){s=med(v["slurm",k]); q=med(v["skiff",k]);
-        per=""; if(k ~ /^array/) per=sprintf("  skiff %.2f ms/job", q*1000/n); if(k ~ /^big/) per=sprintf("  skiff %.2f ms/job", q*1000/big);
-        if(s>0) printf "%-20s slurm %8.2f  skiff %8.2f  ratio %6.2f%s\n", k, s, q, s/q, per;
-        else printf "%-20s skiff %8.2f%s\n", k, q, per}}' "$TSV"
-echo "# runs: $TSV (Skiff cluster left running in $SK; ./skiff down --dir $SK)"
+  END{for(k in keys){s=med(v["slurm",k]); q=med(v["skiff",k]); o=med(v["old",k]);
+        line=sprintf("%-20s", k);
+        if(s>0) line=line sprintf(" slurm %8.2f", s);
+        if(o>0) line=line sprintf(" old %8.2f", o);
+        line=line sprintf(" skiff %8.2f", q);
+        if(s>0) line=line sprintf("  slurm/skiff %6.2f", s/q);
+        if(o>0) line=line sprintf("  old/skiff %6.2f", o/q);
+        if(k ~ /^array/) line=line sprintf("  skiff %.2f ms/job", q*1000/n);
+        if(k ~ /^big/) line=line sprintf("  skiff %.2f ms/job", q*1000/big);
+        print line}}' "$TSV"
+echo "# runs: $TSV (Skiff clusters left running in $SK${OLD_ROOT:+ and $SKO}; ./skiff down --dir DIR)"

@@ -29,6 +29,7 @@
 #include "common/clock.h"
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
+#include "common/mutex_mode.h"
 #include "common/join/tls.h"
 #include "common/logging.h"
 #include "common/rpc/auth_metadata.h"
@@ -531,9 +532,6 @@ int main(int argc, char** argv) {
   // first such free, up to 32 MiB, and later replies then come from the heap,
   // between the jobs' long-lived allocations, where freeing cannot return them.
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-  // Debian's abseil is built without NDEBUG, so every absl::Mutex acquisition
-  // went through the deadlock detector's global graph (a debugging aid the
-  // unit tests keep): ~1% of ctld's time under a flood of submissions.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
   return skiff::ctld::Run(argc, argv);
 }

@@ -21,6 +21,7 @@
 #include "common/config/configless.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/mutex_mode.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
@@ -417,4 +418,7 @@ int Run(int argc, char** argv) {
 }  // namespace
 }  // namespace skiff::noded
 
-int main(int argc, char** argv) { return skiff::noded::Run(argc, argv); }
+int main(int argc, char** argv) {
+  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
+  return skiff::noded::Run(argc, argv);
+}

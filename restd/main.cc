@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "cli/common/ctld_client.h"
+#include "common/mutex_mode.h"
 #include "common/version.h"
 #include "restd/http/cross_site.h"
 #include "restd/http/http_server.h"
@@ -60,6 +61,7 @@ std::optional<int> PositiveCount(const std::string& name, const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
   std::string conf;
   std::vector<std::string> allowed_origins;
   skiff::restd::HttpServer::Options options;

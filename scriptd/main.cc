@@ -32,6 +32,7 @@
 #include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "common/logging.h"
+#include "common/mutex_mode.h"
 #include "scriptd/lua_helper.h"
 #include "scriptd/lua_runner.h"
 #include "scriptd/process_groups.h"
@@ -210,4 +211,7 @@ int Run(int argc, char** argv) {
 }  // namespace
 }  // namespace skiff::scriptd
 
-int main(int argc, char** argv) { return skiff::scriptd::Run(argc, argv); }
+int main(int argc, char** argv) {
+  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
+  return skiff::scriptd::Run(argc, argv);
+}

@@ -10,9 +10,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/auth/jwt_authenticator.h"
+#include "common/auth/token_credential.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/configless.h"
+#include "common/mutex_mode.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
 
@@ -55,6 +56,7 @@ absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
 }
 
 absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path) {
+  TurnOffMutexDeadlockDetection();  // before gRPC starts its threads (mutex_mode.h)
   absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
   if (!loaded.ok()) return loaded.status();
   const SkiffConfig& config = loaded->skiff;

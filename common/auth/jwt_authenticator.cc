@@ -26,14 +26,6 @@ std::optional<Identity> LookUpUser(const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<std::string> TokenCredential::CreateCredential() {
-  return absl::StrCat(kJwtCredentialPrefix, token_);
-}
-
-absl::StatusOr<Identity> TokenCredential::VerifyCredential(const std::string&) {
-  return absl::UnimplementedError("a token credential is only sent, never verified here");
-}
-
 JwtOrMungeAuthenticator::JwtOrMungeAuthenticator(Authenticator& munge, std::string key,
                                                  UserLookup lookup, Clock now)
     : munge_(munge),

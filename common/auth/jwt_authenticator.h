@@ -1,6 +1,7 @@
 // JSON Web Tokens as credentials, as Slurm's auth/jwt alternative type:
 //  - a command run with SLURM_JWT=TOKEN in its environment sends the token
-//    instead of a munge credential (TokenCredential), and needs no munged;
+//    instead of a munge credential (TokenCredential, token_credential.h), and
+//    needs no munged;
 //  - ctld's service for the commands, with AuthAltTypes=auth/jwt, takes such
 //    a token as the identity of the user it names (JwtOrMungeAuthenticator),
 //    and any other credential as munge's.
@@ -16,21 +17,9 @@
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "common/auth/token_credential.h"
 
 namespace skiff {
-
-inline constexpr char kJwtCredentialPrefix[] = "jwt:";
-inline constexpr char kJwtEnvironmentVariable[] = "SLURM_JWT";
-
-class TokenCredential final : public Authenticator {
- public:
-  explicit TokenCredential(std::string token) : token_(std::move(token)) {}
-  absl::StatusOr<std::string> CreateCredential() override;
-  absl::StatusOr<Identity> VerifyCredential(const std::string& credential) override;
-
- private:
-  const std::string token_;
-};
 
 class JwtOrMungeAuthenticator final : public Authenticator {
  public:
