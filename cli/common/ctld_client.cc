@@ -10,8 +10,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "common/auth/token_credential.h"
 #include "common/auth/munge_authenticator.h"
+#include "common/auth/token_credential.h"
 #include "common/config/configless.h"
 #include "common/mutex_mode.h"
 #include "common/rpc/channel.h"

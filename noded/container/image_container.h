@@ -85,7 +85,7 @@ struct ImageRequest {
 };
 
 struct PreparedContainer {
-  std::string bundle;              // the container's directory: config.json, rootfs
+  std::string bundle;  // the container's directory: config.json, rootfs
   // Its mount namespace, which each task enters before it drops privileges.
   std::string mount_namespace;
   std::vector<std::string> entry;  // the runner's --entry: commands go through these
