@@ -69,17 +69,17 @@ Controller::Controller(SkiffConfig config, std::string conf_path, std::set<uid_t
       logger_(*deps.logger),
       store_(*deps.store),
       node_client_(*deps.nodes),
-      scripts_(*deps.scripts),
       bb_(deps.bb),
       start_time_(deps.clock->Now()),
+      stats_(start_time_),
+      scripts_(*deps.scripts, stats_),
       scheduler_options_(OptionsFromConfig(config)),
       preempt_options_(PreemptOptionsFromConfig(config)),
       config_(std::make_shared<const SkiffConfig>(std::move(config))),
       bb_config_(deps.bb != nullptr ? std::make_shared<const BurstBufferConfig>(deps.bb->config())
                                     : nullptr),
       core_(*config_, SettingsFrom(*config_, bb_config_.get()), start_time_),
-      file_config_(config_),
-      stats_(start_time_) {}
+      file_config_(config_) {}
 
 std::shared_ptr<const SkiffConfig> Controller::config() {
   absl::MutexLock lock(&mu_);
@@ -143,6 +143,7 @@ absl::Status Controller::Commit(const Event& event,
   }
   for (const std::string& line : effects->log) logger_.info("{}", line);
   stats_.CountJobs(effects->tally);
+  stats_.JobTransitions(effects->transitions, SteadyPhaseTimer::SteadyMicros());
   if (effects->reschedule) RequestSchedule();
   Dispatch(std::move(effects->intents));
   return absl::OkStatus();

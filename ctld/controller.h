@@ -81,6 +81,7 @@
 #include "ctld/diag_stats.h"
 #include "ctld/state/job_store.h"
 #include "ctld/state/records.h"
+#include "ctld/timed_scripts.h"
 #include "ctld/work_queue.h"
 #include "spdlog/spdlog.h"
 
@@ -425,9 +426,11 @@ class Controller {
   spdlog::logger& logger_;
   JobStore& store_;
   NodedPort& node_client_;
-  ScriptdPort& scripts_;
   BbRuntime* const bb_;
   const int64_t start_time_;
+  DiagStats stats_;
+  // Every call on scriptd goes through here, timed into stats_ by name.
+  TimedScripts scripts_;
   const SchedulerOptions scheduler_options_;
   const PreemptOptions preempt_options_;
 
@@ -458,7 +461,6 @@ class Controller {
   // Users with an AdminLevel; read by IsPrivileged from any thread.
   mutable absl::Mutex admin_mu_;
   std::set<uid_t> admin_uids_ ABSL_GUARDED_BY(admin_mu_);
-  DiagStats stats_;
   int64_t next_job_count_ = 0;             // housekeeping thread only: sdiag's "Job states ts"
   int64_t next_pool_poll_ = 0;             // housekeeping thread only
   int64_t next_trim_ = 0;                  // housekeeping thread only

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace skiff::ctld {
 namespace {
@@ -107,6 +108,51 @@ void DiagStats::RpcFinished(const RpcType& type, int64_t uid, int64_t micros) {
   by_user.total_micros += us;
 }
 
+void DiagStats::CallTimes::Add(uint64_t micros) {
+  ++count;
+  total_micros += micros;
+  max_micros = std::max(max_micros, micros);
+}
+
+void DiagStats::ScriptFinished(const std::string& name, int64_t micros) {
+  const uint64_t us = micros > 0 ? static_cast<uint64_t>(micros) : 0;
+  absl::MutexLock lock(&mu_);
+  auto it = script_index_.find(name);
+  if (it == script_index_.end()) {
+    it = script_index_.emplace(name, data_.scripts.size()).first;
+    data_.scripts.push_back({name});
+  }
+  data_.scripts[it->second].Add(us);
+}
+
+void DiagStats::JobTransitions(const std::vector<JobTransition>& transitions, int64_t micros_now) {
+  if (transitions.empty()) return;
+  absl::MutexLock lock(&mu_);
+  for (const JobTransition& t : transitions) {
+    auto took = [&](std::map<uint64_t, int64_t>& since) -> std::optional<uint64_t> {
+      auto it = since.find(t.job_id);
+      if (it == since.end()) return std::nullopt;
+      const int64_t micros = std::max<int64_t>(0, micros_now - it->second);
+      since.erase(it);
+      return static_cast<uint64_t>(micros);
+    };
+    if (t.from == JobState::kPending && t.to == JobState::kConfiguring) {
+      starting_since_[t.job_id] = micros_now;
+    } else if (t.from == JobState::kConfiguring && t.to == JobState::kRunning) {
+      if (std::optional<uint64_t> us = took(starting_since_)) data_.job_start.Add(*us);
+    } else if (t.to == JobState::kCompleting) {
+      starting_since_.erase(t.job_id);
+      ending_since_[t.job_id] = micros_now;
+    } else if (IsFinal(t.to)) {
+      starting_since_.erase(t.job_id);
+      if (std::optional<uint64_t> us = took(ending_since_)) data_.job_end.Add(*us);
+    } else if (t.to == JobState::kPending) {  // requeued
+      starting_since_.erase(t.job_id);
+      ending_since_.erase(t.job_id);
+    }
+  }
+}
+
 DiagStats::Snapshot DiagStats::Get(int64_t now) const {
   Snapshot out;
   {
@@ -142,6 +188,10 @@ void DiagStats::ResetCountersLocked(int64_t now) {
   data_.bf_cycle_max = 0;
   data_.bf_last_depth = 0;
   data_.bf_last_depth_try = 0;
+  data_.job_start = {"start"};
+  data_.job_end = {"end"};
+  data_.scripts.clear();
+  script_index_.clear();
   data_.req_time_start = now;
 }
 

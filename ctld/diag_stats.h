@@ -12,7 +12,12 @@
 //     that ran backfill;
 //   - the housekeeping thread: SetJobStates every 30 s (Slurm's "Job states ts"),
 //     DailyReset;
-//   - gRPC's threads, through ctld/rpc/rpc_stats.h: RpcStarted, RpcFinished.
+//   - gRPC's threads, through ctld/rpc/rpc_stats.h: RpcStarted, RpcFinished;
+//   - the Controller's threads that call scriptd: ScriptFinished, one per
+//     script or burst_buffer.lua hook, by name (ctld/timed_scripts.h);
+//   - the Controller, after an event's rows are stored: JobTransitions, from
+//     which a job's start and end overheads are timed (Skiff's own section of
+//     sdiag, and restd's /metrics: issue 48's per-call figures).
 // Thread-safety: every method may be called from any thread. One mutex guards
 // all of it but the count of calls in progress (an atomic); it is a leaf
 // (nothing is called while it is held) and each method holds it for a few
@@ -76,6 +81,24 @@ class DiagStats {
   // requests it accepted). Ends RpcStarted's count.
   void RpcFinished(const RpcType& type, int64_t uid, int64_t micros);
 
+  // ---- scriptd: one call ended after `micros` (PrologSlurmctld,
+  // EpilogSlurmctld, MailProg, "strigger program", or a burst_buffer.lua
+  // function's name such as slurm_bb_data_in).
+  void ScriptFinished(const std::string& name, int64_t micros);
+
+  // ---- job overheads: what Skiff adds around a job's own run.
+  //   start: from its allocation (PENDING -> CONFIGURING) being stored to its
+  //          launch on the node being stored (CONFIGURING -> RUNNING): the
+  //          burst buffer's pre_run, PrologSlurmctld, the launch RPC and the
+  //          shepherd's start;
+  //   end:   from its end on the node being stored (RUNNING -> COMPLETING) to
+  //          its final state being stored: EpilogSlurmctld and the burst
+  //          buffer's post_run/data_out.
+  // `micros_now` is a monotonic clock's reading when the transitions were
+  // stored. Jobs that never reach the second transition are forgotten at their
+  // final state.
+  void JobTransitions(const std::vector<JobTransition>& transitions, int64_t micros_now);
+
   // ---- agents: what the intents' work queues hold (Controller::Stats fills these)
   struct Agents {
     uint32_t queue_size = 0;    // intents waiting for a thread or for their retry time
@@ -92,6 +115,14 @@ class DiagStats {
     uint32_t uid = 0;
     uint64_t count = 0;
     uint64_t total_micros = 0;
+  };
+  // Calls of one kind: how many, their total and longest time.
+  struct CallTimes {
+    std::string name;
+    uint64_t count = 0;
+    uint64_t total_micros = 0;
+    uint64_t max_micros = 0;
+    void Add(uint64_t micros);
   };
   struct Snapshot {
     int64_t req_time = 0;
@@ -115,12 +146,14 @@ class DiagStats {
     uint32_t bf_table_size = 0;
     uint64_t bf_table_size_sum = 0;
     int64_t bf_when_last_cycle = 0;
-    std::vector<RpcCount> rpcs_by_type;   // in the order each type was first seen
-    std::vector<UserCount> rpcs_by_user;  // root first (always), then as first seen
+    std::vector<RpcCount> rpcs_by_type;            // in the order each type was first seen
+    std::vector<UserCount> rpcs_by_user;           // root first (always), then as first seen
+    CallTimes job_start{"start"}, job_end{"end"};  // job overheads (JobTransitions)
+    std::vector<CallTimes> scripts;                // by name, in the order first seen
   };
   Snapshot Get(int64_t now) const;
 
-  // sdiag --reset: every counter above to zero, RPCs included, and the data
+  // sdiag --reset: every counter above to zero, RPCs and scripts included, and the data
   // start at `now`. Kept, as Slurm keeps them: the last cycle's time and queue
   // length, the pending/running counts, when backfill last ran.
   void Reset(int64_t now);
@@ -140,6 +173,10 @@ class DiagStats {
   // Index of a type name in data_.rpcs_by_type, and of a uid in rpcs_by_user.
   std::map<std::string, size_t> type_index_ ABSL_GUARDED_BY(mu_);
   std::map<uint32_t, size_t> user_index_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, size_t> script_index_ ABSL_GUARDED_BY(mu_);
+  // When each job's start (allocated) or end (completing) began, in micros.
+  std::map<uint64_t, int64_t> starting_since_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, int64_t> ending_since_ ABSL_GUARDED_BY(mu_);
 };
 
 // How long 1000 reads of the system clock take, in microseconds (sdiag's

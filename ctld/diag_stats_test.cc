@@ -139,5 +139,60 @@ TEST(DiagStatsTest, DailyResetAtMidnightKeepsRpcsAndBackfilledTotal) {
   EXPECT_EQ(s.rpcs_by_user[0].count, 1u);
 }
 
+TEST(DiagStatsTest, ScriptCallsAreTimedByNameInFirstSeenOrderAndResetClearsThem) {
+  DiagStats stats(1000);
+  stats.ScriptFinished("PrologSlurmctld", 3000);
+  stats.ScriptFinished("slurm_bb_setup", 40000);
+  stats.ScriptFinished("PrologSlurmctld", 5000);
+  stats.ScriptFinished("slurm_bb_setup", -7);  // a clock step back counts as 0
+  DiagStats::Snapshot s = stats.Get(1001);
+  ASSERT_EQ(s.scripts.size(), 2u);
+  EXPECT_EQ(s.scripts[0].name, "PrologSlurmctld");
+  EXPECT_EQ(s.scripts[0].count, 2u);
+  EXPECT_EQ(s.scripts[0].total_micros, 8000u);
+  EXPECT_EQ(s.scripts[0].max_micros, 5000u);
+  EXPECT_EQ(s.scripts[1].name, "slurm_bb_setup");
+  EXPECT_EQ(s.scripts[1].count, 2u);
+  EXPECT_EQ(s.scripts[1].total_micros, 40000u);
+  stats.Reset(1002);
+  EXPECT_TRUE(stats.Get(1003).scripts.empty());
+  stats.ScriptFinished("EpilogSlurmctld", 10);
+  s = stats.Get(1004);
+  ASSERT_EQ(s.scripts.size(), 1u);
+  EXPECT_EQ(s.scripts[0].name, "EpilogSlurmctld");
+}
+
+TEST(DiagStatsTest, JobOverheadsRunFromAllocationToLaunchAndFromEndToFinalState) {
+  DiagStats stats(1000);
+  using S = JobState;
+  // Job 1: allocated at 100, launched at 350, ended on its node at 1000,
+  // completed at 1600. Job 2: allocated, then requeued before its launch.
+  stats.JobTransitions({{1, S::kPending, S::kConfiguring}, {2, S::kPending, S::kConfiguring}}, 100);
+  stats.JobTransitions({{1, S::kConfiguring, S::kRunning}}, 350);
+  stats.JobTransitions({{2, S::kConfiguring, S::kPending}}, 400);
+  stats.JobTransitions({{2, S::kConfiguring, S::kRunning}}, 500);  // no start known: not counted
+  stats.JobTransitions({{1, S::kRunning, S::kCompleting}}, 1000);
+  stats.JobTransitions({{1, S::kCompleting, S::kCompleted}}, 1600);
+  // Job 3: cancelled while pending: no overhead at all.
+  stats.JobTransitions({{3, S::kPending, S::kCancelled}}, 1700);
+  DiagStats::Snapshot s = stats.Get(1001);
+  EXPECT_EQ(s.job_start.count, 1u);
+  EXPECT_EQ(s.job_start.total_micros, 250u);
+  EXPECT_EQ(s.job_start.max_micros, 250u);
+  EXPECT_EQ(s.job_end.count, 1u);
+  EXPECT_EQ(s.job_end.total_micros, 600u);
+  // Job 4: two jobs' ends in one event; the longer is the max.
+  stats.JobTransitions({{4, S::kRunning, S::kCompleting}, {5, S::kRunning, S::kCompleting}}, 2000);
+  stats.JobTransitions({{4, S::kCompleting, S::kFailed}, {5, S::kCompleting, S::kTimeout}}, 2900);
+  s = stats.Get(1002);
+  EXPECT_EQ(s.job_end.count, 3u);
+  EXPECT_EQ(s.job_end.total_micros, 600u + 900u + 900u);
+  EXPECT_EQ(s.job_end.max_micros, 900u);
+  stats.Reset(1003);
+  s = stats.Get(1004);
+  EXPECT_EQ(s.job_start.count, 0u);
+  EXPECT_EQ(s.job_end.count, 0u);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

@@ -77,7 +77,7 @@ done
 for rel in "${CLIS[@]}"; do has_path skiff-client "/usr/bin/${rel##*/}"; done
 check "skiff-client does not conflict with slurm-client" \
   grep -qE '(^|, )slurm-client(,|$)' <<<"$(field skiff-client Conflicts)"
-for name in ctld scriptd skiff-notify; do has_path skiff-controller "/usr/libexec/skiff/$name"; done
+for name in ctld scriptd skiff-lua-hook skiff-notify; do has_path skiff-controller "/usr/libexec/skiff/$name"; done
 for name in noded shepherd; do has_path skiff-node "/usr/libexec/skiff/$name"; done
 # ctld finds scriptd, and noded shepherd, next to its real path.
 check "/usr/sbin/ctld is not a link to ../libexec/skiff/ctld" \

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -233,6 +234,40 @@ int RunLuaHelper(const std::string& function, const std::string& script_path, in
     close(rc_fd);
   }
   return answer.exit_status;
+}
+
+bool IsLuaHelperCall(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--run-lua") == 0 || strncmp(argv[i], "--run-lua=", 10) == 0) return true;
+  }
+  return false;
+}
+
+int LuaHelperMain(int argc, char** argv) {
+  CLI::App app{"skiff-lua-hook: calls one burst_buffer.lua function (scriptd runs this)"};
+  std::string function;
+  std::string script;
+  int rc_fd = -1;
+  HookUser user;
+  app.add_option("--run-lua", function, "the function, e.g. slurm_bb_data_in")->required();
+  app.add_option("--as-uid", user.uid, "call the hook as this user (root only)");
+  app.add_option("--as-gid", user.gid, "with this primary group");
+  app.add_option("--script", script, "burst_buffer.lua")->required();
+  app.add_option("--rc-fd", rc_fd, "fd for the hook's rc line");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kLuaHelperCallFailed;
+  }
+  return RunLuaHelper(function, script, rc_fd, user);
+}
+
+std::string LuaHookBinaryBeside(const std::string& scriptd_path) {
+  const size_t slash = scriptd_path.rfind('/');
+  if (slash == std::string::npos) return "";
+  std::string helper = absl::StrCat(scriptd_path.substr(0, slash + 1), kLuaHookBinaryName);
+  return access(helper.c_str(), X_OK) == 0 ? helper : "";
 }
 
 }  // namespace skiff::scriptd

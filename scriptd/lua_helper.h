@@ -1,9 +1,13 @@
-// The Lua helper: `scriptd --run-lua FUNCTION --script PATH [--rc-fd N]`.
+// The Lua helper: `skiff-lua-hook --run-lua FUNCTION --script PATH [--rc-fd N]`.
 //
 // scriptd is a threaded gRPC server, so it never runs Lua in a forked copy of
-// itself: LuaRunner execs this helper (the scriptd binary again), which calls one
-// burst_buffer.lua function and exits (lua/README.md, "Running asynchronous
-// hooks"). main() dispatches here before it starts any thread.
+// itself: LuaRunner execs this helper, which calls one burst_buffer.lua function
+// and exits (lua/README.md, "Running asynchronous hooks"). The helper is its own
+// small program, installed beside scriptd: it links Lua and none of gRPC, so a
+// hook starts in a few milliseconds rather than the ~25 ms of CPU that loading
+// scriptd's 60 shared libraries took (issue 48: a burst-buffer job makes nine
+// such calls). Where it is missing, `scriptd --run-lua ...` is the same helper
+// (scriptd's main dispatches here before it starts any thread).
 //
 //   stdin   the request: {"args": [...], "job_info": {...}} (ParseBbLuaRequest)
 //   stdout  the hook's message, verbatim (nothing else is ever written there:
@@ -75,6 +79,16 @@ struct HookUser {
 // returns the exit status. `rc_fd` < 0: no rc line. REQUIRES: no other thread.
 int RunLuaHelper(const std::string& function, const std::string& script_path, int rc_fd,
                  HookUser user = {});
+
+// The helper's command line (the flags above); returns its exit status.
+int LuaHelperMain(int argc, char** argv);
+// Whether argv asks for the helper (--run-lua): scriptd's main checks it first.
+bool IsLuaHelperCall(int argc, char** argv);
+
+// The helper program's name, and its path beside `scriptd_path` (scriptd's
+// own), or "" when it is not there or not executable.
+inline constexpr char kLuaHookBinaryName[] = "skiff-lua-hook";
+std::string LuaHookBinaryBeside(const std::string& scriptd_path);
 
 // "LEVEL: message\n" lines for one log message, as the helper writes them.
 std::string FormatLuaLogLines(BbLuaLogLevel level, std::string_view message);

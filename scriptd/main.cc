@@ -64,33 +64,6 @@ int Fatal(const std::string& message) {
   return 1;
 }
 
-bool IsLuaHelper(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--run-lua") == 0 || strncmp(argv[i], "--run-lua=", 10) == 0) return true;
-  }
-  return false;
-}
-
-int RunLuaHelperMain(int argc, char** argv) {
-  CLI::App app{"scriptd --run-lua: calls one burst_buffer.lua function (scriptd runs this)"};
-  std::string function;
-  std::string script;
-  int rc_fd = -1;
-  HookUser user;
-  app.add_option("--run-lua", function, "the function, e.g. slurm_bb_data_in")->required();
-  app.add_option("--as-uid", user.uid, "call the hook as this user (root only)");
-  app.add_option("--as-gid", user.gid, "with this primary group");
-  app.add_option("--script", script, "burst_buffer.lua")->required();
-  app.add_option("--rc-fd", rc_fd, "fd for the hook's rc line");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kLuaHelperCallFailed;
-  }
-  return RunLuaHelper(function, script, rc_fd, user);
-}
-
 // The binary's path for the helper's argv[0] (ps); exec goes through
 // /proc/self/exe, which works even after the file was replaced.
 std::string OwnPath() {
@@ -101,7 +74,7 @@ std::string OwnPath() {
 }
 
 int Run(int argc, char** argv) {
-  if (IsLuaHelper(argc, argv)) return RunLuaHelperMain(argc, argv);
+  if (IsLuaHelperCall(argc, argv)) return LuaHelperMain(argc, argv);
   CLI::App app{"scriptd: runs PrologSlurmctld/EpilogSlurmctld and burst-buffer stages for ctld"};
   std::string conf_flag;
   std::string socket_path;
@@ -159,6 +132,17 @@ int Run(int argc, char** argv) {
   ScriptRunner runner(logger, journal.get());
   LuaRunner::Options lua_options;
   lua_options.helper_argv0 = OwnPath();
+  // The hook helper beside this binary starts in a few milliseconds; without it
+  // each hook runs in a copy of scriptd, with all of gRPC to load first.
+  if (const std::string helper = LuaHookBinaryBeside(OwnPath()); !helper.empty()) {
+    lua_options.helper_path = helper;
+    lua_options.helper_argv0 = helper;
+  } else {
+    logger.warn(
+        "{} is not beside scriptd: burst_buffer.lua hooks run through scriptd itself, "
+        "which starts slower",
+        kLuaHookBinaryName);
+  }
   lua_options.environment = CurrentEnvironment();
   // The Lua hooks run in helpers that see no skiff.conf; a site's script names
   // the cluster from here (the example's bbstat line), so it is ClusterName.

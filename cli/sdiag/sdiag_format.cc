@@ -173,6 +173,20 @@ std::string FormatSdiag(const v1::GetStatsReply& s) {
   }
   // Skiff queues no RPCs for later: each is handled as it arrives.
   absl::StrAppend(&out, "\nPending RPC statistics\n\tNo pending RPCs\n");
+
+  // Skiff's own sections, after all of Slurm's (issue 48): what Skiff adds
+  // around a job's run, and each script and burst_buffer.lua hook by name.
+  auto times = [&out](const std::string& label, const v1::CallTimeStat& call) {
+    absl::StrAppendFormat(&out, "\t%-40s count:%-6u ave_time:%-8u max_time:%-8u total_time:%u\n",
+                          label, call.count(), Average(call.total_time(), call.count()),
+                          call.max_time(), call.total_time());
+  };
+  absl::StrAppend(&out, "\nJob overhead statistics (microseconds)\n");
+  times("Start (allocated to launched)", s.job_start_overhead());
+  times("End (ended on node to final state)", s.job_end_overhead());
+  absl::StrAppend(&out, "\nScript daemon call statistics (microseconds)\n");
+  if (s.scriptd_calls().empty()) absl::StrAppend(&out, "\tNo calls\n");
+  for (const v1::CallTimeStat& call : s.scriptd_calls()) times(call.name(), call);
   return out;
 }
 

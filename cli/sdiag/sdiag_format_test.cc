@@ -18,6 +18,11 @@ class SdiagFormatTest : public ::testing::Test {
   }
 };
 
+// Slurm's sections: everything before Skiff's own, which follow them.
+std::string SlurmPart(const std::string& text) {
+  return text.substr(0, text.find("\nJob overhead statistics"));
+}
+
 void AddType(v1::GetStatsReply* s, const std::string& name, uint32_t id, uint64_t count,
              uint64_t total) {
   v1::RpcTypeStat* t = s->add_rpcs_by_type();
@@ -79,7 +84,7 @@ v1::GetStatsReply AnchorLike() {
 TEST_F(SdiagFormatTest, PrintsSlurmsLayoutLineForLine) {
   v1::GetStatsReply s = AnchorLike();
   SortSdiagRpcs(&s, SdiagSort::kCount);
-  EXPECT_EQ(FormatSdiag(s),
+  EXPECT_EQ(SlurmPart(FormatSdiag(s)),
             "*******************************************************\n"
             "sdiag output at Fri Nov 27 18:35:53 2026 (1795804553)\n"
             "Data since      Fri Nov 27 18:05:06 2026 (1795802706)\n"
@@ -142,6 +147,39 @@ TEST_F(SdiagFormatTest, PrintsSlurmsLayoutLineForLine) {
             "\n"
             "Pending RPC statistics\n"
             "\tNo pending RPCs\n");
+}
+
+TEST_F(SdiagFormatTest, SkiffsJobOverheadsAndScriptdCallsFollowSlurmsSections) {
+  v1::GetStatsReply s = AnchorLike();
+  const std::string without = FormatSdiag(s);
+  EXPECT_NE(
+      without.find("\nJob overhead statistics (microseconds)\n"
+                   "\tStart (allocated to launched)            count:0      ave_time:0        "
+                   "max_time:0        total_time:0\n"),
+      std::string::npos)
+      << without;
+  EXPECT_NE(without.find("\nScript daemon call statistics (microseconds)\n\tNo calls\n"),
+            std::string::npos)
+      << without;
+  s.mutable_job_end_overhead()->set_count(4);
+  s.mutable_job_end_overhead()->set_total_time(10000);
+  s.mutable_job_end_overhead()->set_max_time(4000);
+  v1::CallTimeStat* hook = s.add_scriptd_calls();
+  hook->set_name("slurm_bb_data_in");
+  hook->set_count(3);
+  hook->set_total_time(30300);
+  hook->set_max_time(12000);
+  const std::string text = FormatSdiag(s);
+  EXPECT_NE(text.find("\tEnd (ended on node to final state)       count:4      ave_time:2500     "
+                      "max_time:4000     total_time:10000\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\tslurm_bb_data_in                         count:3      ave_time:10100    "
+                      "max_time:12000    total_time:30300\n"),
+            std::string::npos)
+      << text;
+  // After Slurm's last section, so that tools reading Slurm's lines see them as before.
+  EXPECT_GT(text.find("Job overhead statistics"), text.find("Pending RPC statistics"));
 }
 
 TEST_F(SdiagFormatTest, WithoutCyclesMeansAreLeftOutAndBackfillNeverRanIsNA) {

@@ -1046,6 +1046,15 @@ grpc::Status CtldService::GetStats(grpc::ServerContext* context, const v1::GetSt
     out->set_count(user.count);
     out->set_total_time(user.total_micros);
   }
+  auto fill = [](const DiagStats::CallTimes& in, v1::CallTimeStat* out) {
+    out->set_name(in.name);
+    out->set_count(in.count);
+    out->set_total_time(in.total_micros);
+    out->set_max_time(in.max_micros);
+  };
+  fill(s.job_start, reply->mutable_job_start_overhead());
+  fill(s.job_end, reply->mutable_job_end_overhead());
+  for (const DiagStats::CallTimes& script : s.scripts) fill(script, reply->add_scriptd_calls());
   return grpc::Status::OK;
 }
 

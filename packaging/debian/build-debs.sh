@@ -14,7 +14,8 @@
 # Where things go:
 #   /usr/sbin/ctld, /usr/sbin/noded          links to the daemons in /usr/libexec/skiff,
 #   /usr/libexec/skiff/{ctld,scriptd}        where each finds its helper (scriptd,
-#   /usr/libexec/skiff/{noded,shepherd}      shepherd, skiff-container-user) next to its
+#   /usr/libexec/skiff/skiff-lua-hook        skiff-lua-hook, shepherd,
+#   /usr/libexec/skiff/{noded,shepherd}      skiff-container-user) next to its
 #   /usr/libexec/skiff/skiff-container-user  real path
 #   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
 #   /usr/sbin/restd                          a link to /usr/libexec/skiff/restd (REST API)
@@ -72,7 +73,7 @@ mkdir -p "$STAGING"
 # name (a link in /usr/sbin); the others are helpers their daemon finds.
 package_of_daemon() {
   case "$1" in
-    ctld|scriptd|skiff-notify|restd) echo skiff-controller ;;
+    ctld|scriptd|skiff-lua-hook|skiff-notify|restd) echo skiff-controller ;;
     noded|shepherd|skiff-container-user) echo skiff-node ;;
     *) die "no package for daemon '$1' (add it to package_of_daemon in $0)" ;;
   esac

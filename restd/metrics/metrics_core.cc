@@ -697,6 +697,46 @@ void AddSkiffSchedulerMetrics(const v1::GetStatsReply& s, Exposition& out) {
     out.Add("skiff_ctld_user_rpc_seconds_total", kUserSecondsHelp, MetricType::kCounter,
             Seconds(static_cast<double>(rpc.total_time())), {{"user", user}});
   }
+
+  // What Skiff adds around each job's run, and each scriptd call by name.
+  constexpr char kOverheadsHelp[] =
+      "Jobs timed from allocation to launch on the node (start), or from their end on the node "
+      "to their final state (end)";
+  constexpr char kOverheadSecondsHelp[] = "Total of those jobs' start or end overheads";
+  constexpr char kOverheadMaxHelp[] = "Longest start or end overhead of one job";
+  const v1::CallTimeStat* overheads[] = {&s.job_start_overhead(), &s.job_end_overhead()};
+  const char* phases[] = {"start", "end"};
+  for (int i = 0; i < 2; ++i) {
+    out.Add("skiff_job_overheads_total", kOverheadsHelp, MetricType::kCounter,
+            overheads[i]->count(), {{"phase", phases[i]}});
+  }
+  for (int i = 0; i < 2; ++i) {
+    out.Add("skiff_job_overhead_seconds_total", kOverheadSecondsHelp, MetricType::kCounter,
+            Seconds(static_cast<double>(overheads[i]->total_time())), {{"phase", phases[i]}});
+  }
+  for (int i = 0; i < 2; ++i) {
+    out.Gauge("skiff_job_overhead_max_seconds", kOverheadMaxHelp,
+              Seconds(static_cast<double>(overheads[i]->max_time())), {{"phase", phases[i]}});
+  }
+  constexpr char kScriptsHelp[] =
+      "Scripts and burst_buffer.lua hooks scriptd ran for ctld, by name";
+  constexpr char kScriptSecondsHelp[] = "Time those calls took, from ctld's call to the answer";
+  constexpr char kScriptMaxHelp[] = "Longest such call, by name";
+  out.Declare("skiff_scriptd_calls_total", kScriptsHelp, MetricType::kCounter);
+  for (const v1::CallTimeStat& call : s.scriptd_calls()) {
+    out.Add("skiff_scriptd_calls_total", kScriptsHelp, MetricType::kCounter, call.count(),
+            {{"call", call.name()}});
+  }
+  out.Declare("skiff_scriptd_call_seconds_total", kScriptSecondsHelp, MetricType::kCounter);
+  for (const v1::CallTimeStat& call : s.scriptd_calls()) {
+    out.Add("skiff_scriptd_call_seconds_total", kScriptSecondsHelp, MetricType::kCounter,
+            Seconds(static_cast<double>(call.total_time())), {{"call", call.name()}});
+  }
+  out.Declare("skiff_scriptd_call_max_seconds", kScriptMaxHelp, MetricType::kGauge);
+  for (const v1::CallTimeStat& call : s.scriptd_calls()) {
+    out.Gauge("skiff_scriptd_call_max_seconds", kScriptMaxHelp,
+              Seconds(static_cast<double>(call.max_time())), {{"call", call.name()}});
+  }
 }
 
 void AddPendingReasons(const v1::GetJobsReply& jobs, Exposition& out) {

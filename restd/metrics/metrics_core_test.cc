@@ -397,6 +397,31 @@ TEST(MetricsCoreTest, CycleTimesAndRpcLatenciesInSeconds) {
   EXPECT_EQ(Sample(text, "slurm_schedule_cycle_last"), "1500");
 }
 
+TEST(MetricsCoreTest, JobOverheadsAndScriptdCallsByNameInSeconds) {
+  MetricsSnapshot snapshot;
+  v1::GetStatsReply stats;
+  stats.mutable_job_start_overhead()->set_count(8);
+  stats.mutable_job_start_overhead()->set_total_time(400000);
+  stats.mutable_job_start_overhead()->set_max_time(90000);
+  stats.mutable_job_end_overhead()->set_count(7);
+  v1::CallTimeStat* call = stats.add_scriptd_calls();
+  call->set_name("slurm_bb_data_in");
+  call->set_count(2);
+  call->set_total_time(30000);
+  call->set_max_time(20000);
+  snapshot.stats = stats;
+  const std::string text = MetricsFrom(MetricsEndpoint::kAll, snapshot);
+  EXPECT_EQ(Sample(text, "skiff_job_overheads_total{phase=\"start\"}"), "8");
+  EXPECT_EQ(Sample(text, "skiff_job_overheads_total{phase=\"end\"}"), "7");
+  EXPECT_EQ(Sample(text, "skiff_job_overhead_seconds_total{phase=\"start\"}"), "0.4");
+  EXPECT_EQ(Sample(text, "skiff_job_overhead_max_seconds{phase=\"start\"}"), "0.09");
+  EXPECT_EQ(Sample(text, "skiff_scriptd_calls_total{call=\"slurm_bb_data_in\"}"), "2");
+  EXPECT_EQ(Sample(text, "skiff_scriptd_call_seconds_total{call=\"slurm_bb_data_in\"}"), "0.03");
+  EXPECT_EQ(Sample(text, "skiff_scriptd_call_max_seconds{call=\"slurm_bb_data_in\"}"), "0.02");
+  EXPECT_TRUE(DeclaredOnce(text, "skiff_scriptd_calls_total", "counter"));
+  EXPECT_TRUE(DeclaredOnce(text, "skiff_job_overheads_total", "counter"));
+}
+
 TEST(MetricsCoreTest, WhatEachEndpointNeedsFromCtld) {
   EXPECT_TRUE(NeedsOf(MetricsEndpoint::kJobs).jobs);
   EXPECT_FALSE(NeedsOf(MetricsEndpoint::kJobs).nodes);

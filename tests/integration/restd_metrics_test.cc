@@ -209,7 +209,10 @@ TEST_F(RestdMetricsTest, MetricsShowsSlurmsSetsAndTheLabsGpus) {
         std::string("skiff_account_gpu_hours_used{account=\"lab\"}"),
         std::string("skiff_account_gpu_hours_held{account=\"lab\"}"),
         std::string("skiff_restd_ctld_round_trip_seconds{rpc=\"GetJobs\"}"),
-        std::string("skiff_ctld_rpcs_total{rpc=\"REQUEST_JOB_INFO\"}")}) {
+        std::string("skiff_ctld_rpcs_total{rpc=\"REQUEST_JOB_INFO\"}"),
+        // What Skiff adds around jobs (issue 48): the running job was launched.
+        std::string("skiff_job_overheads_total{phase=\"start\"}"),
+        std::string("skiff_job_overhead_max_seconds{phase=\"end\"}")}) {
     auto it = samples.find(series);
     ASSERT_NE(it, samples.end()) << series << " missing from:\n" << answer.body;
     double value;

@@ -27,6 +27,8 @@ class SdiagTest : public ::testing::Test {
     options.nodes = 2;
     options.cpus = 2;
     options.gpu_nodes = 0;
+    // A PrologSlurmctld, so that scriptd's calls are timed too.
+    options.extra_config = "PrologSlurmctld=/bin/true\n";
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
@@ -101,6 +103,33 @@ TEST_F(SdiagTest, CountersMoveWithSubmissionsAndRpcs) {
   const std::string done = Sdiag();
   EXPECT_GE(Figure(done, "Jobs started:"), 3) << done;
   EXPECT_GE(Figure(done, "Total cycles:"), 1) << done;
+}
+
+// Skiff's own sections (issue 48): each job's start and end overheads, and
+// each scriptd call by name, counted as the jobs go through.
+TEST_F(SdiagTest, JobOverheadsAndScriptdCallsAreTimed) {
+  const std::string before = Sdiag();
+  const int64_t starts = RpcCount(before, "Start (allocated to launched)");
+  const int64_t ends = RpcCount(before, "End (ended on node to final state)");
+  ASSERT_GE(starts, 0) << before;
+  ASSERT_GE(ends, 0) << before;
+  const int64_t prologs = std::max<int64_t>(0, RpcCount(before, "PrologSlurmctld"));
+  const int64_t completed = Figure(before, "Jobs completed:");
+  for (int i = 0; i < 2; ++i) {
+    CommandResult r = cluster_->Run("cd /tmp && sbatch -o /dev/null --wrap true");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  ASSERT_TRUE(Eventually(60, [&] {
+    const std::string now = Sdiag();
+    return Figure(now, "Jobs completed:") >= completed + 2 &&
+           RpcCount(now, "End (ended on node to final state)") >= ends + 2;
+  })) << Sdiag();
+  const std::string after = Sdiag();
+  EXPECT_GE(RpcCount(after, "Start (allocated to launched)"), starts + 2) << after;
+  EXPECT_GE(RpcCount(after, "PrologSlurmctld"), prologs + 2) << after;
+  EXPECT_NE(after.find("\nJob overhead statistics (microseconds)\n"), std::string::npos) << after;
+  EXPECT_NE(after.find("\nScript daemon call statistics (microseconds)\n"), std::string::npos)
+      << after;
 }
 
 TEST_F(SdiagTest, JsonParses) {

@@ -197,6 +197,13 @@ struct JobTally {
   }
 };
 
+// A job's state change, for the statistics timed around it (DiagStats).
+struct JobTransition {
+  uint64_t job_id = 0;
+  JobState from = JobState::kPending;
+  JobState to = JobState::kPending;
+};
+
 struct Effects {
   std::vector<Job> rows;              // after-images, versions bumped; durable before intents run
   std::vector<RecordChange> records;  // stored in the same step as `rows`
@@ -204,6 +211,7 @@ struct Effects {
   std::vector<std::string> log;       // "JobId=42 RUNNING -> COMPLETING (Exited)", ...
   bool reschedule = false;            // resources or eligibility changed: run a pass soon
   JobTally tally;                     // sdiag's counters for this event's transitions
+  std::vector<JobTransition> transitions;  // in the order they happened
   // The journal frame holding the event's before-images (Lifecycle::Confirm,
   // RollbackFrom); 0 when the event changed nothing that needs one.
   uint64_t frame = 0;

@@ -190,6 +190,7 @@ bool Lifecycle::TransitionJob(Job& job, JobEvent event, Effects& effects) {
   if (!line.ok()) return false;
   state_.TrackUnfinished(job);  // a requeued finished job is pending again
   TallyTransition(from, event, job.state, effects.tally);
+  effects.transitions.push_back({job.id, from, job.state});
   MailRules(state_, *config_).OnTransition(job, from, event, effects);
   return true;
 }
