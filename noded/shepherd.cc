@@ -439,18 +439,8 @@ constexpr size_t kStatusReserveBytes = 64 * 1024;
 
 void ReserveStatusSpace(const std::string& job_dir) {
   // Best effort: a spool already full at start only loses the head start.
-  const std::string path = absl::StrCat(job_dir, "/", kStatusReserveFileName);
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  // Blocks allocated without writing them: 64 KiB of zeros through the page
-  // cache cost a measurable part of a short job's start (issue 48). A
-  // filesystem without fallocate gets the zeros.
-  if (fallocate(fd, 0, 0, kStatusReserveBytes) != 0) {
-    const std::string zeros(kStatusReserveBytes, '\0');
-    ssize_t ignored = write(fd, zeros.data(), zeros.size());
-    (void)ignored;
-  }
-  close(fd);
+  (void)WriteFileAtomically(absl::StrCat(job_dir, "/", kStatusReserveFileName),
+                            std::string(kStatusReserveBytes, '\0'), 0600);
 }
 
 // Records the job's end in <job_dir>/status, which is how noded learns it.
