@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # package_test: `./skiff package` on stand-in binaries (no optimized build): the
-# four .debs hold what ./skiff's DAEMONS and CLIS name, where the units and the
+# four .debs hold what ./skiff's DAEMONS, CLIENT and ADMIN name, where the units and the
 # example skiff.conf expect it; the version is the one the programs report; the
 # maintainer scripts parse; systemd-analyze verify accepts the units (when the
 # tool is installed).
@@ -22,23 +22,30 @@ skiff_array() {
     sed -e "s/^$1=(//" -e 's/).*//' -e 's/#.*//' | tr ' ' '\n' | sed '/^$/d'
 }
 mapfile -t DAEMONS < <(skiff_array DAEMONS)
-mapfile -t CLIS < <(skiff_array CLIS)
+mapfile -t CLIENT < <(skiff_array CLIENT)
 mapfile -t ADMIN < <(skiff_array ADMIN)
 [ "${#DAEMONS[@]}" -ge 4 ] || { echo "FAIL: no DAEMONS in ./skiff" >&2; exit 1; }
-[ "${#CLIS[@]}" -ge 13 ] || { echo "FAIL: no CLIS in ./skiff" >&2; exit 1; }
+[ "${#CLIENT[@]}" -eq 1 ] || { echo "FAIL: no one CLIENT in ./skiff" >&2; exit 1; }
 [ "${#ADMIN[@]}" -ge 1 ] || { echo "FAIL: no ADMIN in ./skiff" >&2; exit 1; }
 
 # One version (common/version.h): the commands', ctld's and noded's.
 version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/version.h")
 check "common/version.h has a version" [ -n "$version" ]
 
-# Stand-ins that answer --help, for help2man.
+# Stand-ins that answer --help, for help2man; the client's lists three
+# commands, as skiff-client --commands lists its eighteen.
 bin="$TMP/bin"
-for rel in "${DAEMONS[@]}" "${CLIS[@]}" "${ADMIN[@]}"; do
+for rel in "${DAEMONS[@]}" "${CLIENT[@]}" "${ADMIN[@]}"; do
   mkdir -p "$bin/$(dirname "$rel")"
   printf '#!/bin/sh\necho "Usage: %s [OPTIONS]"\n' "${rel##*/}" >"$bin/$rel"
   chmod 755 "$bin/$rel"
 done
+COMMANDS=(sbatch squeue srun)
+cat >"$bin/${CLIENT[0]}" <<EOF
+#!/bin/sh
+if [ "\$1" = --commands ]; then printf 'sbatch\tsubmit\nsqueue\tview the queue\nsrun\trun a step\n'; exit 0; fi
+echo "Usage: \$(basename "\$0") [OPTIONS]"
+EOF
 out="$TMP/out"
 "$SRC/skiff" package --bin-from "$bin" --out "$out" >"$TMP/package.log" 2>&1 ||
   { cat "$TMP/package.log" >&2; echo "FAIL: ./skiff package" >&2; exit 1; }
@@ -73,8 +80,17 @@ for pkg in skiff-common skiff-controller skiff-node skiff-client; do
   done
 done
 
-# Every command in CLIS, in /usr/bin of skiff-client; every daemon in its package.
-for rel in "${CLIS[@]}"; do has_path skiff-client "/usr/bin/${rel##*/}"; done
+# The client in /usr/bin of skiff-client, and a link to it under each name it
+# lists, each with its man page; every daemon in its package.
+client=${CLIENT[0]##*/}
+has_path skiff-client "/usr/bin/$client"
+for name in "${COMMANDS[@]}"; do
+  check "/usr/bin/$name is not a link to $client" \
+    grep -q "\./usr/bin/$name -> $client\$" <(contents skiff-client)
+  has_path skiff-client "/usr/share/man/man1/$name.1.gz"
+done
+check "skiff-client's description does not list its commands" \
+  grep -q 'sbatch, squeue, srun\.' <(field skiff-client Description)
 check "skiff-client does not conflict with slurm-client" \
   grep -qE '(^|, )slurm-client(,|$)' <<<"$(field skiff-client Conflicts)"
 for name in ctld scriptd skiff-lua-hook skiff-notify; do has_path skiff-controller "/usr/libexec/skiff/$name"; done
@@ -160,4 +176,4 @@ if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "packages for Skiff $version: ${#CLIS[@]} commands, ${#DAEMONS[@]} daemons, all checks passed"
+echo "packages for Skiff $version: $client with ${#COMMANDS[@]} commands, ${#DAEMONS[@]} daemons, all checks passed"

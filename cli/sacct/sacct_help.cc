@@ -182,7 +182,7 @@ constexpr char kSlurmUsage[] =
     "\tUse --help for help\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// missing from main.cc's option table. -D and -L are taken and moot (Skiff's
+// missing from sacct.cc's option table. -D and -L are taken and moot (Skiff's
 // job ids are never reset; it runs one cluster).
 constexpr std::string_view kUnsupported[] = {
     "-B, --batch-script:",  "-c, --completion:", "--env-vars:",         "--federation:",

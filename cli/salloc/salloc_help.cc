@@ -164,7 +164,7 @@ constexpr char kSlurmUsage[] =
     "              [command [args...]]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// missing from main.cc's option table (and --exclusive=mcs).
+// missing from salloc.cc's option table (and --exclusive=mcs).
 constexpr std::string_view kUnsupported[] = {
     "--bell",
     "--bb=",

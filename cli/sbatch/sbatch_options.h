@@ -1,7 +1,7 @@
 // sbatch as pure functions: the command line, the #SBATCH directives of the
 // script, and SBATCH_* environment variables merged the way Slurm 22.05 merges
 // them (directives < environment < command line), validated and turned into the
-// JobSpec that SubmitJob takes. No I/O of its own: main.cc reads the script and
+// JobSpec that SubmitJob takes. No I/O of its own: sbatch.cc reads the script and
 // the environment and passes them in, with a file reader for the options that
 // name files (--bbf, and -w/-x given as a file of node names).
 //
@@ -132,7 +132,7 @@ absl::Status ValidateScript(std::string_view script);
 // The script --wrap submits: "#!/bin/sh\n<command>\n".
 std::string WrapScript(std::string_view command);
 
-// What sbatch knows about where it runs, gathered by main.cc.
+// What sbatch knows about where it runs, gathered by sbatch.cc.
 struct SubmitContext {
   std::string cwd;                                 // absolute
   std::string hostname;                            // short host name

@@ -46,7 +46,7 @@ constexpr char kSlurmUsage[] =
     "               [job_id[_array_id][.step_id]]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// missing from main.cc's option table.
+// missing from scancel.cc's option table.
 constexpr std::string_view kUnsupported[] = {
     "-A, --account=",     "-i, --interactive", "-M, --clusters", "-q, --qos=",
     "-R, --reservation=", "--sibling=",        "-w, --nodelist", "--wckey=",

@@ -118,7 +118,7 @@ TEST(MatchKeyword, AbbreviationsAndPlurals) {
   EXPECT_EQ(*MatchKeyword("part", entities), "partition");
   EXPECT_EQ(*MatchKeyword("partitions", entities), "partition");
   EXPECT_FALSE(MatchKeyword("", entities).ok());
-  // What main.cc offers after "show"; Slurm takes "burst" and "bbstat".
+  // What scontrol.cc offers after "show"; Slurm takes "burst" and "bbstat".
   std::vector<std::string> shown = {"job", "node", "partition", "config", "burstbuffer", "bbstat"};
   EXPECT_EQ(*MatchKeyword("burst", shown), "burstbuffer");
   EXPECT_EQ(*MatchKeyword("BurstBuffer", shown), "burstbuffer");

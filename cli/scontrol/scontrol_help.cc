@@ -150,7 +150,7 @@ constexpr char kSlurmHelp[] =
     "\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: the
-// interactive mode and the commands main.cc refuses or does not know. -a, -F,
+// interactive mode and the commands scontrol.cc refuses or does not know. -a, -F,
 // --hide, --local, --federation and --sibling are taken and moot (Skiff hides
 // no partition, has no FUTURE nodes and runs one cluster).
 constexpr std::string_view kUnsupported[] = {

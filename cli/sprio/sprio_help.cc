@@ -39,7 +39,7 @@ constexpr char kSlurmUsage[] =
     "   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// missing from main.cc's option table.
+// missing from sprio.cc's option table.
 constexpr std::string_view kUnsupported[] = {
     "--federation", "--local", "-M, --cluster=", "--sibling", "-p, --partition=", "-v, --verbose",
 };

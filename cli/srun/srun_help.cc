@@ -214,7 +214,7 @@ constexpr char kSlurmUsage[] =
     "            executable [args...]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// main.cc accepts and ignores (--slurmd-debug, --tmp, --cpu-bind) and those
+// srun.cc accepts and ignores (--slurmd-debug, --tmp, --cpu-bind) and those
 // missing from its option table.
 constexpr std::string_view kUnsupported[] = {
     "--slurmd-debug=",

@@ -4,10 +4,10 @@
 # binaries (--no-shlibdeps) to check what goes where.
 #
 #   build-debs.sh --bin-from DIR --out DIR --version X.Y.Z [--revision N]
-#                 --daemons "ctld/ctld ..." --clis "cli/sinfo/sinfo ..." --admin "admin/skiff"
+#                 --daemons "ctld/ctld ..." --client cli/skiff-client --admin "admin/skiff"
 #                 [--no-shlibdeps] [--no-strip] [--keep-staging] [--compression TYPE]
 #
-# DIR holds the binaries as bazel-bin does (ctld/ctld, cli/sinfo/sinfo, ...).
+# DIR holds the binaries as bazel-bin does (ctld/ctld, cli/skiff-client, ...).
 # Makes skiff-common, skiff-controller, skiff-node and skiff-client, each from a
 # staging tree under OUT/staging/PACKAGE, with dpkg-deb --root-owner-group.
 #
@@ -19,7 +19,9 @@
 #   /usr/libexec/skiff/skiff-container-user  real path
 #   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
 #   /usr/sbin/restd                          a link to /usr/libexec/skiff/restd (REST API)
-#   /usr/bin/<command>                       every command in --clis
+#   /usr/bin/skiff-client                    the commands' one program (--client)
+#   /usr/bin/<command>                       a link to it for each name it lists
+#                                            (skiff-client --commands)
 #   /usr/sbin/skiff                          the admin's tool (--admin: init, token, join), in
 #                                            skiff-common, which head and nodes both install
 #   /lib/systemd/system/skiff-{ctld,noded,restd}.service (restd's not enabled)
@@ -34,7 +36,7 @@ MAINTAINER="Skiff maintainers <maintainers@users.noreply.a-seed-1d7f10aa.example
 
 die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
-bin_from="" out="" version="" revision=1 daemons="" clis="" admin=""
+bin_from="" out="" version="" revision=1 daemons="" client="" admin=""
 shlibdeps=1 strip=1 keep_staging=0
 # xz, as Debian's archive; tests that install the packages at once take none
 # (xz of the unoptimized commands alone took minutes on 2 cores).
@@ -46,7 +48,7 @@ while [ $# -gt 0 ]; do
     --version) version=$2; shift 2 ;;
     --revision) revision=$2; shift 2 ;;
     --daemons) daemons=$2; shift 2 ;;
-    --clis) clis=$2; shift 2 ;;
+    --client) client=$2; shift 2 ;;
     --admin) admin=$2; shift 2 ;;
     --no-shlibdeps) shlibdeps=0; shift ;;
     --no-strip) strip=0; shift ;;
@@ -55,8 +57,8 @@ while [ $# -gt 0 ]; do
     *) die "unknown option '$1'" ;;
   esac
 done
-[ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$clis" ] &&
-  [ -n "$admin" ] || die "needs --bin-from, --out, --version, --daemons, --clis and --admin"
+[ -n "$bin_from" ] && [ -n "$out" ] && [ -n "$version" ] && [ -n "$daemons" ] && [ -n "$client" ] &&
+  [ -n "$admin" ] || die "needs --bin-from, --out, --version, --daemons, --client and --admin"
 case "$compression" in xz | gzip | zstd | none) ;; *) die "--compression: '$compression' is not xz, gzip, zstd or none" ;; esac
 [[ "$version" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
@@ -82,29 +84,13 @@ in_sbin() { [ "$1" = ctld ] || [ "$1" = noded ] || [ "$1" = restd ]; }
 
 # One line for each man page's NAME section.
 summary_of() {
+  [ -z "${COMMAND_SUMMARIES[$1]:-}" ] || { echo "${COMMAND_SUMMARIES[$1]}"; return; }
   case "$1" in
     ctld) echo "the Skiff controller (Slurm's slurmctld)" ;;
     noded) echo "the Skiff node daemon (Slurm's slurmd)" ;;
     restd) echo "the Skiff REST API daemon (Slurm's slurmrestd)" ;;
     skiff) echo "set up a Skiff cluster: init the head node, join nodes" ;;
-    sbatch) echo "submit a batch script to Skiff" ;;
-    srun) echo "run a parallel job step, allocating first if needed" ;;
-    salloc) echo "obtain a job allocation and run a shell or command in it" ;;
-    squeue) echo "view the jobs in Skiff's queue" ;;
-    sinfo) echo "view Skiff's nodes and partitions" ;;
-    scontrol) echo "view or change Skiff's jobs, nodes, partitions and configuration" ;;
-    scancel) echo "cancel or signal jobs and job steps" ;;
-    sacct) echo "view accounting data of jobs and job steps" ;;
-    sacctmgr) echo "manage accounts, users, associations and QOS" ;;
-    sshare) echo "view fair-share information" ;;
-    sreport) echo "report usage from accounting data" ;;
-    sprio) echo "view the priority factors of pending jobs" ;;
-    sstat) echo "view the CPU and memory use of running job steps" ;;
-    sdiag) echo "view the controller's scheduling and RPC statistics" ;;
-    sattach) echo "attach to a running job step's output and input" ;;
-    strigger) echo "set, get or clear event triggers (programs run on node and job events)" ;;
-    sbcast) echo "copy a file to every node of a job" ;;
-    sstatus) echo "view GPU usage, free nodes and your GPU limits and jobs" ;;
+    skiff-client) echo "run any Skiff command (sbatch, srun, squeue, ...) by name" ;;
     *) echo "a Skiff command" ;;
   esac
 }
@@ -173,8 +159,8 @@ shlib_depends() {
   local pkg=$1 tmp files=()
   if [ "$shlibdeps" -eq 0 ]; then echo "libc6"; return 0; fi
   command -v dpkg-shlibdeps >/dev/null || die "dpkg-shlibdeps is missing (apt-get install dpkg-dev)"
-  # Dynamically linked programs only: srun and the shepherd are fully static
-  # (docs/decisions.md, "Build"), the CLIs static but for glibc.
+  # Dynamically linked programs only: the shepherd is fully static
+  # (docs/decisions.md, "Build"), skiff-client static but for glibc.
   # (grep -c, not -q: grep -q exits at the first match, and readelf's next
   # write then dies of SIGPIPE, which pipefail takes for "no NEEDED": ctld
   # was left out now and then, and with it skiff-controller's libsqlite3-0.)
@@ -223,9 +209,19 @@ finish_package() {  # finish_package PACKAGE: control, md5sums, .deb
 }
 
 umask 022
-# The commands, for skiff-client's description: folded, each line indented.
+# The commands skiff-client runs, with their summaries (its --commands), for
+# the links, the man pages and skiff-client's description.
+[ -x "$bin_from/$client" ] || die "missing $bin_from/$client (build first)"
+declare -A COMMAND_SUMMARIES=()
+COMMANDS=()
+while IFS=$'\t' read -r name summary; do
+  [[ "$name" =~ ^[a-z][a-z0-9_-]*$ ]] || die "$client --commands: '$name' is not a command name"
+  COMMANDS+=("$name")
+  COMMAND_SUMMARIES[$name]=$summary
+done < <("$bin_from/$client" --commands)
+[ "${#COMMANDS[@]}" -gt 0 ] || die "$client --commands lists no command"
 CLI_LIST=""
-for rel in $clis; do CLI_LIST="${CLI_LIST:+$CLI_LIST, }${rel##*/}"; done
+for name in "${COMMANDS[@]}"; do CLI_LIST="${CLI_LIST:+$CLI_LIST, }$name"; done
 CLI_LIST=$(fold -s -w 72 <<<"$CLI_LIST." | sed -e 's/ *$//' -e '2,$s/^/ /')
 
 # ---- skiff-common: the user, /etc/skiff, /var/log/skiff, logrotate
@@ -277,10 +273,12 @@ install_file 0644 "$ROOT/etc/notify.conf" "$examples/notify.conf"
 install_docs skiff-controller
 install_docs skiff-node
 
-# ---- skiff-client: the commands
-for rel in $clis; do
-  name=${rel##*/}
-  install_binary "$bin_from/$rel" "$STAGING/skiff-client/usr/bin/$name"
+# ---- skiff-client: the commands, one program and a link per name
+client_name=${client##*/}
+install_binary "$bin_from/$client" "$STAGING/skiff-client/usr/bin/$client_name"
+install_man "$client_name" 1 "$STAGING/skiff-client/usr/bin/$client_name" skiff-client
+for name in "${COMMANDS[@]}"; do
+  ln -s "$client_name" "$STAGING/skiff-client/usr/bin/$name"
   install_man "$name" 1 "$STAGING/skiff-client/usr/bin/$name" skiff-client
 done
 install_docs skiff-client

@@ -213,9 +213,10 @@ class CliErrorsTest : public ::testing::Test {
       args.replace(pos, 5, dir_);
     }
     // No SBATCH_*/SQUEUE_*/SINFO_* defaults from the environment running the
-    // test, and no configuration to fall back on.
+    // test, and no configuration to fall back on. The command by its name as
+    // skiff-client's first argument (a cluster's bin/ has the links).
     return RunShell(absl::StrCat("env -i PATH=/usr/bin:/bin SKIFF_CONF=", dir_,
-                                 "/no-such-skiff.conf ", RunfilesRoot(), "/cli/", program, "/",
+                                 "/no-such-skiff.conf ", RunfilesRoot(), "/cli/skiff-client ",
                                  program, " ", args));
   }
 

@@ -77,7 +77,7 @@ if [ "${MH_KEEP:-0}" = 1 ]; then trap 'echo "machines kept: $(pgrep -a -f "syste
 step "packages from this build's binaries"
 version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/version.h")
 "$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs" --version "$version" \
-  --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --clis "$(skiff_array CLIS | tr '\n' ' ')" \
+  --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --client "$(skiff_array CLIENT)" \
   --admin "$(skiff_array ADMIN | tr '\n' ' ')" --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
 ls -l "$WORK/debs"/*.deb
 # ctld links SQLite: its package must say so, or a host installs it without.
@@ -193,7 +193,7 @@ echo "node1 back: $out"
 step "an upgrade (head, then nodes) while a job runs and one waits for it"
 "$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs2" --version "$version" \
   --revision 2 --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" \
-  --clis "$(skiff_array CLIS | tr '\n' ' ')" --admin "$(skiff_array ADMIN | tr '\n' ' ')" \
+  --client "$(skiff_array CLIENT)" --admin "$(skiff_array ADMIN | tr '\n' ' ')" \
   --compression none >"$WORK/package2.log" 2>&1 ||
   { cat "$WORK/package2.log" >&2; fail "build-debs.sh --revision 2"; }
 for name in head node1 node2; do

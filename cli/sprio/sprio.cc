@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/sprio/sprio_format.h"
 #include "cli/sprio/sprio_help.h"
-#include "common/version.h"
 
 namespace {
 
@@ -20,7 +20,7 @@ int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SprioMain(int argc, char** argv) {
   CLI::App app{"sprio"};
   app.set_help_flag();  // --help is Slurm's text, above
   skiff::cli::SprioOptions options;
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/environment.h"
 #include "cli/sbcast/sbcast_help.h"
@@ -27,7 +28,6 @@
 #include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
-#include "common/version.h"
 #include "proto/ctld.grpc.pb.h"
 #include "proto/noded.grpc.pb.h"
 
@@ -212,7 +212,7 @@ int Send(const skiff::cli::SbcastArgs& args, Target& target, const Source& sourc
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SbcastMain(int argc, char** argv) {
   const std::map<std::string, std::string> env = skiff::cli::ProcessEnvironment();
   char cwd_buf[4096];
   const std::string cwd = getcwd(cwd_buf, sizeof(cwd_buf)) != nullptr ? cwd_buf : "/";
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
   }
   const skiff::cli::SbcastArgs& args = *parsed.args;
   if (args.version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (args.help) {

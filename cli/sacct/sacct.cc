@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sacct/sacct_format.h"
 #include "cli/sacct/sacct_help.h"
 #include "cli/sacct/sacct_options.h"
-#include "common/version.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ std::optional<gid_t> GidOf(const std::string& text) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SacctMain(int argc, char** argv) {
   CLI::App app{"sacct"};
   app.set_help_flag();
   skiff::cli::SacctCommandLine line;
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

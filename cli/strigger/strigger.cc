@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/strigger/strigger_options.h"
-#include "common/version.h"
 
 namespace {
 
@@ -50,10 +50,10 @@ void Verbose(const skiff::cli::StriggerParams& params, const std::string& line) 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::StriggerMain(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  skiff::cli::StriggerParse parsed = skiff::cli::ParseStrigger(
-      args, UidFromString, CheckProgram, std::string("skiff ") + skiff::kSkiffVersion + "\n");
+  skiff::cli::StriggerParse parsed =
+      skiff::cli::ParseStrigger(args, UidFromString, CheckProgram, skiff::cli::VersionLine());
   std::cout << parsed.out;
   std::cerr << parsed.err;
   if (!parsed.params) return parsed.exit_code;

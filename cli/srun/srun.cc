@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "cli/command.h"
 #include "cli/common/container_options.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/environment.h"
@@ -21,7 +22,6 @@
 #include "cli/srun/srun_command_line.h"
 #include "cli/srun/srun_help.h"
 #include "cli/srun/step_launch.h"
-#include "common/version.h"
 
 namespace {
 
@@ -31,13 +31,13 @@ int Fail(const std::string& message) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SrunMain(int argc, char** argv) {
   // Slurm's input variables first; the command line overrides them.
   std::map<std::string, std::string> env = skiff::cli::ProcessEnvironment();
   skiff::cli::SrunCommandLine line;
   if (int rc = skiff::cli::ParseSrunCommandLine(argc, argv, env, &line); rc >= 0) return rc;
   if (line.version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (line.help) {

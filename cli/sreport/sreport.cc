@@ -17,11 +17,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sreport/sreport_help.h"
 #include "cli/sreport/sreport_report.h"
-#include "common/version.h"
 
 namespace {
 
@@ -104,7 +104,7 @@ class Sreport {
     } else if (is("quiet", 4) || is("verbose", 4)) {
       // Skiff's sreport prints no messages besides errors either way.
     } else if (is("version", 4)) {
-      std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+      std::cout << skiff::cli::VersionLine();
     } else if (is("time", 1)) {
       if (words.size() < 2) {
         Fail("too few arguments for keyword:" + words[0] + "\n");
@@ -215,7 +215,7 @@ class Sreport {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SreportMain(int argc, char** argv) {
   CLI::App app{"sreport"};
   app.set_help_flag();
   bool all_clusters = false, federation = false, help = false, immediate = false, local = false;
@@ -248,7 +248,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if ((all_clusters ? 1 : 0) + (cluster.empty() ? 0 : 1) + (local ? 1 : 0) > 1) {

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/sshare/sshare_format.h"
 #include "cli/sshare/sshare_help.h"
 #include "common/users.h"
-#include "common/version.h"
 
 namespace {
 
@@ -30,7 +30,7 @@ constexpr char kHelpFormat[] =
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SshareMain(int argc, char** argv) {
   CLI::App app{"sshare"};
   app.set_help_flag();
   skiff::cli::SshareOptions options;
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     return rc;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

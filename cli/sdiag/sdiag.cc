@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sdiag/sdiag_format.h"
-#include "common/version.h"
 
 namespace {
 
@@ -39,7 +39,7 @@ int Perror(const char* call, const absl::Status& status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SdiagMain(int argc, char** argv) {
   CLI::App app{"sdiag"};
   app.set_help_flag();  // -h/--help is Slurm's text, above
   bool all = false, help = false, reset = false, by_id = false, by_time = false, by_time2 = false;
@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (usage) {

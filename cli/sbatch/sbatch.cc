@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sbatch/sbatch_options.h"
-#include "common/version.h"
 
 extern char** environ;
 
@@ -103,8 +103,6 @@ int WaitForJob(skiff::cli::CtldClient& client, uint64_t job_id) {
   }
 }
 
-}  // namespace
-
 // The batch script named on the command line. read(2), not a stream: a
 // stream's buffer throws on a read error (a directory), and every failure must
 // be a message and an exit code.
@@ -129,7 +127,9 @@ absl::StatusOr<std::string> ReadScriptFile(const std::string& path) {
   return text;
 }
 
-int main(int argc, char** argv) {
+}  // namespace
+
+int skiff::cli::SbatchMain(int argc, char** argv) {
   absl::StatusOr<skiff::cli::SbatchCommandLine> command_line =
       skiff::cli::ParseSbatchCommandLine(std::vector<std::string>(argv + 1, argv + argc));
   if (!command_line.ok()) return Fail(command_line.status());
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command_line->version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sinfo/sinfo_format.h"
@@ -31,7 +32,7 @@ std::optional<std::string> UserName(uint32_t uid) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SinfoMain(int argc, char** argv) {
   CLI::App app{"sinfo"};
   app.set_help_flag();
   // One string per value-taking option; CLI11 keeps every occurrence's value.

@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
@@ -31,7 +32,6 @@
 #include "cli/squeue/squeue_json.h"
 #include "common/hostlist.h"
 #include "common/users.h"
-#include "common/version.h"
 
 namespace {
 
@@ -559,7 +559,7 @@ int Update(skiff::cli::CtldClient& client, const skiff::cli::UpdateCommand& comm
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::ScontrolMain(int argc, char** argv) {
   CLI::App app{"scontrol"};
   app.set_help_flag();  // --help is Slurm's text (scontrol_help.h)
   skiff::cli::ShowOptions options;
@@ -591,7 +591,7 @@ int main(int argc, char** argv) {
   }
   options.details = details;
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {
@@ -666,7 +666,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*command == "version") {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (*command == "notify") return Notify(args);

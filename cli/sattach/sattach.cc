@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/task_output.h"
 #include "cli/sattach/sattach_options.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
-#include "common/version.h"
 #include "proto/ctld.grpc.pb.h"
 #include "proto/noded.grpc.pb.h"
 
@@ -44,7 +44,7 @@ void RestoreTerminal() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SattachMain(int argc, char** argv) {
   std::string warning;
   g_error_exit = skiff::cli::SattachErrorExit(getenv("SLURM_EXIT_ERROR"), &warning);
   if (!warning.empty()) fprintf(stderr, "%s\n", warning.c_str());
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args.version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/sstatus/sstatus_report.h"
 #include "common/users.h"
-#include "common/version.h"
 
 namespace {
 
@@ -31,7 +31,7 @@ int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SstatusMain(int argc, char** argv) {
   // getopt_long's reading (abbreviations, "-ualice", "--user=alice"); its
   // refusals in Slurm's error form.
   const std::vector<skiff::cli::GetoptOption> table = {
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     }
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cli/command.h"
 #include "cli/common/allocation.h"
 #include "cli/common/container_options.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/salloc/salloc_help.h"
 #include "cli/sbatch/sbatch_options.h"
-#include "common/version.h"
 
 extern char** environ;
 
@@ -38,7 +38,7 @@ std::string Basename(const std::string& path) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SallocMain(int argc, char** argv) {
   CLI::App app{"salloc"};
   app.set_help_flag();
   skiff::cli::SbatchRawOptions o;
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   }
   skiff::cli::ApplyContainerFlags(app, container_flags, &o.container);
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help || usage) {

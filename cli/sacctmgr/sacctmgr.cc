@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sacctmgr/sacctmgr_assoc.h"
 #include "cli/sacctmgr/sacctmgr_help.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
-#include "common/version.h"
 
 namespace {
 
@@ -123,7 +123,7 @@ int RunAssoc(skiff::cli::SacctmgrVerb verb, skiff::cli::AssocEntity entity,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SacctmgrMain(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   absl::StatusOr<skiff::cli::SacctmgrCommandLine> line = skiff::cli::ParseSacctmgrOptions(args);
   if (!line.ok()) {
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   if (!parsed.ok()) return Fail(parsed.status());
   const skiff::cli::SacctmgrCommand& command = *parsed;
   if (command.version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (command.help) {

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
 #include "cli/scancel/scancel_help.h"
 #include "cli/scancel/scancel_request.h"
-#include "common/version.h"
 
 namespace {
 
@@ -28,7 +28,7 @@ bool PrintedBare(const absl::Status& status) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::ScancelMain(int argc, char** argv) {
   CLI::App app{"scancel"};
   app.set_help_flag();  // --help is Slurm's text (scancel_help.h)
   skiff::cli::ScancelArgs args;
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   // Slurm acts on the first of these it meets; Skiff reads them after the whole
   // line, in the same precedence for the usual single one.
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

@@ -14,13 +14,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sstat/sstat_format.h"
 #include "cli/sstat/sstat_help.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
-#include "common/version.h"
 #include "proto/noded.grpc.pb.h"
 
 namespace {
@@ -39,7 +39,7 @@ struct Wanted {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SstatMain(int argc, char** argv) {
   CLI::App app{"sstat"};
   app.set_help_flag();
   bool all_steps = false, help = false, help_format = false, pid_format = false, no_header = false,
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   app.add_flag("-V,--version", version);
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv); rc >= 0) return rc;
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   if (help) {

@@ -14,6 +14,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "cli/command.h"
 #include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/job_text.h"
@@ -21,7 +22,6 @@
 #include "cli/squeue/squeue_format.h"
 #include "cli/squeue/squeue_json.h"
 #include "cli/squeue/squeue_sort.h"
-#include "common/version.h"
 
 namespace {
 
@@ -79,7 +79,7 @@ void ReadSqueueEnvironment(const std::vector<EnvDefault>& defaults, Given given,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int skiff::cli::SqueueMain(int argc, char** argv) {
   CLI::App app{"squeue"};
   app.set_help_flag();  // --help is Slurm's text, below
   skiff::cli::SqueueOptions options;
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (version) {
-    std::cout << "skiff " << skiff::kSkiffVersion << "\n";
+    std::cout << skiff::cli::VersionLine();
     return 0;
   }
   ReadSqueueEnvironment(
