@@ -258,12 +258,7 @@ void Controller::RequestSchedule() {
 void Controller::SchedulerLoop() {
   // Events are coalesced: a burst of submissions or completions wakes the
   // scheduler once, after sched_min_interval.
-  int64_t min_interval_us = 20000;
-  const std::shared_ptr<const SkiffConfig> config = this->config();
-  if (auto it = config->scheduler_parameters.find("sched_min_interval");
-      it != config->scheduler_parameters.end()) {
-    min_interval_us = std::max<int64_t>(0, atoll(it->second.c_str()));
-  }
+  const int64_t min_interval_us = config()->scheduler_parameters.sched_min_interval_us;
   for (;;) {
     {
       absl::MutexLock lock(&wake_mu_);

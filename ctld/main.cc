@@ -399,7 +399,7 @@ int Run(int argc, char** argv) {
     creators.push_back(rpc_stats.InterceptorFactory());
     builder.experimental().SetInterceptorCreators(std::move(creators));
   }
-  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
+  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.scheduler_parameters.max_script_size));
   // gRPC's synchronous server keeps at most MAX_POLLERS idle threads (2 by
   // default): after a burst of concurrent calls every thread beyond that exits,
   // and the next burst creates them again. Keeping more cuts that churn.

@@ -363,7 +363,7 @@ int Run(int argc, char** argv) {
                               " Port=): ", listener.status().message()));
   }
   grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.MaxScriptSize()));
+  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.scheduler_parameters.max_script_size));
   // Every stream (srun's RunStep, a step manager's RunTasks) holds one of the
   // sync server's threads for its life: past this many, new calls are refused
   // with RESOURCE_EXHAUSTED instead of the node running out of tasks.

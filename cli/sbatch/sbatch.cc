@@ -167,7 +167,7 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
   if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
   // ctld refuses it too; checked here first so that a huge script is not sent
   // only to be cut off by gRPC's message limit with a transport error.
-  const int64_t max_script = (*client)->config().skiff.MaxScriptSize();
+  const int64_t max_script = (*client)->config().skiff.scheduler_parameters.max_script_size;
   if (static_cast<int64_t>(script.size()) > max_script) {
     return skiff::cli::ReportError(
         kProgram,

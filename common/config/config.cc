@@ -145,23 +145,6 @@ absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& ou
 
 // AccountingStorageEnforce=associations,limits,qos,safe (and Slurm's other
 // words, accepted); "none" and "" enforce nothing.
-absl::Status SetEnforce(std::string_view value, std::vector<std::string>& out) {
-  static const char* const kKnown[] = {"all",  "associations", "limits", "nojobs", "nosteps",
-                                       "none", "qos",          "safe",   "wckeys"};
-  std::vector<std::string> items = SplitList(value, ",");
-  for (std::string& item : items) {
-    item = absl::AsciiStrToLower(item);
-    if (std::find(std::begin(kKnown), std::end(kKnown), item) == std::end(kKnown)) {
-      return Invalid(absl::StrCat(Quoted(item),
-                                  " is not one of associations, limits, qos, safe, wckeys, "
-                                  "nojobs, nosteps, all, none"));
-    }
-  }
-  items.erase(std::remove(items.begin(), items.end(), "none"), items.end());
-  out = std::move(items);
-  return absl::OkStatus();
-}
-
 // AllowAccounts=ALL and friends mean "no restriction", which the structs spell as
 // an empty list.
 absl::Status SetAllowList(std::string_view value, std::vector<std::string>& out) {
@@ -562,38 +545,10 @@ absl::Status SetMessageTimeout(std::string_view value, GlobalState& g) {
   return status;
 }
 
-// The SchedulerParameters Skiff reads, with Slurm's ranges. Slurm logs a bad
-// value and keeps its default; Skiff warns and drops the entry, so that its
-// default applies too (rather than whatever strtol makes of "abc").
-struct SchedulerParameterRange {
-  std::string_view name;
-  int64_t min;
-  int64_t max;
-  bool minus_one_allowed;  // bf_interval=-1 turns backfill off
-};
-constexpr SchedulerParameterRange kSchedulerParameterRanges[] = {
-    {"bf_interval", 1, 10800, true},  // seconds
-    {"bf_max_job_test", 1, 1000000, false},    {"default_queue_depth", 1, 1000000, false},
-    {"sched_interval", 0, 86400, false},        // seconds; 0 = every pass looks at every job
-    {"sched_min_interval", 0, kMaxInt, false},  // microseconds
-};
-
 absl::Status SetSchedulerParameters(std::string_view value, GlobalState& g) {
-  std::map<std::string, std::string>& parameters = g.config.scheduler_parameters;
-  absl::Status status = SetParameterMap(value, parameters);
-  if (!status.ok()) return status;
-  for (const SchedulerParameterRange& range : kSchedulerParameterRanges) {
-    auto it = parameters.find(std::string(range.name));
-    if (it == parameters.end()) continue;
-    if (range.minus_one_allowed && it->second == "-1") continue;
-    if (ParseInteger(it->second, range.min, range.max).ok()) continue;
-    g.warnings.push_back(LineWarning(
-        *g.line, "SchedulerParameters",
-        absl::StrCat(it->first, "=", it->second, " is not a whole number from ", range.min, " to ",
-                     range.max, range.minus_one_allowed ? " or -1" : "",
-                     "; ignored, the default applies")));
-    parameters.erase(it);
-  }
+  absl::StatusOr<SchedulerParameters> parameters = ParseSchedulerParameters(value);
+  if (!parameters.ok()) return parameters.status();
+  g.config.scheduler_parameters = *std::move(parameters);
   return absl::OkStatus();
 }
 
@@ -851,7 +806,10 @@ const KeyTable<GlobalState>& GlobalKeys() {
            [](std::string_view v, G& g) { return SetPrivateData(v, g.config.private_data); }},
           {"AccountingStorageEnforce",
            [](std::string_view v, G& g) {
-             return SetEnforce(v, g.config.accounting_storage_enforce);
+             absl::StatusOr<Enforcement> enforce = ParseEnforcement(v);
+             if (!enforce.ok()) return enforce.status();
+             g.config.accounting_storage_enforce = *enforce;
+             return absl::OkStatus();
            }},
           {"DefMemPerCPU",
            [](std::string_view v, G& g) { return SetMiB(v, 0, g.def_mem_per_cpu_mb); }},
@@ -1546,16 +1504,6 @@ bool SkiffConfig::IsPrivate(std::string_view what) const {
 int64_t SkiffConfig::FenceLeaseSeconds() const {
   const int64_t margin = std::max<int64_t>(2, slurmd_timeout / 5);
   return std::max(slurmd_timeout - margin, heartbeat_interval + 1);
-}
-
-int64_t SkiffConfig::MaxScriptSize() const {
-  constexpr int64_t kSlurmDefault = 4 * 1024 * 1024;  // DEFAULT_BATCH_SCRIPT_LIMIT
-  auto it = scheduler_parameters.find("max_script_size");
-  int64_t size = 0;
-  if (it == scheduler_parameters.end() || !absl::SimpleAtoi(it->second, &size) || size <= 0) {
-    return kSlurmDefault;
-  }
-  return std::min<int64_t>(size, 512 << 20);  // Slurm's ceiling
 }
 
 std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size) {

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/config/parameters.h"
 
 namespace skiff {
 
@@ -157,9 +158,9 @@ struct SkiffConfig {
   int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
   std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
-  std::vector<std::string> gres_types;                      // GresTypes=gpu
-  std::map<std::string, std::string> scheduler_parameters;  // SchedulerParameters=a=1,b
-  std::map<std::string, std::string> slurmd_parameters;     // SlurmdParameters=config_overrides
+  std::vector<std::string> gres_types;                   // GresTypes=gpu
+  SchedulerParameters scheduler_parameters;              // SchedulerParameters=a=1,b
+  std::map<std::string, std::string> slurmd_parameters;  // SlurmdParameters=config_overrides
   // SlurmctldParameters=enable_configless,...: Skiff reads only enable_configless
   // (ctld serves its config files to nodes and commands, GetConfigFiles).
   std::map<std::string, std::string> slurmctld_parameters;
@@ -187,9 +188,8 @@ struct SkiffConfig {
   int return_to_service = 1;        // ReturnToService 0, 1, 2
   bool job_requeue = true;          // JobRequeue=1
   bool disable_root_jobs = false;   // DisableRootJobs=YES
-  // AccountingStorageEnforce: associations, limits, qos, safe, ... (lower case;
-  // empty = none): what ctld checks against sacctmgr's associations.
-  std::vector<std::string> accounting_storage_enforce;
+  // AccountingStorageEnforce: what ctld checks against sacctmgr's associations.
+  Enforcement accounting_storage_enforce;
   std::vector<std::string> private_data;  // PrivateData=jobs,..., lower case
 
   std::vector<NodeConfig> nodes;            // in file order
@@ -200,9 +200,6 @@ struct SkiffConfig {
   // PrivateData names `what` ("jobs", "usage", ...).
   bool IsPrivate(std::string_view what) const;
 
-  // SchedulerParameters=max_script_size=N (bytes), Slurm's default 4 MiB.
-  // ScriptTooLarge gives the refusal sbatch and ctld both print.
-  int64_t MaxScriptSize() const;
   // Fencing: how long a node's jobs keep running without ctld confirming the
   // node (noded renews the lease at each answered heartbeat). Shorter than
   // SlurmdTimeout, after which ctld requeues the node's jobs, by a fifth of it

@@ -223,12 +223,18 @@ const std::vector<Row>& Rows() {
       SkiffError("Prolog=prolog.sh\n",
                  "skiff.conf:2: Prolog: 'prolog.sh' is not an absolute path (start it with /)"),
       SkiffError("StateSaveLocation=\n", "skiff.conf:2: StateSaveLocation: must not be empty"),
-      SkiffWarning("SchedulerParameters=bf_interval=abc,bf_continue\n",
-                   "skiff.conf:2: SchedulerParameters: bf_interval=abc is not a whole number "
-                   "from 1 to 10800 or -1; ignored, the default applies"),
-      SkiffWarning("SchedulerParameters=sched_min_interval=-5\n",
-                   "skiff.conf:2: SchedulerParameters: sched_min_interval=-5 is not a whole "
-                   "number from 0 to 2147483647; ignored, the default applies"),
+      SkiffError("SchedulerParameters=bf_interval=abc,bf_continue\n",
+                 "skiff.conf:2: SchedulerParameters: bf_interval=abc is not a whole number "
+                 "from 1 to 10800 or -1"),
+      SkiffError("SchedulerParameters=sched_min_interval=-5\n",
+                 "skiff.conf:2: SchedulerParameters: sched_min_interval=-5 is not a whole "
+                 "number from 0 to 2147483647"),
+      SkiffError("SchedulerParameters=budget_warn_percent=abc\n",
+                 "skiff.conf:2: SchedulerParameters: budget_warn_percent=abc is not a whole "
+                 "number from 0 to 100"),
+      SkiffError("AccountingStorageEnforce=associations,limitz\n",
+                 "skiff.conf:2: AccountingStorageEnforce: 'limitz' is not one of associations, "
+                 "limits, qos, safe, wckeys, nojobs, nosteps, all, none"),
       SkiffError("DefMemPerCPU=1500K\n",
                  "skiff.conf:2: DefMemPerCPU: '1500K' is not a whole number of MiB (memory is "
                  "counted in MiB)"),

@@ -122,7 +122,7 @@ TEST(ParseSkiffConfigTest, ReadsRealisticClusterFile) {
   EXPECT_EQ(config.min_job_age, 600);
   EXPECT_EQ(config.prolog_ctld, "/etc/skiff/prolog.sh");
   EXPECT_EQ(config.epilog_ctld, "/etc/skiff/epilog.sh");
-  EXPECT_EQ(config.scheduler_parameters,
+  EXPECT_EQ(config.scheduler_parameters.as_written,
             (std::map<std::string, std::string>{
                 {"bf_interval", "30"}, {"sched_min_interval", "2000000"}, {"bf_continue", ""}}));
   EXPECT_EQ(config.priority_decay_half_life, 7 * 86400);

@@ -24,25 +24,6 @@ std::string AssocCountKey(const std::string& account, const std::string& user) {
 
 }  // namespace
 
-absl::StatusOr<Enforcement> ParseEnforcement(const std::string& text) {
-  Enforcement out;
-  for (absl::string_view word : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    const std::string w = absl::AsciiStrToLower(absl::StripAsciiWhitespace(word));
-    if (w == "none" || w.empty()) continue;
-    if (w == "associations" || w == "all") out.associations = true;
-    if (w == "limits" || w == "all") out.limits = out.associations = true;
-    if (w == "qos" || w == "all") out.qos = out.associations = true;
-    if (w == "safe" || w == "all") out.safe = out.limits = out.associations = true;
-    // Slurm's other words decide things Skiff does not track per job.
-    if (w == "wckeys" || w == "nojobs" || w == "nosteps") continue;
-    if (w != "associations" && w != "limits" && w != "qos" && w != "safe" && w != "all") {
-      return Invalid(absl::StrCat("AccountingStorageEnforce: unknown value '", w,
-                                  "' (expected associations, limits, qos, safe, all or none)"));
-    }
-  }
-  return out;
-}
-
 const UserAssoc* AccountPolicy::Find(const std::string& user, const std::string& account,
                                      const std::string& partition) const {
   const UserAssoc* any = nullptr;

@@ -18,23 +18,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/config/parameters.h"
 #include "ctld/core/budget.h"
 #include "ctld/core/job.h"
 
 namespace skiff::ctld {
 
-// AccountingStorageEnforce=associations,limits,qos,safe (limits and qos imply
-// associations, as in Slurm).
-struct Enforcement {
-  bool associations = false;
-  bool limits = false;
-  bool qos = false;
-  bool safe = false;
-};
-
-// Parses AccountingStorageEnforce's value ("" and "none" = nothing). Unknown
-// words are InvalidArgument naming them.
-absl::StatusOr<Enforcement> ParseEnforcement(const std::string& text);
+// AccountingStorageEnforce, as skiff.conf's loader parsed it: Enforcement
+// (common/config/parameters.h).
 
 inline constexpr int64_t kNoAssocLimit = -1;
 

@@ -55,9 +55,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       // Accounting lives in ctld's own database; Skiff enforces associations,
       // QOS and their limits as slurmdbd with these settings does.
       {"AccountingStorageBackupHost", kNull},
-      {"AccountingStorageEnforce", c.accounting_storage_enforce.empty()
-                                       ? "none"
-                                       : absl::StrJoin(c.accounting_storage_enforce, ",")},
+      {"AccountingStorageEnforce", EnforcementText(c.accounting_storage_enforce)},
       {"AccountingStorageHost", c.ctld_host},
       {"AccountingStorageExternalHost", kNull},
       {"AccountingStorageParameters", kNull},
@@ -218,7 +216,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"ResvProlog", kNull},
       {"ReturnToService", absl::StrCat(c.return_to_service)},
       {"RoutePlugin", "route/default"},
-      {"SchedulerParameters", Map(c.scheduler_parameters)},
+      {"SchedulerParameters", Map(c.scheduler_parameters.as_written)},
       {"SchedulerTimeSlice", "30 sec"},
       {"SchedulerType", "sched/backfill"},
       {"ScronParameters", kNull},

@@ -44,7 +44,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadConfigCase{"cpus_not_a_number", "NodeName=n1 CPUs=abc", "CPUs"},
                       BadConfigCase{"unclosed_bracket", "NodeName=n[1-4 CPUs=2", "NodeName"},
                       BadConfigCase{"relative_state_save_location", "StateSaveLocation=state",
-                                    "StateSaveLocation: 'state' is not an absolute path"}),
+                                    "StateSaveLocation: 'state' is not an absolute path"},
+                      // Once a silent 50 (issue 50, item 3).
+                      BadConfigCase{"budget_warn_percent_not_a_number",
+                                    "SchedulerParameters=bf_continue,budget_warn_percent=abc",
+                                    "SchedulerParameters: budget_warn_percent=abc is not a whole "
+                                    "number from 0 to 100"}),
     [](const ::testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
 
 // Slurm drops an unknown user from AllowUsers with a log line, which leaves

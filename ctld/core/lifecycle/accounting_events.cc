@@ -13,16 +13,6 @@
 #include "ctld/core/lifecycle/lifecycle.h"
 
 namespace skiff::ctld {
-namespace {
-
-Enforcement EnforcementOf(const SkiffConfig& config) {
-  // The words were checked when skiff.conf was read.
-  absl::StatusOr<Enforcement> parsed =
-      ParseEnforcement(absl::StrJoin(config.accounting_storage_enforce, ","));
-  return parsed.ok() ? *parsed : Enforcement{};
-}
-
-}  // namespace
 
 void Lifecycle::LoadAccounting(QosTable qos, AccountsTable accounts) {
   state_.LoadAccounting(std::move(qos), std::move(accounts));
@@ -33,7 +23,7 @@ void Lifecycle::RefreshAccountingViews() {
   if (views_generation_ == state_.accounting_generation()) return;
   views_generation_ = state_.accounting_generation();
   qos_ = ToSchedQosTable(state_.qos());
-  account_policy_ = ToAccountPolicy(state_.accounts(), EnforcementOf(*config_));
+  account_policy_ = ToAccountPolicy(state_.accounts(), config_->accounting_storage_enforce);
   for (const Qos& qos : qos_) {
     if (NamesAnyTres(qos.grp_tres_mins)) account_policy_.budget_qos.insert(qos.name);
   }

@@ -266,8 +266,8 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
                                    const std::vector<std::string>& qos_names) {
   const SubmitRequest& submitter = spec;
   if (spec.script.empty()) return Invalid("Batch script is empty!");
-  if (static_cast<int64_t>(spec.script.size()) > config.MaxScriptSize()) {
-    return Invalid(ScriptTooLarge(spec.script.size(), config.MaxScriptSize()));
+  if (static_cast<int64_t>(spec.script.size()) > config.scheduler_parameters.max_script_size) {
+    return Invalid(ScriptTooLarge(spec.script.size(), config.scheduler_parameters.max_script_size));
   }
   if (spec.script.rfind("#!", 0) != 0) {
     return Invalid("Batch script must start with #! (a shebang line)");

@@ -429,8 +429,7 @@ absl::StatusOr<Effects> Lifecycle::Top(const Caller& caller, bool privileged,
   if (job_ids.empty()) return absl::InvalidArgumentError("No job id given");
   const Job* first = Find(job_ids.front());
   if (first == nullptr) return absl::NotFoundError("Invalid job id specified");
-  if (!privileged &&
-      (first->uid != caller.uid || config_->scheduler_parameters.count("enable_user_top") == 0)) {
+  if (!privileged && (first->uid != caller.uid || !config_->scheduler_parameters.enable_user_top)) {
     return absl::PermissionDeniedError("Access/permission denied");
   }
   auto same_group = [first](const Job& job) {

@@ -21,7 +21,7 @@ TEST_F(LifecycleTest, AGresTypeNoNodeHasIsRefused) {
 }
 
 TEST_F(LifecycleTest, ScriptsOverMaxScriptSizeAreRefused) {
-  config_.scheduler_parameters["max_script_size"] = "100";
+  config_.scheduler_parameters.max_script_size = 100;
   Reset();
   SubmitRequest big = Request();
   big.script = "#!/bin/sh\n" + std::string(100, '#') + "\n";

@@ -334,11 +334,7 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
 }
 
 std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count) const {
-  int64_t percent = 50;
-  if (auto it = config_->scheduler_parameters.find("budget_warn_percent");
-      it != config_->scheduler_parameters.end()) {
-    if (!absl::SimpleAtoi(it->second, &percent)) percent = 50;
-  }
+  const int64_t percent = config_->scheduler_parameters.budget_warn_percent;
   if (percent <= 0 || job.account.empty()) return {};
   const std::vector<std::string> keys = BudgetKeys(job);
   if (keys.empty()) return {};

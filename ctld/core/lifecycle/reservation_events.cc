@@ -15,13 +15,6 @@
 namespace skiff::ctld {
 namespace {
 
-bool EnforcesAssociations(const SkiffConfig& config) {
-  for (const std::string& word : config.accounting_storage_enforce) {
-    if (word == "associations" || word == "limits" || word == "qos" || word == "safe") return true;
-  }
-  return false;
-}
-
 const char* OpName(ResvOp op) {
   switch (op) {
     case ResvOp::kCreate:
@@ -52,7 +45,7 @@ ResvContext ContextOf(const JournaledState& state, const SkiffConfig& config,
   }
   context.known_users = lookups.known_users;
   context.group_members = lookups.group_members;
-  context.check_accounts = EnforcesAssociations(config);
+  context.check_accounts = config.accounting_storage_enforce.associations;
   for (const auto& [name, account] : state.accounts().accounts) context.accounts.insert(name);
   for (const auto& [id, job] : state.unfinished()) {
     if (!HoldsResources(job->state)) continue;

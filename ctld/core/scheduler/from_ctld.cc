@@ -413,21 +413,16 @@ SchedulerOptions OptionsFromConfig(const SkiffConfig& config) {
   options.weights.tres.gpu = tres_weight("gres/gpu");
   options.weights.max_age = config.priority_max_age;
   options.weights.decay_half_life = config.priority_decay_half_life;
-  // The config loader dropped values outside Slurm's ranges.
-  auto parameter = [&](const char* name, long min, auto* out) {
-    auto it = config.scheduler_parameters.find(name);
-    if (it == config.scheduler_parameters.end()) return;
-    const long value = std::strtol(it->second.c_str(), nullptr, 10);
-    if (value >= min) *out = static_cast<std::remove_pointer_t<decltype(out)>>(value);
+  // The config loader checked Slurm's ranges; unset keys keep the defaults.
+  const SchedulerParameters& parameters = config.scheduler_parameters;
+  auto set = [](const std::optional<int64_t>& value, auto* out) {
+    if (value) *out = static_cast<std::remove_pointer_t<decltype(out)>>(*value);
   };
-  parameter("bf_interval", 0, &options.bf_interval);
-  if (auto it = config.scheduler_parameters.find("bf_interval");
-      it != config.scheduler_parameters.end() && it->second == "-1") {
-    options.backfill = false;  // Slurm's bf_interval=-1: no backfill
-  }
-  parameter("bf_max_job_test", 1, &options.bf_max_job_test);
-  parameter("default_queue_depth", 1, &options.default_queue_depth);
-  parameter("sched_interval", 0, &options.sched_interval);
+  set(parameters.bf_interval, &options.bf_interval);
+  options.backfill = parameters.backfill;  // Slurm's bf_interval=-1: no backfill
+  set(parameters.bf_max_job_test, &options.bf_max_job_test);
+  set(parameters.default_queue_depth, &options.default_queue_depth);
+  set(parameters.sched_interval, &options.sched_interval);
   return options;
 }
 

@@ -110,8 +110,7 @@ TEST(FromCtld, OptionsFromConfig) {
   config.priority_weight_age = 7;
   config.priority_weight_qos = 9;
   config.priority_max_age = 60;
-  config.scheduler_parameters["bf_max_job_test"] = "1234";
-  config.scheduler_parameters["bf_interval"] = "30";
+  config.scheduler_parameters = *ParseSchedulerParameters("bf_max_job_test=1234,bf_interval=30");
   SchedulerOptions options = OptionsFromConfig(config);
   EXPECT_EQ(options.weights.age, 7);
   EXPECT_EQ(options.weights.qos, 9);
@@ -121,9 +120,8 @@ TEST(FromCtld, OptionsFromConfig) {
   EXPECT_TRUE(options.backfill);
   EXPECT_EQ(options.default_queue_depth, 100) << "Slurm's default";
   EXPECT_EQ(options.sched_interval, 60) << "Slurm's default";
-  config.scheduler_parameters["default_queue_depth"] = "500";
-  config.scheduler_parameters["sched_interval"] = "0";
-  config.scheduler_parameters["bf_interval"] = "-1";
+  config.scheduler_parameters =
+      *ParseSchedulerParameters("default_queue_depth=500,sched_interval=0,bf_interval=-1");
   options = OptionsFromConfig(config);
   EXPECT_EQ(options.default_queue_depth, 500);
   EXPECT_EQ(options.sched_interval, 0);

@@ -1,0 +1,120 @@
+#include "common/config/parameters.h"
+
+#include <limits>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace skiff {
+namespace {
+
+absl::Status Invalid(const std::string& what) { return absl::InvalidArgumentError(what); }
+
+// `value` as a whole number in [min, max] (or -1 where `minus_one` allows it).
+absl::StatusOr<int64_t> Number(const std::string& name, const std::string& value, int64_t min,
+                               int64_t max, bool minus_one = false) {
+  int64_t number = 0;
+  if (absl::SimpleAtoi(value, &number) &&
+      ((number >= min && number <= max) || (minus_one && number == -1))) {
+    return number;
+  }
+  return Invalid(absl::StrCat(name, "=", value, " is not a whole number from ", min, " to ", max,
+                              minus_one ? " or -1" : ""));
+}
+
+}  // namespace
+
+absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(std::string_view value) {
+  constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+  SchedulerParameters out;
+  for (absl::string_view piece :
+       absl::StrSplit(absl::string_view(value.data(), value.size()), ',', absl::SkipWhitespace())) {
+    const std::string item(absl::StripAsciiWhitespace(piece));
+    const size_t equals = item.find('=');
+    const std::string name = item.substr(0, equals);
+    if (name.empty()) return Invalid(absl::StrCat("'", item, "' has no parameter name"));
+    out.as_written[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
+  }
+  for (const auto& [name, text] : out.as_written) {
+    absl::StatusOr<int64_t> number = 0;  // stays ok for keys without a number
+    if (name == "bf_interval") {
+      number = Number(name, text, 1, 10800, /*minus_one=*/true);
+      if (number.ok() && *number == -1) {
+        out.backfill = false;
+      } else if (number.ok()) {
+        out.bf_interval = *number;
+      }
+    } else if (name == "bf_max_job_test") {
+      number = Number(name, text, 1, 1000000);
+      if (number.ok()) out.bf_max_job_test = *number;
+    } else if (name == "default_queue_depth") {
+      number = Number(name, text, 1, 1000000);
+      if (number.ok()) out.default_queue_depth = *number;
+    } else if (name == "sched_interval") {
+      number = Number(name, text, 0, 86400);
+      if (number.ok()) out.sched_interval = *number;
+    } else if (name == "sched_min_interval") {
+      number = Number(name, text, 0, kMaxInt);  // microseconds
+      if (number.ok()) out.sched_min_interval_us = *number;
+    } else if (name == "budget_warn_percent") {
+      number = Number(name, text, 0, 100);
+      if (number.ok()) out.budget_warn_percent = *number;
+    } else if (name == "max_script_size") {
+      number = Number(name, text, 1, int64_t{512} << 20);  // Slurm's ceiling, 512 MiB
+      if (number.ok()) out.max_script_size = *number;
+    } else if (name == "enable_user_top") {
+      out.enable_user_top = true;
+    }
+    if (!number.ok()) return number.status();
+  }
+  return out;
+}
+
+absl::StatusOr<Enforcement> ParseEnforcement(std::string_view value) {
+  Enforcement out;
+  for (absl::string_view piece :
+       absl::StrSplit(absl::string_view(value.data(), value.size()), ',', absl::SkipWhitespace())) {
+    const std::string word = absl::AsciiStrToLower(absl::StripAsciiWhitespace(piece));
+    if (word == "none") continue;
+    if (word == "all") {
+      out.associations = out.limits = out.qos = out.safe = out.wckeys = true;
+    } else if (word == "associations") {
+      out.associations = true;
+    } else if (word == "limits") {
+      out.limits = out.associations = true;
+    } else if (word == "qos") {
+      out.qos = out.associations = true;
+    } else if (word == "safe") {
+      out.safe = out.limits = out.associations = true;
+    } else if (word == "wckeys") {
+      out.wckeys = true;
+    } else if (word == "nojobs") {
+      out.nojobs = true;
+    } else if (word == "nosteps") {
+      out.nosteps = true;
+    } else {
+      return Invalid(absl::StrCat("'", word,
+                                  "' is not one of associations, limits, qos, safe, wckeys, "
+                                  "nojobs, nosteps, all, none"));
+    }
+  }
+  return out;
+}
+
+std::string EnforcementText(const Enforcement& e) {
+  std::vector<const char*> words;
+  if (e.associations) words.push_back("associations");
+  if (e.limits) words.push_back("limits");
+  if (e.nojobs) words.push_back("nojobs");
+  if (e.nosteps) words.push_back("nosteps");
+  if (e.qos) words.push_back("qos");
+  if (e.safe) words.push_back("safe");
+  if (e.wckeys) words.push_back("wckeys");
+  return words.empty() ? "none" : absl::StrJoin(words, ",");
+}
+
+}  // namespace skiff

@@ -1,0 +1,85 @@
+// Slurm's comma-list keys whose words change what ctld does, parsed once when
+// skiff.conf is read (config.cc) into typed structs, so that no reader parses
+// a string again: SchedulerParameters and AccountingStorageEnforce.
+//
+// Pure; the structs are plain values inside SkiffConfig.
+#ifndef SKIFF_COMMON_CONFIG_PARAMETERS_H_
+#define SKIFF_COMMON_CONFIG_PARAMETERS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace skiff {
+
+// SchedulerParameters=key[=value],...: the keys Skiff acts on, as typed fields
+// (a value out of range is refused, naming the key), and every key as written,
+// for `scontrol show config`. Slurm's keys that Skiff does not act on
+// (bf_continue, batch_sched_delay, ...) are accepted and kept there only.
+struct SchedulerParameters {
+  // The scheduler's passes (ctld/core/scheduler/scheduler.h); unset, its defaults.
+  std::optional<int64_t> bf_interval;          // seconds between backfill passes, 1..10800
+  bool backfill = true;                        // false with bf_interval=-1
+  std::optional<int64_t> bf_max_job_test;      // jobs a backfill pass looks at
+  std::optional<int64_t> default_queue_depth;  // jobs a main pass looks at
+  std::optional<int64_t> sched_interval;       // seconds between full passes; 0 = each pass
+  // A burst of events (submissions, ends) wakes the scheduler once, after this.
+  int64_t sched_min_interval_us = 20000;
+  // sbatch warns when a job would take more than this share (%) of what is left
+  // of one of its budgets (GrpTRESMins); 0 = never. Skiff's own key.
+  int64_t budget_warn_percent = 50;
+  bool enable_user_top = false;               // users may `scontrol top` their own jobs
+  int64_t max_script_size = 4 * 1024 * 1024;  // bytes, Slurm's default; at most 512 MiB
+
+  std::map<std::string, std::string> as_written;  // every key; "" for a key without '='
+
+  // The typed fields follow from the text.
+  friend bool operator==(const SchedulerParameters& a, const SchedulerParameters& b) {
+    return a.as_written == b.as_written;
+  }
+  friend bool operator!=(const SchedulerParameters& a, const SchedulerParameters& b) {
+    return !(a == b);
+  }
+};
+
+// SchedulerParameters' value. InvalidArgument names the entry and its range:
+// "bf_interval=abc is not a whole number from 1 to 10800 or -1".
+absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(std::string_view value);
+
+// AccountingStorageEnforce=associations,limits,qos,safe,...: what ctld checks
+// against sacctmgr's associations, with Slurm's implications applied (limits,
+// qos and safe imply associations; safe implies limits; all is every word but
+// nojobs and nosteps).
+struct Enforcement {
+  bool associations = false;
+  bool limits = false;
+  bool qos = false;
+  bool safe = false;
+  // Accepted and shown; they decide things Skiff does not track per job.
+  bool wckeys = false;
+  bool nojobs = false;
+  bool nosteps = false;
+
+  bool Any() const { return associations || limits || qos || safe || wckeys || nojobs || nosteps; }
+  friend bool operator==(const Enforcement& a, const Enforcement& b) {
+    return a.associations == b.associations && a.limits == b.limits && a.qos == b.qos &&
+           a.safe == b.safe && a.wckeys == b.wckeys && a.nojobs == b.nojobs &&
+           a.nosteps == b.nosteps;
+  }
+};
+
+// AccountingStorageEnforce's value, words in any case ("" and "none": nothing).
+// InvalidArgument names an unknown word.
+absl::StatusOr<Enforcement> ParseEnforcement(std::string_view value);
+
+// As `scontrol show config` prints it: the words in Slurm's order, implied
+// ones included ("associations,limits,safe"), or "none".
+std::string EnforcementText(const Enforcement& enforcement);
+
+}  // namespace skiff
+
+#endif  // SKIFF_COMMON_CONFIG_PARAMETERS_H_
