@@ -17,7 +17,7 @@
 #   /usr/libexec/skiff/skiff-lua-hook        skiff-lua-hook, shepherd,
 #   /usr/libexec/skiff/{noded,shepherd}      skiff-container-user) next to its
 #   /usr/libexec/skiff/skiff-container-user  real path
-#   /usr/libexec/skiff/skiff-notify          the webhook MailProg (README, "Mail and webhooks")
+#   /usr/libexec/skiff/skiff-notify          the webhook MailProg (docs/users.md, "Mail and webhooks")
 #   /usr/sbin/restd                          a link to /usr/libexec/skiff/restd (REST API)
 #   /usr/bin/skiff-client                    the commands' one program (--client)
 #   /usr/bin/<command>                       a link to it for each name it lists

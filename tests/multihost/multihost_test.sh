@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# multihost_test: Skiff installed on three machines as README.md's "Install on
-# your cluster" says, word for word, and used across them.
+# multihost_test: Skiff installed on three machines as docs/install.md says,
+# word for word, and used across them.
 #
 # The machines (hosts.sh): head, node1 and node2 (two fake GPUs), each a fresh
 # Debian 12 tree booted with its own systemd in its own network, UTS, mount and
 # PID namespaces, reaching the others only over a bridge by their own addresses.
 # Each gets Skiff's .debs (built here by packaging/debian/build-debs.sh from
 # this build's binaries) copied into /root, as an admin would scp them, and runs
-# the README's blocks marked for it; the join command is the one `skiff init`
+# docs/install.md's blocks marked for it; the join command is the one `skiff init`
 # printed. Then: a 2-node batch job with a step on each host, srun across hosts
 # from the head node, a GPU job on node2, sacct on the head node, all as a user
 # that exists on every host; then node1 is powered off, booted again, and takes
@@ -51,17 +51,17 @@ done
 # its own it fails with "Failed to mount n/a ... on /".
 mountpoint -q / || fail "/ is not a mount point (in a chroot, first: mount --bind DIR DIR)"
 
-# The README's block after the marker "<!-- multihost_test: NAME -->".
+# docs/install.md's block after the marker "<!-- multihost_test: NAME -->".
 readme_block() {
   awk -v marker="<!-- multihost_test: $1 -->" '
     index($0, marker) { found = 1; next }
     found && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }' "$SRC/README.md"
+    inside { print }' "$SRC/docs/install.md"
 }
 HEAD_BLOCK=$(readme_block head)
 NODE_BLOCK=$(readme_block node)
-[ -n "$HEAD_BLOCK" ] || fail "README.md has no block marked multihost_test: head"
-[ -n "$NODE_BLOCK" ] || fail "README.md has no block marked multihost_test: node"
+[ -n "$HEAD_BLOCK" ] || fail "docs/install.md has no block marked multihost_test: head"
+[ -n "$NODE_BLOCK" ] || fail "docs/install.md has no block marked multihost_test: node"
 
 # The arrays in ./skiff, one path per line.
 skiff_array() {
@@ -103,7 +103,7 @@ mh_boot head node1 node2 || fail "booting the machines"
 # A lab's user, the same uid everywhere (as LDAP or the admin's useradd gives).
 for name in head node1 node2; do mh_run "$name" 'useradd -m -u 2001 -s /bin/bash ada'; done
 
-step "head: the README's commands"
+step "head: docs/install.md's commands"
 printf '%s\n' "$HEAD_BLOCK"
 started=$(now)
 mh_run head "$HEAD_BLOCK" >"$WORK/head.out" 2>&1 || { cat "$WORK/head.out" >&2; fail "the head's block"; }
@@ -124,7 +124,7 @@ idle() {  # idle NODE: NODE is in sinfo, idle
   [ "$(mh_run head "sinfo -h -N -n $1 -o %t" 2>/dev/null)" = idle ]
 }
 TOKEN_BLOCK=$(readme_block token)
-[ -n "$TOKEN_BLOCK" ] || fail "README.md has no block marked multihost_test: token"
+[ -n "$TOKEN_BLOCK" ] || fail "docs/install.md has no block marked multihost_test: token"
 for name in node1 node2; do
   if [ "$name" != node1 ]; then
     step "head: a token for $name"
@@ -134,9 +134,9 @@ for name in node1 node2; do
     token=$(token_in <"$WORK/token-$name.out")
     [ -n "$token" ] || fail "'$TOKEN_BLOCK' printed no join token"
   fi
-  step "$name: the README's commands, then the join command the head printed, the token pasted"
+  step "$name: docs/install.md's commands, then the join command the head printed, the token pasted"
   block=${NODE_BLOCK//'skiff join HEAD'/$join}
-  [ "$block" != "$NODE_BLOCK" ] || fail "the README's node block has no 'skiff join HEAD' line"
+  [ "$block" != "$NODE_BLOCK" ] || fail "docs/install.md's node block has no 'skiff join HEAD' line"
   mh_run "$name" "${block%%skiff join*}" >"$WORK/$name.out" 2>&1 ||
     { cat "$WORK/$name.out" >&2; fail "$name: installing"; }
   started=$(now)
@@ -206,7 +206,7 @@ running_now() { [ "$(job_state "$running")" = RUNNING ]; }
 waitfor 60 "job $running RUNNING" running_now
 pending=$(as_ada head "sbatch --parsable -d afterok:$running -o after-%j.out --wrap 'echo after'")
 upgrade=$(readme_block upgrade)
-[ -n "$upgrade" ] || fail "README.md has no block marked multihost_test: upgrade"
+[ -n "$upgrade" ] || fail "docs/install.md has no block marked multihost_test: upgrade"
 for name in head node1 node2; do
   mh_run "$name" "cd /root/upgrade && $upgrade" >"$WORK/upgrade-$name.out" 2>&1 ||
     { cat "$WORK/upgrade-$name.out" >&2; fail "$name: upgrading"; }
