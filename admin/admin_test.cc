@@ -111,6 +111,14 @@ TEST(AdminTest, CreatedTokenPrintsTheJoinCommand) {
   EXPECT_NE(text.find("\n    " + reply.token() + "\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("--token "), std::string::npos) << text;
   EXPECT_NE(text.find("(60m)"), std::string::npos) << text;
+
+  // A SlurmUser other than the packages' skiff is named, so that the node
+  // checks that user's uid.
+  reply.set_slurm_user("root");
+  EXPECT_NE(FormatCreatedToken(reply, 1000).find("\n  skiff join head:6820 --slurm-user root\n"),
+            std::string::npos);
+  reply.set_slurm_user("skiff");
+  EXPECT_NE(FormatCreatedToken(reply, 1000).find("\n  skiff join head:6820\n"), std::string::npos);
 }
 
 // Issue 47 item 7: the join token from standard input, a file or the

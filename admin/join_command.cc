@@ -262,6 +262,15 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   request.set_real_memory_mb(hw.real_memory_mb);
   request.set_addr(options.addr);
   request.set_port(options.port);
+  // ctld compares it with SlurmUser's uid there before it spends the token.
+  const std::optional<std::pair<uid_t, gid_t>> slurm_user = UserIds(options.slurm_user);
+  if (!slurm_user.has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SlurmUser ", options.slurm_user,
+        " does not exist here: install skiff-common (it creates it), or create it with the "
+        "controller's uid, then join again (--slurm-user names another)"));
+  }
+  request.set_slurm_user_uid(slurm_user->first);
   absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus();
   if (gpus.ok() && !gpus->empty()) {
     NodeConfig none;

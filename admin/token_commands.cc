@@ -85,6 +85,10 @@ std::string FormatCreatedToken(const v1::CreateJoinTokenReply& reply, int64_t no
       "\n\nRun this on the node, as root, and paste the token when it asks for it:\n\n  skiff "
       "join ",
       reply.join_target(),
+      // The packages' SlurmUser is skiff, join's default.
+      reply.slurm_user().empty() || reply.slurm_user() == "skiff"
+          ? ""
+          : absl::StrCat(" --slurm-user ", reply.slurm_user()),
       "\n\n(or give it on standard input, in a file with --token-file FILE, or in\n"
       "SKIFF_JOIN_TOKEN; never on the command line, where every user of the node can read\n"
       "it). Keep it secret: whoever holds it can join a node and gets the munge key.\n");

@@ -311,6 +311,8 @@ class Controller {
     std::string munge_key;         // handed to nodes that join
     std::string join_target;       // HOST:PORT of the join port, for printed commands
     std::set<uid_t> token_admins;  // who may create and list tokens (root, SlurmUser)
+    std::string slurm_user;        // SlurmUser, whose uid a joining node must share
+    uid_t slurm_user_uid = 0;
   };
   // SlurmctldParameters=join_port: tokens may be made and nodes may join. Call
   // before Start.
@@ -319,6 +321,7 @@ class Controller {
     std::string token;  // ID.SECRET.PIN
     int64_t expires = 0;
     std::string join_target;
+    std::string slurm_user;  // for the printed command
   };
   // `skiff token create`: stored (as a hash) before it returns. PermissionDenied
   // for callers other than token_admins; FailedPrecondition when join is off.
@@ -326,12 +329,15 @@ class Controller {
   // `skiff token list`: every stored token, oldest first.
   absl::StatusOr<std::vector<StoredJoinToken>> ListJoinTokens(const Caller& caller);
   // A node joins (Join.Join): the token is checked (join_token.h's errors),
-  // then the name (AlreadyExists "node name NAME is already taken"); the token,
-  // marked used, and the node are stored in one transaction before the node is
-  // added to the configuration in force (Nodes=ALL partitions) and the node
-  // table. Returns the munge key. `node` carries name, hardware, address, port.
+  // then the node's uid for SlurmUser when it sent one (FailedPrecondition
+  // naming both uids), then the name (AlreadyExists "node name NAME is already
+  // taken"); a refused join leaves the token unused. The token, marked used,
+  // and the node are stored in one transaction before the node is added to the
+  // configuration in force (Nodes=ALL partitions) and the node table. Returns
+  // the munge key. `node` carries name, hardware, address, port.
   absl::StatusOr<std::string> JoinNode(const std::string& token_id, const std::string& secret,
-                                       NodeConfig node);
+                                       NodeConfig node,
+                                       std::optional<uint32_t> node_slurm_user_uid = std::nullopt);
 
   // ---- event triggers (controller_triggers.cc; strigger)
   // --set: who may is trigger_table.h's Prepare; the program is checked (a

@@ -137,7 +137,8 @@ absl::StatusOr<Controller::JoinTokenCreated> Controller::CreateJoinToken(const C
   }
   logger_.info("join token {} created by uid {}, expires in {} s", stored.id, caller.uid,
                ttl_seconds);
-  return JoinTokenCreated{FormatJoinToken(*token), stored.expires, join_->join_target};
+  return JoinTokenCreated{FormatJoinToken(*token), stored.expires, join_->join_target,
+                          join_->slurm_user};
 }
 
 absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Caller& caller) {
@@ -157,7 +158,8 @@ absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Ca
 }
 
 absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
-                                                 const std::string& secret, NodeConfig node) {
+                                                 const std::string& secret, NodeConfig node,
+                                                 std::optional<uint32_t> node_slurm_user_uid) {
   if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
   if (absl::Status s = CheckJoinRequest(token_id, node); !s.ok()) {
     // The message quotes what was sent escaped and cut short (QuotedForLog).
@@ -173,6 +175,19 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
     logger_.warn("join refused for NodeName={}: {} (token id '{}')", node.name,
                  std::string(s.message()), token_id);
     return s;
+  }
+  // noded takes ctld's calls by the uid in their credentials, compared with
+  // its own SlurmUser's: a node whose user has another uid would join and then
+  // refuse every launch. Checked after the token, so that only its holder
+  // learns the uid, and before the token is spent.
+  if (node_slurm_user_uid.has_value() && *node_slurm_user_uid != join_->slurm_user_uid) {
+    const std::string message = absl::StrCat(
+        "SlurmUser ", join_->slurm_user, " has uid ", *node_slurm_user_uid, " on ", node.name,
+        " but ", join_->slurm_user_uid,
+        " on the controller (credentials carry uids): give it that uid there (usermod -u ",
+        join_->slurm_user_uid, " ", join_->slurm_user, ") and join again; the token is unused");
+    logger_.warn("join refused: {}", message);
+    return absl::FailedPreconditionError(message);
   }
   if (node.cpus <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("node ", node.name, " reported no CPUs"));

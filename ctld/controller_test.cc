@@ -809,6 +809,8 @@ class JoinControllerTest : public ControllerTest {
     settings.munge_key = "the-munge-key";
     settings.join_target = "head:6820";
     settings.token_admins = {0, 500};  // root and SlurmUser
+    settings.slurm_user = "skiff";
+    settings.slurm_user_uid = 500;
     join_ = settings;
   }
 
@@ -848,6 +850,19 @@ class JoinControllerTest : public ControllerTest {
     return p.empty() ? std::vector<std::string>{} : p[0].nodes;
   }
 };
+
+TEST_F(JoinControllerTest, ANodeWhoseSlurmUserHasAnotherUidIsRefusedAndTheTokenStaysUnused) {
+  Make(WithAllPartition());
+  const JoinToken token = Create();
+  absl::StatusOr<std::string> refused = controller_->JoinNode(token.id, token.secret, Node3(), 990);
+  ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.status().message(),
+            "SlurmUser skiff has uid 990 on n3 but 500 on the controller (credentials carry "
+            "uids): give it that uid there (usermod -u 500 skiff) and join again; the token is "
+            "unused");
+  EXPECT_TRUE(controller_->SnapshotNodes({"n3"}).empty());
+  EXPECT_TRUE(controller_->JoinNode(token.id, token.secret, Node3(), 500).ok());
+}
 
 TEST_F(JoinControllerTest, JoinedNodeIsStoredWithItsTokenUsedAndSurvivesARestart) {
   Make(WithAllPartition());

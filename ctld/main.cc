@@ -333,6 +333,8 @@ int Run(int argc, char** argv) {
     settings.munge_key = (*join)->munge_key;
     settings.join_target = absl::StrCat(listen_host, ":", (*join)->port);
     settings.token_admins = {0, slurm_user_uid};
+    settings.slurm_user = config.slurm_user;
+    settings.slurm_user_uid = slurm_user_uid;
     controller.EnableJoin(std::move(settings));
   }
   if (absl::Status s = controller.Recover(); !s.ok()) {

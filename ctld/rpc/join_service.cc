@@ -28,7 +28,10 @@ grpc::Status JoinService::Join(grpc::ServerContext* context, const v1::JoinReque
   }
   node.port = request->port();
   absl::StatusOr<std::string> key =
-      controller_.JoinNode(request->token_id(), request->token_secret(), node);
+      controller_.JoinNode(request->token_id(), request->token_secret(), node,
+                           request->has_slurm_user_uid()
+                               ? std::optional<uint32_t>(request->slurm_user_uid())
+                               : std::nullopt);
   if (!key.ok()) return ToGrpcStatus(key.status());
   std::shared_ptr<const SkiffConfig> config = controller_.config();
   reply->set_munge_key(*key);
@@ -53,6 +56,7 @@ grpc::Status JoinTokensService::CreateJoinToken(grpc::ServerContext* context,
   reply->set_token(created->token);
   reply->set_expires(created->expires);
   reply->set_join_target(created->join_target);
+  reply->set_slurm_user(created->slurm_user);
   return grpc::Status::OK;
 }
 

@@ -177,9 +177,10 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   auto join_with = [&](const std::string& token, const std::string& name, const std::string& at,
                        const std::string& how) {
     WriteSecretFile(dir + "/join-token", token + "\n");
+    // SlurmUser is the cluster's: whoever runs the test.
     return cluster.Run(absl::StrCat("skiff join ", at.empty() ? target : at, " -N ", name,
                                     " --port ", noded_port, " --root ", root,
-                                    " --no-start --timeout 30 ", how));
+                                    " --no-start --timeout 30 --slurm-user $(id -un) ", how));
   };
   auto join = [&](const std::string& token, const std::string& name, const std::string& at = "") {
     return join_with(token, name, at, absl::StrCat("<", dir, "/join-token"));
@@ -232,6 +233,25 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_NE(taken.exit_code, 0);
   EXPECT_EQ(taken.err, "skiff: error: node name n1 is already taken\n");
   EXPECT_EQ(TokenState(cluster, token), "valid");
+  // SlurmUser with another uid on the node (nobody's): ctld's calls would be
+  // refused there, so the join is, naming both uids; the token stays unused.
+  WriteSecretFile(dir + "/join-token", token + "\n");
+  CommandResult other_uid = cluster.Run(
+      absl::StrCat("skiff join ", target, " -N n3 --port ", noded_port, " --root ", root,
+                   " --no-start --timeout 30 --slurm-user nobody <", dir, "/join-token"));
+  EXPECT_NE(other_uid.exit_code, 0);
+  EXPECT_NE(other_uid.err.find(absl::StrCat("has uid 65534 on n3 but ", getuid(),
+                                            " on the controller")),
+            std::string::npos)
+      << other_uid.err;
+  EXPECT_EQ(TokenState(cluster, token), "valid");
+  // A user the node does not have: refused before anything is sent.
+  CommandResult no_user = cluster.Run(
+      absl::StrCat("skiff join ", target, " -N n3 --root ", root,
+                   " --no-start --slurm-user no-such-skiff-user <", dir, "/join-token"));
+  EXPECT_NE(no_user.err.find("SlurmUser no-such-skiff-user does not exist here"),
+            std::string::npos)
+      << no_user.err;
   struct stat st;
   EXPECT_NE(stat((root + "/etc/munge/munge.key").c_str(), &st), 0)
       << "a refused join wrote the key";
@@ -255,7 +275,8 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   // SKIFF_JOIN_TOKEN is read (a wrong secret here: refused by ctld).
   CommandResult from_env = cluster.Run(
       absl::StrCat("SKIFF_JOIN_TOKEN=", id, ".bbbbbbbbbbbbbbbbbbbbbbbbbb.", pin, " skiff join ",
-                   target, " -N n3 --root ", root, " --no-start --timeout 30 </dev/null"));
+                   target, " -N n3 --root ", root,
+                   " --no-start --timeout 30 --slurm-user $(id -un) </dev/null"));
   EXPECT_EQ(from_env.err, "skiff: error: join token is not valid\n");
   EXPECT_EQ(TokenState(cluster, token), "valid");
 
@@ -451,7 +472,8 @@ TEST(JoinTest, IdleConnectionsToTheJoinPortLeaveCtldServingAndJoinsGoingOn) {
   }
   CommandResult joined =
       cluster.Run(absl::StrCat("skiff join 127.0.0.1:", join_port, " -N n5 --root ", dir,
-                               "/n5root --no-start --timeout 60 <", dir, "/token"));
+                               "/n5root --no-start --timeout 60 --slurm-user $(id -un) <", dir,
+                               "/token"));
   EXPECT_EQ(joined.exit_code, 0) << joined.err;
   EXPECT_NE(joined.out.find("as node n5"), std::string::npos) << joined.out << joined.err;
   std::cout << "ctld held " << OpenDescriptors(ctld) << " descriptors with " << kFlood
