@@ -74,8 +74,8 @@ TEST(AdminTest, InitWritesAConfigTheParserTakes) {
   EXPECT_EQ(config->ctld_addr, "10.0.0.1");
   EXPECT_EQ(config->slurm_user, "skiff");
   EXPECT_EQ(config->state_save_location, "/tmp/r/var/lib/skiff");
-  EXPECT_EQ(config->slurmctld_parameters.at("join_port"), "6820");
-  EXPECT_EQ(config->slurmctld_parameters.count("enable_configless"), 1u);
+  EXPECT_EQ(config->slurmctld_parameters.join_port, 6820);
+  EXPECT_TRUE(config->slurmctld_parameters.enable_configless);
   EXPECT_TRUE(config->nodes.empty());
   ASSERT_EQ(config->partitions.size(), 2u);
   EXPECT_TRUE(config->partitions[0].all_nodes);

@@ -49,7 +49,7 @@ LifecycleSettings SettingsFrom(const SkiffConfig& config, const BurstBufferConfi
   settings.prolog = !config.prolog_ctld.empty();
   settings.epilog = !config.epilog_ctld.empty();
   settings.burst_buffer = bb;
-  settings.config_overrides = config.slurmd_parameters.count("config_overrides") > 0;
+  settings.config_overrides = config.slurmd_parameters.config_overrides;
   settings.decay_half_life = OptionsFromConfig(config).weights.decay_half_life;
   settings.resv_calendar = &LocalCalendar();
   return settings;

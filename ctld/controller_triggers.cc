@@ -46,7 +46,7 @@ absl::StatusOr<uint32_t> Controller::SetTrigger(const Caller& caller,
   TriggerPolicy policy;
   // ctld refuses to start without SlurmUser's account (main.cc).
   policy.slurm_user = UidOf(config->slurm_user).value_or(0);
-  policy.allow_user_triggers = config->slurmctld_parameters.count("allow_user_triggers") > 0;
+  policy.allow_user_triggers = config->slurmctld_parameters.allow_user_triggers;
   policy.max_count = config->max_job_count;
   // stat: I/O, outside every lock.
   const bool program_ok = ProgramExecutable(request.program, caller.uid, caller.gid);

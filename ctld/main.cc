@@ -160,32 +160,23 @@ struct JoinSetup {
 };
 
 absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
-  auto it = config.slurmctld_parameters.find("join_port");
-  if (it == config.slurmctld_parameters.end()) return std::optional<JoinSetup>();
+  // The loader checked the port and that enable_configless comes with it.
+  const SlurmctldParameters& parameters = config.slurmctld_parameters;
+  if (parameters.join_port == 0) return std::optional<JoinSetup>();
   JoinSetup setup;
-  if (!absl::SimpleAtoi(it->second, &setup.port) || setup.port < 1 || setup.port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("SlurmctldParameters: join_port=\"", it->second,
-                                                   "\" is not a TCP port (1 to 65535)"));
-  }
+  setup.port = parameters.join_port;
   if (setup.port == config.ctld_port) {
     return absl::InvalidArgumentError(
         "SlurmctldParameters: join_port must differ from SlurmctldPort");
-  }
-  if (config.slurmctld_parameters.count("enable_configless") == 0) {
-    return absl::InvalidArgumentError(
-        "SlurmctldParameters: join_port needs enable_configless too (a node that joins has no "
-        "skiff.conf of its own and fetches ctld's)");
   }
   absl::StatusOr<TlsIdentity> tls = LoadOrCreateTlsIdentity(
       config.state_save_location + "/join-tls.crt", config.state_save_location + "/join-tls.key");
   if (!tls.ok())
     return absl::Status(tls.status().code(), absl::StrCat("join_port: ", tls.status().message()));
   setup.tls = *std::move(tls);
-  std::string key_path = config.state_save_location + "/munge.key";
-  if (auto k = config.slurmctld_parameters.find("join_munge_key");
-      k != config.slurmctld_parameters.end()) {
-    key_path = k->second;
-  }
+  const std::string key_path = parameters.join_munge_key.empty()
+                                   ? config.state_save_location + "/munge.key"
+                                   : parameters.join_munge_key;
   std::ifstream key_file(key_path, std::ios::binary);
   std::stringstream key;
   key << key_file.rdbuf();
@@ -345,7 +336,7 @@ int Run(int argc, char** argv) {
   // SlurmctldParameters=enable_configless: nodes and commands may fetch the
   // config files (GetConfigFiles); their hash rides on every heartbeat answer.
   std::unique_ptr<ServedConfig> served;
-  if (config.slurmctld_parameters.count("enable_configless") != 0) {
+  if (config.slurmctld_parameters.enable_configless) {
     served = std::make_unique<ServedConfig>(loaded->conf_path);
     for (const std::string& path : served->Set(*loaded)) {
       logger.warn("enable_configless: {} is outside {} and is not served; nodes read it locally",

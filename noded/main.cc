@@ -191,15 +191,6 @@ int Run(int argc, char** argv) {
   absl::StatusOr<spdlog::level::level_enum> level = ParseLogLevel(config.slurmd_debug);
   if (!level.ok()) return Fatal(absl::StrCat("SlurmdDebug: ", level.status().message()));
   const int numeric_level = std::max(0, static_cast<int>(*level) - verbose);
-  int max_step_streams_per_user = kMaxStepStreamsPerUser;
-  if (auto it = config.slurmd_parameters.find("max_step_streams_per_user");
-      it != config.slurmd_parameters.end()) {
-    if (!absl::SimpleAtoi(it->second, &max_step_streams_per_user) ||
-        max_step_streams_per_user < 1 || max_step_streams_per_user > 2048) {
-      return Fatal(absl::StrCat("SlurmdParameters: max_step_streams_per_user=\"", it->second,
-                                "\" is not a number from 1 to 2048"));
-    }
-  }
 
   const std::string spool = SubstituteNodeName(config.slurmd_spool_dir, node_name);
   if (absl::Status s = MakeDirs(spool, 0755); !s.ok()) {
@@ -353,7 +344,7 @@ int Run(int argc, char** argv) {
   agent.SetStepReports(&step_reports);
   NodedService service(node_name, start_time, auth, slurm_user_uid, jobs, steps, step_reports);
   service.SetNodeControl(node_control.get(), &logger);
-  service.SetMaxStepStreamsPerUser(max_step_streams_per_user);
+  service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
   // Connections are accepted by the listener, under its limits (guarded_server.h),
   // and handed to the server; declared first, it outlives the server.
   absl::StatusOr<std::unique_ptr<GuardedListener>> listener =

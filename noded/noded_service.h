@@ -24,6 +24,7 @@
 #include <string>
 
 #include "common/auth/authenticator.h"
+#include "common/config/parameters.h"
 #include "noded/container/image_container.h"
 #include "noded/health_check.h"
 #include "noded/job_files.h"
@@ -44,10 +45,9 @@ LaunchSpec LaunchSpecFromProto(const v1::LaunchJobRequest& request);
 // StepAsk from srun's request (srun applied Slurm's defaults).
 StepAsk StepAskFromProto(const v1::StepRequest& request);
 
-// One user's concurrent srun streams to one step manager: far more than a job
-// runs steps at once, far fewer than the threads a node can spare. A site may
-// set another with SlurmdParameters=max_step_streams_per_user=N.
-inline constexpr int kMaxStepStreamsPerUser = 256;
+// One user's concurrent srun streams to one step manager, unless
+// SlurmdParameters=max_step_streams_per_user=N says otherwise.
+inline constexpr int kMaxStepStreamsPerUser = kDefaultMaxStepStreamsPerUser;
 
 class NodedService final : public v1::Noded::Service {
  public:

@@ -507,19 +507,6 @@ absl::Status SetCtldHost(std::string_view value, GlobalState& g) {
   return absl::OkStatus();
 }
 
-// "a=1,b" -> {a: "1", b: ""}: SchedulerParameters, SlurmctldParameters, SlurmdParameters.
-absl::Status SetParameterMap(std::string_view value, std::map<std::string, std::string>& out) {
-  std::map<std::string, std::string> parameters;
-  for (const std::string& item : SplitList(value, ",")) {
-    size_t equals = item.find('=');
-    std::string name = item.substr(0, equals);
-    if (name.empty()) return Invalid(absl::StrCat(Quoted(item), " has no parameter name"));
-    parameters[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
-  }
-  out = std::move(parameters);
-  return absl::OkStatus();
-}
-
 // A program scriptd runs: empty for none, else absolute, since scriptd starts it
 // with / as its working directory.
 absl::Status SetScriptPath(std::string_view value, std::string& out) {
@@ -734,10 +721,18 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"SchedulerParameters", SetSchedulerParameters},
           {"SlurmctldParameters",
            [](std::string_view v, G& g) {
-             return SetParameterMap(v, g.config.slurmctld_parameters);
+             absl::StatusOr<SlurmctldParameters> p = ParseSlurmctldParameters(v);
+             if (!p.ok()) return p.status();
+             g.config.slurmctld_parameters = *std::move(p);
+             return absl::OkStatus();
            }},
           {"SlurmdParameters",
-           [](std::string_view v, G& g) { return SetParameterMap(v, g.config.slurmd_parameters); }},
+           [](std::string_view v, G& g) {
+             absl::StatusOr<SlurmdParameters> p = ParseSlurmdParameters(v);
+             if (!p.ok()) return p.status();
+             g.config.slurmd_parameters = *std::move(p);
+             return absl::OkStatus();
+           }},
           {"PreemptType",
            [](std::string_view v, G& g) {
              return SetChoice(v, {"preempt/none", "preempt/partition_prio", "preempt/qos"},

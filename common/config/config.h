@@ -160,10 +160,8 @@ struct SkiffConfig {
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
   std::vector<std::string> gres_types;                   // GresTypes=gpu
   SchedulerParameters scheduler_parameters;              // SchedulerParameters=a=1,b
-  std::map<std::string, std::string> slurmd_parameters;  // SlurmdParameters=config_overrides
-  // SlurmctldParameters=enable_configless,...: Skiff reads only enable_configless
-  // (ctld serves its config files to nodes and commands, GetConfigFiles).
-  std::map<std::string, std::string> slurmctld_parameters;
+  SlurmdParameters slurmd_parameters;                       // SlurmdParameters=config_overrides
+  SlurmctldParameters slurmctld_parameters;                 // SlurmctldParameters=enable_configless
   std::string preempt_type = "preempt/none";           // PreemptType
   std::string preempt_mode = "OFF";                    // PreemptMode (cluster default)
   std::string priority_type = "priority/multifactor";  // PriorityType

@@ -974,8 +974,8 @@ TEST(ParseSkiffConfigParameters, SlurmdParametersBecomeAMap) {
       "SlurmctldHost=h\nSlurmdParameters=config_overrides,l3cache_as_socket=2\n", "skiff.conf",
       [](const std::string& p) -> absl::StatusOr<std::string> { return absl::NotFoundError(p); });
   ASSERT_TRUE(config.ok()) << config.status();
-  EXPECT_EQ(config->slurmd_parameters.count("config_overrides"), 1u);
-  EXPECT_EQ(config->slurmd_parameters.at("l3cache_as_socket"), "2");
+  EXPECT_TRUE(config->slurmd_parameters.config_overrides);
+  EXPECT_EQ(config->slurmd_parameters.as_written.at("l3cache_as_socket"), "2");
   EXPECT_TRUE(config->warnings.empty());
 }
 

@@ -265,7 +265,7 @@ TEST(LoadConfigFromMemory, LoadsFetchedFilesWithIncludes) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->skiff.ctld_addr, "127.0.0.1");
   EXPECT_NE(loaded->skiff.FindNode("n1"), nullptr);
-  EXPECT_EQ(loaded->skiff.slurmctld_parameters.count("enable_configless"), 1u);
+  EXPECT_TRUE(loaded->skiff.slurmctld_parameters.enable_configless);
 }
 
 TEST(LoadConfigFromMemory, AMissingIncludeNamesIt) {

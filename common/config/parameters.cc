@@ -26,19 +26,28 @@ absl::StatusOr<int64_t> Number(const std::string& name, const std::string& value
                               minus_one ? " or -1" : ""));
 }
 
+// "a=1,b" as {a: "1", b: ""}. InvalidArgument for an entry without a name.
+absl::StatusOr<std::map<std::string, std::string>> KeyValues(std::string_view value) {
+  std::map<std::string, std::string> out;
+  for (absl::string_view piece : absl::StrSplit(absl::string_view(value.data(), value.size()), ',',
+                                                absl::SkipWhitespace())) {
+    const std::string item(absl::StripAsciiWhitespace(piece));
+    const size_t equals = item.find('=');
+    const std::string name = item.substr(0, equals);
+    if (name.empty()) return Invalid(absl::StrCat("'", item, "' has no parameter name"));
+    out[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(std::string_view value) {
   constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
   SchedulerParameters out;
-  for (absl::string_view piece :
-       absl::StrSplit(absl::string_view(value.data(), value.size()), ',', absl::SkipWhitespace())) {
-    const std::string item(absl::StripAsciiWhitespace(piece));
-    const size_t equals = item.find('=');
-    const std::string name = item.substr(0, equals);
-    if (name.empty()) return Invalid(absl::StrCat("'", item, "' has no parameter name"));
-    out.as_written[name] = equals == std::string::npos ? "" : item.substr(equals + 1);
-  }
+  absl::StatusOr<std::map<std::string, std::string>> entries = KeyValues(value);
+  if (!entries.ok()) return entries.status();
+  out.as_written = *std::move(entries);
   for (const auto& [name, text] : out.as_written) {
     absl::StatusOr<int64_t> number = 0;  // stays ok for keys without a number
     if (name == "bf_interval") {
@@ -70,6 +79,51 @@ absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(std::string_view va
       out.enable_user_top = true;
     }
     if (!number.ok()) return number.status();
+  }
+  return out;
+}
+
+absl::StatusOr<SlurmctldParameters> ParseSlurmctldParameters(std::string_view value) {
+  SlurmctldParameters out;
+  absl::StatusOr<std::map<std::string, std::string>> entries = KeyValues(value);
+  if (!entries.ok()) return entries.status();
+  out.as_written = *std::move(entries);
+  for (const auto& [name, text] : out.as_written) {
+    if (name == "enable_configless") {
+      out.enable_configless = true;
+    } else if (name == "allow_user_triggers") {
+      out.allow_user_triggers = true;
+    } else if (name == "join_munge_key") {
+      out.join_munge_key = text;
+    } else if (name == "join_port") {
+      absl::StatusOr<int64_t> port = Number(name, text, 1, 65535);
+      if (!port.ok()) {
+        return Invalid(absl::StrCat("join_port=\"", text, "\" is not a TCP port (1 to 65535)"));
+      }
+      out.join_port = static_cast<int>(*port);
+    }
+  }
+  if (out.join_port != 0 && !out.enable_configless) {
+    return Invalid(
+        "join_port needs enable_configless too (a node that joins has no skiff.conf of its own "
+        "and fetches ctld's)");
+  }
+  return out;
+}
+
+absl::StatusOr<SlurmdParameters> ParseSlurmdParameters(std::string_view value) {
+  SlurmdParameters out;
+  absl::StatusOr<std::map<std::string, std::string>> entries = KeyValues(value);
+  if (!entries.ok()) return entries.status();
+  out.as_written = *std::move(entries);
+  for (const auto& [name, text] : out.as_written) {
+    if (name == "config_overrides") {
+      out.config_overrides = true;
+    } else if (name == "max_step_streams_per_user") {
+      absl::StatusOr<int64_t> max = Number(name, text, 1, 2048);
+      if (!max.ok()) return max.status();
+      out.max_step_streams_per_user = static_cast<int>(*max);
+    }
   }
   return out;
 }

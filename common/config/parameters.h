@@ -1,6 +1,7 @@
-// Slurm's comma-list keys whose words change what ctld does, parsed once when
-// skiff.conf is read (config.cc) into typed structs, so that no reader parses
-// a string again: SchedulerParameters and AccountingStorageEnforce.
+// Slurm's comma-list keys whose words change what the daemons do, parsed once
+// when skiff.conf is read (config.cc) into typed structs, so that no reader
+// parses a string again: SchedulerParameters, AccountingStorageEnforce,
+// SlurmctldParameters and SlurmdParameters.
 //
 // Pure; the structs are plain values inside SkiffConfig.
 #ifndef SKIFF_COMMON_CONFIG_PARAMETERS_H_
@@ -49,6 +50,52 @@ struct SchedulerParameters {
 // SchedulerParameters' value. InvalidArgument names the entry and its range:
 // "bf_interval=abc is not a whole number from 1 to 10800 or -1".
 absl::StatusOr<SchedulerParameters> ParseSchedulerParameters(std::string_view value);
+
+// SlurmctldParameters=key[=value],...: what ctld acts on, and every key as
+// written (`scontrol show config`; Slurm's other keys are accepted and kept).
+struct SlurmctldParameters {
+  bool enable_configless = false;    // nodes and commands may fetch the config files
+  bool allow_user_triggers = false;  // users may set triggers (strigger), not only operators
+  int join_port = 0;                 // `skiff join`'s TLS port, 1..65535; 0: nodes do not join
+  std::string join_munge_key;        // the key handed to joining nodes; "": StateSaveLocation's
+
+  std::map<std::string, std::string> as_written;
+
+  friend bool operator==(const SlurmctldParameters& a, const SlurmctldParameters& b) {
+    return a.as_written == b.as_written;
+  }
+  friend bool operator!=(const SlurmctldParameters& a, const SlurmctldParameters& b) {
+    return !(a == b);
+  }
+};
+
+// SlurmctldParameters' value. InvalidArgument names the entry: a join_port
+// that is no TCP port, or join_port without enable_configless (a node that
+// joins has no skiff.conf of its own and fetches ctld's).
+absl::StatusOr<SlurmctldParameters> ParseSlurmctldParameters(std::string_view value);
+
+// One user's concurrent srun streams to one step manager, unless
+// SlurmdParameters says otherwise: far more than a job runs steps at once, far
+// fewer than the threads a node can spare.
+inline constexpr int kDefaultMaxStepStreamsPerUser = 256;
+
+// SlurmdParameters=key[=value],...: what noded (and ctld, for
+// config_overrides) acts on, and every key as written.
+struct SlurmdParameters {
+  bool config_overrides = false;  // a node's registration wins over its NodeName line
+  int max_step_streams_per_user = kDefaultMaxStepStreamsPerUser;  // 1..2048
+
+  std::map<std::string, std::string> as_written;
+
+  friend bool operator==(const SlurmdParameters& a, const SlurmdParameters& b) {
+    return a.as_written == b.as_written;
+  }
+  friend bool operator!=(const SlurmdParameters& a, const SlurmdParameters& b) {
+    return !(a == b);
+  }
+};
+
+absl::StatusOr<SlurmdParameters> ParseSlurmdParameters(std::string_view value);
 
 // AccountingStorageEnforce=associations,limits,qos,safe,...: what ctld checks
 // against sacctmgr's associations, with Slurm's implications applied (limits,

@@ -69,6 +69,40 @@ TEST(SchedulerParametersTest, AValueOutOfRangeIsRefusedNamingTheKey) {
   }
 }
 
+TEST(SlurmctldParametersTest, JoinNeedsAPortAndConfigless) {
+  absl::StatusOr<SlurmctldParameters> p = ParseSlurmctldParameters(
+      "enable_configless,join_port=6820,join_munge_key=/etc/skiff/munge.key,allow_user_triggers,"
+      "cloud_dns");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->enable_configless);
+  EXPECT_TRUE(p->allow_user_triggers);
+  EXPECT_EQ(p->join_port, 6820);
+  EXPECT_EQ(p->join_munge_key, "/etc/skiff/munge.key");
+  EXPECT_EQ(p->as_written.count("cloud_dns"), 1u);
+
+  EXPECT_EQ(ParseSlurmctldParameters("enable_configless,join_port=70000").status().message(),
+            "join_port=\"70000\" is not a TCP port (1 to 65535)");
+  EXPECT_EQ(ParseSlurmctldParameters("join_port=6820").status().message(),
+            "join_port needs enable_configless too (a node that joins has no skiff.conf of its "
+            "own and fetches ctld's)");
+  absl::StatusOr<SlurmctldParameters> none = ParseSlurmctldParameters("");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->join_port, 0);
+  EXPECT_FALSE(none->enable_configless);
+}
+
+TEST(SlurmdParametersTest, StreamsPerUserAreRangeChecked) {
+  absl::StatusOr<SlurmdParameters> p =
+      ParseSlurmdParameters("config_overrides,max_step_streams_per_user=16");
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->config_overrides);
+  EXPECT_EQ(p->max_step_streams_per_user, 16);
+  EXPECT_EQ(ParseSlurmdParameters("").value().max_step_streams_per_user,
+            kDefaultMaxStepStreamsPerUser);
+  EXPECT_EQ(ParseSlurmdParameters("max_step_streams_per_user=0").status().message(),
+            "max_step_streams_per_user=0 is not a whole number from 1 to 2048");
+}
+
 TEST(EnforcementTest, SlurmsImplicationsApply) {
   absl::StatusOr<Enforcement> e = ParseEnforcement("limits");
   ASSERT_TRUE(e.ok());
