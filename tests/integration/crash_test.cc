@@ -127,9 +127,13 @@ TEST(CrashTest, KillingScriptdKillsItsScriptsAndReRunsEachCutOffPrologOnce) {
   const pid_t scriptd = ScriptdPid(*cluster);
   ASSERT_GT(scriptd, 0);
   ASSERT_EQ(kill(scriptd, SIGKILL), 0);
-  // Once the killed scriptd is gone, its prologs' orphans (if any survived it)
-  // and the new scriptd's runs may finish.
-  ASSERT_TRUE(Eventually(30, [&] { return kill(scriptd, 0) != 0; }));
+  // The new scriptd kills what is left of the cut-off prologs before it serves,
+  // and so before it runs any of them again: once the four re-runs have
+  // started, an orphan that survived would be free to finish. (Releasing them
+  // as soon as the old scriptd was gone let an orphan finish first on a loaded
+  // machine, before the new scriptd had even read its journal.)
+  ASSERT_TRUE(Eventually(60, [&] { return count(ReadFile(marks), "start ") == 8; }))
+      << ReadFile(marks);
   std::ofstream(release) << "go\n";
 
   for (uint64_t id : ids) {
