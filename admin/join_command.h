@@ -82,7 +82,7 @@ struct JoinOptions {
   std::string defaults_file;  // empty: ROOT/etc/default/skiff-noded
   std::string conf_cache;     // empty: noded's default (ROOT/var/spool/skiff/conf-cache with ROOT)
   std::string slurm_user = "skiff";  // the controller's SlurmUser: its uid here must be ctld's
-  bool start = true;          // restart munge and start skiff-noded with systemctl
+  bool start = true;                 // restart munge and start skiff-noded with systemctl
   int timeout_seconds = 10;
 };
 

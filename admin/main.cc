@@ -97,8 +97,9 @@ int Run(int argc, char** argv) {
       "only `--token -`: the token on standard input. A token here is refused: every user "
       "of the machine can read a command line");
   join_cmd->add_option("-N,--node-name", join.node_name, "NodeName (default: short host name)");
-  join_cmd->add_option("--slurm-user", join.slurm_user,
-                       "the controller's SlurmUser, whose uid must be the same here")
+  join_cmd
+      ->add_option("--slurm-user", join.slurm_user,
+                   "the controller's SlurmUser, whose uid must be the same here")
       ->capture_default_str();
   join_cmd->add_option("--port", join.port, "noded's port (default: SlurmdPort)");
   join_cmd->add_option("--addr", join.addr,

@@ -52,8 +52,7 @@ int Run(int argc, char** argv) {
   bool foreground = true;
   app.add_option("-f,--conf", flags.conf,
                  "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
-  app.add_option("-N,--node-name", flags.node_name,
-                 "NodeName to serve (default: short hostname)");
+  app.add_option("-N,--node-name", flags.node_name, "NodeName to serve (default: short hostname)");
   app.add_option("--shepherd", flags.shepherd,
                  "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
   app.add_flag("-D", foreground, "run in the foreground (noded always does)");
@@ -111,8 +110,8 @@ int Run(int argc, char** argv) {
   }
   const ContainerSupport containers = CheckContainerSupport(setup.loaded, gpu_files);
   if (!containers.unavailable.empty()) logger.warn("containers: {}", containers.unavailable);
-  JobManagerOptions job_options = JobManagerOptionsFrom(
-      setup, FindShepherdBinary(flags.shepherd), *confinement, containers);
+  JobManagerOptions job_options =
+      JobManagerOptionsFrom(setup, FindShepherdBinary(flags.shepherd), *confinement, containers);
   if (access(job_options.container_user_helper.c_str(), X_OK) != 0) {
     logger.warn("containers: {} is missing: jobs with --container-image will fail here",
                 job_options.container_user_helper);

@@ -166,9 +166,8 @@ absl::StatusOr<NodeSetup> SetUpNode(NodedFlags flags) {
   }
   if (struct passwd* pw = getpwnam(config.slurm_user.c_str())) setup.slurm_user_uid = pw->pw_uid;
   setup.port = setup.node.port != 0 ? setup.node.port : config.slurmd_port;
-  setup.listen_host = setup.listen_anywhere
-                          ? ""
-                          : (setup.node.addr.empty() ? setup.node_name : setup.node.addr);
+  setup.listen_host =
+      setup.listen_anywhere ? "" : (setup.node.addr.empty() ? setup.node_name : setup.node.addr);
   return setup;
 }
 

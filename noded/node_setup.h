@@ -23,35 +23,35 @@ namespace skiff::noded {
 
 // noded's command line.
 struct NodedFlags {
-  std::string conf;          // -f; "": $SKIFF_CONF, /etc/skiff/skiff.conf
-  std::string node_name;     // -N; "": the short host name
-  std::string shepherd;      // --shepherd; "": $SKIFF_SHEPHERD, or next to noded
-  int verbose = 0;           // -v, repeated
-  std::string conf_server;   // --conf-server HOST[:PORT]: configless
-  std::string conf_cache;    // --conf-cache, %n = node name
-  bool dynamic = false;      // -Z: a joined node, registering what it found
-  int dynamic_port = 0;      // --port with -Z and no NodeName line; 0: SlurmdPort
+  std::string conf;         // -f; "": $SKIFF_CONF, /etc/skiff/skiff.conf
+  std::string node_name;    // -N; "": the short host name
+  std::string shepherd;     // --shepherd; "": $SKIFF_SHEPHERD, or next to noded
+  int verbose = 0;          // -v, repeated
+  std::string conf_server;  // --conf-server HOST[:PORT]: configless
+  std::string conf_cache;   // --conf-cache, %n = node name
+  bool dynamic = false;     // -Z: a joined node, registering what it found
+  int dynamic_port = 0;     // --port with -Z and no NodeName line; 0: SlurmdPort
 };
 
 // The node noded serves, from its flags, its configuration and the machine.
 struct NodeSetup {
   std::string node_name;
   LoadedConfig loaded;
-  std::string conf_path;       // skiff.conf as read (the cache's copy when configless)
-  std::string conf_target;     // configless: ctld's HOST:PORT; "" otherwise
-  std::string conf_cache;      // configless: the cache directory, node name substituted
-  std::string conf_hash;       // configless: the hash of the files fetched
-  std::string configless_note; // configless: fetched, or started from the cache and why
+  std::string conf_path;        // skiff.conf as read (the cache's copy when configless)
+  std::string conf_target;      // configless: ctld's HOST:PORT; "" otherwise
+  std::string conf_cache;       // configless: the cache directory, node name substituted
+  std::string conf_hash;        // configless: the hash of the files fetched
+  std::string configless_note;  // configless: fetched, or started from the cache and why
   Hardware hw;
-  NodeConfig node;             // its NodeName line, or for -Z what this machine has
+  NodeConfig node;               // its NodeName line, or for -Z what this machine has
   bool listen_anywhere = false;  // -Z without a NodeName line: every address
   std::vector<NodeGres> gres;
-  std::string detect_note;     // AutoDetect=nvml: what NVML found, or why gres.conf is used
-  int log_level = 0;           // spdlog's, SlurmdDebug lowered by -v
-  std::string spool;           // SlurmdSpoolDir, node name substituted, checked to be noded's
+  std::string detect_note;  // AutoDetect=nvml: what NVML found, or why gres.conf is used
+  int log_level = 0;        // spdlog's, SlurmdDebug lowered by -v
+  std::string spool;        // SlurmdSpoolDir, node name substituted, checked to be noded's
   uid_t slurm_user_uid = 0;
   int port = 0;
-  std::string listen_host;     // "" = every address
+  std::string listen_host;  // "" = every address
 };
 
 // Fetches (configless) or reads the configuration, finds the node, its

@@ -158,10 +158,10 @@ struct SkiffConfig {
   int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
   std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
-  std::vector<std::string> gres_types;                   // GresTypes=gpu
-  SchedulerParameters scheduler_parameters;              // SchedulerParameters=a=1,b
-  SlurmdParameters slurmd_parameters;                       // SlurmdParameters=config_overrides
-  SlurmctldParameters slurmctld_parameters;                 // SlurmctldParameters=enable_configless
+  std::vector<std::string> gres_types;                 // GresTypes=gpu
+  SchedulerParameters scheduler_parameters;            // SchedulerParameters=a=1,b
+  SlurmdParameters slurmd_parameters;                  // SlurmdParameters=config_overrides
+  SlurmctldParameters slurmctld_parameters;            // SlurmctldParameters=enable_configless
   std::string preempt_type = "preempt/none";           // PreemptType
   std::string preempt_mode = "OFF";                    // PreemptMode (cluster default)
   std::string priority_type = "priority/multifactor";  // PriorityType

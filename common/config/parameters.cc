@@ -29,8 +29,8 @@ absl::StatusOr<int64_t> Number(const std::string& name, const std::string& value
 // "a=1,b" as {a: "1", b: ""}. InvalidArgument for an entry without a name.
 absl::StatusOr<std::map<std::string, std::string>> KeyValues(std::string_view value) {
   std::map<std::string, std::string> out;
-  for (absl::string_view piece : absl::StrSplit(absl::string_view(value.data(), value.size()), ',',
-                                                absl::SkipWhitespace())) {
+  for (absl::string_view piece :
+       absl::StrSplit(absl::string_view(value.data(), value.size()), ',', absl::SkipWhitespace())) {
     const std::string item(absl::StripAsciiWhitespace(piece));
     const size_t equals = item.find('=');
     const std::string name = item.substr(0, equals);

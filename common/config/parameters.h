@@ -90,9 +90,7 @@ struct SlurmdParameters {
   friend bool operator==(const SlurmdParameters& a, const SlurmdParameters& b) {
     return a.as_written == b.as_written;
   }
-  friend bool operator!=(const SlurmdParameters& a, const SlurmdParameters& b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const SlurmdParameters& a, const SlurmdParameters& b) { return !(a == b); }
 };
 
 absl::StatusOr<SlurmdParameters> ParseSlurmdParameters(std::string_view value);

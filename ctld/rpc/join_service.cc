@@ -27,11 +27,10 @@ grpc::Status JoinService::Join(grpc::ServerContext* context, const v1::JoinReque
                         absl::StrCat("port ", request->port(), " is not a TCP port"));
   }
   node.port = request->port();
-  absl::StatusOr<std::string> key =
-      controller_.JoinNode(request->token_id(), request->token_secret(), node,
-                           request->has_slurm_user_uid()
-                               ? std::optional<uint32_t>(request->slurm_user_uid())
-                               : std::nullopt);
+  absl::StatusOr<std::string> key = controller_.JoinNode(
+      request->token_id(), request->token_secret(), node,
+      request->has_slurm_user_uid() ? std::optional<uint32_t>(request->slurm_user_uid())
+                                    : std::nullopt);
   if (!key.ok()) return ToGrpcStatus(key.status());
   std::shared_ptr<const SkiffConfig> config = controller_.config();
   reply->set_munge_key(*key);

@@ -240,17 +240,16 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
       absl::StrCat("skiff join ", target, " -N n3 --port ", noded_port, " --root ", root,
                    " --no-start --timeout 30 --slurm-user nobody <", dir, "/join-token"));
   EXPECT_NE(other_uid.exit_code, 0);
-  EXPECT_NE(other_uid.err.find(absl::StrCat("has uid 65534 on n3 but ", getuid(),
-                                            " on the controller")),
-            std::string::npos)
+  EXPECT_NE(
+      other_uid.err.find(absl::StrCat("has uid 65534 on n3 but ", getuid(), " on the controller")),
+      std::string::npos)
       << other_uid.err;
   EXPECT_EQ(TokenState(cluster, token), "valid");
   // A user the node does not have: refused before anything is sent.
-  CommandResult no_user = cluster.Run(
-      absl::StrCat("skiff join ", target, " -N n3 --root ", root,
-                   " --no-start --slurm-user no-such-skiff-user <", dir, "/join-token"));
-  EXPECT_NE(no_user.err.find("SlurmUser no-such-skiff-user does not exist here"),
-            std::string::npos)
+  CommandResult no_user = cluster.Run(absl::StrCat("skiff join ", target, " -N n3 --root ", root,
+                                                   " --no-start --slurm-user no-such-skiff-user <",
+                                                   dir, "/join-token"));
+  EXPECT_NE(no_user.err.find("SlurmUser no-such-skiff-user does not exist here"), std::string::npos)
       << no_user.err;
   struct stat st;
   EXPECT_NE(stat((root + "/etc/munge/munge.key").c_str(), &st), 0)
@@ -273,10 +272,9 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
             std::string::npos)
       << open_file.err;
   // SKIFF_JOIN_TOKEN is read (a wrong secret here: refused by ctld).
-  CommandResult from_env = cluster.Run(
-      absl::StrCat("SKIFF_JOIN_TOKEN=", id, ".bbbbbbbbbbbbbbbbbbbbbbbbbb.", pin, " skiff join ",
-                   target, " -N n3 --root ", root,
-                   " --no-start --timeout 30 --slurm-user $(id -un) </dev/null"));
+  CommandResult from_env = cluster.Run(absl::StrCat(
+      "SKIFF_JOIN_TOKEN=", id, ".bbbbbbbbbbbbbbbbbbbbbbbbbb.", pin, " skiff join ", target,
+      " -N n3 --root ", root, " --no-start --timeout 30 --slurm-user $(id -un) </dev/null"));
   EXPECT_EQ(from_env.err, "skiff: error: join token is not valid\n");
   EXPECT_EQ(TokenState(cluster, token), "valid");
 
@@ -470,10 +468,9 @@ TEST(JoinTest, IdleConnectionsToTheJoinPortLeaveCtldServingAndJoinsGoingOn) {
              "COMPLETED";
     })) << cluster.Run(absl::StrCat("scontrol show job ", id)).out;
   }
-  CommandResult joined =
-      cluster.Run(absl::StrCat("skiff join 127.0.0.1:", join_port, " -N n5 --root ", dir,
-                               "/n5root --no-start --timeout 60 --slurm-user $(id -un) <", dir,
-                               "/token"));
+  CommandResult joined = cluster.Run(
+      absl::StrCat("skiff join 127.0.0.1:", join_port, " -N n5 --root ", dir,
+                   "/n5root --no-start --timeout 60 --slurm-user $(id -un) <", dir, "/token"));
   EXPECT_EQ(joined.exit_code, 0) << joined.err;
   EXPECT_NE(joined.out.find("as node n5"), std::string::npos) << joined.out << joined.err;
   std::cout << "ctld held " << OpenDescriptors(ctld) << " descriptors with " << kFlood
