@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
@@ -23,7 +23,7 @@ absl::StatusOr<Reply> Call(const std::string& conf_path, int wait_seconds,
                            grpc::Status (v1::JoinTokens::Stub::*method)(grpc::ClientContext*,
                                                                         const Request&, Reply*),
                            const Request& request) {
-  absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
+  absl::StatusOr<LoadedConfig> loaded = client::LoadClientConfig(conf_path);
   if (!loaded.ok()) return loaded.status();
   const SkiffConfig& config = loaded->skiff;
   const std::string target = absl::StrCat(

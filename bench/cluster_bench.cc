@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 
 namespace skiff::cli {
 namespace {
@@ -43,16 +43,17 @@ v1::JobSpec TrueJob(bool held) {
   return spec;
 }
 
-void CancelAll(CtldClient& client) {
+void CancelAll(client::CtldClient& client) {
   v1::CancelJobsRequest request;
   request.set_name("bench");
   v1::CancelJobsReply reply;
   client.Call(&v1::Ctld::Stub::CancelJobs, request, &reply);
 }
 
-int BenchInFlight(CtldClient& client, const v1::SubmitJobRequest& request, int count);
+int BenchInFlight(client::CtldClient& client, const v1::SubmitJobRequest& request, int count);
 
-int BenchSubmit(CtldClient& client, const std::string& sbatch, int count, bool in_flight_only) {
+int BenchSubmit(client::CtldClient& client, const std::string& sbatch, int count,
+                bool in_flight_only) {
   v1::SubmitJobRequest request;
   *request.mutable_spec() = TrueJob(/*held=*/true);
   if (in_flight_only) return BenchInFlight(client, request, count);
@@ -87,7 +88,7 @@ int BenchSubmit(CtldClient& client, const std::string& sbatch, int count, bool i
   return BenchInFlight(client, request, count);
 }
 
-int BenchInFlight(CtldClient& client, const v1::SubmitJobRequest& request, int count) {
+int BenchInFlight(client::CtldClient& client, const v1::SubmitJobRequest& request, int count) {
   // The same through the same connection with kInFlight calls at a time (a
   // workflow manager's threads; HTTP/2 multiplexes them): what ctld sustains
   // when it can store several submissions in one commit.
@@ -117,7 +118,7 @@ int BenchInFlight(CtldClient& client, const v1::SubmitJobRequest& request, int c
   return 0;
 }
 
-int BenchEndToEnd(CtldClient& client, int count) {
+int BenchEndToEnd(client::CtldClient& client, int count) {
   v1::SubmitJobRequest request;
   *request.mutable_spec() = TrueJob(/*held=*/false);
   const auto start = Clock::now();
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
   app.add_flag("--in-flight-only", in_flight_only,
                "submit benchmark: only the submissions with several calls in flight (profiling)");
   CLI11_PARSE(app, argc, argv);
-  auto client = skiff::cli::CtldClient::Connect(conf);
+  auto client = skiff::client::CtldClient::Connect(conf);
   if (!client.ok()) {
     fprintf(stderr, "%s\n", std::string(client.status().message()).c_str());
     return 1;

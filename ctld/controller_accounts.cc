@@ -25,13 +25,22 @@ AccountsSnapshot Controller::SnapshotAccounts() {
   for (const auto& [name, account] : accounts.accounts) snapshot.accounts.push_back(account);
   for (const auto& [name, user] : accounts.users) snapshot.users.push_back(user);
   snapshot.assocs = AssocsDepthFirst(accounts);
-  snapshot.raw_usage = core_.AssocUsageAt(clock_.Now());
-  snapshot.norm_shares = NormalizedShares(accounts);
+  for (const auto& [key, usage] : core_.AssocUsageAt(clock_.Now())) {
+    snapshot.by_assoc[key].raw_usage = usage;
+  }
+  for (const auto& [key, norm] : NormalizedShares(accounts)) {
+    snapshot.by_assoc[key].norm_shares = norm;
+  }
   for (const auto& [key, balance] : core_.Balances()) {
-    snapshot.used_billing_mins[key] = balance.used.billing;
-    snapshot.held_billing_mins[key] = balance.held.billing;
-    snapshot.used_budget_mins[key] = balance.used;
-    snapshot.held_budget_mins[key] = balance.held;
+    if (key.is_qos()) {
+      QosFigures& qos = snapshot.by_qos[QosKey{key.qos, ""}];
+      qos.used_budget_mins = balance.used;
+      qos.held_budget_mins = balance.held;
+    } else {
+      AssocFigures& assoc = snapshot.by_assoc[key.assoc];
+      assoc.used_budget_mins = balance.used;
+      assoc.held_budget_mins = balance.held;
+    }
   }
   std::map<std::string, std::string> parents;
   for (const Association& assoc : snapshot.assocs) {
@@ -42,8 +51,8 @@ AccountsSnapshot Controller::SnapshotAccounts() {
     if (!IsFinal(job.state)) jobs.push_back(&job);
   }
   JobsInUseTables in_use = CountJobsInUse(jobs, parents, clock_.Now());
-  snapshot.assoc_in_use = std::move(in_use.by_assoc);
-  snapshot.qos_in_use = std::move(in_use.by_qos);
+  for (auto& [key, held] : in_use.by_assoc) snapshot.by_assoc[key].in_use = std::move(held);
+  for (auto& [key, held] : in_use.by_qos) snapshot.by_qos[key].in_use = std::move(held);
   return snapshot;
 }
 

@@ -14,7 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 #include "common/mutex_mode.h"
 #include "common/version.h"
 #include "restd/http/cross_site.h"
@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!any) options.tcp_port = 6820;
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect(conf);
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect(conf);
   if (!client.ok()) {
     fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
     return 1;

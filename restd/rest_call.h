@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 #include "common/auth/authenticator.h"
 #include "nlohmann/json.hpp"
 #include "restd/http/http_message.h"
@@ -27,7 +27,7 @@ using Json = nlohmann::json;
 struct RestCall {
   const HttpRequest& request;
   const HttpPeer& peer;
-  cli::CtldClient& ctld;
+  client::CtldClient& ctld;
   Authenticator& as_user;         // the request's user's credential for ctld
   std::string user_name;          // that user, for meta's "client"
   std::string version;            // the path's data_parser version: "v0.0.42"

@@ -35,7 +35,7 @@ HttpResponse Unauthenticated(const absl::Status& status) {
 
 }  // namespace
 
-RestService::RestService(cli::CtldClient& client, std::vector<std::string> allowed_origins)
+RestService::RestService(client::CtldClient& client, std::vector<std::string> allowed_origins)
     : client_(client), allowed_origins_(std::move(allowed_origins)) {
   AddSlurmPaths(router_);
   AddSlurmdbPaths(router_);

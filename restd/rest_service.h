@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 #include "restd/http/http_message.h"
 #include "restd/http/http_server.h"
 #include "restd/router.h"
@@ -41,7 +41,7 @@ class RestService {
   // token made for a Unix-socket peer) must outlive the service.
   // `allowed_origins`: other sites whose pages may change state through
   // restd (cross_site.h), e.g. a portal's "https://portal.example.org".
-  explicit RestService(cli::CtldClient& client, std::vector<std::string> allowed_origins = {});
+  explicit RestService(client::CtldClient& client, std::vector<std::string> allowed_origins = {});
 
   // The server's head check (http_server.h): the refusal for a request's
   // head, or nullopt to read its body and Handle it.
@@ -59,7 +59,7 @@ class RestService {
 
   HttpResponse HandleApi(const HttpRequest& request, const HttpPeer& peer);
 
-  cli::CtldClient& client_;
+  client::CtldClient& client_;
   const std::vector<std::string> allowed_origins_;
   Router router_;
   std::mutex tokens_mu_;

@@ -33,7 +33,7 @@ void Say(const AllocationMessages& messages, const std::string& line) {
 
 }  // namespace
 
-absl::StatusOr<v1::JobInfo> Allocate(CtldClient& client, const v1::JobSpec& spec,
+absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSpec& spec,
                                      const AllocationMessages& messages,
                                      const std::function<bool()>& interrupted) {
   v1::SubmitJobRequest submit;
@@ -131,7 +131,7 @@ std::map<std::string, std::string> AllocationEnvironment(const v1::JobInfo& job,
   return env;
 }
 
-absl::Status Relinquish(CtldClient& client, const v1::JobInfo& job, int exit_code) {
+absl::Status Relinquish(client::CtldClient& client, const v1::JobInfo& job, int exit_code) {
   auto stub = v1::Noded::NewStub(MakeChannel(job.stepmgr_address()));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +

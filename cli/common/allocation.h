@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 #include "proto/ctld.pb.h"
 #include "proto/job.pb.h"
 
@@ -36,7 +36,7 @@ struct AllocationMessages {
 // waits until it runs, printing Slurm's lines on stderr. `interrupted` is polled
 // while it waits; when it says so the job is cancelled. Errors: the submission's
 // (as sbatch's), "Job allocation N has been revoked." when the job ended first.
-absl::StatusOr<v1::JobInfo> Allocate(CtldClient& client, const v1::JobSpec& spec,
+absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSpec& spec,
                                      const AllocationMessages& messages,
                                      const std::function<bool()>& interrupted);
 
@@ -53,7 +53,7 @@ std::map<std::string, std::string> AllocationEnvironment(const v1::JobInfo& job,
 
 // Ends the allocation with `exit_code` through its step manager; when that
 // cannot be reached, cancels the job through ctld instead.
-absl::Status Relinquish(CtldClient& client, const v1::JobInfo& job, int exit_code);
+absl::Status Relinquish(client::CtldClient& client, const v1::JobInfo& job, int exit_code);
 
 }  // namespace skiff::cli
 

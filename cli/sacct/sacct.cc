@@ -12,11 +12,11 @@
 
 #include "absl/strings/numbers.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sacct/sacct_format.h"
 #include "cli/sacct/sacct_help.h"
 #include "cli/sacct/sacct_options.h"
+#include "client/ctld_client.h"
 
 namespace {
 
@@ -114,9 +114,9 @@ int skiff::cli::SacctMain(int argc, char** argv) {
   (void)duplicates;
   (void)all_clusters;
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
   skiff::cli::SacctContext context;
   context.now = time(nullptr);
   context.uid = getuid();
@@ -125,7 +125,7 @@ int skiff::cli::SacctMain(int argc, char** argv) {
   if (!line.clusters.empty()) {
     skiff::v1::PingReply ping;
     absl::Status s = (*client)->Call(&skiff::v1::Ctld::Stub::Ping, skiff::v1::PingRequest(), &ping);
-    if (!s.ok()) return skiff::cli::ReportError(kProgram, s);
+    if (!s.ok()) return skiff::client::ReportError(kProgram, s);
     context.cluster = ping.cluster_name();
   }
   absl::StatusOr<skiff::cli::SacctPlan> plan = skiff::cli::PlanSacct(line, context);
@@ -144,7 +144,7 @@ int skiff::cli::SacctMain(int argc, char** argv) {
   skiff::v1::GetAccountingReply reply;
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::GetAccounting, plan->request, &reply);
-  if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+  if (!status.ok()) return skiff::client::ReportError(kProgram, status);
   if (json) {
     skiff::cli::WriteSacctJson(reply, [](std::string_view piece) {
       std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));

@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/json_writer.h"
 #include "cli/common/print_fields.h"
+#include "client/json_writer.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
@@ -591,7 +591,7 @@ std::string SacctHelpFormat() {
   return out;
 }
 
-Json SacctTresArray(const std::string& tres) {
+client::Json SacctTresArray(const std::string& tres) {
   struct Entry {
     int id;
     std::string type, name;
@@ -642,11 +642,11 @@ Json SacctTresArray(const std::string& tres) {
   }
   std::sort(entries.begin(), entries.end(),
             [](const Entry& a, const Entry& b) { return a.id < b.id; });
-  Json out = Json::Array();
+  client::Json out = client::Json::Array();
   for (const Entry& e : entries) {
-    Json t = Json::Object();
+    client::Json t = client::Json::Object();
     t.Set("type", e.type);
-    t.Set("name", e.name.empty() ? Json() : Json(e.name));
+    t.Set("name", e.name.empty() ? client::Json() : client::Json(e.name));
     t.Set("id", e.id);
     t.Set("count", static_cast<long long>(e.count));
     out.Push(std::move(t));
@@ -658,7 +658,7 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
                     const std::function<void(std::string_view)>& write) {
   auto time_object = [](const auto& record, int64_t submit, int64_t eligible, int64_t limit,
                         int64_t now) {
-    Json time = Json::Object();
+    client::Json time = client::Json::Object();
     const int64_t elapsed =
         Elapsed(record.start_time(), record.end_time(), record.suspended(), now);
     time.Set("elapsed", static_cast<long long>(elapsed));
@@ -671,11 +671,11 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
     return time;
   };
   auto exit_code = [](const std::string& state, int code, int signal) {
-    Json exit = Json::Object();
+    client::Json exit = client::Json::Object();
     exit.Set("status", signal != 0 ? "SIGNALED" : (code != 0 ? "FAILED" : "SUCCESS"));
     exit.Set("return_code", code);
     if (signal != 0) {
-      Json sig = Json::Object();
+      client::Json sig = client::Json::Object();
       sig.Set("signal_id", signal);
       exit.Set("signal", std::move(sig));
     }
@@ -683,23 +683,25 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
     return exit;
   };
   auto job_json = [&](const v1::AcctJob& job) {
-    Json j = Json::Object();
+    client::Json j = client::Json::Object();
     j.Set("account", job.account());
-    Json array = Json::Object();
+    client::Json array = client::Json::Object();
     array.Set("job_id", static_cast<unsigned long long>(job.array_job_id()));
-    Json limits = Json::Object();
-    Json max = Json::Object();
-    Json running = Json::Object();
+    client::Json limits = client::Json::Object();
+    client::Json max = client::Json::Object();
+    client::Json running = client::Json::Object();
     running.Set("tasks", job.array_max_running());
     max.Set("running", std::move(running));
     limits.Set("max", std::move(max));
     array.Set("limits", std::move(limits));
     array.Set("task", job.array_job_id() != 0 ? absl::StrCat(job.array_task_id()) : "");
-    array.Set("task_id", job.array_job_id() != 0 ? Json(job.array_task_id()) : Json());
+    array.Set("task_id",
+              job.array_job_id() != 0 ? client::Json(job.array_task_id()) : client::Json());
     j.Set("array", std::move(array));
     j.Set("cluster", job.cluster());
     j.Set("constraints", job.constraints());
-    Json derived = exit_code(job.state(), job.derived_exit_code(), job.derived_exit_signal());
+    client::Json derived =
+        exit_code(job.state(), job.derived_exit_code(), job.derived_exit_signal());
     j.Set("derived_exit_code", std::move(derived));
     j.Set("time",
           time_object(job, job.submit_time(), job.eligible_time(), job.time_limit(), reply.now()));
@@ -713,40 +715,41 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
     j.Set("priority", static_cast<long long>(job.priority()));
     j.Set("qos", job.qos());
     j.Set("required", [&] {
-      Json required = Json::Object();
+      client::Json required = client::Json::Object();
       required.Set("CPUs", job.req_cpus());
       required.Set("memory", static_cast<unsigned long long>(job.req_mem_mb()));
       return required;
     }());
-    Json state = Json::Object();
+    client::Json state = client::Json::Object();
     state.Set("current", job.state());
     state.Set("reason", job.reason());
     j.Set("state", std::move(state));
-    Json steps = Json::Array();
+    client::Json steps = client::Json::Array();
     for (const v1::AcctStep& step : job.steps()) {
-      Json s = Json::Object();
+      client::Json s = client::Json::Object();
       s.Set("time", time_object(step, step.start_time(), step.start_time(), -1, reply.now()));
       s.Set("exit_code", exit_code(step.state(), step.exit_code(), step.exit_signal()));
-      Json nodes = Json::Object();
+      client::Json nodes = client::Json::Object();
       nodes.Set("count", step.num_nodes());
       nodes.Set("range", step.node_list());
       s.Set("nodes", std::move(nodes));
-      Json tasks = Json::Object();
+      client::Json tasks = client::Json::Object();
       tasks.Set("count", step.ntasks());
       s.Set("tasks", std::move(tasks));
       s.Set("state", step.state());
-      Json id = Json::Object();
+      client::Json id = client::Json::Object();
       id.Set("job_id", static_cast<unsigned long long>(job.job_id()));
       id.Set("step_id", step.step_id());
-      Json step_name = Json::Object();
+      client::Json step_name = client::Json::Object();
       step_name.Set("id", absl::StrCat(job.job_id(), ".", step.step_id()));
       step_name.Set("name", step.name());
       s.Set("step", std::move(step_name));
       // A step's requested/consumed TRES are usage statistics (sstat's), not
       // kept once the step ends: empty, in Slurm's shape.
-      Json usage = Json::Object();
-      for (const char* key : {"max", "min", "average", "total"}) usage.Set(key, Json::Array());
-      Json tres = Json::Object();
+      client::Json usage = client::Json::Object();
+      for (const char* key : {"max", "min", "average", "total"})
+        usage.Set(key, client::Json::Array());
+      client::Json tres = client::Json::Object();
       tres.Set("requested", usage);
       tres.Set("consumed", std::move(usage));
       tres.Set("allocated", SacctTresArray(step.alloc_tres()));
@@ -754,7 +757,7 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
       steps.Push(std::move(s));
     }
     j.Set("steps", std::move(steps));
-    Json tres = Json::Object();
+    client::Json tres = client::Json::Object();
     tres.Set("allocated", SacctTresArray(job.alloc_tres()));
     tres.Set("requested", SacctTresArray(job.req_tres()));
     j.Set("tres", std::move(tres));
@@ -762,9 +765,9 @@ void WriteSacctJson(const v1::GetAccountingReply& reply,
     j.Set("working_directory", job.work_dir());
     return j;
   };
-  Json document = SlurmJsonEnvelope();
-  document.Set("jobs", Json::Array());
-  Json::DumpWithElements(
+  client::Json document = client::SlurmJsonEnvelope();
+  document.Set("jobs", client::Json::Array());
+  client::Json::DumpWithElements(
       document, static_cast<size_t>(reply.jobs_size()),
       [&](size_t i) { return job_json(reply.jobs(static_cast<int>(i))); }, write);
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "cli/common/json_writer.h"
+#include "client/json_writer.h"
 #include "proto/accounting.pb.h"
 
 namespace skiff::cli {
@@ -68,7 +68,7 @@ std::string SacctHelpFormat();
 // ...}], by id as Slurm's database holds them (cpu 1, mem 2, energy 3, node 4,
 // billing 5; gres/gpu 1001 and bb/lua 1002, the ids Slurm gives them on a
 // cluster that defines them first).
-Json SacctTresArray(const std::string& tres);
+client::Json SacctTresArray(const std::string& tres);
 
 // Slurm's JSON (--json, v0.0.38 layout of `jobs`), one object per job with its
 // steps, handed to `write` a piece at a time, made one job at a time (a year

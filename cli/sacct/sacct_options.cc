@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/job_text.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
@@ -69,21 +70,6 @@ absl::Status AddJobs(const std::string& text, v1::GetAccountingRequest* request)
 
 }  // namespace
 
-std::optional<std::string> SacctStateName(const std::string& text) {
-  static const std::pair<const char*, const char*> kStates[] = {
-      {"BF", "BOOT_FAIL"},      {"CA", "CANCELLED"}, {"CD", "COMPLETED"}, {"CF", "CONFIGURING"},
-      {"CG", "COMPLETING"},     {"DL", "DEADLINE"},  {"F", "FAILED"},     {"NF", "NODE_FAIL"},
-      {"OOM", "OUT_OF_MEMORY"}, {"PD", "PENDING"},   {"PR", "PREEMPTED"}, {"R", "RUNNING"},
-      {"RQ", "REQUEUED"},       {"RS", "RESIZING"},  {"RV", "REVOKED"},   {"S", "SUSPENDED"},
-      {"TO", "TIMEOUT"},
-  };
-  const std::string upper = absl::AsciiStrToUpper(text);
-  for (const auto& [code, name] : kStates) {
-    if (upper == code || upper == name) return std::string(name);
-  }
-  return std::nullopt;
-}
-
 absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctContext& context) {
   SacctPlan plan;
   v1::GetAccountingRequest& request = plan.request;
@@ -113,7 +99,7 @@ absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctCon
     if (absl::Status s = AddJobs(jobs, &request); !s.ok()) return s;
   }
   for (const std::string& state : List(line.states)) {
-    std::optional<std::string> name = SacctStateName(state);
+    std::optional<std::string> name = client::SacctStateName(state);
     if (!name) return Invalid(absl::StrCat("unrecognized job state value '", state, "'"));
     request.add_states(*name);
   }

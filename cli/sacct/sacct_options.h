@@ -68,9 +68,6 @@ struct SacctContext {
 // unknown field (`Invalid field requested: "X"`), another cluster.
 absl::StatusOr<SacctPlan> PlanSacct(const SacctCommandLine& line, const SacctContext& context);
 
-// "CA" -> "CANCELLED", "completed" -> "COMPLETED"; nullopt when unknown.
-std::optional<std::string> SacctStateName(const std::string& text);
-
 }  // namespace skiff::cli
 
 #endif  // SKIFF_CLI_SACCT_SACCT_OPTIONS_H_

@@ -321,7 +321,7 @@ TEST(SacctTresArray, SlurmsJsonTresList) {
   EXPECT_NE(dump.find("\"name\": \"gpu\""), std::string::npos) << dump;
   EXPECT_NE(dump.find("\"id\": 1001"), std::string::npos) << dump;
   EXPECT_LT(dump.find("\"id\": 1,"), dump.find("\"id\": 2,")) << dump;
-  EXPECT_EQ(SacctTresArray("").Dump(), Json::Array().Dump());
+  EXPECT_EQ(SacctTresArray("").Dump(), client::Json::Array().Dump());
 }
 
 }  // namespace

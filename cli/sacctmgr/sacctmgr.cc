@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sacctmgr/sacctmgr_assoc.h"
 #include "cli/sacctmgr/sacctmgr_help.h"
 #include "cli/sacctmgr/sacctmgr_qos.h"
+#include "client/ctld_client.h"
 
 namespace {
 
 constexpr char kProgram[] = "sacctmgr";
 
-int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
 
 // Slurm's commit_check: asks on the terminal, 30 seconds to answer.
 bool Confirm(const char* question) {
@@ -38,7 +38,7 @@ bool Confirm(const char* question) {
   }
 }
 
-absl::StatusOr<skiff::v1::GetQosReply> GetQos(skiff::cli::CtldClient& client,
+absl::StatusOr<skiff::v1::GetQosReply> GetQos(skiff::client::CtldClient& client,
                                               const std::vector<std::string>& names) {
   skiff::v1::GetQosRequest request;
   for (const std::string& name : names) request.add_names(name);
@@ -85,10 +85,10 @@ int RunAssoc(skiff::cli::SacctmgrVerb verb, skiff::cli::AssocEntity entity,
                  "user|account ...\n";
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
   if (!connected.ok()) return Fail(connected.status());
-  skiff::cli::CtldClient& client = **connected;
+  skiff::client::CtldClient& client = **connected;
   skiff::v1::GetAccountsReply accounts;
   absl::Status status =
       client.Call(&skiff::v1::Ctld::Stub::GetAccounts, skiff::v1::GetAccountsRequest(), &accounts);
@@ -157,10 +157,10 @@ int skiff::cli::SacctmgrMain(int argc, char** argv) {
   }
   const bool ask = !options.immediate && isatty(STDIN_FILENO);
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
   if (!connected.ok()) return Fail(connected.status());
-  skiff::cli::CtldClient& client = **connected;
+  skiff::client::CtldClient& client = **connected;
 
   if (command.verb == skiff::cli::SacctmgrVerb::kShow) {
     absl::StatusOr<skiff::v1::GetQosReply> reply = GetQos(client, command.names);

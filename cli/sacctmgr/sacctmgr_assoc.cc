@@ -10,7 +10,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/budget_text.h"
+#include "client/accounts_usage.h"
+#include "client/budget_text.h"
 #include "common/time_format.h"
 #include "common/tres.h"
 
@@ -277,7 +278,11 @@ std::string AssocValue(const std::string& key, const v1::AssocInfo& a,
   if (key == "maxtresmins" || key == "maxtresminsperjob")
     return TresText(l.max_tres_mins_per_job());
   if (key == "grptresrunmins") return TresText(l.grp_tres_run_mins());
-  if (key == "grptresleft") return BudgetText(GrpTresLeftOf(reply, a));
+  if (key == "grptresleft") {
+    const client::AccountsUsage usage(reply);  // a lab's few associations: no index kept
+    return client::BudgetText(
+        client::GrpTresLeftOf(a, usage.Of(client::AssocKeyOf(a).WithoutPartition())));
+  }
   if (key == "qos") return Effective(reply, a, false);
   if (key == "defaultqos" || key == "defqos") return Effective(reply, a, true);
   if (key == "id") return absl::StrCat(a.id());
@@ -575,18 +580,16 @@ std::string AssocChangeMessage(const AssocCommand& command, const v1::UpdateAcco
   const v1::UpdateAccountsRequest& r = command.request;
   const bool user = command.entity == AssocEntity::kUser;
   std::string out;
-  auto assoc_line = [&](const std::string& key, bool user_first) {
-    std::vector<std::string> parts = absl::StrSplit(key, '|');
-    parts.resize(3);
+  auto assoc_line = [&](const v1::AssocKey& key, bool user_first) {
     if (user_first) {
-      return absl::StrFormat("  U = %-9.9s A = %-10.10s C = %-10.10s\n", parts[1], parts[0],
+      return absl::StrFormat("  U = %-9.9s A = %-10.10s C = %-10.10s\n", key.user(), key.account(),
                              cluster);
     }
-    if (!parts[1].empty()) {
-      return absl::StrFormat("  C = %-10.10s A = %-10.10s U = %-9.9s\n", cluster, parts[0],
-                             parts[1]);
+    if (!key.user().empty()) {
+      return absl::StrFormat("  C = %-10.10s A = %-10.10s U = %-9.9s\n", cluster, key.account(),
+                             key.user());
     }
-    return absl::StrFormat("  A = %-10.10s C = %-10.10s\n", parts[0], cluster);
+    return absl::StrFormat("  A = %-10.10s C = %-10.10s\n", key.account(), cluster);
   };
   switch (command.verb) {
     case SacctmgrVerb::kAdd:
@@ -611,7 +614,7 @@ std::string AssocChangeMessage(const AssocCommand& command, const v1::UpdateAcco
       }
       if (!reply.associations().empty()) {
         out += user ? " Associations =\n" : " Associations\n";
-        for (const std::string& key : reply.associations()) out += assoc_line(key, user);
+        for (const v1::AssocKey& key : reply.associations()) out += assoc_line(key, user);
       }
       return out;
     case SacctmgrVerb::kModify:
@@ -623,7 +626,7 @@ std::string AssocChangeMessage(const AssocCommand& command, const v1::UpdateAcco
       if (reply.affected().empty() && reply.associations().empty()) return " Nothing deleted\n";
       if (user) {
         out += " Deleting user associations...\n";
-        for (const std::string& key : reply.associations()) out += assoc_line(key, false);
+        for (const v1::AssocKey& key : reply.associations()) out += assoc_line(key, false);
       } else {
         out += " Deleting account(s)...\n";
         for (const std::string& name : reply.affected()) out += "  " + name + "\n";

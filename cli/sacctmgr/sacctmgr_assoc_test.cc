@@ -156,7 +156,7 @@ TEST(SacctmgrAssoc, MessagesSayWhatChanged) {
   auto add = ParseAssocCommand(SacctmgrVerb::kAdd, AssocEntity::kAccount, {"research"});
   v1::UpdateAccountsReply reply;
   reply.add_affected("research");
-  reply.add_associations("research||");
+  reply.add_associations()->set_account("research");
   EXPECT_EQ(AssocChangeMessage(*add, reply, "lab"),
             " Adding Account(s)\n  research\n Settings\n  Description     = Account Name\n"
             "  Organization    = Parent/Account Name\n Associations\n"
@@ -164,7 +164,9 @@ TEST(SacctmgrAssoc, MessagesSayWhatChanged) {
   EXPECT_EQ(AssocChangeMessage(*add, v1::UpdateAccountsReply(), "lab"), " Nothing new added.\n");
   auto remove = ParseAssocCommand(SacctmgrVerb::kDelete, AssocEntity::kUser, {"alice"});
   v1::UpdateAccountsReply removed;
-  removed.add_associations("research|alice|");
+  v1::AssocKey* alice = removed.add_associations();
+  alice->set_account("research");
+  alice->set_user("alice");
   EXPECT_EQ(AssocChangeMessage(*remove, removed, "lab"),
             " Deleting user associations...\n  C = lab        A = research   U = alice    \n");
 }

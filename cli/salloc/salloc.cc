@@ -17,10 +17,10 @@
 #include "cli/command.h"
 #include "cli/common/allocation.h"
 #include "cli/common/container_options.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
+#include "cli/common/sbatch_options.h"
 #include "cli/salloc/salloc_help.h"
-#include "cli/sbatch/sbatch_options.h"
+#include "client/ctld_client.h"
 
 extern char** environ;
 
@@ -130,13 +130,13 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   context.now = time(nullptr);
   absl::StatusOr<skiff::cli::SbatchSubmission> submission =
       skiff::cli::BuildSubmission(line, skiff::cli::kAllocationHolderScript, context);
-  if (!submission.ok()) return skiff::cli::ReportError(kProgram, submission.status());
+  if (!submission.ok()) return skiff::client::ReportError(kProgram, submission.status());
   for (const std::string& warning : submission->warnings) {
     fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
 
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
@@ -147,7 +147,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
       fprintf(stderr, "salloc: %s\n", std::string(job.status().message()).c_str());
       return 1;
     }
-    return skiff::cli::ReportError(kProgram, job.status());
+    return skiff::client::ReportError(kProgram, job.status());
   }
   if (no_shell) return 0;
 
@@ -186,7 +186,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     fprintf(stderr, "salloc: Relinquishing job allocation %lu\n",
             static_cast<unsigned long>(job->job_id()));
   if (absl::Status s = skiff::cli::Relinquish(**client, *job, code); !s.ok()) {
-    skiff::cli::ReportError(kProgram, s);
+    skiff::client::ReportError(kProgram, s);
   }
   return code;
 }

@@ -19,9 +19,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/task_output.h"
 #include "cli/sattach/sattach_options.h"
+#include "client/ctld_client.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "proto/ctld.grpc.pb.h"
@@ -69,10 +69,11 @@ int skiff::cli::SattachMain(int argc, char** argv) {
     return 0;
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
-  if (!connected.ok()) return skiff::cli::ReportError("sattach", connected.status(), g_error_exit);
-  skiff::cli::CtldClient& client = **connected;
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
+  if (!connected.ok())
+    return skiff::client::ReportError("sattach", connected.status(), g_error_exit);
+  skiff::client::CtldClient& client = **connected;
   // Slurm asks slurmctld for the step's layout, which answers for the job
   // (job_alloc_info) with these texts.
   skiff::v1::GetJobsRequest job_request;
@@ -96,7 +97,7 @@ int skiff::cli::SattachMain(int argc, char** argv) {
   auto stub = skiff::v1::Noded::NewStub(skiff::MakeChannel(job.stepmgr_address()));
   grpc::ClientContext context;
   if (absl::Status s = skiff::AttachCredential(client.auth(), &context); !s.ok()) {
-    return skiff::cli::ReportError("sattach", s, g_error_exit);
+    return skiff::client::ReportError("sattach", s, g_error_exit);
   }
   auto stream = stub->AttachStep(&context);
   std::mutex write_mu;

@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/sbatch/sbatch_options.h"
+#include "cli/common/sbatch_options.h"
+#include "client/ctld_client.h"
 
 extern char** environ;
 
@@ -31,7 +31,7 @@ int Fail(const absl::Status& status) {
     std::cerr << skiff::cli::GetoptErrorText(kProgram, std::string(status.message()));
     return skiff::cli::SbatchExitCode(status);
   }
-  return skiff::cli::ReportError(kProgram, status, skiff::cli::SbatchExitCode(status));
+  return skiff::client::ReportError(kProgram, status, skiff::cli::SbatchExitCode(status));
 }
 
 // The whole file at `path`, read as the user running sbatch; the error message
@@ -78,7 +78,7 @@ skiff::cli::SubmitContext CurrentContext() {
 // and returns its exit code. Slurm looks after 2, 10, 42, ... s; Skiff looks
 // sooner (a short job's pipeline should not wait 2 s for nothing) and backs off
 // to one look every 2 s.
-int WaitForJob(skiff::cli::CtldClient& client, uint64_t job_id) {
+int WaitForJob(skiff::client::CtldClient& client, uint64_t job_id) {
   skiff::v1::GetJobsRequest request;
   request.add_job_ids(job_id);
   int delay_ms = 50;
@@ -162,14 +162,14 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
     fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
   // ctld refuses it too; checked here first so that a huge script is not sent
   // only to be cut off by gRPC's message limit with a transport error.
   const int64_t max_script = (*client)->config().skiff.scheduler_parameters.max_script_size;
   if (static_cast<int64_t>(script.size()) > max_script) {
-    return skiff::cli::ReportError(
+    return skiff::client::ReportError(
         kProgram,
         absl::InvalidArgumentError(absl::StrCat("Batch job submission failed: ",
                                                 skiff::ScriptTooLarge(script.size(), max_script))));
@@ -181,7 +181,7 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
     const std::string name = entry.substr(0, entry.find(':'));
     if (name != "gpu" &&
         std::find(gres_types.begin(), gres_types.end(), name) == gres_types.end()) {
-      return skiff::cli::ReportError(
+      return skiff::client::ReportError(
           kProgram, absl::InvalidArgumentError("Invalid generic resource (gres) specification"));
     }
   }
@@ -196,7 +196,7 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
       if (const size_t cut = message.rfind('\n'); cut != std::string::npos) {
         message = message.substr(cut + 1);
       }
-      return skiff::cli::ReportError(
+      return skiff::client::ReportError(
           kProgram, absl::Status(status.code(), absl::StrCat("allocation failure: ", message)));
     }
     for (const std::string& warning : will.warnings()) {
@@ -221,7 +221,7 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
       detail = message.substr(0, cut + 1);
       message = message.substr(cut + 1);
     }
-    return skiff::cli::ReportError(
+    return skiff::client::ReportError(
         kProgram, absl::Status(status.code(),
                                absl::StrCat(detail, "Batch job submission failed: ", message)));
   }
@@ -229,7 +229,7 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
     fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }
   std::cout << skiff::cli::FormatSubmitted(reply.job_id(), submission->parsable);
-  if (!submission->wait) skiff::cli::ExitNow(0);
+  if (!submission->wait) skiff::client::ExitNow(0);
   std::cout.flush();
   return WaitForJob(**client, reply.job_id());
 }

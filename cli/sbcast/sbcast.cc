@@ -21,10 +21,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/environment.h"
 #include "cli/sbcast/sbcast_help.h"
 #include "cli/sbcast/sbcast_options.h"
+#include "client/ctld_client.h"
 #include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
@@ -106,7 +106,7 @@ std::optional<std::vector<std::string>> LddLibraries(const std::string& path) {
 
 // The job's step manager, and how sbcast talks to it.
 struct Target {
-  skiff::cli::CtldClient* ctld = nullptr;
+  skiff::client::CtldClient* ctld = nullptr;
   std::string first_node;
   std::string address;
   std::shared_ptr<grpc::Channel> channel;
@@ -240,17 +240,17 @@ int skiff::cli::SbcastMain(int argc, char** argv) {
 
   // Slurm's order: the source file, then the job, then the transfer.
   Source source;
-  if (!OpenSource(args, args.source, &source)) skiff::cli::ExitNow(kSlurmError);
+  if (!OpenSource(args, args.source, &source)) skiff::client::ExitNow(kSlurmError);
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> ctld =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> ctld =
+      skiff::client::CtldClient::Connect("");
   if (!ctld.ok()) {
     Line(skiff::cli::LookupError(args.job, std::string(ctld.status().message())));
-    skiff::cli::ExitNow(kSlurmError);
+    skiff::client::ExitNow(kSlurmError);
   }
   if (args.job.het_offset) {  // Skiff has no heterogeneous jobs
     Line(skiff::cli::LookupError(args.job, "Invalid job id specified"));
-    skiff::cli::ExitNow(kSlurmError);
+    skiff::client::ExitNow(kSlurmError);
   }
   skiff::v1::GetJobsRequest request;
   if (args.job.array_task) {
@@ -263,11 +263,11 @@ int skiff::cli::SbcastMain(int argc, char** argv) {
   skiff::v1::GetJobsReply jobs;
   if (absl::Status s = (*ctld)->Call(&skiff::v1::Ctld::Stub::GetJobs, request, &jobs); !s.ok()) {
     Line(skiff::cli::LookupError(args.job, std::string(s.message())));
-    skiff::cli::ExitNow(kSlurmError);
+    skiff::client::ExitNow(kSlurmError);
   }
   if (args.job.job_id == 0 || jobs.jobs_size() == 0) {
     Line(skiff::cli::LookupError(args.job, "Invalid job id specified"));
-    skiff::cli::ExitNow(kSlurmError);
+    skiff::client::ExitNow(kSlurmError);
   }
   const skiff::v1::JobInfo& job = jobs.jobs(0);
   std::string refusal = skiff::cli::JobStateRefusal(job.state());
@@ -276,7 +276,7 @@ int skiff::cli::SbcastMain(int argc, char** argv) {
   }
   if (!refusal.empty()) {
     Line(skiff::cli::LookupError(args.job, refusal));
-    skiff::cli::ExitNow(kSlurmError);
+    skiff::client::ExitNow(kSlurmError);
   }
   skiff::cli::SbcastArgs sending = args;
   sending.job.job_id = job.job_id();  // an array task's own id
@@ -306,10 +306,10 @@ int skiff::cli::SbcastMain(int argc, char** argv) {
   }
   int rc = Send(sending, target, source, args.destination, libraries.has_value());
   close(source.fd);
-  if (rc != 0 || !libraries) skiff::cli::ExitNow(rc);
+  if (rc != 0 || !libraries) skiff::client::ExitNow(rc);
   if (libraries->empty()) {
     Verbose(args, absl::StrCat("No shared objects detected for '", args.source, "'"));
-    skiff::cli::ExitNow(0);
+    skiff::client::ExitNow(0);
   }
   std::vector<std::string> warnings;
   const std::vector<std::string> excluded =
@@ -329,11 +329,11 @@ int skiff::cli::SbcastMain(int argc, char** argv) {
     if (lib.fd >= 0) close(lib.fd);
     if (rc != 0) {
       Line(absl::StrCat("sbcast: error: Broadcast of '", library, "' failed"));
-      skiff::cli::ExitNow(rc);
+      skiff::client::ExitNow(rc);
     }
     Verbose(args, absl::StrCat("Broadcast of shared object '", library,
                                "' to destination cache directory succeeded (", ++sent, "/",
                                libraries->size(), ")"));
   }
-  skiff::cli::ExitNow(0);
+  skiff::client::ExitNow(0);
 }

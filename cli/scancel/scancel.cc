@@ -9,11 +9,11 @@
 
 #include "absl/strings/match.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
 #include "cli/scancel/scancel_help.h"
 #include "cli/scancel/scancel_request.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
 
 namespace {
 
@@ -81,22 +81,22 @@ int skiff::cli::ScancelMain(int argc, char** argv) {
       std::cerr << command.status().message() << "\n";
       return 1;
     }
-    return skiff::cli::ReportError(kProgram, command.status());
+    return skiff::client::ReportError(kProgram, command.status());
   }
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
   skiff::v1::CancelJobsReply reply;
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::CancelJobs, command->request, &reply);
-  if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+  if (!status.ok()) return skiff::client::ReportError(kProgram, status);
   // Results carry job ids only; look up how to print the ones scancel reports on,
   // so that array tasks show as "15400_2". Best effort: ids stay plain on failure.
   skiff::cli::JobNames names;
   if (std::vector<uint64_t> ids = skiff::cli::JobsToName(reply, *command); !ids.empty()) {
     skiff::v1::GetJobsRequest lookup;
     for (uint64_t id : ids) lookup.add_job_ids(id);
-    for (skiff::v1::JobState s : skiff::cli::AllJobStates()) lookup.add_states(s);
+    for (skiff::v1::JobState s : skiff::client::AllJobStates()) lookup.add_states(s);
     skiff::v1::GetJobsReply jobs;
     if ((*client)->Call(&skiff::v1::Ctld::Stub::GetJobs, lookup, &jobs).ok()) {
       names = skiff::cli::NamesOf(jobs);

@@ -6,7 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cli/common/job_text.h"
+#include "client/job_text.h"
 
 namespace skiff::cli {
 namespace {
@@ -50,7 +50,7 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   for (const std::string& text : args.job_ids) {
     // Steps, "42.3" (alone or in a plain comma list): only those steps.
     if (text.find('.') != std::string::npos && text.find('[') == std::string::npos) {
-      for (const std::string& item : SplitCommaList(text)) {
+      for (const std::string& item : client::SplitCommaList(text)) {
         const size_t dot = item.find('.');
         uint64_t job = 0;
         uint32_t step = 0;
@@ -64,7 +64,7 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
       }
       continue;
     }
-    absl::StatusOr<std::vector<v1::JobRef>> refs = ParseJobRefList(text);
+    absl::StatusOr<std::vector<v1::JobRef>> refs = client::ParseJobRefList(text);
     if (!refs.ok()) {
       // Slurm's scancel: "Invalid job id abc", without the colon.
       std::string message(refs.status().message());
@@ -80,7 +80,7 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
     }
   }
   if (!args.user.empty()) {
-    absl::StatusOr<std::string> user = ResolveUserName(args.user);
+    absl::StatusOr<std::string> user = client::ResolveUserName(args.user);
     if (!user.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("Invalid user name: ", args.user));
     }
@@ -88,8 +88,8 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
   }
   request.set_name(args.name);
   if (!args.states.empty()) {
-    for (const std::string& item : SplitCommaList(args.states)) {
-      absl::StatusOr<v1::JobState> state = ParseJobState(item);
+    for (const std::string& item : client::SplitCommaList(args.states)) {
+      absl::StatusOr<v1::JobState> state = client::ParseJobState(item);
       if (!state.ok() || (*state != v1::PENDING && *state != v1::RUNNING)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Invalid job state specified: ", item, "\nValid job states are PENDING and RUNNING"));
@@ -97,9 +97,9 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
       request.add_states(*state);
     }
   }
-  for (const std::string& p : SplitCommaList(args.partitions)) request.add_partitions(p);
+  for (const std::string& p : client::SplitCommaList(args.partitions)) request.add_partitions(p);
   if (!args.signal.empty()) {
-    absl::StatusOr<int> sig = ParseSignal(args.signal);
+    absl::StatusOr<int> sig = client::ParseSignal(args.signal);
     if (!sig.ok()) return sig.status();
     command.signal = *sig;
     // Slurm cancels the job for SIGKILL; anything else is only delivered.
@@ -158,7 +158,7 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
                          status.code() == absl::StatusCode::kFailedPrecondition;
     if (quiet_failure && command.verbose == 0) continue;
     absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ", job, ": ",
-                    SlurmJobErrorText(status, JobRpc::kCancel), "\n");
+                    client::SlurmJobErrorText(status, client::JobRpc::kCancel), "\n");
     if (quiet_failure || outcome.exit_code != 0) continue;
     outcome.exit_code =
         status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
@@ -180,7 +180,7 @@ std::vector<uint64_t> JobsToName(const v1::CancelJobsReply& reply, const Scancel
 
 JobNames NamesOf(const v1::GetJobsReply& jobs) {
   JobNames names;
-  for (const v1::JobInfo& job : jobs.jobs()) names[job.job_id()] = JobIdText(job);
+  for (const v1::JobInfo& job : jobs.jobs()) names[job.job_id()] = client::JobIdText(job);
   return names;
 }
 

@@ -11,7 +11,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/sshare/sshare_format.h"
+#include "client/accounts_usage.h"
+#include "client/shares.h"
 
 namespace skiff::cli {
 namespace {
@@ -111,17 +112,6 @@ bool TagIs(const std::string& tag, const std::string& name) {
   return absl::EqualsIgnoreCase(tag, name.substr(0, tag.size()));
 }
 
-const v1::JobsInUse& InUse(const google::protobuf::Map<std::string, v1::JobsInUse>& map,
-                           const std::string& key) {
-  auto it = map.find(key);
-  return it == map.end() ? v1::JobsInUse::default_instance() : it->second;
-}
-
-double Lookup(const google::protobuf::Map<std::string, double>& map, const std::string& key) {
-  auto it = map.find(key);
-  return it == map.end() ? 0 : it->second;
-}
-
 // An association's limits with Slurm's inheritance for the Max* ones: unset
 // here, the nearest account above that sets it.
 struct Effective {
@@ -203,7 +193,8 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
 
   // Associations, in ctld's depth-first order (Slurm's lft order).
   if (request.show_assoc) {
-    const std::vector<ShareRow> shares = ComputeShares(accounts);
+    const std::vector<client::ShareRow> shares = client::ComputeShares(accounts);
+    const client::AccountsUsage accounts_usage(accounts);
     std::map<std::string, const v1::AssocInfo*> account_assoc;
     for (const v1::AssocInfo& assoc : accounts.assocs()) {
       if (assoc.user().empty()) account_assoc[assoc.account()] = &assoc;
@@ -263,11 +254,12 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
         continue;
       }
       if (!request.accounts.empty() && !Listed(request.accounts, assoc.account())) continue;
-      const ShareRow& share = shares[i];
+      const client::ShareRow& share = shares[i];
       const bool is_user = !assoc.user().empty();
-      const std::string key =
-          is_user ? absl::StrCat(assoc.account(), "|", assoc.user()) : assoc.account();
-      const v1::JobsInUse& in_use = InUse(accounts.assoc_in_use(), key);
+      // The bank and the jobs in use count per account and user.
+      const v1::AssocUsage& figures =
+          accounts_usage.Of(client::AssocKeyOf(assoc).WithoutPartition());
+      const v1::JobsInUse& in_use = figures.in_use();
       const Effective limits = effective(assoc);
       const std::string& parent = is_user ? assoc.account() : assoc.parent_account();
       const std::string parent_key = is_user ? parent : assoc.parent_account();
@@ -319,11 +311,8 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
       TresUsed usage{};
       usage[kBilling] = static_cast<uint64_t>(std::max(0.0, share.raw_usage));
       // The other budget TRES: what the bank charged (minutes; shown / 60).
-      const std::string bank_key =
-          assoc.user().empty() ? assoc.account() : absl::StrCat(assoc.account(), "|", assoc.user());
-      if (auto it = accounts.used_budget_mins().find(bank_key);
-          it != accounts.used_budget_mins().end()) {
-        const TresUsed charged = BudgetSeconds(it->second);
+      if (figures.has_used_budget_mins()) {
+        const TresUsed charged = BudgetSeconds(figures.used_budget_mins());
         for (size_t t : {0, 1, 3, 8}) usage[t] = charged[t];
       }
       absl::StrAppend(&lines, TresLine("GrpTRESMins", grp_mins, &usage, 60), nl);
@@ -355,22 +344,21 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
 
   // QOS.
   if (request.show_qos) {
+    const client::AccountsUsage accounts_usage(accounts);
     std::string lines;
     for (int i = 0; i < qos.qos_size(); ++i) {
       const v1::QosInfo& q = qos.qos(i);
       if (!request.qos.empty() && !Listed(request.qos, q.name())) continue;
-      const v1::JobsInUse& in_use = InUse(accounts.qos_in_use(), q.name());
+      const v1::QosUsage& figures = accounts_usage.OfQos(QosKey{q.name(), ""});
+      const v1::JobsInUse& in_use = figures.in_use();
       absl::StrAppend(&lines, "QOS=", q.name(), "(", i + 1, ")", nl);
       absl::StrAppend(&lines, "UsageRaw=0.000000", nl);
       absl::StrAppend(&lines, "GrpJobs=N(", in_use.running_jobs(), ") GrpJobsAccrue=N(0) ",
                       "GrpSubmitJobs=N(", in_use.submitted_jobs(), ") GrpWall=N(0.00)", nl);
       const TresUsed running = UsedOf(in_use.running_tres());
-      // What the QOS's ended runs used (the bank's "qos=NAME"; minutes, shown / 60).
+      // What the QOS's ended runs used (its bank balance; minutes, shown / 60).
       TresUsed qos_used{};
-      if (auto it = accounts.used_budget_mins().find(absl::StrCat("qos=", q.name()));
-          it != accounts.used_budget_mins().end()) {
-        qos_used = BudgetSeconds(it->second);
-      }
+      if (figures.has_used_budget_mins()) qos_used = BudgetSeconds(figures.used_budget_mins());
       const TresUsed run_secs = UsedOf(in_use.running_tres_secs());
       absl::StrAppend(&lines, TresLine("GrpTRES", TresLimits{}, &running), nl,
                       TresLine("GrpTRESMins", LimitsOf(q.grp_tres_mins()), &qos_used, 60), nl,
@@ -391,11 +379,11 @@ std::string FormatAssocMgr(const v1::GetAccountsReply& accounts, const v1::GetQo
       absl::StrAppend(&lines, "User Limits", one_liner ? "=" : "");
       // Users with jobs not yet ended in this QOS, by uid as Slurm lists them.
       std::map<int64_t, std::pair<std::string, const v1::JobsInUse*>> users;
-      const std::string prefix = q.name() + "|";
-      for (const auto& [key, used] : accounts.qos_in_use()) {
-        if (!absl::StartsWith(key, prefix)) continue;
-        const std::string user = key.substr(prefix.size());
-        users[uid_of ? uid_of(user) : -1] = {user, &used};
+      for (const v1::QosUsage& per_user : accounts.qos_usage()) {
+        if (per_user.qos() != q.name() || per_user.user().empty() || !per_user.has_in_use()) {
+          continue;
+        }
+        users[uid_of ? uid_of(per_user.user()) : -1] = {per_user.user(), &per_user.in_use()};
       }
       if (users.empty()) absl::StrAppend(&lines, one_liner ? "" : "\n        ", "No Users");
       const std::string inner = one_liner ? " " : "\n        ";

@@ -40,7 +40,14 @@ v1::GetAccountsReply Accounts() {
   research->mutable_limits()->mutable_grp_tres()->set_cpu(8);
   v1::AssocInfo* user = assoc(4, "research", "alice", "");
   user->mutable_limits()->mutable_max_tres_per_job()->set_cpu(4);
-  (*reply.mutable_raw_usage())["research|alice"] = 600;
+  auto usage_of = [&](const std::string& account, const std::string& user) {
+    v1::AssocUsage* usage = reply.add_assoc_usage();
+    usage->mutable_key()->set_account(account);
+    usage->mutable_key()->set_user(user);
+    return usage;
+  };
+  v1::AssocUsage* alice_usage = usage_of("research", "alice");
+  alice_usage->set_raw_usage(600);
   v1::JobsInUse in_use;
   in_use.set_running_jobs(1);
   in_use.set_submitted_jobs(2);
@@ -52,11 +59,15 @@ v1::GetAccountsReply Accounts() {
   in_use.mutable_running_tres_secs()->set_mem_mb(60000);
   in_use.mutable_running_tres_secs()->set_node(300);
   in_use.mutable_running_tres_secs()->set_gpu(0);
-  for (const char* key : {"research|alice", "research", "root"}) {
-    (*reply.mutable_assoc_in_use())[key] = in_use;
+  *alice_usage->mutable_in_use() = in_use;
+  *usage_of("research", "")->mutable_in_use() = in_use;
+  *usage_of("root", "")->mutable_in_use() = in_use;
+  for (const char* user : {"", "alice"}) {
+    v1::QosUsage* qos = reply.add_qos_usage();
+    qos->set_qos("normal");
+    qos->set_user(user);
+    *qos->mutable_in_use() = in_use;
   }
-  (*reply.mutable_qos_in_use())["normal"] = in_use;
-  (*reply.mutable_qos_in_use())["normal|alice"] = in_use;
   return reply;
 }
 

@@ -20,16 +20,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
 #include "cli/scontrol/assoc_mgr_format.h"
 #include "cli/scontrol/scontrol_commands.h"
 #include "cli/scontrol/scontrol_format.h"
 #include "cli/scontrol/scontrol_help.h"
 #include "cli/scontrol/scontrol_reservation.h"
-#include "cli/sinfo/sinfo_json.h"
-#include "cli/squeue/squeue_json.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
+#include "client/jobs_json.h"
+#include "client/nodes_json.h"
 #include "common/hostlist.h"
 #include "common/users.h"
 
@@ -38,7 +38,7 @@ namespace {
 constexpr char kProgram[] = "scontrol";
 using skiff::v1::Ctld;
 
-int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
 
 std::optional<std::string> UserName(uint32_t uid) {
   struct passwd pw;
@@ -50,7 +50,7 @@ std::optional<std::string> UserName(uint32_t uid) {
   return std::string(result->pw_name);
 }
 
-int ShowJobs(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+int ShowJobs(skiff::client::CtldClient& client, const std::vector<std::string>& args,
              const skiff::cli::ShowOptions& options) {
   skiff::v1::GetJobsRequest request;
   if (!args.empty()) {
@@ -85,7 +85,7 @@ int ShowJobs(skiff::cli::CtldClient& client, const std::vector<std::string>& arg
   if (options.json) {
     std::vector<const skiff::v1::JobInfo*> jobs;
     for (const skiff::v1::JobInfo& job : reply.jobs()) jobs.push_back(&job);
-    skiff::cli::WriteSqueueJson(
+    skiff::client::WriteSqueueJson(
         jobs, client.config().skiff.cluster_name, [](std::string_view piece) {
           std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
         });
@@ -98,7 +98,7 @@ int ShowJobs(skiff::cli::CtldClient& client, const std::vector<std::string>& arg
 }
 
 // show step [JOB[_TASK][.STEP]]: the running steps, as Slurm prints them.
-int ShowSteps(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+int ShowSteps(skiff::client::CtldClient& client, const std::vector<std::string>& args,
               const skiff::cli::ShowOptions& options) {
   skiff::v1::GetStepsRequest request;
   std::string job_text, step_text;
@@ -138,12 +138,12 @@ int ShowSteps(skiff::cli::CtldClient& client, const std::vector<std::string>& ar
 
 // write batch_script JOBID [FILE|-]: the script as stored by ctld, which sends
 // it only to the job's owner and operators (Slurm's rule).
-int WriteBatchScript(skiff::cli::CtldClient& client, const std::vector<std::string>& args) {
+int WriteBatchScript(skiff::client::CtldClient& client, const std::vector<std::string>& args) {
   if (args.empty() || args.size() > 2) {
     std::cerr << (args.empty() ? "too few" : "too many") << " arguments for keyword:write\n";
     return 1;
   }
-  absl::StatusOr<uint64_t> id = skiff::cli::ParseJobId(args[0]);
+  absl::StatusOr<uint64_t> id = skiff::client::ParseJobId(args[0]);
   if (!id.ok()) return Fail(id.status());
   skiff::v1::GetJobsRequest request;
   request.add_job_ids(*id);
@@ -217,7 +217,7 @@ int ShowHosts(const std::string& entity, const std::vector<std::string>& args) {
   return 0;
 }
 
-int ShowNodes(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+int ShowNodes(skiff::client::CtldClient& client, const std::vector<std::string>& args,
               const skiff::cli::ShowOptions& options) {
   skiff::v1::GetNodesRequest request;
   if (!args.empty()) {
@@ -234,7 +234,7 @@ int ShowNodes(skiff::cli::CtldClient& client, const std::vector<std::string>& ar
   }
   if (!status.ok()) return Fail(status);
   if (options.json) {
-    std::cout << skiff::cli::NodesJson(reply, UserName).Dump();
+    std::cout << skiff::client::NodesJson(reply, UserName).Dump();
     return 0;
   }
   for (const skiff::v1::NodeInfo& node : reply.nodes()) {
@@ -243,7 +243,7 @@ int ShowNodes(skiff::cli::CtldClient& client, const std::vector<std::string>& ar
   return 0;
 }
 
-int ShowPartitions(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+int ShowPartitions(skiff::client::CtldClient& client, const std::vector<std::string>& args,
                    const skiff::cli::ShowOptions& options) {
   skiff::v1::GetPartitionsRequest request;
   if (!args.empty()) request.add_names(args[0]);
@@ -260,7 +260,7 @@ int ShowPartitions(skiff::cli::CtldClient& client, const std::vector<std::string
     skiff::v1::GetNodesReply nodes;
     status = client.Call(&Ctld::Stub::GetNodes, skiff::v1::GetNodesRequest(), &nodes);
     if (!status.ok()) return Fail(status);
-    std::cout << skiff::cli::PartitionsJson(reply, nodes).Dump();
+    std::cout << skiff::client::PartitionsJson(reply, nodes).Dump();
     return 0;
   }
   // Slurm counts the burst-buffer pools in every partition's TRES.
@@ -275,7 +275,7 @@ int ShowPartitions(skiff::cli::CtldClient& client, const std::vector<std::string
 }
 
 // "show burst": nothing at all when no burst-buffer plugin is configured.
-int ShowBurstBuffers(skiff::cli::CtldClient& client, const skiff::cli::ShowOptions& options) {
+int ShowBurstBuffers(skiff::client::CtldClient& client, const skiff::cli::ShowOptions& options) {
   skiff::v1::GetBurstBuffersReply reply;
   absl::Status status =
       client.Call(&Ctld::Stub::GetBurstBuffers, skiff::v1::GetBurstBuffersRequest(), &reply);
@@ -290,7 +290,7 @@ int ShowBurstBuffers(skiff::cli::CtldClient& client, const skiff::cli::ShowOptio
 }
 
 // "show bbstat WORDS...": the Lua script's slurm_bb_get_status message.
-int ShowBbStatus(skiff::cli::CtldClient& client, const std::vector<std::string>& args) {
+int ShowBbStatus(skiff::client::CtldClient& client, const std::vector<std::string>& args) {
   skiff::v1::GetBbStatusRequest request;
   for (const std::string& arg : args) request.add_args(arg);
   skiff::v1::GetBbStatusReply reply;
@@ -303,7 +303,7 @@ int ShowBbStatus(skiff::cli::CtldClient& client, const std::vector<std::string>&
   return 0;
 }
 
-bool Ping(skiff::cli::CtldClient& client) {
+bool Ping(skiff::client::CtldClient& client) {
   skiff::v1::PingReply reply;
   return client.Call(&Ctld::Stub::Ping, skiff::v1::PingRequest(), &reply).ok();
 }
@@ -321,8 +321,8 @@ int Notify(const std::vector<std::string>& args) {
   }
   std::string message;
   for (size_t i = 1; i < args.size(); ++i) message += (i > 1 ? " " : "") + args[i];
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   skiff::v1::JobNotifyRequest request;
   request.set_job_id((*ids)[0].job_id());
@@ -341,7 +341,7 @@ int Notify(const std::vector<std::string>& args) {
 }
 
 // show assoc_mgr: the accounts tree with what jobs hold, and the QOS.
-int ShowAssocMgr(skiff::cli::CtldClient& client, const skiff::cli::AssocMgrRequest& request,
+int ShowAssocMgr(skiff::client::CtldClient& client, const skiff::cli::AssocMgrRequest& request,
                  const skiff::cli::ShowOptions& options) {
   skiff::v1::GetAccountsReply accounts;
   absl::Status status =
@@ -380,8 +380,8 @@ int FetchToken(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
   if (!connected.ok()) return Fail(connected.status());
   skiff::v1::RequestTokenReply reply;
   if (absl::Status s = (*connected)->Call(&skiff::v1::Ctld::Stub::RequestToken, request, &reply);
@@ -393,7 +393,7 @@ int FetchToken(const std::vector<std::string>& args) {
   return 0;
 }
 
-int ShowConfig(skiff::cli::CtldClient& client) {
+int ShowConfig(skiff::client::CtldClient& client) {
   skiff::v1::GetConfigReply reply;
   absl::Status status = client.Call(&Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &reply);
   if (!status.ok()) return Fail(status);
@@ -403,7 +403,7 @@ int ShowConfig(skiff::cli::CtldClient& client) {
 }
 
 // One UpdateJob call; prints Slurm's error lines on failure.
-bool UpdateJob(skiff::cli::CtldClient& client, const skiff::v1::UpdateJobRequest& request,
+bool UpdateJob(skiff::client::CtldClient& client, const skiff::v1::UpdateJobRequest& request,
                const std::string& command) {
   skiff::v1::UpdateJobReply reply;
   absl::Status status = client.Call(&Ctld::Stub::UpdateJob, request, &reply);
@@ -416,14 +416,14 @@ bool UpdateJob(skiff::cli::CtldClient& client, const skiff::v1::UpdateJobRequest
     skiff::v1::JobRef ref;
     ref.set_job_id(request.job_id());
     if (request.has_array_task_id()) ref.set_array_task_id(request.array_task_id());
-    std::cerr << skiff::cli::DescribeUpdateError(skiff::cli::JobRefText(ref), status, command);
+    std::cerr << skiff::cli::DescribeUpdateError(skiff::client::JobRefText(ref), status, command);
   }
   return false;
 }
 
 // Slurm prints its own checks of a partition update as errors of scontrol,
 // and the controller's refusals as "slurm_update error: <text>".
-int UpdatePartition(skiff::cli::CtldClient& client,
+int UpdatePartition(skiff::client::CtldClient& client,
                     const skiff::v1::UpdatePartitionRequest& request) {
   skiff::v1::UpdatePartitionReply reply;
   absl::Status status = client.Call(&Ctld::Stub::UpdatePartition, request, &reply);
@@ -446,7 +446,7 @@ int UpdatePartition(skiff::cli::CtldClient& client,
 
 // scontrol reconfigure: nothing on success (notes on stderr), Slurm's
 // "slurm_reconfigure error: <text>" and exit 1 when refused.
-int Reconfigure(skiff::cli::CtldClient& client) {
+int Reconfigure(skiff::client::CtldClient& client) {
   skiff::v1::ReconfigureReply reply;
   absl::Status status =
       client.Call(&Ctld::Stub::Reconfigure, skiff::v1::ReconfigureRequest(), &reply);
@@ -463,7 +463,7 @@ int Reconfigure(skiff::cli::CtldClient& client) {
 }
 
 // scontrol show reservation [NAME]: Slurm's records, or its words for none.
-int ShowReservations(skiff::cli::CtldClient& client, const std::vector<std::string>& args,
+int ShowReservations(skiff::client::CtldClient& client, const std::vector<std::string>& args,
                      const skiff::cli::ShowOptions& options) {
   skiff::v1::GetReservationsReply reply;
   absl::Status status =
@@ -489,7 +489,7 @@ int ShowReservations(skiff::cli::CtldClient& client, const std::vector<std::stri
 
 // scontrol create reservation / update ReservationName=: Slurm's own checks
 // as "scontrol: error: ..." lines, ctld's refusals after Slurm's prefix.
-int CreateOrUpdateReservation(skiff::cli::CtldClient& client,
+int CreateOrUpdateReservation(skiff::client::CtldClient& client,
                               const skiff::v1::UpdateReservationRequest& request) {
   const bool create = request.op() == skiff::v1::UpdateReservationRequest::CREATE;
   skiff::v1::UpdateReservationReply reply;
@@ -520,7 +520,7 @@ int CreateOrUpdateReservation(skiff::cli::CtldClient& client,
 
 // scontrol delete ReservationName=NAME (or "delete reservation NAME"):
 // nothing on success, "delete_reservation WORD: <error>" when refused.
-int DeleteReservation(skiff::cli::CtldClient& client, const std::string& word,
+int DeleteReservation(skiff::client::CtldClient& client, const std::string& word,
                       const std::string& name) {
   skiff::v1::UpdateReservationRequest request;
   request.set_op(skiff::v1::UpdateReservationRequest::DELETE);
@@ -538,7 +538,7 @@ int DeleteReservation(skiff::cli::CtldClient& client, const std::string& word,
   return 0;
 }
 
-int Update(skiff::cli::CtldClient& client, const skiff::cli::UpdateCommand& command) {
+int Update(skiff::client::CtldClient& client, const skiff::cli::UpdateCommand& command) {
   if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
     skiff::v1::UpdateNodeReply reply;
@@ -626,8 +626,8 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
       std::cerr << "scontrol: error: " << request.status().message() << "\n";
       return 1;
     }
-    absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-        skiff::cli::CtldClient::Connect("");
+    absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+        skiff::client::CtldClient::Connect("");
     if (!connected.ok()) return Fail(connected.status());
     return CreateOrUpdateReservation(**connected, *request);
   }
@@ -647,8 +647,8 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     }
     if (tag.size() >= 3 && tag.size() <= 15 &&
         absl::EqualsIgnoreCase(tag, std::string("ReservationName").substr(0, tag.size()))) {
-      absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-          skiff::cli::CtldClient::Connect("");
+      absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+          skiff::client::CtldClient::Connect("");
       if (!connected.ok()) return Fail(connected.status());
       return DeleteReservation(**connected, args[0], id);
     }
@@ -685,10 +685,10 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
       std::cerr << "scontrol: error: Proper format is 'explain job <JOBID>'\n";
       return 1;
     }
-    absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-        skiff::cli::CtldClient::Connect("");
+    absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+        skiff::client::CtldClient::Connect("");
     if (!connected.ok()) return Fail(connected.status());
-    return skiff::cli::PrintJobExplanation(**connected, "scontrol", id);
+    return skiff::client::PrintJobExplanation(**connected, "scontrol", id);
   }
   // Skiff has no RebootProgram: a node is rebooted by its admin, around a drain.
   if (*command == "reboot" || *command == "reboot_nodes" || *command == "cancel_reboot") {
@@ -753,10 +753,10 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     if (!ids.ok()) return Fail(ids.status());
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
   if (!connected.ok()) return Fail(connected.status());
-  skiff::cli::CtldClient& client = **connected;
+  skiff::client::CtldClient& client = **connected;
 
   if (*command == "ping") {
     bool up = Ping(client);

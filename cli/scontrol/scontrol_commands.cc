@@ -9,8 +9,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/common/job_text.h"
-#include "cli/sbatch/sbatch_options.h"
+#include "cli/common/sbatch_options.h"
+#include "client/job_text.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
@@ -39,7 +39,7 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(
   for (size_t i = 0; i < kv.size(); ++i) {
     const auto& [key, value] = kv[i];
     if (key == "jobid") {
-      absl::StatusOr<std::vector<v1::JobRef>> parsed = ParseJobRefList(value);
+      absl::StatusOr<std::vector<v1::JobRef>> parsed = client::ParseJobRefList(value);
       if (!parsed.ok()) return parsed.status();
       ids.insert(ids.end(), parsed->begin(), parsed->end());
       continue;
@@ -314,7 +314,7 @@ absl::StatusOr<UpdateCommand> ParseUpdate(const std::vector<std::string>& args) 
 absl::StatusOr<std::vector<v1::JobRef>> ParseJobIdArgs(const std::vector<std::string>& args) {
   std::vector<v1::JobRef> ids;
   for (const std::string& arg : args) {
-    absl::StatusOr<std::vector<v1::JobRef>> parsed = ParseJobRefList(arg);
+    absl::StatusOr<std::vector<v1::JobRef>> parsed = client::ParseJobRefList(arg);
     if (!parsed.ok()) return parsed.status();
     ids.insert(ids.end(), parsed->begin(), parsed->end());
   }
@@ -338,7 +338,7 @@ absl::StatusOr<v1::GetJobsRequest> ShowJobRequest(const std::string& text) {
       return request;
     }
   }
-  absl::StatusOr<uint64_t> id = ParseJobId(text);
+  absl::StatusOr<uint64_t> id = client::ParseJobId(text);
   if (!id.ok()) return id.status();
   request.add_job_ids(*id);
   return request;
@@ -363,7 +363,7 @@ v1::UpdateJobRequest JobCommandRequest(const v1::JobRef& job, const std::string&
 
 std::string DescribeUpdateError(const std::string& job_id, const absl::Status& status,
                                 const std::string& command) {
-  std::string text = SlurmJobErrorText(status, JobRpc::kUpdate);
+  std::string text = client::SlurmJobErrorText(status, client::JobRpc::kUpdate);
   std::string out = absl::StrCat(text, " for job ", job_id, "\n");
   if (command == "hold" || command == "uhold" || command == "release") {
     absl::StrAppend(&out, "slurm_suspend error: ", text, "\n");

@@ -12,7 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/job_text.h"
+#include "client/job_fields.h"
+#include "client/job_text.h"
 #include "common/cpu_list.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -55,77 +56,6 @@ class Record {
   bool first_ = true;
 };
 
-// The count in a gres entry: "gpu:2" -> 2, "gpu:a100:1" -> 1, "gpu" -> 1.
-int64_t GresCount(const std::string& entry) {
-  size_t colon = entry.rfind(':');
-  if (colon == std::string::npos) return 1;
-  std::string tail = entry.substr(colon + 1);
-  if (tail.empty() || !std::all_of(tail.begin(), tail.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c)) != 0;
-      })) {
-    return 1;
-  }
-  return std::stoll(tail);
-}
-
-std::string GresName(const std::string& entry) { return entry.substr(0, entry.find(':')); }
-
-// The count in a -G/--gpus-per-node item: "4" -> 4, "a100:2" -> 2.
-int64_t GpuCount(const std::string& item) {
-  std::string tail = item.substr(item.rfind(':') + 1);  // npos + 1 == 0: the whole item
-  if (tail.empty() || tail.size() > 9 || !std::all_of(tail.begin(), tail.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c)) != 0;
-      })) {
-    return 1;
-  }
-  return std::stoll(tail);
-}
-
-// "capacity=2G" in a burst-buffer request, normalised the way Slurm prints TRES.
-std::string BurstBufferCapacity(const std::string& bb) {
-  size_t at = bb.find("capacity=");
-  if (at == std::string::npos) return "";
-  size_t start = at + 9;
-  size_t end = bb.find_first_of(" \t\n,", start);
-  std::string value = bb.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
-  return bytes.ok() ? FormatSize(*bytes) : value;
-}
-
-// The remaining dependencies as Slurm shows them: ctld's text as is when it
-// carries Slurm's state marks, else one element per job id ("afterok:1:2" ->
-// "afterok:1(m),afterok:2(m)"), each marked "(unfulfilled)", or "(failed)" once
-// the job can never run (DependencyNeverSatisfied).
-std::string Dependency(const v1::JobInfo& job) {
-  const std::string& dep = job.dependency();
-  if (dep.empty()) return "(null)";
-  if (dep.find('(') != std::string::npos) return dep;
-  const std::string mark =
-      job.state_reason() == "DependencyNeverSatisfied" ? "(failed)" : "(unfulfilled)";
-  // '?' joins alternatives (any one suffices), ',' requirements (all must hold).
-  const char sep = dep.find('?') != std::string::npos ? '?' : ',';
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= dep.size()) {
-    size_t end = dep.find_first_of(",?", start);
-    if (end == std::string::npos) end = dep.size();
-    std::string element = dep.substr(start, end - start);
-    start = end + 1;
-    if (element.empty()) continue;
-    size_t colon = element.find(':');
-    if (colon == std::string::npos) {
-      out.push_back(element + mark);
-      continue;
-    }
-    std::string type = element.substr(0, colon);
-    for (const std::string& id :
-         std::vector<std::string>(absl::StrSplit(element.substr(colon + 1), ':'))) {
-      out.push_back(absl::StrCat(type, ":", id, mark));
-    }
-  }
-  return absl::StrJoin(out, std::string(1, sep));
-}
-
 // Slurm's mail event bits, in the order print_mail_type lists them.
 constexpr const char* kMailTypeOrder[] = {
     "ARRAY_TASKS", "INVALID_DEPEND", "BEGIN",         "END",           "FAIL",       "REQUEUE",
@@ -136,7 +66,7 @@ constexpr const char* kMailTypeOrder[] = {
 // out, "" for NONE (a NONE ends the list, as in Slurm's parse_mail_type).
 std::string MailType(const std::string& text) {
   std::set<std::string> types;
-  for (const std::string& item : SplitCommaList(text)) {
+  for (const std::string& item : client::SplitCommaList(text)) {
     std::string t = absl::AsciiStrToUpper(item);
     if (t == "NONE") {
       types.clear();
@@ -158,7 +88,7 @@ std::string MailType(const std::string& text) {
 // "gres:gpu:..." entries for each item of a -G/--gpus-per-node value.
 std::vector<std::string> GpuTres(const std::string& value) {
   std::vector<std::string> out;
-  for (const std::string& item : SplitCommaList(value)) out.push_back("gres:gpu:" + item);
+  for (const std::string& item : client::SplitCommaList(value)) out.push_back("gres:gpu:" + item);
   return out;
 }
 
@@ -208,7 +138,7 @@ std::string ExpandPath(const std::string& pattern, const v1::JobInfo& job) {
 std::string StdOut(const v1::JobInfo& job) {
   if (!job.stdout_path().empty()) return job.stdout_path();
   std::string pattern = job.spec().stdout_pattern();
-  if (pattern.empty()) pattern = IsArrayTask(job) ? "slurm-%A_%a.out" : "slurm-%j.out";
+  if (pattern.empty()) pattern = client::IsArrayTask(job) ? "slurm-%A_%a.out" : "slurm-%j.out";
   return ExpandPath(pattern, job);
 }
 
@@ -218,47 +148,9 @@ std::string StdErr(const v1::JobInfo& job) {
   return ExpandPath(job.spec().stderr_pattern(), job);
 }
 
-int32_t NumNodes(const v1::JobInfo& job) {
-  if (job.num_nodes() > 0) return job.num_nodes();
-  return job.spec().min_nodes() > 0 ? job.spec().min_nodes() : 1;
-}
-
-int32_t NumCpus(const v1::JobInfo& job) { return job.num_cpus() > 0 ? job.num_cpus() : 1; }
-
-// Total memory of the job in MiB, 0 when unknown.
-uint64_t TotalMemoryMb(const v1::JobInfo& job) {
-  const v1::JobSpec& spec = job.spec();
-  if (job.mem_per_node_mb() > 0) return job.mem_per_node_mb() * NumNodes(job);
-  if (spec.mem_per_node_mb() > 0) return spec.mem_per_node_mb() * NumNodes(job);
-  return spec.mem_per_cpu_mb() * NumCpus(job);
-}
-
-std::string JobTres(const v1::JobInfo& job) {
-  std::vector<std::string> parts;
-  parts.push_back(absl::StrCat("cpu=", NumCpus(job)));
-  if (uint64_t mem = TotalMemoryMb(job); mem > 0) {
-    parts.push_back(absl::StrCat("mem=", FormatMemoryMb(mem)));
-  }
-  parts.push_back(absl::StrCat("node=", NumNodes(job)));
-  parts.push_back(absl::StrCat("billing=", NumCpus(job)));
-  if (std::string bb = BurstBufferCapacity(job.spec().burst_buffer()); !bb.empty()) {
-    parts.push_back("bb/lua=" + bb);
-  }
-  std::map<std::string, int64_t> gres;
-  for (const std::string& entry : job.spec().gres()) {
-    gres[GresName(entry)] += GresCount(entry) * NumNodes(job);
-  }
-  for (const std::string& entry : SplitCommaList(job.spec().gpus_per_node())) {
-    gres["gpu"] += GpuCount(entry) * NumNodes(job);
-  }
-  for (const std::string& entry : SplitCommaList(job.spec().gpus())) gres["gpu"] += GpuCount(entry);
-  for (const auto& [name, count] : gres) parts.push_back(absl::StrCat("gres/", name, "=", count));
-  return absl::StrJoin(parts, ",");
-}
-
 int64_t RunTime(const v1::JobInfo& job, int64_t now) {
   if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
-  int64_t end = IsActiveJobState(job.state()) || job.end_time() == 0 ? now : job.end_time();
+  int64_t end = client::IsActiveJobState(job.state()) || job.end_time() == 0 ? now : job.end_time();
   return std::max<int64_t>(0, end - job.start_time() - job.suspended_seconds());
 }
 
@@ -331,7 +223,7 @@ std::string RequestedGpuType(const v1::JobSpec& spec) {
     std::vector<std::string> parts = absl::StrSplit(entry, ':');
     if (parts.size() == 3 && parts[0] == "gpu") return parts[1];
   }
-  for (const std::string& item : SplitCommaList(spec.gpus_per_node() + "," + spec.gpus())) {
+  for (const std::string& item : client::SplitCommaList(spec.gpus_per_node() + "," + spec.gpus())) {
     std::vector<std::string> parts = absl::StrSplit(item, ':');
     if (parts.size() == 2) return parts[0];
   }
@@ -383,8 +275,9 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
     if (array.throttle > 0) absl::StrAppend(&first, "ArrayTaskThrottle=", array.throttle, " ");
   }
   r.Line(first + "JobName=" + spec.name());
-  std::string user = job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
-  std::string group = job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
+  std::string user = job.user_name().empty() ? client::UserNameOf(job.user_id()) : job.user_name();
+  std::string group =
+      job.group_name().empty() ? client::GroupNameOf(job.group_id()) : job.group_name();
   r.Line(absl::StrCat("UserId=", user, "(", job.user_id(), ") GroupId=", group, "(", job.group_id(),
                       ") MCS_label=N/A"));
   r.Line(absl::StrCat("Priority=", job.priority(), " Nice=", job.nice(),
@@ -396,8 +289,8 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   std::replace_if(
       reason.begin(), reason.end(),
       [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }, '_');
-  r.Line(absl::StrCat("JobState=", JobStateName(job.state()), " Reason=", reason,
-                      " Dependency=", Dependency(job)));
+  r.Line(absl::StrCat("JobState=", client::JobStateName(job.state()), " Reason=", reason,
+                      " Dependency=", client::JobDependencyText(job)));
   r.Line(absl::StrCat("Requeue=", spec.has_requeue() ? (spec.requeue() ? 1 : 0) : 1,
                       " Restarts=", job.restart_count(),
                       // salloc's and srun's allocations have no batch script.
@@ -457,22 +350,23 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   // A pending job shows the -N range it asked for ("2-2" for -N2), as Slurm's.
   const std::string num_nodes =
       job.state() == v1::PENDING && spec.max_nodes() > 0
-          ? absl::StrCat(NumNodes(job), "-", std::max(spec.max_nodes(), NumNodes(job)))
-          : absl::StrCat(NumNodes(job));
-  r.Line(absl::StrCat("NumNodes=", num_nodes, " NumCPUs=", NumCpus(job),
+          ? absl::StrCat(client::JobNumNodes(job), "-",
+                         std::max(spec.max_nodes(), client::JobNumNodes(job)))
+          : absl::StrCat(client::JobNumNodes(job));
+  r.Line(absl::StrCat("NumNodes=", num_nodes, " NumCPUs=", client::JobNumCpus(job),
                       " NumTasks=", job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
                       " CPUs/Task=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1,
                       " ReqB:S:C:T=0:0:*:*"));
-  r.Line("TRES=" + JobTres(job));
+  r.Line("TRES=" + client::JobTresText(job));
   r.Line("Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
   if (options.details > 0) DetailLines(job, &r);
   std::string min_memory;
   if (spec.mem_per_cpu_mb() > 0) {
-    min_memory = "MinMemoryCPU=" + FormatMemoryMb(spec.mem_per_cpu_mb());
+    min_memory = "MinMemoryCPU=" + client::FormatMemoryMb(spec.mem_per_cpu_mb());
   } else {
-    min_memory =
-        "MinMemoryNode=" +
-        FormatMemoryMb(spec.mem_per_node_mb() > 0 ? spec.mem_per_node_mb() : job.mem_per_node_mb());
+    min_memory = "MinMemoryNode=" + client::FormatMemoryMb(spec.mem_per_node_mb() > 0
+                                                               ? spec.mem_per_node_mb()
+                                                               : job.mem_per_node_mb());
   }
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
                       min_memory, " MinTmpDiskNode=0"));
@@ -528,10 +422,6 @@ bool IsPendingArrayTask(const v1::JobInfo& job) {
 }
 
 }  // namespace
-
-std::string JobTresText(const v1::JobInfo& job) { return JobTres(job); }
-
-std::string JobDependencyText(const v1::JobInfo& job) { return Dependency(job); }
 
 std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options) {
   return FormatJob(job, options, ArrayFields(job, {job.array_task_id()}));
@@ -591,7 +481,7 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
                       " SlurmdStartTime=", TimeOrNone(node.last_registered())));
   r.Line("LastBusyTime=" + TimeOrUnknown(node.last_busy_time()));
   std::vector<std::string> cfg = {absl::StrCat("cpu=", node.cpus()),
-                                  "mem=" + FormatMemoryMb(node.real_memory_mb()),
+                                  "mem=" + client::FormatMemoryMb(node.real_memory_mb()),
                                   absl::StrCat("billing=", node.cpus())};
   std::map<std::string, int64_t> gres;
   for (const v1::Gres& g : node.gres()) gres[g.name()] += g.count();
@@ -599,7 +489,8 @@ std::string FormatNodeRecord(const v1::NodeInfo& node, const ShowOptions& option
   r.Line("CfgTRES=" + absl::StrJoin(cfg, ","));
   std::vector<std::string> alloc;
   if (node.alloc_cpus() > 0) alloc.push_back(absl::StrCat("cpu=", node.alloc_cpus()));
-  if (node.alloc_memory_mb() > 0) alloc.push_back("mem=" + FormatMemoryMb(node.alloc_memory_mb()));
+  if (node.alloc_memory_mb() > 0)
+    alloc.push_back("mem=" + client::FormatMemoryMb(node.alloc_memory_mb()));
   if (node.alloc_gpu_indices_size() > 0) {
     alloc.push_back(absl::StrCat("gres/gpu=", node.alloc_gpu_indices_size()));
   }
@@ -650,11 +541,11 @@ std::string FormatPartitionRecords(const v1::GetPartitionsReply& reply,
                         " TotalNodes=", p.nodes_size(), " SelectTypeParameters=NONE"));
     r.Line("JobDefaults=(null)");
     r.Line("DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED");
-    std::vector<std::string> tres = {absl::StrCat("cpu=", cpus), "mem=" + FormatMemoryMb(mem),
-                                     absl::StrCat("node=", p.nodes_size()),
-                                     absl::StrCat("billing=", cpus)};
+    std::vector<std::string> tres = {
+        absl::StrCat("cpu=", cpus), "mem=" + client::FormatMemoryMb(mem),
+        absl::StrCat("node=", p.nodes_size()), absl::StrCat("billing=", cpus)};
     if (options.bb_total_bytes > 0) {
-      tres.push_back("bb/lua=" + FormatMemoryMb(options.bb_total_bytes / (1024 * 1024)));
+      tres.push_back("bb/lua=" + client::FormatMemoryMb(options.bb_total_bytes / (1024 * 1024)));
     }
     for (const auto& [name, count] : gres) tres.push_back(absl::StrCat("gres/", name, "=", count));
     r.Line("TRES=" + absl::StrJoin(tres, ","));
@@ -729,7 +620,7 @@ std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const Show
   absl::StrAppend(&out, sep, "GetSysState=(null)", sep, "GetSysStatus=(null)\n");
 
   auto user = [](uint32_t uid, const std::string& name) {
-    return absl::StrCat(name.empty() ? UserNameOf(uid) : name, "(", uid, ")");
+    return absl::StrCat(name.empty() ? client::UserNameOf(uid) : name, "(", uid, ")");
   };
   if (!reply.allocations().empty()) out += "  Allocated Buffers:\n";
   std::map<uint32_t, std::pair<std::string, uint64_t>> use;  // uid -> (name, bytes)

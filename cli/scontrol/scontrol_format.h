@@ -36,15 +36,6 @@ struct ShowOptions {
 // TresPerJob (-G), TresPerNode (--gres, --gpus-per-node) and MailUser/MailType.
 std::string FormatJobRecord(const v1::JobInfo& job, const ShowOptions& options);
 
-// The job's TRES= text ("cpu=2,mem=200M,node=1,billing=2,gres/gpu=1"), which
-// squeue -O tres-alloc prints too.
-std::string JobTresText(const v1::JobInfo& job);
-
-// The job's Dependency= text: its remaining dependencies, each marked
-// "(unfulfilled)" or "(failed)" ("afterok:12(unfulfilled)"), "(null)" for none;
-// squeue's %E prints the same.
-std::string JobDependencyText(const v1::JobInfo& job);
-
 // Every job in the reply, in ctld's order; "No jobs in the system\n" for none.
 // As Slurm keeps an array's pending tasks in one record until they start, the
 // pending tasks of an array (alike in reason and hold) print as one record, at

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sdiag/sdiag_format.h"
+#include "client/ctld_client.h"
 
 namespace {
 
@@ -80,12 +80,12 @@ int skiff::cli::SdiagMain(int argc, char** argv) {
   if (by_time) sort = skiff::cli::SdiagSort::kTime;
   if (by_time2) sort = skiff::cli::SdiagSort::kTime2;
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
   const std::string& local = (*client)->config().skiff.cluster_name;
   if (cluster_option->count() > 0 && cluster != local) {
-    return skiff::cli::ReportError(
+    return skiff::client::ReportError(
         kProgram, absl::InvalidArgumentError(
                       "Skiff has no multi-cluster support: -M/--cluster takes only this cluster (" +
                       local + ")"));

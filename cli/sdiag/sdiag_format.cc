@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cli/common/json_writer.h"
+#include "client/json_writer.h"
 
 namespace skiff::cli {
 namespace {
@@ -191,12 +191,12 @@ std::string FormatSdiag(const v1::GetStatsReply& s) {
 }
 
 std::string FormatSdiagJson(const v1::GetStatsReply& s) {
-  Json document = SlurmJsonEnvelope();
-  Json statistics = Json::Object();
+  client::Json document = client::SlurmJsonEnvelope();
+  client::Json statistics = client::Json::Object();
   // slurmrestd sets the two lists first, then the figures, in this order.
-  Json by_type = Json::Array();
+  client::Json by_type = client::Json::Array();
   for (const v1::RpcTypeStat& rpc : s.rpcs_by_type()) {
-    Json entry = Json::Object();
+    client::Json entry = client::Json::Object();
     entry.Add("message_type", rpc.name());
     entry.Add("type_id", rpc.type_id());
     entry.Add("count", rpc.count());
@@ -204,9 +204,9 @@ std::string FormatSdiagJson(const v1::GetStatsReply& s) {
     entry.Add("total_time", rpc.total_time());
     by_type.Push(std::move(entry));
   }
-  Json by_user = Json::Array();
+  client::Json by_user = client::Json::Array();
   for (const v1::RpcUserStat& user : s.rpcs_by_user()) {
-    Json entry = Json::Object();
+    client::Json entry = client::Json::Object();
     entry.Add("user", UserName(user));
     entry.Add("user_id", user.uid());
     entry.Add("count", user.count());

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sinfo/sinfo_format.h"
-#include "cli/sinfo/sinfo_json.h"
 #include "cli/sinfo/sinfo_options.h"
+#include "client/ctld_client.h"
+#include "client/nodes_json.h"
 
 namespace {
 
@@ -75,9 +75,9 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
   if (cmd.exit_code >= 0) return cmd.exit_code;
   cmd.view.user_name = UserName;
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError("sinfo", client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError("sinfo", client.status());
 
   if (cmd.json) {
     skiff::v1::GetNodesReply nodes;
@@ -88,8 +88,8 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
       status = (*client)->Call(&skiff::v1::Ctld::Stub::GetPartitions,
                                skiff::v1::GetPartitionsRequest(), &partitions);
     }
-    if (!status.ok()) return skiff::cli::ReportError("sinfo", status);
-    std::cout << skiff::cli::SinfoJson(nodes, partitions, UserName).Dump();
+    if (!status.ok()) return skiff::client::ReportError("sinfo", status);
+    std::cout << skiff::client::SinfoJson(nodes, partitions, UserName).Dump();
     return 0;
   }
 
@@ -100,7 +100,7 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
       skiff::v1::GetReservationsReply reply;
       absl::Status status = (*client)->Call(&skiff::v1::Ctld::Stub::GetReservations,
                                             skiff::v1::GetReservationsRequest(), &reply);
-      if (!status.ok()) return skiff::cli::ReportError("sinfo", status);
+      if (!status.ok()) return skiff::client::ReportError("sinfo", status);
       std::cout << skiff::cli::FormatSinfoReservations(reply, cmd.view.no_header);
     } else {
       skiff::v1::GetPartitionsReply reply;
@@ -115,7 +115,7 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
         known = status.ok() && nodes.nodes_size() > 0;
       }
       if (!status.ok()) {
-        rc = skiff::cli::ReportError("sinfo", status);
+        rc = skiff::client::ReportError("sinfo", status);
       } else if (!known) {
         std::cerr << "slurm_load_node: Invalid node name specified\n";
         rc = 1;
@@ -132,5 +132,5 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
     }
   }
   std::cout << std::flush;
-  skiff::cli::ExitNow(rc);  // without tearing gRPC down: monitoring polls sinfo
+  skiff::client::ExitNow(rc);  // without tearing gRPC down: monitoring polls sinfo
 }

@@ -14,19 +14,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "client/node_gpus.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
 namespace {
-
-using sinfo::kFlagCompleting;
-using sinfo::kFlagDrain;
-using sinfo::kNoVal;
-using sinfo::kStateAllocated;
-using sinfo::kStateBase;
-using sinfo::kStateDown;
-using sinfo::kStateMixed;
 
 // A value that may be C's NULL, which glibc prints as "(null)".
 using Text = std::optional<std::string>;
@@ -224,7 +217,7 @@ std::string MinMax32(uint64_t min, uint64_t max, bool range, bool use_suffix, bo
 
 std::string CpuLoad(uint32_t min, uint32_t max) {
   auto one = [](uint32_t v) {
-    if (v == kNoVal) return std::string("N/A");
+    if (v == client::kNoVal) return std::string("N/A");
     char buf[32];
     snprintf(buf, sizeof(buf), "%.2f", v / 100.0);
     return std::string(buf);
@@ -234,7 +227,9 @@ std::string CpuLoad(uint32_t min, uint32_t max) {
 }
 
 std::string Mem64(uint64_t min, uint64_t max, bool range) {
-  auto one = [](uint64_t v) { return v == kNoVal64 ? std::string("N/A") : std::to_string(v); };
+  auto one = [](uint64_t v) {
+    return v == client::kNoVal64 ? std::string("N/A") : std::to_string(v);
+  };
   if (min == max) return one(max);
   if (range) return one(min) + "-" + one(max);
   return one(min) + "+";
@@ -254,11 +249,11 @@ std::optional<uint32_t> ReasonUid(const v1::NodeInfo& node) {
 }
 
 uint32_t CpuLoadOf(const v1::NodeInfo& node) {
-  return node.has_cpu_load() ? node.cpu_load() : kNoVal;
+  return node.has_cpu_load() ? node.cpu_load() : client::kNoVal;
 }
 
 uint64_t FreeMemOf(const v1::NodeInfo& node) {
-  return node.has_free_memory_mb() ? node.free_memory_mb() : kNoVal64;
+  return node.has_free_memory_mb() ? node.free_memory_mb() : client::kNoVal64;
 }
 
 // ------------------------------------------------------------ match flags
@@ -445,16 +440,17 @@ bool MatchNode(const SinfoRecord& rec, const v1::NodeInfo& node, uint32_t state,
       JoinOrNull(node.features()) != JoinOrNull(first.features())) {
     return false;
   }
-  if (m.gres && NodeGresString(node) != NodeGresString(first)) return false;
-  if (m.gres_used && NodeGresUsedString(node) != NodeGresUsedString(first)) return false;
+  if (m.gres && client::NodeGresString(node) != client::NodeGresString(first)) return false;
+  if (m.gres_used && client::NodeGresUsedString(node) != client::NodeGresUsedString(first))
+    return false;
   if (m.reason && node.reason() != first.reason()) return false;
   if (m.reason_time && node.reason_time() != first.reason_time()) return false;
   if (m.reason_user && ReasonUid(node) != ReasonUid(first)) return false;
-  if (m.state && sinfo::NodeStateString(state) != sinfo::NodeStateString(rec.node_state)) {
+  if (m.state && client::NodeStateString(state) != client::NodeStateString(rec.node_state)) {
     return false;
   }
   if (m.statecomplete &&
-      sinfo::NodeStateStringComplete(state) != sinfo::NodeStateStringComplete(rec.node_state)) {
+      client::NodeStateStringComplete(state) != client::NodeStateStringComplete(rec.node_state)) {
     return false;
   }
   if (m.alloc_mem && node.alloc_memory_mb() != rec.alloc_memory) return false;
@@ -488,7 +484,7 @@ void Widen(T value, T* min, T* max) {
 }
 
 void Update(SinfoRecord* rec, const v1::NodeInfo& node, uint32_t state, const MatchFlags& m) {
-  const uint32_t base = state & kStateBase;
+  const uint32_t base = state & client::kStateBase;
   if (rec->nodes_total == 0) {
     rec->node_state = state;
     rec->first = &node;
@@ -519,10 +515,11 @@ void Update(SinfoRecord* rec, const v1::NodeInfo& node, uint32_t state, const Ma
   if (m.hostnames && !Contains(rec->hostnames, node.hostname())) {
     rec->hostnames.push_back(node.hostname());
   }
-  const bool drain = state & kFlagDrain;
-  if (base == kStateAllocated || base == kStateMixed || (state & kFlagCompleting)) {
+  const bool drain = state & client::kFlagDrain;
+  if (base == client::kStateAllocated || base == client::kStateMixed ||
+      (state & client::kFlagCompleting)) {
     ++rec->nodes_alloc;
-  } else if (drain || base == kStateDown) {
+  } else if (drain || base == client::kStateDown) {
     ++rec->nodes_other;
   } else {
     ++rec->nodes_idle;
@@ -532,7 +529,7 @@ void Update(SinfoRecord* rec, const v1::NodeInfo& node, uint32_t state, const Ma
   rec->cpus_total += node.cpus();
   rec->alloc_memory = node.alloc_memory_mb();
   const int64_t left = node.cpus() - node.alloc_cpus();
-  if (drain || base == kStateDown) {
+  if (drain || base == client::kStateDown) {
     rec->cpus_other += left;
   } else {
     rec->cpus_idle += left;
@@ -544,7 +541,7 @@ bool FilteredOut(const v1::NodeInfo& node, uint32_t state, const SinfoView& view
   if (view.dead && !node.not_responding()) return true;
   if (view.responding && node.not_responding()) return true;
   if (view.states.has_value() &&
-      !sinfo::MatchesStateFilter(*view.states, state, node.alloc_cpus())) {
+      !client::MatchesStateFilter(*view.states, state, node.alloc_cpus())) {
     return true;
   }
   return false;
@@ -666,7 +663,7 @@ int SortKey(char key, bool part_order, const SinfoRecord& a, const SinfoRecord& 
     case 'u':
     case 'U': {
       auto uid = [](const SinfoRecord& r) -> uint32_t {
-        return r.first ? ReasonUid(*r.first).value_or(kNoVal) : kNoVal;
+        return r.first ? ReasonUid(*r.first).value_or(client::kNoVal) : client::kNoVal;
       };
       return Diff(uid(a), uid(b));
     }
@@ -899,9 +896,9 @@ std::string Field(const SinfoFormatItem& item, const SinfoRecord* rec, const Sin
     case SinfoField::kFeaturesAct:
       return out(first ? JoinOrNull(first->features()) : std::nullopt);
     case SinfoField::kGres:
-      return out(first ? NodeGresString(*first) : std::nullopt);
+      return out(first ? client::NodeGresString(*first) : std::nullopt);
     case SinfoField::kGresUsed:
-      return out(first ? NodeGresUsedString(*first) : std::nullopt);
+      return out(first ? client::NodeGresUsedString(*first) : std::nullopt);
     case SinfoField::kGroups: {
       if (part == nullptr) return out("n/a");
       return out(part->allow_groups().empty() ? "all" : GroupsOf(*part));
@@ -956,13 +953,13 @@ std::string Field(const SinfoFormatItem& item, const SinfoRecord* rec, const Sin
     }
     case SinfoField::kStateCompact:
       if (rec->nodes_total == 0) return out("n/a");
-      return out(Lower(sinfo::NodeStateStringCompact(rec->node_state)));
+      return out(Lower(client::NodeStateStringCompact(rec->node_state)));
     case SinfoField::kStateLong:
       if (rec->nodes_total == 0) return out("n/a");
-      return out(Lower(sinfo::NodeStateString(rec->node_state)));
+      return out(Lower(client::NodeStateString(rec->node_state)));
     case SinfoField::kStateComplete:
       if (rec->nodes_total == 0) return out("n/a");
-      return out(Lower(sinfo::NodeStateStringComplete(rec->node_state)));
+      return out(Lower(client::NodeStateStringComplete(rec->node_state)));
     case SinfoField::kTime: {
       if (part == nullptr) return out("n/a");
       if (part->max_time() < 0) return out("infinite");
@@ -1106,57 +1103,6 @@ ParsedFormat ParseLongFormat(std::string_view format) {
 
 // ------------------------------------------------------------------ public
 
-std::optional<std::string> NodeGresString(const v1::NodeInfo& node) {
-  std::vector<std::string> parts;
-  for (const v1::Gres& g : node.gres()) {
-    parts.push_back(g.type().empty() ? absl::StrCat(g.name(), ":", g.count())
-                                     : absl::StrCat(g.name(), ":", g.type(), ":", g.count()));
-  }
-  if (parts.empty()) return std::nullopt;
-  return absl::StrJoin(parts, ",");
-}
-
-std::string IndexRanges(const std::vector<int>& indices) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < indices.size();) {
-    size_t j = i;
-    while (j + 1 < indices.size() && indices[j + 1] == indices[j] + 1) ++j;
-    parts.push_back(j == i ? absl::StrCat(indices[i]) : absl::StrCat(indices[i], "-", indices[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(parts, ",");
-}
-
-std::optional<std::string> NodeGresUsedString(const v1::NodeInfo& node) {
-  std::vector<std::string> parts;
-  // Skiff tracks allocation per GPU index; the node's GPUs are numbered across
-  // its gpu entries in configured order.
-  std::vector<int> held(node.alloc_gpu_indices().begin(), node.alloc_gpu_indices().end());
-  std::sort(held.begin(), held.end());
-  int64_t gpu_base = 0;
-  for (const v1::Gres& g : node.gres()) {
-    std::vector<int> mine;
-    if (g.name() == "gpu") {
-      for (int idx : held) {
-        if (idx >= gpu_base && idx < gpu_base + g.count()) mine.push_back(idx);
-      }
-      gpu_base += g.count();
-    }
-    const size_t used = mine.size();
-    if (!g.files().empty()) {
-      // With device files Slurm knows the topology: type (or "(null)"), count, indices.
-      parts.push_back(absl::StrCat(g.name(), ":", g.type().empty() ? "(null)" : g.type(), ":", used,
-                                   "(IDX:", used == 0 ? "N/A" : IndexRanges(mine), ")"));
-    } else if (g.type().empty()) {
-      parts.push_back(absl::StrCat(g.name(), ":", used));
-    } else {
-      parts.push_back(absl::StrCat(g.name(), ":", g.type(), ":", used));
-    }
-  }
-  if (parts.empty()) return std::nullopt;
-  return absl::StrJoin(parts, ",");
-}
-
 std::vector<SinfoRecord> BuildSinfoRecords(const v1::GetPartitionsReply& reply,
                                            const SinfoView& view) {
   const MatchFlags m = FlagsOf(view.items);
@@ -1182,7 +1128,7 @@ std::vector<SinfoRecord> BuildSinfoRecords(const v1::GetPartitionsReply& reply,
   }
   std::vector<std::pair<const v1::NodeInfo*, uint32_t>> nodes;
   for (const v1::NodeInfo& node : reply.nodes()) {
-    const uint32_t state = sinfo::NodeStateWord(node);
+    const uint32_t state = client::NodeStateWord(node);
     if (FilteredOut(node, state, view)) continue;
     nodes.emplace_back(&node, state);
   }

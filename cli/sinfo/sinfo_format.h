@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/sinfo/sinfo_state.h"
+#include "client/node_state.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff::cli {
@@ -120,14 +120,12 @@ struct SinfoView {
   std::optional<std::vector<std::string>> nodes;  // -n, expanded
   bool dead = false;                              // -d
   bool responding = false;                        // -r
-  std::optional<sinfo::StateFilter> states;       // -t (and -R's default)
+  std::optional<client::StateFilter> states;      // -t (and -R's default)
   // The login name of a uid, for USER; nullptr or nullopt: "Unk(<uid>)".
   std::function<std::optional<std::string>(uint32_t)> user_name;
 };
 
 // Slurm's NO_VAL64: free memory not reported.
-inline constexpr uint64_t kNoVal64 = 0xfffffffffffffffe;
-
 // One output line's data: Slurm's sinfo_data_t.
 struct SinfoRecord {
   const v1::PartitionInfo* partition = nullptr;
@@ -141,8 +139,8 @@ struct SinfoRecord {
   uint32_t min_cores = 0, max_cores = 0, min_threads = 0, max_threads = 0;
   uint64_t min_disk = 0, max_disk = 0, min_mem = 0, max_mem = 0;
   uint32_t min_weight = 0, max_weight = 0;
-  uint32_t min_cpu_load = sinfo::kNoVal, max_cpu_load = sinfo::kNoVal;  // x 100
-  uint64_t min_free_mem = kNoVal64, max_free_mem = kNoVal64;
+  uint32_t min_cpu_load = client::kNoVal, max_cpu_load = client::kNoVal;  // x 100
+  uint64_t min_free_mem = client::kNoVal64, max_free_mem = client::kNoVal64;
   uint64_t alloc_memory = 0;  // of the last node added, as Slurm keeps it
 };
 
@@ -153,16 +151,6 @@ std::vector<SinfoRecord> BuildSinfoRecords(const v1::GetPartitionsReply& reply,
 
 // The lines (header unless no_header, then one per record), each ending in '\n'.
 std::string PrintSinfoRecords(const std::vector<SinfoRecord>& records, const SinfoView& view);
-
-// Slurm's GRES string of a node as configured ("gpu:2", "gpu:a100:2,nic:1");
-// nullopt when it has none (printed "(null)").
-std::optional<std::string> NodeGresString(const v1::NodeInfo& node);
-// Slurm's GresUsed: "gpu:(null):1(IDX:0)" for GPUs with device files (untyped
-// ones show Slurm's "(null)" type), "gpu:a100:0(IDX:N/A)" for none in use,
-// "gpu:1" without device files; nullopt for a node without GRES.
-std::optional<std::string> NodeGresUsedString(const v1::NodeInfo& node);
-// "0-1,3": Slurm's bit_fmt of ascending indices.
-std::string IndexRanges(const std::vector<int>& indices);
 
 // Slurm's "Sun Nov 22 05:14:50 2026" line (print_date), in local time.
 std::string SinfoDateLine(int64_t now);

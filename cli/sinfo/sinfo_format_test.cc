@@ -142,7 +142,7 @@ TEST(Sinfo, GresUsedShowsHeldGpuIndicesAsSlurmDoes) {
 
 TEST(Sinfo, PartitionWithoutMatchingNodesShowsNa) {
   SinfoView view = DefaultView();
-  view.states = sinfo::StateFilter{{sinfo::kFlagDrain}, false};
+  view.states = client::StateFilter{{client::kFlagDrain}, false};
   EXPECT_EQ(Sinfo(ReferenceCluster("IDLE"), view),
             "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
             "debug*       up 1-00:00:00      0    n/a \n"
@@ -158,7 +158,8 @@ TEST(Sinfo, ListReasonsGroupsByReasonAcrossPartitions) {
   }
   SinfoView view = LongFormatView("reason:20 ,user:9 ,timestamp:19 ,nodelist:0");
   view.list_reasons = true;
-  view.states = sinfo::StateFilter{{sinfo::kStateDown, sinfo::kFlagFail, sinfo::kFlagDrain}, false};
+  view.states =
+      client::StateFilter{{client::kStateDown, client::kFlagFail, client::kFlagDrain}, false};
   EXPECT_EQ(Sinfo(reply, view),
             "REASON               USER      TIMESTAMP           NODELIST\n"
             "fan                  Unknown   Unknown             n[3-4]\n");
@@ -198,11 +199,6 @@ TEST(ParseLongFormat, WidthDefaultsToTwentyAndTextAfterWidthIsSuffix) {
   EXPECT_EQ(f.items[1].suffix, "x");
   EXPECT_EQ(f.warnings,
             std::vector<std::string>{"sinfo: error: Invalid job format specification: bogus"});
-}
-
-TEST(IndexRanges, FoldsConsecutiveIndices) {
-  EXPECT_EQ(IndexRanges({0, 1, 3}), "0-1,3");
-  EXPECT_EQ(IndexRanges({2}), "2");
 }
 
 TEST(SinfoReservations, SlurmsColumnsWithTheNameAsWideAsTheLongest) {

@@ -31,7 +31,7 @@ struct Params {
   bool long_form = false, node_field_flag = false, part_field_flag = false;
   std::vector<std::string> part_list;
   std::optional<std::vector<std::string>> node_names;
-  std::optional<sinfo::StateFilter> state_filter;
+  std::optional<client::StateFilter> state_filter;
 };
 
 // Slurm's _print_options (-v).
@@ -218,11 +218,11 @@ SinfoCommand ResolveSinfoCommand(const std::vector<SinfoArg>& args,
       p.sort = value;
     } else if (name == "states") {
       p.states = value;
-      absl::StatusOr<sinfo::StateFilter> filter = sinfo::ParseStateFilter(value);
+      absl::StatusOr<client::StateFilter> filter = client::ParseStateFilter(value);
       if (!filter.ok()) {
         cmd.err += absl::StrCat("sinfo: error: ", filter.status().message(), "\n");
         return Fail(std::move(cmd),
-                    absl::StrCat("sinfo: error: valid states: ", sinfo::ValidStatesList()));
+                    absl::StrCat("sinfo: error: valid states: ", client::ValidStatesList()));
       }
       p.state_filter = *filter;
     } else if (name == "reservation") {
@@ -296,7 +296,7 @@ SinfoCommand ResolveSinfoCommand(const std::vector<SinfoArg>& args,
 
   if (p.list_reasons && !p.state_filter.has_value()) {
     p.states = "down,fail,drain";
-    p.state_filter = *sinfo::ParseStateFilter(*p.states);
+    p.state_filter = *client::ParseStateFilter(*p.states);
   }
   p.filtering = p.dead || p.nodes.has_value() || p.partition.has_value() || p.responding ||
                 p.state_filter.has_value();

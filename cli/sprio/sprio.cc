@@ -6,17 +6,17 @@
 
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
 #include "cli/sprio/sprio_format.h"
 #include "cli/sprio/sprio_help.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
 
 namespace {
 
 constexpr char kProgram[] = "sprio";
 
-int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
 
 }  // namespace
 
@@ -75,7 +75,7 @@ int skiff::cli::SprioMain(int argc, char** argv) {
   skiff::v1::GetJobsRequest request;
   request.add_states(skiff::v1::PENDING);
   for (const std::string& text : jobs) {
-    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::cli::ParseJobRefList(text);
+    absl::StatusOr<std::vector<skiff::v1::JobRef>> refs = skiff::client::ParseJobRefList(text);
     if (!refs.ok()) return Fail(refs.status());
     for (const skiff::v1::JobRef& ref : *refs) {
       if (ref.has_array_task_id()) {
@@ -86,7 +86,7 @@ int skiff::cli::SprioMain(int argc, char** argv) {
     }
   }
   for (const std::string& user : users) {
-    absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
+    absl::StatusOr<std::string> name = skiff::client::ResolveUserName(user);
     if (!name.ok()) return Fail(name.status());
     request.add_users(*name);
   }
@@ -98,8 +98,8 @@ int skiff::cli::SprioMain(int argc, char** argv) {
     }
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   skiff::v1::GetConfigReply config;
   absl::Status status =

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/job_text.h"
+#include "client/job_text.h"
 
 namespace skiff::cli {
 namespace {
@@ -207,7 +207,7 @@ std::string JobValue(const v1::JobInfo& job, char field, const PublishedWeights&
     case 'T':
       return TresFactors(f, w, field == 't');
     case 'u':
-      return job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
+      return job.user_name().empty() ? client::UserNameOf(job.user_id()) : job.user_name();
     case 'y':
       return Fixed(static_cast<double>(JobPriority(job)) / kMaxPriority, 14);
     case 'Y':

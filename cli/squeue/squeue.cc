@@ -15,13 +15,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
 #include "cli/squeue/squeue_cli.h"
 #include "cli/squeue/squeue_format.h"
-#include "cli/squeue/squeue_json.h"
 #include "cli/squeue/squeue_sort.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
+#include "client/jobs_json.h"
 
 namespace {
 
@@ -248,10 +248,10 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
   options.licenses_given = given("--licenses");
   if (yaml) return Error("--yaml is not supported by Skiff; use --json");
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
-  if (given("--explain")) return skiff::cli::PrintJobExplanation(**client, kProgram, explain);
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
+  if (given("--explain")) return skiff::client::PrintJobExplanation(**client, kProgram, explain);
   const std::string cluster = (*client)->config().skiff.cluster_name;
   if (given("--clusters") && clusters != cluster) {
     return Error("Skiff has no multi-cluster support: -M/--clusters takes only this cluster (" +
@@ -263,8 +263,8 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
   if (me) users = std::to_string(getuid());
   if (given("--user") || me) {
     int valid = 0;
-    for (const std::string& user : skiff::cli::SplitCommaList(users)) {
-      absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
+    for (const std::string& user : skiff::client::SplitCommaList(users)) {
+      absl::StatusOr<std::string> name = skiff::client::ResolveUserName(user);
       if (!name.ok()) {
         Error("Invalid user: " + user + "\n");  // Slurm's text, newline and all
         continue;
@@ -281,17 +281,17 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
       request.add_job_ids(ref.job_id());
     }
   }
-  for (const std::string& p : skiff::cli::SplitCommaList(partitions)) request.add_partitions(p);
-  for (const std::string& n : skiff::cli::SplitCommaList(names)) request.add_names(n);
-  for (const std::string& a : skiff::cli::SplitCommaList(accounts)) request.add_accounts(a);
-  for (const std::string& q : skiff::cli::SplitCommaList(qos)) request.add_qos(q);
+  for (const std::string& p : skiff::client::SplitCommaList(partitions)) request.add_partitions(p);
+  for (const std::string& n : skiff::client::SplitCommaList(names)) request.add_names(n);
+  for (const std::string& a : skiff::client::SplitCommaList(accounts)) request.add_accounts(a);
+  for (const std::string& q : skiff::client::SplitCommaList(qos)) request.add_qos(q);
   if (given("--nodelist")) request.add_nodes(nodes);
   if (options.states_given) {
     for (skiff::v1::JobState s : options.states) request.add_states(s);
     if (options.states.empty()) match_none = true;
   } else if (!options.licenses_given) {
     // Finished jobs ctld still holds (MinJobAge) are not shown: not sent either.
-    for (skiff::v1::JobState s : skiff::cli::ActiveJobStates()) request.add_states(s);
+    for (skiff::v1::JobState s : skiff::client::ActiveJobStates()) request.add_states(s);
   }
   // --json prints every field; a format that shows only what ctld keeps in
   // memory gets a summary (a fraction of the reply with large queues).
@@ -339,10 +339,10 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
       if (!match_none) {
         absl::Status status =
             (*client)->Call(&skiff::v1::Ctld::Stub::GetSteps, step_request, &step_reply);
-        if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+        if (!status.ok()) return skiff::client::ReportError(kProgram, status);
       }
       // -s LIST: only the steps named ("15.0", "15.batch").
-      const std::vector<std::string> named = skiff::cli::SplitCommaList(steps);
+      const std::vector<std::string> named = skiff::client::SplitCommaList(steps);
       std::vector<skiff::v1::StepInfo> shown;
       for (const skiff::v1::StepInfo& step : step_reply.steps()) {
         const std::string id = skiff::cli::SqueueStepId(step);
@@ -366,11 +366,11 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
         if (status.code() == absl::StatusCode::kInvalidArgument) {
           return Error(std::string(status.message()));
         }
-        if (!status.ok()) return skiff::cli::ReportError(kProgram, status);
+        if (!status.ok()) return skiff::client::ReportError(kProgram, status);
       }
       if (given("--reservation")) {
         // -R NAME[,NAME...]: only the jobs that run (or wait) in those reservations.
-        const std::vector<std::string> names = skiff::cli::SplitCommaList(reservation);
+        const std::vector<std::string> names = skiff::client::SplitCommaList(reservation);
         auto* jobs = reply.mutable_jobs();
         jobs->erase(std::remove_if(jobs->begin(), jobs->end(),
                                    [&](const skiff::v1::JobInfo& job) {
@@ -387,10 +387,10 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
         for (const skiff::cli::SqueueRow& row : skiff::cli::SelectAndSortRows(reply, every)) {
           selected.push_back(row.job);
         }
-        skiff::cli::WriteSqueueJson(selected, cluster, [](std::string_view piece) {
+        skiff::client::WriteSqueueJson(selected, cluster, [](std::string_view piece) {
           std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
         });
-        skiff::cli::ExitNow(0);
+        skiff::client::ExitNow(0);
       }
       for (const std::string& e : skiff::cli::SqueueFormatFor(options).errors) Error(e);
       if (verbose > 0) {
@@ -402,5 +402,5 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
     std::cout << "\n" << std::flush;
     sleep(static_cast<unsigned>(iterate_seconds));
   }
-  skiff::cli::ExitNow(0);  // without tearing gRPC down: scripts poll squeue
+  skiff::client::ExitNow(0);  // without tearing gRPC down: scripts poll squeue
 }

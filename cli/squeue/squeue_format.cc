@@ -13,9 +13,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/common/job_text.h"
-#include "cli/scontrol/scontrol_format.h"
 #include "cli/squeue/squeue_sort.h"
+#include "client/job_fields.h"
+#include "client/job_text.h"
 #include "common/hostlist.h"
 #include "common/time_format.h"
 
@@ -36,7 +36,8 @@ std::string ReasonText(const v1::JobInfo& job) {
 // Seconds the job has run (squeue TIME, Slurm's job_time_used).
 int64_t TimeUsed(const v1::JobInfo& job, int64_t now) {
   if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
-  int64_t end = job.end_time() != 0 && !IsActiveJobState(job.state()) ? job.end_time() : now;
+  int64_t end =
+      job.end_time() != 0 && !client::IsActiveJobState(job.state()) ? job.end_time() : now;
   // Time suspended is not time used (a suspended job's TIME stands still).
   return std::max<int64_t>(0, end - job.start_time() - job.suspended_seconds());
 }
@@ -45,7 +46,7 @@ std::string Timestamp(int64_t t) { return t == 0 ? "N/A" : FormatTimestamp(t); }
 
 // A collapsed array line's task set: "1-5", with the array's "%N" throttle.
 std::string TaskSetText(const v1::JobInfo& job, const std::vector<int32_t>& tasks) {
-  std::string text = FormatTaskRanges(tasks);
+  std::string text = client::FormatTaskRanges(tasks);
   if (job.array_max_running() > 0) absl::StrAppend(&text, "%", job.array_max_running());
   return text;
 }
@@ -232,8 +233,10 @@ constexpr ExtraField kExtraFields[] = {
        if (job.spec().mem_per_gpu_mb() == 0) return "N/A";
        return absl::StrCat("gres:gpu:", job.spec().mem_per_gpu_mb());
      }},
-    {"tres", "TRES_ALLOC", [](const v1::JobInfo& job, int64_t) { return JobTresText(job); }},
-    {"tres-alloc", "TRES_ALLOC", [](const v1::JobInfo& job, int64_t) { return JobTresText(job); }},
+    {"tres", "TRES_ALLOC",
+     [](const v1::JobInfo& job, int64_t) { return client::JobTresText(job); }},
+    {"tres-alloc", "TRES_ALLOC",
+     [](const v1::JobInfo& job, int64_t) { return client::JobTresText(job); }},
     {"tres-bind", "TRES_BIND", NotApplicable},
     {"tres-freq", "TRES_FREQ", NotApplicable},
     {"tres-per-job", "TRES_PER_JOB",
@@ -485,7 +488,7 @@ SqueueFormatSpec ParseSqueueFormat(std::string_view format) {
 
 SqueueFormatSpec ParseSqueueLongFormat(std::string_view format) {
   SqueueFormatSpec spec;
-  for (const std::string& token : SplitCommaList(format)) {
+  for (const std::string& token : client::SplitCommaList(format)) {
     SqueueFormatItem item;
     item.width = 20;
     std::string name = token;
@@ -592,21 +595,21 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     }
     case 'E':
       // The dependencies still to be met, marked as Slurm marks them.
-      return JobDependencyText(job);
+      return client::JobDependencyText(job);
     case 'F':
-      return absl::StrCat(IsArrayTask(job) ? job.array_job_id() : job.job_id());
+      return absl::StrCat(client::IsArrayTask(job) ? job.array_job_id() : job.job_id());
     case 'g':
-      return job.group_name().empty() ? GroupNameOf(job.group_id()) : job.group_name();
+      return job.group_name().empty() ? client::GroupNameOf(job.group_id()) : job.group_name();
     case 'G':
       return absl::StrCat(job.group_id());
     case 'i':
-      return JobIdText(job);
+      return client::JobIdText(job);
     case 'j':
       return spec.name();
     case 'k':
       return OrNull(spec.comment());
     case 'K':
-      return IsArrayTask(job) ? absl::StrCat(job.array_task_id()) : "N/A";
+      return client::IsArrayTask(job) ? absl::StrCat(job.array_task_id()) : "N/A";
     case 'l':
       return FormatElapsed(job.time_limit());
     case 'L': {
@@ -614,9 +617,9 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
       return FormatElapsed(std::max<int64_t>(0, job.time_limit() - TimeUsed(job, now)));
     }
     case 'm':
-      if (spec.mem_per_cpu_mb() > 0) return FormatMemoryMb(spec.mem_per_cpu_mb());
-      if (spec.mem_per_node_mb() > 0) return FormatMemoryMb(spec.mem_per_node_mb());
-      return FormatMemoryMb(job.mem_per_node_mb());
+      if (spec.mem_per_cpu_mb() > 0) return client::FormatMemoryMb(spec.mem_per_cpu_mb());
+      if (spec.mem_per_node_mb() > 0) return client::FormatMemoryMb(spec.mem_per_node_mb());
+      return client::FormatMemoryMb(job.mem_per_node_mb());
     case 'M':
       return FormatElapsed(TimeUsed(job, now));
     case 'N':
@@ -647,11 +650,11 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
       }
       return Timestamp(job.start_time());
     case 't':
-      return JobStateCode(job.state());
+      return client::JobStateCode(job.state());
     case 'T':
-      return JobStateName(job.state());
+      return client::JobStateName(job.state());
     case 'u':
-      return job.user_name().empty() ? UserNameOf(job.user_id()) : job.user_name();
+      return job.user_name().empty() ? client::UserNameOf(job.user_id()) : job.user_name();
     case 'U':
       return absl::StrCat(job.user_id());
     case 'V':
@@ -731,7 +734,7 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
   std::vector<const v1::JobInfo*> jobs;
   if (!options.licenses_given) {  // no Skiff job holds a license
     for (const v1::JobInfo& job : reply.jobs()) {
-      bool wanted = !options.states_given ? IsActiveJobState(job.state())
+      bool wanted = !options.states_given ? client::IsActiveJobState(job.state())
                                           : std::find(options.states.begin(), options.states.end(),
                                                       job.state()) != options.states.end();
       if (wanted) jobs.push_back(&job);
@@ -746,7 +749,7 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
   // Index in `rows` of each collapsible group's row.
   std::map<std::tuple<uint64_t, std::string, std::string>, size_t> groups;
   for (const v1::JobInfo* job : jobs) {
-    if (options.array || job->state() != v1::PENDING || !IsArrayTask(*job)) {
+    if (options.array || job->state() != v1::PENDING || !client::IsArrayTask(*job)) {
       rows.push_back(SqueueRow{job, {}});
       continue;
     }

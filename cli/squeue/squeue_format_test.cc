@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "absl/strings/str_split.h"
-#include "cli/common/job_text.h"
+#include "client/job_text.h"
 
 namespace skiff::cli {
 namespace {
@@ -172,7 +172,7 @@ TEST(FormatSqueue, ArrayTasksOneLineEachWithDashRMatchSlurm) {
   for (const v1::JobInfo& task : Array15400()) *reply.add_jobs() = task;
   SqueueOptions options = At(kNow);
   options.array = true;
-  options.states = AllJobStates();
+  options.states = client::AllJobStates();
   options.states_given = true;
   EXPECT_EQ(FormatSqueue(reply, options),
             "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"

@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "cli/common/job_text.h"
+#include "client/job_text.h"
 #include "common/hostlist.h"
 
 namespace skiff::cli {
@@ -35,7 +35,8 @@ const std::string& PartitionOf(const v1::JobInfo& job) {
 
 int64_t TimeUsed(const v1::JobInfo& job, int64_t now) {
   if (job.state() == v1::PENDING || job.start_time() == 0) return 0;
-  int64_t end = job.end_time() != 0 && !IsActiveJobState(job.state()) ? job.end_time() : now;
+  int64_t end =
+      job.end_time() != 0 && !client::IsActiveJobState(job.state()) ? job.end_time() : now;
   return std::max<int64_t>(0, end - job.start_time());
 }
 
@@ -80,8 +81,8 @@ int CompareBy(char field, const v1::JobInfo& a, const v1::JobInfo& b, int64_t no
     case 'G':
       return Compare(a.group_id(), b.group_id());
     case 'i': {
-      uint64_t x = IsArrayTask(a) ? a.array_job_id() : a.job_id();
-      uint64_t y = IsArrayTask(b) ? b.array_job_id() : b.job_id();
+      uint64_t x = client::IsArrayTask(a) ? a.array_job_id() : a.job_id();
+      uint64_t y = client::IsArrayTask(b) ? b.array_job_id() : b.job_id();
       if (x != y) return Compare(x, y);
       return Compare(a.array_task_id(), b.array_task_id());
     }
@@ -107,9 +108,9 @@ int CompareBy(char field, const v1::JobInfo& a, const v1::JobInfo& b, int64_t no
     case 'P':
       return Compare(PartitionOf(a), PartitionOf(b));
     case 't':
-      return Compare(JobStateCode(a.state()), JobStateCode(b.state()));
+      return Compare(client::JobStateCode(a.state()), client::JobStateCode(b.state()));
     case 'T':
-      return Compare(JobStateName(a.state()), JobStateName(b.state()));
+      return Compare(client::JobStateName(a.state()), client::JobStateName(b.state()));
     case 'u':
       return Compare(a.user_name(), b.user_name());
     case 'U':

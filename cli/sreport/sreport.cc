@@ -18,10 +18,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sreport/sreport_help.h"
 #include "cli/sreport/sreport_report.h"
+#include "client/ctld_client.h"
 
 namespace {
 
@@ -138,10 +138,10 @@ class Sreport {
     if (!request.ok()) return;
 
     if (!client_) {
-      absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-          skiff::cli::CtldClient::Connect("");
+      absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+          skiff::client::CtldClient::Connect("");
       if (!client.ok()) {
-        exit_code_ = skiff::cli::ReportError(kProgram, client.status());
+        exit_code_ = skiff::client::ReportError(kProgram, client.status());
         return;
       }
       client_ = std::move(*client);
@@ -155,7 +155,7 @@ class Sreport {
     if (absl::Status s =
             client_->Call(&skiff::v1::Ctld::Stub::GetUsageReport, usage_request, &usage);
         !s.ok()) {
-      exit_code_ = skiff::cli::ReportError(kProgram, s);
+      exit_code_ = skiff::client::ReportError(kProgram, s);
       return;
     }
     data.cluster = usage.cluster();
@@ -193,7 +193,7 @@ class Sreport {
       if (absl::Status s = client_->Call(&skiff::v1::Ctld::Stub::GetAccounts,
                                          skiff::v1::GetAccountsRequest(), &accounts);
           !s.ok()) {
-        exit_code_ = skiff::cli::ReportError(kProgram, s);
+        exit_code_ = skiff::client::ReportError(kProgram, s);
         return;
       }
       for (const skiff::v1::AssocInfo& assoc : accounts.assocs()) {
@@ -208,7 +208,7 @@ class Sreport {
 
   skiff::cli::ReportStyle style_;
   std::string tres_text_;  // -T (or SREPORT_TRES) as given; "" = cpu
-  std::unique_ptr<skiff::cli::CtldClient> client_;
+  std::unique_ptr<skiff::client::CtldClient> client_;
   int exit_code_ = 0;
   bool done_ = false;
 };

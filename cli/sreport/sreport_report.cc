@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/assoc_key.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
@@ -211,7 +212,8 @@ bool Listed(const std::vector<std::string>& list, const std::string& name) {
 std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& data,
                                const std::vector<std::string>& tres) {
   std::vector<AccountNode> tree = data.tree;
-  std::set<std::string> known_accounts, seen;
+  std::set<std::string> known_accounts;
+  std::set<AssocKey> seen;
   for (const AccountNode& node : tree) {
     if (node.user.empty()) known_accounts.insert(node.account);
   }
@@ -253,12 +255,13 @@ std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& da
     }
     return chain;
   };
-  std::map<std::string, std::map<std::string, double>> user_usage, account_usage;
+  std::map<AssocKey, std::map<std::string, double>> user_usage;
+  std::map<std::string, std::map<std::string, double>> account_usage;
   for (const UsageByAssociation& usage : data.usage) {
     if (!Listed(request.users, usage.user)) continue;
     for (const std::string& name : tres) {
       const double seconds = UsageOf(usage, name);
-      user_usage[usage.account + "|" + usage.user][name] += seconds;
+      user_usage[AssocKey::User(usage.account, usage.user)][name] += seconds;
       for (const std::string& account : ancestors(usage.account)) {
         account_usage[account][name] += seconds;
       }
@@ -277,7 +280,7 @@ std::vector<Line> AccountLines(const ReportRequest& request, const UsageData& da
   std::map<std::string, int> printed_depth;
   std::vector<Line> lines;
   for (const AccountNode& node : tree) {
-    const std::string key = node.account + "|" + node.user;
+    const AssocKey key = AssocKey::User(node.account, node.user);
     if (!seen.insert(key).second) continue;  // partition associations: one line
     if (!in_requested_subtree(node.account)) continue;
     Line line;

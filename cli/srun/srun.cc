@@ -16,17 +16,17 @@
 #include "absl/status/status.h"
 #include "cli/command.h"
 #include "cli/common/container_options.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/environment.h"
 #include "cli/srun/srun_allocation.h"
 #include "cli/srun/srun_command_line.h"
 #include "cli/srun/srun_help.h"
 #include "cli/srun/step_launch.h"
+#include "client/ctld_client.h"
 
 namespace {
 
 int Fail(const std::string& message) {
-  return skiff::cli::ReportError("srun", absl::UnknownError(message), 1);
+  return skiff::client::ReportError("srun", absl::UnknownError(message), 1);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::string Basename(const std::string& path) {
 // Each line of `message` as its own "srun: error: " line (ctld's refusals
 // come as slurmctld's err_msg line, then the summary).
 int Fail(const std::string& message) {
-  return ReportError(kProgram, absl::UnknownError(message), 1);
+  return client::ReportError(kProgram, absl::UnknownError(message), 1);
 }
 
 }  // namespace
@@ -88,7 +88,7 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
   absl::StatusOr<SbatchSubmission> submission =
       BuildSubmission(command_line, kAllocationHolderScript, submit);
   if (!submission.ok()) return Fail(std::string(submission.status().message()));
-  absl::StatusOr<std::unique_ptr<CtldClient>> client = CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<client::CtldClient>> client = client::CtldClient::Connect("");
   if (!client.ok()) return Fail(std::string(client.status().message()));
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);

@@ -9,15 +9,15 @@
 #include <optional>
 #include <string>
 
-#include "cli/common/ctld_client.h"
-#include "cli/sbatch/sbatch_options.h"
+#include "cli/common/sbatch_options.h"
 #include "cli/srun/srun_command_line.h"
+#include "client/ctld_client.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff::cli {
 
 struct SrunAllocation {
-  std::unique_ptr<CtldClient> ctld;
+  std::unique_ptr<client::CtldClient> ctld;
   v1::JobInfo job;
 };
 

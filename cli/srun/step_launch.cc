@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cli/common/ctld_client.h"
 #include "cli/srun/step_session.h"
+#include "client/ctld_client.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/config_loader.h"
 #include "common/propagated_limits.h"
@@ -33,7 +33,7 @@ namespace {
 constexpr char kProgram[] = "srun";
 
 int Fail(const std::string& message) {
-  return ReportError(kProgram, absl::UnknownError(message), 1);
+  return client::ReportError(kProgram, absl::UnknownError(message), 1);
 }
 
 // --pty: srun's terminal is raw while the step runs (keys, Ctrl-C included, go
@@ -179,7 +179,7 @@ int LaunchStep(const SrunCommandLine& line, const std::string& cwd,
         absl::StrCat("Unable to create step for job ", job_id,
                      ": the job's environment lacks SKIFF_STEPMGR_ADDR (its step manager)"));
   }
-  absl::StatusOr<LoadedConfig> config = LoadClientConfig("");
+  absl::StatusOr<LoadedConfig> config = client::LoadClientConfig("");
   if (!config.ok()) return Fail(std::string(config.status().message()));
   MungeAuthenticator auth(config->skiff.auth_socket);
   const sigset_t signals = BlockSrunSignals();

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cli/common/ctld_client.h"
+#include "client/ctld_client.h"
 
 namespace skiff::cli {
 
@@ -99,7 +99,7 @@ int StepSession::Run(StepStream& stream) {
   if (!finished) {
     if (!created_) {
       const std::string why = status.ok() ? "the step manager went away" : status.error_message();
-      for (const std::string& line : ErrorLines(
+      for (const std::string& line : client::ErrorLines(
                kProgram,
                absl::StrCat("Unable to create step for job ", spec_.request.job_id(), ": ", why))) {
         Say(line);

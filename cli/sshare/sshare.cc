@@ -9,18 +9,18 @@
 
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
 #include "cli/sshare/sshare_format.h"
 #include "cli/sshare/sshare_help.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
 #include "common/users.h"
 
 namespace {
 
 constexpr char kProgram[] = "sshare";
 
-int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
 
 constexpr char kHelpFormat[] =
     "Account             Cluster             EffectvUsage        FairShare           \n"
@@ -88,14 +88,14 @@ int skiff::cli::SshareMain(int argc, char** argv) {
   }
   for (const std::string& user :
        std::vector<std::string>(absl::StrSplit(users, ',', absl::SkipEmpty()))) {
-    absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
+    absl::StatusOr<std::string> name = skiff::client::ResolveUserName(user);
     if (!name.ok()) return Fail(name.status());
     options.users.push_back(*name);
   }
   options.caller = skiff::UserName(getuid());
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
   if (!cluster.empty()) {
     skiff::v1::PingReply ping;

@@ -13,14 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/budget_text.h"
+#include "client/budget_text.h"
+#include "client/shares.h"
 
 namespace skiff::cli {
 namespace {
-
-std::string Key(const std::string& account, const std::string& user, const std::string& partition) {
-  return absl::StrCat(account, "|", user, "|", partition);
-}
 
 enum class Column {
   kAccount,
@@ -107,11 +104,6 @@ std::string Double(double value) { return absl::StrFormat("%f", value); }
 
 // Budget amounts in Slurm's TRES order, whole minutes (what is left: never
 // below 0).
-// An association's GrpTRESMins by TRES name, and what is left of each.
-void FillBudget(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc, ShareRow& row) {
-  row.grp_tres_mins = GrpTresMinsOf(assoc.limits());
-  row.grp_tres_left = GrpTresLeftOf(reply, assoc);
-}
 
 // Every TRES as Slurm's sshare prints GrpTRESRaw and TRESRunMins (its
 // assoc_mgr's TRES in id order): the base eight, gres/gpu, then any other
@@ -135,7 +127,7 @@ std::string TresMinutes(const std::map<std::string, double>& minutes, double bil
   return out;
 }
 
-std::string Cell(const ShareRow& row, Column column, const std::string& cluster) {
+std::string Cell(const client::ShareRow& row, Column column, const std::string& cluster) {
   switch (column) {
     case Column::kAccount:
       return std::string(static_cast<size_t>(row.depth), ' ') + row.account;
@@ -146,9 +138,9 @@ std::string Cell(const ShareRow& row, Column column, const std::string& cluster)
     case Column::kFairShare:
       return Double(row.fairshare);
     case Column::kGrpTresMins:
-      return BudgetText(row.grp_tres_mins);
+      return client::BudgetText(row.grp_tres_mins);
     case Column::kGrpTresLeft:
-      return BudgetText(row.grp_tres_left);
+      return client::BudgetText(row.grp_tres_left);
     case Column::kGrpTresRaw:
       return TresMinutes(row.used_tres_mins, row.used_billing_mins);
     case Column::kId:
@@ -180,113 +172,14 @@ std::string Fixed(const std::string& text, int width) {
   return (width < 0 ? cut + pad : pad + cut) + " ";
 }
 
-double Lookup(const google::protobuf::Map<std::string, double>& map, const std::string& key) {
-  auto it = map.find(key);
-  return it == map.end() ? 0.0 : it->second;
-}
-
-// What the running jobs of `key` hold for the rest of their time limits, in
-// TRES-minutes (billing aside).
-std::map<std::string, double> RunMinutes(const v1::GetAccountsReply& reply,
-                                         const std::string& key) {
-  auto it = reply.assoc_in_use().find(key);
-  if (it == reply.assoc_in_use().end()) return {};
-  const v1::Tres& secs = it->second.running_tres_secs();
-  return {{"cpu", secs.cpu() / 60.0},
-          {"mem", secs.mem_mb() / 60.0},
-          {"node", secs.node() / 60.0},
-          {"gres/gpu", secs.gpu() / 60.0}};
-}
-
 }  // namespace
-
-std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply) {
-  // Depth and parent of every association, from the depth-first order.
-  std::map<std::string, int> account_depth;
-  std::map<std::string, std::string> parent_of;  // account -> parent account
-  std::vector<ShareRow> rows;
-  std::map<std::string, double> subtree_usage;  // account -> raw usage of its subtree
-  // account -> GrpTRESRaw's TRES-minutes of its subtree
-  std::map<std::string, std::map<std::string, double>> subtree_tres;
-  for (const v1::AssocInfo& assoc : reply.assocs()) {
-    ShareRow row;
-    row.account = assoc.account();
-    row.user = assoc.user();
-    row.partition = assoc.partition();
-    row.id = assoc.id();
-    row.raw_shares = assoc.limits().has_fairshare() ? assoc.limits().fairshare() : 1;
-    row.norm_shares =
-        Lookup(reply.norm_shares(), Key(assoc.account(), assoc.user(), assoc.partition()));
-    if (assoc.user().empty()) {
-      parent_of[assoc.account()] = assoc.parent_account();
-      auto parent = account_depth.find(assoc.parent_account());
-      row.depth = parent == account_depth.end() ? 0 : parent->second + 1;
-      account_depth[assoc.account()] = row.depth;
-      FillBudget(reply, assoc, row);
-      row.used_billing_mins = Lookup(reply.used_billing_mins(), assoc.account());
-      row.held_billing_mins = Lookup(reply.held_billing_mins(), assoc.account());
-      row.run_tres_mins = RunMinutes(reply, assoc.account());
-    } else {
-      row.depth = account_depth[assoc.account()] + 1;
-      const std::string key = absl::StrCat(assoc.account(), "|", assoc.user());
-      row.raw_usage = Lookup(reply.raw_usage(), key);
-      row.used_billing_mins = Lookup(reply.used_billing_mins(), key);
-      row.held_billing_mins = Lookup(reply.held_billing_mins(), key);
-      row.run_tres_mins = RunMinutes(reply, key);
-      if (auto used = reply.used_tres_mins().find(key); used != reply.used_tres_mins().end()) {
-        row.used_tres_mins.insert(used->second.amounts().begin(), used->second.amounts().end());
-      }
-      // A user's usage counts in every account above it.
-      std::string up = assoc.account();
-      for (size_t guard = 0; !up.empty() && guard <= static_cast<size_t>(reply.assocs_size());
-           ++guard) {
-        subtree_usage[up] += row.raw_usage;
-        for (const auto& [name, minutes] : row.used_tres_mins) subtree_tres[up][name] += minutes;
-        auto next = parent_of.find(up);
-        up = next == parent_of.end() ? "" : next->second;
-      }
-    }
-    rows.push_back(row);
-  }
-  const double total = subtree_usage["root"];
-  // Siblings' raw shares per parent, for the effective usage.
-  std::map<std::string, double> level_shares;  // parent account -> sum of children's shares
-  for (const ShareRow& row : rows) {
-    if (row.depth == 0) continue;
-    const std::string parent = row.user.empty() ? parent_of[row.account] : row.account;
-    level_shares[parent] += std::max(0, row.raw_shares);
-  }
-  std::map<std::string, double> effective;  // account -> its effective usage
-  for (ShareRow& row : rows) {
-    if (row.user.empty()) {
-      row.raw_usage = subtree_usage[row.account];
-      row.used_tres_mins = subtree_tres[row.account];
-    }
-    row.norm_usage = total > 0 ? row.raw_usage / total : 0;
-    if (row.depth == 0) {
-      row.effective_usage = row.norm_usage;
-    } else {
-      // Slurm's classic effective usage: own normalized usage, pulled toward the
-      // parent's by this association's share of its level.
-      const std::string parent = row.user.empty() ? parent_of[row.account] : row.account;
-      const double level = level_shares[parent];
-      const double parent_effective = effective[parent];
-      row.effective_usage = level > 0 ? row.norm_usage + (parent_effective - row.norm_usage) *
-                                                             std::max(0, row.raw_shares) / level
-                                      : row.norm_usage;
-    }
-    if (row.user.empty()) effective[row.account] = row.effective_usage;
-    row.fairshare = row.norm_shares > 0 ? std::exp2(-row.effective_usage / row.norm_shares) : 0;
-  }
-  return rows;
-}
 
 absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
                                          const SshareOptions& options) {
   absl::StatusOr<std::vector<Field>> fields =
       ParseFormat(options.format.empty() ? DefaultFormat(options.long_format) : options.format);
   if (!fields.ok()) return fields.status();
-  std::vector<ShareRow> rows = ComputeShares(reply);
+  std::vector<client::ShareRow> rows = client::ComputeShares(reply);
 
   // -A: only those accounts' subtrees.
   std::set<std::string> in_scope;
@@ -295,7 +188,7 @@ absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
     for (const v1::AssocInfo& assoc : reply.assocs()) {
       if (assoc.user().empty()) parent_of[assoc.account()] = assoc.parent_account();
     }
-    for (const ShareRow& row : rows) {
+    for (const client::ShareRow& row : rows) {
       for (std::string up = row.account; !up.empty();) {
         if (std::find_if(options.accounts.begin(), options.accounts.end(),
                          [&](const std::string& a) { return absl::EqualsIgnoreCase(a, up); }) !=
@@ -334,7 +227,7 @@ absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,
     emit(names);
     if (!parsable) emit(dashes);
   }
-  for (const ShareRow& row : rows) {
+  for (const client::ShareRow& row : rows) {
     if (!options.accounts.empty() && in_scope.count(row.account) == 0) continue;
     if (row.user.empty()) {
       if (options.users_only) continue;

@@ -1,8 +1,7 @@
-// sshare as pure functions: the association tree of a GetAccountsReply to the
-// rows Slurm 22.05's sshare prints (src/sshare/process.c): shares normalized
-// level by level, usage raw, normalized and effective, and the fair-share
-// factor. Skiff computes Slurm's classic factor, 2^(-EffectvUsage/NormShares)
-// (PriorityFlags without FAIR_TREE), for account and user lines alike.
+// sshare's table as pure functions: the shares tree of a GetAccountsReply
+// (client/shares.h: shares, usage and the fair-share factor per association)
+// as the rows Slurm 22.05's sshare prints (src/sshare/process.c), filtered by
+// its options.
 //
 // Budgets show in the long listing: GrpTRESMins is the account's
 // GrpTRESMins (billing, cpu, mem, node, gres/gpu). Beyond Slurm, -o
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/shares.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff::cli {
@@ -37,33 +37,6 @@ struct SshareOptions {
   std::string format;                 // -o
   std::string caller;                 // the user running sshare (lines shown without -a/-u)
 };
-
-// One association as sshare computes it.
-struct ShareRow {
-  std::string account;
-  std::string user;  // "" for an account's line
-  int depth = 0;     // root 0
-  std::string partition;
-  uint64_t id = 0;
-  int32_t raw_shares = 1;
-  double norm_shares = 0;
-  double raw_usage = 0;   // billing-seconds, decayed
-  double norm_usage = 0;  // over the root's
-  double effective_usage = 0;
-  double fairshare = 0;
-  // GrpTRESMins by TRES name (billing, cpu, mem, node, gres/gpu); only those set.
-  std::map<std::string, double> grp_tres_mins;
-  // What is left of them: the limit less what ended runs used and what the
-  // jobs not yet ended hold (Skiff's GrpTRESLeft), by the same names.
-  std::map<std::string, double> grp_tres_left;
-  double used_billing_mins = 0;
-  double held_billing_mins = 0;
-  std::map<std::string, double> used_tres_mins;  // by TRES name, billing aside
-  std::map<std::string, double> run_tres_mins;   // by TRES name, billing aside
-};
-
-// Every association in the reply's (depth-first) order, with the figures.
-std::vector<ShareRow> ComputeShares(const v1::GetAccountsReply& reply);
 
 // The table. Errors: InvalidArgument `Invalid field requested: "X"`.
 absl::StatusOr<std::string> FormatSshare(const v1::GetAccountsReply& reply,

@@ -7,6 +7,22 @@
 namespace skiff::cli {
 namespace {
 
+// The reply's figures for account (and user), added on first use.
+v1::AssocUsage& UsageOf(v1::GetAccountsReply& reply, const std::string& account,
+                        const std::string& user = "", const std::string& partition = "") {
+  for (v1::AssocUsage& usage : *reply.mutable_assoc_usage()) {
+    if (usage.key().account() == account && usage.key().user() == user &&
+        usage.key().partition() == partition) {
+      return usage;
+    }
+  }
+  v1::AssocUsage& usage = *reply.add_assoc_usage();
+  usage.mutable_key()->set_account(account);
+  usage.mutable_key()->set_user(user);
+  usage.mutable_key()->set_partition(partition);
+  return usage;
+}
+
 // GrpTRESRaw or TRESRunMins with nothing used.
 const std::string kNoTres =
     "cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0,gres/gpu=0";
@@ -32,21 +48,20 @@ v1::GetAccountsReply Lab() {
   reply.mutable_assocs(2)->mutable_limits()->set_grp_billing_mins(100);
   *reply.add_assocs() = Assoc("research", "alice", "");
   *reply.add_assocs() = Assoc("research", "bob", "");
-  auto& norm = *reply.mutable_norm_shares();
-  norm["root||"] = 1.0;
-  norm["root|root|"] = 0.5;
-  norm["research||"] = 0.5;
-  norm["research|alice|"] = 0.25;
-  norm["research|bob|"] = 0.25;
-  (*reply.mutable_raw_usage())["research|alice"] = 3000;
-  (*reply.mutable_raw_usage())["research|bob"] = 1000;
-  (*reply.mutable_used_billing_mins())["research"] = 66.7;
-  (*reply.mutable_held_billing_mins())["research"] = 30;
+  UsageOf(reply, "root").set_norm_shares(1.0);
+  UsageOf(reply, "root", "root").set_norm_shares(0.5);
+  UsageOf(reply, "research").set_norm_shares(0.5);
+  UsageOf(reply, "research", "alice").set_norm_shares(0.25);
+  UsageOf(reply, "research", "bob").set_norm_shares(0.25);
+  UsageOf(reply, "research", "alice").set_raw_usage(3000);
+  UsageOf(reply, "research", "bob").set_raw_usage(1000);
+  UsageOf(reply, "research").mutable_used_budget_mins()->set_billing(66.7);
+  UsageOf(reply, "research").mutable_held_budget_mins()->set_billing(30);
   return reply;
 }
 
 TEST(Sshare, UsageIsNormalizedOverTheRootAndPulledTowardTheParent) {
-  std::vector<ShareRow> rows = ComputeShares(Lab());
+  std::vector<client::ShareRow> rows = client::ComputeShares(Lab());
   ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0].depth, 0);
   EXPECT_DOUBLE_EQ(rows[0].raw_usage, 4000);
@@ -70,11 +85,11 @@ TEST(Sshare, BudgetsShowTheirLimitsAndWhatIsLeft) {
   v1::BudgetMinutes used;
   used.set_billing(66.7);
   used.set_gpu(450.5);
-  (*reply.mutable_used_budget_mins())["research"] = used;
+  *UsageOf(reply, "research").mutable_used_budget_mins() = used;
   v1::BudgetMinutes held;
   held.set_billing(30);
   held.set_gpu(120);
-  (*reply.mutable_held_budget_mins())["research"] = held;
+  *UsageOf(reply, "research").mutable_held_budget_mins() = held;
   SshareOptions options;
   options.all_users = true;
   options.parsable2 = true;
@@ -87,7 +102,7 @@ TEST(Sshare, BudgetsShowTheirLimitsAndWhatIsLeft) {
       << *out;
   // Overdrawn cannot happen, but rounding never shows a negative.
   used.set_gpu(700);
-  (*reply.mutable_used_budget_mins())["research"] = used;
+  *UsageOf(reply, "research").mutable_used_budget_mins() = used;
   out = FormatSshare(reply, options);
   ASSERT_TRUE(out.ok());
   EXPECT_NE(out->find("|billing=3,gres/gpu=0\n"), std::string::npos) << *out;
@@ -148,15 +163,15 @@ TEST(Sshare, GpuMinutesShowInGrpTresRawAndTresRunMinsUpTheTree) {
   v1::GetAccountsReply reply = Lab();
   // alice's ended runs: 2 GPUs x 90 s (3 GPU-minutes) and 1 typed a100 minute;
   // bob's running job holds 1 GPU for 10 more minutes.
-  auto& alice = *(*reply.mutable_used_tres_mins())["research|alice"].mutable_amounts();
+  auto& alice = *UsageOf(reply, "research", "alice").mutable_used_tres_mins()->mutable_amounts();
   alice["cpu"] = 1.5;
   alice["gres/gpu"] = 3;
   alice["gres/gpu:a100"] = 1;
-  alice["billing"] = 999;  // the charged figure (used_billing_mins) is what shows
-  v1::Tres* run = (*reply.mutable_assoc_in_use())["research|bob"].mutable_running_tres_secs();
+  alice["billing"] = 999;  // the charged figure (used_budget_mins) is what shows
+  v1::Tres* run = UsageOf(reply, "research", "bob").mutable_in_use()->mutable_running_tres_secs();
   run->set_cpu(1200);
   run->set_gpu(600);
-  (*reply.mutable_used_billing_mins())["research|alice"] = 7.5;
+  UsageOf(reply, "research", "alice").mutable_used_budget_mins()->set_billing(7.5);
   SshareOptions options;
   options.all_users = true;
   options.no_header = true;

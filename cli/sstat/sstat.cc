@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
 #include "cli/sstat/sstat_format.h"
 #include "cli/sstat/sstat_help.h"
+#include "client/ctld_client.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
 #include "proto/noded.grpc.pb.h"
@@ -101,10 +101,10 @@ int skiff::cli::SstatMain(int argc, char** argv) {
     return 1;
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> connected =
-      skiff::cli::CtldClient::Connect("");
-  if (!connected.ok()) return skiff::cli::ReportError(kProgram, connected.status());
-  skiff::cli::CtldClient& client = **connected;
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
+      skiff::client::CtldClient::Connect("");
+  if (!connected.ok()) return skiff::client::ReportError(kProgram, connected.status());
+  skiff::client::CtldClient& client = **connected;
   skiff::cli::PrintFieldsLayout layout;
   layout.no_header = no_header;
   layout.parsable = parsable;
@@ -166,7 +166,7 @@ int skiff::cli::SstatMain(int argc, char** argv) {
       context.set_deadline(std::chrono::system_clock::now() +
                            std::chrono::seconds(client.config().skiff.message_timeout));
       if (absl::Status s = skiff::AttachCredential(client.auth(), &context); !s.ok()) {
-        return skiff::cli::ReportError(kProgram, s);
+        return skiff::client::ReportError(kProgram, s);
       }
       skiff::cli::SstatStep row;
       row.id = absl::StrCat(w.job_id, ".", id);

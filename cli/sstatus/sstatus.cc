@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/common/getopt_args.h"
-#include "cli/common/job_text.h"
-#include "cli/sstatus/sstatus_report.h"
+#include "client/ctld_client.h"
+#include "client/job_text.h"
+#include "client/status_report.h"
 #include "common/users.h"
 
 namespace {
@@ -27,7 +27,7 @@ constexpr char kHelp[] =
     "  -h, --help          show this help and exit\n"
     "  -V, --version       show the version and exit\n";
 
-int Fail(const absl::Status& status) { return skiff::cli::ReportError(kProgram, status); }
+int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
 
 }  // namespace
 
@@ -79,19 +79,19 @@ int skiff::cli::SstatusMain(int argc, char** argv) {
               << "Try \"sstatus --help\" for more information\n";
     return 1;
   }
-  skiff::cli::SstatusInput input;
+  skiff::client::SstatusInput input;
   if (user.empty()) {
     input.user = skiff::UserName(getuid());
   } else {
-    absl::StatusOr<std::string> name = skiff::cli::ResolveUserName(user);
+    absl::StatusOr<std::string> name = skiff::client::ResolveUserName(user);
     if (!name.ok()) return Fail(name.status());
     input.user = *name;
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
   if (!client.ok()) return Fail(client.status());
-  skiff::cli::CtldClient& ctld = **client;
+  skiff::client::CtldClient& ctld = **client;
   skiff::v1::GetConfigReply config;
   if (absl::Status s =
           ctld.Call(&skiff::v1::Ctld::Stub::GetConfig, skiff::v1::GetConfigRequest(), &config);
@@ -108,7 +108,7 @@ int skiff::cli::SstatusMain(int argc, char** argv) {
   }
   skiff::v1::GetJobsRequest jobs;
   jobs.add_users(input.user);
-  for (skiff::v1::JobState state : skiff::cli::ActiveJobStates()) jobs.add_states(state);
+  for (skiff::v1::JobState state : skiff::client::ActiveJobStates()) jobs.add_states(state);
   if (absl::Status s = ctld.Call(&skiff::v1::Ctld::Stub::GetJobs, jobs, &input.jobs); !s.ok()) {
     return Fail(s);
   }
@@ -122,8 +122,8 @@ int skiff::cli::SstatusMain(int argc, char** argv) {
       !s.ok()) {
     return Fail(s);
   }
-  const skiff::cli::SstatusReport report = skiff::cli::BuildSstatusReport(input);
-  std::cout << (json ? skiff::cli::FormatSstatusJson(report)
-                     : skiff::cli::FormatSstatusText(report));
+  const skiff::client::SstatusReport report = skiff::client::BuildSstatusReport(input);
+  std::cout << (json ? skiff::client::FormatSstatusJson(report)
+                     : skiff::client::FormatSstatusText(report));
   return 0;
 }

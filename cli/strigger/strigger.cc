@@ -10,8 +10,8 @@
 
 #include "absl/strings/numbers.h"
 #include "cli/command.h"
-#include "cli/common/ctld_client.h"
 #include "cli/strigger/strigger_options.h"
+#include "client/ctld_client.h"
 
 namespace {
 
@@ -68,12 +68,12 @@ int skiff::cli::StriggerMain(int argc, char** argv) {
     }
   }
 
-  absl::StatusOr<std::unique_ptr<skiff::cli::CtldClient>> client =
-      skiff::cli::CtldClient::Connect("");
-  if (!client.ok()) return skiff::cli::ReportError(kProgram, client.status());
+  absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
+      skiff::client::CtldClient::Connect("");
+  if (!client.ok()) return skiff::client::ReportError(kProgram, client.status());
   const std::string& local = (*client)->config().skiff.cluster_name;
   if (params.cluster && *params.cluster != local) {
-    return skiff::cli::ReportError(
+    return skiff::client::ReportError(
         kProgram, absl::InvalidArgumentError(
                       "Skiff has no multi-cluster support: -M/--cluster takes only this cluster (" +
                       local + ")"));

@@ -18,10 +18,6 @@ constexpr char kPolicyViolation[] =
 
 bool Over(int64_t limit, int64_t value) { return limit != kNoAssocLimit && value > limit; }
 
-std::string AssocCountKey(const std::string& account, const std::string& user) {
-  return absl::StrCat(account, "|", user);
-}
-
 }  // namespace
 
 const UserAssoc* AccountPolicy::Find(const std::string& user, const std::string& account,
@@ -64,7 +60,7 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
 
 void SubmitCounts::Add(const AccountPolicy& policy, const std::string& account,
                        const std::string& user, int64_t n) {
-  by_assoc[AssocCountKey(account, user)] += n;
+  by_assoc[AssocKey::User(account, user)] += n;
   for (const std::string& up : policy.Lineage(account)) by_account[up] += n;
 }
 
@@ -98,12 +94,12 @@ absl::Status CheckAssociation(const AccountPolicy& policy, const Job& job, int64
       Over(per_job.gpus, nodes * r.gpus_per_node)) {
     return Invalid(kPolicyViolation);
   }
-  auto count = [](const std::map<std::string, int64_t>& map, const std::string& key) {
+  auto count = [](const auto& map, const auto& key) {
     auto it = map.find(key);
     return it == map.end() ? int64_t{0} : it->second;
   };
   if (Over(assoc->max_submit_jobs,
-           count(counts.by_assoc, AssocCountKey(job.account, job.user_name)) + admitting)) {
+           count(counts.by_assoc, AssocKey::User(job.account, job.user_name)) + admitting)) {
     return Invalid(kPolicyViolation);
   }
   for (const std::string& account : policy.Lineage(job.account)) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/assoc_key.h"
 #include "common/config/parameters.h"
 #include "ctld/core/budget.h"
 #include "ctld/core/job.h"
@@ -97,8 +98,8 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
                          std::string* account, std::string* qos);
 
 // Checks a built job against the enforced policy (REQUIRES: the job's account,
-// QOS and partition are resolved). `counts` gives, per association key
-// "account|user" and per account, the jobs not yet final (pending + running),
+// QOS and partition are resolved). `counts` gives, per user in an account
+// and per account, the jobs not yet final (pending + running),
 // including those being admitted with this one.
 // Errors (InvalidArgument, Slurm's texts): no association for the user and
 // account ("Invalid account or account/partition combination specified"), a QOS
@@ -107,7 +108,7 @@ void FillAccountDefaults(const AccountPolicy& policy, const std::string& user_na
 // MaxWall, MaxTRESPerJob, MaxSubmitJobs or GrpSubmitJobs ("Job violates
 // accounting/QOS policy (job submit limit, user's size and/or time limits)").
 struct SubmitCounts {
-  std::map<std::string, int64_t> by_assoc;    // "account|user"
+  std::map<AssocKey, int64_t> by_assoc;       // a user's jobs in an account
   std::map<std::string, int64_t> by_account;  // the account's subtree
   // `n` more jobs of `user` in `account` (and so in its ancestors).
   void Add(const AccountPolicy& policy, const std::string& account, const std::string& user,

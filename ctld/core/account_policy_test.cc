@@ -96,7 +96,7 @@ TEST(AccountPolicy, SubmitLimitsRefuseWithSlurmsPolicyMessage) {
   EXPECT_EQ(CheckAssociation(policy, two_gpus, 1, {}).message(), violation);
 
   SubmitCounts counts;
-  counts.by_assoc["research|alice"] = 1;
+  counts.by_assoc[AssocKey::User("research", "alice")] = 1;
   EXPECT_TRUE(CheckAssociation(policy, AliceJob(), 1, counts).ok());
   EXPECT_EQ(CheckAssociation(policy, AliceJob(), 2, counts).message(),
             violation);  // MaxSubmitJobs=2
@@ -124,7 +124,7 @@ TEST(AccountPolicy, CountsEveryAncestorOfAJobsAccount) {
   AccountPolicy policy = LabPolicy();
   Job a = AliceJob();
   SubmitCounts counts = CountSubmitted(policy, {&a, &a});
-  EXPECT_EQ(counts.by_assoc["research|alice"], 2);
+  EXPECT_EQ(counts.by_assoc[AssocKey::User("research", "alice")], 2);
   EXPECT_EQ(counts.by_account["research"], 2);
   EXPECT_EQ(counts.by_account["root"], 2);
   EXPECT_EQ(policy.Lineage("research"), (std::vector<std::string>{"research", "root"}));

@@ -131,4 +131,22 @@ TresMinutes RunMinutes(double billing, double cpus, double mem_mb, double nodes,
                      gpus * minutes};
 }
 
+namespace {
+constexpr std::string_view kQosRecordPrefix = "qos=";
+}  // namespace
+
+std::string BankKey::RecordKey() const {
+  if (is_qos()) return std::string(kQosRecordPrefix) + qos;
+  return assoc.user.empty() ? assoc.account : assoc.UsageRecordKey();
+}
+
+BankKey BankKey::FromRecordKey(std::string_view text) {
+  if (text.substr(0, kQosRecordPrefix.size()) == kQosRecordPrefix) {
+    return OfQos(std::string(text.substr(kQosRecordPrefix.size())));
+  }
+  return Of(AssocKey::FromRecordKey(text).value_or(AssocKey::Account(std::string(text))));
+}
+
+std::string BankKey::Describe() const { return is_qos() ? "QOS " + qos : assoc.Describe(); }
+
 }  // namespace skiff::ctld

@@ -14,6 +14,10 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/assoc_key.h"
 
 namespace skiff::ctld {
 
@@ -82,6 +86,33 @@ TresMinutes MinutesOver(const TresMinutes& per_minute, int64_t seconds);
 // for `seconds`.
 TresMinutes RunMinutes(double billing, double cpus, double mem_mb, double nodes, double gpus,
                        double seconds);
+
+// Whose GrpTRESMins balance a figure is: an account (its whole subtree), a
+// user's association in an account (the bank keeps one per account and user,
+// so never a partition), or a QOS.
+struct BankKey {
+  AssocKey assoc;   // unused for a QOS's
+  std::string qos;  // "" unless a QOS's
+
+  static BankKey Of(const AssocKey& key) { return BankKey{key.WithoutPartition(), ""}; }
+  static BankKey OfQos(std::string name) { return BankKey{AssocKey{}, std::move(name)}; }
+  bool is_qos() const { return !qos.empty(); }
+
+  // The bank record's key in the state store, as every release has written
+  // it: "lab" (an account), "lab|alice" (a user in it), "qos=normal" (no
+  // account name holds '='). FromRecordKey reads it back.
+  std::string RecordKey() const;
+  static BankKey FromRecordKey(std::string_view text);
+  // "account lab", "user alice in account lab", "QOS normal".
+  std::string Describe() const;
+
+  friend bool operator<(const BankKey& a, const BankKey& b) {
+    return a.qos != b.qos ? a.qos < b.qos : a.assoc < b.assoc;
+  }
+  friend bool operator==(const BankKey& a, const BankKey& b) {
+    return a.qos == b.qos && a.assoc == b.assoc;
+  }
+};
 
 }  // namespace skiff::ctld
 

@@ -68,5 +68,18 @@ TEST(Budget, MinutesOverATimeLimitAndWithoutOne) {
   EXPECT_EQ(OverBudget(TresMinutes{-1, -1, -1, -1, 100}, {}, forever), BudgetTres::kGpu);
 }
 
+TEST(BankKey, RecordKeysAreTheStoredSpellings) {
+  EXPECT_EQ(BankKey::Of(AssocKey::Account("lab")).RecordKey(), "lab");
+  EXPECT_EQ(BankKey::Of(AssocKey{"lab", "alice", "gpu"}).RecordKey(), "lab|alice");
+  EXPECT_EQ(BankKey::OfQos("normal").RecordKey(), "qos=normal");
+  for (const BankKey& key :
+       {BankKey::Of(AssocKey::Account("lab")), BankKey::Of(AssocKey::User("lab", "alice")),
+        BankKey::OfQos("normal")}) {
+    EXPECT_EQ(BankKey::FromRecordKey(key.RecordKey()), key);
+  }
+  EXPECT_EQ(BankKey::OfQos("normal").Describe(), "QOS normal");
+  EXPECT_EQ(BankKey::Of(AssocKey::User("lab", "alice")).Describe(), "user alice in account lab");
+}
+
 }  // namespace
 }  // namespace skiff::ctld

@@ -577,7 +577,15 @@ AccountsUpdate AccountsUpdateFromProto(const v1::UpdateAccountsRequest& request)
 v1::UpdateAccountsReply AccountsAffectedToProto(const AccountsAffected& affected) {
   v1::UpdateAccountsReply out;
   for (const std::string& name : affected.names) out.add_affected(name);
-  for (const std::string& key : affected.associations) out.add_associations(key);
+  for (const AssocKey& key : affected.associations) *out.add_associations() = AssocKeyToProto(key);
+  return out;
+}
+
+v1::AssocKey AssocKeyToProto(const AssocKey& key) {
+  v1::AssocKey out;
+  out.set_account(key.account);
+  out.set_user(key.user);
+  out.set_partition(key.partition);
   return out;
 }
 
@@ -596,13 +604,6 @@ v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
   for (const Account& account : snapshot.accounts) *out.add_accounts() = AccountToProto(account);
   for (const AcctUser& user : snapshot.users) *out.add_users() = AcctUserToProto(user);
   for (const Association& assoc : snapshot.assocs) *out.add_assocs() = AssocToProto(assoc);
-  for (const auto& [key, minutes] : snapshot.used_tres_mins) {
-    (*out.mutable_used_tres_mins())[key].mutable_amounts()->insert(minutes.begin(), minutes.end());
-  }
-  out.mutable_used_billing_mins()->insert(snapshot.used_billing_mins.begin(),
-                                          snapshot.used_billing_mins.end());
-  out.mutable_held_billing_mins()->insert(snapshot.held_billing_mins.begin(),
-                                          snapshot.held_billing_mins.end());
   auto budget = [](const TresMinutes& minutes) {
     v1::BudgetMinutes out;
     out.set_billing(minutes.billing);
@@ -612,19 +613,28 @@ v1::GetAccountsReply AccountsSnapshotToProto(const AccountsSnapshot& snapshot) {
     out.set_gpu(minutes.gpu);
     return out;
   };
-  for (const auto& [key, minutes] : snapshot.used_budget_mins) {
-    (*out.mutable_used_budget_mins())[key] = budget(minutes);
+  for (const auto& [key, figures] : snapshot.by_assoc) {
+    v1::AssocUsage& usage = *out.add_assoc_usage();
+    *usage.mutable_key() = AssocKeyToProto(key);
+    usage.set_norm_shares(figures.norm_shares);
+    if (figures.used_budget_mins)
+      *usage.mutable_used_budget_mins() = budget(*figures.used_budget_mins);
+    if (figures.held_budget_mins)
+      *usage.mutable_held_budget_mins() = budget(*figures.held_budget_mins);
+    usage.set_raw_usage(figures.raw_usage);
+    usage.mutable_used_tres_mins()->mutable_amounts()->insert(figures.used_tres_mins.begin(),
+                                                              figures.used_tres_mins.end());
+    if (figures.in_use) *usage.mutable_in_use() = JobsInUseToProto(*figures.in_use);
   }
-  for (const auto& [key, minutes] : snapshot.held_budget_mins) {
-    (*out.mutable_held_budget_mins())[key] = budget(minutes);
-  }
-  out.mutable_raw_usage()->insert(snapshot.raw_usage.begin(), snapshot.raw_usage.end());
-  out.mutable_norm_shares()->insert(snapshot.norm_shares.begin(), snapshot.norm_shares.end());
-  for (const auto& [key, in_use] : snapshot.assoc_in_use) {
-    (*out.mutable_assoc_in_use())[key] = JobsInUseToProto(in_use);
-  }
-  for (const auto& [key, in_use] : snapshot.qos_in_use) {
-    (*out.mutable_qos_in_use())[key] = JobsInUseToProto(in_use);
+  for (const auto& [key, figures] : snapshot.by_qos) {
+    v1::QosUsage& usage = *out.add_qos_usage();
+    usage.set_qos(key.qos);
+    usage.set_user(key.user);
+    if (figures.in_use) *usage.mutable_in_use() = JobsInUseToProto(*figures.in_use);
+    if (figures.used_budget_mins)
+      *usage.mutable_used_budget_mins() = budget(*figures.used_budget_mins);
+    if (figures.held_budget_mins)
+      *usage.mutable_held_budget_mins() = budget(*figures.held_budget_mins);
   }
   return out;
 }

@@ -117,6 +117,7 @@ Association AssocFromProto(const v1::AssocInfo& info);
 // An op this Skiff does not know reads as AccountsOp::kUnspecified (refused).
 AccountsUpdate AccountsUpdateFromProto(const v1::UpdateAccountsRequest& request);
 v1::UpdateAccountsReply AccountsAffectedToProto(const AccountsAffected& affected);
+v1::AssocKey AssocKeyToProto(const AssocKey& key);
 // running_tres and running_tres_secs are always present, so that scontrol
 // prints "(0)" as a count and not as "not known".
 v1::JobsInUse JobsInUseToProto(const JobsInUse& in_use);

@@ -528,11 +528,14 @@ TEST(AcctConvert, AccountsUpdateCarriesEveryField) {
                update.default_account || update.admin_level || update.default_qos);
   EXPECT_EQ(update.limits, AssocLimits{});
 
-  v1::UpdateAccountsReply reply = AccountsAffectedToProto({{"alice"}, {"research|alice|"}});
+  v1::UpdateAccountsReply reply =
+      AccountsAffectedToProto({{"alice"}, {AssocKey{"research", "alice", "gpu"}}});
   ASSERT_EQ(reply.affected_size(), 1);
   EXPECT_EQ(reply.affected(0), "alice");
   ASSERT_EQ(reply.associations_size(), 1);
-  EXPECT_EQ(reply.associations(0), "research|alice|");
+  EXPECT_EQ(reply.associations(0).account(), "research");
+  EXPECT_EQ(reply.associations(0).user(), "alice");
+  EXPECT_EQ(reply.associations(0).partition(), "gpu");
 }
 
 TEST(AcctConvert, QosOpNamesAreTheProtosNames) {
@@ -584,16 +587,22 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   for (const auto& [name, account] : table.accounts) snapshot.accounts.push_back(account);
   for (const auto& [name, user] : table.users) snapshot.users.push_back(user);
   snapshot.assocs = AssocsDepthFirst(table);
-  snapshot.used_billing_mins = {{"research", 1.5}};
-  snapshot.held_billing_mins = {{"research|alice", 2.5}};
-  snapshot.used_budget_mins = {{"research", TresMinutes{1.5, 0, 0, 0, 6}}};
-  snapshot.held_budget_mins = {{"research|alice", TresMinutes{2.5, 0, 0, 0, 7}}};
-  snapshot.raw_usage = {{"research|alice", 3.5}};
-  snapshot.used_tres_mins = {{"research|alice", {{"gres/gpu", 4.5}}}};
-  snapshot.norm_shares = NormalizedShares(table);
-  snapshot.assoc_in_use["research"].submitted_jobs = 2;
-  snapshot.qos_in_use["normal|alice"].running_jobs = 1;
+  const AssocKey research_key = AssocKey::Account("research");
+  const AssocKey alice_key = AssocKey::User("research", "alice");
+  snapshot.by_assoc[research_key].used_budget_mins = TresMinutes{1.5, 0, 0, 0, 6};
+  snapshot.by_assoc[alice_key].held_budget_mins = TresMinutes{2.5, 0, 0, 0, 7};
+  snapshot.by_assoc[alice_key].raw_usage = 3.5;
+  snapshot.by_assoc[alice_key].used_tres_mins = {{"gres/gpu", 4.5}};
+  for (const auto& [key, norm] : NormalizedShares(table)) snapshot.by_assoc[key].norm_shares = norm;
+  snapshot.by_assoc[research_key].in_use = JobsInUse{};
+  snapshot.by_assoc[research_key].in_use->submitted_jobs = 2;
+  snapshot.by_qos[QosKey{"normal", "alice"}].in_use = JobsInUse{};
+  snapshot.by_qos[QosKey{"normal", "alice"}].in_use->running_jobs = 1;
   const v1::GetAccountsReply reply = AccountsSnapshotToProto(snapshot);
+  std::map<AssocKey, const v1::AssocUsage*> usage;
+  for (const v1::AssocUsage& u : reply.assoc_usage()) {
+    usage[AssocKey{u.key().account(), u.key().user(), u.key().partition()}] = &u;
+  }
 
   EXPECT_EQ(reply.cluster(), "lab");
   std::vector<std::string> rows;
@@ -608,17 +617,23 @@ TEST(AcctConvert, AccountsReplyListsWhatTheSnapshotHolds) {
   EXPECT_EQ(reply.accounts(0).parent(), "root");
   ASSERT_EQ(reply.users_size(), 2);
   EXPECT_EQ(reply.users(0).name(), "alice");
-  EXPECT_EQ(reply.used_billing_mins().at("research"), 1.5);
-  EXPECT_EQ(reply.held_billing_mins().at("research|alice"), 2.5);
-  EXPECT_EQ(reply.used_budget_mins().at("research").gpu(), 6);
-  EXPECT_EQ(reply.held_budget_mins().at("research|alice").gpu(), 7);
-  EXPECT_EQ(reply.held_budget_mins().at("research|alice").billing(), 2.5);
-  EXPECT_EQ(reply.raw_usage().at("research|alice"), 3.5);
-  EXPECT_EQ(reply.used_tres_mins().at("research|alice").amounts().at("gres/gpu"), 4.5);
-  EXPECT_DOUBLE_EQ(reply.norm_shares().at("research||"), 0.5);
-  EXPECT_EQ(reply.assoc_in_use().at("research").submitted_jobs(), 2);
-  EXPECT_TRUE(reply.assoc_in_use().at("research").has_running_tres());
-  EXPECT_EQ(reply.qos_in_use().at("normal|alice").running_jobs(), 1);
+  ASSERT_EQ(usage.count(research_key), 1u);
+  ASSERT_EQ(usage.count(alice_key), 1u);
+  EXPECT_EQ(usage[research_key]->used_budget_mins().billing(), 1.5);
+  EXPECT_EQ(usage[research_key]->used_budget_mins().gpu(), 6);
+  EXPECT_FALSE(usage[research_key]->has_held_budget_mins());  // no balance sent: none kept
+  EXPECT_EQ(usage[alice_key]->held_budget_mins().gpu(), 7);
+  EXPECT_EQ(usage[alice_key]->held_budget_mins().billing(), 2.5);
+  EXPECT_EQ(usage[alice_key]->raw_usage(), 3.5);
+  EXPECT_EQ(usage[alice_key]->used_tres_mins().amounts().at("gres/gpu"), 4.5);
+  EXPECT_DOUBLE_EQ(usage[research_key]->norm_shares(), 0.5);
+  EXPECT_EQ(usage[research_key]->in_use().submitted_jobs(), 2);
+  EXPECT_TRUE(usage[research_key]->in_use().has_running_tres());
+  EXPECT_FALSE(usage[alice_key]->has_in_use());  // no job not yet ended
+  ASSERT_EQ(reply.qos_usage_size(), 1);
+  EXPECT_EQ(reply.qos_usage(0).qos(), "normal");
+  EXPECT_EQ(reply.qos_usage(0).user(), "alice");
+  EXPECT_EQ(reply.qos_usage(0).in_use().running_jobs(), 1);
 }
 
 TEST(AcctConvert, StepsRoundTripFieldForField) {
@@ -685,7 +700,10 @@ TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
   EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
   EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 13);
+  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 6);
+  EXPECT_EQ(v1::AssocKey::descriptor()->field_count(), 3);
+  EXPECT_EQ(v1::AssocUsage::descriptor()->field_count(), 7);
+  EXPECT_EQ(v1::QosUsage::descriptor()->field_count(), 5);
   EXPECT_EQ(v1::BudgetMinutes::descriptor()->field_count(), 5);
   EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
   EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);

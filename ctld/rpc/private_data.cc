@@ -3,27 +3,16 @@
 #include <algorithm>
 #include <vector>
 
-#include "absl/strings/str_split.h"
-
 namespace skiff::ctld {
 namespace {
 
-// The user part of a usage key: "account|user" -> "user"; "" for an account's
-// (or a QOS's) own key, which sums every user's.
-std::string UserOfKey(const std::string& key) {
-  const std::vector<std::string> parts = absl::StrSplit(key, '|');
-  return parts.size() >= 2 ? parts[1] : "";
-}
-
-template <typename Map>
-void KeepOwnKeys(const std::string& user, Map* map) {
-  for (auto it = map->begin(); it != map->end();) {
-    if (UserOfKey(it->first) == user) {
-      ++it;
-    } else {
-      it = map->erase(it);
-    }
-  }
+// Keeps the entries of `user`'s own keys: an account's (or a QOS's) own
+// entry sums every user's, so it goes too.
+template <typename Entries, typename UserOf>
+void KeepOwnEntries(const std::string& user, Entries* entries, UserOf user_of) {
+  entries->erase(std::remove_if(entries->begin(), entries->end(),
+                                [&](const auto& entry) { return user_of(entry) != user; }),
+                 entries->end());
 }
 
 }  // namespace
@@ -48,17 +37,17 @@ void HidePrivateAccounts(const PrivateAccountsData& what, const std::string& use
     assocs->erase(std::remove_if(assocs->begin(), assocs->end(),
                                  [&](const v1::AssocInfo& a) { return a.user() != user; }),
                   assocs->end());
-    KeepOwnKeys(user, reply->mutable_norm_shares());
+    // NormShares goes with the users (it names their associations), every
+    // other figure with the usage.
+    for (v1::AssocUsage& usage : *reply->mutable_assoc_usage()) {
+      if (usage.key().user() != user) usage.clear_norm_shares();
+    }
   }
   if (what.usage) {
-    KeepOwnKeys(user, reply->mutable_used_billing_mins());
-    KeepOwnKeys(user, reply->mutable_held_billing_mins());
-    KeepOwnKeys(user, reply->mutable_raw_usage());
-    KeepOwnKeys(user, reply->mutable_assoc_in_use());
-    KeepOwnKeys(user, reply->mutable_qos_in_use());
-    KeepOwnKeys(user, reply->mutable_used_tres_mins());
-    KeepOwnKeys(user, reply->mutable_used_budget_mins());
-    KeepOwnKeys(user, reply->mutable_held_budget_mins());
+    KeepOwnEntries(user, reply->mutable_assoc_usage(),
+                   [](const v1::AssocUsage& usage) { return usage.key().user(); });
+    KeepOwnEntries(user, reply->mutable_qos_usage(),
+                   [](const v1::QosUsage& usage) { return usage.user(); });
   }
 }
 

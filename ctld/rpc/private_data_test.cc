@@ -27,27 +27,33 @@ v1::GetAccountsReply TwoUsers() {
   assoc("lab", "alice");
   assoc("other", "");
   assoc("other", "bob");
-  for (const char* key : {"lab", "lab|alice", "other", "other|bob"}) {
-    (*reply.mutable_raw_usage())[key] = 1;
-    (*reply.mutable_used_billing_mins())[key] = 1;
-    (*reply.mutable_held_billing_mins())[key] = 1;
-    (*reply.mutable_assoc_in_use())[key].set_submitted_jobs(1);
-    (*reply.mutable_used_tres_mins())[key];
-    (*reply.mutable_used_budget_mins())[key];
-    (*reply.mutable_held_budget_mins())[key];
+  for (const auto& [account, user] : std::vector<std::pair<std::string, std::string>>{
+           {"lab", ""}, {"lab", "alice"}, {"other", ""}, {"other", "bob"}}) {
+    v1::AssocUsage* usage = reply.add_assoc_usage();
+    usage->mutable_key()->set_account(account);
+    usage->mutable_key()->set_user(user);
+    usage->set_raw_usage(1);
+    usage->mutable_used_budget_mins()->set_billing(1);
+    usage->mutable_held_budget_mins()->set_billing(1);
+    usage->mutable_in_use()->set_submitted_jobs(1);
+    if (account == "lab" || !user.empty()) usage->set_norm_shares(1);
   }
-  for (const char* key : {"lab||", "lab|alice|", "other|bob|"})
-    (*reply.mutable_norm_shares())[key] = 1;
-  for (const char* key : {"normal", "normal|alice", "normal|bob"}) {
-    (*reply.mutable_qos_in_use())[key].set_submitted_jobs(1);
+  for (const char* user : {"", "alice", "bob"}) {
+    v1::QosUsage* usage = reply.add_qos_usage();
+    usage->set_qos("normal");
+    usage->set_user(user);
+    usage->mutable_in_use()->set_submitted_jobs(1);
   }
   return reply;
 }
 
-template <typename Map>
-std::vector<std::string> Keys(const Map& map) {
+// "account|user" of each figure (a test's own spelling), with what `has` says.
+template <typename Has>
+std::vector<std::string> Keys(const v1::GetAccountsReply& reply, Has has) {
   std::vector<std::string> out;
-  for (const auto& [key, value] : map) out.push_back(key);
+  for (const v1::AssocUsage& usage : reply.assoc_usage()) {
+    if (has(usage)) out.push_back(usage.key().account() + "/" + usage.key().user());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -61,9 +67,11 @@ TEST(PrivateDataTest, UsersShowsOnlyTheCallersOwnRecordAndAssociations) {
   EXPECT_EQ(reply.users(0).name(), "bob");
   ASSERT_EQ(reply.assocs_size(), 1);
   EXPECT_EQ(reply.assocs(0).account(), "other");
-  EXPECT_EQ(Keys(reply.norm_shares()), Strings{"other|bob|"});
-  EXPECT_EQ(reply.accounts_size(), 3);            // accounts not private
-  EXPECT_EQ(Keys(reply.raw_usage()).size(), 4u);  // usage not private
+  EXPECT_EQ(Keys(reply, [](const v1::AssocUsage& u) { return u.norm_shares() > 0; }),
+            Strings{"other/bob"});
+  EXPECT_EQ(reply.accounts_size(), 3);  // accounts not private
+  EXPECT_EQ(Keys(reply, [](const v1::AssocUsage& u) { return u.raw_usage() > 0; }).size(),
+            4u);  // usage not private
 }
 
 TEST(PrivateDataTest, AccountsHidesEveryAccountDefinition) {
@@ -77,15 +85,9 @@ TEST(PrivateDataTest, AccountsHidesEveryAccountDefinition) {
 TEST(PrivateDataTest, UsageKeepsOnlyTheCallersOwnFiguresAndNoTotals) {
   v1::GetAccountsReply reply = TwoUsers();
   HidePrivateAccounts({false, false, true}, "alice", &reply);
-  const Strings own = {"lab|alice"};
-  EXPECT_EQ(Keys(reply.raw_usage()), own);
-  EXPECT_EQ(Keys(reply.used_billing_mins()), own);
-  EXPECT_EQ(Keys(reply.held_billing_mins()), own);
-  EXPECT_EQ(Keys(reply.assoc_in_use()), own);
-  EXPECT_EQ(Keys(reply.used_tres_mins()), own);
-  EXPECT_EQ(Keys(reply.used_budget_mins()), own);
-  EXPECT_EQ(Keys(reply.held_budget_mins()), own);
-  EXPECT_EQ(Keys(reply.qos_in_use()), Strings{"normal|alice"});
+  EXPECT_EQ(Keys(reply, [](const v1::AssocUsage&) { return true; }), Strings{"lab/alice"});
+  ASSERT_EQ(reply.qos_usage_size(), 1);
+  EXPECT_EQ(reply.qos_usage(0).user(), "alice");
   EXPECT_EQ(reply.assocs_size(), 5);  // users not private
 }
 

@@ -676,7 +676,7 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
   if (!ended.ok()) return ToGrpcStatus(ended.status());
   for (const JobStore::UsageSum& sum : *ended) {
     std::map<std::string, double>& minutes =
-        snapshot.used_tres_mins[absl::StrCat(sum.account, "|", sum.user)];
+        snapshot.by_assoc[AssocKey::User(sum.account, sum.user)].used_tres_mins;
     for (const auto& [name, seconds] : sum.tres_seconds) minutes[name] += seconds / 60;
   }
   *reply = AccountsSnapshotToProto(snapshot);

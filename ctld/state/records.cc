@@ -1,5 +1,7 @@
 #include "ctld/state/records.h"
 
+#include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -28,13 +30,24 @@ absl::StatusOr<Struct> Decode(const char* what, const std::string& key, const st
   return from_proto(message);
 }
 
-template <typename Struct, typename DecodeRow>
+// A record's key as the table keeps it: the text as stored, or for
+// associations the AssocKey it spells.
+std::optional<std::string> TableKey(const std::string& key, const std::string*) { return key; }
+std::optional<AssocKey> TableKey(const std::string& key, const AssocKey*) {
+  return AssocKey::FromRecordKey(key);
+}
+std::string StoredKey(const std::string& key) { return key; }
+std::string StoredKey(const AssocKey& key) { return key.RecordKey(); }
+
+template <typename Key, typename Struct, typename DecodeRow>
 absl::Status DecodeAll(const std::map<std::string, std::string>& rows, DecodeRow decode,
-                       std::map<std::string, Struct>* out) {
+                       std::map<Key, Struct>* out) {
   for (const auto& [key, blob] : rows) {
     absl::StatusOr<Struct> row = decode(key, blob);
     if (!row.ok()) return row.status();
-    (*out)[key] = std::move(*row);
+    std::optional<Key> table_key = TableKey(key, static_cast<const Key*>(nullptr));
+    if (!table_key) return absl::DataLossError(absl::StrCat("bad record key '", key, "'"));
+    (*out)[*table_key] = std::move(*row);
   }
   return absl::OkStatus();
 }
@@ -114,10 +127,19 @@ std::vector<RecordRow> QosRows(const QosUpdateResult& result) {
 
 std::vector<RecordRow> AccountsRows(const AccountsDiff& diff) {
   std::vector<RecordRow> rows;
-  auto add = [&rows](const char* kind, const auto& changed, const std::vector<std::string>& removed,
-                     auto encode) {
-    for (const auto& [key, row] : changed) rows.push_back(RecordRow{kind, key, encode(row)});
-    for (const std::string& key : removed) rows.push_back(RecordRow{kind, key, ""});
+  // Changed rows, then removed ones, each in stored-key order (the order
+  // every release has written them in).
+  auto by_key = [](const RecordRow& a, const RecordRow& b) { return a.key < b.key; };
+  auto add = [&rows, &by_key](const char* kind, const auto& changed, const auto& removed,
+                              auto encode) {
+    const size_t first_changed = rows.size();
+    for (const auto& [key, row] : changed) {
+      rows.push_back(RecordRow{kind, StoredKey(key), encode(row)});
+    }
+    std::sort(rows.begin() + first_changed, rows.end(), by_key);
+    const size_t first_removed = rows.size();
+    for (const auto& key : removed) rows.push_back(RecordRow{kind, StoredKey(key), ""});
+    std::sort(rows.begin() + first_removed, rows.end(), by_key);
   };
   add(kAccountKind, diff.accounts, diff.removed_accounts, EncodeAccount);
   add(kAcctUserKind, diff.users, diff.removed_users, EncodeAcctUser);

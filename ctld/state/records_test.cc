@@ -225,14 +225,14 @@ TEST(Records, StoredAccountsDecodeAndEncodeByteForByte) {
   // The database holds the lab scenario's tables exactly.
   const AccountsTable lab = LabScenario();
   EXPECT_TRUE(DiffAccounts(lab, *table).empty());
-  const Association& alice = table->assocs.at(AssocKey("research", "alice", "gpu"));
+  const Association& alice = table->assocs.at(AssocKey{"research", "alice", "gpu"});
   ASSERT_TRUE(alice.limits.has_value());
   EXPECT_EQ(alice.limits->fairshare, 3);
   EXPECT_EQ(alice.limits->max_tres_per_job,
             (TresSpec{std::nullopt, std::nullopt, std::nullopt, 2}));
   EXPECT_EQ(alice.qos, (std::vector<std::string>{"low", "normal"}));
   EXPECT_EQ(alice.default_qos, "normal");
-  const Association& research = table->assocs.at(AssocKey("research", "", ""));
+  const Association& research = table->assocs.at(AssocKey::Account("research"));
   ASSERT_TRUE(research.limits && research.limits->grp_tres);
   EXPECT_EQ(*research.limits->grp_tres, TresSpec{});
   EXPECT_EQ(table->users.at("alice").uid, 1000);
@@ -240,7 +240,10 @@ TEST(Records, StoredAccountsDecodeAndEncodeByteForByte) {
   EXPECT_EQ(table->accounts.at("research").organization, "science");
   for (const auto& [key, blob] : accounts) EXPECT_EQ(EncodeAccount(table->accounts.at(key)), blob);
   for (const auto& [key, blob] : users) EXPECT_EQ(EncodeAcctUser(table->users.at(key)), blob);
-  for (const auto& [key, blob] : assocs) EXPECT_EQ(EncodeAssoc(table->assocs.at(key)), blob) << key;
+  for (const auto& [key, blob] : assocs) {
+    // The stored key is the association's own RecordKey.
+    EXPECT_EQ(EncodeAssoc(table->assocs.at(*AssocKey::FromRecordKey(key))), blob) << key;
+  }
 }
 
 TEST(Records, StoredStepsDecodeAndEncodeByteForByte) {
@@ -264,9 +267,9 @@ TEST(Records, EncodeThenDecodeGivesTheStructBack) {
   EXPECT_EQ(*qos_back, qos);
 
   for (const auto& [key, assoc] : LabScenario().assocs) {
-    absl::StatusOr<Association> back = DecodeAssoc(key, EncodeAssoc(assoc));
+    absl::StatusOr<Association> back = DecodeAssoc(key.RecordKey(), EncodeAssoc(assoc));
     ASSERT_TRUE(back.ok());
-    EXPECT_EQ(*back, assoc) << key;
+    EXPECT_EQ(*back, assoc) << key.RecordKey();
   }
   Association bare;  // no limits at all, and limits with nothing set, differ
   bare.account = "x";

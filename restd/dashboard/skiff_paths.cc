@@ -9,8 +9,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cli/common/job_text.h"
-#include "cli/sstatus/sstatus_report.h"
+#include "client/job_text.h"
+#include "client/status_report.h"
 #include "restd/dashboard/caller_files.h"
 #include "restd/dashboard/output_tail.h"
 
@@ -18,7 +18,7 @@ namespace skiff::restd {
 namespace {
 
 HttpResponse GetStatus(RestCall& call) {
-  cli::SstatusInput input;
+  client::SstatusInput input;
   input.cluster_name = call.ctld.config().skiff.cluster_name;
   input.user = call.Query("user").empty() ? call.user_name : call.Query("user");
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetNodes, v1::GetNodesRequest(), &input.nodes);
@@ -27,7 +27,7 @@ HttpResponse GetStatus(RestCall& call) {
   }
   v1::GetJobsRequest jobs;
   jobs.add_users(input.user);
-  for (v1::JobState state : cli::ActiveJobStates()) jobs.add_states(state);
+  for (v1::JobState state : client::ActiveJobStates()) jobs.add_states(state);
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetJobs, jobs, &input.jobs); !s.ok()) {
     return Failure(call, s);
   }
@@ -41,7 +41,8 @@ HttpResponse GetStatus(RestCall& call) {
     return Failure(call, s);
   }
   // The same bytes as `sstatus --json`, inside slurmrestd's envelope.
-  Json report = Json::parse(cli::FormatSstatusJson(cli::BuildSstatusReport(input)), nullptr, false);
+  Json report =
+      Json::parse(client::FormatSstatusJson(client::BuildSstatusReport(input)), nullptr, false);
   if (!report.is_object()) {
     return Failure(call, absl::InternalError("sstatus's report is not a JSON object"));
   }

@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/sinfo/sinfo_format.h"
-#include "cli/sshare/sshare_format.h"
+#include "client/node_gpus.h"
+#include "client/shares.h"
 #include "common/hostlist.h"
 #include "restd/data_parser/values.h"
 
@@ -63,9 +63,9 @@ Json NodeJson(const v1::NodeInfo& node, const std::string& cluster,
       {"effective_cpus", cpus},
       {"features", Strings(node.features())},
       {"active_features", Strings(node.features())},
-      {"gres", cli::NodeGresString(node).value_or("")},
+      {"gres", client::NodeGresString(node).value_or("")},
       {"gres_drained", "N/A"},
-      {"gres_used", cli::NodeGresUsedString(node).value_or("")},
+      {"gres_used", client::NodeGresUsedString(node).value_or("")},
       {"last_busy", Time(node.last_busy_time())},
       {"name", node.name()},
       {"address", node.addr()},
@@ -167,10 +167,10 @@ Json ReservationJson(const v1::ReservationInfo& reservation) {
 }
 
 Json SharesJson(const v1::GetAccountsReply& accounts) {
-  const std::vector<cli::ShareRow> rows = cli::ComputeShares(accounts);
+  const std::vector<client::ShareRow> rows = client::ComputeShares(accounts);
   Json shares = Json::array();
   int64_t total_shares = 0;
-  for (const cli::ShareRow& row : rows) {
+  for (const client::ShareRow& row : rows) {
     if (row.depth == 1) total_shares += row.raw_shares;
     Json usage = Json::array();
     for (const auto& [name, minutes] : row.used_tres_mins) {

@@ -7,9 +7,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/job_text.h"
-#include "cli/scontrol/scontrol_format.h"
-#include "cli/sinfo/sinfo_format.h"
+#include "client/job_fields.h"
+#include "client/job_text.h"
+#include "client/node_gpus.h"
 #include "common/hostlist.h"
 #include "restd/data_parser/json_out.h"
 #include "restd/data_parser/values.h"
@@ -21,7 +21,7 @@ using Json = nlohmann::json;
 
 bool Started(const v1::JobInfo& job) { return job.start_time() > 0; }
 
-bool Active(v1::JobState state) { return cli::IsActiveJobState(state); }
+bool Active(v1::JobState state) { return client::IsActiveJobState(state); }
 
 // "gpu:a100:1(IDX:0)" per node, as scontrol show job -d's GRES= and
 // data_parser's gres_detail.
@@ -41,7 +41,7 @@ std::vector<std::string> GresDetail(const v1::JobInfo& job, const JobJsonContext
     std::vector<int> indices(gpus.begin(), gpus.end());
     std::sort(indices.begin(), indices.end());
     detail.push_back(absl::StrCat("gpu", type.empty() ? "" : ":" + type, ":", indices.size(),
-                                  "(IDX:", cli::IndexRanges(indices), ")"));
+                                  "(IDX:", client::IndexRanges(indices), ")"));
   }
   return detail;
 }
@@ -142,7 +142,7 @@ int64_t EndTime(const v1::JobInfo& job) {
 std::string ArrayTaskString(const v1::JobInfo& job) {
   if (job.collapsed_task_ids().empty()) return "";
   // Ascending, as ctld lists them.
-  std::string text = cli::IndexRanges(
+  std::string text = client::IndexRanges(
       std::vector<int>(job.collapsed_task_ids().begin(), job.collapsed_task_ids().end()));
   if (job.array_max_running() > 0) absl::StrAppend(&text, "%", job.array_max_running());
   return text;
@@ -224,7 +224,7 @@ void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& ou
   out.Field("group_id", job.group_id());
   out.Field("group_name", job.group_name());
   out.Field("job_id", job.job_id());
-  out.Key("job_state").BeginArray().String(cli::JobStateName(job.state())).EndArray();
+  out.Key("job_state").BeginArray().String(client::JobStateName(job.state())).EndArray();
   time("last_sched_evaluation", job.now());
   out.Key("mail_type").BeginArray();
   if (!spec.mail_type().empty()) {
@@ -276,7 +276,7 @@ void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& ou
   }
   out.Field("tres_per_job", TresPer(spec.gpus()));
   out.Field("tres_per_node", TresPerNode(spec));
-  const std::string tres = cli::JobTresText(job);
+  const std::string tres = client::JobTresText(job);
   out.Field("tres_req_str", tres);
   out.Field("tres_alloc_str", started ? tres : std::string());
   out.Field("user_id", job.user_id());

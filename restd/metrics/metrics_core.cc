@@ -12,7 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "cli/common/node_gpus.h"
+#include "client/accounts_usage.h"
+#include "client/node_gpus.h"
 #include "restd/metrics/exposition.h"
 
 namespace skiff::restd {
@@ -769,7 +770,7 @@ bool TakesJobs(const v1::NodeInfo& node) {
 // The node's GPUs by type ("" untyped).
 void TallyGpus(const v1::NodeInfo& node, std::map<std::string, GpuTally>& by_type) {
   const bool usable = TakesJobs(node);
-  for (const cli::NodeGpuEntry& entry : cli::NodeGpuEntries(node)) {
+  for (const client::NodeGpuEntry& entry : client::NodeGpuEntries(node)) {
     GpuTally& tally = by_type[entry.type];
     tally.total += entry.count;
     tally.allocated += entry.held;
@@ -854,22 +855,21 @@ bool HasLimit(const v1::Tres& tres) { return tres.has_gpu() && tres.gpu() >= 0; 
 
 void AddAccountGpuMetrics(const v1::GetAccountsReply& accounts, const v1::GetQosReply* qos,
                           Exposition& out) {
-  // What jobs hold now, from ctld's in-use tables: "account|user" keys are a
-  // user's jobs in an account, plain keys an account's whole subtree.
+  // What jobs hold now, from ctld's in-use tables: a user's jobs in an
+  // account, and an account's whole subtree.
   constexpr char kUserGpus[] = "GPUs the user's running jobs in the account hold";
   constexpr char kAccountGpus[] = "GPUs the running jobs of the account and its sub-accounts hold";
   out.Declare("skiff_user_gpus_allocated", kUserGpus, MetricType::kGauge);
   out.Declare("skiff_account_gpus_allocated", kAccountGpus, MetricType::kGauge);
-  for (const auto& [key, in_use] : std::map<std::string, v1::JobsInUse>(
-           accounts.assoc_in_use().begin(), accounts.assoc_in_use().end())) {
-    const size_t bar = key.find('|');
-    if (bar == std::string::npos) {
-      out.Gauge("skiff_account_gpus_allocated", kAccountGpus, in_use.running_tres().gpu(),
-                {{"account", key}});
+  for (const v1::AssocUsage& usage : accounts.assoc_usage()) {
+    if (!usage.has_in_use()) continue;
+    const v1::AssocKey& key = usage.key();
+    if (key.user().empty()) {
+      out.Gauge("skiff_account_gpus_allocated", kAccountGpus, usage.in_use().running_tres().gpu(),
+                {{"account", key.account()}});
     } else {
-      out.Gauge("skiff_user_gpus_allocated", kUserGpus, in_use.running_tres().gpu(),
-                {{"user", absl::string_view(key).substr(bar + 1)},
-                 {"account", absl::string_view(key).substr(0, bar)}});
+      out.Gauge("skiff_user_gpus_allocated", kUserGpus, usage.in_use().running_tres().gpu(),
+                {{"user", key.user()}, {"account", key.account()}});
     }
   }
   constexpr char kAccountLimit[] = "GrpTRES=gres/gpu: GPUs the account's running jobs may hold";
@@ -886,12 +886,6 @@ void AddAccountGpuMetrics(const v1::GetAccountsReply& accounts, const v1::GetQos
   constexpr char kHeld[] =
       "GPU-hours the jobs not yet ended may still use (their time limits; +Inf without one)";
   constexpr char kBudget[] = "GrpTRESMins=gres/gpu in GPU-hours";
-  std::map<std::string, std::pair<double, double>> used_held;  // key -> used, held (minutes)
-  for (const auto& [key, minutes] : accounts.used_budget_mins())
-    used_held[key].first = minutes.gpu();
-  for (const auto& [key, minutes] : accounts.held_budget_mins()) {
-    used_held[key].second = minutes.gpu();
-  }
   const std::pair<const char*, const char*> scopes[] = {
       {"account", "the account and its sub-accounts"},
       {"user", "the user's jobs in the account"},
@@ -905,20 +899,29 @@ void AddAccountGpuMetrics(const v1::GetAccountsReply& accounts, const v1::GetQos
     out.Declare(used, used_help, MetricType::kGauge);
     out.Declare(held, held_help, MetricType::kGauge);
   }
-  for (const auto& [key, minutes] : used_held) {
-    const absl::string_view k(key);
-    if (absl::StartsWith(k, "qos=")) {
-      const MetricLabel label{"qos", k.substr(4)};
-      out.Gauge("skiff_qos_gpu_hours_used", "", minutes.first / 60, {label});
-      out.Gauge("skiff_qos_gpu_hours_held", "", minutes.second / 60, {label});
-    } else if (const size_t bar = k.find('|'); bar != absl::string_view::npos) {
-      const MetricLabel user{"user", k.substr(bar + 1)}, account{"account", k.substr(0, bar)};
-      out.Gauge("skiff_user_gpu_hours_used", "", minutes.first / 60, {user, account});
-      out.Gauge("skiff_user_gpu_hours_held", "", minutes.second / 60, {user, account});
+  // The bank's balances (GPU minutes / 60): a user's in an account, an
+  // account's subtree, a QOS's.
+  for (const v1::AssocUsage& usage : accounts.assoc_usage()) {
+    if (!usage.has_used_budget_mins() && !usage.has_held_budget_mins()) continue;
+    const double used_hours = usage.used_budget_mins().gpu() / 60;
+    const double held_hours = usage.held_budget_mins().gpu() / 60;
+    const v1::AssocKey& key = usage.key();
+    if (key.user().empty()) {
+      out.Gauge("skiff_account_gpu_hours_used", "", used_hours, {{"account", key.account()}});
+      out.Gauge("skiff_account_gpu_hours_held", "", held_hours, {{"account", key.account()}});
     } else {
-      out.Gauge("skiff_account_gpu_hours_used", "", minutes.first / 60, {{"account", k}});
-      out.Gauge("skiff_account_gpu_hours_held", "", minutes.second / 60, {{"account", k}});
+      const MetricLabel user{"user", key.user()}, account{"account", key.account()};
+      out.Gauge("skiff_user_gpu_hours_used", "", used_hours, {user, account});
+      out.Gauge("skiff_user_gpu_hours_held", "", held_hours, {user, account});
     }
+  }
+  for (const v1::QosUsage& usage : accounts.qos_usage()) {
+    if (!usage.user().empty() || (!usage.has_used_budget_mins() && !usage.has_held_budget_mins())) {
+      continue;
+    }
+    const MetricLabel label{"qos", usage.qos()};
+    out.Gauge("skiff_qos_gpu_hours_used", "", usage.used_budget_mins().gpu() / 60, {label});
+    out.Gauge("skiff_qos_gpu_hours_held", "", usage.held_budget_mins().gpu() / 60, {label});
   }
   out.Declare("skiff_account_gpu_hours_budget", absl::StrCat(kBudget, ": the account's"),
               MetricType::kGauge);
@@ -954,11 +957,10 @@ void AddAccountGpuMetrics(const v1::GetAccountsReply& accounts, const v1::GetQos
     }
   }
   out.Declare("skiff_qos_gpus_allocated", kQosGpus, MetricType::kGauge);
+  const client::AccountsUsage usage(accounts);
   for (const v1::QosInfo& q : qos->qos()) {
-    auto it = accounts.qos_in_use().find(q.name());
     out.Gauge("skiff_qos_gpus_allocated", kQosGpus,
-              it == accounts.qos_in_use().end() ? 0 : it->second.running_tres().gpu(),
-              {{"qos", q.name()}});
+              usage.OfQos(QosKey{q.name(), ""}).in_use().running_tres().gpu(), {{"qos", q.name()}});
   }
   out.Declare("skiff_qos_gpus_per_user_limit", kQosPerUser, MetricType::kGauge);
   for (const v1::QosInfo& q : qos->qos()) {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/job_text.h"
+#include "client/job_text.h"
 #include "restd/data_parser/job_desc.h"
 #include "restd/data_parser/job_json.h"
 #include "restd/data_parser/json_out.h"
@@ -68,7 +68,7 @@ HttpResponse JobsAnswer(RestCall& call, const v1::GetJobsRequest& request) {
 HttpResponse GetJobs(RestCall& call) { return JobsAnswer(call, v1::GetJobsRequest()); }
 
 HttpResponse GetJob(RestCall& call) {
-  absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(call.args[0]);
+  absl::StatusOr<std::vector<v1::JobRef>> refs = client::ParseJobRef(call.args[0]);
   if (!refs.ok()) return Failure(call, refs.status(), NoJobs());
   v1::GetJobsRequest request;
   for (const v1::JobRef& ref : *refs) *request.add_refs() = ref;
@@ -79,7 +79,7 @@ HttpResponse GetJob(RestCall& call) {
 // SIGKILL (cancel).
 absl::StatusOr<int> SignalOf(const std::string& text) {
   if (text.empty()) return 0;
-  absl::StatusOr<int> signal = cli::ParseSignal(text);
+  absl::StatusOr<int> signal = client::ParseSignal(text);
   if (!signal.ok())
     return absl::InvalidArgumentError(absl::StrCat("signal: ", signal.status().message()));
   return signal;
@@ -124,7 +124,7 @@ HttpResponse KillAnswer(RestCall& call, const v1::CancelJobsRequest& request) {
 }
 
 HttpResponse DeleteJob(RestCall& call) {
-  absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(call.args[0]);
+  absl::StatusOr<std::vector<v1::JobRef>> refs = client::ParseJobRef(call.args[0]);
   if (!refs.ok()) return Failure(call, refs.status(), NoStatus());
   absl::StatusOr<int> signal = SignalOf(call.Query("signal"));
   if (!signal.ok()) return Failure(call, signal.status(), NoStatus());
@@ -155,7 +155,7 @@ HttpResponse DeleteJobs(RestCall& call) {
     }
     for (const Json& id : body["jobs"]) {
       const std::string text = id.is_string() ? id.get<std::string>() : id.dump();
-      absl::StatusOr<std::vector<v1::JobRef>> refs = cli::ParseJobRef(text);
+      absl::StatusOr<std::vector<v1::JobRef>> refs = client::ParseJobRef(text);
       if (!refs.ok()) return Failure(call, refs.status(), NoStatus());
       for (const v1::JobRef& ref : *refs) *request.add_refs() = ref;
     }
@@ -170,7 +170,7 @@ HttpResponse DeleteJobs(RestCall& call) {
   }
   if (body.contains("job_state") && body["job_state"].is_array()) {
     for (const Json& state : body["job_state"]) {
-      absl::StatusOr<v1::JobState> parsed = cli::ParseJobState(state.get<std::string>());
+      absl::StatusOr<v1::JobState> parsed = client::ParseJobState(state.get<std::string>());
       if (!parsed.ok()) return Failure(call, parsed.status(), NoStatus());
       request.add_states(*parsed);
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "client/accounts_usage.h"
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "restd/data_parser/values.h"
@@ -38,11 +39,6 @@ Json CpuTime(int64_t usec) {
   return {{"seconds", usec / 1000000}, {"microseconds", usec % 1000000}};
 }
 
-std::string AssocKey(const std::string& account, const std::string& user,
-                     const std::string& partition) {
-  return absl::StrCat(account, "|", user, "|", partition);
-}
-
 // The association a job ran under (assoc_short): the user's in the job's
 // account for its partition, else for every partition.
 Json AssociationOf(const v1::AcctJob& job, const SlurmdbJobContext& context) {
@@ -50,11 +46,11 @@ Json AssociationOf(const v1::AcctJob& job, const SlurmdbJobContext& context) {
                       {"cluster", job.cluster()},
                       {"partition", ""},
                       {"user", job.user()}};
-  auto found = context.assoc_ids.find(AssocKey(job.account(), job.user(), job.partition()));
+  auto found = context.assoc_ids.find(AssocKey{job.account(), job.user(), job.partition()});
   if (found != context.assoc_ids.end()) {
     association["partition"] = job.partition();
   } else {
-    found = context.assoc_ids.find(AssocKey(job.account(), job.user(), ""));
+    found = context.assoc_ids.find(AssocKey::User(job.account(), job.user()));
   }
   if (found != context.assoc_ids.end()) association["id"] = found->second;
   return association;
@@ -99,11 +95,9 @@ Json StepJson(const v1::AcctJob& job, const v1::AcctStep& step, const SlurmdbJob
 
 }  // namespace
 
-std::map<std::string, uint64_t> AssocIdsOf(const v1::GetAccountsReply& accounts) {
-  std::map<std::string, uint64_t> ids;
-  for (const v1::AssocInfo& assoc : accounts.assocs()) {
-    ids[AssocKey(assoc.account(), assoc.user(), assoc.partition())] = assoc.id();
-  }
+std::map<AssocKey, uint64_t> AssocIdsOf(const v1::GetAccountsReply& accounts) {
+  std::map<AssocKey, uint64_t> ids;
+  for (const v1::AssocInfo& assoc : accounts.assocs()) ids[client::AssocKeyOf(assoc)] = assoc.id();
   return ids;
 }
 

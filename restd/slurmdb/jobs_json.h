@@ -13,6 +13,7 @@
 #include <map>
 #include <string>
 
+#include "common/assoc_key.h"
 #include "nlohmann/json.hpp"
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
@@ -21,14 +22,14 @@ namespace skiff::restd {
 
 struct SlurmdbJobContext {
   int64_t now = 0;  // for the elapsed time of jobs and steps still running
-  // Association ids by "account|user|partition" (AssocIdsOf).
-  std::map<std::string, uint64_t> assoc_ids;
+  // Association ids by key (AssocIdsOf).
+  std::map<AssocKey, uint64_t> assoc_ids;
   // The name of a uid (kill_request_user).
   std::function<std::string(uint32_t)> user_name;
 };
 
 // Every association's id by "account|user|partition".
-std::map<std::string, uint64_t> AssocIdsOf(const v1::GetAccountsReply& accounts);
+std::map<AssocKey, uint64_t> AssocIdsOf(const v1::GetAccountsReply& accounts);
 
 // ctld's TRES text ("billing=2,cpu=2,gres/gpu:a100=1,mem=1G,node=1") as
 // counts by Slurm's TRES name, memory (and burst buffer) in MiB. Entries

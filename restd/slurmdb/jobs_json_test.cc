@@ -29,7 +29,8 @@ constexpr int64_t kNow = 1760000600;
 SlurmdbJobContext Context() {
   SlurmdbJobContext context;
   context.now = kNow;
-  context.assoc_ids = {{"physics|alice|", 7}, {"physics|alice|gpu", 9}};
+  context.assoc_ids = {{AssocKey::User("physics", "alice"), 7},
+                       {AssocKey{"physics", "alice", "gpu"}, 9}};
   context.user_name = [](uint32_t uid) {
     return uid == 0 ? std::string("root") : "u" + std::to_string(uid);
   };
@@ -231,7 +232,8 @@ TEST(SlurmdbJobJsonTest, AssociationIdsAreKeyedByAccountUserAndPartition) {
   user->set_user("alice");
   user->set_partition("gpu");
   EXPECT_EQ(AssocIdsOf(accounts),
-            (std::map<std::string, uint64_t>{{"root||", 1}, {"physics|alice|gpu", 5}}));
+            (std::map<AssocKey, uint64_t>{{AssocKey::Account("root"), 1},
+                                          {AssocKey{"physics", "alice", "gpu"}, 5}}));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "cli/sacct/sacct_options.h"
+#include "client/job_text.h"
 #include "common/time_format.h"
 
 namespace skiff::restd {
@@ -123,7 +123,7 @@ absl::StatusOr<v1::GetAccountingRequest> JobsRequestOf(
   }
   if (const std::string* states = Find(query, "state")) {
     for (const std::string& state : CsvOf(*states)) {
-      std::optional<std::string> name = cli::SacctStateName(state);
+      std::optional<std::string> name = client::SacctStateName(state);
       if (!name)
         return Invalid("state", absl::StrCat("unrecognized job state value '", state, "'"));
       request.add_states(*name);

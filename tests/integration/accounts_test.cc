@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "client/accounts_usage.h"
 #include "common/config/config_loader.h"
 #include "common/rpc/auth_metadata.h"
 #include "proto/ctld.grpc.pb.h"
@@ -324,10 +325,15 @@ class BankTest : public AccountsTest {
     return cost;
   }
 
+  double GrantHeld() {
+    const v1::GetAccountsReply reply = Accounts();
+    return client::AccountsUsage(reply).Of(AssocKey::Account("grant")).held_budget_mins().billing();
+  }
+
   std::string GrantUsed() {
     const v1::GetAccountsReply reply = Accounts();
-    auto it = reply.used_billing_mins().find("grant");
-    return it == reply.used_billing_mins().end() ? "none" : absl::StrCat(it->second);
+    const v1::AssocUsage& grant = client::AccountsUsage(reply).Of(AssocKey::Account("grant"));
+    return grant.has_used_budget_mins() ? absl::StrCat(grant.used_budget_mins().billing()) : "none";
   }
 };
 
@@ -410,7 +416,9 @@ TEST_F(BankTest, SafeRefusesAtSubmitWhatCouldOverdrawWithTwentySubmittedAtOnce) 
       << refused;
   // Each holds its limit and KillWait (30 s): what it may run if it ignores SIGTERM.
   const v1::GetAccountsReply reply = Accounts();
-  EXPECT_DOUBLE_EQ(reply.held_billing_mins().at("grant"), 91.5);
+  EXPECT_DOUBLE_EQ(
+      client::AccountsUsage(reply).Of(AssocKey::Account("grant")).held_budget_mins().billing(),
+      91.5);
   cluster_->Run("scancel -u " + std::string(kAlice));
 }
 
@@ -455,11 +463,13 @@ TEST_F(BankTest, AGpuMinutesBudgetAdmitsWhatFitsAndChargesGpuTime) {
     return left.exit_code == 0 && left.out.empty();
   }));
   const v1::GetAccountsReply reply = Accounts();
-  const double used = reply.used_budget_mins().at("gpulab").gpu();
+  const double used =
+      client::AccountsUsage(reply).Of(AssocKey::Account("gpulab")).used_budget_mins().gpu();
   // Two runs of a few seconds on one GPU each.
   EXPECT_GE(used, 2 * 3.0 / 60);
   EXPECT_LT(used, 2 * 30.0 / 60);
-  EXPECT_DOUBLE_EQ(reply.held_budget_mins().at("gpulab").gpu(), 0);
+  EXPECT_DOUBLE_EQ(
+      client::AccountsUsage(reply).Of(AssocKey::Account("gpulab")).held_budget_mins().gpu(), 0);
   const std::string share = ok("sshare -A gpulab -P -n -o Account,User,GrpTRESMins,GrpTRESLeft");
   EXPECT_TRUE(absl::StrContains(
       share, absl::StrCat(" gpulab||gres/gpu=25|gres/gpu=", static_cast<int>(25 - used), "\n")))
@@ -601,8 +611,9 @@ TEST_F(BankTest, AJobThatIgnoresSigtermIsChargedItsKillWaitTailInEveryBook) {
   // Held while it runs: 1 CPU x (10 s + 5 s).
   EXPECT_TRUE(Eventually(30, [&] {
     const v1::GetAccountsReply reply = Accounts();
-    auto held = reply.held_billing_mins().find("grant");
-    return held != reply.held_billing_mins().end() && std::abs(held->second - 0.25) < 1e-9;
+    const v1::AssocUsage& grant = client::AccountsUsage(reply).Of(AssocKey::Account("grant"));
+    return grant.has_held_budget_mins() &&
+           std::abs(grant.held_budget_mins().billing() - 0.25) < 1e-9;
   }));
   ASSERT_TRUE(Eventually(90, [&] {
     return cluster_->Run(absl::StrCat("sacct -X -n -P -j ", id, " -o State")).out == "TIMEOUT\n";
@@ -631,7 +642,7 @@ TEST_F(BankTest, AJobThatIgnoresSigtermIsChargedItsKillWaitTailInEveryBook) {
   double used = 0;
   ASSERT_TRUE(absl::SimpleAtod(GrantUsed(), &used)) << GrantUsed();
   EXPECT_NEAR(used, charged_seconds / 60, 1e-6) << "used " << used << " for " << elapsed << " s";
-  EXPECT_DOUBLE_EQ(Accounts().held_billing_mins().at("grant"), 0.0);
+  EXPECT_DOUBLE_EQ(GrantHeld(), 0.0);
   // sshare: the same run in billing-seconds, for the account and for alice.
   const CommandResult share = cluster_->Run("sshare -a -A grant -P -n -o Account,User,RawUsage");
   ASSERT_EQ(share.exit_code, 0) << share.err;

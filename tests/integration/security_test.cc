@@ -662,20 +662,17 @@ TEST_F(SecurityTest, PrivateDataReservationsUsersAccountsAndUsageAreEnforced) {
     EXPECT_TRUE(status.ok()) << status.error_message();
     return reply;
   };
-  // Every key of every usage map of a reply, "map:key".
+  // Every figure of a reply, "assoc:account/user" (with "+in_use" where jobs
+  // hold something) and "qos:name/user".
   auto usage_keys = [](const v1::GetAccountsReply& reply) {
     std::vector<std::string> keys;
-    auto add = [&](const char* map, const auto& entries) {
-      for (const auto& entry : entries) keys.push_back(absl::StrCat(map, ":", entry.first));
-    };
-    add("used_billing_mins", reply.used_billing_mins());
-    add("held_billing_mins", reply.held_billing_mins());
-    add("raw_usage", reply.raw_usage());
-    add("assoc_in_use", reply.assoc_in_use());
-    add("qos_in_use", reply.qos_in_use());
-    add("used_tres_mins", reply.used_tres_mins());
-    add("used_budget_mins", reply.used_budget_mins());
-    add("held_budget_mins", reply.held_budget_mins());
+    for (const v1::AssocUsage& usage : reply.assoc_usage()) {
+      keys.push_back(absl::StrCat("assoc:", usage.key().account(), "/", usage.key().user(),
+                                  usage.has_in_use() ? "+in_use" : ""));
+    }
+    for (const v1::QosUsage& usage : reply.qos_usage()) {
+      keys.push_back(absl::StrCat("qos:", usage.qos(), "/", usage.user()));
+    }
     return keys;
   };
   const v1::GetAccountsReply as_root = accounts("root");
@@ -683,7 +680,7 @@ TEST_F(SecurityTest, PrivateDataReservationsUsersAccountsAndUsageAreEnforced) {
   EXPECT_GE(as_root.users_size(), 3);
   std::vector<std::string> root_keys = usage_keys(as_root);
   EXPECT_TRUE(std::find(root_keys.begin(), root_keys.end(),
-                        absl::StrCat("assoc_in_use:lab|", kAlice)) != root_keys.end())
+                        absl::StrCat("assoc:lab/", kAlice, "+in_use")) != root_keys.end())
       << absl::StrJoin(root_keys, " ");
 
   const v1::GetAccountsReply as_bob = accounts(kBob);
@@ -694,14 +691,16 @@ TEST_F(SecurityTest, PrivateDataReservationsUsersAccountsAndUsageAreEnforced) {
     EXPECT_EQ(assoc.user(), kBob) << assoc.account() << "/" << assoc.user();
   }
   EXPECT_EQ(as_bob.assocs_size(), 1);
-  for (const std::string& key : usage_keys(as_bob)) {  // usage
-    const std::vector<std::string> parts = absl::StrSplit(key, '|');
-    EXPECT_TRUE(parts.size() == 2 && parts[1] == kBob) << key;
+  for (const v1::AssocUsage& usage : as_bob.assoc_usage()) {  // usage
+    EXPECT_EQ(usage.key().user(), kBob) << usage.key().account();
+  }
+  for (const v1::QosUsage& usage : as_bob.qos_usage()) {
+    EXPECT_EQ(usage.user(), kBob) << usage.qos();
   }
   const v1::GetAccountsReply as_alice = accounts(kAlice);
   std::vector<std::string> alice_keys = usage_keys(as_alice);
   EXPECT_TRUE(std::find(alice_keys.begin(), alice_keys.end(),
-                        absl::StrCat("assoc_in_use:lab|", kAlice)) != alice_keys.end())
+                        absl::StrCat("assoc:lab/", kAlice, "+in_use")) != alice_keys.end())
       << absl::StrJoin(alice_keys, " ");
   // The commands show the same.
   const CommandResult assocs =

@@ -16,7 +16,7 @@ absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentE
 std::string Lower(const std::string& text) { return absl::AsciiStrToLower(text); }
 
 const Association* AccountAssocOf(const AccountsTable& table, const std::string& account) {
-  auto it = table.assocs.find(AssocKey(account, "", ""));
+  auto it = table.assocs.find(AssocKey::Account(account));
   return it == table.assocs.end() ? nullptr : &it->second;
 }
 
@@ -184,9 +184,9 @@ absl::Status AddAccounts(AccountsUpdateResult& out, const AccountsUpdate& update
     assoc.account = name;
     assoc.parent_account = parent;
     if (absl::Status s = ApplyAssocSettings(update, context, &assoc); !s.ok()) return s;
-    table.assocs[AssocKey(name, "", "")] = assoc;
+    table.assocs[AssocKey::Account(name)] = assoc;
     out.affected.names.push_back(name);
-    out.affected.associations.push_back(AssocKey(name, "", ""));
+    out.affected.associations.push_back(AssocKey::Account(name));
   }
   return absl::OkStatus();
 }
@@ -233,7 +233,7 @@ absl::Status AddUsers(AccountsUpdateResult& out, const AccountsUpdate& update,
     for (const std::string& account : accounts) {
       for (const std::string& partition :
            partitions.empty() ? std::vector<std::string>{""} : partitions) {
-        const std::string key = AssocKey(account, name, partition);
+        const AssocKey key{account, name, partition};
         if (table.assocs.count(key) != 0) continue;
         Association assoc;
         assoc.id = NextAssocId(table);
@@ -256,7 +256,7 @@ absl::Status ModifyAccounts(AccountsUpdateResult& out, const AccountsUpdate& upd
     if (!WantedName(update, name, true)) continue;
     if (update.description) account.description = *update.description;
     if (update.organization) account.organization = *update.organization;
-    Association& assoc = table.assocs[AssocKey(name, "", "")];
+    Association& assoc = table.assocs[AssocKey::Account(name)];
     if (update.parent) {
       const std::string parent = Lower(*update.parent);
       if (name == "root" || table.accounts.count(parent) == 0 ||
@@ -285,7 +285,7 @@ absl::Status ModifyUsers(AccountsUpdateResult& out, const AccountsUpdate& update
     }
     if (update.default_account) {
       const std::string account = Lower(*update.default_account);
-      if (table.assocs.count(AssocKey(account, name, "")) == 0) {
+      if (table.assocs.count(AssocKey::User(account, name)) == 0) {
         return Invalid(
             absl::StrCat("User '", name, "' has no association with account '", account, "'"));
       }
@@ -305,12 +305,11 @@ absl::Status ModifyUsers(AccountsUpdateResult& out, const AccountsUpdate& update
 }
 
 absl::Status RemoveAssoc(AccountsUpdateResult& out, const AccountsContext& context,
-                         const std::string& key) {
+                         const AssocKey& key) {
   const Association& assoc = out.table.assocs.at(key);
-  for (const std::string& active : context.active_assocs) {
-    const std::string prefix = absl::StrCat(assoc.account, "|");
-    if (!assoc.user.empty() ? active == absl::StrCat(assoc.account, "|", assoc.user)
-                            : active.rfind(prefix, 0) == 0) {
+  for (const AssocKey& active : context.active_assocs) {
+    if (!assoc.user.empty() ? active == AssocKey::User(assoc.account, assoc.user)
+                            : active.account == assoc.account) {
       return absl::FailedPreconditionError("Job(s) active, cancel job(s) before remove");
     }
   }
@@ -345,11 +344,11 @@ absl::Status DeleteAccounts(AccountsUpdateResult& out, const AccountsUpdate& upd
     }
   }
   for (const std::string& name : names) {
-    std::vector<std::string> keys;
+    std::vector<AssocKey> keys;
     for (const auto& [key, assoc] : table.assocs) {
       if (assoc.account == name) keys.push_back(key);
     }
-    for (const std::string& key : keys) {
+    for (const AssocKey& key : keys) {
       if (absl::Status s = RemoveAssoc(out, context, key); !s.ok()) return s;
     }
     table.accounts.erase(name);
@@ -367,7 +366,7 @@ absl::Status DeleteUsers(AccountsUpdateResult& out, const AccountsUpdate& update
     if (WantedName(update, name, false)) names.push_back(name);
   }
   for (const std::string& name : names) {
-    std::vector<std::string> keys;
+    std::vector<AssocKey> keys;
     for (const auto& [key, assoc] : table.assocs) {
       if (assoc.user != name) continue;
       if (!accounts.empty() &&
@@ -388,7 +387,7 @@ absl::Status DeleteUsers(AccountsUpdateResult& out, const AccountsUpdate& update
       return absl::FailedPreconditionError(
           absl::StrCat("You can not remove the default account of a user\n  ", name));
     }
-    for (const std::string& key : keys) {
+    for (const AssocKey& key : keys) {
       if (absl::Status s = RemoveAssoc(out, context, key); !s.ok()) return s;
     }
     if (!any_left) {
@@ -404,9 +403,9 @@ absl::Status DeleteUsers(AccountsUpdateResult& out, const AccountsUpdate& update
 
 // Rows of `after` that are new or differ from `before`'s, and keys of
 // `before` that `after` lacks.
-template <typename Row>
-void DiffRows(const std::map<std::string, Row>& before, const std::map<std::string, Row>& after,
-              std::map<std::string, Row>* changed, std::vector<std::string>* removed) {
+template <typename Key, typename Row>
+void DiffRows(const std::map<Key, Row>& before, const std::map<Key, Row>& after,
+              std::map<Key, Row>* changed, std::vector<Key>* removed) {
   for (const auto& [key, row] : after) {
     auto it = before.find(key);
     if (it == before.end() || it->second != row) changed->emplace(key, row);
@@ -443,11 +442,6 @@ bool operator==(const Association& a, const Association& b) {
          a.default_qos == b.default_qos;
 }
 
-std::string AssocKey(const std::string& account, const std::string& user,
-                     const std::string& partition) {
-  return absl::StrCat(account, "|", user, "|", partition);
-}
-
 AccountsTable InitialAccounts() {
   AccountsTable table;
   Account root;
@@ -465,12 +459,12 @@ AccountsTable InitialAccounts() {
   account_assoc.id = 1;
   account_assoc.account = "root";
   account_assoc.qos = {"normal"};
-  table.assocs[AssocKey("root", "", "")] = account_assoc;
+  table.assocs[AssocKey::Account("root")] = account_assoc;
   Association user_assoc;
   user_assoc.id = 2;
   user_assoc.account = "root";
   user_assoc.user = "root";
-  table.assocs[AssocKey("root", "root", "")] = user_assoc;
+  table.assocs[AssocKey::User("root", "root")] = user_assoc;
   return table;
 }
 

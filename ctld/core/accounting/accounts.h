@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/assoc_key.h"
 #include "ctld/core/account_policy.h"
 #include "ctld/core/accounting/tres_spec.h"
 
@@ -92,14 +93,10 @@ inline bool operator!=(const AssocLimits& a, const AssocLimits& b) { return !(a 
 inline bool operator!=(const Association& a, const Association& b) { return !(a == b); }
 
 struct AccountsTable {
-  std::map<std::string, Account> accounts;    // by name
-  std::map<std::string, AcctUser> users;      // by name
-  std::map<std::string, Association> assocs;  // by AssocKey
+  std::map<std::string, Account> accounts;  // by name
+  std::map<std::string, AcctUser> users;    // by name
+  std::map<AssocKey, Association> assocs;
 };
-
-// "account|user|partition": the association's stored key.
-std::string AssocKey(const std::string& account, const std::string& user,
-                     const std::string& partition);
 
 // A new database: Slurm's initial tables (account root, user root as
 // Administrator, associations root and root/root with QOS normal).
@@ -110,10 +107,10 @@ AccountsTable InitialAccounts();
 struct AccountsDiff {
   std::map<std::string, Account> accounts;
   std::map<std::string, AcctUser> users;
-  std::map<std::string, Association> assocs;
+  std::map<AssocKey, Association> assocs;
   std::vector<std::string> removed_accounts;
   std::vector<std::string> removed_users;
-  std::vector<std::string> removed_assocs;
+  std::vector<AssocKey> removed_assocs;
 
   // How many rows: what is written (records.h's AccountsRows) or removed.
   size_t size() const;
@@ -156,15 +153,15 @@ struct AccountsUpdate {
 struct AccountsContext {
   std::vector<std::string> qos_names;   // QOS that exist
   std::map<std::string, int64_t> uids;  // user name -> uid (-1 = no such user)
-  std::set<std::string> active_assocs;  // "account|user" of jobs not yet final
+  std::set<AssocKey> active_assocs;     // of jobs not yet final, without partition
 };
 
 // What an update did, as sacctmgr reports it.
 struct AccountsAffected {
   // Accounts or users created (adds: only new ones), modified or removed, by name.
   std::vector<std::string> names;
-  // Associations created (adds) or removed (deletes), by AssocKey.
-  std::vector<std::string> associations;
+  // Associations created (adds) or removed (deletes).
+  std::vector<AssocKey> associations;
 };
 
 struct AccountsUpdateResult {
@@ -197,8 +194,8 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
 
 // Each association's normalized shares (Slurm's NormShares): root 1, and an
 // association's Fairshare (default 1) over the sum of its siblings', times its
-// parent's. By AssocKey.
-std::map<std::string, double> NormalizedShares(const AccountsTable& table);
+// parent's.
+std::map<AssocKey, double> NormalizedShares(const AccountsTable& table);
 
 // Users whose AdminLevel is Operator or Administrator, by uid (known uids only).
 std::set<uid_t> AdminUids(const AccountsTable& table);

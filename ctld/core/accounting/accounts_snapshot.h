@@ -7,6 +7,7 @@
 #define SKIFF_CTLD_CORE_ACCOUNTING_ACCOUNTS_SNAPSHOT_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,29 +17,39 @@
 
 namespace skiff::ctld {
 
+// ctld's figures for one association (accounts_snapshot's by_assoc): under an
+// account's own key its subtree's bank and jobs in use; per user in an
+// account its own. NormShares is per association (partition included); the
+// rest is kept per account and user.
+struct AssocFigures {
+  double norm_shares = 0;
+  // GrpTRESMins (billing = service units): used by ended runs, held by jobs
+  // not yet ended; nullopt where the bank keeps no balance.
+  std::optional<TresMinutes> used_budget_mins;
+  std::optional<TresMinutes> held_budget_mins;
+  // sshare's RawUsage, decayed to now (users' keys).
+  double raw_usage = 0;
+  // sshare's GrpTRESRaw: TRES-minutes of ended runs per TRES name (users' keys;
+  // the caller fills it from the job store, outside the lock).
+  std::map<std::string, double> used_tres_mins;
+  // What the jobs not yet ended hold (CountJobsInUse); nullopt: none.
+  std::optional<JobsInUse> in_use;
+};
+
+struct QosFigures {
+  std::optional<JobsInUse> in_use;
+  // The QOS's own GrpTRESMins balance (user "" only).
+  std::optional<TresMinutes> used_budget_mins;
+  std::optional<TresMinutes> held_budget_mins;
+};
+
 struct AccountsSnapshot {
   std::string cluster;
   std::vector<Account> accounts;    // by name
   std::vector<AcctUser> users;      // by name
   std::vector<Association> assocs;  // AssocsDepthFirst
-  // Service units (GrpTRESMins=billing): billing-minutes used by ended runs and
-  // held by jobs not yet ended. Keyed by account (its whole subtree) and by
-  // "account|user" (that user's own jobs in it).
-  std::map<std::string, double> used_billing_mins;
-  std::map<std::string, double> held_billing_mins;
-  // The same for every budget TRES (GrpTRESMins, ctld/core/budget.h).
-  std::map<std::string, TresMinutes> used_budget_mins;
-  std::map<std::string, TresMinutes> held_budget_mins;
-  // sshare's RawUsage, decayed to now, by "account|user".
-  std::map<std::string, double> raw_usage;
-  // sshare's GrpTRESRaw: TRES-minutes of ended runs per TRES name, by
-  // "account|user" (the caller fills it from the job store, outside the lock).
-  std::map<std::string, std::map<std::string, double>> used_tres_mins;
-  // sshare's NormShares by AssocKey (NormalizedShares).
-  std::map<std::string, double> norm_shares;
-  // What the jobs not yet ended hold (CountJobsInUse).
-  std::map<std::string, JobsInUse> assoc_in_use;
-  std::map<std::string, JobsInUse> qos_in_use;
+  std::map<AssocKey, AssocFigures> by_assoc;
+  std::map<QosKey, QosFigures> by_qos;
 };
 
 }  // namespace skiff::ctld

@@ -129,10 +129,10 @@ TEST(AccountsTable, QosListsAddAndRemove) {
   user.qos.push_back("high");
   user.qos_op = "+=";
   lab = Apply(lab, user);
-  EXPECT_EQ(lab.assocs.at(AssocKey("research", "alice", "")).qos.size(), 3u);
+  EXPECT_EQ(lab.assocs.at(AssocKey::User("research", "alice")).qos.size(), 3u);
   user.qos_op = "-=";
   lab = Apply(lab, user);
-  EXPECT_EQ(lab.assocs.at(AssocKey("research", "alice", "")).qos.size(), 2u);
+  EXPECT_EQ(lab.assocs.at(AssocKey::User("research", "alice")).qos.size(), 2u);
 }
 
 TEST(AccountsTable, DeletesRespectDefaultsActiveJobsAndRoot) {
@@ -146,7 +146,7 @@ TEST(AccountsTable, DeletesRespectDefaultsActiveJobsAndRoot) {
   EXPECT_EQ(research.status().code(), absl::StatusCode::kFailedPrecondition);
 
   AccountsContext busy = Context();
-  busy.active_assocs = {"research|alice"};
+  busy.active_assocs = {AssocKey::User("research", "alice")};
   absl::StatusOr<AccountsUpdateResult> active =
       ApplyAccountsUpdate(lab, Request(AccountsOp::kDeleteUser, {"alice"}), busy, "lab");
   EXPECT_EQ(active.status().message(), "Job(s) active, cancel job(s) before remove");
@@ -155,7 +155,7 @@ TEST(AccountsTable, DeletesRespectDefaultsActiveJobsAndRoot) {
       ApplyAccountsUpdate(lab, Request(AccountsOp::kDeleteUser, {"alice"}), Context(), "lab");
   ASSERT_TRUE(gone.ok()) << gone.status();
   EXPECT_EQ(gone->table.users.count("alice"), 0u);
-  EXPECT_EQ(gone->table.assocs.count(AssocKey("research", "alice", "")), 0u);
+  EXPECT_EQ(gone->table.assocs.count(AssocKey::User("research", "alice")), 0u);
   EXPECT_EQ(gone->affected.names, std::vector<std::string>{"alice"});
 }
 
@@ -177,12 +177,12 @@ TEST(AccountsTable, NormalizedSharesSplitEachLevelBySiblingsShares) {
   AccountsUpdate heavy = Request(AccountsOp::kModifyUser, {"alice"});
   heavy.limits.fairshare = 3;
   lab = Apply(lab, heavy);
-  std::map<std::string, double> norm = NormalizedShares(lab);
-  EXPECT_DOUBLE_EQ(norm.at(AssocKey("root", "", "")), 1.0);
-  EXPECT_DOUBLE_EQ(norm.at(AssocKey("root", "root", "")), 0.5);
-  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "", "")), 0.5);
-  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "alice", "")), 0.375);
-  EXPECT_DOUBLE_EQ(norm.at(AssocKey("research", "root", "")), 0.125);
+  std::map<AssocKey, double> norm = NormalizedShares(lab);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey::Account("root")), 1.0);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey::User("root", "root")), 0.5);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey::Account("research")), 0.5);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey::User("research", "alice")), 0.375);
+  EXPECT_DOUBLE_EQ(norm.at(AssocKey::User("research", "root")), 0.125);
   AccountPolicy policy = ToAccountPolicy(lab, {});
   EXPECT_DOUBLE_EQ(policy.user_shares.at("alice"), 0.375);
   EXPECT_DOUBLE_EQ(policy.user_shares.at("root"), 0.625);  // both of its associations
@@ -201,26 +201,26 @@ TEST(AccountsTable, AdminLevelsGiveAdminUids) {
 // an empty set of them (records_test checks the bytes).
 TEST(AccountsTable, LimitsOnceSetStaySetWhenCleared) {
   AccountsTable lab = Lab();
-  EXPECT_FALSE(lab.assocs.at(AssocKey("root", "", "")).limits.has_value());
+  EXPECT_FALSE(lab.assocs.at(AssocKey::Account("root")).limits.has_value());
   AccountsUpdate grp = Request(AccountsOp::kModifyAccount, {"research"});
   grp.limits.grp_tres.emplace().cpu = 64;
   lab = Apply(lab, grp);
-  const Association& research = lab.assocs.at(AssocKey("research", "", ""));
+  const Association& research = lab.assocs.at(AssocKey::Account("research"));
   ASSERT_TRUE(research.limits && research.limits->grp_tres);
   EXPECT_EQ(research.limits->grp_tres->cpu, 64);
   grp.limits.grp_tres->cpu = -1;
   AccountsTable cleared = Apply(lab, grp);
-  const Association& after = cleared.assocs.at(AssocKey("research", "", ""));
+  const Association& after = cleared.assocs.at(AssocKey::Account("research"));
   ASSERT_TRUE(after.limits && after.limits->grp_tres);
   EXPECT_FALSE(after.limits->grp_tres->cpu.has_value());
   EXPECT_EQ(DiffAccounts(lab, cleared).assocs.size(), 1u);
   EXPECT_EQ(ToAccountPolicy(cleared, {}).accounts.at("research").grp_tres.cpus, kNoAssocLimit);
 
   AccountsTable touched = Apply(lab, Request(AccountsOp::kModifyAccount, {"root"}));
-  const Association& root = touched.assocs.at(AssocKey("root", "", ""));
+  const Association& root = touched.assocs.at(AssocKey::Account("root"));
   ASSERT_TRUE(root.limits.has_value());
   EXPECT_EQ(*root.limits, AssocLimits{});
-  EXPECT_EQ(DiffAccounts(lab, touched).assocs.count(AssocKey("root", "", "")), 1u);
+  EXPECT_EQ(DiffAccounts(lab, touched).assocs.count(AssocKey::Account("root")), 1u);
 }
 
 TEST(AccountsTable, NoNamesOrNoOperationIsRefused) {

@@ -17,7 +17,7 @@ const AssocLimits& LimitsOf(const Association& assoc) {
 }
 
 const Association* AccountAssocOf(const AccountsTable& table, const std::string& account) {
-  auto it = table.assocs.find(AssocKey(account, "", ""));
+  auto it = table.assocs.find(AssocKey::Account(account));
   return it == table.assocs.end() ? nullptr : &it->second;
 }
 
@@ -146,7 +146,7 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
     if (default_qos) user.default_qos = *default_qos;
     policy.users.push_back(user);
   }
-  const std::map<std::string, double> norm = NormalizedShares(table);
+  const std::map<AssocKey, double> norm = NormalizedShares(table);
   for (const auto& [key, assoc] : table.assocs) {
     if (assoc.user.empty()) continue;
     auto it = norm.find(key);
@@ -155,11 +155,11 @@ AccountPolicy ToAccountPolicy(const AccountsTable& table, const Enforcement& enf
   return policy;
 }
 
-std::map<std::string, double> NormalizedShares(const AccountsTable& table) {
-  std::map<std::string, double> out;  // by AssocKey
+std::map<AssocKey, double> NormalizedShares(const AccountsTable& table) {
+  std::map<AssocKey, double> out;
   std::function<void(const std::string&, double)> walk = [&](const std::string& account,
                                                              double norm) {
-    out[AssocKey(account, "", "")] = norm;
+    out[AssocKey::Account(account)] = norm;
     std::vector<const Association*> children;
     for (const auto& [key, assoc] : table.assocs) {
       const bool user_child = assoc.account == account && !assoc.user.empty();
@@ -178,7 +178,7 @@ std::map<std::string, double> NormalizedShares(const AccountsTable& table) {
       if (child->user.empty()) {
         walk(child->account, child_norm);
       } else {
-        out[AssocKey(child->account, child->user, child->partition)] = child_norm;
+        out[AssocKey{child->account, child->user, child->partition}] = child_norm;
       }
     }
   };

@@ -39,17 +39,17 @@ JobsInUseTables CountJobsInUse(const std::vector<const Job*>& jobs,
   JobsInUseTables tables;
   for (const Job* job : jobs) {
     if (IsFinal(job->state)) continue;
-    Count(*job, now, &tables.by_assoc[absl::StrCat(job->account, "|", job->user_name)]);
+    Count(*job, now, &tables.by_assoc[AssocKey::User(job->account, job->user_name)]);
     std::string account = job->account;
     for (int depth = 0; depth < 64 && !account.empty(); ++depth) {
-      Count(*job, now, &tables.by_assoc[account]);
+      Count(*job, now, &tables.by_assoc[AssocKey::Account(account)]);
       auto parent = parents.find(account);
       if (parent == parents.end() || parent->second == account) break;
       account = parent->second;
     }
     if (!job->qos.empty()) {
-      Count(*job, now, &tables.by_qos[job->qos]);
-      Count(*job, now, &tables.by_qos[absl::StrCat(job->qos, "|", job->user_name)]);
+      Count(*job, now, &tables.by_qos[QosKey{job->qos, ""}]);
+      Count(*job, now, &tables.by_qos[QosKey{job->qos, job->user_name}]);
     }
   }
   return tables;

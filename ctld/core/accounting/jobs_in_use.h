@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/assoc_key.h"
 #include "ctld/core/accounting/tres_spec.h"
 #include "ctld/core/job.h"
 
@@ -29,8 +30,8 @@ struct JobsInUse {
 };
 
 struct JobsInUseTables {
-  std::map<std::string, JobsInUse> by_assoc;  // "account|user" and "account"
-  std::map<std::string, JobsInUse> by_qos;    // "qos" and "qos|user"
+  std::map<AssocKey, JobsInUse> by_assoc;  // a user in an account; an account (its subtree)
+  std::map<QosKey, JobsInUse> by_qos;      // a QOS; a user under it
 };
 
 // `parents`: each account's parent ("" for root), so that an account counts

@@ -35,7 +35,7 @@ TEST(JobsInUseTest, RunningAndPendingJobsCountUpTheTree) {
       {"root", ""}, {"research", "root"}, {"physics", "research"}};
   JobsInUseTables tables = CountJobsInUse({&a, &b, &done}, parents, /*now=*/1100);
 
-  const JobsInUse& alice = tables.by_assoc.at("physics|alice");
+  const JobsInUse& alice = tables.by_assoc.at(AssocKey::User("physics", "alice"));
   EXPECT_EQ(alice.running_jobs, 1);
   EXPECT_EQ(alice.submitted_jobs, 1);
   EXPECT_EQ(alice.running_tres.cpu, 8);
@@ -43,21 +43,21 @@ TEST(JobsInUseTest, RunningAndPendingJobsCountUpTheTree) {
   EXPECT_EQ(alice.running_tres.node, 2);
   EXPECT_EQ(alice.running_tres.gpu, 2);
   EXPECT_EQ(alice.running_tres_secs.cpu, 8 * 500);  // 500 s of the limit left
-  const JobsInUse& bob = tables.by_assoc.at("physics|bob");
+  const JobsInUse& bob = tables.by_assoc.at(AssocKey::User("physics", "bob"));
   EXPECT_EQ(bob.running_jobs, 0);
   EXPECT_EQ(bob.submitted_jobs, 1);
   // Nothing running: no TRES counted (the reply still carries them, as 0:
   // acct_convert_test's JobsInUseAlwaysCarryTheirTres).
   EXPECT_EQ(bob.running_tres, TresSpec{});
   for (const char* account : {"physics", "research", "root"}) {
-    EXPECT_EQ(tables.by_assoc.at(account).running_jobs, 1) << account;
-    EXPECT_EQ(tables.by_assoc.at(account).submitted_jobs, 2) << account;
-    EXPECT_EQ(tables.by_assoc.at(account).running_tres.cpu, 8) << account;
+    EXPECT_EQ(tables.by_assoc.at(AssocKey::Account(account)).running_jobs, 1) << account;
+    EXPECT_EQ(tables.by_assoc.at(AssocKey::Account(account)).submitted_jobs, 2) << account;
+    EXPECT_EQ(tables.by_assoc.at(AssocKey::Account(account)).running_tres.cpu, 8) << account;
   }
-  EXPECT_EQ(tables.by_qos.at("normal").running_jobs, 1);
-  EXPECT_EQ(tables.by_qos.at("high").submitted_jobs, 1);
-  EXPECT_EQ(tables.by_qos.at("normal|alice").running_tres.cpu, 8);
-  EXPECT_EQ(tables.by_qos.count("normal|bob"), 0u);
+  EXPECT_EQ(tables.by_qos.at(QosKey{"normal", ""}).running_jobs, 1);
+  EXPECT_EQ(tables.by_qos.at(QosKey{"high", ""}).submitted_jobs, 1);
+  EXPECT_EQ(tables.by_qos.at(QosKey{"normal", "alice"}).running_tres.cpu, 8);
+  EXPECT_EQ(tables.by_qos.count(QosKey{"normal", "bob"}), 0u);
   EXPECT_EQ(tables.by_assoc.size(), 5u);
 }
 

@@ -77,7 +77,7 @@ absl::StatusOr<Effects> Lifecycle::UpdateAccounts(const Caller& caller, bool pri
   for (const auto& [name, qos] : state_.qos()) context.qos_names.push_back(name);
   for (const auto& [id, job] : state_.unfinished()) {
     if (!IsFinal(job->state)) {
-      context.active_assocs.insert(absl::StrCat(job->account, "|", job->user_name));
+      context.active_assocs.insert(AssocKey::User(job->account, job->user_name));
     }
   }
   absl::StatusOr<AccountsUpdateResult> result =

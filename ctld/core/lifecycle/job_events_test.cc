@@ -368,7 +368,7 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   request.time_limit = 300;
   const uint64_t id = Submit(request);
   EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).billing, 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held.billing, 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 7.5);
   // A second one could overdraw the 10 minutes once both ran their tails.
   const absl::StatusOr<Admitted> second = core_->Admit(request, now_);
   EXPECT_FALSE(second.ok());
@@ -392,9 +392,9 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   Store(
       core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, SIGKILL, ""}, start + 450));
   EXPECT_EQ(StateOf(id), JobState::kTimeout);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used.billing, 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").held.billing, 0);
-  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(start + 450).at("grant|alice"), 450);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 7.5);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 0);
+  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(start + 450).at(AssocKey::User("grant", "alice")), 450);
   EXPECT_EQ(core_->Find(id)->end_time - core_->Find(id)->start_time, 450);
 
   // Heard of late (a ctld restart): charged no more than was reserved.
@@ -406,8 +406,8 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   const int64_t late_start = core_->Find(late)->start_time;
   Store(core_->JobComplete(core_->Find(late)->nodes.front(), {late, true, 0, SIGKILL, ""},
                            late_start + 900));
-  EXPECT_DOUBLE_EQ(core_->Balances().at("grant").used.billing, 15);
-  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at("grant|alice"), 900);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 15);
+  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at(AssocKey::User("grant", "alice")), 900);
 }
 
 // Accounts root > lab, with user alice in lab (her default account), under
@@ -467,9 +467,9 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
   const int64_t start = core_->Find(id)->start_time;
   // It ran 90 s on 2 GPUs: 3 GPU-minutes (0.05 GPU-hours) charged.
   Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, start + 90));
-  EXPECT_DOUBLE_EQ(core_->Balances().at("lab").used.gpu, 3);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("lab").held.gpu, 0);
-  EXPECT_DOUBLE_EQ(core_->Balances().at("lab|alice").used.gpu, 3);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("lab"))).used.gpu, 3);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("lab"))).held.gpu, 0);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::User("lab", "alice"))).used.gpu, 3);
   // 27 left: one more 20-minute job fits, a second pends (the scheduler's
   // check) or is refused (admission's).
   EXPECT_TRUE(core_->Admit(two_gpus, now_).ok());
@@ -623,7 +623,7 @@ TEST_F(LifecycleTest, AQosGpuBudgetIsNeverOverdrawn) {
   Drive(Schedule());
   Drive(
       Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, now_ + 180)));
-  EXPECT_DOUBLE_EQ(core_->Balances().at("qos=normal").used.gpu, 6);
+  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::OfQos("normal")).used.gpu, 6);
 }
 
 }  // namespace

@@ -115,15 +115,15 @@ class Lifecycle {
     for (const auto& [name, admin] : states)
       state_.UnjournaledNodes().RestoreAdminState(name, admin);
   }
-  // Fair-share usage per association ("account|user" -> decayed billing-seconds,
-  // the stored "assoc_usage" records).
+  // Fair-share usage per association (decayed billing-seconds, the stored
+  // "assoc_usage" records, by AssocKey::UsageRecordKey).
   void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {
     state_.LoadAssocUsage(std::move(usage));
   }
   // sacctmgr's stored QOS and accounts tables (each seeded on a new database).
   void LoadAccounting(QosTable qos, AccountsTable accounts);
-  // Decayed to `now`, for sshare.
-  std::map<std::string, double> AssocUsageAt(int64_t now) const;
+  // Decayed to `now`, for sshare; by account and user.
+  std::map<AssocKey, double> AssocUsageAt(int64_t now) const;
 
   // ---- service units (lifecycle_bank.cc)
   // What a job's resources are worth per minute (its partition's
@@ -155,13 +155,13 @@ class Lifecycle {
     TresMinutes used;               // ended runs of the subtree (or association)
     TresMinutes held;               // the most its jobs not yet ended may use
   };
-  // Per account (its subtree) and per "account|user" (its own jobs). The jobs
-  // in `leaving` (an update's jobs, before it) hold nothing; admissions not yet
-  // inserted hold their most, in their accounts.
-  std::map<std::string, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
-  // The balances whose GrpTRESMins a job counts against: its own
-  // association's ("account|user") and its accounts' up to root, where set.
-  std::vector<std::string> BudgetKeys(const Job& job) const;
+  // Per account (its subtree), per user in an account (its own jobs) and per
+  // QOS. The jobs in `leaving` (an update's jobs, before it) hold nothing;
+  // admissions not yet inserted hold their most, in their accounts.
+  std::map<BankKey, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
+  // The balances whose GrpTRESMins a job counts against, where set: its own
+  // association's, its accounts' up to root, and its QOS's.
+  std::vector<BankKey> BudgetKeys(const Job& job) const;
   // The QOS whose limits and budgets a job counts against: its own and its
   // partition's QOS.
   std::vector<std::string> QosOf(const std::string& qos, const std::string& partition) const;
@@ -170,7 +170,6 @@ class Lifecycle {
   // budget above it has left: "this job may use up to 16.0 GPU-hours; account
   // lab has 12.5 left". None when nothing is that close (or the percent is 0).
   std::vector<std::string> BudgetWarnings(const Job& job, size_t count) const;
-  const std::map<std::string, TresMinutes>& bank_used() const { return state_.bank_used(); }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
   // space and stages (an interrupted stage-in is torn down and staged in

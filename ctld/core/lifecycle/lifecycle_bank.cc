@@ -21,22 +21,15 @@ namespace {
 
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
 
-std::string BankKey(const Job& job) { return absl::StrCat(job.account, "|", job.user_name); }
-
-// A QOS's balance in the bank: "qos=NAME" (no account name holds '=').
-constexpr char kQosBankPrefix[] = "qos=";
-std::string QosBankKey(const std::string& qos) { return absl::StrCat(kQosBankPrefix, qos); }
-bool IsQosBankKey(const std::string& key) { return absl::StartsWith(key, kQosBankPrefix); }
+// The balance of the job's own association (its user in its account).
+BankKey OwnBankKey(const Job& job) {
+  return BankKey::Of(AssocKey::User(job.account, job.user_name));
+}
+BankKey AccountBankKey(const std::string& account) {
+  return BankKey::Of(AssocKey::Account(account));
+}
 
 std::string Units(double value) { return absl::StrFormat("%.1f", value); }
-
-// Who a balance key's budget is: "account lab" or "user alice in account lab".
-std::string BudgetHolder(const std::string& key) {
-  if (IsQosBankKey(key)) return absl::StrCat("QOS ", key.substr(sizeof(kQosBankPrefix) - 1));
-  const size_t bar = key.find('|');
-  if (bar == std::string::npos) return absl::StrCat("account ", key);
-  return absl::StrCat("user ", key.substr(bar + 1), " in account ", key.substr(0, bar));
-}
 
 // What an hour of each budget TRES is called in a warning ("GPU" -> GPU-hours).
 const char* BudgetHoursUnit(BudgetTres tres) {
@@ -141,14 +134,15 @@ void Lifecycle::ChargeRun(const Job& job, int64_t now, Effects& effects) {
   AccrueUsage(job, billing * static_cast<double>(seconds), now, effects);
   const TresMinutes cost = JobMinutes(job, seconds);
   if (cost.IsZero()) return;
-  std::vector<std::string> keys;
-  if (!job.account.empty()) keys.push_back(BankKey(job));
+  std::vector<BankKey> keys;
+  if (!job.account.empty()) keys.push_back(OwnBankKey(job));
   for (const std::string& qos : QosOf(job.qos, job.request.partition))
-    keys.push_back(QosBankKey(qos));
-  for (const std::string& key : keys) {
-    TresMinutes& used = state_.MutBankUsed(key);
+    keys.push_back(BankKey::OfQos(qos));
+  for (const BankKey& key : keys) {
+    const std::string record_key = key.RecordKey();
+    TresMinutes& used = state_.MutBankUsed(record_key);
     used += cost;
-    effects.records.push_back(BankChange{key, used});
+    effects.records.push_back(BankChange{record_key, used});
   }
 }
 
@@ -163,63 +157,65 @@ std::vector<std::string> Lifecycle::QosOf(const std::string& qos,
   return out;
 }
 
-std::vector<std::string> Lifecycle::BudgetKeys(const Job& job) const {
-  std::vector<std::string> keys;
+std::vector<BankKey> Lifecycle::BudgetKeys(const Job& job) const {
+  std::vector<BankKey> keys;
   if (!job.account.empty()) {
     if (const UserAssoc* own =
             account_policy_.Find(job.user_name, job.account, job.request.partition);
         own != nullptr && NamesAnyTres(own->grp_tres_mins)) {
-      keys.push_back(BankKey(job));
+      keys.push_back(OwnBankKey(job));
     }
     for (const std::string& account : account_policy_.Lineage(job.account)) {
       auto policy = account_policy_.accounts.find(account);
       if (policy != account_policy_.accounts.end() && NamesAnyTres(policy->second.grp_tres_mins)) {
-        keys.push_back(account);
+        keys.push_back(AccountBankKey(account));
       }
     }
   }
   for (const std::string& name : QosOf(job.qos, job.request.partition)) {
     for (const Qos& qos : qos_) {
-      if (qos.name == name && NamesAnyTres(qos.grp_tres_mins)) keys.push_back(QosBankKey(name));
+      if (qos.name == name && NamesAnyTres(qos.grp_tres_mins)) keys.push_back(BankKey::OfQos(name));
     }
   }
   return keys;
 }
 
-std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
-    const std::set<uint64_t>& leaving) const {
-  std::map<std::string, Balance> out;
+std::map<BankKey, Lifecycle::Balance> Lifecycle::Balances(const std::set<uint64_t>& leaving) const {
+  std::map<BankKey, Balance> out;
   for (const auto& [name, account] : account_policy_.accounts) {
-    out[name].limit = account.grp_tres_mins;
+    out[AccountBankKey(name)].limit = account.grp_tres_mins;
   }
   // A user's own GrpTRESMins: its partition-less association's (else the
   // first per-partition one's); the bank keeps one balance per account|user.
   for (const UserAssoc& user : account_policy_.users) {
-    Balance& own = out[absl::StrCat(user.account, "|", user.user)];
+    Balance& own = out[BankKey::Of(AssocKey::User(user.account, user.user))];
     if (user.partition.empty() || !NamesAnyTres(own.limit)) own.limit = user.grp_tres_mins;
   }
   auto add = [&](const std::string& account, const std::string& user, const TresMinutes& used,
                  const TresMinutes& held) {
-    Balance& own = out[absl::StrCat(account, "|", user)];
-    own.used += used;
-    own.held += held;
+    if (!user.empty()) {
+      Balance& own = out[BankKey::Of(AssocKey::User(account, user))];
+      own.used += used;
+      own.held += held;
+    }
     for (const std::string& up : account_policy_.Lineage(account)) {
-      out[up].used += used;
-      out[up].held += held;
+      Balance& above = out[AccountBankKey(up)];
+      above.used += used;
+      above.held += held;
     }
   };
-  for (const Qos& qos : qos_) out[QosBankKey(qos.name)].limit = qos.grp_tres_mins;
+  for (const Qos& qos : qos_) out[BankKey::OfQos(qos.name)].limit = qos.grp_tres_mins;
   auto add_qos = [&](const std::string& job_qos, const std::string& partition,
                      const TresMinutes& held) {
-    for (const std::string& qos : QosOf(job_qos, partition)) out[QosBankKey(qos)].held += held;
+    for (const std::string& qos : QosOf(job_qos, partition)) out[BankKey::OfQos(qos)].held += held;
   };
-  for (const auto& [key, used] : state_.bank_used()) {
-    if (IsQosBankKey(key)) {
+  for (const auto& [record_key, used] : state_.bank_used()) {
+    const BankKey key = BankKey::FromRecordKey(record_key);
+    if (key.is_qos()) {
       out[key].used += used;
       continue;
     }
-    const size_t bar = key.find('|');
-    add(key.substr(0, bar), bar == std::string::npos ? "" : key.substr(bar + 1), used, {});
+    add(key.assoc.account, key.assoc.user, used, {});
   }
   for (const auto& [id, job] : state_.jobs()) {
     if (IsFinal(job.state) || leaving.count(id) != 0) continue;
@@ -240,10 +236,13 @@ std::map<std::string, Lifecycle::Balance> Lifecycle::Balances(
   return out;
 }
 
-std::map<std::string, double> Lifecycle::AssocUsageAt(int64_t now) const {
-  std::map<std::string, double> out;
-  for (const auto& [key, record] : state_.assoc_usage()) {
-    out[key] = DecayedUsage(record.usage, record.as_of, now, settings_.decay_half_life);
+std::map<AssocKey, double> Lifecycle::AssocUsageAt(int64_t now) const {
+  std::map<AssocKey, double> out;
+  for (const auto& [record_key, record] : state_.assoc_usage()) {
+    std::optional<AssocKey> key = AssocKey::FromRecordKey(record_key);
+    if (!key) continue;
+    out[key->WithoutPartition()] =
+        DecayedUsage(record.usage, record.as_of, now, settings_.decay_half_life);
   }
   return out;
 }
@@ -272,13 +271,13 @@ void Lifecycle::FillBilling(CtldSchedulerInputs& inputs) const {
   for (const Job* job : inputs.running) inputs.per_minute[job->id] = JobMinutes(*job, 60);
   for (const Job* job : inputs.pending) inputs.per_minute[job->id] = JobMinutes(*job, 60);
   if (!assoc_limited && !qos_budget) return;
-  // Per account, per "account|user" association and per QOS.
-  const std::map<std::string, Balance> balances = Balances();
-  for (const auto& [name, balance] : balances) {
-    if (!IsQosBankKey(name)) inputs.tres_mins_used[name] = balance.used;
+  // Per account, per user's association and per QOS.
+  const std::map<BankKey, Balance> balances = Balances();
+  for (const auto& [key, balance] : balances) {
+    if (!key.is_qos()) inputs.tres_mins_used[key.assoc] = balance.used;
   }
   for (Qos& qos : inputs.qos) {
-    auto balance = balances.find(QosBankKey(qos.name));
+    auto balance = balances.find(BankKey::OfQos(qos.name));
     if (balance != balances.end()) qos.tres_mins_used = balance->second.used;
   }
   for (const Job* job : inputs.running) inputs.max_cost[job->id] = MaxCost(*job);
@@ -291,12 +290,12 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
   // Computed once, when the first limited account is met. Until then no job
   // checked had a limited account above it, so what they hold changes no
   // balance that a later job is checked against.
-  std::map<std::string, Balance> balances;
+  std::map<BankKey, Balance> balances;
   bool computed = false;
   for (const Job* job : jobs) {
     const TresMinutes cost = MaxCost(*job) * static_cast<double>(each);
-    const std::vector<std::string> keys = BudgetKeys(*job);
-    for (const std::string& key : keys) {
+    const std::vector<BankKey> keys = BudgetKeys(*job);
+    for (const BankKey& key : keys) {
       if (!computed) {
         balances = Balances(replacing);
         computed = true;
@@ -308,9 +307,9 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
         return absl::InvalidArgumentError(absl::StrCat(
             "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
             "limits): ",
-            IsQosBankKey(key) ? MinutesLimitReason(MinutesLimit::kQosGrpMins, t)
-                              : AssocGrpMinutesReason(t),
-            ": ", BudgetHolder(key), " has ", Units(std::max(0.0, left)), " of ", Units(b.limit[t]),
+            key.is_qos() ? MinutesLimitReason(MinutesLimit::kQosGrpMins, t)
+                         : AssocGrpMinutesReason(t),
+            ": ", key.Describe(), " has ", Units(std::max(0.0, left)), " of ", Units(b.limit[t]),
             " ", BudgetUnit(t), " left (used ", Units(b.used[t]), ", held by jobs ",
             Units(b.held[t]), "); this job may use ",
             std::isinf(cost[t]) ? std::string("unlimited (no time limit)") : Units(cost[t])));
@@ -320,13 +319,13 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
       // Every balance above the job holds it, limited or not: a later job
       // may be checked against one of them.
       if (!job->account.empty()) {
-        balances[BankKey(*job)].held += cost;
+        balances[OwnBankKey(*job)].held += cost;
         for (const std::string& up : account_policy_.Lineage(job->account)) {
-          balances[up].held += cost;
+          balances[AccountBankKey(up)].held += cost;
         }
       }
       for (const std::string& qos : QosOf(job->qos, job->request.partition)) {
-        balances[QosBankKey(qos)].held += cost;
+        balances[BankKey::OfQos(qos)].held += cost;
       }
     }
   }
@@ -336,11 +335,11 @@ absl::Status Lifecycle::CheckBalance(const std::vector<const Job*>& jobs, size_t
 std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count) const {
   const int64_t percent = config_->scheduler_parameters.budget_warn_percent;
   if (percent <= 0 || job.account.empty()) return {};
-  const std::vector<std::string> keys = BudgetKeys(job);
+  const std::vector<BankKey> keys = BudgetKeys(job);
   if (keys.empty()) return {};
-  std::map<std::string, Balance> balances = Balances();
+  std::map<BankKey, Balance> balances = Balances();
   const TresMinutes cost = MaxCost(job) * static_cast<double>(count);
-  for (const std::string& key : keys) {
+  for (const BankKey& key : keys) {
     const Balance& b = balances[key];
     for (BudgetTres t : kBudgetTres) {
       if (b.limit[t] < 0 || cost[t] <= 0) continue;
@@ -351,7 +350,7 @@ std::vector<std::string> Lifecycle::BudgetWarnings(const Job& job, size_t count)
           "this job may use ",
           std::isinf(cost[t]) ? absl::StrCat("unlimited ", unit, " (it has no time limit)")
                               : absl::StrFormat("up to %.1f %s", cost[t] / 60.0, unit),
-          "; ", BudgetHolder(key), " has ", absl::StrFormat("%.1f", left / 60.0), " left")};
+          "; ", key.Describe(), " has ", absl::StrFormat("%.1f", left / 60.0), " left")};
     }
   }
   return {};
@@ -368,7 +367,7 @@ void Lifecycle::AccrueUsage(const Job& job, double billing_seconds, int64_t now,
   record.as_of = now;
   effects.records.push_back(UsageChange{job.user_name, record});
   // The same per association, for sshare and the account tree's fair share.
-  const std::string key = absl::StrCat(job.account, "|", job.user_name);
+  const std::string key = AssocKey::User(job.account, job.user_name).UsageRecordKey();
   UserUsageRecord& assoc = state_.MutAssocUsage(key);
   assoc.usage = ::skiff::ctld::AccrueUsage(assoc.usage, assoc.as_of, billing_seconds, factor, now,
                                            settings_.decay_half_life);

@@ -122,13 +122,13 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
   // Associations: each account's own first (so children find their parent),
   // then users'; a job's index is its user association's.
   std::map<std::string, int32_t> account_assoc;
-  std::map<std::string, int32_t> user_assoc;  // "account|user|partition"
+  std::map<AssocKey, int32_t> user_assoc;
   auto assoc_of = [&](const Job& job) -> int32_t {
     if (inputs.accounts == nullptr || !inputs.accounts->enforce.limits) return kNone;
     const UserAssoc* assoc =
         inputs.accounts->Find(job.user_name, job.account, job.request.partition);
     if (assoc == nullptr) return kNone;
-    auto it = user_assoc.find(assoc->account + "|" + assoc->user + "|" + assoc->partition);
+    auto it = user_assoc.find(AssocKey{assoc->account, assoc->user, assoc->partition});
     return it == user_assoc.end() ? kNone : it->second;
   };
   if (inputs.accounts != nullptr && inputs.accounts->enforce.limits) {
@@ -140,7 +140,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
                         account.grp_tres.gpus};
       assoc.grp_tres_mins = account.grp_tres_mins;
       assoc.grp_tres_run_mins = account.grp_tres_run_mins;
-      auto used = inputs.tres_mins_used.find(name);
+      auto used = inputs.tres_mins_used.find(AssocKey::Account(name));
       if (used != inputs.tres_mins_used.end()) assoc.tres_mins_used = used->second;
       view.assocs.push_back(assoc);
     }
@@ -157,9 +157,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       assoc.max_jobs = user.max_jobs;
       assoc.grp_tres_mins = user.grp_tres_mins;
       assoc.grp_tres_run_mins = user.grp_tres_run_mins;
-      auto used = inputs.tres_mins_used.find(user.account + "|" + user.user);
+      auto used = inputs.tres_mins_used.find(AssocKey::User(user.account, user.user));
       if (used != inputs.tres_mins_used.end()) assoc.tres_mins_used = used->second;
-      user_assoc[user.account + "|" + user.user + "|" + user.partition] =
+      user_assoc[AssocKey{user.account, user.user, user.partition}] =
           static_cast<int32_t>(view.assocs.size());
       view.assocs.push_back(assoc);
     }

@@ -50,10 +50,10 @@ struct CtldSchedulerInputs {
   // Associations and their limits; applied when AccountingStorageEnforce has
   // limits. Null = none.
   const AccountPolicy* accounts = nullptr;
-  // With TRES-minutes limits (budget.h): per account, and per "account|user"
-  // association, the TRES-minutes the ended runs under it used; per job
-  // (running and pending) the most it may use, and what it holds in a minute.
-  std::map<std::string, TresMinutes> tres_mins_used;
+  // With TRES-minutes limits (budget.h): per account, and per user in an
+  // account, the TRES-minutes the ended runs under it used; per job (running
+  // and pending) the most it may use, and what it holds in a minute.
+  std::map<AssocKey, TresMinutes> tres_mins_used;
   std::map<uint64_t, TresMinutes> max_cost;
   std::map<uint64_t, TresMinutes> per_minute;
   // scontrol's advance reservations (null: none); their windows from `now`

@@ -1,0 +1,151 @@
+#include "client/ctld_client.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/auth/token_credential.h"
+#include "common/config/configless.h"
+#include "common/mutex_mode.h"
+#include "common/rpc/channel.h"
+#include "common/rpc/config_fetch.h"
+
+namespace skiff::client {
+
+absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
+  const char* conf_env = std::getenv("SKIFF_CONF");
+  const bool local = !conf_path.empty() || (conf_env != nullptr && conf_env[0] != '\0') ||
+                     access(kDefaultConfPath, F_OK) == 0 || errno != ENOENT;
+  if (local) return LoadConfig(ResolveConfPath(conf_path));
+  std::string target;
+  const char* server = std::getenv("SKIFF_CONF_SERVER");
+  if (server != nullptr && server[0] != '\0') {
+    absl::StatusOr<std::string> parsed = ParseConfServer(server, SkiffConfig().ctld_port);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SKIFF_CONF_SERVER: ", parsed.status().message()));
+    }
+    target = *parsed;
+  } else {
+    absl::StatusOr<std::string> srv = LookupCtldSrv();
+    if (!srv.ok()) {
+      return absl::NotFoundError(absl::StrCat(
+          "no configuration: ", kDefaultConfPath,
+          " does not exist, SKIFF_CONF and SKIFF_CONF_SERVER are not set, and DNS has no ",
+          kCtldSrvName, " SRV record (", srv.status().message(), ")"));
+    }
+    target = *srv;
+  }
+  MungeAuthenticator auth(ConfiglessMungeSocket());
+  absl::StatusOr<ConfigFileSet> files = FetchConfigFiles(target, auth, 10);
+  if (!files.ok()) return files.status();
+  // Messages name the files as "/ctld@HOST:PORT/skiff.conf:LINE".
+  const std::string dir = absl::StrCat("/ctld@", target);
+  std::vector<std::pair<std::string, std::string>> in_memory;
+  for (const ConfigFile& file : files->files) {
+    in_memory.emplace_back(absl::StrCat(dir, "/", file.name), file.text);
+  }
+  return LoadConfigFromMemory(dir, in_memory);
+}
+
+absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path) {
+  TurnOffMutexDeadlockDetection();  // before gRPC starts its threads (mutex_mode.h)
+  absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
+  if (!loaded.ok()) return loaded.status();
+  const SkiffConfig& config = loaded->skiff;
+  std::string target = absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr,
+                                    ":", config.ctld_port);
+  // SLURM_JWT=TOKEN: the token is the credential (AuthAltTypes=auth/jwt), as
+  // Slurm's commands do; no munged is needed then.
+  std::unique_ptr<Authenticator> auth;
+  if (const char* token = getenv(kJwtEnvironmentVariable); token != nullptr && *token != '\0') {
+    auth = std::make_unique<TokenCredential>(token);
+  } else {
+    auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
+  }
+  return std::unique_ptr<CtldClient>(
+      new CtldClient(std::move(*loaded), std::move(target), std::move(auth)));
+}
+
+CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth)
+    : config_(std::move(config)),
+      target_(std::move(target)),
+      auth_(std::move(auth)),
+      channel_(MakeChannel(target_)),
+      stub_(v1::Ctld::NewStub(channel_)) {}
+
+absl::Status CtldClient::Explain(const grpc::Status& status) const {
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return absl::OkStatus();
+    case grpc::StatusCode::UNAVAILABLE:
+      return absl::UnavailableError(
+          absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      // Never connected within MessageTimeout: ctld is down or unreachable.
+      if (channel_->GetState(false) != GRPC_CHANNEL_READY) {
+        return absl::UnavailableError(
+            absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+      }
+      return absl::DeadlineExceededError(absl::StrCat(
+          "skiff controller at ", target_,
+          " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));
+    default:
+      return FromGrpcStatus(status);
+  }
+}
+
+int PrintJobExplanation(CtldClient& client, const std::string& program,
+                        const std::string& id_text) {
+  uint64_t id = 0;
+  if (!absl::SimpleAtoi(id_text, &id) || id == 0) {
+    return ReportError(program, absl::InvalidArgumentError("Invalid job id: " + id_text));
+  }
+  v1::ExplainJobRequest request;
+  request.set_job_id(id);
+  v1::ExplainJobReply explanation;
+  absl::Status status = client.Call(&v1::Ctld::Stub::ExplainJob, request, &explanation);
+  if (status.code() == absl::StatusCode::kNotFound) {
+    std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!status.ok()) return ReportError(program, status);
+  std::cout << explanation.text() << "\n";
+  return 0;
+}
+
+int ReportError(const std::string& program, const absl::Status& status, int exit_code) {
+  for (const std::string& line : ErrorLines(program, std::string(status.message()))) {
+    fprintf(stderr, "%s\n", line.c_str());
+  }
+  return exit_code;
+}
+
+std::vector<std::string> ErrorLines(const std::string& program, const std::string& message) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  do {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    lines.push_back(absl::StrCat(program, ": error: ", message.substr(start, end - start)));
+    start = end + 1;
+  } while (start < message.size());
+  return lines;
+}
+
+void ExitNow(int exit_code) {
+  std::cout.flush();
+  std::cerr.flush();
+  fflush(stdout);
+  fflush(stderr);
+  _exit(exit_code);
+}
+
+}  // namespace skiff::client

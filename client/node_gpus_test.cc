@@ -1,0 +1,45 @@
+#include "client/node_gpus.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff::client {
+namespace {
+
+v1::Gres* AddGres(v1::NodeInfo& node, const std::string& name, const std::string& type,
+                  int64_t count) {
+  v1::Gres* gres = node.add_gres();
+  gres->set_name(name);
+  gres->set_type(type);
+  gres->set_count(count);
+  return gres;
+}
+
+TEST(NodeGpusTest, IndicesCountAcrossTheGpuEntriesInOrder) {
+  v1::NodeInfo node;
+  AddGres(node, "gpu", "a100", 2);
+  AddGres(node, "nic", "", 1);  // not a GPU: no index
+  AddGres(node, "gpu", "v100", 3);
+  for (int index : {1, 2, 4}) node.add_alloc_gpu_indices(index);
+  const std::vector<NodeGpuEntry> entries = NodeGpuEntries(node);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].type, "a100");
+  EXPECT_EQ(entries[0].count, 2);
+  EXPECT_EQ(entries[0].held, 1);  // index 1
+  EXPECT_EQ(entries[1].type, "v100");
+  EXPECT_EQ(entries[1].count, 3);
+  EXPECT_EQ(entries[1].held, 2);  // indices 2 and 4
+}
+
+TEST(NodeGpusTest, ANodeWithoutGpusHasNoEntries) {
+  v1::NodeInfo node;
+  AddGres(node, "nic", "", 1);
+  EXPECT_TRUE(NodeGpuEntries(node).empty());
+}
+
+TEST(IndexRanges, FoldsConsecutiveIndices) {
+  EXPECT_EQ(IndexRanges({0, 1, 3}), "0-1,3");
+  EXPECT_EQ(IndexRanges({2}), "2");
+}
+
+}  // namespace
+}  // namespace skiff::client
