@@ -122,6 +122,10 @@ std::string JobTresText(const v1::JobInfo& job) {
     gres["gpu"] += GpuCount(entry) * JobNumNodes(job);
   }
   for (const std::string& entry : SplitCommaList(job.spec().gpus())) gres["gpu"] += GpuCount(entry);
+  // --gpus-per-task counts per task, unless -G gave the job's total.
+  if (job.spec().gpus().empty() && !job.spec().gpus_per_task().empty()) {
+    gres["gpu"] += GpuCount(job.spec().gpus_per_task()) * std::max(1, job.spec().ntasks());
+  }
   for (const auto& [name, count] : gres) parts.push_back(absl::StrCat("gres/", name, "=", count));
   return absl::StrJoin(parts, ",");
 }

@@ -18,6 +18,16 @@ TEST(JobTresText, CountsPerNodeGresAndGpusOverTheJobsNodes) {
   EXPECT_EQ(JobTresText(job), "cpu=8,mem=2G,node=2,billing=8,bb/lua=2G,gres/gpu=7");
 }
 
+TEST(JobTresText, GpusPerTaskCountForEveryTask) {
+  v1::JobInfo job;
+  job.set_num_cpus(4);
+  job.mutable_spec()->set_ntasks(2);
+  job.mutable_spec()->set_gpus_per_task("a100:1");
+  EXPECT_EQ(JobTresText(job), "cpu=4,node=1,billing=4,gres/gpu=2");
+  job.mutable_spec()->set_gpus("4");  // -G gave the total
+  EXPECT_EQ(JobTresText(job), "cpu=4,node=1,billing=4,gres/gpu=4");
+}
+
 TEST(JobTresText, APendingJobCountsWhatItAsksFor) {
   v1::JobInfo job;
   job.mutable_spec()->set_min_nodes(3);

@@ -120,6 +120,10 @@ std::map<std::string, std::string> JobEnvironment(const Job& job, const v1::JobS
     env["SLURM_NPROCS"] = absl::StrCat(job.request.ntasks);
   }
   if (spec.cpus_per_task() > 0) env["SLURM_CPUS_PER_TASK"] = absl::StrCat(spec.cpus_per_task());
+  // As Slurm, each only when asked: srun in the job reads them, giving every
+  // task its own GPUs (and their CPUs).
+  if (!spec.gpus_per_task().empty()) env["SLURM_GPUS_PER_TASK"] = spec.gpus_per_task();
+  if (spec.cpus_per_gpu() > 0) env["SLURM_CPUS_PER_GPU"] = absl::StrCat(spec.cpus_per_gpu());
   // -O: srun in the job reads it and overcommits its steps too, as in Slurm.
   if (job.request.overcommit) env["SLURM_OVERCOMMIT"] = "1";
   if (spec.ntasks_per_node() > 0) {

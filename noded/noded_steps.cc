@@ -131,6 +131,7 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
     launch->set_node_id(static_cast<int>(i));
     launch->set_cpus(share.cpus);
     for (int g : share.gpus) launch->add_gpu_indices(g);
+    launch->set_gpus_per_task(request.gpus_per_task());
     launch->set_stdin_all(request.stdin_task() < 0);
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
@@ -194,6 +195,8 @@ StepAsk StepAskFromProto(const v1::StepRequest& request) {
   ask.cpus_per_task = std::max(1, request.cpus_per_task());
   ask.mem_given = request.mem_given();
   ask.mem_per_node_mb = request.mem_per_node_mb();
+  ask.mem_per_cpu_mb = request.mem_per_cpu_mb();
+  ask.mem_per_gpu_mb = request.mem_per_gpu_mb();
   ask.gpus_per_node = request.gpus_per_node();
   ask.gpus_total = request.gpus_total();
   ask.gpus_per_task = request.gpus_per_task();
@@ -495,6 +498,7 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   node.task_ids.assign(launch.task_ids().begin(), launch.task_ids().end());
   node.cpus = launch.cpus();
   node.gpus.assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
+  node.gpus_per_task = launch.gpus_per_task();
   for (int local = 0; local < launch.task_ids_size(); ++local) {
     const int task_id = launch.task_ids(local);
     TaskSpawn spawn;

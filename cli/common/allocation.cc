@@ -119,6 +119,10 @@ std::map<std::string, std::string> AllocationEnvironment(const v1::JobInfo& job,
   if (job.spec().cpus_per_task() > 0) {
     env["SLURM_CPUS_PER_TASK"] = absl::StrCat(job.spec().cpus_per_task());
   }
+  if (!job.spec().gpus_per_task().empty()) env["SLURM_GPUS_PER_TASK"] = job.spec().gpus_per_task();
+  if (job.spec().cpus_per_gpu() > 0) {
+    env["SLURM_CPUS_PER_GPU"] = absl::StrCat(job.spec().cpus_per_gpu());
+  }
   if (job.mem_per_node_mb() > 0) env["SLURM_MEM_PER_NODE"] = absl::StrCat(job.mem_per_node_mb());
   env["SLURM_JOB_PARTITION"] = job.partition();
   if (!job.account().empty()) env["SLURM_JOB_ACCOUNT"] = job.account();

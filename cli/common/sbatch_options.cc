@@ -42,8 +42,6 @@ constexpr const char* kIgnoredWithValue[] = {
     "-m,--distribution",
     "--time-min",
     "--tmp",
-    "--cpus-per-gpu",
-    "--gpus-per-task",
     "--acctg-freq",
     "--hint",
     "--cores-per-socket",
@@ -188,6 +186,8 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--gres", &O::gres),
         Text("-G,--gpus", &O::gpus),
         Text("--gpus-per-node", &O::gpus_per_node),
+        Text("--gpus-per-task", &O::gpus_per_task),
+        Text("--cpus-per-gpu", &O::cpus_per_gpu),
         Text("-b,--begin", &O::begin),
         Text("--deadline", &O::deadline),
         Text("--comment", &O::comment),
@@ -722,6 +722,8 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_EXCLUSIVE", &SbatchRawOptions::exclusive},
       {"SBATCH_GPUS", &SbatchRawOptions::gpus},
       {"SBATCH_GPUS_PER_NODE", &SbatchRawOptions::gpus_per_node},
+      {"SBATCH_GPUS_PER_TASK", &SbatchRawOptions::gpus_per_task},
+      {"SBATCH_CPUS_PER_GPU", &SbatchRawOptions::cpus_per_gpu},
       {"SBATCH_MEM_PER_CPU", &SbatchRawOptions::mem_per_cpu},
       {"SBATCH_MEM_PER_GPU", &SbatchRawOptions::mem_per_gpu},
       {"SBATCH_MEM_PER_NODE", &SbatchRawOptions::mem},
@@ -803,6 +805,8 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.gres, high.gres);
   take(out.gpus, high.gpus);
   take(out.gpus_per_node, high.gpus_per_node);
+  take(out.gpus_per_task, high.gpus_per_task);
+  take(out.cpus_per_gpu, high.cpus_per_gpu);
   take(out.begin, high.begin);
   take(out.deadline, high.deadline);
   take(out.get_user_env, high.get_user_env);
@@ -1341,6 +1345,21 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
       return s;
     }
     spec.set_gpus_per_node(*o.gpus_per_node);
+  }
+  if (o.gpus_per_task) {
+    if (absl::Status s = GpuCountOption("--gpus-per-task", *o.gpus_per_task, false); !s.ok()) {
+      return s;
+    }
+    spec.set_gpus_per_task(*o.gpus_per_task);
+  }
+  if (o.cpus_per_gpu) {
+    if (o.cpus_per_task) {
+      return absl::FailedPreconditionError(
+          "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+    }
+    absl::StatusOr<int32_t> n = CountOption("--cpus-per-gpu", *o.cpus_per_gpu);
+    if (!n.ok()) return n.status();
+    spec.set_cpus_per_gpu(*n);
   }
   if (o.begin) {
     absl::StatusOr<int64_t> begin = ParseBeginTime(*o.begin, context.now);

@@ -50,6 +50,8 @@ struct SbatchRawOptions {
   std::optional<std::string> gres;                 // --gres, comma list
   std::optional<std::string> gpus;                 // -G, --gpus: [type:]N for the whole job
   std::optional<std::string> gpus_per_node;        // --gpus-per-node: [type:]N
+  std::optional<std::string> gpus_per_task;        // --gpus-per-task: [type:]N
+  std::optional<std::string> cpus_per_gpu;         // --cpus-per-gpu
   std::optional<std::string> begin;                // -b, --begin
   std::optional<std::string> deadline;             // --deadline
   std::optional<std::string> get_user_env;         // --get-user-env[=timeout][S|L]; bare: "0"

@@ -572,6 +572,26 @@ TEST(BuildSubmission, BadSchedulingValuesExit255) {
   }
 }
 
+TEST(BuildSubmission, GpusPerTaskAndCpusPerGpuReachTheSpec) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-n2", "--gpus-per-task=a100:1", "--cpus-per-gpu=2", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.gpus_per_task(), "a100:1");
+  EXPECT_EQ(s->spec.cpus_per_gpu(), 2);
+  EXPECT_TRUE(s->warnings.empty());
+  // As #SBATCH lines and from SBATCH_GPUS_PER_TASK / SBATCH_CPUS_PER_GPU too.
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH -n 4 --gpus-per-task=2\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.gpus_per_task(), "2");
+  // Slurm's client refuses both CPU counts, and a bad count names the option.
+  s = Submit({"-c2", "--cpus-per-gpu=2", "-G1", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+  s = Submit({"--gpus-per-task=a:b:1", "-n1", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid --gpus-per-task specification: 'a:b:1'");
+}
+
 TEST(BuildSubmission, ExclusiveAndOversubscribeConflict) {
   absl::StatusOr<SbatchSubmission> s = Submit({"--exclusive", "-s", "j.sh"}, "#!/bin/sh\n");
   ASSERT_FALSE(s.ok());

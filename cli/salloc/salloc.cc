@@ -57,6 +57,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("-x,--exclude", o.exclude);
   app.add_option("-G,--gpus", o.gpus);
   app.add_option("--gpus-per-node", o.gpus_per_node);
+  app.add_option("--gpus-per-task", o.gpus_per_task);
+  app.add_option("--cpus-per-gpu", o.cpus_per_gpu);
   app.add_option("--gres", o.gres);
   app.add_flag("-h,--help", help);
   app.add_flag("-H,--hold", hold);

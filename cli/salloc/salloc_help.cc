@@ -208,11 +208,9 @@ constexpr std::string_view kUnsupported[] = {
     "--ntasks-per-socket=",
     "--hint=",
     "--mem-bind=",
-    "--cpus-per-gpu=",
     "--gpu-bind=",
     "--gpu-freq=",
     "--gpus-per-socket=",
-    "--gpus-per-task=",
 };
 
 }  // namespace

@@ -392,6 +392,8 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line("Power=");
   // Slurm's spelling, typo included.
   if (spec.kill_on_invalid_dep()) r.Line("KillOInInvalidDependent=Yes");
+  // In Slurm's order: CpusPerTres, MemPerTres, TresPerJob, TresPerNode, TresPerTask.
+  if (spec.cpus_per_gpu() > 0) r.Line(absl::StrCat("CpusPerTres=gres:gpu:", spec.cpus_per_gpu()));
   if (spec.mem_per_gpu_mb() > 0)
     r.Line(absl::StrCat("MemPerTres=gres:gpu:", spec.mem_per_gpu_mb()));
   if (!spec.gpus().empty()) r.Line("TresPerJob=" + absl::StrJoin(GpuTres(spec.gpus()), ","));
@@ -399,6 +401,9 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   for (const std::string& g : spec.gres()) per_node.push_back("gres:" + g);
   for (const std::string& g : GpuTres(spec.gpus_per_node())) per_node.push_back(g);
   if (!per_node.empty()) r.Line("TresPerNode=" + absl::StrJoin(per_node, ","));
+  if (!spec.gpus_per_task().empty()) {
+    r.Line("TresPerTask=" + absl::StrJoin(GpuTres(spec.gpus_per_task()), ","));
+  }
   if (std::string mail = MailType(spec.mail_type()); !mail.empty()) {
     r.Line(absl::StrCat("MailUser=", spec.mail_user().empty() ? user : spec.mail_user(),
                         " MailType=", mail));

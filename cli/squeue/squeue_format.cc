@@ -227,7 +227,11 @@ constexpr ExtraField kExtraFields[] = {
     {"stdout", "STDOUT", [](const v1::JobInfo& job, int64_t) { return OrNull(job.stdout_path()); }},
     {"mintime", "TIME_MIN", ZeroTime},
     {"wait4switch", "WAIT4SWITCH", ZeroTime},
-    {"cpus-per-tres", "CPUS_PER_TRES", NotApplicable},
+    {"cpus-per-tres", "CPUS_PER_TRES",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       if (job.spec().cpus_per_gpu() == 0) return "N/A";
+       return absl::StrCat("gres:gpu:", job.spec().cpus_per_gpu());
+     }},
     {"mem-per-tres", "MEM_PER_TRES",
      [](const v1::JobInfo& job, int64_t) -> std::string {
        if (job.spec().mem_per_gpu_mb() == 0) return "N/A";
@@ -244,7 +248,10 @@ constexpr ExtraField kExtraFields[] = {
        return job.spec().gpus().empty() ? "N/A" : "gres:gpu:" + job.spec().gpus();
      }},
     {"tres-per-socket", "TRES_PER_SOCKET", NotApplicable},
-    {"tres-per-task", "TRES_PER_TASK", NotApplicable},
+    {"tres-per-task", "TRES_PER_TASK",
+     [](const v1::JobInfo& job, int64_t) -> std::string {
+       return job.spec().gpus_per_task().empty() ? "N/A" : "gres:gpu:" + job.spec().gpus_per_task();
+     }},
     {"mcslabel", "MCSLABEL", NullText},
     {"deadline", "DEADLINE",
      [](const v1::JobInfo& job, int64_t) { return Timestamp(job.spec().deadline()); }},

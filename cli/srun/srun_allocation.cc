@@ -54,6 +54,9 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   if (args.contiguous) o.contiguous = true;
   if (args.use_min_nodes) o.use_min_nodes = true;
   o.mem = args.mem;
+  o.mem_per_cpu = args.mem_per_cpu;
+  o.mem_per_gpu = args.mem_per_gpu;
+  o.cpus_per_gpu = text(args.cpus_per_gpu);
   o.gres = args.gres;
   o.gpus = args.gpus;
   o.gpus_per_node = args.gpus_per_node;

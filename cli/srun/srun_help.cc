@@ -263,7 +263,6 @@ constexpr std::string_view kUnsupported[] = {
     "--cluster-constraint=",
     "-Z, --no-allocate",
     "--exclusive[=mcs]",
-    "--mem-per-cpu=",
     "--resv-ports",
     "--sockets-per-node=",
     "--cores-per-socket=",
@@ -273,11 +272,9 @@ constexpr std::string_view kUnsupported[] = {
     "--ntasks-per-socket=",
     "--hint=",
     "--mem-bind=",
-    "--cpus-per-gpu=",
     "--gpu-bind=",
     "--gpu-freq=",
     "--gpus-per-socket=",
-    "--mem-per-gpu=",
 };
 
 }  // namespace

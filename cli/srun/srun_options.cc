@@ -138,24 +138,68 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   request.set_max_nodes(max_nodes);
   if (ntasks_per_node) request.set_ntasks_per_node(*ntasks_per_node);
   int cpus_per_task = 1;
-  if (args.cpus_per_task) {
+  if (args.cpus_per_gpu) {
+    // Slurm's cpus_per_task = cpus_per_gres * gres_per_task.
+    if (args.cpus_per_task) {
+      return absl::InvalidArgumentError(
+          "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+    }
+    if (!args.gpus_per_task || *args.gpus_per_task < 1 || *args.cpus_per_gpu < 1) {
+      return absl::InvalidArgumentError(
+          "--cpus-per-gpu needs --gpus-per-task in Skiff's srun (or give -c)");
+    }
+    const int64_t cpus = int64_t{*args.cpus_per_gpu} * *args.gpus_per_task;
+    if (cpus > INT32_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid --cpus-per-gpu argument: ", *args.cpus_per_gpu));
+    }
+    cpus_per_task = static_cast<int>(cpus);
+  } else if (args.cpus_per_task) {
     cpus_per_task = *args.cpus_per_task;
   } else if (std::optional<std::string> c = Get(env, "SLURM_CPUS_PER_TASK")) {
     absl::StatusOr<int> count = Count(*c, "SLURM_CPUS_PER_TASK");
     if (!count.ok()) return count.status();
     cpus_per_task = *count;
+  } else if (std::optional<std::string> per_gpu = Get(env, "SLURM_CPUS_PER_GPU");
+             per_gpu && args.gpus_per_task && *args.gpus_per_task > 0) {
+    // A job of sbatch --gpus-per-task --cpus-per-gpu: each task its GPUs'
+    // CPUs, as Slurm's cpus_per_task = cpus_per_gres * gres_per_task.
+    absl::StatusOr<int> count = Count(*per_gpu, "SLURM_CPUS_PER_GPU");
+    if (!count.ok()) return count.status();
+    const int64_t cpus = int64_t{*count} * *args.gpus_per_task;
+    if (cpus > INT32_MAX) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid SLURM_CPUS_PER_GPU: ", *per_gpu));
+    }
+    cpus_per_task = static_cast<int>(cpus);
   }
   if (cpus_per_task < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("Invalid --cpus-per-task argument: ", cpus_per_task));
   }
   request.set_cpus_per_task(cpus_per_task);
+  if ((args.mem ? 1 : 0) + (args.mem_per_cpu ? 1 : 0) + (args.mem_per_gpu ? 1 : 0) > 1) {
+    return absl::InvalidArgumentError(
+        "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
+  }
   if (args.mem) {
     absl::StatusOr<uint64_t> bytes = ParseSize(*args.mem, kMiB);
     if (!bytes.ok())
       return absl::InvalidArgumentError(absl::StrCat("invalid memory constraint ", *args.mem));
     request.set_mem_given(*bytes != 0);  // --mem=0: the whole memory, as Slurm
     request.set_mem_per_node_mb(*bytes / kMiB);
+  }
+  for (const auto& [given, set] :
+       {std::pair{&args.mem_per_cpu, &v1::StepRequest::set_mem_per_cpu_mb},
+        std::pair{&args.mem_per_gpu, &v1::StepRequest::set_mem_per_gpu_mb}}) {
+    if (!*given) continue;
+    absl::StatusOr<uint64_t> bytes = ParseSize(**given, kMiB);
+    // Past 2^40 MB (an exabyte) per CPU or GPU no node holds it; refused, so
+    // that no product with a CPU count wraps.
+    if (!bytes.ok() || *bytes / kMiB > (uint64_t{1} << 40)) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid memory constraint ", **given));
+    }
+    // 0, as --mem=0: the node's whole job memory, unreserved.
+    (request.*set)(*bytes / kMiB);
   }
   request.set_gpus_per_node(-1);
   if (args.gres) {
@@ -340,7 +384,16 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   text("SLURM_EXPORT_ENV", &args->export_env);
   text("SLURM_GPUS", &args->gpus);
   text("SLURM_GPUS_PER_NODE", &args->gpus_per_node);
-  number("SLURM_GPUS_PER_TASK", &args->gpus_per_task);
+  // sbatch --gpus-per-task=[type:]N sets it as written; srun takes the count.
+  if (const std::string* v = get("SLURM_GPUS_PER_TASK")) {
+    const std::string count = v->substr(v->rfind(':') + 1);  // npos + 1 == 0: all of it
+    int n = 0;
+    if (absl::SimpleAtoi(count, &n) && n >= 0) {
+      args->gpus_per_task = n;
+    } else {
+      errors.push_back(absl::StrCat("Invalid SLURM_GPUS_PER_TASK: ", *v));
+    }
+  }
   text("SLURM_GRES", &args->gres);
   text("SLURM_STEP_GRES", &args->gres);  // steps: wins over SLURM_GRES
   flag("SLURM_IMMEDIATE", &args->immediate);

@@ -22,6 +22,9 @@ struct SrunArgs {
   std::optional<int> ntasks_per_node;
   std::optional<int> cpus_per_task;
   std::optional<std::string> mem;
+  std::optional<std::string> mem_per_cpu;  // --mem-per-cpu
+  std::optional<std::string> mem_per_gpu;  // --mem-per-gpu
+  std::optional<int> cpus_per_gpu;         // --cpus-per-gpu (with --gpus-per-task)
   std::optional<std::string> gres;
   std::optional<std::string> gpus;
   std::optional<int> gpus_per_task;

@@ -107,6 +107,41 @@ TEST(BuildStepRequest, OptionsMapToTheRequest) {
   EXPECT_THAT(r->argv(), ElementsAre("a.out", "x"));
 }
 
+TEST(BuildStepRequest, MemoryPerCpuOrGpuAndCpusPerGpu) {
+  SrunArgs args = Command({"x"});
+  args.mem_per_cpu = "6M";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->mem_per_cpu_mb(), 6u);
+  EXPECT_FALSE(r->mem_given());
+  args.mem = "1G";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.");
+  args = Command({"x"});
+  args.mem_per_gpu = "2G";
+  args.gpus_per_task = 2;
+  args.cpus_per_gpu = 3;
+  r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->mem_per_gpu_mb(), 2048u);
+  EXPECT_EQ(r->cpus_per_task(), 6);
+  args.cpus_per_task = 2;
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+  // In a job of sbatch --gpus-per-task=a100:1 --cpus-per-gpu=4: each task 4 CPUs.
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_GPUS_PER_TASK"] = "a100:1";
+  env["SLURM_CPUS_PER_GPU"] = "4";
+  args = Command({"x"});
+  int verbose = 0;
+  EXPECT_TRUE(ApplySrunEnvironment(env, &args, &verbose).empty());
+  EXPECT_EQ(args.gpus_per_task, 1);
+  r = BuildStepRequest(args, env, "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->gpus_per_task(), 1);
+  EXPECT_EQ(r->cpus_per_task(), 4);
+}
+
 TEST(BuildStepRequest, BadInputIsNamed) {
   SrunArgs args = Command({"x"});
   args.nodes = "0";

@@ -55,6 +55,8 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.gres.assign(spec.gres().begin(), spec.gres().end());
   r.gpus = spec.gpus();
   r.gpus_per_node = spec.gpus_per_node();
+  r.gpus_per_task = spec.gpus_per_task();
+  r.cpus_per_gpu = spec.cpus_per_gpu();
   r.hold = spec.hold();
   r.begin_time = spec.begin_time();
   r.deadline = spec.deadline();
@@ -186,7 +188,8 @@ constexpr const char* kPublicSpecFields[] = {
     "name", "partition", "account", "qos", "comment", "command", "work_dir", "submit_host",
     "stdout_pattern", "stderr_pattern", "stdin_path", "mail_type", "mail_user",
     "min_nodes", "max_nodes", "ntasks", "ntasks_per_node", "cpus_per_task", "mem_per_node_mb",
-    "mem_per_cpu_mb", "mem_per_gpu_mb", "gres", "gpus", "gpus_per_node", "exclusive",
+    "mem_per_cpu_mb", "mem_per_gpu_mb", "gres", "gpus", "gpus_per_node", "gpus_per_task",
+    "cpus_per_gpu", "exclusive",
     "nodelist", "exclude", "constraint", "time_limit", "begin_time", "deadline", "hold",
     "requeue", "dependency", "kill_on_invalid_dep", "array", "burst_buffer", "nice", "priority",
     "interactive", "warn_signal", "warn_time", "warn_batch_only", "min_cpus_per_node",

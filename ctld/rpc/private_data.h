@@ -7,7 +7,7 @@
 //                 get_users and get_assocs add "user = the caller");
 //   accounts:     no account definitions (Slurm shows a non-operator only the
 //                 accounts they coordinate; Skiff has no coordinators);
-//   usage:        only the caller's own usage, by "account|user": no other
+//   usage:        only the caller's own usage (their AssocKey): no other
 //                 user's, and no account's or QOS's totals, which hold others'
 //                 (Slurm's get_usage and assoc_mgr_get_shares).
 // "jobs" is applied where jobs are listed (services.cc); the other values are

@@ -12,11 +12,11 @@
 //   qos         QOS name                     v1::QosInfo
 //   account     account name                 v1::AccountInfo
 //   acct_user   user name                    v1::UserInfo
-//   assoc       AssocKey ("acct|user|part")  v1::AssocInfo
+//   assoc       AssocKey::RecordKey          v1::AssocInfo
 //   step        StepRecordKey (job, step)    v1::AcctStep
 //   usage       user name                    "USAGE AS_OF SHARES" (fair share)
-//   assoc_usage "account|user"               "USAGE AS_OF"
-//   bank        "account|user"               billing-minutes used, "%.6f"
+//   assoc_usage AssocKey::UsageRecordKey     "USAGE AS_OF"
+//   bank        BankKey::RecordKey           billing-minutes used, "%.6f"
 //   node_admin  node name                    "DRAIN FAIL DOWN TIME UID REASON"
 //   resv        reservation name             v1::ReservationInfo (its stored fields)
 //   resv_event  "name|time" (time 20 digits) v1::ResvEventRecord (one per change, kept)

@@ -60,11 +60,20 @@ std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string
   env["SLURM_CPUS_ON_NODE"] = absl::StrCat(node.cpus);
   env["SLURM_PROCID"] = absl::StrCat(task_id);
   env["SLURM_LOCALID"] = absl::StrCat(local_id);
+  std::vector<int> bound = node.gpus;
+  if (node.gpus_per_task > 0) {
+    const size_t first = static_cast<size_t>(local_id) * static_cast<size_t>(node.gpus_per_task);
+    if (first + static_cast<size_t>(node.gpus_per_task) <= node.gpus.size()) {
+      bound.assign(node.gpus.begin() + static_cast<std::ptrdiff_t>(first),
+                   node.gpus.begin() + static_cast<std::ptrdiff_t>(first) + node.gpus_per_task);
+    }
+  }
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "SLURM_STEP_GPUS"}) {
-    if (node.gpus.empty()) {
+    const std::vector<int>& gpus = std::string(name) == "SLURM_STEP_GPUS" ? node.gpus : bound;
+    if (gpus.empty()) {
       env.erase(name);
     } else {
-      env[name] = absl::StrJoin(node.gpus, ",");
+      env[name] = absl::StrJoin(gpus, ",");
     }
   }
   std::vector<std::string> out;

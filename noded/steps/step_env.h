@@ -49,6 +49,9 @@ struct TaskNodeFacts {
   std::vector<int> task_ids;  // on this node
   int cpus = 0;
   std::vector<int> gpus;
+  // --gpus-per-task: task `local_id` is bound to gpus[local_id * N, +N)
+  // (CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL); SLURM_STEP_GPUS lists all.
+  int gpus_per_task = 0;
 };
 // "NAME=VALUE" strings sorted by name.
 std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,

@@ -40,6 +40,20 @@ TEST(StepEnvironment, TaskVariablesAndGpus) {
   EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
 }
 
+TEST(StepEnvironment, GpusPerTaskBindEachTaskToItsOwnGpus) {
+  // Two tasks with one GPU each on GPUs 4 and 6 of the node (--gpus-per-task=1).
+  TaskNodeFacts node{"n1", 0, {0, 1}, 2, {4, 6}, 1};
+  std::vector<std::string> first = TaskEnvironment({}, node, 0, 0);
+  std::vector<std::string> second = TaskEnvironment({}, node, 1, 1);
+  EXPECT_THAT(first, Contains("CUDA_VISIBLE_DEVICES=4"));
+  EXPECT_THAT(first, Contains("GPU_DEVICE_ORDINAL=4"));
+  EXPECT_THAT(second, Contains("CUDA_VISIBLE_DEVICES=6"));
+  EXPECT_THAT(second, Contains("SLURM_STEP_GPUS=4,6"));  // the step's, on every task
+  // Fewer GPUs than the tasks' (an older step manager's grant): all of them.
+  node.gpus = {4};
+  EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("CUDA_VISIBLE_DEVICES=4"));
+}
+
 TEST(StepEnvironment, TopologySrunAddressAndLimitsAsSlurms) {
   StepFacts facts;
   facts.job_id = 7;

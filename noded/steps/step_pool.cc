@@ -61,12 +61,20 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
     const Capacity have = cap(candidates[c]);
     int64_t room = have.cpus / std::max(1, ask.cpus_per_task);
     if (ask.ntasks_per_node > 0) room = std::min<int64_t>(room, ask.ntasks_per_node);
+    if (ask.mem_per_cpu_mb > 0) {
+      // Tasks whose CPUs' memory fits the node's (divided: no product to wrap).
+      room = std::min<int64_t>(
+          room, static_cast<int64_t>(have.memory_mb / ask.mem_per_cpu_mb /
+                                     static_cast<uint64_t>(std::max(1, ask.cpus_per_task))));
+    }
     // The GPUs its share would hold with one task.
     const int64_t gpus = ask.gpus_per_task > 0    ? ask.gpus_per_task
                          : ask.gpus_total > 0     ? gpus_total[chosen.size()]
                          : ask.gpus_per_node >= 0 ? ask.gpus_per_node
                                                   : TotalOf(candidates[c]).gpus;
-    if (room < 1 || gpus > have.gpus || (ask.mem_given && ask.mem_per_node_mb > have.memory_mb)) {
+    if (room < 1 || gpus > have.gpus || (ask.mem_given && ask.mem_per_node_mb > have.memory_mb) ||
+        (ask.mem_per_gpu_mb > 0 &&
+         static_cast<uint64_t>(gpus) * ask.mem_per_gpu_mb > have.memory_mb)) {
       if (c < required) return {};  // -w names it: it must take a share
       continue;
     }
@@ -114,9 +122,14 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
       every_gpu = true;  // Slurm's default: all of the node's job GPUs
       gpus = all.gpus;
     }
-    const uint64_t memory = ask.mem_given ? ask.mem_per_node_mb : 0;
     int64_t cpus = int64_t{count} * ask.cpus_per_task;
     if (ask.overcommit) cpus = std::min<int64_t>(cpus, have.cpus);  // room >= 1 task's
+    // What the share holds of the node's memory: --mem, or per CPU or GPU.
+    const bool memory_held = ask.mem_given || ask.mem_per_cpu_mb > 0 || ask.mem_per_gpu_mb > 0;
+    const uint64_t memory = ask.mem_given ? ask.mem_per_node_mb
+                            : ask.mem_per_cpu_mb > 0
+                                ? static_cast<uint64_t>(cpus) * ask.mem_per_cpu_mb
+                                : static_cast<uint64_t>(gpus) * ask.mem_per_gpu_mb;
     const bool fits =
         cpus <= have.cpus && gpus <= have.gpus && memory <= have.memory_mb && count >= 1;
     if (!fits) return {};
@@ -124,8 +137,8 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
     share.node = node;
     share.task_ids.resize(static_cast<size_t>(count));
     share.cpus = ask.exact ? static_cast<int>(cpus) : have.cpus;  // cpus <= have.cpus
-    share.memory_held = ask.mem_given;
-    share.memory_mb = ask.mem_given ? ask.mem_per_node_mb : nodes_[node].memory_mb;
+    share.memory_held = memory_held;
+    share.memory_mb = memory_held ? memory : nodes_[node].memory_mb;
     // Which GPUs: the lowest free ones (all of the job's for an overlapping step).
     std::vector<int> pool =
         ask.overlap ? nodes_[node].gpus
@@ -225,7 +238,9 @@ StepPlan StepPool::Plan(const StepAsk& ask) const {
       plan.reason = kBadCpus;
     } else if (gpus_asked > gpus || ask.gpus_per_node > max_node_gpus) {
       plan.reason = kBadGres;
-    } else if (ask.mem_given && ask.mem_per_node_mb > max_memory) {
+    } else if ((ask.mem_given && ask.mem_per_node_mb > max_memory) ||
+               ask.mem_per_cpu_mb >
+                   max_memory / static_cast<uint64_t>(std::max(1, ask.cpus_per_task))) {
       plan.reason = kBadMemory;
     } else {
       plan.reason = kBadNodes;

@@ -49,6 +49,10 @@ struct StepAsk {
   int cpus_per_task = 1;
   bool mem_given = false;
   uint64_t mem_per_node_mb = 0;
+  // --mem-per-cpu / --mem-per-gpu: held per CPU (GPU) of the step's share on
+  // a node; 0: not given (mem_per_node_mb, or none held).
+  uint64_t mem_per_cpu_mb = 0;
+  uint64_t mem_per_gpu_mb = 0;
   int gpus_per_node = -1;             // -1: Slurm's default, every job GPU of the node
   int gpus_total = 0;                 // --gpus
   int gpus_per_task = 0;              // --gpus-per-task

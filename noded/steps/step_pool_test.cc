@@ -180,6 +180,33 @@ TEST(StepPool, MemoryIsHeldOnlyWhenAsked) {
   EXPECT_EQ(never.reason, "Memory required by task is not available");
 }
 
+TEST(StepPool, MemoryPerCpuAndPerGpuAreHeldForTheShare) {
+  StepPool pool = TwoNodes();
+  StepAsk per_cpu = Tasks(2);
+  per_cpu.exact = true;
+  per_cpu.cpus_per_task = 2;
+  per_cpu.mem_per_cpu_mb = 100;
+  StepPlan plan = pool.Plan(per_cpu);
+  ASSERT_EQ(plan.fit, StepFit::kNow);
+  ASSERT_EQ(plan.share.nodes.size(), 1u);
+  EXPECT_EQ(plan.share.nodes[0].memory_mb, 400u);  // 4 CPUs x 100 MB
+  EXPECT_TRUE(plan.share.nodes[0].memory_held);
+  pool.Take(plan.share);
+  EXPECT_EQ(pool.free_memory_mb(0), 600u);
+  // A task whose CPUs' memory is more than a node has never fits; one whose
+  // memory would fit only beside fewer tasks spreads over more nodes.
+  per_cpu.mem_per_cpu_mb = 600;
+  EXPECT_EQ(pool.Plan(per_cpu).fit, StepFit::kNever);
+  EXPECT_EQ(pool.Plan(per_cpu).reason, "Memory required by task is not available");
+  StepAsk per_gpu = Tasks(1);
+  per_gpu.exact = true;
+  per_gpu.gpus_per_task = 2;
+  per_gpu.mem_per_gpu_mb = 300;
+  StepPlan gpus = pool.Plan(per_gpu);
+  ASSERT_EQ(gpus.fit, StepFit::kNow);
+  EXPECT_EQ(gpus.share.nodes[0].memory_mb, 600u);
+}
+
 TEST(StepPool, WhatTheJobCannotHoldIsNamed) {
   StepPool pool = TwoNodes();
   EXPECT_EQ(pool.Plan(Tasks(9)).reason, "More processors requested than permitted");

@@ -120,6 +120,52 @@ TEST_F(StepsTest, TwoConcurrentStepsSplitTheJobsGpus) {
   EXPECT_FALSE(absl::StrContains(out, "temporarily disabled")) << "both fit at once: " << out;
 }
 
+// sbatch -n2 --gpus-per-task=1 --cpus-per-gpu=2 (issue 49): 2 GPUs and 4 CPUs,
+// and srun in the job binds each task to its own GPU with its GPU's CPUs.
+TEST_F(StepsTest, GpusPerTaskGiveEachTaskItsOwnGpuAndCpusPerGpuItsCpus) {
+  const std::string out =
+      RunJob("-n2 --gpus-per-task=1 --cpus-per-gpu=2",
+             "scontrol show job $SLURM_JOB_ID | tr ' ' '\\n' | "
+             "grep -E '^(NumCPUs|TresPerTask|CpusPerTres|TRES)='\n"
+             "echo env=$SLURM_GPUS_PER_TASK/$SLURM_CPUS_PER_GPU\n"
+             "srun -l bash -c 'echo gpu=$CUDA_VISIBLE_DEVICES cpt=$SLURM_CPUS_PER_TASK' | sort");
+  EXPECT_TRUE(absl::StrContains(out, "NumCPUs=4\n")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "TresPerTask=gres:gpu:1\n")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "CpusPerTres=gres:gpu:2\n")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "gres/gpu=2")) << out;
+  EXPECT_TRUE(absl::StrContains(out, "env=1/2\n")) << out;
+  std::string gpu0, gpu1;
+  for (const std::string& line : Lines(out)) {
+    if (absl::StartsWith(line, "0: gpu=")) gpu0 = line;
+    if (absl::StartsWith(line, "1: gpu=")) gpu1 = line;
+  }
+  ASSERT_FALSE(gpu0.empty()) << out;
+  ASSERT_FALSE(gpu1.empty()) << out;
+  EXPECT_TRUE(absl::EndsWith(gpu0, " cpt=2") && absl::EndsWith(gpu1, " cpt=2")) << out;
+  const std::string own0 = gpu0.substr(7, gpu0.find(' ', 7) - 7);
+  const std::string own1 = gpu1.substr(7, gpu1.find(' ', 7) - 7);
+  EXPECT_EQ(own0.size(), 1u) << "one GPU each: " << out;
+  EXPECT_EQ(own1.size(), 1u) << "one GPU each: " << out;
+  EXPECT_NE(own0, own1) << out;
+}
+
+// A batch job that starts 30 background steps with srun --overlap
+// --mem-per-cpu (issue 49): all 30 run at once, as squeue --steps shows.
+TEST_F(StepsTest, ThirtyOverlappingStepsWithMemoryPerCpuRunAtOnce) {
+  const std::string out = RunJob(
+      "-n1",
+      "for i in $(seq 1 30); do srun --overlap -N1 -n1 --mem-per-cpu=6M sleep 300 & done\n"
+      "n=0\n"
+      "for t in $(seq 1 1200); do\n"
+      "  n=$(squeue --steps --state=RUNNING -h -o %i -j $SLURM_JOB_ID | grep -c '\\.[0-9]')\n"
+      "  [ \"$n\" -ge 30 ] && break\n"
+      "  sleep 0.1\n"
+      "done\n"
+      "echo running=$n\n"
+      "kill $(jobs -p) 2>/dev/null; wait");
+  EXPECT_TRUE(absl::StrContains(out, "running=30\n")) << out;
+}
+
 TEST_F(StepsTest, ABusyStepWaitsWithSlurmsMessage) {
   const std::string out = RunJob("-n1", "srun sleep 2 &\nsleep 0.5\nsrun echo after; wait");
   EXPECT_TRUE(absl::StrContains(out,

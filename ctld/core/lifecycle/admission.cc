@@ -130,8 +130,92 @@ absl::Status ParseGpuCount(const std::string& text, const char* option, int* cou
   return absl::OkStatus();
 }
 
-// --gpus, --gpus-per-node and --mem-per-gpu on top of --gres.
+constexpr char kBadGres[] = "Invalid generic resource (gres) specification: ";
+
+// --gpus-per-task, with -n or -G for the task count (Slurm's
+// gres_job_state_validate). Skiff gives every node of a job the same GPUs, so
+// the tasks are spread evenly: -N nodes (one without -N or
+// --ntasks-per-node), each running ntasks / nodes of them with their GPUs.
+// --cpus-per-gpu makes each task's CPUs its GPUs' (Slurm: cpus_per_task =
+// cpus_per_gres * gres_per_task).
+absl::Status ParseGpusPerTask(const SubmitRequest& spec, JobRequest& request) {
+  if (!spec.gres.empty() || !spec.gpus_per_node.empty()) {
+    return Invalid(
+        absl::StrCat(kBadGres, "--gpus-per-task together with --gres or --gpus-per-node"));
+  }
+  int per_task = 0;
+  if (absl::Status s =
+          ParseGpuCount(spec.gpus_per_task, "--gpus-per-task", &per_task, &request.gpu_type);
+      !s.ok()) {
+    return s;
+  }
+  if (per_task == 0) {
+    return Invalid(absl::StrCat("Invalid --gpus-per-task specification: ", spec.gpus_per_task));
+  }
+  int ntasks = spec.ntasks;
+  if (!spec.gpus.empty()) {
+    int total = 0;
+    std::string type;
+    if (absl::Status s = ParseGpuCount(spec.gpus, "--gpus", &total, &type); !s.ok()) return s;
+    if (!type.empty() && !request.gpu_type.empty() && type != request.gpu_type) {
+      return Invalid(absl::StrCat(kBadGres, "--gpus and --gpus-per-task name different types"));
+    }
+    if (request.gpu_type.empty()) request.gpu_type = type;
+    if (total % per_task != 0) {
+      return Invalid(absl::StrCat(kBadGres, "--gpus not multiple of --gpus-per-task"));
+    }
+    if (ntasks > 0 && ntasks != total / per_task) {
+      return Invalid(absl::StrCat(kBadGres,
+                                  "Based on --gpus and --gpus-per-task number of requested tasks "
+                                  "differ from -n/--ntasks."));
+    }
+    ntasks = total / per_task;
+  } else if (ntasks == 0 && spec.ntasks_per_node == 0) {
+    return Invalid(absl::StrCat(
+        kBadGres, "--gpus-per-task used without either --gpus or -n/--ntasks is not allowed."));
+  }
+  if (ntasks > 0) request.ntasks = ntasks;
+  if (spec.ntasks_per_node > 0) {
+    request.num_nodes =
+        std::max(request.num_nodes, request.ntasks / spec.ntasks_per_node +
+                                        (request.ntasks % spec.ntasks_per_node != 0 ? 1 : 0));
+  } else if (!request.nodes_given) {
+    // All tasks, with their GPUs, on one node (or on each -w node).
+    request.num_nodes = std::max<int>(1, static_cast<int>(request.nodelist.size()));
+  }
+  if (request.max_nodes > 0 || request.ntasks % request.num_nodes != 0) {
+    return Invalid(absl::StrCat(
+        kBadGres, "--gpus-per-task with ", request.ntasks, " tasks cannot give ", request.num_nodes,
+        request.max_nodes > 0 ? " or more" : "", " nodes the same tasks and GPUs each"));
+  }
+  request.nodes_given = true;
+  request.ntasks_per_node = request.ntasks / request.num_nodes;
+  std::optional<int> per_node = CheckedMul(per_task, request.ntasks_per_node);
+  if (!per_node) return Invalid(absl::StrCat(kBadGres, "too many GPUs"));
+  request.gpus_per_node = *per_node;
+  if (spec.cpus_per_gpu > 0) {
+    std::optional<int> cpus = CheckedMul(spec.cpus_per_gpu, per_task);
+    if (!cpus) return Invalid("Invalid task or CPU count specified");
+    if (spec.cpus_per_task > 0 && spec.cpus_per_task != *cpus) {
+      return Invalid(absl::StrCat(kBadGres,
+                                  "Based on --cpus-per-gpu and --gpus-per-task requested number "
+                                  "of cpus differ from -c/--cpus-per-task."));
+    }
+    request.cpus_per_task = *cpus;
+  }
+  return absl::OkStatus();
+}
+
+// --gpus, --gpus-per-node, --gpus-per-task, --cpus-per-gpu and --mem-per-gpu
+// on top of --gres.
 absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
+  if (spec.cpus_per_gpu < 0) return Invalid("Invalid task or CPU count specified");
+  if (spec.cpus_per_gpu > 0 && spec.cpus_per_task > 0 && spec.gpus_per_task.empty()) {
+    return Invalid("--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+  }
+  if (!spec.gpus_per_task.empty()) {
+    if (absl::Status s = ParseGpusPerTask(spec, request); !s.ok()) return s;
+  }
   if (!spec.gpus_per_node.empty()) {
     if (!spec.gres.empty()) {
       return Invalid(
@@ -144,7 +228,7 @@ absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
       return s;
     }
   }
-  if (!spec.gpus.empty()) {
+  if (!spec.gpus.empty() && spec.gpus_per_task.empty()) {
     if (!spec.gres.empty() || !spec.gpus_per_node.empty()) {
       return Invalid(
           "Invalid generic resource (gres) specification: --gpus together with "
@@ -161,6 +245,14 @@ absl::Status ParseGpuOptions(const SubmitRequest& spec, JobRequest& request) {
                                   " nodes"));
     }
     request.gpus_per_node = total / request.num_nodes;
+  }
+  if (spec.cpus_per_gpu > 0) {
+    if (request.gpus_per_node == 0) return Invalid("--cpus-per-gpu requires a GPU request");
+    // Every node holds at least its GPUs' CPUs (with --gpus-per-task, its
+    // tasks already ask for exactly those).
+    std::optional<int> cpus = CheckedMul(spec.cpus_per_gpu, request.gpus_per_node);
+    if (!cpus) return Invalid("Invalid task or CPU count specified");
+    request.min_cpus_per_node = std::max(request.min_cpus_per_node, *cpus);
   }
   const int mem_options =
       (spec.mem_per_node_mb > 0) + (spec.mem_per_cpu_mb > 0) + (spec.mem_per_gpu_mb > 0);

@@ -66,6 +66,8 @@ struct SubmitRequest {
   std::vector<std::string> gres;
   std::string gpus;
   std::string gpus_per_node;
+  std::string gpus_per_task;  // --gpus-per-task as written
+  int cpus_per_gpu = 0;       // --cpus-per-gpu
   bool hold = false;
   int64_t begin_time = 0;
   int64_t deadline = 0;  // --deadline, unix seconds; 0 = none

@@ -189,5 +189,112 @@ TEST(AdmissionTest, ARelativeBundleOrABundleWithAnImageIsRefused) {
   EXPECT_TRUE(Admit([](SubmitRequest& r) { r.container.bundle = "/oci/alpine"; }).ok());
 }
 
+// Two nodes of 8 CPUs and 4 a100 GPUs: room for the GPU options below.
+absl::StatusOr<Job> AdmitOnGpuNodes(const std::function<void(SubmitRequest&)>& change) {
+  std::vector<NodeCapacity> nodes;
+  for (const char* name : {"g1", "g2"}) {
+    NodeCapacity node;
+    node.name = name;
+    node.usable = true;
+    node.cpus = 8;
+    node.memory_mb = 8000;
+    node.partitions = {"debug"};
+    node.gpu_type = "a100";
+    node.gpu_owner = {0, 0, 0, 0};
+    nodes.push_back(node);
+  }
+  SubmitRequest request = Request();
+  change(request);
+  return JobFromRequest(request, Config(), nodes, {"normal"});
+}
+
+// Slurm's gres_job_state_validate: --gpus-per-task with -n (or -G for the
+// task count) gives each task its GPUs, --cpus-per-gpu each task its GPUs' CPUs.
+TEST(AdmissionTest, GpusPerTaskAndCpusPerGpuShapeTheTasks) {
+  absl::StatusOr<Job> job = AdmitOnGpuNodes([](SubmitRequest& r) {
+    r.ntasks = 2;
+    r.gpus_per_task = "1";
+    r.cpus_per_gpu = 2;
+  });
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.num_nodes, 1);
+  EXPECT_EQ(job->request.ntasks, 2);
+  EXPECT_EQ(job->request.ntasks_per_node, 2);
+  EXPECT_EQ(job->request.gpus_per_node, 2);
+  EXPECT_EQ(job->request.cpus_per_task, 2);
+  EXPECT_EQ(job->request.TotalCpus(), 4);
+
+  // -G sets the task count; a type goes with it.
+  job = AdmitOnGpuNodes([](SubmitRequest& r) {
+    r.gpus = "4";
+    r.gpus_per_task = "a100:2";
+  });
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.ntasks, 2);
+  EXPECT_EQ(job->request.gpus_per_node, 4);
+  EXPECT_EQ(job->request.gpu_type, "a100");
+
+  // -N spreads the tasks evenly, each node with its tasks' GPUs.
+  job = AdmitOnGpuNodes([](SubmitRequest& r) {
+    r.min_nodes = 2;
+    r.ntasks = 4;
+    r.gpus_per_task = "1";
+  });
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.ntasks_per_node, 2);
+  EXPECT_EQ(job->request.gpus_per_node, 2);
+
+  // Without --gpus-per-task, --cpus-per-gpu sets the CPUs every node holds.
+  job = AdmitOnGpuNodes([](SubmitRequest& r) {
+    r.gpus_per_node = "2";
+    r.cpus_per_gpu = 3;
+  });
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.min_cpus_per_node, 6);
+}
+
+TEST(AdmissionTest, GpuTaskOptionsThatDisagreeAreRefusedWithSlurmsReason) {
+  auto message = [](const std::function<void(SubmitRequest&)>& change) {
+    return std::string(AdmitOnGpuNodes(change).status().message());
+  };
+  EXPECT_EQ(message([](SubmitRequest& r) { r.gpus_per_task = "1"; }),
+            "Invalid generic resource (gres) specification: --gpus-per-task used without either "
+            "--gpus or -n/--ntasks is not allowed.");
+  EXPECT_EQ(message([](SubmitRequest& r) {
+              r.ntasks = 3;
+              r.gpus = "4";
+              r.gpus_per_task = "1";
+            }),
+            "Invalid generic resource (gres) specification: Based on --gpus and --gpus-per-task "
+            "number of requested tasks differ from -n/--ntasks.");
+  EXPECT_EQ(message([](SubmitRequest& r) {
+              r.ntasks = 2;
+              r.cpus_per_task = 4;
+              r.gpus_per_task = "1";
+              r.cpus_per_gpu = 2;
+            }),
+            "Invalid generic resource (gres) specification: Based on --cpus-per-gpu and "
+            "--gpus-per-task requested number of cpus differ from -c/--cpus-per-task.");
+  EXPECT_NE(message([](SubmitRequest& r) {
+              r.min_nodes = 2;
+              r.ntasks = 3;
+              r.gpus_per_task = "1";
+            }).find("cannot give 2 nodes the same tasks and GPUs each"),
+            std::string::npos);
+  EXPECT_EQ(message([](SubmitRequest& r) {
+              r.gpus_per_node = "1";
+              r.cpus_per_task = 2;
+              r.cpus_per_gpu = 2;
+            }),
+            "--cpus-per-gpu is mutually exclusive with --cpus-per-task");
+  EXPECT_EQ(message([](SubmitRequest& r) { r.cpus_per_gpu = 2; }),
+            "--cpus-per-gpu requires a GPU request");
+  EXPECT_EQ(message([](SubmitRequest& r) {
+              r.ntasks = 1;
+              r.gpus_per_task = "0";
+            }),
+            "Invalid --gpus-per-task specification: 0");
+}
+
 }  // namespace
 }  // namespace skiff::ctld

@@ -131,12 +131,12 @@ struct UsageChange {
   std::string user;
   UserUsageRecord usage;
 };
-// An association's fair-share usage ("assoc_usage", key "account|user").
+// An association's fair-share usage ("assoc_usage", key AssocKey::UsageRecordKey).
 struct AssocUsageChange {
   std::string key;
   UserUsageRecord usage;
 };
-// What ended runs used of the budgets ("bank", key "account|user").
+// What ended runs used of the budgets ("bank", key BankKey::RecordKey).
 struct BankChange {
   std::string key;
   TresMinutes used;

@@ -88,10 +88,11 @@ class JournaledState {
   const BbPoolTable& bb_pools() const { return bb_pools_; }
   // Fair-share usage by user (sshare's RawUsage, priority/multifactor).
   const std::map<std::string, UserUsageRecord>& usage() const { return usage_; }
-  // What ended runs used of the GrpTRESMins budgets, "account|user" ->
-  // TRES-minutes (billing-minutes are the service units).
+  // What ended runs used of the GrpTRESMins budgets, by the stored key
+  // (BankKey::RecordKey) -> TRES-minutes (billing-minutes are the service units).
   const std::map<std::string, TresMinutes>& bank_used() const { return bank_used_; }
-  // Fair-share usage per association, "account|user" -> billing-seconds.
+  // Fair-share usage per association, by the stored key
+  // (AssocKey::UsageRecordKey) -> billing-seconds.
   const std::map<std::string, UserUsageRecord>& assoc_usage() const { return assoc_usage_; }
   // Jobs with a burst-buffer stage in flight.
   bool bb_busy(uint64_t id) const { return bb_busy_.count(id) > 0; }

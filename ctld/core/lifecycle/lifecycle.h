@@ -107,8 +107,8 @@ class Lifecycle {
   // ones), the id counter and the usage records.
   void Load(std::vector<Job> jobs, uint64_t max_stored_id,
             std::map<std::string, UserUsageRecord> usage);
-  // What ended runs used of the budgets, "account|user" -> TRES-minutes (the
-  // stored "bank" records). Call with Load.
+  // What ended runs used of the budgets, by BankKey::RecordKey -> TRES-minutes
+  // (the stored "bank" records). Call with Load.
   void LoadBank(std::map<std::string, TresMinutes> used) { state_.LoadBank(std::move(used)); }
   // Stored node drains and admin DOWNs (kNodeAdminKind records), at start.
   void LoadNodeAdmin(const std::map<std::string, NodeAdminState>& states) {
