@@ -131,7 +131,9 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
     launch->set_node_id(static_cast<int>(i));
     launch->set_cpus(share.cpus);
     for (int g : share.gpus) launch->add_gpu_indices(g);
-    launch->set_gpus_per_task(request.gpus_per_task());
+    launch->set_gpus_per_task(request.gpu_bind_per_task() == 0
+                                  ? request.gpus_per_task()
+                                  : std::max(0, request.gpu_bind_per_task()));
     launch->set_stdin_all(request.stdin_task() < 0);
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());

@@ -41,6 +41,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("--mem-per-cpu", args.mem_per_cpu);
   app.add_option("--mem-per-gpu", args.mem_per_gpu);
   app.add_option("--cpus-per-gpu", args.cpus_per_gpu);
+  app.add_option("--gpu-bind", args.gpu_bind);
   app.add_option("--mpi", args.mpi);
   app.add_option("-n,--ntasks", args.ntasks);
   app.add_option("--ntasks-per-node", args.ntasks_per_node);

@@ -218,6 +218,22 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     request.set_gpus_total(*gpus);
     request.set_gpus_per_node(0);
   }
+  if (args.gpu_bind) {
+    // Slurm's --gpu-bind: none turns off the per-task binding --gpus-per-task
+    // implies; per_task:N binds each task to N GPUs of the step's, in order.
+    std::string bind = *args.gpu_bind;
+    if (bind.rfind("verbose,", 0) == 0) bind = bind.substr(8);
+    int per_task = 0;
+    if (bind == "none") {
+      request.set_gpu_bind_per_task(-1);
+    } else if (bind.rfind("per_task:", 0) == 0 && absl::SimpleAtoi(bind.substr(9), &per_task) &&
+               per_task > 0) {
+      request.set_gpu_bind_per_task(per_task);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--gpu-bind=", *args.gpu_bind, " is not supported by Skiff (none and per_task:N are)"));
+    }
+  }
   if (args.gpus_per_task) {
     request.set_gpus_per_task(*args.gpus_per_task);
     request.set_gpus_per_node(0);

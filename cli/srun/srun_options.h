@@ -25,6 +25,7 @@ struct SrunArgs {
   std::optional<std::string> mem_per_cpu;  // --mem-per-cpu
   std::optional<std::string> mem_per_gpu;  // --mem-per-gpu
   std::optional<int> cpus_per_gpu;         // --cpus-per-gpu (with --gpus-per-task)
+  std::optional<std::string> gpu_bind;     // --gpu-bind: [verbose,]none or per_task:N
   std::optional<std::string> gres;
   std::optional<std::string> gpus;
   std::optional<int> gpus_per_task;

@@ -142,6 +142,22 @@ TEST(BuildStepRequest, MemoryPerCpuOrGpuAndCpusPerGpu) {
   EXPECT_EQ(r->cpus_per_task(), 4);
 }
 
+TEST(BuildStepRequest, GpuBindNoneOrPerTask) {
+  SrunArgs args = Command({"x"});
+  args.gpus_per_task = 1;
+  args.gpu_bind = "none";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->gpu_bind_per_task(), -1);
+  args.gpu_bind = "verbose,per_task:2";
+  r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->gpu_bind_per_task(), 2);
+  args.gpu_bind = "closest";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
+            "--gpu-bind=closest is not supported by Skiff (none and per_task:N are)");
+}
+
 TEST(BuildStepRequest, BadInputIsNamed) {
   SrunArgs args = Command({"x"});
   args.nodes = "0";

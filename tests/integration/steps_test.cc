@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -128,7 +129,8 @@ TEST_F(StepsTest, GpusPerTaskGiveEachTaskItsOwnGpuAndCpusPerGpuItsCpus) {
              "scontrol show job $SLURM_JOB_ID | tr ' ' '\\n' | "
              "grep -E '^(NumCPUs|TresPerTask|CpusPerTres|TRES)='\n"
              "echo env=$SLURM_GPUS_PER_TASK/$SLURM_CPUS_PER_GPU\n"
-             "srun -l bash -c 'echo gpu=$CUDA_VISIBLE_DEVICES cpt=$SLURM_CPUS_PER_TASK' | sort");
+             "srun -l bash -c 'echo gpu=$CUDA_VISIBLE_DEVICES cpt=$SLURM_CPUS_PER_TASK' | sort\n"
+             "srun -l --gpu-bind=none bash -c 'echo unbound=$CUDA_VISIBLE_DEVICES' | sort");
   EXPECT_TRUE(absl::StrContains(out, "NumCPUs=4\n")) << out;
   EXPECT_TRUE(absl::StrContains(out, "TresPerTask=gres:gpu:1\n")) << out;
   EXPECT_TRUE(absl::StrContains(out, "CpusPerTres=gres:gpu:2\n")) << out;
@@ -147,6 +149,11 @@ TEST_F(StepsTest, GpusPerTaskGiveEachTaskItsOwnGpuAndCpusPerGpuItsCpus) {
   EXPECT_EQ(own0.size(), 1u) << "one GPU each: " << out;
   EXPECT_EQ(own1.size(), 1u) << "one GPU each: " << out;
   EXPECT_NE(own0, own1) << out;
+  // --gpu-bind=none: every task sees both of the step's GPUs.
+  EXPECT_TRUE(absl::StrContains(
+      out, "0: unbound=" + std::min(own0, own1) + "," + std::max(own0, own1) + "\n"))
+      << out;
+  EXPECT_TRUE(absl::StrContains(out, "1: unbound=")) << out;
 }
 
 // A batch job that starts 30 background steps with srun --overlap
