@@ -153,6 +153,11 @@ int Run(int argc, char** argv) {
   grpc::ResourceQuota quota("scriptd");
   quota.SetMaxThreads(kMaxServerThreads);
   builder.SetResourceQuota(quota);
+  // Each script holds a thread while it runs, so jobs' prologs and epilogs
+  // overlap; gRPC keeps only MAX_POLLERS (2 by default) of them once idle and
+  // creates them again for the next ones: a thread's creation and exit per
+  // script (strace: 177 clone3 for 297 scripts over a 1,000-job array).
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
   builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
   // Only ctld's user may connect: the socket is created under a 0077 umask.

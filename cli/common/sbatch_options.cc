@@ -24,7 +24,6 @@
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "common/time_format.h"
-#include "google/protobuf/descriptor.h"
 #include "google/protobuf/stubs/common.h"
 
 namespace skiff::cli {
@@ -943,6 +942,36 @@ absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script) {
   return std::move(parsed->options);
 }
 
+std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec) {
+  auto one = [](std::string_view name, const std::string& value) {
+    return JobSpecTextField{name, {&value}};
+  };
+  auto many = [](std::string_view name,
+                 const google::protobuf::RepeatedPtrField<std::string>& values) {
+    JobSpecTextField field{name, {}};
+    for (const std::string& value : values) field.values.push_back(&value);
+    return field;
+  };
+  return {one("partition", spec.partition()),
+          one("account", spec.account()),
+          one("qos", spec.qos()),
+          many("gres", spec.gres()),
+          one("submit_host", spec.submit_host()),
+          one("dependency", spec.dependency()),
+          one("export_mode", spec.export_mode()),
+          one("array", spec.array()),
+          one("gpus", spec.gpus()),
+          one("gpus_per_node", spec.gpus_per_node()),
+          many("nodelist", spec.nodelist()),
+          many("exclude", spec.exclude()),
+          one("constraint", spec.constraint()),
+          one("mail_type", spec.mail_type()),
+          one("mail_user", spec.mail_user()),
+          one("open_mode", spec.open_mode()),
+          one("reservation", spec.reservation()),
+          one("gpus_per_task", spec.gpus_per_task())};
+}
+
 namespace {
 
 // Names of things (partition, account, QOS, features, dependencies, ...) are
@@ -951,25 +980,13 @@ namespace {
 // anything, so it is refused here, naming the option, instead of failing in
 // protobuf's UTF-8 check with an empty message.
 absl::Status CheckTextFields(const v1::JobSpec& spec) {
-  const google::protobuf::Descriptor* descriptor = spec.GetDescriptor();
-  const google::protobuf::Reflection* reflection = spec.GetReflection();
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
-    if (field->type() != google::protobuf::FieldDescriptor::TYPE_STRING) continue;
-    std::vector<std::string> values;
-    if (field->is_repeated()) {
-      for (int k = 0; k < reflection->FieldSize(spec, field); ++k) {
-        values.push_back(reflection->GetRepeatedString(spec, field, k));
-      }
-    } else {
-      values.push_back(reflection->GetString(spec, field));
-    }
-    for (const std::string& value : values) {
-      if (google::protobuf::internal::IsStructurallyValidUTF8(value.data(),
-                                                              static_cast<int>(value.size()))) {
+  for (const JobSpecTextField& field : JobSpecTextFields(spec)) {
+    for (const std::string* value : field.values) {
+      if (google::protobuf::internal::IsStructurallyValidUTF8(value->data(),
+                                                              static_cast<int>(value->size()))) {
         continue;
       }
-      std::string option = field->name() == "export_mode" ? "export" : field->name();
+      std::string option = field.name == "export_mode" ? "export" : std::string(field.name);
       std::replace(option.begin(), option.end(), '_', '-');
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid --", option, " specification: not valid UTF-8"));

@@ -131,6 +131,16 @@ absl::StatusOr<SbatchRawOptions> ParseDirectives(std::string_view script);
 // is not "#!", NUL characters, DOS line breaks. FailedPrecondition.
 absl::Status ValidateScript(std::string_view script);
 
+// JobSpec's text fields (`string` in proto/job.proto; the others are bytes),
+// each by its proto name with its values. BuildSubmission refuses one that is
+// not UTF-8, naming the option. The messages are lite (no reflection), so the
+// list is written out; sbatch_options_test compares it with the schema.
+struct JobSpecTextField {
+  std::string_view name;
+  std::vector<const std::string*> values;
+};
+std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec);
+
 // The script --wrap submits: "#!/bin/sh\n<command>\n".
 std::string WrapScript(std::string_view command);
 

@@ -4,8 +4,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "proto/schema.h"
 
 namespace skiff::cli {
 namespace {
@@ -87,6 +93,46 @@ TEST(BuildSubmission, FreeTextIsBytesButNamesMustBeText) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "Invalid --account specification: not valid UTF-8");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// The UTF-8 check sees every text field of JobSpec: a `string` field added to
+// proto/job.proto fails here until JobSpecTextFields lists it.
+TEST(BuildSubmission, TheTextFieldsListedAreTheSchemasStringFields) {
+  const google::protobuf::Descriptor* schema = proto_schema::Message("skiff.v1.JobSpec");
+  ASSERT_NE(schema, nullptr);
+  std::vector<std::string> in_schema;
+  for (int i = 0; i < schema->field_count(); ++i) {
+    if (schema->field(i)->type() == google::protobuf::FieldDescriptor::TYPE_STRING) {
+      in_schema.push_back(schema->field(i)->name());
+    }
+  }
+  v1::JobSpec spec;
+  spec.add_nodelist("n1");
+  spec.add_nodelist("n2");
+  std::vector<std::string> listed;
+  for (const JobSpecTextField& field : JobSpecTextFields(spec)) {
+    listed.emplace_back(field.name);
+    if (field.name == "nodelist") EXPECT_EQ(field.values.size(), 2u);
+    if (field.name == "partition") EXPECT_EQ(field.values, std::vector{&spec.partition()});
+  }
+  std::sort(in_schema.begin(), in_schema.end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, in_schema);
+}
+
+TEST(BuildSubmission, EachTextFieldNamesItsOptionWhenNotUtf8) {
+  const std::string latin1 = "caf\xe9";
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"-p", latin1, "job.sh"}, "Invalid --partition specification: not valid UTF-8"},
+           {{"--qos", latin1, "job.sh"}, "Invalid --qos specification: not valid UTF-8"},
+           {{"--export=ALL,X=" + latin1, "job.sh"},
+            "Invalid --export specification: not valid UTF-8"},
+           {{"--mail-user=" + latin1, "job.sh"},
+            "Invalid --mail-user specification: not valid UTF-8"}}) {
+    absl::StatusOr<SbatchSubmission> bad = Submit(args, kScript);
+    ASSERT_FALSE(bad.ok()) << args[1];
+    EXPECT_EQ(bad.status().message(), message);
+  }
 }
 
 TEST(BuildSubmission, CommandLineOverridesDirectives) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/schema.h"
+
 namespace skiff::ctld {
 namespace {
 
@@ -689,24 +691,24 @@ TEST(AcctConvert, StepsRoundTripFieldForField) {
 TEST(AcctConvert, ConversionsKnowEveryFieldOfTheirMessages) {
   // The conversions above copy these many fields: a field added to one of
   // these messages fails here until its struct and conversion carry it.
-  EXPECT_EQ(v1::Tres::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::QosInfo::descriptor()->field_count(), 17);
-  EXPECT_EQ(v1::QosChanges::descriptor()->field_count(), 16);
-  EXPECT_EQ(v1::UpdateQosRequest::descriptor()->field_count(), 3);
-  EXPECT_EQ(v1::AccountInfo::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::UserInfo::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::AssocLimits::descriptor()->field_count(), 12);
-  EXPECT_EQ(v1::AssocInfo::descriptor()->field_count(), 8);
-  EXPECT_EQ(v1::UpdateAccountsRequest::descriptor()->field_count(), 13);
-  EXPECT_EQ(v1::UpdateAccountsReply::descriptor()->field_count(), 2);
-  EXPECT_EQ(v1::JobsInUse::descriptor()->field_count(), 4);
-  EXPECT_EQ(v1::GetAccountsReply::descriptor()->field_count(), 6);
-  EXPECT_EQ(v1::AssocKey::descriptor()->field_count(), 3);
-  EXPECT_EQ(v1::AssocUsage::descriptor()->field_count(), 7);
-  EXPECT_EQ(v1::QosUsage::descriptor()->field_count(), 5);
-  EXPECT_EQ(v1::BudgetMinutes::descriptor()->field_count(), 5);
-  EXPECT_EQ(v1::AcctStep::descriptor()->field_count(), 23);
-  EXPECT_EQ(v1::StepInfo::descriptor()->field_count(), 7);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.Tres"), 4);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.QosInfo"), 17);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.QosChanges"), 16);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.UpdateQosRequest"), 3);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AccountInfo"), 4);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.UserInfo"), 4);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AssocLimits"), 12);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AssocInfo"), 8);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.UpdateAccountsRequest"), 13);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.UpdateAccountsReply"), 2);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.JobsInUse"), 4);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.GetAccountsReply"), 6);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AssocKey"), 3);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AssocUsage"), 7);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.QosUsage"), 5);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.BudgetMinutes"), 5);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.AcctStep"), 23);
+  EXPECT_EQ(proto_schema::FieldCount("skiff.v1.StepInfo"), 7);
 }
 
 TEST(AcctConvert, StoredStepsSettleAndGiveTheDerivedExitCode) {

@@ -61,7 +61,7 @@ enum class JobInfoDetail { kWhole, kSummary };
 // operators, except what Slurm shows every user of another user's job
 // (scontrol show job, squeue: name, command, working directory, output
 // paths, resources, ...). Another user gets the spec without its private
-// fields (PrivateSpecFields): the script, its arguments, the environment, the
+// fields (WithholdPrivateSpecFields): the script, its arguments, the environment, the
 // --export list with its values, the submit directory, --open-mode.
 enum class JobInfoReader { kOwnerOrOperator, kOtherUser };
 
@@ -69,11 +69,10 @@ enum class JobInfoReader { kOwnerOrOperator, kOtherUser };
 void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader reader,
                JobInfoDetail detail = JobInfoDetail::kWhole);
 
-// The v1::JobSpec fields only a job's owner and operators receive: every field
-// not on the list of those Slurm shows to all, so that a field added to
-// JobSpec later is private until someone decides otherwise.
-std::vector<std::string> PrivateSpecFields();
-// Clears them from `spec`.
+// Clears from `spec` the fields only a job's owner and operators receive:
+// every field but those Slurm shows to all, which are copied one by one, so
+// that a field added to JobSpec later is private until someone decides
+// otherwise.
 void WithholdPrivateSpecFields(v1::JobSpec* spec);
 
 }  // namespace skiff::ctld

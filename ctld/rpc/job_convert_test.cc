@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "google/protobuf/dynamic_message.h"
+#include "proto/schema.h"
+
 namespace skiff::ctld {
 namespace {
 
@@ -405,12 +410,95 @@ TEST(JobToInfo, AnotherUserGetsOnlyWhatSlurmShowsEveryone) {
   EXPECT_EQ(mine.spec().submit_dir(), "/home/alice/secret-project");
 }
 
+// Every field of `message` set to a value that is not its default (one
+// element for a repeated field, one entry for a map).
+void FillEveryField(google::protobuf::Message* message) {
+  const google::protobuf::Reflection* reflection = message->GetReflection();
+  const google::protobuf::Descriptor* descriptor = message->GetDescriptor();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = descriptor->field(i);
+    using Type = google::protobuf::FieldDescriptor::CppType;
+    if (field->cpp_type() == Type::CPPTYPE_MESSAGE) {
+      google::protobuf::Message* inner = field->is_repeated()
+                                             ? reflection->AddMessage(message, field)
+                                             : reflection->MutableMessage(message, field);
+      FillEveryField(inner);
+      continue;
+    }
+    const bool repeated = field->is_repeated();
+    switch (field->cpp_type()) {
+      case Type::CPPTYPE_STRING:
+        repeated ? reflection->AddString(message, field, "x")
+                 : reflection->SetString(message, field, "x");
+        break;
+      case Type::CPPTYPE_BOOL:
+        repeated ? reflection->AddBool(message, field, true)
+                 : reflection->SetBool(message, field, true);
+        break;
+      case Type::CPPTYPE_INT32:
+        repeated ? reflection->AddInt32(message, field, 1)
+                 : reflection->SetInt32(message, field, 1);
+        break;
+      case Type::CPPTYPE_INT64:
+        repeated ? reflection->AddInt64(message, field, 1)
+                 : reflection->SetInt64(message, field, 1);
+        break;
+      case Type::CPPTYPE_UINT32:
+        repeated ? reflection->AddUInt32(message, field, 1)
+                 : reflection->SetUInt32(message, field, 1);
+        break;
+      case Type::CPPTYPE_UINT64:
+        repeated ? reflection->AddUInt64(message, field, 1)
+                 : reflection->SetUInt64(message, field, 1);
+        break;
+      case Type::CPPTYPE_DOUBLE:
+        repeated ? reflection->AddDouble(message, field, 1)
+                 : reflection->SetDouble(message, field, 1);
+        break;
+      case Type::CPPTYPE_FLOAT:
+        repeated ? reflection->AddFloat(message, field, 1)
+                 : reflection->SetFloat(message, field, 1);
+        break;
+      case Type::CPPTYPE_ENUM:
+        repeated ? reflection->AddEnumValue(message, field, 1)
+                 : reflection->SetEnumValue(message, field, 1);
+        break;
+      default:
+        ADD_FAILURE() << "FillEveryField: no value for " << field->full_name();
+    }
+  }
+}
+
 // A field added to JobSpec is private until it is put on the public list; this
-// list changes only with a decision about what Slurm shows everyone.
+// list changes only with a decision about what Slurm shows everyone. A spec
+// with every field of the schema set goes through WithholdPrivateSpecFields:
+// these are the fields that come out empty.
 TEST(JobToInfo, TheSpecsPrivateFieldsAreTheseAndNewOnes) {
-  EXPECT_EQ(PrivateSpecFields(),
-            (std::vector<std::string>{"script", "argv", "environment", "submit_dir", "export_mode",
-                                      "open_mode"}));
+  const google::protobuf::Descriptor* schema = proto_schema::Message("skiff.v1.JobSpec");
+  ASSERT_NE(schema, nullptr);
+  google::protobuf::DynamicMessageFactory factory;
+  std::unique_ptr<google::protobuf::Message> full(factory.GetPrototype(schema)->New());
+  FillEveryField(full.get());
+  v1::JobSpec spec;
+  ASSERT_TRUE(spec.ParseFromString(full->SerializeAsString()));
+  WithholdPrivateSpecFields(&spec);
+  std::unique_ptr<google::protobuf::Message> left(factory.GetPrototype(schema)->New());
+  ASSERT_TRUE(left->ParseFromString(spec.SerializeAsString()));
+  std::vector<std::string> withheld;
+  const google::protobuf::Reflection* reflection = left->GetReflection();
+  for (int i = 0; i < schema->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* field = schema->field(i);
+    const bool kept = field->is_repeated() ? reflection->FieldSize(*left, field) > 0
+                                           : reflection->HasField(*left, field);
+    if (!kept) withheld.push_back(field->name());
+  }
+  EXPECT_EQ(withheld, (std::vector<std::string>{"script", "argv", "environment", "submit_dir",
+                                                "export_mode", "open_mode"}));
+  // What is kept is kept whole: the public fields' values are those given.
+  EXPECT_EQ(spec.name(), "x");
+  EXPECT_EQ(spec.gres_size(), 1);
+  EXPECT_TRUE(spec.has_time_limit());
+  EXPECT_TRUE(spec.has_container());
 }
 
 }  // namespace

@@ -3,10 +3,8 @@
 #include <set>
 #include <string>
 
-#include "google/protobuf/descriptor.h"
 #include "gtest/gtest.h"
-#include "proto/ctld.grpc.pb.h"
-#include "proto/join.grpc.pb.h"
+#include "proto/schema.h"
 
 namespace skiff::ctld {
 namespace {
@@ -32,8 +30,7 @@ TEST(RpcStatsTest, EveryCtldMethodHasADistinctType) {
   std::set<std::string> names;
   std::set<uint32_t> ids;
   for (const char* service : {"skiff.v1.Ctld", "skiff.v1.NodeService", "skiff.v1.JoinTokens"}) {
-    const google::protobuf::ServiceDescriptor* descriptor =
-        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
+    const google::protobuf::ServiceDescriptor* descriptor = proto_schema::Service(service);
     ASSERT_NE(descriptor, nullptr) << service;
     for (int i = 0; i < descriptor->method_count(); ++i) {
       const std::string method = "/" + std::string(service) + "/" + descriptor->method(i)->name();

@@ -289,7 +289,7 @@ TEST_F(SecurityTest, OtherUsersNeverReceiveAJobsScriptOrEnvironment) {
   EXPECT_FALSE(as_bob.jobs(0).spec().work_dir().empty());
   // No field of any reply another user gets carries the secret: by id, with
   // details, listed (squeue's summary), in accounting (sacct) and steps.
-  auto carries_secret = [](const google::protobuf::Message& reply) {
+  auto carries_secret = [](const google::protobuf::MessageLite& reply) {
     return reply.SerializeAsString().find("hunter2") != std::string::npos;
   };
   EXPECT_FALSE(carries_secret(as_bob));
