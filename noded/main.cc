@@ -190,9 +190,6 @@ int Run(int argc, char** argv) {
   grpc::ResourceQuota quota("noded");
   quota.SetMaxThreads(2048);
   builder.SetResourceQuota(quota);
-  // Steps come and go in bursts (srun loops, job arrays): keep their threads
-  // once idle instead of gRPC's 2, as ctld does.
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) return Fatal(absl::StrCat("cannot start the server for ", listen));

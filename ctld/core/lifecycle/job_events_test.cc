@@ -217,6 +217,27 @@ TEST_F(LifecycleTest, APendingJobCancelledKeepsTheReasonItWaitedFor) {
   EXPECT_EQ(core_->Find(id)->end_time, now_ + 5);
 }
 
+// A pass planned from a snapshot taken before an operator's hold must not put
+// the snapshot's reason (the user's hold) back on the job.
+TEST_F(LifecycleTest, APassPlannedBeforeAnAdminHoldLeavesJobHeldAdmin) {
+  SubmitRequest spec = Request();
+  spec.hold = true;  // sbatch -H: the user's hold
+  const uint64_t id = Submit(spec);
+  ASSERT_EQ(core_->Find(id)->reason, "JobHeldUser");
+  PassInput input;
+  Store(core_->PrepareSchedule(now_, &input));
+  const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
+  JobUpdate hold;
+  hold.job_id = id;
+  hold.held = true;
+  Store(core_->Update({0, 0}, true, hold, now_));  // scontrol hold, as root
+  ASSERT_EQ(core_->Find(id)->reason, "JobHeldAdmin");
+  bool replan = false;
+  Store(core_->ApplySchedule(input, plan, now_, &replan));
+  EXPECT_EQ(core_->Find(id)->reason, "JobHeldAdmin");
+  EXPECT_TRUE(replan) << "the changed job is looked at again";
+}
+
 TEST_F(LifecycleTest, ScancelWinsOverARequeueInFlight) {
   const uint64_t id = Submit(Request());
   Drive(Schedule());

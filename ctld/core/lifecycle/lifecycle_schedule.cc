@@ -338,10 +338,16 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
   }
   for (const PendingReason& reason : plan.result.pending) {
     Job* job = state_.Derived(reason.job_id);
-    if (job != nullptr && job->state == JobState::kPending) {
-      job->reason = reason.reason;
-      job->sched_description = reason.description;
+    if (job == nullptr || job->state != JobState::kPending) continue;
+    // A job changed since the snapshot (an operator's hold: JobHeldAdmin) keeps
+    // the reason that change gave it; the next pass looks at it again.
+    auto planned = input.versions.find(reason.job_id);
+    if (planned == input.versions.end() || job->version != planned->second) {
+      *replan = true;
+      continue;
     }
+    job->reason = reason.reason;
+    job->sched_description = reason.description;
   }
   for (const Placement& placement : plan.result.placements) {
     const Job* current = Find(placement.job_id);
