@@ -746,7 +746,9 @@ TEST_F(ControllerTest, AnEventIsDecidedWhileTheRowsOfEarlierOnesAreStored) {
 TEST_F(ControllerTest, AStoreFailureRollsBackEveryEventDecidedOnTopOfIt) {
   Make();
   const uint64_t running = *controller_->SubmitJob(NewJob(1001, 2));
-  ASSERT_TRUE(Eventually([&] { return StateOf(running) == JobState::kRunning; }));
+  // Its launch is stored too, so the only writes the gate queues are the two
+  // events below (LaunchDone's row, queued after the submission, read as 2).
+  ASSERT_TRUE(Eventually([&] { return store_.Get(running).progress.launched; }));
   store_.Gate(true);
   // A submission, then the cancellation of the running job decided on top of
   // it, both waiting for the store.
