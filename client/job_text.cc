@@ -155,6 +155,13 @@ absl::StatusOr<int> ParseSignal(std::string_view text) {
   return absl::InvalidArgumentError(absl::StrCat("Unknown job signal: ", std::string(text)));
 }
 
+std::string SignalName(int number) {
+  for (const SignalWord& s : kSignals) {
+    if (s.number == number) return s.name;
+  }
+  return absl::StrCat(number);
+}
+
 absl::StatusOr<uint64_t> ParseJobId(std::string_view text) {
   uint64_t id = 0;
   if (ParseUnsigned(text, &id) && id > 0) return id;

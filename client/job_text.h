@@ -54,6 +54,10 @@ absl::StatusOr<std::vector<v1::JobState>> ParseJobStateList(std::string_view tex
 // Error: InvalidArgument "Unknown job signal: <text>".
 absl::StatusOr<int> ParseSignal(std::string_view text);
 
+// A signal's name as Slurm's sig_num2name gives it, without "SIG": 10 ->
+// "USR1"; a number it has no name for prints as the number.
+std::string SignalName(int number);
+
 // ---- Job ids ---------------------------------------------------------------
 
 // A plain job id ("42"), for commands that take no array task. Array forms

@@ -78,6 +78,13 @@ TEST(Signals, RejectsUnknownNamesAndOutOfRangeNumbers) {
   }
 }
 
+TEST(Signals, NamesAsSlurmPrintsThem) {
+  EXPECT_EQ(SignalName(SIGUSR1), "USR1");
+  EXPECT_EQ(SignalName(SIGTERM), "TERM");
+  EXPECT_EQ(SignalName(40), "40");
+  EXPECT_EQ(*ParseSignal(SignalName(SIGWINCH)), SIGWINCH);
+}
+
 TEST(JobIds, PlainIdsAndListsParse) {
   EXPECT_EQ(*ParseJobId("42"), 42u);
   EXPECT_EQ(*ParseJobIdList("1,2,,3"), (std::vector<uint64_t>{1, 2, 3}));

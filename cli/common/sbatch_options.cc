@@ -82,6 +82,7 @@ std::string LongName(const std::string& names) {
 struct ParsedArgs {
   SbatchRawOptions options;
   std::vector<std::string> rest;  // from the first non-option on
+  int verbose = 0;                // -v, repeated
   bool help = false;
   bool usage = false;
   bool version = false;
@@ -98,6 +99,7 @@ struct SbatchOption {
   std::optional<bool> SbatchRawOptions::*flag = nullptr;  // set to `flag_value`
   bool flag_value = true;
   bool ParsedArgs::*command = nullptr;  // --help, --usage, --version
+  int ParsedArgs::*count = nullptr;     // -v: counted
   bool ignored = false;                 // accepted with a warning
   // The container options (SbatchRawOptions::container): a value, or a flag
   // set to `flag_value`.
@@ -146,6 +148,12 @@ SbatchOption ContainerFlag(const char* names, std::optional<bool> ContainerOptio
 SbatchOption Command(const char* names, bool ParsedArgs::*field) {
   SbatchOption option{{names, GetoptArgument::kNone}};
   option.command = field;
+  return option;
+}
+
+SbatchOption Count(const char* names, int ParsedArgs::*field) {
+  SbatchOption option{{names, GetoptArgument::kNone}};
+  option.count = field;
   return option;
 }
 
@@ -237,9 +245,10 @@ const std::vector<SbatchOption>& SbatchOptions() {
     for (const char* names : kIgnoredFlags) {
       options->push_back(Ignored(names, GetoptArgument::kNone));
     }
-    // Quietly accepted: they only change how chatty sbatch is.
+    // -Q is quietly accepted: sbatch prints nothing it would silence. -v
+    // prints the defined options (DefinedOptionsBlock).
     options->push_back({{"-Q,--quiet", GetoptArgument::kNone}});
-    options->push_back({{"-v,--verbose", GetoptArgument::kNone}});
+    options->push_back(Count("-v,--verbose", &ParsedArgs::verbose));
     return options;
   }();
   return *table;
@@ -397,6 +406,8 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
       parsed.options.*option.flag = option.flag_value;
     } else if (option.command != nullptr) {
       parsed.*option.command = true;
+    } else if (option.count != nullptr) {
+      ++(parsed.*option.count);
     } else if (option.ignored) {
       parsed.options.ignored.push_back(LongName(option.getopt.names));
     } else if (option.container_text != nullptr) {
@@ -872,6 +883,22 @@ bool ParseClock(const std::string& text, int* h, int* m, int* s) {
 
 }  // namespace
 
+std::vector<GivenOption> SbatchGivenOptions(const SbatchRawOptions& options) {
+  std::vector<GivenOption> given;
+  std::set<const void*> shown;  // a field several options set is shown once
+  for (const SbatchOption& option : SbatchOptions()) {
+    const std::string name = LongName(option.getopt.names).substr(2);
+    if (option.text != nullptr && options.*option.text) {
+      if (shown.insert(&(options.*option.text)).second) given.push_back({name, *(options.*option.text)});
+    } else if (option.flag != nullptr && options.*option.flag == option.flag_value) {
+      // --no-requeue's false is shown by its own name, as Slurm's.
+      if (shown.insert(&(options.*option.flag)).second) given.push_back({name, std::nullopt});
+    }
+  }
+  if (options.container.bundle) given.push_back({"container", *options.container.bundle});
+  return given;
+}
+
 absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::string>& args) {
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args);
   if (!parsed.ok()) return parsed.status();
@@ -880,6 +907,7 @@ absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::
   out.help = parsed->help;
   out.help_text = std::move(parsed->help_text);
   out.version = parsed->version;
+  out.verbose = parsed->verbose;
   if (!parsed->rest.empty()) {
     out.script_path = parsed->rest.front();
     out.script_args.assign(parsed->rest.begin() + 1, parsed->rest.end());
@@ -1117,6 +1145,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   out.parsable = o.parsable.value_or(false);
   out.wait = o.wait.value_or(false);
   out.test_only = o.test_only.value_or(false);
+  if (command_line.verbose > 0) {
+    std::vector<GivenOption> given = SbatchGivenOptions(o);
+    given.push_back({"verbose", absl::StrCat(command_line.verbose)});
+    out.defined_options = DefinedOptionsBlock(given, {context.now, context.cwd});
+  }
   for (const std::string& name : o.ignored) {
     out.warnings.push_back(absl::StrCat(name, " is not supported by Skiff and was ignored"));
   }

@@ -23,6 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cli/common/container_options.h"
+#include "cli/common/defined_options.h"
 #include "proto/job.pb.h"
 
 namespace skiff::cli {
@@ -98,6 +99,7 @@ struct SbatchCommandLine {
   SbatchRawOptions options;
   std::string script_path;               // as given; empty = stdin (or --wrap)
   std::vector<std::string> script_args;  // after the script path
+  int verbose = 0;                       // -v, repeated: print the defined options
   bool help = false;                     // -h/--help, --usage: print help_text, exit 0
   std::string help_text;
   bool version = false;  // -V/--version
@@ -163,7 +165,13 @@ struct SbatchSubmission {
   bool wait = false;                  // -W: block until the job (every task of an array) has ended
   bool test_only = false;             // --test-only: ask for an estimate, submit nothing
   std::vector<std::string> warnings;  // "sbatch: warning: " + each, on stderr
+  // With -v: Slurm's "defined options" block, each line after "sbatch: ".
+  std::vector<std::string> defined_options;
 };
+
+// The options set in `options` (merged or one level), for the -v block: each
+// by its long name, a flag without a value. salloc's as well as sbatch's.
+std::vector<GivenOption> SbatchGivenOptions(const SbatchRawOptions& options);
 
 // Merges directives (from `script`, unless --wrap), SBATCH_* variables and the
 // command line, validates every value and fills the JobSpec. `script` is the text

@@ -149,6 +149,33 @@ TEST(BuildSubmission, CommandLineOverridesDirectives) {
             (std::vector<std::string>{"arg1", "-x"}));
 }
 
+// What Slurm 22.05's sbatch printed for `sbatch -v --test-only -J cli
+// job.sh arg1 -x` with the script's -J, --mem and -t (../shared/slurm-anchor):
+// directives and the command line merged, the script's arguments not shown.
+TEST(BuildSubmission, VerbosePrintsSlurmsDefinedOptions) {
+  absl::StatusOr<SbatchSubmission> s =
+      Submit({"-v", "--test-only", "-J", "cli", "job.sh", "arg1", "-x"},
+             "#!/bin/bash\n#SBATCH -J first\n#SBATCH --mem=4G -t 10\ntrue\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->defined_options, (std::vector<std::string>{
+                                    "defined options",
+                                    "-------------------- --------------------",
+                                    "job-name            : cli",
+                                    "mem                 : 4G",
+                                    "test-only           : set",
+                                    "time                : 00:10:00",
+                                    "verbose             : 1",
+                                    "-------------------- --------------------",
+                                    "end of defined options",
+                                }));
+  s = Submit({"--no-requeue", "-vv", "--wrap", "true"}, WrapScript("true"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->defined_options[2], "no-requeue          : no-requeue");
+  EXPECT_EQ(s->defined_options[3], "verbose             : 2");
+  EXPECT_TRUE(Submit({"-n2", "--wrap", "true"}, WrapScript("true"))->defined_options.empty())
+      << "only with -v";
+}
+
 TEST(BuildSubmission, EnvironmentSitsBetweenDirectivesAndCommandLine) {
   SubmitContext context = Context();
   context.environment["SBATCH_PARTITION"] = "gpu";

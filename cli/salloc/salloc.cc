@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/common/allocation.h"
 #include "cli/common/container_options.h"
+#include "cli/common/defined_options.h"
 #include "cli/common/getopt_args.h"
 #include "cli/common/sbatch_options.h"
 #include "cli/salloc/salloc_help.h"
@@ -112,6 +113,19 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   if (spread_job) o.spread_job = true;
   if (contiguous) o.contiguous = true;
   if (use_min_nodes) o.use_min_nodes = true;
+  if (verbose > 0) {
+    // What was given, before salloc's own defaults below.
+    std::vector<skiff::cli::GivenOption> given = skiff::cli::SbatchGivenOptions(o);
+    if (immediate) given.push_back({"immediate", std::nullopt});
+    if (no_shell) given.push_back({"no-shell", std::nullopt});
+    if (quiet) given.push_back({"quiet", "1"});
+    given.push_back({"verbose", absl::StrCat(verbose)});
+    char dir[4096];
+    for (const std::string& line : skiff::cli::DefinedOptionsBlock(
+             given, {time(nullptr), getcwd(dir, sizeof(dir)) ? dir : "/"})) {
+      fprintf(stderr, "%s: %s\n", kProgram, line.c_str());
+    }
+  }
   if (command.empty() && !no_shell) {
     const char* shell = getenv("SHELL");
     command = {shell != nullptr && *shell != '\0' ? shell : "/bin/sh"};

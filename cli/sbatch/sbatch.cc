@@ -158,6 +158,9 @@ int skiff::cli::SbatchMain(int argc, char** argv) {
   absl::StatusOr<skiff::cli::SbatchSubmission> submission =
       skiff::cli::BuildSubmission(*command_line, script, CurrentContext());
   if (!submission.ok()) return Fail(submission.status());
+  for (const std::string& line : submission->defined_options) {
+    fprintf(stderr, "%s: %s\n", kProgram, line.c_str());
+  }
   for (const std::string& warning : submission->warnings) {
     fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
   }

@@ -48,6 +48,14 @@ int skiff::cli::SrunMain(int argc, char** argv) {
     std::cout << skiff::cli::SrunUsage();
     return 0;
   }
+  if (line.verbose > 0) {
+    char dir[4096];
+    for (const std::string& text : skiff::cli::DefinedOptionsBlock(
+             skiff::cli::SrunGivenOptions(line, env),
+             {time(nullptr), getcwd(dir, sizeof(dir)) ? dir : "/"})) {
+      fprintf(stderr, "srun: %s\n", text.c_str());
+    }
+  }
   // Skiff keeps no TmpDisk per node, as sbatch says of it too.
   if (line.tmp) fprintf(stderr, "srun: warning: --tmp is not supported by Skiff and was ignored\n");
   if (line.args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");

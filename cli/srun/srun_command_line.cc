@@ -80,4 +80,87 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   return rc;
 }
 
+std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
+                                          const std::map<std::string, std::string>& env) {
+  const SrunArgs& a = line.args;
+  std::vector<GivenOption> given;
+  auto text = [&](const char* name, const std::optional<std::string>& value) {
+    if (value) given.push_back({name, *value});
+  };
+  auto number = [&](const char* name, const std::optional<int>& value) {
+    if (value) given.push_back({name, std::to_string(*value)});
+  };
+  auto flag = [&](const char* name, bool value) {
+    if (value) given.push_back({name, std::nullopt});
+  };
+  auto from_env = [&](const char* name, const char* variable) {
+    if (auto it = env.find(variable); it != env.end()) given.push_back({name, it->second});
+  };
+  text("account", a.account);
+  number("cpus-per-task", a.cpus_per_task);
+  text("constraint", a.constraint);
+  text("cpu-bind", a.cpu_bind);
+  text("chdir", a.chdir);
+  text("input", a.input);
+  text("output", a.output);
+  text("error", a.error);
+  flag("multi-prog", a.multi_prog);
+  flag("exact", a.exact);
+  flag("exclusive", a.exclusive);
+  text("export", a.export_env);
+  text("exclude", a.exclude);
+  text("gpus", a.gpus);
+  text("gpus-per-node", a.gpus_per_node);
+  number("gpus-per-task", a.gpus_per_task);
+  text("gres", a.gres);
+  flag("immediate", a.immediate);
+  flag("kill-on-bad-exit", a.kill_on_bad_exit);
+  flag("label", a.label);
+  text("mem", a.mem);
+  text("mem-per-cpu", a.mem_per_cpu);
+  text("mem-per-gpu", a.mem_per_gpu);
+  number("cpus-per-gpu", a.cpus_per_gpu);
+  text("gpu-bind", a.gpu_bind);
+  text("mpi", a.mpi);
+  number("ntasks-per-node", a.ntasks_per_node);
+  text("nodelist", a.nodelist);
+  flag("overlap", a.overlap);
+  flag("overcommit", a.overcommit);
+  flag("spread-job", a.spread_job);
+  flag("contiguous", a.contiguous);
+  flag("use-min-nodes", a.use_min_nodes);
+  number("mincpus", a.mincpus);
+  text("partition", a.partition);
+  flag("pty", a.pty);
+  text("qos", a.qos);
+  text("reservation", a.reservation);
+  text("time", a.time);
+  flag("unbuffered", a.unbuffered);
+  number("wait", a.wait);
+  text("task-prolog", a.task_prolog);
+  text("task-epilog", a.task_epilog);
+  text("container", a.container.bundle);
+  text("begin", line.begin);
+  flag("hold", line.hold);
+  text("tmp", line.tmp);
+  text("threads", line.threads);
+  text("slurmd-debug", line.slurmd_debug);
+  flag("quit-on-interrupt", line.quit_on_interrupt);
+  if (line.quiet) given.push_back({"quiet", "1"});
+  given.push_back({"verbose", std::to_string(line.verbose)});
+  const bool in_allocation = env.count("SLURM_JOB_ID") > 0;
+  if (in_allocation) {
+    from_env("jobid", "SLURM_JOB_ID");
+    from_env("(null)", "SLURM_JOB_NODELIST");
+    if (!a.job_name) from_env("job-name", "SLURM_JOB_NAME");
+    if (!a.nodes) from_env("nodes", "SLURM_NNODES");
+    if (!a.ntasks) from_env("ntasks", "SLURM_NTASKS");
+  }
+  // The command line's, over the allocation's.
+  text("job-name", a.job_name);
+  text("nodes", a.nodes);
+  number("ntasks", a.ntasks);
+  return given;
+}
+
 }  // namespace skiff::cli

@@ -7,7 +7,9 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "cli/common/defined_options.h"
 #include "cli/srun/srun_options.h"
 
 namespace skiff::cli {
@@ -35,6 +37,14 @@ struct SrunCommandLine {
 // exit code srun ends with (ParseGetoptCommandLine's).
 int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
                          SrunCommandLine* line);
+
+// The options srun -v shows in its "defined options" block: those `line`
+// holds (from the command line or Slurm's input variables), and inside an
+// allocation what Slurm's srun reads from it too: the job's id, name, node
+// and task counts and node list (SLURM_JOB_ID, SLURM_JOB_NAME, SLURM_NNODES,
+// SLURM_NTASKS, SLURM_JOB_NODELIST) unless the command line gave them.
+std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
+                                          const std::map<std::string, std::string>& env);
 
 }  // namespace skiff::cli
 

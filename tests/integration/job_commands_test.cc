@@ -385,6 +385,32 @@ TEST_F(JobCommandsTest, TestOnlyEstimatesAndSubmitsNothing) {
             "sbatch: error: allocation failure: Requested node configuration is not available\n");
 }
 
+// -v's "defined options" block, as Slurm 22.05's sbatch and salloc printed it
+// for the same commands (../shared/slurm-anchor), before anything else.
+TEST_F(JobCommandsTest, VerboseSbatchAndSallocPrintSlurmsDefinedOptions) {
+  CommandResult r = cluster_->Run("cd /tmp && sbatch -v -n2 --wrap true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err,
+            "sbatch: defined options\n"
+            "sbatch: -------------------- --------------------\n"
+            "sbatch: ntasks              : 2\n"
+            "sbatch: verbose             : 1\n"
+            "sbatch: wrap                : true\n"
+            "sbatch: -------------------- --------------------\n"
+            "sbatch: end of defined options\n");
+  r = cluster_->Run("cd /tmp && salloc -v -N1 true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(absl::StartsWith(r.err,
+                               "salloc: defined options\n"
+                               "salloc: -------------------- --------------------\n"
+                               "salloc: nodes               : 1\n"
+                               "salloc: verbose             : 1\n"
+                               "salloc: -------------------- --------------------\n"
+                               "salloc: end of defined options\n"
+                               "salloc: Pending job allocation "))
+      << r.err;
+}
+
 TEST_F(JobCommandsTest, SuspendStopsAJobAndResumeContinuesIt) {
   const std::string counter = cluster_->dir() + "/counter";
   const std::string shell = cluster_->dir() + "/counter.pid";

@@ -565,6 +565,19 @@ TEST_F(StepsTest, SrunVerboseLinesTaskEnvironmentAndLimitsAsSlurms) {
   }
   EXPECT_TRUE(jobid_line) << out;
   EXPECT_EQ(launching, 2) << out;
+  // -v's block first, as Slurm's srun prints it in a batch job: the command
+  // line's options and the ones it read from the job (its id and node list).
+  for (const char* line : {"srun: defined options", "srun: label               : set",
+                           "srun: nodes               : 2", "srun: ntasks              : 3",
+                           "srun: verbose             : 1", "srun: end of defined options"}) {
+    EXPECT_NE(std::find(lines.begin(), lines.end(), line), lines.end()) << line << "\n" << out;
+  }
+  EXPECT_NE(std::find_if(lines.begin(), lines.end(),
+                         [](const std::string& line) {
+                           return absl::StartsWith(line, "srun: jobid               : ");
+                         }),
+            lines.end())
+      << out;
   EXPECT_EQ(tasks, 3) << out;
   EXPECT_TRUE(absl::StrContains(out, "\nout\n") || absl::StartsWith(out, "out\n")) << out;
   EXPECT_FALSE(absl::StrContains(out, "err\n")) << out;
