@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <iostream>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -90,6 +93,20 @@ int skiff::cli::ScancelMain(int argc, char** argv) {
   absl::Status status =
       (*client)->Call(&skiff::v1::Ctld::Stub::CancelJobs, command->request, &reply);
   if (!status.ok()) return skiff::client::ReportError(kProgram, status);
+  // A signal to a job not running yet: tried again, as Slurm's scancel does.
+  std::map<uint64_t, int> retries;
+  for (int attempt = 0; attempt < skiff::cli::kTransitionalTries; ++attempt) {
+    const std::vector<uint64_t> waiting = skiff::cli::StillTransitional(reply);
+    if (waiting.empty()) break;
+    for (uint64_t id : waiting) ++retries[id];
+    std::this_thread::sleep_for(
+        std::chrono::seconds(skiff::cli::TransitionalDelaySeconds(attempt)));
+    skiff::v1::CancelJobsReply again;
+    status = (*client)->Call(&skiff::v1::Ctld::Stub::CancelJobs,
+                             skiff::cli::RetryRequest(command->request, waiting), &again);
+    if (!status.ok()) return skiff::client::ReportError(kProgram, status);
+    skiff::cli::TakeRetried(again, &reply);
+  }
   // Results carry job ids only; look up how to print the ones scancel reports on,
   // so that array tasks show as "15400_2". Best effort: ids stay plain on failure.
   skiff::cli::JobNames names;
@@ -102,7 +119,8 @@ int skiff::cli::ScancelMain(int argc, char** argv) {
       names = skiff::cli::NamesOf(jobs);
     }
   }
-  skiff::cli::ScancelOutcome outcome = skiff::cli::DescribeCancelResults(reply, *command, names);
+  skiff::cli::ScancelOutcome outcome =
+      skiff::cli::DescribeCancelResults(reply, *command, names, retries);
   std::cerr << outcome.stderr_text;
   return outcome.exit_code;
 }

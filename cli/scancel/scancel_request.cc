@@ -1,5 +1,6 @@
 #include "cli/scancel/scancel_request.h"
 
+#include <algorithm>
 #include <csignal>
 
 #include "absl/status/status.h"
@@ -11,9 +12,12 @@
 namespace skiff::cli {
 namespace {
 
-// Slurm's scancel exits with the error number truncated to 8 bits:
-// ESLURM_ACCESS_DENIED (2002) gives 210.
-constexpr int kExitAccessDenied = 2002 & 0xff;
+// Slurm's scancel exits with the largest error number it met, truncated to 8
+// bits: ESLURM_ACCESS_DENIED (2002) gives 210, ESLURM_TRANSITION_STATE_NO_UPDATE
+// (2020) 228, ESLURM_ALREADY_DONE (2021) 229; a job it could not find, 1.
+constexpr int kAccessDenied = 2002;
+constexpr int kTransitionStateNoUpdate = 2020;
+constexpr int kAlreadyDone = 2021;
 
 }  // namespace
 
@@ -117,13 +121,16 @@ absl::StatusOr<ScancelCommand> BuildScancelCommand(const ScancelArgs& args) {
 }
 
 ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
-                                     const ScancelCommand& command, const JobNames& names) {
+                                     const ScancelCommand& command, const JobNames& names,
+                                     const std::map<uint64_t, int>& retries) {
   ScancelOutcome outcome;
+  int worst = 0;  // Slurm's error number, or 1
+  const bool signalling = command.signal != 0 && command.signal != SIGKILL;
   for (const v1::CancelJobResult& result : reply.results()) {
     auto name = names.find(result.job_id());
     std::string job = name != names.end() ? name->second : absl::StrCat(result.job_id());
     if (command.verbose > 0 && result.is_step()) {
-      if (command.signal == 0 || command.signal == SIGKILL) {
+      if (!signalling) {
         absl::StrAppend(&outcome.stderr_text, "scancel: Terminating step ", job, ".",
                         result.step_id(), "\n");
       } else {
@@ -137,6 +144,11 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
         absl::StrAppend(&outcome.stderr_text, "scancel: Signal ", command.signal, " to job ", job,
                         "\n");
       }
+      if (auto retried = retries.find(result.job_id()); retried != retries.end()) {
+        for (int i = 0; i < retried->second; ++i) {
+          absl::StrAppend(&outcome.stderr_text, "scancel: Job is in transitional state, retrying\n");
+        }
+      }
     }
     absl::Status status(static_cast<absl::StatusCode>(result.code()), result.message());
     if (result.is_step()) {
@@ -147,23 +159,64 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
       if (done && command.verbose == 0) continue;
       absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job step id ", job,
                       ": ", status.message(), "\n");
-      if (!done && outcome.exit_code == 0) {
-        outcome.exit_code =
-            status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
+      if (!done) {
+        worst = std::max(worst,
+                         status.code() == absl::StatusCode::kPermissionDenied ? kAccessDenied : 1);
       }
       continue;
     }
     if (status.ok()) continue;
-    bool quiet_failure = status.code() == absl::StatusCode::kNotFound ||
-                         status.code() == absl::StatusCode::kFailedPrecondition;
-    if (quiet_failure && command.verbose == 0) continue;
-    absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ", job, ": ",
-                    client::SlurmJobErrorText(status, client::JobRpc::kCancel), "\n");
-    if (quiet_failure || outcome.exit_code != 0) continue;
-    outcome.exit_code =
-        status.code() == absl::StatusCode::kPermissionDenied ? kExitAccessDenied : 1;
+    // Unknown or already finished: said only with -v; no error for a kill,
+    // ESLURM_ALREADY_DONE's exit for a signal, as Slurm's _cancel_job_id.
+    const bool quiet_failure = status.code() == absl::StatusCode::kNotFound ||
+                               status.code() == absl::StatusCode::kFailedPrecondition;
+    if (!quiet_failure || command.verbose > 0) {
+      absl::StrAppend(&outcome.stderr_text, "scancel: error: Kill job error on job id ", job, ": ",
+                      client::SlurmJobErrorText(status, client::JobRpc::kCancel), "\n");
+    }
+    if (quiet_failure) {
+      if (signalling && status.code() == absl::StatusCode::kFailedPrecondition) {
+        worst = std::max(worst, kAlreadyDone);
+      }
+    } else if (status.code() == absl::StatusCode::kPermissionDenied) {
+      worst = std::max(worst, kAccessDenied);
+    } else if (status.code() == absl::StatusCode::kUnavailable) {
+      worst = std::max(worst, kTransitionStateNoUpdate);
+    } else {
+      worst = std::max(worst, 1);
+    }
   }
+  outcome.exit_code = worst & 0xff;
   return outcome;
+}
+
+std::vector<uint64_t> StillTransitional(const v1::CancelJobsReply& reply) {
+  std::vector<uint64_t> ids;
+  for (const v1::CancelJobResult& result : reply.results()) {
+    if (!result.is_step() &&
+        static_cast<absl::StatusCode>(result.code()) == absl::StatusCode::kUnavailable) {
+      ids.push_back(result.job_id());
+    }
+  }
+  return ids;
+}
+
+v1::CancelJobsRequest RetryRequest(const v1::CancelJobsRequest& request,
+                                   const std::vector<uint64_t>& job_ids) {
+  v1::CancelJobsRequest retry = request;
+  retry.clear_job_ids();
+  retry.clear_refs();
+  retry.clear_steps();
+  for (uint64_t id : job_ids) retry.add_job_ids(id);
+  return retry;
+}
+
+void TakeRetried(const v1::CancelJobsReply& retried, v1::CancelJobsReply* reply) {
+  for (const v1::CancelJobResult& again : retried.results()) {
+    for (v1::CancelJobResult& result : *reply->mutable_results()) {
+      if (!result.is_step() && result.job_id() == again.job_id()) result = again;
+    }
+  }
 }
 
 std::vector<uint64_t> JobsToName(const v1::CancelJobsReply& reply, const ScancelCommand& command) {

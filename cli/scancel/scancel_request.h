@@ -70,8 +70,28 @@ using JobNames = std::map<uint64_t, std::string>;
 //     Access/permission denied", exit 210 (Slurm's ESLURM_ACCESS_DENIED & 0xff);
 //   an unknown or finished job: silent and exit 0, unless -v, which prints the error;
 //   any other failure: the error with ctld's message, exit 1.
+//   a signal to a job not running yet, still so after scancel's tries (below):
+//     "scancel: error: Kill job error on job id N: Job can not be altered now,
+//     try again later", exit 228; with -v each try said first as "scancel: Job
+//     is in transitional state, retrying" (`retries`: tries per job id);
+//   a signal (not KILL) to a finished job: exit 229, silent unless -v.
+// The exit status is the largest of Slurm's error numbers met, on 8 bits.
 ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
-                                     const ScancelCommand& command, const JobNames& names = {});
+                                     const ScancelCommand& command, const JobNames& names = {},
+                                     const std::map<uint64_t, int>& retries = {});
+
+// Slurm's scancel tries a signal again while ctld answers that the job cannot
+// be altered yet (pending, configuring, suspended: UNAVAILABLE), up to 10
+// times, sleeping 5 s, 6 s, ... 14 s before each (_cancel_job_id).
+inline constexpr int kTransitionalTries = 10;
+inline int TransitionalDelaySeconds(int attempt) { return 5 + attempt; }
+// The jobs whose result asks to try again.
+std::vector<uint64_t> StillTransitional(const v1::CancelJobsReply& reply);
+// `request` again for these jobs only.
+v1::CancelJobsRequest RetryRequest(const v1::CancelJobsRequest& request,
+                                   const std::vector<uint64_t>& job_ids);
+// Replaces the results in `reply` of the jobs `retried` answers for.
+void TakeRetried(const v1::CancelJobsReply& retried, v1::CancelJobsReply* reply);
 
 // The existing jobs DescribeCancelResults will print a line about, whose names
 // main should look up (CancelJobResult carries only the job id, so an array task

@@ -13,6 +13,7 @@ constexpr int kOk = 0;
 constexpr int kNotFound = 5;
 constexpr int kPermissionDenied = 7;
 constexpr int kFailedPrecondition = 9;
+constexpr int kUnavailable = 14;
 constexpr int kInternal = 13;
 
 v1::CancelJobsReply Results(std::vector<std::pair<uint64_t, int>> results) {
@@ -90,6 +91,65 @@ TEST(DescribeCancelResults, VerboseSignalLine) {
   args.verbose = 1;
   ScancelOutcome out = DescribeCancelResults(Results({{7, kOk}}), *BuildScancelCommand(args));
   EXPECT_EQ(out.stderr_text, "scancel: Signal 10 to job 7\n");
+}
+
+ScancelCommand Signal(std::vector<std::string> ids, int verbose = 0) {
+  ScancelArgs args;
+  args.job_ids = std::move(ids);
+  args.signal = "USR1";
+  args.verbose = verbose;
+  return *BuildScancelCommand(args);
+}
+
+// What Slurm 22.05's scancel printed for `scancel -v --signal=USR1 JOB` right
+// after sbatch (../shared/slurm-anchor): the job was pending, scancel tried
+// again, and the signal went on once it ran.
+TEST(DescribeCancelResults, ASignalTriedAgainUntilTheJobRuns) {
+  ScancelOutcome out =
+      DescribeCancelResults(Results({{261, kOk}}), Signal({"261"}, 1), {}, {{261, 1}});
+  EXPECT_EQ(out.stderr_text,
+            "scancel: Signal 10 to job 261\n"
+            "scancel: Job is in transitional state, retrying\n");
+  EXPECT_EQ(out.exit_code, 0);
+}
+
+// After every try: ESLURM_TRANSITION_STATE_NO_UPDATE's text, printed even
+// without -v, and its number as the exit status.
+TEST(DescribeCancelResults, AJobThatNeverRanIsAnErrorAfterTheTries) {
+  v1::CancelJobsReply reply = Results({{5, kUnavailable}});
+  reply.mutable_results(0)->set_message("Job can not be altered now, try again later");
+  ScancelOutcome out = DescribeCancelResults(reply, Signal({"5"}), {}, {{5, 10}});
+  EXPECT_EQ(out.stderr_text,
+            "scancel: error: Kill job error on job id 5: Job can not be altered now, try again "
+            "later\n");
+  EXPECT_EQ(out.exit_code, 228);
+}
+
+// Slurm keeps ESLURM_ALREADY_DONE for a signal (it forgives it for a kill).
+TEST(DescribeCancelResults, ASignalToAFinishedJobExitsWithSlurmsNumber) {
+  ScancelOutcome out = DescribeCancelResults(Results({{6, kFailedPrecondition}}), Signal({"6"}));
+  EXPECT_EQ(out.stderr_text, "");
+  EXPECT_EQ(out.exit_code, 229);
+  out = DescribeCancelResults(Results({{6, kFailedPrecondition}, {7, kPermissionDenied}}),
+                              Signal({"6,7"}));
+  EXPECT_EQ(out.exit_code, 229) << "the largest of Slurm's numbers";
+  EXPECT_EQ(DescribeCancelResults(Results({{6, kFailedPrecondition}}), Command({"6"})).exit_code,
+            0);
+}
+
+TEST(Retries, OnlyTheJobsNotYetRunningAreAskedAgain) {
+  ScancelCommand command = Signal({"5,6,7"});
+  v1::CancelJobsReply reply = Results({{5, kUnavailable}, {6, kOk}, {7, kUnavailable}});
+  const std::vector<uint64_t> waiting = StillTransitional(reply);
+  EXPECT_EQ(waiting, (std::vector<uint64_t>{5, 7}));
+  const v1::CancelJobsRequest again = RetryRequest(command.request, waiting);
+  EXPECT_EQ(std::vector<uint64_t>(again.job_ids().begin(), again.job_ids().end()), waiting);
+  EXPECT_EQ(again.signal(), command.request.signal());
+  TakeRetried(Results({{5, kOk}, {7, kUnavailable}}), &reply);
+  EXPECT_EQ(StillTransitional(reply), (std::vector<uint64_t>{7}));
+  EXPECT_EQ(reply.results(0).code(), kOk);
+  EXPECT_EQ(TransitionalDelaySeconds(0), 5);
+  EXPECT_EQ(TransitionalDelaySeconds(kTransitionalTries - 1), 14);
 }
 
 TEST(BuildScancelCommand, NeedsAJobOrAFilter) {

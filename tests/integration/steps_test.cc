@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -710,6 +711,45 @@ TEST_F(StepsTest, ScancelSignalReachesTheStepsTheBatchShellOrBoth) {
   EXPECT_TRUE(absl::StrContains(text, "batch got USR1")) << text;
   EXPECT_TRUE(absl::StrContains(text, "0: step got USR1")) << text;
   EXPECT_TRUE(absl::StrContains(text, "1: step got USR1")) << text;
+}
+
+// A signal sent while the job is still pending: Slurm's ctld answers that the
+// job cannot be altered yet and scancel tries again 5 s later (checked
+// against Slurm 22.05), so it reaches the steps once the job runs instead of
+// being lost.
+TEST_F(StepsTest, ASignalToAPendingJobIsTriedAgainUntilItsStepsRun) {
+  const std::string script = cluster_->dir() + "/early_signal.sh";
+  cluster_->Run(absl::StrCat(
+      "cat > ", script, " <<'EOS'\n", "#!/bin/bash\n",
+      "srun bash -c 'trap \"echo step got USR1; exit 0\" USR1; echo ready; ",
+      "while :; do sleep 0.1; done'\n", "EOS"));
+  const std::string out = absl::StrCat(cluster_->dir(), "/early-signal.out");
+  const CommandResult submit =
+      cluster_->Run(absl::StrCat("cd /tmp && sbatch --parsable -H -o ", out, " ", script));
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::string id(absl::StripTrailingAsciiWhitespace(submit.out));
+  // ctld's count of kill requests (sdiag), to see scancel's first try answered.
+  auto kill_requests = [&] {
+    const std::string sdiag = cluster_->Run("sdiag").out;
+    const size_t line = sdiag.find("REQUEST_KILL_JOB ");
+    if (line == std::string::npos) return std::string("0");
+    const size_t count = sdiag.find("count:", line) + 6;
+    return sdiag.substr(count, sdiag.find(' ', count) - count);
+  };
+  const std::string before = kill_requests();
+  CommandResult signal;
+  std::thread scancel([&] { signal = cluster_->Run("scancel -v --signal=USR1 " + id); });
+  // scancel's first try meets a pending job; its next comes 5 s later.
+  EXPECT_TRUE(Eventually(30, [&] { return kill_requests() != before; }));
+  EXPECT_EQ(cluster_->Run("scontrol release " + id).exit_code, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return absl::StrContains(ReadFile(out), "ready"); }))
+      << ReadFile(out);
+  scancel.join();
+  EXPECT_EQ(signal.exit_code, 0) << signal.err;
+  EXPECT_EQ(signal.err, absl::StrCat("scancel: Signal 10 to job ", id,
+                                     "\nscancel: Job is in transitional state, retrying\n"));
+  EXPECT_TRUE(Eventually(30, [&] { return absl::StrContains(ReadFile(out), "step got USR1"); }))
+      << ReadFile(out);
 }
 
 }  // namespace

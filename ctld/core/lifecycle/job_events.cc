@@ -66,7 +66,14 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
     }
     if (spec.signal != 0) {
       if (current.state != JobState::kRunning) {
-        outcomes->push_back({id, absl::FailedPreconditionError("Job is pending execution")});
+        // Slurm's job_signal answers ESLURM_TRANSITION_STATE_NO_UPDATE for a
+        // job not running (pending, suspended), and scancel tries again for
+        // up to 95 s: a signal sent right after sbatch reaches the job once
+        // it runs. A job still configuring (prolog, launch) is answered so
+        // too, where Slurm sends it to the steps there are, none yet
+        // (docs/compatibility.md).
+        outcomes->push_back(
+            {id, absl::UnavailableError("Job can not be altered now, try again later")});
         continue;
       }
       // Slurm: -f wins over -b; neither spares the batch shell.

@@ -154,6 +154,22 @@ TEST_F(LifecycleTest, ScancelSignalReachesTheStepsUnlessBatchOrFull) {
   EXPECT_EQ(StateOf(id), JobState::kRunning);
 }
 
+// Slurm's ESLURM_TRANSITION_STATE_NO_UPDATE, on which scancel tries again.
+TEST_F(LifecycleTest, ASignalToAJobNotYetRunningAsksToTryAgain) {
+  SubmitRequest held = Request();
+  held.hold = true;
+  const uint64_t id = Submit(held);
+  CancelSpec spec = CancelOf(id);
+  spec.signal = SIGUSR1;
+  std::vector<CancelOutcome> outcomes;
+  Effects effects = Store(core_->Cancel({0, 0}, true, spec, now_, &outcomes));
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes[0].status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(outcomes[0].status.message(), "Job can not be altered now, try again later");
+  EXPECT_TRUE(effects.intents.empty());
+  EXPECT_EQ(StateOf(id), JobState::kPending) << "a signal never cancels";
+}
+
 TEST_F(LifecycleTest, ADeadlineTheTimeLimitCannotMeetIsRefusedOrEndsTheJobDeadline) {
   SubmitRequest past = Request();
   past.deadline = now_ - 1;
