@@ -206,7 +206,7 @@ struct ArrayText {
 // that has left it.
 ArrayText ArrayFields(const v1::JobInfo& job, const std::vector<int32_t>& task_ids) {
   ArrayText text;
-  if (job.state() != v1::PENDING) {
+  if (job.state() != v1::PENDING && !job.cancelled_with_array()) {
     text.task_ids = absl::StrCat(job.array_task_id());
     return text;
   }
@@ -416,14 +416,15 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
 }
 
 // An array's pending tasks share one record, as in Slurm, when they are alike
-// in what the record shows about their state.
+// in what the record shows about their state; so do the tasks cancelled with
+// the array before they started (Slurm's meta record, then CANCELLED).
 std::string PendingGroupKey(const v1::JobInfo& job) {
-  return absl::StrCat(job.array_job_id(), "/", job.state_reason(), "/", job.held(), "/",
-                      job.held_by_admin(), "/", job.state_description());
+  return absl::StrCat(job.array_job_id(), "/", job.state(), "/", job.state_reason(), "/",
+                      job.held(), "/", job.held_by_admin(), "/", job.state_description());
 }
 
 bool IsPendingArrayTask(const v1::JobInfo& job) {
-  return job.array_job_id() != 0 && job.state() == v1::PENDING;
+  return job.array_job_id() != 0 && (job.state() == v1::PENDING || job.cancelled_with_array());
 }
 
 }  // namespace

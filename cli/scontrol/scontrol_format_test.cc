@@ -381,6 +381,28 @@ TEST_F(ScontrolFormatTest, ArrayTasksThatLeftThePendingRecordShowTheirOwnId) {
             "JobId=203 ArrayJobId=200 ArrayTaskId=3 JobName=arr\n");
 }
 
+// `scancel J` of a held array on Slurm 22.05 (../shared/slurm-anchor): one
+// record for the whole array, CANCELLED, its tasks' ids as the pending ones'.
+TEST_F(ScontrolFormatTest, AnArrayCancelledBeforeItRanIsOneCancelledRecord) {
+  v1::GetJobsReply reply;
+  reply.set_now(T("2026-11-22T05:15:00"));
+  for (int task = 1; task <= 5; ++task) {
+    v1::JobInfo job = RootJob(261 + task, "wrap");
+    job.set_array_job_id(262);
+    job.set_array_task_id(task);
+    job.set_state(v1::CANCELLED);
+    job.set_state_reason("JobHeldUser");
+    job.set_cancelled_with_array(true);
+    *reply.add_jobs() = job;
+  }
+  const std::string out = FormatJobRecords(reply, {});
+  EXPECT_EQ(out.substr(0, out.find('\n')), "JobId=262 ArrayJobId=262 ArrayTaskId=1-5 JobName=wrap");
+  const std::string one = FormatJobRecord(reply.jobs(0), {});
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), std::count(one.begin(), one.end(), '\n'))
+      << "one record";
+  EXPECT_NE(out.find("JobState=CANCELLED Reason=JobHeldUser"), std::string::npos) << out;
+}
+
 // A job of alice's from the reference cluster: 1 CPU, 100M per CPU, 1 h.
 v1::JobInfo AliceJob(uint64_t id, const std::string& name) {
   v1::JobInfo job = RootJob(id, name);

@@ -754,13 +754,16 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
 
   std::vector<SqueueRow> rows;
   // Index in `rows` of each collapsible group's row.
-  std::map<std::tuple<uint64_t, std::string, std::string>, size_t> groups;
+  // Pending tasks of an array, and those cancelled with it before they
+  // started, fold into the array's record as in Slurm ("15400_[1-5]").
+  std::map<std::tuple<uint64_t, v1::JobState, std::string, std::string>, size_t> groups;
   for (const v1::JobInfo* job : jobs) {
-    if (options.array || job->state() != v1::PENDING || !client::IsArrayTask(*job)) {
+    if (options.array || !client::IsArrayTask(*job) ||
+        (job->state() != v1::PENDING && !job->cancelled_with_array())) {
       rows.push_back(SqueueRow{job, {}});
       continue;
     }
-    auto key = std::make_tuple(job->array_job_id(), Partition(*job), ReasonText(*job));
+    auto key = std::make_tuple(job->array_job_id(), job->state(), Partition(*job), ReasonText(*job));
     auto [it, inserted] = groups.emplace(key, rows.size());
     if (inserted) rows.push_back(SqueueRow{job, {}});
     std::vector<int32_t>& tasks = rows[it->second].tasks;

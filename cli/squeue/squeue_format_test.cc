@@ -240,6 +240,30 @@ TEST(FormatSqueue, ARecordCtldCollapsedIsOneLineLikeTheTasksItStandsFor) {
             "300_9 PD (JobHeldUser)\n");
 }
 
+// `scancel J` of a held array, then `squeue -t all -j J` on Slurm 22.05
+// (../shared/slurm-anchor): "262_[1-5] debug wrap root CA 0:00 1".
+TEST(FormatSqueue, AnArrayCancelledBeforeItRanIsOneLine) {
+  v1::GetJobsReply reply;
+  reply.set_now(kNow);
+  for (int32_t t = 1; t <= 5; ++t) {
+    v1::JobInfo task = Task(261 + t, 262, t, v1::CANCELLED, "JobHeldUser", 0);
+    task.set_cancelled_with_array(true);
+    *reply.add_jobs() = task;
+  }
+  v1::JobInfo ran = Task(267, 262, 6, v1::CANCELLED, "None", 0);  // started, then cancelled
+  ran.set_start_time(kNow - 5);
+  *reply.add_jobs() = ran;
+  SqueueOptions options = At(kNow);
+  options.states = client::AllJobStates();
+  options.states_given = true;
+  options.format = "%i %t";
+  options.format_given = true;
+  EXPECT_EQ(FormatSqueue(reply, options),
+            "JOBID ST\n"
+            "262_[1-5] CA\n"
+            "262_6 CA\n");
+}
+
 TEST(FormatSqueue, ArrayIdFieldsOfSingleJobs) {
   v1::JobInfo task = Task(15402, 15400, 3, v1::RUNNING, "None", 1);
   EXPECT_EQ(SqueueFieldValue(task, 'i', kNow), "15400_3");

@@ -207,6 +207,10 @@ struct Job {
   uint64_t array_job_id = 0;      // 0 = not an array task
   int32_t array_task_id = -1;     // -1 = not an array task
   int32_t array_max_running = 0;  // %N throttle, 0 = none
+  // Cancelled before it started by a cancel of its whole array (scancel J,
+  // or a filter), not by its own J_T: Slurm keeps such tasks in the array's
+  // record, shown CANCELLED as J_[1-5]; a task cancelled alone leaves it.
+  bool cancelled_with_array = false;
   std::string dependency;         // -d as accepted; "" = none
   bool kill_on_invalid_dep = false;
 

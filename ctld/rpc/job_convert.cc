@@ -346,6 +346,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->set_array_job_id(job.array_job_id);
   out->set_array_task_id(job.array_task_id);
   out->set_array_max_running(job.array_max_running);
+  out->set_cancelled_with_array(job.cancelled_with_array);
   out->set_dependency(job.dependency_text);
   if (job.state == JobState::kPending && whole) {
     v1::PriorityFactors* f = out->mutable_priority_factors();

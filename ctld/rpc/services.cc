@@ -327,10 +327,12 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   bool any_named = false;  // a job named by id exists (and may be seen)
   auto selected = [&](const Job& job) {
     if (own_only && job.uid != caller->uid) return false;
-    // Slurm drops an array task cancelled before it started from the array's
-    // pending record: scontrol, squeue (even -t all) no longer know it; sacct
-    // still shows it CANCELLED.
-    if (job.array_task_id >= 0 && job.state == JobState::kCancelled && job.start_time == 0) {
+    // Slurm drops an array task cancelled alone before it started from the
+    // array's pending record: scontrol, squeue (even -t all) no longer know
+    // it; sacct still shows it CANCELLED. Cancelled with its whole array, it
+    // stays in the array's record, now CANCELLED.
+    if (job.array_task_id >= 0 && job.state == JobState::kCancelled && job.start_time == 0 &&
+        !job.cancelled_with_array) {
       return false;
     }
     any_named = true;
@@ -360,17 +362,19 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   if (request->summary()) {
     // What squeue shows is in memory: filtered and converted under ctld's lock,
     // without copying every Job first (the copy cost as much as the reply).
-    // Pending tasks of one array, partition and reason: one record.
-    std::map<std::tuple<uint64_t, std::string, std::string>, v1::JobInfo*> groups;
+    // Pending tasks of one array, partition and reason: one record; so are
+    // the tasks cancelled with the array before they started.
+    std::map<std::tuple<uint64_t, v1::JobState, std::string, std::string>, v1::JobInfo*> groups;
     controller_.VisitJobs(ids, [&](const Job& job) {
       if (!selected(job)) return;
+      const v1::JobState state = DisplayState(job);
       if (!request->collapse_pending_arrays() || job.array_job_id == 0 || job.array_task_id < 0 ||
-          DisplayState(job) != v1::PENDING) {
+          (state != v1::PENDING && !job.cancelled_with_array)) {
         add(job, JobInfoDetail::kSummary);
         return;
       }
       auto [group, first] = groups.try_emplace(
-          std::make_tuple(job.array_job_id, job.request.partition, PendingReasonText(job)));
+          std::make_tuple(job.array_job_id, state, job.request.partition, PendingReasonText(job)));
       if (first) group->second = add(job, JobInfoDetail::kSummary);
       group->second->add_collapsed_task_ids(job.array_task_id);
     });

@@ -83,6 +83,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_array_job_id(job.array_job_id);
   r.set_array_task_id(job.array_task_id);
   r.set_array_max_running(job.array_max_running);
+  r.set_cancelled_with_array(job.cancelled_with_array);
   r.set_dependency(job.dependency);
   r.set_kill_on_invalid_dep(job.kill_on_invalid_dep);
   r.set_preempt_requeue(job.progress.preempt_requeue);
@@ -208,6 +209,7 @@ Job FromRecord(const v1::JobRecord& r) {
   // Records written before arrays existed have 0 here: not an array task.
   job.array_task_id = r.array_job_id() == 0 ? -1 : r.array_task_id();
   job.array_max_running = r.array_max_running();
+  job.cancelled_with_array = r.cancelled_with_array();
   job.dependency = r.dependency();
   job.kill_on_invalid_dep = r.kill_on_invalid_dep();
   job.progress.preempt_requeue = r.preempt_requeue();

@@ -307,7 +307,15 @@ TEST_F(JobCommandsTest, ArrayTasksNameTheirOutputAndCancelledPendingTasksLeaveTh
   EXPECT_TRUE(absl::StrContains(listed, array + "_8\n")) << listed;
   EXPECT_TRUE(absl::StrContains(cluster_->Run("sacct -n -X -P -o State -j " + array + "_7").out,
                                 "CANCELLED"));
-  cluster_->Run("scancel " + array);
+  // The rest cancelled with the array: one CANCELLED record, as Slurm keeps
+  // its meta record until MinJobAge.
+  ASSERT_EQ(cluster_->Run("scancel " + array).exit_code, 0);
+  EXPECT_TRUE(Eventually(10, [&] { return Field(array, "JobState") == "CANCELLED"; }))
+      << cluster_->Run("scontrol show job " + array).out;
+  EXPECT_EQ(Field(array, "ArrayTaskId"), "1-6,8-10");
+  EXPECT_EQ(cluster_->Run("squeue -h -t all -j " + array + " -o '%i %t'").out,
+            array + "_[1-6,8-10] CA\n");
+  EXPECT_EQ(cluster_->Run("scontrol show job " + array + "_7").out, "Job " + array + "_7 not found\n");
 }
 
 TEST_F(JobCommandsTest, UpdatesOfNodeListsAndFeaturesKeepAJobRunnable) {

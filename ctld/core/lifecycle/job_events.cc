@@ -23,6 +23,7 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
   state_.Begin();
   Effects effects;
   std::vector<uint64_t> selected;
+  std::set<uint64_t> named_tasks;  // array tasks named as J_T
   auto matches = [&](const Job& job) {
     if (!spec.user.empty() && job.user_name != spec.user) return false;
     if (!spec.name.empty() && job.name != spec.name) return false;
@@ -42,6 +43,8 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
       for (const Job* job : jobs) {
         // A whole array: its finished tasks are not errors.
         if (jobs.size() > 1 && IsFinal(job->state)) continue;
+        // J_T, or a task by its own job id: that task alone.
+        if (ref.array_task_id >= 0 || ref.job_id != job->array_job_id) named_tasks.insert(job->id);
         if (matches(*job) && seen.insert(job->id).second) selected.push_back(job->id);
       }
     }
@@ -90,6 +93,7 @@ Effects Lifecycle::Cancel(const Caller& caller, bool privileged, const CancelSpe
     if (job.state == JobState::kPending) {
       job.end_time = now;
       job.final_state = JobState::kCancelled;
+      job.cancelled_with_array = job.array_task_id >= 0 && named_tasks.count(id) == 0;
       // The reason it waited for stays (scontrol's Reason=Priority), as
       // Slurm's _job_signal leaves state_reason alone.
       TransitionJob(job, JobEvent::kCancelPending, effects);

@@ -154,6 +154,27 @@ TEST_F(LifecycleTest, ScancelSignalReachesTheStepsUnlessBatchOrFull) {
   EXPECT_EQ(StateOf(id), JobState::kRunning);
 }
 
+// Slurm keeps the pending tasks of an array cancelled whole in the array's
+// record (shown CANCELLED); a task cancelled alone leaves it.
+TEST_F(LifecycleTest, PendingTasksCancelledWithTheirArrayStayInItsRecord) {
+  SubmitRequest array = Request();
+  array.array = "1-4";
+  array.hold = true;
+  const uint64_t base = Submit(array);
+  std::vector<CancelOutcome> outcomes;
+  CancelSpec one;
+  one.jobs = {{base, 2}};
+  Store(core_->Cancel({0, 0}, true, one, now_, &outcomes));
+  Store(core_->Cancel({0, 0}, true, CancelOf(base + 3), now_, &outcomes));  // task 4 by its id
+  Store(core_->Cancel({0, 0}, true, CancelOf(base), now_, &outcomes));      // the rest
+  for (const CancelOutcome& outcome : outcomes) EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_TRUE(core_->Find(base)->cancelled_with_array);
+  EXPECT_FALSE(core_->Find(base + 1)->cancelled_with_array) << "task 2, cancelled alone";
+  EXPECT_TRUE(core_->Find(base + 2)->cancelled_with_array);
+  EXPECT_FALSE(core_->Find(base + 3)->cancelled_with_array) << "task 4, named by its own id";
+  EXPECT_EQ(StateOf(base + 2), JobState::kCancelled);
+}
+
 // Slurm's ESLURM_TRANSITION_STATE_NO_UPDATE, on which scancel tries again.
 TEST_F(LifecycleTest, ASignalToAJobNotYetRunningAsksToTryAgain) {
   SubmitRequest held = Request();
