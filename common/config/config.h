@@ -164,7 +164,8 @@ struct SkiffConfig {
   SlurmctldParameters slurmctld_parameters;            // SlurmctldParameters=enable_configless
   std::string preempt_type = "preempt/none";           // PreemptType
   std::string preempt_mode = "OFF";                    // PreemptMode (cluster default)
-  std::string priority_type = "priority/multifactor";  // PriorityType
+  // PriorityType; Slurm 22.05's default: jobs in submission order (nice aside).
+  std::string priority_type = "priority/basic";
   int64_t priority_decay_half_life = 7 * 24 * 3600;    // PriorityDecayHalfLife seconds
   int64_t priority_max_age = 7 * 24 * 3600;            // PriorityMaxAge seconds
   int64_t priority_weight_age = 0;                     // PriorityWeightAge

@@ -104,7 +104,7 @@ Node* NodeTable::FindMutable(std::string_view name) {
 }
 
 absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool config_overrides,
-                                 std::vector<NodeChange>* changes) {
+                                 std::vector<NodeChange>* changes, int return_to_service) {
   Node* node = FindMutable(reg.node_name);
   if (node == nullptr) {
     return absl::NotFoundError(
@@ -114,6 +114,7 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
     return absl::InvalidArgumentError(absl::StrCat("NodeName=", reg.node_name, ": negative CPUs"));
   }
   const NodeBaseState before = node->state;
+  const std::string down_reason = before == NodeBaseState::kDown ? node->reason : "";
   node->last_registered = now;
   node->last_heartbeat = now;
   node->boot_time = reg.boot_time;
@@ -181,12 +182,19 @@ absl::Status NodeTable::Register(const NodeRegistration& reg, int64_t now, bool 
     }
   }
 
-  // A node down only because it stopped answering comes back by itself
-  // (ReturnToService=1 semantics); one an admin set DOWN stays DOWN.
-  if (before == NodeBaseState::kUnknown ||
-      (before == NodeBaseState::kDown && node->reason == kNotResponding)) {
+  // ReturnToService: 1 brings back a node DOWN only because it stopped
+  // answering, 2 one set DOWN for any reason; 0 leaves both to an operator.
+  const bool returns =
+      before == NodeBaseState::kDown &&
+      (return_to_service == 2 || (return_to_service == 1 && down_reason == kNotResponding));
+  if (before == NodeBaseState::kUnknown || returns) {
     node->state = UsageState(*node);
-    if (node->reason == kNotResponding) node->reason.clear();
+    // The reason it was DOWN goes with it (a drain reason set above stays).
+    if (returns && node->reason == down_reason) {
+      node->reason.clear();
+      node->reason_time = 0;
+      node->reason_uid.reset();
+    }
     // Slurm counts a node that comes up idle as busy until now.
     if (node->state == NodeBaseState::kIdle) node->last_busy = now;
   }
@@ -205,8 +213,12 @@ bool NodeTable::Heartbeat(std::string_view node_name, int64_t now, std::vector<N
   if (load.cpu_load) node->load.cpu_load = load.cpu_load;
   if (load.free_memory_mb) node->load.free_memory_mb = load.free_memory_mb;
   // Silence long enough to go DOWN needs a fresh registration (the node may have
-  // rebooted); a shorter gap only clears the '*'.
-  if (node->state == NodeBaseState::kDown && node->reason == kNotResponding) return false;
+  // rebooted); a shorter gap only clears the '*'. A node registered since
+  // (kept DOWN by ReturnToService=0) is heard again.
+  if (node->state == NodeBaseState::kDown && node->reason == kNotResponding &&
+      node->last_registered <= node->reason_time) {
+    return false;
+  }
   node->last_heartbeat = now;
   if (node->not_responding) {
     node->not_responding = false;

@@ -146,9 +146,11 @@ class NodeTable {
 
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's
-  // configured hardware is trusted over what it reports.
+  // configured hardware is trusted over what it reports. A DOWN node comes
+  // back as Slurm's ReturnToService says: 0 never (an operator resumes it),
+  // 1 when it was DOWN only for not responding, 2 whatever set it DOWN.
   absl::Status Register(const NodeRegistration& registration, int64_t now, bool config_overrides,
-                        std::vector<NodeChange>* changes);
+                        std::vector<NodeChange>* changes, int return_to_service = 1);
 
   // Returns false when the node has not registered since this ctld started (the
   // daemon should register again). Clears "not responding".

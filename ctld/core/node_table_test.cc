@@ -184,6 +184,39 @@ TEST(NodeTable, AdminDownNodeStaysDownAfterRegistering) {
   EXPECT_EQ(table.Find("n1")->reason, "maintenance");
 }
 
+// Slurm's ReturnToService=0: a DOWN node stays DOWN until an operator
+// resumes it, though it registers and answers again.
+TEST(NodeTable, ReturnToServiceZeroKeepsASilentNodeDown) {
+  NodeTable table(TwoNodeConfig());
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr, 0).ok());
+  table.CheckTimeouts(200, 10, 60, nullptr);
+  ASSERT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  ASSERT_TRUE(table.Register(Reg("n1"), 202, false, nullptr, 0).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kDown);
+  EXPECT_EQ(table.Find("n1")->reason, "Not responding");
+  EXPECT_TRUE(table.Heartbeat("n1", 210, nullptr)) << "registered since: no new registration asked";
+  ASSERT_TRUE(table.AdminUpdate("n1", "RESUME", "", 0u, 220, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+}
+
+// ReturnToService=2: whatever set it DOWN, a node that registers comes back.
+TEST(NodeTable, ReturnToServiceTwoBringsBackANodeSetDownForAnyReason) {
+  SkiffConfig config = TwoNodeConfig();
+  config.nodes[0].state = "DOWN";
+  config.nodes[0].reason = "maintenance";
+  NodeTable table(config);
+  ASSERT_TRUE(table.Register(Reg("n1"), 100, false, nullptr, 2).ok());
+  EXPECT_EQ(table.Find("n1")->state, NodeBaseState::kIdle);
+  EXPECT_EQ(table.Find("n1")->reason, "");
+  // Still drained when it reports less than configured.
+  ASSERT_TRUE(table.AdminUpdate("n2", "DOWN", "fan", 0u, 100, nullptr).ok());
+  ASSERT_TRUE(table.Register(Reg("n2", 4, 500), 110, false, nullptr, 2).ok());
+  EXPECT_NE(table.Find("n2")->state, NodeBaseState::kDown);
+  EXPECT_TRUE(table.Find("n2")->drain);
+  EXPECT_NE(table.Find("n2")->reason.find("Low RealMemory"), std::string::npos)
+      << table.Find("n2")->reason;
+}
+
 }  // namespace
 }  // namespace skiff::ctld
 

@@ -135,7 +135,8 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"Licenses", kNull},
       {"LogTimeFormat", "iso8601_ms"},
       {"MailDomain", kNull},
-      {"MailProg", c.mail_prog.empty() ? "/bin/mail" : c.mail_prog},
+      // Unset, Skiff sends no mail (docs/compatibility.md), and says so.
+      {"MailProg", OrNull(c.mail_prog)},
       {"MaxArraySize", absl::StrCat(c.max_array_size)},
       // Slurm's formula: the most messages slurmctld queues for slurmdbd.
       {"MaxDBDMsgs", absl::StrCat(std::max<int64_t>(
@@ -175,6 +176,10 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
   if (c.priority_type == "priority/basic") {
     e.push_back({"PriorityType", c.priority_type});
   } else {
+    // Slurm prints this one only for multifactor, after ExtSensorsFreq.
+    auto ext = std::find_if(e.begin(), e.end(),
+                            [](const auto& kv) { return kv.first == "ExtSensorsFreq"; });
+    e.insert(ext + 1, {"FairShareDampeningFactor", "1"});
     std::vector<std::pair<std::string, std::string>> multifactor = {
         {"PriorityDecayHalfLife", FormatTimeLimit(c.priority_decay_half_life)},
         {"PriorityCalcPeriod", "00:05:00"},

@@ -229,9 +229,15 @@ TEST(ConfigEntriesTest, ListsEverySlurmKeyInSlurmsOrder) {
 }
 
 TEST(ConfigEntriesTest, MultifactorAddsItsKeysAroundPriorityType) {
-  SkiffConfig config;  // priority/multifactor by default
+  SkiffConfig config;
+  EXPECT_EQ(config.priority_type, "priority/basic") << "Slurm 22.05's default";
+  config.priority_type = "priority/multifactor";
   std::vector<std::string> keys = Keys(config);
-  EXPECT_EQ(keys.size(), kSlurmKeys.size() + 13);
+  EXPECT_EQ(keys.size(), kSlurmKeys.size() + 14);
+  auto dampening = std::find(keys.begin(), keys.end(), "FairShareDampeningFactor");
+  ASSERT_NE(dampening, keys.end());
+  EXPECT_EQ(*(dampening - 1), "ExtSensorsFreq");
+  EXPECT_EQ(Value(config, "FairShareDampeningFactor"), "1");
   auto at = std::find(keys.begin(), keys.end(), "PriorityDecayHalfLife");
   ASSERT_NE(at, keys.end());
   EXPECT_EQ(*(at - 1), "PrioritySiteFactorPlugin");

@@ -577,7 +577,9 @@ TEST_F(BankTest, RunMinuteLimitsHoldGpuJobsUntilRunningOnesFreeRoom) {
 // Issue 34: PriorityWeightTRES weighs what a job asks of its partition's
 // TRES, as sprio shows: 2 of the partition's 4 GPUs at weight 4000 is 2000.
 TEST_F(BankTest, PriorityWeightTresCountsTheGpusAJobAsksFor) {
-  StartCluster("associations", "PriorityWeightTRES=CPU=1000,GRES/gpu=4000\n", /*gpu_nodes=*/2);
+  StartCluster("associations",
+               "PriorityType=priority/multifactor\nPriorityWeightTRES=CPU=1000,GRES/gpu=4000\n",
+               /*gpu_nodes=*/2);
   const CommandResult submitted =
       cluster_->Run("sbatch --parsable --begin=now+3600 --gres=gpu:2 -t 10 --wrap true");
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;

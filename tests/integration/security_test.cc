@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -455,20 +456,28 @@ TEST_F(SecurityTest, OnlyOperatorsSetAJobsPriority) {
   EXPECT_TRUE(Eventually(20, [&] { return ScontrolField(Show(operators), "Priority") == "900"; }))
       << Show(operators);
 
-  // scontrol update Priority= of one's own job: raising is an operator's too.
+  // scontrol update Priority= of one's own job: raising is an operator's too
+  // (priority/basic, the default: its place in line, counting down from
+  // 4294901759).
   const uint64_t own = SubmitAs(kAlice, later);
   ASSERT_GT(own, 0u);
+  uint64_t current = 0;
+  ASSERT_TRUE(Eventually(20, [&] {
+    return absl::SimpleAtoi(ScontrolField(Show(own), "Priority"), &current) && current > 1;
+  })) << Show(own);
+  const std::string higher = absl::StrCat(current + 1000);
   const CommandResult raised =
-      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", own, " Priority=4000000"));
+      cluster_->RunAs(kAlice, absl::StrCat("scontrol update JobId=", own, " Priority=", higher));
   EXPECT_EQ(raised.exit_code, 1) << raised.out;
   EXPECT_EQ(raised.err, absl::StrCat("Access/permission denied (only an operator can raise a "
                                      "job's priority) for job ",
                                      own, "\n"));
-  EXPECT_NE(ScontrolField(Show(own), "Priority"), "4000000");
-  EXPECT_EQ(cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", own, " Priority=4000000"))
-                .exit_code,
-            0);
-  EXPECT_EQ(ScontrolField(Show(own), "Priority"), "4000000");
+  EXPECT_NE(ScontrolField(Show(own), "Priority"), higher);
+  EXPECT_EQ(
+      cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", own, " Priority=", higher))
+          .exit_code,
+      0);
+  EXPECT_EQ(ScontrolField(Show(own), "Priority"), higher);
   cluster_->Run(absl::StrCat("scancel ", roots, " ", operators, " ", own));
 }
 

@@ -39,7 +39,8 @@ absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registra
   state_.Begin();
   Effects effects;
   absl::Status status =
-      state_.MutNodes().Register(registration, now, settings_.config_overrides, changes);
+      state_.MutNodes().Register(registration, now, settings_.config_overrides, changes,
+                                 config_->return_to_service);
   if (!status.ok()) {
     Rollback();
     return status;
