@@ -5,27 +5,37 @@
 //         [--max-connections-per-peer N] [LISTEN...]
 //     LISTEN: HOST:PORT (IPv4) or unix:/path; default 127.0.0.1:6820, as
 //     slurmrestd's port. Runs until SIGINT or SIGTERM.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "client/ctld_client.h"
 #include "common/mutex_mode.h"
 #include "common/version.h"
 #include "restd/http/cross_site.h"
 #include "restd/http/http_server.h"
+#include "restd/rest_auth.h"
 #include "restd/rest_service.h"
 
 namespace {
 
 constexpr char kUsage[] =
     "Usage: restd [-f skiff.conf] [--allow-origin ORIGIN]... [--max-connections N]\n"
-    "             [--max-connections-per-peer N] [HOST:PORT | unix:/path ...]\n"
+    "             [--max-connections-per-peer N] [--metrics-token-file FILE]\n"
+    "             [HOST:PORT | unix:/path ...]\n"
     "Serve Slurm's REST API (slurmrestd's, data_parser v0.0.42 to v0.0.44) over Skiff's "
     "controller.\n"
     "\n"
@@ -37,6 +47,9 @@ constexpr char kUsage[] =
     "                  jobs; other sites' pages may only read (repeatable)\n"
     "  --max-connections N           connections open at once, in all (default 512)\n"
     "  --max-connections-per-peer N  the same per user or remote address (default 32)\n"
+    "  --metrics-token-file FILE\n"
+    "                  a scrape credential: \"Authorization: Bearer <FILE's secret>\" reads\n"
+    "                  /metrics and /metrics/* (only), never expiring (chmod 600 or 640)\n"
     "  -h, --help      show this help and exit\n"
     "  -V, --version   show the version and exit\n"
     "\n"
@@ -58,12 +71,34 @@ std::optional<int> PositiveCount(const std::string& name, const char* text) {
   return value;
 }
 
+// The scrape credential's secret from `path` (rest_auth.h), or an error.
+absl::StatusOr<std::string> ReadMetricsToken(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    return absl::NotFoundError(absl::StrCat("--metrics-token-file ", path, ": ", strerror(errno)));
+  }
+  struct stat st {};
+  std::string text;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= 4096) {
+    char buf[4097];
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) text.assign(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  if (absl::Status s = skiff::restd::CheckMetricsTokenFile(path, S_ISREG(st.st_mode), st.st_mode, text);
+      !s.ok()) {
+    return s;
+  }
+  return std::string(absl::StripAsciiWhitespace(text));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
   std::string conf;
   std::vector<std::string> allowed_origins;
+  std::string metrics_token;
   skiff::restd::HttpServer::Options options;
   bool any = false;
   for (int i = 1; i < argc; ++i) {
@@ -87,6 +122,13 @@ int main(int argc, char** argv) {
         return 1;
       }
       allowed_origins.push_back(origin);
+    } else if (arg == "--metrics-token-file" && i + 1 < argc) {
+      absl::StatusOr<std::string> secret = ReadMetricsToken(argv[++i]);
+      if (!secret.ok()) {
+        fprintf(stderr, "restd: error: %s\n", std::string(secret.status().message()).c_str());
+        return 1;
+      }
+      metrics_token = *std::move(secret);
     } else if ((arg == "--max-connections" || arg == "--max-connections-per-peer") &&
                i + 1 < argc) {
       std::optional<int> count = PositiveCount(arg, argv[++i]);
@@ -115,7 +157,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
     return 1;
   }
-  skiff::restd::RestService service(**client, allowed_origins);
+  skiff::restd::RestService service(**client, allowed_origins, metrics_token);
   // Signals are waited for here, not handled: blocked before any thread starts.
   sigset_t stop;
   sigemptyset(&stop);

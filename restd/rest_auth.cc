@@ -1,5 +1,7 @@
 #include "restd/rest_auth.h"
 
+#include <sys/stat.h>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -39,6 +41,40 @@ std::string BearerToken(const HttpRequest& request) {
 }
 
 }  // namespace
+
+bool IsMetricsCredential(const HttpRequest& request, const std::string& secret) {
+  if (secret.empty()) return false;
+  const std::string given = BearerToken(request);
+  if (given.size() != secret.size()) return false;
+  unsigned char differs = 0;
+  for (size_t i = 0; i < given.size(); ++i) {
+    differs |= static_cast<unsigned char>(given[i] ^ secret[i]);
+  }
+  return differs == 0;
+}
+
+bool IsMetricsPath(const std::string& method, const std::string& path) {
+  return (method == "GET" || method == "HEAD") &&
+         (path == "/metrics" || absl::StartsWith(path, "/metrics/"));
+}
+
+absl::Status CheckMetricsTokenFile(const std::string& path, bool regular, mode_t mode,
+                                   const std::string& text) {
+  auto problem = [&](const std::string& what) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("--metrics-token-file ", path, ": ", what));
+  };
+  if (!regular) return problem("not a regular file");
+  if ((mode & (S_IWGRP | S_IWOTH | S_IROTH)) != 0) {
+    return problem("group or others may write it, or others read it (chmod 600 or 640)");
+  }
+  const absl::string_view secret = absl::StripAsciiWhitespace(text);
+  if (secret.size() < 32 || secret.find_first_of(" \t\r\n") != absl::string_view::npos) {
+    return problem("holds no secret of 32 characters or more on one line "
+                   "(openssl rand -hex 32 > FILE)");
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& peer) {
   RestCaller caller;

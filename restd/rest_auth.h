@@ -39,6 +39,22 @@ struct RestCaller {
 // Unauthenticated, saying what to send, when the request names nobody.
 absl::StatusOr<RestCaller> CallerOf(const HttpRequest& request, const HttpPeer& peer);
 
+// The scrape credential (restd --metrics-token-file): the request says
+// "Authorization: Bearer SECRET" with the file's SECRET (compared in constant
+// time). It does not expire, unlike a user's token (max_token_lifespan), so
+// Prometheus scrapes without renewing it; it reads /metrics and /metrics/*
+// only, as restd's own user, and nothing else takes it.
+bool IsMetricsCredential(const HttpRequest& request, const std::string& secret);
+
+// The paths the scrape credential reads.
+bool IsMetricsPath(const std::string& method, const std::string& path);
+
+// What is wrong with a scrape credential file, by what fstat and read say of
+// it, or OK: a regular file that group and others cannot write and others
+// cannot read, holding one line of at least 32 characters (its secret).
+absl::Status CheckMetricsTokenFile(const std::string& path, bool regular, mode_t mode,
+                                   const std::string& text);
+
 }  // namespace skiff::restd
 
 #endif  // SKIFF_RESTD_REST_AUTH_H_

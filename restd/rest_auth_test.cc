@@ -86,5 +86,38 @@ TEST(CallerOfTest, TheUnixSocketsPeerWithoutAToken) {
   EXPECT_EQ(CallerOf(WithHeaders({}), tcp).status().code(), absl::StatusCode::kUnauthenticated);
 }
 
+TEST(MetricsCredentialTest, OnlyTheFilesSecretAsABearerToken) {
+  const std::string secret(40, 'k');
+  EXPECT_TRUE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer " + secret}}), secret));
+  EXPECT_TRUE(IsMetricsCredential(WithHeaders({{"authorization", "bearer  " + secret}}), secret));
+  EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer " + secret + "x"}}),
+                                   secret));
+  EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"x-slurm-user-token", secret}}), secret))
+      << "a user token's header is not the scrape credential";
+  EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer "}}), ""))
+      << "no file: no credential";
+}
+
+TEST(MetricsCredentialTest, ReadsTheMetricsPathsOnly) {
+  EXPECT_TRUE(IsMetricsPath("GET", "/metrics"));
+  EXPECT_TRUE(IsMetricsPath("GET", "/metrics/jobs"));
+  EXPECT_FALSE(IsMetricsPath("POST", "/metrics"));
+  EXPECT_FALSE(IsMetricsPath("GET", "/metricsx"));
+  EXPECT_FALSE(IsMetricsPath("GET", "/slurm/v0.0.42/jobs"));
+}
+
+TEST(MetricsCredentialTest, TheFileMustBeKeptAndHoldASecret) {
+  const std::string secret(64, 'a');
+  EXPECT_TRUE(CheckMetricsTokenFile("/f", true, 0100600, secret + "\n").ok());
+  EXPECT_TRUE(CheckMetricsTokenFile("/f", true, 0100640, secret).ok());
+  EXPECT_EQ(CheckMetricsTokenFile("/f", true, 0100644, secret).message(),
+            "--metrics-token-file /f: group or others may write it, or others read it (chmod 600 "
+            "or 640)");
+  EXPECT_FALSE(CheckMetricsTokenFile("/f", true, 0100660, secret).ok());
+  EXPECT_FALSE(CheckMetricsTokenFile("/f", false, 0100600, secret).ok());
+  EXPECT_FALSE(CheckMetricsTokenFile("/f", true, 0100600, "short").ok());
+  EXPECT_FALSE(CheckMetricsTokenFile("/f", true, 0100600, secret + " " + secret).ok());
+}
+
 }  // namespace
 }  // namespace skiff::restd

@@ -35,8 +35,11 @@ HttpResponse Unauthenticated(const absl::Status& status) {
 
 }  // namespace
 
-RestService::RestService(client::CtldClient& client, std::vector<std::string> allowed_origins)
-    : client_(client), allowed_origins_(std::move(allowed_origins)) {
+RestService::RestService(client::CtldClient& client, std::vector<std::string> allowed_origins,
+                         std::string metrics_token)
+    : client_(client),
+      allowed_origins_(std::move(allowed_origins)),
+      metrics_token_(std::move(metrics_token)) {
   AddSlurmPaths(router_);
   AddSlurmdbPaths(router_);
   AddSkiffPaths(router_);
@@ -142,6 +145,11 @@ HttpResponse RestService::HandleApi(const HttpRequest& request, const HttpPeer& 
   if (std::optional<CrossSiteRefusal> refused = CheckOrigin(request, allowed_origins_)) {
     return HttpErrorResponse(refused->status, refused->description);
   }
+  // The scrape credential reads the metrics as restd's own user, and nothing else.
+  const bool scraper = IsMetricsCredential(request, metrics_token_);
+  if (scraper && !IsMetricsPath(request.method, request.path)) {
+    return HttpErrorResponse(403, "the metrics credential reads /metrics and /metrics/* only");
+  }
   absl::StatusOr<RestCaller> caller = CallerOf(request, peer);
   if (!caller.ok()) return Unauthenticated(caller.status());
   std::optional<RouteMatch> route = router_.Find(request.method, request.path);
@@ -154,6 +162,10 @@ HttpResponse RestService::HandleApi(const HttpRequest& request, const HttpPeer& 
   }
   if (std::optional<CrossSiteRefusal> refused = CheckContentType(request)) {
     return HttpErrorResponse(refused->status, refused->description);
+  }
+  if (scraper) {
+    RestCall call{request, peer, client_, client_.auth(), "metrics", route->version, route->args};
+    return (*route->handler)(call);
   }
   std::string token = caller->token;
   if (token.empty()) {

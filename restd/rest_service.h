@@ -41,7 +41,10 @@ class RestService {
   // token made for a Unix-socket peer) must outlive the service.
   // `allowed_origins`: other sites whose pages may change state through
   // restd (cross_site.h), e.g. a portal's "https://portal.example.org".
-  explicit RestService(client::CtldClient& client, std::vector<std::string> allowed_origins = {});
+  // `metrics_token`: the scrape credential's secret (rest_auth.h,
+  // IsMetricsCredential), "" for none.
+  explicit RestService(client::CtldClient& client, std::vector<std::string> allowed_origins = {},
+                       std::string metrics_token = "");
 
   // The server's head check (http_server.h): the refusal for a request's
   // head, or nullopt to read its body and Handle it.
@@ -61,6 +64,7 @@ class RestService {
 
   client::CtldClient& client_;
   const std::vector<std::string> allowed_origins_;
+  const std::string metrics_token_;
   Router router_;
   std::mutex tokens_mu_;
   std::map<uid_t, std::pair<std::string, int64_t>> tokens_;  // token, expiry; guarded by tokens_mu_

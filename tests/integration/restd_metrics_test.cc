@@ -2,9 +2,10 @@
 // with two GPU nodes (2 fake GPUs each), a QOS capping a user at 4 GPUs, an
 // account with a 10 GPU-hour budget, one running 1-GPU job and one held job.
 // /metrics and Slurm 25.11's /metrics/* paths are read with curl (a token, a
-// bearer token, none), then a real Prometheus (Debian's `prometheus`) scrapes
-// restd every second with a token from `scontrol token` in its
-// credentials_file, and its query API answers the GPUs in use.
+// bearer token, the scrape credential, none), then a real Prometheus (Debian's
+// `prometheus`) scrapes restd every second with the scrape credential that
+// ./skiff up writes (etc/metrics.token) in its credentials_file, and its query
+// API answers the GPUs in use.
 //
 // The answers are Prometheus's text format, not slurmrestd's JSON: Slurm's
 // OpenAPI document (openapi_check.h) has no /metrics paths to check them
@@ -266,6 +267,41 @@ TEST_F(RestdMetricsTest, OnlyAnAuthenticatedRequestIsAnswered) {
   EXPECT_EQ(Curl(*cluster_, "-X POST " + WithToken("/metrics")).status, 405);
 }
 
+// The scrape credential (restd --metrics-token-file, which ./skiff up writes):
+// it outlives a user's token, reads /metrics and /metrics/* and nothing else,
+// and ctld does not take it as a token at all.
+TEST_F(RestdMetricsTest, TheScrapeCredentialNeverExpiresAndReadsOnlyTheMetrics) {
+  const std::string secret(
+      absl::StripAsciiWhitespace(ReadFile(cluster_->dir() + "/etc/metrics.token")));
+  ASSERT_GE(secret.size(), 32u);
+  const std::string scraper = absl::StrCat("-H 'Authorization: Bearer ", secret, "' ");
+  // A user's token of one second, to outlive.
+  const CommandResult made = cluster_->RunAs(kAlice, "scontrol token lifespan=1");
+  ASSERT_TRUE(absl::StartsWith(made.out, "SLURM_JWT=")) << made.err;
+  const std::string brief(absl::StripAsciiWhitespace(made.out.substr(strlen("SLURM_JWT="))));
+  EXPECT_TRUE(Eventually(30, [&] {
+    return Curl(*cluster_, absl::StrCat("-H 'Authorization: Bearer ", brief, "' ", Url("/metrics")))
+               .status == 401;
+  })) << "the user's token expired";
+  for (const char* path : {"/metrics", "/metrics/jobs", "/metrics/nodes"}) {
+    const TextAnswer read = Curl(*cluster_, scraper + Url(path));
+    EXPECT_EQ(read.status, 200) << path << ": " << read.body;
+  }
+  const std::map<std::string, std::string> samples =
+      Samples(Curl(*cluster_, scraper + Url("/metrics")).body);
+  EXPECT_EQ(samples.count("slurm_jobs_running"), 1u);
+  // Nothing else: other paths, writes, and ctld itself.
+  for (const std::string& args :
+       {Url("/slurm/v0.0.42/jobs"), Url("/slurmdb/v0.0.42/accounts"), "-X POST " + Url("/metrics"),
+        absl::StrCat("-X DELETE ", Url("/slurm/v0.0.42/job/" + running_job_))}) {
+    const TextAnswer refused = Curl(*cluster_, scraper + args);
+    EXPECT_EQ(refused.status, 403) << args << ": " << refused.body;
+  }
+  EXPECT_TRUE(absl::StartsWith(cluster_->Run("squeue -h -o %T -j " + running_job_).out, "RUNNING"));
+  const CommandResult direct = cluster_->RunAs(kAlice, "SLURM_JWT=" + secret + " squeue -h");
+  EXPECT_NE(direct.exit_code, 0) << direct.out;
+}
+
 // Prometheus's instant query `query`: the single result's value, or "" (no
 // answer yet, or not exactly one series).
 std::string PrometheusValue(const LocalCluster& cluster, int port, const std::string& query) {
@@ -283,8 +319,8 @@ TEST_F(RestdMetricsTest, ARealPrometheusScrapesItAndAnswersQueries) {
       << kPrometheus << " is missing: apt-get install prometheus (./skiff setup does)";
   const std::string dir = cluster_->dir() + "/prometheus";
   ASSERT_EQ(cluster_->Run("mkdir -p " + dir + "/data").exit_code, 0);
-  // The token in a file, as Prometheus's credentials_file reads it.
-  std::ofstream(dir + "/token") << token_ << "\n";
+  // The scrape credential in a file, as Prometheus's credentials_file reads it.
+  std::ofstream(dir + "/token") << ReadFile(cluster_->dir() + "/etc/metrics.token") << "\n";
   const std::string scrape = absl::StrCat(
       "    scrape_interval: 1s\n"
       "    scrape_timeout: 1s\n"
