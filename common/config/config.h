@@ -365,10 +365,14 @@ struct OciConfig {
   bool UsesRun() const { return !run_time_run.empty(); }
 };
 
-// Skiff's runtime when oci.conf is absent: crun's run, rootless, its state
-// under the container's spool directory (%m), so nothing outside the job's
-// own directories is needed.
-OciConfig DefaultOciConfig();
+// Skiff's runtime when oci.conf is absent (Slurm has none): crun's or runc's
+// run, rootless, its state under the container's spool directory (%m), so
+// nothing outside the job's own directories is needed. noded picks crun on a
+// host whose cgroups are v2 only and runc elsewhere, as crun refuses hybrid
+// hosts ("cgroups in hybrid mode not supported"): HostDefaultOciConfig
+// (noded/container/container_support.h).
+enum class OciRuntime { kCrun, kRunc };
+OciConfig DefaultOciConfig(OciRuntime runtime = OciRuntime::kCrun);
 
 // Parses oci.conf. Errors as Slurm rejects the file: an unknown key, a
 // CreateEnvFile value it does not know, an EnvExclude or RunTimeEnvExclude

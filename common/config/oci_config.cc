@@ -128,14 +128,16 @@ const KeyTable<OciState>& OciKeys() {
 
 }  // namespace
 
-OciConfig DefaultOciConfig() {
+OciConfig DefaultOciConfig(OciRuntime runtime) {
   OciConfig config;
-  const std::string crun = "crun --rootless=true --root=%m/crun";
+  // Both take the same command line for these (Slurm's oci.conf examples).
+  const std::string program = runtime == OciRuntime::kRunc ? "runc" : "crun";
+  const std::string run = absl::StrCat(program, " --rootless=true --root=%m/", program);
   const std::string id = "%n.%u.%j.%s.%t";
-  config.run_time_query = absl::StrCat(crun, " state ", id);
-  config.run_time_kill = absl::StrCat(crun, " kill -a ", id);
-  config.run_time_delete = absl::StrCat(crun, " delete --force ", id);
-  config.run_time_run = absl::StrCat(crun, " run --bundle %b ", id);
+  config.run_time_query = absl::StrCat(run, " state ", id);
+  config.run_time_kill = absl::StrCat(run, " kill -a ", id);
+  config.run_time_delete = absl::StrCat(run, " delete --force ", id);
+  config.run_time_run = absl::StrCat(run, " run --bundle %b ", id);
   return config;
 }
 

@@ -77,6 +77,10 @@ TEST(OciConfig, DefaultIsCrunRunUnderTheContainersSpoolDirectory) {
   EXPECT_TRUE(config.UsesRun());
   EXPECT_EQ(config.run_time_run,
             "crun --rootless=true --root=%m/crun run --bundle %b %n.%u.%j.%s.%t");
+  const OciConfig runc = DefaultOciConfig(OciRuntime::kRunc);
+  EXPECT_EQ(runc.run_time_run,
+            "runc --rootless=true --root=%m/runc run --bundle %b %n.%u.%j.%s.%t");
+  EXPECT_EQ(runc.run_time_kill, "runc --rootless=true --root=%m/runc kill -a %n.%u.%j.%s.%t");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -71,6 +73,14 @@ std::vector<std::string> FindDriverFiles() {
 
 }  // namespace
 
+OciConfig HostDefaultOciConfig() {
+  struct statfs fs {};
+  const bool unified = statfs("/sys/fs/cgroup", &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+  const bool crun_fits = unified && ProgramInstalled("crun");
+  if (!crun_fits && ProgramInstalled("runc")) return DefaultOciConfig(OciRuntime::kRunc);
+  return DefaultOciConfig(OciRuntime::kCrun);
+}
+
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
                                        std::vector<std::string> gpu_files) {
   ContainerSupport out;
@@ -80,7 +90,7 @@ ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
     if (access(device, F_OK) == 0) out.control_devices.push_back(device);
   }
   out.driver_files = FindDriverFiles();
-  const OciConfig config = loaded.oci ? *loaded.oci : DefaultOciConfig();
+  const OciConfig config = loaded.oci ? *loaded.oci : HostDefaultOciConfig();
   if (loaded.oci) {
     out.oci_conf = absl::StrCat(loaded.conf_dir, "/oci.conf");
     out.config_json = !loaded.oci->ignore_file_config_json;

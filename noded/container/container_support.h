@@ -26,6 +26,12 @@ struct ContainerSupport {
   std::string drain_reason;  // set when oci.conf exists but cannot work
 };
 
+// The runtime a node uses without oci.conf (DefaultOciConfig): crun where the
+// cgroups are v2 only and crun is installed, else runc when it is installed
+// (crun refuses hybrid hosts; runc runs there), else crun, whose absence
+// CheckContainerSupport reports.
+OciConfig HostDefaultOciConfig();
+
 // `gpu_files`: the node's GPU device files by index (gres.conf File=).
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
                                        std::vector<std::string> gpu_files);

@@ -20,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/config/config.h"
+#include "noded/container/container_support.h"
 #include "noded/container/oci_task.h"
 #include "noded/run_captured.h"
 
@@ -115,7 +116,7 @@ absl::StatusOr<std::string> ReadWhole(const std::string& path) {
 }
 
 absl::StatusOr<OciConfig> LoadOciConfig(const std::string& path) {
-  if (path.empty()) return DefaultOciConfig();
+  if (path.empty()) return HostDefaultOciConfig();
   absl::StatusOr<std::string> text = ReadWhole(path);
   if (!text.ok()) return text.status();
   return ParseOciConfig(*text, path, nullptr);

@@ -120,6 +120,27 @@ TEST_F(ContainerTest, TheContainersExitCodeIsTheJobs) {
   EXPECT_TRUE(absl::StrContains(Show(id), "ExitCode=3:0")) << Show(id);
 }
 
+// Without oci.conf, the node's own default runtime: runc where cgroups are
+// hybrid or v1 (crun refuses those) or crun is missing, crun on a v2-only
+// host that has it (container_support.h, HostDefaultOciConfig).
+TEST_F(ContainerTest, WithoutOciConfTheNodesDefaultRuntimeRunsTheBundle) {
+  SKIP_WITHOUT_USER_NAMESPACES();
+  LocalCluster::Options options;
+  options.nodes = 1;
+  absl::StatusOr<std::unique_ptr<LocalCluster>> plain = LocalCluster::Start(options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  ASSERT_TRUE((*plain)->EnsureUser(kAlice).ok());
+  ASSERT_TRUE(ReadFile((*plain)->dir() + "/etc/oci.conf").empty()) << "no oci.conf";
+  const std::string out = Home() + "/default-runtime.out";
+  const std::string id = SubmitAs(
+      **plain, kAlice,
+      absl::StrCat("--container=", bundle_, " -o ", out, " --wrap 'ls /bin | head -1'"));
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(Eventually(60, [&] { return JobEnded(**plain, id); })) << ShowJob(**plain, id);
+  EXPECT_EQ(ScontrolField(ShowJob(**plain, id), "JobState"), "COMPLETED") << ShowJob(**plain, id);
+  EXPECT_EQ(ReadFile(out), "busybox\n");
+}
+
 TEST_F(ContainerTest, AJobSeesOnlyItsOwnGpu) {
   SKIP_WITHOUT_USER_NAMESPACES();
   const std::string id = Submit(
