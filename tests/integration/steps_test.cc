@@ -239,6 +239,21 @@ TEST_F(StepsTest, TasksRunAsTheJobsUserWithItsGroups) {
   EXPECT_EQ(lines[1], cluster_->RunAs("skiffother", "id -G").out.substr(0, lines[1].size()));
 }
 
+// srun inside an srun step, as a user (issue 49's check): each of the outer
+// step's 4 tasks starts an inner step of 4 in the same allocation.
+TEST_F(StepsTest, SrunInsideAStepRunsNestedStepsAsTheUser) {
+  absl::StatusOr<uid_t> uid = cluster_->EnsureUser("skiffother");
+  ASSERT_TRUE(uid.ok()) << uid.status();
+  const CommandResult r = cluster_->RunAs(
+      "skiffother", "cd /tmp && srun -N1-4 -n4 -O --overlap srun -l -n4 -O --overlap id -u");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = Lines(r.out);
+  EXPECT_EQ(lines.size(), 16u) << r.out;
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.substr(line.find(": ") + 2), std::to_string(*uid)) << r.out;
+  }
+}
+
 TEST_F(StepsTest, SrunOutsideAJobAllocatesRunsAndRelinquishes) {
   const CommandResult r = cluster_->Run("cd /tmp && srun -N2 -n4 -l printenv SLURMD_NODENAME");
   ASSERT_EQ(r.exit_code, 0) << r.err;
