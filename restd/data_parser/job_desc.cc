@@ -319,4 +319,84 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   return parsed;
 }
 
+absl::StatusOr<ParsedJobUpdate> JobUpdateFromDesc(const Json& desc) {
+  if (!desc.is_object()) {
+    return absl::InvalidArgumentError("the body must be a JSON job description (job_desc_msg)");
+  }
+  const Fields f(desc);
+  ParsedJobUpdate out;
+  v1::UpdateJobRequest& r = out.request;
+  bool any = false;
+  if (f.Has("hold")) {
+    ASSIGN_OR_RETURN_FIELD(hold, f.Bool("hold"));
+    r.set_held(hold);
+    any = true;
+  }
+  ASSIGN_OR_RETURN_FIELD(priority, f.Number("priority"));
+  if (priority) {
+    if (*priority < 0) return Bad("priority", "must be a number, not infinite");
+    r.set_priority(*priority);
+    any = true;
+  }
+  ASSIGN_OR_RETURN_FIELD(time_limit, f.Number("time_limit"));
+  if (time_limit) {
+    if (*time_limit < -1) return Bad("time_limit", "must not be negative");
+    r.set_time_limit(*time_limit < 0 ? -1 : *time_limit * 60);
+    any = true;
+  }
+  ASSIGN_OR_RETURN_FIELD(nice, f.Number("nice"));
+  if (nice) {
+    r.set_nice(static_cast<int32_t>(*nice));
+    any = true;
+  }
+  ASSIGN_OR_RETURN_FIELD(begin, f.Number("begin_time"));
+  if (begin) {
+    if (*begin < 0) return Bad("begin_time", "must be a unix time");
+    r.set_begin_time(*begin);
+    any = true;
+  }
+  ASSIGN_OR_RETURN_FIELD(min_nodes, f.Number("minimum_nodes"));
+  if (min_nodes) {
+    if (*min_nodes < 1) return Bad("minimum_nodes", "must be at least 1");
+    r.set_min_nodes(static_cast<int32_t>(*min_nodes));
+    any = true;
+  }
+  const std::pair<const char*, void (v1::UpdateJobRequest::*)(const std::string&)> texts[] = {
+      {"name", &v1::UpdateJobRequest::set_name},
+      {"comment", &v1::UpdateJobRequest::set_comment},
+      {"partition", &v1::UpdateJobRequest::set_partition},
+      {"qos", &v1::UpdateJobRequest::set_qos},
+      {"account", &v1::UpdateJobRequest::set_account},
+      {"reservation", &v1::UpdateJobRequest::set_reservation},
+      {"constraints", &v1::UpdateJobRequest::set_features},
+  };
+  for (const auto& [name, set] : texts) {
+    if (!f.Has(name)) continue;
+    ASSIGN_OR_RETURN_FIELD(text, f.String(name));
+    (r.*set)(text);
+    any = true;
+  }
+  const std::pair<const char*, void (v1::UpdateJobRequest::*)(const std::string&)> lists[] = {
+      {"excluded_nodes", &v1::UpdateJobRequest::set_exc_node_list},
+      {"required_nodes", &v1::UpdateJobRequest::set_req_node_list},
+  };
+  for (const auto& [name, set] : lists) {
+    if (!f.Has(name)) continue;
+    ASSIGN_OR_RETURN_FIELD(nodes, f.List(name));
+    (r.*set)(absl::StrJoin(nodes, ","));
+    any = true;
+  }
+  static const std::set<std::string> kUpdated = {
+      "hold",        "priority",       "time_limit",     "nice",  "begin_time", "minimum_nodes",
+      "name",        "comment",        "partition",      "qos",   "account",    "reservation",
+      "constraints", "excluded_nodes", "required_nodes", "job_id"};
+  for (const auto& [name, value] : desc.items()) {
+    if (kUpdated.count(name) == 0 && !value.is_null()) {
+      out.warnings.push_back(absl::StrCat("job.", name, ": not a field Skiff updates; ignored"));
+    }
+  }
+  if (!any) return absl::InvalidArgumentError("the job description changes nothing Skiff updates");
+  return out;
+}
+
 }  // namespace skiff::restd

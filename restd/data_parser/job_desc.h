@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "proto/ctld.pb.h"
 #include "proto/job.pb.h"
 
 namespace skiff::restd {
@@ -33,6 +34,18 @@ struct ParsedJobDesc {
 
 absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const nlohmann::json& desc,
                                               const JobDescDefaults& defaults);
+
+// POST /slurm/{version}/job/{job_id}'s JOB_DESC_MSG as scontrol update's
+// fields: hold (true: held, false: released), priority, time_limit
+// (minutes; infinite: UNLIMITED), name, comment, partition, qos, account,
+// nice, begin_time, minimum_nodes, reservation, constraints, excluded_nodes,
+// required_nodes. Any other field comes back as a warning naming it; a body
+// that changes nothing is InvalidArgument. job_id is the caller's to set.
+struct ParsedJobUpdate {
+  v1::UpdateJobRequest request;
+  std::vector<std::string> warnings;
+};
+absl::StatusOr<ParsedJobUpdate> JobUpdateFromDesc(const nlohmann::json& desc);
 
 }  // namespace skiff::restd
 

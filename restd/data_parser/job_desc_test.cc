@@ -98,5 +98,38 @@ TEST(JobDescTest, BadValuesNameTheirField) {
   }
 }
 
+TEST(JobUpdateFromDesc, ScontrolUpdatesFieldsFromAJobDescription) {
+  const Json desc = Json::parse(R"({"hold": true, "time_limit": {"set": true, "number": 30},
+      "priority": 7, "nice": {"set": true, "number": -5}, "comment": "c", "partition": "gpu",
+      "excluded_nodes": ["n1", "n2"], "constraints": "a&b", "licenses": "x"})");
+  absl::StatusOr<ParsedJobUpdate> update = JobUpdateFromDesc(desc);
+  ASSERT_TRUE(update.ok()) << update.status();
+  const v1::UpdateJobRequest& r = update->request;
+  EXPECT_TRUE(r.has_held() && r.held());
+  EXPECT_EQ(r.time_limit(), 1800);
+  EXPECT_EQ(r.priority(), 7);
+  EXPECT_EQ(r.nice(), -5);
+  EXPECT_EQ(r.comment(), "c");
+  EXPECT_EQ(r.partition(), "gpu");
+  EXPECT_EQ(r.exc_node_list(), "n1,n2");
+  EXPECT_EQ(r.features(), "a&b");
+  EXPECT_FALSE(r.has_qos());
+  ASSERT_EQ(update->warnings.size(), 1u);
+  EXPECT_EQ(update->warnings[0], "job.licenses: not a field Skiff updates; ignored");
+  update = JobUpdateFromDesc(Json::parse(R"({"time_limit": {"infinite": true}, "hold": false})"));
+  ASSERT_TRUE(update.ok()) << update.status();
+  EXPECT_EQ(update->request.time_limit(), -1);
+  EXPECT_FALSE(update->request.held());
+}
+
+TEST(JobUpdateFromDesc, RefusesBadFieldsAndEmptyUpdates) {
+  EXPECT_EQ(JobUpdateFromDesc(Json::parse(R"({"hold": "yes"})")).status().message(),
+            "job.hold: expected true or false");
+  EXPECT_EQ(JobUpdateFromDesc(Json::parse(R"({"minimum_nodes": 0})")).status().message(),
+            "job.minimum_nodes: must be at least 1");
+  EXPECT_FALSE(JobUpdateFromDesc(Json::parse("{}")).ok());
+  EXPECT_FALSE(JobUpdateFromDesc(Json::parse("[]")).ok());
+}
+
 }  // namespace
 }  // namespace skiff::restd

@@ -1,7 +1,11 @@
-// /slurm/{version}/nodes, node/{node_name}, partitions,
-// partition/{partition_name}, reservations, reservation/{reservation_name}
-// and shares: sinfo, scontrol show and sshare over REST.
+// /slurm/{version}/nodes, node/{node_name} (GET; POST: scontrol update
+// nodename), partitions, partition/{partition_name}, reservations,
+// reservation/{reservation_name} and shares: sinfo, scontrol show and update,
+// and sshare over REST.
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/hostlist.h"
 #include "common/users.h"
 #include "restd/data_parser/cluster_json.h"
 #include "restd/data_parser/values.h"
@@ -38,6 +42,64 @@ HttpResponse GetNode(RestCall& call) {
   v1::GetNodesRequest request;
   request.add_names(call.args[0]);
   return NodesAnswer(call, request);
+}
+
+// POST /node/{node_name} with an UPDATE_NODE_MSG: its state (DRAIN, DOWN,
+// RESUME, IDLE, UNDRAIN) and reason, as `scontrol update nodename=... state=`;
+// operators only (ctld decides). Fields Skiff does not update are warnings.
+HttpResponse UpdateNode(RestCall& call) {
+  const Json body = Json::parse(call.request.body, nullptr, false);
+  if (!body.is_object()) {
+    return Failure(call, absl::InvalidArgumentError("the body must be a JSON update_node_msg"));
+  }
+  v1::UpdateNodeRequest request;
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(call.args[0]);
+  if (!names.ok()) return Failure(call, names.status());
+  for (const std::string& name : *names) request.add_names(name);
+  std::vector<std::string> states;
+  if (body.contains("state")) {
+    const Json& state = body["state"];
+    if (state.is_string()) states.push_back(state.get<std::string>());
+    if (state.is_array()) {
+      for (const Json& item : state) {
+        if (!item.is_string()) {
+          return Failure(call, absl::InvalidArgumentError("state: expected a list of strings"));
+        }
+        states.push_back(item.get<std::string>());
+      }
+    }
+  }
+  if (states.size() != 1) {
+    return Failure(call, absl::InvalidArgumentError(
+                             "state: give one of DRAIN, DOWN, RESUME, IDLE or UNDRAIN"));
+  }
+  const std::string state = absl::AsciiStrToUpper(states[0]);
+  if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
+      state != "UNDRAIN") {
+    return Failure(call, absl::InvalidArgumentError(absl::StrCat(
+                             "state: ", states[0], " is not one Skiff sets (DRAIN, DOWN, RESUME, "
+                             "IDLE, UNDRAIN)")));
+  }
+  request.set_state(state);
+  if (body.contains("reason")) {
+    if (!body["reason"].is_string()) {
+      return Failure(call, absl::InvalidArgumentError("reason: expected a string"));
+    }
+    request.set_reason(body["reason"].get<std::string>());
+  }
+  Json warnings = Json::array();
+  for (const auto& [name, value] : body.items()) {
+    if (name != "state" && name != "reason" && name != "name" && !value.is_null()) {
+      warnings.push_back({{"description", absl::StrCat("node.", name,
+                                                       ": not a field Skiff updates; ignored")},
+                          {"source", "node"}});
+    }
+  }
+  v1::UpdateNodeReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::UpdateNode, request, &reply); !s.ok()) {
+    return Failure(call, s);
+  }
+  return Answer(call, {{"warnings", std::move(warnings)}});
 }
 
 HttpResponse PartitionsAnswer(RestCall& call, const v1::GetPartitionsRequest& request) {
@@ -126,6 +188,7 @@ HttpResponse GetShares(RestCall& call) {
 void AddClusterPaths(Router& router) {
   router.Add("GET", "/slurm/{version}/nodes", GetNodes);
   router.Add("GET", "/slurm/{version}/node/{node_name}", GetNode);
+  router.Add("POST", "/slurm/{version}/node/{node_name}", UpdateNode);
   router.Add("GET", "/slurm/{version}/partitions", GetPartitions);
   router.Add("GET", "/slurm/{version}/partition/{partition_name}", GetPartition);
   router.Add("GET", "/slurm/{version}/reservations", GetReservations);

@@ -1,10 +1,11 @@
-// /slurm/{version}/jobs (GET, DELETE), job/{job_id} (GET, DELETE) and
-// job/submit (POST): squeue, scancel and sbatch over REST. ctld decides, as
-// for the commands, who may see and cancel what.
+// /slurm/{version}/jobs (GET, DELETE), job/{job_id} (GET, POST, DELETE) and
+// job/submit (POST): squeue, scontrol update, scancel and sbatch over REST.
+// ctld decides, as for the commands, who may see, change and cancel what.
 #include <pwd.h>
 #include <unistd.h>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -234,6 +235,33 @@ HttpResponse Submit(RestCall& call) {
                        {"warnings", std::move(warnings)}});
 }
 
+// POST /job/{job_id}: scontrol update of the job (or of every task of an
+// array named by its id), as its owner or an operator; ctld decides.
+HttpResponse UpdateJob(RestCall& call) {
+  const Json no_results = {{"results", Json::array()}};
+  if (absl::StrContains(call.args[0], '_')) {
+    return Failure(call,
+                   absl::InvalidArgumentError("Rejecting request. Submit job update against Array "
+                                              "Job's JobID instead of array task id."),
+                   no_results);
+  }
+  absl::StatusOr<uint64_t> id = client::ParseJobId(call.args[0]);
+  if (!id.ok()) return Failure(call, id.status(), no_results);
+  absl::StatusOr<ParsedJobUpdate> update =
+      JobUpdateFromDesc(Json::parse(call.request.body, nullptr, false));
+  if (!update.ok()) return Failure(call, update.status(), no_results);
+  update->request.set_job_id(*id);
+  v1::UpdateJobReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::UpdateJob, update->request, &reply); !s.ok()) {
+    return Failure(call, s, no_results);
+  }
+  Json warnings = Json::array();
+  for (const std::string& warning : update->warnings) {
+    warnings.push_back({{"description", warning}, {"source", "job"}});
+  }
+  return Answer(call, {{"results", Json::array()}, {"warnings", std::move(warnings)}});
+}
+
 }  // namespace
 
 void AddJobPaths(Router& router) {
@@ -241,6 +269,7 @@ void AddJobPaths(Router& router) {
   router.Add("DELETE", "/slurm/{version}/jobs", DeleteJobs);
   router.Add("GET", "/slurm/{version}/job/{job_id}", GetJob);
   router.Add("DELETE", "/slurm/{version}/job/{job_id}", DeleteJob);
+  router.Add("POST", "/slurm/{version}/job/{job_id}", UpdateJob);
   router.Add("POST", "/slurm/{version}/job/submit", Submit);
 }
 

@@ -1,6 +1,7 @@
 // restd's /slurm/ paths through the real daemons (issue 36): ping, diag,
-// jobs, job/{id} (GET, DELETE), jobs DELETE, job/submit, nodes, node/{name},
-// partitions, partition/{name}, reservations, reservation/{name} and shares,
+// jobs, job/{id} (GET, POST, DELETE), jobs DELETE, job/submit, nodes,
+// node/{name} (GET, POST), partitions, partition/{name}, reservations,
+// reservation/{name} and shares,
 // for a local user on the Unix socket (their uid, no token) and a token's user
 // over TCP; every answer checked against Slurm's v0.0.42 OpenAPI document. A
 // user is refused someone else's job; no token, a forged or an expired one is
@@ -284,6 +285,69 @@ TEST_F(RestdTest, EveryReadPathAnswersInSlurmsShapes) {
   EXPECT_EQ(AsPeer(kAlice, "PUT", v + "jobs").status, 405);
   cluster_->Run("scontrol delete ReservationName=lab_maint");
   cluster_->Run(absl::StrCat("scancel ", gpu_job));
+}
+
+// The write paths portals and admin scripts use: POST job/{id} (scontrol
+// update) for the job's owner, refused for another user; POST node/{name}
+// (drain, resume) for operators only. Answers checked against Slurm's document.
+TEST_F(RestdTest, OwnersUpdateTheirJobsAndOperatorsDrainNodes) {
+  const std::string v = "/slurm/v0.0.42/";
+  const CommandResult r = cluster_->RunAs(
+      kAlice, "cd " + work_ + " && sbatch --parsable -H -t 5 -o /dev/null --wrap=true");
+  const uint64_t id = strtoull(r.out.c_str(), nullptr, 10);
+  ASSERT_GT(id, 0u) << r.err;
+  const std::string path = absl::StrCat(v, "job/", id);
+  auto field = [&](const std::string& key) {
+    return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, key);
+  };
+
+  // Another user: refused, nothing changed.
+  const HttpAnswer refused =
+      AsPeer(kBob, "POST", path, R"({"time_limit": {"set": true, "number": 9}})");
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_EQ(Problems("POST", path, refused), "");
+  EXPECT_FALSE(refused.body["errors"].empty());
+  EXPECT_EQ(field("TimeLimit"), "00:05:00");
+
+  // The owner: a longer limit is an operator's, a shorter one and the rest are hers.
+  const HttpAnswer updated = WithToken(
+      TokenOf(kAlice), "POST", path,
+      R"({"time_limit": {"set": true, "number": 3}, "comment": "via-rest", "name": "renamed",
+          "begin_time": {"set": true, "number": 4102444800}, "hold": false, "x11": "ALL"})");
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(Problems("POST", path, updated), "");
+  EXPECT_EQ(updated.body["errors"].size(), 0u) << updated.body;
+  ASSERT_EQ(updated.body["warnings"].size(), 1u) << updated.body;
+  EXPECT_TRUE(absl::StrContains(updated.body["warnings"][0]["description"].get<std::string>(),
+                                "job.x11"));
+  EXPECT_EQ(field("TimeLimit"), "00:03:00");
+  EXPECT_EQ(field("Comment"), "via-rest");
+  EXPECT_EQ(field("JobName"), "renamed");
+  EXPECT_EQ(field("Reason"), "BeginTime") << "released, waiting for its begin time";
+  const HttpAnswer task = WithToken(TokenOf(kAlice), "POST", path + "_1", R"({"comment": "x"})");
+  EXPECT_EQ(task.status, 400) << task.body;
+  EXPECT_TRUE(absl::StrContains(task.body.dump(), "instead of array task id")) << task.body;
+  EXPECT_EQ(WithToken(TokenOf(kAlice), "POST", path, "{}").status, 400);
+
+  // Nodes: an operator drains and resumes one; a user may not.
+  const std::string node = v + "node/n2";
+  const HttpAnswer user_drain =
+      AsPeer(kAlice, "POST", node, R"({"state": ["DRAIN"], "reason": "mine"})");
+  EXPECT_EQ(user_drain.status, 403) << user_drain.body;
+  EXPECT_EQ(Problems("POST", node, user_drain), "");
+  const std::string root = TokenOf("root");
+  const HttpAnswer drained =
+      WithToken(root, "POST", node, R"({"state": ["DRAIN"], "reason": "fan replaced"})");
+  ASSERT_EQ(drained.status, 200) << drained.body;
+  EXPECT_EQ(Problems("POST", node, drained), "");
+  const std::string shown = cluster_->Run("scontrol show node n2").out;
+  EXPECT_TRUE(absl::StrContains(shown, "DRAIN")) << shown;
+  EXPECT_TRUE(absl::StartsWith(ScontrolField(shown, "Reason"), "fan replaced")) << shown;
+  EXPECT_EQ(WithToken(root, "POST", node, R"({"state": ["FUTURE"]})").status, 400);
+  const HttpAnswer resumed = WithToken(root, "POST", node, R"({"state": ["RESUME"]})");
+  EXPECT_EQ(resumed.status, 200) << resumed.body;
+  EXPECT_FALSE(absl::StrContains(cluster_->Run("scontrol show node n2").out, "DRAIN"));
+  cluster_->Run(absl::StrCat("scancel ", id));
 }
 
 TEST_F(RestdTest, ATokensUserSubmitsAGpuJobAndCancelsItButNotAnothersJob) {
