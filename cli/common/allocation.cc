@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/hostlist.h"
 #include "common/rpc/auth_metadata.h"
@@ -33,9 +34,39 @@ void Say(const AllocationMessages& messages, const std::string& line) {
 
 }  // namespace
 
+absl::StatusOr<int> ImmediateSeconds(const std::string& text) {
+  if (text.empty()) return 1;
+  int seconds = 0;
+  if (!absl::SimpleAtoi(text, &seconds) || seconds < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid numeric value \"", text, "\" for immediate."));
+  }
+  return seconds;
+}
+
+namespace {
+
+// Gives up an allocation -I could not have: cancels its job and prints
+// Slurm's lines, salloc's revoked line before or after the error as Slurm's.
+absl::Status GiveUp(client::CtldClient& client, uint64_t id, const AllocationMessages& messages,
+                    const std::string& why, bool revoked_first) {
+  v1::CancelJobsRequest cancel;
+  cancel.add_job_ids(id);
+  v1::CancelJobsReply cancelled;
+  (void)client.Call(&v1::Ctld::Stub::CancelJobs, cancel, &cancelled);
+  const std::string revoked = absl::StrCat("Job allocation ", id, " has been revoked.");
+  if (messages.says_revoked && revoked_first) Say(messages, revoked);
+  fprintf(stderr, "%s: error: %s\n", messages.program.c_str(), why.c_str());
+  if (messages.says_revoked && !revoked_first) Say(messages, revoked);
+  return absl::DeadlineExceededError(why);
+}
+
+}  // namespace
+
 absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSpec& spec,
                                      const AllocationMessages& messages,
-                                     const std::function<bool()>& interrupted) {
+                                     const std::function<bool()>& interrupted,
+                                     const AllocationPatience& patience) {
   v1::SubmitJobRequest submit;
   *submit.mutable_spec() = spec;
   submit.mutable_spec()->set_interactive(true);
@@ -52,7 +83,22 @@ absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSp
     return absl::Status(s.code(), absl::StrCat(detail, "Job submit/allocate failed: ", message));
   }
   const uint64_t id = submitted.job_id();
-  if (messages.verbose) Say(messages, absl::StrCat("Pending job allocation ", id));
+  // -I: at once (Slurm's slurmctld decides at submit, and says nothing of a
+  // pending allocation), or within its seconds.
+  const bool at_once = patience.immediate_seconds && *patience.immediate_seconds <= 1;
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::seconds(patience.immediate_seconds.value_or(0) > 1 ? *patience.immediate_seconds
+                                                                       : 1);
+  const std::string unable = messages.says_revoked ? "Job submit/allocate failed: "
+                                                   : "Unable to allocate resources: ";
+  if (at_once && spec.hold()) {
+    return GiveUp(client, id, messages, unable + "Job dependency problem", false);
+  }
+  if (messages.verbose && spec.hold()) {
+    Say(messages, "Job is in held state, pending scheduler release");
+  }
+  if (messages.verbose && !at_once) Say(messages, absl::StrCat("Pending job allocation ", id));
   bool queued = false;
   // Short looks first (an idle cluster grants within milliseconds), then at most
   // every half second.
@@ -77,10 +123,23 @@ absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSp
       if (Ended(job.state())) {
         return absl::UnavailableError(absl::StrCat("Job allocation ", id, " has been revoked."));
       }
-      if (!queued && job.state() == v1::PENDING && pause >= std::chrono::milliseconds(40)) {
+      if (!queued && !at_once && job.state() == v1::PENDING &&
+          pause >= std::chrono::milliseconds(40)) {
         Say(messages, absl::StrCat("job ", id, " queued and waiting for resources"));
         queued = true;
       }
+    }
+    if (patience.immediate_seconds && std::chrono::steady_clock::now() >= deadline) {
+      if (at_once) {
+        return GiveUp(client, id, messages,
+                      "Unable to allocate resources: Requested nodes are busy", false);
+      }
+      // After waiting: salloc's alarm says the connection timed out; srun
+      // repeats that the nodes are busy.
+      return GiveUp(client, id, messages,
+                    messages.says_revoked ? "Unable to allocate resources: Connection timed out"
+                                          : "Unable to allocate resources: Requested nodes are busy",
+                    true);
     }
     if (interrupted()) {
       v1::CancelJobsRequest cancel;

@@ -33,5 +33,14 @@ TEST(AllocationEnvironment, AsSallocSetsIt) {
   EXPECT_EQ(env["SKIFF_STEPMGR_ADDR"], "10.0.0.1:6818");
 }
 
+// -I's value, as Slurm's arg_set_immediate (DEFAULT_IMMEDIATE is 1) and parse_int.
+TEST(ImmediateSeconds, BareIsOneAndNumbersAreSeconds) {
+  EXPECT_EQ(*ImmediateSeconds(""), 1);
+  EXPECT_EQ(*ImmediateSeconds("30"), 30);
+  EXPECT_EQ(*ImmediateSeconds("0"), 0);
+  EXPECT_EQ(ImmediateSeconds("x").status().message(), "Invalid numeric value \"x\" for immediate.");
+  EXPECT_FALSE(ImmediateSeconds("-2").ok());
+}
+
 }  // namespace
 }  // namespace skiff::cli

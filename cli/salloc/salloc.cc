@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.set_help_flag();
   skiff::cli::SbatchRawOptions o;
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
-  bool hold = false, immediate = false;
+  bool hold = false;
+  std::optional<std::string> immediate;  // -I[secs]
   bool overcommit = false, spread_job = false, use_min_nodes = false, contiguous = false;
   int verbose = 0;
   app.add_option("-A,--account", o.account);
@@ -63,7 +65,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--gres", o.gres);
   app.add_flag("-h,--help", help);
   app.add_flag("-H,--hold", hold);
-  app.add_flag("-I,--immediate", immediate);
+  app.add_option("-I,--immediate", immediate)->expected(0, 1);
   app.add_option("-J,--job-name", o.job_name);
   app.add_option("--mem", o.mem);
   app.add_option("--mem-per-cpu", o.mem_per_cpu);
@@ -116,7 +118,10 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   if (verbose > 0) {
     // What was given, before salloc's own defaults below.
     std::vector<skiff::cli::GivenOption> given = skiff::cli::SbatchGivenOptions(o);
-    if (immediate) given.push_back({"immediate", std::nullopt});
+    if (immediate) {
+      given.push_back(
+          {"immediate", immediate->empty() ? std::optional<std::string>() : immediate});
+    }
     if (no_shell) given.push_back({"no-shell", std::nullopt});
     if (quiet) given.push_back({"quiet", "1"});
     given.push_back({"verbose", absl::StrCat(verbose)});
@@ -156,8 +161,19 @@ int skiff::cli::SallocMain(int argc, char** argv) {
 
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  absl::StatusOr<skiff::v1::JobInfo> job = skiff::cli::Allocate(
-      **client, submission->spec, {kProgram, !quiet}, [] { return g_interrupted != 0; });
+  skiff::cli::AllocationPatience patience;
+  if (immediate) {
+    absl::StatusOr<int> seconds = skiff::cli::ImmediateSeconds(*immediate);
+    if (!seconds.ok()) {
+      skiff::client::ReportError(kProgram, seconds.status());
+      return 255;
+    }
+    patience.immediate_seconds = *seconds;
+  }
+  absl::StatusOr<skiff::v1::JobInfo> job =
+      skiff::cli::Allocate(**client, submission->spec, {kProgram, !quiet, /*says_revoked=*/true},
+                           [] { return g_interrupted != 0; }, patience);
+  if (absl::IsDeadlineExceeded(job.status())) return 1;  // Allocate said why
   if (!job.ok()) {
     if (absl::IsCancelled(job.status()) || absl::IsUnavailable(job.status())) {
       fprintf(stderr, "salloc: %s\n", std::string(job.status().message()).c_str());

@@ -95,8 +95,18 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
   if (!client.ok()) return Fail(std::string(client.status().message()));
   std::signal(SIGINT, OnInterrupt);
   std::signal(SIGTERM, OnInterrupt);
-  absl::StatusOr<v1::JobInfo> job =
-      Allocate(**client, submission->spec, {kProgram, false}, [] { return g_interrupted != 0; });
+  AllocationPatience patience;
+  if (line.args.immediate) {
+    absl::StatusOr<int> seconds = ImmediateSeconds(line.immediate.value_or(""));
+    if (!seconds.ok()) {
+      fprintf(stderr, "srun: error: %s\n", std::string(seconds.status().message()).c_str());
+      return 255;
+    }
+    patience.immediate_seconds = *seconds;
+  }
+  absl::StatusOr<v1::JobInfo> job = Allocate(**client, submission->spec, {kProgram, false},
+                                             [] { return g_interrupted != 0; }, patience);
+  if (absl::IsDeadlineExceeded(job.status())) return 1;  // Allocate said why
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
   if (!job.ok()) {

@@ -33,7 +33,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("--gpus-per-task", args.gpus_per_task);
   app.add_option("--gres", args.gres);
   app.add_flag("-h,--help", line->help);
-  app.add_flag("-I,--immediate", args.immediate);
+  app.add_option("-I,--immediate", line->immediate)->expected(0, 1);
   app.add_option("-J,--job-name", args.job_name);
   app.add_flag("-K,--kill-on-bad-exit", args.kill_on_bad_exit);
   app.add_flag("-l,--label", args.label);
@@ -77,6 +77,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   const int rc =
       ParseGetoptCommandLine(app, "srun", argc, argv, &args.command, GetoptOrder::kStopAtOperand);
   if (rc < 0) ApplyContainerFlags(app, container_flags, &args.container);
+  if (line->immediate) args.immediate = true;
   return rc;
 }
 
@@ -113,7 +114,11 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("gpus-per-node", a.gpus_per_node);
   number("gpus-per-task", a.gpus_per_task);
   text("gres", a.gres);
-  flag("immediate", a.immediate);
+  if (line.immediate && !line.immediate->empty()) {
+    given.push_back({"immediate", *line.immediate});
+  } else {
+    flag("immediate", a.immediate);
+  }
   flag("kill-on-bad-exit", a.kill_on_bad_exit);
   flag("label", a.label);
   text("mem", a.mem);

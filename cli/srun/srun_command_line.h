@@ -22,6 +22,8 @@ struct SrunCommandLine {
   bool quiet = false;  // -Q: accepted; nothing reads it
   int verbose = 0;     // -v, repeated
   bool quit_on_interrupt = false;
+  // -I[secs] as given ("" bare); args.immediate says it was (or SLURM_IMMEDIATE).
+  std::optional<std::string> immediate;
   // An allocation's (srun outside a job), as sbatch's.
   std::optional<std::string> begin;
   bool hold = false;

@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -252,6 +254,49 @@ TEST_F(StepsTest, SrunInsideAStepRunsNestedStepsAsTheUser) {
   for (const std::string& line : lines) {
     EXPECT_EQ(line.substr(line.find(": ") + 2), std::to_string(*uid)) << r.out;
   }
+}
+
+// -I/--immediate outside a job, with Slurm 22.05's lines (checked against it):
+// a bare -I fails at once when the nodes are busy, -I2 after two seconds
+// (salloc: "Connection timed out"), a held job cannot start at once at all.
+TEST_F(StepsTest, ImmediateAllocationsFailWithSlurmsWordsWhenNodesAreBusy) {
+  const std::string nodes(absl::StripAsciiWhitespace(cluster_->Run("sinfo -h -o %D").out));
+  const CommandResult busy = cluster_->Run(absl::StrCat(
+      "cd /tmp && sbatch --parsable --exclusive -N", nodes, " -o /dev/null --wrap 'sleep 300'"));
+  ASSERT_EQ(busy.exit_code, 0) << busy.err;
+  const std::string holder(absl::StripAsciiWhitespace(busy.out));
+  ASSERT_TRUE(Eventually(30, [&] {
+    return ScontrolField(cluster_->Run("scontrol show job " + holder).out, "JobState") == "RUNNING";
+  }));
+  CommandResult r = cluster_->Run("cd /tmp && salloc -I -N1 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("salloc: error: Unable to allocate resources: Requested nodes are busy\n"
+                        "salloc: Job allocation [0-9]+ has been revoked\\.\n")))
+      << r.err;
+  r = cluster_->Run("cd /tmp && srun -I -N1 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "srun: error: Unable to allocate resources: Requested nodes are busy\n");
+  r = cluster_->Run("cd /tmp && salloc -I2 -N1 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("salloc: Pending job allocation ([0-9]+)\n"
+                        "salloc: job \\1 queued and waiting for resources\n"
+                        "salloc: Job allocation \\1 has been revoked\\.\n"
+                        "salloc: error: Unable to allocate resources: Connection timed out\n")))
+      << r.err;
+  r = cluster_->Run("cd /tmp && srun -I --hold -N1 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "srun: error: Unable to allocate resources: Job dependency problem\n");
+  r = cluster_->Run("cd /tmp && salloc --immediate=x -N1 true");
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "salloc: error: Invalid numeric value \"x\" for immediate.\n");
+  // Nothing of them is left waiting.
+  EXPECT_EQ(cluster_->Run("squeue -h -t PD -o %i").out, "");
+  ASSERT_EQ(cluster_->Run("scancel " + holder).exit_code, 0);
+  // Free nodes: granted within the seconds given.
+  r = cluster_->Run("cd /tmp && salloc -Q -I30 -N1 true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST_F(StepsTest, SrunOutsideAJobAllocatesRunsAndRelinquishes) {
