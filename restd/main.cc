@@ -85,7 +85,8 @@ absl::StatusOr<std::string> ReadMetricsToken(const std::string& path) {
     if (n > 0) text.assign(buf, static_cast<size_t>(n));
   }
   close(fd);
-  if (absl::Status s = skiff::restd::CheckMetricsTokenFile(path, S_ISREG(st.st_mode), st.st_mode, text);
+  if (absl::Status s =
+          skiff::restd::CheckMetricsTokenFile(path, S_ISREG(st.st_mode), st.st_mode, text);
       !s.ok()) {
     return s;
   }

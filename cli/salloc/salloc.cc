@@ -119,8 +119,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     // What was given, before salloc's own defaults below.
     std::vector<skiff::cli::GivenOption> given = skiff::cli::SbatchGivenOptions(o);
     if (immediate) {
-      given.push_back(
-          {"immediate", immediate->empty() ? std::optional<std::string>() : immediate});
+      given.push_back({"immediate", immediate->empty() ? std::optional<std::string>() : immediate});
     }
     if (no_shell) given.push_back({"no-shell", std::nullopt});
     if (quiet) given.push_back({"quiet", "1"});
@@ -170,9 +169,9 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     }
     patience.immediate_seconds = *seconds;
   }
-  absl::StatusOr<skiff::v1::JobInfo> job =
-      skiff::cli::Allocate(**client, submission->spec, {kProgram, !quiet, /*says_revoked=*/true},
-                           [] { return g_interrupted != 0; }, patience);
+  absl::StatusOr<skiff::v1::JobInfo> job = skiff::cli::Allocate(
+      **client, submission->spec, {kProgram, !quiet, /*says_revoked=*/true},
+      [] { return g_interrupted != 0; }, patience);
   if (absl::IsDeadlineExceeded(job.status())) return 1;  // Allocate said why
   if (!job.ok()) {
     if (absl::IsCancelled(job.status()) || absl::IsUnavailable(job.status())) {

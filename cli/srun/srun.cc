@@ -50,9 +50,9 @@ int skiff::cli::SrunMain(int argc, char** argv) {
   }
   if (line.verbose > 0) {
     char dir[4096];
-    for (const std::string& text : skiff::cli::DefinedOptionsBlock(
-             skiff::cli::SrunGivenOptions(line, env),
-             {time(nullptr), getcwd(dir, sizeof(dir)) ? dir : "/"})) {
+    for (const std::string& text :
+         skiff::cli::DefinedOptionsBlock(skiff::cli::SrunGivenOptions(line, env),
+                                         {time(nullptr), getcwd(dir, sizeof(dir)) ? dir : "/"})) {
       fprintf(stderr, "srun: %s\n", text.c_str());
     }
   }

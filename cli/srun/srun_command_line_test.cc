@@ -9,7 +9,8 @@
 namespace skiff::cli {
 namespace {
 
-SrunCommandLine Parse(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
+SrunCommandLine Parse(std::vector<std::string> args,
+                      const std::map<std::string, std::string>& env) {
   args.insert(args.begin(), "srun");
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
@@ -35,35 +36,34 @@ TEST(SrunGivenOptions, TheCommandLinesOptions) {
                 "-------------------- --------------------",
                 "end of defined options",
             }));
-  EXPECT_EQ(Block({"-v", "-t", "5", "--mem=100", "-c1", "-J", "foo", "-p", "debug", "--mpi=none",
-                   "-o", "/dev/null", "-e", "/dev/null", "--exclusive", "--gpus-per-node=0",
-                   "-N1", "true"},
-                  {}),
-            (std::vector<std::string>{
-                "defined options",
-                "-------------------- --------------------",
-                "cpus-per-task       : 1",
-                "error               : /dev/null",
-                "exclusive           : exclusive",
-                "gpus-per-node       : 0",
-                "job-name            : foo",
-                "mem                 : 100",
-                "mpi                 : none",
-                "nodes               : 1",
-                "output              : /dev/null",
-                "partition           : debug",
-                "time                : 00:05:00",
-                "verbose             : 1",
-                "-------------------- --------------------",
-                "end of defined options",
-            }));
+  EXPECT_EQ(
+      Block({"-v", "-t", "5", "--mem=100", "-c1", "-J", "foo", "-p", "debug", "--mpi=none", "-o",
+             "/dev/null", "-e", "/dev/null", "--exclusive", "--gpus-per-node=0", "-N1", "true"},
+            {}),
+      (std::vector<std::string>{
+          "defined options",
+          "-------------------- --------------------",
+          "cpus-per-task       : 1",
+          "error               : /dev/null",
+          "exclusive           : exclusive",
+          "gpus-per-node       : 0",
+          "job-name            : foo",
+          "mem                 : 100",
+          "mpi                 : none",
+          "nodes               : 1",
+          "output              : /dev/null",
+          "partition           : debug",
+          "time                : 00:05:00",
+          "verbose             : 1",
+          "-------------------- --------------------",
+          "end of defined options",
+      }));
 }
 
 TEST(SrunGivenOptions, InsideAnAllocationItsVariablesToo) {
   const std::map<std::string, std::string> env = {
-      {"SLURM_JOB_ID", "256"},      {"SLURM_JOB_NAME", "interactive"},
-      {"SLURM_NNODES", "1"},        {"SLURM_NTASKS", "2"},
-      {"SLURM_JOB_NODELIST", "n1"}, {"SLURM_CPUS_PER_TASK", "1"},
+      {"SLURM_JOB_ID", "256"}, {"SLURM_JOB_NAME", "interactive"}, {"SLURM_NNODES", "1"},
+      {"SLURM_NTASKS", "2"},   {"SLURM_JOB_NODELIST", "n1"},      {"SLURM_CPUS_PER_TASK", "1"},
   };
   EXPECT_EQ(Block({"-v", "true"}, env), (std::vector<std::string>{
                                             "defined options",

@@ -76,9 +76,10 @@ HttpResponse UpdateNode(RestCall& call) {
   const std::string state = absl::AsciiStrToUpper(states[0]);
   if (state != "DRAIN" && state != "DOWN" && state != "RESUME" && state != "IDLE" &&
       state != "UNDRAIN") {
-    return Failure(call, absl::InvalidArgumentError(absl::StrCat(
-                             "state: ", states[0], " is not one Skiff sets (DRAIN, DOWN, RESUME, "
-                             "IDLE, UNDRAIN)")));
+    return Failure(call, absl::InvalidArgumentError(
+                             absl::StrCat("state: ", states[0],
+                                          " is not one Skiff sets (DRAIN, DOWN, RESUME, "
+                                          "IDLE, UNDRAIN)")));
   }
   request.set_state(state);
   if (body.contains("reason")) {
@@ -90,9 +91,9 @@ HttpResponse UpdateNode(RestCall& call) {
   Json warnings = Json::array();
   for (const auto& [name, value] : body.items()) {
     if (name != "state" && name != "reason" && name != "name" && !value.is_null()) {
-      warnings.push_back({{"description", absl::StrCat("node.", name,
-                                                       ": not a field Skiff updates; ignored")},
-                          {"source", "node"}});
+      warnings.push_back(
+          {{"description", absl::StrCat("node.", name, ": not a field Skiff updates; ignored")},
+           {"source", "node"}});
     }
   }
   v1::UpdateNodeReply reply;

@@ -132,9 +132,9 @@ TEST_F(ContainerTest, WithoutOciConfTheNodesDefaultRuntimeRunsTheBundle) {
   ASSERT_TRUE((*plain)->EnsureUser(kAlice).ok());
   ASSERT_TRUE(ReadFile((*plain)->dir() + "/etc/oci.conf").empty()) << "no oci.conf";
   const std::string out = Home() + "/default-runtime.out";
-  const std::string id = SubmitAs(
-      **plain, kAlice,
-      absl::StrCat("--container=", bundle_, " -o ", out, " --wrap 'ls /bin | head -1'"));
+  const std::string id =
+      SubmitAs(**plain, kAlice,
+               absl::StrCat("--container=", bundle_, " -o ", out, " --wrap 'ls /bin | head -1'"));
   ASSERT_FALSE(id.empty());
   ASSERT_TRUE(Eventually(60, [&] { return JobEnded(**plain, id); })) << ShowJob(**plain, id);
   EXPECT_EQ(ScontrolField(ShowJob(**plain, id), "JobState"), "COMPLETED") << ShowJob(**plain, id);

@@ -315,7 +315,8 @@ TEST_F(JobCommandsTest, ArrayTasksNameTheirOutputAndCancelledPendingTasksLeaveTh
   EXPECT_EQ(Field(array, "ArrayTaskId"), "1-6,8-10");
   EXPECT_EQ(cluster_->Run("squeue -h -t all -j " + array + " -o '%i %t'").out,
             array + "_[1-6,8-10] CA\n");
-  EXPECT_EQ(cluster_->Run("scontrol show job " + array + "_7").out, "Job " + array + "_7 not found\n");
+  EXPECT_EQ(cluster_->Run("scontrol show job " + array + "_7").out,
+            "Job " + array + "_7 not found\n");
 }
 
 TEST_F(JobCommandsTest, UpdatesOfNodeListsAndFeaturesKeepAJobRunnable) {

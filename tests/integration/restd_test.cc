@@ -318,8 +318,8 @@ TEST_F(RestdTest, OwnersUpdateTheirJobsAndOperatorsDrainNodes) {
   EXPECT_EQ(Problems("POST", path, updated), "");
   EXPECT_EQ(updated.body["errors"].size(), 0u) << updated.body;
   ASSERT_EQ(updated.body["warnings"].size(), 1u) << updated.body;
-  EXPECT_TRUE(absl::StrContains(updated.body["warnings"][0]["description"].get<std::string>(),
-                                "job.x11"));
+  EXPECT_TRUE(
+      absl::StrContains(updated.body["warnings"][0]["description"].get<std::string>(), "job.x11"));
   EXPECT_EQ(field("TimeLimit"), "00:03:00");
   EXPECT_EQ(field("Comment"), "via-rest");
   EXPECT_EQ(field("JobName"), "renamed");

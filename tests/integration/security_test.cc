@@ -473,10 +473,9 @@ TEST_F(SecurityTest, OnlyOperatorsSetAJobsPriority) {
                                      "job's priority) for job ",
                                      own, "\n"));
   EXPECT_NE(ScontrolField(Show(own), "Priority"), higher);
-  EXPECT_EQ(
-      cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", own, " Priority=", higher))
-          .exit_code,
-      0);
+  EXPECT_EQ(cluster_->RunAs(kBob, absl::StrCat("scontrol update JobId=", own, " Priority=", higher))
+                .exit_code,
+            0);
   EXPECT_EQ(ScontrolField(Show(own), "Priority"), higher);
   cluster_->Run(absl::StrCat("scancel ", roots, " ", operators, " ", own));
 }

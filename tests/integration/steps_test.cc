@@ -779,10 +779,9 @@ TEST_F(StepsTest, ScancelSignalReachesTheStepsTheBatchShellOrBoth) {
 // being lost.
 TEST_F(StepsTest, ASignalToAPendingJobIsTriedAgainUntilItsStepsRun) {
   const std::string script = cluster_->dir() + "/early_signal.sh";
-  cluster_->Run(absl::StrCat(
-      "cat > ", script, " <<'EOS'\n", "#!/bin/bash\n",
-      "srun bash -c 'trap \"echo step got USR1; exit 0\" USR1; echo ready; ",
-      "while :; do sleep 0.1; done'\n", "EOS"));
+  cluster_->Run(absl::StrCat("cat > ", script, " <<'EOS'\n", "#!/bin/bash\n",
+                             "srun bash -c 'trap \"echo step got USR1; exit 0\" USR1; echo ready; ",
+                             "while :; do sleep 0.1; done'\n", "EOS"));
   const std::string out = absl::StrCat(cluster_->dir(), "/early-signal.out");
   const CommandResult submit =
       cluster_->Run(absl::StrCat("cd /tmp && sbatch --parsable -H -o ", out, " ", script));

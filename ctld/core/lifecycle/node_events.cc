@@ -38,9 +38,8 @@ absl::StatusOr<Effects> Lifecycle::RegisterNode(const NodeRegistration& registra
                                                 std::vector<NodeChange>* changes) {
   state_.Begin();
   Effects effects;
-  absl::Status status =
-      state_.MutNodes().Register(registration, now, settings_.config_overrides, changes,
-                                 config_->return_to_service);
+  absl::Status status = state_.MutNodes().Register(registration, now, settings_.config_overrides,
+                                                   changes, config_->return_to_service);
   if (!status.ok()) {
     Rollback();
     return status;
