@@ -61,8 +61,7 @@ bool IsMetricsPath(const std::string& method, const std::string& path) {
 absl::Status CheckMetricsTokenFile(const std::string& path, bool regular, mode_t mode,
                                    const std::string& text) {
   auto problem = [&](const std::string& what) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("--metrics-token-file ", path, ": ", what));
+    return absl::FailedPreconditionError(absl::StrCat("--metrics-token-file ", path, ": ", what));
   };
   if (!regular) return problem("not a regular file");
   if ((mode & (S_IWGRP | S_IWOTH | S_IROTH)) != 0) {
@@ -70,8 +69,9 @@ absl::Status CheckMetricsTokenFile(const std::string& path, bool regular, mode_t
   }
   const absl::string_view secret = absl::StripAsciiWhitespace(text);
   if (secret.size() < 32 || secret.find_first_of(" \t\r\n") != absl::string_view::npos) {
-    return problem("holds no secret of 32 characters or more on one line "
-                   "(openssl rand -hex 32 > FILE)");
+    return problem(
+        "holds no secret of 32 characters or more on one line "
+        "(openssl rand -hex 32 > FILE)");
   }
   return absl::OkStatus();
 }

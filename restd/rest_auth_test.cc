@@ -90,8 +90,8 @@ TEST(MetricsCredentialTest, OnlyTheFilesSecretAsABearerToken) {
   const std::string secret(40, 'k');
   EXPECT_TRUE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer " + secret}}), secret));
   EXPECT_TRUE(IsMetricsCredential(WithHeaders({{"authorization", "bearer  " + secret}}), secret));
-  EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer " + secret + "x"}}),
-                                   secret));
+  EXPECT_FALSE(
+      IsMetricsCredential(WithHeaders({{"authorization", "Bearer " + secret + "x"}}), secret));
   EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"x-slurm-user-token", secret}}), secret))
       << "a user token's header is not the scrape credential";
   EXPECT_FALSE(IsMetricsCredential(WithHeaders({{"authorization", "Bearer "}}), ""))

@@ -89,9 +89,9 @@ absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSp
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::seconds(patience.immediate_seconds.value_or(0) > 1 ? *patience.immediate_seconds
-                                                                       : 1);
-  const std::string unable = messages.says_revoked ? "Job submit/allocate failed: "
-                                                   : "Unable to allocate resources: ";
+                                                                      : 1);
+  const std::string unable =
+      messages.says_revoked ? "Job submit/allocate failed: " : "Unable to allocate resources: ";
   if (at_once && spec.hold()) {
     return GiveUp(client, id, messages, unable + "Job dependency problem", false);
   }
@@ -137,8 +137,9 @@ absl::StatusOr<v1::JobInfo> Allocate(client::CtldClient& client, const v1::JobSp
       // After waiting: salloc's alarm says the connection timed out; srun
       // repeats that the nodes are busy.
       return GiveUp(client, id, messages,
-                    messages.says_revoked ? "Unable to allocate resources: Connection timed out"
-                                          : "Unable to allocate resources: Requested nodes are busy",
+                    messages.says_revoked
+                        ? "Unable to allocate resources: Connection timed out"
+                        : "Unable to allocate resources: Requested nodes are busy",
                     true);
     }
     if (interrupted()) {

@@ -47,6 +47,13 @@ struct GivenContext {
 std::vector<std::string> DefinedOptionsBlock(const std::vector<GivenOption>& given,
                                              const GivenContext& context);
 
+// The long names of Slurm 22.05's common_options[] (src/common/slurm_opt.c),
+// in its order: the block's, and the order getopt_long lists an ambiguous
+// abbreviation's candidates in. "(null)" is the allocation's node list srun
+// reads from SLURM_JOB_NODELIST, an entry without a name, which Slurm's
+// printf shows so.
+const std::vector<std::string>& SlurmOptionOrder();
+
 // Slurm's mbytes_to_str: megabytes in the largest 1024-power unit that divides
 // them, the default unit bare: 100 -> "100", 1024 -> "1G", 1536 -> "1536".
 // Zero prints "0?", as Slurm's does (its loop runs past the last unit).

@@ -264,120 +264,9 @@ const std::vector<GetoptOption>& SbatchGetoptTable() {
   return *table;
 }
 
-// The long names of Slurm 22.05's sbatch option table (common_options in
-// src/common/slurm_opt.c, those sbatch takes), in its order: getopt_long lists
-// the candidates of an ambiguous abbreviation in this order.
-const std::vector<std::string>& SlurmTableOrder() {
-  static const std::vector<std::string> order = {
-      "account",
-      "acctg-freq",
-      "array",
-      "batch",
-      "begin",
-      "bb",
-      "bbf",
-      "cluster-constraint",
-      "chdir",
-      "cluster",
-      "clusters",
-      "comment",
-      "container",
-      "context",
-      "contiguous",
-      "constraint",
-      "core-spec",
-      "cores-per-socket",
-      "cpu-freq",
-      "cpus-per-gpu",
-      "cpus-per-task",
-      "deadline",
-      "delay-boot",
-      "dependency",
-      "distribution",
-      "error",
-      "exclude",
-      "exclusive",
-      "export",
-      "export-file",
-      "extra-node-info",
-      "get-user-env",
-      "gid",
-      "gpu-bind",
-      "gpu-freq",
-      "gpus",
-      "gpus-per-node",
-      "gpus-per-socket",
-      "gpus-per-task",
-      "gres",
-      "gres-flags",
-      "help",
-      "hint",
-      "hold",
-      "ignore-pbs",
-      "input",
-      "job-name",
-      "kill-on-invalid-dep",
-      "licenses",
-      "mail-type",
-      "mail-user",
-      "mcs-label",
-      "mem",
-      "mem-bind",
-      "mem-per-cpu",
-      "mem-per-gpu",
-      "mincpus",
-      "network",
-      "nice",
-      "no-kill",
-      "no-requeue",
-      "nodefile",
-      "nodelist",
-      "nodes",
-      "ntasks",
-      "ntasks-per-core",
-      "ntasks-per-gpu",
-      "ntasks-per-node",
-      "ntasks-per-socket",
-      "ntasks-per-tres",
-      "open-mode",
-      "output",
-      "overcommit",
-      "oversubscribe",
-      "parsable",
-      "partition",
-      "power",
-      "prefer",
-      "priority",
-      "profile",
-      "propagate",
-      "qos",
-      "quiet",
-      "reboot",
-      "requeue",
-      "reservation",
-      "signal",
-      "sockets-per-node",
-      "spread-job",
-      "switches",
-      "tasks-per-node",
-      "test-only",
-      "thread-spec",
-      "threads-per-core",
-      "time",
-      "time-min",
-      "tmp",
-      "uid",
-      "use-min-nodes",
-      "verbose",
-      "version",
-      "usage",
-      "wait",
-      "wait-all-nodes",
-      "wckey",
-      "wrap",
-  };
-  return order;
-}
+// getopt_long lists an ambiguous abbreviation's candidates in the order of
+// Slurm's option table (defined_options.h); names sbatch lacks are not asked for.
+const std::vector<std::string>& SlurmTableOrder() { return SlurmOptionOrder(); }
 
 // Marks a status as getopt's refusal of the command line (see IsGetoptError).
 constexpr char kGetoptPayload[] = "skiff.cli/getopt";
@@ -889,7 +778,8 @@ std::vector<GivenOption> SbatchGivenOptions(const SbatchRawOptions& options) {
   for (const SbatchOption& option : SbatchOptions()) {
     const std::string name = LongName(option.getopt.names).substr(2);
     if (option.text != nullptr && options.*option.text) {
-      if (shown.insert(&(options.*option.text)).second) given.push_back({name, *(options.*option.text)});
+      if (shown.insert(&(options.*option.text)).second)
+        given.push_back({name, *(options.*option.text)});
     } else if (option.flag != nullptr && options.*option.flag == option.flag_value) {
       // --no-requeue's false is shown by its own name, as Slurm's.
       if (shown.insert(&(options.*option.flag)).second) given.push_back({name, std::nullopt});

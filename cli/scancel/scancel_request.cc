@@ -146,7 +146,8 @@ ScancelOutcome DescribeCancelResults(const v1::CancelJobsReply& reply,
       }
       if (auto retried = retries.find(result.job_id()); retried != retries.end()) {
         for (int i = 0; i < retried->second; ++i) {
-          absl::StrAppend(&outcome.stderr_text, "scancel: Job is in transitional state, retrying\n");
+          absl::StrAppend(&outcome.stderr_text,
+                          "scancel: Job is in transitional state, retrying\n");
         }
       }
     }

@@ -763,7 +763,8 @@ std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
       rows.push_back(SqueueRow{job, {}});
       continue;
     }
-    auto key = std::make_tuple(job->array_job_id(), job->state(), Partition(*job), ReasonText(*job));
+    auto key =
+        std::make_tuple(job->array_job_id(), job->state(), Partition(*job), ReasonText(*job));
     auto [it, inserted] = groups.emplace(key, rows.size());
     if (inserted) rows.push_back(SqueueRow{job, {}});
     std::vector<int32_t>& tasks = rows[it->second].tasks;

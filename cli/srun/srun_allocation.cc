@@ -104,8 +104,8 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
     }
     patience.immediate_seconds = *seconds;
   }
-  absl::StatusOr<v1::JobInfo> job = Allocate(**client, submission->spec, {kProgram, false},
-                                             [] { return g_interrupted != 0; }, patience);
+  absl::StatusOr<v1::JobInfo> job = Allocate(
+      **client, submission->spec, {kProgram, false}, [] { return g_interrupted != 0; }, patience);
   if (absl::IsDeadlineExceeded(job.status())) return 1;  // Allocate said why
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);

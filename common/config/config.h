@@ -158,21 +158,21 @@ struct SkiffConfig {
   int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
   std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
-  std::vector<std::string> gres_types;                 // GresTypes=gpu
-  SchedulerParameters scheduler_parameters;            // SchedulerParameters=a=1,b
-  SlurmdParameters slurmd_parameters;                  // SlurmdParameters=config_overrides
-  SlurmctldParameters slurmctld_parameters;            // SlurmctldParameters=enable_configless
-  std::string preempt_type = "preempt/none";           // PreemptType
-  std::string preempt_mode = "OFF";                    // PreemptMode (cluster default)
+  std::vector<std::string> gres_types;        // GresTypes=gpu
+  SchedulerParameters scheduler_parameters;   // SchedulerParameters=a=1,b
+  SlurmdParameters slurmd_parameters;         // SlurmdParameters=config_overrides
+  SlurmctldParameters slurmctld_parameters;   // SlurmctldParameters=enable_configless
+  std::string preempt_type = "preempt/none";  // PreemptType
+  std::string preempt_mode = "OFF";           // PreemptMode (cluster default)
   // PriorityType; Slurm 22.05's default: jobs in submission order (nice aside).
   std::string priority_type = "priority/basic";
-  int64_t priority_decay_half_life = 7 * 24 * 3600;    // PriorityDecayHalfLife seconds
-  int64_t priority_max_age = 7 * 24 * 3600;            // PriorityMaxAge seconds
-  int64_t priority_weight_age = 0;                     // PriorityWeightAge
-  int64_t priority_weight_fairshare = 0;               // PriorityWeightFairshare
-  int64_t priority_weight_job_size = 0;                // PriorityWeightJobSize
-  int64_t priority_weight_partition = 0;               // PriorityWeightPartition
-  int64_t priority_weight_qos = 0;                     // PriorityWeightQOS
+  int64_t priority_decay_half_life = 7 * 24 * 3600;  // PriorityDecayHalfLife seconds
+  int64_t priority_max_age = 7 * 24 * 3600;          // PriorityMaxAge seconds
+  int64_t priority_weight_age = 0;                   // PriorityWeightAge
+  int64_t priority_weight_fairshare = 0;             // PriorityWeightFairshare
+  int64_t priority_weight_job_size = 0;              // PriorityWeightJobSize
+  int64_t priority_weight_partition = 0;             // PriorityWeightPartition
+  int64_t priority_weight_qos = 0;                   // PriorityWeightQOS
   // PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000 as written, and its
   // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
   std::string priority_weight_tres;

@@ -211,7 +211,7 @@ struct Job {
   // or a filter), not by its own J_T: Slurm keeps such tasks in the array's
   // record, shown CANCELLED as J_[1-5]; a task cancelled alone leaves it.
   bool cancelled_with_array = false;
-  std::string dependency;         // -d as accepted; "" = none
+  std::string dependency;  // -d as accepted; "" = none
   bool kill_on_invalid_dep = false;
 
   // Burst buffer (burst_buffer/lua). A job uses one exactly when bb_directives
