@@ -92,8 +92,21 @@ array_run() {  # sys tasks label rep
 for sys in $systems; do
   run "$sys" 'squeue -h -o %i | head -1' | grep -q . && { echo "$sys: queue not empty" >&2; exit 1; }
 done
+# A warm-up on each system, not recorded: a cluster just started (or idle
+# since the last run) pays for cold caches on its first jobs, and that must
+# not fall on whichever system happens to run first.
+for sys in $systems; do
+  R=$(root_of "$sys"); mkdir -p "$R/sbs-work"; chmod 777 "$R/sbs-work"
+  run "$sys" "cd $R/sbs-work && sbatch --parsable --array=1-20 -o /dev/null -J warm --wrap=true >/dev/null && for i in \$(seq 20); do sbatch --parsable -o /dev/null -J warm --wrap=true >/dev/null || exit 1; done"
+  wait_empty "$sys"
+done
 for r in $(seq 1 "$REPS"); do
-  for sys in $systems; do
+  # Each rep runs the systems in the other order: what one system's last
+  # workload leaves behind (its jobs' ends, the machine's caches) falls on
+  # each system alike.
+  order=$systems
+  [ $((r % 2)) -eq 0 ] && order=$(echo "$systems" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for sys in $order; do
     R=$(root_of "$sys"); mkdir -p "$R/sbs-work"; chmod 777 "$R/sbs-work"
     array_run "$sys" "$N" "array${N}_wall_s" "$r"
     t0=$(now); run "$sys" "cd $R/sbs-work && for i in \$(seq $M); do sbatch --parsable -o /dev/null -J seq --wrap=true >/dev/null || exit 1; done"
