@@ -75,6 +75,8 @@ class TokenIssuer {
   absl::StatusOr<std::string> Issue(const TokenCaller& caller, const std::string& username,
                                     int64_t lifespan, int64_t now) const;
 
+  const TokenSettings& settings() const { return settings_; }
+
  private:
   TokenSettings settings_;
 };
