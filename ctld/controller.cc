@@ -209,13 +209,7 @@ absl::Status Controller::Recover() {
   uint64_t next_id = 0;
   {
     absl::MutexLock lock(&mu_);
-    core_.LoadAccounting(std::move(records->qos), std::move(records->accounts));
-    core_.LoadNodeAdmin(records->node_admin);
-    core_.Load(std::move(*jobs), *max_id, std::move(records->usage));
-    core_.LoadAssocUsage(std::move(records->assoc_usage));
-    core_.LoadBank(std::move(records->bank));
-    core_.LoadTriggers(std::move(records->triggers));
-    core_.LoadAdvanceReservations(std::move(records->advance_reservations));
+    core_.Load(std::move(*jobs), *max_id, *std::move(records));
     next_id = core_.next_job_id();
   }
   // Logged outside mu_: no I/O under the state lock, even at start-up.
@@ -392,9 +386,9 @@ void Controller::CheckNodeTimeouts() {
 
 std::vector<Node> Controller::SnapshotNodes(const std::vector<std::string>& names) {
   absl::MutexLock lock(&mu_);
-  if (names.empty()) return core_.nodes().nodes();
+  if (names.empty()) return core_.state().nodes().nodes();
   std::vector<Node> out;
-  for (const Node& node : core_.nodes().nodes()) {
+  for (const Node& node : core_.state().nodes().nodes()) {
     if (Contains(names, node.config.name)) out.push_back(node);
   }
   return out;
@@ -553,7 +547,7 @@ void Controller::VisitJobs(const std::vector<JobRef>& refs,
                            const std::function<void(const Job&)>& visit) {
   absl::MutexLock lock(&mu_);
   if (refs.empty()) {
-    for (const auto& [id, job] : core_.jobs()) visit(job);
+    for (const auto& [id, job] : core_.state().jobs()) visit(job);
     return;
   }
   std::set<uint64_t> seen;
@@ -595,8 +589,8 @@ absl::Status Controller::UpdateJob(const Caller& caller, const JobUpdate& update
 
 UserUsageRecord Controller::UserUsage(const std::string& user) {
   absl::MutexLock lock(&mu_);
-  auto it = core_.usage().find(user);
-  return it == core_.usage().end() ? UserUsageRecord{} : it->second;
+  auto it = core_.state().usage().find(user);
+  return it == core_.state().usage().end() ? UserUsageRecord{} : it->second;
 }
 
 // ---------------------------------------------------------------- scheduling

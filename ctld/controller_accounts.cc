@@ -21,17 +21,17 @@ AccountsSnapshot Controller::SnapshotAccounts() {
   absl::MutexLock lock(&mu_);
   AccountsSnapshot snapshot;
   snapshot.cluster = config_->cluster_name;
-  const AccountsTable& accounts = core_.accounts();
+  const AccountsTable& accounts = core_.state().accounts();
   for (const auto& [name, account] : accounts.accounts) snapshot.accounts.push_back(account);
   for (const auto& [name, user] : accounts.users) snapshot.users.push_back(user);
   snapshot.assocs = AssocsDepthFirst(accounts);
-  for (const auto& [key, usage] : core_.AssocUsageAt(clock_.Now())) {
+  for (const auto& [key, usage] : core_.bank().AssocUsageAt(clock_.Now())) {
     snapshot.by_assoc[key].raw_usage = usage;
   }
   for (const auto& [key, norm] : NormalizedShares(accounts)) {
     snapshot.by_assoc[key].norm_shares = norm;
   }
-  for (const auto& [key, balance] : core_.Balances()) {
+  for (const auto& [key, balance] : core_.bank().Balances()) {
     if (key.is_qos()) {
       QosFigures& qos = snapshot.by_qos[QosKey{key.qos, ""}];
       qos.used_budget_mins = balance.used;
@@ -47,7 +47,7 @@ AccountsSnapshot Controller::SnapshotAccounts() {
     if (assoc.user.empty()) parents[assoc.account] = assoc.parent_account;
   }
   std::vector<const Job*> jobs;
-  for (const auto& [id, job] : core_.jobs()) {
+  for (const auto& [id, job] : core_.state().jobs()) {
     if (!IsFinal(job.state)) jobs.push_back(&job);
   }
   JobsInUseTables in_use = CountJobsInUse(jobs, parents, clock_.Now());
@@ -70,7 +70,7 @@ absl::StatusOr<AccountsAffected> Controller::UpdateAccounts(
   std::set<uid_t> admins;
   {
     absl::MutexLock lock(&mu_);
-    admins = AdminUids(core_.accounts());
+    admins = AdminUids(core_.state().accounts());
   }
   absl::MutexLock lock(&admin_mu_);
   admin_uids_ = std::move(admins);

@@ -40,8 +40,8 @@ Controller::BurstBufferSnapshot Controller::SnapshotBurstBuffers() {
   snapshot.enabled = bb_ != nullptr;
   if (bb_ != nullptr) snapshot.config = bb_->config();
   absl::MutexLock lock(&mu_);
-  snapshot.pools = core_.bb_pools().pools();
-  for (const auto& [id, allocation] : core_.bb_pools().allocations()) {
+  snapshot.pools = core_.state().bb_pools().pools();
+  for (const auto& [id, allocation] : core_.state().bb_pools().allocations()) {
     snapshot.allocations.push_back(allocation);
     const Job* job = core_.Find(id);
     snapshot.user_names.push_back(job != nullptr ? job->user_name

@@ -109,7 +109,7 @@ absl::StatusOr<std::vector<std::string>> Controller::SwapConfig(const Caller& ca
   std::set<std::string> busy;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [id, job] : core_.jobs()) {
+    for (const auto& [id, job] : core_.state().jobs()) {
       if (!IsFinal(job.state)) busy.insert(job.request.partition);
     }
   }

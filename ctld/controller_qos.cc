@@ -10,7 +10,7 @@ namespace skiff::ctld {
 std::vector<QosDefinition> Controller::SnapshotQos(const std::vector<std::string>& names) {
   absl::MutexLock lock(&mu_);
   std::vector<QosDefinition> out;
-  for (QosDefinition& qos : QosInIdOrder(core_.qos_table())) {
+  for (QosDefinition& qos : QosInIdOrder(core_.state().qos())) {
     if (names.empty() || std::find(names.begin(), names.end(), qos.name) != names.end()) {
       out.push_back(std::move(qos));
     }

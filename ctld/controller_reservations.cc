@@ -10,7 +10,7 @@ std::vector<AdvanceReservation> Controller::SnapshotReservations() {
   const int64_t now = clock_.Now();
   absl::MutexLock lock(&mu_);
   std::vector<AdvanceReservation> out;
-  for (const auto& [name, resv] : core_.advance_reservations()) {
+  for (const auto& [name, resv] : core_.state().advance_reservations()) {
     if (!ResvEnded(resv, now)) out.push_back(resv);
   }
   return out;

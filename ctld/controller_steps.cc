@@ -44,7 +44,7 @@ std::vector<JobStep> Controller::SnapshotSteps(const std::vector<JobRef>& refs) 
   std::vector<std::pair<uint64_t, StepRecord>> steps;
   {
     absl::MutexLock lock(&mu_);
-    steps = core_.steps().Running(&running);
+    steps = core_.state().steps().Running(&running);
   }
   std::vector<JobStep> out;
   auto info = [](const Job& job, StepRecord step) {

@@ -64,7 +64,7 @@ absl::StatusOr<uint32_t> Controller::SetTrigger(const Caller& caller,
 
 std::vector<Trigger> Controller::SnapshotTriggers() {
   absl::MutexLock lock(&mu_);
-  return core_.triggers().Visible();
+  return core_.state().triggers().Visible();
 }
 
 absl::StatusOr<size_t> Controller::ClearTriggers(const Caller& caller,

@@ -41,6 +41,7 @@
 #include "ctld/core/accounting/qos.h"
 #include "ctld/core/accounting/step_book.h"
 #include "ctld/core/lifecycle/effects.h"
+#include "ctld/core/lifecycle/journaled_state.h"
 #include "ctld/core/node_table.h"
 #include "ctld/core/scheduler/from_ctld.h"
 #include "ctld/state/job_store.h"
@@ -101,17 +102,8 @@ absl::StatusOr<std::vector<ResvEvent>> LoadResvEvents(JobStore& store);
 // The rows of an event's typed changes, in the order the event made them.
 std::vector<RecordRow> EncodeRecords(std::vector<RecordChange> changes);
 
-// Every stored record Recover needs besides the jobs and the Controller's own.
-struct StoredRecords {
-  QosTable qos;
-  AccountsTable accounts;
-  std::map<std::string, UserUsageRecord> usage;        // by user
-  std::map<std::string, UserUsageRecord> assoc_usage;  // by "account|user"
-  std::map<std::string, TresMinutes> bank;             // by "account|user"
-  std::map<std::string, NodeAdminState> node_admin;    // by node
-  std::vector<Trigger> triggers;
-  ResvTable advance_reservations;  // by name
-};
+// StoredRecords (journaled_state.h): every stored record Recover needs
+// besides the jobs and the Controller's own.
 // Reads and decodes them (the store's reads: call without locks). DataLoss
 // names a row that does not parse, except usage rows (dropped, see above).
 absl::StatusOr<StoredRecords> LoadStoredRecords(JobStore& store);

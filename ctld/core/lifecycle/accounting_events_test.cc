@@ -17,10 +17,11 @@ class AccountingEventsTest : public LifecycleTest {
  protected:
   void SetUp() override {
     LifecycleTest::SetUp();
-    QosTable qos;
-    qos["normal"] = QosWithDefaults("normal");
-    qos["normal"].id = 1;
-    core_->LoadAccounting(std::move(qos), InitialAccounts());
+    StoredRecords records;
+    records.qos["normal"] = QosWithDefaults("normal");
+    records.qos["normal"].id = 1;
+    records.accounts = InitialAccounts();
+    core_->Load({}, 0, std::move(records));
   }
 
   QosUpdate AddQos(std::vector<std::string> names) {
@@ -44,7 +45,7 @@ TEST_F(AccountingEventsTest, OnlyPrivilegedCallersChangeQos) {
   absl::StatusOr<Effects> refused =
       core_->UpdateQos(Caller{1001, 1001}, false, AddQos({"high"}), now_, &affected);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(core_->qos_table().count("high"), 0u);
+  EXPECT_EQ(core_->state().qos().count("high"), 0u);
   EXPECT_FALSE(core_->in_transaction());
 }
 
@@ -66,7 +67,7 @@ TEST_F(AccountingEventsTest, AddingTwoQosIsOneFrameWithBothRowsAndTheSchedulerSe
 
   // Not stored: the tables and the scheduler's view are as before.
   core_->RollbackFrom(added->frame);
-  EXPECT_EQ(core_->qos_table().count("high"), 0u);
+  EXPECT_EQ(core_->state().qos().count("high"), 0u);
   EXPECT_EQ(ViewNames(), (std::vector<std::string>{"normal"}));
 }
 
@@ -81,7 +82,7 @@ TEST_F(AccountingEventsTest, AQosInUseCannotBeDeletedAndNothingChanges) {
   remove.names = {"high"};
   absl::StatusOr<Effects> refused = core_->UpdateQos(root_, true, remove, now_, &affected);
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(core_->qos_table().count("high"), 1u);
+  EXPECT_EQ(core_->state().qos().count("high"), 1u);
   EXPECT_FALSE(core_->in_transaction());
 }
 
@@ -97,10 +98,10 @@ TEST_F(AccountingEventsTest, AccountsChangeIsOneRecordAndRollsBackWhole) {
   const auto* change = std::get_if<AccountsChange>(&added->records[0]);
   ASSERT_NE(change, nullptr);
   EXPECT_EQ(change->diff.accounts.count("lab"), 1u);
-  EXPECT_EQ(core_->accounts().accounts.count("lab"), 1u);
+  EXPECT_EQ(core_->state().accounts().accounts.count("lab"), 1u);
 
   core_->RollbackFrom(added->frame);
-  EXPECT_EQ(core_->accounts().accounts.count("lab"), 0u);
+  EXPECT_EQ(core_->state().accounts().accounts.count("lab"), 0u);
 
   EXPECT_EQ(
       core_->UpdateAccounts(Caller{1001, 1001}, false, add, {}, now_, &affected).status().code(),
@@ -122,16 +123,16 @@ TEST_F(AccountingEventsTest, OnlyTheStepManagerReportsStepsAndARollbackForgetsTh
 
   Effects taken = core_->ReportSteps(first, {{id, step}}, {}, now_);
   ASSERT_EQ(taken.records.size(), 1u);
-  EXPECT_EQ(core_->steps().size(), 1u);
+  EXPECT_EQ(core_->state().steps().size(), 1u);
   core_->RollbackFrom(taken.frame);
-  EXPECT_EQ(core_->steps().size(), 0u);
+  EXPECT_EQ(core_->state().steps().size(), 0u);
 
   // A purged job's steps are taken from its stored first node.
   Store(core_->ReportSteps("n9", {{777, step}}, {{777, "n9"}}, now_));
-  EXPECT_EQ(core_->steps().size(), 1u);
+  EXPECT_EQ(core_->state().steps().size(), 1u);
   // ...and forgotten by housekeeping, since job 777 is not running here.
   core_->RetainStepsOfRunningJobs();
-  EXPECT_EQ(core_->steps().size(), 0u);
+  EXPECT_EQ(core_->state().steps().size(), 0u);
 }
 
 }  // namespace

@@ -74,8 +74,8 @@ TEST_F(LifecycleTest, PriorityBasicCountsDownBySubmissionAndAReleasedJobGoesLast
   std::vector<Job> jobs;
   for (const auto& [id, job] : store_) jobs.push_back(job);
   Lifecycle restarted(config_, settings_, now_);
-  restarted.SetQosViewForTest({Qos{"normal"}});
   restarted.Load(std::move(jobs), d, {});
+  restarted.SetQosViewForTest({Qos{"normal"}});
   absl::StatusOr<Admitted> next = restarted.Admit(Request(), now_);
   ASSERT_TRUE(next.ok()) << next.status();
   restarted.Insert(*next, now_);
@@ -425,8 +425,9 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   SubmitRequest request = Request();  // 1 CPU: billing 1
   request.time_limit = 300;
   const uint64_t id = Submit(request);
-  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).billing, 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 7.5);
+  EXPECT_DOUBLE_EQ(core_->bank().MaxCost(*core_->Find(id)).billing, 7.5);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 7.5);
   // A second one could overdraw the 10 minutes once both ran their tails.
   const absl::StatusOr<Admitted> second = core_->Admit(request, now_);
   EXPECT_FALSE(second.ok());
@@ -450,9 +451,12 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   Store(
       core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, SIGKILL, ""}, start + 450));
   EXPECT_EQ(StateOf(id), JobState::kTimeout);
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 7.5);
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 0);
-  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(start + 450).at(AssocKey::User("grant", "alice")), 450);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 7.5);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().Balances().at(BankKey::Of(AssocKey::Account("grant"))).held.billing, 0);
+  EXPECT_DOUBLE_EQ(core_->bank().AssocUsageAt(start + 450).at(AssocKey::User("grant", "alice")),
+                   450);
   EXPECT_EQ(core_->Find(id)->end_time - core_->Find(id)->start_time, 450);
 
   // Heard of late (a ctld restart): charged no more than was reserved.
@@ -464,8 +468,10 @@ TEST_F(LifecycleTest, ARunIsChargedItsKillWaitTailWhichAdmissionReserved) {
   const int64_t late_start = core_->Find(late)->start_time;
   Store(core_->JobComplete(core_->Find(late)->nodes.front(), {late, true, 0, SIGKILL, ""},
                            late_start + 900));
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 15);
-  EXPECT_DOUBLE_EQ(core_->AssocUsageAt(late_start + 900).at(AssocKey::User("grant", "alice")), 900);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().Balances().at(BankKey::Of(AssocKey::Account("grant"))).used.billing, 15);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().AssocUsageAt(late_start + 900).at(AssocKey::User("grant", "alice")), 900);
 }
 
 // Accounts root > lab, with user alice in lab (her default account), under
@@ -505,7 +511,7 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
       checked->warnings,
       std::vector<std::string>{"this job may use up to 0.3 GPU-hours; account lab has 0.5 left"});
   const uint64_t id = Submit(two_gpus);
-  EXPECT_DOUBLE_EQ(core_->MaxCost(*core_->Find(id)).gpu, 20);
+  EXPECT_DOUBLE_EQ(core_->bank().MaxCost(*core_->Find(id)).gpu, 20);
   // A second would hold 40 of 30.
   const absl::StatusOr<Admitted> second = core_->Admit(two_gpus, now_);
   ASSERT_FALSE(second.ok());
@@ -525,9 +531,10 @@ TEST_F(LifecycleTest, AGpuMinutesBudgetHoldsTheMostAndChargesWhatWasUsed) {
   const int64_t start = core_->Find(id)->start_time;
   // It ran 90 s on 2 GPUs: 3 GPU-minutes (0.05 GPU-hours) charged.
   Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, start + 90));
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("lab"))).used.gpu, 3);
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::Account("lab"))).held.gpu, 0);
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::Of(AssocKey::User("lab", "alice"))).used.gpu, 3);
+  EXPECT_DOUBLE_EQ(core_->bank().Balances().at(BankKey::Of(AssocKey::Account("lab"))).used.gpu, 3);
+  EXPECT_DOUBLE_EQ(core_->bank().Balances().at(BankKey::Of(AssocKey::Account("lab"))).held.gpu, 0);
+  EXPECT_DOUBLE_EQ(
+      core_->bank().Balances().at(BankKey::Of(AssocKey::User("lab", "alice"))).used.gpu, 3);
   // 27 left: one more 20-minute job fits, a second pends (the scheduler's
   // check) or is refused (admission's).
   EXPECT_TRUE(core_->Admit(two_gpus, now_).ok());
@@ -681,7 +688,7 @@ TEST_F(LifecycleTest, AQosGpuBudgetIsNeverOverdrawn) {
   Drive(Schedule());
   Drive(
       Store(core_->JobComplete(core_->Find(id)->nodes.front(), {id, true, 0, 0, ""}, now_ + 180)));
-  EXPECT_DOUBLE_EQ(core_->Balances().at(BankKey::OfQos("normal")).used.gpu, 6);
+  EXPECT_DOUBLE_EQ(core_->bank().Balances().at(BankKey::OfQos("normal")).used.gpu, 6);
 }
 
 }  // namespace

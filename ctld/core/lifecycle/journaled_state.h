@@ -74,6 +74,19 @@ struct AdmissionReservation {
   TresMinutes cost;  // the tasks' most, in TRES-minutes (GrpTRESMins budgets)
 };
 
+// Every stored record a restart reads back besides the jobs and the
+// Controller's own (ctld/state/records.h reads them; Lifecycle::Load installs them).
+struct StoredRecords {
+  QosTable qos;
+  AccountsTable accounts;
+  std::map<std::string, UserUsageRecord> usage;        // by user
+  std::map<std::string, UserUsageRecord> assoc_usage;  // by "account|user"
+  std::map<std::string, TresMinutes> bank;             // by "account|user"
+  std::map<std::string, NodeAdminState> node_admin;    // by node
+  std::vector<Trigger> triggers;
+  ResvTable advance_reservations;  // by name
+};
+
 class JournaledState {
  public:
   JournaledState(const SkiffConfig& config, int64_t started_at) : nodes_(config, started_at) {}

@@ -133,8 +133,11 @@ TerminateIntent Lifecycle::MakeTerminate(const Job& job) const {
 
 // ---------------------------------------------------------------- recovery
 
-void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
-                     std::map<std::string, UserUsageRecord> usage) {
+void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id, StoredRecords records) {
+  LoadAccounting(std::move(records.qos), std::move(records.accounts));
+  for (const auto& [name, admin] : records.node_admin) {
+    state_.UnjournaledNodes().RestoreAdminState(name, admin);
+  }
   next_job_id_ = std::max(next_job_id_, max_stored_id + 1);
   for (const Job& job : jobs) {
     if (job.basic_priority > 0 && job.basic_priority <= next_basic_priority_) {
@@ -159,7 +162,11 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id,
     }
     state_.Install(std::move(job));
   }
-  state_.LoadUsage(std::move(usage));
+  state_.LoadUsage(std::move(records.usage));
+  state_.LoadAssocUsage(std::move(records.assoc_usage));
+  state_.LoadBank(std::move(records.bank));
+  state_.LoadTriggers(std::move(records.triggers));
+  state_.LoadAdvanceReservations(std::move(records.advance_reservations));
 }
 
 Effects Lifecycle::Resume(int64_t now) {

@@ -42,6 +42,7 @@
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/lifecycle/admission.h"
+#include "ctld/core/lifecycle/bank.h"
 #include "ctld/core/lifecycle/effects.h"
 #include "ctld/core/lifecycle/journaled_state.h"
 #include "ctld/core/lifecycle/requests.h"
@@ -104,72 +105,17 @@ class Lifecycle {
 
   // ---- recovery (before any event; not a transaction)
   // Installs stored jobs (re-taking the node resources of CONFIGURING/RUNNING
-  // ones), the id counter and the usage records.
-  void Load(std::vector<Job> jobs, uint64_t max_stored_id,
-            std::map<std::string, UserUsageRecord> usage);
-  // What ended runs used of the budgets, by BankKey::RecordKey -> TRES-minutes
-  // (the stored "bank" records). Call with Load.
-  void LoadBank(std::map<std::string, TresMinutes> used) { state_.LoadBank(std::move(used)); }
-  // Stored node drains and admin DOWNs (kNodeAdminKind records), at start.
-  void LoadNodeAdmin(const std::map<std::string, NodeAdminState>& states) {
-    for (const auto& [name, admin] : states)
-      state_.UnjournaledNodes().RestoreAdminState(name, admin);
-  }
-  // Fair-share usage per association (decayed billing-seconds, the stored
-  // "assoc_usage" records, by AssocKey::UsageRecordKey).
-  void LoadAssocUsage(std::map<std::string, UserUsageRecord> usage) {
-    state_.LoadAssocUsage(std::move(usage));
-  }
-  // sacctmgr's stored QOS and accounts tables (each seeded on a new database).
-  void LoadAccounting(QosTable qos, AccountsTable accounts);
-  // Decayed to `now`, for sshare; by account and user.
-  std::map<AssocKey, double> AssocUsageAt(int64_t now) const;
+  // ones), the id counter and the stored tables: sacctmgr's QOS and accounts,
+  // node drains and admin DOWNs, fair-share usage per user and association,
+  // what ended runs used of the budgets, triggers and advance reservations.
+  void Load(std::vector<Job> jobs, uint64_t max_stored_id, StoredRecords records);
 
-  // ---- service units (lifecycle_bank.cc)
-  // What a job's resources are worth per minute (its partition's
-  // TRESBillingWeights): what it holds when allocated, else what it asked for,
-  // whole nodes on an exclusive partition or with --exclusive.
-  double JobBilling(const Job& job) const;
-  // What the job holds (allocated) or may hold at most (pending), as
-  // JobBilling counts it.
-  struct HeldTres {
-    int64_t cpus = 0;
-    uint64_t mem_mb = 0;
-    int64_t nodes = 0;
-    int64_t gpus = 0;
-  };
-  HeldTres JobHeldTres(const Job& job) const;
-  // What holding that for `seconds` costs, per budget TRES.
-  TresMinutes JobMinutes(const Job& job, int64_t seconds) const;
-  // What an allocated job holds per TRES (Job::alloc_tres): its CPUs, memory,
-  // nodes, JobBilling, and its GPUs by their nodes' configured type.
-  TresCounts RunTresOf(const Job& job) const;
-  // The most a run of the job may last (run_charge.h): its time limit, the
-  // OverTimeLimit grace and KillWait; kUnlimited without a time limit.
-  int64_t MaxRun(const Job& job) const;
-  // The most a run of the job may cost: JobMinutes over MaxRun (infinite
-  // without a time limit). What admission (`safe`) and the scheduler reserve.
-  TresMinutes MaxCost(const Job& job) const;
-  struct Balance {
-    TresMinutes limit = kNoBudget;  // GrpTRESMins; negative = none
-    TresMinutes used;               // ended runs of the subtree (or association)
-    TresMinutes held;               // the most its jobs not yet ended may use
-  };
-  // Per account (its subtree), per user in an account (its own jobs) and per
-  // QOS. The jobs in `leaving` (an update's jobs, before it) hold nothing;
-  // admissions not yet inserted hold their most, in their accounts.
-  std::map<BankKey, Balance> Balances(const std::set<uint64_t>& leaving = {}) const;
-  // The balances whose GrpTRESMins a job counts against, where set: its own
-  // association's, its accounts' up to root, and its QOS's.
-  std::vector<BankKey> BudgetKeys(const Job& job) const;
-  // The QOS whose limits and budgets a job counts against: its own and its
-  // partition's QOS.
-  std::vector<std::string> QosOf(const std::string& qos, const std::string& partition) const;
-  // One line for a submission of `count` such jobs whose most would take more
-  // than SchedulerParameters=budget_warn_percent (default 50) of what a
-  // budget above it has left: "this job may use up to 16.0 GPU-hours; account
-  // lab has 12.5 left". None when nothing is that close (or the percent is 0).
-  std::vector<std::string> BudgetWarnings(const Job& job, size_t count) const;
+  // ---- service units (bank.h)
+  // What jobs cost and what the budgets have left, over the tables as they are
+  // now: valid until the next change (SetConfig, an event, the accounting tables).
+  Bank bank() const {
+    return Bank(*config_, state_, account_policy_, qos_, settings_.decay_half_life);
+  }
   // Resumes what was in flight when the previous ctld stopped: prologs and
   // launches of CONFIGURING jobs, epilogs of COMPLETING ones, burst-buffer
   // space and stages (an interrupted stage-in is torn down and staged in
@@ -318,7 +264,6 @@ class Lifecycle {
   // Forgets the steps of jobs no longer running (their end report never
   // came). Not a transaction: housekeeping, with no frame pending.
   void RetainStepsOfRunningJobs();
-  const QosTable& qos_table() const { return state_.qos(); }
 
   // ---- advance reservations (reservation_events.cc)
   // scontrol create|update|delete reservation: create and update by
@@ -329,12 +274,6 @@ class Lifecycle {
                                             const std::string& caller_name, ResvOp op,
                                             const ResvRequest& request, const ResvLookups& lookups,
                                             int64_t now, std::string* name);
-  const ResvTable& advance_reservations() const { return state_.advance_reservations(); }
-  void LoadAdvanceReservations(ResvTable table) {
-    state_.LoadAdvanceReservations(std::move(table));
-  }
-  const AccountsTable& accounts() const { return state_.accounts(); }
-  const StepBook& steps() const { return state_.steps(); }
 
   // ---- event triggers (trigger_events.cc; strigger)
   // --set: trigger_table.h's Prepare against the live nodes and jobs
@@ -353,11 +292,8 @@ class Lifecycle {
   // second): pulls what matched, fires what is due (RunTriggerIntent).
   // `reconfigured`: scontrol reconfigure since the previous observation.
   Effects ObserveTriggers(bool reconfigured, int64_t now);
-  void LoadTriggers(std::vector<Trigger> triggers) { state_.LoadTriggers(std::move(triggers)); }
-  const TriggerTable& triggers() const { return state_.triggers(); }
 
   // ---- reads
-  const std::map<uint64_t, Job>& jobs() const { return state_.jobs(); }
   // sdiag's "Jobs pending" and "Jobs running" (configuring ones included, as
   // Slurm counts them): a walk over the unfinished jobs only.
   struct StateCounts {
@@ -365,13 +301,13 @@ class Lifecycle {
     uint32_t running = 0;
   };
   StateCounts CountPendingAndRunning() const;
+  // The tables as they are now (jobs, nodes, pools, QOS and accounts, steps,
+  // triggers, reservations, usage), to read; every change is an event here.
+  const JournaledState& state() const { return state_; }
   const Job* Find(uint64_t id) const { return state_.Find(id); }
   // The jobs `ref` names (every task for an array's id); empty when none.
   std::vector<const Job*> Resolve(const JobRef& ref) const;
-  const NodeTable& nodes() const { return state_.nodes(); }
-  const BbPoolTable& bb_pools() const { return state_.bb_pools(); }
   const std::vector<Qos>& qos() const { return qos_; }
-  const std::map<std::string, UserUsageRecord>& usage() const { return state_.usage(); }
   uint64_t next_job_id() const { return next_job_id_; }
   // Slurm's TOP_PRIORITY (0xffff0000): priority/basic counts down from below it.
   static constexpr int64_t kTopBasicPriority = 0xffff0000LL;
@@ -381,6 +317,8 @@ class Lifecycle {
   bool StillStarting(uint64_t job_id, int restart_count) const;
 
  private:
+  // sacctmgr's stored QOS and accounts tables (each seeded on a new database).
+  void LoadAccounting(QosTable qos, AccountsTable accounts);
   // ---- transitions (lifecycle.cc); all on a journaled job
   bool TransitionJob(Job& job, JobEvent event, Effects& effects);
   // The start, from where it is: slurm_bb_pre_run, PrologSlurmctld, the launch
@@ -430,11 +368,6 @@ class Lifecycle {
   // never above MaxRun, which admission reserved): the account's service units
   // and the fair-share usage alike, in the event's rows.
   void ChargeRun(const Job& job, int64_t now, Effects& effects);
-  // With AccountingStorageEnforce=safe: refuses `jobs` (each `each` times, in
-  // order, each held with those before it) when the maximum cost does not fit
-  // what an account subtree has left; `replacing` as for CheckPolicy.
-  absl::Status CheckBalance(const std::vector<const Job*>& jobs, size_t each,
-                            const std::set<uint64_t>& replacing) const;
   // The admission rules that need the job table, the QOS and the accounts
   // (admission.cc), shared by Admit and Update so that an update cannot reach
   // what a submission is refused: MaxSubmitJobsPerUser of each job's QOS and of
@@ -449,9 +382,6 @@ class Lifecycle {
   // MaxTRESMinsPerJob of the job's association: the most the job may use
   // (MaxCost) over it is refused with Slurm's reason and the figures.
   absl::Status CheckTresMinsPerJob(const Job& job) const;
-  // The scheduler's billing inputs (used per account, each job's maximum cost),
-  // when some account has a billing limit.
-  void FillBilling(CtldSchedulerInputs& inputs) const;
   // The one builder of the scheduler's snapshot: `inputs` holds the jobs
   // (running and pending); the cluster's side (nodes, partitions, QOS, usage,
   // accounts, billing) is filled in here, for a pass and for --test-only alike.

@@ -64,7 +64,7 @@ absl::Status Lifecycle::CheckTresMinsPerJob(const Job& job) const {
   const UserAssoc* assoc = account_policy_.Find(job.user_name, job.account, job.request.partition);
   if (assoc == nullptr) return absl::OkStatus();
   const AssocTres& limit = assoc->max_tres_mins_per_job;
-  const TresMinutes most = MaxCost(job);
+  const TresMinutes most = bank().MaxCost(job);
   // Slurm's reasons (slurm_protocol_defs.c), checked in its TRES order.
   const struct {
     int64_t limit;
@@ -157,7 +157,7 @@ absl::Status Lifecycle::CheckPolicy(const std::vector<const Job*>& jobs, size_t 
       if (absl::Status s = CheckTresMinsPerJob(*job); !s.ok()) return s;
     }
   }
-  return CheckBalance(jobs, each, replacing);
+  return bank().CheckBalance(jobs, each, replacing);
 }
 
 absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest& request,
@@ -230,7 +230,7 @@ absl::StatusOr<CheckedSubmission> Lifecycle::CheckSubmission(const SubmitRequest
   checked.tasks = std::move(tasks);
   checked.max_running = max_running;
   checked.count = count;
-  checked.warnings = BudgetWarnings(checked.job, count);
+  checked.warnings = bank().BudgetWarnings(checked.job, count);
   return checked;
 }
 
@@ -264,7 +264,7 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   reservation.count = count;
   reservation.account = job.account;
   reservation.user_name = job.user_name;
-  if (account_policy_.enforce.safe) reservation.cost = MaxCost(job) * static_cast<double>(count);
+  if (account_policy_.enforce.safe) reservation.cost = bank().MaxCost(job) * static_cast<double>(count);
   state_.Reserve(admitted.first_id, std::move(reservation));
   const std::string base_script =
       job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)

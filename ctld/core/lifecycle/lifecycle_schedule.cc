@@ -259,7 +259,7 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
   inputs.accounts = &account_policy_;
   inputs.reservations = &state_.advance_reservations();  // read by BuildSnapshot only
   inputs.resv_calendar = settings_.resv_calendar;
-  FillBilling(inputs);
+  bank().FillBilling(inputs);
   return BuildSnapshot(inputs);
 }
 
@@ -367,7 +367,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.gpus_by_node = placement.gpu_indices;
     job.gpu_indices =
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
-    job.alloc_tres = RunTresOf(job);
+    job.alloc_tres = bank().RunTresOf(job);
     job.start_time = now;
     job.expected_start = 0;
     job.sched_nodes.clear();

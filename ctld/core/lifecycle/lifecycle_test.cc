@@ -40,7 +40,7 @@ TEST_F(LifecycleWithScriptsTest, SubmissionRunsThroughPrologLaunchEpilogToComple
   Drive(std::move(exited));
   EXPECT_EQ(StateOf(id), JobState::kCompleted);
   EXPECT_EQ(store_[id].state, JobState::kCompleted);
-  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0) << "resources given back";
+  EXPECT_EQ(core_->state().nodes().Find("n1")->alloc_cpus, 0) << "resources given back";
   EXPECT_EQ(store_[id].version, core_->Find(id)->version);
 }
 
@@ -85,7 +85,7 @@ TEST_F(LifecycleTest, RollbackPutsBackEverythingTheEventChanged) {
   ASSERT_TRUE(completion.ok());
   core_->Rollback();
   EXPECT_EQ(Fingerprint(*core_), running);
-  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 2);
+  EXPECT_EQ(core_->state().nodes().Find("n1")->alloc_cpus, 2);
 }
 
 TEST_F(LifecycleTest, EventsAreDecidedWhileEarlierFramesAwaitTheStore) {
@@ -135,12 +135,12 @@ TEST_F(LifecycleTest, RollingBackAFrameTakesEveryLaterFrameWithItNewestFirst) {
   const PassPlan plan = PlanPass(input, SchedulerOptions{}, PreemptOptions{}, now_);
   bool replan = false;
   const Effects started = core_->ApplySchedule(input, plan, now_, &replan);
-  ASSERT_EQ(core_->nodes().Find("n1")->alloc_cpus, 2);
+  ASSERT_EQ(core_->state().nodes().Find("n1")->alloc_cpus, 2);
   // The start's thread learns first that its rows failed (the store fails every
   // write queued after a failed one): it rolls back its own frame only.
   core_->RollbackFrom(started.frame);
   EXPECT_EQ(core_->Find(first->first_id)->state, JobState::kPending);
-  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0);
+  EXPECT_EQ(core_->state().nodes().Find("n1")->alloc_cpus, 0);
   // Then the submission's thread: its frame and anything after it.
   core_->RollbackFrom(inserted.frame);
   core_->RollbackFrom(inserted.frame);  // ended already: nothing happens
@@ -159,7 +159,7 @@ TEST_F(LifecycleTest, RollingBackAFrameTakesEveryLaterFrameWithItNewestFirst) {
   core_->RollbackFrom(again.frame);
   core_->RollbackFrom(started_again.frame);
   EXPECT_EQ(Fingerprint(*core_), empty);
-  EXPECT_EQ(core_->nodes().Find("n1")->alloc_cpus, 0);
+  EXPECT_EQ(core_->state().nodes().Find("n1")->alloc_cpus, 0);
 }
 
 TEST_F(LifecycleTest, RolledBackSubmissionLeavesNoJobAndItsReservationCanBeReleased) {
@@ -407,7 +407,7 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
       if (fail && mutated) {
         EXPECT_EQ(Fingerprint(*core_), before) << "seed " << seed << " step " << step;
       }
-      for (const auto& [id, job] : core_->jobs()) {
+      for (const auto& [id, job] : core_->state().jobs()) {
         auto seen = final_seen.find(id);
         if (seen != final_seen.end()) {
           EXPECT_EQ(job.state, seen->second) << "JobId=" << id << " left its final state";
@@ -441,7 +441,7 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
       }
       apply(core_->Cancel({0, 0}, true, CancelSpec{}, now_, &outcomes), false);
     }
-    for (const auto& [id, job] : core_->jobs()) {
+    for (const auto& [id, job] : core_->state().jobs()) {
       EXPECT_TRUE(IsFinal(job.state))
           << "seed " << seed << " JobId=" << id << " " << JobStateName(job.state);
       EXPECT_EQ(store_[id].state, job.state);

@@ -65,7 +65,7 @@ inline CancelSpec CancelOf(uint64_t id) {
 // Persisted fields of every job plus node usage: what a rollback must restore.
 inline std::string Fingerprint(const Lifecycle& core) {
   std::ostringstream out;
-  for (const auto& [id, j] : core.jobs()) {
+  for (const auto& [id, j] : core.state().jobs()) {
     out << id << ':' << JobStateName(j.state) << '/' << JobStateName(j.final_state) << " v"
         << j.version << " n=" << absl::StrJoin(j.nodes, ",") << " h" << j.held << j.held_by_admin
         << " r" << j.restart_count << " p" << j.progress.prolog_done << " l" << j.progress.launched
@@ -73,7 +73,7 @@ inline std::string Fingerprint(const Lifecycle& core) {
         << j.request.time_limit << " q" << j.qos << " m" << j.comment << " s" << j.start_time
         << " e" << j.end_time << " bb" << BbStateName(j.bb_state) << '\n';
   }
-  for (const Node& node : core.nodes().nodes()) {
+  for (const Node& node : core.state().nodes().nodes()) {
     out << node.config.name << ' ' << node.alloc_cpus << ' ' << node.alloc_memory_mb << ' '
         << NodeBaseStateName(node.state) << node.drain << node.not_responding << '\n';
   }

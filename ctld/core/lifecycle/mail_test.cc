@@ -52,8 +52,8 @@ class MailTest : public LifecycleTest {
       max_id = std::max(max_id, id);
     }
     auto restarted = std::make_unique<Lifecycle>(config_, settings_, now_);
-    restarted->SetQosViewForTest({Qos{"normal"}});
     restarted->Load(std::move(jobs), max_id, {});
+    restarted->SetQosViewForTest({Qos{"normal"}});
     *resumed = restarted->Resume(now_);
     restarted->Confirm();
     return restarted;

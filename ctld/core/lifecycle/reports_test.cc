@@ -30,7 +30,7 @@ class LaunchFailureTest : public LifecycleTest {
       }
     }
   }
-  const Node& NodeNamed(const std::string& name) { return *core_->nodes().Find(name); }
+  const Node& NodeNamed(const std::string& name) { return *core_->state().nodes().Find(name); }
 };
 
 TEST_F(LaunchFailureTest, ANodesFailedLaunchDrainsItAndRequeuesTheJob) {

@@ -53,9 +53,9 @@ TEST_F(ReservationEventsTest, CreateIsOneFrameWithItsRecordAndRollsBackWhole) {
   EXPECT_EQ(event->event.tres.at("node"), 1);
   EXPECT_GT(event->event.tres.at("cpu"), 0);
   EXPECT_TRUE(created->reschedule);
-  EXPECT_EQ(core_->advance_reservations().count("m"), 1u);
+  EXPECT_EQ(core_->state().advance_reservations().count("m"), 1u);
   core_->Rollback();  // the store refused the row
-  EXPECT_EQ(core_->advance_reservations().count("m"), 0u);
+  EXPECT_EQ(core_->state().advance_reservations().count("m"), 0u);
 }
 
 TEST_F(ReservationEventsTest, OnlyOperatorsCreateAndUpdate) {
@@ -69,7 +69,7 @@ TEST_F(ReservationEventsTest, OnlyOperatorsCreateAndUpdate) {
   EXPECT_EQ(Change(ResvOp::kUpdate, update, false, "alice").status().code(),
             absl::StatusCode::kPermissionDenied);
   Store(Change(ResvOp::kUpdate, update));
-  EXPECT_EQ(core_->advance_reservations().at("m").end, now_ + 120);
+  EXPECT_EQ(core_->state().advance_reservations().at("m").end, now_ + 120);
 }
 
 TEST_F(ReservationEventsTest, DeleteByItsUserNeedsUserDeleteAndNoRunningJob) {
@@ -109,7 +109,7 @@ TEST_F(ReservationEventsTest, DeleteByItsUserNeedsUserDeleteAndNoRunningJob) {
   EXPECT_FALSE(event->event.resv.has_value());
   EXPECT_FALSE(event->event.created);
   Store(std::move(deleted));
-  EXPECT_TRUE(core_->advance_reservations().empty());
+  EXPECT_TRUE(core_->state().advance_reservations().empty());
 }
 
 TEST_F(ReservationEventsTest, SubmitChecksTheReservationAndWhoMayUseIt) {

@@ -49,7 +49,7 @@ class TriggerEventsTest : public LifecycleTest {
 
 TEST_F(TriggerEventsTest, SetIsStoredAndAFailedStorePutsTheTableBack) {
   const uint32_t first = Set(NodeDownTrigger());
-  EXPECT_EQ(core_->triggers().triggers().size(), 1u);
+  EXPECT_EQ(core_->state().triggers().triggers().size(), 1u);
 
   uint32_t id = 0;
   TriggerRequest other = NodeDownTrigger();
@@ -58,7 +58,7 @@ TEST_F(TriggerEventsTest, SetIsStoredAndAFailedStorePutsTheTableBack) {
       core_->SetTrigger(root_, other, RootIsSlurmUser(), true, now_, &id);
   ASSERT_TRUE(effects.ok()) << effects.status();
   core_->RollbackFrom(effects->frame);  // the rows could not be stored
-  EXPECT_EQ(core_->triggers().triggers().size(), 1u);
+  EXPECT_EQ(core_->state().triggers().triggers().size(), 1u);
   // The id was not spent: the retry gets it.
   EXPECT_EQ(Set(other), first + 1);
 }
@@ -71,7 +71,7 @@ TEST_F(TriggerEventsTest, RefusalsChangeNothing) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
   EXPECT_FALSE(core_->in_transaction());
   EXPECT_EQ(core_->pending_frames(), 0u);
-  EXPECT_TRUE(core_->triggers().triggers().empty());
+  EXPECT_TRUE(core_->state().triggers().triggers().empty());
 }
 
 TEST_F(TriggerEventsTest, ClearRemovesWhatTheCallerMayAndSaysWhy) {
@@ -83,14 +83,14 @@ TEST_F(TriggerEventsTest, ClearRemovesWhatTheCallerMayAndSaysWhy) {
   absl::StatusOr<Effects> by_alice =
       core_->ClearTriggers(Caller{1001, 100}, filter, now_, &removed, &answer);
   EXPECT_EQ(by_alice.status().code(), absl::StatusCode::kPermissionDenied);
-  EXPECT_EQ(core_->triggers().triggers().size(), 1u);
+  EXPECT_EQ(core_->state().triggers().triggers().size(), 1u);
 
   Effects cleared = Store(core_->ClearTriggers(root_, filter, now_, &removed, &answer));
   EXPECT_TRUE(answer.ok());
   EXPECT_EQ(removed, std::vector<uint32_t>{id});
   ASSERT_EQ(cleared.records.size(), 1u);
   EXPECT_FALSE(std::get<TriggerChange>(cleared.records[0]).trigger.has_value());
-  EXPECT_TRUE(core_->triggers().triggers().empty());
+  EXPECT_TRUE(core_->state().triggers().triggers().empty());
 }
 
 TEST_F(TriggerEventsTest, ANodeGoingDownFiresOnceAndARolledBackObservationIsSeenAgain) {
@@ -114,7 +114,7 @@ TEST_F(TriggerEventsTest, ANodeGoingDownFiresOnceAndARolledBackObservationIsSeen
   EXPECT_EQ(fired.argv, (std::vector<std::string>{"arg", "n1"}));
   EXPECT_EQ(fired.what, "node:down");
   // One-shot: gone, and its removal is a record.
-  EXPECT_TRUE(core_->triggers().triggers().empty());
+  EXPECT_TRUE(core_->state().triggers().triggers().empty());
   EXPECT_EQ(TriggerIds(seen), std::vector<uint32_t>{id});
   EXPECT_TRUE(Store(core_->ObserveTriggers(false, now_)).intents.empty());
 }
