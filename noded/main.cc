@@ -46,56 +46,19 @@ int Fatal(const std::string& message) {
   return 1;
 }
 
-int Run(int argc, char** argv) {
-  CLI::App app{"noded: the Skiff node daemon"};
-  NodedFlags flags;
-  bool foreground = true;
-  app.add_option("-f,--conf", flags.conf,
-                 "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
-  app.add_option("-N,--node-name", flags.node_name, "NodeName to serve (default: short hostname)");
-  app.add_option("--shepherd", flags.shepherd,
-                 "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
-  app.add_flag("-D", foreground, "run in the foreground (noded always does)");
-  app.add_flag("-v", flags.verbose, "more logging (repeat for more)");
-  app.add_option("--conf-server", flags.conf_server,
-                 "HOST[:PORT] of ctld: fetch the config from it (SlurmctldParameters="
-                 "enable_configless there) instead of reading skiff.conf; munge's socket is "
-                 "$SKIFF_MUNGE_SOCKET or munge's default");
-  app.add_option("--conf-cache", flags.conf_cache,
-                 "with --conf-server: where the fetched config is kept, %n = node name "
-                 "(default /var/spool/skiff/conf-cache)");
-  app.add_flag("-Z,--dynamic", flags.dynamic,
-               "a dynamic node (Slurm's slurmd -Z, `skiff join`): with no NodeName line for "
-               "this node, register with the CPUs, memory and GPUs found here");
-  app.add_option("--port", flags.dynamic_port,
-                 "with -Z and no NodeName line: the port to listen on (default SlurmdPort)");
-  CLI11_PARSE(app, argc, argv);
-
-  absl::StatusOr<NodeSetup> setup_or = SetUpNode(flags);
-  if (!setup_or.ok()) return Fatal(std::string(setup_or.status().message()));
-  const NodeSetup& setup = *setup_or;
+// How jobs run here: the cgroup confinement (one log line: used, or why
+// not), container support, the shepherd and the image helper, each checked
+// now so that a node that cannot run jobs as configured says so at start.
+// `drain_reason`: why the node registers drained ("" when it need not).
+absl::StatusOr<JobManagerOptions> JobOptionsFor(const NodeSetup& setup,
+                                                const std::string& shepherd_flag,
+                                                spdlog::logger& logger, std::string* drain_reason) {
   const SkiffConfig& config = setup.loaded.skiff;
-  const std::string& node_name = setup.node_name;
-  const ConnectionLimits connection_limits = DaemonConnectionLimits();
-  BlockDaemonSignals();
-  auto logger_or = SetupLogging("noded", static_cast<spdlog::level::level_enum>(setup.log_level),
-                                SubstituteNodeName(config.slurmd_log_file, node_name));
-  if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
-  spdlog::logger& logger = **logger_or;
-  if (!setup.configless_note.empty()) logger.info("{}", setup.configless_note);
-  if (!setup.detect_note.empty()) logger.info("{}", setup.detect_note);
-  SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
-
-  const int64_t start_time = time(nullptr);
-  const std::string listen =
-      absl::StrCat(setup.listen_host.empty() ? "*" : setup.listen_host, ":", setup.port);
-  MungeAuthenticator auth(config.auth_socket);
-
   absl::StatusOr<Confinement> confinement =
       SetUpConfinement(config, setup.loaded.cgroup, setup.node, setup.gres);
   if (!confinement.ok()) {
     logger.error("{}", std::string(confinement.status().message()));
-    return Fatal(std::string(confinement.status().message()));
+    return confinement.status();
   }
   // The one line on cgroups: used, or why not (an error when jobs cannot be
   // confined as configured: the node then registers drained).
@@ -111,7 +74,7 @@ int Run(int argc, char** argv) {
   const ContainerSupport containers = CheckContainerSupport(setup.loaded, gpu_files);
   if (!containers.unavailable.empty()) logger.warn("containers: {}", containers.unavailable);
   JobManagerOptions job_options =
-      JobManagerOptionsFrom(setup, FindShepherdBinary(flags.shepherd), *confinement, containers);
+      JobManagerOptionsFrom(setup, FindShepherdBinary(shepherd_flag), *confinement, containers);
   if (access(job_options.container_user_helper.c_str(), X_OK) != 0) {
     logger.warn("containers: {} is missing: jobs with --container-image will fail here",
                 job_options.container_user_helper);
@@ -123,13 +86,98 @@ int Run(int argc, char** argv) {
         "(use --shepherd or $SKIFF_SHEPHERD)",
         job_options.shepherd_binary);
   }
-  JobManager jobs(job_options, logger);
-
   // A node meant to run containers (it has an oci.conf) without its runtime
   // says so in sinfo -R rather than failing each container job.
-  const v1::RegisterRequest registration = RegistrationFrom(
-      setup, start_time,
-      !confinement->drain_reason.empty() ? confinement->drain_reason : containers.drain_reason);
+  *drain_reason =
+      !confinement->drain_reason.empty() ? confinement->drain_reason : containers.drain_reason;
+  return job_options;
+}
+
+// The node's gRPC server. Connections are accepted by the listener, under its
+// limits (guarded_server.h), and handed to the server; declared first, the
+// listener outlives the server.
+struct NodeServer {
+  std::unique_ptr<GuardedListener> listener;
+  std::unique_ptr<grpc::Server> server;
+  void Stop() {
+    listener->Stop();
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  }
+};
+
+absl::StatusOr<NodeServer> StartNodeServer(const NodeSetup& setup,
+                                           const ConnectionLimits& connection_limits,
+                                           NodedService& service, spdlog::logger& logger) {
+  const std::string listen =
+      absl::StrCat(setup.listen_host.empty() ? "*" : setup.listen_host, ":", setup.port);
+  NodeServer node_server;
+  absl::StatusOr<std::unique_ptr<GuardedListener>> listener =
+      GuardedListener::Listen(setup.listen_host, setup.port, connection_limits, logger);
+  if (!listener.ok()) {
+    return absl::Status(listener.status().code(),
+                        absl::StrCat("cannot listen on ", listen, " (NodeName=", setup.node_name,
+                                     " Port=): ", listener.status().message()));
+  }
+  node_server.listener = *std::move(listener);
+  grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(
+      MaxRequestBytes(setup.loaded.skiff.scheduler_parameters.max_script_size));
+  // Every stream (srun's RunStep, a step manager's RunTasks) holds one of the
+  // sync server's threads for its life: past this many, new calls are refused
+  // with RESOURCE_EXHAUSTED instead of the node running out of tasks.
+  grpc::ResourceQuota quota("noded");
+  quota.SetMaxThreads(2048);
+  builder.SetResourceQuota(quota);
+  builder.RegisterService(&service);
+  node_server.server = builder.BuildAndStart();
+  if (!node_server.server) {
+    return absl::InternalError(absl::StrCat("cannot start the server for ", listen));
+  }
+  // ctld and the other nodes call as root or SlurmUser: never evicted.
+  node_server.listener->Start(node_server.server.get(),
+                              [slurm_user_uid = setup.slurm_user_uid](uid_t uid) {
+                                return uid == 0 || uid == slurm_user_uid;
+                              });
+  return node_server;
+}
+
+// HealthCheckProgram: at start, then every HealthCheckInterval (Slurm's
+// slurmd); null when none is configured.
+std::unique_ptr<HealthChecker> StartHealthChecks(const SkiffConfig& config,
+                                                 NodeControl& node_control,
+                                                 spdlog::logger& logger) {
+  if (config.health_check_program.empty()) return nullptr;
+  HealthCheckOptions health_options;
+  health_options.program = config.health_check_program;
+  health_options.interval = std::chrono::seconds(config.health_check_interval);
+  health_options.node_state = config.health_check_node_state;
+  auto health = std::make_unique<HealthChecker>(health_options, node_control, logger);
+  health->Start();
+  logger.info("HealthCheckProgram {} every {} s (HealthCheckNodeState={})",
+              config.health_check_program, config.health_check_interval,
+              config.health_check_node_state);
+  return health;
+}
+
+// From a node set up to noded's stop: the jobs it runs (re-adopted from the
+// spool first), its agent towards ctld, the step managers, its server, then
+// signals until one asks noded to stop.
+int Serve(const NodeSetup& setup, const NodedFlags& flags,
+          const ConnectionLimits& connection_limits, spdlog::logger& logger) {
+  const SkiffConfig& config = setup.loaded.skiff;
+  const std::string& node_name = setup.node_name;
+  const int64_t start_time = time(nullptr);
+  const std::string listen =
+      absl::StrCat(setup.listen_host.empty() ? "*" : setup.listen_host, ":", setup.port);
+  MungeAuthenticator auth(config.auth_socket);
+
+  std::string drain_reason;
+  absl::StatusOr<JobManagerOptions> job_options =
+      JobOptionsFor(setup, flags.shepherd, logger, &drain_reason);
+  if (!job_options.ok()) return Fatal(std::string(job_options.status().message()));
+  JobManager jobs(*job_options, logger);
+
+  const v1::RegisterRequest registration = RegistrationFrom(setup, start_time, drain_reason);
   const std::string ctld_target = absl::StrCat(
       config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
   // A multi-node job's end goes to ctld once its other nodes have run their
@@ -174,29 +222,8 @@ int Run(int argc, char** argv) {
                        step_reports);
   service.SetNodeControl(node_control.get(), &logger);
   service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
-  // Connections are accepted by the listener, under its limits (guarded_server.h),
-  // and handed to the server; declared first, it outlives the server.
-  absl::StatusOr<std::unique_ptr<GuardedListener>> listener =
-      GuardedListener::Listen(setup.listen_host, setup.port, connection_limits, logger);
-  if (!listener.ok()) {
-    return Fatal(absl::StrCat("cannot listen on ", listen, " (NodeName=", node_name,
-                              " Port=): ", listener.status().message()));
-  }
-  grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(MaxRequestBytes(config.scheduler_parameters.max_script_size));
-  // Every stream (srun's RunStep, a step manager's RunTasks) holds one of the
-  // sync server's threads for its life: past this many, new calls are refused
-  // with RESOURCE_EXHAUSTED instead of the node running out of tasks.
-  grpc::ResourceQuota quota("noded");
-  quota.SetMaxThreads(2048);
-  builder.SetResourceQuota(quota);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server) return Fatal(absl::StrCat("cannot start the server for ", listen));
-  // ctld and the other nodes call as root or SlurmUser: never evicted.
-  (*listener)->Start(server.get(), [slurm_user_uid = setup.slurm_user_uid](uid_t uid) {
-    return uid == 0 || uid == slurm_user_uid;
-  });
+  absl::StatusOr<NodeServer> server = StartNodeServer(setup, connection_limits, service, logger);
+  if (!server.ok()) return Fatal(std::string(server.status().message()));
   if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));
       !s.ok()) {
     logger.error("SlurmdPidFile: {}", std::string(s.message()));
@@ -204,19 +231,7 @@ int Run(int argc, char** argv) {
   logger.info("noded started: NodeName={} listening on {}, CPUs={} RealMemory={} gres={}",
               node_name, listen, setup.hw.cpus, setup.hw.real_memory_mb, setup.gres.size());
   agent.Start();
-  // HealthCheckProgram: at start, then every HealthCheckInterval (Slurm's slurmd).
-  std::unique_ptr<HealthChecker> health;
-  if (!config.health_check_program.empty()) {
-    HealthCheckOptions health_options;
-    health_options.program = config.health_check_program;
-    health_options.interval = std::chrono::seconds(config.health_check_interval);
-    health_options.node_state = config.health_check_node_state;
-    health = std::make_unique<HealthChecker>(health_options, *node_control, logger);
-    health->Start();
-    logger.info("HealthCheckProgram {} every {} s (HealthCheckNodeState={})",
-                config.health_check_program, config.health_check_interval,
-                config.health_check_node_state);
-  }
+  std::unique_ptr<HealthChecker> health = StartHealthChecks(config, *node_control, logger);
 
   for (;;) {
     int sig = WaitForSignal();
@@ -224,8 +239,7 @@ int Run(int argc, char** argv) {
     logger.info("signal {}: shutting down", sig);
     break;
   }
-  (*listener)->Stop();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  server->Stop();
   if (health) health->Stop();
   agent.Stop();
   epilogs.Stop();  // a job whose other nodes were not all asked is asked again at start
@@ -234,6 +248,48 @@ int Run(int argc, char** argv) {
   if (!pid_file.empty()) unlink(pid_file.c_str());
   logger.info("noded stopped");
   return 0;
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{"noded: the Skiff node daemon"};
+  NodedFlags flags;
+  bool foreground = true;
+  app.add_option("-f,--conf", flags.conf,
+                 "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  app.add_option("-N,--node-name", flags.node_name, "NodeName to serve (default: short hostname)");
+  app.add_option("--shepherd", flags.shepherd,
+                 "the shepherd binary (default: $SKIFF_SHEPHERD, or next to noded)");
+  app.add_flag("-D", foreground, "run in the foreground (noded always does)");
+  app.add_flag("-v", flags.verbose, "more logging (repeat for more)");
+  app.add_option("--conf-server", flags.conf_server,
+                 "HOST[:PORT] of ctld: fetch the config from it (SlurmctldParameters="
+                 "enable_configless there) instead of reading skiff.conf; munge's socket is "
+                 "$SKIFF_MUNGE_SOCKET or munge's default");
+  app.add_option("--conf-cache", flags.conf_cache,
+                 "with --conf-server: where the fetched config is kept, %n = node name "
+                 "(default /var/spool/skiff/conf-cache)");
+  app.add_flag("-Z,--dynamic", flags.dynamic,
+               "a dynamic node (Slurm's slurmd -Z, `skiff join`): with no NodeName line for "
+               "this node, register with the CPUs, memory and GPUs found here");
+  app.add_option("--port", flags.dynamic_port,
+                 "with -Z and no NodeName line: the port to listen on (default SlurmdPort)");
+  CLI11_PARSE(app, argc, argv);
+
+  absl::StatusOr<NodeSetup> setup_or = SetUpNode(flags);
+  if (!setup_or.ok()) return Fatal(std::string(setup_or.status().message()));
+  const NodeSetup& setup = *setup_or;
+  const SkiffConfig& config = setup.loaded.skiff;
+  const std::string& node_name = setup.node_name;
+  const ConnectionLimits connection_limits = DaemonConnectionLimits();
+  BlockDaemonSignals();
+  auto logger_or = SetupLogging("noded", static_cast<spdlog::level::level_enum>(setup.log_level),
+                                SubstituteNodeName(config.slurmd_log_file, node_name));
+  if (!logger_or.ok()) return Fatal(std::string(logger_or.status().message()));
+  spdlog::logger& logger = **logger_or;
+  if (!setup.configless_note.empty()) logger.info("{}", setup.configless_note);
+  if (!setup.detect_note.empty()) logger.info("{}", setup.detect_note);
+  SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
+  return Serve(setup, flags, connection_limits, logger);
 }
 
 }  // namespace

@@ -110,6 +110,19 @@ class NodedService final : public v1::Noded::Service {
   // them through `peer` (a RunTasks call, or the step manager in this process)
   // until they have all ended and the step manager has closed its side.
   void ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer);
+  // The tasks `launch` names on this node as StepTasks starts them, as its user,
+  // in the job's cgroup when the job runs here.
+  StepTasksSpec TaskSpecFrom(const v1::TaskLaunch& launch);
+  // srun --container / --container-image: each task through the shepherd's
+  // --oci-run (noded/container/oci_runner.h), its container's directory under
+  // <SlurmdSpoolDir>/oci-job<J>-<S> (Slurm's default), made here for the user
+  // and removed after the step. `failure`: the reason the step's tasks fail.
+  struct StepContainer {
+    std::string spool;         // "" without a container
+    std::string failure;       // "" when the container is ready
+    std::string image_bundle;  // an unnamed image container, released after the step
+  };
+  StepContainer PrepareStepContainer(const v1::TaskLaunch& launch, StepTasksSpec& spec);
   void EndStepContainers(const StepTasksSpec& spec, const std::string& spool);
   // srun --container-image: the step's container on this node (as root, in
   // the step's thread), or the reason its tasks fail.

@@ -465,17 +465,13 @@ grpc::Status NodedService::RunTasks(
   return grpc::Status::OK;
 }
 
-void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
-  StepTasksSpec spec;
-  spec.uid = launch.uid();
-  spec.gid = launch.gid();
-  spec.groups = GroupsOfUser(launch.user_name(), launch.gid());
-  spec.work_dir = launch.work_dir();
-  // On the job's own node its tasks join the job's cgroup.
-  if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
-    spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
-  }
-  spec.task_wrapper = jobs_.options().shepherd_binary;
+namespace {
+
+// Each task of `launch` on this node as the shepherd starts it: its command
+// line (--multi-prog's own, else the step's), its standard streams (srun's
+// -o/-e/-i patterns expanded for the task), its environment and limits, and
+// a terminal for task zero with --pty.
+std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::string& node_name) {
   const std::map<std::string, std::string> step_env(launch.environment().begin(),
                                                     launch.environment().end());
   // --multi-prog: each task's own command line ("task_id\0arg0\0arg1...").
@@ -490,17 +486,18 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   io.job_id = launch.job_id();
   io.step_id = launch.step_id();
   io.node_id = launch.node_id();
-  io.node_name = node_name_;
+  io.node_name = node_name;
   io.user = launch.user_name();
   io.job_name = launch.job_name();
   const TaskLimits limits = TaskLimitsFrom(step_env);
   TaskNodeFacts node;
-  node.node_name = node_name_;
+  node.node_name = node_name;
   node.node_id = launch.node_id();
   node.task_ids.assign(launch.task_ids().begin(), launch.task_ids().end());
   node.cpus = launch.cpus();
   node.gpus.assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
   node.gpus_per_task = launch.gpus_per_task();
+  std::vector<TaskSpawn> spawns;
   for (int local = 0; local < launch.task_ids_size(); ++local) {
     const int task_id = launch.task_ids(local);
     TaskSpawn spawn;
@@ -530,120 +527,62 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
       spawn.rows = launch.window().rows();
       spawn.cols = launch.window().cols();
     }
-    spec.tasks.push_back(std::move(spawn));
+    spawns.push_back(std::move(spawn));
   }
-  // srun --container: each task through the shepherd's --oci-run
-  // (noded/container/oci_runner.h), its container's directory under
-  // <SlurmdSpoolDir>/oci-job<J>-<S> (Slurm's default), made here for the user
-  // and removed after the step.
-  std::string container_spool;
-  std::string container_failure;
-  std::string image_bundle;  // an unnamed image container, released after the step
-  std::vector<std::string> entry;
-  const JobManagerOptions& options = jobs_.options();
-  const bool image = !launch.container().image().empty() || !launch.container().name().empty();
-  if (image) {
-    absl::StatusOr<PreparedContainer> prepared = PrepareStepImage(launch, spec);
-    if (prepared.ok()) {
-      if (prepared->unpack_seconds >= 0 && logger_ != nullptr) {
-        logger_->info("StepId={}.{}: image {} unpacked into the node's cache in {:.3f} s",
-                      launch.job_id(), launch.step_id(), launch.container().image(),
-                      prepared->unpack_seconds);
-      }
-      entry = prepared->entry;
-      if (!prepared->named) image_bundle = prepared->bundle;
-    } else {
-      container_failure = std::string(prepared.status().message());
-    }
+  return spawns;
+}
+
+// As slurmd answers srun when a step cannot start here: every task of this
+// node fails to launch, for `why`.
+void AnswerLaunchFailed(const v1::TaskLaunch& launch, const std::string& node_name,
+                        const std::string& why, TaskPeer& peer) {
+  v1::TaskOutput started;
+  started.set_started(true);
+  for (int task_id : launch.task_ids()) {
+    v1::TaskExit* exit = started.add_task_exit();
+    exit->set_task_id(task_id);
+    exit->set_exit_code(1);
+    exit->set_failure(absl::StrCat("Task launch for StepId=", launch.job_id(), ".",
+                                   launch.step_id(), " failed on node ", node_name, ": ", why));
   }
-  if (image || !launch.container().bundle().empty()) {
-    container_spool =
-        absl::StrCat(options.spool_dir, "/oci-job", launch.job_id(), "-", launch.step_id());
-    if (!container_failure.empty()) {
-      container_spool.clear();
-    } else if (!options.container_unavailable.empty()) {
-      container_failure = absl::StrCat("container: ", options.container_unavailable);
-    } else if ((mkdir(container_spool.c_str(), 0700) != 0 && errno != EEXIST) ||
-               chown(container_spool.c_str(), spec.uid, spec.gid) != 0) {
-      container_failure =
-          absl::StrCat("container: cannot create ", container_spool, ": ", strerror(errno));
-    }
-    for (TaskSpawn& spawn : spec.tasks) {
-      OciTask task;
-      task.bundle = image ? ImageContainerDir(ContainersDir(), launch.job_id(), launch.step_id(),
-                                              launch.container().name())
-                          : launch.container().bundle();
-      task.entry = entry;
-      task.node_name = node_name_;
-      task.user_name = launch.user_name();
-      task.job_id = launch.job_id();
-      task.step_id = launch.step_id();
-      task.task_id = spawn.task_id;
-      task.job_dir = options.spool_dir;
-      task.terminal = spawn.pty;
-      task.devices = ContainerDevices(options.gpu_files, options.control_devices,
-                                      {launch.gpu_indices().begin(), launch.gpu_indices().end()});
-      spawn.container_flags = OciRunnerFlags(task, options.oci_conf, options.spool_dir);
-      if (image) spawn.mount_namespace = ContainerNamespaceFile(task.bundle);
-    }
+  peer.Write(started);
+  v1::TaskOutput last;
+  last.set_finished(true);
+  peer.Write(last);
+  v1::TaskInput ignored;
+  // Until the step manager closes the call, which it does once srun has heard
+  // the failure (RunStep): a prolog's report then makes ctld end the job and srun.
+  while (peer.Read(&ignored)) {
   }
-  bool prolog_ran_here = false;
-  std::string prolog = PrologBeforeFirstStep(launch, &prolog_ran_here);
-  if (!prolog.empty() || !container_failure.empty()) {
-    // As slurmd answers srun: every task of this node fails to launch.
-    v1::TaskOutput started;
-    started.set_started(true);
-    for (int task_id : launch.task_ids()) {
-      v1::TaskExit* exit = started.add_task_exit();
-      exit->set_task_id(task_id);
-      exit->set_exit_code(1);
-      exit->set_failure(absl::StrCat("Task launch for StepId=", launch.job_id(), ".",
-                                     launch.step_id(), " failed on node ", node_name_, ": ",
-                                     prolog.empty() ? container_failure : "Job prolog failed"));
-    }
-    peer.Write(started);
-    v1::TaskOutput last;
-    last.set_finished(true);
-    peer.Write(last);
-    v1::TaskInput ignored;
-    // Until the step manager closes the call, which it does once srun has heard
-    // the failure (RunStep): the report below makes ctld end the job and srun.
-    while (peer.Read(&ignored)) {
-    }
-    if (prolog_ran_here && !prolog.empty()) ReportPrologFailure(launch, prolog);
-    if (!container_spool.empty()) (void)RemoveJobDir(container_spool);
-    if (!image_bundle.empty()) ReleaseImageContainer(image_bundle);
-    return;
-  }
-  std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
-  const std::pair<uint64_t, uint32_t> local_key{launch.job_id(), launch.step_id()};
-  {
-    std::lock_guard<std::mutex> lock(tasks_mu_);
-    local_tasks_[local_key] = tasks.get();
-  }
+}
+
+// The started tasks' life through `peer`: srun's input and signals go to the
+// tasks (a reader thread), their output and ends come back, until all have
+// ended (or the call is cancelled: what is left is killed); then `finished`,
+// and the step manager closes its side.
+void PumpStep(const v1::TaskLaunch& launch, StepTasks& tasks, TaskPeer& peer) {
   v1::TaskOutput started;
   started.set_started(true);
   peer.Write(started);
-
   std::thread reader([&] {
     v1::TaskInput input;
     while (peer.Read(&input)) {
       if (input.what_case() == v1::TaskInput::kStdin) {
-        tasks->WriteStdin(launch.stdin_all() ? -1 : launch.stdin_task(), input.stdin());
+        tasks.WriteStdin(launch.stdin_all() ? -1 : launch.stdin_task(), input.stdin());
       } else if (input.what_case() == v1::TaskInput::kTaskStdin) {
-        tasks->WriteStdin(input.task_stdin().task_id(), input.task_stdin().data());
+        tasks.WriteStdin(input.task_stdin().task_id(), input.task_stdin().data());
       } else if (input.what_case() == v1::TaskInput::kStdinEof) {
-        tasks->CloseStdin();
+        tasks.CloseStdin();
       } else if (input.what_case() == v1::TaskInput::kSignal) {
-        tasks->Signal(input.signal());
+        tasks.Signal(input.signal());
       } else if (input.what_case() == v1::TaskInput::kWindow) {
-        tasks->Resize(input.window().rows(), input.window().cols());
+        tasks.Resize(input.window().rows(), input.window().cols());
       }
     }
   });
   bool more = true;
   while (more && !peer.Cancelled()) {
-    more = tasks->Pump(
+    more = tasks.Pump(
         100,
         [&](int task_id, bool is_stderr, const std::string& data) {
           v1::TaskOutput out;
@@ -665,18 +604,110 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
           peer.Write(out);
         });
   }
-  if (peer.Cancelled()) tasks->Signal(SIGKILL);
+  if (peer.Cancelled()) tasks.Signal(SIGKILL);
   v1::TaskOutput last;
   last.set_finished(true);
   peer.Write(last);
   reader.join();  // the step manager closes its side once it has `finished`
+}
+
+}  // namespace
+
+StepTasksSpec NodedService::TaskSpecFrom(const v1::TaskLaunch& launch) {
+  StepTasksSpec spec;
+  spec.uid = launch.uid();
+  spec.gid = launch.gid();
+  spec.groups = GroupsOfUser(launch.user_name(), launch.gid());
+  spec.work_dir = launch.work_dir();
+  // On the job's own node its tasks join the job's cgroup.
+  if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
+    spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
+  }
+  spec.task_wrapper = jobs_.options().shepherd_binary;
+  spec.tasks = TaskSpawnsFrom(launch, node_name_);
+  return spec;
+}
+
+NodedService::StepContainer NodedService::PrepareStepContainer(const v1::TaskLaunch& launch,
+                                                               StepTasksSpec& spec) {
+  StepContainer container;
+  std::vector<std::string> entry;
+  const JobManagerOptions& options = jobs_.options();
+  const bool image = !launch.container().image().empty() || !launch.container().name().empty();
+  if (image) {
+    absl::StatusOr<PreparedContainer> prepared = PrepareStepImage(launch, spec);
+    if (prepared.ok()) {
+      if (prepared->unpack_seconds >= 0 && logger_ != nullptr) {
+        logger_->info("StepId={}.{}: image {} unpacked into the node's cache in {:.3f} s",
+                      launch.job_id(), launch.step_id(), launch.container().image(),
+                      prepared->unpack_seconds);
+      }
+      entry = prepared->entry;
+      if (!prepared->named) container.image_bundle = prepared->bundle;
+    } else {
+      container.failure = std::string(prepared.status().message());
+    }
+  }
+  if (!image && launch.container().bundle().empty()) return container;
+  container.spool =
+      absl::StrCat(options.spool_dir, "/oci-job", launch.job_id(), "-", launch.step_id());
+  if (!container.failure.empty()) {
+    container.spool.clear();
+  } else if (!options.container_unavailable.empty()) {
+    container.failure = absl::StrCat("container: ", options.container_unavailable);
+  } else if ((mkdir(container.spool.c_str(), 0700) != 0 && errno != EEXIST) ||
+             chown(container.spool.c_str(), spec.uid, spec.gid) != 0) {
+    container.failure =
+        absl::StrCat("container: cannot create ", container.spool, ": ", strerror(errno));
+  }
+  for (TaskSpawn& spawn : spec.tasks) {
+    OciTask task;
+    task.bundle = image ? ImageContainerDir(ContainersDir(), launch.job_id(), launch.step_id(),
+                                            launch.container().name())
+                        : launch.container().bundle();
+    task.entry = entry;
+    task.node_name = node_name_;
+    task.user_name = launch.user_name();
+    task.job_id = launch.job_id();
+    task.step_id = launch.step_id();
+    task.task_id = spawn.task_id;
+    task.job_dir = options.spool_dir;
+    task.terminal = spawn.pty;
+    task.devices = ContainerDevices(options.gpu_files, options.control_devices,
+                                    {launch.gpu_indices().begin(), launch.gpu_indices().end()});
+    spawn.container_flags = OciRunnerFlags(task, options.oci_conf, options.spool_dir);
+    if (image) spawn.mount_namespace = ContainerNamespaceFile(task.bundle);
+  }
+  return container;
+}
+
+void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
+  StepTasksSpec spec = TaskSpecFrom(launch);
+  const StepContainer container = PrepareStepContainer(launch, spec);
+  bool prolog_ran_here = false;
+  const std::string prolog = PrologBeforeFirstStep(launch, &prolog_ran_here);
+  if (!prolog.empty() || !container.failure.empty()) {
+    AnswerLaunchFailed(launch, node_name_, prolog.empty() ? container.failure : "Job prolog failed",
+                       peer);
+    if (prolog_ran_here && !prolog.empty()) ReportPrologFailure(launch, prolog);
+    if (!container.spool.empty()) (void)RemoveJobDir(container.spool);
+    if (!container.image_bundle.empty()) ReleaseImageContainer(container.image_bundle);
+    return;
+  }
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
+  const std::pair<uint64_t, uint32_t> local_key{launch.job_id(), launch.step_id()};
+  {
+    std::lock_guard<std::mutex> lock(tasks_mu_);
+    local_tasks_[local_key] = tasks.get();
+  }
+  PumpStep(launch, *tasks, peer);
   {
     std::lock_guard<std::mutex> lock(tasks_mu_);
     local_tasks_.erase(local_key);
   }
   tasks.reset();  // kills what is left and reaps it
-  if (!container_spool.empty()) EndStepContainers(spec, container_spool);
-  if (!image_bundle.empty()) ReleaseImageContainer(image_bundle);
+  if (!container.spool.empty()) EndStepContainers(spec, container.spool);
+  if (!container.image_bundle.empty()) ReleaseImageContainer(container.image_bundle);
 }
 
 namespace {
