@@ -93,14 +93,17 @@ absl::StatusOr<std::string> ReadMetricsToken(const std::string& path) {
   return std::string(absl::StripAsciiWhitespace(text));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
+// restd's command line, as parsed.
+struct RestdFlags {
   std::string conf;
   std::vector<std::string> allowed_origins;
-  std::string metrics_token;
+  std::string metrics_token;  // --metrics-token-file's secret
   skiff::restd::HttpServer::Options options;
+};
+
+// Reads the command line into `flags`: nullopt to go on, else the exit status
+// (after --help, --version, or an error already printed).
+std::optional<int> ParseFlags(int argc, char** argv, RestdFlags* flags) {
   bool any = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -113,7 +116,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (arg == "-f" && i + 1 < argc) {
-      conf = argv[++i];
+      flags->conf = argv[++i];
     } else if (arg == "--allow-origin" && i + 1 < argc) {
       const std::string origin = argv[++i];
       if (!skiff::restd::NormalizedOrigin(origin)) {
@@ -122,27 +125,27 @@ int main(int argc, char** argv) {
                 origin.c_str());
         return 1;
       }
-      allowed_origins.push_back(origin);
+      flags->allowed_origins.push_back(origin);
     } else if (arg == "--metrics-token-file" && i + 1 < argc) {
       absl::StatusOr<std::string> secret = ReadMetricsToken(argv[++i]);
       if (!secret.ok()) {
         fprintf(stderr, "restd: error: %s\n", std::string(secret.status().message()).c_str());
         return 1;
       }
-      metrics_token = *std::move(secret);
+      flags->metrics_token = *std::move(secret);
     } else if ((arg == "--max-connections" || arg == "--max-connections-per-peer") &&
                i + 1 < argc) {
       std::optional<int> count = PositiveCount(arg, argv[++i]);
       if (!count) return 1;
-      (arg == "--max-connections" ? options.max_connections : options.max_connections_per_peer) =
-          *count;
+      (arg == "--max-connections" ? flags->options.max_connections
+                                  : flags->options.max_connections_per_peer) = *count;
     } else if (absl::StartsWith(arg, "unix:")) {
-      options.unix_path = arg.substr(5);
+      flags->options.unix_path = arg.substr(5);
       any = true;
     } else if (const size_t colon = arg.rfind(':'); colon != std::string::npos) {
-      options.tcp_host = arg.substr(0, colon);
-      if (!absl::SimpleAtoi(arg.substr(colon + 1), &options.tcp_port) || options.tcp_port < 0 ||
-          options.tcp_port > 65535) {
+      flags->options.tcp_host = arg.substr(0, colon);
+      if (!absl::SimpleAtoi(arg.substr(colon + 1), &flags->options.tcp_port) ||
+          flags->options.tcp_port < 0 || flags->options.tcp_port > 65535) {
         fprintf(stderr, "restd: error: bad port in %s\n", arg.c_str());
         return 1;
       }
@@ -151,14 +154,23 @@ int main(int argc, char** argv) {
       return Usage();
     }
   }
-  if (!any) options.tcp_port = 6820;
+  if (!any) flags->options.tcp_port = 6820;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  skiff::TurnOffMutexDeadlockDetection();  // mutex_mode.h
+  RestdFlags flags;
+  if (std::optional<int> exit_status = ParseFlags(argc, argv, &flags)) return *exit_status;
   absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
-      skiff::client::CtldClient::Connect(conf);
+      skiff::client::CtldClient::Connect(flags.conf);
   if (!client.ok()) {
     fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
     return 1;
   }
-  skiff::restd::RestService service(**client, allowed_origins, metrics_token);
+  skiff::restd::RestService service(**client, flags.allowed_origins, flags.metrics_token);
   // Signals are waited for here, not handled: blocked before any thread starts.
   sigset_t stop;
   sigemptyset(&stop);
@@ -167,7 +179,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   absl::StatusOr<std::unique_ptr<skiff::restd::HttpServer>> server =
       skiff::restd::HttpServer::Start(
-          options,
+          flags.options,
           [&service](const skiff::restd::HttpRequest& request, const skiff::restd::HttpPeer& peer) {
             return service.Handle(request, peer);
           },
@@ -179,10 +191,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if ((*server)->tcp_port() >= 0) {
-    printf("restd: listening on %s:%d\n", options.tcp_host.c_str(), (*server)->tcp_port());
+    printf("restd: listening on %s:%d\n", flags.options.tcp_host.c_str(), (*server)->tcp_port());
   }
-  if (!options.unix_path.empty())
-    printf("restd: listening on unix:%s\n", options.unix_path.c_str());
+  if (!flags.options.unix_path.empty())
+    printf("restd: listening on unix:%s\n", flags.options.unix_path.c_str());
   fflush(stdout);
   int signal_number = 0;
   sigwait(&stop, &signal_number);
