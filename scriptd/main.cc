@@ -73,6 +73,96 @@ std::string OwnPath() {
   return std::string(path, n);
 }
 
+// Opens the run journal at `path` (none when empty), kills the process groups a
+// scriptd that died left running, and compacts the journal. Its errors are fatal.
+absl::StatusOr<std::unique_ptr<RunJournal>> RecoverJournal(const std::string& path,
+                                                           spdlog::logger& logger) {
+  if (path.empty()) return std::unique_ptr<RunJournal>();
+  absl::StatusOr<std::unique_ptr<RunJournal>> opened =
+      RunJournal::Open(path, time(nullptr), logger);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<RunJournal> journal = std::move(*opened);
+  for (const RunJournal::Leftover& left : journal->leftovers()) {
+    const int killed = KillGroupLeftovers(left.pgid, left.start_ticks);
+    if (killed > 0) {
+      logger.warn("killed {} process(es) left by {} (process group {}) when scriptd died", killed,
+                  left.request_id, left.pgid);
+    }
+  }
+  if (absl::Status compacted = journal->Compact(); !compacted.ok()) {
+    return absl::Status(compacted.code(), absl::StrCat("run journal: ", compacted.message()));
+  }
+  return journal;
+}
+
+// How the LuaRunner starts burst_buffer.lua hooks: the skiff-lua-hook helper beside
+// this binary when there is one, else scriptd itself, with scriptd's environment.
+LuaRunner::Options LuaOptions(const std::string& cluster_name, spdlog::logger& logger) {
+  LuaRunner::Options lua_options;
+  lua_options.helper_argv0 = OwnPath();
+  // The hook helper beside this binary starts in a few milliseconds; without it
+  // each hook runs in a copy of scriptd, with all of gRPC to load first.
+  if (const std::string helper = LuaHookBinaryBeside(OwnPath()); !helper.empty()) {
+    lua_options.helper_path = helper;
+    lua_options.helper_argv0 = helper;
+  } else {
+    logger.warn(
+        "{} is not beside scriptd: burst_buffer.lua hooks run through scriptd itself, "
+        "which starts slower",
+        kLuaHookBinaryName);
+  }
+  lua_options.environment = CurrentEnvironment();
+  // The Lua hooks run in helpers that see no skiff.conf; a site's script names
+  // the cluster from here (the example's bbstat line), so it is ClusterName.
+  lua_options.environment["SKIFF_CLUSTER_NAME"] = cluster_name;
+  return lua_options;
+}
+
+// Serves `service` on the Unix socket at `socket_path`; null when it cannot listen.
+std::unique_ptr<grpc::Server> StartServer(const std::string& socket_path, ScriptdService& service) {
+  grpc::ServerBuilder builder;
+  grpc::ResourceQuota quota("scriptd");
+  quota.SetMaxThreads(kMaxServerThreads);
+  builder.SetResourceQuota(quota);
+  // Each script holds a thread while it runs, so jobs' prologs and epilogs
+  // overlap; gRPC keeps only MAX_POLLERS (2 by default) of them once idle and
+  // creates them again for the next ones: a thread's creation and exit per
+  // script (strace: 177 clone3 for 297 scripts over a 1,000-job array).
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
+  builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
+  builder.RegisterService(&service);
+  // Only ctld's user may connect: the socket is created under a 0077 umask.
+  const mode_t old_umask = umask(0077);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  umask(old_umask);
+  return server;
+}
+
+// The lifeline thread (detached): EOF on ctld's pipe means ctld is gone, and
+// becomes SIGTERM for main.
+void StartLifeline(int lifeline_fd) {
+  std::thread lifeline([lifeline_fd] {
+    char byte;
+    for (;;) {
+      ssize_t n = read(lifeline_fd, &byte, 1);
+      if (n == 0 || (n < 0 && errno != EINTR)) break;  // EOF: ctld is gone
+    }
+    kill(getpid(), SIGTERM);
+  });
+  lifeline.detach();
+}
+
+// Main's only job while serving: sigwait until a signal that means shutdown
+// (SIGCHLD and SIGHUP are ignored).
+void WaitForShutdownSignal(spdlog::logger& logger) {
+  for (;;) {
+    int sig = WaitForSignal();
+    if (sig == SIGCHLD || sig == SIGHUP) continue;
+    logger.info("signal {}: shutting down", sig);
+    break;
+  }
+}
+
 int Run(int argc, char** argv) {
   if (IsLuaHelperCall(argc, argv)) return LuaHelperMain(argc, argv);
   CLI::App app{"scriptd: runs PrologSlurmctld/EpilogSlurmctld and burst-buffer stages for ctld"};
@@ -110,79 +200,19 @@ int Run(int argc, char** argv) {
 
   // Before serving: kill what a scriptd that died by SIGKILL left running, so that
   // no script ctld issues again runs beside its cut-off first run.
-  std::unique_ptr<RunJournal> journal;
-  if (!journal_path.empty()) {
-    absl::StatusOr<std::unique_ptr<RunJournal>> opened =
-        RunJournal::Open(journal_path, time(nullptr), logger);
-    if (!opened.ok()) return Fatal(std::string(opened.status().message()));
-    journal = std::move(*opened);
-    for (const RunJournal::Leftover& left : journal->leftovers()) {
-      const int killed = KillGroupLeftovers(left.pgid, left.start_ticks);
-      if (killed > 0) {
-        logger.warn("killed {} process(es) left by {} (process group {}) when scriptd died", killed,
-                    left.request_id, left.pgid);
-      }
-    }
-    if (absl::Status compacted = journal->Compact(); !compacted.ok()) {
-      return Fatal(absl::StrCat("run journal: ", compacted.message()));
-    }
-  }
+  absl::StatusOr<std::unique_ptr<RunJournal>> journal = RecoverJournal(journal_path, logger);
+  if (!journal.ok()) return Fatal(std::string(journal.status().message()));
 
   unlink(socket_path.c_str());  // a stale socket from a killed scriptd
-  ScriptRunner runner(logger, journal.get());
-  LuaRunner::Options lua_options;
-  lua_options.helper_argv0 = OwnPath();
-  // The hook helper beside this binary starts in a few milliseconds; without it
-  // each hook runs in a copy of scriptd, with all of gRPC to load first.
-  if (const std::string helper = LuaHookBinaryBeside(OwnPath()); !helper.empty()) {
-    lua_options.helper_path = helper;
-    lua_options.helper_argv0 = helper;
-  } else {
-    logger.warn(
-        "{} is not beside scriptd: burst_buffer.lua hooks run through scriptd itself, "
-        "which starts slower",
-        kLuaHookBinaryName);
-  }
-  lua_options.environment = CurrentEnvironment();
-  // The Lua hooks run in helpers that see no skiff.conf; a site's script names
-  // the cluster from here (the example's bbstat line), so it is ClusterName.
-  lua_options.environment["SKIFF_CLUSTER_NAME"] = loaded->skiff.cluster_name;
-  LuaRunner lua(runner, logger, lua_options);
-  ScriptdService service(runner, lua, journal.get());
-  grpc::ServerBuilder builder;
-  grpc::ResourceQuota quota("scriptd");
-  quota.SetMaxThreads(kMaxServerThreads);
-  builder.SetResourceQuota(quota);
-  // Each script holds a thread while it runs, so jobs' prologs and epilogs
-  // overlap; gRPC keeps only MAX_POLLERS (2 by default) of them once idle and
-  // creates them again for the next ones: a thread's creation and exit per
-  // script (strace: 177 clone3 for 297 scripts over a 1,000-job array).
-  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 32);
-  builder.AddListeningPort("unix:" + socket_path, grpc::InsecureServerCredentials());
-  builder.RegisterService(&service);
-  // Only ctld's user may connect: the socket is created under a 0077 umask.
-  const mode_t old_umask = umask(0077);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  umask(old_umask);
+  ScriptRunner runner(logger, journal->get());
+  LuaRunner lua(runner, logger, LuaOptions(loaded->skiff.cluster_name, logger));
+  ScriptdService service(runner, lua, journal->get());
+  std::unique_ptr<grpc::Server> server = StartServer(socket_path, service);
   if (!server) return Fatal(absl::StrCat("cannot listen on unix:", socket_path));
   logger.info("scriptd started: pid {}, ctld pid {}, socket {}", getpid(), parent, socket_path);
 
-  std::thread lifeline([lifeline_fd] {
-    char byte;
-    for (;;) {
-      ssize_t n = read(lifeline_fd, &byte, 1);
-      if (n == 0 || (n < 0 && errno != EINTR)) break;  // EOF: ctld is gone
-    }
-    kill(getpid(), SIGTERM);
-  });
-  lifeline.detach();
-
-  for (;;) {
-    int sig = WaitForSignal();
-    if (sig == SIGCHLD || sig == SIGHUP) continue;
-    logger.info("signal {}: shutting down", sig);
-    break;
-  }
+  StartLifeline(lifeline_fd);
+  WaitForShutdownSignal(logger);
   // New RunScript calls are refused from here; running ones end at once and answer.
   // Shutdown then waits for the last replies, and for ctld to drop its connection
   // after GOAWAY: at once when ctld is gone; an idle ctld may not notice, hence the

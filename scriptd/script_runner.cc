@@ -8,51 +8,25 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "scriptd/child_exec.h"
 
 namespace skiff::scriptd {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// What the child reports on its CLOEXEC pipe when it cannot reach execve.
-enum class Step : int { kSetup = 1, kGroups, kGid, kUid, kChdir, kExec };
-struct ChildFailure {
-  Step step;
-  int err;
-};
-
-// Everything the child needs, prepared before fork (the child may not allocate).
-struct ChildPlan {
-  const char* path;
-  char* const* argv;
-  char* const* envp;
-  const char* work_dir;
-  int stdin_fd;
-  int output_fd;  // becomes stdout, and stderr unless stderr_fd differs
-  int stderr_fd;
-  int fd3;  // becomes fd 3; -1 = none
-  int report_fd;
-  int parent_death_signal;  // 0 = none
-  pid_t parent_pid;
-  int max_fd;  // for closing fds when close_range is missing
-  bool switch_user;
-  uid_t uid;
-  gid_t gid;
-  const gid_t* groups;
-  size_t group_count;
-};
 
 std::string ErrnoText(int err) {
   char buf[256];
@@ -103,91 +77,21 @@ absl::Status MakePipe(Fd& read_end, Fd& write_end) {
   return absl::OkStatus();
 }
 
-bool CloseFdsFrom(unsigned first, unsigned last) {
-#ifdef SYS_close_range
-  return first > last || syscall(SYS_close_range, first, last, 0) == 0;
-#else
-  return false;
-#endif
-}
-
-// In the child, between vfork and execve: async-signal-safe calls only, no writes
-// to memory the parent uses (locals of this frame are fine).
-[[noreturn]] void ChildExec(const ChildPlan& plan) {
-  auto fail = [&plan](Step step) {
-    ChildFailure failure{step, errno};
-    ssize_t ignored = write(plan.report_fd, &failure, sizeof(failure));
-    (void)ignored;
-    _exit(127);
-  };
-  // scriptd blocks its daemon signals and ignores SIGPIPE; the script gets defaults.
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction dfl;
-  memset(&dfl, 0, sizeof(dfl));
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, nullptr);  // EINVAL for some: fine
-  }
-  if (setpgid(0, 0) != 0) fail(Step::kSetup);
-  // Every source fd is above 3 (AboveStdio), so no dup2 overwrites another's source.
-  if (dup2(plan.stdin_fd, 0) < 0 || dup2(plan.output_fd, 1) < 0 || dup2(plan.stderr_fd, 2) < 0 ||
-      (plan.fd3 >= 0 && dup2(plan.fd3, 3) < 0)) {
-    fail(Step::kSetup);
-  }
-  // Nothing of scriptd's (lifeline, gRPC sockets, other requests' pipes) reaches the
-  // script; the report pipe stays until execve closes it (O_CLOEXEC).
-  const int first = plan.fd3 >= 0 ? 4 : 3;
-  const unsigned report = static_cast<unsigned>(plan.report_fd);
-  if (!CloseFdsFrom(first, report - 1) || !CloseFdsFrom(report + 1, UINT_MAX)) {
-    for (int fd = first; fd < plan.max_fd; ++fd) {
-      if (fd != plan.report_fd) close(fd);
-    }
-  }
-  if (plan.switch_user) {
-    // Raw system calls: glibc's wrappers would try to change the credentials of
-    // every thread of the parent, whose memory this vfork child shares.
-    if (syscall(SYS_setgroups, plan.group_count, plan.groups) != 0) fail(Step::kGroups);
-    if (syscall(SYS_setgid, plan.gid) != 0) fail(Step::kGid);
-    if (syscall(SYS_setuid, plan.uid) != 0) fail(Step::kUid);
-  }
-  // After setuid, which clears the parent-death signal.
-  if (plan.parent_death_signal != 0) {
-    if (prctl(PR_SET_PDEATHSIG, plan.parent_death_signal) != 0) fail(Step::kSetup);
-    // The parent died before prctl: the signal will never come.
-    if (getppid() != plan.parent_pid) _exit(127);
-  }
-  // After setuid: the directory must be the user's to enter.
-  if (chdir(plan.work_dir) != 0) fail(Step::kChdir);
-  execve(plan.path, plan.argv, plan.envp);
-  fail(Step::kExec);
-  _exit(127);  // not reached
-}
-
-// vfork in a frame of its own: the child never returns from it (ChildExec ends in
-// execve or _exit), and Run()'s locals are not "clobbered" by a second return.
-__attribute__((noinline)) pid_t SpawnChild(const ChildPlan& plan) {
-  const pid_t pid = vfork();
-  if (pid == 0) ChildExec(plan);
-  return pid;
-}
-
 std::string FailureText(const ChildFailure& failure, const ScriptRequest& request,
                         const std::string& work_dir, uid_t uid, gid_t gid) {
   const std::string why = ErrnoText(failure.err);
   switch (failure.step) {
-    case Step::kExec:
+    case ChildStep::kExec:
       return absl::StrCat("cannot execute ", request.path, ": ", why);
-    case Step::kChdir:
+    case ChildStep::kChdir:
       return absl::StrCat("cannot change directory to ", work_dir, ": ", why);
-    case Step::kGroups:
+    case ChildStep::kGroups:
       return absl::StrCat("cannot set the supplementary groups of uid ", uid, ": ", why);
-    case Step::kGid:
+    case ChildStep::kGid:
       return absl::StrCat("cannot set gid ", gid, ": ", why);
-    case Step::kUid:
+    case ChildStep::kUid:
       return absl::StrCat("cannot set uid ", uid, ": ", why);
-    case Step::kSetup:
+    case ChildStep::kSetup:
       break;
   }
   return absl::StrCat("cannot set up the child for ", request.path, ": ", why);
@@ -378,79 +282,151 @@ class PipeReader {
   const std::function<void(std::string_view)>* on_line_ = nullptr;
 };
 
-}  // namespace
+// The child's argv, envp and directory as C strings, built before fork (the child
+// may not allocate). Not copyable: argv and envp point into the strings.
+struct ChildCommand {
+  explicit ChildCommand(const ScriptRequest& request) {
+    argv_strings = {request.argv0.empty() ? request.path : request.argv0};
+    argv_strings.insert(argv_strings.end(), request.argv.begin(), request.argv.end());
+    for (std::string& arg : argv_strings) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    for (const auto& [key, value] : request.environment) env_strings.push_back(key + "=" + value);
+    for (std::string& var : env_strings) envp.push_back(var.data());
+    envp.push_back(nullptr);
+    work_dir = request.work_dir.empty() ? "/" : request.work_dir;
+  }
+  ChildCommand(const ChildCommand&) = delete;
+  ChildCommand& operator=(const ChildCommand&) = delete;
 
-ScriptRunner::ScriptRunner(spdlog::logger& logger, ChildObserver* observer)
-    : logger_(logger), observer_(observer) {}
-
-absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
-  if (absl::Status valid = Validate(request); !valid.ok()) return valid;
-
-  // Everything the child touches is built here, before fork.
-  std::vector<std::string> argv_strings = {request.argv0.empty() ? request.path : request.argv0};
-  argv_strings.insert(argv_strings.end(), request.argv.begin(), request.argv.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_strings) argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  std::vector<std::string> argv_strings;
+  std::vector<char*> argv;  // null-terminated
   std::vector<std::string> env_strings;
-  for (const auto& [key, value] : request.environment) env_strings.push_back(key + "=" + value);
-  std::vector<char*> envp;
-  for (std::string& var : env_strings) envp.push_back(var.data());
-  envp.push_back(nullptr);
-  const std::string work_dir = request.work_dir.empty() ? "/" : request.work_dir;
+  std::vector<char*> envp;  // null-terminated
+  std::string work_dir;
+};
 
-  const bool switch_user = geteuid() == 0 && request.uid != 0;
-  gid_t gid = request.gid;
-  std::string user_name;
+// Whom the child runs as: a root runner switches to the request's uid (when not 0),
+// with groups resolved here, before fork; any other runner keeps its own user.
+struct ChildUser {
+  bool switch_user = false;
+  gid_t gid = 0;  // the request's gid; with switch_user, 0 became the user's primary group
   std::vector<gid_t> groups;
-  if (switch_user) {
-    groups = ResolveGroups(request.uid, gid, user_name);
+};
+
+// Resolves the request's user (ChildUser) and logs what could not be honoured: a uid
+// without a passwd entry, or a uid other than the runner's own when not root.
+ChildUser ResolveChildUser(const ScriptRequest& request, spdlog::logger& logger) {
+  ChildUser user;
+  user.switch_user = geteuid() == 0 && request.uid != 0;
+  user.gid = request.gid;
+  if (user.switch_user) {
+    std::string user_name;
+    user.groups = ResolveGroups(request.uid, user.gid, user_name);
     if (user_name.empty()) {
-      logger_.warn("{}: uid {} has no passwd entry: running with gid {} and no other groups",
-                   Describe(request), request.uid, gid);
+      logger.warn("{}: uid {} has no passwd entry: running with gid {} and no other groups",
+                  Describe(request), request.uid, user.gid);
     }
   } else if (request.uid != 0 && request.uid != geteuid()) {
-    logger_.debug("{}: not root: running as uid {}, not {}", Describe(request), geteuid(),
-                  request.uid);
+    logger.debug("{}: not root: running as uid {}, not {}", Describe(request), geteuid(),
+                 request.uid);
   }
-  struct rlimit nofile;
-  int max_fd = 65536;
-  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY) {
-    max_fd = static_cast<int>(std::min<rlim_t>(nofile.rlim_cur, 1 << 20));
-  }
+  return user;
+}
 
-  // Wakes the loop below when Kill() sends SIGTERM, so that SIGKILL follows on time
-  // even if the child ignores it. Destroyed after the entry is erased.
-  const bool has_grace = request.kill_grace > absl::ZeroDuration();
-  Fd wake;
-  if (has_grace) {
+// Waits for the child to reach execve, and closes the report pipe. EOF: execve
+// succeeded (the pipe is O_CLOEXEC); a record: it did not, and this is why.
+std::optional<ChildFailure> ReadExecFailure(Fd& report_read) {
+  ChildFailure failure;
+  ssize_t got;
+  do {
+    got = read(report_read.get(), &failure, sizeof(failure));
+  } while (got < 0 && errno == EINTR);
+  report_read.Close();
+  if (got != static_cast<ssize_t>(sizeof(failure))) return std::nullopt;
+  return failure;
+}
+
+// Milliseconds from now until `when` (0 once it has passed), as poll() takes them.
+int MsUntil(Clock::time_point when) {
+  return static_cast<int>(std::clamp<int64_t>(
+      std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now()).count(), 0, INT_MAX));
+}
+
+// How the script ended, for the log line Run() ends with.
+std::string OutcomeText(const ScriptResult& result, bool exec_failed) {
+  std::string outcome;
+  if (exec_failed) {
+    outcome = result.error;
+  } else if (result.signal != 0) {
+    outcome = absl::StrCat("signal=", result.signal);
+  } else {
+    outcome = absl::StrCat("rc=", result.exit_code);
+  }
+  if (result.timed_out) absl::StrAppend(&outcome, " timed out");
+  if (result.killed) absl::StrAppend(&outcome, " killed");
+  return outcome;
+}
+
+}  // namespace
+
+// One Run() call's child, from its pipes to its last output: the fds Run() polls
+// and the readers that keep what the child wrote. Owned by Run() and used on its
+// thread only; its fds close when Run() returns, after the entry is erased.
+struct ScriptRunner::Child {
+  explicit Child(const ScriptRequest& for_request);
+
+  // Wakes WaitForChild()'s loop when Kill() sends SIGTERM, so that SIGKILL follows
+  // on time even if the child ignores it. Only with a kill_grace.
+  absl::Status OpenWakeFd();
+  // The child's output pipes (stdout, stderr when split, fd 3), its report pipe,
+  // and its stdin: a pipe for stdin_data, /dev/null without.
+  absl::Status OpenPipes();
+  // What SpawnChild() runs; points into `command`, `user` and this child's fds.
+  ChildPlan Plan(const ChildCommand& command, const ChildUser& user, int max_fd) const;
+  // After fork: closes the pipe ends the child now holds.
+  void CloseChildEnds();
+
+  std::array<PipeReader*, 3> readers() { return {&output, &errors, &fd3}; }
+  bool OutputsOpen() const { return output.open() || errors.open() || fd3.open(); }
+  // One poll() of the pidfd (until `exited`), the open output pipes, stdin and the
+  // wake eventfd, then one read or write on each fd that is ready; sets `exited`
+  // when the pidfd says so. Returns poll()'s result (errno set when negative).
+  int PollOnce(int timeout_ms, bool& exited);
+  // The rest of the output once the child has been reaped.
+  void DrainOutput();
+  // Hands what the readers kept to `result` (stdout_data, output_tail, fd3_data).
+  void CollectOutput(ScriptResult& result);
+
+  const ScriptRequest& request;
+  // stdout (and stderr with it, unless split); in split mode stdout is kept whole.
+  PipeReader output;
+  PipeReader errors;  // split mode: stderr
+  PipeReader fd3;
+  Fd output_write, errors_write, fd3_write, report_read, report_write, stdin_read, stdin_write;
+  Fd wake;   // eventfd; -1 without a kill_grace
+  Fd pidfd;  // -1 without pidfd_open
+  pid_t pid = 0;
+  Clock::time_point start;   // just before fork
+  size_t stdin_written = 0;  // bytes of stdin_data written so far
+};
+
+ScriptRunner::Child::Child(const ScriptRequest& for_request)
+    : request(for_request),
+      output(for_request.split_output ? kMaxStdout : kMaxOutputTail, for_request.split_output),
+      errors(kMaxOutputTail, false),
+      fd3(kMaxOutputTail, true) {
+  if (request.split_output) errors.set_on_line(&request.on_stderr_line);
+}
+
+absl::Status ScriptRunner::Child::OpenWakeFd() {
+  if (request.kill_grace > absl::ZeroDuration()) {
     wake.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (wake.get() < 0) return absl::UnavailableError(absl::StrCat("eventfd: ", ErrnoText(errno)));
   }
-  {
-    absl::MutexLock lock(&mu_);
-    if (shutting_down_) return absl::UnavailableError("scriptd is shutting down");
-    Entry entry;
-    entry.job_id = request.job_id;
-    entry.kill_grace = request.kill_grace;
-    entry.wake_fd = wake.get();
-    if (!running_.emplace(request.request_id, entry).second) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("request ", request.request_id, " is already running"));
-    }
-  }
-  // From here on, every return erases the entry (after the child has been reaped).
-  auto forget = [this, &request] {
-    absl::MutexLock lock(&mu_);
-    running_.erase(request.request_id);
-  };
+  return absl::OkStatus();
+}
 
-  // stdout (and stderr with it, unless split); in split mode stdout is kept whole.
-  PipeReader output(request.split_output ? kMaxStdout : kMaxOutputTail, request.split_output);
-  PipeReader errors(kMaxOutputTail, false);  // split mode: stderr
-  PipeReader fd3(kMaxOutputTail, true);
-  if (request.split_output) errors.set_on_line(&request.on_stderr_line);
-  Fd output_write, errors_write, fd3_write, report_read, report_write, stdin_read, stdin_write;
+absl::Status ScriptRunner::Child::OpenPipes() {
   absl::Status piped = MakePipe(output.fd(), output_write);
   if (piped.ok() && request.split_output) piped = MakePipe(errors.fd(), errors_write);
   if (piped.ok() && request.fd3_pipe) piped = MakePipe(fd3.fd(), fd3_write);
@@ -462,50 +438,206 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
       piped = absl::UnavailableError(absl::StrCat("/dev/null: ", ErrnoText(errno)));
     }
   }
-  if (!piped.ok()) {
-    forget();
-    return piped;
-  }
+  return piped;
+}
 
-  const ChildPlan plan{request.path.c_str(),
-                       argv.data(),
-                       envp.data(),
-                       work_dir.c_str(),
-                       stdin_read.get(),
-                       output_write.get(),
-                       request.split_output ? errors_write.get() : output_write.get(),
-                       request.fd3_pipe ? fd3_write.get() : -1,
-                       report_write.get(),
-                       request.parent_death_signal,
-                       getpid(),
-                       max_fd,
-                       switch_user,
-                       request.uid,
-                       gid,
-                       groups.data(),
-                       groups.size()};
-  const Clock::time_point start = Clock::now();
-  // vfork, not fork: a fork of this threaded daemon makes every page copy-on-write,
-  // and the page faults and TLB shootdowns that follow cost ~8 ms of system time per
-  // script (measured with perf on the e2e benchmark). The child shares our memory
-  // until execve, so it only makes system calls on data prepared above.
-  const pid_t pid = SpawnChild(plan);
-  if (pid < 0) {
-    const int err = errno;
-    forget();
-    return absl::UnavailableError(absl::StrCat("fork: ", ErrnoText(err)));
-  }
-  // Also here, so that a kill(-pid) right after this cannot miss the group.
-  setpgid(pid, pid);
-  Fd pidfd;
-#ifdef SYS_pidfd_open
-  pidfd.Reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-#endif
+ChildPlan ScriptRunner::Child::Plan(const ChildCommand& command, const ChildUser& user,
+                                    int max_fd) const {
+  return ChildPlan{request.path.c_str(),
+                   command.argv.data(),
+                   command.envp.data(),
+                   command.work_dir.c_str(),
+                   stdin_read.get(),
+                   output_write.get(),
+                   request.split_output ? errors_write.get() : output_write.get(),
+                   request.fd3_pipe ? fd3_write.get() : -1,
+                   report_write.get(),
+                   request.parent_death_signal,
+                   getpid(),
+                   max_fd,
+                   user.switch_user,
+                   request.uid,
+                   user.gid,
+                   user.groups.data(),
+                   user.groups.size()};
+}
+
+void ScriptRunner::Child::CloseChildEnds() {
   output_write.Close();
   errors_write.Close();
   fd3_write.Close();
   report_write.Close();
   stdin_read.Close();
+}
+
+int ScriptRunner::Child::PollOnce(int timeout_ms, bool& exited) {
+  const std::array<PipeReader*, 3> all = readers();
+  struct pollfd fds[6];
+  int nfds = 0;
+  int pid_index = -1, stdin_index = -1, wake_index = -1;
+  int reader_index[3] = {-1, -1, -1};
+  if (pidfd.get() >= 0 && !exited) {
+    pid_index = nfds;
+    fds[nfds++] = {pidfd.get(), POLLIN, 0};
+  }
+  for (int r = 0; r < 3; ++r) {
+    if (!all[r]->open()) continue;
+    reader_index[r] = nfds;
+    fds[nfds++] = {all[r]->fd().get(), POLLIN, 0};
+  }
+  if (stdin_write.get() >= 0) {
+    stdin_index = nfds;
+    fds[nfds++] = {stdin_write.get(), POLLOUT, 0};
+  }
+  if (wake.get() >= 0) {
+    wake_index = nfds;
+    fds[nfds++] = {wake.get(), POLLIN, 0};
+  }
+  const int ready = poll(fds, nfds, timeout_ms);
+  if (ready <= 0) return ready;
+  for (int r = 0; r < 3; ++r) {
+    if (reader_index[r] >= 0 && fds[reader_index[r]].revents != 0) all[r]->ReadOnce();
+  }
+  if (stdin_index >= 0 && fds[stdin_index].revents != 0) {
+    ssize_t n = WriteNoSigpipe(stdin_write.get(), request.stdin_data.data() + stdin_written,
+                               request.stdin_data.size() - stdin_written);
+    if (n > 0) stdin_written += n;
+    if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+        stdin_written == request.stdin_data.size()) {
+      stdin_write.Close();  // EOF for the script (or it stopped reading)
+    }
+  }
+  if (wake_index >= 0 && fds[wake_index].revents != 0) {
+    uint64_t count;
+    ssize_t ignored = read(wake.get(), &count, sizeof(count));
+    (void)ignored;
+  }
+  if (pid_index >= 0 && fds[pid_index].revents != 0) exited = true;
+  return ready;
+}
+
+// The rest of the output: EOF comes once the group is gone. Something that left
+// the group (setsid) may hold the pipes open; it gets a short grace, no more.
+void ScriptRunner::Child::DrainOutput() {
+  const Clock::time_point drain_until = Clock::now() + std::chrono::milliseconds(500);
+  for (PipeReader* reader : readers()) {
+    if (reader->open()) fcntl(reader->fd().get(), F_SETFL, O_NONBLOCK);
+  }
+  while (OutputsOpen()) {
+    const int left = MsUntil(drain_until);
+    if (left <= 0) break;
+    struct pollfd fds[3];
+    PipeReader* polled[3];
+    int nfds = 0;
+    for (PipeReader* reader : readers()) {
+      if (!reader->open()) continue;
+      polled[nfds] = reader;
+      fds[nfds++] = {reader->fd().get(), POLLIN, 0};
+    }
+    if (poll(fds, nfds, left) <= 0) continue;
+    for (int i = 0; i < nfds; ++i) {
+      if (fds[i].revents != 0) polled[i]->ReadOnce();
+    }
+  }
+}
+
+void ScriptRunner::Child::CollectOutput(ScriptResult& result) {
+  if (request.split_output) {
+    result.stdout_data = output.Finish();
+    result.stdout_truncated = output.truncated();
+    result.output_tail = ValidUtf8(errors.Finish());
+  } else {
+    result.output_tail = ValidUtf8(output.Finish());
+  }
+  if (request.fd3_pipe) result.fd3_data = fd3.Finish();
+}
+
+ScriptRunner::ScriptRunner(spdlog::logger& logger, ChildObserver* observer)
+    : logger_(logger), observer_(observer) {}
+
+absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
+  if (absl::Status valid = Validate(request); !valid.ok()) return valid;
+
+  // Everything the child touches is built here, before fork.
+  const ChildCommand command(request);
+  const ChildUser user = ResolveChildUser(request, logger_);
+  const int max_fd = MaxFdForChild();
+
+  Child child(request);
+  if (absl::Status woken = child.OpenWakeFd(); !woken.ok()) return woken;
+  if (absl::Status added = Register(request, child.wake.get()); !added.ok()) return added;
+  // From here on, every return erases the entry (after the child has been reaped).
+  if (absl::Status piped = child.OpenPipes(); !piped.ok()) {
+    Forget(request.request_id);
+    return piped;
+  }
+
+  const ChildPlan plan = child.Plan(command, user, max_fd);
+  child.start = Clock::now();
+  // vfork, not fork: a fork of this threaded daemon makes every page copy-on-write,
+  // and the page faults and TLB shootdowns that follow cost ~8 ms of system time per
+  // script (measured with perf on the e2e benchmark). The child shares our memory
+  // until execve, so it only makes system calls on data prepared above.
+  child.pid = SpawnChild(plan);
+  if (child.pid < 0) {
+    const int err = errno;
+    Forget(request.request_id);
+    return absl::UnavailableError(absl::StrCat("fork: ", ErrnoText(err)));
+  }
+  // Also here, so that a kill(-pid) right after this cannot miss the group.
+  setpgid(child.pid, child.pid);
+  child.pidfd.Reset(OpenPidfd(child.pid));
+  child.CloseChildEnds();
+  PublishChild(request, child.pid);
+
+  ScriptResult result;
+  result.pid = child.pid;
+  const std::optional<ChildFailure> failure = ReadExecFailure(child.report_read);
+  const bool exec_failed = failure.has_value();
+  if (exec_failed) {
+    result.error = FailureText(*failure, request, command.work_dir, request.uid, user.gid);
+  }
+
+  WaitForChild(child);
+  child.stdin_write.Close();
+  int status = 0;
+  const Entry final_entry = Reap(request.request_id, child.pid, status);
+  if (observer_ != nullptr) observer_->ChildEnded(request.request_id);
+  const auto elapsed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - child.start).count();
+
+  child.DrainOutput();
+  child.CollectOutput(result);
+  result.timed_out = final_entry.timed_out;
+  result.killed = final_entry.killed && !final_entry.timed_out;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  if (exec_failed) result.exit_code = 127;
+  logger_.info("{} {} in {}ms", Describe(request), OutcomeText(result, exec_failed), elapsed_ms);
+  Forget(request.request_id);
+  return result;
+}
+
+absl::Status ScriptRunner::Register(const ScriptRequest& request, int wake_fd) {
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_) return absl::UnavailableError("scriptd is shutting down");
+  Entry entry;
+  entry.job_id = request.job_id;
+  entry.kill_grace = request.kill_grace;
+  entry.wake_fd = wake_fd;
+  if (!running_.emplace(request.request_id, entry).second) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("request ", request.request_id, " is already running"));
+  }
+  return absl::OkStatus();
+}
+
+void ScriptRunner::Forget(const std::string& request_id) {
+  absl::MutexLock lock(&mu_);
+  running_.erase(request_id);
+}
+
+void ScriptRunner::PublishChild(const ScriptRequest& request, pid_t pid) {
   {
     absl::MutexLock lock(&mu_);
     Entry& entry = running_[request.request_id];
@@ -517,186 +649,73 @@ absl::StatusOr<ScriptResult> ScriptRunner::Run(const ScriptRequest& request) {
   }
   logger_.info("{} started: pid {}", Describe(request), pid);
   if (observer_ != nullptr) observer_->ChildStarted(request.request_id, pid);
+}
 
-  ScriptResult result;
-  result.pid = pid;
-  // EOF: execve succeeded (the pipe is O_CLOEXEC); a record: it did not.
-  ChildFailure failure;
-  ssize_t got;
-  do {
-    got = read(report_read.get(), &failure, sizeof(failure));
-  } while (got < 0 && errno == EINTR);
-  report_read.Close();
-  const bool exec_failed = got == static_cast<ssize_t>(sizeof(failure));
-  if (exec_failed) result.error = FailureText(failure, request, work_dir, request.uid, gid);
-
+void ScriptRunner::WaitForChild(Child& child) {
+  const ScriptRequest& request = child.request;
   const bool has_deadline = request.timeout_seconds > 0;
   const Clock::time_point deadline =
-      start + std::chrono::seconds(std::min<int64_t>(request.timeout_seconds, INT32_MAX));
-  PipeReader* const readers[] = {&output, &errors, &fd3};
-  auto outputs_open = [&readers] {
-    for (PipeReader* reader : readers) {
-      if (reader->open()) return true;
-    }
-    return false;
-  };
-  size_t stdin_written = 0;
-  if (stdin_write.get() >= 0) fcntl(stdin_write.get(), F_SETFL, O_NONBLOCK);
+      child.start + std::chrono::seconds(std::min<int64_t>(request.timeout_seconds, INT32_MAX));
+  if (child.stdin_write.get() >= 0) fcntl(child.stdin_write.get(), F_SETFL, O_NONBLOCK);
   bool timed_out = false;
   bool child_exited = false;
-  auto ms_until = [](Clock::time_point when) {
-    return static_cast<int>(std::clamp<int64_t>(
-        std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now()).count(), 0, INT_MAX));
-  };
-
   for (;;) {
     // Timeout and SIGKILL after a grace, decided under mu_ with Kill()'s state.
-    bool grace_running = false;
-    Clock::time_point kill_at;
-    {
-      absl::MutexLock lock(&mu_);
-      Entry& entry = running_[request.request_id];
-      if (has_deadline && !timed_out && !child_exited && Clock::now() >= deadline) {
-        timed_out = entry.timed_out = true;
-        SignalLocked(entry);
-      }
-      if (entry.term_sent && !entry.kill_sent && Clock::now() >= entry.kill_at) {
-        kill(-pid, SIGKILL);
-        entry.kill_sent = true;
-      }
-      grace_running = entry.term_sent && !entry.kill_sent;
-      kill_at = entry.kill_at;
-    }
+    const bool deadline_counts = has_deadline && !timed_out && !child_exited;
+    const KillTimers timers =
+        CheckKillTimers(request.request_id, child.pid, deadline_counts ? &deadline : nullptr);
+    if (timers.timed_out) timed_out = true;
     // The leader has ended. During a grace, the rest of its group may still be
     // ending: wait for it to close its output, up to the grace's end.
-    if (child_exited && (!grace_running || !outputs_open())) break;
-    if (!child_exited && pidfd.get() < 0 && ChildHasExited(pid)) {
+    if (child_exited && (!timers.grace_running || !child.OutputsOpen())) break;
+    if (!child_exited && child.pidfd.get() < 0 && ChildHasExited(child.pid)) {
       child_exited = true;
       continue;
     }
-    struct pollfd fds[6];
-    int nfds = 0;
-    int pid_index = -1, stdin_index = -1, wake_index = -1;
-    int reader_index[3] = {-1, -1, -1};
-    if (pidfd.get() >= 0 && !child_exited) {
-      pid_index = nfds;
-      fds[nfds++] = {pidfd.get(), POLLIN, 0};
-    }
-    for (int r = 0; r < 3; ++r) {
-      if (!readers[r]->open()) continue;
-      reader_index[r] = nfds;
-      fds[nfds++] = {readers[r]->fd().get(), POLLIN, 0};
-    }
-    if (stdin_write.get() >= 0) {
-      stdin_index = nfds;
-      fds[nfds++] = {stdin_write.get(), POLLOUT, 0};
-    }
-    if (wake.get() >= 0) {
-      wake_index = nfds;
-      fds[nfds++] = {wake.get(), POLLIN, 0};
-    }
     // Without a pidfd: poll the child.
-    int timeout_ms = pidfd.get() < 0 && !child_exited ? 20 : -1;
+    int timeout_ms = child.pidfd.get() < 0 && !child_exited ? 20 : -1;
     auto at_most = [&timeout_ms](int ms) {
       timeout_ms = timeout_ms < 0 ? ms : std::min(timeout_ms, ms);
     };
-    if (has_deadline && !timed_out && !child_exited) at_most(ms_until(deadline));
-    if (grace_running) at_most(ms_until(kill_at));
-    int ready = poll(fds, nfds, timeout_ms);
+    if (has_deadline && !timed_out && !child_exited) at_most(MsUntil(deadline));
+    if (timers.grace_running) at_most(MsUntil(timers.kill_at));
+    const int ready = child.PollOnce(timeout_ms, child_exited);
     if (ready < 0 && errno != EINTR) {
       logger_.error("{}: poll: {}", Describe(request), ErrnoText(errno));
       break;
     }
-    if (ready <= 0) continue;
-    for (int r = 0; r < 3; ++r) {
-      if (reader_index[r] >= 0 && fds[reader_index[r]].revents != 0) readers[r]->ReadOnce();
-    }
-    if (stdin_index >= 0 && fds[stdin_index].revents != 0) {
-      ssize_t n = WriteNoSigpipe(stdin_write.get(), request.stdin_data.data() + stdin_written,
-                                 request.stdin_data.size() - stdin_written);
-      if (n > 0) stdin_written += n;
-      if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-          stdin_written == request.stdin_data.size()) {
-        stdin_write.Close();  // EOF for the script (or it stopped reading)
-      }
-    }
-    if (wake_index >= 0 && fds[wake_index].revents != 0) {
-      uint64_t count;
-      ssize_t ignored = read(wake.get(), &count, sizeof(count));
-      (void)ignored;
-    }
-    if (pid_index >= 0 && fds[pid_index].revents != 0) child_exited = true;
   }
-  stdin_write.Close();
+}
 
-  // The child is a zombie: its pid, hence its group id, cannot be reused yet. Kill
-  // what it left in its group, then reap it, under mu_ so that Kill() never signals
-  // a reaped pid. The entry stays (reaped) until this call returns.
-  int status = 0;
-  Entry final_entry;
-  {
-    absl::MutexLock lock(&mu_);
+ScriptRunner::KillTimers ScriptRunner::CheckKillTimers(const std::string& request_id, pid_t pid,
+                                                       const Clock::time_point* deadline) {
+  KillTimers timers;
+  absl::MutexLock lock(&mu_);
+  Entry& entry = running_[request_id];
+  if (deadline != nullptr && Clock::now() >= *deadline) {
+    timers.timed_out = entry.timed_out = true;
+    SignalLocked(entry);
+  }
+  if (entry.term_sent && !entry.kill_sent && Clock::now() >= entry.kill_at) {
     kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    Entry& entry = running_[request.request_id];
-    entry.reaped = true;
-    final_entry = entry;
+    entry.kill_sent = true;
   }
-  if (observer_ != nullptr) observer_->ChildEnded(request.request_id);
-  const auto elapsed_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+  timers.grace_running = entry.term_sent && !entry.kill_sent;
+  timers.kill_at = entry.kill_at;
+  return timers;
+}
 
-  // The rest of the output: EOF comes once the group is gone. Something that left
-  // the group (setsid) may hold the pipes open; it gets a short grace, no more.
-  const Clock::time_point drain_until = Clock::now() + std::chrono::milliseconds(500);
-  for (PipeReader* reader : readers) {
-    if (reader->open()) fcntl(reader->fd().get(), F_SETFL, O_NONBLOCK);
+// The child is a zombie: its pid, hence its group id, cannot be reused yet. Kill
+// what it left in its group, then reap it, under mu_ so that Kill() never signals
+// a reaped pid. The entry stays (reaped) until Run() returns.
+ScriptRunner::Entry ScriptRunner::Reap(const std::string& request_id, pid_t pid, int& status) {
+  absl::MutexLock lock(&mu_);
+  kill(-pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  while (outputs_open()) {
-    const int left = ms_until(drain_until);
-    if (left <= 0) break;
-    struct pollfd fds[3];
-    PipeReader* polled[3];
-    int nfds = 0;
-    for (PipeReader* reader : readers) {
-      if (!reader->open()) continue;
-      polled[nfds] = reader;
-      fds[nfds++] = {reader->fd().get(), POLLIN, 0};
-    }
-    if (poll(fds, nfds, left) <= 0) continue;
-    for (int i = 0; i < nfds; ++i) {
-      if (fds[i].revents != 0) polled[i]->ReadOnce();
-    }
-  }
-  if (request.split_output) {
-    result.stdout_data = output.Finish();
-    result.stdout_truncated = output.truncated();
-    result.output_tail = ValidUtf8(errors.Finish());
-  } else {
-    result.output_tail = ValidUtf8(output.Finish());
-  }
-  if (request.fd3_pipe) result.fd3_data = fd3.Finish();
-
-  result.timed_out = final_entry.timed_out;
-  result.killed = final_entry.killed && !final_entry.timed_out;
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  if (exec_failed) result.exit_code = 127;
-
-  std::string outcome;
-  if (exec_failed) {
-    outcome = result.error;
-  } else if (result.signal != 0) {
-    outcome = absl::StrCat("signal=", result.signal);
-  } else {
-    outcome = absl::StrCat("rc=", result.exit_code);
-  }
-  if (result.timed_out) absl::StrAppend(&outcome, " timed out");
-  if (result.killed) absl::StrAppend(&outcome, " killed");
-  logger_.info("{} {} in {}ms", Describe(request), outcome, elapsed_ms);
-  forget();
-  return result;
+  Entry& entry = running_[request_id];
+  entry.reaped = true;
+  return entry;
 }
 
 void ScriptRunner::SignalLocked(Entry& entry) {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -154,6 +155,34 @@ class ScriptRunner {
     bool reaped = false;  // ended; Run() is collecting the last output
   };
 
+  struct Child;  // one Run() call's child: its fds and output readers (script_runner.cc)
+
+  // What WaitForChild() learns under mu_ on each turn of its loop.
+  struct KillTimers {
+    bool timed_out = false;      // the deadline passed on this turn: the child was signalled
+    bool grace_running = false;  // SIGTERM sent, SIGKILL due at kill_at
+    std::chrono::steady_clock::time_point kill_at;
+  };
+
+  // Adds the request's entry: Unavailable after KillAll(), AlreadyExists when its id
+  // is running. `wake_fd` is the entry's wake_fd.
+  absl::Status Register(const ScriptRequest& request, int wake_fd) ABSL_LOCKS_EXCLUDED(mu_);
+  // Erases the entry Register() added (after its child, if any, has been reaped).
+  void Forget(const std::string& request_id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records a forked child's pid in its entry (SIGKILL at once when Kill() or
+  // KillAll() came before fork), logs the start and tells the observer.
+  void PublishChild(const ScriptRequest& request, pid_t pid) ABSL_LOCKS_EXCLUDED(mu_);
+  // Run()'s wait loop: until the child has ended, feeds its stdin, reads its output,
+  // times it out and follows a SIGTERM with SIGKILL when its grace has run out.
+  void WaitForChild(Child& child) ABSL_LOCKS_EXCLUDED(mu_);
+  // One turn's kill decisions, under mu_ with Kill()'s state: times the child out once
+  // `deadline` (null = none to check) has passed, and sends SIGKILL when a grace ends.
+  KillTimers CheckKillTimers(const std::string& request_id, pid_t pid,
+                             const std::chrono::steady_clock::time_point* deadline)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Kills what the ended child left in its group, reaps it into `status` and marks
+  // its entry reaped; returns a copy of the entry.
+  Entry Reap(const std::string& request_id, pid_t pid, int& status) ABSL_LOCKS_EXCLUDED(mu_);
   // Signals a forked child's group: SIGTERM (starting the grace) or SIGKILL.
   void SignalLocked(Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Kill() on one entry; false when it is not running any more.
