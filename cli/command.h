@@ -16,6 +16,18 @@ namespace skiff::cli {
 // Slurm's print "slurm 22.05.x".
 std::string VersionLine();
 
+// --version, --help and --usage, as a command's parser read them.
+struct AskedInfo {
+  bool version = false;
+  bool help = false;
+  bool usage = false;
+};
+// Prints, on stdout, the first of them that was asked for (the version, then
+// the help, then the usage: a command's texts made by `help` and `usage`,
+// null where it has no such option) and returns true: the command then exits
+// 0. False when none was asked for.
+bool PrintAskedInfo(const AskedInfo& asked, std::string (*help)(), std::string (*usage)());
+
 int SacctMain(int argc, char** argv);
 int SacctmgrMain(int argc, char** argv);
 int SallocMain(int argc, char** argv);

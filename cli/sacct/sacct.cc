@@ -89,16 +89,8 @@ int skiff::cli::SacctMain(int argc, char** argv) {
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::SacctHelp();
-    return 0;
-  }
-  if (usage) {
-    std::cout << skiff::cli::SacctUsage();
+  if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SacctHelp,
+                                 &skiff::cli::SacctUsage)) {
     return 0;
   }
   if (help_format) {

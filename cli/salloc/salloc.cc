@@ -102,12 +102,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     return rc;
   }
   skiff::cli::ApplyContainerFlags(app, container_flags, &o.container);
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help || usage) {
-    std::cout << (help ? skiff::cli::SallocHelp() : skiff::cli::SallocUsage());
+  if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SallocHelp,
+                                 &skiff::cli::SallocUsage)) {
     return 0;
   }
   if (hold) o.hold = true;

@@ -63,16 +63,8 @@ int skiff::cli::ScancelMain(int argc, char** argv) {
   }
   // Slurm acts on the first of these it meets; Skiff reads them after the whole
   // line, in the same precedence for the usual single one.
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::ScancelHelp();
-    return 0;
-  }
-  if (usage) {
-    std::cout << skiff::cli::ScancelUsage();
+  if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::ScancelHelp,
+                                 &skiff::cli::ScancelUsage)) {
     return 0;
   }
   if (me) args.user = std::to_string(getuid());

@@ -590,12 +590,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     return rc;
   }
   options.details = details;
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::ScontrolHelp();
+  if (skiff::cli::PrintAskedInfo({version, help, false}, &skiff::cli::ScontrolHelp, nullptr)) {
     return 0;
   }
   if (!clusters.empty()) {

@@ -65,12 +65,8 @@ int skiff::cli::SdiagMain(int argc, char** argv) {
     std::cout << kHelp;
     return 0;
   }
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (usage) {
-    std::cout << kUsage;
+  if (skiff::cli::PrintAskedInfo({version, false, usage}, nullptr,
+                                 [] { return std::string(kUsage); })) {
     return 0;
   }
   // getopt's last sort option wins in Slurm; CLI11 keeps no order across

@@ -43,16 +43,8 @@ int skiff::cli::SprioMain(int argc, char** argv) {
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::SprioHelp();
-    return 0;
-  }
-  if (usage) {
-    std::cout << skiff::cli::SprioUsage();
+  if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SprioHelp,
+                                 &skiff::cli::SprioUsage)) {
     return 0;
   }
   const bool job_flag = jobs_option->count() > 0;

@@ -56,12 +56,7 @@ int skiff::cli::SshareMain(int argc, char** argv) {
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &operands); rc >= 0) {
     return rc;
   }
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::SshareHelp();
+  if (skiff::cli::PrintAskedInfo({version, help, false}, &skiff::cli::SshareHelp, nullptr)) {
     return 0;
   }
   if (help_format) {

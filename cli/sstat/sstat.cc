@@ -60,16 +60,8 @@ int skiff::cli::SstatMain(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv); rc >= 0) return rc;
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << skiff::cli::SstatHelp();
-    return 0;
-  }
-  if (usage) {
-    std::cout << skiff::cli::SstatUsage();
+  if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SstatHelp,
+                                 &skiff::cli::SstatUsage)) {
     return 0;
   }
   if (help_format) {

@@ -66,12 +66,8 @@ int skiff::cli::SstatusMain(int argc, char** argv) {
         break;
     }
   }
-  if (version) {
-    std::cout << skiff::cli::VersionLine();
-    return 0;
-  }
-  if (help) {
-    std::cout << kHelp;
+  if (skiff::cli::PrintAskedInfo(
+          {version, help, false}, [] { return std::string(kHelp); }, nullptr)) {
     return 0;
   }
   if (!parsed->operands.empty()) {
