@@ -37,6 +37,16 @@ int WaitForSignal() {
   return sig;
 }
 
+int WaitForSignalFor(int timeout_ms) {
+  sigset_t set = DaemonSignals();
+  struct timespec timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  for (;;) {
+    const int sig = sigtimedwait(&set, nullptr, &timeout);
+    if (sig > 0) return sig;
+    if (errno != EINTR) return 0;  // EAGAIN: the time is up
+  }
+}
+
 absl::Status MakeDirs(const std::string& path, mode_t mode) {
   if (path.empty()) return absl::OkStatus();
   std::string prefix;

@@ -17,6 +17,8 @@ void BlockDaemonSignals();
 
 // Waits for one of the blocked signals and returns its number.
 int WaitForSignal();
+// The same for at most `timeout_ms`: 0 when none came.
+int WaitForSignalFor(int timeout_ms);
 
 // mkdir -p with `mode` for the directories it creates.
 absl::Status MakeDirs(const std::string& path, mode_t mode = 0755);

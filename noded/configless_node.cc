@@ -46,11 +46,10 @@ void ConfigFollower::OnAnnouncedHash(const std::string& announced) {
     logger_.error("configless: cannot update the cache: {}", std::string(s.message()));
     return;
   }
-  logger_.info(
-      "configless: fetched {} config file(s) from {} into {} (hash {}, was {}); noded applies "
-      "them when it next starts",
-      fetched->files.size(), target_, cache_dir_, fetched->hash, hash_);
+  logger_.info("configless: fetched {} config file(s) from {} into {} (hash {}, was {})",
+               fetched->files.size(), target_, cache_dir_, fetched->hash, hash_);
   hash_ = fetched->hash;
+  if (changed_) changed_();
 }
 
 }  // namespace skiff::noded

@@ -4,10 +4,12 @@
 //
 // PrepareConfig runs once in main before anything else; ConfigFollower is
 // called on the agent's thread with the hash in each Register/Heartbeat answer
-// and fetches again when ctld's files changed (`scontrol reconfigure`).
+// and fetches again when ctld's files changed (`scontrol reconfigure`); noded
+// then restarts in place to apply them (main.cc).
 #ifndef SKIFF_NODED_CONFIGLESS_NODE_H_
 #define SKIFF_NODED_CONFIGLESS_NODE_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -46,6 +48,8 @@ class ConfigFollower {
   // A failed fetch is logged and tried again on the next announcement.
   void OnAnnouncedHash(const std::string& announced);
   const std::string& hash() const { return hash_; }
+  // Called (on the agent's thread) once new files are in the cache.
+  void SetChangedListener(std::function<void()> listener) { changed_ = std::move(listener); }
 
  private:
   const std::string target_;
@@ -53,6 +57,7 @@ class ConfigFollower {
   std::string hash_;
   Authenticator& auth_;
   spdlog::logger& logger_;
+  std::function<void()> changed_;
 };
 
 }  // namespace skiff::noded

@@ -1,11 +1,14 @@
 // noded: the Skiff node daemon. Its main: flags, the node (node_setup.h), the job
 // manager, the agent that talks to ctld, the server, and the wait for a signal.
 #include <grpcpp/grpcpp.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -159,11 +162,59 @@ std::unique_ptr<HealthChecker> StartHealthChecks(const SkiffConfig& config,
   return health;
 }
 
+// How noded's signal loop ended.
+enum class Ending { kShutDown, kRestartInPlace };
+
+// noded's signal loop. SIGTERM and SIGINT stop noded. SIGHUP (an admin's
+// `systemctl reload`, or a configless node whose new files from `scontrol
+// reconfigure` are in its cache) restarts it in place, as Slurm 23.11's slurmd
+// does on reconfigure, once no step's tasks run here: a restart cuts the
+// streams of the steps it serves, while batch jobs and their scripts keep
+// running (their shepherds hold them) and are re-adopted.
+Ending ServeUntilStopped(NodedService& service, spdlog::logger& logger) {
+  bool restart = false;
+  int waiting_for = 0;
+  for (;;) {
+    const int sig = restart ? WaitForSignalFor(1000) : WaitForSignal();
+    if (sig == SIGTERM || sig == SIGINT) {
+      logger.info("signal {}: shutting down", sig);
+      return Ending::kShutDown;
+    }
+    if (sig == SIGHUP && !restart) {
+      logger.info("SIGHUP: reconfiguring: noded restarts in place to read its configuration");
+      restart = true;
+    }
+    if (!restart) continue;
+    const int steps = service.OpenStepCalls();
+    if (steps == 0) return Ending::kRestartInPlace;
+    if (steps != waiting_for) {
+      logger.info("reconfigure: waiting for {} running step(s) to end before restarting", steps);
+      waiting_for = steps;
+    }
+  }
+}
+
+// Runs noded's own program again with the same command line, in this process
+// (same pid: systemd and the pid file see no change). Returns only when that
+// failed.
+int RestartInPlace(char** argv, spdlog::logger& logger) {
+  logger.info("noded restarting in place");
+  logger.flush();
+  // No descriptor of this process (the log file, a socket) is handed on.
+#ifdef SYS_close_range
+  syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+#endif
+  execv("/proc/self/exe", argv);
+  const int err = errno;
+  logger.error("cannot restart in place: {}: restart noded by hand", strerror(err));
+  return 1;
+}
+
 // From a node set up to noded's stop: the jobs it runs (re-adopted from the
 // spool first), its agent towards ctld, the step managers, its server, then
 // signals until one asks noded to stop.
 int Serve(const NodeSetup& setup, const NodedFlags& flags,
-          const ConnectionLimits& connection_limits, spdlog::logger& logger) {
+          const ConnectionLimits& connection_limits, char** argv, spdlog::logger& logger) {
   const SkiffConfig& config = setup.loaded.skiff;
   const std::string& node_name = setup.node_name;
   const int64_t start_time = time(nullptr);
@@ -199,6 +250,8 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
                                                 setup.conf_hash, auth, logger);
     agent.SetConfigHashListener(
         [&follower](const std::string& hash) { follower->OnAnnouncedHash(hash); });
+    // New files in the cache are applied as a SIGHUP would apply them.
+    follower->SetChangedListener([] { kill(getpid(), SIGHUP); });
   }
   jobs.SetFinishedListener([&agent, &epilogs] {
     epilogs.Wake();
@@ -233,17 +286,13 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   agent.Start();
   std::unique_ptr<HealthChecker> health = StartHealthChecks(config, *node_control, logger);
 
-  for (;;) {
-    int sig = WaitForSignal();
-    if (sig == SIGCHLD || sig == SIGHUP) continue;
-    logger.info("signal {}: shutting down", sig);
-    break;
-  }
+  const Ending ending = ServeUntilStopped(service, logger);
   server->Stop();
   if (health) health->Stop();
   agent.Stop();
   epilogs.Stop();  // a job whose other nodes were not all asked is asked again at start
   jobs.Stop();     // jobs keep running; a restarted noded re-adopts them
+  if (ending == Ending::kRestartInPlace) return RestartInPlace(argv, logger);
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);
   if (!pid_file.empty()) unlink(pid_file.c_str());
   logger.info("noded stopped");
@@ -289,7 +338,7 @@ int Run(int argc, char** argv) {
   if (!setup.configless_note.empty()) logger.info("{}", setup.configless_note);
   if (!setup.detect_note.empty()) logger.info("{}", setup.detect_note);
   SetLoginFailureSink([&logger](const std::string& line) { logger.warn("{}", line); });
-  return Serve(setup, flags, connection_limits, logger);
+  return Serve(setup, flags, connection_limits, argv, logger);
 }
 
 }  // namespace

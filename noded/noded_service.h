@@ -99,6 +99,11 @@ class NodedService final : public v1::Noded::Service {
   // may hold open here at once.
   void SetMaxStepStreamsPerUser(int max) { max_step_streams_per_user_ = max; }
 
+  // Step calls this noded serves now (srun's RunStep, a step manager's
+  // RunTasks, sattach's AttachStep): noded restarts in place (reconfigure)
+  // only when there are none, since its restart would cut their streams.
+  int OpenStepCalls() const { return open_step_calls_.load(); }
+
   void SetNodeControl(NodeControl* control, spdlog::logger* logger) {
     node_control_ = control;
     logger_ = logger;
@@ -175,6 +180,18 @@ class NodedService final : public v1::Noded::Service {
   // one of gRPC's threads for its life, so one user may hold at most
   // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
   int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
+  std::atomic<int> open_step_calls_{0};
+  // One step call, counted in open_step_calls_ for its life.
+  class StepCall {
+   public:
+    explicit StepCall(std::atomic<int>& open) : open_(open) { ++open_; }
+    StepCall(const StepCall&) = delete;
+    StepCall& operator=(const StepCall&) = delete;
+    ~StepCall() { --open_; }
+
+   private:
+    std::atomic<int>& open_;
+  };
   std::mutex streams_mu_;
   std::map<uid_t, int> open_streams_;  // under streams_mu_
   // One stream's place in open_streams_, given back when it goes.

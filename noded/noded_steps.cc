@@ -265,6 +265,7 @@ std::unique_ptr<TaskStream> NodedService::OpenTaskStream(const v1::TaskInput& la
 
 grpc::Status NodedService::RunStep(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::StepOutput, v1::StepInput>* stream) {
+  const StepCall counted(open_step_calls_);
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
   if (!caller.ok()) return ToGrpcStatus(caller.status());
   // Refused before this thread waits for the request: a user with no job here
@@ -454,6 +455,7 @@ class GrpcTaskPeer final : public TaskPeer {
 
 grpc::Status NodedService::RunTasks(
     grpc::ServerContext* context, grpc::ServerReaderWriter<v1::TaskOutput, v1::TaskInput>* stream) {
+  const StepCall counted(open_step_calls_);
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
   v1::TaskInput first;
   if (!stream->Read(&first) || !first.has_launch()) {

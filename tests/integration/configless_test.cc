@@ -2,7 +2,8 @@
 // n2's noded is started with only ctld's address (--conf-server, no skiff.conf
 // of its own; SKIFF_NODED_CONFIGLESS_n2=1 in ./skiff), registers with the gres
 // of the fetched gres.conf's File= lines and runs a job; `scontrol reconfigure`
-// after an edit puts the new copy in its cache; with ctld killed, a restarted
+// after an edit puts the new copy in its cache and n2 restarts in place to
+// apply it (once no step runs there); with ctld killed, a restarted
 // n2 starts from its cache and comes back once ctld is up; and sinfo with no
 // SKIFF_CONF finds ctld through SKIFF_CONF_SERVER.
 #include <gtest/gtest.h>
@@ -14,12 +15,19 @@
 #include <regex>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
+
+size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
 
 bool NodeResponding(const LocalCluster& cluster, const std::string& node) {
   CommandResult r = cluster.Run("sinfo -h -N -n " + node + " -o '%N %t'");
@@ -75,6 +83,46 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   EXPECT_TRUE(Eventually(60, [&] {
     return ReadFile(cache + "/gres.conf").find("# edited for configless_test") != std::string::npos;
   })) << cluster.Log("noded-n2.log");
+  // ... and applies it without anyone restarting it: it restarts in place
+  // (the same pid), and is back.
+  const pid_t noded_before = cluster.Pid("noded-n2");
+  auto restarts = [&] { return Occurrences(cluster.Log("noded-n2.log"), "restarting in place"); };
+  EXPECT_TRUE(Eventually(60, [&] { return restarts() == 1; })) << cluster.Log("noded-n2.log");
+  EXPECT_TRUE(Eventually(60, [&] { return NodeResponding(cluster, "n2"); }));
+  EXPECT_EQ(cluster.Pid("noded-n2"), noded_before);
+
+  // Not while a step's tasks run on it (the restart would cut srun's stream):
+  // n2 waits for the step to end, then restarts with the new skiff.conf (its
+  // health check, logged at start); the job and its step run to their end.
+  CommandResult busy =
+      cluster.Run(absl::StrCat("cd /tmp && sbatch --parsable -w n2 -o ", dir,
+                               "/step.out --wrap 'srun sleep 8 && echo step done'"));
+  ASSERT_EQ(busy.exit_code, 0) << busy.err;
+  const std::string busy_id(absl::StripAsciiWhitespace(busy.out));
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("squeue -h -s -j " + busy_id + " -o %i").out.find(busy_id + ".0") !=
+           std::string::npos;
+  }));
+  {
+    std::ofstream conf(cluster.conf_path(), std::ios::app);
+    conf << "HealthCheckProgram=/bin/true\nHealthCheckInterval=3600\n";
+  }
+  reconfigured = cluster.Run("scontrol reconfigure");
+  ASSERT_EQ(reconfigured.exit_code, 0) << reconfigured.err;
+  EXPECT_TRUE(Eventually(60, [&] {
+    return cluster.Log("noded-n2.log").find("waiting for 1 running step(s)") != std::string::npos;
+  })) << cluster.Log("noded-n2.log");
+  EXPECT_TRUE(Eventually(90, [&] { return restarts() == 2; })) << cluster.Log("noded-n2.log");
+  EXPECT_EQ(ReadFile(dir + "/step.out"), "step done\n");
+  EXPECT_TRUE(Eventually(60, [&] {
+    return cluster.Log("noded-n2.log").find("HealthCheckProgram /bin/true every 3600 s") !=
+           std::string::npos;
+  })) << cluster.Log("noded-n2.log");
+  EXPECT_EQ(cluster.Pid("noded-n2"), noded_before);
+  EXPECT_TRUE(Eventually(60, [&] {
+    return cluster.Run("sacct -n -X -P -j " + busy_id + " -o State,ExitCode").out ==
+           "COMPLETED|0:0\n";
+  })) << cluster.Run("sacct -n -X -P -j " + busy_id + " -o State,ExitCode").out;
 
   // ctld down: a restarted n2 starts from its cache, and is back once ctld is.
   pid_t ctld = cluster.Pid("ctld");
