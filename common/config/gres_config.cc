@@ -242,7 +242,7 @@ bool AppliesTo(const GresDevice& device, const std::string& node_name) {
   return false;
 }
 
-// gpu is always a known GRES in Skiff (as CheckGresTypes in config.cc has it).
+// gpu is always a known GRES in Skiff (as CheckGresTypes in skiff_conf_checks.cc has it).
 bool InGresTypes(const SkiffConfig& skiff, const std::string& name) {
   if (EqualsIgnoreCase(name, "gpu")) return true;
   for (const std::string& type : skiff.gres_types) {

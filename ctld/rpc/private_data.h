@@ -10,8 +10,9 @@
 //   usage:        only the caller's own usage (their AssocKey): no other
 //                 user's, and no account's or QOS's totals, which hold others'
 //                 (Slurm's get_usage and assoc_mgr_get_shares).
-// "jobs" is applied where jobs are listed (services.cc); the other values are
-// refused when skiff.conf is loaded (common/config/config.cc).
+// "jobs" is applied where jobs are listed (services.cc, services_accounting.cc);
+// the other values are refused when skiff.conf is loaded
+// (common/config/skiff_conf_globals.cc).
 //
 // Pure functions over replies already built; thread-safe.
 #ifndef SKIFF_CTLD_RPC_PRIVATE_DATA_H_

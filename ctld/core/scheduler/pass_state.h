@@ -4,8 +4,10 @@
 // up to, with the limit checks that read them. Built from a ClusterView at the
 // pass's start and thrown away at its end.
 //
-// Everything is defined in this header so that the passes' inner loops inline
-// it as they did when it lived in scheduler.cc; include it from scheduler.cc only.
+// Everything is defined in headers (this one, pass_limits.h for the limit
+// checks, pass_estimate.h for the start-time estimates) so that the passes'
+// inner loops inline it as they did when it lived in scheduler.cc; include
+// pass_state.h from scheduler.cc only.
 //
 // Thread-safety: none; one pass, one thread.
 #ifndef SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_
@@ -16,6 +18,7 @@
 #include <limits>
 #include <vector>
 
+#include "ctld/core/scheduler/pass_limits.h"
 #include "ctld/core/scheduler/scheduler.h"
 
 namespace skiff::ctld {
@@ -41,112 +44,8 @@ struct Claim {
   Amount spare;
 };
 
-// Per-user usage within one QOS.
-struct Usage {
-  TresMinutes cost;      // TRES-minutes held (associations only)
-  TresMinutes run_mins;  // what the running jobs may still use (GrpTRESRunMins)
-  int64_t jobs = 0;
-  int64_t cpus = 0;
-  int64_t mem = 0;
-  int64_t nodes = 0;
-  int64_t gpus = 0;
-};
-
-inline bool Over(int64_t limit, int64_t value) { return limit != kNoLimit && value > limit; }
-
 inline bool Contains(const std::vector<int32_t>& list, int32_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
-}
-
-// The QOS whose limits apply to a job: its own and its partition's.
-inline int QosList(const ClusterView& view, int32_t qos, int32_t partition, int32_t out[2]) {
-  int count = 0;
-  if (qos != kNone) out[count++] = qos;
-  const int32_t part_qos = view.partitions[partition].qos;
-  if (part_qos != kNone && part_qos != qos) out[count++] = part_qos;
-  return count;
-}
-
-// What a job may use if it starts now: what it holds times its time limit
-// (infinite without one), as the TRES-minutes limits count a job's start.
-inline TresMinutes JobRunMinutes(const PendingJob& job) {
-  return MinutesOver(job.per_minute, job.time_limit == kNoLimit ? -1 : job.time_limit);
-}
-
-// What a running job may still use at `now`.
-inline TresMinutes RunMinutesLeft(const RunningJob& job, int64_t now) {
-  return MinutesOver(job.per_minute, job.time_limit == kNoLimit
-                                         ? -1
-                                         : std::max<int64_t>(0, job.ExpectedEnd() - now));
-}
-
-// OverBudget for a run-minute limit and what the job would add; the job's
-// run minutes are worked out only when the limit names a TRES (most don't).
-inline std::optional<BudgetTres> OverRunMinutes(const TresMinutes& limit, const TresMinutes& used,
-                                                const PendingJob& job) {
-  if (!NamesAnyTres(limit)) return std::nullopt;
-  return OverBudget(limit, used, JobRunMinutes(job));
-}
-
-inline WaitReason PerJobLimit(const Qos& qos, const PendingJob& job) {
-  if (qos.max_wall != kNoLimit && (job.time_limit == kNoLimit || job.time_limit > qos.max_wall)) {
-    return WaitReason::kQosMaxWallDurationPerJobLimit;
-  }
-  const TresCaps& limit = qos.max_tres_per_job;
-  const int64_t nodes = job.num_nodes;
-  if (Over(limit.gpus, MinJobGpus(job))) return WaitReason::kQosMaxGresPerJob;
-  if (Over(limit.cpus, MinJobCpus(job))) return WaitReason::kQosMaxCpuPerJobLimit;
-  if (Over(limit.mem_mb, MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerJob;
-  if (Over(limit.nodes, nodes)) return WaitReason::kQosMaxNodePerJobLimit;
-  if (std::optional<BudgetTres> over = OverRunMinutes(qos.max_tres_mins_per_job, {}, job)) {
-    return MinutesWait(MinutesLimit::kQosMaxMinsPerJob, *over);
-  }
-  return WaitReason::kNone;
-}
-
-inline WaitReason PerUserLimit(const Qos& qos, const Usage& usage, const PendingJob& job) {
-  if (Over(qos.max_jobs_per_user, usage.jobs + 1)) return WaitReason::kQosMaxJobsPerUserLimit;
-  const TresCaps& limit = qos.max_tres_per_user;
-  const int64_t nodes = job.num_nodes;
-  if (Over(limit.gpus, usage.gpus + MinJobGpus(job))) return WaitReason::kQosMaxGresPerUser;
-  if (Over(limit.cpus, usage.cpus + MinJobCpus(job))) return WaitReason::kQosMaxCpuPerUserLimit;
-  if (Over(limit.mem_mb, usage.mem + MinJobMemMb(job))) return WaitReason::kQosMaxMemoryPerUser;
-  if (Over(limit.nodes, usage.nodes + nodes)) return WaitReason::kQosMaxNodePerUserLimit;
-  if (std::optional<BudgetTres> over =
-          OverRunMinutes(qos.max_tres_run_mins_per_user, usage.run_mins, job)) {
-    return MinutesWait(MinutesLimit::kQosMaxRunMinsPerUser, *over);
-  }
-  return WaitReason::kNone;
-}
-
-// The first association limit a job would exceed if it started now: its own
-// association's MaxJobs, then the Grp limits of it and every one above it.
-inline WaitReason AssocLimit(const ClusterView& view, const std::vector<Usage>& usage,
-                             const PendingJob& job) {
-  if (job.assoc == kNone) return WaitReason::kNone;
-  const int64_t nodes = job.num_nodes;
-  if (Over(view.assocs[job.assoc].max_jobs, usage[job.assoc].jobs + 1)) {
-    return WaitReason::kAssocMaxJobsLimit;
-  }
-  for (int32_t a = job.assoc; a != kNone; a = view.assocs[a].parent) {
-    const SchedAssoc& assoc = view.assocs[a];
-    const Usage& used = usage[a];
-    if (Over(assoc.grp_jobs, used.jobs + 1)) return WaitReason::kAssocGrpJobsLimit;
-    const TresCaps& limit = assoc.grp_tres;
-    if (Over(limit.gpus, used.gpus + MinJobGpus(job))) return WaitReason::kAssocGrpGres;
-    if (Over(limit.cpus, used.cpus + MinJobCpus(job))) return WaitReason::kAssocGrpCpuLimit;
-    if (Over(limit.mem_mb, used.mem + MinJobMemMb(job))) return WaitReason::kAssocGrpMemLimit;
-    if (Over(limit.nodes, used.nodes + nodes)) return WaitReason::kAssocGrpNodeLimit;
-    if (std::optional<BudgetTres> over =
-            OverBudget(assoc.grp_tres_mins, assoc.tres_mins_used + used.cost, job.max_cost)) {
-      return AssocGrpMinutes(*over);
-    }
-    if (std::optional<BudgetTres> over =
-            OverRunMinutes(assoc.grp_tres_run_mins, used.run_mins, job)) {
-      return MinutesWait(MinutesLimit::kAssocGrpRunMins, *over);
-    }
-  }
-  return WaitReason::kNone;
 }
 
 // Nodes' free resources, GPU owners, holds over time, reservations and QOS usage
@@ -531,177 +430,16 @@ class State {
            cpus, mem, count * job.gpus_per_node);
   }
 
-  // The earliest time `job` fits, counting running jobs until their ends and
-  // reservations as held from now until their ends; and the nodes then.
-  // `need` gets, per chosen node, what the job holds there, and `spare` the
-  // room left at that time after it. Room only grows with time here.
+  // ---- start-time estimates and backfill reservations (pass_estimate.h)
+
   StartEstimate Estimate(const PendingJob& job, std::vector<Amount>* need,
-                         std::vector<Amount>* spare) const {
-    if (!ShapeOf(job).OneTaskPerNode()) return EstimateSpread(job, need, spare);
-    return EstimateOneTaskPerNode(job, need, spare);
-  }
-
-  // Estimate for a job with one task per node: each node fits from its own
-  // earliest time on, so the job starts when enough nodes (and every -w node)
-  // do. Cost: per candidate node, its releases up to the first that makes it fit.
+                         std::vector<Amount>* spare) const;
   StartEstimate EstimateOneTaskPerNode(const PendingJob& job, std::vector<Amount>* need,
-                                       std::vector<Amount>* spare) const {
-    StartEstimate estimate;
-    const SchedPartition& partition = view_.partitions[job.partition];
-    const size_t wanted = static_cast<size_t>(std::max(job.num_nodes, 1));
-    for (int32_t r : job.nodelist) {
-      if (!Eligible(r, job)) return estimate;
-    }
-    // Candidates: -w nodes first, then the partition's other eligible nodes.
-    std::vector<int32_t> candidates(job.nodelist.begin(), job.nodelist.end());
-    for (int32_t n : partition.nodes) {
-      if (!job.nodelist.empty() && Contains(job.nodelist, n)) continue;
-      if (Eligible(n, job)) candidates.push_back(n);
-    }
-    if (candidates.size() < wanted) return estimate;
-    std::vector<int64_t> fit_from(candidates.size(), kNever);
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      const int32_t n = candidates[c];
-      Amount free = FreeBeyondClaims(n);
-      if (FitsIn(n, free, job)) {
-        fit_from[c] = ResvFitFrom(n, job, now_);
-        continue;
-      }
-      for (const Release& release : releases_[n]) {
-        Add(&free, release.amount);
-        if (FitsIn(n, free, job)) {
-          fit_from[c] = ResvFitFrom(n, job, std::max(release.end, now_));
-          break;
-        }
-      }
-    }
-    int64_t when = now_;
-    for (size_t c = 0; c < job.nodelist.size(); ++c) when = std::max(when, fit_from[c]);
-    std::vector<int64_t> sorted = fit_from;
-    std::nth_element(sorted.begin(), sorted.begin() + (wanted - 1), sorted.end());
-    when = std::max(when, sorted[wanted - 1]);
-    if (when == kNever) return estimate;
-    estimate.start = when;
-    for (size_t c = 0; c < candidates.size() && estimate.nodes.size() < wanted; ++c) {
-      if (fit_from[c] > when) continue;
-      const int32_t n = candidates[c];
-      estimate.nodes.push_back(n);
-      if (need != nullptr) need->push_back(AmountOn(n, job));
-      if (spare != nullptr) {
-        Amount free = FreeBeyondClaims(n);
-        for (const Release& release : releases_[n]) {
-          if (release.end > when) break;
-          Add(&free, release.amount);
-        }
-        const Amount need = AmountOn(n, job);
-        spare->push_back({free.cpus - need.cpus, free.mem - need.mem, free.gpus - need.gpus});
-      }
-    }
-    return estimate;
-  }
-
-  // Estimate for a job whose tasks spread (placement.h): the first time,
-  // among now and the releases on its candidate nodes, at which it can be
-  // placed with every node's room then. Room only grows with time, so a
-  // binary search over those times finds it.
+                                       std::vector<Amount>* spare) const;
   StartEstimate EstimateSpread(const PendingJob& job, std::vector<Amount>* need,
-                               std::vector<Amount>* spare) const {
-    StartEstimate estimate;
-    for (int32_t r : job.nodelist) {
-      if (!Eligible(r, job)) return estimate;
-    }
-    std::vector<int64_t> times{now_};
-    auto consider = [&](int32_t n) {
-      for (const Release& release : releases_[n]) times.push_back(std::max(release.end, now_));
-    };
-    for (int32_t r : job.nodelist) consider(r);
-    for (int32_t n : view_.partitions[job.partition].nodes) {
-      if (Eligible(n, job) && !Contains(job.nodelist, n)) consider(n);
-    }
-    // Advance reservations: a window's end (and its own window's start) may
-    // be the time it fits.
-    for (const std::vector<Block>& blocks : blocks_) {
-      for (const Block& b : blocks) {
-        if (b.end > now_) times.push_back(b.end);
-        if (b.resv == job.resv && b.start > now_) times.push_back(b.start);
-      }
-    }
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    auto room_at = [&](int64_t when) {
-      return [this, when, &job](int32_t n) {
-        Amount free = FreeBeyondClaims(n);
-        for (const Release& release : releases_[n]) {
-          if (release.end > when) break;
-          Add(&free, release.amount);
-        }
-        const int64_t end = job.time_limit == kNoLimit || when > kNever - job.time_limit
-                                ? kNever
-                                : when + job.time_limit;
-        return ResvRoom(n, job, free, when, end);
-      };
-    };
-    std::vector<NodeTake> takes;
-    size_t lo = 0, hi = times.size();  // first fitting index in [lo, hi]; hi = none
-    if (HasResvs()) {
-      // Windows make room come and go: no longer monotonic, so look in order.
-      // A job in a reservation also needs one of its windows open.
-      for (lo = 0; lo < times.size(); ++lo) {
-        if (job.resv >= 0 && !view_.resvs[job.resv].flex && !OwnWindowOpen(job, times[lo])) {
-          continue;
-        }
-        if (Place(job, room_at(times[lo]), &takes)) break;
-      }
-      hi = lo;
-    }
-    while (lo < hi) {
-      const size_t mid = lo + (hi - lo) / 2;
-      if (Place(job, room_at(times[mid]), &takes)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    if (lo == times.size()) return estimate;
-    const int64_t when = times[lo];
-    const auto room = room_at(when);
-    Place(job, room, &takes);
-    estimate.start = when;
-    for (const NodeTake& take : takes) {
-      const int32_t n = take.node;
-      estimate.nodes.push_back(n);
-      const Amount held = Held(n, job, take.cpus, static_cast<int64_t>(take.mem_mb));
-      if (need != nullptr) need->push_back(held);
-      if (spare != nullptr) {
-        const Amount free = room(n);
-        spare->push_back({free.cpus - held.cpus, free.mem - held.mem, free.gpus - held.gpus});
-      }
-    }
-    return estimate;
-  }
-
-  // Reserves `estimate.nodes` for `job` from `estimate.start`, `need[k]` on
-  // the k-th.
+                               std::vector<Amount>* spare) const;
   void Reserve(const PendingJob& job, const StartEstimate& estimate,
-               const std::vector<Amount>& need_by_node, const std::vector<Amount>& spare) {
-    const int64_t end = job.time_limit == kNoLimit || estimate.start > kNever - job.time_limit
-                            ? kNever
-                            : estimate.start + job.time_limit;
-    for (size_t k = 0; k < estimate.nodes.size(); ++k) {
-      const int32_t n = estimate.nodes[k];
-      const Amount need = need_by_node[k];
-      for (Claim& claim : claims_[n]) {
-        if (claim.start >= estimate.start && claim.start < end) {
-          claim.spare.cpus -= need.cpus;
-          claim.spare.mem -= need.mem;
-          claim.spare.gpus -= need.gpus;
-        }
-      }
-      claims_[n].push_back({estimate.start, end, need, spare[k]});
-      Add(&claimed_[n], need);
-      AddRelease(n, end, need);
-    }
-  }
+               const std::vector<Amount>& need_by_node, const std::vector<Amount>& spare);
 
  private:
   // A reservation's window on one node.
@@ -828,5 +566,8 @@ class State {
 
 }  // namespace pass
 }  // namespace skiff::ctld
+
+// State's estimate and reservation members, defined inline after the class.
+#include "ctld/core/scheduler/pass_estimate.h"
 
 #endif  // SKIFF_CTLD_CORE_SCHEDULER_PASS_STATE_H_
