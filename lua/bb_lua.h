@@ -54,7 +54,7 @@ struct lua_State;
 
 namespace skiff {
 
-struct BbLuaGuard;  // bb_lua.cc: the limits' per-state bookkeeping
+struct BbLuaGuard;  // bb_lua_internal.h: the limits' per-state bookkeeping
 
 // The 11 hooks Slurm 22.05 requires; loading fails naming any that is missing.
 inline constexpr const char* kBbRequiredFunctions[] = {

@@ -2,48 +2,35 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/file.h>
 #include <sys/mount.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/sha256.h"
-#include "nlohmann/json.hpp"
 #include "noded/container/container_namespace.h"
 #include "noded/container/file_lock.h"
 #include "noded/container/image_bundle.h"
-#include "noded/container/image_ref.h"
+#include "noded/container/image_container_internal.h"
 #include "noded/container/oci_task.h"
 #include "noded/container/user_files.h"
 #include "noded/file_io.h"
 #include "noded/run_captured.h"
 
 namespace skiff::noded {
-namespace {
-
-constexpr auto kToolTimeout = std::chrono::minutes(30);  // a pull of a large image
-constexpr char kImageConfigFile[] = "image-config.json";
-constexpr char kBytesFile[] = "bytes";
-constexpr char kReadyFile[] = "ready";    // a container whose root is mounted
-constexpr char kInUseFile[] = "in-use";   // in private/: the cache entry a container uses
-constexpr char kLayersFile[] = "layers";  // the layer sets proven to unpack to an entry
+namespace image_container_internal {
 
 absl::Status Failure(const std::string& what) {
   return absl::FailedPreconditionError(absl::StrCat("container: ", what));
@@ -68,21 +55,6 @@ std::string LastLine(const std::string& output) {
   return newline == std::string::npos ? text : text.substr(newline + 1);
 }
 
-// A directory made (or found) with this owner and mode.
-absl::Status MakeDir(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
-  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
-    return ErrnoFailure("cannot create", path);
-  }
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    return Failure(absl::StrCat(path, " is not a directory"));
-  }
-  if (chown(path.c_str(), uid, gid) != 0 || chmod(path.c_str(), mode) != 0) {
-    return ErrnoFailure("cannot set the owner of", path);
-  }
-  return absl::OkStatus();
-}
-
 // Removal that fails is reported on standard error (noded's noded-<node>.out;
 // this library is also linked into the static shepherd, which has no logger),
 // never fails the job, and is not redone by path: what is left stays in place
@@ -99,13 +71,41 @@ void Report(const absl::Status& status) {
 // are removed, never followed.
 void RemoveTree(const std::string& path) { Report(RemoveTreePath(path)); }
 
-RunSetup AsUser(const ImageRequest& request, const std::string& work_dir) {
-  RunSetup setup;
-  setup.environment = {"PATH=/usr/local/bin:/usr/bin:/bin", absl::StrCat("TMPDIR=", work_dir),
-                       absl::StrCat("HOME=", work_dir)};
-  setup.work_dir = work_dir;
-  setup.as = RunIdentity{request.uid, request.gid, request.groups};
-  return setup;
+}  // namespace image_container_internal
+
+using image_container_internal::AsUser;
+using image_container_internal::CopyUserLayout;
+using image_container_internal::EntryHasLayers;
+using image_container_internal::ErrnoFailure;
+using image_container_internal::Failure;
+using image_container_internal::FindTool;
+using image_container_internal::InspectAsUser;
+using image_container_internal::kImageConfigFile;
+using image_container_internal::kInUseFile;
+using image_container_internal::kReadyFile;
+using image_container_internal::kToolTimeout;
+using image_container_internal::LastLine;
+using image_container_internal::PlainHttpMirror;
+using image_container_internal::RemoveTree;
+using image_container_internal::Report;
+using image_container_internal::UnpackIntoCache;
+using image_container_internal::VerifiedImage;
+
+namespace {
+
+// A directory made (or found) with this owner and mode.
+absl::Status MakeDir(const std::string& path, uid_t uid, gid_t gid, mode_t mode) {
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
+    return ErrnoFailure("cannot create", path);
+  }
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Failure(absl::StrCat(path, " is not a directory"));
+  }
+  if (chown(path.c_str(), uid, gid) != 0 || chmod(path.c_str(), mode) != 0) {
+    return ErrnoFailure("cannot set the owner of", path);
+  }
+  return absl::OkStatus();
 }
 
 // As the user: each path must be readable (and a directory searchable), or
@@ -156,486 +156,6 @@ absl::Status CheckUserCanRead(const ImageRequest& request,
   }
   return absl::OkStatus();
 }
-
-// A mirror written http://HOST[:PORT] speaks plain HTTP (a lab's own).
-bool PlainHttpMirror(const ImageNode& node) { return absl::StartsWith(node.mirror, "http://"); }
-
-// skopeo's name for `image` (a path made absolute against the job's cwd).
-absl::StatusOr<std::vector<std::string>> SkopeoSources(const ImageNode& node,
-                                                       const ImageRequest& request) {
-  absl::StatusOr<ImageRef> ref = ParseImageRef(request.image);
-  if (!ref.ok()) return Failure(std::string(ref.status().message()));
-  if (!ref->is_path) {
-    absl::string_view mirror = node.mirror;
-    if (!absl::ConsumePrefix(&mirror, "https://")) absl::ConsumePrefix(&mirror, "http://");
-    return std::vector<std::string>{SkopeoSource(*ref, std::string(mirror))};
-  }
-  std::string path = ref->path;
-  if (path[0] != '/') path = absl::StrCat(request.cwd, "/", path);
-  // A directory is an OCI layout; a file is one of the two archives (the
-  // user's skopeo tells which: root does not look at the user's file).
-  return std::vector<std::string>{absl::StrCat("oci:", path), absl::StrCat("docker-archive:", path),
-                                  absl::StrCat("oci-archive:", path)};
-}
-
-// As the user: the source that reads the image (its config blob is written
-// to `config_path`; root keeps none of what the user's tools print).
-absl::StatusOr<std::string> InspectAsUser(const ImageNode& node, const ImageRequest& request,
-                                          const std::string& stage,
-                                          const std::string& config_path) {
-  absl::StatusOr<std::vector<std::string>> sources = SkopeoSources(node, request);
-  if (!sources.ok()) return sources.status();
-  const std::string skopeo = FindTool("skopeo");
-  if (skopeo.empty()) return Failure("skopeo is not installed on this node");
-  std::string error;
-  for (const std::string& source : *sources) {
-    const std::string tls = PlainHttpMirror(node) ? " --tls-verify=false" : "";
-    const std::vector<std::string> argv = {
-        "/bin/sh",
-        "-c",
-        absl::StrCat("exec \"$0\" inspect", tls, " --config --raw \"$1\" > \"$2\""),
-        skopeo,
-        source,
-        config_path};
-    const CapturedRun run = RunCaptured(argv, kToolTimeout, "skopeo", AsUser(request, stage));
-    if (run.ok) return source;
-    if (error.empty()) error = LastLine(run.output);
-  }
-  return Failure(absl::StrCat("cannot read image ", request.image, ": ", error));
-}
-
-// ------------------------------------------------------------------ the cache
-
-// The entries that this node's containers use: each container's in-use
-// file names its entry from before its root is mounted until it is released
-// (the mounts themselves are in the containers' own namespaces).
-std::set<std::string> EntriesInUse(const std::string& containers_dir) {
-  std::set<std::string> keys;
-  auto names_in = [](const std::string& path) {
-    std::vector<std::string> names;
-    if (DIR* dir = opendir(path.c_str())) {
-      while (struct dirent* entry = readdir(dir)) {
-        if (entry->d_name[0] != '.') names.push_back(entry->d_name);
-      }
-      closedir(dir);
-    }
-    return names;
-  };
-  for (const std::string& job : names_in(containers_dir)) {
-    if (!absl::StartsWith(job, "job")) continue;
-    const std::string job_dir = absl::StrCat(containers_dir, "/", job);
-    for (const std::string& container : names_in(job_dir)) {
-      absl::StatusOr<std::string> key =
-          ReadFile(absl::StrCat(job_dir, "/", container, "/private/", kInUseFile));
-      if (key.ok()) keys.insert(*key);
-    }
-  }
-  return keys;
-}
-
-std::vector<CachedImage> CacheEntries(const std::string& cache_dir,
-                                      const std::set<std::string>& in_use) {
-  std::vector<CachedImage> entries;
-  DIR* dir = opendir(cache_dir.c_str());
-  if (dir == nullptr) return entries;
-  while (struct dirent* entry = readdir(dir)) {
-    const std::string name = entry->d_name;
-    if (name.size() != 64 || name.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      continue;
-    }
-    CachedImage image;
-    image.key = name;
-    struct stat st {};
-    const std::string path = absl::StrCat(cache_dir, "/", name);
-    if (stat(path.c_str(), &st) == 0) image.last_used = st.st_mtime;
-    if (absl::StatusOr<std::string> bytes = ReadFile(absl::StrCat(path, "/", kBytesFile));
-        bytes.ok()) {
-      image.bytes = strtoull(bytes->c_str(), nullptr, 10);
-    }
-    image.in_use = in_use.count(name) > 0;
-    entries.push_back(image);
-  }
-  closedir(dir);
-  return entries;
-}
-
-// Makes the unpacked tree safe to share: root's, no set-id bits, no device
-// files, no group or other write. Returns its size on disk.
-uint64_t SanitizeTree(const std::string& root) {
-  static thread_local uint64_t bytes;
-  bytes = 0;
-  nftw(
-      root.c_str(),
-      [](const char* path, const struct stat* st, int, struct FTW*) {
-        if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)) {
-          unlink(path);
-          return 0;
-        }
-        (void)lchown(path, 0, 0);
-        if (!S_ISLNK(st->st_mode)) {
-          chmod(path, st->st_mode & 0755 & ~static_cast<mode_t>(S_ISUID | S_ISGID));
-        }
-        bytes += static_cast<uint64_t>(st->st_blocks) * 512;
-        return 0;
-      },
-      32, FTW_PHYS | FTW_MOUNT);
-  return bytes;
-}
-
-// Bytes on disk under `root` (blocks, as SanitizeTree counts them).
-uint64_t DiskBytes(const std::string& root) {
-  static thread_local uint64_t bytes;
-  bytes = 0;
-  nftw(
-      root.c_str(),
-      [](const char*, const struct stat* st, int, struct FTW*) {
-        bytes += static_cast<uint64_t>(st->st_blocks) * 512;
-        return 0;
-      },
-      32, FTW_PHYS | FTW_MOUNT);
-  return bytes;
-}
-
-// Runs the unpacking tool `argv` as root, writing into `unpacked`, and stops
-// it once `unpacked` holds more than the cache's size: a small download of a
-// large (or sparse, or highly compressed) layer must not fill the spool's
-// file system before it is measured. No single file may be bigger than the
-// cache either (RLIMIT_FSIZE), which bounds what one write adds between checks.
-absl::Status UnpackBounded(const std::vector<std::string>& argv, const std::string& unpacked,
-                           const ImageNode& node) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return ErrnoFailure("cannot unpack into", unpacked);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  char path_env[] = "PATH=/usr/bin:/bin";
-  char* envp[] = {path_env, nullptr};
-  const struct rlimit fsize = {node.cache_bytes, node.cache_bytes};
-  const pid_t child = fork();
-  if (child == 0) {
-    setpgid(0, 0);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    setrlimit(RLIMIT_FSIZE, &fsize);
-    signal(SIGXFSZ, SIG_IGN);  // an over-size write fails with EFBIG instead
-    execve(args[0], args.data(), envp);
-    _exit(127);
-  }
-  close(out[1]);
-  if (child < 0) {
-    close(out[0]);
-    return ErrnoFailure("cannot start umoci for", unpacked);
-  }
-  setpgid(child, child);
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  std::string output;
-  const auto deadline = std::chrono::steady_clock::now() + kToolTimeout;
-  int status = 0;
-  bool over = false;
-  bool timed_out = false;
-  for (;;) {
-    pollfd pfd{out[0], POLLIN, 0};
-    poll(&pfd, 1, 200);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(out[0], buf, sizeof(buf))) > 0) {
-      if (output.size() < (64 << 10)) output.append(buf, static_cast<size_t>(n));
-    }
-    const pid_t done = waitpid(child, &status, WNOHANG);
-    if (done == child) break;
-    if (DiskBytes(unpacked) > node.cache_bytes) {
-      over = true;
-    } else if (std::chrono::steady_clock::now() > deadline) {
-      timed_out = true;
-    }
-    if (over || timed_out) {
-      kill(-child, SIGKILL);
-      while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-      }
-      break;
-    }
-  }
-  close(out[0]);
-  if (over) {
-    return Failure(absl::StrCat("the image unpacks to more than ContainerImageCacheSize=",
-                                node.cache_bytes, " bytes; stopped unpacking it"));
-  }
-  if (timed_out) return Failure("unpacking the image took too long");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) ||
-        absl::StrContains(output, "file too large")) {
-      return Failure(absl::StrCat("the image holds a file bigger than ContainerImageCacheSize=",
-                                  node.cache_bytes, " bytes; stopped unpacking it"));
-    }
-    return Failure(absl::StrCat("cannot unpack the image: ", LastLine(output)));
-  }
-  return absl::OkStatus();
-}
-
-// An image as root copied it out of the user's stage: every blob checked
-// against its digest, so that holding it proves the user could read the whole
-// image (a cache hit needs this proof, not only the config blob, issue 47).
-struct VerifiedImage {
-  std::string key;           // the config blob's sha256 (the image id)
-  std::string config;        // the config blob
-  std::string layers;        // the manifest's layer digests, comma-separated
-  uint64_t layer_bytes = 0;  // their sizes as the manifest declares them
-};
-
-constexpr uint64_t kMaxMetadataBytes = 4 << 20;  // an index, a manifest or a config blob
-constexpr char kOciManifest[] = "application/vnd.oci.image.manifest.v1+json";
-constexpr char kRefName[] = "org.opencontainers.image.ref.name";
-
-// "sha256:<64 hex>" -> the hex; "" for anything else (no other algorithm is
-// accepted, and the hex becomes a file name).
-std::string Sha256Of(const nlohmann::json& digest) {
-  if (!digest.is_string()) return "";
-  absl::string_view text = digest.get_ref<const std::string&>();
-  if (!absl::ConsumePrefix(&text, "sha256:") || text.size() != 64 ||
-      text.find_first_not_of("0123456789abcdef") != absl::string_view::npos) {
-    return "";
-  }
-  return std::string(text);
-}
-
-// The user's OCI layout `<user_stage>/layout` (tag "image", written by their
-// skopeo) copied by root into `root_stage` (root's, empty) through
-// descriptors: links, FIFOs and devices refused, each blob's sha256 and size
-// checked, and no more than `budget` bytes of layers, checked against the
-// manifest before a byte of them is copied (ContainerImageCacheSize). Root's
-// index names only this image.
-absl::StatusOr<VerifiedImage> CopyUserLayout(const std::string& user_stage,
-                                             const std::string& root_stage, uint64_t budget) {
-  using Json = nlohmann::json;
-  const int stage = open(user_stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (stage < 0) return ErrnoFailure("cannot open", user_stage);
-  const int root = open(root_stage.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  std::vector<int> fds = {stage, root};
-  auto cleanup = [&] {
-    for (int fd : fds) {
-      if (fd >= 0) close(fd);
-    }
-  };
-  auto fail = [&](const std::string& what) {
-    cleanup();
-    return Failure(absl::StrCat("the image's copy in ", user_stage, "/layout: ", what));
-  };
-  if (root < 0) return fail(absl::StrCat("cannot open ", root_stage, ": ", strerror(errno)));
-  auto open_dir = [&](int at, const std::string& name) -> int {
-    absl::StatusOr<int> fd = OpenDirectoryAt(at, name);
-    if (!fd.ok()) return -1;
-    fds.push_back(*fd);
-    return *fd;
-  };
-  const int layout = open_dir(stage, "layout");
-  const int blobs = layout < 0 ? -1 : open_dir(layout, "blobs");
-  const int from = blobs < 0 ? -1 : open_dir(blobs, "sha256");
-  if (from < 0) return fail("no blobs/sha256 directory");
-  if (mkdirat(root, "blobs", 0700) != 0) return fail(strerror(errno));
-  const int root_blobs = open_dir(root, "blobs");
-  if (root_blobs < 0 || mkdirat(root_blobs, "sha256", 0700) != 0) return fail(strerror(errno));
-  const int to = open_dir(root_blobs, "sha256");
-  if (to < 0) return fail(strerror(errno));
-
-  absl::StatusOr<std::string> index_text =
-      ReadRegularFileAt(layout, "index.json", kMaxMetadataBytes, "index.json");
-  if (!index_text.ok()) return fail(std::string(index_text.status().message()));
-  const Json index = Json::parse(*index_text, nullptr, /*allow_exceptions=*/false);
-  Json descriptor;
-  if (index.is_object() && index.contains("manifests") && index["manifests"].is_array()) {
-    for (const Json& m : index["manifests"]) {
-      if (m.is_object() && m.contains("annotations") && m["annotations"].is_object() &&
-          m["annotations"].value(kRefName, "") == "image") {
-        descriptor = m;
-      }
-    }
-  }
-  const std::string manifest_hex =
-      descriptor.is_object() && descriptor.contains("digest") ? Sha256Of(descriptor["digest"]) : "";
-  if (manifest_hex.empty() || descriptor.value("mediaType", "") != kOciManifest) {
-    return fail("index.json names no OCI manifest tagged image");
-  }
-  // The blob at `hex`, copied and checked; at most `*left` bytes.
-  auto copy_blob = [&](const std::string& hex, uint64_t* left) -> absl::Status {
-    if (faccessat(to, hex.c_str(), F_OK, AT_SYMLINK_NOFOLLOW) == 0) return absl::OkStatus();
-    absl::StatusOr<std::string> got =
-        CopyRegularFileAt(from, hex, to, left, absl::StrCat("blobs/sha256/", hex));
-    if (!got.ok()) return got.status();
-    if (*got != hex) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("blobs/sha256/", hex, " does not match its digest"));
-    }
-    return absl::OkStatus();
-  };
-  uint64_t metadata_left = kMaxMetadataBytes;
-  if (absl::Status s = copy_blob(manifest_hex, &metadata_left); !s.ok()) {
-    return fail(std::string(s.message()));
-  }
-  absl::StatusOr<std::string> manifest_text =
-      ReadRegularFileAt(to, manifest_hex, kMaxMetadataBytes, "the manifest");
-  if (!manifest_text.ok()) return fail(std::string(manifest_text.status().message()));
-  const Json manifest = Json::parse(*manifest_text, nullptr, /*allow_exceptions=*/false);
-  if (!manifest.is_object() || !manifest.contains("config") || !manifest["config"].is_object() ||
-      !manifest.contains("layers") || !manifest["layers"].is_array()) {
-    return fail("the manifest is not an OCI image manifest");
-  }
-  VerifiedImage image;
-  image.key = Sha256Of(manifest["config"].value("digest", Json()));
-  if (image.key.empty()) return fail("the manifest's config has no sha256 digest");
-  std::vector<std::pair<std::string, uint64_t>> layers;
-  for (const Json& layer : manifest["layers"]) {
-    const std::string hex = layer.is_object() ? Sha256Of(layer.value("digest", Json())) : "";
-    if (hex.empty() || !layer.contains("size") || !layer["size"].is_number_unsigned()) {
-      return fail("a layer without a sha256 digest and size");
-    }
-    layers.emplace_back(hex, layer["size"].get<uint64_t>());
-    image.layer_bytes += layers.back().second;
-    if (!image.layers.empty()) image.layers += ",";
-    image.layers += hex;
-  }
-  // Before a byte of them is copied or unpacked: what the manifest declares.
-  if (image.layer_bytes > budget) {
-    cleanup();
-    return Failure(absl::StrCat("image ", image.key.substr(0, 12), " has ", image.layer_bytes,
-                                " bytes of layers, more than ContainerImageCacheSize=", budget));
-  }
-  metadata_left = kMaxMetadataBytes;
-  if (absl::Status s = copy_blob(image.key, &metadata_left); !s.ok()) {
-    return fail(std::string(s.message()));
-  }
-  absl::StatusOr<std::string> config =
-      ReadRegularFileAt(to, image.key, kMaxMetadataBytes, "the config");
-  if (!config.ok()) return fail(std::string(config.status().message()));
-  image.config = *config;
-  // umoci checks each layer against the config's diff_id at its place; the
-  // count is checked here, so that a prefix of an image's layers (a config
-  // blob with only public layers beside it) is no proof of the whole.
-  const Json config_json = Json::parse(image.config, nullptr, /*allow_exceptions=*/false);
-  if (!config_json.is_object() || !config_json.contains("rootfs") ||
-      !config_json["rootfs"].is_object() || !config_json["rootfs"].contains("diff_ids") ||
-      !config_json["rootfs"]["diff_ids"].is_array() ||
-      config_json["rootfs"]["diff_ids"].size() != layers.size()) {
-    return fail(absl::StrCat("the manifest's ", layers.size(),
-                             " layers are not the config's rootfs.diff_ids"));
-  }
-  for (const auto& [hex, size] : layers) {
-    // Each layer exactly its declared size: the budget is the manifest's total.
-    uint64_t left = size;
-    if (absl::Status s = copy_blob(hex, &left); !s.ok()) return fail(std::string(s.message()));
-  }
-  Json root_index = {{"schemaVersion", 2},
-                     {"manifests", Json::array({{{"mediaType", kOciManifest},
-                                                 {"digest", descriptor["digest"]},
-                                                 {"size", manifest_text->size()},
-                                                 {"annotations", {{kRefName, "image"}}}}})}};
-  cleanup();
-  if (!WriteFileAtomically(absl::StrCat(root_stage, "/oci-layout"),
-                           "{\"imageLayoutVersion\":\"1.0.0\"}", 0600)
-           .ok() ||
-      !WriteFileAtomically(absl::StrCat(root_stage, "/index.json"), root_index.dump(), 0600).ok()) {
-    return ErrnoFailure("cannot write into", root_stage);
-  }
-  return image;
-}
-
-// Whether the cache entry `entry` was unpacked from these layers (its
-// `layers` file lists each set of layer digests seen to unpack to it).
-bool EntryHasLayers(const std::string& entry, const std::string& layers) {
-  absl::StatusOr<std::string> known = ReadFile(absl::StrCat(entry, "/", kLayersFile));
-  if (!known.ok()) return false;
-  for (absl::string_view line : absl::StrSplit(*known, '\n', absl::SkipEmpty())) {
-    if (line == layers) return true;
-  }
-  return false;
-}
-
-// Root's checked copy `root_stage` (an OCI layout, tag "image") unpacked into
-// the cache as image.key: umoci checks each layer against the config's
-// diff_ids, so layers that are not the image's fail here. An entry already
-// there (unpacked from another copy of the image, a docker archive's
-// uncompressed layers say) learns these layers instead. Unpacked as root,
-// stopped once it holds more than the cache's size, made safe, then put in
-// place after evicting what must go. Returns the seconds it took.
-absl::StatusOr<double> UnpackIntoCache(const ImageNode& node, const VerifiedImage& image,
-                                       const std::string& root_stage) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::string& key = image.key;
-  const std::string umoci = FindTool("umoci");
-  if (umoci.empty()) return Failure("umoci is not installed on this node");
-  const std::string unpacked = absl::StrCat(node.cache_dir, "/.unpack-", key, "-", getpid(), "-",
-                                            static_cast<uint64_t>(gettid()));
-  RemoveTree(unpacked);
-  // --rootless: no device files made, no owners taken from the image.
-  absl::Status unpack = UnpackBounded(
-      {umoci, "unpack", "--rootless", "--image", absl::StrCat(root_stage, ":image"), unpacked},
-      unpacked, node);
-  if (!unpack.ok()) {
-    RemoveTree(unpacked);
-    return unpack;
-  }
-  // Only the root file system stays, with the image's configuration.
-  for (const char* extra : {"config.json", "umoci.json"}) {
-    unlink(absl::StrCat(unpacked, "/", extra).c_str());
-  }
-  if (DIR* dir = opendir(unpacked.c_str())) {
-    while (struct dirent* entry = readdir(dir)) {
-      if (absl::EndsWith(entry->d_name, ".mtree")) {
-        unlinkat(dirfd(dir), entry->d_name, 0);
-      }
-    }
-    closedir(dir);
-  }
-  const uint64_t bytes = SanitizeTree(absl::StrCat(unpacked, "/rootfs"));
-  // Root's alone: a user reaches an image only through a container's mount,
-  // made after the proof above.
-  chmod(unpacked.c_str(), 0700);
-  if (!WriteFileAtomically(absl::StrCat(unpacked, "/", kImageConfigFile), image.config, 0600)
-           .ok() ||
-      !WriteFileAtomically(absl::StrCat(unpacked, "/", kBytesFile), absl::StrCat(bytes, "\n"), 0600)
-           .ok() ||
-      !WriteFileAtomically(absl::StrCat(unpacked, "/", kLayersFile),
-                           absl::StrCat(image.layers, "\n"), 0600)
-           .ok()) {
-    RemoveTree(unpacked);
-    return ErrnoFailure("cannot write into", unpacked);
-  }
-  {
-    FileLock lock(absl::StrCat(node.cache_dir, "/.lock"));
-    const std::string entry = absl::StrCat(node.cache_dir, "/", key);
-    if (access(entry.c_str(), F_OK) == 0) {
-      // The same image from other layers (or another job unpacked it
-      // meanwhile): these layers are now known to give it.
-      RemoveTree(unpacked);
-      if (!EntryHasLayers(entry, image.layers)) {
-        absl::StatusOr<std::string> known = ReadFile(absl::StrCat(entry, "/", kLayersFile));
-        WriteFileAtomically(absl::StrCat(entry, "/", kLayersFile),
-                            absl::StrCat(known.ok() ? *known : "", image.layers, "\n"), 0600)
-            .IgnoreError();
-      }
-    } else {
-      const EvictionPlan plan = PlanEviction(
-          CacheEntries(node.cache_dir, EntriesInUse(node.containers_dir)), bytes, node.cache_bytes);
-      if (!plan.fits) {
-        RemoveTree(unpacked);
-        return Failure(absl::StrCat("image ", key.substr(0, 12), " needs ", bytes,
-                                    " bytes and does not fit in ContainerImageCacheSize=",
-                                    node.cache_bytes, " beside the images in use"));
-      }
-      for (const std::string& evicted : plan.evict) {
-        RemoveTree(absl::StrCat(node.cache_dir, "/", evicted));
-      }
-      if (rename(unpacked.c_str(), entry.c_str()) != 0) {
-        RemoveTree(unpacked);
-        return ErrnoFailure("cannot add to the cache", entry);
-      }
-    }
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// -------------------------------------------------------------- the mounts
 
 // What containers made before their mounts had a namespace of their own
 // left in the host's.

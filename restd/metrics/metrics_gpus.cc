@@ -1,0 +1,115 @@
+// Skiff's GPU families: the cluster's GPUs by type, and each partition's
+// and each node's.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "client/node_gpus.h"
+#include "restd/metrics/metrics_internal.h"
+
+namespace skiff::restd::metrics_internal {
+namespace {
+
+struct GpuTally {
+  double total = 0;
+  double allocated = 0;
+  double idle = 0;         // free on a node that can take jobs
+  double unavailable = 0;  // free on a node that cannot
+};
+
+// Up and taking jobs: not down, drained, failed or silent.
+bool TakesJobs(const v1::NodeInfo& node) {
+  const std::string& state = node.state();
+  return (state == "IDLE" || state == "MIXED" || state == "ALLOCATED") && !node.drain() &&
+         !node.fail() && !node.not_responding();
+}
+
+// The node's GPUs by type ("" untyped).
+void TallyGpus(const v1::NodeInfo& node, std::map<std::string, GpuTally>& by_type) {
+  const bool usable = TakesJobs(node);
+  for (const client::NodeGpuEntry& entry : client::NodeGpuEntries(node)) {
+    GpuTally& tally = by_type[entry.type];
+    tally.total += entry.count;
+    tally.allocated += entry.held;
+    (usable ? tally.idle : tally.unavailable) += entry.count - entry.held;
+  }
+}
+
+}  // namespace
+
+void AddGpuMetrics(const MetricsSnapshot& snapshot, Exposition& out) {
+  constexpr char kTotal[] = "GPUs in the cluster, by type";
+  constexpr char kAllocated[] = "GPUs allocated to jobs, by type";
+  constexpr char kIdle[] = "GPUs free on nodes that take jobs, by type";
+  constexpr char kUnavailable[] =
+      "GPUs free on nodes that are down, drained, failed or not responding, by type";
+  if (snapshot.nodes) {
+    std::map<std::string, GpuTally> by_type;
+    std::vector<std::map<std::string, GpuTally>> by_node(snapshot.nodes->nodes_size());
+    for (int i = 0; i < snapshot.nodes->nodes_size(); ++i) {
+      TallyGpus(snapshot.nodes->nodes(i), by_type);
+      TallyGpus(snapshot.nodes->nodes(i), by_node[i]);
+    }
+    out.Declare("skiff_gpus", kTotal, MetricType::kGauge);
+    for (const auto& [type, t] : by_type)
+      out.Gauge("skiff_gpus", kTotal, t.total, {{"type", type}});
+    out.Declare("skiff_gpus_allocated", kAllocated, MetricType::kGauge);
+    for (const auto& [type, t] : by_type) {
+      out.Gauge("skiff_gpus_allocated", kAllocated, t.allocated, {{"type", type}});
+    }
+    out.Declare("skiff_gpus_idle", kIdle, MetricType::kGauge);
+    for (const auto& [type, t] : by_type)
+      out.Gauge("skiff_gpus_idle", kIdle, t.idle, {{"type", type}});
+    out.Declare("skiff_gpus_unavailable", kUnavailable, MetricType::kGauge);
+    for (const auto& [type, t] : by_type) {
+      out.Gauge("skiff_gpus_unavailable", kUnavailable, t.unavailable, {{"type", type}});
+    }
+    constexpr char kNodeTotal[] = "GPUs on the node, by type";
+    constexpr char kNodeAllocated[] = "GPUs allocated to jobs on the node, by type";
+    out.Declare("skiff_node_gpus", kNodeTotal, MetricType::kGauge);
+    for (int i = 0; i < snapshot.nodes->nodes_size(); ++i) {
+      for (const auto& [type, t] : by_node[i]) {
+        out.Gauge("skiff_node_gpus", kNodeTotal, t.total,
+                  {{"node", snapshot.nodes->nodes(i).name()}, {"type", type}});
+      }
+    }
+    out.Declare("skiff_node_gpus_allocated", kNodeAllocated, MetricType::kGauge);
+    for (int i = 0; i < snapshot.nodes->nodes_size(); ++i) {
+      for (const auto& [type, t] : by_node[i]) {
+        out.Gauge("skiff_node_gpus_allocated", kNodeAllocated, t.allocated,
+                  {{"node", snapshot.nodes->nodes(i).name()}, {"type", type}});
+      }
+    }
+  }
+  if (snapshot.partitions) {
+    const v1::GetPartitionsReply& reply = *snapshot.partitions;
+    absl::flat_hash_map<std::string, const v1::NodeInfo*> nodes_by_name;
+    for (const v1::NodeInfo& node : reply.nodes()) nodes_by_name[node.name()] = &node;
+    std::vector<std::map<std::string, GpuTally>> by_partition(reply.partitions_size());
+    for (int i = 0; i < reply.partitions_size(); ++i) {
+      for (const std::string& name : reply.partitions(i).nodes()) {
+        auto it = nodes_by_name.find(name);
+        if (it != nodes_by_name.end()) TallyGpus(*it->second, by_partition[i]);
+      }
+    }
+    const std::pair<const char*, const char*> families[] = {
+        {"skiff_partition_gpus", "GPUs on the partition's nodes, by type"},
+        {"skiff_partition_gpus_allocated", "GPUs allocated to jobs on the partition's nodes"},
+        {"skiff_partition_gpus_idle", "GPUs free on the partition's nodes that take jobs"},
+    };
+    for (int f = 0; f < 3; ++f) {
+      const auto& [name, help] = families[f];
+      out.Declare(name, help, MetricType::kGauge);
+      for (int i = 0; i < reply.partitions_size(); ++i) {
+        for (const auto& [type, t] : by_partition[i]) {
+          const double value = f == 0 ? t.total : f == 1 ? t.allocated : t.idle;
+          out.Gauge(name, help, value, {{"partition", reply.partitions(i).name()}, {"type", type}});
+        }
+      }
+    }
+  }
+}
+
+}  // namespace skiff::restd::metrics_internal
