@@ -283,10 +283,6 @@ absl::Status SetPartitionKey(const SkiffConfig& config, std::string_view key,
   return absl::OkStatus();
 }
 
-bool SkiffConfig::IsPrivate(std::string_view what) const {
-  return std::find(private_data.begin(), private_data.end(), what) != private_data.end();
-}
-
 int64_t SkiffConfig::FenceLeaseSeconds() const {
   const int64_t margin = std::max<int64_t>(2, slurmd_timeout / 5);
   return std::max(slurmd_timeout - margin, heartbeat_interval + 1);

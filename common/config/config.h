@@ -189,15 +189,12 @@ struct SkiffConfig {
   bool disable_root_jobs = false;   // DisableRootJobs=YES
   // AccountingStorageEnforce: what ctld checks against sacctmgr's associations.
   Enforcement accounting_storage_enforce;
-  std::vector<std::string> private_data;  // PrivateData=jobs,..., lower case
+  PrivateData private_data;  // PrivateData
 
   std::vector<NodeConfig> nodes;            // in file order
   std::vector<PartitionConfig> partitions;  // in file order
   std::vector<std::string> warnings;        // "<file>:<line>: <Key>: unknown key, ignored",
                                             //   also ignored backup SlurmctldHost lines
-
-  // PrivateData names `what` ("jobs", "usage", ...).
-  bool IsPrivate(std::string_view what) const;
 
   // Fencing: how long a node's jobs keep running without ctld confirming the
   // node (noded renews the lease at each answered heartbeat). Shorter than

@@ -562,13 +562,17 @@ TEST(ParseSkiffConfigTest, ErrorMessagesAreExactlyFileLineKeyWhat) {
 
 TEST(ParseSkiffConfigTest, PrivateDataListsWhatUsersSeeOnlyOfTheirOwn) {
   SkiffConfig config = ParseOk("PrivateData=Jobs,usage,Reservations,users,accounts\nNodeName=n1\n");
-  EXPECT_TRUE(config.IsPrivate("jobs"));
-  EXPECT_TRUE(config.IsPrivate("usage"));
-  EXPECT_TRUE(config.IsPrivate("reservations"));
-  EXPECT_TRUE(config.IsPrivate("users"));
-  EXPECT_TRUE(config.IsPrivate("accounts"));
-  EXPECT_FALSE(config.IsPrivate("nodes"));
-  EXPECT_FALSE(ParseOk("NodeName=n1\n").IsPrivate("jobs"));
+  EXPECT_TRUE(config.private_data.jobs);
+  EXPECT_TRUE(config.private_data.usage);
+  EXPECT_TRUE(config.private_data.reservations);
+  EXPECT_TRUE(config.private_data.users);
+  EXPECT_TRUE(config.private_data.accounts);
+  // scontrol show config prints the words in Slurm's order, whatever the line's.
+  EXPECT_EQ(PrivateDataText(config.private_data), "accounts,jobs,reservations,usage,users");
+  EXPECT_EQ(PrivateDataText(ParseOk("PrivateData=usage,jobs\nNodeName=n1\n").private_data),
+            "jobs,usage");
+  EXPECT_FALSE(ParseOk("NodeName=n1\n").private_data.jobs);
+  EXPECT_EQ(PrivateDataText(ParseOk("NodeName=n1\n").private_data), "none");
   EXPECT_EQ(Parse("PrivateData=jobs,secrets\n").status().message(),
             "skiff.conf:2: PrivateData: 'secrets' is not one of accounts, jobs, reservations, "
             "usage, users");

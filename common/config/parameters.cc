@@ -171,4 +171,41 @@ std::string EnforcementText(const Enforcement& e) {
   return words.empty() ? "none" : absl::StrJoin(words, ",");
 }
 
+absl::StatusOr<PrivateData> ParsePrivateData(std::string_view value) {
+  PrivateData out;
+  for (absl::string_view piece :
+       absl::StrSplit(absl::string_view(value.data(), value.size()), ',', absl::SkipWhitespace())) {
+    const std::string word = absl::AsciiStrToLower(absl::StripAsciiWhitespace(piece));
+    if (word == "accounts") {
+      out.accounts = true;
+    } else if (word == "jobs") {
+      out.jobs = true;
+    } else if (word == "reservations") {
+      out.reservations = true;
+    } else if (word == "usage") {
+      out.usage = true;
+    } else if (word == "users") {
+      out.users = true;
+    } else if (word == "cloud" || word == "events" || word == "nodes" || word == "partitions") {
+      return Invalid(absl::StrCat("'", word,
+                                  "' is Slurm's but not enforced by Skiff (it enforces accounts, "
+                                  "jobs, reservations, usage and users)"));
+    } else {
+      return Invalid(
+          absl::StrCat("'", word, "' is not one of accounts, jobs, reservations, usage, users"));
+    }
+  }
+  return out;
+}
+
+std::string PrivateDataText(const PrivateData& p) {
+  std::vector<const char*> words;
+  if (p.accounts) words.push_back("accounts");
+  if (p.jobs) words.push_back("jobs");
+  if (p.reservations) words.push_back("reservations");
+  if (p.usage) words.push_back("usage");
+  if (p.users) words.push_back("users");
+  return words.empty() ? "none" : absl::StrJoin(words, ",");
+}
+
 }  // namespace skiff

@@ -125,6 +125,26 @@ absl::StatusOr<Enforcement> ParseEnforcement(std::string_view value);
 // ones included ("associations,limits,safe"), or "none".
 std::string EnforcementText(const Enforcement& enforcement);
 
+// PrivateData=jobs,usage,...: what ordinary users see only of their own
+// (operators see all). Skiff enforces these five of Slurm's words; Slurm's
+// others (cloud, events, nodes, partitions) are refused rather than taken and
+// ignored, so that no site believes them applied.
+struct PrivateData {
+  bool accounts = false;
+  bool jobs = false;
+  bool reservations = false;
+  bool usage = false;
+  bool users = false;
+};
+
+// PrivateData's value, words in any case. InvalidArgument names a word
+// Skiff does not enforce, or one that is not Slurm's.
+absl::StatusOr<PrivateData> ParsePrivateData(std::string_view value);
+
+// As `scontrol show config` prints it: the words in Slurm's order
+// (private_data_string), or "none".
+std::string PrivateDataText(const PrivateData& private_data);
+
 }  // namespace skiff
 
 #endif  // SKIFF_COMMON_CONFIG_PARAMETERS_H_

@@ -76,32 +76,6 @@ absl::Status SetHealthCheckNodeState(std::string_view value, SkiffConfig& config
   return absl::OkStatus();
 }
 
-// PrivateData=jobs,usage,...: what users see only of their own. Each value
-// Skiff takes it enforces (ctld/rpc/private_data.h, services*.cc); Slurm's
-// others (cloud, events, nodes, partitions) are refused rather than taken and
-// ignored, so that no site believes them applied.
-absl::Status SetPrivateData(std::string_view value, std::vector<std::string>& out) {
-  static const char* const kEnforced[] = {"accounts", "jobs", "reservations", "usage", "users"};
-  static const char* const kNotEnforced[] = {"cloud", "events", "nodes", "partitions"};
-  std::vector<std::string> items = SplitList(value, ",");
-  for (std::string& item : items) {
-    item = absl::AsciiStrToLower(item);
-    if (std::find(std::begin(kEnforced), std::end(kEnforced), item) != std::end(kEnforced)) {
-      continue;
-    }
-    if (std::find(std::begin(kNotEnforced), std::end(kNotEnforced), item) !=
-        std::end(kNotEnforced)) {
-      return Invalid(absl::StrCat(Quoted(item),
-                                  " is Slurm's but not enforced by Skiff (it enforces accounts, "
-                                  "jobs, reservations, usage and users)"));
-    }
-    return Invalid(
-        absl::StrCat(Quoted(item), " is not one of accounts, jobs, reservations, usage, users"));
-  }
-  out = std::move(items);
-  return absl::OkStatus();
-}
-
 absl::Status SetDebugLevel(std::string_view value, std::string& out) {
   return SetChoice(value,
                    {"quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3",
@@ -429,7 +403,12 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"DisableRootJobs",
            [](std::string_view v, G& g) { return SetBool(v, g.config.disable_root_jobs); }},
           {"PrivateData",
-           [](std::string_view v, G& g) { return SetPrivateData(v, g.config.private_data); }},
+           [](std::string_view v, G& g) {
+             absl::StatusOr<PrivateData> parsed = ParsePrivateData(v);
+             if (!parsed.ok()) return parsed.status();
+             g.config.private_data = *parsed;
+             return absl::OkStatus();
+           }},
           // AccountingStorageEnforce=associations,limits,qos,safe (and Slurm's other
           // words, accepted); "none" and "" enforce nothing.
           {"AccountingStorageEnforce",

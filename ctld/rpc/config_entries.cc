@@ -199,7 +199,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
     e.insert(e.end(), multifactor.begin(), multifactor.end());
   }
   std::vector<std::pair<std::string, std::string>> rest = {
-      {"PrivateData", c.private_data.empty() ? "none" : absl::StrJoin(c.private_data, ",")},
+      {"PrivateData", PrivateDataText(c.private_data)},
       {"ProctrackType", c.proctrack_type},
       {"Prolog", OrNull(c.prolog)},
       {"PrologEpilogTimeout", absl::StrCat(c.prolog_epilog_timeout)},

@@ -129,7 +129,7 @@ grpc::Status CtldService::GetSteps(grpc::ServerContext* context, const v1::GetSt
     return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
   };
   const bool own_only =
-      controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
+      controller_.config()->private_data.jobs && !controller_.IsPrivileged(caller->uid);
   for (const JobStep& step : controller_.SnapshotSteps(ids)) {
     if (own_only && step.uid != caller->uid) continue;
     if (!wanted(users, step.user) || !wanted(partitions, step.partition)) continue;
@@ -214,7 +214,7 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
   const int64_t now = time(nullptr);
   const bool privileged = controller_.IsPrivileged(caller->uid);
   // PrivateData=jobs: users see only their own jobs (operators see all).
-  const bool own_only = controller_.config()->IsPrivate("jobs") && !privileged;
+  const bool own_only = controller_.config()->private_data.jobs && !privileged;
   bool any_named = false;  // a job named by id exists (and may be seen)
   auto selected = [&](const Job& job) {
     if (own_only && job.uid != caller->uid) return false;

@@ -68,7 +68,7 @@ grpc::Status CtldService::GetAccounting(grpc::ServerContext* context,
   if (!jobs.ok()) return ToGrpcStatus(jobs.status());
   // PrivateData=jobs: users read only their own records (operators all).
   const bool own_only =
-      controller_.config()->IsPrivate("jobs") && !controller_.IsPrivileged(caller->uid);
+      controller_.config()->private_data.jobs && !controller_.IsPrivileged(caller->uid);
   const std::string cluster = controller_.config()->cluster_name;
   // For ReqTRES's billing.
   const std::map<std::string, BillingWeights> billing_weights =
@@ -117,8 +117,8 @@ grpc::Status CtldService::GetAccounts(grpc::ServerContext* context,
   *reply = AccountsSnapshotToProto(snapshot);
   // PrivateData=users,accounts,usage (private_data.h): operators see all.
   const SkiffConfig& config = *controller_.config();
-  const PrivateAccountsData hidden{config.IsPrivate("users"), config.IsPrivate("accounts"),
-                                   config.IsPrivate("usage")};
+  const PrivateAccountsData hidden{config.private_data.users, config.private_data.accounts,
+                                   config.private_data.usage};
   if ((hidden.users || hidden.accounts || hidden.usage) && !controller_.IsPrivileged(caller->uid)) {
     HidePrivateAccounts(hidden, LookUpUserName(caller->uid).value_or(""), reply);
   }
@@ -167,7 +167,7 @@ grpc::Status CtldService::GetUsageReport(grpc::ServerContext* context,
       (*row->mutable_tres_seconds())[name] = seconds;
   }
   // PrivateData=usage: a user's own rows only (operators see all).
-  if (controller_.config()->IsPrivate("usage") && !controller_.IsPrivileged(caller->uid)) {
+  if (controller_.config()->private_data.usage && !controller_.IsPrivileged(caller->uid)) {
     HidePrivateUsageRows(LookUpUserName(caller->uid).value_or(""), reply);
   }
   // Planned: what eligible jobs waited for inside the window, from every job

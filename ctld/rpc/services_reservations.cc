@@ -72,7 +72,7 @@ grpc::Status CtldService::GetReservations(grpc::ServerContext* context,
   // PrivateData=reservations: a user sees those they may use (by name, group
   // or an account of theirs); operators see all.
   const bool own_only =
-      controller_.config()->IsPrivate("reservations") && !controller_.IsPrivileged(caller->uid);
+      controller_.config()->private_data.reservations && !controller_.IsPrivileged(caller->uid);
   std::string viewer;
   std::set<std::string> viewer_accounts;
   if (own_only) {
