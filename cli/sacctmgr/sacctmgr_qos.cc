@@ -4,20 +4,18 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <set>
 #include <system_error>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/common/getopt_args.h"
+#include "cli/sacctmgr/sacctmgr_qos_internal.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
-namespace {
+namespace sacctmgr_qos_internal {
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -25,8 +23,6 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-// Slurm's abbreviation rule (xstrncasecmp(name, word, MAX(len, min))): `word` is a
-// prefix of `name`, any case, at least `min` characters long.
 bool Abbreviates(std::string_view word, std::string_view name, size_t min) {
   if (word.size() < min || word.size() > name.size()) return false;
   for (size_t i = 0; i < word.size(); ++i) {
@@ -54,6 +50,18 @@ std::vector<std::string> SplitList(std::string_view text) {
   }
   return out;
 }
+
+absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(message); }
+
+}  // namespace sacctmgr_qos_internal
+
+using sacctmgr_qos_internal::Abbreviates;
+using sacctmgr_qos_internal::Invalid;
+using sacctmgr_qos_internal::Lower;
+using sacctmgr_qos_internal::ResolveField;
+using sacctmgr_qos_internal::SplitList;
+
+namespace {
 
 // Slurm's strip_quotes: a value may arrive still quoted ("'a b'").
 std::string StripQuotes(std::string_view value) {
@@ -100,8 +108,6 @@ Word SplitWord(const std::string& text) {
   w.value = text.substr(eq + 1);
   return w;
 }
-
-absl::Status Invalid(std::string message) { return absl::InvalidArgumentError(message); }
 
 // ---- Settings ----------------------------------------------------------------
 
@@ -465,256 +471,6 @@ absl::Status ParseQosArgs(const std::vector<std::string>& args, SacctmgrCommand*
   return absl::OkStatus();
 }
 
-// ---- show qos ------------------------------------------------------------------
-
-enum class Column {
-  kName,
-  kDescription,
-  kPriority,
-  kGraceTime,
-  kPreempt,
-  kPreemptMode,
-  kUsageFactor,
-  kMaxTresPerJob,
-  kMaxTresPerUser,
-  kGrpTresRunMins,
-  kMaxTresRunMinsPerUser,
-  kMaxTresMinsPerJob,
-  kGrpTresMins,
-  kMaxCpusPerJob,
-  kMaxCpusPerUser,
-  kMaxNodesPerJob,
-  kMaxNodesPerUser,
-  kMaxJobsPerUser,
-  kMaxSubmitPerUser,
-  kMaxWall,
-  kBlank,  // a Slurm column with no Skiff counterpart: kept, empty
-};
-
-enum class Kind { kString, kNumber, kDouble };
-
-struct FieldSpec {
-  const char* name;  // what the user may abbreviate
-  size_t min;
-  const char* header;
-  int width;
-  Column column;
-  Kind kind;
-};
-
-// Slurm's sacctmgr field table (common.c _get_print_field), in its order, for the
-// fields a QOS has.
-constexpr FieldSpec kFields[] = {
-    {"Description", 3, "Descr", 20, Column::kDescription, Kind::kString},
-    {"Flags", 2, "Flags", 20, Column::kBlank, Kind::kString},
-    {"GraceTime", 3, "GraceTime", 10, Column::kGraceTime, Kind::kNumber},
-    {"GrpCPUs", 6, "GrpCPUs", 8, Column::kBlank, Kind::kNumber},
-    {"GrpCPUMins", 7, "GrpCPUMins", 11, Column::kBlank, Kind::kNumber},
-    {"GrpCPURunMins", 7, "GrpCPURunMins", 13, Column::kBlank, Kind::kNumber},
-    {"GrpTRES", 7, "GrpTRES", 13, Column::kBlank, Kind::kString},
-    {"GrpTRESMins", 7, "GrpTRESMins", 13, Column::kGrpTresMins, Kind::kString},
-    {"GrpTRESRunMins", 7, "GrpTRESRunMins", 13, Column::kGrpTresRunMins, Kind::kString},
-    {"GrpJobs", 4, "GrpJobs", 7, Column::kBlank, Kind::kNumber},
-    {"GrpJobsAccrue", 8, "GrpJobsAccrue", 13, Column::kBlank, Kind::kNumber},
-    {"GrpMemory", 4, "GrpMem", 7, Column::kBlank, Kind::kNumber},
-    {"GrpNodes", 4, "GrpNodes", 8, Column::kBlank, Kind::kNumber},
-    {"GrpSubmitJobs", 4, "GrpSubmit", 9, Column::kBlank, Kind::kNumber},
-    {"GrpWall", 4, "GrpWall", 11, Column::kBlank, Kind::kNumber},
-    {"ID", 2, "ID", 6, Column::kBlank, Kind::kNumber},
-    {"MaxCPUMinsPerJob", 7, "MaxCPUMins", 11, Column::kBlank, Kind::kNumber},
-    {"MaxCPURunMinsPerUser", 7, "MaxCPURunMinsPU", 15, Column::kBlank, Kind::kNumber},
-    {"MaxCPURunMinsPU", 7, "MaxCPURunMinsPU", 15, Column::kBlank, Kind::kNumber},
-    {"MaxCPUsPerJob", 7, "MaxCPUs", 8, Column::kMaxCpusPerJob, Kind::kNumber},
-    {"MaxCPUsPerUser", 11, "MaxCPUsPU", 9, Column::kMaxCpusPerUser, Kind::kNumber},
-    {"MaxCPUsPU", 9, "MaxCPUsPU", 9, Column::kMaxCpusPerUser, Kind::kNumber},
-    {"MaxTRES", 7, "MaxTRES", 13, Column::kMaxTresPerJob, Kind::kString},
-    {"MaxTRESPerJob", 11, "MaxTRES", 13, Column::kMaxTresPerJob, Kind::kString},
-    {"MaxTRESPerNode", 11, "MaxTRESPerNode", 14, Column::kBlank, Kind::kString},
-    {"MaxTRESMinsPerJob", 8, "MaxTRESMins", 13, Column::kMaxTresMinsPerJob, Kind::kString},
-    {"MaxTRESRunMinsPerAccount", 18, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
-    {"MaxTRESRunMinsPerAcct", 18, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
-    {"MaxTRESRunMinsPA", 15, "MaxTRESRunMinsPA", 15, Column::kBlank, Kind::kString},
-    {"MaxTRESRunMinsPerUser", 8, "MaxTRESRunMinsPU", 15, Column::kMaxTresRunMinsPerUser,
-     Kind::kString},
-    {"MaxTRESRunMinsPU", 8, "MaxTRESRunMinsPU", 15, Column::kMaxTresRunMinsPerUser, Kind::kString},
-    {"MaxTRESPerAccount", 11, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
-    {"MaxTRESPerAcct", 11, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
-    {"MaxTRESPA", 9, "MaxTRESPA", 13, Column::kBlank, Kind::kString},
-    {"MaxTRESPerUser", 11, "MaxTRESPU", 13, Column::kMaxTresPerUser, Kind::kString},
-    {"MaxTRESPU", 9, "MaxTRESPU", 13, Column::kMaxTresPerUser, Kind::kString},
-    {"MaxJobs", 4, "MaxJobs", 7, Column::kMaxJobsPerUser, Kind::kNumber},
-    {"MaxJobsAccrue", 4, "MaxJobsAccrue", 13, Column::kBlank, Kind::kNumber},
-    {"MaxJobsAccruePerAccount", 17, "MaxJobsAccruePA", 15, Column::kBlank, Kind::kNumber},
-    {"MaxJobsAccruePerAcct", 17, "MaxJobsAccruePA", 15, Column::kBlank, Kind::kNumber},
-    {"MaxJobsAccruePA", 15, "MaxJobsAccruePA", 15, Column::kBlank, Kind::kNumber},
-    {"MaxJobsAccruePerUser", 17, "MaxJobsAccruePU", 15, Column::kBlank, Kind::kNumber},
-    {"MaxJobsAccruePU", 15, "MaxJobsAccruePU", 15, Column::kBlank, Kind::kNumber},
-    {"MaxJobsPerAccount", 11, "MaxJobsPA", 9, Column::kBlank, Kind::kNumber},
-    {"MaxJobsPerAcct", 11, "MaxJobsPA", 9, Column::kBlank, Kind::kNumber},
-    {"MaxJobsPA", 9, "MaxJobsPA", 9, Column::kBlank, Kind::kNumber},
-    {"MaxJobsPerUser", 11, "MaxJobsPU", 9, Column::kMaxJobsPerUser, Kind::kNumber},
-    {"MaxJobsPU", 9, "MaxJobsPU", 9, Column::kMaxJobsPerUser, Kind::kNumber},
-    {"MaxNodesPerJob", 4, "MaxNodes", 8, Column::kMaxNodesPerJob, Kind::kNumber},
-    {"MaxNodesPerUser", 12, "MaxNodesPU", 10, Column::kMaxNodesPerUser, Kind::kNumber},
-    {"MaxNodesPU", 10, "MaxNodesPU", 10, Column::kMaxNodesPerUser, Kind::kNumber},
-    {"MinPrioThreshold", 4, "MinPrioThres", 12, Column::kBlank, Kind::kNumber},
-    {"MaxSubmitJobs", 4, "MaxSubmit", 9, Column::kMaxSubmitPerUser, Kind::kNumber},
-    {"MaxSubmitJobsPerAccount", 17, "MaxSubmitPA", 11, Column::kBlank, Kind::kNumber},
-    {"MaxSubmitJobsPerAcct", 17, "MaxSubmitPA", 11, Column::kBlank, Kind::kNumber},
-    {"MaxSubmitJobsPA", 15, "MaxSubmitPA", 11, Column::kBlank, Kind::kNumber},
-    {"MaxSubmitPA", 11, "MaxSubmitPA", 11, Column::kBlank, Kind::kNumber},
-    {"MaxSubmitJobsPerUser", 10, "MaxSubmitPU", 11, Column::kMaxSubmitPerUser, Kind::kNumber},
-    {"MaxSubmitJobsPU", 10, "MaxSubmitPU", 11, Column::kMaxSubmitPerUser, Kind::kNumber},
-    {"MaxSubmitPU", 6, "MaxSubmitPU", 11, Column::kMaxSubmitPerUser, Kind::kNumber},
-    {"MaxWallDurationPerJob", 4, "MaxWall", 11, Column::kMaxWall, Kind::kNumber},
-    {"MinCPUsPerJob", 7, "MinCPUs", 8, Column::kBlank, Kind::kNumber},
-    {"MinTRESPerJob", 7, "MinTRES", 13, Column::kBlank, Kind::kString},
-    {"Name", 2, "Name", 10, Column::kName, Kind::kString},
-    {"PreemptMode", 8, "PreemptMode", 11, Column::kPreemptMode, Kind::kString},
-    {"Preempt", 7, "Preempt", 10, Column::kPreempt, Kind::kString},
-    {"PreemptExemptTime", 8, "PreemptExemptTime", 19, Column::kBlank, Kind::kNumber},
-    {"Priority", 3, "Priority", 10, Column::kPriority, Kind::kNumber},
-    {"UsageFactor", 6, "UsageFactor", 11, Column::kUsageFactor, Kind::kDouble},
-    {"UsageThreshold", 6, "UsageThres", 10, Column::kBlank, Kind::kDouble},
-    {"LimitFactor", 6, "LimitFactor", 11, Column::kBlank, Kind::kDouble},
-};
-
-struct Field {
-  const FieldSpec* spec;
-  int len;  // Slurm's field->len: negative = left-justified
-};
-
-absl::StatusOr<Field> ResolveField(const std::string& text) {
-  std::string name = text;
-  int len = 0;
-  bool has_len = false;
-  if (size_t pct = text.find('%'); pct != std::string::npos) {
-    name = text.substr(0, pct);
-    len = std::atoi(text.c_str() + pct + 1);
-    has_len = len != 0;
-  }
-  for (const FieldSpec& spec : kFields) {
-    if (Abbreviates(name, spec.name, spec.min)) {
-      return Field{&spec, has_len ? len : spec.width};
-    }
-  }
-  return Invalid(absl::StrCat("Unknown field '", name, "'"));
-}
-
-std::string TresText(const v1::Tres& tres) { return FormatTres(FromProto(tres)); }
-
-std::optional<std::string> Count(int64_t value) {
-  if (value < 0) return std::nullopt;
-  return absl::StrCat(value);
-}
-
-// A QOS's value for a column; nullopt = blank.
-std::optional<std::string> Value(const v1::QosInfo& qos, Column column) {
-  auto non_empty = [](std::string text) -> std::optional<std::string> {
-    if (text.empty()) return std::nullopt;
-    return text;
-  };
-  switch (column) {
-    case Column::kName:
-      return non_empty(qos.name());
-    case Column::kDescription:
-      return non_empty(qos.description());
-    case Column::kPriority:
-      return Count(qos.priority());
-    case Column::kGraceTime:
-      if (qos.grace_time() < 0) return std::nullopt;
-      return FormatTimeLimit(qos.grace_time());
-    case Column::kPreempt:
-      return non_empty(absl::StrJoin(qos.preempt(), ","));
-    case Column::kPreemptMode: {
-      std::string mode = Lower(qos.preempt_mode());
-      return mode.empty() ? "cluster" : mode;
-    }
-    case Column::kUsageFactor: {
-      char buf[64];
-      snprintf(buf, sizeof(buf), "%f", qos.usage_factor());
-      return std::string(buf);
-    }
-    case Column::kMaxTresPerJob:
-      return non_empty(TresText(qos.max_tres_per_job()));
-    case Column::kMaxTresPerUser:
-      return non_empty(TresText(qos.max_tres_per_user()));
-    case Column::kGrpTresRunMins:
-      return non_empty(TresText(qos.grp_tres_run_mins()));
-    case Column::kMaxTresRunMinsPerUser:
-      return non_empty(TresText(qos.max_tres_run_mins_per_user()));
-    case Column::kMaxTresMinsPerJob:
-      return non_empty(TresText(qos.max_tres_mins_per_job()));
-    case Column::kGrpTresMins:
-      return non_empty(TresText(qos.grp_tres_mins()));
-    case Column::kMaxCpusPerJob:
-      return qos.max_tres_per_job().has_cpu() ? Count(qos.max_tres_per_job().cpu()) : std::nullopt;
-    case Column::kMaxCpusPerUser:
-      return qos.max_tres_per_user().has_cpu() ? Count(qos.max_tres_per_user().cpu())
-                                               : std::nullopt;
-    case Column::kMaxNodesPerJob:
-      return qos.max_tres_per_job().has_node() ? Count(qos.max_tres_per_job().node())
-                                               : std::nullopt;
-    case Column::kMaxNodesPerUser:
-      return qos.max_tres_per_user().has_node() ? Count(qos.max_tres_per_user().node())
-                                                : std::nullopt;
-    case Column::kMaxJobsPerUser:
-      return Count(qos.max_jobs_per_user());
-    case Column::kMaxSubmitPerUser:
-      return Count(qos.max_submit_jobs_per_user());
-    case Column::kMaxWall:
-      if (qos.max_wall() < 0) return std::nullopt;
-      return FormatTimeLimit(qos.max_wall());
-    case Column::kBlank:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::string Pad(const std::string& text, int len) {
-  size_t width = static_cast<size_t>(std::abs(len));
-  if (text.size() >= width) return text;
-  std::string fill(width - text.size(), ' ');
-  return len >= 0 ? fill + text : text + fill;
-}
-
-// One fixed-width cell, as Slurm's print_fields_* print it (with the trailing
-// space).
-std::string Cell(const Field& field, const std::optional<std::string>& value, double number) {
-  const int len = field.len;
-  const size_t width = static_cast<size_t>(std::abs(len));
-  if (!value) return Pad(" ", len) + " ";
-  switch (field.spec->kind) {
-    case Kind::kString: {
-      std::string text = *value;
-      if (text.size() > width && width > 0) {
-        text.resize(width);
-        text[width - 1] = '+';
-      }
-      return Pad(text, len) + " ";
-    }
-    case Kind::kNumber:
-      return Pad(*value, len) + " ";
-    case Kind::kDouble: {
-      // print_fields_double: "%*f", or "%*.*e" when that does not fit.
-      char buf[128];
-      snprintf(buf, sizeof(buf), len >= 0 ? "%*f" : "%-*f", static_cast<int>(width), number);
-      if (strlen(buf) <= width) return std::string(buf) + " ";
-      int w = static_cast<int>(width);
-      snprintf(buf, sizeof(buf), "%*.*e", w, w, number);
-      int extra = static_cast<int>(strlen(buf)) - w;
-      if (extra > 0) w -= extra;
-      snprintf(buf, sizeof(buf), len >= 0 ? "%*.*e" : "%-*.*e", w, std::max(w, 0), number);
-      return std::string(buf) + " ";
-    }
-  }
-  return "";
-}
-
-std::string PreemptModeSetting(const std::string& mode) {
-  return absl::AsciiStrToUpper(mode);  // Slurm's preempt_mode_string
-}
-
 }  // namespace
 
 absl::StatusOr<SacctmgrCommandLine> ParseSacctmgrOptions(const std::vector<std::string>& args) {
@@ -828,201 +584,6 @@ TresLimits FromProto(const v1::Tres& tres) {
   if (tres.has_node()) limits.node = tres.node();
   if (tres.has_gpu()) limits.gpu = tres.gpu();
   return limits;
-}
-
-std::vector<std::string> DefaultQosFormat() {
-  return SplitList(
-      "Name,Prio,GraceT,Preempt,PreemptE,PreemptM,Flags%40,UsageThres,UsageFactor,GrpTRES,"
-      "GrpTRESMins,GrpTRESRunMins,GrpJ,GrpS,GrpW,MaxTRES,MaxTRESPerN,MaxTRESMins,MaxW,"
-      "MaxTRESPerUser,MaxJobsPerUser,MaxSubmitJobsPerUser,MaxTRESPerAcct,MaxJobsPerAcct,"
-      "MaxSubmitJobsPerAcct,MinTRES");
-}
-
-absl::StatusOr<std::string> FormatQosTable(const v1::GetQosReply& reply,
-                                           const std::vector<std::string>& format,
-                                           const SacctmgrOptions& options) {
-  std::vector<Field> fields;
-  for (const std::string& f : format.empty() ? DefaultQosFormat() : format) {
-    absl::StatusOr<Field> field = ResolveField(f);
-    if (!field.ok()) return field.status();
-    fields.push_back(*field);
-  }
-  const bool parsable = options.parsable || options.parsable2;
-  // -P ends the last field without '|'; -p ends every field with one.
-  auto join = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t k = 0; k < cells.size(); ++k) {
-      line += cells[k];
-      if (parsable && !(options.parsable2 && !options.parsable && k + 1 == cells.size())) {
-        line += '|';
-      }
-    }
-    return line + "\n";
-  };
-
-  std::string out;
-  if (!options.no_header) {
-    std::vector<std::string> header, dashes;
-    for (const Field& f : fields) {
-      if (parsable) {
-        header.push_back(f.spec->header);
-        continue;
-      }
-      std::string name = f.spec->header;
-      size_t width = static_cast<size_t>(std::abs(f.len));
-      if (name.size() > width) name.resize(width);
-      header.push_back(Pad(name, f.len) + " ");
-      dashes.push_back(std::string(width, '-') + " ");
-    }
-    out += join(header);
-    if (!parsable) out += join(dashes);
-  }
-  for (const v1::QosInfo& qos : reply.qos()) {
-    std::vector<std::string> cells;
-    for (const Field& f : fields) {
-      std::optional<std::string> value = Value(qos, f.spec->column);
-      if (parsable) {
-        cells.push_back(value.value_or(""));
-      } else {
-        cells.push_back(Cell(f, value, qos.usage_factor()));
-      }
-    }
-    out += join(cells);
-  }
-  return out;
-}
-
-std::string AddQosMessage(const std::vector<std::string>& names, const v1::QosChanges& c) {
-  std::string out = " Adding QOS(s)\n";
-  for (const std::string& name : names) absl::StrAppend(&out, "  ", name, "\n");
-  out += " Settings\n";
-  // Slurm shows the description of the last QOS added: its name unless given.
-  std::string description =
-      c.has_description() ? c.description() : (names.empty() ? "QOS Name" : names.back());
-  absl::StrAppend(&out, "  Description    = ", description, "\n");
-  auto limit = [](int64_t value) { return value < 0 ? std::string("NONE") : absl::StrCat(value); };
-  // The order and spacing of Slurm's sacctmgr_print_qos_limits.
-  if (c.has_grace_time())
-    absl::StrAppend(&out, "  GraceTime                = ", c.grace_time(), "\n");
-  if (c.has_max_jobs_per_user()) {
-    absl::StrAppend(&out, "  MaxJobsPerUser = ", limit(c.max_jobs_per_user()), "\n");
-  }
-  if (c.has_max_submit_jobs_per_user()) {
-    absl::StrAppend(&out, "  MaxSubmitJobsPerUser     = ", limit(c.max_submit_jobs_per_user()),
-                    "\n");
-  }
-  if (std::string t = TresText(c.max_tres_per_job()); !t.empty()) {
-    absl::StrAppend(&out, "  MaxTRESPerJob            = ", t, "\n");
-  }
-  if (std::string t = TresText(c.max_tres_per_user()); !t.empty()) {
-    absl::StrAppend(&out, "  MaxTRESPerUser           = ", t, "\n");
-  }
-  if (c.has_max_wall()) {
-    absl::StrAppend(&out, "  MaxWall                  = ",
-                    c.max_wall() < 0 ? "NONE" : FormatTimeLimit(c.max_wall()), "\n");
-  }
-  if (c.has_preempt() && !c.preempt().empty()) {
-    absl::StrAppend(&out, "  Preempt                  = ", c.preempt(), "\n");
-  }
-  if (c.has_preempt_mode() && Lower(c.preempt_mode()) != "cluster") {
-    absl::StrAppend(&out, "  PreemptMode              = ", PreemptModeSetting(c.preempt_mode()),
-                    "\n");
-  }
-  if (c.has_priority()) absl::StrAppend(&out, "  Priority                 = ", c.priority(), "\n");
-  if (c.has_usage_factor()) {
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.4f", c.usage_factor());
-    absl::StrAppend(&out, "  UsageFactor              = ", buf, "\n");
-  }
-  return out;
-}
-
-std::string ChangedQosMessage(SacctmgrVerb verb, const std::vector<std::string>& names) {
-  std::string out = verb == SacctmgrVerb::kDelete ? " Deleting QOS(s)...\n" : " Modified qos...\n";
-  for (const std::string& name : names) absl::StrAppend(&out, "  ", name, "\n");
-  return out;
-}
-
-std::string NothingChangedMessage(SacctmgrVerb verb) {
-  switch (verb) {
-    case SacctmgrVerb::kAdd:
-      return " Nothing new added.\n";
-    case SacctmgrVerb::kDelete:
-      return " Nothing deleted\n";
-    default:
-      return " Nothing modified\n";
-  }
-}
-
-std::string UpdateQosErrorText(const absl::Status& status, SacctmgrVerb verb) {
-  std::string out;
-  std::string reason(status.message());
-  if (status.code() == absl::StatusCode::kPermissionDenied) {
-    out = "sacctmgr: error: Your user doesn't have privilege to perform this action\n";
-    reason = "Access/permission denied";
-  }
-  absl::StrAppend(
-      &out, verb == SacctmgrVerb::kAdd ? " Problem adding QOS: " : " Error with request: ", reason,
-      "\n");
-  return out;
-}
-
-std::optional<bool> CommitAnswer(std::string_view line) {
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) {
-    line.remove_suffix(1);
-  }
-  if (line.empty() || line == "n" || line == "N") return false;
-  if (line == "y" || line == "Y") return true;
-  return std::nullopt;
-}
-
-std::vector<std::string> ExistingQos(const v1::GetQosReply& reply,
-                                     const std::vector<std::string>& wanted) {
-  std::vector<std::string> out;
-  if (wanted.empty()) {
-    for (const v1::QosInfo& qos : reply.qos()) out.push_back(qos.name());
-    return out;
-  }
-  std::set<std::string> known;
-  for (const v1::QosInfo& qos : reply.qos()) known.insert(Lower(qos.name()));
-  for (const std::string& name : wanted) {
-    if (known.count(Lower(name)) > 0) out.push_back(name);
-  }
-  return out;
-}
-
-std::vector<std::string> MissingQos(const v1::GetQosReply& reply,
-                                    const std::vector<std::string>& wanted) {
-  std::set<std::string> known;
-  for (const v1::QosInfo& qos : reply.qos()) known.insert(Lower(qos.name()));
-  std::vector<std::string> out;
-  for (const std::string& name : wanted) {
-    if (known.count(Lower(name)) == 0) out.push_back(name);
-  }
-  return out;
-}
-
-v1::UpdateQosRequest BuildUpdateQosRequest(const SacctmgrCommand& command,
-                                           const std::vector<std::string>& names) {
-  v1::UpdateQosRequest request;
-  switch (command.verb) {
-    case SacctmgrVerb::kAdd:
-      request.set_op(v1::UpdateQosRequest::ADD);
-      break;
-    case SacctmgrVerb::kModify:
-      request.set_op(v1::UpdateQosRequest::MODIFY);
-      break;
-    case SacctmgrVerb::kDelete:
-      request.set_op(v1::UpdateQosRequest::DELETE);
-      break;
-    case SacctmgrVerb::kShow:
-      break;
-  }
-  for (const std::string& name : names) request.add_names(name);
-  if (command.verb == SacctmgrVerb::kAdd || command.verb == SacctmgrVerb::kModify) {
-    *request.mutable_changes() = command.changes;
-  }
-  return request;
 }
 
 }  // namespace skiff::cli
