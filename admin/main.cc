@@ -35,126 +35,157 @@ int Print(const absl::StatusOr<std::string>& text) {
   return 0;
 }
 
+// `skiff init`'s flags, as parsed.
+struct InitFlags {
+  CLI::App* command = nullptr;
+  InitOptions options;
+  std::string ttl;
+  bool no_start = false;
+};
+
+void AddInit(CLI::App& app, InitFlags& init, std::string& root) {
+  init.command = app.add_subcommand(
+      "init",
+      "on the head node: write /etc/skiff/skiff.conf, make the munge key, start munge "
+      "and skiff-ctld, and print the command to run on each node");
+  CLI::App* cmd = init.command;
+  InitOptions& o = init.options;
+  cmd->add_option("--cluster-name", o.cluster_name, "ClusterName (default: host name)");
+  cmd->add_option("--partition", o.partitions,
+                  "a partition of every node (Nodes=ALL); repeat for more, the first is "
+                  "the default (default: batch)");
+  cmd->add_option("--host", o.host, "SlurmctldHost (default: this host's short name)");
+  cmd->add_option("--addr", o.addr, "the address nodes reach ctld at (SlurmctldHost=HOST(ADDR))");
+  cmd->add_option("--ctld-port", o.ctld_port, "SlurmctldPort")->capture_default_str();
+  cmd->add_option("--join-port", o.join_port, "the port nodes join at")->capture_default_str();
+  cmd->add_option("--slurm-user", o.slurm_user, "SlurmUser, ctld's user")->capture_default_str();
+  cmd->add_option("--ttl", init.ttl, "lifetime of the printed join token (default 1h)");
+  cmd->add_flag("--force", o.force, "write a new skiff.conf over an existing one");
+  cmd->add_flag("--no-start", init.no_start, "write the files only; start nothing");
+  cmd->add_option("--root", root, "write every file under this directory (tests)");
+}
+
+int RunInitCommand(InitFlags& init, const std::string& root) {
+  init.options.root = root;
+  init.options.start = !init.no_start;
+  if (!init.ttl.empty()) {
+    absl::StatusOr<int64_t> seconds = ParseJoinTtl(init.ttl);
+    if (!seconds.ok()) return Report(seconds.status());
+    init.options.ttl_seconds = *seconds;
+  }
+  return Print(RunInit(init.options, SystemCommandRunner()));
+}
+
+// `skiff token create|list`'s flags, as parsed.
+struct TokenFlags {
+  CLI::App* create = nullptr;
+  CLI::App* list = nullptr;
+  std::string conf;
+  std::string ttl;
+};
+
+void AddToken(CLI::App& app, TokenFlags& token) {
+  CLI::App* token_cmd = app.add_subcommand("token", "join tokens (root and SlurmUser only)");
+  token_cmd->require_subcommand(1);
+  token.create = token_cmd->add_subcommand("create", "a one-time token for one node to join");
+  token.create->add_option("--ttl", token.ttl,
+                           "how long it stays valid: seconds or 30m, 1h, 2d (default 1h)");
+  token.create->add_option("-f,--conf", token.conf,
+                           "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  token.list = token_cmd->add_subcommand("list", "the tokens ctld knows and their state");
+  token.list->add_option("-f,--conf", token.conf,
+                         "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+}
+
+int RunTokenCommand(const TokenFlags& token) {
+  if (token.list->parsed()) {
+    absl::StatusOr<v1::ListJoinTokensReply> listed = ListTokens(token.conf);
+    if (!listed.ok()) return Report(listed.status());
+    return Print(FormatTokenList(*listed));
+  }
+  int64_t seconds = kDefaultJoinTokenTtl;
+  if (!token.ttl.empty()) {
+    absl::StatusOr<int64_t> parsed = ParseJoinTtl(token.ttl);
+    if (!parsed.ok()) return Report(parsed.status());
+    seconds = *parsed;
+  }
+  absl::StatusOr<v1::CreateJoinTokenReply> created = CreateToken(token.conf, seconds);
+  if (!created.ok()) return Report(created.status());
+  return Print(FormatCreatedToken(*created, time(nullptr)));
+}
+
+// `skiff join`'s flags, as parsed.
+struct JoinFlags {
+  CLI::App* command = nullptr;
+  JoinOptions options;
+  JoinTokenSource token_source;
+  std::string token_arg;
+  CLI::Option* token_option = nullptr;
+  bool no_start = false;
+};
+
+void AddJoin(CLI::App& app, JoinFlags& join, std::string& root) {
+  join.command = app.add_subcommand(
+      "join",
+      "on a node: join the cluster whose controller is at HOST[:PORT] (the join port, "
+      "default 6820), install the munge key and start skiff-noded");
+  CLI::App* cmd = join.command;
+  JoinOptions& o = join.options;
+  cmd->add_option("target", o.target, "HOST[:PORT] of the controller's join port")->required();
+  cmd->add_option("--token-file", join.token_source.file,
+                  "a file holding the token `skiff token create` printed (yours, mode "
+                  "0600); - for standard input. Without it the token is read from "
+                  "SKIFF_JOIN_TOKEN, else from standard input (asked for on a terminal)");
+  join.token_option = cmd->add_option(
+      "--token", join.token_arg,
+      "only `--token -`: the token on standard input. A token here is refused: every user "
+      "of the machine can read a command line");
+  cmd->add_option("-N,--node-name", o.node_name, "NodeName (default: short host name)");
+  cmd->add_option("--slurm-user", o.slurm_user,
+                  "the controller's SlurmUser, whose uid must be the same here")
+      ->capture_default_str();
+  cmd->add_option("--port", o.port, "noded's port (default: SlurmdPort)");
+  cmd->add_option("--addr", o.addr,
+                  "the address ctld reaches noded at (default: the one this join comes from)");
+  cmd->add_option("--munge-key", o.munge_key,
+                  "where to install the key (default /etc/munge/munge.key)");
+  cmd->add_option("--defaults-file", o.defaults_file,
+                  "noded's settings (default /etc/default/skiff-noded)");
+  cmd->add_option("--conf-cache", o.conf_cache, "noded's --conf-cache");
+  cmd->add_option("--timeout", o.timeout_seconds, "seconds to wait for the controller")
+      ->capture_default_str();
+  cmd->add_flag("--no-start", join.no_start, "write the files only; start nothing");
+  cmd->add_option("--root", root, "write every file under this directory (tests)");
+}
+
+int RunJoinCommand(JoinFlags& join, const std::string& root) {
+  join.options.root = root;
+  join.options.start = !join.no_start;
+  if (join.token_option->count() > 0) join.token_source.arg = join.token_arg;
+  if (const char* env = getenv("SKIFF_JOIN_TOKEN")) join.token_source.env = std::string(env);
+  // Nothing this command starts (systemctl) needs it.
+  unsetenv("SKIFF_JOIN_TOKEN");
+  absl::StatusOr<std::string> token = ReadJoinToken(join.token_source, STDIN_FILENO);
+  if (!token.ok()) return Report(token.status());
+  join.options.token = *std::move(token);
+  return Print(RunJoin(join.options, SystemCommandRunner()));
+}
+
 int Run(int argc, char** argv) {
   CLI::App app{"skiff: set up a Skiff cluster (init on the head node, join on each node)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("skiff ") + kSkiffVersion);
   std::string root;
-
-  InitOptions init;
-  CLI::App* init_cmd = app.add_subcommand(
-      "init",
-      "on the head node: write /etc/skiff/skiff.conf, make the munge key, start munge "
-      "and skiff-ctld, and print the command to run on each node");
-  init_cmd->add_option("--cluster-name", init.cluster_name, "ClusterName (default: host name)");
-  init_cmd->add_option("--partition", init.partitions,
-                       "a partition of every node (Nodes=ALL); repeat for more, the first is "
-                       "the default (default: batch)");
-  init_cmd->add_option("--host", init.host, "SlurmctldHost (default: this host's short name)");
-  init_cmd->add_option("--addr", init.addr,
-                       "the address nodes reach ctld at (SlurmctldHost=HOST(ADDR))");
-  init_cmd->add_option("--ctld-port", init.ctld_port, "SlurmctldPort")->capture_default_str();
-  init_cmd->add_option("--join-port", init.join_port, "the port nodes join at")
-      ->capture_default_str();
-  init_cmd->add_option("--slurm-user", init.slurm_user, "SlurmUser, ctld's user")
-      ->capture_default_str();
-  std::string init_ttl;
-  init_cmd->add_option("--ttl", init_ttl, "lifetime of the printed join token (default 1h)");
-  init_cmd->add_flag("--force", init.force, "write a new skiff.conf over an existing one");
-  bool init_no_start = false;
-  init_cmd->add_flag("--no-start", init_no_start, "write the files only; start nothing");
-  init_cmd->add_option("--root", root, "write every file under this directory (tests)");
-
-  CLI::App* token_cmd = app.add_subcommand("token", "join tokens (root and SlurmUser only)");
-  token_cmd->require_subcommand(1);
-  std::string conf;
-  std::string ttl;
-  CLI::App* create_cmd =
-      token_cmd->add_subcommand("create", "a one-time token for one node to join");
-  create_cmd->add_option("--ttl", ttl,
-                         "how long it stays valid: seconds or 30m, 1h, 2d (default 1h)");
-  create_cmd->add_option("-f,--conf", conf,
-                         "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
-  CLI::App* list_cmd = token_cmd->add_subcommand("list", "the tokens ctld knows and their state");
-  list_cmd->add_option("-f,--conf", conf,
-                       "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
-
-  JoinOptions join;
-  CLI::App* join_cmd = app.add_subcommand(
-      "join",
-      "on a node: join the cluster whose controller is at HOST[:PORT] (the join port, "
-      "default 6820), install the munge key and start skiff-noded");
-  join_cmd->add_option("target", join.target, "HOST[:PORT] of the controller's join port")
-      ->required();
-  JoinTokenSource token_source;
-  std::string token_arg;
-  join_cmd->add_option("--token-file", token_source.file,
-                       "a file holding the token `skiff token create` printed (yours, mode "
-                       "0600); - for standard input. Without it the token is read from "
-                       "SKIFF_JOIN_TOKEN, else from standard input (asked for on a terminal)");
-  CLI::Option* token_opt = join_cmd->add_option(
-      "--token", token_arg,
-      "only `--token -`: the token on standard input. A token here is refused: every user "
-      "of the machine can read a command line");
-  join_cmd->add_option("-N,--node-name", join.node_name, "NodeName (default: short host name)");
-  join_cmd
-      ->add_option("--slurm-user", join.slurm_user,
-                   "the controller's SlurmUser, whose uid must be the same here")
-      ->capture_default_str();
-  join_cmd->add_option("--port", join.port, "noded's port (default: SlurmdPort)");
-  join_cmd->add_option("--addr", join.addr,
-                       "the address ctld reaches noded at (default: the one this join comes from)");
-  join_cmd->add_option("--munge-key", join.munge_key,
-                       "where to install the key (default /etc/munge/munge.key)");
-  join_cmd->add_option("--defaults-file", join.defaults_file,
-                       "noded's settings (default /etc/default/skiff-noded)");
-  join_cmd->add_option("--conf-cache", join.conf_cache, "noded's --conf-cache");
-  join_cmd->add_option("--timeout", join.timeout_seconds, "seconds to wait for the controller")
-      ->capture_default_str();
-  bool join_no_start = false;
-  join_cmd->add_flag("--no-start", join_no_start, "write the files only; start nothing");
-  join_cmd->add_option("--root", root, "write every file under this directory (tests)");
-
+  InitFlags init;
+  TokenFlags token;
+  JoinFlags join;
+  AddInit(app, init, root);
+  AddToken(app, token);
+  AddJoin(app, join, root);
   CLI11_PARSE(app, argc, argv);
-
-  if (init_cmd->parsed()) {
-    init.root = root;
-    init.start = !init_no_start;
-    if (!init_ttl.empty()) {
-      absl::StatusOr<int64_t> seconds = ParseJoinTtl(init_ttl);
-      if (!seconds.ok()) return Report(seconds.status());
-      init.ttl_seconds = *seconds;
-    }
-    return Print(RunInit(init, SystemCommandRunner()));
-  }
-  if (create_cmd->parsed()) {
-    int64_t seconds = kDefaultJoinTokenTtl;
-    if (!ttl.empty()) {
-      absl::StatusOr<int64_t> parsed = ParseJoinTtl(ttl);
-      if (!parsed.ok()) return Report(parsed.status());
-      seconds = *parsed;
-    }
-    absl::StatusOr<v1::CreateJoinTokenReply> created = CreateToken(conf, seconds);
-    if (!created.ok()) return Report(created.status());
-    return Print(FormatCreatedToken(*created, time(nullptr)));
-  }
-  if (list_cmd->parsed()) {
-    absl::StatusOr<v1::ListJoinTokensReply> listed = ListTokens(conf);
-    if (!listed.ok()) return Report(listed.status());
-    return Print(FormatTokenList(*listed));
-  }
-  if (join_cmd->parsed()) {
-    join.root = root;
-    join.start = !join_no_start;
-    if (token_opt->count() > 0) token_source.arg = token_arg;
-    if (const char* env = getenv("SKIFF_JOIN_TOKEN")) token_source.env = std::string(env);
-    // Nothing this command starts (systemctl) needs it.
-    unsetenv("SKIFF_JOIN_TOKEN");
-    absl::StatusOr<std::string> token = ReadJoinToken(token_source, STDIN_FILENO);
-    if (!token.ok()) return Report(token.status());
-    join.token = *std::move(token);
-    return Print(RunJoin(join, SystemCommandRunner()));
-  }
+  if (init.command->parsed()) return RunInitCommand(init, root);
+  if (token.create->parsed() || token.list->parsed()) return RunTokenCommand(token);
+  if (join.command->parsed()) return RunJoinCommand(join, root);
   return 1;
 }
 
