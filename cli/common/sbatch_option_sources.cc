@@ -287,7 +287,11 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
     } else if (option.count != nullptr) {
       ++(parsed.*option.count);
     } else if (option.ignored) {
-      parsed.options.ignored.push_back(LongName(option.getopt.names));
+      const std::string name = LongName(option.getopt.names);
+      if (name == "--tmp" && found.value) {
+        if (absl::Status s = CheckTmpOption(*found.value); !s.ok()) return s;
+      }
+      parsed.options.ignored.push_back(name);
     } else if (option.container_text != nullptr) {
       parsed.options.container.*option.container_text = std::move(*found.value);
     } else if (option.container_flag != nullptr) {

@@ -280,6 +280,10 @@ absl::Status FillEnvironment(const std::string& mode, const SubmitContext& conte
 
 }  // namespace sbatch_internal
 
+absl::Status CheckTmpOption(const std::string& value) {
+  return sbatch_internal::MemoryOption("--tmp", value).status();
+}
+
 using sbatch_internal::PositiveInt;
 using sbatch_internal::StartsWith;
 

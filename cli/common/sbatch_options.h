@@ -120,6 +120,12 @@ absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::
 // the shebang is a comment. Error: InvalidArgument for an unmatched quote.
 absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view script);
 
+// --tmp=SIZE (sbatch, salloc, srun): Slurm's check of the value (a size in MB
+// unless suffixed K, M, G, T): InvalidArgument "Invalid --tmp specification",
+// on which all three exit 255. Skiff keeps no TmpDisk per node and ignores a
+// valid value, with a warning.
+absl::Status CheckTmpOption(const std::string& value);
+
 // ExtractDirectives, then the same option parser as the command line.
 // Errors: InvalidArgument "Invalid directive found in batch script: <arg>" for
 // a word that is not an option (and for -h, -V, --wrap); an unknown option or a

@@ -49,6 +49,20 @@ constexpr char kScript[] =
     "echo hello\n"
     "#SBATCH -p after-the-first-command\n";
 
+TEST(ParseSbatchCommandLine, TmpIsCheckedAsSlurmsThenIgnored) {
+  absl::StatusOr<SbatchCommandLine> bad = ParseSbatchCommandLine({"--tmp=abc", "j.sh"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);  // exit 255
+  EXPECT_EQ(bad.status().message(), "Invalid --tmp specification");
+  EXPECT_FALSE(ParseSbatchCommandLine({"--tmp=4X", "j.sh"}).ok());
+  for (const char* good : {"--tmp=100", "--tmp=10G", "--tmp=512M"}) {
+    absl::StatusOr<SbatchCommandLine> line = ParseSbatchCommandLine({good, "j.sh"});
+    ASSERT_TRUE(line.ok()) << good << ": " << line.status();
+  }
+  EXPECT_TRUE(CheckTmpOption("1T").ok());
+  EXPECT_FALSE(CheckTmpOption("").ok());
+}
+
 TEST(ExtractDirectives, ReadsTheLeadingCommentBlockLikeSlurm) {
   EXPECT_EQ(*ExtractDirectives(kScript),
             (std::vector<std::string>{"-J", "first", "--mem=4G", "-t", "10", "--comment=two words",

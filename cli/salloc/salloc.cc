@@ -47,6 +47,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
   bool hold = false;
   std::optional<std::string> immediate;  // -I[secs]
+  std::optional<std::string> tmp;        // --tmp: checked, then ignored (CheckTmpOption)
   bool overcommit = false, spread_job = false, use_min_nodes = false, contiguous = false;
   int verbose = 0;
   app.add_option("-A,--account", o.account);
@@ -86,6 +87,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--reservation", o.reservation);
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
+  app.add_option("--tmp", tmp);
   app.add_flag("--usage", usage);
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
@@ -105,6 +107,12 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SallocHelp,
                                  &skiff::cli::SallocUsage)) {
     return 0;
+  }
+  if (tmp) {
+    if (absl::Status s = skiff::cli::CheckTmpOption(*tmp); !s.ok()) {
+      return skiff::client::ReportError(kProgram, s, 255);
+    }
+    o.ignored.push_back("--tmp");
   }
   if (hold) o.hold = true;
   if (overcommit) o.overcommit = true;

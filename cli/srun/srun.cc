@@ -17,6 +17,7 @@
 #include "cli/command.h"
 #include "cli/common/container_options.h"
 #include "cli/common/environment.h"
+#include "cli/common/sbatch_options.h"
 #include "cli/srun/srun_allocation.h"
 #include "cli/srun/srun_command_line.h"
 #include "cli/srun/srun_help.h"
@@ -56,8 +57,14 @@ int skiff::cli::SrunMain(int argc, char** argv) {
       fprintf(stderr, "srun: %s\n", text.c_str());
     }
   }
-  // Skiff keeps no TmpDisk per node, as sbatch says of it too.
-  if (line.tmp) fprintf(stderr, "srun: warning: --tmp is not supported by Skiff and was ignored\n");
+  // Skiff keeps no TmpDisk per node, as sbatch says of it too; a bad value is
+  // refused as Slurm refuses it.
+  if (line.tmp) {
+    if (absl::Status s = skiff::cli::CheckTmpOption(*line.tmp); !s.ok()) {
+      return skiff::client::ReportError("srun", s, 255);
+    }
+    fprintf(stderr, "srun: warning: --tmp is not supported by Skiff and was ignored\n");
+  }
   if (line.args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
   if (line.args.command.empty()) return Fail("No command given to execute.");
   char cwd_buf[4096];

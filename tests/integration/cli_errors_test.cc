@@ -168,6 +168,11 @@ std::vector<Case> Cases() {
       {"sbatch", "-N 3-2 --wrap=true",
        "sbatch: error: Maximum node count 2 is less than minimum node count 3\n", 255},
       {"sbatch", "--mem=lots --wrap=true", "sbatch: error: Invalid --mem specification\n", 255},
+      // --tmp's value is checked as Slurm's (COMMON_MBYTES_OPTION), in all three
+      // commands (Slurm 22.05 on the anchor: the same line, exit 255).
+      {"sbatch", "--tmp=abc --wrap=true", "sbatch: error: Invalid --tmp specification\n", 255},
+      {"salloc", "--tmp=abc true", "salloc: error: Invalid --tmp specification\n", 255},
+      {"srun", "--tmp=1x true", "srun: error: Invalid --tmp specification\n", 255},
       {"sbatch", "--mail-type=ENDS --wrap=true",
        "sbatch: error: Invalid --mail-type specification\n", 255},
       {"sbatch", "--exclusive=bogus --wrap=true",
