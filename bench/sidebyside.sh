@@ -24,6 +24,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 REPS=${1:-1}; N=${2:-1000}; M=${3:-300}; K=${4:-200}; BIG=${5:-10000}
 ANCHOR=${SLURM_ANCHOR_DIR:-$ROOT/../shared/slurm-anchor}
+# A checkout in a git worktree elsewhere (./skiff bench regression's old one,
+# or a clean copy of HEAD): the anchor beside the main checkout.
+if [ ! -d "$ANCHOR" ] && common=$(git -C "$ROOT" rev-parse --path-format=absolute --git-common-dir 2>/dev/null); then
+  ANCHOR="$common/../../shared/slurm-anchor"
+fi
 SA=/tmp/slurm-anchor; SK=${SKIFF_SBS_DIR:-/tmp/skiff-sbs-bench}
 OLD_ROOT=${SKIFF_OLD_ROOT:-}; SKO=${SKIFF_SBS_OLD_DIR:-/tmp/skiff-sbs-old}
 OUT=$(mktemp -d /tmp/skiff-sbs-results-XXXXXX); TSV="$OUT/runs.tsv"
@@ -81,6 +86,16 @@ wait_empty() {
     sleep 0.1
   done
 }
+# Not measured: until the system's burst buffers are all torn down (the jobs
+# leave the queue before their teardown ends), so that the next system's
+# workload does not share the machine with this one's leftovers.
+settle() {
+  local t0; t0=$(now)
+  while run "$1" 'timeout 30 scontrol show burst 2>/dev/null' | grep -q 'JobID='; do
+    (( $(echo "$(now) - $t0 > 600" | bc) )) && { echo "settle: $1 still tearing down" >&2; return 0; }
+    sleep 0.5
+  done
+}
 row() { printf '%s\t%s\t%s\t%s\n' "$@" | tee -a "$TSV"; }
 array_run() {  # sys tasks label rep
   local t0 t1; t0=$(now)
@@ -101,11 +116,16 @@ for sys in $systems; do
   wait_empty "$sys"
 done
 for r in $(seq 1 "$REPS"); do
-  # Each rep runs the systems in the other order: what one system's last
-  # workload leaves behind (its jobs' ends, the machine's caches) falls on
-  # each system alike.
-  order=$systems
-  [ $((r % 2)) -eq 0 ] && order=$(echo "$systems" | tr ' ' '\n' | tac | tr '\n' ' ')
+  # Each rep starts with the next system (rep 1: a b c, rep 2: b c a, ...):
+  # what one system's last workload leaves behind (its jobs' ends, the
+  # machine's caches) falls on each system alike over as many reps as there
+  # are systems. (Reversing the order each rep kept the middle of three
+  # systems always right after another's burst-buffer teardowns.)
+  read -r -a listed <<<"$systems"
+  order=""
+  for ((k = 0; k < ${#listed[@]}; k++)); do
+    order="$order ${listed[$(((r - 1 + k) % ${#listed[@]}))]}"
+  done
   for sys in $order; do
     R=$(root_of "$sys"); mkdir -p "$R/sbs-work"; chmod 777 "$R/sbs-work"
     array_run "$sys" "$N" "array${N}_wall_s" "$r"
@@ -126,6 +146,7 @@ EOS
       t0=$(now); runu "$sys" "cd $R/sbs-work && for i in \$(seq $K); do sbatch --parsable bb_job.sh >/dev/null || exit 1; done"
       wait_empty "$sys"; t1=$(now)
       row "$sys" "bb${K}_wall_s" "$r" "$(echo "$t1 - $t0" | bc)"
+      settle "$sys"
     fi
     [ "$BIG" -gt 0 ] && array_run "$sys" "$BIG" "big${BIG}_wall_s" "$r"
   done
