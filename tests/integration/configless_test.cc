@@ -96,7 +96,7 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   // health check, logged at start); the job and its step run to their end.
   CommandResult busy =
       cluster.Run(absl::StrCat("cd /tmp && sbatch --parsable -w n2 -o ", dir,
-                               "/step.out --wrap 'srun sleep 8 && echo step done'"));
+                               "/step.out --wrap 'srun sleep 20 && echo step done'"));
   ASSERT_EQ(busy.exit_code, 0) << busy.err;
   const std::string busy_id(absl::StripAsciiWhitespace(busy.out));
   ASSERT_TRUE(Eventually(60, [&] {
