@@ -264,7 +264,8 @@ absl::StatusOr<Admitted> Lifecycle::Admit(const SubmitRequest& request, int64_t 
   reservation.count = count;
   reservation.account = job.account;
   reservation.user_name = job.user_name;
-  if (account_policy_.enforce.safe) reservation.cost = bank().MaxCost(job) * static_cast<double>(count);
+  if (account_policy_.enforce.safe)
+    reservation.cost = bank().MaxCost(job) * static_cast<double>(count);
   state_.Reserve(admitted.first_id, std::move(reservation));
   const std::string base_script =
       job.UsesBurstBuffer() ? RemoveBbDirectives(request.script, settings_.burst_buffer->directive)
