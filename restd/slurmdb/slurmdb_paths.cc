@@ -13,6 +13,7 @@ void NameSlurmdbPlugin(Json& body) {
 void AddSlurmdbPaths(Router& router) {
   AddJobsPaths(router);
   AddAccountsPaths(router);
+  AddAccountsWritePaths(router);
   AddQosAndTresPaths(router);
 }
 
@@ -50,7 +51,7 @@ HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
   Json body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_object()) {
     NameSlurmdbPlugin(body);
-    body[list_key] = Json::array();
+    if (!list_key.empty()) body[list_key] = Json::array();
     response.body = JsonText(body);
   }
   return response;

@@ -413,5 +413,122 @@ TEST_F(RestdSlurmdbTest, UnknownNamesFindNothingAndNoOrABadTokenIs401) {
   EXPECT_EQ(JobIds(with_token.body), (std::set<uint64_t>{failed_, completed_}));
 }
 
+// The writes portals and admin scripts send (issue 49): an account added
+// with its settings, a user put in it, their association's limits, a QOS,
+// then each removed; a user is refused every write, a malformed body changes
+// nothing, and each answer fits Slurm's document. sacctmgr is the oracle.
+TEST_F(RestdSlurmdbTest, OperatorsWriteAccountsUsersAssociationsAndQosAsSacctmgrDoes) {
+  const std::string v = "/slurmdb/v0.0.42/";
+  auto send = [&](const std::string& user, const std::string& method, const std::string& path,
+                  const std::string& body = "") {
+    std::string args = absl::StrCat("--unix-socket ", socket_, " -X ", method, " ");
+    if (!body.empty()) {
+      absl::StrAppend(&args, "-H 'Content-Type: application/json' --data-binary @- ");
+    }
+    absl::StrAppend(&args, "'http://localhost", path, "'");
+    if (!body.empty()) absl::StrAppend(&args, " <<'EOF'\n", body, "\nEOF");
+    const HttpAnswer answer = Curl(*cluster_, user, args);
+    EXPECT_EQ(restd::AnswerProblems(method, path, answer.status, answer.body), "")
+        << method << " " << path;
+    return answer;
+  };
+  auto sacctmgr = [&](const std::string& args) {
+    return std::string(absl::StripAsciiWhitespace(cluster_->Run("sacctmgr -n -P " + args).out));
+  };
+
+  // A user may not add an account.
+  const std::string restbio =
+      R"({"association_condition": {"accounts": ["restbio"],
+            "association": {"parent": "physics", "maxjobs": {"set": true, "number": 4},
+                            "grptres": [{"type": "gres", "name": "gpu", "count": 2}]}},
+          "account": {"description": "biology", "organization": "sci"}})";
+  const HttpAnswer refused = send(kAlice, "POST", v + "accounts_association", restbio);
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_FALSE(refused.body["errors"].empty());
+  EXPECT_EQ(sacctmgr("show account restbio format=Account"), "");
+
+  // An operator (root) adds it with its settings, as sacctmgr add account.
+  const HttpAnswer added = send("", "POST", v + "accounts_association", restbio);
+  ASSERT_EQ(added.status, 200) << added.body;
+  EXPECT_TRUE(absl::StartsWith(added.body["added_accounts"].get<std::string>(),
+                               " Adding Account(s)\n  restbio\n Settings\n"))
+      << added.body;
+  EXPECT_EQ(sacctmgr("show account restbio format=Account,Descr,Org"), "restbio|biology|sci");
+  EXPECT_EQ(sacctmgr("show assoc where account=restbio format=Account,ParentName,MaxJobs,GrpTRES"),
+            "restbio|physics|4|gres/gpu=2");
+
+  // A user in it, then that association's limit.
+  const HttpAnswer user_added = send("", "POST", v + "users_association",
+                                     absl::StrCat(R"({"association_condition": {"users": [")", kBob,
+                                                  R"("], "accounts": ["restbio"]}, "user": {}})"));
+  ASSERT_EQ(user_added.status, 200) << user_added.body;
+  EXPECT_TRUE(absl::StrContains(user_added.body["added_users"].get<std::string>(), "A = restbio"))
+      << user_added.body;
+  const HttpAnswer limited =
+      send("", "POST", v + "associations",
+           absl::StrCat(R"({"associations": [{"account": "restbio", "user": ")", kBob,
+                        R"(", "max": {"jobs": {"active": {"set": true, "number": 2}}},
+                            "shares_raw": 3}]})"));
+  ASSERT_EQ(limited.status, 200) << limited.body;
+  EXPECT_EQ(sacctmgr(absl::StrCat("show assoc where account=restbio user=", kBob,
+                                  " format=User,Share,MaxJobs")),
+            absl::StrCat(kBob, "|3|2"));
+  // POST users: Bob's default account, and back.
+  for (const std::string account : {"restbio", "chem"}) {
+    const HttpAnswer user =
+        send("", "POST", v + "users",
+             absl::StrCat(R"({"users": [{"name": ")", kBob, R"(", "default": {"account": ")",
+                          account, R"("}}]})"));
+    ASSERT_EQ(user.status, 200) << user.body;
+    EXPECT_EQ(sacctmgr(absl::StrCat("show user ", kBob, " format=DefaultAccount")), account);
+  }
+
+  // A QOS added, then modified.
+  const HttpAnswer qos = send("", "POST", v + "qos",
+                              R"({"qos": [{"name": "restq", "description": "rest_qos",
+                    "priority": {"set": true, "number": 7},
+                    "limits": {"max": {"tres": {"per": {"user":
+                      [{"type": "gres", "name": "gpu", "count": 2}]}}}}}]})");
+  ASSERT_EQ(qos.status, 200) << qos.body;
+  EXPECT_EQ(sacctmgr("show qos restq format=Name,Priority,MaxTRESPU,Descr"),
+            "restq|7|gres/gpu=2|rest_qos");
+  ASSERT_EQ(send("", "POST", v + "qos", R"({"qos": [{"name": "restq", "priority": 9}]})").status,
+            200);
+  EXPECT_EQ(sacctmgr("show qos restq format=Name,Priority"), "restq|9");
+
+  // A malformed body: refused naming the field, nothing changed.
+  const HttpAnswer bad = send("", "POST", v + "associations",
+                              R"({"associations": [{"account": "restbio", "max": {"tres": {"total":
+                [{"type": "fs", "name": "disk", "count": 1}]}}}]})");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_TRUE(absl::StrContains(bad.body.dump(), "associations[0].max.tres.total")) << bad.body;
+  EXPECT_EQ(sacctmgr("show assoc where account=restbio format=Account,ParentName,MaxJobs,GrpTRES")
+                .substr(0, 24),
+            "restbio|physics|4|gres/g");
+
+  // Removed: a user's association, the account, the QOS; an unknown name
+  // removes nothing and says so.
+  EXPECT_EQ(send(kAlice, "DELETE", v + "account/restbio").status, 403);
+  const HttpAnswer assoc_gone =
+      send("", "DELETE", absl::StrCat(v, "association?account=restbio&user=", kBob));
+  ASSERT_EQ(assoc_gone.status, 200) << assoc_gone.body;
+  ASSERT_EQ(assoc_gone.body["removed_associations"].size(), 1u) << assoc_gone.body;
+  EXPECT_TRUE(absl::StrContains(assoc_gone.body["removed_associations"][0].get<std::string>(),
+                                absl::StrCat("A = restbio    U = ", kBob)))
+      << assoc_gone.body;
+  const HttpAnswer account_gone = send("", "DELETE", v + "account/restbio");
+  ASSERT_EQ(account_gone.status, 200) << account_gone.body;
+  EXPECT_EQ(account_gone.body["removed_accounts"], Json::array({"restbio"}));
+  EXPECT_EQ(sacctmgr("show account restbio format=Account"), "");
+  const HttpAnswer qos_gone = send("", "DELETE", v + "qos/restq");
+  ASSERT_EQ(qos_gone.status, 200) << qos_gone.body;
+  EXPECT_EQ(qos_gone.body["removed_qos"], Json::array({"restq"}));
+  EXPECT_EQ(sacctmgr("show qos restq format=Name"), "");
+  const HttpAnswer none = send("", "DELETE", v + "account/nosuch");
+  EXPECT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(none.body["removed_accounts"], Json::array());
+  EXPECT_EQ(none.body["warnings"].size(), 1u) << none.body;
+}
+
 }  // namespace
 }  // namespace skiff::testing

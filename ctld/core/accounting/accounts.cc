@@ -272,6 +272,17 @@ absl::Status ModifyAccounts(AccountsUpdateResult& out, const AccountsUpdate& upd
   return absl::OkStatus();
 }
 
+// Whether a user's association is one a modify or delete names: any of
+// `accounts` (lower case) and of the update's partitions, each when given.
+bool InWhere(const AccountsUpdate& update, const std::vector<std::string>& accounts,
+             const Association& assoc) {
+  const std::vector<std::string>& partitions = update.partitions;
+  return (accounts.empty() ||
+          std::find(accounts.begin(), accounts.end(), assoc.account) != accounts.end()) &&
+         (partitions.empty() ||
+          std::find(partitions.begin(), partitions.end(), assoc.partition) != partitions.end());
+}
+
 absl::Status ModifyUsers(AccountsUpdateResult& out, const AccountsUpdate& update,
                          const AccountsContext& context) {
   AccountsTable& table = out.table;
@@ -292,11 +303,7 @@ absl::Status ModifyUsers(AccountsUpdateResult& out, const AccountsUpdate& update
       user.default_account = account;
     }
     for (auto& [key, assoc] : table.assocs) {
-      if (assoc.user != name) continue;
-      if (!accounts.empty() &&
-          std::find(accounts.begin(), accounts.end(), assoc.account) == accounts.end()) {
-        continue;
-      }
+      if (assoc.user != name || !InWhere(update, accounts, assoc)) continue;
       if (absl::Status s = ApplyAssocSettings(update, context, &assoc); !s.ok()) return s;
     }
     out.affected.names.push_back(name);
@@ -368,12 +375,7 @@ absl::Status DeleteUsers(AccountsUpdateResult& out, const AccountsUpdate& update
   for (const std::string& name : names) {
     std::vector<AssocKey> keys;
     for (const auto& [key, assoc] : table.assocs) {
-      if (assoc.user != name) continue;
-      if (!accounts.empty() &&
-          std::find(accounts.begin(), accounts.end(), assoc.account) == accounts.end()) {
-        continue;
-      }
-      keys.push_back(key);
+      if (assoc.user == name && InWhere(update, accounts, assoc)) keys.push_back(key);
     }
     const AcctUser& user = table.users.at(name);
     bool any_left = false;

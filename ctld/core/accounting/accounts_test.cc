@@ -159,6 +159,34 @@ TEST(AccountsTable, DeletesRespectDefaultsActiveJobsAndRoot) {
   EXPECT_EQ(gone->affected.names, std::vector<std::string>{"alice"});
 }
 
+// sacctmgr modify/delete user ... where Partition=p: only that partition's
+// association, as Slurm's (ctld once changed every one of the user's).
+TEST(AccountsTable, APartitionInTheWhereSelectsOnlyThatAssociation) {
+  AccountsTable lab = Lab();
+  AccountsUpdate on_gpu = Request(AccountsOp::kAddUser, {"alice"});
+  on_gpu.accounts = {"research"};
+  on_gpu.partitions = {"gpu"};
+  lab = Apply(lab, on_gpu);
+  const AssocKey gpu{"research", "alice", "gpu"};
+  ASSERT_EQ(lab.assocs.count(gpu), 1u);
+
+  AccountsUpdate limit = Request(AccountsOp::kModifyUser, {"alice"});
+  limit.partitions = {"gpu"};
+  limit.limits.max_jobs = 2;
+  lab = Apply(lab, limit);
+  ASSERT_TRUE(lab.assocs.at(gpu).limits.has_value());
+  EXPECT_EQ(lab.assocs.at(gpu).limits->max_jobs, 2);
+  const Association& plain = lab.assocs.at(AssocKey::User("research", "alice"));
+  EXPECT_FALSE(plain.limits && plain.limits->max_jobs) << "the partition-less one is untouched";
+
+  AccountsUpdate remove = Request(AccountsOp::kDeleteUser, {"alice"});
+  remove.partitions = {"gpu"};
+  lab = Apply(lab, remove);
+  EXPECT_EQ(lab.assocs.count(gpu), 0u);
+  EXPECT_EQ(lab.assocs.count(AssocKey::User("research", "alice")), 1u);
+  EXPECT_EQ(lab.users.count("alice"), 1u);
+}
+
 TEST(AccountsTable, ReparentingRefusesCycles) {
   AccountsTable lab = Lab();
   AccountsUpdate child = Request(AccountsOp::kAddAccount, {"ml"});
