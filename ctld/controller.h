@@ -338,6 +338,14 @@ class Controller {
   absl::StatusOr<std::string> JoinNode(const std::string& token_id, const std::string& secret,
                                        NodeConfig node,
                                        std::optional<uint32_t> node_slurm_user_uid = std::nullopt);
+  // `scontrol delete NodeName=` and DELETE node/NAME: joined nodes leave the
+  // cluster (their records go in one transaction, then the configuration in
+  // force and the node table follow), as Slurm deletes dynamic nodes.
+  // Operators only. All or none: InvalidArgument "Invalid node name
+  // specified" for a name no node has, FailedPrecondition for a node defined
+  // in skiff.conf, and "Requested nodes are busy" for one that holds or
+  // finishes a job or is in a reservation.
+  absl::Status DeleteNodes(const Caller& caller, const std::vector<std::string>& names);
 
   // ---- event triggers (controller_triggers.cc; strigger)
   // --set: who may is trigger_table.h's Prepare; the program is checked (a

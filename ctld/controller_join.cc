@@ -228,4 +228,62 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   return join_->munge_key;
 }
 
+absl::Status Controller::DeleteNodes(const Caller& caller, const std::vector<std::string>& names) {
+  if (!IsPrivileged(caller.uid)) return absl::PermissionDeniedError("Access/permission denied");
+  if (names.empty()) return absl::InvalidArgumentError("Invalid node name specified");
+  // Held throughout: no job may start between the check and the removal,
+  // since every start is an event decided under commit_mu_.
+  absl::MutexLock serial(&commit_mu_);
+  for (const std::string& name : names) {
+    if (config()->FindNode(name) == nullptr) {
+      return absl::InvalidArgumentError("Invalid node name specified");
+    }
+    if (std::none_of(joined_nodes_.begin(), joined_nodes_.end(),
+                     [&](const NodeConfig& node) { return node.name == name; })) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Node ", name,
+                       " is defined in skiff.conf, not joined: remove its NodeName line and "
+                       "restart ctld"));
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    for (const std::string& name : names) {
+      const Node* node = core_.state().nodes().Find(name);
+      bool busy = node != nullptr && node->alloc_cpus > 0;
+      for (const auto& [id, job] : core_.state().jobs()) {
+        busy = busy || (HoldsResources(job.state) &&
+                        std::find(job.nodes.begin(), job.nodes.end(), name) != job.nodes.end());
+      }
+      for (const auto& [resv_name, resv] : core_.state().advance_reservations()) {
+        busy = busy || std::find(resv.nodes.begin(), resv.nodes.end(), name) != resv.nodes.end();
+      }
+      if (busy) {
+        logger_.info("NodeName={} not deleted: it holds or finishes a job, or is reserved", name);
+        return absl::FailedPreconditionError("Requested nodes are busy");
+      }
+    }
+  }
+  std::vector<RecordRow> gone;
+  for (const std::string& name : names) {
+    gone.push_back({kDynamicNodeKind, name, ""});
+    gone.push_back({kNodeAdminKind, name, ""});
+  }
+  if (absl::Status s = store_.Save({}, gone); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("ctld could not store the deletion: ", s.message()));
+  }
+  joined_nodes_.erase(std::remove_if(joined_nodes_.begin(), joined_nodes_.end(),
+                                     [&](const NodeConfig& node) {
+                                       return std::find(names.begin(), names.end(), node.name) !=
+                                              names.end();
+                                     }),
+                      joined_nodes_.end());
+  file_config_ = std::make_shared<const SkiffConfig>(WithoutNodes(*file_config_, names));
+  InstallConfig(std::make_shared<const SkiffConfig>(WithoutNodes(*config(), names)), nullptr);
+  for (const std::string& name : names) {
+    logger_.info("NodeName={} deleted by uid {}", name, caller.uid);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace skiff::ctld

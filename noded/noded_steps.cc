@@ -134,6 +134,7 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
     launch->set_gpus_per_task(request.gpu_bind_per_task() == 0
                                   ? request.gpus_per_task()
                                   : std::max(0, request.gpu_bind_per_task()));
+    launch->set_gpu_bind(request.gpu_bind());
     launch->set_stdin_all(request.stdin_task() < 0);
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
@@ -499,6 +500,7 @@ std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::s
   node.cpus = launch.cpus();
   node.gpus.assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
   node.gpus_per_task = launch.gpus_per_task();
+  node.gpu_bind = launch.gpu_bind();
   std::vector<TaskSpawn> spawns;
   for (int local = 0; local < launch.task_ids_size(); ++local) {
     const int task_id = launch.task_ids(local);

@@ -23,6 +23,7 @@
 #include "cli/common/getopt_args.h"
 #include "cli/scontrol/assoc_mgr_format.h"
 #include "cli/scontrol/scontrol_commands.h"
+#include "cli/scontrol/scontrol_delete.h"
 #include "cli/scontrol/scontrol_format.h"
 #include "cli/scontrol/scontrol_help.h"
 #include "cli/scontrol/scontrol_reservation.h"
@@ -518,26 +519,6 @@ int CreateOrUpdateReservation(skiff::client::CtldClient& client,
   return 0;
 }
 
-// scontrol delete ReservationName=NAME (or "delete reservation NAME"):
-// nothing on success, "delete_reservation WORD: <error>" when refused.
-int DeleteReservation(skiff::client::CtldClient& client, const std::string& word,
-                      const std::string& name) {
-  skiff::v1::UpdateReservationRequest request;
-  request.set_op(skiff::v1::UpdateReservationRequest::DELETE);
-  request.set_name(name);
-  skiff::v1::UpdateReservationReply reply;
-  absl::Status status = client.Call(&Ctld::Stub::UpdateReservation, request, &reply);
-  if (status.code() == absl::StatusCode::kUnavailable ||
-      status.code() == absl::StatusCode::kDeadlineExceeded) {
-    return Fail(status);
-  }
-  if (!status.ok()) {
-    std::cerr << "delete_reservation " << word << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
-}
-
 int Update(skiff::client::CtldClient& client, const skiff::cli::UpdateCommand& command) {
   if (command.is_partition) return UpdatePartition(client, command.partition);
   if (command.is_node) {
@@ -626,34 +607,12 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     if (!connected.ok()) return Fail(connected.status());
     return CreateOrUpdateReservation(**connected, *request);
   }
-  if (*command == "delete") {
-    // Slurm's two forms: "delete ENTITY=ID" and "delete ENTITY ID".
-    std::string tag, id;
-    if (args.size() == 1 && args[0].find('=') != std::string::npos) {
-      tag = args[0].substr(0, args[0].find('='));
-      id = args[0].substr(args[0].find('=') + 1);
-    } else if (args.size() == 2) {
-      tag = args[0];
-      id = args[1];
-    } else {
-      std::cerr << "scontrol: error: Proper format is 'delete <ENTITY>=<ID>' or 'delete "
-                   "<ENTITY> <ID>'\n";
-      return 1;
-    }
-    if (tag.size() >= 3 && tag.size() <= 15 &&
-        absl::EqualsIgnoreCase(tag, std::string("ReservationName").substr(0, tag.size()))) {
-      absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> connected =
-          skiff::client::CtldClient::Connect("");
-      if (!connected.ok()) return Fail(connected.status());
-      return DeleteReservation(**connected, args[0], id);
-    }
-  }
-  // Partitions come from skiff.conf (and scontrol update); creating and
-  // deleting them at run time is not supported.
-  if (*command == "create" || *command == "delete") {
-    std::cerr << "scontrol: error: " << *command
-              << " is not supported by Skiff: add or remove the PartitionName line in "
-                 "skiff.conf, then run scontrol reconfigure\n";
+  if (*command == "delete") return skiff::cli::RunDelete(args);
+  // Partitions come from skiff.conf (and scontrol update); creating them at
+  // run time is not supported.
+  if (*command == "create") {
+    std::cerr << "scontrol: error: create is not supported by Skiff: add the PartitionName line "
+                 "in skiff.conf, then run scontrol reconfigure\n";
     return 1;
   }
   if (*command == "help") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -220,8 +221,10 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   }
   if (args.gpu_bind) {
     // Slurm's --gpu-bind: none turns off the per-task binding --gpus-per-task
-    // implies; per_task:N binds each task to N GPUs of the step's, in order.
-    std::string bind = *args.gpu_bind;
+    // implies; per_task:N binds each task to N GPUs of the step's, in order;
+    // map_gpu:, mask_gpu:, closest and single:N are applied per task on the
+    // node (noded/steps/gpu_bind.h).
+    std::string bind = absl::AsciiStrToLower(*args.gpu_bind);
     if (bind.rfind("verbose,", 0) == 0) bind = bind.substr(8);
     int per_task = 0;
     if (bind == "none") {
@@ -229,9 +232,14 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     } else if (bind.rfind("per_task:", 0) == 0 && absl::SimpleAtoi(bind.substr(9), &per_task) &&
                per_task > 0) {
       request.set_gpu_bind_per_task(per_task);
+    } else if (bind.rfind("map_gpu:", 0) == 0 || bind.rfind("mask_gpu:", 0) == 0 ||
+               bind == "closest" || bind.rfind("single:", 0) == 0) {
+      request.set_gpu_bind(bind);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--gpu-bind=", *args.gpu_bind, " is not supported by Skiff (none and per_task:N are)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--gpu-bind=", *args.gpu_bind,
+                       " is not supported by Skiff (none, per_task:N, map_gpu:, mask_gpu:, "
+                       "closest and single:N are)"));
     }
   }
   if (args.gpus_per_task) {

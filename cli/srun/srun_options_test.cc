@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -142,7 +143,7 @@ TEST(BuildStepRequest, MemoryPerCpuOrGpuAndCpusPerGpu) {
   EXPECT_EQ(r->cpus_per_task(), 4);
 }
 
-TEST(BuildStepRequest, GpuBindNoneOrPerTask) {
+TEST(BuildStepRequest, GpuBindNonePerTaskAndPerTaskMaps) {
   SrunArgs args = Command({"x"});
   args.gpus_per_task = 1;
   args.gpu_bind = "none";
@@ -153,9 +154,17 @@ TEST(BuildStepRequest, GpuBindNoneOrPerTask) {
   r = BuildStepRequest(args, JobEnv(), "/");
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->gpu_bind_per_task(), 2);
-  args.gpu_bind = "closest";
-  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
-            "--gpu-bind=closest is not supported by Skiff (none and per_task:N are)");
+  for (const char* bind : {"closest", "map_gpu:1*2,0", "mask_gpu:0x3", "single:2"}) {
+    args.gpu_bind = absl::StrCat("verbose,", bind);
+    r = BuildStepRequest(args, JobEnv(), "/");
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->gpu_bind(), bind) << "applied per task by noded";
+  }
+  args.gpu_bind = "Map_GPU:1";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/")->gpu_bind(), "map_gpu:1");
+  args.gpu_bind = "nearest";
+  EXPECT_THAT(std::string(BuildStepRequest(args, JobEnv(), "/").status().message()),
+              ::testing::HasSubstr("--gpu-bind=nearest is not supported by Skiff"));
 }
 
 TEST(BuildStepRequest, BadInputIsNamed) {

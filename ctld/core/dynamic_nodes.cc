@@ -109,4 +109,18 @@ SkiffConfig WithDynamicNodes(SkiffConfig config, const std::vector<NodeConfig>& 
   return config;
 }
 
+SkiffConfig WithoutNodes(SkiffConfig config, const std::vector<std::string>& names) {
+  auto named = [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  config.nodes.erase(std::remove_if(config.nodes.begin(), config.nodes.end(),
+                                    [&](const NodeConfig& node) { return named(node.name); }),
+                     config.nodes.end());
+  for (PartitionConfig& partition : config.partitions) {
+    partition.nodes.erase(std::remove_if(partition.nodes.begin(), partition.nodes.end(), named),
+                          partition.nodes.end());
+  }
+  return config;
+}
+
 }  // namespace skiff::ctld

@@ -4,7 +4,9 @@
 // A joined node is a NodeConfig like a NodeName line's, stored as a record
 // (kind kDynamicNodeKind, key its name) in ctld's database and kept across
 // restarts. It belongs to every partition declared `Nodes=ALL`. skiff.conf
-// wins: a NodeName line with the same name replaces the joined node.
+// wins: a NodeName line with the same name replaces the joined node. A joined
+// node is deleted as Slurm deletes a dynamic node: its record goes, and it
+// leaves the configuration and the node table.
 #ifndef SKIFF_CTLD_CORE_DYNAMIC_NODES_H_
 #define SKIFF_CTLD_CORE_DYNAMIC_NODES_H_
 
@@ -29,6 +31,10 @@ absl::StatusOr<NodeConfig> DecodeDynamicNode(const std::string& name, const std:
 // a note for the log.
 SkiffConfig WithDynamicNodes(SkiffConfig config, const std::vector<NodeConfig>& joined,
                              std::vector<std::string>* notes);
+
+// `config` without the nodes `names` (`scontrol delete NodeName=`, DELETE
+// node/NAME of a joined node): out of its node list and every partition's.
+SkiffConfig WithoutNodes(SkiffConfig config, const std::vector<std::string>& names);
 
 }  // namespace skiff::ctld
 

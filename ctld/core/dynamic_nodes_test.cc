@@ -84,6 +84,21 @@ TEST(DynamicNodes, SkiffConfWinsOverAJoinedNodeOfTheSameName) {
   EXPECT_NE(notes[0].find("NodeName=n1"), std::string::npos);
 }
 
+TEST(DynamicNodes, ADeletedNodeLeavesTheConfigurationAndTheTable) {
+  const SkiffConfig joined = WithDynamicNodes(Base(), {Joined("n7"), Joined("n8")}, nullptr);
+  NodeTable table(joined);
+  ASSERT_NE(table.Find("n7"), nullptr);
+  const SkiffConfig without = WithoutNodes(joined, {"n7"});
+  EXPECT_EQ(without.FindNode("n7"), nullptr);
+  EXPECT_EQ(without.FindPartition("all")->nodes, (std::vector<std::string>{"n1", "n8"}));
+  EXPECT_EQ(table.DropNodesNotIn(without), 1u);
+  EXPECT_EQ(table.DropNodesNotIn(without), 0u);
+  EXPECT_EQ(table.Find("n7"), nullptr);
+  ASSERT_NE(table.Find("n8"), nullptr) << "the index follows the shift";
+  EXPECT_EQ(table.Find("n8")->config.name, "n8");
+  EXPECT_EQ(table.nodes().size(), 2u);
+}
+
 TEST(DynamicNodes, NodeTableTakesJoinedNodesAtRunTime) {
   const SkiffConfig base = Base();
   NodeTable table(base);

@@ -84,6 +84,18 @@ size_t NodeTable::AddMissingNodes(const SkiffConfig& config) {
   return added;
 }
 
+size_t NodeTable::DropNodesNotIn(const SkiffConfig& config) {
+  const size_t before = nodes_.size();
+  nodes_.erase(std::remove_if(
+                   nodes_.begin(), nodes_.end(),
+                   [&](const Node& node) { return config.FindNode(node.config.name) == nullptr; }),
+               nodes_.end());
+  if (nodes_.size() == before) return 0;
+  index_.clear();
+  for (size_t i = 0; i < nodes_.size(); ++i) index_.emplace(nodes_[i].config.name, i);
+  return before - nodes_.size();
+}
+
 void NodeTable::SetPartitions(const SkiffConfig& config) {
   for (Node& node : nodes_) node.partitions.clear();
   for (const PartitionConfig& partition : config.partitions) {

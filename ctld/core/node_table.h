@@ -143,6 +143,9 @@ class NodeTable {
   // dynamic_nodes.h), as the constructor would have; their partitions come with
   // the next SetPartitions. Returns how many were added.
   size_t AddMissingNodes(const SkiffConfig& config);
+  // Removes the nodes `config` no longer defines (a joined node deleted:
+  // dynamic_nodes.h). REQUIRES: none of them holds a job. Returns how many.
+  size_t DropNodesNotIn(const SkiffConfig& config);
 
   // A node daemon (re)registered. NotFound for a node not in the configuration;
   // InvalidArgument for impossible values. With `config_overrides` the node's

@@ -27,6 +27,7 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.Ctld/UpdateJob", "REQUEST_UPDATE_JOB", 3001},
     {"/skiff.v1.Ctld/NotifyJob", "REQUEST_JOB_NOTIFY", 4022},
     {"/skiff.v1.Ctld/UpdateNode", "REQUEST_UPDATE_NODE", 3002},
+    {"/skiff.v1.Ctld/DeleteNodes", "REQUEST_DELETE_NODE", 3014},
     {"/skiff.v1.Ctld/GetConfig", "REQUEST_BUILD_INFO", 2001},
     {"/skiff.v1.Ctld/UpdatePartition", "REQUEST_UPDATE_PARTITION", 3005},
     {"/skiff.v1.Ctld/Reconfigure", "REQUEST_RECONFIGURE", 1003},

@@ -428,6 +428,14 @@ grpc::Status CtldService::UpdateNode(grpc::ServerContext* context,
                                               request->state(), request->reason()));
 }
 
+grpc::Status CtldService::DeleteNodes(grpc::ServerContext* context,
+                                      const v1::DeleteNodesRequest* request,
+                                      v1::DeleteNodesReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  return ToGrpcStatus(controller_.DeleteNodes({caller->uid, caller->gid}, Names(request->names())));
+}
+
 grpc::Status CtldService::UpdatePartition(grpc::ServerContext* context,
                                           const v1::UpdatePartitionRequest* request,
                                           v1::UpdatePartitionReply*) {

@@ -41,6 +41,8 @@ class CtldService final : public v1::Ctld::Service {
                          v1::JobNotifyReply* reply) override;
   grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
                           v1::UpdateNodeReply* reply) override;
+  grpc::Status DeleteNodes(grpc::ServerContext* context, const v1::DeleteNodesRequest* request,
+                           v1::DeleteNodesReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
                          v1::GetConfigReply* reply) override;
   grpc::Status UpdatePartition(grpc::ServerContext* context,

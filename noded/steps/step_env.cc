@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 #include "common/propagated_limits.h"
+#include "noded/steps/gpu_bind.h"
 
 namespace skiff::noded {
 
@@ -61,7 +62,9 @@ std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string
   env["SLURM_PROCID"] = absl::StrCat(task_id);
   env["SLURM_LOCALID"] = absl::StrCat(local_id);
   std::vector<int> bound = node.gpus;
-  if (node.gpus_per_task > 0) {
+  if (IsTaskGpuBind(node.gpu_bind)) {
+    bound = BoundGpus(node.gpu_bind, node.gpus, local_id);
+  } else if (node.gpus_per_task > 0) {
     const size_t first = static_cast<size_t>(local_id) * static_cast<size_t>(node.gpus_per_task);
     if (first + static_cast<size_t>(node.gpus_per_task) <= node.gpus.size()) {
       bound.assign(node.gpus.begin() + static_cast<std::ptrdiff_t>(first),

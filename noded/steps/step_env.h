@@ -52,6 +52,9 @@ struct TaskNodeFacts {
   // --gpus-per-task: task `local_id` is bound to gpus[local_id * N, +N)
   // (CUDA_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL); SLURM_STEP_GPUS lists all.
   int gpus_per_task = 0;
+  // --gpu-bind=map_gpu:/mask_gpu:/closest/single:N (gpu_bind.h), which wins
+  // over gpus_per_task; "" when not given.
+  std::string gpu_bind;
 };
 // "NAME=VALUE" strings sorted by name.
 std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,

@@ -40,6 +40,14 @@ TEST(StepEnvironment, TaskVariablesAndGpus) {
   EXPECT_TRUE(std::is_sorted(env.begin(), env.end()));
 }
 
+TEST(StepEnvironment, AGpuBindMapWinsOverGpusPerTask) {
+  // --gpus-per-task=1 --gpu-bind=map_gpu:6,4: the map decides.
+  TaskNodeFacts node{"n1", 0, {0, 1}, 2, {4, 6}, 1, "map_gpu:6,4"};
+  EXPECT_THAT(TaskEnvironment({}, node, 0, 0), Contains("CUDA_VISIBLE_DEVICES=6"));
+  EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("CUDA_VISIBLE_DEVICES=4"));
+  EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("SLURM_STEP_GPUS=4,6"));
+}
+
 TEST(StepEnvironment, GpusPerTaskBindEachTaskToItsOwnGpus) {
   // Two tasks with one GPU each on GPUs 4 and 6 of the node (--gpus-per-task=1).
   TaskNodeFacts node{"n1", 0, {0, 1}, 2, {4, 6}, 1};

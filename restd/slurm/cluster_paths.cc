@@ -150,6 +150,20 @@ HttpResponse ReservationsAnswer(RestCall& call, const std::string& only) {
                 {{"reservations", std::move(reservations)}, {"last_update", Time(reply.now())}});
 }
 
+// DELETE /node/{node_name}: scontrol delete NodeName= (joined nodes, as
+// slurmrestd deletes dynamic ones); operators only, ctld decides.
+HttpResponse DeleteNode(RestCall& call) {
+  absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(call.args[0]);
+  if (!names.ok()) return Failure(call, names.status());
+  v1::DeleteNodesRequest request;
+  for (const std::string& name : *names) request.add_names(name);
+  v1::DeleteNodesReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::DeleteNodes, request, &reply); !s.ok()) {
+    return Failure(call, s);
+  }
+  return Answer(call, Json::object());
+}
+
 HttpResponse GetReservations(RestCall& call) { return ReservationsAnswer(call, ""); }
 
 HttpResponse GetReservation(RestCall& call) { return ReservationsAnswer(call, call.args[0]); }
@@ -190,6 +204,7 @@ void AddClusterPaths(Router& router) {
   router.Add("GET", "/slurm/{version}/nodes", GetNodes);
   router.Add("GET", "/slurm/{version}/node/{node_name}", GetNode);
   router.Add("POST", "/slurm/{version}/node/{node_name}", UpdateNode);
+  router.Add("DELETE", "/slurm/{version}/node/{node_name}", DeleteNode);
   router.Add("GET", "/slurm/{version}/partitions", GetPartitions);
   router.Add("GET", "/slurm/{version}/partition/{partition_name}", GetPartition);
   router.Add("GET", "/slurm/{version}/reservations", GetReservations);

@@ -68,28 +68,26 @@ HttpResponse PlainWrite(RestCall& call, const absl::StatusOr<SlurmdbWrite>& writ
   return SlurmdbAnswer(call, {{"warnings", WarningsJson(write->warnings, source)}});
 }
 
+// A POST whose body is read against the account tree as it is now.
+HttpResponse PostOverAccounts(RestCall& call,
+                              absl::StatusOr<SlurmdbWrite> (*read)(const Json&,
+                                                                   const v1::GetAccountsReply&),
+                              const std::string& source) {
+  absl::StatusOr<Json> body = BodyOf(call);
+  if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
+  v1::GetAccountsReply now;
+  if (absl::Status s = AccountsNow(call, &now); !s.ok()) return SlurmdbFailure(call, s, "");
+  return PlainWrite(call, read(*body, now), source);
+}
+
 HttpResponse PostAccounts(RestCall& call) {
-  absl::StatusOr<Json> body = BodyOf(call);
-  if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
-  v1::GetAccountsReply now;
-  if (absl::Status s = AccountsNow(call, &now); !s.ok()) return SlurmdbFailure(call, s, "");
-  return PlainWrite(call, AccountsPost(*body, now), "slurmdb_accounts_add");
+  return PostOverAccounts(call, AccountsPost, "slurmdb_accounts_add");
 }
-
 HttpResponse PostUsers(RestCall& call) {
-  absl::StatusOr<Json> body = BodyOf(call);
-  if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
-  v1::GetAccountsReply now;
-  if (absl::Status s = AccountsNow(call, &now); !s.ok()) return SlurmdbFailure(call, s, "");
-  return PlainWrite(call, UsersPost(*body, now), "slurmdb_users_add");
+  return PostOverAccounts(call, UsersPost, "slurmdb_users_add");
 }
-
 HttpResponse PostAssociations(RestCall& call) {
-  absl::StatusOr<Json> body = BodyOf(call);
-  if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
-  v1::GetAccountsReply now;
-  if (absl::Status s = AccountsNow(call, &now); !s.ok()) return SlurmdbFailure(call, s, "");
-  return PlainWrite(call, AssociationsPost(*body, now), "slurmdb_associations_add");
+  return PostOverAccounts(call, AssociationsPost, "slurmdb_associations_add");
 }
 
 HttpResponse PostQos(RestCall& call) {

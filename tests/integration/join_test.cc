@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/join/tls.h"
 #include "proto/join.grpc.pb.h"
@@ -336,6 +337,45 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
       << cluster.Run("sinfo -N -l").out;
   EXPECT_NE(cluster.Log("ctld.log").find("NodeName=n3 joined earlier"), std::string::npos);
   EXPECT_EQ(TokenState(cluster, token), "used by n3");
+
+  // scontrol delete NodeName= (issue 49's DELETE node): refused for a user,
+  // for a node with a job, for skiff.conf's nodes and for no node; then the
+  // joined node, stopped, leaves the cluster for good.
+  CommandResult busy_job =
+      cluster.Run("cd /tmp && sbatch --parsable -p all -w n3 -o /dev/null --wrap 'sleep 300'");
+  ASSERT_EQ(busy_job.exit_code, 0) << busy_job.err;
+  const std::string busy_id(absl::StripAsciiWhitespace(busy_job.out));
+  ASSERT_TRUE(Eventually(
+      60, [&] { return cluster.Run("squeue -h -o %T -j " + busy_id).out == "RUNNING\n"; }));
+  CommandResult user_delete = cluster.RunAs("skiffjoin", "scontrol delete NodeName=n3");
+  EXPECT_EQ(user_delete.exit_code, 1);
+  EXPECT_EQ(user_delete.err, "delete_node NodeName=n3: Access/permission denied\n");
+  CommandResult while_busy = cluster.Run("scontrol delete NodeName=n3");
+  EXPECT_EQ(while_busy.exit_code, 1);
+  EXPECT_EQ(while_busy.err, "delete_node NodeName=n3: Requested nodes are busy\n");
+  EXPECT_EQ(cluster.Run("scontrol delete nodename n9").err,
+            "delete_node nodename: Invalid node name specified\n");
+  EXPECT_NE(cluster.Run("scontrol delete NodeName=n1").err.find("n1 is defined in skiff.conf"),
+            std::string::npos);
+  cluster.Run("scancel " + busy_id);
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("sinfo -h -N -n n3 -o %T").out == "idle\n";
+  })) << cluster.Run("sinfo -N -l").out;
+  cluster.Run("pkill -f -- '-N n[3] -Z'");  // [3]: not this shell's own command line
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("scontrol delete NodeName=n3").exit_code == 0;
+  })) << cluster.Run("scontrol delete NodeName=n3").err;
+  EXPECT_EQ(cluster.Run("sinfo -h -N -n n3 -o %N").out, "");
+  EXPECT_EQ(cluster.Run("sinfo -h -N -o %N | sort -u").out, "n1\nn2\n");
+  CommandResult shown = cluster.Run("scontrol show node n3");
+  EXPECT_NE(shown.exit_code, 0) << shown.out;
+  // Kept across a restart: the node's record is gone from ctld's state.
+  const pid_t ctld_again = cluster.Pid("ctld");
+  kill(ctld_again, SIGTERM);
+  ASSERT_TRUE(Eventually(60, [&] { return !Alive(ctld_again); }));
+  ASSERT_EQ(cluster.Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return cluster.Run("sinfo -h -N -o %N").exit_code == 0; }));
+  EXPECT_EQ(cluster.Run("sinfo -h -N -o %N | sort -u").out, "n1\nn2\n");
 }
 
 TEST(JoinTest, InitWritesTheHeadNodesConfigOnce) {

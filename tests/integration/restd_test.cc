@@ -289,7 +289,8 @@ TEST_F(RestdTest, EveryReadPathAnswersInSlurmsShapes) {
 
 // The write paths portals and admin scripts use: POST job/{id} (scontrol
 // update) for the job's owner, refused for another user; POST node/{name}
-// (drain, resume) for operators only. Answers checked against Slurm's document.
+// (drain, resume) and DELETE node/{name} for operators only. Answers checked
+// against Slurm's document.
 TEST_F(RestdTest, OwnersUpdateTheirJobsAndOperatorsDrainNodes) {
   const std::string v = "/slurm/v0.0.42/";
   const CommandResult r = cluster_->RunAs(
@@ -347,6 +348,21 @@ TEST_F(RestdTest, OwnersUpdateTheirJobsAndOperatorsDrainNodes) {
   const HttpAnswer resumed = WithToken(root, "POST", node, R"({"state": ["RESUME"]})");
   EXPECT_EQ(resumed.status, 200) << resumed.body;
   EXPECT_FALSE(absl::StrContains(cluster_->Run("scontrol show node n2").out, "DRAIN"));
+  // DELETE node/NAME: scontrol delete NodeName= (operators; joined nodes only,
+  // join_test deletes one): a user is refused, an unknown name named.
+  const HttpAnswer user_delete = AsPeer(kAlice, "DELETE", node);
+  EXPECT_EQ(user_delete.status, 403) << user_delete.body;
+  EXPECT_EQ(Problems("DELETE", node, user_delete), "");
+  const HttpAnswer unknown = WithToken(root, "DELETE", v + "node/n9");
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  EXPECT_EQ(Problems("DELETE", v + "node/n9", unknown), "");
+  EXPECT_TRUE(absl::StrContains(unknown.body.dump(), "Invalid node name specified"))
+      << unknown.body;
+  const HttpAnswer configured = WithToken(root, "DELETE", node);
+  EXPECT_EQ(configured.status, 400) << configured.body;
+  EXPECT_TRUE(absl::StrContains(configured.body.dump(), "defined in skiff.conf"))
+      << configured.body;
+  EXPECT_TRUE(absl::StrContains(cluster_->Run("sinfo -h -N -o %N").out, "n2"));
   cluster_->Run(absl::StrCat("scancel ", id));
 }
 

@@ -159,6 +159,39 @@ TEST_F(StepsTest, GpusPerTaskGiveEachTaskItsOwnGpuAndCpusPerGpuItsCpus) {
   EXPECT_TRUE(absl::StrContains(out, "1: unbound=")) << out;
 }
 
+// srun --gpu-bind=map_gpu:, mask_gpu:, single:N and closest (issue 49), as
+// Slurm's gres plugin binds each task on a node whose GPUs have no Cores=:
+// the job's two GPUs are a (lower) and b.
+TEST_F(StepsTest, GpuBindMapsMasksAndSingleBindEachTaskAsSlurms) {
+  const std::string out =
+      RunJob("-N1 -n4 --gres=gpu:2",
+             "a=${CUDA_VISIBLE_DEVICES%,*}; b=${CUDA_VISIBLE_DEVICES#*,}\n"
+             "echo gpus=$a/$b\n"
+             "show() { srun -n4 -l \"$@\" bash -c 'echo $CUDA_VISIBLE_DEVICES' | sort; }\n"
+             "show --gpu-bind=map_gpu:$b,$a | sed 's/^/map /'\n"
+             "show --gpu-bind=verbose,mask_gpu:$((1 << a)),$(( (1 << a) | (1 << b) )) | "
+             "sed 's/^/mask /'\n"
+             "show --gpu-bind=single:2 | sed 's/^/single /'\n"
+             "show --gpu-bind=closest | sed 's/^/closest /'");
+  std::string a, b;
+  for (const std::string& line : Lines(out)) {
+    if (absl::StartsWith(line, "gpus=")) {
+      a = line.substr(5, line.find('/') - 5);
+      b = line.substr(line.find('/') + 1);
+    }
+  }
+  ASSERT_FALSE(a.empty()) << out;
+  ASSERT_NE(a, b) << out;
+  const std::string both = a + "," + b;
+  for (const std::string& expected :
+       {"map 0: " + b, "map 1: " + a, "map 2: " + b, "map 3: " + a,  // the list repeats
+        "mask 0: " + a, "mask 1: " + both, "mask 2: " + a, "mask 3: " + both, "single 0: " + a,
+        "single 1: " + a, "single 2: " + b, "single 3: " + b, "closest 0: " + both,
+        "closest 3: " + both}) {
+    EXPECT_TRUE(absl::StrContains(out, expected + "\n")) << expected << "\n" << out;
+  }
+}
+
 // A batch job that starts 30 background steps with srun --overlap
 // --mem-per-cpu (issue 49): all 30 run at once, as squeue --steps shows.
 TEST_F(StepsTest, ThirtyOverlappingStepsWithMemoryPerCpuRunAtOnce) {

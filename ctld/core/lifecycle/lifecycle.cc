@@ -75,7 +75,9 @@ Lifecycle::Lifecycle(const SkiffConfig& config, LifecycleSettings settings, int6
 void Lifecycle::SetConfig(const SkiffConfig& config, LifecycleSettings settings) {
   config_ = &config;
   settings_ = settings;
-  state_.UnjournaledNodes().AddMissingNodes(config);  // nodes that joined (dynamic_nodes.h)
+  // Nodes that joined, and joined nodes deleted (dynamic_nodes.h).
+  state_.UnjournaledNodes().AddMissingNodes(config);
+  state_.UnjournaledNodes().DropNodesNotIn(config);
   state_.UnjournaledNodes().SetPartitions(config);
   views_generation_ = ~uint64_t{0};  // AccountingStorageEnforce may have changed
   RefreshAccountingViews();
