@@ -13,10 +13,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "admin/init_command.h"
 #include "admin/join_command.h"
+#include "admin/node_commands.h"
 #include "admin/token_commands.h"
 #include "common/join/join_token.h"
 #include "common/version.h"
@@ -114,6 +116,30 @@ int RunTokenCommand(const TokenFlags& token) {
   return Print(FormatCreatedToken(*created, time(nullptr)));
 }
 
+// `skiff node remove`'s flags, as parsed.
+struct NodeFlags {
+  CLI::App* remove = nullptr;
+  std::vector<std::string> names;
+  std::string conf;
+};
+
+void AddNode(CLI::App& app, NodeFlags& node) {
+  CLI::App* node_cmd = app.add_subcommand("node", "the cluster's joined nodes (operators)");
+  node_cmd->require_subcommand(1);
+  node.remove = node_cmd->add_subcommand(
+      "remove",
+      "take joined nodes out of the cluster, as scontrol delete NodeName= (stop skiff-noded on "
+      "them first; refused while one holds a job)");
+  node.remove->add_option("names", node.names, "node names or lists (n[7-8])")->required();
+  node.remove->add_option("-f,--conf", node.conf,
+                          "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+}
+
+int RunNodeCommand(const NodeFlags& node) {
+  if (absl::Status s = RemoveNodes(node.conf, node.names); !s.ok()) return Report(s);
+  return 0;
+}
+
 // `skiff join`'s flags, as parsed.
 struct JoinFlags {
   CLI::App* command = nullptr;
@@ -179,13 +205,16 @@ int Run(int argc, char** argv) {
   InitFlags init;
   TokenFlags token;
   JoinFlags join;
+  NodeFlags node;
   AddInit(app, init, root);
   AddToken(app, token);
   AddJoin(app, join, root);
+  AddNode(app, node);
   CLI11_PARSE(app, argc, argv);
   if (init.command->parsed()) return RunInitCommand(init, root);
   if (token.create->parsed() || token.list->parsed()) return RunTokenCommand(token);
   if (join.command->parsed()) return RunJoinCommand(join, root);
+  if (node.remove->parsed()) return RunNodeCommand(node);
   return 1;
 }
 

@@ -338,7 +338,8 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   EXPECT_NE(cluster.Log("ctld.log").find("NodeName=n3 joined earlier"), std::string::npos);
   EXPECT_EQ(TokenState(cluster, token), "used by n3");
 
-  // scontrol delete NodeName= (issue 49's DELETE node): refused for a user,
+  // scontrol delete NodeName= (issue 49's DELETE node, issue 50's skiff node
+  // remove): refused for a user,
   // for a node with a job, for skiff.conf's nodes and for no node; then the
   // joined node, stopped, leaves the cluster for good.
   CommandResult busy_job =
@@ -362,9 +363,11 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
     return cluster.Run("sinfo -h -N -n n3 -o %T").out == "idle\n";
   })) << cluster.Run("sinfo -N -l").out;
   cluster.Run("pkill -f -- '-N n[3] -Z'");  // [3]: not this shell's own command line
-  ASSERT_TRUE(Eventually(60, [&] {
-    return cluster.Run("scontrol delete NodeName=n3").exit_code == 0;
-  })) << cluster.Run("scontrol delete NodeName=n3").err;
+  // skiff node remove: the same deletion, as the admin's tool words it.
+  EXPECT_NE(cluster.Run("skiff node remove n1").err.find("n1 is defined in skiff.conf"),
+            std::string::npos);
+  ASSERT_TRUE(Eventually(60, [&] { return cluster.Run("skiff node remove n3").exit_code == 0; }))
+      << cluster.Run("skiff node remove n3").err;
   EXPECT_EQ(cluster.Run("sinfo -h -N -n n3 -o %N").out, "");
   EXPECT_EQ(cluster.Run("sinfo -h -N -o %N | sort -u").out, "n1\nn2\n");
   CommandResult shown = cluster.Run("scontrol show node n3");
