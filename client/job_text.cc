@@ -335,6 +335,15 @@ absl::StatusOr<std::string> ResolveUserName(std::string_view text) {
 
 std::string FormatMemoryMb(uint64_t mb) { return FormatSize(mb * kMiB); }
 
+std::string JobOverSubscribeText(const v1::JobSpec& spec) {
+  if (spec.exclusive()) {
+    if (spec.exclusive_kind() == "user") return "USER";
+    if (spec.exclusive_kind() == "mcs") return "MCS";
+    return "NO";
+  }
+  return spec.oversubscribe() ? "YES" : "OK";
+}
+
 std::string SlurmJobErrorText(const absl::Status& status, JobRpc rpc) {
   switch (status.code()) {
     case absl::StatusCode::kNotFound:

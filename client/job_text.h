@@ -119,6 +119,14 @@ absl::StatusOr<std::string> ResolveUserName(std::string_view text);
 // 4096 -> "4G", 4821 -> "4821M", 0 -> "0".
 std::string FormatMemoryMb(uint64_t mb);
 
+// ---- Sharing ---------------------------------------------------------------
+
+// A job's OverSubscribe= as Slurm's job_share_string shows it (scontrol show
+// job, squeue %h): "NO" for --exclusive (and OverSubscribe=EXCLUSIVE
+// partitions, whose jobs ctld sends as exclusive), "USER" / "MCS" for
+// --exclusive=user / =mcs, "YES" for -s, else "OK".
+std::string JobOverSubscribeText(const v1::JobSpec& spec);
+
 // ---- Errors ----------------------------------------------------------------
 
 // Slurm's error text (slurm_strerror) for what a job RPC answered: NotFound ->

@@ -162,7 +162,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
     j.Add("memory_per_cpu", Json());
   }
   j.Add("minimum_cpus_per_node", std::max(1, job.cpus_per_task()));
-  j.Add("minimum_tmp_disk_per_node", 0);
+  j.Add("minimum_tmp_disk_per_node", spec.min_tmp_disk_mb());
   j.Add("preempt_time", 0);
   j.Add("pre_sus_time", 0);
   j.Add("priority", job.priority());

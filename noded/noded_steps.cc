@@ -135,7 +135,7 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
                                   ? request.gpus_per_task()
                                   : std::max(0, request.gpu_bind_per_task()));
     launch->set_gpu_bind(request.gpu_bind());
-    launch->set_stdin_all(request.stdin_task() < 0);
+    launch->set_stdin_all(request.stdin_task() == -1);  // -2: no task's (-i none, -i FILE)
     launch->set_stdin_task(request.stdin_task());
     launch->set_pty(request.pty());
     if (request.has_window()) *launch->mutable_window() = request.window();
@@ -145,6 +145,9 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
     launch->set_output_pattern(request.output_pattern());
     launch->set_error_pattern(request.error_pattern());
     launch->set_input_pattern(request.input_pattern());
+    if (request.has_output_task()) launch->set_output_task(request.output_task());
+    if (request.has_error_task()) launch->set_error_task(request.error_task());
+    launch->set_slurmd_debug(request.slurmd_debug());
     if (auto name = job.environment.find("SLURM_JOB_NAME"); name != job.environment.end()) {
       launch->set_job_name(name->second);
     }
@@ -470,6 +473,25 @@ grpc::Status NodedService::RunTasks(
 
 namespace {
 
+// noded's log level by Slurm's name (srun --slurmd-debug's first line).
+std::string SlurmLevelName(const spdlog::logger* logger) {
+  switch (logger != nullptr ? logger->level() : spdlog::level::info) {
+    case spdlog::level::off:
+      return "quiet";
+    case spdlog::level::critical:
+      return "fatal";
+    case spdlog::level::err:
+    case spdlog::level::warn:
+      return "error";
+    case spdlog::level::debug:
+      return "debug";
+    case spdlog::level::trace:
+      return "debug2";
+    default:
+      return "info";
+  }
+}
+
 // Each task of `launch` on this node as the shepherd starts it: its command
 // line (--multi-prog's own, else the step's), its standard streams (srun's
 // -o/-e/-i patterns expanded for the task), its environment and limits, and
@@ -520,6 +542,18 @@ std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::s
     }
     if (!launch.input_pattern().empty())
       spawn.stdin_path = ExpandIoPattern(launch.input_pattern(), io);
+    // -o N / -e N: the other tasks' stream is discarded here; -e all or -e N
+    // keeps the stream's stderr even when its stdout goes to a file.
+    if (launch.has_output_task() && task_id != launch.output_task()) {
+      spawn.stdout_path = "/dev/null";
+    }
+    if (launch.has_error_task()) {
+      if (launch.error_task() >= 0 && task_id != launch.error_task()) {
+        spawn.stderr_path = "/dev/null";
+      } else {
+        spawn.stderr_streamed = true;
+      }
+    }
     spawn.env = TaskEnvironment(step_env, node, task_id, local);
     spawn.umask = limits.umask;
     spawn.rlimits = limits.rlimits;
@@ -629,6 +663,8 @@ StepTasksSpec NodedService::TaskSpecFrom(const v1::TaskLaunch& launch) {
   }
   spec.task_wrapper = jobs_.options().shepherd_binary;
   spec.tasks = TaskSpawnsFrom(launch, node_name_);
+  spec.debug = launch.slurmd_debug();
+  if (spec.debug > 0) spec.log_level = SlurmLevelName(logger_);
   return spec;
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -32,6 +33,7 @@ enum class Display {
   kGres,       // each entry "gres:NAME..."
   kChdir,      // absolute
   kRequeue,    // the option's own name
+  kSetUnset,   // "set", or "unset" for "off"/"no" (--no-kill=off)
 };
 
 const std::map<std::string_view, Display>& DisplayTable() {
@@ -53,6 +55,7 @@ const std::map<std::string_view, Display>& DisplayTable() {
       {"mem-per-gpu", Display::kMegabytes},
       {"mincpus", Display::kInteger},
       {"nice", Display::kInteger},
+      {"no-kill", Display::kSetUnset},
       {"no-requeue", Display::kRequeue},
       {"nodes", Display::kNodes},
       {"ntasks", Display::kInteger},
@@ -82,9 +85,10 @@ std::string IntegerText(const std::optional<std::string>& value) {
   return absl::SimpleAtoi(*value, &n) ? absl::StrCat(n) : *value;
 }
 
+// Slurm's str_to_mbytes rounds a K size up to whole MB ("1500K" is 2).
 std::string MegabytesText(const std::string& value) {
   absl::StatusOr<uint64_t> bytes = ParseSize(value, kMiB);
-  return bytes.ok() ? SlurmMegabytesText(*bytes / kMiB) : value;
+  return bytes.ok() ? SlurmMegabytesText(*bytes / kMiB + (*bytes % kMiB != 0 ? 1 : 0)) : value;
 }
 
 std::string DurationText(const std::string& value) {
@@ -208,7 +212,8 @@ std::string DisplayedValue(const GivenOption& option, const GivenContext& contex
     case Display::kNodes:
       return NodesText(value);
     case Display::kExclusive:
-      if (option.name == "oversubscribe") return "oversubscribe";
+      // -s and --exclusive show their one value; -s alone is "oversubscribe".
+      if (option.name == "oversubscribe" && !option.value) return "oversubscribe";
       return value.empty() ? "exclusive" : value;
     case Display::kSignal:
       return SignalText(value);
@@ -226,6 +231,9 @@ std::string DisplayedValue(const GivenOption& option, const GivenContext& contex
                           value);
     case Display::kRequeue:
       return option.name;
+    case Display::kSetUnset:
+      return absl::EqualsIgnoreCase(value, "off") || absl::EqualsIgnoreCase(value, "no") ? "unset"
+                                                                                         : "set";
   }
   return value;
 }

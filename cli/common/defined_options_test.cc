@@ -35,6 +35,14 @@ TEST_F(DefinedOptionsTest, SlurmsOrderWhateverTheOrderGiven) {
             }));
 }
 
+// Slurm's str_to_mbytes rounds a size in K up to whole MB: `sbatch -v
+// --tmp=1500K` and `--mem=1500K` on the anchor show "2".
+TEST_F(DefinedOptionsTest, SizesInKRoundUpToWholeMegabytes) {
+  EXPECT_EQ(Block({{"tmp", "1500K"}, {"mem", "1024K"}})[2], "mem                 : 1");
+  EXPECT_EQ(Block({{"tmp", "1500K"}})[2], "tmp                 : 2");
+  EXPECT_EQ(Block({{"tmp", "2048"}})[2], "tmp                 : 2G");
+}
+
 TEST_F(DefinedOptionsTest, ValuesAsSlurmShowsThemBack) {
   const std::vector<std::string> block = Block({
       {"mem", "1024"},

@@ -284,7 +284,7 @@ std::string GetoptErrorText(const std::string& program, const std::string& messa
 
 int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
                            const char* const* argv, std::vector<std::string>* operands,
-                           GetoptOrder order) {
+                           GetoptOrder order, int error_exit) {
   // getopt takes the last of a repeated option; CLI11 would refuse the repeat.
   // (Flags keep their own policy: a counting flag such as -dd sums.)
   for (CLI::Option* option : app.get_options()) {
@@ -296,7 +296,7 @@ int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
       NormalizeGetoptArgs(std::vector<std::string>(argv + 1, argv + argc), app, order);
   if (!normalized.ok()) {
     std::cerr << GetoptErrorText(program, std::string(normalized.status().message()));
-    return 1;
+    return error_exit;
   }
   if (operands != nullptr) {
     operands->clear();
@@ -316,7 +316,7 @@ int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
     // What getopt cannot see: a value CLI11 could not convert (an option bound
     // to a number, a choice outside its set).
     std::cerr << GetoptErrorText(program, e.what());
-    return 1;
+    return error_exit;
   }
   return -1;
 }

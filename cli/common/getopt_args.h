@@ -80,19 +80,21 @@ absl::StatusOr<GetoptParsed> ParseGetopt(const std::vector<std::string>& args,
                                          GetoptOrder order,
                                          const std::vector<std::string>& table_order = {});
 
-// What a Slurm command prints for a command line it cannot parse, and exits 1:
+// What a Slurm command prints for a command line it cannot parse (exiting 1,
+// or 255 for sbatch, salloc and srun):
 //   <program>: <message>
 //   Try "<program> --help" for more information
 std::string GetoptErrorText(const std::string& program, const std::string& message);
 
 // Parses argv with `app` as getopt_long would. Returns -1 when the caller should
-// go on, or the exit code to return from main: 0 after printing --help, 1 after
-// printing the error text above to stderr. Operands (arguments that are not
+// go on, or the exit code to return from main: 0 after printing --help,
+// `error_exit` after printing the error text above to stderr: 1, or 255 for
+// srun and salloc, whose '?' case exits -1. Operands (arguments that are not
 // options, in their order) go to `operands` when it is given, else to `app`'s
 // positional options.
 int ParseGetoptCommandLine(CLI::App& app, const std::string& program, int argc,
                            const char* const* argv, std::vector<std::string>* operands = nullptr,
-                           GetoptOrder order = GetoptOrder::kPermute);
+                           GetoptOrder order = GetoptOrder::kPermute, int error_exit = 1);
 
 }  // namespace skiff::cli
 

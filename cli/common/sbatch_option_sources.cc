@@ -29,7 +29,6 @@ constexpr const char* kIgnoredWithValue[] = {
     "-L,--licenses",
     "-m,--distribution",
     "--time-min",
-    "--tmp",
     "--acctg-freq",
     "--hint",
     "--cores-per-socket",
@@ -56,8 +55,6 @@ constexpr const char* kIgnoredWithValue[] = {
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
-    "-k,--no-kill",
-    "-s,--oversubscribe",
     "--reboot",
     "--ignore-pbs",
 };
@@ -109,6 +106,15 @@ SbatchOption OptionalText(const char* names, std::optional<std::string> SbatchRa
   SbatchOption option{{names, GetoptArgument::kOptional}};
   option.text = field;
   option.bare = bare;
+  return option;
+}
+
+// A flag that sets a text field to `value`: -s is --exclusive=oversubscribe.
+SbatchOption FixedText(const char* names, std::optional<std::string> SbatchRawOptions::*field,
+                       const char* value) {
+  SbatchOption option{{names, GetoptArgument::kNone}};
+  option.text = field;
+  option.bare = value;
   return option;
 }
 
@@ -196,6 +202,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--ntasks-per-node,--tasks-per-node", &O::ntasks_per_node),
         Text("--priority", &O::priority),
         Text("--mincpus", &O::mincpus),
+        Text("--tmp", &O::tmp),
         Flag("-O,--overcommit", &O::overcommit),
         Flag("--spread-job", &O::spread_job),
         Flag("--contiguous", &O::contiguous),
@@ -208,8 +215,10 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--mail-type", &O::mail_type),
         Text("--mail-user", &O::mail_user),
         OptionalText("--exclusive", &O::exclusive, "exclusive"),  // [=user|mcs]
-        OptionalText("--get-user-env", &O::get_user_env, "0"),    // [=timeout][S|L]
-        OptionalText("--nice", &O::nice, "100"),                  // [=adjustment]
+        FixedText("-s,--oversubscribe", &O::exclusive, "oversubscribe"),
+        OptionalText("-k,--no-kill", &O::no_kill, "set"),       // [=off]
+        OptionalText("--get-user-env", &O::get_user_env, "0"),  // [=timeout][S|L]
+        OptionalText("--nice", &O::nice, "100"),                // [=adjustment]
         Flag("-H,--hold", &O::hold),
         Flag("--parsable", &O::parsable),
         Flag("--test-only", &O::test_only),
@@ -280,6 +289,20 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
       // A required value is always there; an optional one may not be.
       parsed.options.*option.text =
           found.value ? std::move(*found.value) : std::string(option.bare ? option.bare : "");
+      // Slurm refuses a bad --tmp or --no-kill as it reads it.
+      if (option.text == &SbatchRawOptions::tmp) {
+        if (absl::Status s = CheckTmpOption(*parsed.options.tmp); !s.ok()) return s;
+      }
+      if (option.text == &SbatchRawOptions::no_kill) {
+        if (absl::Status s = ParseNoKillOption(*parsed.options.no_kill).status(); !s.ok()) {
+          return s;
+        }
+      }
+      if (option.text == &SbatchRawOptions::exclusive) {
+        (LongName(option.getopt.names) == "--oversubscribe" ? parsed.options.oversubscribe_named
+                                                            : parsed.options.exclusive_named) =
+            true;
+      }
     } else if (option.flag != nullptr) {
       parsed.options.*option.flag = option.flag_value;
     } else if (option.command != nullptr) {
@@ -287,11 +310,7 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
     } else if (option.count != nullptr) {
       ++(parsed.*option.count);
     } else if (option.ignored) {
-      const std::string name = LongName(option.getopt.names);
-      if (name == "--tmp" && found.value) {
-        if (absl::Status s = CheckTmpOption(*found.value); !s.ok()) return s;
-      }
-      parsed.options.ignored.push_back(name);
+      parsed.options.ignored.push_back(LongName(option.getopt.names));
     } else if (option.container_text != nullptr) {
       parsed.options.container.*option.container_text = std::move(*found.value);
     } else if (option.container_flag != nullptr) {
@@ -417,6 +436,11 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
   }
   // A set but empty SBATCH_EXCLUSIVE means a bare --exclusive.
   if (o.exclusive && o.exclusive->empty()) o.exclusive = "exclusive";
+  o.exclusive_named = o.exclusive.has_value();
+  // SBATCH_NO_KILL: set but empty is a bare -k; else its value, as -k's.
+  if (auto it = env.find("SBATCH_NO_KILL"); it != env.end()) {
+    o.no_kill = it->second.empty() ? "set" : it->second;
+  }
   if (env.count("SBATCH_WAIT")) o.wait = true;
   if (env.count("SBATCH_OVERCOMMIT")) o.overcommit = true;
   if (env.count("SBATCH_SPREAD_JOB")) o.spread_job = true;
@@ -472,12 +496,16 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.requeue, high.requeue);
   take(out.array, high.array);
   take(out.exclusive, high.exclusive);
+  out.exclusive_named |= high.exclusive_named;
+  out.oversubscribe_named |= high.oversubscribe_named;
+  take(out.no_kill, high.no_kill);
   take(out.nice, high.nice);
   take(out.open_mode, high.open_mode);
   take(out.signal, high.signal);
   take(out.ntasks_per_node, high.ntasks_per_node);
   take(out.priority, high.priority);
   take(out.mincpus, high.mincpus);
+  take(out.tmp, high.tmp);
   take(out.overcommit, high.overcommit);
   take(out.spread_job, high.spread_job);
   take(out.contiguous, high.contiguous);
@@ -501,7 +529,12 @@ std::vector<GivenOption> SbatchGivenOptions(const SbatchRawOptions& options) {
   std::set<const void*> shown;  // a field several options set is shown once
   for (const SbatchOption& option : SbatchOptions()) {
     const std::string name = LongName(option.getopt.names).substr(2);
-    if (option.text != nullptr && options.*option.text) {
+    if (option.text == &SbatchRawOptions::exclusive) {
+      // One value, shown under each of the two names that set it.
+      const bool named =
+          name == "oversubscribe" ? options.oversubscribe_named : options.exclusive_named;
+      if (named && options.exclusive) given.push_back({name, *options.exclusive});
+    } else if (option.text != nullptr && options.*option.text) {
       if (shown.insert(&(options.*option.text)).second)
         given.push_back({name, *(options.*option.text)});
     } else if (option.flag != nullptr && options.*option.flag == option.flag_value) {

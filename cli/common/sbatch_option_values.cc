@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/common/sbatch_options.h"
 #include "cli/common/sbatch_options_internal.h"
@@ -282,6 +283,12 @@ absl::Status FillEnvironment(const std::string& mode, const SubmitContext& conte
 
 absl::Status CheckTmpOption(const std::string& value) {
   return sbatch_internal::MemoryOption("--tmp", value).status();
+}
+
+absl::StatusOr<bool> ParseNoKillOption(const std::string& value) {
+  if (absl::EqualsIgnoreCase(value, "set")) return true;
+  if (absl::EqualsIgnoreCase(value, "off") || absl::EqualsIgnoreCase(value, "no")) return false;
+  return sbatch_internal::BadSpecification("--no-kill");
 }
 
 using sbatch_internal::PositiveInt;

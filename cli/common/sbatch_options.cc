@@ -60,6 +60,7 @@ std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec) {
           one("submit_host", spec.submit_host()),
           one("dependency", spec.dependency()),
           one("export_mode", spec.export_mode()),
+          one("exclusive_kind", spec.exclusive_kind()),
           one("array", spec.array()),
           one("gpus", spec.gpus()),
           one("gpus_per_node", spec.gpus_per_node()),
@@ -242,17 +243,20 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (v != "exclusive" && v != "user" && v != "mcs" && v != "oversubscribe") {
       return BadSpecification("--exclusive");
     }
-    if (v != "oversubscribe" &&
-        std::count(o.ignored.begin(), o.ignored.end(), "--oversubscribe") != 0) {
-      return absl::FailedPreconditionError(
-          "--exclusive and --oversubscribe options are mutually exclusive");
-    }
     if (v == "user" || v == "mcs") {
       out.warnings.push_back(absl::StrCat("--exclusive=", *o.exclusive,
                                           " is not supported by Skiff; the job gets its nodes "
                                           "to itself, as with --exclusive"));
+      spec.set_exclusive_kind(v);  // OverSubscribe=USER / MCS, as Slurm shows it
     }
+    // -s and --exclusive=oversubscribe: OverSubscribe=YES.
     spec.set_exclusive(v != "oversubscribe");
+    spec.set_oversubscribe(v == "oversubscribe");
+  }
+  if (o.no_kill) {
+    absl::StatusOr<bool> no_kill = ParseNoKillOption(*o.no_kill);
+    if (!no_kill.ok()) return no_kill.status();
+    spec.set_no_kill(*no_kill);
   }
   if (o.nodelist) {
     absl::StatusOr<std::vector<std::string>> names =
@@ -331,6 +335,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     absl::StatusOr<int32_t> n = CountOption("--mincpus", *o.mincpus);
     if (!n.ok()) return n.status();
     spec.set_min_cpus_per_node(*n);
+  }
+  if (o.tmp) {
+    absl::StatusOr<uint64_t> mb = MemoryOption("--tmp", *o.tmp);
+    if (!mb.ok()) return mb.status();
+    spec.set_min_tmp_disk_mb(*mb);
   }
   spec.set_overcommit(o.overcommit.value_or(false));
   spec.set_spread_job(o.spread_job.value_or(false));

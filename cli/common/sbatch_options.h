@@ -64,8 +64,17 @@ struct SbatchRawOptions {
   std::optional<std::string> wrap;                 // --wrap (command line only)
   std::optional<std::string> array;                // -a, --array: "1-10%2", "0-15:4", "1,3"
   // --exclusive[=user|mcs|exclusive|oversubscribe]; a bare --exclusive reads
-  // "exclusive", as Slurm treats the two the same.
+  // "exclusive", as Slurm treats the two the same. -s/--oversubscribe sets it
+  // too, to "oversubscribe": the two are one setting in Slurm (opt->shared),
+  // and the later given wins.
   std::optional<std::string> exclusive;
+  // Which of the two set `exclusive`, at any level: -v shows each one given,
+  // both with the value that won.
+  bool exclusive_named = false;
+  bool oversubscribe_named = false;
+  // -k, --no-kill[=off]: "set" when bare (or SBATCH_NO_KILL is empty); "off"
+  // or "no" undoes SBATCH_NO_KILL (ParseNoKillOption).
+  std::optional<std::string> no_kill;
   std::optional<std::string> nodelist;    // -w, --nodelist: hostlist, or a file if it has a '/'
   std::optional<std::string> exclude;     // -x, --exclude: the same
   std::optional<std::string> constraint;  // -C, --constraint
@@ -82,6 +91,7 @@ struct SbatchRawOptions {
   std::optional<std::string> ntasks_per_node;  // --ntasks-per-node, --tasks-per-node
   std::optional<std::string> priority;         // --priority: N or TOP
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
+  std::optional<std::string> tmp;              // --tmp: TmpDisk per node at least (MB, or K/M/G/T)
   std::optional<bool> overcommit;              // -O, --overcommit
   std::optional<bool> spread_job;              // --spread-job
   std::optional<bool> contiguous;              // --contiguous
@@ -121,10 +131,15 @@ absl::StatusOr<SbatchCommandLine> ParseSbatchCommandLine(const std::vector<std::
 absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view script);
 
 // --tmp=SIZE (sbatch, salloc, srun): Slurm's check of the value (a size in MB
-// unless suffixed K, M, G, T): InvalidArgument "Invalid --tmp specification",
-// on which all three exit 255. Skiff keeps no TmpDisk per node and ignores a
-// valid value, with a warning.
+// unless suffixed K, M, G, T), made where Slurm makes it, as the option is
+// read: InvalidArgument "Invalid --tmp specification", on which all three
+// exit 255. A valid value becomes JobSpec.min_tmp_disk_mb (BuildSubmission).
 absl::Status CheckTmpOption(const std::string& value);
+
+// -k/--no-kill's value (sbatch, salloc, srun): "set" (its bare form) is true,
+// "off" and "no" false, any case; else InvalidArgument "Invalid --no-kill
+// specification" (exit 255), as Slurm's arg_set_no_kill.
+absl::StatusOr<bool> ParseNoKillOption(const std::string& value);
 
 // ExtractDirectives, then the same option parser as the command line.
 // Errors: InvalidArgument "Invalid directive found in batch script: <arg>" for

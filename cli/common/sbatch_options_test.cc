@@ -49,7 +49,7 @@ constexpr char kScript[] =
     "echo hello\n"
     "#SBATCH -p after-the-first-command\n";
 
-TEST(ParseSbatchCommandLine, TmpIsCheckedAsSlurmsThenIgnored) {
+TEST(ParseSbatchCommandLine, TmpIsCheckedAsSlurmChecksIt) {
   absl::StatusOr<SbatchCommandLine> bad = ParseSbatchCommandLine({"--tmp=abc", "j.sh"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);  // exit 255
@@ -61,6 +61,41 @@ TEST(ParseSbatchCommandLine, TmpIsCheckedAsSlurmsThenIgnored) {
   }
   EXPECT_TRUE(CheckTmpOption("1T").ok());
   EXPECT_FALSE(CheckTmpOption("").ok());
+}
+
+// --tmp reaches the spec in MB (rounded up, as Slurm's str_to_mbytes), from
+// the command line, a directive or salloc's and srun's same option, with no
+// warning; -v shows it as Slurm 22.05's sbatch did on the anchor ("tmp : 2G"
+// for --tmp=2048, "tmp : 2" for --tmp=1500K).
+TEST(BuildSubmission, TmpBecomesTheJobsMinTmpDisk) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"--tmp=10G", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.min_tmp_disk_mb(), 10240u);
+  EXPECT_TRUE(s->warnings.empty());
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --tmp=1500K\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.min_tmp_disk_mb(), 2u);
+  s = Submit({"--tmp=100", "j.sh"}, "#!/bin/sh\n#SBATCH --tmp=1G\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.min_tmp_disk_mb(), 100u);  // the command line wins
+  s = Submit({"j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.min_tmp_disk_mb(), 0u);
+  // A bad value in a directive is refused as on the command line.
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --tmp=lots\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid --tmp specification");
+  EXPECT_EQ(SbatchExitCode(s.status()), 255);
+  for (const auto& [value, shown] :
+       std::vector<std::pair<std::string, std::string>>{{"2048", "tmp                 : 2G"},
+                                                        {"1500K", "tmp                 : 2"},
+                                                        {"100", "tmp                 : 100"}}) {
+    s = Submit({"-v", "--tmp=" + value, "--wrap=true"}, WrapScript("true"));
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_NE(std::find(s->defined_options.begin(), s->defined_options.end(), shown),
+              s->defined_options.end())
+        << value;
+  }
 }
 
 TEST(ExtractDirectives, ReadsTheLeadingCommentBlockLikeSlurm) {
@@ -519,13 +554,13 @@ TEST(ParseSbatchCommandLine, ValuesAreTakenAsGetoptTakesThem) {
 
 TEST(BuildSubmission, IgnoredSlurmOptionsWarn) {
   absl::StatusOr<SbatchSubmission> s =
-      Submit({"--wckey=x", "-k", "--tmp=10G", "j.sh"}, "#!/bin/sh\n");
+      Submit({"--wckey=x", "--reboot", "--hint=compute_bound", "j.sh"}, "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();
   // In the order they were given, as getopt reads them.
   EXPECT_EQ(s->warnings,
             (std::vector<std::string>{"--wckey is not supported by Skiff and was ignored",
-                                      "--no-kill is not supported by Skiff and was ignored",
-                                      "--tmp is not supported by Skiff and was ignored"}));
+                                      "--reboot is not supported by Skiff and was ignored",
+                                      "--hint is not supported by Skiff and was ignored"}));
 }
 
 TEST(ParseSbatchCommandLine, TheLastOfOpposingOptionsWins) {
@@ -679,11 +714,96 @@ TEST(BuildSubmission, GpusPerTaskAndCpusPerGpuReachTheSpec) {
   EXPECT_EQ(s.status().message(), "Invalid --gpus-per-task specification: 'a:b:1'");
 }
 
-TEST(BuildSubmission, ExclusiveAndOversubscribeConflict) {
-  absl::StatusOr<SbatchSubmission> s = Submit({"--exclusive", "-s", "j.sh"}, "#!/bin/sh\n");
+// -s and --exclusive set one thing in Slurm (opt->shared): the later wins,
+// and -v shows each one given with the value that won (Slurm 22.05 on the
+// anchor: "-s --exclusive" shows "exclusive : exclusive" and "oversubscribe :
+// exclusive", and the job OverSubscribe=NO).
+TEST(BuildSubmission, OversubscribeAndExclusiveAreOneSettingTheLaterWins) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"-s", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.oversubscribe());
+  EXPECT_FALSE(s->spec.exclusive());
+  EXPECT_TRUE(s->warnings.empty());
+  s = Submit({"--exclusive", "-s", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.oversubscribe());
+  EXPECT_FALSE(s->spec.exclusive());
+  s = Submit({"-s", "--exclusive", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.oversubscribe());
+  EXPECT_TRUE(s->spec.exclusive());
+  // The command line over a directive.
+  s = Submit({"--exclusive", "j.sh"}, "#!/bin/sh\n#SBATCH -s\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.exclusive());
+  EXPECT_FALSE(s->spec.oversubscribe());
+  s = Submit({"--exclusive=user", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.exclusive_kind(), "user");
+  EXPECT_TRUE(s->spec.exclusive());
+
+  auto shown = [](const std::vector<std::string>& args) {
+    std::vector<std::string> args_v = args;
+    args_v.insert(args_v.begin(), "-v");
+    args_v.push_back("--wrap=true");
+    absl::StatusOr<SbatchSubmission> sub = Submit(args_v, WrapScript("true"));
+    std::vector<std::string> lines;
+    if (!sub.ok()) return lines;
+    for (const std::string& line : sub->defined_options) {
+      if (line.rfind("exclusive", 0) == 0 || line.rfind("oversubscribe", 0) == 0) {
+        lines.push_back(line);
+      }
+    }
+    return lines;
+  };
+  EXPECT_EQ(shown({"-s"}), std::vector<std::string>{"oversubscribe       : oversubscribe"});
+  EXPECT_EQ(shown({"-s", "--exclusive"}),
+            (std::vector<std::string>{"exclusive           : exclusive",
+                                      "oversubscribe       : exclusive"}));
+  EXPECT_EQ(shown({"--exclusive", "-s"}),
+            (std::vector<std::string>{"exclusive           : oversubscribe",
+                                      "oversubscribe       : oversubscribe"}));
+  EXPECT_EQ(shown({"--exclusive=user", "-s"}),
+            (std::vector<std::string>{"exclusive           : oversubscribe",
+                                      "oversubscribe       : oversubscribe"}));
+  EXPECT_EQ(shown({"--exclusive=user"}), std::vector<std::string>{"exclusive           : user"});
+}
+
+// -k/--no-kill[=off], and SBATCH_NO_KILL (set but empty: -k), as Slurm 22.05's
+// arg_set_no_kill reads them; -v shows "set" or "unset" (the anchor's).
+TEST(BuildSubmission, NoKillAsSlurmReadsIt) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"-k", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.no_kill());
+  EXPECT_TRUE(s->warnings.empty());
+  s = Submit({"j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.no_kill());
+  s = Submit({"-koff", "j.sh"}, "#!/bin/sh\n#SBATCH --no-kill\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.no_kill());
+  SubmitContext context = Context();
+  context.environment["SBATCH_NO_KILL"] = "";
+  s = Submit({"j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->spec.no_kill());
+  s = Submit({"--no-kill=OFF", "j.sh"}, "#!/bin/sh\n", context);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_FALSE(s->spec.no_kill());
+  context.environment["SBATCH_NO_KILL"] = "1";
+  s = Submit({"j.sh"}, "#!/bin/sh\n", context);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().message(), "--exclusive and --oversubscribe options are mutually exclusive");
-  EXPECT_EQ(SbatchExitCode(s.status()), 1);
+  EXPECT_EQ(s.status().message(), "Invalid --no-kill specification");
+  EXPECT_EQ(SbatchExitCode(s.status()), 255);
+  absl::StatusOr<SbatchCommandLine> bad = ParseSbatchCommandLine({"--no-kill=bogus", "j.sh"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "Invalid --no-kill specification");
+  s = Submit({"-v", "-k", "--wrap=true"}, WrapScript("true"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->defined_options[2], "no-kill             : set");
+  s = Submit({"-v", "--no-kill=no", "--wrap=true"}, WrapScript("true"));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->defined_options[2], "no-kill             : unset");
 }
 
 TEST(BuildSubmission, ContainerBundleIsMadeAbsoluteAgainstTheSubmittingDirectory) {

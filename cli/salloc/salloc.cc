@@ -20,6 +20,7 @@
 #include "cli/common/container_options.h"
 #include "cli/common/defined_options.h"
 #include "cli/common/getopt_args.h"
+#include "cli/common/option_values.h"
 #include "cli/common/sbatch_options.h"
 #include "cli/salloc/salloc_help.h"
 #include "client/ctld_client.h"
@@ -47,7 +48,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   bool help = false, usage = false, version = false, quiet = false, no_shell = false;
   bool hold = false;
   std::optional<std::string> immediate;  // -I[secs]
-  std::optional<std::string> tmp;        // --tmp: checked, then ignored (CheckTmpOption)
+  std::optional<std::string> exclusive;  // --exclusive[=...], resolved with -s after parsing
+  bool oversubscribe = false;            // -s
   bool overcommit = false, spread_job = false, use_min_nodes = false, contiguous = false;
   int verbose = 0;
   app.add_option("-A,--account", o.account);
@@ -57,7 +59,9 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("-C,--constraint", o.constraint);
   app.add_option("-d,--dependency", o.dependency);
   app.add_option("-D,--chdir", o.chdir);
-  app.add_option("--exclusive", o.exclusive)->expected(0, 1);
+  CLI::Option* exclusive_option = app.add_option("--exclusive", exclusive)->expected(0, 1);
+  CLI::Option* oversubscribe_option = app.add_flag("-s,--oversubscribe", oversubscribe);
+  CLI::Option* no_kill_option = app.add_option("-k,--no-kill", o.no_kill)->expected(0, 1);
   app.add_option("-x,--exclude", o.exclude);
   app.add_option("-G,--gpus", o.gpus);
   app.add_option("--gpus-per-node", o.gpus_per_node);
@@ -87,7 +91,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--reservation", o.reservation);
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
-  app.add_option("--tmp", tmp);
+  app.add_option("--tmp", o.tmp);
   app.add_flag("--usage", usage);
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
@@ -98,21 +102,57 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     o.container.bundle = bundle;
   }
   std::vector<std::string> command;
+  // A command line getopt refuses ends salloc with 255, as Slurm's.
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
-                                                  skiff::cli::GetoptOrder::kStopAtOperand);
+                                                  skiff::cli::GetoptOrder::kStopAtOperand,
+                                                  /*error_exit=*/255);
       rc >= 0) {
     return rc;
+  }
+  // The values Slurm's salloc checks as it reads them, in their order, with
+  // its exit codes (1 for a count, else 255).
+  if (std::optional<skiff::cli::OptionValueError> bad =
+          skiff::cli::CheckParsedOptionValues(app, {{"cpus-per-task", &o.cpus_per_task},
+                                                    {"ntasks", &o.ntasks},
+                                                    {"ntasks-per-node", &o.ntasks_per_node},
+                                                    {"mincpus", &o.mincpus},
+                                                    {"cpus-per-gpu", &o.cpus_per_gpu},
+                                                    {"immediate", &immediate},
+                                                    {"mem", &o.mem},
+                                                    {"mem-per-cpu", &o.mem_per_cpu},
+                                                    {"mem-per-gpu", &o.mem_per_gpu},
+                                                    {"nodes", &o.nodes},
+                                                    {"time", &o.time},
+                                                    {"begin", &o.begin},
+                                                    {"exclusive", &exclusive}})) {
+    fprintf(stderr, "%s: error: %s\n", kProgram, bad->message.c_str());
+    return bad->exit_code;
   }
   skiff::cli::ApplyContainerFlags(app, container_flags, &o.container);
   if (skiff::cli::PrintAskedInfo({version, help, usage}, &skiff::cli::SallocHelp,
                                  &skiff::cli::SallocUsage)) {
     return 0;
   }
-  if (tmp) {
-    if (absl::Status s = skiff::cli::CheckTmpOption(*tmp); !s.ok()) {
+  if (o.tmp) {
+    if (absl::Status s = skiff::cli::CheckTmpOption(*o.tmp); !s.ok()) {
       return skiff::client::ReportError(kProgram, s, 255);
     }
-    o.ignored.push_back("--tmp");
+  }
+  if (no_kill_option->count() > 0 && (!o.no_kill || o.no_kill->empty())) o.no_kill = "set";
+  if (o.no_kill) {
+    if (absl::Status s = skiff::cli::ParseNoKillOption(*o.no_kill).status(); !s.ok()) {
+      return skiff::client::ReportError(kProgram, s, 255);
+    }
+  }
+  // -s and --exclusive are one setting (Slurm's opt->shared): the later wins.
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option == exclusive_option) {
+      o.exclusive = exclusive && !exclusive->empty() ? *exclusive : "exclusive";
+      o.exclusive_named = true;
+    } else if (option == oversubscribe_option) {
+      o.exclusive = "oversubscribe";
+      o.oversubscribe_named = true;
+    }
   }
   if (hold) o.hold = true;
   if (overcommit) o.overcommit = true;
@@ -168,8 +208,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   if (immediate) {
     absl::StatusOr<int> seconds = skiff::cli::ImmediateSeconds(*immediate);
     if (!seconds.ok()) {
-      skiff::client::ReportError(kProgram, seconds.status());
-      return 255;
+      // Slurm's parse_int, which exits 1.
+      return skiff::client::ReportError(kProgram, seconds.status(), 1);
     }
     patience.immediate_seconds = *seconds;
   }

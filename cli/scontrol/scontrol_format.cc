@@ -369,10 +369,11 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                                                                : job.mem_per_node_mb());
   }
   r.Line(absl::StrCat("MinCPUsNode=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1, " ",
-                      min_memory, " MinTmpDiskNode=0"));
+                      min_memory,
+                      " MinTmpDiskNode=", client::FormatMemoryMb(spec.min_tmp_disk_mb())));
   r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
   if (!spec.reservation().empty()) r.Line("Reservation=" + spec.reservation());
-  r.Line(absl::StrCat("OverSubscribe=", spec.exclusive() ? "NO" : "OK", " Contiguous=",
+  r.Line(absl::StrCat("OverSubscribe=", client::JobOverSubscribeText(spec), " Contiguous=",
                       spec.contiguous() ? 1 : 0, " Licenses=(null) Network=(null)"));
   r.Line("Command=" +
          (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));

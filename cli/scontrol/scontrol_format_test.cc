@@ -606,6 +606,40 @@ TEST_F(ScontrolFormatTest, PlacementGpuAndMailOptionsShowAsSlurmShowsThem) {
             std::string::npos);
 }
 
+// --tmp as Slurm's job_info.c prints pn_min_tmp_disk (convert_num_unit,
+// exact: a whole unit or MB).
+TEST_F(ScontrolFormatTest, MinTmpDiskNodeIsTheJobsTmp) {
+  v1::JobInfo job = RootJob(89, "tmp");
+  job.mutable_spec()->set_min_tmp_disk_mb(10240);
+  EXPECT_NE(FormatJobRecord(job, {}).find(" MinMemoryCPU=100M MinTmpDiskNode=10G\n"),
+            std::string::npos)
+      << FormatJobRecord(job, {});
+  job.mutable_spec()->set_min_tmp_disk_mb(1500);
+  EXPECT_NE(FormatJobRecord(job, {}).find(" MinTmpDiskNode=1500M\n"), std::string::npos);
+}
+
+// OverSubscribe= as Slurm 22.05 showed it on the anchor: OK by default, YES
+// for -s, NO for --exclusive, USER for --exclusive=user (MCS for =mcs).
+TEST_F(ScontrolFormatTest, OverSubscribeIsHowTheJobSharesItsNodes) {
+  v1::JobInfo job = RootJob(90, "share");
+  v1::JobSpec* spec = job.mutable_spec();
+  auto shown = [&] {
+    const std::string out = FormatJobRecord(job, {});
+    const size_t at = out.find("OverSubscribe=");
+    return at == std::string::npos ? out : out.substr(at, out.find(' ', at) - at);
+  };
+  EXPECT_EQ(shown(), "OverSubscribe=OK");
+  spec->set_oversubscribe(true);
+  EXPECT_EQ(shown(), "OverSubscribe=YES");
+  spec->set_oversubscribe(false);
+  spec->set_exclusive(true);
+  EXPECT_EQ(shown(), "OverSubscribe=NO");
+  spec->set_exclusive_kind("user");
+  EXPECT_EQ(shown(), "OverSubscribe=USER");
+  spec->set_exclusive_kind("mcs");
+  EXPECT_EQ(shown(), "OverSubscribe=MCS");
+}
+
 // Slurm 22.05's job_info.c: "Container=PATH" on a line of its own after
 // MailUser=, the record's last; a pyxis image adds nothing (Slurm's record
 // never holds a SPANK option).

@@ -241,11 +241,11 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'c':
       return absl::StrCat(std::max(1, job.cpus_per_task()));
     case 'd':
-      return "0";
+      return client::FormatMemoryMb(spec.min_tmp_disk_mb());
     case 'f':
       return OrNull(spec.constraint());
     case 'h':
-      return spec.exclusive() ? "NO" : "OK";
+      return client::JobOverSubscribeText(spec);
     case 'H':
     case 'I':
     case 'J':

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,17 +36,15 @@ int skiff::cli::SrunMain(int argc, char** argv) {
   std::map<std::string, std::string> env = skiff::cli::ProcessEnvironment();
   skiff::cli::SrunCommandLine line;
   if (int rc = skiff::cli::ParseSrunCommandLine(argc, argv, env, &line); rc >= 0) return rc;
-  if (line.version) {
-    std::cout << skiff::cli::VersionLine();
+  if (skiff::cli::PrintAskedInfo({line.version, line.help, line.usage}, &skiff::cli::SrunHelp,
+                                 &skiff::cli::SrunUsage)) {
     return 0;
   }
-  if (line.help) {
-    std::cout << skiff::cli::SrunHelp();
-    return 0;
-  }
-  if (line.usage) {
-    std::cout << skiff::cli::SrunUsage();
-    return 0;
+  // As Slurm's srun checks its options, before it shows them (-v).
+  if (line.slurmd_debug) {
+    bool capped = false;
+    skiff::cli::SlurmdDebugIncrement(*line.slurmd_debug, &capped);
+    if (capped) fprintf(stderr, "srun: Using srun's max debug increment of 4\n");
   }
   if (line.verbose > 0) {
     char dir[4096];
@@ -57,13 +54,12 @@ int skiff::cli::SrunMain(int argc, char** argv) {
       fprintf(stderr, "srun: %s\n", text.c_str());
     }
   }
-  // Skiff keeps no TmpDisk per node, as sbatch says of it too; a bad value is
-  // refused as Slurm refuses it.
+  // A bad --tmp is refused as Slurm refuses it; a good one is the
+  // allocation's (AllocateForStep), as a step asks no TmpDisk.
   if (line.tmp) {
     if (absl::Status s = skiff::cli::CheckTmpOption(*line.tmp); !s.ok()) {
       return skiff::client::ReportError("srun", s, 255);
     }
-    fprintf(stderr, "srun: warning: --tmp is not supported by Skiff and was ignored\n");
   }
   if (line.args.pty && !isatty(0)) return Fail("--pty needs a terminal on stdin");
   if (line.args.command.empty()) return Fail("No command given to execute.");
@@ -77,6 +73,9 @@ int skiff::cli::SrunMain(int argc, char** argv) {
   if (!container.ok()) return Fail(std::string(container.status().message()));
   for (const std::string& warning : container->warnings) {
     fprintf(stderr, "srun: warning: %s\n", warning.c_str());
+  }
+  if (absl::Status s = skiff::cli::CountTasksOfMultiProg(env, &line.args); !s.ok()) {
+    return Fail(std::string(s.message()));
   }
   // Outside a job: an allocation of srun's own first, relinquished at the end.
   std::optional<skiff::cli::SrunAllocation> own;

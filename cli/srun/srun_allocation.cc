@@ -81,6 +81,9 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
   SbatchCommandLine command_line;
   command_line.options = SrunAllocationOptions(line.args);
   command_line.options.begin = line.begin;
+  command_line.options.tmp = line.tmp;
+  if (line.oversubscribe) command_line.options.exclusive = "oversubscribe";
+  command_line.options.no_kill = line.no_kill;
   if (line.hold) command_line.options.hold = true;
   SubmitContext submit;
   submit.cwd = cwd;
@@ -98,9 +101,9 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
   AllocationPatience patience;
   if (line.args.immediate) {
     absl::StatusOr<int> seconds = ImmediateSeconds(line.immediate.value_or(""));
-    if (!seconds.ok()) {
+    if (!seconds.ok()) {  // Slurm's parse_int, which exits 1 (checked first as srun reads -I)
       fprintf(stderr, "srun: error: %s\n", std::string(seconds.status().message()).c_str());
-      return 255;
+      return 1;
     }
     patience.immediate_seconds = *seconds;
   }

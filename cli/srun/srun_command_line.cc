@@ -1,11 +1,33 @@
 #include "cli/srun/srun_command_line.h"
 
-#include <CLI/CLI.hpp>
-#include <cstdio>
+#include <strings.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
 #include "cli/common/getopt_args.h"
+#include "cli/common/option_values.h"
 
 namespace skiff::cli {
+
+int SlurmdDebugIncrement(const std::string& text, bool* capped) {
+  static const char* const kNames[] = {"quiet", "fatal",  "error",  "info",   "verbose",
+                                       "debug", "debug2", "debug3", "debug4", "debug5"};
+  constexpr int kMost = 4;  // LOG_LEVEL_DEBUG2 - LOG_LEVEL_ERROR
+  int level = -1;           // NO_VAL16: more than the most
+  if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
+    level = static_cast<uint16_t>(atoi(text.c_str()));
+  } else {
+    for (int i = 0; i < 10; ++i) {
+      if (strcasecmp(text.c_str(), kNames[i]) == 0) level = i;
+    }
+  }
+  *capped = level < 0 || level > kMost;
+  return *capped ? kMost : level;
+}
 
 int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
                          SrunCommandLine* line) {
@@ -16,7 +38,11 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
     fprintf(stderr, "srun: error: %s\n", error.c_str());
   }
   app.add_option("-A,--account", args.account);
-  app.add_option("-c,--cpus-per-task", args.cpus_per_task);
+  // Counts are read as text and checked below, as Slurm's parse_int checks
+  // them (CLI11 would refuse a bad one in its own words).
+  std::optional<std::string> cpus_per_task, gpus_per_task, cpus_per_gpu, ntasks, ntasks_per_node,
+      mincpus, wait, kill_on_bad_exit;
+  app.add_option("-c,--cpus-per-task", cpus_per_task);
   app.add_option("-C,--constraint", args.constraint);
   app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
   app.add_option("-D,--chdir", args.chdir);
@@ -25,26 +51,28 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("-e,--error", args.error);
   app.add_flag("--multi-prog", args.multi_prog);
   app.add_flag("--exact", args.exact);
-  app.add_flag("--exclusive", args.exclusive);
+  CLI::Option* exclusive_option = app.add_flag("--exclusive", args.exclusive);
+  CLI::Option* oversubscribe_option = app.add_flag("-s,--oversubscribe", line->oversubscribe);
+  CLI::Option* no_kill_option = app.add_option("-k,--no-kill", line->no_kill)->expected(0, 1);
   app.add_option("--export", args.export_env);
   app.add_option("-x,--exclude", args.exclude);
   app.add_option("-G,--gpus", args.gpus);
   app.add_option("--gpus-per-node", args.gpus_per_node);
-  app.add_option("--gpus-per-task", args.gpus_per_task);
+  app.add_option("--gpus-per-task", gpus_per_task);
   app.add_option("--gres", args.gres);
   app.add_flag("-h,--help", line->help);
   app.add_option("-I,--immediate", line->immediate)->expected(0, 1);
   app.add_option("-J,--job-name", args.job_name);
-  app.add_flag("-K,--kill-on-bad-exit", args.kill_on_bad_exit);
+  app.add_option("-K,--kill-on-bad-exit", kill_on_bad_exit)->expected(0, 1);
   app.add_flag("-l,--label", args.label);
   app.add_option("--mem", args.mem);
   app.add_option("--mem-per-cpu", args.mem_per_cpu);
   app.add_option("--mem-per-gpu", args.mem_per_gpu);
-  app.add_option("--cpus-per-gpu", args.cpus_per_gpu);
+  app.add_option("--cpus-per-gpu", cpus_per_gpu);
   app.add_option("--gpu-bind", args.gpu_bind);
   app.add_option("--mpi", args.mpi);
-  app.add_option("-n,--ntasks", args.ntasks);
-  app.add_option("--ntasks-per-node", args.ntasks_per_node);
+  app.add_option("-n,--ntasks", ntasks);
+  app.add_option("--ntasks-per-node", ntasks_per_node);
   app.add_option("-N,--nodes", args.nodes);
   app.add_option("-w,--nodelist", args.nodelist);
   app.add_flag("--overlap", args.overlap);
@@ -52,7 +80,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_flag("--spread-job", args.spread_job);
   app.add_flag("--contiguous", args.contiguous);
   app.add_flag("--use-min-nodes", args.use_min_nodes);
-  app.add_option("--mincpus", args.mincpus);
+  app.add_option("--mincpus", mincpus);
   app.add_option("-p,--partition", args.partition);
   app.add_flag("--pty", args.pty);
   app.add_option("-q,--qos", args.qos);
@@ -63,7 +91,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_flag("--usage", line->usage);
   app.add_flag("-v,--verbose", line->verbose);
   app.add_flag("-V,--version", line->version);
-  app.add_option("-W,--wait", args.wait);
+  app.add_option("-W,--wait", wait);
   app.add_option("-b,--begin", line->begin);
   app.add_flag("-H,--hold", line->hold);
   app.add_option("--tmp", line->tmp);
@@ -74,11 +102,73 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("--task-epilog", args.task_epilog);
   ContainerFlags container_flags;
   AddContainerOptions(app, &args.container, &container_flags);
-  const int rc =
-      ParseGetoptCommandLine(app, "srun", argc, argv, &args.command, GetoptOrder::kStopAtOperand);
-  if (rc < 0) ApplyContainerFlags(app, container_flags, &args.container);
+  const int rc = ParseGetoptCommandLine(app, "srun", argc, argv, &args.command,
+                                        GetoptOrder::kStopAtOperand, /*error_exit=*/255);
+  if (rc >= 0) return rc;
+  ApplyContainerFlags(app, container_flags, &args.container);
+  // -s and --exclusive are one setting in Slurm (opt->shared): the later wins.
+  const CLI::Option* shared = nullptr;
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option == exclusive_option || option == oversubscribe_option) shared = option;
+  }
+  if (shared == exclusive_option) line->oversubscribe = false;
+  if (shared == oversubscribe_option) args.exclusive = false;
+  if (no_kill_option->count() > 0 && (!line->no_kill || line->no_kill->empty())) {
+    line->no_kill = "set";
+  }
+  // The values Slurm checks as it reads them, in the command line's order.
+  // (Each option's last value: getopt's.)
+  const std::map<std::string, const std::optional<std::string>*> checked = {
+      {"cpus-per-task", &cpus_per_task},
+      {"ntasks", &ntasks},
+      {"ntasks-per-node", &ntasks_per_node},
+      {"mincpus", &mincpus},
+      {"cpus-per-gpu", &cpus_per_gpu},
+      {"threads", &line->threads},
+      {"wait", &wait},
+      {"kill-on-bad-exit", &kill_on_bad_exit},
+      {"immediate", &line->immediate},
+      {"mem", &args.mem},
+      {"mem-per-cpu", &args.mem_per_cpu},
+      {"mem-per-gpu", &args.mem_per_gpu},
+      {"nodes", &args.nodes},
+      {"time", &args.time},
+      {"begin", &line->begin},
+      {"gpu-bind", &args.gpu_bind},
+  };
+  if (std::optional<OptionValueError> bad = CheckParsedOptionValues(app, checked)) {
+    fprintf(stderr, "srun: error: %s\n", bad->message.c_str());
+    return bad->exit_code;
+  }
+  auto number = [](const std::optional<std::string>& text) -> std::optional<int> {
+    int n = 0;
+    if (!text || !absl::SimpleAtoi(*text, &n)) return std::nullopt;
+    return n;
+  };
+  for (auto [text, into] : {std::pair{&cpus_per_task, &args.cpus_per_task},
+                            {&ntasks, &args.ntasks},
+                            {&ntasks_per_node, &args.ntasks_per_node},
+                            {&mincpus, &args.mincpus},
+                            {&cpus_per_gpu, &args.cpus_per_gpu},
+                            {&wait, &args.wait}}) {
+    if (*text) *into = number(*text);
+  }
+  // --gpus-per-task=[type:]N: the count (the step's GPUs are the job's).
+  if (gpus_per_task) {
+    const std::string count = gpus_per_task->substr(gpus_per_task->rfind(':') + 1);
+    std::optional<int> n = number(count);
+    if (!n || *n < 0 || count.find_first_not_of("0123456789") != std::string::npos) {
+      fprintf(stderr, "srun: error: Invalid --gpus-per-task specification: '%s'\n",
+              gpus_per_task->c_str());
+      return 1;
+    }
+    args.gpus_per_task = n;
+  }
+  // -K alone, or -K N: kill the step when a task fails unless N is 0.
+  if (kill_on_bad_exit)
+    args.kill_on_bad_exit = kill_on_bad_exit->empty() || *number(*kill_on_bad_exit) != 0;
   if (line->immediate) args.immediate = true;
-  return rc;
+  return -1;
 }
 
 std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
@@ -148,6 +238,8 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("begin", line.begin);
   flag("hold", line.hold);
   text("tmp", line.tmp);
+  flag("oversubscribe", line.oversubscribe);
+  text("no-kill", line.no_kill);
   text("threads", line.threads);
   text("slurmd-debug", line.slurmd_debug);
   flag("quit-on-interrupt", line.quit_on_interrupt);

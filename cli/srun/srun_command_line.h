@@ -27,18 +27,35 @@ struct SrunCommandLine {
   // An allocation's (srun outside a job), as sbatch's.
   std::optional<std::string> begin;
   bool hold = false;
-  std::optional<std::string> tmp;  // ignored, with a warning
-  // Accepted as Slurm's, with nothing to change here: srun's own fan-out
-  // threads (one stream serves every node) and slurmstepd's log level.
+  std::optional<std::string> tmp;  // --tmp: the allocation's (outside a job), as sbatch's
+  // -s/--oversubscribe and -k/--no-kill[=off]: the allocation's (outside a
+  // job), as sbatch's; -s undoes an earlier --exclusive and the reverse.
+  bool oversubscribe = false;
+  std::optional<std::string> no_kill;  // "set" when bare
+  // -T: accepted as Slurm's (a positive number), with nothing to change here:
+  // srun's own fan-out threads (one stream serves every node).
   std::optional<std::string> threads;
+  // --slurmd-debug: the step's nodes add their lines about the tasks to the
+  // first task's stderr there (SlurmdDebugIncrement, StepRequest.slurmd_debug).
   std::optional<std::string> slurmd_debug;
 };
 
 // Slurm's input variables in `env` first (each bad one printed as an "srun:
-// error: " line), then argv over them. Returns -1 when srun goes on, or the
-// exit code srun ends with (ParseGetoptCommandLine's).
+// error: " line), then argv over them, each option's value checked as Slurm's
+// srun checks it while it reads it (cli/common/option_values.h: the first bad
+// one is printed and ends srun). Returns -1 when srun goes on, or the exit
+// code srun ends with: 255 for a command line getopt refuses, as Slurm's srun
+// (its '?' case exits -1), else the value check's (1 or 255); 1 for a
+// --gpus-per-task that is no [type:]N.
 int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std::string>& env,
                          SrunCommandLine* line);
+
+// --slurmd-debug=LEVEL as Slurm's srun takes it: a number (its leading
+// digits), or a level name (quiet 0, fatal, error, info, verbose 4, debug,
+// debug2 .. debug5 9), what slurmstepd adds to its error level for the
+// step's stderr; at most 4 (debug2), and anything else is that most.
+// `capped` says srun lowered it ("Using srun's max debug increment of 4").
+int SlurmdDebugIncrement(const std::string& text, bool* capped);
 
 // The options srun -v shows in its "defined options" block: those `line`
 // holds (from the command line or Slurm's input variables), and inside an

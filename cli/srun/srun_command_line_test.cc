@@ -82,5 +82,53 @@ TEST(SrunGivenOptions, InsideAnAllocationItsVariablesToo) {
   EXPECT_NE(std::find(block.begin(), block.end(), "ntasks              : 1"), block.end());
 }
 
+// Slurm's log_string2num, then srun's cap ("Using srun's max debug increment
+// of 4" on the anchor for debug5 and for a word it does not know).
+TEST(SlurmdDebugIncrement, NumbersAndNamesUpToDebug2) {
+  bool capped = true;
+  EXPECT_EQ(SlurmdDebugIncrement("2", &capped), 2);
+  EXPECT_FALSE(capped);
+  EXPECT_EQ(SlurmdDebugIncrement("verbose", &capped), 4);
+  EXPECT_FALSE(capped);
+  EXPECT_EQ(SlurmdDebugIncrement("QUIET", &capped), 0);
+  EXPECT_EQ(SlurmdDebugIncrement("3x", &capped), 3);  // atoi's
+  EXPECT_EQ(SlurmdDebugIncrement("debug5", &capped), 4);
+  EXPECT_TRUE(capped);
+  EXPECT_EQ(SlurmdDebugIncrement("x", &capped), 4);
+  EXPECT_TRUE(capped);
+  EXPECT_EQ(SlurmdDebugIncrement("7", &capped), 4);
+  EXPECT_TRUE(capped);
+}
+
+int ParseExit(std::vector<std::string> args, SrunCommandLine* line) {
+  args.insert(args.begin(), "srun");
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  return ParseSrunCommandLine(static_cast<int>(argv.size()), argv.data(), {}, line);
+}
+
+TEST(ParseSrunCommandLine, CountsAndOptionalValuesAsSlurmReadsThem) {
+  SrunCommandLine line;
+  ASSERT_EQ(
+      ParseExit({"-n3", "-c", "2", "--gpus-per-task=a100:1", "-K0", "-W", "0", "true"}, &line), -1);
+  EXPECT_EQ(line.args.ntasks, 3);
+  EXPECT_EQ(line.args.cpus_per_task, 2);
+  EXPECT_EQ(line.args.gpus_per_task, 1);
+  EXPECT_FALSE(line.args.kill_on_bad_exit);
+  EXPECT_EQ(line.args.wait, 0);
+  line = SrunCommandLine();
+  ASSERT_EQ(ParseExit({"-K", "true"}, &line), -1);
+  EXPECT_TRUE(line.args.kill_on_bad_exit);
+  // Refusals: Slurm's exit codes (the texts are option_values_test's).
+  line = SrunCommandLine();
+  EXPECT_EQ(ParseExit({"-c", "x", "true"}, &line), 1);
+  line = SrunCommandLine();
+  EXPECT_EQ(ParseExit({"--mem=abc", "true"}, &line), 255);
+  line = SrunCommandLine();
+  EXPECT_EQ(ParseExit({"--bogus", "true"}, &line), 255);
+  line = SrunCommandLine();
+  EXPECT_EQ(ParseExit({"--gpus-per-task=x", "true"}, &line), 1);
+}
+
 }  // namespace
 }  // namespace skiff::cli

@@ -214,11 +214,10 @@ constexpr char kSlurmUsage[] =
     "            executable [args...]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// srun.cc accepts and ignores (--slurmd-debug, --tmp, --cpu-bind) and those
+// srun.cc accepts and ignores (--slurmd-debug, --cpu-bind) and those
 // missing from its option table.
 constexpr std::string_view kUnsupported[] = {
     "--slurmd-debug=",
-    "--tmp=",
     "--cpu-bind=",
     "--acctg-freq=",
     "--bb=",
@@ -235,7 +234,6 @@ constexpr std::string_view kUnsupported[] = {
     "-E, --preserve-env",
     "--gres-flags=",
     "--jobid=",
-    "-k, --no-kill",
     "-L, --licenses=",
     "-M, --clusters=",
     "-m, --distribution=",
@@ -251,7 +249,6 @@ constexpr std::string_view kUnsupported[] = {
     "--propagate",
     "--reboot",
     "-r, --relative=",
-    "-s, --oversubscribe",
     "-S, --core-spec=",
     "--send-libs",
     "--signal=",

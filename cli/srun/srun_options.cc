@@ -2,8 +2,10 @@
 
 #include <signal.h>
 #include <string.h>
+#include <strings.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -67,6 +69,25 @@ absl::StatusOr<int> GpuCount(const std::string& text) {
 }
 
 }  // namespace
+
+IoTarget ClassifyIo(const std::string& value, int ntasks) {
+  IoTarget target;
+  if (strncasecmp(value.c_str(), "all", 3) == 0 || value.rfind('-', 0) == 0) return target;
+  if (strcasecmp(value.c_str(), "none") == 0) {
+    target.kind = IoTarget::kNone;
+    return target;
+  }
+  // strtoul's number, the whole value ("" is 0, as there).
+  char* end = nullptr;
+  const unsigned long task = strtoul(value.c_str(), &end, 10);
+  if (*end == '\0' && task < static_cast<unsigned long>(std::max(ntasks, 0))) {
+    target.kind = IoTarget::kTask;
+    target.task = static_cast<int>(task);
+    return target;
+  }
+  target.kind = IoTarget::kFile;
+  return target;
+}
 
 absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                                                  const std::map<std::string, std::string>& env,
@@ -266,17 +287,13 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   // default; with one task, as in `srun --pty bash`, the same thing).
   request.set_stdin_task(args.pty ? 0 : -1);  // --pty: the terminal is task zero's
   if (args.input) {
-    int task = 0;
-    if (*args.input == "all") {
+    const IoTarget in = ClassifyIo(*args.input, static_cast<int>(ntasks));
+    if (in.kind == IoTarget::kAll) {
       request.set_stdin_task(-1);
-    } else if (*args.input == "none") {
+    } else if (in.kind == IoTarget::kNone) {
       request.set_stdin_task(-2);
-    } else if (absl::SimpleAtoi(*args.input, &task)) {
-      if (task < 0 || task >= ntasks) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Invalid --input specification: task ", task, " does not exist"));
-      }
-      request.set_stdin_task(task);
+    } else if (in.kind == IoTarget::kTask) {
+      request.set_stdin_task(in.task);  // the others read /dev/null
     } else {
       request.set_input_pattern(*args.input);  // a file on each task's node
       request.set_stdin_task(-2);
@@ -289,14 +306,21 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
     }
     request.set_time_limit(*seconds == kInfiniteDuration ? 0 : *seconds);
   }
-  // "none": discarded, as Slurm's (-o none, -e none).
-  if (args.output && *args.output == "none") request.set_output_pattern("/dev/null");
-  if (args.error && *args.error == "none") request.set_error_pattern("/dev/null");
-  if (args.output && *args.output != "none" && *args.output != "all") {
-    request.set_output_pattern(*args.output);
+  // -o/-e: "none" discarded, a task id that task's alone (the others'
+  // discarded), a file pattern, or "all" streamed; without -e stderr follows
+  // -o, with -e all it is streamed whatever -o says.
+  if (args.output) {
+    const IoTarget out = ClassifyIo(*args.output, static_cast<int>(ntasks));
+    if (out.kind == IoTarget::kNone) request.set_output_pattern("/dev/null");
+    if (out.kind == IoTarget::kTask) request.set_output_task(out.task);
+    if (out.kind == IoTarget::kFile) request.set_output_pattern(*args.output);
   }
-  if (args.error && *args.error != "none" && *args.error != "all") {
-    request.set_error_pattern(*args.error);
+  if (args.error) {
+    const IoTarget err = ClassifyIo(*args.error, static_cast<int>(ntasks));
+    if (err.kind == IoTarget::kAll) request.set_error_task(-1);
+    if (err.kind == IoTarget::kNone) request.set_error_pattern("/dev/null");
+    if (err.kind == IoTarget::kTask) request.set_error_task(err.task);
+    if (err.kind == IoTarget::kFile) request.set_error_pattern(*args.error);
   }
   if (args.mpi && *args.mpi != "none") {
     return absl::InvalidArgumentError(
@@ -407,6 +431,7 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   flag("SLURM_EXCLUSIVE", &args->exclusive);
   text("SLURM_EXPORT_ENV", &args->export_env);
   text("SLURM_GPUS", &args->gpus);
+  text("SLURM_GPU_BIND", &args->gpu_bind);  // sbatch/salloc --gpu-bind set it
   text("SLURM_GPUS_PER_NODE", &args->gpus_per_node);
   // sbatch --gpus-per-task=[type:]N sets it as written; srun takes the count.
   if (const std::string* v = get("SLURM_GPUS_PER_TASK")) {
@@ -482,42 +507,61 @@ std::vector<std::string> VerboseLaunchLines(
 
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
                                                                      const std::string& file,
-                                                                     int ntasks) {
+                                                                     int ntasks, bool ntasks_set) {
   std::vector<std::vector<std::string>> commands(static_cast<size_t>(std::max(ntasks, 0)));
   std::vector<bool> set(commands.size(), false);
   bool asterisk = false;
+  bool grown = false;  // Slurm's i_set_ntasks: the file has raised the count
   int line_number = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_number;
     const std::vector<std::string> words = Words(std::string(raw));
     if (words.empty() || words[0][0] == '#') continue;
-    const std::string line_error = absl::StrCat("\nsrun: error: Line ", line_number,
-                                                " of configuration file ", file, " invalid");
-    if (words.size() < 2) return absl::InvalidArgumentError(line_error.substr(14));
+    // Each error is srun's line for it, then this one.
+    const std::string line_error =
+        absl::StrCat("\nLine ", line_number, " of configuration file ", file, " invalid");
+    if (words.size() < 2) return absl::InvalidArgumentError(line_error.substr(1));
     std::vector<std::pair<int, int>> ranges;
     if (words[0] == "*") {
       ranges.push_back({0, ntasks - 1});
+      ntasks_set = true;  // no line may raise the count after it
     } else {
+      // As Slurm's _validate_ranks reads "N", "N-M" (digits only).
       for (absl::string_view range : absl::StrSplit(words[0], ',', absl::SkipEmpty())) {
         if (asterisk) {
           return absl::InvalidArgumentError("Task range specification with asterisk must be last" +
                                             line_error);
         }
+        const size_t digits = std::min(range.find_first_not_of("0123456789"), range.size());
         int low = 0, high = 0;
-        const size_t dash = range.find('-');
-        if (!absl::SimpleAtoi(range.substr(0, dash), &low) ||
-            (dash != absl::string_view::npos && !absl::SimpleAtoi(range.substr(dash + 1), &high))) {
+        if (digits == range.size()) {
+          (void)absl::SimpleAtoi(range, &low);
+          high = low;
+        } else if (range[digits] == '-') {
+          const absl::string_view upper = range.substr(digits + 1);
+          if (upper.find_first_not_of("0123456789") != absl::string_view::npos) {
+            return absl::InvalidArgumentError("Invalid task range specification" + line_error);
+          }
+          (void)absl::SimpleAtoi(range.substr(0, digits), &low);  // atoi: "" is 0
+          (void)absl::SimpleAtoi(upper, &high);
+        } else {
           return absl::InvalidArgumentError(
               absl::StrCat("Invalid task range specification (", range, ")", line_error));
         }
-        if (dash == absl::string_view::npos) high = low;
         if (low > high) {
           return absl::InvalidArgumentError(
               absl::StrCat("Invalid task range, ", low, "-", high, line_error));
         }
         if (high >= ntasks) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("Invalid task id, ", high, " >= ntasks", line_error));
+          // Without -n (or the job's count), the file sets the count.
+          if (ntasks_set && !grown) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("Invalid task id, ", high, " >= ntasks", line_error));
+          }
+          ntasks = high + 1;
+          ntasks_set = grown = true;
+          commands.resize(static_cast<size_t>(ntasks));
+          set.resize(static_cast<size_t>(ntasks), false);
         }
         ranges.push_back({low, high});
       }
@@ -550,6 +594,11 @@ absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::
     }
   }
   return commands;
+}
+
+bool TaskCountGiven(const SrunArgs& args, const std::map<std::string, std::string>& env) {
+  return args.ntasks.has_value() ||
+         (!args.nodes && (Get(env, "SLURM_NTASKS") || Get(env, "SLURM_NPROCS")));
 }
 
 std::vector<std::string> StepStatusLines(uint64_t job_id, uint32_t step_id, int ntasks,

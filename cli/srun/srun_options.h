@@ -28,7 +28,7 @@ struct SrunArgs {
   std::optional<std::string> gpu_bind;     // --gpu-bind: [verbose,]none or per_task:N
   std::optional<std::string> gres;
   std::optional<std::string> gpus;
-  std::optional<int> gpus_per_task;
+  std::optional<int> gpus_per_task;  // --gpus-per-task=[type:]N: N
   std::optional<std::string> gpus_per_node;
   std::optional<std::string> nodelist;
   std::optional<std::string> exclude;
@@ -47,8 +47,8 @@ struct SrunArgs {
   std::optional<std::string> chdir;
   bool pty = false;
   bool multi_prog = false;                 // command[0] is a --multi-prog configuration file
-  std::optional<std::string> output;       // -o FILE pattern
-  std::optional<std::string> error;        // -e FILE pattern
+  std::optional<std::string> output;       // -o: "all", "none", a task id or a FILE pattern
+  std::optional<std::string> error;        // -e: the same (ClassifyIo)
   std::optional<std::string> task_prolog;  // --task-prolog PROGRAM
   std::optional<std::string> task_epilog;  // --task-epilog PROGRAM
   // --container (SRUN_CONTAINER), --container-image...: the step's own. As in
@@ -88,6 +88,17 @@ struct SrunArgs {
 std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::string>& env,
                                               SrunArgs* args, int* verbose);
 
+// What srun's -i, -o or -e value names, as Slurm's srun reads it (its
+// fname_create): "all" (any value starting so, any case, or with '-'), "none"
+// (any case), a task id below `ntasks` (strtoul's whole value: "" is task 0),
+// or else a file name pattern.
+struct IoTarget {
+  enum Kind { kAll, kNone, kTask, kFile };
+  Kind kind = kAll;
+  int task = -1;  // kTask's
+};
+IoTarget ClassifyIo(const std::string& value, int ntasks);
+
 // The step request, with Slurm's defaults from the job's environment
 // (SLURM_JOB_ID, SLURM_NTASKS, SLURM_NNODES, SLURM_CPUS_PER_TASK) and srun's
 // `environment` (passed on to the tasks, filtered by --export). The container
@@ -109,12 +120,20 @@ std::vector<std::string> VerboseLaunchLines(
 // --multi-prog: each task's command line from the configuration file's text
 // (Slurm's format: "RANKS PROGRAM ARGS...", RANKS "3", "0-2", "1,4" or "*"
 // last; '#' comments; %t the task id, %o its offset in its range; quotes group
-// words). Errors are srun's lines ("Invalid task id, 5 >= ntasks", then "Line
-// 2 of configuration file F invalid"; "Configuration file F invalid, no record
-// for task id 3").
+// words), for `ntasks` tasks. Unless `ntasks_set` (-n, or the job's task
+// count), the file sets the count, as Slurm's srun: its highest task id + 1
+// (from 1, which a "*" line then covers). Returns one command per task.
+// Errors are srun's lines, one per line of the message ("Invalid task id, 5
+// >= ntasks", then "Line 2 of configuration file F invalid"; "Configuration
+// file F invalid, no record for task id 3"), each to print after "srun:
+// error: ".
 absl::StatusOr<std::vector<std::vector<std::string>>> ParseMultiProg(const std::string& text,
                                                                      const std::string& file,
-                                                                     int ntasks);
+                                                                     int ntasks, bool ntasks_set);
+
+// Whether srun's task count is given, as BuildStepRequest reads it: -n, or the
+// job's SLURM_NTASKS (SLURM_NPROCS) when -N is not given.
+bool TaskCountGiven(const SrunArgs& args, const std::map<std::string, std::string>& env);
 
 // Task ids folded as Slurm prints them: {0,1,2,5} -> "0-2,5".
 std::string TaskRanges(std::vector<int> ids);

@@ -160,6 +160,13 @@ TEST(BuildStepRequest, GpuBindNonePerTaskAndPerTaskMaps) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->gpu_bind(), bind) << "applied per task by noded";
   }
+  // sbatch --gpu-bind=... leaves SLURM_GPU_BIND in the job for its steps.
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_GPU_BIND"] = "single:2";
+  SrunArgs inherited = Command({"x"});
+  int verbose = 0;
+  EXPECT_TRUE(ApplySrunEnvironment(env, &inherited, &verbose).empty());
+  EXPECT_EQ(BuildStepRequest(inherited, env, "/")->gpu_bind(), "single:2");
   args.gpu_bind = "Map_GPU:1";
   EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/")->gpu_bind(), "map_gpu:1");
   args.gpu_bind = "nearest";
@@ -258,14 +265,62 @@ TEST(BuildStepRequest, FilesForOutputAndInputAndATerminal) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(r->pty());
   EXPECT_EQ(r->stdin_task(), 0);
+  // A number that is no task id of the step is a file's name, as Slurm's.
   args.input = "7";
-  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/").status().message(),
-            "Invalid --input specification: task 7 does not exist");
+  r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->input_pattern(), "7");
+}
+
+// Slurm's fname_create, as srun(1)'s "IO Redirection" describes it.
+TEST(ClassifyIo, AllNoneATaskOrAFile) {
+  for (const char* all : {"all", "ALL", "allx", "-", "-x"}) {
+    EXPECT_EQ(ClassifyIo(all, 4).kind, IoTarget::kAll) << all;
+  }
+  EXPECT_EQ(ClassifyIo("none", 4).kind, IoTarget::kNone);
+  EXPECT_EQ(ClassifyIo("NoNe", 4).kind, IoTarget::kNone);
+  EXPECT_EQ(ClassifyIo("3", 4).kind, IoTarget::kTask);
+  EXPECT_EQ(ClassifyIo("3", 4).task, 3);
+  EXPECT_EQ(ClassifyIo("03", 4).task, 3);
+  EXPECT_EQ(ClassifyIo("", 4).task, 0);  // strtoul's: no digits is 0
+  EXPECT_EQ(ClassifyIo("4", 4).kind, IoTarget::kFile);
+  EXPECT_EQ(ClassifyIo("none.txt", 4).kind, IoTarget::kFile);
+  EXPECT_EQ(ClassifyIo("out-%t", 4).kind, IoTarget::kFile);
+}
+
+TEST(BuildStepRequest, ATaskIdKeepsThatTasksStreamAlone) {
+  SrunArgs args = Command({"hostname"});
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_NTASKS"] = "3";
+  args.input = "1";
+  args.output = "2";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, env, "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->stdin_task(), 1);
+  ASSERT_TRUE(r->has_output_task());
+  EXPECT_EQ(r->output_task(), 2);
+  EXPECT_TRUE(r->output_pattern().empty());
+  EXPECT_FALSE(r->has_error_task()) << "stderr follows -o";
+  args.error = "0";
+  r = BuildStepRequest(args, env, "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->error_task(), 0);
+  args.error = "all";
+  EXPECT_EQ(BuildStepRequest(args, env, "/")->error_task(), -1);
+  args.output = "none";
+  args.error = "none";
+  args.input = "none";
+  r = BuildStepRequest(args, env, "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->output_pattern(), "/dev/null");
+  EXPECT_EQ(r->error_pattern(), "/dev/null");
+  EXPECT_EQ(r->stdin_task(), -2);
+  EXPECT_FALSE(r->has_output_task());
 }
 
 TEST(ParseMultiProg, RanksRangesAsteriskAndSubstitutions) {
   absl::StatusOr<std::vector<std::vector<std::string>>> c = ParseMultiProg(
-      "# comment\n0 echo first\n1-2 sh -c 'echo %t of %o'\n\n* hostname\n", "mp.conf", 5);
+      "# comment\n0 echo first\n1-2 sh -c 'echo %t of %o'\n\n* hostname\n", "mp.conf", 5, true);
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->size(), 5u);
   EXPECT_EQ((*c)[0], (std::vector<std::string>{"echo", "first"}));
@@ -276,7 +331,7 @@ TEST(ParseMultiProg, RanksRangesAsteriskAndSubstitutions) {
 // As Slurm 22.05 printed it for the same file.
 TEST(ParseMultiProg, OffsetCountsTheLinesTasksAcrossItsRanges) {
   absl::StatusOr<std::vector<std::vector<std::string>>> c =
-      ParseMultiProg("1,3-4 echo t%t o%o\n* echo star %t %o\n", "mp.conf", 5);
+      ParseMultiProg("1,3-4 echo t%t o%o\n* echo star %t %o\n", "mp.conf", 5, true);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ((*c)[0], (std::vector<std::string>{"echo", "star", "0", "0"}));
   EXPECT_EQ((*c)[1], (std::vector<std::string>{"echo", "t1", "o0"}));
@@ -309,17 +364,55 @@ TEST(VerboseLaunchLines, AsSlurmPrintsThem) {
             "launching StepId=18.3 on host n2, 2 tasks: [2,4]");
 }
 
+// Slurm 22.05's lines on the anchor, one "srun: error: " line each.
 TEST(ParseMultiProg, SlurmsErrors) {
-  EXPECT_EQ(ParseMultiProg("0 true\n", "mp.conf", 2).status().message(),
+  EXPECT_EQ(ParseMultiProg("0 true\n", "mp.conf", 2, true).status().message(),
             "Configuration file mp.conf invalid, no record for task id 1");
-  EXPECT_EQ(ParseMultiProg("0 true\n5 true\n", "mp.conf", 2).status().message(),
-            "Invalid task id, 5 >= ntasks\nsrun: error: Line 2 of configuration file mp.conf "
-            "invalid");
-  EXPECT_EQ(ParseMultiProg("0\n", "mp.conf", 1).status().message(),
+  EXPECT_EQ(ParseMultiProg("0 true\n5 true\n", "mp.conf", 2, true).status().message(),
+            "Invalid task id, 5 >= ntasks\nLine 2 of configuration file mp.conf invalid");
+  EXPECT_EQ(ParseMultiProg("0\n", "mp.conf", 1, true).status().message(),
             "Line 1 of configuration file mp.conf invalid");
-  EXPECT_EQ(ParseMultiProg("0,0 true\n", "mp.conf", 1).status().message(),
-            "Duplicate record for task 0\nsrun: error: Line 1 of configuration file mp.conf "
-            "invalid");
+  EXPECT_EQ(ParseMultiProg("0,0 true\n", "mp.conf", 1, true).status().message(),
+            "Duplicate record for task 0\nLine 1 of configuration file mp.conf invalid");
+  EXPECT_EQ(ParseMultiProg("0-x true\n", "mp.conf", 2, true).status().message(),
+            "Invalid task range specification\nLine 1 of configuration file mp.conf invalid");
+  EXPECT_EQ(ParseMultiProg("a true\n", "mp.conf", 2, true).status().message(),
+            "Invalid task range specification (a)\nLine 1 of configuration file mp.conf invalid");
+  EXPECT_EQ(ParseMultiProg("2-1 true\n", "mp.conf", 2, true).status().message(),
+            "Invalid task range, 2-1\nLine 1 of configuration file mp.conf invalid");
+}
+
+// srun -O -l --multi-prog without -n (or a job's count), as Slurm's srun: the
+// file's highest task id sets the count.
+TEST(ParseMultiProg, WithoutATaskCountTheFileSetsIt) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> c =
+      ParseMultiProg("0 echo first\n1 echo second\n", "mp.conf", 1, false);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, (std::vector<std::vector<std::string>>{{"echo", "first"}, {"echo", "second"}}));
+  c = ParseMultiProg("2-3 echo %t\n0,1 echo low\n", "mp.conf", 1, false);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->size(), 4u);
+  // "*" covers the count so far and fixes it: one task alone.
+  c = ParseMultiProg("* echo star %t\n", "mp.conf", 1, false);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(*c, (std::vector<std::vector<std::string>>{{"echo", "star", "0"}}));
+  c = ParseMultiProg("0-1 echo a\n* echo b\n", "mp.conf", 1, false);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->size(), 2u);
+  // A count given (-n 1) is kept.
+  EXPECT_EQ(ParseMultiProg("0 echo a\n1 echo b\n", "mp.conf", 1, true).status().message(),
+            "Invalid task id, 1 >= ntasks\nLine 2 of configuration file mp.conf invalid");
+}
+
+TEST(TaskCountGiven, DashNOrTheJobsCountUnlessDashN) {
+  SrunArgs args = Command({"mp.conf"});
+  EXPECT_FALSE(TaskCountGiven(args, JobEnv()));
+  EXPECT_TRUE(TaskCountGiven(args, {{"SLURM_NTASKS", "2"}}));
+  EXPECT_TRUE(TaskCountGiven(args, {{"SLURM_NPROCS", "2"}}));
+  args.nodes = "2";
+  EXPECT_FALSE(TaskCountGiven(args, {{"SLURM_NTASKS", "2"}}));
+  args.ntasks = 3;
+  EXPECT_TRUE(TaskCountGiven(args, {}));
 }
 
 TEST(BuildStepRequest, AStepsOwnTimeLimit) {

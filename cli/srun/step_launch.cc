@@ -94,6 +94,16 @@ void AddSrunProcessEnvironment(std::map<std::string, std::string>* env) {
   }
 }
 
+// --multi-prog's configuration file, the command's first word.
+absl::StatusOr<std::string> ReadMultiProg(const SrunArgs& args) {
+  const std::string& file = args.command.front();
+  std::ifstream in(file);
+  if (!in) return absl::UnknownError("Could not open multi_prog config file " + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // The step request; errors are srun's texts (without "srun: error: ").
 absl::StatusOr<v1::StepRequest> StepRequestOf(const SrunArgs& args,
                                               const std::map<std::string, std::string>& env,
@@ -104,14 +114,10 @@ absl::StatusOr<v1::StepRequest> StepRequestOf(const SrunArgs& args,
   // later changes follow as SIGWINCH messages.
   if (args.pty) *request->mutable_window() = WindowInput().window();
   if (args.multi_prog) {
-    // The command is the configuration file, read here as Slurm's srun does.
-    const std::string& file = args.command.front();
-    std::ifstream in(file);
-    if (!in) return absl::UnknownError("Unable to open configuration file " + file);
-    std::stringstream text;
-    text << in.rdbuf();
+    absl::StatusOr<std::string> text = ReadMultiProg(args);
+    if (!text.ok()) return text.status();
     absl::StatusOr<std::vector<std::vector<std::string>>> commands =
-        ParseMultiProg(text.str(), file, request->ntasks());
+        ParseMultiProg(*text, args.command.front(), request->ntasks(), /*ntasks_set=*/true);
     if (!commands.ok()) return commands.status();
     for (size_t task = 0; task < commands->size(); ++task) {
       std::string packed = std::to_string(task);
@@ -167,11 +173,28 @@ void ForwardSignals(const sigset_t& signals, std::shared_ptr<StepSession> sessio
 
 }  // namespace
 
+absl::Status CountTasksOfMultiProg(const std::map<std::string, std::string>& env, SrunArgs* args) {
+  if (!args->multi_prog || args->command.empty() || TaskCountGiven(*args, env)) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> text = ReadMultiProg(*args);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::vector<std::vector<std::string>>> commands =
+      ParseMultiProg(*text, args->command.front(), 1, /*ntasks_set=*/false);
+  if (!commands.ok()) return commands.status();
+  args->ntasks = static_cast<int>(commands->size());
+  return absl::OkStatus();
+}
+
 int LaunchStep(const SrunCommandLine& line, const std::string& cwd,
                std::map<std::string, std::string> env) {
   AddSrunProcessEnvironment(&env);
   absl::StatusOr<v1::StepRequest> request = StepRequestOf(line.args, env, cwd);
   if (!request.ok()) return Fail(std::string(request.status().message()));
+  if (line.slurmd_debug) {
+    bool capped = false;  // srun.cc said so
+    request->set_slurmd_debug(SlurmdDebugIncrement(*line.slurmd_debug, &capped));
+  }
   const uint64_t job_id = request->job_id();
   auto addr = env.find("SKIFF_STEPMGR_ADDR");
   if (addr == env.end() || addr->second.empty()) {
@@ -207,6 +230,9 @@ int LaunchStep(const SrunCommandLine& line, const std::string& cwd,
   spec.quit_on_interrupt = line.quit_on_interrupt;
   spec.verbose = line.verbose;
   spec.wait_seconds = line.args.wait.value_or(0);
+  // -o N's stderr shares its "file" (Slurm's err_shares_out): srun's stdout.
+  spec.stderr_to_stdout =
+      spec.request.has_output_task() && (!line.args.error || *line.args.error == *line.args.output);
   auto terminal = std::make_shared<Terminal>();
   StepSessionIo io;
   io.window_input = WindowInput;

@@ -8,9 +8,17 @@
 #include <map>
 #include <string>
 
+#include "absl/status/status.h"
 #include "cli/srun/srun_command_line.h"
 
 namespace skiff::cli {
+
+// --multi-prog without a task count (TaskCountGiven in `env`, srun's own
+// environment): the count the configuration file (args->command[0]) gives,
+// set as args->ntasks, as Slurm's srun reads the file with its options, so
+// that an allocation of srun's own is made for that many tasks. Errors are
+// srun's lines ("Could not open multi_prog config file F", ParseMultiProg's).
+absl::Status CountTasksOfMultiProg(const std::map<std::string, std::string>& env, SrunArgs* args);
 
 // Runs the step that `line` asks for in the job of `env` (SLURM_JOB_ID and the
 // step manager's address; srun's own umask, nice value and resource limits

@@ -136,7 +136,9 @@ bool StepSession::Take(const v1::StepOutput& out, LabeledOutput& output, bool* w
       io_.raw_terminal();
     }
   }
-  if (!out.data().empty()) output.Add(out.task_id(), out.is_stderr(), out.data());
+  if (!out.data().empty()) {
+    output.Add(out.task_id(), out.is_stderr() && !spec_.stderr_to_stdout, out.data());
+  }
   for (const v1::TaskExit& exit : out.task_exit()) {
     output.Flush(exit.task_id());
     if (!exit.failure().empty()) Say(absl::StrCat("srun: error: ", exit.failure()));

@@ -54,6 +54,9 @@ struct StepSessionSpec {
   bool quit_on_interrupt = false;  // --quit-on-interrupt: one Ctrl-C kills the step
   int verbose = 0;                 // -v: the launch lines once the step exists
   int wait_seconds = 0;            // -W: once the first task ended, the rest get this long; 0: any
+  // The tasks' stderr printed on srun's stdout, as Slurm's srun when stderr
+  // shares -o's "file" (-o N without -e, or -e N the same task).
+  bool stderr_to_stdout = false;
 };
 
 // What a session does its I/O and time through.

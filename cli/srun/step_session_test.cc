@@ -264,6 +264,23 @@ TEST_F(StepSessionTest, SendsTheRequestFirstPrintsTheOutputAndExitsWithTheHighes
   EXPECT_EQ(err(), "1: oops\nsrun: error: n2: task 1: Exited with exit code 3\n");
 }
 
+// srun -l -o 1 (no -e): the one task's stderr shares its stdout, srun's, as
+// Slurm 22.05's srun prints it on the anchor ("1: out 1", "1: err 1").
+TEST_F(StepSessionTest, StderrSharingOutputsTaskGoesToStdout) {
+  spec_.label = true;
+  spec_.stderr_to_stdout = true;
+  Start();
+  stream_.Push(Created());
+  stream_.Push(Data(1, "out 1\n"));
+  stream_.Push(Data(1, "err 1\n", true));
+  stream_.Push(Exit(0, "n1", 0));
+  stream_.Push(Exit(1, "n2", 0));
+  stream_.Push(Finished());
+  EXPECT_EQ(ExitCode(), 0);
+  EXPECT_EQ(out(), "1: out 1\n1: err 1\n");
+  EXPECT_EQ(err(), "");
+}
+
 TEST_F(StepSessionTest, AStepThatWaitsForResourcesSaysSoAndWhenItIsCreated) {
   spec_.verbose = 1;
   Start();

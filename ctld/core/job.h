@@ -60,12 +60,18 @@ struct JobRequest {
   bool nodes_given = false;  // -N was given: without it -n spreads over as few nodes as fit
   int ntasks = 1;
   int cpus_per_task = 1;
-  int ntasks_per_node = 0;       // --ntasks-per-node; 0 = none
-  int min_cpus_per_node = 0;     // --mincpus
-  bool overcommit = false;       // -O: one task's CPUs per node, tasks past the CPUs
-  bool use_min_nodes = false;    // --use-min-nodes: a -N range is not filled to its top
-  bool spread_job = false;       // --spread-job: as many nodes as there are tasks
-  bool contiguous = false;       // --contiguous: consecutive nodes (in slurm.conf order)
+  int ntasks_per_node = 0;     // --ntasks-per-node; 0 = none
+  int min_cpus_per_node = 0;   // --mincpus
+  bool overcommit = false;     // -O: one task's CPUs per node, tasks past the CPUs
+  bool use_min_nodes = false;  // --use-min-nodes: a -N range is not filled to its top
+  bool spread_job = false;     // --spread-job: as many nodes as there are tasks
+  bool contiguous = false;     // --contiguous: consecutive nodes (in slurm.conf order)
+  // --tmp: only nodes whose TmpDisk is at least this many MB (Slurm's
+  // pn_min_tmp_disk). A floor each node must meet, not an amount jobs take.
+  uint64_t min_tmp_disk_mb = 0;
+  // -s/--oversubscribe: the job may share CPUs with other jobs that asked the
+  // same, where its partition allows it (OverSubscribe=YES or FORCE).
+  bool oversubscribe = false;
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N
@@ -161,6 +167,11 @@ struct Job {
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure
+  // -k/--no-kill (Slurm's kill_on_node_fail = 0): when a node of a running
+  // job fails and it is not the batch host, the node leaves the allocation
+  // and the job keeps running on the others instead of being requeued or
+  // ended NODE_FAIL.
+  bool no_kill = false;
 
   JobState state = JobState::kPending;
   // While CONFIGURING/RUNNING/COMPLETING: the state to end in once the job has

@@ -356,6 +356,7 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.partitions = node.partitions;
     capacity.features = node.config.features;
     capacity.weight = static_cast<uint32_t>(std::max(0, node.config.weight));
+    capacity.tmp_disk_mb = static_cast<uint64_t>(std::max<int64_t>(0, node.config.tmp_disk_mb));
     out.push_back(std::move(capacity));
   }
   return out;

@@ -15,8 +15,8 @@ bool GpuTypeMatches(const NodeCapacity& node, const JobRequest& request) {
 }
 
 // Could the node hold one of the job's tasks (its least per-node share) if
-// it were empty?
-bool FitsEmpty(const NodeCapacity& node, const JobRequest& request) {
+// it were empty, TmpDisk aside?
+bool FitsEmptyButDisk(const NodeCapacity& node, const JobRequest& request) {
   const int64_t cpus =
       request.overcommit ? std::max(1, request.cpus_per_task) : request.MinCpusPerNode();
   const int64_t mem = request.mem_per_node_mb > 0
@@ -26,6 +26,21 @@ bool FitsEmpty(const NodeCapacity& node, const JobRequest& request) {
   return ShareFits(want, node.Total()) &&
          (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
 }
+
+// --tmp: a floor on the node's TmpDisk, as Slurm's pn_min_tmp_disk.
+bool DiskFits(const NodeCapacity& node, const JobRequest& request) {
+  return request.min_tmp_disk_mb <= node.tmp_disk_mb;
+}
+
+bool FitsEmpty(const NodeCapacity& node, const JobRequest& request) {
+  return FitsEmptyButDisk(node, request) && DiskFits(node, request);
+}
+
+// Slurm's refusal when nodes were left out for their TmpDisk alone
+// (node_scheduler.c _set_err_msg, then ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE).
+constexpr char kBadTmpDisk[] =
+    "Temporary disk specification can not be satisfied\n"
+    "Requested node configuration is not available";
 
 }  // namespace
 
@@ -48,9 +63,10 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     // A required node must be able to hold the job's share on its own (a GPU
     // job cannot insist on a node without GPUs: it would pend forever).
     if (!InPartition(*it, request.partition) || listed(request.exclude, name) ||
-        !FitsEmpty(*it, request)) {
+        !FitsEmptyButDisk(*it, request)) {
       return absl::InvalidArgumentError("Requested node configuration is not available");
     }
+    if (!DiskFits(*it, request)) return absl::InvalidArgumentError(kBadTmpDisk);
   }
   if (static_cast<int>(request.nodelist.size()) > request.num_nodes) {
     return absl::InvalidArgumentError("Node count specification invalid");
@@ -72,6 +88,7 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
   int partition_nodes = 0;
   int excluded = 0;
   int fitting = 0;
+  bool short_of_disk = false;  // a node left out for its TmpDisk alone
   bool any_gpus = false;
   for (const NodeCapacity& node : nodes) {
     if (!InPartition(node, request.partition)) continue;
@@ -85,6 +102,7 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     ++partition_nodes;
     any_gpus |= !node.gpu_owner.empty() && GpuTypeMatches(node, request);
     if (FitsEmpty(node, request)) ++fitting;
+    short_of_disk |= FitsEmptyButDisk(node, request) && !DiskFits(node, request);
   }
   if (request.num_nodes > partition_nodes) {
     // -x left too few nodes: the node list is what cannot be satisfied.
@@ -98,7 +116,8 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     return absl::InvalidArgumentError("Requested node configuration is not available");
   }
   if (fitting < request.num_nodes) {
-    return absl::InvalidArgumentError("Requested node configuration is not available");
+    return absl::InvalidArgumentError(
+        short_of_disk ? kBadTmpDisk : "Requested node configuration is not available");
   }
   // The whole job on the partition's nodes, all empty.
   std::vector<PlacementCandidate> candidates;
@@ -119,7 +138,8 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
     candidates.push_back(c);
   }
   if (PlaceTasks(RequestShape(request), candidates).empty()) {
-    return absl::InvalidArgumentError("Requested node configuration is not available");
+    return absl::InvalidArgumentError(
+        short_of_disk ? kBadTmpDisk : "Requested node configuration is not available");
   }
   return absl::OkStatus();
 }

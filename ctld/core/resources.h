@@ -45,6 +45,7 @@ struct NodeCapacity {
   std::vector<std::string> partitions;
   std::vector<std::string> features;  // Features= of its NodeName line
   uint32_t weight = 1;                // Weight=: the scheduler fills lighter nodes first
+  uint64_t tmp_disk_mb = 0;           // TmpDisk=: what a job's --tmp asks of it
 
   int FreeGpus() const;
   Share Total() const;
@@ -85,7 +86,9 @@ struct ScheduleResult {
 // Whether `request` could ever run in its partition on an empty cluster (all
 // nodes of the partition up). InvalidArgument with Slurm's message when not:
 // "Requested node configuration is not available", "Node count specification
-// invalid", ...
+// invalid", ...; when nodes the job could otherwise use lack the TmpDisk its
+// --tmp asks, Slurm's err_msg line first ("Temporary disk specification can
+// not be satisfied\nRequested node configuration is not available").
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes);
 
 // The request as placement.h places it: -N min..max (filled to the top of a

@@ -65,6 +65,44 @@ TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {
   EXPECT_TRUE(CheckSatisfiable(two_gpus, nodes).ok());
 }
 
+// --tmp is a floor on each node's TmpDisk, refused with Slurm's two lines
+// when nodes that would otherwise do lack the disk (Slurm 22.05 on the
+// anchor: "Temporary disk specification can not be satisfied", then
+// "Batch job submission failed: Requested node configuration is not available").
+TEST(CheckSatisfiable, TmpDiskIsAFloorOnEveryNodeOfTheJob) {
+  std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4), MakeNode("n3", 4)};
+  nodes[0].tmp_disk_mb = 1024;
+  nodes[1].tmp_disk_mb = 2048;
+  JobRequest request;
+  request.partition = "debug";
+  request.min_tmp_disk_mb = 2048;  // --tmp=2G: n2 only
+  EXPECT_TRUE(CheckSatisfiable(request, nodes).ok());
+  constexpr char kBadTmpDisk[] =
+      "Temporary disk specification can not be satisfied\n"
+      "Requested node configuration is not available";
+  JobRequest two_nodes = request;
+  two_nodes.num_nodes = 2;
+  EXPECT_EQ(CheckSatisfiable(two_nodes, nodes).message(), kBadTmpDisk);
+  JobRequest too_big = request;
+  too_big.min_tmp_disk_mb = 2049;
+  EXPECT_EQ(CheckSatisfiable(too_big, nodes).message(), kBadTmpDisk);
+  // -w of a node without the disk.
+  JobRequest on_n1 = request;
+  on_n1.nodelist = {"n1"};
+  EXPECT_EQ(CheckSatisfiable(on_n1, nodes).message(), kBadTmpDisk);
+  // A node too small in CPUs says so without the disk's line.
+  JobRequest too_many_cpus = request;
+  too_many_cpus.min_tmp_disk_mb = 0;
+  too_many_cpus.cpus_per_task = 8;
+  EXPECT_EQ(CheckSatisfiable(too_many_cpus, nodes).message(),
+            "Requested node configuration is not available");
+  // Two jobs' --tmp never add up: it is not an amount a job takes.
+  JobRequest one_gig = request;
+  one_gig.min_tmp_disk_mb = 1024;
+  one_gig.num_nodes = 2;
+  EXPECT_TRUE(CheckSatisfiable(one_gig, nodes).ok());
+}
+
 TEST(CheckSatisfiable, RejectsARequiredNodeThatCouldNeverHoldTheJob) {
   std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4, 2)};
   JobRequest gpu_on_cpu_node;

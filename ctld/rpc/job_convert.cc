@@ -47,6 +47,9 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.use_min_nodes = spec.use_min_nodes();
   r.spread_job = spec.spread_job();
   r.contiguous = spec.contiguous();
+  r.min_tmp_disk_mb = spec.min_tmp_disk_mb();
+  r.oversubscribe = spec.oversubscribe();
+  r.no_kill = spec.no_kill();
   r.cpus_per_task = spec.cpus_per_task();
   r.mem_per_node_mb = spec.mem_per_node_mb();
   r.mem_per_cpu_mb = spec.mem_per_cpu_mb();
@@ -237,6 +240,12 @@ v1::JobSpec PublicSpecOf(const v1::JobSpec& spec) {
   out.set_use_min_nodes(spec.use_min_nodes());
   out.set_spread_job(spec.spread_job());
   out.set_contiguous(spec.contiguous());
+  // Slurm shows everyone MinTmpDiskNode= and OverSubscribe=; -k is the
+  // job's shape too.
+  out.set_min_tmp_disk_mb(spec.min_tmp_disk_mb());
+  out.set_oversubscribe(spec.oversubscribe());
+  out.set_exclusive_kind(spec.exclusive_kind());
+  out.set_no_kill(spec.no_kill());
   out.set_reservation(spec.reservation());
   // Slurm shows every reader a job's Container= (the bundle's path, as it
   // shows WorkDir=); pyxis's image and mounts go with it.
@@ -268,6 +277,12 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   for (const std::string& name : job.request.nodelist) out->mutable_spec()->add_nodelist(name);
   out->mutable_spec()->clear_exclude();
   for (const std::string& name : job.request.exclude) out->mutable_spec()->add_exclude(name);
+  // How it shares its nodes, as it runs: a job of an OverSubscribe=EXCLUSIVE
+  // partition holds them whole (OverSubscribe=NO, as Slurm shows it), and
+  // one that holds them whole shares no CPU.
+  out->mutable_spec()->set_exclusive(job.request.exclusive);
+  out->mutable_spec()->set_oversubscribe(job.request.oversubscribe);
+  out->mutable_spec()->set_min_tmp_disk_mb(job.request.min_tmp_disk_mb);
   // The job's own copy, so that a summary (squeue -O container) has it too.
   if (job.request.container.IsEmpty()) {
     out->mutable_spec()->clear_container();

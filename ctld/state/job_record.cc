@@ -35,6 +35,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_interactive(job.interactive);
   if (job.cancelled_by >= 0) r.set_cancelled_by(job.cancelled_by);
   r.set_requeue(job.requeue);
+  r.set_no_kill(job.no_kill);
   r.set_state(static_cast<int>(job.state));
   r.set_final_state(static_cast<int>(job.final_state));
   r.set_reason(job.reason);
@@ -57,6 +58,8 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_req_use_min_nodes(job.request.use_min_nodes);
   r.set_req_spread_job(job.request.spread_job);
   r.set_req_contiguous(job.request.contiguous);
+  r.set_req_min_tmp_disk_mb(job.request.min_tmp_disk_mb);
+  r.set_req_oversubscribe(job.request.oversubscribe);
   if (!q.container.IsEmpty()) ContainerToProto(q.container, r.mutable_container());
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
   r.set_exit_code(job.exit_code);
@@ -152,6 +155,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.interactive = r.interactive();
   job.cancelled_by = r.has_cancelled_by() ? r.cancelled_by() : -1;
   job.requeue = r.requeue();
+  job.no_kill = r.no_kill();
   job.state = static_cast<JobState>(r.state());
   job.final_state = static_cast<JobState>(r.final_state());
   job.reason = r.reason();
@@ -184,6 +188,8 @@ Job FromRecord(const v1::JobRecord& r) {
   q.use_min_nodes = r.req_use_min_nodes();
   q.spread_job = r.req_spread_job();
   q.contiguous = r.req_contiguous();
+  q.min_tmp_disk_mb = r.req_min_tmp_disk_mb();
+  q.oversubscribe = r.req_oversubscribe();
   q.container = ContainerFromProto(r.container());
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
   job.exit_code = r.exit_code();

@@ -96,6 +96,26 @@ std::string OpenPty(const StepTasksSpec& spec, const TaskSpawn& spawn, int out[2
   return "";
 }
 
+// slurmstepd's log line as it reaches a task's stderr.
+std::string StepdLine(const std::string& text) { return absl::StrCat("slurmstepd: ", text, "\n"); }
+
+// Slurm's name of log level `level` (log_num2string).
+const char* LogLevelName(int level) {
+  static const char* const kNames[] = {"quiet", "fatal",  "error",  "info",   "verbose",
+                                       "debug", "debug2", "debug3", "debug4", "debug5"};
+  return level >= 0 && level < 10 ? kNames[level] : "unknown";
+}
+
+// Local time as slurmstepd stamps a task's start: 2026-12-03T12:11:13.
+std::string TimeStamp() {
+  const time_t now = time(nullptr);
+  struct tm local {};
+  localtime_r(&now, &local);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &local);
+  return text;
+}
+
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
   std::vector<char*> out;
   for (std::string& s : strings) out.push_back(s.data());
@@ -132,6 +152,15 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     work_dir = "/tmp";
   }
   const bool as_root = geteuid() == 0;
+  // --slurmd-debug: slurmstepd's stderr level is error (2) + the increment,
+  // at most debug3; its verbose lines are the tasks' starts and ends.
+  self->debug_ = spec.debug >= 2 && !spec.tasks.empty();
+  if (self->debug_) {
+    self->debug_lines_ = StepdLine(absl::StrCat(
+                             "debug levels are stderr='", LogLevelName(std::min(2 + spec.debug, 7)),
+                             "', logfile='", spec.log_level, "', syslog='quiet'")) +
+                         StepdLine(absl::StrCat("starting ", spec.tasks.size(), " tasks"));
+  }
   std::set<std::string> opened;  // -o/-e files a task here has already truncated
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     const TaskSpawn& spawn = spec.tasks[i];
@@ -215,7 +244,8 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
     }
     // Files named by -o/-e/-i replace the streams.
     const bool out_file = !spawn.pty && !spawn.stdout_path.empty();
-    const bool err_file = !spawn.pty && (!spawn.stderr_path.empty() || out_file);
+    const bool err_file =
+        !spawn.pty && (!spawn.stderr_path.empty() || (out_file && !spawn.stderr_streamed));
     const bool in_file = !spawn.pty && !spawn.stdin_path.empty();
     const std::string err_path = spawn.stderr_path.empty() ? spawn.stdout_path : spawn.stderr_path;
     // The first task here to open a file truncates it; later ones append.
@@ -340,6 +370,11 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
       continue;
     }
     task.pid = pid;
+    if (i == 0) {
+      self->debug_to_ = task.pty      ? DebugTo::kTerminal
+                        : err[0] >= 0 ? DebugTo::kStderr
+                                      : DebugTo::kNowhere;
+    }
     // Its exit wakes Pump's poll (Linux 5.3 and later; -1 before: Pump polls).
     task.pid_fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     task.out_fd = out[0];
@@ -380,6 +415,10 @@ std::unique_ptr<StepTasks> StepTasks::Start(const StepTasksSpec& spec) {
           task.failure = absl::StrCat("execve(): ", spawn.argv[0], ": ", strerror(failure.err));
       }
     }
+    if (self->debug_) {
+      absl::StrAppend(&self->debug_lines_, StepdLine(absl::StrCat("task ", task.task_id, " (", pid,
+                                                                  ") started ", TimeStamp())));
+    }
   }
   self->chdir_note_ = chdir_note;  // shown on each task's stderr by the first Pump
   return self;
@@ -406,6 +445,15 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
     for (const Task& task : tasks_) output(task.task_id, true, chdir_note_);
     chdir_note_.clear();
   }
+  // --slurmd-debug's lines, as the first task's stderr when srun gets it.
+  auto send_debug_lines = [&] {
+    if (debug_lines_.empty()) return;
+    if (debug_to_ != DebugTo::kNowhere) {
+      output(tasks_.front().task_id, debug_to_ == DebugTo::kStderr, debug_lines_);
+    }
+    debug_lines_.clear();
+  };
+  if (debug_) send_debug_lines();
   std::vector<pollfd> fds;
   std::vector<std::pair<size_t, int>> owners;  // task index, 0 stdout / 1 stderr / 2 its exit
   bool exits_watched = true;                   // every running task has a pidfd
@@ -463,6 +511,18 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
       const pid_t r = wait4(task.pid, &task.wstatus, WNOHANG, &task.usage);
       if (r == task.pid || (r < 0 && errno == ECHILD)) {
         task.reaped = true;
+        if (debug_ && r == task.pid) {
+          const std::string who = absl::StrCat("task ", task.task_id, " (", task.pid, ") exited");
+          if (WIFSIGNALED(task.wstatus)) {
+            absl::StrAppend(
+                &debug_lines_,
+                StepdLine(absl::StrCat(who, ". Killed by signal ", WTERMSIG(task.wstatus),
+                                       WCOREDUMP(task.wstatus) ? " (core dumped)" : "", ".")));
+          } else {
+            absl::StrAppend(&debug_lines_, StepdLine(absl::StrCat(who, " with exit code ",
+                                                                  WEXITSTATUS(task.wstatus), ".")));
+          }
+        }
         // What the task left running in its group ends with it (Slurm's step end).
         kill(-task.pid, SIGKILL);
         CloseFd(&task.in_fd);
@@ -470,6 +530,7 @@ bool StepTasks::Pump(int timeout_ms, const OutputFn& output, const EndFn& ended)
       }
     }
   }
+  if (debug_) send_debug_lines();  // a task's end line before its end is reported
   all_reaped = true;
   for (const Task& task : tasks_) all_reaped = all_reaped && task.reaped;
   if (all_reaped && all_reaped_at_ms_ == 0) all_reaped_at_ms_ = NowMs();

@@ -35,10 +35,12 @@ struct TaskSpawn {
   int cols = 0;
   // srun -o/-e/-i: files (opened by the task as its user, relative to the work
   // dir) instead of the streams; stderr_path empty with stdout_path set: the
-  // same file. Truncated by the first task of this step here that opens it.
+  // same file, unless stderr_streamed (srun -e all, -e N). Truncated by the
+  // first task of this step here that opens it.
   std::string stdout_path;
   std::string stderr_path;
   std::string stdin_path;
+  bool stderr_streamed = false;
   // srun's umask (-1: noded's) and resource limits (RLIMIT_*, soft limit,
   // capped at the hard limit), applied before exec; and SLURM_TASK_PID, the
   // task's own pid, added to `env`.
@@ -69,6 +71,17 @@ struct StepTasksSpec {
   // epilog around it; "" refuses tasks that have either.
   std::string task_wrapper;
   std::vector<TaskSpawn> tasks;
+  // srun --slurmd-debug: what Slurm adds to slurmstepd's error level for the
+  // step's stderr (0..4). From 2 (verbose) on, this node's lines about the
+  // tasks come as the first task's stderr (when that is streamed: not to its
+  // -e file), each after "slurmstepd: ", as slurmstepd logs to that task's
+  // stderr: the levels ("debug levels are stderr='verbose', logfile='info',
+  // syslog='quiet'", logfile being `log_level`, noded's own), "starting 2
+  // tasks", "task 0 (4242) started 2026-12-03T12:11:13" and "task 0 (4242)
+  // exited with exit code 0." (or "exited. Killed by signal 9."). Higher
+  // levels add none of Slurm's internal debug lines.
+  int debug = 0;
+  std::string log_level = "info";
 };
 
 struct TaskEnd {
@@ -133,6 +146,12 @@ class StepTasks {
   std::vector<Task> tasks_;       // the vector itself is fixed after Start
   int64_t all_reaped_at_ms_ = 0;  // when the last task was reaped (Pump's thread)
   std::string chdir_note_;        // slurmstepd's line when the work dir was not usable
+  // --slurmd-debug: the tasks' lines not yet sent (Pump's thread), and as
+  // what they go: the first task's stderr stream, its terminal (--pty: its
+  // stdout stream) or nothing (its stderr is a file).
+  bool debug_ = false;
+  enum class DebugTo { kStderr, kTerminal, kNowhere } debug_to_ = DebugTo::kNowhere;
+  std::string debug_lines_;
 };
 
 }  // namespace skiff::noded

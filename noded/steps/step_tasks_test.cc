@@ -159,6 +159,55 @@ TEST(StepTasks, OutputAndInputFilesReplaceTheStreams) {
                                            "/no/such/dir/out: No such file or directory"));
 }
 
+// srun -e all (or -e N) with -o FILE: stdout to the file, stderr streamed.
+TEST(StepTasks, AStreamedStderrBesideAnOutputFile) {
+  const std::string out = ::testing::TempDir() + "/step_tasks_streamed.out";
+  TaskSpawn task{0, {"sh", "-c", "echo to-file; echo to-srun >&2"}, kEnv, false};
+  task.stdout_path = out;
+  task.stderr_streamed = true;
+  TaskSpawn quiet{1, {"sh", "-c", "echo gone; echo gone-too >&2"}, kEnv, false};
+  quiet.stdout_path = "/dev/null";  // srun -o 0: task 1's stdout, and its stderr with it
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(Spec({task, quiet}));
+  Collected c = RunAll(*tasks);
+  EXPECT_EQ(c.out[0], "");
+  EXPECT_EQ(c.err[0], "to-srun\n");
+  EXPECT_EQ(c.out[1] + c.err[1], "");
+  FILE* f = fopen(out.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[64] = {};
+  EXPECT_NE(fgets(buf, sizeof(buf), f), nullptr);
+  fclose(f);
+  EXPECT_STREQ(buf, "to-file\n");
+}
+
+// srun --slurmd-debug=2: slurmstepd's verbose lines about the tasks as the
+// first task's stderr, each task's end before that task's end is reported.
+TEST(StepTasks, SlurmdDebugLinesComeAsTheFirstTasksStderr) {
+  StepTasksSpec spec = Spec(
+      {{3, {"sh", "-c", "exit 5"}, kEnv, false}, {4, {"sh", "-c", "kill -9 $$"}, kEnv, false}});
+  spec.debug = 2;
+  spec.log_level = "debug";
+  std::unique_ptr<StepTasks> tasks = StepTasks::Start(spec);
+  Collected c = RunAll(*tasks);
+  EXPECT_EQ(c.err[4], "");
+  const std::string& lines = c.err[3];
+  EXPECT_THAT(lines, ::testing::StartsWith(
+                         "slurmstepd: debug levels are stderr='verbose', logfile='debug', "
+                         "syslog='quiet'\nslurmstepd: starting 2 tasks\nslurmstepd: task 3 ("));
+  EXPECT_THAT(lines, ::testing::ContainsRegex(
+                         "slurmstepd: task 4 \\([0-9]+\\) started [0-9]{4}-[0-9]{2}-[0-9]{2}T"));
+  EXPECT_THAT(lines, ::testing::ContainsRegex(
+                         "slurmstepd: task 3 \\([0-9]+\\) exited with exit code 5\\.\n"));
+  EXPECT_THAT(lines, ::testing::ContainsRegex(
+                         "slurmstepd: task 4 \\([0-9]+\\) exited\\. Killed by signal 9\\.\n"));
+  EXPECT_EQ(c.ends[3].exit_code, 5);
+  // Below 2 (verbose), nothing.
+  spec.debug = 1;
+  tasks = StepTasks::Start(spec);
+  c = RunAll(*tasks);
+  EXPECT_EQ(c.err[3] + c.err[4], "");
+}
+
 // A container task whose namespace is gone (a container released under it)
 // fails to launch with the reason; the step's other tasks run.
 TEST(StepTasksTest, ATaskWhoseMountNamespaceIsGoneFailsWithTheReason) {

@@ -122,6 +122,7 @@ const std::set<std::string>& Honoured() {
                                                "standard_output",
                                                "tasks",
                                                "tasks_per_node",
+                                               "temporary_disk_per_node",
                                                "cpus_per_task",
                                                "time_limit",
                                                "tres_per_job",
@@ -291,8 +292,26 @@ absl::StatusOr<ParsedJobDesc> JobSpecFromDesc(const Json& desc, const JobDescDef
   ASSIGN_OR_RETURN_FIELD(mail_types, f.List("mail_type"));
   spec.set_mail_type(absl::StrJoin(mail_types, ","));
   ASSIGN_OR_RETURN_FIELD(shared, f.List("shared"));
+  // Slurm's JOB_SHARED_*, as sbatch's --exclusive[=user|mcs] and -s.
   for (const std::string& mode : shared) {
-    if (mode == "none") spec.set_exclusive(true);
+    if (mode == "none" || mode == "user" || mode == "mcs") {
+      spec.set_exclusive(true);
+      spec.set_oversubscribe(false);
+      spec.set_exclusive_kind(mode == "none" ? "" : mode);
+    } else if (mode == "oversubscribe") {
+      spec.set_exclusive(false);
+      spec.set_exclusive_kind("");
+      spec.set_oversubscribe(true);
+    }
+  }
+  ASSIGN_OR_RETURN_FIELD(tmp_disk, f.Number("temporary_disk_per_node"));  // --tmp, in MB
+  if (tmp_disk) {
+    if (*tmp_disk < 0) return Bad("temporary_disk_per_node", "a size cannot be negative");
+    spec.set_min_tmp_disk_mb(static_cast<uint64_t>(*tmp_disk));
+  }
+  if (f.Has("kill_on_node_fail")) {  // false: sbatch -k
+    ASSIGN_OR_RETURN_FIELD(kill_on_node_fail, f.Bool("kill_on_node_fail"));
+    spec.set_no_kill(!kill_on_node_fail);
   }
   ASSIGN_OR_RETURN_FIELD(open_mode, f.List("open_mode"));
   for (const std::string& mode : open_mode) {

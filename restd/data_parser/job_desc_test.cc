@@ -47,6 +47,24 @@ TEST(JobDescTest, ReadsWhatSbatchWouldSend) {
   EXPECT_TRUE(parsed->warnings.empty());
 }
 
+// --tmp, -s, --exclusive=user and -k as slurmrestd's job_desc_msg has them.
+TEST(JobDescTest, TmpDiskSharingAndKillOnNodeFail) {
+  auto parsed = Parse(R"({"script": "#!/bin/sh\n", "temporary_disk_per_node": 2048,
+      "shared": ["oversubscribe"], "kill_on_node_fail": false})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->spec.min_tmp_disk_mb(), 2048u);
+  EXPECT_TRUE(parsed->spec.oversubscribe());
+  EXPECT_FALSE(parsed->spec.exclusive());
+  EXPECT_TRUE(parsed->spec.no_kill());
+  EXPECT_TRUE(parsed->warnings.empty());
+  parsed = Parse(R"({"script": "#!/bin/sh\n", "shared": ["user"], "kill_on_node_fail": true})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_TRUE(parsed->spec.exclusive());
+  EXPECT_EQ(parsed->spec.exclusive_kind(), "user");
+  EXPECT_FALSE(parsed->spec.no_kill());
+  EXPECT_FALSE(Parse(R"({"script": "#!/bin/sh\n", "temporary_disk_per_node": -1})").ok());
+}
+
 TEST(JobDescTest, DefaultsAreTheUsersHomeAndNoExportedEnvironment) {
   auto parsed = Parse(R"({"script": "#!/bin/sh\ntrue\n"})");
   ASSERT_TRUE(parsed.ok());

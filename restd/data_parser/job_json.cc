@@ -255,7 +255,12 @@ void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& ou
   out.Field("resv_name", spec.reservation());
   out.Field("scheduled_nodes", job.sched_nodes());
   out.Key("shared").BeginArray();
-  if (spec.exclusive()) out.String("none");
+  // Slurm's JOB_SHARED_* flags: none (--exclusive), user, mcs, oversubscribe (-s).
+  if (spec.exclusive()) {
+    out.String(spec.exclusive_kind().empty() ? std::string("none") : spec.exclusive_kind());
+  } else if (spec.oversubscribe()) {
+    out.String("oversubscribe");
+  }
   out.EndArray();
   time("start_time", started ? job.start_time() : job.expected_start());
   out.Field("state_description", job.state_description());

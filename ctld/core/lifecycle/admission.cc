@@ -402,6 +402,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     return Invalid("Invalid qos specification");
   }
   job.requeue = spec.requeue.value_or(config.job_requeue);
+  job.no_kill = spec.no_kill;
   job.held = spec.hold;
   if (!spec.dependency.empty()) {
     absl::StatusOr<Dependency> dependency = ParseDependency(spec.dependency, config.max_array_size);
@@ -455,6 +456,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.use_min_nodes = spec.use_min_nodes;
   request.spread_job = spec.spread_job;
   request.contiguous = spec.contiguous;
+  request.min_tmp_disk_mb = spec.min_tmp_disk_mb;
   request.container = spec.container;
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
@@ -470,6 +472,8 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   if (absl::Status s = ParseGres(spec, config, request); !s.ok()) return s;
   // OverSubscribe=EXCLUSIVE: every job of the partition gets whole nodes.
   request.exclusive = spec.exclusive || partition->oversubscribe == "EXCLUSIVE";
+  // -s: a job that holds its nodes whole shares nothing.
+  request.oversubscribe = spec.oversubscribe && !request.exclusive;
   request.nodelist.assign(spec.nodelist.begin(), spec.nodelist.end());
   request.exclude.assign(spec.exclude.begin(), spec.exclude.end());
   // -w names more nodes than -N: the job gets them all, as in Slurm.

@@ -58,6 +58,9 @@ struct SubmitRequest {
   bool use_min_nodes = false;
   bool spread_job = false;
   bool contiguous = false;
+  uint64_t min_tmp_disk_mb = 0;  // --tmp
+  bool oversubscribe = false;    // -s
+  bool no_kill = false;          // -k
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;
   uint64_t mem_per_cpu_mb = 0;

@@ -296,5 +296,36 @@ TEST(AdmissionTest, GpuTaskOptionsThatDisagreeAreRefusedWithSlurmsReason) {
             "Invalid --gpus-per-task specification: 0");
 }
 
+// --tmp against the nodes' TmpDisk (0 on the reference cluster, as on the
+// anchor, where `sbatch --tmp=10` answers these two lines and exits 1).
+TEST(AdmissionTest, TmpDiskNoNodeHasIsRefusedWithSlurmsLines) {
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.min_tmp_disk_mb = 10; }).message(),
+            "Temporary disk specification can not be satisfied\n"
+            "Requested node configuration is not available");
+  SubmitRequest request = Request();
+  request.min_tmp_disk_mb = 512;
+  std::vector<NodeCapacity> nodes = Nodes();
+  nodes[3].tmp_disk_mb = 512;
+  absl::StatusOr<Job> job = JobFromRequest(request, Config(), nodes, {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.min_tmp_disk_mb, 512u);
+}
+
+TEST(AdmissionTest, OversubscribeAndNoKillAreKeptWithTheJob) {
+  SubmitRequest request = Request();
+  request.oversubscribe = true;
+  request.no_kill = true;
+  absl::StatusOr<Job> job = JobFromRequest(request, Config(), Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_TRUE(job->request.oversubscribe);
+  EXPECT_TRUE(job->no_kill);
+  // --exclusive wins: a job that holds its nodes whole shares nothing.
+  request.exclusive = true;
+  job = JobFromRequest(request, Config(), Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_FALSE(job->request.oversubscribe);
+  EXPECT_TRUE(job->request.exclusive);
+}
+
 }  // namespace
 }  // namespace skiff::ctld

@@ -315,6 +315,11 @@ class Lifecycle {
   // A prolog or launch report still about the job's current start (the job is
   // CONFIGURING in the start `restart_count` names).
   bool StillStarting(uint64_t job_id, int restart_count) const;
+  // -k/--no-kill (Slurm's kill_on_node_fail = 0, kill_running_job_by_node_name):
+  // a RUNNING or SUSPENDED job of several nodes whose failed node is not its
+  // batch host keeps running without it. REQUIRES: `node_name` is one of
+  // job.nodes.
+  static bool KeepsRunningWithout(const Job& job, const std::string& node_name);
 
  private:
   // sacctmgr's stored QOS and accounts tables (each seeded on a new database).
@@ -359,6 +364,10 @@ class Lifecycle {
                Effects& effects);
   void ReleaseResources(Job& job, int64_t now, Effects& effects);
   void NodeDown(const std::string& node_name, int64_t now, Effects& effects);
+  // Takes `node_name` out of the job's allocation: gives back what the job
+  // held there and drops the node from its per-node lists. REQUIRES: `node_name`
+  // is one of job.nodes and not job.nodes[0].
+  void DropFailedNode(Job& job, const std::string& node_name, int64_t now, Effects& effects);
   void ApplyReport(Job& job, const NodeRunReport& report, int64_t now, Effects& effects);
   // Adds a run's billing-seconds (times its QOS's UsageFactor) to the fair-share
   // usage of its user and association (sshare's RawUsage), as of `now`.

@@ -17,10 +17,42 @@ constexpr int64_t kLaunchGraceSeconds = 10;
 
 }  // namespace
 
+bool Lifecycle::KeepsRunningWithout(const Job& job, const std::string& node_name) {
+  // Being stopped already (cancelled, preempted, requeued): it ends as it was
+  // going to.
+  return job.no_kill && job.nodes.size() > 1 && job.nodes.front() != node_name &&
+         (job.state == JobState::kRunning || job.state == JobState::kSuspended) &&
+         job.final_state == JobState::kCompleted &&
+         job.progress.requeue_request == Job::RequeueRequest::kNone;
+}
+
+void Lifecycle::DropFailedNode(Job& job, const std::string& node_name, int64_t now,
+                               Effects& effects) {
+  const size_t k = static_cast<size_t>(std::find(job.nodes.begin(), job.nodes.end(), node_name) -
+                                       job.nodes.begin());
+  state_.MutNodes().Release(job.id, {node_name}, {job.CpusOn(k)}, {job.MemOnMb(k)}, now);
+  auto drop = [k](auto& per_node) {
+    if (k < per_node.size()) per_node.erase(per_node.begin() + static_cast<std::ptrdiff_t>(k));
+  };
+  drop(job.nodes);
+  drop(job.cpus_by_node);
+  drop(job.mem_by_node_mb);
+  drop(job.tasks_by_node);
+  drop(job.gpus_by_node);
+  drop(job.cpu_ids_by_node);
+  // Slurm's words: "Removing failed node n2 from JobId=5".
+  effects.log.push_back(
+      absl::StrCat("Removing failed node ", node_name, " from JobId=", job.id, " (--no-kill)"));
+}
+
 void Lifecycle::NodeDown(const std::string& node_name, int64_t now, Effects& effects) {
   for (auto& [id, stored] : state_.jobs()) {
     if (!HoldsResources(stored.state) || !absl::c_linear_search(stored.nodes, node_name)) continue;
     Job& job = state_.Mut(id);
+    if (KeepsRunningWithout(job, node_name)) {
+      DropFailedNode(job, node_name, now, effects);
+      continue;
+    }
     // The batch script may still run on a healthy batch host: stop it there.
     if (job.progress.launched && job.nodes.front() != node_name) {
       effects.intents.push_back(MakeTerminate(job));

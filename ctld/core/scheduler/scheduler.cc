@@ -28,7 +28,8 @@ struct Shape {
            a.cpus_per_task == other.cpus_per_task && a.max_nodes == other.max_nodes &&
            a.want_nodes == other.want_nodes && a.ntasks_per_node == other.ntasks_per_node &&
            a.min_cpus_per_node == other.min_cpus_per_node && a.overcommit == other.overcommit &&
-           a.contiguous == other.contiguous && a.mem_per_cpu_mb == other.mem_per_cpu_mb;
+           a.contiguous == other.contiguous && a.mem_per_cpu_mb == other.mem_per_cpu_mb &&
+           a.min_tmp_disk_mb == other.min_tmp_disk_mb;
   }
 };
 

@@ -323,6 +323,41 @@ TEST(Schedule, NodelistExcludeAndFeatures) {
   EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{2});
 }
 
+// --tmp: only nodes whose TmpDisk is at least the job's ask, every node of a
+// multi-node job; not a consumable, so jobs on one node do not add up.
+TEST(Schedule, TmpDiskIsAFloorOnTheNodesAJobMayUse) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4), MakeNode("n3", 4)});
+  view.nodes[1].tmp_disk_mb = 100;
+  view.nodes[2].tmp_disk_mb = 1000;
+  PendingJob big = MakeJob(1, 0, 1);
+  big.min_tmp_disk_mb = 500;
+  PendingJob two = MakeJob(2, 0, 1, 0, 2);
+  two.min_tmp_disk_mb = 100;
+  PendingJob also_big = MakeJob(3, 0, 1);
+  also_big.min_tmp_disk_mb = 1000;
+  SchedulePlan plan = RunPass(view, {big, two, also_big});
+  ASSERT_EQ(plan.starts.size(), 3u);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{2});
+  EXPECT_EQ(StartOf(plan, 2)->nodes, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{2});
+}
+
+// A job that waits for the one node with its TmpDisk does not make backfill
+// skip a job of the same shape without --tmp (backfill's shape cache).
+TEST(Backfill, TmpDiskIsPartOfTheShapeBackfillSkipsBy) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.nodes[1].tmp_disk_mb = 1000;
+  view.running.push_back(MakeRunning(50, 1, {1}, 4, {}, kNow, 600));
+  PendingJob waits = MakeJob(1, 0, 4);
+  waits.min_tmp_disk_mb = 1000;
+  PendingJob fits = MakeJob(2, 0, 4);
+  SchedulePlan plan = RunPass(view, {waits, fits});
+  EXPECT_EQ(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(ReasonOf(plan, {waits, fits}, 1), "Resources");
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{0});
+}
+
 TEST(Schedule, ExclusiveNeedsAnIdleNodeAndHoldsItWhole) {
   ClusterView view = MakeView({MakeNode("n1", 8, 2), MakeNode("n2", 8, 2)});
   view.running.push_back(MakeRunning(50, 1, {0}, 1, {{}}, 0, 100000));

@@ -47,6 +47,7 @@ struct SchedNode {
   int32_t gpu_count = 0;          // GPU indices are 0 .. gpu_count-1
   uint32_t weight = 1;            // Weight=: lower is used first
   std::vector<int32_t> features;  // indices into ClusterView::features
+  uint64_t tmp_disk_mb = 0;       // TmpDisk=: a job's --tmp is a floor on it
 };
 
 struct SchedPartition {
@@ -226,8 +227,9 @@ struct PendingJob {
   int32_t ntasks_per_node = 0;
   int32_t min_cpus_per_node = 0;  // --mincpus
   bool overcommit = false;
-  bool contiguous = false;      // --contiguous: consecutive nodes (by index)
-  uint64_t mem_per_cpu_mb = 0;  // with ntasks > 0: memory follows each node's CPUs
+  bool contiguous = false;       // --contiguous: consecutive nodes (by index)
+  uint64_t mem_per_cpu_mb = 0;   // with ntasks > 0: memory follows each node's CPUs
+  uint64_t min_tmp_disk_mb = 0;  // --tmp: only nodes with at least this TmpDisk
   bool held = false;
   bool held_by_admin = false;
   std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
@@ -310,9 +312,9 @@ WaitReason PartitionRefuses(const SchedPartition& partition, const PendingJob& j
 const char* WaitReasonName(WaitReason reason);
 
 // Could node `n` ever hold the job's per-node share: its size (ShareFits), its
-// GPU type, the job's features, and not excluded by -x. Ignores the node's
-// state, its partitions and what runs on it. The main pass, backfill and
-// preemption all ask this.
+// GPU type, its TmpDisk (--tmp), the job's features, and not excluded by -x.
+// Ignores the node's state, its partitions and what runs on it. The main
+// pass, backfill and preemption all ask this.
 bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job);
 
 // The job's request as placement.h takes it.

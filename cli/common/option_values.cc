@@ -1,0 +1,184 @@
+#include "cli/common/option_values.h"
+
+#include <strings.h>
+
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cli/common/sbatch_options.h"
+#include "common/checked_math.h"
+#include "common/size.h"
+#include "common/time_format.h"
+
+namespace skiff::cli {
+namespace {
+
+// Slurm's parse_int (src/common/proc_args.c) over a count: digits only, at
+// most INT_MAX (a larger one is refused, as sbatch's counts are, rather than
+// wrapped), above zero when `positive`; it exits 1.
+std::optional<OptionValueError> ParseIntError(const std::string& name, const std::string& value,
+                                              bool positive) {
+  int n = 0;
+  const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && absl::SimpleAtoi(value, &n) && (!positive || n > 0)) return std::nullopt;
+  return OptionValueError{absl::StrCat("Invalid numeric value \"", value, "\" for ", name, "."), 1};
+}
+
+// Slurm's _str_to_nodes: strtol's number (-1 without digits), then a K or M
+// multiplier (1024, 1048576). nullopt when what follows is not blank.
+std::optional<int64_t> NodeCount(const std::string& text) {
+  const char* start = text.c_str();
+  char* end = nullptr;
+  int64_t n = strtol(start, &end, 10);
+  if (end == start) {
+    n = -1;
+  } else {
+    if (*end == 'k' || *end == 'K') n *= 1024, ++end;
+    if (*end == 'm' || *end == 'M') n *= 1024 * 1024, ++end;
+  }
+  for (; *end != '\0'; ++end) {
+    if (!isspace(static_cast<unsigned char>(*end))) return std::nullopt;
+  }
+  return n;
+}
+
+// Slurm's verify_node_count: "N", "MIN-MAX" or "-MAX" (MIN 1).
+std::optional<OptionValueError> NodesError(const std::string& value) {
+  auto not_a_count = [](const std::string& part) {
+    return OptionValueError{absl::StrCat("\"", part, "\" is not a valid node count"), 255};
+  };
+  int64_t min = 0, max = 0;
+  if (const size_t dash = value.find('-'); dash != std::string::npos) {
+    const std::string min_text = value.substr(0, dash), max_text = value.substr(dash + 1);
+    std::optional<int64_t> lo = NodeCount(min_text);
+    if (!lo) return not_a_count(min_text);
+    min = *lo < 0 ? 1 : *lo;
+    std::optional<int64_t> hi = NodeCount(max_text);
+    if (!hi) return not_a_count(max_text);
+    max = *hi;
+  } else {
+    std::optional<int64_t> n = NodeCount(value);
+    if (!n || *n < 0) return not_a_count(value);
+    min = max = *n;
+  }
+  if (max != 0 && max < min) {
+    return OptionValueError{
+        absl::StrCat("Maximum node count ", max, " is less than minimum node count ", min), 255};
+  }
+  return std::nullopt;
+}
+
+// Slurm's tres_bind_verify_cmdline over "gpu:VALUE" (src/common/tres_bind.c):
+// [verbose,] then closest, none (their first letter is enough), map_gpu:LIST,
+// mask_gpu:LIST (hexadecimal), per_task:N or single:N; ';' separates more.
+bool ValidNumber(const std::string& text) {
+  const long n = strtol(text.c_str(), nullptr, 0);
+  return n >= 0 && n != LONG_MAX;
+}
+bool ValidNumberList(const std::string& text, bool hex) {
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::string token(item);
+    if (hex && token.rfind("0x", 0) == 0) token = token.substr(2);
+    for (char c : token) {
+      const bool digit = hex ? isxdigit(static_cast<unsigned char>(c)) != 0
+                             : isdigit(static_cast<unsigned char>(c)) != 0;
+      if (!digit && c != '*') return false;
+    }
+    char* end = nullptr;
+    long n = strtol(token.c_str(), &end, hex ? 16 : 10);
+    if (n < 0 || n == LONG_MAX || (*end != '\0' && *end != '*')) return false;
+    if (*end == '*') {
+      n = strtol(end + 1, &end, 0);
+      if (n < 0 || n == LONG_MAX || *end != '\0') return false;
+    }
+  }
+  return true;
+}
+bool ValidGpuBind(std::string bind) {
+  if (strncasecmp(bind.c_str(), "verbose,", 8) == 0) bind = bind.substr(8);
+  auto starts = [&](const char* prefix, size_t n) {
+    return strncasecmp(bind.c_str(), prefix, n) == 0;
+  };
+  if (starts("closest", 1) || starts("none", 1)) return true;
+  if (starts("map_gpu:", 8)) return ValidNumberList(bind.substr(8), false);
+  if (starts("mask_gpu:", 9)) return ValidNumberList(bind.substr(9), true);
+  if (starts("per_task:", 9)) return ValidNumber(bind.substr(9));
+  if (starts("single:", 7)) return ValidNumber(bind.substr(7));
+  return false;
+}
+bool ValidTresBind(const std::string& text) {
+  for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
+    const size_t colon = item.find(':');
+    if (colon == absl::string_view::npos || item.substr(0, colon) != "gpu" ||
+        !ValidGpuBind(std::string(item.substr(colon + 1)))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<OptionValueError> CheckOptionValue(const std::string& name,
+                                                 const std::string& value) {
+  // parse_int's, positive.
+  for (const char* count :
+       {"cpus-per-task", "ntasks", "ntasks-per-node", "mincpus", "cpus-per-gpu", "threads"}) {
+    if (name == count) return ParseIntError("--" + name, value, true);
+  }
+  // parse_int's, zero allowed. -I names itself without dashes, as Slurm's.
+  if (name == "wait" || name == "kill-on-bad-exit") return ParseIntError("--" + name, value, false);
+  if (name == "immediate") return ParseIntError("immediate", value, false);
+  if (name == "mem" || name == "mem-per-cpu" || name == "mem-per-gpu") {
+    if (ParseSize(value, kMiB).ok()) return std::nullopt;
+    return OptionValueError{absl::StrCat("Invalid --", name, " specification"), 255};
+  }
+  if (name == "nodes") return NodesError(value);
+  if (name == "time") {
+    absl::StatusOr<int64_t> seconds = ParseDuration(value);
+    if (seconds.ok() && *seconds <= kMaxTimeLimitSeconds) return std::nullopt;
+    return OptionValueError{"Invalid --time specification", 255};
+  }
+  if (name == "begin") {
+    absl::Status begin = ParseBeginTime(value, 0).status();
+    if (begin.ok()) return std::nullopt;
+    return OptionValueError{std::string(begin.message()), 255};
+  }
+  if (name == "exclusive") {
+    // salloc's and sbatch's --exclusive[=user|mcs|exclusive|oversubscribe].
+    for (const char* mode : {"exclusive", "user", "mcs", "oversubscribe"}) {
+      if (strcasecmp(value.c_str(), mode) == 0) return std::nullopt;
+    }
+    return OptionValueError{"Invalid --exclusive specification", 255};
+  }
+  if (name == "gpu-bind") {
+    if (value.empty() || ValidTresBind("gpu:" + value)) return std::nullopt;
+    return OptionValueError{absl::StrCat("Invalid --gpu-bind argument: gpu:", value), 255};
+  }
+  return std::nullopt;
+}
+
+std::optional<OptionValueError> CheckParsedOptionValues(
+    const CLI::App& app, const std::map<std::string, const std::optional<std::string>*>& values) {
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option->get_lnames().empty()) continue;
+    const std::string& name = option->get_lnames().front();
+    auto value = values.find(name);
+    if (value == values.end() || !*value->second) continue;
+    // A bare -I, -K or --exclusive: no value to check.
+    if ((name == "immediate" || name == "kill-on-bad-exit" || name == "exclusive") &&
+        (*value->second)->empty()) {
+      continue;
+    }
+    if (std::optional<OptionValueError> bad = CheckOptionValue(name, **value->second)) return bad;
+  }
+  return std::nullopt;
+}
+
+}  // namespace skiff::cli

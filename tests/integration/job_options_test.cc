@@ -1,0 +1,248 @@
+// Options that change a job's resources (issue 49), through the real daemons
+// on four 2-CPU nodes (the shape of shared/slurm-anchor): --tmp against each
+// node's TmpDisk, -s/--oversubscribe as shown, -k/--no-kill when a node
+// fails. Expected texts are Slurm 22.05's on the anchor.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+class JobOptionsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (getuid() != 0) return;
+    LocalCluster::Options options;
+    options.nodes = 4;
+    options.cpus = 2;
+    options.gpu_nodes = 0;
+    auto cluster = LocalCluster::Start(options);
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = cluster->release();
+    // TmpDisk=1G on n3 and 2G on n4. A NodeName line changes only with a
+    // restart (scontrol reconfigure refuses it), as in Slurm.
+    ASSERT_EQ(cluster_->Down().exit_code, 0);
+    const std::string conf = absl::StrReplaceAll(ReadFile(cluster_->conf_path()),
+                                                 {{"\nNodeName=n3 ", "\nNodeName=n3 TmpDisk=1024 "},
+                                                  {"\nNodeName=n4 ", "\nNodeName=n4 TmpDisk=2G "}});
+    std::ofstream(cluster_->conf_path()) << conf;
+    const CommandResult up = cluster_->Up();
+    ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  }
+
+  static void TearDownTestSuite() {
+    delete cluster_;
+    cluster_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
+  }
+
+  void TearDown() override {
+    if (cluster_ != nullptr) cluster_->Run("scancel -u skiffalice");
+  }
+
+  // Submits as skiffalice; the job id, or 0 (with a failure) when refused.
+  static uint64_t Submit(const std::string& args) {
+    const CommandResult r =
+        cluster_->RunAs("skiffalice", "sbatch --parsable -t 5 -o /dev/null " + args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err, "") << args;  // no "is not supported by Skiff" warning
+    uint64_t id = 0;
+    return absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id) ? id : 0;
+  }
+
+  static std::string Field(uint64_t job, const std::string& key) {
+    return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", job)).out, key);
+  }
+
+  // The job's NodeList once it runs ("" if it never does within 30 s).
+  static std::string NodesOnceRunning(uint64_t job) {
+    std::string nodes;
+    Eventually(30, [&] {
+      if (Field(job, "JobState") != "RUNNING") return false;
+      nodes = Field(job, "NodeList");
+      return true;
+    });
+    return nodes;
+  }
+
+  static LocalCluster* cluster_;
+};
+
+LocalCluster* JobOptionsTest::cluster_ = nullptr;
+
+TEST_F(JobOptionsTest, TmpPlacesAJobOnlyOnNodesWithThatMuchTmpDisk) {
+  const uint64_t one_gig = Submit("--tmp=1G -c 2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(one_gig), "n3");
+  EXPECT_EQ(Field(one_gig, "MinTmpDiskNode"), "1G");
+  const uint64_t two_gig = Submit("--tmp=2048 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(two_gig), "n4");
+  // n4 has one CPU left; n1 and n2 are idle but lack the disk: it waits.
+  const uint64_t waits = Submit("--tmp=2G -c 2 --wrap=true");
+  EXPECT_TRUE(Eventually(20, [&] { return Field(waits, "Reason") == "Resources"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", waits)).out;
+  EXPECT_EQ(Field(waits, "JobState"), "PENDING");
+  EXPECT_EQ(Field(waits, "MinTmpDiskNode"), "2G");
+  // The same shape without --tmp runs on an idle node at once.
+  const uint64_t plain = Submit("-c 2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(plain), "n1");
+  EXPECT_EQ(Field(plain, "MinTmpDiskNode"), "0");
+  EXPECT_EQ(cluster_->Run(absl::StrCat("squeue -h -o '%d' -j ", two_gig)).out, "2G\n");
+}
+
+TEST_F(JobOptionsTest, EveryNodeOfTheJobHasTheTmpDisk) {
+  const uint64_t two = Submit("-N 2 --tmp=1G --wrap='sleep 30'");
+  EXPECT_EQ(NodesOnceRunning(two), "n[3-4]");
+  // As #SBATCH directive too.
+  const CommandResult r = cluster_->RunAs(
+      "skiffalice",
+      "printf '#!/bin/sh\\n#SBATCH --tmp=1500M -o /dev/null -t 5\\nsleep 30\\n' > tmp.sh && "
+      "sbatch --parsable tmp.sh");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  uint64_t directive = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &directive)) << r.out;
+  EXPECT_EQ(Field(directive, "MinTmpDiskNode"), "1500M");
+  // n3 (1G) is not enough; n4 is busy with the first job's share, which
+  // leaves a CPU: the job runs there.
+  EXPECT_EQ(NodesOnceRunning(directive), "n4");
+}
+
+// Slurm 22.05 on the anchor (TmpDisk=0 everywhere) answers `sbatch --tmp=10`
+// with these two lines and exits 1; salloc and srun say it in their words.
+TEST_F(JobOptionsTest, TmpNoNodeOfThePartitionHasIsRefusedAtSubmit) {
+  CommandResult r = cluster_->RunAs("skiffalice", "sbatch --tmp=3G -o /dev/null --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: Temporary disk specification can not be satisfied\n"
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
+  r = cluster_->RunAs("skiffalice", "sbatch -N 3 --tmp=1G -o /dev/null --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Temporary disk specification can not be satisfied"), std::string::npos)
+      << r.err;
+  r = cluster_->RunAs("skiffalice", "salloc --tmp=3G true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Requested node configuration is not available"), std::string::npos)
+      << r.err;
+  r = cluster_->RunAs("skiffalice", "srun --tmp=3G true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Requested node configuration is not available"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(JobOptionsTest, SallocAndSrunAllocationsHonourTmp) {
+  CommandResult r = cluster_->RunAs("skiffalice", "salloc -Q --tmp=2G printenv SLURM_JOB_NODELIST");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "n4\n");
+  EXPECT_EQ(r.err, "");
+  r = cluster_->RunAs("skiffalice", "srun --tmp=1G -N 2 printenv SLURMD_NODENAME | sort");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "n3\nn4\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(JobOptionsTest, VerboseShowsTmpAsSlurm) {
+  const CommandResult r =
+      cluster_->RunAs("skiffalice", "sbatch -v --tmp=2048 -H -o /dev/null --wrap=true");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("sbatch: tmp                 : 2G\n"), std::string::npos) << r.err;
+}
+
+// -s is kept and shown as Slurm 22.05 shows it (the anchor: OverSubscribe=OK
+// by default, YES with -s, NO with --exclusive, USER with --exclusive=user;
+// -s and --exclusive are one setting, the later wins).
+TEST_F(JobOptionsTest, OversubscribeIsShownAsSlurmShowsIt) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "OK"},
+      {"-s", "YES"},
+      {"--oversubscribe", "YES"},
+      {"--exclusive", "NO"},
+      {"-s --exclusive", "NO"},
+      {"--exclusive -s", "YES"},
+      {"--exclusive=user", "USER"},
+  };
+  for (const auto& [args, shown] : cases) {
+    const CommandResult r =
+        cluster_->RunAs("skiffalice", "sbatch --parsable -H -o /dev/null " + args + " --wrap=true");
+    ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    uint64_t id = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(absl::StripAsciiWhitespace(r.out), &id)) << r.out;
+    EXPECT_EQ(Field(id, "OverSubscribe"), shown) << args;
+    EXPECT_EQ(cluster_->Run(absl::StrCat("squeue -h -o %h -j ", id)).out, shown + "\n") << args;
+    if (args != "--exclusive=user") EXPECT_EQ(r.err, "") << args;
+  }
+  CommandResult v =
+      cluster_->RunAs("skiffalice", "sbatch -v -s --exclusive -H -o /dev/null --wrap=true");
+  EXPECT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.err.find("sbatch: exclusive           : exclusive\n"
+                       "sbatch: hold                : set\n"),
+            std::string::npos)
+      << v.err;
+  EXPECT_NE(v.err.find("sbatch: oversubscribe       : exclusive\n"), std::string::npos) << v.err;
+  // salloc's and srun's own allocations.
+  v = cluster_->RunAs("skiffalice",
+                      "salloc -Q -s sh -c 'scontrol show job $SLURM_JOB_ID' | "
+                      "grep -o 'OverSubscribe=[A-Z]*'");
+  EXPECT_EQ(v.out, "OverSubscribe=YES\n") << v.err;
+  v = cluster_->RunAs("skiffalice",
+                      "srun --exclusive -s sh -c 'scontrol show job $SLURM_JOB_ID' | "
+                      "grep -o 'OverSubscribe=[A-Z]*'");
+  EXPECT_EQ(v.out, "OverSubscribe=YES\n") << v.err;
+}
+
+// -k: n2 stops answering under two running jobs on n[1-2]; the one with -k
+// keeps running on n1 (its batch host) without n2, the other is requeued, as
+// in Slurm 22.05 (kill_running_job_by_node_name).
+TEST_F(JobOptionsTest, NoKillJobKeepsRunningWithoutItsFailedNode) {
+  const uint64_t kept = Submit("-k -N 2 -w n[1-2] --wrap='sleep 300'");
+  const uint64_t requeued = Submit("-N 2 -w n[1-2] --wrap='sleep 300'");
+  ASSERT_EQ(NodesOnceRunning(kept), "n[1-2]");
+  ASSERT_EQ(NodesOnceRunning(requeued), "n[1-2]");
+  EXPECT_EQ(Field(kept, "NumCPUs"), "2");
+  const pid_t noded = cluster_->Pid("noded-n2");
+  ASSERT_GT(noded, 0);
+  kill(noded, SIGKILL);
+  // SlurmdTimeout=30 in the cluster's skiff.conf.
+  const bool down = Eventually(90, [&] {
+    return cluster_->Run("sinfo -h -n n2 -o %t").out.find("down") != std::string::npos;
+  });
+  EXPECT_TRUE(down) << cluster_->Run("sinfo -N").out;
+  EXPECT_TRUE(Eventually(20, [&] { return Field(kept, "NodeList") == "n1"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", kept)).out;
+  EXPECT_EQ(Field(kept, "JobState"), "RUNNING");
+  EXPECT_EQ(Field(kept, "NumNodes"), "1");
+  EXPECT_EQ(Field(kept, "NumCPUs"), "1");
+  EXPECT_EQ(Field(kept, "Restarts"), "0");
+  EXPECT_NE(
+      cluster_->Log("ctld.log").find(absl::StrCat("Removing failed node n2 from JobId=", kept)),
+      std::string::npos);
+  EXPECT_EQ(Field(requeued, "Restarts"), "1");
+  // Still running a while later: nothing stopped its script on n1.
+  sleep(3);
+  EXPECT_EQ(Field(kept, "JobState"), "RUNNING");
+  EXPECT_EQ(cluster_->Run(absl::StrCat("scancel ", kept)).exit_code, 0);
+  EXPECT_TRUE(Eventually(30, [&] { return Field(kept, "JobState") == "CANCELLED"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", kept)).out;
+  // n2 comes back when its noded does (ReturnToService=1).
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+}
+
+}  // namespace
+}  // namespace skiff::testing
