@@ -203,7 +203,6 @@ constexpr std::string_view kUnsupported[] = {
     "--ntasks-per-socket=",
     "--hint=",
     "--mem-bind=",
-    "--gpu-bind=",
     "--gpu-freq=",
     "--gid=",
     "-M, --clusters=",

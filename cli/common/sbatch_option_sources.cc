@@ -39,7 +39,6 @@ constexpr const char* kIgnoredWithValue[] = {
     "-B,--extra-node-info",
     "--mem-bind",
     "--cpu-freq",
-    "--gpu-bind",
     "--gpu-freq",
     "--gres-flags",
     "--profile",
@@ -188,6 +187,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--gres", &O::gres),
         Text("-G,--gpus", &O::gpus),
         Text("--gpus-per-node", &O::gpus_per_node),
+        Text("--gpu-bind", &O::gpu_bind),
         Text("--gpus-per-task", &O::gpus_per_task),
         Text("--cpus-per-gpu", &O::cpus_per_gpu),
         Text("-b,--begin", &O::begin),
@@ -420,6 +420,7 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_EXCLUSIVE", &SbatchRawOptions::exclusive},
       {"SBATCH_GPUS", &SbatchRawOptions::gpus},
       {"SBATCH_GPUS_PER_NODE", &SbatchRawOptions::gpus_per_node},
+      {"SBATCH_GPU_BIND", &SbatchRawOptions::gpu_bind},
       {"SBATCH_GPUS_PER_TASK", &SbatchRawOptions::gpus_per_task},
       {"SBATCH_CPUS_PER_GPU", &SbatchRawOptions::cpus_per_gpu},
       {"SBATCH_MEM_PER_CPU", &SbatchRawOptions::mem_per_cpu},
@@ -478,6 +479,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.gres, high.gres);
   take(out.gpus, high.gpus);
   take(out.gpus_per_node, high.gpus_per_node);
+  take(out.gpu_bind, high.gpu_bind);
   take(out.gpus_per_task, high.gpus_per_task);
   take(out.cpus_per_gpu, high.cpus_per_gpu);
   take(out.begin, high.begin);

@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/gpu_bind_check.h"
 #include "cli/common/sbatch_options_internal.h"
 #include "client/job_text.h"
 #include "common/checked_math.h"
@@ -461,6 +462,12 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (!(mode.empty() || mode == "S" || mode == "s" || mode == "L" || mode == "l")) {
       return absl::InvalidArgumentError("Invalid --get-user-env specification");
     }
+  }
+  if (o.gpu_bind) {
+    if (std::optional<std::string> bad = GpuBindError(*o.gpu_bind)) {
+      return absl::InvalidArgumentError(*bad);
+    }
+    (*spec.mutable_environment())["SLURM_GPU_BIND"] = *o.gpu_bind;
   }
   if (o.get_user_env || absl::AsciiStrToUpper(export_mode) != "ALL") {
     (*spec.mutable_environment())["SLURM_GET_USER_ENV"] = "1";

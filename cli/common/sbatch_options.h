@@ -30,27 +30,30 @@ namespace skiff::cli {
 
 // Every option as written, unset when not given at that level.
 struct SbatchRawOptions {
-  std::optional<std::string> job_name;             // -J, --job-name
-  std::optional<std::string> partition;            // -p, --partition
-  std::optional<std::string> nodes;                // -N, --nodes: N or MIN-MAX
-  std::optional<std::string> ntasks;               // -n, --ntasks
-  std::optional<std::string> cpus_per_task;        // -c, --cpus-per-task
-  std::optional<std::string> mem;                  // --mem
-  std::optional<std::string> mem_per_cpu;          // --mem-per-cpu
-  std::optional<std::string> mem_per_gpu;          // --mem-per-gpu
-  std::optional<std::string> time;                 // -t, --time
-  std::optional<std::string> output;               // -o, --output
-  std::optional<std::string> error;                // -e, --error
-  std::optional<std::string> input;                // -i, --input
-  std::optional<std::string> chdir;                // -D, --chdir
-  std::optional<std::string> export_env;           // --export
-  std::optional<std::string> export_file;          // --export-file: a file, or an fd >= 3
-  std::optional<std::string> qos;                  // -q, --qos
-  std::optional<std::string> reservation;          // --reservation
-  std::optional<std::string> account;              // -A, --account
-  std::optional<std::string> gres;                 // --gres, comma list
-  std::optional<std::string> gpus;                 // -G, --gpus: [type:]N for the whole job
-  std::optional<std::string> gpus_per_node;        // --gpus-per-node: [type:]N
+  std::optional<std::string> job_name;       // -J, --job-name
+  std::optional<std::string> partition;      // -p, --partition
+  std::optional<std::string> nodes;          // -N, --nodes: N or MIN-MAX
+  std::optional<std::string> ntasks;         // -n, --ntasks
+  std::optional<std::string> cpus_per_task;  // -c, --cpus-per-task
+  std::optional<std::string> mem;            // --mem
+  std::optional<std::string> mem_per_cpu;    // --mem-per-cpu
+  std::optional<std::string> mem_per_gpu;    // --mem-per-gpu
+  std::optional<std::string> time;           // -t, --time
+  std::optional<std::string> output;         // -o, --output
+  std::optional<std::string> error;          // -e, --error
+  std::optional<std::string> input;          // -i, --input
+  std::optional<std::string> chdir;          // -D, --chdir
+  std::optional<std::string> export_env;     // --export
+  std::optional<std::string> export_file;    // --export-file: a file, or an fd >= 3
+  std::optional<std::string> qos;            // -q, --qos
+  std::optional<std::string> reservation;    // --reservation
+  std::optional<std::string> account;        // -A, --account
+  std::optional<std::string> gres;           // --gres, comma list
+  std::optional<std::string> gpus;           // -G, --gpus: [type:]N for the whole job
+  std::optional<std::string> gpus_per_node;  // --gpus-per-node: [type:]N
+  // --gpu-bind: left in the job as SLURM_GPU_BIND, which its sruns read
+  // (Slurm's set_env_from_opts).
+  std::optional<std::string> gpu_bind;
   std::optional<std::string> gpus_per_task;        // --gpus-per-task: [type:]N
   std::optional<std::string> cpus_per_gpu;         // --cpus-per-gpu
   std::optional<std::string> begin;                // -b, --begin

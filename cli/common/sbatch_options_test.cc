@@ -67,6 +67,21 @@ TEST(ParseSbatchCommandLine, TmpIsCheckedAsSlurmChecksIt) {
 // the command line, a directive or salloc's and srun's same option, with no
 // warning; -v shows it as Slurm 22.05's sbatch did on the anchor ("tmp : 2G"
 // for --tmp=2048, "tmp : 2" for --tmp=1500K).
+// --gpu-bind is left in the job as SLURM_GPU_BIND for its sruns (Slurm's
+// set_env_from_opts), checked as Slurm checks it, with no warning.
+TEST(BuildSubmission, GpuBindIsLeftForTheJobsSteps) {
+  absl::StatusOr<SbatchSubmission> s = Submit({"--gpu-bind=map_gpu:1,0", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.environment().at("SLURM_GPU_BIND"), "map_gpu:1,0");
+  EXPECT_TRUE(s->warnings.empty());
+  s = Submit({"j.sh"}, "#!/bin/sh\n#SBATCH --gpu-bind=single:2\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->spec.environment().at("SLURM_GPU_BIND"), "single:2");
+  s = Submit({"--gpu-bind=foo", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "Invalid --gpu-bind argument: gpu:foo");
+}
+
 TEST(BuildSubmission, TmpBecomesTheJobsMinTmpDisk) {
   absl::StatusOr<SbatchSubmission> s = Submit({"--tmp=10G", "j.sh"}, "#!/bin/sh\n");
   ASSERT_TRUE(s.ok()) << s.status();

@@ -65,6 +65,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("-x,--exclude", o.exclude);
   app.add_option("-G,--gpus", o.gpus);
   app.add_option("--gpus-per-node", o.gpus_per_node);
+  app.add_option("--gpu-bind", o.gpu_bind);
   app.add_option("--gpus-per-task", o.gpus_per_task);
   app.add_option("--cpus-per-gpu", o.cpus_per_gpu);
   app.add_option("--gres", o.gres);
@@ -124,6 +125,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
                                                     {"nodes", &o.nodes},
                                                     {"time", &o.time},
                                                     {"begin", &o.begin},
+                                                    {"gpu-bind", &o.gpu_bind},
                                                     {"exclusive", &exclusive}})) {
     fprintf(stderr, "%s: error: %s\n", kProgram, bad->message.c_str());
     return bad->exit_code;
@@ -234,6 +236,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     if (alloc_env.count(kv.substr(0, kv.find('='))) == 0) env_strings.push_back(kv);
   }
   for (const auto& [key, value] : alloc_env) env_strings.push_back(key + "=" + value);
+  // salloc --gpu-bind: for the sruns the command starts (Slurm's set_env_from_opts).
+  if (o.gpu_bind) env_strings.push_back("SLURM_GPU_BIND=" + *o.gpu_bind);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -205,7 +205,6 @@ constexpr std::string_view kUnsupported[] = {
     "--ntasks-per-socket=",
     "--hint=",
     "--mem-bind=",
-    "--gpu-bind=",
     "--gpu-freq=",
     "--gpus-per-socket=",
 };

@@ -159,12 +159,13 @@ TEST_F(StepsTest, GpusPerTaskGiveEachTaskItsOwnGpuAndCpusPerGpuItsCpus) {
   EXPECT_TRUE(absl::StrContains(out, "1: unbound=")) << out;
 }
 
-// srun --gpu-bind=map_gpu:, mask_gpu:, single:N and closest (issue 49), as
+// srun --gpu-bind=map_gpu:, mask_gpu:, single:N and closest (issue 49), and
+// sbatch --gpu-bind for the steps that give none, as
 // Slurm's gres plugin binds each task on a node whose GPUs have no Cores=:
 // the job's two GPUs are a (lower) and b.
 TEST_F(StepsTest, GpuBindMapsMasksAndSingleBindEachTaskAsSlurms) {
   const std::string out =
-      RunJob("-N1 -n4 --gres=gpu:2",
+      RunJob("-N1 -n4 --gres=gpu:2 --gpu-bind=single:2",
              "a=${CUDA_VISIBLE_DEVICES%,*}; b=${CUDA_VISIBLE_DEVICES#*,}\n"
              "echo gpus=$a/$b\n"
              "show() { srun -n4 -l \"$@\" bash -c 'echo $CUDA_VISIBLE_DEVICES' | sort; }\n"
@@ -172,7 +173,9 @@ TEST_F(StepsTest, GpuBindMapsMasksAndSingleBindEachTaskAsSlurms) {
              "show --gpu-bind=verbose,mask_gpu:$((1 << a)),$(( (1 << a) | (1 << b) )) | "
              "sed 's/^/mask /'\n"
              "show --gpu-bind=single:2 | sed 's/^/single /'\n"
-             "show --gpu-bind=closest | sed 's/^/closest /'");
+             "show --gpu-bind=closest | sed 's/^/closest /'\n"
+             "echo bind=$SLURM_GPU_BIND\n"
+             "show | sed 's/^/inherited /'");
   std::string a, b;
   for (const std::string& line : Lines(out)) {
     if (absl::StartsWith(line, "gpus=")) {
@@ -187,7 +190,10 @@ TEST_F(StepsTest, GpuBindMapsMasksAndSingleBindEachTaskAsSlurms) {
        {"map 0: " + b, "map 1: " + a, "map 2: " + b, "map 3: " + a,  // the list repeats
         "mask 0: " + a, "mask 1: " + both, "mask 2: " + a, "mask 3: " + both, "single 0: " + a,
         "single 1: " + a, "single 2: " + b, "single 3: " + b, "closest 0: " + both,
-        "closest 3: " + both}) {
+        "closest 3: " + both, std::string("bind=single:2"),
+        // sbatch --gpu-bind reaches the job's sruns (SLURM_GPU_BIND); their
+        // own --gpu-bind wins, as above.
+        "inherited 0: " + a, "inherited 1: " + a, "inherited 2: " + b, "inherited 3: " + b}) {
     EXPECT_TRUE(absl::StrContains(out, expected + "\n")) << expected << "\n" << out;
   }
 }
