@@ -635,6 +635,13 @@ void JobManager::Tick() {
     }
   }
 
+  // Shepherds seen exiting on an earlier tick: gone by now, or soon.
+  std::vector<pid_t> still_exiting;
+  for (pid_t pid : exiting_shepherds_) {
+    if (waitpid(pid, nullptr, WNOHANG) == 0) still_exiting.push_back(pid);
+  }
+  exiting_shepherds_ = std::move(still_exiting);
+
   std::vector<Observation> observations;
   for (const Probe& p : probes) {
     const std::string dir = JobDir(p.id);
@@ -657,6 +664,9 @@ void JobManager::Tick() {
       JobDirSnapshot snapshot;
       snapshot.status = *status;
       o.result = DecideAdoption(dir, snapshot).result;
+      // It writes its status before it exits: not reaped yet, it would be
+      // probed no more once the job is finished.
+      if (p.own_child && r == 0) exiting_shepherds_.push_back(p.shepherd_pid);
     } else if (gone) {
       o.result = ShepherdLostResult();
     } else if (p.need_pids) {

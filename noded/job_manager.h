@@ -253,6 +253,10 @@ class JobManager final : public JobReportSource {
   absl::Mutex mu_;
   std::mutex step_ids_mu_;  // serializes NextStepId's read-and-bump of next_step
   std::map<uint64_t, Job> jobs_ ABSL_GUARDED_BY(mu_);  // node-stable: Launch waits on entries
+  // Own-child shepherds whose job had ended (its status file written) while
+  // they were still exiting: reaped on the next ticks, so none stays a zombie.
+  // Only the monitor thread touches it.
+  std::vector<pid_t> exiting_shepherds_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread monitor_;
 };

@@ -166,6 +166,29 @@ TEST_F(JobCommandsTest, DeadlinesRefuseOrEndJobsThatCannotFinishInTime) {
   EXPECT_EQ(cluster_->Run("sacct -n -X -P -o State -j " + id).out, "DEADLINE\n");
 }
 
+// Every shepherd a node daemon forks is reaped once its job ends, also when
+// the job's status was read while the shepherd was still exiting: after a burst
+// of short jobs no node daemon keeps a zombie child.
+TEST_F(JobCommandsTest, NodeDaemonsLeaveNoZombieShepherds) {
+  const CommandResult r = cluster_->Run(
+      "cd /tmp && for i in $(seq 20); do sbatch --parsable -o /dev/null --wrap=true; done");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(Eventually(60, [&] { return cluster_->Run("squeue -h").out.empty(); }))
+      << cluster_->Run("squeue").out;
+  auto zombies = [&] {
+    int count = 0;
+    for (const char* node : {"noded-n1", "noded-n2", "noded-n3"}) {
+      const pid_t noded = cluster_->Pid(node);
+      if (noded <= 0) continue;
+      const CommandResult z = cluster_->Run(
+          absl::StrCat("ps -eo ppid=,stat= | awk '$1 == ", noded, " && $2 ~ /^Z/' | wc -l"));
+      count += atoi(z.out.c_str());
+    }
+    return count;
+  };
+  EXPECT_TRUE(Eventually(30, [&] { return zombies() == 0; })) << zombies() << " zombies";
+}
+
 // --export=NONE (as --get-user-env): the job starts from the user's login
 // environment on the node, with what it was submitted with on top.
 TEST_F(JobCommandsTest, ExportNoneLoadsTheLoginEnvironmentOnTheNode) {
