@@ -47,7 +47,8 @@ if [ "\$1" = --commands ]; then printf 'sbatch\tsubmit\nsqueue\tview the queue\n
 echo "Usage: \$(basename "\$0") [OPTIONS]"
 EOF
 out="$TMP/out"
-"$SRC/skiff" package --bin-from "$bin" --out "$out" >"$TMP/package.log" 2>&1 ||
+DEBFULLNAME="Ada Lovelace" DEBEMAIL="ada@lab.example" \
+  "$SRC/skiff" package --bin-from "$bin" --out "$out" >"$TMP/package.log" 2>&1 ||
   { cat "$TMP/package.log" >&2; echo "FAIL: ./skiff package" >&2; exit 1; }
 
 deb_of() { ls "$out/$1"_"$version"-*_*.deb 2>/dev/null | head -n 1; }
@@ -63,6 +64,9 @@ for pkg in skiff-common skiff-controller skiff-node skiff-client; do
   [ -n "$(deb_of "$pkg")" ] || { fail "no $pkg .deb for version $version"; continue; }
   check "$pkg: Package field" [ "$(field "$pkg" Package)" = "$pkg" ]
   check "$pkg: Version field" [ "$(field "$pkg" Version)" = "$version-1" ]
+  # Whoever builds the packages, as dch names them (DEBFULLNAME, DEBEMAIL).
+  check "$pkg: Maintainer field: $(field "$pkg" Maintainer)" \
+    [ "$(field "$pkg" Maintainer)" = "Ada Lovelace <ada@lab.example>" ]
   # --root-owner-group: nothing in a package belongs to the builder.
   check "$pkg: files not owned by root/root" \
     test -z "$(contents "$pkg" | awk '$2 != "root/root"')"
@@ -170,6 +174,15 @@ if command -v systemd-analyze >/dev/null 2>&1 && [ -d /lib/systemd/system ]; the
   fi
 else
   echo "systemd-analyze is not installed: the units were not verified"
+fi
+
+# A Maintainer that is not "Full Name <address>" is refused before anything is built.
+if "$SRC/skiff" package --bin-from "$bin" --out "$TMP/bad" --maintainer "nobody" \
+    >"$TMP/bad.log" 2>&1; then
+  fail "--maintainer nobody was accepted"
+else
+  check "--maintainer nobody: $(cat "$TMP/bad.log")" \
+    grep -q "Maintainer 'nobody' is not 'Full Name <address>'" "$TMP/bad.log"
 fi
 
 if [ "$failures" -gt 0 ]; then

@@ -6,6 +6,7 @@
 #   build-debs.sh --bin-from DIR --out DIR --version X.Y.Z [--revision N]
 #                 --daemons "ctld/ctld ..." --client cli/skiff-client --admin "admin/skiff"
 #                 [--no-shlibdeps] [--no-strip] [--keep-staging] [--compression TYPE]
+#                 [--maintainer "Full Name <address>"]
 #
 # DIR holds the binaries as bazel-bin does (ctld/ctld, cli/skiff-client, ...).
 # Makes skiff-common, skiff-controller, skiff-node and skiff-client, each from a
@@ -32,12 +33,29 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PROG="skiff package"
-MAINTAINER="Skiff maintainers <maintainers@users.noreply.a-seed-1d7f10aa.example>"
+# Who built the packages, found as Debian's dch finds it: --maintainer, else
+# DEBFULLNAME/NAME and DEBEMAIL/EMAIL, else the author of the commit the packages
+# are built from, else the building user (passwd's full name, user@mailname). A
+# site that builds its own packages gets its own name in them, and apt shows
+# whom to ask.
+maintainer_from_environment() {
+  local name=${DEBFULLNAME:-${NAME:-}} email=${DEBEMAIL:-${EMAIL:-}} user host
+  if [ -n "$name" ] && [ -n "$email" ]; then
+    echo "$name <$email>"
+  elif git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+    git -C "$ROOT" log -1 --format='%an <%ae>'
+  else
+    user=$(id -un)
+    name=$(getent passwd "$user" | cut -d: -f5 | cut -d, -f1)
+    host=$(cat /etc/mailname 2>/dev/null || hostname --fqdn 2>/dev/null || hostname)
+    echo "${name:-$user} <$user@$host>"
+  fi
+}
 
 die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
 bin_from="" out="" version="" revision=1 daemons="" client="" admin=""
-shlibdeps=1 strip=1 keep_staging=0
+shlibdeps=1 strip=1 keep_staging=0 maintainer=""
 # xz, as Debian's archive; tests that install the packages at once take none
 # (xz of the unoptimized commands alone took minutes on 2 cores).
 compression=xz
@@ -54,6 +72,7 @@ while [ $# -gt 0 ]; do
     --no-strip) strip=0; shift ;;
     --keep-staging) keep_staging=1; shift ;;
     --compression) compression=$2; shift 2 ;;
+    --maintainer) maintainer=$2; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -62,6 +81,11 @@ done
 case "$compression" in xz | gzip | zstd | none) ;; *) die "--compression: '$compression' is not xz, gzip, zstd or none" ;; esac
 [[ "$version" =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$version' is not a Debian upstream version"
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing"
+[ -n "$maintainer" ] || maintainer=$(maintainer_from_environment)
+# Debian policy 5.6.2: a name and an address in angle brackets.
+[[ "$maintainer" =~ ^[^\<\>]+\ \<[^\<\>@\ ]+@[^\<\>\ ]+\>$ ]] ||
+  die "Maintainer '$maintainer' is not 'Full Name <address>': give --maintainer, or set DEBFULLNAME and DEBEMAIL"
+MAINTAINER=$maintainer
 
 DEB_VERSION="$version-$revision"
 ARCH=$(dpkg --print-architecture)
