@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <climits>
@@ -81,7 +82,8 @@ std::optional<OptionValueError> CheckOptionValue(const std::string& name,
                                                  const std::string& value) {
   // parse_int's, positive.
   for (const char* count :
-       {"cpus-per-task", "ntasks", "ntasks-per-node", "mincpus", "cpus-per-gpu", "threads"}) {
+       {"cpus-per-task", "ntasks", "ntasks-per-node", "mincpus", "cpus-per-gpu", "threads",
+        "sockets-per-node", "cores-per-socket", "threads-per-core"}) {
     if (name == count) return ParseIntError("--" + name, value, true);
   }
   // parse_int's, zero allowed. -I names itself without dashes, as Slurm's.
@@ -109,6 +111,11 @@ std::optional<OptionValueError> CheckOptionValue(const std::string& name,
     }
     return OptionValueError{"Invalid --exclusive specification", 255};
   }
+  if (name == "extra-node-info") {
+    absl::StatusOr<std::array<std::string, 3>> floors = ExtraNodeInfoFloors(value);
+    if (floors.ok()) return std::nullopt;
+    return OptionValueError{std::string(floors.status().message()), 1};  // get_resource_arg_range
+  }
   if (name == "gpu-bind") {
     if (value.empty()) return std::nullopt;
     if (std::optional<std::string> bad = GpuBindError(value)) return OptionValueError{*bad, 255};
@@ -132,6 +139,30 @@ std::optional<OptionValueError> CheckParsedOptionValues(
     if (std::optional<OptionValueError> bad = CheckOptionValue(name, **value->second)) return bad;
   }
   return std::nullopt;
+}
+
+void ApplyTopologyOptions(const CLI::App& app, const TopologyOptionValues& given,
+                          std::optional<std::string>* sockets_per_node,
+                          std::optional<std::string>* cores_per_socket,
+                          std::optional<std::string>* threads_per_core) {
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option->get_lnames().empty()) continue;
+    const std::string& name = option->get_lnames().front();
+    if (name == "extra-node-info" && given.extra_node_info) {
+      absl::StatusOr<std::array<std::string, 3>> floors =
+          ExtraNodeInfoFloors(*given.extra_node_info);
+      if (!floors.ok()) continue;  // refused by CheckParsedOptionValues first
+      *sockets_per_node = (*floors)[0];
+      *cores_per_socket = (*floors)[1];
+      *threads_per_core = (*floors)[2];
+    } else if (name == "sockets-per-node") {
+      *sockets_per_node = given.sockets_per_node;
+    } else if (name == "cores-per-socket") {
+      *cores_per_socket = given.cores_per_socket;
+    } else if (name == "threads-per-core") {
+      *threads_per_core = given.threads_per_core;
+    }
+  }
 }
 
 }  // namespace skiff::cli

@@ -26,9 +26,11 @@ struct OptionValueError {
 
 // The check of option `name` (its long name without "--": "cpus-per-task")
 // given `value`; nullopt when Slurm takes it as it reads it. Checked: the
-// counts -c, -n, --ntasks-per-node, --mincpus, --cpus-per-gpu, -T (above
-// zero), -W, -K, -I (zero or more), all exit 1; --mem, --mem-per-cpu,
-// --mem-per-gpu, -N, -t, --begin, --exclusive, --gpu-bind, all exit 255.
+// counts -c, -n, --ntasks-per-node, --mincpus, --cpus-per-gpu, -T,
+// --sockets-per-node, --cores-per-socket, --threads-per-core (above zero),
+// -W, -K, -I (zero or more), and -B's parts, all exit 1; --mem,
+// --mem-per-cpu, --mem-per-gpu, -N, -t, --begin, --exclusive, --gpu-bind,
+// all exit 255.
 std::optional<OptionValueError> CheckOptionValue(const std::string& name, const std::string& value);
 
 // CheckOptionValue over the options `app` has just parsed, in the command
@@ -38,6 +40,24 @@ std::optional<OptionValueError> CheckOptionValue(const std::string& name, const 
 // optional value (-I, -K, --exclusive) is not checked.
 std::optional<OptionValueError> CheckParsedOptionValues(
     const CLI::App& app, const std::map<std::string, const std::optional<std::string>*>& values);
+
+// -B/--extra-node-info and --sockets-per-node, --cores-per-socket,
+// --threads-per-core as a CLI11 command line gives them (salloc, srun).
+struct TopologyOptionValues {
+  std::optional<std::string> extra_node_info;
+  std::optional<std::string> sockets_per_node;
+  std::optional<std::string> cores_per_socket;
+  std::optional<std::string> threads_per_core;
+};
+
+// The floors those options leave, applied in the command line's order as
+// Slurm applies them: -B sets all three (ExtraNodeInfoFloors, "*" for a part
+// not asked), each other option its own. Values are checked first, by
+// CheckParsedOptionValues ("extra-node-info", "sockets-per-node", ...: exit 1).
+void ApplyTopologyOptions(const CLI::App& app, const TopologyOptionValues& given,
+                          std::optional<std::string>* sockets_per_node,
+                          std::optional<std::string>* cores_per_socket,
+                          std::optional<std::string>* threads_per_core);
 
 }  // namespace skiff::cli
 

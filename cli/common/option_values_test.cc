@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "cli/common/getopt_args.h"
+#include "cli/common/sbatch_options.h"
 
 namespace skiff::cli {
 namespace {
@@ -83,6 +85,47 @@ TEST(CheckOptionValue, WhatSlurmsOptionParserRefusesExits255) {
        }) {
     EXPECT_FALSE(CheckOptionValue(name, value).has_value()) << name << "=" << value;
   }
+}
+
+// -B as Slurm's verify_socket_core_thread_count reads it (exit 1 on a bad part).
+TEST(CheckOptionValue, ExtraNodeInfoPartsAreCountsRangesOrStars) {
+  for (const char* good : {"2", "2:4", "2:4:1", "*:4", "2-4:*:2", ":2", "1k", "2:4:1:9"}) {
+    EXPECT_FALSE(CheckOptionValue("extra-node-info", good).has_value()) << good;
+  }
+  EXPECT_EQ(CheckOptionValue("extra-node-info", "x")->message,
+            "Invalid numeric value \"x\" for first arg of -B.");
+  EXPECT_EQ(CheckOptionValue("extra-node-info", "2:4:y")->message,
+            "Invalid numeric value \"y\" for third arg of -B.");
+  EXPECT_EQ(CheckOptionValue("extra-node-info", "2:4:y")->exit_code, 1);
+  EXPECT_EQ(CheckOptionValue("sockets-per-node", "0")->message,
+            "Invalid numeric value \"0\" for --sockets-per-node.");
+  EXPECT_EQ(CheckOptionValue("threads-per-core", "x")->exit_code, 1);
+  EXPECT_EQ(*ExtraNodeInfoFloors("2-4:*"), (std::array<std::string, 3>{"2", "*", "*"}));
+  EXPECT_EQ(*ExtraNodeInfoFloors("1:2:2"), (std::array<std::string, 3>{"1", "2", "2"}));
+}
+
+// -B sets all three floors, so the later of -B and --cores-per-socket wins
+// for cores, as Slurm applies options in the command line's order.
+TEST(ApplyTopologyOptions, TheLaterOptionWinsField) {
+  auto apply = [](std::vector<const char*> argv) {
+    CLI::App app{"salloc"};
+    TopologyOptionValues given;
+    app.add_option("-B,--extra-node-info", given.extra_node_info);
+    app.add_option("--sockets-per-node", given.sockets_per_node);
+    app.add_option("--cores-per-socket", given.cores_per_socket);
+    app.add_option("--threads-per-core", given.threads_per_core);
+    argv.insert(argv.begin(), "salloc");
+    EXPECT_EQ(ParseGetoptCommandLine(app, "salloc", static_cast<int>(argv.size()), argv.data()),
+              -1);
+    std::optional<std::string> s, c, t;
+    ApplyTopologyOptions(app, given, &s, &c, &t);
+    return std::array<std::string, 3>{s.value_or("-"), c.value_or("-"), t.value_or("-")};
+  };
+  EXPECT_EQ(apply({"--cores-per-socket=4", "-B", "2"}),
+            (std::array<std::string, 3>{"2", "*", "*"}));
+  EXPECT_EQ(apply({"-B", "2", "--cores-per-socket=4"}),
+            (std::array<std::string, 3>{"2", "4", "*"}));
+  EXPECT_EQ(apply({"--threads-per-core=2"}), (std::array<std::string, 3>{"-", "-", "2"}));
 }
 
 // Slurm reads its options in the command line's order and stops at the

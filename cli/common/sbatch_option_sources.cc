@@ -25,32 +25,11 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--wckey",
-    "-L,--licenses",
-    "-m,--distribution",
-    "--time-min",
-    "--acctg-freq",
-    "--hint",
-    "--cores-per-socket",
-    "--sockets-per-node",
-    "--threads-per-core",
-    "--ntasks-per-core",
-    "--ntasks-per-socket",
-    "-B,--extra-node-info",
-    "--mem-bind",
-    "--cpu-freq",
-    "--gpu-freq",
-    "--gres-flags",
-    "--profile",
-    "--network",
-    "--switches",
-    "--delay-boot",
-    "--power",
-    "--mcs-label",
-    "--core-spec",
-    "--thread-spec",
-    "--wait-all-nodes",
-    "--prefer",
+    "--wckey",          "-L,--licenses",     "-m,--distribution",   "--time-min",  "--acctg-freq",
+    "--hint",           "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",  "--cpu-freq",
+    "--gpu-freq",       "--gres-flags",      "--profile",           "--network",   "--switches",
+    "--delay-boot",     "--power",           "--mcs-label",         "--core-spec", "--thread-spec",
+    "--wait-all-nodes", "--prefer",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -203,6 +182,10 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--priority", &O::priority),
         Text("--mincpus", &O::mincpus),
         Text("--tmp", &O::tmp),
+        Text("-B,--extra-node-info", &O::extra_node_info),
+        Text("--sockets-per-node", &O::sockets_per_node),
+        Text("--cores-per-socket", &O::cores_per_socket),
+        Text("--threads-per-core", &O::threads_per_core),
         Flag("-O,--overcommit", &O::overcommit),
         Flag("--spread-job", &O::spread_job),
         Flag("--contiguous", &O::contiguous),
@@ -292,6 +275,14 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args) {
       // Slurm refuses a bad --tmp or --no-kill as it reads it.
       if (option.text == &SbatchRawOptions::tmp) {
         if (absl::Status s = CheckTmpOption(*parsed.options.tmp); !s.ok()) return s;
+      }
+      if (option.text == &SbatchRawOptions::extra_node_info) {
+        absl::StatusOr<std::array<std::string, 3>> floors =
+            ExtraNodeInfoFloors(*parsed.options.extra_node_info);
+        if (!floors.ok()) return floors.status();
+        parsed.options.sockets_per_node = (*floors)[0];
+        parsed.options.cores_per_socket = (*floors)[1];
+        parsed.options.threads_per_core = (*floors)[2];
       }
       if (option.text == &SbatchRawOptions::no_kill) {
         if (absl::Status s = ParseNoKillOption(*parsed.options.no_kill).status(); !s.ok()) {
@@ -508,6 +499,10 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.priority, high.priority);
   take(out.mincpus, high.mincpus);
   take(out.tmp, high.tmp);
+  take(out.extra_node_info, high.extra_node_info);
+  take(out.sockets_per_node, high.sockets_per_node);
+  take(out.cores_per_socket, high.cores_per_socket);
+  take(out.threads_per_core, high.threads_per_core);
   take(out.overcommit, high.overcommit);
   take(out.spread_job, high.spread_job);
   take(out.contiguous, high.contiguous);

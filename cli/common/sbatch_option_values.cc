@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -133,7 +134,8 @@ std::optional<int64_t> PositiveInt(std::string_view text) {
 absl::StatusOr<int32_t> CountOption(const std::string& option, const std::string& value) {
   std::optional<int64_t> n = PositiveInt(value);
   if (!n) {
-    return absl::InvalidArgumentError(
+    // Slurm's parse_int exits 1 (FailedPrecondition: SbatchExitCode).
+    return absl::FailedPreconditionError(
         absl::StrCat("Invalid numeric value \"", value, "\" for ", option, "."));
   }
   return static_cast<int32_t>(*n);
@@ -283,6 +285,66 @@ absl::Status FillEnvironment(const std::string& mode, const SubmitContext& conte
 
 absl::Status CheckTmpOption(const std::string& value) {
   return sbatch_internal::MemoryOption("--tmp", value).status();
+}
+
+namespace {
+
+// Slurm's get_resource_arg_range over one part of -B: strtol's number with a
+// K or M multiplier, then "-MAX" (above zero). The minimum as text, or "*"
+// for a part that is empty or "*" (every value).
+absl::StatusOr<std::string> ExtraNodeInfoPart(const std::string& part, const char* what) {
+  if (part.empty() || part[0] == '*') return std::string("*");
+  auto bad = [&] {  // get_resource_arg_range exits 1 (SbatchExitCode)
+    return absl::FailedPreconditionError(
+        absl::StrCat("Invalid numeric value \"", part, "\" for ", what, "."));
+  };
+  // One number: digits (strtol's; none is 0), a multiplier; nullopt past INT_MAX.
+  auto number = [](const char*& p) -> std::optional<int64_t> {
+    int64_t n = 0;
+    while (*p >= '0' && *p <= '9') {
+      n = n * 10 + (*p++ - '0');
+      if (n > INT32_MAX) return std::nullopt;
+    }
+    if (*p == 'k' || *p == 'K')
+      n *= 1024, ++p;
+    else if (*p == 'm' || *p == 'M')
+      n *= 1048576, ++p;
+    if (n > INT32_MAX) return std::nullopt;
+    return n;
+  };
+  const char* p = part.c_str();
+  std::optional<int64_t> min = number(p);
+  if (!min || (*p != '\0' && *p != '-')) return bad();
+  if (*p == '-') {
+    ++p;
+    std::optional<int64_t> max = number(p);
+    if (!max || *max <= 0 || (*p != '\0' && *p != '-')) return bad();
+  }
+  return absl::StrCat(*min);
+}
+
+}  // namespace
+
+absl::StatusOr<std::array<std::string, 3>> ExtraNodeInfoFloors(const std::string& value) {
+  static constexpr const char* kWhat[] = {"first arg of -B", "second arg of -B", "third arg of -B"};
+  std::array<std::string, 3> floors = {"*", "*", "*"};
+  size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t colon = value.find(':', start);
+    const std::string part =
+        value.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    absl::StatusOr<std::string> floor = ExtraNodeInfoPart(part, kWhat[i]);
+    if (!floor.ok()) return floor.status();
+    floors[i] = *floor;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return floors;
+}
+
+absl::StatusOr<int32_t> TopologyFloorOption(const std::string& option, const std::string& value) {
+  if (value == "*") return 0;  // -B's "every value"
+  return sbatch_internal::CountOption(option, value);
 }
 
 absl::StatusOr<bool> ParseNoKillOption(const std::string& value) {

@@ -342,6 +342,22 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     if (!mb.ok()) return mb.status();
     spec.set_min_tmp_disk_mb(*mb);
   }
+  struct TopologyOption {
+    const char* name;
+    const std::optional<std::string>& value;
+    void (v1::JobSpec::*set)(int32_t);
+  };
+  for (const TopologyOption& t : {TopologyOption{"--sockets-per-node", o.sockets_per_node,
+                                                 &v1::JobSpec::set_sockets_per_node},
+                                  TopologyOption{"--cores-per-socket", o.cores_per_socket,
+                                                 &v1::JobSpec::set_cores_per_socket},
+                                  TopologyOption{"--threads-per-core", o.threads_per_core,
+                                                 &v1::JobSpec::set_threads_per_core}}) {
+    if (!t.value) continue;
+    absl::StatusOr<int32_t> floor = TopologyFloorOption(t.name, *t.value);
+    if (!floor.ok()) return floor.status();
+    (spec.*t.set)(*floor);
+  }
   spec.set_overcommit(o.overcommit.value_or(false));
   spec.set_spread_job(o.spread_job.value_or(false));
   spec.set_contiguous(o.contiguous.value_or(false));

@@ -12,6 +12,7 @@
 #ifndef SKIFF_CLI_COMMON_SBATCH_OPTIONS_H_
 #define SKIFF_CLI_COMMON_SBATCH_OPTIONS_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,6 +96,13 @@ struct SbatchRawOptions {
   std::optional<std::string> priority;         // --priority: N or TOP
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
   std::optional<std::string> tmp;              // --tmp: TmpDisk per node at least (MB, or K/M/G/T)
+  // --sockets-per-node, --cores-per-socket, --threads-per-core, and -B which
+  // sets all three (ExtraNodeInfoFloors; "*" = not asked): floors on a node's
+  // layout.
+  std::optional<std::string> sockets_per_node;
+  std::optional<std::string> cores_per_socket;
+  std::optional<std::string> threads_per_core;
+  std::optional<std::string> extra_node_info;  // -B as given, for -v's block
   std::optional<bool> overcommit;              // -O, --overcommit
   std::optional<bool> spread_job;              // --spread-job
   std::optional<bool> contiguous;              // --contiguous
@@ -138,6 +146,19 @@ absl::StatusOr<std::vector<std::string>> ExtractDirectives(std::string_view scri
 // read: InvalidArgument "Invalid --tmp specification", on which all three
 // exit 255. A valid value becomes JobSpec.min_tmp_disk_mb (BuildSubmission).
 absl::Status CheckTmpOption(const std::string& value);
+
+// -B, --extra-node-info=S[:C[:T]] (sbatch, salloc, srun), read as Slurm's
+// verify_socket_core_thread_count: each part a count, MIN-MAX (the minimum is
+// the floor) or "*"/empty (not asked). Returns the floors for
+// --sockets-per-node, --cores-per-socket and --threads-per-core as their
+// option values ("*" for not asked): -B sets all three, so a later -B undoes
+// an earlier --cores-per-socket, as in Slurm. Error: FailedPrecondition
+// 'Invalid numeric value "x" for second arg of -B.' (exit 1, as Slurm's).
+absl::StatusOr<std::array<std::string, 3>> ExtraNodeInfoFloors(const std::string& value);
+
+// One of --sockets-per-node, --cores-per-socket, --threads-per-core: a count
+// above zero (Slurm's parse_int), or "*" from -B for not asked (0).
+absl::StatusOr<int32_t> TopologyFloorOption(const std::string& option, const std::string& value);
 
 // -k/--no-kill's value (sbatch, salloc, srun): "set" (its bare form) is true,
 // "off" and "no" false, any case; else InvalidArgument "Invalid --no-kill
@@ -244,7 +265,8 @@ std::optional<int> WaitExitCode(const std::vector<v1::JobInfo>& jobs);
 bool IsGetoptError(const absl::Status& status);
 
 // 255 for InvalidArgument (Slurm's exit for a bad option value, and for an
-// option getopt refuses), else 1.
+// option getopt refuses), else 1 (FailedPrecondition: a bad count, which
+// Slurm's parse_int refuses with exit 1).
 int SbatchExitCode(const absl::Status& status);
 
 }  // namespace skiff::cli

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "proto/schema.h"
 
 namespace skiff::cli {
@@ -80,6 +81,32 @@ TEST(BuildSubmission, GpuBindIsLeftForTheJobsSteps) {
   s = Submit({"--gpu-bind=foo", "j.sh"}, "#!/bin/sh\n");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), "Invalid --gpu-bind argument: gpu:foo");
+}
+
+// -B S[:C[:T]] and its three siblings become the job's floors on its nodes'
+// layout; -B sets all three, so the later of -B and a sibling wins, and the
+// command line's over a directive's, field by field.
+TEST(BuildSubmission, ExtraNodeInfoAndItsSiblingsBecomeTheJobsTopology) {
+  auto sct = [](const SbatchSubmission& s) {
+    return absl::StrCat(s.spec.sockets_per_node(), ":", s.spec.cores_per_socket(), ":",
+                        s.spec.threads_per_core());
+  };
+  absl::StatusOr<SbatchSubmission> s = Submit({"-B", "2:4:1", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(sct(*s), "2:4:1");
+  EXPECT_TRUE(s->warnings.empty()) << s->warnings.front();
+  s = Submit({"--cores-per-socket=4", "--extra-node-info=2-3", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(sct(*s), "2:0:0");
+  s = Submit({"-B", "*:2", "--threads-per-core=2", "j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(sct(*s), "0:2:2");
+  s = Submit({"--sockets-per-node=1", "j.sh"}, "#!/bin/sh\n#SBATCH -B 2:2\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(sct(*s), "1:2:0");
+  s = Submit({"j.sh"}, "#!/bin/sh\n");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(sct(*s), "0:0:0");
 }
 
 TEST(BuildSubmission, TmpBecomesTheJobsMinTmpDisk) {
@@ -413,6 +440,7 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
   struct Case {
     std::vector<std::string> args;
     std::string message;
+    int exit_code = 255;  // 1 for a count: Slurm's parse_int exits 1
   };
   std::vector<Case> cases = {
       {{"--mem=4X"}, "Invalid --mem specification"},
@@ -420,11 +448,15 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
       {{"-N", "3-2"}, "Maximum node count 2 is less than minimum node count 3"},
       {{"-N", "x"}, "\"x\" is not a valid node count"},
       {{"-N", "2-y"}, "\"y\" is not a valid node count"},
-      {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks."},
-      {{"-c", "two"}, "Invalid numeric value \"two\" for --cpus-per-task."},
+      {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks.", 1},
+      {{"-c", "two"}, "Invalid numeric value \"two\" for --cpus-per-task.", 1},
       // Counts past int are refused, not wrapped (issue 32 item 5).
-      {{"-c", "2147483648"}, "Invalid numeric value \"2147483648\" for --cpus-per-task."},
-      {{"-n", "4294967296"}, "Invalid numeric value \"4294967296\" for --ntasks."},
+      {{"-c", "2147483648"}, "Invalid numeric value \"2147483648\" for --cpus-per-task.", 1},
+      {{"-n", "4294967296"}, "Invalid numeric value \"4294967296\" for --ntasks.", 1},
+      {{"--sockets-per-node=0"}, "Invalid numeric value \"0\" for --sockets-per-node.", 1},
+      {{"--threads-per-core=x"}, "Invalid numeric value \"x\" for --threads-per-core.", 1},
+      {{"-B", "2:x"}, "Invalid numeric value \"x\" for second arg of -B.", 1},
+      {{"-B", "2-0"}, "Invalid numeric value \"2-0\" for first arg of -B.", 1},
       {{"--gres=,"}, "Invalid --gres specification: ','"},
       {{"--begin=soonish"}, "Invalid --begin specification: 'soonish'"},
       {{"--export=,"}, "Invalid --export specification: ','"},
@@ -434,7 +466,7 @@ TEST(BuildSubmission, BadValuesNameTheValue) {
     absl::StatusOr<SbatchSubmission> s = Submit(c.args, "#!/bin/sh\n");
     ASSERT_FALSE(s.ok()) << c.message;
     EXPECT_EQ(s.status().message(), c.message);
-    EXPECT_EQ(SbatchExitCode(s.status()), 255) << c.message;
+    EXPECT_EQ(SbatchExitCode(s.status()), c.exit_code) << c.message;
   }
 }
 

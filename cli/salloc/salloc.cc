@@ -93,6 +93,11 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
   app.add_option("--tmp", o.tmp);
+  skiff::cli::TopologyOptionValues topology;
+  app.add_option("-B,--extra-node-info", topology.extra_node_info);
+  app.add_option("--sockets-per-node", topology.sockets_per_node);
+  app.add_option("--cores-per-socket", topology.cores_per_socket);
+  app.add_option("--threads-per-core", topology.threads_per_core);
   app.add_flag("--usage", usage);
   app.add_flag("-v,--verbose", verbose);
   app.add_flag("-V,--version", version);
@@ -112,21 +117,25 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   }
   // The values Slurm's salloc checks as it reads them, in their order, with
   // its exit codes (1 for a count, else 255).
-  if (std::optional<skiff::cli::OptionValueError> bad =
-          skiff::cli::CheckParsedOptionValues(app, {{"cpus-per-task", &o.cpus_per_task},
-                                                    {"ntasks", &o.ntasks},
-                                                    {"ntasks-per-node", &o.ntasks_per_node},
-                                                    {"mincpus", &o.mincpus},
-                                                    {"cpus-per-gpu", &o.cpus_per_gpu},
-                                                    {"immediate", &immediate},
-                                                    {"mem", &o.mem},
-                                                    {"mem-per-cpu", &o.mem_per_cpu},
-                                                    {"mem-per-gpu", &o.mem_per_gpu},
-                                                    {"nodes", &o.nodes},
-                                                    {"time", &o.time},
-                                                    {"begin", &o.begin},
-                                                    {"gpu-bind", &o.gpu_bind},
-                                                    {"exclusive", &exclusive}})) {
+  if (std::optional<skiff::cli::OptionValueError> bad = skiff::cli::CheckParsedOptionValues(
+          app, {{"cpus-per-task", &o.cpus_per_task},
+                {"ntasks", &o.ntasks},
+                {"ntasks-per-node", &o.ntasks_per_node},
+                {"mincpus", &o.mincpus},
+                {"cpus-per-gpu", &o.cpus_per_gpu},
+                {"immediate", &immediate},
+                {"mem", &o.mem},
+                {"mem-per-cpu", &o.mem_per_cpu},
+                {"mem-per-gpu", &o.mem_per_gpu},
+                {"nodes", &o.nodes},
+                {"time", &o.time},
+                {"begin", &o.begin},
+                {"gpu-bind", &o.gpu_bind},
+                {"exclusive", &exclusive},
+                {"extra-node-info", &topology.extra_node_info},
+                {"sockets-per-node", &topology.sockets_per_node},
+                {"cores-per-socket", &topology.cores_per_socket},
+                {"threads-per-core", &topology.threads_per_core}})) {
     fprintf(stderr, "%s: error: %s\n", kProgram, bad->message.c_str());
     return bad->exit_code;
   }
@@ -156,6 +165,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
       o.oversubscribe_named = true;
     }
   }
+  skiff::cli::ApplyTopologyOptions(app, topology, &o.sockets_per_node, &o.cores_per_socket,
+                                   &o.threads_per_core);
   if (hold) o.hold = true;
   if (overcommit) o.overcommit = true;
   if (spread_job) o.spread_job = true;

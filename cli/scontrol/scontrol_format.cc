@@ -16,6 +16,7 @@
 #include "client/job_text.h"
 #include "common/cpu_list.h"
 #include "common/hostlist.h"
+#include "common/node_topology.h"
 #include "common/size.h"
 #include "common/time_format.h"
 
@@ -356,9 +357,12 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
   r.Line(absl::StrCat("NumNodes=", num_nodes, " NumCPUs=", client::JobNumCpus(job),
                       " NumTasks=", job.num_tasks() > 0 ? absl::StrCat(job.num_tasks()) : "N/A",
                       " CPUs/Task=", job.cpus_per_task() > 0 ? job.cpus_per_task() : 1,
-                      " ReqB:S:C:T=0:0:*:*"));
+                      // Boards and sockets per board: Slurm's 0 (no board is asked).
+                      " ReqB:S:C:T=0:0:", TopologyField(spec.cores_per_socket()), ":",
+                      TopologyField(spec.threads_per_core())));
   r.Line("TRES=" + client::JobTresText(job));
-  r.Line("Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*");
+  r.Line(absl::StrCat("Socks/Node=", TopologyField(spec.sockets_per_node()),
+                      " NtasksPerN:B:S:C=0:0:*:* CoreSpec=*"));
   if (options.details > 0) DetailLines(job, &r);
   std::string min_memory;
   if (spec.mem_per_cpu_mb() > 0) {

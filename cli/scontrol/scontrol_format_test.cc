@@ -564,6 +564,24 @@ TEST_F(ScontrolFormatTest, PendingBurstBufferMatchesSlurm) {
   EXPECT_EQ(FormatJobRecord(job, {}), expected);
 }
 
+// -B 2:4:1 as Slurm 22.05 shows it: boards and sockets per board stay 0, the
+// cores and threads floors in ReqB:S:C:T, the sockets floor in Socks/Node.
+TEST_F(ScontrolFormatTest, NodeLayoutFloorsShowAsSlurmShowsThem) {
+  v1::JobInfo job = RootJob(89, "layout");
+  job.mutable_spec()->set_sockets_per_node(2);
+  job.mutable_spec()->set_cores_per_socket(4);
+  job.mutable_spec()->set_threads_per_core(1);
+  std::string out = FormatJobRecord(job, {});
+  EXPECT_NE(out.find(" CPUs/Task=1 ReqB:S:C:T=0:0:4:1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("   Socks/Node=2 NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"), std::string::npos)
+      << out;
+  job.mutable_spec()->set_sockets_per_node(0);
+  job.mutable_spec()->set_cores_per_socket(0);
+  out = FormatJobRecord(job, {});
+  EXPECT_NE(out.find(" ReqB:S:C:T=0:0:*:1\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("   Socks/Node=* "), std::string::npos) << out;
+}
+
 TEST_F(ScontrolFormatTest, PlacementGpuAndMailOptionsShowAsSlurmShowsThem) {
   v1::JobInfo job = RootJob(88, "opts");
   v1::JobSpec* spec = job.mutable_spec();

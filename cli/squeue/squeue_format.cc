@@ -20,6 +20,7 @@
 #include "client/job_fields.h"
 #include "client/job_text.h"
 #include "common/hostlist.h"
+#include "common/node_topology.h"
 #include "common/time_format.h"
 
 namespace skiff::cli {
@@ -274,7 +275,8 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'y':
       return absl::StrCat(job.nice());
     case 'z':
-      return "*:*:*";
+      return FormatSocketsCoresThreads(
+          {spec.sockets_per_node(), spec.cores_per_socket(), spec.threads_per_core()});
     case 'Z':
       return spec.work_dir();
     case kFieldBurstBuffer:

@@ -95,6 +95,10 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("-b,--begin", line->begin);
   app.add_flag("-H,--hold", line->hold);
   app.add_option("--tmp", line->tmp);
+  app.add_option("-B,--extra-node-info", line->topology.extra_node_info);
+  app.add_option("--sockets-per-node", line->topology.sockets_per_node);
+  app.add_option("--cores-per-socket", line->topology.cores_per_socket);
+  app.add_option("--threads-per-core", line->topology.threads_per_core);
   app.add_option("-T,--threads", line->threads);
   app.add_option("--slurmd-debug", line->slurmd_debug);
   app.add_flag("--quit-on-interrupt", line->quit_on_interrupt);
@@ -135,11 +139,17 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
       {"time", &args.time},
       {"begin", &line->begin},
       {"gpu-bind", &args.gpu_bind},
+      {"extra-node-info", &line->topology.extra_node_info},
+      {"sockets-per-node", &line->topology.sockets_per_node},
+      {"cores-per-socket", &line->topology.cores_per_socket},
+      {"threads-per-core", &line->topology.threads_per_core},
   };
   if (std::optional<OptionValueError> bad = CheckParsedOptionValues(app, checked)) {
     fprintf(stderr, "srun: error: %s\n", bad->message.c_str());
     return bad->exit_code;
   }
+  ApplyTopologyOptions(app, line->topology, &line->sockets_per_node, &line->cores_per_socket,
+                       &line->threads_per_core);
   auto number = [](const std::optional<std::string>& text) -> std::optional<int> {
     int n = 0;
     if (!text || !absl::SimpleAtoi(*text, &n)) return std::nullopt;
@@ -238,6 +248,10 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("begin", line.begin);
   flag("hold", line.hold);
   text("tmp", line.tmp);
+  text("extra-node-info", line.topology.extra_node_info);
+  text("sockets-per-node", line.topology.sockets_per_node);
+  text("cores-per-socket", line.topology.cores_per_socket);
+  text("threads-per-core", line.topology.threads_per_core);
   flag("oversubscribe", line.oversubscribe);
   text("no-kill", line.no_kill);
   text("threads", line.threads);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/common/defined_options.h"
+#include "cli/common/option_values.h"
 #include "cli/srun/srun_options.h"
 
 namespace skiff::cli {
@@ -28,6 +29,12 @@ struct SrunCommandLine {
   std::optional<std::string> begin;
   bool hold = false;
   std::optional<std::string> tmp;  // --tmp: the allocation's (outside a job), as sbatch's
+  // -B, --sockets-per-node, --cores-per-socket, --threads-per-core: floors on
+  // the allocation's nodes (outside a job), as sbatch's; "*" = not asked.
+  TopologyOptionValues topology;  // as given, for -v's block
+  std::optional<std::string> sockets_per_node;
+  std::optional<std::string> cores_per_socket;
+  std::optional<std::string> threads_per_core;
   // -s/--oversubscribe and -k/--no-kill[=off]: the allocation's (outside a
   // job), as sbatch's; -s undoes an earlier --exclusive and the reverse.
   bool oversubscribe = false;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/node_topology.h"
 #include "common/tres_usage.h"
 #include "ctld/core/burst_buffer/bb_state.h"
 #include "ctld/core/container_spec.h"
@@ -69,6 +70,9 @@ struct JobRequest {
   // --tmp: only nodes whose TmpDisk is at least this many MB (Slurm's
   // pn_min_tmp_disk). A floor each node must meet, not an amount jobs take.
   uint64_t min_tmp_disk_mb = 0;
+  // -B, --sockets-per-node, --cores-per-socket, --threads-per-core: floors on
+  // a node's layout (common/node_topology.h); 0 = not asked.
+  NodeTopology min_topology;
   // -s/--oversubscribe: the job may share CPUs with other jobs that asked the
   // same, where its partition allows it (OverSubscribe=YES or FORCE).
   bool oversubscribe = false;

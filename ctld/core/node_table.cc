@@ -357,6 +357,8 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.features = node.config.features;
     capacity.weight = static_cast<uint32_t>(std::max(0, node.config.weight));
     capacity.tmp_disk_mb = static_cast<uint64_t>(std::max<int64_t>(0, node.config.tmp_disk_mb));
+    capacity.layout = NodeLayout(node.config.cpus, node.config.sockets,
+                                 node.config.cores_per_socket, node.config.threads_per_core);
     out.push_back(std::move(capacity));
   }
   return out;

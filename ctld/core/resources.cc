@@ -23,7 +23,7 @@ bool FitsEmptyButDisk(const NodeCapacity& node, const JobRequest& request) {
                           ? static_cast<int64_t>(request.mem_per_node_mb)
                           : static_cast<int64_t>(request.mem_per_cpu_mb) * cpus;
   const Share want{cpus, mem, request.gpus_per_node};
-  return ShareFits(want, node.Total()) &&
+  return ShareFits(want, node.Total()) && TopologyHolds(node.layout, request.min_topology) &&
          (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
 }
 

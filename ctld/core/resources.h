@@ -46,6 +46,7 @@ struct NodeCapacity {
   std::vector<std::string> features;  // Features= of its NodeName line
   uint32_t weight = 1;                // Weight=: the scheduler fills lighter nodes first
   uint64_t tmp_disk_mb = 0;           // TmpDisk=: what a job's --tmp asks of it
+  NodeTopology layout;                // Sockets=, CoresPerSocket=, ThreadsPerCore=
 
   int FreeGpus() const;
   Share Total() const;

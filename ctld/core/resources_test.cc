@@ -103,6 +103,32 @@ TEST(CheckSatisfiable, TmpDiskIsAFloorOnEveryNodeOfTheJob) {
   EXPECT_TRUE(CheckSatisfiable(one_gig, nodes).ok());
 }
 
+// -B, --sockets-per-node, ...: floors on each node's layout; when no node of
+// the partition meets them, Slurm's cons_tres refuses the job at submit.
+TEST(CheckSatisfiable, TopologyIsAFloorOnEachNodesLayout) {
+  std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4)};
+  nodes[0].layout = {1, 4, 1};
+  nodes[1].layout = {2, 1, 2};
+  JobRequest request;
+  request.partition = "debug";
+  request.min_topology = {2, 0, 0};  // -B 2: n2 only
+  EXPECT_TRUE(CheckSatisfiable(request, nodes).ok());
+  JobRequest both = request;
+  both.num_nodes = 2;
+  EXPECT_EQ(CheckSatisfiable(both, nodes).message(),
+            "Requested node configuration is not available");
+  JobRequest cores = request;
+  cores.min_topology = {0, 4, 0};  // --cores-per-socket=4: n1 only
+  EXPECT_TRUE(CheckSatisfiable(cores, nodes).ok());
+  cores.nodelist = {"n2"};
+  EXPECT_EQ(CheckSatisfiable(cores, nodes).message(),
+            "Requested node configuration is not available");
+  JobRequest none = request;
+  none.min_topology = {2, 2, 0};  // no node has both
+  EXPECT_EQ(CheckSatisfiable(none, nodes).message(),
+            "Requested node configuration is not available");
+}
+
 TEST(CheckSatisfiable, RejectsARequiredNodeThatCouldNeverHoldTheJob) {
   std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4, 2)};
   JobRequest gpu_on_cpu_node;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "common/node_topology.h"
+
 namespace skiff::ctld {
 
 void NodeToProto(const Node& node, v1::NodeInfo* out) {
@@ -11,12 +13,11 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   out->set_hostname(config.hostname.empty() ? config.name : config.hostname);
   out->set_port(node.port != 0 ? node.port : config.port);
   out->set_cpus(config.cpus);
-  out->set_sockets(config.sockets);
-  out->set_cores_per_socket(config.cores_per_socket != 0
-                                ? config.cores_per_socket
-                                : config.cpus /
-                                      std::max(1, config.sockets * config.threads_per_core));
-  out->set_threads_per_core(config.threads_per_core);
+  const NodeTopology layout =
+      NodeLayout(config.cpus, config.sockets, config.cores_per_socket, config.threads_per_core);
+  out->set_sockets(layout.sockets);
+  out->set_cores_per_socket(layout.cores_per_socket);
+  out->set_threads_per_core(layout.threads_per_core);
   out->set_real_memory_mb(config.real_memory_mb);
   out->set_tmp_disk_mb(config.tmp_disk_mb);
   out->set_weight(config.weight);

@@ -48,6 +48,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.spread_job = spec.spread_job();
   r.contiguous = spec.contiguous();
   r.min_tmp_disk_mb = spec.min_tmp_disk_mb();
+  r.min_topology = {spec.sockets_per_node(), spec.cores_per_socket(), spec.threads_per_core()};
   r.oversubscribe = spec.oversubscribe();
   r.no_kill = spec.no_kill();
   r.cpus_per_task = spec.cpus_per_task();
@@ -243,6 +244,9 @@ v1::JobSpec PublicSpecOf(const v1::JobSpec& spec) {
   // Slurm shows everyone MinTmpDiskNode= and OverSubscribe=; -k is the
   // job's shape too.
   out.set_min_tmp_disk_mb(spec.min_tmp_disk_mb());
+  out.set_sockets_per_node(spec.sockets_per_node());
+  out.set_cores_per_socket(spec.cores_per_socket());
+  out.set_threads_per_core(spec.threads_per_core());
   out.set_oversubscribe(spec.oversubscribe());
   out.set_exclusive_kind(spec.exclusive_kind());
   out.set_no_kill(spec.no_kill());
@@ -283,6 +287,9 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->mutable_spec()->set_exclusive(job.request.exclusive);
   out->mutable_spec()->set_oversubscribe(job.request.oversubscribe);
   out->mutable_spec()->set_min_tmp_disk_mb(job.request.min_tmp_disk_mb);
+  out->mutable_spec()->set_sockets_per_node(job.request.min_topology.sockets);
+  out->mutable_spec()->set_cores_per_socket(job.request.min_topology.cores_per_socket);
+  out->mutable_spec()->set_threads_per_core(job.request.min_topology.threads_per_core);
   // The job's own copy, so that a summary (squeue -O container) has it too.
   if (job.request.container.IsEmpty()) {
     out->mutable_spec()->clear_container();

@@ -59,6 +59,9 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_req_spread_job(job.request.spread_job);
   r.set_req_contiguous(job.request.contiguous);
   r.set_req_min_tmp_disk_mb(job.request.min_tmp_disk_mb);
+  r.set_req_sockets_per_node(job.request.min_topology.sockets);
+  r.set_req_cores_per_socket(job.request.min_topology.cores_per_socket);
+  r.set_req_threads_per_core(job.request.min_topology.threads_per_core);
   r.set_req_oversubscribe(job.request.oversubscribe);
   if (!q.container.IsEmpty()) ContainerToProto(q.container, r.mutable_container());
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
@@ -189,6 +192,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.spread_job = r.req_spread_job();
   q.contiguous = r.req_contiguous();
   q.min_tmp_disk_mb = r.req_min_tmp_disk_mb();
+  q.min_topology = {r.req_sockets_per_node(), r.req_cores_per_socket(), r.req_threads_per_core()};
   q.oversubscribe = r.req_oversubscribe();
   q.container = ContainerFromProto(r.container());
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());

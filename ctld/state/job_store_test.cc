@@ -59,18 +59,21 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }
 
-// --tmp, -s and -k survive a restart of ctld (issue 49).
+// --tmp, -B, -s and -k survive a restart of ctld (issue 49).
 TEST(SqliteJobStore, TmpDiskOversubscribeAndNoKillSurviveTheRecord) {
   Job job = MakeJob(1, JobState::kRunning, 1);
   job.request.min_tmp_disk_mb = 10240;
+  job.request.min_topology = {2, 4, 1};
   job.request.oversubscribe = true;
   job.no_kill = true;
   const Job back = FromRecord(ToRecord(job));
   EXPECT_EQ(back.request.min_tmp_disk_mb, 10240u);
+  EXPECT_EQ(back.request.min_topology, (NodeTopology{2, 4, 1}));
   EXPECT_TRUE(back.request.oversubscribe);
   EXPECT_TRUE(back.no_kill);
   const Job plain = FromRecord(ToRecord(MakeJob(2, JobState::kPending, 1)));
   EXPECT_EQ(plain.request.min_tmp_disk_mb, 0u);
+  EXPECT_FALSE(plain.request.min_topology.asked());
   EXPECT_FALSE(plain.request.oversubscribe);
   EXPECT_FALSE(plain.no_kill);
 }

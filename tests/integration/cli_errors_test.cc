@@ -156,10 +156,13 @@ std::vector<Case> Cases() {
       {"sbatch", "-t abc --wrap=true", "sbatch: error: Invalid --time specification\n", 255},
       // A directory as the script: a message, not an uncaught exception (rc 134).
       {"sbatch", "/", "sbatch: error: Unable to read file /: Is a directory\n", 1},
+      // Slurm's parse_int exits 1.
       {"sbatch", "-n 0 --wrap=true", "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n",
-       255},
+       1},
       {"sbatch", "-c abc --wrap=true",
-       "sbatch: error: Invalid numeric value \"abc\" for --cpus-per-task.\n", 255},
+       "sbatch: error: Invalid numeric value \"abc\" for --cpus-per-task.\n", 1},
+      {"sbatch", "-B 2:x --wrap=true",
+       "sbatch: error: Invalid numeric value \"x\" for second arg of -B.\n", 1},
       {"sbatch", "--signal=FOO --wrap=true", "sbatch: error: Invalid --signal specification\n",
        255},
       {"sbatch", "--nice=9999999999 --wrap=true",

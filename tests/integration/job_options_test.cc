@@ -32,12 +32,16 @@ class JobOptionsTest : public ::testing::Test {
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = cluster->release();
-    // TmpDisk=1G on n3 and 2G on n4. A NodeName line changes only with a
-    // restart (scontrol reconfigure refuses it), as in Slurm.
+    // TmpDisk=1G on n3 and 2G on n4; two sockets of one core on n2, one core
+    // of two threads on n4 (the others: one socket of two cores). A NodeName
+    // line changes only with a restart (scontrol reconfigure refuses it), as
+    // in Slurm.
     ASSERT_EQ(cluster_->Down().exit_code, 0);
-    const std::string conf = absl::StrReplaceAll(ReadFile(cluster_->conf_path()),
-                                                 {{"\nNodeName=n3 ", "\nNodeName=n3 TmpDisk=1024 "},
-                                                  {"\nNodeName=n4 ", "\nNodeName=n4 TmpDisk=2G "}});
+    const std::string conf = absl::StrReplaceAll(
+        ReadFile(cluster_->conf_path()),
+        {{"\nNodeName=n2 ", "\nNodeName=n2 Sockets=2 CoresPerSocket=1 "},
+         {"\nNodeName=n3 ", "\nNodeName=n3 TmpDisk=1024 "},
+         {"\nNodeName=n4 ", "\nNodeName=n4 TmpDisk=2G CoresPerSocket=1 ThreadsPerCore=2 "}});
     std::ofstream(cluster_->conf_path()) << conf;
     const CommandResult up = cluster_->Up();
     ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
@@ -163,6 +167,57 @@ TEST_F(JobOptionsTest, VerboseShowsTmpAsSlurm) {
       cluster_->RunAs("skiffalice", "sbatch -v --tmp=2048 -H -o /dev/null --wrap=true");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("sbatch: tmp                 : 2G\n"), std::string::npos) << r.err;
+}
+
+// -B S[:C[:T]], --sockets-per-node, --cores-per-socket and --threads-per-core
+// choose nodes whose layout has at least that many, as Slurm's cons_tres; the
+// floors show in scontrol show job (ReqB:S:C:T, Socks/Node) and squeue %z.
+TEST_F(JobOptionsTest, NodeLayoutOptionsChooseNodesWithThatLayout) {
+  const uint64_t sockets = Submit("-B 2 -c 2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(sockets), "n2");
+  EXPECT_EQ(Field(sockets, "Socks/Node"), "2");
+  EXPECT_EQ(Field(sockets, "ReqB:S:C:T"), "0:0:*:*");
+  const uint64_t threads = Submit("--threads-per-core=2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(threads), "n4");
+  EXPECT_EQ(Field(threads, "ReqB:S:C:T"), "0:0:*:2");
+  // n2 (its one-core sockets) and n4 (its one core) are out: n1 and n3.
+  const uint64_t cores = Submit("-N 2 --cores-per-socket=2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(cores), "n[1,3]");
+  const CommandResult squeue = cluster_->Run(
+      absl::StrCat("squeue -h -o '%i %z' -j ", sockets, ",", threads, ",", cores, " | sort"));
+  EXPECT_EQ(squeue.out, absl::StrCat(sockets, " 2:*:*\n", threads, " *:*:2\n", cores, " *:2:*\n"));
+  // A second -B 2 job waits for n2 rather than take another node.
+  const uint64_t waits = Submit("-B 2:1 --wrap=true");
+  EXPECT_TRUE(Eventually(20, [&] { return Field(waits, "Reason") == "Resources"; }))
+      << Field(waits, "JobState") << " " << Field(waits, "NodeList");
+  // salloc and srun allocations too.
+  cluster_->Run("scancel -u skiffalice");
+  CommandResult r = cluster_->RunAs("skiffalice", "salloc -Q -B 2 printenv SLURM_JOB_NODELIST");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "n2\n");
+  r = cluster_->RunAs("skiffalice", "srun --threads-per-core=2 printenv SLURMD_NODENAME");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "n4\n");
+}
+
+// No node of the partition has the layout: refused at submit as Slurm 22.05
+// refuses it; a bad value as Slurm's option parser does (exit 1).
+TEST_F(JobOptionsTest, NodeLayoutNoNodeHasIsRefusedAtSubmit) {
+  CommandResult r = cluster_->RunAs("skiffalice", "sbatch -B 4 -o /dev/null --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
+  r = cluster_->RunAs("skiffalice", "salloc -B 2:2 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Requested node configuration is not available"), std::string::npos)
+      << r.err;
+  r = cluster_->RunAs("skiffalice", "srun -B 2:x true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "srun: error: Invalid numeric value \"x\" for second arg of -B.\n");
+  r = cluster_->RunAs("skiffalice", "salloc --sockets-per-node=0 true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "salloc: error: Invalid numeric value \"0\" for --sockets-per-node.\n");
 }
 
 // -s is kept and shown as Slurm 22.05 shows it (the anchor: OverSubscribe=OK

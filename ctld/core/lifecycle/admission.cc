@@ -457,6 +457,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.spread_job = spec.spread_job;
   request.contiguous = spec.contiguous;
   request.min_tmp_disk_mb = spec.min_tmp_disk_mb;
+  request.min_topology = spec.min_topology;
   request.container = spec.container;
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).

@@ -59,6 +59,7 @@ struct SubmitRequest {
   bool spread_job = false;
   bool contiguous = false;
   uint64_t min_tmp_disk_mb = 0;  // --tmp
+  NodeTopology min_topology;     // -B, --sockets-per-node, ...
   bool oversubscribe = false;    // -s
   bool no_kill = false;          // -k
   int cpus_per_task = 0;

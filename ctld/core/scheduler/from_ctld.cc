@@ -55,6 +55,7 @@ void SetShape(const JobRequest& request, PendingJob* pending) {
   pending->contiguous = shape.contiguous;
   pending->gpus_per_node = shape.gpus_per_node;
   pending->min_tmp_disk_mb = request.min_tmp_disk_mb;
+  pending->min_topology = request.min_topology;
   // The least a node holds: one task (or --mincpus), and its memory.
   pending->cpus_per_node = shape.overcommit ? shape.cpus_per_task : request.MinCpusPerNode();
   pending->mem_per_cpu_mb = shape.mem_per_cpu_mb;
@@ -80,6 +81,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     node.gpu_type = capacity.gpu_type.empty() ? kNone : gpu_types.Get(capacity.gpu_type);
     node.weight = capacity.weight;
     node.tmp_disk_mb = capacity.tmp_disk_mb;
+    node.layout = capacity.layout;
     auto it = inputs.node_features.find(capacity.name);
     if (it != inputs.node_features.end()) {
       for (const std::string& f : it->second) node.features.push_back(features.Get(f));

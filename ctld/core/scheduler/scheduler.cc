@@ -29,7 +29,7 @@ struct Shape {
            a.want_nodes == other.want_nodes && a.ntasks_per_node == other.ntasks_per_node &&
            a.min_cpus_per_node == other.min_cpus_per_node && a.overcommit == other.overcommit &&
            a.contiguous == other.contiguous && a.mem_per_cpu_mb == other.mem_per_cpu_mb &&
-           a.min_tmp_disk_mb == other.min_tmp_disk_mb;
+           a.min_tmp_disk_mb == other.min_tmp_disk_mb && a.min_topology == other.min_topology;
   }
 };
 

@@ -342,6 +342,27 @@ TEST(Schedule, TmpDiskIsAFloorOnTheNodesAJobMayUse) {
   EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{2});
 }
 
+// -B and its siblings: only nodes whose layout meets every floor; the job
+// waits for such a node rather than take another.
+TEST(Schedule, TopologyIsAFloorOnTheNodesAJobMayUse) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4), MakeNode("n3", 4)});
+  view.nodes[0].layout = {1, 4, 1};
+  view.nodes[1].layout = {2, 2, 1};
+  view.nodes[2].layout = {1, 2, 2};
+  PendingJob two_sockets = MakeJob(1, 0, 4);
+  two_sockets.min_topology = {2, 0, 0};
+  PendingJob two_threads = MakeJob(2, 0, 1);
+  two_threads.min_topology = {0, 0, 2};
+  PendingJob again = MakeJob(3, 0, 1);  // n2 is full: it waits
+  again.min_topology = {2, 0, 0};
+  SchedulePlan plan = RunPass(view, {two_sockets, two_threads, again});
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{2});
+  EXPECT_EQ(StartOf(plan, 3), nullptr);
+}
+
 // A job that waits for the one node with its TmpDisk does not make backfill
 // skip a job of the same shape without --tmp (backfill's shape cache).
 TEST(Backfill, TmpDiskIsPartOfTheShapeBackfillSkipsBy) {

@@ -20,6 +20,7 @@ bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job) {
   const Share size{node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
   if (!ShareFits(want, size)) return false;
   if (job.min_tmp_disk_mb > node.tmp_disk_mb) return false;
+  if (!TopologyHolds(node.layout, job.min_topology)) return false;
   if (job.gpus_per_node > 0 && job.gpu_type != kNone && node.gpu_type != job.gpu_type) {
     return false;
   }

@@ -48,6 +48,7 @@ struct SchedNode {
   uint32_t weight = 1;            // Weight=: lower is used first
   std::vector<int32_t> features;  // indices into ClusterView::features
   uint64_t tmp_disk_mb = 0;       // TmpDisk=: a job's --tmp is a floor on it
+  NodeTopology layout;            // Sockets=, ...: a job's -B is a floor on it
 };
 
 struct SchedPartition {
@@ -230,6 +231,7 @@ struct PendingJob {
   bool contiguous = false;       // --contiguous: consecutive nodes (by index)
   uint64_t mem_per_cpu_mb = 0;   // with ntasks > 0: memory follows each node's CPUs
   uint64_t min_tmp_disk_mb = 0;  // --tmp: only nodes with at least this TmpDisk
+  NodeTopology min_topology;     // -B ...: only nodes with at least this layout
   bool held = false;
   bool held_by_admin = false;
   std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
