@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/option_values.h"
 #include "cli/common/sbatch_options.h"
+#include "cli/salloc/salloc_environment.h"
 #include "cli/salloc/salloc_help.h"
 #include "client/ctld_client.h"
 
@@ -108,6 +110,21 @@ int skiff::cli::SallocMain(int argc, char** argv) {
     o.container.bundle = bundle;
   }
   std::vector<std::string> command;
+  // SALLOC_PARTITION, SALLOC_ACCOUNT, ...: their options, read before the
+  // command line's as Slurm reads them, so the command line wins.
+  std::map<std::string, std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const size_t eq = entry.find('=');
+    if (eq != std::string::npos) environment.emplace(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  std::vector<std::string> from_environment = skiff::cli::SallocEnvironmentOptions(environment);
+  std::vector<char*> with_environment = {argv[0]};
+  for (std::string& arg : from_environment) with_environment.push_back(arg.data());
+  with_environment.insert(with_environment.end(), argv + 1, argv + argc);
+  with_environment.push_back(nullptr);
+  argc = static_cast<int>(with_environment.size()) - 1;
+  argv = with_environment.data();
   // A command line getopt refuses ends salloc with 255, as Slurm's.
   if (int rc = skiff::cli::ParseGetoptCommandLine(app, kProgram, argc, argv, &command,
                                                   skiff::cli::GetoptOrder::kStopAtOperand,

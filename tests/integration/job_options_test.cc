@@ -299,5 +299,26 @@ TEST_F(JobOptionsTest, NoKillJobKeepsRunningWithoutItsFailedNode) {
   ASSERT_EQ(cluster_->Up().exit_code, 0);
 }
 
+// salloc reads SALLOC_* as Slurm's salloc does (salloc(1) "INPUT ENVIRONMENT
+// VARIABLES"): each is its option, read before the command line, which wins;
+// a bad value is refused with the option's own message.
+TEST_F(JobOptionsTest, SallocReadsItsInputEnvironment) {
+  const std::string show = " sh -c 'echo $SLURM_JOB_NODELIST; scontrol show job $SLURM_JOB_ID'";
+  CommandResult r = cluster_->RunAs(
+      "skiffalice", "SALLOC_TIMELIMIT=7 SALLOC_THREADS_PER_CORE=2 salloc -Q" + show);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 3), "n4\n") << r.out;
+  EXPECT_NE(r.out.find(" TimeLimit=00:07:00 "), std::string::npos) << r.out;
+  r = cluster_->RunAs("skiffalice", "SALLOC_TIMELIMIT=7 salloc -Q -t 9" + show);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" TimeLimit=00:09:00 "), std::string::npos) << r.out;
+  r = cluster_->RunAs("skiffalice", "SALLOC_PARTITION=nosuch salloc true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid partition name specified"), std::string::npos) << r.err;
+  r = cluster_->RunAs("skiffalice", "SALLOC_TIMELIMIT=abc salloc true");
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "salloc: error: Invalid --time specification\n");
+}
+
 }  // namespace
 }  // namespace skiff::testing
