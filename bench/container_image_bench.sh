@@ -14,17 +14,12 @@ set -euo pipefail
 
 runs=${1:-20}
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$(mktemp -d /tmp/skiff-image-bench-XXXXXX)
-trap '"$root/skiff" down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
+# shellcheck source=bench/container_bench_lib.sh
+source "$root/bench/container_bench_lib.sh"
+make_bench_dir skiff-image-bench
 
-mkdir -p "$dir/etc" "$dir/root/bin" "$dir/root/tmp"
-cat >"$dir/etc/oci.conf" <<'CONF'
-RunTimeQuery="runc --rootless=true --root=/run/user/%U/ state %n.%u.%j.%s.%t"
-RunTimeKill="runc --rootless=true --root=/run/user/%U/ kill -a %n.%u.%j.%s.%t"
-RunTimeDelete="runc --rootless=true --root=/run/user/%U/ delete --force %n.%u.%j.%s.%t"
-RunTimeRun="runc --rootless=true --root=/run/user/%U/ run %n.%u.%j.%s.%t -b %b"
-CONF
-mkdir -p "/run/user/$(id -u)"
+mkdir -p "$dir/root/bin" "$dir/root/tmp"
+write_runc_oci_conf "$dir"
 cp /bin/busybox "$dir/root/bin/"
 for c in sh true; do ln -s busybox "$dir/root/bin/$c"; done
 (
@@ -36,29 +31,17 @@ for c in sh true; do ln -s busybox "$dir/root/bin/$c"; done
   head -c 104857600 /dev/urandom >payload
   umoci insert --image big:latest payload /payload
 ) >/dev/null
-"$root/skiff" up --dir "$dir" --nodes 1 >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+start_one_node_cluster
 
-loop=$dir/loop.sh
-cat >"$loop" <<LOOP
-#!/usr/bin/env bash
-median() { sort -n | awk '{ a[NR] = \$1 } END { print a[int((NR + 1) / 2)] }'; }
-time_runs() {
-  for i in \$(seq $runs); do
-    t0=\$(date +%s%N); srun -n1 "\$@" true || exit 1; echo \$(( (\$(date +%s%N) - t0) / 1000000 ))
-  done | median
-}
-host=\$(time_runs)
+run_in_allocation <<LOOP
+host=\$(time_runs $runs)
 srun -n1 --container-image=$dir/busybox true  # into the cache
-cached=\$(time_runs --container-image=$dir/busybox)
+cached=\$(time_runs $runs --container-image=$dir/busybox)
 t0=\$(date +%s%N); srun -n1 --container-image=$dir/big true; first=\$(( (\$(date +%s%N) - t0) / 1000000 ))
 echo "container_image_bench: $runs sequential steps in one allocation: srun -n1 true median \${host} ms;" \\
   "srun -n1 --container-image=IMAGE true (cached busybox image, runc) median \${cached} ms;" \\
   "the image container adds \$(( cached - host )) ms"
 echo "container_image_bench: first use of a 100 MB image on the node: the step took \${first} ms"
 LOOP
-chmod 755 "$loop"
-salloc -Q -N1 "$loop"
 grep -ho "image $dir/big unpacked into the node's cache in [0-9.]* s" "$dir"/log/noded-*.log |
   sed 's/^/container_image_bench: /'

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/garbage_fuzz.h"
+
 namespace skiff {
 namespace {
 
@@ -152,37 +154,22 @@ TEST(CompressHostlistTest, RoundTripsThroughExpand) {
 // Garbage in must give a result or a described error, never a crash or hang; any
 // valid result must survive compression.
 TEST(HostlistFuzzTest, NeverCrashesAndRoundTripsValidInput) {
-  std::mt19937 rng(20240611);
-  const std::string charset = "[]-,:0123456789abcGMK[]-,0123456789 n";
-  std::uniform_int_distribution<int> length(0, 24);
-  std::uniform_int_distribution<size_t> pick(0, charset.size() - 1);
-  std::uniform_int_distribution<int> byte(0, 255);
-  std::uniform_int_distribution<int> percent(0, 99);
-  int valid = 0;
   int round_tripped = 0;
   int bracketed = 0;
-  for (int i = 0; i < 20000; ++i) {
-    std::string text;
-    int n = length(rng);
-    for (int j = 0; j < n; ++j) {
-      text.push_back(percent(rng) < 90 ? charset[pick(rng)] : static_cast<char>(byte(rng)));
-    }
-    absl::StatusOr<Names> names = ExpandHostlist(text);
-    if (!names.ok()) {
-      EXPECT_EQ(names.status().code(), absl::StatusCode::kInvalidArgument) << text;
-      EXPECT_FALSE(names.status().message().empty()) << text;
-      continue;
-    }
-    ++valid;
-    if (text.find('[') != std::string::npos) ++bracketed;
-    if (names->size() > 10000) continue;
-    absl::StatusOr<Names> again = ExpandHostlist(CompressHostlist(*names));
-    ASSERT_TRUE(again.ok()) << text << " -> " << CompressHostlist(*names) << ": " << again.status();
-    EXPECT_EQ(std::set<std::string>(again->begin(), again->end()),
-              std::set<std::string>(names->begin(), names->end()))
-        << text;
-    ++round_tripped;
-  }
+  const int valid = skiff::testing::ParseGarbage(
+      "[]-,:0123456789abcGMK[]-,0123456789 n", 24,
+      [](const std::string& text) { return ExpandHostlist(text); },
+      [&](const std::string& text, const Names& names) {
+        if (text.find('[') != std::string::npos) ++bracketed;
+        if (names.size() > 10000) return;
+        absl::StatusOr<Names> again = ExpandHostlist(CompressHostlist(names));
+        ASSERT_TRUE(again.ok()) << text << " -> " << CompressHostlist(names) << ": "
+                                << again.status();
+        EXPECT_EQ(std::set<std::string>(again->begin(), again->end()),
+                  std::set<std::string>(names.begin(), names.end()))
+            << text;
+        ++round_tripped;
+      });
   // Guard against a generator that only ever produces errors, which would make the
   // round-trip half of this test vacuous.
   EXPECT_GT(valid, 1000);

@@ -13,7 +13,8 @@
 #include <optional>
 #include <thread>
 
-#include "proto/job.pb.h"  // the spec blob sbatch would send
+#include "ctld/core/lifecycle/lifecycle_test_util.h"  // TestConfig: two nodes n1, n2
+#include "proto/job.pb.h"                             // the spec blob sbatch would send
 #include "spdlog/sinks/null_sink.h"
 
 namespace skiff::ctld {
@@ -224,29 +225,6 @@ class FakeScripts : public ScriptdPort {
   std::vector<std::string> runs;
   int prolog_exit = 0;
 };
-
-SkiffConfig TestConfig() {
-  SkiffConfig config;
-  config.cluster_name = "test";
-  for (const char* name : {"n1", "n2"}) {
-    NodeConfig node;
-    node.name = name;
-    node.addr = "127.0.0.1";
-    node.port = 7000;
-    node.cpus = 2;
-    node.real_memory_mb = 1000;
-    config.nodes.push_back(node);
-  }
-  PartitionConfig debug;
-  debug.name = "debug";
-  debug.nodes = {"n1", "n2"};
-  debug.is_default = true;
-  config.partitions = {debug};
-  config.heartbeat_interval = 10;
-  config.slurmd_timeout = 60;
-  config.kill_wait = 1;
-  return config;
-}
 
 bool Eventually(const std::function<bool()>& predicate) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -11,32 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "common/unique_fd.h"
 
 namespace skiff {
 namespace {
-
-// Closes on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  Fd& operator=(Fd&& other) {
-    if (this != &other) {
-      if (fd_ >= 0) close(fd_);
-      fd_ = other.fd_;
-      other.fd_ = -1;
-    }
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 absl::Status Refused(const std::string& path, absl::string_view why) {
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", why));
@@ -83,14 +61,14 @@ absl::Status MakeUserDir(const std::string& path, uid_t uid, gid_t gid, mode_t m
   // Every directory from / down to the parent is checked: a user able to
   // rearrange any of them could put another directory where this one goes.
   struct stat st;
-  Fd dir(open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC));
+  UniqueFd dir(open("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC));
   if (dir.get() < 0 || fstat(dir.get(), &st) != 0) return Errno("cannot open", "/");
   if (absl::Status s = CheckTrusted(st, "/"); !s.ok()) return s;
   std::string walked;
   for (absl::string_view component : absl::StrSplit(resolved, '/', absl::SkipEmpty())) {
     walked = absl::StrCat(walked, "/", component);
-    Fd next(openat(dir.get(), std::string(component).c_str(),
-                   O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(openat(dir.get(), std::string(component).c_str(),
+                         O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0) return Errno("cannot open", walked);
     if (fstat(next.get(), &st) != 0) return Errno("cannot stat", walked);
     if (absl::Status s = CheckTrusted(st, walked); !s.ok()) return s;
@@ -100,7 +78,7 @@ absl::Status MakeUserDir(const std::string& path, uid_t uid, gid_t gid, mode_t m
   if (mkdirat(dir.get(), name.c_str(), 0700) != 0 && errno != EEXIST) {
     return Errno("cannot create", path);
   }
-  Fd target(openat(dir.get(), name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd target(openat(dir.get(), name.c_str(), O_DIRECTORY | O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (target.get() < 0) {
     if (errno == ELOOP || errno == ENOTDIR) {
       return Refused(path, "is a symbolic link or not a directory; refusing to use it");

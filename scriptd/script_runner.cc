@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "common/unique_fd.h"
 #include "scriptd/child_exec.h"
 
 namespace skiff::scriptd {
@@ -34,27 +35,6 @@ std::string ErrnoText(int err) {
   return strerror_r(err, buf, sizeof(buf));
 }
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { Close(); }
-  int get() const { return fd_; }
-  void Reset(int fd) {
-    Close();
-    fd_ = fd;
-  }
-  void Close() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 // Keeps fds the child dup2()s from clear of 0..3, its targets: a daemon started with
 // closed standard fds could get 0..2, and 3 is the Lua helper's result pipe.
 int AboveStdio(int fd) {
@@ -64,7 +44,7 @@ int AboveStdio(int fd) {
   return moved;
 }
 
-absl::Status MakePipe(Fd& read_end, Fd& write_end) {
+absl::Status MakePipe(UniqueFd& read_end, UniqueFd& write_end) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return absl::UnavailableError(absl::StrCat("pipe: ", ErrnoText(errno)));
@@ -224,7 +204,7 @@ class PipeReader {
  public:
   PipeReader(size_t limit, bool keep_head) : limit_(limit), keep_head_(keep_head) {}
 
-  Fd& fd() { return fd_; }
+  UniqueFd& fd() { return fd_; }
   bool open() const { return fd_.get() >= 0; }
   void set_on_line(const std::function<void(std::string_view)>* on_line) { on_line_ = on_line; }
 
@@ -273,7 +253,7 @@ class PipeReader {
     }
   }
 
-  Fd fd_;
+  UniqueFd fd_;
   const size_t limit_;
   const bool keep_head_;
   bool truncated_ = false;
@@ -335,7 +315,7 @@ ChildUser ResolveChildUser(const ScriptRequest& request, spdlog::logger& logger)
 
 // Waits for the child to reach execve, and closes the report pipe. EOF: execve
 // succeeded (the pipe is O_CLOEXEC); a record: it did not, and this is why.
-std::optional<ChildFailure> ReadExecFailure(Fd& report_read) {
+std::optional<ChildFailure> ReadExecFailure(UniqueFd& report_read) {
   ChildFailure failure;
   ssize_t got;
   do {
@@ -402,9 +382,10 @@ struct ScriptRunner::Child {
   PipeReader output;
   PipeReader errors;  // split mode: stderr
   PipeReader fd3;
-  Fd output_write, errors_write, fd3_write, report_read, report_write, stdin_read, stdin_write;
-  Fd wake;   // eventfd; -1 without a kill_grace
-  Fd pidfd;  // -1 without pidfd_open
+  UniqueFd output_write, errors_write, fd3_write, report_read, report_write, stdin_read,
+      stdin_write;
+  UniqueFd wake;   // eventfd; -1 without a kill_grace
+  UniqueFd pidfd;  // -1 without pidfd_open
   pid_t pid = 0;
   Clock::time_point start;   // just before fork
   size_t stdin_written = 0;  // bytes of stdin_data written so far

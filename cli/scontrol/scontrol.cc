@@ -1,6 +1,5 @@
 // scontrol: view and change jobs, nodes, partitions and the configuration, as
 // Slurm's scontrol (the subset Skiff supports).
-#include <pwd.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -40,16 +39,6 @@ constexpr char kProgram[] = "scontrol";
 using skiff::v1::Ctld;
 
 int Fail(const absl::Status& status) { return skiff::client::ReportError(kProgram, status); }
-
-std::optional<std::string> UserName(uint32_t uid) {
-  struct passwd pw;
-  struct passwd* result = nullptr;
-  char buf[4096];
-  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || result == nullptr) {
-    return std::nullopt;
-  }
-  return std::string(result->pw_name);
-}
 
 int ShowJobs(skiff::client::CtldClient& client, const std::vector<std::string>& args,
              const skiff::cli::ShowOptions& options) {
@@ -235,7 +224,7 @@ int ShowNodes(skiff::client::CtldClient& client, const std::vector<std::string>&
   }
   if (!status.ok()) return Fail(status);
   if (options.json) {
-    std::cout << skiff::client::NodesJson(reply, UserName).Dump();
+    std::cout << skiff::client::NodesJson(reply, skiff::LookUpUserName).Dump();
     return 0;
   }
   for (const skiff::v1::NodeInfo& node : reply.nodes()) {

@@ -182,20 +182,6 @@ std::string NodeNames(const google::protobuf::RepeatedPtrField<std::string>& nam
   return names.empty() ? "(null)" : CompressHostlist({names.begin(), names.end()});
 }
 
-// Task ids as Slurm's array_task_str: "1-5", "1,3,7-9".
-std::string TaskRanges(std::vector<int32_t> ids) {
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < ids.size();) {
-    size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
-    parts.push_back(j == i ? absl::StrCat(ids[i]) : absl::StrCat(ids[i], "-", ids[j]));
-    i = j + 1;
-  }
-  return absl::StrJoin(parts, ",");
-}
-
 // How the array fields of the first line read.
 struct ArrayText {
   std::string task_ids;  // ArrayTaskId=
@@ -211,7 +197,7 @@ ArrayText ArrayFields(const v1::JobInfo& job, const std::vector<int32_t>& task_i
     text.task_ids = absl::StrCat(job.array_task_id());
     return text;
   }
-  text.task_ids = TaskRanges(task_ids);
+  text.task_ids = client::FormatTaskRanges(task_ids);  // Slurm's array_task_str: "1,3,7-9"
   text.throttle = job.array_max_running();
   if (text.throttle > 0) absl::StrAppend(&text.task_ids, "%", text.throttle);
   return text;

@@ -1,6 +1,5 @@
 // sinfo: view partitions and nodes, as Slurm's sinfo. Reads the command line
 // (sinfo_options), asks ctld, prints (sinfo_format, sinfo_json).
-#include <pwd.h>
 #include <time.h>
 
 #include <CLI/CLI.hpp>
@@ -17,20 +16,7 @@
 #include "cli/sinfo/sinfo_options.h"
 #include "client/ctld_client.h"
 #include "client/nodes_json.h"
-
-namespace {
-
-std::optional<std::string> UserName(uint32_t uid) {
-  struct passwd pw;
-  struct passwd* result = nullptr;
-  char buf[4096];
-  if (getpwuid_r(uid, &pw, buf, sizeof(buf), &result) != 0 || result == nullptr) {
-    return std::nullopt;
-  }
-  return std::string(result->pw_name);
-}
-
-}  // namespace
+#include "common/users.h"
 
 int skiff::cli::SinfoMain(int argc, char** argv) {
   CLI::App app{"sinfo"};
@@ -73,7 +59,7 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
   std::cout << cmd.out << std::flush;
   std::cerr << cmd.err << std::flush;
   if (cmd.exit_code >= 0) return cmd.exit_code;
-  cmd.view.user_name = UserName;
+  cmd.view.user_name = skiff::LookUpUserName;
 
   absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
       skiff::client::CtldClient::Connect("");
@@ -89,7 +75,7 @@ int skiff::cli::SinfoMain(int argc, char** argv) {
                                skiff::v1::GetPartitionsRequest(), &partitions);
     }
     if (!status.ok()) return skiff::client::ReportError("sinfo", status);
-    std::cout << skiff::client::SinfoJson(nodes, partitions, UserName).Dump();
+    std::cout << skiff::client::SinfoJson(nodes, partitions, skiff::LookUpUserName).Dump();
     return 0;
   }
 

@@ -3,11 +3,14 @@
 #include <string_view>
 
 #include "cli/common/help_text.h"
+#include "cli/common/slurm_help_sections.h"
 
 namespace skiff::cli {
 namespace {
 
-// Slurm 22.05.8's `srun --help`, byte for byte.
+// Slurm 22.05.8's `srun --help`, byte for byte: its own lines and the sections
+// it shares with the others (slurm_help_sections.h), one macro a line.
+// clang-format off
 constexpr char kSlurmHelp[] =
     "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]] [ : [OPTIONS(N)...]] executable(N) "
     "[args(N)...]\n"
@@ -51,16 +54,8 @@ constexpr char kSlurmHelp[] =
     "                              non-zero exit code\n"
     "  -l, --label                 prepend task number to lines of stdout/err\n"
     "  -L, --licenses=names        required license, comma separated\n"
-    "  -M, --clusters=names        Comma separated list of clusters to issue\n"
-    "                              commands to.  Default is current cluster.\n"
-    "                              Name of 'all' will submit to run on all clusters.\n"
-    "                              NOTE: SlurmDBD must up.\n"
-    "  -m, --distribution=type     distribution method for processes to nodes\n"
-    "                              (type = block|cyclic|arbitrary)\n"
-    "      --mail-type=type        notify on state change: BEGIN, END, FAIL or ALL\n"
-    "      --mail-user=user        who to send email notification for job state\n"
-    "                              changes\n"
-    "      --mcs-label=mcs         mcs label if mcs plugin mcs/group is used\n"
+    SLURM_HELP_CLUSTERS_OPTION
+    SLURM_HELP_DISTRIBUTION_AND_MAIL_OPTIONS
     "      --mpi=type              type of MPI being used\n"
     "      --multi-prog            if set the program name specified is the\n"
     "                              configuration specification for multiple programs\n"
@@ -114,13 +109,7 @@ constexpr char kSlurmHelp[] =
     "      --cluster-constraint=list specify a list of cluster-constraints\n"
     "      --contiguous            demand a contiguous range of nodes\n"
     "  -C, --constraint=list       specify a list of constraints\n"
-    "      --mem=MB                minimum amount of real memory\n"
-    "      --mincpus=n             minimum number of logical processors (threads)\n"
-    "                              per node\n"
-    "      --reservation=name      allocate resources from named reservation\n"
-    "      --tmp=MB                minimum amount of temporary disk\n"
-    "  -w, --nodelist=hosts...     request a specific list of hosts\n"
-    "  -x, --exclude=hosts...      exclude a specific list of hosts\n"
+    SLURM_HELP_NODE_CONSTRAINT_OPTIONS
     "  -Z, --no-allocate           don't allocate nodes (must supply -w)\n"
     "\n"
     "Consumable resources related options:\n"
@@ -139,44 +128,12 @@ constexpr char kSlurmHelp[] =
     "                              --mem >= --mem-per-cpu if --mem is specified.\n"
     "      --resv-ports            reserve communication ports\n"
     "\n"
-    "Affinity/Multi-core options: (when the task/affinity plugin is enabled)\n"
-    "                              For the following 4 options, you are\n"
-    "                              specifying the minimum resources available for\n"
-    "                              the node(s) allocated to the job.\n"
-    "      --sockets-per-node=S    number of sockets per node to allocate\n"
-    "      --cores-per-socket=C    number of cores per socket to allocate\n"
-    "      --threads-per-core=T    number of threads per core to allocate\n"
-    "  -B  --extra-node-info=S[:C[:T]]  combine request of sockets per node,\n"
-    "                              cores per socket and threads per core.\n"
-    "                              Specify an asterisk (*) as a placeholder,\n"
-    "                              a minimum value, or a min-max range.\n"
-    "\n"
-    "      --ntasks-per-core=n     number of tasks to invoke on each core\n"
-    "      --ntasks-per-socket=n   number of tasks to invoke on each socket\n"
-    "      --cpu-bind=             Bind tasks to CPUs\n"
-    "                              (see \"--cpu-bind=help\" for options)\n"
-    "      --hint=                 Bind tasks according to application hints\n"
-    "                              (see \"--hint=help\" for options)\n"
-    "      --mem-bind=             Bind memory to locality domains (ldom)\n"
-    "                              (see \"--mem-bind=help\" for options)\n"
-    "\n"
-    "GPU scheduling options:\n"
-    "      --cpus-per-gpu=n        number of CPUs required per allocated GPU\n"
-    "  -G, --gpus=n                count of GPUs required for the job\n"
-    "      --gpu-bind=...          task to gpu binding options\n"
-    "      --gpu-freq=...          frequency and voltage of GPUs\n"
-    "      --gpus-per-node=n       number of GPUs required per allocated node\n"
-    "      --gpus-per-socket=n     number of GPUs required per allocated socket\n"
-    "      --gpus-per-task=n       number of GPUs required per spawned task\n"
-    "      --mem-per-gpu=n         real memory required per allocated GPU\n"
-    "\n"
-    "Help options:\n"
-    "  -h, --help                  show this help message\n"
-    "      --usage                 display brief usage message\n"
-    "\n"
-    "Other options:\n"
-    "  -V, --version               output version information and exit\n"
-    "\n";
+    SLURM_HELP_AFFINITY_OPTIONS(
+        "      --cpu-bind=             Bind tasks to CPUs\n"
+        "                              (see \"--cpu-bind=help\" for options)\n")
+    SLURM_HELP_GPU_OPTIONS
+    SLURM_HELP_HELP_AND_OTHER_OPTIONS;
+// clang-format on
 
 // Slurm 22.05.8's `srun --usage`, byte for byte.
 constexpr char kSlurmUsage[] =
@@ -261,12 +218,7 @@ constexpr std::string_view kUnsupported[] = {
     "-Z, --no-allocate",
     "--exclusive[=mcs]",
     "--resv-ports",
-    "--ntasks-per-core=",
-    "--ntasks-per-socket=",
-    "--hint=",
-    "--mem-bind=",
-    "--gpu-freq=",
-    "--gpus-per-socket=",
+    SLURM_HELP_UNSUPPORTED_AFFINITY_AND_GPU_OPTIONS,
 };
 
 }  // namespace

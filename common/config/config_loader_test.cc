@@ -3,12 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/config/config_test_files.h"
 
 namespace skiff {
 namespace {
@@ -18,23 +16,8 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
 
-namespace fs = std::filesystem;
-
-// A fresh directory under $TEST_TMPDIR for one test.
-std::string MakeDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
+using ::skiff::testing::MakeDir;
+using ::skiff::testing::WriteFile;
 
 std::string Message(const absl::Status& status) { return std::string(status.message()); }
 

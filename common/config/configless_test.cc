@@ -3,14 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "common/config/config_loader.h"
+#include "common/config/config_test_files.h"
 
 namespace skiff {
 namespace {
@@ -20,20 +19,8 @@ using ::testing::HasSubstr;
 
 namespace fs = std::filesystem;
 
-std::string MakeDir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream out(path);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
+using ::skiff::testing::MakeDir;
+using ::skiff::testing::WriteFile;
 
 constexpr char kSkiffConf[] =
     "SlurmctldHost=ctl(127.0.0.1)\n"

@@ -6,6 +6,17 @@
 
 namespace skiff::ctld {
 
+const char* JobBaseStateName(const Job& job) {
+  switch (job.state) {
+    case JobState::kConfiguring:
+      return "RUNNING";
+    case JobState::kCompleting:
+      return JobStateName(job.final_state);
+    default:
+      return JobStateName(job.state);
+  }
+}
+
 const char* JobStateName(JobState state) {
   switch (state) {
     case JobState::kPending:

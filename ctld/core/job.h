@@ -267,6 +267,11 @@ struct Job {
   uint64_t AllocMemMb() const;  // over all its nodes
 };
 
+// Slurm's job_state_string of `job`'s base state, as sacct and MailProg show
+// it: CONFIGURING and COMPLETING are flags there, on RUNNING and on the state
+// the job ends in.
+const char* JobBaseStateName(const Job& job);
+
 }  // namespace skiff::ctld
 
 #endif  // SKIFF_CTLD_CORE_JOB_H_

@@ -81,16 +81,7 @@ std::string Mem(uint64_t mb) { return FormatSize(mb * kMiB); }
 
 }  // namespace
 
-std::string AcctStateName(const Job& job) {
-  switch (job.state) {
-    case JobState::kConfiguring:
-      return "RUNNING";
-    case JobState::kCompleting:
-      return JobStateName(job.final_state);
-    default:
-      return JobStateName(job.state);
-  }
-}
+std::string AcctStateName(const Job& job) { return JobBaseStateName(job); }
 
 bool AcctSelected(const Job& job, const AcctSelection& selection) {
   const v1::GetAccountingRequest& request = *selection.request;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/unique_fd.h"
 
 namespace skiff::noded {
 namespace {
@@ -25,20 +26,6 @@ absl::Status ErrnoStatus(const std::string& what, const std::string& shown, int 
   if (error == ENOENT) return absl::NotFoundError(message);
   return absl::FailedPreconditionError(message);
 }
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // A regular file under `dir_fd`, opened without following a link or blocking
 // on a FIFO, with its size. The descriptor is the caller's.
@@ -127,7 +114,7 @@ absl::Status RemoveContents(int dir_fd, dev_t dev, const std::string& shown, int
         note(ErrnoStatus("cannot open", path, error));
         continue;
       }
-      Fd child_fd(child);
+      UniqueFd child_fd(child);
       struct stat st {};
       if (fstat(child, &st) != 0) {
         note(ErrnoStatus("cannot stat", path, errno));
@@ -170,7 +157,7 @@ absl::StatusOr<std::string> ReadRegularFileAt(int dir_fd, const std::string& nam
   uint64_t size = 0;
   absl::StatusOr<int> fd = OpenRegularAt(dir_fd, name, max_bytes, shown, &size);
   if (!fd.ok()) return fd.status();
-  Fd file(*fd);
+  UniqueFd file(*fd);
   std::string content;
   char buf[65536];
   for (;;) {
@@ -193,8 +180,9 @@ absl::StatusOr<std::string> CopyRegularFileAt(int from_dir, const std::string& n
   uint64_t size = 0;
   absl::StatusOr<int> in_fd = OpenRegularAt(from_dir, name, *budget, shown, &size);
   if (!in_fd.ok()) return in_fd.status();
-  Fd in(*in_fd);
-  Fd out(openat(to_dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd in(*in_fd);
+  UniqueFd out(
+      openat(to_dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (out.get() < 0) return ErrnoStatus("cannot create the copy of", shown, errno);
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> hash(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   if (hash == nullptr || EVP_DigestInit_ex(hash.get(), EVP_sha256(), nullptr) != 1) {
@@ -241,7 +229,7 @@ absl::Status RemoveTreeAt(int dir_fd, const std::string& name) {
     if (unlinkat(dir_fd, name.c_str(), 0) == 0 || errno == ENOENT) return absl::OkStatus();
     return opened.status();
   }
-  Fd dir(*opened);
+  UniqueFd dir(*opened);
   struct stat st {};
   struct stat parent {};
   if (fstat(dir.get(), &st) != 0 || fstat(dir_fd, &parent) != 0) {
@@ -283,7 +271,7 @@ absl::StatusOr<std::pair<int, std::string>> OpenParent(const std::string& path) 
 absl::Status RemoveTreePath(const std::string& path) {
   absl::StatusOr<std::pair<int, std::string>> parent = OpenParent(path);
   if (!parent.ok()) return absl::IsNotFound(parent.status()) ? absl::OkStatus() : parent.status();
-  Fd parent_fd(parent->first);
+  UniqueFd parent_fd(parent->first);
   absl::Status status = RemoveTreeAt(parent_fd.get(), parent->second);
   if (!status.ok()) {
     return absl::FailedPreconditionError(absl::StrCat("removing ", path, ": ", status.message()));
@@ -294,7 +282,7 @@ absl::Status RemoveTreePath(const std::string& path) {
 absl::Status RemoveTreeAsOwner(const std::string& path) {
   absl::StatusOr<std::pair<int, std::string>> parent = OpenParent(path);
   if (!parent.ok()) return absl::IsNotFound(parent.status()) ? absl::OkStatus() : parent.status();
-  Fd parent_fd(parent->first);
+  UniqueFd parent_fd(parent->first);
   const std::string& name = parent->second;
   struct stat st {};
   if (fstatat(parent_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -305,7 +293,7 @@ absl::Status RemoveTreeAsOwner(const std::string& path) {
     const int dir =
         openat(parent_fd.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dir >= 0) {
-      Fd dir_fd(dir);
+      UniqueFd dir_fd(dir);
       int report[2];
       if (pipe2(report, O_CLOEXEC) != 0) return ErrnoStatus("cannot remove", path, errno);
       const pid_t child = fork();

@@ -27,6 +27,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "proto/ctld.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -42,16 +43,13 @@ class AccountsTest : public ::testing::Test {
   void StartCluster(const std::string& enforce, const std::string& extra_config = "",
                     int gpu_nodes = 0) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = gpu_nodes;
+    LocalCluster::Options options = NodesWithGpus(2, gpu_nodes);
     options.extra_config =
         absl::StrCat("AccountingStorageEnforce=", enforce, "\nClusterName=lab\n", extra_config);
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
-    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
+    EnsureUsers(*cluster_, {kAlice, kBob});
+    if (HasFatalFailure()) return;
     Connect();
   }
 

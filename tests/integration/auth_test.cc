@@ -12,6 +12,7 @@
 #include "common/rpc/auth_metadata.h"
 #include "proto/ctld.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -22,9 +23,8 @@ class AuthTest : public ::testing::Test {
   void SetUp() override {
     LocalCluster::Options options;
     options.nodes = 1;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
     auto config = LoadConfig(cluster_->conf_path());
     ASSERT_TRUE(config.ok()) << config.status();
     munge_socket_ = config->skiff.auth_socket;

@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -52,13 +53,11 @@ function slurm_bb_test_data_in(job_id, job_script, uid, gid, job_info)
 end
 )lua";
 
-class BurstBufferTest : public ::testing::Test {
+class BurstBufferTest : public SharedClusterTest<BurstBufferTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2);
     options.extra_config =
         "BurstBufferType=burst_buffer/lua\n"
         "PrologSlurmctld=@DIR@/etc/record_parent.sh\n"
@@ -76,9 +75,8 @@ class BurstBufferTest : public ::testing::Test {
         "#!/bin/sh\necho $PPID >> @DIR@/log/script_parents.txt\n";
     options.files["etc/mail.sh"] = "#!/bin/sh\necho \"$@\" >> @DIR@/log/mail.txt\n";
     options.files["bb/.keep"] = "";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     // The stages that touch job data run as the job's user: bb/ is writable by
     // all, as /tmp is.
     ASSERT_EQ(RunShell("chmod 755 " + cluster_->dir() + "/etc/mail.sh " + cluster_->dir() +
@@ -87,15 +85,9 @@ class BurstBufferTest : public ::testing::Test {
               0);
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
   void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
+    SetUpAsRoot({"skiffalice"});
+    if (IsSkipped() || HasFatalFailure()) return;
     home_ = cluster_->dir() + "/home/skiffalice";
   }
 
@@ -140,11 +132,8 @@ class BurstBufferTest : public ::testing::Test {
     return "";
   }
 
-  static LocalCluster* cluster_;
   std::string home_;
 };
-
-LocalCluster* BurstBufferTest::cluster_ = nullptr;
 
 TEST_F(BurstBufferTest, StagesInBeforeTheJobAndOutAfterItAndReturnsTheSpace) {
   std::ofstream(home_ + "/input.txt") << "hello from stage-in\n";

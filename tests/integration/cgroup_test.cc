@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -65,7 +66,7 @@ bool CgroupExists(const std::string& node, uint64_t id) {
           stat(absl::StrCat("/sys/fs/cgroup/", rel).c_str(), &st) == 0);
 }
 
-class CgroupTest : public ::testing::Test {
+class CgroupTest : public SharedClusterTest<CgroupTest> {
  protected:
   static void SetUpTestSuite() {
     unavailable_ = new std::string(LocalCluster::CgroupsUnavailable());
@@ -74,30 +75,25 @@ class CgroupTest : public ::testing::Test {
     options.nodes = 4;  // n3, n4: 2 fake GPUs each
     options.cgroups = true;
     options.extra_config = "KillWait=2\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
 
   static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    SharedClusterTest::TearDownTestSuite();
     delete unavailable_;
     unavailable_ = nullptr;
   }
 
   void SetUp() override {
     if (!unavailable_->empty()) GTEST_SKIP() << "no writable cgroup hierarchy: " << *unavailable_;
-    ASSERT_NE(cluster_, nullptr);
+    SharedClusterTest::SetUp();
   }
 
   std::string Out(const std::string& name) const { return cluster_->dir() + "/" + name; }
 
-  static LocalCluster* cluster_;
   static std::string* unavailable_;
 };
 
-LocalCluster* CgroupTest::cluster_ = nullptr;
 std::string* CgroupTest::unavailable_ = nullptr;
 
 TEST_F(CgroupTest, NodedSaysItUsesCgroups) {

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -24,9 +25,7 @@ class ClusterUpTest : public ::testing::Test {
     LocalCluster::Options options;
     options.nodes = 4;
     options.burst_buffers = true;  // as `skiff up` does by default
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(options, &cluster_);
   }
 
   std::unique_ptr<LocalCluster> cluster_;

@@ -35,6 +35,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 #include "tests/integration/container_fixture.h"
 
@@ -44,7 +45,7 @@ namespace {
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
 
-class ContainerImageTest : public ::testing::Test {
+class ContainerImageTest : public SharedClusterTest<ContainerImageTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
@@ -62,9 +63,7 @@ class ContainerImageTest : public ::testing::Test {
                             registry_dir_, "/config.yml' > ", registry_dir_, "/log 2>&1 &")
                    .c_str()),
         0);
-    LocalCluster::Options options;
-    options.nodes = 1;
-    options.gpu_nodes = 1;  // n1: 2 fake GPUs
+    LocalCluster::Options options = NodesWithGpus(1, 1);  // n1: 2 fake GPUs
     // Slurm's runc example with a state directory of its own: container_test
     // may run beside this test with the same user, node and job ids.
     options.files = {
@@ -86,9 +85,8 @@ class ContainerImageTest : public ::testing::Test {
     // Room for one of the test's images (about 2 MB each), not two.
     options.extra_config = absl::StrCat(
         "ContainerImageCacheSize=3M\nContainerRegistryMirror=http://", registry_, "\n");
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     for (const char* user : {kAlice, kBob}) {
       absl::StatusOr<uid_t> uid = cluster_->EnsureUser(user);
       ASSERT_TRUE(uid.ok()) << uid.status();
@@ -122,8 +120,7 @@ class ContainerImageTest : public ::testing::Test {
     })) << ReadFile(registry_dir_ + "/log");
   }
   static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    SharedClusterTest::TearDownTestSuite();
     const std::string pid = ReadFile(registry_dir_ + "/pid");
     if (!pid.empty()) kill(atoi(pid.c_str()), SIGKILL);
     if (!registry_dir_.empty()) system(("rm -rf " + registry_dir_).c_str());
@@ -254,7 +251,6 @@ class ContainerImageTest : public ::testing::Test {
     return found;
   }
 
-  static LocalCluster* cluster_;
   static std::string images_;
   static std::string no_user_namespaces_;
   static std::string no_cgroups_;    // why jobs are not in cgroups here; "" = they are
@@ -262,7 +258,6 @@ class ContainerImageTest : public ::testing::Test {
   static std::string registry_dir_;  // its config, data, log and pid
 };
 
-LocalCluster* ContainerImageTest::cluster_ = nullptr;
 std::string ContainerImageTest::registry_;
 std::string ContainerImageTest::no_cgroups_;
 std::string ContainerImageTest::registry_dir_;

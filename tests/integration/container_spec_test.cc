@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -21,24 +22,9 @@ namespace {
 
 constexpr char kBundle[] = "/some/abs/bundle";
 
-class ContainerSpecTest : public ::testing::Test {
+class ContainerSpecTest : public SharedClusterTest<ContainerSpecTest> {
  protected:
-  static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 1;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
-  }
-
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
+  static void SetUpTestSuite() { StartCluster(NodesWithoutGpus(1, 2)); }
 
   static std::string Submit(const std::string& args) {
     const CommandResult r = cluster_->Run("sbatch --parsable -o /dev/null " + args);
@@ -49,11 +35,7 @@ class ContainerSpecTest : public ::testing::Test {
   static std::string Show(const std::string& job) {
     return cluster_->Run("scontrol show job " + job).out;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* ContainerSpecTest::cluster_ = nullptr;
 
 TEST_F(ContainerSpecTest, ScontrolShowsTheBundleOfASubmittedJob) {
   const std::string job = Submit(absl::StrCat("--container=", kBundle, " --wrap true"));

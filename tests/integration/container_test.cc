@@ -19,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 #include "tests/integration/container_fixture.h"
 
@@ -27,21 +28,18 @@ namespace {
 
 constexpr char kAlice[] = "skiffalice";
 
-class ContainerTest : public ::testing::Test {
+class ContainerTest : public SharedClusterTest<ContainerTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 1;
-    options.gpu_nodes = 1;  // n1: 2 fake GPUs
+    LocalCluster::Options options = NodesWithGpus(1, 1);  // n1: 2 fake GPUs
     options.files = {{"etc/oci.conf", kSlurmRuncOciConf}};
     // In cgroups where the host has them, as a lab's nodes do: the container
     // must stay inside the job's.
     no_cgroups_ = LocalCluster::CgroupsUnavailable();
     options.cgroups = no_cgroups_.empty();
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     absl::StatusOr<uid_t> uid = cluster_->EnsureUser(kAlice);
     ASSERT_TRUE(uid.ok()) << uid.status();
     uid_ = *uid;
@@ -60,14 +58,7 @@ class ContainerTest : public ::testing::Test {
                              "runc spec --rootless"));
     ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-  }
+  void SetUp() override { SetUpAsRoot(); }
 
   // Submits `args` as alice; the job's id.
   std::string Submit(const std::string& args) {
@@ -79,14 +70,12 @@ class ContainerTest : public ::testing::Test {
   bool Done(const std::string& id) { return JobEnded(*cluster_, id); }
   std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", kAlice); }
 
-  static LocalCluster* cluster_;
   static uid_t uid_;
   static std::string no_user_namespaces_;  // why containers cannot run here; "" = they can
   static std::string no_cgroups_;          // why jobs are not in cgroups here; "" = they are
   static std::string bundle_;
 };
 
-LocalCluster* ContainerTest::cluster_ = nullptr;
 uid_t ContainerTest::uid_ = 0;
 std::string ContainerTest::bundle_;
 std::string ContainerTest::no_user_namespaces_;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -21,12 +22,7 @@ class DurabilityTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (getuid() != 0) GTEST_SKIP() << "needs root (mount)";
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(NodesWithoutGpus(2), &cluster_);
   }
 
   void TearDown() override {

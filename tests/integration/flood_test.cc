@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/config/config_loader.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -81,13 +82,10 @@ double Timed(LocalCluster& cluster, const std::string& command, std::string* out
 class FloodTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2);
     options.extra_config = "HeartbeatInterval=1\nSlurmdTimeout=10\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
     auto config = LoadConfig(cluster_->conf_path());
     ASSERT_TRUE(config.ok()) << config.status();
     ctld_port_ = static_cast<int>(config->skiff.ctld_port);

@@ -2,6 +2,7 @@
 
 _ALWAYS = [
     "//tests/harness:local_cluster",
+    "//tests/harness:shared_cluster",
     "//third_party:absl",
     "//third_party:gtest_main",
 ]
@@ -9,7 +10,8 @@ _ALWAYS = [
 def integration_test(name, size = "large", srcs = [], deps = [], tags = [], **kwargs):
     """A cc_test NAME built from NAME.cc (and `srcs`), tagged "integration" (and `tags`).
 
-    It links the harness that starts the daemons (LocalCluster), abseil and
+    It links the harness that starts the daemons (LocalCluster, and the
+    fixture of a suite that shares one: SharedClusterTest), abseil and
     GoogleTest's main, besides `deps`; other arguments go to cc_test as given.
     """
     native.cc_test(

@@ -12,26 +12,20 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class JobCommandsTest : public ::testing::Test {
+class JobCommandsTest : public SharedClusterTest<JobCommandsTest> {
  protected:
   static void SetUpTestSuite() {
     LocalCluster::Options options;
     options.nodes = 4;  // n3 and n4 have 2 GPUs each; partition debug has all four
     options.extra_config = "KillWait=2\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   // Submits with --parsable; returns the job id text ("" on failure).
   std::string Submit(const std::string& args) {
@@ -51,11 +45,7 @@ class JobCommandsTest : public ::testing::Test {
                     int seconds = 30) {
     return Eventually(seconds, [&] { return Field(job, key) == value; });
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* JobCommandsTest::cluster_ = nullptr;
 
 TEST_F(JobCommandsTest, SbatchWaitEndsWithTheJobsExitCode) {
   CommandResult r = cluster_->Run("cd /tmp && sbatch --wait --wrap='sleep 1; exit 3'");

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -24,31 +25,24 @@ uint64_t JobIdFrom(const CommandResult& result) {
   return std::stoull(match[1]);
 }
 
-class JobLifecycleTest : public ::testing::Test {
+class JobLifecycleTest : public SharedClusterTest<JobLifecycleTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 4;
+    LocalCluster::Options options = NodesWithGpus(4, 2);
     // Prolog and epilog append "<context> <job id> <parent pid>" to a file.
     options.extra_config =
         "PrologSlurmctld=@DIR@/etc/ctld_script.sh\n"
         "EpilogSlurmctld=@DIR@/etc/ctld_script.sh\n"
         "KillWait=2\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     const std::string dir = cluster_->dir();
     std::ofstream(dir + "/etc/ctld_script.sh")
         << "#!/bin/sh\n"
         << "echo \"$SLURM_SCRIPT_CONTEXT $SLURM_JOB_ID $PPID\" >> " << dir
         << "/log/ctld_scripts.txt\n";
     ASSERT_EQ(RunShell("chmod 755 " + dir + "/etc/ctld_script.sh").exit_code, 0);
-  }
-
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
   }
 
   void SetUp() override {
@@ -71,11 +65,8 @@ class JobLifecycleTest : public ::testing::Test {
     return last;
   }
 
-  static LocalCluster* cluster_;
   uid_t alice_uid_ = 0;
 };
-
-LocalCluster* JobLifecycleTest::cluster_ = nullptr;
 
 TEST_F(JobLifecycleTest, JobRunsAsItsUserWithSlurmEnvironment) {
   const std::string home = cluster_->dir() + "/home/skiffalice";

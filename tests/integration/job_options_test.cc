@@ -16,22 +16,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class JobOptionsTest : public ::testing::Test {
+class JobOptionsTest : public SharedClusterTest<JobOptionsTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 4;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(NodesWithoutGpus(4, 2));
+    if (HasFatalFailure()) return;
     // TmpDisk=1G on n3 and 2G on n4; two sockets of one core on n2, one core
     // of two threads on n4 (the others: one socket of two cores). A NodeName
     // line changes only with a restart (scontrol reconfigure refuses it), as
@@ -47,16 +43,7 @@ class JobOptionsTest : public ::testing::Test {
     ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
-  }
+  void SetUp() override { SetUpAsRoot({"skiffalice"}); }
 
   void TearDown() override {
     if (cluster_ != nullptr) cluster_->Run("scancel -u skiffalice");
@@ -86,11 +73,7 @@ class JobOptionsTest : public ::testing::Test {
     });
     return nodes;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* JobOptionsTest::cluster_ = nullptr;
 
 TEST_F(JobOptionsTest, TmpPlacesAJobOnlyOnNodesWithThatMuchTmpDisk) {
   const uint64_t one_gig = Submit("--tmp=1G -c 2 --wrap='sleep 60'");

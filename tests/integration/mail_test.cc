@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "common/json.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -131,20 +132,16 @@ class HookServer {
   std::vector<std::string> requests_;
 };
 
-class MailTest : public ::testing::Test {
+class MailTest : public SharedClusterTest<MailTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2, 2);
     options.extra_config = "MailProg=@DIR@/etc/mail.sh\n";
     options.files["etc/mail.sh"] = kMailProg;
     options.files["etc/fake-mail.sh"] = kFakeMailer;
     options.files["etc/notify.conf"] = "Mailer=@DIR@/etc/fake-mail.sh\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(RunShell(absl::StrCat("chmod 755 ", cluster_->dir(), "/etc/mail.sh ", cluster_->dir(),
                                     "/etc/fake-mail.sh"))
                   .exit_code,
@@ -156,11 +153,9 @@ class MailTest : public ::testing::Test {
     ASSERT_EQ(home.exit_code, 0) << home.err;
   }
   static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    SharedClusterTest::TearDownTestSuite();
     RunShell(absl::StrCat("userdel ", User(), " 2>/dev/null"));
   }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   static std::string Home() { return absl::StrCat(cluster_->dir(), "/home/", User()); }
   // notify.conf: the fake mailer, then `lines` (skiff-notify reads it at every run).
@@ -227,11 +222,7 @@ class MailTest : public ::testing::Test {
                         cluster_->Run(absl::StrCat("scontrol show job ", id)).out,
                         cluster_->Log("ctld.log").substr(0, 20000));
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* MailTest::cluster_ = nullptr;
 
 TEST_F(MailTest, AllMailsBeginThenEndWithSlurmsSubjectsAndEnvironment) {
   const uint64_t id = Submit("--mail-type=ALL -J mailjob --wrap 'sleep 1'");

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -43,12 +44,10 @@ constexpr char kTaskEpilog[] =
     "#!/bin/sh\n"
     "echo \"$SLURM_JOB_ID task_epilog $(id -un)\" >> @DIR@/scripts.log\n";
 
-class NodeScriptsTest : public ::testing::Test {
+class NodeScriptsTest : public SharedClusterTest<NodeScriptsTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2);
     options.files = {{"etc/prolog.sh", kNodeScript},
                      {"etc/epilog.sh", kNodeScript},
                      {"etc/task_prolog.sh", kTaskProlog},
@@ -57,15 +56,8 @@ class NodeScriptsTest : public ::testing::Test {
         "Prolog=@DIR@/etc/prolog.sh\nEpilog=@DIR@/etc/epilog.sh\n"
         "TaskProlog=@DIR@/etc/task_prolog.sh\nTaskEpilog=@DIR@/etc/task_epilog.sh\n"
         "PrologEpilogTimeout=20\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   std::string Dir() const { return cluster_->dir(); }
   std::string Submit(const std::string& args) {
@@ -79,11 +71,7 @@ class NodeScriptsTest : public ::testing::Test {
   bool WaitFor(const std::string& job, const std::string& text) {
     return Eventually(30, [&] { return absl::StrContains(Show("job " + job), text); });
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* NodeScriptsTest::cluster_ = nullptr;
 
 TEST_F(NodeScriptsTest, ScriptsRunAroundTheJobAndShapeItsEnvironment) {
   const std::string out = Dir() + "/plain-%j.out";

@@ -11,34 +11,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class PlacementTest : public ::testing::Test {
+class PlacementTest : public SharedClusterTest<PlacementTest> {
  protected:
   static void SetUpTestSuite() {
-    if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 4;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    if (getuid() == 0) StartCluster(NodesWithoutGpus(4, 2));
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
-  }
+  void SetUp() override { SetUpAsRoot({"skiffalice"}); }
 
   // Runs a batch job with `args` and returns what it printed: "NL=.. TPN=..
   // CPN=..", then each srun task's "rank: node" in rank order.
@@ -61,11 +46,9 @@ class PlacementTest : public ::testing::Test {
     return end == std::string::npos ? text : text.substr(0, end);
   }
 
-  static LocalCluster* cluster_;
   static int count_;
 };
 
-LocalCluster* PlacementTest::cluster_ = nullptr;
 int PlacementTest::count_ = 0;
 
 TEST_F(PlacementTest, EightTasksSpreadOverFourTwoCpuNodes) {

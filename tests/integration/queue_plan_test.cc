@@ -12,28 +12,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class QueuePlanTest : public ::testing::Test {
+class QueuePlanTest : public SharedClusterTest<QueuePlanTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2, 2);
     options.extra_config = "PriorityType=priority/basic\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   static std::string Submit(const std::string& args) {
     CommandResult r = cluster_->Run("cd /tmp && sbatch --parsable -o /dev/null " + args);
@@ -46,11 +37,7 @@ class QueuePlanTest : public ::testing::Test {
   static std::string Field(const std::string& id, const std::string& key) {
     return ScontrolField(Show(id), key);
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* QueuePlanTest::cluster_ = nullptr;
 
 TEST_F(QueuePlanTest, FailedJobsReasonIsNonZeroExitCode) {
   CommandResult r = cluster_->Run("cd /tmp && sbatch --parsable -W -o /dev/null --wrap 'exit 3'");

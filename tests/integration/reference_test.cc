@@ -35,6 +35,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 #include "tests/reference/reference_file.h"
 
@@ -107,9 +108,8 @@ class ReferenceTest : public ::testing::Test {
                       "StageOutTimeout=120\nOtherTimeout=120\nPollInterval=1\n"}};
     // The reference cluster had no TRESBillingWeights (billing = CPUs).
     options.environment = {{"SKIFF_REAL_MEMORY", "4821"}, {"SKIFF_TRES_BILLING_WEIGHTS", ""}};
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
     auto uid = cluster_->EnsureUser("alice");
     ASSERT_TRUE(uid.ok()) << uid.status();
     start_ = time(nullptr) - 1;

@@ -19,6 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -26,29 +27,16 @@ namespace {
 
 constexpr char kAlice[] = "skiffalice";
 
-class ReservationTest : public ::testing::Test {
+class ReservationTest : public SharedClusterTest<ReservationTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 1;
+    LocalCluster::Options options = NodesWithGpus(2, 1);
     options.extra_config = "KillWait=1\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
-  }
+  void SetUp() override { SetUpAsRoot({kAlice}); }
 
   // Every job and reservation gone, so each test starts from none (a
   // reservation its jobs still use is kept until they have left).
@@ -97,11 +85,7 @@ class ReservationTest : public ::testing::Test {
     EXPECT_TRUE(absl::StrContains(r.out, start)) << r.out << " wanted " << start;
     ASSERT_EQ(cluster_->Run("scontrol delete ReservationName=" + name).exit_code, 0);
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* ReservationTest::cluster_ = nullptr;
 
 TEST_F(ReservationTest, CreateShowUpdateDeleteWithSlurmsWordsAndSurviveARestart) {
   CommandResult r = cluster_->Run(

@@ -13,25 +13,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class SacctTest : public ::testing::Test {
+class SacctTest : public SharedClusterTest<SacctTest> {
  protected:
-  static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
-  }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
+  static void SetUpTestSuite() { StartCluster(NodesWithoutGpus(2)); }
 
   std::string Submit(const std::string& args) {
     const CommandResult r = cluster_->Run("sbatch --parsable " + args);
@@ -44,11 +34,7 @@ class SacctTest : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SacctTest::cluster_ = nullptr;
 
 TEST_F(SacctTest, APollerSeesEveryStateAJobPassesThrough) {
   const std::string id = Submit("-H -J polled --wrap 'sleep 3'");

@@ -10,23 +10,18 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class SattachTest : public ::testing::Test {
+class SattachTest : public SharedClusterTest<SattachTest> {
  protected:
   static void SetUpTestSuite() {
     LocalCluster::Options options;
     options.nodes = 2;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
-  }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    StartCluster(options);
   }
 
   std::string Path(const std::string& name) const { return cluster_->dir() + "/" + name; }
@@ -57,11 +52,7 @@ class SattachTest : public ::testing::Test {
     });
     return id;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SattachTest::cluster_ = nullptr;
 
 TEST_F(SattachTest, FollowsAStepsOutputLabelledFiltersItAndEndsWithItsExitCode) {
   const std::string stop = Path("stop-1");

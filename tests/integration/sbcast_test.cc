@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -31,7 +32,7 @@ constexpr int kNodes = 3;
 
 std::string Trim(const std::string& s) { return std::string(absl::StripAsciiWhitespace(s)); }
 
-class SbcastTest : public ::testing::Test {
+class SbcastTest : public SharedClusterTest<SbcastTest> {
  protected:
   static void SetUpTestSuite() {
     char tmpl[] = "/tmp/sbcast_ns_XXXXXX";
@@ -49,20 +50,15 @@ class SbcastTest : public ::testing::Test {
         geteuid() == 0 &&
         RunShell(absl::StrCat("unshare --mount --propagation private /bin/sh ", wrap, " n1 true"))
                 .exit_code == 0;
-    LocalCluster::Options options;
-    options.nodes = kNodes;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(kNodes, 2);
     if (namespaces_) {
       for (int n = 1; n <= kNodes; ++n) {
         options.environment[absl::StrCat("SKIFF_NODED_PREFIX_n", n)] =
             absl::StrCat("unshare --mount --propagation private /bin/sh ", wrap, " n", n);
       }
     }
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
-    if (geteuid() != 0) return;
+    StartCluster(options);
+    if (HasFatalFailure() || geteuid() != 0) return;
     auto uid = cluster_->EnsureUser(kUser);
     ASSERT_TRUE(uid.ok()) << uid.status();
     uid_ = *uid;
@@ -80,8 +76,7 @@ class SbcastTest : public ::testing::Test {
     ASSERT_EQ(RunShell(absl::StrCat("mkdir -m 0755 ", cluster_->dir(), "/closed")).exit_code, 0);
   }
   static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    SharedClusterTest::TearDownTestSuite();
     if (base_ != nullptr) RunShell(absl::StrCat("rm -rf ", *base_));
     delete base_;
     base_ = nullptr;
@@ -124,13 +119,11 @@ class SbcastTest : public ::testing::Test {
     return stat(path.c_str(), &st) == 0 ? st.st_uid : static_cast<uid_t>(-1);
   }
 
-  static LocalCluster* cluster_;
   static std::string* base_;
   static bool namespaces_;
   static uid_t uid_;
 };
 
-LocalCluster* SbcastTest::cluster_ = nullptr;
 std::string* SbcastTest::base_ = nullptr;
 bool SbcastTest::namespaces_ = false;
 uid_t SbcastTest::uid_ = 0;

@@ -15,18 +15,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class SchedulerTest : public ::testing::Test {
+class SchedulerTest : public SharedClusterTest<SchedulerTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 4;
-    options.gpu_nodes = 3;
+    LocalCluster::Options options = NodesWithGpus(4, 3);
     options.extra_config =
         "PreemptType=preempt/partition_prio\n"
         "PreemptMode=REQUEUE\n"
@@ -39,21 +38,10 @@ class SchedulerTest : public ::testing::Test {
         "MaxTime=1-00:00:00 DefaultTime=01:00:00 State=UP\n"
         "PartitionName=urgent Nodes=n3 PriorityTier=10 MaxTime=1-00:00:00 "
         "DefaultTime=01:00:00 State=UP\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-    ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
-  }
+  void SetUp() override { SetUpAsRoot({"skiffalice"}); }
 
   // "ID STATE REASON" per job of the user, by id ("%i %T %r").
   static std::map<std::string, std::pair<std::string, std::string>> Queue(const std::string& args) {
@@ -76,11 +64,7 @@ class SchedulerTest : public ::testing::Test {
   static std::string JobField(uint64_t id, const std::string& key) {
     return ScontrolField(cluster_->Run(absl::StrCat("scontrol show job ", id)).out, key);
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SchedulerTest::cluster_ = nullptr;
 
 TEST_F(SchedulerTest, QosGpuLimitRunsExactlyFourAndStartsTheRestAsTheyFinish) {
   CommandResult add = cluster_->Run("sacctmgr -i add qos gpu4 MaxTRESPerUser=gres/gpu=4");

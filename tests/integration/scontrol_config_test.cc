@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -33,9 +34,7 @@ void WriteFile(const std::string& path, const std::string& text) {
 class ScontrolConfigTest : public ::testing::Test {
  protected:
   void StartCluster(bool burst_buffers, const std::string& extra_config = "") {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2);
     options.extra_config = "KillWait=2\nMinJobAge=600\n" + extra_config;
     if (burst_buffers) {
       options.extra_config += "BurstBufferType=burst_buffer/lua\n";
@@ -46,9 +45,7 @@ class ScontrolConfigTest : public ::testing::Test {
       options.files["etc/burst_buffer.conf"] = "Flags=DisablePersistent\nPollInterval=1\n";
       options.files["bb/.keep"] = "";
     }
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
+    StartLocalCluster(options, &cluster_);
   }
 
   std::string Submit(const std::string& args) {

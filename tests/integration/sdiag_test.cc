@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -20,24 +21,14 @@ namespace {
 
 constexpr char kUser[] = "sdiaguser";
 
-class SdiagTest : public ::testing::Test {
+class SdiagTest : public SharedClusterTest<SdiagTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.cpus = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithoutGpus(2, 2);
     // A PrologSlurmctld, so that scriptd's calls are timed too.
     options.extra_config = "PrologSlurmctld=/bin/true\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
 
   static std::string Sdiag(const std::string& args = "") {
     CommandResult r = cluster_->Run("sdiag " + args);
@@ -68,11 +59,7 @@ class SdiagTest : public ::testing::Test {
     }
     return -1;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SdiagTest::cluster_ = nullptr;
 
 TEST_F(SdiagTest, CountersMoveWithSubmissionsAndRpcs) {
   const std::string before = Sdiag();

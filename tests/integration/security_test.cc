@@ -26,6 +26,7 @@
 #include "proto/ctld.grpc.pb.h"
 #include "proto/noded.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -39,17 +40,14 @@ class SecurityTest : public ::testing::Test {
   void StartCluster(const std::string& extra_config,
                     const std::map<std::string, std::string>& environment = {}) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    LocalCluster::Options options;
+    LocalCluster::Options options = NodesWithoutGpus(2);
     options.environment = environment;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
     options.extra_config =
         "PartitionName=vip Nodes=n2 RootOnly=YES MaxTime=1-00:00:00 State=UP\n" + extra_config;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
-    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
+    EnsureUsers(*cluster_, {kAlice, kBob});
+    if (HasFatalFailure()) return;
     auto config = LoadConfig(cluster_->conf_path());
     ASSERT_TRUE(config.ok()) << config.status();
     munge_socket_ = config->skiff.auth_socket;

@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -133,15 +134,14 @@ std::string Normalize(std::string text) {
   return text;
 }
 
-class SinfoGoldenTest : public ::testing::Test {
+class SinfoGoldenTest : public SharedClusterTest<SinfoGoldenTest> {
  protected:
   static void SetUpTestSuite() {
     LocalCluster::Options options;  // 4 nodes, the last 2 with 2 fake GPUs
     // CPU load and free memory change from run to run: N/A, as before a node reports.
     options.environment["SKIFF_NODED_NO_LOAD"] = "1";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(options);
+    if (HasFatalFailure()) return;
     CommandResult drain =
         cluster_->Run("scontrol update NodeName=n1 State=DRAIN Reason='disk replacement'");
     ASSERT_EQ(drain.exit_code, 0) << drain.out << drain.err;
@@ -153,11 +153,6 @@ class SinfoGoldenTest : public ::testing::Test {
       return cluster_->Run("squeue -h -t R -o %i").out.find_first_of("0123456789") !=
              std::string::npos;
     })) << cluster_->Run("squeue").out;
-  }
-
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
   }
 
   // "$ sinfo ARGS\n" + stdout + stderr + "[exit N]\n", normalized.
@@ -178,11 +173,7 @@ class SinfoGoldenTest : public ::testing::Test {
     const std::string expected = ReadFile(RunfilesRoot() + "/tests/golden/sinfo/" + file);
     EXPECT_EQ(actual, expected) << "tests/golden/sinfo/" << file;
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SinfoGoldenTest::cluster_ = nullptr;
 
 TEST_F(SinfoGoldenTest, OutputsMatchGoldenFiles) {
   for (const Case& c : kOutputs) Check(c);

@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -48,16 +49,12 @@ std::string Transcript(const std::string& args, const CommandResult& r) {
   return Normalize(text);
 }
 
-class SqueueGoldenTest : public ::testing::Test {
+class SqueueGoldenTest : public SharedClusterTest<SqueueGoldenTest> {
  protected:
   static void SetUpTestSuite() {
     if (getuid() != 0) return;
-    LocalCluster::Options options;
-    options.nodes = 4;
-    options.gpu_nodes = 2;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = cluster->release();
+    StartCluster(NodesWithGpus(4, 2));
+    if (HasFatalFailure()) return;
     ASSERT_TRUE(cluster_->EnsureUser("skiffalice").ok());
     for (const char* qos : {"high", "low"}) {
       CommandResult r = cluster_->Run(absl::StrCat("sacctmgr -i add qos ", qos));
@@ -93,15 +90,7 @@ class SqueueGoldenTest : public ::testing::Test {
     })) << cluster_->Run("squeue --start").out;
   }
 
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    ASSERT_NE(cluster_, nullptr);
-  }
+  void SetUp() override { SetUpAsRoot(); }
 
   static void Submit(const std::string& user, const std::string& args) {
     const std::string command = absl::StrCat("sbatch ", args, " --wrap='sleep 900'");
@@ -122,11 +111,7 @@ class SqueueGoldenTest : public ::testing::Test {
     const std::string path = RunfilesRoot() + "/tests/golden/squeue/" + name + ".txt";
     EXPECT_EQ(actual, ReadFile(path)) << "squeue " << args << " (" << path << ")";
   }
-
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* SqueueGoldenTest::cluster_ = nullptr;
 
 TEST_F(SqueueGoldenTest, OutputsMatchTheExpectedFiles) {
   const std::vector<std::pair<std::string, std::string>> cases = {

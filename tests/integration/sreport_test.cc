@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -27,17 +28,17 @@ constexpr char kBob[] = "skiffbob";
 
 class SreportTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { StartCluster(/*gpu_nodes=*/0); }
+
+  // A cluster of 2 nodes, the last `gpu_nodes` with 2 fake GPUs, that enforces
+  // associations, with alice and bob.
+  void StartCluster(int gpu_nodes) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
+    LocalCluster::Options options = NodesWithGpus(2, gpu_nodes);
     options.extra_config = "AccountingStorageEnforce=associations\nClusterName=lab\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
-    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
+    StartLocalCluster(options, &cluster_);
+    if (HasFatalFailure()) return;
+    EnsureUsers(*cluster_, {kAlice, kBob});
   }
 
   void Ok(const std::string& command) {
@@ -268,18 +269,7 @@ TEST_F(SreportTest, ReservationTimeIsAllocatedOrPlannedDown) {
 // CPUs of a node).
 class SreportGpuTest : public SreportTest {
  protected:
-  void SetUp() override {
-    if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 1;  // n2: 2 fake GPUs
-    options.extra_config = "AccountingStorageEnforce=associations\nClusterName=lab\n";
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster);
-    ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
-    ASSERT_TRUE(cluster_->EnsureUser(kBob).ok());
-  }
+  void SetUp() override { StartCluster(/*gpu_nodes=*/1); }  // n2: 2 fake GPUs
 
   // sshare's RawUsage (fair share's billing-seconds) of `user` in research.
   int64_t RawUsage(const std::string& user) {

@@ -14,29 +14,21 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class SrunTest : public ::testing::Test {
+class SrunTest : public SharedClusterTest<SrunTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 2;
-    options.gpu_nodes = 0;
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
+    StartCluster(NodesWithoutGpus(2));
+    if (HasFatalFailure()) return;
     const std::string dir = cluster_->dir();
     cluster_->Run("printf '%s\\n' '0 echo first' '1 echo second' > " + dir + "/two.conf");
     cluster_->Run("printf '%s\\n' '0-3 echo task %t' > " + dir + "/four.conf");
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-
   // Runs `script` as a batch job with `options` and waits for its end; returns
   // its output (stdout and stderr together).
   std::string RunJob(const std::string& options, const std::string& script) {
@@ -54,11 +46,9 @@ class SrunTest : public ::testing::Test {
     return lines;
   }
 
-  static LocalCluster* cluster_;
   static int jobs_;
 };
 
-LocalCluster* SrunTest::cluster_ = nullptr;
 int SrunTest::jobs_ = 0;
 
 TEST_F(SrunTest, OptionValueErrorsAreSlurmsWordsAndExitCodes) {

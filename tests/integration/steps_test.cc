@@ -17,24 +17,16 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
 namespace {
 
-class StepsTest : public ::testing::Test {
+class StepsTest : public SharedClusterTest<StepsTest> {
  protected:
   static void SetUpTestSuite() {
-    LocalCluster::Options options;
-    options.nodes = 3;
-    options.gpu_nodes = 1;  // the last node has 2 fake GPUs
-    auto cluster = LocalCluster::Start(options);
-    ASSERT_TRUE(cluster.ok()) << cluster.status();
-    cluster_ = std::move(*cluster).release();
-  }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
+    StartCluster(NodesWithGpus(3, 1));  // the last node has 2 fake GPUs
   }
 
   // Runs `script` as a batch job with `options` and waits for its end; returns
@@ -55,11 +47,9 @@ class StepsTest : public ::testing::Test {
     return absl::StrSplit(text, '\n', absl::SkipEmpty());
   }
 
-  static LocalCluster* cluster_;
   static int jobs_;
 };
 
-LocalCluster* StepsTest::cluster_ = nullptr;
 int StepsTest::jobs_ = 0;
 
 TEST_F(StepsTest, FourLabelledTasksOnTwoNodes) {

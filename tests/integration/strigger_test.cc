@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -25,15 +26,10 @@ constexpr char kAlice[] = "strigalice";
 constexpr char kBob[] = "strigbob";
 
 // A cluster per suite; `extra` goes into skiff.conf.
-LocalCluster* StartCluster(const std::string& extra) {
-  LocalCluster::Options options;
-  options.nodes = 3;
-  options.cpus = 2;
-  options.gpu_nodes = 0;
+LocalCluster::Options ClusterOptions(const std::string& extra) {
+  LocalCluster::Options options = NodesWithoutGpus(3, 2);
   options.extra_config = extra;
-  auto cluster = LocalCluster::Start(options);
-  EXPECT_TRUE(cluster.ok()) << cluster.status();
-  return cluster.ok() ? cluster->release() : nullptr;
+  return options;
 }
 
 // Writes a trigger program at `path` that records its uid and arguments in
@@ -60,10 +56,10 @@ std::vector<std::string> Rows(const std::string& table) {
 
 // ---------------------------------------------------------------- users may set
 
-class StriggerTest : public ::testing::Test {
+class StriggerTest : public SharedClusterTest<StriggerTest> {
  protected:
   static void SetUpTestSuite() {
-    cluster_ = StartCluster("SlurmctldParameters=allow_user_triggers\n");
+    StartCluster(ClusterOptions("SlurmctldParameters=allow_user_triggers\n"));
     if (cluster_ == nullptr) return;
     for (const char* user : {kAlice, kBob}) {
       absl::StatusOr<uid_t> uid = cluster_->EnsureUser(user);
@@ -71,12 +67,6 @@ class StriggerTest : public ::testing::Test {
       (user == kAlice ? alice_uid_ : bob_uid_) = *uid;
     }
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
-
   static std::string Home(const std::string& user) {
     return absl::StrCat(cluster_->dir(), "/home/", user);
   }
@@ -93,12 +83,10 @@ class StriggerTest : public ::testing::Test {
     return ids.empty() ? 0 : ids.front();
   }
 
-  static LocalCluster* cluster_;
   static uid_t alice_uid_;
   static uid_t bob_uid_;
 };
 
-LocalCluster* StriggerTest::cluster_ = nullptr;
 uid_t StriggerTest::alice_uid_ = 0;
 uid_t StriggerTest::bob_uid_ = 0;
 
@@ -220,21 +208,13 @@ TEST_F(StriggerTest, OthersMayNotClearOrRunWhatIsNotTheirs) {
 
 // ---------------------------------------------------------------- Slurm's defaults
 
-class StriggerDefaultsTest : public ::testing::Test {
+class StriggerDefaultsTest : public SharedClusterTest<StriggerDefaultsTest> {
  protected:
   static void SetUpTestSuite() {
-    cluster_ = StartCluster("");
+    StartCluster(ClusterOptions(""));
     if (cluster_ != nullptr) ASSERT_TRUE(cluster_->EnsureUser(kAlice).ok());
   }
-  static void TearDownTestSuite() {
-    delete cluster_;
-    cluster_ = nullptr;
-  }
-  void SetUp() override { ASSERT_NE(cluster_, nullptr); }
-  static LocalCluster* cluster_;
 };
-
-LocalCluster* StriggerDefaultsTest::cluster_ = nullptr;
 
 TEST_F(StriggerDefaultsTest, OnlySlurmUserSetsAndTriggersSurviveACtldCrash) {
   const std::string program = cluster_->dir() + "/root_down.sh";

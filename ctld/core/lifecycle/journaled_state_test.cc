@@ -4,26 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "ctld/core/lifecycle/lifecycle_test_util.h"
+
 namespace skiff::ctld {
 namespace {
-
-SkiffConfig TwoNodes() {
-  SkiffConfig config;
-  config.cluster_name = "test";
-  for (const char* name : {"n1", "n2"}) {
-    NodeConfig node;
-    node.name = name;
-    node.cpus = 2;
-    node.real_memory_mb = 1000;
-    config.nodes.push_back(node);
-  }
-  PartitionConfig debug;
-  debug.name = "debug";
-  debug.nodes = {"n1", "n2"};
-  debug.is_default = true;
-  config.partitions = {debug};
-  return config;
-}
 
 Job PendingJob(uint64_t id) {
   Job job;
@@ -74,7 +58,7 @@ Picture Take(const JournaledState& state) {
 
 class JournaledStateTest : public ::testing::Test {
  protected:
-  JournaledStateTest() : config_(TwoNodes()), state_(config_, 100) {
+  JournaledStateTest() : config_(TestConfig()), state_(config_, 100) {
     state_.Install(PendingJob(1));
     state_.Install(PendingJob(2));
     state_.UnjournaledPools().Update({{"fast", 1, 1000}});

@@ -21,6 +21,8 @@
 
 namespace skiff::ctld {
 
+// Two nodes, n1 and n2 (2 CPUs and 1000 MB each), in the default partition
+// debug; the configuration controller_test and journaled_state_test use too.
 inline SkiffConfig TestConfig() {
   SkiffConfig config;
   config.cluster_name = "test";

@@ -21,19 +21,6 @@ namespace {
 constexpr uint16_t kPerRunKinds =
     kMailBegin | kMailEnd | kMailFail | kMailRequeue | kMailInvalidDepend;
 
-// Slurm's job_state_string of the base state: CONFIGURING and COMPLETING are
-// flags on RUNNING and on the state the job ends in.
-const char* BaseStateName(const Job& job) {
-  switch (job.state) {
-    case JobState::kConfiguring:
-      return "RUNNING";
-    case JobState::kCompleting:
-      return JobStateName(job.final_state);
-    default:
-      return JobStateName(job.state);
-  }
-}
-
 // Slurm's states from JOB_FAILED on (FAILED, TIMEOUT, NODE_FAIL, PREEMPTED,
 // BOOT_FAIL, DEADLINE, OOM), which job_completion_logger mails as FAIL.
 bool FailedState(JobState state) {
@@ -236,7 +223,7 @@ MailMessage MailRules::Compose(const Job& job, uint16_t kind, int64_t now, bool 
   }
   if (!j.work_dir.empty()) env["SLURM_JOB_WORK_DIR"] = j.work_dir;
   // _build_mail_env
-  env["SLURM_JOB_STATE"] = BaseStateName(j);
+  env["SLURM_JOB_STATE"] = JobBaseStateName(j);
   env["SLURM_JOB_MAIL_TYPE"] = MailEventText(kind);
 
   // _set_job_time
@@ -285,7 +272,7 @@ MailMessage MailRules::Compose(const Job& job, uint16_t kind, int64_t now, bool 
     }
     if (Exited(min_status) && Exited(max_status)) {
       const int lo = ExitStatus(min_status), hi = ExitStatus(max_status);
-      const char* state_text = lo == 0 && hi > 0 ? "Mixed" : BaseStateName(j);
+      const char* state_text = lo == 0 && hi > 0 ? "Mixed" : JobBaseStateName(j);
       term = absl::StrCat(", ", state_text, ", ExitCode [", lo, "-", hi, "]");
       env["SLURM_JOB_EXIT_CODE_MIN"] = absl::StrCat(lo);
       env["SLURM_JOB_EXIT_CODE_MAX"] = absl::StrCat(hi);
@@ -296,17 +283,17 @@ MailMessage MailRules::Compose(const Job& job, uint16_t kind, int64_t now, bool 
       term = absl::StrCat(", Mixed, MaxExitCode [", ExitStatus(max_status), "]");
       env["SLURM_JOB_EXIT_CODE_MAX"] = absl::StrCat(ExitStatus(max_status));
     } else {
-      term = absl::StrCat(", ", BaseStateName(j));
+      term = absl::StrCat(", ", JobBaseStateName(j));
       env["SLURM_JOB_EXIT_CODE_MAX"] = "0";
     }
     if (requeued) term += ", with requeued tasks";
   } else if (complete) {
     const int32_t status = WaitStatus(j);
     if (Exited(status)) {
-      term = absl::StrCat(", ", BaseStateName(j), ", ExitCode ", ExitStatus(status));
+      term = absl::StrCat(", ", JobBaseStateName(j), ", ExitCode ", ExitStatus(status));
       env["SLURM_JOB_EXIT_CODE_MAX"] = absl::StrCat(ExitStatus(status));
     } else {
-      term = absl::StrCat(", ", BaseStateName(j));
+      term = absl::StrCat(", ", JobBaseStateName(j));
       env["SLURM_JOB_EXIT_CODE_MAX"] = "0";
     }
   }
