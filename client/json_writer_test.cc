@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace skiff::client {
 namespace {
 
@@ -62,8 +64,81 @@ TEST(JsonWriter, DumpWithElementsPrintsWhatDumpPrintsAPieceAtATime) {
       ++pieces;
     });
     EXPECT_EQ(streamed, whole.Dump()) << count;
-    if (count == 3000) EXPECT_GE(pieces, 1);
+    if (count == 3000) {
+      EXPECT_GE(pieces, 1);
+    }
   }
+}
+
+TEST(JsonWriter, BuildsObjectsAndArraysFromLists) {
+  const Json job = {{"name", "train"},
+                    {"state", Json::Array({"RUNNING"})},
+                    {"time", {{"limit", 60}, {"infinite", false}}},
+                    {"steps", Json::Array({{{"id", "batch"}}})},
+                    {"none", {}}};
+  EXPECT_EQ(job.Text({/*indented=*/false}),
+            R"({"name":"train","state":["RUNNING"],"time":{"limit":60,"infinite":false},)"
+            R"("steps":[{"id":"batch"}],"none":null})");
+  ASSERT_NE(job.Find("time"), nullptr);
+  EXPECT_EQ(job.Find("time")->Text(), "{\n  \"limit\": 60,\n  \"infinite\": false\n}");
+  EXPECT_TRUE(job.Has("none"));
+  EXPECT_FALSE(job.Has("nope"));
+  EXPECT_FALSE(Json::Array().Has("name"));
+}
+
+TEST(JsonWriter, DoublesAreTheShortestTextThatReadsBack) {
+  EXPECT_EQ(Json(0.1).Text(), "0.1");
+  EXPECT_EQ(Json(4.0).Text(), "4");
+  EXPECT_EQ(Json(4.0).Text({true, /*point_in_whole_doubles=*/true}), "4.0");
+  EXPECT_EQ(Json(2.5).Text({true, true}), "2.5");
+  EXPECT_EQ(Json(1e20).Text({true, true}), "1e+20");
+  EXPECT_EQ(Json(std::nan("")).Text(), "null");
+}
+
+TEST(JsonWriter, ReplacesEveryByteOfASequenceThatIsNotUtf8) {
+  // A UTF-16 surrogate and an overlong slash: valid-looking, not UTF-8.
+  EXPECT_EQ(Json("\xED\xA0\x80").Text(), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(Json("\xC0\xAF").Text(), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(Json("\xF0\x9F\x9A\x80 end \xC3").Text(), "\"\xF0\x9F\x9A\x80 end \xEF\xBF\xBD\"");
+  EXPECT_EQ(Json("\b\f\x7f").Text(), "\"\\u0008\\u000c\x7f\"");
+}
+
+TEST(JsonWriter, FindsWhatToEscapeAtEveryPlaceInALongString) {
+  for (size_t at = 0; at < 24; ++at) {
+    for (const auto& [raw, escaped] :
+         std::vector<std::pair<std::string, std::string>>{{"\"", "\\\""},
+                                                          {"\\", "\\\\"},
+                                                          {"\n", "\\n"},
+                                                          {"\x1f", "\\u001f"},
+                                                          {"\xC3\xA9", "\xC3\xA9"},
+                                                          {"\xFF", "\xEF\xBF\xBD"}}) {
+      const std::string text = std::string(at, 'a') + raw + std::string(17, 'z');
+      EXPECT_EQ(Json(text).Text(),
+                "\"" + std::string(at, 'a') + escaped + std::string(17, 'z') + "\"")
+          << at;
+    }
+  }
+}
+
+TEST(JsonWriter, WriteWithElementsStreamsAListAnywhereInEitherLayout) {
+  auto element = [](size_t i) { return Json{{"id", static_cast<int>(i)}, {"ok", true}}; };
+  for (const bool indented : {true, false}) {
+    for (size_t count : {0, 1, 2, 5000}) {
+      Json whole = {{"jobs", Json::Array()}, {"last_update", 7}, {"errors", Json::Array()}};
+      for (size_t i = 0; i < count; ++i) whole["jobs"].Push(element(i));
+      const Json document = {
+          {"jobs", Json::Array()}, {"last_update", 7}, {"errors", Json::Array()}};
+      std::string streamed;
+      Json::WriteWithElements(document, "jobs", count, element,
+                              [&](std::string_view piece) { streamed.append(piece); }, {indented});
+      EXPECT_EQ(streamed, whole.Text({indented})) << count << " " << indented;
+    }
+  }
+  // No such list: the document as it is.
+  std::string text;
+  Json::WriteWithElements(Json{{"jobs", 1}}, "jobs", 3, element,
+                          [&](std::string_view piece) { text.append(piece); });
+  EXPECT_EQ(text, "{\n  \"jobs\": 1\n}");
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ Json Meta(const RestCall& call) {
            {{"source", call.peer.address},
             {"user", call.user_name},
             {"group", PrimaryGroupOf(call.user_name)}}},
-          {"command", Json::array()},
+          {"command", Json::Array()},
           {"slurm",
            {{"version",
              {{"major", version.size() > 0 ? version[0] : ""},
@@ -65,14 +65,16 @@ Json Meta(const RestCall& call) {
             {"cluster", call.ctld.config().skiff.cluster_name}}}};
 }
 
-std::string JsonText(const Json& body) {
-  return body.dump(2, ' ', false, Json::error_handler_t::replace);
-}
+std::string JsonText(const Json& body) { return body.Text(kAnswerStyle); }
 
 HttpResponse Answer(const RestCall& call, Json body, int status) {
-  body["meta"] = Meta(call);
-  if (!body.contains("errors")) body["errors"] = Json::array();
-  if (!body.contains("warnings")) body["warnings"] = Json::array();
+  return AnswerWithMeta(Meta(call), std::move(body), status);
+}
+
+HttpResponse AnswerWithMeta(Json meta, Json body, int status) {
+  body["meta"] = std::move(meta);
+  if (!body.Has("errors")) body.Add("errors", Json::Array());
+  if (!body.Has("warnings")) body.Add("warnings", Json::Array());
   HttpResponse response;
   response.status = status;
   response.body = JsonText(body);
@@ -80,11 +82,15 @@ HttpResponse Answer(const RestCall& call, Json body, int status) {
 }
 
 HttpResponse Failure(const RestCall& call, const absl::Status& status, Json body) {
-  body["errors"] = Json::array({{{"description", std::string(status.message())},
+  return FailureWithMeta(Meta(call), status, std::move(body));
+}
+
+HttpResponse FailureWithMeta(Json meta, const absl::Status& status, Json body) {
+  body["errors"] = Json::Array({{{"description", std::string(status.message())},
                                  {"error_number", static_cast<int>(status.code())},
                                  {"error", ErrorNameOf(status)},
                                  {"source", "restd"}}});
-  HttpResponse response = Answer(call, std::move(body), HttpStatusOf(status));
+  HttpResponse response = AnswerWithMeta(std::move(meta), std::move(body), HttpStatusOf(status));
   if (status.code() == absl::StatusCode::kUnauthenticated) {
     response.headers["WWW-Authenticate"] = "Bearer";
   }

@@ -2,7 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "client/json_writer.h"
 
 namespace skiff::restd {
 namespace {
@@ -30,7 +30,7 @@ HttpResponse SessionResponse(const HttpRequest& request, const HttpPeer& peer) {
     how = "unix_peer";
   }
   HttpResponse response;
-  response.body = nlohmann::json{{"authenticated_by", how}}.dump();
+  response.body = client::Json{{"authenticated_by", how}}.Text({/*indented=*/false});
   AddStaticHeaders(response);
   MarkPerUser(response);
   return response;

@@ -11,11 +11,40 @@
 #include "absl/strings/str_cat.h"
 #include "client/job_text.h"
 #include "client/status_report.h"
+#include "nlohmann/json.hpp"
 #include "restd/dashboard/caller_files.h"
 #include "restd/dashboard/output_tail.h"
 
 namespace skiff::restd {
 namespace {
+
+// A value nlohmann read as client::Json, keys in nlohmann's (sorted) order.
+Json Written(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::boolean:
+      return value.get<bool>();
+    case nlohmann::json::value_t::number_integer:
+      return value.get<int64_t>();
+    case nlohmann::json::value_t::number_unsigned:
+      return value.get<uint64_t>();
+    case nlohmann::json::value_t::number_float:
+      return value.get<double>();
+    case nlohmann::json::value_t::string:
+      return value.get<std::string>();
+    case nlohmann::json::value_t::array: {
+      Json array = Json::Array();
+      for (const nlohmann::json& element : value) array.Push(Written(element));
+      return array;
+    }
+    case nlohmann::json::value_t::object: {
+      Json object = Json::Object();
+      for (const auto& [key, member] : value.items()) object.Add(key, Written(member));
+      return object;
+    }
+    default:
+      return nullptr;
+  }
+}
 
 HttpResponse GetStatus(RestCall& call) {
   client::SstatusInput input;
@@ -40,13 +69,14 @@ HttpResponse GetStatus(RestCall& call) {
       !s.ok()) {
     return Failure(call, s);
   }
-  // The same bytes as `sstatus --json`, inside slurmrestd's envelope.
-  Json report =
-      Json::parse(client::FormatSstatusJson(client::BuildSstatusReport(input)), nullptr, false);
+  // The same values as `sstatus --json`, inside slurmrestd's envelope: its
+  // text read back (client/status_report.h gives the report as text only).
+  const nlohmann::json report = nlohmann::json::parse(
+      client::FormatSstatusJson(client::BuildSstatusReport(input)), nullptr, false);
   if (!report.is_object()) {
     return Failure(call, absl::InternalError("sstatus's report is not a JSON object"));
   }
-  return Answer(call, std::move(report));
+  return Answer(call, Written(report));
 }
 
 // The job's output file's last lines, read as the caller.

@@ -13,10 +13,8 @@
 namespace skiff::restd {
 namespace {
 
-using Json = nlohmann::json;
-
 Json Strings(const google::protobuf::RepeatedPtrField<std::string>& items) {
-  return Json(std::vector<std::string>(items.begin(), items.end()));
+  return Json::Strings(std::vector<std::string>(items.begin(), items.end()));
 }
 
 std::map<std::string, int64_t> NodeTres(const v1::NodeInfo& node) {
@@ -41,12 +39,12 @@ std::map<std::string, int64_t> NodeTresUsed(const v1::NodeInfo& node) {
 }  // namespace
 
 Json NodeStateList(const v1::NodeInfo& node) {
-  Json states = Json::array({node.state().empty() ? "UNKNOWN" : node.state()});
-  if (node.drain()) states.push_back("DRAIN");
-  if (node.fail()) states.push_back("FAIL");
-  if (node.not_responding()) states.push_back("NOT_RESPONDING");
-  if (node.reserved()) states.push_back("RESERVED");
-  if (node.maint()) states.push_back("MAINTENANCE");
+  Json states = Json::Array({node.state().empty() ? "UNKNOWN" : node.state()});
+  if (node.drain()) states.Push("DRAIN");
+  if (node.fail()) states.Push("FAIL");
+  if (node.not_responding()) states.Push("NOT_RESPONDING");
+  if (node.reserved()) states.Push("RESERVED");
+  if (node.maint()) states.Push("MAINTENANCE");
   return states;
 }
 
@@ -90,8 +88,8 @@ Json NodeJson(const v1::NodeInfo& node, const std::string& cluster,
       {"weight", node.weight()},
       {"version", node.version()},
   };
-  if (node.has_cpu_load()) out["cpu_load"] = node.cpu_load();
-  out["free_mem"] = node.has_free_memory_mb() ? Number(node.free_memory_mb()) : NoNumber();
+  if (node.has_cpu_load()) out.Add("cpu_load", node.cpu_load());
+  out.Add("free_mem", node.has_free_memory_mb() ? Number(node.free_memory_mb()) : NoNumber());
   return out;
 }
 
@@ -109,8 +107,8 @@ Json PartitionJson(const v1::PartitionInfo& partition,
   if (partition.nodes_size() > 0) tres["node"] = partition.nodes_size();
   const std::string node_list =
       CompressHostlist({partition.nodes().begin(), partition.nodes().end()});
-  Json oversubscribe = {{"jobs", 1}, {"flags", Json::array()}};
-  if (partition.oversubscribe() == "EXCLUSIVE") oversubscribe["flags"].push_back("force");
+  Json oversubscribe = {{"jobs", 1}, {"flags", Json::Array()}};
+  if (partition.oversubscribe() == "EXCLUSIVE") oversubscribe["flags"].Push("force");
   return {
       {"nodes",
        {{"allowed_allocation", ""}, {"configured", node_list}, {"total", partition.nodes_size()}}},
@@ -138,7 +136,7 @@ Json PartitionJson(const v1::PartitionInfo& partition,
       {"priority",
        {{"job_factor", partition.priority_job_factor()}, {"tier", partition.priority_tier()}}},
       {"partition",
-       {{"state", Json::array({partition.state().empty() ? "UP" : partition.state()})}}},
+       {{"state", Json::Array({partition.state().empty() ? "UP" : partition.state()})}}},
   };
 }
 
@@ -148,9 +146,9 @@ Json ReservationJson(const v1::ReservationInfo& reservation) {
       "STATIC",  "PART_NODES", "OVERLAP",    "SPEC_NODES",  "TIME_FLOAT",
       "REPLACE", "ALL_NODES",  "PURGE_COMP", "WEEKDAY",     "WEEKEND",
       "FLEX",    "MAGNETIC",   "HOURLY",     "USER_DELETE"};
-  Json flags = Json::array();
+  Json flags = Json::Array();
   for (absl::string_view flag : absl::StrSplit(reservation.flags_text(), ',', absl::SkipEmpty())) {
-    if (kFlags.count(std::string(flag))) flags.push_back(std::string(flag));
+    if (kFlags.count(std::string(flag))) flags.Push(std::string(flag));
   }
   return {{"accounts", absl::StrJoin(reservation.accounts(), ",")},
           {"core_count", reservation.core_cnt()},
@@ -166,24 +164,25 @@ Json ReservationJson(const v1::ReservationInfo& reservation) {
           {"users", absl::StrJoin(reservation.users(), ",")}};
 }
 
-Json SharesJson(const v1::GetAccountsReply& accounts) {
+Json SharesJson(const v1::GetAccountsReply& accounts,
+                const std::function<bool(const client::ShareRow&)>& keep) {
   const std::vector<client::ShareRow> rows = client::ComputeShares(accounts);
-  Json shares = Json::array();
+  Json shares = Json::Array();
   int64_t total_shares = 0;
   for (const client::ShareRow& row : rows) {
     if (row.depth == 1) total_shares += row.raw_shares;
-    Json usage = Json::array();
+    if (keep && !keep(row)) continue;
+    Json usage = Json::Array();
     for (const auto& [name, minutes] : row.used_tres_mins) {
-      usage.push_back({{"name", name}, {"value", minutes * 60}});
+      usage.Push({{"name", name}, {"value", minutes * 60}});
     }
-    Json run_seconds = Json::array();
+    Json run_seconds = Json::Array();
     for (const auto& [name, minutes] : row.run_tres_mins) {
-      run_seconds.push_back(
-          {{"name", name}, {"value", Number(static_cast<int64_t>(minutes * 60))}});
+      run_seconds.Push({{"name", name}, {"value", Number(static_cast<int64_t>(minutes * 60))}});
     }
-    Json group_minutes = Json::array();
+    Json group_minutes = Json::Array();
     for (const auto& [name, minutes] : row.grp_tres_mins) {
-      group_minutes.push_back({{"name", name}, {"value", Number(static_cast<int64_t>(minutes))}});
+      group_minutes.Push({{"name", name}, {"value", Number(static_cast<int64_t>(minutes))}});
     }
     // An account's line is named by the account and parented by its parent;
     // a user's line by the user, under its account (as Slurm's shares list).
@@ -195,23 +194,25 @@ Json SharesJson(const v1::GetAccountsReply& accounts) {
         if (account.name() == row.account) parent = account.parent();
       }
     }
-    shares.push_back(
-        {{"id", row.id},
-         {"cluster", accounts.cluster()},
-         {"name", row.user.empty() ? row.account : row.user},
-         {"parent", parent},
-         {"partition", row.partition},
-         {"shares_normalized", Float(row.norm_shares)},
-         {"shares", Number(row.raw_shares)},
-         {"tres",
-          {{"run_seconds", std::move(run_seconds)},
-           {"group_minutes", std::move(group_minutes)},
-           {"usage", std::move(usage)}}},
-         {"effective_usage", Float(row.effective_usage)},
-         {"usage_normalized", Float(row.norm_usage)},
-         {"usage", static_cast<int64_t>(row.raw_usage)},
-         {"fairshare", {{"factor", Float(row.fairshare)}, {"level", Float(row.fairshare)}}},
-         {"type", Json::array({row.user.empty() ? "ASSOCIATION" : "USER"})}});
+    Json tres = Json::Object();
+    tres.Add("run_seconds", std::move(run_seconds));
+    tres.Add("group_minutes", std::move(group_minutes));
+    tres.Add("usage", std::move(usage));
+    Json line = Json::Object();
+    line.Add("id", row.id);
+    line.Add("cluster", accounts.cluster());
+    line.Add("name", row.user.empty() ? row.account : row.user);
+    line.Add("parent", parent);
+    line.Add("partition", row.partition);
+    line.Add("shares_normalized", Float(row.norm_shares));
+    line.Add("shares", Number(row.raw_shares));
+    line.Add("tres", std::move(tres));
+    line.Add("effective_usage", Float(row.effective_usage));
+    line.Add("usage_normalized", Float(row.norm_usage));
+    line.Add("usage", static_cast<int64_t>(row.raw_usage));
+    line.Add("fairshare", {{"factor", Float(row.fairshare)}, {"level", Float(row.fairshare)}});
+    line.Add("type", Json::Array({row.user.empty() ? "ASSOCIATION" : "USER"}));
+    shares.Push(std::move(line));
   }
   return {{"shares", std::move(shares)}, {"total_shares", total_shares}};
 }

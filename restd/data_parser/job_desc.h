@@ -8,6 +8,9 @@
 // warns of fields it ignores. A field of the wrong type or a bad value is
 // InvalidArgument naming the field.
 //
+// The body is read with nlohmann::json: restd reads JSON with nlohmann and
+// writes every answer with client::Json (one writer; nlohmann reads).
+//
 // Pure; thread-safe.
 #ifndef SKIFF_RESTD_DATA_PARSER_JOB_DESC_H_
 #define SKIFF_RESTD_DATA_PARSER_JOB_DESC_H_

@@ -3,6 +3,9 @@
 // power, cron, MCS, core specialisation, ...) are left out rather than given
 // made-up values; the schema requires none of them.
 //
+// Written as client::Json, restd's one writer: a GET /jobs of 10,000 jobs
+// streams them one tree at a time (Json::WriteWithElements).
+//
 // Pure; thread-safe.
 #ifndef SKIFF_RESTD_DATA_PARSER_JOB_JSON_H_
 #define SKIFF_RESTD_DATA_PARSER_JOB_JSON_H_
@@ -10,9 +13,8 @@
 #include <map>
 #include <string>
 
-#include "nlohmann/json.hpp"
+#include "client/json_writer.h"
 #include "proto/ctld.pb.h"
-#include "restd/data_parser/json_out.h"
 
 namespace skiff::restd {
 
@@ -23,14 +25,10 @@ struct JobJsonContext {
   std::map<std::string, const v1::NodeInfo*> nodes;
 };
 
-// Written straight into `out` (GET /jobs writes 10,000 of them).
-void WriteJob(const v1::JobInfo& job, const JobJsonContext& context, JsonOut& out);
-
-// The same as a tree, for tests and single answers.
-nlohmann::json JobJson(const v1::JobInfo& job, const JobJsonContext& context);
+client::Json JobJson(const v1::JobInfo& job, const JobJsonContext& context);
 
 // "END,FAIL" as data_parser's mail_type list, keeping only the flags it names.
-nlohmann::json MailTypeList(const std::string& mail_type);
+client::Json MailTypeList(const std::string& mail_type);
 
 }  // namespace skiff::restd
 

@@ -12,6 +12,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A record as a reader sees it.
+Json Read(const client::Json& record) { return Json::parse(record.Text()); }
+
 const Json& Document() { return SlurmOpenapiDocument("v0.0.42"); }
 
 std::string Problems(const std::string& schema, const Json& value) {
@@ -72,7 +75,7 @@ v1::JobInfo RunningGpuJob() {
 TEST(RecordJsonTest, ARunningGpuJobShowsItsGpusCoresAndEnd) {
   const v1::NodeInfo node = GpuNode();
   JobJsonContext context{"lab", {{"g1", &node}}};
-  const Json job = JobJson(RunningGpuJob(), context);
+  const Json job = Read(JobJson(RunningGpuJob(), context));
   EXPECT_EQ(Problems("v0.0.42_job_info", job), "");
   EXPECT_EQ(job["job_state"], Json::array({"RUNNING"}));
   EXPECT_EQ(job["gres_detail"], Json::array({"gpu:a100:2(IDX:1-2)"}));
@@ -95,7 +98,7 @@ TEST(RecordJsonTest, APendingJobShowsItsEstimatedStartAndNoResources) {
   job.set_expected_start(5000);
   job.set_array_job_id(7);
   job.set_array_task_id(3);
-  const Json json = JobJson(job, {"lab", {}});
+  const Json json = Read(JobJson(job, {"lab", {}}));
   EXPECT_EQ(Problems("v0.0.42_job_info", json), "");
   EXPECT_EQ(json["start_time"]["number"], 5000);
   EXPECT_EQ(json["state_reason"], "Resources");
@@ -105,7 +108,7 @@ TEST(RecordJsonTest, APendingJobShowsItsEstimatedStartAndNoResources) {
 }
 
 TEST(RecordJsonTest, ANodeShowsItsStateFlagsGresAndTres) {
-  const Json node = NodeJson(GpuNode(), "lab", [](uint32_t) { return "root"; });
+  const Json node = Read(NodeJson(GpuNode(), "lab", [](uint32_t) { return "root"; }));
   EXPECT_EQ(Problems("v0.0.42_node", node), "");
   EXPECT_EQ(node["state"], Json::array({"MIXED", "DRAIN"}));
   EXPECT_EQ(node["gres"], "gpu:a100:4");
@@ -125,7 +128,7 @@ TEST(RecordJsonTest, APartitionAddsUpItsNodes) {
   partition.set_default_time(-1);
   partition.set_max_nodes(-1);
   partition.set_state("UP");
-  const Json json = PartitionJson(partition, {{"g1", &node}}, "lab");
+  const Json json = Read(PartitionJson(partition, {{"g1", &node}}, "lab"));
   EXPECT_EQ(Problems("v0.0.42_partition_info", json), "");
   EXPECT_EQ(json["cpus"]["total"], 8);
   EXPECT_EQ(json["nodes"]["configured"], "g1");
@@ -142,7 +145,7 @@ TEST(RecordJsonTest, AReservationKeepsSlurmsFlags) {
   reservation.set_flags_text("MAINT,SPEC_NODES");
   reservation.set_start_time(100);
   reservation.set_end_time(200);
-  const Json json = ReservationJson(reservation);
+  const Json json = Read(ReservationJson(reservation));
   EXPECT_EQ(Problems("v0.0.42_reservation_info", json), "");
   EXPECT_EQ(json["node_list"], "g[1-2]");
   EXPECT_EQ(json["flags"], Json::array({"MAINT", "SPEC_NODES"}));
@@ -165,7 +168,7 @@ TEST(RecordJsonTest, SharesListTheTreeWithFairShare) {
     assoc->set_user(user);
     assoc->set_parent_account(parent);
   }
-  const Json shares = SharesJson(reply);
+  const Json shares = Read(SharesJson(reply));
   EXPECT_EQ(Problems("v0.0.42_shares_resp_msg", shares), "");
   ASSERT_EQ(shares["shares"].size(), 3u);
   EXPECT_EQ(shares["shares"][2]["name"], "alice");

@@ -39,6 +39,16 @@ std::string MemoryText(int64_t mib) {
   return absl::StrCat(mib, "M");
 }
 
+// data_parser's *_no_val_struct, built member by member (a job has ~30).
+Json NoValStruct(bool set, bool infinite, Json number) {
+  Json out = Json::Object();
+  out.Reserve(3);
+  out.Add("set", set);
+  out.Add("infinite", infinite);
+  out.Add("number", std::move(number));
+  return out;
+}
+
 }  // namespace
 
 std::string SignalName(int signal) {
@@ -47,11 +57,11 @@ std::string SignalName(int signal) {
   return abbrev ? absl::StrCat("SIG", abbrev) : absl::StrCat(signal);
 }
 
-Json Number(int64_t n) { return {{"set", true}, {"infinite", false}, {"number", n}}; }
+Json Number(int64_t n) { return NoValStruct(true, false, n); }
 
-Json NoNumber() { return {{"set", false}, {"infinite", false}, {"number", 0}}; }
+Json NoNumber() { return NoValStruct(false, false, 0); }
 
-Json Infinite() { return {{"set", false}, {"infinite", true}, {"number", 0}}; }
+Json Infinite() { return NoValStruct(false, true, 0); }
 
 Json Time(int64_t unix_seconds) { return unix_seconds > 0 ? Number(unix_seconds) : Number(0); }
 
@@ -61,15 +71,20 @@ Json Minutes(int64_t seconds) {
   return Number((seconds + 59) / 60);
 }
 
-Json Float(double x) { return {{"set", true}, {"infinite", false}, {"number", x}}; }
+Json Float(double x) { return NoValStruct(true, false, x); }
 
 Json ExitCode(bool ended, int return_code, int signal) {
   std::string status = "PENDING";
   if (ended) status = signal != 0 ? "SIGNALED" : (return_code == 0 ? "SUCCESS" : "ERROR");
-  return {{"status", Json::array({status})},
-          {"return_code", ended ? Number(return_code) : NoNumber()},
-          {"signal",
-           {{"id", signal != 0 ? Number(signal) : NoNumber()}, {"name", SignalName(signal)}}}};
+  Json signal_json = Json::Object();
+  signal_json.Add("id", signal != 0 ? Number(signal) : NoNumber());
+  signal_json.Add("name", SignalName(signal));
+  Json out = Json::Object();
+  out.Reserve(3);
+  out.Add("status", Json::Array({status}));
+  out.Add("return_code", ended ? Number(return_code) : NoNumber());
+  out.Add("signal", std::move(signal_json));
+  return out;
 }
 
 int TresId(const std::string& type_and_name) {
@@ -84,14 +99,16 @@ int TresId(const std::string& type_and_name) {
 }
 
 Json TresList(const std::map<std::string, int64_t>& counts) {
-  Json list = Json::array();
+  Json list = Json::Array();
   for (const auto& [full, count] : InSlurmOrder(counts)) {
     const size_t slash = full.find('/');
-    Json tres = {{"type", slash == std::string::npos ? full : full.substr(0, slash)},
-                 {"name", slash == std::string::npos ? "" : full.substr(slash + 1)},
-                 {"id", TresId(full)},
-                 {"count", count}};
-    list.push_back(std::move(tres));
+    Json tres = Json::Object();
+    tres.Reserve(4);
+    tres.Add("type", slash == std::string::npos ? full : full.substr(0, slash));
+    tres.Add("name", slash == std::string::npos ? "" : full.substr(slash + 1));
+    tres.Add("id", TresId(full));
+    tres.Add("count", count);
+    list.Push(std::move(tres));
   }
   return list;
 }

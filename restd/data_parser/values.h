@@ -1,7 +1,7 @@
 // The value shapes Slurm's data_parser writes (v0.0.41 to v0.0.44 share
 // them): numbers that may be unset or infinite ("*_no_val_struct"), process
 // exit codes, TRES lists and strings. Shared by restd's slurm/ and slurmdb/
-// paths and the tests that read their answers.
+// paths. Written as client::Json, restd's one JSON writer.
 //
 // Pure; thread-safe.
 #ifndef SKIFF_RESTD_DATA_PARSER_VALUES_H_
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "nlohmann/json.hpp"
+#include "client/json_writer.h"
 
 namespace skiff::restd {
 
-using Json = nlohmann::json;
+using Json = client::Json;
 
 // {"set": true, "infinite": false, "number": n}
 Json Number(int64_t n);

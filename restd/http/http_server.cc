@@ -19,7 +19,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "client/json_writer.h"
 
 namespace skiff::restd {
 namespace {
@@ -104,12 +104,13 @@ void DrainBriefly(int fd) {
 HttpResponse HttpErrorResponse(int status, const std::string& description) {
   HttpResponse response;
   response.status = status;
-  const nlohmann::json body = {{"errors", nlohmann::json::array({{{"description", description},
-                                                                  {"error_number", -1},
-                                                                  {"error", HttpReason(status)},
-                                                                  {"source", "restd"}}})},
-                               {"warnings", nlohmann::json::array()}};
-  response.body = body.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Indented, as the answers of rest_call.h are.
+  const client::Json body = {{"errors", client::Json::Array({{{"description", description},
+                                                              {"error_number", -1},
+                                                              {"error", HttpReason(status)},
+                                                              {"source", "restd"}}})},
+                             {"warnings", client::Json::Array()}};
+  response.body = body.Text();
   // A refusal is for this request alone: no cache keeps it for the next.
   response.headers["Cache-Control"] = "no-store";
   return response;

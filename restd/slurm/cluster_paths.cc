@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "common/hostlist.h"
 #include "common/users.h"
+#include "nlohmann/json.hpp"
 #include "restd/data_parser/cluster_json.h"
 #include "restd/data_parser/values.h"
 #include "restd/slurm/slurm_paths.h"
@@ -18,7 +19,7 @@ std::string Cluster(const RestCall& call) { return call.ctld.config().skiff.clus
 
 // `list` empty and no update time: what the path's schema requires of a
 // failure too.
-Json Nothing(const char* list) { return {{list, Json::array()}, {"last_update", NoNumber()}}; }
+Json Nothing(const char* list) { return {{list, Json::Array()}, {"last_update", NoNumber()}}; }
 
 HttpResponse NodesAnswer(RestCall& call, const v1::GetNodesRequest& request) {
   v1::GetNodesReply reply;
@@ -28,10 +29,10 @@ HttpResponse NodesAnswer(RestCall& call, const v1::GetNodesRequest& request) {
   if (!request.names().empty() && reply.nodes().empty()) {
     return Failure(call, absl::NotFoundError("Invalid node name specified"), Nothing("nodes"));
   }
-  Json nodes = Json::array();
+  Json nodes = Json::Array();
   const std::string cluster = Cluster(call);
   for (const v1::NodeInfo& node : reply.nodes()) {
-    nodes.push_back(NodeJson(node, cluster, [](uint32_t uid) { return UserName(uid); }));
+    nodes.Push(NodeJson(node, cluster, [](uint32_t uid) { return UserName(uid); }));
   }
   return Answer(call, {{"nodes", std::move(nodes)}, {"last_update", Time(reply.now())}});
 }
@@ -48,7 +49,7 @@ HttpResponse GetNode(RestCall& call) {
 // RESUME, IDLE, UNDRAIN) and reason, as `scontrol update nodename=... state=`;
 // operators only (ctld decides). Fields Skiff does not update are warnings.
 HttpResponse UpdateNode(RestCall& call) {
-  const Json body = Json::parse(call.request.body, nullptr, false);
+  const nlohmann::json body = nlohmann::json::parse(call.request.body, nullptr, false);
   if (!body.is_object()) {
     return Failure(call, absl::InvalidArgumentError("the body must be a JSON update_node_msg"));
   }
@@ -58,10 +59,10 @@ HttpResponse UpdateNode(RestCall& call) {
   for (const std::string& name : *names) request.add_names(name);
   std::vector<std::string> states;
   if (body.contains("state")) {
-    const Json& state = body["state"];
+    const nlohmann::json& state = body["state"];
     if (state.is_string()) states.push_back(state.get<std::string>());
     if (state.is_array()) {
-      for (const Json& item : state) {
+      for (const nlohmann::json& item : state) {
         if (!item.is_string()) {
           return Failure(call, absl::InvalidArgumentError("state: expected a list of strings"));
         }
@@ -88,10 +89,10 @@ HttpResponse UpdateNode(RestCall& call) {
     }
     request.set_reason(body["reason"].get<std::string>());
   }
-  Json warnings = Json::array();
+  Json warnings = Json::Array();
   for (const auto& [name, value] : body.items()) {
     if (name != "state" && name != "reason" && name != "name" && !value.is_null()) {
-      warnings.push_back(
+      warnings.Push(
           {{"description", absl::StrCat("node.", name, ": not a field Skiff updates; ignored")},
            {"source", "node"}});
     }
@@ -114,9 +115,9 @@ HttpResponse PartitionsAnswer(RestCall& call, const v1::GetPartitionsRequest& re
   }
   std::map<std::string, const v1::NodeInfo*> nodes;
   for (const v1::NodeInfo& node : reply.nodes()) nodes[node.name()] = &node;
-  Json partitions = Json::array();
+  Json partitions = Json::Array();
   for (const v1::PartitionInfo& partition : reply.partitions()) {
-    partitions.push_back(PartitionJson(partition, nodes, Cluster(call)));
+    partitions.Push(PartitionJson(partition, nodes, Cluster(call)));
   }
   return Answer(call, {{"partitions", std::move(partitions)}, {"last_update", Time(reply.now())}});
 }
@@ -138,12 +139,12 @@ HttpResponse ReservationsAnswer(RestCall& call, const std::string& only) {
       !s.ok()) {
     return Failure(call, s, Nothing("reservations"));
   }
-  Json reservations = Json::array();
+  Json reservations = Json::Array();
   for (const v1::ReservationInfo& reservation : reply.reservations()) {
     if (!only.empty() && reservation.name() != only) continue;
-    reservations.push_back(ReservationJson(reservation));
+    reservations.Push(ReservationJson(reservation));
   }
-  if (!only.empty() && reservations.empty()) {
+  if (!only.empty() && reservations.size() == 0) {
     return Failure(call, absl::NotFoundError("Reservation not found"), Nothing("reservations"));
   }
   return Answer(call,
@@ -161,7 +162,7 @@ HttpResponse DeleteNode(RestCall& call) {
   if (absl::Status s = call.Call(&v1::Ctld::Stub::DeleteNodes, request, &reply); !s.ok()) {
     return Failure(call, s);
   }
-  return Answer(call, Json::object());
+  return Answer(call, Json::Object());
 }
 
 HttpResponse GetReservations(RestCall& call) { return ReservationsAnswer(call, ""); }
@@ -174,9 +175,8 @@ HttpResponse GetShares(RestCall& call) {
   v1::GetAccountsReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetAccounts, v1::GetAccountsRequest(), &reply);
       !s.ok()) {
-    return Failure(call, s, {{"shares", {{"shares", Json::array()}, {"total_shares", 0}}}});
+    return Failure(call, s, {{"shares", {{"shares", Json::Array()}, {"total_shares", 0}}}});
   }
-  Json shares = SharesJson(reply);
   const std::vector<std::string> accounts =
       absl::StrSplit(call.Query("accounts"), ',', absl::SkipEmpty());
   const std::vector<std::string> users =
@@ -184,17 +184,12 @@ HttpResponse GetShares(RestCall& call) {
   auto listed = [](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
-  if (!accounts.empty() || !users.empty()) {
-    Json kept = Json::array();
-    for (Json& row : shares["shares"]) {
-      const bool is_user = row["type"][0] == "USER";
-      const std::string account = is_user ? row["parent"] : row["name"];
-      if (!accounts.empty() && !listed(accounts, account)) continue;
-      if (!users.empty() && is_user && !listed(users, row["name"])) continue;
-      kept.push_back(std::move(row));
-    }
-    shares["shares"] = std::move(kept);
-  }
+  // An account's line and its users' lines go by the account; a user's line
+  // by the user too.
+  Json shares = SharesJson(reply, [&](const client::ShareRow& row) {
+    if (!accounts.empty() && !listed(accounts, row.account)) return false;
+    return users.empty() || row.user.empty() || listed(users, row.user);
+  });
   return Answer(call, {{"shares", std::move(shares)}});
 }
 

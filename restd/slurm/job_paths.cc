@@ -10,9 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/job_text.h"
+#include "nlohmann/json.hpp"
 #include "restd/data_parser/job_desc.h"
 #include "restd/data_parser/job_json.h"
-#include "restd/data_parser/json_out.h"
 #include "restd/data_parser/values.h"
 #include "restd/slurm/slurm_paths.h"
 
@@ -21,9 +21,9 @@ namespace {
 
 // What JOB_INFO_RESP and KILL_JOBS_RESP require of a failure too.
 Json NoJobs() {
-  return {{"jobs", Json::array()}, {"last_backfill", NoNumber()}, {"last_update", NoNumber()}};
+  return {{"jobs", Json::Array()}, {"last_backfill", NoNumber()}, {"last_update", NoNumber()}};
 }
-Json NoStatus() { return {{"status", Json::array()}}; }
+Json NoStatus() { return {{"status", Json::Array()}}; }
 
 // The nodes by name, for job_resources and gres_detail. Kept in `reply`.
 JobJsonContext ContextFor(RestCall& call, v1::GetNodesReply* reply) {
@@ -44,25 +44,21 @@ HttpResponse JobsAnswer(RestCall& call, const v1::GetJobsRequest& request) {
   const JobJsonContext context = ContextFor(call, &nodes);
   v1::GetStatsReply stats;
   const bool have_stats = call.Call(&v1::Ctld::Stub::GetStats, v1::GetStatsRequest(), &stats).ok();
-  // Written as text, job by job: 10,000 jobs as a tree first would be a
-  // million allocations (see bench/restd_bench.sh).
+  // Written job by job, compact: 10,000 jobs as one tree first would be a
+  // million allocations held at once (see bench/restd_bench.sh).
+  const Json document = {
+      {"jobs", Json::Array()},
+      {"last_backfill", have_stats ? Number(stats.bf_when_last_cycle()) : NoNumber()},
+      {"last_update", Number(jobs.now())},
+      {"meta", Meta(call)},
+      {"errors", Json::Array()},
+      {"warnings", Json::Array()}};
   HttpResponse response;
   response.body.reserve(static_cast<size_t>(jobs.jobs_size()) * 3072 + 4096);
-  JsonOut out(&response.body);
-  out.BeginObject().Key("jobs").BeginArray();
-  for (const v1::JobInfo& job : jobs.jobs()) WriteJob(job, context, out);
-  out.EndArray();
-  out.Key("last_backfill");
-  if (have_stats) {
-    out.Number(stats.bf_when_last_cycle());
-  } else {
-    out.NoNumber();
-  }
-  out.Key("last_update").Number(jobs.now());
-  out.Field("meta", Meta(call));
-  out.Key("errors").BeginArray().EndArray();
-  out.Key("warnings").BeginArray().EndArray();
-  out.EndObject();
+  Json::WriteWithElements(
+      document, "jobs", jobs.jobs_size(),
+      [&](size_t i) { return JobJson(jobs.jobs(static_cast<int>(i)), context); },
+      [&](std::string_view piece) { response.body.append(piece); }, kListStyle);
   return response;
 }
 
@@ -88,16 +84,16 @@ absl::StatusOr<int> SignalOf(const std::string& text) {
 
 // Each result as data_parser's KILL_JOBS_RESP_JOB.
 Json KillResults(const v1::CancelJobsReply& reply) {
-  Json results = Json::array();
+  Json results = Json::Array();
   for (const v1::CancelJobResult& result : reply.results()) {
     const bool ok = result.code() == 0;
-    results.push_back({{"error",
-                        {{"string", ok ? "" : result.message()},
-                         {"code", result.code()},
-                         {"message", ok ? "" : result.message()}}},
-                       {"step_id", result.is_step() ? absl::StrCat(result.step_id()) : ""},
-                       {"job_id", Number(result.job_id())},
-                       {"federation", {{"sibling", ""}}}});
+    results.Push({{"error",
+                   {{"string", ok ? "" : result.message()},
+                    {"code", result.code()},
+                    {"message", ok ? "" : result.message()}}},
+                  {"step_id", result.is_step() ? absl::StrCat(result.step_id()) : ""},
+                  {"job_id", Number(result.job_id())},
+                  {"federation", {{"sibling", ""}}}});
   }
   return results;
 }
@@ -143,7 +139,7 @@ HttpResponse DeleteJob(RestCall& call) {
 // DELETE /jobs with a KILL_JOBS_MSG body: these jobs, or every job of the
 // filters (as scancel -u/-n/-p/-t).
 HttpResponse DeleteJobs(RestCall& call) {
-  const Json body = Json::parse(call.request.body, nullptr, false);
+  const nlohmann::json body = nlohmann::json::parse(call.request.body, nullptr, false);
   if (!body.is_object()) {
     return Failure(call, absl::InvalidArgumentError("the body must be a JSON kill_jobs_msg"),
                    NoStatus());
@@ -154,7 +150,7 @@ HttpResponse DeleteJobs(RestCall& call) {
       return Failure(call, absl::InvalidArgumentError("jobs: expected a list of job ids"),
                      NoStatus());
     }
-    for (const Json& id : body["jobs"]) {
+    for (const nlohmann::json& id : body["jobs"]) {
       const std::string text = id.is_string() ? id.get<std::string>() : id.dump();
       absl::StatusOr<std::vector<v1::JobRef>> refs = client::ParseJobRef(text);
       if (!refs.ok()) return Failure(call, refs.status(), NoStatus());
@@ -170,7 +166,7 @@ HttpResponse DeleteJobs(RestCall& call) {
     request.add_partitions(partition);
   }
   if (body.contains("job_state") && body["job_state"].is_array()) {
-    for (const Json& state : body["job_state"]) {
+    for (const nlohmann::json& state : body["job_state"]) {
       absl::StatusOr<v1::JobState> parsed = client::ParseJobState(state.get<std::string>());
       if (!parsed.ok()) return Failure(call, parsed.status(), NoStatus());
       request.add_states(*parsed);
@@ -200,7 +196,7 @@ std::string ShortHostName() {
 }
 
 HttpResponse Submit(RestCall& call) {
-  const Json body = Json::parse(call.request.body, nullptr, false);
+  const nlohmann::json body = nlohmann::json::parse(call.request.body, nullptr, false);
   if (!body.is_object()) {
     return Failure(call, absl::InvalidArgumentError("the body must be a JSON job_submit_req"));
   }
@@ -211,7 +207,7 @@ HttpResponse Submit(RestCall& call) {
   if (!body.contains("job")) {
     return Failure(call, absl::InvalidArgumentError("job: the job description is required"));
   }
-  Json desc = body["job"];
+  nlohmann::json desc = body["job"];
   // The deprecated top-level script still works, as in slurmrestd.
   if (body.contains("script") && desc.is_object() && !desc.contains("script")) {
     desc["script"] = body["script"];
@@ -225,9 +221,9 @@ HttpResponse Submit(RestCall& call) {
   if (absl::Status s = call.Call(&v1::Ctld::Stub::SubmitJob, request, &reply); !s.ok()) {
     return Failure(call, s);
   }
-  Json warnings = Json::array();
+  Json warnings = Json::Array();
   for (const std::string& warning : parsed->warnings) {
-    warnings.push_back({{"description", warning}, {"source", "job"}});
+    warnings.Push({{"description", warning}, {"source", "job"}});
   }
   return Answer(call, {{"job_id", reply.job_id()},
                        {"step_id", "batch"},
@@ -238,7 +234,7 @@ HttpResponse Submit(RestCall& call) {
 // POST /job/{job_id}: scontrol update of the job (or of every task of an
 // array named by its id), as its owner or an operator; ctld decides.
 HttpResponse UpdateJob(RestCall& call) {
-  const Json no_results = {{"results", Json::array()}};
+  const Json no_results = {{"results", Json::Array()}};
   if (absl::StrContains(call.args[0], '_')) {
     return Failure(call,
                    absl::InvalidArgumentError("Rejecting request. Submit job update against Array "
@@ -248,18 +244,18 @@ HttpResponse UpdateJob(RestCall& call) {
   absl::StatusOr<uint64_t> id = client::ParseJobId(call.args[0]);
   if (!id.ok()) return Failure(call, id.status(), no_results);
   absl::StatusOr<ParsedJobUpdate> update =
-      JobUpdateFromDesc(Json::parse(call.request.body, nullptr, false));
+      JobUpdateFromDesc(nlohmann::json::parse(call.request.body, nullptr, false));
   if (!update.ok()) return Failure(call, update.status(), no_results);
   update->request.set_job_id(*id);
   v1::UpdateJobReply reply;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::UpdateJob, update->request, &reply); !s.ok()) {
     return Failure(call, s, no_results);
   }
-  Json warnings = Json::array();
+  Json warnings = Json::Array();
   for (const std::string& warning : update->warnings) {
-    warnings.push_back({{"description", warning}, {"source", "job"}});
+    warnings.Push({{"description", warning}, {"source", "job"}});
   }
-  return Answer(call, {{"results", Json::array()}, {"warnings", std::move(warnings)}});
+  return Answer(call, {{"results", Json::Array()}, {"warnings", std::move(warnings)}});
 }
 
 }  // namespace

@@ -16,17 +16,17 @@ HttpResponse Ping(RestCall& call) {
                               std::chrono::steady_clock::now() - start)
                               .count();
   if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
-    return Failure(call, status, {{"pings", Json::array()}});
+    return Failure(call, status, {{"pings", Json::Array()}});
   }
   const bool up = status.ok();
-  Json body = {{"pings", Json::array({{{"hostname", call.ctld.config().skiff.ctld_host},
+  Json body = {{"pings", Json::Array({{{"hostname", call.ctld.config().skiff.ctld_host},
                                        {"pinged", up ? "UP" : "DOWN"},
                                        {"responding", up},
                                        {"latency", latency},
                                        {"mode", "primary"},
                                        {"primary", true}}})}};
   if (!up) {
-    body["errors"] = Json::array({{{"description", std::string(status.message())},
+    body["errors"] = Json::Array({{{"description", std::string(status.message())},
                                    {"error_number", static_cast<int>(status.code())},
                                    {"error", "Unable to contact slurm controller"},
                                    {"source", "restd"}}});
@@ -40,28 +40,28 @@ HttpResponse Diag(RestCall& call) {
   v1::GetStatsReply s;
   if (absl::Status status = call.Call(&v1::Ctld::Stub::GetStats, v1::GetStatsRequest(), &s);
       !status.ok()) {
-    return Failure(call, status, {{"statistics", Json::object()}});
+    return Failure(call, status, {{"statistics", Json::Object()}});
   }
   const int64_t minutes = std::max<int64_t>(1, (s.req_time() - s.req_time_start()) / 60);
-  Json by_type = Json::array();
+  Json by_type = Json::Array();
   for (const v1::RpcTypeStat& rpc : s.rpcs_by_type()) {
-    by_type.push_back({{"type_id", rpc.type_id()},
-                       {"message_type", rpc.name()},
-                       {"count", rpc.count()},
-                       {"queued", 0},
-                       {"dropped", 0},
-                       {"cycle_last", 0},
-                       {"cycle_max", 0},
-                       {"total_time", rpc.total_time()},
-                       {"average_time", Number(MeanOf(rpc.total_time(), rpc.count()))}});
+    by_type.Push({{"type_id", rpc.type_id()},
+                  {"message_type", rpc.name()},
+                  {"count", rpc.count()},
+                  {"queued", 0},
+                  {"dropped", 0},
+                  {"cycle_last", 0},
+                  {"cycle_max", 0},
+                  {"total_time", rpc.total_time()},
+                  {"average_time", Number(MeanOf(rpc.total_time(), rpc.count()))}});
   }
-  Json by_user = Json::array();
+  Json by_user = Json::Array();
   for (const v1::RpcUserStat& rpc : s.rpcs_by_user()) {
-    by_user.push_back({{"user_id", rpc.uid()},
-                       {"user", rpc.user()},
-                       {"count", rpc.count()},
-                       {"total_time", rpc.total_time()},
-                       {"average_time", Number(MeanOf(rpc.total_time(), rpc.count()))}});
+    by_user.Push({{"user_id", rpc.uid()},
+                  {"user", rpc.user()},
+                  {"count", rpc.count()},
+                  {"total_time", rpc.total_time()},
+                  {"average_time", Number(MeanOf(rpc.total_time(), rpc.count()))}});
   }
   Json statistics = {
       {"parts_packed", 1},
@@ -114,8 +114,8 @@ HttpResponse Diag(RestCall& call) {
       {"bf_active", s.bf_active()},
       {"rpcs_by_message_type", std::move(by_type)},
       {"rpcs_by_user", std::move(by_user)},
-      {"pending_rpcs", Json::array()},
-      {"pending_rpcs_by_hostlist", Json::array()}};
+      {"pending_rpcs", Json::Array()},
+      {"pending_rpcs_by_hostlist", Json::Array()}};
   return Answer(call, {{"statistics", std::move(statistics)}});
 }
 

@@ -18,6 +18,9 @@
 // slurmrestd's manner for fields a plugin ignores; a field of the wrong type
 // or a TRES Skiff does not count is refused naming it.
 //
+// The bodies are read with nlohmann::json: restd reads JSON with nlohmann and
+// writes every answer with client::Json (one writer; nlohmann reads).
+//
 // Pure; thread-safe.
 #ifndef SKIFF_RESTD_SLURMDB_ACCOUNTS_DESC_H_
 #define SKIFF_RESTD_SLURMDB_ACCOUNTS_DESC_H_

@@ -13,8 +13,6 @@
 namespace skiff::restd {
 namespace {
 
-using Json = nlohmann::json;
-
 std::set<std::string> CsvSet(const QueryParameters& query, const std::string& name,
                              bool lower_case) {
   std::set<std::string> items;
@@ -136,11 +134,11 @@ Json AssocShort(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc) {
 Json PreemptModes(const std::string& mode) {
   const std::string upper = absl::AsciiStrToUpper(mode);
   // "cluster" (the cluster's PreemptMode) and OFF are Slurm's PREEMPT_MODE_OFF.
-  if (upper.empty() || upper == "CLUSTER" || upper == "OFF") return Json::array({"DISABLED"});
-  Json modes = Json::array();
+  if (upper.empty() || upper == "CLUSTER" || upper == "OFF") return Json::Array({"DISABLED"});
+  Json modes = Json::Array();
   for (absl::string_view word : absl::StrSplit(upper, ',', absl::SkipEmpty())) {
     if (word == "SUSPEND" || word == "REQUEUE" || word == "CANCEL" || word == "GANG") {
-      modes.push_back(std::string(word));
+      modes.Push(std::string(word));
     }
   }
   return modes;
@@ -181,14 +179,14 @@ Json AssociationIn(const AssocTree& tree, const v1::GetAccountsReply& reply,
   return {{"account", assoc.account()},
           {"cluster", reply.cluster()},
           {"default", {{"qos", default_qos}}},
-          {"flags", Json::array()},
+          {"flags", Json::Array()},
           {"max", std::move(max)},
           {"id", assoc.id()},
           {"is_default", tree.IsDefault(assoc)},
           {"lineage", tree.Lineage(assoc)},
           {"parent_account", assoc.user().empty() ? assoc.parent_account() : ""},
           {"partition", assoc.partition()},
-          {"qos", qos},
+          {"qos", Json::Strings(qos)},
           {"shares_raw", own.has_fairshare() ? own.fairshare() : 1},
           {"user", assoc.user()}};
 }
@@ -225,7 +223,7 @@ Json AssociationsJson(const v1::GetAccountsReply& reply, const QueryParameters& 
   const std::set<std::string> clusters = CsvSet(query, "cluster", false);
   const bool parent_limits = !QueryFlag(query, "without_parent_limits");
   const AssocTree tree(reply);
-  Json list = Json::array();
+  Json list = Json::Array();
   if (!Selected(clusters, reply.cluster())) return list;
   for (const v1::AssocInfo& assoc : reply.assocs()) {
     if (!Selected(accounts, assoc.account()) || !Selected(users, assoc.user()) ||
@@ -233,7 +231,7 @@ Json AssociationsJson(const v1::GetAccountsReply& reply, const QueryParameters& 
         !Selected(parents, assoc.user().empty() ? assoc.parent_account() : "")) {
       continue;
     }
-    list.push_back(AssociationIn(tree, reply, assoc, parent_limits));
+    list.Push(AssociationIn(tree, reply, assoc, parent_limits));
   }
   return list;
 }
@@ -243,11 +241,11 @@ Json AccountJson(const v1::GetAccountsReply& reply, const v1::AccountInfo& accou
   Json out = {{"description", account.description()},
               {"name", account.name()},
               {"organization", account.organization()},
-              {"flags", Json::array()}};
+              {"flags", Json::Array()}};
   if (with_assocs) {
-    Json assocs = Json::array();
+    Json assocs = Json::Array();
     for (const v1::AssocInfo& assoc : reply.assocs()) {
-      if (assoc.account() == account.name()) assocs.push_back(AssocShort(reply, assoc));
+      if (assoc.account() == account.name()) assocs.Push(AssocShort(reply, assoc));
     }
     out["associations"] = std::move(assocs);
   }
@@ -257,23 +255,23 @@ Json AccountJson(const v1::GetAccountsReply& reply, const v1::AccountInfo& accou
 Json AccountsJson(const v1::GetAccountsReply& reply, const QueryParameters& query) {
   const std::set<std::string> descriptions = CsvSet(query, "description", false);
   const bool with_assocs = QueryFlag(query, "WithAssociations");
-  Json list = Json::array();
+  Json list = Json::Array();
   for (const v1::AccountInfo& account : reply.accounts()) {
     if (!Selected(descriptions, account.description())) continue;
-    list.push_back(AccountJson(reply, account, with_assocs));
+    list.Push(AccountJson(reply, account, with_assocs));
   }
   return list;
 }
 
 Json UserJson(const v1::GetAccountsReply& reply, const v1::UserInfo& user, bool with_assocs) {
   Json out = {{"administrator_level",
-               Json::array({user.admin_level().empty() ? "None" : user.admin_level()})},
+               Json::Array({user.admin_level().empty() ? "None" : user.admin_level()})},
               {"default", {{"account", user.default_account()}}},
               {"name", user.name()}};
   if (with_assocs) {
-    Json assocs = Json::array();
+    Json assocs = Json::Array();
     for (const v1::AssocInfo& assoc : reply.assocs()) {
-      if (assoc.user() == user.name()) assocs.push_back(AssocShort(reply, assoc));
+      if (assoc.user() == user.name()) assocs.Push(AssocShort(reply, assoc));
     }
     out["associations"] = std::move(assocs);
   }
@@ -285,12 +283,12 @@ Json UsersJson(const v1::GetAccountsReply& reply, const QueryParameters& query) 
   for (const std::string& level : CsvSet(query, "admin_level", true)) levels.insert(level);
   const std::set<std::string> defaults = CsvSet(query, "default_account", true);
   const bool with_assocs = QueryFlag(query, "with_assocs");
-  Json list = Json::array();
+  Json list = Json::Array();
   for (const v1::UserInfo& user : reply.users()) {
     const std::string level =
         absl::AsciiStrToLower(user.admin_level().empty() ? "None" : user.admin_level());
     if (!Selected(levels, level) || !Selected(defaults, user.default_account())) continue;
-    list.push_back(UserJson(reply, user, with_assocs));
+    list.Push(UserJson(reply, user, with_assocs));
   }
   return list;
 }
@@ -313,12 +311,12 @@ Json QosJson(const v1::QosInfo& qos) {
       {"wall_clock", {{"per", {{"job", WallLimit(true, qos.max_wall())}}}}},
   };
   return {{"description", qos.description()},
-          {"flags", Json::array()},
+          {"flags", Json::Array()},
           {"id", qos.id()},
           {"limits", {{"grace_time", qos.grace_time()}, {"max", std::move(max)}}},
           {"name", qos.name()},
           {"preempt",
-           {{"list", std::vector<std::string>(qos.preempt().begin(), qos.preempt().end())},
+           {{"list", Json::Strings({qos.preempt().begin(), qos.preempt().end()})},
             {"mode", PreemptModes(qos.preempt_mode())}}},
           {"priority", Number(qos.priority())},
           {"usage_factor", Float(qos.usage_factor())}};
@@ -327,10 +325,10 @@ Json QosJson(const v1::QosInfo& qos) {
 Json QosListJson(const v1::GetQosReply& reply, const QueryParameters& query) {
   const std::set<std::string> names = CsvSet(query, "name", true);
   const std::set<std::string> ids = CsvSet(query, "id", false);
-  Json list = Json::array();
+  Json list = Json::Array();
   for (const v1::QosInfo& qos : reply.qos()) {
     if (!Selected(names, qos.name()) || !Selected(ids, absl::StrCat(qos.id()))) continue;
-    list.push_back(QosJson(qos));
+    list.Push(QosJson(qos));
   }
   return list;
 }

@@ -15,14 +15,14 @@
 // is on when present and not "false", "0" or "no"); others are ignored, as
 // slurmrestd's plugins ignore what they do not support.
 //
-// Pure; thread-safe.
+// Written as client::Json, restd's one writer. Pure; thread-safe.
 #ifndef SKIFF_RESTD_SLURMDB_ACCOUNTS_JSON_H_
 #define SKIFF_RESTD_SLURMDB_ACCOUNTS_JSON_H_
 
 #include <map>
 #include <string>
 
-#include "nlohmann/json.hpp"
+#include "client/json_writer.h"
 #include "proto/ctld.pb.h"
 
 namespace skiff::restd {
@@ -34,34 +34,34 @@ bool QueryFlag(const QueryParameters& query, const std::string& name);
 
 // An association (ASSOC). With `parent_limits`, unset limits are inherited
 // as described above.
-nlohmann::json AssociationJson(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc,
-                               bool parent_limits);
+client::Json AssociationJson(const v1::GetAccountsReply& reply, const v1::AssocInfo& assoc,
+                             bool parent_limits);
 
 // /associations: those the query selects (account, user, partition, id,
 // parent_account, cluster; without_parent_limits), depth first from root.
-nlohmann::json AssociationsJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
+client::Json AssociationsJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
 
 // An account (ACCOUNT); its associations (assoc_short) when `with_assocs`.
-nlohmann::json AccountJson(const v1::GetAccountsReply& reply, const v1::AccountInfo& account,
-                           bool with_assocs);
+client::Json AccountJson(const v1::GetAccountsReply& reply, const v1::AccountInfo& account,
+                         bool with_assocs);
 // /accounts: every account, or those whose description the query names;
 // WithAssociations adds each one's associations.
-nlohmann::json AccountsJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
+client::Json AccountsJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
 
 // A user (USER); their associations when `with_assocs`.
-nlohmann::json UserJson(const v1::GetAccountsReply& reply, const v1::UserInfo& user,
-                        bool with_assocs);
+client::Json UserJson(const v1::GetAccountsReply& reply, const v1::UserInfo& user,
+                      bool with_assocs);
 // /users: every user, or those with the admin_level / default_account the
 // query names; with_assocs adds each one's associations.
-nlohmann::json UsersJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
+client::Json UsersJson(const v1::GetAccountsReply& reply, const QueryParameters& query);
 
 // A QOS (QOS).
-nlohmann::json QosJson(const v1::QosInfo& qos);
+client::Json QosJson(const v1::QosInfo& qos);
 // /qos: every QOS of the reply, or those the query's name / id lists name.
-nlohmann::json QosListJson(const v1::GetQosReply& reply, const QueryParameters& query);
+client::Json QosListJson(const v1::GetQosReply& reply, const QueryParameters& query);
 
 // /tres: the TRES the cluster tracks, with its totals (mem in MiB).
-nlohmann::json ClusterTresJson(const v1::GetUsageReportReply& report);
+client::Json ClusterTresJson(const v1::GetUsageReportReply& report);
 
 // {"cpu": 4, "mem": 1024, "node": 2, "gres/gpu": 4} of a limit; unset and
 // negative (cleared) entries left out.

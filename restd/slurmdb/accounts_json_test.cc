@@ -13,6 +13,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A record as a reader sees it.
+Json Read(const client::Json& record) { return Json::parse(record.Text()); }
+
 const Json& Document() { return SlurmOpenapiDocument("v0.0.42"); }
 
 std::string Problems(const std::string& path, const std::string& key, const Json& list) {
@@ -77,7 +80,7 @@ v1::GetAccountsReply Tree() {
 
 TEST(AccountsJsonTest, AnAssociationInheritsMaxLimitsAndQosButNotGrpLimits) {
   const v1::GetAccountsReply reply = Tree();
-  const Json alice = AssociationJson(reply, reply.assocs(2), /*parent_limits=*/true);
+  const Json alice = Read(AssociationJson(reply, reply.assocs(2), /*parent_limits=*/true));
   EXPECT_EQ(alice["account"], "physics");
   EXPECT_EQ(alice["user"], "alice");
   EXPECT_EQ(alice["cluster"], "lab");
@@ -100,63 +103,68 @@ TEST(AccountsJsonTest, AnAssociationInheritsMaxLimitsAndQosButNotGrpLimits) {
   EXPECT_EQ(alice["qos"], Json::array({"gpu4", "normal"}));
   EXPECT_EQ(alice["default"]["qos"], "normal");
 
-  const Json own = AssociationJson(reply, reply.assocs(2), /*parent_limits=*/false);
+  const Json own = Read(AssociationJson(reply, reply.assocs(2), /*parent_limits=*/false));
   EXPECT_EQ(own["max"]["jobs"]["active"]["infinite"], true);
   EXPECT_EQ(own["qos"], Json::array());
   EXPECT_EQ(own["max"]["tres"]["per"]["job"].size(), 1u);
 
-  const Json physics = AssociationJson(reply, reply.assocs(1), true);
+  const Json physics = Read(AssociationJson(reply, reply.assocs(1), true));
   EXPECT_EQ(physics["lineage"], "/physics/");
   EXPECT_EQ(physics["parent_account"], "root");
   EXPECT_EQ(physics["is_default"], false);
   EXPECT_EQ(physics["shares_raw"], 1);
   EXPECT_EQ(physics["max"]["tres"]["total"][0]["count"], 16);
-  EXPECT_EQ(AssociationJson(reply, reply.assocs(0), true)["lineage"], "/");
-  EXPECT_EQ(AssociationJson(reply, reply.assocs(3), true)["lineage"], "/physics/0-alice/gpu/");
+  EXPECT_EQ(Read(AssociationJson(reply, reply.assocs(0), true))["lineage"], "/");
+  EXPECT_EQ(Read(AssociationJson(reply, reply.assocs(3), true))["lineage"],
+            "/physics/0-alice/gpu/");
 }
 
 TEST(AccountsJsonTest, AssociationsAreSelectedByTheQuery) {
   const v1::GetAccountsReply reply = Tree();
-  EXPECT_EQ(AssociationsJson(reply, {}).size(), 4u);
-  EXPECT_EQ(AssociationsJson(reply, {{"user", "alice"}}).size(), 2u);
-  EXPECT_EQ(AssociationsJson(reply, {{"user", "alice"}, {"partition", "gpu"}}).size(), 1u);
-  EXPECT_EQ(AssociationsJson(reply, {{"account", "PHYSICS"}}).size(), 3u);
-  EXPECT_EQ(AssociationsJson(reply, {{"parent_account", "root"}})[0]["account"], "physics");
-  EXPECT_EQ(AssociationsJson(reply, {{"id", "1,4"}}).size(), 2u);
-  EXPECT_EQ(AssociationsJson(reply, {{"cluster", "other"}}).size(), 0u);
-  EXPECT_EQ(AssociationsJson(reply, {{"user", "alice"}, {"without_parent_limits", ""}})[0]["qos"],
-            Json::array());
-  EXPECT_EQ(Problems("/slurmdb/v0.0.42/associations", "associations", AssociationsJson(reply, {})),
-            "");
+  EXPECT_EQ(Read(AssociationsJson(reply, {})).size(), 4u);
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"user", "alice"}})).size(), 2u);
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"user", "alice"}, {"partition", "gpu"}})).size(), 1u);
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"account", "PHYSICS"}})).size(), 3u);
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"parent_account", "root"}}))[0]["account"], "physics");
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"id", "1,4"}})).size(), 2u);
+  EXPECT_EQ(Read(AssociationsJson(reply, {{"cluster", "other"}})).size(), 0u);
+  EXPECT_EQ(
+      Read(AssociationsJson(reply, {{"user", "alice"}, {"without_parent_limits", ""}}))[0]["qos"],
+      Json::array());
+  EXPECT_EQ(
+      Problems("/slurmdb/v0.0.42/associations", "associations", Read(AssociationsJson(reply, {}))),
+      "");
 }
 
 TEST(AccountsJsonTest, AccountsAndUsersWithTheirAssociationsWhenAsked) {
   const v1::GetAccountsReply reply = Tree();
-  const Json accounts = AccountsJson(reply, {});
+  const Json accounts = Read(AccountsJson(reply, {}));
   ASSERT_EQ(accounts.size(), 2u);
   EXPECT_EQ(accounts[1], Json::parse(R"({"name": "physics", "description": "physics dept",
                                          "organization": "science", "flags": []})"));
-  const Json with = AccountsJson(reply, {{"WithAssociations", ""}});
+  const Json with = Read(AccountsJson(reply, {{"WithAssociations", ""}}));
   ASSERT_EQ(with[1]["associations"].size(), 3u);
   EXPECT_EQ(with[1]["associations"][1],
             Json::parse(R"({"account": "physics", "cluster": "lab", "partition": "",
                             "user": "alice", "id": 3})"));
-  EXPECT_FALSE(AccountsJson(reply, {{"WithAssociations", "false"}})[1].contains("associations"));
-  EXPECT_EQ(AccountsJson(reply, {{"description", "physics dept"}}).size(), 1u);
+  EXPECT_FALSE(
+      Read(AccountsJson(reply, {{"WithAssociations", "false"}}))[1].contains("associations"));
+  EXPECT_EQ(Read(AccountsJson(reply, {{"description", "physics dept"}})).size(), 1u);
   EXPECT_EQ(Problems("/slurmdb/v0.0.42/accounts", "accounts", with), "");
 
-  const Json users = UsersJson(reply, {});
+  const Json users = Read(UsersJson(reply, {}));
   ASSERT_EQ(users.size(), 2u);
   EXPECT_EQ(users[0], Json::parse(R"({"name": "alice", "administrator_level": ["None"],
                                       "default": {"account": "physics"}})"));
   EXPECT_EQ(users[1]["administrator_level"], Json::array({"Operator"}));
-  const Json alice = UserJson(reply, reply.users(0), /*with_assocs=*/true);
+  const Json alice = Read(UserJson(reply, reply.users(0), /*with_assocs=*/true));
   ASSERT_EQ(alice["associations"].size(), 2u);
   EXPECT_EQ(alice["associations"][1]["partition"], "gpu");
-  EXPECT_EQ(UsersJson(reply, {{"admin_level", "operator"}}).size(), 1u);
-  EXPECT_EQ(UsersJson(reply, {{"default_account", "physics"}})[0]["name"], "alice");
-  EXPECT_EQ(Problems("/slurmdb/v0.0.42/users", "users", UsersJson(reply, {{"with_assocs", "1"}})),
-            "");
+  EXPECT_EQ(Read(UsersJson(reply, {{"admin_level", "operator"}})).size(), 1u);
+  EXPECT_EQ(Read(UsersJson(reply, {{"default_account", "physics"}}))[0]["name"], "alice");
+  EXPECT_EQ(
+      Problems("/slurmdb/v0.0.42/users", "users", Read(UsersJson(reply, {{"with_assocs", "1"}}))),
+      "");
 }
 
 TEST(AccountsJsonTest, QosLimitsIncludingGpusInSlurmsPlaces) {
@@ -188,7 +196,7 @@ TEST(AccountsJsonTest, QosLimitsIncludingGpusInSlurmsPlaces) {
   gpu->mutable_max_tres_run_mins_per_user()->set_gpu(300);
   gpu->mutable_max_tres_mins_per_job()->set_cpu(1000);
   gpu->mutable_grp_tres_mins()->set_gpu(10000);
-  const Json list = QosListJson(reply, {});
+  const Json list = Read(QosListJson(reply, {}));
   ASSERT_EQ(list.size(), 2u);
   EXPECT_EQ(list[0]["limits"]["max"]["jobs"]["active_jobs"]["per"]["user"]["infinite"], true);
   EXPECT_EQ(list[0]["preempt"]["mode"], Json::array({"DISABLED"}));
@@ -212,8 +220,8 @@ TEST(AccountsJsonTest, QosLimitsIncludingGpusInSlurmsPlaces) {
   EXPECT_EQ(max["tres"]["minutes"]["per"]["job"][0]["type"], "cpu");
   EXPECT_EQ(max["tres"]["minutes"]["total"][0]["count"], 10000);
   EXPECT_EQ(q["preempt"], Json::parse(R"({"list": ["normal"], "mode": ["REQUEUE"]})"));
-  EXPECT_EQ(QosListJson(reply, {{"name", "GPU4"}}).size(), 1u);
-  EXPECT_EQ(QosListJson(reply, {{"id", "1"}})[0]["name"], "normal");
+  EXPECT_EQ(Read(QosListJson(reply, {{"name", "GPU4"}})).size(), 1u);
+  EXPECT_EQ(Read(QosListJson(reply, {{"id", "1"}}))[0]["name"], "normal");
   EXPECT_EQ(Problems("/slurmdb/v0.0.42/qos", "qos", list), "");
 }
 
@@ -231,7 +239,7 @@ TEST(AccountsJsonTest, TheClustersTresWithTheirTotals) {
     tres->set_name(name);
     tres->set_count(count);
   }
-  const Json tres = ClusterTresJson(report);
+  const Json tres = Read(ClusterTresJson(report));
   ASSERT_EQ(tres.size(), 7u);
   EXPECT_EQ(tres[0], Json::parse(R"({"type": "cpu", "name": "", "id": 1, "count": 16})"));
   EXPECT_EQ(tres[1]["count"], 32768);

@@ -29,7 +29,7 @@ HttpResponse Account(RestCall& call) {
     if (account.name() != name) continue;
     const bool with_assocs = QueryFlag(call.request.query, "with_assocs");
     return SlurmdbAnswer(call,
-                         {{"accounts", Json::array({AccountJson(reply, account, with_assocs)})}});
+                         {{"accounts", Json::Array({AccountJson(reply, account, with_assocs)})}});
   }
   return SlurmdbFoundNothing(call, "accounts", "slurmdb_accounts_get");
 }
@@ -54,7 +54,7 @@ HttpResponse User(RestCall& call) {
   for (const v1::UserInfo& user : reply.users()) {
     if (user.name() != name) continue;
     const bool with_assocs = QueryFlag(call.request.query, "with_assocs");
-    return SlurmdbAnswer(call, {{"users", Json::array({UserJson(reply, user, with_assocs)})}});
+    return SlurmdbAnswer(call, {{"users", Json::Array({UserJson(reply, user, with_assocs)})}});
   }
   return SlurmdbFoundNothing(call, "users", "slurmdb_users_get");
 }

@@ -19,15 +19,17 @@ namespace skiff::restd {
 namespace {
 
 Json WarningsJson(const std::vector<std::string>& warnings, const std::string& source) {
-  Json list = Json::array();
+  Json list = Json::Array();
   for (const std::string& warning : warnings) {
-    list.push_back({{"description", warning}, {"source", source}});
+    list.Push({{"description", warning}, {"source", source}});
   }
   return list;
 }
 
-absl::StatusOr<Json> BodyOf(const RestCall& call) {
-  Json body = Json::parse(call.request.body, nullptr, /*allow_exceptions=*/false);
+// The request's body, read (nlohmann reads; client::Json writes the answer).
+absl::StatusOr<nlohmann::json> BodyOf(const RestCall& call) {
+  nlohmann::json body =
+      nlohmann::json::parse(call.request.body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
     return absl::InvalidArgumentError("the body must be a JSON object");
   }
@@ -70,10 +72,10 @@ HttpResponse PlainWrite(RestCall& call, const absl::StatusOr<SlurmdbWrite>& writ
 
 // A POST whose body is read against the account tree as it is now.
 HttpResponse PostOverAccounts(RestCall& call,
-                              absl::StatusOr<SlurmdbWrite> (*read)(const Json&,
+                              absl::StatusOr<SlurmdbWrite> (*read)(const nlohmann::json&,
                                                                    const v1::GetAccountsReply&),
                               const std::string& source) {
-  absl::StatusOr<Json> body = BodyOf(call);
+  absl::StatusOr<nlohmann::json> body = BodyOf(call);
   if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
   v1::GetAccountsReply now;
   if (absl::Status s = AccountsNow(call, &now); !s.ok()) return SlurmdbFailure(call, s, "");
@@ -91,7 +93,7 @@ HttpResponse PostAssociations(RestCall& call) {
 }
 
 HttpResponse PostQos(RestCall& call) {
-  absl::StatusOr<Json> body = BodyOf(call);
+  absl::StatusOr<nlohmann::json> body = BodyOf(call);
   if (!body.ok()) return SlurmdbFailure(call, body.status(), "");
   v1::GetQosReply now;
   if (absl::Status s = call.Call(&v1::Ctld::Stub::GetQos, v1::GetQosRequest(), &now); !s.ok()) {
@@ -103,16 +105,9 @@ HttpResponse PostQos(RestCall& call) {
 // accounts_association and users_association: one add, reported as
 // slurmdbd's text (`key`: "added_accounts", "added_users").
 HttpResponse AddWithAssociations(RestCall& call, const std::string& key, bool users) {
-  absl::StatusOr<Json> body = BodyOf(call);
-  const Json no_text = {{key, ""}};
+  absl::StatusOr<nlohmann::json> body = BodyOf(call);
   auto failure = [&](const absl::Status& status) {
-    HttpResponse response = SlurmdbFailure(call, status, "");
-    Json answer = Json::parse(response.body, nullptr, false);
-    if (answer.is_object()) {
-      answer[key] = "";
-      response.body = JsonText(answer);
-    }
-    return response;
+    return SlurmdbFailureWith(call, status, {{key, ""}});
   };
   if (!body.ok()) return failure(body.status());
   absl::StatusOr<SlurmdbWrite> write =
@@ -152,8 +147,8 @@ HttpResponse DeleteOne(RestCall& call, const std::string& list_key, const std::s
     }
     return SlurmdbFoundNothing(call, list_key, query);
   }
-  if (list_key.empty()) return SlurmdbAnswer(call, Json::object());
-  return SlurmdbAnswer(call, {{list_key, *removed}});
+  if (list_key.empty()) return SlurmdbAnswer(call, Json::Object());
+  return SlurmdbAnswer(call, {{list_key, Json::Strings(*removed)}});
 }
 
 HttpResponse DeleteAccount(RestCall& call) {
@@ -217,7 +212,7 @@ HttpResponse DeleteAssociations(RestCall& call) {
   if (absl::Status s = Apply(call, write); !s.ok()) {
     return SlurmdbFailure(call, s, "removed_associations");
   }
-  Json removed = Json::array();
+  Json removed = Json::Array();
   for (const v1::AssocKey& key : keys) {
     std::string parent;
     for (const v1::AssocInfo& assoc : now.assocs()) {
@@ -225,7 +220,7 @@ HttpResponse DeleteAssociations(RestCall& call) {
         parent = assoc.parent_account();
       }
     }
-    removed.push_back(RemovedAssociationText(now.cluster(), key, parent));
+    removed.Push(RemovedAssociationText(now.cluster(), key, parent));
   }
   return SlurmdbAnswer(call, {{"removed_associations", std::move(removed)}});
 }

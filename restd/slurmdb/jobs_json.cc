@@ -16,8 +16,6 @@
 namespace skiff::restd {
 namespace {
 
-using Json = nlohmann::json;
-
 // Slurm's states of records that have not ended: their exit codes are not
 // known yet.
 bool Ended(const std::string& state) {
@@ -68,11 +66,11 @@ Json StepJson(const v1::AcctJob& job, const v1::AcctStep& step, const SlurmdbJob
     time["system"] = CpuTime(step.system_cpu_usec());
     time["total"] = CpuTime(step.user_cpu_usec() + step.system_cpu_usec());
   }
-  Json nodes = {{"count", step.num_nodes()}, {"range", step.node_list()}, {"list", Json::array()}};
+  Json nodes = {{"count", step.num_nodes()}, {"range", step.node_list()}, {"list", Json::Array()}};
   if (!step.node_list().empty()) {
     if (absl::StatusOr<std::vector<std::string>> names = ExpandHostlist(step.node_list());
         names.ok()) {
-      nodes["list"] = *names;
+      nodes["list"] = Json::Strings(*names);
     }
   }
   Json tres = {{"allocated", TresList(TresCountsOf(step.alloc_tres()))}};
@@ -88,7 +86,7 @@ Json StepJson(const v1::AcctJob& job, const v1::AcctStep& step, const SlurmdbJob
       {"exit_code", ExitCode(ended, step.exit_code(), step.exit_signal())},
       {"nodes", std::move(nodes)},
       {"tasks", {{"count", step.ntasks()}}},
-      {"state", Json::array({step.state()})},
+      {"state", Json::Array({step.state()})},
       {"step", {{"id", absl::StrCat(job.job_id(), ".", step.step_id())}, {"name", step.name()}}},
       {"tres", std::move(tres)}};
 }
@@ -157,8 +155,8 @@ Json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context) {
     time["system"] = CpuTime(system_usec);
     time["total"] = CpuTime(user_usec + system_usec);
   }
-  Json steps = Json::array();
-  for (const v1::AcctStep& step : job.steps()) steps.push_back(StepJson(job, step, context));
+  Json steps = Json::Array();
+  for (const v1::AcctStep& step : job.steps()) steps.Push(StepJson(job, step, context));
   Json out = {
       {"account", job.account()},
       {"comment", {{"job", job.comment()}}},
@@ -189,7 +187,7 @@ Json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context) {
         {"memory_per_node", job.req_mem_per_cpu() ? NoNumber() : Number(job.req_mem_mb())}}},
       {"restart_cnt", job.restart_count()},
       {"state",
-       {{"current", Json::array({job.state()})},
+       {{"current", Json::Array({job.state()})},
         {"reason", job.reason().empty() ? "None" : job.reason()}}},
       {"steps", std::move(steps)},
       {"tres",

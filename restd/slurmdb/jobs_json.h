@@ -4,7 +4,7 @@
 // MCS, heterogeneous jobs, energy, CPU frequency, the batch script) are left
 // out rather than given made-up values; the schema requires none of them.
 //
-// Pure; thread-safe.
+// Written as client::Json, restd's one writer. Pure; thread-safe.
 #ifndef SKIFF_RESTD_SLURMDB_JOBS_JSON_H_
 #define SKIFF_RESTD_SLURMDB_JOBS_JSON_H_
 
@@ -13,8 +13,8 @@
 #include <map>
 #include <string>
 
+#include "client/json_writer.h"
 #include "common/assoc_key.h"
-#include "nlohmann/json.hpp"
 #include "proto/accounting.pb.h"
 #include "proto/ctld.pb.h"
 
@@ -36,7 +36,7 @@ std::map<AssocKey, uint64_t> AssocIdsOf(const v1::GetAccountsReply& accounts);
 // that do not parse are left out.
 std::map<std::string, int64_t> TresCountsOf(const std::string& text);
 
-nlohmann::json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context);
+client::Json SlurmdbJobJson(const v1::AcctJob& job, const SlurmdbJobContext& context);
 
 }  // namespace skiff::restd
 

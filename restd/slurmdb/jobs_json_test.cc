@@ -12,6 +12,9 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A record as a reader sees it.
+Json Read(const client::Json& record) { return Json::parse(record.Text()); }
+
 const Json& Document() { return SlurmOpenapiDocument("v0.0.42"); }
 
 std::string Problems(const Json& jobs) {
@@ -101,7 +104,7 @@ v1::AcctJob CompletedGpuJob() {
 }
 
 TEST(SlurmdbJobJsonTest, AFinishedJobHasSlurmsFieldsAndUnits) {
-  const Json job = SlurmdbJobJson(CompletedGpuJob(), Context());
+  const Json job = Read(SlurmdbJobJson(CompletedGpuJob(), Context()));
   EXPECT_EQ(job["job_id"], 42);
   EXPECT_EQ(job["name"], "train");
   EXPECT_EQ(job["user"], "alice");
@@ -170,7 +173,7 @@ TEST(SlurmdbJobJsonTest, PendingCancelledAndArrayRecords) {
   pending.set_req_mem_per_cpu(true);
   pending.set_req_tres("billing=1,cpu=1,mem=100M,node=1");
   pending.set_reason("Priority");
-  const Json p = SlurmdbJobJson(pending, Context());
+  const Json p = Read(SlurmdbJobJson(pending, Context()));
   EXPECT_EQ(p["nodes"], "None assigned");
   EXPECT_EQ(p["exit_code"]["status"], Json::array({"PENDING"}));
   EXPECT_EQ(p["time"]["elapsed"], 0);
@@ -192,7 +195,7 @@ TEST(SlurmdbJobJsonTest, PendingCancelledAndArrayRecords) {
   cancelled.set_cancelled_by(0);
   cancelled.set_partition("cpu");
   cancelled.clear_steps();
-  const Json c = SlurmdbJobJson(cancelled, Context());
+  const Json c = Read(SlurmdbJobJson(cancelled, Context()));
   EXPECT_EQ(c["kill_request_user"], "root");
   EXPECT_EQ(c["association"]["id"], 7);  // the user's association for every partition
   EXPECT_EQ(c["association"]["partition"], "");
@@ -202,7 +205,7 @@ TEST(SlurmdbJobJsonTest, PendingCancelledAndArrayRecords) {
   running.set_state("RUNNING");
   running.set_end_time(0);
   running.set_suspended(100);
-  const Json r = SlurmdbJobJson(running, Context());
+  const Json r = Read(SlurmdbJobJson(running, Context()));
   EXPECT_EQ(r["time"]["elapsed"], kNow - 1760000040 - 100);
   EXPECT_EQ(r["exit_code"]["status"], Json::array({"PENDING"}));
   EXPECT_EQ(Problems(Json::array({p, c, r})), "");

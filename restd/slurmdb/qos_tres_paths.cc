@@ -28,7 +28,7 @@ HttpResponse OneQos(RestCall& call) {
     return SlurmdbFailure(call, s, "qos");
   }
   for (const v1::QosInfo& qos : reply.qos()) {
-    if (qos.name() == name) return SlurmdbAnswer(call, {{"qos", Json::array({QosJson(qos)})}});
+    if (qos.name() == name) return SlurmdbAnswer(call, {{"qos", Json::Array({QosJson(qos)})}});
   }
   return SlurmdbFoundNothing(call, "qos", "slurmdb_qos_get");
 }

@@ -1,14 +1,6 @@
 #include "restd/slurmdb/slurmdb_paths.h"
 
 namespace skiff::restd {
-namespace {
-
-void NameSlurmdbPlugin(Json& body) {
-  body["meta"]["plugin"]["type"] = "openapi/slurmdbd";
-  body["meta"]["plugin"]["name"] = "Slurm OpenAPI slurmdbd";
-}
-
-}  // namespace
 
 void AddSlurmdbPaths(Router& router) {
   AddJobsPaths(router);
@@ -18,43 +10,33 @@ void AddSlurmdbPaths(Router& router) {
 }
 
 Json SlurmdbMeta(const RestCall& call) {
-  Json body = {{"meta", Meta(call)}};
-  NameSlurmdbPlugin(body);
-  return body["meta"];
+  Json meta = Meta(call);
+  meta["plugin"]["type"] = "openapi/slurmdbd";
+  meta["plugin"]["name"] = "Slurm OpenAPI slurmdbd";
+  return meta;
 }
 
 HttpResponse SlurmdbAnswer(const RestCall& call, Json body) {
-  // Answer()'s envelope, with this plugin's meta (Answer() would write
-  // slurmctld's over it).
-  body["meta"] = Meta(call);
-  NameSlurmdbPlugin(body);
-  if (!body.contains("errors")) body["errors"] = Json::array();
-  if (!body.contains("warnings")) body["warnings"] = Json::array();
-  HttpResponse response;
-  response.body = JsonText(body);
-  return response;
+  return AnswerWithMeta(SlurmdbMeta(call), std::move(body));
 }
 
 HttpResponse SlurmdbFoundNothing(const RestCall& call, const std::string& list_key,
                                  const std::string& query) {
   return SlurmdbAnswer(
-      call, {{list_key, Json::array()},
+      call, {{list_key, Json::Array()},
              {"warnings",
-              Json::array({{{"description", query + "() found nothing"}, {"source", query}}})}});
+              Json::Array({{{"description", query + "() found nothing"}, {"source", query}}})}});
 }
 
 HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
                             const std::string& list_key) {
-  // An error body is small: read Failure()'s back, rename the plugin and add
-  // the empty list.
-  HttpResponse response = Failure(call, status);
-  Json body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_object()) {
-    NameSlurmdbPlugin(body);
-    if (!list_key.empty()) body[list_key] = Json::array();
-    response.body = JsonText(body);
-  }
-  return response;
+  Json body = Json::Object();
+  if (!list_key.empty()) body.Add(list_key, Json::Array());
+  return SlurmdbFailureWith(call, status, std::move(body));
+}
+
+HttpResponse SlurmdbFailureWith(const RestCall& call, const absl::Status& status, Json body) {
+  return FailureWithMeta(SlurmdbMeta(call), status, std::move(body));
 }
 
 }  // namespace skiff::restd

@@ -48,6 +48,8 @@ HttpResponse SlurmdbAnswer(const RestCall& call, Json body);
 Json SlurmdbMeta(const RestCall& call);
 HttpResponse SlurmdbFailure(const RestCall& call, const absl::Status& status,
                             const std::string& list_key);
+// The same with what else `body` holds (an empty "added_users" text, ...).
+HttpResponse SlurmdbFailureWith(const RestCall& call, const absl::Status& status, Json body);
 // 200, `list_key` empty and slurmrestd's warning that `query` ("slurmdb_jobs_get")
 // found nothing: what slurmrestd answers for a name or id it has no record of.
 HttpResponse SlurmdbFoundNothing(const RestCall& call, const std::string& list_key,
