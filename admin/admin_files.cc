@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/daemon.h"
+#include "common/join/join_token.h"
 
 extern char** environ;
 
@@ -74,6 +75,19 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string Under(const std::string& root, const std::string& path) {
+  return root.empty() ? path : absl::StrCat(root, path);
+}
+
+absl::StatusOr<std::string> NewMungeKey() {
+  constexpr size_t kMungeKeyBytes = 1024;
+  std::string bytes(kMungeKeyBytes, '\0');
+  if (!SystemRandomBytes()(reinterpret_cast<unsigned char*>(&bytes[0]), bytes.size())) {
+    return absl::InternalError("no random bytes for the munge key");
+  }
+  return bytes;
 }
 
 bool PathExists(const std::string& path) {

@@ -29,6 +29,13 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
 bool PathExists(const std::string& path);
 
+// `path` under the tests' --root prefix ("" leaves it as is).
+std::string Under(const std::string& root, const std::string& path);
+
+// A new munge key: 1024 bytes from the kernel's CSPRNG, as munge's own
+// create-munge-key makes. Internal when there are none.
+absl::StatusOr<std::string> NewMungeKey();
+
 // The short host name (up to the first '.').
 std::string ShortHostname();
 

@@ -7,6 +7,7 @@
 
 #include "admin/init_command.h"
 #include "admin/join_command.h"
+#include "admin/node_key.h"
 #include "admin/token_commands.h"
 #include "common/config/config.h"
 
@@ -45,6 +46,40 @@ TEST(AdminTest, NodedDefaultsCarryTheConfServerAndDynamicFlag) {
   d.port = 0;
   d.conf_cache.clear();
   EXPECT_EQ(NodedOptionsOf(NodedDefaultsText(d)), "--conf-server head:6817 -N n3 -Z");
+  d.node_key = "/etc/skiff/node.key";
+  EXPECT_EQ(NodedOptionsOf(NodedDefaultsText(d)),
+            "--conf-server head:6817 -N n3 -Z --node-key /etc/skiff/node.key");
+}
+
+TEST(AdminTest, NodeKeyFileReadsBackWhatJoinWrote) {
+  NodeKeyFile file;
+  file.controller = "head:6820";
+  file.pin = std::string(64, 'c');
+  file.node_name = "n3";
+  file.node_key = std::string(32, 'k');
+  file.munge_key = "/etc/munge/munge.key";
+  file.munge_restart = {"/usr/bin/systemctl", "restart", "munge"};
+  const std::string text = FormatNodeKeyFile(file);
+  EXPECT_NE(text.find("# Written by `skiff join`"), std::string::npos);
+  absl::StatusOr<NodeKeyFile> back = ParseNodeKeyFile(text, "/etc/skiff/node.key");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->controller, "head:6820");
+  EXPECT_EQ(back->pin, file.pin);
+  EXPECT_EQ(back->node_name, "n3");
+  EXPECT_EQ(back->node_key, file.node_key);
+  EXPECT_EQ(back->munge_key, "/etc/munge/munge.key");
+  EXPECT_EQ(back->munge_restart, file.munge_restart);
+  // --no-start: no restart command.
+  file.munge_restart.clear();
+  EXPECT_TRUE(ParseNodeKeyFile(FormatNodeKeyFile(file), "f")->munge_restart.empty());
+  // A missing key, an unknown one, a line without '=': named.
+  EXPECT_EQ(
+      ParseNodeKeyFile("controller=h:1\npin=p\nnode=n\nmunge_key=/k\n", "F").status().message(),
+      "F: no node_key= (join again)");
+  EXPECT_EQ(ParseNodeKeyFile("colour=red\n", "F").status().message(),
+            "F line 1: unknown key 'colour'");
+  EXPECT_EQ(ParseNodeKeyFile("# a comment\n\njunk\n", "F").status().message(),
+            "F line 3: not KEY=VALUE");
 }
 
 TEST(AdminTest, PinMismatchSaysSoAndThatNothingWasSent) {
@@ -214,6 +249,27 @@ TEST_F(ReadJoinTokenTest, AFileMustBePrivateRegularAndSmall) {
   source.file = dir_ + "/none";
   EXPECT_EQ(ReadJoinToken(source, Stdin("")).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// The node key proves the node and says where its controller is: only a
+// private, regular file of the caller's is read.
+TEST_F(ReadJoinTokenTest, ANodeKeyFileMustBePrivateAndRegular) {
+  NodeKeyFile file;
+  file.controller = "head:6820";
+  file.pin = std::string(64, 'c');
+  file.node_name = "n3";
+  file.node_key = std::string(32, 'k');
+  file.munge_key = "/etc/munge/munge.key";
+  const std::string path = File("node.key", FormatNodeKeyFile(file), 0600);
+  EXPECT_EQ(ReadNodeKeyFile(path)->node_key, file.node_key);
+  const std::string open_file = File("open.key", FormatNodeKeyFile(file), 0644);
+  EXPECT_NE(ReadNodeKeyFile(open_file).status().message().find("may be read or replaced by others"),
+            absl::string_view::npos);
+  ASSERT_EQ(symlink(path.c_str(), (dir_ + "/link.key").c_str()), 0);
+  EXPECT_NE(ReadNodeKeyFile(dir_ + "/link.key").status().message().find("symbolic link"),
+            absl::string_view::npos);
+  EXPECT_NE(ReadNodeKeyFile(dir_ + "/none").status().message().find("did not join"),
+            absl::string_view::npos);
 }
 
 TEST(AdminTest, TokenListShowsStates) {

@@ -15,11 +15,6 @@
 namespace skiff::cli {
 namespace {
 
-std::string Under(const std::string& root, const std::string& path) {
-  return root.empty() ? path : absl::StrCat(root, path);
-}
-
-constexpr int kMungeKeyBytes = 1024;
 // How long init waits for the ctld it started to answer.
 constexpr int kCtldStartSeconds = 60;
 
@@ -112,14 +107,12 @@ absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& r
   absl::StatusOr<std::string> key = ReadWholeFile(key_path);
   if (!key.ok() && key.status().code() != absl::StatusCode::kNotFound) return key.status();
   if (!key.ok()) {
-    std::string bytes(kMungeKeyBytes, '\0');
-    if (!SystemRandomBytes()(reinterpret_cast<unsigned char*>(&bytes[0]), bytes.size())) {
-      return absl::InternalError("no random bytes for the munge key");
-    }
-    if (absl::Status s = WriteFileAtomic(key_path, bytes, 0400, UserIds("munge")); !s.ok()) {
+    absl::StatusOr<std::string> bytes = NewMungeKey();
+    if (!bytes.ok()) return bytes.status();
+    if (absl::Status s = WriteFileAtomic(key_path, *bytes, 0400, UserIds("munge")); !s.ok()) {
       return s;
     }
-    key = bytes;
+    key = *bytes;
     absl::StrAppend(&out, "Made a new munge key, ", key_path, ".\n");
   }
   // ctld runs as SlurmUser and cannot read munge's file: its own copy, to hand

@@ -17,8 +17,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "admin/node_key.h"
 #include "common/join/join_token.h"
-#include "common/join/tls.h"
 #include "common/rpc/status.h"
 #include "noded/hardware.h"
 #include "noded/nvml.h"
@@ -34,48 +34,6 @@ using noded::DetectNvmlGpus;
 using noded::Hardware;
 using noded::NodeGres;
 
-absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port) {
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", std::string(text), "' is not HOST[:PORT]: ", std::string(why)));
-  };
-  HostPort out;
-  absl::string_view port_text;
-  if (absl::StartsWith(text, "[")) {
-    const size_t end = text.find(']');
-    if (end == absl::string_view::npos) return bad("no ']'");
-    out.host = std::string(text.substr(1, end - 1));
-    absl::string_view rest = text.substr(end + 1);
-    if (!rest.empty()) {
-      if (rest[0] != ':') return bad("text after ']'");
-      port_text = rest.substr(1);
-      if (port_text.empty()) return bad("no port after ':'");
-    }
-  } else {
-    const size_t colon = text.find(':');
-    if (colon != absl::string_view::npos && text.find(':', colon + 1) != absl::string_view::npos) {
-      return bad("write an IPv6 address as [ADDR]:PORT");
-    }
-    out.host = std::string(text.substr(0, colon));
-    if (colon != absl::string_view::npos) {
-      port_text = text.substr(colon + 1);
-      if (port_text.empty()) return bad("no port after ':'");
-    }
-  }
-  if (out.host.empty()) return bad("no host");
-  out.port = default_port;
-  if (!port_text.empty() &&
-      (!absl::SimpleAtoi(port_text, &out.port) || out.port < 1 || out.port > 65535)) {
-    return bad("the port is not a number from 1 to 65535");
-  }
-  return out;
-}
-
-std::string FormatHostPort(const std::string& host, int port) {
-  return host.find(':') != std::string::npos ? absl::StrCat("[", host, "]:", port)
-                                             : absl::StrCat(host, ":", port);
-}
-
 std::string NodedDefaultsText(const NodedDefaults& d) {
   std::vector<std::string> words = {"--conf-server", d.conf_server, "-N", d.node_name, "-Z"};
   if (d.port != 0) {
@@ -85,6 +43,10 @@ std::string NodedDefaultsText(const NodedDefaults& d) {
   if (!d.conf_cache.empty()) {
     words.push_back("--conf-cache");
     words.push_back(d.conf_cache);
+  }
+  if (!d.node_key.empty()) {
+    words.push_back("--node-key");
+    words.push_back(d.node_key);
   }
   return absl::StrCat(
       "# Written by `skiff join`: this node joined cluster ", d.cluster_name, " as ", d.node_name,
@@ -101,18 +63,6 @@ std::string NodedOptionsOf(const std::string& text) {
   if (start == std::string::npos) return "";
   const size_t end = text.find('"', start + key.size());
   return text.substr(start + key.size(), end == std::string::npos ? end : end - start - key.size());
-}
-
-absl::Status CheckPin(const std::string& presented, const std::string& expected,
-                      const std::string& where) {
-  if (ConstantTimeEquals(presented, expected)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      "the controller at ", where,
-      " presented a certificate that does not match the join "
-      "token's pin (its key's SHA-256 is ",
-      presented, ", the token expects ", expected,
-      "): certificate pin mismatch, nothing was sent. Check the address, or create a new token "
-      "on the controller (skiff token create)"));
 }
 
 namespace {
@@ -195,10 +145,6 @@ absl::StatusOr<std::string> TokenFromFile(const std::string& path) {
   absl::StatusOr<std::string> text = ReadTokenText(fd, false, path);
   close(fd);
   return text;
-}
-
-std::string Under(const std::string& root, const std::string& path) {
-  return root.empty() ? path : absl::StrCat(root, path);
 }
 
 std::string GresSummary(const v1::JoinRequest& request) {
@@ -286,34 +232,16 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
     }
   }
 
-  // The certificate first, trusting nothing; the token goes only to a server
-  // that holds the pinned key.
-  absl::StatusOr<std::string> cert =
-      FetchPeerCertificate(target->host, target->port, options.timeout_seconds);
-  if (!cert.ok()) return cert.status();
-  absl::StatusOr<std::string> pin = PublicKeyPin(*cert);
-  if (!pin.ok()) return pin.status();
-  if (absl::Status s = CheckPin(*pin, token->pin, where); !s.ok()) return s;
-
-  grpc::SslCredentialsOptions tls;
-  tls.pem_root_certs = *cert;  // the only certificate this channel trusts
-  grpc::ChannelArguments args;
-  args.SetSslTargetNameOverride(kJoinTlsName);
-  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(
-      FormatHostPort(target->host, target->port), grpc::SslCredentials(tls), args);
-  std::unique_ptr<v1::Join::Stub> stub = v1::Join::NewStub(channel);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      OpenPinnedJoinChannel(*target, token->pin, options.timeout_seconds);
+  if (!channel.ok()) return channel.status();
+  std::unique_ptr<v1::Join::Stub> stub = v1::Join::NewStub(*channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::seconds(options.timeout_seconds));
   v1::JoinReply reply;
-  grpc::Status status = stub->Join(&context, request, &reply);
-  if (!status.ok()) {
-    if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot reach the controller at ", where, ": ", status.error_message()));
-    }
-    return FromGrpcStatus(status);
+  if (absl::Status s = JoinCallStatus(stub->Join(&context, request, &reply), where); !s.ok()) {
+    return s;
   }
   if (reply.munge_key().empty()) {
     return absl::InternalError("the controller answered without a munge key");
@@ -326,7 +254,26 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
       !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("installing the munge key: ", s.message()));
   }
+  // The node's own key, root's alone: with it the node fetches the munge key
+  // again once `skiff node remove` has replaced it.
+  if (reply.node_key().empty()) {
+    return absl::InternalError("the controller answered without a node key");
+  }
+  NodeKeyFile node_key;
+  node_key.controller = where;
+  node_key.pin = token->pin;
+  node_key.node_name = node_name;
+  node_key.node_key = reply.node_key();
+  node_key.munge_key = key_path;
+  // An absolute path: noded runs it without a PATH search.
+  if (options.start) node_key.munge_restart = {"/usr/bin/systemctl", "restart", "munge"};
+  const std::string node_key_path =
+      options.node_key_file.empty() ? Under(options.root, kNodeKeyPath) : options.node_key_file;
+  if (absl::Status s = WriteFileAtomic(node_key_path, FormatNodeKeyFile(node_key), 0600); !s.ok()) {
+    return s;
+  }
   NodedDefaults defaults;
+  defaults.node_key = node_key_path;
   defaults.cluster_name = reply.cluster_name();
   defaults.node_name = node_name;
   defaults.conf_server = FormatHostPort(target->host, reply.ctld_port());
@@ -340,10 +287,11 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   if (absl::Status s = WriteFileAtomic(defaults_path, NodedDefaultsText(defaults), 0644); !s.ok()) {
     return s;
   }
-  std::string out = absl::StrCat("Joined cluster ", reply.cluster_name(), " as node ", node_name,
-                                 " (CPUs=", hw.cpus, " RealMemory=", hw.real_memory_mb,
-                                 " Gres=", GresSummary(request), ", reached at ", reply.node_addr(),
-                                 ").\n", "Wrote ", key_path, " and ", defaults_path, ".\n");
+  std::string out =
+      absl::StrCat("Joined cluster ", reply.cluster_name(), " as node ", node_name,
+                   " (CPUs=", hw.cpus, " RealMemory=", hw.real_memory_mb,
+                   " Gres=", GresSummary(request), ", reached at ", reply.node_addr(), ").\n",
+                   "Wrote ", key_path, ", ", node_key_path, " and ", defaults_path, ".\n");
   if (!options.start) {
     absl::StrAppend(&out,
                     "Not started (--no-start): run `systemctl restart munge` and "

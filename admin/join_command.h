@@ -1,8 +1,8 @@
 // `skiff join HOST[:PORT]` (docs/decisions.md, "Init and join"): on a node,
 // take the join token from standard input, a file or SKIFF_JOIN_TOKEN (never
 // the command line), check the controller's certificate against the token's
-// pin, join over TLS, then install the munge key and noded's configless
-// settings and start munge and noded.
+// pin, join over TLS, then install the munge key, the node's own key
+// (node_key.h) and noded's configless settings and start munge and noded.
 #ifndef SKIFF_ADMIN_JOIN_COMMAND_H_
 #define SKIFF_ADMIN_JOIN_COMMAND_H_
 
@@ -12,23 +12,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "admin/admin_files.h"
+#include "admin/join_channel.h"
 
 namespace skiff::cli {
 
-// ctld's join port when HOST has no :PORT (and `skiff init`'s join_port).
-inline constexpr int kDefaultJoinPort = 6820;
 // Where noded keeps its fetched config when nothing says otherwise (noded's own default).
 inline constexpr char kNodedConfCache[] = "/var/spool/skiff/conf-cache";
-
-struct HostPort {
-  std::string host;
-  int port = 0;
-};
-// "head", "head:6820", "10.0.0.1:6820", "[fd00::1]:6820". InvalidArgument
-// names the text.
-absl::StatusOr<HostPort> ParseHostPort(absl::string_view text, int default_port);
-// "head:6820", "[fd00::1]:6820".
-std::string FormatHostPort(const std::string& host, int port);
 
 // /etc/default/skiff-noded for a node that joined: NODED_OPTIONS, which
 // skiff-noded.service passes to noded.
@@ -38,15 +27,11 @@ struct NodedDefaults {
   std::string conf_server;  // HOST:SlurmctldPort
   int port = 0;             // noded's port; 0 = SlurmdPort
   std::string conf_cache;   // empty = noded's default
+  std::string node_key;     // the node key file (node_key.h): noded renews the munge key with it
 };
 std::string NodedDefaultsText(const NodedDefaults& defaults);
 // The NODED_OPTIONS words of a file NodedDefaultsText wrote (tests start noded with them).
 std::string NodedOptionsOf(const std::string& defaults_text);
-
-// OK when the certificate the controller presented has the token's pin; else
-// FailedPrecondition saying both and that nothing was sent.
-absl::Status CheckPin(const std::string& presented, const std::string& expected,
-                      const std::string& where);
 
 // Where `skiff join` takes its token from. Never its command line: every user
 // of the machine can read a process's arguments (/proc/PID/cmdline) while it
@@ -80,6 +65,7 @@ struct JoinOptions {
   std::string root;           // prefix for every path below (tests)
   std::string munge_key;      // empty: ROOT/etc/munge/munge.key
   std::string defaults_file;  // empty: ROOT/etc/default/skiff-noded
+  std::string node_key_file;  // empty: ROOT/etc/skiff/node.key (node_key.h)
   std::string conf_cache;     // empty: noded's default (ROOT/var/spool/skiff/conf-cache with ROOT)
   std::string slurm_user = "skiff";  // the controller's SlurmUser: its uid here must be ctld's
   bool start = true;                 // restart munge and start skiff-noded with systemctl

@@ -5,6 +5,8 @@
 //   skiff join HOST[:PORT] [--token-file F | --token -] [-N NAME] [--no-start]
 //     (the token on standard input, in a file or in SKIFF_JOIN_TOKEN: never
 //     on the command line, where every user of the node can read it)
+//   skiff node remove NAME... [--keep-key]   (then a new munge key)
+//   skiff key rotate | skiff key fetch
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,9 +18,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "admin/init_command.h"
 #include "admin/join_command.h"
+#include "admin/key_commands.h"
 #include "admin/node_commands.h"
+#include "admin/node_key.h"
 #include "admin/token_commands.h"
 #include "common/join/join_token.h"
 #include "common/version.h"
@@ -120,24 +125,85 @@ int RunTokenCommand(const TokenFlags& token) {
 struct NodeFlags {
   CLI::App* remove = nullptr;
   std::vector<std::string> names;
-  std::string conf;
+  KeyRotateOptions rotate;
+  bool keep_key = false;
+  bool no_start = false;
 };
 
-void AddNode(CLI::App& app, NodeFlags& node) {
+// The flags of a new munge key, for `skiff key rotate` and `skiff node remove`.
+void AddRotateFlags(CLI::App* cmd, KeyRotateOptions& rotate, bool& no_start, std::string& root) {
+  cmd->add_option("-f,--conf", rotate.conf_path,
+                  "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  cmd->add_option("--munge-key", rotate.munge_key,
+                  "munged's key on this host (default /etc/munge/munge.key)");
+  cmd->add_flag("--no-start", no_start, "write the new key only; restart nothing");
+  cmd->add_option("--root", root, "this host's paths under this directory (tests)");
+}
+
+void AddNode(CLI::App& app, NodeFlags& node, std::string& root) {
   CLI::App* node_cmd = app.add_subcommand("node", "the cluster's joined nodes (operators)");
   node_cmd->require_subcommand(1);
   node.remove = node_cmd->add_subcommand(
       "remove",
       "take joined nodes out of the cluster, as scontrol delete NodeName= (stop skiff-noded on "
-      "them first; refused while one holds a job)");
+      "them first; refused while one holds a job), then give the cluster a new munge key the "
+      "removed nodes cannot fetch (on the head node, as root)");
   node.remove->add_option("names", node.names, "node names or lists (n[7-8])")->required();
-  node.remove->add_option("-f,--conf", node.conf,
-                          "skiff.conf (default: $SKIFF_CONF, /etc/skiff/skiff.conf)");
+  node.remove->add_flag("--keep-key", node.keep_key,
+                        "keep the munge key: the removed machines can still make credentials");
+  AddRotateFlags(node.remove, node.rotate, node.no_start, root);
 }
 
-int RunNodeCommand(const NodeFlags& node) {
-  if (absl::Status s = RemoveNodes(node.conf, node.names); !s.ok()) return Report(s);
-  return 0;
+int RunNodeCommand(NodeFlags& node, const std::string& root) {
+  if (absl::Status s = RemoveNodes(node.rotate.conf_path, node.names); !s.ok()) return Report(s);
+  printf("Removed %s from the cluster.\n", absl::StrJoin(node.names, " ").c_str());
+  if (node.keep_key) {
+    puts(
+        "Kept the munge key (--keep-key): the removed machines can still make credentials "
+        "every daemon accepts.");
+    return 0;
+  }
+  node.rotate.root = root;
+  node.rotate.start = !node.no_start;
+  return Print(RotateMungeKey(node.rotate, SystemCommandRunner()));
+}
+
+// `skiff key rotate|fetch`'s flags, as parsed.
+struct KeyFlags {
+  CLI::App* rotate = nullptr;
+  CLI::App* fetch = nullptr;
+  KeyRotateOptions rotate_options;
+  bool no_start = false;
+  std::string node_key;
+  int timeout_seconds = 10;
+};
+
+void AddKey(CLI::App& app, KeyFlags& key, std::string& root) {
+  CLI::App* key_cmd = app.add_subcommand("key", "the cluster's munge key (root)");
+  key_cmd->require_subcommand(1);
+  key.rotate = key_cmd->add_subcommand(
+      "rotate",
+      "on the head node: a new munge key, which joined nodes fetch with their node keys "
+      "(skiff node remove does this after removing)");
+  AddRotateFlags(key.rotate, key.rotate_options, key.no_start, root);
+  key.fetch = key_cmd->add_subcommand(
+      "fetch",
+      "on a joined node: fetch the cluster's munge key with this node's key and restart munge "
+      "when it changed (noded does this by itself when ctld refuses its credential)");
+  key.fetch->add_option("--node-key", key.node_key,
+                        "the node key file skiff join wrote (default /etc/skiff/node.key)");
+  key.fetch->add_option("--timeout", key.timeout_seconds, "seconds to wait for the controller")
+      ->capture_default_str();
+}
+
+int RunKeyCommand(KeyFlags& key, const std::string& root) {
+  if (key.fetch->parsed()) {
+    return Print(FetchMungeKeyCommand(key.node_key.empty() ? kNodeKeyPath : key.node_key,
+                                      key.timeout_seconds, SystemCommandRunner()));
+  }
+  key.rotate_options.root = root;
+  key.rotate_options.start = !key.no_start;
+  return Print(RotateMungeKey(key.rotate_options, SystemCommandRunner()));
 }
 
 // `skiff join`'s flags, as parsed.
@@ -206,15 +272,18 @@ int Run(int argc, char** argv) {
   TokenFlags token;
   JoinFlags join;
   NodeFlags node;
+  KeyFlags key;
   AddInit(app, init, root);
   AddToken(app, token);
   AddJoin(app, join, root);
-  AddNode(app, node);
+  AddNode(app, node, root);
+  AddKey(app, key, root);
   CLI11_PARSE(app, argc, argv);
   if (init.command->parsed()) return RunInitCommand(init, root);
   if (token.create->parsed() || token.list->parsed()) return RunTokenCommand(token);
   if (join.command->parsed()) return RunJoinCommand(join, root);
-  if (node.remove->parsed()) return RunNodeCommand(node);
+  if (node.remove->parsed()) return RunNodeCommand(node, root);
+  if (key.rotate->parsed() || key.fetch->parsed()) return RunKeyCommand(key, root);
   return 1;
 }
 

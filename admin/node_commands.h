@@ -1,8 +1,9 @@
 // `skiff node remove NAME...`: a node that joined leaves the cluster, as
 // `scontrol delete NodeName=` (ctld's DeleteNodes: operators only, refused
 // while the node holds or finishes a job, is reserved, or is defined in
-// skiff.conf). Every node shares the one munge key, so nothing is revoked:
-// docs/install.md says what an admin does about a machine no longer trusted.
+// skiff.conf). Every node shares the one munge key: `skiff node remove` then
+// replaces it (key_commands.h), and the removed node, whose node key went with
+// its record, cannot fetch the new one.
 #ifndef SKIFF_ADMIN_NODE_COMMANDS_H_
 #define SKIFF_ADMIN_NODE_COMMANDS_H_
 

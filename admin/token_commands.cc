@@ -68,6 +68,10 @@ absl::StatusOr<v1::ListJoinTokensReply> ListTokens(const std::string& conf_path)
   return Call(conf_path, 0, &v1::JoinTokens::Stub::ListJoinTokens, v1::ListJoinTokensRequest());
 }
 
+absl::StatusOr<v1::ReloadMungeKeyReply> ReloadCtldMungeKey(const std::string& conf_path) {
+  return Call(conf_path, 0, &v1::JoinTokens::Stub::ReloadMungeKey, v1::ReloadMungeKeyRequest());
+}
+
 std::string ShortDuration(int64_t seconds) {
   if (seconds < 0) seconds = 0;
   if (seconds < 120) return absl::StrCat(seconds, "s");

@@ -1,5 +1,6 @@
-// `skiff token create [--ttl]` and `skiff token list`: ctld's JoinTokens
-// service on its own port, with a munge credential (root and SlurmUser only).
+// `skiff token create [--ttl]`, `skiff token list` (and the reload of `skiff
+// key rotate`): ctld's JoinTokens service on its own port, with a munge
+// credential (root and SlurmUser only).
 #ifndef SKIFF_ADMIN_TOKEN_COMMANDS_H_
 #define SKIFF_ADMIN_TOKEN_COMMANDS_H_
 
@@ -17,6 +18,8 @@ namespace skiff::cli {
 absl::StatusOr<v1::CreateJoinTokenReply> CreateToken(const std::string& conf_path,
                                                      int64_t ttl_seconds, int wait_seconds = 0);
 absl::StatusOr<v1::ListJoinTokensReply> ListTokens(const std::string& conf_path);
+// ctld reads its copy of the munge key again (skiff key rotate).
+absl::StatusOr<v1::ReloadMungeKeyReply> ReloadCtldMungeKey(const std::string& conf_path);
 
 // What `skiff token create` prints: the command to run on each node.
 std::string FormatCreatedToken(const v1::CreateJoinTokenReply& reply, int64_t now);

@@ -309,6 +309,7 @@ class Controller {
   struct JoinSettings {
     std::string pin;               // SHA-256 of the join certificate's public key (tls.h)
     std::string munge_key;         // handed to nodes that join
+    std::string munge_key_path;    // where munge_key was read (ReloadMungeKey reads it again)
     std::string join_target;       // HOST:PORT of the join port, for printed commands
     std::set<uid_t> token_admins;  // who may create and list tokens (root, SlurmUser)
     std::string slurm_user;        // SlurmUser, whose uid a joining node must share
@@ -332,12 +333,26 @@ class Controller {
   // then the node's uid for SlurmUser when it sent one (FailedPrecondition
   // naming both uids), then the name (AlreadyExists "node name NAME is already
   // taken"); a refused join leaves the token unused. The token, marked used,
-  // and the node are stored in one transaction before the node is added to the
-  // configuration in force (Nodes=ALL partitions) and the node table. Returns
-  // the munge key. `node` carries name, hardware, address, port.
-  absl::StatusOr<std::string> JoinNode(const std::string& token_id, const std::string& secret,
-                                       NodeConfig node,
-                                       std::optional<uint32_t> node_slurm_user_uid = std::nullopt);
+  // the node and the hash of its new node key are stored in one transaction
+  // before the node is added to the configuration in force (Nodes=ALL
+  // partitions) and the node table. `node` carries name, hardware, address,
+  // port.
+  struct JoinedNode {
+    std::string munge_key;
+    std::string node_key;  // the node's own key (NewNodeKey), handed over once
+  };
+  absl::StatusOr<JoinedNode> JoinNode(const std::string& token_id, const std::string& secret,
+                                      NodeConfig node,
+                                      std::optional<uint32_t> node_slurm_user_uid = std::nullopt);
+  // Join.FetchMungeKey: the munge key now, for a joined node that proves
+  // itself with its node key (compared in constant time). PermissionDenied
+  // "node key is not valid for NAME" for any other name or key: a removed
+  // node's key went with it.
+  absl::StatusOr<std::string> FetchMungeKey(const std::string& node_name,
+                                            const std::string& node_key);
+  // `skiff key rotate` wrote a new key at munge_key_path: read it again and
+  // hand it out from now on. Root and SlurmUser only. Returns its SHA-256.
+  absl::StatusOr<std::string> ReloadMungeKey(const Caller& caller);
   // `scontrol delete NodeName=` and DELETE node/NAME: joined nodes leave the
   // cluster (their records go in one transaction, then the configuration in
   // force and the node table follow), as Slurm deletes dynamic nodes.
@@ -485,8 +500,11 @@ class Controller {
 
   // Init and join (controller_join.cc).
   absl::Mutex join_mu_ ABSL_ACQUIRED_BEFORE(commit_mu_);
-  std::optional<JoinSettings> join_;  // set before Start, then read only
+  std::optional<JoinSettings> join_;  // set before Start, then read only (munge_key: munge_key_)
   std::map<std::string, StoredJoinToken> join_tokens_ ABSL_GUARDED_BY(join_mu_);  // by id
+  std::string munge_key_ ABSL_GUARDED_BY(join_mu_);  // what joining nodes are handed
+  // Joined nodes' Sha256Hex(node key), by node name.
+  std::map<std::string, std::string> node_key_hashes_ ABSL_GUARDED_BY(join_mu_);
   // Nodes that joined, in join order; read and replaced with commit_mu_ held.
   std::vector<NodeConfig> joined_nodes_;
 

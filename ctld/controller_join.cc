@@ -4,6 +4,10 @@
 // force as UpdatePartition does (InstallConfig).
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/join/join_token.h"
@@ -63,9 +67,12 @@ absl::Status Controller::RecoverJoin() {
     if (!token.ok()) return token.status();
     tokens.emplace(id, *std::move(token));
   }
+  absl::StatusOr<std::map<std::string, std::string>> node_keys = store_.LoadRecords(kNodeKeyKind);
+  if (!node_keys.ok()) return node_keys.status();
   {
     absl::MutexLock join(&join_mu_);
     join_tokens_ = std::move(tokens);
+    node_key_hashes_ = *std::move(node_keys);
   }
   if (joined.empty()) return absl::OkStatus();
   std::vector<std::string> notes;
@@ -85,6 +92,10 @@ absl::Status Controller::RecoverJoin() {
 
 void Controller::EnableJoin(JoinSettings settings) {
   settings.token_admins.insert(0);
+  {
+    absl::MutexLock join(&join_mu_);
+    munge_key_ = settings.munge_key;
+  }
   join_ = std::move(settings);
 }
 
@@ -157,9 +168,9 @@ absl::StatusOr<std::vector<StoredJoinToken>> Controller::ListJoinTokens(const Ca
   return out;
 }
 
-absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
-                                                 const std::string& secret, NodeConfig node,
-                                                 std::optional<uint32_t> node_slurm_user_uid) {
+absl::StatusOr<Controller::JoinedNode> Controller::JoinNode(
+    const std::string& token_id, const std::string& secret, NodeConfig node,
+    std::optional<uint32_t> node_slurm_user_uid) {
   if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
   if (absl::Status s = CheckJoinRequest(token_id, node); !s.ok()) {
     // The message quotes what was sent escaped and cut short (QuotedForLog).
@@ -192,6 +203,9 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   if (node.cpus <= 0) {
     return absl::InvalidArgumentError(absl::StrCat("node ", node.name, " reported no CPUs"));
   }
+  absl::StatusOr<std::string> node_key = NewNodeKey(SystemRandomBytes());
+  if (!node_key.ok()) return node_key.status();
+  const std::string node_key_hash = Sha256Hex(*node_key);
   node.hostname = node.name;
   node.sockets = 1;
   node.cores_per_socket = node.cpus;
@@ -208,14 +222,17 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
     used.used = true;
     used.used_by = node.name;
     used.used_at = now;
-    // An acknowledgement means stored: the token's use and the node together.
+    // An acknowledgement means stored: the token's use, the node and its key
+    // together.
     if (absl::Status s = store_.Save({}, {{kJoinTokenKind, used.id, EncodeStoredJoinToken(used)},
-                                          {kDynamicNodeKind, node.name, EncodeDynamicNode(node)}});
+                                          {kDynamicNodeKind, node.name, EncodeDynamicNode(node)},
+                                          {kNodeKeyKind, node.name, node_key_hash}});
         !s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat("ctld could not store the joining node: ", s.message()));
     }
     token->second = used;
+    node_key_hashes_[node.name] = node_key_hash;
     joined_nodes_.push_back(node);
     file_config_ =
         std::make_shared<const SkiffConfig>(WithDynamicNodes(*file_config_, {node}, &notes));
@@ -225,14 +242,62 @@ absl::StatusOr<std::string> Controller::JoinNode(const std::string& token_id,
   logger_.info("NodeName={} joined with token {}: {}", node.name, token_id,
                EncodeDynamicNode(node));
   RequestSchedule();
-  return join_->munge_key;
+  return JoinedNode{munge_key_, *std::move(node_key)};
+}
+
+absl::StatusOr<std::string> Controller::FetchMungeKey(const std::string& node_name,
+                                                      const std::string& node_key) {
+  if (!join_) return absl::FailedPreconditionError("this controller does not take joining nodes");
+  if (absl::Status s = CheckJoinNodeName(node_name); !s.ok()) return s;
+  absl::MutexLock join(&join_mu_);
+  auto hash = node_key_hashes_.find(node_name);
+  if (hash == node_key_hashes_.end() || !ConstantTimeEquals(Sha256Hex(node_key), hash->second)) {
+    logger_.warn("munge key refused to NodeName={}: its node key is not valid (a removed node?)",
+                 node_name);
+    return absl::PermissionDeniedError(absl::StrCat(
+        "node key is not valid for ", node_name,
+        ": the node was removed from the cluster (skiff node remove), or joined before node keys; "
+        "join it again with a new token"));
+  }
+  logger_.info("NodeName={} fetched the munge key", node_name);
+  return munge_key_;
+}
+
+absl::StatusOr<std::string> Controller::ReloadMungeKey(const Caller& caller) {
+  if (!join_) {
+    return absl::FailedPreconditionError(
+        "this controller takes no joining nodes (no SlurmctldParameters=join_port): nothing "
+        "hands them a key");
+  }
+  if (join_->token_admins.count(caller.uid) == 0) {
+    return absl::PermissionDeniedError(
+        "Access/permission denied: only root and SlurmUser may replace the munge key");
+  }
+  // Read outside every lock: a file read is I/O.
+  std::ifstream file(join_->munge_key_path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  if (!file || text.str().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ctld cannot read the munge key at ", join_->munge_key_path, ": ", strerror(errno)));
+  }
+  const std::string hash = Sha256Hex(text.str());
+  {
+    absl::MutexLock join(&join_mu_);
+    munge_key_ = text.str();
+  }
+  logger_.info("munge key replaced by uid {} (read again from {}): joined nodes fetch it",
+               caller.uid, join_->munge_key_path);
+  return hash;
 }
 
 absl::Status Controller::DeleteNodes(const Caller& caller, const std::vector<std::string>& names) {
   if (!IsPrivileged(caller.uid)) return absl::PermissionDeniedError("Access/permission denied");
   if (names.empty()) return absl::InvalidArgumentError("Invalid node name specified");
   // Held throughout: no job may start between the check and the removal,
-  // since every start is an event decided under commit_mu_.
+  // since every start is an event decided under commit_mu_ (join_mu_ comes
+  // first: the node keys go too).
+  absl::MutexLock join(&join_mu_);
   absl::MutexLock serial(&commit_mu_);
   for (const std::string& name : names) {
     if (config()->FindNode(name) == nullptr) {
@@ -268,10 +333,12 @@ absl::Status Controller::DeleteNodes(const Caller& caller, const std::vector<std
   for (const std::string& name : names) {
     gone.push_back({kDynamicNodeKind, name, ""});
     gone.push_back({kNodeAdminKind, name, ""});
+    gone.push_back({kNodeKeyKind, name, ""});
   }
   if (absl::Status s = store_.Save({}, gone); !s.ok()) {
     return absl::Status(s.code(), absl::StrCat("ctld could not store the deletion: ", s.message()));
   }
+  for (const std::string& name : names) node_key_hashes_.erase(name);
   joined_nodes_.erase(std::remove_if(joined_nodes_.begin(), joined_nodes_.end(),
                                      [&](const NodeConfig& node) {
                                        return std::find(names.begin(), names.end(), node.name) !=

@@ -7,12 +7,16 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "common/sha256.h"
 #include "ctld/core/lifecycle/lifecycle_test_util.h"  // TestConfig: two nodes n1, n2
 #include "proto/job.pb.h"                             // the spec blob sbatch would send
 #include "spdlog/sinks/null_sink.h"
@@ -834,7 +838,8 @@ class JoinControllerTest : public ControllerTest {
 TEST_F(JoinControllerTest, ANodeWhoseSlurmUserHasAnotherUidIsRefusedAndTheTokenStaysUnused) {
   Make(WithAllPartition());
   const JoinToken token = Create();
-  absl::StatusOr<std::string> refused = controller_->JoinNode(token.id, token.secret, Node3(), 990);
+  absl::StatusOr<Controller::JoinedNode> refused =
+      controller_->JoinNode(token.id, token.secret, Node3(), 990);
   ASSERT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(refused.status().message(),
             "SlurmUser skiff has uid 990 on n3 but 500 on the controller (credentials carry "
@@ -848,9 +853,11 @@ TEST_F(JoinControllerTest, JoinedNodeIsStoredWithItsTokenUsedAndSurvivesARestart
   Make(WithAllPartition());
   const JoinToken token = Create(500);
   EXPECT_EQ(token.pin, std::string(64, 'a'));
-  absl::StatusOr<std::string> key = controller_->JoinNode(token.id, token.secret, Node3());
-  ASSERT_TRUE(key.ok()) << key.status();
-  EXPECT_EQ(*key, "the-munge-key");
+  absl::StatusOr<Controller::JoinedNode> joined =
+      controller_->JoinNode(token.id, token.secret, Node3());
+  ASSERT_TRUE(joined.ok()) << joined.status();
+  EXPECT_EQ(joined->munge_key, "the-munge-key");
+  EXPECT_EQ(joined->node_key.size(), static_cast<size_t>(kNodeKeyLength));
   EXPECT_EQ(PartitionNodes("all"), (std::vector<std::string>{"n1", "n2", "n3"}));
   EXPECT_EQ(PartitionNodes("debug"), (std::vector<std::string>{"n1", "n2"}));
   ASSERT_EQ(controller_->SnapshotNodes({"n3"}).size(), 1u);
@@ -863,6 +870,8 @@ TEST_F(JoinControllerTest, JoinedNodeIsStoredWithItsTokenUsedAndSurvivesARestart
   EXPECT_TRUE(stored.used);
   EXPECT_EQ(stored.used_by, "n3");
   EXPECT_EQ(stored.created_by_uid, 500u);
+  // And the node key's hash, never the key.
+  EXPECT_EQ(store_.LoadRecords("node_key").value()["n3"], Sha256Hex(joined->node_key));
   // It registers like any node, and runs jobs in its partition.
   NodeRegistration reg;
   reg.node_name = "n3";
@@ -882,6 +891,53 @@ TEST_F(JoinControllerTest, JoinedNodeIsStoredWithItsTokenUsedAndSurvivesARestart
   std::vector<StoredJoinToken> tokens = controller_->ListJoinTokens({0, 0}).value();
   ASSERT_EQ(tokens.size(), 1u);
   EXPECT_EQ(JoinTokenStateText(tokens[0], clock_.Now()), "used by n3");
+  // Its node key still fetches the munge key.
+  EXPECT_EQ(controller_->FetchMungeKey("n3", joined->node_key).value(), "the-munge-key");
+}
+
+// skiff node remove: a joined node's key fetches the munge key, a reloaded key
+// is what is handed out next, and a removed node's key fetches nothing, also
+// after a restart.
+TEST_F(JoinControllerTest, ANodeKeyFetchesTheMungeKeyUntilItsNodeIsRemoved) {
+  const std::string key_path = absl::StrCat(getenv("TEST_TMPDIR"), "/ctld-munge.key");
+  std::ofstream(key_path) << "the-munge-key";
+  join_->munge_key_path = key_path;
+  Make(WithAllPartition());
+  const JoinToken t3 = Create();
+  const std::string n3_key = controller_->JoinNode(t3.id, t3.secret, Node3()).value().node_key;
+  NodeConfig node4 = Node3();
+  node4.name = "n4";
+  node4.addr = "10.0.0.4";
+  const JoinToken t4 = Create();
+  const std::string n4_key = controller_->JoinNode(t4.id, t4.secret, node4).value().node_key;
+  EXPECT_NE(n3_key, n4_key);
+  EXPECT_EQ(controller_->FetchMungeKey("n3", n3_key).value(), "the-munge-key");
+  // Another node's key, a wrong key, a name no node has: refused alike.
+  for (const auto& [name, key] : std::vector<std::pair<std::string, std::string>>{
+           {"n3", n4_key}, {"n3", std::string(32, 'a')}, {"n9", n3_key}, {"n3", ""}}) {
+    absl::StatusOr<std::string> refused = controller_->FetchMungeKey(name, key);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << name;
+  }
+  // A new key: only root and SlurmUser have ctld read it; then it is handed out.
+  std::ofstream(key_path) << "the-new-munge-key";
+  EXPECT_EQ(controller_->ReloadMungeKey({1001, 0}).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(controller_->FetchMungeKey("n4", n4_key).value(), "the-munge-key");
+  EXPECT_EQ(controller_->ReloadMungeKey({500, 0}).value(), Sha256Hex("the-new-munge-key"));
+  EXPECT_EQ(controller_->FetchMungeKey("n4", n4_key).value(), "the-new-munge-key");
+  // n4 removed: its key fetches nothing, n3's still does, across a restart.
+  ASSERT_TRUE(controller_->DeleteNodes({0, 0}, {"n4"}).ok());
+  EXPECT_EQ(controller_->FetchMungeKey("n4", n4_key).status().message(),
+            "node key is not valid for n4: the node was removed from the cluster (skiff node "
+            "remove), or joined before node keys; join it again with a new token");
+  EXPECT_EQ(store_.LoadRecords("node_key").value().count("n4"), 0u);
+  controller_->Stop();
+  controller_.reset();
+  join_->munge_key = "the-new-munge-key";  // as ctld_setup reads it at start
+  Make(WithAllPartition());
+  EXPECT_EQ(controller_->FetchMungeKey("n4", n4_key).status().code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(controller_->FetchMungeKey("n3", n3_key).value(), "the-new-munge-key");
 }
 
 TEST_F(JoinControllerTest, RefusalsNameTheProblemAndChangeNothing) {

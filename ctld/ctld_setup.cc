@@ -47,6 +47,7 @@ absl::StatusOr<std::optional<JoinSetup>> SetUpJoin(const SkiffConfig& config) {
                      "SlurmctldParameters=join_munge_key=PATH"));
   }
   setup.munge_key = key.str();
+  setup.munge_key_path = key_path;
   return std::optional<JoinSetup>(std::move(setup));
 }
 

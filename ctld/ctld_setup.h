@@ -29,6 +29,7 @@ struct JoinSetup {
   int port = 0;
   TlsIdentity tls;
   std::string munge_key;
+  std::string munge_key_path;  // where it was read: `skiff key rotate` replaces it there
 };
 
 struct CtldSetup {

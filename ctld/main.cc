@@ -92,6 +92,7 @@ Controller::JoinSettings JoinSettingsFrom(const CtldSetup& setup, const std::str
   Controller::JoinSettings settings;
   settings.pin = setup.join->tls.pin;
   settings.munge_key = setup.join->munge_key;
+  settings.munge_key_path = setup.join->munge_key_path;
   settings.join_target = absl::StrCat(host, ":", setup.join->port);
   settings.token_admins = {0, setup.slurm_user_uid};
   settings.slurm_user = setup.loaded.skiff.slurm_user;

@@ -35,6 +35,7 @@
 #include "noded/hardware.h"
 #include "noded/health_check.h"
 #include "noded/job_manager.h"
+#include "noded/munge_key_renewal.h"
 #include "noded/node_agent.h"
 #include "noded/node_setup.h"
 #include "noded/noded_service.h"
@@ -253,6 +254,13 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
     // New files in the cache are applied as a SIGHUP would apply them.
     follower->SetChangedListener([] { kill(getpid(), SIGHUP); });
   }
+  // A joined node fetches the cluster's new munge key when ctld refuses its
+  // credential (skiff node remove replaced it).
+  std::unique_ptr<MungeKeyRenewer> key_renewer;
+  if (!flags.node_key.empty()) {
+    key_renewer = std::make_unique<MungeKeyRenewer>(flags.node_key, logger);
+    agent.SetCredentialRefusedListener([&key_renewer] { key_renewer->OnCredentialRefused(); });
+  }
   jobs.SetFinishedListener([&agent, &epilogs] {
     epilogs.Wake();
     agent.Wake();
@@ -322,6 +330,9 @@ int Run(int argc, char** argv) {
                "this node, register with the CPUs, memory and GPUs found here");
   app.add_option("--port", flags.dynamic_port,
                  "with -Z and no NodeName line: the port to listen on (default SlurmdPort)");
+  app.add_option("--node-key", flags.node_key,
+                 "the node key file `skiff join` wrote: fetch the cluster's munge key with it "
+                 "when ctld refuses this node's credential");
   CLI11_PARSE(app, argc, argv);
 
   absl::StatusOr<NodeSetup> setup_or = SetUpNode(flags);

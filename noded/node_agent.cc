@@ -125,6 +125,7 @@ bool NodeAgent::Register() {
   if (!status.ok()) {
     logger_.warn("registration with ctld at {} failed: {}", ctld_target_, status.error_message());
     RenewLeasesIfCtldIsDown(status);
+    NoteCredentialRefused(status);
     return false;
   }
   jobs_.RenewLeases();
@@ -151,6 +152,12 @@ void NodeAgent::RenewLeasesIfCtldIsDown(const grpc::Status& status) {
   if (ctld_refused_) jobs_.RenewLeases();
 }
 
+void NodeAgent::NoteCredentialRefused(const grpc::Status& status) {
+  if (status.error_code() == grpc::StatusCode::UNAUTHENTICATED && credential_refused_listener_) {
+    credential_refused_listener_();
+  }
+}
+
 bool NodeAgent::Heartbeat() {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kRpcTimeout);
@@ -169,6 +176,7 @@ bool NodeAgent::Heartbeat() {
   if (!status.ok()) {
     logger_.warn("heartbeat to ctld failed: {}", status.error_message());
     RenewLeasesIfCtldIsDown(status);
+    NoteCredentialRefused(status);
     return false;
   }
   jobs_.RenewLeases();

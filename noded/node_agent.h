@@ -61,6 +61,12 @@ class NodeAgent {
   void SetConfigHashListener(std::function<void(const std::string&)> listener) {
     config_hash_listener_ = std::move(listener);
   }
+  // Called on the agent's thread when ctld refuses the node's credential
+  // (UNAUTHENTICATED from Register or Heartbeat): the cluster's munge key may
+  // have been replaced (munge_key_renewal.h). Before Start.
+  void SetCredentialRefusedListener(std::function<void()> listener) {
+    credential_refused_listener_ = std::move(listener);
+  }
   // What the node's load is now (scontrol's CPULoad=, FreeMem=), read at each
   // registration and heartbeat; ReadNodeLoad unless replaced (before Start).
   // nullopt: nothing is reported.
@@ -79,6 +85,8 @@ class NodeAgent {
   bool Heartbeat();
   // Renews the leases when `status` says ctld is down; remembers whether it did.
   void RenewLeasesIfCtldIsDown(const grpc::Status& status);  // false: register again
+  // Calls the credential-refused listener when `status` is UNAUTHENTICATED.
+  void NoteCredentialRefused(const grpc::Status& status);
   // Returns when the agent must register again (the seconds to wait first), or
   // is stopping.
   double ServeRegistered();
@@ -96,6 +104,7 @@ class NodeAgent {
   std::unique_ptr<v1::NodeService::Stub> stub_;
   StepReportQueue* step_reports_ = nullptr;
   std::function<void(const std::string&)> config_hash_listener_;
+  std::function<void()> credential_refused_listener_;
   std::function<std::optional<NodeLoad>()> load_source_ = ReadNodeLoad;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;

@@ -149,6 +149,11 @@ absl::StatusOr<NodeSetup> SetUpNode(NodedFlags flags) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(setup.conf_path);
   if (!loaded.ok()) return loaded.status();
   setup.loaded = *std::move(loaded);
+  // A configless node's munged is this machine's: $SKIFF_MUNGE_SOCKET, when
+  // set, wins over the fetched AuthInfo, which names the head node's socket.
+  if (!flags.conf_server.empty() && !ConfiglessMungeSocket().empty()) {
+    setup.loaded.skiff.auth_socket = ConfiglessMungeSocket();
+  }
   const SkiffConfig& config = setup.loaded.skiff;
   setup.hw = DetectHardware();
   if (absl::Status s = FindNode(flags, setup); !s.ok()) return s;

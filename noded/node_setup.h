@@ -31,6 +31,7 @@ struct NodedFlags {
   std::string conf_cache;   // --conf-cache, %n = node name
   bool dynamic = false;     // -Z: a joined node, registering what it found
   int dynamic_port = 0;     // --port with -Z and no NodeName line; 0: SlurmdPort
+  std::string node_key;     // --node-key: `skiff join`'s node key file (munge_key_renewal.h)
 };
 
 // The node noded serves, from its flags, its configuration and the machine.

@@ -79,6 +79,10 @@ RandomBytes SystemRandomBytes() {
   return [](unsigned char* out, size_t n) { return RAND_bytes(out, static_cast<int>(n)) == 1; };
 }
 
+absl::StatusOr<std::string> NewNodeKey(const RandomBytes& random) {
+  return RandomBase32(kNodeKeyLength, random);
+}
+
 absl::StatusOr<JoinToken> NewJoinToken(const std::string& pin, const RandomBytes& random) {
   absl::StatusOr<std::string> id = RandomBase32(kJoinTokenIdLength, random);
   if (!id.ok()) return id.status();

@@ -49,6 +49,15 @@ RandomBytes SystemRandomBytes();
 // `random` fails.
 absl::StatusOr<JoinToken> NewJoinToken(const std::string& pin, const RandomBytes& random);
 
+// A joined node's own key, handed to it once at its join: 32 characters of
+// a-z, 2-7 (160 bits). With it the node fetches the munge key again after the
+// key was replaced (Join.FetchMungeKey). ctld keeps only its SHA-256, as a
+// record of kind kNodeKeyKind keyed by the node's name, which goes with the
+// node when it is removed. Internal when `random` fails.
+inline constexpr int kNodeKeyLength = 32;
+inline constexpr char kNodeKeyKind[] = "node_key";
+absl::StatusOr<std::string> NewNodeKey(const RandomBytes& random);
+
 // Equal strings, in time that depends only on their lengths.
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
 

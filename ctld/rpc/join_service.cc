@@ -27,17 +27,28 @@ grpc::Status JoinService::Join(grpc::ServerContext* context, const v1::JoinReque
                         absl::StrCat("port ", request->port(), " is not a TCP port"));
   }
   node.port = request->port();
-  absl::StatusOr<std::string> key = controller_.JoinNode(
+  absl::StatusOr<Controller::JoinedNode> joined = controller_.JoinNode(
       request->token_id(), request->token_secret(), node,
       request->has_slurm_user_uid() ? std::optional<uint32_t>(request->slurm_user_uid())
                                     : std::nullopt);
-  if (!key.ok()) return ToGrpcStatus(key.status());
+  if (!joined.ok()) return ToGrpcStatus(joined.status());
   std::shared_ptr<const SkiffConfig> config = controller_.config();
-  reply->set_munge_key(*key);
+  reply->set_munge_key(joined->munge_key);
+  reply->set_node_key(joined->node_key);
   reply->set_cluster_name(config->cluster_name);
   reply->set_node_name(node.name);
   reply->set_ctld_port(config->ctld_port);
   reply->set_node_addr(node.addr);
+  return grpc::Status::OK;
+}
+
+grpc::Status JoinService::FetchMungeKey(grpc::ServerContext*,
+                                        const v1::FetchMungeKeyRequest* request,
+                                        v1::FetchMungeKeyReply* reply) {
+  absl::StatusOr<std::string> key =
+      controller_.FetchMungeKey(request->node_name(), request->node_key());
+  if (!key.ok()) return ToGrpcStatus(key.status());
+  reply->set_munge_key(*key);
   return grpc::Status::OK;
 }
 
@@ -80,6 +91,17 @@ grpc::Status JoinTokensService::ListJoinTokens(grpc::ServerContext* context,
     info->set_state(JoinTokenStateText(t, now));
   }
   reply->set_now(now);
+  return grpc::Status::OK;
+}
+
+grpc::Status JoinTokensService::ReloadMungeKey(grpc::ServerContext* context,
+                                               const v1::ReloadMungeKeyRequest*,
+                                               v1::ReloadMungeKeyReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  absl::StatusOr<std::string> hash = controller_.ReloadMungeKey({caller->uid, caller->gid});
+  if (!hash.ok()) return ToGrpcStatus(hash.status());
+  reply->set_key_sha256(*hash);
   return grpc::Status::OK;
 }
 

@@ -368,8 +368,11 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   // skiff node remove: the same deletion, as the admin's tool words it.
   EXPECT_NE(cluster.Run("skiff node remove n1").err.find("n1 is defined in skiff.conf"),
             std::string::npos);
-  ASSERT_TRUE(Eventually(60, [&] { return cluster.Run("skiff node remove n3").exit_code == 0; }))
-      << cluster.Run("skiff node remove n3").err;
+  // --keep-key: the munge key stays (JoinTest.ARemovedNodesMungeKeyIsRefused...
+  // replaces it).
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("skiff node remove --keep-key n3").exit_code == 0;
+  })) << cluster.Run("skiff node remove --keep-key n3").err;
   EXPECT_EQ(cluster.Run("sinfo -h -N -n n3 -o %N").out, "");
   EXPECT_EQ(cluster.Run("sinfo -h -N -o %N | sort -u").out, "n1\nn2\n");
   CommandResult shown = cluster.Run("scontrol show node n3");
@@ -381,6 +384,152 @@ TEST(JoinTest, NodeJoinsWithOneTimeTokenAndRefusalsAreClear) {
   ASSERT_EQ(cluster.Up().exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return cluster.Run("sinfo -h -N -o %N").exit_code == 0; }));
   EXPECT_EQ(cluster.Run("sinfo -h -N -o %N | sort -u").out, "n1\nn2\n");
+}
+
+// Issue 50 item 6: `skiff node remove` takes a joined node out cleanly. Every
+// machine shares one munge key, and the key forges any uid, so the removal
+// replaces it: ctld hands the new key only to joined nodes that prove
+// themselves with the node key their join gave them, which the removed node's
+// went with it. Two nodes join, each with a munged of its own on the key its
+// join installed (as on its own machine); n4 is removed; the head's munged
+// restarts on the new key; n4's old key makes credentials ctld refuses, and
+// n4 cannot fetch the new one; n3's noded fetches it by itself when ctld
+// refuses its credential, and once its munged restarted on it (as
+// `systemctl restart munge` would) n3 is back and runs a job.
+TEST(JoinTest, ARemovedNodesMungeKeyIsRefusedAndTheOtherNodesFetchTheNewOne) {
+  const int join_port = FreePort();
+  auto started = StartJoinCluster(join_port);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  const std::string target = absl::StrCat("127.0.0.1:", join_port);
+  const std::string head_key = dir + "/etc/munge/munge.key";
+  // A joined node: its own root, token, munged and noded.
+  struct Joined {
+    std::string name, root, socket;
+  };
+  auto start_munged = [&](const Joined& node) {
+    return cluster.Run(absl::StrCat(
+        "mkdir -p ", node.root, "/run/munge ", node.root, "/state ", node.root,
+        "/log && chmod 755 ", node.root, " ", node.root, "/run ", node.root,
+        "/run/munge && munged --force --socket=", node.socket, " --key-file=", node.root,
+        "/etc/munge/munge.key --pid-file=", node.root,
+        "/run/munge/munged.pid --log-file=", node.root, "/log/munged.log --seed-file=", node.root,
+        "/state/munged.seed --num-threads=2"));
+  };
+  auto stop_munged = [&](const Joined& node) {
+    const std::string pid =
+        std::string(absl::StripAsciiWhitespace(ReadFile(node.root + "/run/munge/munged.pid")));
+    cluster.Run("kill " + pid);
+    return Eventually(30, [&] { return !Alive(atoi(pid.c_str())); });
+  };
+  auto join = [&](const std::string& name) {
+    Joined node{name, dir + "/" + name + "root", dir + "/" + name + "root/run/munge/munge.socket"};
+    CommandResult created = cluster.Run("skiff token create");
+    EXPECT_EQ(created.exit_code, 0) << created.err;
+    WriteSecretFile(dir + "/token-" + name, TokenIn(created.out) + "\n");
+    CommandResult joined = cluster.Run(absl::StrCat(
+        "skiff join ", target, " -N ", name, " --port ", FreePort(), " --root ", node.root,
+        " --no-start --timeout 30 --slurm-user $(id -un) --token-file ", dir, "/token-", name));
+    EXPECT_EQ(joined.exit_code, 0) << joined.err;
+    EXPECT_NE(joined.out.find(node.root + "/etc/skiff/node.key"), std::string::npos) << joined.out;
+    struct stat st;
+    EXPECT_EQ(stat((node.root + "/etc/skiff/node.key").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0600u);
+    EXPECT_EQ(start_munged(node).exit_code, 0) << ReadFile(node.root + "/log/munged.log");
+    std::smatch m;
+    const std::string defaults = ReadFile(node.root + "/etc/default/skiff-noded");
+    EXPECT_TRUE(std::regex_search(defaults, m, std::regex("NODED_OPTIONS=\"([^\"]*)\"")));
+    EXPECT_NE(m[1].str().find("--node-key " + node.root + "/etc/skiff/node.key"), std::string::npos)
+        << defaults;
+    CommandResult noded = cluster.Run(
+        absl::StrCat("setsid env SKIFF_MUNGE_SOCKET=", node.socket, " ", dir, "/bin/noded ",
+                     m[1].str(), " </dev/null >>", dir, "/log/noded-", name, ".out 2>&1 &"));
+    EXPECT_EQ(noded.exit_code, 0) << noded.err;
+    return node;
+  };
+  const Joined n3 = join("n3");
+  const Joined n4 = join("n4");
+  auto idle = [&](const std::string& name) {
+    return cluster.Run("sinfo -h -N -n " + name + " -o %t").out == "idle\n";
+  };
+  ASSERT_TRUE(Eventually(60, [&] { return idle("n3") && idle("n4"); }))
+      << cluster.Run("sinfo -N -l").out << cluster.Log("noded-n3.out")
+      << cluster.Log("noded-n4.out");
+  const std::string old_key = ReadFile(head_key);
+  EXPECT_EQ(ReadFile(n4.root + "/etc/munge/munge.key"), old_key);
+
+  // n4 retires: its noded stops, then the admin removes it. The key is
+  // replaced (munged restarted by hand here: --no-start).
+  cluster.Run(absl::StrCat("pkill -f -- '^", dir, "/bin/noded .*-N n4 -Z'"));
+  CommandResult removed = cluster.Run("skiff node remove n4 --no-start --munge-key " + head_key);
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_NE(removed.out.find("Removed n4 from the cluster."), std::string::npos) << removed.out;
+  EXPECT_NE(removed.out.find("Made a new munge key: " + head_key), std::string::npos)
+      << removed.out;
+  EXPECT_NE(removed.out.find("A node removed from the cluster cannot."), std::string::npos);
+  EXPECT_NE(removed.out.find("Nodes skiff.conf defines (n1,n2) did not join"), std::string::npos)
+      << removed.out;
+  const std::string new_key = ReadFile(head_key);
+  ASSERT_EQ(new_key.size(), 1024u);
+  EXPECT_NE(new_key, old_key);
+  const pid_t head_munged = cluster.Pid("munge/munged");
+  ASSERT_GT(head_munged, 0);
+  kill(head_munged, SIGTERM);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(head_munged); }));
+  ASSERT_EQ(cluster.Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] { return cluster.Run("sinfo -h -o %P").exit_code == 0; }));
+
+  // The removed machine: credentials from its munged (the old key) are
+  // refused, and its node key fetches nothing.
+  // (The commands take munged's socket from AuthInfo: a copy of skiff.conf
+  // naming n4's.)
+  auto conf_for = [&](const Joined& node) {
+    const std::string conf = absl::StrCat(dir, "/", node.name, ".conf");
+    cluster.Run(absl::StrCat("sed 's|^AuthInfo=.*|AuthInfo=socket=", node.socket, "|' ",
+                             cluster.conf_path(), " >", conf));
+    return conf;
+  };
+  CommandResult from_n4 = cluster.Run("SKIFF_CONF=" + conf_for(n4) + " sinfo -h");
+  EXPECT_NE(from_n4.exit_code, 0) << from_n4.out;
+  EXPECT_NE(from_n4.err.find("credential"), std::string::npos) << from_n4.err;
+  CommandResult fetch_n4 =
+      cluster.Run("skiff key fetch --node-key " + n4.root + "/etc/skiff/node.key");
+  EXPECT_NE(fetch_n4.exit_code, 0);
+  EXPECT_NE(fetch_n4.err.find("node key is not valid for n4"), std::string::npos) << fetch_n4.err;
+  EXPECT_EQ(ReadFile(n4.root + "/etc/munge/munge.key"), old_key);
+
+  // n3: ctld refuses its old credential, so its noded fetches the new key.
+  EXPECT_TRUE(Eventually(90, [&] { return ReadFile(n3.root + "/etc/munge/munge.key") == new_key; }))
+      << cluster.Log("noded-n3.log");
+  EXPECT_NE(cluster.Log("noded-n3.log").find("installed the cluster's new munge key"),
+            std::string::npos)
+      << cluster.Log("noded-n3.log");
+  EXPECT_NE(cluster.Log("ctld.log").find("NodeName=n3 fetched the munge key"), std::string::npos);
+  // Its munged restarted on it (systemctl restart munge on a real node).
+  ASSERT_TRUE(stop_munged(n3));
+  ASSERT_EQ(start_munged(n3).exit_code, 0) << ReadFile(n3.root + "/log/munged.log");
+  EXPECT_TRUE(Eventually(90, [&] { return idle("n3"); })) << cluster.Run("sinfo -N -l").out;
+  EXPECT_EQ(cluster.Run("SKIFF_CONF=" + conf_for(n3) + " sinfo -h -N -n n3 -o %N").out, "n3\n");
+  CommandResult submitted = cluster.Run(absl::StrCat(
+      "cd /tmp && sbatch -p all -w n3 -o ", dir, "/n3.out --wrap 'echo ran on $SLURMD_NODENAME'"));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(dir + "/n3.out") == "ran on n3\n"; }))
+      << ReadFile(dir + "/n3.out");
+  // By hand, `skiff key fetch` says the key is current.
+  CommandResult fetch_n3 =
+      cluster.Run("skiff key fetch --node-key " + n3.root + "/etc/skiff/node.key");
+  EXPECT_EQ(fetch_n3.exit_code, 0) << fetch_n3.err;
+  EXPECT_NE(fetch_n3.out.find("is the cluster's"), std::string::npos) << fetch_n3.out;
+  // Only root and SlurmUser may replace the key.
+  ASSERT_TRUE(cluster.EnsureUser("skiffjoin").ok());
+  CommandResult as_user =
+      cluster.RunAs("skiffjoin", "skiff key rotate --no-start --munge-key " + dir + "/not-the-key");
+  EXPECT_NE(as_user.exit_code, 0);
+  EXPECT_EQ(ReadFile(head_key), new_key);
+  cluster.Run(absl::StrCat("pkill -f -- '^", dir, "/bin/noded .*-N n3 -Z'"));
+  stop_munged(n3);
+  stop_munged(n4);
 }
 
 TEST(JoinTest, InitWritesTheHeadNodesConfigOnce) {

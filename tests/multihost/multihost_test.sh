@@ -11,7 +11,9 @@
 # printed. Then: a 2-node batch job with a step on each host, srun across hosts
 # from the head node, a GPU job on node2, sacct on the head node, all as a user
 # that exists on every host; then node1 is powered off, booted again, and takes
-# jobs again without anyone touching it.
+# jobs again without anyone touching it; an upgrade; and node2 is retired
+# (skiff node remove): node1 fetches the new munge key by itself, node2's old
+# key is refused.
 set -euo pipefail
 
 SRC="${TEST_SRCDIR:?}/${TEST_WORKSPACE:?}"
@@ -222,4 +224,38 @@ mh_run node1 'touch /tmp/gate'
 waitfor 90 "job $running COMPLETED after the upgrade" finished "$running"
 waitfor 90 "job $pending COMPLETED after the upgrade" finished "$pending"
 echo "jobs $running (running) and $pending (pending) both completed across the upgrade"
+
+step "node2 retired as docs/install.md says: node1 fetches the new munge key itself, node2's is refused"
+retire_node=$(readme_block retire-node)
+retire_head=$(readme_block retire-head)
+[ -n "$retire_node" ] && [ -n "$retire_head" ] ||
+  fail "docs/install.md has no blocks marked multihost_test: retire-node and retire-head"
+mh_run node2 "$retire_node" >"$WORK/retire-node2.out" 2>&1 ||
+  { cat "$WORK/retire-node2.out" >&2; fail "node2: $retire_node"; }
+node1_key_before=$(mh_run node1 'sha256sum /etc/munge/munge.key')
+started=$(now)
+mh_run head "${retire_head//NAME/node2}" >"$WORK/retire-head.out" 2>&1 ||
+  { cat "$WORK/retire-head.out" >&2; fail "head: ${retire_head//NAME/node2}"; }
+cat "$WORK/retire-head.out"
+[ -z "$(mh_run head 'sinfo -h -N -n node2 -o %N')" ] || fail "node2 is still in sinfo"
+rekeyed() {
+  [ "$(mh_run node1 'sha256sum /etc/munge/munge.key')" != "$node1_key_before" ] && idle node1
+}
+waitfor 120 "node1 idle on the new munge key" rekeyed
+echo "node1 on the new key, idle: $(since "$started") s after skiff node remove"
+out=$(as_ada head 'srun -w node1 hostname')
+[ "$out" = node1 ] || fail "a job on node1 after the munge key changed"
+# node2 keeps the old key: what it signs is refused, and it cannot fetch the new one.
+if mh_run node2 'SKIFF_CONF=/var/spool/skiff/conf-cache/skiff.conf sinfo -h' \
+  >"$WORK/node2-sinfo.out" 2>&1; then
+  fail "node2's old munge key is still accepted"
+fi
+grep -q 'credential' "$WORK/node2-sinfo.out" ||
+  { cat "$WORK/node2-sinfo.out" >&2; fail "node2's sinfo failed, but not for its credential"; }
+if mh_run node2 'skiff key fetch' >"$WORK/node2-fetch.out" 2>&1; then
+  fail "node2 fetched the new munge key"
+fi
+grep -q 'node key is not valid for node2' "$WORK/node2-fetch.out" ||
+  { cat "$WORK/node2-fetch.out" >&2; fail "node2's skiff key fetch failed for another reason"; }
+echo "node2: $(cat "$WORK/node2-sinfo.out")"
 echo PASS
