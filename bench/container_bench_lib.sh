@@ -16,7 +16,7 @@ make_bench_dir() {
 
 # Starts a 1-node cluster in $dir (./skiff up) and takes its environment.
 start_one_node_cluster() {
-  "$root/skiff" up --dir "$dir" --nodes 1 >/dev/null
+  SKIFF_BUILD=opt "$root/skiff" up --dir "$dir" --nodes 1 >/dev/null
   # shellcheck disable=SC1091
   source "$dir/env.sh"
 }

@@ -26,7 +26,7 @@ command -v slurmrestd >/dev/null || apt-get install -y -q slurmrestd >/dev/null
 if [ ! -f "$SK/env.sh" ]; then
   mkdir -p "$SK" && chmod 755 "$SK"
   SKIFF_CONF_EXTRA=$'PrologSlurmctld=/bin/true\nEpilogSlurmctld=/bin/true\nMaxJobCount=200000\nSlurmctldDebug=error\nSlurmdDebug=error' \
-    "$ROOT/skiff" up --dir "$SK" --nodes 4 --cpus 2 >/dev/null
+    SKIFF_BUILD=opt "$ROOT/skiff" up --dir "$SK" --nodes 4 --cpus 2 >/dev/null
 fi
 sk_socket=$(. "$SK/etc/restd.env" && echo "${RESTD_LISTEN#* unix:}")
 

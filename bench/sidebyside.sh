@@ -65,7 +65,7 @@ MaxJobCount=200000"
     extra="$extra
 BurstBufferType=burst_buffer/lua"
   fi
-  SKIFF_CONF_EXTRA="$extra" "$root/skiff" up --dir "$dir" --nodes 4 --cpus 2 >"$OUT/up-$(basename "$dir").log" 2>&1 ||
+  SKIFF_BUILD=opt SKIFF_CONF_EXTRA="$extra" "$root/skiff" up --dir "$dir" --nodes 4 --cpus 2 >"$OUT/up-$(basename "$dir").log" 2>&1 ||
     { echo "skiff up failed in $dir:"; tail "$OUT/up-$(basename "$dir").log"; exit 1; }
 }
 skiff_cluster "$ROOT" "$SK"

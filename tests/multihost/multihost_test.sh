@@ -237,7 +237,7 @@ started=$(now)
 mh_run head "${retire_head//NAME/node2}" >"$WORK/retire-head.out" 2>&1 ||
   { cat "$WORK/retire-head.out" >&2; fail "head: ${retire_head//NAME/node2}"; }
 cat "$WORK/retire-head.out"
-[ -z "$(mh_run head 'sinfo -h -N -n node2 -o %N')" ] || fail "node2 is still in sinfo"
+[ -z "$(mh_run head 'sinfo -h -N -n node2 -o %N 2>/dev/null')" ] || fail "node2 is still in sinfo"
 rekeyed() {
   [ "$(mh_run node1 'sha256sum /etc/munge/munge.key')" != "$node1_key_before" ] && idle node1
 }
