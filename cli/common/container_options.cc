@@ -1,5 +1,6 @@
 #include "cli/common/container_options.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iterator>
 

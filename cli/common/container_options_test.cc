@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/common/getopt_args.h"
 
 namespace skiff::cli {

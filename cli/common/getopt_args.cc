@@ -1,5 +1,6 @@
 #include "cli/common/getopt_args.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <map>

@@ -17,12 +17,18 @@
 #ifndef SKIFF_CLI_COMMON_GETOPT_ARGS_H_
 #define SKIFF_CLI_COMMON_GETOPT_ARGS_H_
 
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+
+// CLI11 by reference only: the header costs each file that includes it seconds
+// to compile, so only the files that build or read a parser include it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace skiff::cli {
 

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <CLI/CLI.hpp>
 #include <array>
 #include <cctype>
 #include <cerrno>

@@ -10,10 +10,16 @@
 #ifndef SKIFF_CLI_COMMON_OPTION_VALUES_H_
 #define SKIFF_CLI_COMMON_OPTION_VALUES_H_
 
-#include <CLI/CLI.hpp>
 #include <map>
 #include <optional>
 #include <string>
+
+// CLI11 by reference only: the header costs each file that includes it seconds
+// to compile, so only the files that build or read a parser include it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace skiff::cli {
 

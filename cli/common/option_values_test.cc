@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <array>
 #include <string>
 #include <vector>
