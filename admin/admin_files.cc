@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -75,6 +76,18 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string SecretFileProblem(int fd, off_t max_bytes) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "is not a regular file";
+  if (st.st_size > max_bytes) return absl::StrCat("is ", st.st_size, " bytes long");
+  if (st.st_uid == geteuid() && (st.st_mode & 077) == 0) return "";
+  char mode[8];
+  snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return absl::StrCat("may be read or replaced by other users (owner uid ", st.st_uid, ", mode ",
+                      mode, ")");
 }
 
 std::string Under(const std::string& root, const std::string& path) {

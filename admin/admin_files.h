@@ -29,6 +29,13 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 
 bool PathExists(const std::string& path);
 
+// What is wrong with the secret file open on `fd` (a join token, a node key),
+// or "" when nothing is: it must be a regular file of at most `max_bytes`,
+// the caller's, closed to group and others. The text follows the file's
+// name: "is not a regular file", "is 5000 bytes long", "may be read or
+// replaced by other users (owner uid 1000, mode 0644)".
+std::string SecretFileProblem(int fd, off_t max_bytes);
+
 // `path` under the tests' --root prefix ("" leaves it as is).
 std::string Under(const std::string& root, const std::string& path);
 

@@ -51,13 +51,19 @@ TEST(AdminTest, NodedDefaultsCarryTheConfServerAndDynamicFlag) {
             "--conf-server head:6817 -N n3 -Z --node-key /etc/skiff/node.key");
 }
 
-TEST(AdminTest, NodeKeyFileReadsBackWhatJoinWrote) {
+// What `skiff join` writes for node n3.
+NodeKeyFile SampleNodeKeyFile() {
   NodeKeyFile file;
   file.controller = "head:6820";
   file.pin = std::string(64, 'c');
   file.node_name = "n3";
   file.node_key = std::string(32, 'k');
   file.munge_key = "/etc/munge/munge.key";
+  return file;
+}
+
+TEST(AdminTest, NodeKeyFileReadsBackWhatJoinWrote) {
+  NodeKeyFile file = SampleNodeKeyFile();
   file.munge_restart = {"/usr/bin/systemctl", "restart", "munge"};
   const std::string text = FormatNodeKeyFile(file);
   EXPECT_NE(text.find("# Written by `skiff join`"), std::string::npos);
@@ -254,17 +260,13 @@ TEST_F(ReadJoinTokenTest, AFileMustBePrivateRegularAndSmall) {
 // The node key proves the node and says where its controller is: only a
 // private, regular file of the caller's is read.
 TEST_F(ReadJoinTokenTest, ANodeKeyFileMustBePrivateAndRegular) {
-  NodeKeyFile file;
-  file.controller = "head:6820";
-  file.pin = std::string(64, 'c');
-  file.node_name = "n3";
-  file.node_key = std::string(32, 'k');
-  file.munge_key = "/etc/munge/munge.key";
+  const NodeKeyFile file = SampleNodeKeyFile();
   const std::string path = File("node.key", FormatNodeKeyFile(file), 0600);
   EXPECT_EQ(ReadNodeKeyFile(path)->node_key, file.node_key);
   const std::string open_file = File("open.key", FormatNodeKeyFile(file), 0644);
-  EXPECT_NE(ReadNodeKeyFile(open_file).status().message().find("may be read or replaced by others"),
-            absl::string_view::npos);
+  EXPECT_NE(
+      ReadNodeKeyFile(open_file).status().message().find("may be read or replaced by other users"),
+      absl::string_view::npos);
   ASSERT_EQ(symlink(path.c_str(), (dir_ + "/link.key").c_str()), 0);
   EXPECT_NE(ReadNodeKeyFile(dir_ + "/link.key").status().message().find("symbolic link"),
             absl::string_view::npos);

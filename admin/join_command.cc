@@ -121,22 +121,14 @@ absl::StatusOr<std::string> TokenFromFile(const std::string& path) {
     return absl::FailedPreconditionError(absl::StrCat(
         "--token-file ", path, ": ", errno == ELOOP ? "is a symbolic link" : strerror(errno)));
   }
-  struct stat st;
-  std::string refused;
-  if (fstat(fd, &st) != 0) {
-    refused = strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    refused = "is not a regular file";
-  } else if (st.st_size > static_cast<off_t>(kMaxJoinTokenText)) {
-    refused = absl::StrCat("is ", st.st_size, " bytes long; a token is 98");
-  } else if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-    char mode[8];
-    snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    refused = absl::StrCat(
-        "may be read or replaced by other users (owner uid ", st.st_uid, ", mode ", mode,
-        "): whoever reads it can join first and get the munge key, and whoever writes it can "
-        "send this node to a controller of theirs. Keep it yours, mode 0600 (umask 077 when "
-        "writing it)");
+  std::string refused = SecretFileProblem(fd, static_cast<off_t>(kMaxJoinTokenText));
+  if (absl::StartsWith(refused, "is ") && absl::EndsWith(refused, " bytes long")) {
+    absl::StrAppend(&refused, "; a token is 98");
+  } else if (absl::StartsWith(refused, "may be read")) {
+    absl::StrAppend(&refused,
+                    ": whoever reads it can join first and get the munge key, and whoever writes "
+                    "it can send this node to a controller of theirs. Keep it yours, mode 0600 "
+                    "(umask 077 when writing it)");
   }
   if (!refused.empty()) {
     close(fd);

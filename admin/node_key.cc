@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -86,17 +87,9 @@ absl::StatusOr<NodeKeyFile> ReadNodeKeyFile(const std::string& path) {
                      errno == ELOOP ? "it is a symbolic link" : strerror(errno),
                      errno == ENOENT ? " (this node did not join with `skiff join`)" : ""));
   }
-  struct stat st;
-  std::string refused;
-  if (fstat(fd, &st) != 0) {
-    refused = strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    refused = "is not a regular file";
-  } else if (st.st_size > kMaxNodeKeyFile) {
-    refused = absl::StrCat("is ", st.st_size, " bytes long");
-  } else if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-    refused = absl::StrCat("may be read or replaced by others (owner uid ", st.st_uid,
-                           "): keep it root's, mode 0600");
+  std::string refused = SecretFileProblem(fd, kMaxNodeKeyFile);
+  if (absl::StartsWith(refused, "may be read")) {
+    absl::StrAppend(&refused, ": keep it root's, mode 0600");
   }
   std::string text;
   if (refused.empty()) {

@@ -58,6 +58,7 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.NodeService/ReportSteps", "SKIFF_REPORT_STEPS", 60002},
     {"/skiff.v1.JoinTokens/CreateJoinToken", "SKIFF_CREATE_JOIN_TOKEN", 60003},
     {"/skiff.v1.JoinTokens/ListJoinTokens", "SKIFF_LIST_JOIN_TOKENS", 60004},
+    {"/skiff.v1.JoinTokens/ReloadMungeKey", "SKIFF_RELOAD_MUNGE_KEY", 60006},
 };
 
 int64_t SteadyMicros() {
