@@ -257,8 +257,10 @@ absl::StatusOr<std::string> RunJoin(const JoinOptions& options, const CommandRun
   node_key.node_name = node_name;
   node_key.node_key = reply.node_key();
   node_key.munge_key = key_path;
-  // An absolute path: noded runs it without a PATH search.
-  if (options.start) node_key.munge_restart = {"/usr/bin/systemctl", "restart", "munge"};
+  // On a real machine munged is systemd's, whether or not this join starts
+  // it; under a test's --root whoever started munged restarts it. An absolute
+  // path: noded runs it without a PATH search.
+  if (options.root.empty()) node_key.munge_restart = {"/usr/bin/systemctl", "restart", "munge"};
   const std::string node_key_path =
       options.node_key_file.empty() ? Under(options.root, kNodeKeyPath) : options.node_key_file;
   if (absl::Status s = WriteFileAtomic(node_key_path, FormatNodeKeyFile(node_key), 0600); !s.ok()) {
