@@ -131,7 +131,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   }
   j.Add("job_state", JobStateName(job.state()));
   j.Add("last_sched_evaluation", job.now());
-  j.Add("licenses", Json());
+  j.Add("licenses", spec.licenses().empty() ? Json() : Json(spec.licenses()));
   j.Add("max_cpus", 0);
   j.Add("max_nodes", spec.max_nodes());
   j.Add("mcs_label", Json());

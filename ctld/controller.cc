@@ -403,6 +403,11 @@ std::vector<PartitionConfig> Controller::SnapshotPartitions(const std::vector<st
   return out;
 }
 
+std::vector<Lifecycle::LicenseUsage> Controller::SnapshotLicenses() {
+  absl::MutexLock lock(&mu_);
+  return core_.LicenseUsages();
+}
+
 // ---------------------------------------------------------------- jobs
 
 absl::StatusOr<uint64_t> Controller::SubmitJob(const SubmitRequest& request,

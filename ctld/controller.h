@@ -141,6 +141,7 @@ class Controller {
 
   std::vector<Node> SnapshotNodes(const std::vector<std::string>& names);
   std::vector<PartitionConfig> SnapshotPartitions(const std::vector<std::string>& names);
+  std::vector<Lifecycle::LicenseUsage> SnapshotLicenses();
 
   // ---- jobs
   // Admission, slurm_bb_job_process, then durable before it returns the id

@@ -25,11 +25,11 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--wckey",          "-L,--licenses",     "-m,--distribution",   "--time-min",  "--acctg-freq",
-    "--hint",           "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",  "--cpu-freq",
-    "--gpu-freq",       "--gres-flags",      "--profile",           "--network",   "--switches",
-    "--delay-boot",     "--power",           "--mcs-label",         "--core-spec", "--thread-spec",
-    "--wait-all-nodes", "--prefer",
+    "--wckey",           "-m,--distribution",   "--time-min",  "--acctg-freq",  "--hint",
+    "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",  "--cpu-freq",    "--gpu-freq",
+    "--gres-flags",      "--profile",           "--network",   "--switches",    "--delay-boot",
+    "--power",           "--mcs-label",         "--core-spec", "--thread-spec", "--wait-all-nodes",
+    "--prefer",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -182,6 +182,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--priority", &O::priority),
         Text("--mincpus", &O::mincpus),
         Text("--tmp", &O::tmp),
+        Text("-L,--licenses", &O::licenses),
         Text("-B,--extra-node-info", &O::extra_node_info),
         Text("--sockets-per-node", &O::sockets_per_node),
         Text("--cores-per-socket", &O::cores_per_socket),
@@ -499,6 +500,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.priority, high.priority);
   take(out.mincpus, high.mincpus);
   take(out.tmp, high.tmp);
+  take(out.licenses, high.licenses);
   take(out.extra_node_info, high.extra_node_info);
   take(out.sockets_per_node, high.sockets_per_node);
   take(out.cores_per_socket, high.cores_per_socket);

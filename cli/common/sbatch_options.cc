@@ -72,7 +72,8 @@ std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec) {
           one("mail_user", spec.mail_user()),
           one("open_mode", spec.open_mode()),
           one("reservation", spec.reservation()),
-          one("gpus_per_task", spec.gpus_per_task())};
+          one("gpus_per_task", spec.gpus_per_task()),
+          one("licenses", spec.licenses())};
 }
 
 namespace {
@@ -183,6 +184,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (HasContainer(container->request)) *spec.mutable_container() = std::move(container->request);
   for (std::string& warning : container->warnings) out.warnings.push_back(std::move(warning));
   if (o.comment) spec.set_comment(*o.comment);
+  if (o.licenses) spec.set_licenses(*o.licenses);  // checked by ctld against Licenses=
   if (o.dependency) spec.set_dependency(*o.dependency);
   if (o.hold) spec.set_hold(*o.hold);
   if (o.requeue) spec.set_requeue(*o.requeue);

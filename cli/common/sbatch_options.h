@@ -96,6 +96,7 @@ struct SbatchRawOptions {
   std::optional<std::string> priority;         // --priority: N or TOP
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
   std::optional<std::string> tmp;              // --tmp: TmpDisk per node at least (MB, or K/M/G/T)
+  std::optional<std::string> licenses;         // -L: NAME[:COUNT],... (common/licenses.h)
   // --sockets-per-node, --cores-per-socket, --threads-per-core, and -B which
   // sets all three (ExtraNodeInfoFloors; "*" = not asked): floors on a node's
   // layout.

@@ -95,6 +95,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
   app.add_option("--tmp", o.tmp);
+  app.add_option("-L,--licenses", o.licenses);
   skiff::cli::TopologyOptionValues topology;
   app.add_option("-B,--extra-node-info", topology.extra_node_info);
   app.add_option("--sockets-per-node", topology.sockets_per_node);

@@ -117,7 +117,6 @@ constexpr std::string_view kUnsupported[] = {
     "--gid=",
     "--gres-flags=",
     "-K, --kill-command",
-    "-L, --licenses=",
     "-M, --clusters=",
     "-m, --distribution=",
     "--mail-type=",

@@ -264,6 +264,20 @@ int ShowPartitions(skiff::client::CtldClient& client, const std::vector<std::str
   return 0;
 }
 
+// "show licenses [NAME]".
+int ShowLicenses(skiff::client::CtldClient& client, const std::vector<std::string>& args,
+                 const skiff::cli::ShowOptions& options) {
+  skiff::v1::GetLicensesReply reply;
+  absl::Status status =
+      client.Call(&Ctld::Stub::GetLicenses, skiff::v1::GetLicensesRequest(), &reply);
+  if (!status.ok()) {
+    std::cerr << "slurm_load_license error: " << status.message() << "\n";
+    return 1;
+  }
+  std::cout << skiff::cli::FormatLicenses(reply, args.empty() ? "" : args[0], options);
+  return 0;
+}
+
 // "show burst": nothing at all when no burst-buffer plugin is configured.
 int ShowBurstBuffers(skiff::client::CtldClient& client, const skiff::cli::ShowOptions& options) {
   skiff::v1::GetBurstBuffersReply reply;
@@ -663,7 +677,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
             : skiff::cli::MatchKeyword(
                   args[0],
                   {"job", "node", "partition", "config", "burstbuffer", "bbstat", "hostnames",
-                   "hostlist", "hostlistsorted", "reservation", "steps", "assoc_mgr"});
+                   "hostlist", "hostlistsorted", "reservation", "steps", "assoc_mgr", "licenses"});
     if (!matched.ok()) return Fail(matched.status());
     entity = *matched;
     args.erase(args.begin());
@@ -715,6 +729,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     if (entity == "bbstat") return ShowBbStatus(client, args);
     if (entity == "assoc_mgr") return ShowAssocMgr(client, *assoc_mgr, options);
     if (entity == "reservation") return ShowReservations(client, args, options);
+    if (entity == "licenses") return ShowLicenses(client, args, options);
     return ShowConfig(client);
   }
   if (*command == "update") return Update(client, *update);

@@ -363,8 +363,9 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                       " MinTmpDiskNode=", client::FormatMemoryMb(spec.min_tmp_disk_mb())));
   r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
   if (!spec.reservation().empty()) r.Line("Reservation=" + spec.reservation());
-  r.Line(absl::StrCat("OverSubscribe=", client::JobOverSubscribeText(spec), " Contiguous=",
-                      spec.contiguous() ? 1 : 0, " Licenses=(null) Network=(null)"));
+  r.Line(absl::StrCat("OverSubscribe=", client::JobOverSubscribeText(spec),
+                      " Contiguous=", spec.contiguous() ? 1 : 0,
+                      " Licenses=", OrNull(spec.licenses()), " Network=(null)"));
   r.Line("Command=" +
          (spec.command() == "(wrap)" ? std::string("(null)") : OrNull(spec.command())));
   r.Line("WorkDir=" + spec.work_dir());
@@ -585,6 +586,25 @@ std::string FormatBbSize(uint64_t bytes) {
     if (bytes % unit.size == 0) return absl::StrCat(bytes / unit.size, unit.suffix);
   }
   return absl::StrCat(bytes);
+}
+
+std::string FormatLicenses(const v1::GetLicensesReply& reply, const std::string& name,
+                           const ShowOptions& options) {
+  if (reply.licenses().empty()) return "No licenses configured in Slurm.\n";
+  std::vector<const v1::LicenseInfo*> sorted;
+  for (const v1::LicenseInfo& license : reply.licenses()) sorted.push_back(&license);
+  std::sort(sorted.begin(), sorted.end(), [](const v1::LicenseInfo* a, const v1::LicenseInfo* b) {
+    return a->name() < b->name();
+  });
+  std::string out;
+  for (const v1::LicenseInfo* license : sorted) {
+    if (!name.empty() && license->name() != name) continue;
+    absl::StrAppend(&out, "LicenseName=", license->name(), options.one_liner ? " " : "\n    ",
+                    "Total=", license->total(), " Used=", license->used(),
+                    " Free=", std::max<int64_t>(0, license->total() - license->used()),
+                    " Reserved=0 Remote=no\n");
+  }
+  return out;
 }
 
 std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const ShowOptions& options) {

@@ -80,6 +80,13 @@ std::string FormatBbSize(uint64_t bytes);
 // without a creation time shows options.now, as Slurm shows the present time.
 std::string FormatBurstBuffers(const v1::GetBurstBuffersReply& reply, const ShowOptions& options);
 
+// scontrol show licenses [NAME]: each license by name, "LicenseName=N\n
+// Total=T Used=U Free=F Reserved=0 Remote=no" (one line with one_liner),
+// only NAME's when given (nothing when there is no such license); "No
+// licenses configured in Slurm." without Licenses=, as Slurm's info_lics.c.
+std::string FormatLicenses(const v1::GetLicensesReply& reply, const std::string& name,
+                           const ShowOptions& options);
+
 // "scontrol show bbstat": the Lua hook's message, newline-terminated; "" for none.
 std::string FormatBbStatus(const v1::GetBbStatusReply& reply);
 

@@ -1020,6 +1020,30 @@ v1::GetBurstBuffersReply ReferenceBurstBuffers() {
   return reply;
 }
 
+// scontrol show licenses, as Slurm 22.05's info_lics.c prints it: sorted by
+// name, one record or all, -o on one line; a total lowered below what jobs
+// hold shows Free=0.
+TEST_F(ScontrolFormatTest, LicensesAsSlurmPrintsThem) {
+  v1::GetLicensesReply reply;
+  EXPECT_EQ(FormatLicenses(reply, "", {}), "No licenses configured in Slurm.\n");
+  auto add = [&](const char* name, int64_t total, int64_t used) {
+    v1::LicenseInfo* license = reply.add_licenses();
+    license->set_name(name);
+    license->set_total(total);
+    license->set_used(used);
+  };
+  add("matlab", 4, 1);
+  add("fluent", 1, 2);
+  EXPECT_EQ(FormatLicenses(reply, "", {}),
+            "LicenseName=fluent\n    Total=1 Used=2 Free=0 Reserved=0 Remote=no\n"
+            "LicenseName=matlab\n    Total=4 Used=1 Free=3 Reserved=0 Remote=no\n");
+  ShowOptions one_liner;
+  one_liner.one_liner = true;
+  EXPECT_EQ(FormatLicenses(reply, "matlab", one_liner),
+            "LicenseName=matlab Total=4 Used=1 Free=3 Reserved=0 Remote=no\n");
+  EXPECT_EQ(FormatLicenses(reply, "ansys", {}), "");
+}
+
 TEST_F(ScontrolFormatTest, BurstBuffersIdleMatchSlurm) {
   // shared/reference/scontrol_show_burst_idle.txt
   EXPECT_EQ(FormatBurstBuffers(ReferenceBurstBuffers(), {}),

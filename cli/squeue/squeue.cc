@@ -246,6 +246,7 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
     for (const std::string& note : parsed->notes) std::cerr << kProgram << ": " << note << "\n";
   }
   options.licenses_given = given("--licenses");
+  options.licenses = skiff::client::SplitCommaList(licenses);
   if (yaml) return Error("--yaml is not supported by Skiff; use --json");
 
   absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
@@ -289,7 +290,7 @@ int skiff::cli::SqueueMain(int argc, char** argv) {
   if (options.states_given) {
     for (skiff::v1::JobState s : options.states) request.add_states(s);
     if (options.states.empty()) match_none = true;
-  } else if (!options.licenses_given) {
+  } else {
     // Finished jobs ctld still holds (MinJobAge) are not shown: not sent either.
     for (skiff::v1::JobState s : skiff::client::ActiveJobStates()) request.add_states(s);
   }

@@ -15,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/squeue/squeue_fields.h"
 #include "cli/squeue/squeue_sort.h"
 #include "client/job_fields.h"
@@ -266,8 +267,9 @@ std::string SqueueFieldValue(const v1::JobInfo& job, char field, int64_t now) {
     case 'v':
       return spec.reservation().empty() ? "(null)" : spec.reservation();
     case 'w':
-    case 'W':
       return "(null)";
+    case 'W':
+      return spec.licenses().empty() ? "(null)" : spec.licenses();
     case 'x':
       return CompressHostlist({spec.exclude().begin(), spec.exclude().end()});
     case 'X':
@@ -305,16 +307,29 @@ std::string SqueueRowValue(const SqueueRow& row, char field, int64_t now) {
   }
 }
 
+namespace {
+
+// squeue -L's test (Slurm's _filter_job): a name of the job's -L list, its
+// ":count" aside, is one of `names`.
+bool AsksForLicense(const v1::JobInfo& job, const std::vector<std::string>& names) {
+  for (absl::string_view item : absl::StrSplit(job.spec().licenses(), ',', absl::SkipEmpty())) {
+    const absl::string_view name = item.substr(0, item.find(':'));
+    if (std::find(names.begin(), names.end(), name) != names.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<SqueueRow> SelectAndSortRows(const v1::GetJobsReply& reply,
                                          const SqueueOptions& options) {
   std::vector<const v1::JobInfo*> jobs;
-  if (!options.licenses_given) {  // no Skiff job holds a license
-    for (const v1::JobInfo& job : reply.jobs()) {
-      bool wanted = !options.states_given ? client::IsActiveJobState(job.state())
-                                          : std::find(options.states.begin(), options.states.end(),
-                                                      job.state()) != options.states.end();
-      if (wanted) jobs.push_back(&job);
-    }
+  for (const v1::JobInfo& job : reply.jobs()) {
+    bool wanted = !options.states_given ? client::IsActiveJobState(job.state())
+                                        : std::find(options.states.begin(), options.states.end(),
+                                                    job.state()) != options.states.end();
+    if (wanted && options.licenses_given) wanted = AsksForLicense(job, options.licenses);
+    if (wanted) jobs.push_back(&job);
   }
   std::string sort_spec = options.sort;
   if (sort_spec.empty()) sort_spec = options.start ? kSqueueStartSort : kSqueueDefaultSort;

@@ -75,9 +75,11 @@ struct SqueueOptions {
   // states Skiff never has (SUSPENDED, ...) leaves `states` empty and shows none.
   bool states_given = false;
   std::vector<v1::JobState> states;
-  bool licenses_given = false;  // -L: Skiff has no licenses, so no job matches
-  std::string sort;             // -S; empty = "P,t,-p", or "S" with --start
-  int64_t now = 0;              // for TIME of running jobs
+  // -L: only jobs asking for one of these licenses (by name, counts aside).
+  bool licenses_given = false;
+  std::vector<std::string> licenses;
+  std::string sort;  // -S; empty = "P,t,-p", or "S" with --start
+  int64_t now = 0;   // for TIME of running jobs
 };
 
 // The parsed format these options print with: -o, else -O, else the default

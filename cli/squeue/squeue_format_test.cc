@@ -525,12 +525,22 @@ TEST(FormatSqueue, SchedNodesAndStartOfPendingJobs) {
   EXPECT_EQ(SqueueFieldValue(job, 'Y', kNow), "n[1-2]");
 }
 
-TEST(FormatSqueue, LicensesMatchNoJobAndStepsShowSlurmsHeader) {
+// -L: jobs whose -L names one of the licenses (counts aside), in the usual
+// states; %W prints the job's -L as written.
+TEST(FormatSqueue, LicensesSelectTheJobsAskingForThemAndStepsShowSlurmsHeader) {
   SqueueOptions options = At(kNow);
   options.licenses_given = true;
+  options.licenses = {"fluent", "matlab"};
   EXPECT_EQ(FormatSqueue(BusyQueue(), options),
             "             JOBID PARTITION     NAME     USER ST       TIME  NODES "
             "NODELIST(REASON)\n");
+  v1::GetJobsReply reply = BusyQueue();
+  reply.mutable_jobs(0)->mutable_spec()->set_licenses("matlab:2,ansys");
+  reply.mutable_jobs(1)->mutable_spec()->set_licenses("matlabx");
+  options.format = "%i %W";
+  options.format_given = true;
+  EXPECT_EQ(FormatSqueue(reply, options), "JOBID LICENSES\n15393 matlab:2,ansys\n");
+  EXPECT_EQ(SqueueFieldValue(reply.jobs(2), 'W', kNow), "(null)");
   EXPECT_EQ(FormatSqueueSteps("", false, {}, 0),
             "         STEPID     NAME PARTITION     USER      TIME NODELIST\n");
   EXPECT_EQ(FormatSqueueSteps("", true, {}, 0), "");

@@ -82,6 +82,7 @@ int AllocateForStep(const SrunCommandLine& line, const std::string& cwd,
   command_line.options = SrunAllocationOptions(line.args);
   command_line.options.begin = line.begin;
   command_line.options.tmp = line.tmp;
+  command_line.options.licenses = line.licenses;
   command_line.options.sockets_per_node = line.sockets_per_node;
   command_line.options.cores_per_socket = line.cores_per_socket;
   command_line.options.threads_per_core = line.threads_per_core;

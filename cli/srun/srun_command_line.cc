@@ -95,6 +95,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("-b,--begin", line->begin);
   app.add_flag("-H,--hold", line->hold);
   app.add_option("--tmp", line->tmp);
+  app.add_option("-L,--licenses", line->licenses);
   app.add_option("-B,--extra-node-info", line->topology.extra_node_info);
   app.add_option("--sockets-per-node", line->topology.sockets_per_node);
   app.add_option("--cores-per-socket", line->topology.cores_per_socket);
@@ -248,6 +249,7 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("begin", line.begin);
   flag("hold", line.hold);
   text("tmp", line.tmp);
+  text("licenses", line.licenses);
   text("extra-node-info", line.topology.extra_node_info);
   text("sockets-per-node", line.topology.sockets_per_node);
   text("cores-per-socket", line.topology.cores_per_socket);

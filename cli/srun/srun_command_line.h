@@ -28,7 +28,8 @@ struct SrunCommandLine {
   // An allocation's (srun outside a job), as sbatch's.
   std::optional<std::string> begin;
   bool hold = false;
-  std::optional<std::string> tmp;  // --tmp: the allocation's (outside a job), as sbatch's
+  std::optional<std::string> tmp;       // --tmp: the allocation's (outside a job), as sbatch's
+  std::optional<std::string> licenses;  // -L: the allocation's (outside a job), as sbatch's
   // -B, --sockets-per-node, --cores-per-socket, --threads-per-core: floors on
   // the allocation's nodes (outside a job), as sbatch's; "*" = not asked.
   TopologyOptionValues topology;  // as given, for -v's block

@@ -191,7 +191,6 @@ constexpr std::string_view kUnsupported[] = {
     "-E, --preserve-env",
     "--gres-flags=",
     "--jobid=",
-    "-L, --licenses=",
     "-M, --clusters=",
     "-m, --distribution=",
     "--mail-type=",

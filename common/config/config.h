@@ -42,6 +42,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/parameters.h"
+#include "common/licenses.h"
 
 namespace skiff {
 
@@ -177,8 +178,11 @@ struct SkiffConfig {
   // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
   std::string priority_weight_tres;
   std::map<std::string, int64_t> priority_tres_weights;
-  int64_t first_job_id = 1;         // FirstJobId
-  int64_t max_job_count = 100000;   // MaxJobCount
+  int64_t first_job_id = 1;        // FirstJobId
+  int64_t max_job_count = 100000;  // MaxJobCount
+  // Licenses=matlab:4,fluent (common/licenses.h): as written, and parsed.
+  std::string licenses_text;
+  std::vector<LicenseCount> licenses;
   int64_t min_job_age = 300;        // MinJobAge seconds
   uint64_t def_mem_per_cpu_mb = 0;  // DefMemPerCPU, 0 = unset
   uint64_t max_mem_per_cpu_mb = 0;  // MaxMemPerCPU, 0 = unset

@@ -188,6 +188,17 @@ TEST(ParseSkiffConfigTest, PriorityWeightTresTakesSlurmsNamesInAnyCase) {
   EXPECT_FALSE(Parse("PriorityWeightTRES=CPU\n").ok());
 }
 
+TEST(ParseSkiffConfigTest, LicensesTakeSlurmsListAndRefuseWhatSlurmRefuses) {
+  absl::StatusOr<SkiffConfig> config = Parse("Licenses=matlab:4,fluent;matlab:1\n");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->licenses_text, "matlab:4,fluent;matlab:1");
+  EXPECT_EQ(config->licenses, (std::vector<LicenseCount>{{"matlab", 5}, {"fluent", 1}}));
+  const absl::Status bad = Parse("Licenses=matlab:four\n").status();
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.message()).find("Licenses"), std::string::npos) << bad;
+  EXPECT_TRUE(ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n").licenses.empty());
+}
+
 TEST(ParseSkiffConfigTest, DefaultsWhenKeysAreAbsent) {
   SkiffConfig config = ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n");
   EXPECT_EQ(config.cluster_name, "skiff");

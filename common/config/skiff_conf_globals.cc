@@ -385,6 +385,14 @@ const KeyTable<GlobalState>& GlobalKeys() {
            }},
           {"FirstJobId",
            [](std::string_view v, G& g) { return SetInt(v, 1, kMaxInt64, g.config.first_job_id); }},
+          {"Licenses",
+           [](std::string_view v, G& g) {
+             absl::StatusOr<std::vector<LicenseCount>> parsed = ParseLicenses(v);
+             if (!parsed.ok()) return parsed.status();
+             g.config.licenses_text = std::string(v);
+             g.config.licenses = *std::move(parsed);
+             return absl::OkStatus();
+           }},
           {"MaxJobCount", [](std::string_view v,
                              G& g) { return SetInt(v, 1, kMaxUint32, g.config.max_job_count); }},
           {"MinJobAge",
@@ -499,7 +507,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "KillOnBadExit",
        "LaunchParameters",
        "LaunchType",
-       "Licenses",
        "LogTimeFormat",
        "MailDomain",
        "MaxDBDMsgs",

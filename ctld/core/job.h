@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/licenses.h"
 #include "common/node_topology.h"
 #include "common/tres_usage.h"
 #include "ctld/core/burst_buffer/bb_state.h"
@@ -76,6 +77,10 @@ struct JobRequest {
   // -s/--oversubscribe: the job may share CPUs with other jobs that asked the
   // same, where its partition allows it (OverSubscribe=YES or FORCE).
   bool oversubscribe = false;
+  // -L/--licenses: as written (scontrol show job's Licenses=) and parsed
+  // (common/licenses.h); held from start to end, counted cluster-wide.
+  std::string licenses_text;
+  std::vector<LicenseCount> licenses;
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N

@@ -132,7 +132,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"KillWait", Seconds(c.kill_wait)},
       {"LaunchParameters", kNull},
       {"LaunchType", "launch/slurm"},
-      {"Licenses", kNull},
+      {"Licenses", OrNull(c.licenses_text)},
       {"LogTimeFormat", "iso8601_ms"},
       {"MailDomain", kNull},
       // Unset, Skiff sends no mail (docs/compatibility.md), and says so.

@@ -48,6 +48,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.spread_job = spec.spread_job();
   r.contiguous = spec.contiguous();
   r.min_tmp_disk_mb = spec.min_tmp_disk_mb();
+  r.licenses = spec.licenses();
   r.min_topology = {spec.sockets_per_node(), spec.cores_per_socket(), spec.threads_per_core()};
   r.oversubscribe = spec.oversubscribe();
   r.no_kill = spec.no_kill();
@@ -244,6 +245,7 @@ v1::JobSpec PublicSpecOf(const v1::JobSpec& spec) {
   // Slurm shows everyone MinTmpDiskNode= and OverSubscribe=; -k is the
   // job's shape too.
   out.set_min_tmp_disk_mb(spec.min_tmp_disk_mb());
+  out.set_licenses(spec.licenses());
   out.set_sockets_per_node(spec.sockets_per_node());
   out.set_cores_per_socket(spec.cores_per_socket());
   out.set_threads_per_core(spec.threads_per_core());
@@ -287,6 +289,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->mutable_spec()->set_exclusive(job.request.exclusive);
   out->mutable_spec()->set_oversubscribe(job.request.oversubscribe);
   out->mutable_spec()->set_min_tmp_disk_mb(job.request.min_tmp_disk_mb);
+  out->mutable_spec()->set_licenses(job.request.licenses_text);
   out->mutable_spec()->set_sockets_per_node(job.request.min_topology.sockets);
   out->mutable_spec()->set_cores_per_socket(job.request.min_topology.cores_per_socket);
   out->mutable_spec()->set_threads_per_core(job.request.min_topology.threads_per_core);

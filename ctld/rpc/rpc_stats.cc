@@ -48,6 +48,7 @@ constexpr MethodType kMethodTypes[] = {
     // Beyond Slurm: squeue --explain.
     {"/skiff.v1.Ctld/ExplainJob", "SKIFF_EXPLAIN_JOB", 60005},
     {"/skiff.v1.Ctld/RequestToken", "REQUEST_AUTH_TOKEN", 5039},
+    {"/skiff.v1.Ctld/GetLicenses", "REQUEST_LICENSE_INFO", 1021},
     {"/skiff.v1.Ctld/GetReservations", "REQUEST_RESERVATION_INFO", 2024},
     {"/skiff.v1.Ctld/UpdateReservation", "REQUEST_UPDATE_RESERVATION", 3009},  // create, delete too
     {"/skiff.v1.NodeService/Register", "MESSAGE_NODE_REGISTRATION_STATUS", 1002},

@@ -52,6 +52,8 @@ class CtldService final : public v1::Ctld::Service {
                            v1::ReconfigureReply* reply) override;
   grpc::Status GetQos(grpc::ServerContext* context, const v1::GetQosRequest* request,
                       v1::GetQosReply* reply) override;
+  grpc::Status GetLicenses(grpc::ServerContext* context, const v1::GetLicensesRequest* request,
+                           v1::GetLicensesReply* reply) override;
   grpc::Status GetReservations(grpc::ServerContext* context,
                                const v1::GetReservationsRequest* request,
                                v1::GetReservationsReply* reply) override;

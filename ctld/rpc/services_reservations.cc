@@ -1,5 +1,6 @@
 // CtldService's RPCs for what is set aside for jobs: advance reservations
-// (scontrol show/update reservation) and burst buffers (scontrol show burstbuffer).
+// (scontrol show/update reservation), burst buffers (scontrol show burstbuffer)
+// and licenses (scontrol show licenses).
 #include <grp.h>
 #include <pwd.h>
 
@@ -140,6 +141,19 @@ grpc::Status CtldService::UpdateReservation(grpc::ServerContext* context,
       ResvOpFromProto(request->op()), ResvRequestFromProto(*request), lookups);
   if (!name.ok()) return ToGrpcStatus(name.status());
   reply->set_name(*name);
+  return grpc::Status::OK;
+}
+
+grpc::Status CtldService::GetLicenses(grpc::ServerContext* context, const v1::GetLicensesRequest*,
+                                      v1::GetLicensesReply* reply) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  for (const Lifecycle::LicenseUsage& usage : controller_.SnapshotLicenses()) {
+    v1::LicenseInfo* info = reply->add_licenses();
+    info->set_name(usage.name);
+    info->set_total(usage.total);
+    info->set_used(usage.used);
+  }
   return grpc::Status::OK;
 }
 

@@ -63,6 +63,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_req_cores_per_socket(job.request.min_topology.cores_per_socket);
   r.set_req_threads_per_core(job.request.min_topology.threads_per_core);
   r.set_req_oversubscribe(job.request.oversubscribe);
+  r.set_req_licenses(job.request.licenses_text);
   if (!q.container.IsEmpty()) ContainerToProto(q.container, r.mutable_container());
   for (int gpu : job.gpu_indices) r.add_gpu_indices(gpu);
   r.set_exit_code(job.exit_code);
@@ -194,6 +195,12 @@ Job FromRecord(const v1::JobRecord& r) {
   q.min_tmp_disk_mb = r.req_min_tmp_disk_mb();
   q.min_topology = {r.req_sockets_per_node(), r.req_cores_per_socket(), r.req_threads_per_core()};
   q.oversubscribe = r.req_oversubscribe();
+  q.licenses_text = r.req_licenses();
+  // Checked at submit; a record that no longer parses asks for none.
+  if (absl::StatusOr<std::vector<LicenseCount>> licenses = ParseLicenses(q.licenses_text);
+      licenses.ok()) {
+    q.licenses = *std::move(licenses);
+  }
   q.container = ContainerFromProto(r.container());
   job.gpu_indices.assign(r.gpu_indices().begin(), r.gpu_indices().end());
   job.exit_code = r.exit_code();

@@ -59,9 +59,11 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }
 
-// --tmp, -B, -s and -k survive a restart of ctld (issue 49).
-TEST(SqliteJobStore, TmpDiskOversubscribeAndNoKillSurviveTheRecord) {
+// --tmp, -B, -s, -k and -L survive a restart of ctld (issue 49).
+TEST(SqliteJobStore, TmpDiskOversubscribeNoKillAndLicensesSurviveTheRecord) {
   Job job = MakeJob(1, JobState::kRunning, 1);
+  job.request.licenses_text = "matlab:2,fluent";
+  job.request.licenses = {{"matlab", 2}, {"fluent", 1}};
   job.request.min_tmp_disk_mb = 10240;
   job.request.min_topology = {2, 4, 1};
   job.request.oversubscribe = true;
@@ -71,11 +73,14 @@ TEST(SqliteJobStore, TmpDiskOversubscribeAndNoKillSurviveTheRecord) {
   EXPECT_EQ(back.request.min_topology, (NodeTopology{2, 4, 1}));
   EXPECT_TRUE(back.request.oversubscribe);
   EXPECT_TRUE(back.no_kill);
+  EXPECT_EQ(back.request.licenses_text, "matlab:2,fluent");
+  EXPECT_EQ(back.request.licenses, job.request.licenses);
   const Job plain = FromRecord(ToRecord(MakeJob(2, JobState::kPending, 1)));
   EXPECT_EQ(plain.request.min_tmp_disk_mb, 0u);
   EXPECT_FALSE(plain.request.min_topology.asked());
   EXPECT_FALSE(plain.request.oversubscribe);
   EXPECT_FALSE(plain.no_kill);
+  EXPECT_TRUE(plain.request.licenses.empty());
 }
 
 mode_t ModeOf(const std::string& path) {

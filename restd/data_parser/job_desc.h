@@ -3,7 +3,7 @@
 // Numbers may come plain (4) or as data_parser's {"set":true,"number":4};
 // times are minutes and unix seconds, memory MiB, as Slurm's.
 //
-// Fields of the schema that Skiff cannot honour (licenses, x11, cpu binding,
+// Fields of the schema that Skiff cannot honour (x11, cpu binding,
 // ...) are not errors: each comes back as a warning naming it, as slurmrestd
 // warns of fields it ignores. A field of the wrong type or a bad value is
 // InvalidArgument naming the field.

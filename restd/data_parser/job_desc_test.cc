@@ -80,11 +80,13 @@ TEST(JobDescTest, AnUnlimitedTimeIsInfinite) {
 }
 
 TEST(JobDescTest, UnsupportedFieldsAreWarningsNotFailures) {
-  auto parsed = Parse(R"({"script": "#!/bin/sh\n", "licenses": "matlab:1", "x11": ["ALL"]})");
+  auto parsed = Parse(R"({"script": "#!/bin/sh\n", "licenses": "matlab:1", "wckey": "w",
+      "x11": ["ALL"]})");
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->warnings,
-            (std::vector<std::string>{"job.licenses is not supported by Skiff; ignored",
+            (std::vector<std::string>{"job.wckey is not supported by Skiff; ignored",
                                       "job.x11 is not supported by Skiff; ignored"}));
+  EXPECT_EQ(parsed->spec.licenses(), "matlab:1");  // -L, checked by ctld
 }
 
 TEST(JobDescTest, BadValuesNameTheirField) {

@@ -1,7 +1,7 @@
 // Options that change a job's resources (issue 49), through the real daemons
 // on four 2-CPU nodes (the shape of shared/slurm-anchor): --tmp against each
 // node's TmpDisk, -s/--oversubscribe as shown, -k/--no-kill when a node
-// fails. Expected texts are Slurm 22.05's on the anchor.
+// fails, -L against the cluster's Licenses=. Expected texts are Slurm 22.05's on the anchor.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -38,7 +38,8 @@ class JobOptionsTest : public SharedClusterTest<JobOptionsTest> {
         {{"\nNodeName=n2 ", "\nNodeName=n2 Sockets=2 CoresPerSocket=1 "},
          {"\nNodeName=n3 ", "\nNodeName=n3 TmpDisk=1024 "},
          {"\nNodeName=n4 ", "\nNodeName=n4 TmpDisk=2G CoresPerSocket=1 ThreadsPerCore=2 "}});
-    std::ofstream(cluster_->conf_path()) << conf;
+    // Two MATLAB seats and one Fluent licence for the whole cluster.
+    std::ofstream(cluster_->conf_path()) << conf << "\nLicenses=matlab:2,fluent\n";
     const CommandResult up = cluster_->Up();
     ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   }
@@ -301,6 +302,67 @@ TEST_F(JobOptionsTest, SallocReadsItsInputEnvironment) {
   r = cluster_->RunAs("skiffalice", "SALLOC_TIMELIMIT=abc salloc true");
   EXPECT_EQ(r.exit_code, 255);
   EXPECT_EQ(r.err, "salloc: error: Invalid --time specification\n");
+}
+
+// -L/--licenses (sbatch, salloc, srun) against Licenses=: held while a job
+// runs, waited for with Reason=Licenses without holding up other jobs,
+// refused at submit beyond what is configured, shown by scontrol show job
+// and licenses and by squeue %W / -L, changed by scontrol update.
+TEST_F(JobOptionsTest, LicensesAreHeldWhileAJobRunsAndWaitedForWithReasonLicenses) {
+  const uint64_t both = Submit("-L matlab:2 --wrap='sleep 120'");
+  EXPECT_NE(NodesOnceRunning(both), "");
+  EXPECT_EQ(Field(both, "Licenses"), "matlab:2");
+  EXPECT_EQ(cluster_->Run("scontrol show licenses").out,
+            "LicenseName=fluent\n    Total=1 Used=0 Free=1 Reserved=0 Remote=no\n"
+            "LicenseName=matlab\n    Total=2 Used=2 Free=0 Reserved=0 Remote=no\n");
+  EXPECT_EQ(cluster_->Run("scontrol -o show lic matlab").out,
+            "LicenseName=matlab Total=2 Used=2 Free=0 Reserved=0 Remote=no\n");
+  const uint64_t waits = Submit("--licenses=matlab --wrap=true");
+  EXPECT_TRUE(Eventually(20, [&] { return Field(waits, "Reason") == "Licenses"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", waits)).out;
+  // A later job short of nothing starts past it.
+  const uint64_t fluent = Submit("-L fluent --wrap='sleep 120'");
+  EXPECT_NE(NodesOnceRunning(fluent), "");
+  EXPECT_EQ(cluster_->Run("squeue -h -L matlab -o '%i %W' -S i").out,
+            absl::StrCat(both, " matlab:2\n", waits, " matlab\n"));
+  // Beyond Licenses=, a name it lacks, or not the grammar: Slurm's refusal.
+  for (const char* bad : {"matlab:3", "ansys", "matlab:x", "matlab,fluent:2"}) {
+    const CommandResult r =
+        cluster_->RunAs("skiffalice", absl::StrCat("sbatch -L '", bad, "' --wrap=true"));
+    EXPECT_EQ(r.exit_code, 1) << bad;
+    EXPECT_EQ(r.err, "sbatch: error: Batch job submission failed: Invalid license specification\n")
+        << bad;
+  }
+  // A pending job's licenses change by scontrol update, checked as at submit.
+  CommandResult r = cluster_->RunAs(
+      "skiffalice", absl::StrCat("scontrol update JobId=", waits, " Licenses=matlab:3"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid license specification"), std::string::npos) << r.err;
+  r = cluster_->RunAs("skiffalice",
+                      absl::StrCat("scontrol update JobId=", waits, " Licenses=matlab:1,fluent"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Field(waits, "Licenses"), "matlab:1,fluent");
+  // The first job ends: the waiting one still lacks the fluent licence the
+  // third holds; once that ends too, it runs.
+  cluster_->Run(absl::StrCat("scancel ", both));
+  EXPECT_TRUE(Eventually(30, [&] { return Field(both, "JobState") == "CANCELLED"; }));
+  EXPECT_EQ(Field(waits, "JobState"), "PENDING");
+  EXPECT_EQ(Field(waits, "Reason"), "Licenses");
+  cluster_->Run(absl::StrCat("scancel ", fluent));
+  EXPECT_TRUE(Eventually(30, [&] {
+    const std::string state = Field(waits, "JobState");
+    return state == "RUNNING" || state == "COMPLETED";
+  })) << cluster_->Run(absl::StrCat("scontrol show job ", waits)).out;
+  // salloc and srun take -L for their allocations.
+  r = cluster_->RunAs("skiffalice", "salloc -Q -L fluent sh -c 'scontrol show job $SLURM_JOB_ID'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Licenses=fluent "), std::string::npos) << r.out;
+  r = cluster_->RunAs("skiffalice", "srun -L matlab:2 sh -c 'scontrol show job $SLURM_JOB_ID' ");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" Licenses=matlab:2 "), std::string::npos) << r.out;
+  r = cluster_->RunAs("skiffalice", "srun -L ansys true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Invalid license specification"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -459,6 +459,14 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   request.min_tmp_disk_mb = spec.min_tmp_disk_mb;
   request.min_topology = spec.min_topology;
   request.container = spec.container;
+  if (!spec.licenses.empty()) {
+    // Slurm's refusal for the grammar and for names or counts beyond Licenses=.
+    absl::StatusOr<std::vector<LicenseCount>> licenses = ParseLicenses(spec.licenses);
+    if (!licenses.ok()) return Invalid(kInvalidLicenses);
+    if (absl::Status s = CheckLicenseRequest(*licenses, config.licenses); !s.ok()) return s;
+    request.licenses_text = spec.licenses;
+    request.licenses = *std::move(licenses);
+  }
   request.cpus_per_task = std::max(1, spec.cpus_per_task);
   // Slurm keeps no memory size from 2^63 MB up (its MEM_PER_CPU flag bit).
   if (spec.mem_per_node_mb > kMaxMemoryMb || spec.mem_per_cpu_mb > kMaxMemoryMb ||

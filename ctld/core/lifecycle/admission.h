@@ -61,6 +61,7 @@ struct SubmitRequest {
   uint64_t min_tmp_disk_mb = 0;  // --tmp
   NodeTopology min_topology;     // -B, --sockets-per-node, ...
   bool oversubscribe = false;    // -s
+  std::string licenses;          // -L as written
   bool no_kill = false;          // -k
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;

@@ -311,6 +311,26 @@ TEST(AdmissionTest, TmpDiskNoNodeHasIsRefusedWithSlurmsLines) {
   EXPECT_EQ(job->request.min_tmp_disk_mb, 512u);
 }
 
+// -L: Slurm's grammar, names and counts within Licenses=; kept as written.
+TEST(AdmissionTest, LicensesBeyondTheConfiguredOnesAreRefused) {
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.licenses = "matlab"; }).message(),
+            "Invalid license specification");  // none configured
+  SkiffConfig config = Config();
+  config.licenses = {{"matlab", 4}};
+  SubmitRequest request = Request();
+  request.licenses = "matlab:3;matlab";
+  absl::StatusOr<Job> job = JobFromRequest(request, config, Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.licenses_text, "matlab:3;matlab");
+  EXPECT_EQ(job->request.licenses, (std::vector<LicenseCount>{{"matlab", 4}}));
+  for (const char* bad : {"matlab:5", "matlab:3,matlab:2", "matlab:-1", "mat lab"}) {
+    request.licenses = bad;
+    EXPECT_EQ(JobFromRequest(request, config, Nodes(), {"normal"}).status().message(),
+              "Invalid license specification")
+        << bad;
+  }
+}
+
 TEST(AdmissionTest, OversubscribeAndNoKillAreKeptWithTheJob) {
   SubmitRequest request = Request();
   request.oversubscribe = true;

@@ -249,6 +249,16 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
     if (!pending) return not_pending();
     job.request.features = *update.features;
   }
+  if (update.licenses.has_value()) {
+    // Slurm's rule: a pending job's, or a running one's by an operator (what
+    // it holds is counted from its request on the next pass).
+    if (!pending && !(privileged && job.state == JobState::kRunning)) return not_pending();
+    absl::StatusOr<std::vector<LicenseCount>> licenses = ParseLicenses(*update.licenses);
+    if (!licenses.ok()) return absl::InvalidArgumentError(kInvalidLicenses);
+    if (absl::Status s = CheckLicenseRequest(*licenses, config_->licenses); !s.ok()) return s;
+    job.request.licenses_text = *update.licenses;
+    job.request.licenses = *std::move(licenses);
+  }
   if (update.exclude.has_value()) {
     if (!pending) return not_pending();
     job.request.exclude = *update.exclude;

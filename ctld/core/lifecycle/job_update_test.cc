@@ -33,6 +33,52 @@ TEST_F(LifecycleTest, UpdateIsAllOrNothing) {
   EXPECT_EQ(store_[id].request.time_limit, 60);
 }
 
+// -L at submit and by update against Licenses=: what a job holds while it
+// runs (LicenseUsages, scontrol show licenses), a job short of a license
+// waits with Licenses, and every change is checked as at submit.
+TEST_F(LifecycleTest, LicensesAreCheckedHeldAndWaitedFor) {
+  config_.licenses = {{"matlab", 1}, {"fluent", 2}};
+  Reset();
+  SubmitRequest wants = Request();
+  wants.licenses = "matlab";
+  const uint64_t first = Submit(wants);
+  const uint64_t second = Submit(wants);
+  Drive(Schedule());
+  EXPECT_EQ(StateOf(first), JobState::kRunning);
+  EXPECT_EQ(StateOf(second), JobState::kPending);
+  EXPECT_EQ(core_->Find(second)->reason, "Licenses");
+  EXPECT_EQ(store_[first].request.licenses_text, "matlab");
+  std::vector<Lifecycle::LicenseUsage> usage = core_->LicenseUsages();
+  ASSERT_EQ(usage.size(), 2u);
+  EXPECT_EQ(usage[0].name, "matlab");
+  EXPECT_EQ(usage[0].total, 1);
+  EXPECT_EQ(usage[0].used, 1);
+  EXPECT_EQ(usage[1].used, 0);
+
+  for (const char* bad : {"matlab:2", "ansys", "matlab:x"}) {
+    SubmitRequest refused = Request();
+    refused.licenses = bad;
+    EXPECT_EQ(core_->Admit(refused, now_).status().message(), "Invalid license specification")
+        << bad;
+  }
+  JobUpdate update;
+  update.job_id = second;
+  update.licenses = "fluent:3";
+  EXPECT_EQ(core_->Update({1001, 1001}, false, update, now_).status().message(),
+            "Invalid license specification");
+  update.licenses = "fluent:2";
+  Store(core_->Update({1001, 1001}, false, update, now_));
+  EXPECT_EQ(store_[second].request.licenses_text, "fluent:2");
+  Drive(Schedule());
+  EXPECT_EQ(StateOf(second), JobState::kRunning);
+  // A running job's licenses are an operator's to change.
+  update.licenses = "";
+  EXPECT_EQ(core_->Update({1001, 1001}, false, update, now_).status().message(),
+            "Job is no longer pending execution");
+  Store(core_->Update({0, 0}, true, update, now_));
+  EXPECT_EQ(core_->LicenseUsages()[1].used, 0);
+}
+
 TEST_F(LifecycleTest, CommentIsStored) {
   const uint64_t id = Submit(Request());
   JobUpdate update;

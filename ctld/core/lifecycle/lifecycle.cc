@@ -213,6 +213,22 @@ Lifecycle::StateCounts Lifecycle::CountPendingAndRunning() const {
   return counts;
 }
 
+std::vector<Lifecycle::LicenseUsage> Lifecycle::LicenseUsages() const {
+  std::vector<LicenseUsage> out;
+  for (const LicenseCount& license : config_->licenses)
+    out.push_back({license.name, license.count, 0});
+  for (const auto& [id, job] : state_.unfinished()) {
+    if (!HoldsResources(job->state)) continue;
+    for (const LicenseCount& held : job->request.licenses) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const LicenseUsage& u) { return u.name == held.name; });
+      if (it == out.end()) it = out.insert(out.end(), {held.name, 0, 0});
+      it->used += held.count;
+    }
+  }
+  return out;
+}
+
 void Lifecycle::ReleaseResources(Job& job, int64_t now, Effects& effects) {
   state_.MutNodes().Release(job.id, job.nodes, job.cpus_by_node, job.mem_by_node_mb, now);
   ChargeRun(job, now, effects);

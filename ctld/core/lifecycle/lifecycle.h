@@ -301,6 +301,16 @@ class Lifecycle {
     uint32_t running = 0;
   };
   StateCounts CountPendingAndRunning() const;
+  // scontrol show licenses: each license of Licenses= with what the jobs
+  // holding resources (configuring, running, suspended) hold of it, as the
+  // scheduler counts them; a name jobs hold that is no longer configured
+  // shows with a total of 0.
+  struct LicenseUsage {
+    std::string name;
+    int64_t total = 0;
+    int64_t used = 0;
+  };
+  std::vector<LicenseUsage> LicenseUsages() const;
   // The tables as they are now (jobs, nodes, pools, QOS and accounts, steps,
   // triggers, reservations, usage), to read; every change is an event here.
   const JournaledState& state() const { return state_; }

@@ -253,6 +253,7 @@ CtldSnapshot Lifecycle::SchedulerSnapshot(CtldSchedulerInputs& inputs, int64_t n
     inputs.node_features[node.config.name] = node.config.features;
   }
   inputs.partitions = config_->partitions;
+  inputs.licenses = config_->licenses;
   inputs.qos = qos_;
   inputs.now = now;
   inputs.usage = state_.usage();

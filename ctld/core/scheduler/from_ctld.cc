@@ -168,8 +168,26 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       view.assocs.push_back(assoc);
     }
   }
+  // Licenses=, then any name a job holds or asks for that is no longer
+  // configured (a reconfigure dropped it): none of those, so its jobs wait.
+  std::map<std::string, int32_t, std::less<>> license_index;
+  for (const LicenseCount& license : inputs.licenses) {
+    license_index.emplace(license.name, static_cast<int32_t>(view.licenses.size()));
+    view.licenses.push_back({license.name, license.count});
+  }
+  auto licenses_of = [&](const Job& job) {
+    std::vector<LicenseUse> uses;
+    for (const LicenseCount& license : job.request.licenses) {
+      auto [it, added] =
+          license_index.emplace(license.name, static_cast<int32_t>(view.licenses.size()));
+      if (added) view.licenses.push_back({license.name, 0});
+      uses.push_back({it->second, license.count});
+    }
+    return uses;
+  };
   for (const Job* job : inputs.running) {
     RunningJob running;
+    running.licenses = licenses_of(*job);
     running.id = job->id;
     running.user = users.Get(job->user_name);
     running.qos = qos_of(*job);
@@ -287,6 +305,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       if (n != kNone) pending.exclude.push_back(n);
     }
     for (const std::string& f : job->request.features) pending.features.push_back(features.Get(f));
+    pending.licenses = licenses_of(*job);
     snapshot.pending.push_back(std::move(pending));
   }
   for (const std::string& name : user_names) {

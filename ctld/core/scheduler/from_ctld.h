@@ -47,6 +47,7 @@ struct CtldSchedulerInputs {
   std::map<std::string, UserUsageRecord> usage;                   // by user name
   std::vector<const Job*> running;                                // jobs holding resources
   std::vector<const Job*> pending;                                // PENDING jobs, any order
+  std::vector<LicenseCount> licenses;                             // Licenses= of skiff.conf
   // Associations and their limits; applied when AccountingStorageEnforce has
   // limits. Null = none.
   const AccountPolicy* accounts = nullptr;

@@ -65,7 +65,8 @@ class State {
         assoc_usage_(view.assocs.size()),
         qos_run_mins_(view.qos.size()),
         qos_cost_(view.qos.size()),
-        blocks_(view.nodes.size()) {
+        blocks_(view.nodes.size()),
+        license_used_(view.licenses.size(), 0) {
     for (size_t r = 0; r < view.resvs.size(); ++r) {
       const SchedResv& resv = view.resvs[r];
       for (size_t k = 0; k < resv.nodes.size(); ++k) {
@@ -111,6 +112,7 @@ class State {
       }
       Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, RunMinutesLeft(job, now),
              job.nodes.size(), cpus, mem, gpus);
+      TakeLicenses(job.licenses);
     }
   }
 
@@ -144,7 +146,18 @@ class State {
       const WaitReason reason = PerJobLimit(view_.qos[qos[i]], job);
       if (reason != WaitReason::kNone) return reason;
     }
-    return UserLimit(job);
+    const WaitReason limit = UserLimit(job);
+    if (limit != WaitReason::kNone) return limit;
+    return LicensesFree(job) ? WaitReason::kNone : WaitReason::kLicenses;
+  }
+
+  // Whether every license the job asks for is free now (Slurm's
+  // license_job_test at `now`, without bf_licenses' planning).
+  bool LicensesFree(const PendingJob& job) const {
+    for (const LicenseUse& use : job.licenses) {
+      if (license_used_[use.license] + use.count > view_.licenses[use.license].total) return false;
+    }
+    return true;
   }
 
   // The first per-user QOS limit the job would exceed if it started now.
@@ -411,6 +424,7 @@ class State {
     const int64_t count = static_cast<int64_t>(takes.size());
     Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, JobRunMinutes(job), count,
            cpus, mem, count * job.gpus_per_node);
+    TakeLicenses(job.licenses);
     return start;
   }
 
@@ -428,6 +442,7 @@ class State {
     const int64_t count = static_cast<int64_t>(start.nodes.size());
     Charge(job.user, job.qos, job.partition, job.assoc, job.max_cost, JobRunMinutes(job), count,
            cpus, mem, count * job.gpus_per_node);
+    TakeLicenses(job.licenses);
   }
 
   // ---- start-time estimates and backfill reservations (pass_estimate.h)
@@ -450,6 +465,10 @@ class State {
     int32_t gpus;  // GPUs held; 0 = the node whole
     bool maint;
   };
+
+  void TakeLicenses(const std::vector<LicenseUse>& uses) {
+    for (const LicenseUse& use : uses) license_used_[use.license] += use.count;
+  }
 
   bool InResv(int32_t resv, int32_t n) const { return Contains(view_.resvs[resv].nodes, n); }
 
@@ -562,6 +581,7 @@ class State {
   std::vector<TresMinutes> qos_run_mins_;           // per QOS: its running jobs' run minutes
   std::vector<TresMinutes> qos_cost_;               // per QOS: its running jobs' max costs
   std::vector<std::vector<Block>> blocks_;          // per node: advance reservations' windows
+  std::vector<int64_t> license_used_;               // per ClusterView::licenses: held now
 };
 
 }  // namespace pass

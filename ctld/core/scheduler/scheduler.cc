@@ -202,7 +202,8 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
     ++result.tested;
     if (planned[index]) continue;  // a partition's top job: reserved above
     const PendingJob& job = pending[index];
-    const WaitReason limit = state.UserLimit(job);
+    WaitReason limit = state.UserLimit(job);
+    if (limit == WaitReason::kNone && !state.LicensesFree(job)) limit = WaitReason::kLicenses;
     if (limit != WaitReason::kNone) {
       result.newly_limited.push_back(index);
       result.limit_reasons.push_back(limit);
@@ -317,6 +318,7 @@ ClusterView WithStarts(const ClusterView& view, const std::vector<PendingJob>& p
     running.mem_by_node_mb = start.mem_mb;
     running.gpu_indices = start.gpu_indices;
     running.exclusive = start.exclusive;
+    running.licenses = job.licenses;
     running.start_time = now;
     running.time_limit = job.time_limit;
     out.running.push_back(std::move(running));

@@ -8,7 +8,8 @@
 //
 // Main pass: each job in order is checked against holds, begin time, its
 // partition (state, MaxTime, MaxNodes, Allow*), its job QOS and partition QOS
-// (MaxWall, MaxTRESPerJob, MaxJobsPerUser, MaxTRESPerUser) and then placed
+// (MaxWall, MaxTRESPerJob, MaxJobsPerUser, MaxTRESPerUser), its licenses
+// (-L; a job short of one pends with Licenses and blocks nothing) and then placed
 // as Slurm's cons_tres places it (placement.h: tasks spread over as many nodes
 // as they need, lighter nodes first, then best fit; lowest free GPU index; a
 // GPU is never given twice). The first job of a partition that does not fit
@@ -119,7 +120,8 @@ struct BackfillResult {
   int32_t tested = 0;                     // jobs examined (<= bf_max_job_test)
   int32_t tried = 0;                      // of those, jobs it tried to start now
   int32_t queue_length = 0;               // jobs it could examine (Priority or Resources)
-  std::vector<uint32_t> newly_limited;    // jobs now over a per-user QOS limit ...
+  std::vector<uint32_t> newly_limited;    // jobs now over a per-user QOS limit or
+                                          // short of licenses ...
   std::vector<WaitReason> limit_reasons;  // ... and why (parallel to newly_limited)
 };
 

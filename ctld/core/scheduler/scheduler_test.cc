@@ -363,6 +363,62 @@ TEST(Schedule, TopologyIsAFloorOnTheNodesAJobMayUse) {
   EXPECT_EQ(StartOf(plan, 3), nullptr);
 }
 
+// -L: a job starts only with every license it asks for free, counting what
+// running jobs hold; one short of a license waits with Licenses, blocks
+// nothing behind it and gets no backfill reservation (Slurm without
+// bf_licenses).
+TEST(Schedule, LicensesAreCountedClusterWideAndAJobShortOfOneBlocksNothing) {
+  ClusterView view = MakeView({MakeNode("n1", 8), MakeNode("n2", 8)});
+  view.licenses = {{"matlab", 2}, {"fluent", 1}};
+  RunningJob holder = MakeRunning(50, 1, {0}, 1, {}, kNow - 10, 3600);
+  holder.licenses = {{0, 1}};
+  view.running.push_back(holder);
+  PendingJob two = MakeJob(1, 0, 1);
+  two.licenses = {{0, 2}};  // one is held: waits
+  PendingJob one = MakeJob(2, 0, 1);
+  one.licenses = {{0, 1}, {1, 1}};
+  PendingJob none = MakeJob(3, 0, 1);
+  PendingJob last = MakeJob(4, 0, 1);
+  last.licenses = {{1, 1}};  // job 2 took the only fluent
+  SchedulePlan plan = RunPass(view, {two, one, none, last});
+  EXPECT_EQ(ReasonOf(plan, {two, one, none, last}, 1), "Licenses");
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  ASSERT_NE(StartOf(plan, 3), nullptr);
+  EXPECT_FALSE(StartOf(plan, 3)->backfilled);
+  EXPECT_EQ(ReasonOf(plan, {two, one, none, last}, 4), "Licenses");
+  for (const Reservation& r : plan.reservations) EXPECT_NE(r.job_id, 1u);
+
+  // Once the holder ends, the waiting job gets both.
+  Complete(view, 50);
+  plan = RunPass(view, {two});
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  // A total lowered below what running jobs hold leaves nothing to start on.
+  view.licenses[0].total = 0;
+  view.running.push_back(holder);
+  plan = RunPass(view, {one});
+  EXPECT_EQ(ReasonOf(plan, {one}, 2), "Licenses");
+}
+
+// Backfill counts the licenses of the jobs it starts: of two jobs behind a
+// blocked partition wanting the one license, the first starts, the other
+// waits with Licenses.
+TEST(Backfill, CountsTheLicensesOfTheJobsItStarts) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.licenses = {{"matlab", 1}};
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow - 10, 600));
+  PendingJob wide = MakeJob(1, 0, 4, 0, 2);  // needs both nodes: Resources
+  PendingJob a = MakeJob(2, 0, 1, 0, 1, 300);
+  a.licenses = {{0, 1}};
+  PendingJob b = MakeJob(3, 0, 1, 0, 1, 300);
+  b.licenses = {{0, 1}};
+  const std::vector<PendingJob> pending = {wide, a, b};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_TRUE(StartOf(plan, 2)->backfilled);
+  EXPECT_EQ(ReasonOf(plan, pending, 3), "Licenses");
+}
+
 // A job that waits for the one node with its TmpDisk does not make backfill
 // skip a job of the same shape without --tmp (backfill's shape cache).
 TEST(Backfill, TmpDiskIsPartOfTheShapeBackfillSkipsBy) {

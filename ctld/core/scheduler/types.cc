@@ -106,6 +106,8 @@ const char* WaitReasonName(WaitReason reason) {
       return "Reservation";
     case WaitReason::kReservationDeleted:
       return "ReservationDeleted";
+    case WaitReason::kLicenses:
+      return "Licenses";
     default:
       break;
   }
@@ -225,6 +227,16 @@ absl::Status ValidateView(const ClusterView& view) {
         return absl::InvalidArgumentError(absl::StrCat("association ", a, ": bad parent chain"));
       }
       up = view.assocs[up].parent;
+    }
+  }
+  auto bad_licenses = [&](const std::vector<LicenseUse>& uses) {
+    return std::any_of(uses.begin(), uses.end(), [&](const LicenseUse& use) {
+      return !InRange(use.license, view.licenses.size()) || use.count < 0;
+    });
+  };
+  for (const RunningJob& job : view.running) {
+    if (bad_licenses(job.licenses)) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": bad license"));
     }
   }
   std::vector<int64_t> cpus(view.nodes.size(), 0);

@@ -123,6 +123,19 @@ struct SchedUser {
   int64_t usage_as_of = 0;  // ... as of this time; decayed to `now` by PriorityDecayHalfLife
 };
 
+// Licenses= of skiff.conf: a count of something the whole cluster shares
+// (common/licenses.h). Jobs hold what they asked for (-L) while they run.
+struct SchedLicense {
+  std::string name;
+  int64_t total = 0;
+};
+
+// Licenses a job holds or asks for: an index into ClusterView::licenses.
+struct LicenseUse {
+  int32_t license = 0;
+  int64_t count = 0;
+};
+
 // A job that holds resources (CONFIGURING, RUNNING or COMPLETING).
 struct RunningJob {
   uint64_t id = 0;
@@ -142,6 +155,7 @@ struct RunningJob {
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`; may be empty
                                                   // when the job holds no GPU
   bool exclusive = false;                         // holds its nodes whole
+  std::vector<LicenseUse> licenses;               // -L
   int64_t start_time = 0;
   int64_t time_limit = kNoLimit;  // seconds
 
@@ -191,6 +205,8 @@ struct ClusterView {
   std::vector<std::string> features;
   std::vector<RunningJob> running;
   std::vector<SchedResv> resvs;  // advance reservations not ended
+  // Licenses=. Running jobs may hold more than a total that was lowered since.
+  std::vector<SchedLicense> licenses;
 };
 
 // Checks indices, capacities and that no GPU index is held twice. Schedule()
@@ -247,6 +263,10 @@ struct PendingJob {
   // ClusterView::resvs) the job may use, by name; the main pass tries each
   // before placing it outside them (backfill does not).
   std::vector<int32_t> magnetic;
+  // -L: every one must be free when the job starts. As Slurm without
+  // SchedulerParameters=bf_licenses, a job waiting for licenses (reason
+  // Licenses) neither blocks its partition nor gets a backfill reservation.
+  std::vector<LicenseUse> licenses;
 };
 
 // Why a job is still pending, with Slurm's names (WaitReasonName).
@@ -300,6 +320,7 @@ enum class WaitReason : uint8_t {
   kQosMaxGresMinutesPerJob = kQosMaxBillingMinutesPerJob + 4,
   kQosGrpBillingMinutes,
   kQosGrpGresMinutes = kQosGrpBillingMinutes + 4,
+  kLicenses,  // a license it asked for (-L) is held by running jobs
 };
 // The reason for an association over its GrpTRESMins in `tres`.
 WaitReason AssocGrpMinutes(BudgetTres tres);
