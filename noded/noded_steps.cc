@@ -102,6 +102,8 @@ std::vector<v1::TaskInput> TaskLaunches(const v1::StepRequest& request, const La
   facts.ntasks = request.ntasks();
   facts.cpus_per_task = request.cpus_per_task() > 1 ? request.cpus_per_task() : 0;
   facts.srun_address = srun_address;
+  facts.distribution = request.distribution_name().empty() ? "block" : request.distribution_name();
+  if (request.distribution() == v1::StepRequest::PLANE) facts.plane_size = request.plane_size();
   for (const StepNodeShare& share : grant.share.nodes) {
     facts.nodes.push_back(grant.nodes[share.node].name);
     facts.tasks_per_node.push_back(static_cast<int>(share.task_ids.size()));
@@ -208,6 +210,12 @@ StepAsk StepAskFromProto(const v1::StepRequest& request) {
   ask.exact = request.exact();
   ask.overlap = request.overlap();
   ask.overcommit = request.overcommit();
+  if (request.distribution() == v1::StepRequest::CYCLIC) {
+    ask.distribution = StepAsk::Distribution::kCyclic;
+  } else if (request.distribution() == v1::StepRequest::PLANE) {
+    ask.distribution = StepAsk::Distribution::kPlane;
+    ask.plane_size = std::max(1, request.plane_size());
+  }
   return ask;
 }
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/gpu_bind_check.h"
 #include "cli/common/sbatch_options.h"
+#include "cli/common/task_distribution.h"
 #include "common/checked_math.h"
 #include "common/size.h"
 #include "common/time_format.h"
@@ -95,6 +96,17 @@ std::optional<OptionValueError> CheckOptionValue(const std::string& name,
     return OptionValueError{absl::StrCat("Invalid --", name, " specification"), 255};
   }
   if (name == "nodes") return NodesError(value);
+  if (name == "distribution") {
+    // A bare "plane" takes its size from SLURM_DIST_PLANESIZE, checked where
+    // the environment is read (BuildStepRequest, BuildSubmission).
+    if (ParseTaskDistribution(value, std::string("1")).ok()) return std::nullopt;
+    return OptionValueError{"Invalid --distribution specification", 255};
+  }
+  if (name == "signal") {
+    absl::Status signal = ParseSignalOption(value).status();
+    if (signal.ok()) return std::nullopt;
+    return OptionValueError{std::string(signal.message()), 255};
+  }
   if (name == "time") {
     absl::StatusOr<int64_t> seconds = ParseDuration(value);
     if (seconds.ok() && *seconds <= kMaxTimeLimitSeconds) return std::nullopt;

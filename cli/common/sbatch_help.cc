@@ -124,7 +124,6 @@ constexpr std::string_view kUnsupported[] = {
     "--delay-boot=",
     "--gres-flags=",
     "--ignore-pbs",
-    "-m, --distribution=",
     "--mcs-label=",
     "--power=",
     "--profile=",

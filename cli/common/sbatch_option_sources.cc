@@ -25,11 +25,11 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--wckey",           "-m,--distribution",   "--time-min",  "--acctg-freq",  "--hint",
-    "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",  "--cpu-freq",    "--gpu-freq",
-    "--gres-flags",      "--profile",           "--network",   "--switches",    "--delay-boot",
-    "--power",           "--mcs-label",         "--core-spec", "--thread-spec", "--wait-all-nodes",
-    "--prefer",
+    "--wckey",           "--time-min",          "--acctg-freq",     "--hint",
+    "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",       "--cpu-freq",
+    "--gpu-freq",        "--gres-flags",        "--profile",        "--network",
+    "--switches",        "--delay-boot",        "--power",          "--mcs-label",
+    "--core-spec",       "--thread-spec",       "--wait-all-nodes", "--prefer",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -183,6 +183,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--mincpus", &O::mincpus),
         Text("--tmp", &O::tmp),
         Text("-L,--licenses", &O::licenses),
+        Text("-m,--distribution", &O::distribution),
         Text("-B,--extra-node-info", &O::extra_node_info),
         Text("--sockets-per-node", &O::sockets_per_node),
         Text("--cores-per-socket", &O::cores_per_socket),
@@ -409,6 +410,7 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_BURST_BUFFER", &SbatchRawOptions::burst_buffer},
       {"SBATCH_ARRAY_INX", &SbatchRawOptions::array},
       {"SBATCH_CONSTRAINT", &SbatchRawOptions::constraint},
+      {"SBATCH_DISTRIBUTION", &SbatchRawOptions::distribution},
       {"SBATCH_EXCLUSIVE", &SbatchRawOptions::exclusive},
       {"SBATCH_GPUS", &SbatchRawOptions::gpus},
       {"SBATCH_GPUS_PER_NODE", &SbatchRawOptions::gpus_per_node},
@@ -501,6 +503,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.mincpus, high.mincpus);
   take(out.tmp, high.tmp);
   take(out.licenses, high.licenses);
+  take(out.distribution, high.distribution);
   take(out.extra_node_info, high.extra_node_info);
   take(out.sockets_per_node, high.sockets_per_node);
   take(out.cores_per_socket, high.cores_per_socket);

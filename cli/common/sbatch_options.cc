@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/common/gpu_bind_check.h"
 #include "cli/common/sbatch_options_internal.h"
+#include "cli/common/task_distribution.h"
 #include "client/job_text.h"
 #include "common/checked_math.h"
 #include "common/time_format.h"
@@ -126,6 +127,28 @@ absl::Status ValidateScript(std::string_view script) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<WarnSignal> ParseSignalOption(const std::string& value) {
+  // Slurm's [{R|B}:]<sig_num>[@sig_time]; R (reservation ends) has no
+  // meaning without reservations and is accepted as Slurm accepts it.
+  std::string text = value;
+  WarnSignal out;
+  while (text.size() > 2 && text[1] == ':' &&
+         (text[0] == 'B' || text[0] == 'b' || text[0] == 'R' || text[0] == 'r')) {
+    out.batch_only |= text[0] == 'B' || text[0] == 'b';
+    text = text.substr(2);
+  }
+  const size_t at = text.find('@');
+  absl::StatusOr<int> number = client::ParseSignal(text.substr(0, at));
+  std::optional<int64_t> seconds =
+      at == std::string::npos ? std::optional<int64_t>(60) : PositiveInt(text.substr(at + 1));
+  if (!number.ok() || *number <= 0 || !seconds || *seconds > 65535) {
+    return absl::InvalidArgumentError("Invalid --signal specification");
+  }
+  out.number = *number;
+  out.seconds = static_cast<int32_t>(*seconds);
+  return out;
+}
+
 std::string WrapScript(std::string_view command) {
   return absl::StrCat("#!/bin/sh\n", std::string(command), "\n");
 }
@@ -204,25 +227,11 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     spec.set_kill_on_invalid_dep(v == "yes");
   }
   if (o.signal) {
-    // Slurm's [{R|B}:]<sig_num>[@sig_time]; R (reservation ends) has no
-    // meaning without reservations and is accepted as Slurm accepts it.
-    std::string text = *o.signal;
-    bool batch_only = false;
-    while (text.size() > 2 && text[1] == ':' &&
-           (text[0] == 'B' || text[0] == 'b' || text[0] == 'R' || text[0] == 'r')) {
-      batch_only |= text[0] == 'B' || text[0] == 'b';
-      text = text.substr(2);
-    }
-    const size_t at = text.find('@');
-    absl::StatusOr<int> number = client::ParseSignal(text.substr(0, at));
-    std::optional<int64_t> seconds =
-        at == std::string::npos ? std::optional<int64_t>(60) : PositiveInt(text.substr(at + 1));
-    if (!number.ok() || *number <= 0 || !seconds || *seconds > 65535) {
-      return absl::InvalidArgumentError("Invalid --signal specification");
-    }
-    spec.set_warn_signal(*number);
-    spec.set_warn_time(static_cast<int32_t>(*seconds));
-    spec.set_warn_batch_only(batch_only);
+    absl::StatusOr<WarnSignal> signal = ParseSignalOption(*o.signal);
+    if (!signal.ok()) return signal.status();
+    spec.set_warn_signal(signal->number);
+    spec.set_warn_time(signal->seconds);
+    spec.set_warn_batch_only(signal->batch_only);
   }
   if (o.open_mode) {
     const std::string mode = absl::AsciiStrToLower(*o.open_mode);
@@ -479,6 +488,21 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     const std::string mode = value.substr(digits);
     if (!(mode.empty() || mode == "S" || mode == "s" || mode == "L" || mode == "l")) {
       return absl::InvalidArgumentError("Invalid --get-user-env specification");
+    }
+  }
+  if (o.distribution) {
+    // The job's steps are laid out so: srun reads what sbatch leaves, as
+    // Slurm's sbatch sets it (set_envs).
+    auto plane_env = context.environment.find("SLURM_DIST_PLANESIZE");
+    absl::StatusOr<TaskDistribution> distribution =
+        ParseTaskDistribution(*o.distribution, plane_env == context.environment.end()
+                                                   ? std::nullopt
+                                                   : std::optional<std::string>(plane_env->second));
+    if (!distribution.ok()) return distribution.status();
+    auto& env = *spec.mutable_environment();
+    if (!distribution->name.empty()) env["SLURM_DISTRIBUTION"] = distribution->name;
+    if (distribution->nodes == TaskDistribution::Nodes::kPlane) {
+      env["SLURM_DIST_PLANESIZE"] = absl::StrCat(distribution->plane_size);
     }
   }
   if (o.gpu_bind) {

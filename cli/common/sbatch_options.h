@@ -97,6 +97,7 @@ struct SbatchRawOptions {
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least
   std::optional<std::string> tmp;              // --tmp: TmpDisk per node at least (MB, or K/M/G/T)
   std::optional<std::string> licenses;         // -L: NAME[:COUNT],... (common/licenses.h)
+  std::optional<std::string> distribution;     // -m (task_distribution.h)
   // --sockets-per-node, --cores-per-socket, --threads-per-core, and -B which
   // sets all three (ExtraNodeInfoFloors; "*" = not asked): floors on a node's
   // layout.
@@ -188,6 +189,16 @@ struct JobSpecTextField {
   std::vector<const std::string*> values;
 };
 std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec);
+
+// --signal=[{R|B}:]SIG[@TIME] (sbatch, salloc, srun), as Slurm's
+// get_signal_opts: SIG a name or number, TIME seconds (60 when left out, at
+// most 65535); "Invalid --signal specification" otherwise.
+struct WarnSignal {
+  int number = 0;
+  int32_t seconds = 60;
+  bool batch_only = false;  // B: the batch shell only
+};
+absl::StatusOr<WarnSignal> ParseSignalOption(const std::string& value);
 
 // The script --wrap submits: "#!/bin/sh\n<command>\n".
 std::string WrapScript(std::string_view command);

@@ -23,6 +23,7 @@
 #include "cli/common/getopt_args.h"
 #include "cli/common/option_values.h"
 #include "cli/common/sbatch_options.h"
+#include "cli/common/task_distribution.h"
 #include "cli/salloc/salloc_environment.h"
 #include "cli/salloc/salloc_help.h"
 #include "client/ctld_client.h"
@@ -96,6 +97,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("-t,--time", o.time);
   app.add_option("--tmp", o.tmp);
   app.add_option("-L,--licenses", o.licenses);
+  app.add_option("-m,--distribution", o.distribution);
+  app.add_option("--signal", o.signal);
   skiff::cli::TopologyOptionValues topology;
   app.add_option("-B,--extra-node-info", topology.extra_node_info);
   app.add_option("--sockets-per-node", topology.sockets_per_node);
@@ -149,6 +152,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
                 {"time", &o.time},
                 {"begin", &o.begin},
                 {"gpu-bind", &o.gpu_bind},
+                {"distribution", &o.distribution},
+                {"signal", &o.signal},
                 {"exclusive", &exclusive},
                 {"extra-node-info", &topology.extra_node_info},
                 {"sockets-per-node", &topology.sockets_per_node},
@@ -267,6 +272,18 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   for (const auto& [key, value] : alloc_env) env_strings.push_back(key + "=" + value);
   // salloc --gpu-bind: for the sruns the command starts (Slurm's set_env_from_opts).
   if (o.gpu_bind) env_strings.push_back("SLURM_GPU_BIND=" + *o.gpu_bind);
+  // salloc -m: the sruns lay their tasks out so (Slurm's env_array_for_job).
+  if (o.distribution) {
+    const char* plane = getenv("SLURM_DIST_PLANESIZE");
+    absl::StatusOr<skiff::cli::TaskDistribution> distribution = skiff::cli::ParseTaskDistribution(
+        *o.distribution, plane == nullptr ? std::nullopt : std::optional<std::string>(plane));
+    if (distribution.ok() && !distribution->name.empty()) {
+      env_strings.push_back("SLURM_DISTRIBUTION=" + distribution->name);
+    }
+    if (distribution.ok() && distribution->nodes == skiff::cli::TaskDistribution::Nodes::kPlane) {
+      env_strings.push_back("SLURM_DIST_PLANESIZE=" + std::to_string(distribution->plane_size));
+    }
+  }
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

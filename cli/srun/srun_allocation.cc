@@ -64,6 +64,7 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
     // In 64 bits: sbatch's parser refuses a total past int, never a wrapped one.
     o.gpus = std::to_string(int64_t{*args.gpus_per_task} * args.ntasks.value_or(1));
   }
+  o.signal = args.signal;  // the allocation's, as sbatch's --signal
   o.nodelist = args.nodelist;
   o.exclude = args.exclude;
   o.chdir = args.chdir;

@@ -96,6 +96,8 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_flag("-H,--hold", line->hold);
   app.add_option("--tmp", line->tmp);
   app.add_option("-L,--licenses", line->licenses);
+  app.add_option("-m,--distribution", args.distribution);
+  app.add_option("--signal", args.signal);
   app.add_option("-B,--extra-node-info", line->topology.extra_node_info);
   app.add_option("--sockets-per-node", line->topology.sockets_per_node);
   app.add_option("--cores-per-socket", line->topology.cores_per_socket);
@@ -140,6 +142,8 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
       {"time", &args.time},
       {"begin", &line->begin},
       {"gpu-bind", &args.gpu_bind},
+      {"distribution", &args.distribution},
+      {"signal", &args.signal},
       {"extra-node-info", &line->topology.extra_node_info},
       {"sockets-per-node", &line->topology.sockets_per_node},
       {"cores-per-socket", &line->topology.cores_per_socket},
@@ -250,6 +254,8 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   flag("hold", line.hold);
   text("tmp", line.tmp);
   text("licenses", line.licenses);
+  text("distribution", a.distribution);
+  text("signal", a.signal);
   text("extra-node-info", line.topology.extra_node_info);
   text("sockets-per-node", line.topology.sockets_per_node);
   text("cores-per-socket", line.topology.cores_per_socket);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/task_distribution.h"
 #include "common/checked_math.h"
 #include "common/hostlist.h"
 #include "common/size.h"
@@ -328,6 +329,25 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
                      "' is not supported by Skiff (only --mpi=none); launch MPI programs with "
                      "their own launcher inside the allocation"));
   }
+  if (args.distribution) {
+    auto plane_env = env.find("SLURM_DIST_PLANESIZE");
+    absl::StatusOr<TaskDistribution> distribution = ParseTaskDistribution(
+        *args.distribution,
+        plane_env == env.end() ? std::nullopt : std::optional<std::string>(plane_env->second));
+    if (!distribution.ok()) return distribution.status();
+    if (distribution->nodes == TaskDistribution::Nodes::kArbitrary) {
+      return absl::InvalidArgumentError(
+          "--distribution=arbitrary is not supported by Skiff (tasks are laid out block, cyclic "
+          "or plane=N over the step's nodes)");
+    }
+    if (distribution->nodes == TaskDistribution::Nodes::kCyclic) {
+      request.set_distribution(v1::StepRequest::CYCLIC);
+    } else if (distribution->nodes == TaskDistribution::Nodes::kPlane) {
+      request.set_distribution(v1::StepRequest::PLANE);
+      request.set_plane_size(distribution->plane_size);
+    }
+    request.set_distribution_name(distribution->name);
+  }
   request.set_work_dir(args.chdir ? *args.chdir : cwd);
   request.set_overcommit(args.overcommit);
   if (args.task_prolog) request.set_task_prolog(*args.task_prolog);
@@ -456,6 +476,7 @@ std::vector<std::string> ApplySrunEnvironment(const std::map<std::string, std::s
   text("SLURM_QOS", &args->qos);
   text("SLURM_RESERVATION", &args->reservation);
   text("SLURM_REMOTE_CWD", &args->chdir);
+  text("SLURM_DISTRIBUTION", &args->distribution);  // sbatch/salloc -m set it
   flag("SLURM_SPREAD_JOB", &args->spread_job);
   text("SLURM_STDOUTMODE", &args->output);
   text("SLURM_STDERRMODE", &args->error);

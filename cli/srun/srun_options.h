@@ -51,6 +51,12 @@ struct SrunArgs {
   std::optional<std::string> error;        // -e: the same (ClassifyIo)
   std::optional<std::string> task_prolog;  // --task-prolog PROGRAM
   std::optional<std::string> task_epilog;  // --task-epilog PROGRAM
+  // -m/--distribution (cli/common/task_distribution.h): the step's task
+  // layout; block, cyclic or plane=N (arbitrary is refused).
+  std::optional<std::string> distribution;
+  // --signal: the allocation's warning signal (srun outside a job), as
+  // sbatch's; inside a job Slurm's srun does nothing with it, nor does Skiff's.
+  std::optional<std::string> signal;
   // --container (SRUN_CONTAINER), --container-image...: the step's own. As in
   // Slurm a step never takes its job's container; only what srun is given.
   ContainerOptions container;

@@ -35,6 +35,31 @@ TEST(BuildStepRequest, DefaultsAreOneTaskOnEveryNodeOfTheJob) {
   EXPECT_FALSE(r->exact());
 }
 
+// -m (or SLURM_DISTRIBUTION from sbatch -m): the layout and Slurm's name for
+// the tasks; a bare plane takes SLURM_DIST_PLANESIZE; arbitrary is refused.
+TEST(BuildStepRequest, DistributionNamesTheLayout) {
+  SrunArgs args = Command({"hostname"});
+  args.distribution = "cyclic:block";
+  absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->distribution(), v1::StepRequest::CYCLIC);
+  EXPECT_EQ(r->distribution_name(), "cyclic:block");
+  std::map<std::string, std::string> env = JobEnv();
+  env["SLURM_DIST_PLANESIZE"] = "3";
+  args.distribution = "plane";
+  r = BuildStepRequest(args, env, "/");
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->distribution(), v1::StepRequest::PLANE);
+  EXPECT_EQ(r->plane_size(), 3);
+  args.distribution = "arbitrary";
+  EXPECT_THAT(std::string(BuildStepRequest(args, env, "/").status().message()),
+              ::testing::HasSubstr("--distribution=arbitrary is not supported by Skiff"));
+  r = BuildStepRequest(Command({"hostname"}), JobEnv(), "/");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->distribution(), v1::StepRequest::BLOCK);
+  EXPECT_EQ(r->distribution_name(), "");
+}
+
 TEST(BuildStepRequest, TheJobsTaskCountIsTheDefault) {
   std::map<std::string, std::string> env = JobEnv();
   env["SLURM_NTASKS"] = "4";

@@ -21,6 +21,8 @@ void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::strin
   e["SLURM_STEP_TASKS_PER_NODE"] = e["SLURM_TASKS_PER_NODE"] = SlurmCountList(facts.tasks_per_node);
   if (facts.cpus_per_task > 0) e["SLURM_CPUS_PER_TASK"] = absl::StrCat(facts.cpus_per_task);
   e["SLURM_JOB_ID"] = e["SLURM_JOBID"] = absl::StrCat(facts.job_id);
+  if (!facts.distribution.empty()) e["SLURM_DISTRIBUTION"] = facts.distribution;
+  if (facts.plane_size > 0) e["SLURM_DIST_PLANESIZE"] = absl::StrCat(facts.plane_size);
   if (!facts.srun_address.empty()) {
     e["SLURM_LAUNCH_NODE_IPADDR"] = e["SLURM_SRUN_COMM_HOST"] = facts.srun_address;
   }

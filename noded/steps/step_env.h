@@ -24,6 +24,10 @@ struct StepFacts {
   std::vector<int> tasks_per_node;
   int cpus_per_task = 0;     // 0: not given
   std::string srun_address;  // srun's IP address as the step manager saw it; "" = unknown
+  // SLURM_DISTRIBUTION (-m's name, "block" by default) and, for plane,
+  // SLURM_DIST_PLANESIZE; "" and 0 leave what srun's environment had.
+  std::string distribution;
+  int plane_size = 0;
 };
 void AddStepEnvironment(const StepFacts& facts, std::map<std::string, std::string>* env);
 

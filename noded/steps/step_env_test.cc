@@ -23,6 +23,14 @@ TEST(StepEnvironment, StepWideVariablesAsSrunSetsThem) {
   EXPECT_EQ(env["SLURM_STEP_TASKS_PER_NODE"], "2(x2),1");
   EXPECT_EQ(env["HOME"], "/home/a");
   EXPECT_EQ(env.count("SLURM_CPUS_PER_TASK"), 0u);
+  EXPECT_EQ(env.count("SLURM_DISTRIBUTION"), 0u);
+
+  StepFacts plane{7, 3, 4, {"n1", "n2"}, {2, 2}, 0};
+  plane.distribution = "plane";
+  plane.plane_size = 2;
+  AddStepEnvironment(plane, &env);
+  EXPECT_EQ(env["SLURM_DISTRIBUTION"], "plane");
+  EXPECT_EQ(env["SLURM_DIST_PLANESIZE"], "2");
 }
 
 TEST(StepEnvironment, TaskVariablesAndGpus) {

@@ -25,6 +25,31 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Task ids over the shares (in the job's node order), as -m deals them:
+// block, consecutive on a node; cyclic and plane, `chunk` ids to each node
+// that still has tasks, a round at a time.
+void DealTaskIds(const StepAsk& ask, std::vector<StepNodeShare>* shares) {
+  int next = 0;
+  if (ask.distribution == StepAsk::Distribution::kBlock) {
+    for (StepNodeShare& share : *shares) {
+      for (int& id : share.task_ids) id = next++;
+    }
+    return;
+  }
+  const size_t chunk = ask.distribution == StepAsk::Distribution::kPlane
+                           ? static_cast<size_t>(std::max(1, ask.plane_size))
+                           : 1;
+  std::vector<size_t> dealt(shares->size(), 0);
+  for (bool more = true; more;) {
+    more = false;
+    for (size_t i = 0; i < shares->size(); ++i) {
+      std::vector<int>& ids = (*shares)[i].task_ids;
+      for (size_t k = 0; k < chunk && dealt[i] < ids.size(); ++k) ids[dealt[i]++] = next++;
+      more |= dealt[i] < ids.size();
+    }
+  }
+}
+
 }  // namespace
 
 StepPool::StepPool(std::vector<StepNode> nodes) : nodes_(std::move(nodes)) {
@@ -84,12 +109,16 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
   if (chosen.size() != static_cast<size_t>(k)) return {};
   std::vector<int> tasks(chosen.size(), 0);
   int placed = 0;
-  for (int64_t round = 0; placed < ask.ntasks; ++round) {
+  // A plane's worth of tasks to a node per round (one for block and cyclic).
+  const int64_t chunk =
+      ask.distribution == StepAsk::Distribution::kPlane ? std::max(1, ask.plane_size) : 1;
+  while (placed < ask.ntasks) {
     const int before = placed;
     for (size_t i = 0; i < chosen.size() && placed < ask.ntasks; ++i) {
-      if (round < slots[i]) {
-        ++tasks[i];
-        ++placed;
+      const int64_t take = std::min<int64_t>({chunk, slots[i] - tasks[i], ask.ntasks - placed});
+      if (take > 0) {
+        tasks[i] += static_cast<int>(take);
+        placed += static_cast<int>(take);
       }
     }
     if (placed == before) {
@@ -157,10 +186,7 @@ std::vector<StepNodeShare> StepPool::Layout(const StepAsk& ask,
   // Task ids run in the job's node order.
   std::sort(picked.begin(), picked.end(),
             [](const StepNodeShare& a, const StepNodeShare& b) { return a.node < b.node; });
-  int next = 0;
-  for (StepNodeShare& share : picked) {
-    for (int& id : share.task_ids) id = next++;
-  }
+  DealTaskIds(ask, &picked);
   return picked;
 }
 

@@ -4,7 +4,8 @@
 // Slurm 22.05's rules, with one deliberate difference:
 //  - A step's tasks are laid out in blocks over the fewest nodes that take them
 //    (or over min_nodes..max_nodes, -N), consecutive task ids on one node, the
-//    first nodes one task more when they do not divide.
+//    first nodes one task more when they do not divide; -m cyclic deals the
+//    ids a node at a time, -m plane=N N at a time (and so N to a node).
 //  - CPUs: with `exact` a step holds tasks x cpus_per_task on each of its nodes;
 //    without, every job CPU of those nodes that no other step holds (Slurm's
 //    default since 21.08: "all non-GRES resources on each node"). Steps never
@@ -63,6 +64,12 @@ struct StepAsk {
   // -O: tasks past the nodes' CPUs, dealt round-robin once each node's CPUs
   // are full; a node needs one task's CPUs.
   bool overcommit = false;
+  // -m: how task ids are dealt over the chosen nodes. kBlock: consecutive ids
+  // on a node; kCyclic: one a node at a time; kPlane: plane_size at a time,
+  // which also decides how many tasks each node gets (as far as its CPUs let).
+  enum class Distribution { kBlock, kCyclic, kPlane };
+  Distribution distribution = Distribution::kBlock;
+  int plane_size = 1;
 };
 
 // What a step holds on one node.

@@ -35,6 +35,37 @@ TEST(StepPool, TasksGoToTheFewestNodesInBlocks) {
   EXPECT_THAT(six.share.nodes[1].task_ids, ElementsAre(3, 4, 5));
 }
 
+// -m cyclic deals the ids a node at a time over the same counts as block;
+// -m plane=N deals N at a time, which sets the counts too (-n6 plane=4 over
+// two nodes: 4 and 2).
+TEST(StepPool, DistributionDealsTaskIdsAsSlurmsCyclicAndPlane) {
+  StepPool pool = TwoNodes();
+  StepAsk cyclic = Tasks(5);
+  cyclic.min_nodes = 2;
+  cyclic.distribution = StepAsk::Distribution::kCyclic;
+  StepPlan plan = pool.Plan(cyclic);
+  ASSERT_EQ(plan.fit, StepFit::kNow);
+  ASSERT_EQ(plan.share.nodes.size(), 2u);
+  EXPECT_THAT(plan.share.nodes[0].task_ids, ElementsAre(0, 2, 4));
+  EXPECT_THAT(plan.share.nodes[1].task_ids, ElementsAre(1, 3));
+
+  StepAsk plane = Tasks(6);
+  plane.min_nodes = 2;
+  plane.distribution = StepAsk::Distribution::kPlane;
+  plane.plane_size = 4;
+  plan = pool.Plan(plane);
+  ASSERT_EQ(plan.fit, StepFit::kNow);
+  ASSERT_EQ(plan.share.nodes.size(), 2u);
+  EXPECT_THAT(plan.share.nodes[0].task_ids, ElementsAre(0, 1, 2, 3));
+  EXPECT_THAT(plan.share.nodes[1].task_ids, ElementsAre(4, 5));
+  plane.plane_size = 2;
+  plane.ntasks = 7;
+  plan = pool.Plan(plane);
+  ASSERT_EQ(plan.fit, StepFit::kNow);
+  EXPECT_THAT(plan.share.nodes[0].task_ids, ElementsAre(0, 1, 4, 5));
+  EXPECT_THAT(plan.share.nodes[1].task_ids, ElementsAre(2, 3, 6));
+}
+
 // srun -O in an allocation of 1 CPU on each of two nodes: six tasks, three a
 // node, as Slurm 22.05 lays out -O -N2 -n6 (checked against it); without -O
 // they do not fit.

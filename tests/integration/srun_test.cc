@@ -67,6 +67,9 @@ TEST_F(SrunTest, OptionValueErrorsAreSlurmsWordsAndExitCodes) {
       {"srun -t bad true", "srun: error: Invalid --time specification\n", 255},
       {"srun --gpu-bind=bad true", "srun: error: Invalid --gpu-bind argument: gpu:bad\n", 255},
       {"srun --mem=abc -c x true", "srun: error: Invalid --mem specification\n", 255},
+      {"srun -m round true", "srun: error: Invalid --distribution specification\n", 255},
+      {"srun -m plane=0 true", "srun: error: Invalid --distribution specification\n", 255},
+      {"srun --signal=FOO true", "srun: error: Invalid --signal specification\n", 255},
       // parse_int's: 1.
       {"srun -c x true", "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n", 1},
       {"srun -n 0 true", "srun: error: Invalid numeric value \"0\" for --ntasks.\n", 1},
@@ -88,6 +91,8 @@ TEST_F(SrunTest, OptionValueErrorsAreSlurmsWordsAndExitCodes) {
       {"salloc --exclusive=bad true", "salloc: error: Invalid --exclusive specification\n", 255},
       {"salloc -c x true", "salloc: error: Invalid numeric value \"x\" for --cpus-per-task.\n", 1},
       {"salloc -Ix true", "salloc: error: Invalid numeric value \"x\" for immediate.\n", 1},
+      {"salloc -m round true", "salloc: error: Invalid --distribution specification\n", 255},
+      {"salloc --signal=USR1@x true", "salloc: error: Invalid --signal specification\n", 255},
       {"salloc --foo true",
        "salloc: unrecognized option '--foo'\nTry \"salloc --help\" for more "
        "information\n",
@@ -222,6 +227,40 @@ TEST_F(SrunTest, SlurmdDebugShowsTheNodesLinesAboutItsTasks) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(absl::StrContains(r.out + r.err, "0: slurmstepd")) << r.out << r.err;
   EXPECT_TRUE(absl::StrContains(r.out, "1: slurmstepd: starting 1 tasks")) << r.out;
+}
+
+// -m as Slurm's first level lays tasks out: sbatch -m leaves it for the
+// job's sruns (SLURM_DISTRIBUTION), srun -m wins; each task sees the name.
+TEST_F(SrunTest, DistributionDealsTaskIdsOverTheNodes) {
+  const std::string out = RunJob("-N2 --ntasks-per-node=2 -m cyclic",
+                                 "srun -l printenv SLURMD_NODENAME | sort\n"
+                                 "srun -l -m block printenv SLURMD_NODENAME | sort\n"
+                                 "srun -l -n3 -m plane=1 printenv SLURMD_NODENAME | sort\n"
+                                 "srun -n1 printenv SLURM_DISTRIBUTION\n"
+                                 "srun -n1 -m block:cyclic printenv SLURM_DISTRIBUTION\n"
+                                 "srun -n1 -m plane=2 printenv SLURM_DIST_PLANESIZE\n"
+                                 "srun -m arbitrary true; echo rc=$?");
+  EXPECT_EQ(out,
+            "0: n1\n1: n2\n2: n1\n3: n2\n"
+            "0: n1\n1: n1\n2: n2\n3: n2\n"
+            "0: n1\n1: n2\n2: n1\n"
+            "cyclic\nblock:cyclic\n2\n"
+            "srun: error: --distribution=arbitrary is not supported by Skiff (tasks are laid out "
+            "block, cyclic or plane=N over the step's nodes)\nrc=1\n");
+  // Outside a job: the default, named as Slurm names it.
+  const CommandResult r = cluster_->Run("srun -N2 -n2 -l printenv SLURM_DISTRIBUTION");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(SortedLines(r.out), (std::vector<std::string>{"0: block", "1: block"}));
+}
+
+// srun --signal outside a job is its allocation's, as sbatch's: the step's
+// tasks hear it that long before the time limit.
+TEST_F(SrunTest, SignalWarnsTheStepBeforeTheAllocationsTimeLimit) {
+  const CommandResult r = cluster_->Run(
+      "srun -t 1 --signal=USR1@55 bash -c 'trap \"echo got USR1; exit 0\" USR1; "
+      "sleep 50 & wait'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "got USR1\n") << r.err;
 }
 
 }  // namespace
