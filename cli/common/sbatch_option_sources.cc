@@ -29,7 +29,7 @@ constexpr const char* kIgnoredWithValue[] = {
     "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",       "--cpu-freq",
     "--gpu-freq",        "--gres-flags",        "--profile",        "--network",
     "--switches",        "--delay-boot",        "--power",          "--mcs-label",
-    "--core-spec",       "--thread-spec",       "--wait-all-nodes", "--prefer",
+    "--core-spec",       "--thread-spec",       "--wait-all-nodes",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -197,6 +197,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("-w,--nodelist", &O::nodelist),
         Text("-x,--exclude", &O::exclude),
         Text("-C,--constraint", &O::constraint),
+        Text("--prefer", &O::prefer),
         Text("--mail-type", &O::mail_type),
         Text("--mail-user", &O::mail_user),
         OptionalText("--exclusive", &O::exclusive, "exclusive"),  // [=user|mcs]
@@ -515,6 +516,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.nodelist, high.nodelist);
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
+  take(out.prefer, high.prefer);
   take(out.mail_type, high.mail_type);
   take(out.mail_user, high.mail_user);
   out.container = MergeContainer(low.container, high.container);

@@ -74,7 +74,8 @@ std::vector<JobSpecTextField> JobSpecTextFields(const v1::JobSpec& spec) {
           one("open_mode", spec.open_mode()),
           one("reservation", spec.reservation()),
           one("gpus_per_task", spec.gpus_per_task()),
-          one("licenses", spec.licenses())};
+          one("licenses", spec.licenses()),
+          one("prefer", spec.prefer())};
 }
 
 namespace {
@@ -212,6 +213,7 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.hold) spec.set_hold(*o.hold);
   if (o.requeue) spec.set_requeue(*o.requeue);
   if (o.constraint) spec.set_constraint(*o.constraint);
+  if (o.prefer) spec.set_prefer(*o.prefer);
   if (o.mail_user) spec.set_mail_user(*o.mail_user);
   if (o.mail_type) {
     if (absl::Status s = MailTypeOption(*o.mail_type); !s.ok()) return s;

@@ -82,6 +82,7 @@ struct SbatchRawOptions {
   std::optional<std::string> nodelist;    // -w, --nodelist: hostlist, or a file if it has a '/'
   std::optional<std::string> exclude;     // -x, --exclude: the same
   std::optional<std::string> constraint;  // -C, --constraint
+  std::optional<std::string> prefer;      // --prefer, -C syntax
   std::optional<std::string> mail_type;   // --mail-type: comma list
   std::optional<std::string> mail_user;   // --mail-user
   std::optional<bool> hold;               // -H, --hold

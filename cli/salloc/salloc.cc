@@ -60,6 +60,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("-c,--cpus-per-task", o.cpus_per_task);
   app.add_option("--comment", o.comment);
   app.add_option("-C,--constraint", o.constraint);
+  app.add_option("--prefer", o.prefer);
   app.add_option("-d,--dependency", o.dependency);
   app.add_option("-D,--chdir", o.chdir);
   CLI::Option* exclusive_option = app.add_option("--exclusive", exclusive)->expected(0, 1);

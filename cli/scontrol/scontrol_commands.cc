@@ -90,6 +90,8 @@ absl::StatusOr<UpdateCommand> ParseJobUpdate(
       changes.set_begin_time(*when);
     } else if (key == "features" || key == "constraint" || key == "constraints") {
       changes.set_features(value == "(null)" ? "" : value);
+    } else if (key == "prefer") {
+      changes.set_prefer(value == "(null)" ? "" : value);
     } else if (key == "licenses" || key == "license") {
       changes.set_licenses(value == "(null)" ? "" : value);
     } else if (key == "excnodelist") {

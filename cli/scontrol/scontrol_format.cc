@@ -362,6 +362,7 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
                       min_memory,
                       " MinTmpDiskNode=", client::FormatMemoryMb(spec.min_tmp_disk_mb())));
   r.Line("Features=" + OrNull(spec.constraint()) + " DelayBoot=00:00:00");
+  if (!spec.prefer().empty()) r.Line("Prefer=" + spec.prefer());
   if (!spec.reservation().empty()) r.Line("Reservation=" + spec.reservation());
   r.Line(absl::StrCat("OverSubscribe=", client::JobOverSubscribeText(spec),
                       " Contiguous=", spec.contiguous() ? 1 : 0,

@@ -43,6 +43,7 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   o.qos = args.qos;
   o.reservation = args.reservation;
   o.constraint = args.constraint;
+  o.prefer = args.prefer;
   if (args.exclusive) o.exclusive = "exclusive";
   o.nodes = args.nodes;
   o.ntasks = text(args.ntasks);

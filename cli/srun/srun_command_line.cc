@@ -44,6 +44,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
       mincpus, wait, kill_on_bad_exit;
   app.add_option("-c,--cpus-per-task", cpus_per_task);
   app.add_option("-C,--constraint", args.constraint);
+  app.add_option("--prefer", args.prefer);
   app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
   app.add_option("-D,--chdir", args.chdir);
   app.add_option("-i,--input", args.input);
@@ -205,6 +206,7 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("account", a.account);
   number("cpus-per-task", a.cpus_per_task);
   text("constraint", a.constraint);
+  text("prefer", a.prefer);
   text("cpu-bind", a.cpu_bind);
   text("chdir", a.chdir);
   text("input", a.input);

@@ -67,6 +67,7 @@ struct SrunArgs {
   std::optional<std::string> qos;
   std::optional<std::string> reservation;  // --reservation
   std::optional<std::string> constraint;
+  std::optional<std::string> prefer;  // --prefer (the allocation's)
   bool exclusive = false;
   // Allocation shape (srun outside a job), as sbatch's.
   bool overcommit = false;           // -O (the allocation's and the step's)

@@ -93,6 +93,8 @@ struct JobRequest {
   std::vector<std::string> nodelist;  // -w: every one of these nodes
   std::vector<std::string> exclude;   // -x
   std::vector<std::string> features;  // -C a&b: every one required
+  // --prefer a&b: every one, where nodes with them are free now; else -C's.
+  std::vector<std::string> prefer;
   // --container or --container-image ...: what the batch script runs in
   // (LaunchJobRequest.container); empty: on the host. Steps send their own.
   ContainerSpec container;

@@ -373,6 +373,13 @@ grpc::Status CtldService::UpdateJob(grpc::ServerContext* context,
   if (request->has_comment()) update.comment = request->comment();
   if (request->has_reservation()) update.reservation = request->reservation();
   if (request->has_licenses()) update.licenses = request->licenses();
+  if (request->has_prefer()) {
+    JobRequest parsed;
+    if (absl::Status s = ParseConstraint(request->prefer(), parsed); !s.ok()) {
+      return ToGrpcStatus(s);
+    }
+    update.prefer = parsed.features;
+  }
   if (request->has_array_task_id()) update.array_task_id = request->array_task_id();
   if (request->has_nice()) update.nice = request->nice();
   if (request->has_begin_time()) update.begin_time = request->begin_time();

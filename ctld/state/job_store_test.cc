@@ -59,11 +59,12 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }
 
-// --tmp, -B, -s, -k and -L survive a restart of ctld (issue 49).
+// --tmp, -B, -s, -k, -L and --prefer survive a restart of ctld (issue 49).
 TEST(SqliteJobStore, TmpDiskOversubscribeNoKillAndLicensesSurviveTheRecord) {
   Job job = MakeJob(1, JobState::kRunning, 1);
   job.request.licenses_text = "matlab:2,fluent";
   job.request.licenses = {{"matlab", 2}, {"fluent", 1}};
+  job.request.prefer = {"a100", "ib"};
   job.request.min_tmp_disk_mb = 10240;
   job.request.min_topology = {2, 4, 1};
   job.request.oversubscribe = true;
@@ -75,6 +76,7 @@ TEST(SqliteJobStore, TmpDiskOversubscribeNoKillAndLicensesSurviveTheRecord) {
   EXPECT_TRUE(back.no_kill);
   EXPECT_EQ(back.request.licenses_text, "matlab:2,fluent");
   EXPECT_EQ(back.request.licenses, job.request.licenses);
+  EXPECT_EQ(back.request.prefer, job.request.prefer);
   const Job plain = FromRecord(ToRecord(MakeJob(2, JobState::kPending, 1)));
   EXPECT_EQ(plain.request.min_tmp_disk_mb, 0u);
   EXPECT_FALSE(plain.request.min_topology.asked());

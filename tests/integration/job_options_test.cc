@@ -28,14 +28,14 @@ class JobOptionsTest : public SharedClusterTest<JobOptionsTest> {
     if (getuid() != 0) return;
     StartCluster(NodesWithoutGpus(4, 2));
     if (HasFatalFailure()) return;
-    // TmpDisk=1G on n3 and 2G on n4; two sockets of one core on n2, one core
+    // TmpDisk=1G on n3 and 2G on n4; n2 is "fast"; two sockets of one core on n2, one core
     // of two threads on n4 (the others: one socket of two cores). A NodeName
     // line changes only with a restart (scontrol reconfigure refuses it), as
     // in Slurm.
     ASSERT_EQ(cluster_->Down().exit_code, 0);
     const std::string conf = absl::StrReplaceAll(
         ReadFile(cluster_->conf_path()),
-        {{"\nNodeName=n2 ", "\nNodeName=n2 Sockets=2 CoresPerSocket=1 "},
+        {{"\nNodeName=n2 ", "\nNodeName=n2 Sockets=2 CoresPerSocket=1 Features=fast "},
          {"\nNodeName=n3 ", "\nNodeName=n3 TmpDisk=1024 "},
          {"\nNodeName=n4 ", "\nNodeName=n4 TmpDisk=2G CoresPerSocket=1 ThreadsPerCore=2 "}});
     // Two MATLAB seats and one Fluent licence for the whole cluster.
@@ -363,6 +363,20 @@ TEST_F(JobOptionsTest, LicensesAreHeldWhileAJobRunsAndWaitedForWithReasonLicense
   r = cluster_->RunAs("skiffalice", "srun -L ansys true");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("Invalid license specification"), std::string::npos) << r.err;
+}
+
+// --prefer (sbatch, salloc, srun): the preferred features' nodes while one is
+// free, then wherever the job fits; shown as Slurm shows it (Prefer=).
+TEST_F(JobOptionsTest, PreferredFeaturesAreTriedFirst) {
+  const uint64_t first = Submit("--prefer=fast -c 2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(first), "n2");
+  EXPECT_EQ(Field(first, "Prefer"), "fast");
+  const uint64_t second = Submit("--prefer=fast -c 2 --wrap='sleep 60'");
+  EXPECT_EQ(NodesOnceRunning(second), "n1") << "n2 is taken: any node will do";
+  const CommandResult r =
+      cluster_->RunAs("skiffalice", "srun --prefer=fast -c 1 printenv SLURMD_NODENAME");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "n3\n");
 }
 
 }  // namespace

@@ -508,6 +508,11 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   if (spec.ntasks == 0 && spec.ntasks_per_node == 0) request.ntasks = request.num_nodes;
   if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
   if (absl::Status s = ParseConstraint(spec.constraint, request); !s.ok()) return s;
+  if (!spec.prefer.empty()) {
+    JobRequest preferred;
+    if (absl::Status s = ParseConstraint(spec.prefer, preferred); !s.ok()) return s;
+    request.prefer = std::move(preferred.features);
+  }
 
   // Time limit: the partition's DefaultTime (else MaxTime) when not given;
   // above MaxTime is refused, as Slurm does with EnforcePartLimits.

@@ -62,6 +62,7 @@ struct SubmitRequest {
   NodeTopology min_topology;     // -B, --sockets-per-node, ...
   bool oversubscribe = false;    // -s
   std::string licenses;          // -L as written
+  std::string prefer;            // --prefer, -C syntax
   bool no_kill = false;          // -k
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;

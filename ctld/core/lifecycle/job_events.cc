@@ -249,6 +249,10 @@ absl::StatusOr<Job> Lifecycle::Updated(const Job& current, bool privileged,
     if (!pending) return not_pending();
     job.request.features = *update.features;
   }
+  if (update.prefer.has_value()) {
+    if (!pending) return not_pending();
+    job.request.prefer = *update.prefer;
+  }
   if (update.licenses.has_value()) {
     // Slurm's rule: a pending job's, or a running one's by an operator (what
     // it holds is counted from its request on the next pass).

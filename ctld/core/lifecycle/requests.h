@@ -87,6 +87,7 @@ struct JobUpdate {
   std::optional<int64_t> begin_time;
   std::optional<std::vector<std::string>> features;
   std::optional<std::string> licenses;  // -L syntax; "" = none
+  std::optional<std::vector<std::string>> prefer;
   std::optional<std::vector<std::string>> exclude;
   std::optional<std::vector<std::string>> nodelist;
   std::optional<int64_t> priority;

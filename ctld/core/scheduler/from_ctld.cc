@@ -306,6 +306,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     }
     for (const std::string& f : job->request.features) pending.features.push_back(features.Get(f));
     pending.licenses = licenses_of(*job);
+    for (const std::string& f : job->request.prefer) pending.prefer.push_back(features.Get(f));
     snapshot.pending.push_back(std::move(pending));
   }
   for (const std::string& name : user_names) {

@@ -125,6 +125,18 @@ MainPassResult MainPass(const ClusterView& view, const std::vector<PendingJob>& 
         }
       }
       if (started) continue;
+      // --prefer: its features first, in place of -C's.
+      if (!job.prefer.empty()) {
+        PendingJob preferred = job;
+        preferred.features = job.prefer;
+        if (state.Place(
+                preferred,
+                [&](int32_t n) { return state.ResvRoom(n, preferred, state.FreeNow(n), now, end); },
+                &takes)) {
+          result.starts.push_back(state.Start(index, preferred, takes, /*backfilled=*/false));
+          continue;
+        }
+      }
       if (state.Place(
               job, [&](int32_t n) { return state.ResvRoom(n, job, state.FreeNow(n), now, end); },
               &takes)) {
@@ -218,6 +230,19 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
       }
     }
     if (!skip) ++result.tried;
+    if (!skip && !job.prefer.empty()) {
+      PendingJob preferred = job;
+      preferred.features = job.prefer;
+      if (state.Place(
+              preferred,
+              [&](int32_t n) {
+                return state.ResvRoom(n, preferred, state.FreeUntil(n, end), now, end);
+              },
+              &takes)) {
+        result.starts.push_back(state.Start(index, preferred, takes, /*backfilled=*/true));
+        continue;
+      }
+    }
     if (!skip &&
         state.Place(
             job,

@@ -363,6 +363,32 @@ TEST(Schedule, TopologyIsAFloorOnTheNodesAJobMayUse) {
   EXPECT_EQ(StartOf(plan, 3), nullptr);
 }
 
+// --prefer: nodes with the preferred features when they are free now, else
+// wherever -C allows (Slurm 22.05's "tried first").
+TEST(Schedule, PreferredFeaturesAreTriedFirst) {
+  ClusterView view = MakeView({MakeNode("n1", 2), MakeNode("n2", 2), MakeNode("n3", 2)});
+  view.nodes[1].features = {1};  // fast
+  view.nodes[2].features = {1};
+  PendingJob first = MakeJob(1, 0, 2);
+  first.prefer = {1};
+  PendingJob second = MakeJob(2, 0, 2);
+  second.prefer = {1};
+  PendingJob third = MakeJob(3, 0, 2);
+  third.prefer = {1};
+  SchedulePlan plan = RunPass(view, {first, second, third});
+  ASSERT_EQ(plan.starts.size(), 3u);
+  EXPECT_EQ(StartOf(plan, 1)->nodes, std::vector<int32_t>{1});
+  EXPECT_EQ(StartOf(plan, 2)->nodes, std::vector<int32_t>{2});
+  EXPECT_EQ(StartOf(plan, 3)->nodes, std::vector<int32_t>{0}) << "no fast node left: any node";
+  // With -C, the fallback stays within it.
+  PendingJob constrained = MakeJob(4, 0, 2);
+  constrained.features = {0};  // ib: no node has it
+  constrained.prefer = {1};
+  plan = RunPass(view, {constrained});
+  ASSERT_NE(StartOf(plan, 4), nullptr) << "the preferred features win over -C where they fit";
+  EXPECT_EQ(StartOf(plan, 4)->nodes, std::vector<int32_t>{1});
+}
+
 // -L: a job starts only with every license it asks for free, counting what
 // running jobs hold; one short of a license waits with Licenses, blocks
 // nothing behind it and gets no backfill reservation (Slurm without

@@ -253,9 +253,12 @@ struct PendingJob {
   std::vector<int32_t> nodelist;  // -w: all of these, plus others up to num_nodes
   std::vector<int32_t> exclude;   // -x
   std::vector<int32_t> features;  // -C a&b: every one required
-  int32_t nice = 0;               // subtracted from the computed priority
-  int64_t admin_priority = 0;     // set by an operator: used as is; 0 = computed
-  int64_t basic_priority = 0;     // priority/basic's place in line (Job::basic_priority)
+  // --prefer a&b: placed first on nodes with every one of these (instead of
+  // -C's), by the main pass and backfill's start-now test; -C's otherwise.
+  std::vector<int32_t> prefer;
+  int32_t nice = 0;            // subtracted from the computed priority
+  int64_t admin_priority = 0;  // set by an operator: used as is; 0 = computed
+  int64_t basic_priority = 0;  // priority/basic's place in line (Job::basic_priority)
   // --reservation: index into ClusterView::resvs; kNone = none, kResvGone =
   // named one that no longer exists.
   int32_t resv = kNone;
