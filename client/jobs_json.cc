@@ -189,7 +189,7 @@ Json SqueueJobJson(const v1::JobInfo& job, const std::string& cluster) {
   j.Add("suspend_time", 0);
   j.Add("system_comment", Json());
   j.Add("time_limit", job.time_limit() < 0 ? Json() : Json(job.time_limit() / 60));
-  j.Add("time_minimum", 0);
+  j.Add("time_minimum", spec.time_min() / 60);  // minutes, as Slurm's
   j.Add("threads_per_core", Json());
   j.Add("tres_bind", Json());
   j.Add("tres_freq", Json());

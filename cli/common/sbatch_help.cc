@@ -131,7 +131,6 @@ constexpr std::string_view kUnsupported[] = {
     "-S, --core-spec=",
     "--switches=",
     "--thread-spec=",
-    "--time-min=",
     "--wckey=",
     "--exclusive[=mcs]",
     "--gid=",

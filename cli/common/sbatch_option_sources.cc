@@ -25,11 +25,10 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--wckey",           "--time-min",          "--acctg-freq",     "--hint",
-    "--ntasks-per-core", "--ntasks-per-socket", "--mem-bind",       "--cpu-freq",
-    "--gpu-freq",        "--gres-flags",        "--profile",        "--network",
-    "--switches",        "--delay-boot",        "--power",          "--mcs-label",
-    "--core-spec",       "--thread-spec",       "--wait-all-nodes",
+    "--wckey",     "--acctg-freq",  "--hint",           "--ntasks-per-core", "--ntasks-per-socket",
+    "--mem-bind",  "--cpu-freq",    "--gpu-freq",       "--gres-flags",      "--profile",
+    "--network",   "--switches",    "--delay-boot",     "--power",           "--mcs-label",
+    "--core-spec", "--thread-spec", "--wait-all-nodes",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -154,6 +153,7 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("--mem-per-cpu", &O::mem_per_cpu),
         Text("--mem-per-gpu", &O::mem_per_gpu),
         Text("-t,--time", &O::time),
+        Text("--time-min", &O::time_min),
         Text("-o,--output", &O::output),
         Text("-e,--error", &O::error),
         Text("-i,--input", &O::input),
@@ -462,6 +462,7 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.ntasks, high.ntasks);
   take(out.cpus_per_task, high.cpus_per_task);
   take(out.time, high.time);
+  take(out.time_min, high.time_min);
   take(out.output, high.output);
   take(out.error, high.error);
   take(out.input, high.input);

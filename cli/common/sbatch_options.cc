@@ -421,6 +421,14 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
     // As in Slurm, a limit of zero means no limit.
     spec.set_time_limit(*seconds == 0 ? kInfiniteDuration : *seconds);
   }
+  if (o.time_min) {
+    absl::StatusOr<int64_t> seconds = ParseDuration(*o.time_min);
+    if (!seconds.ok() || (*seconds > kMaxTimeLimitSeconds && *seconds != kInfiniteDuration)) {
+      return absl::InvalidArgumentError("Invalid --time-min specification");
+    }
+    // Whole minutes, as Slurm keeps it; UNLIMITED or 0: none.
+    if (*seconds != kInfiniteDuration) spec.set_time_min((*seconds + 59) / 60 * 60);
+  }
   if (o.gres) {
     std::vector<std::string> items = client::SplitCommaList(*o.gres);
     if (items.empty()) return BadValue("--gres", *o.gres);

@@ -40,6 +40,7 @@ struct SbatchRawOptions {
   std::optional<std::string> mem_per_cpu;    // --mem-per-cpu
   std::optional<std::string> mem_per_gpu;    // --mem-per-gpu
   std::optional<std::string> time;           // -t, --time
+  std::optional<std::string> time_min;       // --time-min, in -t's forms
   std::optional<std::string> output;         // -o, --output
   std::optional<std::string> error;          // -e, --error
   std::optional<std::string> input;          // -i, --input

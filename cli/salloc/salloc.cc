@@ -96,6 +96,7 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--reservation", o.reservation);
   app.add_flag("-Q,--quiet", quiet);
   app.add_option("-t,--time", o.time);
+  app.add_option("--time-min", o.time_min);
   app.add_option("--tmp", o.tmp);
   app.add_option("-L,--licenses", o.licenses);
   app.add_option("-m,--distribution", o.distribution);

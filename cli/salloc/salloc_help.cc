@@ -129,7 +129,6 @@ constexpr std::string_view kUnsupported[] = {
     "--switches=",
     "-S, --core-spec=",
     "--thread-spec=",
-    "--time-min=",
     "--uid=",
     "--wckey=",
     "--cluster-constraint=",

@@ -289,7 +289,8 @@ std::string FormatJob(const v1::JobInfo& job, const ShowOptions& options, const 
         absl::StrCat("DerivedExitCode=", job.derived_exit_code(), ":", job.derived_exit_signal()));
   }
   r.Line(absl::StrCat("RunTime=", FormatTimeLimit(RunTime(job, now)),
-                      " TimeLimit=", FormatTimeLimit(job.time_limit()), " TimeMin=N/A"));
+                      " TimeLimit=", FormatTimeLimit(job.time_limit()), " TimeMin=",
+                      spec.time_min() == 0 ? "N/A" : FormatTimeLimit(spec.time_min())));
   r.Line(absl::StrCat("SubmitTime=", FormatTimestamp(job.submit_time()),
                       " EligibleTime=", FormatTimestamp(job.eligible_time())));
   r.Line(absl::StrCat("AccrueTime=", FormatTimestamp(job.held() ? 0 : job.eligible_time())));

@@ -44,6 +44,7 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   o.reservation = args.reservation;
   o.constraint = args.constraint;
   o.prefer = args.prefer;
+  o.time_min = args.time_min;
   if (args.exclusive) o.exclusive = "exclusive";
   o.nodes = args.nodes;
   o.ntasks = text(args.ntasks);

@@ -88,6 +88,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("--reservation", args.reservation);
   app.add_flag("-Q,--quiet", line->quiet);
   app.add_option("-t,--time", args.time);
+  app.add_option("--time-min", args.time_min);
   app.add_flag("-u,--unbuffered", args.unbuffered);
   app.add_flag("--usage", line->usage);
   app.add_flag("-v,--verbose", line->verbose);
@@ -247,6 +248,7 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("qos", a.qos);
   text("reservation", a.reservation);
   text("time", a.time);
+  text("time-min", a.time_min);
   flag("unbuffered", a.unbuffered);
   number("wait", a.wait);
   text("task-prolog", a.task_prolog);

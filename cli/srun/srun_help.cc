@@ -208,7 +208,6 @@ constexpr std::string_view kUnsupported[] = {
     "--send-libs",
     "--switches=",
     "--thread-spec=",
-    "--time-min=",
     "--wckey=",
     "-X, --disable-status",
     "--cluster-constraint=",

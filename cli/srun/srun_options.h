@@ -63,6 +63,7 @@ struct SrunArgs {
   // For an allocation made by srun itself (outside one).
   std::optional<std::string> partition;
   std::optional<std::string> time;
+  std::optional<std::string> time_min;  // --time-min (the allocation's)
   std::optional<std::string> account;
   std::optional<std::string> qos;
   std::optional<std::string> reservation;  // --reservation

@@ -86,6 +86,7 @@ struct JobRequest {
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N
   std::string gpu_type;               // empty = any
   int64_t time_limit = kUnlimited;    // seconds, resolved against the partition
+  int64_t time_min = 0;               // --time-min seconds; 0 = none (scheduler.h's)
   int64_t begin_time = 0;             // not eligible before this (unix seconds)
   int64_t deadline = 0;               // --deadline: must be able to end by then; 0 = none
   uint64_t mem_per_gpu_mb = 0;        // --mem-per-gpu (folded into mem_per_node_mb at submit)

@@ -65,6 +65,9 @@ struct Placement {
   // it) = NodeTable::Allocate chooses the lowest free ones.
   std::vector<std::vector<int>> cpu_ids;
   bool backfilled = false;  // placed by backfill, not by the main pass (sdiag counts them)
+  // Seconds: the shorter time limit backfill started the job with (its
+  // --time-min let it); 0 = the job's own.
+  int64_t time_limit = 0;
   // A MAGNETIC reservation the job was placed in without asking for it: it
   // becomes the job's reservation. "" = none.
   std::string reservation;

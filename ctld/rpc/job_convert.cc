@@ -50,6 +50,7 @@ SubmitRequest SubmitRequestFromSpec(const v1::JobSpec& spec, const Submitter& su
   r.min_tmp_disk_mb = spec.min_tmp_disk_mb();
   r.licenses = spec.licenses();
   r.prefer = spec.prefer();
+  r.time_min = spec.time_min();
   r.min_topology = {spec.sockets_per_node(), spec.cores_per_socket(), spec.threads_per_core()};
   r.oversubscribe = spec.oversubscribe();
   r.no_kill = spec.no_kill();
@@ -248,6 +249,7 @@ v1::JobSpec PublicSpecOf(const v1::JobSpec& spec) {
   out.set_min_tmp_disk_mb(spec.min_tmp_disk_mb());
   out.set_licenses(spec.licenses());
   out.set_prefer(spec.prefer());
+  out.set_time_min(spec.time_min());
   out.set_sockets_per_node(spec.sockets_per_node());
   out.set_cores_per_socket(spec.cores_per_socket());
   out.set_threads_per_core(spec.threads_per_core());
@@ -282,6 +284,7 @@ void JobToInfo(const Job& job, int64_t now, v1::JobInfo* out, JobInfoReader read
   out->mutable_spec()->set_deadline(job.request.deadline);
   out->mutable_spec()->set_constraint(absl::StrJoin(job.request.features, "&"));
   out->mutable_spec()->set_prefer(absl::StrJoin(job.request.prefer, "&"));
+  out->mutable_spec()->set_time_min(job.request.time_min);
   out->mutable_spec()->clear_nodelist();
   for (const std::string& name : job.request.nodelist) out->mutable_spec()->add_nodelist(name);
   out->mutable_spec()->clear_exclude();

@@ -88,6 +88,7 @@ v1::JobRecord ToRecord(const Job& job) {
   for (const std::string& n : q.exclude) r.add_exclude(n);
   for (const std::string& f : q.features) r.add_features(f);
   for (const std::string& f : q.prefer) r.add_req_prefer(f);
+  r.set_req_time_min(q.time_min);
   r.set_array_job_id(job.array_job_id);
   r.set_array_task_id(job.array_task_id);
   r.set_array_max_running(job.array_max_running);
@@ -224,6 +225,7 @@ Job FromRecord(const v1::JobRecord& r) {
   q.exclude.assign(r.exclude().begin(), r.exclude().end());
   q.features.assign(r.features().begin(), r.features().end());
   q.prefer.assign(r.req_prefer().begin(), r.req_prefer().end());
+  q.time_min = r.req_time_min();
   job.array_job_id = r.array_job_id();
   // Records written before arrays existed have 0 here: not an array task.
   job.array_task_id = r.array_job_id() == 0 ? -1 : r.array_task_id();

@@ -379,5 +379,32 @@ TEST_F(JobOptionsTest, PreferredFeaturesAreTriedFirst) {
   EXPECT_EQ(r.out, "n3\n");
 }
 
+// --time-min: where a job's time limit does not fit before a planned job's
+// start, backfill starts it with the longest limit that does, from its
+// --time-min up, and shows it so (TimeLimit=, TimeMin=); a job whose
+// --time-min does not fit waits.
+TEST_F(JobOptionsTest, TimeMinLetsBackfillShortenTheTimeLimit) {
+  const uint64_t first = Submit("-c 2 -t 3 --wrap='sleep 300'");
+  EXPECT_NE(NodesOnceRunning(first), "");
+  const uint64_t wide = Submit("-N 4 -c 2 -t 5 --wrap=true");  // planned at the first's end
+  EXPECT_TRUE(Eventually(20, [&] { return Field(wide, "Reason") == "Resources"; }));
+  const uint64_t waits = Submit("-c 2 -t 30 --time-min=10 --wrap='sleep 300'");
+  const uint64_t shrinks = Submit("-c 2 -t 30 --time-min=1 --wrap='sleep 300'");
+  EXPECT_NE(NodesOnceRunning(shrinks), "");
+  const std::string limit = Field(shrinks, "TimeLimit");
+  // Whole minutes up to the first job's end (3 minutes from its start).
+  EXPECT_TRUE(limit == "00:03:00" || limit == "00:02:00" || limit == "00:01:00") << limit;
+  EXPECT_EQ(Field(shrinks, "TimeMin"), "00:01:00");
+  EXPECT_EQ(Field(waits, "JobState"), "PENDING");
+  EXPECT_EQ(Field(waits, "TimeLimit"), "00:30:00");
+  EXPECT_EQ(Field(waits, "TimeMin"), "00:10:00");
+  EXPECT_EQ(Field(first, "TimeMin"), "N/A");
+  const CommandResult r = cluster_->RunAs("skiffalice", "sbatch -t 5 --time-min=6 --wrap=true");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "sbatch: error: Batch job submission failed: Invalid time-min specification (exceeds "
+            "job's time or other limits)\n");
+}
+
 }  // namespace
 }  // namespace skiff::testing

@@ -525,6 +525,17 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
     return Invalid(kBadTimeLimit);
   }
   if (request.time_limit == 0) request.time_limit = kUnlimited;  // Slurm: -t 0 = no limit
+  // --time-min: within the time limit and the partition's MaxTime (Slurm's
+  // ESLURM_INVALID_TIME_MIN_LIMIT).
+  if (spec.time_min != 0) {
+    const bool over = spec.time_min < 0 || spec.time_min > kMaxTimeLimitSeconds ||
+                      (request.time_limit != kUnlimited && spec.time_min > request.time_limit) ||
+                      (partition->max_time != kUnlimited && spec.time_min > partition->max_time);
+    if (over) {
+      return Invalid("Invalid time-min specification (exceeds job's time or other limits)");
+    }
+    request.time_min = spec.time_min;
+  }
   request.begin_time = spec.begin_time;
   request.deadline = spec.deadline;
   if (absl::Status s = CheckPartitionAccess(job, *partition, /*privileged=*/false); !s.ok()) {

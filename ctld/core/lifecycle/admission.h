@@ -63,6 +63,7 @@ struct SubmitRequest {
   bool oversubscribe = false;    // -s
   std::string licenses;          // -L as written
   std::string prefer;            // --prefer, -C syntax
+  int64_t time_min = 0;          // --time-min seconds; 0 = none
   bool no_kill = false;          // -k
   int cpus_per_task = 0;
   uint64_t mem_per_node_mb = 0;

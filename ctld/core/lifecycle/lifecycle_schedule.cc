@@ -368,6 +368,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.gpus_by_node = placement.gpu_indices;
     job.gpu_indices =
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
+    if (placement.time_limit > 0) job.request.time_limit = placement.time_limit;  // --time-min
     job.alloc_tres = bank().RunTresOf(job);
     job.start_time = now;
     job.expected_start = 0;

@@ -288,6 +288,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
                                 ? std::max(inputs.now, job->request.begin_time)
                                 : std::max(job->eligible_time, job->request.begin_time);
     pending.time_limit = job->request.time_limit;
+    pending.time_min = job->request.time_min;
     SetShape(job->request, &pending);
     pending.gpu_type = job->request.gpu_type.empty() ? kNone : gpu_types.Get(job->request.gpu_type);
     pending.held = job->held;
@@ -337,6 +338,7 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
     placement.mem_mb = start.mem_mb;
     placement.tasks.assign(start.tasks.begin(), start.tasks.end());
     placement.backfilled = start.backfilled;
+    placement.time_limit = start.time_limit;
     if (start.magnetic >= 0) placement.reservation = snapshot.view.resvs[start.magnetic].name;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);

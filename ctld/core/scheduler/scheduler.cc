@@ -252,6 +252,39 @@ BackfillResult Backfill(const ClusterView& view, const std::vector<PendingJob>& 
       // Starting consumed room: earlier failures stay failures.
       continue;
     }
+    // --time-min: the longest limit from it up that fits now (whole minutes,
+    // as Slurm's limits), found by halving: a shorter limit fits wherever a
+    // longer one does. Tried even where the full limit was skipped: what
+    // failed (the main pass, an alike job) failed with a later end.
+    if (job.time_min > 0 && job.time_limit != kNoLimit && job.time_min < job.time_limit) {
+      PendingJob shorter = job;
+      auto fits = [&](int64_t minutes) {
+        shorter.time_limit = minutes * 60;
+        const int64_t short_end = state.EndOf(shorter);
+        return state.Place(
+            shorter,
+            [&](int32_t n) {
+              return state.ResvRoom(n, shorter, state.FreeUntil(n, short_end), now, short_end);
+            },
+            &takes);
+      };
+      int64_t lo = (job.time_min + 59) / 60, hi = (job.time_limit - 1) / 60;
+      if (lo <= hi && fits(lo)) {
+        while (lo < hi) {
+          const int64_t mid = lo + (hi - lo + 1) / 2;
+          if (fits(mid)) {
+            lo = mid;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        fits(lo);  // `takes` for the limit found
+        JobStart start = state.Start(index, shorter, takes, /*backfilled=*/true);
+        start.time_limit = shorter.time_limit;
+        result.starts.push_back(std::move(start));
+        continue;
+      }
+    }
     if (plain && !skip) {
       bool found = false;
       for (Shape& shape : failed) {

@@ -79,6 +79,9 @@ struct JobStart {
   bool exclusive = false;
   bool backfilled = false;
   int64_t expected_end = kNever;
+  // The time limit backfill started it with, shorter than its own and no
+  // shorter than its --time-min; 0 = its own.
+  int64_t time_limit = 0;
   // The MAGNETIC reservation (index into ClusterView::resvs) the job was
   // placed in; kNone = none, or the one it asked for.
   int32_t magnetic = kNone;

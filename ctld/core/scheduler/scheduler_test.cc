@@ -363,6 +363,32 @@ TEST(Schedule, TopologyIsAFloorOnTheNodesAJobMayUse) {
   EXPECT_EQ(StartOf(plan, 3), nullptr);
 }
 
+// --time-min: a job whose limit does not fit before a reservation starts
+// with the longest limit that does, from its --time-min up, whole minutes;
+// one whose --time-min does not fit either waits.
+TEST(Backfill, TimeMinShortensALimitToTheWindowBeforeAReservation) {
+  ClusterView view = MakeView({MakeNode("n1", 4), MakeNode("n2", 4)});
+  view.running.push_back(MakeRunning(50, 1, {0}, 4, {}, kNow - 10, 610));  // ends kNow+600
+  PendingJob wide = MakeJob(1, 0, 4, 0, 2);  // both nodes: reserved from kNow+600
+  PendingJob too_long = MakeJob(2, 0, 4, 0, 1, 3600);
+  too_long.time_min = 900;
+  PendingJob shrinks = MakeJob(3, 0, 4, 0, 1, 3600);
+  shrinks.time_min = 300;
+  const std::vector<PendingJob> pending = {wide, too_long, shrinks};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(StartOf(plan, 2), nullptr);
+  const JobStart* start = StartOf(plan, 3);
+  ASSERT_NE(start, nullptr);
+  EXPECT_TRUE(start->backfilled);
+  EXPECT_EQ(start->time_limit, 600);
+  EXPECT_EQ(start->expected_end, kNow + 600);
+  EXPECT_EQ(start->nodes, std::vector<int32_t>{1});
+  // Without a reservation in the way the job keeps its own limit.
+  plan = RunPass(view, {shrinks});
+  ASSERT_NE(StartOf(plan, 3), nullptr);
+  EXPECT_EQ(StartOf(plan, 3)->time_limit, 0);
+}
+
 // --prefer: nodes with the preferred features when they are free now, else
 // wherever -C allows (Slurm 22.05's "tried first").
 TEST(Schedule, PreferredFeaturesAreTriedFirst) {

@@ -226,6 +226,9 @@ struct PendingJob {
   int64_t submit_time = 0;
   int64_t eligible_time = 0;      // begin time; age counts from here
   int64_t time_limit = kNoLimit;  // seconds, resolved against the partition
+  // --time-min, seconds (0 = none): backfill may start the job with a time
+  // limit as short as this, the longest that fits, where the full one does not.
+  int64_t time_min = 0;
   // The fewest nodes, and the least CPUs and memory one of them holds. With
   // ntasks = 0 that is the whole shape: exactly num_nodes nodes holding
   // cpus_per_node CPUs and mem_per_node_mb each.
