@@ -61,6 +61,10 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--comment", o.comment);
   app.add_option("-C,--constraint", o.constraint);
   app.add_option("--prefer", o.prefer);
+  app.add_option("--mail-type", o.mail_type);
+  app.add_option("--mail-user", o.mail_user);
+  app.add_option("--deadline", o.deadline);
+  app.add_option("--priority", o.priority);
   app.add_option("-d,--dependency", o.dependency);
   app.add_option("-D,--chdir", o.chdir);
   CLI::Option* exclusive_option = app.add_option("--exclusive", exclusive)->expected(0, 1);

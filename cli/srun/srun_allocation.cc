@@ -45,6 +45,13 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   o.constraint = args.constraint;
   o.prefer = args.prefer;
   o.time_min = args.time_min;
+  o.mail_type = args.mail_type;
+  o.mail_user = args.mail_user;
+  o.deadline = args.deadline;
+  o.priority = args.priority;
+  o.comment = args.comment;
+  o.dependency = args.dependency;
+  o.nice = args.nice;
   if (args.exclusive) o.exclusive = "exclusive";
   o.nodes = args.nodes;
   o.ntasks = text(args.ntasks);

@@ -45,6 +45,13 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("-c,--cpus-per-task", cpus_per_task);
   app.add_option("-C,--constraint", args.constraint);
   app.add_option("--prefer", args.prefer);
+  app.add_option("--mail-type", args.mail_type);
+  app.add_option("--mail-user", args.mail_user);
+  app.add_option("--deadline", args.deadline);
+  app.add_option("--priority", args.priority);
+  app.add_option("--comment", args.comment);
+  app.add_option("-d,--dependency", args.dependency);
+  CLI::Option* nice_option = app.add_option("--nice", args.nice)->expected(0, 1);
   app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
   app.add_option("-D,--chdir", args.chdir);
   app.add_option("-i,--input", args.input);
@@ -125,6 +132,8 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   if (no_kill_option->count() > 0 && (!line->no_kill || line->no_kill->empty())) {
     line->no_kill = "set";
   }
+  // A bare --nice is Slurm's 100.
+  if (nice_option->count() > 0 && (!args.nice || args.nice->empty())) args.nice = "100";
   // The values Slurm checks as it reads them, in the command line's order.
   // (Each option's last value: getopt's.)
   const std::map<std::string, const std::optional<std::string>*> checked = {
@@ -208,6 +217,13 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   number("cpus-per-task", a.cpus_per_task);
   text("constraint", a.constraint);
   text("prefer", a.prefer);
+  text("mail-type", a.mail_type);
+  text("mail-user", a.mail_user);
+  text("deadline", a.deadline);
+  text("priority", a.priority);
+  text("comment", a.comment);
+  text("dependency", a.dependency);
+  text("nice", a.nice);
   text("cpu-bind", a.cpu_bind);
   text("chdir", a.chdir);
   text("input", a.input);

@@ -69,6 +69,15 @@ struct SrunArgs {
   std::optional<std::string> reservation;  // --reservation
   std::optional<std::string> constraint;
   std::optional<std::string> prefer;  // --prefer (the allocation's)
+  // The allocation's (srun outside a job), as sbatch's; inside a job Slurm's
+  // srun does nothing with them, nor does Skiff's.
+  std::optional<std::string> mail_type;
+  std::optional<std::string> mail_user;
+  std::optional<std::string> deadline;
+  std::optional<std::string> priority;
+  std::optional<std::string> comment;
+  std::optional<std::string> dependency;  // -d
+  std::optional<std::string> nice;        // --nice[=adjustment]
   bool exclusive = false;
   // Allocation shape (srun outside a job), as sbatch's.
   bool overcommit = false;           // -O (the allocation's and the step's)

@@ -263,5 +263,26 @@ TEST_F(SrunTest, SignalWarnsTheStepBeforeTheAllocationsTimeLimit) {
   EXPECT_EQ(r.out, "got USR1\n") << r.err;
 }
 
+// The allocation options srun and salloc share with sbatch: an allocation
+// srun or salloc makes carries them, as Slurm's.
+TEST_F(SrunTest, AllocationOptionsAsSbatchs) {
+  const std::string show = " sh -c 'scontrol show job $SLURM_JOB_ID'";
+  for (const std::string command : {"srun -N1", "salloc -Q -N1"}) {
+    const CommandResult r = cluster_->Run(
+        command + " --comment=nightly --mail-type=END --mail-user=lab@example.org --nice=5 " +
+        "--deadline=now+1hour --priority=77 --signal=USR1@30" + show);
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    for (const char* field : {"Comment=nightly", "MailType=END", "MailUser=lab@example.org",
+                              " Nice=5 ", " Priority=77 "}) {
+      EXPECT_TRUE(absl::StrContains(r.out, field)) << command << ": " << field << "\n" << r.out;
+    }
+    EXPECT_FALSE(absl::StrContains(r.out, "Deadline=N/A")) << command << "\n" << r.out;
+  }
+  // srun -d: the allocation waits for its dependency, as sbatch's.
+  const CommandResult r = cluster_->Run("srun -d afterok:999999 true");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(r.err, "Job dependency problem")) << r.err;
+}
+
 }  // namespace
 }  // namespace skiff::testing
