@@ -102,6 +102,22 @@ std::optional<OptionValueError> CheckOptionValue(const std::string& name,
     if (ParseTaskDistribution(value, std::string("1")).ok()) return std::nullopt;
     return OptionValueError{"Invalid --distribution specification", 255};
   }
+  if (name == "gres-flags") {
+    if (strcasecmp(value.c_str(), "disable-binding") == 0 ||
+        strcasecmp(value.c_str(), "enforce-binding") == 0) {
+      return std::nullopt;
+    }
+    return OptionValueError{"Invalid --gres-flags specification", 255};
+  }
+  if (name == "wait-all-nodes") {
+    if (std::optional<OptionValueError> bad = ParseIntError("--wait-all-nodes", value, false)) {
+      return bad;
+    }
+    if (std::stoll(value.substr(0, 18)) > 1 || value.size() > 18) {
+      return OptionValueError{"Invalid --wait-all-nodes specification", 255};
+    }
+    return std::nullopt;
+  }
   if (name == "signal") {
     absl::Status signal = ParseSignalOption(value).status();
     if (signal.ok()) return std::nullopt;

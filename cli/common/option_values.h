@@ -36,7 +36,8 @@ struct OptionValueError {
 // --sockets-per-node, --cores-per-socket, --threads-per-core (above zero),
 // -W, -K, -I (zero or more), and -B's parts, all exit 1; --mem,
 // --mem-per-cpu, --mem-per-gpu, -N, -t, --begin, --exclusive, --gpu-bind,
-// -m (task_distribution.h), --signal, all exit 255.
+// -m (task_distribution.h), --signal, --gres-flags, all exit 255; and
+// --wait-all-nodes (a count, then at most 1: 255).
 std::optional<OptionValueError> CheckOptionValue(const std::string& name, const std::string& value);
 
 // CheckOptionValue over the options `app` has just parsed, in the command

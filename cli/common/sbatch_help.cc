@@ -122,7 +122,6 @@ constexpr char kSlurmUsage[] =
 constexpr std::string_view kUnsupported[] = {
     "--cpu-freq=",
     "--delay-boot=",
-    "--gres-flags=",
     "--ignore-pbs",
     "--mcs-label=",
     "--power=",

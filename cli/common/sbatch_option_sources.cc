@@ -25,10 +25,10 @@ namespace {
 // Placement and binding hints (--hint, --threads-per-core, --mem-bind, ...)
 // are common in job scripts written for Slurm; Skiff places by CPU count.
 constexpr const char* kIgnoredWithValue[] = {
-    "--wckey",     "--acctg-freq",  "--hint",           "--ntasks-per-core", "--ntasks-per-socket",
-    "--mem-bind",  "--cpu-freq",    "--gpu-freq",       "--gres-flags",      "--profile",
-    "--network",   "--switches",    "--delay-boot",     "--power",           "--mcs-label",
-    "--core-spec", "--thread-spec", "--wait-all-nodes",
+    "--wckey",     "--acctg-freq",  "--hint",       "--ntasks-per-core", "--ntasks-per-socket",
+    "--mem-bind",  "--cpu-freq",    "--gpu-freq",   "--gres-flags",      "--profile",
+    "--network",   "--switches",    "--delay-boot", "--power",           "--mcs-label",
+    "--core-spec", "--thread-spec",
 };
 // The same for flags.
 constexpr const char* kIgnoredFlags[] = {
@@ -198,6 +198,8 @@ const std::vector<SbatchOption>& SbatchOptions() {
         Text("-x,--exclude", &O::exclude),
         Text("-C,--constraint", &O::constraint),
         Text("--prefer", &O::prefer),
+        Text("--gres-flags", &O::gres_flags),
+        Text("--wait-all-nodes", &O::wait_all_nodes),
         Text("--mail-type", &O::mail_type),
         Text("--mail-user", &O::mail_user),
         OptionalText("--exclusive", &O::exclusive, "exclusive"),  // [=user|mcs]
@@ -412,6 +414,10 @@ SbatchRawOptions OptionsFromEnvironment(const std::map<std::string, std::string>
       {"SBATCH_ARRAY_INX", &SbatchRawOptions::array},
       {"SBATCH_CONSTRAINT", &SbatchRawOptions::constraint},
       {"SBATCH_DISTRIBUTION", &SbatchRawOptions::distribution},
+      {"SBATCH_GRES_FLAGS", &SbatchRawOptions::gres_flags},
+      {"SBATCH_OPEN_MODE", &SbatchRawOptions::open_mode},
+      {"SBATCH_SIGNAL", &SbatchRawOptions::signal},
+      {"SBATCH_THREADS_PER_CORE", &SbatchRawOptions::threads_per_core},
       {"SBATCH_EXCLUSIVE", &SbatchRawOptions::exclusive},
       {"SBATCH_GPUS", &SbatchRawOptions::gpus},
       {"SBATCH_GPUS_PER_NODE", &SbatchRawOptions::gpus_per_node},
@@ -518,6 +524,8 @@ SbatchRawOptions Merge(const SbatchRawOptions& low, const SbatchRawOptions& high
   take(out.exclude, high.exclude);
   take(out.constraint, high.constraint);
   take(out.prefer, high.prefer);
+  take(out.gres_flags, high.gres_flags);
+  take(out.wait_all_nodes, high.wait_all_nodes);
   take(out.mail_type, high.mail_type);
   take(out.mail_user, high.mail_user);
   out.container = MergeContainer(low.container, high.container);

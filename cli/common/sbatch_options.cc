@@ -214,6 +214,22 @@ absl::StatusOr<SbatchSubmission> BuildSubmission(const SbatchCommandLine& comman
   if (o.requeue) spec.set_requeue(*o.requeue);
   if (o.constraint) spec.set_constraint(*o.constraint);
   if (o.prefer) spec.set_prefer(*o.prefer);
+  if (o.gres_flags) {
+    const std::string flags = absl::AsciiStrToLower(*o.gres_flags);
+    if (flags != "disable-binding" && flags != "enforce-binding") {
+      return absl::InvalidArgumentError("Invalid --gres-flags specification");
+    }
+  }
+  if (o.wait_all_nodes) {
+    const std::string& v = *o.wait_all_nodes;
+    // Slurm's parse_int (exit 1), then its own bound.
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Invalid numeric value \"", v, "\" for --wait-all-nodes."));
+    }
+    if (std::stoi(v) > 1)
+      return absl::InvalidArgumentError("Invalid --wait-all-nodes specification");
+  }
   if (o.mail_user) spec.set_mail_user(*o.mail_user);
   if (o.mail_type) {
     if (absl::Status s = MailTypeOption(*o.mail_type); !s.ok()) return s;

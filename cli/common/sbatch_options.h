@@ -84,16 +84,20 @@ struct SbatchRawOptions {
   std::optional<std::string> exclude;     // -x, --exclude: the same
   std::optional<std::string> constraint;  // -C, --constraint
   std::optional<std::string> prefer;      // --prefer, -C syntax
-  std::optional<std::string> mail_type;   // --mail-type: comma list
-  std::optional<std::string> mail_user;   // --mail-user
-  std::optional<bool> hold;               // -H, --hold
-  std::optional<bool> parsable;           // --parsable
-  std::optional<bool> requeue;            // --requeue / --no-requeue
-  std::optional<bool> wait;               // -W, --wait
-  std::optional<bool> test_only;          // --test-only
-  std::optional<std::string> nice;        // --nice[=adjustment]
-  std::optional<std::string> open_mode;   // --open-mode: append or truncate
-  std::optional<std::string> signal;      // --signal=[{R|B}:]SIG[@TIME]
+  // --gres-flags and --wait-all-nodes: checked as Slurm checks them; what they
+  // ask is what Skiff does anyway (docs/compatibility.md).
+  std::optional<std::string> gres_flags;
+  std::optional<std::string> wait_all_nodes;
+  std::optional<std::string> mail_type;        // --mail-type: comma list
+  std::optional<std::string> mail_user;        // --mail-user
+  std::optional<bool> hold;                    // -H, --hold
+  std::optional<bool> parsable;                // --parsable
+  std::optional<bool> requeue;                 // --requeue / --no-requeue
+  std::optional<bool> wait;                    // -W, --wait
+  std::optional<bool> test_only;               // --test-only
+  std::optional<std::string> nice;             // --nice[=adjustment]
+  std::optional<std::string> open_mode;        // --open-mode: append or truncate
+  std::optional<std::string> signal;           // --signal=[{R|B}:]SIG[@TIME]
   std::optional<std::string> ntasks_per_node;  // --ntasks-per-node, --tasks-per-node
   std::optional<std::string> priority;         // --priority: N or TOP
   std::optional<std::string> mincpus;          // --mincpus: CPUs per node at least

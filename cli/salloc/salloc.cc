@@ -61,6 +61,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
   app.add_option("--comment", o.comment);
   app.add_option("-C,--constraint", o.constraint);
   app.add_option("--prefer", o.prefer);
+  app.add_option("--gres-flags", o.gres_flags);
+  app.add_option("--wait-all-nodes", o.wait_all_nodes);
   app.add_option("--mail-type", o.mail_type);
   app.add_option("--mail-user", o.mail_user);
   app.add_option("--deadline", o.deadline);
@@ -159,6 +161,8 @@ int skiff::cli::SallocMain(int argc, char** argv) {
                 {"begin", &o.begin},
                 {"gpu-bind", &o.gpu_bind},
                 {"distribution", &o.distribution},
+                {"gres-flags", &o.gres_flags},
+                {"wait-all-nodes", &o.wait_all_nodes},
                 {"signal", &o.signal},
                 {"exclusive", &exclusive},
                 {"extra-node-info", &topology.extra_node_info},

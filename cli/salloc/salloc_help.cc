@@ -114,7 +114,6 @@ constexpr std::string_view kUnsupported[] = {
     "--delay-boot=",
     "--get-user-env",
     "--gid=",
-    "--gres-flags=",
     "-K, --kill-command",
     "-M, --clusters=",
     "--mcs-label=",

@@ -50,6 +50,7 @@ SbatchRawOptions SrunAllocationOptions(const SrunArgs& args) {
   o.deadline = args.deadline;
   o.priority = args.priority;
   o.comment = args.comment;
+  o.gres_flags = args.gres_flags;
   o.dependency = args.dependency;
   o.nice = args.nice;
   if (args.exclusive) o.exclusive = "exclusive";

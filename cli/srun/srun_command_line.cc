@@ -50,6 +50,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
   app.add_option("--deadline", args.deadline);
   app.add_option("--priority", args.priority);
   app.add_option("--comment", args.comment);
+  app.add_option("--gres-flags", args.gres_flags);
   app.add_option("-d,--dependency", args.dependency);
   CLI::Option* nice_option = app.add_option("--nice", args.nice)->expected(0, 1);
   app.add_option("--cpu-bind,--cpu_bind", args.cpu_bind);
@@ -154,6 +155,7 @@ int ParseSrunCommandLine(int argc, char** argv, const std::map<std::string, std:
       {"begin", &line->begin},
       {"gpu-bind", &args.gpu_bind},
       {"distribution", &args.distribution},
+      {"gres-flags", &args.gres_flags},
       {"signal", &args.signal},
       {"extra-node-info", &line->topology.extra_node_info},
       {"sockets-per-node", &line->topology.sockets_per_node},
@@ -222,6 +224,7 @@ std::vector<GivenOption> SrunGivenOptions(const SrunCommandLine& line,
   text("deadline", a.deadline);
   text("priority", a.priority);
   text("comment", a.comment);
+  text("gres-flags", a.gres_flags);
   text("dependency", a.dependency);
   text("nice", a.nice);
   text("cpu-bind", a.cpu_bind);

@@ -186,7 +186,6 @@ constexpr std::string_view kUnsupported[] = {
     "--delay-boot=",
     "--epilog=",
     "-E, --preserve-env",
-    "--gres-flags=",
     "--jobid=",
     "-M, --clusters=",
     "--mcs-label=",

@@ -78,6 +78,7 @@ struct SrunArgs {
   std::optional<std::string> comment;
   std::optional<std::string> dependency;  // -d
   std::optional<std::string> nice;        // --nice[=adjustment]
+  std::optional<std::string> gres_flags;  // --gres-flags (checked; see sbatch's)
   bool exclusive = false;
   // Allocation shape (srun outside a job), as sbatch's.
   bool overcommit = false;           // -O (the allocation's and the step's)

@@ -368,7 +368,10 @@ TEST_F(JobOptionsTest, LicensesAreHeldWhileAJobRunsAndWaitedForWithReasonLicense
 // --prefer (sbatch, salloc, srun): the preferred features' nodes while one is
 // free, then wherever the job fits; shown as Slurm shows it (Prefer=).
 TEST_F(JobOptionsTest, PreferredFeaturesAreTriedFirst) {
-  const uint64_t first = Submit("--prefer=fast -c 2 --wrap='sleep 60'");
+  // (--wait-all-nodes and --gres-flags: taken without a warning; every node
+  // is up when allocated, and no GPU is far from a CPU.)
+  const uint64_t first =
+      Submit("--prefer=fast -c 2 --wait-all-nodes=1 --gres-flags=enforce-binding --wrap='sleep 60'");
   EXPECT_EQ(NodesOnceRunning(first), "n2");
   EXPECT_EQ(Field(first, "Prefer"), "fast");
   const uint64_t second = Submit("--prefer=fast -c 2 --wrap='sleep 60'");

@@ -70,6 +70,7 @@ TEST_F(SrunTest, OptionValueErrorsAreSlurmsWordsAndExitCodes) {
       {"srun -m round true", "srun: error: Invalid --distribution specification\n", 255},
       {"srun -m plane=0 true", "srun: error: Invalid --distribution specification\n", 255},
       {"srun --signal=FOO true", "srun: error: Invalid --signal specification\n", 255},
+      {"srun --gres-flags=loose true", "srun: error: Invalid --gres-flags specification\n", 255},
       // parse_int's: 1.
       {"srun -c x true", "srun: error: Invalid numeric value \"x\" for --cpus-per-task.\n", 1},
       {"srun -n 0 true", "srun: error: Invalid numeric value \"0\" for --ntasks.\n", 1},
@@ -93,6 +94,10 @@ TEST_F(SrunTest, OptionValueErrorsAreSlurmsWordsAndExitCodes) {
       {"salloc -Ix true", "salloc: error: Invalid numeric value \"x\" for immediate.\n", 1},
       {"salloc -m round true", "salloc: error: Invalid --distribution specification\n", 255},
       {"salloc --signal=USR1@x true", "salloc: error: Invalid --signal specification\n", 255},
+      {"salloc --wait-all-nodes=2 true", "salloc: error: Invalid --wait-all-nodes specification\n",
+       255},
+      {"salloc --wait-all-nodes=x true",
+       "salloc: error: Invalid numeric value \"x\" for --wait-all-nodes.\n", 1},
       {"salloc --foo true",
        "salloc: unrecognized option '--foo'\nTry \"salloc --help\" for more "
        "information\n",
