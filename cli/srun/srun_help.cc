@@ -171,10 +171,9 @@ constexpr char kSlurmUsage[] =
     "            executable [args...]\n";
 
 // The lines of kSlurmHelp that Skiff does not support, by how they start: those
-// srun.cc accepts and ignores (--slurmd-debug, --cpu-bind) and those
-// missing from its option table.
+// srun.cc accepts and ignores (--cpu-bind) and those missing from its option
+// table.
 constexpr std::string_view kUnsupported[] = {
-    "--slurmd-debug=",
     "--cpu-bind=",
     "--acctg-freq=",
     "--bb=",
