@@ -275,7 +275,7 @@ TEST_F(SrunTest, AllocationOptionsAsSbatchs) {
   for (const std::string command : {"srun -N1", "salloc -Q -N1"}) {
     const CommandResult r = cluster_->Run(
         command + " --comment=nightly --mail-type=END --mail-user=lab@example.org --nice=5 " +
-        "--deadline=now+1hour --priority=77 --signal=USR1@30" + show);
+        "-t 10 --deadline=now+1hour --priority=77 --signal=USR1@30" + show);
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
     for (const char* field : {"Comment=nightly", "MailType=END", "MailUser=lab@example.org",
                               " Nice=5 ", " Priority=77 "}) {
