@@ -370,8 +370,8 @@ TEST_F(JobOptionsTest, LicensesAreHeldWhileAJobRunsAndWaitedForWithReasonLicense
 TEST_F(JobOptionsTest, PreferredFeaturesAreTriedFirst) {
   // (--wait-all-nodes and --gres-flags: taken without a warning; every node
   // is up when allocated, and no GPU is far from a CPU.)
-  const uint64_t first =
-      Submit("--prefer=fast -c 2 --wait-all-nodes=1 --gres-flags=enforce-binding --wrap='sleep 60'");
+  const uint64_t first = Submit(
+      "--prefer=fast -c 2 --wait-all-nodes=1 --gres-flags=enforce-binding --wrap='sleep 60'");
   EXPECT_EQ(NodesOnceRunning(first), "n2");
   EXPECT_EQ(Field(first, "Prefer"), "fast");
   const uint64_t second = Submit("--prefer=fast -c 2 --wrap='sleep 60'");
