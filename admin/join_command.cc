@@ -20,8 +20,8 @@
 #include "admin/node_key.h"
 #include "common/join/join_token.h"
 #include "common/rpc/status.h"
+#include "noded/gpu/nvml.h"
 #include "noded/hardware.h"
-#include "noded/nvml.h"
 #include "proto/join.grpc.pb.h"
 
 namespace skiff::cli {

@@ -36,6 +36,7 @@ int SbatchMain(int argc, char** argv);
 int SbcastMain(int argc, char** argv);
 int ScancelMain(int argc, char** argv);
 int ScontrolMain(int argc, char** argv);
+int SeffMain(int argc, char** argv);
 int SdiagMain(int argc, char** argv);
 int SinfoMain(int argc, char** argv);
 int SprioMain(int argc, char** argv);

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"scancel", "cancel or signal jobs and job steps", ScancelMain},
     {"scontrol", "view or change Skiff's jobs, nodes, partitions and configuration", ScontrolMain},
     {"sdiag", "view the controller's scheduling and RPC statistics", SdiagMain},
+    {"seff", "view a job's CPU, memory and GPU efficiency", SeffMain},
     {"sinfo", "view Skiff's nodes and partitions", SinfoMain},
     {"sprio", "view the priority factors of pending jobs", SprioMain},
     {"squeue", "view the jobs in Skiff's queue", SqueueMain},

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
-#include "noded/nvml.h"
+#include "noded/gpu/nvml.h"
 
 namespace skiff::noded {
 

@@ -83,6 +83,15 @@ bool JobManager::IsRunning(uint64_t job_id) {
   return it != jobs_.end() && Started(it->second);
 }
 
+std::vector<uint64_t> JobManager::RunningJobIds() {
+  std::vector<uint64_t> ids;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, job] : jobs_) {
+    if (Started(job)) ids.push_back(id);
+  }
+  return ids;
+}
+
 bool JobManager::RunsAJobOf(uid_t uid) {
   absl::MutexLock lock(&mu_);
   return std::any_of(jobs_.begin(), jobs_.end(), [uid](const auto& entry) {

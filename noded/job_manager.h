@@ -166,6 +166,8 @@ class JobManager final : public JobReportSource {
   // Launch reads the shepherd's pids, when a fast `srun` in the script may
   // already ask for a step) until it ended.
   bool IsRunning(uint64_t job_id);
+  // The jobs whose batch script runs here now, by id (the GPU monitor's).
+  std::vector<uint64_t> RunningJobIds();
   // Whether any job of `uid` runs here now: who may open a step stream at all.
   bool RunsAJobOf(uid_t uid);
   // The running job's launch spec, read from its directory; NotFound when the

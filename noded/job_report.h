@@ -5,6 +5,7 @@
 #define SKIFF_NODED_JOB_REPORT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,37 @@ struct NodeScriptError {
   std::string node;
   std::string error;
   bool operator==(const NodeScriptError& o) const { return node == o.node && error == o.error; }
+};
+
+// What one GPU the job held did while it ran, as the GPU monitor sampled it
+// (noded/gpu/gpu_usage.h).
+struct GpuUse {
+  int index = 0;         // the GPU's gres index on this node (LaunchSpec::gpu_indices)
+  unsigned minor = 0;    // /dev/nvidia<minor>
+  int64_t samples = 0;   // samples with a utilisation figure
+  int64_t util_sum = 0;  // percent, summed over those samples
+  int util_max = 0;
+  int64_t memory_samples = 0;   // samples with a memory figure
+  uint64_t memory_sum_mib = 0;  // the job's memory on it, MiB summed over those
+  uint64_t memory_max_bytes = 0;
+  uint64_t memory_total_bytes = 0;
+  // The GPU's energy counter at the job's first and latest sample (mJ); the
+  // difference is the job's. Absent on GPUs without one.
+  std::optional<uint64_t> energy_first_mj;
+  std::optional<uint64_t> energy_last_mj;
+
+  uint64_t EnergyMj() const {
+    return energy_first_mj && energy_last_mj && *energy_last_mj > *energy_first_mj
+               ? *energy_last_mj - *energy_first_mj
+               : 0;
+  }
+  bool operator==(const GpuUse& o) const {
+    return index == o.index && minor == o.minor && samples == o.samples && util_sum == o.util_sum &&
+           util_max == o.util_max && memory_samples == o.memory_samples &&
+           memory_sum_mib == o.memory_sum_mib && memory_max_bytes == o.memory_max_bytes &&
+           memory_total_bytes == o.memory_total_bytes && energy_first_mj == o.energy_first_mj &&
+           energy_last_mj == o.energy_last_mj;
+  }
 };
 
 // How a job ended. Written by the shepherd into <jobdir>/status (see job_files.h).
@@ -41,6 +73,9 @@ struct JobResult {
   int64_t user_cpu_usec = 0;
   int64_t system_cpu_usec = 0;
   int64_t max_rss_kb = 0;
+  // The GPUs it held here, sampled while it ran (not the shepherd's: the GPU
+  // monitor's gpu_usage file in the job directory, added to the report).
+  std::vector<GpuUse> gpus;
 
   bool operator==(const JobResult& o) const {
     return exit_code == o.exit_code && signal == o.signal && failure == o.failure &&
@@ -48,7 +83,7 @@ struct JobResult {
            prolog_error == o.prolog_error && epilog_error == o.epilog_error &&
            node_epilog_errors == o.node_epilog_errors && has_usage == o.has_usage &&
            user_cpu_usec == o.user_cpu_usec && system_cpu_usec == o.system_cpu_usec &&
-           max_rss_kb == o.max_rss_kb;
+           max_rss_kb == o.max_rss_kb && gpus == o.gpus;
   }
 };
 

@@ -32,6 +32,7 @@
 #include "noded/configless_node.h"
 #include "noded/container/container_support.h"
 #include "noded/ctld_node_control.h"
+#include "noded/gpu/gpu_monitor.h"
 #include "noded/hardware.h"
 #include "noded/health_check.h"
 #include "noded/job_manager.h"
@@ -237,7 +238,14 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   std::unique_ptr<OtherNodes> other_nodes = MakeGrpcOtherNodes(auth, config.prolog_epilog_timeout);
   AllocationEpilogs epilogs(
       jobs, [&jobs](uint64_t id) { return jobs.JobDir(id); }, *other_nodes, logger);
-  NodeAgent agent(ctld_target, registration, epilogs, auth, logger);
+  // The GPUs' use by each job, sampled while it runs and added to its end
+  // report (noded/gpu/gpu_monitor.h).
+  GpuMonitorOptions gpu_options;
+  gpu_options.node_name = node_name;
+  gpu_options.period = std::chrono::seconds(config.job_acct_gather_frequency);
+  gpu_options.gpu_files = job_options->gpu_files;
+  GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
+  NodeAgent agent(ctld_target, registration, gpus, auth, logger);
   // SKIFF_NODED_NO_LOAD=1: report no load or free memory (CPULoad=N/A, as
   // before a slurmd reports), for test clusters whose outputs are compared
   // with golden files; these change from run to run.
@@ -269,6 +277,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
   epilogs.Start();
+  gpus.Start();
   // Drains this node and requeues a job when a step's Prolog fails here, and
   // the health check's drains.
   std::unique_ptr<NodeControl> node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
@@ -298,6 +307,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   server->Stop();
   if (health) health->Stop();
   agent.Stop();
+  gpus.Stop();
   epilogs.Stop();  // a job whose other nodes were not all asked is asked again at start
   jobs.Stop();     // jobs keep running; a restarted noded re-adopts them
   if (ending == Ending::kRestartInPlace) return RestartInPlace(argv, logger);

@@ -43,6 +43,18 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
     out->set_system_cpu_usec(report.result.system_cpu_usec);
     out->set_max_rss_kb(report.result.max_rss_kb);
   }
+  for (const GpuUse& gpu : report.result.gpus) {
+    v1::GpuUsage* g = out->add_gpus();
+    g->set_index(gpu.index);
+    g->set_samples(gpu.samples);
+    g->set_util_sum(gpu.util_sum);
+    g->set_util_max(gpu.util_max);
+    g->set_memory_samples(gpu.memory_samples);
+    g->set_memory_sum_mib(gpu.memory_sum_mib);
+    g->set_memory_max_bytes(gpu.memory_max_bytes);
+    g->set_memory_total_bytes(gpu.memory_total_bytes);
+    g->set_energy_mj(gpu.EnergyMj());
+  }
 }
 
 SteadyClock::time_point After(double seconds) {

@@ -20,7 +20,7 @@
 #include "common/rpc/config_fetch.h"
 #include "common/version.h"
 #include "noded/configless_node.h"
-#include "noded/nvml.h"
+#include "noded/gpu/nvml.h"
 
 namespace skiff::noded {
 namespace {

@@ -33,7 +33,7 @@ version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/vers
 check "common/version.h has a version" [ -n "$version" ]
 
 # Stand-ins that answer --help, for help2man; the client's lists three
-# commands, as skiff-client --commands lists its eighteen.
+# commands, as skiff-client --commands lists its nineteen.
 bin="$TMP/bin"
 for rel in "${DAEMONS[@]}" "${CLIENT[@]}" "${ADMIN[@]}"; do
   mkdir -p "$bin/$(dirname "$rel")"

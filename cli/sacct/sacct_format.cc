@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cli/common/gpu_usage_summary.h"
 #include "cli/common/print_fields.h"
 #include "client/json_writer.h"
 #include "common/time_format.h"
@@ -76,9 +77,12 @@ enum Column {
   // Fields Skiff keeps no data for: blank, as Slurm prints them without a
   // gathering plugin (jobacct_gather/none).
   kTresUsageInTot,
+  kTresUsageInAve,
+  kTresUsageInMax,
   kNoData,
   kAssocId,
   kConsumedEnergy,
+  kConsumedEnergyRaw,
   kDbIndex,
   kReqCpuFreq,
   kReserved,
@@ -118,7 +122,7 @@ constexpr Known kKnown[] = {
     {"Comment", 14, kComment},
     {"Constraints", 19, kConstraints},
     {"ConsumedEnergy", 14, kConsumedEnergy},
-    {"ConsumedEnergyRaw", 17, kConsumedEnergy},
+    {"ConsumedEnergyRaw", 17, kConsumedEnergyRaw},
     {"Container", 19, kNoData},
     {"CPUTime", 10, kCpuTime},
     {"CPUTimeRAW", 10, kCpuTimeRaw},
@@ -188,8 +192,8 @@ constexpr Known kKnown[] = {
     {"Timelimit", 10, kTimelimit},
     {"TimelimitRaw", 10, kTimelimitRaw},
     {"TotalCPU", 10, kTotalCpu},
-    {"TRESUsageInAve", 14, kNoData},
-    {"TRESUsageInMax", 14, kNoData},
+    {"TRESUsageInAve", 14, kTresUsageInAve},
+    {"TRESUsageInMax", 14, kTresUsageInMax},
     {"TRESUsageInMaxNode", 18, kNoData},
     {"TRESUsageInMaxTask", 18, kNoData},
     {"TRESUsageInMin", 14, kNoData},
@@ -262,6 +266,19 @@ std::string ConvertNumUnit(double number, int unit, int units) {
   const std::string suffix = unit == 0 ? "" : std::string(1, kUnit[unit]);
   if (static_cast<double>(whole) == number) return absl::StrCat(whole, suffix);
   return absl::StrCat(absl::StrFormat("%.2f", number), suffix);
+}
+
+// The job's sampled GPUs as Slurm 23.02's input TRES, on its batch step's
+// row ("gres/gpumem=2G,gres/gpuutil=45"): averages, or peaks with `max`.
+// Blank elsewhere and for a job whose GPUs were not sampled.
+std::string GpuTres(const Row& row, bool max, int units) {
+  if (row.step == nullptr || row.step->step_id() != "batch") return "";
+  const GpuUsageSummary gpus = SummarizeGpuUsage(row.job->gpus());
+  if (!gpus.measured) return "";
+  return absl::StrCat(
+      "gres/gpumem=",
+      ConvertNumUnit(static_cast<double>(max ? gpus.memory_max : gpus.memory_ave), 0, units),
+      ",gres/gpuutil=", max ? gpus.util_max : gpus.util_ave);
 }
 
 // A count of MB as Slurm prints memory ("100M", "2G").
@@ -431,18 +448,32 @@ std::string Value(const Row& row, Column column, int64_t now, int units) {
       return step && step->has_usage() ? ConvertNumUnit(step->ave_rss_kb() * 1024.0, 0, units) : "";
     case kTresUsageInTot: {
       // What Skiff measures of a step's tasks: their CPU time and their
-      // memory summed (average x tasks). Slurm's other input TRES (energy,
-      // fs/disk, pages, vmem) are not measured, so not printed.
+      // memory summed (average x tasks), and on the batch step the job's
+      // sampled GPUs. Slurm's other input TRES (energy, fs/disk, pages, vmem)
+      // are not measured, so not printed.
       if (!step || !step->has_usage()) return "";
       const int64_t tasks = std::max(1, step->ntasks());
-      return absl::StrCat(
+      std::string tot = absl::StrCat(
           "cpu=", CpuTime(step->user_cpu_usec() + step->system_cpu_usec()), ",mem=",
           ConvertNumUnit(static_cast<double>(step->ave_rss_kb()) * 1024.0 * tasks, 0, units));
+      const std::string gpus = GpuTres(row, false, units);
+      return gpus.empty() ? tot : absl::StrCat(tot, ",", gpus);
     }
+    case kTresUsageInAve:
+      return GpuTres(row, false, units);
+    case kTresUsageInMax:
+      return GpuTres(row, true, units);
     case kNoData:
       return "";
-    case kAssocId:
     case kConsumedEnergy:
+    case kConsumedEnergyRaw: {
+      // The GPUs' energy (NVML), on the job's row and its batch step's.
+      const bool job_or_batch = step == nullptr || step->step_id() == "batch";
+      const uint64_t joules = job_or_batch ? SummarizeGpuUsage(job.gpus()).energy_joules : 0;
+      return column == kConsumedEnergyRaw ? absl::StrCat(joules)
+                                          : ConvertNumUnit(static_cast<double>(joules), 0, units);
+    }
+    case kAssocId:
     case kWckeyId:
       return "0";
     case kDbIndex:

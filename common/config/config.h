@@ -178,6 +178,10 @@ struct SkiffConfig {
   // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
   std::string priority_weight_tres;
   std::map<std::string, int64_t> priority_tres_weights;
+  // JobAcctGatherFrequency as written, and its task= seconds: how often noded
+  // samples the GPUs of its jobs (noded/gpu/gpu_monitor.h); 0: never.
+  std::string job_acct_gather_frequency_text = "30";
+  int64_t job_acct_gather_frequency = 30;
   int64_t first_job_id = 1;        // FirstJobId
   int64_t max_job_count = 100000;  // MaxJobCount
   // Licenses=matlab:4,fluent (common/licenses.h): as written, and parsed.

@@ -76,6 +76,28 @@ absl::Status SetHealthCheckNodeState(std::string_view value, SkiffConfig& config
   return absl::OkStatus();
 }
 
+// JobAcctGatherFrequency=30 or task=30[,energy=N,network=N,filesystem=N]:
+// how often noded samples a job's GPUs (task=, seconds; 0: never). The other
+// kinds name Slurm's gathering plugins and are accepted as written.
+absl::Status SetJobAcctGatherFrequency(std::string_view value, SkiffConfig& config) {
+  int64_t task = 30;
+  for (const std::string& item : SplitList(value, ",")) {
+    const size_t eq = item.find('=');
+    const std::string kind = eq == std::string::npos ? "task" : ToLower(item.substr(0, eq));
+    const std::string number = eq == std::string::npos ? item : item.substr(eq + 1);
+    if (kind != "task" && kind != "energy" && kind != "network" && kind != "filesystem") {
+      return Invalid(
+          absl::StrCat(Quoted(kind), " is not one of task, energy, network, filesystem"));
+    }
+    int64_t seconds = 0;
+    if (absl::Status s = SetInt(number, 0, kMaxUint32, seconds); !s.ok()) return s;
+    if (kind == "task") task = seconds;
+  }
+  config.job_acct_gather_frequency_text = std::string(value);
+  config.job_acct_gather_frequency = task;
+  return absl::OkStatus();
+}
+
 absl::Status SetDebugLevel(std::string_view value, std::string& out) {
   return SetChoice(value,
                    {"quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3",
@@ -383,6 +405,8 @@ const KeyTable<GlobalState>& GlobalKeys() {
              return SetTresWeights(v, g.config.priority_weight_tres,
                                    g.config.priority_tres_weights);
            }},
+          {"JobAcctGatherFrequency",
+           [](std::string_view v, G& g) { return SetJobAcctGatherFrequency(v, g.config); }},
           {"FirstJobId",
            [](std::string_view v, G& g) { return SetInt(v, 1, kMaxInt64, g.config.first_job_id); }},
           {"Licenses",
@@ -490,7 +514,6 @@ const KeyTable<GlobalState>& GlobalKeys() {
        "HashPlugin",
        "InactiveLimit",
        "InteractiveStepOptions",
-       "JobAcctGatherFrequency",
        "JobAcctGatherParams",
        "JobAcctGatherType",
        "JobCompHost",

@@ -122,6 +122,22 @@ struct BatchUsage {
   int64_t max_rss_kb = 0;
 };
 
+// What one GPU the job held did while it ran, from its node's end report
+// (noded/gpu/gpu_usage.h): seff's GPU lines, sacct's gres/gpuutil and
+// gres/gpumem, the job's GPU energy.
+struct GpuUsage {
+  std::string node;
+  int index = 0;         // the GPU's gres index on `node`
+  int64_t samples = 0;   // samples with a utilisation figure
+  int64_t util_sum = 0;  // percent, summed over those samples
+  int util_max = 0;
+  int64_t memory_samples = 0;
+  uint64_t memory_sum_mib = 0;  // the job's memory on it, MiB summed over those samples
+  uint64_t memory_max_bytes = 0;
+  uint64_t memory_total_bytes = 0;
+  uint64_t energy_mj = 0;  // 0: no energy counter
+};
+
 // The lifecycle's bookkeeping of one run, persisted so that a restarted ctld
 // resumes where it was. Which combinations each JobState allows is written
 // next to NextState (job_state.h); Requeue resets it for the next run.
@@ -175,7 +191,8 @@ struct Job {
   std::string mail_user;
   uint16_t mail_sent = 0;
   std::vector<MailMessage> mail_outbox;
-  BatchUsage batch_usage;  // the last run's, from its end report
+  BatchUsage batch_usage;           // the last run's, from its end report
+  std::vector<GpuUsage> gpu_usage;  // the last run's GPUs, from its end report
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure

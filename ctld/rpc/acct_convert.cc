@@ -12,6 +12,7 @@
 #include "common/size.h"
 #include "common/tres_usage.h"
 #include "ctld/core/accounting/batch_step.h"
+#include "ctld/rpc/gpu_usage_convert.h"
 
 namespace skiff::ctld {
 namespace {
@@ -285,6 +286,7 @@ v1::AcctJob ToAcctJob(const Job& job, bool with_steps, const std::string& cluste
   out.set_nice(job.nice);
   out.set_req_gpus(job.request.gpus_per_node * std::max(1, job.request.num_nodes));
   out.set_gpu_type(job.request.gpu_type);
+  for (const GpuUsage& gpu : job.gpu_usage) GpuUsageToProto(gpu, out.add_gpus());
   if (!with_steps || !job.progress.launched || job.nodes.empty() || job.interactive) return out;
   *out.add_steps() = StepToProto(BatchStep(job, suspended));
   return out;

@@ -113,7 +113,7 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"HealthCheckProgram", OrNull(c.health_check_program)},
       {"InactiveLimit", "0 sec"},
       {"InteractiveStepOptions", "--interactive --preserve-env --pty $SHELL"},
-      {"JobAcctGatherFrequency", "30"},
+      {"JobAcctGatherFrequency", c.job_acct_gather_frequency_text},
       {"JobAcctGatherType", "jobacct_gather/none"},
       {"JobAcctGatherParams", kNull},
       {"JobCompHost", "localhost"},

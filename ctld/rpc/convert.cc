@@ -3,6 +3,7 @@
 #include <string>
 
 #include "common/node_topology.h"
+#include "ctld/rpc/gpu_usage_convert.h"
 
 namespace skiff::ctld {
 
@@ -129,6 +130,7 @@ NodeRunReport ReportFromProto(const v1::NodeJobReport& report) {
     out.usage.system_cpu_usec = report.system_cpu_usec();
     out.usage.max_rss_kb = report.max_rss_kb();
   }
+  for (const v1::GpuUsage& g : report.gpus()) out.gpus.push_back(GpuUsageFromProto(g));
   return out;
 }
 

@@ -1,36 +1,205 @@
-// A stand-in for NVIDIA's libnvidia-ml.so.1 with two "A100" GPUs, minors 0
-// and 3, for noded's AutoDetect=nvml tests on machines without a GPU.
+// A stand-in for NVIDIA's libnvidia-ml.so.1, for noded's GPU tests on machines
+// without a GPU. Without a state file it has two idle "A100" GPUs, minors 0
+// and 3. With $SKIFF_FAKE_NVML_STATE naming a file, a test drives it: the file
+// is read again at every call, so what a test (or a job) writes there is what
+// noded samples next. Its lines (unknown words are ignored):
+//
+//   gpu minor=0 name=NVIDIA_A100-SXM4-40GB util=37 memtotal=40960 memused=1024 energy=5000
+//   process gpu=0 pid=1234 mem=512
+//
+// one `gpu` line per GPU in index order (name: '_' stands for a blank; util in
+// percent; memory in MiB; energy in millijoules since the driver loaded), one
+// `process` line per process on a GPU (gpu = its index; mem in MiB). Only the
+// calls Skiff makes exist, with NVML's C signatures and return codes.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kSuccess = 0;
+constexpr int kUninitialized = 1;
+constexpr int kInvalidArgument = 2;
+constexpr int kInsufficientSize = 7;
+constexpr unsigned long long kMiB = 1024ull * 1024;
+
+struct FakeProcess {
+  unsigned pid = 0;
+  unsigned long long mem_mib = 0;
+};
+
+struct FakeGpu {
+  unsigned minor = 0;
+  std::string name = "NVIDIA A100-SXM4-40GB";
+  unsigned util = 0;
+  unsigned long long mem_total_mib = 40960;
+  unsigned long long mem_used_mib = 0;
+  unsigned long long energy_mj = 0;
+  std::vector<FakeProcess> processes;
+};
+
+bool initialised = false;
+
+unsigned long long Number(const std::string& word, const char* key) {
+  const std::string prefix = std::string(key) + "=";
+  if (word.compare(0, prefix.size(), prefix) != 0) return ~0ull;
+  return std::strtoull(word.c_str() + prefix.size(), nullptr, 10);
+}
+
+std::vector<FakeGpu> Gpus() {
+  const char* path = std::getenv("SKIFF_FAKE_NVML_STATE");
+  std::ifstream in(path != nullptr ? path : "");
+  if (!in) {
+    std::vector<FakeGpu> gpus(2);
+    gpus[1].minor = 3;
+    return gpus;
+  }
+  std::vector<FakeGpu> gpus;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind, word;
+    words >> kind;
+    if (kind == "gpu") {
+      FakeGpu gpu;
+      gpu.minor = static_cast<unsigned>(gpus.size());
+      while (words >> word) {
+        if (unsigned long long v = Number(word, "minor"); v != ~0ull) gpu.minor = v;
+        if (unsigned long long v = Number(word, "util"); v != ~0ull) gpu.util = v;
+        if (unsigned long long v = Number(word, "memtotal"); v != ~0ull) gpu.mem_total_mib = v;
+        if (unsigned long long v = Number(word, "memused"); v != ~0ull) gpu.mem_used_mib = v;
+        if (unsigned long long v = Number(word, "energy"); v != ~0ull) gpu.energy_mj = v;
+        if (word.compare(0, 5, "name=") == 0) {
+          gpu.name = word.substr(5);
+          for (char& c : gpu.name) c = c == '_' ? ' ' : c;
+        }
+      }
+      gpus.push_back(gpu);
+    } else if (kind == "process") {
+      unsigned long long index = ~0ull;
+      FakeProcess process;
+      while (words >> word) {
+        if (unsigned long long v = Number(word, "gpu"); v != ~0ull) index = v;
+        if (unsigned long long v = Number(word, "pid"); v != ~0ull) process.pid = v;
+        if (unsigned long long v = Number(word, "mem"); v != ~0ull) process.mem_mib = v;
+      }
+      if (index < gpus.size()) gpus[index].processes.push_back(process);
+    }
+  }
+  return gpus;
+}
+
+// A device handle is its index + 1 (never null).
+bool Lookup(void* device, FakeGpu* out) {
+  const unsigned long index = reinterpret_cast<unsigned long>(device) - 1;
+  std::vector<FakeGpu> gpus = Gpus();
+  if (!initialised || index >= gpus.size()) return false;
+  *out = gpus[index];
+  return true;
+}
+
+}  // namespace
 
 extern "C" {
 
-static bool initialised = false;
+// NVML's structs, as nvml.h lays them out.
+struct nvmlUtilization_t {
+  unsigned gpu;
+  unsigned memory;
+};
+struct nvmlMemory_t {
+  unsigned long long total, free, used;
+};
+struct nvmlProcessInfo_t {  // nvmlProcessInfo_v2_t, what the _v3 calls fill
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId, computeInstanceId;
+};
 
 int nvmlInit_v2() {
   initialised = true;
-  return 0;
+  return kSuccess;
 }
 int nvmlShutdown() {
   initialised = false;
-  return 0;
+  return kSuccess;
 }
 int nvmlDeviceGetCount_v2(unsigned* count) {
-  if (!initialised) return 1;  // NVML_ERROR_UNINITIALIZED
-  *count = 2;
-  return 0;
+  if (!initialised) return kUninitialized;
+  *count = static_cast<unsigned>(Gpus().size());
+  return kSuccess;
 }
 int nvmlDeviceGetHandleByIndex_v2(unsigned index, void** device) {
-  if (index >= 2) return 2;  // NVML_ERROR_INVALID_ARGUMENT
+  if (!initialised) return kUninitialized;
+  if (index >= Gpus().size()) return kInvalidArgument;
   *device = reinterpret_cast<void*>(static_cast<unsigned long>(index + 1));
-  return 0;
+  return kSuccess;
 }
 int nvmlDeviceGetMinorNumber(void* device, unsigned* minor) {
-  *minor = reinterpret_cast<unsigned long>(device) == 1 ? 0 : 3;
-  return 0;
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  *minor = gpu.minor;
+  return kSuccess;
 }
-int nvmlDeviceGetName(void*, char* name, unsigned length) {
-  std::strncpy(name, "NVIDIA A100-SXM4-40GB", length);
-  return 0;
+int nvmlDeviceGetName(void* device, char* name, unsigned length) {
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  std::snprintf(name, length, "%s", gpu.name.c_str());
+  return kSuccess;
 }
-const char* nvmlErrorString(int rc) { return rc == 0 ? "Success" : "Uninitialized"; }
+int nvmlDeviceGetUtilizationRates(void* device, nvmlUtilization_t* rates) {
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  rates->gpu = gpu.util;
+  rates->memory = 0;
+  return kSuccess;
+}
+int nvmlDeviceGetMemoryInfo(void* device, nvmlMemory_t* memory) {
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  memory->total = gpu.mem_total_mib * kMiB;
+  memory->used = gpu.mem_used_mib * kMiB;
+  memory->free = memory->total > memory->used ? memory->total - memory->used : 0;
+  return kSuccess;
+}
+int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* energy_mj) {
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  *energy_mj = gpu.energy_mj;
+  return kSuccess;
+}
+int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned* count,
+                                            nvmlProcessInfo_t* infos) {
+  FakeGpu gpu;
+  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  const unsigned have = static_cast<unsigned>(gpu.processes.size());
+  if (infos == nullptr || *count < have) {
+    const bool none = have == 0;
+    *count = have;
+    return none ? kSuccess : kInsufficientSize;
+  }
+  for (unsigned i = 0; i < have; ++i) {
+    infos[i] = {gpu.processes[i].pid, gpu.processes[i].mem_mib * kMiB, 0, 0};
+  }
+  *count = have;
+  return kSuccess;
+}
+const char* nvmlErrorString(int rc) {
+  switch (rc) {
+    case kSuccess:
+      return "Success";
+    case kUninitialized:
+      return "Uninitialized";
+    case kInvalidArgument:
+      return "Invalid Argument";
+    case kInsufficientSize:
+      return "Insufficient Size";
+    default:
+      return "Unknown Error";
+  }
+}
 }

@@ -73,6 +73,8 @@ void Lifecycle::ApplyReport(Job& job, const NodeRunReport& report, int64_t now, 
   job.exit_code = report.exit_code;
   job.exit_signal = report.exit_signal;
   job.batch_usage = report.usage;
+  job.gpu_usage = report.gpus;
+  for (GpuUsage& gpu : job.gpu_usage) gpu.node = job.nodes.empty() ? "" : job.nodes.front();
   if (!report.failure.empty()) {
     job.reason_detail = report.failure;
     job.final_state = JobState::kFailed;

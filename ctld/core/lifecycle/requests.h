@@ -39,7 +39,8 @@ struct NodeRunReport {
   std::string epilog_error;
   // The Epilog failed on other nodes of the job (node, what it said): each drains.
   std::vector<std::pair<std::string, std::string>> node_epilog_errors;
-  BatchUsage usage;  // what the batch script used; usage.measured false: unknown
+  BatchUsage usage;            // what the batch script used; usage.measured false: unknown
+  std::vector<GpuUsage> gpus;  // the GPUs it held, sampled (node: left empty)
 };
 
 // A job named on a command line: "42", or "42_7" (task 7 of array 42). A bare

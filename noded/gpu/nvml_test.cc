@@ -1,8 +1,9 @@
-#include "noded/nvml.h"
+#include "noded/gpu/nvml.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "noded/hardware.h"
 
@@ -31,6 +32,38 @@ TEST(Nvml, AMissingLibraryIsUnavailableNamingIt) {
   EXPECT_EQ(gpus.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(gpus.status().message().find("cannot load libnvidia-ml-absent.so.1"),
             std::string::npos);
+}
+
+TEST(Nvml, ReadsEachGpusUtilisationMemoryEnergyAndProcesses) {
+  const std::string state = std::string(getenv("TEST_TMPDIR")) + "/nvml.state";
+  std::ofstream(state) << "gpu minor=0 name=NVIDIA_H100 util=37 memtotal=81920 memused=1024 "
+                          "energy=5000\n"
+                          "gpu minor=5 util=0\n"
+                          "process gpu=0 pid=1234 mem=512\n"
+                          "process gpu=0 pid=1235 mem=256\n";
+  setenv("SKIFF_FAKE_NVML_STATE", state.c_str(), 1);
+  absl::StatusOr<std::unique_ptr<Nvml>> nvml = Nvml::Open(FakeLibrary());
+  ASSERT_TRUE(nvml.ok()) << nvml.status();
+  absl::StatusOr<std::vector<GpuReading>> readings = (*nvml)->Read();
+  ASSERT_TRUE(readings.ok()) << readings.status();
+  ASSERT_EQ(readings->size(), 2u);
+  const GpuReading& gpu = (*readings)[0];
+  EXPECT_EQ(gpu.minor, 0u);
+  EXPECT_EQ(gpu.util_percent, 37u);
+  EXPECT_EQ(gpu.memory_used_bytes, 1024ull << 20);
+  EXPECT_EQ(gpu.memory_total_bytes, 81920ull << 20);
+  EXPECT_EQ(gpu.energy_mj, 5000u);
+  ASSERT_TRUE(gpu.processes.has_value());
+  ASSERT_EQ(gpu.processes->size(), 2u);
+  EXPECT_EQ((*gpu.processes)[1].pid, 1235);
+  EXPECT_EQ((*gpu.processes)[1].used_bytes, 256ull << 20);
+  EXPECT_EQ((*readings)[1].minor, 5u);
+  EXPECT_TRUE((*readings)[1].processes.has_value());
+  EXPECT_TRUE((*readings)[1].processes->empty());
+  absl::StatusOr<std::vector<DetectedGpu>> gpus = (*nvml)->Gpus();
+  ASSERT_TRUE(gpus.ok());
+  EXPECT_EQ((*gpus)[0].name, "NVIDIA H100");
+  unsetenv("SKIFF_FAKE_NVML_STATE");
 }
 
 TEST(Nvml, TypesAreSlurmsLowerCaseNames) {

@@ -1,0 +1,173 @@
+#include "noded/gpu/gpu_monitor.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "noded/file_io.h"
+
+namespace skiff::noded {
+
+GpuMonitor::GpuMonitor(GpuMonitorOptions options, JobManager& jobs, JobReportSource& reports,
+                       spdlog::logger& logger)
+    : options_(std::move(options)), jobs_(jobs), reports_(reports), logger_(logger) {}
+
+GpuMonitor::~GpuMonitor() { Stop(); }
+
+void GpuMonitor::Start() {
+  if (options_.gpu_files.empty()) return;  // no GPU here: nothing to say
+  if (options_.period.count() <= 0) {
+    logger_.info("GPU usage: not sampled (JobAcctGatherFrequency task=0)");
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<Nvml>> nvml = Nvml::Open(options_.library);
+  if (!nvml.ok()) {
+    logger_.info("GPU usage: not sampled: {}", std::string(nvml.status().message()));
+    return;
+  }
+  nvml_ = std::move(*nvml);
+  logger_.info("GPU usage: sampled every {} s through NVML", options_.period.count());
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void GpuMonitor::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void GpuMonitor::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, options_.period, [this] { return stopping_; })) {
+    lock.unlock();
+    SampleNow();
+    lock.lock();
+  }
+}
+
+void GpuMonitor::SampleNow() {
+  if (!nvml_) return;
+  // Which running job holds which GPU, by device minor.
+  std::map<uint64_t, std::vector<std::pair<int, unsigned>>> held;  // job -> (index, minor)
+  std::map<unsigned, uint64_t> holder_of_minor;
+  for (uint64_t id : jobs_.RunningJobIds()) {
+    absl::StatusOr<LaunchSpec> spec = jobs_.RunningJobSpec(id);
+    if (!spec.ok()) continue;
+    for (int index : spec->gpu_indices) {
+      if (index < 0 || static_cast<size_t>(index) >= options_.gpu_files.size()) continue;
+      std::optional<unsigned> minor = DeviceFileMinor(options_.gpu_files[index]);
+      if (!minor) continue;
+      held[id].emplace_back(index, *minor);
+      holder_of_minor[*minor] = id;
+    }
+  }
+  if (held.empty()) return;
+  absl::StatusOr<std::vector<GpuReading>> readings = nvml_->Read();
+  if (!readings.ok()) {
+    logger_.warn("GPU usage: {}", std::string(readings.status().message()));
+    return;
+  }
+  std::map<unsigned, const GpuReading*> by_minor;
+  std::map<pid_t, uint64_t> job_of_pid;
+  for (const GpuReading& r : *readings) {
+    by_minor[r.minor] = &r;
+    if (!r.processes) continue;
+    for (const GpuProcess& p : *r.processes) {
+      if (job_of_pid.count(p.pid) != 0) continue;
+      const std::string proc = absl::StrCat("/proc/", p.pid);
+      std::optional<uint64_t> job =
+          JobOfProcess(options_.node_name, ReadFile(proc + "/cgroup").value_or(""),
+                       ReadFile(proc + "/environ").value_or(""));
+      if (job) job_of_pid[p.pid] = *job;
+    }
+  }
+  for (const StrayGpuProcess& stray : StrayGpuProcesses(*readings, holder_of_minor, job_of_pid)) {
+    if (!strays_logged_.insert({stray.minor, stray.pid}).second) continue;
+    logger_.warn(
+        "GPU /dev/nvidia{}: process {} holds memory on it and is {}", stray.minor, stray.pid,
+        stray.job_id == 0 ? std::string("no job's")
+                          : absl::StrCat("job ", stray.job_id, "'s, which does not hold it"));
+  }
+
+  for (const auto& [id, gpus] : held) {
+    const std::string path = absl::StrCat(jobs_.JobDir(id), "/", kGpuUsageFileName);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!jobs_.IsRunning(id)) continue;  // ended since: its report may be out
+    auto known = uses_.find(id);
+    if (known == uses_.end()) {
+      // A restarted noded goes on from what the directory holds.
+      absl::StatusOr<std::string> text = ReadFile(path);
+      absl::StatusOr<std::vector<GpuUse>> kept =
+          text.ok() ? ParseGpuUses(*text) : absl::StatusOr<std::vector<GpuUse>>();
+      known = uses_.emplace(id, kept.ok() ? *kept : std::vector<GpuUse>{}).first;
+    }
+    std::vector<GpuUse>& uses = known->second;
+    for (const auto& [index, minor] : gpus) {
+      auto reading = by_minor.find(minor);
+      if (reading == by_minor.end()) continue;  // not NVML's: nothing to read
+      auto use = std::find_if(uses.begin(), uses.end(),
+                              [index = index](const GpuUse& u) { return u.index == index; });
+      if (use == uses.end()) {
+        uses.push_back(GpuUse{});
+        use = std::prev(uses.end());
+        use->index = index;
+      }
+      AddReading(*reading->second, id, job_of_pid, &*use);
+    }
+    if (absl::Status s = WriteFileAtomically(path, FormatGpuUses(uses), 0600); !s.ok()) {
+      logger_.warn("JobId={}: {}", id, std::string(s.message()));
+    }
+  }
+}
+
+void GpuMonitor::AddGpus(std::vector<JobReport>* reports) {
+  for (JobReport& report : *reports) {
+    if (!report.finished) continue;
+    absl::StatusOr<std::string> text =
+        ReadFile(absl::StrCat(jobs_.JobDir(report.job_id), "/", kGpuUsageFileName));
+    if (!text.ok()) continue;  // never sampled
+    absl::StatusOr<std::vector<GpuUse>> uses = ParseGpuUses(*text);
+    if (uses.ok()) {
+      report.result.gpus = std::move(*uses);
+    } else {
+      logger_.warn("JobId={}: {}", report.job_id, std::string(uses.status().message()));
+    }
+  }
+}
+
+std::vector<JobReport> GpuMonitor::Jobs() {
+  std::vector<JobReport> reports = reports_.Jobs();
+  AddGpus(&reports);
+  return reports;
+}
+
+std::vector<JobReport> GpuMonitor::FinishedJobs() {
+  std::vector<JobReport> reports = reports_.FinishedJobs();
+  AddGpus(&reports);
+  return reports;
+}
+
+void GpuMonitor::Acknowledge(uint64_t job_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // waits for a write in flight
+    uses_.erase(job_id);
+  }
+  reports_.Acknowledge(job_id);
+}
+
+void GpuMonitor::Abandon(uint64_t job_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    uses_.erase(job_id);
+  }
+  reports_.Abandon(job_id);
+}
+
+void GpuMonitor::RenewLeases() { reports_.RenewLeases(); }
+
+}  // namespace skiff::noded

@@ -1,0 +1,92 @@
+// The GPU monitor: every JobAcctGatherFrequency (task=) seconds it reads, through
+// NVML, the GPUs the running batch jobs of this node hold, adds each job's
+// figures (gpu_usage.h) and keeps them in the job's directory (gpu_usage), so
+// that a restarted noded goes on from them and a job's end report carries
+// them to ctld (sacct's gres/gpuutil and gres/gpumem, seff's GPU lines, the
+// job's GPU energy).
+//
+// It sits between the job reports and the NodeAgent (a JobReportSource that
+// adds each finished job's GPU uses to the inner source's report), so that the
+// directory is never written once ctld has acknowledged the job's end.
+//
+// Without NVML on the node (no driver, most nodes), without GPUs in gres.conf
+// or with a frequency of 0, it logs why once and samples nothing.
+//
+// Threads: the sampling thread (Start to Stop) owns nvml_ and the strays
+// already logged; mu_ guards uses_ and is held from the check that a job runs
+// to the end of its file's write, so that an acknowledgement (the agent's
+// thread), which takes mu_, waits for a write in flight and none follows it.
+// The JobReportSource methods run on the agent's thread and read the files
+// without mu_.
+#ifndef SKIFF_NODED_GPU_GPU_MONITOR_H_
+#define SKIFF_NODED_GPU_GPU_MONITOR_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "noded/gpu/gpu_usage.h"
+#include "noded/gpu/nvml.h"
+#include "noded/job_manager.h"
+#include "noded/job_report.h"
+#include "spdlog/spdlog.h"
+
+namespace skiff::noded {
+
+struct GpuMonitorOptions {
+  std::string node_name;
+  std::chrono::seconds period{30};     // JobAcctGatherFrequency's task=; 0: off
+  std::vector<std::string> gpu_files;  // by gres index (gres.conf File=)
+  std::string library = kNvmlLibrary;
+};
+
+class GpuMonitor final : public JobReportSource {
+ public:
+  // `jobs` says which jobs run and what they hold; `reports` is the source
+  // whose reports this one completes. Both and `logger` outlive the monitor.
+  GpuMonitor(GpuMonitorOptions options, JobManager& jobs, JobReportSource& reports,
+             spdlog::logger& logger);
+  ~GpuMonitor() override;
+
+  // Opens NVML and starts sampling, or logs why not.
+  void Start();
+  void Stop();  // idempotent
+  // One sample of every running job's GPUs, as the thread takes it (tests).
+  void SampleNow();
+
+  // JobReportSource: `reports`' reports, each finished job's with its GPUs.
+  std::vector<JobReport> Jobs() override;
+  std::vector<JobReport> FinishedJobs() override;
+  void Acknowledge(uint64_t job_id) override;
+  void Abandon(uint64_t job_id) override;
+  void RenewLeases() override;
+
+ private:
+  void Loop();
+  void AddGpus(std::vector<JobReport>* reports);
+
+  const GpuMonitorOptions options_;
+  JobManager& jobs_;
+  JobReportSource& reports_;
+  spdlog::logger& logger_;
+  std::unique_ptr<Nvml> nvml_;
+  std::set<std::pair<unsigned, pid_t>> strays_logged_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::map<uint64_t, std::vector<GpuUse>> uses_;
+  std::thread thread_;
+};
+
+}  // namespace skiff::noded
+
+#endif  // SKIFF_NODED_GPU_GPU_MONITOR_H_

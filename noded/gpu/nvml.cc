@@ -1,0 +1,205 @@
+#include "noded/gpu/nvml.h"
+
+#include <dlfcn.h>
+
+#include <cctype>
+
+#include "absl/strings/str_cat.h"
+
+namespace skiff::noded {
+namespace {
+
+// NVML's C interface (nvml.h), as much as Skiff uses; nvmlReturn_t is an int
+// enum, nvmlDevice_t an opaque pointer.
+using NvmlReturn = int;
+using NvmlDevice = void*;
+constexpr NvmlReturn kSuccess = 0;
+constexpr NvmlReturn kInsufficientSize = 7;
+// nvmlProcessInfo_t's usedGpuMemory when the driver cannot tell.
+constexpr unsigned long long kValueNotAvailable = ~0ull;
+
+struct NvmlUtilization {
+  unsigned gpu, memory;
+};
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+// nvmlProcessInfo_v2_t (the _v2 and _v3 calls) and nvmlProcessInfo_v1_t.
+struct NvmlProcessInfoV2 {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id, compute_instance_id;
+};
+struct NvmlProcessInfoV1 {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+};
+
+template <typename Fn>
+bool Load(void* handle, const char* symbol, Fn* out) {
+  *out = reinterpret_cast<Fn>(dlsym(handle, symbol));
+  return *out != nullptr;
+}
+
+}  // namespace
+
+struct Nvml::Functions {
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*shutdown)() = nullptr;
+  NvmlReturn (*count)(unsigned*) = nullptr;
+  NvmlReturn (*handle)(unsigned, NvmlDevice*) = nullptr;
+  NvmlReturn (*minor)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*name)(NvmlDevice, char*, unsigned) = nullptr;
+  const char* (*error_string)(NvmlReturn) = nullptr;
+  // Sampling: optional, a library without one leaves its figure absent.
+  NvmlReturn (*utilization)(NvmlDevice, NvmlUtilization*) = nullptr;
+  NvmlReturn (*memory)(NvmlDevice, NvmlMemory*) = nullptr;
+  NvmlReturn (*energy)(NvmlDevice, unsigned long long*) = nullptr;
+  // The newest process call the driver has: _v3/_v2 fill v2 records, the
+  // unversioned one v1 records.
+  NvmlReturn (*processes_v2)(NvmlDevice, unsigned*, NvmlProcessInfoV2*) = nullptr;
+  NvmlReturn (*processes_v1)(NvmlDevice, unsigned*, NvmlProcessInfoV1*) = nullptr;
+};
+
+absl::StatusOr<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library) {
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return absl::UnavailableError(
+        absl::StrCat("cannot load ", library, ": ", why != nullptr ? why : "unknown error"));
+  }
+  auto fn = std::make_unique<Functions>();
+  if (!Load(handle, "nvmlInit_v2", &fn->init) || !Load(handle, "nvmlShutdown", &fn->shutdown) ||
+      !Load(handle, "nvmlDeviceGetCount_v2", &fn->count) ||
+      !Load(handle, "nvmlDeviceGetHandleByIndex_v2", &fn->handle) ||
+      !Load(handle, "nvmlDeviceGetMinorNumber", &fn->minor) ||
+      !Load(handle, "nvmlDeviceGetName", &fn->name) ||
+      !Load(handle, "nvmlErrorString", &fn->error_string)) {
+    dlclose(handle);
+    return absl::UnavailableError(absl::StrCat(library, " lacks an NVML function Skiff uses"));
+  }
+  Load(handle, "nvmlDeviceGetUtilizationRates", &fn->utilization);
+  Load(handle, "nvmlDeviceGetMemoryInfo", &fn->memory);
+  Load(handle, "nvmlDeviceGetTotalEnergyConsumption", &fn->energy);
+  if (!Load(handle, "nvmlDeviceGetComputeRunningProcesses_v3", &fn->processes_v2) &&
+      !Load(handle, "nvmlDeviceGetComputeRunningProcesses_v2", &fn->processes_v2)) {
+    Load(handle, "nvmlDeviceGetComputeRunningProcesses", &fn->processes_v1);
+  }
+  if (NvmlReturn rc = fn->init(); rc != kSuccess) {
+    absl::Status status = absl::InternalError(absl::StrCat("nvmlInit: ", fn->error_string(rc)));
+    dlclose(handle);
+    return status;
+  }
+  return std::unique_ptr<Nvml>(new Nvml(handle, std::move(fn)));
+}
+
+Nvml::Nvml(void* handle, std::unique_ptr<Functions> functions)
+    : handle_(handle), fn_(std::move(functions)) {}
+
+Nvml::~Nvml() {
+  fn_->shutdown();
+  dlclose(handle_);
+}
+
+absl::StatusOr<std::vector<DetectedGpu>> Nvml::Gpus() {
+  auto failed = [&](const char* call, NvmlReturn rc) {
+    return absl::InternalError(absl::StrCat(call, ": ", fn_->error_string(rc)));
+  };
+  unsigned n = 0;
+  if (NvmlReturn rc = fn_->count(&n); rc != kSuccess) return failed("nvmlDeviceGetCount", rc);
+  std::vector<DetectedGpu> gpus;
+  for (unsigned i = 0; i < n; ++i) {
+    NvmlDevice device = nullptr;
+    DetectedGpu gpu;
+    char text[96] = {0};
+    if (NvmlReturn rc = fn_->handle(i, &device); rc != kSuccess) {
+      return failed("nvmlDeviceGetHandleByIndex", rc);
+    }
+    if (NvmlReturn rc = fn_->minor(device, &gpu.minor); rc != kSuccess) {
+      return failed("nvmlDeviceGetMinorNumber", rc);
+    }
+    if (NvmlReturn rc = fn_->name(device, text, sizeof text - 1); rc != kSuccess) {
+      return failed("nvmlDeviceGetName", rc);
+    }
+    gpu.name = text;
+    gpus.push_back(std::move(gpu));
+  }
+  return gpus;
+}
+
+absl::StatusOr<std::vector<GpuReading>> Nvml::Read() {
+  unsigned n = 0;
+  if (NvmlReturn rc = fn_->count(&n); rc != kSuccess) {
+    return absl::InternalError(absl::StrCat("nvmlDeviceGetCount: ", fn_->error_string(rc)));
+  }
+  std::vector<GpuReading> readings(n);
+  for (unsigned i = 0; i < n; ++i) {
+    GpuReading& r = readings[i];
+    NvmlDevice device = nullptr;
+    if (NvmlReturn rc = fn_->handle(i, &device); rc != kSuccess) {
+      r.error = absl::StrCat("nvmlDeviceGetHandleByIndex: ", fn_->error_string(rc));
+      continue;
+    }
+    if (NvmlReturn rc = fn_->minor(device, &r.minor); rc != kSuccess) {
+      r.error = absl::StrCat("nvmlDeviceGetMinorNumber: ", fn_->error_string(rc));
+      continue;
+    }
+    if (NvmlUtilization u{}; fn_->utilization && fn_->utilization(device, &u) == kSuccess) {
+      r.util_percent = u.gpu;
+    }
+    if (NvmlMemory m{}; fn_->memory && fn_->memory(device, &m) == kSuccess) {
+      r.memory_used_bytes = m.used;
+      r.memory_total_bytes = m.total;
+    }
+    if (unsigned long long mj = 0; fn_->energy && fn_->energy(device, &mj) == kSuccess) {
+      r.energy_mj = mj;
+    }
+    // Asked with room for none first: the count, then the records. A process
+    // that starts in between makes the second call short; it is counted next
+    // time.
+    auto list = [&](auto call, auto record) -> std::optional<std::vector<GpuProcess>> {
+      using Record = decltype(record);
+      unsigned count = 0;
+      NvmlReturn rc = call(device, &count, nullptr);
+      if (rc == kSuccess) return std::vector<GpuProcess>{};
+      if (rc != kInsufficientSize) return std::nullopt;
+      std::vector<Record> records(count + 4);
+      count = static_cast<unsigned>(records.size());
+      if (call(device, &count, records.data()) != kSuccess) return std::nullopt;
+      std::vector<GpuProcess> out;
+      for (unsigned k = 0; k < count && k < records.size(); ++k) {
+        GpuProcess p;
+        p.pid = static_cast<pid_t>(records[k].pid);
+        if (records[k].used_gpu_memory != kValueNotAvailable) {
+          p.used_bytes = records[k].used_gpu_memory;
+        }
+        out.push_back(p);
+      }
+      return out;
+    };
+    if (fn_->processes_v2) {
+      r.processes = list(fn_->processes_v2, NvmlProcessInfoV2{});
+    } else if (fn_->processes_v1) {
+      r.processes = list(fn_->processes_v1, NvmlProcessInfoV1{});
+    }
+  }
+  return readings;
+}
+
+absl::StatusOr<std::vector<DetectedGpu>> DetectNvmlGpus(const std::string& library) {
+  absl::StatusOr<std::unique_ptr<Nvml>> nvml = Nvml::Open(library);
+  if (!nvml.ok()) return nvml.status();
+  return (*nvml)->Gpus();
+}
+
+std::string NvmlGpuType(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out += std::isspace(static_cast<unsigned char>(c))
+               ? '_'
+               : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace skiff::noded

@@ -1,0 +1,125 @@
+// The GPU monitor through the real daemons: noded samples the GPUs a job holds
+// through NVML (the fake library, driven by a state file the test and the
+// job write) every JobAcctGatherFrequency, and the job's end carries them to
+// ctld: sacct's gres/gpuutil and gres/gpumem on the batch step, the GPUs'
+// energy as ConsumedEnergy, seff's GPU lines; a process on a GPU no job holds
+// is logged. A restarted noded goes on from the figures it kept.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
+  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
+  ASSERT_NE(mkdtemp(state_dir), nullptr);
+  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  // Two GPUs (minors 0 and 1, as the cluster's fake nvidia0 and nvidia1), and
+  // a process on the second one that no job holds (pid 1).
+  const std::string idle_energy =
+      "gpu minor=0 util=80 memtotal=40960 energy=1000\n"
+      "gpu minor=1 util=80 memtotal=40960 energy=1000\n"
+      "process gpu=1 pid=1 mem=64\n";
+  std::ofstream(state) << idle_energy;
+  chmod(state_dir, 0755);
+  chmod(state.c_str(), 0666);
+
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.extra_config = "JobAcctGatherFrequency=task=1\n";
+  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
+      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  EXPECT_NE(cluster.Run("scontrol show config").out.find("JobAcctGatherFrequency  = task=1"),
+            std::string::npos);
+
+  // The job puts its own process on its GPU (2 GiB), then waits to be released.
+  const std::string dir = cluster.dir();
+  std::ofstream(dir + "/gpu.sh") << "#!/bin/bash\n"
+                                    "echo \"process gpu=$SLURM_JOB_GPUS pid=$$ mem=2048\" >> "
+                                 << state << "\n"
+                                 << "touch " << dir << "/started\n"
+                                 << "for i in $(seq 600); do [ -e " << dir
+                                 << "/release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  CommandResult submit =
+      cluster.Run(absl::StrCat("sbatch -p gpu --gres=gpu:1 -o /dev/null ", dir, "/gpu.sh"));
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out;
+  const std::string id = absl::StrCat(ids[0]);
+  ASSERT_TRUE(Eventually(60, [&] { return access((dir + "/started").c_str(), F_OK) == 0; }));
+
+  // The job directory's file counts the samples; two, then the energy moves.
+  const std::string usage_file = absl::StrCat(dir, "/state/noded/n1/job", id, "/gpu_usage");
+  auto samples = [&] {
+    const std::string text = ReadFile(usage_file);
+    const size_t at = text.find(" samples=");
+    return at == std::string::npos ? 0 : atoi(text.c_str() + at + 9);
+  };
+  ASSERT_TRUE(Eventually(60, [&] { return samples() >= 2; })) << ReadFile(usage_file);
+  {
+    // Replaced whole, as noded may read it at any moment.
+    std::ofstream(state + ".new") << absl::StrReplaceAll(ReadFile(state),
+                                                         {{"energy=1000", "energy=61000"}});
+    ASSERT_EQ(rename((state + ".new").c_str(), state.c_str()), 0);
+  }
+  // noded restarted (killed outright): the new one goes on from the job
+  // directory's figures, so the energy counts from the job's first sample.
+  const pid_t noded = cluster.Pid("noded-n1");
+  ASSERT_EQ(kill(noded, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(noded); }));
+  const int before = samples();
+  CommandResult up = cluster.Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  ASSERT_TRUE(Eventually(60, [&] { return samples() >= before + 2; })) << ReadFile(usage_file);
+  std::ofstream(dir + "/release") << "";
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("sacct -n -X -o State -j " + id).out.find("COMPLETED") != std::string::npos;
+  })) << cluster.Run("sacct -j " + id).out;
+
+  CommandResult sacct =
+      cluster.Run("sacct -P -n -o JobID,TRESUsageInMax,TRESUsageInAve,ConsumedEnergyRaw -j " + id);
+  ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
+  EXPECT_NE(sacct.out.find(absl::StrCat(id, "|||60\n")), std::string::npos) << sacct.out;
+  EXPECT_NE(sacct.out.find(absl::StrCat(id, ".batch|gres/gpumem=2G,gres/gpuutil=80|")),
+            std::string::npos)
+      << sacct.out;
+  EXPECT_NE(sacct.out.find(",gres/gpuutil=80|60\n"), std::string::npos) << sacct.out;
+
+  CommandResult seff = cluster.Run("seff " + id);
+  ASSERT_EQ(seff.exit_code, 0) << seff.err;
+  EXPECT_NE(seff.out.find("State: COMPLETED (exit code 0)\n"), std::string::npos) << seff.out;
+  EXPECT_NE(seff.out.find("GPUs: 1\n"), std::string::npos) << seff.out;
+  EXPECT_NE(seff.out.find(" on n1: utilisation 80.00% average, 80% peak; memory 2.00 GB peak of "
+                          "40.00 GB (5.00%)\n"),
+            std::string::npos)
+      << seff.out;
+  EXPECT_NE(seff.out.find("GPU energy: 60 J\n"), std::string::npos) << seff.out;
+  EXPECT_EQ(cluster.Run("seff 999999").err, "Job not found.\n");
+  EXPECT_EQ(cluster.Run("seff 999999").exit_code, 2);
+
+  EXPECT_NE(cluster.Log("noded-n1.log")
+                .find("GPU /dev/nvidia1: process 1 holds memory on it and "
+                      "is no job's"),
+            std::string::npos)
+      << cluster.Log("noded-n1.log");
+  system(absl::StrCat("rm -rf ", state_dir).c_str());
+}
+
+}  // namespace
+}  // namespace skiff::testing
