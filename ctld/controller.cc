@@ -274,6 +274,7 @@ void Controller::HousekeepingLoop() {
     }
     CheckNodeTimeouts();
     CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceTimeLimits(now); });
+    CommitReport([](Lifecycle& core, int64_t now) { return core.EnforceGpuIdle(now); });
     ProcessTriggers();  // after the node and time-limit changes it may match
     if (const int64_t now = clock_.Now(); now >= next_job_count_) {
       next_job_count_ = now + kJobCountSeconds;
@@ -339,12 +340,15 @@ absl::StatusOr<Controller::Registration> Controller::RegisterNode(
   return out;
 }
 
-bool Controller::Heartbeat(const std::string& node_name, const ReportedLoad& load) {
+bool Controller::Heartbeat(const std::string& node_name, const ReportedLoad& load,
+                           const std::vector<JobGpuReport>& gpus) {
   std::vector<NodeChange> changes;
   bool registered = false;
   // (A rollback restores the node tables it journaled: an older heartbeat.)
   ChangeOutsideEvents([&](Lifecycle& core) {
-    registered = core.Heartbeat(node_name, clock_.Now(), &changes, load);
+    const int64_t now = clock_.Now();
+    registered = core.Heartbeat(node_name, now, &changes, load);
+    if (registered && !gpus.empty()) core.ObserveJobGpus(node_name, gpus, now);
   });
   for (const NodeChange& change : changes) {
     logger_.info("NodeName={} {}", change.node_name, change.what);

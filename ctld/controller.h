@@ -131,7 +131,9 @@ class Controller {
   };
   absl::StatusOr<Registration> RegisterNode(const NodeRegistration& registration,
                                             const std::vector<NodeRunReport>& jobs);
-  bool Heartbeat(const std::string& node_name, const ReportedLoad& load = {});
+  // `gpus`: the node's running batch jobs' GPUs (GpuIdlePolicy, /metrics).
+  bool Heartbeat(const std::string& node_name, const ReportedLoad& load = {},
+                 const std::vector<JobGpuReport>& gpus = {});
   // A node reports a finished job. OK also for a job already recorded; an error
   // (the report could not be stored) tells noded to keep it and retry.
   absl::Status JobComplete(const std::string& node_name, const NodeRunReport& report);

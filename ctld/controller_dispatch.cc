@@ -100,6 +100,13 @@ void Controller::DispatchOne(Intent intent) {
           work_->Post([this, mail = std::move(it)] { SendMail(mail); });
         } else if constexpr (std::is_same_v<T, RunTriggerIntent>) {
           work_->Post([this, trigger = std::move(it)] { RunTrigger(trigger); });
+        } else if constexpr (std::is_same_v<T, NotifyIntent>) {
+          work_->Post([this, n = std::move(it)] {
+            absl::Status status = node_client_.NotifyJob(n.target, n.job_id, n.message);
+            if (!status.ok()) {
+              logger_.warn("JobId={} notify: {}", n.job_id, std::string(status.message()));
+            }
+          });
         } else {
           // A new Intent that nothing carries out must not compile.
           static_assert(AlwaysFalse<T>, "Controller::DispatchOne does not handle this Intent");

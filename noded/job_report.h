@@ -49,6 +49,15 @@ struct GpuUse {
   }
 };
 
+// A running job's GPUs for the heartbeat: what they did so far, and each one's
+// utilisation peak since the last heartbeat (-1: not sampled since), from
+// which ctld tells an idle job (GpuIdlePolicy).
+struct RunningJobGpus {
+  uint64_t job_id = 0;
+  std::vector<GpuUse> gpus;
+  std::vector<int> recent_peaks;  // by position in gpus
+};
+
 // How a job ended. Written by the shepherd into <jobdir>/status (see job_files.h).
 struct JobResult {
   int exit_code = 0;    // the batch script's exit status; 0 when killed by a signal

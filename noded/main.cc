@@ -246,6 +246,8 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   gpu_options.gpu_files = job_options->gpu_files;
   GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
   NodeAgent agent(ctld_target, registration, gpus, auth, logger);
+  agent.SetGpuSource([&gpus] { return gpus.TakeRunning(); },
+                     [&gpus](const std::vector<RunningJobGpus>& taken) { gpus.Restore(taken); });
   // SKIFF_NODED_NO_LOAD=1: report no load or free memory (CPULoad=N/A, as
   // before a slurmd reports), for test clusters whose outputs are compared
   // with golden files; these change from run to run.

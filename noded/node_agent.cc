@@ -20,6 +20,18 @@ constexpr double kMaxBackoff = 10.0;
 constexpr size_t kStepBatch = 500;
 constexpr double kStepLinger = 0.1;  // seconds
 
+void GpuToProto(const GpuUse& gpu, v1::GpuUsage* g) {
+  g->set_index(gpu.index);
+  g->set_samples(gpu.samples);
+  g->set_util_sum(gpu.util_sum);
+  g->set_util_max(gpu.util_max);
+  g->set_memory_samples(gpu.memory_samples);
+  g->set_memory_sum_mib(gpu.memory_sum_mib);
+  g->set_memory_max_bytes(gpu.memory_max_bytes);
+  g->set_memory_total_bytes(gpu.memory_total_bytes);
+  g->set_energy_mj(gpu.EnergyMj());
+}
+
 void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_job_id(report.job_id);
   out->set_finished(report.finished);
@@ -43,18 +55,7 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
     out->set_system_cpu_usec(report.result.system_cpu_usec);
     out->set_max_rss_kb(report.result.max_rss_kb);
   }
-  for (const GpuUse& gpu : report.result.gpus) {
-    v1::GpuUsage* g = out->add_gpus();
-    g->set_index(gpu.index);
-    g->set_samples(gpu.samples);
-    g->set_util_sum(gpu.util_sum);
-    g->set_util_max(gpu.util_max);
-    g->set_memory_samples(gpu.memory_samples);
-    g->set_memory_sum_mib(gpu.memory_sum_mib);
-    g->set_memory_max_bytes(gpu.memory_max_bytes);
-    g->set_memory_total_bytes(gpu.memory_total_bytes);
-    g->set_energy_mj(gpu.EnergyMj());
-  }
+  for (const GpuUse& gpu : report.result.gpus) GpuToProto(gpu, out->add_gpus());
 }
 
 SteadyClock::time_point After(double seconds) {
@@ -183,9 +184,23 @@ bool NodeAgent::Heartbeat() {
     request.set_cpu_load(load->cpu_load);
     request.set_free_memory_mb(load->free_memory_mb);
   }
+  std::vector<RunningJobGpus> gpus;
+  if (gpu_take_) gpus = gpu_take_();
+  for (const RunningJobGpus& job : gpus) {
+    v1::NodeJobGpus* out = request.add_job_gpus();
+    out->set_job_id(job.job_id);
+    for (size_t i = 0; i < job.gpus.size(); ++i) {
+      v1::GpuUsage* g = out->add_gpus();
+      GpuToProto(job.gpus[i], g);
+      if (i < job.recent_peaks.size() && job.recent_peaks[i] >= 0) {
+        g->set_recent_util_max(job.recent_peaks[i]);
+      }
+    }
+  }
   v1::HeartbeatReply reply;
   grpc::Status status = stub_->Heartbeat(&context, request, &reply);
   if (!status.ok()) {
+    if (gpu_restore_) gpu_restore_(gpus);
     logger_.warn("heartbeat to ctld failed: {}", status.error_message());
     RenewLeasesIfCtldIsDown(status);
     NoteCredentialRefused(status);

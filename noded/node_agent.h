@@ -73,6 +73,14 @@ class NodeAgent {
   void SetLoadSource(std::function<std::optional<NodeLoad>()> source) {
     load_source_ = std::move(source);
   }
+  // The running jobs' GPUs for each heartbeat (gpu_monitor.h's TakeRunning),
+  // and where they go back when the heartbeat fails (Restore). Before Start;
+  // unset, heartbeats carry none.
+  void SetGpuSource(std::function<std::vector<RunningJobGpus>()> take,
+                    std::function<void(const std::vector<RunningJobGpus>&)> restore) {
+    gpu_take_ = std::move(take);
+    gpu_restore_ = std::move(restore);
+  }
   // A step report was queued: send within 0.1 s (sooner with a job report),
   // so that reports close together share one call.
   void WakeForSteps();
@@ -106,6 +114,8 @@ class NodeAgent {
   std::function<void(const std::string&)> config_hash_listener_;
   std::function<void()> credential_refused_listener_;
   std::function<std::optional<NodeLoad>()> load_source_ = ReadNodeLoad;
+  std::function<std::vector<RunningJobGpus>()> gpu_take_;
+  std::function<void(const std::vector<RunningJobGpus>&)> gpu_restore_;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
   bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)

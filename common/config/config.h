@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,12 +98,15 @@ struct PartitionConfig {
                                             //   default the cluster's PreemptMode
   std::string oversubscribe = "NO";         // OverSubscribe= NO, YES, EXCLUSIVE, FORCE
   int64_t grace_time = 0;                   // GraceTime seconds
-  uint64_t def_mem_per_cpu_mb = 0;          // DefMemPerCPU, 0 = unset; default the cluster's
-  uint64_t max_mem_per_cpu_mb = 0;          // MaxMemPerCPU, 0 = unset; default the cluster's
-  bool hidden = false;                      // Hidden=YES
-  bool root_only = false;                   // RootOnly=YES
-  bool disable_root_jobs = false;           // DisableRootJobs=YES
-  std::string tres_billing_weights;         // TRESBillingWeights= as written (validated)
+  // GpuIdlePolicy= on the partition's line: wins over the cluster's ("none"
+  // exempts the partition); unset, the cluster's applies.
+  std::optional<GpuIdlePolicy> gpu_idle_policy;
+  uint64_t def_mem_per_cpu_mb = 0;   // DefMemPerCPU, 0 = unset; default the cluster's
+  uint64_t max_mem_per_cpu_mb = 0;   // MaxMemPerCPU, 0 = unset; default the cluster's
+  bool hidden = false;               // Hidden=YES
+  bool root_only = false;            // RootOnly=YES
+  bool disable_root_jobs = false;    // DisableRootJobs=YES
+  std::string tres_billing_weights;  // TRESBillingWeights= as written (validated)
 };
 
 struct SkiffConfig {
@@ -178,6 +182,8 @@ struct SkiffConfig {
   // weights by lower-case TRES name (cpu, mem, node, gres/gpu).
   std::string priority_weight_tres;
   std::map<std::string, int64_t> priority_tres_weights;
+  // GpuIdlePolicy (common/config/parameters.h): idle GPUs given back.
+  GpuIdlePolicy gpu_idle_policy;
   // JobAcctGatherFrequency as written, and its task= seconds: how often noded
   // samples the GPUs of its jobs (noded/gpu/gpu_monitor.h); 0: never.
   std::string job_acct_gather_frequency_text = "30";

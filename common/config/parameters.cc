@@ -1,5 +1,7 @@
 #include "common/config/parameters.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -206,6 +208,72 @@ std::string PrivateDataText(const PrivateData& p) {
   if (p.usage) words.push_back("usage");
   if (p.users) words.push_back("users");
   return words.empty() ? "none" : absl::StrJoin(words, ",");
+}
+
+const char* GpuIdleActionName(GpuIdlePolicy::Action action) {
+  switch (action) {
+    case GpuIdlePolicy::Action::kNotify:
+      return "notify";
+    case GpuIdlePolicy::Action::kRequeue:
+      return "requeue";
+    case GpuIdlePolicy::Action::kCancel:
+      return "cancel";
+  }
+  return "notify";
+}
+
+absl::StatusOr<GpuIdlePolicy> ParseGpuIdlePolicy(std::string_view value) {
+  GpuIdlePolicy out;
+  out.as_written = std::string(value);
+  if (absl::AsciiStrToLower(
+          absl::StripAsciiWhitespace(absl::string_view(value.data(), value.size()))) == "none") {
+    return out;
+  }
+  absl::StatusOr<std::map<std::string, std::string>> entries = KeyValues(value);
+  if (!entries.ok()) return entries.status();
+  auto minutes = [](const std::string& name, const std::string& text, bool zero_allowed,
+                    int64_t* seconds) -> absl::Status {
+    double m = 0;
+    if (!absl::SimpleAtod(text, &m) || !std::isfinite(m) || m < 0 || (!zero_allowed && m == 0) ||
+        m > 366.0 * 24 * 60) {
+      return absl::InvalidArgumentError(absl::StrCat(name, "=", text, " is not a number of minutes",
+                                                     zero_allowed ? "" : " above 0"));
+    }
+    *seconds = std::max<int64_t>(zero_allowed ? 0 : 1, std::llround(m * 60));
+    return absl::OkStatus();
+  };
+  for (const auto& [name, text] : *entries) {
+    if (name == "threshold") {
+      absl::StatusOr<int64_t> percent = Number(name, text, 1, 100);
+      if (!percent.ok()) return percent.status();
+      out.threshold_percent = static_cast<int>(*percent);
+    } else if (name == "minutes") {
+      if (absl::Status s = minutes(name, text, false, &out.window_seconds); !s.ok()) return s;
+    } else if (name == "grace") {
+      if (absl::Status s = minutes(name, text, true, &out.grace_seconds); !s.ok()) return s;
+    } else if (name == "action") {
+      const std::string action = absl::AsciiStrToLower(text);
+      if (action == "notify") {
+        out.action = GpuIdlePolicy::Action::kNotify;
+      } else if (action == "requeue") {
+        out.action = GpuIdlePolicy::Action::kRequeue;
+      } else if (action == "cancel") {
+        out.action = GpuIdlePolicy::Action::kCancel;
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("action=", text, " is not one of notify, requeue, cancel"));
+      }
+    } else if (name == "exempt_qos") {
+      for (absl::string_view qos : absl::StrSplit(text, ':', absl::SkipEmpty())) {
+        out.exempt_qos.emplace_back(qos);
+      }
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", name, "' is not one of threshold, minutes, action, grace, exempt_qos"));
+    }
+  }
+  out.enabled = true;
+  return out;
 }
 
 }  // namespace skiff

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -144,6 +145,30 @@ absl::StatusOr<PrivateData> ParsePrivateData(std::string_view value);
 // As `scontrol show config` prints it: the words in Slurm's order
 // (private_data_string), or "none".
 std::string PrivateDataText(const PrivateData& private_data);
+
+// GpuIdlePolicy=threshold=5,minutes=30,action=cancel,grace=10,exempt_qos=a:b
+// (Skiff's own key, in skiff.conf and on a PartitionName line, which wins):
+// a running job whose every GPU stayed under `threshold` percent for
+// `minutes` is warned, and after `grace` more minutes (still idle) the action
+// is taken: notify (the warning only), requeue or cancel. A job in an exempt
+// QOS is never watched; "none" turns the policy off (a partition's "none"
+// exempts the partition). Minutes may have decimals.
+struct GpuIdlePolicy {
+  enum class Action { kNotify, kRequeue, kCancel };
+  bool enabled = false;
+  int threshold_percent = 5;
+  int64_t window_seconds = 30 * 60;
+  Action action = Action::kNotify;
+  int64_t grace_seconds = 10 * 60;
+  std::vector<std::string> exempt_qos;
+  std::string as_written;  // for `scontrol show config`
+};
+
+// InvalidArgument names the word: an unknown key, a threshold outside 1..100,
+// minutes not above 0, grace below 0, an action not notify|requeue|cancel.
+absl::StatusOr<GpuIdlePolicy> ParseGpuIdlePolicy(std::string_view value);
+// "notify", "requeue", "cancel".
+const char* GpuIdleActionName(GpuIdlePolicy::Action action);
 
 }  // namespace skiff
 

@@ -138,5 +138,39 @@ TEST(EnforcementTest, AnUnknownWordIsRefused) {
             "none");
 }
 
+TEST(GpuIdlePolicyTest, KeysBecomeFieldsWithSlurmStyleDefaults) {
+  absl::StatusOr<GpuIdlePolicy> p =
+      ParseGpuIdlePolicy("threshold=10,minutes=0.5,action=cancel,grace=2,exempt_qos=long:debug");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->enabled);
+  EXPECT_EQ(p->threshold_percent, 10);
+  EXPECT_EQ(p->window_seconds, 30);
+  EXPECT_EQ(p->action, GpuIdlePolicy::Action::kCancel);
+  EXPECT_EQ(p->grace_seconds, 120);
+  EXPECT_EQ(p->exempt_qos, (std::vector<std::string>{"long", "debug"}));
+  p = ParseGpuIdlePolicy("action=requeue");
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->threshold_percent, 5);
+  EXPECT_EQ(p->window_seconds, 1800);
+  EXPECT_EQ(p->grace_seconds, 600);
+  EXPECT_STREQ(GpuIdleActionName(p->action), "requeue");
+  p = ParseGpuIdlePolicy("None");
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->enabled);
+}
+
+TEST(GpuIdlePolicyTest, BadWordsAreNamed) {
+  EXPECT_EQ(ParseGpuIdlePolicy("threshold=0").status().message(),
+            "threshold=0 is not a whole number from 1 to 100");
+  EXPECT_EQ(ParseGpuIdlePolicy("minutes=0").status().message(),
+            "minutes=0 is not a number of minutes above 0");
+  EXPECT_EQ(ParseGpuIdlePolicy("grace=-1").status().message(),
+            "grace=-1 is not a number of minutes");
+  EXPECT_EQ(ParseGpuIdlePolicy("action=kill").status().message(),
+            "action=kill is not one of notify, requeue, cancel");
+  EXPECT_EQ(ParseGpuIdlePolicy("window=3").status().message(),
+            "'window' is not one of threshold, minutes, action, grace, exempt_qos");
+}
+
 }  // namespace
 }  // namespace skiff

@@ -405,6 +405,13 @@ const KeyTable<GlobalState>& GlobalKeys() {
              return SetTresWeights(v, g.config.priority_weight_tres,
                                    g.config.priority_tres_weights);
            }},
+          {"GpuIdlePolicy",
+           [](std::string_view v, G& g) {
+             absl::StatusOr<GpuIdlePolicy> policy = ParseGpuIdlePolicy(v);
+             if (!policy.ok()) return policy.status();
+             g.config.gpu_idle_policy = *std::move(policy);
+             return absl::OkStatus();
+           }},
           {"JobAcctGatherFrequency",
            [](std::string_view v, G& g) { return SetJobAcctGatherFrequency(v, g.config); }},
           {"FirstJobId",

@@ -193,6 +193,9 @@ struct Job {
   std::vector<MailMessage> mail_outbox;
   BatchUsage batch_usage;           // the last run's, from its end report
   std::vector<GpuUsage> gpu_usage;  // the last run's GPUs, from its end report
+  // GpuIdlePolicy's warning to this run ("GPUs idle: ..."), for squeue
+  // --explain and scontrol show job; "" when none.
+  std::string gpu_idle_warning;
   JobRequest request;
   std::string spec_blob;  // serialized v1::JobSpec; opaque to the core
   bool requeue = true;    // requeue on node failure

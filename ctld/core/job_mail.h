@@ -27,6 +27,9 @@ enum MailKind : uint16_t {
   kMailStageOut = 1u << 8,
   kMailArrayTasks = 1u << 9,  // a flag: mail per array task, not an event
   kMailInvalidDepend = 1u << 10,
+  // Skiff's own, outside Slurm's bits: GpuIdlePolicy's warning, mailed
+  // whatever --mail-type says (the site's policy speaks to the user).
+  kMailGpuIdle = 1u << 15,
 };
 
 // Slurm's parse_mail_type: a comma list, any case; ALL is BEGIN, END, FAIL,

@@ -126,6 +126,10 @@ namespace {
 // The reason's detail, or the scheduler's words for a job waiting on
 // Resources or ReqNodeNotAvail, as Slurm's.
 const std::string& StateDescription(const Job& job) {
+  // GpuIdlePolicy's warning, while the run it warns lasts.
+  if (job.state == JobState::kRunning && !job.gpu_idle_warning.empty()) {
+    return job.gpu_idle_warning;
+  }
   if (job.reason_detail.empty() && job.state == JobState::kPending &&
       (job.reason == "Resources" || job.reason == "ReqNodeNotAvail")) {
     return job.sched_description;

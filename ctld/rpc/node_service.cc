@@ -8,6 +8,7 @@
 #include "common/rpc/status.h"
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/convert.h"
+#include "ctld/rpc/gpu_usage_convert.h"
 #include "ctld/rpc/services.h"
 
 namespace skiff::ctld {
@@ -47,7 +48,17 @@ grpc::Status NodeService::Heartbeat(grpc::ServerContext* context,
   ReportedLoad load;
   if (request->has_cpu_load()) load.cpu_load = request->cpu_load();
   if (request->has_free_memory_mb()) load.free_memory_mb = request->free_memory_mb();
-  reply->set_registered(controller_.Heartbeat(request->node_name(), load));
+  std::vector<JobGpuReport> gpus;
+  for (const v1::NodeJobGpus& job : request->job_gpus()) {
+    JobGpuReport report;
+    report.job_id = job.job_id();
+    for (const v1::GpuUsage& gpu : job.gpus()) {
+      report.gpus.push_back(GpuUsageFromProto(gpu));
+      report.recent_peaks.push_back(gpu.has_recent_util_max() ? gpu.recent_util_max() : -1);
+    }
+    gpus.push_back(std::move(report));
+  }
+  reply->set_registered(controller_.Heartbeat(request->node_name(), load, gpus));
   if (served_ != nullptr) reply->set_config_hash(served_->Hash());
   return grpc::Status::OK;
 }

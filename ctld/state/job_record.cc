@@ -119,6 +119,7 @@ v1::JobRecord ToRecord(const Job& job) {
   r.set_batch_system_cpu_usec(job.batch_usage.system_cpu_usec);
   r.set_batch_max_rss_kb(job.batch_usage.max_rss_kb);
   for (const GpuUsage& gpu : job.gpu_usage) GpuUsageToProto(gpu, r.add_gpu_usage());
+  r.set_gpu_idle_warning(job.gpu_idle_warning);
   r.set_suspend_time(job.suspend_time);
   r.set_suspended_total(job.suspended_total);
   r.set_admin_priority(job.admin_priority);
@@ -265,6 +266,7 @@ Job FromRecord(const v1::JobRecord& r) {
   job.batch_usage = {r.batch_usage_measured(), r.batch_user_cpu_usec(), r.batch_system_cpu_usec(),
                      r.batch_max_rss_kb()};
   for (const v1::GpuUsage& gpu : r.gpu_usage()) job.gpu_usage.push_back(GpuUsageFromProto(gpu));
+  job.gpu_idle_warning = r.gpu_idle_warning();
   job.suspend_time = r.suspend_time();
   job.suspended_total = r.suspended_total();
   job.admin_priority = r.admin_priority();

@@ -94,6 +94,14 @@ void GpuMonitor::SampleNow() {
                           : absl::StrCat("job ", stray.job_id, "'s, which does not hold it"));
   }
 
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.clear();
+    for (const auto& entry : held) running_.insert(entry.first);
+    for (auto it = recent_peaks_.begin(); it != recent_peaks_.end();) {
+      it = running_.count(it->first) != 0 ? std::next(it) : recent_peaks_.erase(it);
+    }
+  }
   for (const auto& [id, gpus] : held) {
     const std::string path = absl::StrCat(jobs_.JobDir(id), "/", kGpuUsageFileName);
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,9 +126,46 @@ void GpuMonitor::SampleNow() {
         use->index = index;
       }
       AddReading(*reading->second, id, job_of_pid, &*use);
+      if (const GpuReading& r = *reading->second; r.error.empty() && r.util_percent) {
+        int& peak = recent_peaks_[id].emplace(index, -1).first->second;
+        peak = std::max(peak, static_cast<int>(std::min(*r.util_percent, 100u)));
+      }
     }
     if (absl::Status s = WriteFileAtomically(path, FormatGpuUses(uses), 0600); !s.ok()) {
       logger_.warn("JobId={}: {}", id, std::string(s.message()));
+    }
+  }
+}
+
+std::vector<RunningJobGpus> GpuMonitor::TakeRunning() {
+  std::vector<RunningJobGpus> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (uint64_t id : running_) {
+    auto uses = uses_.find(id);
+    if (uses == uses_.end()) continue;
+    RunningJobGpus job;
+    job.job_id = id;
+    job.gpus = uses->second;
+    std::map<int, int>& peaks = recent_peaks_[id];
+    for (const GpuUse& use : job.gpus) {
+      auto peak = peaks.find(use.index);
+      job.recent_peaks.push_back(peak == peaks.end() ? -1 : peak->second);
+    }
+    peaks.clear();
+    out.push_back(std::move(job));
+  }
+  return out;
+}
+
+void GpuMonitor::Restore(const std::vector<RunningJobGpus>& taken) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const RunningJobGpus& job : taken) {
+    if (running_.count(job.job_id) == 0) continue;
+    std::map<int, int>& peaks = recent_peaks_[job.job_id];
+    for (size_t i = 0; i < job.gpus.size() && i < job.recent_peaks.size(); ++i) {
+      if (job.recent_peaks[i] < 0) continue;
+      int& peak = peaks.emplace(job.gpus[i].index, -1).first->second;
+      peak = std::max(peak, job.recent_peaks[i]);
     }
   }
 }
@@ -156,6 +201,8 @@ void GpuMonitor::Acknowledge(uint64_t job_id) {
   {
     std::lock_guard<std::mutex> lock(mu_);  // waits for a write in flight
     uses_.erase(job_id);
+    recent_peaks_.erase(job_id);
+    running_.erase(job_id);
   }
   reports_.Acknowledge(job_id);
 }
@@ -164,6 +211,8 @@ void GpuMonitor::Abandon(uint64_t job_id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     uses_.erase(job_id);
+    recent_peaks_.erase(job_id);
+    running_.erase(job_id);
   }
   reports_.Abandon(job_id);
 }

@@ -13,11 +13,10 @@
 // or with a frequency of 0, it logs why once and samples nothing.
 //
 // Threads: the sampling thread (Start to Stop) owns nvml_ and the strays
-// already logged; mu_ guards uses_ and is held from the check that a job runs
-// to the end of its file's write, so that an acknowledgement (the agent's
-// thread), which takes mu_, waits for a write in flight and none follows it.
-// The JobReportSource methods run on the agent's thread and read the files
-// without mu_.
+// already logged; mu_ guards uses_, recent_peaks_ and running_, and is held from the check that a
+// job runs to the end of its file's write, so that an acknowledgement (the agent's thread), which
+// takes mu_, waits for a write in flight and none follows it. The JobReportSource methods run on
+// the agent's thread and read the files without mu_.
 #ifndef SKIFF_NODED_GPU_GPU_MONITOR_H_
 #define SKIFF_NODED_GPU_GPU_MONITOR_H_
 
@@ -62,6 +61,12 @@ class GpuMonitor final : public JobReportSource {
   // One sample of every running job's GPUs, as the thread takes it (tests).
   void SampleNow();
 
+  // The running jobs' GPUs, each with its peak since the last call (the
+  // heartbeat's), which starts the next period.
+  std::vector<RunningJobGpus> TakeRunning();
+  // The heartbeat did not reach ctld: its peaks count again in the next.
+  void Restore(const std::vector<RunningJobGpus>& taken);
+
   // JobReportSource: `reports`' reports, each finished job's with its GPUs.
   std::vector<JobReport> Jobs() override;
   std::vector<JobReport> FinishedJobs() override;
@@ -84,6 +89,9 @@ class GpuMonitor final : public JobReportSource {
   std::condition_variable cv_;
   bool stopping_ = false;
   std::map<uint64_t, std::vector<GpuUse>> uses_;
+  // The running jobs' GPUs' peaks since the last TakeRunning: job -> index -> %.
+  std::map<uint64_t, std::map<int, int>> recent_peaks_;
+  std::set<uint64_t> running_;  // the jobs the last sample saw running
   std::thread thread_;
 };
 

@@ -121,5 +121,113 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   system(absl::StrCat("rm -rf ", state_dir).c_str());
 }
 
+// GpuIdlePolicy: a job whose GPU stays idle is warned (a line in its output,
+// a mail to its user whatever --mail-type says, scontrol show job), and after
+// the grace cancelled with a reason; a warned job whose GPU is busy again is
+// left alone.
+TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
+  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
+  ASSERT_NE(mkdtemp(state_dir), nullptr);
+  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  // Both GPUs busy until the test says otherwise.
+  auto set_util = [&](int gpu0, int gpu1) {
+    std::ofstream(state + ".new") << "gpu minor=0 util=" << gpu0 << "\ngpu minor=1 util=" << gpu1
+                                  << "\n";
+    return rename((state + ".new").c_str(), state.c_str()) == 0;
+  };
+  ASSERT_TRUE(set_util(80, 80));
+  chmod(state_dir, 0755);
+
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  // Idle for 3 s: warned; 12 s later, still idle: cancelled.
+  options.extra_config =
+      "JobAcctGatherFrequency=1\nHeartbeatInterval=1\nMailProg=@DIR@/etc/mail.sh\n"
+      "GpuIdlePolicy=threshold=5,minutes=0.05,action=cancel,grace=0.2\n";
+  options.files["etc/mail.sh"] =
+      "#!/bin/sh\necho \"$SLURM_JOB_ID|$SLURM_JOB_MAIL_TYPE|$SKIFF_GPU_IDLE|$*\" >> "
+      "@DIR@/log/mail.txt\n";
+  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
+      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  chmod((dir + "/etc/mail.sh").c_str(), 0755);
+  std::ofstream(dir + "/hold.sh") << "#!/bin/bash\n"
+                                     "echo $SLURM_JOB_GPUS > "
+                                  << dir << "/gpu.$SLURM_JOB_ID\n"
+                                  << "for i in $(seq 900); do [ -e " << dir
+                                  << "/release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  auto submit = [&]() -> std::string {
+    CommandResult r = cluster.Run(
+        absl::StrCat("sbatch -p gpu --gres=gpu:1 -o ", dir, "/out.%j ", dir, "/hold.sh"));
+    const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+    return ids.size() == 1 ? absl::StrCat(ids[0]) : "";
+  };
+  auto gpu_of = [&](const std::string& id) {
+    const std::string text = ReadFile(absl::StrCat(dir, "/gpu.", id));
+    return text.empty() ? -1 : atoi(text.c_str());
+  };
+  auto output = [&](const std::string& id) { return ReadFile(absl::StrCat(dir, "/out.", id)); };
+  auto state_of = [&](const std::string& id) {
+    return cluster.Run("sacct -n -X -P -o State,Reason -j " + id).out;
+  };
+
+  // B goes idle, is warned, and is busy again before its grace ends.
+  const std::string b = submit();
+  ASSERT_FALSE(b.empty());
+  ASSERT_TRUE(Eventually(60, [&] { return gpu_of(b) >= 0; }));
+  const int b_gpu = gpu_of(b);
+  ASSERT_TRUE(set_util(b_gpu == 0 ? 0 : 80, b_gpu == 1 ? 0 : 80));
+  ASSERT_TRUE(Eventually(
+      60,
+      [&] {
+        return output(b).find(
+                   "slurmstepd: error: GPUs idle: every GPU of the job under 5% since ") !=
+               std::string::npos;
+      }))
+      << output(b) << cluster.Log("ctld.log");
+  EXPECT_NE(output(b).find("; it will be cancelled at "), std::string::npos) << output(b);
+  EXPECT_NE(cluster.Run("scontrol show job " + b).out.find("Reason=GPUs_idle:_every_GPU"),
+            std::string::npos)
+      << cluster.Run("scontrol show job " + b).out;
+  ASSERT_TRUE(set_util(80, 80));
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Log("ctld.log").find("JobId=" + b + " GPUs in use again") != std::string::npos;
+  })) << cluster.Log("ctld.log");
+  EXPECT_EQ(cluster.Run("scontrol show job " + b).out.find("GPUs_idle"), std::string::npos);
+
+  // A stays idle: warned, then cancelled with the reason (long after B's
+  // grace would have ended).
+  const std::string a = submit();
+  ASSERT_FALSE(a.empty());
+  ASSERT_TRUE(Eventually(60, [&] { return gpu_of(a) >= 0; }));
+  const int a_gpu = gpu_of(a);
+  ASSERT_NE(a_gpu, b_gpu);
+  ASSERT_TRUE(set_util(a_gpu == 0 ? 0 : 80, a_gpu == 1 ? 0 : 80));
+  ASSERT_TRUE(Eventually(90, [&] { return state_of(a).find("CANCELLED") != std::string::npos; }))
+      << state_of(a) << cluster.Log("ctld.log");
+  EXPECT_EQ(state_of(a), "CANCELLED|GpuIdle\n");
+  EXPECT_NE(cluster.Run("scontrol show job " + a).out.find("Reason=GPUs_idle_under_5%_for_15_s"),
+            std::string::npos)
+      << cluster.Run("scontrol show job " + a).out;
+  EXPECT_NE(output(a).find("slurmstepd: error: GPUs idle"), std::string::npos) << output(a);
+  const std::string mail = ReadFile(dir + "/log/mail.txt");
+  EXPECT_NE(
+      mail.find(absl::StrCat(a, "|GPUs idle|GPUs idle: every GPU of the job under 5% since ")),
+      std::string::npos)
+      << mail;
+  EXPECT_NE(mail.find(absl::StrCat("-s Slurm Job_id=", a, " Name=hold.sh GPUs idle ")),
+            std::string::npos)
+      << mail;
+
+  EXPECT_EQ(state_of(b), "RUNNING|None\n") << "a job busy again is left alone";
+  std::ofstream(dir + "/release") << "";
+  EXPECT_TRUE(Eventually(60, [&] { return state_of(b) == "COMPLETED|None\n"; })) << state_of(b);
+  system(absl::StrCat("rm -rf ", state_dir).c_str());
+}
+
 }  // namespace
 }  // namespace skiff::testing

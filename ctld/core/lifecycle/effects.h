@@ -73,6 +73,13 @@ struct SignalIntent {
   int signal = 0;
   SignalScope scope = SignalScope::kSteps;
 };
+// A line in the job's error output ("slurmstepd: error: MESSAGE", as
+// `scontrol notify`), written by its batch host; nothing reports back.
+struct NotifyIntent {
+  uint64_t job_id = 0;
+  std::string target;
+  std::string message;
+};
 // Run EpilogSlurmctld; report back with EpilogDone.
 struct RunEpilogIntent {
   Job job;
@@ -113,7 +120,7 @@ struct RunTriggerIntent {
 
 using Intent = std::variant<RunPrologIntent, LaunchIntent, TerminateIntent, SignalIntent,
                             RunEpilogIntent, RunBbStageIntent, FlushBbStageIntent,
-                            RemoveBbFilesIntent, MailIntent, RunTriggerIntent>;
+                            RemoveBbFilesIntent, MailIntent, RunTriggerIntent, NotifyIntent>;
 
 // A keyed record besides the jobs, as the store keeps it (kind, key, blob).
 // The core names what it changes with the typed changes below; the Controller

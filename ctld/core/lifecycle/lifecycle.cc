@@ -290,6 +290,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, int64_t now, Effect
   if (run_ends) job.end_time = 0;
   if (!moved) return;
   ++job.restart_count;
+  job.gpu_idle_warning.clear();
   job.nodes.clear();
   job.gpu_indices.clear();
   job.gpus_by_node.clear();

@@ -39,6 +39,7 @@
 #include "ctld/core/account_policy.h"
 #include "ctld/core/burst_buffer/pools.h"
 #include "ctld/core/dependency.h"
+#include "ctld/core/gpu_idle/gpu_watch.h"
 #include "ctld/core/job.h"
 #include "ctld/core/job_state.h"
 #include "ctld/core/lifecycle/admission.h"
@@ -194,6 +195,17 @@ class Lifecycle {
   absl::StatusOr<Effects> Top(const Caller& caller, bool privileged,
                               const std::vector<uint64_t>& job_ids, int64_t now);
   Effects EnforceTimeLimits(int64_t now);
+  // A node's heartbeat with its running batch jobs' GPUs (noded's GPU
+  // monitor). Not journaled: a restarted ctld learns them from the next
+  // heartbeats (and the idle policy starts counting again).
+  void ObserveJobGpus(const std::string& node_name, const std::vector<JobGpuReport>& reports,
+                      int64_t now);
+  // GpuIdlePolicy, every second: warns each job whose GPUs stayed idle for the
+  // window (its output, mail, scontrol show job) and, after the grace, still
+  // idle, requeues or cancels it (ctld/core/gpu_idle/gpu_watch.h).
+  Effects EnforceGpuIdle(int64_t now);
+  // A running job's GPUs as the latest heartbeat gave them; null: none known.
+  const GpuWatch* JobGpus(uint64_t job_id) const;
   // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
   // transaction: nothing is written. Returns how many jobs it forgot.
   size_t Purge(int64_t now);
@@ -445,6 +457,7 @@ class Lifecycle {
   // Gives `job` (and the rest of its array, by the caller) the next place in line.
   int64_t TakeBasicPriority();
   std::map<uint64_t, Dependency> dependencies_;  // parsed once per job (derived cache)
+  std::map<uint64_t, GpuWatch> gpu_watch_;       // running jobs' GPUs (ObserveJobGpus)
 };
 
 // The dependency checks admission and the pass share (lifecycle_schedule.cc).

@@ -293,7 +293,8 @@ TEST_F(LifecycleWithScriptsTest, RandomSequencesKeepTheInvariants) {
                             std::is_same_v<T, FlushBbStageIntent> ||
                             std::is_same_v<T, RemoveBbFilesIntent>) {
                 return it.job_id;
-              } else if constexpr (std::is_same_v<T, SignalIntent>) {
+              } else if constexpr (std::is_same_v<T, SignalIntent> ||
+                                   std::is_same_v<T, NotifyIntent>) {
                 return it.job_id;
               } else if constexpr (std::is_same_v<T, RunTriggerIntent>) {
                 ADD_FAILURE() << "trigger programs are the Controller's, never the core's";

@@ -19,7 +19,7 @@ namespace {
 // The kinds a requeue gives back to the next run (Slurm keeps these bits in
 // the job's mail_type and mails them again for every run).
 constexpr uint16_t kPerRunKinds =
-    kMailBegin | kMailEnd | kMailFail | kMailRequeue | kMailInvalidDepend;
+    kMailBegin | kMailEnd | kMailFail | kMailRequeue | kMailInvalidDepend | kMailGpuIdle;
 
 // Slurm's states from JOB_FAILED on (FAILED, TIMEOUT, NODE_FAIL, PREEMPTED,
 // BOOT_FAIL, DEADLINE, OOM), which job_completion_logger mails as FAIL.
@@ -69,6 +69,8 @@ const char* MailEventText(uint16_t kind) {
       return "Reached 80% of time limit";
     case kMailTime50:
       return "Reached 50% of time limit";
+    case kMailGpuIdle:
+      return "GPUs idle";
     default:
       return "unknown";
   }
@@ -96,6 +98,8 @@ const char* MailKindName(uint16_t kind) {
       return "TIME_LIMIT_80";
     case kMailTime50:
       return "TIME_LIMIT_50";
+    case kMailGpuIdle:
+      return "GPU_IDLE";
     default:
       return "UNKNOWN";
   }
@@ -403,6 +407,17 @@ void MailRules::OnInvalidDependency(uint64_t id, int64_t now, Effects& effects) 
     return;
   }
   Send(state_.Mut(id), kMailInvalidDepend, now, false, effects);
+}
+
+void MailRules::OnGpuIdle(Job& job, const std::string& warning, int64_t now, Effects& effects) {
+  if ((job.mail_sent & kMailGpuIdle) != 0) return;
+  job.mail_sent |= kMailGpuIdle;
+  MailMessage message = Compose(job, kMailGpuIdle, now, false);
+  message.env["SKIFF_GPU_IDLE"] = warning;
+  effects.log.push_back(absl::StrCat("JobId=", job.id, " mail ", MailKindName(kMailGpuIdle), " to ",
+                                     message.user, ": ", message.subject));
+  job.mail_outbox.push_back(message);
+  effects.intents.push_back(MailIntent{job.id, std::move(message), job});
 }
 
 void MailRules::OnTeardown(Job& job, int64_t now, Effects& effects) {

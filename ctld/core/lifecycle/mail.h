@@ -77,6 +77,10 @@ class MailRules {
   // The job's burst buffer was torn down after its stage-out (Slurm 22.05's
   // burst_buffer/lua mails STAGE_OUT there, unless the job is pending again).
   void OnTeardown(Job& job, int64_t now, Effects& effects);
+  // GpuIdlePolicy warned the job (`warning` says why): mailed once per run
+  // to --mail-user or the job's user whatever --mail-type says, with the words
+  // in SKIFF_GPU_IDLE. REQUIRES: `job` journaled.
+  void OnGpuIdle(Job& job, const std::string& warning, int64_t now, Effects& effects);
   // Recovery: the intents for every outbox entry left by the previous ctld.
   void Resume(Effects& effects) const;
 
