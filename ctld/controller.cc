@@ -356,6 +356,13 @@ bool Controller::Heartbeat(const std::string& node_name, const ReportedLoad& loa
   return registered;
 }
 
+std::map<uint64_t, std::vector<GpuUsage>> Controller::SnapshotJobGpus() {
+  std::map<uint64_t, std::vector<GpuUsage>> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, watch] : core_.gpu_watches()) out.emplace(id, watch.usage);
+  return out;
+}
+
 absl::Status Controller::JobComplete(const std::string& node_name, const NodeRunReport& report) {
   return Commit(
       [&](Lifecycle& core, int64_t now) { return core.JobComplete(node_name, report, now); });

@@ -179,6 +179,8 @@ class Controller {
   // under ctld's lock: `visit` must be quick and do no I/O (squeue's filters
   // and summaries: no copy of every Job).
   void VisitJobs(const std::vector<JobRef>& refs, const std::function<void(const Job&)>& visit);
+  // The running jobs' GPUs as their nodes' latest heartbeats gave them, by job.
+  std::map<uint64_t, std::vector<GpuUsage>> SnapshotJobGpus();
   // The script, arguments and environment of `job`'s submission as the store
   // holds them, once per job or array (JoinSpec with job.spec_blob makes the
   // whole spec: job_spec_parts.h). I/O: call without any lock (a launch,

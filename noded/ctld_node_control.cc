@@ -61,6 +61,16 @@ class CtldNodeControl final : public NodeControl {
     v1::UpdateJobReply reply;
     return FromGrpc(stub_->UpdateJob(&context, request, &reply), "UpdateJob requeuehold");
   }
+  absl::Status Requeue(uint64_t job_id) override {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + kCallTimeout);
+    if (absl::Status s = AttachCredential(auth_, &context); !s.ok()) return s;
+    v1::UpdateJobRequest request;
+    request.set_job_id(job_id);
+    request.set_requeue(true);
+    v1::UpdateJobReply reply;
+    return FromGrpc(stub_->UpdateJob(&context, request, &reply), "UpdateJob requeue");
+  }
 
  private:
   absl::Status Update(const std::string& state, const std::string& reason) {

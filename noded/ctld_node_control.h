@@ -1,7 +1,8 @@
 // The health checker's view of ctld (health_check.h NodeControl) over gRPC:
 // Ctld.GetNodes for this node, Ctld.UpdateNode to drain or undrain it, with
 // noded's credential (root: an administrator to ctld); Ctld.UpdateJob to
-// requeue a job held (a step's Prolog failed here). Thread-safe.
+// requeue a job held (a step's Prolog failed here) and Ctld.UpdateJob to
+// requeue one (the GPU it ran on broke: gpu/gpu_monitor.h). Thread-safe.
 #ifndef SKIFF_NODED_CTLD_NODE_CONTROL_H_
 #define SKIFF_NODED_CTLD_NODE_CONTROL_H_
 

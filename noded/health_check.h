@@ -82,6 +82,10 @@ class NodeControl {
     (void)array_task_id;
     return absl::UnimplementedError(absl::StrCat("cannot requeue JobId=", job_id));
   }
+  // scontrol requeue JOB: the GPU it runs on broke.
+  virtual absl::Status Requeue(uint64_t job_id) {
+    return absl::UnimplementedError(absl::StrCat("cannot requeue JobId=", job_id));
+  }
 };
 
 struct HealthCheckOptions {

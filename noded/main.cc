@@ -279,10 +279,23 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
   epilogs.Start();
-  gpus.Start();
   // Drains this node and requeues a job when a step's Prolog fails here, and
   // the health check's drains.
   std::unique_ptr<NodeControl> node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
+  // A broken GPU drains the node and sends the jobs on it back to the queue.
+  gpus.SetFaultListener(
+      [&node_control, &logger](const std::string& reason, const std::vector<uint64_t>& jobs_on_it) {
+        if (absl::Status s = node_control->Drain(reason); !s.ok()) {
+          logger.error("cannot drain the node ({}): {}", reason, std::string(s.message()));
+        }
+        for (uint64_t job_id : jobs_on_it) {
+          if (absl::Status s = node_control->Requeue(job_id); !s.ok()) {
+            logger.error("JobId={}: cannot requeue it ({}): {}", job_id, reason,
+                         std::string(s.message()));
+          }
+        }
+      });
+  gpus.Start();
 
   // The step managers of the jobs whose first node this is; step ids are kept
   // in each job's directory.

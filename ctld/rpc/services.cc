@@ -25,6 +25,7 @@
 #include "ctld/rpc/acct_convert.h"
 #include "ctld/rpc/config_entries.h"
 #include "ctld/rpc/convert.h"
+#include "ctld/rpc/gpu_usage_convert.h"
 #include "ctld/rpc/job_convert.h"
 #include "ctld/rpc/services_internal.h"
 #include "ctld/state/job_spec_parts.h"
@@ -241,6 +242,8 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
            std::find(request->states().begin(), request->states().end(), DisplayState(job)) !=
                request->states().end();
   };
+  // The running jobs' GPUs, copied before the jobs are visited under ctld's lock.
+  const std::map<uint64_t, std::vector<GpuUsage>> live_gpus = controller_.SnapshotJobGpus();
   // What a user submitted goes only to them and to operators (job_convert.h).
   auto add = [&](const Job& job, JobInfoDetail detail) {
     v1::JobInfo* info = reply->add_jobs();
@@ -248,6 +251,12 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
                                      ? JobInfoReader::kOwnerOrOperator
                                      : JobInfoReader::kOtherUser;
     JobToInfo(job, now, info, reader, detail);
+    auto live = live_gpus.find(job.id);
+    for (const GpuUsage& gpu : live != live_gpus.end() && job.state == JobState::kRunning
+                                   ? live->second
+                                   : job.gpu_usage) {
+      GpuUsageToProto(gpu, info->add_gpus());
+    }
     return info;
   };
   if (request->summary()) {

@@ -66,12 +66,27 @@ void GpuMonitor::SampleNow() {
       holder_of_minor[*minor] = id;
     }
   }
-  if (held.empty()) return;
   absl::StatusOr<std::vector<GpuReading>> readings = nvml_->Read();
   if (!readings.ok()) {
     logger_.warn("GPU usage: {}", std::string(readings.status().message()));
     return;
   }
+  std::vector<unsigned> expected;
+  for (const std::string& file : options_.gpu_files) {
+    if (std::optional<unsigned> minor = DeviceFileMinor(file)) expected.push_back(*minor);
+  }
+  for (const GpuFault& fault : faults_.Check(*readings, expected)) {
+    std::vector<uint64_t> on_it;
+    if (auto holder = holder_of_minor.find(fault.minor); holder != holder_of_minor.end()) {
+      on_it.push_back(holder->second);
+    }
+    const std::string reason = GpuFaultReason(fault);
+    logger_.error(
+        "{}: the node is drained{}", reason,
+        on_it.empty() ? std::string() : absl::StrCat(" and JobId=", on_it.front(), " requeued"));
+    if (fault_listener_) fault_listener_(reason, on_it);
+  }
+  if (held.empty()) return;
   std::map<unsigned, const GpuReading*> by_minor;
   std::map<pid_t, uint64_t> job_of_pid;
   for (const GpuReading& r : *readings) {

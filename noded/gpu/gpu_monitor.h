@@ -1,5 +1,7 @@
 // The GPU monitor: every JobAcctGatherFrequency (task=) seconds it reads, through
-// NVML, the GPUs the running batch jobs of this node hold, adds each job's
+// NVML, the node's GPUs: a broken one (gpu_faults.h) is reported to its fault
+// listener (noded drains the node and requeues the jobs on that GPU); for
+// the GPUs the running batch jobs of this node hold, it adds each job's
 // figures (gpu_usage.h) and keeps them in the job's directory (gpu_usage), so
 // that a restarted noded goes on from them and a job's end report carries
 // them to ctld (sacct's gres/gpuutil and gres/gpumem, seff's GPU lines, the
@@ -23,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "noded/gpu/gpu_faults.h"
 #include "noded/gpu/gpu_usage.h"
 #include "noded/gpu/nvml.h"
 #include "noded/job_manager.h"
@@ -54,6 +58,13 @@ class GpuMonitor final : public JobReportSource {
   GpuMonitor(GpuMonitorOptions options, JobManager& jobs, JobReportSource& reports,
              spdlog::logger& logger);
   ~GpuMonitor() override;
+
+  // Called (on the sampling thread) for each GPU fault found (gpu_faults.h):
+  // the drain reason and the running jobs that hold that GPU. Before Start.
+  void SetFaultListener(
+      std::function<void(const std::string& reason, const std::vector<uint64_t>& jobs)> listener) {
+    fault_listener_ = std::move(listener);
+  }
 
   // Opens NVML and starts sampling, or logs why not.
   void Start();
@@ -83,6 +94,8 @@ class GpuMonitor final : public JobReportSource {
   JobReportSource& reports_;
   spdlog::logger& logger_;
   std::unique_ptr<Nvml> nvml_;
+  GpuFaultWatch faults_;
+  std::function<void(const std::string&, const std::vector<uint64_t>&)> fault_listener_;
   std::set<std::pair<unsigned, pid_t>> strays_logged_;
 
   std::mutex mu_;

@@ -15,6 +15,10 @@ using NvmlReturn = int;
 using NvmlDevice = void*;
 constexpr NvmlReturn kSuccess = 0;
 constexpr NvmlReturn kInsufficientSize = 7;
+constexpr NvmlReturn kGpuIsLost = 15;
+constexpr unsigned long long kEventTypeXidCriticalError = 0x8;
+constexpr int kMemoryErrorUncorrected = 1;
+constexpr int kVolatileEcc = 0;
 // nvmlProcessInfo_t's usedGpuMemory when the driver cannot tell.
 constexpr unsigned long long kValueNotAvailable = ~0ull;
 
@@ -33,6 +37,12 @@ struct NvmlProcessInfoV2 {
 struct NvmlProcessInfoV1 {
   unsigned pid;
   unsigned long long used_gpu_memory;
+};
+struct NvmlEventData {
+  NvmlDevice device;
+  unsigned long long event_type;
+  unsigned long long event_data;  // the Xid
+  unsigned gpu_instance_id, compute_instance_id;
 };
 
 template <typename Fn>
@@ -59,6 +69,12 @@ struct Nvml::Functions {
   // unversioned one v1 records.
   NvmlReturn (*processes_v2)(NvmlDevice, unsigned*, NvmlProcessInfoV2*) = nullptr;
   NvmlReturn (*processes_v1)(NvmlDevice, unsigned*, NvmlProcessInfoV1*) = nullptr;
+  NvmlReturn (*ecc)(NvmlDevice, int, int, unsigned long long*) = nullptr;
+  // Xid events: all four, or none used.
+  NvmlReturn (*event_set_create)(void**) = nullptr;
+  NvmlReturn (*register_events)(NvmlDevice, unsigned long long, void*) = nullptr;
+  NvmlReturn (*event_wait)(void*, NvmlEventData*, unsigned) = nullptr;
+  NvmlReturn (*event_set_free)(void*) = nullptr;
 };
 
 absl::StatusOr<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library) {
@@ -85,18 +101,39 @@ absl::StatusOr<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library) {
       !Load(handle, "nvmlDeviceGetComputeRunningProcesses_v2", &fn->processes_v2)) {
     Load(handle, "nvmlDeviceGetComputeRunningProcesses", &fn->processes_v1);
   }
+  Load(handle, "nvmlDeviceGetTotalEccErrors", &fn->ecc);
+  const bool events = Load(handle, "nvmlEventSetCreate", &fn->event_set_create) &&
+                      Load(handle, "nvmlDeviceRegisterEvents", &fn->register_events) &&
+                      Load(handle, "nvmlEventSetWait_v2", &fn->event_wait) &&
+                      Load(handle, "nvmlEventSetFree", &fn->event_set_free);
   if (NvmlReturn rc = fn->init(); rc != kSuccess) {
     absl::Status status = absl::InternalError(absl::StrCat("nvmlInit: ", fn->error_string(rc)));
     dlclose(handle);
     return status;
   }
-  return std::unique_ptr<Nvml>(new Nvml(handle, std::move(fn)));
+  std::unique_ptr<Nvml> nvml(new Nvml(handle, std::move(fn)));
+  // Xid errors of every GPU into one event set (a GPU that cannot report them
+  // is left out; its other faults are still read).
+  if (void* set = nullptr; events && nvml->fn_->event_set_create(&set) == kSuccess) {
+    nvml->events_ = set;
+    unsigned n = 0;
+    if (nvml->fn_->count(&n) == kSuccess) {
+      for (unsigned i = 0; i < n; ++i) {
+        NvmlDevice device = nullptr;
+        if (nvml->fn_->handle(i, &device) == kSuccess) {
+          (void)nvml->fn_->register_events(device, kEventTypeXidCriticalError, set);
+        }
+      }
+    }
+  }
+  return nvml;
 }
 
 Nvml::Nvml(void* handle, std::unique_ptr<Functions> functions)
     : handle_(handle), fn_(std::move(functions)) {}
 
 Nvml::~Nvml() {
+  if (events_ != nullptr) fn_->event_set_free(events_);
   fn_->shutdown();
   dlclose(handle_);
 }
@@ -133,16 +170,24 @@ absl::StatusOr<std::vector<GpuReading>> Nvml::Read() {
     return absl::InternalError(absl::StrCat("nvmlDeviceGetCount: ", fn_->error_string(rc)));
   }
   std::vector<GpuReading> readings(n);
+  std::vector<NvmlDevice> devices(n, nullptr);
   for (unsigned i = 0; i < n; ++i) {
     GpuReading& r = readings[i];
     NvmlDevice device = nullptr;
     if (NvmlReturn rc = fn_->handle(i, &device); rc != kSuccess) {
       r.error = absl::StrCat("nvmlDeviceGetHandleByIndex: ", fn_->error_string(rc));
+      r.lost = rc == kGpuIsLost;
       continue;
     }
+    devices[i] = device;
     if (NvmlReturn rc = fn_->minor(device, &r.minor); rc != kSuccess) {
       r.error = absl::StrCat("nvmlDeviceGetMinorNumber: ", fn_->error_string(rc));
+      r.lost = rc == kGpuIsLost;
       continue;
+    }
+    if (unsigned long long count = 0;
+        fn_->ecc && fn_->ecc(device, kMemoryErrorUncorrected, kVolatileEcc, &count) == kSuccess) {
+      r.uncorrected_ecc = count;
     }
     if (NvmlUtilization u{}; fn_->utilization && fn_->utilization(device, &u) == kSuccess) {
       r.util_percent = u.gpu;
@@ -181,6 +226,15 @@ absl::StatusOr<std::vector<GpuReading>> Nvml::Read() {
       r.processes = list(fn_->processes_v2, NvmlProcessInfoV2{});
     } else if (fn_->processes_v1) {
       r.processes = list(fn_->processes_v1, NvmlProcessInfoV1{});
+    }
+  }
+  // The Xid errors waiting in the event set, each to its GPU.
+  for (NvmlEventData event{}; events_ != nullptr && fn_->event_wait(events_, &event, 0) == kSuccess;
+       event = NvmlEventData{}) {
+    for (unsigned i = 0; i < n; ++i) {
+      if (devices[i] == event.device && event.device != nullptr) {
+        readings[i].xids.push_back(event.event_data);
+      }
     }
   }
   return readings;

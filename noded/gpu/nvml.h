@@ -46,7 +46,12 @@ struct GpuReading {
   std::optional<uint64_t> memory_total_bytes;
   std::optional<uint64_t> energy_mj;  // millijoules since the driver loaded
   std::optional<std::vector<GpuProcess>> processes;
-  std::string error;  // the device could not be read at all (NVML's words)
+  // Uncorrected ECC errors since the driver loaded (volatile count); absent
+  // on GPUs without ECC.
+  std::optional<uint64_t> uncorrected_ecc;
+  std::vector<uint64_t> xids;  // Xid errors NVML reported since the last Read
+  std::string error;           // the device could not be read at all (NVML's words)
+  bool lost = false;           // NVML says the GPU is lost (fallen off the bus)
 };
 
 class Nvml {
@@ -61,7 +66,8 @@ class Nvml {
   // The node's GPUs in NVML's index order. Internal when a call fails
   // (nvmlErrorString's words).
   absl::StatusOr<std::vector<DetectedGpu>> Gpus();
-  // Every GPU now, in NVML's index order; Internal when they cannot be counted.
+  // Every GPU now, in NVML's index order, with the Xid errors NVML reported
+  // since the last call; Internal when they cannot be counted.
   absl::StatusOr<std::vector<GpuReading>> Read();
 
   struct Functions;  // the entry points, resolved by Open
@@ -70,6 +76,7 @@ class Nvml {
   Nvml(void* handle, std::unique_ptr<Functions> functions);
   void* handle_;
   std::unique_ptr<Functions> fn_;
+  void* events_ = nullptr;  // NVML's event set for Xid errors; null: none
 };
 
 // Open, Gpus, close: for the start.

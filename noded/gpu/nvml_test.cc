@@ -66,6 +66,25 @@ TEST(Nvml, ReadsEachGpusUtilisationMemoryEnergyAndProcesses) {
   unsetenv("SKIFF_FAKE_NVML_STATE");
 }
 
+TEST(Nvml, ReadsEccCountsXidEventsOnceAndLostGpus) {
+  const std::string state = std::string(getenv("TEST_TMPDIR")) + "/faults.state";
+  std::ofstream(state) << "gpu minor=0 ecc=2\ngpu minor=1 lost=1\nxid gpu=0 code=79\n";
+  setenv("SKIFF_FAKE_NVML_STATE", state.c_str(), 1);
+  absl::StatusOr<std::unique_ptr<Nvml>> nvml = Nvml::Open(FakeLibrary());
+  ASSERT_TRUE(nvml.ok()) << nvml.status();
+  absl::StatusOr<std::vector<GpuReading>> readings = (*nvml)->Read();
+  ASSERT_TRUE(readings.ok()) << readings.status();
+  ASSERT_EQ(readings->size(), 2u);
+  EXPECT_EQ((*readings)[0].uncorrected_ecc, 2u);
+  EXPECT_EQ((*readings)[0].xids, (std::vector<uint64_t>{79}));
+  EXPECT_TRUE((*readings)[1].lost);
+  EXPECT_NE((*readings)[1].error.find("GPU is lost"), std::string::npos);
+  readings = (*nvml)->Read();
+  ASSERT_TRUE(readings.ok());
+  EXPECT_TRUE((*readings)[0].xids.empty()) << "an event is delivered once";
+  unsetenv("SKIFF_FAKE_NVML_STATE");
+}
+
 TEST(Nvml, TypesAreSlurmsLowerCaseNames) {
   EXPECT_EQ(NvmlGpuType("NVIDIA A100-SXM4-40GB"), "nvidia_a100-sxm4-40gb");
   EXPECT_EQ(NvmlGpuType("Tesla V100-SXM2-16GB"), "tesla_v100-sxm2-16gb");

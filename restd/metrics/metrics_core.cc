@@ -66,7 +66,10 @@ std::string MetricsFrom(MetricsEndpoint endpoint, const MetricsSnapshot& snapsho
       metrics_internal::AddAccountGpuMetrics(*snapshot.accounts,
                                              snapshot.qos ? &*snapshot.qos : nullptr, out);
     }
-    if (snapshot.jobs) metrics_internal::AddPendingReasons(*snapshot.jobs, out);
+    if (snapshot.jobs) {
+      metrics_internal::AddPendingReasons(*snapshot.jobs, out);
+      metrics_internal::AddJobGpuMetrics(*snapshot.jobs, out);
+    }
     if (snapshot.stats) metrics_internal::AddSkiffSchedulerMetrics(*snapshot.stats, out);
     AddRoundTrips(snapshot.round_trips, out);
   }

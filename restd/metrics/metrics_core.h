@@ -31,6 +31,10 @@
 //       idle}{partition,type}  the same per partition; a node in two
 //       partitions counts in both, so these are not to be summed.
 //   skiff_node_gpus{node,type}, skiff_node_gpus_allocated{node,type}
+//   skiff_job_gpu_utilization_percent{job,user,account,node,gpu}  a running
+//       job's GPU's average utilisation so far, as its node samples it
+//   skiff_job_gpu_memory_max_bytes{job,user,account,node,gpu}  the most
+//       memory the job's processes held on that GPU
 //   skiff_user_gpus_allocated{user,account}   what the user's running jobs
 //       in the account hold
 //   skiff_account_gpus_allocated{account}     the account's whole subtree

@@ -186,6 +186,26 @@ TEST(MetricsCoreTest, UsersAndAccountsEachGetTheirJobCounts) {
   EXPECT_TRUE(DeclaredOnce(text, "slurm_account_jobs_pending", "gauge"));
 }
 
+TEST(MetricsCoreTest, RunningJobsGpusAreLabelledWithTheJobUserAccountNodeAndGpu) {
+  MetricsSnapshot snapshot;
+  snapshot.jobs = Jobs();
+  v1::GpuUsage* gpu = snapshot.jobs->mutable_jobs(0)->add_gpus();
+  gpu->set_node("g1");
+  gpu->set_index(1);
+  gpu->set_samples(4);
+  gpu->set_util_sum(150);
+  gpu->set_memory_samples(4);
+  gpu->set_memory_max_bytes(2147483648);
+  // Not running: its figures are accounting's, not a gauge's.
+  *snapshot.jobs->mutable_jobs(1)->add_gpus() = *gpu;
+  const std::string text = MetricsFrom(MetricsEndpoint::kAll, snapshot);
+  const std::string labels = "{job=\"1\",user=\"alice\",account=\"lab\",node=\"g1\",gpu=\"1\"}";
+  EXPECT_EQ(Sample(text, "skiff_job_gpu_utilization_percent" + labels), "37.5");
+  EXPECT_EQ(Sample(text, "skiff_job_gpu_memory_max_bytes" + labels), "2147483648");
+  EXPECT_FALSE(absl::StrContains(text, "job=\"2\""));
+  EXPECT_TRUE(DeclaredOnce(text, "skiff_job_gpu_utilization_percent", "gauge"));
+}
+
 TEST(MetricsCoreTest, NodesByBaseStateAndFlags) {
   MetricsSnapshot snapshot;
   snapshot.nodes = Nodes();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "client/node_gpus.h"
 #include "restd/metrics/metrics_internal.h"
 
@@ -107,6 +108,38 @@ void AddGpuMetrics(const MetricsSnapshot& snapshot, Exposition& out) {
           const double value = f == 0 ? t.total : f == 1 ? t.allocated : t.idle;
           out.Gauge(name, help, value, {{"partition", reply.partitions(i).name()}, {"type", type}});
         }
+      }
+    }
+  }
+}
+
+void AddJobGpuMetrics(const v1::GetJobsReply& jobs, Exposition& out) {
+  constexpr char kUtil[] =
+      "A running job's GPU: its average utilisation (percent) since the job started, as "
+      "its node samples it (JobAcctGatherFrequency)";
+  constexpr char kMemory[] = "A running job's GPU: the most memory its processes held on it, bytes";
+  out.Declare("skiff_job_gpu_utilization_percent", kUtil, MetricType::kGauge);
+  out.Declare("skiff_job_gpu_memory_max_bytes", kMemory, MetricType::kGauge);
+  for (const v1::JobInfo& job : jobs.jobs()) {
+    if (job.state() != v1::RUNNING) continue;
+    for (const v1::GpuUsage& gpu : job.gpus()) {
+      const std::string id = absl::StrCat(job.job_id());
+      const std::string index = absl::StrCat(gpu.index());
+      auto gauge = [&](const char* name, const char* help, double value) {
+        out.Gauge(name, help, value,
+                  {{"job", id},
+                   {"user", job.user_name()},
+                   {"account", job.account()},
+                   {"node", gpu.node()},
+                   {"gpu", index}});
+      };
+      if (gpu.samples() > 0) {
+        gauge("skiff_job_gpu_utilization_percent", kUtil,
+              static_cast<double>(gpu.util_sum()) / static_cast<double>(gpu.samples()));
+      }
+      if (gpu.memory_samples() > 0) {
+        gauge("skiff_job_gpu_memory_max_bytes", kMemory,
+              static_cast<double>(gpu.memory_max_bytes()));
       }
     }
   }

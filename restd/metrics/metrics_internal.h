@@ -132,6 +132,9 @@ void AddSchedulerMetrics(const v1::GetStatsReply& s, Exposition& out);
 void AddSkiffSchedulerMetrics(const v1::GetStatsReply& s, Exposition& out);
 // metrics_gpus.cc
 void AddGpuMetrics(const MetricsSnapshot& snapshot, Exposition& out);
+// skiff_job_gpu_utilization_percent and skiff_job_gpu_memory_max_bytes
+// {job,user,account,node,gpu}: each running job's sampled GPUs.
+void AddJobGpuMetrics(const v1::GetJobsReply& jobs, Exposition& out);
 // metrics_accounts.cc
 void AddAccountGpuMetrics(const v1::GetAccountsReply& accounts, const v1::GetQosReply* qos,
                           Exposition& out);

@@ -4,13 +4,17 @@
 // is read again at every call, so what a test (or a job) writes there is what
 // noded samples next. Its lines (unknown words are ignored):
 //
-//   gpu minor=0 name=NVIDIA_A100-SXM4-40GB util=37 memtotal=40960 memused=1024 energy=5000
+//   gpu minor=0 name=NVIDIA_A100-SXM4-40GB util=37 memtotal=40960 memused=1024 energy=5000 ecc=0
 //   process gpu=0 pid=1234 mem=512
+//   xid gpu=1 code=79
 //
 // one `gpu` line per GPU in index order (name: '_' stands for a blank; util in
-// percent; memory in MiB; energy in millijoules since the driver loaded), one
-// `process` line per process on a GPU (gpu = its index; mem in MiB). Only the
-// calls Skiff makes exist, with NVML's C signatures and return codes.
+// percent; memory in MiB; energy in millijoules since the driver loaded; ecc:
+// uncorrected ECC errors; lost=1: every call about it says the GPU is lost),
+// one `process` line per process on a GPU (gpu = its index; mem in MiB), one
+// `xid` line per Xid error, each delivered once through the event set, in
+// order. Only the calls Skiff makes exist, with NVML's C signatures and
+// return codes.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +29,8 @@ constexpr int kSuccess = 0;
 constexpr int kUninitialized = 1;
 constexpr int kInvalidArgument = 2;
 constexpr int kInsufficientSize = 7;
+constexpr int kTimeout = 10;
+constexpr int kGpuIsLost = 15;
 constexpr unsigned long long kMiB = 1024ull * 1024;
 
 struct FakeProcess {
@@ -39,8 +45,18 @@ struct FakeGpu {
   unsigned long long mem_total_mib = 40960;
   unsigned long long mem_used_mib = 0;
   unsigned long long energy_mj = 0;
+  unsigned long long ecc = 0;
+  bool lost = false;
   std::vector<FakeProcess> processes;
 };
+
+struct FakeXid {
+  unsigned gpu = 0;
+  unsigned long long code = 0;
+};
+
+std::vector<FakeXid> xids;  // the state file's, as last read
+size_t xids_delivered = 0;
 
 bool initialised = false;
 
@@ -59,6 +75,7 @@ std::vector<FakeGpu> Gpus() {
     return gpus;
   }
   std::vector<FakeGpu> gpus;
+  xids.clear();
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream words(line);
@@ -73,6 +90,8 @@ std::vector<FakeGpu> Gpus() {
         if (unsigned long long v = Number(word, "memtotal"); v != ~0ull) gpu.mem_total_mib = v;
         if (unsigned long long v = Number(word, "memused"); v != ~0ull) gpu.mem_used_mib = v;
         if (unsigned long long v = Number(word, "energy"); v != ~0ull) gpu.energy_mj = v;
+        if (unsigned long long v = Number(word, "ecc"); v != ~0ull) gpu.ecc = v;
+        if (unsigned long long v = Number(word, "lost"); v != ~0ull) gpu.lost = v != 0;
         if (word.compare(0, 5, "name=") == 0) {
           gpu.name = word.substr(5);
           for (char& c : gpu.name) c = c == '_' ? ' ' : c;
@@ -88,18 +107,26 @@ std::vector<FakeGpu> Gpus() {
         if (unsigned long long v = Number(word, "mem"); v != ~0ull) process.mem_mib = v;
       }
       if (index < gpus.size()) gpus[index].processes.push_back(process);
+    } else if (kind == "xid") {
+      FakeXid xid;
+      while (words >> word) {
+        if (unsigned long long v = Number(word, "gpu"); v != ~0ull) xid.gpu = v;
+        if (unsigned long long v = Number(word, "code"); v != ~0ull) xid.code = v;
+      }
+      xids.push_back(xid);
     }
   }
   return gpus;
 }
 
-// A device handle is its index + 1 (never null).
-bool Lookup(void* device, FakeGpu* out) {
+// A device handle is its index + 1 (never null). kSuccess, or the code every
+// call about the device answers.
+int Lookup(void* device, FakeGpu* out) {
   const unsigned long index = reinterpret_cast<unsigned long>(device) - 1;
   std::vector<FakeGpu> gpus = Gpus();
-  if (!initialised || index >= gpus.size()) return false;
+  if (!initialised || index >= gpus.size()) return kInvalidArgument;
   *out = gpus[index];
-  return true;
+  return out->lost ? kGpuIsLost : kSuccess;
 }
 
 }  // namespace
@@ -113,6 +140,12 @@ struct nvmlUtilization_t {
 };
 struct nvmlMemory_t {
   unsigned long long total, free, used;
+};
+struct nvmlEventData_t {
+  void* device;
+  unsigned long long eventType;
+  unsigned long long eventData;
+  unsigned gpuInstanceId, computeInstanceId;
 };
 struct nvmlProcessInfo_t {  // nvmlProcessInfo_v2_t, what the _v3 calls fill
   unsigned pid;
@@ -141,26 +174,26 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned index, void** device) {
 }
 int nvmlDeviceGetMinorNumber(void* device, unsigned* minor) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   *minor = gpu.minor;
   return kSuccess;
 }
 int nvmlDeviceGetName(void* device, char* name, unsigned length) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   std::snprintf(name, length, "%s", gpu.name.c_str());
   return kSuccess;
 }
 int nvmlDeviceGetUtilizationRates(void* device, nvmlUtilization_t* rates) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   rates->gpu = gpu.util;
   rates->memory = 0;
   return kSuccess;
 }
 int nvmlDeviceGetMemoryInfo(void* device, nvmlMemory_t* memory) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   memory->total = gpu.mem_total_mib * kMiB;
   memory->used = gpu.mem_used_mib * kMiB;
   memory->free = memory->total > memory->used ? memory->total - memory->used : 0;
@@ -168,14 +201,14 @@ int nvmlDeviceGetMemoryInfo(void* device, nvmlMemory_t* memory) {
 }
 int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* energy_mj) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   *energy_mj = gpu.energy_mj;
   return kSuccess;
 }
 int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned* count,
                                             nvmlProcessInfo_t* infos) {
   FakeGpu gpu;
-  if (!Lookup(device, &gpu)) return kInvalidArgument;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   const unsigned have = static_cast<unsigned>(gpu.processes.size());
   if (infos == nullptr || *count < have) {
     const bool none = have == 0;
@@ -188,6 +221,30 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* device, unsigned* count,
   *count = have;
   return kSuccess;
 }
+int nvmlDeviceGetTotalEccErrors(void* device, int /*type*/, int /*counter*/,
+                                unsigned long long* count) {
+  FakeGpu gpu;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
+  *count = gpu.ecc;
+  return kSuccess;
+}
+int nvmlEventSetCreate(void** set) {
+  *set = reinterpret_cast<void*>(1);
+  return kSuccess;
+}
+int nvmlDeviceRegisterEvents(void* device, unsigned long long, void*) {
+  FakeGpu gpu;
+  return Lookup(device, &gpu);
+}
+// The next Xid line not yet delivered, at once (the timeout is not waited).
+int nvmlEventSetWait_v2(void*, nvmlEventData_t* data, unsigned) {
+  Gpus();
+  if (xids_delivered >= xids.size()) return kTimeout;
+  const FakeXid& xid = xids[xids_delivered++];
+  *data = {reinterpret_cast<void*>(static_cast<unsigned long>(xid.gpu + 1)), 0x8, xid.code, 0, 0};
+  return kSuccess;
+}
+int nvmlEventSetFree(void*) { return kSuccess; }
 const char* nvmlErrorString(int rc) {
   switch (rc) {
     case kSuccess:
@@ -198,6 +255,10 @@ const char* nvmlErrorString(int rc) {
       return "Invalid Argument";
     case kInsufficientSize:
       return "Insufficient Size";
+    case kTimeout:
+      return "Timeout";
+    case kGpuIsLost:
+      return "GPU is lost";
     default:
       return "Unknown Error";
   }

@@ -3,7 +3,8 @@
 // job write) every JobAcctGatherFrequency, and the job's end carries them to
 // ctld: sacct's gres/gpuutil and gres/gpumem on the batch step, the GPUs'
 // energy as ConsumedEnergy, seff's GPU lines; a process on a GPU no job holds
-// is logged. A restarted noded goes on from the figures it kept.
+// is logged. A restarted noded goes on from the figures it kept; a running
+// job's GPUs are on /metrics.
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
@@ -39,7 +42,8 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   LocalCluster::Options options;
   options.nodes = 1;
   options.gpu_nodes = 1;
-  options.extra_config = "JobAcctGatherFrequency=task=1\n";
+  options.extra_config = "JobAcctGatherFrequency=task=1\nHeartbeatInterval=1\n";
+  options.restd = true;
   options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
       "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
   auto started = LocalCluster::Start(options);
@@ -78,6 +82,26 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
                                                          {{"energy=1000", "energy=61000"}});
     ASSERT_EQ(rename((state + ".new").c_str(), state.c_str()), 0);
   }
+  // The running job's GPU on /metrics, from noded's heartbeats.
+  const std::string secret(
+      absl::StripAsciiWhitespace(ReadFile(cluster.dir() + "/etc/metrics.token")));
+  const int port = RestdAddressOf(cluster).port;
+  auto metrics = [&] {
+    return cluster
+        .Run(absl::StrCat("curl -s -H 'Authorization: Bearer ", secret, "' http://127.0.0.1:", port,
+                          "/metrics"))
+        .out;
+  };
+  const std::string family = absl::StrCat("skiff_job_gpu_utilization_percent{job=\"", id, "\",");
+  ASSERT_TRUE(Eventually(60, [&] {
+    const std::string text = metrics();
+    const size_t at = text.find(family);
+    return at != std::string::npos && text.find("node=\"n1\"", at) != std::string::npos &&
+           text.find("} 80\n", at) != std::string::npos;
+  })) << metrics();
+  EXPECT_NE(metrics().find(absl::StrCat("skiff_job_gpu_memory_max_bytes{job=\"", id, "\",")),
+            std::string::npos);
+
   // noded restarted (killed outright): the new one goes on from the job
   // directory's figures, so the energy counts from the job's first sample.
   const pid_t noded = cluster.Pid("noded-n1");
@@ -226,6 +250,58 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   EXPECT_EQ(state_of(b), "RUNNING|None\n") << "a job busy again is left alone";
   std::ofstream(dir + "/release") << "";
   EXPECT_TRUE(Eventually(60, [&] { return state_of(b) == "COMPLETED|None\n"; })) << state_of(b);
+  system(absl::StrCat("rm -rf ", state_dir).c_str());
+}
+
+// A GPU that reports a fault Xid drains its node with a reason naming the
+// GPU and the error, and the job on it goes back to the queue; RESUME brings
+// the node back and the job runs again.
+TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
+  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
+  ASSERT_NE(mkdtemp(state_dir), nullptr);
+  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  std::ofstream(state) << "gpu minor=0 util=50\ngpu minor=1 util=50\n";
+  chmod(state_dir, 0755);
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.extra_config = "JobAcctGatherFrequency=1\n";
+  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
+      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  std::ofstream(dir + "/run.sh") << "#!/bin/bash\necho $SLURM_JOB_GPUS >> " << dir
+                                 << "/gpus\nsleep 600\n";
+  CommandResult submit =
+      cluster.Run(absl::StrCat("sbatch -p gpu --gres=gpu:1 -o /dev/null ", dir, "/run.sh"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  const std::string id = absl::StrCat(ids[0]);
+  ASSERT_TRUE(Eventually(60, [&] { return !ReadFile(dir + "/gpus").empty(); }));
+  const int gpu = atoi(ReadFile(dir + "/gpus").c_str());
+
+  std::ofstream(state, std::ios::app) << "xid gpu=" << gpu << " code=79\n";
+  const std::string reason =
+      absl::StrCat("GPU /dev/nvidia", gpu, ": Xid 79 (GPU has fallen off the bus)");
+  ASSERT_TRUE(
+      Eventually(60, [&] { return cluster.Run("sinfo -R -h -o '%E|%N'").out == reason + "|n1\n"; }))
+      << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           const std::string job = cluster.Run("scontrol show job " + id).out;
+                           return job.find("Restarts=1") != std::string::npos &&
+                                  job.find("JobState=PENDING") != std::string::npos;
+                         }))
+      << cluster.Run("scontrol show job " + id).out << cluster.Log("ctld.log");
+
+  ASSERT_EQ(cluster.Run("scontrol update NodeName=n1 State=RESUME").exit_code, 0);
+  EXPECT_TRUE(
+      Eventually(60, [&] { return cluster.Run("squeue -h -o %T -j " + id).out == "RUNNING\n"; }))
+      << cluster.Run("squeue").out << cluster.Run("sinfo -R").out;
+  EXPECT_EQ(cluster.Run("sinfo -R -h").out, "") << "a fault is reported once";
+  cluster.Run("scancel " + id);
   system(absl::StrCat("rm -rf ", state_dir).c_str());
 }
 

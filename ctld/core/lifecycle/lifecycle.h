@@ -206,6 +206,7 @@ class Lifecycle {
   Effects EnforceGpuIdle(int64_t now);
   // A running job's GPUs as the latest heartbeat gave them; null: none known.
   const GpuWatch* JobGpus(uint64_t job_id) const;
+  const std::map<uint64_t, GpuWatch>& gpu_watches() const { return gpu_watch_; }
   // Forgets finished jobs older than MinJobAge (they stay in the store). Not a
   // transaction: nothing is written. Returns how many jobs it forgot.
   size_t Purge(int64_t now);
