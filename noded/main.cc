@@ -244,6 +244,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   gpu_options.node_name = node_name;
   gpu_options.period = std::chrono::seconds(config.job_acct_gather_frequency);
   gpu_options.gpu_files = job_options->gpu_files;
+  gpu_options.job_mapping_dir = config.hpc_job_mapping_dir;
   GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
   NodeAgent agent(ctld_target, registration, gpus, auth, logger);
   agent.SetGpuSource([&gpus] { return gpus.TakeRunning(); },

@@ -160,8 +160,12 @@ struct SkiffConfig {
   std::string proctrack_type = "proctrack/pgid";  // ProctrackType; proctrack/cgroup: noded
                                                   //   tracks each job in a cgroup
   std::string health_check_program;               // HealthCheckProgram, run by noded
-  int64_t health_check_interval = 0;              // HealthCheckInterval seconds; 0: at start only
-  std::string health_check_node_state = "ANY";    // HealthCheckNodeState, comma list
+  // HpcJobMappingDir (Skiff's own, named after dcgm-exporter's
+  // --hpc-job-mapping-dir): noded keeps a file per GPU there, named by its
+  // NVML index and holding the ids of the jobs on it; "" = none.
+  std::string hpc_job_mapping_dir;
+  int64_t health_check_interval = 0;            // HealthCheckInterval seconds; 0: at start only
+  std::string health_check_node_state = "ANY";  // HealthCheckNodeState, comma list
   std::string task_plugin;  // TaskPlugin, as written; task/cgroup in it: cgroup.conf's limits
   std::vector<std::string> gres_types;        // GresTypes=gpu
   SchedulerParameters scheduler_parameters;   // SchedulerParameters=a=1,b

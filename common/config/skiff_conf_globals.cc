@@ -329,6 +329,10 @@ const KeyTable<GlobalState>& GlobalKeys() {
           // A comma list (task/affinity,task/cgroup); only task/cgroup changes anything.
           {"TaskPlugin",
            [](std::string_view v, G& g) { return SetString(v, g.config.task_plugin); }},
+          {"HpcJobMappingDir",
+           [](std::string_view v, G& g) {
+             return SetOptionalPath(v, g.config.hpc_job_mapping_dir);
+           }},
           {"HealthCheckProgram",
            [](std::string_view v, G& g) {
              return SetOptionalPath(v, g.config.health_check_program);

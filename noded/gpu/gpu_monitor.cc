@@ -1,6 +1,7 @@
 #include "noded/gpu/gpu_monitor.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <iterator>
@@ -29,6 +30,21 @@ void GpuMonitor::Start() {
   }
   nvml_ = std::move(*nvml);
   logger_.info("GPU usage: sampled every {} s through NVML", options_.period.count());
+  if (!options_.job_mapping_dir.empty()) {
+    // Root writes there: only a directory no one else may write (no planted
+    // link is followed).
+    const std::string& dir = options_.job_mapping_dir;
+    mkdir(dir.c_str(), 0755);
+    struct stat st;
+    mapping_usable_ = lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+                      st.st_uid == geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+    if (!mapping_usable_) {
+      logger_.error(
+          "HpcJobMappingDir={}: not a directory of uid {} that only it may write; "
+          "no job mapping is written",
+          dir, geteuid());
+    }
+  }
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -86,6 +102,7 @@ void GpuMonitor::SampleNow() {
         on_it.empty() ? std::string() : absl::StrCat(" and JobId=", on_it.front(), " requeued"));
     if (fault_listener_) fault_listener_(reason, on_it);
   }
+  if (mapping_usable_) WriteJobMapping(*readings, holder_of_minor);
   if (held.empty()) return;
   std::map<unsigned, const GpuReading*> by_minor;
   std::map<pid_t, uint64_t> job_of_pid;
@@ -149,6 +166,24 @@ void GpuMonitor::SampleNow() {
     if (absl::Status s = WriteFileAtomically(path, FormatGpuUses(uses), 0600); !s.ok()) {
       logger_.warn("JobId={}: {}", id, std::string(s.message()));
     }
+  }
+}
+
+void GpuMonitor::WriteJobMapping(const std::vector<GpuReading>& readings,
+                                 const std::map<unsigned, uint64_t>& holder_of_minor) {
+  for (size_t index = 0; index < readings.size(); ++index) {
+    if (!readings[index].error.empty()) continue;
+    auto holder = holder_of_minor.find(readings[index].minor);
+    const std::string text =
+        holder == holder_of_minor.end() ? "" : absl::StrCat(holder->second, "\n");
+    auto written = mapping_written_.find(index);
+    if (written != mapping_written_.end() && written->second == text) continue;
+    const std::string path = absl::StrCat(options_.job_mapping_dir, "/", index);
+    if (absl::Status s = WriteFileAtomically(path, text, 0644); !s.ok()) {
+      logger_.warn("HpcJobMappingDir: {}", std::string(s.message()));
+      continue;
+    }
+    mapping_written_[index] = text;
   }
 }
 

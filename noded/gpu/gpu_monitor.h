@@ -14,11 +14,11 @@
 // Without NVML on the node (no driver, most nodes), without GPUs in gres.conf
 // or with a frequency of 0, it logs why once and samples nothing.
 //
-// Threads: the sampling thread (Start to Stop) owns nvml_ and the strays
-// already logged; mu_ guards uses_, recent_peaks_ and running_, and is held from the check that a
-// job runs to the end of its file's write, so that an acknowledgement (the agent's thread), which
-// takes mu_, waits for a write in flight and none follows it. The JobReportSource methods run on
-// the agent's thread and read the files without mu_.
+// Threads: the sampling thread (Start to Stop) owns nvml_, the strays
+// already logged and the job mapping written; mu_ guards uses_, recent_peaks_ and running_, and is
+// held from the check that a job runs to the end of its file's write, so that an acknowledgement
+// (the agent's thread), which takes mu_, waits for a write in flight and none follows it. The
+// JobReportSource methods run on the agent's thread and read the files without mu_.
 #ifndef SKIFF_NODED_GPU_GPU_MONITOR_H_
 #define SKIFF_NODED_GPU_GPU_MONITOR_H_
 
@@ -49,6 +49,10 @@ struct GpuMonitorOptions {
   std::chrono::seconds period{30};     // JobAcctGatherFrequency's task=; 0: off
   std::vector<std::string> gpu_files;  // by gres index (gres.conf File=)
   std::string library = kNvmlLibrary;
+  // HpcJobMappingDir: a file per GPU, named by its NVML index, holding the id
+  // of the job on it (dcgm-exporter's --hpc-job-mapping-dir); "" = none. It
+  // must be a directory of noded's user that no one else may write.
+  std::string job_mapping_dir;
 };
 
 class GpuMonitor final : public JobReportSource {
@@ -87,6 +91,9 @@ class GpuMonitor final : public JobReportSource {
 
  private:
   void Loop();
+  // Writes the files of HpcJobMappingDir that changed.
+  void WriteJobMapping(const std::vector<GpuReading>& readings,
+                       const std::map<unsigned, uint64_t>& holder_of_minor);
   void AddGpus(std::vector<JobReport>* reports);
 
   const GpuMonitorOptions options_;
@@ -97,6 +104,8 @@ class GpuMonitor final : public JobReportSource {
   GpuFaultWatch faults_;
   std::function<void(const std::string&, const std::vector<uint64_t>&)> fault_listener_;
   std::set<std::pair<unsigned, pid_t>> strays_logged_;
+  std::map<size_t, std::string> mapping_written_;  // NVML index -> its file's text
+  bool mapping_usable_ = false;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -42,7 +42,8 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   LocalCluster::Options options;
   options.nodes = 1;
   options.gpu_nodes = 1;
-  options.extra_config = "JobAcctGatherFrequency=task=1\nHeartbeatInterval=1\n";
+  options.extra_config =
+      "JobAcctGatherFrequency=task=1\nHeartbeatInterval=1\nHpcJobMappingDir=@DIR@/jobmap\n";
   options.restd = true;
   options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
       "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
@@ -57,6 +58,7 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   std::ofstream(dir + "/gpu.sh") << "#!/bin/bash\n"
                                     "echo \"process gpu=$SLURM_JOB_GPUS pid=$$ mem=2048\" >> "
                                  << state << "\n"
+                                 << "echo $SLURM_JOB_GPUS > " << dir << "/gpu.$SLURM_JOB_ID\n"
                                  << "touch " << dir << "/started\n"
                                  << "for i in $(seq 600); do [ -e " << dir
                                  << "/release ] && exit 0; sleep 0.2; done\nexit 1\n";
@@ -82,6 +84,14 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
                                                          {{"energy=1000", "energy=61000"}});
     ASSERT_EQ(rename((state + ".new").c_str(), state.c_str()), 0);
   }
+  // dcgm-exporter's job mapping: the file of the job's GPU (NVML index =
+  // gres index here) names the job.
+  const std::string gpu_index =
+      std::string(absl::StripAsciiWhitespace(ReadFile(absl::StrCat(dir, "/gpu.", id))));
+  const std::string mapping = absl::StrCat(dir, "/jobmap/", gpu_index);
+  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(mapping) == id + "\n"; }))
+      << ReadFile(mapping) << cluster.Log("noded-n1.log");
+
   // The running job's GPU on /metrics, from noded's heartbeats.
   const std::string secret(
       absl::StripAsciiWhitespace(ReadFile(cluster.dir() + "/etc/metrics.token")));
@@ -115,6 +125,9 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   ASSERT_TRUE(Eventually(60, [&] {
     return cluster.Run("sacct -n -X -o State -j " + id).out.find("COMPLETED") != std::string::npos;
   })) << cluster.Run("sacct -j " + id).out;
+
+  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(mapping).empty(); }))
+      << "the job ended: its GPU's file is emptied";
 
   CommandResult sacct =
       cluster.Run("sacct -P -n -o JobID,TRESUsageInMax,TRESUsageInAve,ConsumedEnergyRaw -j " + id);
