@@ -308,6 +308,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
                        step_reports);
   service.SetNodeControl(node_control.get(), &logger);
   service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
+  service.SetGpuUses([&gpus](uint64_t job_id) { return gpus.UsesOf(job_id); });
   absl::StatusOr<NodeServer> server = StartNodeServer(setup, connection_limits, service, logger);
   if (!server.ok()) return Fatal(std::string(server.status().message()));
   if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));

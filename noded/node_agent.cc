@@ -8,6 +8,7 @@
 
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "noded/gpu/gpu_usage_proto.h"
 
 namespace skiff::noded {
 namespace {
@@ -19,18 +20,6 @@ constexpr double kMinBackoff = 0.2;
 constexpr double kMaxBackoff = 10.0;
 constexpr size_t kStepBatch = 500;
 constexpr double kStepLinger = 0.1;  // seconds
-
-void GpuToProto(const GpuUse& gpu, v1::GpuUsage* g) {
-  g->set_index(gpu.index);
-  g->set_samples(gpu.samples);
-  g->set_util_sum(gpu.util_sum);
-  g->set_util_max(gpu.util_max);
-  g->set_memory_samples(gpu.memory_samples);
-  g->set_memory_sum_mib(gpu.memory_sum_mib);
-  g->set_memory_max_bytes(gpu.memory_max_bytes);
-  g->set_memory_total_bytes(gpu.memory_total_bytes);
-  g->set_energy_mj(gpu.EnergyMj());
-}
 
 void ToProto(const JobReport& report, v1::NodeJobReport* out) {
   out->set_job_id(report.job_id);
@@ -55,7 +44,7 @@ void ToProto(const JobReport& report, v1::NodeJobReport* out) {
     out->set_system_cpu_usec(report.result.system_cpu_usec);
     out->set_max_rss_kb(report.result.max_rss_kb);
   }
-  for (const GpuUse& gpu : report.result.gpus) GpuToProto(gpu, out->add_gpus());
+  for (const GpuUse& gpu : report.result.gpus) GpuUseToProto(gpu, out->add_gpus());
 }
 
 SteadyClock::time_point After(double seconds) {
@@ -191,7 +180,7 @@ bool NodeAgent::Heartbeat() {
     out->set_job_id(job.job_id);
     for (size_t i = 0; i < job.gpus.size(); ++i) {
       v1::GpuUsage* g = out->add_gpus();
-      GpuToProto(job.gpus[i], g);
+      GpuUseToProto(job.gpus[i], g);
       if (i < job.recent_peaks.size() && job.recent_peaks[i] >= 0) {
         g->set_recent_util_max(job.recent_peaks[i]);
       }

@@ -29,6 +29,7 @@
 #include "noded/health_check.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
+#include "noded/job_report.h"
 #include "noded/step_reports.h"
 #include "noded/steps/step_manager.h"
 #include "noded/steps/step_record.h"
@@ -98,6 +99,11 @@ class NodedService final : public v1::Noded::Service {
   // Before the server starts: the most RunStep streams one unprivileged user
   // may hold open here at once.
   void SetMaxStepStreamsPerUser(int max) { max_step_streams_per_user_ = max; }
+  // A running job's GPUs so far (gpu/gpu_monitor.h), for sstat's batch step.
+  // Before serving; unset, none are given.
+  void SetGpuUses(std::function<std::vector<GpuUse>(uint64_t job_id)> uses) {
+    gpu_uses_ = std::move(uses);
+  }
 
   // Step calls this noded serves now (srun's RunStep, a step manager's
   // RunTasks, sattach's AttachStep): noded restarts in place (reconfigure)
@@ -180,6 +186,7 @@ class NodedService final : public v1::Noded::Service {
   // one of gRPC's threads for its life, so one user may hold at most
   // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
   int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
+  std::function<std::vector<GpuUse>(uint64_t)> gpu_uses_;
   std::atomic<int> open_step_calls_{0};
   // One step call, counted in open_step_calls_ for its life.
   class StepCall {

@@ -38,6 +38,7 @@
 #include "noded/container/container_support.h"
 #include "noded/container/image_container.h"
 #include "noded/file_io.h"
+#include "noded/gpu/gpu_usage_proto.h"
 #include "noded/noded_service.h"
 #include "noded/steps/step_env.h"
 #include "noded/steps/step_record.h"
@@ -408,6 +409,13 @@ grpc::Status NodedService::StatStep(grpc::ServerContext* context,
     AddTaskUsage(0, node_name_, usage, reply);
     reply->set_ntasks(1);
     reply->set_node_list(node_name_);
+    if (gpu_uses_) {
+      for (const GpuUse& gpu : gpu_uses_(request->job_id())) {
+        v1::GpuUsage* out = reply->add_gpus();
+        GpuUseToProto(gpu, out);
+        out->set_node(node_name_);
+      }
+    }
     return grpc::Status::OK;
   }
   std::optional<LiveStep> live = steps_.FindLive(request->job_id(), request->step_id());

@@ -453,11 +453,12 @@ std::string Value(const Row& row, Column column, int64_t now, int units) {
       // are not measured, so not printed.
       if (!step || !step->has_usage()) return "";
       const int64_t tasks = std::max(1, step->ntasks());
-      std::string tot = absl::StrCat(
-          "cpu=", CpuTime(step->user_cpu_usec() + step->system_cpu_usec()), ",mem=",
-          ConvertNumUnit(static_cast<double>(step->ave_rss_kb()) * 1024.0 * tasks, 0, units));
+      // Names sorted, as Slurm prints TRES: cpu, gres/..., mem.
       const std::string gpus = GpuTres(row, false, units);
-      return gpus.empty() ? tot : absl::StrCat(tot, ",", gpus);
+      return absl::StrCat(
+          "cpu=", CpuTime(step->user_cpu_usec() + step->system_cpu_usec()), gpus.empty() ? "" : ",",
+          gpus, ",mem=",
+          ConvertNumUnit(static_cast<double>(step->ave_rss_kb()) * 1024.0 * tasks, 0, units));
     }
     case kTresUsageInAve:
       return GpuTres(row, false, units);

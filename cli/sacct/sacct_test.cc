@@ -307,6 +307,24 @@ TEST_F(SacctTest, StepUsageAsSlurmPrintsIt) {
   step->set_ntasks(4);
   EXPECT_EQ(FormatSacct(reply, *ParseSacctFormat("JobID,TRESUsageInTot"), layout),
             "9|\n9.batch|cpu=00:01.234,mem=1.50M\n9.0|cpu=01:01:01,mem=8M\n9.1|\n");
+  // The job's sampled GPUs: gres/gpumem and gres/gpuutil on the batch step,
+  // the GPUs' energy on the job's and the batch step's rows.
+  v1::GpuUsage* gpu = job->add_gpus();
+  gpu->set_samples(2);
+  gpu->set_util_sum(90);
+  gpu->set_util_max(60);
+  gpu->set_memory_samples(2);
+  gpu->set_memory_sum_mib(3072);
+  gpu->set_memory_max_bytes(2ull << 30);
+  gpu->set_energy_mj(5000000);
+  EXPECT_EQ(FormatSacct(reply,
+                        *ParseSacctFormat("JobID,TRESUsageInAve,TRESUsageInMax,TRESUsageInTot,"
+                                          "ConsumedEnergy,ConsumedEnergyRaw"),
+                        layout),
+            "9||||5000|5000\n"
+            "9.batch|gres/gpumem=1.50G,gres/gpuutil=45|gres/gpumem=2G,gres/gpuutil=60|"
+            "cpu=00:01.234,gres/gpumem=1.50G,gres/gpuutil=45,mem=1.50M|5000|5000\n"
+            "9.0|||cpu=01:01:01,mem=8M|0|0\n9.1||||0|0\n");
 }
 
 TEST(SacctTresArray, SlurmsJsonTresList) {

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "cli/common/gpu_usage_summary.h"
 
 namespace skiff::cli {
 namespace {
@@ -184,10 +185,22 @@ Measures MeasuresOf(const v1::StatStepReply& u) {
 std::string Cpu(double seconds) { return SstatCpuTime(static_cast<uint64_t>(seconds)); }
 
 // TRES usage strings, as Slurm prints them (names sorted, sizes converted).
+// `gpus`: "gres/gpumem=...,gres/gpuutil=..." (the batch step of a job whose
+// GPUs are sampled), "" for none.
 std::string TresIn(const std::string& cpu, const std::string& disk, const std::string& mem,
-                   const std::string& pages, const std::string& vmem, const std::string& energy) {
-  return absl::StrCat("cpu=", cpu, ",energy=", energy, ",fs/disk=", disk, ",mem=", mem,
-                      ",pages=", pages, ",vmem=", vmem);
+                   const std::string& pages, const std::string& vmem, const std::string& energy,
+                   const std::string& gpus = "") {
+  return absl::StrCat("cpu=", cpu, ",energy=", energy, ",fs/disk=", disk, gpus.empty() ? "" : ",",
+                      gpus, ",mem=", mem, ",pages=", pages, ",vmem=", vmem);
+}
+
+// The job's sampled GPUs as Slurm 23.02's input TRES: averages, or peaks.
+std::string GpuTres(const v1::StatStepReply& usage, bool max) {
+  const GpuUsageSummary gpus = SummarizeGpuUsage(usage.gpus());
+  if (!gpus.measured) return "";
+  return absl::StrCat(
+      "gres/gpumem=", SstatSize(static_cast<double>(max ? gpus.memory_max : gpus.memory_ave)),
+      ",gres/gpuutil=", max ? gpus.util_max : gpus.util_ave);
 }
 std::string TresOut(const std::string& energy, const std::string& disk) {
   return absl::StrCat("energy=", energy, ",fs/disk=", disk);
@@ -273,16 +286,16 @@ std::string Value(const SstatStep& step, const Measures& m, Column column) {
       return "Unknown";
     case kTresInAve:
       return TresIn(Cpu(m.cpu.ave), size(m.read.ave), size(m.rss.ave), size(m.pages.ave),
-                    size(m.vmem.ave), "0");
+                    size(m.vmem.ave), "0", GpuTres(u, false));
     case kTresInMax:
       return TresIn(Cpu(m.cpu.max), size(m.read.max), size(m.rss.max), size(m.pages.max),
-                    size(m.vmem.max), "0");
+                    size(m.vmem.max), "0", GpuTres(u, true));
     case kTresInMin:
       return TresIn(Cpu(m.cpu.min), size(m.read.min), size(m.rss.min), size(m.pages.min),
                     size(m.vmem.min), "0");
     case kTresInTot:
       return TresIn(Cpu(m.cpu.total), size(m.read.total), size(m.rss.total), size(m.pages.total),
-                    size(m.vmem.total), "0");
+                    size(m.vmem.total), "0", GpuTres(u, false));
     case kTresInMaxNode:
       return TresIn(m.cpu.max_node, m.read.max_node, m.rss.max_node, m.pages.max_node,
                     m.vmem.max_node, m.cpu.max_node);

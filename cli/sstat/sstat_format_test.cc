@@ -59,6 +59,30 @@ TEST(FormatSstat, AveragesMaximaAndWhereTheyAre) {
             "42.0|2|00:00:35|00:00:05|n2|4M|n1|0|2652K|1.00M|n[1-2]|100,101\n");
 }
 
+TEST(FormatSstat, TheBatchStepsSampledGpusAreInputTres) {
+  SstatStep batch;
+  batch.id = "42.batch";
+  batch.usage.set_ntasks(1);
+  *batch.usage.add_tasks() = Task(0, "n1", 1, 1024 * 1024, 0);
+  v1::GpuUsage* gpu = batch.usage.add_gpus();
+  gpu->set_samples(4);
+  gpu->set_util_sum(200);
+  gpu->set_util_max(90);
+  gpu->set_memory_samples(4);
+  gpu->set_memory_sum_mib(4096);
+  gpu->set_memory_max_bytes(2ull << 30);
+  absl::StatusOr<std::vector<SstatField>> fields =
+      ParseSstatFormat("TRESUsageInAve,TRESUsageInMax");
+  ASSERT_TRUE(fields.ok()) << fields.status();
+  PrintFieldsLayout parsable;
+  parsable.parsable2 = true;
+  parsable.no_header = true;
+  EXPECT_EQ(
+      FormatSstat({batch}, *fields, parsable),
+      "cpu=00:00:01,energy=0,fs/disk=0,gres/gpumem=1G,gres/gpuutil=50,mem=1M,pages=3,vmem=4M|"
+      "cpu=00:00:01,energy=0,fs/disk=0,gres/gpumem=2G,gres/gpuutil=90,mem=1M,pages=3,vmem=4M\n");
+}
+
 TEST(FormatSstat, FixedWidthColumnsAsSlurm) {
   absl::StatusOr<std::vector<SstatField>> fields = ParseSstatFormat("jobid,maxrss,avecpu%12");
   ASSERT_TRUE(fields.ok());

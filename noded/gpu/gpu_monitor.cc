@@ -207,6 +207,12 @@ std::vector<RunningJobGpus> GpuMonitor::TakeRunning() {
   return out;
 }
 
+std::vector<GpuUse> GpuMonitor::UsesOf(uint64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = uses_.find(job_id);
+  return it == uses_.end() ? std::vector<GpuUse>{} : it->second;
+}
+
 void GpuMonitor::Restore(const std::vector<RunningJobGpus>& taken) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const RunningJobGpus& job : taken) {

@@ -81,6 +81,8 @@ class GpuMonitor final : public JobReportSource {
   std::vector<RunningJobGpus> TakeRunning();
   // The heartbeat did not reach ctld: its peaks count again in the next.
   void Restore(const std::vector<RunningJobGpus>& taken);
+  // A running job's GPUs so far (sstat's batch step); empty when unknown.
+  std::vector<GpuUse> UsesOf(uint64_t job_id);
 
   // JobReportSource: `reports`' reports, each finished job's with its GPUs.
   std::vector<JobReport> Jobs() override;

@@ -4,7 +4,7 @@
 // ctld: sacct's gres/gpuutil and gres/gpumem on the batch step, the GPUs'
 // energy as ConsumedEnergy, seff's GPU lines; a process on a GPU no job holds
 // is logged. A restarted noded goes on from the figures it kept; a running
-// job's GPUs are on /metrics.
+// job's GPUs are in sstat and on /metrics.
 #include <gtest/gtest.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +111,11 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   })) << metrics();
   EXPECT_NE(metrics().find(absl::StrCat("skiff_job_gpu_memory_max_bytes{job=\"", id, "\",")),
             std::string::npos);
+
+  // sstat of the running batch step: its GPUs so far.
+  const CommandResult sstat = cluster.Run("sstat -P -n -o TRESUsageInMax -j " + id + ".batch");
+  EXPECT_NE(sstat.out.find(",gres/gpumem=2G,gres/gpuutil=80,mem="), std::string::npos)
+      << sstat.out << sstat.err;
 
   // noded restarted (killed outright): the new one goes on from the job
   // directory's figures, so the energy counts from the job's first sample.
