@@ -276,4 +276,11 @@ absl::StatusOr<GpuIdlePolicy> ParseGpuIdlePolicy(std::string_view value) {
   return out;
 }
 
+absl::Status SetGpuIdlePolicy(std::string_view value, GpuIdlePolicy& out) {
+  absl::StatusOr<GpuIdlePolicy> policy = ParseGpuIdlePolicy(value);
+  if (!policy.ok()) return policy.status();
+  out = *std::move(policy);
+  return absl::OkStatus();
+}
+
 }  // namespace skiff

@@ -167,6 +167,8 @@ struct GpuIdlePolicy {
 // InvalidArgument names the word: an unknown key, a threshold outside 1..100,
 // minutes not above 0, grace below 0, an action not notify|requeue|cancel.
 absl::StatusOr<GpuIdlePolicy> ParseGpuIdlePolicy(std::string_view value);
+// The same into `out` (unchanged on an error), for the key's setters.
+absl::Status SetGpuIdlePolicy(std::string_view value, GpuIdlePolicy& out);
 // "notify", "requeue", "cancel".
 const char* GpuIdleActionName(GpuIdlePolicy::Action action);
 

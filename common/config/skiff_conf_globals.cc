@@ -410,12 +410,7 @@ const KeyTable<GlobalState>& GlobalKeys() {
                                    g.config.priority_tres_weights);
            }},
           {"GpuIdlePolicy",
-           [](std::string_view v, G& g) {
-             absl::StatusOr<GpuIdlePolicy> policy = ParseGpuIdlePolicy(v);
-             if (!policy.ok()) return policy.status();
-             g.config.gpu_idle_policy = *std::move(policy);
-             return absl::OkStatus();
-           }},
+           [](std::string_view v, G& g) { return SetGpuIdlePolicy(v, g.config.gpu_idle_policy); }},
           {"JobAcctGatherFrequency",
            [](std::string_view v, G& g) { return SetJobAcctGatherFrequency(v, g.config); }},
           {"FirstJobId",

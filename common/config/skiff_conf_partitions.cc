@@ -157,10 +157,7 @@ const KeyTable<PartitionLine>& PartitionKeys() {
            [](std::string_view v, P& p) { return SetOverSubscribe(v, p.partition.oversubscribe); }},
           {"GpuIdlePolicy",
            [](std::string_view v, P& p) {
-             absl::StatusOr<GpuIdlePolicy> policy = ParseGpuIdlePolicy(v);
-             if (!policy.ok()) return policy.status();
-             p.partition.gpu_idle_policy = *std::move(policy);
-             return absl::OkStatus();
+             return SetGpuIdlePolicy(v, p.partition.gpu_idle_policy.emplace());
            }},
           {"GraceTime", [](std::string_view v,
                            P& p) { return SetInt(v, 0, kMaxUint32, p.partition.grace_time); }},

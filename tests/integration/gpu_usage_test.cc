@@ -25,10 +25,41 @@
 namespace skiff::testing {
 namespace {
 
+// A fresh directory for the fake NVML's state file (removed at the end).
+class NvmlStateDir {
+ public:
+  NvmlStateDir() {
+    char dir[] = "/tmp/skiff-nvml-XXXXXX";
+    if (mkdtemp(dir) != nullptr) {
+      dir_ = dir;
+      chmod(dir, 0755);
+    }
+  }
+  ~NvmlStateDir() {
+    if (!dir_.empty()) system(absl::StrCat("rm -rf ", dir_).c_str());
+  }
+  bool ok() const { return !dir_.empty(); }
+  std::string state() const { return dir_ + "/nvml.state"; }
+
+ private:
+  std::string dir_;
+};
+
+// One node with the cluster's two fake GPUs (nvidia0, nvidia1), its noded
+// loading the fake NVML driven by `state`.
+LocalCluster::Options FakeNvmlNode(const std::string& state) {
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
+      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
+  return options;
+}
+
 TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
-  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
-  ASSERT_NE(mkdtemp(state_dir), nullptr);
-  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  NvmlStateDir state_dir;
+  ASSERT_TRUE(state_dir.ok());
+  const std::string state = state_dir.state();
   // Two GPUs (minors 0 and 1, as the cluster's fake nvidia0 and nvidia1), and
   // a process on the second one that no job holds (pid 1).
   const std::string idle_energy =
@@ -36,17 +67,12 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
       "gpu minor=1 util=80 memtotal=40960 energy=1000\n"
       "process gpu=1 pid=1 mem=64\n";
   std::ofstream(state) << idle_energy;
-  chmod(state_dir, 0755);
   chmod(state.c_str(), 0666);
 
-  LocalCluster::Options options;
-  options.nodes = 1;
-  options.gpu_nodes = 1;
+  LocalCluster::Options options = FakeNvmlNode(state);
   options.extra_config =
       "JobAcctGatherFrequency=task=1\nHeartbeatInterval=1\nHpcJobMappingDir=@DIR@/jobmap\n";
   options.restd = true;
-  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
-      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
@@ -160,7 +186,6 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
                       "is no job's"),
             std::string::npos)
       << cluster.Log("noded-n1.log");
-  system(absl::StrCat("rm -rf ", state_dir).c_str());
 }
 
 // GpuIdlePolicy: a job whose GPU stays idle is warned (a line in its output,
@@ -168,9 +193,9 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
 // the grace cancelled with a reason; a warned job whose GPU is busy again is
 // left alone.
 TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
-  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
-  ASSERT_NE(mkdtemp(state_dir), nullptr);
-  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  NvmlStateDir state_dir;
+  ASSERT_TRUE(state_dir.ok());
+  const std::string state = state_dir.state();
   // Both GPUs busy until the test says otherwise.
   auto set_util = [&](int gpu0, int gpu1) {
     std::ofstream(state + ".new") << "gpu minor=0 util=" << gpu0 << "\ngpu minor=1 util=" << gpu1
@@ -178,11 +203,8 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
     return rename((state + ".new").c_str(), state.c_str()) == 0;
   };
   ASSERT_TRUE(set_util(80, 80));
-  chmod(state_dir, 0755);
 
-  LocalCluster::Options options;
-  options.nodes = 1;
-  options.gpu_nodes = 1;
+  LocalCluster::Options options = FakeNvmlNode(state);
   // Idle for 3 s: warned; 12 s later, still idle: cancelled.
   options.extra_config =
       "JobAcctGatherFrequency=1\nHeartbeatInterval=1\nMailProg=@DIR@/etc/mail.sh\n"
@@ -190,8 +212,6 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   options.files["etc/mail.sh"] =
       "#!/bin/sh\necho \"$SLURM_JOB_ID|$SLURM_JOB_MAIL_TYPE|$SKIFF_GPU_IDLE|$*\" >> "
       "@DIR@/log/mail.txt\n";
-  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
-      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
@@ -268,24 +288,18 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   EXPECT_EQ(state_of(b), "RUNNING|None\n") << "a job busy again is left alone";
   std::ofstream(dir + "/release") << "";
   EXPECT_TRUE(Eventually(60, [&] { return state_of(b) == "COMPLETED|None\n"; })) << state_of(b);
-  system(absl::StrCat("rm -rf ", state_dir).c_str());
 }
 
 // A GPU that reports a fault Xid drains its node with a reason naming the
 // GPU and the error, and the job on it goes back to the queue; RESUME brings
 // the node back and the job runs again.
 TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
-  char state_dir[] = "/tmp/skiff-nvml-XXXXXX";
-  ASSERT_NE(mkdtemp(state_dir), nullptr);
-  const std::string state = absl::StrCat(state_dir, "/nvml.state");
+  NvmlStateDir state_dir;
+  ASSERT_TRUE(state_dir.ok());
+  const std::string state = state_dir.state();
   std::ofstream(state) << "gpu minor=0 util=50\ngpu minor=1 util=50\n";
-  chmod(state_dir, 0755);
-  LocalCluster::Options options;
-  options.nodes = 1;
-  options.gpu_nodes = 1;
+  LocalCluster::Options options = FakeNvmlNode(state);
   options.extra_config = "JobAcctGatherFrequency=1\n";
-  options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
-      "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state);
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
@@ -320,7 +334,6 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
       << cluster.Run("squeue").out << cluster.Run("sinfo -R").out;
   EXPECT_EQ(cluster.Run("sinfo -R -h").out, "") << "a fault is reported once";
   cluster.Run("scancel " + id);
-  system(absl::StrCat("rm -rf ", state_dir).c_str());
 }
 
 }  // namespace
