@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
@@ -179,7 +181,13 @@ void GpuMonitor::WriteJobMapping(const std::vector<GpuReading>& readings,
     auto written = mapping_written_.find(index);
     if (written != mapping_written_.end() && written->second == text) continue;
     const std::string path = absl::StrCat(options_.job_mapping_dir, "/", index);
-    if (absl::Status s = WriteFileAtomically(path, text, 0644); !s.ok()) {
+    if (text.empty()) {
+      // A free GPU has no file: dcgm-exporter then labels it with no job.
+      if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+        logger_.warn("HpcJobMappingDir: cannot remove {}: {}", path, strerror(errno));
+        continue;
+      }
+    } else if (absl::Status s = WriteFileAtomically(path, text, 0644); !s.ok()) {
       logger_.warn("HpcJobMappingDir: {}", std::string(s.message()));
       continue;
     }

@@ -49,8 +49,9 @@ struct GpuMonitorOptions {
   std::chrono::seconds period{30};     // JobAcctGatherFrequency's task=; 0: off
   std::vector<std::string> gpu_files;  // by gres index (gres.conf File=)
   std::string library = kNvmlLibrary;
-  // HpcJobMappingDir: a file per GPU, named by its NVML index, holding the id
-  // of the job on it (dcgm-exporter's --hpc-job-mapping-dir); "" = none. It
+  // HpcJobMappingDir: a file per GPU a job holds, named by its NVML index,
+  // holding the job's id (dcgm-exporter's --hpc-job-mapping-dir; a free GPU
+  // has none); "" = none. It
   // must be a directory of noded's user that no one else may write.
   std::string job_mapping_dir;
 };

@@ -157,8 +157,8 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
     return cluster.Run("sacct -n -X -o State -j " + id).out.find("COMPLETED") != std::string::npos;
   })) << cluster.Run("sacct -j " + id).out;
 
-  EXPECT_TRUE(Eventually(60, [&] { return ReadFile(mapping).empty(); }))
-      << "the job ended: its GPU's file is emptied";
+  EXPECT_TRUE(Eventually(60, [&] { return access(mapping.c_str(), F_OK) != 0; }))
+      << "the job ended: its GPU's file is gone";
 
   CommandResult sacct =
       cluster.Run("sacct -P -n -o JobID,TRESUsageInMax,TRESUsageInAve,ConsumedEnergyRaw -j " + id);
@@ -291,8 +291,8 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
 }
 
 // A GPU that reports a fault Xid drains its node with a reason naming the
-// GPU and the error, and the job on it goes back to the queue; RESUME brings
-// the node back and the job runs again.
+// GPU and the error, and the job on it goes back to the queue while the job
+// on the other GPU runs on; RESUME brings the node back and the job runs again.
 TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
   NvmlStateDir state_dir;
   ASSERT_TRUE(state_dir.ok());
@@ -304,15 +304,25 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
   const std::string dir = cluster.dir();
-  std::ofstream(dir + "/run.sh") << "#!/bin/bash\necho $SLURM_JOB_GPUS >> " << dir
-                                 << "/gpus\nsleep 600\n";
-  CommandResult submit =
-      cluster.Run(absl::StrCat("sbatch -p gpu --gres=gpu:1 -o /dev/null ", dir, "/run.sh"));
-  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
-  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
-  const std::string id = absl::StrCat(ids[0]);
-  ASSERT_TRUE(Eventually(60, [&] { return !ReadFile(dir + "/gpus").empty(); }));
-  const int gpu = atoi(ReadFile(dir + "/gpus").c_str());
+  // Two jobs, one on each GPU; each notes which.
+  std::ofstream(dir + "/run.sh") << "#!/bin/bash\necho $SLURM_JOB_GPUS > " << dir
+                                 << "/gpu.$SLURM_JOB_ID\nsleep 600\n";
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 2; ++i) {
+    CommandResult submit =
+        cluster.Run(absl::StrCat("sbatch -p gpu --gres=gpu:1 -o /dev/null ", dir, "/run.sh"));
+    const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+    ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+    jobs.push_back(absl::StrCat(ids[0]));
+  }
+  auto gpu_of = [&](const std::string& job) {
+    const std::string text = ReadFile(absl::StrCat(dir, "/gpu.", job));
+    return text.empty() ? -1 : atoi(text.c_str());
+  };
+  ASSERT_TRUE(Eventually(60, [&] { return gpu_of(jobs[0]) >= 0 && gpu_of(jobs[1]) >= 0; }));
+  const std::string id = jobs[0];
+  const std::string other = jobs[1];
+  const int gpu = gpu_of(id);
 
   std::ofstream(state, std::ios::app) << "xid gpu=" << gpu << " code=79\n";
   const std::string reason =
@@ -327,13 +337,16 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
                                   job.find("JobState=PENDING") != std::string::npos;
                          }))
       << cluster.Run("scontrol show job " + id).out << cluster.Log("ctld.log");
+  const std::string on_the_other = cluster.Run("scontrol show job " + other).out;
+  EXPECT_NE(on_the_other.find("JobState=RUNNING"), std::string::npos) << on_the_other;
+  EXPECT_NE(on_the_other.find("Restarts=0"), std::string::npos) << on_the_other;
 
   ASSERT_EQ(cluster.Run("scontrol update NodeName=n1 State=RESUME").exit_code, 0);
   EXPECT_TRUE(
       Eventually(60, [&] { return cluster.Run("squeue -h -o %T -j " + id).out == "RUNNING\n"; }))
       << cluster.Run("squeue").out << cluster.Run("sinfo -R").out;
   EXPECT_EQ(cluster.Run("sinfo -R -h").out, "") << "a fault is reported once";
-  cluster.Run("scancel " + id);
+  cluster.Run("scancel " + id + " " + other);
 }
 
 }  // namespace
