@@ -69,9 +69,9 @@ int main(int argc, char** argv) {
     // The monitor's /proc lookups: one per distinct pid on the GPUs.
     std::map<pid_t, uint64_t> job_of_pid;
     const std::string proc = absl::StrCat("/proc/", getpid());
-    std::optional<uint64_t> job = skiff::noded::JobOfProcess(
-        "n1", skiff::noded::ReadFile(proc + "/cgroup").value_or(""),
-        skiff::noded::ReadFile(proc + "/environ").value_or(""));
+    std::optional<uint64_t> job =
+        skiff::noded::JobOfProcess("n1", skiff::noded::ReadFile(proc + "/cgroup").value_or(""),
+                                   skiff::noded::ReadFile(proc + "/environ").value_or(""));
     job_of_pid[getpid()] = job.value_or(1);
     for (int g = 0; g < kGpus; ++g) {
       skiff::noded::AddReading((*readings)[g], job_of_pid[getpid()], job_of_pid, &uses[g]);
