@@ -290,6 +290,54 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   EXPECT_TRUE(Eventually(60, [&] { return state_of(b) == "COMPLETED|None\n"; })) << state_of(b);
 }
 
+// GpuIdlePolicy's requeue: an idle job goes back to the queue (and runs
+// again), while an idle job in an exempt QOS is never warned.
+TEST(GpuUsageTest, AnIdleJobIsRequeuedAndAnExemptQosIsNeverTouched) {
+  NvmlStateDir state_dir;
+  ASSERT_TRUE(state_dir.ok());
+  const std::string state = state_dir.state();
+  std::ofstream(state) << "gpu minor=0 util=0\ngpu minor=1 util=0\n";
+  LocalCluster::Options options = FakeNvmlNode(state);
+  options.extra_config =
+      "JobAcctGatherFrequency=1\nHeartbeatInterval=1\n"
+      "GpuIdlePolicy=threshold=5,minutes=0.05,action=requeue,grace=0.05,exempt_qos=long\n";
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  ASSERT_EQ(cluster.Run("sacctmgr -i add qos long").exit_code, 0);
+  std::ofstream(dir + "/idle.sh") << "#!/bin/bash\nsleep 600\n";
+  auto submit = [&](const std::string& qos) {
+    CommandResult r = cluster.Run(
+        absl::StrCat("sbatch -p gpu --gres=gpu:1 ", qos, " -o ", dir, "/out.%j ", dir, "/idle.sh"));
+    const std::vector<uint64_t> ids = SubmittedJobIds(r.out);
+    return ids.size() == 1 ? absl::StrCat(ids[0]) : r.err;
+  };
+  const std::string exempt = submit("--qos=long");
+  const std::string plain = submit("");
+  auto show = [&](const std::string& id) { return cluster.Run("scontrol show job " + id).out; };
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           return show(exempt).find("JobState=RUNNING") != std::string::npos &&
+                                  show(plain).find("JobState=RUNNING") != std::string::npos;
+                         }))
+      << show(exempt) << show(plain);
+
+  // Warned after 3 s idle, requeued 3 s later; back in the queue it runs again.
+  ASSERT_TRUE(Eventually(90, [&] { return show(plain).find("Restarts=1") != std::string::npos; }))
+      << show(plain) << cluster.Log("ctld.log");
+  EXPECT_NE(
+      cluster.Log("ctld.log").find("JobId=" + plain + " requeued: GPUs idle under 5% for 6 s"),
+      std::string::npos)
+      << cluster.Log("ctld.log");
+  const std::string kept = show(exempt);
+  EXPECT_NE(kept.find("JobState=RUNNING"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("Restarts=0"), std::string::npos) << kept;
+  EXPECT_EQ(cluster.Log("ctld.log").find("JobId=" + exempt + " GPUs idle"), std::string::npos)
+      << "a job in an exempt QOS is never warned";
+  cluster.Run("scancel " + exempt + " " + plain);
+}
+
 // A GPU that reports a fault Xid drains its node with a reason naming the
 // GPU and the error, and the job on it goes back to the queue while the job
 // on the other GPU runs on; RESUME brings the node back and the job runs again.
