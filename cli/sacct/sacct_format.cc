@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "cli/common/gpu_usage_summary.h"
 #include "cli/common/print_fields.h"
+#include "client/gpu_usage_summary.h"
 #include "client/json_writer.h"
 #include "common/time_format.h"
 
@@ -273,7 +273,7 @@ std::string ConvertNumUnit(double number, int unit, int units) {
 // Blank elsewhere and for a job whose GPUs were not sampled.
 std::string GpuTres(const Row& row, bool max, int units) {
   if (row.step == nullptr || row.step->step_id() != "batch") return "";
-  const GpuUsageSummary gpus = SummarizeGpuUsage(row.job->gpus());
+  const client::GpuUsageSummary gpus = client::SummarizeGpuUsage(row.job->gpus());
   if (!gpus.measured) return "";
   return absl::StrCat(
       "gres/gpumem=",
@@ -470,7 +470,8 @@ std::string Value(const Row& row, Column column, int64_t now, int units) {
     case kConsumedEnergyRaw: {
       // The GPUs' energy (NVML), on the job's row and its batch step's.
       const bool job_or_batch = step == nullptr || step->step_id() == "batch";
-      const uint64_t joules = job_or_batch ? SummarizeGpuUsage(job.gpus()).energy_joules : 0;
+      const uint64_t joules =
+          job_or_batch ? client::SummarizeGpuUsage(job.gpus()).energy_joules : 0;
       return column == kConsumedEnergyRaw ? absl::StrCat(joules)
                                           : ConvertNumUnit(static_cast<double>(joules), 0, units);
     }

@@ -6,7 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cli/common/gpu_usage_summary.h"
+#include "client/gpu_usage_summary.h"
 
 namespace skiff::cli {
 namespace {
@@ -29,7 +29,7 @@ std::string GpuLines(const v1::AcctJob& job, int64_t walltime) {
   const int64_t held = std::max<int64_t>(AllocGpus(job), job.gpus_size());
   if (held == 0) return "";
   std::string out = absl::StrCat("GPUs: ", held, "\n");
-  const GpuUsageSummary summary = SummarizeGpuUsage(job.gpus());
+  const client::GpuUsageSummary summary = client::SummarizeGpuUsage(job.gpus());
   if (!summary.measured) {
     return absl::StrCat(out,
                         "GPU usage: not sampled (no NVML on the node, or "
@@ -37,7 +37,7 @@ std::string GpuLines(const v1::AcctJob& job, int64_t walltime) {
   }
   double used_hours = 0;
   for (const v1::GpuUsage& gpu : job.gpus()) {
-    const double average = GpuUtilAverage(gpu);
+    const double average = client::GpuUtilAverage(gpu);
     used_hours += average / 100 * static_cast<double>(walltime) / 3600;
     absl::StrAppend(&out, absl::StrFormat("GPU %d on %s: utilisation %.2f%% average, %d%% peak",
                                           gpu.index(), gpu.node(), average, gpu.util_max()));

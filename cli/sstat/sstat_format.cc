@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cli/common/gpu_usage_summary.h"
+#include "client/gpu_usage_summary.h"
 
 namespace skiff::cli {
 namespace {
@@ -196,7 +196,7 @@ std::string TresIn(const std::string& cpu, const std::string& disk, const std::s
 
 // The job's sampled GPUs as Slurm 23.02's input TRES: averages, or peaks.
 std::string GpuTres(const v1::StatStepReply& usage, bool max) {
-  const GpuUsageSummary gpus = SummarizeGpuUsage(usage.gpus());
+  const client::GpuUsageSummary gpus = client::SummarizeGpuUsage(usage.gpus());
   if (!gpus.measured) return "";
   return absl::StrCat(
       "gres/gpumem=", SstatSize(static_cast<double>(max ? gpus.memory_max : gpus.memory_ave)),

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "client/accounts_usage.h"
+#include "client/gpu_usage_summary.h"
 #include "common/hostlist.h"
 #include "common/size.h"
 #include "restd/data_parser/values.h"
@@ -74,12 +75,22 @@ Json StepJson(const v1::AcctJob& job, const v1::AcctStep& step, const SlurmdbJob
     }
   }
   Json tres = {{"allocated", TresList(TresCountsOf(step.alloc_tres()))}};
+  // Slurm's task usage TRES hold memory in bytes; the batch step's have the
+  // job's sampled GPUs too (gres/gpumem in bytes, gres/gpuutil in percent).
+  std::map<std::string, int64_t> max, average;
   if (step.has_usage()) {
-    // Slurm's task usage TRES hold memory in bytes.
-    tres["requested"] = {
-        {"max", TresList({{"mem", step.max_rss_kb() * 1024}})},
-        {"average", TresList({{"mem", step.ave_rss_kb() * 1024}})},
-    };
+    max["mem"] = step.max_rss_kb() * 1024;
+    average["mem"] = step.ave_rss_kb() * 1024;
+  }
+  if (const client::GpuUsageSummary gpus = client::SummarizeGpuUsage(job.gpus());
+      step.step_id() == "batch" && gpus.measured) {
+    max["gres/gpumem"] = static_cast<int64_t>(gpus.memory_max);
+    max["gres/gpuutil"] = gpus.util_max;
+    average["gres/gpumem"] = static_cast<int64_t>(gpus.memory_ave);
+    average["gres/gpuutil"] = gpus.util_ave;
+  }
+  if (!max.empty()) {
+    tres["requested"] = {{"max", TresList(max)}, {"average", TresList(average)}};
   }
   return {
       {"time", std::move(time)},

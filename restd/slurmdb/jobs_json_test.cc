@@ -147,6 +147,26 @@ TEST(SlurmdbJobJsonTest, AFinishedJobHasSlurmsFieldsAndUnits) {
   EXPECT_EQ(batch["time"]["user"]["seconds"], 2);
   EXPECT_EQ(batch["tres"]["requested"]["max"][0]["count"], 2048 * 1024);  // bytes, as Slurm's
   const Json& srun = job["steps"][1];
+  // The job's sampled GPUs: on the batch step's requested TRES.
+  v1::AcctJob sampled = CompletedGpuJob();
+  v1::GpuUsage* gpu = sampled.add_gpus();
+  gpu->set_samples(2);
+  gpu->set_util_sum(120);
+  gpu->set_util_max(70);
+  gpu->set_memory_samples(2);
+  gpu->set_memory_sum_mib(2048);
+  gpu->set_memory_max_bytes(1536ull << 20);
+  const Json sampled_json = Read(SlurmdbJobJson(sampled, Context()));
+  const Json& with_gpus = sampled_json["steps"][0]["tres"]["requested"];
+  std::map<std::string, int64_t> max;
+  for (const Json& t : with_gpus["max"]) {
+    max[t["type"].get<std::string>() + "/" + t["name"].get<std::string>()] = t["count"];
+  }
+  EXPECT_EQ(max["gres/gpumem"], int64_t{1536} << 20) << with_gpus.dump();
+  EXPECT_EQ(max["gres/gpuutil"], 70) << with_gpus.dump();
+  EXPECT_EQ(max["mem/"], 2048 * 1024);
+  EXPECT_EQ(sampled_json["steps"][1]["tres"].dump().find("gpuutil"), std::string::npos)
+      << "the batch step's only";
   EXPECT_EQ(srun["state"], Json::array({"FAILED"}));
   EXPECT_EQ(srun["exit_code"]["return_code"]["number"], 3);
   EXPECT_EQ(srun["nodes"]["list"], Json::array({"g1", "g2"}));

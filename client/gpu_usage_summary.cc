@@ -1,8 +1,8 @@
-#include "cli/common/gpu_usage_summary.h"
+#include "client/gpu_usage_summary.h"
 
 #include <cmath>
 
-namespace skiff::cli {
+namespace skiff::client {
 
 double GpuUtilAverage(const v1::GpuUsage& gpu) {
   return gpu.samples() > 0 ? static_cast<double>(gpu.util_sum()) / gpu.samples() : 0;
@@ -29,4 +29,4 @@ GpuUsageSummary SummarizeGpuUsage(const google::protobuf::RepeatedPtrField<v1::G
   return s;
 }
 
-}  // namespace skiff::cli
+}  // namespace skiff::client

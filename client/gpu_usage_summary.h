@@ -1,8 +1,8 @@
 // A finished (or running) job's sampled GPUs summed up as Slurm's TRES and as
-// seff's lines: gres/gpuutil in percent and gres/gpumem in bytes, summed over
+// seff's lines (sacct, sstat, seff, restd's job records): gres/gpuutil in percent and gres/gpumem in bytes, summed over
 // the job's GPUs as Slurm sums them over a task's, and the GPU energy. Pure.
-#ifndef SKIFF_CLI_COMMON_GPU_USAGE_SUMMARY_H_
-#define SKIFF_CLI_COMMON_GPU_USAGE_SUMMARY_H_
+#ifndef SKIFF_CLIENT_GPU_USAGE_SUMMARY_H_
+#define SKIFF_CLIENT_GPU_USAGE_SUMMARY_H_
 
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "google/protobuf/repeated_ptr_field.h"
 #include "proto/types.pb.h"
 
-namespace skiff::cli {
+namespace skiff::client {
 
 struct GpuUsageSummary {
   bool measured = false;    // at least one sample of one GPU
@@ -26,6 +26,6 @@ GpuUsageSummary SummarizeGpuUsage(const google::protobuf::RepeatedPtrField<v1::G
 // One GPU's average utilisation in percent (0 without samples).
 double GpuUtilAverage(const v1::GpuUsage& gpu);
 
-}  // namespace skiff::cli
+}  // namespace skiff::client
 
-#endif  // SKIFF_CLI_COMMON_GPU_USAGE_SUMMARY_H_
+#endif  // SKIFF_CLIENT_GPU_USAGE_SUMMARY_H_

@@ -1,8 +1,8 @@
-#include "cli/common/gpu_usage_summary.h"
+#include "client/gpu_usage_summary.h"
 
 #include <gtest/gtest.h>
 
-namespace skiff::cli {
+namespace skiff::client {
 namespace {
 
 v1::GpuUsage Gpu(int64_t samples, int64_t util_sum, int util_max, uint64_t memory_sum_mib,
@@ -41,4 +41,4 @@ TEST(GpuUsageSummary, NoSamplesIsNotMeasured) {
 }
 
 }  // namespace
-}  // namespace skiff::cli
+}  // namespace skiff::client
