@@ -1,6 +1,6 @@
 // A finished (or running) job's sampled GPUs summed up as Slurm's TRES and as
-// seff's lines (sacct, sstat, seff, restd's job records): gres/gpuutil in percent and gres/gpumem in bytes, summed over
-// the job's GPUs as Slurm sums them over a task's, and the GPU energy. Pure.
+// seff's lines (sacct, sstat, seff, restd's job records): gres/gpuutil in percent and gres/gpumem
+// in bytes, summed over the job's GPUs as Slurm sums them over a task's, and the GPU energy. Pure.
 #ifndef SKIFF_CLIENT_GPU_USAGE_SUMMARY_H_
 #define SKIFF_CLIENT_GPU_USAGE_SUMMARY_H_
 
