@@ -8,6 +8,8 @@
 //   process gpu=0 pid=1234 mem=512
 //   xid gpu=1 code=79
 //
+//   jobs node=n3
+//
 // one `gpu` line per GPU in index order (name: '_' stands for a blank; util in
 // percent; memory in MiB; energy in millijoules since the driver loaded; ecc:
 // uncorrected ECC errors; lost=1: every call about it says the GPU is lost),
@@ -15,12 +17,29 @@
 // `xid` line per Xid error, each delivered once through the event set, in
 // order. Only the calls Skiff makes exist, with NVML's C signatures and
 // return codes.
+//
+// `jobs node=NAME` (what ./skiff up writes for its fake GPUs) lets jobs drive
+// it without writing the file: a process of this host whose environment says
+// SLURMD_NODENAME=NAME and SKIFF_FAKE_GPU_UTIL=U is on each GPU of its
+// SLURM_STEP_GPUS (else SLURM_JOB_GPUS), one per job and GPU, holding
+// SKIFF_FAKE_GPU_MEM MiB (1024 unless set), and the GPU is at least U% busy.
+// A GPU without energy= then draws 60 W idle, 400 W at 100%, summed from call
+// to call. (/proc's environ is a process's first environment: a shell's
+// `export` shows in the programs it starts, not in the shell.)
+#include <dirent.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -45,6 +64,7 @@ struct FakeGpu {
   unsigned long long mem_total_mib = 40960;
   unsigned long long mem_used_mib = 0;
   unsigned long long energy_mj = 0;
+  bool energy_given = false;
   unsigned long long ecc = 0;
   bool lost = false;
   std::vector<FakeProcess> processes;
@@ -59,6 +79,7 @@ std::vector<FakeXid> xids;  // the state file's, as last read
 size_t xids_delivered = 0;
 
 bool initialised = false;
+std::mutex mu;  // the state above and the jobs' GPUs below; noded calls from any thread
 
 unsigned long long Number(const std::string& word, const char* key) {
   const std::string prefix = std::string(key) + "=";
@@ -66,7 +87,79 @@ unsigned long long Number(const std::string& word, const char* key) {
   return std::strtoull(word.c_str() + prefix.size(), nullptr, 10);
 }
 
+// The value of NAME in a NUL-separated environment, or "".
+std::string EnvValue(const std::string& environ, const std::string& name) {
+  const std::string key = name + "=";
+  for (size_t at = 0; at < environ.size();) {
+    const size_t end = std::min(environ.find('\0', at), environ.size());
+    if (environ.compare(at, key.size(), key) == 0) {
+      return environ.substr(at + key.size(), end - at - key.size());
+    }
+    at = end + 1;
+  }
+  return "";
+}
+
+// `jobs node=NAME`: this host's processes that ask, through their
+// environment, to look busy on the GPUs of their job on NAME.
+void AddJobProcesses(const std::string& node, std::vector<FakeGpu>& gpus) {
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return;
+  std::set<std::pair<std::string, size_t>> listed;  // (job, GPU index)
+  while (struct dirent* entry = readdir(proc)) {
+    const char* name = entry->d_name;
+    if (name[0] < '0' || name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + name + "/environ", std::ios::binary);
+    const std::string environ((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+    const std::string util = EnvValue(environ, "SKIFF_FAKE_GPU_UTIL");
+    if (util.empty() || EnvValue(environ, "SLURMD_NODENAME") != node) continue;
+    std::string indices = EnvValue(environ, "SLURM_STEP_GPUS");
+    if (indices.empty()) indices = EnvValue(environ, "SLURM_JOB_GPUS");
+    const std::string mem = EnvValue(environ, "SKIFF_FAKE_GPU_MEM");
+    const std::string job = EnvValue(environ, "SLURM_JOB_ID");
+    std::istringstream list(indices);
+    for (std::string index; std::getline(list, index, ',');) {
+      const size_t i = std::strtoul(index.c_str(), nullptr, 10);
+      if (index.empty() || i >= gpus.size() || !listed.insert({job, i}).second) continue;
+      FakeProcess process;
+      process.pid = std::strtoul(name, nullptr, 10);
+      process.mem_mib = mem.empty() ? 1024 : std::strtoull(mem.c_str(), nullptr, 10);
+      gpus[i].processes.push_back(process);
+      gpus[i].mem_used_mib += process.mem_mib;
+      const unsigned busy = std::strtoul(util.c_str(), nullptr, 10);
+      if (busy > gpus[i].util) gpus[i].util = busy > 100 ? 100 : busy;
+    }
+  }
+  closedir(proc);
+}
+
+// Energy for the GPUs without energy=: 60 W idle to 400 W at 100%, at the
+// utilisation of the previous call, from then to now.
+void AddModelledEnergy(std::vector<FakeGpu>& gpus) {
+  struct Meter {
+    double millijoules = 0;
+    unsigned util = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  static std::map<unsigned, Meter> meters;  // by minor
+  const auto now = std::chrono::steady_clock::now();
+  for (FakeGpu& gpu : gpus) {
+    if (gpu.energy_given) continue;
+    auto [it, added] = meters.try_emplace(gpu.minor);
+    Meter& meter = it->second;
+    if (!added) {
+      const double seconds = std::chrono::duration<double>(now - meter.at).count();
+      meter.millijoules += seconds * (60.0 + 3.4 * meter.util) * 1000.0;
+    }
+    meter.at = now;
+    meter.util = gpu.util;
+    gpu.energy_mj = static_cast<unsigned long long>(meter.millijoules);
+  }
+}
+
 std::vector<FakeGpu> Gpus() {
+  std::lock_guard<std::mutex> lock(mu);
   const char* path = std::getenv("SKIFF_FAKE_NVML_STATE");
   std::ifstream in(path != nullptr ? path : "");
   if (!in) {
@@ -76,6 +169,7 @@ std::vector<FakeGpu> Gpus() {
   }
   std::vector<FakeGpu> gpus;
   xids.clear();
+  std::string jobs_of_node;
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream words(line);
@@ -89,7 +183,10 @@ std::vector<FakeGpu> Gpus() {
         if (unsigned long long v = Number(word, "util"); v != ~0ull) gpu.util = v;
         if (unsigned long long v = Number(word, "memtotal"); v != ~0ull) gpu.mem_total_mib = v;
         if (unsigned long long v = Number(word, "memused"); v != ~0ull) gpu.mem_used_mib = v;
-        if (unsigned long long v = Number(word, "energy"); v != ~0ull) gpu.energy_mj = v;
+        if (unsigned long long v = Number(word, "energy"); v != ~0ull) {
+          gpu.energy_mj = v;
+          gpu.energy_given = true;
+        }
         if (unsigned long long v = Number(word, "ecc"); v != ~0ull) gpu.ecc = v;
         if (unsigned long long v = Number(word, "lost"); v != ~0ull) gpu.lost = v != 0;
         if (word.compare(0, 5, "name=") == 0) {
@@ -114,7 +211,15 @@ std::vector<FakeGpu> Gpus() {
         if (unsigned long long v = Number(word, "code"); v != ~0ull) xid.code = v;
       }
       xids.push_back(xid);
+    } else if (kind == "jobs") {
+      while (words >> word) {
+        if (word.compare(0, 5, "node=") == 0) jobs_of_node = word.substr(5);
+      }
     }
+  }
+  if (!jobs_of_node.empty()) {
+    AddJobProcesses(jobs_of_node, gpus);
+    AddModelledEnergy(gpus);
   }
   return gpus;
 }

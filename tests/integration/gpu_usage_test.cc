@@ -56,6 +56,16 @@ LocalCluster::Options FakeNvmlNode(const std::string& state) {
   return options;
 }
 
+// restd's /metrics, read with the scrape credential ./skiff up wrote.
+std::string Metrics(const LocalCluster& cluster) {
+  const std::string secret(
+      absl::StripAsciiWhitespace(ReadFile(cluster.dir() + "/etc/metrics.token")));
+  return cluster
+      .Run(absl::StrCat("curl -s -H 'Authorization: Bearer ", secret,
+                        "' http://127.0.0.1:", RestdAddressOf(cluster).port, "/metrics"))
+      .out;
+}
+
 TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
   NvmlStateDir state_dir;
   ASSERT_TRUE(state_dir.ok());
@@ -119,15 +129,7 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
       << ReadFile(mapping) << cluster.Log("noded-n1.log");
 
   // The running job's GPU on /metrics, from noded's heartbeats.
-  const std::string secret(
-      absl::StripAsciiWhitespace(ReadFile(cluster.dir() + "/etc/metrics.token")));
-  const int port = RestdAddressOf(cluster).port;
-  auto metrics = [&] {
-    return cluster
-        .Run(absl::StrCat("curl -s -H 'Authorization: Bearer ", secret, "' http://127.0.0.1:", port,
-                          "/metrics"))
-        .out;
-  };
+  auto metrics = [&] { return Metrics(cluster); };
   const std::string family = absl::StrCat("skiff_job_gpu_utilization_percent{job=\"", id, "\",");
   ASSERT_TRUE(Eventually(60, [&] {
     const std::string text = metrics();
@@ -395,6 +397,69 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
       << cluster.Run("squeue").out << cluster.Run("sinfo -R").out;
   EXPECT_EQ(cluster.Run("sinfo -R -h").out, "") << "a fault is reported once";
   cluster.Run("scancel " + id + " " + other);
+}
+
+// ./skiff up as a newcomer runs it: its GPU nodes' noded answer through the
+// fake NVML (installed beside the binaries, its state under dev/NODE/), idle
+// until a job's environment asks its GPUs to look busy, sampled at the local
+// cluster's JobAcctGatherFrequency (5 s).
+TEST(GpuUsageTest, TheLocalClustersFakeGpusShowWhatAJobAsksFor) {
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.restd = true;
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  EXPECT_NE(cluster.Run("scontrol show config").out.find("JobAcctGatherFrequency  = task=5"),
+            std::string::npos);
+
+  // The job's environment (sbatch passes the caller's) asks for 70%, 3 GiB.
+  std::ofstream(dir + "/busy.sh") << "#!/bin/bash\nfor i in $(seq 600); do [ -e " << dir
+                                  << "/release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  CommandResult submit =
+      cluster.Run(absl::StrCat("SKIFF_FAKE_GPU_UTIL=70 SKIFF_FAKE_GPU_MEM=3072 sbatch -p gpu ",
+                               "--gres=gpu:1 -o /dev/null ", dir, "/busy.sh"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  const std::string id = absl::StrCat(ids[0]);
+
+  // While it runs: its GPU on /metrics, as busy as it asked.
+  const std::string family = absl::StrCat("skiff_job_gpu_utilization_percent{job=\"", id, "\",");
+  ASSERT_TRUE(Eventually(90,
+                         [&] {
+                           const std::string text = Metrics(cluster);
+                           const size_t at = text.find(family);
+                           return at != std::string::npos &&
+                                  text.find("} 70\n", at) != std::string::npos;
+                         }))
+      << Metrics(cluster) << cluster.Log("noded-n1.log");
+  // A second sample, so that the energy between them counts.
+  const std::string usage_file = absl::StrCat(dir, "/state/noded/n1/job", id, "/gpu_usage");
+  EXPECT_TRUE(Eventually(60, [&] {
+    const std::string text = ReadFile(usage_file);
+    const size_t at = text.find(" samples=");
+    return at != std::string::npos && atoi(text.c_str() + at + 9) >= 2;
+  })) << ReadFile(usage_file);
+  std::ofstream(dir + "/release") << "";
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster.Run("sacct -n -X -o State -j " + id).out.find("COMPLETED") != std::string::npos;
+  })) << cluster.Run("sacct -j " + id).out;
+
+  const CommandResult sacct =
+      cluster.Run("sacct -P -n -o JobID,TRESUsageInAve,ConsumedEnergyRaw -j " + id + ".batch");
+  EXPECT_NE(sacct.out.find(absl::StrCat(id, ".batch|gres/gpumem=3G,gres/gpuutil=70")),
+            std::string::npos)
+      << sacct.out << sacct.err;
+  // 60 W idle to 400 W busy: at 70%, 298 W for at least one 5 s interval.
+  const size_t bar = sacct.out.rfind('|');
+  EXPECT_GT(atoll(sacct.out.c_str() + (bar == std::string::npos ? 0 : bar + 1)), 1000) << sacct.out;
+  const CommandResult seff = cluster.Run("seff " + id);
+  EXPECT_NE(seff.out.find(" on n1: utilisation 70.00% average, 70% peak; memory 3.00 GB peak of "
+                          "40.00 GB (7.50%)\n"),
+            std::string::npos)
+      << seff.out << seff.err;
 }
 
 }  // namespace

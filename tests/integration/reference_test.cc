@@ -101,6 +101,7 @@ class ReferenceTest : public ::testing::Test {
         "MaxArraySize=100001\nMaxJobCount=200000\nMessageTimeout=30\nMinJobAge=10\n"
         "PriorityType=priority/basic\nReturnToService=2\nSelectTypeParameters=CR_Core_Memory\n"
         "SlurmctldTimeout=60\nSlurmdTimeout=120\nSlurmctldDebug=error\nSlurmdDebug=error\n"
+        "JobAcctGatherFrequency=30\n"
         "SchedulerParameters=batch_sched_delay=0,bf_interval=1,sched_interval=1,bf_continue,"
         "default_queue_depth=1000,partition_job_depth=1000\n");
     options.files = {{"etc/burst_buffer.conf",
