@@ -251,6 +251,9 @@ grpc::Status CtldService::GetJobs(grpc::ServerContext* context, const v1::GetJob
                                      ? JobInfoReader::kOwnerOrOperator
                                      : JobInfoReader::kOtherUser;
     JobToInfo(job, now, info, reader, detail);
+    // How much of its GPUs a job uses: for its owner and operators, as the
+    // dashboard shows it (the queue's figures for admins).
+    if (reader != JobInfoReader::kOwnerOrOperator) return info;
     auto live = live_gpus.find(job.id);
     for (const GpuUsage& gpu : live != live_gpus.end() && job.state == JobState::kRunning
                                    ? live->second

@@ -13,6 +13,7 @@
 #include "client/status_report.h"
 #include "nlohmann/json.hpp"
 #include "restd/dashboard/caller_files.h"
+#include "restd/dashboard/gpu_usage_json.h"
 #include "restd/dashboard/output_tail.h"
 
 namespace skiff::restd {
@@ -158,11 +159,24 @@ HttpResponse GetOutput(RestCall& call) {
                        {"output", std::move(tail.text)}});
 }
 
+// The running jobs' GPU figures the caller may see (ctld sends them for the
+// caller's own jobs, and every job's to operators).
+HttpResponse GetGpuUsage(RestCall& call) {
+  v1::GetJobsRequest request;
+  request.add_states(v1::RUNNING);
+  v1::GetJobsReply reply;
+  if (absl::Status s = call.Call(&v1::Ctld::Stub::GetJobs, request, &reply); !s.ok()) {
+    return Failure(call, s);
+  }
+  return Answer(call, GpuUsageJson(reply));
+}
+
 }  // namespace
 
 void AddSkiffPaths(Router& router) {
   router.Add("GET", "/skiff/v1/status", GetStatus);
   router.Add("GET", "/skiff/v1/job/{job_id}/output", GetOutput);
+  router.Add("GET", "/skiff/v1/gpu_usage", GetGpuUsage);
 }
 
 }  // namespace skiff::restd

@@ -6,7 +6,10 @@
 //   GET /skiff/v1/job/{job_id}/output[?lines=N]  the last N lines (default
 //       100, at most 1000, at most the file's last MiB) of a job's stdout,
 //       for its owner and operators only, read with the caller's own file
-//       permissions (caller_files.h).
+//       permissions (caller_files.h);
+//   GET /skiff/v1/gpu_usage  the running jobs' sampled GPUs (utilisation,
+//       memory, energy), the caller's own, every job's for operators
+//       (gpu_usage_json.h).
 // Every ctld call is made as the request's user, so ctld decides what they
 // see, as it does for the commands.
 #ifndef SKIFF_RESTD_DASHBOARD_SKIFF_PATHS_H_

@@ -57,7 +57,9 @@ class RestdDashboardTest : public ::testing::Test {
     options.files = {{"etc/jwt_hs256.key", kKey}};
     options.extra_config =
         "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key\n"
-        "MaxArraySize=10001\nMaxJobCount=20000\n";  // the 10,000-job queue
+        "MaxArraySize=10001\nMaxJobCount=20000\n"  // the 10,000-job queue
+        // An idle GPU job is warned (3 s under 5%), nothing more.
+        "GpuIdlePolicy=threshold=5,minutes=0.05,action=notify\n";
     auto cluster = LocalCluster::Start(options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster).release();
@@ -523,6 +525,59 @@ TEST_F(RestdDashboardTest, MyLimitsShowTheGpuCapBudgetAndFairShare) {
   EXPECT_FALSE(RowCells("limits-body table:first-of-type", "lab").empty()) << limits;
   EXPECT_EQ(ErrorsText(), "");
   cluster_->Run(absl::StrCat("scancel ", id));
+}
+
+// How much of its GPUs a job uses, in its user's rows (the local cluster's
+// fake NVML, which the job's environment makes look busy), and GpuIdlePolicy's
+// warning on the idle one; the figures are the owner's (and operators'), not
+// another user's.
+TEST_F(RestdDashboardTest, AJobsGpuUseAndIdleWarningAreInItsRow) {
+  const uint64_t busy = RunningJob(kAlice, "--gres=gpu:1 -J busygpu",
+                                   "SKIFF_FAKE_GPU_UTIL=70 SKIFF_FAKE_GPU_MEM=3072 sleep 300");
+  const uint64_t idle = RunningJob(kAlice, "--gres=gpu:1 -J idlegpu", "sleep 300");
+  const std::string alice = TokenOf(kAlice);
+  auto usage_of = [&](const std::string& token, uint64_t job) {
+    const HttpAnswer answer = WithToken(token, "GET", "/skiff/v1/gpu_usage");
+    if (answer.status != 200 || !answer.body.contains("jobs")) return Json();
+    for (const Json& entry : answer.body["jobs"]) {
+      if (entry.value("job_id", uint64_t{0}) == job) return entry;
+    }
+    return Json();
+  };
+  ASSERT_TRUE(Eventually(90, [&] {
+    const Json entry = usage_of(alice, busy);
+    return entry.is_object() && entry["gpus"].size() == 1 &&
+           entry["gpus"][0].value("utilization_average", 0.0) == 70.0;
+  })) << WithToken(alice, "GET", "/skiff/v1/gpu_usage").body.dump();
+  EXPECT_EQ(usage_of(alice, busy)["gpus"][0]["memory_peak_bytes"], 3072ull << 20);
+  EXPECT_EQ(usage_of(alice, busy)["user_name"], kAlice);
+  ASSERT_TRUE(Eventually(90, [&] {
+    return absl::StrContains(cluster_->Run(absl::StrCat("scontrol show job ", idle)).out,
+                             "Reason=GPUs_idle:");
+  })) << cluster_->Log("ctld.log");
+  // Bob sees Alice's jobs in the queue, not how she uses her GPUs.
+  const HttpAnswer bobs = WithToken(TokenOf(kBob), "GET", "/skiff/v1/gpu_usage");
+  EXPECT_EQ(bobs.status, 200);
+  EXPECT_TRUE(usage_of(TokenOf(kBob), busy).is_null()) << bobs.body.dump();
+
+  OpenAs(kAlice);
+  ASSERT_TRUE(browser_
+                  ->WaitFor(absl::StrCat("document.querySelector('#my-jobs-table') !== null && "
+                                         "document.getElementById('my-jobs-table').innerText"
+                                         ".includes('70% · 3.0/40 GiB')"),
+                            absl::Seconds(60))
+                  .ok())
+      << browser_->Evaluate("document.getElementById('my-jobs-table').innerText")->dump();
+  const Json busy_row = RowCells("my-jobs-table", std::to_string(busy));
+  ASSERT_TRUE(busy_row.is_array());
+  EXPECT_TRUE(absl::StartsWith(busy_row[3].get<std::string>(), "1 #")) << busy_row;
+  EXPECT_TRUE(absl::StrContains(busy_row[3].get<std::string>(), "70% · 3.0/40 GiB")) << busy_row;
+  const Json idle_row = RowCells("my-jobs-table", std::to_string(idle));
+  ASSERT_TRUE(idle_row.is_array());
+  EXPECT_TRUE(absl::StrContains(idle_row[3].get<std::string>(), "0% · 0.0/40 GiB idle: warned"))
+      << idle_row;
+  EXPECT_EQ(ErrorsText(), "") << "the page logged errors";
+  cluster_->Run(absl::StrCat("scancel ", busy, " ", idle));
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
     cluster: "",
     nodes: [],
     jobs: [],
+    gpuUse: new Map(),   // job id -> its sampled GPUs (/skiff/v1/gpu_usage)
     utilisationRange: "day",
     outputJob: null,
     refreshTimer: null,
@@ -43,7 +44,7 @@
 
   const {
     $, el, replace, num, fmtTime, fmtDuration, fmtNumber, stateWord, stateSpan, table, card,
-    sectionError, parseGres, jobGpus, jobGpuDetail,
+    sectionError, parseGres, gpuCell,
   } = window.SkiffParts;  // dashboard_parts.js
 
   // ---------- the API ----------
@@ -208,6 +209,9 @@
   async function loadClusterAndQueue() {
     const nodesPromise = api(API + "/nodes").then((r) => r.nodes || []);
     const jobsPromise = api(API + "/jobs").then((r) => r.jobs || []);
+    // The GPUs' use: the user's own jobs, every job's for admins; without it
+    // (an older restd) the rows have no figures.
+    const usePromise = api("/skiff/v1/gpu_usage").then((r) => r.jobs || []).catch(() => []);
     try {
       state.nodes = await nodesPromise;
     } catch (e) {
@@ -219,6 +223,7 @@
       sectionError($("queue-table"), e);
       sectionError($("my-jobs-table"), e);
     }
+    state.gpuUse = new Map((await usePromise).map((j) => [num(j.job_id), j.gpus]));
     renderGlance();
     if (timings.glance === undefined) timings.glance = performance.now();
     renderQueue();
@@ -351,14 +356,13 @@
       const start = num(job.start_time);
       let when = "";
       if (s === "RUNNING" && start) when = fmtDuration(now - start);
-      const gpus = jobGpus(job);
       // A pending job's reason carries its estimated start too, for a phone,
       // which has no room for the time column.
       const reason = (job.state_reason || "") + (start ? " (~" + fmtTime(start) + ")" : "");
       return [
         jobIdText(job), job.user_name, job.name, job.partition, stateSpan(job.job_state),
         s === "PENDING" ? reason : (job.nodes || ""),
-        gpus ? gpus + (jobGpuDetail(job) ? " " + jobGpuDetail(job) : "") : "",
+        gpuCell(job, state.gpuUse.get(num(job.job_id))),
         when,
       ];
     });
@@ -399,10 +403,8 @@
         actions.appendChild(el("button", { type: "button", "data-output-job": id,
                                            onclick: () => loadOutput(id), text: "Output" }));
       }
-      const gpus = jobGpus(job);
       return [jobIdText(job), job.name, stateSpan(job.job_state),
-              gpus ? gpus + (jobGpuDetail(job) ? " " + jobGpuDetail(job) : "") : "",
-              when, actions];
+              gpuCell(job, state.gpuUse.get(num(job.job_id))), when, actions];
     });
     replace($("my-jobs-table"), table([
       { label: "Job" }, { label: "Name", wide: true }, { label: "State" }, { label: "GPUs" },

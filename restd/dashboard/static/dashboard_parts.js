@@ -145,8 +145,44 @@
     }).filter(Boolean).join(" ");
   }
 
+  // How much of its GPUs a job uses, from /skiff/v1/gpu_usage's GPUs of it:
+  // "70% · 6.0/40 GiB" (the GPUs' average utilisation, their memory peaks of
+  // their memory), each GPU in the tooltip; "" when none was sampled.
+  function gpuUse(gpus) {
+    const sampled = (gpus || []).filter((g) => num(g.utilization_average) !== null);
+    if (!sampled.length) return null;
+    const gib = (bytes) => bytes / (1024 * 1024 * 1024);
+    const average = sampled.reduce((s, g) => s + num(g.utilization_average), 0) / sampled.length;
+    let text = Math.round(average) + "%";
+    const peak = (gpus || []).reduce((s, g) => s + (num(g.memory_peak_bytes) || 0), 0);
+    const total = (gpus || []).reduce((s, g) => s + (num(g.memory_total_bytes) || 0), 0);
+    if (total) text += " · " + gib(peak).toFixed(1) + "/" + Math.round(gib(total)) + " GiB";
+    const title = (gpus || []).map((g) => "GPU " + g.index + " on " + g.node + ": " +
+        (num(g.utilization_average) !== null ? num(g.utilization_average) + "% average, " +
+         num(g.utilization_peak) + "% peak" : "not sampled") +
+        (num(g.memory_total_bytes) ? ", memory " + gib(num(g.memory_peak_bytes) || 0).toFixed(1) +
+         " of " + Math.round(gib(num(g.memory_total_bytes))) + " GiB" : "")).join("\n");
+    return { text: text, title: title };
+  }
+
+  // A job's GPU cell: how many it holds and which, how much it uses them,
+  // and GpuIdlePolicy's warning while it stands (a running job's
+  // state_description: "GPUs idle: every GPU of the job under 5% since ...").
+  function gpuCell(job, gpus) {
+    const count = jobGpus(job);
+    if (!count) return "";
+    const detail = jobGpuDetail(job);
+    const parts = [count + (detail ? " " + detail : "")];
+    const use = gpuUse(gpus);
+    if (use) parts.push(el("span", { className: "gpu-use", title: use.title, text: " " + use.text }));
+    if (stateWord(job.job_state) === "RUNNING" && /^GPUs idle/.test(job.state_description || "")) {
+      parts.push(el("span", { className: "gpu-idle", title: job.state_description, text: " idle: warned" }));
+    }
+    return parts.length === 1 ? parts[0] : el("span", null, parts);
+  }
+
   window.SkiffParts = {
     $, el, replace, num, fmtTime, fmtDuration, fmtNumber, stateWord, stateSpan, table, card,
-    sectionError, parseGres, jobGpus, jobGpuDetail,
+    sectionError, parseGres, jobGpus, jobGpuDetail, gpuUse, gpuCell,
   };
 })();
