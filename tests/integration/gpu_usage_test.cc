@@ -191,9 +191,9 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
 }
 
 // GpuIdlePolicy: a job whose GPU stays idle is warned (a line in its output,
-// a mail to its user whatever --mail-type says, scontrol show job), and after
-// the grace cancelled with a reason; a warned job whose GPU is busy again is
-// left alone.
+// a mail to its user whatever --mail-type says, once across a kill -9 of
+// ctld, scontrol show job), and after the grace cancelled with a reason; a
+// warned job whose GPU is busy again is left alone.
 TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   NvmlStateDir state_dir;
   ASSERT_TRUE(state_dir.ok());
@@ -271,6 +271,19 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   const int a_gpu = gpu_of(a);
   ASSERT_NE(a_gpu, b_gpu);
   ASSERT_TRUE(set_util(a_gpu == 0 ? 0 : 80, a_gpu == 1 ? 0 : 80));
+  // ctld killed outright once A's mail went out: the new ctld warns A again
+  // (its idle time counted again from its restart) but does not mail it
+  // again, and still acts on it. (A mail whose MailProg was still running
+  // goes out again: at least once, never lost.)
+  const std::string a_mail = absl::StrCat(a, "|GPUs idle|");
+  ASSERT_TRUE(Eventually(90, [&] {
+    return cluster.Log("ctld.log").find("JobId=" + a + " mailed GPU_IDLE") != std::string::npos;
+  })) << cluster.Log("ctld.log");
+  const pid_t ctld = cluster.Pid("ctld");
+  ASSERT_EQ(kill(ctld, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(ctld); }));
+  const CommandResult up = cluster.Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   ASSERT_TRUE(Eventually(90, [&] { return state_of(a).find("CANCELLED") != std::string::npos; }))
       << state_of(a) << cluster.Log("ctld.log");
   EXPECT_EQ(state_of(a), "CANCELLED|GpuIdle\n");
@@ -286,6 +299,7 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   EXPECT_NE(mail.find(absl::StrCat("-s Slurm Job_id=", a, " Name=hold.sh GPUs idle ")),
             std::string::npos)
       << mail;
+  EXPECT_EQ(mail.find(a_mail), mail.rfind(a_mail)) << "one mail across ctld's restart:\n" << mail;
 
   EXPECT_EQ(state_of(b), "RUNNING|None\n") << "a job busy again is left alone";
   std::ofstream(dir + "/release") << "";
