@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/config/configless.h"
 #include "common/daemon.h"
@@ -124,7 +125,15 @@ absl::Status FindGres(NodeSetup& setup) {
     absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus();
     if (gpus.ok()) {
       detected = std::move(*gpus);
-      setup.detect_note = absl::StrCat("AutoDetect=nvml: ", detected.size(), " GPU(s) found");
+      // Which, by name and the type Slurm gives that name, for the admin
+      // writing Gres=gpu:TYPE:N.
+      std::vector<std::string> found;
+      for (const DetectedGpu& gpu : detected) {
+        found.push_back(absl::StrCat("/dev/nvidia", gpu.minor, " ", gpu.name, " (type ",
+                                     NvmlGpuType(gpu.name), ")"));
+      }
+      setup.detect_note = absl::StrCat("AutoDetect=nvml: ", detected.size(), " GPU(s) found",
+                                       found.empty() ? "" : ": ", absl::StrJoin(found, ", "));
     } else {
       setup.detect_note = absl::StrCat("AutoDetect=nvml: ", gpus.status().message(),
                                        "; using gres.conf's File= lines");

@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# real_gpu_check: Skiff on a machine with a real NVIDIA GPU and driver (issue
+# 51, item 7). Starts a one-node cluster whose node finds its GPUs through
+# NVML (gres.conf AutoDetect=nvml) and confines jobs to theirs (cgroups,
+# ConstrainDevices=yes), then checks, printing PASS, FAIL or SKIP (with the
+# reason) for each:
+#   1. AutoDetect=nvml registers every GPU, by its real name and the type
+#      Slurm gives that name (nvidia_h200 for "NVIDIA H200");
+#   2. a 1-GPU job can open exactly one GPU device (and nvidia-smi, where
+#      installed, lists one GPU); a job without GPUs can open none;
+#   3. utilisation sampled from a busy GPU (gpu_busy, through the CUDA driver)
+#      is high, from an idle one near zero, with the job's GPU memory and
+#      energy, in sacct's TRESUsageInAve/Max and seff;
+#   4. a --container-image job with one GPU sees only that GPU's device
+#      (where runc, umoci, skopeo, busybox and user namespaces are there).
+#
+# Usage, as root, from the source tree, once the daemons, the commands and
+# tests/gpu:gpu_busy are built (bazel build //tests/gpu:gpu_busy and what
+# `./skiff up` builds; SKIFF_BUILD=opt builds go under bazel-out/k8-opt/bin):
+#   tests/gpu/real_gpu_check.sh [--bin-from DIR] [--dir DIR] [--keep]
+# --bin-from: where ctld/ctld, noded/noded, ... and tests/gpu/gpu_busy are
+# (default: ./bazel-bin); --dir: the cluster's directory (default
+# /tmp/skiff-real-gpu, emptied first); --keep: leave the cluster running.
+# Exit status: 0 all checks passed or were skipped, 1 a check failed, 2 the
+# machine has no NVIDIA GPU or cannot run the cluster.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN_FROM="$ROOT/bazel-bin"
+DIR=/tmp/skiff-real-gpu
+KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin-from) BIN_FROM=${2:?--bin-from needs a directory}; shift 2 ;;
+    --dir) DIR=${2:?--dir needs a directory}; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) echo "usage: $0 [--bin-from DIR] [--dir DIR] [--keep]" >&2; exit 2 ;;
+  esac
+done
+
+FAILED=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; FAILED=1; }
+skip() { echo "SKIP: $*"; }
+unusable() { echo "real_gpu_check: $*" >&2; exit 2; }
+
+# ---------------------------------------------------------------- the machine
+[ "$(id -u)" = 0 ] || unusable "needs root (cgroups, device confinement)"
+shopt -s nullglob
+GPU_FILES=(/dev/nvidia[0-9]*)
+shopt -u nullglob
+[ -e /dev/nvidiactl ] && [ "${#GPU_FILES[@]}" -gt 0 ] ||
+  unusable "no NVIDIA GPU here (/dev/nvidiactl, /dev/nvidia0)"
+ldconfig -p | grep -q 'libnvidia-ml.so.1' || unusable "no NVML (libnvidia-ml.so.1) in the loader's cache"
+GPU_BUSY="$BIN_FROM/tests/gpu/gpu_busy"
+[ -x "$GPU_BUSY" ] || unusable "missing $GPU_BUSY (bazel build //tests/gpu:gpu_busy)"
+[ -x "$BIN_FROM/ctld/ctld" ] || unusable "missing $BIN_FROM/ctld/ctld (build first, or --bin-from)"
+COUNT=${#GPU_FILES[@]}
+echo "real_gpu_check: $COUNT GPU device file(s): ${GPU_FILES[*]}"
+NAMES=""
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=index,name,minor_number,memory.total,driver_version --format=csv,noheader
+  NAMES=$(nvidia-smi --query-gpu=name --format=csv,noheader | sort -u)
+fi
+uname -r
+
+# ---------------------------------------------------------------- the cluster
+SKIFF="$ROOT/skiff"
+"$SKIFF" down --dir "$DIR" >/dev/null 2>&1 || true
+rm -rf "$DIR"
+mkdir -p "$DIR/etc" "$DIR/work"
+chmod 755 "$DIR"
+chmod 1777 "$DIR/work"
+# No fake GPUs; GPUs sampled every second; jobs in cgroups.
+export SKIFF_GPU_NODES=0 SKIFF_BURST_BUFFERS=0 SKIFF_RESTD=0 SKIFF_FAKE_NVML=0
+export SKIFF_CONF_EXTRA="ProctrackType=proctrack/cgroup
+TaskPlugin=task/affinity,task/cgroup
+JobAcctGatherFrequency=task=1
+HeartbeatInterval=1"
+# The first `up` writes the configuration; the node is given its GPUs, found
+# through NVML, before the second.
+"$SKIFF" up --dir "$DIR" --nodes 1 --cpus 2 --bin-from "$BIN_FROM" >"$DIR/up.log" 2>&1 ||
+  { cat "$DIR/up.log"; unusable "the cluster did not start"; }
+"$SKIFF" down --dir "$DIR" >/dev/null 2>&1
+sed -i "s/^\(NodeName=n1 .*\)$/\1 Gres=gpu:$COUNT/" "$DIR/etc/skiff.conf"
+echo "AutoDetect=nvml" >"$DIR/etc/gres.conf"
+printf 'ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n' >"$DIR/etc/cgroup.conf"
+"$SKIFF" up --dir "$DIR" --nodes 1 --bin-from "$BIN_FROM" >>"$DIR/up.log" 2>&1 || {
+  cat "$DIR/up.log"
+  tail -n 20 "$DIR"/log/noded-n1.log
+  unusable "the cluster did not start with its GPUs"
+}
+# shellcheck disable=SC1091
+source "$DIR/env.sh"
+cleanup() {
+  if [ "$KEEP" = 1 ]; then
+    echo "real_gpu_check: the cluster stays up in $DIR (./skiff down --dir $DIR)"
+  else
+    "$SKIFF" down --dir "$DIR" >/dev/null 2>&1
+  fi
+}
+trap cleanup EXIT
+
+# waits for job $1 to end (up to $2 seconds); its state.
+wait_job() {
+  local id=$1 deadline=$((SECONDS + ${2:-120})) state=""
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    state=$(sacct -n -X -P -o State -j "$id" 2>/dev/null | head -n 1)
+    case "$state" in
+      COMPLETED | FAILED | CANCELLED* | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;;
+    esac
+    sleep 0.5
+  done
+  echo "$state"
+}
+submit() { sbatch --parsable -D "$DIR/work" "$@"; }
+# The value of KEY in a TRES list ("cpu=1,gres/gpumem=2G,...").
+tres() { tr ',' '\n' <<<"$2" | sed -n "s|^$1=||p"; }
+# "2.50G" -> bytes, as sacct prints memory.
+bytes() { numfmt --from=iec "${1%B}" 2>/dev/null || echo 0; }
+
+# ---------------------------------------------------------------- 1. AutoDetect
+node=$(scontrol show node n1)
+gres=$(sed -n 's/.*\bGres=\([^ ]*\).*/\1/p' <<<"$node" | head -n 1)
+found=$(grep -h "AutoDetect=nvml" "$DIR"/log/noded-n1.log | tail -n 1 | sed 's/.*\(AutoDetect=\)/\1/')
+echo "scontrol show node n1: Gres=$gres"
+echo "noded: $found"
+count=$(awk -F: '{print $NF}' <<<"${gres%%(*}")
+# "/dev/nvidia0 NVIDIA H200 (type nvidia_h200)" for each GPU found.
+detected=$(sed -n 's/.*GPU(s) found: //p' <<<"$found" | sed 's/, \/dev\//\n\/dev\//g')
+names=$(sed -n 's|^/dev/nvidia[0-9]* \(.*\) (type .*)$|\1|p' <<<"$detected" | sort -u)
+types_ok=1
+while read -r line; do
+  [ -n "$line" ] || continue
+  name=$(sed 's|^/dev/nvidia[0-9]* \(.*\) (type .*)$|\1|' <<<"$line")
+  [ "$(sed 's|.*(type \(.*\))$|\1|' <<<"$line")" = "$(tr 'A-Z ' 'a-z_' <<<"$name")" ] || types_ok=0
+done <<<"$detected"
+if [ "$count" != "$COUNT" ] || [ "$(grep -c . <<<"$detected")" != "$COUNT" ]; then
+  fail "AutoDetect=nvml: Gres=$gres and $found, not $COUNT GPUs"
+elif [ -n "$NAMES" ] && [ "$names" != "$NAMES" ]; then
+  fail "AutoDetect=nvml: names '$names', nvidia-smi says '$NAMES'"
+elif [ "$types_ok" != 1 ] || [ -z "$names" ]; then
+  fail "AutoDetect=nvml: the types are not the names as Slurm types them: $detected"
+else
+  pass "AutoDetect=nvml: $COUNT GPU(s), Gres=$gres, named $names"
+fi
+
+# ---------------------------------------------------------------- 2. confinement
+probe='for d in /dev/nvidia[0-9]*; do if (exec 3<"$d") 2>/dev/null; then echo "open $d"; else echo "denied $d"; fi; done
+echo "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-}"
+if command -v nvidia-smi >/dev/null; then echo "nvidia-smi: $(nvidia-smi -L 2>/dev/null | grep -c "^GPU ")"; fi'
+one=$(submit --gres=gpu:1 -o "$DIR/work/one.out" --wrap "$probe")
+none=$(submit -o "$DIR/work/none.out" --wrap "$probe")
+wait_job "$one" >/dev/null
+wait_job "$none" >/dev/null
+echo "--- a 1-GPU job:"
+cat "$DIR/work/one.out"
+echo "--- a job without GPUs:"
+cat "$DIR/work/none.out"
+opened=$(grep -c '^open ' "$DIR/work/one.out")
+if [ "$opened" = 1 ] && [ "$(grep -c '^denied ' "$DIR/work/one.out")" = $((COUNT - 1)) ]; then
+  pass "a 1-GPU job opens exactly one of the $COUNT GPU device(s)"
+else
+  fail "a 1-GPU job opens $opened of $COUNT GPU devices"
+fi
+if grep -q '^nvidia-smi: ' "$DIR/work/one.out"; then
+  if grep -q '^nvidia-smi: 1$' "$DIR/work/one.out"; then
+    pass "nvidia-smi -L in a 1-GPU job lists one GPU"
+  else
+    fail "nvidia-smi -L in a 1-GPU job: $(grep '^nvidia-smi: ' "$DIR/work/one.out")"
+  fi
+else
+  skip "nvidia-smi is not installed: the job's view of NVML is not listed"
+fi
+if [ "$COUNT" -lt 2 ]; then
+  skip "one GPU here: no other GPU for the device cgroup to refuse a 1-GPU job (the job without GPUs below is refused it)"
+fi
+if [ "$(grep -c '^open ' "$DIR/work/none.out")" = 0 ] && [ -s "$DIR/work/none.out" ]; then
+  pass "a job without GPUs opens none of them (the device cgroup refuses it)"
+else
+  fail "a job without GPUs opened a GPU device (ConstrainDevices=yes)"
+fi
+
+# ---------------------------------------------------------------- 3. utilisation
+busy=$(submit --gres=gpu:1 -o "$DIR/work/busy.out" --wrap "$GPU_BUSY 15 2048")
+echo "busy job $busy: $(wait_job "$busy" 180)"
+cat "$DIR/work/busy.out"
+idle=$(submit --gres=gpu:1 -o "$DIR/work/idle.out" --wrap "sleep 10")
+echo "idle job $idle: $(wait_job "$idle" 180)"
+for id in "$busy" "$idle"; do
+  sacct -P -o JobID,State,TRESUsageInAve,TRESUsageInMax,ConsumedEnergyRaw -j "$id"
+  seff "$id"
+done
+line=$(sacct -n -P -o TRESUsageInAve,TRESUsageInMax,ConsumedEnergyRaw -j "$busy.batch")
+busy_util=$(tres gres/gpuutil "$(cut -d'|' -f1 <<<"$line")")
+busy_mem=$(tres gres/gpumem "$(cut -d'|' -f2 <<<"$line")")
+energy=$(cut -d'|' -f3 <<<"$line")
+idle_util=$(tres gres/gpuutil "$(sacct -n -P -o TRESUsageInAve -j "$idle.batch")")
+echo "busy: gres/gpuutil=$busy_util (average), gres/gpumem=$busy_mem (peak), $energy J; idle: gres/gpuutil=$idle_util"
+if [ -n "$busy_util" ] && [ "$busy_util" -ge 50 ]; then
+  pass "a busy GPU's utilisation is sampled high ($busy_util%)"
+else
+  fail "a busy GPU's utilisation: '$busy_util' (expected 50% or more)"
+fi
+if [ -n "$idle_util" ] && [ "$idle_util" -le 5 ]; then
+  pass "an idle GPU's utilisation is sampled near zero ($idle_util%)"
+else
+  fail "an idle GPU's utilisation: '$idle_util' (expected 5% or less)"
+fi
+if [ "$(bytes "$busy_mem")" -ge $((2048 * 1024 * 1024)) ]; then
+  pass "the busy job's GPU memory peak counts its 2 GiB ($busy_mem)"
+else
+  fail "the busy job's GPU memory peak: '$busy_mem' (expected 2 GiB or more)"
+fi
+if [ -n "$energy" ] && [ "$energy" -gt 0 ] 2>/dev/null; then
+  pass "the busy job's GPU energy: $energy J"
+else
+  skip "no GPU energy for the busy job ('$energy': this GPU may have no energy counter)"
+fi
+
+# ---------------------------------------------------------------- 4. a container
+missing=""
+for tool in runc umoci skopeo busybox unshare; do command -v "$tool" >/dev/null || missing+=" $tool"; done
+if [ -n "$missing" ]; then
+  skip "--container-image: missing$missing"
+else
+  user=skiffgpu
+  id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash "$user"
+  uid=$(id -u "$user")
+  if ! runuser -u "$user" -- unshare --user --map-root-user true 2>/dev/null; then
+    skip "--container-image: $user cannot make a user namespace here"
+  else
+    images="$DIR/images"
+    mkdir -p "$images/root/bin" "$images/root/tmp" "/run/user/$uid/images"
+    chown "$user" "/run/user/$uid" "/run/user/$uid/images"
+    (
+      set -e
+      cd "$images"
+      cp "$(command -v busybox)" root/bin/
+      for c in sh ls grep echo; do ln -sf busybox "root/bin/$c"; done
+      umoci init --layout busybox >/dev/null
+      umoci new --image busybox:latest >/dev/null
+      umoci insert --image busybox:latest root / >/dev/null
+      umoci config --image busybox:latest --config.env PATH=/bin >/dev/null
+      chmod -R a+rX "$images"
+    ) || fail "--container-image: could not make the test image"
+    {
+      echo 'RunTimeQuery="runc --rootless=true --root=/run/user/%U/images/ state %n.%u.%j.%s.%t"'
+      echo 'RunTimeKill="runc --rootless=true --root=/run/user/%U/images/ kill -a %n.%u.%j.%s.%t"'
+      echo 'RunTimeDelete="runc --rootless=true --root=/run/user/%U/images/ delete --force %n.%u.%j.%s.%t"'
+      echo 'RunTimeRun="runc --rootless=true --root=/run/user/%U/images/ run %n.%u.%j.%s.%t -b %b"'
+    } >"$DIR/etc/oci.conf"
+    out="$DIR/work/container.out"
+    cid=$(runuser -u "$user" -- env SKIFF_CONF="$SKIFF_CONF" "$DIR/bin/sbatch" --parsable \
+      -D "$DIR/work" --gres=gpu:1 --container-image="$images/busybox" -o "$out" \
+      --wrap 'ls /dev | grep "^nvidia[0-9]"; echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"')
+    echo "container job $cid: $(wait_job "$cid" 300)"
+    cat "$out" 2>/dev/null
+    if [ "$(grep -c '^nvidia[0-9]' "$out" 2>/dev/null)" = 1 ]; then
+      pass "a --container-image job with one GPU sees one GPU device"
+    else
+      fail "a --container-image job with one GPU: $(scontrol show job "$cid" | grep -o 'Reason=[^ ]*')"
+    fi
+  fi
+fi
+
+echo
+if [ "$FAILED" = 0 ]; then
+  echo "real_gpu_check: every check passed or was skipped"
+else
+  echo "real_gpu_check: some checks FAILED (logs: $DIR/log)"
+fi
+exit "$FAILED"
