@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "noded/file_io.h"
+#include "noded/gpu/gpu_usage.h"
 
 namespace skiff::noded {
 
@@ -139,14 +140,15 @@ void AllocationEpilogs::Loop() {
 void AllocationEpilogs::EndOnOtherNodes(uint64_t job_id, const JobResult& result) {
   const std::string dir = job_dir_(job_id);
   std::vector<NodeScriptError> failures;
-  bool complete = false;  // false: ask again on the worker's next look
+  std::vector<GpuUse> gpus;  // the other nodes'
+  bool complete = false;     // false: ask again on the worker's next look
   absl::StatusOr<std::string> spec_text = ReadFile(absl::StrCat(dir, "/", kSpecFileName));
   absl::StatusOr<LaunchSpec> spec =
       spec_text.ok() ? ParseLaunchSpec(*spec_text) : absl::StatusOr<LaunchSpec>(spec_text.status());
   if (spec.ok()) {
     const std::vector<AllocatedNode> others = OtherNodesOf(*spec);
-    std::vector<absl::StatusOr<std::string>> outcomes(others.size(),
-                                                      absl::UnknownError("not asked"));
+    std::vector<absl::StatusOr<OtherNodeEnd>> outcomes(others.size(),
+                                                       absl::UnknownError("not asked"));
     std::vector<std::thread> calls;
     for (size_t i = 0; i < others.size(); ++i) {
       calls.emplace_back(
@@ -166,16 +168,30 @@ void AllocationEpilogs::EndOnOtherNodes(uint64_t job_id, const JobResult& result
         // does not answer the job's termination.
         logger_.warn("JobId={} NodeName={}: could not end the job there: {}", job_id,
                      others[i].name, std::string(outcomes[i].status().message()));
-      } else if (!outcomes[i]->empty()) {
-        logger_.error("JobId={} Epilog error on NodeName={}: {}", job_id, others[i].name,
-                      *outcomes[i]);
-        failures.push_back({others[i].name, *outcomes[i]});
+      } else {
+        if (!outcomes[i]->epilog_error.empty()) {
+          logger_.error("JobId={} Epilog error on NodeName={}: {}", job_id, others[i].name,
+                        outcomes[i]->epilog_error);
+          failures.push_back({others[i].name, outcomes[i]->epilog_error});
+        }
+        for (GpuUse gpu : outcomes[i]->gpus) {
+          gpu.node = others[i].name;
+          gpus.push_back(std::move(gpu));
+        }
       }
     }
   } else {
     complete = true;  // nothing to ask with: report the job as it is
     logger_.error("JobId={}: cannot end the job on its other nodes: {}", job_id,
                   std::string(spec.status().message()));
+  }
+  if (complete && !gpus.empty()) {
+    if (absl::Status s = WriteFileAtomically(absl::StrCat(dir, "/", kOtherNodesGpuUsageFileName),
+                                             FormatGpuUses(gpus), 0600);
+        !s.ok()) {
+      logger_.error("JobId={}: {}", job_id, std::string(s.message()));
+      complete = false;
+    }
   }
   if (complete) {
     if (absl::Status s = WriteFileAtomically(absl::StrCat(dir, "/", kNodeEpilogsFileName),

@@ -11,7 +11,9 @@
 // running until every other node has answered (or could not be reached: a
 // node that is down is ctld's to notice, through SlurmdTimeout), and then with
 // the failures (JobResult::node_epilog_errors), which ctld drains
-// ("Epilog error"). The outcome is written to the job's directory
+// ("Epilog error"). The other nodes' GPU figures (their noded sample the
+// job's GPUs while its steps run there) go to kOtherNodesGpuUsageFileName,
+// which the GPU monitor adds to the report. The outcome is written to the job's directory
 // (kNodeEpilogsFileName) before the job is reported, so a restarted noded
 // reports it without asking again; a noded stopped while it asks asks again
 // when it starts (an Epilog may then run twice on a node, never zero times).
@@ -45,16 +47,21 @@
 
 namespace skiff::noded {
 
+// What one other node said when the job ended there.
+struct OtherNodeEnd {
+  std::string epilog_error;  // "" when its Epilog succeeded or none is configured
+  std::vector<GpuUse> gpus;  // the job's GPUs there, as that node sampled them (node set)
+};
+
 // How the batch host reaches the job's other nodes (Noded.EndJobOnNode over
 // gRPC in noded; a fake in tests). Thread-safe.
 class OtherNodes {
  public:
   virtual ~OtherNodes() = default;
-  // Ends the job on `node`: its Epilog's failure ("" when it succeeded or none
-  // is configured), or an error when the node could not be asked.
-  virtual absl::StatusOr<std::string> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
-                                                   const std::string& spec_text,
-                                                   const JobResult& result) = 0;
+  // Ends the job on `node`: what it said, or an error when it could not be asked.
+  virtual absl::StatusOr<OtherNodeEnd> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
+                                                    const std::string& spec_text,
+                                                    const JobResult& result) = 0;
   // Makes the calls in flight, and any later one, fail at once (noded stops).
   virtual void CancelAll() = 0;
 };

@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "noded/file_io.h"
+#include "noded/gpu/gpu_usage.h"
 #include "noded/job_files.h"
 #include "spdlog/sinks/null_sink.h"
 
@@ -52,9 +53,9 @@ class FakeJobs final : public JobReportSource {
 // The other nodes: each answers as the test says, or waits until cancelled.
 class FakeNodes final : public OtherNodes {
  public:
-  absl::StatusOr<std::string> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
-                                           const std::string& spec_text,
-                                           const JobResult& result) override {
+  absl::StatusOr<OtherNodeEnd> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
+                                            const std::string& spec_text,
+                                            const JobResult& result) override {
     std::unique_lock<std::mutex> lock(mu_);
     calls_.push_back(absl::StrCat(job_id, " ", node.name, " ", node.address, " exit ",
                                   result.exit_code, spec_text.empty() ? " no spec" : ""));
@@ -62,9 +63,13 @@ class FakeNodes final : public OtherNodes {
       cv_.wait(lock, [this] { return cancelled_; });
       return absl::CancelledError("cancelled");
     }
+    OtherNodeEnd end;
+    if (auto gpus = gpus_.find(node.name); gpus != gpus_.end()) end.gpus = gpus->second;
     auto it = answers_.find(node.name);
-    if (it == answers_.end()) return std::string();
-    return it->second;
+    if (it == answers_.end()) return end;
+    if (!it->second.ok()) return it->second.status();
+    end.epilog_error = *it->second;
+    return end;
   }
   void CancelAll() override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -75,7 +80,8 @@ class FakeNodes final : public OtherNodes {
     std::lock_guard<std::mutex> lock(mu_);
     return calls_;
   }
-  std::map<std::string, absl::StatusOr<std::string>> answers_;
+  std::map<std::string, absl::StatusOr<std::string>> answers_;  // the Epilog's error
+  std::map<std::string, std::vector<GpuUse>> gpus_;             // what each sampled
   bool hang_ = false;
 
  private:
@@ -151,6 +157,12 @@ TEST_F(AllocationEpilogsTest, AOneNodeJobIsReportedAtOnceWithoutAskingAnyNode) {
 TEST_F(AllocationEpilogsTest, AMultiNodeJobWaitsForItsOtherNodesAndCarriesTheirFailures) {
   MakeJob(8, {"n1", "n2", "n3"});
   nodes_.answers_["n3"] = std::string("exit code 3: no scratch");
+  // n2 sampled the job's GPU there (its steps ran on it); n3 has none.
+  GpuUse sampled;
+  sampled.index = 1;
+  sampled.samples = 4;
+  sampled.util_sum = 200;
+  nodes_.gpus_["n2"] = {sampled};
   jobs_.Finish(8, 0);
   auto epilogs = Make();
   // Before the other nodes have answered, ctld sees the job still running.
@@ -168,6 +180,12 @@ TEST_F(AllocationEpilogsTest, AMultiNodeJobWaitsForItsOtherNodesAndCarriesTheirF
   std::vector<std::string> calls = nodes_.Calls();
   std::sort(calls.begin(), calls.end());
   EXPECT_EQ(calls, (std::vector<std::string>{"8 n2 n2:6818 exit 0", "8 n3 n3:6818 exit 0"}));
+  // Their GPUs, named by node, for the GPU monitor to add to the report.
+  sampled.node = "n2";
+  absl::StatusOr<std::string> others =
+      ReadFile(absl::StrCat(Dir(8), "/", kOtherNodesGpuUsageFileName));
+  ASSERT_TRUE(others.ok()) << others.status();
+  EXPECT_EQ(ParseGpuUses(*others).value(), (std::vector<GpuUse>{sampled}));
   epilogs->Stop();
 
   // A restarted noded reads the outcome from the job's directory: no node is

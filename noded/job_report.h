@@ -21,7 +21,10 @@ struct NodeScriptError {
 // What one GPU the job held did while it ran, as the GPU monitor sampled it
 // (noded/gpu/gpu_usage.h).
 struct GpuUse {
-  int index = 0;         // the GPU's gres index on this node (LaunchSpec::gpu_indices)
+  // Where the GPU is: "" this node; another node of a multi-node job, as that
+  // node's noded sent it (Noded.EndJobOnNode).
+  std::string node;
+  int index = 0;         // the GPU's gres index on its node (LaunchSpec::gpu_indices)
   unsigned minor = 0;    // /dev/nvidia<minor>
   int64_t samples = 0;   // samples with a utilisation figure
   int64_t util_sum = 0;  // percent, summed over those samples
@@ -41,7 +44,7 @@ struct GpuUse {
                : 0;
   }
   bool operator==(const GpuUse& o) const {
-    return index == o.index && minor == o.minor && samples == o.samples && util_sum == o.util_sum &&
+    return node == o.node && index == o.index && minor == o.minor && samples == o.samples && util_sum == o.util_sum &&
            util_max == o.util_max && memory_samples == o.memory_samples &&
            memory_sum_mib == o.memory_sum_mib && memory_max_bytes == o.memory_max_bytes &&
            memory_total_bytes == o.memory_total_bytes && energy_first_mj == o.energy_first_mj &&

@@ -296,7 +296,6 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
           }
         }
       });
-  gpus.Start();
 
   // The step managers of the jobs whose first node this is; step ids are kept
   // in each job's directory.
@@ -309,6 +308,11 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   service.SetNodeControl(node_control.get(), &logger);
   service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
   service.SetGpuUses([&gpus](uint64_t job_id) { return gpus.UsesOf(job_id); });
+  // Another node's job: the GPUs its steps use here are sampled too, and go
+  // back with EndJobOnNode's answer.
+  service.SetEndedJobGpus([&gpus](uint64_t job_id) { return gpus.EndedJobGpus(job_id); });
+  gpus.SetStepGpuSource([&service] { return service.StepGpus(); });
+  gpus.Start();
   absl::StatusOr<NodeServer> server = StartNodeServer(setup, connection_limits, service, logger);
   if (!server.ok()) return Fatal(std::string(server.status().message()));
   if (absl::Status s = WritePidFile(SubstituteNodeName(config.slurmd_pid_file, node_name));

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/status.h"
 #include "noded/container/image_container.h"
+#include "noded/gpu/gpu_usage_proto.h"
 #include "noded/node_scripts.h"
 #include "noded/noded_service.h"
 #include "noded/run_captured.h"
@@ -139,6 +140,11 @@ grpc::Status NodedService::EndJobOnNode(grpc::ServerContext* context,
   }
   // The job's image containers here (--container-name ones live until now).
   ReleaseJobImageContainers(ContainersDir(), request->job_id());
+  if (ended_job_gpus_) {
+    for (const GpuUse& gpu : ended_job_gpus_(request->job_id())) {
+      GpuUseToProto(gpu, reply->add_gpus());
+    }
+  }
   const JobManagerOptions& scripts = jobs_.options();
   if (scripts.epilog.empty()) return grpc::Status::OK;
   const CapturedRun run = RunCaptured(

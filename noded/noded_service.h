@@ -104,6 +104,14 @@ class NodedService final : public v1::Noded::Service {
   void SetGpuUses(std::function<std::vector<GpuUse>(uint64_t job_id)> uses) {
     gpu_uses_ = std::move(uses);
   }
+  // Another node's job ending here (EndJobOnNode): its GPUs here as the GPU
+  // monitor sampled them while its steps ran, for the answer. Before serving.
+  void SetEndedJobGpus(std::function<std::vector<GpuUse>(uint64_t job_id)> gpus) {
+    ended_job_gpus_ = std::move(gpus);
+  }
+  // The jobs whose steps run tasks here now, and the GPU indices those use
+  // here (the GPU monitor samples another node's job through them).
+  std::map<uint64_t, std::vector<int>> StepGpus();
 
   // Step calls this noded serves now (srun's RunStep, a step manager's
   // RunTasks, sattach's AttachStep): noded restarts in place (reconfigure)
@@ -187,6 +195,7 @@ class NodedService final : public v1::Noded::Service {
   // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
   int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
   std::function<std::vector<GpuUse>(uint64_t)> gpu_uses_;
+  std::function<std::vector<GpuUse>(uint64_t)> ended_job_gpus_;
   std::atomic<int> open_step_calls_{0};
   // One step call, counted in open_step_calls_ for its life.
   class StepCall {
@@ -221,6 +230,7 @@ class NodedService final : public v1::Noded::Service {
   // (the steps this node manages are StepManager's).
   std::mutex tasks_mu_;
   std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;  // under tasks_mu_
+  std::map<std::pair<uint64_t, uint32_t>, std::vector<int>> local_gpus_;  // under tasks_mu_
 
   // `sig` to every task of every step of `job_id` that this node manages, on
   // all the step's nodes. NotFound when the job does not run here.

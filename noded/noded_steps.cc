@@ -378,6 +378,18 @@ grpc::Status NodedService::SignalStep(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+std::map<uint64_t, std::vector<int>> NodedService::StepGpus() {
+  std::map<uint64_t, std::vector<int>> out;
+  std::lock_guard<std::mutex> lock(tasks_mu_);
+  for (const auto& [key, gpus] : local_gpus_) {
+    std::vector<int>& job = out[key.first];
+    for (int index : gpus) {
+      if (std::find(job.begin(), job.end(), index) == job.end()) job.push_back(index);
+    }
+  }
+  return out;
+}
+
 grpc::Status NodedService::StatTasks(grpc::ServerContext* context,
                                      const v1::StatStepRequest* request, v1::StatStepReply* reply) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
@@ -699,11 +711,13 @@ void NodedService::ServeTasks(const v1::TaskLaunch& launch, TaskPeer& peer) {
   {
     std::lock_guard<std::mutex> lock(tasks_mu_);
     local_tasks_[local_key] = tasks.get();
+    local_gpus_[local_key].assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
   }
   PumpStep(launch, *tasks, peer);
   {
     std::lock_guard<std::mutex> lock(tasks_mu_);
     local_tasks_.erase(local_key);
+    local_gpus_.erase(local_key);
   }
   tasks.reset();  // kills what is left and reaps it
   if (!container.spool.empty()) EndStepContainers(spec, container.spool);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "noded/gpu/gpu_usage_proto.h"
 #include "noded/node_scripts.h"
 #include "proto/noded.grpc.pb.h"
 
@@ -28,9 +29,9 @@ class GrpcOtherNodes final : public OtherNodes {
  public:
   GrpcOtherNodes(Authenticator& auth, int64_t timeout) : auth_(auth), timeout_(timeout) {}
 
-  absl::StatusOr<std::string> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
-                                           const std::string& spec_text,
-                                           const JobResult& result) override {
+  absl::StatusOr<OtherNodeEnd> EndJobOnNode(uint64_t job_id, const AllocatedNode& node,
+                                            const std::string& spec_text,
+                                            const JobResult& result) override {
     v1::EndJobOnNodeRequest request;
     request.set_job_id(job_id);
     request.set_job_spec(spec_text);
@@ -46,7 +47,12 @@ class GrpcOtherNodes final : public OtherNodes {
       v1::EndJobOnNodeReply reply;
       const grpc::Status status = StubFor(node.address).EndJobOnNode(&context, request, &reply);
       Untrack(&context);
-      if (status.ok()) return reply.epilog_error();
+      if (status.ok()) {
+        OtherNodeEnd end;
+        end.epilog_error = reply.epilog_error();
+        for (const v1::GpuUsage& gpu : reply.gpus()) end.gpus.push_back(GpuUseFromProto(gpu));
+        return end;
+      }
       if (status.error_code() != grpc::StatusCode::UNAVAILABLE ||
           std::chrono::steady_clock::now() >= give_up || Stopping()) {
         return absl::UnavailableError(

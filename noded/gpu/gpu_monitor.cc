@@ -12,6 +12,18 @@
 #include "noded/file_io.h"
 
 namespace skiff::noded {
+namespace {
+
+int64_t SteadySeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// How long an ended visit's figures are kept for a retried EndJobOnNode.
+constexpr int64_t kEndedVisitSeconds = 3600;
+
+}  // namespace
 
 GpuMonitor::GpuMonitor(GpuMonitorOptions options, JobManager& jobs, JobReportSource& reports,
                        spdlog::logger& logger)
@@ -73,15 +85,25 @@ void GpuMonitor::SampleNow() {
   // Which running job holds which GPU, by device minor.
   std::map<uint64_t, std::vector<std::pair<int, unsigned>>> held;  // job -> (index, minor)
   std::map<unsigned, uint64_t> holder_of_minor;
+  auto hold = [&](uint64_t id, int index) {
+    if (index < 0 || static_cast<size_t>(index) >= options_.gpu_files.size()) return;
+    std::optional<unsigned> minor = DeviceFileMinor(options_.gpu_files[index]);
+    if (!minor) return;
+    held[id].emplace_back(index, *minor);
+    holder_of_minor[*minor] = id;
+  };
   for (uint64_t id : jobs_.RunningJobIds()) {
     absl::StatusOr<LaunchSpec> spec = jobs_.RunningJobSpec(id);
     if (!spec.ok()) continue;
-    for (int index : spec->gpu_indices) {
-      if (index < 0 || static_cast<size_t>(index) >= options_.gpu_files.size()) continue;
-      std::optional<unsigned> minor = DeviceFileMinor(options_.gpu_files[index]);
-      if (!minor) continue;
-      held[id].emplace_back(index, *minor);
-      holder_of_minor[*minor] = id;
+    for (int index : spec->gpu_indices) hold(id, index);
+  }
+  // Other nodes' jobs: the GPUs their steps' tasks use here now.
+  std::set<uint64_t> visiting;
+  if (step_gpus_) {
+    for (const auto& [id, indices] : step_gpus_()) {
+      if (held.count(id) != 0 || jobs_.IsRunning(id)) continue;  // this node's own job
+      for (int index : indices) hold(id, index);
+      if (held.count(id) != 0) visiting.insert(id);
     }
   }
   absl::StatusOr<std::vector<GpuReading>> readings = nvml_->Read();
@@ -130,17 +152,32 @@ void GpuMonitor::SampleNow() {
 
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = SteadySeconds();
+    for (auto it = visits_ended_.begin(); it != visits_ended_.end();) {
+      if (now - it->second < kEndedVisitSeconds) {
+        ++it;
+        continue;
+      }
+      uses_.erase(it->first);
+      it = visits_ended_.erase(it);
+    }
     running_.clear();
-    for (const auto& entry : held) running_.insert(entry.first);
+    for (const auto& entry : held) {
+      if (visits_ended_.count(entry.first) == 0) running_.insert(entry.first);
+    }
     for (auto it = recent_peaks_.begin(); it != recent_peaks_.end();) {
       it = running_.count(it->first) != 0 ? std::next(it) : recent_peaks_.erase(it);
     }
   }
   for (const auto& [id, gpus] : held) {
-    const std::string path = absl::StrCat(jobs_.JobDir(id), "/", kGpuUsageFileName);
+    const bool visit = visiting.count(id) != 0;
+    const std::string path =
+        visit ? std::string() : absl::StrCat(jobs_.JobDir(id), "/", kGpuUsageFileName);
     std::lock_guard<std::mutex> lock(mu_);
-    if (!jobs_.IsRunning(id)) continue;  // ended since: its report may be out
+    // Ended since: its report (or EndJobOnNode's answer) may be out.
+    if (visit ? visits_ended_.count(id) != 0 : !jobs_.IsRunning(id)) continue;
     auto known = uses_.find(id);
+    if (known == uses_.end() && visit) known = uses_.emplace(id, std::vector<GpuUse>{}).first;
     if (known == uses_.end()) {
       // A restarted noded goes on from what the directory holds.
       absl::StatusOr<std::string> text = ReadFile(path);
@@ -165,6 +202,7 @@ void GpuMonitor::SampleNow() {
         peak = std::max(peak, static_cast<int>(std::min(*r.util_percent, 100u)));
       }
     }
+    if (visit) continue;  // kept in memory only: no job directory here
     if (absl::Status s = WriteFileAtomically(path, FormatGpuUses(uses), 0600); !s.ok()) {
       logger_.warn("JobId={}: {}", id, std::string(s.message()));
     }
@@ -221,6 +259,18 @@ std::vector<GpuUse> GpuMonitor::UsesOf(uint64_t job_id) {
   return it == uses_.end() ? std::vector<GpuUse>{} : it->second;
 }
 
+std::vector<GpuUse> GpuMonitor::EndedJobGpus(uint64_t job_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  visits_ended_.emplace(job_id, SteadySeconds());
+  running_.erase(job_id);
+  recent_peaks_.erase(job_id);
+  auto it = uses_.find(job_id);
+  if (it == uses_.end()) return {};
+  std::vector<GpuUse> out = it->second;
+  for (GpuUse& use : out) use.node = options_.node_name;
+  return out;
+}
+
 void GpuMonitor::Restore(const std::vector<RunningJobGpus>& taken) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const RunningJobGpus& job : taken) {
@@ -237,14 +287,17 @@ void GpuMonitor::Restore(const std::vector<RunningJobGpus>& taken) {
 void GpuMonitor::AddGpus(std::vector<JobReport>* reports) {
   for (JobReport& report : *reports) {
     if (!report.finished) continue;
-    absl::StatusOr<std::string> text =
-        ReadFile(absl::StrCat(jobs_.JobDir(report.job_id), "/", kGpuUsageFileName));
-    if (!text.ok()) continue;  // never sampled
-    absl::StatusOr<std::vector<GpuUse>> uses = ParseGpuUses(*text);
-    if (uses.ok()) {
-      report.result.gpus = std::move(*uses);
-    } else {
-      logger_.warn("JobId={}: {}", report.job_id, std::string(uses.status().message()));
+    // This node's, then the other nodes' (a multi-node job's).
+    for (const char* name : {kGpuUsageFileName, kOtherNodesGpuUsageFileName}) {
+      absl::StatusOr<std::string> text =
+          ReadFile(absl::StrCat(jobs_.JobDir(report.job_id), "/", name));
+      if (!text.ok()) continue;  // never sampled there
+      absl::StatusOr<std::vector<GpuUse>> uses = ParseGpuUses(*text);
+      if (!uses.ok()) {
+        logger_.warn("JobId={}: {}", report.job_id, std::string(uses.status().message()));
+        continue;
+      }
+      report.result.gpus.insert(report.result.gpus.end(), uses->begin(), uses->end());
     }
   }
 }

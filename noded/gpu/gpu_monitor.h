@@ -5,7 +5,15 @@
 // figures (gpu_usage.h) and keeps them in the job's directory (gpu_usage), so
 // that a restarted noded goes on from them and a job's end report carries
 // them to ctld (sacct's gres/gpuutil and gres/gpumem, seff's GPU lines, the
-// job's GPU energy).
+// job's GPU energy), with those of its other nodes (the batch host's
+// AllocationEpilogs keeps them in gpu_usage_other_nodes).
+//
+// On a multi-node job's other nodes, the job's processes are its steps'
+// tasks: while they run, the GPUs they use here are sampled too, kept in
+// memory (a restarted noded starts them again from nothing), sent with the
+// heartbeats, and handed over when the job ends here (EndedJobGpus, for
+// Noded.EndJobOnNode's answer). A GPU the job holds here while no step of it
+// runs here has no process of the job on it: idle, and nothing to sample.
 //
 // It sits between the job reports and the NodeAgent (a JobReportSource that
 // adds each finished job's GPU uses to the inner source's report), so that the
@@ -64,6 +72,12 @@ class GpuMonitor final : public JobReportSource {
              spdlog::logger& logger);
   ~GpuMonitor() override;
 
+  // The jobs whose steps run tasks here and the GPU indices they use here
+  // (NodedService::StepGpus), called on the sampling thread. Before Start.
+  void SetStepGpuSource(std::function<std::map<uint64_t, std::vector<int>>()> source) {
+    step_gpus_ = std::move(source);
+  }
+
   // Called (on the sampling thread) for each GPU fault found (gpu_faults.h):
   // the drain reason and the running jobs that hold that GPU. Before Start.
   void SetFaultListener(
@@ -84,6 +98,9 @@ class GpuMonitor final : public JobReportSource {
   void Restore(const std::vector<RunningJobGpus>& taken);
   // A running job's GPUs so far (sstat's batch step); empty when unknown.
   std::vector<GpuUse> UsesOf(uint64_t job_id);
+  // Another node's job has ended here: its GPUs' figures here (node set), no
+  // longer sampled; the same again if asked again (a retried EndJobOnNode).
+  std::vector<GpuUse> EndedJobGpus(uint64_t job_id);
 
   // JobReportSource: `reports`' reports, each finished job's with its GPUs.
   std::vector<JobReport> Jobs() override;
@@ -117,6 +134,10 @@ class GpuMonitor final : public JobReportSource {
   // The running jobs' GPUs' peaks since the last TakeRunning: job -> index -> %.
   std::map<uint64_t, std::map<int, int>> recent_peaks_;
   std::set<uint64_t> running_;  // the jobs the last sample saw running
+  // Other nodes' jobs that ended here (EndedJobGpus), kept an hour for a
+  // retried question and never sampled again: job -> when (steady seconds).
+  std::map<uint64_t, int64_t> visits_ended_;
+  std::function<std::map<uint64_t, std::vector<int>>()> step_gpus_;
   std::thread thread_;
 };
 

@@ -104,7 +104,9 @@ std::optional<unsigned> DeviceFileMinor(const std::string& path) {
 std::string FormatGpuUses(const std::vector<GpuUse>& uses) {
   std::string out;
   for (const GpuUse& u : uses) {
-    absl::StrAppend(&out, "gpu index=", u.index, " minor=", u.minor, " samples=", u.samples,
+    out += "gpu";
+    if (!u.node.empty()) absl::StrAppend(&out, " node=", u.node);
+    absl::StrAppend(&out, " index=", u.index, " minor=", u.minor, " samples=", u.samples,
                     " util_sum=", u.util_sum, " util_max=", u.util_max,
                     " memory_samples=", u.memory_samples, " memory_sum_mib=", u.memory_sum_mib,
                     " memory_max=", u.memory_max_bytes, " memory_total=", u.memory_total_bytes);
@@ -125,7 +127,9 @@ absl::StatusOr<std::vector<GpuUse>> ParseGpuUses(const std::string& text) {
       std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(words[i], '=');
       bool ok = true;
       uint64_t energy = 0;
-      if (kv.first == "index") {
+      if (kv.first == "node") {
+        u.node = std::string(kv.second);
+      } else if (kv.first == "index") {
         ok = absl::SimpleAtoi(kv.second, &u.index);
       } else if (kv.first == "minor") {
         ok = absl::SimpleAtoi(kv.second, &u.minor);

@@ -60,8 +60,11 @@ std::optional<uint64_t> JobOfProcess(const std::string& node_name, const std::st
 std::optional<unsigned> DeviceFileMinor(const std::string& path);
 
 // The job directory's gpu_usage file (written at each sample, read with the
-// job's end report): a `gpu index=I minor=M samples=...` line per GPU.
+// job's end report): a `gpu [node=N] index=I minor=M samples=...` line per GPU.
 inline constexpr char kGpuUsageFileName[] = "gpu_usage";
+// A multi-node job's GPUs on its other nodes, as they answered its end
+// (allocation_epilogs.h), in the same lines with node=; on the batch host only.
+inline constexpr char kOtherNodesGpuUsageFileName[] = "gpu_usage_other_nodes";
 std::string FormatGpuUses(const std::vector<GpuUse>& uses);
 absl::StatusOr<std::vector<GpuUse>> ParseGpuUses(const std::string& text);
 

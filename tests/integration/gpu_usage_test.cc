@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
@@ -474,6 +475,76 @@ TEST(GpuUsageTest, TheLocalClustersFakeGpusShowWhatAJobAsksFor) {
                           "40.00 GB (7.50%)\n"),
             std::string::npos)
       << seff.out << seff.err;
+}
+
+// A two-node GPU job: its batch host samples its GPU there, the other node
+// the GPU its step's task uses there (the local cluster's fake NVML, made
+// busy by the tasks' environment); the running job's GPUs on both nodes are
+// on /metrics, and its end carries both nodes' to sacct and seff.
+TEST(GpuUsageTest, AMultiNodeJobsGpusAreSampledOnEveryNode) {
+  LocalCluster::Options options;
+  options.nodes = 2;
+  options.gpu_nodes = 2;
+  options.restd = true;
+  options.extra_config = "JobAcctGatherFrequency=1\nHeartbeatInterval=1\n";
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  std::ofstream(dir + "/step.sh") << "#!/bin/bash\nfor i in $(seq 900); do [ -e " << dir
+                                  << "/release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  chmod((dir + "/step.sh").c_str(), 0755);
+  const CommandResult submit = cluster.Run(absl::StrCat(
+      "SKIFF_FAKE_GPU_UTIL=60 SKIFF_FAKE_GPU_MEM=1024 sbatch -N2 -p gpu --gres=gpu:1 -o ", dir,
+      "/job.out --wrap 'srun ", dir, "/step.sh'"));
+  const std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+  ASSERT_EQ(ids.size(), 1u) << submit.out << submit.err;
+  const std::string id = absl::StrCat(ids[0]);
+
+  // Both nodes' GPUs, from each node's heartbeats.
+  auto on_node = [&](const std::string& text, const std::string& node) {
+    for (size_t at = text.find(absl::StrCat("skiff_job_gpu_utilization_percent{job=\"", id, "\""));
+         at != std::string::npos;
+         at = text.find(absl::StrCat("skiff_job_gpu_utilization_percent{job=\"", id, "\""),
+                        at + 1)) {
+      const std::string line = text.substr(at, text.find('\n', at) - at);
+      if (line.find("node=\"" + node + "\"") != std::string::npos && absl::EndsWith(line, "} 60")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(Eventually(90,
+                         [&] {
+                           const std::string text = Metrics(cluster);
+                           return on_node(text, "n1") && on_node(text, "n2");
+                         }))
+      << Metrics(cluster) << cluster.Log("noded-n2.log");
+  std::ofstream(dir + "/release") << "";
+  ASSERT_TRUE(
+      Eventually(90,
+                 [&] {
+                   return cluster.Run("sacct -n -X -o State -j " + id).out.find("COMPLETED") !=
+                          std::string::npos;
+                 }))
+      << cluster.Run("sacct -j " + id).out << ReadFile(dir + "/job.out");
+
+  // Two GPUs at 60%: Slurm's sums over them.
+  const CommandResult sacct = cluster.Run("sacct -P -n -o JobID,TRESUsageInMax -j " + id);
+  EXPECT_NE(sacct.out.find(absl::StrCat(id, ".batch|gres/gpumem=2G,gres/gpuutil=120")),
+            std::string::npos)
+      << sacct.out;
+  const CommandResult seff = cluster.Run("seff " + id);
+  EXPECT_NE(seff.out.find("GPUs: 2\n"), std::string::npos) << seff.out;
+  // Each node's GPU at its peak (a sample as a task starts or ends may find
+  // it not yet, or no longer, busy: the averages vary).
+  for (const char* node : {"n1", "n2"}) {
+    const size_t at = seff.out.find(absl::StrCat(" on ", node, ": utilisation "));
+    ASSERT_NE(at, std::string::npos) << seff.out;
+    EXPECT_NE(seff.out.substr(at, seff.out.find('\n', at) - at).find("% average, 60% peak"),
+              std::string::npos)
+        << seff.out;
+  }
 }
 
 }  // namespace

@@ -15,20 +15,30 @@ std::string Duration(int64_t seconds) {
 }  // namespace
 
 void ObserveGpus(const JobGpuReport& report, int threshold_percent, int64_t now, GpuWatch* watch) {
+  std::vector<GpuUsage>& usage = watch->usage;
+  usage.erase(std::remove_if(usage.begin(), usage.end(),
+                             [&](const GpuUsage& g) { return g.node == report.node; }),
+              usage.end());
+  for (GpuUsage gpu : report.gpus) {
+    gpu.node = report.node;
+    usage.push_back(std::move(gpu));
+  }
   const int64_t previous = watch->last_report != 0 ? watch->last_report : now;
-  watch->usage = report.gpus;
-  watch->last_report = now;
+  if (report.batch_host) watch->last_report = now;
   if (threshold_percent <= 0 || report.recent_peaks.empty()) return;
   bool all_sampled = true;
   for (int peak : report.recent_peaks) {
     if (peak >= threshold_percent) {
       watch->idle_since = 0;  // busy: whatever was warned is forgotten
       watch->warned_at = 0;
+      watch->last_busy = now;
       return;
     }
     if (peak < 0) all_sampled = false;
   }
-  if (all_sampled && watch->idle_since == 0) watch->idle_since = previous;
+  if (report.batch_host && all_sampled && watch->idle_since == 0) {
+    watch->idle_since = std::max(previous, watch->last_busy);
+  }
 }
 
 IdleStep NextIdleStep(const GpuIdlePolicy& policy, const GpuWatch& watch, int64_t now) {

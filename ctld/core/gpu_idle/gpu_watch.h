@@ -18,24 +18,32 @@
 
 namespace skiff::ctld {
 
-// One heartbeat's figures of one running job's GPUs.
+// One heartbeat's figures of one running job's GPUs on one node.
 struct JobGpuReport {
   uint64_t job_id = 0;
   std::vector<GpuUsage> gpus;     // so far (node filled in by ctld)
   std::vector<int> recent_peaks;  // by position: the peak since the last heartbeat, -1 none
+  std::string node;               // whose heartbeat
+  // The job's batch host, which samples its GPUs all along; another node of
+  // a multi-node job samples its GPUs there only while its steps run there
+  // (with no step there, no process of the job is on them: idle).
+  bool batch_host = true;
 };
 
 struct GpuWatch {
-  std::vector<GpuUsage> usage;  // the latest figures (so far)
-  int64_t last_report = 0;      // when the last heartbeat about the job came
+  std::vector<GpuUsage> usage;  // the latest figures (so far), of every node
+  int64_t last_report = 0;      // when the batch host's last heartbeat about the job came
+  int64_t last_busy = 0;        // when a heartbeat last found one of its GPUs busy
   int64_t idle_since = 0;       // since when every GPU stayed under the threshold; 0: not idle
   int64_t warned_at = 0;        // when it was warned (this idle stretch); 0: not warned
 };
 
-// Adds one heartbeat's report: idle when every GPU was sampled since the last
-// one and stayed under `threshold_percent` (0: no policy, never idle); busy as
-// soon as one reached it. A GPU not sampled since changes nothing. The idle
-// stretch starts at the previous report (the period these peaks cover).
+// Adds one heartbeat's report (its figures replace that node's): busy as soon
+// as one GPU reached `threshold_percent` (0: no policy, never idle), on any
+// node; idle when the batch host's GPUs were all sampled since its last
+// report and stayed under it, from that report (the period these peaks
+// cover) or the last busy report on another node, whichever is later. A GPU
+// not sampled since changes nothing.
 void ObserveGpus(const JobGpuReport& report, int threshold_percent, int64_t now, GpuWatch* watch);
 
 enum class IdleStep { kNone, kWarn, kAct };

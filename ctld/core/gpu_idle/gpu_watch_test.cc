@@ -62,6 +62,42 @@ TEST(GpuWatch, AWarnedJobThatIsBusyAgainIsLeftAlone) {
   EXPECT_EQ(plain.usage[0].util_max, 3);
 }
 
+// A multi-node job: the batch host reports all along, another node while the
+// job's steps run there. Each node's figures replace its own; a busy GPU on
+// the other node keeps the job busy, and its idleness starts no earlier than
+// that node's last busy report.
+TEST(GpuWatch, AnotherNodesBusyGpuKeepsAMultiNodeJobBusy) {
+  const GpuIdlePolicy policy = Policy(GpuIdlePolicy::Action::kCancel);
+  GpuWatch w;
+  auto from = [](const std::string& node, bool batch_host, std::vector<int> peaks) {
+    JobGpuReport r = Report(std::move(peaks));
+    r.node = node;
+    r.batch_host = batch_host;
+    for (GpuUsage& g : r.gpus) g.util_max = r.recent_peaks.front();
+    return r;
+  };
+  ObserveGpus(from("n1", true, {0}), 5, 1000, &w);
+  ObserveGpus(from("n2", false, {90, 80}), 5, 1010, &w);
+  ObserveGpus(from("n1", true, {0}), 5, 1030, &w);
+  EXPECT_EQ(w.idle_since, 1010) << "not before n2 was last busy";
+  ASSERT_EQ(w.usage.size(), 3u);
+  EXPECT_EQ(w.usage[0].node, "n2");
+  EXPECT_EQ(w.usage[2].node, "n1");
+  // n2 busy again: the job is busy; its figures replace n2's, n1's stay.
+  ObserveGpus(from("n2", false, {70, 0}), 5, 1040, &w);
+  EXPECT_EQ(w.idle_since, 0);
+  ASSERT_EQ(w.usage.size(), 3u);
+  EXPECT_EQ(w.usage[1].node, "n2");
+  EXPECT_EQ(w.usage[1].util_max, 70);
+  // Another node's idle GPUs alone never make a job idle...
+  ObserveGpus(from("n2", false, {0, 0}), 5, 1070, &w);
+  EXPECT_EQ(w.idle_since, 0);
+  // ...the batch host's do, from the later of its last report and n2's busy one.
+  ObserveGpus(from("n1", true, {0}), 5, 1100, &w);
+  EXPECT_EQ(w.idle_since, 1040);
+  EXPECT_EQ(NextIdleStep(policy, w, 1640), IdleStep::kWarn);
+}
+
 TEST(GpuWatch, ThePartitionsPolicyWinsAndAnExemptQosHasNone) {
   SkiffConfig config;
   config.gpu_idle_policy = Policy(GpuIdlePolicy::Action::kCancel);

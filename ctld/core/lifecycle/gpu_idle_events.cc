@@ -1,6 +1,8 @@
 // GpuIdlePolicy's events (ctld/core/gpu_idle/gpu_watch.h): the heartbeats'
 // figures of each running job's GPUs, and the warning and the action taken
 // on a job whose GPUs stayed idle.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/time_format.h"
 #include "ctld/core/lifecycle/lifecycle.h"
@@ -12,14 +14,16 @@ void Lifecycle::ObserveJobGpus(const std::string& node_name,
                                const std::vector<JobGpuReport>& reports, int64_t now) {
   for (const JobGpuReport& report : reports) {
     const Job* job = state_.Find(report.job_id);
-    // Only the batch host samples a job; a late report of an ended run is old.
-    if (job == nullptr || job->state != JobState::kRunning || job->nodes.empty() ||
-        job->nodes.front() != node_name) {
+    // From a node of the job's (its batch host, or another where its steps
+    // run); a late report of an ended run is old.
+    if (job == nullptr || job->state != JobState::kRunning ||
+        std::find(job->nodes.begin(), job->nodes.end(), node_name) == job->nodes.end()) {
       continue;
     }
     const GpuIdlePolicy* policy = GpuIdlePolicyFor(*config_, job->request.partition, job->qos);
     JobGpuReport named = report;
-    for (GpuUsage& gpu : named.gpus) gpu.node = node_name;
+    named.node = node_name;
+    named.batch_host = job->nodes.front() == node_name;
     ObserveGpus(named, policy != nullptr ? policy->threshold_percent : 0, now,
                 &gpu_watch_[report.job_id]);
   }

@@ -74,7 +74,10 @@ void Lifecycle::ApplyReport(Job& job, const NodeRunReport& report, int64_t now, 
   job.exit_signal = report.exit_signal;
   job.batch_usage = report.usage;
   job.gpu_usage = report.gpus;
-  for (GpuUsage& gpu : job.gpu_usage) gpu.node = job.nodes.empty() ? "" : job.nodes.front();
+  // The batch host's own GPUs come unnamed; its other nodes' are named.
+  for (GpuUsage& gpu : job.gpu_usage) {
+    if (gpu.node.empty() && !job.nodes.empty()) gpu.node = job.nodes.front();
+  }
   if (!report.failure.empty()) {
     job.reason_detail = report.failure;
     job.final_state = JobState::kFailed;
