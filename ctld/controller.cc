@@ -500,15 +500,22 @@ absl::StatusOr<std::string> Controller::ExplainJob(uint64_t id) {
   absl::StatusOr<CtldSnapshot> snapshot;
   ExplainRequest request;
   JobState state = JobState::kPending;
+  std::string gpu_idle_warning;
   {
     absl::MutexLock lock(&mu_);
     const Job* job = core_.Find(id);
     if (job == nullptr) return absl::NotFoundError("Invalid job id specified");
     state = job->state;
+    if (state == JobState::kRunning) gpu_idle_warning = job->gpu_idle_warning;
     request.name = job->name;
     request.reason = job->reason;
     request.reason_detail = job->reason_detail;
     if (state == JobState::kPending) snapshot = core_.ExplainSnapshot(id, now);
+  }
+  if (!gpu_idle_warning.empty()) {
+    return absl::StrCat(
+        "Job ", id, " (", request.name,
+        ") is RUNNING, not pending, but GpuIdlePolicy warned it: ", gpu_idle_warning, ".");
   }
   if (state != JobState::kPending) {
     return absl::StrCat("Job ", id, " (", request.name, ") is ", JobStateName(state),

@@ -258,6 +258,11 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
   EXPECT_NE(cluster.Run("scontrol show job " + b).out.find("Reason=GPUs_idle:_every_GPU"),
             std::string::npos)
       << cluster.Run("scontrol show job " + b).out;
+  EXPECT_NE(cluster.Run("squeue --explain " + b)
+                .out.find(" is RUNNING, not pending, but GpuIdlePolicy warned it: GPUs idle: "
+                          "every GPU of the job under 5% since "),
+            std::string::npos)
+      << cluster.Run("squeue --explain " + b).out;
   ASSERT_TRUE(set_util(80, 80));
   ASSERT_TRUE(Eventually(60, [&] {
     return cluster.Log("ctld.log").find("JobId=" + b + " GPUs in use again") != std::string::npos;
