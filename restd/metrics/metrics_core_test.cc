@@ -103,12 +103,13 @@ void AddGpus(v1::NodeInfo& node, const std::string& type, int count) {
 
 // n1 idle (a job completing on it), n2 drained with a job on it, n3 down;
 // g1 has 2 a100 and 2 v100 (GPUs 0 and 2 allocated), g2 2 untyped GPUs
-// (none allocated) and is drained.
+// (none allocated) and is drained for a broken GPU; n2's drain is not one.
 v1::GetNodesReply Nodes() {
   v1::GetNodesReply reply;
   *reply.add_nodes() = Node("n1", "IDLE", 4, 0);
   v1::NodeInfo n2 = Node("n2", "MIXED", 4, 2);
   n2.set_drain(true);
+  n2.set_reason("GPU scratch disk full");
   *reply.add_nodes() = n2;
   v1::NodeInfo n3 = Node("n3", "DOWN", 4, 0);
   n3.set_not_responding(true);
@@ -123,6 +124,7 @@ v1::GetNodesReply Nodes() {
   v1::NodeInfo g2 = Node("g2", "IDLE", 8, 0);
   AddGpus(g2, "", 2);
   g2.set_drain(true);
+  g2.set_reason("GPU /dev/nvidia1: Xid 79 (GPU has fallen off the bus)");
   *reply.add_nodes() = g2;
   return reply;
 }
@@ -294,6 +296,13 @@ TEST(MetricsCoreTest, GpusPerTypeForTheClusterAndPerPartition) {
   EXPECT_EQ(Sample(text, "skiff_gpus_idle{type=\"\"}"), "0");
   EXPECT_EQ(Sample(text, "skiff_gpus_unavailable{type=\"\"}"), "2");
   EXPECT_EQ(Sample(text, "skiff_node_gpus_allocated{node=\"g1\",type=\"v100\"}"), "1");
+  // g2 is drained for its broken GPU; n2's drain is no GPU's.
+  EXPECT_EQ(Sample(text,
+                   "skiff_node_gpu_fault{node=\"g2\",gpu=\"/dev/nvidia1\",error=\"Xid 79 (GPU has "
+                   "fallen off the bus)\"}"),
+            "1");
+  EXPECT_FALSE(absl::StrContains(text, "skiff_node_gpu_fault{node=\"n2\""));
+  EXPECT_TRUE(DeclaredOnce(text, "skiff_node_gpu_fault", "gauge"));
   // Both partitions hold g1 and g2, so each has every GPU.
   for (const char* partition : {"debug", "gpu"}) {
     EXPECT_EQ(Sample(text, absl::StrCat("skiff_partition_gpus{partition=\"", partition,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/node_gpus.h"
 #include "restd/metrics/metrics_internal.h"
@@ -82,6 +83,23 @@ void AddGpuMetrics(const MetricsSnapshot& snapshot, Exposition& out) {
         out.Gauge("skiff_node_gpus_allocated", kNodeAllocated, t.allocated,
                   {{"node", snapshot.nodes->nodes(i).name()}, {"type", type}});
       }
+    }
+    // noded drains a node whose GPU broke with "GPU /dev/nvidia1: Xid 79 (...)".
+    constexpr char kFault[] =
+        "A node drained for a broken GPU (a fault Xid, uncorrected ECC errors, a lost GPU): 1, "
+        "with the GPU and the error";
+    out.Declare("skiff_node_gpu_fault", kFault, MetricType::kGauge);
+    for (const v1::NodeInfo& node : snapshot.nodes->nodes()) {
+      constexpr absl::string_view kPrefix = "GPU /dev/";
+      const std::string& reason = node.reason();
+      const size_t colon = reason.find(": ");
+      if (!node.drain() || !absl::StartsWith(reason, kPrefix) || colon == std::string::npos) {
+        continue;
+      }
+      out.Gauge("skiff_node_gpu_fault", kFault, 1,
+                {{"node", node.name()},
+                 {"gpu", reason.substr(4, colon - 4)},
+                 {"error", reason.substr(colon + 2)}});
     }
   }
   if (snapshot.partitions) {

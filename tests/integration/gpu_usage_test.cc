@@ -370,6 +370,7 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
   std::ofstream(state) << "gpu minor=0 util=50\ngpu minor=1 util=50\n";
   LocalCluster::Options options = FakeNvmlNode(state);
   options.extra_config = "JobAcctGatherFrequency=1\n";
+  options.restd = true;
   auto started = LocalCluster::Start(options);
   ASSERT_TRUE(started.ok()) << started.status();
   LocalCluster& cluster = **started;
@@ -400,6 +401,11 @@ TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
   ASSERT_TRUE(
       Eventually(60, [&] { return cluster.Run("sinfo -R -h -o '%E|%N'").out == reason + "|n1\n"; }))
       << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+  EXPECT_TRUE(Eventually(60, [&] {
+    return Metrics(cluster).find(absl::StrCat(
+               "skiff_node_gpu_fault{node=\"n1\",gpu=\"/dev/nvidia", gpu,
+               "\",error=\"Xid 79 (GPU has fallen off the bus)\"} 1\n")) != std::string::npos;
+  })) << Metrics(cluster);
   ASSERT_TRUE(Eventually(60,
                          [&] {
                            const std::string job = cluster.Run("scontrol show job " + id).out;
