@@ -488,6 +488,43 @@ TEST(GpuUsageTest, TheLocalClustersFakeGpusShowWhatAJobAsksFor) {
       << seff.out << seff.err;
 }
 
+// GpuIdlePolicy covers interactive allocations too: an salloc holding an
+// idle GPU (the local cluster's fake NVML, idle unless asked) is warned, then
+// cancelled; its step ends with it, and so does salloc.
+TEST(GpuUsageTest, AnIdleInteractiveAllocationIsGivenBackToo) {
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.extra_config =
+      "JobAcctGatherFrequency=1\nHeartbeatInterval=1\n"
+      "GpuIdlePolicy=threshold=5,minutes=0.05,action=cancel,grace=0.05\n";
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  ASSERT_EQ(cluster
+                .Run(absl::StrCat("setsid salloc -p gpu --gres=gpu:1 srun sleep 600 > ", dir,
+                                  "/salloc.out 2>&1 < /dev/null & echo started"))
+                .exit_code,
+            0);
+  std::string id;
+  ASSERT_TRUE(Eventually(60, [&] {
+    id = std::string(absl::StripAsciiWhitespace(cluster.Run("squeue -h -o %i -t R").out));
+    return !id.empty();
+  })) << ReadFile(dir + "/salloc.out");
+  ASSERT_TRUE(Eventually(90,
+                         [&] {
+                           return cluster.Run("sacct -n -X -P -o State,Reason -j " + id).out ==
+                                  "CANCELLED|GpuIdle\n";
+                         }))
+      << cluster.Run("sacct -j " + id).out << cluster.Log("ctld.log");
+  EXPECT_NE(cluster.Log("ctld.log").find("JobId=" + id + " GPUs idle: every GPU of the job"),
+            std::string::npos)
+      << "warned first";
+  EXPECT_TRUE(Eventually(60, [&] { return cluster.Run("pgrep -x salloc").out.empty(); }))
+      << "salloc ended with its allocation: " << ReadFile(dir + "/salloc.out");
+}
+
 // A two-node GPU job: its batch host samples its GPU there, the other node
 // the GPU its step's task uses there (the local cluster's fake NVML, made
 // busy by the tasks' environment); the running job's GPUs on both nodes are
