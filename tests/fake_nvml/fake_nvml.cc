@@ -7,8 +7,9 @@
 //   gpu minor=0 name=NVIDIA_A100-SXM4-40GB util=37 memtotal=40960 memused=1024 energy=5000 ecc=0
 //   process gpu=0 pid=1234 mem=512
 //   xid gpu=1 code=79
-//
 //   jobs node=n3
+//   gpu minor=1 uuid=GPU-5c1e... mig=1
+//   mig gpu=1 gi=1 ci=0 slices=3 memory=20096 uuid=MIG-1b2c...
 //
 // one `gpu` line per GPU in index order (name: '_' stands for a blank; util in
 // percent; memory in MiB; energy in millijoules since the driver loaded; ecc:
@@ -17,6 +18,15 @@
 // `xid` line per Xid error, each delivered once through the event set, in
 // order. Only the calls Skiff makes exist, with NVML's C signatures and
 // return codes.
+//
+// uuid= is the GPU's (default GPU-<minor as 32 hex digits>); mig=1 puts the
+// GPU in MIG mode (mig=0, the default: MIG-capable, off; mig=none: not
+// capable), and each `mig` line adds a MIG device to the GPU of that index:
+// its GPU and compute instance ids, its slices of the GPU and memory (MiB),
+// its uuid (default MIG-<parent's digits>-<gi>-<ci>). Handles of MIG devices
+// answer the MIG calls, nvmlDeviceGetUUID and nvmlDeviceGetName; the rest is
+// NOT_SUPPORTED. nvmlSystemGetDriverVersion says 535.104.05
+// ($SKIFF_FAKE_NVML_DRIVER to change).
 //
 // `jobs node=NAME` (what ./skiff up writes for its fake GPUs) lets jobs drive
 // it without writing the file: a process of this host whose environment says
@@ -47,6 +57,8 @@ namespace {
 constexpr int kSuccess = 0;
 constexpr int kUninitialized = 1;
 constexpr int kInvalidArgument = 2;
+constexpr int kNotSupported = 3;
+constexpr int kNotFound = 6;
 constexpr int kInsufficientSize = 7;
 constexpr int kTimeout = 10;
 constexpr int kGpuIsLost = 15;
@@ -57,9 +69,19 @@ struct FakeProcess {
   unsigned long long mem_mib = 0;
 };
 
+struct FakeMig {
+  unsigned gi = 0, ci = 0;
+  unsigned slices = 1;
+  unsigned long long memory_mib = 0;
+  std::string uuid;
+};
+
 struct FakeGpu {
   unsigned minor = 0;
   std::string name = "NVIDIA A100-SXM4-40GB";
+  std::string uuid;
+  int mig_mode = 0;  // 1 on, 0 off, -1 not MIG-capable
+  std::vector<FakeMig> migs;
   unsigned util = 0;
   unsigned long long mem_total_mib = 40960;
   unsigned long long mem_used_mib = 0;
@@ -158,6 +180,26 @@ void AddModelledEnergy(std::vector<FakeGpu>& gpus) {
   }
 }
 
+// The uuids a state file does not give: GPU-<minor as 32 hex digits, 8-4-4-4-12>,
+// MIG-<the GPU's digits>-<gi>-<ci>.
+void AddUuids(std::vector<FakeGpu>& gpus) {
+  for (FakeGpu& gpu : gpus) {
+    char digits[33];
+    std::snprintf(digits, sizeof digits, "%032x", gpu.minor);
+    const std::string hex(digits);
+    if (gpu.uuid.empty()) {
+      gpu.uuid = "GPU-" + hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) +
+                 "-" + hex.substr(16, 4) + "-" + hex.substr(20, 12);
+    }
+    for (FakeMig& mig : gpu.migs) {
+      if (!mig.uuid.empty()) continue;
+      char id[96];
+      std::snprintf(id, sizeof id, "MIG-%s-%04x-%04x", gpu.uuid.substr(4).c_str(), mig.gi, mig.ci);
+      mig.uuid = id;
+    }
+  }
+}
+
 std::vector<FakeGpu> Gpus() {
   std::lock_guard<std::mutex> lock(mu);
   const char* path = std::getenv("SKIFF_FAKE_NVML_STATE");
@@ -189,6 +231,9 @@ std::vector<FakeGpu> Gpus() {
         }
         if (unsigned long long v = Number(word, "ecc"); v != ~0ull) gpu.ecc = v;
         if (unsigned long long v = Number(word, "lost"); v != ~0ull) gpu.lost = v != 0;
+        if (word.compare(0, 5, "uuid=") == 0) gpu.uuid = word.substr(5);
+        if (unsigned long long v = Number(word, "mig"); v != ~0ull) gpu.mig_mode = v != 0;
+        if (word == "mig=none") gpu.mig_mode = -1;
         if (word.compare(0, 5, "name=") == 0) {
           gpu.name = word.substr(5);
           for (char& c : gpu.name) c = c == '_' ? ' ' : c;
@@ -211,6 +256,18 @@ std::vector<FakeGpu> Gpus() {
         if (unsigned long long v = Number(word, "code"); v != ~0ull) xid.code = v;
       }
       xids.push_back(xid);
+    } else if (kind == "mig") {
+      unsigned long long index = ~0ull;
+      FakeMig mig;
+      while (words >> word) {
+        if (unsigned long long v = Number(word, "gpu"); v != ~0ull) index = v;
+        if (unsigned long long v = Number(word, "gi"); v != ~0ull) mig.gi = v;
+        if (unsigned long long v = Number(word, "ci"); v != ~0ull) mig.ci = v;
+        if (unsigned long long v = Number(word, "slices"); v != ~0ull) mig.slices = v;
+        if (unsigned long long v = Number(word, "memory"); v != ~0ull) mig.memory_mib = v;
+        if (word.compare(0, 5, "uuid=") == 0) mig.uuid = word.substr(5);
+      }
+      if (index < gpus.size()) gpus[index].migs.push_back(mig);
     } else if (kind == "jobs") {
       while (words >> word) {
         if (word.compare(0, 5, "node=") == 0) jobs_of_node = word.substr(5);
@@ -221,17 +278,32 @@ std::vector<FakeGpu> Gpus() {
     AddJobProcesses(jobs_of_node, gpus);
     AddModelledEnergy(gpus);
   }
+  AddUuids(gpus);
   return gpus;
 }
 
-// A device handle is its index + 1 (never null). kSuccess, or the code every
-// call about the device answers.
-int Lookup(void* device, FakeGpu* out) {
-  const unsigned long index = reinterpret_cast<unsigned long>(device) - 1;
+// A GPU's handle is its index + 1 (never null); a MIG device's has its GPU's
+// in the low 16 bits and its own index + 1 above them.
+unsigned long MigHandle(unsigned long gpu_handle, unsigned mig_index) {
+  return gpu_handle | (static_cast<unsigned long>(mig_index + 1) << 16);
+}
+
+// kSuccess, or the code every call about the device answers. A MIG device's
+// handle answers kNotSupported unless `mig` is asked for (then it is filled,
+// and `out` is its GPU); a GPU's, kInvalidArgument when it is.
+int Lookup(void* device, FakeGpu* out, FakeMig* mig = nullptr) {
+  const unsigned long handle = reinterpret_cast<unsigned long>(device);
+  const unsigned long index = (handle & 0xffff) - 1;
+  const unsigned long mig_index = handle >> 16;
   std::vector<FakeGpu> gpus = Gpus();
   if (!initialised || index >= gpus.size()) return kInvalidArgument;
   *out = gpus[index];
-  return out->lost ? kGpuIsLost : kSuccess;
+  if (out->lost) return kGpuIsLost;
+  if (mig_index == 0) return mig == nullptr ? kSuccess : kInvalidArgument;
+  if (mig == nullptr) return kNotSupported;
+  if (mig_index > out->migs.size()) return kInvalidArgument;
+  *mig = out->migs[mig_index - 1];
+  return kSuccess;
 }
 
 }  // namespace
@@ -251,6 +323,17 @@ struct nvmlEventData_t {
   unsigned long long eventType;
   unsigned long long eventData;
   unsigned gpuInstanceId, computeInstanceId;
+};
+struct nvmlDeviceAttributes_t {
+  unsigned multiprocessorCount;
+  unsigned sharedCopyEngineCount;
+  unsigned sharedDecoderCount;
+  unsigned sharedEncoderCount;
+  unsigned sharedJpegCount;
+  unsigned sharedOfaCount;
+  unsigned gpuInstanceSliceCount;
+  unsigned computeInstanceSliceCount;
+  unsigned long long memorySizeMB;
 };
 struct nvmlProcessInfo_t {  // nvmlProcessInfo_v2_t, what the _v3 calls fill
   unsigned pid;
@@ -285,8 +368,78 @@ int nvmlDeviceGetMinorNumber(void* device, unsigned* minor) {
 }
 int nvmlDeviceGetName(void* device, char* name, unsigned length) {
   FakeGpu gpu;
+  FakeMig mig;
+  if (Lookup(device, &gpu, &mig) == kSuccess) {
+    std::snprintf(name, length, "%s MIG %ug.%llugb", gpu.name.c_str(), mig.slices,
+                  (mig.memory_mib + 512) / 1024);
+    return kSuccess;
+  }
   if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
   std::snprintf(name, length, "%s", gpu.name.c_str());
+  return kSuccess;
+}
+int nvmlDeviceGetUUID(void* device, char* uuid, unsigned length) {
+  FakeGpu gpu;
+  FakeMig mig;
+  if (Lookup(device, &gpu, &mig) == kSuccess) {
+    std::snprintf(uuid, length, "%s", mig.uuid.c_str());
+    return kSuccess;
+  }
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
+  std::snprintf(uuid, length, "%s", gpu.uuid.c_str());
+  return kSuccess;
+}
+int nvmlSystemGetDriverVersion(char* version, unsigned length) {
+  const char* given = std::getenv("SKIFF_FAKE_NVML_DRIVER");
+  std::snprintf(version, length, "%s", given != nullptr ? given : "535.104.05");
+  return kSuccess;
+}
+int nvmlDeviceGetMigMode(void* device, unsigned* current, unsigned* pending) {
+  FakeGpu gpu;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
+  if (gpu.mig_mode < 0) return kNotSupported;
+  *current = *pending = static_cast<unsigned>(gpu.mig_mode);
+  return kSuccess;
+}
+int nvmlDeviceGetMaxMigDeviceCount(void* device, unsigned* count) {
+  FakeGpu gpu;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
+  if (gpu.mig_mode < 0) return kNotSupported;
+  *count = gpu.mig_mode == 1 ? 7 : 0;  // an A100's most
+  return kSuccess;
+}
+// MIG devices by index, up to the most there can be; an index without one: NOT_FOUND.
+int nvmlDeviceGetMigDeviceHandleByIndex(void* device, unsigned index, void** mig) {
+  FakeGpu gpu;
+  if (int rc = Lookup(device, &gpu); rc != kSuccess) return rc;
+  if (gpu.mig_mode != 1) return kInvalidArgument;
+  if (index >= gpu.migs.size()) return kNotFound;
+  *mig = reinterpret_cast<void*>(MigHandle(reinterpret_cast<unsigned long>(device), index));
+  return kSuccess;
+}
+int nvmlDeviceGetGpuInstanceId(void* device, unsigned* id) {
+  FakeGpu gpu;
+  FakeMig mig;
+  if (int rc = Lookup(device, &gpu, &mig); rc != kSuccess) return rc;
+  *id = mig.gi;
+  return kSuccess;
+}
+int nvmlDeviceGetComputeInstanceId(void* device, unsigned* id) {
+  FakeGpu gpu;
+  FakeMig mig;
+  if (int rc = Lookup(device, &gpu, &mig); rc != kSuccess) return rc;
+  *id = mig.ci;
+  return kSuccess;
+}
+int nvmlDeviceGetAttributes_v2(void* device, nvmlDeviceAttributes_t* attributes) {
+  FakeGpu gpu;
+  FakeMig mig;
+  if (int rc = Lookup(device, &gpu, &mig); rc != kSuccess) return rc;
+  *attributes = {};
+  attributes->multiprocessorCount = 14 * mig.slices;
+  attributes->gpuInstanceSliceCount = mig.slices;
+  attributes->computeInstanceSliceCount = mig.slices;
+  attributes->memorySizeMB = mig.memory_mib;
   return kSuccess;
 }
 int nvmlDeviceGetUtilizationRates(void* device, nvmlUtilization_t* rates) {
@@ -358,6 +511,10 @@ const char* nvmlErrorString(int rc) {
       return "Uninitialized";
     case kInvalidArgument:
       return "Invalid Argument";
+    case kNotSupported:
+      return "Not Supported";
+    case kNotFound:
+      return "Not Found";
     case kInsufficientSize:
       return "Insufficient Size";
     case kTimeout:
