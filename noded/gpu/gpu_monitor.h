@@ -23,10 +23,14 @@
 // or with a frequency of 0, it logs why once and samples nothing.
 //
 // Threads: the sampling thread (Start to Stop) owns nvml_, the strays
-// already logged and the job mapping written; mu_ guards uses_, recent_peaks_ and running_, and is
-// held from the check that a job runs to the end of its file's write, so that an acknowledgement
-// (the agent's thread), which takes mu_, waits for a write in flight and none follows it. The
-// JobReportSource methods run on the agent's thread and read the files without mu_.
+// already logged and the job mapping written, and calls the step GPU source
+// (NodedService's, which takes its own lock) without mu_; mu_ guards uses_,
+// recent_peaks_, running_ and visits_ended_, and is held from the check that a
+// job runs (or, another node's, has not ended here) to the end of its
+// figures' update and file write, so that an acknowledgement (the agent's
+// thread) or EndedJobGpus (a gRPC thread), which take mu_, wait for an update
+// in flight and none follows them. The JobReportSource methods run on the
+// agent's thread and read the files without mu_.
 #ifndef SKIFF_NODED_GPU_GPU_MONITOR_H_
 #define SKIFF_NODED_GPU_GPU_MONITOR_H_
 
