@@ -7,9 +7,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace skiff::noded {
 
@@ -29,25 +36,45 @@ Hardware DetectHardware() {
   return hw;
 }
 
+namespace {
+
+// Whether Gres='s `configured` type names a detected GPU of NVML type
+// `detected` (its MIG profile `profile`, "" for a whole GPU): contained in it
+// ("a100" in "nvidia_a100-sxm4-40gb"), or for a MIG device also the GPU part
+// contained and the profile equal ("a100_3g.20gb").
+bool TypeNames(const std::string& configured, const std::string& detected,
+               const std::string& profile) {
+  const std::string t = absl::AsciiStrToLower(configured);
+  if (t.empty() || detected.find(t) != std::string::npos) return true;
+  if (profile.empty() || !absl::EndsWith(t, absl::StrCat("_", profile))) return false;
+  const std::string gpu_part = t.substr(0, t.size() - profile.size() - 1);
+  return detected.find(gpu_part) != std::string::npos;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
                                                       const GresConfig& gres_conf,
-                                                      const std::vector<DetectedGpu>* detected) {
+                                                      const std::vector<DetectedGpu>* detected,
+                                                      const std::string& mig_minors_path) {
   std::vector<NodeGres> out;
   const bool gpus_detected = detected != nullptr && !detected->empty();
   if (gpus_detected) {
-    // The configured type when the device's name contains it ("a100" in
-    // "nvidia_a100-sxm4-40gb"), untyped when Gres= is, else NVML's own.
+    // The configured type when it names the device, untyped when Gres= is,
+    // else NVML's own.
     std::vector<std::string> configured_types;
     for (const GresCount& g : node.gres) {
       if (g.name == "gpu") configured_types.push_back(g.type);
     }
-    for (const DetectedGpu& gpu : *detected) {
-      const std::string detected_type = NvmlGpuType(gpu.name);
+    // The longest configured type that names it: "a100_3g.20gb" before
+    // "a100" for a MIG device of an A100 (Gres=gpu:a100:1,gpu:a100_3g.20gb:2).
+    auto add = [&](const std::string& detected_type, const std::string& profile, GresUnit unit) {
       std::string type = detected_type;
+      bool named = false;
       for (const std::string& t : configured_types) {
-        if (t.empty() || detected_type.find(absl::AsciiStrToLower(t)) != std::string::npos) {
+        if (TypeNames(t, detected_type, profile) && (!named || t.size() > type.size())) {
           type = t;
-          break;
+          named = true;
         }
       }
       NodeGres* group = nullptr;
@@ -59,7 +86,35 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
         group = &out.back();
       }
       ++group->count;
-      group->files.push_back(absl::StrCat("/dev/nvidia", gpu.minor));
+      group->units.push_back(std::move(unit));
+    };
+    std::optional<std::string> mig_minors;  // read at the first MIG device
+    for (const DetectedGpu& gpu : *detected) {
+      if (gpu.migs.empty()) {
+        add(NvmlGpuType(gpu.name), "", GresUnit{{absl::StrCat("/dev/nvidia", gpu.minor)}, ""});
+        continue;
+      }
+      if (!mig_minors) {
+        std::ifstream in(mig_minors_path);
+        if (!in) {
+          return absl::FailedPreconditionError(absl::StrCat("GPU /dev/nvidia", gpu.minor,
+                                                            " is in MIG mode but ", mig_minors_path,
+                                                            " cannot be read: ", strerror(errno)));
+        }
+        mig_minors.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      for (const DetectedMig& mig : gpu.migs) {
+        absl::StatusOr<MigCapMinors> caps =
+            FindMigCapMinors(*mig_minors, gpu.minor, mig.gpu_instance, mig.compute_instance);
+        if (!caps.ok()) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("GPU /dev/nvidia", gpu.minor, " MIG device GI ", mig.gpu_instance,
+                           " CI ", mig.compute_instance, ": ", caps.status().message()));
+        }
+        const std::string profile = MigProfile(mig.slices, mig.memory_mb);
+        add(absl::StrCat(NvmlGpuType(gpu.name), "_", profile), profile,
+            GresUnit{MigDeviceFiles(gpu.minor, *caps), mig.cuda_name});
+      }
     }
   }
   for (const GresDevice& device : gres_conf.ForNode(node.name)) {
@@ -81,7 +136,11 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
       group = &out.back();
     }
     group->count += device.count;
-    group->files.insert(group->files.end(), device.files.begin(), device.files.end());
+    if (device.multiple_files) {
+      group->units.push_back(GresUnit{device.files, ""});
+    } else {
+      for (const std::string& file : device.files) group->units.push_back(GresUnit{{file}, ""});
+    }
   }
   for (const GresCount& configured : node.gres) {
     bool described = false;
@@ -91,6 +150,12 @@ absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(const NodeConfig& node,
     }
     if (!described) out.push_back(NodeGres{configured.name, configured.type, configured.count, {}});
   }
+  return out;
+}
+
+std::vector<std::string> UnitFiles(const NodeGres& gres) {
+  std::vector<std::string> out;
+  for (const GresUnit& unit : gres.units) out.push_back(absl::StrJoin(unit.files, ","));
   return out;
 }
 

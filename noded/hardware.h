@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config/config.h"
+#include "noded/gpu/mig.h"
 #include "noded/gpu/nvml.h"
 
 namespace skiff::noded {
@@ -39,12 +40,21 @@ NodeLoad NodeLoadFrom(unsigned long load_5min, unsigned long free_ram, unsigned 
 // The machine's now; nullopt when sysinfo fails.
 std::optional<NodeLoad> ReadNodeLoad();
 
+// One device of a gres: a GPU, or a MIG device of a GPU in MIG mode.
+struct GresUnit {
+  // What a job given it may open: its gres.conf File=, or a MIG device's GPU
+  // file and its two capability devices (gpu/mig.h).
+  std::vector<std::string> files;
+  // A MIG device's name in CUDA_VISIBLE_DEVICES ("MIG-..."); "" = its index.
+  std::string cuda_name;
+};
+
 // One gres as found on this node: gres.conf's devices checked against the disk.
 struct NodeGres {
   std::string name;
   std::string type;
   int64_t count = 0;
-  std::vector<std::string> files;
+  std::vector<GresUnit> units;  // by index within the gres; empty = counted, no devices
 };
 
 // The node's gres from gres.conf, grouped by (name, type) in file order. Every
@@ -53,10 +63,19 @@ struct NodeGres {
 // gres.conf does not describe are reported by count alone, without files.
 // With `detected` (AutoDetect=nvml found GPUs), those GPUs (/dev/nvidiaN,
 // typed as Gres= types them when NVML's name contains that type) replace
-// gres.conf's gpu lines for this node.
+// gres.conf's gpu lines for this node. A MultipleFiles= line is one device
+// with all its files. A GPU in MIG mode is its MIG devices,
+// typed as Slurm types them ("nvidia_a100-sxm4-40gb_3g.20gb"; a Gres= type
+// "a100_3g.20gb" or "3g.20gb" names them), their capability devices read
+// from `mig_minors_path` (the driver's table).
 absl::StatusOr<std::vector<NodeGres>> CollectNodeGres(
     const NodeConfig& node, const GresConfig& gres_conf,
-    const std::vector<DetectedGpu>* detected = nullptr);
+    const std::vector<DetectedGpu>* detected = nullptr,
+    const std::string& mig_minors_path = kMigMinorsPath);
+
+// The files of every unit of `gres`, each unit's joined with ',' as Slurm
+// writes a MIG device's File=.
+std::vector<std::string> UnitFiles(const NodeGres& gres);
 
 }  // namespace skiff::noded
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "noded/gpu/mig.h"
 
 namespace skiff::noded {
 
@@ -22,8 +23,13 @@ std::vector<std::string> BuildJobEnvironment(const LaunchSpec& spec, pid_t task_
     for (const char* name : kGpuLists) env.erase(name);
     env.erase("SLURM_GPUS_ON_NODE");
   } else {
-    const std::string indices = absl::StrJoin(spec.gpu_indices, ",");
-    for (const char* name : kGpuLists) env[name] = indices;
+    // SLURM_JOB_GPUS lists indices; CUDA's variables name a MIG device by its
+    // own name, as Slurm's gres/gpu sets them.
+    env["SLURM_JOB_GPUS"] = absl::StrJoin(spec.gpu_indices, ",");
+    const std::string cuda =
+        CudaDeviceList({spec.gpu_indices.begin(), spec.gpu_indices.end()}, spec.gpu_cuda_names);
+    env["CUDA_VISIBLE_DEVICES"] = cuda;
+    env["GPU_DEVICE_ORDINAL"] = cuda;
     env["SLURM_GPUS_ON_NODE"] = absl::StrCat(spec.gpu_indices.size());
   }
   std::vector<std::string> out;

@@ -55,6 +55,19 @@ TEST(JobEnvironment, TwoGpusMatchSlurm) {
   EXPECT_THAT(env, Contains("SLURM_GPUS_ON_NODE=2"));
 }
 
+// A MIG device: CUDA_VISIBLE_DEVICES names it by its MIG UUID (Slurm's
+// gres/gpu with AutoDetect=nvml); SLURM_JOB_GPUS keeps the index.
+TEST(JobEnvironment, AMigDeviceIsNamedForCuda) {
+  LaunchSpec spec = Spec();
+  spec.gpu_indices = {1};
+  spec.gpu_cuda_names = {"MIG-0", "MIG-1b2c"};
+  std::vector<std::string> env = BuildJobEnvironment(spec, 1);
+  EXPECT_THAT(env, Contains("CUDA_VISIBLE_DEVICES=MIG-1b2c"));
+  EXPECT_THAT(env, Contains("GPU_DEVICE_ORDINAL=MIG-1b2c"));
+  EXPECT_THAT(env, Contains("SLURM_JOB_GPUS=1"));
+  EXPECT_THAT(env, Contains("SLURM_GPUS_ON_NODE=1"));
+}
+
 TEST(JobEnvironment, OneGpuListsItsIndex) {
   LaunchSpec spec = Spec();
   spec.gpu_indices = {1};

@@ -88,7 +88,8 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          environment == o.environment && work_dir == o.work_dir && stdout_path == o.stdout_path &&
          stderr_path == o.stderr_path && stdin_path == o.stdin_path && time_limit == o.time_limit &&
          cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices &&
-         run == o.run && truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
+         gpu_cuda_names == o.gpu_cuda_names && run == o.run &&
+         truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
          cgroup_version == o.cgroup_version && cgroup_mount == o.cgroup_mount &&
          cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers &&
          allocation == o.allocation && prolog == o.prolog && epilog == o.epilog &&
@@ -122,6 +123,11 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   AddLine(&out, "cpus", spec.cpus);
   AddLine(&out, "memory_mb", spec.memory_mb);
   for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
+  for (size_t i = 0; i < spec.gpu_cuda_names.size(); ++i) {
+    if (!spec.gpu_cuda_names[i].empty()) {
+      AddLine(&out, "gpu_cuda_name", absl::StrCat(i, " ", spec.gpu_cuda_names[i]));
+    }
+  }
   if (spec.run != 0) AddLine(&out, "run", spec.run);
   if (spec.truncate_output) AddLine(&out, "truncate_output", 1);
   for (int cpu : spec.cpu_ids) AddLine(&out, "cpu_id", cpu);
@@ -223,6 +229,16 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       int32_t gpu = 0;
       s = ParseInt(line, &gpu);
       spec.gpu_indices.push_back(gpu);
+    } else if (line.key == "gpu_cuda_name") {
+      const size_t blank = line.value.find(' ');
+      size_t index = 0;
+      if (blank == std::string::npos || !absl::SimpleAtoi(line.value.substr(0, blank), &index) ||
+          index > 4096) {
+        s = absl::InvalidArgumentError(absl::StrCat("bad gpu_cuda_name line: ", line.value));
+      } else {
+        if (spec.gpu_cuda_names.size() <= index) spec.gpu_cuda_names.resize(index + 1);
+        spec.gpu_cuda_names[index] = line.value.substr(blank + 1);
+      }
     } else if (line.key == "arg") {
       spec.argv.push_back(line.value);
     } else if (line.key == "run") {

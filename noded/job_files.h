@@ -94,6 +94,9 @@ struct LaunchSpec {
   int32_t cpus = 0;
   uint64_t memory_mb = 0;  // enforced by the job's cgroup with ConstrainRAMSpace
   std::vector<int32_t> gpu_indices;
+  // By the node's GPU index: a MIG device's name in CUDA_VISIBLE_DEVICES
+  // (JobManagerOptions::gpu_cuda_names); "" or missing = the index.
+  std::vector<std::string> gpu_cuda_names;
   int32_t run = 0;               // LaunchJobRequest.run; 0 = unknown (an older ctld)
   bool truncate_output = false;  // LaunchJobRequest.truncate_output
   // The node's logical CPU ids noded chose for the job (noded/cgroup/): kept

@@ -26,6 +26,7 @@ LaunchSpec FullSpec() {
   spec.cpus = 2;
   spec.memory_mb = 4096;
   spec.gpu_indices = {0, 1};
+  spec.gpu_cuda_names = {"", "MIG-5c1e/1/0"};
   spec.cpu_ids = {2, 3};
   spec.cgroup_version = 1;
   spec.cgroup_mount = "/sys/fs/cgroup";

@@ -341,6 +341,11 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   }
 
   spec.node_name = options_.node_name;
+  // A node with MIG devices: how CUDA names them (gpu/mig.h).
+  if (std::any_of(options_.gpu_cuda_names.begin(), options_.gpu_cuda_names.end(),
+                  [](const std::string& name) { return !name.empty(); })) {
+    spec.gpu_cuda_names = options_.gpu_cuda_names;
+  }
   if (!options_.job_conf_path.empty()) spec.environment["SKIFF_CONF"] = options_.job_conf_path;
   spec.prolog = options_.prolog;
   spec.epilog = options_.epilog;

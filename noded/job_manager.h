@@ -84,9 +84,14 @@ struct JobManagerOptions {
   // acknowledged (the shepherd removes it first when it can).
   std::shared_ptr<Cgroups> cgroups;
   CgroupSettings cgroup_settings;
-  int node_cpus = 0;                      // this node's CPUs= (the logical ids 0..N-1)
-  std::vector<int> host_cpus;             // real CPUs behind them (the node cgroup's cpuset)
-  std::vector<DeviceNumber> gpu_devices;  // by GPU index (gres.conf File=), ConstrainDevices
+  int node_cpus = 0;           // this node's CPUs= (the logical ids 0..N-1)
+  std::vector<int> host_cpus;  // real CPUs behind them (the node cgroup's cpuset)
+  // By GPU index: its device numbers (a MIG device's: its GPU's and its
+  // capability devices), for ConstrainDevices.
+  std::vector<std::vector<DeviceNumber>> gpu_devices;
+  // By GPU index: what CUDA_VISIBLE_DEVICES names it by (a MIG device's
+  // MIG-... id); "" or missing = its index.
+  std::vector<std::string> gpu_cuda_names;
   // Node scripts (node_scripts.h), put in every launch spec for the shepherd.
   std::string prolog, epilog, task_prolog, task_epilog;
   int64_t prolog_epilog_timeout = 0;
@@ -96,7 +101,7 @@ struct JobManagerOptions {
   // into a job's container; and why containers cannot run here ("" = they can).
   std::string oci_conf;
   bool container_config_json = true;
-  std::vector<std::string> gpu_files;
+  std::vector<std::vector<std::string>> gpu_files;
   std::vector<std::string> control_devices;
   std::string container_unavailable;
   // --container-image (image_container.h): the node's image cache

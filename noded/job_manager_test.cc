@@ -588,7 +588,7 @@ class JobManagerCgroupTest : public JobManagerTest {
     options_.cgroup_settings.constrain_devices = true;
     options_.node_cpus = 4;
     options_.host_cpus = {10, 11, 12, 13};
-    options_.gpu_devices = {{'c', 195, 0}, {'c', 195, 1}};
+    options_.gpu_devices = {{{'c', 195, 0}}, {{'c', 195, 1}}};
     JobManagerTest::SetUp();
   }
 

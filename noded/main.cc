@@ -72,9 +72,10 @@ absl::StatusOr<JobManagerOptions> JobOptionsFor(const NodeSetup& setup,
   } else {
     logger.error("{}", confinement->log_line);
   }
-  std::vector<std::string> gpu_files;  // by GPU index
+  std::vector<std::vector<std::string>> gpu_files;  // by GPU index
   for (const NodeGres& g : setup.gres) {
-    if (g.name == "gpu") gpu_files.insert(gpu_files.end(), g.files.begin(), g.files.end());
+    if (g.name != "gpu") continue;
+    for (const GresUnit& unit : g.units) gpu_files.push_back(unit.files);
   }
   const ContainerSupport containers = CheckContainerSupport(setup.loaded, gpu_files);
   if (!containers.unavailable.empty()) logger.warn("containers: {}", containers.unavailable);
@@ -243,7 +244,10 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   GpuMonitorOptions gpu_options;
   gpu_options.node_name = node_name;
   gpu_options.period = std::chrono::seconds(config.job_acct_gather_frequency);
-  gpu_options.gpu_files = job_options->gpu_files;
+  // A GPU's (or MIG device's) first file is its GPU's: what NVML samples.
+  for (const std::vector<std::string>& files : job_options->gpu_files) {
+    gpu_options.gpu_files.push_back(files.empty() ? "" : files.front());
+  }
   gpu_options.job_mapping_dir = config.hpc_job_mapping_dir;
   GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
   NodeAgent agent(ctld_target, registration, gpus, auth, logger);

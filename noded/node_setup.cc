@@ -21,6 +21,7 @@
 #include "common/rpc/config_fetch.h"
 #include "common/version.h"
 #include "noded/configless_node.h"
+#include "noded/gpu/mig.h"
 #include "noded/gpu/nvml.h"
 
 namespace skiff::noded {
@@ -129,8 +130,15 @@ absl::Status FindGres(NodeSetup& setup) {
       // writing Gres=gpu:TYPE:N.
       std::vector<std::string> found;
       for (const DetectedGpu& gpu : detected) {
-        found.push_back(absl::StrCat("/dev/nvidia", gpu.minor, " ", gpu.name, " (type ",
-                                     NvmlGpuType(gpu.name), ")"));
+        std::vector<std::string> migs;
+        for (const DetectedMig& mig : gpu.migs) {
+          migs.push_back(absl::StrCat(NvmlGpuType(gpu.name), "_",
+                                      MigProfile(mig.slices, mig.memory_mb), " ", mig.cuda_name));
+        }
+        found.push_back(
+            absl::StrCat("/dev/nvidia", gpu.minor, " ", gpu.name,
+                         migs.empty() ? absl::StrCat(" (type ", NvmlGpuType(gpu.name), ")")
+                                      : absl::StrCat(" in MIG mode: ", absl::StrJoin(migs, ", "))));
       }
       setup.detect_note = absl::StrCat("AutoDetect=nvml: ", detected.size(), " GPU(s) found",
                                        found.empty() ? "" : ": ", absl::StrJoin(found, ", "));
@@ -139,8 +147,11 @@ absl::Status FindGres(NodeSetup& setup) {
                                        "; using gres.conf's File= lines");
     }
   }
+  // The driver's MIG table; a test with the fake NVML names its own.
+  const char* mig_minors = getenv(kMigMinorsVariable);
   absl::StatusOr<std::vector<NodeGres>> gres =
-      CollectNodeGres(setup.node, setup.loaded.gres, &detected);
+      CollectNodeGres(setup.node, setup.loaded.gres, &detected,
+                      mig_minors != nullptr && *mig_minors != '\0' ? mig_minors : kMigMinorsPath);
   if (!gres.ok()) return gres.status();
   setup.gres = *std::move(gres);
   return absl::OkStatus();
@@ -206,6 +217,10 @@ JobManagerOptions JobManagerOptionsFrom(const NodeSetup& setup, const std::strin
   options.node_cpus = confinement.node_cpus;
   options.host_cpus = confinement.host_cpus;
   options.gpu_devices = confinement.gpu_devices;
+  for (const NodeGres& g : setup.gres) {
+    if (g.name != "gpu") continue;
+    for (const GresUnit& unit : g.units) options.gpu_cuda_names.push_back(unit.cuda_name);
+  }
   options.oci_conf = containers.oci_conf;
   options.container_config_json = containers.config_json;
   options.gpu_files = containers.gpu_files;
@@ -241,7 +256,7 @@ v1::RegisterRequest RegistrationFrom(const NodeSetup& setup, int64_t start_time,
     out->set_name(g.name);
     out->set_type(g.type);
     out->set_count(g.count);
-    for (const std::string& file : g.files) out->add_files(file);
+    for (const std::string& files : UnitFiles(g)) out->add_files(files);
   }
   return registration;
 }

@@ -520,8 +520,10 @@ std::string SlurmLevelName(const spdlog::logger* logger) {
 // Each task of `launch` on this node as the shepherd starts it: its command
 // line (--multi-prog's own, else the step's), its standard streams (srun's
 // -o/-e/-i patterns expanded for the task), its environment and limits, and
-// a terminal for task zero with --pty.
-std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::string& node_name) {
+// a terminal for task zero with --pty. `gpu_cuda_names`: the node's MIG
+// devices' names for CUDA, by GPU index.
+std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::string& node_name,
+                                      const std::vector<std::string>& gpu_cuda_names) {
   const std::map<std::string, std::string> step_env(launch.environment().begin(),
                                                     launch.environment().end());
   // --multi-prog: each task's own command line ("task_id\0arg0\0arg1...").
@@ -546,6 +548,7 @@ std::vector<TaskSpawn> TaskSpawnsFrom(const v1::TaskLaunch& launch, const std::s
   node.task_ids.assign(launch.task_ids().begin(), launch.task_ids().end());
   node.cpus = launch.cpus();
   node.gpus.assign(launch.gpu_indices().begin(), launch.gpu_indices().end());
+  node.gpu_cuda_names = gpu_cuda_names;
   node.gpus_per_task = launch.gpus_per_task();
   node.gpu_bind = launch.gpu_bind();
   std::vector<TaskSpawn> spawns;
@@ -687,7 +690,7 @@ StepTasksSpec NodedService::TaskSpecFrom(const v1::TaskLaunch& launch) {
     spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
   }
   spec.task_wrapper = jobs_.options().shepherd_binary;
-  spec.tasks = TaskSpawnsFrom(launch, node_name_);
+  spec.tasks = TaskSpawnsFrom(launch, node_name_, jobs_.options().gpu_cuda_names);
   spec.debug = launch.slurmd_debug();
   if (spec.debug > 0) spec.log_level = SlurmLevelName(logger_);
   return spec;

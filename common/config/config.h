@@ -254,10 +254,13 @@ struct GresDevice {
   std::string name;                     // Name=gpu
   std::string type;                     // Type=a100, may be empty
   std::vector<std::string> files;       // File=/dev/nvidia[0-3], expanded, in order
-  int64_t count = 0;                    // Count=, defaults to files.size()
-  std::string cores;                    // Cores= (alias CPUs=), checked, not enforced
-  std::vector<std::string> flags;       // Flags=
-  std::string source_file;              // where the line is, for messages
+  // MultipleFiles= (Slurm 23.02): `files` are one device's (a MIG device's
+  // GPU and capability devices), not one device each.
+  bool multiple_files = false;
+  int64_t count = 0;               // Count=, defaults to files.size()
+  std::string cores;               // Cores= (alias CPUs=), checked, not enforced
+  std::vector<std::string> flags;  // Flags=
+  std::string source_file;         // where the line is, for messages
   int source_line = 0;
 };
 

@@ -394,8 +394,6 @@ const std::vector<Row>& Rows() {
       GresError("Name=gpu Count=2x\n", "gres.conf:1: Count: '2x' is not a number"),
       GresError("Type=a100 File=/dev/nvidia0\n",
                 "gres.conf:1: Name: missing (each device line needs Name=, e.g. Name=gpu)"),
-      GresWarning("Name=gpu MultipleFiles=/dev/a,/dev/b\n",
-                  "gres.conf:1: MultipleFiles: unknown key, ignored"),
       GresWarning("Name=gpu File=/dev/nvidia0 Name=gpu\n",
                   "gres.conf:1: Name: given more than once on this line; the last value, "
                   "'gpu', is used"),

@@ -771,11 +771,35 @@ TEST(ParseGresConfigTest, RejectsBadInputsNamingFileLineAndKey) {
   }
 }
 
-TEST(ParseGresConfigTest, UnknownKeyIsAWarning) {
-  absl::StatusOr<GresConfig> gres =
-      ParseGresConfig("Name=gpu MultipleFiles=/dev/a,/dev/b\n", "gres.conf", nullptr);
+// MIG devices configured by hand (Slurm 23.02's MultipleFiles=): each line is
+// one device whose files are its GPU's and its capability devices; two MIG
+// devices of one GPU share its file.
+TEST(ParseGresConfigTest, MultipleFilesIsOneDevice) {
+  absl::StatusOr<GresConfig> gres = ParseGresConfig(
+      "Name=gpu Type=a100_3g.20gb "
+      "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap[21-22]\n"
+      "Name=gpu Type=a100_3g.20gb "
+      "MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap30,/dev/nvidia-caps/nvidia-cap31\n",
+      "gres.conf", nullptr);
   ASSERT_TRUE(gres.ok()) << gres.status();
-  EXPECT_THAT(gres->warnings, ElementsAre("gres.conf:1: MultipleFiles: unknown key, ignored"));
+  ASSERT_EQ(gres->devices.size(), 2u);
+  EXPECT_TRUE(gres->devices[0].multiple_files);
+  EXPECT_EQ(gres->devices[0].count, 1);
+  EXPECT_THAT(gres->devices[0].files, ElementsAre("/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap21",
+                                                  "/dev/nvidia-caps/nvidia-cap22"));
+  EXPECT_TRUE(gres->warnings.empty());
+
+  gres = ParseGresConfig("Name=gpu File=/dev/nvidia0 MultipleFiles=/dev/nvidia1\n", "gres.conf",
+                         nullptr);
+  ASSERT_FALSE(gres.ok());
+  EXPECT_EQ(gres.status().message(),
+            "gres.conf:1: MultipleFiles: File= and MultipleFiles= are mutually exclusive "
+            "(MultipleFiles= lists the files of one MIG device; File= one device per file)");
+  gres =
+      ParseGresConfig("Name=gpu MultipleFiles=/dev/nvidia0,/dev/a Count=2\n", "gres.conf", nullptr);
+  ASSERT_FALSE(gres.ok());
+  EXPECT_EQ(gres.status().message(),
+            "gres.conf:1: Count: 2: a MultipleFiles= line is one device (leave Count= out)");
 }
 
 TEST(ParseGresConfigTest, FollowsIncludes) {

@@ -98,6 +98,11 @@ const KeyTable<GresLine>& GresKeys() {
              l.is_device = true;
              return SetHostlist(v, l.device.files);
            }},
+          {"MultipleFiles",
+           [](std::string_view v, L& l) {
+             l.is_device = l.device.multiple_files = true;
+             return SetHostlist(v, l.device.files);
+           }},
           {"NodeName",
            [](std::string_view v, L& l) { return SetHostlist(v, l.device.node_names); }},
           {"Count",
@@ -131,7 +136,7 @@ const KeyTable<GresLine>& GresKeys() {
            }},
       },
       /*ignored=*/{"Link", "Links"},
-      /*unsupported=*/{"MultipleFiles"},
+      /*unsupported=*/{},
       /*strict=*/true,
   };
   return *kTable;
@@ -192,7 +197,9 @@ absl::Status CheckAgainstEarlierDevices(const LogicalLine& line, const GresDevic
                        absl::StrCat("Name=", device.name, " for ", on, " is already defined at ",
                                     first, " (give one line with the total Count=)"));
     }
-    for (const std::string& file : device.files) {
+    // MIG devices of one GPU (MultipleFiles=) share its device file.
+    for (const std::string& file :
+         device.multiple_files ? std::vector<std::string>{} : device.files) {
       if (std::find(earlier.files.begin(), earlier.files.end(), file) == earlier.files.end()) {
         continue;
       }
@@ -211,7 +218,23 @@ absl::Status FinishGresLine(const LogicalLine& line, GresLine& parsed, GresConfi
   if (!parsed.has_name) {
     return LineError(line, "Name", "missing (each device line needs Name=, e.g. Name=gpu)");
   }
-  if (!parsed.has_count) {
+  if (device.multiple_files) {
+    // One device whatever its files; File= would make each file one.
+    const bool has_file = std::any_of(line.pairs.begin(), line.pairs.end(), [](const auto& pair) {
+      return EqualsIgnoreCase(pair.key, "File");
+    });
+    if (has_file) {
+      return LineError(line, "MultipleFiles",
+                       "File= and MultipleFiles= are mutually exclusive (MultipleFiles= lists "
+                       "the files of one MIG device; File= one device per file)");
+    }
+    if (parsed.has_count && device.count != 1) {
+      return LineError(
+          line, WrittenKey(line, "Count"),
+          absl::StrCat(device.count, ": a MultipleFiles= line is one device (leave Count= out)"));
+    }
+    device.count = 1;
+  } else if (!parsed.has_count) {
     device.count = device.files.empty() ? 1 : static_cast<int64_t>(device.files.size());
   } else if (!device.files.empty() && CountIsPerFile(device.name) &&
              device.count != static_cast<int64_t>(device.files.size())) {

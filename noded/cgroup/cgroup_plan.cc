@@ -97,17 +97,20 @@ std::string DeviceRule(const DeviceNumber& device) {
   return absl::StrCat(std::string(1, device.type), " ", device.major, ":", device.minor, " rwm");
 }
 
-std::vector<DeviceNumber> DeniedDevices(const std::vector<DeviceNumber>& gpus,
+std::vector<DeviceNumber> DeniedDevices(const std::vector<std::vector<DeviceNumber>>& gpus,
                                         const std::vector<int32_t>& allowed) {
   std::set<DeviceNumber> allowed_devices;
   for (int32_t index : allowed) {
     if (index >= 0 && static_cast<size_t>(index) < gpus.size()) {
-      allowed_devices.insert(gpus[static_cast<size_t>(index)]);
+      const std::vector<DeviceNumber>& devices = gpus[static_cast<size_t>(index)];
+      allowed_devices.insert(devices.begin(), devices.end());
     }
   }
   std::set<DeviceNumber> denied;
-  for (const DeviceNumber& device : gpus) {
-    if (allowed_devices.count(device) == 0) denied.insert(device);
+  for (const std::vector<DeviceNumber>& devices : gpus) {
+    for (const DeviceNumber& device : devices) {
+      if (allowed_devices.count(device) == 0) denied.insert(device);
+    }
   }
   return std::vector<DeviceNumber>(denied.begin(), denied.end());
 }

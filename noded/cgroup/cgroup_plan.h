@@ -82,10 +82,11 @@ struct DeviceNumber {
 // "c 195:0 rwm": a line for devices.deny / devices.allow (v1).
 std::string DeviceRule(const DeviceNumber& device);
 
-// The devices a job must not open: those of the node's GPUs (`gpus`, in index
-// order, as gres.conf's File= lists them) whose index is not in `allowed`. A
-// device shared with an allowed GPU stays allowed. Sorted, without repeats.
-std::vector<DeviceNumber> DeniedDevices(const std::vector<DeviceNumber>& gpus,
+// The devices a job must not open: those of the node's GPUs (`gpus`, by
+// index, each GPU's devices: one, or a MIG device's GPU and capability
+// devices) whose index is not in `allowed`. A device shared with an allowed
+// GPU (a MIG device's GPU) stays allowed. Sorted, without repeats.
+std::vector<DeviceNumber> DeniedDevices(const std::vector<std::vector<DeviceNumber>>& gpus,
                                         const std::vector<int32_t>& allowed);
 
 // Slurm's line in the job's error output after the kernel killed some of its

@@ -143,7 +143,8 @@ TEST(CpuList, ParsesTheKernelsFormat) {
 }
 
 TEST(Devices, DeniesTheGpusNotAllocated) {
-  const std::vector<DeviceNumber> gpus = {{'c', 195, 0}, {'c', 195, 1}, {'c', 195, 2}};
+  const std::vector<std::vector<DeviceNumber>> gpus = {
+      {{'c', 195, 0}}, {{'c', 195, 1}}, {{'c', 195, 2}}};
   EXPECT_THAT(DeniedDevices(gpus, {1}),
               ElementsAre(DeviceNumber{'c', 195, 0}, DeviceNumber{'c', 195, 2}));
   EXPECT_THAT(DeniedDevices(gpus, {0, 1, 2}), IsEmpty());
@@ -152,8 +153,23 @@ TEST(Devices, DeniesTheGpusNotAllocated) {
 }
 
 TEST(Devices, ADeviceSharedWithAnAllowedGpuStaysAllowed) {
-  const std::vector<DeviceNumber> gpus = {{'c', 1, 7}, {'c', 1, 7}};
+  const std::vector<std::vector<DeviceNumber>> gpus = {{{'c', 1, 7}}, {{'c', 1, 7}}};
   EXPECT_THAT(DeniedDevices(gpus, {0}), IsEmpty());
+}
+
+// Two MIG devices of one GPU: each job may open the GPU's file and its own
+// two capability devices, never the other device's.
+TEST(Devices, AMigDeviceAllowsItsGpuAndItsOwnCapabilitiesOnly) {
+  const DeviceNumber gpu{'c', 195, 1};
+  const std::vector<std::vector<DeviceNumber>> migs = {{gpu, {'c', 237, 21}, {'c', 237, 22}},
+                                                       {gpu, {'c', 237, 30}, {'c', 237, 31}}};
+  EXPECT_THAT(DeniedDevices(migs, {0}),
+              ElementsAre(DeviceNumber{'c', 237, 30}, DeviceNumber{'c', 237, 31}));
+  EXPECT_THAT(DeniedDevices(migs, {1}),
+              ElementsAre(DeviceNumber{'c', 237, 21}, DeviceNumber{'c', 237, 22}));
+  EXPECT_THAT(DeniedDevices(migs, {}),
+              ElementsAre(gpu, DeviceNumber{'c', 237, 21}, DeviceNumber{'c', 237, 22},
+                          DeviceNumber{'c', 237, 30}, DeviceNumber{'c', 237, 31}));
 }
 
 TEST(Devices, RuleFormat) { EXPECT_EQ(DeviceRule({'c', 195, 3}), "c 195:3 rwm"); }

@@ -13,22 +13,27 @@
 namespace skiff::noded {
 namespace {
 
-absl::StatusOr<std::vector<DeviceNumber>> GpuDevices(const std::vector<NodeGres>& gres) {
-  std::vector<DeviceNumber> devices;
+absl::StatusOr<std::vector<std::vector<DeviceNumber>>> GpuDevices(
+    const std::vector<NodeGres>& gres) {
+  std::vector<std::vector<DeviceNumber>> devices;
   for (const NodeGres& g : gres) {
     if (g.name != "gpu") continue;
-    for (const std::string& file : g.files) {
-      struct stat st;
-      if (stat(file.c_str(), &st) != 0) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "ConstrainDevices=yes: cannot stat gres.conf File=", file, ": ", strerror(errno)));
+    for (const GresUnit& unit : g.units) {
+      devices.emplace_back();
+      for (const std::string& file : unit.files) {
+        struct stat st;
+        if (stat(file.c_str(), &st) != 0) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "ConstrainDevices=yes: cannot stat gres.conf File=", file, ": ", strerror(errno)));
+        }
+        if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("ConstrainDevices=yes but gres.conf File=", file,
+                           " is not a device file, so it cannot be denied to jobs"));
+        }
+        devices.back().push_back(
+            {S_ISCHR(st.st_mode) ? 'c' : 'b', major(st.st_rdev), minor(st.st_rdev)});
       }
-      if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("ConstrainDevices=yes but gres.conf File=", file,
-                         " is not a device file, so it cannot be denied to jobs"));
-      }
-      devices.push_back({S_ISCHR(st.st_mode) ? 'c' : 'b', major(st.st_rdev), minor(st.st_rdev)});
     }
   }
   return devices;
@@ -86,7 +91,7 @@ absl::StatusOr<Confinement> SetUpConfinement(const SkiffConfig& config,
     return unavailable(s.message());
   }
   if (c.settings.constrain_devices) {
-    absl::StatusOr<std::vector<DeviceNumber>> devices = GpuDevices(gres);
+    absl::StatusOr<std::vector<std::vector<DeviceNumber>>> devices = GpuDevices(gres);
     if (!devices.ok()) return devices.status();
     c.gpu_devices = *devices;
   }

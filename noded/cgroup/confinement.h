@@ -21,9 +21,11 @@ namespace skiff::noded {
 struct Confinement {
   std::shared_ptr<Cgroups> cgroups;  // null: process-group tracking only
   CgroupSettings settings;
-  int node_cpus = 0;                      // CPUs= of the node
-  std::vector<int> host_cpus;             // the node cgroup's cpuset (ConstrainCores)
-  std::vector<DeviceNumber> gpu_devices;  // by GPU index (ConstrainDevices)
+  int node_cpus = 0;           // CPUs= of the node
+  std::vector<int> host_cpus;  // the node cgroup's cpuset (ConstrainCores)
+  // By GPU index: its devices (a MIG device's are its GPU's and its two
+  // capability devices), for ConstrainDevices.
+  std::vector<std::vector<DeviceNumber>> gpu_devices;
   std::string log_line;  // what noded says at start: the hierarchy used, or why none
   // Non-empty when cgroup.conf asks for confinement (Constrain*=yes) that cannot
   // be had: the node registers with it and ctld drains the node, so that no job

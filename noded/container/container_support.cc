@@ -82,7 +82,7 @@ OciConfig HostDefaultOciConfig() {
 }
 
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
-                                       std::vector<std::string> gpu_files) {
+                                       std::vector<std::vector<std::string>> gpu_files) {
   ContainerSupport out;
   out.gpu_files = std::move(gpu_files);
   for (const char* device :
@@ -110,12 +110,15 @@ ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
   return out;
 }
 
-std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_files,
+std::vector<std::string> ContainerDevices(const std::vector<std::vector<std::string>>& gpu_files,
                                           const std::vector<std::string>& control_devices,
                                           const std::vector<int32_t>& gpu_indices) {
   std::vector<std::string> devices;
   for (int32_t gpu : gpu_indices) {
-    if (gpu >= 0 && static_cast<size_t>(gpu) < gpu_files.size()) devices.push_back(gpu_files[gpu]);
+    if (gpu < 0 || static_cast<size_t>(gpu) >= gpu_files.size()) continue;
+    for (const std::string& file : gpu_files[static_cast<size_t>(gpu)]) {
+      if (std::find(devices.begin(), devices.end(), file) == devices.end()) devices.push_back(file);
+    }
   }
   if (!gpu_indices.empty()) {
     devices.insert(devices.end(), control_devices.begin(), control_devices.end());

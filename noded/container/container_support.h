@@ -15,9 +15,11 @@
 namespace skiff::noded {
 
 struct ContainerSupport {
-  std::string oci_conf;                      // its path; "" = none: Skiff's default runtime
-  bool config_json = true;                   // bundles need a config.json
-  std::vector<std::string> gpu_files;        // by GPU index
+  std::string oci_conf;     // its path; "" = none: Skiff's default runtime
+  bool config_json = true;  // bundles need a config.json
+  // By GPU index: the device files a job given that GPU may open (a MIG
+  // device's are its GPU's and its two capability devices).
+  std::vector<std::vector<std::string>> gpu_files;
   std::vector<std::string> control_devices;  // NVIDIA's, those present
   // NVIDIA's user-space driver (libcuda, libnvidia-*, nvidia-smi) on this
   // node, bound into image containers that hold GPUs (image_bundle.h).
@@ -34,14 +36,15 @@ OciConfig HostDefaultOciConfig();
 
 // `gpu_files`: the node's GPU device files by index (gres.conf File=).
 ContainerSupport CheckContainerSupport(const LoadedConfig& loaded,
-                                       std::vector<std::string> gpu_files);
+                                       std::vector<std::vector<std::string>> gpu_files);
 
 // skiff-container-user (image_bundle.h), installed beside the shepherd.
 std::string ContainerUserHelperBeside(const std::string& shepherd_binary);
 
 // The device files bound into a container holding GPUs `gpu_indices` of the
-// node: those GPUs' files, then the control devices when it holds any.
-std::vector<std::string> ContainerDevices(const std::vector<std::string>& gpu_files,
+// node: those GPUs' files (each once: MIG devices of one GPU share its file),
+// then the control devices when it holds any.
+std::vector<std::string> ContainerDevices(const std::vector<std::vector<std::string>>& gpu_files,
                                           const std::vector<std::string>& control_devices,
                                           const std::vector<int32_t>& gpu_indices);
 

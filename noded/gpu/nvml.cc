@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
+#include "noded/gpu/mig.h"
 
 namespace skiff::noded {
 namespace {
@@ -38,6 +39,15 @@ struct NvmlProcessInfoV1 {
   unsigned pid;
   unsigned long long used_gpu_memory;
 };
+// nvmlDeviceAttributes_t (nvml.h), what nvmlDeviceGetAttributes_v2 fills.
+struct NvmlDeviceAttributes {
+  unsigned multiprocessor_count, shared_copy_engine_count, shared_decoder_count,
+      shared_encoder_count, shared_jpeg_count, shared_ofa_count, gpu_instance_slice_count,
+      compute_instance_slice_count;
+  unsigned long long memory_size_mb;
+};
+constexpr unsigned kMigEnabled = 1;
+constexpr unsigned kUuidBufferSize = 96;  // NVML_DEVICE_UUID_V2_BUFFER_SIZE
 struct NvmlEventData {
   NvmlDevice device;
   unsigned long long event_type;
@@ -70,6 +80,16 @@ struct Nvml::Functions {
   NvmlReturn (*processes_v2)(NvmlDevice, unsigned*, NvmlProcessInfoV2*) = nullptr;
   NvmlReturn (*processes_v1)(NvmlDevice, unsigned*, NvmlProcessInfoV1*) = nullptr;
   NvmlReturn (*ecc)(NvmlDevice, int, int, unsigned long long*) = nullptr;
+  // MIG, and the names CUDA knows devices by: optional, a library without
+  // them has no GPU in MIG mode.
+  NvmlReturn (*uuid)(NvmlDevice, char*, unsigned) = nullptr;
+  NvmlReturn (*driver_version)(char*, unsigned) = nullptr;
+  NvmlReturn (*mig_mode)(NvmlDevice, unsigned*, unsigned*) = nullptr;
+  NvmlReturn (*max_mig_count)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*mig_handle)(NvmlDevice, unsigned, NvmlDevice*) = nullptr;
+  NvmlReturn (*gpu_instance_id)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*compute_instance_id)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*attributes)(NvmlDevice, NvmlDeviceAttributes*) = nullptr;
   // Xid events: all four, or none used.
   NvmlReturn (*event_set_create)(void**) = nullptr;
   NvmlReturn (*register_events)(NvmlDevice, unsigned long long, void*) = nullptr;
@@ -102,6 +122,17 @@ absl::StatusOr<std::unique_ptr<Nvml>> Nvml::Open(const std::string& library) {
     Load(handle, "nvmlDeviceGetComputeRunningProcesses", &fn->processes_v1);
   }
   Load(handle, "nvmlDeviceGetTotalEccErrors", &fn->ecc);
+  Load(handle, "nvmlDeviceGetUUID", &fn->uuid);
+  Load(handle, "nvmlSystemGetDriverVersion", &fn->driver_version);
+  if (!Load(handle, "nvmlDeviceGetMigMode", &fn->mig_mode) ||
+      !Load(handle, "nvmlDeviceGetMaxMigDeviceCount", &fn->max_mig_count) ||
+      !Load(handle, "nvmlDeviceGetMigDeviceHandleByIndex", &fn->mig_handle) ||
+      !Load(handle, "nvmlDeviceGetGpuInstanceId", &fn->gpu_instance_id) ||
+      !Load(handle, "nvmlDeviceGetComputeInstanceId", &fn->compute_instance_id) ||
+      !(Load(handle, "nvmlDeviceGetAttributes_v2", &fn->attributes) ||
+        Load(handle, "nvmlDeviceGetAttributes", &fn->attributes))) {
+    fn->mig_mode = nullptr;
+  }
   const bool events = Load(handle, "nvmlEventSetCreate", &fn->event_set_create) &&
                       Load(handle, "nvmlDeviceRegisterEvents", &fn->register_events) &&
                       Load(handle, "nvmlEventSetWait_v2", &fn->event_wait) &&
@@ -159,9 +190,70 @@ absl::StatusOr<std::vector<DetectedGpu>> Nvml::Gpus() {
       return failed("nvmlDeviceGetName", rc);
     }
     gpu.name = text;
+    if (char uuid[kUuidBufferSize] = {0};
+        fn_->uuid && fn_->uuid(device, uuid, sizeof uuid - 1) == kSuccess) {
+      gpu.uuid = uuid;
+    }
+    if (absl::Status s = ReadMigs(device, &gpu); !s.ok()) return s;
     gpus.push_back(std::move(gpu));
   }
   return gpus;
+}
+
+// A GPU in MIG mode: its MIG devices, in NVML's order (Slurm's gpu/nvml
+// plugin's reading). A GPU that is not MIG-capable answers NOT_SUPPORTED.
+absl::Status Nvml::ReadMigs(void* device, DetectedGpu* gpu) {
+  unsigned current = 0, pending = 0;
+  if (fn_->mig_mode == nullptr || fn_->mig_mode(device, &current, &pending) != kSuccess ||
+      current != kMigEnabled) {
+    return absl::OkStatus();
+  }
+  auto failed = [&](const char* call, NvmlReturn rc) {
+    return absl::InternalError(absl::StrCat("GPU /dev/nvidia", gpu->minor, " in MIG mode: ", call,
+                                            ": ", fn_->error_string(rc)));
+  };
+  char driver[96] = {0};
+  const bool by_uuid = fn_->driver_version != nullptr &&
+                       fn_->driver_version(driver, sizeof driver - 1) == kSuccess &&
+                       DriverNamesMigByUuid(driver);
+  unsigned most = 0;
+  if (NvmlReturn rc = fn_->max_mig_count(device, &most); rc != kSuccess) {
+    return failed("nvmlDeviceGetMaxMigDeviceCount", rc);
+  }
+  // MIG devices are numbered from 0 without gaps; the first index without one ends them.
+  for (unsigned k = 0; k < most; ++k) {
+    NvmlDevice mig_device = nullptr;
+    if (fn_->mig_handle(device, k, &mig_device) != kSuccess) break;
+    DetectedMig mig;
+    if (NvmlReturn rc = fn_->gpu_instance_id(mig_device, &mig.gpu_instance); rc != kSuccess) {
+      return failed("nvmlDeviceGetGpuInstanceId", rc);
+    }
+    if (NvmlReturn rc = fn_->compute_instance_id(mig_device, &mig.compute_instance);
+        rc != kSuccess) {
+      return failed("nvmlDeviceGetComputeInstanceId", rc);
+    }
+    NvmlDeviceAttributes attributes{};
+    if (NvmlReturn rc = fn_->attributes(mig_device, &attributes); rc != kSuccess) {
+      return failed("nvmlDeviceGetAttributes", rc);
+    }
+    mig.slices = attributes.gpu_instance_slice_count;
+    mig.memory_mb = attributes.memory_size_mb;
+    char uuid[kUuidBufferSize] = {0};
+    if (by_uuid && fn_->uuid && fn_->uuid(mig_device, uuid, sizeof uuid - 1) == kSuccess) {
+      mig.cuda_name = uuid;
+    } else {
+      mig.cuda_name =
+          absl::StrCat("MIG-", gpu->uuid, "/", mig.gpu_instance, "/", mig.compute_instance);
+    }
+    gpu->migs.push_back(std::move(mig));
+  }
+  if (gpu->migs.empty()) {
+    return absl::InternalError(absl::StrCat(
+        "GPU /dev/nvidia", gpu->minor,
+        " is in MIG mode but has no MIG devices: create MIG instances (nvidia-smi mig -cgi ... "
+        "-C), or disable MIG mode (nvidia-smi -i N -mig 0)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<GpuReading>> Nvml::Read() {

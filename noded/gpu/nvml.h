@@ -25,9 +25,23 @@ namespace skiff::noded {
 
 inline constexpr char kNvmlLibrary[] = "libnvidia-ml.so.1";
 
+// A MIG device of a GPU in MIG mode (mig.h).
+struct DetectedMig {
+  unsigned gpu_instance = 0;      // GI id
+  unsigned compute_instance = 0;  // CI id
+  unsigned slices = 0;            // of the GPU's compute slices
+  uint64_t memory_mb = 0;
+  // What CUDA_VISIBLE_DEVICES names it by: its own "MIG-..." UUID, or with a
+  // driver before 470.42.01 "MIG-<GPU UUID>/<GI>/<CI>".
+  std::string cuda_name;
+};
+
 struct DetectedGpu {
   unsigned minor = 0;  // /dev/nvidia<minor>
   std::string name;    // "NVIDIA A100-SXM4-40GB"
+  std::string uuid;    // "GPU-..."; "" when the driver does not say
+  // In MIG mode: its MIG devices, which are the node's GPUs in its place.
+  std::vector<DetectedMig> migs;
 };
 
 // A process that holds GPU memory (NVML's compute processes), pid in the
@@ -63,8 +77,9 @@ class Nvml {
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
-  // The node's GPUs in NVML's index order. Internal when a call fails
-  // (nvmlErrorString's words).
+  // The node's GPUs in NVML's index order, a GPU in MIG mode with its MIG
+  // devices. Internal when a call fails (nvmlErrorString's words), or when a
+  // GPU is in MIG mode without a MIG device (as Slurm refuses it).
   absl::StatusOr<std::vector<DetectedGpu>> Gpus();
   // Every GPU now, in NVML's index order, with the Xid errors NVML reported
   // since the last call; Internal when they cannot be counted.
@@ -74,6 +89,7 @@ class Nvml {
 
  private:
   Nvml(void* handle, std::unique_ptr<Functions> functions);
+  absl::Status ReadMigs(void* device, DetectedGpu* gpu);
   void* handle_;
   std::unique_ptr<Functions> fn_;
   void* events_ = nullptr;  // NVML's event set for Xid errors; null: none

@@ -103,12 +103,49 @@ TEST(Nvml, DetectedGpusReplaceGresConfsGpuLinesAndTakeTheConfiguredType) {
   EXPECT_EQ((*gres)[0].name, "gpu");
   EXPECT_EQ((*gres)[0].type, "a100");
   EXPECT_EQ((*gres)[0].count, 2);
-  EXPECT_EQ((*gres)[0].files, (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia3"}));
+  EXPECT_EQ(UnitFiles((*gres)[0]), (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia3"}));
   // A type NVML's name does not contain: NVML's own type.
   node.gres = {{"gpu", "h100", 2}};
   gres = CollectNodeGres(node, conf, &detected);
   ASSERT_TRUE(gres.ok());
   EXPECT_EQ((*gres)[0].type, "nvidia_a100-sxm4-40gb");
+}
+
+TEST(Nvml, AGpuInMigModeIsItsMigDevices) {
+  const std::string state = std::string(getenv("TEST_TMPDIR")) + "/mig.state";
+  std::ofstream(state) << "gpu minor=0 name=NVIDIA_A100-SXM4-40GB\n"
+                          "gpu minor=1 name=NVIDIA_A100-SXM4-40GB uuid=GPU-abc mig=1\n"
+                          "mig gpu=1 gi=1 ci=0 slices=3 memory=20096 uuid=MIG-one\n"
+                          "mig gpu=1 gi=2 ci=0 slices=3 memory=20096 uuid=MIG-two\n";
+  setenv("SKIFF_FAKE_NVML_STATE", state.c_str(), 1);
+  absl::StatusOr<std::vector<DetectedGpu>> gpus = DetectNvmlGpus(FakeLibrary());
+  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  ASSERT_EQ(gpus->size(), 2u);
+  EXPECT_TRUE((*gpus)[0].migs.empty());
+  const DetectedGpu& gpu = (*gpus)[1];
+  EXPECT_EQ(gpu.uuid, "GPU-abc");
+  ASSERT_EQ(gpu.migs.size(), 2u);
+  EXPECT_EQ(gpu.migs[1].gpu_instance, 2u);
+  EXPECT_EQ(gpu.migs[1].compute_instance, 0u);
+  EXPECT_EQ(gpu.migs[1].slices, 3u);
+  EXPECT_EQ(gpu.migs[1].memory_mb, 20096u);
+  EXPECT_EQ(gpu.migs[0].cuda_name, "MIG-one");
+
+  // A driver before 470.42.01: CUDA names a MIG device by its GPU and instances.
+  setenv("SKIFF_FAKE_NVML_DRIVER", "460.91.03", 1);
+  gpus = DetectNvmlGpus(FakeLibrary());
+  unsetenv("SKIFF_FAKE_NVML_DRIVER");
+  ASSERT_TRUE(gpus.ok()) << gpus.status();
+  EXPECT_EQ((*gpus)[1].migs[1].cuda_name, "MIG-GPU-abc/2/0");
+
+  // MIG mode without a MIG device is refused, as Slurm's slurmd refuses it.
+  std::ofstream(state) << "gpu minor=1 mig=1\n";
+  gpus = DetectNvmlGpus(FakeLibrary());
+  unsetenv("SKIFF_FAKE_NVML_STATE");
+  ASSERT_FALSE(gpus.ok());
+  EXPECT_NE(gpus.status().message().find("GPU /dev/nvidia1 is in MIG mode but has no MIG devices"),
+            std::string::npos)
+      << gpus.status();
 }
 
 }  // namespace

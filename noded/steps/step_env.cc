@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "common/hostlist.h"
 #include "common/propagated_limits.h"
+#include "noded/gpu/mig.h"
 #include "noded/steps/gpu_bind.h"
 
 namespace skiff::noded {
@@ -78,7 +79,9 @@ std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string
     if (gpus.empty()) {
       env.erase(name);
     } else {
-      env[name] = absl::StrJoin(gpus, ",");
+      env[name] = std::string(name) == "SLURM_STEP_GPUS"
+                      ? absl::StrJoin(gpus, ",")
+                      : CudaDeviceList(gpus, node.gpu_cuda_names);
     }
   }
   std::vector<std::string> out;

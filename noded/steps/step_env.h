@@ -59,6 +59,8 @@ struct TaskNodeFacts {
   // --gpu-bind=map_gpu:/mask_gpu:/closest/single:N (gpu_bind.h), which wins
   // over gpus_per_task; "" when not given.
   std::string gpu_bind;
+  // By the node's GPU index: a MIG device's CUDA name; "" or missing = index.
+  std::vector<std::string> gpu_cuda_names;
 };
 // "NAME=VALUE" strings sorted by name.
 std::vector<std::string> TaskEnvironment(const std::map<std::string, std::string>& step_env,

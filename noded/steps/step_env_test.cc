@@ -56,6 +56,15 @@ TEST(StepEnvironment, AGpuBindMapWinsOverGpusPerTask) {
   EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("SLURM_STEP_GPUS=4,6"));
 }
 
+// MIG devices (GPUs 1 and 2 of the node): CUDA's variables name them as CUDA
+// does, SLURM_STEP_GPUS keeps the indices, as Slurm's gres/gpu sets them.
+TEST(StepEnvironment, MigDevicesAreNamedForCuda) {
+  TaskNodeFacts node{"n1", 0, {0, 1}, 2, {1, 2}, 1, "", {"", "MIG-a", "MIG-b"}};
+  EXPECT_THAT(TaskEnvironment({}, node, 0, 0), Contains("CUDA_VISIBLE_DEVICES=MIG-a"));
+  EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("GPU_DEVICE_ORDINAL=MIG-b"));
+  EXPECT_THAT(TaskEnvironment({}, node, 1, 1), Contains("SLURM_STEP_GPUS=1,2"));
+}
+
 TEST(StepEnvironment, GpusPerTaskBindEachTaskToItsOwnGpus) {
   // Two tasks with one GPU each on GPUs 4 and 6 of the node (--gpus-per-task=1).
   TaskNodeFacts node{"n1", 0, {0, 1}, 2, {4, 6}, 1};
