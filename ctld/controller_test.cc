@@ -322,7 +322,9 @@ TEST_F(ControllerTest, JobRunsAndCompletesThroughPrologLaunchAndEpilog) {
   ASSERT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
   ASSERT_TRUE(Eventually([&] { return StateOf(*id) == JobState::kCompleted; }));
   EXPECT_EQ(scripts_.Runs(), (std::vector<std::string>{"prolog-1-0", "epilog-1-0"}));
-  EXPECT_EQ(store_.Get(*id).state, JobState::kCompleted);
+  // Stored by the thread that decided it, after it is decided (Commit: the
+  // store writes outside the state lock), so a reader may see it first.
+  EXPECT_TRUE(Eventually([&] { return store_.Get(*id).state == JobState::kCompleted; }));
   // A repeated completion report is harmless.
   EXPECT_TRUE(controller_->JobComplete("n1", {*id, true, 0, 0, ""}).ok());
 }
