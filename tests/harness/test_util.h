@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +21,29 @@
 #include <vector>
 
 namespace skiff::testing {
+
+// A fresh directory under /tmp (short paths: sockets and daemons' files go
+// there), readable by every user (jobs run as others), removed with all it
+// holds when it goes. path() is "" when it could not be made.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix = "skiff-scratch") {
+    std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+    if (mkdtemp(tmpl.data()) != nullptr) {
+      path_ = tmpl;
+      chmod(path_.c_str(), 0755);
+    }
+  }
+  ~ScratchDir() {
+    if (!path_.empty()) std::system(("rm -rf " + path_).c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // The whole file, or "" when it cannot be read.
 inline std::string ReadFile(const std::string& path) {

@@ -21,27 +21,8 @@
 namespace skiff::testing {
 namespace {
 
-// A fresh directory for the fake NVML's state and the MIG table (removed at the end).
-class ScratchDir {
- public:
-  ScratchDir() {
-    char dir[] = "/tmp/skiff-mig-XXXXXX";
-    if (mkdtemp(dir) != nullptr) {
-      dir_ = dir;
-      chmod(dir, 0755);
-    }
-  }
-  ~ScratchDir() {
-    if (!dir_.empty()) system(absl::StrCat("rm -rf ", dir_).c_str());
-  }
-  const std::string& path() const { return dir_; }
-
- private:
-  std::string dir_;
-};
-
 TEST(GpuMigTest, AGpuInMigModeRegistersAsItsMigDevicesAndEachJobSeesItsOwn) {
-  ScratchDir scratch;
+  ScratchDir scratch("skiff-mig");  // the fake NVML's state and the MIG table
   ASSERT_FALSE(scratch.path().empty());
   // One A100 in MIG mode with two 3g.20gb instances (GPU instances 1 and 2).
   const std::string state = scratch.path() + "/nvml.state";

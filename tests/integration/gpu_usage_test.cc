@@ -26,26 +26,6 @@
 namespace skiff::testing {
 namespace {
 
-// A fresh directory for the fake NVML's state file (removed at the end).
-class NvmlStateDir {
- public:
-  NvmlStateDir() {
-    char dir[] = "/tmp/skiff-nvml-XXXXXX";
-    if (mkdtemp(dir) != nullptr) {
-      dir_ = dir;
-      chmod(dir, 0755);
-    }
-  }
-  ~NvmlStateDir() {
-    if (!dir_.empty()) system(absl::StrCat("rm -rf ", dir_).c_str());
-  }
-  bool ok() const { return !dir_.empty(); }
-  std::string state() const { return dir_ + "/nvml.state"; }
-
- private:
-  std::string dir_;
-};
-
 // One node with the cluster's two fake GPUs (nvidia0, nvidia1), its noded
 // loading the fake NVML driven by `state`.
 LocalCluster::Options FakeNvmlNode(const std::string& state) {
@@ -68,9 +48,9 @@ std::string Metrics(const LocalCluster& cluster) {
 }
 
 TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
-  NvmlStateDir state_dir;
-  ASSERT_TRUE(state_dir.ok());
-  const std::string state = state_dir.state();
+  ScratchDir state_dir("skiff-nvml");
+  ASSERT_FALSE(state_dir.path().empty());
+  const std::string state = state_dir.path() + "/nvml.state";
   // Two GPUs (minors 0 and 1, as the cluster's fake nvidia0 and nvidia1), and
   // a process on the second one that no job holds (pid 1).
   const std::string idle_energy =
@@ -196,9 +176,9 @@ TEST(GpuUsageTest, AJobsSampledGpusReachSacctAndSeff) {
 // ctld, scontrol show job), and after the grace cancelled with a reason; a
 // warned job whose GPU is busy again is left alone.
 TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
-  NvmlStateDir state_dir;
-  ASSERT_TRUE(state_dir.ok());
-  const std::string state = state_dir.state();
+  ScratchDir state_dir("skiff-nvml");
+  ASSERT_FALSE(state_dir.path().empty());
+  const std::string state = state_dir.path() + "/nvml.state";
   // Both GPUs busy until the test says otherwise.
   auto set_util = [&](int gpu0, int gpu1) {
     std::ofstream(state + ".new") << "gpu minor=0 util=" << gpu0 << "\ngpu minor=1 util=" << gpu1
@@ -315,9 +295,9 @@ TEST(GpuUsageTest, IdleGpusAreWarnedThenGivenBackButABusyAgainJobIsLeftAlone) {
 // GpuIdlePolicy's requeue: an idle job goes back to the queue (and runs
 // again), while an idle job in an exempt QOS is never warned.
 TEST(GpuUsageTest, AnIdleJobIsRequeuedAndAnExemptQosIsNeverTouched) {
-  NvmlStateDir state_dir;
-  ASSERT_TRUE(state_dir.ok());
-  const std::string state = state_dir.state();
+  ScratchDir state_dir("skiff-nvml");
+  ASSERT_FALSE(state_dir.path().empty());
+  const std::string state = state_dir.path() + "/nvml.state";
   std::ofstream(state) << "gpu minor=0 util=0\ngpu minor=1 util=0\n";
   LocalCluster::Options options = FakeNvmlNode(state);
   options.extra_config =
@@ -364,9 +344,9 @@ TEST(GpuUsageTest, AnIdleJobIsRequeuedAndAnExemptQosIsNeverTouched) {
 // GPU and the error, and the job on it goes back to the queue while the job
 // on the other GPU runs on; RESUME brings the node back and the job runs again.
 TEST(GpuUsageTest, AGpuFaultDrainsTheNodeAndRequeuesTheJobOnIt) {
-  NvmlStateDir state_dir;
-  ASSERT_TRUE(state_dir.ok());
-  const std::string state = state_dir.state();
+  ScratchDir state_dir("skiff-nvml");
+  ASSERT_FALSE(state_dir.path().empty());
+  const std::string state = state_dir.path() + "/nvml.state";
   std::ofstream(state) << "gpu minor=0 util=50\ngpu minor=1 util=50\n";
   LocalCluster::Options options = FakeNvmlNode(state);
   options.extra_config = "JobAcctGatherFrequency=1\n";
