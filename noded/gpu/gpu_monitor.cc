@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "noded/file_io.h"
 
 namespace skiff::noded {
@@ -84,13 +85,15 @@ void GpuMonitor::SampleNow() {
   if (!nvml_) return;
   // Which running job holds which GPU, by device minor.
   std::map<uint64_t, std::vector<std::pair<int, unsigned>>> held;  // job -> (index, minor)
-  std::map<unsigned, uint64_t> holder_of_minor;
+  // The jobs on each GPU: one, or one per MIG device of it.
+  std::map<unsigned, std::vector<uint64_t>> holders_of_minor;
   auto hold = [&](uint64_t id, int index) {
     if (index < 0 || static_cast<size_t>(index) >= options_.gpu_files.size()) return;
     std::optional<unsigned> minor = DeviceFileMinor(options_.gpu_files[index]);
     if (!minor) return;
     held[id].emplace_back(index, *minor);
-    holder_of_minor[*minor] = id;
+    std::vector<uint64_t>& holders = holders_of_minor[*minor];
+    if (std::find(holders.begin(), holders.end(), id) == holders.end()) holders.push_back(id);
   };
   for (uint64_t id : jobs_.RunningJobIds()) {
     absl::StatusOr<LaunchSpec> spec = jobs_.RunningJobSpec(id);
@@ -117,16 +120,17 @@ void GpuMonitor::SampleNow() {
   }
   for (const GpuFault& fault : faults_.Check(*readings, expected)) {
     std::vector<uint64_t> on_it;
-    if (auto holder = holder_of_minor.find(fault.minor); holder != holder_of_minor.end()) {
-      on_it.push_back(holder->second);
+    if (auto holders = holders_of_minor.find(fault.minor); holders != holders_of_minor.end()) {
+      on_it = holders->second;
     }
     const std::string reason = GpuFaultReason(fault);
-    logger_.error(
-        "{}: the node is drained{}", reason,
-        on_it.empty() ? std::string() : absl::StrCat(" and JobId=", on_it.front(), " requeued"));
+    logger_.error("{}: the node is drained{}", reason,
+                  on_it.empty()
+                      ? std::string()
+                      : absl::StrCat(" and JobId=", absl::StrJoin(on_it, ","), " requeued"));
     if (fault_listener_) fault_listener_(reason, on_it);
   }
-  if (mapping_usable_) WriteJobMapping(*readings, holder_of_minor);
+  if (mapping_usable_) WriteJobMapping(*readings, holders_of_minor);
   if (held.empty()) return;
   std::map<unsigned, const GpuReading*> by_minor;
   std::map<pid_t, uint64_t> job_of_pid;
@@ -142,7 +146,7 @@ void GpuMonitor::SampleNow() {
       if (job) job_of_pid[p.pid] = *job;
     }
   }
-  for (const StrayGpuProcess& stray : StrayGpuProcesses(*readings, holder_of_minor, job_of_pid)) {
+  for (const StrayGpuProcess& stray : StrayGpuProcesses(*readings, holders_of_minor, job_of_pid)) {
     if (!strays_logged_.insert({stray.minor, stray.pid}).second) continue;
     logger_.warn(
         "GPU /dev/nvidia{}: process {} holds memory on it and is {}", stray.minor, stray.pid,
@@ -209,13 +213,17 @@ void GpuMonitor::SampleNow() {
   }
 }
 
-void GpuMonitor::WriteJobMapping(const std::vector<GpuReading>& readings,
-                                 const std::map<unsigned, uint64_t>& holder_of_minor) {
+void GpuMonitor::WriteJobMapping(
+    const std::vector<GpuReading>& readings,
+    const std::map<unsigned, std::vector<uint64_t>>& holders_of_minor) {
   for (size_t index = 0; index < readings.size(); ++index) {
     if (!readings[index].error.empty()) continue;
-    auto holder = holder_of_minor.find(readings[index].minor);
-    const std::string text =
-        holder == holder_of_minor.end() ? "" : absl::StrCat(holder->second, "\n");
+    // One job id a line: a GPU's MIG devices may hold several jobs.
+    auto holders = holders_of_minor.find(readings[index].minor);
+    std::string text;
+    if (holders != holders_of_minor.end()) {
+      for (uint64_t id : holders->second) absl::StrAppend(&text, id, "\n");
+    }
     auto written = mapping_written_.find(index);
     if (written != mapping_written_.end() && written->second == text) continue;
     const std::string path = absl::StrCat(options_.job_mapping_dir, "/", index);

@@ -117,7 +117,7 @@ class GpuMonitor final : public JobReportSource {
   void Loop();
   // Writes the files of HpcJobMappingDir that changed.
   void WriteJobMapping(const std::vector<GpuReading>& readings,
-                       const std::map<unsigned, uint64_t>& holder_of_minor);
+                       const std::map<unsigned, std::vector<uint64_t>>& holders_of_minor);
   void AddGpus(std::vector<JobReport>* reports);
 
   const GpuMonitorOptions options_;

@@ -59,17 +59,22 @@ void AddReading(const GpuReading& reading, uint64_t job_id,
   }
 }
 
-std::vector<StrayGpuProcess> StrayGpuProcesses(const std::vector<GpuReading>& readings,
-                                               const std::map<unsigned, uint64_t>& holder_of_minor,
-                                               const std::map<pid_t, uint64_t>& job_of_pid) {
+std::vector<StrayGpuProcess> StrayGpuProcesses(
+    const std::vector<GpuReading>& readings,
+    const std::map<unsigned, std::vector<uint64_t>>& holders_of_minor,
+    const std::map<pid_t, uint64_t>& job_of_pid) {
   std::vector<StrayGpuProcess> strays;
   for (const GpuReading& reading : readings) {
     if (!reading.processes) continue;
-    auto holder = holder_of_minor.find(reading.minor);
+    auto holders = holders_of_minor.find(reading.minor);
     for (const GpuProcess& p : *reading.processes) {
       auto job = job_of_pid.find(p.pid);
       const uint64_t job_id = job == job_of_pid.end() ? 0 : job->second;
-      if (job_id != 0 && holder != holder_of_minor.end() && holder->second == job_id) continue;
+      if (job_id != 0 && holders != holders_of_minor.end() &&
+          std::find(holders->second.begin(), holders->second.end(), job_id) !=
+              holders->second.end()) {
+        continue;
+      }
       strays.push_back({reading.minor, p.pid, job_id});
     }
   }

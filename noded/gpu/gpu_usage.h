@@ -45,10 +45,12 @@ struct StrayGpuProcess {
     return minor == o.minor && pid == o.pid && job_id == o.job_id;
   }
 };
-// `holder_of_minor`: which job holds each GPU now (a GPU missing there is free).
-std::vector<StrayGpuProcess> StrayGpuProcesses(const std::vector<GpuReading>& readings,
-                                               const std::map<unsigned, uint64_t>& holder_of_minor,
-                                               const std::map<pid_t, uint64_t>& job_of_pid);
+// `holders_of_minor`: the jobs on each GPU now, one, or one per MIG device of
+// it (a GPU missing there is free).
+std::vector<StrayGpuProcess> StrayGpuProcesses(
+    const std::vector<GpuReading>& readings,
+    const std::map<unsigned, std::vector<uint64_t>>& holders_of_minor,
+    const std::map<pid_t, uint64_t>& job_of_pid);
 
 // The job a process belongs to, from /proc/PID/cgroup's text (Skiff's cgroup
 // on node `node_name`) or, failing that, /proc/PID/environ's (NUL-separated).

@@ -58,10 +58,14 @@ TEST(GpuUsage, WithoutAProcessListTheGpusUsedMemoryIsTheHoldersAndMissingFigures
 TEST(GpuUsage, StraysAreProcessesOfNoJobOrOfAJobThatDoesNotHoldTheGpu) {
   const std::vector<GpuReading> readings = {Reading(0, 0, {{100, 1}, {300, 1}}, 0),
                                             Reading(1, 0, {{200, 1}}, 0)};
-  const std::map<unsigned, uint64_t> holders = {{0, 7}};
+  const std::map<unsigned, std::vector<uint64_t>> holders = {{0, {7}}};
   const std::map<pid_t, uint64_t> jobs = {{100, 7}, {200, 7}};
   EXPECT_EQ(StrayGpuProcesses(readings, holders, jobs),
             (std::vector<StrayGpuProcess>{{0, 300, 0}, {1, 200, 7}}));
+  // Two jobs on MIG devices of GPU 0: each one's processes are its own.
+  const std::map<unsigned, std::vector<uint64_t>> mig = {{0, {7, 8}}};
+  EXPECT_EQ(StrayGpuProcesses(readings, mig, {{100, 7}, {300, 8}}),
+            (std::vector<StrayGpuProcess>{{1, 200, 0}}));
 }
 
 TEST(GpuUsage, AProcessIsItsCgroupsJobElseItsEnvironmentsOnlyOnItsOwnNode) {

@@ -2,7 +2,8 @@
 // mode (the fake NVML describes it, a stand-in for the driver's mig-minors
 // table numbers its capability devices) registers as its MIG devices, typed
 // as Slurm types them, and each job given one sees that device, by its MIG
-// UUID, in CUDA_VISIBLE_DEVICES (its steps' tasks too).
+// UUID, in CUDA_VISIBLE_DEVICES (its steps' tasks too). Both jobs on the GPU
+// are in its dcgm-exporter mapping file and are requeued when it breaks.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -37,6 +38,8 @@ TEST(GpuMigTest, AGpuInMigModeRegistersAsItsMigDevicesAndEachJobSeesItsOwn) {
   LocalCluster::Options options;
   options.nodes = 1;
   options.gpu_nodes = 1;
+  options.extra_config =
+      "JobAcctGatherFrequency=task=1\nHeartbeatInterval=1\nHpcJobMappingDir=@DIR@/jobmap\n";
   options.environment["SKIFF_NODED_PREFIX_n1"] = absl::StrCat(
       "env LD_LIBRARY_PATH=", RunfilesRoot(), "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", state,
       " SKIFF_NVIDIA_MIG_MINORS=", minors);
@@ -111,7 +114,30 @@ TEST(GpuMigTest, AGpuInMigModeRegistersAsItsMigDevicesAndEachJobSeesItsOwn) {
   EXPECT_TRUE(Eventually(30, [&] {
     return cluster.Run("squeue -h -j " + third_id + " -o %T:%r").out == "PENDING:Resources\n";
   })) << cluster.Run("squeue -j " + third_id).out;
-  std::ofstream(dir + "/release") << "";
+
+  // dcgm-exporter's job mapping file of the GPU (NVML index 0) names both
+  // jobs, one a line; a fault of the GPU requeues both and drains the node.
+  EXPECT_TRUE(Eventually(30, [&] {
+    const std::string text = ReadFile(dir + "/jobmap/0");
+    return text == absl::StrCat(ids[0], "\n", ids[1], "\n") ||
+           text == absl::StrCat(ids[1], "\n", ids[0], "\n");
+  })) << ReadFile(dir + "/jobmap/0");
+  std::ofstream(state, std::ios::app) << "xid gpu=0 code=79\n";
+  EXPECT_TRUE(Eventually(60,
+                         [&] {
+                           return cluster.Run("sinfo -R -h -o '%E|%N'").out ==
+                                  "GPU /dev/nvidia0: Xid 79 (GPU has fallen off the bus)|n1\n";
+                         }))
+      << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+  for (uint64_t id : ids) {
+    const std::string job = absl::StrCat("scontrol show job ", id);
+    EXPECT_TRUE(Eventually(60, [&] {
+      const std::string text = cluster.Run(job).out;
+      return text.find("Restarts=1") != std::string::npos &&
+             text.find("JobState=PENDING") != std::string::npos;
+    })) << cluster.Run(job).out;
+  }
+  cluster.Run(absl::StrCat("scancel ", ids[0], " ", ids[1], " ", third_id));
   EXPECT_TRUE(Eventually(60, [&] { return cluster.Run("squeue -h").out.empty(); }))
       << cluster.Run("squeue").out;
 }
