@@ -12,7 +12,10 @@
 #      is high, from an idle one near zero, with the job's GPU memory and
 #      energy, in sacct's TRESUsageInAve/Max and seff;
 #   4. a --container-image job with one GPU sees only that GPU's device
-#      (where runc, umoci, skopeo, busybox and user namespaces are there).
+#      (where runc, umoci, skopeo, busybox and user namespaces are there);
+#   5. MIG (issue 52): each GPU's MIG mode is listed; where one is on, noded
+#      registered its MIG devices, each by the MIG UUID nvidia-smi -L shows.
+# A GPU in MIG mode counts as its MIG devices (what the node registers).
 #
 # Usage, as root, from the source tree, once the daemons, the commands and
 # tests/gpu:gpu_busy are built (bazel build //tests/gpu:gpu_busy and what
@@ -58,9 +61,17 @@ GPU_BUSY="$BIN_FROM/tests/gpu/gpu_busy"
 COUNT=${#GPU_FILES[@]}
 echo "real_gpu_check: $COUNT GPU device file(s): ${GPU_FILES[*]}"
 NAMES=""
+MIG_UUIDS=""  # the MIG devices nvidia-smi lists: the node registers them in their GPU's place
 if command -v nvidia-smi >/dev/null; then
-  nvidia-smi --query-gpu=index,name,minor_number,memory.total,driver_version --format=csv,noheader
+  nvidia-smi --query-gpu=index,name,minor_number,memory.total,driver_version,mig.mode.current \
+    --format=csv,noheader
   NAMES=$(nvidia-smi --query-gpu=name --format=csv,noheader | sort -u)
+  MIG_UUIDS=$(nvidia-smi -L | sed -n 's/.*(UUID: \(MIG-[^)]*\)).*/\1/p')
+  if [ -n "$MIG_UUIDS" ]; then
+    mig_gpus=$(nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader | grep -c '^Enabled')
+    COUNT=$((COUNT - mig_gpus + $(grep -c . <<<"$MIG_UUIDS")))
+    echo "real_gpu_check: $mig_gpus GPU(s) in MIG mode; $COUNT GPU(s) to register"
+  fi
 fi
 uname -r
 
@@ -132,10 +143,11 @@ names=$(sed -n 's|^/dev/nvidia[0-9]* \(.*\) (type .*)$|\1|p' <<<"$detected" | so
 types_ok=1
 while read -r line; do
   [ -n "$line" ] || continue
+  case "$line" in *" in MIG mode: "*) continue ;; esac  # checked in 5
   name=$(sed 's|^/dev/nvidia[0-9]* \(.*\) (type .*)$|\1|' <<<"$line")
   [ "$(sed 's|.*(type \(.*\))$|\1|' <<<"$line")" = "$(tr 'A-Z ' 'a-z_' <<<"$name")" ] || types_ok=0
 done <<<"$detected"
-if [ "$count" != "$COUNT" ] || [ "$(grep -c . <<<"$detected")" != "$COUNT" ]; then
+if [ "$count" != "$COUNT" ] || [ "$(grep -c . <<<"$detected")" != "${#GPU_FILES[@]}" ]; then
   fail "AutoDetect=nvml: Gres=$gres and $found, not $COUNT GPUs"
 elif [ -n "$NAMES" ] && [ "$names" != "$NAMES" ]; then
   fail "AutoDetect=nvml: names '$names', nvidia-smi says '$NAMES'"
@@ -261,6 +273,24 @@ else
     else
       fail "a --container-image job with one GPU: $(scontrol show job "$cid" | grep -o 'Reason=[^ ]*')"
     fi
+  fi
+fi
+
+# ---------------------------------------------------------------- 5. MIG
+if ! command -v nvidia-smi >/dev/null; then
+  skip "MIG: nvidia-smi is not installed to list MIG modes"
+elif [ -z "$MIG_UUIDS" ]; then
+  skip "MIG: no GPU here is in MIG mode with MIG devices (modes: $(nvidia-smi \
+    --query-gpu=mig.mode.current --format=csv,noheader | sort | uniq -c | xargs))"
+else
+  missing=""
+  for uuid in $MIG_UUIDS; do
+    grep -qF " $uuid" <<<"$found" || missing="$missing $uuid"
+  done
+  if [ -z "$missing" ]; then
+    pass "MIG: noded registered $(grep -c . <<<"$MIG_UUIDS") MIG device(s) by their UUIDs"
+  else
+    fail "MIG: nvidia-smi lists$missing, noded's AutoDetect line does not"
   fi
 fi
 
