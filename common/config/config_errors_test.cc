@@ -347,6 +347,10 @@ const std::vector<Row>& Rows() {
       SkiffWarning("PartitionName=p AllowQos=normal DenyQos=low\n",
                    "skiff.conf:2: DenyQos: ignored because AllowQos is also set (keep one) "
                    "(PartitionName=p)"),
+      SkiffWarning("NodeName=g1 Gres=gpu:a100:1,gpu:a100_3g.20gb:2\n",
+                   "skiff.conf:2: Gres: GPUs of 2 types (a100, a100_3g.20gb) on NodeName=g1: "
+                   "Skiff schedules a node's GPUs as one type for now, so these are 3 GPUs of "
+                   "type a100_3g.20gb (docs/compatibility.md)"),
       SkiffWarning("NodeName=n[1-3]\nPartitionName=p Nodes=n[1-3],n2\n",
                    "skiff.conf:3: Nodes: 'n2' is listed more than once; counted once "
                    "(PartitionName=p)"),

@@ -1,6 +1,7 @@
 // The checks SkiffParser runs once every skiff.conf line is read: settings
 // weighed against each other (timeouts, preemption, addresses, GresTypes,
 // memory defaults) and the partitions completed with the cluster's defaults.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/config/config.h"
 #include "common/config/kv_parser.h"
 #include "common/config/skiff_conf_keys.h"
@@ -34,6 +36,7 @@ absl::Status SkiffParser::Finish() {
   if (status.ok()) status = CheckNodeAddresses();
   if (status.ok()) status = CheckGresTypes();
   if (!status.ok()) return status;
+  WarnMixedGpuTypes();
   return FinishPartitions();
 }
 
@@ -151,6 +154,31 @@ absl::Status SkiffParser::CheckGresTypes() const {
     }
   }
   return absl::OkStatus();
+}
+
+// Slurm counts a node's GPUs per type (gpu:a100:1,gpu:a100_3g.20gb:2: a
+// whole GPU beside MIG devices); ctld keeps one GPU type per node so far, the
+// last one given, so such a node is scheduled as that many GPUs of that type.
+// Said once, where the node is defined, rather than left to surprise.
+void SkiffParser::WarnMixedGpuTypes() {
+  for (size_t i = 0; i < config_.nodes.size(); ++i) {
+    std::vector<std::string> types;
+    int64_t count = 0;
+    for (const GresCount& gres : config_.nodes[i].gres) {
+      if (!EqualsIgnoreCase(gres.name, "gpu")) continue;
+      count += gres.count;
+      const std::string type = gres.type.empty() ? "(untyped)" : gres.type;
+      if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+    }
+    if (types.size() < 2) continue;
+    const LogicalLine& line = lines_[node_line_index_[i]];
+    config_.warnings.push_back(LineWarning(
+        line, WrittenKey(line, "Gres"),
+        absl::StrCat("GPUs of ", types.size(), " types (", absl::StrJoin(types, ", "),
+                     ") on NodeName=", line.pairs.front().value,
+                     ": Skiff schedules a node's GPUs as one type for now, so these are ", count,
+                     " GPUs of type ", types.back(), " (docs/compatibility.md)")));
+  }
 }
 
 bool SkiffParser::IsKnownGres(std::string_view name) const {

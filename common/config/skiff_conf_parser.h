@@ -74,6 +74,7 @@ class SkiffParser {
   absl::Status CheckPreemption();
   absl::Status CheckNodeAddresses() const;
   absl::Status CheckGresTypes() const;
+  void WarnMixedGpuTypes();
   bool IsKnownGres(std::string_view name) const;
   static std::string MemoryLimitsClash(uint64_t default_mb, uint64_t max_mb);
   absl::Status CheckMemoryDefaults(const LogicalLine& line, const PartitionConfig& partition);
