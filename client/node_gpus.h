@@ -29,7 +29,8 @@ std::vector<NodeGpuEntry> NodeGpuEntries(const v1::NodeInfo& node);
 std::optional<std::string> NodeGresString(const v1::NodeInfo& node);
 // Slurm's GresUsed: "gpu:(null):1(IDX:0)" for GPUs with device files (untyped
 // ones show Slurm's "(null)" type), "gpu:a100:0(IDX:N/A)" for none in use,
-// "gpu:1" without device files; nullopt for a node without GRES.
+// "gpu:1" without device files, and for shards Slurm's count of GPUs with a
+// shard in use, "shard:(null):1(IDX:0)"; nullopt for a node without GRES.
 std::optional<std::string> NodeGresUsedString(const v1::NodeInfo& node);
 // "0-1,3": Slurm's bit_fmt of ascending indices.
 std::string IndexRanges(const std::vector<int>& indices);

@@ -36,6 +36,18 @@ TEST(NodeGpusTest, ANodeWithoutGpusHasNoEntries) {
   EXPECT_TRUE(NodeGpuEntries(node).empty());
 }
 
+// Slurm's GresUsed of shards: the GPUs with a shard in use (one bit a GPU).
+TEST(NodeGpusTest, GresUsedOfShardsCountsTheGpusWithAShardInUse) {
+  v1::NodeInfo node;
+  AddGres(node, "gpu", "", 3);
+  AddGres(node, "shard", "", 12);
+  for (int shards : {2, 0, 1}) node.add_alloc_shards(shards);
+  node.add_alloc_gpu_indices(1);
+  EXPECT_EQ(NodeGresUsedString(node), "gpu:1,shard:(null):2(IDX:0,2)");
+  node.clear_alloc_shards();
+  EXPECT_EQ(NodeGresUsedString(node), "gpu:1,shard:(null):0(IDX:N/A)");
+}
+
 TEST(IndexRanges, FoldsConsecutiveIndices) {
   EXPECT_EQ(IndexRanges({0, 1, 3}), "0-1,3");
   EXPECT_EQ(IndexRanges({2}), "2");

@@ -47,21 +47,24 @@ absl::StatusOr<BillingWeights> ParseBillingWeights(const std::string& text) {
       weights.node = weight;
     } else if (name == "gres/gpu" || absl::StartsWith(name, "gres/gpu:")) {
       weights.gpu = weight;
+    } else if (name == "gres/shard") {
+      weights.shard = weight;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("TRESBillingWeights: unknown TRES '",
                                                      entry.substr(0, eq),
-                                                     "' (CPU, Mem, Node, GRES/gpu)"));
+                                                     "' (CPU, Mem, Node, GRES/gpu, GRES/shard)"));
     }
   }
   return weights;
 }
 
 double Billing(const BillingWeights& weights, int64_t cpus, uint64_t mem_mb, int64_t gpus,
-               int64_t nodes) {
+               int64_t nodes, int64_t shards) {
   if (!weights.set) return static_cast<double>(cpus);
   const double billing = weights.cpu * static_cast<double>(cpus) +
                          weights.mem_per_gb * static_cast<double>(mem_mb) / 1024.0 +
                          weights.gpu * static_cast<double>(gpus) +
+                         weights.shard * static_cast<double>(shards) +
                          weights.node * static_cast<double>(nodes);
   return billing < 0 ? 0 : billing;
 }

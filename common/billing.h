@@ -17,18 +17,19 @@ struct BillingWeights {
   double mem_per_gb = 0;  // per GiB of memory ("Mem=0.25G"; "Mem=0.25" is per MiB... see Parse)
   double node = 0;        // per node
   double gpu = 0;         // per GPU (GRES/gpu)
+  double shard = 0;       // per GPU shard (GRES/shard): a fraction of a GPU's weight, say
 };
 
 // Parses TRESBillingWeights. Keys (any case): CPU, Mem (a weight per MiB, or
 // with a K/M/G/T suffix per that unit, as Slurm reads "Mem=0.25G"), Node,
-// GRES/gpu (and GRES/gpu:TYPE, counted as GRES/gpu). "" = not set.
+// GRES/gpu (and GRES/gpu:TYPE, counted as GRES/gpu), GRES/shard. "" = not set.
 // Errors (InvalidArgument) name the entry.
 absl::StatusOr<BillingWeights> ParseBillingWeights(const std::string& text);
 
 // A job's billing: the weighted sum of its resources, or its CPU count without
 // weights. Never below 0.
 double Billing(const BillingWeights& weights, int64_t cpus, uint64_t mem_mb, int64_t gpus,
-               int64_t nodes);
+               int64_t nodes, int64_t shards = 0);
 
 // Service units (billing-minutes) for `billing` over `seconds`.
 inline double BillingMinutes(double billing, int64_t seconds) {

@@ -20,13 +20,19 @@ TEST(Billing, WeightsSumCpuMemoryGpusAndNodes) {
   EXPECT_DOUBLE_EQ(BillingMinutes(3.0, 120), 6.0);
 }
 
+TEST(Billing, AShardBillsItsOwnWeight) {
+  BillingWeights w = *ParseBillingWeights("CPU=1.0,GRES/gpu=8,GRES/shard=2");
+  EXPECT_DOUBLE_EQ(Billing(w, 1, 0, 0, 1, 1), 1.0 + 2.0);
+  EXPECT_DOUBLE_EQ(Billing(w, 1, 0, 1, 1, 0), 1.0 + 8.0);
+}
+
 TEST(Billing, BadEntriesNameThemselves) {
   EXPECT_EQ(ParseBillingWeights("CPU").status().message(),
             "TRESBillingWeights: 'CPU' is not NAME=WEIGHT");
   EXPECT_EQ(ParseBillingWeights("CPU=x").status().message(),
             "TRESBillingWeights: 'CPU=x' has no valid weight");
   EXPECT_EQ(ParseBillingWeights("Licenses=2").status().message(),
-            "TRESBillingWeights: unknown TRES 'Licenses' (CPU, Mem, Node, GRES/gpu)");
+            "TRESBillingWeights: unknown TRES 'Licenses' (CPU, Mem, Node, GRES/gpu, GRES/shard)");
 }
 
 }  // namespace

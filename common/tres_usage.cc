@@ -36,7 +36,7 @@ bool TresBefore(const std::string& a, const std::string& b) {
 }
 
 TresCounts RunTres(int64_t cpus, uint64_t mem_mb, int64_t nodes, double billing,
-                   const std::map<std::string, int64_t>& gpus_by_type) {
+                   const std::map<std::string, int64_t>& gpus_by_type, int64_t shards) {
   TresCounts counts;
   counts["cpu"] = static_cast<double>(cpus);
   if (mem_mb > 0) counts["mem"] = static_cast<double>(mem_mb);
@@ -49,6 +49,7 @@ TresCounts RunTres(int64_t cpus, uint64_t mem_mb, int64_t nodes, double billing,
     if (!type.empty()) counts["gres/gpu:" + type] += static_cast<double>(count);
   }
   if (gpus > 0) counts["gres/gpu"] = static_cast<double>(gpus);
+  if (shards > 0) counts["gres/shard"] = static_cast<double>(shards);
   return counts;
 }
 

@@ -19,6 +19,10 @@ TEST(TresUsageTest, RunTresLeavesOutMemAndGpusNotHeld) {
   EXPECT_EQ(EncodeTres(RunTres(1, 0, 1, 1, {{"v100", 0}})), "billing=1,cpu=1,node=1");
 }
 
+TEST(TresUsageTest, RunTresCountsShards) {
+  EXPECT_EQ(EncodeTres(RunTres(1, 0, 1, 3, {}, 2)), "billing=3,cpu=1,gres/shard=2,node=1");
+}
+
 TEST(TresUsageTest, DecodeReversesEncode) {
   const TresCounts counts = RunTres(3, 100, 1, 7, {{"t4", 1}});
   absl::StatusOr<TresCounts> back = DecodeTres(EncodeTres(counts));

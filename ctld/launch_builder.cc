@@ -13,6 +13,21 @@ namespace {
 
 constexpr char kNoArrayIndex[] = "4294967294";
 
+// The GPUs noded gives the job on its i-th node: those it holds whole and
+// the one its shards are on (gres/shard: the GPU is in CUDA_VISIBLE_DEVICES
+// and the device cgroup as a whole one is, shared with the GPU's other
+// shard jobs).
+std::vector<int> NodedGpus(const Job& job, size_t i) {
+  std::vector<int> gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
+                          : i == 0                    ? job.gpu_indices
+                                                      : std::vector<int>{};
+  if (i < job.shards_by_node.size() && job.shards_by_node[i].count > 0) {
+    gpus.push_back(job.shards_by_node[i].gpu);
+    std::sort(gpus.begin(), gpus.end());
+  }
+  return gpus;
+}
+
 // SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP of the array `array_text`
 // (--array as written; validated at submit, so MaxArraySize does not matter
 // here). Nothing for a spec without one.
@@ -189,7 +204,10 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
   launch.time_limit = job.request.time_limit;
   launch.cpus = job.CpusOn(0);
   launch.memory_mb = job.MemOnMb(0);
-  launch.gpu_indices = job.gpu_indices;
+  launch.gpu_indices = NodedGpus(job, 0);
+  if (!job.shards_by_node.empty() && job.shards_by_node.front().count > 0) {
+    launch.environment["SLURM_SHARDS_ON_NODE"] = absl::StrCat(job.shards_by_node.front().count);
+  }
   launch.run = job.restart_count + 1;
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;
   // a requeued run appends, keeping what the earlier runs wrote.
@@ -200,9 +218,7 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
     share.address = facts.node_targets[i];
     share.cpus = job.CpusOn(i);
     share.memory_mb = job.MemOnMb(i) != 0 ? job.MemOnMb(i) : facts.node_real_memory_mb;
-    share.gpu_indices = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
-                        : i == 0                    ? job.gpu_indices
-                                                    : std::vector<int>{};
+    share.gpu_indices = NodedGpus(job, i);
     if (i < job.cpu_ids_by_node.size()) share.cpu_ids = job.cpu_ids_by_node[i];
     launch.allocation.push_back(std::move(share));
   }

@@ -85,6 +85,7 @@ struct JobRequest {
   uint64_t mem_per_cpu_mb = 0;
   int gpus_per_node = 0;              // from --gres=gpu[:type]:N
   std::string gpu_type;               // empty = any
+  int shards_per_node = 0;            // --gres=shard:N: N shards of one GPU on each node
   int64_t time_limit = kUnlimited;    // seconds, resolved against the partition
   int64_t time_min = 0;               // --time-min seconds; 0 = none (scheduler.h's)
   int64_t begin_time = 0;             // not eligible before this (unix seconds)
@@ -136,6 +137,14 @@ struct GpuUsage {
   uint64_t memory_max_bytes = 0;
   uint64_t memory_total_bytes = 0;
   uint64_t energy_mj = 0;  // 0: no energy counter
+};
+
+// The shards of one GPU a job holds on one node (gres/shard). As Slurm 22.05
+// gives them, a job's shards on a node all come from one GPU.
+struct GpuShards {
+  int32_t gpu = -1;  // the GPU's index on the node; -1 = none
+  int32_t count = 0;
+  bool operator==(const GpuShards& o) const { return gpu == o.gpu && count == o.count; }
 };
 
 // The lifecycle's bookkeeping of one run, persisted so that a restarted ctld
@@ -229,6 +238,7 @@ struct Job {
   std::vector<int> tasks_by_node;
   std::vector<int> gpu_indices;                // allocated on the batch host (nodes[0])
   std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
+  std::vector<GpuShards> shards_by_node;       // gres/shard on each of `nodes`; empty = none
   // The logical CPU ids held on each of `nodes` (NodeTable chooses them).
   std::vector<std::vector<int>> cpu_ids_by_node;
   // What this run holds per TRES (common/tres_usage.h: cpu, mem, node,

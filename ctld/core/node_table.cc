@@ -65,11 +65,14 @@ void NodeTable::AddNode(const NodeConfig& node_config) {
   node.state = InitialState(node_config);
   node.drain = node_config.state == "DRAIN";
   node.reason = node_config.reason;
+  int64_t shards = 0;
   for (const GresCount& gres : node_config.gres) {
+    if (gres.name == "shard") shards += gres.count;
     if (gres.name != "gpu") continue;
     node.gpu_type = gres.type;
     node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
   }
+  if (shards > 0) node.gpu_shards = SpreadShards(shards, node.gpu_owner.size());
   index_.emplace(node_config.name, nodes_.size());
   nodes_.push_back(std::move(node));
 }
@@ -353,6 +356,8 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.alloc_memory_mb = node.alloc_memory_mb;
     capacity.gpu_type = node.gpu_type;
     capacity.gpu_owner = node.gpu_owner;
+    capacity.gpu_shards = node.gpu_shards;
+    capacity.shard_holds = node.shard_holds;
     capacity.partitions = node.partitions;
     capacity.features = node.config.features;
     capacity.weight = static_cast<uint32_t>(std::max(0, node.config.weight));
@@ -370,6 +375,18 @@ void NodeTable::UpdateUsageState(Node& node) {
     node.state = UsageState(node);
   }
 }
+
+namespace {
+
+int32_t ShardsUsed(const Node& node, int32_t gpu) {
+  int32_t used = 0;
+  for (const NodeCapacity::ShardHold& hold : node.shard_holds) {
+    if (hold.shards.gpu == gpu) used += hold.shards.count;
+  }
+  return used;
+}
+
+}  // namespace
 
 std::vector<std::vector<int>> NodeTable::Allocate(const Placement& placement) {
   std::vector<std::vector<int>> cpu_ids(placement.nodes.size());
@@ -402,6 +419,9 @@ std::vector<std::vector<int>> NodeTable::Allocate(const Placement& placement) {
         }
       }
     }
+    if (i < placement.shards.size() && placement.shards[i].count > 0) {
+      node->shard_holds.push_back({placement.job_id, placement.shards[i]});
+    }
     UpdateUsageState(*node);
   }
   return cpu_ids;
@@ -418,9 +438,17 @@ bool NodeTable::CanAllocate(const Placement& placement) const {
     if (i < placement.gpu_indices.size()) {
       for (int gpu : placement.gpu_indices[i]) {
         if (gpu < 0 || static_cast<size_t>(gpu) >= node->gpu_owner.size() ||
-            node->gpu_owner[gpu] != 0) {
+            node->gpu_owner[gpu] != 0 || ShardsUsed(*node, gpu) != 0) {
           return false;
         }
+      }
+    }
+    if (i < placement.shards.size() && placement.shards[i].count > 0) {
+      const GpuShards& want = placement.shards[i];
+      if (want.gpu < 0 || static_cast<size_t>(want.gpu) >= node->gpu_shards.size() ||
+          node->gpu_owner[want.gpu] != 0 ||
+          ShardsUsed(*node, want.gpu) + want.count > node->gpu_shards[want.gpu]) {
+        return false;
       }
     }
   }
@@ -436,6 +464,10 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
     for (uint64_t& owner : node->gpu_owner) {
       if (owner == job_id) owner = 0;
     }
+    std::vector<NodeCapacity::ShardHold>& holds = node->shard_holds;
+    holds.erase(std::remove_if(holds.begin(), holds.end(),
+                               [&](const auto& hold) { return hold.job_id == job_id; }),
+                holds.end());
     for (uint64_t& owner : node->cpu_owner) {
       if (owner == job_id) owner = 0;
     }

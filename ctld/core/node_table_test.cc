@@ -295,6 +295,59 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
+// Gres=gpu:2,shard:8: four shards a GPU; shard jobs share a GPU, which is
+// then not given whole, and a GPU held whole gives no shards.
+TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  n1.cpus = 4;
+  n1.real_memory_mb = 100;
+  n1.gres = {{"gpu", "", 2}, {"shard", "", 8}};
+  config.nodes = {n1};
+  NodeTable table(config);
+  NodeRegistration reg;
+  reg.node_name = "n1";
+  reg.cpus = 4;
+  reg.real_memory_mb = 100;
+  reg.gres = {{"gpu", "", 2, {}}, {"shard", "", 8, {}}};
+  ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
+  EXPECT_EQ(table.Find("n1")->gpu_shards, (std::vector<int32_t>{4, 4}));
+  auto shard_job = [](uint64_t id, int32_t gpu, int32_t count) {
+    Placement placement;
+    placement.job_id = id;
+    placement.nodes = {"n1"};
+    placement.cpus = {1};
+    placement.mem_mb = {0};
+    placement.gpu_indices = {{}};
+    placement.shards = {{gpu, count}};
+    return placement;
+  };
+  ASSERT_TRUE(table.CanAllocate(shard_job(7, 0, 3)));
+  table.Allocate(shard_job(7, 0, 3));
+  ASSERT_TRUE(table.CanAllocate(shard_job(8, 0, 1)));
+  table.Allocate(shard_job(8, 0, 1));
+  EXPECT_FALSE(table.CanAllocate(shard_job(9, 0, 1)));  // GPU 0's four are held
+  Placement whole;
+  whole.job_id = 10;
+  whole.nodes = {"n1"};
+  whole.cpus = {1};
+  whole.mem_mb = {0};
+  whole.gpu_indices = {{0}};
+  EXPECT_FALSE(table.CanAllocate(whole));  // sharded
+  whole.gpu_indices = {{1}};
+  ASSERT_TRUE(table.CanAllocate(whole));
+  table.Allocate(whole);
+  EXPECT_FALSE(table.CanAllocate(shard_job(9, 1, 1)));  // held whole
+  EXPECT_EQ(table.Capacities().front().shard_holds.size(), 2u);
+  table.Release(7, {"n1"}, {1}, {0});
+  table.Release(8, {"n1"}, {1}, {0});
+  EXPECT_TRUE(table.Find("n1")->shard_holds.empty());
+  whole.job_id = 11;
+  whole.gpu_indices = {{0}};
+  EXPECT_TRUE(table.CanAllocate(whole));
+}
+
 // Slurm's last_busy: set when a node comes up idle and when its last job
 // ends; a busy node keeps the time it last became idle.
 TEST(NodeTableAllocation, LastBusyIsWhenTheNodeLastBecameIdle) {

@@ -22,8 +22,14 @@ bool FitsEmptyButDisk(const NodeCapacity& node, const JobRequest& request) {
   const int64_t mem = request.mem_per_node_mb > 0
                           ? static_cast<int64_t>(request.mem_per_node_mb)
                           : static_cast<int64_t>(request.mem_per_cpu_mb) * cpus;
-  const Share want{cpus, mem, request.gpus_per_node};
-  return ShareFits(want, node.Total()) && TopologyHolds(node.layout, request.min_topology) &&
+  const Share want{cpus, mem, request.gpus_per_node, request.shards_per_node};
+  // A job's shards on a node come from one GPU.
+  const bool shards_fit =
+      request.shards_per_node == 0 ||
+      std::any_of(node.gpu_shards.begin(), node.gpu_shards.end(),
+                  [&](int32_t count) { return count >= request.shards_per_node; });
+  return ShareFits(want, node.Total()) && shards_fit &&
+         TopologyHolds(node.layout, request.min_topology) &&
          (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
 }
 
@@ -44,12 +50,41 @@ constexpr char kBadTmpDisk[] =
 
 }  // namespace
 
+std::vector<int32_t> SpreadShards(int64_t shards, size_t gpus) {
+  std::vector<int32_t> out(gpus, 0);
+  int64_t left = std::max<int64_t>(0, shards);
+  for (size_t g = 0; g < gpus; ++g) {
+    out[g] = static_cast<int32_t>(left / static_cast<int64_t>(gpus - g));
+    left -= out[g];
+  }
+  return out;
+}
+
+int32_t NodeCapacity::ShardsUsed(int32_t gpu) const {
+  int32_t used = 0;
+  for (const ShardHold& hold : shard_holds) {
+    if (hold.shards.gpu == gpu) used += hold.shards.count;
+  }
+  return used;
+}
+
+int64_t NodeCapacity::TotalShards() const {
+  int64_t total = 0;
+  for (int32_t count : gpu_shards) total += count;
+  return total;
+}
+
 int NodeCapacity::FreeGpus() const {
-  return static_cast<int>(std::count(gpu_owner.begin(), gpu_owner.end(), 0u));
+  int free = 0;
+  for (size_t g = 0; g < gpu_owner.size(); ++g) {
+    free += gpu_owner[g] == 0 && ShardsUsed(static_cast<int32_t>(g)) == 0;
+  }
+  return free;
 }
 
 Share NodeCapacity::Total() const {
-  return {cpus, static_cast<int64_t>(memory_mb), static_cast<int64_t>(gpu_owner.size())};
+  return {cpus, static_cast<int64_t>(memory_mb), static_cast<int64_t>(gpu_owner.size()),
+          TotalShards()};
 }
 
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
@@ -83,6 +118,12 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
       std::none_of(nodes.begin(), nodes.end(), [&](const NodeCapacity& n) {
         return !n.gpu_owner.empty() && n.gpu_type == request.gpu_type;
       })) {
+    return absl::InvalidArgumentError("Invalid generic resource (gres) specification");
+  }
+  // Shards where no node has any: Slurm's answer to a gres no node has.
+  if (request.shards_per_node > 0 &&
+      std::none_of(nodes.begin(), nodes.end(),
+                   [](const NodeCapacity& n) { return n.TotalShards() > 0; })) {
     return absl::InvalidArgumentError("Invalid generic resource (gres) specification");
   }
   int partition_nodes = 0;

@@ -17,20 +17,31 @@
 
 namespace skiff::ctld {
 
-// A per-node amount of CPUs, memory (MB) and GPUs: what a job takes on one node,
-// or how much a node has (in total or free).
+// A per-node amount of CPUs, memory (MB), whole GPUs and GPU shards
+// (gres/shard): what a job takes on one node, or how much a node has (in
+// total or free). A GPU with a shard in use is not free whole, and a GPU held
+// whole has no shard free; `shards` sums the shards over the node's GPUs, so
+// it is a bound, and which GPU can give a job its shards is decided per GPU
+// (GpuShards) where a job is started.
 struct Share {
   int64_t cpus = 0;
   int64_t mem = 0;  // MB
   int64_t gpus = 0;
+  int64_t shards = 0;
 };
 
 // The node-fit rule, the only one: `want` fits into `room` when every amount
 // does. Admission (node totals), the scheduler (free amounts and reservations)
 // and preemption (through the scheduler) all ask it.
 inline bool ShareFits(const Share& want, const Share& room) {
-  return want.cpus <= room.cpus && want.mem <= room.mem && want.gpus <= room.gpus;
+  return want.cpus <= room.cpus && want.mem <= room.mem && want.gpus <= room.gpus &&
+         want.shards <= room.shards;
 }
+
+// A node's shard count spread over its GPUs, as Slurm spreads a Name=shard
+// Count= without File= (gres.c _sync_node_shared_to_sharing): evenly, the
+// remainder on the last GPUs (10 over 4 GPUs: 2,2,3,3).
+std::vector<int32_t> SpreadShards(int64_t shards, size_t gpus);
 
 // One node's capacity and what is in use, as the scheduler sees it.
 struct NodeCapacity {
@@ -42,13 +53,23 @@ struct NodeCapacity {
   uint64_t alloc_memory_mb = 0;
   std::string gpu_type;             // empty = untyped
   std::vector<uint64_t> gpu_owner;  // one entry per GPU index: owning job id, 0 = free
+  // gres/shard: per GPU index, how many shards it has (empty: none), and the
+  // shards jobs hold, one entry per job and node.
+  std::vector<int32_t> gpu_shards;
+  struct ShardHold {
+    uint64_t job_id = 0;
+    GpuShards shards;
+  };
+  std::vector<ShardHold> shard_holds;
   std::vector<std::string> partitions;
   std::vector<std::string> features;  // Features= of its NodeName line
   uint32_t weight = 1;                // Weight=: the scheduler fills lighter nodes first
   uint64_t tmp_disk_mb = 0;           // TmpDisk=: what a job's --tmp asks of it
   NodeTopology layout;                // Sockets=, CoresPerSocket=, ThreadsPerCore=
 
-  int FreeGpus() const;
+  int FreeGpus() const;  // neither held whole nor sharded
+  int32_t ShardsUsed(int32_t gpu) const;
+  int64_t TotalShards() const;
   Share Total() const;
 };
 
@@ -61,6 +82,7 @@ struct Placement {
   std::vector<uint64_t> mem_mb;
   std::vector<int> tasks;
   std::vector<std::vector<int>> gpu_indices;  // per node in `nodes`
+  std::vector<GpuShards> shards;              // per node in `nodes`; empty = none
   // Per node in `nodes`: the CPU ids to take; empty (as the scheduler leaves
   // it) = NodeTable::Allocate chooses the lowest free ones.
   std::vector<std::vector<int>> cpu_ids;

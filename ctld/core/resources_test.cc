@@ -35,6 +35,24 @@ TEST(NodeCapacity, TotalAndFreeGpus) {
   EXPECT_EQ(total.gpus, 4);
 }
 
+TEST(SpreadShards, EvenlyWithTheRemainderOnTheLastGpus) {
+  EXPECT_EQ(SpreadShards(8, 2), (std::vector<int32_t>{4, 4}));
+  EXPECT_EQ(SpreadShards(10, 4), (std::vector<int32_t>{2, 2, 3, 3}));
+  EXPECT_EQ(SpreadShards(1, 2), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(SpreadShards(5, 0), (std::vector<int32_t>{}));
+}
+
+TEST(NodeCapacity, AShardedGpuIsNotFreeWhole) {
+  NodeCapacity node = MakeNode("n1", 8, 2);
+  node.gpu_shards = {4, 4};
+  node.shard_holds.push_back({7, {1, 2}});
+  node.shard_holds.push_back({8, {1, 1}});
+  EXPECT_EQ(node.ShardsUsed(1), 3);
+  EXPECT_EQ(node.ShardsUsed(0), 0);
+  EXPECT_EQ(node.FreeGpus(), 1);
+  EXPECT_EQ(node.Total().shards, 8);
+}
+
 TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {
   std::vector<NodeCapacity> nodes = {MakeNode("n1", 4), MakeNode("n2", 4, 2)};
   JobRequest ok;

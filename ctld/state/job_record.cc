@@ -78,6 +78,12 @@ v1::JobRecord ToRecord(const Job& job) {
     v1::GpuList* list = r.add_gpus_by_node();
     for (int gpu : gpus) list->add_indices(gpu);
   }
+  r.set_req_shards_per_node(job.request.shards_per_node);
+  for (const GpuShards& shards : job.shards_by_node) {
+    v1::GpuShardsRecord* record = r.add_shards_by_node();
+    record->set_gpu(shards.gpu);
+    record->set_count(shards.count);
+  }
   for (const std::vector<int>& cpus : job.cpu_ids_by_node) {
     v1::GpuList* list = r.add_cpus_by_node();
     for (int cpu : cpus) list->add_indices(cpu);
@@ -217,6 +223,10 @@ Job FromRecord(const v1::JobRecord& r) {
   job.version = r.version();
   for (const v1::GpuList& list : r.gpus_by_node()) {
     job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
+  }
+  q.shards_per_node = r.req_shards_per_node();
+  for (const v1::GpuShardsRecord& record : r.shards_by_node()) {
+    job.shards_by_node.push_back({record.gpu(), record.count()});
   }
   for (const v1::GpuList& list : r.cpus_by_node()) {
     job.cpu_ids_by_node.emplace_back(list.indices().begin(), list.indices().end());

@@ -84,10 +84,29 @@ absl::Status CheckRequestSize(const JobRequest& request, const std::vector<NodeC
   return absl::OkStatus();
 }
 
-// --gres entries: "gpu", "gpu:2", "gpu:a100:2". Only gpu is a known gres.
+// --gres=shard[:N]: N shards of one GPU on each node (gres/shard).
+absl::Status ParseShards(const std::vector<std::string>& parts, JobRequest& request) {
+  int count = 1;
+  if (parts.size() > 2 || (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &count)) ||
+      count <= 0) {
+    return Invalid("Invalid generic resource (gres) specification");
+  }
+  std::optional<int> sum = CheckedAdd(request.shards_per_node, count);
+  if (!sum) return Invalid("Invalid generic resource (gres) specification");
+  request.shards_per_node = *sum;
+  return absl::OkStatus();
+}
+
+// --gres entries: "gpu", "gpu:2", "gpu:a100:2", "shard:2". gpu and shard are
+// the known gres, and one job asks for one of them (Slurm refuses a sharing
+// gres beside the shared one: ESLURM_INVALID_GRES).
 absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, JobRequest& request) {
   for (const std::string& entry : spec.gres) {
     std::vector<std::string> parts = absl::StrSplit(entry, ':');
+    if (!parts.empty() && parts[0] == "shard") {
+      if (absl::Status s = ParseShards(parts, request); !s.ok()) return s;
+      continue;
+    }
     if (parts.empty() || parts[0] != "gpu" || parts.size() > 3) {
       return Invalid("Invalid generic resource (gres) specification");
     }
@@ -113,6 +132,9 @@ absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, Job
     if (count < 0 || !sum) return Invalid("Invalid generic resource (gres) specification");
     request.gpus_per_node = *sum;
     if (!type.empty()) request.gpu_type = type;
+  }
+  if (request.shards_per_node > 0 && request.gpus_per_node > 0) {
+    return Invalid("Invalid generic resource (gres) specification");
   }
   (void)config;
   return absl::OkStatus();
@@ -507,6 +529,9 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   }
   if (spec.ntasks == 0 && spec.ntasks_per_node == 0) request.ntasks = request.num_nodes;
   if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
+  if (request.shards_per_node > 0 && request.gpus_per_node > 0) {
+    return Invalid("Invalid generic resource (gres) specification");  // --gpus beside shards
+  }
   if (absl::Status s = ParseConstraint(spec.constraint, request); !s.ok()) return s;
   if (!spec.prefer.empty()) {
     JobRequest preferred;

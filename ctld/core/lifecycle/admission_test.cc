@@ -33,6 +33,7 @@ std::vector<NodeCapacity> Nodes() {
     node.memory_mb = 1000;
     node.partitions = {"debug"};
     if (i >= 3) node.gpu_owner = {0, 0};
+    if (i == 4) node.gpu_shards = {4, 4};
     nodes.push_back(node);
   }
   return nodes;
@@ -129,6 +130,45 @@ TEST(AdmissionTest, MemoryProductsThatWrapAreRefused) {
               r.mem_per_node_mb = uint64_t{1} << 62;
             }).message(),
             kBadMemory);
+}
+
+// --gres=shard:N: N shards of one GPU per node; never beside GPUs (Slurm's
+// ESLURM_INVALID_GRES), never more than one GPU has.
+TEST(AdmissionTest, ShardsComeFromOneGpuAndNeverBesideGpus) {
+  SubmitRequest request = Request();
+  request.gres = {"shard:3"};
+  absl::StatusOr<Job> job = JobFromRequest(request, Config(), Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.shards_per_node, 3);
+  EXPECT_EQ(job->request.gpus_per_node, 0);
+  request.gres = {"shard"};
+  job = JobFromRequest(request, Config(), Nodes(), {"normal"});
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->request.shards_per_node, 1);
+  EXPECT_EQ(Admit([](SubmitRequest& r) { r.gres = {"shard:5"}; }).message(),
+            "Requested node configuration is not available");
+  for (const std::vector<std::string>& gres : std::vector<std::vector<std::string>>{
+           {"gpu:1", "shard:1"}, {"shard:0"}, {"shard:a100:1"}, {"shard:x"}}) {
+    EXPECT_EQ(Admit([&](SubmitRequest& r) { r.gres = gres; }).message(),
+              "Invalid generic resource (gres) specification")
+        << gres.back();
+  }
+  EXPECT_EQ(Admit([](SubmitRequest& r) {
+              r.gres = {"shard:1"};
+              r.gpus_per_task = "1";
+              r.ntasks = 1;
+            }).message(),
+            "Invalid generic resource (gres) specification: --gpus-per-task together with --gres "
+            "or --gpus-per-node");
+}
+
+TEST(AdmissionTest, ShardsWhereNoNodeHasAnyAreAnInvalidGres) {
+  SubmitRequest request = Request();
+  request.gres = {"shard:1"};
+  std::vector<NodeCapacity> nodes = Nodes();
+  nodes.back().gpu_shards.clear();
+  EXPECT_EQ(JobFromRequest(request, Config(), nodes, {"normal"}).status().message(),
+            "Invalid generic resource (gres) specification");
 }
 
 TEST(AdmissionTest, GpuSumsThatWrapAreRefused) {

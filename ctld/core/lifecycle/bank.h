@@ -52,6 +52,7 @@ class Bank {
     uint64_t mem_mb = 0;
     int64_t nodes = 0;
     int64_t gpus = 0;
+    int64_t shards = 0;  // gres/shard
   };
   HeldTres JobHeldTres(const Job& job) const;
   // What holding that for `seconds` costs, per budget TRES.

@@ -158,6 +158,7 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id, StoredRecord
           job.gpus_by_node.size() == job.nodes.size()
               ? job.gpus_by_node
               : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
+      if (job.shards_by_node.size() == job.nodes.size()) placement.shards = job.shards_by_node;
       // Jobs stored before ctld chose CPU ids get theirs now.
       if (job.cpu_ids_by_node.size() == job.nodes.size()) placement.cpu_ids = job.cpu_ids_by_node;
       job.cpu_ids_by_node = state_.UnjournaledNodes().Allocate(placement);
@@ -294,6 +295,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, int64_t now, Effect
   job.nodes.clear();
   job.gpu_indices.clear();
   job.gpus_by_node.clear();
+  job.shards_by_node.clear();
   job.cpu_ids_by_node.clear();
   job.alloc_tres.clear();
   job.progress = RunProgress{};

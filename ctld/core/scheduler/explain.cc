@@ -41,6 +41,7 @@ std::string Asks(const ClusterView& view, const PendingJob& job) {
   std::vector<std::string> each = {Plural(job.cpus_per_node, "CPU")};
   if (job.mem_per_node_mb > 0) each.push_back(absl::StrCat(job.mem_per_node_mb, " MB"));
   if (job.gpus_per_node > 0) each.push_back(GpuText(view, job.gpus_per_node, job.gpu_type));
+  if (job.shards_per_node > 0) each.push_back(Plural(job.shards_per_node, "GPU shard"));
   return absl::StrCat(Plural(job.num_nodes, "node"), " with ", absl::StrJoin(each, ", "),
                       job.num_nodes == 1 ? "" : " each", " for ", Duration(job.time_limit),
                       " in partition ", view.partitions[job.partition].name);
@@ -191,6 +192,12 @@ std::string ExplainPending(const ExplainRequest& request) {
     PendingJob fewer = job;
     fewer.gpus_per_node = job.gpus_per_node - 1;
     consider(fewer, absl::StrCat("with ", GpuText(view, fewer.gpus_per_node, kNone), " per node"));
+  }
+  if (job.shards_per_node > 1) {
+    PendingJob fewer = job;
+    fewer.shards_per_node = job.shards_per_node - 1;
+    consider(fewer,
+             absl::StrCat("with ", Plural(fewer.shards_per_node, "GPU shard"), " per node"));
   }
   if (job.gpus_per_node > 0) {
     for (size_t t = 0; t < view.gpu_types.size(); ++t) {

@@ -46,7 +46,11 @@ inline StartEstimate State::EstimateOneTaskPerNode(const PendingJob& job, std::v
   for (size_t c = 0; c < candidates.size(); ++c) {
     const int32_t n = candidates[c];
     Amount free = FreeBeyondClaims(n);
-    if (FitsIn(n, free, job)) {
+    // Now, a shard job needs its shards on one GPU; later, the node's total
+    // is the bound (which GPU frees first is not modelled).
+    const bool shards_now = job.shards_per_node == 0 ||
+                            ShardGpu(n, job.shards_per_node, free.gpus > job.gpus_per_node) >= 0;
+    if (FitsIn(n, free, job) && shards_now) {
       fit_from[c] = ResvFitFrom(n, job, now_);
       continue;
     }
@@ -76,8 +80,7 @@ inline StartEstimate State::EstimateOneTaskPerNode(const PendingJob& job, std::v
         if (release.end > when) break;
         Add(&free, release.amount);
       }
-      const Amount need = AmountOn(n, job);
-      spare->push_back({free.cpus - need.cpus, free.mem - need.mem, free.gpus - need.gpus});
+      spare->push_back(Minus(free, AmountOn(n, job)));
     }
   }
   return estimate;
@@ -133,13 +136,13 @@ inline StartEstimate State::EstimateSpread(const PendingJob& job, std::vector<Am
       if (job.resv >= 0 && !view_.resvs[job.resv].flex && !OwnWindowOpen(job, times[lo])) {
         continue;
       }
-      if (Place(job, room_at(times[lo]), &takes)) break;
+      if (Place(job, room_at(times[lo]), &takes, times[lo] == now_)) break;
     }
     hi = lo;
   }
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (Place(job, room_at(times[mid]), &takes)) {
+    if (Place(job, room_at(times[mid]), &takes, times[mid] == now_)) {
       hi = mid;
     } else {
       lo = mid + 1;
@@ -148,7 +151,7 @@ inline StartEstimate State::EstimateSpread(const PendingJob& job, std::vector<Am
   if (lo == times.size()) return estimate;
   const int64_t when = times[lo];
   const auto room = room_at(when);
-  Place(job, room, &takes);
+  Place(job, room, &takes, when == now_);
   estimate.start = when;
   for (const NodeTake& take : takes) {
     const int32_t n = take.node;
@@ -157,7 +160,7 @@ inline StartEstimate State::EstimateSpread(const PendingJob& job, std::vector<Am
     if (need != nullptr) need->push_back(held);
     if (spare != nullptr) {
       const Amount free = room(n);
-      spare->push_back({free.cpus - held.cpus, free.mem - held.mem, free.gpus - held.gpus});
+      spare->push_back(Minus(free, held));
     }
   }
   return estimate;
@@ -176,9 +179,7 @@ inline void State::Reserve(const PendingJob& job, const StartEstimate& estimate,
     const Amount need = need_by_node[k];
     for (Claim& claim : claims_[n]) {
       if (claim.start >= estimate.start && claim.start < end) {
-        claim.spare.cpus -= need.cpus;
-        claim.spare.mem -= need.mem;
-        claim.spare.gpus -= need.gpus;
+        claim.spare = Minus(claim.spare, need);
       }
     }
     claims_[n].push_back({estimate.start, end, need, spare[k]});

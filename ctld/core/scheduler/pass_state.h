@@ -57,6 +57,8 @@ class State {
         now_(now),
         free_(view.nodes.size()),
         gpu_owner_(view.nodes.size()),
+        shards_used_(view.nodes.size()),
+        shard_pick_(view.nodes.size(), -1),
         releases_(view.nodes.size()),
         claimed_(view.nodes.size()),
         claims_(view.nodes.size()),
@@ -80,8 +82,23 @@ class State {
     }
     for (size_t n = 0; n < view.nodes.size(); ++n) {
       const SchedNode& node = view.nodes[n];
-      free_[n] = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+      free_[n] = WholeNode(static_cast<int32_t>(n));
       gpu_owner_[n].assign(node.gpu_count, 0);
+      shards_used_[n].assign(node.gpu_shards.size(), 0);
+    }
+    // A sharded GPU is given back whole when its last shard job ends: the
+    // timeline counts it with the shard job expected to end last.
+    std::vector<std::vector<std::pair<int64_t, uint64_t>>> last_shard_job(view.nodes.size());
+    for (const RunningJob& job : view.running) {
+      for (size_t k = 0; k < job.shards.size(); ++k) {
+        const GpuShards& held = job.shards[k];
+        if (held.count == 0 || job.exclusive) continue;
+        auto& last = last_shard_job[job.nodes[k]];
+        if (last.empty()) last.assign(view.nodes[job.nodes[k]].gpu_count, {kNone, 0});
+        if (last[held.gpu].second == 0 || job.ExpectedEnd() >= last[held.gpu].first) {
+          last[held.gpu] = {job.ExpectedEnd(), job.id};
+        }
+      }
     }
     for (size_t p = 0; p < view.partitions.size(); ++p) {
       in_partition_[p].assign(view.nodes.size(), 0);
@@ -90,18 +107,27 @@ class State {
     for (const RunningJob& job : view.running) {
       for (size_t k = 0; k < job.nodes.size(); ++k) {
         const int32_t n = job.nodes[k];
-        const SchedNode& node = view.nodes[n];
         Amount amount;
         if (job.exclusive) {
-          amount = {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+          amount = WholeNode(n);
         } else {
           amount.cpus = job.CpusOn(k);
           amount.mem = static_cast<int64_t>(job.MemOn(k));
           amount.gpus = job.gpu_indices.empty() ? 0 : job.gpu_indices[k].size();
+          if (!job.gpu_indices.empty()) {
+            for (int32_t g : job.gpu_indices[k]) amount.shards += ShardsOf(n, g);
+          }
+          if (!job.shards.empty() && job.shards[k].count > 0) {
+            amount.shards += job.shards[k].count;
+            amount.gpus += last_shard_job[n][job.shards[k].gpu].second == job.id;
+          }
         }
         Take(n, amount, ClampEnd(job.ExpectedEnd()));
         if (!job.gpu_indices.empty()) {
           for (int32_t g : job.gpu_indices[k]) gpu_owner_[n][g] = job.id;
+        }
+        if (!job.shards.empty() && job.shards[k].count > 0) {
+          shards_used_[n][job.shards[k].gpu] += job.shards[k].count;
         }
       }
       int64_t gpus = 0, cpus = 0, mem = 0;
@@ -193,11 +219,9 @@ class State {
   }
 
   Amount AmountOn(int32_t n, const PendingJob& job) const {
-    if (job.exclusive) {
-      const SchedNode& node = view_.nodes[n];
-      return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
-    }
-    return {job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node};
+    if (job.exclusive) return WholeNode(n);
+    return {job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node,
+            job.shards_per_node};
   }
 
   // Whether `free` (of node n) can hold the job's share.
@@ -211,9 +235,39 @@ class State {
 
   // Whether `room` is all of node n.
   bool Whole(int32_t n, const Amount& room) const {
+    const Amount whole = WholeNode(n);
+    return room.cpus == whole.cpus && room.mem == whole.mem && room.gpus == whole.gpus &&
+           room.shards == whole.shards;
+  }
+
+  // All of node n.
+  Amount WholeNode(int32_t n) const {
     const SchedNode& node = view_.nodes[n];
-    return room.cpus == node.cpus && room.mem == static_cast<int64_t>(node.memory_mb) &&
-           room.gpus == node.gpu_count;
+    int64_t shards = 0;
+    for (int32_t count : node.gpu_shards) shards += count;
+    return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count, shards};
+  }
+
+  // The shards GPU g of node n has.
+  int64_t ShardsOf(int32_t n, int32_t g) const {
+    const std::vector<int32_t>& shards = view_.nodes[n].gpu_shards;
+    return static_cast<size_t>(g) < shards.size() ? shards[g] : 0;
+  }
+
+  // The GPU of node n that gives a job `want` shards now: the first, by
+  // index, that no job holds whole with that many shards free (Slurm 22.05's
+  // _pick_specific_topo), one no shard job uses yet only if `fresh_ok`
+  // (room for one more busy GPU). -1 if none.
+  int32_t ShardGpu(int32_t n, int32_t want, bool fresh_ok) const {
+    const std::vector<int32_t>& used = shards_used_[n];
+    for (size_t g = 0; g < used.size(); ++g) {
+      if (gpu_owner_[n][g] != 0 || ShardsOf(n, static_cast<int32_t>(g)) - used[g] < want) {
+        continue;
+      }
+      if (used[g] == 0 && !fresh_ok) continue;
+      return static_cast<int32_t>(g);
+    }
+    return -1;
   }
 
   // What node n can give a job that runs from now until `end` without taking
@@ -225,6 +279,7 @@ class State {
       room.cpus = std::min(room.cpus, claim.spare.cpus);
       room.mem = std::min(room.mem, claim.spare.mem);
       room.gpus = std::min(room.gpus, claim.spare.gpus);
+      room.shards = std::min(room.shards, claim.spare.shards);
     }
     return room;
   }
@@ -245,6 +300,10 @@ class State {
       if (PassesBlock(job, b) || !(b.start < end && start < b.end)) continue;
       if (b.gpus == 0) return Amount{};
       room.gpus = std::max<int64_t>(0, room.gpus - b.gpus);
+      // The reserved GPUs' shards: counted at the most a GPU there has.
+      int64_t most = 0;
+      for (int32_t count : view_.nodes[n].gpu_shards) most = std::max<int64_t>(most, count);
+      room.shards = std::max<int64_t>(0, room.shards - b.gpus * most);
     }
     return room;
   }
@@ -281,7 +340,8 @@ class State {
         // A GPU reservation is in the way only of a job that could not fit
         // beside it on the node (what else runs there the releases model).
         if (b.gpus != 0 && !job.exclusive &&
-            job.gpus_per_node + b.gpus <= view_.nodes[n].gpu_count) {
+            job.gpus_per_node + (job.shards_per_node > 0 ? 1 : 0) + b.gpus <=
+                view_.nodes[n].gpu_count) {
           continue;
         }
         if (b.start < end && t < b.end) t = std::max(t, b.end);
@@ -292,9 +352,12 @@ class State {
   }
 
   // Places the job (placement.h) on its -w nodes and the partition's eligible
-  // nodes, each giving room(n). False when it does not fit.
+  // nodes, each giving room(n). False when it does not fit. `now`: room(n)
+  // is now's, so a shard job needs a GPU with its shards free now (the one
+  // Start gives it); else (an estimate) the node's shard total is the bound.
   template <typename Room>
-  bool Place(const PendingJob& job, Room room, std::vector<NodeTake>* takes) const {
+  bool Place(const PendingJob& job, Room room, std::vector<NodeTake>* takes,
+             bool now = true) const {
     takes->clear();
     candidates_.clear();
     const TaskShape shape = ShapeOf(job);
@@ -309,9 +372,18 @@ class State {
       c.room = {a.cpus, a.mem, a.gpus, Whole(n, a)};
       candidates_.push_back(c);
     };
+    auto shards_fit = [&](int32_t n, const Amount& a) {
+      if (job.shards_per_node == 0) return true;
+      if (a.shards < job.shards_per_node) return false;
+      if (!now) return true;
+      shard_pick_[n] = ShardGpu(n, job.shards_per_node, a.gpus > job.gpus_per_node);
+      return shard_pick_[n] >= 0;
+    };
     for (int32_t r : job.nodelist) {
       if (!Eligible(r, job)) return false;
-      add(r, room(r), true);
+      const Amount a = room(r);
+      if (!shards_fit(r, a)) return false;
+      add(r, a, true);
     }
     const int64_t floor = job.overcommit ? 1 : job.cpus_per_node;
     for (int32_t n : view_.partitions[job.partition].nodes) {
@@ -321,6 +393,7 @@ class State {
       const Amount a = room(n);
       if (a.gpus < job.gpus_per_node || a.cpus < floor) continue;
       if (job.exclusive && !Whole(n, a)) continue;
+      if (!shards_fit(n, a)) continue;
       add(n, a, false);
     }
     *takes = PlaceTasks(shape, candidates_);
@@ -373,15 +446,13 @@ class State {
 
   // What the job holds on node n when placed there with `take`.
   Amount Held(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem) const {
-    if (job.exclusive) {
-      const SchedNode& node = view_.nodes[n];
-      return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
-    }
-    return {cpus, mem, job.gpus_per_node};
+    if (job.exclusive) return WholeNode(n);
+    return {cpus, mem, job.gpus_per_node, job.shards_per_node};
   }
 
-  // Starts `job` as placed (REQUIRES: it fits): takes resources and the
-  // lowest free GPU indices, charges QOS usage.
+  // Starts `job` as placed (REQUIRES: it fits, as the last Place said):
+  // takes resources, the lowest free GPU indices and the shards Place found,
+  // charges QOS usage.
   JobStart Start(uint32_t index, const PendingJob& job, const std::vector<NodeTake>& takes,
                  bool backfilled) {
     JobStart start;
@@ -392,6 +463,7 @@ class State {
     start.expected_end = job.time_limit == kNoLimit ? kNever : now_ + job.time_limit;
     const int64_t end = EndOf(job);
     start.gpu_indices.resize(takes.size());
+    if (job.shards_per_node > 0) start.shards.resize(takes.size());
     int64_t cpus = 0, mem = 0;
     for (size_t k = 0; k < takes.size(); ++k) {
       const int32_t n = takes[k].node;
@@ -404,21 +476,21 @@ class State {
       std::vector<uint64_t>& owner = gpu_owner_[n];
       for (size_t g = 0; g < owner.size() && static_cast<int32_t>(gpus.size()) < job.gpus_per_node;
            ++g) {
-        if (owner[g] == 0) {
+        if (owner[g] == 0 && (g >= shards_used_[n].size() || shards_used_[n][g] == 0)) {
           owner[g] = job.id;
           gpus.push_back(static_cast<int32_t>(g));
         }
       }
-      const Amount amount = Held(n, job, takes[k].cpus, static_cast<int64_t>(takes[k].mem_mb));
+      if (job.shards_per_node > 0) {
+        start.shards[k] = {shard_pick_[n], job.shards_per_node};
+      }
+      const Amount amount = TakeGpus(n, job, takes[k].cpus, static_cast<int64_t>(takes[k].mem_mb),
+                                     gpus, job.shards_per_node > 0 ? start.shards[k] : GpuShards{});
       cpus += takes[k].cpus;
       mem += static_cast<int64_t>(takes[k].mem_mb);
       Take(n, amount, end);
       for (Claim& claim : claims_[n]) {
-        if (end > claim.start) {
-          claim.spare.cpus -= amount.cpus;
-          claim.spare.mem -= amount.mem;
-          claim.spare.gpus -= amount.gpus;
-        }
+        if (end > claim.start) claim.spare = Minus(claim.spare, amount);
       }
     }
     const int64_t count = static_cast<int64_t>(takes.size());
@@ -434,8 +506,11 @@ class State {
     int64_t cpus = 0, mem = 0;
     for (size_t k = 0; k < start.nodes.size(); ++k) {
       const int32_t n = start.nodes[k];
-      Take(n, Held(n, job, start.cpus[k], static_cast<int64_t>(start.mem_mb[k])), end);
       for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
+      Take(n,
+           TakeGpus(n, job, start.cpus[k], static_cast<int64_t>(start.mem_mb[k]),
+                    start.gpu_indices[k], start.shards.empty() ? GpuShards{} : start.shards[k]),
+           end);
       cpus += start.cpus[k];
       mem += static_cast<int64_t>(start.mem_mb[k]);
     }
@@ -465,6 +540,21 @@ class State {
     int32_t gpus;  // GPUs held; 0 = the node whole
     bool maint;
   };
+
+  // What a job started on node n holds there, its whole GPUs `gpus` (already
+  // its own in gpu_owner_) and `shards` now marked as used: a GPU held whole
+  // takes its shards, and shards on a GPU no shard job used yet take it.
+  Amount TakeGpus(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem,
+                  const std::vector<int32_t>& gpus, const GpuShards& shards) {
+    Amount amount = Held(n, job, cpus, mem);
+    if (job.exclusive) return amount;
+    for (int32_t g : gpus) amount.shards += ShardsOf(n, g);
+    if (shards.count > 0 && shards.gpu >= 0) {
+      amount.gpus += shards_used_[n][shards.gpu] == 0;
+      shards_used_[n][shards.gpu] += shards.count;
+    }
+    return amount;
+  }
 
   void TakeLicenses(const std::vector<LicenseUse>& uses) {
     for (const LicenseUse& use : uses) license_used_[use.license] += use.count;
@@ -507,9 +597,7 @@ class State {
   int64_t ClampEnd(int64_t end) const { return end == kNever ? kNever : std::max(end, now_ + 1); }
 
   void Take(int32_t n, const Amount& amount, int64_t end) {
-    free_[n].cpus -= amount.cpus;
-    free_[n].mem -= amount.mem;
-    free_[n].gpus -= amount.gpus;
+    free_[n] = Minus(free_[n], amount);
     AddRelease(n, end, amount);
   }
 
@@ -517,14 +605,15 @@ class State {
     to->cpus += amount.cpus;
     to->mem += amount.mem;
     to->gpus += amount.gpus;
+    to->shards += amount.shards;
+  }
+
+  static Amount Minus(const Amount& a, const Amount& b) {
+    return {a.cpus - b.cpus, a.mem - b.mem, a.gpus - b.gpus, a.shards - b.shards};
   }
 
   // Free now once every reservation on `n` is counted as held from now.
-  Amount FreeBeyondClaims(int32_t n) const {
-    const Amount& f = free_[n];
-    const Amount& c = claimed_[n];
-    return {f.cpus - c.cpus, f.mem - c.mem, f.gpus - c.gpus};
-  }
+  Amount FreeBeyondClaims(int32_t n) const { return Minus(free_[n], claimed_[n]); }
 
   // Keeps releases_[n] sorted by end (equal ends in arrival order).
   void AddRelease(int32_t n, int64_t end, const Amount& amount) {
@@ -570,7 +659,10 @@ class State {
   const int64_t now_;
   mutable std::vector<PlacementCandidate> candidates_;  // Place's scratch
   std::vector<Amount> free_;
-  std::vector<std::vector<uint64_t>> gpu_owner_;  // per node, per GPU index: job id, 0 = free
+  std::vector<std::vector<uint64_t>> gpu_owner_;   // per node, per GPU index: job id, 0 = free
+  std::vector<std::vector<int32_t>> shards_used_;  // per node, per GPU index: shards held
+  // Per node: the GPU the last Place (now) found for a shard job; Start's.
+  mutable std::vector<int32_t> shard_pick_;
   // Per node, what running jobs and reservations give back and when, by end.
   std::vector<std::vector<Release>> releases_;
   std::vector<Amount> claimed_;                     // per node: what its reservations hold

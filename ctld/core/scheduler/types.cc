@@ -16,9 +16,15 @@ bool Contains(const std::vector<int32_t>& list, int32_t value) {
 }  // namespace
 
 bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job) {
-  const Share want{job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node};
-  const Share size{node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count};
+  const Share want{job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node,
+                   0};
+  const Share size{node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count, 0};
   if (!ShareFits(want, size)) return false;
+  if (job.shards_per_node > 0 &&
+      std::none_of(node.gpu_shards.begin(), node.gpu_shards.end(),
+                   [&](int32_t count) { return count >= job.shards_per_node; })) {
+    return false;
+  }
   if (job.min_tmp_disk_mb > node.tmp_disk_mb) return false;
   if (!TopologyHolds(node.layout, job.min_topology)) return false;
   if (job.gpus_per_node > 0 && job.gpu_type != kNone && node.gpu_type != job.gpu_type) {
@@ -276,6 +282,35 @@ absl::Status ValidateView(const ClusterView& view) {
                                                          job.id));
         }
         owner[n][g] = job.id;
+      }
+    }
+  }
+  // Shards: each within its GPU's, on a GPU no job holds whole.
+  std::vector<std::vector<int32_t>> shards_used(view.nodes.size());
+  for (size_t n = 0; n < view.nodes.size(); ++n) {
+    shards_used[n].assign(view.nodes[n].gpu_shards.size(), 0);
+    if (!view.nodes[n].gpu_shards.empty() &&
+        view.nodes[n].gpu_shards.size() != static_cast<size_t>(view.nodes[n].gpu_count)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node ", view.nodes[n].name, ": shards per GPU"));
+    }
+  }
+  for (const RunningJob& job : view.running) {
+    if (!job.shards.empty() && job.shards.size() != job.nodes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": shards per node"));
+    }
+    for (size_t k = 0; k < job.shards.size(); ++k) {
+      const GpuShards& held = job.shards[k];
+      if (held.count == 0) continue;
+      const int32_t n = job.nodes[k];
+      if (!InRange(held.gpu, shards_used[n].size()) || held.count < 0 || owner[n][held.gpu] != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": no shards of GPU ",
+                                                       held.gpu, " on ", view.nodes[n].name));
+      }
+      shards_used[n][held.gpu] += held.count;
+      if (shards_used[n][held.gpu] > view.nodes[n].gpu_shards[held.gpu]) {
+        return absl::InvalidArgumentError(absl::StrCat("GPU ", held.gpu, " on ", view.nodes[n].name,
+                                                       " over-sharded by job ", job.id));
       }
     }
   }

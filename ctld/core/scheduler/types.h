@@ -43,12 +43,13 @@ struct SchedNode {
   bool usable = false;  // responding and not DOWN/DRAIN/FUTURE
   int32_t cpus = 0;
   uint64_t memory_mb = 0;
-  int32_t gpu_type = kNone;       // index into ClusterView::gpu_types; kNone = untyped
-  int32_t gpu_count = 0;          // GPU indices are 0 .. gpu_count-1
-  uint32_t weight = 1;            // Weight=: lower is used first
-  std::vector<int32_t> features;  // indices into ClusterView::features
-  uint64_t tmp_disk_mb = 0;       // TmpDisk=: a job's --tmp is a floor on it
-  NodeTopology layout;            // Sockets=, ...: a job's -B is a floor on it
+  int32_t gpu_type = kNone;         // index into ClusterView::gpu_types; kNone = untyped
+  int32_t gpu_count = 0;            // GPU indices are 0 .. gpu_count-1
+  std::vector<int32_t> gpu_shards;  // gres/shard per GPU index; empty = none
+  uint32_t weight = 1;              // Weight=: lower is used first
+  std::vector<int32_t> features;    // indices into ClusterView::features
+  uint64_t tmp_disk_mb = 0;         // TmpDisk=: a job's --tmp is a floor on it
+  NodeTopology layout;              // Sockets=, ...: a job's -B is a floor on it
 };
 
 struct SchedPartition {
@@ -154,6 +155,7 @@ struct RunningJob {
   std::vector<uint64_t> mem_by_node_mb;
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`; may be empty
                                                   // when the job holds no GPU
+  std::vector<GpuShards> shards;                  // per entry of `nodes`; empty = none
   bool exclusive = false;                         // holds its nodes whole
   std::vector<LicenseUse> licenses;               // -L
   int64_t start_time = 0;
@@ -237,6 +239,9 @@ struct PendingJob {
   uint64_t mem_per_node_mb = 0;
   int32_t gpus_per_node = 0;
   int32_t gpu_type = kNone;  // kNone = any
+  // gres/shard: this many shards of one GPU on each node (a GPU no job holds
+  // whole); 0 = none.
+  int32_t shards_per_node = 0;
   bool exclusive = false;
   // With ntasks > 0, tasks spread over num_nodes..max_nodes nodes as
   // placement.h places them (ShapeOf).

@@ -1,0 +1,127 @@
+// gres/shard through the real daemons (issue 52): a node with Slurm's
+// Gres=gpu:2,shard:8 gives two users' 1-shard jobs the first GPU at once,
+// each with the GPU in CUDA_VISIBLE_DEVICES and SLURM_SHARDS_ON_NODE; a job
+// asking for both GPUs waits until the shards are given back; sacct shows
+// gres/shard in AllocTRES and billing counts it under TRESBillingWeights
+// (fair share charges billing); a request no GPU can hold is refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/shared_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+constexpr char kAlice[] = "skiffalice";
+constexpr char kBob[] = "skiffbob";
+
+TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.extra_config = "GresTypes=gpu,shard\n";
+  // A shard bills a quarter of a GPU (four shards a GPU).
+  options.environment["SKIFF_TRES_BILLING_WEIGHTS"] = "CPU=1.0,GRES/gpu=8.0,GRES/shard=2.0";
+  std::unique_ptr<LocalCluster> started;
+  StartLocalCluster(options, &started);
+  if (HasFatalFailure()) return;
+  LocalCluster& cluster = *started;
+  EnsureUsers(cluster, {kAlice, kBob});
+  if (HasFatalFailure()) return;
+
+  // The admin's line, as for Slurm: eight shards over n1's two GPUs.
+  ASSERT_EQ(cluster.Down().exit_code, 0);
+  {
+    const std::string conf = ReadFile(cluster.conf_path());
+    const std::string sharded =
+        absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=gpu:2,shard:8\n"}});
+    ASSERT_NE(sharded, conf);
+    std::ofstream(cluster.conf_path()) << sharded;
+  }
+  CommandResult up = cluster.Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  ASSERT_TRUE(Eventually(
+      60,
+      [&] { return cluster.Run("sinfo -h -n n1 -o %t").out.find("idle") != std::string::npos; }))
+      << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+  CommandResult node = cluster.Run("scontrol show node n1");
+  EXPECT_NE(node.out.find("Gres=gpu:2,shard:8"), std::string::npos) << node.out;
+
+  // Refused at submit: more shards than one GPU has, and GPUs beside shards.
+  CommandResult too_many = cluster.RunAs(kAlice, "sbatch -p gpu --gres=shard:5 --wrap true");
+  EXPECT_NE(too_many.exit_code, 0);
+  EXPECT_EQ(too_many.err,
+            "sbatch: error: Batch job submission failed: Requested node configuration is not "
+            "available\n");
+  CommandResult both = cluster.RunAs(kAlice, "sbatch -p gpu --gres=gpu:1,shard:1 --wrap true");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_EQ(both.err,
+            "sbatch: error: Batch job submission failed: Invalid generic resource (gres) "
+            "specification\n");
+
+  // One 1-shard job each: both run at once on GPU 0.
+  const std::string script =
+      "#!/bin/bash\n"
+      "echo \"$CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS $SLURM_SHARDS_ON_NODE\" > seen.$SLURM_JOB_ID\n"
+      "for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  std::vector<std::pair<std::string, uint64_t>> jobs;
+  for (const char* user : {kAlice, kBob}) {
+    const std::string home = absl::StrCat(cluster.dir(), "/home/", user);
+    std::ofstream(home + "/shard.sh") << script;
+    CommandResult submit =
+        cluster.RunAs(user, "sbatch -p gpu --gres=shard:1 -o /dev/null shard.sh");
+    ASSERT_EQ(submit.exit_code, 0) << submit.err;
+    std::vector<uint64_t> ids = SubmittedJobIds(submit.out);
+    ASSERT_EQ(ids.size(), 1u) << submit.out;
+    jobs.push_back({home, ids[0]});
+  }
+  auto seen = [&](const std::pair<std::string, uint64_t>& job) {
+    return std::string(
+        absl::StripAsciiWhitespace(ReadFile(absl::StrCat(job.first, "/seen.", job.second))));
+  };
+  ASSERT_TRUE(Eventually(60, [&] { return !seen(jobs[0]).empty() && !seen(jobs[1]).empty(); }))
+      << cluster.Run("squeue").out << cluster.Log("noded-n1.log");
+  for (const auto& job : jobs) EXPECT_EQ(seen(job), "0 0 1") << job.second;
+  // Slurm's GresUsed counts the GPUs with a shard in use.
+  EXPECT_EQ(absl::StripAsciiWhitespace(cluster.Run("sinfo -h -n n1 -O GresUsed:60").out),
+            "gpu:(null):0(IDX:N/A),shard:(null):1(IDX:0)");
+
+  // Both GPUs whole: GPU 0 is sharded, so the job waits for the shards.
+  CommandResult whole = cluster.RunAs(kAlice, "sbatch --parsable -p gpu --gres=gpu:2 --wrap true");
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const std::string whole_id(absl::StripAsciiWhitespace(whole.out));
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster.Run("squeue -h -j " + whole_id + " -o %T:%r").out == "PENDING:Resources\n";
+  })) << cluster.Run("squeue -j " + whole_id).out;
+  for (const auto& job : jobs) std::ofstream(job.first + "/release") << "";
+  EXPECT_TRUE(Eventually(
+      60,
+      [&] {
+        return cluster.Run("sacct -n -X -j " + whole_id + " -o State%20").out.find("COMPLETED") !=
+               std::string::npos;
+      }))
+      << cluster.Run("squeue").out << cluster.Run("sacct -j " + whole_id).out;
+
+  // Accounting: gres/shard in AllocTRES; billing = 1 CPU + 1 shard x 2.
+  for (const auto& job : jobs) {
+    const std::string id = absl::StrCat(job.second);
+    EXPECT_TRUE(Eventually(30, [&] {
+      return cluster.Run("sacct -n -X -P -j " + id + " -o State").out == "COMPLETED\n";
+    })) << cluster.Run("sacct -j " + id).out;
+    EXPECT_EQ(cluster.Run("sacct -n -X -P -j " + id + " -o AllocTRES").out,
+              "billing=3,cpu=1,gres/shard=1,node=1\n");
+  }
+}
+
+}  // namespace
+}  // namespace skiff::testing
