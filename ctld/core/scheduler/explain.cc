@@ -196,8 +196,7 @@ std::string ExplainPending(const ExplainRequest& request) {
   if (job.shards_per_node > 1) {
     PendingJob fewer = job;
     fewer.shards_per_node = job.shards_per_node - 1;
-    consider(fewer,
-             absl::StrCat("with ", Plural(fewer.shards_per_node, "GPU shard"), " per node"));
+    consider(fewer, absl::StrCat("with ", Plural(fewer.shards_per_node, "GPU shard"), " per node"));
   }
   if (job.gpus_per_node > 0) {
     for (size_t t = 0; t < view.gpu_types.size(); ++t) {

@@ -105,8 +105,7 @@ TEST(Explain, ShardJobsAreOfferedFewerShards) {
   EXPECT_NE(text.find("It asks for 1 node with 1 CPU, 3 GPU shards for 1 hour"), std::string::npos)
       << text;
   EXPECT_NE(text.find("it would start at now+600s."), std::string::npos) << text;
-  EXPECT_NE(text.find("It would start sooner with 2 GPU shards per node (now)."),
-            std::string::npos)
+  EXPECT_NE(text.find("It would start sooner with 2 GPU shards per node (now)."), std::string::npos)
       << text;
 }
 
