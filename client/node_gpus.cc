@@ -58,13 +58,14 @@ std::optional<std::string> NodeGresUsedString(const v1::NodeInfo& node) {
       }
       gpu_base += g.count();
     }
-    if (g.name() == "shard") {
-      // Slurm keeps one shard bit per GPU (gres.c _sync_node_shared_to_sharing)
-      // and counts those: the GPUs with a shard in use, untyped.
-      for (int idx = 0; idx < node.alloc_shards_size(); ++idx) {
-        if (node.alloc_shards(idx) > 0) mine.push_back(idx);
+    if (g.name() == "shard" || g.name() == "mps") {
+      // Slurm keeps one bit per GPU for a shared gres (gres.c
+      // _sync_node_shared_to_sharing) and counts those: the GPUs with a share
+      // in use, untyped.
+      for (int idx = 0; idx < node.alloc_gpu_shares_size(); ++idx) {
+        if (node.alloc_gpu_shares(idx) > 0) mine.push_back(idx);
       }
-      parts.push_back(absl::StrCat("shard:(null):", mine.size(),
+      parts.push_back(absl::StrCat(g.name(), ":(null):", mine.size(),
                                    "(IDX:", mine.empty() ? "N/A" : IndexRanges(mine), ")"));
       continue;
     }

@@ -41,11 +41,16 @@ TEST(NodeGpusTest, GresUsedOfShardsCountsTheGpusWithAShardInUse) {
   v1::NodeInfo node;
   AddGres(node, "gpu", "", 3);
   AddGres(node, "shard", "", 12);
-  for (int shards : {2, 0, 1}) node.add_alloc_shards(shards);
+  for (int shards : {2, 0, 1}) node.add_alloc_gpu_shares(shards);
   node.add_alloc_gpu_indices(1);
   EXPECT_EQ(NodeGresUsedString(node), "gpu:1,shard:(null):2(IDX:0,2)");
-  node.clear_alloc_shards();
+  node.clear_alloc_gpu_shares();
   EXPECT_EQ(NodeGresUsedString(node), "gpu:1,shard:(null):0(IDX:N/A)");
+  v1::NodeInfo mps;
+  AddGres(mps, "gpu", "", 2);
+  AddGres(mps, "mps", "", 200);
+  for (int share : {0, 75}) mps.add_alloc_gpu_shares(share);
+  EXPECT_EQ(NodeGresUsedString(mps), "gpu:0,mps:(null):1(IDX:1)");
 }
 
 TEST(IndexRanges, FoldsConsecutiveIndices) {

@@ -49,23 +49,25 @@ absl::StatusOr<BillingWeights> ParseBillingWeights(const std::string& text) {
       weights.gpu = weight;
     } else if (name == "gres/shard") {
       weights.shard = weight;
+    } else if (name == "gres/mps") {
+      weights.mps = weight;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("TRESBillingWeights: unknown TRES '",
-                                                     entry.substr(0, eq),
-                                                     "' (CPU, Mem, Node, GRES/gpu, GRES/shard)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("TRESBillingWeights: unknown TRES '", entry.substr(0, eq),
+                       "' (CPU, Mem, Node, GRES/gpu, GRES/shard, GRES/mps)"));
     }
   }
   return weights;
 }
 
 double Billing(const BillingWeights& weights, int64_t cpus, uint64_t mem_mb, int64_t gpus,
-               int64_t nodes, int64_t shards) {
+               int64_t nodes, int64_t shards, int64_t mps) {
   if (!weights.set) return static_cast<double>(cpus);
-  const double billing = weights.cpu * static_cast<double>(cpus) +
-                         weights.mem_per_gb * static_cast<double>(mem_mb) / 1024.0 +
-                         weights.gpu * static_cast<double>(gpus) +
-                         weights.shard * static_cast<double>(shards) +
-                         weights.node * static_cast<double>(nodes);
+  const double billing =
+      weights.cpu * static_cast<double>(cpus) +
+      weights.mem_per_gb * static_cast<double>(mem_mb) / 1024.0 +
+      weights.gpu * static_cast<double>(gpus) + weights.shard * static_cast<double>(shards) +
+      weights.mps * static_cast<double>(mps) + weights.node * static_cast<double>(nodes);
   return billing < 0 ? 0 : billing;
 }
 

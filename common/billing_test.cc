@@ -24,6 +24,8 @@ TEST(Billing, AShardBillsItsOwnWeight) {
   BillingWeights w = *ParseBillingWeights("CPU=1.0,GRES/gpu=8,GRES/shard=2");
   EXPECT_DOUBLE_EQ(Billing(w, 1, 0, 0, 1, 1), 1.0 + 2.0);
   EXPECT_DOUBLE_EQ(Billing(w, 1, 0, 1, 1, 0), 1.0 + 8.0);
+  BillingWeights mps = *ParseBillingWeights("CPU=1.0,GRES/mps=0.08");
+  EXPECT_DOUBLE_EQ(Billing(mps, 1, 0, 0, 1, 0, 50), 1.0 + 4.0);
 }
 
 TEST(Billing, BadEntriesNameThemselves) {
@@ -32,7 +34,8 @@ TEST(Billing, BadEntriesNameThemselves) {
   EXPECT_EQ(ParseBillingWeights("CPU=x").status().message(),
             "TRESBillingWeights: 'CPU=x' has no valid weight");
   EXPECT_EQ(ParseBillingWeights("Licenses=2").status().message(),
-            "TRESBillingWeights: unknown TRES 'Licenses' (CPU, Mem, Node, GRES/gpu, GRES/shard)");
+            "TRESBillingWeights: unknown TRES 'Licenses' (CPU, Mem, Node, GRES/gpu, GRES/shard, "
+            "GRES/mps)");
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ bool TresBefore(const std::string& a, const std::string& b) {
 }
 
 TresCounts RunTres(int64_t cpus, uint64_t mem_mb, int64_t nodes, double billing,
-                   const std::map<std::string, int64_t>& gpus_by_type, int64_t shards) {
+                   const std::map<std::string, int64_t>& gpus_by_type, int64_t shards,
+                   int64_t mps) {
   TresCounts counts;
   counts["cpu"] = static_cast<double>(cpus);
   if (mem_mb > 0) counts["mem"] = static_cast<double>(mem_mb);
@@ -50,6 +51,7 @@ TresCounts RunTres(int64_t cpus, uint64_t mem_mb, int64_t nodes, double billing,
   }
   if (gpus > 0) counts["gres/gpu"] = static_cast<double>(gpus);
   if (shards > 0) counts["gres/shard"] = static_cast<double>(shards);
+  if (mps > 0) counts["gres/mps"] = static_cast<double>(mps);
   return counts;
 }
 

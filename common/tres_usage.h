@@ -30,10 +30,12 @@ bool TresBefore(const std::string& a, const std::string& b);
 
 // What a run holds: cpu, mem (when > 0), node, billing, gres/gpu (when any),
 // gres/gpu:TYPE for each typed entry of `gpus_by_type` ("" = untyped GPUs,
-// counted in gres/gpu only) and gres/shard (when any). `billing` is truncated to a whole number as
-// Slurm's calc_job_billable_tres result is when stored in tres_alloc_cnt.
+// counted in gres/gpu only), gres/shard and gres/mps (when any). `billing`
+// is truncated to a whole number as Slurm's calc_job_billable_tres result is
+// when stored in tres_alloc_cnt.
 TresCounts RunTres(int64_t cpus, uint64_t mem_mb, int64_t nodes, double billing,
-                   const std::map<std::string, int64_t>& gpus_by_type, int64_t shards = 0);
+                   const std::map<std::string, int64_t>& gpus_by_type, int64_t shards = 0,
+                   int64_t mps = 0);
 
 // The store's form: "billing=2,cpu=2,gres/gpu=1,mem=1024,node=1", by name,
 // numbers as %.15g (whole counts print without a point).

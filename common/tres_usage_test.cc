@@ -21,6 +21,7 @@ TEST(TresUsageTest, RunTresLeavesOutMemAndGpusNotHeld) {
 
 TEST(TresUsageTest, RunTresCountsShards) {
   EXPECT_EQ(EncodeTres(RunTres(1, 0, 1, 3, {}, 2)), "billing=3,cpu=1,gres/shard=2,node=1");
+  EXPECT_EQ(EncodeTres(RunTres(1, 0, 1, 1, {}, 0, 50)), "billing=1,cpu=1,gres/mps=50,node=1");
 }
 
 TEST(TresUsageTest, DecodeReversesEncode) {

@@ -21,8 +21,8 @@ std::vector<int> NodedGpus(const Job& job, size_t i) {
   std::vector<int> gpus = i < job.gpus_by_node.size() ? job.gpus_by_node[i]
                           : i == 0                    ? job.gpu_indices
                                                       : std::vector<int>{};
-  if (i < job.shards_by_node.size() && job.shards_by_node[i].count > 0) {
-    gpus.push_back(job.shards_by_node[i].gpu);
+  if (i < job.shares_by_node.size() && job.shares_by_node[i].count > 0) {
+    gpus.push_back(job.shares_by_node[i].gpu);
     std::sort(gpus.begin(), gpus.end());
   }
   return gpus;
@@ -205,8 +205,17 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
   launch.cpus = job.CpusOn(0);
   launch.memory_mb = job.MemOnMb(0);
   launch.gpu_indices = NodedGpus(job, 0);
-  if (!job.shards_by_node.empty() && job.shards_by_node.front().count > 0) {
-    launch.environment["SLURM_SHARDS_ON_NODE"] = absl::StrCat(job.shards_by_node.front().count);
+  if (!job.shares_by_node.empty() && job.shares_by_node.front().count > 0) {
+    const int32_t count = job.shares_by_node.front().count;
+    if (job.request.share_kind == GpuShareKind::kMps) {
+      // Slurm's gres/mps: the share of the GPU's count, at least 1%.
+      const int64_t percent = facts.share_gpu_count > 0
+                                  ? std::max<int64_t>(1, count * 100LL / facts.share_gpu_count)
+                                  : count;
+      launch.environment["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = absl::StrCat(percent);
+    } else {
+      launch.environment["SLURM_SHARDS_ON_NODE"] = absl::StrCat(count);
+    }
   }
   launch.run = job.restart_count + 1;
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;

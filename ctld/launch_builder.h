@@ -25,6 +25,9 @@ struct ClusterFacts {
   std::vector<std::string> node_targets = {};
   // SLURM_WORKING_CLUSTER's value (WorkingCluster()); "" = not set.
   std::string working_cluster = "";
+  // gres/mps: the count of the GPU the job's share is on, on the batch host
+  // (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE divides by it); 0 = none.
+  int32_t share_gpu_count = 0;
 };
 
 // Slurm 22.05's SLURM_WORKING_CLUSTER: "ClusterName:address:SlurmctldPort:

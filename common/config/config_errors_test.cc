@@ -294,6 +294,12 @@ const std::vector<Row>& Rows() {
                  "skiff.conf:2: Gres: '-2' must not be negative in 'gpu:-2' (NodeName=n1)"),
       SkiffError("NodeName=n1 Gres=nic:2\n",
                  "skiff.conf:2: Gres: 'nic' is not in GresTypes (NodeName=n1)"),
+      SkiffError("GresTypes=gpu,shard,mps\nNodeName=n1 Gres=gpu:2,shard:8,mps:200\n",
+                 "skiff.conf:3: Gres: shard and mps on one node (NodeName=n1): a node shares "
+                 "its GPUs one way; choose one"),
+      SkiffError("GresTypes=gpu,shard\nNodeName=n1 Gres=shard:8\n",
+                 "skiff.conf:3: Gres: shard without gpu (NodeName=n1): they share the node's "
+                 "GPUs"),
       SkiffError("NodeName=n1 MaxTime=10\n",
                  "skiff.conf:2: MaxTime: only valid on a PartitionName line (NodeName=n1)"),
 

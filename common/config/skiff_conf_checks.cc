@@ -145,12 +145,30 @@ absl::Status SkiffParser::CheckNodeAddresses() const {
 
 absl::Status SkiffParser::CheckGresTypes() const {
   for (size_t i = 0; i < config_.nodes.size(); ++i) {
+    bool shard = false, mps = false, gpu = false;
     for (const GresCount& gres : config_.nodes[i].gres) {
+      shard |= EqualsIgnoreCase(gres.name, "shard");
+      mps |= EqualsIgnoreCase(gres.name, "mps");
+      gpu |= EqualsIgnoreCase(gres.name, "gpu") && gres.count > 0;
       if (IsKnownGres(gres.name)) continue;
       const LogicalLine& line = lines_[node_line_index_[i]];
       return LineError(line, WrittenKey(line, "Gres"),
                        absl::StrCat(Quoted(gres.name), " is not in GresTypes (NodeName=",
                                     line.pairs.front().value, ")"));
+    }
+    // Shards and MPS share a node's GPUs: one way a node (Slurm keeps one
+    // shared gres a GPU), and only with GPUs to share.
+    const LogicalLine& line = lines_[node_line_index_[i]];
+    if (shard && mps) {
+      return LineError(
+          line, WrittenKey(line, "Gres"),
+          absl::StrCat("shard and mps on one node (NodeName=", line.pairs.front().value,
+                       "): a node shares its GPUs one way; choose one"));
+    }
+    if ((shard || mps) && !gpu) {
+      return LineError(line, WrittenKey(line, "Gres"),
+                       absl::StrCat(shard ? "shard" : "mps", " without gpu (NodeName=",
+                                    line.pairs.front().value, "): they share the node's GPUs"));
     }
   }
   return absl::OkStatus();

@@ -52,6 +52,26 @@ bool HoldsResources(JobState state);
 
 inline constexpr int64_t kUnlimited = -1;
 
+// Slurm's shared GPU gres, one kind a node: shards (gres/shard: a count per
+// GPU, nothing more) or MPS (gres/mps: a GPU's count, 100 by convention, is
+// its compute, which CUDA_MPS_ACTIVE_THREAD_PERCENTAGE divides; the MPS jobs
+// of a node use one GPU at a time, as Slurm's default one_sharing, and one
+// user's at a time, as one MPS server serves one user).
+enum class GpuShareKind : uint8_t { kShard, kMps };
+
+// The gres name: "shard", "mps".
+inline const char* GpuShareGres(GpuShareKind kind) {
+  return kind == GpuShareKind::kMps ? "mps" : "shard";
+}
+
+// The share of one GPU a job holds on one node (gres/shard or gres/mps). As
+// Slurm 22.05 gives them, a job's shares on a node all come from one GPU.
+struct GpuShare {
+  int32_t gpu = -1;  // the GPU's index on the node; -1 = none
+  int32_t count = 0;
+  bool operator==(const GpuShare& o) const { return gpu == o.gpu && count == o.count; }
+};
+
 // The resources and limits a job asked for, after validation and defaults.
 struct JobRequest {
   std::string partition;  // resolved (default partition filled in)
@@ -83,12 +103,13 @@ struct JobRequest {
   std::vector<LicenseCount> licenses;
   uint64_t mem_per_node_mb = 0;  // 0 = none asked (see mem_per_cpu_mb)
   uint64_t mem_per_cpu_mb = 0;
-  int gpus_per_node = 0;              // from --gres=gpu[:type]:N
-  std::string gpu_type;               // empty = any
-  int shards_per_node = 0;            // --gres=shard:N: N shards of one GPU on each node
-  int64_t time_limit = kUnlimited;    // seconds, resolved against the partition
-  int64_t time_min = 0;               // --time-min seconds; 0 = none (scheduler.h's)
-  int64_t begin_time = 0;             // not eligible before this (unix seconds)
+  int gpus_per_node = 0;    // from --gres=gpu[:type]:N
+  std::string gpu_type;     // empty = any
+  int shares_per_node = 0;  // --gres=shard:N or mps:N: N of one GPU on each node
+  GpuShareKind share_kind = GpuShareKind::kShard;  // which, when shares_per_node > 0
+  int64_t time_limit = kUnlimited;                 // seconds, resolved against the partition
+  int64_t time_min = 0;                            // --time-min seconds; 0 = none (scheduler.h's)
+  int64_t begin_time = 0;                          // not eligible before this (unix seconds)
   int64_t deadline = 0;               // --deadline: must be able to end by then; 0 = none
   uint64_t mem_per_gpu_mb = 0;        // --mem-per-gpu (folded into mem_per_node_mb at submit)
   bool exclusive = false;             // --exclusive: whole nodes
@@ -137,14 +158,6 @@ struct GpuUsage {
   uint64_t memory_max_bytes = 0;
   uint64_t memory_total_bytes = 0;
   uint64_t energy_mj = 0;  // 0: no energy counter
-};
-
-// The shards of one GPU a job holds on one node (gres/shard). As Slurm 22.05
-// gives them, a job's shards on a node all come from one GPU.
-struct GpuShards {
-  int32_t gpu = -1;  // the GPU's index on the node; -1 = none
-  int32_t count = 0;
-  bool operator==(const GpuShards& o) const { return gpu == o.gpu && count == o.count; }
 };
 
 // The lifecycle's bookkeeping of one run, persisted so that a restarted ctld
@@ -238,7 +251,7 @@ struct Job {
   std::vector<int> tasks_by_node;
   std::vector<int> gpu_indices;                // allocated on the batch host (nodes[0])
   std::vector<std::vector<int>> gpus_by_node;  // allocated on each of `nodes`, in order
-  std::vector<GpuShards> shards_by_node;       // gres/shard on each of `nodes`; empty = none
+  std::vector<GpuShare> shares_by_node;        // gres/shard on each of `nodes`; empty = none
   // The logical CPU ids held on each of `nodes` (NodeTable chooses them).
   std::vector<std::vector<int>> cpu_ids_by_node;
   // What this run holds per TRES (common/tres_usage.h: cpu, mem, node,

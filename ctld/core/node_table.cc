@@ -65,14 +65,15 @@ void NodeTable::AddNode(const NodeConfig& node_config) {
   node.state = InitialState(node_config);
   node.drain = node_config.state == "DRAIN";
   node.reason = node_config.reason;
-  int64_t shards = 0;
+  int64_t shares = 0;
   for (const GresCount& gres : node_config.gres) {
-    if (gres.name == "shard") shards += gres.count;
+    if (gres.name == "shard" || gres.name == "mps") shares += gres.count;
+    if (gres.name == "mps") node.share_kind = GpuShareKind::kMps;
     if (gres.name != "gpu") continue;
     node.gpu_type = gres.type;
     node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
   }
-  if (shards > 0) node.gpu_shards = SpreadShards(shards, node.gpu_owner.size());
+  if (shares > 0) node.gpu_shares = SpreadShares(shares, node.gpu_owner.size());
   index_.emplace(node_config.name, nodes_.size());
   nodes_.push_back(std::move(node));
 }
@@ -356,8 +357,9 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.alloc_memory_mb = node.alloc_memory_mb;
     capacity.gpu_type = node.gpu_type;
     capacity.gpu_owner = node.gpu_owner;
-    capacity.gpu_shards = node.gpu_shards;
-    capacity.shard_holds = node.shard_holds;
+    capacity.share_kind = node.share_kind;
+    capacity.gpu_shares = node.gpu_shares;
+    capacity.share_holds = node.share_holds;
     capacity.partitions = node.partitions;
     capacity.features = node.config.features;
     capacity.weight = static_cast<uint32_t>(std::max(0, node.config.weight));
@@ -378,10 +380,10 @@ void NodeTable::UpdateUsageState(Node& node) {
 
 namespace {
 
-int32_t ShardsUsed(const Node& node, int32_t gpu) {
+int32_t SharesUsed(const Node& node, int32_t gpu) {
   int32_t used = 0;
-  for (const NodeCapacity::ShardHold& hold : node.shard_holds) {
-    if (hold.shards.gpu == gpu) used += hold.shards.count;
+  for (const NodeCapacity::ShareHold& hold : node.share_holds) {
+    if (hold.shares.gpu == gpu) used += hold.shares.count;
   }
   return used;
 }
@@ -419,8 +421,8 @@ std::vector<std::vector<int>> NodeTable::Allocate(const Placement& placement) {
         }
       }
     }
-    if (i < placement.shards.size() && placement.shards[i].count > 0) {
-      node->shard_holds.push_back({placement.job_id, placement.shards[i]});
+    if (i < placement.shares.size() && placement.shares[i].count > 0) {
+      node->share_holds.push_back({placement.job_id, placement.shares[i]});
     }
     UpdateUsageState(*node);
   }
@@ -438,16 +440,16 @@ bool NodeTable::CanAllocate(const Placement& placement) const {
     if (i < placement.gpu_indices.size()) {
       for (int gpu : placement.gpu_indices[i]) {
         if (gpu < 0 || static_cast<size_t>(gpu) >= node->gpu_owner.size() ||
-            node->gpu_owner[gpu] != 0 || ShardsUsed(*node, gpu) != 0) {
+            node->gpu_owner[gpu] != 0 || SharesUsed(*node, gpu) != 0) {
           return false;
         }
       }
     }
-    if (i < placement.shards.size() && placement.shards[i].count > 0) {
-      const GpuShards& want = placement.shards[i];
-      if (want.gpu < 0 || static_cast<size_t>(want.gpu) >= node->gpu_shards.size() ||
+    if (i < placement.shares.size() && placement.shares[i].count > 0) {
+      const GpuShare& want = placement.shares[i];
+      if (want.gpu < 0 || static_cast<size_t>(want.gpu) >= node->gpu_shares.size() ||
           node->gpu_owner[want.gpu] != 0 ||
-          ShardsUsed(*node, want.gpu) + want.count > node->gpu_shards[want.gpu]) {
+          SharesUsed(*node, want.gpu) + want.count > node->gpu_shares[want.gpu]) {
         return false;
       }
     }
@@ -464,7 +466,7 @@ void NodeTable::Release(uint64_t job_id, const std::vector<std::string>& node_na
     for (uint64_t& owner : node->gpu_owner) {
       if (owner == job_id) owner = 0;
     }
-    std::vector<NodeCapacity::ShardHold>& holds = node->shard_holds;
+    std::vector<NodeCapacity::ShareHold>& holds = node->share_holds;
     holds.erase(std::remove_if(holds.begin(), holds.end(),
                                [&](const auto& hold) { return hold.job_id == job_id; }),
                 holds.end());

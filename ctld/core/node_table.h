@@ -97,10 +97,11 @@ struct Node {
   uint64_t alloc_memory_mb = 0;
   std::string gpu_type;             // configured Gres=gpu:TYPE:N, empty when untyped
   std::vector<uint64_t> gpu_owner;  // per configured GPU index: owning job id, 0 = free
-  // gres/shard: per configured GPU index, its shards (Gres=shard:N spread by
-  // SpreadShards; empty: none), and the shards jobs hold.
-  std::vector<int32_t> gpu_shards;
-  std::vector<NodeCapacity::ShardHold> shard_holds;
+  // gres/shard or gres/mps: per configured GPU index, its count (Gres=shard:N
+  // or mps:N spread by SpreadShares; empty: none), and what jobs hold.
+  GpuShareKind share_kind = GpuShareKind::kShard;
+  std::vector<int32_t> gpu_shares;
+  std::vector<NodeCapacity::ShareHold> share_holds;
   std::vector<uint64_t> cpu_owner;  // per logical CPU id: owning job id, 0 = free
   ReportedLoad load;                // the node's last report
   int64_t last_busy = 0;            // when it last became idle (Slurm's last_busy), 0 = never

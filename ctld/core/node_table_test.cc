@@ -312,7 +312,7 @@ TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {
   reg.real_memory_mb = 100;
   reg.gres = {{"gpu", "", 2, {}}, {"shard", "", 8, {}}};
   ASSERT_TRUE(table.Register(reg, 1, false, nullptr).ok());
-  EXPECT_EQ(table.Find("n1")->gpu_shards, (std::vector<int32_t>{4, 4}));
+  EXPECT_EQ(table.Find("n1")->gpu_shares, (std::vector<int32_t>{4, 4}));
   auto shard_job = [](uint64_t id, int32_t gpu, int32_t count) {
     Placement placement;
     placement.job_id = id;
@@ -320,7 +320,7 @@ TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {
     placement.cpus = {1};
     placement.mem_mb = {0};
     placement.gpu_indices = {{}};
-    placement.shards = {{gpu, count}};
+    placement.shares = {{gpu, count}};
     return placement;
   };
   ASSERT_TRUE(table.CanAllocate(shard_job(7, 0, 3)));
@@ -339,10 +339,10 @@ TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {
   ASSERT_TRUE(table.CanAllocate(whole));
   table.Allocate(whole);
   EXPECT_FALSE(table.CanAllocate(shard_job(9, 1, 1)));  // held whole
-  EXPECT_EQ(table.Capacities().front().shard_holds.size(), 2u);
+  EXPECT_EQ(table.Capacities().front().share_holds.size(), 2u);
   table.Release(7, {"n1"}, {1}, {0});
   table.Release(8, {"n1"}, {1}, {0});
-  EXPECT_TRUE(table.Find("n1")->shard_holds.empty());
+  EXPECT_TRUE(table.Find("n1")->share_holds.empty());
   whole.job_id = 11;
   whole.gpu_indices = {{0}};
   EXPECT_TRUE(table.CanAllocate(whole));

@@ -22,13 +22,14 @@ bool FitsEmptyButDisk(const NodeCapacity& node, const JobRequest& request) {
   const int64_t mem = request.mem_per_node_mb > 0
                           ? static_cast<int64_t>(request.mem_per_node_mb)
                           : static_cast<int64_t>(request.mem_per_cpu_mb) * cpus;
-  const Share want{cpus, mem, request.gpus_per_node, request.shards_per_node};
-  // A job's shards on a node come from one GPU.
-  const bool shards_fit =
-      request.shards_per_node == 0 ||
-      std::any_of(node.gpu_shards.begin(), node.gpu_shards.end(),
-                  [&](int32_t count) { return count >= request.shards_per_node; });
-  return ShareFits(want, node.Total()) && shards_fit &&
+  const Share want{cpus, mem, request.gpus_per_node, request.shares_per_node};
+  // A job's shares on a node come from one GPU of a node sharing its kind.
+  const bool shares_fit =
+      request.shares_per_node == 0 ||
+      (node.share_kind == request.share_kind &&
+       std::any_of(node.gpu_shares.begin(), node.gpu_shares.end(),
+                   [&](int32_t count) { return count >= request.shares_per_node; }));
+  return ShareFits(want, node.Total()) && shares_fit &&
          TopologyHolds(node.layout, request.min_topology) &&
          (request.gpus_per_node == 0 || GpuTypeMatches(node, request));
 }
@@ -50,9 +51,9 @@ constexpr char kBadTmpDisk[] =
 
 }  // namespace
 
-std::vector<int32_t> SpreadShards(int64_t shards, size_t gpus) {
+std::vector<int32_t> SpreadShares(int64_t shares, size_t gpus) {
   std::vector<int32_t> out(gpus, 0);
-  int64_t left = std::max<int64_t>(0, shards);
+  int64_t left = std::max<int64_t>(0, shares);
   for (size_t g = 0; g < gpus; ++g) {
     out[g] = static_cast<int32_t>(left / static_cast<int64_t>(gpus - g));
     left -= out[g];
@@ -60,31 +61,31 @@ std::vector<int32_t> SpreadShards(int64_t shards, size_t gpus) {
   return out;
 }
 
-int32_t NodeCapacity::ShardsUsed(int32_t gpu) const {
+int32_t NodeCapacity::SharesUsed(int32_t gpu) const {
   int32_t used = 0;
-  for (const ShardHold& hold : shard_holds) {
-    if (hold.shards.gpu == gpu) used += hold.shards.count;
+  for (const ShareHold& hold : share_holds) {
+    if (hold.shares.gpu == gpu) used += hold.shares.count;
   }
   return used;
 }
 
-int64_t NodeCapacity::TotalShards() const {
+int64_t NodeCapacity::TotalShares() const {
   int64_t total = 0;
-  for (int32_t count : gpu_shards) total += count;
+  for (int32_t count : gpu_shares) total += count;
   return total;
 }
 
 int NodeCapacity::FreeGpus() const {
   int free = 0;
   for (size_t g = 0; g < gpu_owner.size(); ++g) {
-    free += gpu_owner[g] == 0 && ShardsUsed(static_cast<int32_t>(g)) == 0;
+    free += gpu_owner[g] == 0 && SharesUsed(static_cast<int32_t>(g)) == 0;
   }
   return free;
 }
 
 Share NodeCapacity::Total() const {
   return {cpus, static_cast<int64_t>(memory_mb), static_cast<int64_t>(gpu_owner.size()),
-          TotalShards()};
+          TotalShares()};
 }
 
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {
@@ -120,10 +121,11 @@ absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeC
       })) {
     return absl::InvalidArgumentError("Invalid generic resource (gres) specification");
   }
-  // Shards where no node has any: Slurm's answer to a gres no node has.
-  if (request.shards_per_node > 0 &&
-      std::none_of(nodes.begin(), nodes.end(),
-                   [](const NodeCapacity& n) { return n.TotalShards() > 0; })) {
+  // Shards (or MPS) where no node has any: Slurm's answer to a gres no node has.
+  if (request.shares_per_node > 0 &&
+      std::none_of(nodes.begin(), nodes.end(), [&](const NodeCapacity& n) {
+        return n.TotalShares() > 0 && n.share_kind == request.share_kind;
+      })) {
     return absl::InvalidArgumentError("Invalid generic resource (gres) specification");
   }
   int partition_nodes = 0;

@@ -22,12 +22,12 @@ namespace skiff::ctld {
 // total or free). A GPU with a shard in use is not free whole, and a GPU held
 // whole has no shard free; `shards` sums the shards over the node's GPUs, so
 // it is a bound, and which GPU can give a job its shards is decided per GPU
-// (GpuShards) where a job is started.
+// (GpuShare) where a job is started.
 struct Share {
   int64_t cpus = 0;
   int64_t mem = 0;  // MB
   int64_t gpus = 0;
-  int64_t shards = 0;
+  int64_t shares = 0;
 };
 
 // The node-fit rule, the only one: `want` fits into `room` when every amount
@@ -35,13 +35,13 @@ struct Share {
 // and preemption (through the scheduler) all ask it.
 inline bool ShareFits(const Share& want, const Share& room) {
   return want.cpus <= room.cpus && want.mem <= room.mem && want.gpus <= room.gpus &&
-         want.shards <= room.shards;
+         want.shares <= room.shares;
 }
 
-// A node's shard count spread over its GPUs, as Slurm spreads a Name=shard
-// Count= without File= (gres.c _sync_node_shared_to_sharing): evenly, the
-// remainder on the last GPUs (10 over 4 GPUs: 2,2,3,3).
-std::vector<int32_t> SpreadShards(int64_t shards, size_t gpus);
+// A node's shard (or MPS) count spread over its GPUs, as Slurm spreads a
+// Name=shard Count= without File= (gres.c _sync_node_shared_to_sharing):
+// evenly, the remainder on the last GPUs (10 over 4 GPUs: 2,2,3,3).
+std::vector<int32_t> SpreadShares(int64_t shares, size_t gpus);
 
 // One node's capacity and what is in use, as the scheduler sees it.
 struct NodeCapacity {
@@ -53,14 +53,15 @@ struct NodeCapacity {
   uint64_t alloc_memory_mb = 0;
   std::string gpu_type;             // empty = untyped
   std::vector<uint64_t> gpu_owner;  // one entry per GPU index: owning job id, 0 = free
-  // gres/shard: per GPU index, how many shards it has (empty: none), and the
-  // shards jobs hold, one entry per job and node.
-  std::vector<int32_t> gpu_shards;
-  struct ShardHold {
+  // gres/shard or gres/mps (share_kind): per GPU index, its count (empty:
+  // none), and what jobs hold, one entry per job and node.
+  GpuShareKind share_kind = GpuShareKind::kShard;
+  std::vector<int32_t> gpu_shares;
+  struct ShareHold {
     uint64_t job_id = 0;
-    GpuShards shards;
+    GpuShare shares;
   };
-  std::vector<ShardHold> shard_holds;
+  std::vector<ShareHold> share_holds;
   std::vector<std::string> partitions;
   std::vector<std::string> features;  // Features= of its NodeName line
   uint32_t weight = 1;                // Weight=: the scheduler fills lighter nodes first
@@ -68,8 +69,8 @@ struct NodeCapacity {
   NodeTopology layout;                // Sockets=, CoresPerSocket=, ThreadsPerCore=
 
   int FreeGpus() const;  // neither held whole nor sharded
-  int32_t ShardsUsed(int32_t gpu) const;
-  int64_t TotalShards() const;
+  int32_t SharesUsed(int32_t gpu) const;
+  int64_t TotalShares() const;
   Share Total() const;
 };
 
@@ -82,7 +83,7 @@ struct Placement {
   std::vector<uint64_t> mem_mb;
   std::vector<int> tasks;
   std::vector<std::vector<int>> gpu_indices;  // per node in `nodes`
-  std::vector<GpuShards> shards;              // per node in `nodes`; empty = none
+  std::vector<GpuShare> shares;               // per node in `nodes`; empty = none
   // Per node in `nodes`: the CPU ids to take; empty (as the scheduler leaves
   // it) = NodeTable::Allocate chooses the lowest free ones.
   std::vector<std::vector<int>> cpu_ids;

@@ -35,22 +35,22 @@ TEST(NodeCapacity, TotalAndFreeGpus) {
   EXPECT_EQ(total.gpus, 4);
 }
 
-TEST(SpreadShards, EvenlyWithTheRemainderOnTheLastGpus) {
-  EXPECT_EQ(SpreadShards(8, 2), (std::vector<int32_t>{4, 4}));
-  EXPECT_EQ(SpreadShards(10, 4), (std::vector<int32_t>{2, 2, 3, 3}));
-  EXPECT_EQ(SpreadShards(1, 2), (std::vector<int32_t>{0, 1}));
-  EXPECT_EQ(SpreadShards(5, 0), (std::vector<int32_t>{}));
+TEST(SpreadShares, EvenlyWithTheRemainderOnTheLastGpus) {
+  EXPECT_EQ(SpreadShares(8, 2), (std::vector<int32_t>{4, 4}));
+  EXPECT_EQ(SpreadShares(10, 4), (std::vector<int32_t>{2, 2, 3, 3}));
+  EXPECT_EQ(SpreadShares(1, 2), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(SpreadShares(5, 0), (std::vector<int32_t>{}));
 }
 
 TEST(NodeCapacity, AShardedGpuIsNotFreeWhole) {
   NodeCapacity node = MakeNode("n1", 8, 2);
-  node.gpu_shards = {4, 4};
-  node.shard_holds.push_back({7, {1, 2}});
-  node.shard_holds.push_back({8, {1, 1}});
-  EXPECT_EQ(node.ShardsUsed(1), 3);
-  EXPECT_EQ(node.ShardsUsed(0), 0);
+  node.gpu_shares = {4, 4};
+  node.share_holds.push_back({7, {1, 2}});
+  node.share_holds.push_back({8, {1, 1}});
+  EXPECT_EQ(node.SharesUsed(1), 3);
+  EXPECT_EQ(node.SharesUsed(0), 0);
   EXPECT_EQ(node.FreeGpus(), 1);
-  EXPECT_EQ(node.Total().shards, 8);
+  EXPECT_EQ(node.Total().shares, 8);
 }
 
 TEST(CheckSatisfiable, RejectsWhatNoNodeCanEverHold) {

@@ -128,15 +128,18 @@ std::string AcctReqTres(const Job& job, const BillingWeights& weights) {
   const int nodes = std::max(1, job.request.num_nodes);
   const uint64_t mem = ReqMemTotalMb(job);
   const int gpus = job.request.gpus_per_node * nodes;
-  const int shards = job.request.shards_per_node * nodes;
+  const int shares = job.request.shares_per_node * nodes;
+  const bool mps = job.request.share_kind == GpuShareKind::kMps;
   // Whole units, as Slurm's TRES strings print billing (and AllocTRES here).
-  const double billing = std::floor(Billing(weights, cpus, mem, gpus, nodes, shards));
+  const double billing =
+      std::floor(Billing(weights, cpus, mem, gpus, nodes, mps ? 0 : shares, mps ? shares : 0));
   std::map<std::string, std::string> tres{{"billing", absl::StrCat(static_cast<int64_t>(billing))},
                                           {"cpu", std::to_string(cpus)},
                                           {"node", std::to_string(nodes)}};
   if (mem > 0) tres["mem"] = Mem(mem);
   if (gpus > 0) tres["gres/gpu"] = std::to_string(gpus);
-  if (shards > 0) tres["gres/shard"] = std::to_string(shards);
+  if (shares > 0)
+    tres[std::string("gres/") + GpuShareGres(job.request.share_kind)] = std::to_string(shares);
   return Tres(tres);
 }
 
@@ -156,13 +159,18 @@ void AddWaitingTres(const Job& job, int64_t start, int64_t end, int64_t now,
   const int nodes = std::max(1, job.request.num_nodes);
   const uint64_t mem = ReqMemTotalMb(job);
   const int gpus = job.request.gpus_per_node * nodes;
-  const int shards = job.request.shards_per_node * nodes;
+  const int shares = job.request.shares_per_node * nodes;
+  const bool mps = job.request.share_kind == GpuShareKind::kMps;
   (*out)["cpu"] += cpus * seconds;
   (*out)["node"] += nodes * seconds;
   if (mem > 0) (*out)["mem"] += static_cast<double>(mem) * seconds;
   if (gpus > 0) (*out)["gres/gpu"] += gpus * seconds;
-  if (shards > 0) (*out)["gres/shard"] += shards * seconds;
-  (*out)["billing"] += std::floor(Billing(weights, cpus, mem, gpus, nodes, shards)) * seconds;
+  if (shares > 0) {
+    (*out)[std::string("gres/") + GpuShareGres(job.request.share_kind)] += shares * seconds;
+  }
+  (*out)["billing"] +=
+      std::floor(Billing(weights, cpus, mem, gpus, nodes, mps ? 0 : shares, mps ? shares : 0)) *
+      seconds;
 }
 
 std::string AcctAllocTres(const Job& job) {
@@ -195,10 +203,11 @@ std::vector<std::pair<std::string, double>> ClusterTres(
   for (const char* name : kBaseTres) counts[name] = 0;
   if (burst_buffer) counts["bb/lua"] = 0;
   for (const Node& node : nodes) {
-    int64_t gpus = 0, shards = 0;
+    int64_t gpus = 0, shards = 0, mps = 0;
     for (const GresCount& gres : node.config.gres) {
       if (gres.name == "gpu") gpus += gres.count;
       if (gres.name == "shard") shards += gres.count;
+      if (gres.name == "mps") mps += gres.count;
     }
     counts["cpu"] += node.config.cpus;
     counts["mem"] += static_cast<double>(node.config.real_memory_mb);
@@ -222,6 +231,7 @@ std::vector<std::pair<std::string, double>> ClusterTres(
       if (!node.gpu_type.empty()) counts["gres/gpu:" + node.gpu_type] += static_cast<double>(gpus);
     }
     if (shards > 0) counts["gres/shard"] += static_cast<double>(shards);
+    if (mps > 0) counts["gres/mps"] += static_cast<double>(mps);
   }
   std::vector<std::pair<std::string, double>> out(counts.begin(), counts.end());
   std::sort(out.begin(), out.end(),

@@ -52,14 +52,14 @@ void NodeToProto(const Node& node, v1::NodeInfo* out) {
   for (size_t i = 0; i < node.gpu_owner.size(); ++i) {
     if (node.gpu_owner[i] != 0) out->add_alloc_gpu_indices(static_cast<int32_t>(i));
   }
-  if (!node.gpu_shards.empty()) {
-    std::vector<int32_t> shards(node.gpu_shards.size(), 0);
-    for (const NodeCapacity::ShardHold& hold : node.shard_holds) {
-      if (static_cast<size_t>(hold.shards.gpu) < shards.size()) {
-        shards[hold.shards.gpu] += hold.shards.count;
+  if (!node.gpu_shares.empty()) {
+    std::vector<int32_t> shards(node.gpu_shares.size(), 0);
+    for (const NodeCapacity::ShareHold& hold : node.share_holds) {
+      if (static_cast<size_t>(hold.shares.gpu) < shards.size()) {
+        shards[hold.shares.gpu] += hold.shares.count;
       }
     }
-    for (int32_t count : shards) out->add_alloc_shards(count);
+    for (int32_t count : shards) out->add_alloc_gpu_shares(count);
   }
   // Slurm clears the reason's time with the reason; the table keeps the last one.
   if (!node.reason.empty()) out->set_reason_time(node.reason_time);

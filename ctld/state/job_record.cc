@@ -78,11 +78,12 @@ v1::JobRecord ToRecord(const Job& job) {
     v1::GpuList* list = r.add_gpus_by_node();
     for (int gpu : gpus) list->add_indices(gpu);
   }
-  r.set_req_shards_per_node(job.request.shards_per_node);
-  for (const GpuShards& shards : job.shards_by_node) {
-    v1::GpuShardsRecord* record = r.add_shards_by_node();
-    record->set_gpu(shards.gpu);
-    record->set_count(shards.count);
+  r.set_req_shares_per_node(job.request.shares_per_node);
+  r.set_req_share_kind(static_cast<int32_t>(job.request.share_kind));
+  for (const GpuShare& share : job.shares_by_node) {
+    v1::GpuShareRecord* record = r.add_shares_by_node();
+    record->set_gpu(share.gpu);
+    record->set_count(share.count);
   }
   for (const std::vector<int>& cpus : job.cpu_ids_by_node) {
     v1::GpuList* list = r.add_cpus_by_node();
@@ -224,9 +225,12 @@ Job FromRecord(const v1::JobRecord& r) {
   for (const v1::GpuList& list : r.gpus_by_node()) {
     job.gpus_by_node.emplace_back(list.indices().begin(), list.indices().end());
   }
-  q.shards_per_node = r.req_shards_per_node();
-  for (const v1::GpuShardsRecord& record : r.shards_by_node()) {
-    job.shards_by_node.push_back({record.gpu(), record.count()});
+  q.shares_per_node = r.req_shares_per_node();
+  q.share_kind = r.req_share_kind() == static_cast<int32_t>(GpuShareKind::kMps)
+                     ? GpuShareKind::kMps
+                     : GpuShareKind::kShard;
+  for (const v1::GpuShareRecord& record : r.shares_by_node()) {
+    job.shares_by_node.push_back({record.gpu(), record.count()});
   }
   for (const v1::GpuList& list : r.cpus_by_node()) {
     job.cpu_ids_by_node.emplace_back(list.indices().begin(), list.indices().end());

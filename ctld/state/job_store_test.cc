@@ -41,8 +41,9 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
     ASSERT_TRUE(store.ok()) << store.status();
     Job job = MakeJob(1, JobState::kRunning, 3);
     job.alloc_tres = RunTres(1, 0, 1, 1, {{"a100", 2}});
-    job.request.shards_per_node = 3;  // not with GPUs at submit; here, every field
-    job.shards_by_node = {{1, 3}};
+    job.request.shares_per_node = 3;  // not with GPUs at submit; here, every field
+    job.request.share_kind = GpuShareKind::kMps;
+    job.shares_by_node = {{1, 3}};
     ASSERT_TRUE((*store)->Save({job}).ok());
   }
   auto store = SqliteJobStore::Open(path);
@@ -57,8 +58,9 @@ TEST(SqliteJobStore, SavedJobsSurviveReopenWithEveryField) {
   EXPECT_EQ(job.gpu_indices, (std::vector<int>{0, 1}));
   EXPECT_EQ(job.gpus_by_node, (std::vector<std::vector<int>>{{0, 1}}));
   EXPECT_EQ(job.request.gpus_per_node, 2);
-  EXPECT_EQ(job.request.shards_per_node, 3);
-  EXPECT_EQ(job.shards_by_node, (std::vector<GpuShards>{{1, 3}}));
+  EXPECT_EQ(job.request.shares_per_node, 3);
+  EXPECT_EQ(job.request.share_kind, GpuShareKind::kMps);
+  EXPECT_EQ(job.shares_by_node, (std::vector<GpuShare>{{1, 3}}));
   EXPECT_EQ(job.alloc_tres, RunTres(1, 0, 1, 1, {{"a100", 2}}));
   EXPECT_EQ(*(*store)->MaxJobId(), 1u);
 }

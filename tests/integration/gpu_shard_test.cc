@@ -3,7 +3,9 @@
 // each with the GPU in CUDA_VISIBLE_DEVICES and SLURM_SHARDS_ON_NODE; a job
 // asking for both GPUs waits until the shards are given back; sacct shows
 // gres/shard in AllocTRES and billing counts it under TRESBillingWeights
-// (fair share charges billing); a request no GPU can hold is refused.
+// (fair share charges billing); a request no GPU can hold is refused. With
+// Gres=gpu:2,mps:200, two MPS jobs of one user share a GPU, each with its
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and another user's waits for them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -121,6 +123,69 @@ TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
     EXPECT_EQ(cluster.Run("sacct -n -X -P -j " + id + " -o AllocTRES").out,
               "billing=3,cpu=1,gres/shard=1,node=1\n");
   }
+}
+
+TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 1;
+  options.extra_config = "GresTypes=gpu,mps\n";
+  std::unique_ptr<LocalCluster> started;
+  StartLocalCluster(options, &started);
+  if (HasFatalFailure()) return;
+  LocalCluster& cluster = *started;
+  EnsureUsers(cluster, {kAlice, kBob});
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(cluster.Down().exit_code, 0);
+  {
+    const std::string conf = ReadFile(cluster.conf_path());
+    const std::string mps = absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=gpu:2,mps:200\n"}});
+    ASSERT_NE(mps, conf);
+    std::ofstream(cluster.conf_path()) << mps;
+  }
+  CommandResult up = cluster.Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  ASSERT_TRUE(Eventually(
+      60,
+      [&] { return cluster.Run("sinfo -h -n n1 -o %t").out.find("idle") != std::string::npos; }))
+      << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+
+  const std::string script =
+      "#!/bin/bash\n"
+      "echo \"$CUDA_VISIBLE_DEVICES $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE\" > seen.$SLURM_JOB_ID\n"
+      "for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  auto submit = [&](const char* user, const std::string& gres) {
+    const std::string home = absl::StrCat(cluster.dir(), "/home/", user);
+    std::ofstream(home + "/mps.sh") << script;
+    CommandResult result =
+        cluster.RunAs(user, "sbatch --parsable -p gpu --gres=" + gres + " -o /dev/null mps.sh");
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return std::make_pair(home, std::string(absl::StripAsciiWhitespace(result.out)));
+  };
+  auto seen = [&](const std::pair<std::string, std::string>& job) {
+    return std::string(
+        absl::StripAsciiWhitespace(ReadFile(absl::StrCat(job.first, "/seen.", job.second))));
+  };
+  const auto first = submit(kAlice, "mps:50");
+  const auto second = submit(kAlice, "mps:25");
+  ASSERT_TRUE(Eventually(60, [&] { return !seen(first).empty() && !seen(second).empty(); }))
+      << cluster.Run("squeue").out << cluster.Log("noded-n1.log");
+  EXPECT_EQ(seen(first), "0 50");
+  EXPECT_EQ(seen(second), "0 25");
+  // Bob's waits: the node's MPS GPU is Alice's, and MPS stays on one GPU.
+  const auto bobs = submit(kBob, "mps:10");
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster.Run("squeue -h -j " + bobs.second + " -o %T:%r").out == "PENDING:Resources\n";
+  })) << cluster.Run("squeue").out;
+  std::ofstream(first.first + "/release") << "";
+  EXPECT_TRUE(Eventually(60, [&] { return seen(bobs) == "0 10"; }))
+      << cluster.Run("squeue").out << cluster.Run("sacct").out;
+  std::ofstream(bobs.first + "/release") << "";
+  EXPECT_TRUE(Eventually(30, [&] {
+    return cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out ==
+           "billing=1,cpu=1,gres/mps=50,node=1\n";
+  })) << cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out;
 }
 
 }  // namespace

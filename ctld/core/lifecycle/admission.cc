@@ -84,27 +84,30 @@ absl::Status CheckRequestSize(const JobRequest& request, const std::vector<NodeC
   return absl::OkStatus();
 }
 
-// --gres=shard[:N]: N shards of one GPU on each node (gres/shard).
-absl::Status ParseShards(const std::vector<std::string>& parts, JobRequest& request) {
+// --gres=shard[:N] or mps[:N]: N of one GPU on each node (gres/shard,
+// gres/mps); one kind a job.
+absl::Status ParseShares(const std::vector<std::string>& parts, JobRequest& request) {
+  const GpuShareKind kind = parts[0] == "mps" ? GpuShareKind::kMps : GpuShareKind::kShard;
   int count = 1;
   if (parts.size() > 2 || (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &count)) ||
-      count <= 0) {
+      count <= 0 || (request.shares_per_node > 0 && request.share_kind != kind)) {
     return Invalid("Invalid generic resource (gres) specification");
   }
-  std::optional<int> sum = CheckedAdd(request.shards_per_node, count);
+  request.share_kind = kind;
+  std::optional<int> sum = CheckedAdd(request.shares_per_node, count);
   if (!sum) return Invalid("Invalid generic resource (gres) specification");
-  request.shards_per_node = *sum;
+  request.shares_per_node = *sum;
   return absl::OkStatus();
 }
 
-// --gres entries: "gpu", "gpu:2", "gpu:a100:2", "shard:2". gpu and shard are
-// the known gres, and one job asks for one of them (Slurm refuses a sharing
-// gres beside the shared one: ESLURM_INVALID_GRES).
+// --gres entries: "gpu", "gpu:2", "gpu:a100:2", "shard:2", "mps:50". gpu,
+// shard and mps are the known gres, and one job asks for one of them (Slurm
+// refuses a sharing gres beside the shared one: ESLURM_INVALID_GRES).
 absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, JobRequest& request) {
   for (const std::string& entry : spec.gres) {
     std::vector<std::string> parts = absl::StrSplit(entry, ':');
-    if (!parts.empty() && parts[0] == "shard") {
-      if (absl::Status s = ParseShards(parts, request); !s.ok()) return s;
+    if (!parts.empty() && (parts[0] == "shard" || parts[0] == "mps")) {
+      if (absl::Status s = ParseShares(parts, request); !s.ok()) return s;
       continue;
     }
     if (parts.empty() || parts[0] != "gpu" || parts.size() > 3) {
@@ -133,7 +136,7 @@ absl::Status ParseGres(const SubmitRequest& spec, const SkiffConfig& config, Job
     request.gpus_per_node = *sum;
     if (!type.empty()) request.gpu_type = type;
   }
-  if (request.shards_per_node > 0 && request.gpus_per_node > 0) {
+  if (request.shares_per_node > 0 && request.gpus_per_node > 0) {
     return Invalid("Invalid generic resource (gres) specification");
   }
   (void)config;
@@ -529,7 +532,7 @@ absl::StatusOr<Job> JobInPartition(const SubmitRequest& spec, const SkiffConfig&
   }
   if (spec.ntasks == 0 && spec.ntasks_per_node == 0) request.ntasks = request.num_nodes;
   if (absl::Status s = ParseGpuOptions(spec, request); !s.ok()) return s;
-  if (request.shards_per_node > 0 && request.gpus_per_node > 0) {
+  if (request.shares_per_node > 0 && request.gpus_per_node > 0) {
     return Invalid("Invalid generic resource (gres) specification");  // --gpus beside shards
   }
   if (absl::Status s = ParseConstraint(spec.constraint, request); !s.ok()) return s;

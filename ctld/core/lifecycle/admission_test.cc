@@ -33,7 +33,7 @@ std::vector<NodeCapacity> Nodes() {
     node.memory_mb = 1000;
     node.partitions = {"debug"};
     if (i >= 3) node.gpu_owner = {0, 0};
-    if (i == 4) node.gpu_shards = {4, 4};
+    if (i == 4) node.gpu_shares = {4, 4};
     nodes.push_back(node);
   }
   return nodes;
@@ -139,12 +139,12 @@ TEST(AdmissionTest, ShardsComeFromOneGpuAndNeverBesideGpus) {
   request.gres = {"shard:3"};
   absl::StatusOr<Job> job = JobFromRequest(request, Config(), Nodes(), {"normal"});
   ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_EQ(job->request.shards_per_node, 3);
+  EXPECT_EQ(job->request.shares_per_node, 3);
   EXPECT_EQ(job->request.gpus_per_node, 0);
   request.gres = {"shard"};
   job = JobFromRequest(request, Config(), Nodes(), {"normal"});
   ASSERT_TRUE(job.ok()) << job.status();
-  EXPECT_EQ(job->request.shards_per_node, 1);
+  EXPECT_EQ(job->request.shares_per_node, 1);
   EXPECT_EQ(Admit([](SubmitRequest& r) { r.gres = {"shard:5"}; }).message(),
             "Requested node configuration is not available");
   for (const std::vector<std::string>& gres : std::vector<std::vector<std::string>>{
@@ -166,7 +166,7 @@ TEST(AdmissionTest, ShardsWhereNoNodeHasAnyAreAnInvalidGres) {
   SubmitRequest request = Request();
   request.gres = {"shard:1"};
   std::vector<NodeCapacity> nodes = Nodes();
-  nodes.back().gpu_shards.clear();
+  nodes.back().gpu_shares.clear();
   EXPECT_EQ(JobFromRequest(request, Config(), nodes, {"normal"}).status().message(),
             "Invalid generic resource (gres) specification");
 }

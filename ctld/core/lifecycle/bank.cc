@@ -47,7 +47,7 @@ Bank::HeldTres Bank::JobHeldTres(const Job& job) const {
   HeldTres held;
   if (!job.nodes.empty()) {
     for (const std::vector<int>& on_node : job.gpus_by_node) held.gpus += on_node.size();
-    for (const GpuShards& on_node : job.shards_by_node) held.shards += on_node.count;
+    for (const GpuShare& on_node : job.shares_by_node) held.shares += on_node.count;
     held.cpus = job.AllocCpus();
     held.mem_mb = job.AllocMemMb();
     held.nodes = static_cast<int64_t>(job.nodes.size());
@@ -75,7 +75,7 @@ Bank::HeldTres Bank::JobHeldTres(const Job& job) const {
                                  : r.mem_per_cpu_mb * static_cast<uint64_t>(held.cpus);
   held.nodes = nodes;
   held.gpus = nodes * r.gpus_per_node;
-  held.shards = nodes * r.shards_per_node;
+  held.shares = nodes * r.shares_per_node;
   return held;
 }
 
@@ -87,7 +87,8 @@ double Bank::JobBilling(const Job& job) const {
     if (parsed.ok()) weights = *parsed;  // checked when skiff.conf was read
   }
   const HeldTres held = JobHeldTres(job);
-  return Billing(weights, held.cpus, held.mem_mb, held.gpus, held.nodes, held.shards);
+  return Billing(weights, held.cpus, held.mem_mb, held.gpus, held.nodes, held.Shards(job),
+                 held.Mps(job));
 }
 
 TresMinutes Bank::JobMinutes(const Job& job, int64_t seconds) const {
@@ -104,10 +105,9 @@ TresCounts Bank::RunTresOf(const Job& job) const {
     gpus_by_type[node == nullptr ? "" : node->gpu_type] +=
         static_cast<int64_t>(job.gpus_by_node[k].size());
   }
-  int64_t shards = 0;
-  for (const GpuShards& on_node : job.shards_by_node) shards += on_node.count;
+  const HeldTres held = JobHeldTres(job);
   return RunTres(job.AllocCpus(), job.AllocMemMb(), static_cast<int64_t>(job.nodes.size()),
-                 JobBilling(job), gpus_by_type, shards);
+                 JobBilling(job), gpus_by_type, held.Shards(job), held.Mps(job));
 }
 
 int64_t Bank::MaxRun(const Job& job) const {

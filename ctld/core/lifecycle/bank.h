@@ -52,7 +52,13 @@ class Bank {
     uint64_t mem_mb = 0;
     int64_t nodes = 0;
     int64_t gpus = 0;
-    int64_t shards = 0;  // gres/shard
+    int64_t shares = 0;  // gres/shard or gres/mps (the job's share_kind)
+    int64_t Shards(const Job& job) const {
+      return job.request.share_kind == GpuShareKind::kShard ? shares : 0;
+    }
+    int64_t Mps(const Job& job) const {
+      return job.request.share_kind == GpuShareKind::kMps ? shares : 0;
+    }
   };
   HeldTres JobHeldTres(const Job& job) const;
   // What holding that for `seconds` costs, per budget TRES.

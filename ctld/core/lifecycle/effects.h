@@ -49,7 +49,8 @@ struct LaunchIntent {
   std::string target;                // "addr:port" of nodes[0]'s noded
   uint64_t node_real_memory_mb = 0;  // of the batch host
   std::vector<std::string>
-      node_targets;  // "addr:port" of each of job.nodes (the step manager's view)
+      node_targets;             // "addr:port" of each of job.nodes (the step manager's view)
+  int32_t share_gpu_count = 0;  // ClusterFacts::share_gpu_count
 };
 // SIGTERM now, SIGKILL after `kill_wait` seconds; nothing reports back (the
 // node's completion report does).

@@ -117,6 +117,10 @@ LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
   LaunchIntent launch{job, NodeTarget(job.nodes.front()), 0, {}};
   if (const Node* node = state_.nodes().Find(job.nodes.front())) {
     launch.node_real_memory_mb = node->config.real_memory_mb;
+    if (!job.shares_by_node.empty()) {
+      const size_t gpu = static_cast<size_t>(std::max(0, job.shares_by_node.front().gpu));
+      if (gpu < node->gpu_shares.size()) launch.share_gpu_count = node->gpu_shares[gpu];
+    }
   }
   for (const std::string& name : job.nodes) launch.node_targets.push_back(NodeTarget(name));
   return launch;
@@ -158,7 +162,7 @@ void Lifecycle::Load(std::vector<Job> jobs, uint64_t max_stored_id, StoredRecord
           job.gpus_by_node.size() == job.nodes.size()
               ? job.gpus_by_node
               : std::vector<std::vector<int>>(job.nodes.size(), job.gpu_indices);
-      if (job.shards_by_node.size() == job.nodes.size()) placement.shards = job.shards_by_node;
+      if (job.shares_by_node.size() == job.nodes.size()) placement.shares = job.shares_by_node;
       // Jobs stored before ctld chose CPU ids get theirs now.
       if (job.cpu_ids_by_node.size() == job.nodes.size()) placement.cpu_ids = job.cpu_ids_by_node;
       job.cpu_ids_by_node = state_.UnjournaledNodes().Allocate(placement);
@@ -295,7 +299,7 @@ void Lifecycle::Requeue(Job& job, const std::string& detail, int64_t now, Effect
   job.nodes.clear();
   job.gpu_indices.clear();
   job.gpus_by_node.clear();
-  job.shards_by_node.clear();
+  job.shares_by_node.clear();
   job.cpu_ids_by_node.clear();
   job.alloc_tres.clear();
   job.progress = RunProgress{};

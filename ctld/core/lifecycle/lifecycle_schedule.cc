@@ -366,7 +366,7 @@ Effects Lifecycle::ApplySchedule(const PassInput& input, const PassPlan& plan, i
     job.mem_by_node_mb = placement.mem_mb;
     job.tasks_by_node = placement.tasks;
     job.gpus_by_node = placement.gpu_indices;
-    job.shards_by_node = placement.shards;
+    job.shares_by_node = placement.shares;
     job.gpu_indices =
         placement.gpu_indices.empty() ? std::vector<int>{} : placement.gpu_indices.front();
     if (placement.time_limit > 0) job.request.time_limit = placement.time_limit;  // --time-min

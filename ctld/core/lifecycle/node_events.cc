@@ -39,7 +39,7 @@ void Lifecycle::DropFailedNode(Job& job, const std::string& node_name, int64_t n
   drop(job.mem_by_node_mb);
   drop(job.tasks_by_node);
   drop(job.gpus_by_node);
-  drop(job.shards_by_node);
+  drop(job.shares_by_node);
   drop(job.cpu_ids_by_node);
   // Slurm's words: "Removing failed node n2 from JobId=5".
   effects.log.push_back(

@@ -166,7 +166,7 @@ Effects Lifecycle::PrologDone(uint64_t job_id, int restart_count, const ScriptOu
       job.nodes.clear();
       job.gpu_indices.clear();
       job.gpus_by_node.clear();
-      job.shards_by_node.clear();
+      job.shares_by_node.clear();
       job.cpu_ids_by_node.clear();
       job.alloc_tres.clear();
       job.start_time = 0;

@@ -36,12 +36,18 @@ std::string GpuText(const ClusterView& view, int32_t count, int32_t type) {
   return text;
 }
 
+// `count` of the job's share kind: "3 GPU shards", "gres/mps:50".
+std::string ShareText(const PendingJob& job, int32_t count) {
+  if (job.share_kind == GpuShareKind::kMps) return absl::StrCat("gres/mps:", count);
+  return Plural(count, "GPU shard");
+}
+
 // What the job asks for, per node.
 std::string Asks(const ClusterView& view, const PendingJob& job) {
   std::vector<std::string> each = {Plural(job.cpus_per_node, "CPU")};
   if (job.mem_per_node_mb > 0) each.push_back(absl::StrCat(job.mem_per_node_mb, " MB"));
   if (job.gpus_per_node > 0) each.push_back(GpuText(view, job.gpus_per_node, job.gpu_type));
-  if (job.shards_per_node > 0) each.push_back(Plural(job.shards_per_node, "GPU shard"));
+  if (job.shares_per_node > 0) each.push_back(ShareText(job, job.shares_per_node));
   return absl::StrCat(Plural(job.num_nodes, "node"), " with ", absl::StrJoin(each, ", "),
                       job.num_nodes == 1 ? "" : " each", " for ", Duration(job.time_limit),
                       " in partition ", view.partitions[job.partition].name);
@@ -193,10 +199,10 @@ std::string ExplainPending(const ExplainRequest& request) {
     fewer.gpus_per_node = job.gpus_per_node - 1;
     consider(fewer, absl::StrCat("with ", GpuText(view, fewer.gpus_per_node, kNone), " per node"));
   }
-  if (job.shards_per_node > 1) {
+  if (job.shares_per_node > 1) {
     PendingJob fewer = job;
-    fewer.shards_per_node = job.shards_per_node - 1;
-    consider(fewer, absl::StrCat("with ", Plural(fewer.shards_per_node, "GPU shard"), " per node"));
+    fewer.shares_per_node = job.shares_per_node - 1;
+    consider(fewer, absl::StrCat("with ", ShareText(job, fewer.shares_per_node), " per node"));
   }
   if (job.gpus_per_node > 0) {
     for (size_t t = 0; t < view.gpu_types.size(); ++t) {

@@ -92,15 +92,15 @@ TEST(Explain, OffersAnotherPartitionAndFewerGpus) {
 // now. The per-GPU rule holds now: four free shards over two GPUs are not three.
 TEST(Explain, ShardJobsAreOfferedFewerShards) {
   SchedNode g1 = MakeNode("g1", 8, 2);
-  g1.gpu_shards = {4, 4};
+  g1.gpu_shares = {4, 4};
   ClusterView view = MakeView({g1});
   RunningJob first = MakeRunning(9, 1, {0}, 1, {{}}, kNow, 600);
-  first.shards = {{0, 2}};
+  first.shares = {{0, 2}};
   RunningJob second = MakeRunning(10, 1, {0}, 1, {{}}, kNow, 1800);
-  second.shards = {{1, 2}};
+  second.shares = {{1, 2}};
   view.running = {first, second};
   PendingJob job = MakeJob(46, 0, 1);
-  job.shards_per_node = 3;
+  job.shares_per_node = 3;
   const std::string text = ExplainPending(Request(view, job, "Resources"));
   EXPECT_NE(text.find("It asks for 1 node with 1 CPU, 3 GPU shards for 1 hour"), std::string::npos)
       << text;

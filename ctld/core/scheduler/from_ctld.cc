@@ -54,7 +54,8 @@ void SetShape(const JobRequest& request, PendingJob* pending) {
   pending->overcommit = shape.overcommit;
   pending->contiguous = shape.contiguous;
   pending->gpus_per_node = shape.gpus_per_node;
-  pending->shards_per_node = request.shards_per_node;
+  pending->shares_per_node = request.shares_per_node;
+  pending->share_kind = request.share_kind;
   pending->min_tmp_disk_mb = request.min_tmp_disk_mb;
   pending->min_topology = request.min_topology;
   // The least a node holds: one task (or --mincpus), and its memory.
@@ -79,7 +80,8 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     node.cpus = capacity.cpus;
     node.memory_mb = capacity.memory_mb;
     node.gpu_count = static_cast<int32_t>(capacity.gpu_owner.size());
-    node.gpu_shards = capacity.gpu_shards;
+    node.share_kind = capacity.share_kind;
+    node.gpu_shares = capacity.gpu_shares;
     node.gpu_type = capacity.gpu_type.empty() ? kNone : gpu_types.Get(capacity.gpu_type);
     node.weight = capacity.weight;
     node.tmp_disk_mb = capacity.tmp_disk_mb;
@@ -211,9 +213,9 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
       const std::vector<int>& gpus =
           job->gpus_by_node.size() == job->nodes.size() ? job->gpus_by_node[k] : job->gpu_indices;
       running.gpu_indices.emplace_back(gpus.begin(), gpus.end());
-      if (k < job->shards_by_node.size()) running.shards.push_back(job->shards_by_node[k]);
+      if (k < job->shares_by_node.size()) running.shares.push_back(job->shares_by_node[k]);
     }
-    if (running.shards.size() != running.nodes.size()) running.shards.clear();
+    if (running.shares.size() != running.nodes.size()) running.shares.clear();
     running.exclusive = job->request.exclusive;
     for (size_t k = 0; k < job->nodes.size(); ++k) {
       if (nodes.Find(job->nodes[k]) == kNone) continue;
@@ -348,7 +350,7 @@ ScheduleResult ToScheduleResult(const CtldSnapshot& snapshot, const SchedulePlan
       placement.nodes.push_back(snapshot.view.nodes[start.nodes[k]].name);
       placement.gpu_indices.emplace_back(start.gpu_indices[k].begin(), start.gpu_indices[k].end());
     }
-    placement.shards = start.shards;
+    placement.shares = start.shares;
     result.placements.push_back(std::move(placement));
   }
   for (size_t i = 0; i < snapshot.pending.size(); ++i) {

@@ -48,9 +48,9 @@ inline StartEstimate State::EstimateOneTaskPerNode(const PendingJob& job, std::v
     Amount free = FreeBeyondClaims(n);
     // Now, a shard job needs its shards on one GPU; later, the node's total
     // is the bound (which GPU frees first is not modelled).
-    const bool shards_now = job.shards_per_node == 0 ||
-                            ShardGpu(n, job.shards_per_node, free.gpus > job.gpus_per_node) >= 0;
-    if (FitsIn(n, free, job) && shards_now) {
+    const bool shares_now =
+        job.shares_per_node == 0 || ShareGpu(n, job, free.gpus > job.gpus_per_node) >= 0;
+    if (FitsIn(n, free, job) && shares_now) {
       fit_from[c] = ResvFitFrom(n, job, now_);
       continue;
     }

@@ -57,8 +57,9 @@ class State {
         now_(now),
         free_(view.nodes.size()),
         gpu_owner_(view.nodes.size()),
-        shards_used_(view.nodes.size()),
-        shard_pick_(view.nodes.size(), -1),
+        shares_used_(view.nodes.size()),
+        share_user_(view.nodes.size()),
+        share_pick_(view.nodes.size(), -1),
         releases_(view.nodes.size()),
         claimed_(view.nodes.size()),
         claims_(view.nodes.size()),
@@ -84,16 +85,17 @@ class State {
       const SchedNode& node = view.nodes[n];
       free_[n] = WholeNode(static_cast<int32_t>(n));
       gpu_owner_[n].assign(node.gpu_count, 0);
-      shards_used_[n].assign(node.gpu_shards.size(), 0);
+      shares_used_[n].assign(node.gpu_shares.size(), 0);
+      share_user_[n].assign(node.gpu_shares.size(), kNone);
     }
-    // A sharded GPU is given back whole when its last shard job ends: the
-    // timeline counts it with the shard job expected to end last.
-    std::vector<std::vector<std::pair<int64_t, uint64_t>>> last_shard_job(view.nodes.size());
+    // A shared GPU is given back whole when its last share job ends: the
+    // timeline counts it with the share job expected to end last.
+    std::vector<std::vector<std::pair<int64_t, uint64_t>>> last_share_job(view.nodes.size());
     for (const RunningJob& job : view.running) {
-      for (size_t k = 0; k < job.shards.size(); ++k) {
-        const GpuShards& held = job.shards[k];
+      for (size_t k = 0; k < job.shares.size(); ++k) {
+        const GpuShare& held = job.shares[k];
         if (held.count == 0 || job.exclusive) continue;
-        auto& last = last_shard_job[job.nodes[k]];
+        auto& last = last_share_job[job.nodes[k]];
         if (last.empty()) last.assign(view.nodes[job.nodes[k]].gpu_count, {kNone, 0});
         if (last[held.gpu].second == 0 || job.ExpectedEnd() >= last[held.gpu].first) {
           last[held.gpu] = {job.ExpectedEnd(), job.id};
@@ -115,19 +117,20 @@ class State {
           amount.mem = static_cast<int64_t>(job.MemOn(k));
           amount.gpus = job.gpu_indices.empty() ? 0 : job.gpu_indices[k].size();
           if (!job.gpu_indices.empty()) {
-            for (int32_t g : job.gpu_indices[k]) amount.shards += ShardsOf(n, g);
+            for (int32_t g : job.gpu_indices[k]) amount.shares += SharesOf(n, g);
           }
-          if (!job.shards.empty() && job.shards[k].count > 0) {
-            amount.shards += job.shards[k].count;
-            amount.gpus += last_shard_job[n][job.shards[k].gpu].second == job.id;
+          if (!job.shares.empty() && job.shares[k].count > 0) {
+            amount.shares += job.shares[k].count;
+            amount.gpus += last_share_job[n][job.shares[k].gpu].second == job.id;
           }
         }
         Take(n, amount, ClampEnd(job.ExpectedEnd()));
         if (!job.gpu_indices.empty()) {
           for (int32_t g : job.gpu_indices[k]) gpu_owner_[n][g] = job.id;
         }
-        if (!job.shards.empty() && job.shards[k].count > 0) {
-          shards_used_[n][job.shards[k].gpu] += job.shards[k].count;
+        if (!job.shares.empty() && job.shares[k].count > 0) {
+          shares_used_[n][job.shares[k].gpu] += job.shares[k].count;
+          share_user_[n][job.shares[k].gpu] = job.user;
         }
       }
       int64_t gpus = 0, cpus = 0, mem = 0;
@@ -221,7 +224,7 @@ class State {
   Amount AmountOn(int32_t n, const PendingJob& job) const {
     if (job.exclusive) return WholeNode(n);
     return {job.cpus_per_node, static_cast<int64_t>(job.mem_per_node_mb), job.gpus_per_node,
-            job.shards_per_node};
+            job.shares_per_node};
   }
 
   // Whether `free` (of node n) can hold the job's share.
@@ -237,34 +240,39 @@ class State {
   bool Whole(int32_t n, const Amount& room) const {
     const Amount whole = WholeNode(n);
     return room.cpus == whole.cpus && room.mem == whole.mem && room.gpus == whole.gpus &&
-           room.shards == whole.shards;
+           room.shares == whole.shares;
   }
 
   // All of node n.
   Amount WholeNode(int32_t n) const {
     const SchedNode& node = view_.nodes[n];
     int64_t shards = 0;
-    for (int32_t count : node.gpu_shards) shards += count;
+    for (int32_t count : node.gpu_shares) shards += count;
     return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count, shards};
   }
 
-  // The shards GPU g of node n has.
-  int64_t ShardsOf(int32_t n, int32_t g) const {
-    const std::vector<int32_t>& shards = view_.nodes[n].gpu_shards;
-    return static_cast<size_t>(g) < shards.size() ? shards[g] : 0;
+  // The shares (shards, MPS) GPU g of node n has.
+  int64_t SharesOf(int32_t n, int32_t g) const {
+    const std::vector<int32_t>& shares = view_.nodes[n].gpu_shares;
+    return static_cast<size_t>(g) < shares.size() ? shares[g] : 0;
   }
 
-  // The GPU of node n that gives a job `want` shards now: the first, by
-  // index, that no job holds whole with that many shards free (Slurm 22.05's
-  // _pick_specific_topo), one no shard job uses yet only if `fresh_ok`
-  // (room for one more busy GPU). -1 if none.
-  int32_t ShardGpu(int32_t n, int32_t want, bool fresh_ok) const {
-    const std::vector<int32_t>& used = shards_used_[n];
+  // The GPU of node n that gives the job its shares now: the first, by
+  // index, that no job holds whole with that many free (Slurm 22.05's
+  // _pick_specific_topo), one no share job uses yet only if `fresh_ok` (room
+  // for one more busy GPU). MPS: the GPU already in MPS use if there is one
+  // (Slurm's one_sharing), and only while its user is the job's. -1 if none.
+  int32_t ShareGpu(int32_t n, const PendingJob& job, bool fresh_ok) const {
+    const std::vector<int32_t>& used = shares_used_[n];
+    const bool mps = job.share_kind == GpuShareKind::kMps;
+    const bool busy = std::any_of(used.begin(), used.end(), [](int32_t u) { return u > 0; });
     for (size_t g = 0; g < used.size(); ++g) {
-      if (gpu_owner_[n][g] != 0 || ShardsOf(n, static_cast<int32_t>(g)) - used[g] < want) {
+      if (gpu_owner_[n][g] != 0 ||
+          SharesOf(n, static_cast<int32_t>(g)) - used[g] < job.shares_per_node) {
         continue;
       }
-      if (used[g] == 0 && !fresh_ok) continue;
+      if (used[g] == 0 && (!fresh_ok || (mps && busy))) continue;
+      if (mps && used[g] > 0 && share_user_[n][g] != job.user) continue;
       return static_cast<int32_t>(g);
     }
     return -1;
@@ -279,7 +287,7 @@ class State {
       room.cpus = std::min(room.cpus, claim.spare.cpus);
       room.mem = std::min(room.mem, claim.spare.mem);
       room.gpus = std::min(room.gpus, claim.spare.gpus);
-      room.shards = std::min(room.shards, claim.spare.shards);
+      room.shares = std::min(room.shares, claim.spare.shares);
     }
     return room;
   }
@@ -302,8 +310,8 @@ class State {
       room.gpus = std::max<int64_t>(0, room.gpus - b.gpus);
       // The reserved GPUs' shards: counted at the most a GPU there has.
       int64_t most = 0;
-      for (int32_t count : view_.nodes[n].gpu_shards) most = std::max<int64_t>(most, count);
-      room.shards = std::max<int64_t>(0, room.shards - b.gpus * most);
+      for (int32_t count : view_.nodes[n].gpu_shares) most = std::max<int64_t>(most, count);
+      room.shares = std::max<int64_t>(0, room.shares - b.gpus * most);
     }
     return room;
   }
@@ -340,7 +348,7 @@ class State {
         // A GPU reservation is in the way only of a job that could not fit
         // beside it on the node (what else runs there the releases model).
         if (b.gpus != 0 && !job.exclusive &&
-            job.gpus_per_node + (job.shards_per_node > 0 ? 1 : 0) + b.gpus <=
+            job.gpus_per_node + (job.shares_per_node > 0 ? 1 : 0) + b.gpus <=
                 view_.nodes[n].gpu_count) {
           continue;
         }
@@ -372,17 +380,17 @@ class State {
       c.room = {a.cpus, a.mem, a.gpus, Whole(n, a)};
       candidates_.push_back(c);
     };
-    auto shards_fit = [&](int32_t n, const Amount& a) {
-      if (job.shards_per_node == 0) return true;
-      if (a.shards < job.shards_per_node) return false;
+    auto shares_fit = [&](int32_t n, const Amount& a) {
+      if (job.shares_per_node == 0) return true;
+      if (a.shares < job.shares_per_node) return false;
       if (!now) return true;
-      shard_pick_[n] = ShardGpu(n, job.shards_per_node, a.gpus > job.gpus_per_node);
-      return shard_pick_[n] >= 0;
+      share_pick_[n] = ShareGpu(n, job, a.gpus > job.gpus_per_node);
+      return share_pick_[n] >= 0;
     };
     for (int32_t r : job.nodelist) {
       if (!Eligible(r, job)) return false;
       const Amount a = room(r);
-      if (!shards_fit(r, a)) return false;
+      if (!shares_fit(r, a)) return false;
       add(r, a, true);
     }
     const int64_t floor = job.overcommit ? 1 : job.cpus_per_node;
@@ -393,7 +401,7 @@ class State {
       const Amount a = room(n);
       if (a.gpus < job.gpus_per_node || a.cpus < floor) continue;
       if (job.exclusive && !Whole(n, a)) continue;
-      if (!shards_fit(n, a)) continue;
+      if (!shares_fit(n, a)) continue;
       add(n, a, false);
     }
     *takes = PlaceTasks(shape, candidates_);
@@ -447,7 +455,7 @@ class State {
   // What the job holds on node n when placed there with `take`.
   Amount Held(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem) const {
     if (job.exclusive) return WholeNode(n);
-    return {cpus, mem, job.gpus_per_node, job.shards_per_node};
+    return {cpus, mem, job.gpus_per_node, job.shares_per_node};
   }
 
   // Starts `job` as placed (REQUIRES: it fits, as the last Place said):
@@ -463,7 +471,7 @@ class State {
     start.expected_end = job.time_limit == kNoLimit ? kNever : now_ + job.time_limit;
     const int64_t end = EndOf(job);
     start.gpu_indices.resize(takes.size());
-    if (job.shards_per_node > 0) start.shards.resize(takes.size());
+    if (job.shares_per_node > 0) start.shares.resize(takes.size());
     int64_t cpus = 0, mem = 0;
     for (size_t k = 0; k < takes.size(); ++k) {
       const int32_t n = takes[k].node;
@@ -476,16 +484,16 @@ class State {
       std::vector<uint64_t>& owner = gpu_owner_[n];
       for (size_t g = 0; g < owner.size() && static_cast<int32_t>(gpus.size()) < job.gpus_per_node;
            ++g) {
-        if (owner[g] == 0 && (g >= shards_used_[n].size() || shards_used_[n][g] == 0)) {
+        if (owner[g] == 0 && (g >= shares_used_[n].size() || shares_used_[n][g] == 0)) {
           owner[g] = job.id;
           gpus.push_back(static_cast<int32_t>(g));
         }
       }
-      if (job.shards_per_node > 0) {
-        start.shards[k] = {shard_pick_[n], job.shards_per_node};
+      if (job.shares_per_node > 0) {
+        start.shares[k] = {share_pick_[n], job.shares_per_node};
       }
       const Amount amount = TakeGpus(n, job, takes[k].cpus, static_cast<int64_t>(takes[k].mem_mb),
-                                     gpus, job.shards_per_node > 0 ? start.shards[k] : GpuShards{});
+                                     gpus, job.shares_per_node > 0 ? start.shares[k] : GpuShare{});
       cpus += takes[k].cpus;
       mem += static_cast<int64_t>(takes[k].mem_mb);
       Take(n, amount, end);
@@ -509,7 +517,7 @@ class State {
       for (int32_t g : start.gpu_indices[k]) gpu_owner_[n][g] = job.id;
       Take(n,
            TakeGpus(n, job, start.cpus[k], static_cast<int64_t>(start.mem_mb[k]),
-                    start.gpu_indices[k], start.shards.empty() ? GpuShards{} : start.shards[k]),
+                    start.gpu_indices[k], start.shares.empty() ? GpuShare{} : start.shares[k]),
            end);
       cpus += start.cpus[k];
       mem += static_cast<int64_t>(start.mem_mb[k]);
@@ -542,16 +550,17 @@ class State {
   };
 
   // What a job started on node n holds there, its whole GPUs `gpus` (already
-  // its own in gpu_owner_) and `shards` now marked as used: a GPU held whole
-  // takes its shards, and shards on a GPU no shard job used yet take it.
+  // its own in gpu_owner_) and `share` now marked as used: a GPU held whole
+  // takes its shares, and shares of a GPU no share job used yet take it.
   Amount TakeGpus(int32_t n, const PendingJob& job, int64_t cpus, int64_t mem,
-                  const std::vector<int32_t>& gpus, const GpuShards& shards) {
+                  const std::vector<int32_t>& gpus, const GpuShare& share) {
     Amount amount = Held(n, job, cpus, mem);
     if (job.exclusive) return amount;
-    for (int32_t g : gpus) amount.shards += ShardsOf(n, g);
-    if (shards.count > 0 && shards.gpu >= 0) {
-      amount.gpus += shards_used_[n][shards.gpu] == 0;
-      shards_used_[n][shards.gpu] += shards.count;
+    for (int32_t g : gpus) amount.shares += SharesOf(n, g);
+    if (share.count > 0 && share.gpu >= 0) {
+      amount.gpus += shares_used_[n][share.gpu] == 0;
+      shares_used_[n][share.gpu] += share.count;
+      share_user_[n][share.gpu] = job.user;
     }
     return amount;
   }
@@ -605,11 +614,11 @@ class State {
     to->cpus += amount.cpus;
     to->mem += amount.mem;
     to->gpus += amount.gpus;
-    to->shards += amount.shards;
+    to->shares += amount.shares;
   }
 
   static Amount Minus(const Amount& a, const Amount& b) {
-    return {a.cpus - b.cpus, a.mem - b.mem, a.gpus - b.gpus, a.shards - b.shards};
+    return {a.cpus - b.cpus, a.mem - b.mem, a.gpus - b.gpus, a.shares - b.shares};
   }
 
   // Free now once every reservation on `n` is counted as held from now.
@@ -660,9 +669,10 @@ class State {
   mutable std::vector<PlacementCandidate> candidates_;  // Place's scratch
   std::vector<Amount> free_;
   std::vector<std::vector<uint64_t>> gpu_owner_;   // per node, per GPU index: job id, 0 = free
-  std::vector<std::vector<int32_t>> shards_used_;  // per node, per GPU index: shards held
+  std::vector<std::vector<int32_t>> shares_used_;  // per node, per GPU index: shares held
+  std::vector<std::vector<int32_t>> share_user_;   // per node, per GPU index: a share job's user
   // Per node: the GPU the last Place (now) found for a shard job; Start's.
-  mutable std::vector<int32_t> shard_pick_;
+  mutable std::vector<int32_t> share_pick_;
   // Per node, what running jobs and reservations give back and when, by end.
   std::vector<std::vector<Release>> releases_;
   std::vector<Amount> claimed_;                     // per node: what its reservations hold

@@ -23,7 +23,7 @@ struct Shape {
     const PendingJob& a = *job;
     return a.partition == other.partition && a.num_nodes == other.num_nodes &&
            a.cpus_per_node == other.cpus_per_node && a.gpus_per_node == other.gpus_per_node &&
-           a.gpu_type == other.gpu_type && a.shards_per_node == other.shards_per_node &&
+           a.gpu_type == other.gpu_type && a.shares_per_node == other.shares_per_node &&
            a.mem_per_node_mb == other.mem_per_node_mb && a.exclusive == other.exclusive &&
            a.ntasks == other.ntasks && a.cpus_per_task == other.cpus_per_task &&
            a.max_nodes == other.max_nodes && a.want_nodes == other.want_nodes &&

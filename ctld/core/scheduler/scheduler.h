@@ -76,7 +76,7 @@ struct JobStart {
   std::vector<uint64_t> mem_mb;
   std::vector<int32_t> tasks;
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`
-  std::vector<GpuShards> shards;                  // per entry of `nodes`; empty = none
+  std::vector<GpuShare> shares;                   // per entry of `nodes`; empty = none
   bool exclusive = false;
   bool backfilled = false;
   int64_t expected_end = kNever;

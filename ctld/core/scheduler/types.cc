@@ -20,9 +20,10 @@ bool NodeCouldHold(const SchedNode& node, int32_t n, const PendingJob& job) {
                    0};
   const Share size{node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count, 0};
   if (!ShareFits(want, size)) return false;
-  if (job.shards_per_node > 0 &&
-      std::none_of(node.gpu_shards.begin(), node.gpu_shards.end(),
-                   [&](int32_t count) { return count >= job.shards_per_node; })) {
+  if (job.shares_per_node > 0 &&
+      (node.share_kind != job.share_kind ||
+       std::none_of(node.gpu_shares.begin(), node.gpu_shares.end(),
+                    [&](int32_t count) { return count >= job.shares_per_node; }))) {
     return false;
   }
   if (job.min_tmp_disk_mb > node.tmp_disk_mb) return false;
@@ -285,32 +286,32 @@ absl::Status ValidateView(const ClusterView& view) {
       }
     }
   }
-  // Shards: each within its GPU's, on a GPU no job holds whole.
-  std::vector<std::vector<int32_t>> shards_used(view.nodes.size());
+  // Shares (shards, MPS): each within its GPU's, on a GPU no job holds whole.
+  std::vector<std::vector<int32_t>> shares_used(view.nodes.size());
   for (size_t n = 0; n < view.nodes.size(); ++n) {
-    shards_used[n].assign(view.nodes[n].gpu_shards.size(), 0);
-    if (!view.nodes[n].gpu_shards.empty() &&
-        view.nodes[n].gpu_shards.size() != static_cast<size_t>(view.nodes[n].gpu_count)) {
+    shares_used[n].assign(view.nodes[n].gpu_shares.size(), 0);
+    if (!view.nodes[n].gpu_shares.empty() &&
+        view.nodes[n].gpu_shares.size() != static_cast<size_t>(view.nodes[n].gpu_count)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("node ", view.nodes[n].name, ": shards per GPU"));
+          absl::StrCat("node ", view.nodes[n].name, ": shares per GPU"));
     }
   }
   for (const RunningJob& job : view.running) {
-    if (!job.shards.empty() && job.shards.size() != job.nodes.size()) {
-      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": shards per node"));
+    if (!job.shares.empty() && job.shares.size() != job.nodes.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": shares per node"));
     }
-    for (size_t k = 0; k < job.shards.size(); ++k) {
-      const GpuShards& held = job.shards[k];
+    for (size_t k = 0; k < job.shares.size(); ++k) {
+      const GpuShare& held = job.shares[k];
       if (held.count == 0) continue;
       const int32_t n = job.nodes[k];
-      if (!InRange(held.gpu, shards_used[n].size()) || held.count < 0 || owner[n][held.gpu] != 0) {
-        return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": no shards of GPU ",
+      if (!InRange(held.gpu, shares_used[n].size()) || held.count < 0 || owner[n][held.gpu] != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("job ", job.id, ": no shares of GPU ",
                                                        held.gpu, " on ", view.nodes[n].name));
       }
-      shards_used[n][held.gpu] += held.count;
-      if (shards_used[n][held.gpu] > view.nodes[n].gpu_shards[held.gpu]) {
+      shares_used[n][held.gpu] += held.count;
+      if (shares_used[n][held.gpu] > view.nodes[n].gpu_shares[held.gpu]) {
         return absl::InvalidArgumentError(absl::StrCat("GPU ", held.gpu, " on ", view.nodes[n].name,
-                                                       " over-sharded by job ", job.id));
+                                                       " over-shared by job ", job.id));
       }
     }
   }

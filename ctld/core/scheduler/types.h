@@ -43,13 +43,15 @@ struct SchedNode {
   bool usable = false;  // responding and not DOWN/DRAIN/FUTURE
   int32_t cpus = 0;
   uint64_t memory_mb = 0;
-  int32_t gpu_type = kNone;         // index into ClusterView::gpu_types; kNone = untyped
-  int32_t gpu_count = 0;            // GPU indices are 0 .. gpu_count-1
-  std::vector<int32_t> gpu_shards;  // gres/shard per GPU index; empty = none
-  uint32_t weight = 1;              // Weight=: lower is used first
-  std::vector<int32_t> features;    // indices into ClusterView::features
-  uint64_t tmp_disk_mb = 0;         // TmpDisk=: a job's --tmp is a floor on it
-  NodeTopology layout;              // Sockets=, ...: a job's -B is a floor on it
+  int32_t gpu_type = kNone;  // index into ClusterView::gpu_types; kNone = untyped
+  int32_t gpu_count = 0;     // GPU indices are 0 .. gpu_count-1
+  // gres/shard or gres/mps (share_kind) per GPU index; empty = none.
+  GpuShareKind share_kind = GpuShareKind::kShard;
+  std::vector<int32_t> gpu_shares;
+  uint32_t weight = 1;            // Weight=: lower is used first
+  std::vector<int32_t> features;  // indices into ClusterView::features
+  uint64_t tmp_disk_mb = 0;       // TmpDisk=: a job's --tmp is a floor on it
+  NodeTopology layout;            // Sockets=, ...: a job's -B is a floor on it
 };
 
 struct SchedPartition {
@@ -155,7 +157,7 @@ struct RunningJob {
   std::vector<uint64_t> mem_by_node_mb;
   std::vector<std::vector<int32_t>> gpu_indices;  // per entry of `nodes`; may be empty
                                                   // when the job holds no GPU
-  std::vector<GpuShards> shards;                  // per entry of `nodes`; empty = none
+  std::vector<GpuShare> shares;                   // per entry of `nodes`; empty = none
   bool exclusive = false;                         // holds its nodes whole
   std::vector<LicenseUse> licenses;               // -L
   int64_t start_time = 0;
@@ -239,9 +241,11 @@ struct PendingJob {
   uint64_t mem_per_node_mb = 0;
   int32_t gpus_per_node = 0;
   int32_t gpu_type = kNone;  // kNone = any
-  // gres/shard: this many shards of one GPU on each node (a GPU no job holds
-  // whole); 0 = none.
-  int32_t shards_per_node = 0;
+  // gres/shard or gres/mps (share_kind): this many of one GPU on each node
+  // sharing that kind (a GPU no job holds whole); 0 = none. An MPS job takes
+  // the node's GPU already in MPS use, if any, and only while its user's.
+  int32_t shares_per_node = 0;
+  GpuShareKind share_kind = GpuShareKind::kShard;
   bool exclusive = false;
   // With ntasks > 0, tasks spread over num_nodes..max_nodes nodes as
   // placement.h places them (ShapeOf).

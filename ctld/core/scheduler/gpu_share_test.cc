@@ -1,7 +1,8 @@
-// gres/shard in the pass: a job's shards on a node come from one GPU, the
-// first by index with that many free (Slurm 22.05's _pick_specific_topo); a
-// GPU held whole gives no shards and a GPU with shards in use is not given
-// whole.
+// gres/shard and gres/mps in the pass: a job's shares on a node come from
+// one GPU, the first by index with that many free (Slurm 22.05's
+// _pick_specific_topo); a GPU held whole gives no shares and a GPU with
+// shares in use is not given whole. MPS jobs of a node use its one GPU in MPS
+// use (Slurm's one_sharing), and only while it is their user's.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -23,19 +24,19 @@ constexpr int64_t kNow = 1000;
 
 SchedNode ShardedNode(const std::string& name, int gpus, std::vector<int32_t> shards) {
   SchedNode node = MakeNode(name, 8, gpus);
-  node.gpu_shards = std::move(shards);
+  node.gpu_shares = std::move(shards);
   return node;
 }
 
 PendingJob ShardJob(uint64_t id, int32_t user, int32_t shards) {
   PendingJob job = MakeJob(id, user, 1, 0);
-  job.shards_per_node = shards;
+  job.shares_per_node = shards;
   return job;
 }
 
 RunningJob RunningShards(uint64_t id, int32_t gpu, int32_t count, int64_t time_limit) {
   RunningJob job = MakeRunning(id, 1, {0}, 1, {{}}, kNow, time_limit);
-  job.shards = {{gpu, count}};
+  job.shares = {{gpu, count}};
   return job;
 }
 
@@ -51,7 +52,7 @@ TEST(Shards, TwoUsersShareTheFirstGpu) {
   for (uint64_t id : {1u, 2u}) {
     const JobStart* start = StartOf(plan, id);
     ASSERT_NE(start, nullptr);
-    EXPECT_EQ(start->shards, (std::vector<GpuShards>{{0, 1}})) << id;
+    EXPECT_EQ(start->shares, (std::vector<GpuShare>{{0, 1}})) << id;
     EXPECT_EQ(start->gpu_indices, (std::vector<std::vector<int32_t>>{{}})) << id;
   }
 }
@@ -96,9 +97,9 @@ TEST(Shards, ShardsMoveOnToTheNextGpuWithEnoughFree) {
   view.running.push_back(RunningShards(50, 0, 3, 10000));
   SchedulePlan plan = RunPass(view, {ShardJob(1, 0, 2), ShardJob(2, 0, 1)});
   ASSERT_NE(StartOf(plan, 1), nullptr);
-  EXPECT_EQ(StartOf(plan, 1)->shards, (std::vector<GpuShards>{{1, 2}}));
+  EXPECT_EQ(StartOf(plan, 1)->shares, (std::vector<GpuShare>{{1, 2}}));
   ASSERT_NE(StartOf(plan, 2), nullptr);
-  EXPECT_EQ(StartOf(plan, 2)->shards, (std::vector<GpuShards>{{0, 1}}));  // first fit
+  EXPECT_EQ(StartOf(plan, 2)->shares, (std::vector<GpuShare>{{0, 1}}));  // first fit
 }
 
 TEST(Shards, NoShardsOnAGpuHeldWhole) {
@@ -127,7 +128,7 @@ TEST(Shards, MultiNodeJobTakesShardsOnEveryNode) {
   const JobStart* start = StartOf(plan, 1);
   ASSERT_NE(start, nullptr);
   EXPECT_EQ(start->nodes, (std::vector<int32_t>{0, 1}));
-  EXPECT_EQ(start->shards, (std::vector<GpuShards>{{0, 2}, {0, 2}}));
+  EXPECT_EQ(start->shares, (std::vector<GpuShare>{{0, 2}, {0, 2}}));
 }
 
 TEST(Shards, AGpuReservationKeepsShardJobsOffItsGpus) {
@@ -154,6 +155,56 @@ TEST(Shards, ValidateViewCatchesOverShardedAndWholeHeldGpus) {
   EXPECT_FALSE(ValidateView(view).ok());
   view.running.pop_back();
   EXPECT_TRUE(ValidateView(view).ok());
+}
+
+SchedNode MpsNode(const std::string& name) {
+  SchedNode node = ShardedNode(name, 2, {100, 100});
+  node.share_kind = GpuShareKind::kMps;
+  return node;
+}
+
+PendingJob MpsJob(uint64_t id, int32_t user, int32_t share) {
+  PendingJob job = ShardJob(id, user, share);
+  job.share_kind = GpuShareKind::kMps;
+  return job;
+}
+
+TEST(Mps, OneUsersJobsShareTheGpuInMpsUse) {
+  ClusterView view = MakeView({MpsNode("g1")});
+  SchedulePlan plan = RunPass(view, {MpsJob(1, 0, 60), MpsJob(2, 0, 40), MpsJob(3, 0, 10)});
+  ASSERT_NE(StartOf(plan, 1), nullptr);
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+  EXPECT_EQ(StartOf(plan, 1)->shares, (std::vector<GpuShare>{{0, 60}}));
+  EXPECT_EQ(StartOf(plan, 2)->shares, (std::vector<GpuShare>{{0, 40}}));
+  // GPU 0 is full, and MPS stays on the GPU already in MPS use (one_sharing).
+  EXPECT_EQ(StartOf(plan, 3), nullptr);
+}
+
+TEST(Mps, AnotherUsersJobWaitsForTheFirstUsersToEnd) {
+  ClusterView view = MakeView({MpsNode("g1")});
+  RunningJob first = MakeRunning(50, 1, {0}, 1, {{}}, kNow, 600);
+  first.shares = {{0, 50}};
+  view.running.push_back(first);
+  std::vector<PendingJob> pending = {MpsJob(1, 0, 50), MpsJob(2, 1, 50)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(StartOf(plan, 1), nullptr);  // user 0, while user 1 holds the MPS GPU
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  ASSERT_NE(StartOf(plan, 2), nullptr);  // user 1's own
+  EXPECT_EQ(StartOf(plan, 2)->shares, (std::vector<GpuShare>{{0, 50}}));
+  view.running.clear();
+  plan = RunPass(view, {MpsJob(1, 0, 50)});
+  EXPECT_NE(StartOf(plan, 1), nullptr);
+}
+
+TEST(Mps, SharesOfOneKindOnlyOnNodesOfThatKind) {
+  ClusterView view = MakeView({ShardedNode("s1", 1, {4})});
+  std::vector<PendingJob> pending = {MpsJob(1, 0, 1)};
+  SchedulePlan plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "BadConstraints");
+  view = MakeView({MpsNode("m1")});
+  pending = {ShardJob(2, 0, 1)};
+  plan = RunPass(view, pending);
+  EXPECT_EQ(ReasonOf(plan, pending, 2), "BadConstraints");
 }
 
 }  // namespace
