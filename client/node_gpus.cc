@@ -13,8 +13,12 @@ std::vector<NodeGpuEntry> NodeGpuEntries(const v1::NodeInfo& node) {
   for (const v1::Gres& gres : node.gres()) {
     if (gres.name() != "gpu") continue;
     NodeGpuEntry entry{gres.type(), gres.count(), 0};
-    for (int index : node.alloc_gpu_indices()) {
-      if (index >= base && index < base + gres.count()) ++entry.held;
+    for (int64_t index = base; index < base + gres.count(); ++index) {
+      const bool whole = std::find(node.alloc_gpu_indices().begin(), node.alloc_gpu_indices().end(),
+                                   index) != node.alloc_gpu_indices().end();
+      const bool shared = index < node.alloc_gpu_shares_size() &&
+                          node.alloc_gpu_shares(static_cast<int>(index)) > 0;
+      entry.held += whole || shared;
     }
     base += gres.count();
     entries.push_back(std::move(entry));

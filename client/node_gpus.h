@@ -1,7 +1,7 @@
 // A node's GPUs and gres as ctld reports them and the commands show them: per gpu gres entry, in
-// configured order, its type, how many there are and how many jobs hold. A node numbers its GPUs
-// across those entries in that order, and its alloc_gpu_indices count in the same numbering
-// (sinfo's GresUsed reads them so too). sstatus and restd's metrics count GPUs from here.
+// configured order, its type, how many there are and how many jobs use (whole or shared). A node
+// numbers its GPUs across those entries in that order, and its alloc_gpu_indices count in the same
+// numbering (sinfo's GresUsed reads them so too). sstatus and restd's metrics count GPUs from here.
 //
 // Pure; thread-safe.
 #ifndef SKIFF_CLIENT_NODE_GPUS_H_
@@ -19,7 +19,7 @@ namespace skiff::client {
 struct NodeGpuEntry {
   std::string type;  // "" when untyped
   int64_t count = 0;
-  int64_t held = 0;  // of them, held by jobs
+  int64_t held = 0;  // of them, in use by jobs: held whole, or shared (gres/shard, gres/mps)
 };
 
 std::vector<NodeGpuEntry> NodeGpuEntries(const v1::NodeInfo& node);

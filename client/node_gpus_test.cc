@@ -51,6 +51,9 @@ TEST(NodeGpusTest, GresUsedOfShardsCountsTheGpusWithAShardInUse) {
   AddGres(mps, "mps", "", 200);
   for (int share : {0, 75}) mps.add_alloc_gpu_shares(share);
   EXPECT_EQ(NodeGresUsedString(mps), "gpu:0,mps:(null):1(IDX:1)");
+  // A GPU with a share in use is in use, for sstatus and /metrics.
+  ASSERT_EQ(NodeGpuEntries(mps).size(), 1u);
+  EXPECT_EQ(NodeGpuEntries(mps)[0].held, 1);
 }
 
 TEST(IndexRanges, FoldsConsecutiveIndices) {

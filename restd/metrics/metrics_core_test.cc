@@ -319,6 +319,29 @@ TEST(MetricsCoreTest, GpusPerTypeForTheClusterAndPerPartition) {
   EXPECT_TRUE(DeclaredOnce(text, "skiff_gpus", "gauge"));
 }
 
+// A GPU with shard jobs on it is in use; the node's shares are counted.
+TEST(MetricsCoreTest, SharedGpusAreInUseAndTheirSharesCounted) {
+  MetricsSnapshot snapshot;
+  v1::GetNodesReply nodes;
+  v1::NodeInfo* node = nodes.add_nodes();
+  node->set_name("s1");
+  node->set_state("MIXED");
+  v1::Gres* gpu = node->add_gres();
+  gpu->set_name("gpu");
+  gpu->set_count(2);
+  v1::Gres* shard = node->add_gres();
+  shard->set_name("shard");
+  shard->set_count(8);
+  for (int held : {3, 0}) node->add_alloc_gpu_shares(held);
+  snapshot.nodes = nodes;
+  const std::string text = MetricsFrom(MetricsEndpoint::kAll, snapshot);
+  EXPECT_EQ(Sample(text, "skiff_node_gpus_allocated{node=\"s1\",type=\"\"}"), "1");
+  EXPECT_EQ(Sample(text, "skiff_gpus_idle{type=\"\"}"), "1");
+  EXPECT_EQ(Sample(text, "skiff_node_gpu_shares{node=\"s1\",gres=\"shard\"}"), "8");
+  EXPECT_EQ(Sample(text, "skiff_node_gpu_shares_allocated{node=\"s1\",gres=\"shard\"}"), "3");
+  EXPECT_TRUE(DeclaredOnce(text, "skiff_node_gpu_shares", "gauge"));
+}
+
 TEST(MetricsCoreTest, GpuUseAndBudgetsPerUserAccountAndQos) {
   MetricsSnapshot snapshot;
   v1::GetAccountsReply accounts;

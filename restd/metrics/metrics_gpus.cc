@@ -84,6 +84,22 @@ void AddGpuMetrics(const MetricsSnapshot& snapshot, Exposition& out) {
                   {{"node", snapshot.nodes->nodes(i).name()}, {"type", type}});
       }
     }
+    // Shares of GPUs (gres/shard, gres/mps): what each node has and what jobs hold.
+    constexpr char kShares[] = "GPU shares on the node (gres/shard or gres/mps), by gres";
+    constexpr char kSharesAllocated[] = "GPU shares held by jobs on the node, by gres";
+    out.Declare("skiff_node_gpu_shares", kShares, MetricType::kGauge);
+    out.Declare("skiff_node_gpu_shares_allocated", kSharesAllocated, MetricType::kGauge);
+    for (const v1::NodeInfo& node : snapshot.nodes->nodes()) {
+      for (const v1::Gres& gres : node.gres()) {
+        if (gres.name() != "shard" && gres.name() != "mps") continue;
+        double held = 0;
+        for (int32_t count : node.alloc_gpu_shares()) held += count;
+        out.Gauge("skiff_node_gpu_shares", kShares, static_cast<double>(gres.count()),
+                  {{"node", node.name()}, {"gres", gres.name()}});
+        out.Gauge("skiff_node_gpu_shares_allocated", kSharesAllocated, held,
+                  {{"node", node.name()}, {"gres", gres.name()}});
+      }
+    }
     // noded drains a node whose GPU broke with "GPU /dev/nvidia1: Xid 79 (...)".
     constexpr char kFault[] =
         "A node drained for a broken GPU (a fault Xid, uncorrected ECC errors, a lost GPU): 1, "
