@@ -7,7 +7,7 @@
 //   gpu minor=0 name=NVIDIA_A100-SXM4-40GB util=37 memtotal=40960 memused=1024 energy=5000 ecc=0
 //   process gpu=0 pid=1234 mem=512
 //   xid gpu=1 code=79
-//   jobs node=n3
+//   jobs node=n3 conf=/tmp/skiff-x/etc/skiff.conf
 //   gpu minor=1 uuid=GPU-5c1e... mig=1
 //   mig gpu=1 gi=1 ci=0 slices=3 memory=20096 uuid=MIG-1b2c...
 //
@@ -32,7 +32,9 @@
 // it without writing the file: a process of this host whose environment says
 // SLURMD_NODENAME=NAME and SKIFF_FAKE_GPU_UTIL=U is on each GPU of its
 // SLURM_STEP_GPUS (else SLURM_JOB_GPUS), one per job and GPU, holding
-// SKIFF_FAKE_GPU_MEM MiB (1024 unless set), and the GPU is at least U% busy.
+// SKIFF_FAKE_GPU_MEM MiB (1024 unless set), and the GPU is at least U% busy;
+// with conf=PATH, only if its SKIFF_CONF is PATH too (the jobs of one local
+// cluster, when several on this host have a node of that name).
 // A GPU without energy= then draws 60 W idle, 400 W at 100%, summed from call
 // to call. (/proc's environ is a process's first environment: a shell's
 // `export` shows in the programs it starts, not in the shell.)
@@ -122,12 +124,36 @@ std::string EnvValue(const std::string& environ, const std::string& name) {
   return "";
 }
 
+// When process `pid` started (clock ticks since boot: /proc/PID/stat's 22nd
+// field); ~0 if unknown.
+unsigned long long StartTicks(const char* pid) {
+  std::ifstream in(std::string("/proc/") + pid + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t comm_end = stat.rfind(')');  // the command may hold spaces
+  if (comm_end == std::string::npos) return ~0ull;
+  std::istringstream fields(stat.substr(comm_end + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return ~0ull;
+}
+
 // `jobs node=NAME`: this host's processes that ask, through their
-// environment, to look busy on the GPUs of their job on NAME.
-void AddJobProcesses(const std::string& node, std::vector<FakeGpu>& gpus) {
+// environment, to look busy on the GPUs of their job on NAME. Each job is on
+// a GPU once, as its oldest such process (the batch shell, not a `sleep` it
+// runs: with pid numbers wrapping, the child may have the lower pid, and be
+// gone before noded asks which job the pid is of).
+void AddJobProcesses(const std::string& node, const std::string& conf, std::vector<FakeGpu>& gpus) {
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return;
-  std::set<std::pair<std::string, size_t>> listed;  // (job, GPU index)
+  struct Candidate {
+    unsigned long long started = ~0ull;
+    unsigned pid = 0;
+    unsigned long long mem_mib = 0;
+    unsigned busy = 0;
+  };
+  std::map<std::pair<std::string, size_t>, Candidate> oldest;  // by (job, GPU index)
   while (struct dirent* entry = readdir(proc)) {
     const char* name = entry->d_name;
     if (name[0] < '0' || name[0] > '9') continue;
@@ -136,24 +162,31 @@ void AddJobProcesses(const std::string& node, std::vector<FakeGpu>& gpus) {
                               std::istreambuf_iterator<char>());
     const std::string util = EnvValue(environ, "SKIFF_FAKE_GPU_UTIL");
     if (util.empty() || EnvValue(environ, "SLURMD_NODENAME") != node) continue;
+    if (!conf.empty() && EnvValue(environ, "SKIFF_CONF") != conf) continue;
     std::string indices = EnvValue(environ, "SLURM_STEP_GPUS");
     if (indices.empty()) indices = EnvValue(environ, "SLURM_JOB_GPUS");
     const std::string mem = EnvValue(environ, "SKIFF_FAKE_GPU_MEM");
     const std::string job = EnvValue(environ, "SLURM_JOB_ID");
+    const unsigned long long started = StartTicks(name);
     std::istringstream list(indices);
     for (std::string index; std::getline(list, index, ',');) {
       const size_t i = std::strtoul(index.c_str(), nullptr, 10);
-      if (index.empty() || i >= gpus.size() || !listed.insert({job, i}).second) continue;
-      FakeProcess process;
-      process.pid = std::strtoul(name, nullptr, 10);
-      process.mem_mib = mem.empty() ? 1024 : std::strtoull(mem.c_str(), nullptr, 10);
-      gpus[i].processes.push_back(process);
-      gpus[i].mem_used_mib += process.mem_mib;
-      const unsigned busy = std::strtoul(util.c_str(), nullptr, 10);
-      if (busy > gpus[i].util) gpus[i].util = busy > 100 ? 100 : busy;
+      if (index.empty() || i >= gpus.size()) continue;
+      Candidate& best = oldest[{job, i}];
+      if (best.pid != 0 && best.started <= started) continue;
+      best.started = started;
+      best.pid = std::strtoul(name, nullptr, 10);
+      best.mem_mib = mem.empty() ? 1024 : std::strtoull(mem.c_str(), nullptr, 10);
+      best.busy = std::strtoul(util.c_str(), nullptr, 10);
     }
   }
   closedir(proc);
+  for (const auto& [key, best] : oldest) {
+    FakeGpu& gpu = gpus[key.second];
+    gpu.processes.push_back(FakeProcess{best.pid, best.mem_mib});
+    gpu.mem_used_mib += best.mem_mib;
+    if (best.busy > gpu.util) gpu.util = best.busy > 100 ? 100 : best.busy;
+  }
 }
 
 // Energy for the GPUs without energy=: 60 W idle to 400 W at 100%, at the
@@ -211,7 +244,7 @@ std::vector<FakeGpu> Gpus() {
   }
   std::vector<FakeGpu> gpus;
   xids.clear();
-  std::string jobs_of_node;
+  std::string jobs_of_node, jobs_conf;
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream words(line);
@@ -271,11 +304,12 @@ std::vector<FakeGpu> Gpus() {
     } else if (kind == "jobs") {
       while (words >> word) {
         if (word.compare(0, 5, "node=") == 0) jobs_of_node = word.substr(5);
+        if (word.compare(0, 5, "conf=") == 0) jobs_conf = word.substr(5);
       }
     }
   }
   if (!jobs_of_node.empty()) {
-    AddJobProcesses(jobs_of_node, gpus);
+    AddJobProcesses(jobs_of_node, jobs_conf, gpus);
     AddModelledEnergy(gpus);
   }
   AddUuids(gpus);
