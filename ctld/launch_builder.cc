@@ -208,6 +208,7 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
   if (!job.shares_by_node.empty() && job.shares_by_node.front().count > 0) {
     const int32_t count = job.shares_by_node.front().count;
     if (job.request.share_kind == GpuShareKind::kMps) {
+      launch.mps_gpu = job.shares_by_node.front().gpu;
       // Slurm's gres/mps: the share of the GPU's count, at least 1%.
       const int64_t percent = facts.share_gpu_count > 0
                                   ? std::max<int64_t>(1, count * 100LL / facts.share_gpu_count)

@@ -120,6 +120,35 @@ TEST(BuildBatchLaunch, CarriesScriptPathsAndGpus) {
   EXPECT_EQ(launch.environment.at("SLURM_JOB_NAME"), "train");
 }
 
+// A shard job's GPU is given to noded with its share; gres/mps names the GPU
+// whose MPS server noded starts, with Slurm's percentage of the GPU's count.
+TEST(BuildBatchLaunch, SharedGpusComeWithTheirShareOfIt) {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\n");
+  spec.set_work_dir("/w");
+  Job job = RunningJob();
+  job.gpu_indices.clear();
+  job.gpus_by_node.clear();
+  job.request.gpus_per_node = 0;
+  job.request.shares_per_node = 2;
+  job.shares_by_node = {{1, 2}};
+  BatchLaunch shard = BuildBatchLaunch(job, spec, {"lab", "/c", 1});
+  EXPECT_EQ(shard.gpu_indices, std::vector<int>{1});
+  EXPECT_EQ(shard.environment.at("SLURM_SHARDS_ON_NODE"), "2");
+  EXPECT_EQ(shard.mps_gpu, -1);
+  job.request.share_kind = GpuShareKind::kMps;
+  job.shares_by_node = {{1, 30}};
+  ClusterFacts facts{"lab", "/c", 1};
+  facts.share_gpu_count = 200;
+  BatchLaunch mps = BuildBatchLaunch(job, spec, facts);
+  EXPECT_EQ(mps.mps_gpu, 1);
+  EXPECT_EQ(mps.environment.at("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "15");
+  EXPECT_EQ(mps.environment.count("SLURM_SHARDS_ON_NODE"), 0u);
+  job.shares_by_node = {{1, 1}};
+  EXPECT_EQ(BuildBatchLaunch(job, spec, facts).environment.at("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"),
+            "1");  // at least 1, as Slurm
+}
+
 // A launch as ctld makes it: the job's own light spec joined with the
 // script and environment stored once for its submission, and slurm_bb_paths'
 // lines among the user's variables (SLURM_* still win).

@@ -88,7 +88,7 @@ bool LaunchSpec::operator==(const LaunchSpec& o) const {
          environment == o.environment && work_dir == o.work_dir && stdout_path == o.stdout_path &&
          stderr_path == o.stderr_path && stdin_path == o.stdin_path && time_limit == o.time_limit &&
          cpus == o.cpus && memory_mb == o.memory_mb && gpu_indices == o.gpu_indices &&
-         gpu_cuda_names == o.gpu_cuda_names && run == o.run &&
+         gpu_cuda_names == o.gpu_cuda_names && mps_gpu == o.mps_gpu && run == o.run &&
          truncate_output == o.truncate_output && cpu_ids == o.cpu_ids &&
          cgroup_version == o.cgroup_version && cgroup_mount == o.cgroup_mount &&
          cgroup_path == o.cgroup_path && cgroup_controllers == o.cgroup_controllers &&
@@ -123,6 +123,7 @@ std::string FormatLaunchSpec(const LaunchSpec& spec) {
   AddLine(&out, "cpus", spec.cpus);
   AddLine(&out, "memory_mb", spec.memory_mb);
   for (int32_t gpu : spec.gpu_indices) AddLine(&out, "gpu", gpu);
+  if (spec.mps_gpu >= 0) AddLine(&out, "mps_gpu", absl::StrCat(spec.mps_gpu));
   for (size_t i = 0; i < spec.gpu_cuda_names.size(); ++i) {
     if (!spec.gpu_cuda_names[i].empty()) {
       AddLine(&out, "gpu_cuda_name", absl::StrCat(i, " ", spec.gpu_cuda_names[i]));
@@ -229,6 +230,8 @@ absl::StatusOr<LaunchSpec> ParseLaunchSpec(const std::string& text) {
       int32_t gpu = 0;
       s = ParseInt(line, &gpu);
       spec.gpu_indices.push_back(gpu);
+    } else if (line.key == "mps_gpu") {
+      s = ParseInt(line, &spec.mps_gpu);
     } else if (line.key == "gpu_cuda_name") {
       const size_t blank = line.value.find(' ');
       size_t index = 0;

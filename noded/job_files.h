@@ -97,6 +97,9 @@ struct LaunchSpec {
   // By the node's GPU index: a MIG device's name in CUDA_VISIBLE_DEVICES
   // (JobManagerOptions::gpu_cuda_names); "" or missing = the index.
   std::vector<std::string> gpu_cuda_names;
+  // gres/mps: the GPU whose MPS server the job uses (LaunchJobRequest.mps_gpu);
+  // kept so that a restarted noded knows its GPU's server still has the job.
+  int32_t mps_gpu = -1;
   int32_t run = 0;               // LaunchJobRequest.run; 0 = unknown (an older ctld)
   bool truncate_output = false;  // LaunchJobRequest.truncate_output
   // The node's logical CPU ids noded chose for the job (noded/cgroup/): kept

@@ -27,6 +27,7 @@ LaunchSpec FullSpec() {
   spec.memory_mb = 4096;
   spec.gpu_indices = {0, 1};
   spec.gpu_cuda_names = {"", "MIG-5c1e/1/0"};
+  spec.mps_gpu = 1;
   spec.cpu_ids = {2, 3};
   spec.cgroup_version = 1;
   spec.cgroup_mount = "/sys/fs/cgroup";

@@ -33,6 +33,7 @@
 #include "noded/container/container_support.h"
 #include "noded/ctld_node_control.h"
 #include "noded/gpu/gpu_monitor.h"
+#include "noded/gpu/mps_servers.h"
 #include "noded/hardware.h"
 #include "noded/health_check.h"
 #include "noded/job_manager.h"
@@ -276,14 +277,27 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
     key_renewer = std::make_unique<MungeKeyRenewer>(flags.node_key, logger);
     agent.SetCredentialRefusedListener([&key_renewer] { key_renewer->OnCredentialRefused(); });
   }
-  jobs.SetFinishedListener([&agent, &epilogs] {
+  // gres/mps: a GPU's MPS control daemon, from its first MPS job to its last
+  // (noded/gpu/mps_servers.h), in the spool noded keeps as root.
+  MpsServerOptions mps_options;
+  mps_options.run_dir = setup.spool + "/mps";
+  mps_options.control = MpsServers::FindControl();
+  mps_options.gpu_cuda_names = job_options->gpu_cuda_names;
+  MpsServers mps(mps_options, logger);
+  jobs.SetFinishedListener([&agent, &epilogs, &mps, &jobs] {
     epilogs.Wake();
     agent.Wake();
+    mps.JobsRunning(jobs.RunningJobIds());
   });
   epilogs.SetFinishedListener([&agent] { agent.Wake(); });
   // Re-adopt the jobs in the spool before ctld can launch or ask about any.
   jobs.Start();
   epilogs.Start();
+  for (uint64_t job_id : jobs.RunningJobIds()) {
+    absl::StatusOr<LaunchSpec> spec = jobs.RunningJobSpec(job_id);
+    if (spec.ok() && spec->mps_gpu >= 0) mps.Adopt(job_id, spec->mps_gpu, spec->uid, spec->gid);
+  }
+  mps.Start();
   // Drains this node and requeues a job when a step's Prolog fails here, and
   // the health check's drains.
   std::unique_ptr<NodeControl> node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
@@ -312,6 +326,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   service.SetNodeControl(node_control.get(), &logger);
   service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
   service.SetGpuUses([&gpus](uint64_t job_id) { return gpus.UsesOf(job_id); });
+  service.SetMpsServers(&mps);
   // Another node's job: the GPUs its steps use here are sampled too, and go
   // back with EndJobOnNode's answer.
   service.SetEndedJobGpus([&gpus](uint64_t job_id) { return gpus.EndedJobGpus(job_id); });
@@ -335,6 +350,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   gpus.Stop();
   epilogs.Stop();  // a job whose other nodes were not all asked is asked again at start
   jobs.Stop();     // jobs keep running; a restarted noded re-adopts them
+  mps.Stop();      // the GPUs' MPS daemons keep serving those jobs
   if (ending == Ending::kRestartInPlace) return RestartInPlace(argv, logger);
   const std::string pid_file = SubstituteNodeName(config.slurmd_pid_file, node_name);
   if (!pid_file.empty()) unlink(pid_file.c_str());

@@ -80,7 +80,14 @@ grpc::Status NodedService::LaunchJob(grpc::ServerContext* context,
                                      const v1::LaunchJobRequest* request,
                                      v1::LaunchJobReply* reply) {
   if (grpc::Status auth = AuthenticateCtld(*context); !auth.ok()) return auth;
-  absl::StatusOr<pid_t> pid = jobs_.Launch(LaunchSpecFromProto(*request), request->script());
+  LaunchSpec spec = LaunchSpecFromProto(*request);
+  if (request->has_mps_gpu() && mps_ != nullptr) {
+    spec.mps_gpu = request->mps_gpu();
+    for (auto& [name, value] : mps_->ForJob(spec.job_id, spec.mps_gpu, spec.uid, spec.gid)) {
+      spec.environment[name] = value;
+    }
+  }
+  absl::StatusOr<pid_t> pid = jobs_.Launch(std::move(spec), request->script());
   if (!pid.ok()) return ToGrpcStatus(pid.status());
   reply->set_shepherd_pid(*pid);
   return grpc::Status::OK;

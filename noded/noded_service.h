@@ -26,6 +26,7 @@
 #include "common/auth/authenticator.h"
 #include "common/config/parameters.h"
 #include "noded/container/image_container.h"
+#include "noded/gpu/mps_servers.h"
 #include "noded/health_check.h"
 #include "noded/job_files.h"
 #include "noded/job_manager.h"
@@ -104,6 +105,9 @@ class NodedService final : public v1::Noded::Service {
   void SetGpuUses(std::function<std::vector<GpuUse>(uint64_t job_id)> uses) {
     gpu_uses_ = std::move(uses);
   }
+  // gres/mps: the GPUs' MPS servers, started for a job before its launch.
+  // REQUIRES: before serving; outlives this service.
+  void SetMpsServers(MpsServers* mps) { mps_ = mps; }
   // Another node's job ending here (EndJobOnNode): its GPUs here as the GPU
   // monitor sampled them while its steps ran, for the answer. Before serving.
   void SetEndedJobGpus(std::function<std::vector<GpuUse>(uint64_t job_id)> gpus) {
@@ -195,6 +199,7 @@ class NodedService final : public v1::Noded::Service {
   // max_step_streams_per_user_ (6,000 empty streams took noded to 6,015 threads).
   int max_step_streams_per_user_ = kMaxStepStreamsPerUser;
   std::function<std::vector<GpuUse>(uint64_t)> gpu_uses_;
+  MpsServers* mps_ = nullptr;
   std::function<std::vector<GpuUse>(uint64_t)> ended_job_gpus_;
   std::atomic<int> open_step_calls_{0};
   // One step call, counted in open_step_calls_ for its life.
@@ -229,7 +234,7 @@ class NodedService final : public v1::Noded::Service {
   // The tasks RunTasks runs on this node now, for StatTasks and EndJobOnNode
   // (the steps this node manages are StepManager's).
   std::mutex tasks_mu_;
-  std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;  // under tasks_mu_
+  std::map<std::pair<uint64_t, uint32_t>, StepTasks*> local_tasks_;       // under tasks_mu_
   std::map<std::pair<uint64_t, uint32_t>, std::vector<int>> local_gpus_;  // under tasks_mu_
 
   // `sig` to every task of every step of `job_id` that this node manages, on

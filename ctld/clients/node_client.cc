@@ -57,6 +57,7 @@ v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch) {
   request.set_truncate_output(launch.truncate_output);
   for (const NodeShare& share : launch.allocation) CopyShare(share, request.add_allocation());
   if (!launch.container.IsEmpty()) ContainerToProto(launch.container, request.mutable_container());
+  if (launch.mps_gpu >= 0) request.set_mps_gpu(launch.mps_gpu);
   return request;
 }
 

@@ -52,6 +52,7 @@ struct BatchLaunch {
   // What the batch script runs in (the job's --container or --container-image
   // ...); empty: on the host.
   ContainerSpec container;
+  int mps_gpu = -1;  // gres/mps: LaunchJobRequest.mps_gpu; -1 = not an MPS job
 };
 
 class NodedPort {

@@ -7,6 +7,7 @@
 // Gres=gpu:2,mps:200, two MPS jobs of one user share a GPU, each with its
 // CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and another user's waits for them.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -127,10 +128,31 @@ TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
 
 TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
   if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  // NVIDIA's control program, stood in for: it records who started or
+  // asked it what, for which GPU and pipe directory.
+  ScratchDir scratch("skiff-mps");
+  ASSERT_FALSE(scratch.path().empty());
+  ASSERT_EQ(chmod(scratch.path().c_str(), 0755), 0);
+  const std::string log = scratch.path() + "/control.log";
+  const std::string control = scratch.path() + "/nvidia-cuda-mps-control";
+  std::ofstream(log) << "";
+  ASSERT_EQ(chmod(log.c_str(), 0666), 0);
+  std::ofstream(control) << "#!/bin/sh\n"
+                            "if [ \"$1\" = -d ]; then\n"
+                            "  echo \"start uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES "
+                            "pipe=$CUDA_MPS_PIPE_DIRECTORY\" >> "
+                         << log
+                         << "\n  exit 0\nfi\n"
+                            "read command\n"
+                            "echo \"$command uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES\" >> "
+                         << log << "\n";
+  ASSERT_EQ(chmod(control.c_str(), 0755), 0);
+
   LocalCluster::Options options;
   options.nodes = 1;
   options.gpu_nodes = 1;
   options.extra_config = "GresTypes=gpu,mps\n";
+  options.environment["SKIFF_NODED_PREFIX_n1"] = "env SKIFF_MPS_CONTROL=" + control;
   std::unique_ptr<LocalCluster> started;
   StartLocalCluster(options, &started);
   if (HasFatalFailure()) return;
@@ -153,7 +175,8 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
 
   const std::string script =
       "#!/bin/bash\n"
-      "echo \"$CUDA_VISIBLE_DEVICES $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE\" > seen.$SLURM_JOB_ID\n"
+      "echo \"$CUDA_VISIBLE_DEVICES $CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "
+      "$CUDA_MPS_PIPE_DIRECTORY\" > seen.$SLURM_JOB_ID\n"
       "for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.2; done\nexit 1\n";
   auto submit = [&](const char* user, const std::string& gres) {
     const std::string home = absl::StrCat(cluster.dir(), "/home/", user);
@@ -171,16 +194,25 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
   const auto second = submit(kAlice, "mps:25");
   ASSERT_TRUE(Eventually(60, [&] { return !seen(first).empty() && !seen(second).empty(); }))
       << cluster.Run("squeue").out << cluster.Log("noded-n1.log");
-  EXPECT_EQ(seen(first), "0 50");
-  EXPECT_EQ(seen(second), "0 25");
+  // One daemon for GPU 0, started as Alice for her first job; both jobs use it.
+  const std::string pipe = absl::StrCat(cluster.dir(), "/state/noded/n1/mps/gpu0/pipe");
+  EXPECT_EQ(seen(first), "0 50 " + pipe);
+  EXPECT_EQ(seen(second), "0 25 " + pipe);
+  const std::string alice_uid = absl::StrCat(*cluster.EnsureUser(kAlice));
+  const std::string bob_uid = absl::StrCat(*cluster.EnsureUser(kBob));
+  EXPECT_EQ(ReadFile(log), absl::StrCat("start uid=", alice_uid, " gpu=0 pipe=", pipe, "\n"));
   // Bob's waits: the node's MPS GPU is Alice's, and MPS stays on one GPU.
   const auto bobs = submit(kBob, "mps:10");
   EXPECT_TRUE(Eventually(30, [&] {
     return cluster.Run("squeue -h -j " + bobs.second + " -o %T:%r").out == "PENDING:Resources\n";
   })) << cluster.Run("squeue").out;
   std::ofstream(first.first + "/release") << "";
-  EXPECT_TRUE(Eventually(60, [&] { return seen(bobs) == "0 10"; }))
+  EXPECT_TRUE(Eventually(60, [&] { return seen(bobs) == "0 10 " + pipe; }))
       << cluster.Run("squeue").out << cluster.Run("sacct").out;
+  // Alice's daemon was told to quit after her last job, then Bob's started.
+  EXPECT_EQ(ReadFile(log), absl::StrCat("start uid=", alice_uid, " gpu=0 pipe=", pipe, "\n",
+                                        "quit uid=", alice_uid, " gpu=0\n", "start uid=", bob_uid,
+                                        " gpu=0 pipe=", pipe, "\n"));
   std::ofstream(bobs.first + "/release") << "";
   EXPECT_TRUE(Eventually(30, [&] {
     return cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out ==
