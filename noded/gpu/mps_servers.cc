@@ -94,7 +94,11 @@ std::string MpsServers::FindControl() {
   return "";
 }
 
-std::string MpsServers::Dir(int gpu) const { return absl::StrCat(options_.run_dir, "/gpu", gpu); }
+// One directory per GPU and user: what one user's daemon left there (its log
+// above all) is never another user's to read.
+std::string MpsServers::Dir(const MpsBook::Server& server) const {
+  return absl::StrCat(options_.run_dir, "/gpu", server.gpu, ".", server.uid);
+}
 
 std::vector<std::string> MpsServers::Environment(const MpsBook::Server& server) const {
   const size_t index = static_cast<size_t>(server.gpu);
@@ -104,17 +108,17 @@ std::vector<std::string> MpsServers::Environment(const MpsBook::Server& server) 
           : absl::StrCat(server.gpu);
   return {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
           absl::StrCat("CUDA_VISIBLE_DEVICES=", cuda_name),
-          absl::StrCat("CUDA_MPS_PIPE_DIRECTORY=", Dir(server.gpu), "/pipe"),
-          absl::StrCat("CUDA_MPS_LOG_DIRECTORY=", Dir(server.gpu), "/log")};
+          absl::StrCat("CUDA_MPS_PIPE_DIRECTORY=", Dir(server), "/pipe"),
+          absl::StrCat("CUDA_MPS_LOG_DIRECTORY=", Dir(server), "/log")};
 }
 
 bool MpsServers::StartDaemon(const MpsBook::Server& server) {
   std::string error;
   if ((mkdir(options_.run_dir.c_str(), 0755) != 0 && errno != EEXIST) ||
-      (mkdir(Dir(server.gpu).c_str(), 0755) != 0 && errno != EEXIST)) {
-    error = absl::StrCat("mkdir ", Dir(server.gpu), ": ", strerror(errno));
-  } else if (MakeUserDir(Dir(server.gpu) + "/pipe", server.uid, server.gid, &error) &&
-             MakeUserDir(Dir(server.gpu) + "/log", server.uid, server.gid, &error)) {
+      (mkdir(Dir(server).c_str(), 0755) != 0 && errno != EEXIST)) {
+    error = absl::StrCat("mkdir ", Dir(server), ": ", strerror(errno));
+  } else if (MakeUserDir(Dir(server) + "/pipe", server.uid, server.gid, &error) &&
+             MakeUserDir(Dir(server) + "/log", server.uid, server.gid, &error)) {
     RunSetup setup;
     setup.environment = Environment(server);
     setup.as = RunIdentity{server.uid, server.gid, {server.gid}};
@@ -200,8 +204,8 @@ std::map<std::string, std::string> MpsServers::ForJob(uint64_t job_id, int gpu, 
     wake_.notify_all();
     if (!up) return {};
   }
-  return {{"CUDA_MPS_PIPE_DIRECTORY", Dir(gpu) + "/pipe"},
-          {"CUDA_MPS_LOG_DIRECTORY", Dir(gpu) + "/log"}};
+  return {{"CUDA_MPS_PIPE_DIRECTORY", Dir(server) + "/pipe"},
+          {"CUDA_MPS_LOG_DIRECTORY", Dir(server) + "/log"}};
 }
 
 void MpsServers::Adopt(uint64_t job_id, int gpu, uid_t uid, gid_t gid) {

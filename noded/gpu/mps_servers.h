@@ -6,7 +6,7 @@
 // one MPS server serves one uid.
 //
 // The job finds its GPU's server through CUDA_MPS_PIPE_DIRECTORY (and logs to
-// CUDA_MPS_LOG_DIRECTORY): <run_dir>/gpu<N>/pipe and .../log, made by
+// CUDA_MPS_LOG_DIRECTORY): <run_dir>/gpu<N>.<uid>/pipe and .../log, made by
 // root in root's run_dir and given to the user, never a path the user chose.
 //
 // MpsBook is the pure part (which GPU serves whom, when to start and stop);
@@ -93,7 +93,7 @@ class MpsServers {
   static std::string FindControl();
 
  private:
-  std::string Dir(int gpu) const;
+  std::string Dir(const MpsBook::Server& server) const;
   std::vector<std::string> Environment(const MpsBook::Server& server) const;
   bool StartDaemon(const MpsBook::Server& server);
   void QuitDaemon(const MpsBook::Server& server);

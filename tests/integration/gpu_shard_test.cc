@@ -195,11 +195,14 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
   ASSERT_TRUE(Eventually(60, [&] { return !seen(first).empty() && !seen(second).empty(); }))
       << cluster.Run("squeue").out << cluster.Log("noded-n1.log");
   // One daemon for GPU 0, started as Alice for her first job; both jobs use it.
-  const std::string pipe = absl::StrCat(cluster.dir(), "/state/noded/n1/mps/gpu0/pipe");
-  EXPECT_EQ(seen(first), "0 50 " + pipe);
-  EXPECT_EQ(seen(second), "0 25 " + pipe);
   const std::string alice_uid = absl::StrCat(*cluster.EnsureUser(kAlice));
   const std::string bob_uid = absl::StrCat(*cluster.EnsureUser(kBob));
+  const std::string pipe =
+      absl::StrCat(cluster.dir(), "/state/noded/n1/mps/gpu0.", alice_uid, "/pipe");
+  const std::string bob_pipe =
+      absl::StrCat(cluster.dir(), "/state/noded/n1/mps/gpu0.", bob_uid, "/pipe");
+  EXPECT_EQ(seen(first), "0 50 " + pipe);
+  EXPECT_EQ(seen(second), "0 25 " + pipe);
   EXPECT_EQ(ReadFile(log), absl::StrCat("start uid=", alice_uid, " gpu=0 pipe=", pipe, "\n"));
   // Bob's waits: the node's MPS GPU is Alice's, and MPS stays on one GPU.
   const auto bobs = submit(kBob, "mps:10");
@@ -207,12 +210,12 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
     return cluster.Run("squeue -h -j " + bobs.second + " -o %T:%r").out == "PENDING:Resources\n";
   })) << cluster.Run("squeue").out;
   std::ofstream(first.first + "/release") << "";
-  EXPECT_TRUE(Eventually(60, [&] { return seen(bobs) == "0 10 " + pipe; }))
+  EXPECT_TRUE(Eventually(60, [&] { return seen(bobs) == "0 10 " + bob_pipe; }))
       << cluster.Run("squeue").out << cluster.Run("sacct").out;
   // Alice's daemon was told to quit after her last job, then Bob's started.
   EXPECT_EQ(ReadFile(log), absl::StrCat("start uid=", alice_uid, " gpu=0 pipe=", pipe, "\n",
                                         "quit uid=", alice_uid, " gpu=0\n", "start uid=", bob_uid,
-                                        " gpu=0 pipe=", pipe, "\n"));
+                                        " gpu=0 pipe=", bob_pipe, "\n"));
   std::ofstream(bobs.first + "/release") << "";
   EXPECT_TRUE(Eventually(30, [&] {
     return cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out ==
