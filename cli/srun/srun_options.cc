@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -37,11 +38,15 @@ absl::StatusOr<int> Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// --gres=gpu[:type][:N][,...]: GPUs per node; other gres are refused.
-absl::StatusOr<int> GpusOfGres(const std::string& text) {
-  int gpus = 0;
+// --gres=gpu[:type][:N][,...]: GPUs per node. shard and mps entries ask for
+// a share of a GPU the job's allocation already has (ctld chose it): a step
+// is given the job's GPUs then, as without --gres. Other gres are refused.
+// nullopt: no gpu entry.
+absl::StatusOr<std::optional<int>> GpusOfGres(const std::string& text) {
+  std::optional<int> gpus;
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     std::vector<std::string> parts = absl::StrSplit(item, ':');
+    if (parts[0] == "shard" || parts[0] == "mps") continue;
     if (parts[0] != "gpu") {
       return absl::InvalidArgumentError(
           absl::StrCat("Invalid generic resource (gres) specification: ", text));
@@ -54,7 +59,7 @@ absl::StatusOr<int> GpusOfGres(const std::string& text) {
       }
       n = 1;  // gpu:type
     }
-    gpus += n;
+    gpus = gpus.value_or(0) + n;
   }
   return gpus;
 }
@@ -226,9 +231,9 @@ absl::StatusOr<v1::StepRequest> BuildStepRequest(const SrunArgs& args,
   }
   request.set_gpus_per_node(-1);
   if (args.gres) {
-    absl::StatusOr<int> gpus = GpusOfGres(*args.gres);
+    absl::StatusOr<std::optional<int>> gpus = GpusOfGres(*args.gres);
     if (!gpus.ok()) return gpus.status();
-    request.set_gpus_per_node(*gpus);
+    if (gpus->has_value()) request.set_gpus_per_node(**gpus);
   }
   if (args.gpus_per_node) {
     absl::StatusOr<int> gpus = GpuCount(*args.gpus_per_node);

@@ -199,6 +199,21 @@ TEST(BuildStepRequest, GpuBindNonePerTaskAndPerTaskMaps) {
               ::testing::HasSubstr("--gpu-bind=nearest is not supported by Skiff"));
 }
 
+// A step asking for shards (or MPS) of a job's GPU gets the job's GPUs, as a
+// step without --gres does; whole GPUs are counted.
+TEST(BuildStepRequest, SharesOfTheJobsGpuLeaveItsGpusToTheStep) {
+  for (const char* gres : {"shard:1", "mps:50", "shard"}) {
+    SrunArgs args = Command({"x"});
+    args.gres = gres;
+    absl::StatusOr<v1::StepRequest> r = BuildStepRequest(args, JobEnv(), "/");
+    ASSERT_TRUE(r.ok()) << gres << ": " << r.status();
+    EXPECT_EQ(r->gpus_per_node(), -1) << gres;
+  }
+  SrunArgs args = Command({"x"});
+  args.gres = "gpu:2";
+  EXPECT_EQ(BuildStepRequest(args, JobEnv(), "/")->gpus_per_node(), 2);
+}
+
 TEST(BuildStepRequest, BadInputIsNamed) {
   SrunArgs args = Command({"x"});
   args.nodes = "0";

@@ -99,6 +99,12 @@ TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
   EXPECT_EQ(absl::StripAsciiWhitespace(cluster.Run("sinfo -h -n n1 -O GresUsed:60").out),
             "gpu:(null):0(IDX:N/A),shard:(null):1(IDX:0)");
 
+  // srun's own allocation with a shard: its step runs on that GPU, GPU 0
+  // (two of its four shards are free: first fit).
+  CommandResult step = cluster.RunAs(kAlice, "srun -p gpu --gres=shard:1 printenv SLURM_STEP_GPUS");
+  EXPECT_EQ(step.exit_code, 0) << step.err;
+  EXPECT_EQ(step.out, "0\n") << step.err;
+
   // Both GPUs whole: GPU 0 is sharded, so the job waits for the shards.
   CommandResult whole = cluster.RunAs(kAlice, "sbatch --parsable -p gpu --gres=gpu:2 --wrap true");
   ASSERT_EQ(whole.exit_code, 0) << whole.err;
