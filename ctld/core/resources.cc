@@ -84,8 +84,8 @@ int NodeCapacity::FreeGpus() const {
 }
 
 Share NodeCapacity::Total() const {
-  return {cpus, static_cast<int64_t>(memory_mb), static_cast<int64_t>(gpu_owner.size()),
-          TotalShares()};
+  return {cpus, static_cast<int64_t>(memory_mb), static_cast<int32_t>(gpu_owner.size()),
+          static_cast<int32_t>(TotalShares())};
 }
 
 absl::Status CheckSatisfiable(const JobRequest& request, const std::vector<NodeCapacity>& nodes) {

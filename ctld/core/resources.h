@@ -23,11 +23,13 @@ namespace skiff::ctld {
 // whole has no shard free; `shards` sums the shards over the node's GPUs, so
 // it is a bound, and which GPU can give a job its shards is decided per GPU
 // (GpuShare) where a job is started.
+// GPUs and shares are 32-bit so that a Share is as small as before shares:
+// the scheduler's backfill walks arrays of them.
 struct Share {
   int64_t cpus = 0;
   int64_t mem = 0;  // MB
-  int64_t gpus = 0;
-  int64_t shares = 0;
+  int32_t gpus = 0;
+  int32_t shares = 0;
 };
 
 // The node-fit rule, the only one: `want` fits into `room` when every amount

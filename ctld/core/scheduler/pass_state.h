@@ -57,6 +57,7 @@ class State {
         now_(now),
         free_(view.nodes.size()),
         gpu_owner_(view.nodes.size()),
+        total_shares_(view.nodes.size(), 0),
         shares_used_(view.nodes.size()),
         share_user_(view.nodes.size()),
         share_pick_(view.nodes.size(), -1),
@@ -83,6 +84,7 @@ class State {
     }
     for (size_t n = 0; n < view.nodes.size(); ++n) {
       const SchedNode& node = view.nodes[n];
+      for (int32_t count : node.gpu_shares) total_shares_[n] += count;
       free_[n] = WholeNode(static_cast<int32_t>(n));
       gpu_owner_[n].assign(node.gpu_count, 0);
       shares_used_[n].assign(node.gpu_shares.size(), 0);
@@ -246,9 +248,8 @@ class State {
   // All of node n.
   Amount WholeNode(int32_t n) const {
     const SchedNode& node = view_.nodes[n];
-    int64_t shards = 0;
-    for (int32_t count : node.gpu_shares) shards += count;
-    return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count, shards};
+    return {node.cpus, static_cast<int64_t>(node.memory_mb), node.gpu_count,
+            static_cast<int32_t>(total_shares_[n])};
   }
 
   // The shares (shards, MPS) GPU g of node n has.
@@ -669,6 +670,7 @@ class State {
   mutable std::vector<PlacementCandidate> candidates_;  // Place's scratch
   std::vector<Amount> free_;
   std::vector<std::vector<uint64_t>> gpu_owner_;   // per node, per GPU index: job id, 0 = free
+  std::vector<int64_t> total_shares_;              // per node: its GPUs' shares
   std::vector<std::vector<int32_t>> shares_used_;  // per node, per GPU index: shares held
   std::vector<std::vector<int32_t>> share_user_;   // per node, per GPU index: a share job's user
   // Per node: the GPU the last Place (now) found for a shard job; Start's.
