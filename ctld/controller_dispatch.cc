@@ -172,7 +172,7 @@ void Controller::Launch(const LaunchIntent& launch) {
       job, *stored, bb_paths,
       {config()->cluster_name, conf_path_, launch.node_real_memory_mb, launch.node_targets,
        WorkingCluster(config()->cluster_name, config()->ctld_addr, config()->ctld_port),
-       launch.share_gpu_count});
+       launch.share_gpu_count, launch.share_fenced});
   TryLaunch(std::move(attempt));
 }
 

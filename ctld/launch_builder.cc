@@ -207,16 +207,21 @@ BatchLaunch BuildBatchLaunch(const Job& job, const v1::JobSpec& spec, const Clus
   launch.gpu_indices = NodedGpus(job, 0);
   if (!job.shares_by_node.empty() && job.shares_by_node.front().count > 0) {
     const int32_t count = job.shares_by_node.front().count;
-    if (job.request.share_kind == GpuShareKind::kMps) {
+    const bool mps = job.request.share_kind == GpuShareKind::kMps;
+    if (mps || facts.share_fenced) {
       launch.mps_gpu = job.shares_by_node.front().gpu;
       // Slurm's gres/mps: the share of the GPU's count, at least 1%.
       const int64_t percent = facts.share_gpu_count > 0
                                   ? std::max<int64_t>(1, count * 100LL / facts.share_gpu_count)
                                   : count;
       launch.environment["CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"] = absl::StrCat(percent);
-    } else {
-      launch.environment["SLURM_SHARDS_ON_NODE"] = absl::StrCat(count);
     }
+    // Fenced: the same share of the GPU's memory, which noded turns into
+    // CUDA_MPS_PINNED_DEVICE_MEM_LIMIT (only it knows the GPU's memory).
+    if (facts.share_fenced && facts.share_gpu_count > 0) {
+      launch.mps_memory_fraction = static_cast<double>(count) / facts.share_gpu_count;
+    }
+    if (!mps) launch.environment["SLURM_SHARDS_ON_NODE"] = absl::StrCat(count);
   }
   launch.run = job.restart_count + 1;
   // Slurm's JobFileAppend=0: a first run truncates unless --open-mode=append;

@@ -28,6 +28,9 @@ struct ClusterFacts {
   // gres/mps: the count of the GPU the job's share is on, on the batch host
   // (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE divides by it); 0 = none.
   int32_t share_gpu_count = 0;
+  // The batch host's shares are fenced (gres.conf Flags=fence): a shard job
+  // runs under the GPU's MPS server too, with thread and memory limits.
+  bool share_fenced = false;
 };
 
 // Slurm 22.05's SLURM_WORKING_CLUSTER: "ClusterName:address:SlurmctldPort:

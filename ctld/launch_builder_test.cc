@@ -146,7 +146,30 @@ TEST(BuildBatchLaunch, SharedGpusComeWithTheirShareOfIt) {
   EXPECT_EQ(mps.environment.count("SLURM_SHARDS_ON_NODE"), 0u);
   job.shares_by_node = {{1, 1}};
   EXPECT_EQ(BuildBatchLaunch(job, spec, facts).environment.at("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"),
-            "1");  // at least 1, as Slurm
+            "1");                         // at least 1, as Slurm
+  EXPECT_EQ(mps.mps_memory_fraction, 0);  // not fenced
+}
+
+// Fenced shards (gres.conf Flags=fence) run under MPS with their share of the
+// GPU's threads and memory, and keep SLURM_SHARDS_ON_NODE.
+TEST(BuildBatchLaunch, FencedShardsGetMpsLimits) {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\n");
+  spec.set_work_dir("/w");
+  Job job = RunningJob();
+  job.gpu_indices.clear();
+  job.gpus_by_node.clear();
+  job.request.gpus_per_node = 0;
+  job.request.shares_per_node = 1;
+  job.shares_by_node = {{1, 1}};
+  ClusterFacts facts{"lab", "/c", 1};
+  facts.share_gpu_count = 4;
+  facts.share_fenced = true;
+  BatchLaunch fenced = BuildBatchLaunch(job, spec, facts);
+  EXPECT_EQ(fenced.mps_gpu, 1);
+  EXPECT_EQ(fenced.environment.at("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "25");
+  EXPECT_DOUBLE_EQ(fenced.mps_memory_fraction, 0.25);
+  EXPECT_EQ(fenced.environment.at("SLURM_SHARDS_ON_NODE"), "1");
 }
 
 // A launch as ctld makes it: the job's own light spec joined with the

@@ -341,8 +341,10 @@ absl::StatusOr<pid_t> JobManager::Launch(LaunchSpec spec, const std::string& scr
   }
 
   spec.node_name = options_.node_name;
-  // A node with MIG devices: how CUDA names them (gpu/mig.h).
-  if (std::any_of(options_.gpu_cuda_names.begin(), options_.gpu_cuda_names.end(),
+  // A node with MIG devices: how CUDA names them (gpu/mig.h), unless the
+  // launch named them already (an MPS job's GPU is its server's device 0).
+  if (spec.gpu_cuda_names.empty() &&
+      std::any_of(options_.gpu_cuda_names.begin(), options_.gpu_cuda_names.end(),
                   [](const std::string& name) { return !name.empty(); })) {
     spec.gpu_cuda_names = options_.gpu_cuda_names;
   }

@@ -33,7 +33,9 @@
 #include "noded/container/container_support.h"
 #include "noded/ctld_node_control.h"
 #include "noded/gpu/gpu_monitor.h"
+#include "noded/gpu/gpu_usage.h"
 #include "noded/gpu/mps_servers.h"
+#include "noded/gpu/nvml.h"
 #include "noded/hardware.h"
 #include "noded/health_check.h"
 #include "noded/job_manager.h"
@@ -283,6 +285,18 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   mps_options.run_dir = setup.spool + "/mps";
   mps_options.control = MpsServers::FindControl();
   mps_options.gpu_cuda_names = job_options->gpu_cuda_names;
+  // Fenced shares' memory limits: a whole GPU's memory from NVML (a MIG
+  // device's is not read: its fenced share runs without a memory limit).
+  mps_options.gpu_memory_bytes = [files = job_options->gpu_files,
+                                  names = job_options->gpu_cuda_names](int gpu) {
+    const size_t index = static_cast<size_t>(gpu);
+    if (index >= files.size() || files[index].empty() ||
+        (index < names.size() && !names[index].empty())) {
+      return std::optional<uint64_t>();
+    }
+    const std::optional<unsigned> minor = DeviceFileMinor(files[index].front());
+    return minor ? NvmlGpuMemory(*minor) : std::optional<uint64_t>();
+  };
   MpsServers mps(mps_options, logger);
   jobs.SetFinishedListener([&agent, &epilogs, &mps, &jobs] {
     epilogs.Wake();

@@ -1,6 +1,8 @@
 #include "noded/noded_service.h"
 
 #include <csignal>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -83,8 +85,16 @@ grpc::Status NodedService::LaunchJob(grpc::ServerContext* context,
   LaunchSpec spec = LaunchSpecFromProto(*request);
   if (request->has_mps_gpu() && mps_ != nullptr) {
     spec.mps_gpu = request->mps_gpu();
-    for (auto& [name, value] : mps_->ForJob(spec.job_id, spec.mps_gpu, spec.uid, spec.gid)) {
-      spec.environment[name] = value;
+    const std::map<std::string, std::string> served =
+        mps_->ForJob(spec.job_id, spec.mps_gpu, spec.uid, spec.gid, request->mps_memory_fraction());
+    for (const auto& [name, value] : served) spec.environment[name] = value;
+    // Through its MPS server, which sees only this GPU, CUDA numbers the GPU 0
+    // (Slurm's guide: an MPS job's device is always 0); its steps see it so too.
+    if (!served.empty()) {
+      spec.gpu_cuda_names = jobs_.options().gpu_cuda_names;
+      const size_t gpu = static_cast<size_t>(spec.mps_gpu);
+      if (spec.gpu_cuda_names.size() <= gpu) spec.gpu_cuda_names.resize(gpu + 1);
+      spec.gpu_cuda_names[gpu] = "0";
     }
   }
   absl::StatusOr<pid_t> pid = jobs_.Launch(std::move(spec), request->script());

@@ -685,12 +685,15 @@ StepTasksSpec NodedService::TaskSpecFrom(const v1::TaskLaunch& launch) {
   spec.gid = launch.gid();
   spec.groups = GroupsOfUser(launch.user_name(), launch.gid());
   spec.work_dir = launch.work_dir();
-  // On the job's own node its tasks join the job's cgroup.
+  // On the job's own node its tasks join the job's cgroup, and name its GPUs
+  // as the job does (an MPS job's GPU is its server's device 0).
+  std::vector<std::string> cuda_names = jobs_.options().gpu_cuda_names;
   if (absl::StatusOr<LaunchSpec> job = jobs_.RunningJobSpec(launch.job_id()); job.ok()) {
     spec.cgroup_procs_files = jobs_.CgroupProcsFiles(*job);
+    if (!job->gpu_cuda_names.empty()) cuda_names = job->gpu_cuda_names;
   }
   spec.task_wrapper = jobs_.options().shepherd_binary;
-  spec.tasks = TaskSpawnsFrom(launch, node_name_, jobs_.options().gpu_cuda_names);
+  spec.tasks = TaskSpawnsFrom(launch, node_name_, cuda_names);
   spec.debug = launch.slurmd_debug();
   if (spec.debug > 0) spec.log_level = SlurmLevelName(logger_);
   return spec;

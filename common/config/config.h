@@ -59,18 +59,22 @@ struct GresCount {
 };
 
 struct NodeConfig {
-  std::string name;                   // NodeName, one entry per expanded name
-  std::string addr;                   // NodeAddr, defaults to name
-  std::string hostname;               // NodeHostname, defaults to name
-  int port = 0;                       // Port, defaults to SlurmdPort
-  int cpus = 1;                       // CPUs, default Sockets * CoresPerSocket * ThreadsPerCore
-  int sockets = 1;                    // Sockets (display only for now)
-  int cores_per_socket = 0;           // CoresPerSocket, 0 = cpus / sockets
-  int threads_per_core = 1;           // ThreadsPerCore
-  uint64_t real_memory_mb = 1;        // RealMemory in MiB, as Slurm
-  int64_t tmp_disk_mb = 0;            // TmpDisk in MiB
-  int weight = 1;                     // Weight
-  std::vector<GresCount> gres;        // Gres=gpu:a100:4,...
+  std::string name;             // NodeName, one entry per expanded name
+  std::string addr;             // NodeAddr, defaults to name
+  std::string hostname;         // NodeHostname, defaults to name
+  int port = 0;                 // Port, defaults to SlurmdPort
+  int cpus = 1;                 // CPUs, default Sockets * CoresPerSocket * ThreadsPerCore
+  int sockets = 1;              // Sockets (display only for now)
+  int cores_per_socket = 0;     // CoresPerSocket, 0 = cpus / sockets
+  int threads_per_core = 1;     // ThreadsPerCore
+  uint64_t real_memory_mb = 1;  // RealMemory in MiB, as Slurm
+  int64_t tmp_disk_mb = 0;      // TmpDisk in MiB
+  int weight = 1;               // Weight
+  std::vector<GresCount> gres;  // Gres=gpu:a100:4,...
+  // Skiff's own gres.conf flag, Flags=fence on the node's Name=shard or
+  // Name=mps line (Slurm ignores flags it does not know): each share job runs
+  // under its GPU's MPS server with thread and memory limits in proportion.
+  bool gpu_shares_fenced = false;
   std::vector<std::string> features;  // Features=a,b
   std::string state = "UNKNOWN";      // State= (UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, CLOUD)
   std::string reason;                 // Reason=
@@ -286,6 +290,10 @@ absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_vi
 // CPUs. A Name that is not in GresTypes (gpu always is) is dropped with a warning
 // in gres.warnings, as Slurm ignores such lines.
 absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres);
+
+// Marks the nodes whose Name=shard or Name=mps line in gres.conf has
+// Flags=fence (NodeConfig::gpu_shares_fenced). After CheckGresAgainstSkiff.
+void ApplyGresFences(const GresConfig& gres, SkiffConfig& skiff);
 
 // burst_buffer.conf for burst_buffer/lua.
 struct BurstBufferConfig {

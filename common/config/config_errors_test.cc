@@ -377,7 +377,10 @@ const std::vector<Row>& Rows() {
       GresError("Name=gpu File=/dev/nvidia0 Flags=nvida_gpu_env\n",
                 "gres.conf:1: Flags: unknown flag: 'nvida_gpu_env' is not one of CountOnly, "
                 "nvidia_gpu_env, amd_gpu_env, intel_gpu_env, opencl_env, no_gpu_env, "
-                "one_sharing, all_sharing, explicit, env_uuid"),
+                "one_sharing, all_sharing, explicit, env_uuid, fence"),
+      GresError("Name=gpu File=/dev/nvidia0 Flags=fence\n",
+                "gres.conf:1: Flags: fence is for Name=shard and Name=mps lines (it limits "
+                "each job's share of a GPU), not Name=gpu"),
       GresError("Name=gpu File=/dev/nvidia0 Flags=no_gpu_env,nvidia_gpu_env\n",
                 "gres.conf:1: Flags: no_gpu_env cannot be combined with nvidia_gpu_env (it "
                 "turns every GPU environment variable off)"),

@@ -161,6 +161,7 @@ absl::StatusOr<LoadedConfig> LoadConfigVia(const std::string& conf_path, const F
   if (absl::Status status = CheckGresAgainstSkiff(loaded.skiff, loaded.gres); !status.ok()) {
     return status;
   }
+  ApplyGresFences(loaded.gres, loaded.skiff);
 
   std::string bb_path = absl::StrCat(loaded.conf_dir, "/burst_buffer.conf");
   absl::StatusOr<std::optional<std::string>> bb_text = reader.ReadOptional(bb_path);

@@ -139,6 +139,20 @@ TEST(LoadConfigTest, GresConfIsCheckedAgainstSkiffConfNodes) {
                 "line for it there, or fix this list)");
 }
 
+// Skiff's Flags=fence on a node's shard line marks that node alone.
+TEST(LoadConfigTest, FenceOnAShardLineMarksItsNodes) {
+  std::string dir = MakeDir("gres_fence");
+  WriteFile(dir + "/skiff.conf",
+            "SlurmctldHost=head\nGresTypes=gpu,shard\nNodeName=g[1-2] Gres=gpu:2,shard:8\n");
+  WriteFile(dir + "/gres.conf",
+            "NodeName=g1 Name=shard Count=8 Flags=fence\nNodeName=g2 Name=shard Count=8\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->skiff.nodes.size(), 2u);
+  EXPECT_TRUE(loaded->skiff.nodes[0].gpu_shares_fenced);
+  EXPECT_FALSE(loaded->skiff.nodes[1].gpu_shares_fenced);
+}
+
 TEST(ReadFileToStringTest, ReadsWholeFileAndNamesMissingPath) {
   std::string dir = MakeDir("read");
   std::string big(200000, 'x');

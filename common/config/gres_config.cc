@@ -52,8 +52,9 @@ absl::Status SetCores(std::string_view value, std::string& out) {
   return SetString(value, out);
 }
 
-// The flags Slurm's gres_flags_parse knows. Slurm looks for them as substrings and
-// ignores anything else, so a misspelt flag would silently do nothing.
+// The flags Slurm's gres_flags_parse knows, and Skiff's own "fence". Slurm looks
+// for them as substrings and ignores anything else, so a misspelt flag would
+// silently do nothing (and a Slurm reading Skiff's gres.conf ignores "fence").
 absl::Status SetGresFlags(std::string_view value, std::vector<std::string>& out) {
   std::vector<std::string> flags;
   for (const std::string& item : SplitList(value, ",")) {
@@ -61,7 +62,7 @@ absl::Status SetGresFlags(std::string_view value, std::vector<std::string>& out)
     absl::Status status =
         SetChoice(item,
                   {"CountOnly", "nvidia_gpu_env", "amd_gpu_env", "intel_gpu_env", "opencl_env",
-                   "no_gpu_env", "one_sharing", "all_sharing", "explicit", "env_uuid"},
+                   "no_gpu_env", "one_sharing", "all_sharing", "explicit", "env_uuid", "fence"},
                   flag);
     if (!status.ok()) return Invalid(absl::StrCat("unknown flag: ", status.message()));
     flags.push_back(std::move(flag));
@@ -242,6 +243,13 @@ absl::Status FinishGresLine(const LogicalLine& line, GresLine& parsed, GresConfi
                      absl::StrCat(device.count, " does not match the ", device.files.size(),
                                   " files in File=", WrittenValue(line, "File")));
   }
+  if (CountIsPerFile(device.name) &&
+      std::find(device.flags.begin(), device.flags.end(), "fence") != device.flags.end()) {
+    return LineError(line, WrittenKey(line, "Flags"),
+                     absl::StrCat("fence is for Name=shard and Name=mps lines (it limits each "
+                                  "job's share of a GPU), not Name=",
+                                  device.name));
+  }
   device.source_file = line.file;
   device.source_line = line.line;
   if (absl::Status status = CheckAgainstEarlierDevices(line, device, config); !status.ok()) {
@@ -420,6 +428,17 @@ absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres) {
     if (absl::Status status = CheckCores(nodes, skiff, device); !status.ok()) return status;
   }
   return absl::OkStatus();
+}
+
+void ApplyGresFences(const GresConfig& gres, SkiffConfig& skiff) {
+  for (NodeConfig& node : skiff.nodes) {
+    for (const GresDevice& device : gres.devices) {
+      if (!CountIsPerFile(device.name) && AppliesTo(device, node.name) &&
+          std::find(device.flags.begin(), device.flags.end(), "fence") != device.flags.end()) {
+        node.gpu_shares_fenced = true;
+      }
+    }
+  }
 }
 
 }  // namespace skiff

@@ -58,6 +58,7 @@ v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch) {
   for (const NodeShare& share : launch.allocation) CopyShare(share, request.add_allocation());
   if (!launch.container.IsEmpty()) ContainerToProto(launch.container, request.mutable_container());
   if (launch.mps_gpu >= 0) request.set_mps_gpu(launch.mps_gpu);
+  request.set_mps_memory_fraction(launch.mps_memory_fraction);
   return request;
 }
 

@@ -52,7 +52,8 @@ struct BatchLaunch {
   // What the batch script runs in (the job's --container or --container-image
   // ...); empty: on the host.
   ContainerSpec container;
-  int mps_gpu = -1;  // gres/mps: LaunchJobRequest.mps_gpu; -1 = not an MPS job
+  int mps_gpu = -1;                // gres/mps: LaunchJobRequest.mps_gpu; -1 = not an MPS job
+  double mps_memory_fraction = 0;  // LaunchJobRequest.mps_memory_fraction; 0 = no limit
 };
 
 class NodedPort {

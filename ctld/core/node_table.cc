@@ -359,6 +359,7 @@ std::vector<NodeCapacity> NodeTable::Capacities() const {
     capacity.gpu_owner = node.gpu_owner;
     capacity.share_kind = node.share_kind;
     capacity.gpu_shares = node.gpu_shares;
+    capacity.share_fenced = node.config.gpu_shares_fenced;
     capacity.share_holds = node.share_holds;
     capacity.partitions = node.partitions;
     capacity.features = node.config.features;

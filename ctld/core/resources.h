@@ -59,6 +59,8 @@ struct NodeCapacity {
   // none), and what jobs hold, one entry per job and node.
   GpuShareKind share_kind = GpuShareKind::kShard;
   std::vector<int32_t> gpu_shares;
+  // gres.conf Flags=fence: share jobs run under MPS, so one user a GPU.
+  bool share_fenced = false;
   struct ShareHold {
     uint64_t job_id = 0;
     GpuShare shares;

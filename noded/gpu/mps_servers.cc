@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -157,8 +158,14 @@ void MpsServers::QuitDaemon(const MpsBook::Server& server) {
   }
 }
 
+std::string PinnedMemoryLimit(uint64_t total_bytes, double fraction) {
+  constexpr uint64_t kMiB = 1024 * 1024;
+  const double mib = static_cast<double>(total_bytes / kMiB) * std::min(1.0, fraction);
+  return absl::StrCat("0=", std::max<uint64_t>(1, static_cast<uint64_t>(mib)), "M");
+}
+
 std::map<std::string, std::string> MpsServers::ForJob(uint64_t job_id, int gpu, uid_t uid,
-                                                      gid_t gid) {
+                                                      gid_t gid, double memory_fraction) {
   const MpsBook::Server server{gpu, uid, gid};
   bool start = false;
   std::vector<MpsBook::Server> quit_first;  // this GPU's last daemon, not told yet
@@ -204,8 +211,32 @@ std::map<std::string, std::string> MpsServers::ForJob(uint64_t job_id, int gpu, 
     wake_.notify_all();
     if (!up) return {};
   }
-  return {{"CUDA_MPS_PIPE_DIRECTORY", Dir(server) + "/pipe"},
-          {"CUDA_MPS_LOG_DIRECTORY", Dir(server) + "/log"}};
+  std::map<std::string, std::string> env = {{"CUDA_MPS_PIPE_DIRECTORY", Dir(server) + "/pipe"},
+                                            {"CUDA_MPS_LOG_DIRECTORY", Dir(server) + "/log"}};
+  if (memory_fraction > 0) {
+    if (std::optional<uint64_t> total = GpuMemory(gpu)) {
+      env["CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"] = PinnedMemoryLimit(*total, memory_fraction);
+    } else {
+      logger_.warn(
+          "JobId={}: GPU {}'s memory is unknown (no NVML figure): its fenced share "
+          "runs without a memory limit",
+          job_id, gpu);
+    }
+  }
+  return env;
+}
+
+std::optional<uint64_t> MpsServers::GpuMemory(int gpu) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = gpu_memory_.find(gpu); it != gpu_memory_.end()) return it->second;
+  }
+  // A GPU's memory does not change: asked once (NVML opens slowly), outside the lock.
+  std::optional<uint64_t> total;
+  if (options_.gpu_memory_bytes) total = options_.gpu_memory_bytes(gpu);
+  std::lock_guard<std::mutex> lock(mu_);
+  gpu_memory_[gpu] = total;
+  return total;
 }
 
 void MpsServers::Adopt(uint64_t job_id, int gpu, uid_t uid, gid_t gid) {

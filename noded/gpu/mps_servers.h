@@ -8,6 +8,12 @@
 // The job finds its GPU's server through CUDA_MPS_PIPE_DIRECTORY (and logs to
 // CUDA_MPS_LOG_DIRECTORY): <run_dir>/gpu<N>.<uid>/pipe and .../log, made by
 // root in root's run_dir and given to the user, never a path the user chose.
+// The server sees only its GPU, so through it CUDA numbers that GPU 0 (what
+// Slurm's guide says an MPS job's CUDA_VISIBLE_DEVICES is).
+//
+// Fenced shares (gres.conf Flags=fence, Skiff's): a shard job also runs
+// under the GPU's server, and its share of the GPU's memory becomes
+// CUDA_MPS_PINNED_DEVICE_MEM_LIMIT, which the server enforces.
 //
 // MpsBook is the pure part (which GPU serves whom, when to start and stop);
 // MpsServers runs the daemon. Without nvidia-cuda-mps-control on this node
@@ -26,8 +32,10 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -69,7 +77,15 @@ struct MpsServerOptions {
   std::string run_dir;                      // root's; the pipe and log directories go under it
   std::string control;                      // nvidia-cuda-mps-control's path; "" = none here
   std::vector<std::string> gpu_cuda_names;  // by GPU index: CUDA_VISIBLE_DEVICES' name; "" = index
+  // A GPU's memory in bytes, by GPU index (NVML's figure); nullopt when
+  // unknown. Asked once a GPU, outside the lock; unset = never known.
+  std::function<std::optional<uint64_t>(int gpu)> gpu_memory_bytes;
 };
+
+// CUDA_MPS_PINNED_DEVICE_MEM_LIMIT for `fraction` of a GPU of `total_bytes`,
+// the GPU being the job's device 0 through its server: "0=10240M" (MiB,
+// rounded down, at least 1).
+std::string PinnedMemoryLimit(uint64_t total_bytes, double fraction);
 
 class MpsServers {
  public:
@@ -80,10 +96,13 @@ class MpsServers {
   void Stop();
 
   // What job `job_id`, on GPU `gpu` as uid/gid, adds to its environment
-  // (CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY), after starting the
-  // GPU's daemon if it has none; empty without a control program or when the
-  // daemon could not be started (said in the log: the job runs without MPS).
-  std::map<std::string, std::string> ForJob(uint64_t job_id, int gpu, uid_t uid, gid_t gid);
+  // (CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY; with a
+  // `memory_fraction`, CUDA_MPS_PINNED_DEVICE_MEM_LIMIT where the GPU's
+  // memory is known), after starting the GPU's daemon if it has none; empty
+  // without a control program or when the daemon could not be started (said
+  // in the log: the job runs without MPS).
+  std::map<std::string, std::string> ForJob(uint64_t job_id, int gpu, uid_t uid, gid_t gid,
+                                            double memory_fraction = 0);
   // A job re-adopted after a noded restart: its GPU's daemon is running.
   void Adopt(uint64_t job_id, int gpu, uid_t uid, gid_t gid);
   // Tells the daemons whose jobs all ended to quit (on the own thread).
@@ -96,6 +115,7 @@ class MpsServers {
   std::string Dir(const MpsBook::Server& server) const;
   std::vector<std::string> Environment(const MpsBook::Server& server) const;
   bool StartDaemon(const MpsBook::Server& server);
+  std::optional<uint64_t> GpuMemory(int gpu);
   void QuitDaemon(const MpsBook::Server& server);
   void Loop();
 
@@ -109,6 +129,8 @@ class MpsServers {
   std::set<int> starting_;               // guarded by mu_: GPUs whose daemon ForJob is starting
   bool stopping_ = false;                // guarded by mu_
   bool said_no_control_ = false;         // guarded by mu_
+  // By GPU index: its memory as gpu_memory_bytes said (nullopt: unknown).
+  std::map<int, std::optional<uint64_t>> gpu_memory_;  // guarded by mu_
   std::thread thread_;
 };
 

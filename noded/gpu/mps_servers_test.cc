@@ -30,5 +30,16 @@ TEST(MpsBook, OneServerServesOneUid) {
   EXPECT_EQ(book.Join(2, {0, 1002, 100}).value(), true);
 }
 
+// A fenced share's memory limit: its fraction of the GPU, in whole MiB, for
+// device 0 (the GPU as its server numbers it).
+TEST(PinnedMemoryLimit, IsTheShareOfTheGpusMemoryInMib) {
+  constexpr uint64_t kMiB = 1024 * 1024;
+  EXPECT_EQ(PinnedMemoryLimit(40960 * kMiB, 0.25), "0=10240M");
+  EXPECT_EQ(PinnedMemoryLimit(40960 * kMiB, 1.0 / 3), "0=13653M");
+  EXPECT_EQ(PinnedMemoryLimit(40960 * kMiB + 12345, 1), "0=40960M");
+  EXPECT_EQ(PinnedMemoryLimit(40960 * kMiB, 2), "0=40960M");  // never beyond the GPU
+  EXPECT_EQ(PinnedMemoryLimit(kMiB / 2, 0.5), "0=1M");        // at least 1
+}
+
 }  // namespace
 }  // namespace skiff::noded

@@ -338,6 +338,17 @@ absl::StatusOr<std::vector<DetectedGpu>> DetectNvmlGpus(const std::string& libra
   return (*nvml)->Gpus();
 }
 
+std::optional<uint64_t> NvmlGpuMemory(unsigned minor, const std::string& library) {
+  absl::StatusOr<std::unique_ptr<Nvml>> nvml = Nvml::Open(library);
+  if (!nvml.ok()) return std::nullopt;
+  absl::StatusOr<std::vector<GpuReading>> readings = (*nvml)->Read();
+  if (!readings.ok()) return std::nullopt;
+  for (const GpuReading& reading : *readings) {
+    if (reading.minor == minor) return reading.memory_total_bytes;
+  }
+  return std::nullopt;
+}
+
 std::string NvmlGpuType(const std::string& name) {
   std::string out;
   for (char c : name) {

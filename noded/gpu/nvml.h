@@ -98,6 +98,10 @@ class Nvml {
 // Open, Gpus, close: for the start.
 absl::StatusOr<std::vector<DetectedGpu>> DetectNvmlGpus(const std::string& library = kNvmlLibrary);
 
+// Open, Read, close: GPU /dev/nvidia<minor>'s memory in bytes; nullopt when
+// NVML cannot be opened, has no such GPU or does not say.
+std::optional<uint64_t> NvmlGpuMemory(unsigned minor, const std::string& library = kNvmlLibrary);
+
 // Slurm's GPU type for a device name, as its gpu/nvml plugin makes it:
 // lower case, blanks to '_' ("NVIDIA A100-SXM4-40GB" -> "nvidia_a100-sxm4-40gb").
 std::string NvmlGpuType(const std::string& name);

@@ -5,17 +5,22 @@
 // gres/shard in AllocTRES and billing counts it under TRESBillingWeights
 // (fair share charges billing); a request no GPU can hold is refused. With
 // Gres=gpu:2,mps:200, two MPS jobs of one user share a GPU, each with its
-// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and another user's waits for them.
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, and another user's waits for them. With
+// Skiff's gres.conf Flags=fence, shard jobs run under their GPU's MPS server
+// with their share of its threads and memory, one user a GPU.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/shared_cluster.h"
@@ -27,36 +32,65 @@ namespace {
 constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
 
-TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
-  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-  LocalCluster::Options options;
+// A one-node cluster (n1, two fake GPUs) with Alice and Bob, whose n1 has the
+// admin's `gres` in place of Gres=gpu:2 and `gres_conf` added to gres.conf,
+// up and idle.
+void StartSharedGpuCluster(LocalCluster::Options options, const std::string& gres,
+                           const std::string& gres_conf, std::unique_ptr<LocalCluster>* out) {
   options.nodes = 1;
   options.gpu_nodes = 1;
-  options.extra_config = "GresTypes=gpu,shard\n";
-  // A shard bills a quarter of a GPU (four shards a GPU).
-  options.environment["SKIFF_TRES_BILLING_WEIGHTS"] = "CPU=1.0,GRES/gpu=8.0,GRES/shard=2.0";
-  std::unique_ptr<LocalCluster> started;
-  StartLocalCluster(options, &started);
-  if (HasFatalFailure()) return;
-  LocalCluster& cluster = *started;
+  StartLocalCluster(options, out);
+  if (::testing::Test::HasFatalFailure()) return;
+  LocalCluster& cluster = **out;
   EnsureUsers(cluster, {kAlice, kBob});
-  if (HasFatalFailure()) return;
-
-  // The admin's line, as for Slurm: eight shards over n1's two GPUs.
+  if (::testing::Test::HasFatalFailure()) return;
   ASSERT_EQ(cluster.Down().exit_code, 0);
-  {
-    const std::string conf = ReadFile(cluster.conf_path());
-    const std::string sharded =
-        absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=gpu:2,shard:8\n"}});
-    ASSERT_NE(sharded, conf);
-    std::ofstream(cluster.conf_path()) << sharded;
-  }
+  const std::string conf = ReadFile(cluster.conf_path());
+  const std::string shared = absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=" + gres + "\n"}});
+  ASSERT_NE(shared, conf);
+  std::ofstream(cluster.conf_path()) << shared;
+  std::ofstream(cluster.dir() + "/etc/gres.conf", std::ios::app) << gres_conf;
   CommandResult up = cluster.Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   ASSERT_TRUE(Eventually(
       60,
       [&] { return cluster.Run("sinfo -h -n n1 -o %t").out.find("idle") != std::string::npos; }))
       << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
+}
+
+// NVIDIA's control program, stood in for in `dir`: it records in
+// dir/control.log who started or asked it what, for which GPU and pipe
+// directory. Returns its path.
+std::string WriteMpsControl(const std::string& dir) {
+  const std::string log = dir + "/control.log";
+  const std::string control = dir + "/nvidia-cuda-mps-control";
+  EXPECT_EQ(chmod(dir.c_str(), 0755), 0);
+  std::ofstream(log) << "";
+  EXPECT_EQ(chmod(log.c_str(), 0666), 0);
+  std::ofstream(control) << "#!/bin/sh\n"
+                            "if [ \"$1\" = -d ]; then\n"
+                            "  echo \"start uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES "
+                            "pipe=$CUDA_MPS_PIPE_DIRECTORY\" >> "
+                         << log
+                         << "\n  exit 0\nfi\n"
+                            "read command\n"
+                            "echo \"$command uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES\" >> "
+                         << log << "\n";
+  EXPECT_EQ(chmod(control.c_str(), 0755), 0);
+  return control;
+}
+
+TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  LocalCluster::Options options;
+  options.extra_config = "GresTypes=gpu,shard\n";
+  // A shard bills a quarter of a GPU (four shards a GPU).
+  options.environment["SKIFF_TRES_BILLING_WEIGHTS"] = "CPU=1.0,GRES/gpu=8.0,GRES/shard=2.0";
+  std::unique_ptr<LocalCluster> started;
+  // The admin's line, as for Slurm: eight shards over n1's two GPUs.
+  StartSharedGpuCluster(options, "gpu:2,shard:8", "", &started);
+  if (HasFatalFailure()) return;
+  LocalCluster& cluster = *started;
   CommandResult node = cluster.Run("scontrol show node n1");
   EXPECT_NE(node.out.find("Gres=gpu:2,shard:8"), std::string::npos) << node.out;
 
@@ -134,50 +168,17 @@ TEST(GpuShardTest, TwoUsersShareAGpuAndAWholeGpuJobWaits) {
 
 TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
   if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
-  // NVIDIA's control program, stood in for: it records who started or
-  // asked it what, for which GPU and pipe directory.
   ScratchDir scratch("skiff-mps");
   ASSERT_FALSE(scratch.path().empty());
-  ASSERT_EQ(chmod(scratch.path().c_str(), 0755), 0);
+  const std::string control = WriteMpsControl(scratch.path());
   const std::string log = scratch.path() + "/control.log";
-  const std::string control = scratch.path() + "/nvidia-cuda-mps-control";
-  std::ofstream(log) << "";
-  ASSERT_EQ(chmod(log.c_str(), 0666), 0);
-  std::ofstream(control) << "#!/bin/sh\n"
-                            "if [ \"$1\" = -d ]; then\n"
-                            "  echo \"start uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES "
-                            "pipe=$CUDA_MPS_PIPE_DIRECTORY\" >> "
-                         << log
-                         << "\n  exit 0\nfi\n"
-                            "read command\n"
-                            "echo \"$command uid=$(id -u) gpu=$CUDA_VISIBLE_DEVICES\" >> "
-                         << log << "\n";
-  ASSERT_EQ(chmod(control.c_str(), 0755), 0);
-
   LocalCluster::Options options;
-  options.nodes = 1;
-  options.gpu_nodes = 1;
   options.extra_config = "GresTypes=gpu,mps\n";
   options.environment["SKIFF_NODED_PREFIX_n1"] = "env SKIFF_MPS_CONTROL=" + control;
   std::unique_ptr<LocalCluster> started;
-  StartLocalCluster(options, &started);
+  StartSharedGpuCluster(options, "gpu:2,mps:200", "", &started);
   if (HasFatalFailure()) return;
   LocalCluster& cluster = *started;
-  EnsureUsers(cluster, {kAlice, kBob});
-  if (HasFatalFailure()) return;
-  ASSERT_EQ(cluster.Down().exit_code, 0);
-  {
-    const std::string conf = ReadFile(cluster.conf_path());
-    const std::string mps = absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=gpu:2,mps:200\n"}});
-    ASSERT_NE(mps, conf);
-    std::ofstream(cluster.conf_path()) << mps;
-  }
-  CommandResult up = cluster.Up();
-  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
-  ASSERT_TRUE(Eventually(
-      60,
-      [&] { return cluster.Run("sinfo -h -n n1 -o %t").out.find("idle") != std::string::npos; }))
-      << cluster.Run("sinfo -R").out << cluster.Log("noded-n1.log");
 
   const std::string script =
       "#!/bin/bash\n"
@@ -227,6 +228,78 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
     return cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out ==
            "billing=1,cpu=1,gres/mps=50,node=1\n";
   })) << cluster.Run("sacct -n -X -P -j " + first.second + " -o AllocTRES").out;
+}
+
+// Fenced shards: each job runs under its GPU's MPS server (started as its
+// user), with its share of the GPU's threads and memory and the GPU as CUDA's
+// device 0 through the server; another user's go to a GPU of their own.
+TEST(GpuShardTest, FencedShardsRunUnderMpsWithTheirShareOfTheGpu) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
+  ScratchDir scratch("skiff-mps");
+  ASSERT_FALSE(scratch.path().empty());
+  const std::string control = WriteMpsControl(scratch.path());
+  const std::string log = scratch.path() + "/control.log";
+  // The fake NVML gives the GPUs' memory, which the limits divide.
+  const std::string nvml_state = scratch.path() + "/nvml.state";
+  std::ofstream(nvml_state) << "gpu minor=0 memtotal=40960\ngpu minor=1 memtotal=40960\n";
+  LocalCluster::Options options;
+  options.extra_config = "GresTypes=gpu,shard\n";
+  options.environment["SKIFF_NODED_PREFIX_n1"] =
+      absl::StrCat("env SKIFF_MPS_CONTROL=", control, " LD_LIBRARY_PATH=", RunfilesRoot(),
+                   "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", nvml_state);
+  std::unique_ptr<LocalCluster> started;
+  StartSharedGpuCluster(options, "gpu:2,shard:8", "NodeName=n1 Name=shard Count=8 Flags=fence\n",
+                        &started);
+  if (HasFatalFailure()) return;
+  LocalCluster& cluster = *started;
+
+  const std::string script =
+      "#!/bin/bash\n"
+      "echo \"$CUDA_VISIBLE_DEVICES $SLURM_JOB_GPUS $SLURM_SHARDS_ON_NODE "
+      "$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE $CUDA_MPS_PINNED_DEVICE_MEM_LIMIT "
+      "$CUDA_MPS_PIPE_DIRECTORY\" > seen.$SLURM_JOB_ID\n"
+      "for i in $(seq 600); do [ -e release ] && exit 0; sleep 0.2; done\nexit 1\n";
+  std::vector<std::pair<std::string, std::string>> jobs;  // (home, id)
+  for (const char* user : {kAlice, kAlice, kBob}) {
+    const std::string home = absl::StrCat(cluster.dir(), "/home/", user);
+    std::ofstream(home + "/fenced.sh") << script;
+    CommandResult result =
+        cluster.RunAs(user, "sbatch --parsable -p gpu --gres=shard:1 -o /dev/null fenced.sh");
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    jobs.push_back({home, std::string(absl::StripAsciiWhitespace(result.out))});
+  }
+  auto seen = [&](const std::pair<std::string, std::string>& job) {
+    return std::string(
+        absl::StripAsciiWhitespace(ReadFile(absl::StrCat(job.first, "/seen.", job.second))));
+  };
+  ASSERT_TRUE(Eventually(
+      60,
+      [&] { return !seen(jobs[0]).empty() && !seen(jobs[1]).empty() && !seen(jobs[2]).empty(); }))
+      << cluster.Run("squeue").out << cluster.Log("noded-n1.log");
+  const std::string alice_uid = absl::StrCat(*cluster.EnsureUser(kAlice));
+  const std::string bob_uid = absl::StrCat(*cluster.EnsureUser(kBob));
+  const std::string mps_dir = cluster.dir() + "/state/noded/n1/mps";
+  const std::string alice_pipe = absl::StrCat(mps_dir, "/gpu0.", alice_uid, "/pipe");
+  const std::string bob_pipe = absl::StrCat(mps_dir, "/gpu1.", bob_uid, "/pipe");
+  // A quarter of the GPU each (four shards a GPU): 25% of its threads and
+  // 10240 of the fake GPU's 40960 MiB.
+  EXPECT_EQ(seen(jobs[0]), "0 0 1 25 0=10240M " + alice_pipe);
+  EXPECT_EQ(seen(jobs[1]), "0 0 1 25 0=10240M " + alice_pipe);
+  EXPECT_EQ(seen(jobs[2]), "0 1 1 25 0=10240M " + bob_pipe);
+  // One daemon a GPU, each as its user (in either order).
+  std::vector<std::string> starts = absl::StrSplit(ReadFile(log), '\n', absl::SkipEmpty());
+  std::vector<std::string> expected = {
+      absl::StrCat("start uid=", alice_uid, " gpu=0 pipe=", alice_pipe),
+      absl::StrCat("start uid=", bob_uid, " gpu=1 pipe=", bob_pipe)};
+  std::sort(starts.begin(), starts.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(starts, expected) << ReadFile(log);
+  for (const auto& job : jobs) std::ofstream(job.first + "/release") << "";
+  for (const auto& job : jobs) {
+    EXPECT_TRUE(Eventually(60, [&] {
+      return cluster.Run("sacct -n -X -P -j " + job.second + " -o State").out == "COMPLETED\n";
+    })) << cluster.Run("sacct -j " + job.second).out;
+  }
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ struct LaunchIntent {
   std::vector<std::string>
       node_targets;             // "addr:port" of each of job.nodes (the step manager's view)
   int32_t share_gpu_count = 0;  // ClusterFacts::share_gpu_count
+  bool share_fenced = false;    // ClusterFacts::share_fenced
 };
 // SIGTERM now, SIGKILL after `kill_wait` seconds; nothing reports back (the
 // node's completion report does).

@@ -120,6 +120,7 @@ LaunchIntent Lifecycle::MakeLaunch(const Job& job) const {
     if (!job.shares_by_node.empty()) {
       const size_t gpu = static_cast<size_t>(std::max(0, job.shares_by_node.front().gpu));
       if (gpu < node->gpu_shares.size()) launch.share_gpu_count = node->gpu_shares[gpu];
+      launch.share_fenced = node->config.gpu_shares_fenced;
     }
   }
   for (const std::string& name : job.nodes) launch.node_targets.push_back(NodeTarget(name));

@@ -82,6 +82,7 @@ CtldSnapshot BuildSnapshot(const CtldSchedulerInputs& inputs) {
     node.gpu_count = static_cast<int32_t>(capacity.gpu_owner.size());
     node.share_kind = capacity.share_kind;
     node.gpu_shares = capacity.gpu_shares;
+    node.share_fenced = capacity.share_fenced;
     node.gpu_type = capacity.gpu_type.empty() ? kNone : gpu_types.Get(capacity.gpu_type);
     node.weight = capacity.weight;
     node.tmp_disk_mb = capacity.tmp_disk_mb;

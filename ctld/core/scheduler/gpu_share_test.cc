@@ -157,6 +157,31 @@ TEST(Shards, ValidateViewCatchesOverShardedAndWholeHeldGpus) {
   EXPECT_TRUE(ValidateView(view).ok());
 }
 
+// Fenced shards (gres.conf Flags=fence) run under MPS: another user's go to
+// a GPU no one else shares, or wait; one user's still pack.
+TEST(Shards, FencedShardsKeepAGpuToOneUser) {
+  SchedNode node = ShardedNode("g1", 2, {4, 4});
+  node.share_fenced = true;
+  ClusterView view = MakeView({node});
+  SchedulePlan plan = RunPass(view, {ShardJob(1, 0, 1), ShardJob(2, 1, 1), ShardJob(3, 0, 1)});
+  ASSERT_EQ(plan.starts.size(), 3u);
+  EXPECT_EQ(StartOf(plan, 1)->shares, (std::vector<GpuShare>{{0, 1}}));
+  EXPECT_EQ(StartOf(plan, 2)->shares, (std::vector<GpuShare>{{1, 1}}));
+  EXPECT_EQ(StartOf(plan, 3)->shares, (std::vector<GpuShare>{{0, 1}}));
+
+  SchedNode one_gpu = ShardedNode("g1", 1, {4});
+  one_gpu.share_fenced = true;
+  view = MakeView({one_gpu});
+  RunningJob first = RunningShards(50, 0, 1, 600);
+  first.user = 1;
+  view.running.push_back(first);
+  std::vector<PendingJob> pending = {ShardJob(1, 0, 1), ShardJob(2, 1, 1)};
+  plan = RunPass(view, pending);
+  EXPECT_EQ(StartOf(plan, 1), nullptr);
+  EXPECT_EQ(ReasonOf(plan, pending, 1), "Resources");
+  ASSERT_NE(StartOf(plan, 2), nullptr);
+}
+
 SchedNode MpsNode(const std::string& name) {
   SchedNode node = ShardedNode(name, 2, {100, 100});
   node.share_kind = GpuShareKind::kMps;

@@ -262,10 +262,13 @@ class State {
   // index, that no job holds whole with that many free (Slurm 22.05's
   // _pick_specific_topo), one no share job uses yet only if `fresh_ok` (room
   // for one more busy GPU). MPS: the GPU already in MPS use if there is one
-  // (Slurm's one_sharing), and only while its user is the job's. -1 if none.
+  // (Slurm's one_sharing). MPS and fenced shards (which run under MPS): a
+  // GPU in use only while its user is the job's, as one MPS server serves
+  // one uid. -1 if none.
   int32_t ShareGpu(int32_t n, const PendingJob& job, bool fresh_ok) const {
     const std::vector<int32_t>& used = shares_used_[n];
     const bool mps = job.share_kind == GpuShareKind::kMps;
+    const bool one_user = mps || view_.nodes[n].share_fenced;
     const bool busy = std::any_of(used.begin(), used.end(), [](int32_t u) { return u > 0; });
     for (size_t g = 0; g < used.size(); ++g) {
       if (gpu_owner_[n][g] != 0 ||
@@ -273,7 +276,7 @@ class State {
         continue;
       }
       if (used[g] == 0 && (!fresh_ok || (mps && busy))) continue;
-      if (mps && used[g] > 0 && share_user_[n][g] != job.user) continue;
+      if (one_user && used[g] > 0 && share_user_[n][g] != job.user) continue;
       return static_cast<int32_t>(g);
     }
     return -1;

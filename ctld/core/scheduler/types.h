@@ -48,6 +48,9 @@ struct SchedNode {
   // gres/shard or gres/mps (share_kind) per GPU index; empty = none.
   GpuShareKind share_kind = GpuShareKind::kShard;
   std::vector<int32_t> gpu_shares;
+  // Fenced shares (gres.conf Flags=fence) run under the GPU's MPS server,
+  // which serves one uid: a GPU's share jobs are one user's at a time.
+  bool share_fenced = false;
   uint32_t weight = 1;            // Weight=: lower is used first
   std::vector<int32_t> features;  // indices into ClusterView::features
   uint64_t tmp_disk_mb = 0;       // TmpDisk=: a job's --tmp is a floor on it
