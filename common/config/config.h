@@ -75,6 +75,10 @@ struct NodeConfig {
   // Name=mps line (Slurm ignores flags it does not know): each share job runs
   // under its GPU's MPS server with thread and memory limits in proportion.
   bool gpu_shares_fenced = false;
+  // Per GPU index, its shard (or MPS) count from gres.conf Name=shard or
+  // Name=mps lines with File= (Slurm's per-GPU counts; a GPU no line names
+  // has none); empty: the Gres= count spread evenly over the GPUs.
+  std::vector<int32_t> gpu_share_counts;
   std::vector<std::string> features;  // Features=a,b
   std::string state = "UNKNOWN";      // State= (UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, CLOUD)
   std::string reason;                 // Reason=
@@ -291,9 +295,13 @@ absl::StatusOr<GresConfig> ParseGresConfig(std::string_view text, std::string_vi
 // in gres.warnings, as Slurm ignores such lines.
 absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres);
 
-// Marks the nodes whose Name=shard or Name=mps line in gres.conf has
-// Flags=fence (NodeConfig::gpu_shares_fenced). After CheckGresAgainstSkiff.
-void ApplyGresFences(const GresConfig& gres, SkiffConfig& skiff);
+// What gres.conf's Name=shard and Name=mps lines say of each node's GPUs:
+// Flags=fence (NodeConfig::gpu_shares_fenced), and with File= the count of
+// each GPU (gpu_share_counts), matched to the node's Name=gpu files. Error: a
+// File= that is none of the node's GPUs; a node whose GPUs gres.conf does not
+// list (AutoDetect) keeps the even spread, with a warning. After
+// CheckGresAgainstSkiff.
+absl::Status ApplyGresSharing(GresConfig& gres, SkiffConfig& skiff);
 
 // burst_buffer.conf for burst_buffer/lua.
 struct BurstBufferConfig {

@@ -161,7 +161,9 @@ absl::StatusOr<LoadedConfig> LoadConfigVia(const std::string& conf_path, const F
   if (absl::Status status = CheckGresAgainstSkiff(loaded.skiff, loaded.gres); !status.ok()) {
     return status;
   }
-  ApplyGresFences(loaded.gres, loaded.skiff);
+  if (absl::Status status = ApplyGresSharing(loaded.gres, loaded.skiff); !status.ok()) {
+    return status;
+  }
 
   std::string bb_path = absl::StrCat(loaded.conf_dir, "/burst_buffer.conf");
   absl::StatusOr<std::optional<std::string>> bb_text = reader.ReadOptional(bb_path);

@@ -153,6 +153,39 @@ TEST(LoadConfigTest, FenceOnAShardLineMarksItsNodes) {
   EXPECT_FALSE(loaded->skiff.nodes[1].gpu_shares_fenced);
 }
 
+// Shard lines with File= give each GPU its own count (Slurm's per-GPU
+// counts); a GPU no line names has none, and a file no GPU has is refused.
+TEST(LoadConfigTest, ShardLinesWithFilesCountPerGpu) {
+  std::string dir = MakeDir("gres_shard_files");
+  WriteFile(dir + "/skiff.conf",
+            "SlurmctldHost=head\nGresTypes=gpu,shard\nNodeName=g1 Gres=gpu:3,shard:8\n");
+  WriteFile(dir + "/gres.conf",
+            "NodeName=g1 Name=gpu File=/dev/nvidia[0-2]\n"
+            "NodeName=g1 Name=shard Count=6 File=/dev/nvidia0\n"
+            "NodeName=g1 Name=shard Count=2 File=/dev/nvidia2\n");
+  absl::StatusOr<LoadedConfig> loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->skiff.nodes[0].gpu_share_counts, ElementsAre(6, 0, 2));
+
+  WriteFile(dir + "/gres.conf",
+            "NodeName=g1 Name=gpu File=/dev/nvidia[0-2]\n"
+            "NodeName=g1 Name=shard Count=8 File=/dev/nvidia7\n");
+  loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(Message(loaded.status()),
+            dir +
+                "/gres.conf:2: File: '/dev/nvidia7' is not a GPU of NodeName=g1 (its "
+                "Name=gpu File= lines): a shard count belongs to one of its GPUs");
+
+  // Without the GPUs' files (AutoDetect): spread evenly, with a warning.
+  WriteFile(dir + "/gres.conf",
+            "AutoDetect=nvml\nNodeName=g1 Name=shard Count=8 File=/dev/nvidia0\n");
+  loaded = LoadConfig(dir + "/skiff.conf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_THAT(loaded->skiff.nodes[0].gpu_share_counts, IsEmpty());
+  EXPECT_THAT(loaded->gres.warnings, ElementsAre(HasSubstr("spread evenly")));
+}
+
 TEST(ReadFileToStringTest, ReadsWholeFileAndNamesMissingPath) {
   std::string dir = MakeDir("read");
   std::string big(200000, 'x');

@@ -430,15 +430,60 @@ absl::Status CheckGresAgainstSkiff(const SkiffConfig& skiff, GresConfig& gres) {
   return absl::OkStatus();
 }
 
-void ApplyGresFences(const GresConfig& gres, SkiffConfig& skiff) {
+absl::Status ApplyGresSharing(GresConfig& gres, SkiffConfig& skiff) {
   for (NodeConfig& node : skiff.nodes) {
+    // The node's GPUs by index, as noded numbers them: each Name=gpu line's
+    // devices in file order ("" for a GPU gres.conf gives no file).
+    std::vector<std::string> gpu_files;
+    std::vector<const GresDevice*> shared;
     for (const GresDevice& device : gres.devices) {
-      if (!CountIsPerFile(device.name) && AppliesTo(device, node.name) &&
-          std::find(device.flags.begin(), device.flags.end(), "fence") != device.flags.end()) {
-        node.gpu_shares_fenced = true;
+      if (!AppliesTo(device, node.name)) continue;
+      if (EqualsIgnoreCase(device.name, "gpu")) {
+        if (device.multiple_files || device.files.empty()) {
+          const std::string file = device.files.empty() ? "" : device.files.front();
+          gpu_files.insert(gpu_files.end(), static_cast<size_t>(device.count), file);
+        } else {
+          gpu_files.insert(gpu_files.end(), device.files.begin(), device.files.end());
+        }
+      } else if (!CountIsPerFile(device.name)) {
+        shared.push_back(&device);
+        if (std::find(device.flags.begin(), device.flags.end(), "fence") != device.flags.end()) {
+          node.gpu_shares_fenced = true;
+        }
       }
     }
+    std::vector<int32_t> counts(gpu_files.size(), 0);
+    bool per_file = false;
+    for (const GresDevice* device : shared) {
+      if (device->files.empty()) continue;
+      per_file = true;
+      if (std::all_of(gpu_files.begin(), gpu_files.end(),
+                      [](const std::string& file) { return file.empty(); })) {
+        gres.warnings.push_back(absl::StrCat(
+            device->source_file, ":", device->source_line, ": File: NodeName=", node.name,
+            "'s GPUs have no File= lines here (AutoDetect), so its ", device->name,
+            " count is spread evenly over them"));
+        per_file = false;
+        break;
+      }
+      // The line's count over its files: evenly, the remainder on the last.
+      int64_t left = device->count;
+      for (size_t f = 0; f < device->files.size(); ++f) {
+        const int64_t share = left / static_cast<int64_t>(device->files.size() - f);
+        left -= share;
+        auto gpu = std::find(gpu_files.begin(), gpu_files.end(), device->files[f]);
+        if (gpu == gpu_files.end()) {
+          return DeviceError(*device, "File",
+                             absl::StrCat(Quoted(device->files[f]), " is not a GPU of NodeName=",
+                                          node.name, " (its Name=gpu File= lines): a ",
+                                          device->name, " count belongs to one of its GPUs"));
+        }
+        counts[static_cast<size_t>(gpu - gpu_files.begin())] += static_cast<int32_t>(share);
+      }
+    }
+    if (per_file) node.gpu_share_counts = std::move(counts);
   }
+  return absl::OkStatus();
 }
 
 }  // namespace skiff

@@ -73,7 +73,12 @@ void NodeTable::AddNode(const NodeConfig& node_config) {
     node.gpu_type = gres.type;
     node.gpu_owner.resize(node.gpu_owner.size() + static_cast<size_t>(gres.count), 0);
   }
-  if (shares > 0) node.gpu_shares = SpreadShares(shares, node.gpu_owner.size());
+  if (node_config.gpu_share_counts.size() == node.gpu_owner.size() &&
+      !node_config.gpu_share_counts.empty()) {
+    node.gpu_shares = node_config.gpu_share_counts;  // gres.conf's per-GPU counts
+  } else if (shares > 0) {
+    node.gpu_shares = SpreadShares(shares, node.gpu_owner.size());
+  }
   index_.emplace(node_config.name, nodes_.size());
   nodes_.push_back(std::move(node));
 }

@@ -295,6 +295,23 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
+// gres.conf's per-GPU counts (NodeConfig::gpu_share_counts) over the even
+// spread; the fence flag reaches the scheduler's view.
+TEST(NodeTableAllocation, PerGpuShareCountsAndFenceComeFromTheConfig) {
+  SkiffConfig config;
+  NodeConfig n1;
+  n1.name = "n1";
+  n1.cpus = 4;
+  n1.real_memory_mb = 100;
+  n1.gres = {{"gpu", "", 2}, {"shard", "", 8}};
+  n1.gpu_share_counts = {6, 2};
+  n1.gpu_shares_fenced = true;
+  config.nodes = {n1};
+  NodeTable table(config);
+  EXPECT_EQ(table.Find("n1")->gpu_shares, (std::vector<int32_t>{6, 2}));
+  EXPECT_TRUE(table.Capacities().front().share_fenced);
+}
+
 // Gres=gpu:2,shard:8: four shards a GPU; shard jobs share a GPU, which is
 // then not given whole, and a GPU held whole gives no shards.
 TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {

@@ -14,7 +14,14 @@
 #   4. a --container-image job with one GPU sees only that GPU's device
 #      (where runc, umoci, skopeo, busybox and user namespaces are there);
 #   5. MIG (issue 52): each GPU's MIG mode is listed; where one is on, noded
-#      registered its MIG devices, each by the MIG UUID nvidia-smi -L shows.
+#      registered its MIG devices, each by the MIG UUID nvidia-smi -L shows;
+#   6. gres/shard (issue 52): two 1-shard jobs, each busy on the GPU, run at
+#      once on the same GPU (four shards a GPU), both complete, and the
+#      monitor sampled each one's use of it;
+#   7. fenced shards (gres.conf Flags=fence, where nvidia-cuda-mps-control is
+#      installed): noded starts the GPU's MPS server, a 1-shard job holding
+#      1 GiB completes, and one asking for 3/8 of the GPU's memory (more than
+#      its quarter) is refused it by MPS.
 # A GPU in MIG mode counts as its MIG devices (what the node registers).
 #
 # Usage, as root, from the source tree, once the daemons, the commands and
@@ -84,7 +91,8 @@ chmod 755 "$DIR"
 chmod 1777 "$DIR/work"
 # No fake GPUs; GPUs sampled every second; jobs in cgroups.
 export SKIFF_GPU_NODES=0 SKIFF_BURST_BUFFERS=0 SKIFF_RESTD=0 SKIFF_FAKE_NVML=0
-export SKIFF_CONF_EXTRA="ProctrackType=proctrack/cgroup
+export SKIFF_CONF_EXTRA="GresTypes=gpu,shard
+ProctrackType=proctrack/cgroup
 TaskPlugin=task/affinity,task/cgroup
 JobAcctGatherFrequency=task=1
 HeartbeatInterval=1"
@@ -93,7 +101,7 @@ HeartbeatInterval=1"
 "$SKIFF" up --dir "$DIR" --nodes 1 --cpus 2 --bin-from "$BIN_FROM" >"$DIR/up.log" 2>&1 ||
   { cat "$DIR/up.log"; unusable "the cluster did not start"; }
 "$SKIFF" down --dir "$DIR" >/dev/null 2>&1
-sed -i "s/^\(NodeName=n1 .*\)$/\1 Gres=gpu:$COUNT/" "$DIR/etc/skiff.conf"
+sed -i "s/^\(NodeName=n1 .*\)$/\1 Gres=gpu:$COUNT,shard:$((COUNT * 4))/" "$DIR/etc/skiff.conf"
 echo "AutoDetect=nvml" >"$DIR/etc/gres.conf"
 printf 'ConstrainCores=yes\nConstrainRAMSpace=yes\nConstrainDevices=yes\n' >"$DIR/etc/cgroup.conf"
 "$SKIFF" up --dir "$DIR" --nodes 1 --bin-from "$BIN_FROM" >>"$DIR/up.log" 2>&1 || {
@@ -291,6 +299,80 @@ else
     pass "MIG: noded registered $(grep -c . <<<"$MIG_UUIDS") MIG device(s) by their UUIDs"
   else
     fail "MIG: nvidia-smi lists$missing, noded's AutoDetect line does not"
+  fi
+fi
+
+# ---------------------------------------------------------------- 6. shards
+# Two 1-shard jobs busy on the GPU for 20 s each: first fit puts both on one
+# GPU, and they overlap in time.
+shards=()
+for i in 1 2; do
+  shards+=("$(submit --gres=shard:1 -o "$DIR/work/shard$i.out" \
+    --wrap "echo gpus=\$SLURM_JOB_GPUS shards=\$SLURM_SHARDS_ON_NODE; $GPU_BUSY 20 512")")
+done
+for id in "${shards[@]}"; do echo "shard job $id: $(wait_job "$id" 240)"; done
+cat "$DIR/work/shard1.out" "$DIR/work/shard2.out"
+sacct -P -o JobID,State,Start,End,AllocTRES,TRESUsageInAve -j "${shards[0]},${shards[1]}"
+states=$(sacct -n -X -P -o State -j "${shards[0]},${shards[1]}" | sort -u | xargs)
+gpus=$(sed -n 's/^gpus=\([0-9]*\) shards=1$/\1/p' "$DIR/work/shard1.out" "$DIR/work/shard2.out" | sort -u)
+# Seconds since the epoch of each job's start and end.
+epoch() { date -d "$1" +%s 2>/dev/null || echo 0; }
+read -r start1 end1 < <(sacct -n -X -P -o Start,End -j "${shards[0]}" | tr '|' ' ')
+read -r start2 end2 < <(sacct -n -X -P -o Start,End -j "${shards[1]}" | tr '|' ' ')
+if [ "$states" != COMPLETED ]; then
+  fail "shards: the two 1-shard jobs ended '$states' (expected COMPLETED)"
+elif [ "$(grep -c . <<<"$gpus")" != 1 ]; then
+  fail "shards: the two 1-shard jobs were not on one GPU (SLURM_JOB_GPUS: $(xargs <<<"$gpus"))"
+elif [ "$(epoch "$start2")" -ge "$(epoch "$end1")" ] || [ "$(epoch "$start1")" -ge "$(epoch "$end2")" ]; then
+  fail "shards: the two 1-shard jobs did not run at once ($start1-$end1, $start2-$end2)"
+else
+  pass "shards: two 1-shard jobs ran at once on GPU $gpus"
+fi
+for id in "${shards[@]}"; do
+  util=$(tres gres/gpuutil "$(sacct -n -P -o TRESUsageInAve -j "$id.batch")")
+  if [ -n "$util" ] && [ "$util" -gt 0 ] 2>/dev/null; then
+    pass "shards: job $id's use of its shared GPU was sampled ($util%)"
+  else
+    fail "shards: job $id's GPU use: '$util' (expected above 0%)"
+  fi
+done
+
+# ---------------------------------------------------------------- 7. fenced shards
+MPS_CONTROL=$(command -v nvidia-cuda-mps-control || true)
+for candidate in /usr/local/nvidia/bin/nvidia-cuda-mps-control /usr/local/cuda/bin/nvidia-cuda-mps-control; do
+  [ -z "$MPS_CONTROL" ] && [ -x "$candidate" ] && MPS_CONTROL=$candidate
+done
+if [ -z "$MPS_CONTROL" ]; then
+  skip "fenced shards: nvidia-cuda-mps-control is not installed"
+else
+  "$SKIFF" down --dir "$DIR" >/dev/null 2>&1
+  echo "Name=shard Count=$((COUNT * 4)) Flags=fence" >>"$DIR/etc/gres.conf"
+  SKIFF_NODED_PREFIX_n1="env SKIFF_MPS_CONTROL=$MPS_CONTROL" \
+    "$SKIFF" up --dir "$DIR" --nodes 1 --bin-from "$BIN_FROM" >>"$DIR/up.log" 2>&1 ||
+    fail "fenced shards: the cluster did not start with Flags=fence"
+  for _ in $(seq 60); do sinfo -h -o %t 2>/dev/null | grep -q idle && break; sleep 1; done
+  total_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -n 1)
+  within=$(submit --gres=shard:1 -o "$DIR/work/within.out" \
+    --wrap "env | grep ^CUDA_ | sort; $GPU_BUSY 5 1024")
+  beyond=$(submit --gres=shard:1 -o "$DIR/work/beyond.out" \
+    --wrap "env | grep ^CUDA_MPS_PINNED; $GPU_BUSY 5 $((total_mib * 3 / 8))")
+  within_state=$(wait_job "$within" 180)
+  beyond_state=$(wait_job "$beyond" 180)
+  echo "fenced within-share job $within: $within_state"
+  cat "$DIR/work/within.out"
+  echo "fenced beyond-share job $beyond: $beyond_state"
+  cat "$DIR/work/beyond.out"
+  grep -i "mps" "$DIR/log/noded-n1.log" | tail -n 5
+  if ! grep -q "^CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=" "$DIR/work/within.out"; then
+    fail "fenced shards: no CUDA_MPS_PINNED_DEVICE_MEM_LIMIT in the job ($within_state)"
+  elif [ "$within_state" != COMPLETED ]; then
+    fail "fenced shards: the job within its share ended $within_state"
+  elif [ "$beyond_state" = COMPLETED ]; then
+    fail "fenced shards: a 1-shard job held 3/8 of the GPU's memory (MPS did not fence it)"
+  elif grep -q "cuMemAlloc failed" "$DIR/work/beyond.out"; then
+    pass "fenced shards: MPS ran the job within its share and refused one beyond it"
+  else
+    fail "fenced shards: the job beyond its share ended $beyond_state, not for its memory"
   fi
 fi
 

@@ -33,8 +33,8 @@ constexpr char kAlice[] = "skiffalice";
 constexpr char kBob[] = "skiffbob";
 
 // A one-node cluster (n1, two fake GPUs) with Alice and Bob, whose n1 has the
-// admin's `gres` in place of Gres=gpu:2 and `gres_conf` added to gres.conf,
-// up and idle.
+// admin's `gres` in place of Gres=gpu:2 and `gres_conf` (@DIR@ standing for
+// the cluster's directory) added to gres.conf, up and idle.
 void StartSharedGpuCluster(LocalCluster::Options options, const std::string& gres,
                            const std::string& gres_conf, std::unique_ptr<LocalCluster>* out) {
   options.nodes = 1;
@@ -49,7 +49,8 @@ void StartSharedGpuCluster(LocalCluster::Options options, const std::string& gre
   const std::string shared = absl::StrReplaceAll(conf, {{" Gres=gpu:2\n", " Gres=" + gres + "\n"}});
   ASSERT_NE(shared, conf);
   std::ofstream(cluster.conf_path()) << shared;
-  std::ofstream(cluster.dir() + "/etc/gres.conf", std::ios::app) << gres_conf;
+  std::ofstream(cluster.dir() + "/etc/gres.conf", std::ios::app)
+      << absl::StrReplaceAll(gres_conf, {{"@DIR@", cluster.dir()}});
   CommandResult up = cluster.Up();
   ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
   ASSERT_TRUE(Eventually(
@@ -231,8 +232,9 @@ TEST(GpuShardTest, OneUsersMpsJobsShareAGpuAndAnotherUsersWait) {
 }
 
 // Fenced shards: each job runs under its GPU's MPS server (started as its
-// user), with its share of the GPU's threads and memory and the GPU as CUDA's
-// device 0 through the server; another user's go to a GPU of their own.
+// user), with its share of the GPU's threads and memory (gres.conf's per-GPU
+// counts) and the GPU as CUDA's device 0 through the server; another user's
+// go to a GPU of their own.
 TEST(GpuShardTest, FencedShardsRunUnderMpsWithTheirShareOfTheGpu) {
   if (getuid() != 0) GTEST_SKIP() << "needs root to create test users";
   ScratchDir scratch("skiff-mps");
@@ -248,7 +250,10 @@ TEST(GpuShardTest, FencedShardsRunUnderMpsWithTheirShareOfTheGpu) {
       absl::StrCat("env SKIFF_MPS_CONTROL=", control, " LD_LIBRARY_PATH=", RunfilesRoot(),
                    "/tests/fake_nvml SKIFF_FAKE_NVML_STATE=", nvml_state);
   std::unique_ptr<LocalCluster> started;
-  StartSharedGpuCluster(options, "gpu:2,shard:8", "NodeName=n1 Name=shard Count=8 Flags=fence\n",
+  // Slurm's per-GPU counts: six shards on GPU 0, two on GPU 1.
+  StartSharedGpuCluster(options, "gpu:2,shard:8",
+                        "NodeName=n1 Name=shard Count=6 File=@DIR@/dev/n1/nvidia0 Flags=fence\n"
+                        "NodeName=n1 Name=shard Count=2 File=@DIR@/dev/n1/nvidia1 Flags=fence\n",
                         &started);
   if (HasFatalFailure()) return;
   LocalCluster& cluster = *started;
@@ -281,11 +286,11 @@ TEST(GpuShardTest, FencedShardsRunUnderMpsWithTheirShareOfTheGpu) {
   const std::string mps_dir = cluster.dir() + "/state/noded/n1/mps";
   const std::string alice_pipe = absl::StrCat(mps_dir, "/gpu0.", alice_uid, "/pipe");
   const std::string bob_pipe = absl::StrCat(mps_dir, "/gpu1.", bob_uid, "/pipe");
-  // A quarter of the GPU each (four shards a GPU): 25% of its threads and
-  // 10240 of the fake GPU's 40960 MiB.
-  EXPECT_EQ(seen(jobs[0]), "0 0 1 25 0=10240M " + alice_pipe);
-  EXPECT_EQ(seen(jobs[1]), "0 0 1 25 0=10240M " + alice_pipe);
-  EXPECT_EQ(seen(jobs[2]), "0 1 1 25 0=10240M " + bob_pipe);
+  // A sixth of GPU 0 each (16% of its threads, 6826 of the fake GPU's 40960
+  // MiB), half of GPU 1 for Bob's.
+  EXPECT_EQ(seen(jobs[0]), "0 0 1 16 0=6826M " + alice_pipe);
+  EXPECT_EQ(seen(jobs[1]), "0 0 1 16 0=6826M " + alice_pipe);
+  EXPECT_EQ(seen(jobs[2]), "0 1 1 50 0=20480M " + bob_pipe);
   // One daemon a GPU, each as its user (in either order).
   std::vector<std::string> starts = absl::StrSplit(ReadFile(log), '\n', absl::SkipEmpty());
   std::vector<std::string> expected = {

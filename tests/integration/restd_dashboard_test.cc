@@ -55,7 +55,10 @@ class RestdDashboardTest : public ::testing::Test {
     options.nodes = 2;
     options.gpu_nodes = 1;
     options.files = {{"etc/jwt_hs256.key", kKey}};
+    // The GPU node shares its GPUs as shards too (a GPU is whole or shared).
+    options.environment["SKIFF_GPU_GRES"] = "gpu:2,shard:8";
     options.extra_config =
+        "GresTypes=gpu,shard\n"
         "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=@DIR@/etc/jwt_hs256.key\n"
         "MaxArraySize=10001\nMaxJobCount=20000\n"  // the 10,000-job queue
         // An idle GPU job is warned (3 s under 5%), nothing more.
@@ -531,6 +534,22 @@ TEST_F(RestdDashboardTest, MyLimitsShowTheGpuCapBudgetAndFairShare) {
 // fake NVML, which the job's environment makes look busy), and GpuIdlePolicy's
 // warning on the idle one; the figures are the owner's (and operators'), not
 // another user's.
+// A shard job's row says how many shards it holds, and its GPU counts as in
+// use at a glance.
+TEST_F(RestdDashboardTest, AShardJobsRowAndItsGpuInUse) {
+  const uint64_t id = RunningJob(kAlice, "--gres=shard:2 -J shardjob", "sleep 300");
+  OpenAs(kAlice);
+  const Json row = RowCells("my-jobs-table", std::to_string(id));
+  ASSERT_TRUE(row.is_array())
+      << browser_->Evaluate("document.getElementById('my-jobs-table').innerText")->dump();
+  EXPECT_EQ(row[3], "2 shards") << row;
+  const std::string glance =
+      browser_->Evaluate("document.getElementById('glance').innerText")->get<std::string>();
+  EXPECT_TRUE(absl::StrContains(glance, "1 / 2")) << glance;  // free GPUs
+  cluster_->Run(absl::StrCat("scancel ", id));
+  EXPECT_TRUE(Eventually(30, [&] { return JobState(id) != "RUNNING"; }));
+}
+
 TEST_F(RestdDashboardTest, AJobsGpuUseAndIdleWarningAreInItsRow) {
   const uint64_t busy = RunningJob(kAlice, "--gres=gpu:1 -J busygpu",
                                    "SKIFF_FAKE_GPU_UTIL=70 SKIFF_FAKE_GPU_MEM=3072 sleep 300");

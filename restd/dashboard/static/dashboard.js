@@ -44,7 +44,7 @@
 
   const {
     $, el, replace, num, fmtTime, fmtDuration, fmtNumber, stateWord, stateSpan, table, card,
-    sectionError, parseGres, gpuCell,
+    sectionError, parseGres, sharedGpusInUse, gpuCell,
   } = window.SkiffParts;  // dashboard_parts.js
 
   // ---------- the API ----------
@@ -251,6 +251,12 @@
       allocCpus += num(node.alloc_cpus) || 0;
       const used = new Map();
       for (const g of parseGres(node.gres_used)) used.set(g.type, (used.get(g.type) || 0) + g.count);
+      // A GPU with a shard or MPS job on it is in use (a node shares GPUs of one type).
+      const shared = sharedGpusInUse(node.gres_used);
+      if (shared) {
+        const type = (parseGres(node.gres)[0] || {}).type || "";
+        used.set(type, (used.get(type) || 0) + shared);
+      }
       for (const g of parseGres(node.gres)) {
         const type = g.type || "gpu";
         const entry = gpuTypes.get(type) || { total: 0, used: 0, free: 0 };
@@ -281,7 +287,8 @@
       ])) : [el("p", { className: "hint", text: "No GPUs in this cluster." })]));
     const rows = nodes.map((n) => {
       const total = parseGres(n.gres).reduce((s, g) => s + g.count, 0);
-      const used = parseGres(n.gres_used).reduce((s, g) => s + g.count, 0);
+      const used = parseGres(n.gres_used).reduce((s, g) => s + g.count, 0) +
+          sharedGpusInUse(n.gres_used);
       return [
         n.name,
         stateSpan(n.state),

@@ -127,6 +127,27 @@
     return out;
   }
 
+  // A node's GPUs with a shard or MPS job on them, from its GresUsed
+  // ("gpu:(null):0(IDX:N/A),shard:(null):1(IDX:0)": Slurm counts those GPUs).
+  function sharedGpusInUse(text) {
+    let count = 0;
+    for (const item of String(text || "").split(",")) {
+      const parts = item.trim().replace(/\([^()]*\)$/, "").split(":");
+      if (parts[0] !== "shard" && parts[0] !== "mps") continue;
+      const n = Number(parts[parts.length - 1]);
+      if (isFinite(n)) count += n;
+    }
+    return count;
+  }
+
+  // The shards (or MPS share) of a GPU a job holds or asks for, from its TRES
+  // text: {kind: "shard", count: 2}, or null.
+  function jobShares(job) {
+    const text = job.tres_alloc_str || job.tres_req_str || "";
+    const match = /gres\/(shard|mps)=(\d+)/.exec(text);
+    return match ? { kind: match[1], count: Number(match[2]) } : null;
+  }
+
   // GPUs a job holds (running) or asks for (otherwise), from its TRES text.
   function jobGpus(job) {
     const text = job.tres_alloc_str || job.tres_req_str || "";
@@ -170,9 +191,14 @@
   // state_description: "GPUs idle: every GPU of the job under 5% since ...").
   function gpuCell(job, gpus) {
     const count = jobGpus(job);
-    if (!count) return "";
+    const shares = count ? null : jobShares(job);
+    if (!count && !shares) return "";
     const detail = jobGpuDetail(job);
-    const parts = [count + (detail ? " " + detail : "")];
+    // A shared GPU: "2 shards", "mps:50".
+    const held = count ? String(count)
+        : shares.kind === "shard" ? shares.count + " shard" + (shares.count === 1 ? "" : "s")
+        : "mps:" + shares.count;
+    const parts = [held + (detail ? " " + detail : "")];
     const use = gpuUse(gpus);
     if (use) parts.push(el("span", { className: "gpu-use", title: use.title, text: " " + use.text }));
     if (stateWord(job.job_state) === "RUNNING" && /^GPUs idle/.test(job.state_description || "")) {
@@ -183,6 +209,6 @@
 
   window.SkiffParts = {
     $, el, replace, num, fmtTime, fmtDuration, fmtNumber, stateWord, stateSpan, table, card,
-    sectionError, parseGres, jobGpus, jobGpuDetail, gpuUse, gpuCell,
+    sectionError, parseGres, sharedGpusInUse, jobShares, jobGpus, jobGpuDetail, gpuUse, gpuCell,
   };
 })();
