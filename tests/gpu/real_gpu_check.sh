@@ -21,7 +21,9 @@
 #   7. fenced shards (gres.conf Flags=fence, where nvidia-cuda-mps-control is
 #      installed): noded starts the GPU's MPS server, a 1-shard job holding
 #      1 GiB completes, and one asking for 3/8 of the GPU's memory (more than
-#      its quarter) is refused it by MPS.
+#      its quarter) is refused it by MPS;
+#   8. gres/mps (likewise): two mps:50 jobs of one user run at once through
+#      the one MPS server noded started, each with 50% of the GPU's threads.
 # A GPU in MIG mode counts as its MIG devices (what the node registers).
 #
 # Usage, as root, from the source tree, once the daemons, the commands and
@@ -144,7 +146,8 @@ gres=$(sed -n 's/.*\bGres=\([^ ]*\).*/\1/p' <<<"$node" | head -n 1)
 found=$(grep -h "AutoDetect=nvml" "$DIR"/log/noded-n1.log | tail -n 1 | sed 's/.*\(AutoDetect=\)/\1/')
 echo "scontrol show node n1: Gres=$gres"
 echo "noded: $found"
-count=$(awk -F: '{print $NF}' <<<"${gres%%(*}")
+gpu_gres=${gres%%,shard*}  # the GPUs' entry ("gpu:1"; shards follow it)
+count=$(awk -F: '{print $NF}' <<<"${gpu_gres%%(*}")
 # "/dev/nvidia0 NVIDIA H200 (type nvidia_h200)" for each GPU found.
 detected=$(sed -n 's/.*GPU(s) found: //p' <<<"$found" | sed 's/, \/dev\//\n\/dev\//g')
 names=$(sed -n 's|^/dev/nvidia[0-9]* \(.*\) (type .*)$|\1|p' <<<"$detected" | sort -u)
@@ -373,6 +376,41 @@ else
     pass "fenced shards: MPS ran the job within its share and refused one beyond it"
   else
     fail "fenced shards: the job beyond its share ended $beyond_state, not for its memory"
+  fi
+
+  # ---------------------------------------------------------------- 8. gres/mps
+  "$SKIFF" down --dir "$DIR" >/dev/null 2>&1
+  sed -i -e "s/,shard:[0-9]*/,mps:$((COUNT * 100))/" -e 's/^GresTypes=gpu,shard$/GresTypes=gpu,mps/' \
+    "$DIR/etc/skiff.conf"
+  sed -i '/^Name=shard/d' "$DIR/etc/gres.conf"
+  log_before=$(wc -l <"$DIR/log/noded-n1.log")
+  SKIFF_NODED_PREFIX_n1="env SKIFF_MPS_CONTROL=$MPS_CONTROL" \
+    "$SKIFF" up --dir "$DIR" --nodes 1 --bin-from "$BIN_FROM" >>"$DIR/up.log" 2>&1 ||
+    fail "gres/mps: the cluster did not start with Gres=gpu:$COUNT,mps:$((COUNT * 100))"
+  for _ in $(seq 60); do sinfo -h -o %t 2>/dev/null | grep -q idle && break; sleep 1; done
+  mps_jobs=()
+  for i in 1 2; do
+    mps_jobs+=("$(submit --gres=mps:50 -o "$DIR/work/mps$i.out" \
+      --wrap "echo threads=\$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE; $GPU_BUSY 10 1024")")
+  done
+  for id in "${mps_jobs[@]}"; do echo "mps job $id: $(wait_job "$id" 180)"; done
+  cat "$DIR/work/mps1.out" "$DIR/work/mps2.out"
+  sacct -P -o JobID,State,Start,End,AllocTRES -j "${mps_jobs[0]},${mps_jobs[1]}"
+  grep -i "mps" "$DIR/log/noded-n1.log" | tail -n 4
+  states=$(sacct -n -X -P -o State -j "${mps_jobs[0]},${mps_jobs[1]}" | sort -u | xargs)
+  read -r start1 end1 < <(sacct -n -X -P -o Start,End -j "${mps_jobs[0]}" | tr '|' ' ')
+  read -r start2 end2 < <(sacct -n -X -P -o Start,End -j "${mps_jobs[1]}" | tr '|' ' ')
+  if [ "$states" != COMPLETED ]; then
+    fail "gres/mps: the two mps:50 jobs ended '$states'"
+  elif [ "$(grep -c '^threads=50$' "$DIR/work/mps1.out" "$DIR/work/mps2.out" | grep -c ':1$')" != 2 ]; then
+    fail "gres/mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is not 50 in both jobs"
+  elif [ "$(epoch "$start2")" -ge "$(epoch "$end1")" ] || [ "$(epoch "$start1")" -ge "$(epoch "$end2")" ]; then
+    fail "gres/mps: the two mps:50 jobs did not run at once ($start1-$end1, $start2-$end2)"
+  elif ! tail -n "+$((log_before + 1))" "$DIR/log/noded-n1.log" |
+    grep -q 'MPS control daemon of GPU 0 started'; then
+    fail "gres/mps: noded started no MPS server for them"
+  else
+    pass "gres/mps: two mps:50 jobs ran at once through the GPU's MPS server"
   fi
 fi
 
