@@ -120,18 +120,29 @@ TEST(BuildBatchLaunch, CarriesScriptPathsAndGpus) {
   EXPECT_EQ(launch.environment.at("SLURM_JOB_NAME"), "train");
 }
 
-// A shard job's GPU is given to noded with its share; gres/mps names the GPU
-// whose MPS server noded starts, with Slurm's percentage of the GPU's count.
-TEST(BuildBatchLaunch, SharedGpusComeWithTheirShareOfIt) {
-  v1::JobSpec spec;
-  spec.set_script("#!/bin/sh\n");
-  spec.set_work_dir("/w");
+// A running job holding `count` shares (shards, unless changed) of GPU 1.
+Job SharedGpuJob(int32_t count) {
   Job job = RunningJob();
   job.gpu_indices.clear();
   job.gpus_by_node.clear();
   job.request.gpus_per_node = 0;
-  job.request.shares_per_node = 2;
-  job.shares_by_node = {{1, 2}};
+  job.request.shares_per_node = count;
+  job.shares_by_node = {{1, count}};
+  return job;
+}
+
+v1::JobSpec ShellSpec() {
+  v1::JobSpec spec;
+  spec.set_script("#!/bin/sh\n");
+  spec.set_work_dir("/w");
+  return spec;
+}
+
+// A shard job's GPU is given to noded with its share; gres/mps names the GPU
+// whose MPS server noded starts, with Slurm's percentage of the GPU's count.
+TEST(BuildBatchLaunch, SharedGpusComeWithTheirShareOfIt) {
+  const v1::JobSpec spec = ShellSpec();
+  Job job = SharedGpuJob(2);
   BatchLaunch shard = BuildBatchLaunch(job, spec, {"lab", "/c", 1});
   EXPECT_EQ(shard.gpu_indices, std::vector<int>{1});
   EXPECT_EQ(shard.environment.at("SLURM_SHARDS_ON_NODE"), "2");
@@ -153,19 +164,10 @@ TEST(BuildBatchLaunch, SharedGpusComeWithTheirShareOfIt) {
 // Fenced shards (gres.conf Flags=fence) run under MPS with their share of the
 // GPU's threads and memory, and keep SLURM_SHARDS_ON_NODE.
 TEST(BuildBatchLaunch, FencedShardsGetMpsLimits) {
-  v1::JobSpec spec;
-  spec.set_script("#!/bin/sh\n");
-  spec.set_work_dir("/w");
-  Job job = RunningJob();
-  job.gpu_indices.clear();
-  job.gpus_by_node.clear();
-  job.request.gpus_per_node = 0;
-  job.request.shares_per_node = 1;
-  job.shares_by_node = {{1, 1}};
   ClusterFacts facts{"lab", "/c", 1};
   facts.share_gpu_count = 4;
   facts.share_fenced = true;
-  BatchLaunch fenced = BuildBatchLaunch(job, spec, facts);
+  BatchLaunch fenced = BuildBatchLaunch(SharedGpuJob(1), ShellSpec(), facts);
   EXPECT_EQ(fenced.mps_gpu, 1);
   EXPECT_EQ(fenced.environment.at("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"), "25");
   EXPECT_DOUBLE_EQ(fenced.mps_memory_fraction, 0.25);

@@ -295,15 +295,21 @@ TEST(NodeTableAllocation, AllocateAndReleaseTrackGpusAndState) {
   EXPECT_EQ(table.Find("n1")->gpu_owner, (std::vector<uint64_t>{0, 0}));
 }
 
-// gres.conf's per-GPU counts (NodeConfig::gpu_share_counts) over the even
-// spread; the fence flag reaches the scheduler's view.
-TEST(NodeTableAllocation, PerGpuShareCountsAndFenceComeFromTheConfig) {
-  SkiffConfig config;
+// n1 with Gres=gpu:2,shard:8 (4 CPUs, 100 MB).
+NodeConfig ShardedNodeConfig() {
   NodeConfig n1;
   n1.name = "n1";
   n1.cpus = 4;
   n1.real_memory_mb = 100;
   n1.gres = {{"gpu", "", 2}, {"shard", "", 8}};
+  return n1;
+}
+
+// gres.conf's per-GPU counts (NodeConfig::gpu_share_counts) over the even
+// spread; the fence flag reaches the scheduler's view.
+TEST(NodeTableAllocation, PerGpuShareCountsAndFenceComeFromTheConfig) {
+  SkiffConfig config;
+  NodeConfig n1 = ShardedNodeConfig();
   n1.gpu_share_counts = {6, 2};
   n1.gpu_shares_fenced = true;
   config.nodes = {n1};
@@ -316,12 +322,7 @@ TEST(NodeTableAllocation, PerGpuShareCountsAndFenceComeFromTheConfig) {
 // then not given whole, and a GPU held whole gives no shards.
 TEST(NodeTableAllocation, ShardsShareAGpuThatIsThenNotGivenWhole) {
   SkiffConfig config;
-  NodeConfig n1;
-  n1.name = "n1";
-  n1.cpus = 4;
-  n1.real_memory_mb = 100;
-  n1.gres = {{"gpu", "", 2}, {"shard", "", 8}};
-  config.nodes = {n1};
+  config.nodes = {ShardedNodeConfig()};
   NodeTable table(config);
   NodeRegistration reg;
   reg.node_name = "n1";

@@ -1,0 +1,70 @@
+// The leadership and commit transactions, read from synthetic etcd answers.
+#include "ctld/replication/leader_txn.h"
+
+#include <gtest/gtest.h>
+
+namespace skiff::ctld::replication {
+namespace {
+
+using etcdserverpb::Compare;
+using etcdserverpb::TxnResponse;
+
+const Candidate kMe{"/skiff/lab", "head", 7};
+
+// An answer whose failure branch read `values` (one read each; "" = no key).
+TxnResponse Failed(const std::vector<std::string>& values) {
+  TxnResponse response;
+  response.set_succeeded(false);
+  for (const std::string& value : values) {
+    etcdserverpb::RangeResponse* range = response.add_responses()->mutable_response_range();
+    if (!value.empty()) range->add_kvs()->set_value(value);
+  }
+  return response;
+}
+
+TEST(LeaderTxn, CommitKeysSortInCommitOrder) {
+  EXPECT_EQ(LeaderKey("/skiff/lab"), "/skiff/lab/leader");
+  EXPECT_EQ(CommitKey("/skiff/lab", 42), "/skiff/lab/commits/00000000000000000042");
+  EXPECT_LT(CommitKey("/skiff/lab", 9), CommitKey("/skiff/lab", 10));
+}
+
+TEST(LeaderTxn, ACampaignWritesTheLeaderKeyOnlyWhereThereIsNone) {
+  const etcdserverpb::TxnRequest txn = CampaignTxn(kMe);
+  ASSERT_EQ(txn.compare_size(), 1);
+  EXPECT_EQ(txn.compare(0).key(), "/skiff/lab/leader");
+  EXPECT_EQ(txn.compare(0).target(), Compare::CREATE);
+  EXPECT_EQ(txn.compare(0).create_revision(), 0);
+  ASSERT_EQ(txn.success_size(), 1);
+  EXPECT_EQ(txn.success(0).request_put().value(), "head");
+  EXPECT_EQ(txn.success(0).request_put().lease(), 7);
+
+  TxnResponse won;
+  won.set_succeeded(true);
+  EXPECT_EQ(CampaignWinner(kMe, won), "head");
+  EXPECT_EQ(CampaignWinner(kMe, Failed({"standby"})), "standby");
+  EXPECT_EQ(CampaignWinner(kMe, Failed({""})), "");  // gone again since
+}
+
+TEST(LeaderTxn, ACommitIsWrittenOnlyByTheLeaderOnItsLeaseAndOnlyOnce) {
+  const etcdserverpb::TxnRequest txn = CommitTxn(kMe, 3, "record-3");
+  ASSERT_EQ(txn.compare_size(), 3);
+  EXPECT_EQ(txn.compare(0).target(), Compare::VALUE);
+  EXPECT_EQ(txn.compare(0).value(), "head");
+  EXPECT_EQ(txn.compare(1).target(), Compare::LEASE);
+  EXPECT_EQ(txn.compare(1).lease(), 7);
+  EXPECT_EQ(txn.compare(2).key(), "/skiff/lab/commits/00000000000000000003");
+  EXPECT_EQ(txn.compare(2).create_revision(), 0);
+  EXPECT_EQ(txn.success(0).request_put().value(), "record-3");
+
+  TxnResponse committed;
+  committed.set_succeeded(true);
+  EXPECT_EQ(ReadCommitOutcome(committed, "record-3"), CommitOutcome::kCommitted);
+  EXPECT_EQ(ReadCommitOutcome(Failed({"head", "record-3"}), "record-3"),
+            CommitOutcome::kAlreadyWritten);
+  EXPECT_EQ(ReadCommitOutcome(Failed({"standby", "other"}), "record-3"), CommitOutcome::kConflict);
+  EXPECT_EQ(ReadCommitOutcome(Failed({"standby", ""}), "record-3"), CommitOutcome::kNotLeader);
+  EXPECT_EQ(ReadCommitOutcome(Failed({"", ""}), "record-3"), CommitOutcome::kNotLeader);
+}
+
+}  // namespace
+}  // namespace skiff::ctld::replication
