@@ -59,18 +59,25 @@ std::string CampaignWinner(const Candidate& me, const etcdserverpb::TxnResponse&
 }
 
 etcdserverpb::TxnRequest CommitTxn(const Candidate& me, uint64_t seq, const std::string& record) {
+  return CommitGroupTxn(me, seq, {record});
+}
+
+etcdserverpb::TxnRequest CommitGroupTxn(const Candidate& me, uint64_t first_seq,
+                                        const std::vector<std::string>& records) {
   etcdserverpb::TxnRequest txn;
   const std::string leader = LeaderKey(me.prefix);
-  const std::string key = CommitKey(me.prefix, seq);
   AddCompare(&txn, leader, Compare::VALUE)->set_value(me.id);
   AddCompare(&txn, leader, Compare::LEASE)->set_lease(me.lease);
-  AddCompare(&txn, key, Compare::CREATE)->set_create_revision(0);
-  etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
-  put->set_key(key);
-  put->set_value(record);
-  // Why it failed: who leads, and what seq holds.
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string key = CommitKey(me.prefix, first_seq + i);
+    AddCompare(&txn, key, Compare::CREATE)->set_create_revision(0);
+    etcdserverpb::PutRequest* put = txn.add_success()->mutable_request_put();
+    put->set_key(key);
+    put->set_value(records[i]);
+  }
+  // Why it failed: who leads, and what the first seq holds.
   AddRange(txn.mutable_failure(), leader);
-  AddRange(txn.mutable_failure(), key);
+  AddRange(txn.mutable_failure(), CommitKey(me.prefix, first_seq));
   return txn;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ctld/replication/etcd.pb.h"
 
@@ -39,6 +40,11 @@ std::string CampaignWinner(const Candidate& me, const etcdserverpb::TxnResponse&
 
 // Commit `seq` (`record`, ctld's serialized commit) as leader `me`.
 etcdserverpb::TxnRequest CommitTxn(const Candidate& me, uint64_t seq, const std::string& record);
+// Commits first_seq, first_seq + 1, ... (`records`) in one transaction, all
+// or none: a group commit. Its answer reads as the first record's commit.
+// etcd takes at most 128 operations a transaction (--max-txn-ops).
+etcdserverpb::TxnRequest CommitGroupTxn(const Candidate& me, uint64_t first_seq,
+                                        const std::vector<std::string>& records);
 
 enum class CommitOutcome {
   kCommitted,       // written now

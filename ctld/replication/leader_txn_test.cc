@@ -66,5 +66,15 @@ TEST(LeaderTxn, ACommitIsWrittenOnlyByTheLeaderOnItsLeaseAndOnlyOnce) {
   EXPECT_EQ(ReadCommitOutcome(Failed({"", ""}), "record-3"), CommitOutcome::kNotLeader);
 }
 
+TEST(LeaderTxn, AGroupCommitWritesEveryRecordOrNone) {
+  const etcdserverpb::TxnRequest txn = CommitGroupTxn(kMe, 10, {"a", "b", "c"});
+  ASSERT_EQ(txn.compare_size(), 5);  // leader value and lease, each key unwritten
+  EXPECT_EQ(txn.compare(4).key(), "/skiff/lab/commits/00000000000000000012");
+  ASSERT_EQ(txn.success_size(), 3);
+  EXPECT_EQ(txn.success(1).request_put().key(), "/skiff/lab/commits/00000000000000000011");
+  EXPECT_EQ(txn.success(1).request_put().value(), "b");
+  EXPECT_EQ(txn.failure(1).request_range().key(), "/skiff/lab/commits/00000000000000000010");
+}
+
 }  // namespace
 }  // namespace skiff::ctld::replication

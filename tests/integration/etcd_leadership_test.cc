@@ -5,8 +5,6 @@
 // lease is revoked (what its death does when the lease lapses, only at once)
 // its next commit is refused, and the other candidate takes over and appends.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -14,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ctld/replication/etcd_client.h"
+#include "ctld/replication/etcd_member.h"
 #include "ctld/replication/leader_txn.h"
 #include "tests/harness/test_util.h"
 
@@ -26,59 +25,17 @@ using ctld::replication::Candidate;
 using ctld::replication::CommitOutcome;
 using ctld::replication::CommitTxn;
 using ctld::replication::EtcdClient;
+using ctld::replication::LocalEtcd;
 using ctld::replication::ReadCommitOutcome;
 
-constexpr char kEtcd[] = "/usr/bin/etcd";
-
-// One etcd member on loopback ports of its own, in a scratch directory.
-class EtcdMember {
- public:
-  explicit EtcdMember(const std::string& dir) : dir_(dir) {
-    client_port_ = FreePort();
-    int peer_port = FreePort();
-    while (peer_port == client_port_) peer_port = FreePort();
-    const std::string client = absl::StrCat("http://127.0.0.1:", client_port_);
-    const std::string peer = absl::StrCat("http://127.0.0.1:", peer_port);
-    const std::string log = dir + "/etcd.log";
-    std::vector<std::string> args = {kEtcd,
-                                     "--name=skifftest",
-                                     "--data-dir=" + dir + "/data",
-                                     "--listen-client-urls=" + client,
-                                     "--advertise-client-urls=" + client,
-                                     "--listen-peer-urls=" + peer,
-                                     "--initial-advertise-peer-urls=" + peer,
-                                     "--initial-cluster=skifftest=" + peer};
-    pid_ = fork();
-    if (pid_ == 0) {
-      if (freopen(log.c_str(), "w", stdout) == nullptr) _exit(126);
-      if (freopen(log.c_str(), "a", stderr) == nullptr) _exit(126);
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      execv(kEtcd, argv.data());
-      _exit(127);
-    }
-  }
-  ~EtcdMember() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  std::string target() const { return absl::StrCat("127.0.0.1:", client_port_); }
-  std::string Log() const { return ReadFile(dir_ + "/etcd.log"); }
-
- private:
-  std::string dir_;
-  int client_port_ = -1;
-  pid_t pid_ = -1;
-};
-
 TEST(EtcdLeadershipTest, ADeposedLeaderCanNoLongerCommit) {
-  if (access(kEtcd, X_OK) != 0) GTEST_SKIP() << "needs Debian's etcd-server";
+  if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+    GTEST_SKIP() << "needs Debian's etcd-server";
+  }
   ScratchDir scratch("skiff-etcd");
   ASSERT_FALSE(scratch.path().empty());
-  EtcdMember etcd(scratch.path());
+  LocalEtcd etcd(scratch.path());
+  ASSERT_TRUE(etcd.started());
   EtcdClient client(etcd.target());
   absl::Status last;
   ASSERT_TRUE(Eventually(60,
