@@ -109,35 +109,36 @@
 
   // ---------- GPUs in gres strings ----------
 
-  // "gpu:a100:2(S:0-1),gpu:v100:1,gpu:(null):2(IDX:0-1)" -> [{type: "a100", count: 2}, ...]
-  function parseGres(text) {
+  // "gpu:a100:2(S:0-1),shard:(null):1(IDX:0)" -> [{name: "gpu", type: "a100", count: 2},
+  // {name: "shard", type: "", count: 1}]
+  function gresItems(text) {
     const out = [];
     for (const item of String(text || "").split(",")) {
       const bare = item.trim().replace(/\([^()]*\)$/, "");  // "(IDX:0-1)", "(S:0-1)"
       const parts = bare.split(":");
-      if (parts[0] !== "gpu") continue;
+      if (!parts[0]) continue;
       let type = "", count = 1;
       if (parts.length >= 3) { type = parts[1]; count = Number(parts[2]); }
       else if (parts.length === 2) {
         if (/^\d+$/.test(parts[1])) count = Number(parts[1]); else type = parts[1];
       }
       if (type === "(null)") type = "";
-      out.push({ type: type, count: isFinite(count) ? count : 0 });
+      out.push({ name: parts[0], type: type, count: isFinite(count) ? count : 0 });
     }
     return out;
+  }
+
+  // The GPUs of a gres string: [{type: "a100", count: 2}, ...].
+  function parseGres(text) {
+    return gresItems(text).filter((g) => g.name === "gpu")
+      .map((g) => ({ type: g.type, count: g.count }));
   }
 
   // A node's GPUs with a shard or MPS job on them, from its GresUsed
   // ("gpu:(null):0(IDX:N/A),shard:(null):1(IDX:0)": Slurm counts those GPUs).
   function sharedGpusInUse(text) {
-    let count = 0;
-    for (const item of String(text || "").split(",")) {
-      const parts = item.trim().replace(/\([^()]*\)$/, "").split(":");
-      if (parts[0] !== "shard" && parts[0] !== "mps") continue;
-      const n = Number(parts[parts.length - 1]);
-      if (isFinite(n)) count += n;
-    }
-    return count;
+    return gresItems(text).filter((g) => g.name === "shard" || g.name === "mps")
+      .reduce((sum, g) => sum + g.count, 0);
   }
 
   // The shards (or MPS share) of a GPU a job holds or asks for, from its TRES
