@@ -2,9 +2,7 @@
 // (sbatch, squeue, ...) is a link to it, and it runs the command it was called
 // as; `skiff-client COMMAND ARGS...` does the same. One program instead of 18
 // that each carried the same ~12 MB of gRPC, protobuf and abseil.
-#include <grpc/grpc.h>
 #include <malloc.h>
-#include <signal.h>
 
 #include <cstdio>
 #include <string>
@@ -38,19 +36,6 @@ void PrintHelp() {
   std::fputs(text.c_str(), stdout);
 }
 
-// Initialises gRPC for the rest of the run (see main). The threads it starts
-// now block every signal, so a signal meant for the command (srun forwards
-// USR1 to its tasks, salloc passes SIGINT on) is taken by the command's own
-// threads, never by one of gRPC's, where USR1's default action would end it.
-void HoldGrpcWithSignalsBlocked() {
-  sigset_t all;
-  sigset_t previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &previous);
-  grpc_init();
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -58,18 +43,16 @@ int main(int argc, char** argv) {
   const skiff::cli::Dispatch dispatch = skiff::cli::DispatchFor(argc, argv);
   switch (dispatch.kind) {
     case Kind::kRun:
-      // A command ends as soon as it has written its output. gRPC's library is
-      // held for the whole run so that a command's last channel going away
-      // does not shut gRPC down (joining its threads and sleeping between
-      // polls of them: ~1 ms, a tenth of an `srun true` step), and the
-      // process ends without destructors. A command restores what it changed
-      // (a terminal's mode) before it returns.
+      // A command ends as soon as it has written its output, without
+      // destructors. gRPC is started by the first channel a command makes, if
+      // any (common/rpc/channel.h: a call to ctld goes direct), and held to
+      // the end. A command restores what it changed (a terminal's mode)
+      // before it returns.
       skiff::TurnOffMutexDeadlockDetection();  // before gRPC starts a thread (mutex_mode.h)
       // One malloc arena for the run: a command's work is one thread's, and
       // each of gRPC's six threads would otherwise map a heap of its own and
       // fault its first pages in (issue 48: about 0.8 ms of a 13 ms sbatch).
       mallopt(M_ARENA_MAX, 1);
-      HoldGrpcWithSignalsBlocked();
       skiff::client::ExitNow(
           dispatch.command->main(argc - dispatch.first_arg, argv + dispatch.first_arg));
     case Kind::kHelp:

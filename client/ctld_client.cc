@@ -16,6 +16,8 @@
 #include "common/mutex_mode.h"
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
+#include "common/rpc/http2/unary_call.h"
+#include "proto/ctld_method_paths.h"
 
 namespace skiff::client {
 
@@ -55,7 +57,15 @@ absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
   return LoadConfigFromMemory(dir, in_memory);
 }
 
-absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path) {
+const char* CtldMethodPathFor(const std::string& request_type, const std::string& reply_type) {
+  for (const v1::CtldMethodPath& method : v1::kCtldMethodPaths) {
+    if (request_type == method.request) return reply_type == method.reply ? method.path : nullptr;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path,
+                                                                CtldCalls calls) {
   TurnOffMutexDeadlockDetection();  // before gRPC starts its threads (mutex_mode.h)
   absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
   if (!loaded.ok()) return loaded.status();
@@ -70,33 +80,78 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
   } else {
     auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
   }
+  if (const char* direct = getenv("SKIFF_DIRECT_CALLS");
+      direct != nullptr && direct == std::string("0")) {
+    calls = CtldCalls::kChannel;
+  }
   return std::unique_ptr<CtldClient>(
-      new CtldClient(std::move(*loaded), std::move(target), std::move(auth)));
+      new CtldClient(std::move(*loaded), std::move(target), std::move(auth), calls));
 }
 
-CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth)
+CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth,
+                       CtldCalls calls)
     : config_(std::move(config)),
       target_(std::move(target)),
       auth_(std::move(auth)),
-      channel_(MakeChannel(target_)),
-      stub_(v1::Ctld::NewStub(channel_)) {}
+      calls_(calls) {}
+
+v1::Ctld::Stub& CtldClient::Stub() {
+  std::call_once(channel_once_, [this] {
+    channel_ = MakeChannel(target_);
+    stub_ = v1::Ctld::NewStub(channel_);
+  });
+  return *stub_;
+}
+
+std::optional<absl::Status> CtldClient::CallDirect(const char* path,
+                                                   const google::protobuf::MessageLite& request,
+                                                   google::protobuf::MessageLite* reply) {
+  // As long as gRPC's own connection attempt may take (common/rpc/channel.cc).
+  constexpr std::chrono::milliseconds kConnectTimeout{2000};
+  absl::StatusOr<std::string> credential = auth_->CreateCredential();
+  if (!credential.ok()) return credential.status();
+  http2::UnaryRequest call{
+      target_, path, {{kCredentialMetadataKey, *credential}}, request.SerializeAsString()};
+  http2::UnaryCallResult result =
+      http2::CallUnary(target_, std::move(call), kConnectTimeout,
+                       std::chrono::seconds(config_.skiff.message_timeout), kMaxReplyBytes);
+  if (result.never_sent) return std::nullopt;
+  switch (result.status.code()) {
+    case absl::StatusCode::kOk:
+      if (!reply->ParseFromString(result.reply)) {
+        return absl::InternalError(absl::StrCat("unreadable reply from ", path));
+      }
+      return absl::OkStatus();
+    case absl::StatusCode::kUnavailable:
+      return Unreachable();
+    case absl::StatusCode::kDeadlineExceeded:
+      return NoAnswer();
+    default:
+      return result.status;
+  }
+}
+
+absl::Status CtldClient::Unreachable() const {
+  return absl::UnavailableError(
+      absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+}
+
+absl::Status CtldClient::NoAnswer() const {
+  return absl::DeadlineExceededError(
+      absl::StrCat("skiff controller at ", target_,
+                   " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));
+}
 
 absl::Status CtldClient::Explain(const grpc::Status& status) const {
   switch (status.error_code()) {
     case grpc::StatusCode::OK:
       return absl::OkStatus();
     case grpc::StatusCode::UNAVAILABLE:
-      return absl::UnavailableError(
-          absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+      return Unreachable();
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       // Never connected within MessageTimeout: ctld is down or unreachable.
-      if (channel_->GetState(false) != GRPC_CHANNEL_READY) {
-        return absl::UnavailableError(
-            absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
-      }
-      return absl::DeadlineExceededError(absl::StrCat(
-          "skiff controller at ", target_,
-          " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));
+      if (channel_->GetState(false) != GRPC_CHANNEL_READY) return Unreachable();
+      return NoAnswer();
     default:
       return FromGrpcStatus(status);
   }

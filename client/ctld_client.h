@@ -1,7 +1,8 @@
 // The CLIs' connection to ctld: finds it through skiff.conf, attaches a fresh
-// munge credential to every call, and turns transport failures into the messages
-// a Slurm user expects ("Unable to contact slurm controller (connect failure)").
-// One per CLI process; not thread-safe.
+// munge credential to every call, makes the call directly or through gRPC's
+// channel (CtldCalls), and turns transport failures into the messages a Slurm
+// user expects ("Unable to contact slurm controller (connect failure)").
+// One per CLI process; Call and CallAs may be called from several threads.
 #ifndef SKIFF_CLIENT_CTLD_CLIENT_H_
 #define SKIFF_CLIENT_CTLD_CLIENT_H_
 
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "common/config/config_loader.h"
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/status.h"
+#include "google/protobuf/message_lite.h"
 #include "proto/ctld.grpc.pb.h"
 
 namespace skiff::client {
@@ -29,21 +33,48 @@ namespace skiff::client {
 // $SKIFF_MUNGE_SOCKET or munge's default. Nothing is written to disk.
 absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path);
 
+// How Call reaches ctld. A command makes one or two calls and exits: each
+// call on a connection of its own, spoken directly (common/rpc/http2), costs
+// it far less than starting gRPC's client library. A daemon (restd) calls
+// all day from many threads: one gRPC channel for all its calls.
+enum class CtldCalls {
+  kDirect,   // Call speaks HTTP/2 itself; gRPC's channel only where it cannot
+  kChannel,  // every call through the gRPC channel
+};
+
+// The gRPC path of a Ctld method, found by its request and reply types (both
+// full names), or nullptr (proto/ctld_method_paths.h).
+const char* CtldMethodPathFor(const std::string& request_type, const std::string& reply_type);
+
 class CtldClient {
  public:
-  // Loads the configuration (LoadClientConfig).
-  static absl::StatusOr<std::unique_ptr<CtldClient>> Connect(const std::string& conf_path);
+  // Loads the configuration (LoadClientConfig). $SKIFF_DIRECT_CALLS=0 turns
+  // kDirect into kChannel (to compare the two, or to rule the direct path out).
+  static absl::StatusOr<std::unique_ptr<CtldClient>> Connect(const std::string& conf_path,
+                                                             CtldCalls calls = CtldCalls::kDirect);
 
   const LoadedConfig& config() const { return config_; }
   const std::string& target() const { return target_; }
   // For calls to other daemons (a job's step manager).
   Authenticator& auth() { return *auth_; }
 
-  // Calls stub method `method` with a credential and a deadline of MessageTimeout.
+  // Calls stub method `method` with a credential and a deadline of
+  // MessageTimeout. Direct (CtldCalls) when ctld answers the connection at
+  // once; where it does not (restarting, say) or the request is too large to
+  // send at once, through gRPC's channel, which waits for ctld until the
+  // deadline. Nothing is sent twice: the channel is tried only when no byte
+  // of the direct call reached ctld, or ctld refused it before starting it.
   template <typename Request, typename Reply>
   absl::Status Call(grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Reply*),
                     const Request& request, Reply* reply) {
+    if (calls_ == CtldCalls::kDirect) {
+      const char* path = CtldMethodPathFor(Request::default_instance().GetTypeName(),
+                                           Reply::default_instance().GetTypeName());
+      if (path != nullptr) {
+        if (std::optional<absl::Status> done = CallDirect(path, request, reply)) return *done;
+      }
+    }
     return CallAs(*auth_, method, request, reply);
   }
   // The same with `as`'s credential: restd calls for each request's user
@@ -60,16 +91,28 @@ class CtldClient {
     // A busy controller may take longer than one connection attempt to answer
     // the handshake: keep trying until the deadline, as Slurm's commands retry.
     context.set_wait_for_ready(true);
-    return Explain((stub_.get()->*method)(&context, request, reply));
+    return Explain((Stub().*method)(&context, request, reply));
   }
 
  private:
-  CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth);
+  CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth,
+             CtldCalls calls);
+  // The direct call; nullopt where nothing reached ctld (use the channel).
+  std::optional<absl::Status> CallDirect(const char* path,
+                                         const google::protobuf::MessageLite& request,
+                                         google::protobuf::MessageLite* reply);
+  // The channel and its stub, made at the first call that needs them: making
+  // them starts gRPC (its threads among it), which a direct call never needs.
+  v1::Ctld::Stub& Stub();
   absl::Status Explain(const grpc::Status& status) const;
+  absl::Status Unreachable() const;
+  absl::Status NoAnswer() const;
 
   LoadedConfig config_;
   std::string target_;
   std::unique_ptr<Authenticator> auth_;
+  CtldCalls calls_;
+  std::once_flag channel_once_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::Ctld::Stub> stub_;
 };

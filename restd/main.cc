@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   RestdFlags flags;
   if (std::optional<int> exit_status = ParseFlags(argc, argv, &flags)) return *exit_status;
   absl::StatusOr<std::unique_ptr<skiff::client::CtldClient>> client =
-      skiff::client::CtldClient::Connect(flags.conf);
+      skiff::client::CtldClient::Connect(flags.conf, skiff::client::CtldCalls::kChannel);
   if (!client.ok()) {
     fprintf(stderr, "restd: error: %s\n", std::string(client.status().message()).c_str());
     return 1;

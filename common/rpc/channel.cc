@@ -1,8 +1,29 @@
 #include "common/rpc/channel.h"
 
+#include <grpc/grpc.h>
+#include <signal.h>
+
+#include <mutex>
+
 namespace skiff {
+namespace {
+
+void HoldGrpcWithSignalsBlocked() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    sigset_t all;
+    sigset_t previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    grpc_init();
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  });
+}
+
+}  // namespace
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target) {
+  HoldGrpcWithSignalsBlocked();
   grpc::ChannelArguments args;
   // Retry a refused connection quickly (a restarted daemon is back within a
   // second) but give each attempt time to finish its handshake: gRPC uses the
