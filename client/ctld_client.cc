@@ -17,7 +17,6 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
 #include "common/rpc/http2/unary_call.h"
-#include "proto/ctld_method_paths.h"
 
 namespace skiff::client {
 
@@ -57,13 +56,6 @@ absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path) {
   return LoadConfigFromMemory(dir, in_memory);
 }
 
-const char* CtldMethodPathFor(const std::string& request_type, const std::string& reply_type) {
-  for (const v1::CtldMethodPath& method : v1::kCtldMethodPaths) {
-    if (request_type == method.request) return reply_type == method.reply ? method.path : nullptr;
-  }
-  return nullptr;
-}
-
 absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::string& conf_path,
                                                                 CtldCalls calls) {
   TurnOffMutexDeadlockDetection();  // before gRPC starts its threads (mutex_mode.h)
@@ -80,10 +72,7 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
   } else {
     auth = std::make_unique<MungeAuthenticator>(config.auth_socket);
   }
-  if (const char* direct = getenv("SKIFF_DIRECT_CALLS");
-      direct != nullptr && direct == std::string("0")) {
-    calls = CtldCalls::kChannel;
-  }
+  if (!http2::DirectCallsAllowed()) calls = CtldCalls::kChannel;
   return std::unique_ptr<CtldClient>(
       new CtldClient(std::move(*loaded), std::move(target), std::move(auth), calls));
 }

@@ -23,6 +23,7 @@
 #include "common/rpc/status.h"
 #include "google/protobuf/message_lite.h"
 #include "proto/ctld.grpc.pb.h"
+#include "proto/ctld_method_paths.h"
 
 namespace skiff::client {
 
@@ -41,10 +42,6 @@ enum class CtldCalls {
   kDirect,   // Call speaks HTTP/2 itself; gRPC's channel only where it cannot
   kChannel,  // every call through the gRPC channel
 };
-
-// The gRPC path of a Ctld method, found by its request and reply types (both
-// full names), or nullptr (proto/ctld_method_paths.h).
-const char* CtldMethodPathFor(const std::string& request_type, const std::string& reply_type);
 
 class CtldClient {
  public:
@@ -69,8 +66,8 @@ class CtldClient {
                                                            Reply*),
                     const Request& request, Reply* reply) {
     if (calls_ == CtldCalls::kDirect) {
-      const char* path = CtldMethodPathFor(Request::default_instance().GetTypeName(),
-                                           Reply::default_instance().GetTypeName());
+      const char* path = v1::CtldMethodPathFor(Request::default_instance().GetTypeName(),
+                                               Reply::default_instance().GetTypeName());
       if (path != nullptr) {
         if (std::optional<absl::Status> done = CallDirect(path, request, reply)) return *done;
       }

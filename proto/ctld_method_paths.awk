@@ -26,6 +26,7 @@ END {
   print "// Generated from proto/ctld.proto by //proto:ctld_method_paths_h."
   print "#ifndef SKIFF_PROTO_CTLD_METHOD_PATHS_H_"
   print "#define SKIFF_PROTO_CTLD_METHOD_PATHS_H_"
+  print "#include <string_view>"
   print "namespace skiff::v1 {"
   print "struct CtldMethodPath {"
   print "  const char* request;  // the full type name of the request message"
@@ -35,6 +36,14 @@ END {
   print "inline constexpr CtldMethodPath kCtldMethodPaths[] = {"
   printf "%s", rows
   print "};"
+  print "// The gRPC path of the method with these request and reply types (full"
+  print "// names, as MessageLite::GetTypeName gives them), or nullptr."
+  print "inline const char* CtldMethodPathFor(std::string_view request, std::string_view reply) {"
+  print "  for (const CtldMethodPath& method : kCtldMethodPaths) {"
+  print "    if (request == method.request) return reply == method.reply ? method.path : nullptr;"
+  print "  }"
+  print "  return nullptr;"
+  print "}"
   print "}  // namespace skiff::v1"
   print "#endif  // SKIFF_PROTO_CTLD_METHOD_PATHS_H_"
 }

@@ -12,7 +12,9 @@
 namespace skiff {
 
 // Asks ctld at `target` ("host:port") for its files, with a munge credential
-// from `auth`, waiting at most `timeout_seconds` (connecting included). The
+// from `auth`, waiting at most `timeout_seconds` (connecting included): a
+// direct call first (common/rpc/http2), gRPC's channel where ctld does not
+// accept the connection at once. The
 // names are checked (CheckConfigFileName) and the hash recomputed. Unavailable
 // names the target when ctld cannot be reached; FailedPrecondition carries
 // ctld's refusal when configless is not enabled there.

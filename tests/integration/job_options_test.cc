@@ -46,8 +46,14 @@ class JobOptionsTest : public SharedClusterTest<JobOptionsTest> {
 
   void SetUp() override { SetUpAsRoot({"skiffalice"}); }
 
+  // Cancels skiffalice's jobs and waits until they have left the queue: the
+  // next test places jobs on particular nodes, which a job still completing
+  // would hold.
   void TearDown() override {
-    if (cluster_ != nullptr) cluster_->Run("scancel -u skiffalice");
+    if (cluster_ == nullptr) return;
+    cluster_->Run("scancel -u skiffalice");
+    EXPECT_TRUE(Eventually(60, [] { return cluster_->Run("squeue -h -u skiffalice").out.empty(); }))
+        << cluster_->Run("squeue -u skiffalice").out;
   }
 
   // Submits as skiffalice; the job id, or 0 (with a failure) when refused.

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -133,6 +134,11 @@ bool WriteAll(int fd, std::string_view bytes, Clock::time_point deadline, size_t
 }
 
 }  // namespace
+
+bool DirectCallsAllowed() {
+  const char* value = std::getenv("SKIFF_DIRECT_CALLS");
+  return value == nullptr || std::strcmp(value, "0") != 0;
+}
 
 UnaryCallResult CallUnary(const std::string& target, UnaryRequest request,
                           std::chrono::milliseconds connect_timeout,

@@ -23,6 +23,10 @@ struct UnaryCallResult {
   bool never_sent = false;
 };
 
+// False when $SKIFF_DIRECT_CALLS is "0": the caller then sends its calls
+// through gRPC's channel (to compare the two, or to rule this path out).
+bool DirectCallsAllowed();
+
 // `target` is "host:port" or "[v6-address]:port"; every address it resolves
 // to is tried in turn, each for at most `connect_timeout`. `timeout` bounds
 // the whole call (it also travels as grpc-timeout).
