@@ -1,8 +1,6 @@
 #include "ctld/replication/etcd_member.h"
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,34 +10,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/free_port.h"
 
 namespace skiff::ctld::replication {
-namespace {
-
-// A loopback TCP port free now (the kernel's choice); -1 if none.
-int FreeLoopbackPort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
-
-}  // namespace
-
 LocalEtcd::LocalEtcd(const std::string& dir) : dir_(dir) {
   if (access(kEtcdBinary, X_OK) != 0) return;
-  client_port_ = FreeLoopbackPort();
-  int peer_port = FreeLoopbackPort();
-  while (peer_port == client_port_ && peer_port > 0) peer_port = FreeLoopbackPort();
+  client_port_ = skiff::FreeLoopbackPort();
+  int peer_port = skiff::FreeLoopbackPort();
+  while (peer_port == client_port_ && peer_port > 0) peer_port = skiff::FreeLoopbackPort();
   if (client_port_ < 0 || peer_port < 0) return;
   const std::string client = absl::StrCat("http://127.0.0.1:", client_port_);
   const std::string peer = absl::StrCat("http://127.0.0.1:", peer_port);

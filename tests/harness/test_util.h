@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/free_port.h"
+
 namespace skiff::testing {
 
 // A fresh directory under /tmp (short paths: sockets and daemons' files go
@@ -170,20 +172,7 @@ inline std::vector<uint64_t> SubmittedJobIds(const std::string& text) {
 
 // A TCP port of 127.0.0.1 free now (the kernel's choice), for a daemon a
 // test starts; -1 if none could be had.
-inline int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  int port = -1;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-    port = ntohs(address.sin_port);
-  }
-  close(fd);
-  return port;
-}
+inline int FreePort() { return FreeLoopbackPort(); }
 
 }  // namespace skiff::testing
 

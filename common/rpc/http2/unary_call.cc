@@ -15,25 +15,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/unique_fd.h"
 
 namespace skiff::http2 {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class Socket {
- public:
-  explicit Socket(int fd) : fd_(fd) {}
-  Socket(const Socket&) = delete;
-  Socket& operator=(const Socket&) = delete;
-  ~Socket() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 int MillisLeft(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -153,7 +140,7 @@ UnaryCallResult CallUnary(const std::string& target, UnaryRequest request,
     return result;
   }
   std::string why;
-  Socket socket(Connect(target, std::min(connect_timeout, timeout), &why));
+  UniqueFd socket(Connect(target, std::min(connect_timeout, timeout), &why));
   if (socket.get() < 0) {
     result.status = absl::UnavailableError(absl::StrCat("connect to ", target, ": ", why));
     result.never_sent = true;

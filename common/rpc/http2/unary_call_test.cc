@@ -4,14 +4,12 @@
 #include "common/rpc/http2/unary_call.h"
 
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <memory>
 #include <string>
 
 #include "absl/synchronization/notification.h"
+#include "common/free_port.h"
 #include "gtest/gtest.h"
 #include "proto/ctld.grpc.pb.h"
 
@@ -123,18 +121,11 @@ TEST_F(UnaryCallTest, ASlowServerRunsOutTheTimeoutAfterTheCallWasSent) {
 }
 
 TEST_F(UnaryCallTest, NoServerMeansNeverSent) {
-  // A port that was just free: nothing listens there.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length), 0);
-  close(fd);
+  const int free_port = FreeLoopbackPort();  // nothing listens there
+  ASSERT_GT(free_port, 0);
   UnaryRequest call{"x", "/skiff.v1.Ctld/Ping", {}, ""};
   UnaryCallResult result =
-      CallUnary("127.0.0.1:" + std::to_string(ntohs(address.sin_port)), call, 2s, 2s, 1 << 20);
+      CallUnary("127.0.0.1:" + std::to_string(free_port), call, 2s, 2s, 1 << 20);
   EXPECT_EQ(result.status.code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(result.never_sent);
 
