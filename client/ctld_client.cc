@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/auth/munge_authenticator.h"
 #include "common/auth/token_credential.h"
 #include "common/config/configless.h"
@@ -17,6 +19,8 @@
 #include "common/rpc/channel.h"
 #include "common/rpc/config_fetch.h"
 #include "common/rpc/http2/unary_call.h"
+#include "common/rpc/http2/unary_exchange.h"
+#include "common/rpc/standby.h"
 
 namespace skiff::client {
 
@@ -62,8 +66,7 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
   absl::StatusOr<LoadedConfig> loaded = LoadClientConfig(conf_path);
   if (!loaded.ok()) return loaded.status();
   const SkiffConfig& config = loaded->skiff;
-  std::string target = absl::StrCat(config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr,
-                                    ":", config.ctld_port);
+  std::vector<std::string> targets = config.CtldTargets();
   // SLURM_JWT=TOKEN: the token is the credential (AuthAltTypes=auth/jwt), as
   // Slurm's commands do; no munged is needed then.
   std::unique_ptr<Authenticator> auth;
@@ -74,35 +77,81 @@ absl::StatusOr<std::unique_ptr<CtldClient>> CtldClient::Connect(const std::strin
   }
   if (!http2::DirectCallsAllowed()) calls = CtldCalls::kChannel;
   return std::unique_ptr<CtldClient>(
-      new CtldClient(std::move(*loaded), std::move(target), std::move(auth), calls));
+      new CtldClient(std::move(*loaded), std::move(targets), std::move(auth), calls));
 }
 
-CtldClient::CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth,
-                       CtldCalls calls)
+CtldClient::CtldClient(LoadedConfig config, std::vector<std::string> targets,
+                       std::unique_ptr<Authenticator> auth, CtldCalls calls)
     : config_(std::move(config)),
-      target_(std::move(target)),
+      targets_(std::move(targets)),
       auth_(std::move(auth)),
-      calls_(calls) {}
+      calls_(calls),
+      channels_(targets_.size()),
+      stubs_(targets_.size()) {}
 
-v1::Ctld::Stub& CtldClient::Stub() {
-  std::call_once(channel_once_, [this] {
-    channel_ = MakeChannel(target_);
-    stub_ = v1::Ctld::NewStub(channel_);
-  });
-  return *stub_;
+v1::Ctld::Stub& CtldClient::Stub(size_t i) {
+  std::lock_guard<std::mutex> lock(channels_mu_);
+  if (stubs_[i] == nullptr) {
+    channels_[i] = MakeChannel(targets_[i]);
+    stubs_[i] = v1::Ctld::NewStub(channels_[i]);
+  }
+  return *stubs_[i];
 }
 
-std::optional<absl::Status> CtldClient::CallDirect(const char* path,
+absl::Status CtldClient::PingController(size_t i, v1::PingReply* reply) {
+  const v1::PingRequest request;
+  if (calls_ == CtldCalls::kDirect) {
+    std::optional<absl::Status> done = CallDirect(
+        i, v1::CtldMethodPathFor(request.GetTypeName(), reply->GetTypeName()), request, reply);
+    return done.value_or(absl::UnavailableError(absl::StrCat(targets_[i], " does not answer")));
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(config_.skiff.message_timeout));
+  if (absl::Status s = AttachCredential(*auth_, &context); !s.ok()) return s;
+  return FromGrpcStatus(Stub(i).Ping(&context, request, reply));
+}
+
+bool CtldClient::FitsDirectCall(const google::protobuf::MessageLite& request) {
+  return request.ByteSizeLong() <= http2::kMaxUnaryRequestBytes;
+}
+
+bool CtldClient::PauseBeforeNextRound(std::chrono::system_clock::time_point deadline) {
+  constexpr std::chrono::milliseconds kPause{200};
+  if (std::chrono::system_clock::now() + kPause >= deadline) return false;
+  std::this_thread::sleep_for(kPause);
+  return true;
+}
+
+absl::Status CtldClient::CallControllers(const char* path,
+                                         const google::protobuf::MessageLite& request,
+                                         google::protobuf::MessageLite* reply) {
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::seconds(config_.skiff.message_timeout);
+  do {
+    for (size_t k = 0; k < targets_.size(); ++k) {
+      const size_t i = (serving_ + k) % targets_.size();
+      if (std::optional<absl::Status> done = CallDirect(i, path, request, reply)) {
+        serving_ = i;
+        return *done;
+      }
+    }
+  } while (PauseBeforeNextRound(deadline));
+  return Unreachable();
+}
+
+std::optional<absl::Status> CtldClient::CallDirect(size_t i, const char* path,
                                                    const google::protobuf::MessageLite& request,
                                                    google::protobuf::MessageLite* reply) {
   // As long as gRPC's own connection attempt may take (common/rpc/channel.cc).
   constexpr std::chrono::milliseconds kConnectTimeout{2000};
   absl::StatusOr<std::string> credential = auth_->CreateCredential();
   if (!credential.ok()) return credential.status();
+  const std::string& target = targets_[i];
   http2::UnaryRequest call{
-      target_, path, {{kCredentialMetadataKey, *credential}}, request.SerializeAsString()};
+      target, path, {{kCredentialMetadataKey, *credential}}, request.SerializeAsString()};
   http2::UnaryCallResult result =
-      http2::CallUnary(target_, std::move(call), kConnectTimeout,
+      http2::CallUnary(target, std::move(call), kConnectTimeout,
                        std::chrono::seconds(config_.skiff.message_timeout), kMaxReplyBytes);
   if (result.never_sent) return std::nullopt;
   switch (result.status.code()) {
@@ -112,35 +161,40 @@ std::optional<absl::Status> CtldClient::CallDirect(const char* path,
       }
       return absl::OkStatus();
     case absl::StatusCode::kUnavailable:
+      // A standby ran nothing: another controller serves.
+      if (IsStandbyAnswer(std::string(result.status.message()))) return std::nullopt;
       return Unreachable();
     case absl::StatusCode::kDeadlineExceeded:
-      return NoAnswer();
+      return NoAnswer(i);
     default:
       return result.status;
   }
 }
 
 absl::Status CtldClient::Unreachable() const {
-  return absl::UnavailableError(
-      absl::StrCat("Unable to contact skiff controller at ", target_, " (connect failure)"));
+  return absl::UnavailableError(absl::StrCat("Unable to contact skiff controller at ",
+                                             absl::StrJoin(targets_, " or "),
+                                             " (connect failure)"));
 }
 
-absl::Status CtldClient::NoAnswer() const {
+absl::Status CtldClient::NoAnswer(size_t i) const {
   return absl::DeadlineExceededError(
-      absl::StrCat("skiff controller at ", target_,
+      absl::StrCat("skiff controller at ", targets_[i],
                    " did not answer within MessageTimeout=", config_.skiff.message_timeout, "s"));
 }
 
-absl::Status CtldClient::Explain(const grpc::Status& status) const {
+absl::Status CtldClient::Explain(const grpc::Status& status, size_t i) {
   switch (status.error_code()) {
     case grpc::StatusCode::OK:
       return absl::OkStatus();
     case grpc::StatusCode::UNAVAILABLE:
       return Unreachable();
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::DEADLINE_EXCEEDED: {
       // Never connected within MessageTimeout: ctld is down or unreachable.
-      if (channel_->GetState(false) != GRPC_CHANNEL_READY) return Unreachable();
-      return NoAnswer();
+      std::lock_guard<std::mutex> lock(channels_mu_);
+      if (channels_[i]->GetState(false) != GRPC_CHANNEL_READY) return Unreachable();
+      return NoAnswer(i);
+    }
     default:
       return FromGrpcStatus(status);
   }

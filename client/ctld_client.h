@@ -8,6 +8,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -51,7 +52,12 @@ class CtldClient {
                                                              CtldCalls calls = CtldCalls::kDirect);
 
   const LoadedConfig& config() const { return config_; }
-  const std::string& target() const { return target_; }
+  // The controller that answered last (the first SlurmctldHost before any call).
+  const std::string& target() const { return targets_[serving_]; }
+  size_t controller_count() const { return targets_.size(); }
+  // Ping of controller `i` (in SlurmctldHost order) alone: scontrol ping asks
+  // each. A standby answers too, its reply saying so.
+  absl::Status PingController(size_t i, v1::PingReply* reply);
   // For calls to other daemons (a job's step manager).
   Authenticator& auth() { return *auth_; }
 
@@ -61,6 +67,12 @@ class CtldClient {
   // send at once, through gRPC's channel, which waits for ctld until the
   // deadline. Nothing is sent twice: the channel is tried only when no byte
   // of the direct call reached ctld, or ctld refused it before starting it.
+  //
+  // With several SlurmctldHost lines (a standby over etcd, issue 53) each
+  // controller is tried in turn, the one that answered last first, and a
+  // controller that refuses the connection or stands by is passed over at
+  // once; rounds repeat until MessageTimeout, so a command made during a
+  // takeover waits for the new controller rather than failing.
   template <typename Request, typename Reply>
   absl::Status Call(grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
                                                            Reply*),
@@ -68,8 +80,11 @@ class CtldClient {
     if (calls_ == CtldCalls::kDirect) {
       const char* path = v1::CtldMethodPathFor(Request::default_instance().GetTypeName(),
                                                Reply::default_instance().GetTypeName());
+      if (path != nullptr && targets_.size() > 1 && FitsDirectCall(request)) {
+        return CallControllers(path, request, reply);
+      }
       if (path != nullptr) {
-        if (std::optional<absl::Status> done = CallDirect(path, request, reply)) return *done;
+        if (std::optional<absl::Status> done = CallDirect(0, path, request, reply)) return *done;
       }
     }
     return CallAs(*auth_, method, request, reply);
@@ -81,37 +96,64 @@ class CtldClient {
                       grpc::Status (v1::Ctld::Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Reply*),
                       const Request& request, Reply* reply) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::seconds(config_.skiff.message_timeout));
-    if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
-    // A busy controller may take longer than one connection attempt to answer
-    // the handshake: keep trying until the deadline, as Slurm's commands retry.
-    context.set_wait_for_ready(true);
-    return Explain((Stub().*method)(&context, request, reply));
+    const auto deadline =
+        std::chrono::system_clock::now() + std::chrono::seconds(config_.skiff.message_timeout);
+    if (targets_.size() == 1) {
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
+      // A busy controller may take longer than one connection attempt to answer
+      // the handshake: keep trying until the deadline, as Slurm's commands retry.
+      context.set_wait_for_ready(true);
+      return Explain((Stub(0).*method)(&context, request, reply), 0);
+    }
+    // Several controllers: each in turn, without waiting for one to connect.
+    do {
+      for (size_t k = 0; k < targets_.size(); ++k) {
+        const size_t i = (serving_ + k) % targets_.size();
+        grpc::ClientContext context;
+        context.set_deadline(deadline);
+        if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
+        const grpc::Status status = (Stub(i).*method)(&context, request, reply);
+        if (status.error_code() == grpc::StatusCode::UNAVAILABLE) continue;
+        serving_ = i;
+        return Explain(status, i);
+      }
+    } while (PauseBeforeNextRound(deadline));
+    return Unreachable();
   }
 
  private:
-  CtldClient(LoadedConfig config, std::string target, std::unique_ptr<Authenticator> auth,
-             CtldCalls calls);
-  // The direct call; nullopt where nothing reached ctld (use the channel).
-  std::optional<absl::Status> CallDirect(const char* path,
+  CtldClient(LoadedConfig config, std::vector<std::string> targets,
+             std::unique_ptr<Authenticator> auth, CtldCalls calls);
+  // The direct call to controller `i`; nullopt where nothing reached it, or
+  // it stands by (try another, or the channel).
+  std::optional<absl::Status> CallDirect(size_t i, const char* path,
                                          const google::protobuf::MessageLite& request,
                                          google::protobuf::MessageLite* reply);
-  // The channel and its stub, made at the first call that needs them: making
-  // them starts gRPC (its threads among it), which a direct call never needs.
-  v1::Ctld::Stub& Stub();
-  absl::Status Explain(const grpc::Status& status) const;
+  // Call's direct call with several controllers.
+  absl::Status CallControllers(const char* path, const google::protobuf::MessageLite& request,
+                               google::protobuf::MessageLite* reply);
+  static bool FitsDirectCall(const google::protobuf::MessageLite& request);
+  // Sleeps a moment unless that passes `deadline`; false then.
+  static bool PauseBeforeNextRound(std::chrono::system_clock::time_point deadline);
+  // Controller `i`'s channel and stub, made at the first call that needs
+  // them: making them starts gRPC (its threads among it), which a direct call
+  // never needs.
+  v1::Ctld::Stub& Stub(size_t i);
+  absl::Status Explain(const grpc::Status& status, size_t i);
   absl::Status Unreachable() const;
-  absl::Status NoAnswer() const;
+  absl::Status NoAnswer(size_t i) const;
 
   LoadedConfig config_;
-  std::string target_;
+  const std::vector<std::string> targets_;  // "addr:port", in SlurmctldHost order
+  std::atomic<size_t> serving_{0};          // the controller that answered last
   std::unique_ptr<Authenticator> auth_;
   CtldCalls calls_;
-  std::once_flag channel_once_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Ctld::Stub> stub_;
+  std::mutex channels_mu_;
+  // One per controller, made on first use; guarded by channels_mu_.
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
+  std::vector<std::unique_ptr<v1::Ctld::Stub>> stubs_;
 };
 
 // Skiff's why-pending paragraph for job `id_text` (squeue --explain JOBID,

@@ -49,6 +49,7 @@ absl::StatusOr<std::unique_ptr<CtldServers>> CtldServers::Start(const ServingSet
                                                                 const ServedParts& parts,
                                                                 spdlog::logger& logger) {
   std::unique_ptr<CtldServers> servers(new CtldServers(parts));
+  if (parts.hand_over) servers->ctld_service_.SetHandOver(parts.hand_over);
   const std::string listen = absl::StrCat(settings.host, ":", settings.port);
   // Connections are accepted by the listener, under its limits, and handed to
   // the server, which has no listening port of its own.

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -52,6 +53,8 @@ struct ServedParts {
   // scontrol token's issuer; when tokens are on, the commands' service also
   // takes a token as a credential (SLURM_JWT=).
   const TokenIssuer* tokens = nullptr;
+  // scontrol takeover's work, with a standby over etcd; else empty.
+  std::function<absl::Status()> hand_over;
 };
 
 class CtldServers {

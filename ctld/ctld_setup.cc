@@ -8,8 +8,10 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/daemon.h"
 #include "common/logging.h"
 #include "common/users.h"
@@ -90,12 +92,34 @@ absl::StatusOr<std::string> ReadJwtKey(const std::string& path, uid_t slurm_user
   return bytes;
 }
 
+absl::StatusOr<ControllerHost> ThisController(const SkiffConfig& config, const std::string& flag,
+                                              const std::string& short_host_name) {
+  std::vector<ControllerHost> hosts = config.ctld_hosts;
+  if (hosts.empty()) hosts.push_back({config.ctld_host, config.ctld_addr});
+  const std::string& wanted = flag.empty() ? short_host_name : flag;
+  for (const ControllerHost& host : hosts) {
+    if (host.name == wanted) return host;
+  }
+  if (flag.empty()) return hosts.front();
+  std::vector<std::string> names;
+  for (const ControllerHost& host : hosts) names.push_back(host.name);
+  return absl::InvalidArgumentError(absl::StrCat("--host: '", flag,
+                                                 "' is not a SlurmctldHost of skiff.conf (",
+                                                 absl::StrJoin(names, ", "), ")"));
+}
+
 absl::StatusOr<CtldSetup> SetUpCtld(const CtldFlags& flags, int64_t now) {
   absl::StatusOr<LoadedConfig> loaded = LoadConfig(flags.conf_path);
   if (!loaded.ok()) return loaded.status();
   CtldSetup setup;
   setup.loaded = *std::move(loaded);
   const SkiffConfig& config = setup.loaded.skiff;
+  char host_name[256] = {};
+  gethostname(host_name, sizeof(host_name) - 1);
+  absl::StatusOr<ControllerHost> self =
+      ThisController(config, flags.host, std::string(host_name).substr(0, strcspn(host_name, ".")));
+  if (!self.ok()) return self.status();
+  setup.self = *std::move(self);
   // burst_buffer.conf's AllowUsers/DenyUsers name users of this host's databases.
   if (config.burst_buffer_type == "burst_buffer/lua" && setup.loaded.burst_buffer.has_value()) {
     if (absl::Status s =

@@ -40,13 +40,24 @@ struct CtldSetup {
   std::string scriptd_socket;
   uid_t slurm_user_uid = 0;
   std::string cleared_state;  // where -c moved the old database ("" if there was none)
+  // Which SlurmctldHost this controller is: where it serves, and its name in
+  // etcd's election (issue 53).
+  ControllerHost self;
 };
 
 struct CtldFlags {
   std::string conf_path;     // resolved (ResolveConfPath)
   int verbose = 0;           // -v count
   bool clear_state = false;  // -c
+  // --host NAME: which SlurmctldHost line this controller is; by default the
+  // one named after this machine's short host name, else the first.
+  std::string host;
 };
+
+// The SlurmctldHost entry this controller is (CtldFlags::host).
+// InvalidArgument, listing the controllers, for a name none of them has.
+absl::StatusOr<ControllerHost> ThisController(const SkiffConfig& config, const std::string& flag,
+                                              const std::string& short_host_name);
 
 // Loads and checks everything above; `now` names -c's aside copy.
 absl::StatusOr<CtldSetup> SetUpCtld(const CtldFlags& flags, int64_t now);

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -29,9 +32,11 @@
 #include "ctld/ctld_servers.h"
 #include "ctld/ctld_setup.h"
 #include "ctld/malloc_tuning.h"
+#include "ctld/replication/replica.h"
 #include "ctld/rpc/served_config.h"
 #include "ctld/rpc/token_issuer.h"
 #include "ctld/scriptd_supervisor.h"
+#include "ctld/standby_server.h"
 #include "ctld/state/job_store.h"
 #include "ctld/state/state_marker.h"
 
@@ -100,10 +105,79 @@ Controller::JoinSettings JoinSettingsFrom(const CtldSetup& setup, const std::str
   return settings;
 }
 
+// With EtcdEndpoints (issue 53): this controller joins the election and
+// stands by, answering Ping alone and copying the log into `store`, until it
+// leads; from then on `store` appends every transaction to the log first.
+// Null with no etcd. `stopped` is set when a signal stopped ctld meanwhile.
+// Losing the lease later ends the process at once: a standby serves next.
+//
+// After a handover (scontrol takeover) this controller campaigns only once
+// another one leads, or after twice the lease when none came.
+absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
+    const CtldSetup& setup, SqliteJobStore& store, Authenticator& auth, ScriptdSupervisor& scriptd,
+    spdlog::logger& logger, bool handed_over, bool* stopped) {
+  const SkiffConfig& config = setup.loaded.skiff;
+  if (config.etcd_endpoints.empty()) return nullptr;
+  replication::Replica::Settings settings;
+  settings.endpoints = config.etcd_endpoints;
+  settings.prefix = absl::StrCat("/skiff/", config.cluster_name);
+  settings.id = setup.self.name;
+  settings.lease = std::chrono::seconds(config.ControllerLeaseSeconds());
+  absl::StatusOr<std::unique_ptr<replication::Replica>> replica = replication::Replica::Join(
+      settings,
+      [&logger](const std::string& why) {
+        // No further acknowledgement may go out: the standby may win next.
+        logger.critical("ctld stops serving: {}", why);
+        logger.flush();
+        fprintf(stderr, "ctld: fatal: lost the lead: %s\n", why.c_str());
+        _exit(1);
+      },
+      logger);
+  if (!replica.ok()) return replica.status();
+  absl::StatusOr<std::unique_ptr<StandbyServer>> standby = StandbyServer::Start(
+      {setup.self.addr, static_cast<int>(config.ctld_port), config.cluster_name, setup.self.name,
+       static_cast<int64_t>(time(nullptr))},
+      auth, [r = replica->get()] { return r->leader(); });
+  if (!standby.ok()) return standby.status();
+  std::string seen_leader;
+  std::string last_error;
+  const auto defer_until = std::chrono::steady_clock::now() + 2 * settings.lease;
+  bool defer = handed_over;
+  for (;;) {
+    defer = defer && (*replica)->leader().empty() && std::chrono::steady_clock::now() < defer_until;
+    absl::StatusOr<bool> led = (*replica)->TryToLead(store, /*campaign=*/!defer);
+    if (led.ok() && *led) break;
+    if (!led.ok()) {
+      if (absl::IsFailedPrecondition(led.status())) return led.status();
+      if (std::string(led.status().message()) != last_error) {
+        last_error = std::string(led.status().message());
+        logger.warn("etcd: {}", last_error);
+      }
+    } else if ((*replica)->leader() != seen_leader) {
+      seen_leader = (*replica)->leader();
+      logger.info("standing by: {} serves; this controller's copy holds the log to commit {}",
+                  seen_leader, store.AppliedSeq());
+    }
+    const int sig = WaitForSignalFor(200);
+    if (sig == SIGCHLD) {
+      scriptd.RestartIfDied(logger);
+    } else if (sig != 0 && sig != SIGHUP) {
+      logger.info("signal {}: shutting down (standing by)", sig);
+      *stopped = true;
+      return replica;
+    }
+  }
+  (*standby)->Stop();
+  store.ReplicateTo(replica->get());
+  return replica;
+}
+
 // From a running scriptd to ctld's stop: the store, the controller over it,
-// its servers, then signals until one asks ctld to stop.
+// its servers, then signals until one asks ctld to stop. `handing_over`: in
+// (the last run handed over: stand by first) and out (this one did: scriptd
+// is left running for the next).
 int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
-          ScriptdSupervisor& scriptd, spdlog::logger& logger) {
+          ScriptdSupervisor& scriptd, spdlog::logger& logger, bool* handing_over) {
   const SkiffConfig& config = setup.loaded.skiff;
   absl::StatusOr<std::unique_ptr<SqliteJobStore>> store =
       SqliteJobStore::Open(absl::StrCat(config.state_save_location, "/", kStateDatabaseName));
@@ -111,9 +185,19 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
   if (absl::Status s = MarkStateKept(config.state_save_location); !s.ok()) {
     return Fatal(absl::StrCat("StateSaveLocation: ", s.message()));
   }
+  MungeAuthenticator auth(config.auth_socket);
+  bool stopped = false;
+  absl::StatusOr<std::unique_ptr<replication::Replica>> replica =
+      StandByUntilLeading(setup, **store, auth, scriptd, logger, *handing_over, &stopped);
+  *handing_over = false;
+  if (!replica.ok()) return Fatal(std::string(replica.status().message()));
+  if (stopped) {
+    scriptd.Stop();
+    logger.info("ctld stopped");
+    return 0;
+  }
 
   const std::set<uid_t> privileged = PrivilegedUids(config, setup.slurm_user_uid, logger);
-  MungeAuthenticator auth(config.auth_socket);
   SystemClock clock;
   NodeClient node_client(auth, static_cast<int>(config.message_timeout));
   ScriptdClient scriptd_client(setup.scriptd_socket, kScriptdRetryWindowSeconds);
@@ -131,7 +215,7 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
       config, setup.loaded.conf_path, privileged,
       {&clock, &logger, store->get(), &node_client, &scriptd_client, burst_buffers.get(),
        [path = setup.loaded.conf_path] { return LoadConfig(path); }});
-  const std::string listen_host = config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr;
+  const std::string& listen_host = setup.self.addr;
   if (setup.join) controller.EnableJoin(JoinSettingsFrom(setup, listen_host));
   if (absl::Status s = controller.Recover(); !s.ok()) {
     return Fatal(
@@ -139,11 +223,22 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
   }
   std::unique_ptr<ServedConfig> served = ServeConfigFiles(setup.loaded, logger);
   const TokenIssuer token_issuer(TokenSettingsFrom(config, setup.jwt_key, logger));
+  // scontrol takeover: stop serving as a signal would, then stand by.
+  std::atomic<bool> hand_over_asked{false};
+  std::function<absl::Status()> hand_over;
+  if (*replica != nullptr) {
+    hand_over = [&hand_over_asked, &logger] {
+      logger.info("scontrol takeover: handing over to a standby");
+      hand_over_asked = true;
+      kill(getpid(), SIGTERM);
+      return absl::OkStatus();
+    };
+  }
   absl::StatusOr<std::unique_ptr<CtldServers>> servers =
       CtldServers::Start({listen_host, static_cast<int>(config.ctld_port), connection_limits,
                           MaxRequestBytes(config.scheduler_parameters.max_script_size), privileged,
                           setup.join ? &*setup.join : nullptr},
-                         {&controller, &auth, served.get(), &token_issuer}, logger);
+                         {&controller, &auth, served.get(), &token_issuer, hand_over}, logger);
   if (!servers.ok()) return Fatal(std::string(servers.status().message()));
   if (absl::Status s = WritePidFile(config.ctld_pid_file); !s.ok()) {
     logger.error("SlurmctldPidFile: {}", std::string(s.message()));
@@ -154,10 +249,19 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
 
   controller.Start();
   ServeUntilStopped(scriptd, controller, served.get(), logger);
+  *handing_over = hand_over_asked;
   (*servers)->Stop();
   scriptd_client.Stop();
-  scriptd.Stop();  // closing the lifeline tells scriptd to stop its children and exit
+  // Closing the lifeline tells scriptd to stop its children and exit; a
+  // controller that hands over keeps it for its standby's turn.
+  if (!*handing_over) scriptd.Stop();
   controller.Stop();
+  // Nothing more is stored: a standby may serve at once.
+  if (*replica != nullptr) (*replica)->Resign();
+  if (*handing_over) {
+    logger.info("handed over; standing by");
+    return 0;
+  }
   if (!config.ctld_pid_file.empty()) unlink(config.ctld_pid_file.c_str());
   logger.info("ctld stopped");
   return 0;
@@ -174,6 +278,9 @@ int Run(int argc, char** argv) {
   app.add_flag("-D", foreground, "run in the foreground (ctld always does; kept for Slurm habits)");
   app.add_flag("-v", flags.verbose, "more logging (repeat for more)");
   app.add_option("--scriptd", scriptd_flag, "path of the scriptd binary");
+  app.add_option("--host", flags.host,
+                 "which SlurmctldHost this controller is (default: this host's short name, "
+                 "else the first)");
   app.add_flag("-c", flags.clear_state,
                "start with no jobs: move ctld.db aside (to ctld.db.cleared-TIME) first");
   CLI11_PARSE(app, argc, argv);
@@ -209,7 +316,11 @@ int Run(int argc, char** argv) {
     return Fatal(absl::StrCat("scriptd (pid ", (*scriptd)->pid(), ") does not answer on ",
                               setup->scriptd_socket));
   }
-  return Serve(*setup, connection_limits, **scriptd, logger);
+  bool handing_over = false;
+  for (;;) {
+    const int rc = Serve(*setup, connection_limits, **scriptd, logger, &handing_over);
+    if (rc != 0 || !handing_over) return rc;
+  }
 }
 
 }  // namespace

@@ -253,7 +253,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   }
   gpu_options.job_mapping_dir = config.hpc_job_mapping_dir;
   GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
-  NodeAgent agent(ctld_target, registration, gpus, auth, logger);
+  NodeAgent agent(config.CtldTargets(), registration, gpus, auth, logger);
   agent.SetGpuSource([&gpus] { return gpus.TakeRunning(); },
                      [&gpus](const std::vector<RunningJobGpus>& taken) { gpus.Restore(taken); });
   // SKIFF_NODED_NO_LOAD=1: report no load or free memory (CPULoad=N/A, as

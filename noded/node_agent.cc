@@ -54,9 +54,10 @@ SteadyClock::time_point After(double seconds) {
 
 }  // namespace
 
-NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware, JobReportSource& jobs,
-                     Authenticator& auth, spdlog::logger& logger)
-    : ctld_target_(std::move(ctld_target)),
+NodeAgent::NodeAgent(std::vector<std::string> ctld_targets, v1::RegisterRequest hardware,
+                     JobReportSource& jobs, Authenticator& auth, spdlog::logger& logger)
+    : ctld_targets_(std::move(ctld_targets)),
+      ctld_target_(ctld_targets_.front()),
       hardware_(std::move(hardware)),
       jobs_(jobs),
       auth_(auth),
@@ -64,6 +65,14 @@ NodeAgent::NodeAgent(std::string ctld_target, v1::RegisterRequest hardware, JobR
       stub_(v1::NodeService::NewStub(MakeChannel(ctld_target_))) {}
 
 NodeAgent::~NodeAgent() { Stop(); }
+
+void NodeAgent::NextControllerAfter(const grpc::Status& status) {
+  if (ctld_targets_.size() < 2 || status.error_code() != grpc::StatusCode::UNAVAILABLE) return;
+  auto at = std::find(ctld_targets_.begin(), ctld_targets_.end(), ctld_target_);
+  const size_t next = (static_cast<size_t>(at - ctld_targets_.begin()) + 1) % ctld_targets_.size();
+  ctld_target_ = ctld_targets_[next];
+  stub_ = v1::NodeService::NewStub(MakeChannel(ctld_target_));
+}
 
 void NodeAgent::Start() {
   thread_ = std::thread([this] { Loop(); });
@@ -128,6 +137,7 @@ bool NodeAgent::Register() {
     logger_.warn("registration with ctld at {} failed: {}", ctld_target_, status.error_message());
     RenewLeasesIfCtldIsDown(status);
     NoteCredentialRefused(status);
+    NextControllerAfter(status);
     return false;
   }
   jobs_.RenewLeases();

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/auth/authenticator.h"
 #include "noded/hardware.h"
@@ -42,8 +43,12 @@ class NodeAgent {
  public:
   // `hardware` is the registration without jobs; the jobs come from `jobs` at
   // each registration. `jobs`, `auth` and `logger` must outlive the agent.
-  NodeAgent(std::string ctld_target, v1::RegisterRequest hardware, JobReportSource& jobs,
-            Authenticator& auth, spdlog::logger& logger);
+  // `ctld_targets`: every controller, in SlurmctldHost order. With more than
+  // one (a standby over etcd), a registration that finds its controller
+  // unreachable or standing by goes to the next one, and the agent stays
+  // with whichever took it.
+  NodeAgent(std::vector<std::string> ctld_targets, v1::RegisterRequest hardware,
+            JobReportSource& jobs, Authenticator& auth, spdlog::logger& logger);
   ~NodeAgent();
 
   void Start();
@@ -104,7 +109,11 @@ class NodeAgent {
   bool Sleep(double seconds);
   bool Stopping();
 
-  const std::string ctld_target_;
+  // The next controller, after `status` ended a registration.
+  void NextControllerAfter(const grpc::Status& status);
+
+  const std::vector<std::string> ctld_targets_;
+  std::string ctld_target_;  // the one called now (agent thread only)
   const v1::RegisterRequest hardware_;
   JobReportSource& jobs_;
   Authenticator& auth_;

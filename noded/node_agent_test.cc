@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/free_port.h"
 
 namespace skiff::noded {
 namespace {
@@ -139,12 +140,13 @@ class NodeAgentTest : public testing::Test {
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
   }
 
-  void StartAgent() {
+  // `before`: controllers listed ahead of the test's (SlurmctldHost order).
+  void StartAgent(std::vector<std::string> before = {}) {
     v1::RegisterRequest hardware;
     hardware.set_node_name("tn1");
     hardware.set_cpus(4);
-    agent_ =
-        std::make_unique<NodeAgent>(target_, hardware, jobs_, auth_, *spdlog::default_logger());
+    before.push_back(target_);
+    agent_ = std::make_unique<NodeAgent>(before, hardware, jobs_, auth_, *spdlog::default_logger());
     agent_->Start();
   }
 
@@ -183,6 +185,15 @@ TEST_F(NodeAgentTest, RegistrationCarriesTheHardwareAndEveryKnownJob) {
   EXPECT_TRUE(r.jobs(1).finished());
   EXPECT_EQ(r.jobs(1).exit_code(), 3);
   EXPECT_EQ(r.jobs(2).failure(), "cannot chdir to work_dir /x");
+}
+
+// Issue 53: the first controller is down (nothing listens on its port), so
+// the node registers with the next one and reports its jobs there.
+TEST_F(NodeAgentTest, ANodeRegistersWithTheNextControllerWhenTheFirstIsDown) {
+  jobs_.Add(Finished(7, 0, 0));
+  StartAgent({absl::StrCat("127.0.0.1:", FreeLoopbackPort())});
+  ASSERT_TRUE(WaitUntil([&] { return Registrations() >= 1; }, milliseconds(20000)));
+  ASSERT_TRUE(WaitUntil([&] { return Acknowledged().size() == 1; }, milliseconds(20000)));
 }
 
 TEST_F(NodeAgentTest, FinishedJobIsResentUntilCtldAcceptsItThenAcknowledged) {

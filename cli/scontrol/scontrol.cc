@@ -466,6 +466,35 @@ int Reconfigure(skiff::client::CtldClient& client) {
   return 0;
 }
 
+// scontrol takeover [INDEX] (issue 53): the serving controller hands over to
+// a standby; Slurm's checks of INDEX and its "slurm_takeover error". Which
+// standby serves next is etcd's election: the first to campaign.
+int Takeover(skiff::client::CtldClient& client, const std::vector<std::string>& args) {
+  const int count = static_cast<int>(client.controller_count());
+  if (args.size() > 1) {
+    std::cerr << "takeover: too many arguments\n";
+    return 1;
+  }
+  if (args.size() == 1) {
+    int index = 0;
+    if (!absl::SimpleAtoi(args[0], &index) || index < 1 || index >= count) {
+      std::cerr << "takeover: invalid backup controller index (" << atoi(args[0].c_str()) << ")\n";
+      return 1;
+    }
+  }
+  skiff::v1::TakeoverReply reply;
+  absl::Status status = client.Call(&Ctld::Stub::Takeover, skiff::v1::TakeoverRequest(), &reply);
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  if (!status.ok()) {
+    std::cerr << "slurm_takeover error: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 // scontrol show reservation [NAME]: Slurm's records, or its words for none.
 int ShowReservations(skiff::client::CtldClient& client, const std::vector<std::string>& args,
                      const skiff::cli::ShowOptions& options) {
@@ -591,7 +620,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
       words[0], {"show",         "update",        "hold",   "uhold",   "release", "requeue",
                  "requeuehold",  "suspend",       "resume", "top",     "write",   "ping",
                  "version",      "reconfigure",   "create", "delete",  "notify",  "reboot",
-                 "reboot_nodes", "cancel_reboot", "help",   "explain", "token"});
+                 "reboot_nodes", "cancel_reboot", "help",   "explain", "token",   "takeover"});
   if (!command.ok()) return Fail(command.status());
   std::vector<std::string> args(words.begin() + 1, words.end());
   if (*command == "token") return FetchToken(args);
@@ -701,7 +730,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
     update = skiff::cli::ParseUpdate(args);
     if (!update.ok()) return Fail(update.status());
   } else if (*command != "show" && *command != "ping" && *command != "write" &&
-             *command != "reconfigure") {
+             *command != "reconfigure" && *command != "takeover") {
     if (*command == "top" && args.size() != 1) {
       std::cerr << "too " << (args.empty() ? "few" : "many") << " arguments for keyword:top\n";
       return 1;
@@ -716,9 +745,22 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
   skiff::client::CtldClient& client = **connected;
 
   if (*command == "ping") {
-    bool up = Ping(client);
-    std::cout << skiff::cli::FormatPing(client.config().skiff.ctld_host, up);
-    return up ? 0 : 1;
+    const std::vector<skiff::ControllerHost>& hosts = client.config().skiff.ctld_hosts;
+    if (hosts.size() <= 1) {
+      bool up = Ping(client);
+      std::cout << skiff::cli::FormatPing(client.config().skiff.ctld_host, up);
+      return up ? 0 : 1;
+    }
+    std::vector<skiff::cli::ControllerPing> pings;
+    bool any_up = false;
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      skiff::v1::PingReply reply;
+      const bool up = client.PingController(i, &reply).ok();
+      any_up = any_up || up;
+      pings.push_back({hosts[i].name, up, up && !reply.standby()});
+    }
+    std::cout << skiff::cli::FormatPings(pings, getuid() == 0);
+    return any_up ? 0 : 1;
   }
   if (*command == "show") {
     if (entity == "job") return ShowJobs(client, args, options);
@@ -734,6 +776,7 @@ int skiff::cli::ScontrolMain(int argc, char** argv) {
   }
   if (*command == "update") return Update(client, *update);
   if (*command == "reconfigure") return Reconfigure(client);
+  if (*command == "takeover") return Takeover(client, args);
   if (*command == "write") return WriteBatchScript(client, args);
 
   if (*command == "top") {

@@ -566,6 +566,31 @@ std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std
   return out;
 }
 
+std::string FormatPings(const std::vector<ControllerPing>& pings, bool root) {
+  std::string out;
+  bool down = false;
+  std::string serving;
+  for (size_t i = 0; i < pings.size(); ++i) {
+    const std::string mode = i == 0                          ? "primary"
+                             : (i == 1 && pings.size() == 2) ? "backup"
+                                                             : absl::StrCat("backup", i);
+    absl::StrAppend(&out, "Slurmctld(", mode, ") at ", pings[i].name, " is ",
+                    pings[i].up ? "UP" : "DOWN", "\n");
+    down = down || !pings[i].up;
+    if (pings[i].up && pings[i].serving) serving = pings[i].name;
+  }
+  if (down && root) {
+    absl::StrAppend(&out,
+                    "*****************************************\n"
+                    "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+                    "*****************************************\n");
+  }
+  if (pings.size() > 1) {
+    absl::StrAppend(&out, "Serving: ", serving.empty() ? "none" : serving, "\n");
+  }
+  return out;
+}
+
 std::string FormatPing(const std::string& ctld_host, bool up) {
   return absl::StrCat("Slurmctld(primary) at ", ctld_host, " is ", up ? "UP" : "DOWN", "\n");
 }

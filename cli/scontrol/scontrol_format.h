@@ -62,6 +62,16 @@ std::string FormatConfig(const v1::GetConfigReply& reply, int64_t now, const std
 
 // "Slurmctld(primary) at <host> is UP" (or DOWN), newline-terminated.
 std::string FormatPing(const std::string& ctld_host, bool up);
+// scontrol ping with every SlurmctldHost, as Slurm prints them ("primary",
+// "backup", or "backupN" with more than two), Slurm's RESTORE box for root
+// when one is down, and with a standby over etcd (issue 53) a last line
+// naming the controller that serves.
+struct ControllerPing {
+  std::string name;
+  bool up = false;
+  bool serving = false;  // answered as the serving controller (not standing by)
+};
+std::string FormatPings(const std::vector<ControllerPing>& pings, bool root);
 
 // scontrol show step: one step as Slurm's slurm_sprint_job_step_info prints
 // it, ending "\n\n" (or "\n" with one_liner).

@@ -1193,6 +1193,19 @@ TEST_F(ScontrolFormatTest, BbStatusMatchesSlurm) {
 TEST_F(ScontrolFormatTest, Ping) {
   EXPECT_EQ(FormatPing("vm", true), "Slurmctld(primary) at vm is UP\n");
   EXPECT_EQ(FormatPing("vm", false), "Slurmctld(primary) at vm is DOWN\n");
+  // With a standby (issue 53): Slurm's lines, its box for root, who serves.
+  EXPECT_EQ(FormatPings({{"head", false, false}, {"standby", true, true}}, /*root=*/true),
+            "Slurmctld(primary) at head is DOWN\n"
+            "Slurmctld(backup) at standby is UP\n"
+            "*****************************************\n"
+            "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+            "*****************************************\n"
+            "Serving: standby\n");
+  EXPECT_EQ(FormatPings({{"a", true, false}, {"b", true, true}, {"c", true, false}}, false),
+            "Slurmctld(primary) at a is UP\n"
+            "Slurmctld(backup1) at b is UP\n"
+            "Slurmctld(backup2) at c is UP\n"
+            "Serving: b\n");
 }
 
 TEST(FormatStepRecord, AsSlurmPrintsAStep) {

@@ -180,7 +180,6 @@ constexpr std::string_view kUnsupported[] = {
     "setdebugflags [",
     "shutdown <",
     "token [",
-    "takeover  ",
     "verbose  ",
     "wait_job <",
     "write config <",

@@ -288,6 +288,22 @@ int64_t SkiffConfig::FenceLeaseSeconds() const {
   return std::max(slurmd_timeout - margin, heartbeat_interval + 1);
 }
 
+int64_t SkiffConfig::ControllerLeaseSeconds() const {
+  return slurmctld_timeout > 0 ? slurmctld_timeout : kDefaultLeaseSeconds;
+}
+
+std::vector<std::string> SkiffConfig::CtldTargets() const {
+  std::vector<std::string> targets;
+  for (const ControllerHost& host : ctld_hosts) {
+    targets.push_back(absl::StrCat(host.addr, ":", ctld_port));
+  }
+  // A config built in code, not parsed, names one controller.
+  if (targets.empty()) {
+    targets.push_back(absl::StrCat(ctld_addr.empty() ? ctld_host : ctld_addr, ":", ctld_port));
+  }
+  return targets;
+}
+
 std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size) {
   return absl::StrCat(
       "Pathname of a file, directory or other parameter too long (the batch script "

@@ -117,11 +117,26 @@ struct PartitionConfig {
   std::string tres_billing_weights;  // TRESBillingWeights= as written (validated)
 };
 
+// One SlurmctldHost line: a controller's name and the address it serves on.
+struct ControllerHost {
+  std::string name;
+  std::string addr;  // defaults to name
+};
+
 struct SkiffConfig {
   std::string cluster_name = "skiff";  // ClusterName
   std::string ctld_host;               // SlurmctldHost=name(addr): name
   std::string ctld_addr;  // SlurmctldHost=name(addr): addr, or SlurmctldAddr; defaults to ctld_host
   int ctld_port = 6817;   // SlurmctldPort
+  // Every SlurmctldHost line in order: the first is ctld_host(ctld_addr), the
+  // rest standby controllers, kept only with EtcdEndpoints (issue 53).
+  std::vector<ControllerHost> ctld_hosts;
+  // EtcdEndpoints=host:port,...: the etcd cluster ctld's commits are
+  // replicated through (ctld/replication); empty: SQLite alone.
+  std::vector<std::string> etcd_endpoints;
+  // SlurmctldTimeout: with etcd, the time to live of the serving controller's
+  // lease, after which a standby takes over (0 = unset: kDefaultLeaseSeconds).
+  int64_t slurmctld_timeout = 0;
   // SlurmctldAddr as configured ("" = not set; it also sets ctld_addr): kept
   // apart because Slurm shows it, and only it, as SlurmctldAddr.
   std::string slurmctld_addr;
@@ -228,6 +243,13 @@ struct SkiffConfig {
   // (at least 2 s), so that the old run is dead before a new one can start;
   // never shorter than HeartbeatInterval + 1 s, so one late heartbeat kills nothing.
   int64_t FenceLeaseSeconds() const;
+  // With etcd: SlurmctldTimeout when set, else kDefaultLeaseSeconds (Slurm's
+  // 120 s default is a backup's polling interval; a lease lapses in etcd).
+  static constexpr int64_t kDefaultLeaseSeconds = 5;
+  int64_t ControllerLeaseSeconds() const;
+  // "addr:port" of each controller, in SlurmctldHost order: where the
+  // commands and nodes look for the one that serves.
+  std::vector<std::string> CtldTargets() const;
 
   // nullptr when absent.
   const NodeConfig* FindNode(std::string_view name) const;

@@ -199,6 +199,32 @@ TEST(ParseSkiffConfigTest, LicensesTakeSlurmsListAndRefuseWhatSlurmRefuses) {
   EXPECT_TRUE(ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n").licenses.empty());
 }
 
+// Issue 53: standby controllers are kept with etcd, and the commands and
+// nodes look for the serving one in SlurmctldHost order.
+TEST(ParseSkiffConfigTest, StandbyControllersNeedEtcdAndAreTriedInOrder) {
+  SkiffConfig ha = ParseOk(
+      "SlurmctldHost=standby(10.0.0.2)\nSlurmctldPort=7000\nSlurmctldTimeout=3\n"
+      "EtcdEndpoints=10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379\n");
+  ASSERT_EQ(ha.ctld_hosts.size(), 2u);
+  EXPECT_EQ(ha.ctld_hosts[1].name, "standby");
+  EXPECT_EQ(ha.CtldTargets(), (std::vector<std::string>{"head:7000", "10.0.0.2:7000"}));
+  EXPECT_EQ(ha.etcd_endpoints.size(), 3u);
+  EXPECT_EQ(ha.ControllerLeaseSeconds(), 3);
+  EXPECT_TRUE(ha.warnings.empty());
+
+  SkiffConfig alone = ParseOk("SlurmctldHost=standby\n");
+  EXPECT_EQ(alone.CtldTargets(), (std::vector<std::string>{"head:6817"}));
+  EXPECT_EQ(alone.ControllerLeaseSeconds(), SkiffConfig::kDefaultLeaseSeconds);
+  ASSERT_EQ(alone.warnings.size(), 1u);
+  EXPECT_EQ(alone.warnings[0],
+            "skiff.conf:2: SlurmctldHost: backup controller \"standby\" ignored: a standby follows "
+            "the primary through etcd (name it in EtcdEndpoints=)");
+
+  absl::StatusOr<SkiffConfig> twice = Parse("SlurmctldHost=head(10.0.0.9)\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_THAT(std::string(twice.status().message()), ::testing::HasSubstr("'head' is named twice"));
+}
+
 TEST(ParseSkiffConfigTest, DefaultsWhenKeysAreAbsent) {
   SkiffConfig config = ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n");
   EXPECT_EQ(config.cluster_name, "skiff");

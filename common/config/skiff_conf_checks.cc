@@ -28,6 +28,17 @@ absl::Status SkiffParser::Finish() {
                      ": SlurmctldHost: missing (name the controller, e.g. SlurmctldHost=head)"));
   }
   if (config_.ctld_addr.empty()) config_.ctld_addr = config_.ctld_host;
+  // SlurmctldAddr (or ControlAddr) is where the first controller serves.
+  config_.ctld_hosts.front().addr = config_.ctld_addr;
+  if (config_.etcd_endpoints.empty() && config_.ctld_hosts.size() > 1) {
+    for (size_t i = 1; i < config_.ctld_hosts.size(); ++i) {
+      config_.warnings.push_back(absl::StrCat(
+          global_.standby_lines[i - 1], ": SlurmctldHost: backup controller \"",
+          config_.ctld_hosts[i].name,
+          "\" ignored: a standby follows the primary through etcd (name it in EtcdEndpoints=)"));
+    }
+    config_.ctld_hosts.resize(1);
+  }
   for (NodeConfig& node : config_.nodes) {
     if (node.port == 0) node.port = config_.slurmd_port;
   }

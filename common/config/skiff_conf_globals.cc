@@ -106,7 +106,8 @@ absl::Status SetDebugLevel(std::string_view value, std::string& out) {
 }
 
 // SlurmctldHost=name(addr) or SlurmctldHost=name. Slurm lists backup controllers
-// on further SlurmctldHost lines; Skiff runs one controller and says so.
+// on further SlurmctldHost lines; Skiff keeps them as standbys only with
+// EtcdEndpoints (SkiffParser::Finish says so otherwise).
 absl::Status SetCtldHost(std::string_view value, GlobalState& g) {
   std::string_view name = value;
   std::string_view addr;
@@ -120,10 +121,12 @@ absl::Status SetCtldHost(std::string_view value, GlobalState& g) {
     if (addr.empty()) return Invalid(absl::StrCat(Quoted(value), " has an empty address"));
   }
   if (name.empty()) return Invalid(absl::StrCat(Quoted(value), " has no host name"));
+  for (const ControllerHost& known : g.config.ctld_hosts) {
+    if (known.name == name) return Invalid(absl::StrCat(Quoted(name), " is named twice"));
+  }
+  g.config.ctld_hosts.push_back({std::string(name), std::string(addr.empty() ? name : addr)});
   if (g.ctld_host_set) {
-    g.warnings.push_back(absl::StrCat(g.line->file, ":", g.line->line,
-                                      ": SlurmctldHost: ", "backup controller ", Quoted(value),
-                                      " ignored (Skiff runs one controller)"));
+    g.standby_lines.push_back(absl::StrCat(g.line->file, ":", g.line->line));
     return absl::OkStatus();
   }
   g.ctld_host_set = true;
@@ -281,6 +284,12 @@ const KeyTable<GlobalState>& GlobalKeys() {
           {"ScriptdSocket",
            [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.scriptd_socket); }},
           // 0 is Slurm's "never mark nodes DOWN", refused in CheckNodeTimeouts.
+          {"EtcdEndpoints",
+           [](std::string_view v, G& g) { return SetList(v, g.config.etcd_endpoints); }},
+          {"SlurmctldTimeout",
+           [](std::string_view v, G& g) {
+             return SetInt(v, 1, kMaxSlurm16, g.config.slurmctld_timeout);
+           }},
           {"SlurmdTimeout",
            [](std::string_view v, G& g) {
              return SetInt(v, 0, kMaxSlurm16, g.config.slurmd_timeout);

@@ -59,6 +59,9 @@ struct GlobalState {
   // against another once the whole file is read.
   std::map<std::string, const LogicalLine*> key_lines{};
   bool ctld_host_set = false;
+  // "file:line" of each later SlurmctldHost line (a standby's), for the
+  // warning when no EtcdEndpoints keeps them.
+  std::vector<std::string> standby_lines{};
   // Cluster-wide defaults for partitions that do not set their own.
   uint64_t def_mem_per_cpu_mb = 0;
   uint64_t max_mem_per_cpu_mb = 0;

@@ -23,13 +23,16 @@ std::string PrefixEnd(const std::string& prefix) {
 }
 
 EtcdClient::EtcdClient(const std::string& target, std::chrono::milliseconds deadline)
-    : target_(target), deadline_(deadline) {}
+    : EtcdClient(std::vector<std::string>{target}, deadline) {}
+
+EtcdClient::EtcdClient(std::vector<std::string> targets, std::chrono::milliseconds deadline)
+    : targets_(std::move(targets)), deadline_(deadline) {}
 
 std::shared_ptr<const EtcdClient::Stubs> EtcdClient::Current() {
   std::lock_guard<std::mutex> lock(mu_);
   if (stubs_ == nullptr) {
     auto stubs = std::make_shared<Stubs>();
-    std::shared_ptr<grpc::Channel> channel = MakeChannel(target_);
+    std::shared_ptr<grpc::Channel> channel = MakeChannel(targets_[next_target_]);
     stubs->kv = etcdserverpb::KV::NewStub(channel);
     stubs->lease = etcdserverpb::Lease::NewStub(channel);
     stubs_ = std::move(stubs);
@@ -41,7 +44,10 @@ absl::Status EtcdClient::Checked(const grpc::Status& status,
                                  const std::shared_ptr<const Stubs>& used) {
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stubs_ == used) stubs_.reset();  // the next call makes a new channel
+    if (stubs_ == used) {  // the next call makes a new channel, to the next member
+      stubs_.reset();
+      next_target_ = (next_target_ + 1) % targets_.size();
+    }
   }
   return FromGrpcStatus(status);
 }
@@ -72,9 +78,16 @@ absl::StatusOr<std::optional<etcdserverpb::KeyValue>> EtcdClient::Get(const std:
 }
 
 absl::StatusOr<etcdserverpb::RangeResponse> EtcdClient::GetPrefix(const std::string& prefix) {
+  return Range(prefix, PrefixEnd(prefix), 0);
+}
+
+absl::StatusOr<etcdserverpb::RangeResponse> EtcdClient::Range(const std::string& from,
+                                                              const std::string& end,
+                                                              int64_t limit) {
   etcdserverpb::RangeRequest request;
-  request.set_key(prefix);
-  request.set_range_end(PrefixEnd(prefix));
+  request.set_key(from);
+  request.set_range_end(end);
+  request.set_limit(limit);
   const std::shared_ptr<const Stubs> stubs = Current();
   etcdserverpb::RangeResponse response;
   const grpc::Status status = stubs->kv->Range(Context().get(), request, &response);

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,12 +35,19 @@ class EtcdClient {
   // `target`: one member's client address, "127.0.0.1:2379".
   explicit EtcdClient(const std::string& target,
                       std::chrono::milliseconds deadline = std::chrono::seconds(5));
+  // The cluster's members: a call that finds one unavailable leaves the next
+  // call the next member.
+  explicit EtcdClient(std::vector<std::string> targets,
+                      std::chrono::milliseconds deadline = std::chrono::seconds(5));
 
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);
   // The key's value and revisions; nullopt when there is no such key.
   absl::StatusOr<std::optional<etcdserverpb::KeyValue>> Get(const std::string& key);
   // Every key starting with `prefix`, in key order.
   absl::StatusOr<etcdserverpb::RangeResponse> GetPrefix(const std::string& prefix);
+  // The keys in [from, end), in key order, at most `limit` of them (0: all).
+  absl::StatusOr<etcdserverpb::RangeResponse> Range(const std::string& from, const std::string& end,
+                                                    int64_t limit);
 
   // A new lease of `ttl_seconds`; its id.
   absl::StatusOr<int64_t> GrantLease(int64_t ttl_seconds);
@@ -59,10 +67,11 @@ class EtcdClient {
   // The call's status; after UNAVAILABLE, a new channel for the next call.
   absl::Status Checked(const grpc::Status& status, const std::shared_ptr<const Stubs>& used);
 
-  const std::string target_;
+  const std::vector<std::string> targets_;
   const std::chrono::milliseconds deadline_;
   std::mutex mu_;
   std::shared_ptr<const Stubs> stubs_;  // guarded by mu_
+  size_t next_target_ = 0;              // guarded by mu_: the member the next channel is to
 };
 
 // The end of the range of keys that start with `prefix` (etcd's prefix

@@ -39,6 +39,20 @@ std::string CommitKey(const std::string& prefix, uint64_t seq) {
   return prefix + "/commits/" + digits;
 }
 
+uint64_t CommitSeqOf(const std::string& prefix, const std::string& key) {
+  const std::string start = prefix + "/commits/";
+  if (key.size() != start.size() + 20 || key.compare(0, start.size(), start) != 0) return 0;
+  uint64_t seq = 0;
+  for (size_t i = start.size(); i < key.size(); ++i) {
+    if (key[i] < '0' || key[i] > '9') return 0;
+    seq = seq * 10 + static_cast<uint64_t>(key[i] - '0');
+  }
+  return seq;
+}
+
+// '/' + 1: past every key under "<prefix>/commits/".
+std::string CommitKeysEnd(const std::string& prefix) { return prefix + "/commits0"; }
+
 etcdserverpb::TxnRequest CampaignTxn(const Candidate& me) {
   etcdserverpb::TxnRequest txn;
   // A key that does not exist has create revision 0.

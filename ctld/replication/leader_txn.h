@@ -31,6 +31,10 @@ struct Candidate {
 std::string LeaderKey(const std::string& prefix);
 // Zero-padded, so that the keys sort in commit order.
 std::string CommitKey(const std::string& prefix, uint64_t seq);
+// The seq CommitKey put in `key`; 0 when `key` is not a commit key of `prefix`.
+uint64_t CommitSeqOf(const std::string& prefix, const std::string& key);
+// The end of the range of every commit key of `prefix`.
+std::string CommitKeysEnd(const std::string& prefix);
 
 // Writes the leader key as `me`, on my lease, where there is none; else reads it.
 etcdserverpb::TxnRequest CampaignTxn(const Candidate& me);

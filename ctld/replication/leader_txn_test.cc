@@ -76,5 +76,13 @@ TEST(LeaderTxn, AGroupCommitWritesEveryRecordOrNone) {
   EXPECT_EQ(txn.failure(1).request_range().key(), "/skiff/lab/commits/00000000000000000010");
 }
 
+TEST(LeaderTxn, CommitKeysReadBackAndEndBeforeTheRangeEnd) {
+  EXPECT_LT(CommitKey("/skiff/lab", 18446744073709551615u), CommitKeysEnd("/skiff/lab"));
+  EXPECT_EQ(CommitSeqOf("/skiff/lab", CommitKey("/skiff/lab", 42)), 42u);
+  EXPECT_EQ(CommitSeqOf("/skiff/lab", CommitKey("/skiff/other", 42)), 0u);
+  EXPECT_EQ(CommitSeqOf("/skiff/lab", "/skiff/lab/leader"), 0u);
+  EXPECT_EQ(CommitSeqOf("/skiff/lab", "/skiff/lab/commits/0000000000000000004x"), 0u);
+}
+
 }  // namespace
 }  // namespace skiff::ctld::replication

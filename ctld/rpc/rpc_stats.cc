@@ -31,6 +31,7 @@ constexpr MethodType kMethodTypes[] = {
     {"/skiff.v1.Ctld/GetConfig", "REQUEST_BUILD_INFO", 2001},
     {"/skiff.v1.Ctld/UpdatePartition", "REQUEST_UPDATE_PARTITION", 3005},
     {"/skiff.v1.Ctld/Reconfigure", "REQUEST_RECONFIGURE", 1003},
+    {"/skiff.v1.Ctld/Takeover", "REQUEST_TAKEOVER", 1012},
     {"/skiff.v1.Ctld/GetConfigFiles", "REQUEST_CONFIG", 2015},
     {"/skiff.v1.Ctld/GetQos", "DBD_GET_QOS", 1448},
     {"/skiff.v1.Ctld/UpdateQos", "DBD_MODIFY_QOS", 1451},  // add and delete too

@@ -63,6 +63,21 @@ grpc::Status CtldService::Ping(grpc::ServerContext* context, const v1::PingReque
   return grpc::Status::OK;
 }
 
+grpc::Status CtldService::Takeover(grpc::ServerContext* context, const v1::TakeoverRequest*,
+                                   v1::TakeoverReply*) {
+  absl::StatusOr<Identity> caller = AuthenticateCall(auth_, *context);
+  if (!caller.ok()) return ToGrpcStatus(caller.status());
+  if (!controller_.IsPrivileged(caller->uid)) {
+    return ToGrpcStatus(absl::PermissionDeniedError("Access/permission denied"));
+  }
+  if (!hand_over_) {
+    return ToGrpcStatus(absl::FailedPreconditionError(
+        "No backup controller to take over: a standby needs a second SlurmctldHost line and "
+        "EtcdEndpoints"));
+  }
+  return ToGrpcStatus(hand_over_());
+}
+
 namespace {
 
 // Marks the nodes an advance reservation holds whole now (sinfo's resv and

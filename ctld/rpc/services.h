@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <functional>
+
 #include "common/auth/authenticator.h"
 #include "ctld/controller.h"
 #include "ctld/rpc/served_config.h"
@@ -22,9 +24,14 @@ class CtldService final : public v1::Ctld::Service {
   // without auth/jwt). It must outlive the service.
   CtldService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr,
               const TokenIssuer* tokens = nullptr);
+  // scontrol takeover's work (ctld's main: stop serving, hand the lease
+  // over); unset, Takeover says there is no standby. Before serving.
+  void SetHandOver(std::function<absl::Status()> hand_over) { hand_over_ = std::move(hand_over); }
 
   grpc::Status Ping(grpc::ServerContext* context, const v1::PingRequest* request,
                     v1::PingReply* reply) override;
+  grpc::Status Takeover(grpc::ServerContext* context, const v1::TakeoverRequest* request,
+                        v1::TakeoverReply* reply) override;
   grpc::Status GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
                         v1::GetNodesReply* reply) override;
   grpc::Status GetPartitions(grpc::ServerContext* context, const v1::GetPartitionsRequest* request,
@@ -100,6 +107,7 @@ class CtldService final : public v1::Ctld::Service {
   Authenticator& auth_;
   ServedConfig* served_;
   const TokenIssuer* tokens_;
+  std::function<absl::Status()> hand_over_;
 };
 
 // For node daemons: only root, SlurmUser or operator credentials are accepted.

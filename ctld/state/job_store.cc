@@ -49,6 +49,12 @@ CREATE TABLE IF NOT EXISTS records (
   blob BLOB NOT NULL,
   PRIMARY KEY (kind, key)
 );
+-- With etcd (commit_log.h): the last commit of the replicated log this
+-- database holds, written in the same transaction as its rows.
+CREATE TABLE IF NOT EXISTS replication (
+  id INTEGER PRIMARY KEY CHECK (id = 0),
+  applied_seq INTEGER NOT NULL
+);
 )sql";
 
 // Columns added after the first release, with how to add them to an older file.
@@ -229,7 +235,49 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
        {"PRAGMA busy_timeout=5000;", "PRAGMA mmap_size=1073741824;", "PRAGMA cache_size=-65536;"}) {
     (void)Exec(read_db, pragma);
   }
-  return std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db, read_db));
+  auto store = std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db, read_db));
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT applied_seq FROM replication WHERE id = 0", -1, &stmt,
+                         nullptr) != SQLITE_OK) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": ", SqliteError(db, "replication").message()));
+  }
+  if (sqlite3_step(stmt) == SQLITE_ROW) {
+    store->applied_seq_ = static_cast<uint64_t>(sqlite3_column_int64(stmt, 0));
+  }
+  sqlite3_finalize(stmt);
+  return store;
+}
+
+uint64_t SqliteJobStore::AppliedSeq() {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  return applied_seq_;
+}
+
+void SqliteJobStore::ReplicateTo(CommitLog* log) {
+  std::lock_guard<std::mutex> lock(db_mu_);
+  log_ = log;
+}
+
+absl::Status SqliteJobStore::ApplyCommit(uint64_t seq, const std::string& commit) {
+  const std::string what = absl::StrCat("replicated commit ", seq);
+  v1::StoreCommit decoded;
+  if (!decoded.ParseFromString(commit)) {
+    return absl::FailedPreconditionError(absl::StrCat(what, " does not decode"));
+  }
+  auto batch = std::make_shared<Batch>();
+  for (const v1::JobRecord& record : decoded.jobs()) batch->jobs.push_back(FromRecord(record));
+  for (const v1::StoredRecord& record : decoded.records()) {
+    batch->records.push_back({record.kind(), record.key(), record.blob()});
+  }
+  std::lock_guard<std::mutex> lock(db_mu_);
+  if (seq <= applied_seq_) return absl::OkStatus();
+  if (seq != applied_seq_ + 1) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " follows commit ", seq - 1, ", but this copy holds up to commit ",
+                     applied_seq_, ": the commits between are missing"));
+  }
+  return WriteLocked({batch}, seq);
 }
 
 SqliteJobStore::SqliteJobStore(sqlite3* db, sqlite3* read_db) : db_(db), read_db_(read_db) {}
@@ -353,7 +401,8 @@ absl::Status SqliteJobStore::AwaitWritten(const std::shared_ptr<Batch>& batch) {
   }
 }
 
-absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches) {
+absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches,
+                                         uint64_t applied_seq) {
   // Prepared once and kept (finalized with the store): parsing the statements
   // for every transaction was a visible part of a submission's cost.
   for (auto [statement, sql] :
@@ -376,9 +425,13 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
   sqlite3_stmt* spec_stmt = spec_insert_stmt_;
   absl::Status status;
   std::string blob;
+  // What the log gets: the same rows, each job whole.
+  const bool replicated = log_ != nullptr && applied_seq == 0;
+  v1::StoreCommit commit;
   for (const auto& batch : batches) {
     for (const Job& job : batch->jobs) {
       v1::JobRecord record = ToRecord(job);
+      if (replicated) *commit.add_jobs() = record;
       record.clear_spec_blob();  // in job_specs
       record.SerializeToString(&blob);
       sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(job.id));
@@ -422,13 +475,22 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
     for (const RecordRow& record : batch->records) {
       status = PutRecordLocked(record);
       if (!status.ok()) break;
+      if (replicated) {
+        v1::StoredRecord* stored = commit.add_records();
+        stored->set_kind(record.kind);
+        stored->set_key(record.key);
+        stored->set_blob(record.blob);
+      }
     }
     if (!status.ok()) break;
   }
   sqlite3_clear_bindings(stmt);
   sqlite3_clear_bindings(spec_stmt);
+  if (status.ok() && (replicated || applied_seq != 0)) {
+    status = ReplicateLocked(replicated ? commit.SerializeAsString() : "", applied_seq);
+  }
   if (!status.ok()) {
-    Exec(db_, "ROLLBACK;");
+    (void)Exec(db_, "ROLLBACK;");
     return status;
   }
   const int committed = sqlite3_step(commit_stmt_);
@@ -436,9 +498,32 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
   if (committed != SQLITE_DONE) {
     status = SqliteError(db_, "commit");
     (void)Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
+    if (replicated) log_->LocalCopyFailed(applied_seq_ + 1, status);
     return status;
   }
+  if (replicated) ++applied_seq_;
+  if (applied_seq != 0) applied_seq_ = applied_seq;
   return absl::OkStatus();
+}
+
+absl::Status SqliteJobStore::ReplicateLocked(const std::string& commit, uint64_t applied_seq) {
+  const uint64_t seq = applied_seq != 0 ? applied_seq : applied_seq_ + 1;
+  if (applied_seq == 0) {
+    if (absl::Status s = log_->Append(seq, commit); !s.ok()) return s;
+  }
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO replication (id, applied_seq) VALUES (0, ?1)",
+                         -1, &stmt, nullptr) != SQLITE_OK) {
+    return SqliteError(db_, "prepare replication");
+  }
+  sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(seq));
+  const int rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  if (rc == SQLITE_DONE) return absl::OkStatus();
+  absl::Status status = SqliteError(db_, absl::StrCat("save replicated commit ", seq));
+  // In the log already, not stored here.
+  if (applied_seq == 0) log_->LocalCopyFailed(seq, status);
+  return status;
 }
 
 absl::StatusOr<std::vector<Job>> SqliteJobStore::LoadActive(int64_t finished_since) {

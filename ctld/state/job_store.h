@@ -30,6 +30,7 @@
 #include "common/tres_usage.h"
 #include "ctld/core/job.h"
 #include "ctld/core/lifecycle/effects.h"
+#include "ctld/state/commit_log.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -154,6 +155,19 @@ class SqliteJobStore final : public JobStore {
                                                            const std::string& from,
                                                            const std::string& to) override;
 
+  // Replication (commit_log.h, issue 53). The number of the last log commit
+  // this database holds (0: none, or not replicated).
+  uint64_t AppliedSeq();
+  // From now on every transaction is first appended to `log` (which must
+  // outlive the store) as commit AppliedSeq() + 1. Call before the first
+  // write, once the database holds the whole log (a new primary).
+  void ReplicateTo(CommitLog* log);
+  // A standby's copy: stores log commit `seq` (a v1::StoreCommit) as one
+  // transaction. Already held (seq <= AppliedSeq()): nothing to do. A gap
+  // (seq > AppliedSeq() + 1) or a commit that does not decode is
+  // FailedPrecondition, naming the commit.
+  absl::Status ApplyCommit(uint64_t seq, const std::string& commit);
+
  private:
   struct Batch {
     std::vector<Job> jobs;
@@ -169,7 +183,13 @@ class SqliteJobStore final : public JobStore {
   SqliteJobStore(sqlite3* db, sqlite3* read_db);
   // Returns once `batch` is done, writing the queue when no one else is.
   absl::Status AwaitWritten(const std::shared_ptr<Batch>& batch);
-  absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches);
+  // Stores `batches` as one transaction: with a log, appended to it first as
+  // its next commit; `applied_seq` (a standby's ApplyCommit) records the log
+  // commit the batches came from instead.
+  absl::Status WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches,
+                           uint64_t applied_seq = 0);
+  // The transaction's last step before COMMIT: the log's part.
+  absl::Status ReplicateLocked(const std::string& commit, uint64_t applied_seq);
   // One record of a batch being written (an empty blob deletes it).
   absl::Status PutRecordLocked(const RecordRow& record);
 
@@ -181,6 +201,8 @@ class SqliteJobStore final : public JobStore {
   sqlite3_stmt* commit_stmt_ = nullptr;
   sqlite3_stmt* upsert_stmt_ = nullptr;
   sqlite3_stmt* spec_insert_stmt_ = nullptr;
+  CommitLog* log_ = nullptr;  // set before the first write (ReplicateTo)
+  uint64_t applied_seq_ = 0;  // under db_mu_: the replication table's
 
   sqlite3* read_db_;    // QueryJobs only (WAL: readers never block the writer)
   std::mutex read_mu_;  // serializes use of read_db_

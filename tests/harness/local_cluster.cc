@@ -213,12 +213,12 @@ CommandResult LocalCluster::Up() const {
   for (const auto& [name, value] : options_.environment) {
     absl::StrAppend(&environment, name, "=", ShellQuote(value), " ");
   }
-  return RunShell(
-      absl::StrCat(environment, "SKIFF_RESTD=", options_.restd ? 1 : 0,
-                   " SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
-                   " SKIFF_GPU_NODES=", options_.gpu_nodes, " SKIFF_CONF_EXTRA=", ShellQuote(extra),
-                   " ", ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_), " --nodes ",
-                   options_.nodes, " --cpus ", options_.cpus, " --bin-from ", ShellQuote(root)));
+  return RunShell(absl::StrCat(
+      environment, "SKIFF_RESTD=", options_.restd ? 1 : 0,
+      " SKIFF_BURST_BUFFERS=", options_.burst_buffers ? 1 : 0,
+      " SKIFF_GPU_NODES=", options_.gpu_nodes, " SKIFF_CONF_EXTRA=", ShellQuote(extra), " ",
+      ShellQuote(root + "/skiff"), " up --dir ", ShellQuote(dir_), " --nodes ", options_.nodes,
+      " --cpus ", options_.cpus, " --bin-from ", ShellQuote(root), options_.ha ? " --ha" : ""));
 }
 
 CommandResult LocalCluster::RunAs(const std::string& user, const std::string& command) const {

@@ -60,6 +60,9 @@ class LocalCluster {
     std::map<std::string, std::string> environment;
     // Start restd as `./skiff up` does (etc/restd.env says where it listens).
     bool restd = false;
+    // `./skiff up --ha`: three etcd members and a standby ctld ("ctld-standby",
+    // SlurmctldHost=standby(127.0.0.2)) beside the first (issue 53).
+    bool ha = false;
   };
 
   // Why this host cannot confine jobs with cgroups (not root; no v1 freezer,

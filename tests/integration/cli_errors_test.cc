@@ -353,7 +353,7 @@ TEST_F(CliErrorsTest, HelpAndUsageInSlurmsShape) {
        "     show <ENTITY> [<ID>]     display state of identified entity, default  \n", true},
       {"scontrol", "-h",
        "scontrol [<OPTION>] [<COMMAND>]                                            \n",
-       "*    takeover                 ask slurm backup controller to take over     \n", true},
+       "     takeover                 ask slurm backup controller to take over     \n", true},
       {"scontrol", "help",
        "scontrol [<OPTION>] [<COMMAND>]                                            \n",
        "     update <SPECIFICATIONS>  update job, node, partition, reservation, or \n", true},

@@ -1,0 +1,107 @@
+// A controller's place in a replicated cluster (issue 53): its etcd lease,
+// its campaign for the leader key, the standby's copy of the commit log, and
+// the serving controller's appends to it (the CommitLog its SqliteJobStore
+// writes through, ctld/state/commit_log.h).
+//
+// A ctld started with EtcdEndpoints joins (a lease of SlurmctldTimeout
+// seconds), then calls TryToLead until it returns true: each call copies the
+// commits its database does not hold yet and, when no controller leads,
+// campaigns. The winner copies what is left (the deposed leader can append
+// nothing more: every append is guarded by the leader key and its lease, in
+// etcd) and serves; its store appends every transaction here first. When its
+// lease may have lapsed (etcd unreachable, the lease found ended, or another
+// controller found writing), `lost` is called, once: the controller must
+// stop serving at once, before a standby can win.
+//
+// Threads: one thread of its own renews the lease, from Join to destruction.
+// TryToLead is the owner's; Append and LocalCopyFailed are the store's
+// writing caller's; leader(), leading() and Resign() any thread's.
+#ifndef SKIFF_CTLD_REPLICATION_REPLICA_H_
+#define SKIFF_CTLD_REPLICATION_REPLICA_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ctld/replication/etcd_client.h"
+#include "ctld/replication/lease_watch.h"
+#include "ctld/state/commit_log.h"
+#include "ctld/state/job_store.h"
+#include "spdlog/spdlog.h"
+
+namespace skiff::ctld::replication {
+
+class Replica final : public CommitLog {
+ public:
+  struct Settings {
+    std::vector<std::string> endpoints;  // etcd members, "host:port"
+    std::string prefix;                  // "/skiff/<ClusterName>"
+    std::string id;                      // this controller's SlurmctldHost name
+    std::chrono::seconds lease{5};       // SlurmctldTimeout
+    // How long Join waits for etcd to grant the lease.
+    std::chrono::seconds join_wait{30};
+  };
+  using LostCallback = std::function<void(const std::string& why)>;
+
+  // Grants this controller's lease. Unavailable, naming the endpoints, when
+  // etcd does not answer within join_wait.
+  static absl::StatusOr<std::unique_ptr<Replica>> Join(Settings settings, LostCallback lost,
+                                                       spdlog::logger& logger);
+  ~Replica() override;
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
+
+  // Copies the log's commits that `store` lacks into it and, when no
+  // controller leads, campaigns. True: this controller leads and `store`
+  // holds the whole log. An error (etcd unreachable) is the caller's to retry;
+  // FailedPrecondition: `store` is not a copy of this log.
+  // `campaign` false: copy and watch only (a controller that just handed
+  // over lets a standby win first).
+  absl::StatusOr<bool> TryToLead(SqliteJobStore& store, bool campaign = true);
+  // The controller that leads, as last seen ("" when none was seen yet).
+  std::string leader() const;
+  bool leading() const;
+  // Ends the lease now (a clean stop), so that a standby need not wait for it
+  // to lapse. The lost callback is not called after this.
+  void Resign();
+
+  // CommitLog: commit `seq` as the leader. Retried while etcd does not
+  // answer, until it does or the lease may have lapsed.
+  absl::Status Append(uint64_t seq, const std::string& commit) override;
+  void LocalCopyFailed(uint64_t seq, const absl::Status& why) override;
+
+ private:
+  Replica(Settings settings, LostCallback lost, spdlog::logger& logger);
+  void RenewLoop();
+  // Calls lost_ unless it was called, or the lease resigned.
+  void Lose(const std::string& why);
+  absl::Status CopyLog(SqliteJobStore& store);
+  int64_t lease() const;
+
+  const Settings settings_;
+  const LostCallback lost_;
+  spdlog::logger& logger_;
+  EtcdClient client_;        // commits, reads, the campaign
+  EtcdClient lease_client_;  // renewals, with a deadline well inside the lease's margin
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t lease_ = 0;                  // guarded by mu_
+  std::unique_ptr<LeaseWatch> watch_;  // guarded by mu_
+  std::string leader_;                 // guarded by mu_
+  bool leading_ = false;               // guarded by mu_
+  bool lost_called_ = false;           // guarded by mu_
+  bool stopping_ = false;              // guarded by mu_
+  std::thread renewer_;
+};
+
+}  // namespace skiff::ctld::replication
+
+#endif  // SKIFF_CTLD_REPLICATION_REPLICA_H_

@@ -1,0 +1,155 @@
+// SqliteJobStore's replication (commit_log.h): each transaction goes to the
+// log before it is stored, and a standby's copy made from the log holds what
+// the primary's does.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ctld/state/job_store.h"
+
+namespace skiff::ctld {
+namespace {
+
+std::string DbPath(const std::string& name) {
+  return std::string(getenv("TEST_TMPDIR")) + "/" + name + ".db";
+}
+
+// The log as a map; Append fails for the seqs in `refuse`.
+class FakeLog final : public CommitLog {
+ public:
+  absl::Status Append(uint64_t seq, const std::string& commit) override {
+    if (refuse.count(seq) > 0) return absl::UnavailableError("etcd: no quorum");
+    commits[seq] = commit;
+    return absl::OkStatus();
+  }
+  void LocalCopyFailed(uint64_t seq, const absl::Status&) override { lost.push_back(seq); }
+
+  std::map<uint64_t, std::string> commits;
+  std::map<uint64_t, bool> refuse;
+  std::vector<uint64_t> lost;
+};
+
+Job MakeJob(uint64_t id, JobState state, uint64_t version) {
+  Job job;
+  job.id = id;
+  job.state = state;
+  job.version = version;
+  job.user_name = "alice";
+  job.account = "lab";
+  job.request.partition = "gpu";
+  if (version == 1) job.spec_blob = "spec of " + std::to_string(id);
+  return job;
+}
+
+std::unique_ptr<SqliteJobStore> Open(const std::string& name) {
+  auto store = SqliteJobStore::Open(DbPath(name));
+  EXPECT_TRUE(store.ok()) << store.status();
+  return store.ok() ? std::move(*store) : nullptr;
+}
+
+TEST(ReplicatedStore, EveryTransactionGoesToTheLogAndAStandbyCopyHoldsTheSame) {
+  FakeLog log;
+  auto primary = Open("primary");
+  primary->ReplicateTo(&log);
+  ASSERT_TRUE(primary->Save({MakeJob(1, JobState::kPending, 1)}, {{"qos", "normal", "n1"}}).ok());
+  ASSERT_TRUE(primary->SaveInOrder({MakeJob(2, JobState::kPending, 1)}, {})->Wait().ok());
+  ASSERT_TRUE(primary->Save({MakeJob(1, JobState::kRunning, 2)}, {{"qos", "high", "h1"}}).ok());
+  ASSERT_TRUE(primary->Save({}, {{"qos", "normal", ""}}).ok());  // deleted
+  ASSERT_EQ(log.commits.size(), 4u);
+  EXPECT_EQ(log.commits.begin()->first, 1u);
+  EXPECT_EQ(primary->AppliedSeq(), 4u);
+
+  auto standby = Open("standby");
+  for (const auto& [seq, commit] : log.commits) {
+    ASSERT_TRUE(standby->ApplyCommit(seq, commit).ok()) << seq;
+  }
+  EXPECT_EQ(standby->AppliedSeq(), 4u);
+  EXPECT_TRUE(log.lost.empty());
+  for (SqliteJobStore* store : {primary.get(), standby.get()}) {
+    auto jobs = store->LoadActive(0);
+    ASSERT_TRUE(jobs.ok());
+    ASSERT_EQ(jobs->size(), 2u);
+    std::map<uint64_t, Job> by_id;
+    for (const Job& job : *jobs) by_id[job.id] = job;
+    EXPECT_EQ(by_id[1].state, JobState::kRunning);
+    EXPECT_EQ(by_id[1].version, 2u);
+    EXPECT_EQ(by_id[1].account, "lab");
+    EXPECT_EQ(by_id[2].state, JobState::kPending);
+    EXPECT_EQ(*store->LoadSpec(1), "spec of 1");
+    EXPECT_EQ(*store->LoadSpec(2), "spec of 2");
+    EXPECT_EQ(*store->LoadRecords("qos"), (std::map<std::string, std::string>{{"high", "h1"}}));
+    EXPECT_EQ(*store->MaxJobId(), 2u);
+  }
+}
+
+TEST(ReplicatedStore, WhatTheLogRefusesIsNotStoredAndTheNextWriteTakesItsNumber) {
+  FakeLog log;
+  log.refuse[2] = true;
+  auto store = Open("refused");
+  store->ReplicateTo(&log);
+  ASSERT_TRUE(store->Save({MakeJob(1, JobState::kPending, 1)}).ok());
+  absl::Status refused = store->Save({MakeJob(2, JobState::kPending, 1)});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(store->AppliedSeq(), 1u);
+  EXPECT_EQ(store->LoadSpec(2).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(store->LoadActive(0)->size(), 1u);
+
+  log.refuse.clear();
+  ASSERT_TRUE(store->Save({MakeJob(3, JobState::kPending, 1)}).ok());
+  EXPECT_EQ(store->AppliedSeq(), 2u);
+  ASSERT_EQ(log.commits.count(2), 1u);
+  auto copy = Open("refused_copy");
+  ASSERT_TRUE(copy->ApplyCommit(1, log.commits[1]).ok());
+  ASSERT_TRUE(copy->ApplyCommit(2, log.commits[2]).ok());
+  auto jobs = copy->LoadActive(0);
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[1].id, 3u);
+}
+
+TEST(ReplicatedStore, ApplyingTwiceIsHarmlessAndAGapOrGarbageIsRefusedByNumber) {
+  FakeLog log;
+  auto primary = Open("gap_primary");
+  primary->ReplicateTo(&log);
+  for (uint64_t id = 1; id <= 3; ++id) {
+    ASSERT_TRUE(primary->Save({MakeJob(id, JobState::kPending, 1)}).ok());
+  }
+  auto standby = Open("gap_standby");
+  ASSERT_TRUE(standby->ApplyCommit(1, log.commits[1]).ok());
+  ASSERT_TRUE(standby->ApplyCommit(1, log.commits[1]).ok());
+  EXPECT_EQ(standby->AppliedSeq(), 1u);
+  absl::Status gap = standby->ApplyCommit(3, log.commits[3]);
+  EXPECT_EQ(gap.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(gap.message().find("replicated commit 3"), std::string::npos) << gap;
+  EXPECT_NE(gap.message().find("holds up to commit 1"), std::string::npos) << gap;
+  absl::Status garbage = standby->ApplyCommit(2, std::string("\xff\xff\xff", 3));
+  EXPECT_EQ(garbage.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(garbage.message().find("does not decode"), std::string::npos) << garbage;
+  EXPECT_EQ(standby->LoadActive(0)->size(), 1u);
+}
+
+TEST(ReplicatedStore, TheAppliedNumberSurvivesReopen) {
+  FakeLog log;
+  {
+    auto primary = Open("reopen_primary");
+    primary->ReplicateTo(&log);
+    ASSERT_TRUE(primary->Save({MakeJob(1, JobState::kPending, 1)}).ok());
+    ASSERT_TRUE(primary->Save({MakeJob(2, JobState::kPending, 1)}).ok());
+  }
+  {
+    auto standby = Open("reopen_standby");
+    ASSERT_TRUE(standby->ApplyCommit(1, log.commits[1]).ok());
+  }
+  EXPECT_EQ(Open("reopen_primary")->AppliedSeq(), 2u);
+  auto standby = Open("reopen_standby");
+  EXPECT_EQ(standby->AppliedSeq(), 1u);
+  ASSERT_TRUE(standby->ApplyCommit(2, log.commits[2]).ok());
+  EXPECT_EQ(standby->LoadActive(0)->size(), 2u);
+  // Without a log a store numbers nothing.
+  auto plain = Open("plain");
+  ASSERT_TRUE(plain->Save({MakeJob(1, JobState::kPending, 1)}).ok());
+  EXPECT_EQ(plain->AppliedSeq(), 0u);
+}
+
+}  // namespace
+}  // namespace skiff::ctld

@@ -1,0 +1,199 @@
+// A standby controller over etcd (issue 53), on `./skiff up --ha`: three etcd
+// members and two ctlds on loopback. kill -9 of the serving ctld during a
+// flood of submissions loses no acknowledged job and runs none twice; a
+// standby serves within seconds; etcd losing a member changes nothing; a
+// hung controller, once it wakes, stops rather than serve beside the new one;
+// scontrol takeover hands over on purpose. Each case prints its counts.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "ctld/replication/etcd_member.h"
+#include "tests/harness/local_cluster.h"
+#include "tests/harness/test_util.h"
+
+namespace skiff::testing {
+namespace {
+
+std::unique_ptr<LocalCluster> StartHaCluster() {
+  LocalCluster::Options options;
+  options.nodes = 2;
+  options.gpu_nodes = 0;
+  options.ha = true;
+  auto cluster = LocalCluster::Start(options);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  return cluster.ok() ? std::move(*cluster) : nullptr;
+}
+
+std::string Serving(const LocalCluster& cluster) {
+  const std::string out = cluster.Run("scontrol ping").out;
+  const size_t at = out.find("Serving: ");
+  return at == std::string::npos ? "" : out.substr(at + 9, out.find('\n', at) - at - 9);
+}
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// "ID TIME" lines (the flood's acknowledgements): id -> when sbatch returned.
+std::map<uint64_t, double> Acknowledged(const std::string& path) {
+  std::map<uint64_t, double> acked;
+  std::istringstream lines(ReadFile(path));
+  uint64_t id = 0;
+  double at = 0;
+  while (lines >> id >> at) acked[id] = at;
+  return acked;
+}
+
+// How many times each job id was written to `path` by the job itself.
+std::map<uint64_t, int> Runs(const std::string& path) {
+  std::map<uint64_t, int> runs;
+  std::istringstream lines(ReadFile(path));
+  uint64_t id = 0;
+  while (lines >> id) ++runs[id];
+  return runs;
+}
+
+bool QueueEmpty(const LocalCluster& cluster) {
+  CommandResult r = cluster.Run("squeue -h");
+  return r.exit_code == 0 && r.out.empty();
+}
+
+class HaTakeoverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+      GTEST_SKIP() << "needs Debian's etcd-server";
+    }
+    cluster_ = StartHaCluster();
+    ASSERT_NE(cluster_, nullptr);
+    ASSERT_TRUE(Eventually(30, [&] { return Serving(*cluster_) == "localhost"; }))
+        << cluster_->Run("scontrol ping").out;
+  }
+  std::unique_ptr<LocalCluster> cluster_;
+};
+
+TEST_F(HaTakeoverTest, KillNineOfTheServingCtldDuringAFloodLosesNoAcknowledgedJob) {
+  const std::string dir = cluster_->dir();
+  // 150 submissions, one after another; each job writes its id once.
+  const std::string flood = absl::StrCat(
+      "(for i in $(seq 1 150); do id=$(sbatch --parsable -o /dev/null --wrap='echo "
+      "$SLURM_JOB_ID >> ",
+      dir, "/ran') && echo \"$id $(date +%s.%N)\" >> ", dir, "/acked; done; touch ", dir,
+      "/flood.done) >/dev/null 2>", dir, "/flood.err &");
+  ASSERT_EQ(cluster_->Run(flood).exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Acknowledged(dir + "/acked").size() >= 30; }));
+  const pid_t primary = cluster_->Pid("ctld");
+  const double killed_at = Now();
+  ASSERT_EQ(kill(primary, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(120, [&] { return access((dir + "/flood.done").c_str(), F_OK) == 0; }));
+  EXPECT_EQ(Serving(*cluster_), "standby") << cluster_->Run("scontrol ping").out;
+  ASSERT_TRUE(Eventually(120, [&] { return QueueEmpty(*cluster_); }))
+      << cluster_->Run("squeue").out;
+
+  const std::map<uint64_t, double> acked = Acknowledged(dir + "/acked");
+  const std::map<uint64_t, int> runs = Runs(dir + "/ran");
+  CommandResult sacct = cluster_->Run("sacct -X -n -P -a -o JobID,State");
+  std::set<uint64_t> found;
+  std::istringstream rows(sacct.out);
+  for (std::string row; std::getline(rows, row);) {
+    uint64_t id = 0;
+    if (absl::SimpleAtoi(row.substr(0, row.find('|')), &id)) found.insert(id);
+  }
+  int lost = 0;
+  int twice = 0;
+  int not_run = 0;
+  for (const auto& [id, at] : acked) {
+    if (found.count(id) == 0) ++lost;
+    auto run = runs.find(id);
+    if (run == runs.end()) ++not_run;
+    if (run != runs.end() && run->second > 1) ++twice;
+  }
+  // The outage: the longest wait between two acknowledgements around the kill.
+  double outage = 0;
+  double previous = 0;
+  for (const auto& [id, at] : acked) {
+    if (previous != 0 && at > killed_at - 1) outage = std::max(outage, at - previous);
+    previous = at;
+  }
+  printf(
+      "kill -9 of the serving ctld during 150 submissions: %zu acknowledged, %zu found after "
+      "takeover, %d lost, %d run twice, %d not run; longest gap between acknowledgements "
+      "%.2f s\n",
+      acked.size(), acked.size() - lost, lost, twice, not_run, outage);
+  EXPECT_EQ(lost, 0) << sacct.out;
+  EXPECT_EQ(twice, 0);
+  EXPECT_EQ(not_run, 0) << ReadFile(dir + "/flood.err");
+  EXPECT_GE(acked.size(), 140u) << ReadFile(dir + "/flood.err");
+  EXPECT_LT(outage, 10.0);
+
+  // etcd loses a member: the other two are a quorum, and nothing changes.
+  const pid_t member = cluster_->Pid("etcd-m3");
+  ASSERT_GT(member, 0);
+  ASSERT_EQ(kill(member, SIGKILL), 0);
+  CommandResult more =
+      cluster_->Run("for i in $(seq 1 20); do sbatch -o /dev/null --wrap=true || exit 1; done");
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_EQ(SubmittedJobIds(more.out).size(), 20u);
+  ASSERT_TRUE(Eventually(60, [&] { return QueueEmpty(*cluster_); }));
+
+  // The old primary started again stands by and copies the log.
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("scontrol ping").out.find("Slurmctld(primary) at localhost is UP") !=
+           std::string::npos;
+  }));
+  EXPECT_EQ(Serving(*cluster_), "standby");
+  EXPECT_NE(cluster_->Log("ctld.log").find("standing by: standby serves"), std::string::npos);
+}
+
+TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
+  // The serving ctld hangs (SIGSTOP): its lease lapses and the standby serves.
+  const pid_t primary = cluster_->Pid("ctld");
+  ASSERT_EQ(kill(primary, SIGSTOP), 0);
+  const double stopped_at = Now();
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Log("ctld-standby.log").find("etcd: standby leads") != std::string::npos;
+  }));
+  const double led_at = Now();
+  // Woken, it finds its lease gone and stops, serving nothing meanwhile.
+  ASSERT_EQ(kill(primary, SIGCONT), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return !Alive(primary); }));
+  EXPECT_NE(cluster_->Log("ctld.log").find("no longer leads"), std::string::npos)
+      << cluster_->Log("ctld.log");
+  printf("a hung serving ctld: the standby led %.2f s after it stopped answering\n",
+         led_at - stopped_at);
+  CommandResult job = cluster_->Run("sbatch -o /dev/null --wrap=true");
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  EXPECT_EQ(Serving(*cluster_), "standby");
+
+  // Back as a standby, then scontrol takeover hands the cluster to it.
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster_->Run("scontrol ping").out.find("Slurmctld(primary) at localhost is UP") !=
+           std::string::npos;
+  }));
+  CommandResult takeover = cluster_->Run("scontrol takeover");
+  ASSERT_EQ(takeover.exit_code, 0) << takeover.err;
+  ASSERT_TRUE(Eventually(30, [&] { return Serving(*cluster_) == "localhost"; }))
+      << cluster_->Run("scontrol ping").out;
+  CommandResult bad = cluster_->Run("scontrol takeover 2");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "takeover: invalid backup controller index (2)\n");
+  ASSERT_EQ(cluster_->Run("sbatch -o /dev/null --wrap=true").exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return QueueEmpty(*cluster_); }));
+}
+
+}  // namespace
+}  // namespace skiff::testing
