@@ -181,7 +181,9 @@ int main(int argc, char** argv) {
   app.add_flag("--in-flight-only", in_flight_only,
                "submit benchmark: only the submissions with several calls in flight (profiling)");
   CLI11_PARSE(app, argc, argv);
-  auto client = skiff::client::CtldClient::Connect(conf);
+  // One connection for every call (gRPC's channel), as the header says: the
+  // commands' direct calls would each open their own.
+  auto client = skiff::client::CtldClient::Connect(conf, skiff::client::CtldCalls::kChannel);
   if (!client.ok()) {
     fprintf(stderr, "%s\n", std::string(client.status().message()).c_str());
     return 1;

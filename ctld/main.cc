@@ -169,6 +169,16 @@ absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
   }
   (*standby)->Stop();
   store.ReplicateTo(replica->get());
+  // A database from before etcd was named: the log starts with all of it.
+  if (store.AppliedSeq() == 0) {
+    if (absl::Status s = store.SeedLog(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("etcd: seeding the log: ", s.message()));
+    }
+    if (store.AppliedSeq() != 0) {
+      logger.info("etcd: the log starts with this database's state: commits 1 to {}",
+                  store.AppliedSeq());
+    }
+  }
   return replica;
 }
 

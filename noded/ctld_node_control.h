@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/auth/authenticator.h"
 #include "noded/health_check.h"
@@ -15,7 +16,10 @@
 namespace skiff::noded {
 
 // `auth` must outlive the result.
-std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::string& ctld_target,
+// `ctld_targets`: every controller in SlurmctldHost order; each call goes to
+// the one that answered last, and on to the next while one is unreachable or
+// stands by.
+std::unique_ptr<NodeControl> MakeCtldNodeControl(const std::vector<std::string>& ctld_targets,
                                                  const std::string& node_name, Authenticator& auth);
 
 }  // namespace skiff::noded

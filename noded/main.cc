@@ -235,8 +235,6 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   JobManager jobs(*job_options, logger);
 
   const v1::RegisterRequest registration = RegistrationFrom(setup, start_time, drain_reason);
-  const std::string ctld_target = absl::StrCat(
-      config.ctld_addr.empty() ? config.ctld_host : config.ctld_addr, ":", config.ctld_port);
   // A multi-node job's end goes to ctld once its other nodes have run their
   // Epilog (allocation_epilogs.h).
   std::unique_ptr<OtherNodes> other_nodes = MakeGrpcOtherNodes(auth, config.prolog_epilog_timeout);
@@ -314,7 +312,8 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   mps.Start();
   // Drains this node and requeues a job when a step's Prolog fails here, and
   // the health check's drains.
-  std::unique_ptr<NodeControl> node_control = MakeCtldNodeControl(ctld_target, node_name, auth);
+  std::unique_ptr<NodeControl> node_control =
+      MakeCtldNodeControl(config.CtldTargets(), node_name, auth);
   // A broken GPU drains the node and sends the jobs on it back to the queue.
   gpus.SetFaultListener(
       [&node_control, &logger](const std::string& reason, const std::vector<uint64_t>& jobs_on_it) {

@@ -238,7 +238,11 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"SlurmctldSyslogDebug", kNull},
       {"SlurmctldPrimaryOffProg", kNull},
       {"SlurmctldPrimaryOnProg", kNull},
-      {"SlurmctldTimeout", "120 sec"},
+      // With etcd, the serving controller's lease (issue 53); Slurm's default else.
+      {"SlurmctldTimeout", absl::StrCat(!c.etcd_endpoints.empty() ? c.ControllerLeaseSeconds()
+                                        : c.slurmctld_timeout > 0 ? c.slurmctld_timeout
+                                                                  : 120,
+                                        " sec")},
       {"SlurmctldParameters", Map(c.slurmctld_parameters.as_written)},
       {"SlurmdDebug", c.slurmd_debug},
       {"SlurmdLogFile", OrNull(c.slurmd_log_file)},
@@ -284,6 +288,17 @@ std::vector<std::pair<std::string, std::string>> ConfigEntries(const SkiffConfig
       {"WaitTime", "0 sec"},
       {"X11Parameters", kNull},
   };
+  // The standby controllers (issue 53), after the first, as Slurm lists backups.
+  auto first = std::find_if(rest.begin(), rest.end(),
+                            [](const auto& entry) { return entry.first == "SlurmctldHost[0]"; });
+  std::vector<std::pair<std::string, std::string>> standbys;
+  for (size_t i = 1; i < c.ctld_hosts.size(); ++i) {
+    const ControllerHost& host = c.ctld_hosts[i];
+    standbys.emplace_back(
+        absl::StrCat("SlurmctldHost[", i, "]"),
+        host.addr == host.name ? host.name : absl::StrCat(host.name, "(", host.addr, ")"));
+  }
+  if (first != rest.end()) rest.insert(first + 1, standbys.begin(), standbys.end());
   e.insert(e.end(), rest.begin(), rest.end());
   return e;
 }

@@ -281,6 +281,26 @@ TEST(ConfigEntriesTest, ConfiguredValuesComeFromTheConfig) {
             "cpu,mem,energy,node,billing,fs/disk,vmem,pages,bb/lua,gres/gpu");
 }
 
+// Issue 53: the standbys after the first controller, as Slurm lists
+// backups; SlurmctldTimeout as configured, the lease's with etcd.
+TEST(ConfigEntriesTest, StandbyControllersAndTheirTimeout) {
+  SkiffConfig config;
+  EXPECT_EQ(Value(config, "SlurmctldTimeout"), "120 sec");
+  config.slurmctld_timeout = 60;
+  EXPECT_EQ(Value(config, "SlurmctldTimeout"), "60 sec");
+  config.slurmctld_timeout = 0;
+  config.ctld_host = "head";
+  config.ctld_hosts = {{"head", "head"}, {"head2", "10.0.0.2"}};
+  config.etcd_endpoints = {"10.0.0.1:2379"};
+  EXPECT_EQ(Value(config, "SlurmctldTimeout"), "5 sec");
+  std::vector<std::string> keys = Keys(config);
+  auto at = std::find(keys.begin(), keys.end(), "SlurmctldHost[0]");
+  ASSERT_NE(at, keys.end());
+  EXPECT_EQ(*(at + 1), "SlurmctldHost[1]");
+  EXPECT_EQ(*(at + 2), "SlurmctldLogFile");
+  EXPECT_EQ(Value(config, "SlurmctldHost[1]"), "head2(10.0.0.2)");
+}
+
 TEST(ConfigEntriesTest, DefMemPerCpuReplacesDefMemPerNodeWhenSet) {
   SkiffConfig config;
   EXPECT_EQ(Value(config, "DefMemPerNode"), "UNLIMITED");

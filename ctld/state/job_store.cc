@@ -249,6 +249,63 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
   return store;
 }
 
+absl::Status SqliteJobStore::SeedLog(size_t commit_bytes) {
+  {
+    std::lock_guard<std::mutex> lock(db_mu_);
+    if (log_ == nullptr || applied_seq_ != 0) return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<Job>> jobs = QueryJobs(JobQuery{});
+  if (!jobs.ok()) return jobs.status();
+  std::vector<RecordRow> records;
+  {
+    std::lock_guard<std::mutex> lock(read_mu_);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(read_db_, "SELECT kind, key, blob FROM records ORDER BY kind, key", -1,
+                           &stmt, nullptr) != SQLITE_OK) {
+      return SqliteError(read_db_, "prepare records");
+    }
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      const void* blob = sqlite3_column_blob(stmt, 2);
+      records.push_back({reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)),
+                         reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)),
+                         std::string(static_cast<const char*>(blob),
+                                     static_cast<size_t>(sqlite3_column_bytes(stmt, 2)))});
+    }
+    sqlite3_finalize(stmt);
+  }
+  // Rows already stored here: each write changes nothing locally (a job row
+  // only takes a higher version, a spec row is written once) and goes to the
+  // log whole.
+  std::vector<Job> chunk;
+  std::vector<RecordRow> chunk_records;
+  size_t bytes = 0;
+  auto flush = [&]() -> absl::Status {
+    if (chunk.empty() && chunk_records.empty()) return absl::OkStatus();
+    absl::Status s = Save(std::move(chunk), std::move(chunk_records));
+    chunk.clear();
+    chunk_records.clear();
+    bytes = 0;
+    return s;
+  };
+  for (Job& job : *jobs) {
+    absl::StatusOr<std::string> spec = LoadSpec(job.id);
+    if (spec.ok()) job.spec_blob = *std::move(spec);
+    bytes += job.spec_blob.size() + 512;
+    chunk.push_back(std::move(job));
+    if (bytes >= commit_bytes) {
+      if (absl::Status s = flush(); !s.ok()) return s;
+    }
+  }
+  for (RecordRow& record : records) {
+    bytes += record.key.size() + record.blob.size() + 32;
+    chunk_records.push_back(std::move(record));
+    if (bytes >= commit_bytes) {
+      if (absl::Status s = flush(); !s.ok()) return s;
+    }
+  }
+  return flush();
+}
+
 uint64_t SqliteJobStore::AppliedSeq() {
   std::lock_guard<std::mutex> lock(db_mu_);
   return applied_seq_;

@@ -167,6 +167,13 @@ class SqliteJobStore final : public JobStore {
   // (seq > AppliedSeq() + 1) or a commit that does not decode is
   // FailedPrecondition, naming the commit.
   absl::Status ApplyCommit(uint64_t seq, const std::string& commit);
+  // A new primary whose database held jobs before replication began (no
+  // commit numbered yet, the log empty): every stored job (with its spec) and
+  // record, appended as the log's first commits of about `commit_bytes` each,
+  // so that a standby copying the log holds what this database holds. Does
+  // nothing once a commit is numbered. Call after ReplicateTo, before the
+  // Controller writes.
+  absl::Status SeedLog(size_t commit_bytes = 512 << 10);
 
  private:
   struct Batch {

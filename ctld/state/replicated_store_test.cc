@@ -128,6 +128,37 @@ TEST(ReplicatedStore, ApplyingTwiceIsHarmlessAndAGapOrGarbageIsRefusedByNumber) 
   EXPECT_EQ(standby->LoadActive(0)->size(), 1u);
 }
 
+// A database from before replication began: its jobs, specs and records are
+// the log's first commits, and a standby copying them holds the same.
+TEST(ReplicatedStore, ADatabaseFromBeforeReplicationSeedsTheLog) {
+  auto primary = Open("seed_primary");
+  for (uint64_t id = 1; id <= 5; ++id) {
+    Job job = MakeJob(id, id <= 2 ? JobState::kCompleted : JobState::kPending, 1);
+    job.spec_blob = std::string(300, static_cast<char>('a' + id));
+    ASSERT_TRUE(primary->Save({job}).ok());
+  }
+  ASSERT_TRUE(primary->Save({}, {{"qos", "normal", "n1"}, {"account", "lab", "l1"}}).ok());
+  FakeLog log;
+  primary->ReplicateTo(&log);
+  ASSERT_TRUE(primary->SeedLog(/*commit_bytes=*/1000).ok());
+  EXPECT_GE(log.commits.size(), 3u);  // about two jobs a commit
+  EXPECT_EQ(primary->AppliedSeq(), log.commits.size());
+  const size_t seeded = log.commits.size();
+  ASSERT_TRUE(primary->SeedLog().ok());  // once only
+  EXPECT_EQ(log.commits.size(), seeded);
+
+  auto standby = Open("seed_standby");
+  for (const auto& [seq, commit] : log.commits) ASSERT_TRUE(standby->ApplyCommit(seq, commit).ok());
+  auto all = standby->QueryJobs(JobQuery{});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 5u);
+  EXPECT_EQ(*standby->LoadSpec(4), std::string(300, 'e'));
+  EXPECT_EQ(*standby->LoadRecords("account"), (std::map<std::string, std::string>{{"lab", "l1"}}));
+  EXPECT_EQ(*standby->MaxJobId(), 5u);
+  // The primary's own rows are unchanged by their second write.
+  EXPECT_EQ(primary->LoadActive(0)->size(), 5u);
+}
+
 TEST(ReplicatedStore, TheAppliedNumberSurvivesReopen) {
   FakeLog log;
   {

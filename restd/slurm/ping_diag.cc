@@ -18,13 +18,35 @@ HttpResponse Ping(RestCall& call) {
   if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
     return Failure(call, status, {{"pings", Json::Array()}});
   }
-  const bool up = status.ok();
+  bool up = status.ok();
   Json body = {{"pings", Json::Array({{{"hostname", call.ctld.config().skiff.ctld_host},
                                        {"pinged", up ? "UP" : "DOWN"},
                                        {"responding", up},
                                        {"latency", latency},
                                        {"mode", "primary"},
                                        {"primary", true}}})}};
+  // With a standby over etcd (issue 53): each controller, as Slurm's
+  // ping_all_controllers lists them ("mode" by place, "primary" the first).
+  const std::vector<ControllerHost>& hosts = call.ctld.config().skiff.ctld_hosts;
+  if (up && hosts.size() > 1) {
+    Json pings = Json::Array();
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      v1::PingReply each;
+      const auto sent = std::chrono::steady_clock::now();
+      const bool answered = call.ctld.PingController(i, &each).ok();
+      pings.Push({{"hostname", hosts[i].name},
+                  {"pinged", answered ? "UP" : "DOWN"},
+                  {"responding", answered},
+                  {"latency", std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::steady_clock::now() - sent)
+                                  .count()},
+                  {"mode", i == 0                          ? std::string("primary")
+                           : (i == 1 && hosts.size() == 2) ? std::string("backup")
+                                                           : absl::StrCat("backup", i)},
+                  {"primary", i == 0}});
+    }
+    body["pings"] = std::move(pings);
+  }
   if (!up) {
     body["errors"] = Json::Array({{{"description", std::string(status.message())},
                                    {"error_number", static_cast<int>(status.code())},

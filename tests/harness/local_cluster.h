@@ -93,6 +93,9 @@ class LocalCluster {
 
   // `skiff up` again on the same directory: starts whatever is not running.
   CommandResult Up() const;
+  // Later Up() calls pass --ha (on a stopped cluster without a standby, `skiff
+  // up --ha` adds one and its etcd members to the configuration).
+  void set_ha(bool ha) { options_.ha = ha; }
   CommandResult Down() const;
 
   // Pid from run/NAME.pid ("ctld", "noded-n2", "munge/munged"); -1 if none.

@@ -22,15 +22,17 @@
 #include "ctld/replication/etcd_member.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
+#include "tests/integration/restd_client.h"
 
 namespace skiff::testing {
 namespace {
 
-std::unique_ptr<LocalCluster> StartHaCluster() {
+std::unique_ptr<LocalCluster> StartHaCluster(bool restd) {
   LocalCluster::Options options;
   options.nodes = 2;
   options.gpu_nodes = 0;
   options.ha = true;
+  options.restd = restd;
   auto cluster = LocalCluster::Start(options);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   return cluster.ok() ? std::move(*cluster) : nullptr;
@@ -76,7 +78,10 @@ class HaTakeoverTest : public ::testing::Test {
     if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
       GTEST_SKIP() << "needs Debian's etcd-server";
     }
-    cluster_ = StartHaCluster();
+    // restd for the second test's ping: it finds the serving controller too.
+    cluster_ =
+        StartHaCluster(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())
+                           .find("Takeover") != std::string::npos);
     ASSERT_NE(cluster_, nullptr);
     ASSERT_TRUE(Eventually(30, [&] { return Serving(*cluster_) == "localhost"; }))
         << cluster_->Run("scontrol ping").out;
@@ -193,6 +198,66 @@ TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
   EXPECT_EQ(bad.err, "takeover: invalid backup controller index (2)\n");
   ASSERT_EQ(cluster_->Run("sbatch -o /dev/null --wrap=true").exit_code, 0);
   ASSERT_TRUE(Eventually(60, [&] { return QueueEmpty(*cluster_); }));
+
+  // restd's ping lists both controllers, as slurmrestd's does.
+  const HttpAnswer ping = Curl(*cluster_, "",
+                               absl::StrCat("--unix-socket ", cluster_->dir(),
+                                            "/run/restd.sock http://localhost/slurm/v0.0.42/ping"));
+  ASSERT_EQ(ping.status, 200) << ping.body.dump();
+  ASSERT_EQ(ping.body["pings"].size(), 2u) << ping.body.dump();
+  EXPECT_EQ(ping.body["pings"][0]["hostname"], "localhost");
+  EXPECT_EQ(ping.body["pings"][0]["mode"], "primary");
+  EXPECT_EQ(ping.body["pings"][1]["hostname"], "standby");
+  EXPECT_EQ(ping.body["pings"][1]["mode"], "backup");
+  EXPECT_EQ(ping.body["pings"][1]["pinged"], "UP");
+}
+
+// A cluster that ran without etcd gains a standby (`skiff up --ha` on it,
+// stopped): the controller writes its whole database to etcd first, so the
+// standby, serving after a kill -9, has every job from before.
+TEST(HaUpgradeTest, AClusterThatRanWithoutEtcdGainsAStandbyWithItsHistory) {
+  if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+    GTEST_SKIP() << "needs Debian's etcd-server";
+  }
+  LocalCluster::Options options;
+  options.nodes = 2;
+  options.gpu_nodes = 0;
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  CommandResult before = cluster.Run(
+      "for i in 1 2 3; do sbatch -o /dev/null --wrap=true || exit 1; done; "
+      "sbatch --hold -J kept -o /dev/null --wrap=true");
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  const std::vector<uint64_t> ids = SubmittedJobIds(before.out);
+  ASSERT_EQ(ids.size(), 4u);
+  ASSERT_TRUE(Eventually(60, [&] { return cluster.Run("squeue -h -t R,CG,CF").out.empty(); }));
+  ASSERT_EQ(cluster.Down().exit_code, 0);
+
+  cluster.set_ha(true);
+  CommandResult up = cluster.Up();
+  ASSERT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_NE(up.out.find("added a standby controller over etcd"), std::string::npos) << up.out;
+  ASSERT_TRUE(Eventually(30, [&] {
+    return cluster.Log("ctld-standby.log").find("standing by: localhost serves") !=
+           std::string::npos;
+  }));
+  EXPECT_NE(cluster.Log("ctld.log").find("the log starts with this database's state"),
+            std::string::npos);
+  const pid_t primary = cluster.Pid("ctld");
+  ASSERT_EQ(kill(primary, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [&] { return Serving(cluster) == "standby"; }))
+      << cluster.Run("scontrol ping").out;
+  CommandResult sacct = cluster.Run("sacct -X -n -P -a -o JobID,JobName,State");
+  for (uint64_t id : ids) {
+    EXPECT_NE(sacct.out.find(absl::StrCat(id, "|")), std::string::npos) << id << "\n" << sacct.out;
+  }
+  EXPECT_NE(sacct.out.find(absl::StrCat(ids[3], "|kept|PENDING")), std::string::npos) << sacct.out;
+  // The next job id follows the history's.
+  CommandResult next = cluster.Run("sbatch --parsable -o /dev/null --wrap=true");
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_EQ(next.out, absl::StrCat(ids[3] + 1, "\n"));
+  ASSERT_EQ(cluster.Run(absl::StrCat("scancel ", ids[3])).exit_code, 0);
 }
 
 }  // namespace
