@@ -449,6 +449,10 @@ class Controller {
   // whether the job still starts.
   void TryLaunch(std::shared_ptr<LaunchAttempt> attempt);
   bool BbStageAbandoned(uint64_t job_id);
+  // The job_script file the Lua hooks open, written again from the stored
+  // spec when it is missing: a standby that took over (issue 53) never had
+  // it, nor a head node whose StateSaveLocation was replaced. Worker threads.
+  absl::Status EnsureBbJobScript(const Job& job);
   // Runs MailProg in scriptd for a decided mail and reports MailSent once it
   // answered (controller_mail.cc). A work thread.
   void SendMail(const MailIntent& mail);

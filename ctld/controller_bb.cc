@@ -3,17 +3,22 @@
 // polling slurm_bb_pools, and scontrol show burst/bbstat.
 // Every decision (which stage, when, what a result means) is the lifecycle
 // core's (ctld/core/lifecycle/lifecycle_bb.cc).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/truncate.h"
 #include "ctld/bb_stages.h"
 #include "ctld/controller.h"
 #include "ctld/core/burst_buffer/directives.h"
+#include "ctld/state/job_spec_parts.h"
 
 namespace skiff::ctld {
 
@@ -26,6 +31,18 @@ void Controller::PollBbPools() {
   }
   // (A rollback restores the pool tables it journaled.)
   ChangeOutsideEvents([&](Lifecycle& core) { core.SetBbPools(*pools); });
+}
+
+absl::Status Controller::EnsureBbJobScript(const Job& job) {
+  if (access(bb_->JobScriptPath(job.id).c_str(), F_OK) == 0) return absl::OkStatus();
+  absl::StatusOr<std::string> stored = StoredSpec(job);
+  if (!stored.ok()) return stored.status();
+  const v1::JobSpec spec = JoinSpec(job.spec_blob, *stored);
+  const std::vector<std::string> lines = absl::StrSplit(job.bb_directives, '\n', absl::SkipEmpty());
+  logger_.info("JobId={}: writing its burst-buffer job_script again from the stored spec", job.id);
+  return bb_->WriteJobScript(
+      job.id, MergeBbDirectivesIntoScript(
+                  RemoveBbDirectives(spec.script(), bb_->config().directive), lines));
 }
 
 bool Controller::BbStageAbandoned(uint64_t job_id) {

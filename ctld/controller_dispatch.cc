@@ -85,9 +85,20 @@ void Controller::DispatchOne(Intent intent) {
           work_->Post([this, job = std::move(it.job)] { RunEpilog(job); });
         } else if constexpr (std::is_same_v<T, RunBbStageIntent>) {
           bb_work_->Post([this, stage = std::move(it)] {
-            BbStageResult result =
-                RunBbStage(scripts_, *bb_, stage.job, stage.stage, stage.hurry,
-                           [this, id = stage.job.id] { return BbStageAbandoned(id); });
+            BbStageResult result;
+            absl::Status script = EnsureBbJobScript(stage.job);
+            // Teardown runs whatever happened to the file: the space must come back.
+            if (!script.ok() && stage.stage != BbStage::kTeardown) {
+              result.ok = false;
+              result.error = absl::StrCat("burst_buffer/lua: job_script: ", script.message());
+            } else {
+              if (!script.ok()) {
+                logger_.warn("JobId={}: teardown without its job_script: {}", stage.job.id,
+                             std::string(script.message()));
+              }
+              result = RunBbStage(scripts_, *bb_, stage.job, stage.stage, stage.hurry,
+                                  [this, id = stage.job.id] { return BbStageAbandoned(id); });
+            }
             CommitReport([&](Lifecycle& core, int64_t now) {
               return core.BbStageDone(stage.job.id, stage.stage, result, now);
             });
@@ -152,6 +163,7 @@ void Controller::Launch(const LaunchIntent& launch) {
   absl::Status status = stored.status();
   // slurm_bb_paths: its NAME=value lines join the job's environment.
   std::map<std::string, std::string> bb_paths;
+  if (status.ok() && job.UsesBurstBuffer() && bb_ != nullptr) status = EnsureBbJobScript(job);
   if (status.ok() && job.UsesBurstBuffer() && bb_ != nullptr) {
     absl::StatusOr<std::map<std::string, std::string>> paths = bb_->Paths(job);
     if (paths.ok()) {

@@ -473,6 +473,38 @@ TEST_F(BurstBufferTest, CtldKilledDuringStageInStagesInAgainAndLeaksNothing) {
   EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
 }
 
+// The job_script file the hooks open lives in StateSaveLocation, which a
+// standby that takes over (issue 53) never had: ctld writes it again from the
+// stored spec, and the job stages in and runs.
+TEST_F(BurstBufferTest, ALostJobScriptFileIsWrittenAgainFromTheStoredSpec) {
+  std::ofstream(home_ + "/lost.txt") << "kept\n";
+  CommandResult r =
+      Submit("lost_script.sh",
+             absl::StrCat("#!/bin/bash\n#BB_LUA pool=fast capacity=1G\n#BB_LUA stage_delay=4\n"
+                          "#BB_LUA stage_in source=",
+                          home_, "/lost.txt destination=", cluster_->dir(),
+                          "/bb/lost_%j.txt\n#SBATCH -t 5\ncat ", cluster_->dir(),
+                          "/bb/lost_$SLURM_JOB_ID.txt\n"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t id = SubmittedJobIds(r.out).at(0);
+  ASSERT_TRUE(Eventually(20, [&] { return JobField(id, "BurstBufferState") == "staging-in"; }));
+  ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
+  ASSERT_TRUE(Eventually(30, [] { return !ProcessRunning("sleep 4 "); }));
+  const std::string script = absl::StrCat(cluster_->dir(), "/state/ctld/bb/job_", id, "/script");
+  ASSERT_EQ(unlink(script.c_str()), 0) << script;
+  ASSERT_EQ(cluster_->Up().exit_code, 0);
+  ASSERT_TRUE(Eventually(60, [&] { return JobField(id, "BurstBufferState") == "complete"; }))
+      << cluster_->Run(absl::StrCat("scontrol show job ", id)).out;
+  EXPECT_EQ(JobField(id, "JobState"), "COMPLETED");
+  EXPECT_EQ(ReadFile(absl::StrCat(home_, "/slurm-", id, ".out")), "kept\n");
+  EXPECT_NE(
+      cluster_->Log("ctld.log")
+          .find(absl::StrCat("JobId=", id,
+                             ": writing its burst-buffer job_script again from the stored spec")),
+      std::string::npos);
+  EXPECT_TRUE(Eventually(20, PoolsEmpty)) << Burst();
+}
+
 TEST_F(BurstBufferTest, CtldKilledDuringStageOutStagesOutAgainAndLeaksNothing) {
   CommandResult r =
       Submit("crash_out.sh",
