@@ -448,20 +448,24 @@ int UpdatePartition(skiff::client::CtldClient& client,
   }
 }
 
+// An admin call's failure as Slurm's scontrol prints it: ctld not reached
+// as every command says it; refused as "<slurm_error>: <text>". Exit 1.
+int AdminCallFailed(const absl::Status& status, const char* slurm_error) {
+  if (status.code() == absl::StatusCode::kUnavailable ||
+      status.code() == absl::StatusCode::kDeadlineExceeded) {
+    return Fail(status);
+  }
+  std::cerr << slurm_error << ": " << status.message() << "\n";
+  return 1;
+}
+
 // scontrol reconfigure: nothing on success (notes on stderr), Slurm's
 // "slurm_reconfigure error: <text>" and exit 1 when refused.
 int Reconfigure(skiff::client::CtldClient& client) {
   skiff::v1::ReconfigureReply reply;
   absl::Status status =
       client.Call(&Ctld::Stub::Reconfigure, skiff::v1::ReconfigureRequest(), &reply);
-  if (status.code() == absl::StatusCode::kUnavailable ||
-      status.code() == absl::StatusCode::kDeadlineExceeded) {
-    return Fail(status);
-  }
-  if (!status.ok()) {
-    std::cerr << "slurm_reconfigure error: " << status.message() << "\n";
-    return 1;
-  }
+  if (!status.ok()) return AdminCallFailed(status, "slurm_reconfigure error");
   for (const std::string& note : reply.notes()) std::cerr << "scontrol: warning: " << note << "\n";
   return 0;
 }
@@ -484,15 +488,7 @@ int Takeover(skiff::client::CtldClient& client, const std::vector<std::string>& 
   }
   skiff::v1::TakeoverReply reply;
   absl::Status status = client.Call(&Ctld::Stub::Takeover, skiff::v1::TakeoverRequest(), &reply);
-  if (status.code() == absl::StatusCode::kUnavailable ||
-      status.code() == absl::StatusCode::kDeadlineExceeded) {
-    return Fail(status);
-  }
-  if (!status.ok()) {
-    std::cerr << "slurm_takeover error: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return status.ok() ? 0 : AdminCallFailed(status, "slurm_takeover error");
 }
 
 // scontrol show reservation [NAME]: Slurm's records, or its words for none.
