@@ -122,6 +122,7 @@ absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
   settings.endpoints = config.etcd_endpoints;
   settings.prefix = absl::StrCat("/skiff/", config.cluster_name);
   settings.id = setup.self.name;
+  for (const ControllerHost& host : config.ctld_hosts) settings.controllers.push_back(host.name);
   settings.lease = std::chrono::seconds(config.ControllerLeaseSeconds());
   absl::StatusOr<std::unique_ptr<replication::Replica>> replica = replication::Replica::Join(
       settings,

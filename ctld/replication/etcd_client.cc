@@ -95,6 +95,15 @@ absl::StatusOr<etcdserverpb::RangeResponse> EtcdClient::Range(const std::string&
   return response;
 }
 
+absl::Status EtcdClient::Put(const std::string& key, const std::string& value) {
+  etcdserverpb::PutRequest request;
+  request.set_key(key);
+  request.set_value(value);
+  const std::shared_ptr<const Stubs> stubs = Current();
+  etcdserverpb::PutResponse response;
+  return Checked(stubs->kv->Put(Context().get(), request, &response), stubs);
+}
+
 absl::StatusOr<int64_t> EtcdClient::GrantLease(int64_t ttl_seconds) {
   etcdserverpb::LeaseGrantRequest request;
   request.set_ttl(ttl_seconds);

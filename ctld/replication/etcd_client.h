@@ -49,6 +49,9 @@ class EtcdClient {
   absl::StatusOr<etcdserverpb::RangeResponse> Range(const std::string& from, const std::string& end,
                                                     int64_t limit);
 
+  // Writes `key` = `value`, on no lease.
+  absl::Status Put(const std::string& key, const std::string& value);
+
   // A new lease of `ttl_seconds`; its id.
   absl::StatusOr<int64_t> GrantLease(int64_t ttl_seconds);
   // Renews the lease; its time to live in seconds. NotFound: it has expired

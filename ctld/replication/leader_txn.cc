@@ -1,5 +1,6 @@
 #include "ctld/replication/leader_txn.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace skiff::ctld::replication {
@@ -104,6 +105,33 @@ CommitOutcome ReadCommitOutcome(const etcdserverpb::TxnResponse& response,
                                              : CommitOutcome::kConflict;
   }
   return CommitOutcome::kNotLeader;
+}
+
+std::string HeldKey(const std::string& prefix, const std::string& id) {
+  return prefix + "/held/" + id;
+}
+
+std::optional<uint64_t> TrimThrough(const std::vector<std::string>& others,
+                                    const std::map<std::string, uint64_t>& held) {
+  std::optional<uint64_t> through;
+  for (const std::string& id : others) {
+    auto it = held.find(id);
+    if (it == held.end()) return std::nullopt;
+    through = through.has_value() ? std::min(*through, it->second) : it->second;
+  }
+  if (through.has_value() && *through == 0) return std::nullopt;
+  return through;
+}
+
+etcdserverpb::TxnRequest TrimTxn(const Candidate& me, uint64_t through) {
+  etcdserverpb::TxnRequest txn;
+  const std::string leader = LeaderKey(me.prefix);
+  AddCompare(&txn, leader, Compare::VALUE)->set_value(me.id);
+  AddCompare(&txn, leader, Compare::LEASE)->set_lease(me.lease);
+  etcdserverpb::DeleteRangeRequest* remove = txn.add_success()->mutable_request_delete_range();
+  remove->set_key(CommitKey(me.prefix, 1));
+  remove->set_range_end(CommitKey(me.prefix, through + 1));
+  return txn;
 }
 
 }  // namespace skiff::ctld::replication

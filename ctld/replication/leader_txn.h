@@ -5,6 +5,9 @@
 // The keys, under the cluster's prefix ("/skiff/<ClusterName>"):
 //   <prefix>/leader                      the serving ctld's id, on its lease
 //   <prefix>/commits/<seq, 20 digits>    one ctld commit each, in order
+//   <prefix>/held/<id>                   the last commit that controller's
+//                                        database holds (a standby's, decimal)
+// The leader deletes the commits every other controller holds (TrimTxn).
 // A campaign writes the leader key only where there is none. A commit is
 // written only while the leader key holds this ctld's id on this ctld's
 // lease, and only once: a deposed ctld (its lease lapsed or revoked, the key
@@ -14,6 +17,8 @@
 #define SKIFF_CTLD_REPLICATION_LEADER_TXN_H_
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +63,15 @@ enum class CommitOutcome {
 };
 CommitOutcome ReadCommitOutcome(const etcdserverpb::TxnResponse& response,
                                 const std::string& record);
+
+std::string HeldKey(const std::string& prefix, const std::string& id);
+// The commits that may go: through the lowest `held` of the controllers in
+// `others` (every controller but the leader). nullopt while one of them has
+// not said what it holds (it may need every commit), or when there are none.
+std::optional<uint64_t> TrimThrough(const std::vector<std::string>& others,
+                                    const std::map<std::string, uint64_t>& held);
+// Deletes commits 1 .. `through` as leader `me`.
+etcdserverpb::TxnRequest TrimTxn(const Candidate& me, uint64_t through);
 
 }  // namespace skiff::ctld::replication
 

@@ -84,5 +84,22 @@ TEST(LeaderTxn, CommitKeysReadBackAndEndBeforeTheRangeEnd) {
   EXPECT_EQ(CommitSeqOf("/skiff/lab", "/skiff/lab/commits/0000000000000000004x"), 0u);
 }
 
+TEST(LeaderTxn, TheLogIsTrimmedThroughWhatEveryOtherControllerHolds) {
+  EXPECT_EQ(HeldKey("/skiff/lab", "head2"), "/skiff/lab/held/head2");
+  EXPECT_EQ(TrimThrough({"b", "c"}, {{"b", 40}, {"c", 25}, {"a", 3}}), 25u);
+  EXPECT_EQ(TrimThrough({"b", "c"}, {{"b", 40}}), std::nullopt);  // c never said
+  EXPECT_EQ(TrimThrough({"b"}, {{"b", 0}}), std::nullopt);
+  EXPECT_EQ(TrimThrough({}, {}), std::nullopt);
+
+  const Candidate head{"/skiff/lab", "head", 7};
+  const etcdserverpb::TxnRequest trim = TrimTxn(head, 25);
+  ASSERT_EQ(trim.compare_size(), 2);
+  EXPECT_EQ(trim.compare(0).value(), "head");
+  EXPECT_EQ(trim.compare(1).lease(), 7);
+  ASSERT_EQ(trim.success_size(), 1);
+  EXPECT_EQ(trim.success(0).request_delete_range().key(), CommitKey("/skiff/lab", 1));
+  EXPECT_EQ(trim.success(0).request_delete_range().range_end(), CommitKey("/skiff/lab", 26));
+}
+
 }  // namespace
 }  // namespace skiff::ctld::replication

@@ -1,8 +1,11 @@
 #include "ctld/replication/replica.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ctld/replication/leader_txn.h"
@@ -68,6 +71,7 @@ Replica::~Replica() {
   }
   cv_.notify_all();
   if (renewer_.joinable()) renewer_.join();
+  if (trimmer_.joinable()) trimmer_.join();
 }
 
 int64_t Replica::lease() const {
@@ -160,14 +164,68 @@ absl::Status Replica::CopyLog(SqliteJobStore& store) {
     if (!page.ok()) return page.status();
     for (const etcdserverpb::KeyValue& kv : page->kvs()) {
       const uint64_t seq = CommitSeqOf(settings_.prefix, kv.key());
+      if (seq > store.AppliedSeq() + 1) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "this controller's database holds the log to commit ", store.AppliedSeq(),
+            ", but etcd's log now starts at commit ", seq,
+            " (the commits between were trimmed): copy ctld.db from the serving controller's "
+            "StateSaveLocation into this one's and start it again"));
+      }
       if (absl::Status s = store.ApplyCommit(seq, kv.value()); !s.ok()) return s;
     }
     if (page->kvs_size() == 0 || !page->more()) return absl::OkStatus();
   }
 }
 
+absl::StatusOr<uint64_t> Replica::TrimLog() {
+  if (!leading()) return 0;
+  const Candidate me{settings_.prefix, settings_.id, lease()};
+  const std::string start = settings_.prefix + "/held/";
+  absl::StatusOr<etcdserverpb::RangeResponse> said = client_.GetPrefix(start);
+  if (!said.ok()) return said.status();
+  std::map<std::string, uint64_t> held;
+  for (const etcdserverpb::KeyValue& kv : said->kvs()) {
+    uint64_t seq = 0;
+    if (absl::SimpleAtoi(kv.value(), &seq)) held[kv.key().substr(start.size())] = seq;
+  }
+  std::vector<std::string> others;
+  for (const std::string& id : settings_.controllers) {
+    if (id != settings_.id) others.push_back(id);
+  }
+  const std::optional<uint64_t> through = TrimThrough(others, held);
+  if (!through.has_value()) return 0;
+  absl::StatusOr<etcdserverpb::TxnResponse> answer = client_.Txn(TrimTxn(me, *through));
+  if (!answer.ok()) return answer.status();
+  return answer->succeeded() ? *through : 0;
+}
+
+void Replica::TrimLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, settings_.trim_every, [this] { return stopping_; });
+    if (stopping_ || !leading_) break;
+    lock.unlock();
+    absl::StatusOr<uint64_t> trimmed = TrimLog();
+    if (!trimmed.ok()) {
+      logger_.warn("etcd: trimming the log: {}", std::string(trimmed.status().message()));
+    } else if (*trimmed > 0) {
+      logger_.debug("etcd: commits through {} are held by every controller: deleted", *trimmed);
+    }
+    lock.lock();
+  }
+}
+
 absl::StatusOr<bool> Replica::TryToLead(SqliteJobStore& store, bool campaign) {
   if (absl::Status s = CopyLog(store); !s.ok()) return s;
+  // What this copy holds, for the leader's trimming: at most once a second.
+  const uint64_t held = store.AppliedSeq();
+  if (held != held_said_ &&
+      std::chrono::steady_clock::now() - held_said_at_ >= std::chrono::seconds(1)) {
+    if (client_.Put(HeldKey(settings_.prefix, settings_.id), absl::StrCat(held)).ok()) {
+      held_said_ = held;
+      held_said_at_ = std::chrono::steady_clock::now();
+    }
+  }
   absl::StatusOr<std::optional<etcdserverpb::KeyValue>> current =
       client_.Get(LeaderKey(settings_.prefix));
   if (!current.ok()) return current.status();
@@ -194,10 +252,13 @@ absl::StatusOr<bool> Replica::TryToLead(SqliteJobStore& store, bool campaign) {
     (void)client_.RevokeLease(me.lease);  // let another candidate try
     return s;
   }
+  // A leader holds every commit: it holds no one back.
+  (void)client_.Put(HeldKey(settings_.prefix, settings_.id), absl::StrCat(store.AppliedSeq()));
   std::lock_guard<std::mutex> lock(mu_);
   leading_ = true;
   logger_.info("etcd: {} leads, its database holding the log to commit {}", settings_.id,
                store.AppliedSeq());
+  trimmer_ = std::thread([this] { TrimLoop(); });
   return true;
 }
 

@@ -44,7 +44,12 @@ class Replica final : public CommitLog {
     std::vector<std::string> endpoints;  // etcd members, "host:port"
     std::string prefix;                  // "/skiff/<ClusterName>"
     std::string id;                      // this controller's SlurmctldHost name
-    std::chrono::seconds lease{5};       // SlurmctldTimeout
+    // Every SlurmctldHost name: the leader trims the commits all the others
+    // hold (TrimLog), and none while one of them has not said what it holds.
+    std::vector<std::string> controllers;
+    // How often the leader trims the log.
+    std::chrono::seconds trim_every{30};
+    std::chrono::seconds lease{5};  // SlurmctldTimeout
     // How long Join waits for etcd to grant the lease.
     std::chrono::seconds join_wait{30};
   };
@@ -72,6 +77,12 @@ class Replica final : public CommitLog {
   // to lapse. The lost callback is not called after this.
   void Resign();
 
+  // The leader's: deletes the commits every other controller holds (each
+  // standby writes what it holds as it copies). Returns the last commit
+  // deleted (0: none may go yet). Run every trim_every on a thread of the
+  // replica's own once this controller leads.
+  absl::StatusOr<uint64_t> TrimLog();
+
   // CommitLog: commit `seq` as the leader. Retried while etcd does not
   // answer, until it does or the lease may have lapsed.
   absl::Status Append(uint64_t seq, const std::string& commit) override;
@@ -80,6 +91,7 @@ class Replica final : public CommitLog {
  private:
   Replica(Settings settings, LostCallback lost, spdlog::logger& logger);
   void RenewLoop();
+  void TrimLoop();
   // Calls lost_ unless it was called, or the lease resigned.
   void Lose(const std::string& why);
   absl::Status CopyLog(SqliteJobStore& store);
@@ -99,7 +111,11 @@ class Replica final : public CommitLog {
   bool leading_ = false;               // guarded by mu_
   bool lost_called_ = false;           // guarded by mu_
   bool stopping_ = false;              // guarded by mu_
+  // TryToLead's: the last commit this standby said it holds, and when.
+  uint64_t held_said_ = 0;
+  std::chrono::steady_clock::time_point held_said_at_{};
   std::thread renewer_;
+  std::thread trimmer_;  // the leader's, from leading to destruction
 };
 
 }  // namespace skiff::ctld::replication

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 #include "ctld/replication/etcd_client.h"
 #include "ctld/replication/etcd_member.h"
 #include "ctld/replication/leader_txn.h"
+#include "ctld/replication/replica.h"
+#include "ctld/state/job_store.h"
 #include "tests/harness/test_util.h"
 
 namespace skiff::testing {
@@ -89,6 +92,85 @@ TEST(EtcdLeadershipTest, ADeposedLeaderCanNoLongerCommit) {
   std::vector<std::string> records;
   for (const etcdserverpb::KeyValue& kv : log->kvs()) records.push_back(kv.value());
   EXPECT_EQ(records, (std::vector<std::string>{"record-1", "record-2", "standby-3"}));
+}
+
+// Two controllers' Replicas over real stores (issue 53): the leader's
+// transactions reach the standby's database; the leader deletes the commits
+// the standby says it holds, and a database that lacks them is told so.
+TEST(EtcdLeadershipTest, TheStandbyCopiesTheLogAndTheLeaderTrimsWhatItHolds) {
+  if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+    GTEST_SKIP() << "needs Debian's etcd-server";
+  }
+  ScratchDir scratch("skiff-replica");
+  ASSERT_FALSE(scratch.path().empty());
+  LocalEtcd etcd(scratch.path());
+  ASSERT_TRUE(etcd.started());
+  EtcdClient client(etcd.target());
+  ASSERT_TRUE(Eventually(60, [&] { return client.Get("/skiff/ready").status().ok(); }))
+      << etcd.Log();
+
+  auto open = [&](const std::string& name) {
+    auto store = ctld::SqliteJobStore::Open(scratch.path() + "/" + name + ".db");
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? std::move(*store) : nullptr;
+  };
+  std::vector<std::string> lost;
+  auto join = [&](const std::string& id) {
+    ctld::replication::Replica::Settings settings;
+    settings.endpoints = {etcd.target()};
+    settings.prefix = "/skiff/lab";
+    settings.id = id;
+    settings.controllers = {"head", "head2"};
+    settings.trim_every = std::chrono::seconds(3600);  // TrimLog is called here
+    auto replica = ctld::replication::Replica::Join(
+        settings, [&lost](const std::string& why) { lost.push_back(why); },
+        *spdlog::default_logger());
+    EXPECT_TRUE(replica.ok()) << replica.status();
+    return replica.ok() ? std::move(*replica) : nullptr;
+  };
+  auto job = [](uint64_t id) {
+    ctld::Job job;
+    job.id = id;
+    job.version = 1;
+    job.user_name = "alice";
+    job.spec_blob = "spec";
+    return job;
+  };
+
+  auto head_store = open("head");
+  auto head = join("head");
+  ASSERT_TRUE(head_store && head);
+  ASSERT_EQ(head->TryToLead(*head_store).value_or(false), true);
+  head_store->ReplicateTo(head.get());
+  for (uint64_t id = 1; id <= 5; ++id) ASSERT_TRUE(head_store->Save({job(id)}).ok());
+  EXPECT_EQ(head_store->AppliedSeq(), 5u);
+
+  auto standby_store = open("head2");
+  auto standby = join("head2");
+  ASSERT_TRUE(standby_store && standby);
+  EXPECT_EQ(standby->TryToLead(*standby_store).value_or(true), false);
+  EXPECT_EQ(standby->leader(), "head");
+  EXPECT_EQ(standby_store->AppliedSeq(), 5u);
+  EXPECT_EQ(*standby_store->LoadSpec(3), "spec");
+
+  absl::StatusOr<uint64_t> trimmed = head->TrimLog();
+  ASSERT_TRUE(trimmed.ok()) << trimmed.status();
+  EXPECT_EQ(*trimmed, 5u);
+  EXPECT_EQ(client.GetPrefix("/skiff/lab/commits/")->kvs_size(), 0);
+  EXPECT_EQ(standby->TrimLog().value_or(1), 0u);  // a standby trims nothing
+
+  for (uint64_t id = 6; id <= 7; ++id) ASSERT_TRUE(head_store->Save({job(id)}).ok());
+  EXPECT_EQ(standby->TryToLead(*standby_store).value_or(true), false);
+  EXPECT_EQ(standby_store->AppliedSeq(), 7u);
+  EXPECT_EQ(standby_store->QueryJobs({})->size(), 7u);
+
+  // A database that lacks the trimmed commits cannot follow, and is told why.
+  auto empty_store = open("empty");
+  absl::StatusOr<bool> behind = standby->TryToLead(*empty_store);
+  ASSERT_FALSE(behind.ok());
+  EXPECT_EQ(behind.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(behind.status().message().find("were trimmed"), std::string::npos) << behind.status();
+  EXPECT_TRUE(lost.empty());
 }
 
 }  // namespace
