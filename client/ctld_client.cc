@@ -126,18 +126,9 @@ bool CtldClient::PauseBeforeNextRound(std::chrono::system_clock::time_point dead
 absl::Status CtldClient::CallControllers(const char* path,
                                          const google::protobuf::MessageLite& request,
                                          google::protobuf::MessageLite* reply) {
-  const auto deadline =
-      std::chrono::system_clock::now() + std::chrono::seconds(config_.skiff.message_timeout);
-  do {
-    for (size_t k = 0; k < targets_.size(); ++k) {
-      const size_t i = (serving_ + k) % targets_.size();
-      if (std::optional<absl::Status> done = CallDirect(i, path, request, reply)) {
-        serving_ = i;
-        return *done;
-      }
-    }
-  } while (PauseBeforeNextRound(deadline));
-  return Unreachable();
+  return EachControllerInTurn(
+      std::chrono::system_clock::now() + std::chrono::seconds(config_.skiff.message_timeout),
+      [&](size_t i) { return CallDirect(i, path, request, reply); });
 }
 
 std::optional<absl::Status> CtldClient::CallDirect(size_t i, const char* path,

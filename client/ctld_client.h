@@ -108,19 +108,14 @@ class CtldClient {
       return Explain((Stub(0).*method)(&context, request, reply), 0);
     }
     // Several controllers: each in turn, without waiting for one to connect.
-    do {
-      for (size_t k = 0; k < targets_.size(); ++k) {
-        const size_t i = (serving_ + k) % targets_.size();
-        grpc::ClientContext context;
-        context.set_deadline(deadline);
-        if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
-        const grpc::Status status = (Stub(i).*method)(&context, request, reply);
-        if (status.error_code() == grpc::StatusCode::UNAVAILABLE) continue;
-        serving_ = i;
-        return Explain(status, i);
-      }
-    } while (PauseBeforeNextRound(deadline));
-    return Unreachable();
+    return EachControllerInTurn(deadline, [&](size_t i) -> std::optional<absl::Status> {
+      grpc::ClientContext context;
+      context.set_deadline(deadline);
+      if (absl::Status s = AttachCredential(as, &context); !s.ok()) return s;
+      const grpc::Status status = (Stub(i).*method)(&context, request, reply);
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE) return std::nullopt;
+      return Explain(status, i);
+    });
   }
 
  private:
@@ -135,6 +130,24 @@ class CtldClient {
   absl::Status CallControllers(const char* path, const google::protobuf::MessageLite& request,
                                google::protobuf::MessageLite* reply);
   static bool FitsDirectCall(const google::protobuf::MessageLite& request);
+  // `attempt(i)` on each controller, the one that answered last first, in
+  // rounds a moment apart until `deadline`: the first answer (not nullopt:
+  // the controller was reached and serves) is returned, and its controller
+  // tried first next time.
+  template <typename Attempt>
+  absl::Status EachControllerInTurn(std::chrono::system_clock::time_point deadline,
+                                    Attempt attempt) {
+    do {
+      for (size_t k = 0; k < targets_.size(); ++k) {
+        const size_t i = (serving_ + k) % targets_.size();
+        if (std::optional<absl::Status> done = attempt(i)) {
+          serving_ = i;
+          return *done;
+        }
+      }
+    } while (PauseBeforeNextRound(deadline));
+    return Unreachable();
+  }
   // Sleeps a moment unless that passes `deadline`; false then.
   static bool PauseBeforeNextRound(std::chrono::system_clock::time_point deadline);
   // Controller `i`'s channel and stub, made at the first call that needs

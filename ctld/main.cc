@@ -7,7 +7,6 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -32,11 +31,10 @@
 #include "ctld/ctld_servers.h"
 #include "ctld/ctld_setup.h"
 #include "ctld/malloc_tuning.h"
-#include "ctld/replication/replica.h"
 #include "ctld/rpc/served_config.h"
 #include "ctld/rpc/token_issuer.h"
 #include "ctld/scriptd_supervisor.h"
-#include "ctld/standby_server.h"
+#include "ctld/stand_by.h"
 #include "ctld/state/job_store.h"
 #include "ctld/state/state_marker.h"
 
@@ -103,84 +101,6 @@ Controller::JoinSettings JoinSettingsFrom(const CtldSetup& setup, const std::str
   settings.slurm_user = setup.loaded.skiff.slurm_user;
   settings.slurm_user_uid = setup.slurm_user_uid;
   return settings;
-}
-
-// With EtcdEndpoints (issue 53): this controller joins the election and
-// stands by, answering Ping alone and copying the log into `store`, until it
-// leads; from then on `store` appends every transaction to the log first.
-// Null with no etcd. `stopped` is set when a signal stopped ctld meanwhile.
-// Losing the lease later ends the process at once: a standby serves next.
-//
-// After a handover (scontrol takeover) this controller campaigns only once
-// another one leads, or after twice the lease when none came.
-absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
-    const CtldSetup& setup, SqliteJobStore& store, Authenticator& auth, ScriptdSupervisor& scriptd,
-    spdlog::logger& logger, bool handed_over, bool* stopped) {
-  const SkiffConfig& config = setup.loaded.skiff;
-  if (config.etcd_endpoints.empty()) return nullptr;
-  replication::Replica::Settings settings;
-  settings.endpoints = config.etcd_endpoints;
-  settings.prefix = absl::StrCat("/skiff/", config.cluster_name);
-  settings.id = setup.self.name;
-  for (const ControllerHost& host : config.ctld_hosts) settings.controllers.push_back(host.name);
-  settings.lease = std::chrono::seconds(config.ControllerLeaseSeconds());
-  absl::StatusOr<std::unique_ptr<replication::Replica>> replica = replication::Replica::Join(
-      settings,
-      [&logger](const std::string& why) {
-        // No further acknowledgement may go out: the standby may win next.
-        logger.critical("ctld stops serving: {}", why);
-        logger.flush();
-        fprintf(stderr, "ctld: fatal: lost the lead: %s\n", why.c_str());
-        _exit(1);
-      },
-      logger);
-  if (!replica.ok()) return replica.status();
-  absl::StatusOr<std::unique_ptr<StandbyServer>> standby = StandbyServer::Start(
-      {setup.self.addr, static_cast<int>(config.ctld_port), config.cluster_name, setup.self.name,
-       static_cast<int64_t>(time(nullptr))},
-      auth, [r = replica->get()] { return r->leader(); });
-  if (!standby.ok()) return standby.status();
-  std::string seen_leader;
-  std::string last_error;
-  const auto defer_until = std::chrono::steady_clock::now() + 2 * settings.lease;
-  bool defer = handed_over;
-  for (;;) {
-    defer = defer && (*replica)->leader().empty() && std::chrono::steady_clock::now() < defer_until;
-    absl::StatusOr<bool> led = (*replica)->TryToLead(store, /*campaign=*/!defer);
-    if (led.ok() && *led) break;
-    if (!led.ok()) {
-      if (absl::IsFailedPrecondition(led.status())) return led.status();
-      if (std::string(led.status().message()) != last_error) {
-        last_error = std::string(led.status().message());
-        logger.warn("etcd: {}", last_error);
-      }
-    } else if ((*replica)->leader() != seen_leader) {
-      seen_leader = (*replica)->leader();
-      logger.info("standing by: {} serves; this controller's copy holds the log to commit {}",
-                  seen_leader, store.AppliedSeq());
-    }
-    const int sig = WaitForSignalFor(200);
-    if (sig == SIGCHLD) {
-      scriptd.RestartIfDied(logger);
-    } else if (sig != 0 && sig != SIGHUP) {
-      logger.info("signal {}: shutting down (standing by)", sig);
-      *stopped = true;
-      return replica;
-    }
-  }
-  (*standby)->Stop();
-  store.ReplicateTo(replica->get());
-  // A database from before etcd was named: the log starts with all of it.
-  if (store.AppliedSeq() == 0) {
-    if (absl::Status s = store.SeedLog(); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("etcd: seeding the log: ", s.message()));
-    }
-    if (store.AppliedSeq() != 0) {
-      logger.info("etcd: the log starts with this database's state: commits 1 to {}",
-                  store.AppliedSeq());
-    }
-  }
-  return replica;
 }
 
 // From a running scriptd to ctld's stop: the store, the controller over it,

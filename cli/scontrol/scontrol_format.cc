@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/config/config.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "client/job_fields.h"
@@ -571,11 +572,8 @@ std::string FormatPings(const std::vector<ControllerPing>& pings, bool root) {
   bool down = false;
   std::string serving;
   for (size_t i = 0; i < pings.size(); ++i) {
-    const std::string mode = i == 0                          ? "primary"
-                             : (i == 1 && pings.size() == 2) ? "backup"
-                                                             : absl::StrCat("backup", i);
-    absl::StrAppend(&out, "Slurmctld(", mode, ") at ", pings[i].name, " is ",
-                    pings[i].up ? "UP" : "DOWN", "\n");
+    absl::StrAppend(&out, "Slurmctld(", ControllerMode(i, pings.size()), ") at ", pings[i].name,
+                    " is ", pings[i].up ? "UP" : "DOWN", "\n");
     down = down || !pings[i].up;
     if (pings[i].up && pings[i].serving) serving = pings[i].name;
   }

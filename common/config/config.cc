@@ -304,6 +304,12 @@ std::vector<std::string> SkiffConfig::CtldTargets() const {
   return targets;
 }
 
+std::string ControllerMode(size_t index, size_t count) {
+  if (index == 0) return "primary";
+  if (index == 1 && count == 2) return "backup";
+  return absl::StrCat("backup", index);
+}
+
 std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size) {
   return absl::StrCat(
       "Pathname of a file, directory or other parameter too long (the batch script "

@@ -261,6 +261,11 @@ struct SkiffConfig {
 // with the sizes and the setting that would allow it.
 std::string ScriptTooLarge(uint64_t script_bytes, int64_t max_script_size);
 
+// Slurm's name for the `index`th of `count` SlurmctldHost lines, as scontrol
+// ping and slurmrestd's ping print it: "primary", "backup" when there are
+// two, else "backupN".
+std::string ControllerMode(size_t index, size_t count);
+
 // Parses skiff.conf. `file_name` is used in messages and to resolve relative
 // Include paths. Cross-checks after parsing: duplicate NodeName/PartitionName,
 // a partition naming an undefined node, more than one Default=YES partition,

@@ -18,7 +18,7 @@ HttpResponse Ping(RestCall& call) {
   if (absl::IsUnauthenticated(status) || absl::IsPermissionDenied(status)) {
     return Failure(call, status, {{"pings", Json::Array()}});
   }
-  bool up = status.ok();
+  const bool up = status.ok();
   Json body = {{"pings", Json::Array({{{"hostname", call.ctld.config().skiff.ctld_host},
                                        {"pinged", up ? "UP" : "DOWN"},
                                        {"responding", up},
@@ -40,9 +40,7 @@ HttpResponse Ping(RestCall& call) {
                   {"latency", std::chrono::duration_cast<std::chrono::microseconds>(
                                   std::chrono::steady_clock::now() - sent)
                                   .count()},
-                  {"mode", i == 0                          ? std::string("primary")
-                           : (i == 1 && hosts.size() == 2) ? std::string("backup")
-                                                           : absl::StrCat("backup", i)},
+                  {"mode", ControllerMode(i, hosts.size())},
                   {"primary", i == 0}});
     }
     body["pings"] = std::move(pings);
