@@ -5,8 +5,10 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "admin/ha/ha_init.h"
 #include "admin/join_command.h"
 #include "admin/token_commands.h"
 #include "common/daemon.h"
@@ -27,7 +29,8 @@ absl::Status CheckWord(const std::string& what, const std::string& value) {
 
 }  // namespace
 
-absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::string& date) {
+absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::string& date,
+                                           const ha::Plan* ha) {
   const std::string host = o.host.empty() ? ShortHostname() : o.host;
   const std::string cluster = o.cluster_name.empty() ? host : o.cluster_name;
   if (absl::Status s = CheckWord("--cluster-name", cluster); !s.ok()) return s;
@@ -45,15 +48,17 @@ absl::StatusOr<std::string> InitConfigText(const InitOptions& o, const std::stri
   if (o.ctld_port == o.join_port) {
     return absl::InvalidArgumentError("--ctld-port and --join-port must differ");
   }
+  const std::string addr = ha != nullptr ? ha->members.front().addr : o.addr;
   std::string text = absl::StrCat(
       "# Written by `skiff init` on ", date, " for ", host,
       ".\n"
       "# Nodes join with the command `skiff token create` prints (skiff join): they\n"
       "# need no NodeName line here and go into every partition with Nodes=ALL.\n"
       "ClusterName=",
-      cluster, "\n", "SlurmctldHost=", host, o.addr.empty() ? "" : absl::StrCat("(", o.addr, ")"),
-      "\n", "SlurmctldPort=", o.ctld_port, "\n", "SlurmUser=", o.slurm_user, "\n",
-      "AuthType=auth/munge\n", "StateSaveLocation=", Under(o.root, "/var/lib/skiff"), "\n",
+      cluster, "\n", "SlurmctldHost=", host, addr.empty() ? "" : absl::StrCat("(", addr, ")"), "\n",
+      ha != nullptr ? ha::SkiffConfLines(*ha, o.root) : "", "SlurmctldPort=", o.ctld_port, "\n",
+      "SlurmUser=", o.slurm_user, "\n", "AuthType=auth/munge\n",
+      "StateSaveLocation=", Under(o.root, "/var/lib/skiff"), "\n",
       "SlurmdSpoolDir=", Under(o.root, "/var/spool/skiff"), "\n",
       "SlurmctldLogFile=", Under(o.root, "/var/log/skiff/ctld.log"), "\n",
       "SlurmdLogFile=", Under(o.root, "/var/log/skiff/noded.log"), "\n",
@@ -89,7 +94,15 @@ absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& r
   char date[64];
   const time_t now = time(nullptr);
   strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime(&now));
-  absl::StatusOr<std::string> text = InitConfigText(o, date);
+  std::optional<ha::Plan> plan;
+  if (!o.standbys.empty() || !o.votes.empty()) {
+    const std::string host = o.host.empty() ? ShortHostname() : o.host;
+    absl::StatusOr<ha::Plan> made = ha::MakePlan(o.cluster_name.empty() ? host : o.cluster_name,
+                                                 {host, o.addr}, o.standbys, o.votes);
+    if (!made.ok()) return made.status();
+    plan = *std::move(made);
+  }
+  absl::StatusOr<std::string> text = InitConfigText(o, date, plan ? &*plan : nullptr);
   if (!text.ok()) return text.status();
 
   std::string out;
@@ -126,6 +139,18 @@ absl::StatusOr<std::string> RunInit(const InitOptions& o, const CommandRunner& r
   }
   if (absl::Status s = WriteFileAtomic(state_dir + "/munge.key", *key, 0400, slurm_user); !s.ok()) {
     return s;
+  }
+  if (plan) {
+    absl::StatusOr<std::string> written =
+        ha::WriteHeadFiles(*plan, o.root, o.slurm_user, *text, *key);
+    if (!written.ok()) return written.status();
+    absl::StrAppend(&out, *written);
+    if (o.start) {
+      if (absl::Status s = ha::StartHead(run); !s.ok()) return s;
+      absl::StrAppend(&out, "Started munge, etcd and skiff-ctld.\n");
+    }
+    absl::StrAppend(&out, ha::NextSteps(*plan, o.root));
+    return out;
   }
   if (!o.start) {
     absl::StrAppend(&out,

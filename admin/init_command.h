@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "admin/admin_files.h"
+#include "admin/ha/ha_plan.h"
 
 namespace skiff::cli {
 
@@ -26,11 +27,18 @@ struct InitOptions {
   bool force = false;
   bool start = true;
   int64_t ttl_seconds = 0;  // the printed token's; 0 = one hour
+  // A controller that survives this machine (issue 53): standby controllers
+  // and etcd votes, NAME or NAME(ADDRESS) (admin/ha/ha_init.h).
+  std::vector<std::string> standbys;
+  std::vector<std::string> votes;
+  std::string bundle;  // --bundle FILE: install what the head made for this machine
 };
 
-// skiff.conf's text for `options` (paths under options.root), dated `date`.
-// InvalidArgument for a bad name or port.
-absl::StatusOr<std::string> InitConfigText(const InitOptions& options, const std::string& date);
+// skiff.conf's text for `options` (paths under options.root), dated `date`;
+// with `ha`, the head is at its first member's address and the standbys and
+// etcd follow. InvalidArgument for a bad name or port.
+absl::StatusOr<std::string> InitConfigText(const InitOptions& options, const std::string& date,
+                                           const ha::Plan* ha = nullptr);
 
 // Runs init; returns what to print. `run` starts services (systemctl).
 absl::StatusOr<std::string> RunInit(const InitOptions& options, const CommandRunner& run);

@@ -1,6 +1,8 @@
 // skiff: the admin's tool for installing a cluster (docs/decisions.md, "Init
 // and join"). Thin main: subcommands and flags; the work is in *_command.cc.
 //   skiff init [--cluster-name N] [--partition P]... [--no-start] [--force]
+//     [--standby NAME --vote NAME]   (a standby controller over etcd)
+//   skiff init --bundle FILE         (on that standby and vote)
 //   skiff token create [--ttl 1h] | skiff token list
 //   skiff join HOST[:PORT] [--token-file F | --token -] [-N NAME] [--no-start]
 //     (the token on standard input, in a file or in SKIFF_JOIN_TOKEN: never
@@ -19,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "admin/ha/ha_init.h"
 #include "admin/init_command.h"
 #include "admin/join_command.h"
 #include "admin/key_commands.h"
@@ -67,6 +70,13 @@ void AddInit(CLI::App& app, InitFlags& init, std::string& root) {
   cmd->add_option("--join-port", o.join_port, "the port nodes join at")->capture_default_str();
   cmd->add_option("--slurm-user", o.slurm_user, "SlurmUser, ctld's user")->capture_default_str();
   cmd->add_option("--ttl", init.ttl, "lifetime of the printed join token (default 1h)");
+  cmd->add_option("--standby", o.standbys,
+                  "NAME or NAME(ADDRESS): a standby controller, also an etcd member (a "
+                  "controller that survives this machine: with --vote)");
+  cmd->add_option("--vote", o.votes,
+                  "NAME or NAME(ADDRESS): a third (fifth...) etcd member, to keep a majority");
+  cmd->add_option("--bundle", o.bundle,
+                  "on a standby or vote machine: install the bundle the head's init wrote for it");
   cmd->add_flag("--force", o.force, "write a new skiff.conf over an existing one");
   cmd->add_flag("--no-start", init.no_start, "write the files only; start nothing");
   cmd->add_option("--root", root, "write every file under this directory (tests)");
@@ -79,6 +89,15 @@ int RunInitCommand(InitFlags& init, const std::string& root) {
     absl::StatusOr<int64_t> seconds = ParseJoinTtl(init.ttl);
     if (!seconds.ok()) return Report(seconds.status());
     init.options.ttl_seconds = *seconds;
+  }
+  if (!init.options.bundle.empty()) {
+    if (!init.options.standbys.empty() || !init.options.votes.empty()) {
+      return Report(absl::InvalidArgumentError(
+          "--bundle is for the other machines, --standby and --vote for the head"));
+    }
+    return Print(ha::InstallBundle(
+        {init.options.bundle, root, init.options.host, init.options.force, init.options.start},
+        SystemCommandRunner()));
   }
   return Print(RunInit(init.options, SystemCommandRunner()));
 }

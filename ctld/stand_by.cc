@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/config/config_loader.h"
 #include "common/daemon.h"
 #include "ctld/standby_server.h"
 
@@ -21,20 +22,52 @@ absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
   if (config.etcd_endpoints.empty()) return nullptr;
   replication::Replica::Settings settings;
   settings.endpoints = config.etcd_endpoints;
+  if (!config.etcd_ca_file.empty()) {
+    for (auto [path, pem] : {std::pair{&config.etcd_ca_file, &settings.tls.ca_pem},
+                             std::pair{&config.etcd_cert_file, &settings.tls.cert_pem},
+                             std::pair{&config.etcd_key_file, &settings.tls.key_pem}}) {
+      absl::StatusOr<std::string> text = ReadFileToString(*path);
+      if (!text.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("TLS to etcd: ", *path, ": ", text.status().message()));
+      }
+      *pem = *std::move(text);
+    }
+  }
+  // A member that is not up yet (etcd without a quorum while an admin sets up
+  // the other machines) is waited for, the process still stoppable.
+  settings.join_wait = std::chrono::seconds(2);
   settings.prefix = absl::StrCat("/skiff/", config.cluster_name);
   settings.id = setup.self.name;
   for (const ControllerHost& host : config.ctld_hosts) settings.controllers.push_back(host.name);
   settings.lease = std::chrono::seconds(config.ControllerLeaseSeconds());
-  absl::StatusOr<std::unique_ptr<replication::Replica>> replica = replication::Replica::Join(
-      settings,
-      [&logger](const std::string& why) {
-        // No further acknowledgement may go out: the standby may win next.
-        logger.critical("ctld stops serving: {}", why);
-        logger.flush();
-        fprintf(stderr, "ctld: fatal: lost the lead: %s\n", why.c_str());
-        _exit(1);
-      },
-      logger);
+  absl::StatusOr<std::unique_ptr<replication::Replica>> replica;
+  std::string join_error;
+  for (;;) {
+    replica = replication::Replica::Join(
+        settings,
+        [&logger](const std::string& why) {
+          // No further acknowledgement may go out: the standby may win next.
+          logger.critical("ctld stops serving: {}", why);
+          logger.flush();
+          fprintf(stderr, "ctld: fatal: lost the lead: %s\n", why.c_str());
+          _exit(1);
+        },
+        logger);
+    if (replica.ok() || !absl::IsUnavailable(replica.status())) break;
+    if (std::string(replica.status().message()) != join_error) {
+      join_error = std::string(replica.status().message());
+      logger.warn("waiting for etcd (a quorum of its members): {}", join_error);
+    }
+    const int sig = WaitForSignalFor(500);
+    if (sig == SIGCHLD) {
+      scriptd.RestartIfDied(logger);
+    } else if (sig != 0 && sig != SIGHUP) {
+      logger.info("signal {}: shutting down (waiting for etcd)", sig);
+      *stopped = true;
+      return nullptr;
+    }
+  }
   if (!replica.ok()) return replica.status();
   absl::StatusOr<std::unique_ptr<StandbyServer>> standby = StandbyServer::Start(
       {setup.self.addr, static_cast<int>(config.ctld_port), config.cluster_name, setup.self.name,

@@ -67,7 +67,12 @@ NodeAgent::NodeAgent(std::vector<std::string> ctld_targets, v1::RegisterRequest 
 NodeAgent::~NodeAgent() { Stop(); }
 
 void NodeAgent::NextControllerAfter(const grpc::Status& status) {
-  if (ctld_targets_.size() < 2 || status.error_code() != grpc::StatusCode::UNAVAILABLE) return;
+  // A standby's refusal or a stopped controller (UNAVAILABLE), or one whose
+  // machine is off or cut off (no answer before the deadline).
+  if (ctld_targets_.size() < 2 || (status.error_code() != grpc::StatusCode::UNAVAILABLE &&
+                                   status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED)) {
+    return;
+  }
   auto at = std::find(ctld_targets_.begin(), ctld_targets_.end(), ctld_target_);
   const size_t next = (static_cast<size_t>(at - ctld_targets_.begin()) + 1) % ctld_targets_.size();
   ctld_target_ = ctld_targets_[next];

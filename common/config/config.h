@@ -134,6 +134,12 @@ struct SkiffConfig {
   // EtcdEndpoints=host:port,...: the etcd cluster ctld's commits are
   // replicated through (ctld/replication); empty: SQLite alone.
   std::vector<std::string> etcd_endpoints;
+  // EtcdCAFile, EtcdCertFile, EtcdKeyFile: TLS to etcd, the members checked
+  // against the CA and ctld known by its certificate (all three or none; none:
+  // plain text, for loopback). Read by ctld as SlurmUser.
+  std::string etcd_ca_file;
+  std::string etcd_cert_file;
+  std::string etcd_key_file;
   // SlurmctldTimeout: with etcd, the time to live of the serving controller's
   // lease, after which a standby takes over (0 = unset: kDefaultLeaseSeconds).
   int64_t slurmctld_timeout = 0;

@@ -225,6 +225,23 @@ TEST(ParseSkiffConfigTest, StandbyControllersNeedEtcdAndAreTriedInOrder) {
   EXPECT_THAT(std::string(twice.status().message()), ::testing::HasSubstr("'head' is named twice"));
 }
 
+// TLS to etcd takes its three files together.
+TEST(ParseSkiffConfigTest, EtcdTlsFilesComeTogether) {
+  SkiffConfig tls = ParseOk(
+      "EtcdEndpoints=head:2379\nEtcdCAFile=/etc/skiff/etcd/ca.crt\n"
+      "EtcdCertFile=/etc/skiff/etcd/ctld.crt\nEtcdKeyFile=/etc/skiff/etcd/ctld.key\n");
+  EXPECT_EQ(tls.etcd_ca_file, "/etc/skiff/etcd/ca.crt");
+  EXPECT_EQ(tls.etcd_cert_file, "/etc/skiff/etcd/ctld.crt");
+  EXPECT_EQ(tls.etcd_key_file, "/etc/skiff/etcd/ctld.key");
+
+  absl::StatusOr<SkiffConfig> half = Parse("EtcdCAFile=/etc/skiff/etcd/ca.crt\n");
+  ASSERT_FALSE(half.ok());
+  EXPECT_EQ(std::string(half.status().message()),
+            "skiff.conf: EtcdCAFile, EtcdCertFile, EtcdKeyFile: set all three (TLS to etcd) or "
+            "none");
+  EXPECT_FALSE(Parse("EtcdKeyFile=relative/ctld.key\n").ok());
+}
+
 TEST(ParseSkiffConfigTest, DefaultsWhenKeysAreAbsent) {
   SkiffConfig config = ParseOk("NodeName=n1\nPartitionName=p Nodes=n1\n");
   EXPECT_EQ(config.cluster_name, "skiff");

@@ -42,6 +42,13 @@ absl::Status SkiffParser::Finish() {
   for (NodeConfig& node : config_.nodes) {
     if (node.port == 0) node.port = config_.slurmd_port;
   }
+  const int tls_files = !config_.etcd_ca_file.empty() + !config_.etcd_cert_file.empty() +
+                        !config_.etcd_key_file.empty();
+  if (tls_files != 0 && tls_files != 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        AsAbsl(file_name_),
+        ": EtcdCAFile, EtcdCertFile, EtcdKeyFile: set all three (TLS to etcd) or none"));
+  }
   absl::Status status = CheckNodeTimeouts();
   if (status.ok()) status = CheckPreemption();
   if (status.ok()) status = CheckNodeAddresses();

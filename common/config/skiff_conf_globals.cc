@@ -286,6 +286,12 @@ const KeyTable<GlobalState>& GlobalKeys() {
           // 0 is Slurm's "never mark nodes DOWN", refused in CheckNodeTimeouts.
           {"EtcdEndpoints",
            [](std::string_view v, G& g) { return SetList(v, g.config.etcd_endpoints); }},
+          {"EtcdCAFile",
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.etcd_ca_file); }},
+          {"EtcdCertFile",
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.etcd_cert_file); }},
+          {"EtcdKeyFile",
+           [](std::string_view v, G& g) { return SetOptionalPath(v, g.config.etcd_key_file); }},
           {"SlurmctldTimeout",
            [](std::string_view v, G& g) {
              return SetInt(v, 1, kMaxSlurm16, g.config.slurmctld_timeout);

@@ -23,6 +23,11 @@ void HoldGrpcWithSignalsBlocked() {
 }  // namespace
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target) {
+  return MakeChannel(target, grpc::InsecureChannelCredentials());
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(
+    const std::string& target, const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   HoldGrpcWithSignalsBlocked();
   grpc::ChannelArguments args;
   // Retry a refused connection quickly (a restarted daemon is back within a
@@ -35,7 +40,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target) {
   // Replies may carry a batch script (scontrol write batch_script), which
   // SchedulerParameters=max_script_size may allow past gRPC's 4 MB default.
   args.SetMaxReceiveMessageSize(kMaxReplyBytes);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(target, credentials, args);
 }
 
 }  // namespace skiff

@@ -36,6 +36,9 @@ inline int MaxRequestBytes(int64_t max_script_size) {
 // gRPC down (joining its threads: ~1 ms, a tenth of an `srun true` step). A
 // command whose calls all go direct (client/ctld_client.h) never starts gRPC.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target);
+// The same over `credentials` (etcd over TLS: ctld/replication/etcd_client.h).
+std::shared_ptr<grpc::Channel> MakeChannel(
+    const std::string& target, const std::shared_ptr<grpc::ChannelCredentials>& credentials);
 
 }  // namespace skiff
 

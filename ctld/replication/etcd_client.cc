@@ -25,14 +25,24 @@ std::string PrefixEnd(const std::string& prefix) {
 EtcdClient::EtcdClient(const std::string& target, std::chrono::milliseconds deadline)
     : EtcdClient(std::vector<std::string>{target}, deadline) {}
 
-EtcdClient::EtcdClient(std::vector<std::string> targets, std::chrono::milliseconds deadline)
-    : targets_(std::move(targets)), deadline_(deadline) {}
+EtcdClient::EtcdClient(std::vector<std::string> targets, std::chrono::milliseconds deadline,
+                       EtcdTls tls)
+    : targets_(std::move(targets)), deadline_(deadline), tls_(std::move(tls)) {}
 
 std::shared_ptr<const EtcdClient::Stubs> EtcdClient::Current() {
   std::lock_guard<std::mutex> lock(mu_);
   if (stubs_ == nullptr) {
     auto stubs = std::make_shared<Stubs>();
-    std::shared_ptr<grpc::Channel> channel = MakeChannel(targets_[next_target_]);
+    std::shared_ptr<grpc::Channel> channel;
+    if (tls_.enabled()) {
+      grpc::SslCredentialsOptions options;
+      options.pem_root_certs = tls_.ca_pem;
+      options.pem_cert_chain = tls_.cert_pem;
+      options.pem_private_key = tls_.key_pem;
+      channel = MakeChannel(targets_[next_target_], grpc::SslCredentials(options));
+    } else {
+      channel = MakeChannel(targets_[next_target_]);
+    }
     stubs->kv = etcdserverpb::KV::NewStub(channel);
     stubs->lease = etcdserverpb::Lease::NewStub(channel);
     stubs_ = std::move(stubs);

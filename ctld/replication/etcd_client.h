@@ -30,15 +30,25 @@
 
 namespace skiff::ctld::replication {
 
+// The PEM texts for TLS to etcd; all empty: plain text.
+struct EtcdTls {
+  std::string ca_pem;    // the members' certificates are checked against it
+  std::string cert_pem;  // this client's certificate, and
+  std::string key_pem;   // its key
+  bool enabled() const { return !ca_pem.empty(); }
+};
+
 class EtcdClient {
  public:
   // `target`: one member's client address, "127.0.0.1:2379".
   explicit EtcdClient(const std::string& target,
                       std::chrono::milliseconds deadline = std::chrono::seconds(5));
   // The cluster's members: a call that finds one unavailable leaves the next
-  // call the next member.
+  // call the next member. With `tls` enabled, each member's certificate must
+  // name the host it is dialled by.
   explicit EtcdClient(std::vector<std::string> targets,
-                      std::chrono::milliseconds deadline = std::chrono::seconds(5));
+                      std::chrono::milliseconds deadline = std::chrono::seconds(5),
+                      EtcdTls tls = {});
 
   absl::StatusOr<etcdserverpb::TxnResponse> Txn(const etcdserverpb::TxnRequest& request);
   // The key's value and revisions; nullopt when there is no such key.
@@ -72,6 +82,7 @@ class EtcdClient {
 
   const std::vector<std::string> targets_;
   const std::chrono::milliseconds deadline_;
+  const EtcdTls tls_;
   std::mutex mu_;
   std::shared_ptr<const Stubs> stubs_;  // guarded by mu_
   size_t next_target_ = 0;              // guarded by mu_: the member the next channel is to

@@ -1,9 +1,12 @@
 #include "ctld/replication/etcd_member.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -13,13 +16,38 @@
 #include "common/free_port.h"
 
 namespace skiff::ctld::replication {
-LocalEtcd::LocalEtcd(const std::string& dir) : dir_(dir) {
+namespace {
+
+// Writes `text` to `path`, readable by its owner only.
+bool WritePrivate(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = fchmod(fd, 0600) == 0;  // a file that was there keeps its mode otherwise
+  size_t done = 0;
+  while (ok && done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  return close(fd) == 0 && ok;
+}
+
+}  // namespace
+
+LocalEtcd::LocalEtcd(const std::string& dir) : dir_(dir) { Start(nullptr); }
+
+LocalEtcd::LocalEtcd(const std::string& dir, const LocalEtcdTls& tls) : dir_(dir) { Start(&tls); }
+
+void LocalEtcd::Start(const LocalEtcdTls* tls) {
+  const std::string& dir = dir_;
   if (access(kEtcdBinary, X_OK) != 0) return;
   client_port_ = skiff::FreeLoopbackPort();
   int peer_port = skiff::FreeLoopbackPort();
   while (peer_port == client_port_ && peer_port > 0) peer_port = skiff::FreeLoopbackPort();
   if (client_port_ < 0 || peer_port < 0) return;
-  const std::string client = absl::StrCat("http://127.0.0.1:", client_port_);
+  const std::string client =
+      absl::StrCat(tls != nullptr ? "https" : "http", "://127.0.0.1:", client_port_);
   const std::string peer = absl::StrCat("http://127.0.0.1:", peer_port);
   const std::string log = dir + "/etcd.log";
   std::vector<std::string> args = {kEtcdBinary,
@@ -30,6 +58,17 @@ LocalEtcd::LocalEtcd(const std::string& dir) : dir_(dir) {
                                    "--listen-peer-urls=" + peer,
                                    "--initial-advertise-peer-urls=" + peer,
                                    "--initial-cluster=skiff=" + peer};
+  if (tls != nullptr) {
+    const std::string ca = dir + "/etcd-ca.pem";
+    const std::string cert = dir + "/etcd.crt";
+    const std::string key = dir + "/etcd.key";
+    if (!WritePrivate(ca, tls->ca_pem) || !WritePrivate(cert, tls->cert_pem) ||
+        !WritePrivate(key, tls->key_pem)) {
+      return;
+    }
+    args.insert(args.end(), {"--cert-file=" + cert, "--key-file=" + key, "--trusted-ca-file=" + ca,
+                             "--client-cert-auth"});
+  }
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

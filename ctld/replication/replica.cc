@@ -32,8 +32,8 @@ Replica::Replica(Settings settings, LostCallback lost, spdlog::logger& logger)
     : settings_(std::move(settings)),
       lost_(std::move(lost)),
       logger_(logger),
-      client_(settings_.endpoints),
-      lease_client_(settings_.endpoints, RenewalDeadline(settings_.lease)) {}
+      client_(settings_.endpoints, std::chrono::seconds(5), settings_.tls),
+      lease_client_(settings_.endpoints, RenewalDeadline(settings_.lease), settings_.tls) {}
 
 absl::StatusOr<std::unique_ptr<Replica>> Replica::Join(Settings settings, LostCallback lost,
                                                        spdlog::logger& logger) {

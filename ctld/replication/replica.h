@@ -42,6 +42,7 @@ class Replica final : public CommitLog {
  public:
   struct Settings {
     std::vector<std::string> endpoints;  // etcd members, "host:port"
+    EtcdTls tls;                         // empty: plain text
     std::string prefix;                  // "/skiff/<ClusterName>"
     std::string id;                      // this controller's SlurmctldHost name
     // Every SlurmctldHost name: the leader trims the commits all the others

@@ -4,14 +4,18 @@
 // applied twice, and the other candidate cannot append; once the leader's
 // lease is revoked (what its death does when the lease lapses, only at once)
 // its next commit is refused, and the other candidate takes over and appends.
+// Over TLS, only clients with a certificate of the cluster's CA are served.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/tls/certificate_authority.h"
 #include "ctld/replication/etcd_client.h"
 #include "ctld/replication/etcd_member.h"
 #include "ctld/replication/leader_txn.h"
@@ -28,7 +32,9 @@ using ctld::replication::Candidate;
 using ctld::replication::CommitOutcome;
 using ctld::replication::CommitTxn;
 using ctld::replication::EtcdClient;
+using ctld::replication::EtcdTls;
 using ctld::replication::LocalEtcd;
+using ctld::replication::LocalEtcdTls;
 using ctld::replication::ReadCommitOutcome;
 
 TEST(EtcdLeadershipTest, ADeposedLeaderCanNoLongerCommit) {
@@ -171,6 +177,77 @@ TEST(EtcdLeadershipTest, TheStandbyCopiesTheLogAndTheLeaderTrimsWhatItHolds) {
   EXPECT_EQ(behind.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(behind.status().message().find("were trimmed"), std::string::npos) << behind.status();
   EXPECT_TRUE(lost.empty());
+}
+
+// etcd over TLS with certificates of common/tls's CA, as `skiff init --ha`
+// makes them (issue 53): ctld's client certificate is served; a certificate of
+// another CA, a client that trusts another CA, and a plain-text client are
+// refused, each within its deadline, and none of them writes.
+TEST(EtcdLeadershipTest, OverTlsOnlyClientsOfTheClustersCaAreServed) {
+  if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+    GTEST_SKIP() << "needs Debian's etcd-server";
+  }
+  absl::StatusOr<tls::PemPair> ca = tls::MakeCertificateAuthority("skiff-etcd-ca");
+  ASSERT_TRUE(ca.ok()) << ca.status();
+  absl::StatusOr<tls::PemPair> server =
+      tls::IssueCertificate(*ca, "etcd", {"localhost", "127.0.0.1"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<tls::PemPair> ctld = tls::IssueCertificate(*ca, "ctld", {});
+  ASSERT_TRUE(ctld.ok()) << ctld.status();
+  absl::StatusOr<tls::PemPair> other_ca = tls::MakeCertificateAuthority("skiff-etcd-ca");
+  ASSERT_TRUE(other_ca.ok()) << other_ca.status();
+  absl::StatusOr<tls::PemPair> stranger = tls::IssueCertificate(*other_ca, "ctld", {});
+  ASSERT_TRUE(stranger.ok()) << stranger.status();
+
+  ScratchDir scratch("skiff-etcd-tls");
+  ASSERT_FALSE(scratch.path().empty());
+  LocalEtcd etcd(scratch.path(), LocalEtcdTls{ca->cert_pem, server->cert_pem, server->key_pem});
+  ASSERT_TRUE(etcd.started());
+  struct stat st;
+  ASSERT_EQ(stat((scratch.path() + "/etcd.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  constexpr std::chrono::seconds kDeadline(3);
+  EtcdClient client({etcd.target()}, kDeadline,
+                    EtcdTls{ca->cert_pem, ctld->cert_pem, ctld->key_pem});
+  absl::Status last;
+  ASSERT_TRUE(Eventually(60,
+                         [&] {
+                           last = client.Get("/skiff/ready").status();
+                           return last.ok();
+                         }))
+      << last << "\n"
+      << etcd.Log();
+  ASSERT_TRUE(client.Put("/skiff/tls", "ctld").ok());
+  absl::StatusOr<std::optional<etcdserverpb::KeyValue>> got = client.Get("/skiff/tls");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->value(), "ctld");
+
+  // Each refused call ends with an error, at the latest at its deadline.
+  auto refused = [&](EtcdClient& other, const std::string& who) {
+    const auto start = std::chrono::steady_clock::now();
+    const absl::Status status = other.Put("/skiff/tls", who);
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_FALSE(status.ok()) << who << " was served";
+    EXPECT_LT(took, kDeadline + std::chrono::seconds(2)) << who << ": " << status;
+  };
+  // A certificate of another CA: etcd refuses it (--client-cert-auth).
+  EtcdClient with_stranger({etcd.target()}, kDeadline,
+                           EtcdTls{ca->cert_pem, stranger->cert_pem, stranger->key_pem});
+  refused(with_stranger, "a certificate of another CA");
+  // A client that trusts only another CA refuses etcd's certificate.
+  EtcdClient of_other_ca({etcd.target()}, kDeadline,
+                         EtcdTls{other_ca->cert_pem, stranger->cert_pem, stranger->key_pem});
+  refused(of_other_ca, "a client of another CA");
+  // Plain text to the https port.
+  EtcdClient plain(etcd.target(), kDeadline);
+  refused(plain, "a plain-text client");
+
+  got = client.Get("/skiff/tls");
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->value(), "ctld");
 }
 
 }  // namespace

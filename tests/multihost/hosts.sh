@@ -56,7 +56,8 @@ mh_base_tar() {
 }
 
 # mh_deps_tar DEB...: base plus every Debian package the .debs depend on (not
-# the .debs themselves: each host installs those), cached by that list.
+# the .debs themselves: each host installs those) and MH_EXTRA_PACKAGES,
+# cached by that list.
 mh_deps_tar() {
   local base deps key tar tree
   # One run at a time makes the cached trees (callers run this in $(...), whose
@@ -69,6 +70,8 @@ mh_deps_tar() {
   deps=$(for deb in "$@"; do dpkg-deb -f "$deb" Depends Recommends | sed 's/^[A-Za-z]*: *//'; done |
     tr ',' '\n' |
     sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^skiff-' | sed '/^$/d' | sort -u)
+  # And what docs/install.md installs beside them (etcd-server for a standby).
+  deps=$(printf '%s\n' $deps ${MH_EXTRA_PACKAGES:-} | sort -u)
   key=$(printf '%s\n' "$deps" | sha256sum | cut -c1-16)
   tar="$MH_CACHE/deps-$key.tar"
   if [ ! -s "$tar" ]; then
@@ -195,6 +198,28 @@ mh_stop() {
   wait "$pid" 2>/dev/null || true
   unset "MH_PID[$name]"
 }
+
+# mh_poweroff NAME: the power cut: NAME's PID 1 killed (SIGKILL from outside
+# its PID namespace ends every process in it at once), nothing stopped cleanly.
+# Its tree stays, as a disk does: mh_boot starts it again.
+mh_poweroff() {
+  local name=$1 pid=${MH_PID[$1]:-} leader i
+  [ -n "$pid" ] || return 0
+  leader=$(mh_leader "$name")
+  [ -z "$leader" ] || kill -9 "$leader"
+  for i in $(seq 1 300); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
+  wait "$pid" 2>/dev/null || true
+  unset "MH_PID[$name]"
+}
+
+# mh_unplug NAME / mh_plug NAME: NAME's cable pulled and put back (its link
+# to the bridge down and up); NAME runs on, reaching no other host.
+mh_unplug() { ip link set "vb-$1-$MH_RUN" down; }
+mh_plug() { ip link set "vb-$1-$MH_RUN" up; }
 
 # mh_cleanup: every host off, the bridge gone, the trees removed.
 mh_cleanup() {

@@ -21,55 +21,14 @@ WORK="${TEST_TMPDIR:?}/multihost"
 # shellcheck source=tests/multihost/hosts.sh
 source "$SRC/tests/multihost/hosts.sh"
 
-fail() {
-  echo "FAIL: $*" >&2
-  local name
-  for name in "${!MH_PID[@]}"; do
-    echo "---- $name: skiff logs" >&2
-    mh_run "$name" 'tail -n 15 /var/log/skiff/*.log; systemctl --failed --no-legend; journalctl -u skiff-ctld -u skiff-noded -u skiff-scriptd --no-pager -n 25' 2>&1 || true
-  done
-  exit 1
-}
-step() { printf '\n== %s\n' "$*"; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# shellcheck source=tests/multihost/steps.sh
+source "$SRC/tests/multihost/steps.sh"
+mh_preflight
 
-# waitfor SECONDS DESCRIPTION COMMAND...: until COMMAND succeeds, or fail.
-waitfor() {
-  local seconds=$1 what=$2 deadline
-  shift 2
-  deadline=$(($(date +%s) + seconds))
-  until "$@" >/dev/null 2>&1; do
-    [ "$(date +%s)" -lt "$deadline" ] || fail "$what (not within ${seconds}s)"
-    sleep 0.2
-  done
-}
-
-[ "$(id -u)" = 0 ] || fail "needs root (machines are booted with systemd-nspawn)"
-for tool in systemd-nspawn debootstrap dpkg-deb nsenter mountpoint; do
-  command -v "$tool" >/dev/null || fail "$tool is missing: run ./skiff setup"
-done
-# systemd-nspawn makes / a slave mount: in a chroot whose root is no mount of
-# its own it fails with "Failed to mount n/a ... on /".
-mountpoint -q / || fail "/ is not a mount point (in a chroot, first: mount --bind DIR DIR)"
-
-# docs/install.md's block after the marker "<!-- multihost_test: NAME -->".
-readme_block() {
-  awk -v marker="<!-- multihost_test: $1 -->" '
-    index($0, marker) { found = 1; next }
-    found && /^```/ { if (inside) exit; inside = 1; next }
-    inside { print }' "$SRC/docs/install.md"
-}
 HEAD_BLOCK=$(readme_block head)
 NODE_BLOCK=$(readme_block node)
 [ -n "$HEAD_BLOCK" ] || fail "docs/install.md has no block marked multihost_test: head"
 [ -n "$NODE_BLOCK" ] || fail "docs/install.md has no block marked multihost_test: node"
-
-# The arrays in ./skiff, one path per line.
-skiff_array() {
-  awk -v start="^$1=[(]" '$0 ~ start {on = 1} on {print} on && /[)]/ {exit}' "$SRC/skiff" |
-    sed -e "s/^$1=(//" -e 's/).*//' -e 's/#.*//' | tr ' ' '\n' | sed '/^$/d'
-}
 
 mkdir -p "$WORK"
 # MH_KEEP=1 leaves the machines running after a failure, to look at by hand
@@ -77,10 +36,8 @@ mkdir -p "$WORK"
 if [ "${MH_KEEP:-0}" = 1 ]; then trap 'echo "machines kept: $(pgrep -a -f "systemd-nspawn.*$MH_BRIDGE")"' EXIT; else trap mh_cleanup EXIT; fi
 
 step "packages from this build's binaries"
-version=$(sed -n 's/.*kSkiffVersion\[\] = "\([^"]*\)";.*/\1/p' "$SRC/common/version.h")
-"$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs" --version "$version" \
-  --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" --client "$(skiff_array CLIENT)" \
-  --admin "$(skiff_array ADMIN | tr '\n' ' ')" --compression none >"$WORK/package.log" 2>&1 || { cat "$WORK/package.log" >&2; fail "build-debs.sh"; }
+version=$SKIFF_VERSION
+build_debs "$WORK/debs"
 ls -l "$WORK/debs"/*.deb
 # ctld links SQLite: its package must say so, or a host installs it without.
 controller_depends=$(dpkg-deb -f "$WORK/debs"/skiff-controller_*.deb Depends)
@@ -117,7 +74,6 @@ join=$(grep -E '^ *skiff join ' "$WORK/head.out" | tail -n 1 | sed 's/^ *//')
 [ -n "$join" ] || fail "skiff init printed no 'skiff join' command"
 # The token, on a line of its own: the command never carries it (on the node's
 # command line every user there could read it); it is pasted when asked.
-token_in() { grep -Eo '[a-z2-7]{6}\.[a-z2-7]{26}\.[0-9a-f]{64}' | tail -n 1; }
 token=$(token_in <"$WORK/head.out")
 [ -n "$token" ] || fail "skiff init printed no join token"
 case "$join" in *"$token"* | *"${token#*.}"*) fail "the join command carries the token: $join" ;; esac
@@ -151,9 +107,6 @@ mh_run head 'sinfo -N -o "%N %t %c %m %G"' | tee "$WORK/sinfo"
 grep -Eq '^node2 idle .*gpu:([^:]+:)?2' "$WORK/sinfo" || fail "node2 does not show its 2 GPUs"
 [ "$(mh_run head 'sinfo -h -N -n node1 -o %c')" -ge 1 ] || fail "node1 has no CPUs"
 
-as_ada() {  # as_ada HOST COMMAND: COMMAND as ada, in her home directory
-  mh_run "$1" "cd ~ada && runuser -u ada -- bash -c $(printf '%q' "$2")"
-}
 job_state() { as_ada head "sacct -n -P -X -j $1 -o State" | head -n 1; }
 finished() { [ "$(job_state "$1")" = COMPLETED ]; }
 
@@ -193,11 +146,7 @@ out=$(as_ada head 'srun -w node1 hostname')
 echo "node1 back: $out"
 
 step "an upgrade (head, then nodes) while a job runs and one waits for it"
-"$SRC/packaging/debian/build-debs.sh" --bin-from "$SRC" --out "$WORK/debs2" --version "$version" \
-  --revision 2 --daemons "$(skiff_array DAEMONS | tr '\n' ' ')" \
-  --client "$(skiff_array CLIENT)" --admin "$(skiff_array ADMIN | tr '\n' ' ')" \
-  --compression none >"$WORK/package2.log" 2>&1 ||
-  { cat "$WORK/package2.log" >&2; fail "build-debs.sh --revision 2"; }
+build_debs "$WORK/debs2" --revision 2
 for name in head node1 node2; do
   mkdir -p "$WORK/hosts/$name/root/upgrade"
   cp "$WORK/debs2"/*.deb "$WORK/hosts/$name/root/upgrade/"
