@@ -30,9 +30,12 @@ namespace skiff::client {
 
 // The commands' configuration: `conf_path` if given, else $SKIFF_CONF, else
 // /etc/skiff/skiff.conf when it exists. Otherwise (a login host with no config)
-// fetched from ctld (configless): at $SKIFF_CONF_SERVER=host[:port], else at
-// the target of the DNS SRV record _skiffctld._tcp, with munge's socket from
-// $SKIFF_MUNGE_SOCKET or munge's default. Nothing is written to disk.
+// fetched from ctld (configless): from the first controller that serves of
+// $SKIFF_CONF_SERVER=host[:port][,host[:port]...] (Slurm's SLURM_CONF_SERVER),
+// else of the targets of the DNS SRV records _skiffctld._tcp, lowest priority
+// first, with munge's socket from $SKIFF_MUNGE_SOCKET or munge's default. A
+// standby is passed over (FetchConfigFromControllers). Nothing is written to
+// disk.
 absl::StatusOr<LoadedConfig> LoadClientConfig(const std::string& conf_path);
 
 // How Call reaches ctld. A command makes one or two calls and exits: each
@@ -123,9 +126,12 @@ class CtldClient {
              std::unique_ptr<Authenticator> auth, CtldCalls calls);
   // The direct call to controller `i`; nullopt where nothing reached it, or
   // it stands by (try another, or the channel).
-  std::optional<absl::Status> CallDirect(size_t i, const char* path,
-                                         const google::protobuf::MessageLite& request,
-                                         google::protobuf::MessageLite* reply);
+  // As long as gRPC's own connection attempt may take (common/rpc/channel.cc).
+  static constexpr std::chrono::milliseconds kConnectTimeout{2000};
+  std::optional<absl::Status> CallDirect(
+      size_t i, const char* path, const google::protobuf::MessageLite& request,
+      google::protobuf::MessageLite* reply,
+      std::chrono::milliseconds connect_timeout = kConnectTimeout);
   // Call's direct call with several controllers.
   absl::Status CallControllers(const char* path, const google::protobuf::MessageLite& request,
                                google::protobuf::MessageLite* reply);

@@ -40,7 +40,7 @@ CtldServers::CtldServers(const ServedParts& parts)
     : command_auth_(CommandAuthenticator(parts)),
       ctld_service_(*parts.controller, command_auth_ ? *command_auth_ : *parts.munge, parts.served,
                     parts.tokens),
-      node_service_(*parts.controller, *parts.munge, parts.served),
+      node_service_(*parts.controller, *parts.munge, parts.served, parts.controller_epoch),
       join_tokens_service_(*parts.controller, *parts.munge),
       join_service_(*parts.controller),
       rpc_stats_(parts.controller->stats()) {}

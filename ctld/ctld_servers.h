@@ -55,6 +55,9 @@ struct ServedParts {
   const TokenIssuer* tokens = nullptr;
   // scontrol takeover's work, with a standby over etcd; else empty.
   std::function<absl::Status()> hand_over;
+  // With a standby over etcd, this controller's epoch, told to each node that
+  // registers (common/rpc/controller_epoch.h); else "".
+  std::string controller_epoch;
 };
 
 class CtldServers {

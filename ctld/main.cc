@@ -130,7 +130,10 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
 
   const std::set<uid_t> privileged = PrivilegedUids(config, setup.slurm_user_uid, logger);
   SystemClock clock;
-  NodeClient node_client(auth, static_cast<int>(config.message_timeout));
+  // With etcd, this controller's epoch goes with each call to noded and each
+  // registration reply: noded refuses any earlier controller from then on.
+  const std::string epoch = *replica != nullptr ? (*replica)->epoch() : "";
+  NodeClient node_client(auth, static_cast<int>(config.message_timeout), epoch);
   ScriptdClient scriptd_client(setup.scriptd_socket, kScriptdRetryWindowSeconds);
   // burst_buffer/lua: a script that does not load (or loops, or calls os.exit
   // at its top level) is logged naming the file and leaves burst buffers
@@ -165,11 +168,11 @@ int Serve(const CtldSetup& setup, const ConnectionLimits& connection_limits,
       return absl::OkStatus();
     };
   }
-  absl::StatusOr<std::unique_ptr<CtldServers>> servers =
-      CtldServers::Start({listen_host, static_cast<int>(config.ctld_port), connection_limits,
-                          MaxRequestBytes(config.scheduler_parameters.max_script_size), privileged,
-                          setup.join ? &*setup.join : nullptr},
-                         {&controller, &auth, served.get(), &token_issuer, hand_over}, logger);
+  absl::StatusOr<std::unique_ptr<CtldServers>> servers = CtldServers::Start(
+      {listen_host, static_cast<int>(config.ctld_port), connection_limits,
+       MaxRequestBytes(config.scheduler_parameters.max_script_size), privileged,
+       setup.join ? &*setup.join : nullptr},
+      {&controller, &auth, served.get(), &token_issuer, hand_over, epoch}, logger);
   if (!servers.ok()) return Fatal(std::string(servers.status().message()));
   if (absl::Status s = WritePidFile(config.ctld_pid_file); !s.ok()) {
     logger.error("SlurmctldPidFile: {}", std::string(s.message()));

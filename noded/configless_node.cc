@@ -1,24 +1,33 @@
 #include "noded/configless_node.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/config/config_loader.h"
 #include "common/rpc/config_fetch.h"
 
 namespace skiff::noded {
 
-absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& target,
+std::vector<std::string> CachedControllerTargets(const std::string& cache_dir) {
+  absl::StatusOr<LoadedConfig> cached = LoadConfig(absl::StrCat(cache_dir, "/skiff.conf"));
+  if (!cached.ok()) return {};
+  return cached->skiff.CtldTargets();
+}
+
+absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::vector<std::string>& servers,
                                                         const std::string& cache_dir,
                                                         Authenticator& auth, int timeout_seconds) {
   ConfiglessStart start;
   start.conf_path = absl::StrCat(cache_dir, "/skiff.conf");
-  absl::StatusOr<ConfigFileSet> fetched = FetchConfigFiles(target, auth, timeout_seconds);
+  absl::StatusOr<FetchedConfig> fetched = FetchConfigFromControllers(
+      MergeControllerTargets(servers, CachedControllerTargets(cache_dir)), auth, timeout_seconds);
   if (fetched.ok()) {
-    if (absl::Status s = WriteConfigCache(cache_dir, *fetched); !s.ok()) {
+    const ConfigFileSet& files = fetched->files;
+    if (absl::Status s = WriteConfigCache(cache_dir, files); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("--conf-cache: ", s.message()));
     }
-    start.hash = fetched->hash;
-    start.note =
-        absl::StrCat("configless: fetched ", fetched->files.size(), " config file(s) from ", target,
-                     " into ", cache_dir, " (hash ", fetched->hash, ")");
+    start.hash = files.hash;
+    start.served_by = fetched->target;
+    start.note = absl::StrCat("configless: fetched ", files.files.size(), " config file(s) from ",
+                              fetched->target, " into ", cache_dir, " (hash ", files.hash, ")");
     return start;
   }
   absl::StatusOr<ConfigFileSet> cached = ReadConfigCache(cache_dir);
@@ -36,19 +45,20 @@ absl::StatusOr<ConfiglessStart> PrepareConfiglessConfig(const std::string& targe
 
 void ConfigFollower::OnAnnouncedHash(const std::string& announced) {
   if (announced.empty() || announced == hash_) return;
-  absl::StatusOr<ConfigFileSet> fetched = FetchConfigFiles(target_, auth_, 10);
+  absl::StatusOr<FetchedConfig> fetched = FetchConfigFromControllers(targets_, auth_, 10);
   if (!fetched.ok()) {
     logger_.warn("configless: ctld's configuration changed (hash {}) but fetching it failed: {}",
                  announced, std::string(fetched.status().message()));
     return;
   }
-  if (absl::Status s = WriteConfigCache(cache_dir_, *fetched); !s.ok()) {
+  if (absl::Status s = WriteConfigCache(cache_dir_, fetched->files); !s.ok()) {
     logger_.error("configless: cannot update the cache: {}", std::string(s.message()));
     return;
   }
   logger_.info("configless: fetched {} config file(s) from {} into {} (hash {}, was {})",
-               fetched->files.size(), target_, cache_dir_, fetched->hash, hash_);
-  hash_ = fetched->hash;
+               fetched->files.files.size(), fetched->target, cache_dir_, fetched->files.hash,
+               hash_);
+  hash_ = fetched->files.hash;
   if (changed_) changed_();
 }
 

@@ -252,6 +252,10 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   gpu_options.job_mapping_dir = config.hpc_job_mapping_dir;
   GpuMonitor gpus(gpu_options, jobs, epilogs, logger);
   NodeAgent agent(config.CtldTargets(), registration, gpus, auth, logger);
+  // The serving controller's epoch, from its registration replies and calls:
+  // an earlier controller (deposed while it hung) is refused from then on.
+  ControllerFence controller_fence;
+  agent.SetControllerFence(&controller_fence);
   agent.SetGpuSource([&gpus] { return gpus.TakeRunning(); },
                      [&gpus](const std::vector<RunningJobGpus>& taken) { gpus.Restore(taken); });
   // SKIFF_NODED_NO_LOAD=1: report no load or free memory (CPULoad=N/A, as
@@ -262,9 +266,14 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
     agent.SetLoadSource([] { return std::optional<NodeLoad>(); });
   }
   std::unique_ptr<ConfigFollower> follower;
-  if (!setup.conf_target.empty()) {
-    follower = std::make_unique<ConfigFollower>(setup.conf_target, setup.conf_cache,
-                                                setup.conf_hash, auth, logger);
+  if (!setup.conf_servers.empty()) {
+    // New files come from the controller that served these, else from the
+    // first of --conf-server's and then of the fetched skiff.conf's
+    // controllers that serves (a standby that took over while the head is down).
+    follower = std::make_unique<ConfigFollower>(
+        MergeControllerTargets(MergeControllerTargets({setup.conf_served_by}, setup.conf_servers),
+                               config.CtldTargets()),
+        setup.conf_cache, setup.conf_hash, auth, logger);
     agent.SetConfigHashListener(
         [&follower](const std::string& hash) { follower->OnAnnouncedHash(hash); });
     // New files in the cache are applied as a SIGHUP would apply them.
@@ -337,6 +346,7 @@ int Serve(const NodeSetup& setup, const NodedFlags& flags,
   NodedService service(node_name, start_time, auth, setup.slurm_user_uid, jobs, steps,
                        step_reports);
   service.SetNodeControl(node_control.get(), &logger);
+  service.SetControllerFence(&controller_fence);
   service.SetMaxStepStreamsPerUser(config.slurmd_parameters.max_step_streams_per_user);
   service.SetGpuUses([&gpus](uint64_t job_id) { return gpus.UsesOf(job_id); });
   service.SetMpsServers(&mps);
@@ -383,9 +393,10 @@ int Run(int argc, char** argv) {
   app.add_flag("-D", foreground, "run in the foreground (noded always does)");
   app.add_flag("-v", flags.verbose, "more logging (repeat for more)");
   app.add_option("--conf-server", flags.conf_server,
-                 "HOST[:PORT] of ctld: fetch the config from it (SlurmctldParameters="
-                 "enable_configless there) instead of reading skiff.conf; munge's socket is "
-                 "$SKIFF_MUNGE_SOCKET or munge's default");
+                 "HOST[:PORT] of ctld, or a comma-separated list of controllers: fetch the "
+                 "config from the first that serves (SlurmctldParameters=enable_configless "
+                 "there; then the controllers the last fetched skiff.conf names) instead of "
+                 "reading skiff.conf; munge's socket is $SKIFF_MUNGE_SOCKET or munge's default");
   app.add_option("--conf-cache", flags.conf_cache,
                  "with --conf-server: where the fetched config is kept, %n = node name "
                  "(default /var/spool/skiff/conf-cache)");

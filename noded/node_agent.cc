@@ -145,6 +145,15 @@ bool NodeAgent::Register() {
     NextControllerAfter(status);
     return false;
   }
+  // A deposed controller's answer (it woke from a hang and has not yet seen
+  // its lease gone): nothing it says is acted on, and the next one is asked.
+  if (fence_ != nullptr) {
+    if (absl::Status s = fence_->Admit(reply.controller_epoch()); !s.ok()) {
+      logger_.warn("registration with ctld at {}: {}", ctld_target_, std::string(s.message()));
+      NextControllerAfter(grpc::Status(grpc::StatusCode::UNAVAILABLE, "deposed"));
+      return false;
+    }
+  }
   jobs_.RenewLeases();
   heartbeat_interval_ = std::max<int64_t>(1, reply.heartbeat_interval());
   logger_.info("NodeName={} registered with ctld at {} ({} jobs); heartbeat every {}s",

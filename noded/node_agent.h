@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/auth/authenticator.h"
+#include "common/rpc/controller_epoch.h"
 #include "noded/hardware.h"
 #include "noded/job_report.h"
 #include "noded/step_reports.h"
@@ -60,6 +61,10 @@ class NodeAgent {
   // Where the step manager queues its step reports (before Start; may be
   // null). They are sent with the job reports, in batches, before them.
   void SetStepReports(StepReportQueue* steps) { step_reports_ = steps; }
+  // With a standby over etcd: the registration reply's controller epoch is
+  // admitted to `fence` (shared with NodedService, which refuses an earlier
+  // controller's calls); a reply from an earlier controller is not acted on.
+  void SetControllerFence(ControllerFence* fence) { fence_ = fence; }
   // Called on the agent's thread with the config hash of every Register and
   // Heartbeat answer (empty unless ctld serves its config files): a configless
   // node fetches again when it changed (configless_node.h). Before Start.
@@ -127,6 +132,7 @@ class NodeAgent {
   std::function<void(const std::vector<RunningJobGpus>&)> gpu_restore_;
   // Agent thread only.
   int64_t heartbeat_interval_ = 30;
+  ControllerFence* fence_ = nullptr;
   bool ctld_refused_ = false;  // the last failed call found ctld down (Loop thread only)
   double report_backoff_ = 0;  // seconds; 0 while reports are not failing
 

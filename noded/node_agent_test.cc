@@ -32,6 +32,7 @@ class FakeCtld final : public v1::NodeService::Service {
     std::lock_guard<std::mutex> lock(mu);
     registrations.push_back(*request);
     reply->set_heartbeat_interval(heartbeat_interval);
+    reply->set_controller_epoch(controller_epoch);
     for (uint64_t id : terminate_on_register) reply->add_jobs_to_terminate(id);
     return grpc::Status::OK;
   }
@@ -58,6 +59,7 @@ class FakeCtld final : public v1::NodeService::Service {
   int64_t heartbeat_interval = 100;
   bool heartbeat_says_registered = true;
   std::vector<uint64_t> terminate_on_register;
+  std::string controller_epoch;
   int failures_left = 0;
   grpc::StatusCode failure_code = grpc::StatusCode::UNIMPLEMENTED;
   // What it saw.
@@ -141,12 +143,13 @@ class NodeAgentTest : public testing::Test {
   }
 
   // `before`: controllers listed ahead of the test's (SlurmctldHost order).
-  void StartAgent(std::vector<std::string> before = {}) {
+  void StartAgent(std::vector<std::string> before = {}, ControllerFence* fence = nullptr) {
     v1::RegisterRequest hardware;
     hardware.set_node_name("tn1");
     hardware.set_cpus(4);
     before.push_back(target_);
     agent_ = std::make_unique<NodeAgent>(before, hardware, jobs_, auth_, *spdlog::default_logger());
+    agent_->SetControllerFence(fence);
     agent_->Start();
   }
 
@@ -194,6 +197,39 @@ TEST_F(NodeAgentTest, ANodeRegistersWithTheNextControllerWhenTheFirstIsDown) {
   StartAgent({absl::StrCat("127.0.0.1:", FreeLoopbackPort())});
   ASSERT_TRUE(WaitUntil([&] { return Registrations() >= 1; }, milliseconds(20000)));
   ASSERT_TRUE(WaitUntil([&] { return Acknowledged().size() == 1; }, milliseconds(20000)));
+}
+
+// Issue 53: a controller deposed while it hung still answers a registration
+// (its lease gone, it has not yet noticed). The node, which has seen the
+// serving controller's later epoch, acts on none of that answer (the job it
+// would terminate runs on) and registers with the next controller.
+TEST_F(NodeAgentTest, ADeposedControllersRegistrationIsNotActedOn) {
+  FakeCtld deposed;
+  deposed.controller_epoch = "a1.5";
+  deposed.terminate_on_register = {4};
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&deposed);
+  std::unique_ptr<grpc::Server> deposed_server = builder.BuildAndStart();
+  ASSERT_NE(deposed_server, nullptr);
+  ctld_.controller_epoch = "a1.9";
+  ControllerFence fence;
+  ASSERT_TRUE(fence.Admit("a1.9").ok());  // the node heard from the new controller
+  jobs_.Add(Running(4));
+  StartAgent({absl::StrCat("127.0.0.1:", port)}, &fence);
+  ASSERT_TRUE(WaitUntil([&] { return Registrations() >= 1; }, milliseconds(20000)));
+  {
+    std::lock_guard<std::mutex> lock(deposed.mu);
+    EXPECT_EQ(deposed.registrations.size(), 1u);
+  }
+  {
+    std::lock_guard<std::mutex> lock(jobs_.mu);
+    EXPECT_TRUE(jobs_.abandoned.empty());
+  }
+  EXPECT_EQ(fence.Highest(), "a1.9");
+  agent_->Stop();
+  deposed_server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
 }
 
 TEST_F(NodeAgentTest, FinishedJobIsResentUntilCtldAcceptsItThenAcknowledged) {

@@ -68,21 +68,24 @@ std::string ShortHostname() {
 
 absl::Status Fail(std::string message) { return absl::FailedPreconditionError(message); }
 
-// Configless (as slurmd --conf-server): the config comes from ctld into a
-// cache directory, and from that cache alone while ctld is down.
+// Configless (as slurmd --conf-server): the config comes from the first
+// controller that serves it into a cache directory, and from that cache alone
+// while none does.
 absl::Status FetchConfig(const NodedFlags& flags, NodeSetup& setup) {
   if (!flags.conf.empty()) return Fail("use -f or --conf-server, not both");
-  absl::StatusOr<std::string> target = ParseConfServer(flags.conf_server, SkiffConfig().ctld_port);
-  if (!target.ok()) return target.status();
-  setup.conf_target = *target;
+  absl::StatusOr<std::vector<std::string>> servers =
+      ParseConfServers(flags.conf_server, SkiffConfig().ctld_port);
+  if (!servers.ok()) return servers.status();
+  setup.conf_servers = *std::move(servers);
   setup.conf_cache = SubstituteNodeName(
       flags.conf_cache.empty() ? kDefaultConfCache : flags.conf_cache, setup.node_name);
   MungeAuthenticator bootstrap_auth(ConfiglessMungeSocket());
   absl::StatusOr<ConfiglessStart> start =
-      PrepareConfiglessConfig(setup.conf_target, setup.conf_cache, bootstrap_auth, 10);
+      PrepareConfiglessConfig(setup.conf_servers, setup.conf_cache, bootstrap_auth, 10);
   if (!start.ok()) return start.status();
   setup.conf_path = start->conf_path;
   setup.conf_hash = start->hash;
+  setup.conf_served_by = start->served_by;
   setup.configless_note = start->note;
   fprintf(stderr, "noded: %s\n", setup.configless_note.c_str());
   // noded's own helpers (Prolog, Epilog) find this copy; jobs get it too
@@ -203,7 +206,7 @@ JobManagerOptions JobManagerOptionsFrom(const NodeSetup& setup, const std::strin
   JobManagerOptions options;
   options.spool_dir = setup.spool;
   options.node_name = setup.node_name;
-  if (!setup.conf_target.empty()) options.job_conf_path = setup.conf_path;
+  if (!setup.conf_servers.empty()) options.job_conf_path = setup.conf_path;
   options.shepherd_binary = shepherd;
   options.kill_wait = static_cast<int>(config.kill_wait);
   options.prolog = config.prolog;

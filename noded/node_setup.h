@@ -27,7 +27,7 @@ struct NodedFlags {
   std::string node_name;    // -N; "": the short host name
   std::string shepherd;     // --shepherd; "": $SKIFF_SHEPHERD, or next to noded
   int verbose = 0;          // -v, repeated
-  std::string conf_server;  // --conf-server HOST[:PORT]: configless
+  std::string conf_server;  // --conf-server HOST[:PORT][,HOST[:PORT]...]: configless
   std::string conf_cache;   // --conf-cache, %n = node name
   bool dynamic = false;     // -Z: a joined node, registering what it found
   int dynamic_port = 0;     // --port with -Z and no NodeName line; 0: SlurmdPort
@@ -38,8 +38,10 @@ struct NodedFlags {
 struct NodeSetup {
   std::string node_name;
   LoadedConfig loaded;
-  std::string conf_path;        // skiff.conf as read (the cache's copy when configless)
-  std::string conf_target;      // configless: ctld's HOST:PORT; "" otherwise
+  std::string conf_path;  // skiff.conf as read (the cache's copy when configless)
+  // configless: --conf-server's HOST:PORTs, in order; empty otherwise
+  std::vector<std::string> conf_servers;
+  std::string conf_served_by;   // configless: the HOST:PORT that served; "" from the cache
   std::string conf_cache;       // configless: the cache directory, node name substituted
   std::string conf_hash;        // configless: the hash of the files fetched
   std::string configless_note;  // configless: fetched, or started from the cache and why

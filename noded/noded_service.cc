@@ -67,6 +67,18 @@ grpc::Status NodedService::AuthenticateCtld(const grpc::ServerContext& context) 
     return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                         absl::StrCat("uid ", caller->uid, " is not ctld's user"));
   }
+  if (fence_ != nullptr) {
+    const auto& metadata = context.client_metadata();
+    auto epoch = metadata.find(kControllerEpochMetadataKey);
+    if (epoch != metadata.end()) {
+      absl::Status admitted =
+          fence_->Admit(std::string(epoch->second.data(), epoch->second.size()));
+      if (!admitted.ok()) {
+        if (logger_ != nullptr) logger_->warn("{}", std::string(admitted.message()));
+        return ToGrpcStatus(admitted);
+      }
+    }
+  }
   return grpc::Status::OK;
 }
 

@@ -25,6 +25,7 @@
 
 #include "common/auth/authenticator.h"
 #include "common/config/parameters.h"
+#include "common/rpc/controller_epoch.h"
 #include "noded/container/image_container.h"
 #include "noded/gpu/mps_servers.h"
 #include "noded/health_check.h"
@@ -122,6 +123,11 @@ class NodedService final : public v1::Noded::Service {
   // only when there are none, since its restart would cut their streams.
   int OpenStepCalls() const { return open_step_calls_.load(); }
 
+  // With a standby over etcd: ctld's calls carrying an epoch older than the
+  // highest `fence` holds are refused (common/rpc/controller_epoch.h). Calls
+  // without one (no etcd) pass.
+  void SetControllerFence(ControllerFence* fence) { fence_ = fence; }
+
   void SetNodeControl(NodeControl* control, spdlog::logger* logger) {
     node_control_ = control;
     logger_ = logger;
@@ -187,6 +193,7 @@ class NodedService final : public v1::Noded::Service {
   StepReportQueue& step_reports_;
   NodeControl* node_control_ = nullptr;
   spdlog::logger* logger_ = nullptr;
+  ControllerFence* fence_ = nullptr;
 
   // The Prolog's outcome for each job whose steps ran here (this node not its
   // batch host), until the job ends here (EndJobOnNode); later steps wait on

@@ -17,6 +17,7 @@
 #include <system_error>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -121,42 +122,93 @@ absl::Status CheckConfigFileName(const std::string& name) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> ParseConfServer(const std::string& server, int default_port) {
-  auto bad = [&server](const std::string& why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--conf-server '", server, "': ", why, " (expected HOST[:PORT])"));
-  };
-  if (server.empty()) return bad("empty");
+namespace {
+
+// What is wrong with `server` as HOST[:PORT], "" when nothing is; `target`
+// gets "host:port" then.
+std::string ConfServerProblem(const std::string& server, int default_port, std::string* target) {
+  if (server.empty()) return "empty";
   std::string host;
   std::string port_text;
   if (server[0] == '[') {
     size_t close = server.find(']');
-    if (close == std::string::npos) return bad("no closing ]");
+    if (close == std::string::npos) return "no closing ]";
     host = server.substr(0, close + 1);
     std::string rest = server.substr(close + 1);
     if (!rest.empty()) {
-      if (rest[0] != ':') return bad("text after ]");
+      if (rest[0] != ':') return "text after ]";
       port_text = rest.substr(1);
-      if (port_text.empty()) return bad("empty port");
+      if (port_text.empty()) return "empty port";
     }
-    if (host.size() == 2) return bad("empty host");
+    if (host.size() == 2) return "empty host";
   } else {
     size_t colon = server.find(':');
     if (colon != std::string::npos && server.find(':', colon + 1) != std::string::npos) {
-      return bad("an IPv6 address needs brackets");
+      return "an IPv6 address needs brackets";
     }
     host = server.substr(0, colon);
     if (colon != std::string::npos) {
       port_text = server.substr(colon + 1);
-      if (port_text.empty()) return bad("empty port");
+      if (port_text.empty()) return "empty port";
     }
-    if (host.empty()) return bad("empty host");
+    if (host.empty()) return "empty host";
   }
   int port = default_port;
   if (!port_text.empty() && (!absl::SimpleAtoi(port_text, &port) || port < 1 || port > 65535)) {
-    return bad(absl::StrCat("port '", port_text, "' is not 1 to 65535"));
+    return absl::StrCat("port '", port_text, "' is not 1 to 65535");
   }
-  return absl::StrCat(host, ":", port);
+  *target = absl::StrCat(host, ":", port);
+  return "";
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ParseConfServer(const std::string& server, int default_port) {
+  std::string target;
+  if (std::string why = ConfServerProblem(server, default_port, &target); !why.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--conf-server '", server, "': ", why, " (expected HOST[:PORT])"));
+  }
+  return target;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseConfServers(const std::string& servers,
+                                                          int default_port) {
+  const std::vector<std::string> entries = absl::StrSplit(servers, ',');
+  if (entries.size() == 1) {
+    absl::StatusOr<std::string> one =
+        ParseConfServer(std::string(absl::StripAsciiWhitespace(servers)), default_port);
+    if (!one.ok()) return one.status();
+    return std::vector<std::string>{*one};
+  }
+  std::vector<std::string> targets;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string entry(absl::StripAsciiWhitespace(entries[i]));
+    std::string target;
+    std::string why = ConfServerProblem(entry, default_port, &target);
+    if (!why.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--conf-server '", servers, "': entry ", i + 1,
+                       entry.empty() ? "" : absl::StrCat(" '", entry, "'"),
+                       entry.empty() ? " is empty" : absl::StrCat(": ", why),
+                       " (expected HOST[:PORT][,HOST[:PORT]...])"));
+    }
+    targets.push_back(target);
+  }
+  return MergeControllerTargets({}, targets);
+}
+
+std::vector<std::string> MergeControllerTargets(const std::vector<std::string>& first,
+                                                const std::vector<std::string>& more) {
+  std::vector<std::string> merged;
+  for (const std::vector<std::string>* list : {&first, &more}) {
+    for (const std::string& target : *list) {
+      if (!target.empty() && std::find(merged.begin(), merged.end(), target) == merged.end()) {
+        merged.push_back(target);
+      }
+    }
+  }
+  return merged;
 }
 
 absl::StatusOr<std::vector<SrvRecord>> ParseSrvAnswer(const unsigned char* message, int length) {
@@ -189,22 +241,26 @@ absl::StatusOr<std::vector<SrvRecord>> ParseSrvAnswer(const unsigned char* messa
   return records;
 }
 
-absl::StatusOr<std::string> PickSrvTarget(const std::vector<SrvRecord>& records) {
-  const SrvRecord* best = nullptr;
+absl::StatusOr<std::vector<std::string>> SrvTargetsInOrder(const std::vector<SrvRecord>& records) {
+  std::vector<const SrvRecord*> usable;
   for (const SrvRecord& record : records) {
     // "." as the target means the service is decidedly not available (RFC 2782).
-    if (record.target.empty()) continue;
-    if (best == nullptr || record.priority < best->priority ||
-        (record.priority == best->priority && record.weight > best->weight)) {
-      best = &record;
-    }
+    if (!record.target.empty()) usable.push_back(&record);
   }
-  if (best == nullptr)
+  if (usable.empty()) {
     return absl::NotFoundError(absl::StrCat("no usable ", kCtldSrvName, " record"));
-  return absl::StrCat(best->target, ":", best->port);
+  }
+  std::stable_sort(usable.begin(), usable.end(), [](const SrvRecord* a, const SrvRecord* b) {
+    return a->priority != b->priority ? a->priority < b->priority : a->weight > b->weight;
+  });
+  std::vector<std::string> targets;
+  for (const SrvRecord* record : usable) {
+    targets.push_back(absl::StrCat(record->target, ":", record->port));
+  }
+  return MergeControllerTargets({}, targets);
 }
 
-absl::StatusOr<std::string> LookupCtldSrv() {
+absl::StatusOr<std::vector<std::string>> LookupCtldSrv() {
   struct __res_state state;
   std::memset(&state, 0, sizeof(state));
   if (res_ninit(&state) != 0) return absl::UnavailableError("cannot initialise the DNS resolver");
@@ -215,7 +271,7 @@ absl::StatusOr<std::string> LookupCtldSrv() {
   absl::StatusOr<std::vector<SrvRecord>> records =
       ParseSrvAnswer(answer, std::min<int>(length, sizeof(answer)));
   if (!records.ok()) return records.status();
-  return PickSrvTarget(*records);
+  return SrvTargetsInOrder(*records);
 }
 
 absl::Status WriteConfigCache(const std::string& dir, const ConfigFileSet& set) {

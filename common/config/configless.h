@@ -61,6 +61,20 @@ absl::Status CheckConfigFileName(const std::string& name);
 // when absent). InvalidArgument names what is wrong.
 absl::StatusOr<std::string> ParseConfServer(const std::string& server, int default_port);
 
+// Slurm's `--conf-server host1[:port1],host2[:port2]` (and SLURM_CONF_SERVER):
+// each entry as ParseConfServer reads it, white space around it ignored, in
+// the order given (the first is the primary), a repeated one dropped. One
+// entry's errors are ParseConfServer's; in a list, InvalidArgument names the
+// whole value and the entry ("entry 2 is empty").
+absl::StatusOr<std::vector<std::string>> ParseConfServers(const std::string& servers,
+                                                          int default_port);
+
+// `first`, then each of `more` not in it yet, empty entries left out: where a
+// configless node looks for its files (its --conf-server list, then the
+// controllers its fetched skiff.conf names: CtldTargets).
+std::vector<std::string> MergeControllerTargets(const std::vector<std::string>& first,
+                                                const std::vector<std::string>& more);
+
 // One DNS SRV record.
 struct SrvRecord {
   uint16_t priority = 0;
@@ -73,13 +87,15 @@ struct SrvRecord {
 // InvalidArgument when the message does not parse.
 absl::StatusOr<std::vector<SrvRecord>> ParseSrvAnswer(const unsigned char* message, int length);
 
-// "target:port" of the record to use: the lowest priority, then the highest
-// weight, then the first. NotFound when there is none.
-absl::StatusOr<std::string> PickSrvTarget(const std::vector<SrvRecord>& records);
+// "target:port" of each usable record, in the order to try them: the lowest
+// priority first (as Slurm sorts _slurmctld._tcp's records), then the highest
+// weight, then as listed; a repeated one once. NotFound when there is none.
+absl::StatusOr<std::vector<std::string>> SrvTargetsInOrder(const std::vector<SrvRecord>& records);
 
 // res_query(kCtldSrvName, IN, SRV) through the resolver's search list, as
-// Slurm's commands look up _slurmctld._tcp. NotFound when there is no record.
-absl::StatusOr<std::string> LookupCtldSrv();
+// Slurm's commands look up _slurmctld._tcp: every record's target, in
+// SrvTargetsInOrder's order. NotFound when there is no record.
+absl::StatusOr<std::vector<std::string>> LookupCtldSrv();
 
 // Writes `set` into `dir` (created 0755 if missing): each file to a temporary
 // name, fsynced, renamed over its own name, then the list of names and the hash

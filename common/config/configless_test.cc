@@ -55,6 +55,64 @@ TEST(ParseConfServer, RefusesWhatIsNotHostPort) {
   }
 }
 
+// --- --conf-server HOST[:PORT],HOST[:PORT] (Slurm's list) ---
+
+TEST(ParseConfServers, OneAddressIsAListOfOne) {
+  EXPECT_THAT(*ParseConfServers("ctl01", 6817), ElementsAre("ctl01:6817"));
+}
+
+TEST(ParseConfServers, EachEntryInOrderWithItsOwnPort) {
+  EXPECT_THAT(*ParseConfServers("a,b:7000,[::1]:6817", 6817),
+              ElementsAre("a:6817", "b:7000", "[::1]:6817"));
+  EXPECT_THAT(*ParseConfServers("head:7000, standby:7000", 6817),
+              ElementsAre("head:7000", "standby:7000"));
+}
+
+TEST(ParseConfServers, ARepeatedEntryIsTriedOnce) {
+  EXPECT_THAT(*ParseConfServers("a,b,a:6817", 6817), ElementsAre("a:6817", "b:6817"));
+}
+
+TEST(ParseConfServers, OneBadAddressKeepsParseConfServersError) {
+  absl::StatusOr<std::vector<std::string>> parsed = ParseConfServers("ctl:x", 6817);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().message(),
+            "--conf-server 'ctl:x': port 'x' is not 1 to 65535 (expected HOST[:PORT])");
+}
+
+TEST(ParseConfServers, RefusesABadEntryNamingTheFlagAndTheEntry) {
+  struct Case {
+    const char* list;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"a,,b",
+            "--conf-server 'a,,b': entry 2 is empty (expected HOST[:PORT][,HOST[:PORT]...])"},
+           {"a,", "--conf-server 'a,': entry 2 is empty (expected HOST[:PORT][,HOST[:PORT]...])"},
+           {"a,b:0",
+            "--conf-server 'a,b:0': entry 2 'b:0': port '0' is not 1 to 65535 (expected "
+            "HOST[:PORT][,HOST[:PORT]...])"},
+           {"::1,b",
+            "--conf-server '::1,b': entry 1 '::1': an IPv6 address needs brackets "
+            "(expected HOST[:PORT][,HOST[:PORT]...])"},
+           {"a,[::1",
+            "--conf-server 'a,[::1': entry 2 '[::1': no closing ] (expected "
+            "HOST[:PORT][,HOST[:PORT]...])"},
+       }) {
+    absl::StatusOr<std::vector<std::string>> parsed = ParseConfServers(c.list, 6817);
+    ASSERT_FALSE(parsed.ok()) << c.list;
+    EXPECT_TRUE(absl::IsInvalidArgument(parsed.status())) << c.list;
+    EXPECT_EQ(parsed.status().message(), c.message);
+  }
+}
+
+TEST(MergeControllerTargets, TheFirstListThenWhatTheSecondAdds) {
+  EXPECT_THAT(MergeControllerTargets({"head:6817"}, {"head:6817", "standby:6817"}),
+              ElementsAre("head:6817", "standby:6817"));
+  EXPECT_THAT(MergeControllerTargets({"", "b:1", "a:1"}, {"a:1", "c:1", ""}),
+              ElementsAre("b:1", "a:1", "c:1"));
+  EXPECT_TRUE(MergeControllerTargets({}, {}).empty());
+}
+
 // --- DNS SRV answers ---
 
 void Put16(std::vector<unsigned char>& out, int value) {
@@ -130,15 +188,21 @@ TEST(ParseSrvAnswer, RefusesATruncatedReply) {
   EXPECT_FALSE(ParseSrvAnswer(reply.data(), 0).ok());
 }
 
-TEST(PickSrvTarget, LowestPriorityThenHighestWeight) {
+TEST(SrvTargetsInOrder, LowestPriorityFirstThenHighestWeight) {
   std::vector<SrvRecord> records = {
-      {20, 100, 1, "backup"}, {10, 1, 2, "light"}, {10, 9, 3, "heavy"}};
-  EXPECT_EQ(*PickSrvTarget(records), "heavy:3");
+      {20, 100, 1, "backup"}, {10, 1, 2, "light"}, {10, 9, 3, "heavy"}, {20, 100, 4, "later"}};
+  EXPECT_THAT(*SrvTargetsInOrder(records),
+              ElementsAre("heavy:3", "light:2", "backup:1", "later:4"));
 }
 
-TEST(PickSrvTarget, NoneOrOnlyDotIsNotFound) {
-  EXPECT_TRUE(absl::IsNotFound(PickSrvTarget({}).status()));
-  EXPECT_TRUE(absl::IsNotFound(PickSrvTarget({{0, 0, 6817, ""}}).status()));
+TEST(SrvTargetsInOrder, LeavesOutDotAndRepeats) {
+  EXPECT_THAT(*SrvTargetsInOrder({{0, 0, 6817, ""}, {1, 0, 6817, "a"}, {2, 0, 6817, "a"}}),
+              ElementsAre("a:6817"));
+}
+
+TEST(SrvTargetsInOrder, NoneOrOnlyDotIsNotFound) {
+  EXPECT_TRUE(absl::IsNotFound(SrvTargetsInOrder({}).status()));
+  EXPECT_TRUE(absl::IsNotFound(SrvTargetsInOrder({{0, 0, 6817, ""}}).status()));
 }
 
 // --- what ctld serves ---

@@ -4,6 +4,7 @@
 
 #include "common/rpc/auth_metadata.h"
 #include "common/rpc/channel.h"
+#include "common/rpc/controller_epoch.h"
 #include "common/rpc/status.h"
 #include "ctld/rpc/container_convert.h"
 
@@ -62,8 +63,10 @@ v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch) {
   return request;
 }
 
-NodeClient::NodeClient(Authenticator& auth, int timeout_seconds)
-    : auth_(auth), timeout_seconds_(timeout_seconds) {}
+NodeClient::NodeClient(Authenticator& auth, int timeout_seconds, std::string controller_epoch)
+    : auth_(auth),
+      timeout_seconds_(timeout_seconds),
+      controller_epoch_(std::move(controller_epoch)) {}
 
 v1::Noded::Stub& NodeClient::Stub(const std::string& target) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -75,6 +78,9 @@ v1::Noded::Stub& NodeClient::Stub(const std::string& target) {
 absl::Status NodeClient::Prepare(grpc::ClientContext* context, bool wait_for_ready) {
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds_));
   context->set_wait_for_ready(wait_for_ready);
+  if (!controller_epoch_.empty()) {
+    context->AddMetadata(kControllerEpochMetadataKey, controller_epoch_);
+  }
   return AttachCredential(auth_, context);
 }
 

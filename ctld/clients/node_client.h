@@ -21,7 +21,10 @@ v1::LaunchJobRequest ToLaunchJobRequest(const BatchLaunch& launch);
 
 class NodeClient final : public NodedPort {
  public:
-  NodeClient(Authenticator& auth, int timeout_seconds);
+  // `controller_epoch`: with a standby over etcd, this controller's epoch,
+  // sent with every call so that noded refuses an earlier controller's
+  // (common/rpc/controller_epoch.h); "" without etcd.
+  NodeClient(Authenticator& auth, int timeout_seconds, std::string controller_epoch = "");
 
   absl::Status LaunchJob(const std::string& target, const BatchLaunch& launch) override;
   absl::Status SignalJob(const std::string& target, uint64_t job_id, int signal,
@@ -38,6 +41,7 @@ class NodeClient final : public NodedPort {
 
   Authenticator& auth_;
   const int timeout_seconds_;
+  const std::string controller_epoch_;
   std::mutex mu_;  // guards stubs_ only (a leaf lock)
   std::map<std::string, std::unique_ptr<v1::Noded::Stub>> stubs_;
 };

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/rpc/controller_epoch.h"
 #include "ctld/replication/leader_txn.h"
 
 namespace skiff::ctld::replication {
@@ -77,6 +78,11 @@ Replica::~Replica() {
 int64_t Replica::lease() const {
   std::lock_guard<std::mutex> lock(mu_);
   return lease_;
+}
+
+std::string Replica::epoch() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return epoch_;
 }
 
 std::string Replica::leader() const {
@@ -256,8 +262,9 @@ absl::StatusOr<bool> Replica::TryToLead(SqliteJobStore& store, bool campaign) {
   (void)client_.Put(HeldKey(settings_.prefix, settings_.id), absl::StrCat(store.AppliedSeq()));
   std::lock_guard<std::mutex> lock(mu_);
   leading_ = true;
-  logger_.info("etcd: {} leads, its database holding the log to commit {}", settings_.id,
-               store.AppliedSeq());
+  epoch_ = FormatControllerEpoch({answer->header().cluster_id(), answer->header().revision()});
+  logger_.info("etcd: {} leads (epoch {}), its database holding the log to commit {}", settings_.id,
+               epoch_, store.AppliedSeq());
   trimmer_ = std::thread([this] { TrimLoop(); });
   return true;
 }

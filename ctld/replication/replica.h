@@ -74,6 +74,10 @@ class Replica final : public CommitLog {
   // The controller that leads, as last seen ("" when none was seen yet).
   std::string leader() const;
   bool leading() const;
+  // Once leading, this controller's epoch (common/rpc/controller_epoch.h:
+  // etcd's cluster id and the revision of the campaign it won), which noded
+  // holds against any earlier controller; "" before.
+  std::string epoch() const;
   // Ends the lease now (a clean stop), so that a standby need not wait for it
   // to lapse. The lost callback is not called after this.
   void Resign();
@@ -110,6 +114,7 @@ class Replica final : public CommitLog {
   std::unique_ptr<LeaseWatch> watch_;  // guarded by mu_
   std::string leader_;                 // guarded by mu_
   bool leading_ = false;               // guarded by mu_
+  std::string epoch_;                  // guarded by mu_
   bool lost_called_ = false;           // guarded by mu_
   bool stopping_ = false;              // guarded by mu_
   // TryToLead's: the last commit this standby said it holds, and when.

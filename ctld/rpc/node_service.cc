@@ -13,8 +13,12 @@
 
 namespace skiff::ctld {
 
-NodeService::NodeService(Controller& controller, Authenticator& auth, ServedConfig* served)
-    : controller_(controller), auth_(auth), served_(served) {}
+NodeService::NodeService(Controller& controller, Authenticator& auth, ServedConfig* served,
+                         std::string controller_epoch)
+    : controller_(controller),
+      auth_(auth),
+      served_(served),
+      controller_epoch_(std::move(controller_epoch)) {}
 
 grpc::Status NodeService::AuthenticateNode(const grpc::ServerContext& context) {
   absl::StatusOr<Identity> caller = AuthenticateCall(auth_, context);
@@ -38,6 +42,7 @@ grpc::Status NodeService::Register(grpc::ServerContext* context, const v1::Regis
   reply->set_heartbeat_interval(registration->heartbeat_interval);
   for (uint64_t id : registration->jobs_to_terminate) reply->add_jobs_to_terminate(id);
   if (served_ != nullptr) reply->set_config_hash(served_->Hash());
+  reply->set_controller_epoch(controller_epoch_);
   return grpc::Status::OK;
 }
 

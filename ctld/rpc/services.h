@@ -114,7 +114,10 @@ class CtldService final : public v1::Ctld::Service {
 class NodeService final : public v1::NodeService::Service {
  public:
   // `served` as CtldService's: its hash goes in every Register/Heartbeat answer.
-  NodeService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr);
+  // `controller_epoch`: this controller's, with a standby over etcd, told to
+  // each node that registers (common/rpc/controller_epoch.h); else "".
+  NodeService(Controller& controller, Authenticator& auth, ServedConfig* served = nullptr,
+              std::string controller_epoch = "");
 
   grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
                         v1::RegisterReply* reply) override;
@@ -131,6 +134,7 @@ class NodeService final : public v1::NodeService::Service {
   Controller& controller_;
   Authenticator& auth_;
   ServedConfig* served_;
+  const std::string controller_epoch_;
 };
 
 }  // namespace skiff::ctld

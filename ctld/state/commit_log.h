@@ -14,12 +14,19 @@
 #ifndef SKIFF_CTLD_STATE_COMMIT_LOG_H_
 #define SKIFF_CTLD_STATE_COMMIT_LOG_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
 
 namespace skiff::ctld {
+
+// How large one transaction's queued writes may grow before the rest wait for
+// the next one: etcd refuses a request over its limit (1.5 MiB by default,
+// `skiff init` sets 10 MiB), and a group commit over it would fail every
+// submission in it. One write larger than this still goes, alone.
+inline constexpr size_t kMaxCommitBytes = 1 << 20;
 
 class CommitLog {
  public:

@@ -419,6 +419,17 @@ void SqliteJobStore::Resume() {
   failure_ = absl::OkStatus();
 }
 
+size_t SqliteJobStore::EstimatedBytes(const Batch& batch) {
+  // As SeedLog counts: a job's fields are well under 512 bytes, its spec (the
+  // batch script among it) is the bulk.
+  size_t bytes = 0;
+  for (const Job& job : batch.jobs) bytes += job.spec_blob.size() + 512;
+  for (const RecordRow& record : batch.records) {
+    bytes += record.key.size() + record.blob.size() + 32;
+  }
+  return bytes;
+}
+
 absl::Status SqliteJobStore::AwaitWritten(const std::shared_ptr<Batch>& batch) {
   std::unique_lock<std::mutex> lock(queue_mu_);
   for (;;) {
@@ -430,8 +441,18 @@ absl::Status SqliteJobStore::AwaitWritten(const std::shared_ptr<Batch>& batch) {
     // Ours is still queued and no one is writing: write everything queued, in
     // order (ours included), as one transaction.
     writing_ = true;
-    std::vector<std::shared_ptr<Batch>> batches(queue_.begin(), queue_.end());
-    queue_.clear();
+    // In order, up to kMaxCommitBytes (the first whatever its size); the rest
+    // stay queued for the next transaction, which the loop below writes when
+    // ours is among them.
+    std::vector<std::shared_ptr<Batch>> batches;
+    size_t bytes = 0;
+    while (!queue_.empty()) {
+      const size_t more = EstimatedBytes(*queue_.front());
+      if (!batches.empty() && bytes + more > kMaxCommitBytes) break;
+      bytes += more;
+      batches.push_back(std::move(queue_.front()));
+      queue_.pop_front();
+    }
     absl::Status status = failed_ ? failure_ : absl::OkStatus();
     lock.unlock();
     const bool any_rows = std::any_of(batches.begin(), batches.end(), [](const auto& queued) {

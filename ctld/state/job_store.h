@@ -183,6 +183,8 @@ class SqliteJobStore final : public JobStore {
     absl::Status result;
     bool done = false;
   };
+  // A batch's size in a commit, roughly (kMaxCommitBytes caps a transaction).
+  static size_t EstimatedBytes(const Batch& batch);
   class QueuedTicket;
   std::shared_ptr<Batch> Queue(std::vector<Job> jobs, std::vector<RecordRow> records,
                                bool in_order);

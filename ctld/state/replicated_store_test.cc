@@ -83,6 +83,38 @@ TEST(ReplicatedStore, EveryTransactionGoesToTheLogAndAStandbyCopyHoldsTheSame) {
   }
 }
 
+// Writes queued together go as one transaction only up to kMaxCommitBytes:
+// etcd refuses a request over its limit, and a group over it would fail every
+// submission in it. The rest go in the next transactions, in order; one write
+// larger than the cap goes alone.
+TEST(ReplicatedStore, QueuedWritesAreGroupedUpToTheCommitCap) {
+  FakeLog log;
+  auto store = Open("capped");
+  store->ReplicateTo(&log);
+  const std::string script(400 << 10, 'x');  // a 400 KiB batch script each
+  std::vector<std::unique_ptr<JobStore::Ticket>> tickets;
+  for (uint64_t id = 1; id <= 5; ++id) {
+    Job job = MakeJob(id, JobState::kPending, 1);
+    job.spec_blob = script;
+    tickets.push_back(store->SaveInOrder({std::move(job)}, {}));
+  }
+  Job big = MakeJob(6, JobState::kPending, 1);
+  big.spec_blob = std::string(3 << 20, 'y');
+  tickets.push_back(store->SaveInOrder({std::move(big)}, {}));
+  ASSERT_TRUE(tickets.back()->Wait().ok());  // writes everything queued
+  for (auto& ticket : tickets) ASSERT_TRUE(ticket->Wait().ok());
+  // 2 + 2 + 1 of 400 KiB under 1 MiB, then the 3 MiB one alone.
+  ASSERT_EQ(log.commits.size(), 4u);
+  for (const auto& [seq, commit] : log.commits) {
+    if (seq < 4) EXPECT_LE(commit.size(), kMaxCommitBytes) << seq;
+  }
+  EXPECT_GT(log.commits[4].size(), 3u << 20);
+  auto copy = Open("capped_copy");
+  for (const auto& [seq, commit] : log.commits) ASSERT_TRUE(copy->ApplyCommit(seq, commit).ok());
+  EXPECT_EQ(copy->LoadActive(0)->size(), 6u);
+  EXPECT_EQ(copy->LoadSpec(5)->size(), script.size());
+}
+
 TEST(ReplicatedStore, WhatTheLogRefusesIsNotStoredAndTheNextWriteTakesItsNumber) {
   FakeLog log;
   log.refuse[2] = true;

@@ -5,18 +5,25 @@
 // after an edit puts the new copy in its cache and n2 restarts in place to
 // apply it (once no step runs there); with ctld killed, a restarted
 // n2 starts from its cache and comes back once ctld is up; and sinfo with no
-// SKIFF_CONF finds ctld through SKIFF_CONF_SERVER.
+// SKIFF_CONF finds ctld through SKIFF_CONF_SERVER. A list of addresses
+// (Slurm's `--conf-server a,b`, SLURM_CONF_SERVER): one that refuses, or a
+// standby controller, is passed over for the one that serves; a node told
+// only the head finds the standby that took over through its fetched copy.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "ctld/replication/etcd_member.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 
@@ -32,6 +39,41 @@ size_t Occurrences(const std::string& text, const std::string& what) {
 bool NodeResponding(const LocalCluster& cluster, const std::string& node) {
   CommandResult r = cluster.Run("sinfo -h -N -n " + node + " -o '%N %t'");
   return r.exit_code == 0 && r.out.find(node + " idle\n") != std::string::npos;
+}
+
+// A port of 127.0.0.1 bound but never listened on: a connection to it is
+// refused while this lives, and nothing else can take the port meanwhile.
+class RefusingPort {
+ public:
+  RefusingPort() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), length) == 0 &&
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      port_ = ntohs(address.sin_port);
+    }
+  }
+  ~RefusingPort() { close(fd_); }
+  int port() const { return port_; }  // 0 when none could be had
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// A login host's sinfo: no SKIFF_CONF, only SKIFF_CONF_SERVER=`servers`.
+CommandResult SinfoFrom(const LocalCluster& cluster, const std::string& servers) {
+  return cluster.Run(absl::StrCat("env -u SKIFF_CONF SKIFF_CONF_SERVER=", servers,
+                                  " SKIFF_MUNGE_SOCKET=", cluster.dir(),
+                                  "/run/munge/munge.socket sinfo -h -N -o '%N %t'"));
+}
+
+bool ReadsItsOwnConfig() {
+  struct stat st;
+  return stat("/etc/skiff/skiff.conf", &st) == 0;
 }
 
 TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
@@ -161,6 +203,138 @@ TEST(ConfiglessTest, NodeAndCommandsRunOnTheControllersConfig) {
   CommandResult lost = cluster.Run("env -u SKIFF_CONF -u SKIFF_CONF_SERVER sinfo -h");
   EXPECT_NE(lost.exit_code, 0);
   EXPECT_NE(lost.err.find("SKIFF_CONF_SERVER"), std::string::npos) << lost.err;
+}
+
+// Slurm's list: the first address refuses (nothing listens there), the
+// second is ctld. A command and a node that has no cached copy to go on still
+// get the configuration, from the second.
+TEST(ConfiglessTest, AnAddressThatRefusesIsPassedOver) {
+  if (ReadsItsOwnConfig()) GTEST_SKIP() << "/etc/skiff/skiff.conf exists: commands would read it";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.extra_config = "SlurmctldParameters=enable_configless\n";
+  options.environment["SKIFF_NODED_CONFIGLESS_n1"] = "1";
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  const std::string port = CtldPort(cluster.conf_path());
+  ASSERT_FALSE(port.empty());
+  RefusingPort refusing;
+  ASSERT_NE(refusing.port(), 0);
+  const std::string list = absl::StrCat("127.0.0.1:", refusing.port(), ",127.0.0.1:", port);
+
+  CommandResult sinfo = SinfoFrom(cluster, list);
+  EXPECT_EQ(sinfo.exit_code, 0) << sinfo.err;
+  EXPECT_EQ(sinfo.out, "n1 idle\n");
+  // A bad entry is refused, naming the variable and the entry.
+  CommandResult bad = SinfoFrom(cluster, absl::StrCat("127.0.0.1:", port, ",,ctl"));
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find(absl::StrCat("SKIFF_CONF_SERVER: --conf-server '127.0.0.1:", port,
+                                      ",,ctl': entry 2 is empty")),
+            std::string::npos)
+      << bad.err;
+
+  // n1 again, its cache gone and the refusing address first.
+  const pid_t noded = cluster.Pid("noded-n1");
+  ASSERT_GT(noded, 0);
+  kill(noded, SIGTERM);
+  ASSERT_TRUE(Eventually(60, [&] { return !Alive(noded); }));
+  std::filesystem::remove_all(dir + "/state/conf-cache/n1");
+  const std::string fetched_line =
+      absl::StrCat("config file(s) from 127.0.0.1:", port, " into ", dir, "/state/conf-cache/n1");
+  const size_t fetched_before = Occurrences(cluster.Log("noded-n1.log"), fetched_line);
+  const size_t started_before = Occurrences(cluster.Log("noded-n1.log"), "noded started");
+  CommandResult restarted =
+      cluster.Run(absl::StrCat("setsid env SKIFF_MUNGE_SOCKET=", dir, "/run/munge/munge.socket ",
+                               dir, "/bin/noded --conf-server ", list, " --conf-cache ", dir,
+                               "/state/conf-cache/%n -N n1 </dev/null >>", dir,
+                               "/log/noded-n1.out 2>&1 & echo $! >", dir, "/run/noded-n1.pid"));
+  ASSERT_EQ(restarted.exit_code, 0) << restarted.err;
+  EXPECT_TRUE(Eventually(60, [&] {
+    return Occurrences(cluster.Log("noded-n1.log"), "noded started") > started_before;
+  })) << cluster.Log("noded-n1.out");
+  EXPECT_EQ(Occurrences(cluster.Log("noded-n1.log"), fetched_line), fetched_before + 1)
+      << cluster.Log("noded-n1.log");
+  EXPECT_EQ(ReadFile(dir + "/state/conf-cache/n1/skiff.conf"), ReadFile(cluster.conf_path()));
+}
+
+std::string Serving(const LocalCluster& cluster) {
+  const std::string out = cluster.Run("scontrol ping").out;
+  const size_t at = out.find("Serving: ");
+  return at == std::string::npos ? "" : out.substr(at + 9, out.find('\n', at) - at - 9);
+}
+
+// A standby controller over etcd (`./skiff up --ha`: SlurmctldHost=standby at
+// 127.0.0.2): named first, it is passed over for the serving one. Once the
+// head is killed and the standby serves, node n1 (told only the head:
+// --conf-server 127.0.0.1:PORT) fetches `scontrol reconfigure`'s files from
+// the standby its fetched skiff.conf names, and starts again with them.
+TEST(ConfiglessTest, AStandbyIsPassedOverAndServesOnceItTakesOver) {
+  if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
+    GTEST_SKIP() << "needs Debian's etcd-server";
+  }
+  if (ReadsItsOwnConfig()) GTEST_SKIP() << "/etc/skiff/skiff.conf exists: commands would read it";
+  LocalCluster::Options options;
+  options.nodes = 1;
+  options.gpu_nodes = 0;
+  options.ha = true;
+  options.extra_config = "SlurmctldParameters=enable_configless\n";
+  options.environment["SKIFF_NODED_CONFIGLESS_n1"] = "1";
+  auto started = LocalCluster::Start(options);
+  ASSERT_TRUE(started.ok()) << started.status();
+  LocalCluster& cluster = **started;
+  const std::string dir = cluster.dir();
+  const std::string port = CtldPort(cluster.conf_path());
+  ASSERT_FALSE(port.empty());
+  ASSERT_TRUE(Eventually(30, [&] { return Serving(cluster) == "localhost"; }))
+      << cluster.Run("scontrol ping").out;
+  const std::string head = absl::StrCat("127.0.0.1:", port);
+  const std::string standby = absl::StrCat("127.0.0.2:", port);
+
+  CommandResult sinfo = SinfoFrom(cluster, absl::StrCat(standby, ",", head));
+  EXPECT_EQ(sinfo.exit_code, 0) << sinfo.err;
+  EXPECT_EQ(sinfo.out, "n1 idle\n");
+  // Alone, the standby says what it is.
+  CommandResult alone = SinfoFrom(cluster, standby);
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.err.find(absl::StrCat("configuration from ", standby,
+                                        ": standby controller: standby stands by")),
+            std::string::npos)
+      << alone.err;
+
+  // The head goes; the standby serves.
+  const pid_t primary = cluster.Pid("ctld");
+  ASSERT_GT(primary, 0);
+  ASSERT_EQ(kill(primary, SIGKILL), 0);
+  ASSERT_TRUE(Eventually(60, [&] { return Serving(cluster) == "standby"; }))
+      << cluster.Run("scontrol ping").out;
+  {
+    std::ofstream conf(cluster.conf_path(), std::ios::app);
+    conf << "# edited while the head is down\n";
+  }
+  CommandResult reconfigured = cluster.Run("scontrol reconfigure");
+  ASSERT_EQ(reconfigured.exit_code, 0) << reconfigured.err;
+  const std::string cache = dir + "/state/conf-cache/n1";
+  EXPECT_TRUE(Eventually(60, [&] {
+    return ReadFile(cache + "/skiff.conf").find("# edited while the head is down") !=
+           std::string::npos;
+  })) << cluster.Log("noded-n1.log");
+  // Fetched from the standby, then again at the restart in place that
+  // applies it: noded's start with the head still down.
+  const std::regex at_start(
+      absl::StrCat("configless: fetched \\d+ config file\\(s\\) from 127\\.0\\.0\\.2:", port,
+                   " into \\S+ \\(hash [0-9a-f]+\\)\n"));
+  EXPECT_TRUE(Eventually(60, [&] {
+    const std::string log = cluster.Log("noded-n1.log");
+    return std::regex_search(log, at_start);
+  })) << cluster.Log("noded-n1.log");
+  EXPECT_NE(cluster.Log("noded-n1.log")
+                .find(absl::StrCat("config file(s) from ", standby, " into ", cache, " (hash ")),
+            std::string::npos);
+  EXPECT_TRUE(Eventually(60, [&] { return NodeResponding(cluster, "n1"); }))
+      << cluster.Run("sinfo -N").out;
 }
 
 }  // namespace

@@ -19,7 +19,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/auth/munge_authenticator.h"
+#include "common/config/config_loader.h"
+#include "common/rpc/auth_metadata.h"
+#include "common/rpc/controller_epoch.h"
 #include "ctld/replication/etcd_member.h"
+#include "proto/noded.grpc.pb.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
 #include "tests/integration/restd_client.h"
@@ -164,6 +169,36 @@ TEST_F(HaTakeoverTest, KillNineOfTheServingCtldDuringAFloodLosesNoAcknowledgedJo
   EXPECT_EQ(Serving(*cluster_), "standby");
 }
 
+// The epoch a controller's log says it led with ("" when it never led).
+std::string EpochIn(const std::string& log, const std::string& name) {
+  const std::string mark = absl::StrCat("etcd: ", name, " leads (epoch ");
+  const size_t at = log.find(mark);
+  if (at == std::string::npos) return "";
+  const size_t from = at + mark.size();
+  return log.substr(from, log.find(')', from) - from);
+}
+
+// The first node's answer to a TerminateJob for a job it does not have, sent
+// as a controller of `epoch` would send it.
+grpc::Status TerminateAsControllerOf(LocalCluster& cluster, const std::string& epoch) {
+  absl::StatusOr<LoadedConfig> config = LoadConfig(cluster.conf_path());
+  if (!config.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "no config");
+  const NodeConfig& node = config->skiff.nodes.front();
+  auto stub = v1::Noded::NewStub(grpc::CreateChannel(absl::StrCat(node.addr, ":", node.port),
+                                                     grpc::InsecureChannelCredentials()));
+  MungeAuthenticator auth(config->skiff.auth_socket);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  if (!AttachCredential(auth, &context).ok()) {
+    return grpc::Status(grpc::StatusCode::INTERNAL, "no credential");
+  }
+  context.AddMetadata(kControllerEpochMetadataKey, epoch);
+  v1::TerminateJobRequest request;
+  request.set_job_id(999999);
+  v1::TerminateJobReply reply;
+  return stub->TerminateJob(&context, request, &reply);
+}
+
 TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
   // The serving ctld hangs (SIGSTOP): its lease lapses and the standby serves.
   const pid_t primary = cluster_->Pid("ctld");
@@ -183,6 +218,20 @@ TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
   CommandResult job = cluster_->Run("sbatch -o /dev/null --wrap=true");
   ASSERT_EQ(job.exit_code, 0) << job.err;
   EXPECT_EQ(Serving(*cluster_), "standby");
+  ASSERT_TRUE(Eventually(60, [&] { return QueueEmpty(*cluster_); }));
+
+  // The fence: the nodes now hold the standby's epoch (its launch carried it),
+  // and refuse a call of the deposed controller's, had it sent one on waking.
+  const std::string deposed = EpochIn(cluster_->Log("ctld.log"), "localhost");
+  const std::string serving = EpochIn(cluster_->Log("ctld-standby.log"), "standby");
+  ASSERT_FALSE(deposed.empty()) << cluster_->Log("ctld.log");
+  ASSERT_FALSE(serving.empty()) << cluster_->Log("ctld-standby.log");
+  const grpc::Status stale = TerminateAsControllerOf(*cluster_, deposed);
+  EXPECT_EQ(stale.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << stale.error_message();
+  EXPECT_NE(stale.error_message().find("a deposed controller's call"), std::string::npos)
+      << stale.error_message();
+  const grpc::Status current = TerminateAsControllerOf(*cluster_, serving);
+  EXPECT_EQ(current.error_code(), grpc::StatusCode::NOT_FOUND) << current.error_message();
 
   // Back as a standby, then scontrol takeover hands the cluster to it.
   ASSERT_EQ(cluster_->Up().exit_code, 0);
