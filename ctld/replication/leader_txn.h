@@ -7,7 +7,21 @@
 //   <prefix>/commits/<seq, 20 digits>    one ctld commit each, in order
 //   <prefix>/held/<id>                   the last commit that controller's
 //                                        database holds (a standby's, decimal)
-// The leader deletes the commits every other controller holds (TrimTxn).
+//   <prefix>/trimmed                     the last commit trimmed (decimal): the
+//                                        log holds the commits after it
+//   <prefix>/snapshot-wanted/<id>        a standby whose database lacks trimmed
+//                                        commits asks for a snapshot (the last
+//                                        commit it holds, decimal; its lease)
+//   <prefix>/snapshot/<seq>/<i>          chunk i of the leader's snapshot of its
+//                                        database as of commit seq (a
+//                                        v1::StoreCommit each; 20 digits each)
+//   <prefix>/snapshot/latest             "<seq> <chunks>": the snapshot whose
+//                                        chunks are all written
+// The leader deletes the commits every other controller holds (TrimTxn), and
+// answers a snapshot-wanted key with a snapshot (SnapshotChunkTxn, then
+// PublishSnapshotTxn); a standby that finds the log starting past its
+// database installs the latest snapshot that reaches the log's start and
+// copies on from there. Every write of the leader's is guarded as a commit is.
 // A campaign writes the leader key only where there is none. A commit is
 // written only while the leader key holds this ctld's id on this ctld's
 // lease, and only once: a deposed ctld (its lease lapsed or revoked, the key
@@ -70,8 +84,39 @@ std::string HeldKey(const std::string& prefix, const std::string& id);
 // not said what it holds (it may need every commit), or when there are none.
 std::optional<uint64_t> TrimThrough(const std::vector<std::string>& others,
                                     const std::map<std::string, uint64_t>& held);
-// Deletes commits 1 .. `through` as leader `me`.
+// Deletes commits 1 .. `through` as leader `me`, and says so (TrimmedKey):
+// with every commit trimmed, that is where a standby learns the log starts.
+// REQUIRES: `through` above TrimmedKey's value (the mark never goes back).
 etcdserverpb::TxnRequest TrimTxn(const Candidate& me, uint64_t through);
+std::string TrimmedKey(const std::string& prefix);
+
+// Snapshots (a standby whose database lacks trimmed commits).
+std::string SnapshotWantedKey(const std::string& prefix, const std::string& id);
+// Every snapshot-wanted key starts with it.
+std::string SnapshotWantedPrefix(const std::string& prefix);
+std::string SnapshotChunkKey(const std::string& prefix, uint64_t seq, uint64_t index);
+std::string SnapshotLatestKey(const std::string& prefix);
+// A whole snapshot: the commit it is the state after, and its chunk count.
+struct SnapshotName {
+  uint64_t seq = 0;
+  uint64_t chunks = 0;
+};
+std::string FormatSnapshotName(const SnapshotName& name);  // "<seq> <chunks>"
+std::optional<SnapshotName> ParseSnapshotName(const std::string& value);
+
+// A standby (`me`) holding the log to commit `held` asks for a snapshot: its
+// held key says `held` (the leader trims nothing more while it is below the
+// log's start) and its snapshot-wanted key, on its lease, asks.
+etcdserverpb::TxnRequest WantSnapshotTxn(const Candidate& me, uint64_t held);
+// Chunk `index` of the snapshot of commit `seq`, as leader `me`: one chunk a
+// transaction, each under etcd's request limit.
+etcdserverpb::TxnRequest SnapshotChunkTxn(const Candidate& me, uint64_t seq, uint64_t index,
+                                          const std::string& chunk);
+// Names `name`, every chunk of which is written, the latest snapshot, as
+// leader `me`; deletes every other snapshot's chunks and the snapshot-wanted
+// keys `served` (the wants it answers).
+etcdserverpb::TxnRequest PublishSnapshotTxn(const Candidate& me, const SnapshotName& name,
+                                            const std::vector<std::string>& served);
 
 }  // namespace skiff::ctld::replication
 

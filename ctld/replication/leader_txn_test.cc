@@ -96,9 +96,85 @@ TEST(LeaderTxn, TheLogIsTrimmedThroughWhatEveryOtherControllerHolds) {
   ASSERT_EQ(trim.compare_size(), 2);
   EXPECT_EQ(trim.compare(0).value(), "head");
   EXPECT_EQ(trim.compare(1).lease(), 7);
-  ASSERT_EQ(trim.success_size(), 1);
+  ASSERT_EQ(trim.success_size(), 2);
   EXPECT_EQ(trim.success(0).request_delete_range().key(), CommitKey("/skiff/lab", 1));
   EXPECT_EQ(trim.success(0).request_delete_range().range_end(), CommitKey("/skiff/lab", 26));
+  // Where the log starts once every commit is gone.
+  EXPECT_EQ(trim.success(1).request_put().key(), "/skiff/lab/trimmed");
+  EXPECT_EQ(trim.success(1).request_put().value(), "25");
+}
+
+TEST(LeaderTxn, AStandbyAsksForASnapshotSayingWhatItHolds) {
+  const Candidate standby{"/skiff/lab", "head2", 9};
+  const etcdserverpb::TxnRequest want = WantSnapshotTxn(standby, 3);
+  EXPECT_EQ(want.compare_size(), 0);
+  ASSERT_EQ(want.success_size(), 2);
+  // Its held key drops to what its database holds: no more is trimmed.
+  EXPECT_EQ(want.success(0).request_put().key(), "/skiff/lab/held/head2");
+  EXPECT_EQ(want.success(0).request_put().value(), "3");
+  EXPECT_EQ(want.success(0).request_put().lease(), 0);
+  EXPECT_EQ(want.success(1).request_put().key(), "/skiff/lab/snapshot-wanted/head2");
+  EXPECT_EQ(want.success(1).request_put().value(), "3");
+  EXPECT_EQ(want.success(1).request_put().lease(), 9);
+  EXPECT_EQ(SnapshotWantedKey("/skiff/lab", "head2").rfind(SnapshotWantedPrefix("/skiff/lab"), 0),
+            0u);
+}
+
+TEST(LeaderTxn, ASnapshotIsWrittenChunkByChunkByTheLeaderThenNamed) {
+  const etcdserverpb::TxnRequest chunk = SnapshotChunkTxn(kMe, 42, 1, "rows");
+  ASSERT_EQ(chunk.compare_size(), 2);
+  EXPECT_EQ(chunk.compare(0).key(), "/skiff/lab/leader");
+  EXPECT_EQ(chunk.compare(0).target(), Compare::VALUE);
+  EXPECT_EQ(chunk.compare(0).value(), "head");
+  EXPECT_EQ(chunk.compare(1).target(), Compare::LEASE);
+  EXPECT_EQ(chunk.compare(1).lease(), 7);
+  ASSERT_EQ(chunk.success_size(), 1);
+  EXPECT_EQ(chunk.success(0).request_put().key(),
+            "/skiff/lab/snapshot/00000000000000000042/00000000000000000001");
+  EXPECT_EQ(chunk.success(0).request_put().value(), "rows");
+
+  const etcdserverpb::TxnRequest publish =
+      PublishSnapshotTxn(kMe, {42, 3}, {SnapshotWantedKey("/skiff/lab", "head2")});
+  ASSERT_EQ(publish.compare_size(), 2);
+  EXPECT_EQ(publish.compare(0).value(), "head");
+  EXPECT_EQ(publish.compare(1).lease(), 7);
+  ASSERT_EQ(publish.success_size(), 4);
+  EXPECT_EQ(publish.success(0).request_put().key(), SnapshotLatestKey("/skiff/lab"));
+  EXPECT_EQ(publish.success(0).request_put().value(), "42 3");
+  EXPECT_EQ(publish.success(3).request_delete_range().key(), "/skiff/lab/snapshot-wanted/head2");
+  EXPECT_EQ(publish.success(3).request_delete_range().range_end(), "");  // that key alone
+
+  // The two ranges deleted hold every other snapshot's chunks, and neither
+  // this one's nor the latest key.
+  auto deleted = [&](const std::string& key) {
+    for (int i : {1, 2}) {
+      const etcdserverpb::DeleteRangeRequest& range = publish.success(i).request_delete_range();
+      if (range.key() <= key && key < range.range_end()) return true;
+    }
+    return false;
+  };
+  for (uint64_t seq : {1u, 9u, 41u, 43u, 100u, 1000000u}) {
+    EXPECT_TRUE(deleted(SnapshotChunkKey("/skiff/lab", seq, 0))) << seq;
+    EXPECT_TRUE(deleted(SnapshotChunkKey("/skiff/lab", seq, 7))) << seq;
+  }
+  EXPECT_TRUE(deleted(SnapshotChunkKey("/skiff/lab", 18446744073709551615u, 0)));
+  for (uint64_t index : {0u, 2u, 3u, 99u}) {
+    EXPECT_FALSE(deleted(SnapshotChunkKey("/skiff/lab", 42, index))) << index;
+  }
+  EXPECT_FALSE(deleted(SnapshotLatestKey("/skiff/lab")));
+  EXPECT_FALSE(deleted("/skiff/lab/snapshot-wanted/head2"));
+  EXPECT_FALSE(deleted(CommitKey("/skiff/lab", 42)));
+}
+
+TEST(LeaderTxn, ASnapshotsNameReadsBack) {
+  const std::optional<SnapshotName> name = ParseSnapshotName(FormatSnapshotName({42, 3}));
+  ASSERT_TRUE(name.has_value());
+  EXPECT_EQ(name->seq, 42u);
+  EXPECT_EQ(name->chunks, 3u);
+  EXPECT_EQ(ParseSnapshotName("18446744073709551615 0")->seq, 18446744073709551615u);
+  for (const char* bad : {"", "42", "42 ", " 3", "42 3x", "-1 3", "18446744073709551616 1"}) {
+    EXPECT_FALSE(ParseSnapshotName(bad).has_value()) << bad;
+  }
 }
 
 }  // namespace

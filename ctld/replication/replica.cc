@@ -72,7 +72,7 @@ Replica::~Replica() {
   }
   cv_.notify_all();
   if (renewer_.joinable()) renewer_.join();
-  if (trimmer_.joinable()) trimmer_.join();
+  if (leader_thread_.joinable()) leader_thread_.join();
 }
 
 int64_t Replica::lease() const {
@@ -168,19 +168,82 @@ absl::Status Replica::CopyLog(SqliteJobStore& store) {
     absl::StatusOr<etcdserverpb::RangeResponse> page =
         client_.Range(CommitKey(settings_.prefix, held + 1), CommitKeysEnd(settings_.prefix), 256);
     if (!page.ok()) return page.status();
+    // Where etcd's log starts when that is past held + 1: its first commit,
+    // or, with every commit trimmed, the one after the last trimmed.
+    uint64_t log_start = 0;
+    if (page->kvs_size() > 0) {
+      const uint64_t first = CommitSeqOf(settings_.prefix, page->kvs(0).key());
+      if (first > held + 1) log_start = first;
+    } else {
+      absl::StatusOr<std::optional<etcdserverpb::KeyValue>> mark =
+          client_.Get(TrimmedKey(settings_.prefix));
+      if (!mark.ok()) return mark.status();
+      uint64_t trimmed = 0;
+      if (mark->has_value() && absl::SimpleAtoi((*mark)->value(), &trimmed) && trimmed > held) {
+        log_start = trimmed + 1;
+      }
+    }
+    if (log_start != 0) {
+      if (absl::Status s = CatchUpFromSnapshot(store, held, log_start); !s.ok()) return s;
+      continue;  // from the snapshot's commit on
+    }
+    awaiting_snapshot_ = false;
+    // One read of etcd: its commits follow one another (ApplyCommit refuses a gap).
     for (const etcdserverpb::KeyValue& kv : page->kvs()) {
       const uint64_t seq = CommitSeqOf(settings_.prefix, kv.key());
-      if (seq > store.AppliedSeq() + 1) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "this controller's database holds the log to commit ", store.AppliedSeq(),
-            ", but etcd's log now starts at commit ", seq,
-            " (the commits between were trimmed): copy ctld.db from the serving controller's "
-            "StateSaveLocation into this one's and start it again"));
-      }
       if (absl::Status s = store.ApplyCommit(seq, kv.value()); !s.ok()) return s;
     }
     if (page->kvs_size() == 0 || !page->more()) return absl::OkStatus();
   }
+}
+
+absl::Status Replica::CatchUpFromSnapshot(SqliteJobStore& store, uint64_t held,
+                                          uint64_t log_start) {
+  absl::StatusOr<std::optional<etcdserverpb::KeyValue>> latest =
+      client_.Get(SnapshotLatestKey(settings_.prefix));
+  if (!latest.ok()) return latest.status();
+  std::optional<SnapshotName> name;
+  if (latest->has_value()) name = ParseSnapshotName((*latest)->value());
+  // A snapshot that reaches the log: the commits after it are all there.
+  if (name.has_value() && name->seq + 1 >= log_start) {
+    std::vector<std::string> chunks;
+    for (uint64_t i = 0; i < name->chunks; ++i) {
+      absl::StatusOr<std::optional<etcdserverpb::KeyValue>> chunk =
+          client_.Get(SnapshotChunkKey(settings_.prefix, name->seq, i));
+      if (!chunk.ok()) return chunk.status();
+      if (!chunk->has_value()) {  // a newer one replaced it meanwhile: read that one
+        return absl::UnavailableError(absl::StrCat("the serving controller's snapshot of commit ",
+                                                   name->seq, " was replaced"));
+      }
+      chunks.push_back(std::move(*(*chunk)->mutable_value()));
+    }
+    if (absl::Status s = store.InstallSnapshot(name->seq, chunks); !s.ok()) return s;
+    logger_.info(
+        "etcd: installed the serving controller's snapshot of the log to commit {} ({} chunks) "
+        "in place of this controller's database; copying the log from commit {}",
+        name->seq, name->chunks, name->seq + 1);
+    awaiting_snapshot_ = false;
+    return absl::OkStatus();
+  }
+  // Ask (again every 5 s while waiting: a want key is on this controller's
+  // lease, which a renewal that failed for long may have replaced).
+  const auto now = std::chrono::steady_clock::now();
+  if (!awaiting_snapshot_ || now - snapshot_asked_at_ >= std::chrono::seconds(5)) {
+    const Candidate me{settings_.prefix, settings_.id, lease()};
+    absl::StatusOr<etcdserverpb::TxnResponse> asked = client_.Txn(WantSnapshotTxn(me, held));
+    if (!asked.ok()) return asked.status();
+    if (!awaiting_snapshot_) {
+      logger_.warn(
+          "etcd: this controller's database holds the log to commit {}, etcd's starts at {}: "
+          "fetching a snapshot from the serving controller",
+          held, log_start);
+    }
+    awaiting_snapshot_ = true;
+    snapshot_asked_at_ = now;
+    held_said_ = held;  // WantSnapshotTxn said it
+    held_said_at_ = now;
+  }
+  return absl::UnavailableError("waiting for a snapshot from the serving controller");
 }
 
 absl::StatusOr<uint64_t> Replica::TrimLog() {
@@ -198,24 +261,98 @@ absl::StatusOr<uint64_t> Replica::TrimLog() {
   for (const std::string& id : settings_.controllers) {
     if (id != settings_.id) others.push_back(id);
   }
+  // A standby that must catch up from a snapshot loses no commit it will
+  // copy after it: as it asks (WantSnapshotTxn) its held key drops to what
+  // its database holds, below the log's start, so `through` stays at or
+  // below the trimmed mark (nothing more goes) until it has installed a
+  // snapshot S >= that mark (any snapshot written after its request: the
+  // leader holds every commit trimmed) and copied on from S + 1, and says so.
+  // Should a stale held key still let more go before that, its copy finds
+  // the log starting past S + 1 and asks again: never a gap.
   const std::optional<uint64_t> through = TrimThrough(others, held);
   if (!through.has_value()) return 0;
+  absl::StatusOr<std::optional<etcdserverpb::KeyValue>> mark =
+      client_.Get(TrimmedKey(settings_.prefix));
+  if (!mark.ok()) return mark.status();
+  uint64_t trimmed = 0;
+  if (mark->has_value() && !absl::SimpleAtoi((*mark)->value(), &trimmed)) trimmed = 0;
+  if (*through <= trimmed) return 0;  // gone already; the mark never goes back
   absl::StatusOr<etcdserverpb::TxnResponse> answer = client_.Txn(TrimTxn(me, *through));
   if (!answer.ok()) return answer.status();
   return answer->succeeded() ? *through : 0;
 }
 
-void Replica::TrimLoop() {
+absl::StatusOr<uint64_t> Replica::ServeSnapshot() {
+  if (!leading() || store_ == nullptr) return 0;
+  absl::StatusOr<etcdserverpb::RangeResponse> wants =
+      client_.GetPrefix(SnapshotWantedPrefix(settings_.prefix));
+  if (!wants.ok()) return wants.status();
+  if (wants->kvs_size() == 0) return 0;
+  std::vector<std::string> served;
+  std::vector<std::string> who;
+  for (const etcdserverpb::KeyValue& kv : wants->kvs()) {
+    served.push_back(kv.key());
+    who.push_back(absl::StrCat(kv.key().substr(SnapshotWantedPrefix(settings_.prefix).size()),
+                               " (holding the log to commit ", kv.value(), ")"));
+  }
+  // Taken after the requests were read: it holds every commit trimmed
+  // before (a leader holds every commit), so it reaches the log's start.
+  absl::StatusOr<SqliteJobStore::StoreSnapshot> snapshot =
+      store_->Snapshot(settings_.snapshot_chunk_bytes);
+  if (!snapshot.ok()) {
+    return absl::Status(
+        snapshot.status().code(),
+        absl::StrCat("a snapshot of this controller's database: ", snapshot.status().message()));
+  }
+  const Candidate me{settings_.prefix, settings_.id, lease()};
+  const SnapshotName name{snapshot->seq, snapshot->chunks.size()};
+  auto write = [&](const etcdserverpb::TxnRequest& txn) -> absl::Status {
+    absl::StatusOr<etcdserverpb::TxnResponse> answer = client_.Txn(txn);
+    if (!answer.ok()) return answer.status();
+    if (!answer->succeeded()) {
+      return absl::AbortedError(absl::StrCat("this controller (", settings_.id,
+                                             ") no longer leads: its snapshot is not written"));
+    }
+    return absl::OkStatus();
+  };
+  for (uint64_t i = 0; i < name.chunks; ++i) {
+    if (absl::Status s = write(SnapshotChunkTxn(me, name.seq, i, snapshot->chunks[i])); !s.ok()) {
+      return s;
+    }
+    snapshot->chunks[i].clear();
+    snapshot->chunks[i].shrink_to_fit();
+  }
+  if (absl::Status s = write(PublishSnapshotTxn(me, name, served)); !s.ok()) return s;
+  logger_.info(
+      "etcd: wrote a snapshot of this controller's database, the log to commit {} ({} "
+      "chunks), for {}",
+      name.seq, name.chunks, absl::StrJoin(who, ", "));
+  return name.seq;
+}
+
+void Replica::LeaderLoop() {
   std::unique_lock<std::mutex> lock(mu_);
+  Clock::time_point trim_at = Clock::now() + settings_.trim_every;
+  std::string snapshot_error;  // the last one logged: etcd away is said once
   while (!stopping_) {
-    cv_.wait_for(lock, settings_.trim_every, [this] { return stopping_; });
+    cv_.wait_for(lock, settings_.snapshot_check_every, [this] { return stopping_; });
     if (stopping_ || !leading_) break;
     lock.unlock();
-    absl::StatusOr<uint64_t> trimmed = TrimLog();
-    if (!trimmed.ok()) {
-      logger_.warn("etcd: trimming the log: {}", std::string(trimmed.status().message()));
-    } else if (*trimmed > 0) {
-      logger_.debug("etcd: commits through {} are held by every controller: deleted", *trimmed);
+    absl::StatusOr<uint64_t> served = ServeSnapshot();
+    if (!served.ok() && std::string(served.status().message()) != snapshot_error) {
+      snapshot_error = std::string(served.status().message());
+      logger_.warn("etcd: serving a snapshot: {}", snapshot_error);
+    } else if (served.ok()) {
+      snapshot_error.clear();
+    }
+    if (Clock::now() >= trim_at) {
+      trim_at = Clock::now() + settings_.trim_every;
+      absl::StatusOr<uint64_t> trimmed = TrimLog();
+      if (!trimmed.ok()) {
+        logger_.warn("etcd: trimming the log: {}", std::string(trimmed.status().message()));
+      } else if (*trimmed > 0) {
+        logger_.debug("etcd: commits through {} are held by every controller: deleted", *trimmed);
+      }
     }
     lock.lock();
   }
@@ -260,12 +397,13 @@ absl::StatusOr<bool> Replica::TryToLead(SqliteJobStore& store, bool campaign) {
   }
   // A leader holds every commit: it holds no one back.
   (void)client_.Put(HeldKey(settings_.prefix, settings_.id), absl::StrCat(store.AppliedSeq()));
+  store_ = &store;
   std::lock_guard<std::mutex> lock(mu_);
   leading_ = true;
   epoch_ = FormatControllerEpoch({answer->header().cluster_id(), answer->header().revision()});
   logger_.info("etcd: {} leads (epoch {}), its database holding the log to commit {}", settings_.id,
                epoch_, store.AppliedSeq());
-  trimmer_ = std::thread([this] { TrimLoop(); });
+  leader_thread_ = std::thread([this] { LeaderLoop(); });
   return true;
 }
 

@@ -13,14 +13,24 @@
 // controller found writing), `lost` is called, once: the controller must
 // stop serving at once, before a standby can win.
 //
-// Threads: one thread of its own renews the lease, from Join to destruction.
-// TryToLead is the owner's; Append and LocalCopyFailed are the store's
-// writing caller's; leader(), leading() and Resign() any thread's.
+// The leader trims the log to what every standby holds. A standby whose
+// database lacks commits that were trimmed (lost and started empty, or
+// restored from an old backup) asks for a snapshot instead of the log's
+// start (<prefix>/snapshot-wanted/<id>, leader_txn.h); the leader writes one
+// of its database, and the standby installs it in place of whatever its
+// database held and copies the log on from the snapshot's commit.
+//
+// Threads: one thread of its own renews the lease, from Join to destruction;
+// once leading, a second (the leader's) answers snapshot requests within
+// snapshot_check_every and trims every trim_every. TryToLead is the owner's;
+// Append and LocalCopyFailed are the store's writing caller's; leader(),
+// leading() and Resign() any thread's.
 #ifndef SKIFF_CTLD_REPLICATION_REPLICA_H_
 #define SKIFF_CTLD_REPLICATION_REPLICA_H_
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -50,6 +60,11 @@ class Replica final : public CommitLog {
     std::vector<std::string> controllers;
     // How often the leader trims the log.
     std::chrono::seconds trim_every{30};
+    // How often the leader looks for a standby's request for a snapshot (one
+    // small read of etcd; nothing on the commit path).
+    std::chrono::milliseconds snapshot_check_every{1000};
+    // A snapshot's chunks: one etcd request each, under its request limit.
+    size_t snapshot_chunk_bytes = 512 << 10;
     std::chrono::seconds lease{5};  // SlurmctldTimeout
     // How long Join waits for etcd to grant the lease.
     std::chrono::seconds join_wait{30};
@@ -67,7 +82,11 @@ class Replica final : public CommitLog {
   // Copies the log's commits that `store` lacks into it and, when no
   // controller leads, campaigns. True: this controller leads and `store`
   // holds the whole log. An error (etcd unreachable) is the caller's to retry;
-  // FailedPrecondition: `store` is not a copy of this log.
+  // FailedPrecondition: `store` is not a copy of this log. Where the log
+  // starts past what `store` holds, asks the leader for a snapshot and is
+  // Unavailable until one is written; then installs it (InstallSnapshot) and
+  // copies on. `store` must outlive the replica once it leads (the leader's
+  // thread snapshots it).
   // `campaign` false: copy and watch only (a controller that just handed
   // over lets a standby win first).
   absl::StatusOr<bool> TryToLead(SqliteJobStore& store, bool campaign = true);
@@ -87,6 +106,11 @@ class Replica final : public CommitLog {
   // deleted (0: none may go yet). Run every trim_every on a thread of the
   // replica's own once this controller leads.
   absl::StatusOr<uint64_t> TrimLog();
+  // The leader's: when standbys asked for a snapshot, writes one of its store
+  // and names it the latest (deleting older ones and the requests). Returns
+  // the commit it is of (0: none was asked for). Run every
+  // snapshot_check_every on the leader's thread.
+  absl::StatusOr<uint64_t> ServeSnapshot();
 
   // CommitLog: commit `seq` as the leader. Retried while etcd does not
   // answer, until it does or the lease may have lapsed.
@@ -96,10 +120,14 @@ class Replica final : public CommitLog {
  private:
   Replica(Settings settings, LostCallback lost, spdlog::logger& logger);
   void RenewLoop();
-  void TrimLoop();
+  void LeaderLoop();
   // Calls lost_ unless it was called, or the lease resigned.
   void Lose(const std::string& why);
   absl::Status CopyLog(SqliteJobStore& store);
+  // CopyLog's, where etcd's log starts at `log_start`, past `held`: installs
+  // the latest snapshot if it reaches log_start, else asks for one
+  // (Unavailable while it waits).
+  absl::Status CatchUpFromSnapshot(SqliteJobStore& store, uint64_t held, uint64_t log_start);
   int64_t lease() const;
 
   const Settings settings_;
@@ -120,8 +148,13 @@ class Replica final : public CommitLog {
   // TryToLead's: the last commit this standby said it holds, and when.
   uint64_t held_said_ = 0;
   std::chrono::steady_clock::time_point held_said_at_{};
+  // TryToLead's: waiting for a snapshot since (asked again every 5 s).
+  bool awaiting_snapshot_ = false;
+  std::chrono::steady_clock::time_point snapshot_asked_at_{};
+  // The leader's store, set as it starts leading (before leader_thread_).
+  SqliteJobStore* store_ = nullptr;
   std::thread renewer_;
-  std::thread trimmer_;  // the leader's, from leading to destruction
+  std::thread leader_thread_;  // snapshots and trimming, from leading to destruction
 };
 
 }  // namespace skiff::ctld::replication

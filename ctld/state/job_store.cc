@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -189,6 +190,108 @@ absl::Status MakePrivate(const std::string& path) {
   return absl::OkStatus();
 }
 
+using Statement = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
+
+// What Snapshot and SeedLog carry: every job, spec and record row, and the log
+// commit they are the state after.
+struct EncodedState {
+  uint64_t seq = 0;
+  std::vector<v1::StoreCommit> commits;
+};
+
+// Reads the database at `path` as of one commit, on a connection of its own
+// in one read transaction: in WAL mode it sees one commit's rows and
+// applied_seq together (the writer stores both in one transaction) and the
+// writer goes on meanwhile. Each job whole (its spec row in spec_blob, as
+// WriteLocked sends it to the log), then each record, in commits of at most
+// `chunk_bytes` by SeedLog's count (a job's spec plus 512 bytes, or its
+// encoded size where that is more): under etcd's request limit. A row larger
+// than `chunk_bytes` goes alone.
+absl::StatusOr<EncodedState> EncodeState(const std::string& path, size_t chunk_bytes) {
+  sqlite3* raw_db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    std::string message = raw_db ? sqlite3_errmsg(raw_db) : "out of memory";
+    sqlite3_close(raw_db);
+    return absl::InternalError(absl::StrCat("sqlite: cannot open ", path, ": ", message));
+  }
+  // Declared first: closed after every statement below is finalized.
+  const std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw_db, sqlite3_close);
+  (void)Exec(db.get(), "PRAGMA busy_timeout=5000;");
+  auto prepare = [&](const char* sql) -> absl::StatusOr<Statement> {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db.get(), sql, -1, &stmt, nullptr) != SQLITE_OK) {
+      return SqliteError(db.get(), "prepare the state's encoding");
+    }
+    return Statement(stmt, sqlite3_finalize);
+  };
+  auto bytes_of = [](sqlite3_stmt* stmt, int column) {
+    const void* data = sqlite3_column_blob(stmt, column);
+    return data == nullptr ? std::string()
+                           : std::string(static_cast<const char*>(data),
+                                         static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
+  };
+  if (absl::Status s = Exec(db.get(), "BEGIN;"); !s.ok()) return s;
+  EncodedState state;
+  size_t bytes = 0;  // in state.commits.back()
+  auto commit_for = [&](size_t more) -> v1::StoreCommit& {
+    if (state.commits.empty() || bytes + more > chunk_bytes) {
+      state.commits.emplace_back();
+      bytes = 0;
+    }
+    bytes += more;
+    return state.commits.back();
+  };
+  absl::StatusOr<Statement> jobs = prepare(
+      "SELECT j.record, s.spec FROM jobs j LEFT JOIN job_specs s ON s.id = j.id ORDER BY j.id");
+  if (!jobs.ok()) return jobs.status();
+  int rc;
+  while ((rc = sqlite3_step(jobs->get())) == SQLITE_ROW) {
+    v1::JobRecord record;
+    if (!record.ParseFromArray(sqlite3_column_blob(jobs->get(), 0),
+                               sqlite3_column_bytes(jobs->get(), 0))) {
+      return absl::DataLossError("sqlite: a job record does not parse");
+    }
+    // The spec row, or none (forgotten; a record older than job_specs kept
+    // its own, which SeedLog never sent either).
+    record.set_spec_blob(bytes_of(jobs->get(), 1));
+    const size_t size = std::max(record.spec_blob().size() + 512, record.ByteSizeLong());
+    *commit_for(size).add_jobs() = std::move(record);
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db.get(), "read jobs");
+  absl::StatusOr<Statement> records =
+      prepare("SELECT kind, key, blob FROM records ORDER BY kind, key");
+  if (!records.ok()) return records.status();
+  while ((rc = sqlite3_step(records->get())) == SQLITE_ROW) {
+    v1::StoredRecord record;
+    record.set_kind(bytes_of(records->get(), 0));
+    record.set_key(bytes_of(records->get(), 1));
+    record.set_blob(bytes_of(records->get(), 2));
+    const size_t size = record.key().size() + record.blob().size() + 32;
+    *commit_for(size).add_records() = std::move(record);
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db.get(), "read records");
+  // Last, in the same transaction: the commit the rows above are the state after.
+  absl::StatusOr<Statement> seq = prepare("SELECT applied_seq FROM replication WHERE id = 0");
+  if (!seq.ok()) return seq.status();
+  if ((rc = sqlite3_step(seq->get())) == SQLITE_ROW) {
+    state.seq = static_cast<uint64_t>(sqlite3_column_int64(seq->get(), 0));
+  } else if (rc != SQLITE_DONE) {
+    return SqliteError(db.get(), "read applied_seq");
+  }
+  (void)Exec(db.get(), "COMMIT;");
+  return state;
+}
+
+// A log commit's rows, as the store writes them.
+void RowsOf(const v1::StoreCommit& commit, std::vector<Job>* jobs,
+            std::vector<RecordRow>* records) {
+  for (const v1::JobRecord& record : commit.jobs()) jobs->push_back(FromRecord(record));
+  for (const v1::StoredRecord& record : commit.records()) {
+    records->push_back({record.kind(), record.key(), record.blob()});
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::string& path) {
@@ -235,7 +338,7 @@ absl::StatusOr<std::unique_ptr<SqliteJobStore>> SqliteJobStore::Open(const std::
        {"PRAGMA busy_timeout=5000;", "PRAGMA mmap_size=1073741824;", "PRAGMA cache_size=-65536;"}) {
     (void)Exec(read_db, pragma);
   }
-  auto store = std::unique_ptr<SqliteJobStore>(new SqliteJobStore(db, read_db));
+  auto store = std::unique_ptr<SqliteJobStore>(new SqliteJobStore(path, db, read_db));
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT applied_seq FROM replication WHERE id = 0", -1, &stmt,
                          nullptr) != SQLITE_OK) {
@@ -254,56 +357,65 @@ absl::Status SqliteJobStore::SeedLog(size_t commit_bytes) {
     std::lock_guard<std::mutex> lock(db_mu_);
     if (log_ == nullptr || applied_seq_ != 0) return absl::OkStatus();
   }
-  absl::StatusOr<std::vector<Job>> jobs = QueryJobs(JobQuery{});
-  if (!jobs.ok()) return jobs.status();
-  std::vector<RecordRow> records;
-  {
-    std::lock_guard<std::mutex> lock(read_mu_);
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(read_db_, "SELECT kind, key, blob FROM records ORDER BY kind, key", -1,
-                           &stmt, nullptr) != SQLITE_OK) {
-      return SqliteError(read_db_, "prepare records");
-    }
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-      const void* blob = sqlite3_column_blob(stmt, 2);
-      records.push_back({reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)),
-                         reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)),
-                         std::string(static_cast<const char*>(blob),
-                                     static_cast<size_t>(sqlite3_column_bytes(stmt, 2)))});
-    }
-    sqlite3_finalize(stmt);
-  }
+  absl::StatusOr<EncodedState> state = EncodeState(path_, commit_bytes);
+  if (!state.ok()) return state.status();
   // Rows already stored here: each write changes nothing locally (a job row
   // only takes a higher version, a spec row is written once) and goes to the
   // log whole.
-  std::vector<Job> chunk;
-  std::vector<RecordRow> chunk_records;
-  size_t bytes = 0;
-  auto flush = [&]() -> absl::Status {
-    if (chunk.empty() && chunk_records.empty()) return absl::OkStatus();
-    absl::Status s = Save(std::move(chunk), std::move(chunk_records));
-    chunk.clear();
-    chunk_records.clear();
-    bytes = 0;
-    return s;
-  };
-  for (Job& job : *jobs) {
-    absl::StatusOr<std::string> spec = LoadSpec(job.id);
-    if (spec.ok()) job.spec_blob = *std::move(spec);
-    bytes += job.spec_blob.size() + 512;
-    chunk.push_back(std::move(job));
-    if (bytes >= commit_bytes) {
-      if (absl::Status s = flush(); !s.ok()) return s;
-    }
+  for (const v1::StoreCommit& commit : state->commits) {
+    std::vector<Job> jobs;
+    std::vector<RecordRow> records;
+    RowsOf(commit, &jobs, &records);
+    if (absl::Status s = Save(std::move(jobs), std::move(records)); !s.ok()) return s;
   }
-  for (RecordRow& record : records) {
-    bytes += record.key.size() + record.blob.size() + 32;
-    chunk_records.push_back(std::move(record));
-    if (bytes >= commit_bytes) {
-      if (absl::Status s = flush(); !s.ok()) return s;
-    }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SqliteJobStore::StoreSnapshot> SqliteJobStore::Snapshot(size_t chunk_bytes) {
+  absl::StatusOr<EncodedState> state = EncodeState(path_, chunk_bytes);
+  if (!state.ok()) return state.status();
+  StoreSnapshot snapshot;
+  snapshot.seq = state->seq;
+  for (v1::StoreCommit& commit : state->commits) {
+    snapshot.chunks.push_back(commit.SerializeAsString());
+    commit.Clear();
   }
-  return flush();
+  return snapshot;
+}
+
+absl::Status SqliteJobStore::InstallSnapshot(uint64_t seq, const std::vector<std::string>& chunks) {
+  if (seq == 0) return absl::InvalidArgumentError("a snapshot of log commit 0");
+  std::lock_guard<std::mutex> lock(db_mu_);
+  if (log_ != nullptr) {
+    return absl::FailedPreconditionError(
+        "a snapshot is installed only in a standby's database, not in one that appends to the log");
+  }
+  if (absl::Status s = BeginLocked(); !s.ok()) return s;
+  // Everything a standby holds came from the log: whatever it holds now
+  // (rows of a lost or older copy) goes, and the snapshot's rows are all.
+  absl::Status status = Exec(db_, "DELETE FROM jobs; DELETE FROM job_specs; DELETE FROM records;");
+  for (size_t i = 0; status.ok() && i < chunks.size(); ++i) {
+    v1::StoreCommit decoded;
+    if (!decoded.ParseFromString(chunks[i])) {
+      status = absl::FailedPreconditionError(
+          absl::StrCat("chunk ", i, " of the snapshot of log commit ", seq, " does not decode"));
+      break;
+    }
+    Batch batch;
+    RowsOf(decoded, &batch.jobs, &batch.records);
+    status = WriteRowsLocked(batch, nullptr);
+  }
+  if (status.ok()) status = ReplicateLocked("", seq);
+  if (status.ok() && sqlite3_step(commit_stmt_) != SQLITE_DONE) {
+    status = SqliteError(db_, "commit");
+  }
+  sqlite3_reset(commit_stmt_);
+  if (!status.ok()) {
+    (void)Exec(db_, "ROLLBACK;");  // a failed COMMIT can leave the transaction open
+    return status;
+  }
+  applied_seq_ = seq;
+  return absl::OkStatus();
 }
 
 uint64_t SqliteJobStore::AppliedSeq() {
@@ -323,10 +435,7 @@ absl::Status SqliteJobStore::ApplyCommit(uint64_t seq, const std::string& commit
     return absl::FailedPreconditionError(absl::StrCat(what, " does not decode"));
   }
   auto batch = std::make_shared<Batch>();
-  for (const v1::JobRecord& record : decoded.jobs()) batch->jobs.push_back(FromRecord(record));
-  for (const v1::StoredRecord& record : decoded.records()) {
-    batch->records.push_back({record.kind(), record.key(), record.blob()});
-  }
+  RowsOf(decoded, &batch->jobs, &batch->records);
   std::lock_guard<std::mutex> lock(db_mu_);
   if (seq <= applied_seq_) return absl::OkStatus();
   if (seq != applied_seq_ + 1) {
@@ -337,7 +446,8 @@ absl::Status SqliteJobStore::ApplyCommit(uint64_t seq, const std::string& commit
   return WriteLocked({batch}, seq);
 }
 
-SqliteJobStore::SqliteJobStore(sqlite3* db, sqlite3* read_db) : db_(db), read_db_(read_db) {}
+SqliteJobStore::SqliteJobStore(std::string path, sqlite3* db, sqlite3* read_db)
+    : path_(std::move(path)), db_(db), read_db_(read_db) {}
 
 SqliteJobStore::~SqliteJobStore() {
   {
@@ -479,8 +589,7 @@ absl::Status SqliteJobStore::AwaitWritten(const std::shared_ptr<Batch>& batch) {
   }
 }
 
-absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches,
-                                         uint64_t applied_seq) {
+absl::Status SqliteJobStore::BeginLocked() {
   // Prepared once and kept (finalized with the store): parsing the statements
   // for every transaction was a visible part of a submission's cost.
   for (auto [statement, sql] :
@@ -493,77 +602,85 @@ absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch
       return SqliteError(db_, absl::StrCat("prepare ", sql));
     }
   }
-  if (sqlite3_step(begin_stmt_) != SQLITE_DONE) {
-    absl::Status s = SqliteError(db_, "begin");
-    sqlite3_reset(begin_stmt_);
-    return s;
-  }
+  const int rc = sqlite3_step(begin_stmt_);
+  absl::Status status = rc == SQLITE_DONE ? absl::OkStatus() : SqliteError(db_, "begin");
   sqlite3_reset(begin_stmt_);
+  return status;
+}
+
+absl::Status SqliteJobStore::WriteRowsLocked(const Batch& batch, v1::StoreCommit* commit) {
   sqlite3_stmt* stmt = upsert_stmt_;
   sqlite3_stmt* spec_stmt = spec_insert_stmt_;
   absl::Status status;
   std::string blob;
-  // What the log gets: the same rows, each job whole.
-  const bool replicated = log_ != nullptr && applied_seq == 0;
-  v1::StoreCommit commit;
-  for (const auto& batch : batches) {
-    for (const Job& job : batch->jobs) {
-      v1::JobRecord record = ToRecord(job);
-      if (replicated) *commit.add_jobs() = record;
-      record.clear_spec_blob();  // in job_specs
-      record.SerializeToString(&blob);
-      sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(job.id));
-      sqlite3_bind_int64(stmt, 2, static_cast<int64_t>(job.version));
-      sqlite3_bind_int(stmt, 3, static_cast<int>(job.state));
-      // A finished job whose burst buffer is not torn down yet still needs ctld.
-      const bool done =
-          IsFinal(job.state) && (!job.UsesBurstBuffer() || job.bb_state == BbState::kComplete);
-      sqlite3_bind_int(stmt, 4, done ? 1 : 0);
-      sqlite3_bind_int64(stmt, 5, job.uid);
-      sqlite3_bind_text(stmt, 6, job.user_name.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text(stmt, 7, job.name.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text(stmt, 8, job.request.partition.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64(stmt, 9, job.submit_time);
-      sqlite3_bind_int64(stmt, 10, job.start_time);
-      sqlite3_bind_int64(stmt, 11, job.end_time);
-      sqlite3_bind_int(stmt, 12, job.exit_code);
-      sqlite3_bind_blob(stmt, 13, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_int64(stmt, 14, static_cast<int64_t>(job.array_job_id));
-      sqlite3_bind_text(stmt, 15, job.account.c_str(), -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64(stmt, 16, job.AllocCpus());
-      const std::string alloc_tres = EncodeTres(job.alloc_tres);
-      sqlite3_bind_text(stmt, 17, alloc_tres.c_str(), -1, SQLITE_TRANSIENT);
-      if (sqlite3_step(stmt) != SQLITE_DONE) {
-        status = SqliteError(db_, absl::StrCat("save JobId=", job.id));
-      }
-      sqlite3_reset(stmt);
-      if (!status.ok()) break;
-      if (!job.spec_blob.empty()) {
-        sqlite3_bind_int64(spec_stmt, 1, static_cast<int64_t>(job.id));
-        sqlite3_bind_blob(spec_stmt, 2, job.spec_blob.data(),
-                          static_cast<int>(job.spec_blob.size()), SQLITE_STATIC);
-        if (sqlite3_step(spec_stmt) != SQLITE_DONE) {
-          status = SqliteError(db_, absl::StrCat("save spec of JobId=", job.id));
-        }
-        sqlite3_reset(spec_stmt);
-        if (!status.ok()) break;
-      }
+  for (const Job& job : batch.jobs) {
+    v1::JobRecord record = ToRecord(job);
+    if (commit != nullptr) *commit->add_jobs() = record;
+    record.clear_spec_blob();  // in job_specs
+    record.SerializeToString(&blob);
+    sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(job.id));
+    sqlite3_bind_int64(stmt, 2, static_cast<int64_t>(job.version));
+    sqlite3_bind_int(stmt, 3, static_cast<int>(job.state));
+    // A finished job whose burst buffer is not torn down yet still needs ctld.
+    const bool done =
+        IsFinal(job.state) && (!job.UsesBurstBuffer() || job.bb_state == BbState::kComplete);
+    sqlite3_bind_int(stmt, 4, done ? 1 : 0);
+    sqlite3_bind_int64(stmt, 5, job.uid);
+    sqlite3_bind_text(stmt, 6, job.user_name.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 7, job.name.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 8, job.request.partition.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 9, job.submit_time);
+    sqlite3_bind_int64(stmt, 10, job.start_time);
+    sqlite3_bind_int64(stmt, 11, job.end_time);
+    sqlite3_bind_int(stmt, 12, job.exit_code);
+    sqlite3_bind_blob(stmt, 13, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 14, static_cast<int64_t>(job.array_job_id));
+    sqlite3_bind_text(stmt, 15, job.account.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(stmt, 16, job.AllocCpus());
+    const std::string alloc_tres = EncodeTres(job.alloc_tres);
+    sqlite3_bind_text(stmt, 17, alloc_tres.c_str(), -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(stmt) != SQLITE_DONE) {
+      status = SqliteError(db_, absl::StrCat("save JobId=", job.id));
     }
+    sqlite3_reset(stmt);
     if (!status.ok()) break;
-    for (const RecordRow& record : batch->records) {
-      status = PutRecordLocked(record);
-      if (!status.ok()) break;
-      if (replicated) {
-        v1::StoredRecord* stored = commit.add_records();
-        stored->set_kind(record.kind);
-        stored->set_key(record.key);
-        stored->set_blob(record.blob);
+    if (!job.spec_blob.empty()) {
+      sqlite3_bind_int64(spec_stmt, 1, static_cast<int64_t>(job.id));
+      sqlite3_bind_blob(spec_stmt, 2, job.spec_blob.data(), static_cast<int>(job.spec_blob.size()),
+                        SQLITE_STATIC);
+      if (sqlite3_step(spec_stmt) != SQLITE_DONE) {
+        status = SqliteError(db_, absl::StrCat("save spec of JobId=", job.id));
       }
+      sqlite3_reset(spec_stmt);
+      if (!status.ok()) break;
     }
-    if (!status.ok()) break;
   }
   sqlite3_clear_bindings(stmt);
   sqlite3_clear_bindings(spec_stmt);
+  if (!status.ok()) return status;
+  for (const RecordRow& record : batch.records) {
+    if (absl::Status s = PutRecordLocked(record); !s.ok()) return s;
+    if (commit != nullptr) {
+      v1::StoredRecord* stored = commit->add_records();
+      stored->set_kind(record.kind);
+      stored->set_key(record.key);
+      stored->set_blob(record.blob);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqliteJobStore::WriteLocked(const std::vector<std::shared_ptr<Batch>>& batches,
+                                         uint64_t applied_seq) {
+  if (absl::Status s = BeginLocked(); !s.ok()) return s;
+  // What the log gets: the same rows, each job whole.
+  const bool replicated = log_ != nullptr && applied_seq == 0;
+  v1::StoreCommit commit;
+  absl::Status status;
+  for (const auto& batch : batches) {
+    status = WriteRowsLocked(*batch, replicated ? &commit : nullptr);
+    if (!status.ok()) break;
+  }
   if (status.ok() && (replicated || applied_seq != 0)) {
     status = ReplicateLocked(replicated ? commit.SerializeAsString() : "", applied_seq);
   }

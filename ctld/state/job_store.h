@@ -35,6 +35,10 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
+namespace skiff::v1 {
+class StoreCommit;
+}  // namespace skiff::v1
+
 namespace skiff::ctld {
 
 // Which jobs QueryJobs reads. The caller filters the rest (names, states,
@@ -175,6 +179,26 @@ class SqliteJobStore final : public JobStore {
   // Controller writes.
   absl::Status SeedLog(size_t commit_bytes = 512 << 10);
 
+  // A standby whose database lacks commits the log no longer holds catches up
+  // from a snapshot of the serving controller's database (issue 53).
+  struct StoreSnapshot {
+    uint64_t seq = 0;                 // the last log commit it holds (AppliedSeq then)
+    std::vector<std::string> chunks;  // v1::StoreCommits, of about chunk_bytes each
+  };
+  // The whole database as of one commit: every job (with its spec) and
+  // record, encoded as SeedLog encodes them, and the log commit they are the
+  // state after. Read in one SQLite read transaction on a connection of its
+  // own: WAL gives it one commit's rows and applied seq together (both are
+  // written by the same transaction), while writes go on; nothing waits for
+  // it. Any thread.
+  absl::StatusOr<StoreSnapshot> Snapshot(size_t chunk_bytes = 512 << 10);
+  // A standby's: replaces every job, spec and record row with `chunks`
+  // (Snapshot's, of log commit `seq`) and makes AppliedSeq() `seq`, in one
+  // transaction. Copying the log then continues from seq + 1. InvalidArgument
+  // for seq 0; FailedPrecondition for a store that appends to a log (a
+  // leader's) or a chunk that does not decode, naming it.
+  absl::Status InstallSnapshot(uint64_t seq, const std::vector<std::string>& chunks);
+
  private:
   struct Batch {
     std::vector<Job> jobs;
@@ -189,7 +213,12 @@ class SqliteJobStore final : public JobStore {
   std::shared_ptr<Batch> Queue(std::vector<Job> jobs, std::vector<RecordRow> records,
                                bool in_order);
 
-  SqliteJobStore(sqlite3* db, sqlite3* read_db);
+  SqliteJobStore(std::string path, sqlite3* db, sqlite3* read_db);
+  // BEGIN IMMEDIATE, the writer's statements prepared.
+  absl::Status BeginLocked();
+  // Writes one batch's rows inside the open transaction; `commit`, when not
+  // null, gets what the log gets: the same rows, each job whole.
+  absl::Status WriteRowsLocked(const Batch& batch, v1::StoreCommit* commit);
   // Returns once `batch` is done, writing the queue when no one else is.
   absl::Status AwaitWritten(const std::shared_ptr<Batch>& batch);
   // Stores `batches` as one transaction: with a log, appended to it first as
@@ -202,6 +231,7 @@ class SqliteJobStore final : public JobStore {
   // One record of a batch being written (an empty blob deletes it).
   absl::Status PutRecordLocked(const RecordRow& record);
 
+  const std::string path_;  // the database file (Snapshot opens its own connection)
   sqlite3* db_;
   std::mutex db_mu_;                    // serializes use of db_ (the writing caller vs. loads)
   int64_t specs_forgotten_before_ = 0;  // under db_mu_

@@ -3,8 +3,12 @@
 // the primary's does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "ctld/state/job_store.h"
 
@@ -172,7 +176,7 @@ TEST(ReplicatedStore, ADatabaseFromBeforeReplicationSeedsTheLog) {
   ASSERT_TRUE(primary->Save({}, {{"qos", "normal", "n1"}, {"account", "lab", "l1"}}).ok());
   FakeLog log;
   primary->ReplicateTo(&log);
-  ASSERT_TRUE(primary->SeedLog(/*commit_bytes=*/1000).ok());
+  ASSERT_TRUE(primary->SeedLog(/*commit_bytes=*/2000).ok());
   EXPECT_GE(log.commits.size(), 3u);  // about two jobs a commit
   EXPECT_EQ(primary->AppliedSeq(), log.commits.size());
   const size_t seeded = log.commits.size();
@@ -189,6 +193,167 @@ TEST(ReplicatedStore, ADatabaseFromBeforeReplicationSeedsTheLog) {
   EXPECT_EQ(*standby->MaxJobId(), 5u);
   // The primary's own rows are unchanged by their second write.
   EXPECT_EQ(primary->LoadActive(0)->size(), 5u);
+}
+
+// What a store holds, for comparing two: every job's id, version, state and
+// spec, the records of the kinds these tests write, the applied commit.
+std::string Contents(SqliteJobStore& store) {
+  std::string out = "applied " + std::to_string(store.AppliedSeq()) + "\n";
+  auto jobs = store.QueryJobs(JobQuery{});
+  EXPECT_TRUE(jobs.ok()) << jobs.status();
+  for (const Job& job : jobs.value_or(std::vector<Job>{})) {
+    auto spec = store.LoadSpec(job.id);
+    out += "job " + std::to_string(job.id) + " v" + std::to_string(job.version) + " state " +
+           std::to_string(static_cast<int>(job.state)) + " " + job.account + " spec " +
+           (spec.ok() ? *spec : "(none)") + "\n";
+  }
+  for (const char* kind : {"qos", "account"}) {
+    for (const auto& [key, blob] :
+         store.LoadRecords(kind).value_or(std::map<std::string, std::string>{})) {
+      out += std::string(kind) + " " + key + " = " + blob + "\n";
+    }
+  }
+  return out;
+}
+
+// A standby whose database lacks trimmed commits installs the serving
+// controller's snapshot: empty or holding other (stale) rows, it then holds
+// what the primary holds, at the snapshot's commit, and follows the log on.
+TEST(ReplicatedStore, ASnapshotInstalledIntoAnEmptyOrStaleStoreHoldsTheSame) {
+  FakeLog log;
+  auto primary = Open("snap_primary");
+  primary->ReplicateTo(&log);
+  for (uint64_t id = 1; id <= 6; ++id) {
+    Job job = MakeJob(id, id <= 2 ? JobState::kCompleted : JobState::kPending, 1);
+    job.spec_blob = std::string(300, static_cast<char>('a' + id));
+    ASSERT_TRUE(primary->Save({job}, {{"qos", "q" + std::to_string(id), "blob"}}).ok());
+  }
+  ASSERT_TRUE(primary->Save({MakeJob(3, JobState::kRunning, 2)}, {{"qos", "q2", ""}}).ok());
+  ASSERT_TRUE(primary->Save({}, {{"account", "lab", "l1"}}).ok());
+  ASSERT_TRUE(primary->ForgetSpecs(/*done_before=*/1).ok());  // jobs 1 and 2 keep no spec
+
+  absl::StatusOr<SqliteJobStore::StoreSnapshot> snapshot = primary->Snapshot(/*chunk_bytes=*/2000);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ(snapshot->seq, 8u);
+  EXPECT_EQ(snapshot->seq, primary->AppliedSeq());
+  EXPECT_GE(snapshot->chunks.size(), 3u);  // about two jobs a chunk
+  for (const std::string& chunk : snapshot->chunks) EXPECT_LE(chunk.size(), 2000u);
+
+  auto empty = Open("snap_empty");
+  // A copy of another cluster's log, further along: every row of it goes.
+  FakeLog other_log;
+  auto other = Open("snap_other");
+  other->ReplicateTo(&other_log);
+  for (uint64_t id = 1; id <= 12; ++id) {
+    ASSERT_TRUE(other
+                    ->Save({MakeJob(id + 20, JobState::kPending, 1)},
+                           {{"qos", "stale" + std::to_string(id), "s"}})
+                    .ok());
+  }
+  ASSERT_TRUE(other->Save({MakeJob(3, JobState::kFailed, 9)}).ok());
+  auto stale = Open("snap_stale");
+  for (const auto& [seq, commit] : other_log.commits) {
+    ASSERT_TRUE(stale->ApplyCommit(seq, commit).ok());
+  }
+  EXPECT_EQ(stale->AppliedSeq(), 13u);
+
+  ASSERT_TRUE(primary->Save({MakeJob(7, JobState::kPending, 1)}).ok());  // commit 9
+  for (SqliteJobStore* copy : {empty.get(), stale.get()}) {
+    ASSERT_TRUE(copy->InstallSnapshot(snapshot->seq, snapshot->chunks).ok());
+    EXPECT_EQ(copy->AppliedSeq(), 8u);
+    EXPECT_EQ(copy->LoadSpec(21).status().code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(*copy->MaxJobId(), 6u);
+    // The log goes on from the snapshot's commit.
+    ASSERT_TRUE(copy->ApplyCommit(9, log.commits[9]).ok());
+    EXPECT_EQ(Contents(*copy), Contents(*primary));
+  }
+  const std::string contents = Contents(*primary);
+  EXPECT_NE(contents.find("job 3 v2 state"), std::string::npos) << contents;
+  EXPECT_NE(contents.find("qos q6 = blob"), std::string::npos) << contents;
+  EXPECT_EQ(contents.find("qos q2"), std::string::npos) << contents;
+  EXPECT_NE(contents.find("account lab = l1"), std::string::npos) << contents;
+  EXPECT_NE(contents.find("spec " + std::string(300, 'f')), std::string::npos) << contents;
+  // Survives reopen.
+  empty.reset();
+  EXPECT_EQ(Open("snap_empty")->AppliedSeq(), 9u);
+}
+
+// The snapshot is the state after exactly its commit, while writes go on:
+// commit i saves job i, so a snapshot of commit S holds jobs 1 to S.
+TEST(ReplicatedStore, ASnapshotIsOneCommitsStateWhileWritesGoOn) {
+  FakeLog log;
+  auto primary = Open("busy_primary");
+  primary->ReplicateTo(&log);
+  constexpr uint64_t kJobs = 400;
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (uint64_t id = 1; id <= kJobs; ++id) {
+      EXPECT_TRUE(primary->Save({MakeJob(id, JobState::kPending, 1)}).ok());
+    }
+    writing = false;
+  });
+  // One of each commit seen, the last after the writer ended.
+  std::vector<SqliteJobStore::StoreSnapshot> snapshots;
+  uint64_t last = 0;
+  for (bool more = true; more;) {
+    more = writing;
+    absl::StatusOr<SqliteJobStore::StoreSnapshot> snapshot = primary->Snapshot(4096);
+    if (!snapshot.ok()) {
+      ADD_FAILURE() << snapshot.status();
+      break;
+    }
+    last = snapshot->seq;
+    if (snapshot->seq == 0 || (!snapshots.empty() && snapshots.back().seq == snapshot->seq)) {
+      continue;
+    }
+    snapshots.push_back(*std::move(snapshot));
+  }
+  writer.join();  // (the writer runs to its end whatever happened here)
+  ASSERT_EQ(last, kJobs);
+  ASSERT_EQ(log.commits.size(), kJobs);
+  // A few of them, spread over the run.
+  const size_t step = std::max<size_t>(1, snapshots.size() / 6);
+  int copies = 0;
+  for (size_t i = 0; i < snapshots.size(); i += step) {
+    const SqliteJobStore::StoreSnapshot& snapshot = snapshots[i];
+    auto copy = Open("busy_copy_" + std::to_string(copies++));
+    ASSERT_TRUE(copy->InstallSnapshot(snapshot.seq, snapshot.chunks).ok());
+    auto jobs = copy->QueryJobs(JobQuery{});
+    ASSERT_TRUE(jobs.ok());
+    ASSERT_EQ(jobs->size(), snapshot.seq);
+    EXPECT_EQ(jobs->back().id, snapshot.seq);
+    for (uint64_t seq = snapshot.seq + 1; seq <= kJobs; ++seq) {
+      ASSERT_TRUE(copy->ApplyCommit(seq, log.commits[seq]).ok()) << seq;
+    }
+    EXPECT_EQ(copy->QueryJobs(JobQuery{})->size(), kJobs);
+  }
+  EXPECT_GE(copies, 1);
+}
+
+TEST(ReplicatedStore, ASnapshotIsRefusedWholeWhereItCannotBeInstalled) {
+  FakeLog log;
+  auto primary = Open("refuse_primary");
+  primary->ReplicateTo(&log);
+  ASSERT_TRUE(primary->Save({MakeJob(1, JobState::kPending, 1)}).ok());
+  absl::StatusOr<SqliteJobStore::StoreSnapshot> snapshot = primary->Snapshot();
+  ASSERT_TRUE(snapshot.ok());
+  ASSERT_EQ(snapshot->chunks.size(), 1u);
+  // The serving controller's own database takes none.
+  EXPECT_EQ(primary->InstallSnapshot(1, snapshot->chunks).code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  auto standby = Open("refuse_standby");
+  ASSERT_TRUE(standby->ApplyCommit(1, log.commits[1]).ok());
+  EXPECT_EQ(standby->InstallSnapshot(0, snapshot->chunks).code(),
+            absl::StatusCode::kInvalidArgument);
+  absl::Status garbage =
+      standby->InstallSnapshot(5, {snapshot->chunks[0], std::string("\xff\xff\xff", 3)});
+  EXPECT_EQ(garbage.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(garbage.message().find("chunk 1"), std::string::npos) << garbage;
+  // Nothing of it was kept: the rows and the applied commit are as before.
+  EXPECT_EQ(standby->AppliedSeq(), 1u);
+  EXPECT_EQ(standby->LoadActive(0)->size(), 1u);
+  EXPECT_EQ(*standby->LoadSpec(1), "spec of 1");
 }
 
 TEST(ReplicatedStore, TheAppliedNumberSurvivesReopen) {

@@ -102,7 +102,9 @@ TEST(EtcdLeadershipTest, ADeposedLeaderCanNoLongerCommit) {
 
 // Two controllers' Replicas over real stores (issue 53): the leader's
 // transactions reach the standby's database; the leader deletes the commits
-// the standby says it holds, and a database that lacks them is told so.
+// the standby says it holds, and a database that lacks them (lost, or
+// restored from an old backup) catches up from a snapshot the leader writes
+// when asked, then follows the log again.
 TEST(EtcdLeadershipTest, TheStandbyCopiesTheLogAndTheLeaderTrimsWhatItHolds) {
   if (access(ctld::replication::kEtcdBinary, X_OK) != 0) {
     GTEST_SKIP() << "needs Debian's etcd-server";
@@ -148,8 +150,23 @@ TEST(EtcdLeadershipTest, TheStandbyCopiesTheLogAndTheLeaderTrimsWhatItHolds) {
   ASSERT_TRUE(head_store && head);
   ASSERT_EQ(head->TryToLead(*head_store).value_or(false), true);
   head_store->ReplicateTo(head.get());
-  for (uint64_t id = 1; id <= 5; ++id) ASSERT_TRUE(head_store->Save({job(id)}).ok());
+  for (uint64_t id = 1; id <= 5; ++id) {
+    std::vector<ctld::RecordRow> records;
+    if (id == 3) records.push_back({"qos", "old", "gone by commit 6"});
+    ASSERT_TRUE(head_store->Save({job(id)}, records).ok());
+  }
   EXPECT_EQ(head_store->AppliedSeq(), 5u);
+  // An old backup of a standby's database: the log to commit 3.
+  auto backup_store = open("backup");
+  ASSERT_TRUE(backup_store);
+  {
+    absl::StatusOr<etcdserverpb::RangeResponse> log = client.GetPrefix("/skiff/lab/commits/");
+    ASSERT_TRUE(log.ok()) << log.status();
+    ASSERT_EQ(log->kvs_size(), 5);
+    for (uint64_t seq = 1; seq <= 3; ++seq) {
+      ASSERT_TRUE(backup_store->ApplyCommit(seq, log->kvs(seq - 1).value()).ok());
+    }
+  }
 
   auto standby_store = open("head2");
   auto standby = join("head2");
@@ -165,17 +182,73 @@ TEST(EtcdLeadershipTest, TheStandbyCopiesTheLogAndTheLeaderTrimsWhatItHolds) {
   EXPECT_EQ(client.GetPrefix("/skiff/lab/commits/")->kvs_size(), 0);
   EXPECT_EQ(standby->TrimLog().value_or(1), 0u);  // a standby trims nothing
 
-  for (uint64_t id = 6; id <= 7; ++id) ASSERT_TRUE(head_store->Save({job(id)}).ok());
+  ASSERT_TRUE(head_store->Save({job(6)}, {{"qos", "old", ""}}).ok());
+  ASSERT_TRUE(head_store->Save({job(7)}).ok());
   EXPECT_EQ(standby->TryToLead(*standby_store).value_or(true), false);
   EXPECT_EQ(standby_store->AppliedSeq(), 7u);
   EXPECT_EQ(standby_store->QueryJobs({})->size(), 7u);
 
-  // A database that lacks the trimmed commits cannot follow, and is told why.
+  // The standby's database is lost: started empty, it lacks the trimmed
+  // commits. It asks for a snapshot, saying it holds nothing (so nothing more
+  // is trimmed), and waits; the leader's thread writes one.
+  auto caught_up = [&standby](ctld::SqliteJobStore& store) {
+    return [&standby, to = &store] {
+      absl::StatusOr<bool> led = standby->TryToLead(*to);
+      return led.ok() && !*led;
+    };
+  };
   auto empty_store = open("empty");
+  ASSERT_TRUE(empty_store);
   absl::StatusOr<bool> behind = standby->TryToLead(*empty_store);
   ASSERT_FALSE(behind.ok());
-  EXPECT_EQ(behind.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(behind.status().message().find("were trimmed"), std::string::npos) << behind.status();
+  EXPECT_EQ(behind.status().code(), absl::StatusCode::kUnavailable) << behind.status();
+  EXPECT_EQ(client.Get("/skiff/lab/held/head2")->value_or(etcdserverpb::KeyValue()).value(), "0");
+  ASSERT_TRUE(Eventually(30, caught_up(*empty_store)));
+  EXPECT_EQ(empty_store->AppliedSeq(), 7u);
+  EXPECT_EQ(empty_store->QueryJobs({})->size(), 7u);
+  EXPECT_EQ(*empty_store->LoadSpec(3), "spec");
+  EXPECT_TRUE(empty_store->LoadRecords("qos")->empty());
+  EXPECT_EQ(client.Get("/skiff/lab/snapshot/latest")->value_or(etcdserverpb::KeyValue()).value(),
+            "7 1");
+  EXPECT_EQ(client.GetPrefix("/skiff/lab/snapshot-wanted/")->kvs_size(), 0);  // answered
+  // Later commits reach it through the log.
+  ASSERT_TRUE(head_store->Save({job(8)}).ok());
+  EXPECT_EQ(standby->TryToLead(*empty_store).value_or(true), false);
+  EXPECT_EQ(empty_store->AppliedSeq(), 8u);
+  EXPECT_EQ(empty_store->QueryJobs({})->size(), 8u);
+
+  // A database restored from an old backup (commits 1 to 3, with a record
+  // deleted since) is behind the log too: the snapshot already written
+  // reaches the log's start (commit 6), and replaces what it held.
+  EXPECT_EQ(backup_store->AppliedSeq(), 3u);
+  EXPECT_EQ(backup_store->LoadRecords("qos")->size(), 1u);
+  ASSERT_TRUE(Eventually(30, caught_up(*backup_store)));
+  EXPECT_EQ(backup_store->AppliedSeq(), 8u);
+  EXPECT_EQ(backup_store->QueryJobs({})->size(), 8u);
+  EXPECT_TRUE(backup_store->LoadRecords("qos")->empty());
+
+  // Once every commit is trimmed, etcd's log is empty: the trimmed mark says
+  // where it starts, and a lost database still catches up, from a newer
+  // snapshot that replaces the older one.
+  ASSERT_TRUE(Eventually(30, [&] {
+    (void)standby->TryToLead(*backup_store);  // says it holds commit 8
+    return head->TrimLog().value_or(0) == 8u;
+  }));
+  EXPECT_EQ(client.GetPrefix("/skiff/lab/commits/")->kvs_size(), 0);
+  EXPECT_EQ(client.Get("/skiff/lab/trimmed")->value_or(etcdserverpb::KeyValue()).value(), "8");
+  auto lost_store = open("lost");
+  ASSERT_TRUE(lost_store);
+  EXPECT_EQ(standby->TryToLead(*lost_store).status().code(), absl::StatusCode::kUnavailable);
+  ASSERT_TRUE(Eventually(30, caught_up(*lost_store)));
+  EXPECT_EQ(lost_store->AppliedSeq(), 8u);
+  EXPECT_EQ(lost_store->QueryJobs({})->size(), 8u);
+  EXPECT_EQ(client.Get("/skiff/lab/snapshot/latest")->value_or(etcdserverpb::KeyValue()).value(),
+            "8 1");
+  absl::StatusOr<etcdserverpb::RangeResponse> snapshots = client.GetPrefix("/skiff/lab/snapshot/0");
+  ASSERT_TRUE(snapshots.ok());
+  ASSERT_EQ(snapshots->kvs_size(), 1);  // the older snapshot's chunk is gone
+  EXPECT_EQ(snapshots->kvs(0).key(),
+            "/skiff/lab/snapshot/00000000000000000008/00000000000000000000");
   EXPECT_TRUE(lost.empty());
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -38,6 +39,7 @@ std::unique_ptr<LocalCluster> StartHaCluster(bool restd) {
   options.gpu_nodes = 0;
   options.ha = true;
   options.restd = restd;
+  options.burst_buffers = true;  // pools "fast" (8 GiB) and "bulk", as ./skiff up makes them
   auto cluster = LocalCluster::Start(options);
   EXPECT_TRUE(cluster.ok()) << cluster.status();
   return cluster.ok() ? std::move(*cluster) : nullptr;
@@ -197,6 +199,45 @@ grpc::Status TerminateAsControllerOf(LocalCluster& cluster, const std::string& e
   request.set_job_id(999999);
   v1::TerminateJobReply reply;
   return stub->TerminateJob(&context, request, &reply);
+}
+
+// Burst-buffer jobs across a kill -9 of the serving ctld: each is set up,
+// runs once and gives its space back, whichever controller did which part.
+TEST_F(HaTakeoverTest, BurstBufferJobsAcrossAKillNineLeakNoSpace) {
+  // As a user: the example burst_buffer.lua allocates no buffers for root.
+  ASSERT_TRUE(cluster_->EnsureUser("skiffbb").ok());
+  const std::string dir = cluster_->dir() + "/home/skiffbb";
+  std::ofstream(dir + "/bbjob.sh") << "#!/bin/bash\n#BB_LUA pool=fast capacity=1G\necho "
+                                      "$SLURM_JOB_ID >> "
+                                   << dir << "/bb-ran\nsleep 2\n";
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    CommandResult r = cluster_->RunAs("skiffbb", "sbatch --parsable -o /dev/null bbjob.sh");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ids.push_back(std::stoull(r.out));
+  }
+  // Some allocated, staged or running when the controller dies.
+  ASSERT_TRUE(Eventually(60, [&] {
+    return cluster_->Run("scontrol show burst").out.find("Allocated Buffers:") != std::string::npos;
+  })) << cluster_->Run("scontrol show burst").out;
+  ASSERT_EQ(kill(cluster_->Pid("ctld"), SIGKILL), 0);
+  ASSERT_TRUE(Eventually(120, [&] { return QueueEmpty(*cluster_); }))
+      << cluster_->Run("squeue").out;
+  EXPECT_EQ(Serving(*cluster_), "standby");
+  const std::map<uint64_t, int> runs = Runs(dir + "/bb-ran");
+  for (uint64_t id : ids) {
+    auto run = runs.find(id);
+    EXPECT_TRUE(run != runs.end() && run->second == 1) << "JobId=" << id;
+    EXPECT_EQ(cluster_->Run(absl::StrCat("sacct -X -n -P -j ", id, " -o State")).out, "COMPLETED\n")
+        << "JobId=" << id;
+  }
+  // Every buffer released: the pools as they started.
+  const std::string burst = cluster_->Run("scontrol show burst").out;
+  EXPECT_NE(burst.find("PoolName[0]=fast Granularity=1MiB TotalSpace=8GiB FreeSpace=8GiB "
+                       "UsedSpace=0"),
+            std::string::npos)
+      << burst;
+  EXPECT_EQ(burst.find("Allocated Buffers:"), std::string::npos) << burst;
 }
 
 TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
