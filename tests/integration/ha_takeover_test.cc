@@ -256,13 +256,15 @@ TEST_F(HaTakeoverTest, AHungCtldStopsOnWakingAndTakeoverHandsOverOnPurpose) {
       << cluster_->Log("ctld.log");
   printf("a hung serving ctld: the standby led %.2f s after it stopped answering\n",
          led_at - stopped_at);
-  CommandResult job = cluster_->Run("sbatch -o /dev/null --wrap=true");
+  // On n1, the node the fence is tried on below: the launch carries the
+  // standby's epoch there (another node may not have heard from it yet).
+  CommandResult job = cluster_->Run("sbatch -w n1 -o /dev/null --wrap=true");
   ASSERT_EQ(job.exit_code, 0) << job.err;
   EXPECT_EQ(Serving(*cluster_), "standby");
   ASSERT_TRUE(Eventually(60, [&] { return QueueEmpty(*cluster_); }));
 
-  // The fence: the nodes now hold the standby's epoch (its launch carried it),
-  // and refuse a call of the deposed controller's, had it sent one on waking.
+  // The fence: n1 now holds the standby's epoch, and refuses a call of the
+  // deposed controller's, had it sent one on waking.
   const std::string deposed = EpochIn(cluster_->Log("ctld.log"), "localhost");
   const std::string serving = EpochIn(cluster_->Log("ctld-standby.log"), "standby");
   ASSERT_FALSE(deposed.empty()) << cluster_->Log("ctld.log");
