@@ -130,17 +130,17 @@ absl::Status CtldClient::CallControllers(const char* path,
                                          const google::protobuf::MessageLite& request,
                                          google::protobuf::MessageLite* reply) {
   // A controller whose machine is off answers no connection at all: the first
-  // round gives each a quarter second to connect (a live one on the cluster's
-  // network takes well under a millisecond), each later round twice as long
-  // up to the single controller's 2 s, so that while the head is down every
-  // command reaches the standby at once instead of 2 s later.
+  // round gives each a quarter second to connect (the kernel completes a live
+  // one's handshake in well under a millisecond on the cluster's network),
+  // each later round twice as long up to a second, so that while the head is
+  // down every command reaches the standby at once, and one that waits out a
+  // takeover tries again within about a second of the standby serving.
   size_t attempts = 0;
   return EachControllerInTurn(
       std::chrono::system_clock::now() + std::chrono::seconds(config_.skiff.message_timeout),
       [&](size_t i) {
-        const size_t round = std::min<size_t>(attempts++ / targets_.size(), 3);
-        const std::chrono::milliseconds connect =
-            std::min(kConnectTimeout, std::chrono::milliseconds(250) * (1 << round));
+        const size_t round = std::min<size_t>(attempts++ / targets_.size(), 2);
+        const std::chrono::milliseconds connect = std::chrono::milliseconds(250) * (1 << round);
         return CallDirect(i, path, request, reply, connect);
       });
 }
