@@ -14,6 +14,23 @@
 #include "ctld/standby_server.h"
 
 namespace skiff::ctld {
+namespace {
+
+// Waits up to `ms` for a signal: restarts scriptd after SIGCHLD when it died,
+// ignores SIGHUP (nothing is served to reconfigure), and says true for a
+// signal that stops ctld (`doing`: what it was doing, for the log).
+bool StopAsked(int ms, const char* doing, ScriptdSupervisor& scriptd, spdlog::logger& logger) {
+  const int sig = WaitForSignalFor(ms);
+  if (sig == SIGCHLD) {
+    scriptd.RestartIfDied(logger);
+  } else if (sig != 0 && sig != SIGHUP) {
+    logger.info("signal {}: shutting down ({})", sig, doing);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
     const CtldSetup& setup, SqliteJobStore& store, Authenticator& auth, ScriptdSupervisor& scriptd,
@@ -59,11 +76,7 @@ absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
       join_error = std::string(replica.status().message());
       logger.warn("waiting for etcd (a quorum of its members): {}", join_error);
     }
-    const int sig = WaitForSignalFor(500);
-    if (sig == SIGCHLD) {
-      scriptd.RestartIfDied(logger);
-    } else if (sig != 0 && sig != SIGHUP) {
-      logger.info("signal {}: shutting down (waiting for etcd)", sig);
+    if (StopAsked(500, "waiting for etcd", scriptd, logger)) {
       *stopped = true;
       return nullptr;
     }
@@ -93,11 +106,7 @@ absl::StatusOr<std::unique_ptr<replication::Replica>> StandByUntilLeading(
       logger.info("standing by: {} serves; this controller's copy holds the log to commit {}",
                   seen_leader, store.AppliedSeq());
     }
-    const int sig = WaitForSignalFor(200);
-    if (sig == SIGCHLD) {
-      scriptd.RestartIfDied(logger);
-    } else if (sig != 0 && sig != SIGHUP) {
-      logger.info("signal {}: shutting down (standing by)", sig);
+    if (StopAsked(200, "standing by", scriptd, logger)) {
       *stopped = true;
       return replica;
     }

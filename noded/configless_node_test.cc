@@ -4,8 +4,6 @@
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/config/configless.h"
+#include "common/free_port.h"
 #include "common/rpc/standby.h"
 #include "proto/ctld.grpc.pb.h"
 #include "spdlog/spdlog.h"
@@ -62,29 +61,6 @@ class Controller final : public v1::Ctld::Service {
   std::unique_ptr<grpc::Server> server_;
 };
 
-// A port of 127.0.0.1 bound but never listened on: connections are refused.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      ADD_FAILURE() << "cannot bind a port of 127.0.0.1";
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~RefusingPort() { close(fd_); }
-  std::string target() const { return absl::StrCat("127.0.0.1:", port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 std::string FreshDir(const std::string& name) {
   const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
   std::filesystem::remove_all(dir);
@@ -116,7 +92,7 @@ TEST(CachedControllerTargets, TheCachedSkiffConfsControllersOrNone) {
 }
 
 TEST(PrepareConfiglessConfig, PassesOverARefusedServerToTheNextOne) {
-  RefusingPort refused;
+  RefusingLoopbackPort refused;
   Controller serving(false, "ClusterName=fetched\n");
   const std::string cache = FreshDir("refused_then_serving");
   FakeAuthenticator auth;
@@ -135,7 +111,7 @@ TEST(PrepareConfiglessConfig, PassesOverARefusedServerToTheNextOne) {
 // The node's --conf-server names only the head, which is down; the copy it
 // fetched before names the standby too, which now serves.
 TEST(PrepareConfiglessConfig, FindsTheControllerTheCachedCopyNames) {
-  RefusingPort head;
+  RefusingLoopbackPort head;
   Controller serving(false, "ClusterName=from-standby\n");
   const std::string cache = FreshDir("cached_controllers");
   WriteCache(cache, ConfNaming({"head(127.0.0.3)", "standby(127.0.0.1)"}, serving.port()));
@@ -147,7 +123,7 @@ TEST(PrepareConfiglessConfig, FindsTheControllerTheCachedCopyNames) {
 }
 
 TEST(PrepareConfiglessConfig, NoneServingAndNoCacheNamesEveryServer) {
-  RefusingPort first;
+  RefusingLoopbackPort first;
   Controller standby(true, "");
   const std::string cache = FreshDir("none_serving");
   FakeAuthenticator auth;

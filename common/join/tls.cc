@@ -22,40 +22,25 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/join/join_token.h"
+#include "common/tls/openssl_util.h"
 
 namespace skiff {
 namespace {
 
+using tls::BioPtr;
+using tls::BioText;
+using tls::OpensslError;
+using tls::PkeyPtr;
+using tls::X509Ptr;
+
 constexpr long kValiditySeconds = 20L * 365 * 24 * 3600;
 
-struct BioFree {
-  void operator()(BIO* b) const { BIO_free_all(b); }
-};
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
 struct CtxFree {
   void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
 };
 struct SslFree {
   void operator()(SSL* s) const { SSL_free(s); }
 };
-using BioPtr = std::unique_ptr<BIO, BioFree>;
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
-
-// OpenSSL's last error, in words (and the queue emptied).
-std::string OpensslError() {
-  unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return "unknown OpenSSL error";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof(buf));
-  return buf;
-}
 
 absl::StatusOr<std::string> ReadWhole(const std::string& path) {
   BioPtr bio(BIO_new_file(path.c_str(), "r"));
@@ -65,12 +50,6 @@ absl::StatusOr<std::string> ReadWhole(const std::string& path) {
   int n;
   while ((n = BIO_read(bio.get(), buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
   return out;
-}
-
-std::string BioText(BIO* bio) {
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio, &data);
-  return std::string(data, static_cast<size_t>(n));
 }
 
 // Writes `text` to `path` with `mode`, through a temporary file and a rename.

@@ -6,8 +6,6 @@
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/auth/authenticator.h"
+#include "common/free_port.h"
 #include "common/rpc/standby.h"
 #include "proto/ctld.grpc.pb.h"
 
@@ -74,30 +73,6 @@ class Controller {
   std::unique_ptr<grpc::Server> server_;
 };
 
-// A port of 127.0.0.1 bound but never listened on: connections to it are
-// refused while it lives, and no one else can take it.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-      ADD_FAILURE() << "cannot bind a port of 127.0.0.1";
-    }
-    port_ = ntohs(address.sin_port);
-  }
-  ~RefusingPort() { close(fd_); }
-  std::string target() const { return absl::StrCat("127.0.0.1:", port_); }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 // Each test runs with direct calls and through gRPC's channel.
 class FetchConfigFromControllersTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -113,7 +88,7 @@ class FetchConfigFromControllersTest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(FetchConfigFromControllersTest, PassesOverARefusedAddressToTheServingController) {
-  RefusingPort refused;
+  RefusingLoopbackPort refused;
   Controller serving(Role::kServing);
   absl::StatusOr<FetchedConfig> fetched =
       FetchConfigFromControllers({refused.target(), serving.target()}, auth_, 10);
@@ -137,7 +112,7 @@ TEST_P(FetchConfigFromControllersTest, PassesOverAStandbyToTheServingController)
 }
 
 TEST_P(FetchConfigFromControllersTest, TheServingControllersRefusalIsTheAnswer) {
-  RefusingPort refused;
+  RefusingLoopbackPort refused;
   Controller off(Role::kConfiglessOff);
   absl::StatusOr<FetchedConfig> fetched =
       FetchConfigFromControllers({refused.target(), off.target()}, auth_, 10);
@@ -148,7 +123,7 @@ TEST_P(FetchConfigFromControllersTest, TheServingControllersRefusalIsTheAnswer) 
 }
 
 TEST_P(FetchConfigFromControllersTest, NoneServingNamesEveryAddressAndItsAnswer) {
-  RefusingPort refused;
+  RefusingLoopbackPort refused;
   Controller standby(Role::kStandby);
   absl::StatusOr<FetchedConfig> fetched =
       FetchConfigFromControllers({refused.target(), standby.target()}, auth_, 1);
@@ -163,7 +138,7 @@ TEST_P(FetchConfigFromControllersTest, NoneServingNamesEveryAddressAndItsAnswer)
 }
 
 TEST_P(FetchConfigFromControllersTest, OneAddressKeepsItsOwnErrors) {
-  RefusingPort refused;
+  RefusingLoopbackPort refused;
   absl::StatusOr<FetchedConfig> unreachable =
       FetchConfigFromControllers({refused.target()}, auth_, 1);
   EXPECT_TRUE(absl::IsUnavailable(unreachable.status())) << unreachable.status();

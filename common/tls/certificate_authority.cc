@@ -13,44 +13,17 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/tls/openssl_util.h"
 
 namespace skiff::tls {
 namespace {
 
 constexpr long kValiditySeconds = 20L * 365 * 24 * 3600;
 
-struct BioFree {
-  void operator()(BIO* b) const { BIO_free_all(b); }
-};
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
 struct GeneralNamesFree {
   void operator()(GENERAL_NAMES* n) const { GENERAL_NAMES_free(n); }
 };
-using BioPtr = std::unique_ptr<BIO, BioFree>;
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
 using GeneralNamesPtr = std::unique_ptr<GENERAL_NAMES, GeneralNamesFree>;
-
-// OpenSSL's last error, in words (and the queue emptied).
-std::string OpensslError() {
-  unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return "unknown OpenSSL error";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof(buf));
-  return buf;
-}
-
-std::string BioText(BIO* bio) {
-  char* data = nullptr;
-  long n = BIO_get_mem_data(bio, &data);
-  return std::string(data, static_cast<size_t>(n));
-}
 
 // `value` in OpenSSL's configuration syntax ("critical,CA:TRUE"), with
 // `issuer` as the issuer (for authorityKeyIdentifier) and `cert` as the subject.

@@ -10,9 +10,7 @@
 // standby controller, is passed over for the one that serves; a node told
 // only the head finds the standby that took over through its fetched copy.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,6 +21,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/free_port.h"
 #include "ctld/replication/etcd_member.h"
 #include "tests/harness/local_cluster.h"
 #include "tests/harness/test_util.h"
@@ -40,29 +39,6 @@ bool NodeResponding(const LocalCluster& cluster, const std::string& node) {
   CommandResult r = cluster.Run("sinfo -h -N -n " + node + " -o '%N %t'");
   return r.exit_code == 0 && r.out.find(node + " idle\n") != std::string::npos;
 }
-
-// A port of 127.0.0.1 bound but never listened on: a connection to it is
-// refused while this lives, and nothing else can take the port meanwhile.
-class RefusingPort {
- public:
-  RefusingPort() {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), length) == 0 &&
-        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
-      port_ = ntohs(address.sin_port);
-    }
-  }
-  ~RefusingPort() { close(fd_); }
-  int port() const { return port_; }  // 0 when none could be had
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 // A login host's sinfo: no SKIFF_CONF, only SKIFF_CONF_SERVER=`servers`.
 CommandResult SinfoFrom(const LocalCluster& cluster, const std::string& servers) {
@@ -221,7 +197,7 @@ TEST(ConfiglessTest, AnAddressThatRefusesIsPassedOver) {
   const std::string dir = cluster.dir();
   const std::string port = CtldPort(cluster.conf_path());
   ASSERT_FALSE(port.empty());
-  RefusingPort refusing;
+  RefusingLoopbackPort refusing;
   ASSERT_NE(refusing.port(), 0);
   const std::string list = absl::StrCat("127.0.0.1:", refusing.port(), ",127.0.0.1:", port);
 
